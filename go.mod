@@ -1,0 +1,3 @@
+module redirects
+
+go 1.26

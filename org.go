@@ -1,0 +1,190 @@
+package redirects
+
+import (
+	"strconv"
+	"time"
+)
+
+// Tier is an organization's plan. It sets the default per-minute rate limit
+// and monthly quota.
+type Tier string
+
+// The tiers of SPEC.md.
+const (
+	TierFree       Tier = "free"
+	TierPro        Tier = "pro"
+	TierEnterprise Tier = "enterprise"
+)
+
+// ParseTier parses a tier name.
+func ParseTier(s string) (Tier, error) {
+	switch t := Tier(s); t {
+	case TierFree, TierPro, TierEnterprise:
+		return t, nil
+	}
+	return "", Errorf(EINVALID, "tier %q is not one of free, pro, enterprise", s)
+}
+
+// Limit is a count of requests, or Unlimited.
+type Limit int64
+
+// Unlimited is the Limit that is never reached.
+const Unlimited Limit = -1
+
+// IsUnlimited reports whether l is never reached.
+func (l Limit) IsUnlimited() bool { return l < 0 }
+
+// String returns the number, or "unlimited".
+func (l Limit) String() string {
+	if l.IsUnlimited() {
+		return "unlimited"
+	}
+	return strconv.FormatInt(int64(l), 10)
+}
+
+// ParseLimit parses a non-negative whole number or "unlimited".
+func ParseLimit(name, s string) (Limit, error) {
+	if s == "unlimited" {
+		return Unlimited, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, Errorf(EINVALID, "%s %q is neither a whole number >= 0 nor \"unlimited\"", name, s)
+	}
+	return Limit(n), nil
+}
+
+// RateLimit returns the tier's requests per minute.
+func (t Tier) RateLimit() Limit {
+	switch t {
+	case TierFree:
+		return 100
+	case TierPro:
+		return 1000
+	}
+	return Unlimited
+}
+
+// MonthlyQuota returns the tier's requests per calendar month.
+func (t Tier) MonthlyQuota() Limit {
+	switch t {
+	case TierFree:
+		return 10_000
+	case TierPro:
+		return 1_000_000
+	}
+	return Unlimited
+}
+
+// TestRateLimit is the per-minute limit of test-key traffic: the Free tier's,
+// so test traffic can never starve live traffic.
+const TestRateLimit Limit = 100
+
+// Org is an organization: the unit that owns projects and is limited.
+type Org struct {
+	ID   string
+	Name string
+	Tier Tier
+	// RateLimitOverride and QuotaOverride, when set, replace the tier's
+	// defaults (custom plans).
+	RateLimitOverride *Limit
+	QuotaOverride     *Limit
+	CreatedAt         time.Time
+}
+
+// RateLimit returns the live per-minute limit in force.
+func (o *Org) RateLimit() Limit {
+	if o.RateLimitOverride != nil {
+		return *o.RateLimitOverride
+	}
+	return o.Tier.RateLimit()
+}
+
+// MonthlyQuota returns the monthly quota in force.
+func (o *Org) MonthlyQuota() Limit {
+	if o.QuotaOverride != nil {
+		return *o.QuotaOverride
+	}
+	return o.Tier.MonthlyQuota()
+}
+
+// TestRateLimit returns the per-minute limit of test-key traffic: the Free
+// tier's 100, or the org's own limit if that is lower.
+func (o *Org) TestRateLimit() Limit {
+	if l := o.RateLimit(); !l.IsUnlimited() && l < TestRateLimit {
+		return l
+	}
+	return TestRateLimit
+}
+
+// Validate checks an organization before it is stored.
+func (o *Org) Validate() error {
+	if o.Name == "" {
+		return Errorf(EINVALID, "organization name is empty")
+	}
+	if len(o.Name) > 200 {
+		return Errorf(EINVALID, "organization name is %d bytes long, more than the 200 allowed", len(o.Name))
+	}
+	if _, err := ParseTier(string(o.Tier)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// OrgUpdate lists the fields of an organization to change; nil leaves a field
+// as it is. ClearRateLimit and ClearQuota drop an override, so the tier's
+// default applies again.
+type OrgUpdate struct {
+	Name           *string
+	Tier           *Tier
+	RateLimit      *Limit
+	MonthlyQuota   *Limit
+	ClearRateLimit bool
+	ClearQuota     bool
+}
+
+// Apply changes o as u says.
+func (u OrgUpdate) Apply(o *Org) {
+	if u.Name != nil {
+		o.Name = *u.Name
+	}
+	if u.Tier != nil {
+		o.Tier = *u.Tier
+	}
+	if u.ClearRateLimit {
+		o.RateLimitOverride = nil
+	}
+	if u.ClearQuota {
+		o.QuotaOverride = nil
+	}
+	if u.RateLimit != nil {
+		l := *u.RateLimit
+		o.RateLimitOverride = &l
+	}
+	if u.MonthlyQuota != nil {
+		l := *u.MonthlyQuota
+		o.QuotaOverride = &l
+	}
+}
+
+// Project groups the rules, keys and deployments of one site.
+type Project struct {
+	ID        string
+	OrgID     string
+	Name      string
+	CreatedAt time.Time
+}
+
+// Validate checks a project before it is stored.
+func (p *Project) Validate() error {
+	if p.Name == "" {
+		return Errorf(EINVALID, "project name is empty")
+	}
+	if len(p.Name) > 200 {
+		return Errorf(EINVALID, "project name is %d bytes long, more than the 200 allowed", len(p.Name))
+	}
+	if p.OrgID == "" {
+		return Errorf(EINVALID, "project has no organization")
+	}
+	return nil
+}

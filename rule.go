@@ -1,0 +1,179 @@
+package redirects
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MatchType says how a rule's source is compared with a requested path.
+type MatchType uint8
+
+const (
+	// Exact rules match a path equal to their source.
+	Exact MatchType = iota
+	// StartsWith rules match a path that begins with their source.
+	StartsWith
+)
+
+// String returns the name used by the API, the CLI and the exports.
+func (m MatchType) String() string {
+	if m == StartsWith {
+		return "starts_with"
+	}
+	return "exact"
+}
+
+// ParseMatchType parses "exact" or "starts_with".
+func ParseMatchType(s string) (MatchType, error) {
+	switch s {
+	case "exact":
+		return Exact, nil
+	case "starts_with":
+		return StartsWith, nil
+	}
+	return 0, Errorf(EINVALID, "matchType %q is not one of exact, starts_with", s)
+}
+
+// Limits of a rule's fields.
+const (
+	MaxSourceLen    = 2048
+	MaxDestLen      = 2048
+	MinPriority     = 0
+	MaxPriority     = 1_000_000
+	DefaultPriority = 100
+	DefaultStatus   = 301
+)
+
+// Rule is a draft redirect rule of a project. Drafts are edited freely; a
+// deployment freezes a copy of them.
+type Rule struct {
+	ID          int64
+	ProjectID   string
+	Source      string
+	Destination string
+	StatusCode  int
+	MatchType   MatchType
+	// Priority orders starts_with rules (lower wins). It is stored for exact
+	// rules too, but matching and exports ignore it there.
+	Priority  int
+	CreatedAt time.Time
+}
+
+// forbiddenSource lists the characters a source may not hold, besides
+// whitespace and control characters: each could end or inject into a line of
+// an exported nginx or HAProxy configuration.
+const forbiddenSource = "?#\"'\\;{}$"
+
+// forbiddenDest is forbiddenSource less '?': a destination may carry a query.
+const forbiddenDest = "#\"'\\;{}$"
+
+// Validate checks every field of r and returns an EINVALID *Error naming the
+// first field that is wrong and why.
+func (r *Rule) Validate() error {
+	if err := ValidateSource(r.Source); err != nil {
+		return err
+	}
+	if err := ValidateDestination(r.Destination); err != nil {
+		return err
+	}
+	if r.StatusCode != 301 && r.StatusCode != 302 {
+		return Errorf(EINVALID, "statusCode %d is not one of 301, 302", r.StatusCode)
+	}
+	if r.MatchType != Exact && r.MatchType != StartsWith {
+		return Errorf(EINVALID, "matchType %d is not one of exact, starts_with", r.MatchType)
+	}
+	if r.Priority < MinPriority || r.Priority > MaxPriority {
+		return Errorf(EINVALID, "priority %d is outside %d..%d", r.Priority, MinPriority, MaxPriority)
+	}
+	return nil
+}
+
+// ValidateSource checks a rule source: it starts with '/', is at most
+// MaxSourceLen bytes of valid UTF-8, and holds no whitespace, control
+// character or any of ? # " ' \ ; { } $.
+func ValidateSource(s string) error {
+	if s == "" {
+		return Errorf(EINVALID, "source is empty")
+	}
+	if s[0] != '/' {
+		return Errorf(EINVALID, "source %s must start with '/'", quoteShort(s))
+	}
+	if len(s) > MaxSourceLen {
+		return Errorf(EINVALID, "source is %d bytes long, more than the %d allowed", len(s), MaxSourceLen)
+	}
+	return checkChars("source", s, forbiddenSource)
+}
+
+// ValidateDestination checks a rule destination: a path starting with '/' or
+// an absolute http:// or https:// URL, at most MaxDestLen bytes of valid
+// UTF-8, with no whitespace, control character or any of # " ' \ ; { } $.
+func ValidateDestination(d string) error {
+	if d == "" {
+		return Errorf(EINVALID, "destination is empty")
+	}
+	if len(d) > MaxDestLen {
+		return Errorf(EINVALID, "destination is %d bytes long, more than the %d allowed", len(d), MaxDestLen)
+	}
+	switch {
+	case d[0] == '/':
+		if len(d) > 1 && d[1] == '/' {
+			return Errorf(EINVALID, "destination %s must not start with '//' (a scheme-relative URL); write http:// or https://", quoteShort(d))
+		}
+	case hasPrefixFold(d, "http://") && len(d) > len("http://"):
+	case hasPrefixFold(d, "https://") && len(d) > len("https://"):
+	default:
+		return Errorf(EINVALID, "destination %s must be a path starting with '/' or an http:// or https:// URL", quoteShort(d))
+	}
+	return checkChars("destination", d, forbiddenDest)
+}
+
+func checkChars(field, s, forbidden string) error {
+	if !utf8.ValidString(s) {
+		return Errorf(EINVALID, "%s %s is not valid UTF-8", field, quoteShort(s))
+	}
+	for i, c := range s {
+		switch {
+		case unicode.IsSpace(c) || unicode.IsControl(c):
+			return Errorf(EINVALID, "%s %s holds whitespace or a control character (%U) at byte %d", field, quoteShort(s), c, i)
+		case c < 0x80 && containsByte(forbidden, byte(c)):
+			return Errorf(EINVALID, "%s %s holds the forbidden character %q at byte %d", field, quoteShort(s), c, i)
+		}
+	}
+	return nil
+}
+
+func containsByte(s string, b byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == b {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteShort quotes s for an error message, cut to a readable length.
+func quoteShort(s string) string {
+	if len(s) > 80 {
+		return strconv.Quote(s[:80]) + fmt.Sprintf("... (%d bytes)", len(s))
+	}
+	return strconv.Quote(s)
+}

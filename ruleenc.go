@@ -1,0 +1,113 @@
+package redirects
+
+import (
+	"encoding/binary"
+	"time"
+)
+
+// ruleEncodingVersion is the first byte of EncodeRules' output, so the format
+// can change without misreading stored deployments.
+const ruleEncodingVersion = 1
+
+// EncodeRules returns a compact binary form of rules, for stores to keep a
+// deployment's snapshot in one value. DecodeRules reverses it.
+func EncodeRules(rules []Rule) []byte {
+	size := 1 + binary.MaxVarintLen64
+	for i := range rules {
+		size += len(rules[i].Source) + len(rules[i].Destination) + 5*binary.MaxVarintLen64 + 2
+	}
+	b := make([]byte, 0, size)
+	b = append(b, ruleEncodingVersion)
+	b = binary.AppendUvarint(b, uint64(len(rules)))
+	for i := range rules {
+		r := &rules[i]
+		b = binary.AppendVarint(b, r.ID)
+		b = binary.AppendUvarint(b, uint64(len(r.Source)))
+		b = append(b, r.Source...)
+		b = binary.AppendUvarint(b, uint64(len(r.Destination)))
+		b = append(b, r.Destination...)
+		b = binary.AppendUvarint(b, uint64(r.StatusCode))
+		b = append(b, byte(r.MatchType))
+		b = binary.AppendVarint(b, int64(r.Priority))
+		b = binary.AppendVarint(b, r.CreatedAt.UnixNano())
+	}
+	return b
+}
+
+// DecodeRules parses the output of EncodeRules. Every rule gets projectID.
+func DecodeRules(projectID string, b []byte) ([]Rule, error) {
+	bad := Errorf(EINTERNAL, "stored rule snapshot of project %s is corrupt", projectID)
+	if len(b) == 0 || b[0] != ruleEncodingVersion {
+		return nil, bad
+	}
+	d := decoder{b: b[1:]}
+	n := d.uvarint()
+	if d.err || n > uint64(len(b)) {
+		return nil, bad
+	}
+	rules := make([]Rule, n)
+	for i := range rules {
+		r := &rules[i]
+		r.ProjectID = projectID
+		r.ID = d.varint()
+		r.Source = d.str()
+		r.Destination = d.str()
+		r.StatusCode = int(d.uvarint())
+		r.MatchType = MatchType(d.byte())
+		r.Priority = int(d.varint())
+		r.CreatedAt = time.Unix(0, d.varint()).UTC()
+		if d.err {
+			return nil, bad
+		}
+	}
+	if len(d.b) != 0 {
+		return nil, bad
+	}
+	return rules, nil
+}
+
+type decoder struct {
+	b   []byte
+	err bool
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) == 0 {
+		d.err = true
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) str() string {
+	n := d.uvarint()
+	if d.err || n > uint64(len(d.b)) {
+		d.err = true
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}

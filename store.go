@@ -1,0 +1,87 @@
+package redirects
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps organizations, projects, draft rules, keys and deployments.
+// Every method is one transaction. Implementations: sqlite.DB and, later,
+// postgres.DB; storetest.Run holds them to the same behaviour.
+type Store interface {
+	// CreateOrg stores o, setting its ID and CreatedAt.
+	// Errors: EINVALID.
+	CreateOrg(ctx context.Context, o *Org) error
+	// UpdateOrg changes an organization and returns it as stored.
+	// Errors: ENOTFOUND, EINVALID.
+	UpdateOrg(ctx context.Context, id string, u OrgUpdate) (*Org, error)
+	// FindOrgByID returns one organization. Errors: ENOTFOUND.
+	FindOrgByID(ctx context.Context, id string) (*Org, error)
+	// FindOrgs returns every organization, oldest first.
+	FindOrgs(ctx context.Context) ([]*Org, error)
+
+	// CreateProject stores p, setting its ID and CreatedAt.
+	// Errors: EINVALID, ENOTFOUND (the organization).
+	CreateProject(ctx context.Context, p *Project) error
+	// FindProjectByID returns one project. Errors: ENOTFOUND.
+	FindProjectByID(ctx context.Context, id string) (*Project, error)
+	// FindProjects returns the projects of orgID, or of every organization
+	// when orgID is "", oldest first. Errors: ENOTFOUND (the organization).
+	FindProjects(ctx context.Context, orgID string) ([]*Project, error)
+
+	// AddRule validates and stores a draft rule, setting its ID and
+	// CreatedAt. Errors: EINVALID, ENOTFOUND (the project), ECONFLICT (a rule
+	// with the same match type and source exists).
+	AddRule(ctx context.Context, r *Rule) error
+	// ImportRules stores rules all or nothing; with replace, they replace
+	// every draft rule of the project. Each rule is validated; conflicts
+	// within the batch or with existing rules fail the whole import.
+	// Errors: EINVALID (every problem, one per line), ENOTFOUND, ECONFLICT.
+	ImportRules(ctx context.Context, projectID string, rules []Rule, replace bool) (int, error)
+	// FindRules returns the draft rules of a project in the order of
+	// SortRules. Errors: ENOTFOUND (the project).
+	FindRules(ctx context.Context, projectID string) ([]Rule, error)
+	// DeleteRule deletes a draft rule. Errors: ENOTFOUND.
+	DeleteRule(ctx context.Context, projectID string, id int64) error
+
+	// CreateKey stores a key made by NewKey. Errors: ENOTFOUND (the project).
+	CreateKey(ctx context.Context, k *Key) error
+	// FindKeys returns the keys of a project, oldest first.
+	// Errors: ENOTFOUND (the project).
+	FindKeys(ctx context.Context, projectID string) ([]*Key, error)
+	// RevokeKey revokes a key of the project named by its ID or its full
+	// secret, and returns it. Revoking a revoked key is not an error.
+	// Errors: ENOTFOUND.
+	RevokeKey(ctx context.Context, projectID, ref string) (*Key, error)
+
+	// Deploy takes the project's draft rules (or, with opts.FromVersion, the
+	// rules of that version), renders them with build, and stores them as
+	// the next version, all in one transaction: readers see the whole
+	// deployment or none of it. Errors: ENOTFOUND (project or version),
+	// EINVALID, and whatever build returns.
+	Deploy(ctx context.Context, projectID string, opts DeployOptions, build Builder) (*Deployment, error)
+	// FindDeployments returns a project's deployments, version 1 first.
+	// Errors: ENOTFOUND (the project).
+	FindDeployments(ctx context.Context, projectID string) ([]*Deployment, error)
+	// FindDeployment returns one version, or the latest when version is 0,
+	// with its rules in the order of SortRules. Errors: ENOTFOUND (project,
+	// no deployment, or no such version).
+	FindDeployment(ctx context.Context, projectID string, version int) (*Deployment, []Rule, error)
+	// FindExport returns one export file of a version, or of the latest
+	// when version is 0. Errors: ENOTFOUND.
+	FindExport(ctx context.Context, projectID string, version int, format string) (*Deployment, *Export, error)
+
+	// Close releases the store.
+	Close() error
+}
+
+// Clock tells the time. Tests set it to reach window and period edges.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the Clock of the wall.
+type SystemClock struct{}
+
+// Now returns the current time in UTC.
+func (SystemClock) Now() time.Time { return time.Now().UTC() }
