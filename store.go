@@ -46,8 +46,8 @@ type Store interface {
 
 	// CreateKey stores a key made by NewKey. Errors: ENOTFOUND (the project).
 	CreateKey(ctx context.Context, k *Key) error
-	// FindKeys returns the keys of a project, oldest first.
-	// Errors: ENOTFOUND (the project).
+	// FindKeys returns the keys of a project, or of every project when
+	// projectID is "", oldest first. Errors: ENOTFOUND (the project).
 	FindKeys(ctx context.Context, projectID string) ([]*Key, error)
 	// RevokeKey revokes a key of the project named by its ID or its full
 	// secret, and returns it. Revoking a revoked key is not an error.
@@ -71,8 +71,42 @@ type Store interface {
 	// when version is 0. Errors: ENOTFOUND.
 	FindExport(ctx context.Context, projectID string, version int, format string) (*Deployment, *Export, error)
 
+	// FindEvents returns the changes recorded after the event afterID, oldest
+	// first, at most limit of them. Every change that an edge node must learn
+	// of (a deploy, a key created or revoked, an organization or project
+	// created or changed) records one event in its own transaction.
+	FindEvents(ctx context.Context, afterID int64, limit int) ([]Event, error)
+	// LastEventID returns the ID of the newest event, or 0.
+	LastEventID(ctx context.Context) (int64, error)
+
+	// AddUsage adds counted live lookups to organizations' monthly usage.
+	// Errors: none for unknown organizations (their counts are dropped).
+	AddUsage(ctx context.Context, period string, counts map[string]int64) error
+	// FindUsage returns the monthly usage of every organization that has
+	// some in period ("2006-01", UTC).
+	FindUsage(ctx context.Context, period string) (map[string]int64, error)
+
 	// Close releases the store.
 	Close() error
+}
+
+// Event kinds.
+const (
+	EventDeploy  = "deploy"
+	EventKey     = "key"
+	EventOrg     = "org"
+	EventProject = "project"
+)
+
+// Event records one change for edge nodes to pick up.
+type Event struct {
+	ID        int64
+	Kind      string
+	OrgID     string
+	ProjectID string
+	// Version is the deployed version, for EventDeploy.
+	Version   int
+	CreatedAt time.Time
 }
 
 // Clock tells the time. Tests set it to reach window and period edges.
