@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"redirects"
+	"redirects/export"
+	"redirects/sqlite"
+)
+
+// Exit codes of every command.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// DefaultDB is the database used when neither --db nor REDIRECTS_DB is set.
+const DefaultDB = "sqlite:redirects.db"
+
+// Main is the program: its streams and environment are fields so that tests
+// run it in-process exactly as the binary does.
+type Main struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Clock  redirects.Clock
+
+	store redirects.Store
+}
+
+// NewMain returns a Main wired to the process's streams and environment.
+func NewMain() *Main {
+	return &Main{
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		Getenv: os.Getenv,
+		Clock:  redirects.SystemClock{},
+	}
+}
+
+// usageError is a command line that does not parse: exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+const usageText = `redirects: redirect rule lookup and export service
+
+Usage: redirects [--db URL] COMMAND [flags]
+
+Commands:
+  org create --name NAME --tier free|pro|enterprise [--rate-limit N|unlimited] [--monthly-quota N|unlimited]
+  org update ORG_ID [--name NAME] [--tier T] [--rate-limit N|unlimited|default] [--monthly-quota N|unlimited|default]
+  org list [--json]
+  project create --org ORG_ID --name NAME
+  project list [--org ORG_ID] [--json]
+  rule add --project P --source S --destination D [--status 301|302] [--match exact|starts_with] [--priority N]
+  rule import --project P [--replace] FILE|-
+  rule list --project P [--json]
+  rule delete --project P RULE_ID
+  key create --project P [--test] [--name LABEL]
+  key list --project P [--json]
+  key revoke --project P KEY_ID_OR_FULL_KEY
+  deploy --project P [--message TEXT] [--from-version N]
+  deployments --project P [--json]
+  lookup --project P --path PATH [--version N]
+  export --project P --format FORMAT [--version N]
+
+Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
+Run "redirects COMMAND --help" for a command's flags.
+`
+
+// Run runs one command line and returns the process exit code.
+func (m *Main) Run(ctx context.Context, args []string) int {
+	defer m.Close()
+	err := m.run(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(m.Stderr, "redirects: %s\nRun \"redirects --help\" for usage.\n", ue.msg)
+		return exitUsage
+	}
+	msg := redirects.ErrorMessage(err)
+	if redirects.ErrorCode(err) == redirects.EINTERNAL {
+		msg = err.Error()
+	}
+	fmt.Fprintf(m.Stderr, "redirects: %s\n", msg)
+	return exitError
+}
+
+// Close releases the store, if a command opened one.
+func (m *Main) Close() error {
+	if m.store != nil {
+		err := m.store.Close()
+		m.store = nil
+		return err
+	}
+	return nil
+}
+
+func (m *Main) run(ctx context.Context, args []string) error {
+	// Global flags may come before the command.
+	global := flag.NewFlagSet("redirects", flag.ContinueOnError)
+	global.SetOutput(io.Discard)
+	dbURL := global.String("db", "", "database URL")
+	if err := global.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(m.Stdout, usageText)
+			return err
+		}
+		return usagef("%v", err)
+	}
+	args = global.Args()
+	if len(args) == 0 {
+		fmt.Fprint(m.Stderr, usageText)
+		return usagef("no command given")
+	}
+	c := &cmd{m: m, db: *dbURL}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help":
+		fmt.Fprint(m.Stdout, usageText)
+		return nil
+	case "org":
+		return c.sub(ctx, "org", rest, map[string]func(context.Context, []string) error{
+			"create": c.orgCreate, "update": c.orgUpdate, "list": c.orgList,
+		})
+	case "project":
+		return c.sub(ctx, "project", rest, map[string]func(context.Context, []string) error{
+			"create": c.projectCreate, "list": c.projectList,
+		})
+	case "rule":
+		return c.sub(ctx, "rule", rest, map[string]func(context.Context, []string) error{
+			"add": c.ruleAdd, "import": c.ruleImport, "list": c.ruleList, "delete": c.ruleDelete,
+		})
+	case "key":
+		return c.sub(ctx, "key", rest, map[string]func(context.Context, []string) error{
+			"create": c.keyCreate, "list": c.keyList, "revoke": c.keyRevoke,
+		})
+	case "deploy":
+		return c.deploy(ctx, rest)
+	case "deployments":
+		return c.deployments(ctx, rest)
+	case "lookup":
+		return c.lookup(ctx, rest)
+	case "export":
+		return c.export(ctx, rest)
+	}
+	return usagef("unknown command %q", name)
+}
+
+// cmd carries what every command needs.
+type cmd struct {
+	m  *Main
+	db string
+}
+
+func (c *cmd) sub(ctx context.Context, group string, args []string, cmds map[string]func(context.Context, []string) error) error {
+	if len(args) == 0 {
+		return usagef("%s needs a subcommand", group)
+	}
+	f, ok := cmds[args[0]]
+	if !ok {
+		return usagef("unknown command %q", group+" "+args[0])
+	}
+	return f(ctx, args[1:])
+}
+
+// flags returns a flag set for a command that also accepts --db.
+func (c *cmd) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(c.m.Stderr)
+	fs.StringVar(&c.db, "db", c.db, "database URL: sqlite:PATH (or REDIRECTS_DB; default "+DefaultDB+")")
+	return fs
+}
+
+// parse parses flags and positional arguments in any order, and checks the
+// number of positional arguments.
+func parse(fs *flag.FlagSet, args []string, positional ...string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if len(pos) != len(positional) {
+		if len(positional) == 0 {
+			return nil, usagef("%s takes no arguments, got %q", fs.Name(), strings.Join(pos, " "))
+		}
+		return nil, usagef("%s takes %s", fs.Name(), strings.Join(positional, " "))
+	}
+	return pos, nil
+}
+
+// required checks that each named flag was given a non-empty value.
+func required(fs *flag.FlagSet, names ...string) error {
+	for _, n := range names {
+		if fs.Lookup(n).Value.String() == "" {
+			return usagef("%s needs --%s", fs.Name(), n)
+		}
+	}
+	return nil
+}
+
+// isSet reports whether any of the named flags was given.
+func isSet(fs *flag.FlagSet, names ...string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		for _, n := range names {
+			set = set || f.Name == n
+		}
+	})
+	return set
+}
+
+// open opens the store named by --db, REDIRECTS_DB or the default.
+func (c *cmd) open(ctx context.Context) (redirects.Store, error) {
+	if c.m.store != nil {
+		return c.m.store, nil
+	}
+	url := c.db
+	if url == "" {
+		url = c.m.Getenv("REDIRECTS_DB")
+	}
+	if url == "" {
+		url = DefaultDB
+	}
+	s, err := OpenStore(ctx, url, c.m.Clock)
+	if err != nil {
+		return nil, err
+	}
+	c.m.store = s
+	return s, nil
+}
+
+// OpenStore opens the store a database URL names.
+func OpenStore(ctx context.Context, url string, clock redirects.Clock) (redirects.Store, error) {
+	switch {
+	case strings.HasPrefix(url, "sqlite:"):
+		path := strings.TrimPrefix(url, "sqlite:")
+		path = strings.TrimPrefix(path, "//")
+		if path == "" {
+			return nil, redirects.Errorf(redirects.EINVALID, "database URL %q names no file; write sqlite:PATH", url)
+		}
+		db, err := sqlite.Open(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", url, err)
+		}
+		if clock != nil {
+			db.Clock = clock
+		}
+		return db, nil
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return nil, redirects.Errorf(redirects.EINVALID, "database URL %q: PostgreSQL is not supported by this build yet; use sqlite:PATH", redact(url))
+	}
+	return nil, redirects.Errorf(redirects.EINVALID, "database URL %q is not sqlite:PATH", redact(url))
+}
+
+// redact hides a password in a URL for messages.
+func redact(url string) string {
+	at := strings.LastIndex(url, "@")
+	scheme := strings.Index(url, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return url
+	}
+	userinfo := url[scheme+3 : at]
+	if i := strings.Index(userinfo, ":"); i >= 0 {
+		return url[:scheme+3] + userinfo[:i] + ":xxxxx" + url[at:]
+	}
+	return url
+}
+
+// builder is what a deploy renders: the seven export files and the report.
+var builder redirects.Builder = export.Render
+
+func (c *cmd) printJSON(v any) error {
+	enc := json.NewEncoder(c.m.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (c *cmd) println(s string) {
+	fmt.Fprintln(c.m.Stdout, s)
+}
+
+func (c *cmd) infof(format string, args ...any) {
+	fmt.Fprintf(c.m.Stderr, format+"\n", args...)
+}

@@ -1,0 +1,151 @@
+package main_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"redirects"
+)
+
+// writeRulesCSV writes n generated rules as an import file.
+func writeRulesCSV(t *testing.T, n int) string {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "rules.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintln(w, "source,destination,statusCode,matchType,priority")
+	for _, r := range redirects.GenerateRules(n, 0.5, 42) {
+		fmt.Fprintf(w, "%s,%s,%d,%s,%d\n", r.Source, r.Destination, r.StatusCode, r.MatchType, r.Priority)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
+}
+
+// TestKilledDeployLeavesNoPartialVersion kills the CLI at several points of a
+// large deploy and checks that the database holds either no new version or
+// a whole one, and that the next deploy takes the next number.
+func TestKilledDeployLeavesNoPartialVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports 200,000 rules")
+	}
+	c := newCLI(t)
+	_, p := c.setup()
+	csv := writeRulesCSV(t, 200_000)
+	if n := c.ok("rule", "import", "--project", p, csv); n != "200000" {
+		t.Fatalf("import printed %q", n)
+	}
+	start := time.Now()
+	c.ok("deploy", "--project", p)
+	full := time.Since(start)
+	t.Logf("a whole deploy of 200,000 rules took %v", full)
+
+	versions := 1
+	killed := 0
+	for i, frac := range []float64{0.2, 0.4, 0.6, 0.8, 0.9} {
+		cmd := exec.Command(binary, "deploy", "--project", p, "--message", "killed "+strconv.Itoa(i))
+		cmd.Env = append(os.Environ(), "REDIRECTS_DB="+c.db)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(float64(full) * frac))
+		cmd.Process.Signal(syscall.SIGKILL)
+		err := cmd.Wait()
+		if err != nil {
+			killed++
+		} else {
+			versions++ // it finished before the kill
+		}
+		var deps []struct {
+			Version, ExactRules, PrefixRules int
+		}
+		c.jsonOf(&deps, "deployments", "--project", p, "--json")
+		if len(deps) != versions {
+			t.Fatalf("after kill %d: %d deployments, want %d", i, len(deps), versions)
+		}
+		for j, d := range deps {
+			if d.Version != j+1 || d.ExactRules+d.PrefixRules != 200_000 {
+				t.Fatalf("after kill %d: deployment %+v is not whole version %d", i, d, j+1)
+			}
+		}
+	}
+	if killed == 0 {
+		t.Fatalf("no deploy was killed mid-way; the test proved nothing")
+	}
+	t.Logf("%d of 5 deploys killed mid-way", killed)
+	if v := c.ok("deploy", "--project", p); v != strconv.Itoa(versions+1) {
+		t.Fatalf("deploy after the kills printed %q, want %d", v, versions+1)
+	}
+	for _, f := range redirects.Formats {
+		r := c.exec("", "export", "--project", p, "--format", f)
+		if r.code != 0 || len(r.stdout) < 1000 {
+			t.Fatalf("export %s of the last version: exit %d, %d bytes", f, r.code, len(r.stdout))
+		}
+	}
+}
+
+// TestConcurrentWriters runs several CLI processes that add rules and deploy
+// at once on one SQLite file: nothing is lost, and versions have no gaps.
+func TestConcurrentWriters(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	const writers, rulesEach, deploysEach = 6, 15, 3
+	var wg sync.WaitGroup
+	errs := make(chan string, writers*(rulesEach+deploysEach))
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < rulesEach; i++ {
+				r := c.exec("", "rule", "add", "--project", p, "--source", fmt.Sprintf("/w%d/r%d", w, i), "--destination", "/d")
+				if r.code != 0 {
+					errs <- r.stderr
+				}
+				if i%5 == 4 {
+					r := c.exec("", "deploy", "--project", p)
+					if r.code != 0 {
+						errs <- r.stderr
+					}
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("a concurrent command failed: %s", e)
+	}
+	var rules []struct{ Source string }
+	c.jsonOf(&rules, "rule", "list", "--project", p, "--json")
+	if len(rules) != writers*rulesEach {
+		t.Fatalf("%d rules stored, want %d", len(rules), writers*rulesEach)
+	}
+	var deps []struct{ Version int }
+	c.jsonOf(&deps, "deployments", "--project", p, "--json")
+	if len(deps) != writers*deploysEach {
+		t.Fatalf("%d deployments, want %d", len(deps), writers*deploysEach)
+	}
+	for i, d := range deps {
+		if d.Version != i+1 {
+			t.Fatalf("versions %v have a gap or duplicate at %d", deps, i)
+		}
+	}
+	if out := c.ok("lookup", "--project", p, "--path", "/w0/r0"); !strings.Contains(out, `"destination":"/d"`) {
+		t.Fatalf("latest deployment lacks an early rule: %q", out)
+	}
+}

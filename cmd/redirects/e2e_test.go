@@ -1,0 +1,117 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// binary is the redirects binary built once for every end-to-end test.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "redirects-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "redirects")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building redirects:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cli runs the built binary against one database.
+type cli struct {
+	t  *testing.T
+	db string
+}
+
+func newCLI(t *testing.T) *cli {
+	t.Helper()
+	return &cli{t: t, db: "sqlite:" + filepath.Join(t.TempDir(), "redirects.db")}
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// exec runs the binary with REDIRECTS_DB set and the given standard input.
+func (c *cli) exec(stdin string, args ...string) result {
+	c.t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "REDIRECTS_DB="+c.db)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		c.t.Fatalf("running redirects %s: %v", strings.Join(args, " "), err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// ok runs a command that must succeed and returns its trimmed stdout.
+func (c *cli) ok(args ...string) string {
+	c.t.Helper()
+	r := c.exec("", args...)
+	if r.code != 0 {
+		c.t.Fatalf("redirects %s: exit %d, want 0\nstderr: %s", strings.Join(args, " "), r.code, r.stderr)
+	}
+	return strings.TrimSpace(r.stdout)
+}
+
+// fail runs a command that must exit with code and print want on stderr.
+func (c *cli) fail(code int, want string, args ...string) {
+	c.t.Helper()
+	r := c.exec("", args...)
+	if r.code != code {
+		c.t.Fatalf("redirects %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, want) {
+		c.t.Fatalf("redirects %s: stderr %q does not say %q", strings.Join(args, " "), r.stderr, want)
+	}
+	if r.stdout != "" {
+		c.t.Fatalf("redirects %s failed but printed on stdout: %q", strings.Join(args, " "), r.stdout)
+	}
+}
+
+// jsonOf runs a --json command and decodes its output into v.
+func (c *cli) jsonOf(v any, args ...string) {
+	c.t.Helper()
+	out := c.ok(args...)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		c.t.Fatalf("redirects %s printed invalid JSON: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func mustMatch(t *testing.T, what, re, s string) {
+	t.Helper()
+	if !regexp.MustCompile(re).MatchString(s) {
+		t.Fatalf("%s %q does not match %s", what, s, re)
+	}
+}
+
+// setup creates an organization and a project and returns their IDs.
+func (c *cli) setup() (org, project string) {
+	c.t.Helper()
+	org = c.ok("org", "create", "--name", "Acme", "--tier", "pro")
+	project = c.ok("project", "create", "--org", org, "--name", "www")
+	return org, project
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"redirects"
+)
+
+func (c *cmd) keyCreate(ctx context.Context, args []string) error {
+	fs := c.flags("key create")
+	project := fs.String("project", "", "project ID")
+	test := fs.Bool("test", false, "create a test-mode key (redir_test_...)")
+	name := fs.String("name", "", "label for the key")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	if len(*name) > 200 {
+		return redirects.Errorf(redirects.EINVALID, "key name is %d bytes long, more than the 200 allowed", len(*name))
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	k, secret := redirects.NewKey(*project, *name, *test, c.m.Clock.Now())
+	if err := s.CreateKey(ctx, k); err != nil {
+		return err
+	}
+	c.println(secret)
+	c.infof("created key %s; the full key is shown only now: store it safely", k.ID)
+	return nil
+}
+
+// keyJSON is the --json shape of an API key: never the key itself.
+type keyJSON struct {
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Mode      string  `json:"mode"`
+	Last4     string  `json:"last4"`
+	CreatedAt string  `json:"createdAt"`
+	RevokedAt *string `json:"revokedAt"`
+}
+
+func (c *cmd) keyList(ctx context.Context, args []string) error {
+	fs := c.flags("key list")
+	project := fs.String("project", "", "project ID")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	keys, err := s.FindKeys(ctx, *project)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := make([]keyJSON, 0, len(keys))
+		for _, k := range keys {
+			j := keyJSON{ID: k.ID, Name: k.Name, Mode: k.Mode(), Last4: k.Last4, CreatedAt: k.CreatedAt.Format(timeFormat)}
+			if k.RevokedAt != nil {
+				r := k.RevokedAt.Format(timeFormat)
+				j.RevokedAt = &r
+			}
+			out = append(out, j)
+		}
+		return c.printJSON(out)
+	}
+	w := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tNAME\tMODE\tLAST4\tCREATED\tREVOKED")
+	for _, k := range keys {
+		revoked := "-"
+		if k.RevokedAt != nil {
+			revoked = k.RevokedAt.Format(timeFormat)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Mode(), k.Last4, k.CreatedAt.Format(timeFormat), revoked)
+	}
+	return w.Flush()
+}
+
+func (c *cmd) keyRevoke(ctx context.Context, args []string) error {
+	fs := c.flags("key revoke")
+	project := fs.String("project", "", "project ID")
+	pos, err := parse(fs, args, "KEY_ID_OR_FULL_KEY")
+	if err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	k, err := s.RevokeKey(ctx, *project, pos[0])
+	if err != nil {
+		return err
+	}
+	c.infof("revoked key %s (...%s)", k.ID, k.Last4)
+	return nil
+}

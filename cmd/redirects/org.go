@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"redirects"
+)
+
+const timeFormat = time.RFC3339
+
+// limitFlag is a --rate-limit or --monthly-quota value: a number,
+// "unlimited", or (for updates) "default" to drop an override.
+type limitFlag struct {
+	name       string
+	set        bool
+	clear      bool
+	value      redirects.Limit
+	allowClear bool
+}
+
+func (f *limitFlag) String() string {
+	if !f.set {
+		return ""
+	}
+	if f.clear {
+		return "default"
+	}
+	return f.value.String()
+}
+
+func (f *limitFlag) Set(s string) error {
+	if f.allowClear && s == "default" {
+		f.set, f.clear = true, true
+		return nil
+	}
+	l, err := redirects.ParseLimit(f.name, s)
+	if err != nil {
+		return fmt.Errorf("%s", redirects.ErrorMessage(err))
+	}
+	f.set, f.clear, f.value = true, false, l
+	return nil
+}
+
+func (c *cmd) orgCreate(ctx context.Context, args []string) error {
+	fs := c.flags("org create")
+	name := fs.String("name", "", "organization name")
+	tier := fs.String("tier", "", "free, pro or enterprise")
+	rate := &limitFlag{name: "rate-limit"}
+	quota := &limitFlag{name: "monthly-quota"}
+	fs.Var(rate, "rate-limit", "requests per minute, overriding the tier's (N or unlimited)")
+	fs.Var(quota, "monthly-quota", "requests per month, overriding the tier's (N or unlimited)")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "name", "tier"); err != nil {
+		return err
+	}
+	t, err := redirects.ParseTier(*tier)
+	if err != nil {
+		return err
+	}
+	o := &redirects.Org{Name: *name, Tier: t}
+	if rate.set {
+		o.RateLimitOverride = &rate.value
+	}
+	if quota.set {
+		o.QuotaOverride = &quota.value
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.CreateOrg(ctx, o); err != nil {
+		return err
+	}
+	c.println(o.ID)
+	return nil
+}
+
+func (c *cmd) orgUpdate(ctx context.Context, args []string) error {
+	fs := c.flags("org update")
+	name := fs.String("name", "", "new organization name")
+	tier := fs.String("tier", "", "free, pro or enterprise")
+	rate := &limitFlag{name: "rate-limit", allowClear: true}
+	quota := &limitFlag{name: "monthly-quota", allowClear: true}
+	fs.Var(rate, "rate-limit", "requests per minute (N, unlimited, or default for the tier's)")
+	fs.Var(quota, "monthly-quota", "requests per month (N, unlimited, or default for the tier's)")
+	pos, err := parse(fs, args, "ORG_ID")
+	if err != nil {
+		return err
+	}
+	var u redirects.OrgUpdate
+	if !isSet(fs, "name", "tier", "rate-limit", "monthly-quota") {
+		return usagef("org update needs at least one of --name, --tier, --rate-limit, --monthly-quota")
+	}
+	if isSet(fs, "name") {
+		u.Name = name
+	}
+	if isSet(fs, "tier") {
+		t, err := redirects.ParseTier(*tier)
+		if err != nil {
+			return err
+		}
+		u.Tier = &t
+	}
+	if rate.set {
+		u.ClearRateLimit = rate.clear
+		if !rate.clear {
+			u.RateLimit = &rate.value
+		}
+	}
+	if quota.set {
+		u.ClearQuota = quota.clear
+		if !quota.clear {
+			u.MonthlyQuota = &quota.value
+		}
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	o, err := s.UpdateOrg(ctx, pos[0], u)
+	if err != nil {
+		return err
+	}
+	c.infof("updated %s: tier %s, rate limit %s/min, monthly quota %s", o.ID, o.Tier, o.RateLimit(), o.MonthlyQuota())
+	return nil
+}
+
+// orgJSON is the --json shape of an organization.
+type orgJSON struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Tier         string `json:"tier"`
+	RateLimit    string `json:"rateLimit"`
+	MonthlyQuota string `json:"monthlyQuota"`
+	// Overrides say whether the limits are the tier's or the org's own.
+	RateLimitOverride bool   `json:"rateLimitOverride"`
+	QuotaOverride     bool   `json:"monthlyQuotaOverride"`
+	CreatedAt         string `json:"createdAt"`
+}
+
+func (c *cmd) orgList(ctx context.Context, args []string) error {
+	fs := c.flags("org list")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	orgs, err := s.FindOrgs(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := make([]orgJSON, 0, len(orgs))
+		for _, o := range orgs {
+			out = append(out, orgJSON{
+				ID: o.ID, Name: o.Name, Tier: string(o.Tier),
+				RateLimit: o.RateLimit().String(), MonthlyQuota: o.MonthlyQuota().String(),
+				RateLimitOverride: o.RateLimitOverride != nil, QuotaOverride: o.QuotaOverride != nil,
+				CreatedAt: o.CreatedAt.Format(timeFormat),
+			})
+		}
+		return c.printJSON(out)
+	}
+	w := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tNAME\tTIER\tRATE/MIN\tQUOTA/MONTH\tCREATED")
+	for _, o := range orgs {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", o.ID, o.Name, o.Tier, o.RateLimit(), o.MonthlyQuota(), o.CreatedAt.Format(timeFormat))
+	}
+	return w.Flush()
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"redirects"
+)
+
+func (c *cmd) projectCreate(ctx context.Context, args []string) error {
+	fs := c.flags("project create")
+	org := fs.String("org", "", "organization ID")
+	name := fs.String("name", "", "project name")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "org", "name"); err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	p := &redirects.Project{OrgID: *org, Name: *name}
+	if err := s.CreateProject(ctx, p); err != nil {
+		return err
+	}
+	c.println(p.ID)
+	return nil
+}
+
+// projectJSON is the --json shape of a project.
+type projectJSON struct {
+	ID        string `json:"id"`
+	OrgID     string `json:"orgId"`
+	Name      string `json:"name"`
+	CreatedAt string `json:"createdAt"`
+}
+
+func (c *cmd) projectList(ctx context.Context, args []string) error {
+	fs := c.flags("project list")
+	org := fs.String("org", "", "only this organization's projects")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	projects, err := s.FindProjects(ctx, *org)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := make([]projectJSON, 0, len(projects))
+		for _, p := range projects {
+			out = append(out, projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: p.CreatedAt.Format(timeFormat)})
+		}
+		return c.printJSON(out)
+	}
+	w := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tORG\tNAME\tCREATED")
+	for _, p := range projects {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.ID, p.OrgID, p.Name, p.CreatedAt.Format(timeFormat))
+	}
+	return w.Flush()
+}

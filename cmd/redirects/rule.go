@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"redirects"
+)
+
+func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
+	fs := c.flags("rule add")
+	project := fs.String("project", "", "project ID")
+	source := fs.String("source", "", "path the rule applies to, starting with /")
+	dest := fs.String("destination", "", "path or http(s) URL to redirect to")
+	status := fs.Int("status", redirects.DefaultStatus, "301 or 302")
+	match := fs.String("match", "exact", "exact or starts_with")
+	priority := fs.Int("priority", redirects.DefaultPriority, "precedence of a starts_with rule, lower first (0..1000000)")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project", "source", "destination"); err != nil {
+		return err
+	}
+	mt, err := redirects.ParseMatchType(*match)
+	if err != nil {
+		return err
+	}
+	r := &redirects.Rule{ProjectID: *project, Source: *source, Destination: *dest, StatusCode: *status, MatchType: mt, Priority: *priority}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.AddRule(ctx, r); err != nil {
+		return err
+	}
+	c.println(strconv.FormatInt(r.ID, 10))
+	return nil
+}
+
+func (c *cmd) ruleImport(ctx context.Context, args []string) error {
+	fs := c.flags("rule import")
+	project := fs.String("project", "", "project ID")
+	replace := fs.Bool("replace", false, "replace every draft rule of the project")
+	pos, err := parse(fs, args, "FILE (or - for standard input)")
+	if err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	var in io.Reader
+	name := pos[0]
+	if name == "-" {
+		in, name = c.m.Stdin, "standard input"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "cannot read %s: %v", name, errors.Unwrap(err))
+		}
+		defer f.Close()
+		in = f
+	}
+	rules, lines, err := ParseRulesCSV(bufio.NewReaderSize(in, 1<<20))
+	if err != nil {
+		return redirects.Errorf(redirects.EINVALID, "%s: nothing imported:\n%s", name, redirects.ErrorMessage(err))
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	n, err := s.ImportRules(ctx, *project, rules, *replace)
+	if err != nil {
+		if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
+			return redirects.Errorf(code, "%s: nothing imported:\n%s", name, ruleToLine(redirects.ErrorMessage(err), lines))
+		}
+		return err
+	}
+	c.println(strconv.Itoa(n))
+	return nil
+}
+
+var ruleRef = regexp.MustCompile(`\brule (\d+)\b`)
+
+// ruleToLine rewrites the store's "rule N" (1-based position in the batch)
+// into the CSV line number the operator can find.
+func ruleToLine(msg string, lines []int) string {
+	return ruleRef.ReplaceAllStringFunc(msg, func(m string) string {
+		n, err := strconv.Atoi(m[len("rule "):])
+		if err != nil || n < 1 || n > len(lines) {
+			return m
+		}
+		return "line " + strconv.Itoa(lines[n-1])
+	})
+}
+
+// csvColumns are the columns of an import file, priority optional.
+var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority"}
+
+// maxImportProblems bounds the problems listed for one import; the count of
+// the rest is given.
+const maxImportProblems = 100
+
+// ParseRulesCSV reads an import file: RFC 4180 CSV with the header
+// source,destination,statusCode,matchType[,priority]. It returns the rules
+// and the line number of each, or an EINVALID error that lists every bad
+// line (up to maxImportProblems, then a count) with its line number.
+func ParseRulesCSV(in io.Reader) ([]redirects.Rule, []int, error) {
+	r := csv.NewReader(in)
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	header, err := r.Read()
+	if err == io.EOF {
+		return nil, nil, redirects.Errorf(redirects.EINVALID, "line 1: the file is empty; it needs the header %s", strings.Join(csvColumns[:4], ","))
+	} else if err != nil {
+		return nil, nil, redirects.Errorf(redirects.EINVALID, "%v", err)
+	}
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\uFEFF")
+	}
+	cols := len(header)
+	if (cols != 4 && cols != 5) || !equalFold(header, csvColumns[:cols]) {
+		return nil, nil, redirects.Errorf(redirects.EINVALID, "line 1: header is %q; want %s or %s", strings.Join(header, ","), strings.Join(csvColumns[:4], ","), strings.Join(csvColumns, ","))
+	}
+	var (
+		rules    []redirects.Rule
+		lines    []int
+		problems []string
+		extra    int
+		seen     = map[string]int{} // matchType+source -> line
+	)
+	bad := func(line int, format string, args ...any) {
+		if len(problems) < maxImportProblems {
+			problems = append(problems, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, args...))
+		} else {
+			extra++
+		}
+	}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := r.FieldPos(0)
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				bad(pe.StartLine, "%v", pe.Err)
+				if pe.Err != csv.ErrFieldCount {
+					break // the rest of the file cannot be trusted to line up
+				}
+				continue
+			}
+			return nil, nil, redirects.Errorf(redirects.EINVALID, "reading: %v", err)
+		}
+		if len(rec) == 1 && rec[0] == "" {
+			continue // a blank line
+		}
+		if len(rec) != cols {
+			bad(line, "has %d fields, the header has %d", len(rec), cols)
+			continue
+		}
+		rule := redirects.Rule{Source: rec[0], Destination: rec[1], Priority: redirects.DefaultPriority}
+		code, err := strconv.Atoi(rec[2])
+		if err != nil {
+			bad(line, "statusCode %q is not one of 301, 302", rec[2])
+			continue
+		}
+		rule.StatusCode = code
+		mt, err := redirects.ParseMatchType(rec[3])
+		if err != nil {
+			bad(line, "%s", redirects.ErrorMessage(err))
+			continue
+		}
+		rule.MatchType = mt
+		if cols == 5 && rec[4] != "" {
+			p, err := strconv.Atoi(rec[4])
+			if err != nil {
+				bad(line, "priority %q is not a whole number", rec[4])
+				continue
+			}
+			rule.Priority = p
+		}
+		if err := rule.Validate(); err != nil {
+			bad(line, "%s", redirects.ErrorMessage(err))
+			continue
+		}
+		k := rec[3] + " " + rec[0]
+		if first, dup := seen[k]; dup {
+			bad(line, "a %s rule for source %q already appears on line %d", rec[3], rec[0], first)
+			continue
+		}
+		seen[k] = line
+		rules = append(rules, rule)
+		lines = append(lines, line)
+	}
+	if len(problems) > 0 {
+		if extra > 0 {
+			problems = append(problems, fmt.Sprintf("... and %d more bad lines", extra))
+		}
+		return nil, nil, redirects.Errorf(redirects.EINVALID, "%s", strings.Join(problems, "\n"))
+	}
+	return rules, lines, nil
+}
+
+func equalFold(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !strings.EqualFold(strings.TrimSpace(a[i]), b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ruleJSON is the --json shape of a draft rule.
+type ruleJSON struct {
+	ID          int64  `json:"id"`
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+	StatusCode  int    `json:"statusCode"`
+	MatchType   string `json:"matchType"`
+	Priority    int    `json:"priority"`
+	CreatedAt   string `json:"createdAt"`
+}
+
+func (c *cmd) ruleList(ctx context.Context, args []string) error {
+	fs := c.flags("rule list")
+	project := fs.String("project", "", "project ID")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	rules, err := s.FindRules(ctx, *project)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := make([]ruleJSON, 0, len(rules))
+		for _, r := range rules {
+			out = append(out, ruleJSON{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
+				MatchType: r.MatchType.String(), Priority: r.Priority, CreatedAt: r.CreatedAt.Format(timeFormat)})
+		}
+		return c.printJSON(out)
+	}
+	bw := bufio.NewWriter(c.m.Stdout)
+	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tMATCH\tPRIORITY\tSTATUS\tSOURCE\tDESTINATION")
+	for _, r := range rules {
+		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\t%s\n", r.ID, r.MatchType, r.Priority, r.StatusCode, r.Source, r.Destination)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func (c *cmd) ruleDelete(ctx context.Context, args []string) error {
+	fs := c.flags("rule delete")
+	project := fs.String("project", "", "project ID")
+	pos, err := parse(fs, args, "RULE_ID")
+	if err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || id <= 0 {
+		return redirects.Errorf(redirects.EINVALID, "rule ID %q is not a positive whole number", pos[0])
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	return s.DeleteRule(ctx, *project, id)
+}
