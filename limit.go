@@ -1,0 +1,105 @@
+package redirects
+
+import (
+	"context"
+	"time"
+)
+
+// Refusal says why a request was refused by the limits, if it was.
+type Refusal uint8
+
+// Refusals, in the order CONTRACT.md checks them.
+const (
+	NotRefused Refusal = iota
+	QuotaExceeded
+	RateLimitExceeded
+)
+
+// Usage is the question a Limiter answers for one authenticated request.
+type Usage struct {
+	Org *Org
+	// Test is true for test-mode keys: their own per-minute window, no quota.
+	Test bool
+	// Lookup is true for /v1/lookup (quota applies), false for /v1/export.
+	Lookup bool
+	Now    time.Time
+}
+
+// Decision is a Limiter's answer and the values of the rate and quota
+// headers.
+type Decision struct {
+	Refused        Refusal
+	RateLimit      Limit
+	RateRemaining  Limit
+	RateReset      time.Time
+	QuotaLimit     Limit
+	QuotaRemaining Limit
+	QuotaReset     time.Time
+	// RetryAfter is the whole seconds to wait, when Refused.
+	RetryAfter int64
+}
+
+// Limiter counts requests against per-minute windows and monthly quotas,
+// as CONTRACT.md "Limits and counting" defines them. Implementations: an
+// in-process one for a single node and a Redis-shared one for many.
+type Limiter interface {
+	// Take counts one request and decides it.
+	Take(ctx context.Context, u Usage) Decision
+}
+
+// MinuteWindow returns the start and end of the fixed UTC minute holding t.
+func MinuteWindow(t time.Time) (start, end time.Time) {
+	start = t.UTC().Truncate(time.Minute)
+	return start, start.Add(time.Minute)
+}
+
+// BillingPeriod returns the calendar month (UTC) holding t, as "2006-01",
+// and its end.
+func BillingPeriod(t time.Time) (period string, end time.Time) {
+	t = t.UTC()
+	start := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return start.Format("2006-01"), start.AddDate(0, 1, 0)
+}
+
+// Decide applies CONTRACT.md's counting rules to counts already taken: the
+// request's count in its minute window (this request included) and the
+// organization's monthly usage before this request. It returns the decision
+// and whether the request consumes quota. Limiters share it so that every
+// implementation decides alike.
+func Decide(u Usage, minuteCount, monthUsed int64) (Decision, bool) {
+	_, minuteEnd := MinuteWindow(u.Now)
+	_, periodEnd := BillingPeriod(u.Now)
+	rate := u.Org.RateLimit()
+	if u.Test {
+		rate = u.Org.TestRateLimit()
+	}
+	quota := u.Org.MonthlyQuota()
+	d := Decision{
+		RateLimit: rate, RateRemaining: Unlimited, RateReset: minuteEnd,
+		QuotaLimit: quota, QuotaRemaining: Unlimited, QuotaReset: periodEnd,
+	}
+	if !rate.IsUnlimited() {
+		d.RateRemaining = max(0, rate-Limit(minuteCount))
+	}
+	if !quota.IsUnlimited() {
+		d.QuotaRemaining = max(0, quota-Limit(monthUsed))
+	}
+	switch {
+	case u.Lookup && !u.Test && !quota.IsUnlimited() && Limit(monthUsed) >= quota:
+		d.Refused = QuotaExceeded
+		d.RetryAfter = ceilSeconds(periodEnd.Sub(u.Now))
+	case !rate.IsUnlimited() && Limit(minuteCount) > rate:
+		d.Refused = RateLimitExceeded
+		d.RetryAfter = ceilSeconds(minuteEnd.Sub(u.Now))
+	}
+	consume := d.Refused == NotRefused && u.Lookup && !u.Test
+	if consume && !quota.IsUnlimited() {
+		d.QuotaRemaining = max(0, d.QuotaRemaining-1)
+	}
+	return d, consume
+}
+
+func ceilSeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	return max(s, 1)
+}
