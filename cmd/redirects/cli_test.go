@@ -132,14 +132,14 @@ func TestRulesKeysDeployLookupExport(t *testing.T) {
 		t.Fatalf("deploy printed %q, want 1", v)
 	}
 	for path, want := range map[string]string{
-		"/old":           `{"destination":"/new","statusCode":301,"matchType":"exact"}`,
-		"/old?utm=x":     `{"destination":"/new","statusCode":301,"matchType":"exact"}`,
-		"/blog/2020/a":   `{"destination":"https://blog.example.com/?from=old","statusCode":302,"matchType":"starts_with"}`,
+		"/old":            `{"destination":"/new","statusCode":301,"matchType":"exact"}`,
+		"/old?utm=x":      `{"destination":"/new","statusCode":301,"matchType":"exact"}`,
+		"/blog/2020/a":    `{"destination":"https://blog.example.com/?from=old","statusCode":302,"matchType":"starts_with"}`,
 		"/blog/keep/this": `{"destination":"https://blog.example.com/?from=old","statusCode":302,"matchType":"starts_with"}`,
-		"/shopping":      `{"destination":"/store","statusCode":302,"matchType":"starts_with"}`,
-		"/c,d":           `{"destination":"/e","statusCode":301,"matchType":"exact"}`,
-		"/nothing":       ``,
-		"/doomed":        ``,
+		"/shopping":       `{"destination":"/store","statusCode":302,"matchType":"starts_with"}`,
+		"/c,d":            `{"destination":"/e","statusCode":301,"matchType":"exact"}`,
+		"/nothing":        ``,
+		"/doomed":         ``,
 	} {
 		if got := c.ok("lookup", "--project", p, "--path", path); got != want {
 			t.Errorf("lookup %s = %q, want %q", path, got, want)
