@@ -1,0 +1,411 @@
+package redirects
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Snapshot is the compiled, immutable form of a deployment's rules that the
+// edge answers lookups from. It is built once per deployment by Compile and
+// then shared by every request without locks (swap it in with an
+// atomic.Pointer), so nothing in it changes after Compile returns.
+//
+// Everything a lookup can return lives in one byte arena: exact sources (the
+// hash keys), the labels of the prefix index, and a pre-rendered JSON body per
+// answer whose destination doubles as Match.Destination. The tables beside it
+// hold uint32 offsets, not pointers or strings, which keeps a snapshot of a
+// million rules to a few hundred megabytes at most and, being pointer-free,
+// invisible to the garbage collector's marking.
+type Snapshot struct {
+	// arena holds every string and body of the snapshot. It is never written
+	// after Compile; Match hands out views of it.
+	arena []byte
+	// entries describes each answer: the exact rules, then the starts_with
+	// rules that win for at least one prefix source.
+	entries []entry
+	// exact is an open-addressing hash table over the exact rules' sources.
+	// A slot holds the entry index plus one in its low 32 bits (0 = empty)
+	// and the high 32 bits of the key's hash, so a probe rarely has to touch
+	// an entry whose key differs.
+	exact []uint64
+	seed  maphash.Seed
+	// prefix answers longest-prefix queries over the starts_with sources.
+	prefix prefixIndex
+
+	exactLen, prefixLen int
+}
+
+// entry is one answer of a snapshot: where its JSON body and destination
+// are in the arena, and for exact rules where the source (the hash key) is.
+type entry struct {
+	body    uint32
+	dest    uint32
+	src     uint32
+	bodyLen uint16
+	destLen uint16
+	srcLen  uint16
+	status  uint16
+	mt      MatchType
+}
+
+// Match is the answer of Snapshot.Lookup: a small value that points into the
+// snapshot's arena, so returning one allocates nothing. A Match keeps the
+// arena alive, so it stays valid after a newer snapshot replaces its own.
+// The zero Match answers nothing: empty destination, status 0.
+type Match struct {
+	json   []byte
+	dest   string
+	status uint16
+	mt     MatchType
+}
+
+// Destination returns the matched rule's destination as configured; nothing
+// of the requested path is appended (CONTRACT.md, matching rule 4).
+func (m Match) Destination() string { return m.dest }
+
+// StatusCode returns the matched rule's HTTP status, 301 or 302.
+func (m Match) StatusCode() int { return int(m.status) }
+
+// MatchType returns the kind of rule that matched, which the lookup answer
+// reports.
+func (m Match) MatchType() MatchType { return m.mt }
+
+// JSON returns the lookup body exactly as the API sends it, rendered at
+// Compile time so a request only copies bytes:
+// {"destination":"<dest>","statusCode":301,"matchType":"exact"}
+// with no spaces and no trailing newline. The destination is escaped as
+// encoding/json does without HTML escaping (validation leaves nothing to
+// escape). The slice is shared by every request: callers must not modify
+// it. Its capacity equals its length, so an append copies instead of
+// writing into the shared arena.
+func (m Match) JSON() []byte { return m.json }
+
+// Len returns the number of rules the snapshot was compiled from.
+func (s *Snapshot) Len() int {
+	if s == nil {
+		return 0
+	}
+	return s.exactLen + s.prefixLen
+}
+
+// ExactLen returns the number of exact rules the snapshot was compiled from.
+func (s *Snapshot) ExactLen() int {
+	if s == nil {
+		return 0
+	}
+	return s.exactLen
+}
+
+// PrefixLen returns the number of starts_with rules the snapshot was compiled
+// from.
+func (s *Snapshot) PrefixLen() int {
+	if s == nil {
+		return 0
+	}
+	return s.prefixLen
+}
+
+// Lookup finds the rule for a requested path, following CONTRACT.md
+// "Matching (lookup)": anything from the first '?' or '#' on is ignored; an
+// exact rule whose source equals the rest wins; otherwise the starts_with
+// rule that wins by Better among those whose source is a byte-wise prefix of
+// it. The exact side costs one hash of the path, the prefix side one walk
+// down the prefix index, so the cost is O(len(path)) whatever the number of
+// rules, and nothing is allocated. A nil snapshot matches nothing, so a
+// server can hold a nil one before the first deployment.
+func (s *Snapshot) Lookup(path string) (Match, bool) {
+	if s == nil {
+		return Match{}, false
+	}
+	for i := 0; i < len(path); i++ {
+		if c := path[i]; c == '?' || c == '#' {
+			path = path[:i]
+			break
+		}
+	}
+	if e, ok := s.lookupExact(path); ok {
+		return s.match(e), true
+	}
+	if e, ok := s.prefix.lookup(path, s.arena); ok {
+		return s.match(e), true
+	}
+	return Match{}, false
+}
+
+func (s *Snapshot) lookupExact(path string) (uint32, bool) {
+	if len(s.exact) == 0 {
+		return 0, false
+	}
+	h := maphash.String(s.seed, path)
+	mask := uint64(len(s.exact) - 1)
+	tag := h >> 32
+	for i := h & mask; ; i = (i + 1) & mask {
+		slot := s.exact[i]
+		if slot == 0 {
+			return 0, false
+		}
+		if slot>>32 == tag {
+			e := uint32(slot) - 1
+			en := &s.entries[e]
+			if int(en.srcLen) == len(path) && arenaString(s.arena, en.src, uint32(en.srcLen)) == path {
+				return e, true
+			}
+		}
+	}
+}
+
+func (s *Snapshot) match(e uint32) Match {
+	en := &s.entries[e]
+	end := en.body + uint32(en.bodyLen)
+	return Match{
+		json:   s.arena[en.body:end:end],
+		dest:   arenaString(s.arena, en.dest, uint32(en.destLen)),
+		status: en.status,
+		mt:     en.mt,
+	}
+}
+
+// arenaString returns arena[off:off+n] as a string without copying. That is
+// sound only because the arena is never written after Compile.
+func arenaString(arena []byte, off, n uint32) string {
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&arena[off], n)
+}
+
+// Compile builds an immutable Snapshot from a deployment's rules. The rules
+// must be valid (see Rule.Validate) with sources unique per match type, as a
+// deployment's are: should two exact rules share a source anyway, the first
+// one in rules wins, and starts_with duplicates resolve by Better. Compile
+// panics on a source or destination longer than MaxSourceLen or MaxDestLen,
+// which the snapshot's 16-bit lengths cannot represent, and on more than
+// 4 GiB of strings; validation rules out the first, the store's size the
+// second. rules is not modified or retained.
+func Compile(rules []Rule) *Snapshot {
+	s := &Snapshot{seed: maphash.MakeSeed()}
+
+	// One entry per exact rule, then one per starts_with rule that wins for
+	// some prefix source. PrefixWinners gives each source its closure winner,
+	// so the prefix index only needs the longest matching source.
+	answers := make([]*Rule, 0, len(rules))
+	for i := range rules {
+		r := &rules[i]
+		if len(r.Source) > MaxSourceLen || len(r.Destination) > MaxDestLen {
+			panic(fmt.Sprintf("redirects.Compile: rule %d has a source or destination over the length limit; validate rules first", r.ID))
+		}
+		if r.MatchType == StartsWith {
+			s.prefixLen++
+		} else {
+			s.exactLen++
+			answers = append(answers, r)
+		}
+	}
+	winners := PrefixWinners(rules)
+	keys := make([]string, len(winners))
+	values := make([]uint32, len(winners))
+	entryOf := make(map[*Rule]uint32)
+	for i, w := range winners {
+		e, ok := entryOf[w.Rule]
+		if !ok {
+			e = uint32(len(answers))
+			answers = append(answers, w.Rule)
+			entryOf[w.Rule] = e
+		}
+		keys[i], values[i] = w.Source, e+1
+	}
+	entryOf = nil
+	trie := buildPrefixTrie(keys, values)
+	keys, values = nil, nil
+
+	// Size the arena exactly, so it is allocated once and carries no slack.
+	size := trie.labelBytes()
+	for _, r := range answers {
+		if r.MatchType != StartsWith {
+			size += len(r.Source)
+		}
+		n := jsonStringLen(r.Destination)
+		size += bodyLen(n, r.StatusCode, r.MatchType)
+		if n != len(r.Destination) {
+			size += len(r.Destination)
+		}
+	}
+	if uint64(size) > 1<<32-1 {
+		panic("redirects.Compile: the rules' strings exceed the snapshot's 4 GiB arena")
+	}
+	arena := make([]byte, 0, size)
+
+	s.entries = make([]entry, len(answers))
+	for i, r := range answers {
+		en := &s.entries[i]
+		en.status = uint16(r.StatusCode)
+		en.mt = r.MatchType
+		if r.MatchType != StartsWith {
+			en.mt = Exact
+			en.src, en.srcLen = uint32(len(arena)), uint16(len(r.Source))
+			arena = append(arena, r.Source...)
+		}
+		en.body = uint32(len(arena))
+		arena = appendBody(arena, r.Destination, r.StatusCode, en.mt)
+		en.bodyLen = uint16(len(arena) - int(en.body))
+		en.destLen = uint16(len(r.Destination))
+		if jsonStringLen(r.Destination) == len(r.Destination) {
+			// Nothing was escaped: the destination is the body's copy.
+			en.dest = en.body + uint32(len(bodyStart))
+		} else {
+			en.dest = uint32(len(arena))
+			arena = append(arena, r.Destination...)
+		}
+	}
+	answers = nil
+
+	arena, s.prefix = trie.flatten(arena)
+	s.arena = arena
+
+	// The exact table: a power of two at least twice the number of keys, so
+	// the load stays at or below one half and probes stay short.
+	if s.exactLen > 0 {
+		n := 1
+		for n < 2*s.exactLen {
+			n <<= 1
+		}
+		s.exact = make([]uint64, n)
+		mask := uint64(n - 1)
+	insert:
+		for e := 0; e < s.exactLen; e++ {
+			en := &s.entries[e]
+			key := arenaString(s.arena, en.src, uint32(en.srcLen))
+			h := maphash.String(s.seed, key)
+			i := h & mask
+			for ; s.exact[i] != 0; i = (i + 1) & mask {
+				if other := &s.entries[uint32(s.exact[i])-1]; s.exact[i]>>32 == h>>32 && other.srcLen == en.srcLen &&
+					arenaString(s.arena, other.src, uint32(other.srcLen)) == key {
+					continue insert // a duplicate source: the first rule keeps it
+				}
+			}
+			s.exact[i] = h>>32<<32 | uint64(e+1)
+		}
+	}
+	return s
+}
+
+// bodyStart opens every JSON body; the destination follows it.
+const bodyStart = `{"destination":"`
+
+// bodyLen returns the length of the body appendBody renders for a
+// destination whose JSON-escaped form is destLen bytes long.
+func bodyLen(destLen, status int, mt MatchType) int {
+	n := len(bodyStart) + destLen + len(`","statusCode":`) + len(`,"matchType":"`) + len(`"}`)
+	if mt == StartsWith {
+		n += len("starts_with")
+	} else {
+		n += len("exact")
+	}
+	if status < 0 {
+		n++
+		status = -status
+	}
+	for n++; status >= 10; status /= 10 {
+		n++
+	}
+	return n
+}
+
+// appendBody appends the lookup body of a rule to b.
+func appendBody(b []byte, dest string, status int, mt MatchType) []byte {
+	b = append(b, bodyStart...)
+	b = appendJSONString(b, dest)
+	b = append(b, `","statusCode":`...)
+	b = strconv.AppendInt(b, int64(status), 10)
+	b = append(b, `,"matchType":"`...)
+	b = append(b, mt.String()...)
+	return append(b, `"}`...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s escaped as the inside of a JSON string, byte for
+// byte as encoding/json does with HTML escaping off: '"' and '\\' and control
+// characters escaped, invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029
+// escaped for JavaScript. Validation leaves none of these in a destination,
+// so this only guards the JSON's well-formedness.
+func appendJSONString(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(b, s[start:]...)
+}
+
+// jsonStringLen returns len(appendJSONString(nil, s)) without building it.
+func jsonStringLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 0x20 && c != '"' && c != '\\':
+				n++
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			default:
+				n += 6
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
+			n += 6
+		} else {
+			n += size
+		}
+		i += size
+	}
+	return n
+}

@@ -1,0 +1,373 @@
+package redirects
+
+import (
+	"bytes"
+	"encoding/json"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// modelLookup is the lookup of CONTRACT.md "Matching (lookup)" written as
+// plainly as possible, to hold the compiled snapshot against: cut the path at
+// the first '?' or '#', an exact rule equal to it wins, otherwise the best
+// (by Better) of the starts_with rules whose source prefixes it.
+func modelLookup(rules []Rule, path string) (*Rule, bool) {
+	if i := strings.IndexAny(path, "?#"); i >= 0 {
+		path = path[:i]
+	}
+	for i := range rules {
+		if rules[i].MatchType == Exact && rules[i].Source == path {
+			return &rules[i], true
+		}
+	}
+	var best *Rule
+	for i := range rules {
+		r := &rules[i]
+		if r.MatchType == StartsWith && strings.HasPrefix(path, r.Source) && (best == nil || Better(r, best)) {
+			best = r
+		}
+	}
+	return best, best != nil
+}
+
+// modelJSON renders the lookup body with encoding/json, the reference for
+// Match.JSON: HTML escaping off, no trailing newline.
+func modelJSON(dest string, status int, mt MatchType) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		Destination string `json:"destination"`
+		StatusCode  int    `json:"statusCode"`
+		MatchType   string `json:"matchType"`
+	}{dest, status, mt.String()})
+	if err != nil {
+		panic(err) // a struct of a string and an int always encodes
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// checkLookup compares s.Lookup(path) with the model and fails with both
+// answers when they differ.
+func checkLookup(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, s *Snapshot, rules []Rule, path string) {
+	t.Helper()
+	want, wantOK := modelLookup(rules, path)
+	got, ok := s.Lookup(path)
+	if ok != wantOK {
+		t.Fatalf("Lookup(%q): found=%v, model found=%v (model rule %+v)", path, ok, wantOK, want)
+	}
+	if !ok {
+		if got.JSON() != nil || got.Destination() != "" || got.StatusCode() != 0 {
+			t.Fatalf("Lookup(%q) missed but returned a non-zero Match %+v", path, got)
+		}
+		return
+	}
+	if got.Destination() != want.Destination || got.StatusCode() != want.StatusCode || got.MatchType() != want.MatchType {
+		t.Fatalf("Lookup(%q) = {%q %d %v}, model picks rule %d {%q %d %v} (source %q, priority %d)",
+			path, got.Destination(), got.StatusCode(), got.MatchType(),
+			want.ID, want.Destination, want.StatusCode, want.MatchType, want.Source, want.Priority)
+	}
+	if wantJSON := modelJSON(want.Destination, want.StatusCode, want.MatchType); !bytes.Equal(got.JSON(), wantJSON) {
+		t.Fatalf("Lookup(%q).JSON() = %s, want %s", path, got.JSON(), wantJSON)
+	}
+}
+
+var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func TestLookupTable(t *testing.T) {
+	rule := func(id int64, mt MatchType, src, dest string, prio int, created int) Rule {
+		return Rule{ID: id, Source: src, Destination: dest, StatusCode: 301, MatchType: mt, Priority: prio,
+			CreatedAt: t0.Add(time.Duration(created) * time.Hour)}
+	}
+	tests := []struct {
+		name  string
+		rules []Rule
+		path  string
+		dest  string // "" = no match
+	}{
+		{"empty rule set", nil, "/a", ""},
+		{"exact hit", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/a", "/x"},
+		{"exact is not a prefix", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/a/b", ""},
+		{"exact is case-sensitive", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/A", ""},
+		{"exact beats prefix", []Rule{
+			rule(1, StartsWith, "/a", "/prefix", 0, 0),
+			rule(2, Exact, "/a/b", "/exact", 1000, 1),
+		}, "/a/b", "/exact"},
+		{"exact beats prefix with the same source", []Rule{
+			rule(1, StartsWith, "/a", "/prefix", 0, 0),
+			rule(2, Exact, "/a", "/exact", 1000, 1),
+		}, "/a", "/exact"},
+		{"lower priority beats longer source", []Rule{
+			rule(1, StartsWith, "/blog", "/short", 5, 1),
+			rule(2, StartsWith, "/blog/2019", "/long", 10, 0),
+		}, "/blog/2019/05", "/short"},
+		{"priority tie goes to the longer source", []Rule{
+			rule(1, StartsWith, "/blog", "/short", 10, 0),
+			rule(2, StartsWith, "/blog/2019", "/long", 10, 1),
+		}, "/blog/2019/05", "/long"},
+		{"priority and length tie goes to the older rule", []Rule{
+			rule(1, StartsWith, "/blog/a", "/newer", 10, 2),
+			rule(2, StartsWith, "/blog/b", "/older", 10, 1),
+			rule(3, StartsWith, "/blog/", "/older-yet-shorter", 10, 0),
+		}, "/blog/b/x", "/older"},
+		{"a prefix is a string prefix: /blog matches /blogger", []Rule{rule(1, StartsWith, "/blog", "/x", 100, 0)}, "/blogger", "/x"},
+		{"a prefix matches itself", []Rule{rule(1, StartsWith, "/blog", "/x", 100, 0)}, "/blog", "/x"},
+		{"a longer source does not match a shorter path", []Rule{rule(1, StartsWith, "/blog/", "/x", 100, 0)}, "/blog", ""},
+		{"query ignored for exact", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/a?b=/c", "/x"},
+		{"fragment ignored for exact", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/a#frag", "/x"},
+		{"query ignored for prefix", []Rule{rule(1, StartsWith, "/a/b", "/x", 100, 0)}, "/a?/b", ""},
+		{"first of ? and # cuts", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/a#b?c", "/x"},
+		{"path of only a query", []Rule{rule(1, StartsWith, "/", "/root", 100, 0)}, "?/a", ""},
+		{"root prefix matches everything", []Rule{rule(1, StartsWith, "/", "/root", 100, 0)}, "/anything/at/all", "/root"},
+		{"winner of a shorter source beats the longest match", []Rule{
+			rule(1, StartsWith, "/", "/root", 0, 0),
+			rule(2, StartsWith, "/a/b/c", "/abc", 1, 0),
+			rule(3, Exact, "/a/b/c/d", "/exact", 1, 0),
+		}, "/a/b/c/e", "/root"},
+		{"no match below a diverging edge", []Rule{
+			rule(1, StartsWith, "/abc/def", "/x", 100, 0),
+			rule(2, StartsWith, "/abc/deg", "/y", 100, 0),
+		}, "/abc/de", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Compile(tt.rules)
+			m, ok := s.Lookup(tt.path)
+			if ok != (tt.dest != "") || m.Destination() != tt.dest {
+				t.Fatalf("Lookup(%q) = %q, %v; want %q", tt.path, m.Destination(), ok, tt.dest)
+			}
+			checkLookup(t, s, tt.rules, tt.path)
+		})
+	}
+}
+
+func TestMatchJSON(t *testing.T) {
+	rules := []Rule{
+		{ID: 1, Source: "/old", Destination: "/new", StatusCode: 301, MatchType: Exact, CreatedAt: t0},
+		{ID: 2, Source: "/shop", Destination: "https://example.com/a?x=1&y=<2>", StatusCode: 302, MatchType: StartsWith, CreatedAt: t0},
+		{ID: 3, Source: "/é", Destination: "/ünïcödé/%20", StatusCode: 301, MatchType: Exact, CreatedAt: t0},
+	}
+	s := Compile(rules)
+	for path, want := range map[string]string{
+		"/old":       `{"destination":"/new","statusCode":301,"matchType":"exact"}`,
+		"/shop/cart": `{"destination":"https://example.com/a?x=1&y=<2>","statusCode":302,"matchType":"starts_with"}`,
+		"/é":         `{"destination":"/ünïcödé/%20","statusCode":301,"matchType":"exact"}`,
+	} {
+		m, ok := s.Lookup(path)
+		if !ok || string(m.JSON()) != want {
+			t.Errorf("Lookup(%q).JSON() = %s (found %v), want %s", path, m.JSON(), ok, want)
+		}
+		if cap(m.JSON()) != len(m.JSON()) {
+			t.Errorf("Lookup(%q).JSON() has capacity %d beyond its length %d: an append would write into the arena", path, cap(m.JSON()), len(m.JSON()))
+		}
+	}
+	var zero Match
+	if zero.JSON() != nil || zero.Destination() != "" || zero.StatusCode() != 0 {
+		t.Errorf("zero Match = %+v, want nothing", zero)
+	}
+}
+
+// TestJSONEscapingMatchesEncodingJSON holds the body renderer against
+// encoding/json on arbitrary strings, including the ones validation rejects,
+// so a body is well-formed JSON whatever reaches Compile.
+func TestJSONEscapingMatchesEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		dest := rapid.OneOf(
+			rapid.String(),
+			rapid.StringOf(rapid.RuneFrom([]rune{'"', '\\', '<', '>', '&', '\b', '\f', '\n', '\r', '\t', 0, 0x1f, 0x7f, 'é', '\u2028', '\u2029', 0xfffd, 'a'})),
+			rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) }),
+		).Draw(t, "dest")
+		status := rapid.SampledFrom([]int{301, 302, 0, 7, 99999, -5}).Draw(t, "status")
+		mt := rapid.SampledFrom([]MatchType{Exact, StartsWith}).Draw(t, "mt")
+		got := appendBody(nil, dest, status, mt)
+		if want := modelJSON(dest, status, mt); !bytes.Equal(got, want) {
+			t.Fatalf("appendBody(%q) = %s, encoding/json gives %s", dest, got, want)
+		}
+		if n := bodyLen(jsonStringLen(dest), status, mt); n != len(got) {
+			t.Fatalf("bodyLen for %q = %d, rendered body is %d bytes", dest, n, len(got))
+		}
+		// Compile must give the raw destination back even when the body
+		// had to escape it.
+		s := Compile([]Rule{{ID: 1, Source: "/x", Destination: dest, StatusCode: status, MatchType: mt}})
+		m, ok := s.Lookup("/x")
+		if !ok || m.Destination() != dest || !bytes.Equal(m.JSON(), got) {
+			t.Fatalf("Lookup after Compile of %q = %q %s, %v", dest, m.Destination(), m.JSON(), ok)
+		}
+	})
+}
+
+// genSource draws a source from a tiny alphabet so that sources prefix one
+// another often.
+var genSource = rapid.Custom(func(t *rapid.T) string {
+	parts := rapid.SliceOfN(rapid.SampledFrom([]string{"/", "a", "b", "ab"}), 0, 4).Draw(t, "parts")
+	return "/" + strings.Join(parts, "")
+})
+
+// genRules draws a rule set with overlapping sources, exact and starts_with
+// rules sharing sources, many priority and age ties, and destinations that
+// name the rule so the check knows which one answered.
+var genRules = rapid.Custom(func(t *rapid.T) []Rule {
+	n := rapid.IntRange(0, 24).Draw(t, "n")
+	seen := map[[2]string]bool{}
+	var rules []Rule
+	for i := 0; i < n; i++ {
+		mt := rapid.SampledFrom([]MatchType{Exact, StartsWith, StartsWith}).Draw(t, "matchType")
+		src := genSource.Draw(t, "source")
+		if seen[[2]string{mt.String(), src}] {
+			continue
+		}
+		seen[[2]string{mt.String(), src}] = true
+		id := int64(len(rules) + 1)
+		rules = append(rules, Rule{
+			ID:          id,
+			Source:      src,
+			Destination: rapid.SampledFrom([]string{"/d", "https://e.com/?a=1&b=<2>", "/ü/"}).Draw(t, "dest") + "r" + strconv.FormatInt(id, 10),
+			StatusCode:  rapid.SampledFrom([]int{301, 302}).Draw(t, "status"),
+			MatchType:   mt,
+			Priority:    rapid.SampledFrom([]int{0, 1, 2, 100, 1_000_000}).Draw(t, "priority"),
+			CreatedAt:   t0.Add(time.Duration(rapid.IntRange(0, 3).Draw(t, "age")) * time.Minute),
+		})
+	}
+	// Shuffle so neither rule order nor ID order lines up with anything.
+	return rapid.Permutation(rules).Draw(t, "order")
+})
+
+// genPath draws a path to look up: a random one from the same alphabet, or
+// a source with bytes added or removed, sometimes with a query or fragment.
+func genPath(t *rapid.T, rules []Rule) string {
+	var p string
+	if len(rules) > 0 && rapid.Bool().Draw(t, "fromSource") {
+		p = rapid.SampledFrom(rules).Draw(t, "rule").Source
+		switch rapid.IntRange(0, 3).Draw(t, "edit") {
+		case 1:
+			p += rapid.SampledFrom([]string{"/", "a", "b", "ab", "c"}).Draw(t, "more")
+		case 2:
+			p = p[:rapid.IntRange(0, len(p)).Draw(t, "cut")]
+		case 3:
+			p = p[:rapid.IntRange(0, len(p)).Draw(t, "cut")] + genSource.Draw(t, "tail")[1:]
+		}
+	} else {
+		p = genSource.Draw(t, "path")
+	}
+	switch rapid.IntRange(0, 4).Draw(t, "suffix") {
+	case 1:
+		p += "?" + rapid.SampledFrom([]string{"", "a", "/a", "x=/b#c"}).Draw(t, "query")
+	case 2:
+		p += "#" + rapid.SampledFrom([]string{"", "a", "/a?b"}).Draw(t, "fragment")
+	}
+	return p
+}
+
+func TestLookupMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		rules := genRules.Draw(t, "rules")
+		s := Compile(rules)
+		if s.Len() != len(rules) || s.ExactLen()+s.PrefixLen() != len(rules) {
+			t.Fatalf("Len %d = ExactLen %d + PrefixLen %d, want %d rules", s.Len(), s.ExactLen(), s.PrefixLen(), len(rules))
+		}
+		for i := 0; i < 20; i++ {
+			checkLookup(t, s, rules, genPath(t, rules))
+		}
+		for _, r := range rules {
+			checkLookup(t, s, rules, r.Source)
+		}
+	})
+}
+
+// TestLookupMatchesModelGenerated holds the snapshot against the model on
+// GenerateRules' realistic rule sets, whose sources are longer and share
+// more structure than the property test's.
+func TestLookupMatchesModelGenerated(t *testing.T) {
+	rules := GenerateRules(2000, 0.5, 7)
+	s := Compile(rules)
+	for _, r := range rules {
+		checkLookup(t, s, rules, r.Source)
+		checkLookup(t, s, rules, r.Source+"x")
+		checkLookup(t, s, rules, r.Source+"/page/2?x=1")
+		checkLookup(t, s, rules, r.Source[:len(r.Source)-1])
+		checkLookup(t, s, rules, r.Source[:len(r.Source)/2])
+	}
+}
+
+func TestCompileDoesNotModifyRules(t *testing.T) {
+	rules := GenerateRules(500, 0.5, 3)
+	before := append([]Rule(nil), rules...)
+	Compile(rules)
+	for i := range rules {
+		if rules[i] != before[i] {
+			t.Fatalf("Compile changed rule %d: %+v, was %+v", i, rules[i], before[i])
+		}
+	}
+}
+
+func TestCompileSizesArenaExactly(t *testing.T) {
+	s := Compile(GenerateRules(5000, 0.5, 11))
+	if len(s.arena) != cap(s.arena) {
+		t.Fatalf("arena length %d, capacity %d: the size computation and the writes disagree", len(s.arena), cap(s.arena))
+	}
+}
+
+func TestNilSnapshot(t *testing.T) {
+	var s *Snapshot
+	if _, ok := s.Lookup("/a"); ok || s.Len() != 0 || s.ExactLen() != 0 || s.PrefixLen() != 0 {
+		t.Fatal("a nil snapshot should match nothing and hold no rules")
+	}
+}
+
+func TestLookupDoesNotAllocate(t *testing.T) {
+	rules := GenerateRules(10000, 0.5, 5)
+	s := Compile(rules)
+	paths := []string{"/nothing/here", "/", "/blog/2019/05/x?y=1#z"}
+	for _, r := range rules[:100] {
+		paths = append(paths, r.Source, r.Source+"/more?q=1")
+	}
+	var sink int
+	allocs := testing.AllocsPerRun(100, func() {
+		for _, p := range paths {
+			if m, ok := s.Lookup(p); ok {
+				sink += len(m.JSON()) + len(m.Destination()) + m.StatusCode() + int(m.MatchType())
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("Lookup allocated %.1f times per run of %d lookups, want 0", allocs, len(paths))
+	}
+	_ = sink
+}
+
+// TestSnapshotMemory checks the memory goal of a snapshot (under 300 bytes
+// per rule, strings and bodies included) on a realistic rule set. Heap
+// growth is a byte count, not a time, so it can be asserted.
+func TestSnapshotMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles 200k rules")
+	}
+	rules := GenerateRules(200_000, 0.5, 1)
+	perRule := snapshotBytesPerRule(rules)
+	t.Logf("snapshot of %d rules: %.1f bytes/rule", len(rules), perRule)
+	if perRule >= 300 {
+		t.Fatalf("snapshot takes %.1f bytes per rule, want under 300", perRule)
+	}
+}
+
+// snapshotBytesPerRule returns the heap a compiled snapshot of rules holds,
+// per rule: HeapAlloc after a collection with the snapshot alive, less
+// HeapAlloc before Compile.
+func snapshotBytesPerRule(rules []Rule) float64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s := Compile(rules)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(s)
+	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(len(rules))
+}
