@@ -1,0 +1,81 @@
+package http
+
+import "net/http"
+
+// apiError is one error answer of the edge API: status, the spec's code and
+// message. Every error the edge sends is one of these values, so the
+// mapping from conditions to the wire lives here alone.
+type apiError struct {
+	status int
+	code   string
+	msg    string
+	body   []byte
+}
+
+func newAPIError(status int, code, msg string) *apiError {
+	e := &apiError{status: status, code: code, msg: msg}
+	e.body = errorBody(msg, code)
+	return e
+}
+
+// errorBody renders {"error": msg, "code": code}.
+func errorBody(msg, code string) []byte {
+	b := make([]byte, 0, len(msg)+len(code)+24)
+	b = append(b, `{"error":`...)
+	b = appendJSONString(b, msg)
+	b = append(b, `,"code":`...)
+	b = appendJSONString(b, code)
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string without HTML escaping.
+func appendJSONString(b []byte, s string) []byte {
+	const hexdig = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hexdig[c>>4], hexdig[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// The fixed error answers of SPEC.md and CONTRACT.md.
+var (
+	errMethod         = newAPIError(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "Method Not Allowed")
+	errMissingKey     = newAPIError(http.StatusUnauthorized, "MISSING_API_KEY", "Unauthorized")
+	errInvalidKey     = newAPIError(http.StatusUnauthorized, "INVALID_API_KEY", "Unauthorized")
+	errQuota          = newAPIError(http.StatusTooManyRequests, "QUOTA_EXCEEDED", "Monthly API Quota Exceeded")
+	errRate           = newAPIError(http.StatusTooManyRequests, "RATE_LIMIT_EXCEEDED", "Too Many Requests")
+	errMissingProject = newAPIError(http.StatusBadRequest, "MISSING_PROJECT", "Missing project parameter")
+	errMissingPath    = newAPIError(http.StatusBadRequest, "MISSING_PATH", "Missing path parameter")
+	errInvalidPath    = newAPIError(http.StatusBadRequest, "INVALID_PATH", "Invalid path parameter: it must start with / and be at most 2048 bytes")
+	errMissingFormat  = newAPIError(http.StatusBadRequest, "MISSING_FORMAT", "Missing format parameter")
+	errInvalidFormat  = newAPIError(http.StatusBadRequest, "INVALID_FORMAT", "Invalid format. Accepted formats: csv, nginx, nginx-map-exact, nginx-map-prefix, haproxy, haproxy-map-exact, haproxy-map-prefix")
+	errInvalidVersion = newAPIError(http.StatusBadRequest, "INVALID_VERSION", "Invalid version parameter: it must be a positive whole number")
+	errProject        = newAPIError(http.StatusNotFound, "NOT_FOUND", "Project not found")
+	errNoExports      = newAPIError(http.StatusNotFound, "NOT_FOUND", "No exports available. Deploy the project first.")
+	errNoDeployments  = newAPIError(http.StatusNotFound, "NOT_FOUND", "No deployments available. Deploy the project first.")
+	errRoute          = newAPIError(http.StatusNotFound, "NOT_FOUND", "Not Found")
+	errInternal       = newAPIError(http.StatusInternalServerError, "INTERNAL_ERROR", "Internal Server Error")
+	errUnavailable    = newAPIError(http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE", "Service Unavailable")
+)
+
+// errBadQuery answers a query string that cannot be read: a malformed
+// escape or a repeated parameter.
+func errBadQuery(msg string) *apiError {
+	return newAPIError(http.StatusBadRequest, "INVALID_QUERY", msg)
+}
+
+func errVersionNotFound(export bool, version int) *apiError {
+	if export {
+		return newAPIError(http.StatusNotFound, "NOT_FOUND", "Export not found for version "+itoa(version))
+	}
+	return newAPIError(http.StatusNotFound, "NOT_FOUND", "Deployment not found for version "+itoa(version))
+}

@@ -1,0 +1,63 @@
+package http
+
+import (
+	"context"
+	"sync"
+
+	"redirects"
+)
+
+// ExportCache keeps recently served export files in memory, up to a total
+// size, so repeated downloads do not read the store. Deployments are
+// immutable, so entries never go stale.
+type ExportCache struct {
+	store    redirects.Store
+	maxBytes int
+
+	mu    sync.Mutex
+	bytes int
+	lru   *lru[exportKey, *redirects.Export]
+}
+
+type exportKey struct {
+	project string
+	version int
+	format  string
+}
+
+// NewExportCache returns a cache that holds at most maxBytes of files.
+func NewExportCache(store redirects.Store, maxBytes int) *ExportCache {
+	return &ExportCache{store: store, maxBytes: maxBytes, lru: newLRU[exportKey, *redirects.Export](1 << 20)}
+}
+
+// Get returns one export file. Errors: ENOTFOUND.
+func (c *ExportCache) Get(ctx context.Context, project string, version int, format string) (*redirects.Export, error) {
+	k := exportKey{project, version, format}
+	c.mu.Lock()
+	e, ok := c.lru.get(k)
+	c.mu.Unlock()
+	if ok {
+		return e, nil
+	}
+	_, e, err := c.store.FindExport(ctx, project, version, format)
+	if err != nil {
+		return nil, err
+	}
+	if len(e.Body) > c.maxBytes {
+		return e, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.lru.items[k]; ok {
+		return e, nil
+	}
+	for c.bytes+len(e.Body) > c.maxBytes && len(c.lru.order) > 0 {
+		oldest := c.lru.order[0]
+		c.bytes -= len(c.lru.items[oldest].Body)
+		delete(c.lru.items, oldest)
+		c.lru.order = c.lru.order[1:]
+	}
+	c.lru.add(k, e)
+	c.bytes += len(e.Body)
+	return e, nil
+}

@@ -1,0 +1,184 @@
+// Package http serves the edge API (/v1/lookup, /v1/export) and the admin
+// listener (/metrics) over net/http.
+package http
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"redirects"
+)
+
+// Config configures a Server.
+type Config struct {
+	Addr      string // edge listener, e.g. ":8080"
+	AdminAddr string // admin listener, e.g. "127.0.0.1:8081"; "" for none
+	Store     redirects.Store
+	Limiter   redirects.Limiter
+	Clock     redirects.Clock
+	Logger    *slog.Logger
+	// RefreshInterval is how often the store's events are polled.
+	RefreshInterval time.Duration
+	// FlushInterval is how often counted usage is written to the store.
+	FlushInterval time.Duration
+	// Flusher writes counted usage; nil when the limiter keeps none.
+	Flusher interface{ Flush(context.Context) error }
+}
+
+// Server runs the edge and admin listeners and keeps the state current.
+type Server struct {
+	cfg     Config
+	edge    *Edge
+	state   *State
+	metrics *Metrics
+
+	edgeLn, adminLn   net.Listener
+	edgeSrv, adminSrv *http.Server
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Timeouts and limits of the edge listener: a slow or hostile client gets
+// cut off rather than holding a connection.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 120 * time.Second
+	maxHeaderBytes    = 16 << 10
+)
+
+// Open loads the state from the store, binds the listeners and starts
+// serving. It returns once lookups can be answered.
+func Open(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.RefreshInterval <= 0 {
+		cfg.RefreshInterval = 200 * time.Millisecond
+	}
+	if cfg.FlushInterval <= 0 {
+		cfg.FlushInterval = time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	state, err := LoadState(ctx, cfg.Store, 16)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, state: state, metrics: NewMetrics()}
+	s.edge = &Edge{
+		State: state, Limiter: cfg.Limiter, Clock: cfg.Clock, Logger: cfg.Logger,
+		Metrics: s.metrics, Exports: NewExportCache(cfg.Store, 256<<20),
+	}
+	if s.edgeLn, err = net.Listen("tcp", cfg.Addr); err != nil {
+		return nil, err
+	}
+	if cfg.AdminAddr != "" {
+		if s.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
+			s.edgeLn.Close()
+			return nil, err
+		}
+	}
+	s.edgeSrv = &http.Server{
+		Handler:           s.edge,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.serve(s.edgeSrv, s.edgeLn)
+	if s.adminLn != nil {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", s.metrics.Handler(state))
+		mux.HandleFunc("GET /healthz", s.edge.ServeHTTP)
+		s.adminSrv = &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
+		s.serve(s.adminSrv, s.adminLn)
+	}
+	s.wg.Add(1)
+	go s.follow(runCtx)
+	s.edge.SetReady(true)
+	return s, nil
+}
+
+func (s *Server) serve(srv *http.Server, ln net.Listener) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.cfg.Logger.Error("listener stopped", "addr", ln.Addr().String(), "err", err)
+		}
+	}()
+}
+
+// follow applies store events and flushes usage until ctx ends.
+func (s *Server) follow(ctx context.Context) {
+	defer s.wg.Done()
+	refresh := time.NewTicker(s.cfg.RefreshInterval)
+	defer refresh.Stop()
+	flush := time.NewTicker(s.cfg.FlushInterval)
+	defer flush.Stop()
+	failing := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-refresh.C:
+			n, err := s.state.Refresh(ctx)
+			switch {
+			case err != nil && !failing && ctx.Err() == nil:
+				failing = true
+				s.cfg.Logger.Error("cannot read changes from the store; serving what is loaded", "err", err)
+			case err == nil && failing:
+				failing = false
+				s.cfg.Logger.Info("reading changes from the store again")
+			}
+			if n > 0 {
+				s.cfg.Logger.Debug("applied changes", "events", n)
+			}
+		case <-flush.C:
+			if s.cfg.Flusher != nil {
+				if err := s.cfg.Flusher.Flush(ctx); err != nil && ctx.Err() == nil {
+					s.cfg.Logger.Error("cannot write usage to the store; will retry", "err", err)
+				}
+			}
+		}
+	}
+}
+
+// Addr returns the edge listener's address.
+func (s *Server) Addr() string { return s.edgeLn.Addr().String() }
+
+// AdminAddr returns the admin listener's address, or "".
+func (s *Server) AdminAddr() string {
+	if s.adminLn == nil {
+		return ""
+	}
+	return s.adminLn.Addr().String()
+}
+
+// Close stops accepting requests, lets in-flight ones finish (until ctx
+// ends), stops following the store and flushes counted usage.
+func (s *Server) Close(ctx context.Context) error {
+	s.edge.SetReady(false)
+	err := s.edgeSrv.Shutdown(ctx)
+	if s.adminSrv != nil {
+		s.adminSrv.Shutdown(ctx)
+	}
+	s.cancel()
+	s.wg.Wait()
+	if s.cfg.Flusher != nil {
+		if ferr := s.cfg.Flusher.Flush(context.WithoutCancel(ctx)); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
+	}
+	return err
+}
