@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"redirects"
 	"redirects/export"
@@ -48,6 +49,12 @@ func NewMain() *Main {
 	}
 }
 
+// offsetClock runs at the wall's speed from a chosen start: REDIRECTS_CLOCK
+// sets it, so tests can place themselves in a minute or month.
+type offsetClock struct{ offset time.Duration }
+
+func (c offsetClock) Now() time.Time { return time.Now().Add(c.offset).UTC() }
+
 // usageError is a command line that does not parse: exit 2.
 type usageError struct{ msg string }
 
@@ -78,6 +85,7 @@ Commands:
   deployments --project P [--json]
   lookup --project P --path PATH [--version N]
   export --project P --format FORMAT [--version N]
+  serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--log-level LEVEL]
 
 Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
 Run "redirects COMMAND --help" for a command's flags.
@@ -133,6 +141,13 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		fmt.Fprint(m.Stderr, usageText)
 		return usagef("no command given")
 	}
+	if v := m.Getenv("REDIRECTS_CLOCK"); v != "" {
+		start, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "REDIRECTS_CLOCK %q is not an RFC 3339 time", v)
+		}
+		m.Clock = offsetClock{offset: time.Until(start)}
+	}
 	c := &cmd{m: m, db: *dbURL}
 	name, rest := args[0], args[1:]
 	switch name {
@@ -163,6 +178,8 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return c.lookup(ctx, rest)
 	case "export":
 		return c.export(ctx, rest)
+	case "serve":
+		return c.serve(ctx, rest)
 	}
 	return usagef("unknown command %q", name)
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"redirects"
+	edgehttp "redirects/http"
+)
+
+// logLevel parses --log-level.
+func logLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, redirects.Errorf(redirects.EINVALID, "log level %q is not one of debug, info, warn, error", s)
+	}
+	return l, nil
+}
+
+func (c *cmd) serve(ctx context.Context, args []string) error {
+	fs := c.flags("serve")
+	addr := fs.String("addr", c.env("REDIRECTS_ADDR", ":8080"), "edge API address (or REDIRECTS_ADDR)")
+	admin := fs.String("admin-addr", c.env("REDIRECTS_ADMIN_ADDR", "127.0.0.1:8081"), "admin address for /metrics (or REDIRECTS_ADMIN_ADDR); empty for none")
+	redisURL := fs.String("redis", c.env("REDIRECTS_REDIS", ""), "Redis URL for limits shared across nodes (or REDIRECTS_REDIS)")
+	level := fs.String("log-level", c.env("REDIRECTS_LOG_LEVEL", "info"), "debug logs every request (or REDIRECTS_LOG_LEVEL)")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	return c.runServer(ctx, *addr, *admin, *redisURL, *level, nil)
+}
+
+// runServer serves until ctx ends, then shuts down gracefully. ready, if
+// set, runs once the server answers.
+func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level string, ready func(edgeAddr string)) error {
+	lvl, err := logLevel(level)
+	if err != nil {
+		return err
+	}
+	if redisURL != "" {
+		return redirects.Errorf(redirects.EINVALID, "--redis: limits shared through Redis are not supported by this build yet")
+	}
+	logger := slog.New(slog.NewTextHandler(c.m.Stderr, &slog.HandlerOptions{Level: lvl}))
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	limiter, err := redirects.NewLocalLimiter(ctx, s, c.m.Clock.Now())
+	if err != nil {
+		return err
+	}
+	srv, err := edgehttp.Open(ctx, edgehttp.Config{
+		Addr: addr, AdminAddr: admin, Store: s, Limiter: limiter, Clock: c.m.Clock, Logger: logger, Flusher: limiter,
+	})
+	if err != nil {
+		return redirects.Errorf(redirects.EINVALID, "cannot serve: %v", err)
+	}
+	logger.Info("serving", "addr", srv.Addr(), "admin", srv.AdminAddr())
+	if ready != nil {
+		ready(srv.Addr())
+	}
+	<-ctx.Done()
+	logger.Info("shutting down: finishing in-flight requests and flushing usage")
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := srv.Close(shutdown); err != nil {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// env returns the environment variable name, or def when it is unset.
+func (c *cmd) env(name, def string) string {
+	if v := c.m.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
