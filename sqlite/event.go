@@ -1,0 +1,129 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"redirects"
+)
+
+// FindEvents returns the events recorded after the event afterID, oldest
+// first, at most limit of them; a limit of 0 or less means no limit.
+func (db *DB) FindEvents(ctx context.Context, afterID int64, limit int) ([]redirects.Event, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite's "no limit"
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT id, kind, org_id, project_id, version, created_at
+		FROM events WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: find events: %w", err)
+	}
+	defer rows.Close()
+	var out []redirects.Event
+	for rows.Next() {
+		var (
+			e       redirects.Event
+			created int64
+		)
+		if err := rows.Scan(&e.ID, &e.Kind, &e.OrgID, &e.ProjectID, &e.Version, &created); err != nil {
+			return nil, fmt.Errorf("sqlite: find events: %w", err)
+		}
+		e.CreatedAt = fromNanos(created)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: find events: %w", err)
+	}
+	return out, nil
+}
+
+// LastEventID returns the ID of the newest event, or 0.
+func (db *DB) LastEventID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("sqlite: last event: %w", err)
+	}
+	return id, nil
+}
+
+// AddUsage adds counted live lookups to organizations' monthly usage, all
+// in one transaction. Counts of unknown organizations are dropped, and zero
+// counts store nothing.
+func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int64) error {
+	if err := validPeriod(period); err != nil {
+		return err
+	}
+	for org, n := range counts {
+		if n < 0 {
+			return redirects.Errorf(redirects.EINVALID, "usage count %d of organization %s is negative", n, org)
+		}
+	}
+	if len(counts) == 0 {
+		return nil
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// The WHERE EXISTS drops unknown organizations instead of failing the
+	// whole batch on the foreign key; it also lets SQLite parse the upsert
+	// after a SELECT.
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO usage (org_id, period, count)
+		SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM orgs WHERE id = ?1)
+		ON CONFLICT (org_id, period) DO UPDATE SET count = count + excluded.count`)
+	if err != nil {
+		return fmt.Errorf("sqlite: add usage: %w", err)
+	}
+	defer stmt.Close()
+	for org, n := range counts {
+		if n == 0 {
+			continue
+		}
+		if _, err := stmt.ExecContext(ctx, org, period, n); err != nil {
+			return fmt.Errorf("sqlite: add usage: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: add usage: %w", err)
+	}
+	return nil
+}
+
+// FindUsage returns the monthly usage of every organization that has some
+// in period ("2006-01", UTC).
+func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, error) {
+	if err := validPeriod(period); err != nil {
+		return nil, err
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT org_id, count FROM usage WHERE period = ?`, period)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: find usage: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]int64)
+	for rows.Next() {
+		var (
+			org string
+			n   int64
+		)
+		if err := rows.Scan(&org, &n); err != nil {
+			return nil, fmt.Errorf("sqlite: find usage: %w", err)
+		}
+		out[org] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: find usage: %w", err)
+	}
+	return out, nil
+}
+
+// validPeriod checks a billing period's form, "2006-01", so a typo never
+// files counts under a period nobody reads.
+func validPeriod(period string) error {
+	if t, err := time.Parse("2006-01", period); err != nil || t.Format("2006-01") != period {
+		return redirects.Errorf(redirects.EINVALID, "usage period %q is not a month of the form 2006-01", period)
+	}
+	return nil
+}

@@ -1,0 +1,169 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"redirects"
+)
+
+// CreateKey stores a key made by redirects.NewKey and records a key event.
+// Only the key's hash is stored. A zero CreatedAt is set from the clock.
+func (db *DB) CreateKey(ctx context.Context, k *redirects.Key) error {
+	if k.ID == "" || len(k.Hash) != 64 {
+		return redirects.Errorf(redirects.EINVALID, "key has no ID or no SHA-256 hash: make it with redirects.NewKey")
+	}
+	if len(k.Name) > 200 {
+		return redirects.Errorf(redirects.EINVALID, "key name is %d bytes long, more than the 200 allowed", len(k.Name))
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+
+	p, err := findProject(ctx, tx, k.ProjectID)
+	if err != nil {
+		return err
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM keys WHERE id = ? OR hash = ?`, k.ID, k.Hash).Scan(&n); err != nil {
+		return fmt.Errorf("sqlite: create key: %w", err)
+	} else if n > 0 {
+		return redirects.Errorf(redirects.ECONFLICT, "key %s already exists", k.ID)
+	}
+	now := db.now()
+	created := now
+	if !k.CreatedAt.IsZero() {
+		created = fromNanos(k.CreatedAt.UnixNano())
+	}
+	var revoked any
+	if k.RevokedAt != nil {
+		revoked = k.RevokedAt.UnixNano()
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO keys (id, project_id, name, test, hash, last4, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.ProjectID, k.Name, k.Test, k.Hash, k.Last4, created.UnixNano(), revoked); err != nil {
+		return fmt.Errorf("sqlite: create key: %w", err)
+	}
+	if err := db.insertEvent(ctx, tx, redirects.EventKey, p.OrgID, p.ID, 0, now); err != nil {
+		return fmt.Errorf("sqlite: create key: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: create key: %w", err)
+	}
+	k.CreatedAt = created
+	return nil
+}
+
+// FindKeys returns the keys of a project, or of every project when
+// projectID is "", oldest first.
+func (db *DB) FindKeys(ctx context.Context, projectID string) ([]*redirects.Key, error) {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	var rows *sql.Rows
+	if projectID == "" {
+		rows, err = tx.QueryContext(ctx, `SELECT `+keyColumns+` FROM keys ORDER BY created_at, rowid`)
+	} else {
+		if _, err := findProject(ctx, tx, projectID); err != nil {
+			return nil, err
+		}
+		rows, err = tx.QueryContext(ctx, `SELECT `+keyColumns+` FROM keys WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: find keys: %w", err)
+	}
+	defer rows.Close()
+	var out []*redirects.Key
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: find keys: %w", err)
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: find keys: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeKey revokes a key of the project, named by its ID ("key_...") or
+// its full secret, records a key event, and returns the key. Revoking a
+// revoked key changes nothing and records no event. A key of another
+// project is reported as not found, like an unknown one, and the error
+// never repeats a secret.
+func (db *DB) RevokeKey(ctx context.Context, projectID, ref string) (*redirects.Key, error) {
+	var (
+		query, arg string
+		name       string // how the error message names the key
+	)
+	switch {
+	case strings.HasPrefix(ref, redirects.LiveKeyPrefix), strings.HasPrefix(ref, redirects.TestKeyPrefix):
+		query, arg = `SELECT `+keyColumns+` FROM keys WHERE hash = ?`, redirects.HashKey(ref)
+		name = "the given secret"
+		if len(ref) >= 4 {
+			name = fmt.Sprintf("the key ending in %q", ref[len(ref)-4:])
+		}
+	default:
+		query, arg = `SELECT `+keyColumns+` FROM keys WHERE id = ?`, ref
+		name = fmt.Sprintf("key %q", ref)
+	}
+
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	p, err := findProject(ctx, tx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	k, err := scanKey(tx.QueryRowContext(ctx, query, arg))
+	if errors.Is(err, sql.ErrNoRows) || err == nil && k.ProjectID != projectID {
+		return nil, redirects.Errorf(redirects.ENOTFOUND, "%s is not a key of project %s", name, projectID)
+	} else if err != nil {
+		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
+	}
+	if k.RevokedAt != nil {
+		return k, nil
+	}
+	now := db.now()
+	if _, err := tx.ExecContext(ctx, `UPDATE keys SET revoked_at = ? WHERE id = ?`, now.UnixNano(), k.ID); err != nil {
+		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
+	}
+	if err := db.insertEvent(ctx, tx, redirects.EventKey, p.OrgID, p.ID, 0, now); err != nil {
+		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
+	}
+	k.RevokedAt = &now
+	return k, nil
+}
+
+const keyColumns = `id, project_id, name, test, hash, last4, created_at, revoked_at`
+
+func scanKey(s scanner) (*redirects.Key, error) {
+	var (
+		k       redirects.Key
+		created int64
+		revoked sql.NullInt64
+	)
+	if err := s.Scan(&k.ID, &k.ProjectID, &k.Name, &k.Test, &k.Hash, &k.Last4, &created, &revoked); err != nil {
+		return nil, err
+	}
+	k.CreatedAt = fromNanos(created)
+	if revoked.Valid {
+		t := fromNanos(revoked.Int64)
+		k.RevokedAt = &t
+	}
+	return &k, nil
+}

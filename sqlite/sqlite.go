@@ -1,0 +1,284 @@
+// Package sqlite implements redirects.Store on an embedded SQLite database,
+// through the pure-Go driver modernc.org/sqlite (no cgo).
+//
+// The database runs in WAL mode: readers never block the writer and the
+// writer never blocks readers. Every writing transaction starts with BEGIN
+// IMMEDIATE, so it takes the write lock up front and waits for it under the
+// busy timeout, instead of starting as a reader and failing with SQLITE_BUSY
+// when it tries to upgrade while another connection writes. Several
+// processes (or several DBs in one process) may therefore share one file.
+//
+// The schema is in migrations/*.sql, embedded in the binary and applied by
+// Open. See migrations/0001_initial.sql for the tables and their meaning.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"redirects"
+)
+
+// BusyTimeout is how long a transaction waits for the write lock that
+// another connection holds before it fails with SQLITE_BUSY. It is generous
+// because a deploy of a million rules may hold the lock for several seconds,
+// and waiting is better than failing an operator's command.
+const BusyTimeout = 60 * time.Second
+
+// migrationsFS holds the numbered schema migrations, applied in order.
+//
+//go:embed migrations/*.sql
+var migrationsFS embed.FS
+
+// DB is a redirects.Store kept in one SQLite file.
+type DB struct {
+	// Clock gives CreatedAt times. Open sets it to redirects.SystemClock{};
+	// set it before the DB is used, not while methods run.
+	Clock redirects.Clock
+
+	path string
+	// write has a single connection, so the writers of one process queue in
+	// database/sql instead of polling SQLite's busy handler; its
+	// transactions begin IMMEDIATE.
+	write *sql.DB
+	// read is a pool of read-only connections, so lookups of deployments,
+	// exports and events run while a long deploy holds the write lock.
+	read *sql.DB
+}
+
+var _ redirects.Store = (*DB)(nil)
+
+// Open opens (creating it if needed) the SQLite database at path and brings
+// its schema up to date. Several processes may open the same new file at
+// once: the migrations run in an IMMEDIATE transaction that re-reads the
+// schema version, so exactly one of them applies each migration.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, redirects.Errorf(redirects.EINVALID, "sqlite: database path is empty")
+	}
+	if strings.HasPrefix(path, "file:") || path == ":memory:" {
+		// A URI or a memory database would silently break the assumptions
+		// below (one file shared by a write and a read pool).
+		return nil, redirects.Errorf(redirects.EINVALID, "sqlite: %q is not a file path", path)
+	}
+	db := &DB{Clock: redirects.SystemClock{}, path: path}
+
+	// synchronous=NORMAL in WAL mode: a commit is durable against a crash of
+	// the process (the WAL is written before COMMIT returns), but the last
+	// transactions before a power loss or OS crash may roll back; the
+	// database is never corrupted. FULL would fsync on every commit, which
+	// costs more than it buys for this data (usage is flushed in batches
+	// anyway and deploys can be repeated).
+	common := url.Values{}
+	common.Set("_busy_timeout", strconv.FormatInt(BusyTimeout.Milliseconds(), 10))
+	common.Set("_foreign_keys", "on")
+	common.Set("_synchronous", "NORMAL")
+
+	w := url.Values{}
+	for k, v := range common {
+		w[k] = v
+	}
+	w.Set("_journal_mode", "WAL")
+	w.Set("_txlock", "immediate")
+	// A 64 MiB page cache keeps the rules index of a large import in memory;
+	// the default 2 MiB makes a million-row import spill and re-read pages.
+	w.Add("_pragma", "cache_size(-65536)")
+	var err error
+	if db.write, err = sql.Open("sqlite", dsn(path, w)); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	db.write.SetMaxOpenConns(1)
+	db.write.SetMaxIdleConns(1)
+	db.write.SetConnMaxIdleTime(0)
+	db.write.SetConnMaxLifetime(0)
+
+	r := url.Values{}
+	for k, v := range common {
+		r[k] = v
+	}
+	r.Set("_query_only", "1")
+	if db.read, err = sql.Open("sqlite", dsn(path, r)); err != nil {
+		db.write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	n := max(4, runtime.NumCPU())
+	db.read.SetMaxOpenConns(n)
+	db.read.SetMaxIdleConns(n)
+
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// dsn returns the driver's name for the file at path with the given
+// parameters. It uses a file: URI with the path escaped, so a path holding
+// '?', '#' or '%' names the file it says.
+func dsn(path string, params url.Values) string {
+	u := url.URL{Path: path}
+	return "file:" + u.EscapedPath() + "?" + params.Encode()
+}
+
+// Close closes the database. It is safe to call more than once.
+func (db *DB) Close() error {
+	var errs []error
+	if db.read != nil {
+		errs = append(errs, db.read.Close())
+		db.read = nil
+	}
+	if db.write != nil {
+		errs = append(errs, db.write.Close())
+		db.write = nil
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("sqlite: close %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// migration is one numbered schema change.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations in version order. Their file
+// names are NNNN_description.sql; the number is the version.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationsFS, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("sqlite: migration file %s is not named NNNN_description.sql", base)
+		}
+		b, err := migrationsFS.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: strings.TrimSuffix(base, ".sql"), sql: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i, m := range out {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("sqlite: migration %s: expected version %d", m.name, i+1)
+		}
+	}
+	return out, nil
+}
+
+// migrate applies the migrations the database lacks, all in one IMMEDIATE
+// transaction: a concurrent Open waits for the lock, then finds the version
+// already current and does nothing.
+func (db *DB) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		applied_at INTEGER NOT NULL
+	) STRICT`); err != nil {
+		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
+	}
+	var current int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
+	}
+	if current > len(ms) {
+		return fmt.Errorf("sqlite: database %s has schema version %d, newer than this program's %d", db.path, current, len(ms))
+	}
+	for _, m := range ms[current:] {
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+			m.version, m.name, time.Now().UnixNano()); err != nil {
+			return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// SchemaVersion returns the number of the newest migration applied.
+func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("sqlite: schema version: %w", err)
+	}
+	return v, nil
+}
+
+// now returns the clock's time, cut to what the database keeps (unix
+// nanoseconds, UTC), so the value a method sets on its argument equals the
+// value a later read returns.
+func (db *DB) now() time.Time {
+	return time.Unix(0, db.Clock.Now().UnixNano()).UTC()
+}
+
+// beginWrite starts an IMMEDIATE transaction: it holds the database's write
+// lock from its first statement on.
+func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: begin: %w", err)
+	}
+	return tx, nil
+}
+
+// beginRead starts a read transaction, so the statements of one method see
+// one snapshot of the database.
+func (db *DB) beginRead(ctx context.Context) (*sql.Tx, error) {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: begin: %w", err)
+	}
+	return tx, nil
+}
+
+// querier is what the helpers need of a transaction.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// insertEvent records a change for edge nodes, in the caller's transaction.
+func (db *DB) insertEvent(ctx context.Context, tx querier, kind, orgID, projectID string, version int, at time.Time) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO events (kind, org_id, project_id, version, created_at) VALUES (?, ?, ?, ?, ?)`,
+		kind, orgID, projectID, version, at.UnixNano()); err != nil {
+		return fmt.Errorf("record %s event: %w", kind, err)
+	}
+	return nil
+}
+
+// fromNanos returns the UTC time of a stored integer time.
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }

@@ -1,0 +1,239 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"redirects"
+	"redirects/sqlite"
+	"redirects/storetest"
+)
+
+// open returns a DB on a new file in the test's temporary directory.
+func open(t testing.TB, clock redirects.Clock) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "redirects.db"))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if clock != nil {
+		db.Clock = clock
+	}
+	return db
+}
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, clock redirects.Clock) redirects.Store {
+		return open(t, clock)
+	})
+}
+
+func TestMigrationsIdempotent(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "redirects.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	o := &redirects.Org{Name: "Acme", Tier: redirects.TierFree}
+	if err := db.CreateOrg(ctx, o); err != nil {
+		t.Fatalf("CreateOrg: %v", err)
+	}
+	v1, err := db.SchemaVersion(ctx)
+	if err != nil || v1 < 1 {
+		t.Fatalf("SchemaVersion = %d, %v; want >= 1", v1, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	for i := 0; i < 2; i++ {
+		db, err = sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatalf("Open again: %v", err)
+		}
+		if v, err := db.SchemaVersion(ctx); err != nil || v != v1 {
+			t.Errorf("SchemaVersion after reopening = %d, %v; want %d", v, err, v1)
+		}
+		if _, err := db.FindOrgByID(ctx, o.ID); err != nil {
+			t.Errorf("FindOrgByID after reopening: %v", err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	}
+}
+
+// TestConcurrentOpen opens one new file from many DBs at once: each must
+// find the schema either absent (and apply it) or complete.
+func TestConcurrentOpen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "redirects.db")
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := sqlite.Open(ctx, path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer db.Close()
+			if _, err := db.FindOrgs(ctx); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent Open: %v", err)
+	}
+}
+
+// TestConcurrentWriters has eight DBs, as eight processes would, write to
+// one file at once: every write succeeds (IMMEDIATE transactions wait for
+// the lock instead of failing), and versions have no gaps or repeats.
+func TestConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "redirects.db")
+	setup, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer setup.Close()
+	o := &redirects.Org{Name: "Acme", Tier: redirects.TierFree}
+	if err := setup.CreateOrg(ctx, o); err != nil {
+		t.Fatalf("CreateOrg: %v", err)
+	}
+	p := &redirects.Project{OrgID: o.ID, Name: "site"}
+	if err := setup.CreateProject(ctx, p); err != nil {
+		t.Fatalf("CreateProject: %v", err)
+	}
+
+	const writers, rulesEach, deploysEach = 8, 50, 5
+	build := func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv", Body: []byte(fmt.Sprint(len(rules))), ETag: `"x"`}}}, nil
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*(rulesEach+deploysEach))
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := sqlite.Open(ctx, path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer db.Close()
+			for i := 0; i < rulesEach; i++ {
+				r := &redirects.Rule{ProjectID: p.ID, Source: fmt.Sprintf("/w%d/r%d", w, i), Destination: "/x", StatusCode: 301, Priority: 100}
+				if err := db.AddRule(ctx, r); err != nil {
+					errs <- fmt.Errorf("writer %d: AddRule: %w", w, err)
+				}
+				if i%(rulesEach/deploysEach) == rulesEach/deploysEach-1 {
+					if _, err := db.Deploy(ctx, p.ID, redirects.DeployOptions{}, build); err != nil {
+						errs <- fmt.Errorf("writer %d: Deploy: %w", w, err)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+
+	rules, err := setup.FindRules(ctx, p.ID)
+	if err != nil {
+		t.Fatalf("FindRules: %v", err)
+	}
+	if len(rules) != writers*rulesEach {
+		t.Errorf("FindRules = %d rules, want %d", len(rules), writers*rulesEach)
+	}
+	ds, err := setup.FindDeployments(ctx, p.ID)
+	if err != nil {
+		t.Fatalf("FindDeployments: %v", err)
+	}
+	if len(ds) != writers*deploysEach {
+		t.Errorf("FindDeployments = %d, want %d", len(ds), writers*deploysEach)
+	}
+	for i, d := range ds {
+		if d.Version != i+1 {
+			t.Fatalf("deployment %d has version %d: versions have a gap or repeat", i, d.Version)
+		}
+	}
+	evs, err := setup.FindEvents(ctx, 0, 0)
+	if err != nil {
+		t.Fatalf("FindEvents: %v", err)
+	}
+	deploys := 0
+	for _, ev := range evs {
+		if ev.Kind == redirects.EventDeploy {
+			deploys++
+			if ev.Version != deploys {
+				t.Errorf("deploy event %d names version %d: events are not in commit order", deploys, ev.Version)
+			}
+		}
+	}
+	if deploys != writers*deploysEach {
+		t.Errorf("%d deploy events, want %d", deploys, writers*deploysEach)
+	}
+}
+
+// TestReadDuringWrite reads while another DB holds the write lock: WAL mode
+// lets readers go on.
+func TestReadDuringWrite(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "redirects.db")
+	w, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer w.Close()
+	r, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer r.Close()
+	o := &redirects.Org{Name: "Acme", Tier: redirects.TierFree}
+	if err := w.CreateOrg(ctx, o); err != nil {
+		t.Fatalf("CreateOrg: %v", err)
+	}
+	p := &redirects.Project{OrgID: o.ID, Name: "site"}
+	if err := w.CreateProject(ctx, p); err != nil {
+		t.Fatalf("CreateProject: %v", err)
+	}
+
+	inBuild, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error)
+	go func() {
+		_, err := w.Deploy(ctx, p.ID, redirects.DeployOptions{}, func([]redirects.Rule) (*redirects.DeployContent, error) {
+			close(inBuild)
+			<-release // hold the write lock
+			return &redirects.DeployContent{}, nil
+		})
+		done <- err
+	}()
+	<-inBuild
+	if _, err := r.FindProjectByID(ctx, p.ID); err != nil {
+		t.Errorf("FindProjectByID during a deploy: %v", err)
+	}
+	if _, _, err := r.FindDeployment(ctx, p.ID, 0); redirects.ErrorCode(err) != redirects.ENOTFOUND {
+		t.Errorf("FindDeployment during the first deploy = %v, want ENOTFOUND (not yet committed)", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("Deploy: %v", err)
+	}
+	if d, _, err := r.FindDeployment(ctx, p.ID, 0); err != nil || d.Version != 1 {
+		t.Errorf("FindDeployment after the deploy = %v, %v; want version 1", d, err)
+	}
+}
