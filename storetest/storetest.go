@@ -619,7 +619,7 @@ func testImportStores(t *testing.T, e *env) {
 		ids[r.MatchType.String()+" "+r.Source] = r.ID
 	}
 	for i := 1; i < len(in); i++ {
-		prev, cur := ids[sources(in[i-1:i])[0]], ids[sources(in[i:i+1])[0]]
+		prev, cur := ids[sources(in[i-1 : i])[0]], ids[sources(in[i : i+1])[0]]
 		if cur <= prev {
 			t.Errorf("rule %d got ID %d, not above rule %d's %d", i+1, cur, i, prev)
 		}
