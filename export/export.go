@@ -1,0 +1,273 @@
+// Package export renders a deployment's rules into the seven export files of
+// SPEC.md (csv, nginx, nginx-map-exact, nginx-map-prefix, haproxy,
+// haproxy-map-exact, haproxy-map-prefix) with the shapes CONTRACT.md
+// "Exports" fixes, and reports at deploy time what a format cannot express.
+//
+// Render is the redirects.Builder a deploy calls; the Render<Format>
+// functions render one file each. Every renderer takes validated rules in any
+// order and sorts a copy of its own, so callers need not sort. The snippets
+// that wire the files into nginx and HAProxy are constants of this package,
+// quoted in the map files' leading comments, in docs/exports.md and used
+// verbatim by the tests that run real nginx and haproxy.
+package export
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"redirects"
+)
+
+// Render renders all seven export files of rules, in the order of
+// redirects.Formats, each with a strong ETag, and the deploy-time report of
+// what the formats cannot express. It has the signature of redirects.Builder.
+// The rules must be valid (see redirects.Rule.Validate); they may come in any
+// order and are not modified.
+func Render(rules []redirects.Rule) (*redirects.DeployContent, error) {
+	for i := range rules {
+		if rules[i].MatchType != redirects.Exact && rules[i].MatchType != redirects.StartsWith {
+			return nil, redirects.Errorf(redirects.EINVALID, "rule %d has an unknown match type %d", rules[i].ID, rules[i].MatchType)
+		}
+	}
+	s := sortRules(rules)
+
+	renderers := []func(*sorted) []byte{
+		(*sorted).csv,
+		(*sorted).nginx,
+		(*sorted).nginxMapExact,
+		(*sorted).nginxMapPrefix,
+		(*sorted).haproxy,
+		(*sorted).haproxyMapExact,
+		(*sorted).haproxyMapPrefix,
+	}
+	if len(renderers) != len(redirects.Formats) {
+		panic("export: the renderers do not match redirects.Formats")
+	}
+	out := &redirects.DeployContent{Exports: make([]redirects.Export, len(renderers))}
+
+	// The formats are independent, so they render (and hash) in parallel:
+	// at a million rules each takes a few hundred milliseconds.
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(renderers)) {
+		wg.Go(func() {
+			for i := range jobs {
+				body := renderers[i](s)
+				out.Exports[i] = redirects.Export{Format: redirects.Formats[i], Body: body, ETag: ETag(body)}
+			}
+		})
+	}
+	wg.Go(func() { out.Report = s.report() })
+	for i := range renderers {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return out, nil
+}
+
+// ETag returns the strong entity tag of an export body: the first 16 bytes
+// of its SHA-256 in hex, in quotes. Half a SHA-256 is far more than enough
+// to tell two versions of a file apart and keeps the header short.
+func ETag(body []byte) string {
+	sum := sha256.Sum256(body)
+	b := make([]byte, 0, 34)
+	b = append(b, '"')
+	b = hex.AppendEncode(b, sum[:16])
+	b = append(b, '"')
+	return string(b)
+}
+
+// RenderCSV renders the csv export: the header
+// source,destination,statusCode,matchType, then one record per rule, exact
+// rules by source bytes, then starts_with rules in priority order. Records
+// end with CRLF and a field holding a comma, quote or line break is quoted,
+// as RFC 4180 says.
+func RenderCSV(rules []redirects.Rule) []byte { return sortRules(rules).csv() }
+
+// RenderNginx renders the nginx export, to include in a server block: a
+// "location =" block per exact rule and a "location ^~" block per
+// starts_with source, each section sorted by source bytes.
+func RenderNginx(rules []redirects.Rule) []byte { return sortRules(rules).nginx() }
+
+// RenderNginxMapExact renders the nginx-map-exact export: the exact rules as
+// "map $uri $redirect_exact", to include in the http block.
+func RenderNginxMapExact(rules []redirects.Rule) []byte { return sortRules(rules).nginxMapExact() }
+
+// RenderNginxMapPrefix renders the nginx-map-prefix export: the starts_with
+// rules as anchored regular expressions of "map $uri $redirect_prefix", in
+// priority order, to include in the http block.
+func RenderNginxMapPrefix(rules []redirects.Rule) []byte { return sortRules(rules).nginxMapPrefix() }
+
+// RenderHAProxy renders the haproxy export, to paste into a frontend: an ACL
+// and an http-request redirect per rule, exact rules first, then starts_with
+// rules in priority order.
+func RenderHAProxy(rules []redirects.Rule) []byte { return sortRules(rules).haproxy() }
+
+// RenderHAProxyMapExact renders the haproxy-map-exact export, a map file of
+// "<source> <destination>" lines for map_str.
+func RenderHAProxyMapExact(rules []redirects.Rule) []byte { return sortRules(rules).haproxyMapExact() }
+
+// RenderHAProxyMapPrefix renders the haproxy-map-prefix export, a map file
+// of "<source> <status> <destination>" lines for map_beg.
+func RenderHAProxyMapPrefix(rules []redirects.Rule) []byte { return sortRules(rules).haproxyMapPrefix() }
+
+// RenderFormat renders one export file by its format name, or returns nil
+// and false for a name not in redirects.Formats.
+func RenderFormat(format string, rules []redirects.Rule) ([]byte, bool) {
+	switch format {
+	case "csv":
+		return RenderCSV(rules), true
+	case "nginx":
+		return RenderNginx(rules), true
+	case "nginx-map-exact":
+		return RenderNginxMapExact(rules), true
+	case "nginx-map-prefix":
+		return RenderNginxMapPrefix(rules), true
+	case "haproxy":
+		return RenderHAProxy(rules), true
+	case "haproxy-map-exact":
+		return RenderHAProxyMapExact(rules), true
+	case "haproxy-map-prefix":
+		return RenderHAProxyMapPrefix(rules), true
+	}
+	return nil, false
+}
+
+// sorted holds the orders the formats need, computed once per deployment.
+type sorted struct {
+	// all is every rule in the canonical order of redirects.SortRules:
+	// exact rules by source bytes, then starts_with rules by precedence.
+	all []*redirects.Rule
+	// exact is all's exact rules less repeated sources: the server formats
+	// cannot hold a source twice (nginx refuses the file), so the first rule
+	// in the input keeps it, as in redirects.Compile.
+	exact []*redirects.Rule
+	// prefix is all's starts_with rules, in precedence order, less repeated
+	// sources (the better rule keeps it, as in redirects.Compile).
+	prefix []*redirects.Rule
+	// winners is redirects.PrefixWinners, one per distinct source.
+	winners []redirects.PrefixWinner
+	// dupExact and dupPrefix are the sources dropped as repeats.
+	dupExact, dupPrefix []string
+
+	caseOnce sync.Once
+	caseInfo *caseInfo
+}
+
+// sortRules computes the orders of sorted. The order of all is the one of
+// redirects.SortRules, with ties (which only identical rules have) broken by
+// input position, so the output never depends on the input order's accidents
+// or on the sort algorithm. It sorts indexes rather than a copy of the rules:
+// at a million rules, moving 100-byte structs costs more than the compares.
+func sortRules(rules []redirects.Rule) *sorted {
+	s := &sorted{}
+	var exact, prefix []int32
+	for i := range rules {
+		if rules[i].MatchType == redirects.StartsWith {
+			prefix = append(prefix, int32(i))
+		} else {
+			exact = append(exact, int32(i))
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		slices.SortFunc(exact, func(a, b int32) int {
+			if c := strings.Compare(rules[a].Source, rules[b].Source); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	})
+	wg.Go(func() {
+		slices.SortFunc(prefix, func(a, b int32) int {
+			switch {
+			case redirects.Better(&rules[a], &rules[b]):
+				return -1
+			case redirects.Better(&rules[b], &rules[a]):
+				return 1
+			}
+			return cmp.Compare(a, b)
+		})
+	})
+	wg.Go(func() { s.winners = redirects.PrefixWinners(rules) })
+	wg.Wait()
+
+	s.all = make([]*redirects.Rule, 0, len(rules))
+	s.exact = make([]*redirects.Rule, 0, len(exact))
+	for k, i := range exact {
+		r := &rules[i]
+		s.all = append(s.all, r)
+		if k > 0 && rules[exact[k-1]].Source == r.Source {
+			s.dupExact = append(s.dupExact, r.Source)
+			continue
+		}
+		s.exact = append(s.exact, r)
+	}
+	// A repeated starts_with source keeps its best rule, the first in
+	// precedence order; seen is only needed when repeats exist at all.
+	var seen map[string]bool
+	if countDistinct(s.winners) != len(s.winners) {
+		seen = make(map[string]bool)
+	}
+	s.prefix = make([]*redirects.Rule, 0, len(prefix))
+	for _, i := range prefix {
+		r := &rules[i]
+		s.all = append(s.all, r)
+		if seen != nil {
+			if seen[r.Source] {
+				s.dupPrefix = append(s.dupPrefix, r.Source)
+				continue
+			}
+			seen[r.Source] = true
+		}
+		s.prefix = append(s.prefix, r)
+	}
+	s.winners = dedupWinners(s.winners)
+	return s
+}
+
+func countDistinct(w []redirects.PrefixWinner) int {
+	n := 0
+	for i := range w {
+		if i == 0 || w[i].Source != w[i-1].Source {
+			n++
+		}
+	}
+	return n
+}
+
+// dedupWinners keeps one winner per source. Within a run of equal sources,
+// PrefixWinners gives each the better of its own rule and the winner before
+// it, so the last of the run holds the best of all of them.
+func dedupWinners(w []redirects.PrefixWinner) []redirects.PrefixWinner {
+	if countDistinct(w) == len(w) {
+		return w
+	}
+	out := w[:0]
+	for i := range w {
+		if i+1 < len(w) && w[i+1].Source == w[i].Source {
+			continue
+		}
+		out = append(out, w[i])
+	}
+	return out
+}
+
+// appendStatus appends a status code; validation allows only 301 and 302,
+// but any other value is still written as a number rather than lost.
+func appendStatus(b []byte, code int) []byte {
+	switch code {
+	case 301:
+		return append(b, "301"...)
+	case 302:
+		return append(b, "302"...)
+	}
+	return fmt.Appendf(b, "%d", code)
+}

@@ -1,0 +1,101 @@
+package export_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"redirects"
+	"redirects/export"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// smallRules is a hand-written rule set that touches every case the formats
+// must get right: a 302, a destination with a query string, an absolute
+// https destination, a '%' in a destination, a ',' in a source (csv
+// quoting), regular expression metacharacters in a source, an exact and a
+// starts_with rule sharing a source, overlapping prefixes whose priorities
+// make the closure change the answer, and sources differing only in case.
+// It is deliberately not sorted.
+func smallRules() []redirects.Rule {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rules := []redirects.Rule{
+		{Source: "/blog/2019/05", Destination: "/archive/may", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 200},
+		{Source: "/old", Destination: "/new", StatusCode: 301},
+		{Source: "/promo", Destination: "/sale?utm_source=old&x=1", StatusCode: 302},
+		{Source: "/blog", Destination: "/news", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 100},
+		{Source: "/partner", Destination: "https://partner.example.com/landing?ref=redirects", StatusCode: 301},
+		{Source: "/discount", Destination: "/search?q=50%25off", StatusCode: 301},
+		{Source: "/about", Destination: "/about-us", StatusCode: 301},
+		{Source: "/About", Destination: "/about-us-2", StatusCode: 302},
+		{Source: "/blog/2019", Destination: "/archive/2019", StatusCode: 302, MatchType: redirects.StartsWith, Priority: 50},
+		{Source: "/docs/", Destination: "/guide/", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 100},
+		{Source: "/docs/v1", Destination: "https://old.example.com/docs?v=1", StatusCode: 302, MatchType: redirects.StartsWith, Priority: 100},
+		{Source: "/docs/", Destination: "/guide/index", StatusCode: 301},
+		{Source: "/shop.(old)+", Destination: "/shop", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 10},
+		{Source: "/a,b", Destination: "/c%d", StatusCode: 301},
+		{Source: "/Blog/", Destination: "/news-upper", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 1},
+	}
+	for i := range rules {
+		rules[i].ID = int64(i + 1)
+		rules[i].CreatedAt = t0.Add(time.Duration(i) * time.Minute)
+	}
+	return rules
+}
+
+// TestGolden holds every format's exact bytes for smallRules against
+// testdata/golden/<format> (go test -run TestGolden -update rewrites them;
+// review the diff).
+func TestGolden(t *testing.T) {
+	rules := smallRules()
+	for _, r := range rules {
+		if err := r.Validate(); err != nil {
+			t.Fatalf("smallRules holds an invalid rule: %v", err)
+		}
+	}
+	c, err := export.Render(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Exports) != len(redirects.Formats) {
+		t.Fatalf("Render returned %d exports, want %d", len(c.Exports), len(redirects.Formats))
+	}
+	for i, format := range redirects.Formats {
+		e := c.Exports[i]
+		if e.Format != format {
+			t.Errorf("export %d is %q, want %q (redirects.Formats order)", i, e.Format, format)
+		}
+		single, ok := export.RenderFormat(format, rules)
+		if !ok || !bytes.Equal(single, e.Body) {
+			t.Errorf("%s: RenderFormat and Render disagree", format)
+		}
+		if want := export.ETag(e.Body); e.ETag != want || !regexp.MustCompile(`^"[0-9a-f]{32}"$`).MatchString(e.ETag) {
+			t.Errorf("%s: ETag %s, want %s (quoted hex)", format, e.ETag, want)
+		}
+		checkGolden(t, format, e.Body)
+	}
+	checkGolden(t, "report", []byte(c.Report))
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", name, path, got, want)
+	}
+}

@@ -1,0 +1,216 @@
+package export
+
+import (
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// Validation keeps whitespace, control characters and " ' \ ; { } $ # out of
+// sources and destinations, so every one of them is a single nginx token
+// that needs no quoting, and no value can start a variable or a comment.
+
+func (s *sorted) nginx() []byte {
+	b := make([]byte, 0, 64+textSize(s.exact, len("location =  { return 301 ; }\n"))+
+		winnersSize(s.winners, len("location ^~  { return 301 ; }\n")))
+	b = append(b, "# Exact match redirects\n"...)
+	for _, r := range s.exact {
+		b = appendNginxLocation(b, "location = ", r.Source, r)
+	}
+	b = append(b, "# Prefix redirects\n"...)
+	// Each prefix source carries its closure winner: nginx picks the longest
+	// matching "location ^~" whatever the priorities, and the winner of the
+	// longest matching source is the lookup API's answer.
+	for _, w := range s.winners {
+		b = appendNginxLocation(b, "location ^~ ", w.Source, w.Rule)
+	}
+	return b
+}
+
+func appendNginxLocation(b []byte, kind, source string, r *redirects.Rule) []byte {
+	b = append(b, kind...)
+	b = append(b, source...)
+	b = append(b, " { return "...)
+	b = appendStatus(b, r.StatusCode)
+	b = append(b, ' ')
+	b = append(b, r.Destination...)
+	return append(b, "; }\n"...)
+}
+
+func (s *sorted) nginxMapExact() []byte {
+	ci := s.cases()
+	keep := s.exact
+	if len(ci.leftOut) > 0 {
+		keep = make([]*redirects.Rule, 0, len(s.exact))
+		for _, r := range s.exact {
+			if !ci.leftOutSet[r] {
+				keep = append(keep, r)
+			}
+		}
+	}
+	longest, n302 := 0, 0
+	var ex302 []string
+	for _, r := range keep {
+		longest = max(longest, len(r.Source))
+		if r.StatusCode != 301 {
+			if n302++; n302 <= maxExamples {
+				ex302 = append(ex302, r.Source)
+			}
+		}
+	}
+	bucket, maxSize := nginxMapHashSizes(longest, len(keep))
+
+	var h strings.Builder
+	h.WriteString("# nginx-map-exact: " + countNoun(len(keep), "exact redirect rule") + " as an nginx map (docs/exports.md).\n")
+	h.WriteString("# In the http block, the two sizes this map needs, then the include of this file:\n")
+	h.WriteString("#     map_hash_bucket_size " + strconv.Itoa(bucket) + ";\n")
+	h.WriteString("#     map_hash_max_size " + strconv.Itoa(maxSize) + ";\n")
+	writeCommentLines(&h, NginxMapExactHTTPSnippet)
+	h.WriteString("# In the server block:\n")
+	writeCommentLines(&h, NginxAbsoluteRedirectSnippet)
+	writeCommentLines(&h, NginxMapExactSnippet)
+	if n302 > 0 {
+		h.WriteString("# Warning: the map has no status column, so " + countNoun(n302, "rule") +
+			" with status 302 " + isAre(n302) + " served as 301, e.g. " + strings.Join(ex302, ", ") + "\n")
+	}
+	if len(ci.leftOut) > 0 {
+		h.WriteString("# Warning: nginx map keys are case-insensitive and nginx refuses two keys that differ only in case,\n")
+		h.WriteString("# so " + countNoun(len(ci.leftOut), "source") + " " + isAre(len(ci.leftOut)) +
+			" left out (a request for it gets the kept source's destination):\n")
+		for _, d := range ci.leftOut {
+			h.WriteString("#     " + d.source + " (kept " + d.kept + ")\n")
+		}
+	}
+
+	b := make([]byte, 0, h.Len()+64+textSize(keep, len("     ;\n")))
+	b = append(b, h.String()...)
+	b = append(b, "map $uri $redirect_exact {\n"...)
+	for _, r := range keep {
+		b = append(b, "    "...)
+		b = append(b, r.Source...)
+		b = append(b, ' ')
+		b = append(b, r.Destination...)
+		b = append(b, ";\n"...)
+	}
+	return append(b, "}\n"...)
+}
+
+// nginxMapHashSizes returns the map_hash_bucket_size and map_hash_max_size
+// an nginx map of n keys, the longest of which is longest bytes, needs. A
+// hash bucket must hold the longest key's element (a pointer, the key
+// rounded up to pointers with two bytes of length, CONTRACT's "keys longer
+// than 46 bytes") plus the bucket's end marker; doubling it to the next power
+// of two leaves room for a few keys per bucket, so nginx finds a table size
+// quickly. Twice as many buckets as keys, rounded up to a power of two, is a
+// max size nginx can always fill without warning.
+func nginxMapHashSizes(longest, n int) (bucket, maxSize int) {
+	need := 8 + (longest+2+7)&^7 + 8
+	bucket = 64
+	for bucket < 2*need {
+		bucket *= 2
+	}
+	maxSize = 2048
+	for maxSize < 2*n {
+		maxSize *= 2
+	}
+	return bucket, maxSize
+}
+
+func (s *sorted) nginxMapPrefix() []byte {
+	var h strings.Builder
+	h.WriteString("# nginx-map-prefix: " + countNoun(len(s.prefix), "starts_with redirect rule") + " as an nginx map of regular expressions (docs/exports.md).\n")
+	h.WriteString("# nginx tries a map's regular expressions in file order and takes the first that matches; the lines\n")
+	h.WriteString("# are in priority order, so the first match is the rule the lookup API picks.\n")
+	h.WriteString("# In the http block:\n")
+	writeCommentLines(&h, NginxMapPrefixHTTPSnippet)
+	h.WriteString("# In the server block, after the if line of nginx-map-exact when both maps are used:\n")
+	writeCommentLines(&h, NginxAbsoluteRedirectSnippet)
+	writeCommentLines(&h, NginxMapPrefixSnippet)
+
+	b := make([]byte, 0, h.Len()+64+textSize(s.prefix, len(`    "~^" "301 ";`+"\n")+8))
+	b = append(b, h.String()...)
+	b = append(b, "map $uri $redirect_prefix {\n    default \"\";\n"...)
+	for _, r := range s.prefix {
+		b = append(b, "    \"~^"...)
+		b = appendRegexpQuote(b, r.Source)
+		b = append(b, "\" \""...)
+		b = appendStatus(b, r.StatusCode)
+		b = append(b, ' ')
+		b = append(b, r.Destination...)
+		b = append(b, "\";\n"...)
+	}
+	return append(b, "}\n"...)
+}
+
+// maxNginxToken bounds a regular expression written with one backslash per
+// metacharacter: nginx refuses a token longer than its 4096-byte read
+// buffer, which a 2,048-byte source made of dots would exceed.
+const maxNginxToken = 4000
+
+// appendRegexpQuote appends src as a PCRE expression that matches it
+// literally. Each metacharacter gets a backslash, which nginx's quoted
+// strings keep as it is (nginx only rewrites \" \' \\ \t \r \n, and no
+// metacharacter is one of t, r, n). A source whose escaped form would be too
+// long for nginx is wrapped in \Q...\E instead, which cannot end early
+// because a source holds no backslash.
+func appendRegexpQuote(b []byte, src string) []byte {
+	n := 0
+	for i := 0; i < len(src); i++ {
+		if isRegexpMeta(src[i]) {
+			n++
+		}
+	}
+	if len(src)+n > maxNginxToken {
+		b = append(b, `\Q`...)
+		b = append(b, src...)
+		return append(b, `\E`...)
+	}
+	for i := 0; i < len(src); i++ {
+		if isRegexpMeta(src[i]) {
+			b = append(b, '\\')
+		}
+		b = append(b, src[i])
+	}
+	return b
+}
+
+// isRegexpMeta reports whether c has a meaning in a PCRE expression outside
+// a character class. Validation already keeps \ $ ? { } out of sources; they
+// are listed anyway so the quoting does not depend on it.
+func isRegexpMeta(c byte) bool {
+	switch c {
+	case '\\', '^', '$', '.', '[', ']', '|', '(', ')', '?', '*', '+', '{', '}':
+		return true
+	}
+	return false
+}
+
+// writeCommentLines writes each line of a snippet as an indented comment.
+func writeCommentLines(h *strings.Builder, snippet string) {
+	for line := range strings.SplitSeq(snippet, "\n") {
+		h.WriteString("#     " + line + "\n")
+	}
+}
+
+func winnersSize(w []redirects.PrefixWinner, perLine int) int {
+	n := 0
+	for i := range w {
+		n += len(w[i].Source) + len(w[i].Rule.Destination) + perLine
+	}
+	return n
+}
+
+func countNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}

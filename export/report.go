@@ -1,0 +1,289 @@
+package export
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// maxExamples is how many sources a report line or a warning names.
+const maxExamples = 3
+
+// linearScanWarn is the rule count above which the report warns about the
+// formats that test rules one by one (PERF-NOTES.md: 10k ACLs serve ~2k
+// requests per second).
+const linearScanWarn = 10_000
+
+// caseInfo says where matching that ignores ASCII case (nginx map keys,
+// HAProxy's -i) changes an answer.
+type caseInfo struct {
+	// leftOut lists the exact sources nginx-map-exact leaves out because an
+	// earlier one (in source byte order, the file's order) differs from it
+	// only in case; kept names that earlier source.
+	leftOut    []caseDup
+	leftOutSet map[*redirects.Rule]bool
+	// haproxy lists the source paths for which the haproxy format answers
+	// with another rule than the lookup API; kept names the source of the
+	// rule that answers.
+	haproxy []caseDup
+}
+
+type caseDup struct{ source, kept string }
+
+// cases computes caseInfo once; the nginx-map-exact renderer and the report
+// both need it and run concurrently.
+func (s *sorted) cases() *caseInfo {
+	s.caseOnce.Do(func() { s.caseInfo = computeCases(s) })
+	return s.caseInfo
+}
+
+// computeCases compares, for every path equal to a source, what the lookup
+// API answers with what HAProxy's case-insensitive ACLs answer, and finds the
+// exact sources that collide as nginx map keys. With no upper-case letter in
+// any source, case-insensitive and case-sensitive matching agree on all
+// those paths, which is the common case and costs one scan.
+func computeCases(s *sorted) *caseInfo {
+	ci := &caseInfo{}
+	upper := false
+	for _, r := range s.all {
+		if hasUpper(r.Source) {
+			upper = true
+			break
+		}
+	}
+	if !upper {
+		return ci
+	}
+
+	// Exact rules: the first in byte order of each case-insensitive group
+	// answers the whole group, in nginx-map-exact and in haproxy alike.
+	// Only keys that some upper-case source lowers to can collide.
+	colliding := make(map[string]bool)
+	for _, r := range s.exact {
+		if hasUpper(r.Source) {
+			colliding[strings.ToLower(r.Source)] = true
+		}
+	}
+	first := make(map[string]*redirects.Rule, len(colliding))
+	ci.leftOutSet = make(map[*redirects.Rule]bool)
+	for _, r := range s.exact {
+		key := lowerASCII(r.Source)
+		if !colliding[key] {
+			continue
+		}
+		if f, ok := first[key]; ok {
+			ci.leftOut = append(ci.leftOut, caseDup{r.Source, f.Source})
+			ci.leftOutSet[r] = true
+			ci.haproxy = append(ci.haproxy, caseDup{r.Source, f.Source})
+		} else {
+			first[key] = r
+		}
+	}
+	// haproxyExact returns the exact rule whose ACL answers path p first.
+	haproxyExact := func(p string) *redirects.Rule {
+		key := lowerASCII(p)
+		if colliding[key] {
+			return first[key]
+		}
+		return findExact(s.exact, key)
+	}
+
+	// Prefix rules: for each starts_with source, the best rule among those
+	// whose source is a case-insensitive prefix of it, found like
+	// redirects.PrefixWinners does, over lower-cased sources.
+	type lowered struct {
+		low      string
+		r, win   *redirects.Rule
+		csWinner *redirects.Rule
+	}
+	list := make([]lowered, len(s.prefix))
+	for i, r := range s.prefix {
+		list[i] = lowered{low: lowerASCII(r.Source), r: r}
+	}
+	slices.SortFunc(list, func(a, b lowered) int { return strings.Compare(a.low, b.low) })
+	stack := make([]int, 0, 16)
+	for i := range list {
+		for len(stack) > 0 && !strings.HasPrefix(list[i].low, list[stack[len(stack)-1]].low) {
+			stack = stack[:len(stack)-1]
+		}
+		best := list[i].r
+		if len(stack) > 0 {
+			if w := list[stack[len(stack)-1]].win; redirects.Better(w, best) {
+				best = w
+			}
+		}
+		list[i].win = best
+		stack = append(stack, i)
+	}
+	// Sources equal up to case all get the winner of the last of their run,
+	// the only one that saw the others.
+	for i := len(list) - 2; i >= 0; i-- {
+		if list[i].low == list[i+1].low {
+			list[i].win = list[i+1].win
+		}
+	}
+	for i := range list {
+		p := list[i].r.Source
+		api := findExact(s.exact, p)
+		if api == nil {
+			api = findWinner(s.winners, p)
+		}
+		got := haproxyExact(p)
+		if got == nil {
+			got = list[i].win
+		}
+		if got != api {
+			ci.haproxy = append(ci.haproxy, caseDup{p, got.Source})
+		}
+	}
+	return ci
+}
+
+// findExact returns the exact rule with source src, by binary search in
+// exact (sorted by source), or nil.
+func findExact(exact []*redirects.Rule, src string) *redirects.Rule {
+	i, ok := slices.BinarySearchFunc(exact, src, func(r *redirects.Rule, t string) int { return strings.Compare(r.Source, t) })
+	if !ok {
+		return nil
+	}
+	return exact[i]
+}
+
+func findWinner(w []redirects.PrefixWinner, src string) *redirects.Rule {
+	i, ok := slices.BinarySearchFunc(w, src, func(w redirects.PrefixWinner, t string) int { return strings.Compare(w.Source, t) })
+	if !ok {
+		return nil
+	}
+	return w[i].Rule
+}
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerASCII lowers ASCII letters only, as nginx (ngx_hash_strlow) and
+// HAProxy (strncasecmp in the C locale) do; strings.ToLower would also fold
+// other letters, which neither server does.
+func lowerASCII(s string) string {
+	if !hasUpper(s) {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// nginxNormalizes reports whether nginx matches a request for src against
+// something else than src: nginx decodes %XX, merges "//" and resolves "."
+// and ".." segments of the request path before matching, so a source
+// holding them never meets a request path equal to it.
+func nginxNormalizes(src string) bool {
+	return strings.Contains(src, "%") || strings.Contains(src, "//") ||
+		strings.Contains(src, "/./") || strings.Contains(src, "/../") ||
+		strings.HasSuffix(src, "/.") || strings.HasSuffix(src, "/..")
+}
+
+// haproxyRawMismatch reports whether src holds a character that clients
+// percent-encode in a request path (non-ASCII, and < > ` of the ASCII
+// characters validation allows): HAProxy matches the raw path, so such a
+// source never meets the path a browser sends.
+func haproxyRawMismatch(src string) bool {
+	for i := 0; i < len(src); i++ {
+		if c := src[i]; c >= 0x80 || c == '<' || c == '>' || c == '`' {
+			return true
+		}
+	}
+	return false
+}
+
+// report returns the deploy-time report: one line per thing some format
+// cannot express, with a count and up to maxExamples examples, or "" when
+// every format answers as the lookup API does (up to the documented
+// differences that depend on the request alone, such as its case).
+func (s *sorted) report() string {
+	var lines []string
+	add := func(n int, what string, examples []string) {
+		if n > 0 {
+			lines = append(lines, what+": "+strconv.Itoa(n)+", e.g. "+strings.Join(examples, ", "))
+		}
+	}
+
+	n, ex := 0, []string(nil)
+	for _, r := range s.exact {
+		if r.StatusCode != 301 {
+			if n++; n <= maxExamples {
+				ex = append(ex, r.Source)
+			}
+		}
+	}
+	add(n, "nginx-map-exact, haproxy-map-exact: exact rules with status 302 served as 301 (these maps have no status column)", ex)
+
+	ci := s.cases()
+	add(len(ci.leftOut), "nginx-map-exact: exact sources left out because nginx map keys are case-insensitive and an earlier source differs from them only in case", dupExamples(ci.leftOut))
+	add(len(ci.haproxy), "haproxy: source paths answered by another rule than in the lookup API, because the ACLs match case-insensitively (path -i, path_beg -i)", dupExamples(ci.haproxy))
+
+	n, ex = 0, nil
+	m, exm := 0, []string(nil)
+	for _, r := range s.all {
+		if nginxNormalizes(r.Source) {
+			if n++; n <= maxExamples {
+				ex = append(ex, r.Source)
+			}
+		}
+		if haproxyRawMismatch(r.Source) {
+			if m++; m <= maxExamples {
+				exm = append(exm, r.Source)
+			}
+		}
+	}
+	add(n, `nginx, nginx-map-exact, nginx-map-prefix: sources that do not match as in the lookup API because they hold "%", "//", "/./" or "/../", which nginx decodes or normalizes in the request path before matching`, ex)
+	add(m, "haproxy, haproxy-map-exact, haproxy-map-prefix: sources that do not match as in the lookup API because they hold non-ASCII characters or < > `, which clients percent-encode in the raw request path HAProxy matches", exm)
+
+	var slow []string
+	if n := len(s.exact) + len(s.prefix); n > linearScanWarn {
+		slow = append(slow, "haproxy ("+strconv.Itoa(n)+" ACLs)")
+	}
+	if n := len(s.prefix); n > linearScanWarn {
+		slow = append(slow, "nginx-map-prefix ("+strconv.Itoa(n)+" regular expressions)")
+	}
+	if len(slow) > 0 {
+		lines = append(lines, strings.Join(slow, ", ")+": tested one by one per request, which is slow above about 10,000 rules; the nginx format and the haproxy-map-exact and haproxy-map-prefix pair look rules up in trees and hashes")
+	}
+
+	dups := make([]string, 0, maxExamples)
+	for _, d := range s.dupExact {
+		if len(dups) < maxExamples {
+			dups = append(dups, "exact "+d)
+		}
+	}
+	for _, d := range s.dupPrefix {
+		if len(dups) < maxExamples {
+			dups = append(dups, "starts_with "+d)
+		}
+	}
+	add(len(s.dupExact)+len(s.dupPrefix), "all formats but csv: repeated sources written once, with the rule the lookup API answers", dups)
+
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func dupExamples(d []caseDup) []string {
+	var ex []string
+	for i := 0; i < len(d) && i < maxExamples; i++ {
+		ex = append(ex, d[i].source+" (answered by the rule of "+d[i].kept+")")
+	}
+	return ex
+}

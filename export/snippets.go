@@ -1,0 +1,63 @@
+package export
+
+// The snippets below wire the export files into nginx and HAProxy. Each is
+// quoted verbatim in the leading comment of the map file it serves, in
+// docs/exports.md, and in the configurations the tests load into real nginx
+// and haproxy, so what the documentation shows is what has been tested. The
+// file paths are the documented install locations; the tests swap only the
+// directory /etc/nginx/ or /etc/haproxy/ for a temporary one.
+const (
+	// NginxAbsoluteRedirectSnippet goes once in every nginx server block
+	// that serves one of the nginx exports. It makes nginx send the Location
+	// exactly as the rule has it, as the lookup API does, instead of
+	// prefixing a relative destination with the server's own scheme, name
+	// and port (which browsers treat alike, but which is not the same text).
+	NginxAbsoluteRedirectSnippet = `absolute_redirect off;`
+
+	// NginxServerSnippet goes in an nginx server block to serve the nginx
+	// export.
+	NginxServerSnippet = `include /etc/nginx/redirects.conf;`
+
+	// NginxMapExactHTTPSnippet goes in the nginx http block (not in a server
+	// block: map is an http-level directive). The map_hash_bucket_size and
+	// map_hash_max_size lines that must precede it are printed, with the
+	// values this file needs, in the file's own leading comment.
+	NginxMapExactHTTPSnippet = `include /etc/nginx/redirects-exact.map;`
+
+	// NginxMapExactSnippet goes in a server block to serve nginx-map-exact.
+	// The map has no status column, so every rule is served as a 301: the
+	// shape SPEC.md gives the file.
+	NginxMapExactSnippet = `if ($redirect_exact) { return 301 $redirect_exact; }`
+
+	// NginxMapPrefixHTTPSnippet goes in the nginx http block.
+	NginxMapPrefixHTTPSnippet = `include /etc/nginx/redirects-prefix.map;`
+
+	// NginxMapPrefixSnippet goes in a server block to serve nginx-map-prefix,
+	// after NginxMapExactSnippet when both maps are used, so exact rules win
+	// as in the lookup API. nginx's return takes its status as a literal
+	// number, so there is one if per status, and the destination is the
+	// capture of the if's own regular expression over the map value
+	// "<status> <destination>".
+	NginxMapPrefixSnippet = `if ($redirect_prefix ~ "^301 (.*)") { return 301 $1; }
+if ($redirect_prefix ~ "^302 (.*)") { return 302 $1; }`
+
+	// HAProxyMapExactSnippet goes in an HAProxy frontend (mode http) to serve
+	// haproxy-map-exact. The map has no status column, so every rule is
+	// served as a 301. map_str matches case-sensitively, as the lookup API
+	// does; the variable saves a second map lookup.
+	HAProxyMapExactSnippet = `http-request set-var(txn.redirect_exact) path,map_str(/etc/haproxy/redirects-exact.map)
+http-request redirect code 301 location %[var(txn.redirect_exact)] if { var(txn.redirect_exact) -m found }`
+
+	// HAProxyMapPrefixSnippet goes in an HAProxy frontend (mode http) to serve
+	// haproxy-map-prefix, after HAProxyMapExactSnippet when both maps are
+	// used, so exact rules win as in the lookup API. map_beg returns the
+	// value of the longest matching source, "<status> <destination>" (an
+	// HAProxy map value is the rest of the line after the key). "redirect
+	// code" takes a literal number, so there is one line per status, each
+	// conditioned on the value's first field; the second field is the
+	// destination, inserted as it is (a map value is not a log-format
+	// string, so a '%' in it needs no escaping).
+	HAProxyMapPrefixSnippet = `http-request set-var(txn.redirect_prefix) path,map_beg(/etc/haproxy/redirects-prefix.map)
+http-request redirect code 301 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 301 }
+http-request redirect code 302 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 302 }`
+)
