@@ -116,7 +116,9 @@ func RenderHAProxyMapExact(rules []redirects.Rule) []byte { return sortRules(rul
 
 // RenderHAProxyMapPrefix renders the haproxy-map-prefix export, a map file
 // of "<source> <status> <destination>" lines for map_beg.
-func RenderHAProxyMapPrefix(rules []redirects.Rule) []byte { return sortRules(rules).haproxyMapPrefix() }
+func RenderHAProxyMapPrefix(rules []redirects.Rule) []byte {
+	return sortRules(rules).haproxyMapPrefix()
+}
 
 // RenderFormat renders one export file by its format name, or returns nil
 // and false for a name not in redirects.Formats.
