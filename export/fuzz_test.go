@@ -1,0 +1,325 @@
+package export_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"redirects"
+	"redirects/export"
+)
+
+// Line shapes, one regular expression per kind of line of each format. A
+// token is what nginx and HAProxy read as one word: no ASCII whitespace or
+// control character and none of the characters that quote, escape, end a
+// directive, open a block, a variable or a comment.
+const (
+	tok     = `[^\x00-\x20\x7f"'\\;{}$#]+`
+	src     = `/[^\x00-\x20\x7f"'\\;{}$#?]*`
+	status  = `(30[12])`
+	logfmt  = `(?:[^\x00-\x20\x7f"'\\;{}$#%]|%%)+` // a log-format string whose every '%' is doubled
+	rxQuote = `(?:\\Q[^\\"\x00-\x1f\x7f]*\\E|(?:\\[\\^$.\[\]|()?*+{}]|[^\\^$.\[\]|()?*+{}"\x00-\x20\x7f'])*)`
+)
+
+var (
+	commentLine = regexp.MustCompile(`^#[^\x00-\x1f\x7f]*$`)
+	shapes      = map[string]map[string]*regexp.Regexp{
+		"nginx": {
+			"exact":  regexp.MustCompile(`^location = (` + src + `) \{ return ` + status + ` (` + tok + `); \}$`),
+			"prefix": regexp.MustCompile(`^location \^~ (` + src + `) \{ return ` + status + ` (` + tok + `); \}$`),
+		},
+		"nginx-map-exact": {
+			"open":  regexp.MustCompile(`^map \$uri \$redirect_exact \{$`),
+			"entry": regexp.MustCompile(`^    (` + src + `) (` + tok + `);$`),
+		},
+		"nginx-map-prefix": {
+			"open":    regexp.MustCompile(`^map \$uri \$redirect_prefix \{$`),
+			"default": regexp.MustCompile(`^    default "";$`),
+			"entry":   regexp.MustCompile(`^    "~\^(` + rxQuote + `)" "` + status + ` (` + tok + `)";$`),
+		},
+		"haproxy": {
+			"acl":      regexp.MustCompile(`^acl redirect_([1-9][0-9]*) (path|path_beg) -i (` + src + `)$`),
+			"redirect": regexp.MustCompile(`^http-request redirect code ` + status + ` location (` + logfmt + `) if redirect_([1-9][0-9]*)$`),
+		},
+		"haproxy-map-exact": {
+			"entry": regexp.MustCompile(`^(` + src + `) (` + tok + `)$`),
+		},
+		"haproxy-map-prefix": {
+			"entry": regexp.MustCompile(`^(` + src + `) ` + status + ` (` + tok + `)$`),
+		},
+	}
+)
+
+// FuzzRender feeds arbitrary rules through redirects.Rule.Validate and every
+// accepted rule set through every renderer, and checks that each line of
+// each file has one of its format's shapes and says what the rules say, so
+// no accepted input can inject a directive or break a configuration.
+func FuzzRender(f *testing.F) {
+	for _, s := range [][2]string{
+		{"/a", "/b"}, {"/a,b", "/c%d?x=1"}, {"/a b", "/b"}, {"/a\nacl x path /", "/b"}, {"/a;", "/b"},
+		{"/a", "/b; return 200"}, {"/é", "https://exämple.com/ü"}, {"/a\u2028b", "/b"}, {"/a\u00a0b", "/b"},
+		{"/a.b*c+(d)[e]|f^g", "/x"}, {"/" + strings.Repeat(".", 2047), "/d"}, {"/a%[src]", "/%[src]%%"},
+		{"/-i", "http://x"}, {"/a", "HTTPS://X"}, {"/a\r", "/b"}, {"/a", "/b\r\nLocation: /c"}, {"/a#b", "/b#c"},
+		{"/a{", "/b"}, {"/a", "/b}"}, {"/a'", "/b"}, {`/a"`, "/b"}, {`/a\`, "/b"}, {"/a$x", "/b"}, {"/a", "//evil"},
+	} {
+		f.Add(s[0], s[1], 301, false, 100, "/a/b", "/x")
+		f.Add(s[0], s[1], 302, true, 5, s[0]+"/x", s[1])
+	}
+	f.Fuzz(func(t *testing.T, source, dest string, code int, prefix bool, priority int, source2, dest2 string) {
+		t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+		mt := redirects.Exact
+		if prefix {
+			mt = redirects.StartsWith
+		}
+		candidates := []redirects.Rule{
+			{Source: source, Destination: dest, StatusCode: code, MatchType: mt, Priority: priority},
+			{Source: source, Destination: dest2, StatusCode: 302, MatchType: 1 - mt, Priority: 100},
+			{Source: source2, Destination: dest2, StatusCode: code, MatchType: redirects.StartsWith, Priority: 50},
+			{Source: source2, Destination: dest, StatusCode: 301, MatchType: redirects.Exact},
+			{Source: strings.ToUpper(source), Destination: dest, StatusCode: 301, MatchType: mt, Priority: 1},
+			{Source: "/", Destination: "/home", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 1000},
+		}
+		var rules []redirects.Rule
+		seen := map[string]bool{}
+		for i, r := range candidates {
+			key := r.MatchType.String() + " " + r.Source
+			if r.Validate() != nil || seen[key] {
+				continue
+			}
+			seen[key] = true
+			r.ID, r.CreatedAt = int64(i+1), t0.Add(time.Duration(i)*time.Second)
+			rules = append(rules, r)
+		}
+		if len(rules) == 0 {
+			return
+		}
+		c, err := export.Render(rules)
+		if err != nil {
+			t.Fatalf("Render refused valid rules: %v", err)
+		}
+		for i, format := range redirects.Formats {
+			checkShapes(t, format, c.Exports[i].Body, rules)
+		}
+		for line := range strings.SplitSeq(strings.TrimSuffix(c.Report, "\n"), "\n") {
+			if strings.ContainsFunc(line, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+				t.Errorf("report line %q holds a control character", line)
+			}
+		}
+	})
+}
+
+// checkShapes fails unless every line of body has a shape of its format and
+// the rules in the file are the ones expected from rules (every exact rule
+// once, every starts_with rule or source once, with its answer).
+func checkShapes(t *testing.T, format string, body []byte, rules []redirects.Rule) {
+	t.Helper()
+	if len(body) == 0 || body[len(body)-1] != '\n' {
+		t.Fatalf("%s: the file does not end with a newline", format)
+	}
+	if format == "csv" {
+		checkCSV(t, body, rules)
+		return
+	}
+	sorted := append([]redirects.Rule(nil), rules...)
+	redirects.SortRules(sorted)
+	var exact, prefix []string
+	for _, r := range sorted {
+		line := r.Source + " " + strconv.Itoa(r.StatusCode) + " " + r.Destination
+		if r.MatchType == redirects.Exact {
+			exact = append(exact, line)
+		} else {
+			prefix = append(prefix, line)
+		}
+	}
+	var closure []string
+	for _, w := range redirects.PrefixWinners(sorted) {
+		closure = append(closure, w.Source+" "+strconv.Itoa(w.Rule.StatusCode)+" "+w.Rule.Destination)
+	}
+	exactNo302 := func() []string {
+		var out []string
+		for _, e := range exact {
+			f := strings.SplitN(e, " ", 3)
+			out = append(out, f[0]+" "+f[2])
+		}
+		return out
+	}
+
+	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+	shape := shapes[format]
+	var got []string
+	fail := func(i int, why string) {
+		t.Helper()
+		t.Fatalf("%s line %d %q: %s\nfile:\n%s", format, i+1, lines[i], why, body)
+	}
+	switch format {
+	case "nginx":
+		section := ""
+		for i, l := range lines {
+			switch {
+			case l == "# Exact match redirects" && i == 0:
+				section = "exact"
+			case l == "# Prefix redirects" && section == "exact":
+				section = "prefix"
+				got = append(got, "--")
+			case shape[section] != nil && shape[section].MatchString(l):
+				m := shape[section].FindStringSubmatch(l)
+				got = append(got, m[1]+" "+m[2]+" "+m[3])
+			default:
+				fail(i, "not an nginx line of section "+section)
+			}
+		}
+		want := append(append(append([]string(nil), exact...), "--"), closure...)
+		checkSame(t, format, got, want)
+
+	case "nginx-map-exact", "nginx-map-prefix":
+		i := 0
+		for ; i < len(lines) && commentLine.MatchString(lines[i]); i++ {
+		}
+		if i == len(lines) || !shape["open"].MatchString(lines[i]) {
+			fail(min(i, len(lines)-1), "want the map line after the leading comment")
+		}
+		i++
+		if format == "nginx-map-prefix" {
+			if i == len(lines) || !shape["default"].MatchString(lines[i]) {
+				fail(min(i, len(lines)-1), "want the default line")
+			}
+			i++
+		}
+		for ; i < len(lines)-1; i++ {
+			m := shape["entry"].FindStringSubmatch(lines[i])
+			if m == nil {
+				fail(i, "not a map entry")
+			}
+			if format == "nginx-map-exact" {
+				got = append(got, m[1]+" "+m[2])
+				continue
+			}
+			// rxQuote lets only escaped metacharacters through, so the
+			// expression is a literal: unescaped, it must be its source,
+			// and RE2, which reads these escapes as PCRE does, must agree.
+			lit := m[1]
+			if q, ok := strings.CutPrefix(lit, `\Q`); ok {
+				lit = strings.TrimSuffix(q, `\E`)
+			} else {
+				lit = regexp.MustCompile(`\\(.)`).ReplaceAllString(lit, "$1")
+			}
+			re, err := regexp.Compile(`^` + m[1])
+			if err != nil || !re.MatchString(lit) || re.MatchString(dropLastRune(lit)) {
+				fail(i, fmt.Sprintf("the expression does not match %q literally (%v)", lit, err))
+			}
+			got = append(got, lit+" "+m[2]+" "+m[3])
+		}
+		if lines[len(lines)-1] != "}" {
+			fail(len(lines)-1, "want the closing brace")
+		}
+		if format == "nginx-map-prefix" {
+			checkSame(t, format, got, prefix)
+		} else {
+			// Sources equal up to case keep the first one only.
+			var want []string
+			keys := map[string]bool{}
+			for _, e := range exactNo302() {
+				key := asciiLower(strings.SplitN(e, " ", 2)[0])
+				if !keys[key] {
+					keys[key] = true
+					want = append(want, e)
+				}
+			}
+			checkSame(t, format, got, want)
+		}
+
+	case "haproxy":
+		section, n := "", 0
+		for i := 0; i < len(lines); i++ {
+			l := lines[i]
+			switch {
+			case l == "# Exact match redirects" && i == 0:
+				section = "path"
+			case l == "# Prefix redirects" && section == "path":
+				section = "path_beg"
+				got = append(got, "--")
+			case section != "" && shape["acl"].MatchString(l) && i+1 < len(lines) && shape["redirect"].MatchString(lines[i+1]):
+				a, r := shape["acl"].FindStringSubmatch(l), shape["redirect"].FindStringSubmatch(lines[i+1])
+				n++
+				if a[1] != strconv.Itoa(n) || r[3] != a[1] || a[2] != section {
+					fail(i, fmt.Sprintf("want ACL redirect_%d with %s and its redirect line", n, section))
+				}
+				got = append(got, a[3]+" "+r[1]+" "+strings.ReplaceAll(r[2], "%%", "%"))
+				i++
+			default:
+				fail(i, "not an haproxy line of section "+section)
+			}
+		}
+		want := append(append(append([]string(nil), exact...), "--"), prefix...)
+		checkSame(t, format, got, want)
+
+	case "haproxy-map-exact", "haproxy-map-prefix":
+		i := 0
+		for ; i < len(lines) && commentLine.MatchString(lines[i]); i++ {
+		}
+		for ; i < len(lines); i++ {
+			m := shape["entry"].FindStringSubmatch(lines[i])
+			if m == nil {
+				fail(i, "not a map line")
+			}
+			got = append(got, strings.Join(m[1:], " "))
+		}
+		if format == "haproxy-map-exact" {
+			checkSame(t, format, got, exactNo302())
+		} else {
+			checkSame(t, format, got, closure)
+		}
+	default:
+		t.Fatalf("no shapes for format %s", format)
+	}
+}
+
+func checkCSV(t *testing.T, body []byte, rules []redirects.Rule) {
+	t.Helper()
+	for i, l := range strings.Split(strings.TrimSuffix(string(body), "\r\n"), "\r\n") {
+		if strings.ContainsAny(l, "\r\n") {
+			t.Fatalf("csv record %d %q holds a line break; records end with CRLF", i+1, l)
+		}
+	}
+	recs, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatalf("csv does not parse: %v\n%s", err, body)
+	}
+	sorted := append([]redirects.Rule(nil), rules...)
+	redirects.SortRules(sorted)
+	want := [][]string{{"source", "destination", "statusCode", "matchType"}}
+	for _, r := range sorted {
+		want = append(want, []string{r.Source, r.Destination, strconv.Itoa(r.StatusCode), r.MatchType.String()})
+	}
+	if fmt.Sprint(recs) != fmt.Sprint(want) {
+		t.Fatalf("csv records\n%q\nwant\n%q", recs, want)
+	}
+}
+
+func checkSame(t *testing.T, format string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("%s holds\n%q\nwant\n%q", format, got, want)
+	}
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func dropLastRune(s string) string {
+	_, n := utf8.DecodeLastRuneInString(s)
+	return s[:len(s)-n]
+}
