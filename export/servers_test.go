@@ -1,0 +1,575 @@
+package export_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"redirects"
+	"redirects/export"
+)
+
+// The differential tests load the exports into a real nginx and a real
+// haproxy on 127.0.0.1, send many requests to them and hold each answer
+// (status and Location) against what the lookup API answers for the same
+// path, corrected only by the differences docs/exports.md documents. They
+// skip when the binary is not on PATH (apt-get install nginx-light haproxy).
+//
+// REDIRECTS_TEST_SEED=<n> reruns the random rule set of a failed run.
+
+// answer is what a server or the lookup API says for a path: a status and a
+// Location, or status 0 for "no rule".
+type answer struct {
+	code int
+	loc  string
+}
+
+func (a answer) String() string {
+	if a.code == 0 {
+		return "no redirect"
+	}
+	return strconv.Itoa(a.code) + " " + a.loc
+}
+
+// behaviour describes how one server configuration matches, as
+// docs/exports.md documents it: which rules it holds and where it departs
+// from the lookup API.
+type behaviour struct {
+	exact, prefix bool
+	// exactFold and prefixFold: matching ignores ASCII case (HAProxy's -i,
+	// nginx's map keys). Among exact sources equal up to case, the first in
+	// byte order answers (the file order of haproxy, the one nginx-map-exact
+	// keeps); among prefix sources, the first in priority order.
+	exactFold, prefixFold bool
+	// exact301: exact answers are 301 whatever the rule (two-column maps).
+	exact301 bool
+}
+
+// lookup is a brute-force model of CONTRACT.md "Matching" with the
+// departures of b. rules must be in redirects.SortRules order. With no
+// departure it is the lookup API, which TestModelIsTheEngine holds against
+// redirects.Compile.
+func (b behaviour) lookup(rules []redirects.Rule, path string) answer {
+	if i := strings.IndexAny(path, "?#"); i >= 0 {
+		path = path[:i]
+	}
+	if b.exact {
+		for _, r := range rules {
+			if r.MatchType == redirects.Exact && (r.Source == path || b.exactFold && asciiLower(r.Source) == asciiLower(path)) {
+				code := r.StatusCode
+				if b.exact301 {
+					code = 301
+				}
+				return answer{code, r.Destination}
+			}
+		}
+	}
+	if b.prefix {
+		for _, r := range rules {
+			if r.MatchType == redirects.StartsWith && (strings.HasPrefix(path, r.Source) ||
+				b.prefixFold && strings.HasPrefix(asciiLower(path), asciiLower(r.Source))) {
+				return answer{r.StatusCode, r.Destination}
+			}
+		}
+	}
+	return answer{}
+}
+
+// apiLookup answers as the lookup API does, with the compiled engine.
+func apiLookup(s *redirects.Snapshot, path string) answer {
+	m, ok := s.Lookup(path)
+	if !ok {
+		return answer{}
+	}
+	return answer{m.StatusCode(), m.Destination()}
+}
+
+// genRules returns a random, valid rule set shaped to make the servers'
+// matching work: few segment names so sources overlap, exact and
+// starts_with rules sharing sources, prefixes ending inside a segment, tied
+// priorities and creation times, sources differing only in case, 301 and
+// 302, and destinations with query strings, absolute URLs, '%' and what
+// would be an HAProxy log-format expression if it were not escaped. Sources
+// use only characters that reach nginx and HAProxy unchanged: no '%', no
+// "//" and no "." or ".." segment (nginx decodes and normalizes those, a
+// documented difference), nothing a client would percent-encode.
+func genRules(rng *rand.Rand, n int) []redirects.Rule {
+	words := []string{"blog", "Blog", "docs", "shop", "a", "b", "x1", "2019", "v2", "old-page", "item_3",
+		"a.b", "c~d", "(x)", "p+q", "e*f", "[g]", "h,i", "j=k", "l@m", "n:o", "!", "&", "BLOG", "Docs"}
+	segs := func() string {
+		var b strings.Builder
+		for range 1 + rng.IntN(4) {
+			b.WriteString("/" + words[rng.IntN(len(words))])
+		}
+		return b.String()
+	}
+	dests := []string{"/new", "/new?q=1&r=2", "https://example.com/x?a=b", "HTTPS://Example.COM/Y",
+		"/p%2Fq?s=50%25", "http://ex.org/%[src]%%x", "/archive/", "/a,b"}
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	seen := map[string]bool{}
+	var rules []redirects.Rule
+	for len(rules) < n {
+		r := redirects.Rule{
+			ID:          int64(len(rules) + 1),
+			Source:      segs(),
+			Destination: dests[rng.IntN(len(dests))] + strconv.Itoa(len(rules)),
+			StatusCode:  301 + rng.IntN(2),
+			Priority:    []int{0, 1, 50, 100, 100, 100, 200, 1000}[rng.IntN(8)],
+			CreatedAt:   t0.Add(time.Duration(rng.IntN(len(rules)+1)) * time.Hour),
+		}
+		switch k := rng.IntN(10); {
+		case k < 5:
+			r.MatchType = redirects.StartsWith
+			if k == 0 {
+				r.Source += "/" // a prefix that stays within a segment
+			} else if k == 1 && len(r.Source) > 3 {
+				r.Source = r.Source[:2+rng.IntN(len(r.Source)-2)] // a prefix ending inside a segment
+			}
+		case k == 5 && len(rules) > 0:
+			// Reuse an existing source under the other match type.
+			o := rules[rng.IntN(len(rules))]
+			r.Source, r.MatchType = o.Source, 1-o.MatchType
+		}
+		key := r.MatchType.String() + " " + r.Source
+		if seen[key] || nginxNormalizes(r.Source) || r.Validate() != nil {
+			continue
+		}
+		seen[key] = true
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// genPaths returns the request paths to probe: every source, sources with
+// something appended, their leading parts, case variants, random misses,
+// some with a query string. Paths nginx would normalize are left out.
+func genPaths(rng *rand.Rand, rules []redirects.Rule) []string {
+	seen := map[string]bool{}
+	var paths []string
+	add := func(p string) {
+		if rng.IntN(6) == 0 {
+			p += "?q=1&src=x"
+		}
+		if !strings.HasPrefix(p, "/") || nginxNormalizes(p) || seen[p] {
+			return
+		}
+		seen[p] = true
+		paths = append(paths, p)
+	}
+	extras := []string{"x", "/y", "-z", "/a/b", "/", "2"}
+	flip := func(s string) string {
+		b := []byte(s)
+		for i, c := range b {
+			if rng.IntN(3) == 0 {
+				switch {
+				case 'a' <= c && c <= 'z':
+					b[i] = c - 'a' + 'A'
+				case 'A' <= c && c <= 'Z':
+					b[i] = c - 'A' + 'a'
+				}
+			}
+		}
+		return string(b)
+	}
+	for _, r := range rules {
+		add(r.Source)
+		add(r.Source + extras[rng.IntN(len(extras))])
+		add(r.Source[:1+rng.IntN(len(r.Source))])
+		add(flip(r.Source))
+		add(flip(r.Source) + extras[rng.IntN(len(extras))])
+	}
+	for range 100 {
+		add("/zz" + strconv.Itoa(rng.IntN(1000)))
+	}
+	add("/")
+	return paths
+}
+
+func nginxNormalizes(p string) bool {
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i]
+	}
+	return strings.Contains(p, "%") || strings.Contains(p, "//") || strings.Contains(p, "/./") ||
+		strings.Contains(p, "/../") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")
+}
+
+func testSeed(t *testing.T, fallback uint64) uint64 {
+	if s := os.Getenv("REDIRECTS_TEST_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("REDIRECTS_TEST_SEED=%q is not a number", s)
+		}
+		return n
+	}
+	return fallback
+}
+
+// TestModelIsTheEngine holds the brute-force model, with no departure,
+// against the lookup API's engine, so the differential tests compare the
+// servers with the real lookup.
+func TestModelIsTheEngine(t *testing.T) {
+	for _, seed := range []uint64{testSeed(t, 1), uint64(time.Now().UnixNano())} {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		rules := genRules(rng, 300)
+		sorted := append([]redirects.Rule(nil), rules...)
+		redirects.SortRules(sorted)
+		snap := redirects.Compile(rules)
+		api := behaviour{exact: true, prefix: true}
+		for _, p := range genPaths(rng, rules) {
+			if got, want := api.lookup(sorted, p), apiLookup(snap, p); got != want {
+				t.Fatalf("seed %d: path %q: model says %v, engine says %v", seed, p, got, want)
+			}
+		}
+	}
+}
+
+// serverCase is one configuration of a server under test: the port it
+// listens on, what it answers when no rule matches, and its behaviour.
+type serverCase struct {
+	name    string
+	port    int
+	noMatch int
+	b       behaviour
+}
+
+// TestNginx runs the nginx, nginx-map-exact and nginx-map-prefix exports in
+// one real nginx, each configured with the snippets of docs/exports.md, and
+// compares its answers with the lookup API's.
+func TestNginx(t *testing.T) {
+	bin := lookPath(t, "nginx")
+	for _, seed := range []uint64{testSeed(t, 1), uint64(time.Now().UnixNano())} {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			rules, files, paths := renderRandom(t, seed)
+			dir := t.TempDir()
+			for name, body := range map[string][]byte{
+				"redirects.conf":       files["nginx"],
+				"redirects-exact.map":  files["nginx-map-exact"],
+				"redirects-prefix.map": files["nginx-map-prefix"],
+			} {
+				writeFile(t, filepath.Join(dir, name), body)
+			}
+			sizes := regexp.MustCompile(`(?m)^#     (map_hash_\w+ \d+;)$`).FindAllStringSubmatch(string(files["nginx-map-exact"]), -1)
+			if len(sizes) != 2 {
+				t.Fatalf("nginx-map-exact's comment does not give the two map_hash sizes:\n%s", files["nginx-map-exact"])
+			}
+			cases := []serverCase{
+				{"nginx", freePort(t), 404, behaviour{exact: true, prefix: true}},
+				{"nginx-map-exact", freePort(t), 204, behaviour{exact: true, exactFold: true, exact301: true}},
+				{"nginx-map-prefix", freePort(t), 204, behaviour{prefix: true}},
+				{"nginx-map-exact+nginx-map-prefix", freePort(t), 204, behaviour{exact: true, prefix: true, exactFold: true, exact301: true}},
+			}
+			http := sizes[0][1] + "\n" + sizes[1][1] + "\n" + export.NginxMapExactHTTPSnippet + "\n" + export.NginxMapPrefixHTTPSnippet
+			servers := []string{
+				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet,
+				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxMapExactSnippet + "\nreturn 204;",
+				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxMapPrefixSnippet + "\nreturn 204;",
+				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\nreturn 204;",
+			}
+			var ports []int
+			for _, c := range cases {
+				ports = append(ports, c.port)
+			}
+			conf := nginxConf(dir, http, servers, ports)
+			writeFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+			check(t, bin, "-t", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+			start(t, ports, bin, "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+			compare(t, seed, rules, paths, cases)
+		})
+	}
+}
+
+// TestHAProxy runs the haproxy, haproxy-map-exact and haproxy-map-prefix
+// exports in one real haproxy, one frontend per configuration of
+// docs/exports.md, and compares its answers with the lookup API's.
+func TestHAProxy(t *testing.T) {
+	bin := lookPath(t, "haproxy")
+	for _, seed := range []uint64{testSeed(t, 1), uint64(time.Now().UnixNano())} {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			rules, files, paths := renderRandom(t, seed)
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
+			writeFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
+			cases := []serverCase{
+				{"haproxy", freePort(t), 204, behaviour{exact: true, prefix: true, exactFold: true, prefixFold: true}},
+				{"haproxy-map-exact", freePort(t), 204, behaviour{exact: true, exact301: true}},
+				{"haproxy-map-prefix", freePort(t), 204, behaviour{prefix: true}},
+				{"haproxy-map-exact+haproxy-map-prefix", freePort(t), 204, behaviour{exact: true, prefix: true, exact301: true}},
+			}
+			frontends := []string{
+				string(files["haproxy"]),
+				export.HAProxyMapExactSnippet,
+				export.HAProxyMapPrefixSnippet,
+				export.HAProxyMapExactSnippet + "\n" + export.HAProxyMapPrefixSnippet,
+			}
+			var conf strings.Builder
+			conf.WriteString(haproxyHead)
+			for i, c := range cases {
+				fmt.Fprintf(&conf, "frontend f%d\n    bind 127.0.0.1:%d\n", i, c.port)
+				body := strings.ReplaceAll(frontends[i], "/etc/haproxy/", dir+"/")
+				for line := range strings.SplitSeq(strings.TrimSuffix(body, "\n"), "\n") {
+					conf.WriteString("    " + line + "\n")
+				}
+				conf.WriteString("    http-request return status 204\n")
+			}
+			cfg := filepath.Join(dir, "haproxy.cfg")
+			writeFile(t, cfg, []byte(conf.String()))
+			check(t, bin, "-c", "-f", cfg)
+			var ports []int
+			for _, c := range cases {
+				ports = append(ports, c.port)
+			}
+			start(t, ports, bin, "-db", "-f", cfg)
+			compare(t, seed, rules, paths, cases)
+		})
+	}
+}
+
+// haproxyHead is the minimal global and defaults sections of the test
+// configuration; the frontends follow.
+const haproxyHead = `global
+    maxconn 512
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+`
+
+// nginxConf returns a minimal nginx configuration that keeps every file in
+// dir, with http lines in the http block and one server per port.
+func nginxConf(dir, httpLines string, servers []string, ports []int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `daemon off;
+master_process off;
+worker_processes 1;
+error_log %[1]s/error.log;
+pid %[1]s/nginx.pid;
+events { worker_connections 512; }
+http {
+    access_log off;
+    client_body_temp_path %[1]s/client_body;
+    proxy_temp_path %[1]s/proxy;
+    fastcgi_temp_path %[1]s/fastcgi;
+    uwsgi_temp_path %[1]s/uwsgi;
+    scgi_temp_path %[1]s/scgi;
+`, dir)
+	indent(&b, strings.ReplaceAll(httpLines, "/etc/nginx/", dir+"/"), "    ")
+	for i, s := range servers {
+		// The root does not exist, so a path no location takes gets a 404.
+		fmt.Fprintf(&b, "    server {\n        listen 127.0.0.1:%d;\n        root %s/no-root;\n", ports[i], dir)
+		indent(&b, strings.ReplaceAll(s, "/etc/nginx/", dir+"/"), "        ")
+		b.WriteString("    }\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+func indent(b *strings.Builder, s, prefix string) {
+	for line := range strings.SplitSeq(strings.TrimSuffix(s, "\n"), "\n") {
+		b.WriteString(prefix + line + "\n")
+	}
+}
+
+// renderRandom generates the rule set of seed, renders it and the paths to
+// probe. It logs the seed, so a failure can be rerun.
+func renderRandom(t *testing.T, seed uint64) ([]redirects.Rule, map[string][]byte, []string) {
+	t.Helper()
+	t.Logf("random rule set: REDIRECTS_TEST_SEED=%d", seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	rules := genRules(rng, 200+rng.IntN(300))
+	c, err := export.Render(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, e := range c.Exports {
+		files[e.Format] = e.Body
+	}
+	return rules, files, genPaths(rng, rules)
+}
+
+// compare sends every path to every case's port and holds the answer
+// against the case's documented behaviour; it counts where that behaviour
+// departs from the lookup API (documented differences) and fails on any
+// other mismatch.
+func compare(t *testing.T, seed uint64, rules []redirects.Rule, paths []string, cases []serverCase) {
+	t.Helper()
+	sorted := append([]redirects.Rule(nil), rules...)
+	redirects.SortRules(sorted)
+	snap := redirects.Compile(rules)
+	prefixOnly := redirects.Compile(slices.DeleteFunc(slices.Clone(rules), func(r redirects.Rule) bool { return r.MatchType == redirects.Exact }))
+	// A bare transport, not an http.Client: a client would parse the
+	// Location (and refuse destinations that are not valid URLs, which
+	// validation allows) even when told not to follow it.
+	client := &http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true, ResponseHeaderTimeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := make([]answer, len(paths))
+			errs := make([]error, len(paths))
+			var wg sync.WaitGroup
+			next := make(chan int)
+			for range 8 {
+				wg.Go(func() {
+					for i := range next {
+						got[i], errs[i] = ask(ctx, client, c.port, paths[i], c.noMatch)
+					}
+				})
+			}
+			for i := range paths {
+				next <- i
+			}
+			close(next)
+			wg.Wait()
+
+			documented, bad := 0, 0
+			for i, p := range paths {
+				if errs[i] != nil {
+					t.Fatalf("seed %d: %s: %v", seed, p, errs[i])
+				}
+				api := apiLookup(snap, p)
+				if !c.b.exact {
+					api = apiLookup(prefixOnly, p)
+				} else if !c.b.prefix {
+					if m, ok := snap.Lookup(p); ok && m.MatchType() == redirects.StartsWith {
+						api = answer{}
+					}
+				}
+				want := c.b.lookup(sorted, p)
+				if got[i] != want {
+					if bad++; bad <= 10 {
+						t.Errorf("seed %d: %s: GET %s answered %v; documented %v; lookup API %v", seed, c.name, p, got[i], want, api)
+					}
+					continue
+				}
+				if want != api {
+					documented++
+				}
+			}
+			if bad > 0 {
+				t.Fatalf("seed %d: %s: %d of %d paths answered otherwise than documented (rerun with REDIRECTS_TEST_SEED=%d)", seed, c.name, bad, len(paths), seed)
+			}
+			t.Logf("%s: %d paths, %d answered as the lookup API, %d with a documented difference", c.name, len(paths), len(paths)-documented, documented)
+		})
+	}
+}
+
+// ask sends GET path to 127.0.0.1:port as the raw request target (so the
+// server sees the path byte for byte) and returns the redirect it answers.
+func ask(ctx context.Context, client *http.Transport, port int, path string, noMatch int) (answer, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/", nil)
+	if err != nil {
+		return answer{}, err
+	}
+	req.URL.Opaque = path
+	resp, err := client.RoundTrip(req)
+	if err != nil {
+		return answer{}, err
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case 301, 302:
+		return answer{resp.StatusCode, resp.Header.Get("Location")}, nil
+	case noMatch:
+		return answer{}, nil
+	}
+	return answer{}, fmt.Errorf("unexpected status %s", resp.Status)
+}
+
+func lookPath(t *testing.T, name string) string {
+	t.Helper()
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s is not on PATH: skipping the differential test against a real %s (apt-get install nginx-light haproxy)", name, name)
+	}
+	return bin
+}
+
+// check runs a configuration test (nginx -t, haproxy -c) and fails with its
+// output unless it passes.
+func check(t *testing.T, bin string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, out)
+	}
+}
+
+// start runs a server in the foreground until the test ends and waits until
+// it accepts connections on every port.
+func start(t *testing.T, ports []int, bin string, args ...string) {
+	t.Helper()
+	// The output goes to a file, read only once the server has exited or
+	// the test fails, so no reader races the process's writes.
+	log := filepath.Join(t.TempDir(), filepath.Base(bin)+".log")
+	out, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	output := func() string { b, _ := os.ReadFile(log); return string(b) }
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	deadline := time.Now().Add(15 * time.Second)
+	for _, port := range ports {
+		for {
+			c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+			if err == nil {
+				c.Close()
+				break
+			}
+			select {
+			case <-exited:
+				t.Fatalf("%s exited: %s", bin, output())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s does not listen on %d after 15s: %s", bin, port, output())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func writeFile(t *testing.T, path string, body []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
