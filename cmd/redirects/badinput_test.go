@@ -38,12 +38,12 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{`tier "gold" is not one of free, pro, enterprise`, []string{"org", "create", "--name", "x", "--tier", "gold"}},
 		{`organization "org_nope" not found`, []string{"org", "update", "org_nope", "--tier", "pro"}},
 		{`project "prj_nope" not found`, []string{"key", "create", "--project", "prj_nope"}},
-		{`not found`, []string{"key", "revoke", "--project", p, "key_nope"}},
+		{`key "key_nope" is not a key of project`, []string{"key", "revoke", "--project", p, "key_nope"}},
 		{`project "prj_nope" not found`, []string{"deploy", "--project", "prj_nope"}},
 		{`version 99`, []string{"deploy", "--project", p, "--from-version", "99"}},
 		{`version 99`, []string{"lookup", "--project", p, "--path", "/taken", "--version", "99"}},
 		{`format "apache" is not one of csv, nginx`, []string{"export", "--project", p, "--format", "apache"}},
-		{`rule 999 of project`, []string{"rule", "delete", "--project", p, "999"}},
+		{`rule 999 not found in project`, []string{"rule", "delete", "--project", p, "999"}},
 	} {
 		c.fail(1, tc.want, tc.args...)
 	}

@@ -181,7 +181,7 @@ func TestRulesKeysDeployLookupExport(t *testing.T) {
 	}
 
 	// Export: the CSV of version 2 re-imports into an equal rule set.
-	out := c.ok("export", "--project", p, "--format", "csv", "--version", "2")
+	out := strings.ReplaceAll(c.ok("export", "--project", p, "--format", "csv", "--version", "2"), "\r\n", "\n")
 	if !strings.HasPrefix(out, "source,destination,statusCode,matchType\n") || !strings.Contains(out, "\"/c,d\",/e,301,exact") {
 		t.Fatalf("csv export:\n%s", out)
 	}

@@ -152,18 +152,17 @@ func ParseRulesCSV(in io.Reader) ([]redirects.Rule, []int, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
+				// A broken quote leaves the rest of the file misaligned, so
+				// the report stops here.
 				bad(pe.StartLine, "%v", pe.Err)
-				if pe.Err != csv.ErrFieldCount {
-					break // the rest of the file cannot be trusted to line up
-				}
-				continue
+				break
 			}
 			return nil, nil, redirects.Errorf(redirects.EINVALID, "reading: %v", err)
 		}
+		line, _ := r.FieldPos(0)
 		if len(rec) == 1 && rec[0] == "" {
 			continue // a blank line
 		}
