@@ -86,6 +86,7 @@ Commands:
   lookup --project P --path PATH [--version N]
   export --project P --format FORMAT [--version N]
   serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--log-level LEVEL]
+  quickstart [--addr HOST:PORT]   demo data in a local database, then serve
 
 Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
 Run "redirects COMMAND --help" for a command's flags.
@@ -180,6 +181,8 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return c.export(ctx, rest)
 	case "serve":
 		return c.serve(ctx, rest)
+	case "quickstart":
+		return c.quickstart(ctx, rest)
 	}
 	return usagef("unknown command %q", name)
 }

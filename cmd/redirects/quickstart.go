@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+
+	"redirects"
+)
+
+// demoRules are the quickstart project's rules: exact and prefix, 301 and
+// 302, a broad prefix with an exact exception.
+var demoRules = []redirects.Rule{
+	{Source: "/old-home", Destination: "/", StatusCode: 301, MatchType: redirects.Exact},
+	{Source: "/about-us", Destination: "/about", StatusCode: 301, MatchType: redirects.Exact},
+	{Source: "/contact.html", Destination: "/contact", StatusCode: 301, MatchType: redirects.Exact},
+	{Source: "/pricing/2023", Destination: "/pricing", StatusCode: 301, MatchType: redirects.Exact},
+	{Source: "/summer-sale", Destination: "/offers/summer?utm_source=redirect", StatusCode: 302, MatchType: redirects.Exact},
+	{Source: "/docs/v1/install", Destination: "/docs/v2/getting-started", StatusCode: 301, MatchType: redirects.Exact},
+	{Source: "/support", Destination: "https://help.example.com/", StatusCode: 302, MatchType: redirects.Exact},
+	{Source: "/blog/", Destination: "https://blog.example.com/", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 100},
+	{Source: "/blog/2019/", Destination: "https://blog.example.com/archive/2019", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 10},
+	{Source: "/docs/v1/", Destination: "/docs/v2/", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 50},
+	{Source: "/shop/", Destination: "https://store.example.com/", StatusCode: 302, MatchType: redirects.StartsWith, Priority: 100},
+	{Source: "/careers", Destination: "https://jobs.example.com/", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 100},
+}
+
+const (
+	demoOrg     = "Demo"
+	demoProject = "demo"
+)
+
+func (c *cmd) quickstart(ctx context.Context, args []string) error {
+	fs := c.flags("quickstart")
+	addr := fs.String("addr", c.env("REDIRECTS_ADDR", "127.0.0.1:8080"), "edge API address (or REDIRECTS_ADDR)")
+	admin := fs.String("admin-addr", c.env("REDIRECTS_ADMIN_ADDR", "127.0.0.1:8081"), "admin address for /metrics")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := demoProjectOf(ctx, s)
+	if err != nil {
+		return err
+	}
+	// A project left without a deployment (a first run that stopped early)
+	// gets its rules and deployment now.
+	deps, err := s.FindDeployments(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	if len(deps) == 0 {
+		if _, err := s.ImportRules(ctx, p.ID, demoRules, true); err != nil {
+			return err
+		}
+		if _, err := s.Deploy(ctx, p.ID, redirects.DeployOptions{Message: "quickstart"}, builder); err != nil {
+			return err
+		}
+	}
+	k, secret := redirects.NewKey(p.ID, "quickstart", false, c.m.Clock.Now())
+	if err := s.CreateKey(ctx, k); err != nil {
+		return err
+	}
+	return c.runServer(ctx, *addr, *admin, "", "info", func(edgeAddr string) {
+		host, port, _ := net.SplitHostPort(edgeAddr)
+		if host == "" || host == "::" || host == "0.0.0.0" {
+			host = "127.0.0.1"
+		}
+		base := "http://" + net.JoinHostPort(host, port)
+		var b strings.Builder
+		fmt.Fprintf(&b, "\nredirects is serving project %s (%q) on %s\n", p.ID, demoProject, base)
+		fmt.Fprintf(&b, "API key (shown once): %s\n\n", secret)
+		fmt.Fprintf(&b, "# a redirect (200 with JSON):\ncurl -i -H 'X-API-Key: %s' '%s/v1/lookup?project=%s&path=/blog/2019/hello'\n\n", secret, base, p.ID)
+		fmt.Fprintf(&b, "# no rule for the path (204):\ncurl -i -H 'X-API-Key: %s' '%s/v1/lookup?project=%s&path=/nowhere'\n\n", secret, base, p.ID)
+		fmt.Fprintf(&b, "# the rules as an nginx config:\ncurl -H 'X-API-Key: %s' '%s/v1/export?project=%s&format=nginx'\n\n", secret, base, p.ID)
+		fmt.Fprintf(&b, "Press Ctrl-C to stop. Manage rules with: redirects rule add --project %s ...\n", p.ID)
+		fmt.Fprint(c.m.Stdout, b.String())
+	})
+}
+
+// demoProjectOf returns the demo project, creating the demo organization and
+// project if they are not there yet.
+func demoProjectOf(ctx context.Context, s redirects.Store) (*redirects.Project, error) {
+	orgs, err := s.FindOrgs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range orgs {
+		if o.Name != demoOrg {
+			continue
+		}
+		projects, err := s.FindProjects(ctx, o.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range projects {
+			if p.Name == demoProject {
+				return p, nil
+			}
+		}
+	}
+	o := &redirects.Org{Name: demoOrg, Tier: redirects.TierPro}
+	if err := s.CreateOrg(ctx, o); err != nil {
+		return nil, err
+	}
+	p := &redirects.Project{OrgID: o.ID, Name: demoProject}
+	if err := s.CreateProject(ctx, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
