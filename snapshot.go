@@ -1,6 +1,7 @@
 package redirects
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"strconv"
@@ -13,23 +14,22 @@ import (
 // then shared by every request without locks (swap it in with an
 // atomic.Pointer), so nothing in it changes after Compile returns.
 //
-// Everything a lookup can return lives in one byte arena: exact sources (the
-// hash keys), the labels of the prefix index, and a pre-rendered JSON body per
-// answer whose destination doubles as Match.Destination. The tables beside it
-// hold uint32 offsets, not pointers or strings, which keeps a snapshot of a
-// million rules to a few hundred megabytes at most and, being pointer-free,
-// invisible to the garbage collector's marking.
+// Everything a lookup can return lives in one byte arena of records, one per
+// possible answer: a short header, the exact source (the hash key) and the
+// pre-rendered JSON body, whose destination doubles as Match.Destination.
+// Keeping them adjacent means a hit costs one cache miss in the hash table
+// and one in the arena, which at a million rules is most of a lookup's time.
+// The tables beside the arena hold uint32 offsets, not pointers or strings,
+// which keeps a snapshot small and, being pointer-free, invisible to the
+// garbage collector's marking.
 type Snapshot struct {
-	// arena holds every string and body of the snapshot. It is never written
-	// after Compile; Match hands out views of it.
+	// arena holds the records. It is never written after Compile; Match
+	// hands out views of it.
 	arena []byte
-	// entries describes each answer: the exact rules, then the starts_with
-	// rules that win for at least one prefix source.
-	entries []entry
 	// exact is an open-addressing hash table over the exact rules' sources.
-	// A slot holds the entry index plus one in its low 32 bits (0 = empty)
-	// and the high 32 bits of the key's hash, so a probe rarely has to touch
-	// an entry whose key differs.
+	// A slot holds the record's offset plus one in its low 32 bits (0 =
+	// empty) and the high 32 bits of the key's hash, so a probe rarely
+	// touches a record whose key differs.
 	exact []uint64
 	seed  maphash.Seed
 	// prefix answers longest-prefix queries over the starts_with sources.
@@ -38,18 +38,15 @@ type Snapshot struct {
 	exactLen, prefixLen int
 }
 
-// entry is one answer of a snapshot: where its JSON body and destination
-// are in the arena, and for exact rules where the source (the hash key) is.
-type entry struct {
-	body    uint32
-	dest    uint32
-	src     uint32
-	bodyLen uint16
-	destLen uint16
-	srcLen  uint16
-	status  uint16
-	mt      MatchType
-}
+// A record in the arena is a header of recordHeader bytes, then the source
+// (exact rules only), then the JSON body, then, only if the body had to
+// escape the destination, the destination itself. The header holds, little
+// endian: source length (uint16), body length (uint16), destination length
+// (uint16), status (uint16), match type (byte), flags (byte).
+const (
+	recordHeader  = 10
+	flagDestAfter = 1 // the destination follows the body instead of being in it
+)
 
 // Match is the answer of Snapshot.Lookup: a small value that points into the
 // snapshot's arena, so returning one allocates nothing. A Match keeps the
@@ -126,15 +123,16 @@ func (s *Snapshot) Lookup(path string) (Match, bool) {
 			break
 		}
 	}
-	if e, ok := s.lookupExact(path); ok {
-		return s.match(e), true
+	if rec, ok := s.lookupExact(path); ok {
+		return s.match(rec), true
 	}
-	if e, ok := s.prefix.lookup(path, s.arena); ok {
-		return s.match(e), true
+	if rec, ok := s.prefix.lookup(path); ok {
+		return s.match(rec), true
 	}
 	return Match{}, false
 }
 
+// lookupExact returns the offset of the record whose source is path.
 func (s *Snapshot) lookupExact(path string) (uint32, bool) {
 	if len(s.exact) == 0 {
 		return 0, false
@@ -148,23 +146,38 @@ func (s *Snapshot) lookupExact(path string) (uint32, bool) {
 			return 0, false
 		}
 		if slot>>32 == tag {
-			e := uint32(slot) - 1
-			en := &s.entries[e]
-			if int(en.srcLen) == len(path) && arenaString(s.arena, en.src, uint32(en.srcLen)) == path {
-				return e, true
+			rec := uint32(slot) - 1
+			if s.recordSource(rec) == path {
+				return rec, true
 			}
 		}
 	}
 }
 
-func (s *Snapshot) match(e uint32) Match {
-	en := &s.entries[e]
-	end := en.body + uint32(en.bodyLen)
+// recordSource returns the source of the record at rec: "" for a
+// starts_with record, which has none.
+func (s *Snapshot) recordSource(rec uint32) string {
+	n := uint32(binary.LittleEndian.Uint16(s.arena[rec:]))
+	return arenaString(s.arena, rec+recordHeader, n)
+}
+
+// match returns the Match of the record at rec.
+func (s *Snapshot) match(rec uint32) Match {
+	h := s.arena[rec : rec+recordHeader : rec+recordHeader]
+	srcLen := uint32(binary.LittleEndian.Uint16(h[0:]))
+	bodyLen := uint32(binary.LittleEndian.Uint16(h[2:]))
+	destLen := uint32(binary.LittleEndian.Uint16(h[4:]))
+	body := rec + recordHeader + srcLen
+	end := body + bodyLen
+	dest := body + uint32(len(bodyStart))
+	if h[9]&flagDestAfter != 0 {
+		dest = end
+	}
 	return Match{
-		json:   s.arena[en.body:end:end],
-		dest:   arenaString(s.arena, en.dest, uint32(en.destLen)),
-		status: en.status,
-		mt:     en.mt,
+		json:   s.arena[body:end:end],
+		dest:   arenaString(s.arena, dest, destLen),
+		status: binary.LittleEndian.Uint16(h[6:]),
+		mt:     MatchType(h[8]),
 	}
 }
 
@@ -188,7 +201,7 @@ func arenaString(arena []byte, off, n uint32) string {
 func Compile(rules []Rule) *Snapshot {
 	s := &Snapshot{seed: maphash.MakeSeed()}
 
-	// One entry per exact rule, then one per starts_with rule that wins for
+	// One record per exact rule, then one per starts_with rule that wins for
 	// some prefix source. PrefixWinners gives each source its closure winner,
 	// so the prefix index only needs the longest matching source.
 	answers := make([]*Rule, 0, len(rules))
@@ -207,23 +220,24 @@ func Compile(rules []Rule) *Snapshot {
 	winners := PrefixWinners(rules)
 	keys := make([]string, len(winners))
 	values := make([]uint32, len(winners))
-	entryOf := make(map[*Rule]uint32)
+	answerOf := make(map[*Rule]uint32)
 	for i, w := range winners {
-		e, ok := entryOf[w.Rule]
+		a, ok := answerOf[w.Rule]
 		if !ok {
-			e = uint32(len(answers))
+			a = uint32(len(answers))
 			answers = append(answers, w.Rule)
-			entryOf[w.Rule] = e
+			answerOf[w.Rule] = a
 		}
-		keys[i], values[i] = w.Source, e+1
+		keys[i], values[i] = w.Source, a
 	}
-	entryOf = nil
-	trie := buildPrefixTrie(keys, values)
-	keys, values = nil, nil
+	answerOf = nil
+	trie := buildPrefixTrie(keys)
+	keys = nil
 
 	// Size the arena exactly, so it is allocated once and carries no slack.
-	size := trie.labelBytes()
+	size := 0
 	for _, r := range answers {
+		size += recordHeader
 		if r.MatchType != StartsWith {
 			size += len(r.Source)
 		}
@@ -233,36 +247,45 @@ func Compile(rules []Rule) *Snapshot {
 			size += len(r.Destination)
 		}
 	}
-	if uint64(size) > 1<<32-1 {
+	if uint64(size) >= 1<<32-1 {
 		panic("redirects.Compile: the rules' strings exceed the snapshot's 4 GiB arena")
 	}
 	arena := make([]byte, 0, size)
 
-	s.entries = make([]entry, len(answers))
-	for i, r := range answers {
-		en := &s.entries[i]
-		en.status = uint16(r.StatusCode)
-		en.mt = r.MatchType
-		if r.MatchType != StartsWith {
-			en.mt = Exact
-			en.src, en.srcLen = uint32(len(arena)), uint16(len(r.Source))
-			arena = append(arena, r.Source...)
+	// Write the records. values are rewritten from answer numbers to record
+	// offsets plus one, what the prefix index stores.
+	offsets := make([]uint32, len(answers))
+	for a, r := range answers {
+		rec := len(arena)
+		offsets[a] = uint32(rec)
+		mt := Exact
+		src := r.Source
+		if r.MatchType == StartsWith {
+			mt, src = StartsWith, ""
 		}
-		en.body = uint32(len(arena))
-		arena = appendBody(arena, r.Destination, r.StatusCode, en.mt)
-		en.bodyLen = uint16(len(arena) - int(en.body))
-		en.destLen = uint16(len(r.Destination))
-		if jsonStringLen(r.Destination) == len(r.Destination) {
-			// Nothing was escaped: the destination is the body's copy.
-			en.dest = en.body + uint32(len(bodyStart))
-		} else {
-			en.dest = uint32(len(arena))
+		var flags byte
+		if jsonStringLen(r.Destination) != len(r.Destination) {
+			flags |= flagDestAfter
+		}
+		arena = arena[:rec+recordHeader]
+		arena = append(arena, src...)
+		body := len(arena)
+		arena = appendBody(arena, r.Destination, r.StatusCode, mt)
+		h := arena[rec : rec+recordHeader]
+		binary.LittleEndian.PutUint16(h[0:], uint16(len(src)))
+		binary.LittleEndian.PutUint16(h[2:], uint16(len(arena)-body))
+		binary.LittleEndian.PutUint16(h[4:], uint16(len(r.Destination)))
+		binary.LittleEndian.PutUint16(h[6:], uint16(r.StatusCode))
+		h[8], h[9] = byte(mt), flags
+		if flags&flagDestAfter != 0 {
 			arena = append(arena, r.Destination...)
 		}
 	}
-	answers = nil
-
-	arena, s.prefix = trie.flatten(arena)
+	for i, a := range values {
+		values[i] = offsets[a] + 1
+	}
+	s.prefix = trie.flatten(values)
+	values = nil
 	s.arena = arena
 
 	// The exact table: a power of two at least twice the number of keys, so
@@ -275,18 +298,17 @@ func Compile(rules []Rule) *Snapshot {
 		s.exact = make([]uint64, n)
 		mask := uint64(n - 1)
 	insert:
-		for e := 0; e < s.exactLen; e++ {
-			en := &s.entries[e]
-			key := arenaString(s.arena, en.src, uint32(en.srcLen))
+		for a := 0; a < s.exactLen; a++ {
+			rec := offsets[a]
+			key := s.recordSource(rec)
 			h := maphash.String(s.seed, key)
 			i := h & mask
 			for ; s.exact[i] != 0; i = (i + 1) & mask {
-				if other := &s.entries[uint32(s.exact[i])-1]; s.exact[i]>>32 == h>>32 && other.srcLen == en.srcLen &&
-					arenaString(s.arena, other.src, uint32(other.srcLen)) == key {
+				if s.exact[i]>>32 == h>>32 && s.recordSource(uint32(s.exact[i])-1) == key {
 					continue insert // a duplicate source: the first rule keeps it
 				}
 			}
-			s.exact[i] = h>>32<<32 | uint64(e+1)
+			s.exact[i] = h>>32<<32 | uint64(rec+1)
 		}
 	}
 	return s

@@ -310,8 +310,10 @@ func TestCompileDoesNotModifyRules(t *testing.T) {
 
 func TestCompileSizesArenaExactly(t *testing.T) {
 	s := Compile(GenerateRules(5000, 0.5, 11))
-	if len(s.arena) != cap(s.arena) {
-		t.Fatalf("arena length %d, capacity %d: the size computation and the writes disagree", len(s.arena), cap(s.arena))
+	for name, b := range map[string][]byte{"arena": s.arena, "labels": s.prefix.labels, "buckets": s.prefix.buckets} {
+		if len(b) != cap(b) {
+			t.Errorf("%s: length %d, capacity %d: the size computation and the writes disagree", name, len(b), cap(b))
+		}
 	}
 }
 

@@ -1,0 +1,211 @@
+package redirects
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// benchSet is a generated rule set, its snapshot and paths of each kind to
+// look up. Building the million-rule one takes seconds, so each size is
+// built once per process and shared by every benchmark.
+type benchSet struct {
+	rules []Rule
+	snap  *Snapshot
+	paths map[string][]string // kind -> paths
+}
+
+var benchSizes = []struct {
+	name string
+	n    int
+}{{"1k", 1_000}, {"100k", 100_000}, {"1M", 1_000_000}}
+
+var benchKinds = []string{"exact-hit", "prefix-hit", "miss"}
+
+var (
+	benchMu   sync.Mutex
+	benchSets = map[int]*benchSet{}
+)
+
+// benchPathCount is how many distinct paths of each kind a benchmark cycles
+// through: enough that the big snapshots cannot sit in the CPU caches.
+const benchPathCount = 1 << 16
+
+func getBenchSet(tb testing.TB, n int) *benchSet {
+	tb.Helper()
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if s := benchSets[n]; s != nil {
+		return s
+	}
+	rules := GenerateRules(n, 0.5, 42)
+	bs := &benchSet{rules: rules, snap: Compile(rules), paths: map[string][]string{}}
+	rng := rand.New(rand.NewPCG(uint64(n), 99))
+	var exact, prefix []string
+	for _, r := range rules {
+		if r.MatchType == Exact {
+			exact = append(exact, r.Source)
+		} else {
+			prefix = append(prefix, r.Source)
+		}
+	}
+	// Exact hits: exact sources, some with a query string.
+	for len(bs.paths["exact-hit"]) < benchPathCount {
+		p := exact[rng.IntN(len(exact))]
+		if rng.IntN(4) == 0 {
+			p += "?utm_source=newsletter"
+		}
+		bs.paths["exact-hit"] = append(bs.paths["exact-hit"], p)
+	}
+	// Prefix hits: below a starts_with source, not equal to an exact one.
+	suffixes := []string{"", "/", "page/2", "/comments", "-old", "/feed?x=1", "/a/b/c/d"}
+	for len(bs.paths["prefix-hit"]) < benchPathCount {
+		p := prefix[rng.IntN(len(prefix))] + suffixes[rng.IntN(len(suffixes))]
+		if m, ok := bs.snap.Lookup(p); ok && m.MatchType() == StartsWith {
+			bs.paths["prefix-hit"] = append(bs.paths["prefix-hit"], p)
+		}
+	}
+	// Misses: realistic paths of the same sections (so a walk goes deep
+	// into shared leading segments) that no rule matches.
+	g := &ruleGen{rng: rng}
+	for tries := 0; len(bs.paths["miss"]) < benchPathCount; tries++ {
+		if tries > 100*benchPathCount {
+			tb.Fatalf("found only %d missing paths for %d rules", len(bs.paths["miss"]), n)
+		}
+		b, _, _ := g.path(nil)
+		p := string(b)
+		if _, ok := bs.snap.Lookup(p); !ok {
+			bs.paths["miss"] = append(bs.paths["miss"], p)
+		}
+	}
+	for kind, paths := range bs.paths {
+		bs.paths[kind] = packPaths(paths)
+	}
+	benchSets[n] = bs
+	return bs
+}
+
+// packPaths copies paths into one contiguous string, in order. A benchmark
+// reads them in order, so the hardware prefetcher has each path in cache
+// before its lookup, as a server has the path it just parsed: the cache
+// misses measured are the snapshot's own.
+func packPaths(paths []string) []string {
+	all := strings.Join(paths, "")
+	out := make([]string, len(paths))
+	off := 0
+	for i, p := range paths {
+		out[i] = all[off : off+len(p)]
+		off += len(p)
+	}
+	return out
+}
+
+func BenchmarkLookup(b *testing.B) {
+	for _, size := range benchSizes {
+		b.Run(size.name, func(b *testing.B) {
+			bs := getBenchSet(b, size.n)
+			for _, kind := range benchKinds {
+				b.Run(kind, func(b *testing.B) {
+					paths := bs.paths[kind]
+					want := kind != "miss"
+					var sink int
+					b.ReportAllocs()
+					b.ResetTimer()
+					for i := 0; b.Loop(); i++ {
+						m, ok := bs.snap.Lookup(paths[i&(benchPathCount-1)])
+						if ok != want {
+							b.Fatalf("Lookup(%q) found=%v, want %v", paths[i&(benchPathCount-1)], ok, want)
+						}
+						sink += len(m.JSON())
+					}
+					_ = sink
+				})
+			}
+		})
+	}
+}
+
+func BenchmarkCompile(b *testing.B) {
+	for _, size := range benchSizes[1:] {
+		b.Run(size.name, func(b *testing.B) {
+			rules := getBenchSet(b, size.n).rules
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				Compile(rules)
+			}
+			b.StopTimer()
+			b.ReportMetric(snapshotBytesPerRule(rules), "bytes/rule")
+		})
+	}
+}
+
+// TestBenchPaths checks that the benchmark's paths are what their kind says,
+// against the brute-force model, on the smallest set.
+func TestBenchPaths(t *testing.T) {
+	bs := getBenchSet(t, 1_000)
+	for _, kind := range benchKinds {
+		for _, p := range bs.paths[kind][:2000] {
+			r, ok := modelLookup(bs.rules, p)
+			switch {
+			case kind == "miss" && ok:
+				t.Fatalf("miss path %q matches rule %d", p, r.ID)
+			case kind == "exact-hit" && (!ok || r.MatchType != Exact):
+				t.Fatalf("exact-hit path %q: model gives %v", p, r)
+			case kind == "prefix-hit" && (!ok || r.MatchType != StartsWith):
+				t.Fatalf("prefix-hit path %q: model gives %v", p, r)
+			}
+		}
+	}
+}
+
+// TestGenerateRules checks GenerateRules' promises: valid rules,
+// deterministic for a seed, unique sources per match type, IDs 1..n,
+// CreatedAt increasing, the asked share of starts_with rules.
+func TestGenerateRules(t *testing.T) {
+	const n = 20_000
+	rules := GenerateRules(n, 0.3, 9)
+	if len(rules) != n {
+		t.Fatalf("got %d rules, want %d", len(rules), n)
+	}
+	again := GenerateRules(n, 0.3, 9)
+	seen := map[string]bool{}
+	prefix := 0
+	for i := range rules {
+		r := &rules[i]
+		if err := r.Validate(); err != nil {
+			t.Fatalf("rule %d is invalid: %v", r.ID, err)
+		}
+		if *r != again[i] {
+			t.Fatalf("rule %d differs between two runs with the same seed: %+v, %+v", i, *r, again[i])
+		}
+		if r.ID != int64(i+1) {
+			t.Fatalf("rule %d has ID %d", i, r.ID)
+		}
+		if i > 0 && !r.CreatedAt.After(rules[i-1].CreatedAt) {
+			t.Fatalf("rule %d is not younger than rule %d", i, i-1)
+		}
+		key := fmt.Sprint(r.MatchType, " ", r.Source)
+		if seen[key] {
+			t.Fatalf("duplicate %v source %q", r.MatchType, r.Source)
+		}
+		seen[key] = true
+		if r.MatchType == StartsWith {
+			prefix++
+		}
+		if r.Priority < 0 || r.Priority > 1000 {
+			t.Fatalf("rule %d has priority %d, want 0..1000", r.ID, r.Priority)
+		}
+	}
+	if prefix != 6000 {
+		t.Fatalf("%d starts_with rules, want 30%% of %d", prefix, n)
+	}
+	if other := GenerateRules(100, 0.3, 10); other[0].Source == rules[0].Source && other[1].Source == rules[1].Source {
+		t.Fatal("another seed gave the same rules")
+	}
+	if strings.Count(fmt.Sprint(rules[:200]), "https://") == 0 {
+		t.Fatal("no absolute destinations among the first 200 rules")
+	}
+}
