@@ -52,9 +52,9 @@ const (
 	// bucket: a count (uint16), then per source, in byte order, its winner's
 	// record offset plus one (uint32), the length of the rest of the source
 	// past the node (uint16) and that rest.
-	bucketNode = 0xffff
-	bucketEntry    = 6 // bytes of an entry before the rest of its source
-	inlineLabel    = 4 // longest label held in prefixNode.label
+	bucketNode  = 0xffff
+	bucketEntry = 6 // bytes of an entry before the rest of its source
+	inlineLabel = 4 // longest label held in prefixNode.label
 )
 
 // A subtree becomes a bucket when it holds at most bucketMaxKeys sources and
