@@ -1,7 +1,5 @@
 package export
 
-import "redirects"
-
 // csvHeader is the first record of the csv export (SPEC.md).
 const csvHeader = "source,destination,statusCode,matchType\r\n"
 
@@ -9,13 +7,13 @@ func (s *sorted) csv() []byte {
 	b := make([]byte, 0, len(csvHeader)+textSize(s.all, len(",,301,starts_with\r\n")))
 	b = append(b, csvHeader...)
 	for _, r := range s.all {
-		b = appendCSVField(b, r.Source)
+		b = appendCSVField(b, r.src)
 		b = append(b, ',')
-		b = appendCSVField(b, r.Destination)
+		b = appendCSVField(b, r.dst)
 		b = append(b, ',')
-		b = appendStatus(b, r.StatusCode)
+		b = appendStatus(b, r.code)
 		b = append(b, ',')
-		b = append(b, r.MatchType.String()...)
+		b = append(b, r.mt.String()...)
 		b = append(b, '\r', '\n')
 	}
 	return b
@@ -46,12 +44,12 @@ func appendCSVField(b []byte, f string) []byte {
 	return append(b, '"')
 }
 
-// textSize returns the bytes of rules' sources and destinations plus perLine
+// textSize returns the bytes of the records' sources and destinations plus perLine
 // bytes per rule: the size of a rendered file, to allocate it once.
-func textSize(rules []*redirects.Rule, perLine int) int {
+func textSize(rules []rec, perLine int) int {
 	n := 0
 	for _, r := range rules {
-		n += len(r.Source) + len(r.Destination) + perLine
+		n += len(r.src) + len(r.dst) + perLine
 	}
 	return n
 }

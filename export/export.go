@@ -12,13 +12,10 @@
 package export
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"runtime"
-	"slices"
-	"strings"
 	"sync"
 
 	"redirects"
@@ -142,129 +139,9 @@ func RenderFormat(format string, rules []redirects.Rule) ([]byte, bool) {
 	return nil, false
 }
 
-// sorted holds the orders the formats need, computed once per deployment.
-type sorted struct {
-	// all is every rule in the canonical order of redirects.SortRules:
-	// exact rules by source bytes, then starts_with rules by precedence.
-	all []*redirects.Rule
-	// exact is all's exact rules less repeated sources: the server formats
-	// cannot hold a source twice (nginx refuses the file), so the first rule
-	// in the input keeps it, as in redirects.Compile.
-	exact []*redirects.Rule
-	// prefix is all's starts_with rules, in precedence order, less repeated
-	// sources (the better rule keeps it, as in redirects.Compile).
-	prefix []*redirects.Rule
-	// winners is redirects.PrefixWinners, one per distinct source.
-	winners []redirects.PrefixWinner
-	// dupExact and dupPrefix are the sources dropped as repeats.
-	dupExact, dupPrefix []string
-
-	caseOnce sync.Once
-	caseInfo *caseInfo
-}
-
-// sortRules computes the orders of sorted. The order of all is the one of
-// redirects.SortRules, with ties (which only identical rules have) broken by
-// input position, so the output never depends on the input order's accidents
-// or on the sort algorithm. It sorts indexes rather than a copy of the rules:
-// at a million rules, moving 100-byte structs costs more than the compares.
-func sortRules(rules []redirects.Rule) *sorted {
-	s := &sorted{}
-	var exact, prefix []int32
-	for i := range rules {
-		if rules[i].MatchType == redirects.StartsWith {
-			prefix = append(prefix, int32(i))
-		} else {
-			exact = append(exact, int32(i))
-		}
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		slices.SortFunc(exact, func(a, b int32) int {
-			if c := strings.Compare(rules[a].Source, rules[b].Source); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
-	})
-	wg.Go(func() {
-		slices.SortFunc(prefix, func(a, b int32) int {
-			switch {
-			case redirects.Better(&rules[a], &rules[b]):
-				return -1
-			case redirects.Better(&rules[b], &rules[a]):
-				return 1
-			}
-			return cmp.Compare(a, b)
-		})
-	})
-	wg.Go(func() { s.winners = redirects.PrefixWinners(rules) })
-	wg.Wait()
-
-	s.all = make([]*redirects.Rule, 0, len(rules))
-	s.exact = make([]*redirects.Rule, 0, len(exact))
-	for k, i := range exact {
-		r := &rules[i]
-		s.all = append(s.all, r)
-		if k > 0 && rules[exact[k-1]].Source == r.Source {
-			s.dupExact = append(s.dupExact, r.Source)
-			continue
-		}
-		s.exact = append(s.exact, r)
-	}
-	// A repeated starts_with source keeps its best rule, the first in
-	// precedence order; seen is only needed when repeats exist at all.
-	var seen map[string]bool
-	if countDistinct(s.winners) != len(s.winners) {
-		seen = make(map[string]bool)
-	}
-	s.prefix = make([]*redirects.Rule, 0, len(prefix))
-	for _, i := range prefix {
-		r := &rules[i]
-		s.all = append(s.all, r)
-		if seen != nil {
-			if seen[r.Source] {
-				s.dupPrefix = append(s.dupPrefix, r.Source)
-				continue
-			}
-			seen[r.Source] = true
-		}
-		s.prefix = append(s.prefix, r)
-	}
-	s.winners = dedupWinners(s.winners)
-	return s
-}
-
-func countDistinct(w []redirects.PrefixWinner) int {
-	n := 0
-	for i := range w {
-		if i == 0 || w[i].Source != w[i-1].Source {
-			n++
-		}
-	}
-	return n
-}
-
-// dedupWinners keeps one winner per source. Within a run of equal sources,
-// PrefixWinners gives each the better of its own rule and the winner before
-// it, so the last of the run holds the best of all of them.
-func dedupWinners(w []redirects.PrefixWinner) []redirects.PrefixWinner {
-	if countDistinct(w) == len(w) {
-		return w
-	}
-	out := w[:0]
-	for i := range w {
-		if i+1 < len(w) && w[i+1].Source == w[i].Source {
-			continue
-		}
-		out = append(out, w[i])
-	}
-	return out
-}
-
 // appendStatus appends a status code; validation allows only 301 and 302,
 // but any other value is still written as a number rather than lost.
-func appendStatus(b []byte, code int) []byte {
+func appendStatus(b []byte, code int32) []byte {
 	switch code {
 	case 301:
 		return append(b, "301"...)

@@ -3,9 +3,12 @@ package export_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +100,43 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", name, path, got, want)
+	}
+}
+
+// TestOrderIsSortRules holds the order of the files, which the renderers
+// compute with their own faster sorts, against redirects.SortRules, on rule
+// sets made to trip them: sources sharing long leading parts, lengths around
+// the sorts' 8- and 16-byte digits, bytes above 0x7f, tied priorities,
+// lengths and creation times.
+func TestOrderIsSortRules(t *testing.T) {
+	var sets [][]redirects.Rule
+	sets = append(sets, redirects.GenerateRules(20_000, 0.3, 3))
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var tricky []redirects.Rule
+	stems := []string{"/", "/a", "/abcdefg", "/abcdefgh", "/abcdefghijklmno", "/abcdefghijklmnop", "/abcdefghijklmnopq",
+		"/shop/index.php/catalog/product/view/id/", "/é", "/\u00ff", "/~", "/A"}
+	for i, a := range stems {
+		for j, b := range []string{"", "x", "é", "0123456789abcdef", "/"} {
+			for k, mt := range []redirects.MatchType{redirects.Exact, redirects.StartsWith} {
+				n := len(tricky)
+				tricky = append(tricky, redirects.Rule{
+					ID: int64(1000 - n), Source: a + b, Destination: "/d" + strconv.Itoa(n), StatusCode: 301, MatchType: mt,
+					Priority: []int{100, 0, 100}[(i+j+k)%3], CreatedAt: t0.Add(time.Duration((i*j)%3) * time.Second),
+				})
+			}
+		}
+	}
+	sets = append(sets, tricky)
+	for n, rules := range sets {
+		want := append([]redirects.Rule(nil), rules...)
+		redirects.SortRules(want)
+		var b strings.Builder
+		b.WriteString("source,destination,statusCode,matchType\r\n")
+		for _, r := range want {
+			fmt.Fprintf(&b, "%s,%s,%d,%s\r\n", r.Source, r.Destination, r.StatusCode, r.MatchType)
+		}
+		if got := string(export.RenderCSV(rules)); got != b.String() {
+			t.Errorf("set %d: csv order differs from redirects.SortRules", n)
+		}
 	}
 }

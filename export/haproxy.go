@@ -3,8 +3,6 @@ package export
 import (
 	"strconv"
 	"strings"
-
-	"redirects"
 )
 
 // Validation keeps whitespace, control characters and " ' \ # $ out of
@@ -33,16 +31,16 @@ func (s *sorted) haproxy() []byte {
 	return b
 }
 
-func appendHAProxyRule(b []byte, n int, fetch string, r *redirects.Rule) []byte {
+func appendHAProxyRule(b []byte, n int, fetch string, r rec) []byte {
 	b = append(b, "acl redirect_"...)
 	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, ' ')
 	b = append(b, fetch...)
-	b = append(b, r.Source...)
+	b = append(b, r.src...)
 	b = append(b, "\nhttp-request redirect code "...)
-	b = appendStatus(b, r.StatusCode)
+	b = appendStatus(b, r.code)
 	b = append(b, " location "...)
-	b = appendLogFormatLiteral(b, r.Destination)
+	b = appendLogFormatLiteral(b, r.dst)
 	b = append(b, " if redirect_"...)
 	b = strconv.AppendInt(b, int64(n), 10)
 	return append(b, '\n')
@@ -68,9 +66,9 @@ func (s *sorted) haproxyMapExact() []byte {
 	n302 := 0
 	var ex302 []string
 	for _, r := range s.exact {
-		if r.StatusCode != 301 {
+		if r.code != 301 {
 			if n302++; n302 <= maxExamples {
-				ex302 = append(ex302, r.Source)
+				ex302 = append(ex302, r.src)
 			}
 		}
 	}
@@ -81,9 +79,9 @@ func (s *sorted) haproxyMapExact() []byte {
 	b := make([]byte, 0, h.Len()+textSize(s.exact, 2))
 	b = append(b, h.String()...)
 	for _, r := range s.exact {
-		b = append(b, r.Source...)
+		b = append(b, r.src...)
 		b = append(b, ' ')
-		b = append(b, r.Destination...)
+		b = append(b, r.dst...)
 		b = append(b, '\n')
 	}
 	return b
@@ -96,14 +94,14 @@ func (s *sorted) haproxyMapPrefix() []byte {
 	h.WriteString("# and destination of the rule the lookup API picks for a path equal to its source. In the frontend,\n")
 	h.WriteString("# after the lines of haproxy-map-exact when both maps are used:\n")
 	writeCommentLines(&h, HAProxyMapPrefixSnippet)
-	b := make([]byte, 0, h.Len()+winnersSize(s.winners, len("  301 \n")))
+	b := make([]byte, 0, h.Len()+textSize(s.winners, len("  301 \n")))
 	b = append(b, h.String()...)
 	for _, w := range s.winners {
-		b = append(b, w.Source...)
+		b = append(b, w.src...)
 		b = append(b, ' ')
-		b = appendStatus(b, w.Rule.StatusCode)
+		b = appendStatus(b, w.code)
 		b = append(b, ' ')
-		b = append(b, w.Rule.Destination...)
+		b = append(b, w.dst...)
 		b = append(b, '\n')
 	}
 	return b

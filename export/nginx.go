@@ -3,8 +3,6 @@ package export
 import (
 	"strconv"
 	"strings"
-
-	"redirects"
 )
 
 // Validation keeps whitespace, control characters and " ' \ ; { } $ # out of
@@ -13,28 +11,28 @@ import (
 
 func (s *sorted) nginx() []byte {
 	b := make([]byte, 0, 64+textSize(s.exact, len("location =  { return 301 ; }\n"))+
-		winnersSize(s.winners, len("location ^~  { return 301 ; }\n")))
+		textSize(s.winners, len("location ^~  { return 301 ; }\n")))
 	b = append(b, "# Exact match redirects\n"...)
 	for _, r := range s.exact {
-		b = appendNginxLocation(b, "location = ", r.Source, r)
+		b = appendNginxLocation(b, "location = ", r)
 	}
 	b = append(b, "# Prefix redirects\n"...)
 	// Each prefix source carries its closure winner: nginx picks the longest
 	// matching "location ^~" whatever the priorities, and the winner of the
 	// longest matching source is the lookup API's answer.
 	for _, w := range s.winners {
-		b = appendNginxLocation(b, "location ^~ ", w.Source, w.Rule)
+		b = appendNginxLocation(b, "location ^~ ", w)
 	}
 	return b
 }
 
-func appendNginxLocation(b []byte, kind, source string, r *redirects.Rule) []byte {
+func appendNginxLocation(b []byte, kind string, r rec) []byte {
 	b = append(b, kind...)
-	b = append(b, source...)
+	b = append(b, r.src...)
 	b = append(b, " { return "...)
-	b = appendStatus(b, r.StatusCode)
+	b = appendStatus(b, r.code)
 	b = append(b, ' ')
-	b = append(b, r.Destination...)
+	b = append(b, r.dst...)
 	return append(b, "; }\n"...)
 }
 
@@ -42,9 +40,9 @@ func (s *sorted) nginxMapExact() []byte {
 	ci := s.cases()
 	keep := s.exact
 	if len(ci.leftOut) > 0 {
-		keep = make([]*redirects.Rule, 0, len(s.exact))
+		keep = make([]rec, 0, len(s.exact))
 		for _, r := range s.exact {
-			if !ci.leftOutSet[r] {
+			if !ci.leftOutSet[r.rule] {
 				keep = append(keep, r)
 			}
 		}
@@ -52,10 +50,10 @@ func (s *sorted) nginxMapExact() []byte {
 	longest, n302 := 0, 0
 	var ex302 []string
 	for _, r := range keep {
-		longest = max(longest, len(r.Source))
-		if r.StatusCode != 301 {
+		longest = max(longest, len(r.src))
+		if r.code != 301 {
 			if n302++; n302 <= maxExamples {
-				ex302 = append(ex302, r.Source)
+				ex302 = append(ex302, r.src)
 			}
 		}
 	}
@@ -88,9 +86,9 @@ func (s *sorted) nginxMapExact() []byte {
 	b = append(b, "map $uri $redirect_exact {\n"...)
 	for _, r := range keep {
 		b = append(b, "    "...)
-		b = append(b, r.Source...)
+		b = append(b, r.src...)
 		b = append(b, ' ')
-		b = append(b, r.Destination...)
+		b = append(b, r.dst...)
 		b = append(b, ";\n"...)
 	}
 	return append(b, "}\n"...)
@@ -133,11 +131,11 @@ func (s *sorted) nginxMapPrefix() []byte {
 	b = append(b, "map $uri $redirect_prefix {\n    default \"\";\n"...)
 	for _, r := range s.prefix {
 		b = append(b, "    \"~^"...)
-		b = appendRegexpQuote(b, r.Source)
+		b = appendRegexpQuote(b, r.src)
 		b = append(b, "\" \""...)
-		b = appendStatus(b, r.StatusCode)
+		b = appendStatus(b, r.code)
 		b = append(b, ' ')
-		b = append(b, r.Destination...)
+		b = append(b, r.dst...)
 		b = append(b, "\";\n"...)
 	}
 	return append(b, "}\n"...)
@@ -191,14 +189,6 @@ func writeCommentLines(h *strings.Builder, snippet string) {
 	for line := range strings.SplitSeq(snippet, "\n") {
 		h.WriteString("#     " + line + "\n")
 	}
-}
-
-func winnersSize(w []redirects.PrefixWinner, perLine int) int {
-	n := 0
-	for i := range w {
-		n += len(w[i].Source) + len(w[i].Rule.Destination) + perLine
-	}
-	return n
 }
 
 func countNoun(n int, noun string) string {

@@ -48,7 +48,7 @@ func computeCases(s *sorted) *caseInfo {
 	ci := &caseInfo{}
 	upper := false
 	for _, r := range s.all {
-		if hasUpper(r.Source) {
+		if hasUpper(r.src) {
 			upper = true
 			break
 		}
@@ -62,23 +62,23 @@ func computeCases(s *sorted) *caseInfo {
 	// Only keys that some upper-case source lowers to can collide.
 	colliding := make(map[string]bool)
 	for _, r := range s.exact {
-		if hasUpper(r.Source) {
-			colliding[strings.ToLower(r.Source)] = true
+		if hasUpper(r.src) {
+			colliding[lowerASCII(r.src)] = true
 		}
 	}
 	first := make(map[string]*redirects.Rule, len(colliding))
 	ci.leftOutSet = make(map[*redirects.Rule]bool)
 	for _, r := range s.exact {
-		key := lowerASCII(r.Source)
+		key := lowerASCII(r.src)
 		if !colliding[key] {
 			continue
 		}
 		if f, ok := first[key]; ok {
-			ci.leftOut = append(ci.leftOut, caseDup{r.Source, f.Source})
-			ci.leftOutSet[r] = true
-			ci.haproxy = append(ci.haproxy, caseDup{r.Source, f.Source})
+			ci.leftOut = append(ci.leftOut, caseDup{r.src, f.Source})
+			ci.leftOutSet[r.rule] = true
+			ci.haproxy = append(ci.haproxy, caseDup{r.src, f.Source})
 		} else {
-			first[key] = r
+			first[key] = r.rule
 		}
 	}
 	// haproxyExact returns the exact rule whose ACL answers path p first.
@@ -94,13 +94,12 @@ func computeCases(s *sorted) *caseInfo {
 	// whose source is a case-insensitive prefix of it, found like
 	// redirects.PrefixWinners does, over lower-cased sources.
 	type lowered struct {
-		low      string
-		r, win   *redirects.Rule
-		csWinner *redirects.Rule
+		low    string
+		r, win *redirects.Rule
 	}
 	list := make([]lowered, len(s.prefix))
 	for i, r := range s.prefix {
-		list[i] = lowered{low: lowerASCII(r.Source), r: r}
+		list[i] = lowered{low: lowerASCII(r.src), r: r.rule}
 	}
 	slices.SortFunc(list, func(a, b lowered) int { return strings.Compare(a.low, b.low) })
 	stack := make([]int, 0, 16)
@@ -143,20 +142,22 @@ func computeCases(s *sorted) *caseInfo {
 
 // findExact returns the exact rule with source src, by binary search in
 // exact (sorted by source), or nil.
-func findExact(exact []*redirects.Rule, src string) *redirects.Rule {
-	i, ok := slices.BinarySearchFunc(exact, src, func(r *redirects.Rule, t string) int { return strings.Compare(r.Source, t) })
-	if !ok {
-		return nil
-	}
-	return exact[i]
+func findExact(exact []rec, src string) *redirects.Rule {
+	return find(exact, src)
 }
 
-func findWinner(w []redirects.PrefixWinner, src string) *redirects.Rule {
-	i, ok := slices.BinarySearchFunc(w, src, func(w redirects.PrefixWinner, t string) int { return strings.Compare(w.Source, t) })
+// findWinner returns the closure winner of starts_with source src, by
+// binary search in winners (sorted by source), or nil.
+func findWinner(winners []rec, src string) *redirects.Rule {
+	return find(winners, src)
+}
+
+func find(recs []rec, src string) *redirects.Rule {
+	i, ok := slices.BinarySearchFunc(recs, src, func(r rec, t string) int { return strings.Compare(r.src, t) })
 	if !ok {
 		return nil
 	}
-	return w[i].Rule
+	return recs[i].rule
 }
 
 func hasUpper(s string) bool {
@@ -221,9 +222,9 @@ func (s *sorted) report() string {
 
 	n, ex := 0, []string(nil)
 	for _, r := range s.exact {
-		if r.StatusCode != 301 {
+		if r.code != 301 {
 			if n++; n <= maxExamples {
-				ex = append(ex, r.Source)
+				ex = append(ex, r.src)
 			}
 		}
 	}
@@ -236,14 +237,14 @@ func (s *sorted) report() string {
 	n, ex = 0, nil
 	m, exm := 0, []string(nil)
 	for _, r := range s.all {
-		if nginxNormalizes(r.Source) {
+		if nginxNormalizes(r.src) {
 			if n++; n <= maxExamples {
-				ex = append(ex, r.Source)
+				ex = append(ex, r.src)
 			}
 		}
-		if haproxyRawMismatch(r.Source) {
+		if haproxyRawMismatch(r.src) {
 			if m++; m <= maxExamples {
-				exm = append(exm, r.Source)
+				exm = append(exm, r.src)
 			}
 		}
 	}
