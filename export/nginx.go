@@ -1,6 +1,7 @@
 package export
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -95,24 +96,50 @@ func (s *sorted) nginxMapExact() []byte {
 }
 
 // nginxMapHashSizes returns the map_hash_bucket_size and map_hash_max_size
-// an nginx map of n keys, the longest of which is longest bytes, needs. A
-// hash bucket must hold the longest key's element (a pointer, the key
-// rounded up to pointers with two bytes of length, CONTRACT's "keys longer
-// than 46 bytes") plus the bucket's end marker; doubling it to the next power
-// of two leaves room for a few keys per bucket, so nginx finds a table size
-// quickly. Twice as many buckets as keys, rounded up to a power of two, is a
-// max size nginx can always fill without warning.
+// an nginx map of n keys, the longest of which is longest bytes, needs to
+// load without the warning "could not build optimal map_hash".
+//
+// nginx tries table sizes up to map_hash_max_size and takes the first in
+// which every bucket holds its keys: each key takes a pointer plus the key
+// and a two-byte length rounded up to pointers (so keys longer than 46 bytes
+// overflow the default 64-byte bucket alone), and a bucket ends with a
+// pointer. With twice as many slots as keys, the fullest of the buckets
+// holds a few keys at a thousand keys and some eight at a million (a
+// Poisson tail), so the bucket size is that many of the longest key, rounded
+// up to a power of two.
 func nginxMapHashSizes(longest, n int) (bucket, maxSize int) {
-	need := 8 + (longest+2+7)&^7 + 8
-	bucket = 64
-	for bucket < 2*need {
-		bucket *= 2
-	}
 	maxSize = 2048
 	for maxSize < 2*n {
 		maxSize *= 2
 	}
+	elt := 8 + (longest+2+7)&^7
+	need := fullestBucket(n, maxSize)*elt + 8
+	bucket = 64
+	for bucket < need {
+		bucket *= 2
+	}
 	return bucket, maxSize
+}
+
+// fullestBucket returns how many of n keys hashed into size buckets the
+// fullest bucket holds, but for a 1% chance: the least k for which size
+// buckets of a Poisson(n/size) load are all expected below k+1 with
+// probability 99%.
+func fullestBucket(n, size int) int {
+	alpha := float64(n) / float64(size)
+	// p[j] = P(load = j); the tail beyond 64 is negligible for alpha <= 1.
+	var p [64]float64
+	p[0] = math.Exp(-alpha)
+	for j := 1; j < len(p); j++ {
+		p[j] = p[j-1] * alpha / float64(j)
+	}
+	tail := 0.0 // P(load > k)
+	for k := len(p) - 1; k > 0; k-- {
+		if tail += p[k]; float64(size)*tail >= 0.01 {
+			return max(k, 1)
+		}
+	}
+	return 1
 }
 
 func (s *sorted) nginxMapPrefix() []byte {
