@@ -140,17 +140,19 @@ func scanBucket(buckets []byte, off uint32, rest string) uint32 {
 	}
 	b := buckets[off:]
 	count := int(binary.LittleEndian.Uint16(b))
+	// Entries are sorted, so of two that prefix rest the longer comes later:
+	// the last match is the longest.
 	c := rest[0]
-	best, bestLen := uint32(0), 0
+	best := uint32(0)
 	p := 2
 	for k := 0; k < count; k++ {
 		l := int(binary.LittleEndian.Uint16(b[p+4:]))
 		first := b[p+bucketEntry]
 		if first > c {
-			break // entries are sorted: no later one starts with c
+			break // no later entry starts with c
 		}
-		if first == c && l > bestLen && l <= len(rest) && string(b[p+bucketEntry:p+bucketEntry+l]) == rest[:l] {
-			best, bestLen = binary.LittleEndian.Uint32(b[p:]), l
+		if first == c && l <= len(rest) && string(b[p+bucketEntry:p+bucketEntry+l]) == rest[:l] {
+			best = binary.LittleEndian.Uint32(b[p:])
 		}
 		p += bucketEntry + l
 	}

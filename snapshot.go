@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -117,11 +118,13 @@ func (s *Snapshot) Lookup(path string) (Match, bool) {
 	if s == nil {
 		return Match{}, false
 	}
-	for i := 0; i < len(path); i++ {
-		if c := path[i]; c == '?' || c == '#' {
-			path = path[:i]
-			break
-		}
+	// Cutting at '?' and then at '#' cuts at the first of either; IndexByte
+	// is vectorised, faster than a loop testing both.
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	if i := strings.IndexByte(path, '#'); i >= 0 {
+		path = path[:i]
 	}
 	if rec, ok := s.lookupExact(path); ok {
 		return s.match(rec), true

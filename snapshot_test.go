@@ -266,20 +266,50 @@ func genPath(t *rapid.T, rules []Rule) string {
 	return p
 }
 
+// bucketConfigs are the prefix index shapes the model tests run against:
+// the default, no buckets (every source a node), and buckets as large as
+// possible (the whole tree one bucket when it fits), so both ways of
+// matching are held against the model on every kind of rule set.
+var bucketConfigs = []struct {
+	name  string
+	keys  int32
+	bytes int
+}{
+	{"default", bucketMaxKeys, bucketMaxBytes},
+	{"no-buckets", 0, 0},
+	{"all-buckets", 1 << 14, 1 << 14},
+	{"tiny-buckets", 2, 24},
+}
+
+// withBuckets runs f with the prefix index's bucket limits set to keys and
+// bytes.
+func withBuckets(keys int32, bytes int, f func()) {
+	k, b := bucketMaxKeys, bucketMaxBytes
+	bucketMaxKeys, bucketMaxBytes = keys, bytes
+	defer func() { bucketMaxKeys, bucketMaxBytes = k, b }()
+	f()
+}
+
 func TestLookupMatchesModel(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		rules := genRules.Draw(t, "rules")
-		s := Compile(rules)
-		if s.Len() != len(rules) || s.ExactLen()+s.PrefixLen() != len(rules) {
-			t.Fatalf("Len %d = ExactLen %d + PrefixLen %d, want %d rules", s.Len(), s.ExactLen(), s.PrefixLen(), len(rules))
-		}
-		for i := 0; i < 20; i++ {
-			checkLookup(t, s, rules, genPath(t, rules))
-		}
-		for _, r := range rules {
-			checkLookup(t, s, rules, r.Source)
-		}
-	})
+	for _, cfg := range bucketConfigs {
+		t.Run(cfg.name, func(t *testing.T) {
+			withBuckets(cfg.keys, cfg.bytes, func() {
+				rapid.Check(t, func(t *rapid.T) {
+					rules := genRules.Draw(t, "rules")
+					s := Compile(rules)
+					if s.Len() != len(rules) || s.ExactLen()+s.PrefixLen() != len(rules) {
+						t.Fatalf("Len %d = ExactLen %d + PrefixLen %d, want %d rules", s.Len(), s.ExactLen(), s.PrefixLen(), len(rules))
+					}
+					for i := 0; i < 20; i++ {
+						checkLookup(t, s, rules, genPath(t, rules))
+					}
+					for _, r := range rules {
+						checkLookup(t, s, rules, r.Source)
+					}
+				})
+			})
+		})
+	}
 }
 
 // TestLookupMatchesModelGenerated holds the snapshot against the model on
@@ -287,13 +317,19 @@ func TestLookupMatchesModel(t *testing.T) {
 // more structure than the property test's.
 func TestLookupMatchesModelGenerated(t *testing.T) {
 	rules := GenerateRules(2000, 0.5, 7)
-	s := Compile(rules)
-	for _, r := range rules {
-		checkLookup(t, s, rules, r.Source)
-		checkLookup(t, s, rules, r.Source+"x")
-		checkLookup(t, s, rules, r.Source+"/page/2?x=1")
-		checkLookup(t, s, rules, r.Source[:len(r.Source)-1])
-		checkLookup(t, s, rules, r.Source[:len(r.Source)/2])
+	for _, cfg := range bucketConfigs[:2] {
+		t.Run(cfg.name, func(t *testing.T) {
+			withBuckets(cfg.keys, cfg.bytes, func() {
+				s := Compile(rules)
+				for _, r := range rules {
+					checkLookup(t, s, rules, r.Source)
+					checkLookup(t, s, rules, r.Source+"x")
+					checkLookup(t, s, rules, r.Source+"/page/2?x=1")
+					checkLookup(t, s, rules, r.Source[:len(r.Source)-1])
+					checkLookup(t, s, rules, r.Source[:len(r.Source)/2])
+				}
+			})
+		})
 	}
 }
 
