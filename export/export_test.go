@@ -140,3 +140,57 @@ func TestOrderIsSortRules(t *testing.T) {
 		}
 	}
 }
+
+// TestReport checks the report lines that smallRules does not reach, and
+// that a rule set every format expresses gets an empty report.
+func TestReport(t *testing.T) {
+	rule := func(src string, mt redirects.MatchType) redirects.Rule {
+		return redirects.Rule{Source: src, Destination: "/d", StatusCode: 301, MatchType: mt, Priority: 100}
+	}
+	many := func(n int, mt redirects.MatchType, prefix string) []redirects.Rule {
+		var rules []redirects.Rule
+		for i := range n {
+			rules = append(rules, rule(prefix+strconv.Itoa(i), mt))
+		}
+		return rules
+	}
+	for _, c := range []struct {
+		name  string
+		rules []redirects.Rule
+		want  []string // substrings, each on its own line
+	}{
+		{"clean", []redirects.Rule{rule("/a", redirects.Exact), rule("/b/", redirects.StartsWith)}, nil},
+		{"nginx normalizes", []redirects.Rule{rule("/a//b", redirects.Exact), rule("/a%20b", redirects.StartsWith), rule("/c/./d", redirects.Exact), rule("/ok", redirects.Exact)},
+			[]string{`nginx, nginx-map-exact, nginx-map-prefix: sources that do not match as in the lookup API because they hold "%", "//", "/./" or "/../", which nginx decodes or normalizes in the request path before matching: 3, e.g. /a//b, /c/./d, /a%20b`}},
+		{"haproxy raw path", []redirects.Rule{rule("/café", redirects.Exact), rule("/a<b", redirects.StartsWith)},
+			[]string{"haproxy, haproxy-map-exact, haproxy-map-prefix: sources that do not match as in the lookup API because they hold non-ASCII characters or < > `, which clients percent-encode in the raw request path HAProxy matches: 2, e.g. /café, /a<b"}},
+		{"linear scans", many(10_001, redirects.StartsWith, "/p"),
+			[]string{"haproxy (10001 ACLs), nginx-map-prefix (10001 regular expressions): tested one by one per request"}},
+		{"nginx insertion sort", append(many(20_000, redirects.Exact, "/z"), many(6_000, redirects.StartsWith, "/a")...),
+			[]string{"nginx: 20000 exact and 6000 prefix locations take nginx versions that sort locations by insertion (such as 1.22) some 120 million comparisons",
+				"haproxy (26000 ACLs)"}},
+		{"repeats", []redirects.Rule{rule("/a", redirects.Exact), rule("/a", redirects.Exact), rule("/b", redirects.StartsWith), rule("/b", redirects.StartsWith)},
+			[]string{"all formats but csv: repeated sources written once, with the rule the lookup API answers: 2, e.g. exact /a, starts_with /b"}},
+	} {
+		for i := range c.rules {
+			c.rules[i].ID = int64(i + 1)
+		}
+		content, err := export.Render(c.rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(content.Report, "\n"), "\n")
+		if content.Report == "" {
+			lines = nil
+		}
+		if len(lines) != len(c.want) {
+			t.Errorf("%s: report has %d lines, want %d:\n%s", c.name, len(lines), len(c.want), content.Report)
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.Contains(lines[i], w) {
+				t.Errorf("%s: report line %d is\n%s\nwant it to hold\n%s", c.name, i+1, lines[i], w)
+			}
+		}
+	}
+}

@@ -16,6 +16,28 @@ const maxExamples = 3
 // requests per second).
 const linearScanWarn = 10_000
 
+// nginxInsertionWarn is the nginxInsertionWork above which the report warns:
+// some ten seconds of nginx's start-up at 0.1-0.2 us per comparison.
+const nginxInsertionWarn = 100_000_000
+
+// nginxInsertionWork estimates the comparisons nginx 1.22 (and any nginx
+// whose ngx_queue_sort is an insertion sort) makes to sort the locations of
+// the nginx export: the file lists every exact location before every prefix
+// location, and each prefix location is moved back past every exact one
+// that sorts after it. Sorted sections cost nothing more. Both lists are
+// sorted by source, so one merge walk counts it.
+func nginxInsertionWork(exact, prefix []rec) int64 {
+	var work int64
+	j := 0
+	for _, p := range prefix {
+		for j < len(exact) && exact[j].src <= p.src {
+			j++
+		}
+		work += int64(len(exact) - j)
+	}
+	return work
+}
+
 // caseInfo says where matching that ignores ASCII case (nginx map keys,
 // HAProxy's -i) changes an answer.
 type caseInfo struct {
@@ -250,6 +272,12 @@ func (s *sorted) report() string {
 	}
 	add(n, `nginx, nginx-map-exact, nginx-map-prefix: sources that do not match as in the lookup API because they hold "%", "//", "/./" or "/../", which nginx decodes or normalizes in the request path before matching`, ex)
 	add(m, "haproxy, haproxy-map-exact, haproxy-map-prefix: sources that do not match as in the lookup API because they hold non-ASCII characters or < > `, which clients percent-encode in the raw request path HAProxy matches", exm)
+
+	if w := nginxInsertionWork(s.exact, s.winners); w > nginxInsertionWarn {
+		lines = append(lines, "nginx: "+strconv.Itoa(len(s.exact))+" exact and "+strconv.Itoa(len(s.winners))+
+			" prefix locations take nginx versions that sort locations by insertion (such as 1.22) some "+
+			strconv.FormatInt(w/1_000_000, 10)+" million comparisons, minutes, to load, because all prefix locations follow all exact ones")
+	}
 
 	var slow []string
 	if n := len(s.exact) + len(s.prefix); n > linearScanWarn {
