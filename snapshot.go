@@ -223,35 +223,45 @@ func Compile(rules []Rule) *Snapshot {
 	winners := PrefixWinners(rules)
 	keys := make([]string, len(winners))
 	values := make([]uint32, len(winners))
-	answerOf := make(map[*Rule]uint32)
+	// answerOf numbers each distinct winner once. PrefixWinners' rules point
+	// into rules, so a slice indexed by position does it without hashing;
+	// the map only catches a pointer from elsewhere, should that change.
+	answerOf := make([]uint32, len(rules)) // answer number plus one
+	var answerOfOther map[*Rule]uint32
 	for i, w := range winners {
-		a, ok := answerOf[w.Rule]
-		if !ok {
-			a = uint32(len(answers))
-			answers = append(answers, w.Rule)
-			answerOf[w.Rule] = a
+		var a uint32
+		if j, ok := indexOf(rules, w.Rule); ok {
+			if answerOf[j] == 0 {
+				answers = append(answers, w.Rule)
+				answerOf[j] = uint32(len(answers))
+			}
+			a = answerOf[j]
+		} else {
+			if answerOfOther == nil {
+				answerOfOther = make(map[*Rule]uint32)
+			}
+			if answerOfOther[w.Rule] == 0 {
+				answers = append(answers, w.Rule)
+				answerOfOther[w.Rule] = uint32(len(answers))
+			}
+			a = answerOfOther[w.Rule]
 		}
-		keys[i], values[i] = w.Source, a
+		keys[i], values[i] = w.Source, a-1
 	}
 	answerOf = nil
 	trie := buildPrefixTrie(keys)
 	keys = nil
 
-	// Size the arena exactly, so it is allocated once and carries no slack.
+	// Size the arena from the lengths alone, reading no string: the bodies
+	// are exact unless a destination needs escaping, which validation rules
+	// out; if one does anyway, the arena grows and is trimmed at the end.
 	size := 0
 	for _, r := range answers {
 		size += recordHeader
 		if r.MatchType != StartsWith {
 			size += len(r.Source)
 		}
-		n := jsonStringLen(r.Destination)
-		size += bodyLen(n, r.StatusCode, r.MatchType)
-		if n != len(r.Destination) {
-			size += len(r.Destination)
-		}
-	}
-	if uint64(size) >= 1<<32-1 {
-		panic("redirects.Compile: the rules' strings exceed the snapshot's 4 GiB arena")
+		size += bodyLen(len(r.Destination), r.StatusCode, r.MatchType)
 	}
 	arena := make([]byte, 0, size)
 
@@ -260,20 +270,25 @@ func Compile(rules []Rule) *Snapshot {
 	offsets := make([]uint32, len(answers))
 	for a, r := range answers {
 		rec := len(arena)
+		if uint64(rec) >= 1<<32-1 {
+			panic("redirects.Compile: the rules' strings exceed the snapshot's 4 GiB arena")
+		}
 		offsets[a] = uint32(rec)
 		mt := Exact
 		src := r.Source
 		if r.MatchType == StartsWith {
 			mt, src = StartsWith, ""
 		}
-		var flags byte
-		if jsonStringLen(r.Destination) != len(r.Destination) {
-			flags |= flagDestAfter
-		}
-		arena = arena[:rec+recordHeader]
+		arena = append(arena, make([]byte, recordHeader)...)
 		arena = append(arena, src...)
 		body := len(arena)
 		arena = appendBody(arena, r.Destination, r.StatusCode, mt)
+		var flags byte
+		if len(arena)-body != bodyLen(len(r.Destination), r.StatusCode, mt) {
+			// The body escaped something, so it does not hold the
+			// destination as configured: keep that after it.
+			flags |= flagDestAfter
+		}
 		h := arena[rec : rec+recordHeader]
 		binary.LittleEndian.PutUint16(h[0:], uint16(len(src)))
 		binary.LittleEndian.PutUint16(h[2:], uint16(len(arena)-body))
@@ -283,6 +298,12 @@ func Compile(rules []Rule) *Snapshot {
 		if flags&flagDestAfter != 0 {
 			arena = append(arena, r.Destination...)
 		}
+	}
+	if len(arena) != cap(arena) {
+		arena = append(make([]byte, 0, len(arena)), arena...)
+	}
+	if uint64(len(arena)) >= 1<<32-1 {
+		panic("redirects.Compile: the rules' strings exceed the snapshot's 4 GiB arena")
 	}
 	for i, a := range values {
 		values[i] = offsets[a] + 1
@@ -315,6 +336,20 @@ func Compile(rules []Rule) *Snapshot {
 		}
 	}
 	return s
+}
+
+// indexOf returns the index of r in rules, if r points to one of its
+// elements.
+func indexOf(rules []Rule, r *Rule) (int, bool) {
+	if len(rules) == 0 {
+		return 0, false
+	}
+	size := unsafe.Sizeof(rules[0])
+	d := uintptr(unsafe.Pointer(r)) - uintptr(unsafe.Pointer(&rules[0]))
+	if d%size != 0 || d/size >= uintptr(len(rules)) {
+		return 0, false
+	}
+	return int(d / size), true
 }
 
 // bodyStart opens every JSON body; the destination follows it.
@@ -352,6 +387,16 @@ func appendBody(b []byte, dest string, status int, mt MatchType) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// jsonPlain marks the bytes that appendJSONString copies as they are: the
+// printable ASCII bytes but '"' and '\\'. A table lookup per byte is the
+// fast path for the million destinations of a large Compile.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendJSONString appends s escaped as the inside of a JSON string, byte for
 // byte as encoding/json does with HTML escaping off: '"' and '\\' and control
 // characters escaped, invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029
@@ -361,11 +406,11 @@ func appendJSONString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if jsonPlain[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -405,32 +450,4 @@ func appendJSONString(b []byte, s string) []byte {
 		i += size
 	}
 	return append(b, s[start:]...)
-}
-
-// jsonStringLen returns len(appendJSONString(nil, s)) without building it.
-func jsonStringLen(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c >= 0x20 && c != '"' && c != '\\':
-				n++
-			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-				n += 2
-			default:
-				n += 6
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
-			n += 6
-		} else {
-			n += size
-		}
-		i += size
-	}
-	return n
 }
