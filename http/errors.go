@@ -1,6 +1,10 @@
 package http
 
-import "net/http"
+import (
+	"net/http"
+
+	"redirects"
+)
 
 // apiError is one error answer of the edge API: status, the spec's code and
 // message. Every error the edge sends is one of these values, so the
@@ -78,4 +82,13 @@ func errVersionNotFound(export bool, version int) *apiError {
 		return newAPIError(http.StatusNotFound, "NOT_FOUND", "Export not found for version "+itoa(version))
 	}
 	return newAPIError(http.StatusNotFound, "NOT_FOUND", "Deployment not found for version "+itoa(version))
+}
+
+// storeError answers a failed store read: 503 when the store cannot be
+// reached (what was asked for is not in memory), else 500.
+func storeError(err error) *apiError {
+	if redirects.ErrorCode(err) == redirects.EUNAVAILABLE {
+		return errUnavailable
+	}
+	return errInternal
 }

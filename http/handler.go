@@ -189,7 +189,7 @@ func (e *Edge) serveLookup(w http.ResponseWriter, ctx context.Context, ps *proje
 				return e.writeError(w, errVersionNotFound(false, version))
 			}
 			e.Logger.Error("loading a deployment", "project", ps.project.ID, "version", version, "err", err)
-			return e.writeError(w, errInternal)
+			return e.writeError(w, storeError(err))
 		}
 	}
 	h := w.Header()
@@ -224,7 +224,7 @@ func (e *Edge) serveExport(w http.ResponseWriter, r *http.Request, ps *projectSt
 			return e.writeError(w, errVersionNotFound(true, version))
 		}
 		e.Logger.Error("loading an export", "project", ps.project.ID, "version", version, "format", format, "err", err)
-		return e.writeError(w, errInternal)
+		return e.writeError(w, storeError(err))
 	}
 	h := w.Header()
 	h["Cache-Control"] = hvExportCache
