@@ -93,11 +93,14 @@ var (
 	genQueries  = []string{"?utm_source=redirect", "?utm_source=old-site&utm_medium=redirect", "?ref=legacy", "?lang=de&ref=old"}
 )
 
+// ruleGen draws the parts of generated rules from one random source, reusing
+// one buffer to build each string.
 type ruleGen struct {
 	rng *rand.Rand
 	b   []byte
 }
 
+// word returns a random slug word.
 func (g *ruleGen) word() string { return genWords[g.rng.IntN(len(genWords))] }
 
 // slug appends 2..5 words joined by '-'.
@@ -177,6 +180,8 @@ func (g *ruleGen) path(b []byte) ([]byte, int, bool) {
 	}
 }
 
+// exactSource returns a page path, sometimes with a trailing '/', as sites
+// often redirect both forms.
 func (g *ruleGen) exactSource() string {
 	b, _, _ := g.path(g.b[:0])
 	if g.rng.IntN(10) == 0 {
@@ -207,6 +212,9 @@ func (g *ruleGen) prefixSource() string {
 	return string(b)
 }
 
+// destination returns a path on the same site or an absolute URL on another,
+// sometimes with a query string (with '&', which the JSON body must not
+// escape).
 func (g *ruleGen) destination() string {
 	b := g.b[:0]
 	switch k := g.rng.IntN(10); {

@@ -174,6 +174,8 @@ type prefixTrie struct {
 	labelSize, bucketSize int
 }
 
+// trieNode is a node of a prefixTrie. Children are linked rather than
+// listed so the build makes no allocation per node.
 type trieNode struct {
 	key        int32 // index of a key through this node, whose bytes give the label
 	end        int32 // index of the key that ends here, or -1
@@ -247,6 +249,7 @@ func buildPrefixTrie(keys []string) *prefixTrie {
 	return t
 }
 
+// commonPrefixLen returns the length of the longest common prefix of a and b.
 func commonPrefixLen(a, b string) int {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
