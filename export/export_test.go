@@ -169,6 +169,8 @@ func TestReport(t *testing.T) {
 		{"nginx insertion sort", append(many(20_000, redirects.Exact, "/z"), many(6_000, redirects.StartsWith, "/a")...),
 			[]string{"nginx: 20000 exact and 6000 prefix locations take nginx versions that sort locations by insertion (such as 1.22) some 120 million comparisons",
 				"haproxy (26000 ACLs)"}},
+		{"long sources", []redirects.Rule{rule("/"+strings.Repeat("a", 255), redirects.Exact), rule("/"+strings.Repeat("b", 254), redirects.StartsWith)},
+			[]string{"nginx: sources left out because they are longer than 255 bytes, which nginx 1.22 mishandles in locations (one such location catches every request): 1, e.g. /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... (256 bytes)"}},
 		{"repeats", []redirects.Rule{rule("/a", redirects.Exact), rule("/a", redirects.Exact), rule("/b", redirects.StartsWith), rule("/b", redirects.StartsWith)},
 			[]string{"all formats but csv: repeated sources written once, with the rule the lookup API answers: 2, e.g. exact /a, starts_with /b"}},
 	} {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -174,7 +175,12 @@ func checkShapes(t *testing.T, format string, body []byte, rules []redirects.Rul
 				fail(i, "not an nginx line of section "+section)
 			}
 		}
-		want := append(append(append([]string(nil), exact...), "--"), closure...)
+		// Sources longer than 255 bytes are left out (nginx 1.22 breaks on
+		// them); the report names them.
+		short := func(lines []string) []string {
+			return slices.DeleteFunc(slices.Clone(lines), func(l string) bool { return strings.IndexByte(l, ' ') > 255 })
+		}
+		want := append(append(short(exact), "--"), short(closure)...)
 		checkSame(t, format, got, want)
 
 	case "nginx-map-exact", "nginx-map-prefix":

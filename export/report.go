@@ -274,6 +274,18 @@ func (s *sorted) report() string {
 	add(n, `nginx, nginx-map-exact, nginx-map-prefix: sources that do not match as in the lookup API because they hold "%", "//", "/./" or "/../", which nginx decodes or normalizes in the request path before matching`, ex)
 	add(m, "haproxy, haproxy-map-exact, haproxy-map-prefix: sources that do not match as in the lookup API because they hold non-ASCII characters or < > `, which clients percent-encode in the raw request path HAProxy matches", exm)
 
+	n, ex = 0, nil
+	for _, recs := range [][]rec{s.exact, s.winners} {
+		for _, r := range recs {
+			if len(r.src) > maxNginxLocation {
+				if n++; n <= maxExamples {
+					ex = append(ex, r.src[:40]+"... ("+strconv.Itoa(len(r.src))+" bytes)")
+				}
+			}
+		}
+	}
+	add(n, "nginx: sources left out because they are longer than 255 bytes, which nginx 1.22 mishandles in locations (one such location catches every request)", ex)
+
 	if w := nginxInsertionWork(s.exact, s.winners); w > nginxInsertionWarn {
 		lines = append(lines, "nginx: "+strconv.Itoa(len(s.exact))+" exact and "+strconv.Itoa(len(s.winners))+
 			" prefix locations take nginx versions that sort locations by insertion (such as 1.22) some "+

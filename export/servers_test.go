@@ -591,3 +591,113 @@ func writeFile(t *testing.T, path string, body []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestServersAcceptEdgeCases loads rules at the limits of validation into
+// real nginx and haproxy and asks each for the longest source: 2,048-byte
+// sources and destinations (nginx refuses tokens of 4,096 bytes and more, so
+// a source of dots, which escaping would double, goes to nginx-map-prefix as
+// \Q...\E), every punctuation character validation allows, non-ASCII
+// characters and a log-format lookalike in a destination.
+func TestServersAcceptEdgeCases(t *testing.T) {
+	long := func(c string) string { return "/" + strings.Repeat(c, redirects.MaxSourceLen-1) }
+	dots := long(".")
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rules := []redirects.Rule{
+		{Source: dots, Destination: "https://example.com/" + strings.Repeat("%", redirects.MaxDestLen-20), StatusCode: 302, MatchType: redirects.StartsWith},
+		{Source: dots, Destination: long("d"), StatusCode: 301},
+		{Source: long("a"), Destination: long("%"), StatusCode: 301, MatchType: redirects.StartsWith},
+		{Source: "/!&()*+,-.:=@[]_~", Destination: "/%[src]%o%%?a=b&c=<d>|`^~é", StatusCode: 302},
+		{Source: "/!&()*+,-.:=@[]_~", Destination: "/x", StatusCode: 301, MatchType: redirects.StartsWith},
+		{Source: "/|^`<>%/é", Destination: "/y", StatusCode: 301},
+	}
+	for i := range rules {
+		rules[i].ID, rules[i].CreatedAt = int64(i+1), t0
+		if err := rules[i].Validate(); err != nil {
+			t.Fatalf("edge rule %d is not valid: %v", i, err)
+		}
+	}
+	c, err := export.Render(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, e := range c.Exports {
+		files[e.Format] = e.Body
+	}
+	want := answer{301, long("d")} // the exact rule of the dots wins over its prefix rule
+
+	t.Run("nginx", func(t *testing.T) {
+		bin := lookPath(t, "nginx")
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "redirects.conf"), files["nginx"])
+		writeFile(t, filepath.Join(dir, "redirects-exact.map"), files["nginx-map-exact"])
+		writeFile(t, filepath.Join(dir, "redirects-prefix.map"), files["nginx-map-prefix"])
+		sizes := regexp.MustCompile(`(?m)^#     (map_hash_\w+ \d+;)$`).FindAllStringSubmatch(string(files["nginx-map-exact"]), -1)
+		ports := []int{freePort(t), freePort(t)}
+		conf := nginxConf(dir, sizes[0][1]+"\n"+sizes[1][1]+"\n"+export.NginxMapExactHTTPSnippet+"\n"+export.NginxMapPrefixHTTPSnippet,
+			[]string{
+				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet,
+				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\nreturn 204;",
+			}, ports)
+		writeFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+		args := []string{"-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf")}
+		check(t, bin, append([]string{"-t"}, args...)...)
+		start(t, ports, bin, args...)
+		client := &http.Transport{}
+		defer client.CloseIdleConnections()
+		// The nginx format leaves out sources longer than 255 bytes, so
+		// nothing answers the dots there; the maps keep them. nginx
+		// resolves "." and ".." segments only: a segment of more dots is a
+		// name like any other.
+		for _, c := range []struct {
+			port int
+			path string
+			want answer
+		}{
+			{ports[0], dots, answer{}},
+			{ports[0], rules[3].Source, answer{302, rules[3].Destination}},
+			{ports[1], dots, want},
+			{ports[1], dots + "x", answer{302, rules[0].Destination}},
+			{ports[1], long("a") + "/b", answer{301, rules[2].Destination}},
+		} {
+			noMatch := 204
+			if c.port == ports[0] {
+				noMatch = 404
+			}
+			got, err := ask(context.Background(), client, c.port, c.path, noMatch)
+			if err != nil || got != c.want {
+				t.Errorf("nginx port %d: GET %.30s... answered %.40v (%v), want %.40v", c.port, c.path, got, err, c.want)
+			}
+		}
+	})
+
+	t.Run("haproxy", func(t *testing.T) {
+		bin := lookPath(t, "haproxy")
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
+		writeFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
+		ports := []int{freePort(t), freePort(t)}
+		var conf strings.Builder
+		conf.WriteString(haproxyHead)
+		for i, body := range []string{string(files["haproxy"]), export.HAProxyMapExactSnippet + "\n" + export.HAProxyMapPrefixSnippet} {
+			fmt.Fprintf(&conf, "frontend f%d\n    bind 127.0.0.1:%d\n", i, ports[i])
+			indent(&conf, strings.ReplaceAll(body, "/etc/haproxy/", dir+"/"), "    ")
+			conf.WriteString("    http-request return status 204\n")
+		}
+		cfg := filepath.Join(dir, "haproxy.cfg")
+		writeFile(t, cfg, []byte(conf.String()))
+		check(t, bin, "-c", "-f", cfg)
+		start(t, ports, bin, "-db", "-f", cfg)
+		client := &http.Transport{}
+		defer client.CloseIdleConnections()
+		for _, port := range ports {
+			if got, err := ask(context.Background(), client, port, dots, 204); err != nil || got != want {
+				t.Errorf("haproxy port %d: GET %.20s... answered %.40v (%v), want %.40v", port, dots, got, err, want)
+			}
+		}
+		// The log-format lookalike comes back as written.
+		if got, err := ask(context.Background(), client, ports[0], rules[3].Source, 204); err != nil || got != (answer{302, rules[3].Destination}) {
+			t.Errorf("haproxy: GET %s answered %v (%v), want 302 %s", rules[3].Source, got, err, rules[3].Destination)
+		}
+	})
+}
