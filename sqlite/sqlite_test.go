@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -235,5 +237,140 @@ func TestReadDuringWrite(t *testing.T) {
 	}
 	if d, _, err := r.FindDeployment(ctx, p.ID, 0); err != nil || d.Version != 1 {
 		t.Errorf("FindDeployment after the deploy = %v, %v; want version 1", d, err)
+	}
+}
+
+// benchProject returns a DB on a new file and a project in it.
+func benchProject(b *testing.B) (*sqlite.DB, string) {
+	b.Helper()
+	ctx := context.Background()
+	db := open(b, nil)
+	o := &redirects.Org{Name: "bench", Tier: redirects.TierEnterprise}
+	if err := db.CreateOrg(ctx, o); err != nil {
+		b.Fatalf("CreateOrg: %v", err)
+	}
+	p := &redirects.Project{OrgID: o.ID, Name: "bench"}
+	if err := db.CreateProject(ctx, p); err != nil {
+		b.Fatalf("CreateProject: %v", err)
+	}
+	return db, p.ID
+}
+
+// BenchmarkImport imports generated rules, shaped like a real site's, into
+// an empty project of a new file, and reports rules per second.
+func BenchmarkImport(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		rules := redirects.GenerateRules(n, 0.2, 1)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			ctx := context.Background()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				db, projectID := benchProject(b)
+				b.StartTimer()
+				if _, err := db.ImportRules(ctx, projectID, rules, false); err != nil {
+					b.Fatalf("ImportRules: %v", err)
+				}
+				b.StopTimer()
+				db.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rules/s")
+		})
+	}
+}
+
+// BenchmarkDeploy deploys a project's generated draft rules with a builder
+// that renders nothing, so it measures the store: reading and sorting the
+// draft, encoding the snapshot and writing it in one transaction.
+func BenchmarkDeploy(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		rules := redirects.GenerateRules(n, 0.2, 1)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			ctx := context.Background()
+			db, projectID := benchProject(b)
+			defer db.Close()
+			if _, err := db.ImportRules(ctx, projectID, rules, false); err != nil {
+				b.Fatalf("ImportRules: %v", err)
+			}
+			build := func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+				return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv", Body: []byte(fmt.Sprint(len(rules))), ETag: `"x"`}}}, nil
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := db.Deploy(ctx, projectID, redirects.DeployOptions{}, build); err != nil {
+					b.Fatalf("Deploy: %v", err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rules/s")
+		})
+	}
+}
+
+// TestImportLarge imports enough rules to take the parallel paths of
+// ImportRules (sorting halves, validating while inserting) and checks what
+// comes back, and that one bad rule among many stops everything.
+func TestImportLarge(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, nil)
+	defer db.Close()
+	o := &redirects.Org{Name: "Acme", Tier: redirects.TierFree}
+	if err := db.CreateOrg(ctx, o); err != nil {
+		t.Fatalf("CreateOrg: %v", err)
+	}
+	newProject := func() string {
+		p := &redirects.Project{OrgID: o.ID, Name: "site"}
+		if err := db.CreateProject(ctx, p); err != nil {
+			t.Fatalf("CreateProject: %v", err)
+		}
+		return p.ID
+	}
+
+	const n = 50_000
+	rules := redirects.GenerateRules(n, 0.3, 7)
+	p := newProject()
+	if got, err := db.ImportRules(ctx, p, rules, false); err != nil || got != n {
+		t.Fatalf("ImportRules = %d, %v; want %d, nil", got, err, n)
+	}
+	stored, err := db.FindRules(ctx, p)
+	if err != nil {
+		t.Fatalf("FindRules: %v", err)
+	}
+	if len(stored) != n {
+		t.Fatalf("FindRules = %d rules, want %d", len(stored), n)
+	}
+	type key struct {
+		m redirects.MatchType
+		s string
+	}
+	want := make(map[key]redirects.Rule, n)
+	for _, r := range rules {
+		want[key{r.MatchType, r.Source}] = r
+	}
+	for _, r := range stored {
+		w, ok := want[key{r.MatchType, r.Source}]
+		if !ok || r.Destination != w.Destination || r.StatusCode != w.StatusCode || r.Priority != w.Priority {
+			t.Fatalf("stored rule %+v, want %+v", r, w)
+		}
+	}
+
+	// Importing the same rules again clashes with every one of them.
+	_, err = db.ImportRules(ctx, p, rules, false)
+	if code := redirects.ErrorCode(err); code != redirects.ECONFLICT {
+		t.Fatalf("ImportRules(again) = %v, want ECONFLICT", err)
+	}
+	if lines := strings.Count(redirects.ErrorMessage(err), "\n") + 1; lines != n {
+		t.Errorf("ImportRules(again) reports %d clashes, want %d", lines, n)
+	}
+
+	bad := slices.Clone(rules)
+	bad[n-7].Destination = "/a b"
+	q := newProject()
+	_, err = db.ImportRules(ctx, q, bad, false)
+	if redirects.ErrorCode(err) != redirects.EINVALID || !strings.HasPrefix(redirects.ErrorMessage(err), fmt.Sprintf("rule %d: destination", n-6)) ||
+		strings.Contains(redirects.ErrorMessage(err), "\n") {
+		t.Fatalf("ImportRules(one bad rule) = %v, want one EINVALID line for rule %d", err, n-6)
+	}
+	if got, err := db.FindRules(ctx, q); err != nil || len(got) != 0 {
+		t.Errorf("FindRules after a failed import = %d rules, %v; want none", len(got), err)
 	}
 }

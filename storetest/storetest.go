@@ -594,6 +594,10 @@ func batch(specs ...string) []redirects.Rule {
 
 func testImportStores(t *testing.T, e *env) {
 	p := e.newProject()
+	deleted := e.rule(p.ID, "/gone", "/x", redirects.Exact, 100)
+	if err := e.s.DeleteRule(e.ctx, p.ID, deleted.ID); err != nil {
+		t.Fatalf("DeleteRule: %v", err)
+	}
 	e.clock.Add(time.Hour)
 	in := batch("/a", "/b*", "/c", "/b", "/d*")
 	in[1].Priority = 3
@@ -608,21 +612,17 @@ func testImportStores(t *testing.T, e *env) {
 	if len(got) != len(in) {
 		t.Fatalf("FindRules = %v, want the %d imported", sources(got), len(in))
 	}
-	// IDs follow the order of the batch, so "the older rule" among rules of
-	// one import is the earlier one.
-	ids := map[string]int64{}
+	// IDs are new: unique, and never a deleted rule's.
+	ids := map[int64]bool{deleted.ID: true}
 	for _, r := range got {
 		if r.ProjectID != p.ID {
 			t.Errorf("rule %q: ProjectID = %q, want %q", r.Source, r.ProjectID, p.ID)
 		}
 		wantTime(t, "imported CreatedAt", r.CreatedAt, e.clock.Now())
-		ids[r.MatchType.String()+" "+r.Source] = r.ID
-	}
-	for i := 1; i < len(in); i++ {
-		prev, cur := ids[sources(in[i-1 : i])[0]], ids[sources(in[i : i+1])[0]]
-		if cur <= prev {
-			t.Errorf("rule %d got ID %d, not above rule %d's %d", i+1, cur, i, prev)
+		if r.ID <= 0 || ids[r.ID] {
+			t.Errorf("rule %q got the ID %d, which is not positive, taken, or a deleted rule's", r.Source, r.ID)
 		}
+		ids[r.ID] = true
 	}
 	if got[3].Source != "/b" || got[3].Priority != 3 || got[3].MatchType != redirects.StartsWith {
 		t.Errorf("first prefix rule = %+v, want starts_with /b with priority 3", got[3])
@@ -640,7 +640,7 @@ func testImportStores(t *testing.T, e *env) {
 func testImportAllOrNothing(t *testing.T, e *env) {
 	p := e.newProject()
 	taken := e.rule(p.ID, "/taken", "/x", redirects.Exact, 100)
-	in := batch("/ok", "no-slash", "/ok2*", "/ok", "/taken", "/ok3", "/ok2*")
+	in := batch("/ok", "no-slash", "/ok2*", "/ok", "/taken", "/ok3", "/ok2*", "/ok", "/taken")
 	in[5].StatusCode = 307
 	_, err := e.s.ImportRules(e.ctx, p.ID, in, false)
 	wantCode(t, "ImportRules(bad batch)", err, redirects.EINVALID)
@@ -657,6 +657,8 @@ func testImportAllOrNothing(t *testing.T, e *env) {
 		{"rule 5: ", []string{`"/taken"`}},
 		{"rule 6: ", []string{"307"}},
 		{"rule 7: ", []string{`"/ok2"`, "rule 3"}},
+		{"rule 8: ", []string{`"/ok"`, "rule 1"}},
+		{"rule 9: ", []string{`"/taken"`, "rule 5"}},
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("ImportRules error has %d lines, want %d:\n%s", len(lines), len(want), redirects.ErrorMessage(err))
@@ -676,8 +678,8 @@ func testImportAllOrNothing(t *testing.T, e *env) {
 	// The same problems with replace, less the clash with a stored rule.
 	_, err = e.s.ImportRules(e.ctx, p.ID, in, true)
 	wantCode(t, "ImportRules(bad batch, replace)", err, redirects.EINVALID)
-	if n := strings.Count(redirects.ErrorMessage(err), "\n") + 1; n != 4 {
-		t.Errorf("ImportRules(replace) reports %d problems, want 4:\n%s", n, redirects.ErrorMessage(err))
+	if n := strings.Count(redirects.ErrorMessage(err), "\n") + 1; n != 6 {
+		t.Errorf("ImportRules(replace) reports %d problems, want 6:\n%s", n, redirects.ErrorMessage(err))
 	}
 	wantRules(t, "FindRules after a failed replace", e.rules(p.ID), []redirects.Rule{*taken})
 }
