@@ -5,7 +5,7 @@
 //
 // Render is the redirects.Builder a deploy calls; the Render<Format>
 // functions render one file each. Every renderer takes validated rules in any
-// order and sorts a copy of its own, so callers need not sort. The snippets
+// order and orders them itself, leaving the caller's slice alone. The snippets
 // that wire the files into nginx and HAProxy are constants of this package,
 // quoted in the map files' leading comments, in docs/exports.md and used
 // verbatim by the tests that run real nginx and haproxy.
@@ -90,7 +90,8 @@ func RenderCSV(rules []redirects.Rule) []byte { return sortRules(rules).csv() }
 
 // RenderNginx renders the nginx export, to include in a server block: a
 // "location =" block per exact rule and a "location ^~" block per
-// starts_with source, each section sorted by source bytes.
+// starts_with source, each section sorted by source bytes. Sources longer
+// than 255 bytes are left out: nginx 1.22 mishandles such locations.
 func RenderNginx(rules []redirects.Rule) []byte { return sortRules(rules).nginx() }
 
 // RenderNginxMapExact renders the nginx-map-exact export: the exact rules as

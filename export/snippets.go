@@ -1,6 +1,6 @@
 package export
 
-// The snippets below wire the export files into nginx and HAProxy. Each is
+// These snippets wire the export files into nginx and HAProxy. Each is
 // quoted verbatim in the leading comment of the map file it serves, in
 // docs/exports.md, and in the configurations the tests load into real nginx
 // and haproxy, so what the documentation shows is what has been tested. The
