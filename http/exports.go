@@ -30,6 +30,14 @@ func NewExportCache(store redirects.Store, maxBytes int) *ExportCache {
 	return &ExportCache{store: store, maxBytes: maxBytes, lru: newLRU[exportKey, *redirects.Export](1 << 20)}
 }
 
+// Cached returns an export file if it is in memory, or nil.
+func (c *ExportCache) Cached(project string, version int, format string) *redirects.Export {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, _ := c.lru.get(exportKey{project, version, format})
+	return e
+}
+
 // Get returns one export file. Errors: ENOTFOUND.
 func (c *ExportCache) Get(ctx context.Context, project string, version int, format string) (*redirects.Export, error) {
 	k := exportKey{project, version, format}

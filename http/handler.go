@@ -14,21 +14,53 @@ import (
 	"redirects"
 )
 
-// Header values shared by every response; net/http only reads them.
-var (
-	hvJSON        = []string{"application/json"}
-	hvCSV         = []string{"text/csv; charset=utf-8"}
-	hvText        = []string{"text/plain; charset=utf-8"}
-	hvNoStore     = []string{"no-store"}
-	hvLookupCache = []string{"public, max-age=300"}
-	hvExportCache = []string{"public, max-age=60"}
-	hvVary        = []string{"X-API-Key"}
-	hvAllow       = []string{"GET"}
-	hvUnlimited   = []string{"unlimited"}
+// Header values of the edge's answers.
+const (
+	ctJSON        = "application/json"
+	ctCSV         = "text/csv; charset=utf-8"
+	ctText        = "text/plain; charset=utf-8"
+	ccNoStore     = "no-store"
+	ccLookup      = "public, max-age=300"
+	ccExport      = "public, max-age=60"
+	varyKey       = "X-API-Key"
+	unlimitedText = "unlimited"
 )
 
-// Edge is the http.Handler of the edge API: /v1/lookup, /v1/export and
-// /healthz.
+// Req is what the edge reads of a request, whatever the transport. Its
+// strings may be views into a connection's buffer, valid only until the
+// answer is written: anything kept longer is copied.
+type Req struct {
+	Method      string
+	Path        string
+	RawQuery    string
+	APIKey      string
+	IfNoneMatch string
+	RemoteAddr  string
+	Ctx         context.Context
+}
+
+// maxHeaders bounds the headers of one answer; the edge sets at most 13.
+const maxHeaders = 16
+
+// Resp is the edge's answer, whatever the transport: a status, headers in a
+// fixed array (no allocation), and a body that is referenced, not copied.
+type Resp struct {
+	Status  int
+	Headers [maxHeaders][2]string
+	N       int
+	Body    []byte
+}
+
+// Set adds a header.
+func (r *Resp) Set(name, value string) {
+	if r.N < maxHeaders {
+		r.Headers[r.N] = [2]string{name, value}
+		r.N++
+	}
+}
+
+// Edge answers the edge API: /v1/lookup, /v1/export and /healthz. Handle
+// holds the logic; ServeHTTP (net/http) and the evhttp engine carry it.
 type Edge struct {
 	State   *State
 	Limiter redirects.Limiter
@@ -45,35 +77,74 @@ type Edge struct {
 // SetReady says whether /healthz answers 200.
 func (e *Edge) SetReady(ready bool) { e.ready.Store(ready) }
 
-// ServeHTTP routes a request.
-func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// Handle answers q in w. When the answer needs the store (an older version
+// not compiled yet, an export file not cached), Handle returns a function
+// that finishes the answer and may block; the caller runs it where blocking
+// is harmless. Everything Handle counts (limits, metrics) is counted once.
+func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
 	start := time.Now()
-	var status int
 	var ep endpoint
-	switch r.URL.Path {
+	var slow func(*Resp)
+	switch q.Path {
 	case "/v1/lookup":
 		ep = epLookup
-		status = e.serveAPI(w, r, true)
+		slow = e.serveAPI(q, w, true)
 	case "/v1/export":
 		ep = epExport
-		status = e.serveAPI(w, r, false)
+		slow = e.serveAPI(q, w, false)
 	case "/healthz":
 		ep = epOther
-		status = http.StatusOK
+		w.Status = http.StatusOK
 		if !e.ready.Load() {
-			status = http.StatusServiceUnavailable
+			w.Status = http.StatusServiceUnavailable
 		}
-		w.Header()["Cache-Control"] = hvNoStore
-		w.WriteHeader(status)
+		w.Set("Cache-Control", ccNoStore)
 	default:
 		ep = epOther
-		status = e.writeError(w, errRoute)
+		e.writeError(w, errRoute)
 	}
-	e.Metrics.observe(ep, status, time.Since(start))
-	if e.Logger.Enabled(r.Context(), slog.LevelDebug) {
-		e.Logger.Debug("request", "method", r.Method, "path", r.URL.Path, "status", status,
-			"key", redactKey(r.Header.Get("X-API-Key")), "duration", time.Since(start), "remote", r.RemoteAddr)
+	if slow == nil {
+		e.done(q, w, ep, start)
+		return nil
 	}
+	// The slow part runs after q's views may be gone: keep copies.
+	method, path, key, remote := strings.Clone(q.Method), strings.Clone(q.Path), strings.Clone(q.APIKey), strings.Clone(q.RemoteAddr)
+	return func(w *Resp) {
+		slow(w)
+		e.done(&Req{Method: method, Path: path, APIKey: key, RemoteAddr: remote, Ctx: context.Background()}, w, ep, start)
+	}
+}
+
+// done records an answer in the metrics and, at debug level, the log.
+func (e *Edge) done(q *Req, w *Resp, ep endpoint, start time.Time) {
+	e.Metrics.observe(ep, w.Status, time.Since(start))
+	if e.Logger.Enabled(context.Background(), slog.LevelDebug) {
+		e.Logger.Debug("request", "method", q.Method, "path", q.Path, "status", w.Status,
+			"key", redactKey(q.APIKey), "duration", time.Since(start), "remote", q.RemoteAddr)
+	}
+}
+
+// ServeHTTP carries Handle over net/http (the admin listener, and the edge
+// when the evhttp engine is not used).
+func (e *Edge) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
+	q := Req{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, IfNoneMatch: r.Header.Get("If-None-Match"),
+		RemoteAddr: r.RemoteAddr, Ctx: r.Context()}
+	if v := r.Header["X-Api-Key"]; len(v) > 0 {
+		q.APIKey = v[0]
+	}
+	var w Resp
+	if slow := e.Handle(&q, &w); slow != nil {
+		slow(&w)
+	}
+	h := hw.Header()
+	for _, kv := range w.Headers[:w.N] {
+		h[kv[0]] = []string{kv[1]}
+	}
+	if w.Status != http.StatusNoContent && w.Status != http.StatusNotModified {
+		h["Content-Length"] = []string{itoa(len(w.Body))}
+	}
+	hw.WriteHeader(w.Status)
+	hw.Write(w.Body)
 }
 
 // redactKey keeps a key's prefix and last four characters for logs.
@@ -88,163 +159,180 @@ func redactKey(k string) string {
 }
 
 // serveAPI answers /v1/lookup and /v1/export in the order of checks of
-// CONTRACT.md, and returns the status sent.
-func (e *Edge) serveAPI(w http.ResponseWriter, r *http.Request, lookup bool) int {
-	h := w.Header()
+// CONTRACT.md.
+func (e *Edge) serveAPI(r *Req, w *Resp, lookup bool) (slow func(*Resp)) {
 	// 1. Method.
 	if r.Method != http.MethodGet {
-		h["Allow"] = hvAllow
-		return e.writeError(w, errMethod)
+		w.Set("Allow", "GET")
+		e.writeError(w, errMethod)
+		return nil
 	}
 	// 2-3. Key.
-	keys := r.Header["X-Api-Key"]
-	if len(keys) == 0 || keys[0] == "" {
-		return e.writeError(w, errMissingKey)
+	key := r.APIKey
+	if key == "" {
+		e.writeError(w, errMissingKey)
+		return nil
 	}
 	cat := e.State.catalog()
-	key := keys[0]
 	if !redirects.WellFormedKey(key) {
-		return e.writeError(w, errInvalidKey)
+		e.writeError(w, errInvalidKey)
+		return nil
 	}
 	k := cat.keys[sha256.Sum256([]byte(key))]
-	if k == nil || k.RevokedAt != nil {
-		return e.writeError(w, errInvalidKey)
+	var ps *projectState
+	var org *redirects.Org
+	if k != nil && k.RevokedAt == nil {
+		if ps = cat.projects[k.ProjectID]; ps != nil {
+			org = cat.orgs[ps.project.OrgID]
+		}
 	}
-	ps := cat.projects[k.ProjectID]
-	if ps == nil {
-		return e.writeError(w, errInvalidKey)
-	}
-	org := cat.orgs[ps.project.OrgID]
 	if org == nil {
-		return e.writeError(w, errInvalidKey)
+		e.writeError(w, errInvalidKey)
+		return nil
 	}
 	// 4-5. Limits.
-	now := e.Clock.Now()
-	d := e.Limiter.Take(r.Context(), redirects.Usage{Org: org, Test: k.Test, Lookup: lookup, Now: now})
+	ctx := r.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	d := e.Limiter.Take(ctx, redirects.Usage{Org: org, Test: k.Test, Lookup: lookup, Now: e.Clock.Now()})
 	e.Metrics.limiter(d.Refused)
-	e.setLimitHeaders(h, &d, lookup)
+	e.setLimitHeaders(w, &d, lookup)
 	switch d.Refused {
 	case redirects.QuotaExceeded:
-		h["Retry-After"] = []string{strconv.FormatInt(d.RetryAfter, 10)}
-		return e.writeError(w, errQuota)
+		w.Set("Retry-After", itoa(int(d.RetryAfter)))
+		e.writeError(w, errQuota)
+		return nil
 	case redirects.RateLimitExceeded:
-		h["Retry-After"] = []string{strconv.FormatInt(d.RetryAfter, 10)}
-		return e.writeError(w, errRate)
+		w.Set("Retry-After", itoa(int(d.RetryAfter)))
+		e.writeError(w, errRate)
+		return nil
 	}
 	// 6. Parameters.
-	q, perr := parseQuery(r.URL.RawQuery)
+	q, perr := parseQuery(r.RawQuery)
+	if perr == nil {
+		perr = q.check(lookup)
+	}
 	if perr != nil {
-		return e.writeError(w, perr)
-	}
-	if q.project == "" {
-		return e.writeError(w, errMissingProject)
-	}
-	if lookup {
-		if q.path == "" {
-			return e.writeError(w, errMissingPath)
-		}
-		if q.path[0] != '/' || len(q.path) > redirects.MaxSourceLen {
-			return e.writeError(w, errInvalidPath)
-		}
-	} else {
-		if q.format == "" {
-			return e.writeError(w, errMissingFormat)
-		}
-		if redirects.FormatExtension(q.format) == "" {
-			return e.writeError(w, errInvalidFormat)
-		}
-	}
-	version := 0
-	if q.hasVersion {
-		v, err := strconv.Atoi(q.version)
-		if err != nil || v <= 0 {
-			return e.writeError(w, errInvalidVersion)
-		}
-		version = v
+		e.writeError(w, perr)
+		return nil
 	}
 	// 7. Project: unknown and foreign look the same.
 	if q.project != k.ProjectID {
-		return e.writeError(w, errProject)
+		e.writeError(w, errProject)
+		return nil
 	}
 	// 8-9.
 	if lookup {
-		return e.serveLookup(w, r.Context(), ps, version, q.path)
+		return e.serveLookup(w, ps, q.versionN, q.path)
 	}
-	return e.serveExport(w, r, ps, version, q.format)
+	return e.serveExport(w, r.IfNoneMatch, ps, q.versionN, q.format)
 }
 
-func (e *Edge) serveLookup(w http.ResponseWriter, ctx context.Context, ps *projectState, version int, path string) int {
+func (e *Edge) serveLookup(w *Resp, ps *projectState, version int, path string) (slow func(*Resp)) {
 	d := ps.latest
-	if d == nil {
-		if version > 0 {
-			return e.writeError(w, errVersionNotFound(false, version))
+	switch {
+	case d == nil && version > 0:
+		e.writeError(w, errVersionNotFound(false, version))
+		return nil
+	case d == nil:
+		e.writeError(w, errNoDeployments)
+		return nil
+	case version > 0 && version != d.version:
+		if old := e.State.cachedVersion(ps.project.ID, version); old != nil {
+			d = old
+			break
 		}
-		return e.writeError(w, errNoDeployments)
-	}
-	if version > 0 && version != d.version {
-		var err error
-		d, err = e.State.Version(ctx, ps.project.ID, version)
-		if err != nil {
-			if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-				return e.writeError(w, errVersionNotFound(false, version))
+		project, path := ps.project.ID, strings.Clone(path)
+		return func(w *Resp) {
+			d, err := e.State.Version(context.Background(), project, version)
+			if err != nil {
+				if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+					e.writeError(w, errVersionNotFound(false, version))
+					return
+				}
+				e.Logger.Error("loading a deployment", "project", project, "version", version, "err", err)
+				e.writeError(w, storeError(err))
+				return
 			}
-			e.Logger.Error("loading a deployment", "project", ps.project.ID, "version", version, "err", err)
-			return e.writeError(w, storeError(err))
+			e.writeLookup(w, d, path)
 		}
 	}
-	h := w.Header()
-	h["Cache-Control"] = hvLookupCache
-	h["Vary"] = hvVary
+	e.writeLookup(w, d, path)
+	return nil
+}
+
+func (e *Edge) writeLookup(w *Resp, d *deployed, path string) {
+	w.Set("Cache-Control", ccLookup)
+	w.Set("Vary", varyKey)
 	m, ok := d.snap.Lookup(path)
 	if !ok {
-		w.WriteHeader(http.StatusNoContent)
-		return http.StatusNoContent
+		w.Status = http.StatusNoContent
+		return
 	}
-	body := m.JSON()
-	h["Content-Type"] = hvJSON
-	h["Content-Length"] = []string{itoa(len(body))}
-	w.WriteHeader(http.StatusOK)
-	w.Write(body)
-	return http.StatusOK
+	w.Status = http.StatusOK
+	w.Set("Content-Type", ctJSON)
+	w.Body = m.JSON()
 }
 
-func (e *Edge) serveExport(w http.ResponseWriter, r *http.Request, ps *projectState, version int, format string) int {
+func (e *Edge) serveExport(w *Resp, ifNoneMatch string, ps *projectState, version int, format string) (slow func(*Resp)) {
 	if ps.latest == nil {
 		if version > 0 {
-			return e.writeError(w, errVersionNotFound(true, version))
+			e.writeError(w, errVersionNotFound(true, version))
+		} else {
+			e.writeError(w, errNoExports)
 		}
-		return e.writeError(w, errNoExports)
+		return nil
 	}
 	if version == 0 {
 		version = ps.latest.version
 	}
-	ex, err := e.Exports.Get(r.Context(), ps.project.ID, version, format)
-	if err != nil {
-		if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-			return e.writeError(w, errVersionNotFound(true, version))
-		}
-		e.Logger.Error("loading an export", "project", ps.project.ID, "version", version, "format", format, "err", err)
-		return e.writeError(w, storeError(err))
+	if ex := e.Exports.Cached(ps.project.ID, version, format); ex != nil {
+		e.writeExport(w, ifNoneMatch, ex, format)
+		return nil
 	}
-	h := w.Header()
-	h["Cache-Control"] = hvExportCache
-	h["Vary"] = hvVary
-	h["Etag"] = []string{ex.ETag}
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, ex.ETag) {
-		w.WriteHeader(http.StatusNotModified)
-		return http.StatusNotModified
+	project, format, ifNoneMatch := ps.project.ID, strings.Clone(format), strings.Clone(ifNoneMatch)
+	return func(w *Resp) {
+		ex, err := e.Exports.Get(context.Background(), project, version, format)
+		if err != nil {
+			if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+				e.writeError(w, errVersionNotFound(true, version))
+				return
+			}
+			e.Logger.Error("loading an export", "project", project, "version", version, "format", format, "err", err)
+			e.writeError(w, storeError(err))
+			return
+		}
+		e.writeExport(w, ifNoneMatch, ex, format)
+	}
+}
+
+func (e *Edge) writeExport(w *Resp, ifNoneMatch string, ex *redirects.Export, format string) {
+	w.Set("Cache-Control", ccExport)
+	w.Set("Vary", varyKey)
+	w.Set("ETag", ex.ETag)
+	if ifNoneMatch != "" && etagMatches(ifNoneMatch, ex.ETag) {
+		w.Status = http.StatusNotModified
+		return
 	}
 	if format == "csv" {
-		h["Content-Type"] = hvCSV
+		w.Set("Content-Type", ctCSV)
 	} else {
-		h["Content-Type"] = hvText
+		w.Set("Content-Type", ctText)
 	}
-	h["Content-Disposition"] = []string{`attachment; filename="redirects.` + redirects.FormatExtension(format) + `"`}
-	h["Content-Length"] = []string{itoa(len(ex.Body))}
-	w.WriteHeader(http.StatusOK)
-	w.Write(ex.Body)
-	return http.StatusOK
+	w.Set("Content-Disposition", contentDisposition[format])
+	w.Status = http.StatusOK
+	w.Body = ex.Body
 }
+
+// contentDisposition holds the header of each format's download.
+var contentDisposition = func() map[string]string {
+	m := map[string]string{}
+	for _, f := range redirects.Formats {
+		m[f] = `attachment; filename="redirects.` + redirects.FormatExtension(f) + `"`
+	}
+	return m
+}()
 
 // etagMatches applies If-None-Match's weak comparison (RFC 9110 13.1.2).
 func etagMatches(header, etag string) bool {
@@ -257,34 +345,31 @@ func etagMatches(header, etag string) bool {
 	return false
 }
 
-// writeError sends an error answer and returns its status.
-func (e *Edge) writeError(w http.ResponseWriter, ae *apiError) int {
-	h := w.Header()
-	h["Content-Type"] = hvJSON
-	h["Cache-Control"] = hvNoStore
-	h["Content-Length"] = []string{itoa(len(ae.body))}
-	w.WriteHeader(ae.status)
-	w.Write(ae.body)
-	return ae.status
+// writeError fills an error answer.
+func (e *Edge) writeError(w *Resp, ae *apiError) {
+	w.Set("Content-Type", ctJSON)
+	w.Set("Cache-Control", ccNoStore)
+	w.Status = ae.status
+	w.Body = ae.body
 }
 
 // setLimitHeaders writes the rate headers, and for lookups the quota headers.
-func (e *Edge) setLimitHeaders(h http.Header, d *redirects.Decision, lookup bool) {
-	h["X-Ratelimit-Limit"] = limitValue(d.RateLimit)
-	h["X-Ratelimit-Remaining"] = limitValue(d.RateRemaining)
-	h["X-Ratelimit-Reset"] = e.times.minute.get(d.RateReset)
+func (e *Edge) setLimitHeaders(w *Resp, d *redirects.Decision, lookup bool) {
+	w.Set("X-RateLimit-Limit", limitValue(d.RateLimit))
+	w.Set("X-RateLimit-Remaining", limitValue(d.RateRemaining))
+	w.Set("X-RateLimit-Reset", e.times.minute.get(d.RateReset))
 	if lookup {
-		h["X-Quota-Limit"] = limitValue(d.QuotaLimit)
-		h["X-Quota-Remaining"] = limitValue(d.QuotaRemaining)
-		h["X-Quota-Reset"] = e.times.month.get(d.QuotaReset)
+		w.Set("X-Quota-Limit", limitValue(d.QuotaLimit))
+		w.Set("X-Quota-Remaining", limitValue(d.QuotaRemaining))
+		w.Set("X-Quota-Reset", e.times.month.get(d.QuotaReset))
 	}
 }
 
-func limitValue(l redirects.Limit) []string {
+func limitValue(l redirects.Limit) string {
 	if l.IsUnlimited() {
-		return hvUnlimited
+		return unlimitedText
 	}
-	return []string{itoa(int(l))}
+	return itoa(int(l))
 }
 
 // smallInts holds the decimal form of 0..9999, so most counts and lengths
@@ -317,15 +402,15 @@ type timeCache struct {
 
 type timeValue struct {
 	unix int64
-	v    []string
+	v    string
 }
 
-func (c *timeCache) get(at time.Time) []string {
+func (c *timeCache) get(at time.Time) string {
 	u := at.Unix()
 	if v := c.p.Load(); v != nil && v.unix == u {
 		return v.v
 	}
-	v := &timeValue{unix: u, v: []string{strconv.FormatInt(u, 10)}}
+	v := &timeValue{unix: u, v: strconv.FormatInt(u, 10)}
 	c.p.Store(v)
 	return v.v
 }
@@ -334,6 +419,37 @@ func (c *timeCache) get(at time.Time) []string {
 type query struct {
 	project, path, format, version string
 	hasVersion                     bool
+	versionN                       int
+}
+
+// check validates the parameters in CONTRACT.md's order and parses version.
+func (q *query) check(lookup bool) *apiError {
+	if q.project == "" {
+		return errMissingProject
+	}
+	if lookup {
+		if q.path == "" {
+			return errMissingPath
+		}
+		if q.path[0] != '/' || len(q.path) > redirects.MaxSourceLen {
+			return errInvalidPath
+		}
+	} else {
+		if q.format == "" {
+			return errMissingFormat
+		}
+		if redirects.FormatExtension(q.format) == "" {
+			return errInvalidFormat
+		}
+	}
+	if q.hasVersion {
+		v, err := strconv.Atoi(q.version)
+		if err != nil || v <= 0 {
+			return errInvalidVersion
+		}
+		q.versionN = v
+	}
+	return nil
 }
 
 // parseQuery reads the parameters the edge knows, once each; others are

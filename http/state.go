@@ -171,6 +171,14 @@ func (s *State) Refresh(ctx context.Context) (int, error) {
 	return len(events), nil
 }
 
+// cachedVersion returns a compiled version if it is in memory, or nil.
+func (s *State) cachedVersion(projectID string, version int) *deployed {
+	s.oldMu.Lock()
+	defer s.oldMu.Unlock()
+	d, _ := s.old.get(versionKey{projectID, version})
+	return d
+}
+
 // Version returns a compiled older (or any) version of a project, from the
 // cache or the store. Errors: ENOTFOUND.
 func (s *State) Version(ctx context.Context, projectID string, version int) (*deployed, error) {
