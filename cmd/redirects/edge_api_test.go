@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -145,5 +146,40 @@ func TestEdgeErrors(t *testing.T) {
 	}
 	if r := e.do("GET", lookupURL(p, "/old"), key, map[string]string{"X-Junk": strings.Repeat("x", 40000)}); r.status != 431 {
 		t.Fatalf("huge header: %d, want 431", r.status)
+	}
+}
+
+// TestEdgeSlowClient holds a connection open with half a request: the
+// server must cut it off after its read-header timeout, not hang.
+func TestEdgeSlowClient(t *testing.T) {
+	c := newCLI(t)
+	_, p, key := deployed(t, c)
+	e := startEdge(t, c)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("GET " + lookupURL(p, "/old") + " HTTP/1.1\r\nHost: x\r\nX-API-Key: " + key + "\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	conn.SetReadDeadline(time.Now().Add(15 * time.Second))
+	buf := make([]byte, 512)
+	for {
+		n, err := conn.Read(buf)
+		if err != nil {
+			break // closed by the server
+		}
+		if strings.Contains(string(buf[:n]), " 200 ") {
+			t.Fatalf("a request without its final CRLF was answered: %q", buf[:n])
+		}
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("the slow connection was held for %v, want it cut after the 5 s read-header timeout", took)
+	}
+	// The server still answers others.
+	if r := e.get(lookupURL(p, "/old"), key); r.status != 200 {
+		t.Fatalf("after the slow client: %d", r.status)
 	}
 }
