@@ -18,8 +18,9 @@ import (
 // Everything a lookup can return lives in one byte arena of records, one per
 // possible answer: a short header, the exact source (the hash key) and the
 // pre-rendered JSON body, whose destination doubles as Match.Destination.
-// Keeping them adjacent means a hit costs one cache miss in the hash table
-// and one in the arena, which at a million rules is most of a lookup's time.
+// Keeping them adjacent means an exact hit costs one cache miss in the hash
+// table and one in the arena; at a million rules such misses, not the
+// instructions, are most of a lookup's time, so the layout counts them.
 // The tables beside the arena hold uint32 offsets, not pointers or strings,
 // which keeps a snapshot small and, being pointer-free, invisible to the
 // garbage collector's marking.
@@ -27,12 +28,16 @@ type Snapshot struct {
 	// arena holds the records. It is never written after Compile; Match
 	// hands out views of it.
 	arena []byte
-	// exact is an open-addressing hash table over the exact rules' sources.
-	// A slot holds the record's offset plus one in its low 32 bits (0 =
-	// empty) and the high 32 bits of the key's hash, so a probe rarely
-	// touches a record whose key differs.
-	exact []uint64
-	seed  maphash.Seed
+	// exactTags and exactRecs are an open-addressing hash table over the
+	// exact rules' sources, linearly probed. A slot's tag is 0 when the slot
+	// is empty, otherwise 8 bits of the key's hash (never 0); its record is
+	// the offset of the rule's record. The tags are split off into one byte
+	// a slot so that a path with no exact rule, most of those a prefix
+	// lookup answers, is usually settled by an array small enough to stay
+	// in cache, and a probe rarely reads a record whose key differs.
+	exactTags []uint8
+	exactRecs []uint32
+	seed      maphash.Seed
 	// prefix answers longest-prefix queries over the starts_with sources.
 	prefix prefixIndex
 
@@ -137,24 +142,30 @@ func (s *Snapshot) Lookup(path string) (Match, bool) {
 
 // lookupExact returns the offset of the record whose source is path.
 func (s *Snapshot) lookupExact(path string) (uint32, bool) {
-	if len(s.exact) == 0 {
+	if len(s.exactTags) == 0 {
 		return 0, false
 	}
 	h := maphash.String(s.seed, path)
-	mask := uint64(len(s.exact) - 1)
-	tag := h >> 32
+	mask := uint64(len(s.exactTags) - 1)
+	tag := exactTag(h)
 	for i := h & mask; ; i = (i + 1) & mask {
-		slot := s.exact[i]
-		if slot == 0 {
+		t := s.exactTags[i]
+		if t == 0 {
 			return 0, false
 		}
-		if slot>>32 == tag {
-			rec := uint32(slot) - 1
-			if s.recordSource(rec) == path {
+		if t == tag {
+			if rec := s.exactRecs[i]; s.recordSource(rec) == path {
 				return rec, true
 			}
 		}
 	}
+}
+
+// exactTag returns the tag of a key with hash h: its top 8 bits, 0 made 1
+// since 0 marks an empty slot. The slot index comes from the low bits, so
+// the two are independent.
+func exactTag(h uint64) uint8 {
+	return max(uint8(h>>56), 1)
 }
 
 // recordSource returns the source of the record at rec: "" for a
@@ -319,20 +330,22 @@ func Compile(rules []Rule) *Snapshot {
 		for n < 2*s.exactLen {
 			n <<= 1
 		}
-		s.exact = make([]uint64, n)
+		s.exactTags = make([]uint8, n)
+		s.exactRecs = make([]uint32, n)
 		mask := uint64(n - 1)
 	insert:
 		for a := 0; a < s.exactLen; a++ {
 			rec := offsets[a]
 			key := s.recordSource(rec)
 			h := maphash.String(s.seed, key)
+			tag := exactTag(h)
 			i := h & mask
-			for ; s.exact[i] != 0; i = (i + 1) & mask {
-				if s.exact[i]>>32 == h>>32 && s.recordSource(uint32(s.exact[i])-1) == key {
+			for ; s.exactTags[i] != 0; i = (i + 1) & mask {
+				if s.exactTags[i] == tag && s.recordSource(s.exactRecs[i]) == key {
 					continue insert // a duplicate source: the first rule keeps it
 				}
 			}
-			s.exact[i] = h>>32<<32 | uint64(rec+1)
+			s.exactTags[i], s.exactRecs[i] = tag, rec
 		}
 	}
 	return s
