@@ -301,7 +301,7 @@ func (s *sorted) report() string {
 		slow = append(slow, "nginx-map-prefix ("+strconv.Itoa(n)+" regular expressions)")
 	}
 	if len(slow) > 0 {
-		lines = append(lines, strings.Join(slow, ", ")+": tested one by one per request, which is slow above about 10,000 rules; the nginx format and the haproxy-map-exact and haproxy-map-prefix pair look rules up in trees and hashes")
+		lines = append(lines, strings.Join(slow, ", ")+": tested one by one per request, which is slow above about 10,000 rules (haproxy-map-exact with haproxy-map-prefix, and nginx-map-exact, look rules up in trees and hashes)")
 	}
 
 	dups := make([]string, 0, maxExamples)
