@@ -1,0 +1,264 @@
+package redis_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"redirects"
+	"redirects/redis"
+	"redirects/sqlite"
+)
+
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }
+
+// redisURL returns the test Redis, or skips.
+func redisURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("REDIRECTS_TEST_REDIS")
+	if u == "" {
+		t.Skip("set REDIRECTS_TEST_REDIS=redis://127.0.0.1:6379/0 to run the Redis tests (.ci/run does)")
+	}
+	return u
+}
+
+// prefix returns a key prefix of this test's own, and deletes its keys at
+// the end.
+func prefix(t *testing.T, url string) string {
+	t.Helper()
+	b := make([]byte, 6)
+	rand.Read(b)
+	p := "redirects-test:" + hex.EncodeToString(b) + ":"
+	t.Cleanup(func() { deleteKeys(t, url, p) })
+	return p
+}
+
+func deleteKeys(t *testing.T, url, prefix string) {
+	t.Helper()
+	if err := redis.DeleteKeys(context.Background(), url, prefix); err != nil {
+		t.Errorf("deleting test keys %s*: %v", prefix, err)
+	}
+}
+
+func openStore(t *testing.T) redirects.Store {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func org(t *testing.T, s redirects.Store, rate, quota redirects.Limit) *redirects.Org {
+	t.Helper()
+	o := &redirects.Org{Name: "o", Tier: redirects.TierFree, RateLimitOverride: &rate, QuotaOverride: &quota}
+	if err := s.CreateOrg(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func open(t *testing.T, url, prefix string, s redirects.Store, now time.Time) *redis.Limiter {
+	t.Helper()
+	l, err := redis.Open(context.Background(), url, prefix, s, quiet, fixedClock{now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	return l
+}
+
+func TestSharedWindowAcrossNodes(t *testing.T) {
+	url := redisURL(t)
+	p := prefix(t, url)
+	s := openStore(t)
+	o := org(t, s, 10, redirects.Unlimited)
+	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
+	nodes := []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
+	admitted := 0
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := 0; i < 30; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			d := nodes[i%3].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now})
+			if d.Refused == redirects.NotRefused {
+				mu.Lock()
+				admitted++
+				mu.Unlock()
+			} else if d.Refused != redirects.RateLimitExceeded || d.RetryAfter != 55 {
+				t.Errorf("refusal %+v, want RATE_LIMIT_EXCEEDED with Retry-After 55", d)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if admitted != 10 {
+		t.Fatalf("%d of 30 requests admitted across three nodes, want exactly 10", admitted)
+	}
+	// Test keys count in their own window.
+	if d := nodes[0].Take(context.Background(), redirects.Usage{Org: o, Test: true, Lookup: true, Now: now}); d.Refused != redirects.NotRefused || d.RateRemaining != 9 {
+		t.Fatalf("test key after the live window filled: %+v", d)
+	}
+	// The next minute is a new window.
+	if d := nodes[1].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now.Add(time.Minute)}); d.Refused != redirects.NotRefused || d.RateRemaining != 9 {
+		t.Fatalf("next minute: %+v", d)
+	}
+}
+
+func TestQuotaSurvivesLostRedisMemory(t *testing.T) {
+	url := redisURL(t)
+	p := prefix(t, url)
+	s := openStore(t)
+	o := org(t, s, redirects.Unlimited, 5)
+	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
+	a, b := open(t, url, p, s, now), open(t, url, p, s, now)
+	for i := 0; i < 3; i++ {
+		if d := []*redis.Limiter{a, b}[i%2].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused != redirects.NotRefused {
+			t.Fatalf("lookup %d: %+v", i, d)
+		}
+	}
+	if err := a.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	used, err := s.FindUsage(context.Background(), "2026-05")
+	if err != nil || used[o.ID] != 3 {
+		t.Fatalf("store usage %v (%v), want 3 for %s", used, err, o.ID)
+	}
+	// Redis loses everything; a node that starts now seeds from the store.
+	deleteKeys(t, url, p)
+	c := open(t, url, p, s, now)
+	for i := 0; i < 2; i++ {
+		if d := c.Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused != redirects.NotRefused || d.QuotaRemaining != redirects.Limit(1-i) {
+			t.Fatalf("lookup %d after the loss: %+v, want quota remaining %d", i, d, 1-i)
+		}
+	}
+	if d := a.Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused != redirects.QuotaExceeded {
+		t.Fatalf("6th lookup of a 5 quota: %+v, want QUOTA_EXCEEDED", d)
+	}
+	if d := a.Take(context.Background(), redirects.Usage{Org: o, Lookup: false, Now: now}); d.Refused != redirects.NotRefused {
+		t.Fatalf("export over quota: %+v, want admitted", d)
+	}
+}
+
+// proxy forwards TCP to target until stopped; it lets a test cut Redis off
+// and bring it back without touching the shared server.
+type proxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	conns  []net.Conn
+	addr   string
+}
+
+func startProxy(t *testing.T, target, addr string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, target: target, addr: ln.Addr().String()}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, u)
+			p.mu.Unlock()
+			go func() { io.Copy(u, c); u.Close() }()
+			go func() { io.Copy(c, u); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *proxy) stop() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+func TestFallbackWhileRedisIsDown(t *testing.T) {
+	url := redisURL(t)
+	pfx := prefix(t, url)
+	target, err := redis.Addr(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := startProxy(t, target, "127.0.0.1:0")
+	defer px.stop()
+	s := openStore(t)
+	o := org(t, s, 3, redirects.Unlimited)
+	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
+	l := open(t, "redis://"+px.addr, pfx, s, now)
+	var mu sync.Mutex
+	var events []bool
+	l.OnFallback = func(down bool) { mu.Lock(); events = append(events, down); mu.Unlock() }
+	take := func() redirects.Decision {
+		return l.Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now})
+	}
+	take()
+	take()
+	px.stop()
+	// Down: the limiter answers at once, counting per node (a fresh window).
+	for i := 0; i < 3; i++ {
+		if d := take(); d.Refused != redirects.NotRefused {
+			t.Fatalf("request %d while Redis is down: %+v, want admitted by the per-node window", i, d)
+		}
+	}
+	if d := take(); d.Refused != redirects.RateLimitExceeded {
+		t.Fatalf("4th per-node request: %+v, want the per-node limit of 3 to hold", d)
+	}
+	px = startProxy(t, target, px.addr)
+	defer px.stop()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(events)
+		mu.Unlock()
+		if n >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fallback events %v, want [true false] within 5 s of Redis returning", events)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !events[0] || events[1] {
+		t.Fatalf("fallback events %v, want [true false]", events)
+	}
+	// Shared counting resumes where Redis left it: 2 counted, 1 left.
+	if d := take(); d.Refused != redirects.NotRefused || d.RateRemaining != 0 {
+		t.Fatalf("after Redis returned: %+v, want the shared window's 3rd request", d)
+	}
+	if d := take(); d.Refused != redirects.RateLimitExceeded {
+		t.Fatalf("after Redis returned: %+v, want refused", d)
+	}
+}
