@@ -41,7 +41,7 @@ type conn struct {
 func parseURL(raw string) (*client, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "redis" || u.Host == "" {
-		return nil, fmt.Errorf("Redis URL %q is not redis://[user:password@]host:port[/db]", raw)
+		return nil, fmt.Errorf("redis URL %q is not redis://[user:password@]host:port[/db]", raw)
 	}
 	c := &client{addr: u.Host, timeout: 500 * time.Millisecond}
 	if !strings.Contains(c.addr, ":") {
@@ -56,7 +56,7 @@ func parseURL(raw string) (*client, error) {
 	}
 	if p := strings.Trim(u.Path, "/"); p != "" {
 		if c.db, err = strconv.Atoi(p); err != nil {
-			return nil, fmt.Errorf("Redis URL %q: database %q is not a number", raw, p)
+			return nil, fmt.Errorf("redis URL %q: database %q is not a number", raw, p)
 		}
 	}
 	return c, nil

@@ -85,25 +85,38 @@ func (db *DB) FindRules(ctx context.Context, projectID string) ([]redirects.Rule
 // findRules returns the draft rules of a project in the order of
 // redirects.SortRules.
 func findRules(ctx context.Context, tx querier, projectID string) ([]redirects.Rule, error) {
-	// Reading in index order hands SortRules exact rules already sorted.
-	rows, err := tx.QueryContext(ctx, `SELECT id, source, destination, status_code, match_type, priority, created_at
-		FROM rules WHERE project_id = ? ORDER BY match_type, source`, projectID)
+	var out []redirects.Rule
+	// One query per match type spares a column per row, which counts when
+	// a deploy reads a million rules. Both read the UNIQUE index in order,
+	// so the exact rules come out sorted already.
+	for _, m := range []redirects.MatchType{redirects.Exact, redirects.StartsWith} {
+		var err error
+		if out, err = appendRules(ctx, tx, out, projectID, m); err != nil {
+			return nil, err
+		}
+	}
+	redirects.SortRules(out)
+	return out, nil
+}
+
+// appendRules appends the draft rules of a project with match type m, in
+// source order.
+func appendRules(ctx context.Context, tx querier, out []redirects.Rule, projectID string, m redirects.MatchType) ([]redirects.Rule, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, source, destination, status_code, priority, created_at
+		FROM rules WHERE project_id = ? AND match_type = ? ORDER BY source`, projectID, m.String())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: find rules: %w", err)
 	}
 	defer rows.Close()
-	var out []redirects.Rule
+	var (
+		r       = redirects.Rule{ProjectID: projectID, MatchType: m}
+		created int64
+	)
 	for rows.Next() {
-		var (
-			r         = redirects.Rule{ProjectID: projectID}
-			matchType string
-			created   int64
-		)
-		if err := rows.Scan(&r.ID, &r.Source, &r.Destination, &r.StatusCode, &matchType, &r.Priority, &created); err != nil {
+		// Scanning into variables declared outside the loop keeps a
+		// million-rule read from allocating a Rule per row.
+		if err := rows.Scan(&r.ID, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &created); err != nil {
 			return nil, fmt.Errorf("sqlite: find rules: %w", err)
-		}
-		if r.MatchType, err = redirects.ParseMatchType(matchType); err != nil {
-			return nil, fmt.Errorf("sqlite: find rules: stored rule %d: %w", r.ID, err)
 		}
 		r.CreatedAt = fromNanos(created)
 		out = append(out, r)
@@ -111,7 +124,6 @@ func findRules(ctx context.Context, tx querier, projectID string) ([]redirects.R
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: find rules: %w", err)
 	}
-	redirects.SortRules(out)
 	return out, nil
 }
 
