@@ -65,6 +65,15 @@ func (m *Metrics) observe(ep endpoint, status int, d time.Duration) {
 
 func (m *Metrics) limiter(r redirects.Refusal) { m.limits[r].Add(1) }
 
+// SetLimiterFallback records whether shared limits are unreachable.
+func (m *Metrics) SetLimiterFallback(down bool) {
+	if down {
+		m.redisDown.Store(1)
+	} else {
+		m.redisDown.Store(0)
+	}
+}
+
 // Handler serves the metrics in Prometheus' text format, with the loaded
 // deployment version of every project from state.
 func (m *Metrics) Handler(state *State) http.Handler {

@@ -28,6 +28,8 @@ type Config struct {
 	FlushInterval time.Duration
 	// Flusher writes counted usage; nil when the limiter keeps none.
 	Flusher interface{ Flush(context.Context) error }
+	// Metrics, if set, is where the server counts; else it makes its own.
+	Metrics *Metrics
 }
 
 // Server runs the edge and admin listeners and keeps the state current.
@@ -70,7 +72,10 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, state: state, metrics: NewMetrics()}
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics()
+	}
+	s := &Server{cfg: cfg, state: state, metrics: cfg.Metrics}
 	s.edge = &Edge{
 		State: state, Limiter: cfg.Limiter, Clock: cfg.Clock, Logger: cfg.Logger,
 		Metrics: s.metrics, Exports: NewExportCache(cfg.Store, 256<<20),

@@ -7,6 +7,7 @@ import (
 
 	"redirects"
 	edgehttp "redirects/http"
+	"redirects/redis"
 )
 
 // logLevel parses --log-level.
@@ -37,20 +38,34 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level string
 	if err != nil {
 		return err
 	}
-	if redisURL != "" {
-		return redirects.Errorf(redirects.EINVALID, "--redis: limits shared through Redis are not supported by this build yet")
-	}
 	logger := slog.New(slog.NewTextHandler(c.m.Stderr, &slog.HandlerOptions{Level: lvl}))
 	s, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
-	limiter, err := redirects.NewLocalLimiter(ctx, s, c.m.Clock.Now())
-	if err != nil {
-		return err
+	metrics := edgehttp.NewMetrics()
+	var limiter interface {
+		redirects.Limiter
+		Flush(context.Context) error
+	}
+	if redisURL != "" {
+		rl, err := redis.Open(ctx, redisURL, c.env("REDIRECTS_REDIS_PREFIX", "redirects:"), s, logger, c.m.Clock)
+		if err != nil {
+			return err
+		}
+		defer rl.Close()
+		rl.OnFallback = metrics.SetLimiterFallback
+		limiter = rl
+	} else {
+		ll, err := redirects.NewLocalLimiter(ctx, s, c.m.Clock.Now())
+		if err != nil {
+			return err
+		}
+		limiter = ll
 	}
 	srv, err := edgehttp.Open(ctx, edgehttp.Config{
 		Addr: addr, AdminAddr: admin, Store: s, Limiter: limiter, Clock: c.m.Clock, Logger: logger, Flusher: limiter,
+		Metrics: metrics,
 	})
 	if err != nil {
 		return redirects.Errorf(redirects.EINVALID, "cannot serve: %v", err)
