@@ -170,6 +170,10 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 	return d
 }
 
+// Down reports whether the limiter is counting per node because Redis
+// cannot be reached.
+func (l *Limiter) Down() bool { return l.down.Load() }
+
 // Flush writes the usage admitted since the last flush, through Redis or
 // per node, to the store.
 func (l *Limiter) Flush(ctx context.Context) error {

@@ -55,6 +55,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level string
 		}
 		defer rl.Close()
 		rl.OnFallback = metrics.SetLimiterFallback
+		metrics.SetLimiterFallback(rl.Down())
 		limiter = rl
 	} else {
 		ll, err := redirects.NewLocalLimiter(ctx, s, c.m.Clock.Now())
