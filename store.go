@@ -90,6 +90,16 @@ type Store interface {
 	Close() error
 }
 
+// Notifier is implemented by stores that push a notice whenever an event
+// is recorded (PostgreSQL's LISTEN/NOTIFY), so edge nodes learn of changes
+// at once instead of at their next poll.
+type Notifier interface {
+	// Listen holds a connection of its own and calls notify for each notice
+	// until ctx ends or the connection fails, and returns why it stopped.
+	// Notices may be merged or repeated: they only say "look now".
+	Listen(ctx context.Context, notify func()) error
+}
+
 // Event kinds.
 const (
 	EventDeploy  = "deploy"

@@ -22,7 +22,9 @@ type Config struct {
 	Limiter   redirects.Limiter
 	Clock     redirects.Clock
 	Logger    *slog.Logger
-	// RefreshInterval is how often the store's events are polled.
+	// RefreshInterval is how often the store's events are polled: 200 ms by
+	// default, 1 s when the store pushes notices (redirects.Notifier), where
+	// the poll only covers a lost notice connection.
 	RefreshInterval time.Duration
 	// FlushInterval is how often counted usage is written to the store.
 	FlushInterval time.Duration
@@ -59,8 +61,12 @@ const (
 // Open loads the state from the store, binds the listeners and starts
 // serving. It returns once lookups can be answered.
 func Open(ctx context.Context, cfg Config) (*Server, error) {
+	notifier, _ := cfg.Store.(redirects.Notifier)
 	if cfg.RefreshInterval <= 0 {
 		cfg.RefreshInterval = 200 * time.Millisecond
+		if notifier != nil {
+			cfg.RefreshInterval = time.Second
+		}
 	}
 	if cfg.FlushInterval <= 0 {
 		cfg.FlushInterval = time.Second
@@ -108,8 +114,13 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		s.adminSrv = &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
 		s.serve(s.adminSrv, s.adminLn)
 	}
+	kick := make(chan struct{}, 1)
+	if notifier != nil {
+		s.wg.Add(1)
+		go s.listen(runCtx, notifier, kick)
+	}
 	s.wg.Add(1)
-	go s.follow(runCtx)
+	go s.follow(runCtx, kick)
 	s.edge.SetReady(true)
 	return s, nil
 }
@@ -124,8 +135,34 @@ func (s *Server) serve(srv *http.Server, ln net.Listener) {
 	}()
 }
 
+// listen keeps a notice connection to the store open, reconnecting after a
+// failure, and kicks follow on every notice. After a reconnect it kicks once,
+// since notices sent while it was away are lost.
+func (s *Server) listen(ctx context.Context, n redirects.Notifier, kick chan struct{}) {
+	defer s.wg.Done()
+	nudge := func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	for ctx.Err() == nil {
+		nudge()
+		err := n.Listen(ctx, nudge)
+		if ctx.Err() != nil {
+			return
+		}
+		s.cfg.Logger.Warn("lost the store's change notices; polling until they return", "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
 // follow applies store events and flushes usage until ctx ends.
-func (s *Server) follow(ctx context.Context) {
+func (s *Server) follow(ctx context.Context, kick <-chan struct{}) {
 	defer s.wg.Done()
 	refresh := time.NewTicker(s.cfg.RefreshInterval)
 	defer refresh.Stop()
@@ -136,25 +173,38 @@ func (s *Server) follow(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-kick:
+			s.refresh(ctx, &failing)
 		case <-refresh.C:
-			n, err := s.state.Refresh(ctx)
-			switch {
-			case err != nil && !failing && ctx.Err() == nil:
-				failing = true
-				s.cfg.Logger.Error("cannot read changes from the store; serving what is loaded", "err", err)
-			case err == nil && failing:
-				failing = false
-				s.cfg.Logger.Info("reading changes from the store again")
-			}
-			if n > 0 {
-				s.cfg.Logger.Debug("applied changes", "events", n)
-			}
+			s.refresh(ctx, &failing)
 		case <-flush.C:
 			if s.cfg.Flusher != nil {
 				if err := s.cfg.Flusher.Flush(ctx); err != nil && ctx.Err() == nil {
 					s.cfg.Logger.Error("cannot write usage to the store; will retry", "err", err)
 				}
 			}
+		}
+	}
+}
+
+// refresh applies new events, logging when reading them starts or stops
+// failing (not on every try).
+func (s *Server) refresh(ctx context.Context, failing *bool) {
+	for {
+		n, err := s.state.Refresh(ctx)
+		switch {
+		case err != nil && !*failing && ctx.Err() == nil:
+			*failing = true
+			s.cfg.Logger.Error("cannot read changes from the store; serving what is loaded", "err", err)
+		case err == nil && *failing:
+			*failing = false
+			s.cfg.Logger.Info("reading changes from the store again")
+		}
+		if n > 0 {
+			s.cfg.Logger.Debug("applied changes", "events", n)
+		}
+		if err != nil || n < refreshBatch {
+			return
 		}
 	}
 }

@@ -126,11 +126,14 @@ func (s *State) loadDeployment(ctx context.Context, projectID string, version in
 // Catalog returns the current catalog.
 func (s *State) catalog() *catalog { return s.current.Load() }
 
+// refreshBatch is the most events one Refresh reads.
+const refreshBatch = 1000
+
 // Refresh applies the events recorded since the last refresh. It returns
 // how many it applied.
 func (s *State) Refresh(ctx context.Context) (int, error) {
 	after := s.lastID.Load()
-	events, err := s.store.FindEvents(ctx, after, 1000)
+	events, err := s.store.FindEvents(ctx, after, refreshBatch)
 	if err != nil || len(events) == 0 {
 		return 0, err
 	}
