@@ -59,6 +59,7 @@ func Run(t *testing.T, open Opener) {
 		{"Deploy/UnknownVersion", testDeployUnknownVersion},
 		{"Deploy/BuilderError", testDeployBuilderError},
 		{"Deploy/BuilderSeesSortedRules", testDeployBuilderSeesSortedRules},
+		{"Deploy/BuilderCannotChangeSnapshot", testDeployBuilderCannotChangeSnapshot},
 		{"Deploy/Exports", testDeployExports},
 		{"Deploy/NotFound", testDeployNotFound},
 		{"Event/Recorded", testEventRecorded},
@@ -1078,6 +1079,25 @@ func testDeployBuilderSeesSortedRules(t *testing.T, e *env) {
 		t.Fatalf("FindDeployment: %v", err)
 	}
 	wantRules(t, "deployed rules", rules, draft)
+}
+
+func testDeployBuilderCannotChangeSnapshot(t *testing.T, e *env) {
+	p := e.newProject()
+	a := e.rule(p.ID, "/a", "/x", redirects.Exact, 100)
+	b := e.rule(p.ID, "/b", "/y", redirects.StartsWith, 100)
+	d, err := e.s.Deploy(e.ctx, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+		c, err := build(rules)
+		rules[0].Destination = "/changed"
+		rules[0], rules[1] = rules[1], rules[0]
+		return c, err
+	})
+	if err != nil {
+		t.Fatalf("Deploy: %v", err)
+	}
+	if d.ExactCount != 1 || d.PrefixCount != 1 {
+		t.Errorf("counts = %d exact, %d prefix; want 1, 1", d.ExactCount, d.PrefixCount)
+	}
+	wantRules(t, "snapshot after the builder edited its rules", mustRules(t, e, p.ID, 1), []redirects.Rule{*a, *b})
 }
 
 func testDeployExports(t *testing.T, e *env) {
