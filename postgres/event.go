@@ -1,0 +1,129 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"redirects"
+)
+
+// FindEvents returns the events recorded after the event afterID, oldest
+// first, at most limit of them; a limit of 0 or less means no limit.
+func (db *DB) FindEvents(ctx context.Context, afterID int64, limit int) ([]redirects.Event, error) {
+	var lim *int64 // NULL: PostgreSQL's "no limit"
+	if limit > 0 {
+		n := int64(limit)
+		lim = &n
+	}
+	rows, err := db.pool.Query(ctx, `SELECT id, kind, org_id, project_id, version, created_at
+		FROM events WHERE id > $1 ORDER BY id LIMIT $2`, afterID, lim)
+	if err != nil {
+		return nil, wrap("find events", err)
+	}
+	defer rows.Close()
+	var out []redirects.Event
+	for rows.Next() {
+		var (
+			e       redirects.Event
+			created int64
+		)
+		if err := rows.Scan(&e.ID, &e.Kind, &e.OrgID, &e.ProjectID, &e.Version, &created); err != nil {
+			return nil, wrap("find events", err)
+		}
+		e.CreatedAt = fromNanos(created)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("find events", err)
+	}
+	return out, nil
+}
+
+// LastEventID returns the ID of the newest event, or 0.
+func (db *DB) LastEventID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := db.pool.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&id); err != nil {
+		return 0, wrap("last event", err)
+	}
+	return id, nil
+}
+
+// AddUsage adds counted live lookups to organizations' monthly usage, in
+// one statement. Counts of unknown organizations are dropped, and zero
+// counts store nothing.
+func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int64) error {
+	if err := validPeriod(period); err != nil {
+		return err
+	}
+	for org, n := range counts {
+		if n < 0 {
+			return redirects.Errorf(redirects.EINVALID, "usage count %d of organization %s is negative", n, org)
+		}
+	}
+	orgs := make([]string, 0, len(counts))
+	for org, n := range counts {
+		if n > 0 {
+			orgs = append(orgs, org)
+		}
+	}
+	if len(orgs) == 0 {
+		return nil
+	}
+	// Rows are upserted in org ID order, so two flushes that touch the same
+	// organizations lock their rows in the same order and cannot deadlock.
+	slices.Sort(orgs)
+	ns := make([]int64, len(orgs))
+	for i, org := range orgs {
+		ns[i] = counts[org]
+	}
+	// The join with orgs drops unknown organizations instead of failing the
+	// whole batch on the foreign key.
+	if _, err := db.pool.Exec(ctx, `INSERT INTO usage (org_id, period, count)
+		SELECT c.org_id, $1, c.n
+		FROM unnest($2::text[], $3::bigint[]) AS c (org_id, n)
+		JOIN orgs ON orgs.id = c.org_id
+		ORDER BY c.org_id
+		ON CONFLICT (org_id, period) DO UPDATE SET count = usage.count + excluded.count`,
+		period, orgs, ns); err != nil {
+		return wrap("add usage", err)
+	}
+	return nil
+}
+
+// FindUsage returns the monthly usage of every organization that has some
+// in period ("2006-01", UTC).
+func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, error) {
+	if err := validPeriod(period); err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, `SELECT org_id, count FROM usage WHERE period = $1`, period)
+	if err != nil {
+		return nil, wrap("find usage", err)
+	}
+	defer rows.Close()
+	out := make(map[string]int64)
+	for rows.Next() {
+		var (
+			org string
+			n   int64
+		)
+		if err := rows.Scan(&org, &n); err != nil {
+			return nil, wrap("find usage", err)
+		}
+		out[org] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("find usage", err)
+	}
+	return out, nil
+}
+
+// validPeriod checks a billing period's form, "2006-01", so a typo never
+// files counts under a period nobody reads.
+func validPeriod(period string) error {
+	if t, err := time.Parse("2006-01", period); err != nil || t.Format("2006-01") != period {
+		return redirects.Errorf(redirects.EINVALID, "usage period %q is not a month of the form 2006-01", period)
+	}
+	return nil
+}

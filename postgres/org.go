@@ -1,0 +1,270 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"redirects"
+)
+
+// CreateOrg stores o, setting its ID and CreatedAt, and records an org event.
+func (db *DB) CreateOrg(ctx context.Context, o *redirects.Org) error {
+	const op = "create organization"
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+
+	id, now := redirects.NewOrgID(), db.now()
+	if _, err := tx.Exec(ctx, `INSERT INTO orgs (id, name, tier, rate_limit_override, quota_override, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		id, o.Name, string(o.Tier), nullLimit(o.RateLimitOverride), nullLimit(o.QuotaOverride), now.UnixNano()); err != nil {
+		return wrap(op, err)
+	}
+	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, now); err != nil {
+		return wrap(op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return wrap(op, err)
+	}
+	o.ID, o.CreatedAt = id, now
+	o.RateLimitOverride, o.QuotaOverride = normLimit(o.RateLimitOverride), normLimit(o.QuotaOverride)
+	return nil
+}
+
+// UpdateOrg changes an organization, records an org event and returns the
+// organization as stored. The row is locked from the read to commit, so two
+// concurrent updates of one organization cannot lose each other's changes.
+func (db *DB) UpdateOrg(ctx context.Context, id string, u redirects.OrgUpdate) (*redirects.Org, error) {
+	const op = "update organization"
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+
+	o, err := findOrg(ctx, tx, id, true)
+	if err != nil {
+		return nil, err
+	}
+	u.Apply(o)
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	o.RateLimitOverride, o.QuotaOverride = normLimit(o.RateLimitOverride), normLimit(o.QuotaOverride)
+	if _, err := tx.Exec(ctx, `UPDATE orgs SET name = $1, tier = $2, rate_limit_override = $3, quota_override = $4 WHERE id = $5`,
+		o.Name, string(o.Tier), nullLimit(o.RateLimitOverride), nullLimit(o.QuotaOverride), id); err != nil {
+		return nil, wrap(op, err)
+	}
+	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
+		return nil, wrap(op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, wrap(op, err)
+	}
+	return o, nil
+}
+
+// FindOrgByID returns one organization.
+func (db *DB) FindOrgByID(ctx context.Context, id string) (*redirects.Org, error) {
+	return findOrg(ctx, db.pool, id, false)
+}
+
+// FindOrgs returns every organization, oldest first.
+func (db *DB) FindOrgs(ctx context.Context) ([]*redirects.Org, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+orgColumns+` FROM orgs ORDER BY created_at, seq`)
+	if err != nil {
+		return nil, wrap("find organizations", err)
+	}
+	defer rows.Close()
+	var out []*redirects.Org
+	for rows.Next() {
+		o, err := scanOrg(rows)
+		if err != nil {
+			return nil, wrap("find organizations", err)
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("find organizations", err)
+	}
+	return out, nil
+}
+
+const orgColumns = `id, name, tier, rate_limit_override, quota_override, created_at`
+
+// findOrg returns one organization; with forUpdate, its row stays locked
+// to the end of the transaction.
+func findOrg(ctx context.Context, q querier, id string, forUpdate bool) (*redirects.Org, error) {
+	query := `SELECT ` + orgColumns + ` FROM orgs WHERE id = $1`
+	if forUpdate {
+		query += ` FOR UPDATE`
+	}
+	o, err := scanOrg(q.QueryRow(ctx, query, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, redirects.Errorf(redirects.ENOTFOUND, "organization %q not found", id)
+	} else if err != nil {
+		return nil, wrap("find organization "+id, err)
+	}
+	return o, nil
+}
+
+func scanOrg(s pgx.Row) (*redirects.Org, error) {
+	var (
+		o           redirects.Org
+		tier        string
+		rate, quota *int64
+		created     int64
+	)
+	if err := s.Scan(&o.ID, &o.Name, &tier, &rate, &quota, &created); err != nil {
+		return nil, err
+	}
+	o.Tier = redirects.Tier(tier)
+	o.RateLimitOverride = limitOf(rate)
+	o.QuotaOverride = limitOf(quota)
+	o.CreatedAt = fromNanos(created)
+	return &o, nil
+}
+
+// nullLimit returns the stored form of an override: NULL when unset, -1
+// when unlimited.
+func nullLimit(l *redirects.Limit) *int64 {
+	if l == nil {
+		return nil
+	}
+	n := int64(*l)
+	if l.IsUnlimited() {
+		n = int64(redirects.Unlimited)
+	}
+	return &n
+}
+
+// normLimit returns a copy of l with every unlimited value spelled
+// redirects.Unlimited, as the database returns it.
+func normLimit(l *redirects.Limit) *redirects.Limit {
+	if l == nil {
+		return nil
+	}
+	v := *l
+	if v.IsUnlimited() {
+		v = redirects.Unlimited
+	}
+	return &v
+}
+
+func limitOf(n *int64) *redirects.Limit {
+	if n == nil {
+		return nil
+	}
+	l := redirects.Limit(*n)
+	return &l
+}
+
+// CreateProject stores p, setting its ID and CreatedAt, and records a
+// project event.
+func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
+	const op = "create project"
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+
+	if _, err := findOrg(ctx, tx, p.OrgID, false); err != nil {
+		return err
+	}
+	id, now := redirects.NewProjectID(), db.now()
+	if _, err := tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, created_at) VALUES ($1, $2, $3, $4)`,
+		id, p.OrgID, p.Name, now.UnixNano()); err != nil {
+		return wrap(op, err)
+	}
+	if err := recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, now); err != nil {
+		return wrap(op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return wrap(op, err)
+	}
+	p.ID, p.CreatedAt = id, now
+	return nil
+}
+
+// FindProjectByID returns one project.
+func (db *DB) FindProjectByID(ctx context.Context, id string) (*redirects.Project, error) {
+	return findProject(ctx, db.pool, id, "")
+}
+
+// FindProjects returns the projects of orgID, or of every organization when
+// orgID is "", oldest first.
+func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Project, error) {
+	const op = "find projects"
+	tx, err := db.beginRead(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+
+	var rows pgx.Rows
+	if orgID == "" {
+		rows, err = tx.Query(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY created_at, seq`)
+	} else {
+		if _, err := findOrg(ctx, tx, orgID, false); err != nil {
+			return nil, err
+		}
+		rows, err = tx.Query(ctx, `SELECT `+projectColumns+` FROM projects WHERE org_id = $1 ORDER BY created_at, seq`, orgID)
+	}
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	defer rows.Close()
+	var out []*redirects.Project
+	for rows.Next() {
+		p, err := scanProject(rows)
+		if err != nil {
+			return nil, wrap(op, err)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(op, err)
+	}
+	return out, nil
+}
+
+const projectColumns = `id, org_id, name, created_at`
+
+// findProject returns one project. lock, when not "", is a row-locking
+// clause ("FOR NO KEY UPDATE", "FOR SHARE") that holds the row to the end of
+// the transaction.
+func findProject(ctx context.Context, q querier, id, lock string) (*redirects.Project, error) {
+	query := `SELECT ` + projectColumns + ` FROM projects WHERE id = $1`
+	if lock != "" {
+		query += ` ` + lock
+	}
+	p, err := scanProject(q.QueryRow(ctx, query, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, redirects.Errorf(redirects.ENOTFOUND, "project %q not found", id)
+	} else if err != nil {
+		return nil, wrap("find project "+id, err)
+	}
+	return p, nil
+}
+
+func scanProject(s pgx.Row) (*redirects.Project, error) {
+	var (
+		p       redirects.Project
+		created int64
+	)
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created); err != nil {
+		return nil, err
+	}
+	p.CreatedAt = fromNanos(created)
+	return &p, nil
+}

@@ -1,0 +1,376 @@
+// Package postgres implements redirects.Store on PostgreSQL, through pgx v5
+// and its connection pool.
+//
+// Every public method is one transaction. Writers take only the locks their
+// change needs:
+//
+//   - Deploy locks the project's row (SELECT ... FOR NO KEY UPDATE), so two
+//     deploys of one project, from any number of processes, run one after
+//     the other and versions have no gaps or repeats. NO KEY UPDATE rather
+//     than UPDATE: it does not block the foreign-key checks of rule edits
+//     and key creation, so a long deploy never stalls the draft.
+//   - AddRule and ImportRules take a transaction-scoped advisory lock on the
+//     project's draft, so an import's check for clashes with stored rules
+//     still holds when its rows go in.
+//   - Every write that records an event locks the events table from the
+//     insert to commit (see recordEvent), so event IDs follow commit order,
+//     and sends NOTIFY on NotifyChannel with the event's ID, delivered when
+//     (and only if) the transaction commits.
+//
+// Reads of several statements run in a read-only REPEATABLE READ
+// transaction, so they see one snapshot.
+//
+// A server that cannot be reached comes back as a *redirects.Error with code
+// redirects.EUNAVAILABLE, so the edge can answer 503 instead of 500.
+//
+// The schema is in migrations/*.sql, embedded in the binary and applied by
+// Open. See migrations/0001_initial.sql for the tables and their meaning.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"net"
+	neturl "net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"redirects"
+)
+
+// NotifyChannel is the channel on which every write that records an event
+// sends NOTIFY, with the event's ID in decimal as the payload. Edge nodes
+// LISTEN on it to learn of changes at once, then read them with FindEvents;
+// a notification is a hint, the events table the record.
+const NotifyChannel = "redirects_events"
+
+// DefaultConnectTimeout bounds a connection attempt when the URL sets no
+// connect_timeout, so an unreachable server is reported as EUNAVAILABLE in
+// seconds rather than when the operating system gives up on TCP.
+const DefaultConnectTimeout = 5 * time.Second
+
+// Advisory lock keys. The migration lock is one bigint key; the per-project
+// draft lock uses the two-int4 form, whose key space is separate.
+const (
+	// migrationLock is "redirect" in ASCII.
+	migrationLock int64 = 0x7265646972656374
+	// ruleLockClass is the first int4 of a project's draft lock; the
+	// second is a hash of the project ID.
+	ruleLockClass int32 = 0x72756c65 // "rule"
+)
+
+// migrationsFS holds the numbered schema migrations, applied in order.
+//
+//go:embed migrations/*.sql
+var migrationsFS embed.FS
+
+// DB is a redirects.Store kept in a PostgreSQL database.
+type DB struct {
+	// Clock gives CreatedAt times. Open sets it to redirects.SystemClock{};
+	// set it before the DB is used, not while methods run.
+	Clock redirects.Clock
+
+	pool *pgxpool.Pool
+}
+
+var _ redirects.Store = (*DB)(nil)
+
+// Open connects to the database that url names (a postgres:// URL or a
+// key=value connection string, as pgx reads them) and brings its schema up
+// to date. Several processes may open one database at once: the migrations
+// run under a transaction-scoped advisory lock, so exactly one of them
+// applies each migration and the others then find it applied.
+//
+// Errors: EINVALID (a malformed url), EUNAVAILABLE (the server cannot be
+// reached).
+func Open(ctx context.Context, url string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// The parse error may repeat a password; say only what is wrong.
+		return nil, redirects.Errorf(redirects.EINVALID, "postgres: the database URL is malformed: %s", parseProblem(err))
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, wrap("open", err)
+	}
+	db := &DB{Clock: redirects.SystemClock{}, pool: pool}
+	if err := db.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// parseProblem returns what is wrong with a connection string. pgx's own
+// message masks passwords; a URL that net/url cannot parse is quoted whole
+// in its error, so only the reason is kept.
+func parseProblem(err error) string {
+	var ue *neturl.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// Close closes the connection pool, waiting for connections in use to be
+// returned. It is safe to call more than once.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// migration is one numbered schema change.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations in version order. Their file
+// names are NNNN_description.sql; the number is the version.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationsFS, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("postgres: migration file %s is not named NNNN_description.sql", base)
+		}
+		b, err := migrationsFS.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: strings.TrimSuffix(base, ".sql"), sql: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i, m := range out {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("postgres: migration %s: expected version %d", m.name, i+1)
+		}
+	}
+	return out, nil
+}
+
+// migrate applies the migrations the database lacks, all in one transaction
+// that first takes an advisory lock: a concurrent Open waits for the lock,
+// then finds the version already current and does nothing. PostgreSQL's DDL
+// is transactional, so a failed migration leaves no half-made schema.
+func (db *DB) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return wrap("migrate", err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return wrap("migrate", err)
+	}
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		applied_at BIGINT  NOT NULL
+	)`); err != nil {
+		return wrap("migrate", err)
+	}
+	var current int
+	if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return wrap("migrate", err)
+	}
+	if current > len(ms) {
+		return fmt.Errorf("postgres: the database has schema version %d, newer than this program's %d", current, len(ms))
+	}
+	for _, m := range ms[current:] {
+		// No arguments: pgx sends the file with the simple protocol, which
+		// runs several statements.
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			return wrap("migration "+m.name, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+			m.version, m.name, time.Now().UnixNano()); err != nil {
+			return wrap("migration "+m.name, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return wrap("migrate", err)
+	}
+	return nil
+}
+
+// SchemaVersion returns the number of the newest migration applied.
+func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := db.pool.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, wrap("schema version", err)
+	}
+	return v, nil
+}
+
+// now returns the clock's time, cut to what the database keeps (unix
+// nanoseconds, UTC), so the value a method sets on its argument equals the
+// value a later read returns.
+func (db *DB) now() time.Time {
+	return time.Unix(0, db.Clock.Now().UnixNano()).UTC()
+}
+
+// beginWrite starts a READ COMMITTED transaction: each statement sees what
+// was committed before it, so a statement that runs after a lock is granted
+// sees the work of the lock's previous holder.
+func (db *DB) beginWrite(ctx context.Context, op string) (pgx.Tx, error) {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	return tx, nil
+}
+
+// beginRead starts a read-only REPEATABLE READ transaction, so the
+// statements of one method see one snapshot of the database.
+func (db *DB) beginRead(ctx context.Context, op string) (pgx.Tx, error) {
+	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	return tx, nil
+}
+
+// querier is what the helpers need of a transaction or the pool.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// recordEvent records a change for edge nodes in the caller's transaction
+// and sends NOTIFY with its ID, which PostgreSQL delivers at commit.
+//
+// It first locks the events table in SHARE ROW EXCLUSIVE mode, which
+// conflicts with itself and with inserts but not with reads, and the lock is
+// held to commit. A sequence hands out IDs in the order transactions ask for
+// them; without the lock, a transaction could take ID 5, another ID 6 and
+// commit first, and a poller that saw 6 would never ask for 5. With it, the
+// next event's ID is drawn only after the previous event's transaction has
+// committed. The lock is taken last, after the transaction's slow work, so
+// it is held for the insert and the commit only; nothing waits for another
+// lock while holding it, so it cannot deadlock.
+func recordEvent(ctx context.Context, tx pgx.Tx, kind, orgID, projectID string, version int, at time.Time) error {
+	b := &pgx.Batch{}
+	b.Queue(`LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE`)
+	b.Queue(`WITH e AS (
+			INSERT INTO events (kind, org_id, project_id, version, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id
+		)
+		SELECT id, pg_notify($6, id::text) FROM e`,
+		kind, orgID, projectID, version, at.UnixNano(), NotifyChannel)
+	br := tx.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return fmt.Errorf("record %s event: %w", kind, err)
+	}
+	var id int64
+	if err := br.QueryRow().Scan(&id, nil); err != nil {
+		br.Close()
+		return fmt.Errorf("record %s event: %w", kind, err)
+	}
+	if err := br.Close(); err != nil {
+		return fmt.Errorf("record %s event: %w", kind, err)
+	}
+	return nil
+}
+
+// lockDraft takes the advisory lock on a project's draft rules, held to the
+// end of the transaction.
+func lockDraft(ctx context.Context, tx pgx.Tx, projectID string) error {
+	h := fnv.New32a()
+	h.Write([]byte(projectID))
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1::int4, $2::int4)`, ruleLockClass, int32(h.Sum32())); err != nil {
+		return fmt.Errorf("lock the draft of project %s: %w", projectID, err)
+	}
+	return nil
+}
+
+// fromNanos returns the UTC time of a stored integer time.
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// wrap returns the error of a failed operation op. A domain error is
+// returned as it is. A server that cannot be reached gives an EUNAVAILABLE
+// *redirects.Error that still wraps the cause; text PostgreSQL refuses
+// (invalid UTF-8 or a NUL byte, which SQLite would store) gives EINVALID.
+// Anything else is wrapped as "postgres: op: ...", an internal error.
+func wrap(op string, err error) error {
+	var de *redirects.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	if unavailable(err) {
+		return fmt.Errorf("postgres: %s: %w: %w", op,
+			redirects.Errorf(redirects.EUNAVAILABLE, "the database cannot be reached"), err)
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "22021" || pe.Code == "22P05") {
+		return fmt.Errorf("postgres: %s: %w: %w", op,
+			redirects.Errorf(redirects.EINVALID, "a text value is not valid UTF-8 or holds a NUL byte"), err)
+	}
+	return fmt.Errorf("postgres: %s: %w", op, err)
+}
+
+// unavailable reports whether err says that the server cannot be reached or
+// cannot serve: a failed connection attempt, a connection lost mid-way, or
+// the server shutting down, starting up or out of connection slots. A
+// context that was cancelled is the caller giving up, not the server.
+func unavailable(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case strings.HasPrefix(pe.Code, "08"): // connection_exception
+			return true
+		case pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03": // shutdown, crash, starting up
+			return true
+		case pe.Code == "53300": // too_many_connections
+			return true
+		}
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// A slow statement, not an unreachable server (a connection
+		// attempt that timed out is a ConnectError, above).
+		return false
+	}
+	if pgconn.SafeToRetry(err) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
+}
