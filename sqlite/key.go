@@ -16,9 +16,6 @@ func (db *DB) CreateKey(ctx context.Context, k *redirects.Key) error {
 	if k.ID == "" || len(k.Hash) != 64 {
 		return redirects.Errorf(redirects.EINVALID, "key has no ID or no SHA-256 hash: make it with redirects.NewKey")
 	}
-	if len(k.Name) > 200 {
-		return redirects.Errorf(redirects.EINVALID, "key name is %d bytes long, more than the 200 allowed", len(k.Name))
-	}
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return err

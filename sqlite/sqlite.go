@@ -137,18 +137,10 @@ func dsn(path string, params url.Values) string {
 	return "file:" + u.EscapedPath() + "?" + params.Encode()
 }
 
-// Close closes the database. It is safe to call more than once.
+// Close closes the database. It is safe to call more than once, but not
+// while other methods run.
 func (db *DB) Close() error {
-	var errs []error
-	if db.read != nil {
-		errs = append(errs, db.read.Close())
-		db.read = nil
-	}
-	if db.write != nil {
-		errs = append(errs, db.write.Close())
-		db.write = nil
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(db.read.Close(), db.write.Close()); err != nil {
 		return fmt.Errorf("sqlite: close %s: %w", db.path, err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -372,5 +373,35 @@ func TestImportLarge(t *testing.T) {
 	}
 	if got, err := db.FindRules(ctx, q); err != nil || len(got) != 0 {
 		t.Errorf("FindRules after a failed import = %d rules, %v; want none", len(got), err)
+	}
+}
+
+// TestOpenOddPath opens a file whose name holds characters that mean
+// something in a URI: the file created is the one named.
+func TestOpenOddPath(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a b?c#d%20e.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open(%q): %v", path, err)
+	}
+	if err := db.CreateOrg(ctx, &redirects.Org{Name: "Acme", Tier: redirects.TierFree}); err != nil {
+		t.Fatalf("CreateOrg: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the database is not at %q: %v", path, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "a b?c#d%20e.db") {
+			t.Errorf("Open created %q besides %q", e.Name(), filepath.Base(path))
+		}
 	}
 }
