@@ -75,12 +75,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	db := &DB{Clock: redirects.SystemClock{}, path: path}
 
-	// synchronous=NORMAL in WAL mode: a commit is durable against a crash of
-	// the process (the WAL is written before COMMIT returns), but the last
-	// transactions before a power loss or OS crash may roll back; the
-	// database is never corrupted. FULL would fsync on every commit, which
-	// costs more than it buys for this data (usage is flushed in batches
-	// anyway and deploys can be repeated).
+	// synchronous=NORMAL in WAL mode: COMMIT returns once the transaction
+	// is in the WAL, without an fsync. A crash of the process loses nothing
+	// committed; a power loss or OS crash may roll back the last commits
+	// before the WAL was synced (at the next checkpoint), but never leaves
+	// the database inconsistent or a deployment half written. FULL would
+	// fsync every commit, usage flushes included.
 	common := url.Values{}
 	common.Set("_busy_timeout", strconv.FormatInt(BusyTimeout.Milliseconds(), 10))
 	common.Set("_foreign_keys", "on")
@@ -92,9 +92,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	w.Set("_journal_mode", "WAL")
 	w.Set("_txlock", "immediate")
-	// A 64 MiB page cache keeps the rules index of a large import in memory;
-	// the default 2 MiB makes a million-row import spill and re-read pages.
+	// The page cache may grow to 64 MiB (SQLite's default is 2 MiB), so a
+	// large import or deploy spills fewer dirty pages to the WAL before it
+	// commits; pages are allocated only as they are used.
 	w.Add("_pragma", "cache_size(-65536)")
+	// After a checkpoint, a WAL that a large transaction grew is cut back to
+	// 64 MiB instead of keeping its size on disk for ever.
+	w.Add("_pragma", "journal_size_limit(67108864)")
 	// 16 KiB pages make the B-trees of a large project shallower and split
 	// less often: a million-rule import runs about 15% faster than with the
 	// default 4 KiB. The setting takes effect only when the file is created
