@@ -1,6 +1,7 @@
 package redirects
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -103,7 +104,9 @@ func PrefixWinners(rules []Rule) []PrefixWinner {
 			prefix = append(prefix, &rules[i])
 		}
 	}
-	sort.Slice(prefix, func(i, j int) bool { return prefix[i].Source < prefix[j].Source })
+	// A pdqsort on pointers: at a million rules sort.Slice's reflection
+	// costs seconds.
+	slices.SortFunc(prefix, func(a, b *Rule) int { return strings.Compare(a.Source, b.Source) })
 	out := make([]PrefixWinner, len(prefix))
 	// stack holds indexes into out of the sources that prefix the current one,
 	// shortest first. In sorted order, every source's ancestors precede it.
