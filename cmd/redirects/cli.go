@@ -13,6 +13,7 @@ import (
 
 	"redirects"
 	"redirects/export"
+	"redirects/postgres"
 	"redirects/sqlite"
 )
 
@@ -208,7 +209,7 @@ func (c *cmd) sub(ctx context.Context, group string, args []string, cmds map[str
 func (c *cmd) flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(c.m.Stderr)
-	fs.StringVar(&c.db, "db", c.db, "database URL: sqlite:PATH (or REDIRECTS_DB; default "+DefaultDB+")")
+	fs.StringVar(&c.db, "db", c.db, "database URL: sqlite:PATH or postgres://... (or REDIRECTS_DB; default "+DefaultDB+")")
 	return fs
 }
 
@@ -298,9 +299,16 @@ func OpenStore(ctx context.Context, url string, clock redirects.Clock) (redirect
 		}
 		return db, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		return nil, redirects.Errorf(redirects.EINVALID, "database URL %q: PostgreSQL is not supported by this build yet; use sqlite:PATH", redact(url))
+		db, err := postgres.Open(ctx, url)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", redact(url), err)
+		}
+		if clock != nil {
+			db.Clock = clock
+		}
+		return db, nil
 	}
-	return nil, redirects.Errorf(redirects.EINVALID, "database URL %q is not sqlite:PATH", redact(url))
+	return nil, redirects.Errorf(redirects.EINVALID, "database URL %q is neither sqlite:PATH nor postgres://...", redact(url))
 }
 
 // redact hides a password in a URL for messages.

@@ -206,5 +206,5 @@ func TestDBFlagAndEnvironment(t *testing.T) {
 	if out := c.ok("org", "list", "--db", other); !strings.Contains(out, org) {
 		t.Fatalf("--db after the command was ignored:\n%s", out)
 	}
-	c.fail(1, "is not sqlite:PATH", "--db", "mysql://x", "org", "list")
+	c.fail(1, "is neither sqlite:PATH nor postgres://...", "--db", "mysql://x", "org", "list")
 }

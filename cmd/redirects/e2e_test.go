@@ -2,8 +2,15 @@ package main_test
 
 import (
 	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"time"
+
 	"encoding/json"
 	"fmt"
+	"github.com/jackc/pgx/v5"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,9 +46,57 @@ type cli struct {
 	db string
 }
 
+// newCLI returns a CLI on a database of the test's own: a SQLite file, or
+// with REDIRECTS_TEST_E2E_STORE=postgres a fresh PostgreSQL database on the
+// server REDIRECTS_TEST_POSTGRES names, dropped when the test ends.
 func newCLI(t *testing.T) *cli {
 	t.Helper()
-	return &cli{t: t, db: "sqlite:" + filepath.Join(t.TempDir(), "redirects.db")}
+	switch store := os.Getenv("REDIRECTS_TEST_E2E_STORE"); store {
+	case "", "sqlite":
+		return &cli{t: t, db: "sqlite:" + filepath.Join(t.TempDir(), "redirects.db")}
+	case "postgres":
+		return &cli{t: t, db: newPostgresDatabase(t)}
+	default:
+		t.Fatalf("REDIRECTS_TEST_E2E_STORE=%q: want sqlite or postgres", store)
+		return nil
+	}
+}
+
+// newPostgresDatabase creates redirects_e2e_<random> and returns its URL.
+func newPostgresDatabase(t *testing.T) string {
+	t.Helper()
+	admin := os.Getenv("REDIRECTS_TEST_POSTGRES")
+	if admin == "" {
+		t.Fatal("REDIRECTS_TEST_E2E_STORE=postgres needs REDIRECTS_TEST_POSTGRES (a server URL)")
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := "redirects_e2e_" + hex.EncodeToString(b)
+	exec := func(sql string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, sql)
+		return err
+	}
+	if err := exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("creating the test database: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			t.Errorf("dropping the test database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatalf("REDIRECTS_TEST_POSTGRES: %v", err)
+	}
+	u.Path = "/" + name
+	return u.String()
 }
 
 type result struct {

@@ -1,0 +1,252 @@
+package main_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// redisServer is a redis-server of the test's own, so the test may stop,
+// restart and flush it without touching anyone else's data.
+type redisServer struct {
+	t    *testing.T
+	port string
+	dir  string
+	cmd  *exec.Cmd
+}
+
+func startRedis(t *testing.T, port string) *redisServer {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed (apt-get install redis-server)")
+	}
+	if port == "" {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, port, _ = net.SplitHostPort(ln.Addr().String())
+		ln.Close()
+	}
+	r := &redisServer{t: t, port: port, dir: t.TempDir()}
+	r.cmd = exec.Command(bin, "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", r.dir)
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.stop)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if out, err := exec.Command("redis-cli", "-p", port, "ping").Output(); err == nil && strings.TrimSpace(string(out)) == "PONG" {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server on port %s did not answer in 10 s", port)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (r *redisServer) url() string { return "redis://127.0.0.1:" + r.port + "/0" }
+
+func (r *redisServer) stop() {
+	if r.cmd.ProcessState == nil {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+	}
+}
+
+func (r *redisServer) cli(args ...string) string {
+	r.t.Helper()
+	out, err := exec.Command("redis-cli", append([]string{"-p", r.port}, args...)...).CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("redis-cli %v: %v %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// multiNode needs PostgreSQL and a redis-server binary.
+func multiNode(t *testing.T) (*cli, *redisServer) {
+	t.Helper()
+	if os.Getenv("REDIRECTS_TEST_POSTGRES") == "" {
+		t.Skip("set REDIRECTS_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable to run the multi-node tests (.ci/run does)")
+	}
+	if _, err := exec.LookPath("redis-cli"); err != nil {
+		t.Skip("redis-cli is not installed (apt-get install redis-server)")
+	}
+	c := &cli{t: t, db: newPostgresDatabase(t)}
+	return c, startRedis(t, "")
+}
+
+func (e *edge) metric(name string) string {
+	e.t.Helper()
+	r, err := client.Get(e.admin + "/metrics")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer r.Body.Close()
+	buf := new(strings.Builder)
+	if _, err := io.Copy(buf, r.Body); err != nil {
+		e.t.Fatal(err)
+	}
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(l, name+" ") {
+			return strings.TrimPrefix(l, name+" ")
+		}
+	}
+	return ""
+}
+
+func TestThreeNodes(t *testing.T) {
+	c, redis := multiNode(t)
+	_, p, key := deployed(t, c, "--rate-limit", "30")
+	env := []string{"REDIRECTS_REDIS=" + redis.url(), "REDIRECTS_CLOCK=" + clockStart}
+	nodes := []*edge{startEdge(t, c, env...), startEdge(t, c, env...), startEdge(t, c, env...)}
+
+	// A deploy through the CLI reaches every node within 1 s.
+	c.ok("rule", "add", "--project", p, "--source", "/fresh", "--destination", "/new-rule")
+	c.ok("deploy", "--project", p)
+	start := time.Now()
+	for i, n := range nodes {
+		within(t, time.Second-time.Since(start), "the deploy on node "+strconv.Itoa(i), func() bool {
+			return n.get(lookupURL(p, "/fresh"), key).status == 200
+		})
+	}
+	t.Logf("deploy visible on all three nodes after %v", time.Since(start))
+
+	// A per-minute limit of 30, requests round robin: exactly 30 admitted.
+	// (The propagation polls above used some of the window; a new org
+	// starts clean.)
+	_, p2, key2 := deployed(t, c, "--rate-limit", "30")
+	within(t, time.Second, "the new project on every node", func() bool {
+		for _, n := range nodes {
+			if n.get(lookupURL(p2, "/old"), key2).status == 401 {
+				return false
+			}
+		}
+		return true
+	})
+	redis.cli("FLUSHALL") // forget the probes above
+	admitted, refused := 0, 0
+	for i := 0; i < 90; i++ {
+		switch r := nodes[i%3].get(lookupURL(p2, "/old"), key2); r.status {
+		case 200:
+			admitted++
+		case 429:
+			refused++
+		default:
+			t.Fatalf("request %d: %d %s", i, r.status, r.body)
+		}
+	}
+	if admitted != 30 || refused != 60 {
+		t.Fatalf("%d admitted and %d refused across three nodes, want exactly 30 and 60", admitted, refused)
+	}
+
+	// A revoked key is refused by every node within 1 s.
+	c.ok("key", "revoke", "--project", p, key)
+	start = time.Now()
+	for i, n := range nodes {
+		within(t, time.Second-time.Since(start), "the revocation on node "+strconv.Itoa(i), func() bool {
+			return n.get(lookupURL(p, "/fresh"), key).status == 401
+		})
+	}
+	t.Logf("revocation refused by all three nodes after %v", time.Since(start))
+}
+
+func TestNodeFaults(t *testing.T) {
+	c, redis := multiNode(t)
+	_, p, key := deployed(t, c, "--monthly-quota", "20")
+	env := []string{"REDIRECTS_REDIS=" + redis.url(), "REDIRECTS_CLOCK=" + clockStart}
+	nodes := []*edge{startEdge(t, c, env...), startEdge(t, c, env...)}
+	load := func(n int) (ok int) {
+		for i := 0; i < n; i++ {
+			r := nodes[i%len(nodes)].get(lookupURL(p, "/old"), key)
+			if r.status >= 500 {
+				t.Fatalf("lookup answered %d %s", r.status, r.body)
+			}
+			if r.status == 200 {
+				ok++
+			}
+		}
+		return ok
+	}
+	if got := load(4); got != 4 {
+		t.Fatalf("%d of 4 lookups admitted", got)
+	}
+
+	// Redis stops: lookups go on, each node counts alone and says so.
+	redis.stop()
+	if got := load(4); got != 4 {
+		t.Fatalf("%d of 4 lookups admitted while Redis is down", got)
+	}
+	for _, n := range nodes {
+		within(t, 3*time.Second, "the fallback metric", func() bool { return n.metric("redirects_limiter_fallback") == "1" })
+	}
+	if !strings.Contains(nodes[0].logText(), "Redis unreachable") {
+		t.Fatalf("no log line says Redis is unreachable:\n%s", nodes[0].logText())
+	}
+	redis = startRedis(t, redis.port)
+	for _, n := range nodes {
+		within(t, 5*time.Second, "shared counting again", func() bool { return n.metric("redirects_limiter_fallback") == "0" })
+	}
+
+	// PostgreSQL drops every connection of the nodes: no 5xx, and the next
+	// deploy still reaches them.
+	terminateBackends(t, c.db)
+	if got := load(2); got != 2 {
+		t.Fatalf("%d of 2 lookups admitted after the store's connections were killed", got)
+	}
+	c.ok("rule", "add", "--project", p, "--source", "/after-kill", "--destination", "/x")
+	c.ok("deploy", "--project", p)
+	// Watched through /metrics, which counts against no quota.
+	gauge := `redirects_deployment_version{project="` + p + `"}`
+	for _, n := range nodes {
+		took := within(t, 5*time.Second, "a deploy after the connections were killed", func() bool { return n.metric(gauge) == "2" })
+		t.Logf("deploy after the kill visible after %v", took)
+	}
+	if got := load(2); got != 2 {
+		t.Fatalf("%d of 2 lookups admitted after the deploy", got)
+	}
+
+	// Monthly usage survives FLUSHALL and a restart of every node: 4+4+2+2
+	// admitted lookups were counted, so 20-12 = 8 remain, 7 after one more.
+	time.Sleep(1500 * time.Millisecond) // one flush interval and a half
+	redis.cli("FLUSHALL")
+	for _, n := range nodes {
+		n.stop()
+	}
+	nodes = []*edge{startEdge(t, c, env...), startEdge(t, c, env...)}
+	r := nodes[0].get(lookupURL(p, "/old"), key)
+	if r.status != 200 || r.header.Get("X-Quota-Remaining") != "7" {
+		t.Fatalf("after FLUSHALL and restarts: %d, X-Quota-Remaining %q, want 200 and 7", r.status, r.header.Get("X-Quota-Remaining"))
+	}
+}
+
+// terminateBackends ends every server connection to the database at dbURL.
+func terminateBackends(t *testing.T, dbURL string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, os.Getenv("REDIRECTS_TEST_POSTGRES"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	name := filepath.Base(strings.SplitN(dbURL, "?", 2)[0])
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatalf("no connection to %s was open to kill", name)
+	}
+	t.Logf("killed %d connections to %s", n, name)
+}
