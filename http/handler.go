@@ -62,20 +62,27 @@ func (r *Resp) Set(name, value string) {
 // Edge answers the edge API: /v1/lookup, /v1/export and /healthz. Handle
 // holds the logic; ServeHTTP (net/http) and the evhttp engine carry it.
 type Edge struct {
-	State   *State
-	Limiter redirects.Limiter
 	Clock   redirects.Clock
 	Logger  *slog.Logger
 	Metrics *Metrics
-	// Exports caches export files read from the store.
-	Exports *ExportCache
 
-	ready atomic.Bool
-	times headerTimes
+	live     atomic.Pointer[live]
+	stopping atomic.Bool
+	times    headerTimes
 }
 
-// SetReady says whether /healthz answers 200.
-func (e *Edge) SetReady(ready bool) { e.ready.Store(ready) }
+// live is what the edge answers from once the store has been loaded.
+type live struct {
+	state   *State
+	limiter redirects.Limiter
+	// exports caches export files read from the store.
+	exports *ExportCache
+}
+
+func (e *Edge) setLive(l *live) { e.live.Store(l) }
+
+// SetReady(false) makes /healthz answer 503 while the server shuts down.
+func (e *Edge) SetReady(ready bool) { e.stopping.Store(!ready) }
 
 // Handle answers q in w. When the answer needs the store (an older version
 // not compiled yet, an export file not cached), Handle returns a function
@@ -95,7 +102,7 @@ func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
 	case "/healthz":
 		ep = epOther
 		w.Status = http.StatusOK
-		if !e.ready.Load() {
+		if e.stopping.Load() || e.live.Load() == nil {
 			w.Status = http.StatusServiceUnavailable
 		}
 		w.Set("Cache-Control", ccNoStore)
@@ -167,13 +174,19 @@ func (e *Edge) serveAPI(r *Req, w *Resp, lookup bool) (slow func(*Resp)) {
 		e.writeError(w, errMethod)
 		return nil
 	}
+	// Nothing can be checked before the store has been loaded.
+	lv := e.live.Load()
+	if lv == nil {
+		e.writeError(w, errUnavailable)
+		return nil
+	}
 	// 2-3. Key.
 	key := r.APIKey
 	if key == "" {
 		e.writeError(w, errMissingKey)
 		return nil
 	}
-	cat := e.State.catalog()
+	cat := lv.state.catalog()
 	if !redirects.WellFormedKey(key) {
 		e.writeError(w, errInvalidKey)
 		return nil
@@ -195,7 +208,7 @@ func (e *Edge) serveAPI(r *Req, w *Resp, lookup bool) (slow func(*Resp)) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	d := e.Limiter.Take(ctx, redirects.Usage{Org: org, Test: k.Test, Lookup: lookup, Now: e.Clock.Now()})
+	d := lv.limiter.Take(ctx, redirects.Usage{Org: org, Test: k.Test, Lookup: lookup, Now: e.Clock.Now()})
 	e.Metrics.limiter(d.Refused)
 	e.setLimitHeaders(w, &d, lookup)
 	switch d.Refused {
@@ -224,12 +237,12 @@ func (e *Edge) serveAPI(r *Req, w *Resp, lookup bool) (slow func(*Resp)) {
 	}
 	// 8-9.
 	if lookup {
-		return e.serveLookup(w, ps, q.versionN, q.path)
+		return e.serveLookup(w, lv.state, ps, q.versionN, q.path)
 	}
-	return e.serveExport(w, r.IfNoneMatch, ps, q.versionN, q.format)
+	return e.serveExport(w, lv.exports, r.IfNoneMatch, ps, q.versionN, q.format)
 }
 
-func (e *Edge) serveLookup(w *Resp, ps *projectState, version int, path string) (slow func(*Resp)) {
+func (e *Edge) serveLookup(w *Resp, state *State, ps *projectState, version int, path string) (slow func(*Resp)) {
 	d := ps.latest
 	switch {
 	case d == nil && version > 0:
@@ -239,13 +252,13 @@ func (e *Edge) serveLookup(w *Resp, ps *projectState, version int, path string) 
 		e.writeError(w, errNoDeployments)
 		return nil
 	case version > 0 && version != d.version:
-		if old := e.State.cachedVersion(ps.project.ID, version); old != nil {
+		if old := state.cachedVersion(ps.project.ID, version); old != nil {
 			d = old
 			break
 		}
 		project, path := ps.project.ID, strings.Clone(path)
 		return func(w *Resp) {
-			d, err := e.State.Version(context.Background(), project, version)
+			d, err := state.Version(context.Background(), project, version)
 			if err != nil {
 				if redirects.ErrorCode(err) == redirects.ENOTFOUND {
 					e.writeError(w, errVersionNotFound(false, version))
@@ -275,7 +288,7 @@ func (e *Edge) writeLookup(w *Resp, d *deployed, path string) {
 	w.Body = m.JSON()
 }
 
-func (e *Edge) serveExport(w *Resp, ifNoneMatch string, ps *projectState, version int, format string) (slow func(*Resp)) {
+func (e *Edge) serveExport(w *Resp, exports *ExportCache, ifNoneMatch string, ps *projectState, version int, format string) (slow func(*Resp)) {
 	if ps.latest == nil {
 		if version > 0 {
 			e.writeError(w, errVersionNotFound(true, version))
@@ -287,13 +300,13 @@ func (e *Edge) serveExport(w *Resp, ifNoneMatch string, ps *projectState, versio
 	if version == 0 {
 		version = ps.latest.version
 	}
-	if ex := e.Exports.Cached(ps.project.ID, version, format); ex != nil {
+	if ex := exports.Cached(ps.project.ID, version, format); ex != nil {
 		e.writeExport(w, ifNoneMatch, ex, format)
 		return nil
 	}
 	project, format, ifNoneMatch := ps.project.ID, strings.Clone(format), strings.Clone(ifNoneMatch)
 	return func(w *Resp) {
-		ex, err := e.Exports.Get(context.Background(), project, version, format)
+		ex, err := exports.Get(context.Background(), project, version, format)
 		if err != nil {
 			if redirects.ErrorCode(err) == redirects.ENOTFOUND {
 				e.writeError(w, errVersionNotFound(true, version))

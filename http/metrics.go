@@ -75,10 +75,14 @@ func (m *Metrics) SetLimiterFallback(down bool) {
 }
 
 // Handler serves the metrics in Prometheus' text format, with the loaded
-// deployment version of every project from state.
-func (m *Metrics) Handler(state *State) http.Handler {
+// deployment version of every project the edge holds.
+func (m *Metrics) Handler(e *Edge) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		var state *State
+		if lv := e.live.Load(); lv != nil {
+			state = lv.state
+		}
 		m.write(w, state)
 	})
 }

@@ -14,22 +14,33 @@ import (
 	"redirects"
 )
 
+// Backend is what the edge answers from: the store, and the limiter that
+// counts against it.
+type Backend struct {
+	Store   redirects.Store
+	Limiter redirects.Limiter
+	// Flusher writes counted usage; nil when the limiter keeps none.
+	Flusher interface{ Flush(context.Context) error }
+}
+
 // Config configures a Server.
 type Config struct {
 	Addr      string // edge listener, e.g. ":8080"
 	AdminAddr string // admin listener, e.g. "127.0.0.1:8081"; "" for none
-	Store     redirects.Store
-	Limiter   redirects.Limiter
-	Clock     redirects.Clock
-	Logger    *slog.Logger
+	// Connect opens the backend. If it fails with EUNAVAILABLE (the store
+	// cannot be reached), the server starts anyway, answers 503 on the API
+	// and /healthz, and calls Connect again every ConnectRetry until it
+	// succeeds.
+	Connect      func(context.Context) (*Backend, error)
+	ConnectRetry time.Duration
+	Clock        redirects.Clock
+	Logger       *slog.Logger
 	// RefreshInterval is how often the store's events are polled: 200 ms by
 	// default, 1 s when the store pushes notices (redirects.Notifier), where
 	// the poll only covers a lost notice connection.
 	RefreshInterval time.Duration
 	// FlushInterval is how often counted usage is written to the store.
 	FlushInterval time.Duration
-	// Flusher writes counted usage; nil when the limiter keeps none.
-	Flusher interface{ Flush(context.Context) error }
 	// Metrics, if set, is where the server counts; else it makes its own.
 	Metrics *Metrics
 }
@@ -38,7 +49,7 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	edge    *Edge
-	state   *State
+	backend *Backend // set once connected
 	metrics *Metrics
 
 	edgeLn, adminLn   net.Listener
@@ -58,40 +69,44 @@ const (
 	maxHeaderBytes    = 16 << 10
 )
 
-// Open loads the state from the store, binds the listeners and starts
-// serving. It returns once lookups can be answered.
+// Open binds the listeners, connects the backend and loads the state, and
+// starts serving. It returns once lookups can be answered, or once it knows
+// the store cannot be reached yet (then it keeps trying in the background).
 func Open(ctx context.Context, cfg Config) (*Server, error) {
-	notifier, _ := cfg.Store.(redirects.Notifier)
-	if cfg.RefreshInterval <= 0 {
-		cfg.RefreshInterval = 200 * time.Millisecond
-		if notifier != nil {
-			cfg.RefreshInterval = time.Second
-		}
-	}
 	if cfg.FlushInterval <= 0 {
 		cfg.FlushInterval = time.Second
+	}
+	if cfg.ConnectRetry <= 0 {
+		cfg.ConnectRetry = time.Second
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	state, err := LoadState(ctx, cfg.Store, 16)
-	if err != nil {
-		return nil, err
-	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics()
 	}
-	s := &Server{cfg: cfg, state: state, metrics: cfg.Metrics}
-	s.edge = &Edge{
-		State: state, Limiter: cfg.Limiter, Clock: cfg.Clock, Logger: cfg.Logger,
-		Metrics: s.metrics, Exports: NewExportCache(cfg.Store, 256<<20),
+	s := &Server{cfg: cfg, metrics: cfg.Metrics}
+	s.edge = &Edge{Clock: cfg.Clock, Logger: cfg.Logger, Metrics: s.metrics}
+	runCtx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	err := s.connect(ctx, runCtx)
+	if err != nil && redirects.ErrorCode(err) != redirects.EUNAVAILABLE {
+		cancel()
+		return nil, err
+	}
+	if err != nil {
+		cfg.Logger.Error("the store cannot be reached: answering 503 until it can", "err", err)
+		s.wg.Add(1)
+		go s.reconnect(runCtx)
 	}
 	if s.edgeLn, err = net.Listen("tcp", cfg.Addr); err != nil {
+		s.stopBackground()
 		return nil, err
 	}
 	if cfg.AdminAddr != "" {
 		if s.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
 			s.edgeLn.Close()
+			s.stopBackground()
 			return nil, err
 		}
 	}
@@ -104,25 +119,72 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
 	s.serve(s.edgeSrv, s.edgeLn)
 	if s.adminLn != nil {
 		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", s.metrics.Handler(state))
+		mux.Handle("GET /metrics", s.metrics.Handler(s.edge))
 		mux.HandleFunc("GET /healthz", s.edge.ServeHTTP)
 		s.adminSrv = &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
 		s.serve(s.adminSrv, s.adminLn)
 	}
+	return s, nil
+}
+
+// connect opens the backend, loads the state, starts following the store
+// and makes the edge answer from it.
+func (s *Server) connect(ctx, runCtx context.Context) error {
+	b, err := s.cfg.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	state, err := LoadState(ctx, b.Store, 16)
+	if err != nil {
+		return err
+	}
+	notifier, _ := b.Store.(redirects.Notifier)
+	interval := s.cfg.RefreshInterval
+	if interval <= 0 {
+		interval = 200 * time.Millisecond
+		if notifier != nil {
+			interval = time.Second
+		}
+	}
+	s.backend = b
 	kick := make(chan struct{}, 1)
 	if notifier != nil {
 		s.wg.Add(1)
 		go s.listen(runCtx, notifier, kick)
 	}
 	s.wg.Add(1)
-	go s.follow(runCtx, kick)
-	s.edge.SetReady(true)
-	return s, nil
+	go s.follow(runCtx, state, b, interval, kick)
+	s.edge.setLive(&live{state: state, limiter: b.Limiter, exports: NewExportCache(b.Store, 256<<20)})
+	return nil
+}
+
+// reconnect retries connect until it succeeds or the server closes.
+func (s *Server) reconnect(ctx context.Context) {
+	defer s.wg.Done()
+	t := time.NewTicker(s.cfg.ConnectRetry)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			err := s.connect(cctx, ctx)
+			cancel()
+			if err == nil {
+				s.cfg.Logger.Info("connected to the store: answering lookups")
+				return
+			}
+		}
+	}
+}
+
+func (s *Server) stopBackground() {
+	s.cancel()
+	s.wg.Wait()
 }
 
 func (s *Server) serve(srv *http.Server, ln net.Listener) {
@@ -162,9 +224,9 @@ func (s *Server) listen(ctx context.Context, n redirects.Notifier, kick chan str
 }
 
 // follow applies store events and flushes usage until ctx ends.
-func (s *Server) follow(ctx context.Context, kick <-chan struct{}) {
+func (s *Server) follow(ctx context.Context, state *State, b *Backend, interval time.Duration, kick <-chan struct{}) {
 	defer s.wg.Done()
-	refresh := time.NewTicker(s.cfg.RefreshInterval)
+	refresh := time.NewTicker(interval)
 	defer refresh.Stop()
 	flush := time.NewTicker(s.cfg.FlushInterval)
 	defer flush.Stop()
@@ -174,12 +236,12 @@ func (s *Server) follow(ctx context.Context, kick <-chan struct{}) {
 		case <-ctx.Done():
 			return
 		case <-kick:
-			s.refresh(ctx, &failing)
+			s.refresh(ctx, state, &failing)
 		case <-refresh.C:
-			s.refresh(ctx, &failing)
+			s.refresh(ctx, state, &failing)
 		case <-flush.C:
-			if s.cfg.Flusher != nil {
-				if err := s.cfg.Flusher.Flush(ctx); err != nil && ctx.Err() == nil {
+			if b.Flusher != nil {
+				if err := b.Flusher.Flush(ctx); err != nil && ctx.Err() == nil {
 					s.cfg.Logger.Error("cannot write usage to the store; will retry", "err", err)
 				}
 			}
@@ -189,9 +251,9 @@ func (s *Server) follow(ctx context.Context, kick <-chan struct{}) {
 
 // refresh applies new events, logging when reading them starts or stops
 // failing (not on every try).
-func (s *Server) refresh(ctx context.Context, failing *bool) {
+func (s *Server) refresh(ctx context.Context, state *State, failing *bool) {
 	for {
-		n, err := s.state.Refresh(ctx)
+		n, err := state.Refresh(ctx)
 		switch {
 		case err != nil && !*failing && ctx.Err() == nil:
 			*failing = true
@@ -228,10 +290,9 @@ func (s *Server) Close(ctx context.Context) error {
 	if s.adminSrv != nil {
 		s.adminSrv.Shutdown(ctx)
 	}
-	s.cancel()
-	s.wg.Wait()
-	if s.cfg.Flusher != nil {
-		if ferr := s.cfg.Flusher.Flush(context.WithoutCancel(ctx)); ferr != nil {
+	s.stopBackground()
+	if b := s.backend; b != nil && b.Flusher != nil {
+		if ferr := b.Flusher.Flush(context.WithoutCancel(ctx)); ferr != nil {
 			err = errors.Join(err, ferr)
 		}
 	}

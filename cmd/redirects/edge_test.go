@@ -31,6 +31,17 @@ var servingLine = regexp.MustCompile(`msg=serving addr=(\S+) admin=(\S*)`)
 // answers /healthz.
 func startEdge(t *testing.T, c *cli, env ...string) *edge {
 	t.Helper()
+	e := startEdgeUnready(t, c, env...)
+	if r := e.do("GET", "/healthz", "", nil); r.status != 200 {
+		t.Fatalf("/healthz answered %d after start", r.status)
+	}
+	return e
+}
+
+// startEdgeUnready starts the server and returns once it listens, ready or
+// not.
+func startEdgeUnready(t *testing.T, c *cli, env ...string) *edge {
+	t.Helper()
 	e := &edge{t: t, done: make(chan error, 1)}
 	e.cmd = exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0")
 	e.cmd.Env = append(append(os.Environ(), "REDIRECTS_DB="+c.db), env...)
@@ -66,9 +77,6 @@ func startEdge(t *testing.T, c *cli, env ...string) *edge {
 		e.base, e.admin = "http://"+a[0], "http://"+a[1]
 	case <-time.After(15 * time.Second):
 		t.Fatalf("server did not start in 15 s; logs:\n%s", e.logText())
-	}
-	if r := e.do("GET", "/healthz", "", nil); r.status != 200 {
-		t.Fatalf("/healthz answered %d after start", r.status)
 	}
 	return e
 }

@@ -39,36 +39,41 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level string
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(c.m.Stderr, &slog.HandlerOptions{Level: lvl}))
-	s, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
 	metrics := edgehttp.NewMetrics()
-	var limiter interface {
-		redirects.Limiter
-		Flush(context.Context) error
-	}
-	if redisURL != "" {
-		rl, err := redis.Open(ctx, redisURL, c.env("REDIRECTS_REDIS_PREFIX", "redirects:"), s, logger, c.m.Clock)
-		if err != nil {
-			return err
+	var closers []func()
+	defer func() {
+		for _, f := range closers {
+			f()
 		}
-		defer rl.Close()
-		rl.OnFallback = metrics.SetLimiterFallback
-		metrics.SetLimiterFallback(rl.Down())
-		limiter = rl
-	} else {
+	}()
+	connect := func(ctx context.Context) (*edgehttp.Backend, error) {
+		s, err := c.open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if redisURL != "" {
+			rl, err := redis.Open(ctx, redisURL, c.env("REDIRECTS_REDIS_PREFIX", "redirects:"), s, logger, c.m.Clock)
+			if err != nil {
+				return nil, err
+			}
+			closers = append(closers, rl.Close)
+			rl.OnFallback = metrics.SetLimiterFallback
+			metrics.SetLimiterFallback(rl.Down())
+			return &edgehttp.Backend{Store: s, Limiter: rl, Flusher: rl}, nil
+		}
 		ll, err := redirects.NewLocalLimiter(ctx, s, c.m.Clock.Now())
 		if err != nil {
-			return err
+			return nil, err
 		}
-		limiter = ll
+		return &edgehttp.Backend{Store: s, Limiter: ll, Flusher: ll}, nil
 	}
 	srv, err := edgehttp.Open(ctx, edgehttp.Config{
-		Addr: addr, AdminAddr: admin, Store: s, Limiter: limiter, Clock: c.m.Clock, Logger: logger, Flusher: limiter,
-		Metrics: metrics,
+		Addr: addr, AdminAddr: admin, Connect: connect, Clock: c.m.Clock, Logger: logger, Metrics: metrics,
 	})
 	if err != nil {
+		if code := redirects.ErrorCode(err); code != redirects.EINTERNAL {
+			return err
+		}
 		return redirects.Errorf(redirects.EINVALID, "cannot serve: %v", err)
 	}
 	logger.Info("serving", "addr", srv.Addr(), "admin", srv.AdminAddr())

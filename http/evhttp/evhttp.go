@@ -1,0 +1,110 @@
+// Package evhttp is a minimal HTTP/1.1 server for small GET requests on Linux epoll, built to answer
+// as cheaply as nginx: per request it makes one read and one write system call (plus a share of
+// epoll_wait) and allocates nothing.
+//
+// Each event loop is one goroutine with its own epoll instance and its own SO_REUSEPORT listening
+// socket, so the kernel spreads connections over the loops and no loop shares state with another.
+// On a readable event a loop reads once, parses and answers every complete request in the buffer
+// (pipelining), and writes all the responses with one write. Requests are parsed in place: the
+// Request's strings are views into the connection's read buffer, and headers are kept in a fixed
+// array. Buffers come from a per-loop pool and go back to it as soon as a connection has nothing
+// buffered, so an idle keep-alive connection holds no buffer at all.
+//
+// Handlers that must block (a database read) return a slow function, which the engine runs on its
+// own goroutine; the connection pauses meanwhile and the loop resumes it when the function returns.
+//
+// What the server does not do: read request bodies (a request with one is answered, then the
+// connection is closed), chunked responses, TLS, HTTP/2, absolute-form targets ("GET http://h/p"),
+// or Expect: 100-continue. It does not require a Host header.
+package evhttp
+
+import (
+	"errors"
+	"time"
+)
+
+// Handler answers a request. If it cannot answer without blocking (it needs to read a database), it
+// returns a non-nil slow function: the engine then runs slow(resp) on its own goroutine, with the same
+// *Response (headers already set are kept), and writes the response when slow returns; meanwhile the
+// connection reads no further requests (responses stay in request order). Handlers that return nil
+// have answered in resp.
+//
+// The Request's strings are not valid inside slow: the handler copies what it needs before returning
+// it. Strings already passed to resp.Set do stay valid, because the connection's read buffer is kept
+// untouched until the response has been written. A panic in the handler or in slow is recovered and
+// answered with 500 and the connection is closed.
+type Handler func(req *Request, resp *Response) (slow func(resp *Response))
+
+// Config configures a Server. Zero durations and sizes take the defaults shown.
+type Config struct {
+	Addr    string // "host:port"; port 0 picks a free port (all loops share it); empty host: all addresses
+	Handler Handler
+	Loops   int // event loops; 0 = runtime.GOMAXPROCS(0)
+	// ReadHeaderTimeout closes a connection whose request headers are not complete this long after
+	// the request's first byte arrived (default 5s).
+	ReadHeaderTimeout time.Duration
+	// WriteTimeout closes a connection whose pending output is not drained this long after it
+	// stopped fitting into the socket (default 30s). It bounds the time to send one batch of
+	// responses, a large export file included.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection that has not started a new request this long after
+	// its last response (default 120s).
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds the request line and headers; a larger head is answered 431 and the
+	// connection closed (default 16 KiB). More than 64 header lines also get 431.
+	MaxHeaderBytes int
+	// ErrorLog, if set, receives the errors the server handles by itself: recovered handler panics
+	// and failures to accept. It is called from the event loops and must not block.
+	ErrorLog func(error)
+}
+
+// Defaults of Config.
+const (
+	DefaultReadHeaderTimeout = 5 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+	DefaultMaxHeaderBytes    = 16 << 10
+)
+
+// ErrNoHandler is returned by Listen when Config.Handler is nil.
+var ErrNoHandler = errors.New("evhttp: Config.Handler is nil")
+
+func (cfg *Config) setDefaults() {
+	if cfg.ReadHeaderTimeout <= 0 {
+		cfg.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxHeaderBytes <= 0 {
+		cfg.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+}
+
+// Bodies of the answers the engine produces by itself.
+var (
+	bodyBadRequest      = []byte(`{"error":"Bad Request","code":"BAD_REQUEST"}`)
+	bodyHeadersTooLarge = []byte(`{"error":"Request Header Fields Too Large","code":"HEADERS_TOO_LARGE"}`)
+	bodyInternalError   = []byte(`{"error":"Internal Server Error","code":"INTERNAL_ERROR"}`)
+)
+
+// setError makes resp the engine's own JSON answer for status 400, 431 or 500.
+func setError(resp *Response, status int) {
+	resp.Reset()
+	resp.Status = status
+	switch status {
+	case codeBadRequest:
+		resp.Body = bodyBadRequest
+	case codeHeadersTooLarge:
+		resp.Body = bodyHeadersTooLarge
+	default:
+		resp.Status = codeInternalError
+		resp.Body = bodyInternalError
+	}
+	resp.Set("Content-Type", "application/json")
+	resp.Set("Cache-Control", "no-store")
+	resp.Close = true
+}

@@ -1,0 +1,882 @@
+//go:build linux && !386
+
+package evhttp
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+const (
+	// bufSize is the size of the pooled read and write buffers. A read buffer grows past it only
+	// for a request head larger than bufSize (up to MaxHeaderBytes); a write buffer only when a
+	// batch of pipelined responses does not fit.
+	bufSize = 16 << 10
+	// maxPooledBuf is the largest buffer returned to the pool; larger ones are left to the GC so
+	// that one unusual connection does not pin memory for good.
+	maxPooledBuf = 4 * bufSize
+	// maxPool bounds the buffers and connections a loop keeps for reuse.
+	maxPool = 1024
+	// highWater is the pending output (copied bytes and referenced bodies) after which a loop stops
+	// answering a connection's pipelined requests and writes what it has: a client that pipelines
+	// requests for large files must not make the loop queue all of them.
+	highWater = 64 << 10
+	// lingerTime is how long a connection closed after an unread body or a refused request keeps
+	// discarding input, and lingerMax how much it discards: closing a socket with unread input
+	// sends a reset that can destroy the response before the client has read it.
+	lingerTime = time.Second
+	lingerMax  = 256 << 10
+	// maxAcceptsPerEvent keeps one busy listener from starving the loop's connections.
+	maxAcceptsPerEvent = 64
+	// maxSweepInterval is the longest time between two timeout sweeps.
+	maxSweepInterval = 250 * time.Millisecond
+)
+
+// connState is where a connection is in its life.
+type connState uint8
+
+const (
+	// stReading: parsing buffered requests, reading when no output is pending.
+	stReading connState = iota
+	// stSlow: a slow function runs for the current request; nothing is read meanwhile.
+	stSlow
+	// stLinger: the last response is out and the write side shut; input is discarded until EOF.
+	stLinger
+)
+
+// seg is one piece of a connection's pending output: a referenced body, or a range of its out buffer
+// (offsets rather than a slice, because out may be reallocated while it grows).
+type seg struct {
+	body       []byte
+	start, end int
+}
+
+// conn is one client connection, owned by one loop.
+type conn struct {
+	fd       int
+	remote   string
+	state    connState
+	closed   bool
+	interest uint32 // the epoll events registered
+	idx      int    // position in loop.active
+
+	in      []byte // read buffer (nil when nothing is buffered); in[rpos:] is not parsed yet
+	rpos    int
+	scanned int // when the head at rpos was found incomplete: len(in) at that time, else 0
+
+	out          []byte // response heads and small bodies (nil when nothing is pending)
+	segs         []seg  // pending output in order; segs[segHead:] is unwritten
+	segHead      int
+	segOff       int // bytes of segs[segHead] already written
+	pendingBytes int
+
+	// What the current request asked for, kept for a response that is written after a slow function.
+	head        bool // HEAD: no body
+	keepAlive10 bool // HTTP/1.0 keep-alive: say so
+	reqClose    bool // close after the response
+	linger      bool // the request may have left unread input behind
+	closeAfter  bool // the last queued response closes the connection
+	slowFailed  bool // the slow function panicked
+
+	reqStart    int64 // loop clock when the unfinished head at rpos was first seen; 0 if none
+	lastActive  int64 // loop clock of the last response (or of the accept)
+	writeStart  int64 // loop clock when output stopped fitting into the socket; 0 if none
+	lingerUntil int64
+	lingered    int
+
+	resp Response
+}
+
+func (c *conn) pending() bool { return c.segHead < len(c.segs) }
+
+func (c *conn) segBytes(s *seg) []byte {
+	if s.body != nil {
+		return s.body
+	}
+	return c.out[s.start:s.end]
+}
+
+// addOut records out[start:] as pending output, extending the last range when it is adjacent.
+func (c *conn) addOut(start int) {
+	end := len(c.out)
+	if end == start {
+		return
+	}
+	c.pendingBytes += end - start
+	if n := len(c.segs); n > c.segHead {
+		if last := &c.segs[n-1]; last.body == nil && last.end == start {
+			last.end = end
+			return
+		}
+	}
+	c.segs = append(c.segs, seg{start: start, end: end})
+}
+
+func (c *conn) addBody(b []byte) {
+	c.pendingBytes += len(b)
+	c.segs = append(c.segs, seg{body: b})
+}
+
+// consume drops n written bytes from the front of the pending output.
+func (c *conn) consume(n int) {
+	c.pendingBytes -= n
+	for n > 0 {
+		s := &c.segs[c.segHead]
+		rem := len(c.segBytes(s)) - c.segOff
+		if n < rem {
+			c.segOff += n
+			return
+		}
+		n -= rem
+		s.body = nil // let the GC have a body as soon as it is sent
+		c.segHead++
+		c.segOff = 0
+	}
+}
+
+// loop is one event loop: a goroutine, an epoll instance, a listening socket and the connections
+// accepted from it. Everything but the completion list is touched by the loop's goroutine only.
+type loop struct {
+	srv     *Server
+	handler Handler
+	errLog  func(error)
+
+	epfd, lfd, efd int
+	acceptPaused   bool // the listener is out of the epoll set after running out of descriptors
+	stopping       bool
+
+	maxHeader                             int
+	readHeaderTimeout, writeTimeout, idle int64
+	sweepEvery                            int64
+	base                                  time.Time
+	now, lastSweep                        int64
+	dateSec                               int64
+	date                                  []byte // "Date: ...\r\n", backed by dateBuf
+	dateBuf                               [64]byte
+
+	byFD      []*conn // connections by descriptor, to map epoll events
+	active    []*conn // every open connection, for sweeps
+	freeConns []*conn
+	bufs      [][]byte
+
+	req     Request
+	events  [256]syscall.EpollEvent
+	iov     [64]syscall.Iovec
+	rsa     syscall.RawSockaddrAny
+	scratch [4096]byte // where lingering input goes
+
+	mu    sync.Mutex
+	done  []*conn // connections whose slow function returned
+	spare []*conn
+	dead  bool // the loop has exited: efd is closed
+
+	exited chan struct{}
+}
+
+func newLoop(s *Server, cfg *Config, lfd int) (*loop, error) {
+	l := &loop{
+		srv:               s,
+		handler:           cfg.Handler,
+		errLog:            cfg.ErrorLog,
+		lfd:               lfd,
+		efd:               -1,
+		maxHeader:         cfg.MaxHeaderBytes,
+		readHeaderTimeout: int64(cfg.ReadHeaderTimeout),
+		writeTimeout:      int64(cfg.WriteTimeout),
+		idle:              int64(cfg.IdleTimeout),
+		base:              time.Now(),
+		exited:            make(chan struct{}),
+	}
+	// Sweep often enough that a timeout fires at most a quarter late.
+	every := min(cfg.ReadHeaderTimeout, cfg.WriteTimeout, cfg.IdleTimeout) / 4
+	l.sweepEvery = int64(max(10*time.Millisecond, min(every, maxSweepInterval)))
+	var err error
+	if l.epfd, err = syscall.EpollCreate1(syscall.EPOLL_CLOEXEC); err != nil {
+		return nil, fmt.Errorf("evhttp: epoll_create1: %w", err)
+	}
+	if l.efd, err = sysEventfd(); err != nil {
+		syscall.Close(l.epfd)
+		return nil, fmt.Errorf("evhttp: eventfd: %w", err)
+	}
+	if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, l.efd, syscall.EPOLLIN); e != 0 {
+		l.closeFDs()
+		return nil, fmt.Errorf("evhttp: epoll_ctl: %w", e)
+	}
+	if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, l.lfd, syscall.EPOLLIN); e != 0 {
+		l.closeFDs()
+		return nil, fmt.Errorf("evhttp: epoll_ctl: %w", e)
+	}
+	l.tick()
+	return l, nil
+}
+
+// closeFDs closes the loop's own descriptors (not the listener, which Listen owns until run starts).
+func (l *loop) closeFDs() {
+	syscall.Close(l.epfd)
+	syscall.Close(l.efd)
+}
+
+func (l *loop) report(err error) {
+	if l.errLog != nil {
+		l.errLog(err)
+	}
+}
+
+// wake interrupts the loop's epoll_wait (after a slow function or for Shutdown).
+func (l *loop) wake() {
+	l.mu.Lock()
+	if !l.dead {
+		eventfdAdd(l.efd)
+	}
+	l.mu.Unlock()
+}
+
+// complete hands a connection whose slow function returned back to its loop.
+func (l *loop) complete(c *conn) {
+	l.mu.Lock()
+	if !l.dead {
+		l.done = append(l.done, c)
+		// Only the first completion needs a wake-up: the loop drains the eventfd before it takes
+		// the list, so a completion that finds the list non-empty is picked up with the others.
+		if len(l.done) == 1 {
+			eventfdAdd(l.efd)
+		}
+	}
+	l.mu.Unlock()
+}
+
+// tick reads the clock once per wake-up and refreshes the cached Date line when the second changes.
+func (l *loop) tick() {
+	now := time.Now()
+	l.now = int64(now.Sub(l.base))
+	if sec := now.Unix(); sec != l.dateSec || l.date == nil {
+		l.dateSec = sec
+		b := append(l.dateBuf[:0], "Date: "...)
+		b = now.UTC().AppendFormat(b, http.TimeFormat)
+		l.date = append(b, "\r\n"...)
+	}
+}
+
+func (l *loop) run() {
+	defer l.exit()
+	for {
+		timeout := int((l.sweepEvery + int64(time.Millisecond) - 1) / int64(time.Millisecond))
+		n, err := syscall.EpollWait(l.epfd, l.events[:], timeout)
+		if err != nil && err != syscall.EINTR {
+			l.report(fmt.Errorf("evhttp: epoll_wait: %w", err))
+			return
+		}
+		l.tick()
+		if !l.stopping && l.srv.stopping.Load() {
+			l.stopping = true
+		}
+		for i := 0; i < n; i++ {
+			ev := &l.events[i]
+			fd := int(ev.Fd)
+			switch {
+			case fd == l.efd:
+				l.resumeCompleted()
+			case fd == l.lfd:
+				l.accept()
+			case fd < len(l.byFD) && l.byFD[fd] != nil:
+				l.event(l.byFD[fd], ev.Events)
+			}
+		}
+		if l.now-l.lastSweep >= l.sweepEvery {
+			l.sweep()
+		}
+		if l.stopping && l.stop() {
+			return
+		}
+	}
+}
+
+// stop is called on each wake-up once Shutdown has begun: it closes the listener and the idle
+// connections (all of them once Shutdown's context ends) and reports whether none is left.
+func (l *loop) stop() bool {
+	if l.lfd >= 0 {
+		syscall.Close(l.lfd)
+		l.lfd = -1
+	}
+	force := l.srv.force.Load()
+	for i := 0; i < len(l.active); {
+		c := l.active[i]
+		if force || c.state == stReading && !c.pending() && c.rpos == len(c.in) {
+			l.closeConn(c) // moves the last connection to index i
+			continue
+		}
+		i++
+	}
+	return len(l.active) == 0
+}
+
+func (l *loop) exit() {
+	l.mu.Lock()
+	l.dead = true
+	l.mu.Unlock()
+	for len(l.active) > 0 {
+		l.closeConn(l.active[len(l.active)-1])
+	}
+	if l.lfd >= 0 {
+		syscall.Close(l.lfd)
+		l.lfd = -1
+	}
+	l.closeFDs()
+	l.bufs, l.freeConns, l.byFD = nil, nil, nil
+	close(l.exited)
+}
+
+func (l *loop) getBuf() []byte {
+	if n := len(l.bufs); n > 0 {
+		b := l.bufs[n-1]
+		l.bufs[n-1] = nil
+		l.bufs = l.bufs[:n-1]
+		return b[:0]
+	}
+	return make([]byte, 0, bufSize)
+}
+
+func (l *loop) putBuf(b []byte) {
+	if cap(b) >= bufSize && cap(b) <= maxPooledBuf && len(l.bufs) < maxPool {
+		l.bufs = append(l.bufs, b[:0])
+	}
+}
+
+func (l *loop) accept() {
+	for range maxAcceptsPerEvent {
+		fd, e := sysAccept(l.lfd, &l.rsa)
+		switch e {
+		case 0:
+		case syscall.EAGAIN:
+			return
+		case syscall.EINTR, syscall.ECONNABORTED:
+			continue
+		case syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM:
+			// Level-triggered epoll would report the listener again at once: leave it out of the
+			// set until the next sweep, when descriptors may have been freed.
+			epollCtl(l.epfd, syscall.EPOLL_CTL_DEL, l.lfd, 0)
+			l.acceptPaused = true
+			l.report(fmt.Errorf("evhttp: accept: %w", e))
+			return
+		default:
+			l.report(fmt.Errorf("evhttp: accept: %w", e))
+			return
+		}
+		setNoDelay(fd)
+		if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, fd, syscall.EPOLLIN); e != 0 {
+			syscall.Close(fd)
+			l.report(fmt.Errorf("evhttp: epoll_ctl: %w", e))
+			continue
+		}
+		c := l.newConn()
+		c.fd = fd
+		c.interest = syscall.EPOLLIN
+		c.remote = formatAddr(&l.rsa)
+		c.lastActive = l.now
+		c.idx = len(l.active)
+		l.active = append(l.active, c)
+		for fd >= len(l.byFD) {
+			l.byFD = append(l.byFD, nil)
+		}
+		l.byFD[fd] = c
+	}
+}
+
+func (l *loop) newConn() *conn {
+	if n := len(l.freeConns); n > 0 {
+		c := l.freeConns[n-1]
+		l.freeConns[n-1] = nil
+		l.freeConns = l.freeConns[:n-1]
+		return c
+	}
+	return &conn{}
+}
+
+// putConn clears a closed connection for reuse, keeping its segs array.
+func (l *loop) putConn(c *conn) {
+	c.resp.Reset()
+	segs := c.segs[:0]
+	*c = conn{segs: segs, resp: c.resp}
+	if len(l.freeConns) < maxPool {
+		l.freeConns = append(l.freeConns, c)
+	}
+}
+
+// setNoDelay disables Nagle's algorithm: a response is written in one piece and must leave at once.
+func setNoDelay(fd int) {
+	syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+}
+
+// formatAddr renders the peer address accept4 stored ("1.2.3.4:5", "[::1]:5"); IPv4-mapped IPv6
+// addresses of a dual-stack listener are shown as IPv4.
+func formatAddr(rsa *syscall.RawSockaddrAny) string {
+	switch rsa.Addr.Family {
+	case syscall.AF_INET:
+		sa := (*syscall.RawSockaddrInet4)(unsafe.Pointer(rsa))
+		p := (*[2]byte)(unsafe.Pointer(&sa.Port))
+		return netip.AddrPortFrom(netip.AddrFrom4(sa.Addr), uint16(p[0])<<8|uint16(p[1])).String()
+	case syscall.AF_INET6:
+		sa := (*syscall.RawSockaddrInet6)(unsafe.Pointer(rsa))
+		p := (*[2]byte)(unsafe.Pointer(&sa.Port))
+		return netip.AddrPortFrom(netip.AddrFrom16(sa.Addr).Unmap(), uint16(p[0])<<8|uint16(p[1])).String()
+	}
+	return ""
+}
+
+// event handles epoll's report for a connection.
+func (l *loop) event(c *conn, events uint32) {
+	switch {
+	case c.state == stLinger:
+		l.lingerRead(c)
+	case c.state == stSlow:
+		// Nothing is registered but errors: the peer is gone. The slow function finishes anyway
+		// and its completion finds the connection closed.
+		if events&(syscall.EPOLLERR|syscall.EPOLLHUP) != 0 {
+			l.closeConn(c)
+		}
+	case c.pending():
+		if events&(syscall.EPOLLOUT|syscall.EPOLLERR|syscall.EPOLLHUP) != 0 {
+			l.serve(c)
+		}
+	default:
+		l.readable(c)
+	}
+}
+
+// readable reads once into the connection's buffer and answers what arrived; it reads again only
+// when the read filled the buffer (more is probably waiting) and the connection can take more.
+func (l *loop) readable(c *conn) {
+	for {
+		if c.in == nil {
+			c.in = l.getBuf()
+		}
+		if len(c.in) == cap(c.in) && !l.makeRoom(c) {
+			l.closeConn(c)
+			return
+		}
+		room := cap(c.in) - len(c.in)
+		n, e := sysRead(c.fd, c.in[len(c.in):cap(c.in)])
+		if e == syscall.EINTR {
+			continue
+		}
+		if e == syscall.EAGAIN {
+			l.settle(c) // a stale event
+			return
+		}
+		if e != 0 || n == 0 {
+			// The peer closed (or reset) the connection; an unfinished request dies with it.
+			l.closeConn(c)
+			return
+		}
+		c.in = c.in[:len(c.in)+n]
+		l.serve(c)
+		if n < room || c.closed || c.state != stReading || c.pending() || c.closeAfter {
+			return
+		}
+	}
+}
+
+// makeRoom frees space in a full read buffer: it moves the unparsed bytes to the front or, for a head
+// larger than the buffer, grows it up to MaxHeaderBytes.
+func (l *loop) makeRoom(c *conn) bool {
+	if c.rpos > 0 {
+		n := copy(c.in, c.in[c.rpos:])
+		if c.scanned > 0 {
+			c.scanned -= c.rpos
+		}
+		c.in = c.in[:n]
+		c.rpos = 0
+		return true
+	}
+	if cap(c.in) >= l.maxHeader {
+		return false // cannot happen: the parser answers 431 first
+	}
+	b := make([]byte, len(c.in), min(2*cap(c.in), l.maxHeader+bufSize))
+	copy(b, c.in)
+	l.putBuf(c.in)
+	c.in = b
+	return true
+}
+
+// serve answers the complete requests buffered for c and writes the output, one write per batch.
+func (l *loop) serve(c *conn) {
+	for {
+		if c.state == stReading && !c.closeAfter && !c.pending() && c.rpos < len(c.in) {
+			l.answer(c)
+		}
+		if !c.pending() {
+			break
+		}
+		if !l.flush(c) {
+			return
+		}
+		if c.pending() {
+			break
+		}
+		// Everything went out: answer what answer left for the next batch (high water).
+	}
+	if c.closeAfter && !c.pending() && c.state == stReading {
+		l.finishClose(c)
+		return
+	}
+	l.settle(c)
+}
+
+// answer parses and answers the buffered requests until one is incomplete, needs a slow function or
+// closes the connection, or the output reaches highWater.
+func (l *loop) answer(c *conn) {
+	for c.rpos < len(c.in) {
+		if c.scanned > 0 {
+			// The head was incomplete last time: look for its end in the new bytes only, so that a
+			// client sending a byte at a time costs linear, not quadratic, work.
+			from := max(c.rpos, c.scanned-3)
+			if !hasHeadEnd(c.in[from:]) {
+				c.scanned = len(c.in)
+				if len(c.in)-c.rpos >= l.maxHeader {
+					l.refuse(c, codeHeadersTooLarge)
+				}
+				return
+			}
+		}
+		req := &l.req
+		n, code := parseRequest(c.in[c.rpos:], req, l.maxHeader)
+		if code != 0 {
+			l.refuse(c, code)
+			return
+		}
+		if n == 0 {
+			c.scanned = len(c.in)
+			return
+		}
+		c.scanned = 0
+		c.rpos += n
+		c.reqStart = 0
+		c.head = req.Method == "HEAD"
+		c.keepAlive10 = req.keepAlive10
+		c.reqClose = req.close
+		c.linger = req.hasBody
+		req.RemoteAddr = c.remote
+		slow, ok := l.call(c)
+		if !ok {
+			setError(&c.resp, codeInternalError)
+		} else if slow != nil {
+			c.state = stSlow
+			go l.runSlow(c, slow)
+			return
+		}
+		l.respond(c)
+		if c.closeAfter || c.pendingBytes >= highWater {
+			return
+		}
+	}
+}
+
+// hasHeadEnd reports whether b holds an empty line ending a head ("\n\n" or "\n\r\n").
+func hasHeadEnd(b []byte) bool {
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return false
+		}
+		b = b[i+1:]
+		if len(b) > 0 && b[0] == '\n' || len(b) > 1 && b[0] == '\r' && b[1] == '\n' {
+			return true
+		}
+	}
+}
+
+// call runs the handler, recovering a panic (ok false).
+func (l *loop) call(c *conn) (slow func(*Response), ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			slow, ok = nil, false
+			l.report(fmt.Errorf("evhttp: handler panic: %v", v))
+		}
+	}()
+	return l.handler(&l.req, &c.resp), true
+}
+
+// runSlow is the goroutine of a slow function. The loop does not touch c until complete hands it
+// back (the mutex orders the goroutine's writes to c.resp before the loop's reads).
+func (l *loop) runSlow(c *conn, slow func(*Response)) {
+	defer l.complete(c)
+	defer func() {
+		if v := recover(); v != nil {
+			c.slowFailed = true
+			l.report(fmt.Errorf("evhttp: slow handler panic: %v", v))
+		}
+	}()
+	slow(&c.resp)
+}
+
+// resumeCompleted writes the responses of the slow functions that returned and resumes their
+// connections.
+func (l *loop) resumeCompleted() {
+	// Drain first, then take the list: a completion added after the drain wakes the loop again.
+	eventfdDrain(l.efd)
+	l.mu.Lock()
+	list := l.done
+	l.done = l.spare[:0]
+	l.mu.Unlock()
+	for i, c := range list {
+		list[i] = nil
+		c.state = stReading
+		if c.closed {
+			// Closed while the function ran (peer gone, forced shutdown): now it can be reused.
+			l.releaseBufs(c)
+			l.putConn(c)
+			continue
+		}
+		if c.slowFailed {
+			c.slowFailed = false
+			setError(&c.resp, codeInternalError)
+		}
+		l.respond(c)
+		c.reqStart = 0
+		l.serve(c)
+	}
+	l.spare = list[:0]
+}
+
+// refuse answers a request the parser rejected and closes the connection after the answer.
+func (l *loop) refuse(c *conn, code int) {
+	c.rpos = len(c.in) // whatever follows cannot be trusted to be a request
+	c.scanned = 0
+	c.head, c.keepAlive10 = false, false
+	c.reqClose, c.linger = true, true
+	setError(&c.resp, code)
+	l.respond(c)
+}
+
+// respond queues c.resp: the head is copied into the output buffer, a small body too, a large body is
+// referenced. The response is then reset for the next request.
+func (l *loop) respond(c *conn) {
+	resp := &c.resp
+	if resp.Status == 0 {
+		resp.Status = 200
+	} else if resp.Status < 100 || resp.Status > 999 {
+		setError(resp, codeInternalError)
+	}
+	closing := resp.Close || c.reqClose || l.stopping
+	if c.out == nil {
+		c.out = l.getBuf()
+	}
+	start := len(c.out)
+	c.out = appendHead(c.out, resp, l.date, c.keepAlive10, closing)
+	body := resp.Body
+	if c.head || !bodyAllowed(resp.Status) {
+		body = nil
+	}
+	if len(body) <= copyBodyMax {
+		c.out = append(c.out, body...)
+		c.addOut(start)
+	} else {
+		c.addOut(start)
+		c.addBody(body)
+	}
+	resp.Reset()
+	if closing {
+		c.closeAfter = true
+	}
+	c.lastActive = l.now
+}
+
+// flush writes the pending output with one write (writev when bodies are referenced). It returns
+// false when the connection failed and was closed.
+func (l *loop) flush(c *conn) bool {
+	for {
+		var n int
+		var e syscall.Errno
+		segs := c.segs[c.segHead:]
+		if len(segs) == 1 {
+			n, e = sysWrite(c.fd, c.segBytes(&segs[0])[c.segOff:])
+		} else {
+			iov := l.iov[:0]
+			for i := range segs {
+				if len(iov) == cap(iov) {
+					break
+				}
+				b := c.segBytes(&segs[i])
+				if i == 0 {
+					b = b[c.segOff:]
+				}
+				v := syscall.Iovec{Base: &b[0]}
+				v.SetLen(len(b))
+				iov = append(iov, v)
+			}
+			n, e = sysWritev(c.fd, iov)
+			clear(iov) // do not keep bodies alive from here
+		}
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 && e != syscall.EAGAIN {
+			l.closeConn(c) // EPIPE, ECONNRESET: the peer is gone
+			return false
+		}
+		c.consume(n)
+		break
+	}
+	if c.pending() {
+		if c.writeStart == 0 {
+			c.writeStart = l.now
+		}
+		return true
+	}
+	clear(c.segs)
+	c.segs = c.segs[:0]
+	c.segHead, c.segOff, c.pendingBytes = 0, 0, 0
+	c.out = c.out[:0]
+	if c.writeStart != 0 {
+		c.writeStart = 0
+		c.reqStart = 0 // a head that waited behind the output starts its clock now
+	}
+	return true
+}
+
+// settle returns unneeded buffers to the pool, starts the header clock for an unfinished request and
+// registers the events the connection now waits for.
+func (l *loop) settle(c *conn) {
+	if c.in != nil && c.rpos == len(c.in) && c.state != stSlow {
+		// The slow state keeps the buffer: response headers set before the slow function may
+		// point into it.
+		l.putBuf(c.in)
+		c.in, c.rpos, c.scanned = nil, 0, 0
+	}
+	if c.out != nil && !c.pending() {
+		l.putBuf(c.out)
+		c.out = nil
+	}
+	if c.rpos < len(c.in) {
+		if c.reqStart == 0 {
+			c.reqStart = l.now
+		}
+	} else {
+		c.reqStart = 0
+	}
+	var want uint32
+	switch {
+	case c.state == stLinger:
+		want = syscall.EPOLLIN
+	case c.pending():
+		want = syscall.EPOLLOUT // and not EPOLLIN: no new requests until the output drains
+	case c.state == stSlow:
+		want = 0
+	default:
+		want = syscall.EPOLLIN
+	}
+	if want != c.interest {
+		if e := epollCtl(l.epfd, syscall.EPOLL_CTL_MOD, c.fd, want); e != 0 {
+			l.closeConn(c)
+			return
+		}
+		c.interest = want
+	}
+}
+
+// finishClose ends a connection whose last response is written: at once, or after lingering when
+// unread input may be left (a body, a refused request) so that the client reads the response
+// rather than a reset.
+func (l *loop) finishClose(c *conn) {
+	if !c.linger {
+		l.closeConn(c)
+		return
+	}
+	syscall.Shutdown(c.fd, syscall.SHUT_WR)
+	c.state = stLinger
+	c.lingerUntil = l.now + int64(lingerTime)
+	c.rpos = len(c.in)
+	l.settle(c)
+}
+
+func (l *loop) lingerRead(c *conn) {
+	for {
+		n, e := sysRead(c.fd, l.scratch[:])
+		if e == syscall.EINTR {
+			continue
+		}
+		if e == syscall.EAGAIN {
+			return
+		}
+		c.lingered += n
+		if e != 0 || n == 0 || c.lingered > lingerMax {
+			l.closeConn(c)
+		}
+		return
+	}
+}
+
+// releaseBufs returns a connection's buffers to the pool and drops its body references.
+func (l *loop) releaseBufs(c *conn) {
+	if c.in != nil {
+		l.putBuf(c.in)
+		c.in = nil
+	}
+	if c.out != nil {
+		l.putBuf(c.out)
+		c.out = nil
+	}
+	clear(c.segs)
+	c.segs = c.segs[:0]
+	c.segHead, c.segOff, c.pendingBytes = 0, 0, 0
+}
+
+// closeConn closes c's descriptor (which also removes it from the epoll set) exactly once. A
+// connection whose slow function still runs is kept out of the pool until the function returns.
+func (l *loop) closeConn(c *conn) {
+	if c.closed {
+		return
+	}
+	c.closed = true
+	syscall.Close(c.fd)
+	l.byFD[c.fd] = nil
+	last := l.active[len(l.active)-1]
+	l.active[c.idx] = last
+	last.idx = c.idx
+	l.active[len(l.active)-1] = nil
+	l.active = l.active[:len(l.active)-1]
+	if c.state == stSlow {
+		return
+	}
+	l.releaseBufs(c)
+	l.putConn(c)
+}
+
+// sweep enforces the timeouts and brings a paused listener back.
+func (l *loop) sweep() {
+	l.lastSweep = l.now
+	if l.acceptPaused && l.lfd >= 0 {
+		if epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, l.lfd, syscall.EPOLLIN) == 0 {
+			l.acceptPaused = false
+		}
+	}
+	for i := 0; i < len(l.active); {
+		c := l.active[i]
+		if l.expired(c) {
+			l.closeConn(c) // moves the last connection to index i
+			continue
+		}
+		i++
+	}
+}
+
+func (l *loop) expired(c *conn) bool {
+	switch {
+	case c.state == stLinger:
+		return l.now > c.lingerUntil
+	case c.state == stSlow:
+		return false // the handler's business
+	case c.pending():
+		return l.now-c.writeStart > l.writeTimeout
+	case c.rpos < len(c.in):
+		return c.reqStart != 0 && l.now-c.reqStart > l.readHeaderTimeout
+	default:
+		return l.now-c.lastActive > l.idle
+	}
+}
