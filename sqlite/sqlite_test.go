@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"redirects"
 	"redirects/sqlite"
@@ -403,5 +405,51 @@ func TestOpenOddPath(t *testing.T) {
 		if !strings.HasPrefix(e.Name(), "a b?c#d%20e.db") {
 			t.Errorf("Open created %q besides %q", e.Name(), filepath.Base(path))
 		}
+	}
+}
+
+// TestSecretNotStored looks for a key's secret in every byte of the
+// database files: only its hash may be there.
+func TestSecretNotStored(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "redirects.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	o := &redirects.Org{Name: "Acme", Tier: redirects.TierFree}
+	if err := db.CreateOrg(ctx, o); err != nil {
+		t.Fatalf("CreateOrg: %v", err)
+	}
+	p := &redirects.Project{OrgID: o.ID, Name: "site"}
+	if err := db.CreateProject(ctx, p); err != nil {
+		t.Fatalf("CreateProject: %v", err)
+	}
+	k, secret := redirects.NewKey(p.ID, "ci", false, time.Now())
+	if err := db.CreateKey(ctx, k); err != nil {
+		t.Fatalf("CreateKey: %v", err)
+	}
+	if _, err := db.RevokeKey(ctx, p.ID, secret); err != nil {
+		t.Fatalf("RevokeKey(secret): %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	hashSeen := false
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		b, err := os.ReadFile(path + suffix)
+		if os.IsNotExist(err) {
+			continue
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		// The random part alone, so no encoding of the prefix hides it.
+		if bytes.Contains(b, []byte(secret[len(redirects.LiveKeyPrefix):])) {
+			t.Errorf("%s holds the key's secret", filepath.Base(path+suffix))
+		}
+		hashSeen = hashSeen || bytes.Contains(b, []byte(redirects.HashKey(secret)))
+	}
+	if !hashSeen {
+		t.Errorf("no database file holds the key's hash: the test looked in the wrong place")
 	}
 }
