@@ -49,6 +49,17 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 		return nil, err
 	}
 	redirects.SortRules(rules)
+	// The snapshot is encoded before build sees the rules, so a builder
+	// that reorders or edits its slice cannot change what is stored.
+	snapshot := redirects.EncodeRules(rules)
+	var exact, prefix int
+	for i := range rules {
+		if rules[i].MatchType == redirects.Exact {
+			exact++
+		} else {
+			prefix++
+		}
+	}
 
 	content, err := build(rules)
 	if err != nil {
@@ -70,14 +81,9 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 		CreatedAt:   db.now(),
 		Message:     opts.Message,
 		FromVersion: opts.FromVersion,
+		ExactCount:  exact,
+		PrefixCount: prefix,
 		Report:      content.Report,
-	}
-	for i := range rules {
-		if rules[i].MatchType == redirects.Exact {
-			d.ExactCount++
-		} else {
-			d.PrefixCount++
-		}
 	}
 	if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM deployments WHERE project_id = $1`, projectID).Scan(&d.Version); err != nil {
 		return nil, wrap(op, err)
@@ -88,7 +94,7 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 		(project_id, version, created_at, message, from_version, exact_count, prefix_count, report, rules)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		projectID, d.Version, d.CreatedAt.UnixNano(), d.Message, d.FromVersion, d.ExactCount, d.PrefixCount, d.Report,
-		redirects.EncodeRules(rules))
+		snapshot)
 	for _, e := range content.Exports {
 		body := e.Body
 		if body == nil {

@@ -34,7 +34,7 @@ import (
 // code is ECONFLICT when every problem is a clash, EINVALID otherwise.
 //
 // Repeats within the batch are found in Go on the sorted batch; clashes by
-// walking the project's stored rules, read in index order, beside it. The
+// looking each of the project's stored rules up in it. The
 // rows go in with COPY, in index order, so the UNIQUE index grows at its
 // end. Validation runs in the background meanwhile, and a problem stops the
 // COPY and rolls the transaction back.
@@ -67,7 +67,9 @@ func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirec
 	}
 	defer tx.Rollback(ctx)
 
-	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
+	// FOR KEY SHARE stands in for the foreign key that rules lacks (see
+	// the schema): the project cannot be deleted until this commits.
+	if _, err := findProject(ctx, tx, projectID, "FOR KEY SHARE"); err != nil {
 		return 0, err
 	}
 	// The draft lock keeps another import or AddRule from storing a rule
@@ -201,22 +203,23 @@ func validateBatch(rules []redirects.Rule, workers int) []string {
 }
 
 // findClashes returns, for the first rule of the batch with each key that a
-// stored rule of the project has, that stored rule's ID. It walks the stored
-// keys and the batch's side by side, both in index order.
+// stored rule of the project has, that stored rule's ID. It looks each
+// stored rule up in the sorted batch, so the stored rules may come in any
+// order (see findRules for why they are not sorted by the database).
 func findClashes(ctx context.Context, tx pgx.Tx, projectID string, keys []batchKey) (map[int32]int64, error) {
-	// The UNIQUE index on (project_id, match_type, source) gives this
-	// order, in the "C" collation, so PostgreSQL sorts nothing.
-	rows, err := tx.Query(ctx, `SELECT id, match_type = 'starts_with', source FROM rules WHERE project_id = $1 ORDER BY match_type, source`, projectID)
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	rows, err := tx.Query(ctx, `SELECT id, match_type = 'starts_with', source FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var (
 		clashes map[int32]int64
-		k       int
 		id      int64
 		prefix  bool
-		stored  batchKey
+		stored  = batchKey{pos: -1} // before every batch key with the same rule
 	)
 	for rows.Next() {
 		if err := rows.Scan(&id, &prefix, &stored.source); err != nil {
@@ -226,10 +229,7 @@ func findClashes(ctx context.Context, tx pgx.Tx, projectID string, keys []batchK
 		if prefix {
 			stored.match = redirects.StartsWith
 		}
-		stored.pos = -1 // before every batch key with the same rule
-		for k < len(keys) && compareBatchKeys(keys[k], stored) < 0 {
-			k++
-		}
+		k, _ := slices.BinarySearchFunc(keys, stored, compareBatchKeys)
 		if k < len(keys) && sameRule(keys[k], stored) {
 			if clashes == nil {
 				clashes = make(map[int32]int64)

@@ -635,3 +635,54 @@ func BenchmarkDeploy(b *testing.B) {
 		})
 	}
 }
+
+// TestDeleteProjectCascades deletes a project by hand, as an operator
+// would: its rules go with it (rules has a trigger instead of a foreign
+// key), and so do its keys and deployments.
+func TestDeleteProjectCascades(t *testing.T) {
+	ctx := context.Background()
+	db, url := newStore(t)
+	p := newProject(t, db)
+	keep := newProject(t, db)
+	for _, id := range []string{p.ID, keep.ID} {
+		if _, err := db.ImportRules(ctx, id, redirects.GenerateRules(100, 0.5, 1), false); err != nil {
+			t.Fatalf("ImportRules: %v", err)
+		}
+	}
+	if _, err := db.Deploy(ctx, p.ID, redirects.DeployOptions{}, func([]redirects.Rule) (*redirects.DeployContent, error) {
+		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv", Body: []byte("x\n"), ETag: `"x"`}}}, nil
+	}); err != nil {
+		t.Fatalf("Deploy: %v", err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	// Another search_path: the trigger must still find the rules.
+	if _, err := conn.Exec(ctx, `SET search_path = pg_catalog`); err != nil {
+		t.Fatalf("SET search_path: %v", err)
+	}
+	schema := ""
+	if pu, err := neturl.Parse(url); err == nil {
+		schema = pu.Query().Get("search_path")
+	}
+	if schema == "" {
+		t.Skip("the test URL names no schema")
+	}
+	if _, err := conn.Exec(ctx, `DELETE FROM `+pgx.Identifier{schema, "projects"}.Sanitize()+` WHERE id = $1`, p.ID); err != nil {
+		t.Fatalf("DELETE project: %v", err)
+	}
+	for _, table := range []string{"rules", "deployments", "deployment_exports", "keys"} {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{schema, table}.Sanitize()+` WHERE project_id = $1`, p.ID).Scan(&n); err != nil {
+			t.Fatalf("count %s: %v", table, err)
+		}
+		if n != 0 {
+			t.Errorf("%d %s of the deleted project remain", n, table)
+		}
+	}
+	if rules, err := db.FindRules(ctx, keep.ID); err != nil || len(rules) != 100 {
+		t.Errorf("FindRules(other project) = %d rules, %v; want 100", len(rules), err)
+	}
+}

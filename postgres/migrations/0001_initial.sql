@@ -10,8 +10,9 @@
 --     "oldest first" has a stable order among rows created at the same clock
 --     time (SQLite orders those by rowid).
 --   * Rule sources and match types use the "C" collation: byte order, the
---     order of Go strings, which ImportRules relies on to walk stored rules
---     beside a sorted batch; it also compares far faster than a locale.
+--     order of Go strings, so ImportRules, which sorts a batch in Go, sends
+--     it in the UNIQUE index's order; it also compares far faster than a
+--     locale's collation.
 --   * Child rows cascade on delete, so an operator who prunes a deployment or
 --     removes a project deletes its dependants in one statement.
 
@@ -39,9 +40,17 @@ CREATE INDEX projects_org_id ON projects (org_id);
 -- a deleted rule's ID is never given to a new rule, and "delete rule 12" from
 -- a stale listing can never delete a different rule. The UNIQUE constraint's
 -- index also serves every per-project query, in (match type, source) order.
+--
+-- project_id has no FOREIGN KEY: PostgreSQL checks one with a query per
+-- inserted row, which makes a million-rule COPY about three times slower.
+-- The store instead locks the project's row FOR KEY SHARE once per AddRule
+-- or ImportRules (the lock the check would take for every row), so the
+-- project cannot be deleted while its rules go in, and the trigger below
+-- deletes a project's rules with it (the key's ON DELETE CASCADE). Rules
+-- inserted by hand, outside the store, are not checked.
 CREATE TABLE rules (
 	id          BIGSERIAL PRIMARY KEY,
-	project_id  TEXT      NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+	project_id  TEXT      NOT NULL,
 	match_type  TEXT      COLLATE "C" NOT NULL CHECK (match_type IN ('exact', 'starts_with')),
 	source      TEXT      COLLATE "C" NOT NULL,
 	destination TEXT      NOT NULL,
@@ -50,6 +59,19 @@ CREATE TABLE rules (
 	created_at  BIGINT    NOT NULL,
 	UNIQUE (project_id, match_type, source)
 );
+
+-- delete_project_rules runs with the search_path of the migration, so it
+-- finds this schema's rules whatever the deleting session's path is.
+CREATE FUNCTION delete_project_rules() RETURNS trigger LANGUAGE plpgsql
+SET search_path FROM CURRENT AS $$
+BEGIN
+	DELETE FROM rules WHERE project_id = OLD.id;
+	RETURN OLD;
+END
+$$;
+
+CREATE TRIGGER projects_delete_rules AFTER DELETE ON projects
+	FOR EACH ROW EXECUTE FUNCTION delete_project_rules();
 
 -- keys holds API keys as SHA-256 hashes only; the secret is never stored.
 CREATE TABLE keys (
@@ -93,6 +115,19 @@ CREATE TABLE deployment_exports (
 	PRIMARY KEY (project_id, version, format),
 	FOREIGN KEY (project_id, version) REFERENCES deployments (project_id, version) ON DELETE CASCADE
 );
+
+-- Snapshots and export files are large values: a million rules make about
+-- 90 MiB. lz4 compresses them about as well as PostgreSQL's default pglz at
+-- several times the speed (such a snapshot is stored in 1 s instead of 4).
+-- A server built without lz4 keeps pglz.
+DO $$
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)) THEN
+		ALTER TABLE deployments ALTER COLUMN rules SET COMPRESSION lz4;
+		ALTER TABLE deployment_exports ALTER COLUMN body SET COMPRESSION lz4;
+	END IF;
+END
+$$;
 
 -- events is the change feed edge nodes poll (and are told of by NOTIFY). A
 -- sequence alone hands out IDs in the order transactions ask, not the order
