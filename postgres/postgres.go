@@ -7,9 +7,12 @@
 //   - Deploy locks the project's row (SELECT ... FOR NO KEY UPDATE), so two
 //     deploys of one project, from any number of processes, run one after
 //     the other and versions have no gaps or repeats. NO KEY UPDATE rather
-//     than UPDATE: it does not block the foreign-key checks of rule edits
-//     and key creation, so a long deploy never stalls the draft.
-//   - AddRule and ImportRules take a transaction-scoped advisory lock on the
+//     than UPDATE: it does not conflict with the KEY SHARE locks of rule
+//     edits and of the foreign-key checks of new keys, so a long deploy
+//     never stalls the draft.
+//   - AddRule and ImportRules lock the project's row FOR KEY SHARE, in
+//     place of the foreign key that the rules table lacks for speed (see
+//     the schema), and take a transaction-scoped advisory lock on the
 //     project's draft, so an import's check for clashes with stored rules
 //     still holds when its rows go in.
 //   - Every write that records an event locks the events table from the

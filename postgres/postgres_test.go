@@ -686,3 +686,87 @@ func TestDeleteProjectCascades(t *testing.T) {
 		t.Errorf("FindRules(other project) = %d rules, %v; want 100", len(rules), err)
 	}
 }
+
+// TestDeployLeavesDraftFree runs rule edits and reads while a deploy of the
+// same project holds its lock in the builder: none of them waits for it.
+func TestDeployLeavesDraftFree(t *testing.T) {
+	ctx := context.Background()
+	db, url := newStore(t)
+	other := open(t, url)
+	p := newProject(t, db)
+	first := &redirects.Rule{ProjectID: p.ID, Source: "/a", Destination: "/x", StatusCode: 301, Priority: 100}
+	if err := db.AddRule(ctx, first); err != nil {
+		t.Fatalf("AddRule: %v", err)
+	}
+	_, err := db.Deploy(ctx, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := other.AddRule(wctx, &redirects.Rule{ProjectID: p.ID, Source: "/b", Destination: "/x", StatusCode: 301, Priority: 100}); err != nil {
+			t.Errorf("AddRule during a deploy: %v", err)
+		}
+		if _, err := other.ImportRules(wctx, p.ID, redirects.GenerateRules(10, 0.5, 3), false); err != nil {
+			t.Errorf("ImportRules during a deploy: %v", err)
+		}
+		if err := other.DeleteRule(wctx, p.ID, first.ID); err != nil {
+			t.Errorf("DeleteRule during a deploy: %v", err)
+		}
+		k, _ := redirects.NewKey(p.ID, "ci", false, time.Now())
+		if err := other.CreateKey(wctx, k); err != nil {
+			t.Errorf("CreateKey during a deploy: %v", err)
+		}
+		if _, _, err := other.FindDeployment(wctx, p.ID, 0); redirects.ErrorCode(err) != redirects.ENOTFOUND {
+			t.Errorf("FindDeployment during the first deploy = %v, want ENOTFOUND (not yet committed)", err)
+		}
+		return &redirects.DeployContent{}, nil
+	})
+	if err != nil {
+		t.Fatalf("Deploy: %v", err)
+	}
+	_, rules, err := db.FindDeployment(ctx, p.ID, 1)
+	if err != nil || len(rules) != 1 || rules[0].Source != "/a" {
+		t.Errorf("version 1 = %v, %v; want the one rule read before the builder ran", sources(rules), err)
+	}
+}
+
+func sources(rules []redirects.Rule) []string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, r.MatchType.String()+" "+r.Source)
+	}
+	return out
+}
+
+// TestConcurrentImports imports the same rules into one project from two
+// DBs at once: the draft lock lets one in, and the other then reports every
+// rule as a clash, instead of failing on the UNIQUE index.
+func TestConcurrentImports(t *testing.T) {
+	ctx := context.Background()
+	db, url := newStore(t)
+	other := open(t, url)
+	p := newProject(t, db)
+	const n = 2000
+	rules := redirects.GenerateRules(n, 0.5, 5)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, s := range []*postgres.DB{db, other} {
+		wg.Go(func() { _, errs[i] = s.ImportRules(ctx, p.ID, rules, false) })
+	}
+	wg.Wait()
+	ok, clash := 0, 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case redirects.ErrorCode(err) == redirects.ECONFLICT && strings.Count(redirects.ErrorMessage(err), "\n")+1 == n:
+			clash++
+		default:
+			t.Errorf("ImportRules = %.200v, want success or ECONFLICT naming all %d rules", err, n)
+		}
+	}
+	if ok != 1 || clash != 1 {
+		t.Errorf("%d imports succeeded and %d clashed, want 1 and 1", ok, clash)
+	}
+	if got, err := db.FindRules(ctx, p.ID); err != nil || len(got) != n {
+		t.Errorf("FindRules = %d rules, %v; want %d", len(got), err, n)
+	}
+}
