@@ -15,7 +15,7 @@
 //     the schema), and take a transaction-scoped advisory lock on the
 //     project's draft, so an import's check for clashes with stored rules
 //     still holds when its rows go in.
-//   - Every write that records an event locks the events table from the
+//   - Every write that records an event holds an advisory lock from the
 //     insert to commit (see recordEvent), so event IDs follow commit order,
 //     and sends NOTIFY on NotifyChannel with the event's ID, delivered when
 //     (and only if) the transaction commits.
@@ -69,6 +69,9 @@ const DefaultConnectTimeout = 5 * time.Second
 const (
 	// migrationLock is "redirect" in ASCII.
 	migrationLock int64 = 0x7265646972656374
+	// eventLock, "events", orders event IDs (see recordEvent). It is one
+	// per database, so stores in several schemas of one database share it.
+	eventLock int64 = 0x6576656e7473
 	// ruleLockClass is the first int4 of a project's draft lock; the
 	// second is a hash of the project ID.
 	ruleLockClass int32 = 0x72756c65 // "rule"
@@ -269,18 +272,23 @@ type querier interface {
 // recordEvent records a change for edge nodes in the caller's transaction
 // and sends NOTIFY with its ID, which PostgreSQL delivers at commit.
 //
-// It first locks the events table in SHARE ROW EXCLUSIVE mode, which
-// conflicts with itself and with inserts but not with reads, and the lock is
-// held to commit. A sequence hands out IDs in the order transactions ask for
-// them; without the lock, a transaction could take ID 5, another ID 6 and
-// commit first, and a poller that saw 6 would never ask for 5. With it, the
-// next event's ID is drawn only after the previous event's transaction has
+// It first takes the transaction-scoped advisory lock eventLock, held to
+// commit. A sequence hands out IDs in the order transactions ask for them;
+// without the lock, a transaction could take ID 5, another ID 6 and commit
+// first, and a poller that saw 6 would never ask for 5. With it, the next
+// event's ID is drawn only after the previous event's transaction has
 // committed. The lock is taken last, after the transaction's slow work, so
-// it is held for the insert and the commit only; nothing waits for another
-// lock while holding it, so it cannot deadlock.
+// it is held for the insert and the commit only, and nothing waits for
+// another lock while holding it, so it cannot deadlock.
+//
+// An advisory lock rather than LOCK TABLE events: pgx sends the batch's
+// statements to be parsed before any runs, and parsing the INSERT takes
+// the table's ROW EXCLUSIVE lock, which a SHARE ROW EXCLUSIVE table lock
+// taken next would wait on in every other transaction doing the same: a
+// deadlock. Nor does an advisory lock hold up VACUUM or ANALYZE of events.
 func recordEvent(ctx context.Context, tx pgx.Tx, kind, orgID, projectID string, version int, at time.Time) error {
 	b := &pgx.Batch{}
-	b.Queue(`LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE`)
+	b.Queue(`SELECT pg_advisory_xact_lock($1)`, eventLock)
 	b.Queue(`WITH e AS (
 			INSERT INTO events (kind, org_id, project_id, version, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id
 		)

@@ -131,10 +131,9 @@ $$;
 
 -- events is the change feed edge nodes poll (and are told of by NOTIFY). A
 -- sequence alone hands out IDs in the order transactions ask, not the order
--- they commit; the store therefore takes a lock on this table before it
--- inserts an event and holds it to commit (see recordEvent), so IDs follow
--- commit order: a reader that saw event N can never later find a new event
--- below N.
+-- they commit; the store therefore takes an advisory lock before it inserts
+-- an event and holds it to commit (see recordEvent), so IDs follow commit
+-- order: a reader that saw event N can never later find a new event below N.
 CREATE TABLE events (
 	id         BIGSERIAL PRIMARY KEY,
 	kind       TEXT      NOT NULL,
