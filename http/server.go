@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/http/evhttp"
 )
 
 // Backend is what the edge answers from: the store, and the limiter that
@@ -43,6 +44,10 @@ type Config struct {
 	FlushInterval time.Duration
 	// Metrics, if set, is where the server counts; else it makes its own.
 	Metrics *Metrics
+	// Engine carries the edge listener: "evhttp" (the default: an epoll
+	// loop that reads and writes once per request and allocates nothing)
+	// or "net/http".
+	Engine string
 }
 
 // Server runs the edge and admin listeners and keeps the state current.
@@ -54,6 +59,7 @@ type Server struct {
 
 	edgeLn, adminLn   net.Listener
 	edgeSrv, adminSrv *http.Server
+	edgeEv            *evhttp.Server
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -99,27 +105,44 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		s.wg.Add(1)
 		go s.reconnect(runCtx)
 	}
-	if s.edgeLn, err = net.Listen("tcp", cfg.Addr); err != nil {
+	switch cfg.Engine {
+	case "", "evhttp":
+		s.edgeEv, err = evhttp.Listen(evhttp.Config{
+			Addr:              cfg.Addr,
+			Handler:           s.edge.serveEv,
+			ReadHeaderTimeout: readHeaderTimeout,
+			WriteTimeout:      writeTimeout,
+			IdleTimeout:       idleTimeout,
+			MaxHeaderBytes:    maxHeaderBytes,
+			ErrorLog:          func(err error) { cfg.Logger.Warn("edge listener", "err", err) },
+		})
+	case "net/http":
+		if s.edgeLn, err = net.Listen("tcp", cfg.Addr); err == nil {
+			s.edgeSrv = &http.Server{
+				Handler:           s.edge,
+				ReadHeaderTimeout: readHeaderTimeout,
+				ReadTimeout:       readTimeout,
+				WriteTimeout:      writeTimeout,
+				IdleTimeout:       idleTimeout,
+				MaxHeaderBytes:    maxHeaderBytes,
+				ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
+			}
+			s.serve(s.edgeSrv, s.edgeLn)
+		}
+	default:
+		err = redirects.Errorf(redirects.EINVALID, "engine %q is not one of evhttp, net/http", cfg.Engine)
+	}
+	if err != nil {
 		s.stopBackground()
 		return nil, err
 	}
 	if cfg.AdminAddr != "" {
 		if s.adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
-			s.edgeLn.Close()
+			s.closeEdge(context.Background())
 			s.stopBackground()
 			return nil, err
 		}
 	}
-	s.edgeSrv = &http.Server{
-		Handler:           s.edge,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
-	}
-	s.serve(s.edgeSrv, s.edgeLn)
 	if s.adminLn != nil {
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", s.metrics.Handler(s.edge))
@@ -272,7 +295,20 @@ func (s *Server) refresh(ctx context.Context, state *State, failing *bool) {
 }
 
 // Addr returns the edge listener's address.
-func (s *Server) Addr() string { return s.edgeLn.Addr().String() }
+func (s *Server) Addr() string {
+	if s.edgeEv != nil {
+		return s.edgeEv.Addr()
+	}
+	return s.edgeLn.Addr().String()
+}
+
+// closeEdge stops the edge listener and waits for in-flight answers.
+func (s *Server) closeEdge(ctx context.Context) error {
+	if s.edgeEv != nil {
+		return s.edgeEv.Shutdown(ctx)
+	}
+	return s.edgeSrv.Shutdown(ctx)
+}
 
 // AdminAddr returns the admin listener's address, or "".
 func (s *Server) AdminAddr() string {
@@ -286,7 +322,7 @@ func (s *Server) AdminAddr() string {
 // ends), stops following the store and flushes counted usage.
 func (s *Server) Close(ctx context.Context) error {
 	s.edge.SetReady(false)
-	err := s.edgeSrv.Shutdown(ctx)
+	err := s.closeEdge(ctx)
 	if s.adminSrv != nil {
 		s.adminSrv.Shutdown(ctx)
 	}

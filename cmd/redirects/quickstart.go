@@ -64,7 +64,7 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 	if err := s.CreateKey(ctx, k); err != nil {
 		return err
 	}
-	return c.runServer(ctx, *addr, *admin, "", "info", func(edgeAddr string) {
+	return c.runServer(ctx, *addr, *admin, "", "info", "evhttp", func(edgeAddr string) {
 		host, port, _ := net.SplitHostPort(edgeAddr)
 		if host == "" || host == "::" || host == "0.0.0.0" {
 			host = "127.0.0.1"

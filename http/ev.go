@@ -1,0 +1,31 @@
+package http
+
+import "redirects/http/evhttp"
+
+// serveEv carries Handle over the evhttp engine. The common answers (every
+// lookup, cached exports, errors) are built and written without a heap
+// allocation; answers that need the store finish on evhttp's slow path.
+func (e *Edge) serveEv(req *evhttp.Request, resp *evhttp.Response) func(*evhttp.Response) {
+	q := Req{Method: req.Method, Path: req.Path, RawQuery: req.RawQuery,
+		APIKey: req.Header("X-API-Key"), IfNoneMatch: req.Header("If-None-Match"), RemoteAddr: req.RemoteAddr}
+	var w Resp
+	slow := e.Handle(&q, &w)
+	if slow == nil {
+		copyResp(resp, &w)
+		return nil
+	}
+	held := new(Resp)
+	*held = w
+	return func(resp *evhttp.Response) {
+		slow(held)
+		copyResp(resp, held)
+	}
+}
+
+func copyResp(dst *evhttp.Response, src *Resp) {
+	dst.Status = src.Status
+	dst.Body = src.Body
+	for _, kv := range src.Headers[:src.N] {
+		dst.Set(kv[0], kv[1])
+	}
+}
