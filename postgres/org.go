@@ -99,11 +99,12 @@ func (db *DB) FindOrgs(ctx context.Context) ([]*redirects.Org, error) {
 const orgColumns = `id, name, tier, rate_limit_override, quota_override, created_at`
 
 // findOrg returns one organization; with forUpdate, its row stays locked
-// to the end of the transaction.
+// to the end of the transaction. The lock is NO KEY UPDATE: the ID never
+// changes, so the foreign-key checks of new projects need not wait.
 func findOrg(ctx context.Context, q querier, id string, forUpdate bool) (*redirects.Org, error) {
 	query := `SELECT ` + orgColumns + ` FROM orgs WHERE id = $1`
 	if forUpdate {
-		query += ` FOR UPDATE`
+		query += ` FOR NO KEY UPDATE`
 	}
 	o, err := scanOrg(q.QueryRow(ctx, query, id))
 	if errors.Is(err, pgx.ErrNoRows) {
