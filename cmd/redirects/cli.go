@@ -86,7 +86,7 @@ Commands:
   deployments --project P [--json]
   lookup --project P --path PATH [--version N]
   export --project P --format FORMAT [--version N]
-  serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--log-level LEVEL]
+  serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http]
   quickstart [--addr HOST:PORT]   demo data in a local database, then serve
 
 Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
