@@ -393,16 +393,18 @@ func (l *loop) newConn() *conn {
 		c := l.freeConns[n-1]
 		l.freeConns[n-1] = nil
 		l.freeConns = l.freeConns[:n-1]
+		c.closed = false
 		return c
 	}
 	return &conn{}
 }
 
-// putConn clears a closed connection for reuse, keeping its segs array.
+// putConn clears a closed connection for reuse, keeping its segs array. It stays marked closed
+// (callers up the stack test that after serving) until newConn hands it out again.
 func (l *loop) putConn(c *conn) {
 	c.resp.Reset()
 	segs := c.segs[:0]
-	*c = conn{segs: segs, resp: c.resp}
+	*c = conn{segs: segs, resp: c.resp, closed: true, fd: -1}
 	if len(l.freeConns) < maxPool {
 		l.freeConns = append(l.freeConns, c)
 	}

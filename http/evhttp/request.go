@@ -3,6 +3,7 @@ package evhttp
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"unsafe"
 )
 
@@ -93,80 +94,142 @@ const (
 // and code 0 on success; n == 0 and code 0 when more bytes are needed; code 400 or 431 when the request
 // must be refused (the connection is then closed). limit is the most bytes the head (request line,
 // headers and the empty line) may take. r's strings are views into buf.
+//
+// It makes one pass over the bytes: each byte is looked at once, either by a token-table loop
+// (method, header names) or eight at a time (target, header values), which finds the end and rejects
+// control characters together. Junk is therefore refused as soon as it arrives, before any line end
+// (a TLS handshake fails on its first byte).
 func parseRequest(buf []byte, r *Request, limit int) (n, code int) {
 	r.reset()
-	pos := 0
+	i := 0
 	// RFC 9112 section 2.2: a server should ignore at least one empty line before the request line
 	// (some clients send an extra CRLF after a body).
-	for skipped := 0; pos < len(buf) && skipped < maxLeadingEmptyLines; skipped++ {
-		if buf[pos] == '\n' {
-			pos++
-		} else if buf[pos] == '\r' && pos+1 < len(buf) && buf[pos+1] == '\n' {
-			pos += 2
+	for skipped := 0; i < len(buf) && skipped < maxLeadingEmptyLines; skipped++ {
+		if buf[i] == '\n' {
+			i++
+		} else if buf[i] == '\r' && i+1 < len(buf) && buf[i+1] == '\n' {
+			i += 2
 		} else {
 			break
 		}
 	}
-	nl := bytes.IndexByte(buf[pos:], '\n')
-	if nl < 0 {
-		if len(buf) >= limit {
-			return 0, codeHeadersTooLarge
-		}
-		// Refuse early what cannot become a request line (a TLS handshake, binary junk) instead of
-		// waiting for a line end or the header timeout.
-		if !plausibleRequestLine(buf[pos:]) {
-			return 0, codeBadRequest
-		}
-		return 0, 0
+
+	// Method: a token, then one space.
+	start := i
+	for i < len(buf) && tchar[buf[i]] {
+		i++
 	}
-	end := pos + nl
-	if end >= limit {
-		return 0, codeHeadersTooLarge
+	if i == len(buf) {
+		return incomplete(buf, limit)
 	}
-	if !r.parseRequestLine(trimCR(buf[pos:end])) {
+	if i == start || buf[i] != ' ' {
 		return 0, codeBadRequest
 	}
-	pos = end + 1
+	method := buf[start:i]
+	i++
+
+	// Target: up to the next space, no control characters. Origin form ("/path?query") or asterisk
+	// form only: absolute form ("http://host/path", sent to proxies) is refused, an edge that is not
+	// a proxy has no use for it.
+	start = i
+	if i < len(buf) && buf[i] != '/' && buf[i] != '*' {
+		return 0, codeBadRequest
+	}
+	k := targetEnd(buf[i:])
+	if k < 0 {
+		return incomplete(buf, limit)
+	}
+	i += k
+	if buf[i] != ' ' || k == 0 {
+		return 0, codeBadRequest // a line end (HTTP/0.9), a control character or a second space
+	}
+	target := buf[start:i]
+	if target[0] == '*' && k != 1 {
+		return 0, codeBadRequest
+	}
+	i++
+
+	// Version, then the line end.
+	if len(buf)-i < len("HTTP/1.1") {
+		if !bytes.HasPrefix([]byte("HTTP/1."), buf[i:min(len(buf), i+7)]) {
+			return 0, codeBadRequest
+		}
+		return incomplete(buf, limit)
+	}
+	switch string(buf[i : i+8]) { // no allocation: the compiler compares in place
+	case "HTTP/1.1":
+		r.Proto = "HTTP/1.1"
+	case "HTTP/1.0":
+		r.Proto = "HTTP/1.0"
+	default:
+		// HTTP/2's preface ("PRI * HTTP/2.0"), lower case, other versions.
+		return 0, codeBadRequest
+	}
+	if i, code = lineEnd(buf, i+8); i == 0 {
+		return ended(buf, limit, code)
+	}
+	r.Method = bstr(method)
+	if q := bytes.IndexByte(target, '?'); q >= 0 {
+		r.Path = bstr(target[:q])
+		r.RawQuery = bstr(target[q+1:])
+	} else {
+		r.Path = bstr(target)
+	}
+
+	// Header lines up to the empty line.
 	for {
-		nl := bytes.IndexByte(buf[pos:], '\n')
-		if nl < 0 {
-			if len(buf) >= limit {
-				return 0, codeHeadersTooLarge
+		if i >= len(buf) {
+			return incomplete(buf, limit)
+		}
+		if c := buf[i]; c == '\r' || c == '\n' {
+			if i, code = lineEnd(buf, i); i == 0 {
+				return ended(buf, limit, code)
 			}
-			return 0, 0
-		}
-		end := pos + nl
-		if end >= limit {
-			return 0, codeHeadersTooLarge
-		}
-		line := trimCR(buf[pos:end])
-		pos = end + 1
-		if len(line) == 0 {
 			break
 		}
-		// Obsolete line folding (a line starting with whitespace) may be refused (RFC 9112 5.2).
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || !isToken(line[:colon]) {
+		// Name: a token right before the colon. This also refuses whitespace before the colon
+		// (RFC 9112 section 5.1) and obsolete line folding, a line starting with whitespace (5.2).
+		start = i
+		for i < len(buf) && tchar[buf[i]] {
+			i++
+		}
+		if i == len(buf) {
+			return incomplete(buf, limit)
+		}
+		if i == start || buf[i] != ':' {
 			return 0, codeBadRequest
 		}
-		value := trimOWS(line[colon+1:])
-		if !noCTL(value, true) {
-			return 0, codeBadRequest
+		name := buf[start:i]
+		i++
+		for i < len(buf) && (buf[i] == ' ' || buf[i] == '\t') {
+			i++
 		}
-		if r.nhdr == len(r.hdr) {
+		start = i
+		k := ctlIndex(buf[i:])
+		if k < 0 {
+			return incomplete(buf, limit)
+		}
+		i += k
+		value := buf[start:i]
+		for len(value) > 0 && (value[len(value)-1] == ' ' || value[len(value)-1] == '\t') {
+			value = value[:len(value)-1]
+		}
+		if i, code = lineEnd(buf, i); i == 0 {
+			return ended(buf, limit, code) // a control character in the value, or a lone CR
+		}
+		if r.nhdr == len(r.hdr) || i > limit {
 			return 0, codeHeadersTooLarge
 		}
-		name := bstr(line[:colon])
 		v := bstr(value)
-		r.hdr[r.nhdr] = header{name, v}
+		r.hdr[r.nhdr] = header{bstr(name), v}
 		r.nhdr++
 		switch len(name) {
 		case len("connection"):
-			if equalFoldASCII(name, "connection") {
+			if equalFoldBytes(name, "connection") {
 				r.connectionTokens(v)
 			}
 		case len("content-length"):
-			if equalFoldASCII(name, "content-length") {
+			if equalFoldBytes(name, "content-length") {
 				zero, ok := parseContentLength(v)
 				if !ok {
 					return 0, codeBadRequest
@@ -176,64 +239,61 @@ func parseRequest(buf []byte, r *Request, limit int) (n, code int) {
 				}
 			}
 		case len("transfer-encoding"):
-			if equalFoldASCII(name, "transfer-encoding") {
+			if equalFoldBytes(name, "transfer-encoding") {
 				r.hasBody = true
 			}
 		}
 	}
+	if i > limit {
+		return 0, codeHeadersTooLarge
+	}
 	if r.Proto == "HTTP/1.0" && !r.keepAlive10 {
 		r.close = true
-	}
-	if r.close {
-		r.keepAlive10 = false
 	}
 	if r.hasBody {
 		// The body is not read (the edge only serves GET): answer, then close so that the body is
 		// never mistaken for the next request.
 		r.close = true
+	}
+	if r.close {
 		r.keepAlive10 = false
 	}
-	return pos, 0
+	return i, 0
 }
 
-// parseRequestLine parses "METHOD SP target SP HTTP/1.x" (the line end already removed).
-func (r *Request) parseRequestLine(line []byte) bool {
-	sp := bytes.IndexByte(line, ' ')
-	if sp <= 0 || !isToken(line[:sp]) {
-		return false
+// incomplete is parseRequest's answer when buf ends inside the head: wait for more, unless the head
+// is already too large.
+func incomplete(buf []byte, limit int) (int, int) {
+	if len(buf) >= limit {
+		return 0, codeHeadersTooLarge
 	}
-	method := line[:sp]
-	rest := line[sp+1:]
-	sp = bytes.IndexByte(rest, ' ')
-	if sp <= 0 {
-		return false
+	return 0, 0
+}
+
+// ended is parseRequest's answer when lineEnd found no line end: code 0 means that buf ended first.
+func ended(buf []byte, limit, code int) (int, int) {
+	if code == 0 {
+		return incomplete(buf, limit)
 	}
-	target, proto := rest[:sp], rest[sp+1:]
-	switch string(proto) { // no allocation: the compiler compares in place
-	case "HTTP/1.1":
-		r.Proto = "HTTP/1.1"
-	case "HTTP/1.0":
-		r.Proto = "HTTP/1.0"
-	default:
-		// HTTP/2's preface ("PRI * HTTP/2.0"), HTTP/0.9, lower-case or extra spaces.
-		return false
+	return 0, code
+}
+
+// lineEnd expects a line end ("\r\n" or a bare "\n") at buf[i] and returns the index after it. It
+// returns 0 with code 0 when buf ends first, or 0 with code 400 when something else is there.
+func lineEnd(buf []byte, i int) (next, code int) {
+	switch {
+	case i >= len(buf):
+		return 0, 0
+	case buf[i] == '\n':
+		return i + 1, 0
+	case buf[i] != '\r':
+		return 0, codeBadRequest
+	case i+1 >= len(buf):
+		return 0, 0
+	case buf[i+1] == '\n':
+		return i + 2, 0
 	}
-	// Origin form ("/path?query") or asterisk form only: absolute form ("http://host/path", sent to
-	// proxies) is refused because an edge that is not a proxy has no use for it.
-	if target[0] != '/' && !(len(target) == 1 && target[0] == '*') {
-		return false
-	}
-	if !noCTL(target, false) {
-		return false
-	}
-	r.Method = bstr(method)
-	if q := bytes.IndexByte(target, '?'); q >= 0 {
-		r.Path = bstr(target[:q])
-		r.RawQuery = bstr(target[q+1:])
-	} else {
-		r.Path = bstr(target)
-	}
-	return true
+	return 0, codeBadRequest
 }
 
 // connectionTokens applies the tokens of a Connection header ("close", "keep-alive", others ignored).
@@ -274,23 +334,6 @@ func parseContentLength(v string) (zero, ok bool) {
 	return zero, true
 }
 
-// plausibleRequestLine reports whether b may still be the beginning of a request line: a method made
-// of token characters, then a space and a target starting with '/' or '*'.
-func plausibleRequestLine(b []byte) bool {
-	i := 0
-	for i < len(b) && tchar[b[i]] {
-		i++
-	}
-	if i == len(b) {
-		return i < 32 // no method is this long
-	}
-	if i == 0 || b[i] != ' ' {
-		return false
-	}
-	i++
-	return i == len(b) || b[i] == '/' || b[i] == '*'
-}
-
 // tchar marks the token characters of RFC 9110 section 5.6.2 (methods and header names).
 var tchar = func() (t [256]bool) {
 	for c := '0'; c <= '9'; c++ {
@@ -306,59 +349,12 @@ var tchar = func() (t [256]bool) {
 	return t
 }()
 
-func isToken(b []byte) bool {
-	for _, c := range b {
-		if !tchar[c] {
-			return false
-		}
-	}
-	return true
-}
-
 const (
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
 )
 
-// noCTL reports whether b holds no control character (bytes below 0x20 and 0x7f), except horizontal
-// tab when allowTab. It checks eight bytes at a time: header values are most of a request's bytes.
-func noCTL(b []byte, allowTab bool) bool {
-	for len(b) >= 8 {
-		x := binary.LittleEndian.Uint64(b)
-		below := (x - lsb*0x20) &^ x & msb // some byte < 0x20 (exact when none is)
-		y := x ^ (lsb * 0x7f)
-		del := (y - lsb) &^ y & msb // some byte == 0x7f
-		if below|del != 0 {
-			break // let the byte loop decide (a tab is fine in a value)
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c < 0x20 && !(allowTab && c == '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-func trimCR(b []byte) []byte {
-	if len(b) > 0 && b[len(b)-1] == '\r' {
-		return b[:len(b)-1]
-	}
-	return b
-}
-
-// trimOWS removes optional whitespace (SP and HTAB) around a header value.
-func trimOWS(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
+// trimOWSString removes optional whitespace (SP and HTAB) around s.
 func trimOWSString(s string) string {
 	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
 		s = s[1:]
@@ -385,6 +381,62 @@ func equalFoldASCII(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// equalFoldBytes is equalFoldASCII for a byte slice and a string.
+func equalFoldBytes(a []byte, b string) bool {
+	return equalFoldASCII(bstr(a), b)
+}
+
+// ctlIndex returns the index of the first control character in b other than horizontal tab (a byte
+// below 0x20, or 0x7f), or -1. In a header value that is normally the line's CR or LF. It tests eight
+// bytes at a time: the subtraction trick flags bytes below 0x20 and bytes equal to 0x7f, and the
+// lowest flagged byte is always a true match (a borrow only propagates upwards).
+func ctlIndex(b []byte) int {
+	i := 0
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		below := (x - lsb*0x20) &^ x & msb
+		y := x ^ (lsb * 0x7f)
+		del := (y - lsb) &^ y & msb
+		if m := below | del; m != 0 {
+			j := i + bits.TrailingZeros64(m)>>3
+			if b[j] != '\t' {
+				return j
+			}
+			i = j + 1
+			continue
+		}
+		i += 8
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return i
+		}
+	}
+	return -1
+}
+
+// targetEnd returns the index of the first byte in b that cannot be part of a request target (a
+// space, which ends it, or a control character including tab), or -1. Like ctlIndex it tests eight
+// bytes at a time. Bytes from 0x80 up pass: raw UTF-8 is common in the wild.
+func targetEnd(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		below := (x - lsb*0x21) &^ x & msb
+		y := x ^ (lsb * 0x7f)
+		del := (y - lsb) &^ y & msb
+		if m := below | del; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c <= 0x20 || c == 0x7f {
+			return i
+		}
+	}
+	return -1
 }
 
 // bstr returns a string viewing b's bytes without copying them. The caller guarantees that the bytes

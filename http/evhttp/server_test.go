@@ -763,3 +763,72 @@ func TestLoopsSharePort(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestManyPipelined streams thousands of pipelined requests, more than a read buffer holds and more
+// responses than the high-water mark, while reading the responses concurrently.
+func TestManyPipelined(t *testing.T) {
+	s, _ := startServer(t, Config{})
+	c := dial(t, s)
+	const n = 5000
+	go func() {
+		var b bytes.Buffer
+		for i := range n {
+			fmt.Fprintf(&b, "GET /echo?%d HTTP/1.1\r\nHost: t\r\n\r\n", i)
+			if i%7 == 0 {
+				b.WriteString("GET /status/204 HTTP/1.1\r\n\r\n")
+			}
+		}
+		c.Write(b.Bytes())
+	}()
+	for i := range n {
+		_, body := c.response("GET")
+		if want := fmt.Sprintf("GET /echo %d HTTP/1.1", i); !strings.HasPrefix(body, want) {
+			t.Fatalf("response %d: %q", i, body)
+		}
+		if i%7 == 0 {
+			if resp, _ := c.response("GET"); resp.StatusCode != 204 {
+				t.Fatalf("response %d: %d", i, resp.StatusCode)
+			}
+		}
+	}
+}
+
+// TestPipelinedBigBodies asks for several large bodies at once: they are referenced, not copied, and
+// arrive in order.
+func TestPipelinedBigBodies(t *testing.T) {
+	s, _ := startServer(t, Config{})
+	c := dial(t, s)
+	c.send(strings.Repeat(fmt.Sprintf(get, "/big")+fmt.Sprintf(get, "/status/200"), 3))
+	want := sha256.Sum256(bigBody())
+	for range 3 {
+		resp, body := c.response("GET")
+		if got := sha256.Sum256([]byte(body)); resp.StatusCode != 200 || got != want {
+			t.Fatalf("big: %d, %d bytes", resp.StatusCode, len(body))
+		}
+		if _, body := c.response("GET"); body != "body" {
+			t.Fatalf("small: %q", body)
+		}
+	}
+}
+
+func TestAllAddresses(t *testing.T) {
+	s, _ := startServer(t, Config{Addr: ":0"})
+	_, port, _ := net.SplitHostPort(s.Addr())
+	for _, host := range []string{"127.0.0.1", "::1"} {
+		c, err := net.Dial("tcp", net.JoinHostPort(host, port))
+		if err != nil {
+			if host == "::1" {
+				continue // no IPv6 loopback here
+			}
+			t.Fatal(err)
+		}
+		rc := &rawConn{t, c, bufio.NewReader(c)}
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		rc.send(fmt.Sprintf(get, "/echo"))
+		_, body := rc.response("GET")
+		if !strings.Contains(body, host) {
+			t.Errorf("%s: RemoteAddr in %q", host, body)
+		}
+		c.Close()
+	}
+}
