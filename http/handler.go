@@ -89,6 +89,24 @@ func (e *Edge) SetReady(ready bool) { e.stopping.Store(!ready) }
 // that finishes the answer and may block; the caller runs it where blocking
 // is harmless. Everything Handle counts (limits, metrics) is counted once.
 func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
+	// A limiter that waits on the network (Redis) must not hold up an
+	// event loop: the whole answer moves to the slow path.
+	if lv := e.live.Load(); lv != nil && q.Method == http.MethodGet && (q.Path == "/v1/lookup" || q.Path == "/v1/export") {
+		if b, ok := lv.limiter.(interface{ Blocking() bool }); ok && b.Blocking() {
+			held := Req{Method: http.MethodGet, Path: strings.Clone(q.Path), RawQuery: strings.Clone(q.RawQuery),
+				APIKey: strings.Clone(q.APIKey), IfNoneMatch: strings.Clone(q.IfNoneMatch), RemoteAddr: strings.Clone(q.RemoteAddr),
+				Ctx: context.Background()}
+			return func(w *Resp) {
+				if slow := e.handle(&held, w); slow != nil {
+					slow(w)
+				}
+			}
+		}
+	}
+	return e.handle(q, w)
+}
+
+func (e *Edge) handle(q *Req, w *Resp) func(*Resp) {
 	start := time.Now()
 	var ep endpoint
 	var slow func(*Resp)

@@ -170,6 +170,10 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 	return d
 }
 
+// Blocking reports whether Take waits on the network (while Redis is
+// reachable), so callers on an event loop run it elsewhere.
+func (l *Limiter) Blocking() bool { return !l.down.Load() }
+
 // Down reports whether the limiter is counting per node because Redis
 // cannot be reached.
 func (l *Limiter) Down() bool { return l.down.Load() }
