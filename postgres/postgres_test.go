@@ -66,32 +66,55 @@ func withParam(t testing.TB, u, key, value string) string {
 	return u + " " + key + "=" + value
 }
 
-// newDatabase creates an empty database, redirects_test_<random>, so test
-// runs never collide, drops it when the test ends, and returns its URL.
+// testDB is the database of this test run, created by the first test that
+// needs one and dropped by TestMain when the run ends. One database per
+// run, not per test: CREATE and DROP DATABASE each force a checkpoint,
+// which on a busy server can take seconds.
+var testDB struct {
+	once  sync.Once
+	admin string
+	name  string
+	err   error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if testDB.name != "" {
+		// FORCE ends connections a failed test left open.
+		if err := adminExec(testDB.admin, `DROP DATABASE IF EXISTS `+pgx.Identifier{testDB.name}.Sanitize()+` WITH (FORCE)`); err != nil {
+			fmt.Fprintf(os.Stderr, "drop the test database %s: %v\n", testDB.name, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func adminExec(admin, sql string) error {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, sql)
+	return err
+}
+
+// newDatabase returns the URL of the run's database, redirects_test_<random>,
+// so that runs never collide; tests take an empty schema of it (newSchema).
 func newDatabase(t testing.TB) string {
 	t.Helper()
 	admin := adminURL(t)
-	ctx := context.Background()
-	name := randomName("redirects_test_")
-	exec := func(sql string) error {
-		conn, err := pgx.Connect(ctx, admin)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(ctx)
-		_, err = conn.Exec(ctx, sql)
-		return err
-	}
-	if err := exec(`CREATE DATABASE ` + pgx.Identifier{name}.Sanitize()); err != nil {
-		t.Fatalf("create the test database: %v", err)
-	}
-	t.Cleanup(func() {
-		// FORCE ends connections a failed test left open.
-		if err := exec(`DROP DATABASE IF EXISTS ` + pgx.Identifier{name}.Sanitize() + ` WITH (FORCE)`); err != nil {
-			t.Errorf("drop the test database %s: %v", name, err)
+	testDB.once.Do(func() {
+		name := randomName("redirects_test_")
+		if testDB.err = adminExec(admin, `CREATE DATABASE `+pgx.Identifier{name}.Sanitize()); testDB.err == nil {
+			testDB.admin, testDB.name = admin, name
 		}
 	})
-	return withParam(t, admin, "dbname", name)
+	if testDB.err != nil {
+		t.Fatalf("create the test database: %v", testDB.err)
+	}
+	return withParam(t, admin, "dbname", testDB.name)
 }
 
 // newSchema creates an empty schema in the database at dbURL and returns a
@@ -123,7 +146,7 @@ func open(t testing.TB, url string) *postgres.DB {
 	return db
 }
 
-// newStore opens a DB on an empty schema of a new database.
+// newStore opens a DB on an empty schema of the run's database.
 func newStore(t testing.TB) (*postgres.DB, string) {
 	t.Helper()
 	url := newSchema(t, newDatabase(t))
