@@ -11,7 +11,7 @@ import (
 // would do the same, but these also return the raw Errno (no interface conversion) and cover the
 // calls the syscall package lacks (accept4 into a reused address buffer, writev, eventfd).
 //
-// read, write and writev use RawSyscall: the descriptors are nonblocking, so the calls never wait,
+// read, send and sendmsg use RawSyscall: the descriptors are nonblocking, so the calls never wait,
 // and skipping the scheduler's entersyscall/exitsyscall saves about 100 ns per call. epoll_wait,
 // which does block, goes through syscall.EpollWait (Syscall6), which lets the runtime hand the P to
 // other goroutines meanwhile.
@@ -24,16 +24,23 @@ func sysRead(fd int, b []byte) (int, syscall.Errno) {
 	return int(r), 0
 }
 
+// sysWrite is write(2) as send(2) with MSG_NOSIGNAL: a peer that went away yields EPIPE without a
+// SIGPIPE, whatever the program's signal handling (os/signal.Notify, a C host).
 func sysWrite(fd int, b []byte) (int, syscall.Errno) {
-	r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	r, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
+		syscall.MSG_NOSIGNAL, 0, 0)
 	if e != 0 {
 		return 0, e
 	}
 	return int(r), 0
 }
 
+// sysWritev is writev(2) as sendmsg(2) with MSG_NOSIGNAL (see sysWrite).
 func sysWritev(fd int, iov []syscall.Iovec) (int, syscall.Errno) {
-	r, _, e := syscall.RawSyscall(syscall.SYS_WRITEV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
+	var msg syscall.Msghdr
+	msg.Iov = &iov[0]
+	setSize(&msg.Iovlen, len(iov))
+	r, _, e := syscall.RawSyscall(syscall.SYS_SENDMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), syscall.MSG_NOSIGNAL)
 	if e != 0 {
 		return 0, e
 	}
@@ -88,3 +95,7 @@ func epollCtl(epfd, op, fd int, events uint32) syscall.Errno {
 	_, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_CTL, uintptr(epfd), uintptr(op), uintptr(fd), uintptr(unsafe.Pointer(&ev)), 0, 0)
 	return e
 }
+
+// setSize stores n in a size_t field of a kernel structure, which is uint32 or uint64 by
+// architecture (the syscall package has no setter for Msghdr.Iovlen).
+func setSize[T uint32 | uint64](p *T, n int) { *p = T(n) }
