@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -82,6 +83,9 @@ func benchLoop(b testing.TB, h Handler) (*loop, *conn, int) {
 	if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, fds[0], syscall.EPOLLIN); e != 0 {
 		b.Fatal(e)
 	}
+	if l.efd, err = sysEventfd(); err != nil {
+		b.Fatal(err)
+	}
 	l.tick()
 	c := l.newConn()
 	c.fd, c.interest, c.remote = fds[0], syscall.EPOLLIN, "127.0.0.1:1"
@@ -92,6 +96,7 @@ func benchLoop(b testing.TB, h Handler) (*loop, *conn, int) {
 		l.closeConn(c)
 		syscall.Close(fds[1])
 		syscall.Close(l.epfd)
+		syscall.Close(l.efd)
 	})
 	return l, c, fds[1]
 }
@@ -201,5 +206,83 @@ func TestZeroAllocs(t *testing.T) {
 		if allocs != 0 {
 			t.Errorf("%d-byte request: %v allocations per run", len(req), allocs)
 		}
+	}
+}
+
+// TestSlowWhileOutputPending drives a loop by hand through the case where a slow function runs while
+// the responses before its request still wait for the socket: they must keep flowing on EPOLLOUT,
+// the connection must then wait with no events registered, and the slow response must follow.
+func TestSlowWhileOutputPending(t *testing.T) {
+	release := make(chan struct{})
+	medium := bytes.Repeat([]byte("m"), copyBodyMax)
+	l, c, peer := benchLoop(t, func(req *Request, resp *Response) func(*Response) {
+		switch req.Path {
+		case "/medium":
+			resp.Body = medium
+		case "/slow":
+			return func(resp *Response) {
+				<-release
+				resp.Body = []byte("slow")
+			}
+		default:
+			resp.Body = []byte("echo")
+		}
+		return nil
+	})
+	if err := syscall.SetsockoptInt(c.fd, syscall.SOL_SOCKET, syscall.SO_SNDBUF, 4096); err != nil {
+		t.Fatal(err)
+	}
+	req := strings.Repeat("GET /medium HTTP/1.1\r\n\r\n", 7) + "GET /slow HTTP/1.1\r\n\r\nGET /echo HTTP/1.1\r\n\r\n"
+	syscall.Write(peer, []byte(req))
+	l.readable(c)
+	if c.state != stSlow || !c.pending() || c.interest != syscall.EPOLLOUT {
+		t.Fatalf("state %d pending %v interest %#x: the test does not reach its case", c.state, c.pending(), c.interest)
+	}
+	var got []byte
+	buf := make([]byte, 64<<10)
+	drain := func() {
+		for {
+			n, err := syscall.Read(peer, buf)
+			if err != nil || n <= 0 {
+				return
+			}
+			got = append(got, buf[:n]...)
+		}
+	}
+	for i := 0; c.pending(); i++ {
+		if i == 100 {
+			t.Fatalf("no progress on EPOLLOUT: %d bytes pending", c.pendingBytes)
+		}
+		drain()
+		l.event(c, syscall.EPOLLOUT)
+	}
+	drain()
+	if c.interest != 0 {
+		t.Fatalf("interest %#x while the slow function runs, want none", c.interest)
+	}
+	if n := bytes.Count(got, medium); n != 7 || bytes.Contains(got, []byte("slow")) {
+		t.Fatalf("%d medium bodies before the slow one finished", n)
+	}
+	close(release)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		l.mu.Lock()
+		n := len(l.done)
+		l.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("slow function did not complete")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	l.resumeCompleted()
+	got = got[:0]
+	drain()
+	if i, j := bytes.Index(got, []byte("\r\n\r\nslow")), bytes.Index(got, []byte("\r\n\r\necho")); i < 0 || j < i {
+		t.Fatalf("after the slow function: %q", got)
+	}
+	if c.state != stReading || c.interest != syscall.EPOLLIN {
+		t.Fatalf("state %d interest %#x after the slow response", c.state, c.interest)
 	}
 }

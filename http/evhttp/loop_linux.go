@@ -32,6 +32,9 @@ const (
 	// sends a reset that can destroy the response before the client has read it.
 	lingerTime = time.Second
 	lingerMax  = 256 << 10
+	// maxReadsPerEvent bounds the reads for one readable event (level-triggered epoll reports
+	// the rest).
+	maxReadsPerEvent = 4
 	// maxAcceptsPerEvent keeps one busy listener from starving the loop's connections.
 	maxAcceptsPerEvent = 64
 	// maxSweepInterval is the longest time between two timeout sweeps.
@@ -436,15 +439,16 @@ func (l *loop) event(c *conn, events uint32) {
 	switch {
 	case c.state == stLinger:
 		l.lingerRead(c)
+	case c.pending():
+		// Also while a slow function runs: the responses before its request go out meanwhile.
+		if events&(syscall.EPOLLOUT|syscall.EPOLLERR|syscall.EPOLLHUP) != 0 {
+			l.serve(c)
+		}
 	case c.state == stSlow:
 		// Nothing is registered but errors: the peer is gone. The slow function finishes anyway
 		// and its completion finds the connection closed.
 		if events&(syscall.EPOLLERR|syscall.EPOLLHUP) != 0 {
 			l.closeConn(c)
-		}
-	case c.pending():
-		if events&(syscall.EPOLLOUT|syscall.EPOLLERR|syscall.EPOLLHUP) != 0 {
-			l.serve(c)
 		}
 	default:
 		l.readable(c)
@@ -452,9 +456,10 @@ func (l *loop) event(c *conn, events uint32) {
 }
 
 // readable reads once into the connection's buffer and answers what arrived; it reads again only
-// when the read filled the buffer (more is probably waiting) and the connection can take more.
+// when the read filled the buffer (more is probably waiting) and the connection can take more, a few
+// times at most so that one fast client cannot starve the loop's other connections.
 func (l *loop) readable(c *conn) {
-	for {
+	for range maxReadsPerEvent {
 		if c.in == nil {
 			c.in = l.getBuf()
 		}

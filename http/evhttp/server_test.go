@@ -25,6 +25,7 @@ import (
 //	/echo          200 text: method, path, query, proto and the X-Test header
 //	/status/N      status N with body "body"
 //	/big           the 20 MiB body bigBody
+//	/medium        its first copyBodyMax bytes (the largest body that is copied)
 //	/slow          a slow function that sleeps 100 ms (or what ?ms= says), keeping a header set before
 //	/panic         a panic in the handler
 //	/slowpanic     a panic in the slow function
@@ -40,6 +41,9 @@ func testHandler(t testing.TB) (Handler, chan struct{}) {
 		case strings.HasPrefix(req.Path, "/status/"):
 			fmt.Sscan(req.Path[len("/status/"):], &resp.Status)
 			resp.Body = []byte("body")
+		case req.Path == "/medium":
+			resp.Status = 200
+			resp.Body = bigBody()[:copyBodyMax]
 		case req.Path == "/big":
 			resp.Status = 200
 			resp.Body = bigBody()
