@@ -37,3 +37,11 @@ func NewKey(projectID, name string, test bool, now time.Time) (*Key, string) {
 		CreatedAt: now,
 	}, secret
 }
+
+// Validate checks a key's label before it is stored.
+func (k *Key) Validate() error {
+	if len(k.Name) > 200 {
+		return Errorf(EINVALID, "key name is %d bytes long, more than the 200 allowed", len(k.Name))
+	}
+	return checkName("key name", k.Name)
+}

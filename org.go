@@ -3,6 +3,8 @@ package redirects
 import (
 	"strconv"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Tier is an organization's plan. It sets the default per-minute rate limit
@@ -125,6 +127,9 @@ func (o *Org) Validate() error {
 	if len(o.Name) > 200 {
 		return Errorf(EINVALID, "organization name is %d bytes long, more than the 200 allowed", len(o.Name))
 	}
+	if err := checkName("organization name", o.Name); err != nil {
+		return err
+	}
 	if _, err := ParseTier(string(o.Tier)); err != nil {
 		return err
 	}
@@ -183,8 +188,26 @@ func (p *Project) Validate() error {
 	if len(p.Name) > 200 {
 		return Errorf(EINVALID, "project name is %d bytes long, more than the 200 allowed", len(p.Name))
 	}
+	if err := checkName("project name", p.Name); err != nil {
+		return err
+	}
 	if p.OrgID == "" {
 		return Errorf(EINVALID, "project has no organization")
+	}
+	return nil
+}
+
+// checkName refuses names that are not valid UTF-8 or hold control
+// characters: they would garble tables and logs, and PostgreSQL cannot store
+// a NUL byte.
+func checkName(field, s string) error {
+	if !utf8.ValidString(s) {
+		return Errorf(EINVALID, "%s %s is not valid UTF-8", field, quoteShort(s))
+	}
+	for i, c := range s {
+		if unicode.IsControl(c) {
+			return Errorf(EINVALID, "%s %s holds a control character (%U) at byte %d", field, quoteShort(s), c, i)
+		}
 	}
 	return nil
 }

@@ -19,14 +19,14 @@ func (c *cmd) keyCreate(ctx context.Context, args []string) error {
 	if err := required(fs, "project"); err != nil {
 		return err
 	}
-	if len(*name) > 200 {
-		return redirects.Errorf(redirects.EINVALID, "key name is %d bytes long, more than the 200 allowed", len(*name))
+	k, secret := redirects.NewKey(*project, *name, *test, c.m.Clock.Now())
+	if err := k.Validate(); err != nil {
+		return err
 	}
 	s, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
-	k, secret := redirects.NewKey(*project, *name, *test, c.m.Clock.Now())
 	if err := s.CreateKey(ctx, k); err != nil {
 		return err
 	}
