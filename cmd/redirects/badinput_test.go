@@ -36,6 +36,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{`project "prj_nope" not found`, []string{"rule", "add", "--project", "prj_nope", "--source", "/a", "--destination", "/b"}},
 		{`organization "org_nope" not found`, []string{"project", "create", "--org", "org_nope", "--name", "x"}},
 		{`tier "gold" is not one of free, pro, enterprise`, []string{"org", "create", "--name", "x", "--tier", "gold"}},
+		{`organization name "a\ab" holds a control character (U+0007)`, []string{"org", "create", "--name", "a\ab", "--tier", "free"}},
+		{`key name "\x1b[31m" holds a control character`, []string{"key", "create", "--project", p, "--name", "\x1b[31m"}},
 		{`organization "org_nope" not found`, []string{"org", "update", "org_nope", "--tier", "pro"}},
 		{`project "prj_nope" not found`, []string{"key", "create", "--project", "prj_nope"}},
 		{`key "key_nope" is not a key of project`, []string{"key", "revoke", "--project", p, "key_nope"}},
