@@ -270,12 +270,18 @@ func (l *loop) run() {
 	defer l.exit()
 	for {
 		timeout := int((l.sweepEvery + int64(time.Millisecond) - 1) / int64(time.Millisecond))
+		if len(l.active) == 0 && !l.acceptPaused && !l.stopping {
+			timeout = -1 // nothing to sweep: sleep until a connection or a wake-up
+		}
 		n, err := syscall.EpollWait(l.epfd, l.events[:], timeout)
 		if err != nil && err != syscall.EINTR {
 			l.report(fmt.Errorf("evhttp: epoll_wait: %w", err))
 			return
 		}
 		l.tick()
+		if timeout < 0 {
+			l.lastSweep = l.now // nothing was waiting: the next sweep is due a full interval from now
+		}
 		if !l.stopping && l.srv.stopping.Load() {
 			l.stopping = true
 		}

@@ -73,8 +73,7 @@ func (r *Request) HeaderAt(i int) (name, value string) {
 }
 
 // reset clears the request for the next parse. Only the used header slots are cleared, which keeps
-// the per-request cost independent of maxRequestHeaders; stale views are harmless because the
-// strings point into buffers this package owns.
+// the per-request cost independent of maxRequestHeaders.
 func (r *Request) reset() {
 	clear(r.hdr[:r.nhdr])
 	r.nhdr = 0
@@ -82,13 +81,15 @@ func (r *Request) reset() {
 	r.close, r.keepAlive10, r.hasBody = false, false, false
 }
 
-// Status codes produced by the parser itself.
+// Status codes the engine answers by itself.
 const (
-	codeBadRequest       = 400
-	codeHeadersTooLarge  = 431
-	codeInternalError    = 500
-	maxLeadingEmptyLines = 8
+	codeBadRequest      = 400
+	codeHeadersTooLarge = 431
+	codeInternalError   = 500
 )
+
+// maxLeadingEmptyLines is how many empty lines before a request line are skipped.
+const maxLeadingEmptyLines = 8
 
 // parseRequest parses one request head at the start of buf into r. It returns the head's length n > 0
 // and code 0 on success; n == 0 and code 0 when more bytes are needed; code 400 or 431 when the request
