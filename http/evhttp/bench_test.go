@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -285,4 +287,34 @@ func TestSlowWhileOutputPending(t *testing.T) {
 	if c.state != stReading || c.interest != syscall.EPOLLIN {
 		t.Fatalf("state %d interest %#x after the slow response", c.state, c.interest)
 	}
+}
+
+// TestServeForWrk serves a fixed 200 JSON answer for load generators when EVHTTP_WRK_ADDR is set,
+// for EVHTTP_WRK_SECONDS (default 30), e.g.:
+//
+//	go test -c -o /tmp/evhttp.test ./http/evhttp
+//	EVHTTP_WRK_ADDR=127.0.0.1:18080 taskset -c 0 /tmp/evhttp.test -test.run TestServeForWrk &
+//	taskset -c 1 wrk -t1 -c64 -d5s http://127.0.0.1:18080/v1/lookup
+func TestServeForWrk(t *testing.T) {
+	addr := os.Getenv("EVHTTP_WRK_ADDR")
+	if addr == "" {
+		t.Skip("EVHTTP_WRK_ADDR not set")
+	}
+	secs, _ := strconv.Atoi(os.Getenv("EVHTTP_WRK_SECONDS"))
+	if secs <= 0 {
+		secs = 30
+	}
+	body := []byte(`{"destination":"https://example.com/new","statusCode":301,"matchType":"exact"}`)
+	s, err := Listen(Config{Addr: addr, Handler: func(req *Request, resp *Response) func(*Response) {
+		resp.Status = 200
+		resp.Set("Content-Type", "application/json")
+		resp.Body = body
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("serving on %s for %ds", s.Addr(), secs)
+	time.Sleep(time.Duration(secs) * time.Second)
+	s.Shutdown(t.Context())
 }
