@@ -156,3 +156,21 @@ func TestEdgePropagation(t *testing.T) {
 		}
 	}
 }
+
+func TestEdgeDebugLogNeverHoldsAKey(t *testing.T) {
+	c := newCLI(t)
+	_, p, key := deployed(t, c)
+	e := startEdge(t, c, "REDIRECTS_LOG_LEVEL=debug")
+	e.get(lookupURL(p, "/old"), key)
+	e.get(lookupURL(p, "/old"), "redir_live_"+strings.Repeat("Z", 32))
+	within(t, 2*time.Second, "the request log lines", func() bool {
+		return strings.Count(e.logText(), "msg=request") >= 2
+	})
+	logs := e.logText()
+	if strings.Contains(logs, key) || strings.Contains(logs, strings.Repeat("Z", 32)) {
+		t.Fatalf("a full API key reached the log:\n%s", logs)
+	}
+	if !strings.Contains(logs, "key=redir_live_..."+key[len(key)-4:]) || !strings.Contains(logs, "status=200") || !strings.Contains(logs, "status=401") {
+		t.Fatalf("the request log lines lack the shortened key or the statuses:\n%s", logs)
+	}
+}
