@@ -1,17 +1,11 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
-	"runtime"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"redirects"
 )
@@ -38,26 +32,12 @@ import (
 // background while they are inserted, and the transaction is rolled back
 // if validation finds a problem.
 func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirects.Rule, replace bool) (int, error) {
-	if len(rules) > math.MaxInt32 {
-		return 0, redirects.Errorf(redirects.EINVALID, "%d rules are more than one import can hold", len(rules))
+	// The batch is validated beside the database work, on the CPUs the
+	// inserting goroutine leaves free. A problem stops the insert early.
+	batch, err := redirects.NewImportBatch(rules)
+	if err != nil {
+		return 0, err
 	}
-	keys := sortBatch(rules)
-	firstOf := findRepeats(keys)
-
-	// Validation runs beside the database work, on the CPUs the inserting
-	// goroutine leaves free. A problem stops the insert early.
-	var failed atomic.Bool
-	validated := make(chan []string, 1) // buffered: an early return leaks nothing
-	go func() {
-		invalid := validateBatch(rules, max(1, runtime.GOMAXPROCS(0)-1))
-		for _, msg := range invalid {
-			if msg != "" {
-				failed.Store(true)
-				break
-			}
-		}
-		validated <- invalid
-	}()
 
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
@@ -70,21 +50,20 @@ func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirec
 	}
 	var clashes map[int32]int64
 	if !replace {
-		if clashes, err = findClashes(ctx, tx, projectID, keys); err != nil {
+		if clashes, err = findClashes(ctx, tx, projectID, batch.Keys); err != nil {
 			return 0, err
 		}
 	}
 	var insertErr error
-	if len(clashes) == 0 && !hasRepeats(firstOf) {
+	if len(clashes) == 0 && !batch.HasRepeats() {
 		if replace {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE project_id = ?`, projectID); err != nil {
 				return 0, fmt.Errorf("sqlite: import rules: %w", err)
 			}
 		}
-		insertErr = insertRules(ctx, tx, projectID, rules, keys, db.now().UnixNano(), &failed)
+		insertErr = insertRules(ctx, tx, projectID, batch, db.now().UnixNano())
 	}
-	invalid := <-validated
-	if err := importError(rules, projectID, invalid, firstOf, clashes); err != nil {
+	if err := batch.Err(projectID, clashes); err != nil {
 		return 0, err
 	}
 	if insertErr != nil {
@@ -96,107 +75,12 @@ func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirec
 	return len(rules), nil
 }
 
-// batchKey is a rule of a batch by its place in the rules table's UNIQUE
-// index: match type, then source bytes (SQLite's BINARY collation is Go's
-// string order, and 'exact' < 'starts_with' as Exact < StartsWith), then
-// position in the batch.
-type batchKey struct {
-	source string
-	pos    int32
-	match  redirects.MatchType
-}
-
-func compareBatchKeys(a, b batchKey) int {
-	if c := cmp.Compare(a.match, b.match); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.source, b.source); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.pos, b.pos)
-}
-
-func sameRule(a, b batchKey) bool { return a.match == b.match && a.source == b.source }
-
-// sortBatch returns the keys of rules in index order. The two halves sort
-// in parallel and are then merged.
-func sortBatch(rules []redirects.Rule) []batchKey {
-	keys := make([]batchKey, len(rules))
-	for i := range rules {
-		keys[i] = batchKey{source: rules[i].Source, pos: int32(i), match: rules[i].MatchType}
-	}
-	if len(keys) < 10_000 {
-		slices.SortFunc(keys, compareBatchKeys)
-		return keys
-	}
-	a, b := keys[:len(keys)/2], keys[len(keys)/2:]
-	var wg sync.WaitGroup
-	wg.Go(func() { slices.SortFunc(a, compareBatchKeys) })
-	slices.SortFunc(b, compareBatchKeys)
-	wg.Wait()
-	out := make([]batchKey, 0, len(keys))
-	for len(a) > 0 && len(b) > 0 {
-		if compareBatchKeys(a[0], b[0]) <= 0 {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
-	}
-	return append(append(out, a...), b...)
-}
-
-// findRepeats returns, for each position of the batch, the position of the
-// earlier rule with the same match type and source, or -1.
-func findRepeats(keys []batchKey) []int32 {
-	firstOf := make([]int32, len(keys))
-	for k, key := range keys {
-		firstOf[key.pos] = -1
-		if k > 0 && sameRule(keys[k-1], key) {
-			// Equal keys are adjacent, earliest first.
-			first := keys[k-1].pos
-			if f := firstOf[first]; f >= 0 {
-				first = f
-			}
-			firstOf[key.pos] = first
-		}
-	}
-	return firstOf
-}
-
-func hasRepeats(firstOf []int32) bool {
-	for _, f := range firstOf {
-		if f >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// validateBatch validates every rule with the given number of goroutines
-// and returns each rule's problem, or "".
-func validateBatch(rules []redirects.Rule, workers int) []string {
-	invalid := make([]string, len(rules))
-	workers = min(workers, max(1, len(rules)/10_000))
-	chunk := (len(rules) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(rules); lo += chunk {
-		hi := min(lo+chunk, len(rules))
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				if err := rules[i].Validate(); err != nil {
-					invalid[i] = redirects.ErrorMessage(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return invalid
-}
-
 // findClashes returns, for the first rule of the batch with each key that a
 // stored rule of the project has, that stored rule's ID. It walks the stored
-// keys and the batch's side by side, both in index order.
-func findClashes(ctx context.Context, tx *sql.Tx, projectID string, keys []batchKey) (map[int32]int64, error) {
+// keys and the batch's side by side, both in index order: SQLite's BINARY
+// collation is Go's string order, and 'exact' < 'starts_with' as Exact <
+// StartsWith, so the index orders as redirects.CompareImportKeys.
+func findClashes(ctx context.Context, tx *sql.Tx, projectID string, keys []redirects.ImportKey) (map[int32]int64, error) {
 	// The UNIQUE index on (project_id, match_type, source) covers this
 	// query and gives its order, so SQLite reads the index alone and sorts
 	// nothing.
@@ -210,66 +94,30 @@ func findClashes(ctx context.Context, tx *sql.Tx, projectID string, keys []batch
 		k       int
 		id      int64
 		mt      string
-		stored  batchKey
+		stored  redirects.ImportKey
 	)
 	for rows.Next() {
-		if err := rows.Scan(&id, &mt, &stored.source); err != nil {
+		if err := rows.Scan(&id, &mt, &stored.Source); err != nil {
 			return nil, fmt.Errorf("sqlite: import rules: %w", err)
 		}
-		if stored.match, err = redirects.ParseMatchType(mt); err != nil {
+		if stored.Match, err = redirects.ParseMatchType(mt); err != nil {
 			return nil, fmt.Errorf("sqlite: import rules: stored rule %d: %w", id, err)
 		}
-		stored.pos = -1 // before every batch key with the same rule
-		for k < len(keys) && compareBatchKeys(keys[k], stored) < 0 {
+		stored.Pos = -1 // before every batch key with the same rule
+		for k < len(keys) && redirects.CompareImportKeys(keys[k], stored) < 0 {
 			k++
 		}
-		if k < len(keys) && sameRule(keys[k], stored) {
+		if k < len(keys) && keys[k].SameRule(stored) {
 			if clashes == nil {
 				clashes = make(map[int32]int64)
 			}
-			clashes[keys[k].pos] = id
+			clashes[keys[k].Pos] = id
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: import rules: %w", err)
 	}
 	return clashes, nil
-}
-
-// importError returns the one error that reports every problem of an
-// import, one line per rule in the order of the batch, or nil. A rule has at
-// most one problem: invalid, else a repeat, else a clash.
-func importError(rules []redirects.Rule, projectID string, invalid []string, firstOf []int32, clashes map[int32]int64) error {
-	var b strings.Builder
-	code := redirects.ECONFLICT
-	line := func(i int, kind, format string, args ...any) {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "rule %d: ", i+1)
-		fmt.Fprintf(&b, format, args...)
-		if kind != redirects.ECONFLICT {
-			code = redirects.EINVALID
-		}
-	}
-	for i := range rules {
-		r := &rules[i]
-		if msg := invalid[i]; msg != "" {
-			line(i, redirects.EINVALID, "%s", msg)
-		} else if f := firstOf[i]; f >= 0 {
-			line(i, redirects.EINVALID, "a%s %s rule for source %q is already rule %d of this import", article(r.MatchType), r.MatchType, r.Source, f+1)
-		} else if id, ok := clashes[int32(i)]; ok {
-			c := *r
-			c.ProjectID = projectID
-			// "rule ID", not "rule": callers rewrite "rule N" as a
-			// position in the batch, and this N is a stored rule's ID.
-			line(i, redirects.ECONFLICT, "%s (rule ID %d)", conflictMessage(&c), id)
-		}
-	}
-	if b.Len() == 0 {
-		return nil
-	}
-	return &redirects.Error{Code: code, Message: b.String()}
 }
 
 // insertBatch is how many rules one INSERT statement stores. Fewer
@@ -281,13 +129,14 @@ const insertBatch = 64
 // errStopped ends an insert that validation has already doomed.
 var errStopped = errors.New("stopped: the batch has invalid rules")
 
-// insertRules inserts the rules in index order (keys) with explicit IDs
-// that follow the same order, starting above every ID handed out before.
-// Both B-trees of the rules table, the table by ID and the UNIQUE index by
-// key, then grow at one place instead of at random ones, which makes a large
-// import about twice as fast as inserting in the order of rules. It stops
-// with errStopped once stop is set.
-func insertRules(ctx context.Context, tx *sql.Tx, projectID string, rules []redirects.Rule, keys []batchKey, now int64, stop *atomic.Bool) error {
+// insertRules inserts the batch's rules in index order (batch.Keys) with
+// explicit IDs that follow the same order, starting above every ID handed
+// out before. Both B-trees of the rules table, the table by ID and the
+// UNIQUE index by key, then grow at one place instead of at random ones,
+// which makes a large import about twice as fast as inserting in the order
+// of rules. It stops with errStopped once the batch's validation has failed.
+func insertRules(ctx context.Context, tx *sql.Tx, projectID string, batch *redirects.ImportBatch, now int64) error {
+	rules, keys := batch.Rules, batch.Keys
 	if len(keys) == 0 {
 		return nil
 	}
@@ -313,13 +162,13 @@ func insertRules(ctx context.Context, tx *sql.Tx, projectID string, rules []redi
 	defer full.Close()
 	args := make([]any, 0, 8*insertBatch)
 	for start := 0; start < len(keys); start += insertBatch {
-		if stop.Load() {
+		if batch.Failed() {
 			return errStopped
 		}
 		end := min(start+insertBatch, len(keys))
 		args = args[:0]
 		for k := start; k < end; k++ {
-			r := &rules[keys[k].pos]
+			r := &rules[keys[k].Pos]
 			args = append(args, next+int64(k), projectID, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, now)
 		}
 		stmt := full

@@ -1,0 +1,213 @@
+package redirects
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// ImportKey is a rule of an import batch by its place in a store's unique
+// index of rules: match type, then source bytes, then position in the batch.
+// A store whose index orders the same way (Exact before StartsWith, sources
+// in Go's string order) can walk its stored rules beside ImportBatch.Keys.
+type ImportKey struct {
+	Source string
+	Pos    int32 // the rule's 0-based position in ImportBatch.Rules
+	Match  MatchType
+}
+
+// CompareImportKeys orders keys by match type, source, then position.
+func CompareImportKeys(a, b ImportKey) int {
+	if c := cmp.Compare(a.Match, b.Match); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Source, b.Source); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Pos, b.Pos)
+}
+
+// SameRule reports whether k and o have the same match type and source, so
+// that one store cannot hold both.
+func (k ImportKey) SameRule(o ImportKey) bool { return k.Match == o.Match && k.Source == o.Source }
+
+// ImportBatch is the store-independent part of Store.ImportRules: the batch
+// sorted in index order, the repeats within it, its validation and the one
+// error that reports every problem. A store adds what needs its database:
+// the clashes with stored rules and the insert.
+type ImportBatch struct {
+	// Rules is the batch as the caller gave it; it is not changed.
+	Rules []Rule
+	// Keys holds one key per rule, in the order of CompareImportKeys.
+	Keys []ImportKey
+
+	firstOf   []int32 // per position: the earlier rule it repeats, or -1
+	repeats   bool
+	failed    atomic.Bool
+	validated chan []string // receives invalid once validation is done
+	invalid   []string      // per position: the rule's problem, or ""; nil until received
+}
+
+// NewImportBatch sorts rules in index order, finds the repeats within them
+// and starts validating them in the background, on every CPU but one, so
+// that a store can do its database work meanwhile; Err waits for the
+// validation. A batch is abandoned without leaking anything. Errors:
+// EINVALID (more rules than the int32 positions of Keys can hold).
+func NewImportBatch(rules []Rule) (*ImportBatch, error) {
+	if len(rules) > math.MaxInt32 {
+		return nil, Errorf(EINVALID, "%d rules are more than one import can hold", len(rules))
+	}
+	b := &ImportBatch{Rules: rules, Keys: sortImportKeys(rules)}
+	b.firstOf, b.repeats = findRepeats(b.Keys)
+	b.validated = make(chan []string, 1) // buffered: an abandoned batch leaks nothing
+	go func() {
+		invalid := validateRules(rules, max(1, runtime.GOMAXPROCS(0)-1))
+		for _, msg := range invalid {
+			if msg != "" {
+				b.failed.Store(true)
+				break
+			}
+		}
+		b.validated <- invalid
+	}()
+	return b, nil
+}
+
+// HasRepeats reports whether two rules of the batch have the same match
+// type and source, which dooms the import.
+func (b *ImportBatch) HasRepeats() bool { return b.repeats }
+
+// Failed reports whether validation has already found an invalid rule, so
+// that a store can stop inserting a batch that Err will reject. It does not
+// wait: false means no problem yet.
+func (b *ImportBatch) Failed() bool { return b.failed.Load() }
+
+// Err waits for the validation and returns the one error that reports every
+// problem of the import, one line "rule N: ..." per rule in the order of the
+// batch with N its 1-based position, or nil. A rule has at most one problem:
+// invalid, else a repeat of an earlier rule of the batch, else a clash with
+// the stored rule whose ID clashes maps its position to. The code is
+// ECONFLICT when every problem is a clash, EINVALID otherwise.
+func (b *ImportBatch) Err(projectID string, clashes map[int32]int64) error {
+	if b.invalid == nil {
+		b.invalid = <-b.validated
+	}
+	invalid := b.invalid
+	var sb strings.Builder
+	code := ECONFLICT
+	line := func(i int, kind, format string, args ...any) {
+		if sb.Len() > 0 {
+			sb.WriteByte('\n')
+		}
+		fmt.Fprintf(&sb, "rule %d: ", i+1)
+		fmt.Fprintf(&sb, format, args...)
+		if kind != ECONFLICT {
+			code = EINVALID
+		}
+	}
+	for i := range b.Rules {
+		r := &b.Rules[i]
+		if msg := invalid[i]; msg != "" {
+			line(i, EINVALID, "%s", msg)
+		} else if f := b.firstOf[i]; f >= 0 {
+			line(i, EINVALID, "a%s %s rule for source %q is already rule %d of this import", article(r.MatchType), r.MatchType, r.Source, f+1)
+		} else if id, ok := clashes[int32(i)]; ok {
+			c := *r
+			c.ProjectID = projectID
+			// "rule ID", not "rule": callers rewrite "rule N" as a
+			// position in the batch, and this N is a stored rule's ID.
+			line(i, ECONFLICT, "%s (rule ID %d)", ConflictMessage(&c), id)
+		}
+	}
+	if sb.Len() == 0 {
+		return nil
+	}
+	return &Error{Code: code, Message: sb.String()}
+}
+
+// ConflictMessage says that r's match type and source are taken by a stored
+// rule of r's project.
+func ConflictMessage(r *Rule) string {
+	return fmt.Sprintf("a%s %s rule for source %q already exists in project %s",
+		article(r.MatchType), r.MatchType, r.Source, r.ProjectID)
+}
+
+func article(m MatchType) string {
+	if m == Exact {
+		return "n"
+	}
+	return ""
+}
+
+// sortImportKeys returns the keys of rules in index order. The two halves
+// sort in parallel and are then merged.
+func sortImportKeys(rules []Rule) []ImportKey {
+	keys := make([]ImportKey, len(rules))
+	for i := range rules {
+		keys[i] = ImportKey{Source: rules[i].Source, Pos: int32(i), Match: rules[i].MatchType}
+	}
+	if len(keys) < 10_000 {
+		slices.SortFunc(keys, CompareImportKeys)
+		return keys
+	}
+	a, b := keys[:len(keys)/2], keys[len(keys)/2:]
+	var wg sync.WaitGroup
+	wg.Go(func() { slices.SortFunc(a, CompareImportKeys) })
+	slices.SortFunc(b, CompareImportKeys)
+	wg.Wait()
+	out := make([]ImportKey, 0, len(keys))
+	for len(a) > 0 && len(b) > 0 {
+		if CompareImportKeys(a[0], b[0]) <= 0 {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// findRepeats returns, for each position of the batch, the position of the
+// earlier rule with the same match type and source, or -1, and whether
+// there is any.
+func findRepeats(keys []ImportKey) (firstOf []int32, found bool) {
+	firstOf = make([]int32, len(keys))
+	for k, key := range keys {
+		firstOf[key.Pos] = -1
+		if k > 0 && keys[k-1].SameRule(key) {
+			// Equal keys are adjacent, earliest first.
+			first := keys[k-1].Pos
+			if f := firstOf[first]; f >= 0 {
+				first = f
+			}
+			firstOf[key.Pos] = first
+			found = true
+		}
+	}
+	return firstOf, found
+}
+
+// validateRules validates every rule with the given number of goroutines
+// and returns each rule's problem, or "".
+func validateRules(rules []Rule, workers int) []string {
+	invalid := make([]string, len(rules))
+	workers = min(workers, max(1, len(rules)/10_000))
+	chunk := (len(rules) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(rules); lo += chunk {
+		hi := min(lo+chunk, len(rules))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				if err := rules[i].Validate(); err != nil {
+					invalid[i] = ErrorMessage(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return invalid
+}
