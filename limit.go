@@ -2,6 +2,7 @@ package redirects
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,18 +48,42 @@ type Limiter interface {
 	Take(ctx context.Context, u Usage) Decision
 }
 
+// span is a window of time: a minute or a month.
+type span struct {
+	start, end time.Time
+	name       string
+}
+
+// lastMinute and lastPeriod cache the windows of the latest request: every
+// request of a minute shares them, and computing a month's name costs a
+// formatting and an allocation.
+var lastMinute, lastPeriod atomic.Pointer[span]
+
+func (s *span) holds(t time.Time) bool {
+	return s != nil && !t.Before(s.start) && t.Before(s.end)
+}
+
 // MinuteWindow returns the start and end of the fixed UTC minute holding t.
 func MinuteWindow(t time.Time) (start, end time.Time) {
+	if s := lastMinute.Load(); s.holds(t) {
+		return s.start, s.end
+	}
 	start = t.UTC().Truncate(time.Minute)
+	lastMinute.Store(&span{start: start, end: start.Add(time.Minute)})
 	return start, start.Add(time.Minute)
 }
 
 // BillingPeriod returns the calendar month (UTC) holding t, as "2006-01",
 // and its end.
 func BillingPeriod(t time.Time) (period string, end time.Time) {
+	if s := lastPeriod.Load(); s.holds(t) {
+		return s.name, s.end
+	}
 	t = t.UTC()
 	start := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-	return start.Format("2006-01"), start.AddDate(0, 1, 0)
+	s := &span{start: start, end: start.AddDate(0, 1, 0), name: start.Format("2006-01")}
+	lastPeriod.Store(s)
+	return s.name, s.end
 }
 
 // Decide applies CONTRACT.md's counting rules to counts already taken: the

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"redirects"
 )
@@ -209,7 +210,8 @@ func (e *Edge) serveAPI(r *Req, w *Resp, lookup bool) (slow func(*Resp)) {
 		e.writeError(w, errInvalidKey)
 		return nil
 	}
-	k := cat.keys[sha256.Sum256([]byte(key))]
+	// The key is hashed in place: converting it to []byte would allocate.
+	k := cat.keys[sha256.Sum256(unsafe.Slice(unsafe.StringData(key), len(key)))]
 	var ps *projectState
 	var org *redirects.Org
 	if k != nil && k.RevokedAt == nil {

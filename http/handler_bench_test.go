@@ -1,0 +1,71 @@
+package http
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"redirects"
+	"redirects/export"
+	"redirects/http/evhttp"
+	"redirects/sqlite"
+)
+
+// BenchmarkHandleLookup measures the edge's own work for one lookup hit
+// (key check, limits, parameters, match, headers), without the network.
+func BenchmarkHandleLookup(b *testing.B) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "r.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	o := &redirects.Org{Name: "o", Tier: redirects.TierEnterprise}
+	must(b, db.CreateOrg(ctx, o))
+	p := &redirects.Project{OrgID: o.ID, Name: "p"}
+	must(b, db.CreateProject(ctx, p))
+	rules := redirects.GenerateRules(100_000, 0.5, 1)
+	_, err = db.ImportRules(ctx, p.ID, rules, false)
+	must(b, err)
+	_, err = db.Deploy(ctx, p.ID, redirects.DeployOptions{}, export.Render)
+	must(b, err)
+	k, secret := redirects.NewKey(p.ID, "", false, redirects.SystemClock{}.Now())
+	must(b, db.CreateKey(ctx, k))
+	limiter, err := redirects.NewLocalLimiter(ctx, db, redirects.SystemClock{}.Now())
+	must(b, err)
+	state, err := LoadState(ctx, db, 4)
+	must(b, err)
+	e := &Edge{Clock: redirects.SystemClock{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: NewMetrics()}
+	e.setLive(&live{state: state, limiter: limiter, exports: NewExportCache(db, 1<<20)})
+	var path string
+	for _, r := range rules {
+		if r.MatchType == redirects.Exact {
+			path = r.Source
+			break
+		}
+	}
+	q := Req{Method: "GET", Path: "/v1/lookup", RawQuery: "project=" + p.ID + "&path=" + path, APIKey: secret, Ctx: ctx}
+	var resp evhttp.Response
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		var w Resp
+		if slow := e.Handle(&q, &w); slow != nil {
+			b.Fatal("a lookup hit took the slow path")
+		}
+		if w.Status != 200 {
+			b.Fatalf("status %d", w.Status)
+		}
+		resp.Reset()
+		copyResp(&resp, &w)
+	}
+}
+
+func must(b *testing.B, err error) {
+	b.Helper()
+	if err != nil {
+		b.Fatal(err)
+	}
+}
