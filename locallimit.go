@@ -17,8 +17,11 @@ type LocalLimiter struct {
 	minute  time.Time
 	windows map[windowKey]int64
 	period  string
-	used    map[string]int64            // org ID -> usage this period, stored and pending
-	pending map[string]map[string]int64 // period -> org ID -> not yet flushed
+	used    map[string]int64 // org ID -> usage this period, stored and pending
+
+	// pending has its own lock, so Flush writes to the store without
+	// holding mu.
+	pending UsageBuffer
 }
 
 type windowKey struct {
@@ -29,7 +32,7 @@ type windowKey struct {
 // NewLocalLimiter returns a limiter whose monthly usage starts from what
 // store holds for the current period.
 func NewLocalLimiter(ctx context.Context, store Store, now time.Time) (*LocalLimiter, error) {
-	l := &LocalLimiter{store: store, windows: map[windowKey]int64{}, pending: map[string]map[string]int64{}}
+	l := &LocalLimiter{store: store, windows: map[windowKey]int64{}}
 	l.period, _ = BillingPeriod(now)
 	used, err := store.FindUsage(ctx, l.period)
 	if err != nil {
@@ -62,12 +65,7 @@ func (l *LocalLimiter) Take(ctx context.Context, u Usage) Decision {
 	d, consume := Decide(u, l.windows[k], l.used[u.Org.ID])
 	if consume {
 		l.used[u.Org.ID]++
-		p := l.pending[period]
-		if p == nil {
-			p = map[string]int64{}
-			l.pending[period] = p
-		}
-		p[u.Org.ID]++
+		l.pending.Add(period, u.Org.ID)
 	}
 	return d
 }
@@ -75,27 +73,5 @@ func (l *LocalLimiter) Take(ctx context.Context, u Usage) Decision {
 // Flush writes the usage counted since the last flush to the store. On
 // failure the counts stay pending for the next try.
 func (l *LocalLimiter) Flush(ctx context.Context) error {
-	l.mu.Lock()
-	pending := l.pending
-	l.pending = map[string]map[string]int64{}
-	l.mu.Unlock()
-	for period, counts := range pending {
-		if err := l.store.AddUsage(ctx, period, counts); err != nil {
-			l.mu.Lock()
-			for p, c := range pending {
-				m := l.pending[p]
-				if m == nil {
-					m = map[string]int64{}
-					l.pending[p] = m
-				}
-				for org, n := range c {
-					m[org] += n
-				}
-			}
-			l.mu.Unlock()
-			return err
-		}
-		delete(pending, period)
-	}
-	return nil
+	return l.pending.Flush(ctx, l.store)
 }

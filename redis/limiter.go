@@ -70,8 +70,7 @@ type Limiter struct {
 
 	down atomic.Bool
 
-	mu      sync.Mutex
-	pending map[string]map[string]int64 // period -> org -> admitted, not yet in the store
+	pending redirects.UsageBuffer // admitted, not yet in the store
 	seeds   atomic.Pointer[usageSeed]
 
 	stop chan struct{}
@@ -100,7 +99,7 @@ func Open(ctx context.Context, url, prefix string, store redirects.Store, logger
 		return nil, err
 	}
 	l := &Limiter{cl: cl, clock: clock, prefix: prefix, store: store, local: local, logger: logger,
-		pending: map[string]map[string]int64{}, stop: make(chan struct{})}
+		stop: make(chan struct{})}
 	if err := l.refreshSeeds(ctx, now); err != nil {
 		return nil, err
 	}
@@ -158,14 +157,7 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 	used, _ := reply[1].(int64)
 	d, consume := redirects.Decide(u, m, used)
 	if consume {
-		l.mu.Lock()
-		p := l.pending[period]
-		if p == nil {
-			p = map[string]int64{}
-			l.pending[period] = p
-		}
-		p[u.Org.ID]++
-		l.mu.Unlock()
+		l.pending.Add(period, u.Org.ID)
 	}
 	return d
 }
@@ -181,27 +173,8 @@ func (l *Limiter) Down() bool { return l.down.Load() }
 // Flush writes the usage admitted since the last flush, through Redis or
 // per node, to the store.
 func (l *Limiter) Flush(ctx context.Context) error {
-	l.mu.Lock()
-	pending := l.pending
-	l.pending = map[string]map[string]int64{}
-	l.mu.Unlock()
-	for period, counts := range pending {
-		if err := l.store.AddUsage(ctx, period, counts); err != nil {
-			l.mu.Lock()
-			for p, c := range pending {
-				m := l.pending[p]
-				if m == nil {
-					m = map[string]int64{}
-					l.pending[p] = m
-				}
-				for org, n := range c {
-					m[org] += n
-				}
-			}
-			l.mu.Unlock()
-			return err
-		}
-		delete(pending, period)
+	if err := l.pending.Flush(ctx, l.store); err != nil {
+		return err
 	}
 	return l.local.Flush(ctx)
 }
