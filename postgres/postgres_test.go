@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	neturl "net/url"
 	"os"
 	"slices"
@@ -20,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"redirects"
+	"redirects/internal/testproxy"
 	"redirects/postgres"
 	"redirects/storetest"
 )
@@ -470,12 +469,12 @@ func TestUnavailableAfterOpen(t *testing.T) {
 	if err != nil {
 		t.Skipf("%s is not a URL; the proxy test needs one", envURL)
 	}
-	px := startProxy(t, pu.Host)
-	pu.Host = px.addr()
+	px := testproxy.Start(t, "127.0.0.1:0", pu.Host)
+	pu.Host = px.Addr()
 	db := open(t, pu.String())
 	p := newProject(t, db)
 
-	px.stop()
+	px.Close()
 	if _, err := db.FindProjectByID(ctx, p.ID); redirects.ErrorCode(err) != redirects.EUNAVAILABLE {
 		t.Errorf("FindProjectByID with the server gone = %v, want code %q", err, redirects.EUNAVAILABLE)
 	}
@@ -485,54 +484,6 @@ func TestUnavailableAfterOpen(t *testing.T) {
 	if _, _, err := db.FindExport(ctx, p.ID, 0, "csv"); redirects.ErrorCode(err) != redirects.EUNAVAILABLE {
 		t.Errorf("FindExport with the server gone = %v, want code %q", err, redirects.EUNAVAILABLE)
 	}
-}
-
-// proxy forwards TCP connections to a server until stop cuts them all.
-type proxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func startProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	px := &proxy{ln: ln}
-	t.Cleanup(px.stop)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			px.mu.Lock()
-			px.conns = append(px.conns, c, s)
-			px.mu.Unlock()
-			go func() { io.Copy(s, c); s.Close() }()
-			go func() { io.Copy(c, s); c.Close() }()
-		}
-	}()
-	return px
-}
-
-func (px *proxy) addr() string { return px.ln.Addr().String() }
-
-func (px *proxy) stop() {
-	px.ln.Close()
-	px.mu.Lock()
-	defer px.mu.Unlock()
-	for _, c := range px.conns {
-		c.Close()
-	}
-	px.conns = nil
 }
 
 // TestTextPostgresRefuses stores an organization name that SQLite would

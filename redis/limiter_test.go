@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/internal/testproxy"
 	"redirects/redis"
 	"redirects/sqlite"
 )
@@ -157,54 +157,6 @@ func TestQuotaSurvivesLostRedisMemory(t *testing.T) {
 	}
 }
 
-// proxy forwards TCP to target until stopped; it lets a test cut Redis off
-// and bring it back without touching the shared server.
-type proxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	conns  []net.Conn
-	addr   string
-}
-
-func startProxy(t *testing.T, target, addr string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: target, addr: ln.Addr().String()}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, u)
-			p.mu.Unlock()
-			go func() { io.Copy(u, c); u.Close() }()
-			go func() { io.Copy(c, u); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *proxy) stop() {
-	p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
 func TestFallbackWhileRedisIsDown(t *testing.T) {
 	url := redisURL(t)
 	pfx := prefix(t, url)
@@ -212,12 +164,11 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	px := startProxy(t, target, "127.0.0.1:0")
-	defer px.stop()
+	px := testproxy.Start(t, "127.0.0.1:0", target)
 	s := openStore(t)
 	o := org(t, s, 3, redirects.Unlimited)
 	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
-	l := open(t, "redis://"+px.addr, pfx, s, now)
+	l := open(t, "redis://"+px.Addr(), pfx, s, now)
 	var mu sync.Mutex
 	var events []bool
 	l.OnFallback = func(down bool) { mu.Lock(); events = append(events, down); mu.Unlock() }
@@ -226,7 +177,7 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 	}
 	take()
 	take()
-	px.stop()
+	px.Close()
 	// Down: the limiter answers at once, counting per node (a fresh window).
 	for i := 0; i < 3; i++ {
 		if d := take(); d.Refused != redirects.NotRefused {
@@ -236,8 +187,7 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 	if d := take(); d.Refused != redirects.RateLimitExceeded {
 		t.Fatalf("4th per-node request: %+v, want the per-node limit of 3 to hold", d)
 	}
-	px = startProxy(t, target, px.addr)
-	defer px.stop()
+	testproxy.Start(t, px.Addr(), target)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		mu.Lock()

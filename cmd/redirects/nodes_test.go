@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"redirects/internal/testproxy"
 )
 
 // redisServer is a redis-server of the test's own, so the test may stop,
@@ -253,53 +254,6 @@ func terminateBackends(t *testing.T, dbURL string) {
 	t.Logf("killed %d connections to %s", n, name)
 }
 
-// tcpProxy forwards connections to target; closing it cuts them all, so a
-// test can make a server unreachable and bring it back on the same port.
-type tcpProxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func startTCPProxy(t *testing.T, addr, target string) *tcpProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &tcpProxy{ln: ln}
-	t.Cleanup(p.close)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, u)
-			p.mu.Unlock()
-			go func() { io.Copy(u, c); u.Close() }()
-			go func() { io.Copy(c, u); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *tcpProxy) close() {
-	p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
 // TestNodeStartsWithoutStore starts a node while PostgreSQL cannot be
 // reached: it answers 503 until the store comes, then serves.
 func TestNodeStartsWithoutStore(t *testing.T) {
@@ -323,7 +277,7 @@ func TestNodeStartsWithoutStore(t *testing.T) {
 	if r := e.get("/healthz", ""); r.status != 503 {
 		t.Fatalf("/healthz without a store: %d, want 503", r.status)
 	}
-	startTCPProxy(t, proxyAddr, target)
+	testproxy.Start(t, proxyAddr, target)
 	within(t, 5*time.Second, "the node to load once the store is reachable", func() bool {
 		return e.get(lookupURL(p, "/old"), key).status == 200
 	})
