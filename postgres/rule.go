@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -48,7 +47,7 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 			r.ProjectID, r.MatchType.String(), r.Source).Scan(&existing); err != nil {
 			return wrap(op, err)
 		}
-		return redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", conflictMessage(r), existing)
+		return redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", redirects.ConflictMessage(r), existing)
 	} else if err != nil {
 		return wrap(op, err)
 	}
@@ -57,20 +56,6 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	}
 	r.ID, r.CreatedAt = id, now
 	return nil
-}
-
-// conflictMessage says that r's match type and source are taken by a
-// stored rule.
-func conflictMessage(r *redirects.Rule) string {
-	return fmt.Sprintf("a%s %s rule for source %q already exists in project %s",
-		article(r.MatchType), r.MatchType, r.Source, r.ProjectID)
-}
-
-func article(m redirects.MatchType) string {
-	if m == redirects.Exact {
-		return "n"
-	}
-	return ""
 }
 
 // FindRules returns the draft rules of a project in the order of

@@ -31,7 +31,7 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	err = tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = ? AND match_type = ? AND source = ?`,
 		r.ProjectID, r.MatchType.String(), r.Source).Scan(&existing)
 	if err == nil {
-		return redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", conflictMessage(r), existing)
+		return redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", redirects.ConflictMessage(r), existing)
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("sqlite: add rule: %w", err)
 	}
@@ -53,20 +53,6 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 }
 
 const insertRuleSQL = `INSERT INTO rules (project_id, source, destination, status_code, match_type, priority, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`
-
-// conflictMessage says that r's match type and source are taken by a
-// stored rule.
-func conflictMessage(r *redirects.Rule) string {
-	return fmt.Sprintf("a%s %s rule for source %q already exists in project %s",
-		article(r.MatchType), r.MatchType, r.Source, r.ProjectID)
-}
-
-func article(m redirects.MatchType) string {
-	if m == redirects.Exact {
-		return "n"
-	}
-	return ""
-}
 
 // FindRules returns the draft rules of a project in the order of
 // redirects.SortRules.
