@@ -13,32 +13,35 @@ import (
 type LocalLimiter struct {
 	store Store
 
-	mu      sync.Mutex
-	minute  time.Time
-	windows map[windowKey]int64
-	period  string
-	used    map[string]int64 // org ID -> usage this period, stored and pending
+	mu     sync.Mutex
+	period string
+	orgs   map[string]*orgCounts // by org ID, this period
+	stored map[string]int64      // usage the store held for the period at start
 
-	// pending has its own lock, so Flush writes to the store without
+	// buffer has its own lock, so Flush writes to the store without
 	// holding mu.
-	pending UsageBuffer
+	buffer UsageBuffer
 }
 
-type windowKey struct {
-	org  string
-	test bool
+// orgCounts is one organization's counters: one map lookup per request
+// finds them all.
+type orgCounts struct {
+	minute     int64 // the Unix time of the minute live and test count in
+	live, test int64
+	used       int64 // this period, stored and pending
+	pending    int64 // this period, not yet moved to the buffer
 }
 
 // NewLocalLimiter returns a limiter whose monthly usage starts from what
 // store holds for the current period.
 func NewLocalLimiter(ctx context.Context, store Store, now time.Time) (*LocalLimiter, error) {
-	l := &LocalLimiter{store: store, windows: map[windowKey]int64{}}
+	l := &LocalLimiter{store: store, orgs: map[string]*orgCounts{}}
 	l.period, _ = BillingPeriod(now)
-	used, err := store.FindUsage(ctx, l.period)
+	stored, err := store.FindUsage(ctx, l.period)
 	if err != nil {
 		return nil, err
 	}
-	l.used = used
+	l.stored = stored
 	return l, nil
 }
 
@@ -48,30 +51,51 @@ var _ Limiter = (*LocalLimiter)(nil)
 func (l *LocalLimiter) Take(ctx context.Context, u Usage) Decision {
 	start, _ := MinuteWindow(u.Now)
 	period, _ := BillingPeriod(u.Now)
+	minute := start.Unix()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !start.Equal(l.minute) {
-		l.minute = start
-		clear(l.windows)
-	}
 	if period != l.period {
 		// A new month starts from zero; what is pending for the old one is
 		// still flushed under the old period's name.
-		l.period = period
-		l.used = map[string]int64{}
+		l.movePending()
+		l.period, l.orgs, l.stored = period, map[string]*orgCounts{}, nil
 	}
-	k := windowKey{u.Org.ID, u.Test}
-	l.windows[k]++
-	d, consume := Decide(u, l.windows[k], l.used[u.Org.ID])
+	c := l.orgs[u.Org.ID]
+	if c == nil {
+		c = &orgCounts{used: l.stored[u.Org.ID]}
+		l.orgs[u.Org.ID] = c
+	}
+	if c.minute != minute {
+		c.minute, c.live, c.test = minute, 0, 0
+	}
+	n := &c.live
+	if u.Test {
+		n = &c.test
+	}
+	*n++
+	d, consume := Decide(u, *n, c.used)
 	if consume {
-		l.used[u.Org.ID]++
-		l.pending.Add(period, u.Org.ID)
+		c.used++
+		c.pending++
 	}
 	return d
+}
+
+// movePending hands the counts not yet flushed to the buffer; l.mu is held.
+func (l *LocalLimiter) movePending() {
+	for org, c := range l.orgs {
+		if c.pending > 0 {
+			l.buffer.AddN(l.period, org, c.pending)
+			c.pending = 0
+		}
+	}
 }
 
 // Flush writes the usage counted since the last flush to the store. On
 // failure the counts stay pending for the next try.
 func (l *LocalLimiter) Flush(ctx context.Context) error {
-	return l.pending.Flush(ctx, l.store)
+	l.mu.Lock()
+	l.movePending()
+	l.mu.Unlock()
+	return l.buffer.Flush(ctx, l.store)
 }

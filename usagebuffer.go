@@ -16,7 +16,10 @@ type UsageBuffer struct {
 
 // Add counts one request of the organization with ID org in period (as
 // BillingPeriod names it).
-func (b *UsageBuffer) Add(period, org string) {
+func (b *UsageBuffer) Add(period, org string) { b.AddN(period, org, 1) }
+
+// AddN counts n requests of the organization with ID org in period.
+func (b *UsageBuffer) AddN(period, org string, n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	p := b.pending[period]
@@ -27,7 +30,7 @@ func (b *UsageBuffer) Add(period, org string) {
 		p = map[string]int64{}
 		b.pending[period] = p
 	}
-	p[org]++
+	p[org] += n
 }
 
 // Flush writes the buffered usage to store, one AddUsage per period, and
