@@ -250,6 +250,23 @@ func required(fs *flag.FlagSet, names ...string) error {
 	return nil
 }
 
+// start parses a command line (flags and the named positional arguments),
+// checks the required flags, and opens the store.
+func (c *cmd) start(ctx context.Context, fs *flag.FlagSet, args []string, requiredFlags []string, positional ...string) ([]string, redirects.Store, error) {
+	pos, err := parse(fs, args, positional...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := required(fs, requiredFlags...); err != nil {
+		return nil, nil, err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pos, s, nil
+}
+
 // isSet reports whether any of the named flags was given.
 func isSet(fs *flag.FlagSet, names ...string) bool {
 	set := false

@@ -59,13 +59,7 @@ func (c *cmd) deployments(ctx context.Context, args []string) error {
 	fs := c.flags("deployments")
 	project := fs.String("project", "", "project ID")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := required(fs, "project"); err != nil {
-		return err
-	}
-	s, err := c.open(ctx)
+	_, s, err := c.start(ctx, fs, args, []string{"project"})
 	if err != nil {
 		return err
 	}

@@ -49,13 +49,7 @@ func (c *cmd) keyList(ctx context.Context, args []string) error {
 	fs := c.flags("key list")
 	project := fs.String("project", "", "project ID")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := required(fs, "project"); err != nil {
-		return err
-	}
-	s, err := c.open(ctx)
+	_, s, err := c.start(ctx, fs, args, []string{"project"})
 	if err != nil {
 		return err
 	}
@@ -90,14 +84,7 @@ func (c *cmd) keyList(ctx context.Context, args []string) error {
 func (c *cmd) keyRevoke(ctx context.Context, args []string) error {
 	fs := c.flags("key revoke")
 	project := fs.String("project", "", "project ID")
-	pos, err := parse(fs, args, "KEY_ID_OR_FULL_KEY")
-	if err != nil {
-		return err
-	}
-	if err := required(fs, "project"); err != nil {
-		return err
-	}
-	s, err := c.open(ctx)
+	pos, s, err := c.start(ctx, fs, args, []string{"project"}, "KEY_ID_OR_FULL_KEY")
 	if err != nil {
 		return err
 	}

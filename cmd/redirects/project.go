@@ -12,13 +12,7 @@ func (c *cmd) projectCreate(ctx context.Context, args []string) error {
 	fs := c.flags("project create")
 	org := fs.String("org", "", "organization ID")
 	name := fs.String("name", "", "project name")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := required(fs, "org", "name"); err != nil {
-		return err
-	}
-	s, err := c.open(ctx)
+	_, s, err := c.start(ctx, fs, args, []string{"org", "name"})
 	if err != nil {
 		return err
 	}
