@@ -21,10 +21,19 @@ import (
 // 1..n and CreatedAt increases by one second per rule. The same seed gives
 // the same rules; ProjectID is left empty for the caller to set.
 func GenerateRules(n int, prefixShare float64, seed uint64) []Rule {
+	return GenerateRulesDeeper(n, prefixShare, seed, 0)
+}
+
+// GenerateRulesDeeper is GenerateRules with longer paths: every generated
+// path (source and destination) gets 0..extraDepth more slug segments, drawn
+// uniformly, which shifts the path length distribution up by about 20 bytes
+// per segment on average. With extraDepth 0 it returns exactly what
+// GenerateRules returns for the same seed.
+func GenerateRulesDeeper(n int, prefixShare float64, seed uint64, extraDepth int) []Rule {
 	if n <= 0 {
 		return nil
 	}
-	g := &ruleGen{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	g := &ruleGen{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), extraDepth: extraDepth}
 	nPrefix := int(float64(n)*prefixShare + 0.5)
 	nPrefix = max(0, min(n, nPrefix))
 	// Every index below nPrefix in a random permutation is a starts_with
@@ -96,8 +105,9 @@ var (
 // ruleGen draws the parts of generated rules from one random source, reusing
 // one buffer to build each string.
 type ruleGen struct {
-	rng *rand.Rand
-	b   []byte
+	rng        *rand.Rand
+	b          []byte
+	extraDepth int
 }
 
 // word returns a random slug word.
@@ -119,6 +129,18 @@ func (g *ruleGen) slug(b []byte) []byte {
 // length of its parent directory (including the trailing '/'), and whether
 // that directory is a natural target of a broad prefix rule.
 func (g *ruleGen) path(b []byte) ([]byte, int, bool) {
+	b, dir, broad := g.basePath(b)
+	if g.extraDepth > 0 {
+		for k := g.rng.IntN(g.extraDepth + 1); k > 0; k-- {
+			b = append(b, '/')
+			b = g.slug(b)
+		}
+	}
+	return b, dir, broad
+}
+
+// basePath appends a page path of a random section, as path describes.
+func (g *ruleGen) basePath(b []byte) ([]byte, int, bool) {
 	sec := genSections[g.rng.IntN(len(genSections))]
 	b = append(b, '/')
 	b = append(b, sec...)

@@ -3,6 +3,7 @@ package redirects
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -408,4 +409,27 @@ func snapshotBytesPerRule(rules []Rule) float64 {
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(s)
 	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(len(rules))
+}
+
+func TestGenerateRulesDeeper(t *testing.T) {
+	same := GenerateRulesDeeper(2000, 0.5, 7, 0)
+	if !reflect.DeepEqual(same, GenerateRules(2000, 0.5, 7)) {
+		t.Fatal("GenerateRulesDeeper with extraDepth 0 differs from GenerateRules")
+	}
+	mean := func(rules []Rule) float64 {
+		total := 0
+		for _, r := range rules {
+			total += len(r.Source)
+		}
+		return float64(total) / float64(len(rules))
+	}
+	deep := GenerateRulesDeeper(2000, 0.5, 7, 4)
+	for _, r := range deep {
+		if err := r.Validate(); err != nil {
+			t.Fatalf("generated rule %+v: %v", r, err)
+		}
+	}
+	if m0, m4 := mean(same), mean(deep); m4 < m0+20 {
+		t.Fatalf("mean source length %.1f with 4 extra segments, %.1f without: want at least 20 bytes more", m4, m0)
+	}
 }

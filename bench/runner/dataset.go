@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/bench/gen"
 	"redirects/sqlite"
 )
 
@@ -30,30 +30,14 @@ type dataset struct {
 
 func (d *dataset) env() []string { return []string{"REDIRECTS_DB=sqlite:" + d.db} }
 
-// writeCSV writes GenerateRules(n, share, seed) as an import file (the
-// format of bench/gencsv) and returns its size.
-func writeCSV(path string, n int, share float64, seed uint64) (int64, error) {
+// writeCSV writes GenerateRulesDeeper(n, share, seed, depth) as an import
+// file (the format of bench/gencsv) and returns its size.
+func writeCSV(path string, n int, share float64, seed uint64, depth int) (int64, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return 0, err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	w.WriteString("source,destination,statusCode,matchType,priority\n")
-	var line []byte
-	for _, r := range redirects.GenerateRules(n, share, seed) {
-		line = append(line[:0], r.Source...)
-		line = append(line, ',')
-		line = append(line, r.Destination...)
-		line = append(line, ',')
-		line = strconv.AppendInt(line, int64(r.StatusCode), 10)
-		line = append(line, ',')
-		line = append(line, r.MatchType.String()...)
-		line = append(line, ',')
-		line = strconv.AppendInt(line, int64(r.Priority), 10)
-		line = append(line, '\n')
-		w.Write(line)
-	}
-	if err := w.Flush(); err != nil {
+	if err := gen.WriteCSV(f, n, share, seed, depth); err != nil {
 		f.Close()
 		return 0, err
 	}
@@ -75,7 +59,7 @@ func (r *runner) prepare(ctx context.Context, name string, n int) (*dataset, err
 	d.db = filepath.Join(d.dir, "bench.db")
 	csv := filepath.Join(d.dir, "rules.csv")
 	var err error
-	if d.csvBytes, err = writeCSV(csv, n, r.cfg.prefixShare, r.cfg.seed); err != nil {
+	if d.csvBytes, err = writeCSV(csv, n, r.cfg.prefixShare, r.cfg.seed, r.cfg.extraDepth); err != nil {
 		return nil, err
 	}
 	cli := func(timeout time.Duration, args ...string) (string, string, time.Duration, error) {

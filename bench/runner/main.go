@@ -40,6 +40,7 @@ type config struct {
 	scale         []int
 	rules         int
 	prefixShare   float64
+	extraDepth    int
 	seed          uint64
 	duration      time.Duration // side-by-side runs
 	scaleDuration time.Duration // scale series serve runs
@@ -110,6 +111,7 @@ exports, on 127.0.0.1, and writes a Markdown report. Flags:`)
 	rules := fs.Int("rules", 100000, "rule count of the side-by-side comparison")
 	share := fs.Float64("prefix-share", 0.5, "share of starts_with rules in the generated rule sets, 0..1")
 	seed := fs.Uint64("seed", 1, "seed of redirects.GenerateRules")
+	depth := fs.Int("extra-depth", 0, "path length: add 0..N slug segments to every generated path")
 	dur := fs.Duration("duration", 10*time.Second, "length of each measured wrk run side by side (scale series: 5s unless this flag is given)")
 	out := fs.String("out", "bench/out/latest.md", "where to write the report (relative to the module root)")
 	smoke := fs.Bool("smoke", false, "quick check that everything works: -rules 1000 -scale 1000 -duration 1s, no warm-up (other flags still apply)")
@@ -121,7 +123,7 @@ exports, on 127.0.0.1, and writes a Markdown report. Flags:`)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	c := config{rules: *rules, prefixShare: *share, seed: *seed, duration: *dur, scaleDuration: 5 * time.Second,
+	c := config{rules: *rules, prefixShare: *share, seed: *seed, extraDepth: *depth, duration: *dur, scaleDuration: 5 * time.Second,
 		warmup: true, benchtime: time.Second, out: *out, smoke: *smoke, args: args}
 	if set["duration"] {
 		c.scaleDuration = *dur
