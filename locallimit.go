@@ -81,6 +81,26 @@ func (l *LocalLimiter) Take(ctx context.Context, u Usage) Decision {
 	return d
 }
 
+// Raise lifts the month's usage of the given organizations to at least the
+// given counts (a shared limiter falling back to per-node counting hands over
+// what it knew). Counts of another period than the limiter's are ignored.
+func (l *LocalLimiter) Raise(period string, used map[string]int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if period != l.period {
+		l.movePending()
+		l.period, l.orgs, l.stored = period, map[string]*orgCounts{}, nil
+	}
+	for org, n := range used {
+		c := l.orgs[org]
+		if c == nil {
+			c = &orgCounts{used: l.stored[org]}
+			l.orgs[org] = c
+		}
+		c.used = max(c.used, n)
+	}
+}
+
 // movePending hands the counts not yet flushed to the buffer; l.mu is held.
 func (l *LocalLimiter) movePending() {
 	for org, c := range l.orgs {

@@ -70,6 +70,12 @@ type Limiter struct {
 
 	down atomic.Bool
 
+	// seen holds, per organization, the month's usage as Redis last
+	// reported it to this node.
+	seenMu     sync.Mutex
+	seenPeriod string
+	seen       map[string]int64
+
 	pending redirects.UsageBuffer // admitted, not yet in the store
 	seeds   atomic.Pointer[usageSeed]
 
@@ -127,10 +133,17 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 	if u.Lookup && !u.Test {
 		eligible = "1"
 	}
+	// A month counter that Redis lost starts from the freshest figure this
+	// node has: the store's, or the last one Redis told it.
 	seed := int64(0)
 	if s := l.seeds.Load(); s != nil && s.period == period {
 		seed = s.used[u.Org.ID]
 	}
+	l.seenMu.Lock()
+	if l.seenPeriod == period {
+		seed = max(seed, l.seen[u.Org.ID])
+	}
+	l.seenMu.Unlock()
 	ttl := int64(periodEnd.Sub(u.Now)/time.Second) + 7*24*3600
 	keys := [2]string{
 		l.prefix + "m:" + u.Org.ID + ":" + mode + ":" + strconv.FormatInt(minute.Unix(), 10),
@@ -158,7 +171,14 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 	d, consume := redirects.Decide(u, m, used)
 	if consume {
 		l.pending.Add(period, u.Org.ID)
+		used++
 	}
+	l.seenMu.Lock()
+	if l.seenPeriod != period {
+		l.seenPeriod, l.seen = period, map[string]int64{}
+	}
+	l.seen[u.Org.ID] = max(l.seen[u.Org.ID], used)
+	l.seenMu.Unlock()
 	return d
 }
 
@@ -188,6 +208,27 @@ func (l *Limiter) Close() {
 }
 
 func (l *Limiter) setDown(down bool, err error) {
+	if down {
+		// The per-node counting starts from the month's usage as far as this
+		// node knows it, so a quota used up before Redis went away stays
+		// used up.
+		now := l.clock.Now()
+		period, _ := redirects.BillingPeriod(now)
+		used := map[string]int64{}
+		if s := l.seeds.Load(); s != nil && s.period == period {
+			for org, n := range s.used {
+				used[org] = n
+			}
+		}
+		l.seenMu.Lock()
+		if l.seenPeriod == period {
+			for org, n := range l.seen {
+				used[org] = max(used[org], n)
+			}
+		}
+		l.seenMu.Unlock()
+		l.local.Raise(period, used)
+	}
 	if l.down.Swap(down) == down {
 		return
 	}
@@ -206,7 +247,7 @@ func (l *Limiter) watch() {
 	defer l.wg.Done()
 	ping := time.NewTicker(500 * time.Millisecond)
 	defer ping.Stop()
-	seeds := time.NewTicker(5 * time.Second)
+	seeds := time.NewTicker(time.Second)
 	defer seeds.Stop()
 	for {
 		select {

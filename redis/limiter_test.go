@@ -212,3 +212,39 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 		t.Fatalf("after Redis returned: %+v, want refused", d)
 	}
 }
+
+// TestQuotaHoldsThroughFallback uses up a quota through Redis, then cuts
+// Redis off: the per-node counting must start from the usage the node knew,
+// not from what the store held when the node started.
+func TestQuotaHoldsThroughFallback(t *testing.T) {
+	url := redisURL(t)
+	pfx := prefix(t, url)
+	target, err := redis.Addr(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := testproxy.Start(t, "127.0.0.1:0", target)
+	s := openStore(t)
+	o := org(t, s, redirects.Unlimited, 3)
+	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
+	l := open(t, "redis://"+px.Addr(), pfx, s, now)
+	take := func() redirects.Decision {
+		return l.Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now})
+	}
+	for i := 0; i < 3; i++ {
+		if d := take(); d.Refused != redirects.NotRefused {
+			t.Fatalf("lookup %d within the quota: %+v", i, d)
+		}
+	}
+	px.Close()
+	if d := take(); d.Refused != redirects.QuotaExceeded || !l.Down() {
+		t.Fatalf("first lookup after Redis went away: %+v (down %v), want QUOTA_EXCEEDED from the per-node count", d, l.Down())
+	}
+	if err := l.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	used, err := s.FindUsage(context.Background(), "2026-05")
+	if err != nil || used[o.ID] != 3 {
+		t.Fatalf("store usage %v (%v), want exactly the 3 admitted lookups", used, err)
+	}
+}
