@@ -78,10 +78,14 @@ func errBadQuery(msg string) *apiError {
 }
 
 func errVersionNotFound(export bool, version int) *apiError {
+	return errVersionNotFoundText(export, itoa(version))
+}
+
+func errVersionNotFoundText(export bool, version string) *apiError {
 	if export {
-		return newAPIError(http.StatusNotFound, "NOT_FOUND", "Export not found for version "+itoa(version))
+		return newAPIError(http.StatusNotFound, "NOT_FOUND", "Export not found for version "+version)
 	}
-	return newAPIError(http.StatusNotFound, "NOT_FOUND", "Deployment not found for version "+itoa(version))
+	return newAPIError(http.StatusNotFound, "NOT_FOUND", "Deployment not found for version "+version)
 }
 
 // storeError answers a failed store read: 503 when the store cannot be

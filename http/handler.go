@@ -153,7 +153,7 @@ func (e *Edge) done(q *Req, w *Resp, ep endpoint, start time.Time) {
 // ServeHTTP carries Handle over net/http (the admin listener, and the edge
 // when the evhttp engine is not used).
 func (e *Edge) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
-	q := Req{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, IfNoneMatch: r.Header.Get("If-None-Match"),
+	q := Req{Method: r.Method, Path: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, IfNoneMatch: r.Header.Get("If-None-Match"),
 		RemoteAddr: r.RemoteAddr, Ctx: r.Context()}
 	if v := r.Header["X-Api-Key"]; len(v) > 0 {
 		q.APIKey = v[0]
@@ -242,17 +242,18 @@ func (e *Edge) serveAPI(r *Req, w *Resp, lookup bool) (slow func(*Resp)) {
 		return nil
 	}
 	// 6. Parameters.
-	q, perr := parseQuery(r.RawQuery)
-	if perr == nil {
-		perr = q.check(lookup)
-	}
-	if perr != nil {
+	q := parseQuery(r.RawQuery)
+	if perr := q.check(lookup); perr != nil {
 		e.writeError(w, perr)
 		return nil
 	}
 	// 7. Project: unknown and foreign look the same.
 	if q.project != k.ProjectID {
 		e.writeError(w, errProject)
+		return nil
+	}
+	if q.versionHuge != "" {
+		e.writeError(w, errVersionNotFoundText(!lookup, q.versionHuge))
 		return nil
 	}
 	// 8-9.
@@ -405,6 +406,15 @@ func limitValue(l redirects.Limit) string {
 	return itoa(int(l))
 }
 
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // smallInts holds the decimal form of 0..9999, so most counts and lengths
 // cost no formatting.
 var smallInts = func() []string {
@@ -453,12 +463,21 @@ type query struct {
 	project, path, format, version string
 	hasVersion                     bool
 	versionN                       int
+	// versionHuge holds a version too large to be one, for the not-found
+	// answer.
+	versionHuge string
+	// bad is the first malformed or repeated parameter, badParam its name.
+	bad      *apiError
+	badParam string
 }
 
 // check validates the parameters in CONTRACT.md's order and parses version.
 func (q *query) check(lookup bool) *apiError {
-	if q.project == "" {
+	if q.project == "" && q.badParam != "project" {
 		return errMissingProject
+	}
+	if q.bad != nil {
+		return q.bad
 	}
 	if lookup {
 		if q.path == "" {
@@ -477,6 +496,12 @@ func (q *query) check(lookup bool) *apiError {
 	}
 	if q.hasVersion {
 		v, err := strconv.Atoi(q.version)
+		if err != nil && allDigits(q.version) && strings.Trim(q.version, "0") != "" {
+			// A positive whole number too large for any version: valid here,
+			// and not found once the project has been checked.
+			q.versionHuge = strings.TrimLeft(q.version, "0")
+			return nil
+		}
 		if err != nil || v <= 0 {
 			return errInvalidVersion
 		}
@@ -486,10 +511,17 @@ func (q *query) check(lookup bool) *apiError {
 }
 
 // parseQuery reads the parameters the edge knows, once each; others are
-// ignored. It refuses malformed escapes and repeated known parameters.
-func parseQuery(raw string) (query, *apiError) {
+// ignored. A malformed escape or a repeated known parameter is recorded in
+// q.bad (the first one found) for check to report after MISSING_PROJECT,
+// which CONTRACT.md puts first.
+func parseQuery(raw string) query {
 	var q query
 	var seen [4]bool
+	bad := func(e *apiError, param string) {
+		if q.bad == nil {
+			q.bad, q.badParam = e, param
+		}
+	}
 	for raw != "" {
 		var pair string
 		pair, raw, _ = strings.Cut(raw, "&")
@@ -500,7 +532,8 @@ func parseQuery(raw string) (query, *apiError) {
 		if strings.IndexByte(k, '%') >= 0 || strings.IndexByte(k, '+') >= 0 {
 			uk, err := url.QueryUnescape(k)
 			if err != nil {
-				return q, errBadQuery("Malformed query string: bad escape in a parameter name")
+				bad(errBadQuery("Malformed query string: bad escape in a parameter name"), "")
+				continue
 			}
 			k = uk
 		}
@@ -520,17 +553,19 @@ func parseQuery(raw string) (query, *apiError) {
 			continue
 		}
 		if seen[i] {
-			return q, errBadQuery("Repeated " + k + " parameter")
+			bad(errBadQuery("Repeated "+k+" parameter"), k)
+			continue
 		}
 		seen[i] = true
 		if strings.IndexByte(v, '%') >= 0 || strings.IndexByte(v, '+') >= 0 {
 			uv, err := url.QueryUnescape(v)
 			if err != nil {
-				return q, errBadQuery("Malformed query string: bad escape in the " + k + " parameter")
+				bad(errBadQuery("Malformed query string: bad escape in the "+k+" parameter"), k)
+				continue
 			}
 			v = uv
 		}
 		*dst = v
 	}
-	return q, nil
+	return q
 }

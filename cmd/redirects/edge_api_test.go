@@ -183,3 +183,22 @@ func TestEdgeSlowClient(t *testing.T) {
 		t.Fatalf("after the slow client: %d", r.status)
 	}
 }
+
+// TestEdgeParameterOrder checks CONTRACT.md's order among parameter errors
+// and the edges of version numbers.
+func TestEdgeParameterOrder(t *testing.T) {
+	c := newCLI(t)
+	org, p, key := deployed(t, c)
+	other := c.ok("project", "create", "--org", org, "--name", "other")
+	e := startEdge(t, c, "REDIRECTS_CLOCK="+clockStart)
+	// A missing project is reported before a malformed or repeated parameter.
+	wantError(t, e.get("/v1/lookup?path=%zz", key), 400, "MISSING_PROJECT", "Missing project parameter")
+	wantError(t, e.get("/v1/lookup?path=/a&path=/b", key), 400, "MISSING_PROJECT", "Missing project parameter")
+	wantError(t, e.get("/v1/lookup?project=%zz&path=/a", key), 400, "INVALID_QUERY", "Malformed query string: bad escape in the project parameter")
+	// A version too large to exist is a valid number that is not found,
+	// after the project check.
+	wantError(t, e.get(lookupURL(p, "/old", "version=99999999999999999999"), key), 404, "NOT_FOUND", "Deployment not found for version 99999999999999999999")
+	wantError(t, e.get("/v1/export?project="+p+"&format=csv&version=099999999999999999999", key), 404, "NOT_FOUND", "Export not found for version 99999999999999999999")
+	wantError(t, e.get(lookupURL(other, "/old", "version=99999999999999999999"), key), 404, "NOT_FOUND", "Project not found")
+	wantError(t, e.get(lookupURL(p, "/old", "version=000"), key), 400, "INVALID_VERSION", "Invalid version parameter: it must be a positive whole number")
+}
