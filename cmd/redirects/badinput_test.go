@@ -44,6 +44,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{`project "prj_nope" not found`, []string{"deploy", "--project", "prj_nope"}},
 		{`version 99`, []string{"deploy", "--project", p, "--from-version", "99"}},
 		{`version 99`, []string{"lookup", "--project", p, "--path", "/taken", "--version", "99"}},
+		{`--path "taken" must start with /`, []string{"lookup", "--project", p, "--path", "taken"}},
 		{`format "apache" is not one of csv, nginx`, []string{"export", "--project", p, "--format", "apache"}},
 		{`rule 999 not found in project`, []string{"rule", "delete", "--project", p, "999"}},
 	} {

@@ -87,7 +87,7 @@ Commands:
   lookup --project P --path PATH [--version N]
   export --project P --format FORMAT [--version N]
   serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http]
-  quickstart [--addr HOST:PORT]   demo data in a local database, then serve
+  quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT]   demo data in a local database, then serve
 
 Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
 Run "redirects COMMAND --help" for a command's flags.

@@ -106,6 +106,9 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 	if isSet(fs, "version") && *version <= 0 {
 		return redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
 	}
+	if (*path)[0] != '/' || len(*path) > redirects.MaxSourceLen {
+		return redirects.Errorf(redirects.EINVALID, "--path %q must start with / and be at most %d bytes, as the API requires", *path, redirects.MaxSourceLen)
+	}
 	s, err := c.open(ctx)
 	if err != nil {
 		return err
