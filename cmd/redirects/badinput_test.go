@@ -140,3 +140,23 @@ func TestImportIsAllOrNothing(t *testing.T) {
 		t.Fatalf("rules after --replace: %+v", rules)
 	}
 }
+
+func TestImportReportsEveryBadLine(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	var b strings.Builder
+	b.WriteString("source,destination,statusCode,matchType\n")
+	for i := 0; i < 250; i++ {
+		b.WriteString("/ok,/x,999,exact\n")
+	}
+	r := c.exec(b.String(), "rule", "import", "--project", p, "-")
+	if r.code != 1 {
+		t.Fatalf("import of 250 bad lines: exit %d", r.code)
+	}
+	if n := strings.Count(r.stderr, "statusCode 999 is not one of 301, 302"); n != 250 {
+		t.Fatalf("%d of 250 bad lines reported", n)
+	}
+	if !strings.Contains(r.stderr, "line 251: statusCode") {
+		t.Fatalf("the last bad line is not named:\n%.500s", r.stderr)
+	}
+}

@@ -108,14 +108,11 @@ func ruleToLine(msg string, lines []int) string {
 // csvColumns are the columns of an import file, priority optional.
 var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority"}
 
-// maxImportProblems bounds the problems listed for one import; the count of
-// the rest is given.
-const maxImportProblems = 100
-
 // ParseRulesCSV reads an import file: RFC 4180 CSV with the header
 // source,destination,statusCode,matchType[,priority]. It returns the rules
 // and the line number of each, or an EINVALID error that lists every bad
-// line (up to maxImportProblems, then a count) with its line number.
+// line with its line number. A broken quote ends the report there, since
+// the lines after it can no longer be told apart.
 func ParseRulesCSV(in io.Reader) ([]redirects.Rule, []int, error) {
 	r := csv.NewReader(in)
 	r.FieldsPerRecord = -1
@@ -137,15 +134,10 @@ func ParseRulesCSV(in io.Reader) ([]redirects.Rule, []int, error) {
 		rules    []redirects.Rule
 		lines    []int
 		problems []string
-		extra    int
 		seen     = map[string]int{} // matchType+source -> line
 	)
 	bad := func(line int, format string, args ...any) {
-		if len(problems) < maxImportProblems {
-			problems = append(problems, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, args...))
-		} else {
-			extra++
-		}
+		problems = append(problems, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, args...))
 	}
 	for {
 		rec, err := r.Read()
@@ -205,9 +197,6 @@ func ParseRulesCSV(in io.Reader) ([]redirects.Rule, []int, error) {
 		lines = append(lines, line)
 	}
 	if len(problems) > 0 {
-		if extra > 0 {
-			problems = append(problems, fmt.Sprintf("... and %d more bad lines", extra))
-		}
 		return nil, nil, redirects.Errorf(redirects.EINVALID, "%s", strings.Join(problems, "\n"))
 	}
 	return rules, lines, nil
