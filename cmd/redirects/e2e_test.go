@@ -29,7 +29,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "redirects")
-	build := exec.Command("go", "build", "-o", binary, ".")
+	args := []string{"build", "-o", binary}
+	if os.Getenv("REDIRECTS_TEST_RACE") != "" {
+		args = append(args, "-race") // the server under test checks itself for data races
+	}
+	build := exec.Command("go", append(args, ".")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building redirects:", err)

@@ -68,8 +68,16 @@ func startEdgeUnready(t *testing.T, c *cli, env ...string) *edge {
 	}()
 	t.Cleanup(func() {
 		if e.cmd.ProcessState == nil {
-			e.cmd.Process.Kill()
-			<-e.done
+			e.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-e.done:
+			case <-time.After(10 * time.Second):
+				e.cmd.Process.Kill()
+				<-e.done
+			}
+		}
+		if strings.Contains(e.logText(), "DATA RACE") {
+			t.Errorf("the server reported a data race:\n%s", e.logText())
 		}
 	})
 	select {
