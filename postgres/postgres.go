@@ -37,11 +37,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"io/fs"
 	"net"
 	neturl "net/url"
-	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -51,6 +48,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"redirects"
+	"redirects/internal/migrations"
 )
 
 // NotifyChannel is the channel on which every write that records an event
@@ -140,41 +138,13 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// migration is one numbered schema change.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations returns the embedded migrations in version order. Their file
-// names are NNNN_description.sql; the number is the version.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationsFS, "migrations/*.sql")
+// loadMigrations returns the embedded migrations in version order.
+func loadMigrations() ([]migrations.Migration, error) {
+	ms, err := migrations.Load(migrationsFS, "migrations")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	var out []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("postgres: migration file %s is not named NNNN_description.sql", base)
-		}
-		b, err := migrationsFS.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: strings.TrimSuffix(base, ".sql"), sql: string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i, m := range out {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("postgres: migration %s: expected version %d", m.name, i+1)
-		}
-	}
-	return out, nil
+	return ms, nil
 }
 
 // migrate applies the migrations the database lacks, all in one transaction
@@ -182,7 +152,7 @@ func migrations() ([]migration, error) {
 // then finds the version already current and does nothing. PostgreSQL's DDL
 // is transactional, so a failed migration leaves no half-made schema.
 func (db *DB) migrate(ctx context.Context) error {
-	ms, err := migrations()
+	ms, err := loadMigrations()
 	if err != nil {
 		return err
 	}
@@ -211,12 +181,12 @@ func (db *DB) migrate(ctx context.Context) error {
 	for _, m := range ms[current:] {
 		// No arguments: pgx sends the file with the simple protocol, which
 		// runs several statements.
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return wrap("migration "+m.name, err)
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			return wrap("migration "+m.Name, err)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
-			m.version, m.name, time.Now().UnixNano()); err != nil {
-			return wrap("migration "+m.name, err)
+			m.Version, m.Name, time.Now().UnixNano()); err != nil {
+			return wrap("migration "+m.Name, err)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {

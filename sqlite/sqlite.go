@@ -18,10 +18,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +27,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"redirects"
+	"redirects/internal/migrations"
 )
 
 // BusyTimeout is how long a transaction waits for the write lock that
@@ -150,48 +149,20 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// migration is one numbered schema change.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations returns the embedded migrations in version order. Their file
-// names are NNNN_description.sql; the number is the version.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationsFS, "migrations/*.sql")
+// loadMigrations returns the embedded migrations in version order.
+func loadMigrations() ([]migrations.Migration, error) {
+	ms, err := migrations.Load(migrationsFS, "migrations")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	var out []migration
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("sqlite: migration file %s is not named NNNN_description.sql", base)
-		}
-		b, err := migrationsFS.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: strings.TrimSuffix(base, ".sql"), sql: string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i, m := range out {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("sqlite: migration %s: expected version %d", m.name, i+1)
-		}
-	}
-	return out, nil
+	return ms, nil
 }
 
 // migrate applies the migrations the database lacks, all in one IMMEDIATE
 // transaction: a concurrent Open waits for the lock, then finds the version
 // already current and does nothing.
 func (db *DB) migrate(ctx context.Context) error {
-	ms, err := migrations()
+	ms, err := loadMigrations()
 	if err != nil {
 		return err
 	}
@@ -215,12 +186,12 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("sqlite: database %s has schema version %d, newer than this program's %d", db.path, current, len(ms))
 	}
 	for _, m := range ms[current:] {
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-			m.version, m.name, time.Now().UnixNano()); err != nil {
-			return fmt.Errorf("sqlite: migration %s: %w", m.name, err)
+			m.Version, m.Name, time.Now().UnixNano()); err != nil {
+			return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
