@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -161,4 +162,66 @@ func testImportReplace(t *testing.T, e *env) {
 func testImportUnknownProject(t *testing.T, e *env) {
 	_, err := e.s.ImportRules(e.ctx, "prj_nope", batch("/a"), false)
 	wantCode(t, "ImportRules(unknown project)", err, redirects.ENOTFOUND, "prj_nope")
+}
+
+// testImportLarge imports enough rules to take the parallel paths of
+// ImportRules (sorting halves, validating while inserting, COPY) and checks
+// what comes back, that importing them again reports every clash, that one
+// bad rule among many stops everything, and that replacing a large draft
+// with itself stores the same rules anew.
+func testImportLarge(t *testing.T, e *env) {
+	p := e.newProject()
+	const n = 50_000
+	rules := redirects.GenerateRules(n, 0.3, 7)
+	if got, err := e.s.ImportRules(e.ctx, p.ID, rules, false); err != nil || got != n {
+		t.Fatalf("ImportRules = %d, %v; want %d, nil", got, err, n)
+	}
+	stored := e.rules(p.ID)
+	if len(stored) != n {
+		t.Fatalf("FindRules = %d rules, want %d", len(stored), n)
+	}
+	type key struct {
+		m redirects.MatchType
+		s string
+	}
+	want := make(map[key]redirects.Rule, n)
+	for _, r := range rules {
+		want[key{r.MatchType, r.Source}] = r
+	}
+	for _, r := range stored {
+		w, ok := want[key{r.MatchType, r.Source}]
+		if !ok || r.Destination != w.Destination || r.StatusCode != w.StatusCode || r.Priority != w.Priority {
+			t.Fatalf("stored rule %+v, want %+v", r, w)
+		}
+	}
+
+	// Importing the same rules again clashes with every one of them.
+	_, err := e.s.ImportRules(e.ctx, p.ID, rules, false)
+	if code := redirects.ErrorCode(err); code != redirects.ECONFLICT {
+		t.Fatalf("ImportRules(again) = %v, want ECONFLICT", err)
+	}
+	if lines := strings.Count(redirects.ErrorMessage(err), "\n") + 1; lines != n {
+		t.Errorf("ImportRules(again) reports %d clashes, want %d", lines, n)
+	}
+
+	// A space fails validation; a NUL byte fails it too, before PostgreSQL
+	// could refuse it.
+	for i, dest := range []string{"/a b", "/a\x00b"} {
+		bad := slices.Clone(rules)
+		bad[n-7].Destination = dest
+		q := e.project(p.OrgID, fmt.Sprint("bad", i))
+		_, err = e.s.ImportRules(e.ctx, q.ID, bad, false)
+		if redirects.ErrorCode(err) != redirects.EINVALID || !strings.HasPrefix(redirects.ErrorMessage(err), fmt.Sprintf("rule %d: destination", n-6)) ||
+			strings.Contains(redirects.ErrorMessage(err), "\n") {
+			t.Fatalf("ImportRules(one bad rule, destination %q) = %v, want one EINVALID line for rule %d", dest, err, n-6)
+		}
+		if got := e.rules(q.ID); len(got) != 0 {
+			t.Errorf("FindRules after a failed import = %d rules; want none", len(got))
+		}
+	}
+
+	// Replacing a large draft with itself stores the same rules anew.
+	if got, err := e.s.ImportRules(e.ctx, p.ID, rules, true); err != nil || got != n {
+		t.Fatalf("ImportRules(replace) = %d, %v; want %d, nil", got, err, n)
+	}
 }

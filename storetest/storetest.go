@@ -49,6 +49,7 @@ func Run(t *testing.T, open Opener) {
 		{"Import/ConflictOnly", testImportConflictOnly},
 		{"Import/Replace", testImportReplace},
 		{"Import/UnknownProject", testImportUnknownProject},
+		{"Import/Large", testImportLarge},
 		{"Key/CreateAndFind", testKeyCreateAndFind},
 		{"Key/Revoke", testKeyRevoke},
 		{"Key/OtherProject", testKeyOtherProject},
