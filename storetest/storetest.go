@@ -6,6 +6,13 @@
 // interface documents (error codes, ordering, atomicity, the clock as the
 // source of CreatedAt) and that error messages name the thing they are
 // about, never a message's exact wording.
+//
+// RunDatabase runs the tests that need a database of their own: several
+// stores on it at once, as several processes would, and the schema's
+// migrations, which read and edit the database's record of them directly.
+// BenchImport and BenchDeploy are the stores' benchmarks. Tests that hold
+// for one store only (SQLite's file, PostgreSQL's notifications and lost
+// connections) stay in its package.
 package storetest
 
 import (
