@@ -259,9 +259,16 @@ func testEventsInCommitOrder(t *testing.T, d *Database) {
 	var polled []int64
 	pollDone := make(chan error, 1)
 	go func() {
-		// Poll as an edge node does, remembering every ID seen.
+		// Poll as an edge node does, remembering every ID seen. The last
+		// read starts after stop is closed, so after every commit.
 		var after int64
 		for {
+			stopped := false
+			select {
+			case <-stop:
+				stopped = true
+			default:
+			}
 			evs, err := s.FindEvents(ctx, after, 0)
 			if err != nil {
 				pollDone <- err
@@ -271,11 +278,9 @@ func testEventsInCommitOrder(t *testing.T, d *Database) {
 				polled = append(polled, ev.ID)
 				after = ev.ID
 			}
-			select {
-			case <-stop:
+			if stopped {
 				pollDone <- nil
 				return
-			default:
 			}
 		}
 	}()
@@ -306,8 +311,8 @@ func testEventsInCommitOrder(t *testing.T, d *Database) {
 	if err != nil {
 		t.Fatalf("FindEvents: %v", err)
 	}
-	// The poller's last read came after every commit, so it must have seen
-	// every event.
+	// The poller's last read started after every commit, so it must have
+	// seen every event.
 	var ids []int64
 	for _, ev := range all {
 		ids = append(ids, ev.ID)

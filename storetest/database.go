@@ -3,7 +3,6 @@ package storetest
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"testing"
 
 	"redirects"
@@ -86,10 +85,4 @@ func newOrgProject(t *testing.T, s redirects.Store) *redirects.Project {
 		t.Fatalf("CreateProject: %v", err)
 	}
 	return p
-}
-
-// countBuild is a Builder that renders only the number of rules: the tests
-// that use it measure the store, not the renderers.
-func countBuild(rules []redirects.Rule) (*redirects.DeployContent, error) {
-	return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv", Body: []byte(fmt.Sprint(len(rules))), ETag: `"x"`}}}, nil
 }
