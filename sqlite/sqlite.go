@@ -24,7 +24,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	driver "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"redirects"
 	"redirects/internal/migrations"
@@ -125,11 +126,39 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
 
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrateRetrying(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// migrateRetrying runs migrate, again after a short pause while it fails
+// with SQLITE_BUSY, for up to BusyTimeout. While a new file is still in
+// rollback-journal mode, before the first connection has switched it to WAL,
+// SQLite answers some lock conflicts between connections with SQLITE_BUSY at
+// once, without waiting in the busy handler, because waiting could deadlock;
+// its documented remedy is to try again. Several processes that open a new
+// file together meet that.
+func (db *DB) migrateRetrying(ctx context.Context) error {
+	deadline := time.Now().Add(BusyTimeout)
+	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+		err := db.migrate(ctx)
+		if err == nil || !busy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// busy reports whether err is SQLite's SQLITE_BUSY, with any extended code.
+func busy(err error) bool {
+	var se *driver.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // dsn returns the driver's name for the file at path with the given
