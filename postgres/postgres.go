@@ -147,10 +147,13 @@ func loadMigrations() ([]migrations.Migration, error) {
 	return ms, nil
 }
 
-// migrate applies the migrations the database lacks, all in one transaction
-// that first takes an advisory lock: a concurrent Open waits for the lock,
-// then finds the version already current and does nothing. PostgreSQL's DDL
-// is transactional, so a failed migration leaves no half-made schema.
+// migrate brings the schema up to date, all in one transaction that first
+// takes an advisory lock: a concurrent Open waits for the lock, then finds
+// the version already current and does nothing. PostgreSQL's DDL is
+// transactional, so a failed migration leaves no half-made schema. It
+// refuses, changing nothing, a database whose schema is newer than the
+// program's or whose applied migrations differ from the program's text
+// (see migrations.Check).
 func (db *DB) migrate(ctx context.Context) error {
 	ms, err := loadMigrations()
 	if err != nil {
@@ -164,28 +167,31 @@ func (db *DB) migrate(ctx context.Context) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 		return wrap("migrate", err)
 	}
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INTEGER PRIMARY KEY,
-		name       TEXT    NOT NULL,
-		applied_at BIGINT  NOT NULL
-	)`); err != nil {
+	if err := ensureMigrationsTable(ctx, tx); err != nil {
 		return wrap("migrate", err)
 	}
-	var current int
-	if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+	applied, err := appliedMigrations(ctx, tx)
+	if err != nil {
 		return wrap("migrate", err)
 	}
-	if current > len(ms) {
-		return fmt.Errorf("postgres: the database has schema version %d, newer than this program's %d", current, len(ms))
+	plan, err := migrations.Check(ms, applied)
+	if err != nil {
+		return fmt.Errorf("postgres: open: %w", err)
 	}
-	for _, m := range ms[current:] {
+	for _, m := range plan.Record {
+		if _, err := tx.Exec(ctx, `UPDATE schema_migrations SET checksum = $1 WHERE version = $2`,
+			migrations.Checksum(m.SQL), m.Version); err != nil {
+			return wrap("migration "+m.Name+": record its checksum", err)
+		}
+	}
+	for _, m := range plan.Apply {
 		// No arguments: pgx sends the file with the simple protocol, which
 		// runs several statements.
 		if _, err := tx.Exec(ctx, m.SQL); err != nil {
 			return wrap("migration "+m.Name, err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
-			m.Version, m.Name, time.Now().UnixNano()); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at, checksum) VALUES ($1, $2, $3, $4)`,
+			m.Version, m.Name, time.Now().UnixNano(), migrations.Checksum(m.SQL)); err != nil {
 			return wrap("migration "+m.Name, err)
 		}
 	}
@@ -193,6 +199,46 @@ func (db *DB) migrate(ctx context.Context) error {
 		return wrap("migrate", err)
 	}
 	return nil
+}
+
+// ensureMigrationsTable creates the table that records applied migrations,
+// or adds the checksum column to one that a program older than checksums
+// created; migrate then records the checksums that are missing. It looks
+// for the column first, so an Open of an up-to-date database takes no
+// ACCESS EXCLUSIVE lock.
+func ensureMigrationsTable(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		applied_at BIGINT  NOT NULL,
+		checksum   TEXT    NOT NULL DEFAULT ''
+	)`); err != nil {
+		return err
+	}
+	var has bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute
+		WHERE attrelid = 'schema_migrations'::regclass AND attname = 'checksum' AND NOT attisdropped)`).Scan(&has); err != nil {
+		return err
+	}
+	if !has {
+		if _, err := tx.Exec(ctx, `ALTER TABLE schema_migrations ADD COLUMN checksum TEXT NOT NULL DEFAULT ''`); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appliedMigrations returns what schema_migrations records.
+func appliedMigrations(ctx context.Context, tx pgx.Tx) ([]migrations.Applied, error) {
+	rows, err := tx.Query(ctx, `SELECT version, name, checksum FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (migrations.Applied, error) {
+		var a migrations.Applied
+		err := row.Scan(&a.Version, &a.Name, &a.Checksum)
+		return a, err
+	})
 }
 
 // SchemaVersion returns the number of the newest migration applied.

@@ -3,12 +3,12 @@ package postgres_test
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	neturl "net/url"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver for the tests' direct connections
 
 	"redirects"
 	"redirects/internal/testproxy"
@@ -88,14 +89,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func adminExec(admin, sql string) error {
+func adminExec(admin, query string) error {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, sql)
+	_, err = conn.Exec(ctx, query)
 	return err
 }
 
@@ -164,6 +165,48 @@ func TestStore(t *testing.T) {
 	})
 }
 
+// TestDatabase runs the shared tests of several stores on one database and
+// of the migrations, each on an empty schema.
+func TestDatabase(t *testing.T) {
+	dbURL := newDatabase(t)
+	ms, err := postgres.LoadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.RunDatabase(t, func(t *testing.T) *storetest.Database {
+		url := newSchema(t, dbURL)
+		direct, err := sql.Open("pgx", url)
+		if err != nil {
+			t.Fatalf("open %s: %v", url, err)
+		}
+		t.Cleanup(func() { direct.Close() })
+		return &storetest.Database{
+			Open: func(ctx context.Context) (storetest.Store, error) {
+				db, err := postgres.Open(ctx, url)
+				if err != nil {
+					return nil, err
+				}
+				return db, nil
+			},
+			Direct:     direct,
+			Migrations: ms,
+		}
+	})
+}
+
+// benchOpen opens a DB on an empty schema of the run's database.
+func benchOpen(b *testing.B) redirects.Store {
+	db, err := postgres.Open(context.Background(), newSchema(b, newDatabase(b)))
+	if err != nil {
+		b.Fatalf("Open: %v", err)
+	}
+	return db
+}
+
+func BenchmarkImport(b *testing.B) { storetest.BenchImport(b, benchOpen) }
+
+func BenchmarkDeploy(b *testing.B) { storetest.BenchDeploy(b, benchOpen) }
+
 func newProject(t testing.TB, db *postgres.DB) *redirects.Project {
 	t.Helper()
 	ctx := context.Background()
@@ -176,211 +219,6 @@ func newProject(t testing.TB, db *postgres.DB) *redirects.Project {
 		t.Fatalf("CreateProject: %v", err)
 	}
 	return p
-}
-
-func TestMigrationsIdempotent(t *testing.T) {
-	ctx := context.Background()
-	url := newSchema(t, newDatabase(t))
-	db, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	o := &redirects.Org{Name: "Acme", Tier: redirects.TierFree}
-	if err := db.CreateOrg(ctx, o); err != nil {
-		t.Fatalf("CreateOrg: %v", err)
-	}
-	v1, err := db.SchemaVersion(ctx)
-	if err != nil || v1 < 1 {
-		t.Fatalf("SchemaVersion = %d, %v; want >= 1", v1, err)
-	}
-	db.Close()
-
-	for i := 0; i < 2; i++ {
-		db, err = postgres.Open(ctx, url)
-		if err != nil {
-			t.Fatalf("Open again: %v", err)
-		}
-		if v, err := db.SchemaVersion(ctx); err != nil || v != v1 {
-			t.Errorf("SchemaVersion after reopening = %d, %v; want %d", v, err, v1)
-		}
-		if _, err := db.FindOrgByID(ctx, o.ID); err != nil {
-			t.Errorf("FindOrgByID after reopening: %v", err)
-		}
-		db.Close()
-	}
-}
-
-// TestConcurrentOpen opens one empty schema from many DBs at once: the
-// advisory lock lets one apply the migrations, and the others find them
-// applied.
-func TestConcurrentOpen(t *testing.T) {
-	ctx := context.Background()
-	url := newSchema(t, newDatabase(t))
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for i := 0; i < 8; i++ {
-		wg.Go(func() {
-			db, err := postgres.Open(ctx, url)
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer db.Close()
-			if _, err := db.FindOrgs(ctx); err != nil {
-				errs <- err
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Errorf("concurrent Open: %v", err)
-	}
-}
-
-// TestConcurrentDeploys has eight DBs, as eight processes would, deploy one
-// project five times each at once: the project row lock makes the versions
-// exactly 1..40, and the event lock puts the deploy events in
-// version (commit) order.
-func TestConcurrentDeploys(t *testing.T) {
-	ctx := context.Background()
-	setup, url := newStore(t)
-	p := newProject(t, setup)
-	if _, err := setup.ImportRules(ctx, p.ID, redirects.GenerateRules(1000, 0.5, 1), false); err != nil {
-		t.Fatalf("ImportRules: %v", err)
-	}
-
-	const writers, deploysEach = 8, 5
-	build := func(rules []redirects.Rule) (*redirects.DeployContent, error) {
-		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv", Body: []byte(fmt.Sprint(len(rules))), ETag: `"x"`}}}, nil
-	}
-	var wg sync.WaitGroup
-	errs := make(chan error, writers*deploysEach)
-	for w := 0; w < writers; w++ {
-		wg.Go(func() {
-			db, err := postgres.Open(ctx, url)
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer db.Close()
-			for i := 0; i < deploysEach; i++ {
-				if _, err := db.Deploy(ctx, p.ID, redirects.DeployOptions{Message: fmt.Sprintf("writer %d #%d", w, i)}, build); err != nil {
-					errs <- fmt.Errorf("writer %d: Deploy: %w", w, err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-
-	ds, err := setup.FindDeployments(ctx, p.ID)
-	if err != nil {
-		t.Fatalf("FindDeployments: %v", err)
-	}
-	if len(ds) != writers*deploysEach {
-		t.Errorf("FindDeployments = %d, want %d", len(ds), writers*deploysEach)
-	}
-	for i, d := range ds {
-		if d.Version != i+1 {
-			t.Fatalf("deployment %d has version %d: versions have a gap or repeat", i, d.Version)
-		}
-		if d.ExactCount+d.PrefixCount != 1000 {
-			t.Errorf("version %d holds %d rules, want 1000", d.Version, d.ExactCount+d.PrefixCount)
-		}
-	}
-	evs, err := setup.FindEvents(ctx, 0, 0)
-	if err != nil {
-		t.Fatalf("FindEvents: %v", err)
-	}
-	deploys := 0
-	for _, ev := range evs {
-		if ev.Kind == redirects.EventDeploy {
-			deploys++
-			if ev.Version != deploys {
-				t.Errorf("deploy event %d names version %d: events are not in commit order", deploys, ev.Version)
-			}
-		}
-	}
-	if deploys != writers*deploysEach {
-		t.Errorf("%d deploy events, want %d", deploys, writers*deploysEach)
-	}
-}
-
-// TestEventsInCommitOrder makes transactions that record events commit in
-// the opposite order of their start, many at once: every poller that has
-// seen event N must find every later event above N, so the IDs must follow
-// commit order.
-func TestEventsInCommitOrder(t *testing.T) {
-	ctx := context.Background()
-	db, url := newStore(t)
-	o := &redirects.Org{Name: "Acme", Tier: redirects.TierFree}
-	if err := db.CreateOrg(ctx, o); err != nil {
-		t.Fatalf("CreateOrg: %v", err)
-	}
-	stop := make(chan struct{})
-	var polled []int64
-	pollDone := make(chan error, 1)
-	go func() {
-		// Poll as an edge node does, remembering every ID seen.
-		var after int64
-		for {
-			evs, err := db.FindEvents(ctx, after, 0)
-			if err != nil {
-				pollDone <- err
-				return
-			}
-			for _, ev := range evs {
-				polled = append(polled, ev.ID)
-				after = ev.ID
-			}
-			select {
-			case <-stop:
-				pollDone <- nil
-				return
-			default:
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for w := 0; w < 8; w++ {
-		wg.Go(func() {
-			w, err := postgres.Open(ctx, url)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer w.Close()
-			// Projects of one organization: nothing else orders these
-			// transactions (UpdateOrg would, through the org's row lock).
-			for i := 0; i < 25; i++ {
-				if err := w.CreateProject(ctx, &redirects.Project{OrgID: o.ID, Name: fmt.Sprint(i)}); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(stop)
-	if err := <-pollDone; err != nil {
-		t.Fatalf("FindEvents: %v", err)
-	}
-	all, err := db.FindEvents(ctx, 0, 0)
-	if err != nil {
-		t.Fatalf("FindEvents: %v", err)
-	}
-	// The poller's last read came after every commit, so it must have seen
-	// every event.
-	var ids []int64
-	for _, ev := range all {
-		ids = append(ids, ev.ID)
-	}
-	if !slices.Equal(polled, ids) {
-		t.Errorf("the poller saw %d events, the table holds %d: a poller missed events committed below an ID it had seen", len(polled), len(ids))
-	}
 }
 
 // TestNotify listens as an edge node would: each write that records an
@@ -500,117 +338,6 @@ func TestTextPostgresRefuses(t *testing.T) {
 	}
 }
 
-// TestImportLarge imports enough rules to take the parallel paths of
-// ImportRules and checks what comes back, that importing them again reports
-// every clash, and that one bad rule among many stops everything.
-func TestImportLarge(t *testing.T) {
-	ctx := context.Background()
-	db, _ := newStore(t)
-	p := newProject(t, db)
-
-	const n = 50_000
-	rules := redirects.GenerateRules(n, 0.3, 7)
-	if got, err := db.ImportRules(ctx, p.ID, rules, false); err != nil || got != n {
-		t.Fatalf("ImportRules = %d, %v; want %d, nil", got, err, n)
-	}
-	stored, err := db.FindRules(ctx, p.ID)
-	if err != nil {
-		t.Fatalf("FindRules: %v", err)
-	}
-	if len(stored) != n {
-		t.Fatalf("FindRules = %d rules, want %d", len(stored), n)
-	}
-	type key struct {
-		m redirects.MatchType
-		s string
-	}
-	want := make(map[key]redirects.Rule, n)
-	for _, r := range rules {
-		want[key{r.MatchType, r.Source}] = r
-	}
-	for _, r := range stored {
-		w, ok := want[key{r.MatchType, r.Source}]
-		if !ok || r.Destination != w.Destination || r.StatusCode != w.StatusCode || r.Priority != w.Priority {
-			t.Fatalf("stored rule %+v, want %+v", r, w)
-		}
-	}
-
-	_, err = db.ImportRules(ctx, p.ID, rules, false)
-	if code := redirects.ErrorCode(err); code != redirects.ECONFLICT {
-		t.Fatalf("ImportRules(again) = %v, want ECONFLICT", err)
-	}
-	if lines := strings.Count(redirects.ErrorMessage(err), "\n") + 1; lines != n {
-		t.Errorf("ImportRules(again) reports %d clashes, want %d", lines, n)
-	}
-
-	bad := slices.Clone(rules)
-	bad[n-7].Destination = "/a\x00b" // PostgreSQL would refuse it too
-	q := newProject(t, db)
-	_, err = db.ImportRules(ctx, q.ID, bad, false)
-	if redirects.ErrorCode(err) != redirects.EINVALID || !strings.HasPrefix(redirects.ErrorMessage(err), fmt.Sprintf("rule %d: destination", n-6)) ||
-		strings.Contains(redirects.ErrorMessage(err), "\n") {
-		t.Fatalf("ImportRules(one bad rule) = %v, want one EINVALID line for rule %d", err, n-6)
-	}
-	if got, err := db.FindRules(ctx, q.ID); err != nil || len(got) != 0 {
-		t.Errorf("FindRules after a failed import = %d rules, %v; want none", len(got), err)
-	}
-
-	// Replacing a large draft with itself stores the same rules anew.
-	if got, err := db.ImportRules(ctx, p.ID, rules, true); err != nil || got != n {
-		t.Fatalf("ImportRules(replace) = %d, %v; want %d, nil", got, err, n)
-	}
-}
-
-// BenchmarkImport imports generated rules into an empty project and
-// reports rules per second.
-func BenchmarkImport(b *testing.B) {
-	dbURL := newDatabase(b)
-	for _, n := range []int{100_000, 1_000_000} {
-		rules := redirects.GenerateRules(n, 0.5, 1)
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			ctx := context.Background()
-			db := open(b, newSchema(b, dbURL))
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				p := newProject(b, db)
-				b.StartTimer()
-				if _, err := db.ImportRules(ctx, p.ID, rules, false); err != nil {
-					b.Fatalf("ImportRules: %v", err)
-				}
-			}
-			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rules/s")
-		})
-	}
-}
-
-// BenchmarkDeploy deploys a project's generated draft rules with a builder
-// that renders nothing, so it measures the store: reading and sorting the
-// draft, encoding the snapshot and writing it in one transaction.
-func BenchmarkDeploy(b *testing.B) {
-	dbURL := newDatabase(b)
-	for _, n := range []int{100_000, 1_000_000} {
-		rules := redirects.GenerateRules(n, 0.5, 1)
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			ctx := context.Background()
-			db := open(b, newSchema(b, dbURL))
-			p := newProject(b, db)
-			if _, err := db.ImportRules(ctx, p.ID, rules, false); err != nil {
-				b.Fatalf("ImportRules: %v", err)
-			}
-			build := func(rules []redirects.Rule) (*redirects.DeployContent, error) {
-				return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv", Body: []byte(fmt.Sprint(len(rules))), ETag: `"x"`}}}, nil
-			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, err := db.Deploy(ctx, p.ID, redirects.DeployOptions{}, build); err != nil {
-					b.Fatalf("Deploy: %v", err)
-				}
-			}
-			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rules/s")
-		})
-	}
-}
-
 // TestDeleteProjectCascades deletes a project by hand, as an operator
 // would: its rules go with it (rules has a trigger instead of a foreign
 // key), and so do its keys and deployments.
@@ -709,39 +436,4 @@ func sources(rules []redirects.Rule) []string {
 		out = append(out, r.MatchType.String()+" "+r.Source)
 	}
 	return out
-}
-
-// TestConcurrentImports imports the same rules into one project from two
-// DBs at once: the draft lock lets one in, and the other then reports every
-// rule as a clash, instead of failing on the UNIQUE index.
-func TestConcurrentImports(t *testing.T) {
-	ctx := context.Background()
-	db, url := newStore(t)
-	other := open(t, url)
-	p := newProject(t, db)
-	const n = 2000
-	rules := redirects.GenerateRules(n, 0.5, 5)
-	errs := make([]error, 2)
-	var wg sync.WaitGroup
-	for i, s := range []*postgres.DB{db, other} {
-		wg.Go(func() { _, errs[i] = s.ImportRules(ctx, p.ID, rules, false) })
-	}
-	wg.Wait()
-	ok, clash := 0, 0
-	for _, err := range errs {
-		switch {
-		case err == nil:
-			ok++
-		case redirects.ErrorCode(err) == redirects.ECONFLICT && strings.Count(redirects.ErrorMessage(err), "\n")+1 == n:
-			clash++
-		default:
-			t.Errorf("ImportRules = %.200v, want success or ECONFLICT naming all %d rules", err, n)
-		}
-	}
-	if ok != 1 || clash != 1 {
-		t.Errorf("%d imports succeeded and %d clashed, want 1 and 1", ok, clash)
-	}
-	if got, err := db.FindRules(ctx, p.ID); err != nil || len(got) != n {
-		t.Errorf("FindRules = %d rules, %v; want %d", len(got), err, n)
-	}
 }

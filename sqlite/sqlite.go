@@ -24,7 +24,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	driver "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"redirects"
 	"redirects/internal/migrations"
@@ -125,11 +126,39 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
 
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrateRetrying(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// migrateRetrying runs migrate, again after a short pause while it fails
+// with SQLITE_BUSY, for up to BusyTimeout. While a new file is still in
+// rollback-journal mode, before the first connection has switched it to WAL,
+// SQLite answers some lock conflicts between connections with SQLITE_BUSY at
+// once, without waiting in the busy handler, because waiting could deadlock;
+// its documented remedy is to try again. Several processes that open a new
+// file together meet that.
+func (db *DB) migrateRetrying(ctx context.Context) error {
+	deadline := time.Now().Add(BusyTimeout)
+	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+		err := db.migrate(ctx)
+		if err == nil || !busy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// busy reports whether err is SQLite's SQLITE_BUSY, with any extended code.
+func busy(err error) bool {
+	var se *driver.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // dsn returns the driver's name for the file at path with the given
@@ -158,9 +187,11 @@ func loadMigrations() ([]migrations.Migration, error) {
 	return ms, nil
 }
 
-// migrate applies the migrations the database lacks, all in one IMMEDIATE
-// transaction: a concurrent Open waits for the lock, then finds the version
-// already current and does nothing.
+// migrate brings the schema up to date, all in one IMMEDIATE transaction:
+// a concurrent Open waits for the lock, then finds the version already
+// current and does nothing. It refuses, changing nothing, a database whose
+// schema is newer than the program's or whose applied migrations differ
+// from the program's text (see migrations.Check).
 func (db *DB) migrate(ctx context.Context) error {
 	ms, err := loadMigrations()
 	if err != nil {
@@ -171,26 +202,29 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INTEGER PRIMARY KEY,
-		name       TEXT    NOT NULL,
-		applied_at INTEGER NOT NULL
-	) STRICT`); err != nil {
+	if err := ensureMigrationsTable(ctx, tx); err != nil {
 		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
 	}
-	var current int
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+	applied, err := appliedMigrations(ctx, tx)
+	if err != nil {
 		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
 	}
-	if current > len(ms) {
-		return fmt.Errorf("sqlite: database %s has schema version %d, newer than this program's %d", db.path, current, len(ms))
+	plan, err := migrations.Check(ms, applied)
+	if err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
 	}
-	for _, m := range ms[current:] {
+	for _, m := range plan.Record {
+		if _, err := tx.ExecContext(ctx, `UPDATE schema_migrations SET checksum = ? WHERE version = ?`,
+			migrations.Checksum(m.SQL), m.Version); err != nil {
+			return fmt.Errorf("sqlite: migration %s: record its checksum: %w", m.Name, err)
+		}
+	}
+	for _, m := range plan.Apply {
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 			return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-			m.Version, m.Name, time.Now().UnixNano()); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at, checksum) VALUES (?, ?, ?, ?)`,
+			m.Version, m.Name, time.Now().UnixNano(), migrations.Checksum(m.SQL)); err != nil {
 			return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 		}
 	}
@@ -198,6 +232,48 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
 	}
 	return nil
+}
+
+// ensureMigrationsTable creates the table that records applied migrations,
+// or adds the checksum column to one that a program older than checksums
+// created; migrate then records the checksums that are missing.
+func ensureMigrationsTable(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		applied_at INTEGER NOT NULL,
+		checksum   TEXT    NOT NULL DEFAULT ''
+	) STRICT`); err != nil {
+		return err
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('schema_migrations') WHERE name = 'checksum'`).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE schema_migrations ADD COLUMN checksum TEXT NOT NULL DEFAULT ''`); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appliedMigrations returns what schema_migrations records.
+func appliedMigrations(ctx context.Context, tx *sql.Tx) ([]migrations.Applied, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT version, name, checksum FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []migrations.Applied
+	for rows.Next() {
+		var a migrations.Applied
+		if err := rows.Scan(&a.Version, &a.Name, &a.Checksum); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
 }
 
 // SchemaVersion returns the number of the newest migration applied.

@@ -1,0 +1,86 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"redirects"
+)
+
+// BenchOpener returns a new, empty store; the benchmark closes it.
+type BenchOpener func(b *testing.B) redirects.Store
+
+// benchSizes are the project sizes the store benchmarks measure, the
+// largest being the size the goals in BENCHMARKS.md speak of.
+var benchSizes = []int{100_000, 1_000_000}
+
+// benchRules returns n generated rules, half of them starts_with, shaped like
+// a real site's (the mix bench/run uses by default).
+func benchRules(n int) []redirects.Rule { return redirects.GenerateRules(n, 0.5, 1) }
+
+// benchProject makes an organization and a project in s.
+func benchProject(b *testing.B, s redirects.Store) string {
+	b.Helper()
+	ctx := context.Background()
+	o := &redirects.Org{Name: "bench", Tier: redirects.TierEnterprise}
+	if err := s.CreateOrg(ctx, o); err != nil {
+		b.Fatalf("CreateOrg: %v", err)
+	}
+	p := &redirects.Project{OrgID: o.ID, Name: "bench"}
+	if err := s.CreateProject(ctx, p); err != nil {
+		b.Fatalf("CreateProject: %v", err)
+	}
+	return p.ID
+}
+
+// BenchImport imports generated rules into an empty project of a new store,
+// one store per iteration, and reports rules per second. A store's
+// BenchmarkImport calls it.
+func BenchImport(b *testing.B, open BenchOpener) {
+	for _, n := range benchSizes {
+		rules := benchRules(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			ctx := context.Background()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s := open(b)
+				projectID := benchProject(b, s)
+				b.StartTimer()
+				if _, err := s.ImportRules(ctx, projectID, rules, false); err != nil {
+					b.Fatalf("ImportRules: %v", err)
+				}
+				b.StopTimer()
+				s.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rules/s")
+		})
+	}
+}
+
+// BenchDeploy deploys a project's generated draft rules with a builder that
+// renders nothing, so it measures the store: reading and sorting the draft,
+// encoding the snapshot and writing it in one transaction. A store's
+// BenchmarkDeploy calls it.
+func BenchDeploy(b *testing.B, open BenchOpener) {
+	for _, n := range benchSizes {
+		rules := benchRules(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			ctx := context.Background()
+			s := open(b)
+			defer s.Close()
+			projectID := benchProject(b, s)
+			if _, err := s.ImportRules(ctx, projectID, rules, false); err != nil {
+				b.Fatalf("ImportRules: %v", err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Deploy(ctx, projectID, redirects.DeployOptions{}, countBuild); err != nil {
+					b.Fatalf("Deploy: %v", err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rules/s")
+		})
+	}
+}
