@@ -42,21 +42,21 @@ func (e *env) accounts() redirects.AccountStore {
 	return a
 }
 
-// testHash is one argon2id hash shared by the suite's users: hashing costs
+// suiteHash is one argon2id hash shared by the suite's users: hashing costs
 // tens of milliseconds, and the password itself is not under test here.
-var testHash = sync.OnceValue(func() string {
-	h, err := redirects.HashPassword(testPassword)
+var suiteHash = sync.OnceValue(func() string {
+	h, err := redirects.HashPassword(suitePassword)
 	if err != nil {
 		panic(err)
 	}
 	return h
 })
 
-const testPassword = "correct horse battery staple"
+const suitePassword = "correct horse battery staple"
 
 func (e *env) user(email string, operator bool) *redirects.User {
 	e.t.Helper()
-	u := &redirects.User{Email: email, PasswordHash: testHash(), Operator: operator}
+	u := &redirects.User{Email: email, PasswordHash: suiteHash(), Operator: operator}
 	if err := e.accounts().CreateUser(e.ctx, u); err != nil {
 		e.t.Fatalf("CreateUser(%s): %v", email, err)
 	}
@@ -106,7 +106,7 @@ func testUserCreateAndFind(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatalf("FindUserByID: %v", err)
 	}
-	if got.Email != "ada@example.com" || !got.Operator || got.Disabled() || got.PasswordHash != testHash() {
+	if got.Email != "ada@example.com" || !got.Operator || got.Disabled() || got.PasswordHash != suiteHash() {
 		t.Errorf("FindUserByID = %+v", got)
 	}
 	wantTime(t, "found CreatedAt", got.CreatedAt, Start)
@@ -133,15 +133,15 @@ func testUserInvalid(t *testing.T, e *env) {
 		code string
 		name string
 	}{
-		{"same email", redirects.User{Email: "ada@example.com", PasswordHash: testHash()}, redirects.ECONFLICT, "ada@example.com"},
-		{"not normalized", redirects.User{Email: "Ada@example.com", PasswordHash: testHash()}, redirects.EINVALID, "normalized"},
-		{"bad email", redirects.User{Email: "ada", PasswordHash: testHash()}, redirects.EINVALID, `"ada"`},
-		{"clear password", redirects.User{Email: "eve@example.com", PasswordHash: testPassword}, redirects.EINVALID, "hash"},
+		{"same email", redirects.User{Email: "ada@example.com", PasswordHash: suiteHash()}, redirects.ECONFLICT, "ada@example.com"},
+		{"not normalized", redirects.User{Email: "Ada@example.com", PasswordHash: suiteHash()}, redirects.EINVALID, "normalized"},
+		{"bad email", redirects.User{Email: "ada", PasswordHash: suiteHash()}, redirects.EINVALID, `"ada"`},
+		{"clear password", redirects.User{Email: "eve@example.com", PasswordHash: suitePassword}, redirects.EINVALID, "hash"},
 	} {
 		u := tc.u
 		err := a.CreateUser(e.ctx, &u)
 		wantCode(t, "CreateUser("+tc.what+")", err, tc.code, tc.name)
-		if strings.Contains(redirects.ErrorMessage(err), testPassword) {
+		if strings.Contains(redirects.ErrorMessage(err), suitePassword) {
 			t.Errorf("CreateUser(%s): the error repeats the password: %v", tc.what, err)
 		}
 	}

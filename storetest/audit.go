@@ -21,8 +21,8 @@ func (e *env) audit(f redirects.AuditFilter) []*redirects.AuditEntry {
 	return entries
 }
 
-// actions returns the actions of entries, in their order.
-func actions(entries []*redirects.AuditEntry) []string {
+// auditActions returns the actions of entries, in their order.
+func auditActions(entries []*redirects.AuditEntry) []string {
 	out := make([]string, len(entries))
 	for i, x := range entries {
 		out[i] = x.Action
@@ -30,8 +30,8 @@ func actions(entries []*redirects.AuditEntry) []string {
 	return out
 }
 
-// wantJSON fails unless raw is the JSON object want (nil for none).
-func wantJSON(t *testing.T, what string, raw json.RawMessage, want map[string]any) {
+// wantAuditJSON fails unless raw is the JSON object want (nil for none).
+func wantAuditJSON(t *testing.T, what string, raw json.RawMessage, want map[string]any) {
 	t.Helper()
 	if want == nil {
 		if raw != nil {
@@ -60,7 +60,7 @@ func testAuditChanges(t *testing.T, e *env) {
 
 	o := e.org("Acme")
 	e.clock.Add(time.Second)
-	if _, err := e.s.UpdateOrg(e.ctx, o.ID, redirects.OrgUpdate{Tier: ptr(redirects.TierPro), RateLimit: limit(5)}); err != nil {
+	if _, err := e.s.UpdateOrg(e.ctx, o.ID, redirects.OrgUpdate{Tier: pointerTo(redirects.TierPro), RateLimit: limit(5)}); err != nil {
 		t.Fatalf("UpdateOrg: %v", err)
 	}
 	p := e.project(o.ID, "www")
@@ -79,7 +79,7 @@ func testAuditChanges(t *testing.T, e *env) {
 	entries := e.audit(redirects.AuditFilter{})
 	want := []string{redirects.AuditKeyRevoke, redirects.AuditKeyCreate, redirects.AuditRuleDelete, redirects.AuditRuleCreate,
 		redirects.AuditProjectCreate, redirects.AuditOrgUpdate, redirects.AuditOrgCreate}
-	if got := actions(entries); !reflect.DeepEqual(got, want) {
+	if got := auditActions(entries); !reflect.DeepEqual(got, want) {
 		t.Fatalf("audit log = %v, want %v (newest first)", got, want)
 	}
 	for _, x := range entries {
@@ -107,12 +107,12 @@ func testAuditChanges(t *testing.T, e *env) {
 	if create.ObjectType != "org" || create.ObjectID != o.ID || create.ProjectID != "" {
 		t.Errorf("org.create object = %s %s project %q", create.ObjectType, create.ObjectID, create.ProjectID)
 	}
-	wantJSON(t, "org.create before", create.Before, nil)
-	wantJSON(t, "org.create after", create.After, map[string]any{"name": "Acme", "tier": "free", "rateLimitOverride": nil, "quotaOverride": nil})
+	wantAuditJSON(t, "org.create before", create.Before, nil)
+	wantAuditJSON(t, "org.create after", create.After, map[string]any{"name": "Acme", "tier": "free", "rateLimitOverride": nil, "quotaOverride": nil})
 	update := byAction[redirects.AuditOrgUpdate]
 	wantTime(t, "org.update time", update.Time, Start.Add(time.Second))
-	wantJSON(t, "org.update before", update.Before, map[string]any{"tier": "free", "rateLimitOverride": nil})
-	wantJSON(t, "org.update after", update.After, map[string]any{"tier": "pro", "rateLimitOverride": "5"})
+	wantAuditJSON(t, "org.update before", update.Before, map[string]any{"tier": "free", "rateLimitOverride": nil})
+	wantAuditJSON(t, "org.update after", update.After, map[string]any{"tier": "pro", "rateLimitOverride": "5"})
 	if x := byAction[redirects.AuditProjectCreate]; x.ProjectID != p.ID || x.ObjectID != p.ID {
 		t.Errorf("project.create = %+v", x)
 	}
@@ -121,13 +121,13 @@ func testAuditChanges(t *testing.T, e *env) {
 	if add.ObjectType != "rule" || add.ObjectID != fmt.Sprint(r.ID) || add.ProjectID != p.ID || del.ObjectID != fmt.Sprint(r.ID) {
 		t.Errorf("rule entries name %s %s and %s, want rule %d of %s", add.ObjectType, add.ObjectID, del.ObjectID, r.ID, p.ID)
 	}
-	wantJSON(t, "rule.create after", add.After, ruleFields)
-	wantJSON(t, "rule.delete before", del.Before, ruleFields)
-	wantJSON(t, "rule.delete after", del.After, nil)
+	wantAuditJSON(t, "rule.create after", add.After, ruleFields)
+	wantAuditJSON(t, "rule.delete before", del.Before, ruleFields)
+	wantAuditJSON(t, "rule.delete after", del.After, nil)
 	if x := byAction[redirects.AuditKeyCreate]; x.ObjectID != k.ID || x.ProjectID != p.ID {
 		t.Errorf("key.create = %+v", x)
 	}
-	wantJSON(t, "key.create after", byAction[redirects.AuditKeyCreate].After, map[string]any{"name": "edge", "mode": "live", "last4": k.Last4})
+	wantAuditJSON(t, "key.create after", byAction[redirects.AuditKeyCreate].After, map[string]any{"name": "edge", "mode": "live", "last4": k.Last4})
 
 	// Without an actor, the system made the change.
 	if err := e.s.CreateOrg(context.Background(), &redirects.Org{Name: "Bare", Tier: redirects.TierFree}); err != nil {
@@ -165,7 +165,7 @@ func testAuditAccountChanges(t *testing.T, e *env) {
 	entries := e.audit(redirects.AuditFilter{})
 	want := []string{redirects.AuditUserDisable, redirects.AuditMemberRemove, redirects.AuditUserPassword, redirects.AuditTokenRevoke,
 		redirects.AuditTokenCreate, redirects.AuditMemberUpdate, redirects.AuditMemberAdd, redirects.AuditUserCreate, redirects.AuditOrgCreate}
-	if got := actions(entries); !reflect.DeepEqual(got, want) {
+	if got := auditActions(entries); !reflect.DeepEqual(got, want) {
 		t.Fatalf("audit log = %v, want %v", got, want)
 	}
 	by := map[string]*redirects.AuditEntry{}
@@ -174,27 +174,27 @@ func testAuditAccountChanges(t *testing.T, e *env) {
 		if x.Actor.Kind != redirects.ActorCLI || x.Actor.Label != "root" {
 			t.Errorf("%s: actor %+v, want cli root", x.Action, x.Actor)
 		}
-		for _, s := range []string{testPassword, testHash(), h, secret, tok.Hash, "argon2id"} {
+		for _, s := range []string{suitePassword, suiteHash(), h, secret, tok.Hash, "argon2id"} {
 			if strings.Contains(string(x.Before)+string(x.After), s) {
 				t.Errorf("%s records a secret or hash (%.20s...): before %s after %s", x.Action, s, x.Before, x.After)
 			}
 		}
 	}
-	wantJSON(t, "user.create after", by[redirects.AuditUserCreate].After, map[string]any{"email": "ada@example.com", "operator": true, "disabled": false})
+	wantAuditJSON(t, "user.create after", by[redirects.AuditUserCreate].After, map[string]any{"email": "ada@example.com", "operator": true, "disabled": false})
 	if x := by[redirects.AuditUserCreate]; x.ObjectType != "user" || x.ObjectID != u.ID || x.OrgID != "" {
 		t.Errorf("user.create names %s %s in org %q", x.ObjectType, x.ObjectID, x.OrgID)
 	}
-	wantJSON(t, "member.add after", by[redirects.AuditMemberAdd].After, map[string]any{"email": "ada@example.com", "role": "owner"})
-	wantJSON(t, "member.update before", by[redirects.AuditMemberUpdate].Before, map[string]any{"role": "owner"})
-	wantJSON(t, "member.update after", by[redirects.AuditMemberUpdate].After, map[string]any{"role": "editor"})
-	wantJSON(t, "member.remove before", by[redirects.AuditMemberRemove].Before, map[string]any{"email": "ada@example.com", "role": "editor"})
-	wantJSON(t, "token.create after", by[redirects.AuditTokenCreate].After, map[string]any{"label": "ci viewer", "role": "viewer",
+	wantAuditJSON(t, "member.add after", by[redirects.AuditMemberAdd].After, map[string]any{"email": "ada@example.com", "role": "owner"})
+	wantAuditJSON(t, "member.update before", by[redirects.AuditMemberUpdate].Before, map[string]any{"role": "owner"})
+	wantAuditJSON(t, "member.update after", by[redirects.AuditMemberUpdate].After, map[string]any{"role": "editor"})
+	wantAuditJSON(t, "member.remove before", by[redirects.AuditMemberRemove].Before, map[string]any{"email": "ada@example.com", "role": "editor"})
+	wantAuditJSON(t, "token.create after", by[redirects.AuditTokenCreate].After, map[string]any{"label": "ci viewer", "role": "viewer",
 		"last4": tok.Last4, "createdBy": u.ID, "expiresAt": Start.Add(time.Hour).Format(time.RFC3339Nano)})
 	if x := by[redirects.AuditTokenRevoke]; x.ObjectID != tok.ID || x.OrgID != o.ID {
 		t.Errorf("token.revoke names %s in %s", x.ObjectID, x.OrgID)
 	}
-	wantJSON(t, "user.disable before", by[redirects.AuditUserDisable].Before, map[string]any{"disabled": false})
-	wantJSON(t, "user.disable after", by[redirects.AuditUserDisable].After, map[string]any{"disabled": true})
+	wantAuditJSON(t, "user.disable before", by[redirects.AuditUserDisable].Before, map[string]any{"disabled": false})
+	wantAuditJSON(t, "user.disable after", by[redirects.AuditUserDisable].After, map[string]any{"disabled": true})
 }
 
 func testAuditFilter(t *testing.T, e *env) {
@@ -230,7 +230,7 @@ func testAuditFilter(t *testing.T, e *env) {
 		{redirects.AuditFilter{Limit: 2}, "rule.create rule.create"},
 		{redirects.AuditFilter{Actor: "nobody"}, ""},
 	} {
-		if got := strings.Join(actions(e.audit(tc.f)), " "); got != tc.want {
+		if got := strings.Join(auditActions(e.audit(tc.f)), " "); got != tc.want {
 			t.Errorf("FindAudit(%+v) = %q, want %q", tc.f, got, tc.want)
 		}
 	}
@@ -277,10 +277,10 @@ func testAuditFailedChange(t *testing.T, e *env) {
 	if err := e.s.DeleteRule(e.ctx, p.ID, 999999); redirects.ErrorCode(err) != redirects.ENOTFOUND {
 		t.Fatalf("DeleteRule(unknown) = %v", err)
 	}
-	if err := e.accounts().CreateUser(e.ctx, &redirects.User{Email: "ada@example.com", PasswordHash: testHash()}); redirects.ErrorCode(err) != redirects.ECONFLICT {
+	if err := e.accounts().CreateUser(e.ctx, &redirects.User{Email: "ada@example.com", PasswordHash: suiteHash()}); redirects.ErrorCode(err) != redirects.ECONFLICT {
 		t.Fatalf("CreateUser(duplicate) = %v", err)
 	}
-	if _, err := e.s.UpdateOrg(e.ctx, p.OrgID, redirects.OrgUpdate{Name: ptr("")}); redirects.ErrorCode(err) != redirects.EINVALID {
+	if _, err := e.s.UpdateOrg(e.ctx, p.OrgID, redirects.OrgUpdate{Name: pointerTo("")}); redirects.ErrorCode(err) != redirects.EINVALID {
 		t.Fatalf("UpdateOrg(empty name) = %v", err)
 	}
 	if after := len(e.audit(redirects.AuditFilter{})); after != before {
@@ -288,4 +288,4 @@ func testAuditFailedChange(t *testing.T, e *env) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+func pointerTo[T any](v T) *T { return &v }
