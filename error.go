@@ -12,13 +12,18 @@ import (
 // Error codes of the domain. Adapters map them to exit codes, HTTP statuses
 // and the spec's error codes in one place each.
 const (
-	ECONFLICT     = "conflict"     // the action conflicts with existing state
+	ECONFLICT    = "conflict"    // the action conflicts with existing state
+	EINTERNAL    = "internal"    // an unexpected failure
+	EINVALID     = "invalid"     // the input is not acceptable
+	ENOTFOUND    = "not_found"   // the thing does not exist
+	EUNAVAILABLE = "unavailable" // a backing service cannot be reached
+)
+
+// Error codes of access control: Authorize and logins. A principal that may
+// not know of a thing gets ENOTFOUND, not EFORBIDDEN (see Authorize).
+const (
 	EFORBIDDEN    = "forbidden"    // the actor may see the thing but not do this to it
-	EINTERNAL     = "internal"     // an unexpected failure
-	EINVALID      = "invalid"      // the input is not acceptable
-	ENOTFOUND     = "not_found"    // the thing does not exist (or the actor may not know of it)
 	EUNAUTHORIZED = "unauthorized" // no valid credentials: unknown account, wrong password, bad token
-	EUNAVAILABLE  = "unavailable"  // a backing service cannot be reached
 )
 
 // Error is a domain error: a code for machines and a message for people.
