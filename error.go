@@ -19,6 +19,13 @@ const (
 	EUNAVAILABLE = "unavailable" // a backing service cannot be reached
 )
 
+// Error codes of access control: Authorize and logins. A principal that may
+// not know of a thing gets ENOTFOUND, not EFORBIDDEN (see Authorize).
+const (
+	EFORBIDDEN    = "forbidden"    // the actor may see the thing but not do this to it
+	EUNAUTHORIZED = "unauthorized" // no valid credentials: unknown account, wrong password, bad token
+)
+
 // Error is a domain error: a code for machines and a message for people.
 type Error struct {
 	Code    string

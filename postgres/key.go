@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -51,6 +52,9 @@ func (db *DB) CreateKey(ctx context.Context, k *redirects.Key) error {
 	}
 	if tag.RowsAffected() == 0 {
 		return redirects.Errorf(redirects.ECONFLICT, "key %s already exists", k.ID)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditKeyCreate, p.OrgID, p.ID, "key", k.ID, nil, redirects.KeyAuditFields(k)); err != nil {
+		return wrap(op, err)
 	}
 	if err := recordEvent(ctx, tx, redirects.EventKey, p.OrgID, p.ID, 0, now); err != nil {
 		return wrap(op, err)
@@ -144,6 +148,10 @@ func (db *DB) RevokeKey(ctx context.Context, projectID, ref string) (*redirects.
 	}
 	now := db.now()
 	if _, err := tx.Exec(ctx, `UPDATE keys SET revoked_at = $1 WHERE id = $2`, now.UnixNano(), k.ID); err != nil {
+		return nil, wrap(op, err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditKeyRevoke, p.OrgID, p.ID, "key", k.ID,
+		map[string]any{"revokedAt": nil}, map[string]any{"revokedAt": now.Format(time.RFC3339Nano)}); err != nil {
 		return nil, wrap(op, err)
 	}
 	if err := recordEvent(ctx, tx, redirects.EventKey, p.OrgID, p.ID, 0, now); err != nil {

@@ -26,6 +26,11 @@ func (db *DB) CreateOrg(ctx context.Context, o *redirects.Org) error {
 		id, o.Name, string(o.Tier), nullLimit(o.RateLimitOverride), nullLimit(o.QuotaOverride), now.UnixNano()); err != nil {
 		return wrap(op, err)
 	}
+	stored := *o
+	stored.ID = id
+	if err := db.audit(ctx, tx, redirects.AuditOrgCreate, id, "", "org", id, nil, redirects.OrgAuditFields(&stored)); err != nil {
+		return wrap(op, err)
+	}
 	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, now); err != nil {
 		return wrap(op, err)
 	}
@@ -52,6 +57,7 @@ func (db *DB) UpdateOrg(ctx context.Context, id string, u redirects.OrgUpdate) (
 	if err != nil {
 		return nil, err
 	}
+	before := redirects.OrgAuditFields(o)
 	u.Apply(o)
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -59,6 +65,10 @@ func (db *DB) UpdateOrg(ctx context.Context, id string, u redirects.OrgUpdate) (
 	o.RateLimitOverride, o.QuotaOverride = normLimit(o.RateLimitOverride), normLimit(o.QuotaOverride)
 	if _, err := tx.Exec(ctx, `UPDATE orgs SET name = $1, tier = $2, rate_limit_override = $3, quota_override = $4 WHERE id = $5`,
 		o.Name, string(o.Tier), nullLimit(o.RateLimitOverride), nullLimit(o.QuotaOverride), id); err != nil {
+		return nil, wrap(op, err)
+	}
+	b, a := redirects.AuditDiff(before, redirects.OrgAuditFields(o))
+	if err := db.audit(ctx, tx, redirects.AuditOrgUpdate, id, "", "org", id, b, a); err != nil {
 		return nil, wrap(op, err)
 	}
 	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
@@ -185,6 +195,9 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	id, now := redirects.NewProjectID(), db.now()
 	if _, err := tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, created_at) VALUES ($1, $2, $3, $4)`,
 		id, p.OrgID, p.Name, now.UnixNano()); err != nil {
+		return wrap(op, err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditProjectCreate, p.OrgID, id, "project", id, nil, redirects.ProjectAuditFields(p)); err != nil {
 		return wrap(op, err)
 	}
 	if err := recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, now); err != nil {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -25,7 +26,8 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 
 	// FOR KEY SHARE stands in for the foreign key that rules lacks (see
 	// the schema): the project cannot be deleted until this commits.
-	if _, err := findProject(ctx, tx, r.ProjectID, "FOR KEY SHARE"); err != nil {
+	p, err := findProject(ctx, tx, r.ProjectID, "FOR KEY SHARE")
+	if err != nil {
 		return err
 	}
 	if err := lockDraft(ctx, tx, r.ProjectID); err != nil {
@@ -49,6 +51,9 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 		}
 		return redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", redirects.ConflictMessage(r), existing)
 	} else if err != nil {
+		return wrap(op, err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditRuleCreate, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), nil, redirects.RuleAuditFields(r)); err != nil {
 		return wrap(op, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -121,15 +126,25 @@ func (db *DB) DeleteRule(ctx context.Context, projectID string, id int64) error 
 		return err
 	}
 	defer tx.Rollback(ctx)
-	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
+	p, err := findProject(ctx, tx, projectID, "")
+	if err != nil {
 		return err
 	}
-	tag, err := tx.Exec(ctx, `DELETE FROM rules WHERE project_id = $1 AND id = $2`, projectID, id)
-	if err != nil {
+	var (
+		r     redirects.Rule
+		match string
+	)
+	err = tx.QueryRow(ctx, `DELETE FROM rules WHERE project_id = $1 AND id = $2
+		RETURNING source, destination, status_code, match_type, priority`, projectID, id).
+		Scan(&r.Source, &r.Destination, &r.StatusCode, &match, &r.Priority)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
+	} else if err != nil {
 		return wrap(op, err)
 	}
-	if tag.RowsAffected() == 0 {
-		return redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
+	r.MatchType, _ = redirects.ParseMatchType(match)
+	if err := db.audit(ctx, tx, redirects.AuditRuleDelete, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), redirects.RuleAuditFields(&r), nil); err != nil {
+		return wrap(op, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return wrap(op, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"redirects"
 )
@@ -46,6 +47,9 @@ func (db *DB) CreateKey(ctx context.Context, k *redirects.Key) error {
 		return fmt.Errorf("sqlite: create key: %w", err)
 	}
 	if err := db.insertEvent(ctx, tx, redirects.EventKey, p.OrgID, p.ID, 0, now); err != nil {
+		return fmt.Errorf("sqlite: create key: %w", err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditKeyCreate, p.OrgID, p.ID, "key", k.ID, nil, redirects.KeyAuditFields(k)); err != nil {
 		return fmt.Errorf("sqlite: create key: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -137,6 +141,10 @@ func (db *DB) RevokeKey(ctx context.Context, projectID, ref string) (*redirects.
 		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
 	}
 	if err := db.insertEvent(ctx, tx, redirects.EventKey, p.OrgID, p.ID, 0, now); err != nil {
+		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditKeyRevoke, p.OrgID, p.ID, "key", k.ID,
+		map[string]any{"revokedAt": nil}, map[string]any{"revokedAt": now.Format(time.RFC3339Nano)}); err != nil {
 		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -28,6 +28,11 @@ func (db *DB) CreateOrg(ctx context.Context, o *redirects.Org) error {
 	if err := db.insertEvent(ctx, tx, redirects.EventOrg, id, "", 0, now); err != nil {
 		return fmt.Errorf("sqlite: create organization: %w", err)
 	}
+	stored := *o
+	stored.ID = id
+	if err := db.audit(ctx, tx, redirects.AuditOrgCreate, id, "", "org", id, nil, redirects.OrgAuditFields(&stored)); err != nil {
+		return fmt.Errorf("sqlite: create organization: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: create organization: %w", err)
 	}
@@ -49,6 +54,7 @@ func (db *DB) UpdateOrg(ctx context.Context, id string, u redirects.OrgUpdate) (
 	if err != nil {
 		return nil, err
 	}
+	before := redirects.OrgAuditFields(o)
 	u.Apply(o)
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -59,6 +65,10 @@ func (db *DB) UpdateOrg(ctx context.Context, id string, u redirects.OrgUpdate) (
 		return nil, fmt.Errorf("sqlite: update organization: %w", err)
 	}
 	if err := db.insertEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
+		return nil, fmt.Errorf("sqlite: update organization: %w", err)
+	}
+	b, a := redirects.AuditDiff(before, redirects.OrgAuditFields(o))
+	if err := db.audit(ctx, tx, redirects.AuditOrgUpdate, id, "", "org", id, b, a); err != nil {
 		return nil, fmt.Errorf("sqlite: update organization: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -184,6 +194,9 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 		return fmt.Errorf("sqlite: create project: %w", err)
 	}
 	if err := db.insertEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, now); err != nil {
+		return fmt.Errorf("sqlite: create project: %w", err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditProjectCreate, p.OrgID, id, "project", id, nil, redirects.ProjectAuditFields(p)); err != nil {
 		return fmt.Errorf("sqlite: create project: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"redirects"
 )
@@ -22,7 +23,8 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	}
 	defer tx.Rollback()
 
-	if _, err := findProject(ctx, tx, r.ProjectID); err != nil {
+	p, err := findProject(ctx, tx, r.ProjectID)
+	if err != nil {
 		return err
 	}
 	// The write lock is held, so nothing can insert the same rule between
@@ -43,6 +45,9 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
+		return fmt.Errorf("sqlite: add rule: %w", err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditRuleCreate, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), nil, redirects.RuleAuditFields(r)); err != nil {
 		return fmt.Errorf("sqlite: add rule: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -120,17 +125,25 @@ func (db *DB) DeleteRule(ctx context.Context, projectID string, id int64) error 
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := findProject(ctx, tx, projectID); err != nil {
+	p, err := findProject(ctx, tx, projectID)
+	if err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE project_id = ? AND id = ?`, projectID, id)
-	if err != nil {
+	var (
+		r     redirects.Rule
+		match string
+	)
+	err = tx.QueryRowContext(ctx, `DELETE FROM rules WHERE project_id = ? AND id = ?
+		RETURNING source, destination, status_code, match_type, priority`, projectID, id).
+		Scan(&r.Source, &r.Destination, &r.StatusCode, &match, &r.Priority)
+	if errors.Is(err, sql.ErrNoRows) {
+		return redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
+	} else if err != nil {
 		return fmt.Errorf("sqlite: delete rule: %w", err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
+	r.MatchType, _ = redirects.ParseMatchType(match)
+	if err := db.audit(ctx, tx, redirects.AuditRuleDelete, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), redirects.RuleAuditFields(&r), nil); err != nil {
 		return fmt.Errorf("sqlite: delete rule: %w", err)
-	} else if n == 0 {
-		return redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: delete rule: %w", err)

@@ -73,6 +73,7 @@ func Run(t *testing.T, open Opener) {
 		{"Event/Paging", testEventPaging},
 		{"Usage/Add", testUsageAdd},
 	}
+	tests = append(tests, accountTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := NewClock(Start)

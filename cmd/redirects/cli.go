@@ -86,6 +86,17 @@ Commands:
   deployments --project P [--json]
   lookup --project P --path PATH [--version N]
   export --project P --format FORMAT [--version N]
+  user create --email EMAIL [--operator] [--password-stdin]
+  user list [--json]
+  user disable EMAIL_OR_ID
+  user reset-password EMAIL_OR_ID [--password-stdin]
+  member add --org ORG_ID --user EMAIL --role owner|editor|viewer
+  member list --org ORG_ID [--json]
+  member remove --org ORG_ID --user EMAIL
+  token create --org ORG_ID --role owner|editor|viewer [--name LABEL] [--expires DURATION] [--user EMAIL]
+  token list --org ORG_ID [--json]
+  token revoke --org ORG_ID TOKEN_ID
+  audit [--org ORG_ID] [--project P] [--actor A] [--action A] [--since T] [--until T] [--limit N] [--csv|--json]
   serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http]
   quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT]   demo data in a local database, then serve
 
@@ -150,6 +161,9 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		}
 		m.Clock = offsetClock{offset: time.Until(start)}
 	}
+	// Every change a command makes is recorded in the audit log as made
+	// by the operating-system user who ran it.
+	ctx = redirects.WithActor(ctx, m.cliActor())
 	c := &cmd{m: m, db: *dbURL}
 	name, rest := args[0], args[1:]
 	switch name {
@@ -172,6 +186,20 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return c.sub(ctx, "key", rest, map[string]func(context.Context, []string) error{
 			"create": c.keyCreate, "list": c.keyList, "revoke": c.keyRevoke,
 		})
+	case "user":
+		return c.sub(ctx, "user", rest, map[string]func(context.Context, []string) error{
+			"create": c.userCreate, "list": c.userList, "disable": c.userDisable, "reset-password": c.userResetPassword,
+		})
+	case "member":
+		return c.sub(ctx, "member", rest, map[string]func(context.Context, []string) error{
+			"add": c.memberAdd, "list": c.memberList, "remove": c.memberRemove,
+		})
+	case "token":
+		return c.sub(ctx, "token", rest, map[string]func(context.Context, []string) error{
+			"create": c.tokenCreate, "list": c.tokenList, "revoke": c.tokenRevoke,
+		})
+	case "audit":
+		return c.audit(ctx, rest)
 	case "deploy":
 		return c.deploy(ctx, rest)
 	case "deployments":
