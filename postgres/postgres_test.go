@@ -326,8 +326,16 @@ func TestEventsInCommitOrder(t *testing.T) {
 	pollDone := make(chan error, 1)
 	go func() {
 		// Poll as an edge node does, remembering every ID seen.
+		// The stop is looked at before a read, so the last read starts
+		// after every write has committed.
 		var after int64
 		for {
+			stopped := false
+			select {
+			case <-stop:
+				stopped = true
+			default:
+			}
 			evs, err := db.FindEvents(ctx, after, 0)
 			if err != nil {
 				pollDone <- err
@@ -337,11 +345,9 @@ func TestEventsInCommitOrder(t *testing.T) {
 				polled = append(polled, ev.ID)
 				after = ev.ID
 			}
-			select {
-			case <-stop:
+			if stopped {
 				pollDone <- nil
 				return
-			default:
 			}
 		}
 	}()

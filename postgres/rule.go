@@ -54,7 +54,7 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	if err := tx.Commit(ctx); err != nil {
 		return wrap(op, err)
 	}
-	r.ID, r.CreatedAt = id, now
+	r.ID, r.CreatedAt, r.Revision = id, now, 1
 	return nil
 }
 
@@ -113,26 +113,7 @@ func findRules(ctx context.Context, q querier, projectID string) ([]redirects.Ru
 	return out, nil
 }
 
-// DeleteRule deletes a draft rule of a project.
+// DeleteRule deletes a draft rule of a project, whatever its revision.
 func (db *DB) DeleteRule(ctx context.Context, projectID string, id int64) error {
-	const op = "delete rule"
-	tx, err := db.beginWrite(ctx, op)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
-		return err
-	}
-	tag, err := tx.Exec(ctx, `DELETE FROM rules WHERE project_id = $1 AND id = $2`, projectID, id)
-	if err != nil {
-		return wrap(op, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return wrap(op, err)
-	}
-	return nil
+	return db.DeleteRuleRevision(ctx, projectID, id, 0)
 }

@@ -48,7 +48,7 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: add rule: %w", err)
 	}
-	r.ID, r.CreatedAt = id, now
+	r.ID, r.CreatedAt, r.Revision = id, now, 1
 	return nil
 }
 
@@ -113,27 +113,7 @@ func appendRules(ctx context.Context, tx querier, out []redirects.Rule, projectI
 	return out, nil
 }
 
-// DeleteRule deletes a draft rule of a project.
+// DeleteRule deletes a draft rule of a project, whatever its revision.
 func (db *DB) DeleteRule(ctx context.Context, projectID string, id int64) error {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := findProject(ctx, tx, projectID); err != nil {
-		return err
-	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE project_id = ? AND id = ?`, projectID, id)
-	if err != nil {
-		return fmt.Errorf("sqlite: delete rule: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("sqlite: delete rule: %w", err)
-	} else if n == 0 {
-		return redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: delete rule: %w", err)
-	}
-	return nil
+	return db.DeleteRuleRevision(ctx, projectID, id, 0)
 }

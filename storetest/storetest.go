@@ -65,6 +65,15 @@ func Run(t *testing.T, open Opener) {
 		{"Event/Recorded", testEventRecorded},
 		{"Event/Paging", testEventPaging},
 		{"Usage/Add", testUsageAdd},
+		{"RulePage/Model", testRulePageModel},
+		{"RulePage/Defaults", testRulePageDefaults},
+		{"RulePage/Invalid", testRulePageInvalid},
+		{"Rule/Update", testRuleUpdate},
+		{"Rule/DeleteRevision", testRuleDeleteRevision},
+		{"Rule/DeleteMatching", testDeleteRules},
+		{"Project/Update", testProjectUpdate},
+		{"Project/Delete", testProjectDelete},
+		{"Org/Delete", testOrgDelete},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
