@@ -58,23 +58,28 @@ func ActorFrom(ctx context.Context) Actor {
 
 // Audit actions: what a change did, "<object>.<verb>".
 const (
-	AuditOrgCreate     = "org.create"
-	AuditOrgUpdate     = "org.update"
-	AuditProjectCreate = "project.create"
-	AuditRuleCreate    = "rule.create"
-	AuditRuleDelete    = "rule.delete"
-	AuditRuleImport    = "rule.import"
-	AuditKeyCreate     = "key.create"
-	AuditKeyRevoke     = "key.revoke"
-	AuditDeploy        = "deployment.create"
-	AuditUserCreate    = "user.create"
-	AuditUserDisable   = "user.disable"
-	AuditUserPassword  = "user.reset_password"
-	AuditMemberAdd     = "member.add"
-	AuditMemberUpdate  = "member.update"
-	AuditMemberRemove  = "member.remove"
-	AuditTokenCreate   = "token.create"
-	AuditTokenRevoke   = "token.revoke"
+	AuditOrgCreate      = "org.create"
+	AuditOrgUpdate      = "org.update"
+	AuditOrgDelete      = "org.delete"
+	AuditProjectCreate  = "project.create"
+	AuditProjectUpdate  = "project.update"
+	AuditProjectDelete  = "project.delete"
+	AuditRuleCreate     = "rule.create"
+	AuditRuleUpdate     = "rule.update"
+	AuditRuleDelete     = "rule.delete"
+	AuditRuleDeleteMany = "rule.delete_matching"
+	AuditRuleImport     = "rule.import"
+	AuditKeyCreate      = "key.create"
+	AuditKeyRevoke      = "key.revoke"
+	AuditDeploy         = "deployment.create"
+	AuditUserCreate     = "user.create"
+	AuditUserDisable    = "user.disable"
+	AuditUserPassword   = "user.reset_password"
+	AuditMemberAdd      = "member.add"
+	AuditMemberUpdate   = "member.update"
+	AuditMemberRemove   = "member.remove"
+	AuditTokenCreate    = "token.create"
+	AuditTokenRevoke    = "token.revoke"
 )
 
 // AuditEntry records one change: who, when, from where, what.
@@ -274,4 +279,17 @@ func (f *AuditFilter) ActionPrefix() string {
 		return p + "."
 	}
 	return ""
+}
+
+// RuleFilterAuditFields returns what the audit log records of a bulk
+// delete: the filter that chose the rules and how many went.
+func RuleFilterAuditFields(f *RuleFilter, deleted int) map[string]any {
+	m := map[string]any{"query": f.Query, "deleted": deleted}
+	if f.MatchType != nil {
+		m["matchType"] = f.MatchType.String()
+	}
+	if f.StatusCode != 0 {
+		m["statusCode"] = f.StatusCode
+	}
+	return m
 }

@@ -16,6 +16,7 @@ const (
 	EINTERNAL    = "internal"    // an unexpected failure
 	EINVALID     = "invalid"     // the input is not acceptable
 	ENOTFOUND    = "not_found"   // the thing does not exist
+	EREVISION    = "revision"    // the thing changed since the revision the caller read
 	EUNAVAILABLE = "unavailable" // a backing service cannot be reached
 )
 

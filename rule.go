@@ -60,6 +60,12 @@ type Rule struct {
 	// rules too, but matching and exports ignore it there.
 	Priority  int
 	CreatedAt time.Time
+	// Revision counts the rule's versions: 1 when it is added, one more at
+	// each update, so an update or delete can name the version it was made
+	// against and fail instead of overwriting a change it never saw.
+	// FindRule, FindRulePage, AddRule and UpdateRule set it; FindRules and
+	// deployments, which feed the engine and the exports, leave it 0.
+	Revision int64
 }
 
 // forbiddenSource lists the characters a source may not hold, besides

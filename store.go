@@ -28,6 +28,17 @@ type Store interface {
 	// FindProjects returns the projects of orgID, or of every organization
 	// when orgID is "", oldest first. Errors: ENOTFOUND (the organization).
 	FindProjects(ctx context.Context, orgID string) ([]*Project, error)
+	// UpdateProject renames a project, records a project event and returns
+	// the project as stored. Errors: ENOTFOUND, EINVALID.
+	UpdateProject(ctx context.Context, id, name string) (*Project, error)
+	// DeleteProject deletes a project with its draft rules, keys,
+	// deployments and exports, and records a project event, so edge nodes
+	// drop it. Errors: ENOTFOUND.
+	DeleteProject(ctx context.Context, id string) error
+	// DeleteOrg deletes an organization with all its projects (as
+	// DeleteProject does) and its usage, and records an org event.
+	// Errors: ENOTFOUND.
+	DeleteOrg(ctx context.Context, id string) error
 
 	// AddRule validates and stores a draft rule, setting its ID and
 	// CreatedAt. Errors: EINVALID, ENOTFOUND (the project), ECONFLICT (a rule
@@ -43,6 +54,28 @@ type Store interface {
 	FindRules(ctx context.Context, projectID string) ([]Rule, error)
 	// DeleteRule deletes a draft rule. Errors: ENOTFOUND.
 	DeleteRule(ctx context.Context, projectID string, id int64) error
+	// FindRule returns one draft rule with its revision. Errors: ENOTFOUND
+	// (the project or the rule).
+	FindRule(ctx context.Context, projectID string, id int64) (*Rule, error)
+	// FindRulePage returns one page of a project's draft rules, with the
+	// rules' revisions, in q's order after q's cursor, and the number of
+	// rules the filter selects. Errors: EINVALID (the query or its cursor),
+	// ENOTFOUND (the project).
+	FindRulePage(ctx context.Context, projectID string, q RulePageQuery) (*RulePage, error)
+	// UpdateRule changes a draft rule in place, adds one to its revision,
+	// and returns it as stored. With u.Revision set, it changes nothing
+	// unless the rule is still at that revision. Errors: ENOTFOUND (the
+	// project or the rule), EREVISION (a stale revision), EINVALID (as for
+	// AddRule, or an update that changes no field), ECONFLICT (another rule
+	// has the new match type and source).
+	UpdateRule(ctx context.Context, projectID string, id int64, u RuleUpdate) (*Rule, error)
+	// DeleteRuleRevision deletes a draft rule if it is still at revision
+	// (0: whatever its revision). Errors: ENOTFOUND, EREVISION.
+	DeleteRuleRevision(ctx context.Context, projectID string, id, revision int64) error
+	// DeleteRules deletes, in one transaction, every draft rule of a project
+	// that the filter selects (the zero filter: every rule), and returns how
+	// many it deleted. Errors: EINVALID (the filter), ENOTFOUND (the project).
+	DeleteRules(ctx context.Context, projectID string, f RuleFilter) (int, error)
 
 	// CreateKey stores a key made by NewKey. Errors: ENOTFOUND (the project).
 	CreateKey(ctx context.Context, k *Key) error

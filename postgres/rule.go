@@ -59,7 +59,7 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	if err := tx.Commit(ctx); err != nil {
 		return wrap(op, err)
 	}
-	r.ID, r.CreatedAt = id, now
+	r.ID, r.CreatedAt, r.Revision = id, now, 1
 	return nil
 }
 
@@ -118,36 +118,7 @@ func findRules(ctx context.Context, q querier, projectID string) ([]redirects.Ru
 	return out, nil
 }
 
-// DeleteRule deletes a draft rule of a project.
+// DeleteRule deletes a draft rule of a project, whatever its revision.
 func (db *DB) DeleteRule(ctx context.Context, projectID string, id int64) error {
-	const op = "delete rule"
-	tx, err := db.beginWrite(ctx, op)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	p, err := findProject(ctx, tx, projectID, "")
-	if err != nil {
-		return err
-	}
-	var (
-		r     redirects.Rule
-		match string
-	)
-	err = tx.QueryRow(ctx, `DELETE FROM rules WHERE project_id = $1 AND id = $2
-		RETURNING source, destination, status_code, match_type, priority`, projectID, id).
-		Scan(&r.Source, &r.Destination, &r.StatusCode, &match, &r.Priority)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
-	} else if err != nil {
-		return wrap(op, err)
-	}
-	r.MatchType, _ = redirects.ParseMatchType(match)
-	if err := db.audit(ctx, tx, redirects.AuditRuleDelete, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), redirects.RuleAuditFields(&r), nil); err != nil {
-		return wrap(op, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return wrap(op, err)
-	}
-	return nil
+	return db.DeleteRuleRevision(ctx, projectID, id, 0)
 }

@@ -53,7 +53,7 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: add rule: %w", err)
 	}
-	r.ID, r.CreatedAt = id, now
+	r.ID, r.CreatedAt, r.Revision = id, now, 1
 	return nil
 }
 
@@ -118,35 +118,7 @@ func appendRules(ctx context.Context, tx querier, out []redirects.Rule, projectI
 	return out, nil
 }
 
-// DeleteRule deletes a draft rule of a project.
+// DeleteRule deletes a draft rule of a project, whatever its revision.
 func (db *DB) DeleteRule(ctx context.Context, projectID string, id int64) error {
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	p, err := findProject(ctx, tx, projectID)
-	if err != nil {
-		return err
-	}
-	var (
-		r     redirects.Rule
-		match string
-	)
-	err = tx.QueryRowContext(ctx, `DELETE FROM rules WHERE project_id = ? AND id = ?
-		RETURNING source, destination, status_code, match_type, priority`, projectID, id).
-		Scan(&r.Source, &r.Destination, &r.StatusCode, &match, &r.Priority)
-	if errors.Is(err, sql.ErrNoRows) {
-		return redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
-	} else if err != nil {
-		return fmt.Errorf("sqlite: delete rule: %w", err)
-	}
-	r.MatchType, _ = redirects.ParseMatchType(match)
-	if err := db.audit(ctx, tx, redirects.AuditRuleDelete, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), redirects.RuleAuditFields(&r), nil); err != nil {
-		return fmt.Errorf("sqlite: delete rule: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: delete rule: %w", err)
-	}
-	return nil
+	return db.DeleteRuleRevision(ctx, projectID, id, 0)
 }

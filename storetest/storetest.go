@@ -72,6 +72,15 @@ func Run(t *testing.T, open Opener) {
 		{"Event/Recorded", testEventRecorded},
 		{"Event/Paging", testEventPaging},
 		{"Usage/Add", testUsageAdd},
+		{"RulePage/Model", testRulePageModel},
+		{"RulePage/Defaults", testRulePageDefaults},
+		{"RulePage/Invalid", testRulePageInvalid},
+		{"Rule/Update", testRuleUpdate},
+		{"Rule/DeleteRevision", testRuleDeleteRevision},
+		{"Rule/DeleteMatching", testDeleteRules},
+		{"Project/Update", testProjectUpdate},
+		{"Project/Delete", testProjectDelete},
+		{"Org/Delete", testOrgDelete},
 	}
 	tests = append(tests, accountTests...)
 	for _, tc := range tests {

@@ -73,12 +73,18 @@ Commands:
   org create --name NAME --tier free|pro|enterprise [--rate-limit N|unlimited] [--monthly-quota N|unlimited]
   org update ORG_ID [--name NAME] [--tier T] [--rate-limit N|unlimited|default] [--monthly-quota N|unlimited|default]
   org list [--json]
+  org delete ORG_ID --confirm NAME                 deletes its projects and everything of theirs
   project create --org ORG_ID --name NAME
   project list [--org ORG_ID] [--json]
+  project rename --project P --name NAME
+  project delete --project P --confirm NAME        deletes its rules, keys, deployments and exports
   rule add --project P --source S --destination D [--status 301|302] [--match exact|starts_with] [--priority N]
   rule import --project P [--replace] FILE|-
   rule list --project P [--json]
-  rule delete --project P RULE_ID
+  rule list --project P [--search Q] [--match M] [--status N] [--sort S] [--limit N] [--after CURSOR] [--json]
+  rule update --project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--priority N] [--revision N]
+  rule delete --project P RULE_ID [--revision N]
+  rule delete --project P --all-matching [--search Q] [--match M] [--status N] --yes
   key create --project P [--test] [--name LABEL]
   key list --project P [--json]
   key revoke --project P KEY_ID_OR_FULL_KEY
@@ -172,15 +178,15 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return nil
 	case "org":
 		return c.sub(ctx, "org", rest, map[string]func(context.Context, []string) error{
-			"create": c.orgCreate, "update": c.orgUpdate, "list": c.orgList,
+			"create": c.orgCreate, "update": c.orgUpdate, "list": c.orgList, "delete": c.orgDelete,
 		})
 	case "project":
 		return c.sub(ctx, "project", rest, map[string]func(context.Context, []string) error{
-			"create": c.projectCreate, "list": c.projectList,
+			"create": c.projectCreate, "list": c.projectList, "rename": c.projectRename, "delete": c.projectDelete,
 		})
 	case "rule":
 		return c.sub(ctx, "rule", rest, map[string]func(context.Context, []string) error{
-			"add": c.ruleAdd, "import": c.ruleImport, "list": c.ruleList, "delete": c.ruleDelete,
+			"add": c.ruleAdd, "import": c.ruleImport, "list": c.ruleList, "update": c.ruleUpdate, "delete": c.ruleDelete,
 		})
 	case "key":
 		return c.sub(ctx, "key", rest, map[string]func(context.Context, []string) error{

@@ -229,9 +229,13 @@ func (c *cmd) ruleList(ctx context.Context, args []string) error {
 	fs := c.flags("rule list")
 	project := fs.String("project", "", "project ID")
 	asJSON := fs.Bool("json", false, "print JSON")
+	pf := pageFlags(fs)
 	_, s, err := c.start(ctx, fs, args, []string{"project"})
 	if err != nil {
 		return err
+	}
+	if isSet(fs, pageFlagNames...) {
+		return c.ruleListPage(ctx, s, *project, pf, *asJSON, isSet(fs, "limit", "after"))
 	}
 	rules, err := s.FindRules(ctx, *project)
 	if err != nil {
@@ -260,6 +264,19 @@ func (c *cmd) ruleList(ctx context.Context, args []string) error {
 func (c *cmd) ruleDelete(ctx context.Context, args []string) error {
 	fs := c.flags("rule delete")
 	project := fs.String("project", "", "project ID")
+	revision := fs.Int64("revision", 0, "delete only if the rule is still at this revision")
+	all := fs.Bool("all-matching", false, "delete every rule that --search, --match and --status select (needs --yes)")
+	yes := fs.Bool("yes", false, "confirm --all-matching")
+	ff := filterFlags(fs)
+	if hasFlag(args, "all-matching") {
+		if _, err := parse(fs, args); err != nil {
+			return err
+		}
+		if !*all {
+			return usagef("rule delete: --all-matching=false deletes nothing; give a RULE_ID instead")
+		}
+		return c.ruleDeleteMatching(ctx, fs, *project, ff, *yes)
+	}
 	pos, err := parse(fs, args, "RULE_ID")
 	if err != nil {
 		return err
@@ -267,13 +284,19 @@ func (c *cmd) ruleDelete(ctx context.Context, args []string) error {
 	if err := required(fs, "project"); err != nil {
 		return err
 	}
+	if isSet(fs, "yes", "search", "match", "status") {
+		return usagef("rule delete: --yes, --search, --match and --status go with --all-matching")
+	}
 	id, err := strconv.ParseInt(pos[0], 10, 64)
 	if err != nil || id <= 0 {
 		return redirects.Errorf(redirects.EINVALID, "rule ID %q is not a positive whole number", pos[0])
+	}
+	if *revision < 0 {
+		return redirects.Errorf(redirects.EINVALID, "revision %d is not a positive whole number", *revision)
 	}
 	s, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
-	return s.DeleteRule(ctx, *project, id)
+	return s.DeleteRuleRevision(ctx, *project, id, *revision)
 }

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"redirects"
+)
+
+// filterFlagSet holds the flags that make a redirects.RuleFilter.
+type filterFlagSet struct {
+	search *string
+	match  *string
+	status *int
+}
+
+func filterFlags(fs *flag.FlagSet) *filterFlagSet {
+	return &filterFlagSet{
+		search: fs.String("search", "", "only rules whose source or destination holds this text, or whose source starts with it if it ends in *"),
+		match:  fs.String("match", "", "only rules of this match type: exact or starts_with"),
+		status: fs.Int("status", 0, "only rules with this status: 301 or 302"),
+	}
+}
+
+// filter returns the filter the flags describe. Errors: EINVALID.
+func (f *filterFlagSet) filter() (redirects.RuleFilter, error) {
+	rf := redirects.RuleFilter{Query: *f.search, StatusCode: *f.status}
+	if *f.match != "" {
+		mt, err := redirects.ParseMatchType(*f.match)
+		if err != nil {
+			return rf, err
+		}
+		rf.MatchType = &mt
+	}
+	return rf, rf.Validate()
+}
+
+// pageFlagSet holds the flags of a rule page.
+type pageFlagSet struct {
+	*filterFlagSet
+	sort  *string
+	limit *int
+	after *string
+}
+
+// pageFlagNames are the flags that turn "rule list" from its full listing
+// into pages.
+var pageFlagNames = []string{"search", "match", "status", "sort", "limit", "after"}
+
+func pageFlags(fs *flag.FlagSet) *pageFlagSet {
+	return &pageFlagSet{
+		filterFlagSet: filterFlags(fs),
+		sort:          fs.String("sort", "", "order: source (the default), id, created or priority; a leading - reverses it"),
+		limit:         fs.Int("limit", 0, fmt.Sprintf("print one page of at most this many rules (1..%d), and the next page's cursor", redirects.MaxRuleLimit)),
+		after:         fs.String("after", "", "the cursor of the page to print, from the previous page"),
+	}
+}
+
+// rulePageJSON is the --json shape of a rule page, the shape of the
+// management API's rule list.
+type rulePageJSON struct {
+	Rules []rulePageRuleJSON `json:"rules"`
+	// Next is null on the last page.
+	Next  *string `json:"next"`
+	Total int     `json:"total"`
+}
+
+// rulePageRuleJSON is a rule of a page: ruleJSON with its revision.
+type rulePageRuleJSON struct {
+	ID          int64  `json:"id"`
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+	StatusCode  int    `json:"statusCode"`
+	MatchType   string `json:"matchType"`
+	Priority    int    `json:"priority"`
+	Revision    int64  `json:"revision"`
+	CreatedAt   string `json:"createdAt"`
+}
+
+func ruleToPageJSON(r *redirects.Rule) rulePageRuleJSON {
+	return rulePageRuleJSON{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
+		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: r.CreatedAt.Format(timeFormat)}
+}
+
+// ruleListPage prints rules through FindRulePage: one page when paged
+// (--limit or --after), else every page, as one listing.
+func (c *cmd) ruleListPage(ctx context.Context, s redirects.Store, projectID string, pf *pageFlagSet, asJSON, paged bool) error {
+	f, err := pf.filter()
+	if err != nil {
+		return err
+	}
+	q := redirects.RulePageQuery{Filter: f, Sort: redirects.RuleSort(*pf.sort), Limit: *pf.limit, After: *pf.after}
+	if !paged {
+		q.Limit = redirects.MaxRuleLimit
+	}
+	var (
+		rules []redirects.Rule
+		page  *redirects.RulePage
+	)
+	for {
+		if page, err = s.FindRulePage(ctx, projectID, q); err != nil {
+			return err
+		}
+		rules = append(rules, page.Rules...)
+		if paged || page.Next == "" {
+			break
+		}
+		q.After = page.Next
+	}
+	if asJSON {
+		out := rulePageJSON{Rules: make([]rulePageRuleJSON, 0, len(rules)), Total: page.Total}
+		for i := range rules {
+			out.Rules = append(out.Rules, ruleToPageJSON(&rules[i]))
+		}
+		if page.Next != "" {
+			out.Next = &page.Next
+		}
+		return c.printJSON(out)
+	}
+	bw := bufio.NewWriter(c.m.Stdout)
+	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tMATCH\tPRIORITY\tSTATUS\tREVISION\tSOURCE\tDESTINATION")
+	for _, r := range rules {
+		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.MatchType, r.Priority, r.StatusCode, r.Revision, r.Source, r.Destination)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if paged {
+		if page.Next != "" {
+			c.infof("%d of %d rules; next page: --after %s", len(rules), page.Total, page.Next)
+		} else {
+			c.infof("%d of %d rules; last page", len(rules), page.Total)
+		}
+	}
+	return nil
+}
+
+// hasFlag reports whether args hold the boolean flag name, in any of the
+// forms the flag package reads.
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		a = strings.TrimLeft(a, "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleDeleteMatching deletes every rule the filter flags select, after
+// --yes, and prints how many it deleted.
+func (c *cmd) ruleDeleteMatching(ctx context.Context, fs *flag.FlagSet, projectID string, ff *filterFlagSet, yes bool) error {
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	if isSet(fs, "revision") {
+		return usagef("rule delete: --revision names one rule; it does not go with --all-matching")
+	}
+	f, err := ff.filter()
+	if err != nil {
+		return err
+	}
+	if !yes {
+		what := "every rule of the project"
+		if isSet(fs, "search", "match", "status") {
+			what = "every rule that --search, --match and --status select"
+		}
+		return usagef("rule delete --all-matching deletes %s; add --yes to confirm", what)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	n, err := s.DeleteRules(ctx, projectID, f)
+	if err != nil {
+		return err
+	}
+	c.println(strconv.Itoa(n))
+	return nil
+}
+
+func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
+	fs := c.flags("rule update")
+	project := fs.String("project", "", "project ID")
+	source := fs.String("source", "", "new source")
+	dest := fs.String("destination", "", "new destination")
+	status := fs.Int("status", 0, "new status: 301 or 302")
+	match := fs.String("match", "", "new match type: exact or starts_with")
+	priority := fs.Int("priority", 0, "new priority (0..1000000)")
+	revision := fs.Int64("revision", 0, "update only if the rule is still at this revision (see rule list --limit)")
+	pos, err := parse(fs, args, "RULE_ID")
+	if err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || id <= 0 {
+		return redirects.Errorf(redirects.EINVALID, "rule ID %q is not a positive whole number", pos[0])
+	}
+	u := redirects.RuleUpdate{Revision: *revision}
+	if isSet(fs, "source") {
+		u.Source = source
+	}
+	if isSet(fs, "destination") {
+		u.Destination = dest
+	}
+	if isSet(fs, "status") {
+		u.StatusCode = status
+	}
+	if isSet(fs, "match") {
+		mt, err := redirects.ParseMatchType(*match)
+		if err != nil {
+			return err
+		}
+		u.MatchType = &mt
+	}
+	if isSet(fs, "priority") {
+		u.Priority = priority
+	}
+	if u.Empty() {
+		return usagef("rule update needs at least one of --source, --destination, --status, --match, --priority")
+	}
+	if *revision < 0 {
+		return redirects.Errorf(redirects.EINVALID, "revision %d is not a positive whole number", *revision)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := s.UpdateRule(ctx, *project, id, u)
+	if err != nil {
+		return err
+	}
+	c.println(strconv.FormatInt(r.Revision, 10))
+	return nil
+}
+
+func (c *cmd) projectRename(ctx context.Context, args []string) error {
+	fs := c.flags("project rename")
+	project := fs.String("project", "", "project ID")
+	name := fs.String("name", "", "new project name")
+	_, s, err := c.start(ctx, fs, args, []string{"project", "name"})
+	if err != nil {
+		return err
+	}
+	p, err := s.UpdateProject(ctx, *project, *name)
+	if err != nil {
+		return err
+	}
+	c.infof("renamed %s to %q", p.ID, p.Name)
+	return nil
+}
+
+func (c *cmd) projectDelete(ctx context.Context, args []string) error {
+	fs := c.flags("project delete")
+	project := fs.String("project", "", "project ID")
+	confirm := fs.String("confirm", "", "the project's name, typed back")
+	_, s, err := c.start(ctx, fs, args, []string{"project", "confirm"})
+	if err != nil {
+		return err
+	}
+	p, err := s.FindProjectByID(ctx, *project)
+	if err != nil {
+		return err
+	}
+	if err := redirects.ConfirmName("project", p.ID, p.Name, *confirm); err != nil {
+		return err
+	}
+	if err := s.DeleteProject(ctx, p.ID); err != nil {
+		return err
+	}
+	c.infof("deleted project %s (%q) with its rules, keys, deployments and exports", p.ID, p.Name)
+	return nil
+}
+
+func (c *cmd) orgDelete(ctx context.Context, args []string) error {
+	fs := c.flags("org delete")
+	confirm := fs.String("confirm", "", "the organization's name, typed back")
+	pos, s, err := c.start(ctx, fs, args, []string{"confirm"}, "ORG_ID")
+	if err != nil {
+		return err
+	}
+	o, err := s.FindOrgByID(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	if err := redirects.ConfirmName("organization", o.ID, o.Name, *confirm); err != nil {
+		return err
+	}
+	if err := s.DeleteOrg(ctx, o.ID); err != nil {
+		return err
+	}
+	c.infof("deleted organization %s (%q) with its projects", o.ID, o.Name)
+	return nil
+}

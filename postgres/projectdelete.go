@@ -1,0 +1,101 @@
+package postgres
+
+import (
+	"context"
+
+	"redirects"
+)
+
+// UpdateProject renames a project and records a project event. The row is
+// locked from the read to commit, so two renames cannot interleave.
+func (db *DB) UpdateProject(ctx context.Context, id, name string) (*redirects.Project, error) {
+	const op = "update project"
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	p, err := findProject(ctx, tx, id, "FOR NO KEY UPDATE")
+	if err != nil {
+		return nil, err
+	}
+	before := redirects.ProjectAuditFields(p)
+	p.Name = name
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE projects SET name = $1 WHERE id = $2`, name, id); err != nil {
+		return nil, wrap(op, err)
+	}
+	b, a := redirects.AuditDiff(before, redirects.ProjectAuditFields(p))
+	if err := db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, b, a); err != nil {
+		return nil, wrap(op, err)
+	}
+	if err := recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, db.now()); err != nil {
+		return nil, wrap(op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, wrap(op, err)
+	}
+	return p, nil
+}
+
+// DeleteProject deletes a project and records a project event. The foreign
+// keys' ON DELETE CASCADE deletes its keys, deployments and exports, and the
+// trigger projects_delete_rules its rules, in the same statement. The
+// project's row lock (taken by the DELETE) waits for a deploy, an import or
+// a rule edit of the project in progress, and they for it.
+func (db *DB) DeleteProject(ctx context.Context, id string) error {
+	const op = "delete project"
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	p, err := findProject(ctx, tx, id, "FOR UPDATE")
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM projects WHERE id = $1`, id); err != nil {
+		return wrap(op, err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditProjectDelete, p.OrgID, p.ID, "project", p.ID, redirects.ProjectAuditFields(p), nil); err != nil {
+		return wrap(op, err)
+	}
+	if err := recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, db.now()); err != nil {
+		return wrap(op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return wrap(op, err)
+	}
+	return nil
+}
+
+// DeleteOrg deletes an organization and records an org event. The foreign
+// keys cascade to its projects (and, through them and the trigger, to
+// everything of theirs) and its usage.
+func (db *DB) DeleteOrg(ctx context.Context, id string) error {
+	const op = "delete organization"
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	o, err := findOrg(ctx, tx, id, true)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM orgs WHERE id = $1`, id); err != nil {
+		return wrap(op, err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditOrgDelete, id, "", "org", id, redirects.OrgAuditFields(o), nil); err != nil {
+		return wrap(op, err)
+	}
+	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
+		return wrap(op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return wrap(op, err)
+	}
+	return nil
+}

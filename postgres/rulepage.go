@@ -1,0 +1,295 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"redirects"
+)
+
+// ruleColumns are the columns scanRule reads, in its order.
+const ruleColumns = `id, project_id, source, destination, status_code, match_type, priority, created_at, revision`
+
+func scanRule(s pgx.Row, r *redirects.Rule) error {
+	var (
+		match   string
+		created int64
+	)
+	if err := s.Scan(&r.ID, &r.ProjectID, &r.Source, &r.Destination, &r.StatusCode, &match, &r.Priority, &created, &r.Revision); err != nil {
+		return err
+	}
+	r.MatchType = redirects.Exact
+	if match == "starts_with" {
+		r.MatchType = redirects.StartsWith
+	}
+	r.CreatedAt = fromNanos(created)
+	return nil
+}
+
+// FindRule returns one draft rule of a project.
+func (db *DB) FindRule(ctx context.Context, projectID string, id int64) (*redirects.Rule, error) {
+	tx, err := db.beginRead(ctx, "find rule")
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
+		return nil, err
+	}
+	return findRule(ctx, tx, projectID, id, false)
+}
+
+// findRule returns one draft rule; with forUpdate, its row stays locked to
+// the end of the transaction, so a concurrent update waits and then sees
+// the new revision.
+func findRule(ctx context.Context, q querier, projectID string, id int64, forUpdate bool) (*redirects.Rule, error) {
+	query := `SELECT ` + ruleColumns + ` FROM rules WHERE project_id = $1 AND id = $2`
+	if forUpdate {
+		query += ` FOR UPDATE`
+	}
+	var r redirects.Rule
+	err := scanRule(q.QueryRow(ctx, query, projectID, id), &r)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
+	} else if err != nil {
+		return nil, wrap("find rule", err)
+	}
+	return &r, nil
+}
+
+// sqlArgs collects the arguments of a statement and names their
+// placeholders.
+type sqlArgs []any
+
+func (a *sqlArgs) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// filterSQL returns the WHERE clause (without WHERE) that selects the rules
+// of a project that f selects, as f.Match defines, adding its arguments to
+// args. Searches are LIKE patterns: a prefix is a range of the source
+// index (the "C" collation allows it); a substring is answered from the
+// trigram indexes when the migration could make them, else by a scan.
+func filterSQL(args *sqlArgs, projectID string, f *redirects.RuleFilter) string {
+	var b strings.Builder
+	b.WriteString(`project_id = ` + args.add(projectID))
+	if f.MatchType != nil {
+		b.WriteString(` AND match_type = ` + args.add(f.MatchType.String()))
+	}
+	if f.StatusCode != 0 {
+		b.WriteString(` AND status_code = ` + args.add(f.StatusCode))
+	}
+	if p, ok := f.Prefix(); ok {
+		if p != "" {
+			b.WriteString(` AND source LIKE ` + args.add(escapeLike(p)+"%"))
+		}
+	} else if f.Query != "" {
+		n := args.add("%" + escapeLike(f.Query) + "%")
+		b.WriteString(` AND (source LIKE ` + n + ` OR destination LIKE ` + n + `)`)
+	}
+	return b.String()
+}
+
+// likeEscaper escapes LIKE's wildcards and its escape character, the
+// backslash.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+func escapeLike(s string) string { return likeEscaper.Replace(s) }
+
+// orderSQL returns the cursor condition (with its leading AND, or "") and
+// the ORDER BY clause of a page, adding the cursor's arguments to args.
+func orderSQL(args *sqlArgs, o redirects.RuleSort, c *redirects.RuleCursor) (string, string) {
+	dir, cmp := "", ">"
+	if o.Desc() {
+		dir, cmp = " DESC", "<"
+	}
+	cond := ""
+	switch o.Key() {
+	case "source":
+		if c != nil {
+			cond = ` AND (source, id) ` + cmp + ` (` + args.add(c.Source) + `, ` + args.add(c.ID) + `)`
+		}
+		return cond, `source` + dir + `, id` + dir
+	case "priority":
+		if c != nil {
+			cond = ` AND (priority, id) ` + cmp + ` (` + args.add(c.Priority) + `, ` + args.add(c.ID) + `)`
+		}
+		return cond, `priority` + dir + `, id` + dir
+	}
+	if c != nil {
+		cond = ` AND id ` + cmp + ` ` + args.add(c.ID)
+	}
+	return cond, `id` + dir
+}
+
+// FindRulePage returns one page of a project's draft rules and the number
+// of rules the filter selects, read in one snapshot.
+func (db *DB) FindRulePage(ctx context.Context, projectID string, q redirects.RulePageQuery) (*redirects.RulePage, error) {
+	const op = "find rule page"
+	cursor, err := q.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.beginRead(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
+		return nil, err
+	}
+	var args sqlArgs
+	where := filterSQL(&args, projectID, &q.Filter)
+	countArgs := append([]any(nil), args...)
+	cond, order := orderSQL(&args, q.Sort, cursor)
+	// One row more than the page shows says whether a next page exists.
+	rows, err := tx.Query(ctx, `SELECT `+ruleColumns+` FROM rules WHERE `+where+cond+` ORDER BY `+order+` LIMIT `+args.add(q.Limit+1), args...)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	defer rows.Close()
+	page := &redirects.RulePage{Rules: make([]redirects.Rule, 0, q.Limit)}
+	for rows.Next() {
+		var r redirects.Rule
+		if err := scanRule(rows, &r); err != nil {
+			return nil, wrap(op, err)
+		}
+		page.Rules = append(page.Rules, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(op, err)
+	}
+	if len(page.Rules) > q.Limit {
+		page.Rules = page.Rules[:q.Limit]
+		page.Next = redirects.CursorAfter(q.Sort, &page.Rules[q.Limit-1])
+	}
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM rules WHERE `+where, countArgs...).Scan(&page.Total); err != nil {
+		return nil, wrap("count rules", err)
+	}
+	return page, nil
+}
+
+// UpdateRule changes a draft rule in place and adds one to its revision.
+// The rule's row is locked from the read to commit, so of two updates made
+// against one revision the second sees the first's and fails; the draft's
+// advisory lock keeps an AddRule or ImportRules from taking the new source
+// between the check for a clash and the update.
+func (db *DB) UpdateRule(ctx context.Context, projectID string, id int64, u redirects.RuleUpdate) (*redirects.Rule, error) {
+	const op = "update rule"
+	if u.Empty() {
+		return nil, redirects.Errorf(redirects.EINVALID, "the update of rule %d changes no field", id)
+	}
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	p, err := findProject(ctx, tx, projectID, "FOR KEY SHARE")
+	if err != nil {
+		return nil, err
+	}
+	if err := lockDraft(ctx, tx, projectID); err != nil {
+		return nil, wrap(op, err)
+	}
+	r, err := findRule(ctx, tx, projectID, id, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := redirects.CheckRevision(id, r.Revision, u.Revision); err != nil {
+		return nil, err
+	}
+	before := redirects.RuleAuditFields(r)
+	u.Apply(r)
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	var existing int64
+	err = tx.QueryRow(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3 AND id <> $4`,
+		projectID, r.MatchType.String(), r.Source, id).Scan(&existing)
+	if err == nil {
+		return nil, redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", redirects.ConflictMessage(r), existing)
+	} else if !errors.Is(err, pgx.ErrNoRows) {
+		return nil, wrap(op, err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE rules SET source = $1, destination = $2, status_code = $3, match_type = $4, priority = $5, revision = revision + 1
+		WHERE id = $6`, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, id); err != nil {
+		return nil, wrap(op, err)
+	}
+	b, a := redirects.AuditDiff(before, redirects.RuleAuditFields(r))
+	if err := db.audit(ctx, tx, redirects.AuditRuleUpdate, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), b, a); err != nil {
+		return nil, wrap(op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, wrap(op, err)
+	}
+	r.Revision++
+	return r, nil
+}
+
+// DeleteRuleRevision deletes a draft rule if it is still at revision (0:
+// whatever its revision).
+func (db *DB) DeleteRuleRevision(ctx context.Context, projectID string, id, revision int64) error {
+	const op = "delete rule"
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	p, err := findProject(ctx, tx, projectID, "")
+	if err != nil {
+		return err
+	}
+	r, err := findRule(ctx, tx, projectID, id, true)
+	if err != nil {
+		return err
+	}
+	if err := redirects.CheckRevision(id, r.Revision, revision); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM rules WHERE id = $1`, id); err != nil {
+		return wrap(op, err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditRuleDelete, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), redirects.RuleAuditFields(r), nil); err != nil {
+		return wrap(op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return wrap(op, err)
+	}
+	return nil
+}
+
+// DeleteRules deletes every draft rule of a project that f selects, in one
+// transaction.
+func (db *DB) DeleteRules(ctx context.Context, projectID string, f redirects.RuleFilter) (int, error) {
+	const op = "delete rules"
+	if err := f.Validate(); err != nil {
+		return 0, err
+	}
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback(ctx)
+	p, err := findProject(ctx, tx, projectID, "")
+	if err != nil {
+		return 0, err
+	}
+	var args sqlArgs
+	where := filterSQL(&args, projectID, &f)
+	tag, err := tx.Exec(ctx, `DELETE FROM rules WHERE `+where, args...)
+	if err != nil {
+		return 0, wrap(op, err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditRuleDeleteMany, p.OrgID, p.ID, "project", p.ID, redirects.RuleFilterAuditFields(&f, int(tag.RowsAffected())), nil); err != nil {
+		return 0, wrap(op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, wrap(op, err)
+	}
+	return int(tag.RowsAffected()), nil
+}

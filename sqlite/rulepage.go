@@ -1,0 +1,292 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// ruleColumns are the columns scanRule reads, in its order.
+const ruleColumns = `id, project_id, source, destination, status_code, match_type, priority, created_at, revision`
+
+func scanRule(s scanner, r *redirects.Rule) error {
+	var (
+		match   string
+		created int64
+	)
+	if err := s.Scan(&r.ID, &r.ProjectID, &r.Source, &r.Destination, &r.StatusCode, &match, &r.Priority, &created, &r.Revision); err != nil {
+		return err
+	}
+	r.MatchType = redirects.Exact
+	if match == "starts_with" {
+		r.MatchType = redirects.StartsWith
+	}
+	r.CreatedAt = fromNanos(created)
+	return nil
+}
+
+// FindRule returns one draft rule of a project.
+func (db *DB) FindRule(ctx context.Context, projectID string, id int64) (*redirects.Rule, error) {
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if _, err := findProject(ctx, tx, projectID); err != nil {
+		return nil, err
+	}
+	return findRule(ctx, tx, projectID, id)
+}
+
+func findRule(ctx context.Context, tx querier, projectID string, id int64) (*redirects.Rule, error) {
+	var r redirects.Rule
+	err := scanRule(tx.QueryRowContext(ctx, `SELECT `+ruleColumns+` FROM rules WHERE project_id = ? AND id = ?`, projectID, id), &r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
+	} else if err != nil {
+		return nil, fmt.Errorf("sqlite: find rule %d: %w", id, err)
+	}
+	return &r, nil
+}
+
+// filterSQL returns the WHERE clause (without WHERE) and its arguments that
+// select the rules of a project that f selects, as f.Match defines.
+//
+// A substring search is instr() on both columns, a scan of the project's
+// rows (SQLite has no index for substrings), which a page ends as soon as it
+// has its rules; a prefix search is a range of the source index.
+func filterSQL(projectID string, f *redirects.RuleFilter) (string, []any) {
+	var b strings.Builder
+	args := []any{projectID}
+	b.WriteString(`project_id = ?`)
+	if f.MatchType != nil {
+		b.WriteString(` AND match_type = ?`)
+		args = append(args, f.MatchType.String())
+	}
+	if f.StatusCode != 0 {
+		b.WriteString(` AND status_code = ?`)
+		args = append(args, f.StatusCode)
+	}
+	if p, ok := f.Prefix(); ok {
+		if p != "" {
+			b.WriteString(` AND source >= ?`)
+			args = append(args, p)
+			if upper, ok := prefixEnd(p); ok {
+				b.WriteString(` AND source < ?`)
+				args = append(args, upper)
+			}
+		}
+	} else if f.Query != "" {
+		b.WriteString(` AND (instr(source, ?) > 0 OR instr(destination, ?) > 0)`)
+		args = append(args, f.Query, f.Query)
+	}
+	return b.String(), args
+}
+
+// prefixEnd returns the least string that is greater than every string
+// starting with p, in byte order, and false when there is none (p is all
+// 0xff bytes). SQLite compares TEXT of the BINARY collation as bytes, so the
+// range [p, prefixEnd(p)) is exactly the strings that start with p.
+func prefixEnd(p string) (string, bool) {
+	b := []byte(p)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+// orderSQL returns the cursor condition (with its leading AND, or "") and
+// the ORDER BY clause of a page.
+func orderSQL(o redirects.RuleSort, c *redirects.RuleCursor) (string, []any, string) {
+	dir, cmp := "", ">"
+	if o.Desc() {
+		dir, cmp = " DESC", "<"
+	}
+	var (
+		cond string
+		args []any
+	)
+	switch o.Key() {
+	case "source":
+		if c != nil {
+			cond, args = ` AND (source, id) `+cmp+` (?, ?)`, []any{c.Source, c.ID}
+		}
+		return cond, args, `source` + dir + `, id` + dir
+	case "priority":
+		if c != nil {
+			cond, args = ` AND (priority, id) `+cmp+` (?, ?)`, []any{c.Priority, c.ID}
+		}
+		return cond, args, `priority` + dir + `, id` + dir
+	}
+	if c != nil {
+		cond, args = ` AND id `+cmp+` ?`, []any{c.ID}
+	}
+	return cond, args, `id` + dir
+}
+
+// FindRulePage returns one page of a project's draft rules and the number
+// of rules the filter selects, read in one snapshot.
+func (db *DB) FindRulePage(ctx context.Context, projectID string, q redirects.RulePageQuery) (*redirects.RulePage, error) {
+	cursor, err := q.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.beginRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if _, err := findProject(ctx, tx, projectID); err != nil {
+		return nil, err
+	}
+	where, args := filterSQL(projectID, &q.Filter)
+	cond, condArgs, order := orderSQL(q.Sort, cursor)
+	// One row more than the page shows says whether a next page exists.
+	rows, err := tx.QueryContext(ctx, `SELECT `+ruleColumns+` FROM rules WHERE `+where+cond+` ORDER BY `+order+` LIMIT ?`,
+		append(append(args, condArgs...), q.Limit+1)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: find rule page: %w", err)
+	}
+	defer rows.Close()
+	page := &redirects.RulePage{Rules: make([]redirects.Rule, 0, q.Limit)}
+	for rows.Next() {
+		var r redirects.Rule
+		if err := scanRule(rows, &r); err != nil {
+			return nil, fmt.Errorf("sqlite: find rule page: %w", err)
+		}
+		page.Rules = append(page.Rules, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: find rule page: %w", err)
+	}
+	if len(page.Rules) > q.Limit {
+		page.Rules = page.Rules[:q.Limit]
+		page.Next = redirects.CursorAfter(q.Sort, &page.Rules[q.Limit-1])
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM rules WHERE `+where, args...).Scan(&page.Total); err != nil {
+		return nil, fmt.Errorf("sqlite: count rules: %w", err)
+	}
+	return page, nil
+}
+
+// UpdateRule changes a draft rule in place and adds one to its revision.
+func (db *DB) UpdateRule(ctx context.Context, projectID string, id int64, u redirects.RuleUpdate) (*redirects.Rule, error) {
+	if u.Empty() {
+		return nil, redirects.Errorf(redirects.EINVALID, "the update of rule %d changes no field", id)
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	p, err := findProject(ctx, tx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	r, err := findRule(ctx, tx, projectID, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := redirects.CheckRevision(id, r.Revision, u.Revision); err != nil {
+		return nil, err
+	}
+	before := redirects.RuleAuditFields(r)
+	u.Apply(r)
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	// The write lock is held, so the check stands until the update.
+	var existing int64
+	err = tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = ? AND match_type = ? AND source = ? AND id <> ?`,
+		projectID, r.MatchType.String(), r.Source, id).Scan(&existing)
+	if err == nil {
+		return nil, redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", redirects.ConflictMessage(r), existing)
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("sqlite: update rule: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE rules SET source = ?, destination = ?, status_code = ?, match_type = ?, priority = ?, revision = revision + 1
+		WHERE id = ?`, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, id); err != nil {
+		return nil, fmt.Errorf("sqlite: update rule: %w", err)
+	}
+	b, a := redirects.AuditDiff(before, redirects.RuleAuditFields(r))
+	if err := db.audit(ctx, tx, redirects.AuditRuleUpdate, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), b, a); err != nil {
+		return nil, fmt.Errorf("sqlite: update rule: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("sqlite: update rule: %w", err)
+	}
+	r.Revision++
+	return r, nil
+}
+
+// DeleteRuleRevision deletes a draft rule if it is still at revision (0:
+// whatever its revision).
+func (db *DB) DeleteRuleRevision(ctx context.Context, projectID string, id, revision int64) error {
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	p, err := findProject(ctx, tx, projectID)
+	if err != nil {
+		return err
+	}
+	r, err := findRule(ctx, tx, projectID, id)
+	if err != nil {
+		return err
+	}
+	if err := redirects.CheckRevision(id, r.Revision, revision); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("sqlite: delete rule: %w", err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditRuleDelete, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), redirects.RuleAuditFields(r), nil); err != nil {
+		return fmt.Errorf("sqlite: delete rule: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: delete rule: %w", err)
+	}
+	return nil
+}
+
+// DeleteRules deletes every draft rule of a project that f selects, in one
+// transaction.
+func (db *DB) DeleteRules(ctx context.Context, projectID string, f redirects.RuleFilter) (int, error) {
+	if err := f.Validate(); err != nil {
+		return 0, err
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	p, err := findProject(ctx, tx, projectID)
+	if err != nil {
+		return 0, err
+	}
+	where, args := filterSQL(projectID, &f)
+	res, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE `+where, args...)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: delete rules: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: delete rules: %w", err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditRuleDeleteMany, p.OrgID, p.ID, "project", p.ID, redirects.RuleFilterAuditFields(&f, int(n)), nil); err != nil {
+		return 0, fmt.Errorf("sqlite: delete rules: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("sqlite: delete rules: %w", err)
+	}
+	return int(n), nil
+}
