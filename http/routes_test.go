@@ -175,3 +175,55 @@ func TestEngines(t *testing.T) {
 		})
 	}
 }
+
+// blockingLimiter is a redirects.BlockingLimiter over a real limiter, whose
+// Blocking the test sets.
+type blockingLimiter struct {
+	redirects.Limiter
+	blocking bool
+}
+
+func (l *blockingLimiter) Blocking() bool { return l.blocking }
+
+var _ redirects.BlockingLimiter = (*blockingLimiter)(nil)
+
+// TestBlockingLimiter checks that while the limiter may block, the limited
+// routes answer wholly on the slow path (nothing counted before it runs),
+// and the others do not.
+func TestBlockingLimiter(t *testing.T) {
+	f := newFixture(t, nil)
+	bl := &blockingLimiter{Limiter: f.limiter, blocking: true}
+	f.edge.setLive(&live{catalog: f.catalog, limiter: bl, exports: NewExportCache(f.db, 1<<20)})
+	for _, tt := range []struct {
+		path, query string
+		slow        bool
+	}{
+		{"/v1/lookup", f.lookupQuery("/a"), true},
+		{"/v1/export", "project=" + f.project.ID + "&format=csv", true},
+		{"/healthz", "", false},
+		{"/nope", "", false},
+	} {
+		w := new(Resp)
+		slow := f.edge.Handle(&Req{Method: "GET", Path: tt.path, RawQuery: tt.query, APIKey: f.secret}, w)
+		if (slow != nil) != tt.slow {
+			t.Errorf("%s: slow path %v, want %v", tt.path, slow != nil, tt.slow)
+		}
+		if slow == nil {
+			continue
+		}
+		if w.Status != 0 || f.edge.Metrics.limits[redirects.NotRefused].Load() != 0 {
+			t.Errorf("%s: answered or counted before the slow path ran", tt.path)
+		}
+		slow(w)
+		if w.Status != 200 {
+			t.Errorf("%s: %d %s after the slow path", tt.path, w.Status, w.Body)
+		}
+		f.edge.Metrics.limits[redirects.NotRefused].Store(0)
+	}
+	// A limiter that has stopped blocking answers a lookup on the spot.
+	bl.blocking = false
+	w := new(Resp)
+	if slow := f.edge.Handle(&Req{Method: "GET", Path: "/v1/lookup", RawQuery: f.lookupQuery("/a"), APIKey: f.secret}, w); slow != nil || w.Status != 200 {
+		t.Errorf("non-blocking limiter: slow path %v, status %d", slow != nil, w.Status)
+	}
+}
