@@ -31,10 +31,11 @@ type deployed struct {
 	snap    *redirects.Snapshot
 }
 
-// Catalog is the catalog of loaded deployments: every project's latest
-// compiled deployment, with the organizations and keys that reach it, as one
-// view swapped whole when the store's events change it, plus the older
-// versions compiled on demand. Lookups read the view without locks.
+// Catalog holds the loaded deployments the edge answers from: every
+// project's latest compiled deployment, with the organizations and keys that
+// reach it, as one view swapped whole when the store's events change it
+// (Refresh), plus older versions compiled on demand (Version). Lookups read
+// the view without locks.
 type Catalog struct {
 	store   redirects.Store
 	current atomic.Pointer[view]
