@@ -128,3 +128,22 @@ func ceilSeconds(d time.Duration) int64 {
 	s := int64((d + time.Second - 1) / time.Second)
 	return max(s, 1)
 }
+
+// BlockingLimiter is a Limiter whose Take may wait on the network, as a
+// limiter shared through Redis does. The edge answers from event loops that
+// must never wait: it asks Blocking before each limited request and, while
+// it reports true, moves the whole answer off the loop. Blocking reports
+// false while Take answers from memory alone (a shared limiter that has
+// fallen back to per-node counts).
+type BlockingLimiter interface {
+	Limiter
+	Blocking() bool
+}
+
+// UsageFlusher is implemented by limiters that count usage in memory and
+// write it to the store in batches, so the hot path never writes to the
+// store. The server calls Flush every flush interval and once more on
+// shutdown, so a restart loses at most one interval's counts.
+type UsageFlusher interface {
+	Flush(ctx context.Context) error
+}

@@ -45,7 +45,10 @@ func NewLocalLimiter(ctx context.Context, store Store, now time.Time) (*LocalLim
 	return l, nil
 }
 
-var _ Limiter = (*LocalLimiter)(nil)
+var (
+	_ Limiter      = (*LocalLimiter)(nil)
+	_ UsageFlusher = (*LocalLimiter)(nil)
+)
 
 // Take counts one request and decides it, as Decide says.
 func (l *LocalLimiter) Take(ctx context.Context, u Usage) Decision {

@@ -35,10 +35,10 @@ func BenchmarkHandleLookup(b *testing.B) {
 	must(b, db.CreateKey(ctx, k))
 	limiter, err := redirects.NewLocalLimiter(ctx, db, redirects.SystemClock{}.Now())
 	must(b, err)
-	state, err := LoadState(ctx, db, 4)
+	catalog, err := LoadCatalog(ctx, db, 4)
 	must(b, err)
 	e := &Edge{Clock: redirects.SystemClock{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: NewMetrics()}
-	e.setLive(&live{state: state, limiter: limiter, exports: NewExportCache(db, 1<<20)})
+	e.setLive(&live{catalog: catalog, limiter: limiter, exports: NewExportCache(db, 1<<20)})
 	var path string
 	for _, r := range rules {
 		if r.MatchType == redirects.Exact {

@@ -79,15 +79,15 @@ func (m *Metrics) SetLimiterFallback(down bool) {
 func (m *Metrics) Handler(e *Edge) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		var state *State
+		var catalog *Catalog
 		if lv := e.live.Load(); lv != nil {
-			state = lv.state
+			catalog = lv.catalog
 		}
-		m.write(w, state)
+		m.write(w, catalog)
 	})
 }
 
-func (m *Metrics) write(w io.Writer, state *State) {
+func (m *Metrics) write(w io.Writer, catalog *Catalog) {
 	fmt.Fprintln(w, "# HELP redirects_requests_total Edge requests by endpoint and status.")
 	fmt.Fprintln(w, "# TYPE redirects_requests_total counter")
 	for ep := range numEndpoints {
@@ -118,15 +118,15 @@ func (m *Metrics) write(w io.Writer, state *State) {
 	fmt.Fprintf(w, "redirects_limiter_fallback %d\n", m.redisDown.Load())
 	fmt.Fprintln(w, "# HELP redirects_deployment_version Latest deployment version loaded, by project.")
 	fmt.Fprintln(w, "# TYPE redirects_deployment_version gauge")
-	if state != nil {
-		cat := state.catalog()
-		ids := make([]string, 0, len(cat.projects))
-		for id := range cat.projects {
+	if catalog != nil {
+		v := catalog.view()
+		ids := make([]string, 0, len(v.projects))
+		for id := range v.projects {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
 		for _, id := range ids {
-			if d := cat.projects[id].latest; d != nil {
+			if d := v.projects[id].latest; d != nil {
 				fmt.Fprintf(w, "redirects_deployment_version{project=%q} %d\n", id, d.version)
 			}
 		}

@@ -21,7 +21,7 @@ type Backend struct {
 	Store   redirects.Store
 	Limiter redirects.Limiter
 	// Flusher writes counted usage; nil when the limiter keeps none.
-	Flusher interface{ Flush(context.Context) error }
+	Flusher redirects.UsageFlusher
 }
 
 // Config configures a Server.
@@ -50,7 +50,7 @@ type Config struct {
 	Engine string
 }
 
-// Server runs the edge and admin listeners and keeps the state current.
+// Server runs the edge and admin listeners and keeps the catalog current.
 type Server struct {
 	cfg     Config
 	edge    *Edge
@@ -75,7 +75,7 @@ const (
 	maxHeaderBytes    = 16 << 10
 )
 
-// Open binds the listeners, connects the backend and loads the state, and
+// Open binds the listeners, connects the backend and loads the catalog, and
 // starts serving. It returns once lookups can be answered, or once it knows
 // the store cannot be reached yet (then it keeps trying in the background).
 func Open(ctx context.Context, cfg Config) (*Server, error) {
@@ -144,23 +144,20 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	if s.adminLn != nil {
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", s.metrics.Handler(s.edge))
-		mux.HandleFunc("GET /healthz", s.edge.ServeHTTP)
-		s.adminSrv = &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
+		s.adminSrv = &http.Server{Handler: s.adminMux(), ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
 		s.serve(s.adminSrv, s.adminLn)
 	}
 	return s, nil
 }
 
-// connect opens the backend, loads the state, starts following the store
+// connect opens the backend, loads the catalog, starts following the store
 // and makes the edge answer from it.
 func (s *Server) connect(ctx, runCtx context.Context) error {
 	b, err := s.cfg.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	state, err := LoadState(ctx, b.Store, 16)
+	catalog, err := LoadCatalog(ctx, b.Store, 16)
 	if err != nil {
 		return err
 	}
@@ -179,8 +176,8 @@ func (s *Server) connect(ctx, runCtx context.Context) error {
 		go s.listen(runCtx, notifier, kick)
 	}
 	s.wg.Add(1)
-	go s.follow(runCtx, state, b, interval, kick)
-	s.edge.setLive(&live{state: state, limiter: b.Limiter, exports: NewExportCache(b.Store, 256<<20)})
+	go s.follow(runCtx, catalog, b, interval, kick)
+	s.edge.setLive(&live{catalog: catalog, limiter: b.Limiter, exports: NewExportCache(b.Store, 256<<20)})
 	return nil
 }
 
@@ -247,7 +244,7 @@ func (s *Server) listen(ctx context.Context, n redirects.Notifier, kick chan str
 }
 
 // follow applies store events and flushes usage until ctx ends.
-func (s *Server) follow(ctx context.Context, state *State, b *Backend, interval time.Duration, kick <-chan struct{}) {
+func (s *Server) follow(ctx context.Context, catalog *Catalog, b *Backend, interval time.Duration, kick <-chan struct{}) {
 	defer s.wg.Done()
 	refresh := time.NewTicker(interval)
 	defer refresh.Stop()
@@ -259,9 +256,9 @@ func (s *Server) follow(ctx context.Context, state *State, b *Backend, interval 
 		case <-ctx.Done():
 			return
 		case <-kick:
-			s.refresh(ctx, state, &failing)
+			s.refresh(ctx, catalog, &failing)
 		case <-refresh.C:
-			s.refresh(ctx, state, &failing)
+			s.refresh(ctx, catalog, &failing)
 		case <-flush.C:
 			if b.Flusher != nil {
 				if err := b.Flusher.Flush(ctx); err != nil && ctx.Err() == nil {
@@ -274,9 +271,9 @@ func (s *Server) follow(ctx context.Context, state *State, b *Backend, interval 
 
 // refresh applies new events, logging when reading them starts or stops
 // failing (not on every try).
-func (s *Server) refresh(ctx context.Context, state *State, failing *bool) {
+func (s *Server) refresh(ctx context.Context, catalog *Catalog, failing *bool) {
 	for {
-		n, err := state.Refresh(ctx)
+		n, err := catalog.Refresh(ctx)
 		switch {
 		case err != nil && !*failing && ctx.Err() == nil:
 			*failing = true

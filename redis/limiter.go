@@ -186,6 +186,11 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 // reachable), so callers on an event loop run it elsewhere.
 func (l *Limiter) Blocking() bool { return !l.down.Load() }
 
+var (
+	_ redirects.BlockingLimiter = (*Limiter)(nil)
+	_ redirects.UsageFlusher    = (*Limiter)(nil)
+)
+
 // Down reports whether the limiter is counting per node because Redis
 // cannot be reached.
 func (l *Limiter) Down() bool { return l.down.Load() }

@@ -10,10 +10,10 @@ import (
 	"redirects"
 )
 
-// catalog is an immutable picture of what the edge needs to answer without
+// view is an immutable picture of what the edge needs to answer without
 // the store: organizations, projects with their latest compiled deployment,
-// and keys by hash. A change builds a new catalog and swaps it in.
-type catalog struct {
+// and keys by hash. A change builds a new view and swaps it in.
+type view struct {
 	orgs     map[string]*redirects.Org
 	projects map[string]*projectState
 	keys     map[[32]byte]*redirects.Key
@@ -31,11 +31,14 @@ type deployed struct {
 	snap    *redirects.Snapshot
 }
 
-// State holds the current catalog and follows the store's events to keep it
-// current. Lookups read it without locks.
-type State struct {
+// Catalog holds the loaded deployments the edge answers from: every
+// project's latest compiled deployment, with the organizations and keys that
+// reach it, as one view swapped whole when the store's events change it
+// (Refresh), plus older versions compiled on demand (Version). Lookups read
+// the view without locks.
+type Catalog struct {
 	store   redirects.Store
-	current atomic.Pointer[catalog]
+	current atomic.Pointer[view]
 	lastID  atomic.Int64
 
 	// old caches compiled older versions, loaded on demand.
@@ -48,14 +51,16 @@ type versionKey struct {
 	version int
 }
 
-// LoadState reads the whole catalog and every project's latest deployment.
-func LoadState(ctx context.Context, store redirects.Store, oldVersions int) (*State, error) {
-	s := &State{store: store, old: newLRU[versionKey, *deployed](oldVersions)}
+// LoadCatalog reads organizations, projects and keys and compiles every
+// project's latest deployment. It keeps up to oldVersions older versions
+// compiled once asked for.
+func LoadCatalog(ctx context.Context, store redirects.Store, oldVersions int) (*Catalog, error) {
+	s := &Catalog{store: store, old: newLRU[versionKey, *deployed](oldVersions)}
 	last, err := store.LastEventID(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.loadCatalog(ctx, nil)
+	c, err := s.loadView(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -69,9 +74,9 @@ func LoadState(ctx context.Context, store redirects.Store, oldVersions int) (*St
 	return s, nil
 }
 
-// loadCatalog reads organizations, projects and keys; deployments are
-// carried over from prev where the project is still there.
-func (s *State) loadCatalog(ctx context.Context, prev *catalog) (*catalog, error) {
+// loadView reads organizations, projects and keys; deployments are carried
+// over from prev where the project is still there.
+func (s *Catalog) loadView(ctx context.Context, prev *view) (*view, error) {
 	orgs, err := s.store.FindOrgs(ctx)
 	if err != nil {
 		return nil, err
@@ -84,7 +89,7 @@ func (s *State) loadCatalog(ctx context.Context, prev *catalog) (*catalog, error
 	if err != nil {
 		return nil, err
 	}
-	c := &catalog{
+	c := &view{
 		orgs:     make(map[string]*redirects.Org, len(orgs)),
 		projects: make(map[string]*projectState, len(projects)),
 		keys:     make(map[[32]byte]*redirects.Key, len(keys)),
@@ -113,7 +118,7 @@ func (s *State) loadCatalog(ctx context.Context, prev *catalog) (*catalog, error
 
 // loadDeployment compiles one version (0: the latest), or returns nil when
 // the project has no deployment.
-func (s *State) loadDeployment(ctx context.Context, projectID string, version int) (*deployed, error) {
+func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version int) (*deployed, error) {
 	d, rules, err := s.store.FindDeployment(ctx, projectID, version)
 	if redirects.ErrorCode(err) == redirects.ENOTFOUND && version == 0 {
 		return nil, nil
@@ -123,15 +128,15 @@ func (s *State) loadDeployment(ctx context.Context, projectID string, version in
 	return &deployed{version: d.Version, snap: redirects.Compile(rules)}, nil
 }
 
-// Catalog returns the current catalog.
-func (s *State) catalog() *catalog { return s.current.Load() }
+// view returns the current view.
+func (s *Catalog) view() *view { return s.current.Load() }
 
 // refreshBatch is the most events one Refresh reads.
 const refreshBatch = 1000
 
 // Refresh applies the events recorded since the last refresh. It returns
 // how many it applied.
-func (s *State) Refresh(ctx context.Context) (int, error) {
+func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 	after := s.lastID.Load()
 	events, err := s.store.FindEvents(ctx, after, refreshBatch)
 	if err != nil || len(events) == 0 {
@@ -140,20 +145,20 @@ func (s *State) Refresh(ctx context.Context) (int, error) {
 	cur := s.current.Load()
 	next := cur
 	deploys := map[string]bool{}
-	reloadCatalog := false
+	reloadView := false
 	for _, e := range events {
 		if e.Kind == redirects.EventDeploy {
 			deploys[e.ProjectID] = true
 		} else {
-			reloadCatalog = true
+			reloadView = true
 		}
 	}
-	if reloadCatalog {
-		if next, err = s.loadCatalog(ctx, cur); err != nil {
+	if reloadView {
+		if next, err = s.loadView(ctx, cur); err != nil {
 			return 0, err
 		}
 	} else {
-		next = &catalog{orgs: cur.orgs, keys: cur.keys, projects: make(map[string]*projectState, len(cur.projects))}
+		next = &view{orgs: cur.orgs, keys: cur.keys, projects: make(map[string]*projectState, len(cur.projects))}
 		for id, p := range cur.projects {
 			next.projects[id] = p
 		}
@@ -175,7 +180,7 @@ func (s *State) Refresh(ctx context.Context) (int, error) {
 }
 
 // cachedVersion returns a compiled version if it is in memory, or nil.
-func (s *State) cachedVersion(projectID string, version int) *deployed {
+func (s *Catalog) cachedVersion(projectID string, version int) *deployed {
 	s.oldMu.Lock()
 	defer s.oldMu.Unlock()
 	d, _ := s.old.get(versionKey{projectID, version})
@@ -184,7 +189,7 @@ func (s *State) cachedVersion(projectID string, version int) *deployed {
 
 // Version returns a compiled older (or any) version of a project, from the
 // cache or the store. Errors: ENOTFOUND.
-func (s *State) Version(ctx context.Context, projectID string, version int) (*deployed, error) {
+func (s *Catalog) Version(ctx context.Context, projectID string, version int) (*deployed, error) {
 	k := versionKey{projectID, version}
 	s.oldMu.Lock()
 	d, ok := s.old.get(k)
@@ -200,50 +205,4 @@ func (s *State) Version(ctx context.Context, projectID string, version int) (*de
 	s.old.add(k, d)
 	s.oldMu.Unlock()
 	return d, nil
-}
-
-// lru is a small least-recently-used cache; callers lock.
-type lru[K comparable, V any] struct {
-	max   int
-	order []K
-	items map[K]V
-}
-
-func newLRU[K comparable, V any](max int) *lru[K, V] {
-	return &lru[K, V]{max: max, items: map[K]V{}}
-}
-
-func (l *lru[K, V]) get(k K) (V, bool) {
-	v, ok := l.items[k]
-	if ok {
-		l.touch(k)
-	}
-	return v, ok
-}
-
-func (l *lru[K, V]) touch(k K) {
-	for i, o := range l.order {
-		if o == k {
-			copy(l.order[i:], l.order[i+1:])
-			l.order[len(l.order)-1] = k
-			return
-		}
-	}
-}
-
-func (l *lru[K, V]) add(k K, v V) {
-	if _, ok := l.items[k]; ok {
-		l.items[k] = v
-		l.touch(k)
-		return
-	}
-	if l.max <= 0 {
-		return
-	}
-	if len(l.order) >= l.max {
-		delete(l.items, l.order[0])
-		l.order = l.order[1:]
-	}
-	l.items[k] = v
-	l.order = append(l.order, k)
 }

@@ -56,16 +56,19 @@ func (c *ExportCache) Get(ctx context.Context, project string, version int, form
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.lru.items[k]; ok {
+	if c.lru.contains(k) {
 		return e, nil
 	}
-	for c.bytes+len(e.Body) > c.maxBytes && len(c.lru.order) > 0 {
-		oldest := c.lru.order[0]
-		c.bytes -= len(c.lru.items[oldest].Body)
-		delete(c.lru.items, oldest)
-		c.lru.order = c.lru.order[1:]
+	for c.bytes+len(e.Body) > c.maxBytes {
+		_, old, ok := c.lru.removeOldest()
+		if !ok {
+			break
+		}
+		c.bytes -= len(old.Body)
 	}
-	c.lru.add(k, e)
+	if _, old, ok := c.lru.add(k, e); ok {
+		c.bytes -= len(old.Body)
+	}
 	c.bytes += len(e.Body)
 	return e, nil
 }

@@ -1,0 +1,98 @@
+package http
+
+import (
+	"context"
+	"crypto/sha256"
+	"net/http"
+	"unsafe"
+
+	"redirects"
+)
+
+// passed is what the check pipeline hands the lookup and export handlers:
+// the loaded state it checked against, the key's project and the parsed
+// parameters.
+type passed struct {
+	lv *live
+	ps *projectState
+	q  query
+}
+
+// check runs the checks of /v1/lookup and /v1/export in the order of
+// docs/contract.md: method, key, quota, rate, parameters, project. (The
+// deployment is the handlers' to check.) The first check that fails writes
+// its error answer in w, and check returns false; the limit headers are
+// written once the limiter has been asked, whatever follows.
+func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
+	// 1. Method.
+	if r.Method != http.MethodGet {
+		w.Set("Allow", "GET")
+		e.writeError(w, errMethod)
+		return false
+	}
+	// Nothing can be checked before the store has been loaded.
+	lv := e.live.Load()
+	if lv == nil {
+		e.writeError(w, errUnavailable)
+		return false
+	}
+	// 2-3. Key.
+	key := r.APIKey
+	if key == "" {
+		e.writeError(w, errMissingKey)
+		return false
+	}
+	v := lv.catalog.view()
+	if !redirects.WellFormedKey(key) {
+		e.writeError(w, errInvalidKey)
+		return false
+	}
+	// The key is hashed in place: converting it to []byte would allocate.
+	k := v.keys[sha256.Sum256(unsafe.Slice(unsafe.StringData(key), len(key)))]
+	var ps *projectState
+	var org *redirects.Org
+	if k != nil && k.RevokedAt == nil {
+		if ps = v.projects[k.ProjectID]; ps != nil {
+			org = v.orgs[ps.project.OrgID]
+		}
+	}
+	if org == nil {
+		e.writeError(w, errInvalidKey)
+		return false
+	}
+	// 4-5. Limits.
+	ctx := r.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	d := lv.limiter.Take(ctx, redirects.Usage{Org: org, Test: k.Test, Lookup: lookup, Now: e.Clock.Now()})
+	e.Metrics.limiter(d.Refused)
+	e.setLimitHeaders(w, &d, lookup)
+	switch d.Refused {
+	case redirects.QuotaExceeded:
+		w.Set("Retry-After", itoa(int(d.RetryAfter)))
+		e.writeError(w, errQuota)
+		return false
+	case redirects.RateLimitExceeded:
+		w.Set("Retry-After", itoa(int(d.RetryAfter)))
+		e.writeError(w, errRate)
+		return false
+	}
+	// 6. Parameters.
+	p.q = parseQuery(r.RawQuery)
+	if perr := p.q.check(lookup); perr != nil {
+		e.writeError(w, perr)
+		return false
+	}
+	// 7. Project: unknown and foreign look the same.
+	if p.q.project != k.ProjectID {
+		e.writeError(w, errProject)
+		return false
+	}
+	if p.q.versionHuge != "" {
+		e.writeError(w, errVersionNotFoundText(!lookup, p.q.versionHuge))
+		return false
+	}
+	p.lv, p.ps = lv, ps
+	return true
+}

@@ -1,0 +1,117 @@
+package http
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"redirects"
+)
+
+// Edge answers the edge API: the routes of edgeRoutes (routes.go). Handle
+// holds the logic; ServeHTTP (net/http, transport.go) and serveEv (the evhttp
+// engine, ev.go) carry it.
+type Edge struct {
+	Clock   redirects.Clock
+	Logger  *slog.Logger
+	Metrics *Metrics
+
+	live     atomic.Pointer[live]
+	stopping atomic.Bool
+	times    headerTimes
+}
+
+// live is what the edge answers from once the store has been loaded.
+type live struct {
+	catalog *Catalog
+	limiter redirects.Limiter
+	// exports caches export files read from the store.
+	exports *ExportCache
+}
+
+func (e *Edge) setLive(l *live) { e.live.Store(l) }
+
+// SetReady(false) makes /healthz answer 503 while the server shuts down.
+func (e *Edge) SetReady(ready bool) { e.stopping.Store(!ready) }
+
+// Handle answers q in w. When the answer needs the store (an older version
+// not compiled yet, an export file not cached), Handle returns a function
+// that finishes the answer and may block; the caller runs it where blocking
+// is harmless. Everything Handle counts (limits, metrics) is counted once.
+func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
+	rt := route(q.Path)
+	// A limiter that waits on the network (Redis) must not hold up an
+	// event loop: the whole answer moves to the slow path.
+	if rt.limited && q.Method == http.MethodGet {
+		if lv := e.live.Load(); lv != nil {
+			if b, ok := lv.limiter.(redirects.BlockingLimiter); ok && b.Blocking() {
+				held := Req{Method: http.MethodGet, Path: strings.Clone(q.Path), RawQuery: strings.Clone(q.RawQuery),
+					APIKey: strings.Clone(q.APIKey), IfNoneMatch: strings.Clone(q.IfNoneMatch), RemoteAddr: strings.Clone(q.RemoteAddr),
+					Ctx: context.Background()}
+				return func(w *Resp) {
+					if slow := e.handle(rt, &held, w); slow != nil {
+						slow(w)
+					}
+				}
+			}
+		}
+	}
+	return e.handle(rt, q, w)
+}
+
+// handle answers q by its route and records the answer once it is
+// complete.
+func (e *Edge) handle(rt *edgeRoute, q *Req, w *Resp) func(*Resp) {
+	start := time.Now()
+	slow := e.serve(rt, q, w)
+	if slow == nil {
+		e.done(q, w, rt.endpoint, start)
+		return nil
+	}
+	// The slow part runs after q's views may be gone: keep copies.
+	method, path, key, remote := strings.Clone(q.Method), strings.Clone(q.Path), strings.Clone(q.APIKey), strings.Clone(q.RemoteAddr)
+	return func(w *Resp) {
+		slow(w)
+		e.done(&Req{Method: method, Path: path, APIKey: key, RemoteAddr: remote, Ctx: context.Background()}, w, rt.endpoint, start)
+	}
+}
+
+// serveHealth answers /healthz: 200 while the edge answers from a loaded
+// store, 503 before that and while the server shuts down.
+func (e *Edge) serveHealth(q *Req, w *Resp) func(*Resp) {
+	w.Status = http.StatusOK
+	if e.stopping.Load() || e.live.Load() == nil {
+		w.Status = http.StatusServiceUnavailable
+	}
+	w.Set("Cache-Control", ccNoStore)
+	return nil
+}
+
+// serveNotFound answers a path that no route lists.
+func (e *Edge) serveNotFound(q *Req, w *Resp) func(*Resp) {
+	e.writeError(w, errRoute)
+	return nil
+}
+
+// done records an answer in the metrics and, at debug level, the log.
+func (e *Edge) done(q *Req, w *Resp, ep endpoint, start time.Time) {
+	e.Metrics.observe(ep, w.Status, time.Since(start))
+	if e.Logger.Enabled(context.Background(), slog.LevelDebug) {
+		e.Logger.Debug("request", "method", q.Method, "path", q.Path, "status", w.Status,
+			"key", redactKey(q.APIKey), "duration", time.Since(start), "remote", q.RemoteAddr)
+	}
+}
+
+// redactKey keeps a key's prefix and last four characters for logs.
+func redactKey(k string) string {
+	if len(k) <= 15 {
+		if k == "" {
+			return ""
+		}
+		return "(malformed)"
+	}
+	return k[:11] + "..." + k[len(k)-4:]
+}

@@ -1,0 +1,91 @@
+package http
+
+import (
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"redirects"
+)
+
+// Header values of the edge's answers.
+const (
+	ctJSON        = "application/json"
+	ctCSV         = "text/csv; charset=utf-8"
+	ctText        = "text/plain; charset=utf-8"
+	ccNoStore     = "no-store"
+	ccLookup      = "public, max-age=300"
+	ccExport      = "public, max-age=60"
+	varyKey       = "X-API-Key"
+	unlimitedText = "unlimited"
+)
+
+// writeError fills an error answer.
+func (e *Edge) writeError(w *Resp, ae *apiError) {
+	w.Set("Content-Type", ctJSON)
+	w.Set("Cache-Control", ccNoStore)
+	w.Status = ae.status
+	w.Body = ae.body
+}
+
+// setLimitHeaders writes the rate headers, and for lookups the quota headers.
+func (e *Edge) setLimitHeaders(w *Resp, d *redirects.Decision, lookup bool) {
+	w.Set("X-RateLimit-Limit", limitValue(d.RateLimit))
+	w.Set("X-RateLimit-Remaining", limitValue(d.RateRemaining))
+	w.Set("X-RateLimit-Reset", e.times.minute.get(d.RateReset))
+	if lookup {
+		w.Set("X-Quota-Limit", limitValue(d.QuotaLimit))
+		w.Set("X-Quota-Remaining", limitValue(d.QuotaRemaining))
+		w.Set("X-Quota-Reset", e.times.month.get(d.QuotaReset))
+	}
+}
+
+func limitValue(l redirects.Limit) string {
+	if l.IsUnlimited() {
+		return unlimitedText
+	}
+	return itoa(int(l))
+}
+
+// smallInts holds the decimal form of 0..9999, so most counts and lengths
+// cost no formatting.
+var smallInts = func() []string {
+	s := make([]string, 10000)
+	for i := range s {
+		s[i] = strconv.Itoa(i)
+	}
+	return s
+}()
+
+func itoa(n int) string {
+	if n >= 0 && n < len(smallInts) {
+		return smallInts[n]
+	}
+	return strconv.Itoa(n)
+}
+
+// headerTimes caches the header form of the current minute's and month's
+// reset times, which every request in a minute shares.
+type headerTimes struct {
+	minute, month timeCache
+}
+
+// timeCache holds the header form of one Unix time.
+type timeCache struct {
+	p atomic.Pointer[timeValue]
+}
+
+type timeValue struct {
+	unix int64
+	v    string
+}
+
+func (c *timeCache) get(at time.Time) string {
+	u := at.Unix()
+	if v := c.p.Load(); v != nil && v.unix == u {
+		return v.v
+	}
+	v := &timeValue{unix: u, v: strconv.FormatInt(u, 10)}
+	c.p.Store(v)
+	return v.v
+}

@@ -1,0 +1,130 @@
+package http
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// query holds the parameters of an edge request.
+type query struct {
+	project, path, format, version string
+	hasVersion                     bool
+	versionN                       int
+	// versionHuge holds a version too large to be one, for the not-found
+	// answer.
+	versionHuge string
+	// bad is the first malformed or repeated parameter, badParam its name.
+	bad      *apiError
+	badParam string
+}
+
+// check validates the parameters in docs/contract.md's order and parses version.
+func (q *query) check(lookup bool) *apiError {
+	if q.project == "" && q.badParam != "project" {
+		return errMissingProject
+	}
+	if q.bad != nil {
+		return q.bad
+	}
+	if lookup {
+		if q.path == "" {
+			return errMissingPath
+		}
+		if q.path[0] != '/' || len(q.path) > redirects.MaxSourceLen {
+			return errInvalidPath
+		}
+	} else {
+		if q.format == "" {
+			return errMissingFormat
+		}
+		if redirects.FormatExtension(q.format) == "" {
+			return errInvalidFormat
+		}
+	}
+	if q.hasVersion {
+		v, err := strconv.Atoi(q.version)
+		if err != nil && allDigits(q.version) && strings.Trim(q.version, "0") != "" {
+			// A positive whole number too large for any version: valid here,
+			// and not found once the project has been checked.
+			q.versionHuge = strings.TrimLeft(q.version, "0")
+			return nil
+		}
+		if err != nil || v <= 0 {
+			return errInvalidVersion
+		}
+		q.versionN = v
+	}
+	return nil
+}
+
+// parseQuery reads the parameters the edge knows, once each; others are
+// ignored. A malformed escape or a repeated known parameter is recorded in
+// q.bad (the first one found) for check to report after MISSING_PROJECT,
+// which docs/contract.md puts first.
+func parseQuery(raw string) query {
+	var q query
+	var seen [4]bool
+	bad := func(e *apiError, param string) {
+		if q.bad == nil {
+			q.bad, q.badParam = e, param
+		}
+	}
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		if strings.IndexByte(k, '%') >= 0 || strings.IndexByte(k, '+') >= 0 {
+			uk, err := url.QueryUnescape(k)
+			if err != nil {
+				bad(errBadQuery("Malformed query string: bad escape in a parameter name"), "")
+				continue
+			}
+			k = uk
+		}
+		var i int
+		var dst *string
+		switch k {
+		case "project":
+			i, dst = 0, &q.project
+		case "path":
+			i, dst = 1, &q.path
+		case "format":
+			i, dst = 2, &q.format
+		case "version":
+			i, dst = 3, &q.version
+			q.hasVersion = true
+		default:
+			continue
+		}
+		if seen[i] {
+			bad(errBadQuery("Repeated "+k+" parameter"), k)
+			continue
+		}
+		seen[i] = true
+		if strings.IndexByte(v, '%') >= 0 || strings.IndexByte(v, '+') >= 0 {
+			uv, err := url.QueryUnescape(v)
+			if err != nil {
+				bad(errBadQuery("Malformed query string: bad escape in the "+k+" parameter"), k)
+				continue
+			}
+			v = uv
+		}
+		*dst = v
+	}
+	return q
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,93 @@
+package http
+
+import "net/http"
+
+// The routes of both listeners are listed in this file, and only here.
+
+// edgeRoutes are the routes of the edge listener (Config.Addr): the edge API
+// of docs/contract.md. Edge.Handle dispatches on them whichever engine
+// carries the listener (evhttp or net/http); a path not listed answers 404
+// NOT_FOUND (notFound).
+var edgeRoutes = [...]edgeRoute{
+	{path: "/v1/lookup", endpoint: epLookup, limited: true, handler: handleLookup},
+	{path: "/v1/export", endpoint: epExport, limited: true, handler: handleExport},
+	{path: "/healthz", endpoint: epOther, handler: handleHealth},
+}
+
+// notFound answers every path of the edge listener that edgeRoutes does not
+// list.
+var notFound = edgeRoute{endpoint: epOther, handler: handleNotFound}
+
+// adminRoutes are the routes of the admin listener (Config.AdminAddr),
+// served by net/http's ServeMux, which answers 404 to any other path and
+// 405 to another method.
+func (s *Server) adminRoutes() []adminRoute {
+	return []adminRoute{
+		{pattern: "GET /metrics", handler: s.metrics.Handler(s.edge)},
+		{pattern: "GET /healthz", handler: http.HandlerFunc(s.edge.ServeHTTP)},
+	}
+}
+
+// edgeRoute is one path of the edge listener.
+type edgeRoute struct {
+	path string
+	// endpoint is where the metrics count the route's answers.
+	endpoint endpoint
+	// limited routes are counted by the limiter, so a limiter that blocks
+	// moves their answers off the event loop (Edge.Handle).
+	limited bool
+	handler edgeHandler
+}
+
+// edgeHandler names the handler of an edge route. The route table names its
+// handlers rather than holding them as functions: a call through a function
+// value hides from escape analysis where the request and the answer go, so
+// both would be allocated on the heap on every request.
+type edgeHandler uint8
+
+const (
+	handleNotFound edgeHandler = iota
+	handleLookup
+	handleExport
+	handleHealth
+)
+
+// serve runs rt's handler. When the answer needs the store, the handler
+// returns a function that finishes it (Edge.Handle says where that runs).
+func (e *Edge) serve(rt *edgeRoute, q *Req, w *Resp) (slow func(*Resp)) {
+	switch rt.handler {
+	case handleLookup:
+		return e.serveLookup(q, w)
+	case handleExport:
+		return e.serveExport(q, w)
+	case handleHealth:
+		return e.serveHealth(q, w)
+	}
+	return e.serveNotFound(q, w)
+}
+
+// route returns the route of path, or notFound. The edge has three routes:
+// comparing the path with each costs less than hashing it.
+func route(path string) *edgeRoute {
+	for i := range edgeRoutes {
+		if edgeRoutes[i].path == path {
+			return &edgeRoutes[i]
+		}
+	}
+	return &notFound
+}
+
+// adminRoute is one route of the admin listener, as a ServeMux pattern.
+type adminRoute struct {
+	pattern string
+	handler http.Handler
+}
+
+// adminMux returns the admin listener's handler.
+func (s *Server) adminMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, r := range s.adminRoutes() {
+		mux.Handle(r.pattern, r.handler)
+	}
+	return mux
+}

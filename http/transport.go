@@ -1,0 +1,62 @@
+package http
+
+import (
+	"context"
+	"net/http"
+)
+
+// Req is what the edge reads of a request, whatever the transport. Its
+// strings may be views into a connection's buffer, valid only until the
+// answer is written: anything kept longer is copied.
+type Req struct {
+	Method      string
+	Path        string
+	RawQuery    string
+	APIKey      string
+	IfNoneMatch string
+	RemoteAddr  string
+	Ctx         context.Context
+}
+
+// maxHeaders bounds the headers of one answer; the edge sets at most 13.
+const maxHeaders = 16
+
+// Resp is the edge's answer, whatever the transport: a status, headers in a
+// fixed array (no allocation), and a body that is referenced, not copied.
+type Resp struct {
+	Status  int
+	Headers [maxHeaders][2]string
+	N       int
+	Body    []byte
+}
+
+// Set adds a header.
+func (r *Resp) Set(name, value string) {
+	if r.N < maxHeaders {
+		r.Headers[r.N] = [2]string{name, value}
+		r.N++
+	}
+}
+
+// ServeHTTP carries Handle over net/http (the admin listener, and the edge
+// when the evhttp engine is not used). The evhttp engine's glue is ev.go.
+func (e *Edge) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
+	q := Req{Method: r.Method, Path: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, IfNoneMatch: r.Header.Get("If-None-Match"),
+		RemoteAddr: r.RemoteAddr, Ctx: r.Context()}
+	if v := r.Header["X-Api-Key"]; len(v) > 0 {
+		q.APIKey = v[0]
+	}
+	var w Resp
+	if slow := e.Handle(&q, &w); slow != nil {
+		slow(&w)
+	}
+	h := hw.Header()
+	for _, kv := range w.Headers[:w.N] {
+		h[kv[0]] = []string{kv[1]}
+	}
+	if w.Status != http.StatusNoContent && w.Status != http.StatusNotModified {
+		h["Content-Length"] = []string{itoa(len(w.Body))}
+	}
+	hw.WriteHeader(w.Status)
+	hw.Write(w.Body)
+}
