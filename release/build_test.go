@@ -172,8 +172,8 @@ func TestReproducible(t *testing.T) {
 	}
 }
 
-// TestArchive checks what the archive holds and how: the binary, README.md
-// and LICENSE in one directory named after the archive, in name order, owned
+// TestArchive checks what the archive holds and how: the binary, README.md,
+// LICENSE and THIRD-PARTY-LICENSES in one directory named after the archive, in name order, owned
 // by 0, with fixed modes and the commit's time; a gzip header without name
 // or time; a static binary without build paths.
 func TestArchive(t *testing.T) {
@@ -205,6 +205,7 @@ func TestArchive(t *testing.T) {
 		{dir + "/", 0o755},
 		{dir + "/LICENSE", 0o644},
 		{dir + "/README.md", 0o644},
+		{dir + "/THIRD-PARTY-LICENSES", 0o644},
 		{dir + "/redirects", 0o755},
 	}
 	var got []entry
@@ -243,6 +244,27 @@ func TestArchive(t *testing.T) {
 	}
 	if !bytes.Contains(files["LICENSE"], []byte("Apache License\n                           Version 2.0, January 2004")) {
 		t.Error("LICENSE is not the Apache License 2.0")
+	}
+
+	// THIRD-PARTY-LICENSES carries the notices of everything linked in
+	// besides the project's code: Go itself and every module of the build.
+	list := exec.Command("go", "list", "-deps", "-f", "{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}}{{end}}{{end}}", "./cmd/redirects")
+	list.Dir = root
+	list.Env = append(os.Environ(), "GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=0")
+	mods, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/redirects: %v", err)
+	}
+	third := string(files["THIRD-PARTY-LICENSES"])
+	need := append([]string{"Go standard library and runtime " + runtime.Version()}, strings.Fields(strings.ReplaceAll(string(mods), " ", "@"))...)
+	for _, n := range need {
+		heading := "\n" + strings.ReplaceAll(n, "@", " ") + "\n"
+		if !strings.Contains(third, heading) {
+			t.Errorf("THIRD-PARTY-LICENSES has no section for %s", strings.ReplaceAll(n, "@", " "))
+		}
+	}
+	if !strings.Contains(third, "Redistributions in binary form must reproduce") {
+		t.Error("THIRD-PARTY-LICENSES holds no BSD licence text")
 	}
 
 	bin := files["redirects"]
