@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/internal/version"
 )
 
 type endpoint int
@@ -38,11 +39,13 @@ type Metrics struct {
 	// redisDown is 1 while a shared limiter has fallen back to per-node
 	// limits.
 	redisDown atomic.Int64
+	// build is the running binary's identity, read once.
+	build version.Info
 }
 
 // NewMetrics returns zeroed metrics.
 func NewMetrics() *Metrics {
-	m := &Metrics{}
+	m := &Metrics{build: version.Get()}
 	for i := range m.requests {
 		m.requests[i] = make([]atomic.Uint64, len(statuses))
 		m.buckets[i] = make([]atomic.Uint64, len(latencyBuckets)+1)
@@ -131,4 +134,7 @@ func (m *Metrics) write(w io.Writer, catalog *Catalog) {
 			}
 		}
 	}
+	fmt.Fprintln(w, "# HELP redirects_build_info The running build: version, commit and Go version (always 1).")
+	fmt.Fprintln(w, "# TYPE redirects_build_info gauge")
+	fmt.Fprintf(w, "redirects_build_info{version=%q,commit=%q,goversion=%q} 1\n", m.build.Version, m.build.Commit, m.build.GoVersion)
 }

@@ -13,6 +13,7 @@ import (
 
 	"redirects"
 	"redirects/export"
+	"redirects/internal/version"
 	"redirects/postgres"
 	"redirects/sqlite"
 )
@@ -68,6 +69,7 @@ func usagef(format string, args ...any) error {
 const usageText = `redirects: redirect rule lookup and export service
 
 Usage: redirects [--db URL] COMMAND [flags]
+       redirects --version
 
 Commands:
   org create --name NAME --tier free|pro|enterprise [--rate-limit N|unlimited] [--monthly-quota N|unlimited]
@@ -105,6 +107,7 @@ Commands:
   audit [--org ORG_ID] [--project P] [--actor A] [--action A] [--since T] [--until T] [--limit N] [--csv|--json]
   serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http]
   quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT]   demo data in a local database, then serve
+  version                                                  the version, commit and build date (also --version)
 
 Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
 Run "redirects COMMAND --help" for a command's flags.
@@ -148,6 +151,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	global := flag.NewFlagSet("redirects", flag.ContinueOnError)
 	global.SetOutput(io.Discard)
 	dbURL := global.String("db", "", "database URL")
+	showVersion := global.Bool("version", false, "print the version and exit")
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(m.Stdout, usageText)
@@ -156,6 +160,10 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return usagef("%v", err)
 	}
 	args = global.Args()
+	if *showVersion {
+		fmt.Fprintln(m.Stdout, version.Get())
+		return nil
+	}
 	if len(args) == 0 {
 		fmt.Fprint(m.Stderr, usageText)
 		return usagef("no command given")
@@ -175,6 +183,12 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	switch name {
 	case "help":
 		fmt.Fprint(m.Stdout, usageText)
+		return nil
+	case "version":
+		if len(rest) > 0 {
+			return usagef("version takes no arguments, got %q", strings.Join(rest, " "))
+		}
+		fmt.Fprintln(m.Stdout, version.Get())
 		return nil
 	case "org":
 		return c.sub(ctx, "org", rest, map[string]func(context.Context, []string) error{
