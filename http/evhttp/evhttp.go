@@ -15,7 +15,9 @@
 //
 // What the server does not do: read request bodies (a request with one is answered, then the
 // connection is closed), chunked responses, TLS, HTTP/2, absolute-form targets ("GET http://h/p"),
-// or Expect: 100-continue. It does not require a Host header.
+// or Expect: 100-continue. It does enforce what RFC 9112 requires of a server reading requests,
+// as net/http does: exactly one valid Host header in HTTP/1.1 (400 otherwise), no conflicting
+// Content-Length (400), and 501 for a transfer coding other than "chunked".
 package evhttp
 
 import (
@@ -89,9 +91,10 @@ var (
 	bodyBadRequest      = []byte(`{"error":"Bad Request","code":"BAD_REQUEST"}`)
 	bodyHeadersTooLarge = []byte(`{"error":"Request Header Fields Too Large","code":"HEADERS_TOO_LARGE"}`)
 	bodyInternalError   = []byte(`{"error":"Internal Server Error","code":"INTERNAL_ERROR"}`)
+	bodyNotImplemented  = []byte(`{"error":"Not Implemented","code":"NOT_IMPLEMENTED"}`)
 )
 
-// setError makes resp the engine's own JSON answer for status 400, 431 or 500.
+// setError makes resp the engine's own JSON answer for status 400, 431, 500 or 501.
 func setError(resp *Response, status int) {
 	resp.Reset()
 	resp.Status = status
@@ -100,6 +103,8 @@ func setError(resp *Response, status int) {
 		resp.Body = bodyBadRequest
 	case codeHeadersTooLarge:
 		resp.Body = bodyHeadersTooLarge
+	case codeNotImplemented:
+		resp.Body = bodyNotImplemented
 	default:
 		resp.Status = codeInternalError
 		resp.Body = bodyInternalError

@@ -71,7 +71,9 @@ type conn struct {
 
 	in      []byte // read buffer (nil when nothing is buffered); in[rpos:] is not parsed yet
 	rpos    int
-	scanned int // when the head at rpos was found incomplete: len(in) at that time, else 0
+	scanned int  // when the head at rpos was found incomplete: len(in) at that time, else 0
+	parsed  int  // when the head at rpos was found incomplete: its length at the last full parse
+	served  bool // a request head has been read: from now on, waiting for the next one is idling
 
 	out          []byte // response heads and small bodies (nil when nothing is pending)
 	segs         []seg  // pending output in order; segs[segHead:] is unwritten
@@ -87,7 +89,9 @@ type conn struct {
 	closeAfter  bool // the last queued response closes the connection
 	slowFailed  bool // the slow function panicked
 
-	reqStart    int64 // loop clock when the unfinished head at rpos was first seen; 0 if none
+	// reqStart is the loop clock when the header clock started: at the accept, and then when the
+	// first byte of a further request arrived; 0 while the connection idles between requests.
+	reqStart    int64
 	lastActive  int64 // loop clock of the last response (or of the accept)
 	writeStart  int64 // loop clock when output stopped fitting into the socket; 0 if none
 	lingerUntil int64
@@ -388,6 +392,7 @@ func (l *loop) accept() {
 		c.interest = syscall.EPOLLIN
 		c.remote = formatAddr(&l.rsa)
 		c.lastActive = l.now
+		c.reqStart = max(l.now, 1) // the first request's head is due ReadHeaderTimeout after the accept
 		c.idx = len(l.active)
 		l.active = append(l.active, c)
 		for fd >= len(l.byFD) {
@@ -482,6 +487,11 @@ func (l *loop) readable(c *conn) {
 			l.settle(c) // a stale event
 			return
 		}
+		if e == 0 && n == 0 && l.refuseUnfinished(c) {
+			// The peer closed its side after a head already known to be bad: it gets the
+			// answer it would have got had the bytes arrived in one piece.
+			return
+		}
 		if e != 0 || n == 0 {
 			// The peer closed (or reset) the connection; an unfinished request dies with it.
 			l.closeConn(c)
@@ -547,13 +557,13 @@ func (l *loop) answer(c *conn) {
 	for c.rpos < len(c.in) {
 		if c.scanned > 0 {
 			// The head was incomplete last time: look for its end in the new bytes only, so that a
-			// client sending a byte at a time costs linear, not quadratic, work.
+			// client sending a byte at a time costs linear, not quadratic, work. The head is parsed
+			// again without an end only each time it doubled, and once it reaches the limit: a
+			// malformed head is refused at the latest then, or when the client stops sending (see
+			// refuseUnfinished), with the answer it gets when its bytes arrive at once.
 			from := max(c.rpos, c.scanned-3)
-			if !hasHeadEnd(c.in[from:]) {
-				c.scanned = len(c.in)
-				if len(c.in)-c.rpos >= l.maxHeader {
-					l.refuse(c, codeHeadersTooLarge)
-				}
+			c.scanned = len(c.in)
+			if size := len(c.in) - c.rpos; !hasHeadEnd(c.in[from:]) && size < 2*c.parsed && size < l.maxHeader {
 				return
 			}
 		}
@@ -565,11 +575,13 @@ func (l *loop) answer(c *conn) {
 		}
 		if n == 0 {
 			c.scanned = len(c.in)
+			c.parsed = len(c.in) - c.rpos
 			return
 		}
-		c.scanned = 0
+		c.scanned, c.parsed = 0, 0
 		c.rpos += n
 		c.reqStart = 0
+		c.served = true
 		c.head = req.Method == "HEAD"
 		c.keepAlive10 = req.keepAlive10
 		c.reqClose = req.close
@@ -588,6 +600,22 @@ func (l *loop) answer(c *conn) {
 			return
 		}
 	}
+}
+
+// refuseUnfinished answers the unfinished head buffered for c if it is already known to be bad (the
+// client stopped sending or its header time ran out before the head ended). It reports whether it
+// did; the connection then closes after the answer.
+func (l *loop) refuseUnfinished(c *conn) bool {
+	if c.state != stReading || c.closeAfter || c.pending() || c.rpos == len(c.in) {
+		return false
+	}
+	n, code := parseRequest(c.in[c.rpos:], &l.req, l.maxHeader)
+	if n != 0 || code == 0 {
+		return false
+	}
+	l.refuse(c, code)
+	l.serve(c)
+	return true
 }
 
 // hasHeadEnd reports whether b holds an empty line ending a head ("\n\n" or "\n\r\n").
@@ -660,7 +688,7 @@ func (l *loop) resumeCompleted() {
 // refuse answers a request the parser rejected and closes the connection after the answer.
 func (l *loop) refuse(c *conn, code int) {
 	c.rpos = len(c.in) // whatever follows cannot be trusted to be a request
-	c.scanned = 0
+	c.scanned, c.parsed = 0, 0
 	c.head, c.keepAlive10 = false, false
 	c.reqClose, c.linger = true, true
 	setError(&c.resp, code)
@@ -760,7 +788,7 @@ func (l *loop) settle(c *conn) {
 		// The slow state keeps the buffer: response headers set before the slow function may
 		// point into it.
 		l.putBuf(c.in)
-		c.in, c.rpos, c.scanned = nil, 0, 0
+		c.in, c.rpos, c.scanned, c.parsed = nil, 0, 0, 0
 	}
 	if c.out != nil && !c.pending() {
 		l.putBuf(c.out)
@@ -768,10 +796,10 @@ func (l *loop) settle(c *conn) {
 	}
 	if c.rpos < len(c.in) {
 		if c.reqStart == 0 {
-			c.reqStart = l.now
+			c.reqStart = max(l.now, 1)
 		}
-	} else {
-		c.reqStart = 0
+	} else if c.served {
+		c.reqStart = 0 // idle between requests: IdleTimeout applies
 	}
 	var want uint32
 	switch {
@@ -872,8 +900,12 @@ func (l *loop) sweep() {
 	for i := 0; i < len(l.active); {
 		c := l.active[i]
 		if l.expired(c) {
-			l.closeConn(c) // moves the last connection to index i
-			continue
+			if !l.refuseUnfinished(c) {
+				l.closeConn(c)
+			}
+			if c.closed {
+				continue // closeConn moved the last connection to index i
+			}
 		}
 		i++
 	}
@@ -887,8 +919,10 @@ func (l *loop) expired(c *conn) bool {
 		return false // the handler's business
 	case c.pending():
 		return l.now-c.writeStart > l.writeTimeout
-	case c.rpos < len(c.in):
-		return c.reqStart != 0 && l.now-c.reqStart > l.readHeaderTimeout
+	case c.reqStart != 0:
+		// A head is due: the first one since the accept (a connection that never sends a byte is
+		// cut here, not after IdleTimeout), or one whose first bytes have arrived.
+		return l.now-c.reqStart > l.readHeaderTimeout
 	default:
 		return l.now-c.lastActive > l.idle
 	}
