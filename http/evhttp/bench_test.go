@@ -278,7 +278,7 @@ func TestSlowWhileOutputPending(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	l.resumeCompleted()
+	l.wakeup()
 	got = got[:0]
 	drain()
 	if i, j := bytes.Index(got, []byte("\r\n\r\nslow")), bytes.Index(got, []byte("\r\n\r\necho")); i < 0 || j < i {

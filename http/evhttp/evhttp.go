@@ -2,8 +2,9 @@
 // as cheaply as nginx: per request it makes one read and one write system call (plus a share of
 // epoll_wait) and allocates nothing.
 //
-// Each event loop is one goroutine with its own epoll instance and its own SO_REUSEPORT listening
-// socket, so the kernel spreads connections over the loops and no loop shares state with another.
+// Each event loop is one goroutine with its own epoll instance; the first loop also accepts from the
+// one listening socket and deals the connections to the loops in turn. A connection stays on its
+// loop for life, and no loop shares state with another but the connection counts.
 // On a readable event a loop reads once, parses and answers every complete request in the buffer
 // (pipelining), and writes all the responses with one write. Requests are parsed in place: the
 // Request's strings are views into the connection's read buffer, and headers are kept in a fixed
@@ -55,9 +56,31 @@ type Config struct {
 	// MaxHeaderBytes bounds the request line and headers; a larger head is answered 431 and the
 	// connection closed (default 16 KiB). More than 64 header lines also get 431.
 	MaxHeaderBytes int
-	// ErrorLog, if set, receives the errors the server handles by itself: recovered handler panics
-	// and failures to accept. It is called from the event loops and must not block.
+	// MaxConns bounds the open connections: past it a new connection is closed at once (and a
+	// line is logged when that begins and when it ends). The default leaves a tenth of the
+	// descriptor limit (RLIMIT_NOFILE, at least 64) to the rest of the program: database
+	// connections, files.
+	MaxConns int
+	// MaxConnsPerAddr bounds the open connections from one client IP address, past which its new
+	// connections are closed at once (default MaxConns/2, so that one client cannot take all;
+	// negative: no such bound, for a server behind a proxy that has many connections).
+	MaxConnsPerAddr int
+	// ErrorLog, if set, receives the errors the server handles by itself: recovered handler panics,
+	// failures to accept and connections closed at once for the limits above, each logged when the
+	// state changes rather than every time. It is called from the event loops and must not block.
 	ErrorLog func(error)
+}
+
+// Stats are a server's counters, for metrics.
+type Stats struct {
+	Conns            int64  // connections open now
+	Accepted         uint64 // connections accepted and served
+	Shed             uint64 // connections closed at once: MaxConns was reached
+	ShedPerAddr      uint64 // connections closed at once: MaxConnsPerAddr was reached
+	OutOfDescriptors uint64 // accepts that failed for lack of descriptors (EMFILE, ENFILE, ENOBUFS, ENOMEM)
+	AcceptPaused     bool   // accepting waits for descriptors to be freed
+	MaxConns         int    // the limits in force
+	MaxConnsPerAddr  int    // 0: none
 }
 
 // Defaults of Config.
@@ -67,6 +90,21 @@ const (
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultMaxHeaderBytes    = 16 << 10
 )
+
+// setConnLimits sets the connection limits' defaults from the soft limit on open descriptors.
+func (cfg *Config) setConnLimits(nofile int) {
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = max(nofile-max(64, nofile/10), 1)
+		if nofile <= 0 {
+			cfg.MaxConns = 1 << 20
+		}
+	}
+	if cfg.MaxConnsPerAddr == 0 {
+		cfg.MaxConnsPerAddr = max(cfg.MaxConns/2, 1)
+	} else if cfg.MaxConnsPerAddr < 0 {
+		cfg.MaxConnsPerAddr = 0
+	}
+}
 
 // ErrNoHandler is returned by Listen when Config.Handler is nil.
 var ErrNoHandler = errors.New("evhttp: Config.Handler is nil")

@@ -64,6 +64,7 @@ type seg struct {
 type conn struct {
 	fd       int
 	remote   string
+	ip       netip.Addr // the peer's address, for Config.MaxConnsPerAddr
 	state    connState
 	closed   bool
 	interest uint32 // the epoll events registered
@@ -154,9 +155,18 @@ type loop struct {
 	handler Handler
 	errLog  func(error)
 
-	epfd, lfd, efd int
+	epfd, lfd, efd int  // lfd is the listening socket on the first loop, -1 on the others
 	acceptPaused   bool // the listener is out of the epoll set after running out of descriptors
 	stopping       bool
+	next           int // the loop the next accepted connection goes to
+
+	// What the accepting loop has logged, so that it logs a change of state once rather than
+	// every connection or every retry.
+	outOfFDs   bool  // accept failed for lack of descriptors, and has not succeeded since
+	shedding   bool  // connections are being closed at once: MaxConns is reached
+	shedCount  int   // connections closed at once since shedding began
+	addrLogged int64 // loop clock of the last line about MaxConnsPerAddr
+	addrShed   int   // connections closed at once for MaxConnsPerAddr since that line
 
 	maxHeader                             int
 	readHeaderTimeout, writeTimeout, idle int64
@@ -178,12 +188,20 @@ type loop struct {
 	rsa     syscall.RawSockaddrAny
 	scratch [4096]byte // where lingering input goes
 
-	mu    sync.Mutex
-	done  []*conn // connections whose slow function returned
-	spare []*conn
-	dead  bool // the loop has exited: efd is closed
+	mu       sync.Mutex
+	done     []*conn // connections whose slow function returned
+	spare    []*conn
+	incoming []handoff // connections the accepting loop handed to this one
+	dead     bool      // the loop has exited: efd is closed
 
 	exited chan struct{}
+}
+
+// handoff is a connection accepted by the first loop for another one.
+type handoff struct {
+	fd     int
+	ip     netip.Addr
+	remote string
 }
 
 func newLoop(s *Server, cfg *Config, lfd int) (*loop, error) {
@@ -215,9 +233,11 @@ func newLoop(s *Server, cfg *Config, lfd int) (*loop, error) {
 		l.closeFDs()
 		return nil, fmt.Errorf("evhttp: epoll_ctl: %w", e)
 	}
-	if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, l.lfd, syscall.EPOLLIN); e != 0 {
-		l.closeFDs()
-		return nil, fmt.Errorf("evhttp: epoll_ctl: %w", e)
+	if l.lfd >= 0 {
+		if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, l.lfd, syscall.EPOLLIN); e != 0 {
+			l.closeFDs()
+			return nil, fmt.Errorf("evhttp: epoll_ctl: %w", e)
+		}
 	}
 	l.tick()
 	return l, nil
@@ -294,7 +314,7 @@ func (l *loop) run() {
 			fd := int(ev.Fd)
 			switch {
 			case fd == l.efd:
-				l.resumeCompleted()
+				l.wakeup()
 			case fd == l.lfd:
 				l.accept()
 			case fd < len(l.byFD) && l.byFD[fd] != nil:
@@ -332,7 +352,13 @@ func (l *loop) stop() bool {
 func (l *loop) exit() {
 	l.mu.Lock()
 	l.dead = true
+	incoming := l.incoming
+	l.incoming = nil
 	l.mu.Unlock()
+	for _, h := range incoming {
+		syscall.Close(h.fd)
+		l.srv.release(h.ip)
+	}
 	for len(l.active) > 0 {
 		l.closeConn(l.active[len(l.active)-1])
 	}
@@ -361,7 +387,10 @@ func (l *loop) putBuf(b []byte) {
 	}
 }
 
+// accept takes the connections waiting on the listener (first loop only) and deals them to the loops
+// in turn, closing at once those over Config.MaxConns or Config.MaxConnsPerAddr.
 func (l *loop) accept() {
+	srv := l.srv
 	for range maxAcceptsPerEvent {
 		fd, e := sysAccept(l.lfd, &l.rsa)
 		switch e {
@@ -372,34 +401,113 @@ func (l *loop) accept() {
 			continue
 		case syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM:
 			// Level-triggered epoll would report the listener again at once: leave it out of the
-			// set until the next sweep, when descriptors may have been freed.
+			// set until the next sweep, when descriptors may have been freed. The connections
+			// wait in the kernel's queue meanwhile.
 			epollCtl(l.epfd, syscall.EPOLL_CTL_DEL, l.lfd, 0)
 			l.acceptPaused = true
-			l.report(fmt.Errorf("evhttp: accept: %w", e))
+			srv.outOfFDs.Add(1)
+			if !l.outOfFDs {
+				l.outOfFDs = true
+				srv.acceptPaused.Store(true)
+				l.report(fmt.Errorf("evhttp: accept: %w: new connections wait until descriptors are freed "+
+					"(%d connections open, RLIMIT_NOFILE %d)", e, srv.conns.Load(), nofile()))
+			}
 			return
 		default:
 			l.report(fmt.Errorf("evhttp: accept: %w", e))
 			return
 		}
-		setNoDelay(fd)
-		if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, fd, syscall.EPOLLIN); e != 0 {
+		if l.outOfFDs {
+			l.outOfFDs = false
+			srv.acceptPaused.Store(false)
+			l.report(fmt.Errorf("evhttp: accepting again: descriptors were freed (%d connections open)", srv.conns.Load()))
+		}
+		ip := peerIP(&l.rsa)
+		if why := srv.admit(ip); why != admitted {
 			syscall.Close(fd)
-			l.report(fmt.Errorf("evhttp: epoll_ctl: %w", e))
+			l.shed(why, ip)
 			continue
 		}
-		c := l.newConn()
-		c.fd = fd
-		c.interest = syscall.EPOLLIN
-		c.remote = formatAddr(&l.rsa)
-		c.lastActive = l.now
-		c.reqStart = max(l.now, 1) // the first request's head is due ReadHeaderTimeout after the accept
-		c.idx = len(l.active)
-		l.active = append(l.active, c)
-		for fd >= len(l.byFD) {
-			l.byFD = append(l.byFD, nil)
+		if l.shedding {
+			l.shedding = false
+			l.report(fmt.Errorf("evhttp: accepting connections again: %d connections open, below MaxConns %d; "+
+				"%d were closed at once meanwhile", srv.conns.Load(), srv.maxConns, l.shedCount))
+			l.shedCount = 0
 		}
-		l.byFD[fd] = c
+		srv.accepted.Add(1)
+		h := handoff{fd: fd, ip: ip, remote: formatAddr(&l.rsa)}
+		to := srv.loops[l.next]
+		l.next = (l.next + 1) % len(srv.loops)
+		if to == l {
+			l.add(h)
+		} else {
+			to.handOver(h)
+		}
 	}
+}
+
+// shed logs and counts a connection closed at once; a log line when shedding for MaxConns begins
+// (and one when it ends, see accept), and at most one every ten seconds for MaxConnsPerAddr.
+func (l *loop) shed(why admission, ip netip.Addr) {
+	srv := l.srv
+	if why == overTotal {
+		srv.shed.Add(1)
+		l.shedCount++
+		if !l.shedding {
+			l.shedding = true
+			l.report(fmt.Errorf("evhttp: %d connections open, the limit (MaxConns): closing new connections at once until some end",
+				srv.conns.Load()))
+		}
+		return
+	}
+	srv.shedPerAddr.Add(1)
+	l.addrShed++
+	if l.addrLogged == 0 || l.now-l.addrLogged >= int64(10*time.Second) {
+		l.report(fmt.Errorf("evhttp: %s has %d connections open, the limit per client address (MaxConnsPerAddr): "+
+			"closing its new connections at once (%d so closed since the last such line)", ip, srv.maxPerAddr, l.addrShed))
+		l.addrLogged = max(l.now, 1)
+		l.addrShed = 0
+	}
+}
+
+// add registers an accepted connection with this loop.
+func (l *loop) add(h handoff) {
+	setNoDelay(h.fd)
+	if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, h.fd, syscall.EPOLLIN); e != 0 {
+		syscall.Close(h.fd)
+		l.srv.release(h.ip)
+		l.report(fmt.Errorf("evhttp: epoll_ctl: %w", e))
+		return
+	}
+	c := l.newConn()
+	c.fd = h.fd
+	c.ip = h.ip
+	c.interest = syscall.EPOLLIN
+	c.remote = h.remote
+	c.lastActive = l.now
+	c.reqStart = max(l.now, 1) // the first request's head is due ReadHeaderTimeout after the accept
+	c.idx = len(l.active)
+	l.active = append(l.active, c)
+	for h.fd >= len(l.byFD) {
+		l.byFD = append(l.byFD, nil)
+	}
+	l.byFD[h.fd] = c
+}
+
+// handOver passes an accepted connection to this loop from the accepting one.
+func (l *loop) handOver(h handoff) {
+	l.mu.Lock()
+	if l.dead {
+		l.mu.Unlock()
+		syscall.Close(h.fd)
+		l.srv.release(h.ip)
+		return
+	}
+	l.incoming = append(l.incoming, h)
+	if len(l.incoming) == 1 {
+		eventfdAdd(l.efd)
+	}
+	l.mu.Unlock()
 }
 
 func (l *loop) newConn() *conn {
@@ -427,6 +535,17 @@ func (l *loop) putConn(c *conn) {
 // setNoDelay disables Nagle's algorithm: a response is written in one piece and must leave at once.
 func setNoDelay(fd int) {
 	syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+}
+
+// peerIP returns the peer's IP address accept4 stored, IPv4-mapped addresses as IPv4.
+func peerIP(rsa *syscall.RawSockaddrAny) netip.Addr {
+	switch rsa.Addr.Family {
+	case syscall.AF_INET:
+		return netip.AddrFrom4((*syscall.RawSockaddrInet4)(unsafe.Pointer(rsa)).Addr)
+	case syscall.AF_INET6:
+		return netip.AddrFrom16((*syscall.RawSockaddrInet6)(unsafe.Pointer(rsa)).Addr).Unmap()
+	}
+	return netip.Addr{}
 }
 
 // formatAddr renders the peer address accept4 stored ("1.2.3.4:5", "[::1]:5"); IPv4-mapped IPv6
@@ -656,15 +775,20 @@ func (l *loop) runSlow(c *conn, slow func(*Response)) {
 	slow(&c.resp)
 }
 
-// resumeCompleted writes the responses of the slow functions that returned and resumes their
-// connections.
-func (l *loop) resumeCompleted() {
-	// Drain first, then take the list: a completion added after the drain wakes the loop again.
+// wakeup registers the connections handed over by the accepting loop, writes the responses of the
+// slow functions that returned and resumes their connections.
+func (l *loop) wakeup() {
+	// Drain first, then take the lists: a completion added after the drain wakes the loop again.
 	eventfdDrain(l.efd)
 	l.mu.Lock()
 	list := l.done
 	l.done = l.spare[:0]
+	incoming := l.incoming
+	l.incoming = nil
 	l.mu.Unlock()
+	for _, h := range incoming {
+		l.add(h)
+	}
 	for i, c := range list {
 		list[i] = nil
 		c.state = stReading
@@ -877,6 +1001,9 @@ func (l *loop) closeConn(c *conn) {
 	c.closed = true
 	syscall.Close(c.fd)
 	l.byFD[c.fd] = nil
+	if l.srv != nil { // nil in the benchmarks' hand-driven loops
+		l.srv.release(c.ip)
+	}
 	last := l.active[len(l.active)-1]
 	l.active[c.idx] = last
 	last.idx = c.idx
