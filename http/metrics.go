@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/http/evhttp"
 )
 
 type endpoint int
@@ -38,6 +39,9 @@ type Metrics struct {
 	// redisDown is 1 while a shared limiter has fallen back to per-node
 	// limits.
 	redisDown atomic.Int64
+	// engine, set before the admin listener starts, reports the evhttp
+	// engine's connection counters.
+	engine func() evhttp.Stats
 }
 
 // NewMetrics returns zeroed metrics.
@@ -116,6 +120,9 @@ func (m *Metrics) write(w io.Writer, state *State) {
 	fmt.Fprintln(w, "# HELP redirects_limiter_fallback 1 while shared limits are unreachable and each node limits alone.")
 	fmt.Fprintln(w, "# TYPE redirects_limiter_fallback gauge")
 	fmt.Fprintf(w, "redirects_limiter_fallback %d\n", m.redisDown.Load())
+	if m.engine != nil {
+		writeEngine(w, m.engine())
+	}
 	fmt.Fprintln(w, "# HELP redirects_deployment_version Latest deployment version loaded, by project.")
 	fmt.Fprintln(w, "# TYPE redirects_deployment_version gauge")
 	if state != nil {
@@ -130,5 +137,28 @@ func (m *Metrics) write(w io.Writer, state *State) {
 				fmt.Fprintf(w, "redirects_deployment_version{project=%q} %d\n", id, d.version)
 			}
 		}
+	}
+}
+
+// writeEngine writes the evhttp engine's connection counters.
+func writeEngine(w io.Writer, st evhttp.Stats) {
+	paused := 0
+	if st.AcceptPaused {
+		paused = 1
+	}
+	for _, m := range []struct {
+		name, kind, help string
+		value            any
+	}{
+		{"redirects_edge_connections", "gauge", "Open edge connections.", st.Conns},
+		{"redirects_edge_connections_accepted_total", "counter", "Edge connections accepted.", st.Accepted},
+		{"redirects_edge_connections_limit", "gauge", "Most open edge connections (MaxConns).", st.MaxConns},
+		{"redirects_edge_connections_per_addr_limit", "gauge", "Most open edge connections from one address (0: none).", st.MaxConnsPerAddr},
+		{"redirects_edge_connections_shed_total", "counter", "Edge connections closed at once: the connection limit was reached.", st.Shed},
+		{"redirects_edge_connections_shed_per_addr_total", "counter", "Edge connections closed at once: the limit per client address was reached.", st.ShedPerAddr},
+		{"redirects_edge_accept_out_of_descriptors_total", "counter", "Edge accepts that failed for lack of file descriptors.", st.OutOfDescriptors},
+		{"redirects_edge_accept_paused", "gauge", "1 while the edge waits for file descriptors to accept again.", paused},
+	} {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", m.name, m.help, m.name, m.kind, m.name, m.value)
 	}
 }
