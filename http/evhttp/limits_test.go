@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -304,5 +305,69 @@ func TestOutOfDescriptors(t *testing.T) {
 	}
 	if out != 1 || again != 1 {
 		t.Fatalf("%d lines about running out, %d about resuming, want one each:\n%s", out, again, strings.Join(logs, "\n"))
+	}
+}
+
+// TestRFC9112Answers sends raw requests to this engine and to net/http's server and compares the
+// statuses: the MUSTs of RFC 9112 on Host and Content-Length (400), unknown transfer codings (501),
+// and HTTP/1.2 handled as HTTP/1.1.
+func TestRFC9112Answers(t *testing.T) {
+	s, _ := startServer(t, Config{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	std := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}),
+		ReadHeaderTimeout: 5 * time.Second}
+	go std.Serve(ln)
+	t.Cleanup(func() { std.Close() })
+	status := func(addr, req string) int {
+		t.Helper()
+		c := dial(t, &Server{addr: addr})
+		defer c.Close()
+		c.send(req)
+		resp, _ := c.response("GET")
+		return resp.StatusCode
+	}
+	for _, tc := range []struct {
+		req  string
+		want int
+	}{
+		{"GET /echo HTTP/1.1\r\nHost: t\r\n\r\n", 200},
+		{"GET /echo HTTP/1.1\r\n\r\n", 400},
+		{"GET /echo HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},
+		{"GET /echo HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n", 400},
+		{"GET /echo HTTP/1.1\r\nHost: a b\r\n\r\n", 400},
+		{"GET /echo HTTP/1.1\r\nHost: a/b\r\n\r\n", 400},
+		{"GET /echo HTTP/1.0\r\n\r\n", 200},
+		{"GET /echo HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", 400},
+		{"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400},
+		{"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab", 200},
+		{"POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
+		{"POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501},
+		{"POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 200},
+		{"GET /echo HTTP/1.2\r\nHost: t\r\n\r\n", 200},
+		{"GET /ec%zzho HTTP/1.1\r\nHost: t\r\n\r\n", 400},
+	} {
+		got, fromStd := status(s.Addr(), tc.req), status(ln.Addr().String(), tc.req)
+		if got != tc.want || fromStd != tc.want {
+			t.Errorf("%q: %d, net/http %d, want %d", tc.req, got, fromStd, tc.want)
+		}
+	}
+	// The engine's own 501 answer.
+	c := dial(t, s)
+	c.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n")
+	resp, body := c.response("GET")
+	if body != `{"error":"Not Implemented","code":"NOT_IMPLEMENTED"}` || resp.Header.Get("Content-Type") != "application/json" || !resp.Close {
+		t.Fatalf("%d %q %v", resp.StatusCode, body, resp.Header)
+	}
+	c.expectClosed(3 * time.Second)
+	// HTTP/1.2 keeps the connection alive like 1.1.
+	c = dial(t, s)
+	for range 2 {
+		c.send("GET /echo HTTP/1.2\r\nHost: t\r\n\r\n")
+		if resp, body := c.response("GET"); resp.Close || !strings.HasPrefix(body, "GET /echo  HTTP/1.2") {
+			t.Fatalf("HTTP/1.2: close %v %q", resp.Close, body)
+		}
 	}
 }

@@ -290,7 +290,7 @@ func FuzzParse(f *testing.F) {
 			if n2, code2 := parseRequest(b[:n-1], &r2, limit); n2 != 0 || code2 != 0 && code2 != codeHeadersTooLarge {
 				t.Fatalf("cut: %d %d", n2, code2)
 			}
-		case codeBadRequest, codeHeadersTooLarge:
+		case codeBadRequest, codeHeadersTooLarge, codeNotImplemented:
 			if n != 0 {
 				t.Fatalf("n = %d with code %d", n, code)
 			}
