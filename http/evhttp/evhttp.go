@@ -44,14 +44,15 @@ type Config struct {
 	Handler Handler
 	Loops   int // event loops; 0 = runtime.GOMAXPROCS(0)
 	// ReadHeaderTimeout closes a connection whose request headers are not complete this long after
-	// the request's first byte arrived (default 5s).
+	// the accept, for the first request (a connection that sends nothing is closed then), or after
+	// the first byte of a later request arrived (default 5s).
 	ReadHeaderTimeout time.Duration
 	// WriteTimeout closes a connection whose pending output is not drained this long after it
 	// stopped fitting into the socket (default 30s). It bounds the time to send one batch of
 	// responses, a large export file included.
 	WriteTimeout time.Duration
-	// IdleTimeout closes a keep-alive connection that has not started a new request this long after
-	// its last response (default 120s).
+	// IdleTimeout closes a keep-alive connection that has been answered and has not started a new
+	// request this long after its last response (default 120s).
 	IdleTimeout time.Duration
 	// MaxHeaderBytes bounds the request line and headers; a larger head is answered 431 and the
 	// connection closed (default 16 KiB). More than 64 header lines also get 431.

@@ -371,3 +371,33 @@ func TestRFC9112Answers(t *testing.T) {
 		}
 	}
 }
+
+// TestSilentFlood: connections that never send a byte fill MaxConns; new connections are closed at
+// once meanwhile, and once ReadHeaderTimeout has cut the silent ones, requests are served again.
+func TestSilentFlood(t *testing.T) {
+	var logs logLines
+	s, _ := startServer(t, Config{MaxConns: 20, MaxConnsPerAddr: -1, ReadHeaderTimeout: 300 * time.Millisecond, ErrorLog: logs.log})
+	var silent []*rawConn
+	for range 30 {
+		silent = append(silent, dial(t, s))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c := dial(t, s)
+		c.send(fmt.Sprintf(get, "/echo"))
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if resp, err := http.ReadResponse(c.r, nil); err == nil && resp.StatusCode == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no request served after the silent connections; stats %+v", s.Stats())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, c := range silent {
+		c.expectClosed(5 * time.Second)
+	}
+	if st := s.Stats(); st.Shed < 10 || logs.count("the limit (MaxConns)") != 1 || logs.count("accepting connections again") != 1 {
+		t.Fatalf("stats %+v, log %q", st, logs.lines)
+	}
+}

@@ -148,8 +148,9 @@ func (c *conn) consume(n int) {
 	}
 }
 
-// loop is one event loop: a goroutine, an epoll instance, a listening socket and the connections
-// accepted from it. Everything but the completion list is touched by the loop's goroutine only.
+// loop is one event loop: a goroutine, an epoll instance and its connections (the first loop also has
+// the listening socket). Everything but the completion and hand-over lists is touched by the loop's
+// goroutine only.
 type loop struct {
 	srv     *Server
 	handler Handler
@@ -461,13 +462,18 @@ func (l *loop) shed(why admission, ip netip.Addr) {
 		return
 	}
 	srv.shedPerAddr.Add(1)
-	l.addrShed++
-	if l.addrLogged == 0 || l.now-l.addrLogged >= int64(10*time.Second) {
-		l.report(fmt.Errorf("evhttp: %s has %d connections open, the limit per client address (MaxConnsPerAddr): "+
-			"closing its new connections at once (%d so closed since the last such line)", ip, srv.maxPerAddr, l.addrShed))
-		l.addrLogged = max(l.now, 1)
-		l.addrShed = 0
+	if l.addrLogged != 0 && l.now-l.addrLogged < int64(10*time.Second) {
+		l.addrShed++
+		return
 	}
+	var since string
+	if l.addrShed > 0 {
+		since = fmt.Sprintf(" (and %d more of any address since the last such line)", l.addrShed)
+	}
+	l.report(fmt.Errorf("evhttp: %s has %d connections open, the limit per client address (MaxConnsPerAddr): "+
+		"closing its new connection at once%s", ip, srv.maxPerAddr, since))
+	l.addrLogged = max(l.now, 1)
+	l.addrShed = 0
 }
 
 // add registers an accepted connection with this loop.
