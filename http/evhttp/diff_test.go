@@ -143,8 +143,8 @@ func leadingEmptyLines(b []byte) []byte {
 // (up to the refusals listed in stricter), the same status for 501, and for an accepted head the same
 // method, target, version, Host, headers and the same reading of the framing and connection headers.
 func diffParse(t *testing.T, b []byte) {
-	if len(b) >= diffLimit {
-		return
+	if len(b) >= diffLimit-len("\r\n\r\n") {
+		return // the size limit is not what this test is about
 	}
 	var r Request
 	n, code := parseRequest(b, &r, diffLimit)
