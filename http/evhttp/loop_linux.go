@@ -425,8 +425,8 @@ func (l *loop) accept() {
 		}
 		ip := peerIP(&l.rsa)
 		if why := srv.admit(ip); why != admitted {
+			l.shed(why, ip) // counted and logged before the client can see the close
 			syscall.Close(fd)
-			l.shed(why, ip)
 			continue
 		}
 		if l.shedding {
