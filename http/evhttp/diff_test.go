@@ -52,8 +52,8 @@ var diffSeeds = []string{
 }
 
 // netHTTPAnswer is what net/http's server decides for a request head: the parsed request, or the
-// status it refuses it with. It is http.ReadRequest plus the checks the server adds (server.go's
-// readRequest: version, Host, header values).
+// status it refuses it with. It is http.ReadRequest plus the checks the server adds (its
+// conn.readRequest method: version, Host, header values).
 func netHTTPAnswer(b []byte) (req *http.Request, status int, incomplete bool) {
 	req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(b)))
 	switch {
