@@ -10,6 +10,7 @@ import (
 
 	"redirects"
 	"redirects/internal/version"
+	"redirects/http/evhttp"
 )
 
 type endpoint int
@@ -41,6 +42,9 @@ type Metrics struct {
 	redisDown atomic.Int64
 	// build is the running binary's identity, read once.
 	build version.Info
+	// engine, set before the admin listener starts, reports the evhttp
+	// engine's connection counters.
+	engine func() evhttp.Stats
 }
 
 // NewMetrics returns zeroed metrics.
@@ -119,6 +123,9 @@ func (m *Metrics) write(w io.Writer, catalog *Catalog) {
 	fmt.Fprintln(w, "# HELP redirects_limiter_fallback 1 while shared limits are unreachable and each node limits alone.")
 	fmt.Fprintln(w, "# TYPE redirects_limiter_fallback gauge")
 	fmt.Fprintf(w, "redirects_limiter_fallback %d\n", m.redisDown.Load())
+	if m.engine != nil {
+		writeEngine(w, m.engine())
+	}
 	fmt.Fprintln(w, "# HELP redirects_deployment_version Latest deployment version loaded, by project.")
 	fmt.Fprintln(w, "# TYPE redirects_deployment_version gauge")
 	if catalog != nil {
@@ -137,4 +144,27 @@ func (m *Metrics) write(w io.Writer, catalog *Catalog) {
 	fmt.Fprintln(w, "# HELP redirects_build_info The running build: version, commit and Go version (always 1).")
 	fmt.Fprintln(w, "# TYPE redirects_build_info gauge")
 	fmt.Fprintf(w, "redirects_build_info{version=%q,commit=%q,goversion=%q} 1\n", m.build.Version, m.build.Commit, m.build.GoVersion)
+}
+
+// writeEngine writes the evhttp engine's connection counters.
+func writeEngine(w io.Writer, st evhttp.Stats) {
+	paused := 0
+	if st.AcceptPaused {
+		paused = 1
+	}
+	for _, m := range []struct {
+		name, kind, help string
+		value            any
+	}{
+		{"redirects_edge_connections", "gauge", "Open edge connections.", st.Conns},
+		{"redirects_edge_connections_accepted_total", "counter", "Edge connections accepted.", st.Accepted},
+		{"redirects_edge_connections_limit", "gauge", "Most open edge connections (MaxConns).", st.MaxConns},
+		{"redirects_edge_connections_per_addr_limit", "gauge", "Most open edge connections from one address (0: none).", st.MaxConnsPerAddr},
+		{"redirects_edge_connections_shed_total", "counter", "Edge connections closed at once: the connection limit was reached.", st.Shed},
+		{"redirects_edge_connections_shed_per_addr_total", "counter", "Edge connections closed at once: the limit per client address was reached.", st.ShedPerAddr},
+		{"redirects_edge_accept_out_of_descriptors_total", "counter", "Edge accepts that failed for lack of file descriptors.", st.OutOfDescriptors},
+		{"redirects_edge_accept_paused", "gauge", "1 while the edge waits for file descriptors to accept again.", paused},
+	} {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", m.name, m.help, m.name, m.kind, m.name, m.value)
+	}
 }

@@ -116,6 +116,9 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 			MaxHeaderBytes:    maxHeaderBytes,
 			ErrorLog:          func(err error) { cfg.Logger.Warn("edge listener", "err", err) },
 		})
+		if err == nil {
+			s.metrics.engine = s.edgeEv.Stats
+		}
 	case "net/http":
 		if s.edgeLn, err = net.Listen("tcp", cfg.Addr); err == nil {
 			s.edgeSrv = &http.Server{

@@ -234,7 +234,7 @@ func TestSlowWhileOutputPending(t *testing.T) {
 	if err := syscall.SetsockoptInt(c.fd, syscall.SOL_SOCKET, syscall.SO_SNDBUF, 4096); err != nil {
 		t.Fatal(err)
 	}
-	req := strings.Repeat("GET /medium HTTP/1.1\r\n\r\n", 7) + "GET /slow HTTP/1.1\r\n\r\nGET /echo HTTP/1.1\r\n\r\n"
+	req := strings.Repeat("GET /medium HTTP/1.1\r\nHost: t\r\n\r\n", 7) + "GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /echo HTTP/1.1\r\nHost: t\r\n\r\n"
 	syscall.Write(peer, []byte(req))
 	l.readable(c)
 	if c.state != stSlow || !c.pending() || c.interest != syscall.EPOLLOUT {
@@ -278,7 +278,7 @@ func TestSlowWhileOutputPending(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	l.resumeCompleted()
+	l.wakeup()
 	got = got[:0]
 	drain()
 	if i, j := bytes.Index(got, []byte("\r\n\r\nslow")), bytes.Index(got, []byte("\r\n\r\necho")); i < 0 || j < i {

@@ -2,8 +2,9 @@
 // as cheaply as nginx: per request it makes one read and one write system call (plus a share of
 // epoll_wait) and allocates nothing.
 //
-// Each event loop is one goroutine with its own epoll instance and its own SO_REUSEPORT listening
-// socket, so the kernel spreads connections over the loops and no loop shares state with another.
+// Each event loop is one goroutine with its own epoll instance; the first loop also accepts from the
+// one listening socket and deals the connections to the loops in turn. A connection stays on its
+// loop for life, and no loop shares state with another but the connection counts.
 // On a readable event a loop reads once, parses and answers every complete request in the buffer
 // (pipelining), and writes all the responses with one write. Requests are parsed in place: the
 // Request's strings are views into the connection's read buffer, and headers are kept in a fixed
@@ -15,7 +16,9 @@
 //
 // What the server does not do: read request bodies (a request with one is answered, then the
 // connection is closed), chunked responses, TLS, HTTP/2, absolute-form targets ("GET http://h/p"),
-// or Expect: 100-continue. It does not require a Host header.
+// or Expect: 100-continue. It does enforce what RFC 9112 requires of a server reading requests,
+// as net/http does: exactly one valid Host header in HTTP/1.1 (400 otherwise), no conflicting
+// Content-Length (400), and 501 for a transfer coding other than "chunked".
 package evhttp
 
 import (
@@ -41,21 +44,44 @@ type Config struct {
 	Handler Handler
 	Loops   int // event loops; 0 = runtime.GOMAXPROCS(0)
 	// ReadHeaderTimeout closes a connection whose request headers are not complete this long after
-	// the request's first byte arrived (default 5s).
+	// the accept, for the first request (a connection that sends nothing is closed then), or after
+	// the first byte of a later request arrived (default 5s).
 	ReadHeaderTimeout time.Duration
 	// WriteTimeout closes a connection whose pending output is not drained this long after it
 	// stopped fitting into the socket (default 30s). It bounds the time to send one batch of
 	// responses, a large export file included.
 	WriteTimeout time.Duration
-	// IdleTimeout closes a keep-alive connection that has not started a new request this long after
-	// its last response (default 120s).
+	// IdleTimeout closes a keep-alive connection that has been answered and has not started a new
+	// request this long after its last response (default 120s).
 	IdleTimeout time.Duration
 	// MaxHeaderBytes bounds the request line and headers; a larger head is answered 431 and the
 	// connection closed (default 16 KiB). More than 64 header lines also get 431.
 	MaxHeaderBytes int
-	// ErrorLog, if set, receives the errors the server handles by itself: recovered handler panics
-	// and failures to accept. It is called from the event loops and must not block.
+	// MaxConns bounds the open connections: past it a new connection is closed at once (and a
+	// line is logged when that begins and when it ends). The default leaves a tenth of the
+	// descriptor limit (RLIMIT_NOFILE, at least 64) to the rest of the program: database
+	// connections, files.
+	MaxConns int
+	// MaxConnsPerAddr bounds the open connections from one client IP address, past which its new
+	// connections are closed at once (default MaxConns/2, so that one client cannot take all;
+	// negative: no such bound, for a server behind a proxy that has many connections).
+	MaxConnsPerAddr int
+	// ErrorLog, if set, receives the errors the server handles by itself: recovered handler panics,
+	// failures to accept and connections closed at once for the limits above, each logged when the
+	// state changes rather than every time. It is called from the event loops and must not block.
 	ErrorLog func(error)
+}
+
+// Stats are a server's counters, for metrics.
+type Stats struct {
+	Conns            int64  // connections open now
+	Accepted         uint64 // connections accepted and served
+	Shed             uint64 // connections closed at once: MaxConns was reached
+	ShedPerAddr      uint64 // connections closed at once: MaxConnsPerAddr was reached
+	OutOfDescriptors uint64 // accepts that failed for lack of descriptors (EMFILE, ENFILE, ENOBUFS, ENOMEM)
+	AcceptPaused     bool   // accepting waits for descriptors to be freed
+	MaxConns         int    // the limits in force
+	MaxConnsPerAddr  int    // 0: none
 }
 
 // Defaults of Config.
@@ -65,6 +91,21 @@ const (
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultMaxHeaderBytes    = 16 << 10
 )
+
+// setConnLimits sets the connection limits' defaults from the soft limit on open descriptors.
+func (cfg *Config) setConnLimits(nofile int) {
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = max(nofile-max(64, nofile/10), 1)
+		if nofile <= 0 {
+			cfg.MaxConns = 1 << 20
+		}
+	}
+	if cfg.MaxConnsPerAddr == 0 {
+		cfg.MaxConnsPerAddr = max(cfg.MaxConns/2, 1)
+	} else if cfg.MaxConnsPerAddr < 0 {
+		cfg.MaxConnsPerAddr = 0
+	}
+}
 
 // ErrNoHandler is returned by Listen when Config.Handler is nil.
 var ErrNoHandler = errors.New("evhttp: Config.Handler is nil")
@@ -89,9 +130,10 @@ var (
 	bodyBadRequest      = []byte(`{"error":"Bad Request","code":"BAD_REQUEST"}`)
 	bodyHeadersTooLarge = []byte(`{"error":"Request Header Fields Too Large","code":"HEADERS_TOO_LARGE"}`)
 	bodyInternalError   = []byte(`{"error":"Internal Server Error","code":"INTERNAL_ERROR"}`)
+	bodyNotImplemented  = []byte(`{"error":"Not Implemented","code":"NOT_IMPLEMENTED"}`)
 )
 
-// setError makes resp the engine's own JSON answer for status 400, 431 or 500.
+// setError makes resp the engine's own JSON answer for status 400, 431, 500 or 501.
 func setError(resp *Response, status int) {
 	resp.Reset()
 	resp.Status = status
@@ -100,6 +142,8 @@ func setError(resp *Response, status int) {
 		resp.Body = bodyBadRequest
 	case codeHeadersTooLarge:
 		resp.Body = bodyHeadersTooLarge
+	case codeNotImplemented:
+		resp.Body = bodyNotImplemented
 	default:
 		resp.Status = codeInternalError
 		resp.Body = bodyInternalError

@@ -64,6 +64,7 @@ type seg struct {
 type conn struct {
 	fd       int
 	remote   string
+	ip       netip.Addr // the peer's address, for Config.MaxConnsPerAddr
 	state    connState
 	closed   bool
 	interest uint32 // the epoll events registered
@@ -71,7 +72,9 @@ type conn struct {
 
 	in      []byte // read buffer (nil when nothing is buffered); in[rpos:] is not parsed yet
 	rpos    int
-	scanned int // when the head at rpos was found incomplete: len(in) at that time, else 0
+	scanned int  // when the head at rpos was found incomplete: len(in) at that time, else 0
+	parsed  int  // when the head at rpos was found incomplete: its length at the last full parse
+	served  bool // a request head has been read: from now on, waiting for the next one is idling
 
 	out          []byte // response heads and small bodies (nil when nothing is pending)
 	segs         []seg  // pending output in order; segs[segHead:] is unwritten
@@ -87,7 +90,9 @@ type conn struct {
 	closeAfter  bool // the last queued response closes the connection
 	slowFailed  bool // the slow function panicked
 
-	reqStart    int64 // loop clock when the unfinished head at rpos was first seen; 0 if none
+	// reqStart is the loop clock when the header clock started: at the accept, and then when the
+	// first byte of a further request arrived; 0 while the connection idles between requests.
+	reqStart    int64
 	lastActive  int64 // loop clock of the last response (or of the accept)
 	writeStart  int64 // loop clock when output stopped fitting into the socket; 0 if none
 	lingerUntil int64
@@ -143,16 +148,26 @@ func (c *conn) consume(n int) {
 	}
 }
 
-// loop is one event loop: a goroutine, an epoll instance, a listening socket and the connections
-// accepted from it. Everything but the completion list is touched by the loop's goroutine only.
+// loop is one event loop: a goroutine, an epoll instance and its connections (the first loop also has
+// the listening socket). Everything but the completion and hand-over lists is touched by the loop's
+// goroutine only.
 type loop struct {
 	srv     *Server
 	handler Handler
 	errLog  func(error)
 
-	epfd, lfd, efd int
+	epfd, lfd, efd int  // lfd is the listening socket on the first loop, -1 on the others
 	acceptPaused   bool // the listener is out of the epoll set after running out of descriptors
 	stopping       bool
+	next           int // the loop the next accepted connection goes to
+
+	// What the accepting loop has logged, so that it logs a change of state once rather than
+	// every connection or every retry.
+	outOfFDs   bool  // accept failed for lack of descriptors, and has not succeeded since
+	shedding   bool  // connections are being closed at once: MaxConns is reached
+	shedCount  int   // connections closed at once since shedding began
+	addrLogged int64 // loop clock of the last line about MaxConnsPerAddr
+	addrShed   int   // connections closed at once for MaxConnsPerAddr since that line
 
 	maxHeader                             int
 	readHeaderTimeout, writeTimeout, idle int64
@@ -174,12 +189,20 @@ type loop struct {
 	rsa     syscall.RawSockaddrAny
 	scratch [4096]byte // where lingering input goes
 
-	mu    sync.Mutex
-	done  []*conn // connections whose slow function returned
-	spare []*conn
-	dead  bool // the loop has exited: efd is closed
+	mu       sync.Mutex
+	done     []*conn // connections whose slow function returned
+	spare    []*conn
+	incoming []handoff // connections the accepting loop handed to this one
+	dead     bool      // the loop has exited: efd is closed
 
 	exited chan struct{}
+}
+
+// handoff is a connection accepted by the first loop for another one.
+type handoff struct {
+	fd     int
+	ip     netip.Addr
+	remote string
 }
 
 func newLoop(s *Server, cfg *Config, lfd int) (*loop, error) {
@@ -211,9 +234,11 @@ func newLoop(s *Server, cfg *Config, lfd int) (*loop, error) {
 		l.closeFDs()
 		return nil, fmt.Errorf("evhttp: epoll_ctl: %w", e)
 	}
-	if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, l.lfd, syscall.EPOLLIN); e != 0 {
-		l.closeFDs()
-		return nil, fmt.Errorf("evhttp: epoll_ctl: %w", e)
+	if l.lfd >= 0 {
+		if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, l.lfd, syscall.EPOLLIN); e != 0 {
+			l.closeFDs()
+			return nil, fmt.Errorf("evhttp: epoll_ctl: %w", e)
+		}
 	}
 	l.tick()
 	return l, nil
@@ -290,7 +315,7 @@ func (l *loop) run() {
 			fd := int(ev.Fd)
 			switch {
 			case fd == l.efd:
-				l.resumeCompleted()
+				l.wakeup()
 			case fd == l.lfd:
 				l.accept()
 			case fd < len(l.byFD) && l.byFD[fd] != nil:
@@ -328,7 +353,13 @@ func (l *loop) stop() bool {
 func (l *loop) exit() {
 	l.mu.Lock()
 	l.dead = true
+	incoming := l.incoming
+	l.incoming = nil
 	l.mu.Unlock()
+	for _, h := range incoming {
+		syscall.Close(h.fd)
+		l.srv.release(h.ip)
+	}
 	for len(l.active) > 0 {
 		l.closeConn(l.active[len(l.active)-1])
 	}
@@ -357,7 +388,10 @@ func (l *loop) putBuf(b []byte) {
 	}
 }
 
+// accept takes the connections waiting on the listener (first loop only) and deals them to the loops
+// in turn, closing at once those over Config.MaxConns or Config.MaxConnsPerAddr.
 func (l *loop) accept() {
+	srv := l.srv
 	for range maxAcceptsPerEvent {
 		fd, e := sysAccept(l.lfd, &l.rsa)
 		switch e {
@@ -368,33 +402,118 @@ func (l *loop) accept() {
 			continue
 		case syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM:
 			// Level-triggered epoll would report the listener again at once: leave it out of the
-			// set until the next sweep, when descriptors may have been freed.
+			// set until the next sweep, when descriptors may have been freed. The connections
+			// wait in the kernel's queue meanwhile.
 			epollCtl(l.epfd, syscall.EPOLL_CTL_DEL, l.lfd, 0)
 			l.acceptPaused = true
-			l.report(fmt.Errorf("evhttp: accept: %w", e))
+			srv.outOfFDs.Add(1)
+			if !l.outOfFDs {
+				l.outOfFDs = true
+				srv.acceptPaused.Store(true)
+				l.report(fmt.Errorf("evhttp: accept: %w: new connections wait until descriptors are freed "+
+					"(%d connections open, RLIMIT_NOFILE %d)", e, srv.conns.Load(), nofile()))
+			}
 			return
 		default:
 			l.report(fmt.Errorf("evhttp: accept: %w", e))
 			return
 		}
-		setNoDelay(fd)
-		if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, fd, syscall.EPOLLIN); e != 0 {
+		if l.outOfFDs {
+			l.outOfFDs = false
+			srv.acceptPaused.Store(false)
+			l.report(fmt.Errorf("evhttp: accepting again: descriptors were freed (%d connections open)", srv.conns.Load()))
+		}
+		ip := peerIP(&l.rsa)
+		if why := srv.admit(ip); why != admitted {
+			l.shed(why, ip) // counted and logged before the client can see the close
 			syscall.Close(fd)
-			l.report(fmt.Errorf("evhttp: epoll_ctl: %w", e))
 			continue
 		}
-		c := l.newConn()
-		c.fd = fd
-		c.interest = syscall.EPOLLIN
-		c.remote = formatAddr(&l.rsa)
-		c.lastActive = l.now
-		c.idx = len(l.active)
-		l.active = append(l.active, c)
-		for fd >= len(l.byFD) {
-			l.byFD = append(l.byFD, nil)
+		if l.shedding {
+			l.shedding = false
+			l.report(fmt.Errorf("evhttp: accepting connections again: %d connections open, below MaxConns %d; "+
+				"%d were closed at once meanwhile", srv.conns.Load(), srv.maxConns, l.shedCount))
+			l.shedCount = 0
 		}
-		l.byFD[fd] = c
+		srv.accepted.Add(1)
+		h := handoff{fd: fd, ip: ip, remote: formatAddr(&l.rsa)}
+		to := srv.loops[l.next]
+		l.next = (l.next + 1) % len(srv.loops)
+		if to == l {
+			l.add(h)
+		} else {
+			to.handOver(h)
+		}
 	}
+}
+
+// shed logs and counts a connection closed at once; a log line when shedding for MaxConns begins
+// (and one when it ends, see accept), and at most one every ten seconds for MaxConnsPerAddr.
+func (l *loop) shed(why admission, ip netip.Addr) {
+	srv := l.srv
+	if why == overTotal {
+		srv.shed.Add(1)
+		l.shedCount++
+		if !l.shedding {
+			l.shedding = true
+			l.report(fmt.Errorf("evhttp: %d connections open, the limit (MaxConns): closing new connections at once until some end",
+				srv.conns.Load()))
+		}
+		return
+	}
+	srv.shedPerAddr.Add(1)
+	if l.addrLogged != 0 && l.now-l.addrLogged < int64(10*time.Second) {
+		l.addrShed++
+		return
+	}
+	var since string
+	if l.addrShed > 0 {
+		since = fmt.Sprintf(" (and %d more of any address since the last such line)", l.addrShed)
+	}
+	l.report(fmt.Errorf("evhttp: %s has %d connections open, the limit per client address (MaxConnsPerAddr): "+
+		"closing its new connection at once%s", ip, srv.maxPerAddr, since))
+	l.addrLogged = max(l.now, 1)
+	l.addrShed = 0
+}
+
+// add registers an accepted connection with this loop.
+func (l *loop) add(h handoff) {
+	setNoDelay(h.fd)
+	if e := epollCtl(l.epfd, syscall.EPOLL_CTL_ADD, h.fd, syscall.EPOLLIN); e != 0 {
+		syscall.Close(h.fd)
+		l.srv.release(h.ip)
+		l.report(fmt.Errorf("evhttp: epoll_ctl: %w", e))
+		return
+	}
+	c := l.newConn()
+	c.fd = h.fd
+	c.ip = h.ip
+	c.interest = syscall.EPOLLIN
+	c.remote = h.remote
+	c.lastActive = l.now
+	c.reqStart = max(l.now, 1) // the first request's head is due ReadHeaderTimeout after the accept
+	c.idx = len(l.active)
+	l.active = append(l.active, c)
+	for h.fd >= len(l.byFD) {
+		l.byFD = append(l.byFD, nil)
+	}
+	l.byFD[h.fd] = c
+}
+
+// handOver passes an accepted connection to this loop from the accepting one.
+func (l *loop) handOver(h handoff) {
+	l.mu.Lock()
+	if l.dead {
+		l.mu.Unlock()
+		syscall.Close(h.fd)
+		l.srv.release(h.ip)
+		return
+	}
+	l.incoming = append(l.incoming, h)
+	if len(l.incoming) == 1 {
+		eventfdAdd(l.efd)
+	}
+	l.mu.Unlock()
 }
 
 func (l *loop) newConn() *conn {
@@ -422,6 +541,17 @@ func (l *loop) putConn(c *conn) {
 // setNoDelay disables Nagle's algorithm: a response is written in one piece and must leave at once.
 func setNoDelay(fd int) {
 	syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+}
+
+// peerIP returns the peer's IP address accept4 stored, IPv4-mapped addresses as IPv4.
+func peerIP(rsa *syscall.RawSockaddrAny) netip.Addr {
+	switch rsa.Addr.Family {
+	case syscall.AF_INET:
+		return netip.AddrFrom4((*syscall.RawSockaddrInet4)(unsafe.Pointer(rsa)).Addr)
+	case syscall.AF_INET6:
+		return netip.AddrFrom16((*syscall.RawSockaddrInet6)(unsafe.Pointer(rsa)).Addr).Unmap()
+	}
+	return netip.Addr{}
 }
 
 // formatAddr renders the peer address accept4 stored ("1.2.3.4:5", "[::1]:5"); IPv4-mapped IPv6
@@ -480,6 +610,11 @@ func (l *loop) readable(c *conn) {
 		}
 		if e == syscall.EAGAIN {
 			l.settle(c) // a stale event
+			return
+		}
+		if e == 0 && n == 0 && l.refuseUnfinished(c) {
+			// The peer closed its side after a head already known to be bad: it gets the
+			// answer it would have got had the bytes arrived in one piece.
 			return
 		}
 		if e != 0 || n == 0 {
@@ -547,13 +682,13 @@ func (l *loop) answer(c *conn) {
 	for c.rpos < len(c.in) {
 		if c.scanned > 0 {
 			// The head was incomplete last time: look for its end in the new bytes only, so that a
-			// client sending a byte at a time costs linear, not quadratic, work.
+			// client sending a byte at a time costs linear, not quadratic, work. The head is parsed
+			// again without an end only each time it doubled, and once it reaches the limit: a
+			// malformed head is refused at the latest then, or when the client stops sending (see
+			// refuseUnfinished), with the answer it gets when its bytes arrive at once.
 			from := max(c.rpos, c.scanned-3)
-			if !hasHeadEnd(c.in[from:]) {
-				c.scanned = len(c.in)
-				if len(c.in)-c.rpos >= l.maxHeader {
-					l.refuse(c, codeHeadersTooLarge)
-				}
+			c.scanned = len(c.in)
+			if size := len(c.in) - c.rpos; !hasHeadEnd(c.in[from:]) && size < 2*c.parsed && size < l.maxHeader {
 				return
 			}
 		}
@@ -565,11 +700,13 @@ func (l *loop) answer(c *conn) {
 		}
 		if n == 0 {
 			c.scanned = len(c.in)
+			c.parsed = len(c.in) - c.rpos
 			return
 		}
-		c.scanned = 0
+		c.scanned, c.parsed = 0, 0
 		c.rpos += n
 		c.reqStart = 0
+		c.served = true
 		c.head = req.Method == "HEAD"
 		c.keepAlive10 = req.keepAlive10
 		c.reqClose = req.close
@@ -588,6 +725,22 @@ func (l *loop) answer(c *conn) {
 			return
 		}
 	}
+}
+
+// refuseUnfinished answers the unfinished head buffered for c if it is already known to be bad (the
+// client stopped sending or its header time ran out before the head ended). It reports whether it
+// did; the connection then closes after the answer.
+func (l *loop) refuseUnfinished(c *conn) bool {
+	if c.state != stReading || c.closeAfter || c.pending() || c.rpos == len(c.in) {
+		return false
+	}
+	n, code := parseRequest(c.in[c.rpos:], &l.req, l.maxHeader)
+	if n != 0 || code == 0 {
+		return false
+	}
+	l.refuse(c, code)
+	l.serve(c)
+	return true
 }
 
 // hasHeadEnd reports whether b holds an empty line ending a head ("\n\n" or "\n\r\n").
@@ -628,15 +781,20 @@ func (l *loop) runSlow(c *conn, slow func(*Response)) {
 	slow(&c.resp)
 }
 
-// resumeCompleted writes the responses of the slow functions that returned and resumes their
-// connections.
-func (l *loop) resumeCompleted() {
-	// Drain first, then take the list: a completion added after the drain wakes the loop again.
+// wakeup registers the connections handed over by the accepting loop, writes the responses of the
+// slow functions that returned and resumes their connections.
+func (l *loop) wakeup() {
+	// Drain first, then take the lists: a completion added after the drain wakes the loop again.
 	eventfdDrain(l.efd)
 	l.mu.Lock()
 	list := l.done
 	l.done = l.spare[:0]
+	incoming := l.incoming
+	l.incoming = nil
 	l.mu.Unlock()
+	for _, h := range incoming {
+		l.add(h)
+	}
 	for i, c := range list {
 		list[i] = nil
 		c.state = stReading
@@ -660,7 +818,7 @@ func (l *loop) resumeCompleted() {
 // refuse answers a request the parser rejected and closes the connection after the answer.
 func (l *loop) refuse(c *conn, code int) {
 	c.rpos = len(c.in) // whatever follows cannot be trusted to be a request
-	c.scanned = 0
+	c.scanned, c.parsed = 0, 0
 	c.head, c.keepAlive10 = false, false
 	c.reqClose, c.linger = true, true
 	setError(&c.resp, code)
@@ -760,7 +918,7 @@ func (l *loop) settle(c *conn) {
 		// The slow state keeps the buffer: response headers set before the slow function may
 		// point into it.
 		l.putBuf(c.in)
-		c.in, c.rpos, c.scanned = nil, 0, 0
+		c.in, c.rpos, c.scanned, c.parsed = nil, 0, 0, 0
 	}
 	if c.out != nil && !c.pending() {
 		l.putBuf(c.out)
@@ -768,10 +926,10 @@ func (l *loop) settle(c *conn) {
 	}
 	if c.rpos < len(c.in) {
 		if c.reqStart == 0 {
-			c.reqStart = l.now
+			c.reqStart = max(l.now, 1)
 		}
-	} else {
-		c.reqStart = 0
+	} else if c.served {
+		c.reqStart = 0 // idle between requests: IdleTimeout applies
 	}
 	var want uint32
 	switch {
@@ -849,6 +1007,9 @@ func (l *loop) closeConn(c *conn) {
 	c.closed = true
 	syscall.Close(c.fd)
 	l.byFD[c.fd] = nil
+	if l.srv != nil { // nil in the benchmarks' hand-driven loops
+		l.srv.release(c.ip)
+	}
 	last := l.active[len(l.active)-1]
 	l.active[c.idx] = last
 	last.idx = c.idx
@@ -872,8 +1033,12 @@ func (l *loop) sweep() {
 	for i := 0; i < len(l.active); {
 		c := l.active[i]
 		if l.expired(c) {
-			l.closeConn(c) // moves the last connection to index i
-			continue
+			if !l.refuseUnfinished(c) {
+				l.closeConn(c)
+			}
+			if c.closed {
+				continue // closeConn moved the last connection to index i
+			}
 		}
 		i++
 	}
@@ -887,8 +1052,10 @@ func (l *loop) expired(c *conn) bool {
 		return false // the handler's business
 	case c.pending():
 		return l.now-c.writeStart > l.writeTimeout
-	case c.rpos < len(c.in):
-		return c.reqStart != 0 && l.now-c.reqStart > l.readHeaderTimeout
+	case c.reqStart != 0:
+		// A head is due: the first one since the accept (a connection that never sends a byte is
+		// cut here, not after IdleTimeout), or one whose first bytes have arrived.
+		return l.now-c.reqStart > l.readHeaderTimeout
 	default:
 		return l.now-c.lastActive > l.idle
 	}

@@ -13,25 +13,58 @@ func TestParseRequest(t *testing.T) {
 		method, path, query, prot string
 		close, keepAlive10, body  bool
 	}{
-		{in: "GET / HTTP/1.1\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1"},
+		{in: "GET / HTTP/1.1\r\nHost: h\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1"},
 		{in: "GET /a/b?x=1&y HTTP/1.1\r\nHost: h\r\n\r\n", method: "GET", path: "/a/b", query: "x=1&y", prot: "HTTP/1.1"},
-		{in: "GET /a? HTTP/1.1\n\n", method: "GET", path: "/a", prot: "HTTP/1.1"},
-		{in: "\r\n\nHEAD /x HTTP/1.1\r\n\r\n", method: "HEAD", path: "/x", prot: "HTTP/1.1"},
-		{in: "OPTIONS * HTTP/1.1\r\n\r\n", method: "OPTIONS", path: "*", prot: "HTTP/1.1"},
-		{in: "GET /caf\xc3\xa9 HTTP/1.1\r\n\r\n", method: "GET", path: "/caf\xc3\xa9", prot: "HTTP/1.1"},
+		{in: "GET /a? HTTP/1.1\nHost: h\n\n", method: "GET", path: "/a", prot: "HTTP/1.1"},
+		{in: "\r\n\nHEAD /x HTTP/1.1\r\nHost: h\r\n\r\n", method: "HEAD", path: "/x", prot: "HTTP/1.1"},
+		{in: "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n", method: "OPTIONS", path: "*", prot: "HTTP/1.1"},
+		{in: "GET /caf\xc3\xa9 HTTP/1.1\r\nHost: h\r\n\r\n", method: "GET", path: "/caf\xc3\xa9", prot: "HTTP/1.1"},
 		{in: "GET / HTTP/1.0\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.0", close: true},
 		{in: "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.0", keepAlive10: true},
 		{in: "GET / HTTP/1.0\r\nconnection: Keep-Alive, close\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.0", close: true},
-		{in: "GET / HTTP/1.1\r\nConnection: close\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1", close: true},
-		{in: "GET / HTTP/1.1\r\nConnection: keep-alive\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1"},
-		{in: "GET / HTTP/1.1\r\nConnection: upgrade,  CLOSE \r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1", close: true},
-		{in: "POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc", method: "POST", path: "/", prot: "HTTP/1.1", close: true, body: true},
-		{in: "POST / HTTP/1.1\r\nContent-Length: 000\r\n\r\n", method: "POST", path: "/", prot: "HTTP/1.1"},
-		{in: "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", method: "POST", path: "/", prot: "HTTP/1.1", close: true, body: true},
-		{in: "GET / HTTP/1.1\r\nX: a\tb\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1"},
-		{in: "GET / HTTP/1.1\r\nX:\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1"},
+		{in: "GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1", close: true},
+		{in: "GET / HTTP/1.1\r\nHost: h\r\nConnection: keep-alive\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1"},
+		{in: "GET / HTTP/1.1\r\nHost: h\r\nConnection: upgrade,  CLOSE \r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1", close: true},
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc", method: "POST", path: "/", prot: "HTTP/1.1", close: true, body: true},
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 000\r\n\r\n", method: "POST", path: "/", prot: "HTTP/1.1"},
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n", method: "POST", path: "/", prot: "HTTP/1.1", close: true, body: true},
+		{in: "GET / HTTP/1.1\r\nHost: h\r\nX: a\tb\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1"},
+		{in: "GET / HTTP/1.1\r\nHost: h\r\nX:\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1"},
+
+		// RFC 9112: HTTP/1.1 needs exactly one valid Host; a later HTTP/1 minor version is 1.1.
+		{in: "GET / HTTP/1.2\r\nHost: h\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.2"},
+		{in: "GET / HTTP/1.9\r\nHost: h\r\nConnection: close\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.9", close: true},
+		{in: "GET / HTTP/1.1\r\nhOsT:\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1"},
+		{in: "GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.1"},
+		{in: "GET / HTTP/1.0\r\n\r\n", method: "GET", path: "/", prot: "HTTP/1.0", close: true},
+		{in: "GET /a%2Fb?q=%zz HTTP/1.1\r\nHost: h\r\n\r\n", method: "GET", path: "/a%2Fb", query: "q=%zz", prot: "HTTP/1.1"},
+		{in: "GET / HTTP/1.1\r\n\r\n", code: 400},
+		{in: "GET / HTTP/1.2\r\n\r\n", code: 400},
+		{in: "GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n", code: 400},
+		{in: "GET / HTTP/1.0\r\nHost: a\r\nhost: b\r\n\r\n", code: 400},
+		{in: "GET / HTTP/1.1\r\nHost: a b\r\n\r\n", code: 400},
+		{in: "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", code: 400},
+		{in: "GET / HTTP/1.0\r\nHost: a@b\r\n\r\n", code: 400},
+		{in: "GET /a%zz HTTP/1.1\r\nHost: h\r\n\r\n", code: 400},
+		{in: "GET /a% HTTP/1.1\r\nHost: h\r\n\r\n", code: 400},
+		{in: "GET /a%4 HTTP/1.1\r\nHost: h\r\n\r\n", code: 400},
+		// Content-Length and Transfer-Encoding (RFC 9112 section 6).
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\ncontent-length: 3\r\n\r\n", method: "POST", path: "/", prot: "HTTP/1.1", close: true, body: true},
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked\r\nContent-Length: 0\r\n\r\n", method: "POST", path: "/", prot: "HTTP/1.1", close: true, body: true},
+		{in: "POST / HTTP/1.0\r\nTransfer-Encoding: gzip\r\n\r\n", method: "POST", path: "/", prot: "HTTP/1.0", close: true, body: true},
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", code: 400},
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 03\r\n\r\n", code: 400},
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nContent-Length: 0, 0\r\n\r\n", code: 400},
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", code: 501},
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", code: 501},
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", code: 501},
+		{in: "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", code: 501}, // before the missing Host, as net/http
+		{in: "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: x\r\n\r\n", code: 400},
 
 		{in: "GET / HTTP/1.1\r\n", code: 0},
+		{in: "\r", code: 0},
+		{in: "\r\n\r", code: 0},
+		{in: "GET / HTTP/1.", code: 0},
 		{in: "GET / HTTP/1.1\r\nHost: h\r\n", code: 0},
 		{in: "GET / HTTP/1.1\r\nHost: h\r", code: 0},
 		{in: "GET / HTTP/1.1\r", code: 0},
@@ -257,12 +290,47 @@ func FuzzParse(f *testing.F) {
 			if n2, code2 := parseRequest(b[:n-1], &r2, limit); n2 != 0 || code2 != 0 && code2 != codeHeadersTooLarge {
 				t.Fatalf("cut: %d %d", n2, code2)
 			}
-		case codeBadRequest, codeHeadersTooLarge:
+		case codeBadRequest, codeHeadersTooLarge, codeNotImplemented:
 			if n != 0 {
 				t.Fatalf("n = %d with code %d", n, code)
 			}
 		default:
 			t.Fatalf("code %d", code)
 		}
+	})
+}
+
+// checkPrefixes holds parseRequest to its promise that the answer does not depend on how the bytes
+// arrive: every prefix of b parses as "more bytes needed" or exactly as b does.
+func checkPrefixes(t *testing.T, b []byte, limit int) {
+	var r Request
+	n, code := parseRequest(b, &r, limit)
+	for k := range len(b) {
+		pn, pcode := parseRequest(b[:k], &r, limit)
+		if (pn != 0 || pcode != 0) && (pn != n || pcode != code) {
+			t.Fatalf("%q: %d %d, but its first %d bytes: %d %d", b, n, code, k, pn, pcode)
+		}
+	}
+}
+
+func TestParsePrefixes(t *testing.T) {
+	for _, s := range diffSeeds {
+		checkPrefixes(t, []byte(s), 64)
+		checkPrefixes(t, []byte(s), diffLimit)
+	}
+	checkPrefixes(t, []byte("GET /"+strings.Repeat("v", 100)+"\x01"), 64)
+	checkPrefixes(t, []byte("\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\nGET / HTTP/1.1\r\n"), 64)
+}
+
+// FuzzParsePrefixes: every prefix of a request stream parses as incomplete or as the whole.
+func FuzzParsePrefixes(f *testing.F) {
+	for _, s := range diffSeeds {
+		f.Add([]byte(s), 64)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, limit int) {
+		if len(b) > 8<<10 {
+			return
+		}
+		checkPrefixes(t, b, 1+limit&0x1fff)
 	})
 }

@@ -24,7 +24,9 @@ type Request struct {
 	Method   string
 	Path     string // the target up to '?' (not decoded); "*" for "OPTIONS *"
 	RawQuery string // after '?', without it ("" if none)
-	Proto    string // "HTTP/1.1" or "HTTP/1.0"
+	// Proto is the version as sent: "HTTP/1.1", "HTTP/1.0", or a later minor version of HTTP/1
+	// ("HTTP/1.2"), which is handled as HTTP/1.1 (RFC 9110 section 6.2).
+	Proto string
 	// RemoteAddr is the peer's "ip:port", formatted once when the connection is accepted
 	// (one small allocation per connection, none per request). It stays valid after the call.
 	RemoteAddr string
@@ -40,6 +42,20 @@ type Request struct {
 	keepAlive10 bool
 	// hasBody is set when the request announces a body (Content-Length > 0 or Transfer-Encoding).
 	hasBody bool
+}
+
+// headCheck gathers, while the header lines are parsed, what the checks at the end of the head need:
+// the framing headers (Host, Content-Length, Transfer-Encoding) may each appear more than once, and
+// the answer must not depend on their order.
+type headCheck struct {
+	hosts   int
+	host    string
+	lengths int
+	length  string // the first Content-Length value
+	badLen  bool   // a Content-Length value that is not a number, or differs from the first
+	body    bool   // the Content-Length is not zero
+	codings int
+	chunked bool // the (last) Transfer-Encoding value is "chunked"
 }
 
 // Header returns the first value of the named header (ASCII case-insensitive name match), or "".
@@ -86,29 +102,44 @@ const (
 	codeBadRequest      = 400
 	codeHeadersTooLarge = 431
 	codeInternalError   = 500
+	codeNotImplemented  = 501
 )
 
 // maxLeadingEmptyLines is how many empty lines before a request line are skipped.
 const maxLeadingEmptyLines = 8
 
 // parseRequest parses one request head at the start of buf into r. It returns the head's length n > 0
-// and code 0 on success; n == 0 and code 0 when more bytes are needed; code 400 or 431 when the request
-// must be refused (the connection is then closed). limit is the most bytes the head (request line,
-// headers and the empty line) may take. r's strings are views into buf.
+// and code 0 on success; n == 0 and code 0 when more bytes are needed; code 400, 431 or 501 when the
+// request must be refused (the connection is then closed). limit is the most bytes the head (request
+// line, headers and the empty line) may take. r's strings are views into buf.
 //
 // It makes one pass over the bytes: each byte is looked at once, either by a token-table loop
 // (method, header names) or eight at a time (target, header values), which finds the end and rejects
 // control characters together. Junk is therefore refused as soon as it arrives, before any line end
 // (a TLS handshake fails on its first byte).
+//
+// The result depends on the first limit bytes only, and a prefix of buf yields either "more bytes
+// needed" or the result for the whole of buf: the answer to a byte stream does not depend on how
+// TCP split it into reads.
+//
+// The checks of RFC 9112 that need the whole head run at its end, in the order net/http runs them:
+// several Host headers (400), a transfer coding other than one "chunked" in HTTP/1.1 (501), a bad or
+// conflicting Content-Length (400), then a missing (HTTP/1.1) or malformed Host (400).
 func parseRequest(buf []byte, r *Request, limit int) (n, code int) {
 	r.reset()
+	if len(buf) > limit {
+		buf = buf[:limit]
+	}
+	var hc headCheck
 	i := 0
 	// RFC 9112 section 2.2: a server should ignore at least one empty line before the request line
 	// (some clients send an extra CRLF after a body).
 	for skipped := 0; i < len(buf) && skipped < maxLeadingEmptyLines; skipped++ {
 		if buf[i] == '\n' {
 			i++
-		} else if buf[i] == '\r' && i+1 < len(buf) && buf[i+1] == '\n' {
+		} else if buf[i] == '\r' && i+1 == len(buf) {
+			return incomplete(buf, limit) // a CR whose LF has not arrived yet
+		} else if buf[i] == '\r' && buf[i+1] == '\n' {
 			i += 2
 		} else {
 			break
@@ -150,32 +181,38 @@ func parseRequest(buf []byte, r *Request, limit int) (n, code int) {
 	}
 	i++
 
-	// Version, then the line end.
+	// Version, then the line end. A later HTTP/1 minor version is handled as HTTP/1.1 (RFC 9110
+	// section 6.2); HTTP/2's preface ("PRI * HTTP/2.0"), lower case and other versions are refused.
 	if len(buf)-i < len("HTTP/1.1") {
 		if !bytes.HasPrefix([]byte("HTTP/1."), buf[i:min(len(buf), i+7)]) {
 			return 0, codeBadRequest
 		}
 		return incomplete(buf, limit)
 	}
-	switch string(buf[i : i+8]) { // no allocation: the compiler compares in place
+	switch v := buf[i : i+8]; string(v) { // no allocation: the compiler compares in place
 	case "HTTP/1.1":
 		r.Proto = "HTTP/1.1"
 	case "HTTP/1.0":
 		r.Proto = "HTTP/1.0"
 	default:
-		// HTTP/2's preface ("PRI * HTTP/2.0"), lower case, other versions.
-		return 0, codeBadRequest
+		if string(v[:7]) != "HTTP/1." || v[7] < '0' || v[7] > '9' {
+			return 0, codeBadRequest
+		}
+		r.Proto = bstr(v)
 	}
 	if i, code = lineEnd(buf, i+8); i == 0 {
 		return ended(buf, limit, code)
 	}
-	r.Method = bstr(method)
+	path := target
 	if q := bytes.IndexByte(target, '?'); q >= 0 {
-		r.Path = bstr(target[:q])
+		path = target[:q]
 		r.RawQuery = bstr(target[q+1:])
-	} else {
-		r.Path = bstr(target)
 	}
+	if !validEscapes(path) {
+		return 0, codeBadRequest // as net/http, whose URL parser refuses "%zz" in a path
+	}
+	r.Method = bstr(method)
+	r.Path = bstr(path)
 
 	// Header lines up to the empty line.
 	for {
@@ -218,36 +255,45 @@ func parseRequest(buf []byte, r *Request, limit int) (n, code int) {
 		if i, code = lineEnd(buf, i); i == 0 {
 			return ended(buf, limit, code) // a control character in the value, or a lone CR
 		}
-		if r.nhdr == len(r.hdr) || i > limit {
+		if r.nhdr == len(r.hdr) {
 			return 0, codeHeadersTooLarge
 		}
 		v := bstr(value)
 		r.hdr[r.nhdr] = header{bstr(name), v}
 		r.nhdr++
 		switch len(name) {
+		case len("host"):
+			if equalFoldBytes(name, "host") {
+				hc.hosts++
+				hc.host = v
+			}
 		case len("connection"):
 			if equalFoldBytes(name, "connection") {
 				r.connectionTokens(v)
 			}
 		case len("content-length"):
 			if equalFoldBytes(name, "content-length") {
-				zero, ok := parseContentLength(v)
-				if !ok {
-					return 0, codeBadRequest
-				}
-				if !zero {
-					r.hasBody = true
+				hc.lengths++
+				if hc.lengths == 1 {
+					hc.length = v
+					zero, ok := parseContentLength(v)
+					hc.badLen = !ok
+					hc.body = !zero
+				} else if v != hc.length {
+					hc.badLen = true
 				}
 			}
 		case len("transfer-encoding"):
 			if equalFoldBytes(name, "transfer-encoding") {
-				r.hasBody = true
+				hc.codings++
+				hc.chunked = equalFoldASCII(v, "chunked")
 			}
 		}
 	}
-	if i > limit {
-		return 0, codeHeadersTooLarge
+	if code := hc.check(r.Proto != "HTTP/1.0"); code != 0 {
+		return 0, code
 	}
+	r.hasBody = hc.body || hc.codings > 0
 	if r.Proto == "HTTP/1.0" && !r.keepAlive10 {
 		r.close = true
 	}
@@ -260,6 +306,70 @@ func parseRequest(buf []byte, r *Request, limit int) (n, code int) {
 		r.keepAlive10 = false
 	}
 	return i, 0
+}
+
+// check runs the checks at the end of a head (see parseRequest); http11 is set for HTTP/1.1 and later.
+func (hc *headCheck) check(http11 bool) int {
+	switch {
+	case hc.hosts > 1:
+		return codeBadRequest
+	case http11 && hc.codings > 0 && (hc.codings > 1 || !hc.chunked):
+		// HTTP/1.0 has no transfer codings: there the header only means that a body follows,
+		// which is never read.
+		return codeNotImplemented
+	case hc.badLen:
+		return codeBadRequest
+	case http11 && hc.hosts == 0:
+		return codeBadRequest
+	case hc.hosts == 1 && !validHost(hc.host):
+		return codeBadRequest
+	}
+	return 0
+}
+
+// validHost reports whether a Host value has only the bytes a host name, an IP literal and a port
+// can have: the lenient check of net/http (golang.org/x/net/http/httpguts.ValidHostHeader).
+func validHost(h string) bool {
+	for i := 0; i < len(h); i++ {
+		if !hostByte[h[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// hostByte marks the bytes validHost accepts: RFC 3986's unreserved, sub-delims and pct-encoded
+// characters, and ':', '[' and ']' for ports and IPv6 literals.
+var hostByte = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "!$%&'()*+,-.:;=[]_~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// validEscapes reports whether every '%' in a path starts a percent-encoded byte ("%2F").
+func validEscapes(p []byte) bool {
+	for {
+		i := bytes.IndexByte(p, '%')
+		if i < 0 {
+			return true
+		}
+		if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+			return false
+		}
+		p = p[i+3:]
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // incomplete is parseRequest's answer when buf ends inside the head: wait for more, unless the head

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -23,15 +24,108 @@ type Server struct {
 	stopping atomic.Bool // Shutdown began: no new connections, close idle ones
 	force    atomic.Bool // Shutdown's context ended: close everything
 	done     chan struct{}
+
+	maxConns, maxPerAddr int
+	conns                atomic.Int64
+	addrMu               sync.Mutex
+	perAddr              map[netip.Addr]int // open connections by peer address, with MaxConnsPerAddr
+
+	accepted, shed, shedPerAddr, outOfFDs atomic.Uint64
+	acceptPaused                          atomic.Bool
 }
 
-// Listen binds cfg.Addr with one SO_REUSEPORT listening socket per event loop, all on the same port,
-// and starts the loops. It returns once the server accepts connections.
+// admission is the accepting loop's decision on a new connection.
+type admission int
+
+const (
+	admitted admission = iota
+	overTotal
+	overPerAddr
+)
+
+// admit counts a new connection from ip, or reports which limit it would exceed. Only the accepting
+// loop calls it; release, its inverse, runs on every loop.
+func (s *Server) admit(ip netip.Addr) admission {
+	if s.conns.Load() >= int64(s.maxConns) {
+		return overTotal
+	}
+	if s.maxPerAddr > 0 {
+		s.addrMu.Lock()
+		n := s.perAddr[ip]
+		if n >= s.maxPerAddr {
+			s.addrMu.Unlock()
+			return overPerAddr
+		}
+		s.perAddr[ip] = n + 1
+		s.addrMu.Unlock()
+	}
+	s.conns.Add(1)
+	return admitted
+}
+
+// release uncounts a closed connection.
+func (s *Server) release(ip netip.Addr) {
+	s.conns.Add(-1)
+	if s.maxPerAddr > 0 {
+		s.addrMu.Lock()
+		if n := s.perAddr[ip]; n > 1 {
+			s.perAddr[ip] = n - 1
+		} else {
+			delete(s.perAddr, ip)
+		}
+		s.addrMu.Unlock()
+	}
+}
+
+// Stats returns the server's counters and limits.
+func (s *Server) Stats() Stats {
+	return Stats{
+		Conns:            s.conns.Load(),
+		Accepted:         s.accepted.Load(),
+		Shed:             s.shed.Load(),
+		ShedPerAddr:      s.shedPerAddr.Load(),
+		OutOfDescriptors: s.outOfFDs.Load(),
+		AcceptPaused:     s.acceptPaused.Load(),
+		MaxConns:         s.maxConns,
+		MaxConnsPerAddr:  s.maxPerAddr,
+	}
+}
+
+// raiseNofile raises the soft limit on open descriptors to the hard limit (the Go runtime does so
+// at start too, but a program may have lowered it since) and returns the soft limit.
+func raiseNofile() int {
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
+		return 0
+	}
+	if lim.Cur < lim.Max {
+		raised := lim
+		raised.Cur = raised.Max
+		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised) == nil {
+			lim = raised
+		}
+	}
+	return int(min(lim.Cur, 1<<30))
+}
+
+// nofile returns the soft limit on open descriptors.
+func nofile() uint64 {
+	var lim syscall.Rlimit
+	syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
+	return lim.Cur
+}
+
+// Listen binds cfg.Addr with one listening socket and starts the loops: the first loop accepts and
+// deals the connections to all of them in turn. The socket has no SO_REUSEPORT, so that a second
+// server on the same address fails with "address already in use" rather than silently taking half
+// of the connections. Listen first raises the soft limit on open descriptors to the hard limit,
+// which sets the default of Config.MaxConns. It returns once the server accepts connections.
 func Listen(cfg Config) (*Server, error) {
 	if cfg.Handler == nil {
 		return nil, ErrNoHandler
 	}
 	cfg.setDefaults()
+	cfg.setConnLimits(raiseNofile())
 	n := cfg.Loops
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
@@ -54,33 +148,27 @@ func Listen(cfg Config) (*Server, error) {
 		ip = ip.Unmap()
 	}
 
-	s := &Server{done: make(chan struct{})}
-	var fds []int
-	fail := func(err error) (*Server, error) {
-		for _, l := range s.loops {
-			l.closeFDs()
-		}
-		for _, fd := range fds {
-			syscall.Close(fd)
-		}
-		return nil, err
+	s := &Server{done: make(chan struct{}), maxConns: cfg.MaxConns, maxPerAddr: cfg.MaxConnsPerAddr}
+	if s.maxPerAddr > 0 {
+		s.perAddr = make(map[netip.Addr]int)
 	}
+	lfd, bound, err := listenSocket(ip, port)
+	if err != nil {
+		return nil, fmt.Errorf("evhttp: listen %s: %w", cfg.Addr, err)
+	}
+	s.addr = bound.String()
 	for i := range n {
-		fd, bound, err := listenSocket(ip, port)
-		if err != nil {
-			return fail(fmt.Errorf("evhttp: listen %s: %w", cfg.Addr, err))
-		}
-		fds = append(fds, fd)
+		fd := -1
 		if i == 0 {
-			// Port 0 picked a free port: the other loops join the same one.
-			port = int(bound.Port())
-			s.addr = bound.String()
+			fd = lfd
 		}
-	}
-	for _, fd := range fds {
 		l, err := newLoop(s, &cfg, fd)
 		if err != nil {
-			return fail(err)
+			for _, l := range s.loops {
+				l.closeFDs()
+			}
+			syscall.Close(lfd)
+			return nil, err
 		}
 		s.loops = append(s.loops, l)
 	}
@@ -96,7 +184,7 @@ func Listen(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// listenSocket opens a nonblocking listening socket with SO_REUSEPORT on ip:port (all addresses when
+// listenSocket opens a nonblocking listening socket on ip:port (all addresses when
 // ip is invalid: dual-stack IPv6, or IPv4 where IPv6 is unavailable) and returns the bound address.
 func listenSocket(ip netip.Addr, port int) (int, netip.AddrPort, error) {
 	var sa syscall.Sockaddr
@@ -146,10 +234,9 @@ func listenSocket(ip netip.Addr, port int) (int, netip.AddrPort, error) {
 }
 
 func setListenOpts(fd int, dualStack bool) error {
+	// SO_REUSEADDR (as net/http sets it) lets a restarted server bind while connections of the
+	// previous one linger in TIME_WAIT; it does not let two listening sockets share the port.
 	if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1); err != nil {
-		return err
-	}
-	if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, soReusePort, 1); err != nil {
 		return err
 	}
 	if dualStack {

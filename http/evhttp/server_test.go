@@ -268,7 +268,7 @@ func TestHeaderOrderAndFraming(t *testing.T) {
 func TestPipelining(t *testing.T) {
 	s, _ := startServer(t, Config{})
 	c := dial(t, s)
-	c.send("GET /echo?n=1 HTTP/1.1\r\nHost: t\r\n\r\nGET /status/404 HTTP/1.1\r\n\r\nGET /echo?n=3 HTTP/1.1\r\nHost: t\r\n\r\n")
+	c.send("GET /echo?n=1 HTTP/1.1\r\nHost: t\r\n\r\nGET /status/404 HTTP/1.1\r\nHost: t\r\n\r\nGET /echo?n=3 HTTP/1.1\r\nHost: t\r\n\r\n")
 	for i, want := range []string{"GET /echo n=1", "body", "GET /echo n=3"} {
 		resp, body := c.response("GET")
 		if !strings.HasPrefix(body, want) {
@@ -280,7 +280,7 @@ func TestPipelining(t *testing.T) {
 // TestPipeliningSplit sends pipelined requests cut at every byte boundary.
 func TestPipeliningSplit(t *testing.T) {
 	s, _ := startServer(t, Config{})
-	reqs := "GET /echo?n=1 HTTP/1.1\r\nHost: t\r\n\r\nGET /echo?n=2 HTTP/1.1\n\nGET /echo?n=3 HTTP/1.1\r\nX-Test: x\r\n\r\n"
+	reqs := "GET /echo?n=1 HTTP/1.1\r\nHost: t\r\n\r\nGET /echo?n=2 HTTP/1.1\nHost: t\n\nGET /echo?n=3 HTTP/1.1\r\nHost: t\r\nX-Test: x\r\n\r\n"
 	for cut := 1; cut < len(reqs); cut += 7 {
 		c := dial(t, s)
 		c.send(reqs[:cut])
@@ -498,18 +498,37 @@ func TestSlowloris(t *testing.T) {
 }
 
 func TestIdleTimeout(t *testing.T) {
-	s, _ := startServer(t, Config{IdleTimeout: 300 * time.Millisecond})
+	s, _ := startServer(t, Config{IdleTimeout: 300 * time.Millisecond, ReadHeaderTimeout: 2 * time.Second})
 	c := dial(t, s)
 	c.send(fmt.Sprintf(get, "/echo"))
 	c.response("GET")
 	if d := c.expectClosed(3 * time.Second); d < 250*time.Millisecond || d > 1500*time.Millisecond {
 		t.Fatalf("closed after %v, want about 300ms", d)
 	}
-	// A connection that never sends anything is idle too.
-	c = dial(t, s)
-	if d := c.expectClosed(3 * time.Second); d < 250*time.Millisecond {
-		t.Fatalf("silent connection closed after %v", d)
+}
+
+// TestSilentConnection: a connection that never sends a byte is cut at ReadHeaderTimeout after the
+// accept, not kept for IdleTimeout; one that has been answered idles for IdleTimeout, and the header
+// clock starts again only with the next request's first byte.
+func TestSilentConnection(t *testing.T) {
+	s, _ := startServer(t, Config{ReadHeaderTimeout: 300 * time.Millisecond, IdleTimeout: time.Minute})
+	silent := dial(t, s)
+	kept := dial(t, s)
+	kept.send(fmt.Sprintf(get, "/echo"))
+	kept.response("GET")
+	if d := silent.expectClosed(5 * time.Second); d < 250*time.Millisecond {
+		t.Fatalf("silent connection closed after %v, before ReadHeaderTimeout", d)
 	}
+	// The answered connection outlived ReadHeaderTimeout several times over and still serves.
+	time.Sleep(300 * time.Millisecond)
+	kept.send(fmt.Sprintf(get, "/echo?again"))
+	if _, body := kept.response("GET"); !strings.HasPrefix(body, "GET /echo again") {
+		t.Fatalf("kept-alive connection: %q", body)
+	}
+	// A connection that sent one byte of its first request has the same clock as a silent one.
+	partial := dial(t, s)
+	partial.send("G")
+	partial.expectClosed(5 * time.Second)
 }
 
 func TestHeadersTooLarge(t *testing.T) {
@@ -531,7 +550,7 @@ func TestHeadersTooLarge(t *testing.T) {
 	}
 	// A head just under the limit is fine, also when it arrives in pieces.
 	c := dial(t, s)
-	req := "GET /echo HTTP/1.1\r\nX-Test: " + strings.Repeat("b", 900) + "\r\n\r\n"
+	req := "GET /echo HTTP/1.1\r\nHost: t\r\nX-Test: " + strings.Repeat("b", 900) + "\r\n\r\n"
 	c.send(req[:500])
 	time.Sleep(10 * time.Millisecond)
 	c.send(req[500:])
@@ -546,7 +565,7 @@ func TestMalformed(t *testing.T) {
 		"GARBAGE\r\n\r\n",
 		"GET / HTTP/2.0\r\n\r\n",
 		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
-		"GET / HTTP/1.2\r\n\r\n",
+		"GET / HTTP/1.2\r\n\r\n", // handled as HTTP/1.1, which needs a Host header
 		"GET /  HTTP/1.1\r\n\r\n",
 		"GET http://example.com/ HTTP/1.1\r\n\r\n",
 		"GET / HTTP/1.1\r\nNoColon\r\n\r\n",
@@ -630,7 +649,7 @@ func TestRequestBody(t *testing.T) {
 	// A zero Content-Length is no body.
 	c := dial(t, s)
 	for range 2 {
-		c.send("GET /echo HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+		c.send("GET /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n")
 		if resp, _ := c.response("GET"); resp.Close {
 			t.Fatal("closed after Content-Length: 0")
 		}
@@ -779,7 +798,7 @@ func TestManyPipelined(t *testing.T) {
 		for i := range n {
 			fmt.Fprintf(&b, "GET /echo?%d HTTP/1.1\r\nHost: t\r\n\r\n", i)
 			if i%7 == 0 {
-				b.WriteString("GET /status/204 HTTP/1.1\r\n\r\n")
+				b.WriteString("GET /status/204 HTTP/1.1\r\nHost: t\r\n\r\n")
 			}
 		}
 		c.Write(b.Bytes())

@@ -19,5 +19,8 @@ func Listen(cfg Config) (*Server, error) {
 // Addr returns "".
 func (s *Server) Addr() string { return "" }
 
+// Stats returns zero counters.
+func (s *Server) Stats() Stats { return Stats{} }
+
 // Shutdown does nothing.
 func (s *Server) Shutdown(ctx context.Context) error { return nil }
