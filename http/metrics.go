@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"redirects"
-	"redirects/internal/version"
 	"redirects/http/evhttp"
+	"redirects/internal/version"
 )
 
 type endpoint int
