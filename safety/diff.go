@@ -128,50 +128,66 @@ func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
 		}
 	}
 
-	// The sample paths, each once.
-	seen := make(map[string]struct{}, 2*(len(from)+len(to)))
-	var paths []string
-	add := func(p string) {
-		if _, dup := seen[p]; !dup {
-			seen[p] = struct{}{}
-			paths = append(paths, p)
-		}
-	}
-	for _, set := range [][]*redirects.Rule{a, b} {
-		for _, r := range set {
-			add(r.Source)
-			if r.MatchType == redirects.StartsWith {
-				add(SamplePath(r.Source))
-			}
-		}
-	}
-	seen = nil
-	res.PathsChecked = len(paths)
+	res.PathsChecked = 0
 	xa, xb := newIndex(from), newIndex(to)
 	limit := opts.MaxPaths
 	if limit == 0 {
 		limit = DefaultMaxPaths
 	}
-	var changed []PathChange
-	for _, p := range paths {
+	for _, p := range samplePaths(a, b) {
+		res.PathsChecked++
 		oa, ob := xa.answer(p), xb.answer(p)
 		if !oa.Same(ob) {
 			res.PathsChanged++
-			changed = append(changed, PathChange{Path: p, From: oa, To: ob})
+			if limit < 0 || len(res.Impact) < limit {
+				res.Impact = append(res.Impact, PathChange{Path: p, From: oa, To: ob})
+			}
 		}
-	}
-	slices.SortFunc(changed, func(x, y PathChange) int { return strings.Compare(x.Path, y.Path) })
-	if limit >= 0 && len(changed) > limit {
-		changed = changed[:limit]
-	}
-	if changed != nil {
-		res.Impact = changed
 	}
 	return res
 }
 
-// sortedByIdentity returns pointers to rules sorted by match type, then
-// source.
+// samplePaths returns, sorted and each once, the sources of a and b (both
+// sorted by source) and SamplePath of their starts_with sources. Sorting
+// and merging costs less than a set of a few million strings.
+func samplePaths(a, b []*redirects.Rule) []string {
+	sources := make([]string, 0, len(a)+len(b))
+	var below []string
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		var r *redirects.Rule
+		if j == len(b) || i < len(a) && a[i].Source <= b[j].Source {
+			r, i = a[i], i+1
+		} else {
+			r, j = b[j], j+1
+		}
+		if n := len(sources); n == 0 || sources[n-1] != r.Source {
+			sources = append(sources, r.Source)
+		}
+		if r.MatchType == redirects.StartsWith {
+			below = append(below, SamplePath(r.Source))
+		}
+	}
+	slices.Sort(below)
+	below = slices.Compact(below)
+	out := make([]string, 0, len(sources)+len(below))
+	for i, j := 0, 0; i < len(sources) || j < len(below); {
+		switch {
+		case j == len(below) || i < len(sources) && sources[i] < below[j]:
+			out = append(out, sources[i])
+			i++
+		case i == len(sources) || below[j] < sources[i]:
+			out = append(out, below[j])
+			j++
+		default:
+			out = append(out, sources[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// sortedByIdentity returns pointers to rules sorted by source, then match
+// type.
 func sortedByIdentity(rules []redirects.Rule) []*redirects.Rule {
 	out := make([]*redirects.Rule, len(rules))
 	for i := range rules {
@@ -182,10 +198,10 @@ func sortedByIdentity(rules []redirects.Rule) []*redirects.Rule {
 }
 
 func compareIdentity(a, b *redirects.Rule) int {
-	if c := cmp.Compare(a.MatchType, b.MatchType); c != 0 {
+	if c := strings.Compare(a.Source, b.Source); c != 0 {
 		return c
 	}
-	return strings.Compare(a.Source, b.Source)
+	return cmp.Compare(a.MatchType, b.MatchType)
 }
 
 func changedFields(a, b *redirects.Rule) []string {

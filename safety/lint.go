@@ -198,10 +198,16 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 			// The walk closed a cycle at i.
 			k := slices.Index(walk, i)
 			cycle := walk[k:]
+			var bits uint8
 			for _, c := range cycle {
+				bits |= statusBit(rules[c].StatusCode)
+			}
+			for _, c := range cycle {
+				state[c] = done
 				onCycle[c] = true
 				last[c] = -1
 				hops[c] = int32(len(cycle))
+				statuses[c] = bits
 			}
 			out = append(out, loopFinding(x, hosts, cycle))
 			walk = walk[:k]
@@ -274,7 +280,7 @@ func chainFinding(x *index, hosts ownHosts, next []int32, i, last int32, hops in
 	f.Path = append(f.Path, matchPath(x.rules[i].Source))
 	for r, n := i, 0; r >= 0 && n <= hops && n < MaxChainRules; r, n = next[r], n+1 {
 		f.Rules = append(f.Rules, Ref(&x.rules[r]))
-		if next[r] >= 0 {
+		if next[r] >= 0 && n < hops {
 			p, _ := hosts.follow(x.rules[r].Destination)
 			f.Path = append(f.Path, p)
 		}
