@@ -89,7 +89,11 @@ func ParseCases(in io.Reader) ([]Case, error) {
 		cases = append(cases, c)
 	}
 	if len(problems) > 0 {
-		return nil, redirects.Errorf(redirects.EINVALID, "the test file has %d bad lines:\n%s", len(problems), strings.Join(problems, "\n"))
+		noun := "lines"
+		if len(problems) == 1 {
+			noun = "line"
+		}
+		return nil, redirects.Errorf(redirects.EINVALID, "the test file has %d bad %s:\n%s", len(problems), noun, strings.Join(problems, "\n"))
 	}
 	return cases, nil
 }
