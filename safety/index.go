@@ -37,6 +37,9 @@ type index struct {
 	pown    []int32
 	pwin    []int32
 	pparent []int32
+	// ppos is, for every rule, the index in psrc of its source if it is a
+	// starts_with rule, else -1.
+	ppos []int32
 }
 
 // newIndex builds the index of rules. rules is retained, not modified.
@@ -75,10 +78,16 @@ func newIndex(rules []redirects.Rule) *index {
 	})
 	x.psrc = make([]string, 0, len(prefix))
 	x.pown = make([]int32, 0, len(prefix))
+	x.ppos = make([]int32, len(rules))
+	for i := range x.ppos {
+		x.ppos[i] = -1
+	}
 	for _, i := range prefix {
 		if n := len(x.psrc); n > 0 && x.psrc[n-1] == rules[i].Source {
-			continue // a duplicate source: the better rule came first
+			x.ppos[i] = int32(n - 1) // a duplicate source: the better rule came first
+			continue
 		}
+		x.ppos[i] = int32(len(x.psrc))
 		x.psrc = append(x.psrc, rules[i].Source)
 		x.pown = append(x.pown, i)
 	}

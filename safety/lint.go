@@ -313,7 +313,7 @@ func lintPrefixes(x *index) []Finding {
 		if r.MatchType != redirects.StartsWith {
 			continue
 		}
-		j := x.longestPrefix(r.Source)
+		j := x.ppos[i]
 		if w := x.pwin[j]; w != int32(i) {
 			wr := Ref(&rules[w])
 			out = append(out, Finding{
