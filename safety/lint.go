@@ -266,11 +266,19 @@ func loopFinding(x *index, hosts ownHosts, cycle []int32) Finding {
 		return f
 	}
 	f.Kind = KindLoop
-	names := make([]string, len(f.Rules))
-	for k, r := range f.Rules {
+	// The message names at most MaxChainRules rules; Rules and Path hold
+	// them all.
+	shown := min(len(f.Rules), MaxChainRules)
+	names := make([]string, shown)
+	for k, r := range f.Rules[:shown] {
 		names[k] = r.String()
 	}
-	f.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", len(ordered), strings.Join(f.Path, " -> "), strings.Join(names, ", "))
+	path := strings.Join(f.Path, " -> ")
+	if shown < len(f.Rules) {
+		path = strings.Join(f.Path[:shown+1], " -> ") + " -> ..."
+		names = append(names, "...")
+	}
+	f.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", len(ordered), path, strings.Join(names, ", "))
 	return f
 }
 

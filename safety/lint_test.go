@@ -110,6 +110,15 @@ func TestLintMessages(t *testing.T) {
 	if e, w := Count(loop); e != 1 || w != 0 {
 		t.Fatalf("Count = %d, %d", e, w)
 	}
+	var long []string
+	for i := range 40 {
+		long = append(long, fmt.Sprintf("exact /%d /%d", i, (i+1)%40))
+	}
+	big := Lint(rs(long...), LintOptions{})
+	if len(big) != 1 || len(big[0].Rules) != 40 || len(big[0].Path) != 41 || big[0].Hops != 40 ||
+		!strings.HasPrefix(big[0].Message, "redirect loop of 40 rules: /0 -> /1 -> ") || !strings.HasSuffix(big[0].Message, "rule 16 (exact /15), ...)") {
+		t.Fatalf("loop of 40 = %+v", big)
+	}
 	shadow := Lint(rs("prefix /a /x 301 50", "prefix /a/b /y"), LintOptions{})
 	if want := "rule 2 (starts_with /a/b) never answers: rule 1 (starts_with /a) matches every path it matches and takes precedence (priority 50 beats 100)"; shadow[0].Message != want {
 		t.Fatalf("message %q\nwant    %q", shadow[0].Message, want)
