@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -188,5 +189,61 @@ func TestVerifyAnswers(t *testing.T) {
 	_, err = Verify(context.Background(), srv.URL, rules, VerifyOptions{})
 	if err == nil || !strings.Contains(err.Error(), "GET "+srv.URL+"/") {
 		t.Fatalf("Verify against a closed server = %v, want an error naming the request", err)
+	}
+}
+
+// TestVerifyMapExports loads the map exports into a real nginx and a real
+// haproxy, configured with the snippets of docs/exports.md, and wants no
+// mismatch. The two-column exact maps answer every exact rule with 301 (a
+// documented difference), so every exact rule here is a 301.
+func TestVerifyMapExports(t *testing.T) {
+	rules := redirects.GenerateRules(400, 0.4, 12)
+	for i := range rules {
+		if rules[i].MatchType == redirects.Exact {
+			rules[i].StatusCode = 301
+		}
+	}
+	files := exports(t, rules)
+	t.Run("nginx", func(t *testing.T) {
+		bin := servertest.LookPath(t, "nginx")
+		dir := t.TempDir()
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["nginx-map-exact"])
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["nginx-map-prefix"])
+		sizes := regexp.MustCompile(`(?m)^#     (map_hash_\w+ \d+;)$`).FindAllStringSubmatch(string(files["nginx-map-exact"]), -1)
+		if len(sizes) != 2 {
+			t.Fatalf("nginx-map-exact's comment does not give the two map_hash sizes:\n%s", files["nginx-map-exact"])
+		}
+		http := sizes[0][1] + "\n" + sizes[1][1] + "\n" + export.NginxMapExactHTTPSnippet + "\n" + export.NginxMapPrefixHTTPSnippet
+		server := export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\nreturn 204;"
+		ports := []int{servertest.FreePort(t)}
+		cfg := filepath.Join(dir, "nginx.conf")
+		servertest.WriteFile(t, cfg, []byte(servertest.NginxConf(dir, http, []string{server}, ports)))
+		servertest.Check(t, bin, "-t", "-p", dir, "-e", "stderr", "-c", cfg)
+		servertest.Start(t, ports, bin, "-p", dir, "-e", "stderr", "-c", cfg)
+		checkNoMismatch(t, ports[0], rules)
+	})
+	t.Run("haproxy", func(t *testing.T) {
+		bin := servertest.LookPath(t, "haproxy")
+		dir := t.TempDir()
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
+		ports := []int{servertest.FreePort(t)}
+		cfg := filepath.Join(dir, "haproxy.cfg")
+		servertest.WriteFile(t, cfg, []byte(servertest.HAProxyHead+
+			servertest.HAProxyFrontend("maps", ports[0], dir, export.HAProxyMapExactSnippet+"\n"+export.HAProxyMapPrefixSnippet)))
+		servertest.Check(t, bin, "-c", "-f", cfg)
+		servertest.Start(t, ports, bin, "-db", "-f", cfg)
+		checkNoMismatch(t, ports[0], rules)
+	})
+}
+
+func checkNoMismatch(t *testing.T, port int, rules []redirects.Rule) {
+	t.Helper()
+	m, err := Verify(context.Background(), "http://127.0.0.1:"+strconv.Itoa(port), rules, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m) != 0 {
+		t.Fatalf("%d mismatches for the project's own exports, first: %v", len(m), m[0])
 	}
 }
