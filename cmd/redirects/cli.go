@@ -105,6 +105,11 @@ Commands:
   token list --org ORG_ID [--json]
   token revoke --org ORG_ID TOKEN_ID
   audit [--org ORG_ID] [--project P] [--actor A] [--action A] [--since T] [--until T] [--limit N] [--csv|--json]
+  lint --project P [--version N|draft|live] [--host H]... [--json]
+  diff --project P [--from N|draft|live] [--to N|draft|live] [--max-paths N] [--json]
+  explain --project P --path PATH [--version N|draft|live] [--json]
+  test --project P FILE [--version N|draft|live] [--junit FILE] [--host H]... [--json]
+  verify --base-url URL --project P [--version N|draft|live] [--concurrency N] [--timeout D] [--json]
   serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http]
   quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT]   demo data in a local database, then serve
   version                                                  the version, commit and build date (also --version)
@@ -228,6 +233,16 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return c.lookup(ctx, rest)
 	case "export":
 		return c.export(ctx, rest)
+	case "lint":
+		return c.lint(ctx, rest)
+	case "diff":
+		return c.diff(ctx, rest)
+	case "explain":
+		return c.explain(ctx, rest)
+	case "test":
+		return c.test(ctx, rest)
+	case "verify":
+		return c.verify(ctx, rest)
 	case "serve":
 		return c.serve(ctx, rest)
 	case "quickstart":

@@ -1,0 +1,476 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"redirects"
+	"redirects/safety"
+)
+
+// The deploy-safety commands: lint, diff, explain, test and verify. Each
+// reads the draft or a version, asks package safety, prints the answer as
+// text or --json, and exits 1 when it finds what blocks a deploy (a lint
+// error, a failing case, a server that answers otherwise).
+
+// hostsFlag collects the repeated --host flag: the project's own hosts,
+// whose absolute destinations lead back into the project.
+type hostsFlag []string
+
+func (h *hostsFlag) String() string { return strings.Join(*h, ",") }
+
+func (h *hostsFlag) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.ContainsAny(v, "/ ") {
+		return fmt.Errorf("%q is not a host name (write www.example.com, optionally with :port)", v)
+	}
+	*h = append(*h, v)
+	return nil
+}
+
+// target is a rule set a safety command works on: the draft or a version.
+type target struct {
+	rules []redirects.Rule
+	// name reads "the draft", "version 3" or "version 3 (live)".
+	name string
+	// version is the version number, or 0 for the draft or nothing
+	// deployed.
+	version int
+}
+
+// parseVersion checks the value of a --version, --from or --to flag:
+// "draft", "live" (only where allowLive) or a positive version number. A
+// value of the wrong kind is bad usage; a number that is not positive is a
+// value the domain refuses, as for lookup --version.
+func parseVersion(flagName, v string, allowLive bool) (string, error) {
+	switch {
+	case v == "draft", v == "live" && allowLive:
+		return v, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		want := "draft or a version number"
+		if allowLive {
+			want = "draft, live or a version number"
+		}
+		return "", usagef("--%s %q is not %s", flagName, v, want)
+	}
+	if n <= 0 {
+		return "", redirects.Errorf(redirects.EINVALID, "--%s %d is not a positive version number", flagName, n)
+	}
+	return v, nil
+}
+
+// load reads the rules of spec ("draft", "live" or a version number) of a
+// project. With emptyLive, "live" of a project with nothing deployed is an
+// empty rule set instead of an error.
+func load(ctx context.Context, s redirects.Store, project, spec string, emptyLive bool) (*target, error) {
+	if spec == "draft" {
+		rules, err := s.FindRules(ctx, project)
+		if err != nil {
+			return nil, err
+		}
+		return &target{rules: rules, name: "the draft"}, nil
+	}
+	version := 0
+	if spec != "live" {
+		version, _ = strconv.Atoi(spec)
+	}
+	if version == 0 && emptyLive {
+		// Tell "no such project" from "nothing deployed yet".
+		if _, err := s.FindProjectByID(ctx, project); err != nil {
+			return nil, err
+		}
+		ds, err := s.FindDeployments(ctx, project)
+		if err != nil {
+			return nil, err
+		}
+		if len(ds) == 0 {
+			return &target{name: "nothing deployed"}, nil
+		}
+	}
+	d, rules, err := s.FindDeployment(ctx, project, version)
+	if err != nil {
+		return nil, err
+	}
+	t := &target{rules: rules, version: d.Version, name: "version " + strconv.Itoa(d.Version)}
+	if version == 0 {
+		t.name += " (live)"
+	}
+	return t, nil
+}
+
+// blocked is the error of a command that ran and found what blocks: exit 1,
+// with its message on stderr after the report on stdout.
+func blocked(format string, args ...any) error {
+	return redirects.Errorf(redirects.EINVALID, format, args...)
+}
+
+// plural returns "1 case", "2 cases": n with the form of the word for it.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// lintJSON is the --json shape of lint.
+type lintJSON struct {
+	Target   string           `json:"target"`
+	Version  int              `json:"version,omitempty"`
+	Errors   int              `json:"errors"`
+	Warnings int              `json:"warnings"`
+	Findings []safety.Finding `json:"findings"`
+}
+
+func (c *cmd) lint(ctx context.Context, args []string) error {
+	fs := c.flags("lint")
+	project := fs.String("project", "", "project ID")
+	version := fs.String("version", "draft", "draft, live or a version number")
+	var hosts hostsFlag
+	fs.Var(&hosts, "host", "a host of the project's own (repeatable): absolute destinations on it are followed")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	spec, err := parseVersion("version", *version, true)
+	if err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := load(ctx, s, *project, spec, false)
+	if err != nil {
+		return err
+	}
+	findings := safety.Lint(t.rules, safety.LintOptions{Hosts: hosts})
+	errs, warns := safety.Count(findings)
+	if *asJSON {
+		if findings == nil {
+			findings = []safety.Finding{}
+		}
+		if err := c.printJSON(lintJSON{Target: t.name, Version: t.version, Errors: errs, Warnings: warns, Findings: findings}); err != nil {
+			return err
+		}
+	} else {
+		bw := bufio.NewWriter(c.m.Stdout)
+		for _, f := range findings {
+			fmt.Fprintf(bw, "%-7s  %-10s  %s\n", f.Severity, f.Kind, f.Message)
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+	}
+	summary := fmt.Sprintf("lint of %s: %d rules, %s, %s", t.name, len(t.rules), plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	if errs > 0 {
+		return blocked("%s; errors block a deploy", summary)
+	}
+	c.infof("%s", summary)
+	return nil
+}
+
+// diffJSON is the --json shape of diff.
+type diffJSON struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	safety.DiffResult
+}
+
+func (c *cmd) diff(ctx context.Context, args []string) error {
+	fs := c.flags("diff")
+	project := fs.String("project", "", "project ID")
+	from := fs.String("from", "live", "live, draft or a version number")
+	to := fs.String("to", "draft", "live, draft or a version number")
+	maxPaths := fs.Int("max-paths", safety.DefaultMaxPaths, "changed paths to list (all: -1)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	fromSpec, err := parseVersion("from", *from, true)
+	if err != nil {
+		return err
+	}
+	toSpec, err := parseVersion("to", *to, true)
+	if err != nil {
+		return err
+	}
+	if *maxPaths == 0 || *maxPaths < -1 {
+		return redirects.Errorf(redirects.EINVALID, "--max-paths %d is neither a positive number nor -1 (all)", *maxPaths)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	a, err := load(ctx, s, *project, fromSpec, true)
+	if err != nil {
+		return err
+	}
+	b, err := load(ctx, s, *project, toSpec, true)
+	if err != nil {
+		return err
+	}
+	d := safety.Diff(a.rules, b.rules, safety.DiffOptions{MaxPaths: *maxPaths})
+	if *asJSON {
+		return c.printJSON(diffJSON{From: a.name, To: b.name, DiffResult: d})
+	}
+	bw := bufio.NewWriter(c.m.Stdout)
+	for _, r := range d.Added {
+		fmt.Fprintf(bw, "+ %s %s -> %d %s (priority %d)\n", r.MatchType, r.Source, r.StatusCode, r.Destination, r.Priority)
+	}
+	for _, r := range d.Removed {
+		fmt.Fprintf(bw, "- %s %s -> %d %s (priority %d)\n", r.MatchType, r.Source, r.StatusCode, r.Destination, r.Priority)
+	}
+	for _, ch := range d.Changed {
+		fmt.Fprintf(bw, "~ %s %s: %d %s (priority %d) -> %d %s (priority %d)\n", ch.To.MatchType, ch.To.Source,
+			ch.From.StatusCode, ch.From.Destination, ch.From.Priority, ch.To.StatusCode, ch.To.Destination, ch.To.Priority)
+	}
+	for _, p := range d.Impact {
+		fmt.Fprintf(bw, "path %s: %s -> %s\n", p.Path, p.From, p.To)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	c.infof("diff of %s -> %s: %d added, %d removed, %d changed, %d unchanged; %d of %d sample paths answer differently (%d listed)",
+		a.name, b.name, len(d.Added), len(d.Removed), len(d.Changed), d.Unchanged, d.PathsChanged, d.PathsChecked, len(d.Impact))
+	return nil
+}
+
+// explainJSON is the --json shape of explain.
+type explainJSON struct {
+	Target string `json:"target"`
+	safety.Explanation
+}
+
+func (c *cmd) explain(ctx context.Context, args []string) error {
+	fs := c.flags("explain")
+	project := fs.String("project", "", "project ID")
+	path := fs.String("path", "", "URL path to explain")
+	version := fs.String("version", "draft", "draft, live or a version number")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project", "path"); err != nil {
+		return err
+	}
+	spec, err := parseVersion("version", *version, true)
+	if err != nil {
+		return err
+	}
+	if (*path)[0] != '/' || len(*path) > redirects.MaxSourceLen {
+		return redirects.Errorf(redirects.EINVALID, "--path %q must start with / and be at most %d bytes, as the API requires", *path, redirects.MaxSourceLen)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := load(ctx, s, *project, spec, false)
+	if err != nil {
+		return err
+	}
+	e := safety.Explain(t.rules, *path)
+	if *asJSON {
+		return c.printJSON(explainJSON{Target: t.name, Explanation: e})
+	}
+	if e.Answer == nil {
+		c.println(fmt.Sprintf("%s: no rule of %s matches %s: no redirect", *path, t.name, e.Matched))
+		return nil
+	}
+	bw := bufio.NewWriter(c.m.Stdout)
+	fmt.Fprintf(bw, "%s: %d %s, by %s of %s\n", *path, e.Answer.StatusCode, e.Answer.Destination, e.Answer, t.name)
+	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "\tID\tMATCH\tPRIORITY\tSOURCE\tDESTINATION\tWHY")
+	for _, cand := range e.Candidates {
+		mark := ""
+		if cand.Answers {
+			mark = "*"
+		}
+		r := cand.Rule
+		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\t%d %s\t%s\n", mark, r.ID, r.MatchType, r.Priority, r.Source, r.StatusCode, r.Destination, cand.Reason)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// testJSON is the --json shape of test.
+type testJSON struct {
+	Target  string              `json:"target"`
+	Cases   int                 `json:"cases"`
+	Failed  int                 `json:"failed"`
+	Results []safety.CaseResult `json:"results"`
+}
+
+func (c *cmd) test(ctx context.Context, args []string) error {
+	fs := c.flags("test")
+	project := fs.String("project", "", "project ID")
+	version := fs.String("version", "draft", "draft, live or a version number")
+	junit := fs.String("junit", "", "also write the results as JUnit XML to this file")
+	var hosts hostsFlag
+	fs.Var(&hosts, "host", "a host of the project's own (repeatable), for final destinations")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parse(fs, args, "FILE")
+	if err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	spec, err := parseVersion("version", *version, true)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(pos[0])
+	if err != nil {
+		return redirects.Errorf(redirects.EINVALID, "test file: %v", err)
+	}
+	cases, err := safety.ParseCases(f)
+	f.Close()
+	if err != nil {
+		return redirects.Errorf(redirects.EINVALID, "%s: %s", pos[0], redirects.ErrorMessage(err))
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := load(ctx, s, *project, spec, false)
+	if err != nil {
+		return err
+	}
+	results := safety.RunCases(t.rules, cases, safety.LintOptions{Hosts: hosts})
+	failed := safety.Failed(results)
+	if *junit != "" {
+		if err := writeJUnit(*junit, "redirects."+*project, results); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		if err := c.printJSON(testJSON{Target: t.name, Cases: len(results), Failed: failed, Results: results}); err != nil {
+			return err
+		}
+	} else {
+		bw := bufio.NewWriter(c.m.Stdout)
+		for _, r := range results {
+			if r.Pass {
+				fmt.Fprintf(bw, "ok    line %d: %s: %s\n", r.Case.Line, r.Case.Path, r.Got)
+			} else {
+				fmt.Fprintf(bw, "FAIL  line %d: %s: %s\n", r.Case.Line, r.Case.Path, strings.Join(r.Problems, "; "))
+			}
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+	}
+	summary := fmt.Sprintf("test of %s: %s, %d failed", t.name, plural(len(results), "case", "cases"), failed)
+	if failed > 0 {
+		return blocked("%s", summary)
+	}
+	c.infof("%s", summary)
+	return nil
+}
+
+// writeJUnit writes the JUnit report to path, replacing it only once it is
+// complete.
+func writeJUnit(path, suite string, results []safety.CaseResult) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return redirects.Errorf(redirects.EINVALID, "--junit: %v", err)
+	}
+	err = safety.WriteJUnit(f, suite, results)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return redirects.Errorf(redirects.EINVALID, "--junit: %v", err)
+	}
+	return nil
+}
+
+// verifyJSON is the --json shape of verify.
+type verifyJSON struct {
+	Target     string            `json:"target"`
+	BaseURL    string            `json:"baseUrl"`
+	Paths      int               `json:"paths"`
+	Mismatches []safety.Mismatch `json:"mismatches"`
+}
+
+func (c *cmd) verify(ctx context.Context, args []string) error {
+	fs := c.flags("verify")
+	project := fs.String("project", "", "project ID")
+	baseURL := fs.String("base-url", "", "the web server to check, http://host:port")
+	version := fs.String("version", "live", "live, draft or a version number")
+	concurrency := fs.Int("concurrency", 8, "requests in flight")
+	timeout := fs.Duration("timeout", 10*time.Second, "timeout of each request")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project", "base-url"); err != nil {
+		return err
+	}
+	spec, err := parseVersion("version", *version, true)
+	if err != nil {
+		return err
+	}
+	if *concurrency <= 0 || *concurrency > 256 {
+		return redirects.Errorf(redirects.EINVALID, "--concurrency %d is outside 1..256", *concurrency)
+	}
+	if *timeout <= 0 {
+		return redirects.Errorf(redirects.EINVALID, "--timeout %s is not positive", *timeout)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := load(ctx, s, *project, spec, false)
+	if err != nil {
+		return err
+	}
+	mismatches, err := safety.Verify(ctx, *baseURL, t.rules, safety.VerifyOptions{Concurrency: *concurrency, Timeout: *timeout})
+	if err != nil {
+		return err
+	}
+	paths := len(safety.VerifyPaths(t.rules))
+	if *asJSON {
+		if mismatches == nil {
+			mismatches = []safety.Mismatch{}
+		}
+		if err := c.printJSON(verifyJSON{Target: t.name, BaseURL: *baseURL, Paths: paths, Mismatches: mismatches}); err != nil {
+			return err
+		}
+	} else {
+		bw := bufio.NewWriter(c.m.Stdout)
+		for _, m := range mismatches {
+			fmt.Fprintln(bw, m.String())
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+	}
+	summary := fmt.Sprintf("verify of %s against %s: %d paths, %s", *baseURL, t.name, paths, plural(len(mismatches), "mismatch", "mismatches"))
+	if len(mismatches) > 0 {
+		return blocked("%s", summary)
+	}
+	c.infof("%s", summary)
+	return nil
+}

@@ -1,0 +1,163 @@
+// Package servertest runs real nginx and haproxy processes on 127.0.0.1 for
+// tests: the configuration skeletons, a start that waits until every port
+// listens and kills the process when the test ends, and free ports. It is
+// the same setup the export package's differential tests use.
+package servertest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// LookPath returns the path of the named server binary, or skips the test
+// with a message saying how to install it.
+func LookPath(t testing.TB, name string) string {
+	t.Helper()
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s is not on PATH: skipping the test against a real %s (apt-get install nginx-light haproxy)", name, name)
+	}
+	return bin
+}
+
+// Check runs a configuration test (nginx -t, haproxy -c) and fails with its
+// output unless it passes.
+func Check(t testing.TB, bin string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, out)
+	}
+}
+
+// Start runs a server in the foreground until the test ends, waits until it
+// accepts connections on every port and returns its process id.
+func Start(t testing.TB, ports []int, bin string, args ...string) int {
+	t.Helper()
+	// The output goes to a file, read only once the server has exited or
+	// the test fails, so no reader races the process's writes.
+	log := filepath.Join(t.TempDir(), filepath.Base(bin)+".log")
+	out, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	output := func() string { b, _ := os.ReadFile(log); return string(b) }
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	deadline := time.Now().Add(2 * time.Minute)
+	for _, port := range ports {
+		for {
+			c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+			if err == nil {
+				c.Close()
+				break
+			}
+			select {
+			case <-exited:
+				t.Fatalf("%s exited: %s", bin, output())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s does not listen on %d after 2 minutes: %s", bin, port, output())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return cmd.Process.Pid
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// WriteFile writes body to path or fails the test.
+func WriteFile(t testing.TB, path string, body []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// NginxConf returns a minimal nginx configuration that keeps every file in
+// dir, with httpLines in the http block and one server per port, each with
+// the lines of servers[i]. "/etc/nginx/" in the lines becomes dir. A path no
+// location takes gets a 404.
+func NginxConf(dir, httpLines string, servers []string, ports []int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `daemon off;
+master_process off;
+worker_processes 1;
+error_log %[1]s/error.log;
+pid %[1]s/nginx.pid;
+events { worker_connections 512; }
+http {
+    access_log off;
+    client_body_temp_path %[1]s/client_body;
+    proxy_temp_path %[1]s/proxy;
+    fastcgi_temp_path %[1]s/fastcgi;
+    uwsgi_temp_path %[1]s/uwsgi;
+    scgi_temp_path %[1]s/scgi;
+`, dir)
+	indent(&b, strings.ReplaceAll(httpLines, "/etc/nginx/", dir+"/"), "    ")
+	for i, s := range servers {
+		fmt.Fprintf(&b, "    server {\n        listen 127.0.0.1:%d;\n        root %s/no-root;\n", ports[i], dir)
+		indent(&b, strings.ReplaceAll(s, "/etc/nginx/", dir+"/"), "        ")
+		b.WriteString("    }\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// HAProxyHead is the minimal global and defaults sections of a test
+// configuration; the frontends follow.
+const HAProxyHead = `global
+    maxconn 512
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+`
+
+// HAProxyFrontend returns a frontend listening on port with the lines of
+// body, "/etc/haproxy/" in them made dir, answering 204 to what they leave.
+func HAProxyFrontend(name string, port int, dir, body string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "frontend %s\n    bind 127.0.0.1:%d\n", name, port)
+	indent(&b, strings.ReplaceAll(body, "/etc/haproxy/", dir+"/"), "    ")
+	b.WriteString("    http-request return status 204\n")
+	return b.String()
+}
+
+func indent(b *strings.Builder, s, prefix string) {
+	for line := range strings.SplitSeq(strings.TrimSuffix(s, "\n"), "\n") {
+		b.WriteString(prefix + line + "\n")
+	}
+}

@@ -1,0 +1,77 @@
+package safety
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	"redirects"
+)
+
+// benchHosts are two of the generator's hosts, taken as the project's own
+// so that absolute destinations are followed too.
+var benchHosts = []string{"www.example.com", "shop.example.org"}
+
+// BenchmarkLint1M lints a million generated rules (30% starts_with), the
+// size a deploy must lint in under 10 s (BENCHMARKS.md has the figures):
+//
+//	go test -run '^$' -bench 'Lint1M|Diff1M' -benchtime 3x ./safety
+func BenchmarkLint1M(b *testing.B) {
+	rules := redirects.GenerateRules(1_000_000, 0.3, 1)
+	var findings []Finding
+	cpu := cpuTime()
+	for b.Loop() {
+		findings = Lint(rules, LintOptions{Hosts: benchHosts})
+	}
+	reportCPU(b, cpu)
+	e, w := Count(findings)
+	b.ReportMetric(float64(e), "errors")
+	b.ReportMetric(float64(w), "warnings")
+}
+
+// BenchmarkDiff1M diffs a million generated rules against a version with
+// 1% of the rules removed, 1% changed and 1% added.
+func BenchmarkDiff1M(b *testing.B) {
+	from := redirects.GenerateRules(1_000_000, 0.3, 1)
+	extra := redirects.GenerateRules(10_000, 0.3, 2)
+	to := make([]redirects.Rule, 0, len(from)+len(extra))
+	for i, r := range from {
+		switch i % 100 {
+		case 0:
+			continue // removed
+		case 1:
+			r.Destination += "-v2" // changed
+		}
+		to = append(to, r)
+	}
+	for _, r := range extra {
+		r.Source = "/new" + r.Source
+		r.ID += 2_000_000
+		to = append(to, r)
+	}
+	var res DiffResult
+	cpu := cpuTime()
+	for b.Loop() {
+		res = Diff(from, to, DiffOptions{})
+	}
+	reportCPU(b, cpu)
+	b.ReportMetric(float64(res.PathsChecked), "paths")
+	b.ReportMetric(float64(res.PathsChanged), "changed")
+}
+
+// cpuTime returns the CPU time the process has used, user and system. On a
+// machine shared with other work, CPU seconds per operation tell more than
+// wall time, which also counts the time spent waiting for a core.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
+// reportCPU reports the CPU seconds per operation since start, garbage
+// collection included.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric((cpuTime()-start).Seconds()/float64(b.N), "cpu-s/op")
+}

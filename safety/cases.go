@@ -1,0 +1,255 @@
+package safety
+
+import (
+	"encoding/csv"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// Case is one expected outcome: what the lookup of Path must answer.
+type Case struct {
+	// Line is the case's line in its file, for messages.
+	Line int    `json:"line"`
+	Path string `json:"path"`
+	// StatusCode is 301 or 302, or 0 when no rule may answer.
+	StatusCode  int    `json:"statusCode"`
+	Destination string `json:"destination,omitempty"`
+	// FinalDestination, when set, is where following the project's own
+	// rules from the answer must end (see LintOptions.Hosts).
+	FinalDestination string `json:"finalDestination,omitempty"`
+}
+
+// CaseResult is the outcome of one case.
+type CaseResult struct {
+	Case Case   `json:"case"`
+	Got  Answer `json:"got"`
+	// GotFinal is where following the answer ends; empty for no answer or
+	// a loop (Loop).
+	GotFinal string `json:"gotFinal,omitempty"`
+	Loop     bool   `json:"loop,omitempty"`
+	Pass     bool   `json:"pass"`
+	// Problems says, one sentence each, what differs from the case.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// CasesHeader is the header line of a test file; the fourth column is
+// optional.
+var CasesHeader = []string{"path", "status", "destination", "final_destination"}
+
+// ParseCases reads a test file: CSV (RFC 4180) with the header
+// path,status,destination and optionally final_destination. status is 301
+// or 302, or "none" (or 204, the API's answer) for a path no rule may
+// answer, whose destination is then empty. Every bad line is reported, with
+// its line number, in one EINVALID error.
+func ParseCases(in io.Reader) ([]Case, error) {
+	r := csv.NewReader(in)
+	r.FieldsPerRecord = -1
+	header, err := r.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, redirects.Errorf(redirects.EINVALID, "the test file is empty; its first line must be the header %s", strings.Join(CasesHeader[:3], ","))
+	}
+	if err != nil {
+		return nil, redirects.Errorf(redirects.EINVALID, "the test file is not valid CSV: %v", err)
+	}
+	for i := range header {
+		header[i] = strings.TrimSpace(strings.TrimPrefix(header[i], "\ufeff"))
+	}
+	if (len(header) != 3 && len(header) != 4) || !slicesEqualFold(header, CasesHeader[:len(header)]) {
+		return nil, redirects.Errorf(redirects.EINVALID, "line 1: the header is %q; want %s[,%s]",
+			strings.Join(header, ","), strings.Join(CasesHeader[:3], ","), CasesHeader[3])
+	}
+	var cases []Case
+	var problems []string
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		line, _ := r.FieldPos(0)
+		if err != nil {
+			// A broken quote leaves the rest of the file unreadable.
+			problems = append(problems, err.Error())
+			break
+		}
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		c, msg := parseCase(rec, len(header))
+		if msg != "" {
+			problems = append(problems, fmt.Sprintf("line %d: %s", line, msg))
+			continue
+		}
+		c.Line = line
+		cases = append(cases, c)
+	}
+	if len(problems) > 0 {
+		noun := "lines"
+		if len(problems) == 1 {
+			noun = "line"
+		}
+		return nil, redirects.Errorf(redirects.EINVALID, "the test file has %d bad %s:\n%s", len(problems), noun, strings.Join(problems, "\n"))
+	}
+	return cases, nil
+}
+
+func parseCase(rec []string, columns int) (Case, string) {
+	if len(rec) != columns {
+		return Case{}, fmt.Sprintf("%d fields, want %d as in the header", len(rec), columns)
+	}
+	c := Case{Path: rec[0], Destination: rec[2]}
+	if !strings.HasPrefix(c.Path, "/") || len(c.Path) > redirects.MaxSourceLen {
+		return Case{}, fmt.Sprintf("path %q must start with / and be at most %d bytes", c.Path, redirects.MaxSourceLen)
+	}
+	switch s := strings.TrimSpace(rec[1]); s {
+	case "301", "302":
+		c.StatusCode, _ = strconv.Atoi(s)
+		if c.Destination == "" {
+			return Case{}, fmt.Sprintf("status %s needs a destination", s)
+		}
+	case "none", "204":
+		if c.Destination != "" {
+			return Case{}, fmt.Sprintf("status %s (no redirect) takes no destination, got %q", s, c.Destination)
+		}
+	default:
+		return Case{}, fmt.Sprintf("status %q is not one of 301, 302, none", s)
+	}
+	if columns == 4 {
+		c.FinalDestination = rec[3]
+		if c.FinalDestination != "" && c.StatusCode == 0 {
+			return Case{}, "a case expecting no redirect takes no final_destination"
+		}
+	}
+	return c, ""
+}
+
+func slicesEqualFold(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !strings.EqualFold(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// RunCases runs cases against rules. opts.Hosts says which absolute
+// destinations are followed for final destinations.
+func RunCases(rules []redirects.Rule, cases []Case, opts LintOptions) []CaseResult {
+	x := newIndex(rules)
+	hosts := newOwnHosts(opts.Hosts)
+	out := make([]CaseResult, len(cases))
+	for k, c := range cases {
+		res := CaseResult{Case: c, Got: x.answer(c.Path)}
+		if res.Got.StatusCode != 0 {
+			res.GotFinal, res.Loop = x.final(hosts, res.Got.Destination)
+		}
+		if !res.Got.Same(Answer{StatusCode: c.StatusCode, Destination: c.Destination}) {
+			want := Answer{StatusCode: c.StatusCode, Destination: c.Destination}
+			res.Problems = append(res.Problems, fmt.Sprintf("answered %s, want %s", res.Got, want))
+		}
+		if c.FinalDestination != "" {
+			switch {
+			case res.Loop:
+				res.Problems = append(res.Problems, fmt.Sprintf("following the answer runs into a redirect loop, want it to end at %s", c.FinalDestination))
+			case res.GotFinal != c.FinalDestination:
+				res.Problems = append(res.Problems, fmt.Sprintf("following the answer ends at %s, want %s", res.GotFinal, c.FinalDestination))
+			}
+		}
+		res.Pass = len(res.Problems) == 0
+		out[k] = res
+	}
+	return out
+}
+
+// final follows dest through the rules and returns where it ends, or loop
+// when it comes back to a rule it passed.
+func (x *index) final(hosts ownHosts, dest string) (end string, loop bool) {
+	seen := map[int32]bool{}
+	for {
+		p, ok := hosts.follow(dest)
+		if !ok {
+			return dest, false
+		}
+		i := x.lookup(p)
+		if i < 0 {
+			return dest, false
+		}
+		if seen[i] {
+			return "", true
+		}
+		seen[i] = true
+		dest = x.rules[i].Destination
+	}
+}
+
+// Failed returns the number of results that did not pass.
+func Failed(results []CaseResult) int {
+	n := 0
+	for _, r := range results {
+		if !r.Pass {
+			n++
+		}
+	}
+	return n
+}
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit writes results as JUnit XML, the report format CI systems
+// read: one test suite named suite, one test case per case, named by its
+// line and path, with a failure element saying what differs.
+func WriteJUnit(w io.Writer, suite string, results []CaseResult) error {
+	s := junitSuite{Name: suite, Tests: len(results), Failures: Failed(results), Cases: make([]junitCase, 0, len(results))}
+	for _, r := range results {
+		c := junitCase{Name: fmt.Sprintf("line %d: %s", r.Case.Line, r.Case.Path), ClassName: suite}
+		if !r.Pass {
+			msg := strings.Join(r.Problems, "; ")
+			c.Failure = &junitFailure{Message: msg, Type: "mismatch", Text: r.Case.Path + ": " + msg}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	doc := junitSuites{Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

@@ -1,0 +1,219 @@
+package safety
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// Answer is what a lookup answers for a path: a status and a destination,
+// or status 0 for no redirect.
+type Answer struct {
+	StatusCode  int    `json:"statusCode"`
+	Destination string `json:"destination,omitempty"`
+	// RuleID names the answering rule; it is not part of what a client sees
+	// and so not compared.
+	RuleID int64 `json:"ruleId,omitempty"`
+}
+
+// Same reports whether a client sees the same answer in a and b.
+func (a Answer) Same(b Answer) bool {
+	return a.StatusCode == b.StatusCode && a.Destination == b.Destination
+}
+
+// String reads "301 /new" or "no redirect".
+func (a Answer) String() string {
+	if a.StatusCode == 0 {
+		return "no redirect"
+	}
+	return strconv.Itoa(a.StatusCode) + " " + a.Destination
+}
+
+func (x *index) answer(path string) Answer {
+	i := x.lookup(path)
+	if i < 0 {
+		return Answer{}
+	}
+	r := &x.rules[i]
+	return Answer{StatusCode: r.StatusCode, Destination: r.Destination, RuleID: r.ID}
+}
+
+// SamplePath returns the path below a starts_with source that Diff and
+// Verify probe besides the source itself: the source with "_" appended after
+// a trailing '/', else with "/_".
+func SamplePath(source string) string {
+	if strings.HasSuffix(source, "/") {
+		return source + "_"
+	}
+	return source + "/_"
+}
+
+// RuleChange is a rule present in both versions with other settings.
+type RuleChange struct {
+	From RuleRef `json:"from"`
+	To   RuleRef `json:"to"`
+	// Fields names what changed: destination, statusCode, priority.
+	Fields []string `json:"fields"`
+}
+
+// PathChange is a path whose answer differs between the versions.
+type PathChange struct {
+	Path string `json:"path"`
+	From Answer `json:"from"`
+	To   Answer `json:"to"`
+}
+
+// DiffResult is what changed from one rule set to another.
+type DiffResult struct {
+	Added   []RuleRef    `json:"added"`
+	Removed []RuleRef    `json:"removed"`
+	Changed []RuleChange `json:"changed"`
+	// Unchanged counts the rules equal in both.
+	Unchanged int `json:"unchanged"`
+	// PathsChecked is the number of sample paths looked up in both:
+	// every source of either set, and SamplePath of each starts_with
+	// source. PathsChanged of them answer differently; Impact lists the
+	// first DiffOptions.MaxPaths of those in byte order.
+	PathsChecked int          `json:"pathsChecked"`
+	PathsChanged int          `json:"pathsChanged"`
+	Impact       []PathChange `json:"impact"`
+}
+
+// DiffOptions bounds a diff's output.
+type DiffOptions struct {
+	// MaxPaths is the number of changed paths Impact lists; 0 means
+	// DefaultMaxPaths, a negative number all of them.
+	MaxPaths int
+}
+
+// DefaultMaxPaths is the number of changed paths a diff lists by default.
+const DefaultMaxPaths = 100
+
+// Diff compares two rule sets (from, the older, and to). Rules are the same
+// rule when they share a match type and source; they changed when the
+// destination, the status or (for starts_with rules, the only ones it
+// orders) the priority differs. The impact is computed by looking up sample
+// paths in both sets. Neither slice is modified.
+func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
+	res := DiffResult{Added: []RuleRef{}, Removed: []RuleRef{}, Changed: []RuleChange{}, Impact: []PathChange{}}
+	a, b := sortedByIdentity(from), sortedByIdentity(to)
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		var c int
+		switch {
+		case i == len(a):
+			c = 1
+		case j == len(b):
+			c = -1
+		default:
+			c = compareIdentity(a[i], b[j])
+		}
+		switch {
+		case c < 0:
+			res.Removed = append(res.Removed, Ref(a[i]))
+			i++
+		case c > 0:
+			res.Added = append(res.Added, Ref(b[j]))
+			j++
+		default:
+			if fields := changedFields(a[i], b[j]); len(fields) > 0 {
+				res.Changed = append(res.Changed, RuleChange{From: Ref(a[i]), To: Ref(b[j]), Fields: fields})
+			} else {
+				res.Unchanged++
+			}
+			i++
+			j++
+		}
+	}
+
+	res.PathsChecked = 0
+	xa, xb := newIndex(from), newIndex(to)
+	limit := opts.MaxPaths
+	if limit == 0 {
+		limit = DefaultMaxPaths
+	}
+	for _, p := range samplePaths(a, b) {
+		res.PathsChecked++
+		oa, ob := xa.answer(p), xb.answer(p)
+		if !oa.Same(ob) {
+			res.PathsChanged++
+			if limit < 0 || len(res.Impact) < limit {
+				res.Impact = append(res.Impact, PathChange{Path: p, From: oa, To: ob})
+			}
+		}
+	}
+	return res
+}
+
+// samplePaths returns, sorted and each once, the sources of a and b (both
+// sorted by source) and SamplePath of their starts_with sources. Sorting
+// and merging costs less than a set of a few million strings.
+func samplePaths(a, b []*redirects.Rule) []string {
+	sources := make([]string, 0, len(a)+len(b))
+	var below []string
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		var r *redirects.Rule
+		if j == len(b) || i < len(a) && a[i].Source <= b[j].Source {
+			r, i = a[i], i+1
+		} else {
+			r, j = b[j], j+1
+		}
+		if n := len(sources); n == 0 || sources[n-1] != r.Source {
+			sources = append(sources, r.Source)
+		}
+		if r.MatchType == redirects.StartsWith {
+			below = append(below, SamplePath(r.Source))
+		}
+	}
+	slices.Sort(below)
+	below = slices.Compact(below)
+	out := make([]string, 0, len(sources)+len(below))
+	for i, j := 0, 0; i < len(sources) || j < len(below); {
+		switch {
+		case j == len(below) || i < len(sources) && sources[i] < below[j]:
+			out = append(out, sources[i])
+			i++
+		case i == len(sources) || below[j] < sources[i]:
+			out = append(out, below[j])
+			j++
+		default:
+			out = append(out, sources[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// sortedByIdentity returns pointers to rules sorted by source, then match
+// type.
+func sortedByIdentity(rules []redirects.Rule) []*redirects.Rule {
+	out := make([]*redirects.Rule, len(rules))
+	for i := range rules {
+		out[i] = &rules[i]
+	}
+	slices.SortFunc(out, compareIdentity)
+	return out
+}
+
+func compareIdentity(a, b *redirects.Rule) int {
+	if c := strings.Compare(a.Source, b.Source); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.MatchType, b.MatchType)
+}
+
+func changedFields(a, b *redirects.Rule) []string {
+	var f []string
+	if a.Destination != b.Destination {
+		f = append(f, "destination")
+	}
+	if a.StatusCode != b.StatusCode {
+		f = append(f, "statusCode")
+	}
+	if a.MatchType == redirects.StartsWith && a.Priority != b.Priority {
+		f = append(f, "priority")
+	}
+	return f
+}
