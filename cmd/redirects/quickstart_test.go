@@ -19,7 +19,7 @@ func TestQuickstart(t *testing.T) {
 	}
 	dir := t.TempDir()
 	run := func() []string {
-		cmd := exec.Command(binary, "quickstart", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0")
+		cmd := exec.Command(binary(t), "quickstart", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "REDIRECTS_DB=")
 		out, err := cmd.StdoutPipe()
