@@ -46,11 +46,15 @@ func TestKilledDeployLeavesNoPartialVersion(t *testing.T) {
 	c := newCLI(t)
 	_, p := c.setup()
 	csv := writeRulesCSV(t, 100_000)
-	if n := c.ok("rule", "import", "--project", p, csv); n != "100000" {
-		t.Fatalf("import printed %q", n)
+	// The import and the first deploy run as processes too: the kills below
+	// are timed by how long a deploy process takes.
+	if r := c.execProcess("", "rule", "import", "--project", p, csv); r.code != 0 || strings.TrimSpace(r.stdout) != "100000" {
+		t.Fatalf("import: exit %d, printed %q, stderr %s", r.code, r.stdout, r.stderr)
 	}
 	start := time.Now()
-	c.ok("deploy", "--project", p)
+	if r := c.execProcess("", "deploy", "--project", p); r.code != 0 {
+		t.Fatalf("deploy: exit %d, stderr %s", r.code, r.stderr)
+	}
 	full := time.Since(start)
 	t.Logf("a whole deploy of 100,000 rules took %v", full)
 
