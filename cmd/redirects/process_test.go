@@ -13,9 +13,8 @@ import (
 // serveProcess is "redirects serve" run as a process of the binary, for the
 // tests where the process is the point: its signals and its exit.
 type serveProcess struct {
-	*edge // requests only: base and admin are the process's addresses
+	*edge // for requests and logs: base and admin are the process's addresses
 	cmd   *exec.Cmd
-	logs  syncBuffer
 	done  chan error // Wait's result
 }
 
