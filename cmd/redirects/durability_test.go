@@ -65,9 +65,19 @@ func TestKilledDeployLeavesNoPartialVersion(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(float64(full) * frac))
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		began := time.Now()
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		select {
+		case <-exited:
+			// The deploy finished before its kill: deploys run faster now
+			// (a busy machine calmed down), so the next kills are timed
+			// by this one.
+			full = time.Since(began)
+		case <-time.After(time.Duration(float64(full) * frac)):
+			cmd.Process.Signal(syscall.SIGKILL)
+			<-exited
+		}
 		var deps []struct {
 			Version, ExactRules, PrefixRules int
 		}
