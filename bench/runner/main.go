@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command runner is bench/run: one command that measures the redirects
 // service against nginx and HAProxy on 127.0.0.1 and writes a Markdown
 // report (docs in bench/run).

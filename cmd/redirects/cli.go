@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"redirects"
 	"redirects/export"
@@ -36,6 +35,10 @@ type Main struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	Clock  redirects.Clock
+	// Ready, if set, is called once "serve" or "quickstart" listens, with
+	// the edge and admin addresses (admin "" when there is none): a test
+	// that starts a server on 127.0.0.1:0 learns its ports from it.
+	Ready func(edgeAddr, adminAddr string)
 
 	store redirects.Store
 }
@@ -50,12 +53,6 @@ func NewMain() *Main {
 		Clock:  redirects.SystemClock{},
 	}
 }
-
-// offsetClock runs at the wall's speed from a chosen start: REDIRECTS_CLOCK
-// sets it, so tests can place themselves in a minute or month.
-type offsetClock struct{ offset time.Duration }
-
-func (c offsetClock) Now() time.Time { return time.Now().Add(c.offset).UTC() }
 
 // usageError is a command line that does not parse: exit 2.
 type usageError struct{ msg string }
@@ -172,13 +169,6 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(m.Stderr, usageText)
 		return usagef("no command given")
-	}
-	if v := m.Getenv("REDIRECTS_CLOCK"); v != "" {
-		start, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			return redirects.Errorf(redirects.EINVALID, "REDIRECTS_CLOCK %q is not an RFC 3339 time", v)
-		}
-		m.Clock = offsetClock{offset: time.Until(start)}
 	}
 	// Every change a command makes is recorded in the audit log as made
 	// by the operating-system user who ran it.

@@ -5,22 +5,38 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net/url"
-	"time"
-
 	"encoding/json"
 	"fmt"
-	"github.com/jackc/pgx/v5"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"redirects"
+	main "redirects/cmd/redirects"
+	"redirects/http/evhttp"
 )
 
-// binary is the redirects binary built once for every end-to-end test.
-var binary string
+// Most end-to-end tests run the program in process: Main with its streams,
+// environment and clock set by the test, exactly as main() wires them for
+// the binary. The binary is built and run as a process only where the
+// process is the point (signals, kill -9, several processes on one SQLite
+// file, the race detector build, the quickstart's printed commands).
+
+var (
+	binaryDir  string // where the binary is built; removed after the tests
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "redirects-e2e-")
@@ -28,26 +44,101 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "redirects")
-	args := []string{"build", "-o", binary}
-	if os.Getenv("REDIRECTS_TEST_RACE") != "" {
-		args = append(args, "-race") // the server under test checks itself for data races
-	}
-	build := exec.Command("go", append(args, ".")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building redirects:", err)
-		os.Exit(1)
-	}
+	binaryDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-// cli runs the built binary against one database.
+// binary returns the redirects binary, built on first use. With
+// REDIRECTS_TEST_RACE set it is built with the race detector, and the
+// process tests fail when it reports a data race.
+func binary(t *testing.T) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		path := filepath.Join(binaryDir, "redirects")
+		args := []string{"build", "-o", path}
+		if raceBinary() {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+		if err != nil {
+			binaryErr = fmt.Errorf("building redirects: %v\n%s", err, out)
+			return
+		}
+		binaryPath = path
+	})
+	if binaryErr != nil {
+		t.Fatal(binaryErr)
+	}
+	return binaryPath
+}
+
+func raceBinary() bool { return os.Getenv("REDIRECTS_TEST_RACE") != "" }
+
+// engines are the edge listener's HTTP engines: every edge test runs on
+// each of them.
+var engines = []string{"evhttp", "net/http"}
+
+// eachEngine runs test once per engine, as parallel subtests named
+// engine=evhttp and engine=net/http, each on a database of its own.
+func eachEngine(t *testing.T, test func(t *testing.T, c *cli)) {
+	t.Helper()
+	for _, engine := range engines {
+		t.Run("engine="+engine, func(t *testing.T) {
+			if engine == "evhttp" && !evhttp.Supported {
+				t.Skip("this platform has no epoll engine: serve falls back to net/http")
+			}
+			t.Parallel()
+			c := newCLI(t)
+			c.engine = engine
+			test(t, c)
+		})
+	}
+}
+
+// testClock is a settable clock for a program run in process: it runs at
+// the wall's speed from the time last set, so a test can place a server in
+// a minute or a month.
+type testClock struct{ offset atomic.Int64 }
+
+func newTestClock(start time.Time) *testClock {
+	c := &testClock{}
+	c.Set(start)
+	return c
+}
+
+// Set moves the clock to t; it runs on from there.
+func (c *testClock) Set(t time.Time) { c.offset.Store(int64(time.Until(t))) }
+
+func (c *testClock) Now() time.Time {
+	return time.Now().Add(time.Duration(c.offset.Load())).UTC()
+}
+
+// syncBuffer is a buffer that a running program writes while the test
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// cli runs the program against one database.
 type cli struct {
-	t  *testing.T
-	db string
+	t      *testing.T
+	db     string
+	engine string // the edge's HTTP engine in startEdge; "" for the default
 }
 
 // newCLI returns a CLI on a database of the test's own: a SQLite file, or
@@ -108,11 +199,46 @@ type result struct {
 	code           int
 }
 
-// exec runs the binary with REDIRECTS_DB set and the given standard input.
+// newMain returns the program wired to the test: REDIRECTS_DB and the
+// given variables are its whole environment, and the wall is its clock.
+func (c *cli) newMain(env map[string]string) *main.Main {
+	return &main.Main{
+		Stdin:  strings.NewReader(""),
+		Stdout: new(bytes.Buffer),
+		Stderr: new(bytes.Buffer),
+		Getenv: func(name string) string {
+			if name == "REDIRECTS_DB" {
+				return c.db
+			}
+			return env[name]
+		},
+		Clock: redirects.SystemClock{},
+	}
+}
+
+// exec runs one command in process with the given standard input.
 func (c *cli) exec(stdin string, args ...string) result {
 	c.t.Helper()
-	cmd := exec.Command(binary, args...)
+	m := c.newMain(nil)
+	var out, errb bytes.Buffer
+	m.Stdin, m.Stdout, m.Stderr = strings.NewReader(stdin), &out, &errb
+	code := m.Run(context.Background(), args)
+	return result{out.String(), errb.String(), code}
+}
+
+// command returns the binary set up to run args as a process on the
+// test's database.
+func (c *cli) command(args ...string) *exec.Cmd {
+	c.t.Helper()
+	cmd := exec.Command(binary(c.t), args...)
 	cmd.Env = append(os.Environ(), "REDIRECTS_DB="+c.db)
+	return cmd
+}
+
+// execProcess runs one command as a process of the binary.
+func (c *cli) execProcess(stdin string, args ...string) result {
+	c.t.Helper()
+	cmd := c.command(args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

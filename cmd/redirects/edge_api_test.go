@@ -9,10 +9,6 @@ import (
 	"time"
 )
 
-// clockStart places a server a few seconds into a minute, so a test's
-// requests share one rate window.
-const clockStart = "2026-03-10T12:30:02Z"
-
 var (
 	minuteReset = strconv.FormatInt(time.Date(2026, 3, 10, 12, 31, 0, 0, time.UTC).Unix(), 10)
 	monthReset  = strconv.FormatInt(time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC).Unix(), 10)
@@ -39,10 +35,11 @@ func lookupURL(project, path string, extra ...string) string {
 	return q
 }
 
-func TestEdgeLookup(t *testing.T) {
-	c := newCLI(t)
+func TestEdgeLookup(t *testing.T) { eachEngine(t, testEdgeLookup) }
+
+func testEdgeLookup(t *testing.T, c *cli) {
 	_, p, key := deployed(t, c)
-	e := startEdge(t, c, "REDIRECTS_CLOCK="+clockStart)
+	e := startEdge(t, c, atClockStart)
 
 	r := e.get(lookupURL(p, "/old"), key)
 	if r.status != 200 || r.body != `{"destination":"/new","statusCode":301,"matchType":"exact"}` {
@@ -82,10 +79,11 @@ func TestEdgeLookup(t *testing.T) {
 	wantError(t, e.get(lookupURL(p, "/old", "version=9"), key), 404, "NOT_FOUND", "Deployment not found for version 9")
 }
 
-func TestEdgeErrors(t *testing.T) {
-	c := newCLI(t)
+func TestEdgeErrors(t *testing.T) { eachEngine(t, testEdgeErrors) }
+
+func testEdgeErrors(t *testing.T, c *cli) {
 	org, p, key := deployed(t, c)
-	e := startEdge(t, c, "REDIRECTS_CLOCK="+clockStart)
+	e := startEdge(t, c, atClockStart)
 	empty := c.ok("project", "create", "--org", org, "--name", "empty")
 	emptyKey := c.ok("key", "create", "--project", empty)
 	revoked := c.ok("key", "create", "--project", p)
@@ -144,15 +142,34 @@ func TestEdgeErrors(t *testing.T) {
 	if r := e.get(lookupURL(p, "/old", "junk="+strings.Repeat("x", 12000)), key); r.status != 200 {
 		t.Fatalf("long query string: %d %s", r.status, r.body)
 	}
-	if r := e.do("GET", lookupURL(p, "/old"), key, map[string]string{"X-Junk": strings.Repeat("x", 40000)}); r.status != 431 {
-		t.Fatalf("huge header: %d, want 431", r.status)
+	huge := e.do("GET", lookupURL(p, "/old"), key, map[string]string{"X-Junk": strings.Repeat("x", 40000)})
+	if huge.status != 431 {
+		t.Fatalf("huge header: %d, want 431", huge.status)
+	}
+
+	// A request the engine cannot read at all (a header line without a
+	// colon) gets the engine's own answer, as the README documents.
+	bad := e.raw("GET " + lookupURL(p, "/old") + " HTTP/1.1\r\nHost: x\r\nX-API-Key " + key + "\r\n\r\n")
+	switch c.engine {
+	case "evhttp":
+		wantError(t, huge, 431, "HEADERS_TOO_LARGE", "Request Header Fields Too Large")
+		wantError(t, bad, 400, "BAD_REQUEST", "Bad Request")
+	case "net/http":
+		// Go's server answers these in plain text.
+		if huge.body != "431 Request Header Fields Too Large" {
+			t.Fatalf("huge header on net/http: %q, want Go's own 431 answer", huge.body)
+		}
+		if bad.status != 400 || !strings.HasPrefix(bad.body, "400 Bad Request") {
+			t.Fatalf("header line without a colon on net/http: %d %q, want Go's own 400 answer", bad.status, bad.body)
+		}
 	}
 }
 
 // TestEdgeSlowClient holds a connection open with half a request: the
 // server must cut it off after its read-header timeout, not hang.
-func TestEdgeSlowClient(t *testing.T) {
-	c := newCLI(t)
+func TestEdgeSlowClient(t *testing.T) { eachEngine(t, testEdgeSlowClient) }
+
+func testEdgeSlowClient(t *testing.T, c *cli) {
 	_, p, key := deployed(t, c)
 	e := startEdge(t, c)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(e.base, "http://"))
@@ -186,11 +203,12 @@ func TestEdgeSlowClient(t *testing.T) {
 
 // TestEdgeParameterOrder checks CONTRACT.md's order among parameter errors
 // and the edges of version numbers.
-func TestEdgeParameterOrder(t *testing.T) {
-	c := newCLI(t)
+func TestEdgeParameterOrder(t *testing.T) { eachEngine(t, testEdgeParameterOrder) }
+
+func testEdgeParameterOrder(t *testing.T, c *cli) {
 	org, p, key := deployed(t, c)
 	other := c.ok("project", "create", "--org", org, "--name", "other")
-	e := startEdge(t, c, "REDIRECTS_CLOCK="+clockStart)
+	e := startEdge(t, c, atClockStart)
 	// A missing project is reported before a malformed or repeated parameter.
 	wantError(t, e.get("/v1/lookup?path=%zz", key), 400, "MISSING_PROJECT", "Missing project parameter")
 	wantError(t, e.get("/v1/lookup?path=/a&path=/b", key), 400, "MISSING_PROJECT", "Missing project parameter")

@@ -8,10 +8,11 @@ import (
 	"time"
 )
 
-func TestEdgeExport(t *testing.T) {
-	c := newCLI(t)
+func TestEdgeExport(t *testing.T) { eachEngine(t, testEdgeExport) }
+
+func testEdgeExport(t *testing.T, c *cli) {
 	_, p, key := deployed(t, c)
-	e := startEdge(t, c, "REDIRECTS_CLOCK="+clockStart)
+	e := startEdge(t, c, atClockStart)
 	for _, f := range []struct{ format, ext, ctype string }{
 		{"csv", "csv", "text/csv; charset=utf-8"},
 		{"nginx", "conf", "text/plain; charset=utf-8"},
@@ -57,11 +58,12 @@ func TestEdgeExport(t *testing.T) {
 	}
 }
 
-func TestEdgeLimits(t *testing.T) {
-	c := newCLI(t)
+func TestEdgeLimits(t *testing.T) { eachEngine(t, testEdgeLimits) }
+
+func testEdgeLimits(t *testing.T, c *cli) {
 	_, p, key := deployed(t, c, "--rate-limit", "5", "--monthly-quota", "7")
 	test := c.ok("key", "create", "--project", p, "--test")
-	e := startEdge(t, c, "REDIRECTS_CLOCK="+clockStart)
+	e := startEdge(t, c, atClockStart)
 	for i := 1; i <= 5; i++ {
 		r := e.get(lookupURL(p, "/old"), key)
 		if r.status != 200 {
@@ -90,10 +92,11 @@ func TestEdgeLimits(t *testing.T) {
 	wantError(t, e.get(lookupURL(p, "/old"), test), 429, "RATE_LIMIT_EXCEEDED", "Too Many Requests")
 }
 
-func TestEdgeQuotaAndUnlimited(t *testing.T) {
-	c := newCLI(t)
+func TestEdgeQuotaAndUnlimited(t *testing.T) { eachEngine(t, testEdgeQuotaAndUnlimited) }
+
+func testEdgeQuotaAndUnlimited(t *testing.T, c *cli) {
 	org, p, key := deployed(t, c, "--monthly-quota", "3")
-	e := startEdge(t, c, "REDIRECTS_CLOCK="+clockStart)
+	e := startEdge(t, c, atClockStart)
 	for i := 0; i < 3; i++ {
 		if r := e.get(lookupURL(p, "/nothing"), key); r.status != 204 {
 			t.Fatalf("lookup %d within quota: %d", i, r.status)
@@ -111,7 +114,7 @@ func TestEdgeQuotaAndUnlimited(t *testing.T) {
 	}
 	// Usage survives a graceful restart.
 	e.stop()
-	e = startEdge(t, c, "REDIRECTS_CLOCK="+clockStart)
+	e = startEdge(t, c, atClockStart)
 	wantError(t, e.get(lookupURL(p, "/old"), key), 429, "QUOTA_EXCEEDED", "Monthly API Quota Exceeded")
 
 	c.ok("org", "update", org, "--tier", "enterprise", "--monthly-quota", "default")
@@ -121,8 +124,9 @@ func TestEdgeQuotaAndUnlimited(t *testing.T) {
 		"X-Quota-Limit": "unlimited", "X-Quota-Remaining": "unlimited", "X-RateLimit-Reset": "*", "X-Quota-Reset": monthReset})
 }
 
-func TestEdgePropagation(t *testing.T) {
-	c := newCLI(t)
+func TestEdgePropagation(t *testing.T) { eachEngine(t, testEdgePropagation) }
+
+func testEdgePropagation(t *testing.T, c *cli) {
 	_, p, key := deployed(t, c)
 	e := startEdge(t, c)
 	c.ok("rule", "add", "--project", p, "--source", "/fresh", "--destination", "/new-rule")
@@ -157,10 +161,11 @@ func TestEdgePropagation(t *testing.T) {
 	}
 }
 
-func TestEdgeDebugLogNeverHoldsAKey(t *testing.T) {
-	c := newCLI(t)
+func TestEdgeDebugLogNeverHoldsAKey(t *testing.T) { eachEngine(t, testEdgeDebugLogNeverHoldsAKey) }
+
+func testEdgeDebugLogNeverHoldsAKey(t *testing.T, c *cli) {
 	_, p, key := deployed(t, c)
-	e := startEdge(t, c, "REDIRECTS_LOG_LEVEL=debug")
+	e := startEdge(t, c, withEnv("REDIRECTS_LOG_LEVEL", "debug"))
 	e.get(lookupURL(p, "/old"), key)
 	e.get(lookupURL(p, "/old"), "redir_live_"+strings.Repeat("Z", 32))
 	within(t, 2*time.Second, "the request log lines", func() bool {

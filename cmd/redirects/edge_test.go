@@ -2,36 +2,53 @@ package main_test
 
 import (
 	"bufio"
+	"context"
 	"io"
+	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"redirects"
 )
 
-// edge is a running "redirects serve" process on 127.0.0.1.
+// edge is a "redirects serve" run in process on 127.0.0.1.
 type edge struct {
-	t     *testing.T
-	base  string
-	admin string
-	cmd   *exec.Cmd
-	mu    sync.Mutex
-	logs  strings.Builder
-	done  chan error
+	t      *testing.T
+	base   string
+	admin  string
+	logs   syncBuffer // stdout and stderr
+	cancel context.CancelFunc
+	exited chan struct{} // closed when Run has returned
+	code   int           // Run's exit code, once exited is closed
 }
 
-var servingLine = regexp.MustCompile(`msg=serving addr=(\S+) admin=(\S*)`)
+// serveOption sets up the program before "serve" runs.
+type serveOption func(*serveConfig)
+
+type serveConfig struct {
+	env   map[string]string
+	clock redirects.Clock
+}
+
+// withEnv sets an environment variable of the server.
+func withEnv(name, value string) serveOption {
+	return func(c *serveConfig) { c.env[name] = value }
+}
+
+// clockStart places a server a few seconds into a minute, so a test's
+// requests share one rate window.
+var clockStart = time.Date(2026, 3, 10, 12, 30, 2, 0, time.UTC)
+
+// atClockStart runs the server on a clock that starts at clockStart.
+func atClockStart(c *serveConfig) { c.clock = newTestClock(clockStart) }
 
 // startEdge starts the server on free loopback ports and waits until it
 // answers /healthz.
-func startEdge(t *testing.T, c *cli, env ...string) *edge {
+func startEdge(t *testing.T, c *cli, opts ...serveOption) *edge {
 	t.Helper()
-	e := startEdgeUnready(t, c, env...)
+	e := startEdgeUnready(t, c, opts...)
 	if r := e.do("GET", "/healthz", "", nil); r.status != 200 {
 		t.Fatalf("/healthz answered %d after start", r.status)
 	}
@@ -39,73 +56,70 @@ func startEdge(t *testing.T, c *cli, env ...string) *edge {
 }
 
 // startEdgeUnready starts the server and returns once it listens, ready or
-// not.
-func startEdgeUnready(t *testing.T, c *cli, env ...string) *edge {
+// not. The server stops when the test ends.
+func startEdgeUnready(t *testing.T, c *cli, opts ...serveOption) *edge {
 	t.Helper()
-	e := &edge{t: t, done: make(chan error, 1)}
-	e.cmd = exec.Command(binary, "serve", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0")
-	e.cmd.Env = append(append(os.Environ(), "REDIRECTS_DB="+c.db), env...)
-	stderr, err := e.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	cfg := serveConfig{env: map[string]string{}}
+	for _, o := range opts {
+		o(&cfg)
 	}
-	if err := e.cmd.Start(); err != nil {
-		t.Fatal(err)
+	e := &edge{t: t, exited: make(chan struct{})}
+	m := c.newMain(cfg.env)
+	m.Stdout, m.Stderr = &e.logs, &e.logs
+	if cfg.clock != nil {
+		m.Clock = cfg.clock
 	}
-	addrs := make(chan []string, 1)
+	addrs := make(chan [2]string, 1)
+	m.Ready = func(edgeAddr, adminAddr string) { addrs <- [2]string{edgeAddr, adminAddr} }
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}
+	if c.engine != "" {
+		args = append(args, "--engine", c.engine)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	e.cancel = cancel
 	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			e.mu.Lock()
-			e.logs.WriteString(line + "\n")
-			e.mu.Unlock()
-			if m := servingLine.FindStringSubmatch(line); m != nil {
-				addrs <- m[1:]
-			}
-		}
-		e.done <- e.cmd.Wait()
+		defer close(e.exited)
+		e.code = m.Run(ctx, args)
 	}()
 	t.Cleanup(func() {
-		if e.cmd.ProcessState == nil {
-			e.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-e.done:
-			case <-time.After(10 * time.Second):
-				e.cmd.Process.Kill()
-				<-e.done
-			}
-		}
-		if strings.Contains(e.logText(), "DATA RACE") {
-			t.Errorf("the server reported a data race:\n%s", e.logText())
+		e.cancel()
+		if !e.wait(15 * time.Second) {
+			t.Errorf("server did not stop within 15 s of the test's end; logs:\n%s", e.logs.String())
 		}
 	})
 	select {
 	case a := <-addrs:
 		e.base, e.admin = "http://"+a[0], "http://"+a[1]
+	case <-e.exited:
+		t.Fatalf("serve exited with %d before listening; logs:\n%s", e.code, e.logs.String())
 	case <-time.After(15 * time.Second):
-		t.Fatalf("server did not start in 15 s; logs:\n%s", e.logText())
+		t.Fatalf("server did not start in 15 s; logs:\n%s", e.logs.String())
 	}
 	return e
 }
 
-func (e *edge) logText() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.logs.String()
+// wait reports whether the server has stopped within d.
+func (e *edge) wait(d time.Duration) bool {
+	select {
+	case <-e.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
-// stop sends SIGTERM and waits for a clean exit.
+func (e *edge) logText() string { return e.logs.String() }
+
+// stop ends the server's context, as SIGTERM does for the binary, and
+// waits for a clean exit.
 func (e *edge) stop() {
 	e.t.Helper()
-	e.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-e.done:
-		if err != nil {
-			e.t.Fatalf("server exited with %v after SIGTERM; logs:\n%s", err, e.logText())
-		}
-	case <-time.After(15 * time.Second):
-		e.t.Fatalf("server did not stop within 15 s of SIGTERM")
+	e.cancel()
+	if !e.wait(15 * time.Second) {
+		e.t.Fatalf("server did not stop within 15 s")
+	}
+	if e.code != 0 {
+		e.t.Fatalf("server exited with %d after its context ended; logs:\n%s", e.code, e.logText())
 	}
 }
 
@@ -196,4 +210,29 @@ func within(t *testing.T, limit time.Duration, what string, check func() bool) t
 		time.Sleep(20 * time.Millisecond)
 	}
 	return time.Since(start)
+}
+
+// raw sends bytes as they are on a new connection and reads one answer:
+// for requests no HTTP client would send.
+func (e *edge) raw(request string) reply {
+	e.t.Helper()
+	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(e.base, "http://"), 5*time.Second)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, request); err != nil {
+		e.t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		e.t.Fatalf("reading the answer to %q: %v", request, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return reply{resp.StatusCode, resp.Header, string(b)}
 }

@@ -77,8 +77,9 @@ func (r *redisServer) cli(args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// multiNode needs PostgreSQL and a redis-server binary.
-func multiNode(t *testing.T) (*cli, *redisServer) {
+// multiNode needs PostgreSQL and a redis-server binary: it moves c to a
+// PostgreSQL database of its own and starts a Redis server.
+func multiNode(t *testing.T, c *cli) *redisServer {
 	t.Helper()
 	if os.Getenv("REDIRECTS_TEST_POSTGRES") == "" {
 		t.Skip("set REDIRECTS_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable to run the multi-node tests (.ci/run does)")
@@ -86,8 +87,10 @@ func multiNode(t *testing.T) (*cli, *redisServer) {
 	if _, err := exec.LookPath("redis-cli"); err != nil {
 		t.Skip("redis-cli is not installed (apt-get install redis-server)")
 	}
-	c := &cli{t: t, db: newPostgresDatabase(t)}
-	return c, startRedis(t, "")
+	if !strings.HasPrefix(c.db, "postgres") {
+		c.db = newPostgresDatabase(t)
+	}
+	return startRedis(t, "")
 }
 
 func (e *edge) metric(name string) string {
@@ -109,11 +112,13 @@ func (e *edge) metric(name string) string {
 	return ""
 }
 
-func TestThreeNodes(t *testing.T) {
-	c, redis := multiNode(t)
+func TestThreeNodes(t *testing.T) { eachEngine(t, testThreeNodes) }
+
+func testThreeNodes(t *testing.T, c *cli) {
+	redis := multiNode(t, c)
 	_, p, key := deployed(t, c, "--rate-limit", "30")
-	env := []string{"REDIRECTS_REDIS=" + redis.url(), "REDIRECTS_CLOCK=" + clockStart}
-	nodes := []*edge{startEdge(t, c, env...), startEdge(t, c, env...), startEdge(t, c, env...)}
+	opts := []serveOption{withEnv("REDIRECTS_REDIS", redis.url()), atClockStart}
+	nodes := []*edge{startEdge(t, c, opts...), startEdge(t, c, opts...), startEdge(t, c, opts...)}
 
 	// A deploy through the CLI reaches every node within 1 s.
 	c.ok("rule", "add", "--project", p, "--source", "/fresh", "--destination", "/new-rule")
@@ -165,11 +170,13 @@ func TestThreeNodes(t *testing.T) {
 	t.Logf("revocation refused by all three nodes after %v", time.Since(start))
 }
 
-func TestNodeFaults(t *testing.T) {
-	c, redis := multiNode(t)
+func TestNodeFaults(t *testing.T) { eachEngine(t, testNodeFaults) }
+
+func testNodeFaults(t *testing.T, c *cli) {
+	redis := multiNode(t, c)
 	_, p, key := deployed(t, c, "--monthly-quota", "20")
-	env := []string{"REDIRECTS_REDIS=" + redis.url(), "REDIRECTS_CLOCK=" + clockStart}
-	nodes := []*edge{startEdge(t, c, env...), startEdge(t, c, env...)}
+	opts := []serveOption{withEnv("REDIRECTS_REDIS", redis.url()), atClockStart}
+	nodes := []*edge{startEdge(t, c, opts...), startEdge(t, c, opts...)}
 	load := func(n int) (ok int) {
 		for i := 0; i < n; i++ {
 			r := nodes[i%len(nodes)].get(lookupURL(p, "/old"), key)
@@ -227,7 +234,7 @@ func TestNodeFaults(t *testing.T) {
 	for _, n := range nodes {
 		n.stop()
 	}
-	nodes = []*edge{startEdge(t, c, env...), startEdge(t, c, env...)}
+	nodes = []*edge{startEdge(t, c, opts...), startEdge(t, c, opts...)}
 	r := nodes[0].get(lookupURL(p, "/old"), key)
 	if r.status != 200 || r.header.Get("X-Quota-Remaining") != "7" {
 		t.Fatalf("after FLUSHALL and restarts: %d, X-Quota-Remaining %q, want 200 and 7", r.status, r.header.Get("X-Quota-Remaining"))
@@ -256,8 +263,10 @@ func terminateBackends(t *testing.T, dbURL string) {
 
 // TestNodeStartsWithoutStore starts a node while PostgreSQL cannot be
 // reached: it answers 503 until the store comes, then serves.
-func TestNodeStartsWithoutStore(t *testing.T) {
-	c, _ := multiNode(t)
+func TestNodeStartsWithoutStore(t *testing.T) { eachEngine(t, testNodeStartsWithoutStore) }
+
+func testNodeStartsWithoutStore(t *testing.T, c *cli) {
+	multiNode(t, c)
 	_, p, key := deployed(t, c)
 	u, err := url.Parse(c.db)
 	if err != nil {
@@ -271,7 +280,7 @@ func TestNodeStartsWithoutStore(t *testing.T) {
 	proxyAddr := ln.Addr().String()
 	ln.Close() // nothing listens there yet: connections are refused
 	u.Host = proxyAddr
-	viaProxy := &cli{t: t, db: u.String()}
+	viaProxy := &cli{t: t, db: u.String(), engine: c.engine}
 	e := startEdgeUnready(t, viaProxy)
 	wantError(t, e.get(lookupURL(p, "/old"), key), 503, "SERVICE_UNAVAILABLE", "Service Unavailable")
 	if r := e.get("/healthz", ""); r.status != 503 {

@@ -312,9 +312,10 @@ func TestOpenAPIDocument(t *testing.T) {
 
 // TestOpenAPI runs the real server, produces every kind of answer, and
 // validates each one against api/openapi.yaml.
-func TestOpenAPI(t *testing.T) {
+func TestOpenAPI(t *testing.T) { eachEngine(t, testOpenAPI) }
+
+func testOpenAPI(t *testing.T, c *cli) {
 	a := loadAPIDoc(t)
-	c := newCLI(t)
 	org, p, key := deployed(t, c)
 	testKey := c.ok("key", "create", "--project", p, "--test")
 	revoked := c.ok("key", "create", "--project", p)
@@ -326,7 +327,7 @@ func TestOpenAPI(t *testing.T) {
 	_, pQuota, keyQuota := deployed(t, c, "--monthly-quota", "1")
 	orgEnt, pEnt, keyEnt := deployed(t, c)
 	c.ok("org", "update", orgEnt, "--tier", "enterprise")
-	e := startEdge(t, c, "REDIRECTS_CLOCK="+clockStart)
+	e := startEdge(t, c, atClockStart)
 
 	get := func(target, key string) reply {
 		t.Helper()

@@ -19,9 +19,11 @@ func TestQuickstart(t *testing.T) {
 	}
 	dir := t.TempDir()
 	run := func() []string {
-		cmd := exec.Command(binary, "quickstart", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0")
+		cmd := exec.Command(binary(t), "quickstart", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "REDIRECTS_DB=")
+		var logs syncBuffer
+		cmd.Stderr = &logs
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -32,8 +34,9 @@ func TestQuickstart(t *testing.T) {
 		defer func() {
 			cmd.Process.Signal(syscall.SIGTERM)
 			if err := cmd.Wait(); err != nil {
-				t.Errorf("quickstart exited with %v after SIGTERM", err)
+				t.Errorf("quickstart exited with %v after SIGTERM; logs:\n%s", err, logs.String())
 			}
+			noDataRace(t, logs.String())
 		}()
 		lines := make(chan string)
 		go func() {

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"redirects"
 	edgehttp "redirects/http"
+	"redirects/http/evhttp"
 	"redirects/redis"
 )
 
@@ -40,6 +42,10 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, engin
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(c.m.Stderr, &slog.HandlerOptions{Level: lvl}))
+	if (engine == "" || engine == "evhttp") && !evhttp.Supported {
+		logger.Warn("the evhttp engine needs Linux epoll (64-bit or ARM): serving with net/http", "os", runtime.GOOS, "arch", runtime.GOARCH)
+		engine = "net/http"
+	}
 	metrics := edgehttp.NewMetrics()
 	var closers []func()
 	defer func() {
@@ -77,9 +83,12 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, engin
 		}
 		return redirects.Errorf(redirects.EINVALID, "cannot serve: %v", err)
 	}
-	logger.Info("serving", "addr", srv.Addr(), "admin", srv.AdminAddr())
+	logger.Info("serving", "addr", srv.Addr(), "admin", srv.AdminAddr(), "engine", engine)
 	if ready != nil {
 		ready(srv.Addr())
+	}
+	if c.m.Ready != nil {
+		c.m.Ready(srv.Addr(), srv.AdminAddr())
 	}
 	<-ctx.Done()
 	logger.Info("shutting down: finishing in-flight requests and flushing usage")
