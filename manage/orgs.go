@@ -190,7 +190,7 @@ type confirmRequest struct {
 // confirmName reads the confirmation of a deletion and checks it.
 func (h *handler) confirmName(w http.ResponseWriter, r *http.Request, what, id, name string) error {
 	var req confirmRequest
-	if err := h.decodeJSON(w, r, &req, false); err != nil {
+	if err := h.decodeJSON(w, r, &req, true); err != nil {
 		return err
 	}
 	if req.Confirm == nil {
