@@ -104,7 +104,8 @@ Commands:
   token revoke --org ORG_ID TOKEN_ID
   audit [--org ORG_ID] [--project P] [--actor A] [--action A] [--since T] [--until T] [--limit N] [--csv|--json]
   serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http]
-  quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT]   demo data in a local database, then serve
+        [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]
+  quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT]   demo data in a local database, then serve
 
 Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
 Run "redirects COMMAND --help" for a command's flags.
@@ -226,6 +227,9 @@ func (m *Main) run(ctx context.Context, args []string) error {
 type cmd struct {
 	m  *Main
 	db string
+	// manage holds the management listener's flags of serve and
+	// quickstart.
+	manage *manageOptions
 }
 
 func (c *cmd) sub(ctx context.Context, group string, args []string, cmds map[string]func(context.Context, []string) error) error {
