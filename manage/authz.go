@@ -48,7 +48,7 @@ func (h *handler) authorizeProject(r *http.Request, action redirects.Action) (*r
 		return nil, err
 	}
 	if err := authorize(r, p.OrgID, action); err != nil {
-		if redirects.ErrorCode(err) == redirects.ENOTFOUND || errorFor(err).status == http.StatusNotFound {
+		if errorFor(err).status == http.StatusNotFound {
 			return nil, notFound("project", id)
 		}
 		return nil, err

@@ -32,6 +32,8 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 	if o.Tier != "pro" || o.RateLimit != "1000" || o.RateLimitOverride || o.MonthlyQuota != "5" {
 		t.Fatalf("updated org = %+v", o)
 	}
+	op.do("PATCH", base, map[string]any{"rateLimit": "lots"}).want(t, 400, "INVALID_INPUT")
+	op.do("PATCH", base, map[string]any{"monthlyQuota": -1}).want(t, 400, "INVALID_INPUT")
 	var orgs struct{ Orgs []orgJSON }
 	op.do("GET", "/manage/v1/orgs", nil).want(t, 200).decode(t, &orgs)
 	if len(orgs.Orgs) != 1 || orgs.Orgs[0].ID != o.ID {
@@ -265,5 +267,17 @@ func TestEveryAnswerIsUncachedAndJSON(t *testing.T) {
 	}
 	if r := e.anon().do("GET", "/manage/v1/orgs", nil); r.header.Get("WWW-Authenticate") == "" {
 		t.Errorf("401 without WWW-Authenticate")
+	}
+}
+
+// TestInternalErrorsTellNothing: a store failure answers 500 without its
+// details.
+func TestInternalErrorsTellNothing(t *testing.T) {
+	e := newEnv(t, newSQLite, false, nil)
+	a := e.newOrg("A")
+	e.store.Close()
+	r := a.tokens[redirects.RoleOwner].do("GET", "/manage/v1/orgs", nil).want(t, 500, "INTERNAL_ERROR")
+	if _, msg := r.errBody(t); msg != "Internal error." {
+		t.Errorf("500 says %q", msg)
 	}
 }
