@@ -131,9 +131,10 @@ func notImplemented(what string) *apiError {
 	return newError(http.StatusNotImplemented, codeNotImplemented, "%s is not implemented yet", what)
 }
 
-// hasBody reports whether a request carries a body.
+// hasBody reports whether a request may carry a body: a length that is
+// not zero, or unknown (chunked, or HTTP/2 without a length).
 func hasBody(r *http.Request) bool {
-	return r.ContentLength > 0 || r.ContentLength < 0 && len(r.TransferEncoding) > 0
+	return r.ContentLength != 0
 }
 
 // checkJSONType refuses a body that is not declared application/json: a
