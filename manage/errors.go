@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"strconv"
@@ -252,4 +253,15 @@ func queryInt(r *http.Request, name string) (int, error) {
 		return 0, badQuery("the query parameter %q is %q, not a whole number", name, s)
 	}
 	return n, nil
+}
+
+// Unavailable returns a handler that answers every request 503
+// SERVICE_UNAVAILABLE, with the headers of every answer: the listener's
+// handler while its store cannot be reached yet.
+func Unavailable() http.Handler {
+	h := &handler{logger: slog.New(slog.DiscardHandler)}
+	return h.headers(h.serve(func(w http.ResponseWriter, _ *http.Request) error {
+		w.Header().Set("Retry-After", "1")
+		return redirects.Errorf(redirects.EUNAVAILABLE, "the database cannot be reached")
+	}))
 }

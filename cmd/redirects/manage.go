@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"redirects"
@@ -37,14 +39,27 @@ func (c *cmd) manageFlags(fs *flag.FlagSet, defAddr string) *manageOptions {
 
 // managementServer is the running management listener.
 type managementServer struct {
-	srv   *http.Server
+	srv *http.Server
+	// handler is manage.Unavailable until the store opens, then the API.
+	handler atomic.Pointer[http.Handler]
+	// store is set once it opens.
+	mu    sync.Mutex
 	store redirects.Store
-	done  chan error
+	// cancel stops the retries of a store that could not be reached.
+	cancel  context.CancelFunc
+	retries sync.WaitGroup
+	done    chan error
 }
+
+// manageRetry is how often a management listener started without its
+// database tries again, as the edge does.
+const manageRetry = time.Second
 
 // startManage starts the management API on its own listener when
 // --manage-addr is set, with a store of its own (the edge's may be
-// reconnecting in the background). It returns nil when there is none.
+// reconnecting in the background). A store that cannot be reached yet is
+// tried again every second, the API answering 503 meanwhile, as the edge
+// does. It returns nil when there is no listener.
 func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Logger) (*managementServer, error) {
 	if o == nil || *o.addr == "" {
 		return nil, nil
@@ -67,21 +82,63 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 	if url == "" {
 		url = DefaultDB
 	}
+	m := &managementServer{done: make(chan error, 1)}
+	api := func(s redirects.Store) http.Handler {
+		return manage.Handler(manage.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil})
+	}
 	s, err := OpenStore(ctx, url, c.m.Clock)
-	if err != nil {
+	switch {
+	case err == nil:
+		m.store = s
+		h := api(s)
+		m.handler.Store(&h)
+	case redirects.ErrorCode(err) == redirects.EUNAVAILABLE:
+		logger.Warn("management API: the store cannot be reached: answering 503 until it can", "error", err)
+		h := manage.Unavailable()
+		m.handler.Store(&h)
+	default:
 		return nil, fmt.Errorf("management API: %w", err)
 	}
 	ln, err := net.Listen("tcp", *o.addr)
 	if err != nil {
-		s.Close()
+		if m.store != nil {
+			m.store.Close()
+		}
 		return nil, redirects.Errorf(redirects.EINVALID, "management API: cannot listen on %s: %v", *o.addr, err)
 	}
 	if tlsConfig != nil {
 		ln = tls.NewListener(ln, tlsConfig)
 	}
-	m := &managementServer{store: s, done: make(chan error, 1)}
+	retryCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.cancel = cancel
+	if m.store == nil {
+		m.retries.Add(1)
+		go func() {
+			defer m.retries.Done()
+			t := time.NewTicker(manageRetry)
+			defer t.Stop()
+			for {
+				select {
+				case <-retryCtx.Done():
+					return
+				case <-t.C:
+				}
+				s, err := OpenStore(retryCtx, url, c.m.Clock)
+				if err != nil {
+					continue
+				}
+				m.mu.Lock()
+				m.store = s
+				m.mu.Unlock()
+				h := api(s)
+				m.handler.Store(&h)
+				logger.Info("management API: the store answers")
+				return
+			}
+		}()
+	}
 	m.srv = &http.Server{
-		Handler: manage.Handler(manage.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil}),
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*m.handler.Load()).ServeHTTP(w, r) }),
 		// Timeouts bound what a slow or idle client holds: the API's
 		// bodies are small, and an import is read within ReadTimeout.
 		ReadHeaderTimeout: 10 * time.Second,
@@ -111,12 +168,18 @@ func (m *managementServer) stop(ctx context.Context) error {
 	if m == nil {
 		return nil
 	}
+	m.cancel()
+	m.retries.Wait()
 	err := m.srv.Shutdown(ctx)
 	if serveErr := <-m.done; err == nil {
 		err = serveErr
 	}
-	if cerr := m.store.Close(); err == nil {
-		err = cerr
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.store != nil {
+		if cerr := m.store.Close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }

@@ -15,15 +15,20 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"redirects"
+	"redirects/internal/testproxy"
 )
 
 // syncBuffer is a bytes.Buffer that a running Main writes while the test
@@ -323,4 +328,78 @@ func TestQuickstartManagementAPI(t *testing.T) {
 	if res := apiCall(t, c, "POST", base+"/session", "", map[string]string{"email": email, "password": pw}, nil); res.StatusCode != 401 {
 		t.Errorf("the first password after the second run: %d, want 401", res.StatusCode)
 	}
+}
+
+// TestServeManagementAPIWithoutItsDatabase: a node started while its
+// database cannot be reached serves the management API with 503 until it
+// can, as the edge does, and stops cleanly.
+func TestServeManagementAPIWithoutItsDatabase(t *testing.T) {
+	db := "postgres://redirects@127.0.0.1:1/redirects?sslmode=disable&connect_timeout=1"
+	addr := freeAddr(t)
+	r := start(t, db, "serve", "--addr", "127.0.0.1:0", "--admin-addr", "", "--engine", "net/http", "--manage-addr", addr)
+	c := &http.Client{Timeout: 10 * time.Second}
+	var body struct{ Error, Code string }
+	waitFor(t, "the management API answers", func() bool {
+		res, err := c.Get("http://" + addr + "/manage/v1/orgs")
+		if err != nil {
+			return false
+		}
+		defer res.Body.Close()
+		json.NewDecoder(res.Body).Decode(&body)
+		return res.StatusCode == 503 && res.Header.Get("Cache-Control") == "no-store"
+	})
+	if body.Code != "SERVICE_UNAVAILABLE" {
+		t.Errorf("503 body %+v", body)
+	}
+	r.stop(t)
+}
+
+// TestManagementAPIReachesItsDatabaseLater: once the database answers, the
+// management API serves without a restart.
+func TestManagementAPIReachesItsDatabaseLater(t *testing.T) {
+	admin := os.Getenv("REDIRECTS_TEST_POSTGRES")
+	if admin == "" {
+		t.Skip("REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'")
+	}
+	name := "redirects_manage_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	pgExec := func(sql string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pgExec("CREATE DATABASE " + name)
+	t.Cleanup(func() { pgExec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
+	u, err := neturl.Parse(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := u.Host
+	proxyAddr := freeAddr(t)
+	u.Host, u.Path = proxyAddr, "/"+name
+	q := u.Query()
+	q.Set("connect_timeout", "1")
+	u.RawQuery = q.Encode()
+
+	addr := freeAddr(t)
+	start(t, u.String(), "serve", "--addr", "127.0.0.1:0", "--admin-addr", "", "--engine", "net/http", "--manage-addr", addr)
+	c := &http.Client{Timeout: 10 * time.Second}
+	status := func() int {
+		res, err := c.Get("http://" + addr + "/manage/v1/orgs")
+		if err != nil {
+			return 0
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	waitFor(t, "503 while the database cannot be reached", func() bool { return status() == 503 })
+	testproxy.Start(t, proxyAddr, target)
+	waitFor(t, "401 once the database answers", func() bool { return status() == 401 })
 }
