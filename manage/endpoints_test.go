@@ -1,9 +1,12 @@
 package manage
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 
 	"redirects"
@@ -280,4 +283,42 @@ func TestInternalErrorsTellNothing(t *testing.T) {
 	if _, msg := r.errBody(t); msg != "Internal error." {
 		t.Errorf("500 says %q", msg)
 	}
+}
+
+// TestDebugLog: at debug level every request is logged, without its
+// credentials.
+func TestDebugLog(t *testing.T) {
+	var logs syncBuffer
+	e := newEnv(t, newSQLite, false, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	a := e.newOrg("A")
+	_, secret := e.token(a.org.ID, redirects.RoleViewer, "logged", 0)
+	e.withToken(secret).do("GET", "/manage/v1/orgs/"+a.org.ID, nil).want(t, 200)
+	e.anon().do("GET", "/manage/v1/orgs", nil).want(t, 401)
+	out := logs.String()
+	if !strings.Contains(out, "path=/manage/v1/orgs/"+a.org.ID+" status=200") || !strings.Contains(out, "path=/manage/v1/orgs status=401") {
+		t.Errorf("debug log:\n%s", out)
+	}
+	if strings.Contains(out, secret) || strings.Contains(out, secret[len(redirects.ManagementTokenPrefix):]) {
+		t.Errorf("the debug log holds the token:\n%s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer that the server's goroutines write.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -1,6 +1,7 @@
 package manage
 
 import (
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -127,6 +128,23 @@ func (h *handler) headers(next http.Handler) http.Handler {
 		if h.secure {
 			hd.Set("Strict-Transport-Security", "max-age=31536000")
 		}
-		next.ServeHTTP(w, r)
+		if !h.logger.Enabled(r.Context(), slog.LevelDebug) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		h.logger.Debug("management API request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "remote", remoteIP(r))
 	})
+}
+
+// statusWriter remembers the status of an answer, for the debug log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
 }
