@@ -84,7 +84,7 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 	}
 	m := &managementServer{done: make(chan error, 1)}
 	api := func(s redirects.Store) http.Handler {
-		return manage.Handler(manage.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil})
+		return manage.Handler(manage.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder})
 	}
 	s, err := OpenStore(ctx, url, c.m.Clock)
 	switch {
