@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"redirects"
+	"redirects/export"
 )
 
 // timeFlag is a --since or --until value: an RFC 3339 time, a date
@@ -43,10 +42,6 @@ func (f *timeFlag) Set(s string) error {
 	}
 	return fmt.Errorf("%q is not a time (2026-03-14T15:09:26Z), a date (2026-03-14) or a duration ago (24h, 7d)", s)
 }
-
-// auditColumns are the columns of `audit --csv`.
-var auditColumns = []string{"id", "time", "orgId", "projectId", "actorKind", "actorId", "actorLabel", "remoteAddr",
-	"action", "objectType", "objectId", "before", "after"}
 
 // auditJSON is the --json shape of an audit entry.
 type auditJSON struct {
@@ -123,16 +118,7 @@ func (c *cmd) audit(ctx context.Context, args []string) error {
 		}
 		return c.printJSON(out)
 	case *asCSV:
-		w := csv.NewWriter(c.m.Stdout)
-		w.UseCRLF = true
-		w.Write(auditColumns)
-		for _, e := range entries {
-			w.Write(safeCells(strconv.FormatInt(e.ID, 10), e.Time.Format(time.RFC3339Nano), e.OrgID, e.ProjectID,
-				string(e.Actor.Kind), e.Actor.ID, e.Actor.Label, e.Actor.RemoteAddr, e.Action, e.ObjectType, e.ObjectID,
-				string(e.Before), string(e.After)))
-		}
-		w.Flush()
-		return w.Error()
+		return export.WriteAuditCSV(c.m.Stdout, entries)
 	}
 	w := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TIME\tACTOR\tFROM\tACTION\tOBJECT\tORG\tPROJECT\tCHANGE")
@@ -186,17 +172,4 @@ func change(e *redirects.AuditEntry) string {
 // characters, but a JSON value shown whole could be long.
 func oneLine(s string) string {
 	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", " ").Replace(s)
-}
-
-// safeCells guards the CSV against formula injection: a spreadsheet runs a
-// cell that starts with =, +, -, @, a tab or a carriage return as a
-// formula, and labels, emails and rule sources come from users. Such a cell
-// gets a leading apostrophe, which spreadsheets hide.
-func safeCells(cells ...string) []string {
-	for i, s := range cells {
-		if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-			cells[i] = "'" + s
-		}
-	}
-	return cells
 }

@@ -108,7 +108,8 @@ Commands:
   test --project P FILE [--version N|draft|live] [--junit FILE] [--host H]... [--json]
   verify --base-url URL --project P [--version N|draft|live] [--concurrency N] [--timeout D] [--json]
   serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http]
-  quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT]   demo data in a local database, then serve
+        [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]
+  quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT]   demo data in a local database, then serve
   version                                                  the version, commit and build date (also --version)
 
 Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
@@ -245,6 +246,9 @@ func (m *Main) run(ctx context.Context, args []string) error {
 type cmd struct {
 	m  *Main
 	db string
+	// manage holds the management listener's flags of serve and
+	// quickstart.
+	manage *manageOptions
 }
 
 func (c *cmd) sub(ctx context.Context, group string, args []string, cmds map[string]func(context.Context, []string) error) error {

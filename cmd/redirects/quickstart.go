@@ -35,6 +35,8 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 	fs := c.flags("quickstart")
 	addr := fs.String("addr", c.env("REDIRECTS_ADDR", "127.0.0.1:8080"), "edge API address (or REDIRECTS_ADDR)")
 	admin := fs.String("admin-addr", c.env("REDIRECTS_ADMIN_ADDR", "127.0.0.1:8081"), "admin address for /metrics")
+	c.manage = c.manageFlags(fs, "127.0.0.1:8082")
+	c.manage.lenient = true
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -64,6 +66,12 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 	if err := s.CreateKey(ctx, k); err != nil {
 		return err
 	}
+	var login string
+	if *c.manage.addr != "" {
+		if login, err = demoOperator(ctx, s, p.OrgID); err != nil {
+			return err
+		}
+	}
 	return c.runServer(ctx, *addr, *admin, "", "info", "evhttp", func(edgeAddr string) {
 		host, port, _ := net.SplitHostPort(edgeAddr)
 		if host == "" || host == "::" || host == "0.0.0.0" {
@@ -76,6 +84,9 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 		fmt.Fprintf(&b, "# a redirect (200 with JSON):\ncurl -i -H 'X-API-Key: %s' '%s/v1/lookup?project=%s&path=/blog/2019/hello'\n\n", secret, base, p.ID)
 		fmt.Fprintf(&b, "# no rule for the path (204):\ncurl -i -H 'X-API-Key: %s' '%s/v1/lookup?project=%s&path=/nowhere'\n\n", secret, base, p.ID)
 		fmt.Fprintf(&b, "# the rules as an nginx config:\ncurl -H 'X-API-Key: %s' '%s/v1/export?project=%s&format=nginx'\n\n", secret, base, p.ID)
+		if c.manage.bound != "" {
+			printManageLogin(&b, c.manage.bound, login)
+		}
 		fmt.Fprintf(&b, "Press Ctrl-C to stop. Manage rules with: redirects rule add --project %s ...\n", p.ID)
 		fmt.Fprint(c.m.Stdout, b.String())
 	})
@@ -111,4 +122,56 @@ func demoProjectOf(ctx context.Context, s redirects.Store) (*redirects.Project, 
 		return nil, err
 	}
 	return p, nil
+}
+
+// demoOperatorEmail is the quickstart's login to the management API.
+const demoOperatorEmail = "admin@example.com"
+
+// demoOperator makes admin@example.com (an operator, created if missing)
+// owner of the demo organization, gives it a fresh one-time password and
+// returns it. A reset ends the user's earlier sessions.
+func demoOperator(ctx context.Context, s redirects.Store, orgID string) (string, error) {
+	a, err := accounts(s)
+	if err != nil {
+		return "", err
+	}
+	pw := redirects.NewPassword()
+	hash, err := redirects.HashPassword(pw)
+	if err != nil {
+		return "", err
+	}
+	u, err := a.FindUserByEmail(ctx, demoOperatorEmail)
+	switch {
+	case redirects.ErrorCode(err) == redirects.ENOTFOUND:
+		u = &redirects.User{Email: demoOperatorEmail, PasswordHash: hash, Operator: true}
+		if err := a.CreateUser(ctx, u); err != nil {
+			return "", err
+		}
+	case err != nil:
+		return "", err
+	case u.Disabled():
+		return "", redirects.Errorf(redirects.EINVALID, "%s is disabled in this database; the quickstart cannot sign in with it", demoOperatorEmail)
+	default:
+		if err := a.SetUserPassword(ctx, u.ID, hash); err != nil {
+			return "", err
+		}
+	}
+	if err := a.SetMember(ctx, &redirects.Membership{OrgID: orgID, UserID: u.ID, Role: redirects.RoleOwner}); err != nil {
+		return "", err
+	}
+	return pw, nil
+}
+
+// printManageLogin prints the management API's address and a login.
+func printManageLogin(b *strings.Builder, addr, password string) {
+	host, port, _ := net.SplitHostPort(addr)
+	if host == "" || host == "::" || host == "0.0.0.0" {
+		host = "127.0.0.1"
+	}
+	base := "http://" + net.JoinHostPort(host, port) + "/manage/v1"
+	fmt.Fprintf(b, "Management API: %s/\n", base)
+	fmt.Fprintf(b, "Login: %s  one-time password (shown once): %s\n\n", demoOperatorEmail, password)
+	fmt.Fprintf(b, "# sign in (keeps the session cookie in cookies.txt; the answer holds the csrfToken for changes):\n")
+	fmt.Fprintf(b, "curl -c cookies.txt -H 'Content-Type: application/json' -d '{\"email\":\"%s\",\"password\":\"%s\"}' '%s/session'\n\n", demoOperatorEmail, password, base)
+	fmt.Fprintf(b, "# your organizations:\ncurl -b cookies.txt '%s/orgs'\n\n", base)
 }

@@ -28,6 +28,7 @@ func (c *cmd) serve(ctx context.Context, args []string) error {
 	redisURL := fs.String("redis", c.env("REDIRECTS_REDIS", ""), "Redis URL for limits shared across nodes (or REDIRECTS_REDIS)")
 	level := fs.String("log-level", c.env("REDIRECTS_LOG_LEVEL", "info"), "debug logs every request (or REDIRECTS_LOG_LEVEL)")
 	engine := fs.String("engine", c.env("REDIRECTS_ENGINE", "evhttp"), "HTTP engine of the edge listener: evhttp or net/http (or REDIRECTS_ENGINE)")
+	c.manage = c.manageFlags(fs, "")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -83,6 +84,15 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, engin
 		}
 		return redirects.Errorf(redirects.EINVALID, "cannot serve: %v", err)
 	}
+	mgmt, err := c.startManage(ctx, c.manage, logger)
+	if err != nil && (c.manage == nil || !c.manage.lenient) {
+		closing, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		srv.Close(closing)
+		return err
+	} else if err != nil {
+		logger.Warn("the management API is off", "error", err)
+	}
 	logger.Info("serving", "addr", srv.Addr(), "admin", srv.AdminAddr(), "engine", engine)
 	if ready != nil {
 		ready(srv.Addr())
@@ -94,6 +104,9 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, engin
 	logger.Info("shutting down: finishing in-flight requests and flushing usage")
 	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	if err := mgmt.stop(shutdown); err != nil {
+		logger.Error("stopping the management API", "error", err)
+	}
 	if err := srv.Close(shutdown); err != nil {
 		return err
 	}

@@ -1,0 +1,147 @@
+package manage
+
+import (
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"redirects"
+	"redirects/export"
+)
+
+// auditJSON is an audit entry as the API shows one: the CLI's audit --json
+// shape.
+type auditJSON struct {
+	ID         int64           `json:"id"`
+	Time       string          `json:"time"`
+	OrgID      string          `json:"orgId"`
+	ProjectID  string          `json:"projectId"`
+	Actor      auditActorJSON  `json:"actor"`
+	Action     string          `json:"action"`
+	ObjectType string          `json:"objectType"`
+	ObjectID   string          `json:"objectId"`
+	Before     json.RawMessage `json:"before"`
+	After      json.RawMessage `json:"after"`
+}
+
+type auditActorJSON struct {
+	Kind       string `json:"kind"`
+	ID         string `json:"id"`
+	Label      string `json:"label"`
+	RemoteAddr string `json:"remoteAddr"`
+}
+
+func toAuditJSON(e *redirects.AuditEntry) auditJSON {
+	return auditJSON{ID: e.ID, Time: e.Time.UTC().Format(time.RFC3339Nano), OrgID: e.OrgID, ProjectID: e.ProjectID,
+		Actor:  auditActorJSON{Kind: string(e.Actor.Kind), ID: e.Actor.ID, Label: e.Actor.Label, RemoteAddr: e.Actor.RemoteAddr},
+		Action: e.Action, ObjectType: e.ObjectType, ObjectID: e.ObjectID, Before: e.Before, After: e.After}
+}
+
+// auditPageJSON is a page of entries, newest first. Next, when not null,
+// is the before= of the following (older) page.
+type auditPageJSON struct {
+	Entries []auditJSON `json:"entries"`
+	Next    *string     `json:"next"`
+}
+
+// timeParam reads an RFC 3339 time or a date (midnight UTC).
+func timeParam(r *http.Request, name string) (time.Time, error) {
+	s, err := query(r, name)
+	if err != nil || s == "" {
+		return time.Time{}, err
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, badQuery("the query parameter %q is %q, neither a time (2026-03-14T15:09:26Z) nor a date (2026-03-14)", name, s)
+}
+
+// wantsCSV reports whether the Accept header asks for text/csv before
+// JSON.
+func wantsCSV(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case "text/csv":
+			return true
+		case "application/json", "*/*":
+			return false
+		}
+	}
+	return false
+}
+
+// audit answers the organization's audit entries, newest first, filtered
+// by ?project=&actor=&action=&since=&until=, at most ?limit= (default
+// 100), older than ?before= (an entry ID, for paging); as CSV with
+// Accept: text/csv.
+func (h *handler) audit(w http.ResponseWriter, r *http.Request) error {
+	o, err := h.authorizeOrg(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	f := redirects.AuditFilter{OrgID: o.ID}
+	if f.ProjectID, err = query(r, "project"); err != nil {
+		return err
+	}
+	if f.ProjectID != "" {
+		p, err := h.store.FindProjectByID(r.Context(), f.ProjectID)
+		if err != nil || p.OrgID != o.ID {
+			return notFound("project", f.ProjectID)
+		}
+	}
+	if f.Actor, err = query(r, "actor"); err != nil {
+		return err
+	}
+	if f.Action, err = query(r, "action"); err != nil {
+		return err
+	}
+	if f.Since, err = timeParam(r, "since"); err != nil {
+		return err
+	}
+	if f.Until, err = timeParam(r, "until"); err != nil {
+		return err
+	}
+	if f.Limit, err = queryInt(r, "limit"); err != nil {
+		return err
+	}
+	before, err := queryInt(r, "before")
+	if err != nil {
+		return err
+	}
+	if before < 0 {
+		return badQuery("the query parameter \"before\" is %d, not an entry ID", before)
+	}
+	f.BeforeID = int64(before)
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	entries, err := h.accounts.FindAudit(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	if wantsCSV(r) {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="audit-`+o.ID+`.csv"`)
+		return export.WriteAuditCSV(w, entries)
+	}
+	out := auditPageJSON{Entries: make([]auditJSON, 0, len(entries))}
+	for _, e := range entries {
+		out.Entries = append(out.Entries, toAuditJSON(e))
+	}
+	if len(entries) == f.Limit && len(entries) > 0 {
+		next := strconv.FormatInt(entries[len(entries)-1].ID, 10)
+		out.Next = &next
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}

@@ -1,0 +1,268 @@
+package manage
+
+import (
+	"context"
+	"math"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"redirects"
+)
+
+// SessionCookie is the name of the session cookie.
+const SessionCookie = "redirects_session"
+
+// CSRFHeader carries the session's CSRF token on every state-changing
+// request made with the session cookie.
+const CSRFHeader = "X-CSRF-Token"
+
+// sessionTouchInterval is how stale a session's LastSeenAt may grow, so a
+// busy dashboard does not write to the database on every request.
+const sessionTouchInterval = time.Minute
+
+// caller is who makes a request, once authenticated: a user with a session,
+// or a management token.
+type caller struct {
+	principal redirects.Principal
+	// user and session are set for a session; token for a token.
+	user    *redirects.User
+	session *redirects.Session
+	token   *redirects.ManagementToken
+}
+
+type callerKey struct{}
+
+// callerOf returns the authenticated caller of r; routes that need one are
+// wrapped by authenticate, so it is never nil there.
+func callerOf(r *http.Request) *caller {
+	c, _ := r.Context().Value(callerKey{}).(*caller)
+	return c
+}
+
+// remoteIP returns the address of the connection a request came on. It
+// never reads X-Forwarded-For: a proxy in front of the listener must be
+// trusted before its word is, and none is configured.
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// safeMethod reports whether a method changes nothing.
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// authenticate wraps a route that needs a caller: from a management token
+// in Authorization, else from the session cookie, whose state-changing
+// requests must also carry the CSRF token. It puts the caller, and the
+// actor the stores record in the audit log, into the request's context.
+func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		c, actor, err := h.identify(r)
+		if err != nil {
+			return err
+		}
+		if c.session != nil && !safeMethod(r.Method) && !c.session.CheckCSRF(r.Header.Get(CSRFHeader)) {
+			return newError(http.StatusForbidden, codeCSRF, "a request made with the session cookie that changes something needs the header %s with the csrfToken the login answered", CSRFHeader)
+		}
+		ctx := context.WithValue(r.Context(), callerKey{}, c)
+		ctx = redirects.WithActor(ctx, actor)
+		return next(w, r.WithContext(ctx))
+	}
+}
+
+// identify finds the caller of r, or returns a 401.
+func (h *handler) identify(r *http.Request) (*caller, redirects.Actor, error) {
+	ctx := r.Context()
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		scheme, secret, _ := strings.Cut(auth, " ")
+		secret = strings.TrimSpace(secret)
+		if !strings.EqualFold(scheme, "Bearer") || !redirects.WellFormedManagementToken(secret) {
+			return nil, redirects.Actor{}, newError(http.StatusUnauthorized, codeUnauthenticated, "the Authorization header is not \"Bearer redir_mgmt_...\"")
+		}
+		t, err := h.accounts.FindTokenByHash(ctx, redirects.HashKey(secret))
+		if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+			return nil, redirects.Actor{}, newError(http.StatusUnauthorized, codeUnauthenticated, "the management token is unknown, revoked or expired")
+		} else if err != nil {
+			return nil, redirects.Actor{}, err
+		}
+		// The store finds active tokens only; checking again costs nothing
+		// and keeps an expired token out whatever the store's clock says.
+		if !t.Active(h.clock.Now()) {
+			return nil, redirects.Actor{}, newError(http.StatusUnauthorized, codeUnauthenticated, "the management token is unknown, revoked or expired")
+		}
+		return &caller{principal: redirects.TokenPrincipal(t), token: t},
+			redirects.Actor{Kind: redirects.ActorToken, ID: t.ID, Label: t.Label, RemoteAddr: remoteIP(r)}, nil
+	}
+	s, u, err := h.sessionOf(r)
+	if err != nil {
+		return nil, redirects.Actor{}, err
+	}
+	if s == nil {
+		return nil, redirects.Actor{}, newError(http.StatusUnauthorized, codeUnauthenticated, "sign in (POST /manage/v1/session) or send Authorization: Bearer redir_mgmt_...")
+	}
+	ms, err := h.accounts.FindMemberships(ctx, u.ID)
+	if err != nil {
+		return nil, redirects.Actor{}, err
+	}
+	return &caller{principal: redirects.UserPrincipal(u, ms), user: u, session: s},
+		redirects.Actor{Kind: redirects.ActorUser, ID: u.ID, Label: u.Email, RemoteAddr: remoteIP(r)}, nil
+}
+
+// sessionOf returns the live session of the request's cookie and its user,
+// or nil, nil when there is none. A session that expired, was ended or
+// whose user is disabled is none: the store finds only live ones.
+func (h *handler) sessionOf(r *http.Request) (*redirects.Session, *redirects.User, error) {
+	ck, err := r.Cookie(SessionCookie)
+	if err != nil || ck.Value == "" || len(ck.Value) > 2*redirects.SessionSecretLength {
+		return nil, nil, nil
+	}
+	ctx := r.Context()
+	s, err := h.accounts.FindSessionByHash(ctx, redirects.HashSessionSecret(ck.Value))
+	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	now := h.clock.Now()
+	if !s.Active(now) {
+		return nil, nil, nil
+	}
+	u, err := h.accounts.FindUserByID(ctx, s.UserID)
+	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	if u.Disabled() {
+		return nil, nil, nil
+	}
+	if now.Sub(s.LastSeenAt) >= sessionTouchInterval {
+		if err := h.accounts.TouchSession(ctx, s.ID); err != nil && redirects.ErrorCode(err) != redirects.ENOTFOUND {
+			return nil, nil, err
+		}
+	}
+	return s, u, nil
+}
+
+// userJSON is a user as the API shows one.
+type userJSON struct {
+	ID       string `json:"id"`
+	Email    string `json:"email"`
+	Operator bool   `json:"operator"`
+}
+
+func toUserJSON(u *redirects.User) userJSON {
+	return userJSON{ID: u.ID, Email: u.Email, Operator: u.Operator}
+}
+
+// sessionJSON answers a login and GET /session.
+type sessionJSON struct {
+	User      userJSON `json:"user"`
+	CSRFToken string   `json:"csrfToken"`
+	ExpiresAt string   `json:"expiresAt"`
+}
+
+type loginRequest struct {
+	Email    *string `json:"email"`
+	Password *string `json:"password"`
+}
+
+// login signs a user in: POST /manage/v1/session {email, password}. It
+// sets the session cookie and answers the user and the CSRF token.
+func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
+	var req loginRequest
+	if err := h.decodeJSON(w, r, &req, false); err != nil {
+		return err
+	}
+	if req.Email == nil {
+		return missingField("email")
+	}
+	if req.Password == nil {
+		return missingField("password")
+	}
+	ctx := r.Context()
+	email, err := redirects.NormalizeEmail(*req.Email)
+	if err != nil {
+		// A malformed address names no account, but counts against the
+		// client like any other failure.
+		email = strings.ToLower(strings.TrimSpace(*req.Email))
+	}
+	addr := remoteIP(r)
+	if wait := h.logins.blocked(email, addr); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		e := newError(http.StatusTooManyRequests, codeLoginLimit, "too many failed sign-ins for this account or from this address; try again in %d seconds", secs)
+		e.retryAfter = secs
+		return e
+	}
+	var u *redirects.User
+	if err == nil {
+		u, err = h.accounts.FindUserByEmail(ctx, email)
+		if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+			u = nil
+		} else if err != nil {
+			return err
+		}
+	}
+	if err := redirects.CheckLogin(u, *req.Password); err != nil {
+		h.logins.fail(email, addr)
+		return err
+	}
+	h.logins.succeed(email)
+	// A login from a browser that holds another session ends that one.
+	if old, _, err := h.sessionOf(r); err == nil && old != nil {
+		h.accounts.DeleteSession(ctx, old.ID)
+	}
+	s, secret := redirects.NewSession(u.ID, h.clock.Now(), h.ttl)
+	if err := h.accounts.CreateSession(ctx, s); err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: SessionCookie, Value: secret, Path: "/", Expires: s.ExpiresAt,
+		MaxAge: int(h.ttl / time.Second), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode,
+	})
+	writeJSON(w, http.StatusOK, sessionJSON{User: toUserJSON(u), CSRFToken: s.CSRFToken, ExpiresAt: formatTime(s.ExpiresAt)})
+	return nil
+}
+
+// whoami answers GET /manage/v1/session: the user and CSRF token of the
+// cookie's session, so a reloaded page can carry on.
+func (h *handler) whoami(w http.ResponseWriter, r *http.Request) error {
+	c := callerOf(r)
+	if c.session == nil {
+		return newError(http.StatusNotFound, "NOT_FOUND", "a management token has no session")
+	}
+	writeJSON(w, http.StatusOK, sessionJSON{User: toUserJSON(c.user), CSRFToken: c.session.CSRFToken, ExpiresAt: formatTime(c.session.ExpiresAt)})
+	return nil
+}
+
+// logout ends the cookie's session: DELETE /manage/v1/session. The cookie
+// is useless at once, on every node.
+func (h *handler) logout(w http.ResponseWriter, r *http.Request) error {
+	c := callerOf(r)
+	if c.session == nil {
+		return newError(http.StatusNotFound, "NOT_FOUND", "a management token has no session to end; revoke the token instead")
+	}
+	if err := h.accounts.DeleteSession(r.Context(), c.session.ID); err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// formatTime is the API's time format: RFC 3339 in UTC.
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func formatTimePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := formatTime(*t)
+	return &s
+}

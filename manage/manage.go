@@ -1,0 +1,109 @@
+// Package manage is the management API: JSON under /manage/v1/ for the
+// organizations, members, management tokens, projects, draft rules,
+// deployments, API keys, usage and audit log of the service. It is served
+// on a listener of its own (redirects serve --manage-addr), never on the
+// edge's.
+//
+// The routes are listed once, in routes.go; each resource has a file of
+// small handlers; every route authenticates (auth.go) and then authorizes
+// with one call (authz.go) to redirects.Authorize; errors reach the wire
+// through one mapping (errors.go). The handlers call the same domain
+// methods as the command line, so the two never disagree.
+package manage
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"redirects"
+	"redirects/export"
+)
+
+// Config configures the management API.
+type Config struct {
+	// Store keeps organizations, projects, rules, keys and deployments.
+	Store redirects.Store
+	// Accounts keeps users, memberships, tokens, sessions and the audit
+	// log. Nil takes it from Store, which every store implements.
+	Accounts redirects.AccountStore
+	// Clock gives the time of sessions, token creation and login limits;
+	// nil is the system clock.
+	Clock redirects.Clock
+	// Logger logs failures that are not the caller's; nil discards them.
+	Logger *slog.Logger
+	// Secure marks the session cookie Secure and adds
+	// Strict-Transport-Security: set it when the listener serves TLS.
+	Secure bool
+	// MaxBodyBytes caps a JSON request body; 0 is DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// SessionTTL is how long a login lasts; 0 is DefaultSessionTTL.
+	SessionTTL time.Duration
+	// LoginLimits caps failed logins; the zero value is
+	// DefaultLoginLimits.
+	LoginLimits LoginLimits
+	// Builder renders a deployment's exports; nil is export.Render, the
+	// builder the command line deploys with.
+	Builder redirects.Builder
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultSessionTTL   = 12 * time.Hour
+)
+
+// handler holds what every route needs.
+type handler struct {
+	store    redirects.Store
+	accounts redirects.AccountStore
+	clock    redirects.Clock
+	logger   *slog.Logger
+	secure   bool
+	maxBody  int64
+	ttl      time.Duration
+	logins   *loginLimiter
+	builder  redirects.Builder
+}
+
+// Handler returns the management API. It panics if cfg.Store is nil or
+// keeps no accounts and cfg.Accounts is nil: that is a wiring mistake.
+func Handler(cfg Config) http.Handler {
+	h := &handler{
+		store:    cfg.Store,
+		accounts: cfg.Accounts,
+		clock:    cfg.Clock,
+		logger:   cfg.Logger,
+		secure:   cfg.Secure,
+		maxBody:  cfg.MaxBodyBytes,
+		ttl:      cfg.SessionTTL,
+		builder:  cfg.Builder,
+	}
+	if h.store == nil {
+		panic("manage: Config.Store is nil")
+	}
+	if h.accounts == nil {
+		a, ok := cfg.Store.(redirects.AccountStore)
+		if !ok {
+			panic("manage: the store keeps no accounts and Config.Accounts is nil")
+		}
+		h.accounts = a
+	}
+	if h.clock == nil {
+		h.clock = redirects.SystemClock{}
+	}
+	if h.logger == nil {
+		h.logger = slog.New(slog.DiscardHandler)
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBodyBytes
+	}
+	if h.ttl <= 0 {
+		h.ttl = DefaultSessionTTL
+	}
+	if h.builder == nil {
+		h.builder = export.Render
+	}
+	h.logins = newLoginLimiter(cfg.LoginLimits, h.clock)
+	return h.routes()
+}

@@ -1,0 +1,137 @@
+package manage
+
+import (
+	"net/http"
+
+	"redirects"
+)
+
+// projectJSON is a project as the API lists one: the CLI's project list
+// --json shape.
+type projectJSON struct {
+	ID        string `json:"id"`
+	OrgID     string `json:"orgId"`
+	Name      string `json:"name"`
+	CreatedAt string `json:"createdAt"`
+}
+
+func toProjectJSON(p *redirects.Project) projectJSON {
+	return projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: formatTime(p.CreatedAt)}
+}
+
+// projectDetailJSON is one project with what a person needs next: the
+// live version, the last deployment and the number of draft rules.
+type projectDetailJSON struct {
+	projectJSON
+	// LiveVersion is the latest deployed version, or null before the
+	// first deploy.
+	LiveVersion *int            `json:"liveVersion"`
+	LastDeploy  *deploymentJSON `json:"lastDeploy"`
+	RuleCount   int             `json:"ruleCount"`
+}
+
+func (h *handler) projectList(w http.ResponseWriter, r *http.Request) error {
+	o, err := h.authorizeOrg(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	ps, err := h.store.FindProjects(r.Context(), o.ID)
+	if err != nil {
+		return err
+	}
+	out := make([]projectJSON, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, toProjectJSON(p))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"projects": out})
+	return nil
+}
+
+type projectRequest struct {
+	Name *string `json:"name"`
+}
+
+func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
+	o, err := h.authorizeOrg(r, redirects.ActionManageProjects)
+	if err != nil {
+		return err
+	}
+	var req projectRequest
+	if err := h.decodeJSON(w, r, &req, false); err != nil {
+		return err
+	}
+	if req.Name == nil {
+		return missingField("name")
+	}
+	p := &redirects.Project{OrgID: o.ID, Name: *req.Name}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if err := h.store.CreateProject(r.Context(), p); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, toProjectJSON(p))
+	return nil
+}
+
+func (h *handler) projectGet(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	out := projectDetailJSON{projectJSON: toProjectJSON(p)}
+	d, _, err := h.store.FindDeployment(ctx, p.ID, 0)
+	switch {
+	case err == nil:
+		j := toDeploymentJSON(d)
+		out.LiveVersion, out.LastDeploy = &d.Version, &j
+	case redirects.ErrorCode(err) != redirects.ENOTFOUND:
+		return err
+	}
+	page, err := h.store.FindRulePage(ctx, p.ID, redirects.RulePageQuery{Limit: 1})
+	if err != nil {
+		return err
+	}
+	out.RuleCount = page.Total
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// projectUpdate renames a project.
+func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionManageProjects)
+	if err != nil {
+		return err
+	}
+	var req projectRequest
+	if err := h.decodeJSON(w, r, &req, false); err != nil {
+		return err
+	}
+	if req.Name == nil {
+		return missingField("name")
+	}
+	p, err = h.store.UpdateProject(r.Context(), p.ID, *req.Name)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toProjectJSON(p))
+	return nil
+}
+
+// projectDelete deletes a project with its rules, keys, deployments and
+// exports, with its name typed back.
+func (h *handler) projectDelete(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionManageProjects)
+	if err != nil {
+		return err
+	}
+	if err := h.confirmName(w, r, "project", p.ID, p.Name); err != nil {
+		return err
+	}
+	if err := h.store.DeleteProject(r.Context(), p.ID); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,150 @@
+package manage
+
+import (
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// route is one route of the management API.
+type route struct {
+	method  string
+	pattern string
+	// public routes need no caller: signing in.
+	public  bool
+	handler func(http.ResponseWriter, *http.Request) error
+}
+
+// routeTable lists every route of the listener, once. The patterns are
+// net/http.ServeMux's; {org}, {project}, {id} and {user} are path values.
+func (h *handler) routeTable() []route {
+	const v1 = "/manage/v1"
+	return []route{
+		{method: "POST", pattern: v1 + "/session", public: true, handler: h.login},
+		{method: "GET", pattern: v1 + "/session", handler: h.whoami},
+		{method: "DELETE", pattern: v1 + "/session", handler: h.logout},
+
+		{method: "GET", pattern: v1 + "/orgs", handler: h.orgList},
+		{method: "POST", pattern: v1 + "/orgs", handler: h.orgCreate},
+		{method: "GET", pattern: v1 + "/orgs/{org}", handler: h.orgGet},
+		{method: "PATCH", pattern: v1 + "/orgs/{org}", handler: h.orgUpdate},
+		{method: "DELETE", pattern: v1 + "/orgs/{org}", handler: h.orgDelete},
+
+		{method: "GET", pattern: v1 + "/orgs/{org}/members", handler: h.memberList},
+		{method: "POST", pattern: v1 + "/orgs/{org}/members", handler: h.memberAdd},
+		{method: "PATCH", pattern: v1 + "/orgs/{org}/members/{user}", handler: h.memberUpdate},
+		{method: "DELETE", pattern: v1 + "/orgs/{org}/members/{user}", handler: h.memberRemove},
+
+		{method: "GET", pattern: v1 + "/orgs/{org}/tokens", handler: h.tokenList},
+		{method: "POST", pattern: v1 + "/orgs/{org}/tokens", handler: h.tokenCreate},
+		{method: "DELETE", pattern: v1 + "/orgs/{org}/tokens/{id}", handler: h.tokenRevoke},
+
+		{method: "GET", pattern: v1 + "/orgs/{org}/projects", handler: h.projectList},
+		{method: "POST", pattern: v1 + "/orgs/{org}/projects", handler: h.projectCreate},
+		{method: "GET", pattern: v1 + "/projects/{project}", handler: h.projectGet},
+		{method: "PATCH", pattern: v1 + "/projects/{project}", handler: h.projectUpdate},
+		{method: "DELETE", pattern: v1 + "/projects/{project}", handler: h.projectDelete},
+
+		{method: "GET", pattern: v1 + "/projects/{project}/rules", handler: h.ruleList},
+		{method: "POST", pattern: v1 + "/projects/{project}/rules", handler: h.ruleCreate},
+		{method: "DELETE", pattern: v1 + "/projects/{project}/rules", handler: h.ruleDeleteMatching},
+		{method: "GET", pattern: v1 + "/projects/{project}/rules/{id}", handler: h.ruleGet},
+		{method: "PATCH", pattern: v1 + "/projects/{project}/rules/{id}", handler: h.ruleUpdate},
+		{method: "DELETE", pattern: v1 + "/projects/{project}/rules/{id}", handler: h.ruleDelete},
+		{method: "GET", pattern: v1 + "/projects/{project}/rules.csv", handler: h.rulesCSV},
+		{method: "POST", pattern: v1 + "/projects/{project}/imports", handler: h.ruleImport},
+
+		{method: "GET", pattern: v1 + "/projects/{project}/deployments", handler: h.deploymentList},
+		{method: "POST", pattern: v1 + "/projects/{project}/deployments", handler: h.deploymentCreate},
+		{method: "GET", pattern: v1 + "/projects/{project}/diff", handler: h.diff},
+		{method: "GET", pattern: v1 + "/projects/{project}/lookup", handler: h.lookup},
+
+		{method: "GET", pattern: v1 + "/projects/{project}/keys", handler: h.keyList},
+		{method: "POST", pattern: v1 + "/projects/{project}/keys", handler: h.keyCreate},
+		{method: "DELETE", pattern: v1 + "/projects/{project}/keys/{id}", handler: h.keyRevoke},
+
+		{method: "GET", pattern: v1 + "/orgs/{org}/usage", handler: h.usage},
+		{method: "GET", pattern: v1 + "/orgs/{org}/audit", handler: h.audit},
+	}
+}
+
+// routes returns the listener's handler: every route of routeTable, a 405
+// with Allow for a known path and another method, a 404 for anything else,
+// and the headers every answer carries.
+func (h *handler) routes() http.Handler {
+	mux := http.NewServeMux()
+	allow := map[string][]string{}
+	var paths []string
+	for _, rt := range h.routeTable() {
+		f := rt.handler
+		if !rt.public {
+			f = h.authenticate(f)
+		}
+		mux.HandleFunc(rt.method+" "+rt.pattern, h.serve(f))
+		if _, ok := allow[rt.pattern]; !ok {
+			paths = append(paths, rt.pattern)
+		}
+		allow[rt.pattern] = append(allow[rt.pattern], rt.method)
+		if rt.method == "GET" {
+			allow[rt.pattern] = append(allow[rt.pattern], "HEAD")
+		}
+	}
+	for _, p := range paths {
+		methods := allow[p]
+		slices.Sort(methods)
+		e := newError(http.StatusMethodNotAllowed, codeMethod, "%s takes %s", p, strings.Join(methods, ", "))
+		e.allow = strings.Join(methods, ", ")
+		mux.HandleFunc(p, h.serve(func(http.ResponseWriter, *http.Request) error { return e }))
+	}
+	mux.HandleFunc("/", h.serve(func(_ http.ResponseWriter, r *http.Request) error {
+		return newError(http.StatusNotFound, "NOT_FOUND", "no route %s; the management API is under /manage/v1/", r.URL.Path)
+	}))
+	return h.headers(mux)
+}
+
+// serve adapts a handler that returns an error to net/http: the error is
+// answered through errorFor.
+func (h *handler) serve(f func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := f(w, r); err != nil {
+			h.fail(w, r, err)
+		}
+	}
+}
+
+// headers sets what every answer carries: nothing is cached (answers hold
+// account data and CSRF tokens), nothing is sniffed, framed or run as a
+// page, and, over TLS, browsers keep to TLS.
+func (h *handler) headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Cache-Control", "no-store")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+		hd.Set("Cross-Origin-Resource-Policy", "same-origin")
+		if h.secure {
+			hd.Set("Strict-Transport-Security", "max-age=31536000")
+		}
+		if !h.logger.Enabled(r.Context(), slog.LevelDebug) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		h.logger.Debug("management API request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "remote", remoteIP(r))
+	})
+}
+
+// statusWriter remembers the status of an answer, for the debug log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}

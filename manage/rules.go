@@ -1,0 +1,320 @@
+package manage
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// ruleJSON is a draft rule as the API shows one: the CLI's rule list
+// --limit --json shape.
+type ruleJSON struct {
+	ID          int64  `json:"id"`
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+	StatusCode  int    `json:"statusCode"`
+	MatchType   string `json:"matchType"`
+	Priority    int    `json:"priority"`
+	Revision    int64  `json:"revision"`
+	CreatedAt   string `json:"createdAt"`
+}
+
+func toRuleJSON(r *redirects.Rule) ruleJSON {
+	return ruleJSON{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
+		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: formatTime(r.CreatedAt)}
+}
+
+// rulePageJSON is one page of rules; Next is null on the last page.
+type rulePageJSON struct {
+	Rules []ruleJSON `json:"rules"`
+	Next  *string    `json:"next"`
+	Total int        `json:"total"`
+}
+
+// ruleFilter reads q, match and status.
+func ruleFilter(r *http.Request) (redirects.RuleFilter, error) {
+	var f redirects.RuleFilter
+	var err error
+	if f.Query, err = query(r, "q"); err != nil {
+		return f, err
+	}
+	match, err := query(r, "match")
+	if err != nil {
+		return f, err
+	}
+	if match != "" {
+		mt, err := redirects.ParseMatchType(match)
+		if err != nil {
+			return f, badQuery("the query parameter \"match\" is %q, not exact or starts_with", match)
+		}
+		f.MatchType = &mt
+	}
+	if f.StatusCode, err = queryInt(r, "status"); err != nil {
+		return f, err
+	}
+	return f, f.Validate()
+}
+
+// ruleList answers a page of draft rules: ?q=&match=&status=&sort=&limit=&after=.
+func (h *handler) ruleList(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	var q redirects.RulePageQuery
+	if q.Filter, err = ruleFilter(r); err != nil {
+		return err
+	}
+	sort, err := query(r, "sort")
+	if err != nil {
+		return err
+	}
+	q.Sort = redirects.RuleSort(sort)
+	if q.Limit, err = queryInt(r, "limit"); err != nil {
+		return err
+	}
+	if q.After, err = query(r, "after"); err != nil {
+		return err
+	}
+	if _, ok := r.URL.Query()["limit"]; ok && q.Limit == 0 {
+		return badQuery("the query parameter \"limit\" is 0; give 1 to %d", redirects.MaxRuleLimit)
+	}
+	page, err := h.store.FindRulePage(r.Context(), p.ID, q)
+	if err != nil {
+		return err
+	}
+	out := rulePageJSON{Rules: make([]ruleJSON, 0, len(page.Rules)), Total: page.Total}
+	for i := range page.Rules {
+		out.Rules = append(out.Rules, toRuleJSON(&page.Rules[i]))
+	}
+	if page.Next != "" {
+		out.Next = &page.Next
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+type ruleCreateRequest struct {
+	Source      *string `json:"source"`
+	Destination *string `json:"destination"`
+	StatusCode  *int    `json:"statusCode"`
+	MatchType   *string `json:"matchType"`
+	Priority    *int    `json:"priority"`
+}
+
+// ruleCreate adds a draft rule; statusCode, matchType and priority default
+// as on the command line (301, exact, 100).
+func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	var req ruleCreateRequest
+	if err := h.decodeJSON(w, r, &req, false); err != nil {
+		return err
+	}
+	if req.Source == nil {
+		return missingField("source")
+	}
+	if req.Destination == nil {
+		return missingField("destination")
+	}
+	rule := &redirects.Rule{ProjectID: p.ID, Source: *req.Source, Destination: *req.Destination,
+		StatusCode: redirects.DefaultStatus, MatchType: redirects.Exact, Priority: redirects.DefaultPriority}
+	if req.StatusCode != nil {
+		rule.StatusCode = *req.StatusCode
+	}
+	if req.MatchType != nil {
+		if rule.MatchType, err = redirects.ParseMatchType(*req.MatchType); err != nil {
+			return err
+		}
+	}
+	if req.Priority != nil {
+		rule.Priority = *req.Priority
+	}
+	if err := rule.Validate(); err != nil {
+		return err
+	}
+	if err := h.store.AddRule(r.Context(), rule); err != nil {
+		return err
+	}
+	if rule.Revision == 0 {
+		rule.Revision = 1
+	}
+	w.Header().Set("ETag", revisionETag(rule.Revision))
+	writeJSON(w, http.StatusCreated, toRuleJSON(rule))
+	return nil
+}
+
+// ruleID reads the path's {id}.
+func ruleID(r *http.Request) (int64, error) {
+	s := r.PathValue("id")
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, newError(http.StatusNotFound, "NOT_FOUND", "rule %q not found: rule IDs are positive whole numbers", s)
+	}
+	return id, nil
+}
+
+// revisionETag is a rule's revision as an entity tag, which If-Match
+// takes back.
+func revisionETag(rev int64) string { return `"` + strconv.FormatInt(rev, 10) + `"` }
+
+// ifMatch reads If-Match: a revision, quoted as an ETag or bare; "*" or
+// none is 0, any revision.
+func ifMatch(r *http.Request) (int64, error) {
+	v := strings.TrimSpace(r.Header.Get("If-Match"))
+	if v == "" || v == "*" {
+		return 0, nil
+	}
+	s := strings.Trim(strings.TrimPrefix(v, "W/"), `"`)
+	rev, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || rev <= 0 {
+		return 0, newError(http.StatusBadRequest, "INVALID_REVISION", "If-Match is %q, not a rule revision such as \"3\"", v)
+	}
+	return rev, nil
+}
+
+// revision settles the revision a change is made against: If-Match or the
+// body's revision (0: none given), which must agree when both are given.
+func revision(r *http.Request, body *int64) (int64, error) {
+	hdr, err := ifMatch(r)
+	if err != nil {
+		return 0, err
+	}
+	if body == nil {
+		return hdr, nil
+	}
+	if *body <= 0 {
+		return 0, newError(http.StatusBadRequest, "INVALID_REVISION", "revision %d is not a positive whole number", *body)
+	}
+	if hdr != 0 && hdr != *body {
+		return 0, newError(http.StatusBadRequest, "INVALID_REVISION", "If-Match says revision %d and the body %d; give one", hdr, *body)
+	}
+	return *body, nil
+}
+
+func (h *handler) ruleGet(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	id, err := ruleID(r)
+	if err != nil {
+		return err
+	}
+	rule, err := h.store.FindRule(r.Context(), p.ID, id)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", revisionETag(rule.Revision))
+	writeJSON(w, http.StatusOK, toRuleJSON(rule))
+	return nil
+}
+
+type ruleUpdateRequest struct {
+	Source      *string `json:"source"`
+	Destination *string `json:"destination"`
+	StatusCode  *int    `json:"statusCode"`
+	MatchType   *string `json:"matchType"`
+	Priority    *int    `json:"priority"`
+	Revision    *int64  `json:"revision"`
+}
+
+// ruleUpdate changes fields of a draft rule. With If-Match (or revision
+// in the body) a rule changed since that revision is left as it is and
+// the answer is 409 REVISION_CONFLICT.
+func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	id, err := ruleID(r)
+	if err != nil {
+		return err
+	}
+	var req ruleUpdateRequest
+	if err := h.decodeJSON(w, r, &req, false); err != nil {
+		return err
+	}
+	u := redirects.RuleUpdate{Source: req.Source, Destination: req.Destination, StatusCode: req.StatusCode, Priority: req.Priority}
+	if req.MatchType != nil {
+		mt, err := redirects.ParseMatchType(*req.MatchType)
+		if err != nil {
+			return err
+		}
+		u.MatchType = &mt
+	}
+	if u.Empty() {
+		return redirects.Errorf(redirects.EINVALID, "an update needs at least one of source, destination, statusCode, matchType, priority")
+	}
+	if u.Revision, err = revision(r, req.Revision); err != nil {
+		return err
+	}
+	rule, err := h.store.UpdateRule(r.Context(), p.ID, id, u)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", revisionETag(rule.Revision))
+	writeJSON(w, http.StatusOK, toRuleJSON(rule))
+	return nil
+}
+
+type ruleDeleteRequest struct {
+	Revision *int64 `json:"revision"`
+}
+
+// ruleDelete deletes a draft rule, at the revision of If-Match (or of the
+// optional body) when one is given.
+func (h *handler) ruleDelete(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	id, err := ruleID(r)
+	if err != nil {
+		return err
+	}
+	var req ruleDeleteRequest
+	if err := h.decodeJSON(w, r, &req, true); err != nil {
+		return err
+	}
+	rev, err := revision(r, req.Revision)
+	if err != nil {
+		return err
+	}
+	if err := h.store.DeleteRuleRevision(r.Context(), p.ID, id, rev); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// ruleDeleteMatching deletes every draft rule that ?q=&match=&status=
+// select, in one transaction, when ?confirm=true says so (no filter: every
+// rule). It answers how many went.
+func (h *handler) ruleDeleteMatching(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	f, err := ruleFilter(r)
+	if err != nil {
+		return err
+	}
+	confirm, err := query(r, "confirm")
+	if err != nil {
+		return err
+	}
+	if confirm != "true" {
+		return newError(http.StatusBadRequest, codeConfirmRequired, "deleting every rule that q, match and status select needs ?confirm=true: nothing was deleted")
+	}
+	n, err := h.store.DeleteRules(r.Context(), p.ID, f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"deleted": n})
+	return nil
+}
