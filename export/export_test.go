@@ -14,6 +14,7 @@ import (
 
 	"redirects"
 	"redirects/export"
+	"redirects/internal/rulegen"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -110,7 +111,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // lengths and creation times.
 func TestOrderIsSortRules(t *testing.T) {
 	var sets [][]redirects.Rule
-	sets = append(sets, redirects.GenerateRules(20_000, 0.3, 3))
+	sets = append(sets, rulegen.Rules(20_000, 0.3, 3))
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	var tricky []redirects.Rule
 	stems := []string{"/", "/a", "/abcdefg", "/abcdefgh", "/abcdefghijklmno", "/abcdefghijklmnop", "/abcdefghijklmnopq",

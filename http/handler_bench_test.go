@@ -10,6 +10,7 @@ import (
 	"redirects"
 	"redirects/export"
 	"redirects/http/evhttp"
+	"redirects/internal/rulegen"
 	"redirects/sqlite"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkHandleLookup(b *testing.B) {
 	must(b, db.CreateOrg(ctx, o))
 	p := &redirects.Project{OrgID: o.ID, Name: "p"}
 	must(b, db.CreateProject(ctx, p))
-	rules := redirects.GenerateRules(100_000, 0.5, 1)
+	rules := rulegen.Rules(100_000, 0.5, 1)
 	_, err = db.ImportRules(ctx, p.ID, rules, false)
 	must(b, err)
 	_, err = db.Deploy(ctx, p.ID, redirects.DeployOptions{}, export.Render)

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"redirects"
+	"redirects/internal/rulegen"
 	"redirects/internal/testproxy"
 	"redirects/postgres"
 	"redirects/storetest"
@@ -246,7 +247,7 @@ func TestConcurrentDeploys(t *testing.T) {
 	ctx := context.Background()
 	setup, url := newStore(t)
 	p := newProject(t, setup)
-	if _, err := setup.ImportRules(ctx, p.ID, redirects.GenerateRules(1000, 0.5, 1), false); err != nil {
+	if _, err := setup.ImportRules(ctx, p.ID, rulegen.Rules(1000, 0.5, 1), false); err != nil {
 		t.Fatalf("ImportRules: %v", err)
 	}
 
@@ -509,7 +510,7 @@ func TestImportLarge(t *testing.T) {
 	p := newProject(t, db)
 
 	const n = 50_000
-	rules := redirects.GenerateRules(n, 0.3, 7)
+	rules := rulegen.Rules(n, 0.3, 7)
 	if got, err := db.ImportRules(ctx, p.ID, rules, false); err != nil || got != n {
 		t.Fatalf("ImportRules = %d, %v; want %d, nil", got, err, n)
 	}
@@ -566,7 +567,7 @@ func TestImportLarge(t *testing.T) {
 func BenchmarkImport(b *testing.B) {
 	dbURL := newDatabase(b)
 	for _, n := range []int{100_000, 1_000_000} {
-		rules := redirects.GenerateRules(n, 0.5, 1)
+		rules := rulegen.Rules(n, 0.5, 1)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			ctx := context.Background()
 			db := open(b, newSchema(b, dbURL))
@@ -589,7 +590,7 @@ func BenchmarkImport(b *testing.B) {
 func BenchmarkDeploy(b *testing.B) {
 	dbURL := newDatabase(b)
 	for _, n := range []int{100_000, 1_000_000} {
-		rules := redirects.GenerateRules(n, 0.5, 1)
+		rules := rulegen.Rules(n, 0.5, 1)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			ctx := context.Background()
 			db := open(b, newSchema(b, dbURL))
@@ -620,7 +621,7 @@ func TestDeleteProjectCascades(t *testing.T) {
 	p := newProject(t, db)
 	keep := newProject(t, db)
 	for _, id := range []string{p.ID, keep.ID} {
-		if _, err := db.ImportRules(ctx, id, redirects.GenerateRules(100, 0.5, 1), false); err != nil {
+		if _, err := db.ImportRules(ctx, id, rulegen.Rules(100, 0.5, 1), false); err != nil {
 			t.Fatalf("ImportRules: %v", err)
 		}
 	}
@@ -679,7 +680,7 @@ func TestDeployLeavesDraftFree(t *testing.T) {
 		if err := other.AddRule(wctx, &redirects.Rule{ProjectID: p.ID, Source: "/b", Destination: "/x", StatusCode: 301, Priority: 100}); err != nil {
 			t.Errorf("AddRule during a deploy: %v", err)
 		}
-		if _, err := other.ImportRules(wctx, p.ID, redirects.GenerateRules(10, 0.5, 3), false); err != nil {
+		if _, err := other.ImportRules(wctx, p.ID, rulegen.Rules(10, 0.5, 3), false); err != nil {
 			t.Errorf("ImportRules during a deploy: %v", err)
 		}
 		if err := other.DeleteRule(wctx, p.ID, first.ID); err != nil {
@@ -720,7 +721,7 @@ func TestConcurrentImports(t *testing.T) {
 	other := open(t, url)
 	p := newProject(t, db)
 	const n = 2000
-	rules := redirects.GenerateRules(n, 0.5, 5)
+	rules := rulegen.Rules(n, 0.5, 5)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, s := range []*postgres.DB{db, other} {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/internal/rulegen"
 	"redirects/sqlite"
 	"redirects/storetest"
 )
@@ -263,7 +264,7 @@ func benchProject(b *testing.B) (*sqlite.DB, string) {
 // an empty project of a new file, and reports rules per second.
 func BenchmarkImport(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		rules := redirects.GenerateRules(n, 0.2, 1)
+		rules := rulegen.Rules(n, 0.2, 1)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			ctx := context.Background()
 			for i := 0; i < b.N; i++ {
@@ -287,7 +288,7 @@ func BenchmarkImport(b *testing.B) {
 // draft, encoding the snapshot and writing it in one transaction.
 func BenchmarkDeploy(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		rules := redirects.GenerateRules(n, 0.2, 1)
+		rules := rulegen.Rules(n, 0.2, 1)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			ctx := context.Background()
 			db, projectID := benchProject(b)
@@ -329,7 +330,7 @@ func TestImportLarge(t *testing.T) {
 	}
 
 	const n = 50_000
-	rules := redirects.GenerateRules(n, 0.3, 7)
+	rules := rulegen.Rules(n, 0.3, 7)
 	p := newProject()
 	if got, err := db.ImportRules(ctx, p, rules, false); err != nil || got != n {
 		t.Fatalf("ImportRules = %d, %v; want %d, nil", got, err, n)

@@ -7,17 +7,17 @@ import (
 	"io"
 	"strconv"
 
-	"redirects"
+	"redirects/internal/rulegen"
 )
 
-// WriteCSV writes redirects.GenerateRulesDeeper(n, prefixShare, seed,
+// WriteCSV writes rulegen.RulesDeeper(n, prefixShare, seed,
 // extraDepth) as an import file (header
 // source,destination,statusCode,matchType,priority).
 func WriteCSV(out io.Writer, n int, prefixShare float64, seed uint64, extraDepth int) error {
 	w := bufio.NewWriterSize(out, 1<<20)
 	w.WriteString("source,destination,statusCode,matchType,priority\n")
 	var line []byte
-	for _, r := range redirects.GenerateRulesDeeper(n, prefixShare, seed, extraDepth) {
+	for _, r := range rulegen.RulesDeeper(n, prefixShare, seed, extraDepth) {
 		line = append(line[:0], r.Source...)
 		line = append(line, ',')
 		line = append(line, r.Destination...)

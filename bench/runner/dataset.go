@@ -30,7 +30,7 @@ type dataset struct {
 
 func (d *dataset) env() []string { return []string{"REDIRECTS_DB=sqlite:" + d.db} }
 
-// writeCSV writes GenerateRulesDeeper(n, share, seed, depth) as an import
+// writeCSV writes rulegen.RulesDeeper(n, share, seed, depth) as an import
 // file (the format of bench/gencsv) and returns its size.
 func writeCSV(path string, n int, share float64, seed uint64, depth int) (int64, error) {
 	f, err := os.Create(path)
