@@ -10,6 +10,7 @@ import (
 	"redirects"
 	"redirects/export"
 	"redirects/http/evhttp"
+	"redirects/inmem"
 	"redirects/internal/rulegen"
 	"redirects/sqlite"
 )
@@ -34,7 +35,7 @@ func BenchmarkHandleLookup(b *testing.B) {
 	must(b, err)
 	k, secret := redirects.NewKey(p.ID, "", false, redirects.SystemClock{}.Now())
 	must(b, db.CreateKey(ctx, k))
-	limiter, err := redirects.NewLocalLimiter(ctx, db, redirects.SystemClock{}.Now())
+	limiter, err := inmem.NewLimiter(ctx, db, redirects.SystemClock{}.Now())
 	must(b, err)
 	state, err := LoadState(ctx, db, 4)
 	must(b, err)
