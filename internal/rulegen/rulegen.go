@@ -1,6 +1,6 @@
 // Package rulegen generates rule sets shaped like a real site's redirects,
-// for the tests, benchmarks and load tests of every package and for
-// bench/gen. It lives apart from the domain so that the root package holds
+// for the tests and benchmarks of every package and for the benchmark tools
+// (bench/gencsv, bench/runner). It lives apart from the domain so that the root package holds
 // nothing only tests and tools use.
 package rulegen
 
