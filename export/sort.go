@@ -51,7 +51,8 @@ type sorted struct {
 // sortRules computes the orders of sorted. The order of all is the one of
 // redirects.SortRules, with ties (which only identical rules have) broken by
 // input position, so the output depends neither on accidents of the input
-// order nor on the sort algorithm.
+// order nor on the sort algorithm. Input in that order already is not
+// sorted again.
 func sortRules(rules []redirects.Rule) *sorted {
 	var exact, prefix []int32
 	for i := range rules {
@@ -61,11 +62,19 @@ func sortRules(rules []redirects.Rule) *sorted {
 			exact = append(exact, int32(i))
 		}
 	}
+	// A deploy hands over rules in the order of redirects.SortRules, which
+	// the two index lists then have already: checking costs one pass, a
+	// second sort several.
+	inOrder := slices.IsSortedFunc(rules, func(a, b redirects.Rule) int { return redirects.CompareRules(&a, &b) })
 	var winners []redirects.PrefixWinner
 	var wg sync.WaitGroup
-	wg.Go(func() { sortBySource(exact, rules) })
+	if !inOrder {
+		wg.Go(func() { sortBySource(exact, rules) })
+	}
 	wg.Go(func() {
-		sortByPrecedence(prefix, rules)
+		if !inOrder {
+			sortByPrecedence(prefix, rules)
+		}
 		winners = dedupWinners(redirects.PrefixWinners(rules))
 	})
 	wg.Wait()

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"redirects"
@@ -17,7 +16,7 @@ func (db *DB) FindEvents(ctx context.Context, afterID int64, limit int) ([]redir
 	rows, err := db.read.QueryContext(ctx, `SELECT id, kind, org_id, project_id, version, created_at
 		FROM events WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: find events: %w", err)
+		return nil, wrap("find events", err)
 	}
 	defer rows.Close()
 	var out []redirects.Event
@@ -27,13 +26,13 @@ func (db *DB) FindEvents(ctx context.Context, afterID int64, limit int) ([]redir
 			created int64
 		)
 		if err := rows.Scan(&e.ID, &e.Kind, &e.OrgID, &e.ProjectID, &e.Version, &created); err != nil {
-			return nil, fmt.Errorf("sqlite: find events: %w", err)
+			return nil, wrap("find events", err)
 		}
 		e.CreatedAt = fromNanos(created)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find events: %w", err)
+		return nil, wrap("find events", err)
 	}
 	return out, nil
 }
@@ -42,7 +41,7 @@ func (db *DB) FindEvents(ctx context.Context, afterID int64, limit int) ([]redir
 func (db *DB) LastEventID(ctx context.Context) (int64, error) {
 	var id int64
 	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&id); err != nil {
-		return 0, fmt.Errorf("sqlite: last event: %w", err)
+		return 0, wrap("last event", err)
 	}
 	return id, nil
 }
@@ -74,7 +73,7 @@ func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int
 		SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM orgs WHERE id = ?1)
 		ON CONFLICT (org_id, period) DO UPDATE SET count = count + excluded.count`)
 	if err != nil {
-		return fmt.Errorf("sqlite: add usage: %w", err)
+		return wrap("add usage", err)
 	}
 	defer stmt.Close()
 	for org, n := range counts {
@@ -82,11 +81,11 @@ func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int
 			continue
 		}
 		if _, err := stmt.ExecContext(ctx, org, period, n); err != nil {
-			return fmt.Errorf("sqlite: add usage: %w", err)
+			return wrap("add usage", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: add usage: %w", err)
+		return wrap("add usage", err)
 	}
 	return nil
 }
@@ -99,7 +98,7 @@ func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, e
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT org_id, count FROM usage WHERE period = ?`, period)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: find usage: %w", err)
+		return nil, wrap("find usage", err)
 	}
 	defer rows.Close()
 	out := make(map[string]int64)
@@ -109,12 +108,12 @@ func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, e
 			n   int64
 		)
 		if err := rows.Scan(&org, &n); err != nil {
-			return nil, fmt.Errorf("sqlite: find usage: %w", err)
+			return nil, wrap("find usage", err)
 		}
 		out[org] = n
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find usage: %w", err)
+		return nil, wrap("find usage", err)
 	}
 	return out, nil
 }

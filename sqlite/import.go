@@ -58,7 +58,7 @@ func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirec
 	if len(clashes) == 0 && !batch.HasRepeats() {
 		if replace {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE project_id = ?`, projectID); err != nil {
-				return 0, fmt.Errorf("sqlite: import rules: %w", err)
+				return 0, wrap("import rules", err)
 			}
 		}
 		insertErr = insertRules(ctx, tx, projectID, batch, db.now().UnixNano())
@@ -70,7 +70,7 @@ func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirec
 		return 0, insertErr
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("sqlite: import rules: %w", err)
+		return 0, wrap("import rules", err)
 	}
 	return len(rules), nil
 }
@@ -86,7 +86,7 @@ func findClashes(ctx context.Context, tx *sql.Tx, projectID string, keys []redir
 	// nothing.
 	rows, err := tx.QueryContext(ctx, `SELECT id, match_type, source FROM rules WHERE project_id = ? ORDER BY match_type, source`, projectID)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: import rules: %w", err)
+		return nil, wrap("import rules", err)
 	}
 	defer rows.Close()
 	var (
@@ -98,7 +98,7 @@ func findClashes(ctx context.Context, tx *sql.Tx, projectID string, keys []redir
 	)
 	for rows.Next() {
 		if err := rows.Scan(&id, &mt, &stored.Source); err != nil {
-			return nil, fmt.Errorf("sqlite: import rules: %w", err)
+			return nil, wrap("import rules", err)
 		}
 		if stored.Match, err = redirects.ParseMatchType(mt); err != nil {
 			return nil, fmt.Errorf("sqlite: import rules: stored rule %d: %w", id, err)
@@ -115,7 +115,7 @@ func findClashes(ctx context.Context, tx *sql.Tx, projectID string, keys []redir
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: import rules: %w", err)
+		return nil, wrap("import rules", err)
 	}
 	return clashes, nil
 }
@@ -147,7 +147,7 @@ func insertRules(ctx context.Context, tx *sql.Tx, projectID string, batch *redir
 	if err := tx.QueryRowContext(ctx, `SELECT MAX(
 		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'rules'), 0),
 		COALESCE((SELECT MAX(id) FROM rules), 0)) + 1`).Scan(&next); err != nil {
-		return fmt.Errorf("sqlite: import rules: %w", err)
+		return wrap("import rules", err)
 	}
 
 	const row = "(?, ?, ?, ?, ?, ?, ?, ?)"
@@ -157,7 +157,7 @@ func insertRules(ctx context.Context, tx *sql.Tx, projectID string, batch *redir
 	}
 	full, err := prepare(min(insertBatch, len(keys)))
 	if err != nil {
-		return fmt.Errorf("sqlite: import rules: %w", err)
+		return wrap("import rules", err)
 	}
 	defer full.Close()
 	args := make([]any, 0, 8*insertBatch)
@@ -174,12 +174,12 @@ func insertRules(ctx context.Context, tx *sql.Tx, projectID string, batch *redir
 		stmt := full
 		if end-start < insertBatch {
 			if stmt, err = prepare(end - start); err != nil {
-				return fmt.Errorf("sqlite: import rules: %w", err)
+				return wrap("import rules", err)
 			}
 			defer stmt.Close()
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
-			return fmt.Errorf("sqlite: import rules: %w", err)
+			return wrap("import rules", err)
 		}
 	}
 	return nil

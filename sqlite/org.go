@@ -23,13 +23,13 @@ func (db *DB) CreateOrg(ctx context.Context, o *redirects.Org) error {
 	id, now := redirects.NewOrgID(), db.now()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO orgs (id, name, tier, rate_limit_override, quota_override, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		id, o.Name, string(o.Tier), nullLimit(o.RateLimitOverride), nullLimit(o.QuotaOverride), now.UnixNano()); err != nil {
-		return fmt.Errorf("sqlite: create organization: %w", err)
+		return wrap("create organization", err)
 	}
-	if err := db.insertEvent(ctx, tx, redirects.EventOrg, id, "", 0, now); err != nil {
-		return fmt.Errorf("sqlite: create organization: %w", err)
+	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, now); err != nil {
+		return wrap("create organization", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: create organization: %w", err)
+		return wrap("create organization", err)
 	}
 	o.ID, o.CreatedAt = id, now
 	o.RateLimitOverride, o.QuotaOverride = normLimit(o.RateLimitOverride), normLimit(o.QuotaOverride)
@@ -56,13 +56,13 @@ func (db *DB) UpdateOrg(ctx context.Context, id string, u redirects.OrgUpdate) (
 	o.RateLimitOverride, o.QuotaOverride = normLimit(o.RateLimitOverride), normLimit(o.QuotaOverride)
 	if _, err := tx.ExecContext(ctx, `UPDATE orgs SET name = ?, tier = ?, rate_limit_override = ?, quota_override = ? WHERE id = ?`,
 		o.Name, string(o.Tier), nullLimit(o.RateLimitOverride), nullLimit(o.QuotaOverride), id); err != nil {
-		return nil, fmt.Errorf("sqlite: update organization: %w", err)
+		return nil, wrap("update organization", err)
 	}
-	if err := db.insertEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
-		return nil, fmt.Errorf("sqlite: update organization: %w", err)
+	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
+		return nil, wrap("update organization", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("sqlite: update organization: %w", err)
+		return nil, wrap("update organization", err)
 	}
 	return o, nil
 }
@@ -81,19 +81,19 @@ func (db *DB) FindOrgByID(ctx context.Context, id string) (*redirects.Org, error
 func (db *DB) FindOrgs(ctx context.Context) ([]*redirects.Org, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+orgColumns+` FROM orgs ORDER BY created_at, rowid`)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: find organizations: %w", err)
+		return nil, wrap("find organizations", err)
 	}
 	defer rows.Close()
 	var out []*redirects.Org
 	for rows.Next() {
 		o, err := scanOrg(rows)
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: find organizations: %w", err)
+			return nil, wrap("find organizations", err)
 		}
 		out = append(out, o)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find organizations: %w", err)
+		return nil, wrap("find organizations", err)
 	}
 	return out, nil
 }
@@ -181,13 +181,13 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	id, now := redirects.NewProjectID(), db.now()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, created_at) VALUES (?, ?, ?, ?)`,
 		id, p.OrgID, p.Name, now.UnixNano()); err != nil {
-		return fmt.Errorf("sqlite: create project: %w", err)
+		return wrap("create project", err)
 	}
-	if err := db.insertEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, now); err != nil {
-		return fmt.Errorf("sqlite: create project: %w", err)
+	if err := recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, now); err != nil {
+		return wrap("create project", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: create project: %w", err)
+		return wrap("create project", err)
 	}
 	p.ID, p.CreatedAt = id, now
 	return nil
@@ -222,19 +222,19 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 		rows, err = tx.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE org_id = ? ORDER BY created_at, rowid`, orgID)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: find projects: %w", err)
+		return nil, wrap("find projects", err)
 	}
 	defer rows.Close()
 	var out []*redirects.Project
 	for rows.Next() {
 		p, err := scanProject(rows)
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: find projects: %w", err)
+			return nil, wrap("find projects", err)
 		}
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find projects: %w", err)
+		return nil, wrap("find projects", err)
 	}
 	return out, nil
 }
