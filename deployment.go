@@ -151,6 +151,15 @@ func NewRelease(projectID string, opts DeployOptions, rules []Rule, build Builde
 	return r, nil
 }
 
+// DeploymentNotFound returns the ENOTFOUND error of a project's missing
+// deployment: version, or any when version is 0.
+func DeploymentNotFound(projectID string, version int) error {
+	if version == 0 {
+		return Errorf(ENOTFOUND, "project %s has no deployment", projectID)
+	}
+	return Errorf(ENOTFOUND, "deployment version %d of project %s not found", version, projectID)
+}
+
 // CompareRules orders rules in the canonical order of a deployment: exact
 // rules by source bytes, then starts_with rules in precedence order (see
 // Better). Only identical rules compare equal.

@@ -103,22 +103,7 @@ func (db *DB) FindDeployments(ctx context.Context, projectID string) ([]*redirec
 		return nil, err
 	}
 	rows, err := tx.Query(ctx, `SELECT `+deploymentColumns+` FROM deployments WHERE project_id = $1 ORDER BY version`, projectID)
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	var out []*redirects.Deployment
-	for rows.Next() {
-		d, err := scanDeployment(rows, projectID)
-		if err != nil {
-			return nil, wrap(op, err)
-		}
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
-	}
-	return out, nil
+	return collect(op, rows, err, func(s pgx.Row) (*redirects.Deployment, error) { return scanDeployment(s, projectID) })
 }
 
 // FindDeployment returns one version, or the latest when version is 0, with
@@ -180,9 +165,10 @@ func findDeployment(ctx context.Context, q querier, projectID string, version in
 	if version < 0 {
 		return nil, nil, redirects.Errorf(redirects.EINVALID, "deployment version %d is not a positive number", version)
 	}
-	cols := deploymentColumns
+	var blob []byte
+	cols, dest := deploymentColumns, []any(nil)
 	if withRules {
-		cols += `, rules`
+		cols, dest = cols+`, rules`, []any{&blob}
 	}
 	var row pgx.Row
 	if version == 0 {
@@ -190,17 +176,9 @@ func findDeployment(ctx context.Context, q querier, projectID string, version in
 	} else {
 		row = q.QueryRow(ctx, `SELECT `+cols+` FROM deployments WHERE project_id = $1 AND version = $2`, projectID, version)
 	}
-	var blob []byte
-	var extra []any
-	if withRules {
-		extra = append(extra, &blob)
-	}
-	d, err := scanDeployment(row, projectID, extra...)
+	d, err := scanDeployment(row, projectID, dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		if version == 0 {
-			return nil, nil, redirects.Errorf(redirects.ENOTFOUND, "project %s has no deployment", projectID)
-		}
-		return nil, nil, redirects.Errorf(redirects.ENOTFOUND, "deployment version %d of project %s not found", version, projectID)
+		return nil, nil, redirects.DeploymentNotFound(projectID, version)
 	} else if err != nil {
 		return nil, nil, wrap("find deployment", err)
 	}

@@ -96,22 +96,7 @@ func (db *DB) FindDeployments(ctx context.Context, projectID string) ([]*redirec
 		return nil, err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT `+deploymentColumns+` FROM deployments WHERE project_id = ? ORDER BY version`, projectID)
-	if err != nil {
-		return nil, wrap("find deployments", err)
-	}
-	defer rows.Close()
-	var out []*redirects.Deployment
-	for rows.Next() {
-		d, err := scanDeployment(rows, projectID)
-		if err != nil {
-			return nil, wrap("find deployments", err)
-		}
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap("find deployments", err)
-	}
-	return out, nil
+	return collect("find deployments", rows, err, func(s scanner) (*redirects.Deployment, error) { return scanDeployment(s, projectID) })
 }
 
 // FindDeployment returns one version, or the latest when version is 0, with
@@ -172,9 +157,10 @@ func findDeployment(ctx context.Context, tx querier, projectID string, version i
 	if version < 0 {
 		return nil, nil, redirects.Errorf(redirects.EINVALID, "deployment version %d is not a positive number", version)
 	}
-	cols := deploymentColumns
+	var blob []byte
+	cols, dest := deploymentColumns, []any(nil)
 	if withRules {
-		cols += `, rules`
+		cols, dest = cols+`, rules`, []any{&blob}
 	}
 	var row *sql.Row
 	if version == 0 {
@@ -182,17 +168,9 @@ func findDeployment(ctx context.Context, tx querier, projectID string, version i
 	} else {
 		row = tx.QueryRowContext(ctx, `SELECT `+cols+` FROM deployments WHERE project_id = ? AND version = ?`, projectID, version)
 	}
-	var blob []byte
-	var extra []any
-	if withRules {
-		extra = append(extra, &blob)
-	}
-	d, err := scanDeployment(row, projectID, extra...)
+	d, err := scanDeployment(row, projectID, dest...)
 	if errors.Is(err, sql.ErrNoRows) {
-		if version == 0 {
-			return nil, nil, redirects.Errorf(redirects.ENOTFOUND, "project %s has no deployment", projectID)
-		}
-		return nil, nil, redirects.Errorf(redirects.ENOTFOUND, "deployment version %d of project %s not found", version, projectID)
+		return nil, nil, redirects.DeploymentNotFound(projectID, version)
 	} else if err != nil {
 		return nil, nil, wrap("find deployment", err)
 	}

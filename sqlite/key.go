@@ -73,22 +73,7 @@ func (db *DB) FindKeys(ctx context.Context, projectID string) ([]*redirects.Key,
 		}
 		rows, err = tx.QueryContext(ctx, `SELECT `+keyColumns+` FROM keys WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
 	}
-	if err != nil {
-		return nil, wrap("find keys", err)
-	}
-	defer rows.Close()
-	var out []*redirects.Key
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, wrap("find keys", err)
-		}
-		out = append(out, k)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap("find keys", err)
-	}
-	return out, nil
+	return collect("find keys", rows, err, scanKey)
 }
 
 // RevokeKey revokes a key of the project, named by its ID ("key_...") or

@@ -243,6 +243,27 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// collect scans every row of a query's result with scan and closes the
+// rows; a failure, the query's included, is wrapped as op's.
+func collect[T any](op string, rows *sql.Rows, err error, scan func(scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, wrap(op, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(op, err)
+	}
+	return out, nil
+}
+
 // recordEvent records a change for edge nodes, in the caller's transaction.
 func recordEvent(ctx context.Context, tx querier, kind, orgID, projectID string, version int, at time.Time) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO events (kind, org_id, project_id, version, created_at) VALUES (?, ?, ?, ?, ?)`,
