@@ -190,7 +190,7 @@ func TestJSONEscapingMatchesEncodingJSON(t *testing.T) {
 		if want := modelJSON(dest, status, mt); !bytes.Equal(got, want) {
 			t.Fatalf("appendBody(%q) = %s, encoding/json gives %s", dest, got, want)
 		}
-		if n := bodyLen(len(appendJSONString(nil, dest)), status, mt); n != len(got) {
+		if n := bodyLen(len(AppendJSONString(nil, dest)), status, mt); n != len(got) {
 			t.Fatalf("bodyLen for %q = %d, rendered body is %d bytes", dest, n, len(got))
 		}
 		// Compile must give the raw destination back even when the body
