@@ -253,7 +253,7 @@ func PrefixWinners(rules []Rule) []PrefixWinner {
 	return out
 }
 
-// Formats lists the export formats in the order of SPEC.md.
+// Formats lists the export formats in the order of docs/contract.md.
 var Formats = []string{"csv", "nginx", "nginx-map-exact", "nginx-map-prefix", "haproxy", "haproxy-map-exact", "haproxy-map-prefix"}
 
 // FormatExtension returns the file extension of an export format, without

@@ -66,7 +66,7 @@ type Match struct {
 }
 
 // Destination returns the matched rule's destination as configured; nothing
-// of the requested path is appended (CONTRACT.md, matching rule 4).
+// of the requested path is appended (docs/contract.md, matching rule 4).
 func (m Match) Destination() string { return m.dest }
 
 // StatusCode returns the matched rule's HTTP status, 301 or 302.
@@ -111,7 +111,7 @@ func (s *Snapshot) PrefixLen() int {
 	return s.prefixLen
 }
 
-// Lookup finds the rule for a requested path, following CONTRACT.md
+// Lookup finds the rule for a requested path, following docs/contract.md
 // "Matching (lookup)": anything from the first '?' or '#' on is ignored; an
 // exact rule whose source equals the rest wins; otherwise the starts_with
 // rule that wins by Better among those whose source is a byte-wise prefix of

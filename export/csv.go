@@ -2,7 +2,7 @@ package export
 
 import "redirects"
 
-// csvHeader is the first record of the csv export (SPEC.md).
+// csvHeader is the first record of the csv export (docs/contract.md).
 const csvHeader = "source,destination,statusCode,matchType\r\n"
 
 func (s *sorted) csv() []byte {

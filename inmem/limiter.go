@@ -11,9 +11,9 @@ import (
 )
 
 // Limiter is the redirects.Limiter of a single node: counters in the process,
-// monthly usage loaded from and flushed to the Store in batches, so a
-// restart loses at most the requests counted since the last flush (Flush
-// runs every FlushInterval and on Close).
+// monthly usage loaded from and flushed to the redirects.Store in batches,
+// so a restart loses at most the requests counted since the last flush (the
+// server calls Flush every http.Config.FlushInterval and on Close).
 type Limiter struct {
 	store redirects.Store
 
