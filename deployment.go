@@ -182,15 +182,6 @@ func CompareRules(a, b *Rule) int {
 	return 0
 }
 
-// SortRules puts rules in the order of CompareRules. Input that is in order
-// already, as a stored deployment's rules are, costs one pass.
-func SortRules(rules []Rule) {
-	if slices.IsSortedFunc(rules, func(a, b Rule) int { return CompareRules(&a, &b) }) {
-		return
-	}
-	slices.SortFunc(rules, func(a, b Rule) int { return CompareRules(&a, &b) })
-}
-
 // Better reports whether starts_with rule a takes precedence over b when
 // both match a path: the lower priority number wins, ties go to the longer
 // source, then to the older rule.
