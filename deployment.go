@@ -66,7 +66,8 @@ type Release struct {
 	Deployment Deployment
 	// Snapshot is EncodeRules of the rules in the order of SortRules.
 	Snapshot []byte
-	// Exports are the rendered files, each of a distinct, non-empty format.
+	// Exports are the rendered files, each of a distinct, non-empty format
+	// and with a non-nil Body.
 	Exports []Export
 }
 
@@ -116,7 +117,8 @@ func DeployInTx(ctx context.Context, tx DeployTx, projectID string, opts DeployO
 // build sees them, so a builder that reorders or edits its slice cannot
 // change what is stored; counts the rules of each match type; and renders
 // the exports with build, checking that their formats are distinct and not
-// empty. A builder error is returned as it is.
+// empty and giving a nil body an empty one. A builder error is returned as
+// it is.
 func NewRelease(projectID string, opts DeployOptions, rules []Rule, build Builder, now time.Time) (*Release, error) {
 	if build == nil {
 		return nil, Errorf(EINTERNAL, "deploy: no builder")
@@ -141,11 +143,14 @@ func NewRelease(projectID string, opts DeployOptions, rules []Rule, build Builde
 		content = &DeployContent{}
 	}
 	seen := make(map[string]bool, len(content.Exports))
-	for _, e := range content.Exports {
+	for i, e := range content.Exports {
 		if e.Format == "" || seen[e.Format] {
 			return nil, Errorf(EINTERNAL, "deploy: the builder returned an empty or repeated export format %q", e.Format)
 		}
 		seen[e.Format] = true
+		if e.Body == nil {
+			content.Exports[i].Body = []byte{} // an empty file is still a file
+		}
 	}
 	r.Deployment.Report, r.Exports = content.Report, content.Exports
 	return r, nil

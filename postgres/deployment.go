@@ -70,7 +70,7 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 		r.Snapshot)
 	for _, e := range r.Exports {
 		b.Queue(`INSERT INTO deployment_exports (project_id, version, format, body, etag) VALUES ($1, $2, $3, $4, $5)`,
-			d.ProjectID, d.Version, e.Format, exportBody(e), e.ETag)
+			d.ProjectID, d.Version, e.Format, e.Body, e.ETag)
 	}
 	if err := t.tx.SendBatch(ctx, b).Close(); err != nil {
 		return wrap(op, err)
@@ -79,15 +79,6 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 		return wrap(op, err)
 	}
 	return nil
-}
-
-// exportBody returns an export's body for its NOT NULL column: an empty
-// file is still a file.
-func exportBody(e redirects.Export) []byte {
-	if e.Body == nil {
-		return []byte{}
-	}
-	return e.Body
 }
 
 // FindDeployments returns a project's deployments, version 1 first, without

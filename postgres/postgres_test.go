@@ -326,9 +326,16 @@ func TestEventsInCommitOrder(t *testing.T) {
 	var polled []int64
 	pollDone := make(chan error, 1)
 	go func() {
-		// Poll as an edge node does, remembering every ID seen.
+		// Poll as an edge node does, remembering every ID seen. The poll
+		// after stop is closed starts after every commit, so it is the last.
 		var after int64
 		for {
+			stopping := false
+			select {
+			case <-stop:
+				stopping = true
+			default:
+			}
 			evs, err := db.FindEvents(ctx, after, 0)
 			if err != nil {
 				pollDone <- err
@@ -338,11 +345,9 @@ func TestEventsInCommitOrder(t *testing.T) {
 				polled = append(polled, ev.ID)
 				after = ev.ID
 			}
-			select {
-			case <-stop:
+			if stopping {
 				pollDone <- nil
 				return
-			default:
 			}
 		}
 	}()

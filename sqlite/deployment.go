@@ -65,7 +65,7 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 	}
 	for _, e := range r.Exports {
 		if _, err := t.tx.ExecContext(ctx, `INSERT INTO deployment_exports (project_id, version, format, body, etag) VALUES (?, ?, ?, ?, ?)`,
-			d.ProjectID, d.Version, e.Format, exportBody(e), e.ETag); err != nil {
+			d.ProjectID, d.Version, e.Format, e.Body, e.ETag); err != nil {
 			return wrap(op+": export "+e.Format, err)
 		}
 	}
@@ -73,15 +73,6 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 		return wrap(op, err)
 	}
 	return nil
-}
-
-// exportBody returns an export's body for its NOT NULL column: an empty
-// file is still a file.
-func exportBody(e redirects.Export) []byte {
-	if e.Body == nil {
-		return []byte{}
-	}
-	return e.Body
 }
 
 // FindDeployments returns a project's deployments, version 1 first, without
