@@ -2,6 +2,7 @@ package redirects
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ImportKey is a rule of an import batch by its place in a store's unique
@@ -128,6 +130,55 @@ func (b *ImportBatch) Err(projectID string, clashes map[int32]int64) error {
 		return nil
 	}
 	return &Error{Code: code, Message: sb.String()}
+}
+
+// ImportTx is a store's write transaction as ImportInTx uses it. It holds,
+// until it ends, whatever lock keeps other writers from storing a rule of
+// the project between the clash check and the insert.
+type ImportTx interface {
+	// FindProject returns the project to import into. Errors: ENOTFOUND.
+	FindProject(ctx context.Context, id string) (*Project, error)
+	// FindClashes returns, for the first rule of the batch with each key
+	// that a stored rule of the project has, that stored rule's ID.
+	FindClashes(ctx context.Context, projectID string, keys []ImportKey) (map[int32]int64, error)
+	// DeleteRules deletes every draft rule of the project.
+	DeleteRules(ctx context.Context, projectID string) error
+	// InsertRules stores the batch's rules as draft rules of the project, in
+	// the order of batch.Keys, each created at now. It may stop early once
+	// batch.Failed reports true.
+	InsertRules(ctx context.Context, projectID string, batch *ImportBatch, now time.Time) error
+}
+
+// ImportInTx is Store.ImportRules inside a store's open write transaction
+// tx, which the caller commits, for a batch that NewImportBatch made before
+// the transaction began (so that validation overlaps with waiting for it).
+// Rules are inserted only when no clash or repeat dooms the import already,
+// and the one error of every problem (see ImportBatch.Err) wins over an
+// insert's own failure.
+func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *ImportBatch, replace bool, now time.Time) error {
+	if _, err := tx.FindProject(ctx, projectID); err != nil {
+		return err
+	}
+	var clashes map[int32]int64
+	if !replace {
+		var err error
+		if clashes, err = tx.FindClashes(ctx, projectID, batch.Keys); err != nil {
+			return err
+		}
+	}
+	var insertErr error
+	if len(clashes) == 0 && !batch.HasRepeats() {
+		if replace {
+			if err := tx.DeleteRules(ctx, projectID); err != nil {
+				return err
+			}
+		}
+		insertErr = tx.InsertRules(ctx, projectID, batch, now)
+	}
+	if err := batch.Err(projectID, clashes); err != nil {
+		return err
+	}
+	return insertErr
 }
 
 // ConflictMessage says that r's match type and source are taken by a stored

@@ -41,8 +41,8 @@ type Decision struct {
 }
 
 // Limiter counts requests against per-minute windows and monthly quotas,
-// as CONTRACT.md "Limits and counting" defines them. Implementations: an
-// in-process one for a single node and a Redis-shared one for many.
+// as CONTRACT.md "Limits and counting" defines them. Implementations:
+// inmem.Limiter for a single node and redis.Limiter, shared, for many.
 type Limiter interface {
 	// Take counts one request and decides it.
 	Take(ctx context.Context, u Usage) Decision

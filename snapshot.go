@@ -66,7 +66,7 @@ type Match struct {
 }
 
 // Destination returns the matched rule's destination as configured; nothing
-// of the requested path is appended (CONTRACT.md, matching rule 4).
+// of the requested path is appended (docs/contract.md, matching rule 4).
 func (m Match) Destination() string { return m.dest }
 
 // StatusCode returns the matched rule's HTTP status, 301 or 302.
@@ -111,7 +111,7 @@ func (s *Snapshot) PrefixLen() int {
 	return s.prefixLen
 }
 
-// Lookup finds the rule for a requested path, following CONTRACT.md
+// Lookup finds the rule for a requested path, following docs/contract.md
 // "Matching (lookup)": anything from the first '?' or '#' on is ignored; an
 // exact rule whose source equals the rest wins; otherwise the starts_with
 // rule that wins by Better among those whose source is a byte-wise prefix of
@@ -390,7 +390,7 @@ func bodyLen(destLen, status int, mt MatchType) int {
 // appendBody appends the lookup body of a rule to b.
 func appendBody(b []byte, dest string, status int, mt MatchType) []byte {
 	b = append(b, bodyStart...)
-	b = appendJSONString(b, dest)
+	b = AppendJSONString(b, dest)
 	b = append(b, `","statusCode":`...)
 	b = strconv.AppendInt(b, int64(status), 10)
 	b = append(b, `,"matchType":"`...)
@@ -400,7 +400,7 @@ func appendBody(b []byte, dest string, status int, mt MatchType) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// jsonPlain marks the bytes that appendJSONString copies as they are: the
+// jsonPlain marks the bytes that AppendJSONString copies as they are: the
 // printable ASCII bytes but '"' and '\\'. A table lookup per byte is the
 // fast path for the million destinations of a large Compile.
 var jsonPlain = func() (t [256]bool) {
@@ -410,12 +410,14 @@ var jsonPlain = func() (t [256]bool) {
 	return t
 }()
 
-// appendJSONString appends s escaped as the inside of a JSON string, byte for
-// byte as encoding/json does with HTML escaping off: '"' and '\\' and control
-// characters escaped, invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029
-// escaped for JavaScript. Validation leaves none of these in a destination,
-// so this only guards the JSON's well-formedness.
-func appendJSONString(b []byte, s string) []byte {
+// AppendJSONString appends s escaped as the inside of a JSON string (without
+// the quotes), byte for byte as encoding/json does with HTML escaping off:
+// '"' and '\\' and control characters escaped, invalid UTF-8 replaced by
+// U+FFFD, U+2028 and U+2029 escaped for JavaScript. It writes the lookup
+// bodies of Compile and the edge's error bodies. Validation leaves none of
+// these in a destination, so there it only guards the JSON's
+// well-formedness.
+func AppendJSONString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]

@@ -1,19 +1,21 @@
-package redirects
+package redirects_test
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
+
+	"redirects"
+	"redirects/internal/rulegen"
 )
 
 // benchSet is a generated rule set, its snapshot and paths of each kind to
 // look up. Building the million-rule one takes seconds, so each size is
 // built once per process and shared by every benchmark.
 type benchSet struct {
-	rules []Rule
-	snap  *Snapshot
+	rules []redirects.Rule
+	snap  *redirects.Snapshot
 	paths map[string][]string // kind -> paths
 }
 
@@ -40,12 +42,12 @@ func getBenchSet(tb testing.TB, n int) *benchSet {
 	if s := benchSets[n]; s != nil {
 		return s
 	}
-	rules := GenerateRules(n, 0.5, 42)
-	bs := &benchSet{rules: rules, snap: Compile(rules), paths: map[string][]string{}}
+	rules := rulegen.Rules(n, 0.5, 42)
+	bs := &benchSet{rules: rules, snap: redirects.Compile(rules), paths: map[string][]string{}}
 	rng := rand.New(rand.NewPCG(uint64(n), 99))
 	var exact, prefix []string
 	for _, r := range rules {
-		if r.MatchType == Exact {
+		if r.MatchType == redirects.Exact {
 			exact = append(exact, r.Source)
 		} else {
 			prefix = append(prefix, r.Source)
@@ -63,19 +65,17 @@ func getBenchSet(tb testing.TB, n int) *benchSet {
 	suffixes := []string{"", "/", "page/2", "/comments", "-old", "/feed?x=1", "/a/b/c/d"}
 	for len(bs.paths["prefix-hit"]) < benchPathCount {
 		p := prefix[rng.IntN(len(prefix))] + suffixes[rng.IntN(len(suffixes))]
-		if m, ok := bs.snap.Lookup(p); ok && m.MatchType() == StartsWith {
+		if m, ok := bs.snap.Lookup(p); ok && m.MatchType() == redirects.StartsWith {
 			bs.paths["prefix-hit"] = append(bs.paths["prefix-hit"], p)
 		}
 	}
 	// Misses: realistic paths of the same sections (so a walk goes deep
 	// into shared leading segments) that no rule matches.
-	g := &ruleGen{rng: rng}
 	for tries := 0; len(bs.paths["miss"]) < benchPathCount; tries++ {
 		if tries > 100*benchPathCount {
 			tb.Fatalf("found only %d missing paths for %d rules", len(bs.paths["miss"]), n)
 		}
-		b, _, _ := g.path(nil)
-		p := string(b)
+		p := rulegen.Path(rng)
 		if _, ok := bs.snap.Lookup(p); !ok {
 			bs.paths["miss"] = append(bs.paths["miss"], p)
 		}
@@ -134,7 +134,7 @@ func BenchmarkCompile(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				Compile(rules)
+				redirects.Compile(rules)
 			}
 			b.StopTimer()
 			b.ReportMetric(snapshotBytesPerRule(rules), "bytes/rule")
@@ -148,64 +148,15 @@ func TestBenchPaths(t *testing.T) {
 	bs := getBenchSet(t, 1_000)
 	for _, kind := range benchKinds {
 		for _, p := range bs.paths[kind][:2000] {
-			r, ok := modelLookup(bs.rules, p)
+			r, ok := redirects.ModelLookup(bs.rules, p)
 			switch {
 			case kind == "miss" && ok:
 				t.Fatalf("miss path %q matches rule %d", p, r.ID)
-			case kind == "exact-hit" && (!ok || r.MatchType != Exact):
+			case kind == "exact-hit" && (!ok || r.MatchType != redirects.Exact):
 				t.Fatalf("exact-hit path %q: model gives %v", p, r)
-			case kind == "prefix-hit" && (!ok || r.MatchType != StartsWith):
+			case kind == "prefix-hit" && (!ok || r.MatchType != redirects.StartsWith):
 				t.Fatalf("prefix-hit path %q: model gives %v", p, r)
 			}
 		}
-	}
-}
-
-// TestGenerateRules checks GenerateRules' promises: valid rules,
-// deterministic for a seed, unique sources per match type, IDs 1..n,
-// CreatedAt increasing, the asked share of starts_with rules.
-func TestGenerateRules(t *testing.T) {
-	const n = 20_000
-	rules := GenerateRules(n, 0.3, 9)
-	if len(rules) != n {
-		t.Fatalf("got %d rules, want %d", len(rules), n)
-	}
-	again := GenerateRules(n, 0.3, 9)
-	seen := map[string]bool{}
-	prefix := 0
-	for i := range rules {
-		r := &rules[i]
-		if err := r.Validate(); err != nil {
-			t.Fatalf("rule %d is invalid: %v", r.ID, err)
-		}
-		if *r != again[i] {
-			t.Fatalf("rule %d differs between two runs with the same seed: %+v, %+v", i, *r, again[i])
-		}
-		if r.ID != int64(i+1) {
-			t.Fatalf("rule %d has ID %d", i, r.ID)
-		}
-		if i > 0 && !r.CreatedAt.After(rules[i-1].CreatedAt) {
-			t.Fatalf("rule %d is not younger than rule %d", i, i-1)
-		}
-		key := fmt.Sprint(r.MatchType, " ", r.Source)
-		if seen[key] {
-			t.Fatalf("duplicate %v source %q", r.MatchType, r.Source)
-		}
-		seen[key] = true
-		if r.MatchType == StartsWith {
-			prefix++
-		}
-		if r.Priority < 0 || r.Priority > 1000 {
-			t.Fatalf("rule %d has priority %d, want 0..1000", r.ID, r.Priority)
-		}
-	}
-	if prefix != 6000 {
-		t.Fatalf("%d starts_with rules, want 30%% of %d", prefix, n)
-	}
-	if other := GenerateRules(100, 0.3, 10); other[0].Source == rules[0].Source && other[1].Source == rules[1].Source {
-		t.Fatal("another seed gave the same rules")
-	}
-	if strings.Count(fmt.Sprint(rules[:200]), "https://") == 0 {
-		t.Fatal("no absolute destinations among the first 200 rules")
 	}
 }

@@ -3,8 +3,8 @@ package export_test
 import (
 	"testing"
 
-	"redirects"
 	"redirects/export"
+	"redirects/internal/rulegen"
 )
 
 // BenchmarkRender1M renders all seven formats of a million generated rules
@@ -12,7 +12,7 @@ import (
 //
 //	go test -run '^$' -bench Render1M -benchtime 3x ./export
 func BenchmarkRender1M(b *testing.B) {
-	rules := redirects.GenerateRules(1_000_000, 0.1, 1)
+	rules := rulegen.Rules(1_000_000, 0.1, 1)
 	b.ResetTimer()
 	var size int
 	for b.Loop() {

@@ -1,22 +1,30 @@
 package export
 
-// csvHeader is the first record of the csv export (SPEC.md).
+import "redirects"
+
+// csvHeader is the first record of the csv export (docs/contract.md).
 const csvHeader = "source,destination,statusCode,matchType\r\n"
 
 func (s *sorted) csv() []byte {
 	b := make([]byte, 0, len(csvHeader)+textSize(s.all, len(",,301,starts_with\r\n")))
 	b = append(b, csvHeader...)
 	for _, r := range s.all {
-		b = appendCSVField(b, r.src)
-		b = append(b, ',')
-		b = appendCSVField(b, r.dst)
-		b = append(b, ',')
-		b = appendStatus(b, r.code)
-		b = append(b, ',')
-		b = append(b, r.mt.String()...)
+		b = appendCSVFields(b, r.src, r.dst, r.code, r.mt)
 		b = append(b, '\r', '\n')
 	}
 	return b
+}
+
+// appendCSVFields appends the fields of one record of the csv export, the
+// line end left to the caller: the import file adds the priority first.
+func appendCSVFields(b []byte, src, dst string, code int32, mt redirects.MatchType) []byte {
+	b = appendCSVField(b, src)
+	b = append(b, ',')
+	b = appendCSVField(b, dst)
+	b = append(b, ',')
+	b = appendStatus(b, code)
+	b = append(b, ',')
+	return append(b, mt.String()...)
 }
 
 // appendCSVField appends f as an RFC 4180 field: quoted, with its quotes

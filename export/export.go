@@ -1,11 +1,15 @@
 // Package export renders a deployment's rules into the seven export files of
-// SPEC.md (csv, nginx, nginx-map-exact, nginx-map-prefix, haproxy,
-// haproxy-map-exact, haproxy-map-prefix) with the shapes CONTRACT.md
-// "Exports" fixes, and reports at deploy time what a format cannot express.
+// docs/contract.md (csv, nginx, nginx-map-exact, nginx-map-prefix, haproxy,
+// haproxy-map-exact, haproxy-map-prefix) with the shapes its "Exports"
+// section fixes, and reports at deploy time what a format cannot express. It
+// also reads and writes the CSV import file (ReadCSV, WriteCSV), so the CLI
+// and the benchmark tools share one reader and one writer.
 //
 // Render is the redirects.Builder a deploy calls; the Render<Format>
 // functions render one file each. Every renderer takes validated rules in any
-// order and orders them itself, leaving the caller's slice alone. The snippets
+// order and orders them itself, leaving the caller's slice alone; rules in
+// the order of redirects.SortRules, as a deploy hands them over, are not
+// sorted again. The snippets
 // that wire the files into nginx and HAProxy are constants of this package,
 // quoted in the map files' leading comments, in docs/exports.md and used
 // verbatim by the tests that run real nginx and haproxy.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"redirects"
 	"redirects/export"
+	"redirects/internal/rulegen"
 )
 
 // TestLargeExports renders a million generated rules and loads the exports
@@ -29,13 +29,13 @@ func TestLargeExports(t *testing.T) {
 		t.Skip("set REDIRECTS_TEST_LARGE=1 to load a million rules into nginx and haproxy")
 	}
 	const n, seed = 1_000_000, 1
-	rules := redirects.GenerateRules(n, 0.1, seed)
+	rules := rulegen.Rules(n, 0.1, seed)
 	for _, r := range rules {
 		// The engine stands in for the brute-force model here, which holds
 		// only while no source has an upper-case letter (case folding is a
 		// documented difference the model knows and the engine does not).
 		if asciiLower(r.Source) != r.Source {
-			t.Fatalf("redirects.GenerateRules made an upper-case source %q; this test assumes none", r.Source)
+			t.Fatalf("rulegen.Rules made an upper-case source %q; this test assumes none", r.Source)
 		}
 	}
 	t0 := time.Now()
@@ -95,7 +95,7 @@ func TestLargeExports(t *testing.T) {
 	// seconds; a tenth of that shows the scale the nginx format is for.
 	t.Run("nginx-100k", func(t *testing.T) {
 		bin := lookPath(t, "nginx")
-		rules := redirects.GenerateRules(100_000, 0.1, seed)
+		rules := rulegen.Rules(100_000, 0.1, seed)
 		e := newEngine(rules)
 		var paths []string
 		for range 300 {

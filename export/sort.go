@@ -1,8 +1,6 @@
 package export
 
 import (
-	"cmp"
-	"encoding/binary"
 	"slices"
 	"strings"
 	"sync"
@@ -49,25 +47,16 @@ type sorted struct {
 }
 
 // sortRules computes the orders of sorted. The order of all is the one of
-// redirects.SortRules, with ties (which only identical rules have) broken by
+// redirects.SortOrder, with ties (which only identical rules have) broken by
 // input position, so the output depends neither on accidents of the input
-// order nor on the sort algorithm.
+// order nor on the sort algorithm. Input in that order already, as a deploy
+// hands it over, is not sorted again.
 func sortRules(rules []redirects.Rule) *sorted {
 	var exact, prefix []int32
-	for i := range rules {
-		if rules[i].MatchType == redirects.StartsWith {
-			prefix = append(prefix, int32(i))
-		} else {
-			exact = append(exact, int32(i))
-		}
-	}
 	var winners []redirects.PrefixWinner
 	var wg sync.WaitGroup
-	wg.Go(func() { sortBySource(exact, rules) })
-	wg.Go(func() {
-		sortByPrecedence(prefix, rules)
-		winners = dedupWinners(redirects.PrefixWinners(rules))
-	})
+	wg.Go(func() { exact, prefix = redirects.SortOrder(rules) })
+	wg.Go(func() { winners = dedupWinners(redirects.PrefixWinners(rules)) })
 	wg.Wait()
 
 	size := 0
@@ -147,111 +136,4 @@ func (a *arena) add(s string) string {
 
 func (a *arena) rec(r *redirects.Rule) rec {
 	return rec{src: a.add(r.Source), dst: a.add(r.Destination), code: int32(r.StatusCode), mt: r.MatchType, rule: r}
-}
-
-// sortBySource sorts the indexes idx of rules by source bytes, then by index.
-// It is a most-significant-digit radix sort on 8-byte digits: each pass
-// sorts machine words and reads each source once, where a comparison sort
-// reads two sources per compare, some twenty compares per rule at a million
-// rules, and sources sharing long leading parts (/shop/catalog/product/...)
-// make every compare long.
-func sortBySource(idx []int32, rules []redirects.Rule) {
-	keys := make([]digitKey, len(idx))
-	for j, i := range idx {
-		keys[j].i = i
-	}
-	sortDigits(keys, rules, 0)
-	for j := range keys {
-		idx[j] = keys[j].i
-	}
-}
-
-type digitKey struct {
-	d0, d1 uint64
-	i      int32
-}
-
-// sortDigits sorts keys by the source bytes from off on, 16 at a time.
-// Sources hold no NUL byte (validation forbids control characters), so
-// padding a short digit with zeros sorts a source before its extensions, as
-// bytes order does.
-func sortDigits(keys []digitKey, rules []redirects.Rule, off int) {
-	longer := false
-	for j := range keys {
-		src := rules[keys[j].i].Source
-		keys[j].d0, keys[j].d1 = digit(src, off), digit(src, off+8)
-		longer = longer || len(src) > off+16
-	}
-	slices.SortFunc(keys, func(a, b digitKey) int {
-		if a.d0 != b.d0 {
-			return cmp.Compare(a.d0, b.d0)
-		}
-		if a.d1 != b.d1 {
-			return cmp.Compare(a.d1, b.d1)
-		}
-		return cmp.Compare(a.i, b.i)
-	})
-	if !longer {
-		return // equal digits mean equal sources, already in index order
-	}
-	for lo := 0; lo < len(keys); {
-		hi := lo + 1
-		for hi < len(keys) && keys[hi].d0 == keys[lo].d0 && keys[hi].d1 == keys[lo].d1 {
-			hi++
-		}
-		if hi-lo > 1 {
-			sortDigits(keys[lo:hi], rules, off+16)
-		}
-		lo = hi
-	}
-}
-
-func digit(s string, off int) uint64 {
-	if off+8 <= len(s) {
-		return binary.BigEndian.Uint64([]byte(s[off : off+8]))
-	}
-	var b [8]byte
-	if off < len(s) {
-		copy(b[:], s[off:])
-	}
-	return binary.BigEndian.Uint64(b[:])
-}
-
-// precedenceKey holds what redirects.Better compares, as integers.
-type precedenceKey struct {
-	priority, negLen int
-	sec              int64
-	nsec             int
-	id               int64
-	i                int32
-}
-
-// sortByPrecedence sorts the indexes idx of starts_with rules by
-// redirects.Better, then by index. Better's fields are copied into keys
-// first, so the sort compares integers next to each other in memory rather
-// than rules scattered across it; only rules equal in all of them (which
-// have equal IDs, so never in a deployment) are compared with Better itself.
-func sortByPrecedence(idx []int32, rules []redirects.Rule) {
-	keys := make([]precedenceKey, len(idx))
-	for j, i := range idx {
-		r := &rules[i]
-		keys[j] = precedenceKey{r.Priority, -len(r.Source), r.CreatedAt.Unix(), r.CreatedAt.Nanosecond(), r.ID, i}
-	}
-	slices.SortFunc(keys, func(a, b precedenceKey) int {
-		if c := cmp.Or(cmp.Compare(a.priority, b.priority), cmp.Compare(a.negLen, b.negLen),
-			cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.id, b.id)); c != 0 {
-			return c
-		}
-		ra, rb := &rules[a.i], &rules[b.i]
-		switch {
-		case redirects.Better(ra, rb):
-			return -1
-		case redirects.Better(rb, ra):
-			return 1
-		}
-		return cmp.Compare(a.i, b.i)
-	})
-	for j := range keys {
-		idx[j] = keys[j].i
-	}
 }

@@ -25,29 +25,11 @@ func newAPIError(status int, code, msg string) *apiError {
 // errorBody renders {"error": msg, "code": code}.
 func errorBody(msg, code string) []byte {
 	b := make([]byte, 0, len(msg)+len(code)+24)
-	b = append(b, `{"error":`...)
-	b = appendJSONString(b, msg)
-	b = append(b, `,"code":`...)
-	b = appendJSONString(b, code)
-	return append(b, '}')
-}
-
-// appendJSONString appends s as a JSON string without HTML escaping.
-func appendJSONString(b []byte, s string) []byte {
-	const hexdig = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hexdig[c>>4], hexdig[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
+	b = append(b, `{"error":"`...)
+	b = redirects.AppendJSONString(b, msg)
+	b = append(b, `","code":"`...)
+	b = redirects.AppendJSONString(b, code)
+	return append(b, `"}`...)
 }
 
 // The fixed error answers of SPEC.md and CONTRACT.md.

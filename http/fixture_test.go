@@ -9,6 +9,7 @@ import (
 
 	"redirects"
 	"redirects/export"
+	"redirects/inmem"
 	"redirects/sqlite"
 )
 
@@ -23,7 +24,7 @@ type fixture struct {
 	project *redirects.Project
 	secret  string
 	catalog *Catalog
-	limiter *redirects.LocalLimiter
+	limiter *inmem.Limiter
 	edge    *Edge
 }
 
@@ -47,7 +48,7 @@ func newFixture(t *testing.T, org *redirects.Org) *fixture {
 	f.addRule("/b", "/to-b")
 	f.deploy()
 	f.secret = f.newKey(false)
-	f.limiter, err = redirects.NewLocalLimiter(ctx, db, redirects.SystemClock{}.Now())
+	f.limiter, err = inmem.NewLimiter(ctx, db, redirects.SystemClock{}.Now())
 	f.ok(err)
 	f.catalog, err = LoadCatalog(ctx, db, 4)
 	f.ok(err)

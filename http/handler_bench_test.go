@@ -10,6 +10,8 @@ import (
 	"redirects"
 	"redirects/export"
 	"redirects/http/evhttp"
+	"redirects/inmem"
+	"redirects/internal/rulegen"
 	"redirects/sqlite"
 )
 
@@ -26,14 +28,14 @@ func BenchmarkHandleLookup(b *testing.B) {
 	must(b, db.CreateOrg(ctx, o))
 	p := &redirects.Project{OrgID: o.ID, Name: "p"}
 	must(b, db.CreateProject(ctx, p))
-	rules := redirects.GenerateRules(100_000, 0.5, 1)
+	rules := rulegen.Rules(100_000, 0.5, 1)
 	_, err = db.ImportRules(ctx, p.ID, rules, false)
 	must(b, err)
 	_, err = db.Deploy(ctx, p.ID, redirects.DeployOptions{}, export.Render)
 	must(b, err)
 	k, secret := redirects.NewKey(p.ID, "", false, redirects.SystemClock{}.Now())
 	must(b, db.CreateKey(ctx, k))
-	limiter, err := redirects.NewLocalLimiter(ctx, db, redirects.SystemClock{}.Now())
+	limiter, err := inmem.NewLimiter(ctx, db, redirects.SystemClock{}.Now())
 	must(b, err)
 	catalog, err := LoadCatalog(ctx, db, 4)
 	must(b, err)

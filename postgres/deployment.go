@@ -13,7 +13,7 @@ import (
 // Deploy takes the project's draft rules (or, with opts.FromVersion, the
 // rules of that version), renders them with build, and stores them as the
 // next version with the rendered exports, and records a deploy event, all in
-// one transaction.
+// one transaction (see redirects.DeployInTx).
 //
 // The transaction first locks the project's row (FOR NO KEY UPDATE) and
 // holds it to commit, so two deploys of one project, from any process, run
@@ -23,96 +23,62 @@ import (
 // not block rule edits, key creation or reads. A builder error is returned
 // as it is.
 func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.DeployOptions, build redirects.Builder) (*redirects.Deployment, error) {
-	const op = "deploy"
-	if opts.FromVersion < 0 {
-		return nil, redirects.Errorf(redirects.EINVALID, "version %d to deploy from is not a positive number", opts.FromVersion)
-	}
-	if build == nil {
-		return nil, fmt.Errorf("postgres: deploy: no builder")
-	}
-	tx, err := db.beginWrite(ctx, op)
+	tx, err := db.beginWrite(ctx, "deploy")
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback(ctx)
-
-	p, err := findProject(ctx, tx, projectID, "FOR NO KEY UPDATE")
+	d, err := redirects.DeployInTx(ctx, deployTx{tx}, projectID, opts, build, db.now())
 	if err != nil {
 		return nil, err
 	}
-	var rules []redirects.Rule
-	if opts.FromVersion > 0 {
-		if _, rules, err = findDeployment(ctx, tx, projectID, opts.FromVersion, true); err != nil {
-			return nil, err
-		}
-	} else if rules, err = findRules(ctx, tx, projectID); err != nil {
-		return nil, err
+	if err := tx.Commit(ctx); err != nil {
+		return nil, wrap("deploy", err)
 	}
-	redirects.SortRules(rules)
-	// The snapshot is encoded before build sees the rules, so a builder
-	// that reorders or edits its slice cannot change what is stored.
-	snapshot := redirects.EncodeRules(rules)
-	var exact, prefix int
-	for i := range rules {
-		if rules[i].MatchType == redirects.Exact {
-			exact++
-		} else {
-			prefix++
-		}
-	}
+	return d, nil
+}
 
-	content, err := build(rules)
-	if err != nil {
-		return nil, err
-	}
-	if content == nil {
-		content = &redirects.DeployContent{}
-	}
-	seen := make(map[string]bool, len(content.Exports))
-	for _, e := range content.Exports {
-		if e.Format == "" || seen[e.Format] {
-			return nil, fmt.Errorf("postgres: deploy: the builder returned an empty or repeated export format %q", e.Format)
-		}
-		seen[e.Format] = true
-	}
+// deployTx is the redirects.DeployTx of a write transaction.
+type deployTx struct{ tx pgx.Tx }
 
-	d := &redirects.Deployment{
-		ProjectID:   projectID,
-		CreatedAt:   db.now(),
-		Message:     opts.Message,
-		FromVersion: opts.FromVersion,
-		ExactCount:  exact,
-		PrefixCount: prefix,
-		Report:      content.Report,
+// FindProject locks the project's row for the deploy, as Deploy says.
+func (t deployTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
+	return findProject(ctx, t.tx, id, "FOR NO KEY UPDATE")
+}
+
+func (t deployTx) FindRules(ctx context.Context, projectID string, version int) ([]redirects.Rule, error) {
+	if version == 0 {
+		return findRules(ctx, t.tx, projectID)
 	}
-	if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM deployments WHERE project_id = $1`, projectID).Scan(&d.Version); err != nil {
-		return nil, wrap(op, err)
+	_, rules, err := findDeployment(ctx, t.tx, projectID, version, true)
+	return rules, err
+}
+
+// InsertRelease numbers the release after the project's latest version and
+// stores it and its exports in one round trip, then its event.
+func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.Release) error {
+	const op = "deploy"
+	d := &r.Deployment
+	if err := t.tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM deployments WHERE project_id = $1`, d.ProjectID).Scan(&d.Version); err != nil {
+		return wrap(op, err)
 	}
-	// The deployment and its exports go in one round trip.
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO deployments
 		(project_id, version, created_at, message, from_version, exact_count, prefix_count, report, rules)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		projectID, d.Version, d.CreatedAt.UnixNano(), d.Message, d.FromVersion, d.ExactCount, d.PrefixCount, d.Report,
-		snapshot)
-	for _, e := range content.Exports {
-		body := e.Body
-		if body == nil {
-			body = []byte{} // the column is NOT NULL; an empty file is still a file
-		}
+		d.ProjectID, d.Version, d.CreatedAt.UnixNano(), d.Message, d.FromVersion, d.ExactCount, d.PrefixCount, d.Report,
+		r.Snapshot)
+	for _, e := range r.Exports {
 		b.Queue(`INSERT INTO deployment_exports (project_id, version, format, body, etag) VALUES ($1, $2, $3, $4, $5)`,
-			projectID, d.Version, e.Format, body, e.ETag)
+			d.ProjectID, d.Version, e.Format, e.Body, e.ETag)
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return nil, wrap(op, err)
+	if err := t.tx.SendBatch(ctx, b).Close(); err != nil {
+		return wrap(op, err)
 	}
-	if err := recordEvent(ctx, tx, redirects.EventDeploy, p.OrgID, projectID, d.Version, d.CreatedAt); err != nil {
-		return nil, wrap(op, err)
+	if err := recordEvent(ctx, t.tx, redirects.EventDeploy, orgID, d.ProjectID, d.Version, d.CreatedAt); err != nil {
+		return wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, wrap(op, err)
-	}
-	return d, nil
+	return nil
 }
 
 // FindDeployments returns a project's deployments, version 1 first, without
@@ -128,22 +94,7 @@ func (db *DB) FindDeployments(ctx context.Context, projectID string) ([]*redirec
 		return nil, err
 	}
 	rows, err := tx.Query(ctx, `SELECT `+deploymentColumns+` FROM deployments WHERE project_id = $1 ORDER BY version`, projectID)
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	var out []*redirects.Deployment
-	for rows.Next() {
-		d, err := scanDeployment(rows, projectID)
-		if err != nil {
-			return nil, wrap(op, err)
-		}
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
-	}
-	return out, nil
+	return collect(op, rows, err, func(s pgx.Row) (*redirects.Deployment, error) { return scanDeployment(s, projectID) })
 }
 
 // FindDeployment returns one version, or the latest when version is 0, with
@@ -157,7 +108,14 @@ func (db *DB) FindDeployment(ctx context.Context, projectID string, version int)
 	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
 		return nil, nil, err
 	}
-	return findDeployment(ctx, tx, projectID, version, true)
+	d, rules, err := findDeployment(ctx, tx, projectID, version, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Deploy stores the rules sorted already, so this costs one pass; it
+	// keeps the promise should the stored order ever change.
+	redirects.SortRules(rules)
+	return d, rules, nil
 }
 
 // FindExport returns one export file of a version, or of the latest when
@@ -193,14 +151,15 @@ func (db *DB) FindExport(ctx context.Context, projectID string, version int, for
 const deploymentColumns = `version, created_at, message, from_version, exact_count, prefix_count, report`
 
 // findDeployment returns one version of an existing project, or its latest
-// when version is 0, and with withRules its decoded rules, sorted.
+// when version is 0, and with withRules its decoded rules in stored order.
 func findDeployment(ctx context.Context, q querier, projectID string, version int, withRules bool) (*redirects.Deployment, []redirects.Rule, error) {
 	if version < 0 {
 		return nil, nil, redirects.Errorf(redirects.EINVALID, "deployment version %d is not a positive number", version)
 	}
-	cols := deploymentColumns
+	var blob []byte
+	cols, dest := deploymentColumns, []any(nil)
 	if withRules {
-		cols += `, rules`
+		cols, dest = cols+`, rules`, []any{&blob}
 	}
 	var row pgx.Row
 	if version == 0 {
@@ -208,17 +167,9 @@ func findDeployment(ctx context.Context, q querier, projectID string, version in
 	} else {
 		row = q.QueryRow(ctx, `SELECT `+cols+` FROM deployments WHERE project_id = $1 AND version = $2`, projectID, version)
 	}
-	var blob []byte
-	var extra []any
-	if withRules {
-		extra = append(extra, &blob)
-	}
-	d, err := scanDeployment(row, projectID, extra...)
+	d, err := scanDeployment(row, projectID, dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		if version == 0 {
-			return nil, nil, redirects.Errorf(redirects.ENOTFOUND, "project %s has no deployment", projectID)
-		}
-		return nil, nil, redirects.Errorf(redirects.ENOTFOUND, "deployment version %d of project %s not found", version, projectID)
+		return nil, nil, redirects.DeploymentNotFound(projectID, version)
 	} else if err != nil {
 		return nil, nil, wrap("find deployment", err)
 	}
@@ -229,9 +180,6 @@ func findDeployment(ctx context.Context, q querier, projectID string, version in
 	if err != nil {
 		return nil, nil, fmt.Errorf("postgres: deployment version %d: %w", d.Version, err)
 	}
-	// Deploy stores the rules sorted already; sorting again costs little on
-	// sorted input and keeps the promise if the order ever changes.
-	redirects.SortRules(rules)
 	return d, rules, nil
 }
 

@@ -3,7 +3,8 @@ package postgres
 import (
 	"context"
 	"slices"
-	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"redirects"
 )
@@ -18,26 +19,17 @@ func (db *DB) FindEvents(ctx context.Context, afterID int64, limit int) ([]redir
 	}
 	rows, err := db.pool.Query(ctx, `SELECT id, kind, org_id, project_id, version, created_at
 		FROM events WHERE id > $1 ORDER BY id LIMIT $2`, afterID, lim)
-	if err != nil {
-		return nil, wrap("find events", err)
-	}
-	defer rows.Close()
-	var out []redirects.Event
-	for rows.Next() {
-		var (
-			e       redirects.Event
-			created int64
-		)
-		if err := rows.Scan(&e.ID, &e.Kind, &e.OrgID, &e.ProjectID, &e.Version, &created); err != nil {
-			return nil, wrap("find events", err)
-		}
-		e.CreatedAt = fromNanos(created)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap("find events", err)
-	}
-	return out, nil
+	return collect("find events", rows, err, scanEvent)
+}
+
+func scanEvent(s pgx.Row) (redirects.Event, error) {
+	var (
+		e       redirects.Event
+		created int64
+	)
+	err := s.Scan(&e.ID, &e.Kind, &e.OrgID, &e.ProjectID, &e.Version, &created)
+	e.CreatedAt = fromNanos(created)
+	return e, err
 }
 
 // LastEventID returns the ID of the newest event, or 0.
@@ -53,13 +45,8 @@ func (db *DB) LastEventID(ctx context.Context) (int64, error) {
 // one statement. Counts of unknown organizations are dropped, and zero
 // counts store nothing.
 func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int64) error {
-	if err := validPeriod(period); err != nil {
+	if err := redirects.ValidateUsage(period, counts); err != nil {
 		return err
-	}
-	for org, n := range counts {
-		if n < 0 {
-			return redirects.Errorf(redirects.EINVALID, "usage count %d of organization %s is negative", n, org)
-		}
 	}
 	orgs := make([]string, 0, len(counts))
 	for org, n := range counts {
@@ -94,7 +81,7 @@ func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int
 // FindUsage returns the monthly usage of every organization that has some
 // in period ("2006-01", UTC).
 func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, error) {
-	if err := validPeriod(period); err != nil {
+	if err := redirects.ValidatePeriod(period); err != nil {
 		return nil, err
 	}
 	rows, err := db.pool.Query(ctx, `SELECT org_id, count FROM usage WHERE period = $1`, period)
@@ -117,13 +104,4 @@ func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, e
 		return nil, wrap("find usage", err)
 	}
 	return out, nil
-}
-
-// validPeriod checks a billing period's form, "2006-01", so a typo never
-// files counts under a period nobody reads.
-func validPeriod(period string) error {
-	if t, err := time.Parse("2006-01", period); err != nil || t.Format("2006-01") != period {
-		return redirects.Errorf(redirects.EINVALID, "usage period %q is not a month of the form 2006-01", period)
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -45,37 +46,8 @@ func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirec
 		return 0, err
 	}
 	defer tx.Rollback(ctx)
-
-	// FOR KEY SHARE stands in for the foreign key that rules lacks (see
-	// the schema): the project cannot be deleted until this commits.
-	if _, err := findProject(ctx, tx, projectID, "FOR KEY SHARE"); err != nil {
+	if err := redirects.ImportInTx(ctx, importTx{tx}, projectID, batch, replace, db.now()); err != nil {
 		return 0, err
-	}
-	// The draft lock keeps another import or AddRule from storing a rule
-	// between the clash check and the COPY.
-	if err := lockDraft(ctx, tx, projectID); err != nil {
-		return 0, wrap(op, err)
-	}
-	var clashes map[int32]int64
-	if !replace {
-		if clashes, err = findClashes(ctx, tx, projectID, batch.Keys); err != nil {
-			return 0, wrap(op, err)
-		}
-	}
-	var insertErr error
-	if len(clashes) == 0 && !batch.HasRepeats() {
-		if replace {
-			if _, err := tx.Exec(ctx, `DELETE FROM rules WHERE project_id = $1`, projectID); err != nil {
-				return 0, wrap(op, err)
-			}
-		}
-		insertErr = copyRules(ctx, tx, projectID, batch, db.now().UnixNano())
-	}
-	if err := batch.Err(projectID, clashes); err != nil {
-		return 0, err
-	}
-	if insertErr != nil {
-		return 0, wrap(op, insertErr)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, wrap(op, err)
@@ -83,17 +55,43 @@ func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirec
 	return len(rules), nil
 }
 
-// findClashes returns, for the first rule of the batch with each key that a
+// importTx is the redirects.ImportTx of a write transaction.
+type importTx struct{ tx pgx.Tx }
+
+// FindProject locks the project's row FOR KEY SHARE, which stands in for
+// the foreign key that rules lacks (see the schema): the project cannot be
+// deleted until this commits. It then takes the draft lock, which keeps
+// another import or AddRule from storing a rule between the clash check and
+// the COPY.
+func (t importTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
+	p, err := findProject(ctx, t.tx, id, "FOR KEY SHARE")
+	if err != nil {
+		return nil, err
+	}
+	if err := lockDraft(ctx, t.tx, id); err != nil {
+		return nil, wrap("import rules", err)
+	}
+	return p, nil
+}
+
+func (t importTx) DeleteRules(ctx context.Context, projectID string) error {
+	if _, err := t.tx.Exec(ctx, `DELETE FROM rules WHERE project_id = $1`, projectID); err != nil {
+		return wrap("import rules", err)
+	}
+	return nil
+}
+
+// FindClashes returns, for the first rule of the batch with each key that a
 // stored rule of the project has, that stored rule's ID. It looks each
 // stored rule up in the sorted batch, so the stored rules may come in any
 // order (see findRules for why they are not sorted by the database).
-func findClashes(ctx context.Context, tx pgx.Tx, projectID string, keys []redirects.ImportKey) (map[int32]int64, error) {
+func (t importTx) FindClashes(ctx context.Context, projectID string, keys []redirects.ImportKey) (map[int32]int64, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	rows, err := tx.Query(ctx, `SELECT id, match_type = 'starts_with', source FROM rules WHERE project_id = $1`, projectID)
+	rows, err := t.tx.Query(ctx, `SELECT id, match_type = 'starts_with', source FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
-		return nil, err
+		return nil, wrap("import rules", err)
 	}
 	defer rows.Close()
 	var (
@@ -104,7 +102,7 @@ func findClashes(ctx context.Context, tx pgx.Tx, projectID string, keys []redire
 	)
 	for rows.Next() {
 		if err := rows.Scan(&id, &prefix, &stored.Source); err != nil {
-			return nil, err
+			return nil, wrap("import rules", err)
 		}
 		stored.Match = redirects.Exact
 		if prefix {
@@ -119,7 +117,7 @@ func findClashes(ctx context.Context, tx pgx.Tx, projectID string, keys []redire
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, wrap("import rules", err)
 	}
 	return clashes, nil
 }
@@ -127,23 +125,25 @@ func findClashes(ctx context.Context, tx pgx.Tx, projectID string, keys []redire
 // errStopped ends a COPY that validation has already doomed.
 var errStopped = errors.New("stopped: the batch has invalid rules")
 
-// copyRules stores the batch's rules with COPY, in index order
+// InsertRules stores the batch's rules with COPY, in index order
 // (batch.Keys: the "C" collation is Go's string order, and 'exact' <
 // 'starts_with' as Exact < StartsWith), so the rules table's UNIQUE index
 // grows at one end instead of at random places; the ID sequence numbers
 // them in the same order. It stops with errStopped once the batch's
 // validation has failed.
-func copyRules(ctx context.Context, tx pgx.Tx, projectID string, batch *redirects.ImportBatch, now int64) error {
+func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redirects.ImportBatch, now time.Time) error {
 	if len(batch.Keys) == 0 {
 		return nil
 	}
-	src := &ruleSource{projectID: projectID, batch: batch, now: now, k: -1}
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"rules"},
-		[]string{"project_id", "match_type", "source", "destination", "status_code", "priority", "created_at"}, src)
-	return err
+	src := &ruleSource{projectID: projectID, batch: batch, now: now.UnixNano(), k: -1}
+	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"rules"},
+		[]string{"project_id", "match_type", "source", "destination", "status_code", "priority", "created_at"}, src); err != nil {
+		return wrap("import rules", err)
+	}
+	return nil
 }
 
-// ruleSource is the pgx.CopyFromSource of copyRules. Values reuses one
+// ruleSource is the pgx.CopyFromSource of InsertRules. Values reuses one
 // slice: pgx encodes a row before it asks for the next.
 type ruleSource struct {
 	projectID string

@@ -85,22 +85,7 @@ func (db *DB) FindKeys(ctx context.Context, projectID string) ([]*redirects.Key,
 		}
 		rows, err = tx.Query(ctx, `SELECT `+keyColumns+` FROM keys WHERE project_id = $1 ORDER BY created_at, seq`, projectID)
 	}
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	var out []*redirects.Key
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, wrap(op, err)
-		}
-		out = append(out, k)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
-	}
-	return out, nil
+	return collect(op, rows, err, scanKey)
 }
 
 // RevokeKey revokes a key of the project, named by its ID ("key_...") or

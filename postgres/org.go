@@ -88,22 +88,7 @@ func (db *DB) FindOrgByID(ctx context.Context, id string) (*redirects.Org, error
 // FindOrgs returns every organization, oldest first.
 func (db *DB) FindOrgs(ctx context.Context) ([]*redirects.Org, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+orgColumns+` FROM orgs ORDER BY created_at, seq`)
-	if err != nil {
-		return nil, wrap("find organizations", err)
-	}
-	defer rows.Close()
-	var out []*redirects.Org
-	for rows.Next() {
-		o, err := scanOrg(rows)
-		if err != nil {
-			return nil, wrap("find organizations", err)
-		}
-		out = append(out, o)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap("find organizations", err)
-	}
-	return out, nil
+	return collect("find organizations", rows, err, scanOrg)
 }
 
 const orgColumns = `id, name, tier, rate_limit_override, quota_override, created_at`
@@ -234,22 +219,7 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 		}
 		rows, err = tx.Query(ctx, `SELECT `+projectColumns+` FROM projects WHERE org_id = $1 ORDER BY created_at, seq`, orgID)
 	}
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	var out []*redirects.Project
-	for rows.Next() {
-		p, err := scanProject(rows)
-		if err != nil {
-			return nil, wrap(op, err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
-	}
-	return out, nil
+	return collect(op, rows, err, scanProject)
 }
 
 const projectColumns = `id, org_id, name, created_at`

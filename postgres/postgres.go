@@ -285,6 +285,27 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
+// collect scans every row of a query's result with scan and closes the
+// rows; a failure, the query's included, is wrapped as op's.
+func collect[T any](op string, rows pgx.Rows, err error, scan func(pgx.Row) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, wrap(op, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(op, err)
+	}
+	return out, nil
+}
+
 // recordEvent records a change for edge nodes in the caller's transaction
 // and sends NOTIFY with its ID, which PostgreSQL delivers at commit.
 //

@@ -19,6 +19,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver for the tests' direct connections
 
 	"redirects"
+	"redirects/internal/rulegen"
 	"redirects/internal/testproxy"
 	"redirects/postgres"
 	"redirects/storetest"
@@ -347,7 +348,7 @@ func TestDeleteProjectCascades(t *testing.T) {
 	p := newProject(t, db)
 	keep := newProject(t, db)
 	for _, id := range []string{p.ID, keep.ID} {
-		if _, err := db.ImportRules(ctx, id, redirects.GenerateRules(100, 0.5, 1), false); err != nil {
+		if _, err := db.ImportRules(ctx, id, rulegen.Rules(100, 0.5, 1), false); err != nil {
 			t.Fatalf("ImportRules: %v", err)
 		}
 	}
@@ -406,7 +407,7 @@ func TestDeployLeavesDraftFree(t *testing.T) {
 		if err := other.AddRule(wctx, &redirects.Rule{ProjectID: p.ID, Source: "/b", Destination: "/x", StatusCode: 301, Priority: 100}); err != nil {
 			t.Errorf("AddRule during a deploy: %v", err)
 		}
-		if _, err := other.ImportRules(wctx, p.ID, redirects.GenerateRules(10, 0.5, 3), false); err != nil {
+		if _, err := other.ImportRules(wctx, p.ID, rulegen.Rules(10, 0.5, 3), false); err != nil {
 			t.Errorf("ImportRules during a deploy: %v", err)
 		}
 		if err := other.DeleteRule(wctx, p.ID, first.ID); err != nil {

@@ -74,13 +74,18 @@ func (db *DB) FindRules(ctx context.Context, projectID string) ([]redirects.Rule
 	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
 		return nil, err
 	}
-	return findRules(ctx, tx, projectID)
+	rules, err := findRules(ctx, tx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	redirects.SortRules(rules)
+	return rules, nil
 }
 
-// findRules returns the draft rules of a project in the order of
-// redirects.SortRules.
+// findRules returns the draft rules of a project in the order they were
+// stored, which a deploy sorts once into the order of redirects.SortRules.
 func findRules(ctx context.Context, q querier, projectID string) ([]redirects.Rule, error) {
-	// No ORDER BY: SortRules orders the rules in Go. Without statistics
+	// No ORDER BY: the caller orders the rules in Go. Without statistics
 	// (a million rules just imported, before autovacuum has analyzed
 	// them) PostgreSQL would sort them on disk, several times slower. The
 	// rows come back in the order they were stored, which for an import is
@@ -114,7 +119,6 @@ func findRules(ctx context.Context, q querier, projectID string) ([]redirects.Ru
 	if err := rows.Err(); err != nil {
 		return nil, wrap("find rules", err)
 	}
-	redirects.SortRules(out)
 	return out, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/inmem"
 )
 
 // takeScript counts one request in one atomic round trip: the minute
@@ -54,7 +55,7 @@ var takeSHA = func() string {
 // that Redis lost starts again from the store's figure.
 //
 // If Redis cannot be reached, the limiter falls back to per-node counting
-// (a LocalLimiter: each node then admits up to the whole limit), logs it,
+// (an inmem.Limiter: each node then admits up to the whole limit), logs it,
 // reports it through OnFallback, and returns to Redis once it answers.
 type Limiter struct {
 	// OnFallback, if set, is called with true when the limiter falls back
@@ -65,7 +66,7 @@ type Limiter struct {
 	clock  redirects.Clock
 	prefix string
 	store  redirects.Store
-	local  *redirects.LocalLimiter
+	local  *inmem.Limiter
 	logger *slog.Logger
 
 	down atomic.Bool
@@ -76,7 +77,7 @@ type Limiter struct {
 	seenPeriod string
 	seen       map[string]int64
 
-	pending redirects.UsageBuffer // admitted, not yet in the store
+	pending inmem.UsageBuffer // admitted, not yet in the store
 	seeds   atomic.Pointer[usageSeed]
 
 	stop chan struct{}
@@ -100,7 +101,7 @@ func Open(ctx context.Context, url, prefix string, store redirects.Store, logger
 	if err != nil {
 		return nil, redirects.Errorf(redirects.EINVALID, "%v", err)
 	}
-	local, err := redirects.NewLocalLimiter(ctx, store, now)
+	local, err := inmem.NewLimiter(ctx, store, now)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"redirects/internal/rulegen"
+
 	"redirects"
 )
 
@@ -17,7 +19,7 @@ var benchHosts = []string{"www.example.com", "shop.example.org"}
 //
 //	go test -run '^$' -bench 'Lint1M|Diff1M' -benchtime 3x ./safety
 func BenchmarkLint1M(b *testing.B) {
-	rules := redirects.GenerateRules(1_000_000, 0.3, 1)
+	rules := rulegen.Rules(1_000_000, 0.3, 1)
 	var findings []Finding
 	cpu := cpuTime()
 	for b.Loop() {
@@ -32,8 +34,8 @@ func BenchmarkLint1M(b *testing.B) {
 // BenchmarkDiff1M diffs a million generated rules against a version with
 // 1% of the rules removed, 1% changed and 1% added.
 func BenchmarkDiff1M(b *testing.B) {
-	from := redirects.GenerateRules(1_000_000, 0.3, 1)
-	extra := redirects.GenerateRules(10_000, 0.3, 2)
+	from := rulegen.Rules(1_000_000, 0.3, 1)
+	extra := rulegen.Rules(10_000, 0.3, 2)
 	to := make([]redirects.Rule, 0, len(from)+len(extra))
 	for i, r := range from {
 		switch i % 100 {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"redirects/internal/rulegen"
+
 	"redirects"
 )
 
@@ -132,7 +134,7 @@ func TestLintMessages(t *testing.T) {
 // small size, with the generator's hosts as the project's own, and holds
 // the loop and chain findings to the brute-force model's walk.
 func TestLintGenerated(t *testing.T) {
-	rules := redirects.GenerateRules(3000, 0.3, 1)
+	rules := rulegen.Rules(3000, 0.3, 1)
 	hosts := []string{"www.example.com", "shop.example.org"}
 	findings := Lint(rules, LintOptions{Hosts: hosts})
 	m := model(rules, hosts)

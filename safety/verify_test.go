@@ -12,6 +12,7 @@ import (
 
 	"redirects"
 	"redirects/export"
+	"redirects/internal/rulegen"
 	"redirects/internal/servertest"
 )
 
@@ -19,7 +20,7 @@ import (
 // answers are easy to plant differences on.
 func verifyRules(t *testing.T) []redirects.Rule {
 	t.Helper()
-	rules := redirects.GenerateRules(300, 0.3, 11)
+	rules := rulegen.Rules(300, 0.3, 11)
 	rules = append(rules, rs(
 		"exact /planted /planted-target",
 		"exact /planted-302 /elsewhere 302",
@@ -197,7 +198,7 @@ func TestVerifyAnswers(t *testing.T) {
 // mismatch. The two-column exact maps answer every exact rule with 301 (a
 // documented difference), so every exact rule here is a 301.
 func TestVerifyMapExports(t *testing.T) {
-	rules := redirects.GenerateRules(400, 0.4, 12)
+	rules := rulegen.Rules(400, 0.4, 12)
 	for i := range rules {
 		if rules[i].MatchType == redirects.Exact {
 			rules[i].StatusCode = 301

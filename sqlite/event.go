@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"redirects"
 )
@@ -16,33 +14,24 @@ func (db *DB) FindEvents(ctx context.Context, afterID int64, limit int) ([]redir
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT id, kind, org_id, project_id, version, created_at
 		FROM events WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: find events: %w", err)
-	}
-	defer rows.Close()
-	var out []redirects.Event
-	for rows.Next() {
-		var (
-			e       redirects.Event
-			created int64
-		)
-		if err := rows.Scan(&e.ID, &e.Kind, &e.OrgID, &e.ProjectID, &e.Version, &created); err != nil {
-			return nil, fmt.Errorf("sqlite: find events: %w", err)
-		}
-		e.CreatedAt = fromNanos(created)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find events: %w", err)
-	}
-	return out, nil
+	return collect("find events", rows, err, scanEvent)
+}
+
+func scanEvent(s scanner) (redirects.Event, error) {
+	var (
+		e       redirects.Event
+		created int64
+	)
+	err := s.Scan(&e.ID, &e.Kind, &e.OrgID, &e.ProjectID, &e.Version, &created)
+	e.CreatedAt = fromNanos(created)
+	return e, err
 }
 
 // LastEventID returns the ID of the newest event, or 0.
 func (db *DB) LastEventID(ctx context.Context) (int64, error) {
 	var id int64
 	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&id); err != nil {
-		return 0, fmt.Errorf("sqlite: last event: %w", err)
+		return 0, wrap("last event", err)
 	}
 	return id, nil
 }
@@ -51,13 +40,8 @@ func (db *DB) LastEventID(ctx context.Context) (int64, error) {
 // in one transaction. Counts of unknown organizations are dropped, and zero
 // counts store nothing.
 func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int64) error {
-	if err := validPeriod(period); err != nil {
+	if err := redirects.ValidateUsage(period, counts); err != nil {
 		return err
-	}
-	for org, n := range counts {
-		if n < 0 {
-			return redirects.Errorf(redirects.EINVALID, "usage count %d of organization %s is negative", n, org)
-		}
 	}
 	if len(counts) == 0 {
 		return nil
@@ -74,7 +58,7 @@ func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int
 		SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM orgs WHERE id = ?1)
 		ON CONFLICT (org_id, period) DO UPDATE SET count = count + excluded.count`)
 	if err != nil {
-		return fmt.Errorf("sqlite: add usage: %w", err)
+		return wrap("add usage", err)
 	}
 	defer stmt.Close()
 	for org, n := range counts {
@@ -82,11 +66,11 @@ func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int
 			continue
 		}
 		if _, err := stmt.ExecContext(ctx, org, period, n); err != nil {
-			return fmt.Errorf("sqlite: add usage: %w", err)
+			return wrap("add usage", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: add usage: %w", err)
+		return wrap("add usage", err)
 	}
 	return nil
 }
@@ -94,12 +78,12 @@ func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int
 // FindUsage returns the monthly usage of every organization that has some
 // in period ("2006-01", UTC).
 func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, error) {
-	if err := validPeriod(period); err != nil {
+	if err := redirects.ValidatePeriod(period); err != nil {
 		return nil, err
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT org_id, count FROM usage WHERE period = ?`, period)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: find usage: %w", err)
+		return nil, wrap("find usage", err)
 	}
 	defer rows.Close()
 	out := make(map[string]int64)
@@ -109,21 +93,12 @@ func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, e
 			n   int64
 		)
 		if err := rows.Scan(&org, &n); err != nil {
-			return nil, fmt.Errorf("sqlite: find usage: %w", err)
+			return nil, wrap("find usage", err)
 		}
 		out[org] = n
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find usage: %w", err)
+		return nil, wrap("find usage", err)
 	}
 	return out, nil
-}
-
-// validPeriod checks a billing period's form, "2006-01", so a typo never
-// files counts under a period nobody reads.
-func validPeriod(period string) error {
-	if t, err := time.Parse("2006-01", period); err != nil || t.Format("2006-01") != period {
-		return redirects.Errorf(redirects.EINVALID, "usage period %q is not a month of the form 2006-01", period)
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"redirects"
 )
@@ -16,7 +17,7 @@ import (
 // ProjectID and CreatedAt are ignored and rules itself is left unchanged:
 // every stored rule gets the clock's time and a new ID. The new IDs are
 // above every ID handed out before and follow the order of (match type,
-// source), not the order of rules (see insertRules); IDs never decide
+// source), not the order of rules (see InsertRules); IDs never decide
 // which rule a lookup picks, since two prefix sources of one path that
 // have the same length are the same source.
 //
@@ -44,49 +45,42 @@ func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirec
 		return 0, err
 	}
 	defer tx.Rollback()
-
-	if _, err := findProject(ctx, tx, projectID); err != nil {
+	if err := redirects.ImportInTx(ctx, importTx{tx}, projectID, batch, replace, db.now()); err != nil {
 		return 0, err
-	}
-	var clashes map[int32]int64
-	if !replace {
-		if clashes, err = findClashes(ctx, tx, projectID, batch.Keys); err != nil {
-			return 0, err
-		}
-	}
-	var insertErr error
-	if len(clashes) == 0 && !batch.HasRepeats() {
-		if replace {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE project_id = ?`, projectID); err != nil {
-				return 0, fmt.Errorf("sqlite: import rules: %w", err)
-			}
-		}
-		insertErr = insertRules(ctx, tx, projectID, batch, db.now().UnixNano())
-	}
-	if err := batch.Err(projectID, clashes); err != nil {
-		return 0, err
-	}
-	if insertErr != nil {
-		return 0, insertErr
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("sqlite: import rules: %w", err)
+		return 0, wrap("import rules", err)
 	}
 	return len(rules), nil
 }
 
-// findClashes returns, for the first rule of the batch with each key that a
+// importTx is the redirects.ImportTx of a write transaction, whose
+// IMMEDIATE write lock keeps out every other writer.
+type importTx struct{ tx *sql.Tx }
+
+func (t importTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
+	return findProject(ctx, t.tx, id)
+}
+
+func (t importTx) DeleteRules(ctx context.Context, projectID string) error {
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM rules WHERE project_id = ?`, projectID); err != nil {
+		return wrap("import rules", err)
+	}
+	return nil
+}
+
+// FindClashes returns, for the first rule of the batch with each key that a
 // stored rule of the project has, that stored rule's ID. It walks the stored
 // keys and the batch's side by side, both in index order: SQLite's BINARY
 // collation is Go's string order, and 'exact' < 'starts_with' as Exact <
 // StartsWith, so the index orders as redirects.CompareImportKeys.
-func findClashes(ctx context.Context, tx *sql.Tx, projectID string, keys []redirects.ImportKey) (map[int32]int64, error) {
+func (t importTx) FindClashes(ctx context.Context, projectID string, keys []redirects.ImportKey) (map[int32]int64, error) {
 	// The UNIQUE index on (project_id, match_type, source) covers this
 	// query and gives its order, so SQLite reads the index alone and sorts
 	// nothing.
-	rows, err := tx.QueryContext(ctx, `SELECT id, match_type, source FROM rules WHERE project_id = ? ORDER BY match_type, source`, projectID)
+	rows, err := t.tx.QueryContext(ctx, `SELECT id, match_type, source FROM rules WHERE project_id = ? ORDER BY match_type, source`, projectID)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: import rules: %w", err)
+		return nil, wrap("import rules", err)
 	}
 	defer rows.Close()
 	var (
@@ -98,7 +92,7 @@ func findClashes(ctx context.Context, tx *sql.Tx, projectID string, keys []redir
 	)
 	for rows.Next() {
 		if err := rows.Scan(&id, &mt, &stored.Source); err != nil {
-			return nil, fmt.Errorf("sqlite: import rules: %w", err)
+			return nil, wrap("import rules", err)
 		}
 		if stored.Match, err = redirects.ParseMatchType(mt); err != nil {
 			return nil, fmt.Errorf("sqlite: import rules: stored rule %d: %w", id, err)
@@ -115,7 +109,7 @@ func findClashes(ctx context.Context, tx *sql.Tx, projectID string, keys []redir
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: import rules: %w", err)
+		return nil, wrap("import rules", err)
 	}
 	return clashes, nil
 }
@@ -129,14 +123,14 @@ const insertBatch = 64
 // errStopped ends an insert that validation has already doomed.
 var errStopped = errors.New("stopped: the batch has invalid rules")
 
-// insertRules inserts the batch's rules in index order (batch.Keys) with
+// InsertRules inserts the batch's rules in index order (batch.Keys) with
 // explicit IDs that follow the same order, starting above every ID handed
 // out before. Both B-trees of the rules table, the table by ID and the
 // UNIQUE index by key, then grow at one place instead of at random ones,
 // which makes a large import about twice as fast as inserting in the order
 // of rules. It stops with errStopped once the batch's validation has failed.
-func insertRules(ctx context.Context, tx *sql.Tx, projectID string, batch *redirects.ImportBatch, now int64) error {
-	rules, keys := batch.Rules, batch.Keys
+func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redirects.ImportBatch, now time.Time) error {
+	tx, rules, keys := t.tx, batch.Rules, batch.Keys
 	if len(keys) == 0 {
 		return nil
 	}
@@ -147,7 +141,7 @@ func insertRules(ctx context.Context, tx *sql.Tx, projectID string, batch *redir
 	if err := tx.QueryRowContext(ctx, `SELECT MAX(
 		COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'rules'), 0),
 		COALESCE((SELECT MAX(id) FROM rules), 0)) + 1`).Scan(&next); err != nil {
-		return fmt.Errorf("sqlite: import rules: %w", err)
+		return wrap("import rules", err)
 	}
 
 	const row = "(?, ?, ?, ?, ?, ?, ?, ?)"
@@ -157,7 +151,7 @@ func insertRules(ctx context.Context, tx *sql.Tx, projectID string, batch *redir
 	}
 	full, err := prepare(min(insertBatch, len(keys)))
 	if err != nil {
-		return fmt.Errorf("sqlite: import rules: %w", err)
+		return wrap("import rules", err)
 	}
 	defer full.Close()
 	args := make([]any, 0, 8*insertBatch)
@@ -169,17 +163,17 @@ func insertRules(ctx context.Context, tx *sql.Tx, projectID string, batch *redir
 		args = args[:0]
 		for k := start; k < end; k++ {
 			r := &rules[keys[k].Pos]
-			args = append(args, next+int64(k), projectID, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, now)
+			args = append(args, next+int64(k), projectID, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, now.UnixNano())
 		}
 		stmt := full
 		if end-start < insertBatch {
 			if stmt, err = prepare(end - start); err != nil {
-				return fmt.Errorf("sqlite: import rules: %w", err)
+				return wrap("import rules", err)
 			}
 			defer stmt.Close()
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
-			return fmt.Errorf("sqlite: import rules: %w", err)
+			return wrap("import rules", err)
 		}
 	}
 	return nil

@@ -29,7 +29,7 @@ func (db *DB) CreateKey(ctx context.Context, k *redirects.Key) error {
 	}
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM keys WHERE id = ? OR hash = ?`, k.ID, k.Hash).Scan(&n); err != nil {
-		return fmt.Errorf("sqlite: create key: %w", err)
+		return wrap("create key", err)
 	} else if n > 0 {
 		return redirects.Errorf(redirects.ECONFLICT, "key %s already exists", k.ID)
 	}
@@ -44,16 +44,16 @@ func (db *DB) CreateKey(ctx context.Context, k *redirects.Key) error {
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO keys (id, project_id, name, test, hash, last4, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.ProjectID, k.Name, k.Test, k.Hash, k.Last4, created.UnixNano(), revoked); err != nil {
-		return fmt.Errorf("sqlite: create key: %w", err)
+		return wrap("create key", err)
 	}
-	if err := db.insertEvent(ctx, tx, redirects.EventKey, p.OrgID, p.ID, 0, now); err != nil {
-		return fmt.Errorf("sqlite: create key: %w", err)
+	if err := recordEvent(ctx, tx, redirects.EventKey, p.OrgID, p.ID, 0, now); err != nil {
+		return wrap("create key", err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditKeyCreate, p.OrgID, p.ID, "key", k.ID, nil, redirects.KeyAuditFields(k)); err != nil {
 		return fmt.Errorf("sqlite: create key: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: create key: %w", err)
+		return wrap("create key", err)
 	}
 	k.CreatedAt = created
 	return nil
@@ -77,22 +77,7 @@ func (db *DB) FindKeys(ctx context.Context, projectID string) ([]*redirects.Key,
 		}
 		rows, err = tx.QueryContext(ctx, `SELECT `+keyColumns+` FROM keys WHERE project_id = ? ORDER BY created_at, rowid`, projectID)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: find keys: %w", err)
-	}
-	defer rows.Close()
-	var out []*redirects.Key
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: find keys: %w", err)
-		}
-		out = append(out, k)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find keys: %w", err)
-	}
-	return out, nil
+	return collect("find keys", rows, err, scanKey)
 }
 
 // RevokeKey revokes a key of the project, named by its ID ("key_...") or
@@ -131,24 +116,24 @@ func (db *DB) RevokeKey(ctx context.Context, projectID, ref string) (*redirects.
 	if errors.Is(err, sql.ErrNoRows) || err == nil && k.ProjectID != projectID {
 		return nil, redirects.Errorf(redirects.ENOTFOUND, "%s is not a key of project %s", name, projectID)
 	} else if err != nil {
-		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
+		return nil, wrap("revoke key", err)
 	}
 	if k.RevokedAt != nil {
 		return k, nil
 	}
 	now := db.now()
 	if _, err := tx.ExecContext(ctx, `UPDATE keys SET revoked_at = ? WHERE id = ?`, now.UnixNano(), k.ID); err != nil {
-		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
+		return nil, wrap("revoke key", err)
 	}
-	if err := db.insertEvent(ctx, tx, redirects.EventKey, p.OrgID, p.ID, 0, now); err != nil {
-		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
+	if err := recordEvent(ctx, tx, redirects.EventKey, p.OrgID, p.ID, 0, now); err != nil {
+		return nil, wrap("revoke key", err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditKeyRevoke, p.OrgID, p.ID, "key", k.ID,
 		map[string]any{"revokedAt": nil}, map[string]any{"revokedAt": now.Format(time.RFC3339Nano)}); err != nil {
 		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("sqlite: revoke key: %w", err)
+		return nil, wrap("revoke key", err)
 	}
 	k.RevokedAt = &now
 	return k, nil

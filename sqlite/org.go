@@ -23,10 +23,10 @@ func (db *DB) CreateOrg(ctx context.Context, o *redirects.Org) error {
 	id, now := redirects.NewOrgID(), db.now()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO orgs (id, name, tier, rate_limit_override, quota_override, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		id, o.Name, string(o.Tier), nullLimit(o.RateLimitOverride), nullLimit(o.QuotaOverride), now.UnixNano()); err != nil {
-		return fmt.Errorf("sqlite: create organization: %w", err)
+		return wrap("create organization", err)
 	}
-	if err := db.insertEvent(ctx, tx, redirects.EventOrg, id, "", 0, now); err != nil {
-		return fmt.Errorf("sqlite: create organization: %w", err)
+	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, now); err != nil {
+		return wrap("create organization", err)
 	}
 	stored := *o
 	stored.ID = id
@@ -34,7 +34,7 @@ func (db *DB) CreateOrg(ctx context.Context, o *redirects.Org) error {
 		return fmt.Errorf("sqlite: create organization: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: create organization: %w", err)
+		return wrap("create organization", err)
 	}
 	o.ID, o.CreatedAt = id, now
 	o.RateLimitOverride, o.QuotaOverride = normLimit(o.RateLimitOverride), normLimit(o.QuotaOverride)
@@ -62,17 +62,17 @@ func (db *DB) UpdateOrg(ctx context.Context, id string, u redirects.OrgUpdate) (
 	o.RateLimitOverride, o.QuotaOverride = normLimit(o.RateLimitOverride), normLimit(o.QuotaOverride)
 	if _, err := tx.ExecContext(ctx, `UPDATE orgs SET name = ?, tier = ?, rate_limit_override = ?, quota_override = ? WHERE id = ?`,
 		o.Name, string(o.Tier), nullLimit(o.RateLimitOverride), nullLimit(o.QuotaOverride), id); err != nil {
-		return nil, fmt.Errorf("sqlite: update organization: %w", err)
+		return nil, wrap("update organization", err)
 	}
-	if err := db.insertEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
-		return nil, fmt.Errorf("sqlite: update organization: %w", err)
+	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
+		return nil, wrap("update organization", err)
 	}
 	b, a := redirects.AuditDiff(before, redirects.OrgAuditFields(o))
 	if err := db.audit(ctx, tx, redirects.AuditOrgUpdate, id, "", "org", id, b, a); err != nil {
 		return nil, fmt.Errorf("sqlite: update organization: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("sqlite: update organization: %w", err)
+		return nil, wrap("update organization", err)
 	}
 	return o, nil
 }
@@ -90,22 +90,7 @@ func (db *DB) FindOrgByID(ctx context.Context, id string) (*redirects.Org, error
 // FindOrgs returns every organization, oldest first.
 func (db *DB) FindOrgs(ctx context.Context) ([]*redirects.Org, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+orgColumns+` FROM orgs ORDER BY created_at, rowid`)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: find organizations: %w", err)
-	}
-	defer rows.Close()
-	var out []*redirects.Org
-	for rows.Next() {
-		o, err := scanOrg(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: find organizations: %w", err)
-		}
-		out = append(out, o)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find organizations: %w", err)
-	}
-	return out, nil
+	return collect("find organizations", rows, err, scanOrg)
 }
 
 const orgColumns = `id, name, tier, rate_limit_override, quota_override, created_at`
@@ -191,16 +176,16 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	id, now := redirects.NewProjectID(), db.now()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, created_at) VALUES (?, ?, ?, ?)`,
 		id, p.OrgID, p.Name, now.UnixNano()); err != nil {
-		return fmt.Errorf("sqlite: create project: %w", err)
+		return wrap("create project", err)
 	}
-	if err := db.insertEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, now); err != nil {
-		return fmt.Errorf("sqlite: create project: %w", err)
+	if err := recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, now); err != nil {
+		return wrap("create project", err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditProjectCreate, p.OrgID, id, "project", id, nil, redirects.ProjectAuditFields(p)); err != nil {
 		return fmt.Errorf("sqlite: create project: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: create project: %w", err)
+		return wrap("create project", err)
 	}
 	p.ID, p.CreatedAt = id, now
 	return nil
@@ -234,22 +219,7 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 		}
 		rows, err = tx.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE org_id = ? ORDER BY created_at, rowid`, orgID)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: find projects: %w", err)
-	}
-	defer rows.Close()
-	var out []*redirects.Project
-	for rows.Next() {
-		p, err := scanProject(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: find projects: %w", err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find projects: %w", err)
-	}
-	return out, nil
+	return collect("find projects", rows, err, scanProject)
 }
 
 const projectColumns = `id, org_id, name, created_at`

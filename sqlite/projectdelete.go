@@ -30,7 +30,7 @@ func (db *DB) UpdateProject(ctx context.Context, id, name string) (*redirects.Pr
 	if err := db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, b, a); err != nil {
 		return nil, fmt.Errorf("sqlite: update project: %w", err)
 	}
-	if err := db.insertEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, db.now()); err != nil {
+	if err := recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, db.now()); err != nil {
 		return nil, fmt.Errorf("sqlite: update project: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -58,7 +58,7 @@ func (db *DB) DeleteProject(ctx context.Context, id string) error {
 	if err := db.audit(ctx, tx, redirects.AuditProjectDelete, p.OrgID, p.ID, "project", p.ID, redirects.ProjectAuditFields(p), nil); err != nil {
 		return fmt.Errorf("sqlite: delete project: %w", err)
 	}
-	if err := db.insertEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, db.now()); err != nil {
+	if err := recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, db.now()); err != nil {
 		return fmt.Errorf("sqlite: delete project: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -86,7 +86,7 @@ func (db *DB) DeleteOrg(ctx context.Context, id string) error {
 	if err := db.audit(ctx, tx, redirects.AuditOrgDelete, id, "", "org", id, redirects.OrgAuditFields(o), nil); err != nil {
 		return fmt.Errorf("sqlite: delete organization: %w", err)
 	}
-	if err := db.insertEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
+	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
 		return fmt.Errorf("sqlite: delete organization: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

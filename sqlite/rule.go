@@ -35,23 +35,23 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	if err == nil {
 		return redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", redirects.ConflictMessage(r), existing)
 	} else if !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("sqlite: add rule: %w", err)
+		return wrap("add rule", err)
 	}
 	now := db.now()
 	res, err := tx.ExecContext(ctx, insertRuleSQL,
 		r.ProjectID, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, now.UnixNano())
 	if err != nil {
-		return fmt.Errorf("sqlite: add rule: %w", err)
+		return wrap("add rule", err)
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
-		return fmt.Errorf("sqlite: add rule: %w", err)
+		return wrap("add rule", err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditRuleCreate, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), nil, redirects.RuleAuditFields(r)); err != nil {
 		return fmt.Errorf("sqlite: add rule: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: add rule: %w", err)
+		return wrap("add rule", err)
 	}
 	r.ID, r.CreatedAt, r.Revision = id, now, 1
 	return nil
@@ -70,23 +70,28 @@ func (db *DB) FindRules(ctx context.Context, projectID string) ([]redirects.Rule
 	if _, err := findProject(ctx, tx, projectID); err != nil {
 		return nil, err
 	}
-	return findRules(ctx, tx, projectID)
+	rules, err := findRules(ctx, tx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	redirects.SortRules(rules)
+	return rules, nil
 }
 
-// findRules returns the draft rules of a project in the order of
-// redirects.SortRules.
+// findRules returns the draft rules of a project: the exact rules by source,
+// then the starts_with rules by source, which a deploy sorts once into the
+// order of redirects.SortRules.
 func findRules(ctx context.Context, tx querier, projectID string) ([]redirects.Rule, error) {
 	var out []redirects.Rule
 	// One query per match type spares a column per row, which counts when
 	// a deploy reads a million rules. Both read the UNIQUE index in order,
-	// so the exact rules come out sorted already.
+	// so the exact rules come out in their final order already.
 	for _, m := range []redirects.MatchType{redirects.Exact, redirects.StartsWith} {
 		var err error
 		if out, err = appendRules(ctx, tx, out, projectID, m); err != nil {
 			return nil, err
 		}
 	}
-	redirects.SortRules(out)
 	return out, nil
 }
 
@@ -96,7 +101,7 @@ func appendRules(ctx context.Context, tx querier, out []redirects.Rule, projectI
 	rows, err := tx.QueryContext(ctx, `SELECT id, source, destination, status_code, priority, created_at
 		FROM rules WHERE project_id = ? AND match_type = ? ORDER BY source`, projectID, m.String())
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: find rules: %w", err)
+		return nil, wrap("find rules", err)
 	}
 	defer rows.Close()
 	var (
@@ -107,13 +112,13 @@ func appendRules(ctx context.Context, tx querier, out []redirects.Rule, projectI
 		// Scanning into variables declared outside the loop keeps a
 		// million-rule read from allocating a Rule per row.
 		if err := rows.Scan(&r.ID, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &created); err != nil {
-			return nil, fmt.Errorf("sqlite: find rules: %w", err)
+			return nil, wrap("find rules", err)
 		}
 		r.CreatedAt = fromNanos(created)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find rules: %w", err)
+		return nil, wrap("find rules", err)
 	}
 	return out, nil
 }

@@ -280,7 +280,7 @@ func appliedMigrations(ctx context.Context, tx *sql.Tx) ([]migrations.Applied, e
 func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 	var v int
 	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("sqlite: schema version: %w", err)
+		return 0, wrap("schema version", err)
 	}
 	return v, nil
 }
@@ -297,7 +297,7 @@ func (db *DB) now() time.Time {
 func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: begin: %w", err)
+		return nil, wrap("begin", err)
 	}
 	return tx, nil
 }
@@ -307,7 +307,7 @@ func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
 func (db *DB) beginRead(ctx context.Context) (*sql.Tx, error) {
 	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: begin: %w", err)
+		return nil, wrap("begin", err)
 	}
 	return tx, nil
 }
@@ -319,13 +319,44 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// insertEvent records a change for edge nodes, in the caller's transaction.
-func (db *DB) insertEvent(ctx context.Context, tx querier, kind, orgID, projectID string, version int, at time.Time) error {
+// collect scans every row of a query's result with scan and closes the
+// rows; a failure, the query's included, is wrapped as op's.
+func collect[T any](op string, rows *sql.Rows, err error, scan func(scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, wrap(op, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(op, err)
+	}
+	return out, nil
+}
+
+// recordEvent records a change for edge nodes, in the caller's transaction.
+func recordEvent(ctx context.Context, tx querier, kind, orgID, projectID string, version int, at time.Time) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO events (kind, org_id, project_id, version, created_at) VALUES (?, ?, ?, ?, ?)`,
 		kind, orgID, projectID, version, at.UnixNano()); err != nil {
 		return fmt.Errorf("record %s event: %w", kind, err)
 	}
 	return nil
+}
+
+// wrap returns the error of a failed operation op: a domain error as it is,
+// anything else wrapped as "sqlite: op: ...", an internal error.
+func wrap(op string, err error) error {
+	var de *redirects.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	return fmt.Errorf("sqlite: %s: %w", op, err)
 }
 
 // fromNanos returns the UTC time of a stored integer time.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"redirects/internal/rulegen"
+
 	"redirects"
 )
 
@@ -17,7 +19,7 @@ var benchSizes = []int{100_000, 1_000_000}
 
 // benchRules returns n generated rules, half of them starts_with, shaped like
 // a real site's (the mix bench/run uses by default).
-func benchRules(n int) []redirects.Rule { return redirects.GenerateRules(n, 0.5, 1) }
+func benchRules(n int) []redirects.Rule { return rulegen.Rules(n, 0.5, 1) }
 
 // benchProject makes an organization and a project in s.
 func benchProject(b *testing.B, s redirects.Store) string {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"redirects/internal/rulegen"
+
 	"redirects"
 )
 
@@ -130,7 +132,7 @@ func testConcurrentDeploys(t *testing.T, d *Database) {
 	ctx := context.Background()
 	setup := d.open(t)
 	p := newOrgProject(t, setup)
-	if _, err := setup.ImportRules(ctx, p.ID, redirects.GenerateRules(1000, 0.5, 1), false); err != nil {
+	if _, err := setup.ImportRules(ctx, p.ID, rulegen.Rules(1000, 0.5, 1), false); err != nil {
 		t.Fatalf("ImportRules: %v", err)
 	}
 
@@ -184,7 +186,7 @@ func testConcurrentImports(t *testing.T, d *Database) {
 	s, other := d.open(t), d.open(t)
 	p := newOrgProject(t, s)
 	const n = 2000
-	rules := redirects.GenerateRules(n, 0.5, 5)
+	rules := rulegen.Rules(n, 0.5, 5)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, s := range []Store{s, other} {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"redirects/internal/rulegen"
+
 	"redirects"
 )
 
@@ -172,7 +174,7 @@ func testImportUnknownProject(t *testing.T, e *env) {
 func testImportLarge(t *testing.T, e *env) {
 	p := e.newProject()
 	const n = 50_000
-	rules := redirects.GenerateRules(n, 0.3, 7)
+	rules := rulegen.Rules(n, 0.3, 7)
 	if got, err := e.s.ImportRules(e.ctx, p.ID, rules, false); err != nil || got != n {
 		t.Fatalf("ImportRules = %d, %v; want %d, nil", got, err, n)
 	}

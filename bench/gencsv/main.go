@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"os"
 
-	"redirects/bench/gen"
+	"redirects/export"
+	"redirects/internal/rulegen"
 )
 
 func main() {
@@ -16,7 +17,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed; the same seed gives the same rules")
 	depth := flag.Int("extra-depth", 0, "add 0..N slug segments to every path (longer paths)")
 	flag.Parse()
-	if err := gen.WriteCSV(os.Stdout, *n, *prefix, *seed, *depth); err != nil {
+	if err := export.WriteCSV(os.Stdout, rulegen.RulesDeeper(*n, *prefix, *seed, *depth)); err != nil {
 		fmt.Fprintln(os.Stderr, "gencsv:", err)
 		os.Exit(1)
 	}

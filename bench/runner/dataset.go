@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"redirects"
-	"redirects/bench/gen"
+	"redirects/export"
+	"redirects/internal/rulegen"
 	"redirects/sqlite"
 )
 
@@ -32,14 +33,14 @@ type dataset struct {
 
 func (d *dataset) env() []string { return []string{"REDIRECTS_DB=sqlite:" + d.db} }
 
-// writeCSV writes GenerateRulesDeeper(n, share, seed, depth) as an import
-// file (the format of bench/gencsv) and returns its size.
+// writeCSV writes rulegen.RulesDeeper(n, share, seed, depth) as an import
+// file (export.WriteCSV, as bench/gencsv writes it) and returns its size.
 func writeCSV(path string, n int, share float64, seed uint64, depth int) (int64, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return 0, err
 	}
-	if err := gen.WriteCSV(f, n, share, seed, depth); err != nil {
+	if err := export.WriteCSV(f, rulegen.RulesDeeper(n, share, seed, depth)); err != nil {
 		f.Close()
 		return 0, err
 	}

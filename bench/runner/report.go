@@ -41,7 +41,7 @@ func (rep *report) markdown() string {
 	if !c.warmup {
 		warm = "without warm-up"
 	}
-	p("- Rules: `redirects.GenerateRulesDeeper(n, %v, %d, %d)` (`-prefix-share`, `-seed`, `-extra-depth`: 0..N more path segments), so paths and their lengths follow the generator's distribution", c.prefixShare, c.seed, c.extraDepth)
+	p("- Rules: `rulegen.RulesDeeper(n, %v, %d, %d)` (`-prefix-share`, `-seed`, `-extra-depth`: 0..N more path segments), so paths and their lengths follow the generator's distribution", c.prefixShare, c.seed, c.extraDepth)
 	if rep.sbs != nil {
 		l := rep.sbs.srcLen
 		p(" (source bytes in the side-by-side set: min %d, median %d, p99 %d, max %d)", l.min, l.p50, l.p99, l.max)

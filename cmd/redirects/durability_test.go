@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/internal/rulegen"
 )
 
 // writeRulesCSV writes n generated rules as an import file.
@@ -24,7 +25,7 @@ func writeRulesCSV(t *testing.T, n int) string {
 	}
 	w := bufio.NewWriter(f)
 	fmt.Fprintln(w, "source,destination,statusCode,matchType,priority")
-	for _, r := range redirects.GenerateRules(n, 0.5, 42) {
+	for _, r := range rulegen.Rules(n, 0.5, 42) {
 		fmt.Fprintf(w, "%s,%s,%d,%s,%d\n", r.Source, r.Destination, r.StatusCode, r.MatchType, r.Priority)
 	}
 	if err := w.Flush(); err != nil {

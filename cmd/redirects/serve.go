@@ -9,6 +9,7 @@ import (
 	"redirects"
 	edgehttp "redirects/http"
 	"redirects/http/evhttp"
+	"redirects/inmem"
 	"redirects/redis"
 )
 
@@ -69,7 +70,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, engin
 			metrics.SetLimiterFallback(rl.Down())
 			return &edgehttp.Backend{Store: s, Limiter: rl, Flusher: rl}, nil
 		}
-		ll, err := redirects.NewLocalLimiter(ctx, s, c.m.Clock.Now())
+		ll, err := inmem.NewLimiter(ctx, s, c.m.Clock.Now())
 		if err != nil {
 			return nil, err
 		}

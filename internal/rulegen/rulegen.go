@@ -1,13 +1,19 @@
-package redirects
+// Package rulegen generates rule sets shaped like a real site's redirects,
+// for the tests and benchmarks of every package and for the benchmark tools
+// (bench/gencsv, bench/runner). It lives apart from the domain so that the root package holds
+// nothing only tests and tools use.
+package rulegen
 
 import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
+
+	"redirects"
 )
 
-// GenerateRules returns n valid rules shaped like a real site's redirects,
+// Rules returns n valid rules shaped like a real site's redirects,
 // for benchmarks and load tests: paths such as /blog/2019/05/some-article-slug,
 // /products/shoes/item-12345 or /docs/v2/guide/section, many prefix sources
 // sharing leading segments, a few broad ones (/products/shoes/,
@@ -16,20 +22,20 @@ import (
 //
 // About prefixShare of the rules are starts_with, the rest exact. Status is
 // 301 for about four rules in five, 302 otherwise; priorities lie in
-// 0..1000, most at DefaultPriority so ties are common. Sources are unique
+// 0..1000, most at redirects.DefaultPriority so ties are common. Sources are unique
 // per match type (an exact and a starts_with rule may share one), IDs run
 // 1..n and CreatedAt increases by one second per rule. The same seed gives
 // the same rules; ProjectID is left empty for the caller to set.
-func GenerateRules(n int, prefixShare float64, seed uint64) []Rule {
-	return GenerateRulesDeeper(n, prefixShare, seed, 0)
+func Rules(n int, prefixShare float64, seed uint64) []redirects.Rule {
+	return RulesDeeper(n, prefixShare, seed, 0)
 }
 
-// GenerateRulesDeeper is GenerateRules with longer paths: every generated
+// RulesDeeper is Rules with longer paths: every generated
 // path (source and destination) gets 0..extraDepth more slug segments, drawn
 // uniformly, which shifts the path length distribution up by about 20 bytes
 // per segment on average. With extraDepth 0 it returns exactly what
-// GenerateRules returns for the same seed.
-func GenerateRulesDeeper(n int, prefixShare float64, seed uint64, extraDepth int) []Rule {
+// Rules returns for the same seed.
+func RulesDeeper(n int, prefixShare float64, seed uint64, extraDepth int) []redirects.Rule {
 	if n <= 0 {
 		return nil
 	}
@@ -41,15 +47,15 @@ func GenerateRulesDeeper(n int, prefixShare float64, seed uint64, extraDepth int
 	perm := g.rng.Perm(n)
 	seen := [2]map[string]struct{}{make(map[string]struct{}, n-nPrefix), make(map[string]struct{}, nPrefix)}
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	rules := make([]Rule, n)
+	rules := make([]redirects.Rule, n)
 	for i := range rules {
-		mt := Exact
+		mt := redirects.Exact
 		if perm[i] < nPrefix {
-			mt = StartsWith
+			mt = redirects.StartsWith
 		}
 		var src string
 		for {
-			if mt == StartsWith {
+			if mt == redirects.StartsWith {
 				src = g.prefixSource()
 			} else {
 				src = g.exactSource()
@@ -63,11 +69,11 @@ func GenerateRulesDeeper(n int, prefixShare float64, seed uint64, extraDepth int
 		if g.rng.IntN(5) == 0 {
 			status = 302
 		}
-		priority := DefaultPriority
+		priority := redirects.DefaultPriority
 		if g.rng.IntN(5) < 2 {
 			priority = g.rng.IntN(1001)
 		}
-		rules[i] = Rule{
+		rules[i] = redirects.Rule{
 			ID:          int64(i + 1),
 			Source:      src,
 			Destination: g.destination(),
@@ -78,6 +84,15 @@ func GenerateRulesDeeper(n int, prefixShare float64, seed uint64, extraDepth int
 		}
 	}
 	return rules
+}
+
+// Path returns a page path of a random section, drawn from rng the way the
+// rules' sources are, for looking up paths that look like the rules' but
+// that no rule need match.
+func Path(rng *rand.Rand) string {
+	g := &ruleGen{rng: rng}
+	b, _, _ := g.path(nil)
+	return string(b)
 }
 
 var (

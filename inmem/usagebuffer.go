@@ -1,12 +1,14 @@
-package redirects
+package inmem
 
 import (
 	"context"
 	"sync"
+
+	"redirects"
 )
 
 // UsageBuffer holds monthly usage that a limiter has counted but not yet
-// written to the Store, so that the store sees one AddUsage per period and
+// written to the redirects.Store, so that the store sees one AddUsage per period and
 // flush instead of one write per request. The zero value is empty and ready
 // to use; a UsageBuffer is safe for concurrent use.
 type UsageBuffer struct {
@@ -15,7 +17,7 @@ type UsageBuffer struct {
 }
 
 // Add counts one request of the organization with ID org in period (as
-// BillingPeriod names it).
+// redirects.BillingPeriod names it).
 func (b *UsageBuffer) Add(period, org string) { b.AddN(period, org, 1) }
 
 // AddN counts n requests of the organization with ID org in period.
@@ -38,7 +40,7 @@ func (b *UsageBuffer) AddN(period, org string, n int64) {
 // periods not yet written go back into the buffer, added to what was counted
 // meanwhile, for the next try; periods already written are not written
 // again.
-func (b *UsageBuffer) Flush(ctx context.Context, store Store) error {
+func (b *UsageBuffer) Flush(ctx context.Context, store redirects.Store) error {
 	b.mu.Lock()
 	pending := b.pending
 	b.pending = nil

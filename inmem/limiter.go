@@ -1,17 +1,21 @@
-package redirects
+// Package inmem holds the in-process adapters of the domain: the limiter of
+// a single node and the buffer that batches its usage writes to the store.
+package inmem
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"redirects"
 )
 
-// LocalLimiter is the Limiter of a single node: counters in the process,
-// monthly usage loaded from and flushed to the Store in batches, so a
-// restart loses at most the requests counted since the last flush (Flush
-// runs every FlushInterval and on Close).
-type LocalLimiter struct {
-	store Store
+// Limiter is the redirects.Limiter of a single node: counters in the process,
+// monthly usage loaded from and flushed to the redirects.Store in batches,
+// so a restart loses at most the requests counted since the last flush (the
+// server calls Flush every http.Config.FlushInterval and on Close).
+type Limiter struct {
+	store redirects.Store
 
 	mu     sync.Mutex
 	period string
@@ -32,11 +36,11 @@ type orgCounts struct {
 	pending    int64 // this period, not yet moved to the buffer
 }
 
-// NewLocalLimiter returns a limiter whose monthly usage starts from what
+// NewLimiter returns a limiter whose monthly usage starts from what
 // store holds for the current period.
-func NewLocalLimiter(ctx context.Context, store Store, now time.Time) (*LocalLimiter, error) {
-	l := &LocalLimiter{store: store, orgs: map[string]*orgCounts{}}
-	l.period, _ = BillingPeriod(now)
+func NewLimiter(ctx context.Context, store redirects.Store, now time.Time) (*Limiter, error) {
+	l := &Limiter{store: store, orgs: map[string]*orgCounts{}}
+	l.period, _ = redirects.BillingPeriod(now)
 	stored, err := store.FindUsage(ctx, l.period)
 	if err != nil {
 		return nil, err
@@ -46,14 +50,14 @@ func NewLocalLimiter(ctx context.Context, store Store, now time.Time) (*LocalLim
 }
 
 var (
-	_ Limiter      = (*LocalLimiter)(nil)
-	_ UsageFlusher = (*LocalLimiter)(nil)
+	_ redirects.Limiter      = (*Limiter)(nil)
+	_ redirects.UsageFlusher = (*Limiter)(nil)
 )
 
-// Take counts one request and decides it, as Decide says.
-func (l *LocalLimiter) Take(ctx context.Context, u Usage) Decision {
-	start, _ := MinuteWindow(u.Now)
-	period, _ := BillingPeriod(u.Now)
+// Take counts one request and decides it, as redirects.Decide says.
+func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decision {
+	start, _ := redirects.MinuteWindow(u.Now)
+	period, _ := redirects.BillingPeriod(u.Now)
 	minute := start.Unix()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -76,7 +80,7 @@ func (l *LocalLimiter) Take(ctx context.Context, u Usage) Decision {
 		n = &c.test
 	}
 	*n++
-	d, consume := Decide(u, *n, c.used)
+	d, consume := redirects.Decide(u, *n, c.used)
 	if consume {
 		c.used++
 		c.pending++
@@ -87,7 +91,7 @@ func (l *LocalLimiter) Take(ctx context.Context, u Usage) Decision {
 // Raise lifts the month's usage of the given organizations to at least the
 // given counts (a shared limiter falling back to per-node counting hands over
 // what it knew). Counts of another period than the limiter's are ignored.
-func (l *LocalLimiter) Raise(period string, used map[string]int64) {
+func (l *Limiter) Raise(period string, used map[string]int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if period != l.period {
@@ -105,7 +109,7 @@ func (l *LocalLimiter) Raise(period string, used map[string]int64) {
 }
 
 // movePending hands the counts not yet flushed to the buffer; l.mu is held.
-func (l *LocalLimiter) movePending() {
+func (l *Limiter) movePending() {
 	for org, c := range l.orgs {
 		if c.pending > 0 {
 			l.buffer.AddN(l.period, org, c.pending)
@@ -116,7 +120,7 @@ func (l *LocalLimiter) movePending() {
 
 // Flush writes the usage counted since the last flush to the store. On
 // failure the counts stay pending for the next try.
-func (l *LocalLimiter) Flush(ctx context.Context) error {
+func (l *Limiter) Flush(ctx context.Context) error {
 	l.mu.Lock()
 	l.movePending()
 	l.mu.Unlock()

@@ -1,0 +1,68 @@
+package redirects_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"redirects"
+)
+
+// TestNewRelease checks the store-independent steps of a deploy: one sort,
+// the counts, a snapshot the builder cannot change, and the checks of what
+// the builder returns.
+func TestNewRelease(t *testing.T) {
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	rules := func() []redirects.Rule {
+		return []redirects.Rule{
+			{ID: 1, Source: "/b", Destination: "/x", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 5},
+			{ID: 2, Source: "/z", Destination: "/y", StatusCode: 302, MatchType: redirects.Exact},
+			{ID: 3, Source: "/a", Destination: "/w", StatusCode: 301, MatchType: redirects.Exact},
+		}
+	}
+	var seen []int64
+	build := func(rs []redirects.Rule) (*redirects.DeployContent, error) {
+		for _, r := range rs {
+			seen = append(seen, r.ID)
+		}
+		rs[0].Destination = "/changed" // must not reach the snapshot
+		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv"}}, Report: "r"}, nil
+	}
+	r, err := redirects.NewRelease("prj_1", redirects.DeployOptions{Message: "m", FromVersion: 2}, rules(), build, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 3 || seen[0] != 3 || seen[1] != 2 || seen[2] != 1 {
+		t.Fatalf("the builder saw rules %v, want 3 2 1 (exact by source, then starts_with)", seen)
+	}
+	d := r.Deployment
+	if d.ProjectID != "prj_1" || !d.CreatedAt.Equal(now) || d.Message != "m" || d.FromVersion != 2 ||
+		d.ExactCount != 2 || d.PrefixCount != 1 || d.Report != "r" || d.Version != 0 {
+		t.Fatalf("deployment %+v", d)
+	}
+	stored, err := redirects.DecodeRules("prj_1", r.Snapshot)
+	if err != nil || len(stored) != 3 || stored[0].Destination != "/w" || stored[0].ID != 3 {
+		t.Fatalf("snapshot %+v, %v: want the sorted rules as they were before the builder ran", stored, err)
+	}
+	if len(r.Exports) != 1 || r.Exports[0].Body == nil {
+		t.Fatalf("exports %+v: want one, with a nil body made empty", r.Exports)
+	}
+
+	repeated := func([]redirects.Rule) (*redirects.DeployContent, error) {
+		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv"}, {Format: "csv"}}}, nil
+	}
+	if _, err := redirects.NewRelease("prj_1", redirects.DeployOptions{}, rules(), repeated, now); err == nil {
+		t.Fatal("a repeated export format was accepted")
+	}
+	boom := errors.New("boom")
+	failing := func([]redirects.Rule) (*redirects.DeployContent, error) { return nil, boom }
+	if _, err := redirects.NewRelease("prj_1", redirects.DeployOptions{}, rules(), failing, now); err != boom {
+		t.Fatalf("builder error came back as %v, want it as it is", err)
+	}
+	if _, err := redirects.NewRelease("prj_1", redirects.DeployOptions{}, rules(), nil, now); err == nil {
+		t.Fatal("a nil builder was accepted")
+	}
+	if err := (redirects.DeployOptions{FromVersion: -1}).Validate(); redirects.ErrorCode(err) != redirects.EINVALID {
+		t.Fatalf("FromVersion -1: %v, want EINVALID", err)
+	}
+}
