@@ -294,17 +294,28 @@ func TestOutOfDescriptors(t *testing.T) {
 	for l := range lines {
 		logs = append(logs, l)
 	}
+	// One line per change of state: running out and accepting again
+	// alternate, starting with running out. A loaded machine may free and
+	// use up descriptors more than once while the connections come in, so
+	// a second round is allowed, but never a repeated line (which a log
+	// line per retry of accept would give: six sweeps, six lines).
 	var out, again int
 	for _, l := range logs {
-		if strings.Contains(l, "too many open files") {
+		switch {
+		case strings.Contains(l, "too many open files"):
+			if out != again {
+				t.Fatalf("two lines about running out without one about resuming between them:\n%s", strings.Join(logs, "\n"))
+			}
 			out++
-		}
-		if strings.Contains(l, "accepting again") {
+		case strings.Contains(l, "accepting again"):
+			if again+1 != out {
+				t.Fatalf("a line about resuming without one about running out before it:\n%s", strings.Join(logs, "\n"))
+			}
 			again++
 		}
 	}
-	if out != 1 || again != 1 {
-		t.Fatalf("%d lines about running out, %d about resuming, want one each:\n%s", out, again, strings.Join(logs, "\n"))
+	if out == 0 || out != again || out > 3 {
+		t.Fatalf("%d lines about running out, %d about resuming, want one of each per transition, at most 3:\n%s", out, again, strings.Join(logs, "\n"))
 	}
 }
 
