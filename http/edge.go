@@ -37,36 +37,42 @@ func (e *Edge) setLive(l *live) { e.live.Store(l) }
 // SetReady(false) makes /healthz answer 503 while the server shuts down.
 func (e *Edge) SetReady(ready bool) { e.stopping.Store(!ready) }
 
-// Handle answers q in w. When the answer needs the store (an older version
-// not compiled yet, an export file not cached), Handle returns a function
-// that finishes the answer and may block; the caller runs it where blocking
-// is harmless. Everything Handle counts (limits, metrics) is counted once.
+// Handle answers q in w: it finds q's route and runs its handler. When the
+// answer needs the store (an older version not compiled yet, an export file
+// not cached), Handle returns a function that finishes the answer and may
+// block; the caller runs it where blocking is harmless. Everything Handle
+// counts (limits, metrics) is counted once.
 func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
 	rt := route(q.Path)
 	// A limiter that waits on the network (Redis) must not hold up an
-	// event loop: the whole answer moves to the slow path.
-	if rt.limited && q.Method == http.MethodGet {
+	// event loop: the whole answer moves to the slow path, where Handle
+	// runs again on copies of q's views.
+	if rt.limited && !q.offLoop && q.Method == http.MethodGet {
 		if lv := e.live.Load(); lv != nil {
 			if b, ok := lv.limiter.(redirects.BlockingLimiter); ok && b.Blocking() {
 				held := Req{Method: http.MethodGet, Path: strings.Clone(q.Path), RawQuery: strings.Clone(q.RawQuery),
 					APIKey: strings.Clone(q.APIKey), IfNoneMatch: strings.Clone(q.IfNoneMatch), RemoteAddr: strings.Clone(q.RemoteAddr),
-					Ctx: context.Background()}
+					Ctx: context.Background(), offLoop: true}
 				return func(w *Resp) {
-					if slow := e.handle(rt, &held, w); slow != nil {
+					if slow := e.Handle(&held, w); slow != nil {
 						slow(w)
 					}
 				}
 			}
 		}
 	}
-	return e.handle(rt, q, w)
-}
-
-// handle answers q by its route and records the answer once it is
-// complete.
-func (e *Edge) handle(rt *edgeRoute, q *Req, w *Resp) func(*Resp) {
 	start := time.Now()
-	slow := e.serve(rt, q, w)
+	var slow func(*Resp)
+	switch rt.handler {
+	case handleLookup:
+		slow = e.serveLookup(q, w)
+	case handleExport:
+		slow = e.serveExport(q, w)
+	case handleHealth:
+		slow = e.serveHealth(q, w)
+	default:
+		slow = e.serveNotFound(q, w)
+	}
 	if slow == nil {
 		e.done(q, w, rt.endpoint, start)
 		return nil

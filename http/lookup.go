@@ -9,19 +9,15 @@ import (
 )
 
 // serveLookup answers /v1/lookup: the check pipeline (check.go), then the
-// deployment asked for, then the match.
+// deployment asked for, then the match. The latest deployment and the
+// catalog's cache of older ones answer at once; a version not compiled yet
+// is read from the store on the slow path.
 func (e *Edge) serveLookup(r *Req, w *Resp) (slow func(*Resp)) {
 	var p passed
 	if !e.check(r, w, true, &p) {
 		return nil
 	}
-	return e.lookup(w, p.lv.catalog, p.ps, p.q.versionN, p.q.path)
-}
-
-// lookup answers from the latest deployment or, for an older version, from
-// the catalog's cache; a version not compiled yet is read from the store on
-// the slow path.
-func (e *Edge) lookup(w *Resp, catalog *Catalog, ps *projectState, version int, path string) (slow func(*Resp)) {
+	catalog, ps, version, path := p.lv.catalog, p.ps, p.q.versionN, p.q.path
 	d := ps.latest
 	switch {
 	case d == nil && version > 0:

@@ -52,20 +52,6 @@ const (
 	handleHealth
 )
 
-// serve runs rt's handler. When the answer needs the store, the handler
-// returns a function that finishes it (Edge.Handle says where that runs).
-func (e *Edge) serve(rt *edgeRoute, q *Req, w *Resp) (slow func(*Resp)) {
-	switch rt.handler {
-	case handleLookup:
-		return e.serveLookup(q, w)
-	case handleExport:
-		return e.serveExport(q, w)
-	case handleHealth:
-		return e.serveHealth(q, w)
-	}
-	return e.serveNotFound(q, w)
-}
-
 // route returns the route of path, or notFound. The edge has three routes:
 // comparing the path with each costs less than hashing it.
 func route(path string) *edgeRoute {

@@ -16,6 +16,9 @@ type Req struct {
 	IfNoneMatch string
 	RemoteAddr  string
 	Ctx         context.Context
+	// offLoop marks a request already moved off the event loop, so Handle
+	// does not move it again.
+	offLoop bool
 }
 
 // maxHeaders bounds the headers of one answer; the edge sets at most 13.
