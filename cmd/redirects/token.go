@@ -179,9 +179,21 @@ func (c *cmd) tokenRevoke(ctx context.Context, args []string) error {
 		}
 		ref = t.ID
 	}
+	var before *redirects.ManagementToken
+	if ts, err := a.FindTokens(ctx, *org); err == nil {
+		for _, t := range ts {
+			if t.ID == ref {
+				before = t
+			}
+		}
+	}
 	t, err := a.RevokeToken(ctx, *org, ref)
 	if err != nil {
 		return err
+	}
+	if before != nil && before.RevokedAt != nil {
+		c.infof("redirects: management token %s was already revoked on %s", t.ID, before.RevokedAt.Format(timeFormat))
+		return nil
 	}
 	c.infof("revoked management token %s (...%s)", t.ID, t.Last4)
 	return nil
