@@ -112,9 +112,10 @@ Commands:
   serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http]
   quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT]   demo data in a local database, then serve
   version                                                  the version, commit and build date (also --version)
+  help [COMMAND]                                           the usage, or a command's help (also COMMAND --help)
 
 Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
-Run "redirects COMMAND --help" for a command's flags.
+Run "redirects COMMAND --help" for what a command does, its flags and an example.
 `
 
 // Run runs one command line and returns the process exit code.
@@ -179,8 +180,12 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	name, rest := args[0], args[1:]
 	switch name {
 	case "help":
-		if len(rest) == 0 || len(rest) == 1 && isHelp(rest[0]) {
+		if len(rest) == 0 {
 			fmt.Fprint(m.Stdout, usageText)
+			return nil
+		}
+		if len(rest) == 1 && isHelp(rest[0]) {
+			printHelp(m.Stdout, "help", nil)
 			return nil
 		}
 		// "help COMMAND" is "COMMAND --help".

@@ -34,8 +34,9 @@ var groups = map[string]struct {
 	"token":   {"management API tokens of an organization", []string{"create", "list", "revoke"}},
 }
 
-// commands are every command a user can run, besides the groups: the
-// dispatch in run, the help and the suggestions all come from it.
+// commands are every command a user can run, as the dispatch in run knows
+// them: the suggestions for a mistyped command come from it, and a test
+// holds it, docs and the usage text to each other.
 var commands = []string{
 	"org create", "org update", "org list", "org delete",
 	"project create", "project list", "project rename", "project delete",

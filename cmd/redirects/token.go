@@ -54,7 +54,7 @@ func (c *cmd) tokenCreate(ctx context.Context, args []string) error {
 	role := fs.String("role", "", "owner, editor or viewer")
 	name := fs.String("name", "", "label for the token")
 	var expires durationFlag
-	fs.Var(&expires, "expires", "lifetime, such as 720h or 30d (default: never expires)")
+	fs.Var(&expires, "expires", "lifetime, a `DURATION` such as 720h or 30d (default: never expires)")
 	who := fs.String("user", "", "the user (email or ID) the token is created by and for")
 	_, s, err := c.start(ctx, fs, args, []string{"org", "role"})
 	if err != nil {
