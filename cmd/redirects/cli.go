@@ -43,6 +43,9 @@ type Main struct {
 	Ready func(edgeAddr, adminAddr string)
 
 	store redirects.Store
+	// command is the command or group being run, once known: a usage
+	// error points to its help.
+	command string
 }
 
 // NewMain returns a Main wired to the process's streams and environment.
@@ -121,6 +124,7 @@ Run "redirects COMMAND --help" for what a command does, its flags and an example
 // Run runs one command line and returns the process exit code.
 func (m *Main) Run(ctx context.Context, args []string) int {
 	defer m.Close()
+	m.command = ""
 	err := m.run(ctx, args)
 	if err == nil {
 		return exitOK
@@ -130,7 +134,11 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(m.Stderr, "redirects: %s\nRun \"redirects --help\" for usage.\n", ue.msg)
+		help := "redirects --help"
+		if m.command != "" {
+			help = "redirects " + m.command + " --help"
+		}
+		fmt.Fprintf(m.Stderr, "redirects: %s\nRun %q for usage.\n", ue.msg, help)
 		return exitUsage
 	}
 	msg := redirects.ErrorMessage(err)
@@ -264,6 +272,7 @@ type cmd struct {
 }
 
 func (c *cmd) sub(ctx context.Context, group string, args []string, cmds map[string]func(context.Context, []string) error) error {
+	c.m.command = group
 	if len(args) == 0 {
 		printGroupHelp(c.m.Stderr, group)
 		return usagef("%s needs a subcommand", group)
@@ -291,6 +300,7 @@ func (c *cmd) sub(ctx context.Context, group string, args []string, cmds map[str
 // newFlagSet returns a flag set whose --help prints the command's help on
 // standard output. Errors are reported by parse, once, on standard error.
 func (c *cmd) newFlagSet(name string) *flag.FlagSet {
+	c.m.command = name
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() { printHelp(c.m.Stdout, name, fs) }

@@ -161,6 +161,18 @@ func TestSuggestions(t *testing.T) {
 	} {
 		c.fail(2, tc.want, tc.args...)
 	}
+	// The hint after a usage error points to the help that answers it.
+	for _, tc := range []struct {
+		help string
+		args []string
+	}{
+		{"redirects --help", []string{"deplyo"}},
+		{"redirects rule --help", []string{"rule", "lsit"}},
+		{"redirects rule list --help", []string{"rule", "list", "--projcet", "x"}},
+		{"redirects rule add --help", []string{"rule", "add", "--source", "/a", "--destination", "/b"}},
+	} {
+		c.fail(2, fmt.Sprintf("\nRun %q for usage.\n", tc.help), tc.args...)
+	}
 	for _, args := range [][]string{{"frobnicate"}, {"rule", "frob"}, {"org", "list", "--bogus"}} {
 		r := c.exec("", args...)
 		if r.code != 2 || strings.Contains(r.stderr, "did you mean") {
