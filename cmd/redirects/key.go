@@ -93,8 +93,9 @@ func (c *cmd) keyRevoke(ctx context.Context, args []string) error {
 	// may repeat it; the operator is told, since it may be the wrong key.
 	var before *redirects.Key
 	if keys, err := s.FindKeys(ctx, *project); err == nil {
+		hash := redirects.HashKey(ref)
 		for _, k := range keys {
-			if k.ID == ref || k.Hash == redirects.HashKey(ref) {
+			if k.ID == ref || k.Hash == hash {
 				before = k
 			}
 		}
