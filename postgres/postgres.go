@@ -39,6 +39,7 @@ import (
 	"io"
 	"net"
 	neturl "net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -115,6 +116,12 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	db := &DB{Clock: redirects.SystemClock{}, pool: pool}
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "3D000" { // invalid_catalog_name
+			cc := cfg.ConnConfig
+			return nil, fmt.Errorf("%w: %w", redirects.Errorf(redirects.ENOTFOUND, "PostgreSQL database %q does not exist on %s",
+				cc.Database, net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port)))), err)
+		}
 		return nil, err
 	}
 	return db, nil

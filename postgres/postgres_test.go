@@ -438,3 +438,31 @@ func sources(rules []redirects.Rule) []string {
 	}
 	return out
 }
+
+// TestOpenUnknownDatabase names a database the server does not have as
+// such, instead of calling the server unreachable.
+func TestOpenUnknownDatabase(t *testing.T) {
+	admin := adminURL(t)
+	name := randomName("redirects_nosuch_")
+	u := withParam(t, admin, "dbname", name)
+	db, err := postgres.Open(context.Background(), u)
+	if err == nil {
+		db.Close()
+		t.Fatalf("Open of the missing database %s succeeded", name)
+	}
+	if code := redirects.ErrorCode(err); code != redirects.ENOTFOUND {
+		t.Errorf("Open of a missing database: code %s, want %s (%v)", code, redirects.ENOTFOUND, err)
+	}
+	msg := redirects.ErrorMessage(err)
+	mustSay := fmt.Sprintf("PostgreSQL database %q does not exist on ", name)
+	if !strings.HasPrefix(msg, mustSay) {
+		t.Fatalf("Open of a missing database says %q, want it to start with %q", msg, mustSay)
+	}
+	cfg, perr := pgx.ParseConfig(admin)
+	if perr != nil {
+		t.Fatalf("%s: %v", envURL, perr)
+	}
+	if hp := cfg.Host + ":" + strconv.Itoa(int(cfg.Port)); !strings.HasSuffix(msg, hp) {
+		t.Errorf("Open of a missing database says %q, want it to name the server %s", msg, hp)
+	}
+}

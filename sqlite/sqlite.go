@@ -18,7 +18,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -65,6 +67,19 @@ var _ redirects.Store = (*DB)(nil)
 // once: the migrations run in an IMMEDIATE transaction that re-reads the
 // schema version, so exactly one of them applies each migration.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return open(ctx, path, true)
+}
+
+// OpenExisting opens the SQLite database at path like Open, but never
+// creates it: a path where no file is gives an ENOTFOUND error that wraps
+// fs.ErrNotExist, and leaves no file behind. A command that only reads uses
+// it, so a mistyped path is reported instead of answered from a new, empty
+// database.
+func OpenExisting(ctx context.Context, path string) (*DB, error) {
+	return open(ctx, path, false)
+}
+
+func open(ctx context.Context, path string, create bool) (*DB, error) {
 	if path == "" {
 		return nil, redirects.Errorf(redirects.EINVALID, "sqlite: database path is empty")
 	}
@@ -85,6 +100,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	common.Set("_busy_timeout", strconv.FormatInt(BusyTimeout.Milliseconds(), 10))
 	common.Set("_foreign_keys", "on")
 	common.Set("_synchronous", "NORMAL")
+	if !create {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, notExist(path)
+		}
+		// mode=rw makes SQLite itself refuse to create the file, should it
+		// be removed between the check above and the first connection.
+		common.Set("mode", "rw")
+	}
 
 	w := url.Values{}
 	for k, v := range common {
@@ -128,9 +151,20 @@ func Open(ctx context.Context, path string) (*DB, error) {
 
 	if err := db.migrateRetrying(ctx); err != nil {
 		db.Close()
+		var se *driver.Error
+		if !create && errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CANTOPEN {
+			if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+				return nil, notExist(path)
+			}
+		}
 		return nil, err
 	}
 	return db, nil
+}
+
+// notExist is OpenExisting's error for a path where no file is.
+func notExist(path string) error {
+	return fmt.Errorf("%w: %w", redirects.Errorf(redirects.ENOTFOUND, "sqlite: database file %s does not exist", path), fs.ErrNotExist)
 }
 
 // migrateRetrying runs migrate, again after a short pause while it fails

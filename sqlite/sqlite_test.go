@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,5 +145,48 @@ func TestSecretNotStored(t *testing.T) {
 	}
 	if !hashSeen {
 		t.Errorf("no database file holds the key's hash: the test looked in the wrong place")
+	}
+}
+
+// TestOpenExisting opens a database only where one is: a missing file is
+// reported as such and not created, and a file that exists opens with its
+// data.
+func TestOpenExisting(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.db")
+	db, err := sqlite.OpenExisting(ctx, missing)
+	if err == nil {
+		db.Close()
+		t.Fatalf("OpenExisting(%q) of a missing file succeeded", missing)
+	}
+	if !errors.Is(err, fs.ErrNotExist) || redirects.ErrorCode(err) != redirects.ENOTFOUND {
+		t.Errorf("OpenExisting of a missing file: %v (code %s), want ENOTFOUND wrapping fs.ErrNotExist", err, redirects.ErrorCode(err))
+	}
+	if want := "database file " + missing + " does not exist"; !strings.Contains(redirects.ErrorMessage(err), want) {
+		t.Errorf("OpenExisting error %q does not say %q", redirects.ErrorMessage(err), want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("OpenExisting of a missing file left %d files behind, first %q", len(entries), entries[0].Name())
+	}
+
+	path := filepath.Join(dir, "redirects.db")
+	db, err = sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	org := &redirects.Org{Name: "Acme", Tier: redirects.TierFree}
+	if err := db.CreateOrg(ctx, org); err != nil {
+		t.Fatalf("CreateOrg: %v", err)
+	}
+	db.Close()
+	db, err = sqlite.OpenExisting(ctx, path)
+	if err != nil {
+		t.Fatalf("OpenExisting of an existing file: %v", err)
+	}
+	defer db.Close()
+	orgs, err := db.FindOrgs(ctx)
+	if err != nil || len(orgs) != 1 || orgs[0].ID != org.ID {
+		t.Fatalf("FindOrgs after OpenExisting = %v, %v; want the one org %s", orgs, err, org.ID)
 	}
 }

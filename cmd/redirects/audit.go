@@ -73,8 +73,8 @@ func (c *cmd) audit(ctx context.Context, args []string) error {
 	fs.StringVar(&f.Action, "action", "", "only this action (rule.create), or an object's actions (rule.*)")
 	since := &timeFlag{now: c.m.Clock.Now}
 	until := &timeFlag{now: c.m.Clock.Now}
-	fs.Var(since, "since", "entries at or after: a time, a date, or a duration ago (24h, 7d)")
-	fs.Var(until, "until", "entries before: a time, a date, or a duration ago")
+	fs.Var(since, "since", "entries at or after `T`: a time, a date, or a duration ago (24h, 7d)")
+	fs.Var(until, "until", "entries before `T`: a time, a date, or a duration ago")
 	limit := fs.Int("limit", redirects.DefaultAuditLimit, "at most this many entries, newest first; 0 for all")
 	asCSV := fs.Bool("csv", false, "print CSV")
 	asJSON := fs.Bool("json", false, "print JSON")

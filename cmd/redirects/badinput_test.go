@@ -149,14 +149,27 @@ func TestImportReportsEveryBadLine(t *testing.T) {
 	for i := 0; i < 250; i++ {
 		b.WriteString("/ok,/x,999,exact\n")
 	}
-	r := c.exec(b.String(), "rule", "import", "--project", p, "-")
+	// The terminal shows the first 100 and the count; --errors-file
+	// holds every one.
+	file := filepath.Join(t.TempDir(), "errors.txt")
+	r := c.exec(b.String(), "rule", "import", "--project", p, "--errors-file", file, "-")
 	if r.code != 1 {
 		t.Fatalf("import of 250 bad lines: exit %d", r.code)
 	}
-	if n := strings.Count(r.stderr, "statusCode 999 is not one of 301, 302"); n != 250 {
-		t.Fatalf("%d of 250 bad lines reported", n)
+	if n := strings.Count(r.stderr, "statusCode 999 is not one of 301, 302"); n != 100 {
+		t.Fatalf("%d of 250 bad lines shown on the terminal, want 100", n)
 	}
-	if !strings.Contains(r.stderr, "line 251: statusCode") {
-		t.Fatalf("the last bad line is not named:\n%.500s", r.stderr)
+	if !strings.Contains(r.stderr, "... and 150 more (250 bad lines in all; every one is in "+file+")") {
+		t.Fatalf("the terminal does not count the bad lines:\n%.500s", r.stderr[max(0, len(r.stderr)-500):])
+	}
+	all, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("--errors-file: %v", err)
+	}
+	if n := strings.Count(string(all), "statusCode 999 is not one of 301, 302"); n != 250 {
+		t.Fatalf("%d of 250 bad lines in --errors-file", n)
+	}
+	if !strings.Contains(string(all), "line 251: statusCode") {
+		t.Fatalf("the last bad line is not named:\n%.500s", all)
 	}
 }

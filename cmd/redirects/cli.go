@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"sort"
 	"strings"
 
 	"redirects"
@@ -41,6 +43,9 @@ type Main struct {
 	Ready func(edgeAddr, adminAddr string)
 
 	store redirects.Store
+	// command is the command or group being run, once known: a usage
+	// error points to its help.
+	command string
 }
 
 // NewMain returns a Main wired to the process's streams and environment.
@@ -78,7 +83,7 @@ Commands:
   project rename --project P --name NAME
   project delete --project P --confirm NAME        deletes its rules, keys, deployments and exports
   rule add --project P --source S --destination D [--status 301|302] [--match exact|starts_with] [--priority N]
-  rule import --project P [--replace] FILE|-
+  rule import --project P [--replace] [--errors-file FILE] FILE|-
   rule list --project P [--json]
   rule list --project P [--search Q] [--match M] [--status N] [--sort S] [--limit N] [--after CURSOR] [--json]
   rule update --project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--priority N] [--revision N]
@@ -107,18 +112,19 @@ Commands:
   explain --project P --path PATH [--version N|draft|live] [--json]
   test --project P FILE [--version N|draft|live] [--junit FILE] [--host H]... [--json]
   verify --base-url URL --project P [--version N|draft|live] [--concurrency N] [--timeout D] [--json]
-  serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http]
-        [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]
+  serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]
   quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT]   demo data in a local database, then serve
   version                                                  the version, commit and build date (also --version)
+  help [COMMAND]                                           the usage, or a command's help (also COMMAND --help)
 
 Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
-Run "redirects COMMAND --help" for a command's flags.
+Run "redirects COMMAND --help" for what a command does, its flags and an example.
 `
 
 // Run runs one command line and returns the process exit code.
 func (m *Main) Run(ctx context.Context, args []string) int {
 	defer m.Close()
+	m.command = ""
 	err := m.run(ctx, args)
 	if err == nil {
 		return exitOK
@@ -128,7 +134,11 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(m.Stderr, "redirects: %s\nRun \"redirects --help\" for usage.\n", ue.msg)
+		help := "redirects --help"
+		if m.command != "" {
+			help = "redirects " + m.command + " --help"
+		}
+		fmt.Fprintf(m.Stderr, "redirects: %s\nRun %q for usage.\n", ue.msg, help)
 		return exitUsage
 	}
 	msg := redirects.ErrorMessage(err)
@@ -160,7 +170,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 			fmt.Fprint(m.Stdout, usageText)
 			return err
 		}
-		return usagef("%v", err)
+		return usagef("%v%s", err, suggestFlag(err, flagNames(global)))
 	}
 	args = global.Args()
 	if *showVersion {
@@ -178,11 +188,20 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	name, rest := args[0], args[1:]
 	switch name {
 	case "help":
-		fmt.Fprint(m.Stdout, usageText)
-		return nil
+		if len(rest) == 0 {
+			fmt.Fprint(m.Stdout, usageText)
+			return nil
+		}
+		if len(rest) == 1 && isHelp(rest[0]) {
+			printHelp(m.Stdout, "help", nil)
+			return nil
+		}
+		// "help COMMAND" is "COMMAND --help".
+		return m.run(ctx, append(rest[:len(rest):len(rest)], "--help"))
 	case "version":
-		if len(rest) > 0 {
-			return usagef("version takes no arguments, got %q", strings.Join(rest, " "))
+		fs := c.newFlagSet("version")
+		if _, err := parse(fs, rest); err != nil {
+			return err
 		}
 		fmt.Fprintln(m.Stdout, version.Get())
 		return nil
@@ -239,7 +258,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	case "quickstart":
 		return c.quickstart(ctx, rest)
 	}
-	return usagef("unknown command %q", name)
+	return usagef("unknown command %q%s", name, suggest(name, topLevelNames()))
 }
 
 // cmd carries what every command needs.
@@ -249,37 +268,73 @@ type cmd struct {
 	// manage holds the management listener's flags of serve and
 	// quickstart.
 	manage *manageOptions
+	// name is the command being run, as its flag set is named ("rule
+	// list"): open refuses to create a database for a command that only
+	// reads.
+	name string
 }
 
 func (c *cmd) sub(ctx context.Context, group string, args []string, cmds map[string]func(context.Context, []string) error) error {
+	c.m.command = group
 	if len(args) == 0 {
+		printGroupHelp(c.m.Stderr, group)
 		return usagef("%s needs a subcommand", group)
+	}
+	if isHelp(args[0]) {
+		if args[0] == "help" && len(args) > 1 {
+			// "rule help import" is "rule import --help".
+			return c.sub(ctx, group, []string{args[1], "--help"}, cmds)
+		}
+		printGroupHelp(c.m.Stdout, group)
+		return nil
 	}
 	f, ok := cmds[args[0]]
 	if !ok {
-		return usagef("unknown command %q", group+" "+args[0])
+		names := make([]string, 0, len(cmds))
+		for n := range cmds {
+			names = append(names, group+" "+n)
+		}
+		sort.Strings(names)
+		return usagef("unknown command %q%s", group+" "+args[0], suggest(group+" "+args[0], names))
 	}
 	return f(ctx, args[1:])
 }
 
+// newFlagSet returns a flag set whose --help prints the command's help on
+// standard output. Errors are reported by parse, once, on standard error.
+func (c *cmd) newFlagSet(name string) *flag.FlagSet {
+	c.m.command = name
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() { printHelp(c.m.Stdout, name, fs) }
+	return fs
+}
+
 // flags returns a flag set for a command that also accepts --db.
 func (c *cmd) flags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(c.m.Stderr)
-	fs.StringVar(&c.db, "db", c.db, "database URL: sqlite:PATH or postgres://... (or REDIRECTS_DB; default "+DefaultDB+")")
+	c.name = name
+	fs := c.newFlagSet(name)
+	fs.StringVar(&c.db, "db", c.db, "database `URL`: sqlite:PATH or postgres://... (or REDIRECTS_DB; default "+DefaultDB+")")
 	return fs
 }
 
 // parse parses flags and positional arguments in any order, and checks the
 // number of positional arguments.
 func parse(fs *flag.FlagSet, args []string, positional ...string) ([]string, error) {
+	// The flag package calls Usage on every error; only --help prints it.
+	help := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = help }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				if help != nil {
+					help()
+				}
 				return nil, err
 			}
-			return nil, usagef("%s: %v", fs.Name(), err)
+			return nil, usagef("%s: %v%s", fs.Name(), err, suggestFlag(err, flagNames(fs)))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -295,6 +350,16 @@ func parse(fs *flag.FlagSet, args []string, positional ...string) ([]string, err
 		return nil, usagef("%s takes %s", fs.Name(), strings.Join(positional, " "))
 	}
 	return pos, nil
+}
+
+// suggestFlag returns a suggestion for the flag that err says is not
+// defined, or "".
+func suggestFlag(err error, names []string) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	return suggest("--"+strings.TrimLeft(name, "-"), names)
 }
 
 // required checks that each named flag was given a non-empty value.
@@ -347,7 +412,7 @@ func (c *cmd) open(ctx context.Context) (redirects.Store, error) {
 	if url == "" {
 		url = DefaultDB
 	}
-	s, err := OpenStore(ctx, url, c.m.Clock)
+	s, err := openStore(ctx, url, c.m.Clock, readers[c.name])
 	if err != nil {
 		return nil, err
 	}
@@ -355,8 +420,26 @@ func (c *cmd) open(ctx context.Context) (redirects.Store, error) {
 	return s, nil
 }
 
-// OpenStore opens the store a database URL names.
+// readers are the commands that only read the database: against a SQLite
+// file that does not exist they say so rather than create an empty one and
+// answer from it, which would hide a mistyped --db.
+var readers = map[string]bool{
+	"org list": true, "project list": true, "rule list": true, "key list": true,
+	"user list": true, "member list": true, "token list": true,
+	"deployments": true, "lookup": true, "export": true, "audit": true,
+	"lint": true, "diff": true, "explain": true, "test": true, "verify": true,
+	"serve": true,
+}
+
+// OpenStore opens the store a database URL names, creating a SQLite file
+// that does not exist.
 func OpenStore(ctx context.Context, url string, clock redirects.Clock) (redirects.Store, error) {
+	return openStore(ctx, url, clock, false)
+}
+
+// openStore opens the store a database URL names; with mustExist, a SQLite
+// file that does not exist is an error.
+func openStore(ctx context.Context, url string, clock redirects.Clock, mustExist bool) (redirects.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		path := strings.TrimPrefix(url, "sqlite:")
@@ -364,7 +447,15 @@ func OpenStore(ctx context.Context, url string, clock redirects.Clock) (redirect
 		if path == "" {
 			return nil, redirects.Errorf(redirects.EINVALID, "database URL %q names no file; write sqlite:PATH", url)
 		}
-		db, err := sqlite.Open(ctx, path)
+		open := sqlite.Open
+		if mustExist {
+			open = sqlite.OpenExisting
+		}
+		db, err := open(ctx, path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, redirects.Errorf(redirects.ENOTFOUND, "database file %s does not exist (create it with a command that writes, "+
+				"e.g. \"redirects org create\", or check --db / REDIRECTS_DB)", path)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("open %s: %w", url, err)
 		}

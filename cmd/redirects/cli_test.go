@@ -229,6 +229,7 @@ func TestRulesKeysDeployLookupExport(t *testing.T) {
 
 func TestDBFlagAndEnvironment(t *testing.T) {
 	c := newCLI(t)
+	c.ok("org", "create", "--name", "Y", "--tier", "free") // REDIRECTS_DB's database exists
 	other := "sqlite:" + filepath.Join(t.TempDir(), "other.db")
 	org := c.ok("--db", other, "org", "create", "--name", "X", "--tier", "free")
 	if out := c.ok("org", "list"); strings.Contains(out, org) {

@@ -88,9 +88,25 @@ func (c *cmd) keyRevoke(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	k, err := s.RevokeKey(ctx, *project, pos[0])
+	ref := pos[0]
+	// Revoking a revoked key changes nothing and succeeds, so that scripts
+	// may repeat it; the operator is told, since it may be the wrong key.
+	var before *redirects.Key
+	if keys, err := s.FindKeys(ctx, *project); err == nil {
+		hash := redirects.HashKey(ref)
+		for _, k := range keys {
+			if k.ID == ref || k.Hash == hash {
+				before = k
+			}
+		}
+	}
+	k, err := s.RevokeKey(ctx, *project, ref)
 	if err != nil {
 		return err
+	}
+	if before != nil && before.RevokedAt != nil {
+		c.infof("redirects: key %s was already revoked on %s", k.ID, before.RevokedAt.Format(timeFormat))
+		return nil
 	}
 	c.infof("revoked key %s (...%s)", k.ID, k.Last4)
 	return nil

@@ -26,6 +26,28 @@ type manageOptions struct {
 	lenient bool
 	// bound is the address the listener took, once it listens.
 	bound string
+	// tls is the listener's TLS configuration, set by check.
+	tls *tls.Config
+}
+
+// check refuses TLS flags that cannot work and loads the certificate, before
+// anything else starts (and before the database is opened), so a mistake in
+// them is the first thing a command reports.
+func (o *manageOptions) check() error {
+	if o == nil || *o.addr == "" {
+		return nil
+	}
+	if (*o.cert == "") != (*o.key == "") {
+		return usagef("--tls-cert and --tls-key go together")
+	}
+	if *o.cert != "" {
+		pair, err := tls.LoadX509KeyPair(*o.cert, *o.key)
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "--tls-cert %s and --tls-key %s: %v", *o.cert, *o.key, err)
+		}
+		o.tls = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{pair}}
+	}
+	return nil
 }
 
 // manageFlags adds --manage-addr, --tls-cert and --tls-key to fs.
@@ -64,17 +86,12 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 	if o == nil || *o.addr == "" {
 		return nil, nil
 	}
-	if (*o.cert == "") != (*o.key == "") {
-		return nil, usagef("--tls-cert and --tls-key go together")
-	}
-	var tlsConfig *tls.Config
-	if *o.cert != "" {
-		pair, err := tls.LoadX509KeyPair(*o.cert, *o.key)
-		if err != nil {
-			return nil, redirects.Errorf(redirects.EINVALID, "--tls-cert %s and --tls-key %s: %v", *o.cert, *o.key, err)
+	if o.tls == nil {
+		if err := o.check(); err != nil {
+			return nil, err
 		}
-		tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{pair}}
 	}
+	tlsConfig := o.tls
 	url := c.db
 	if url == "" {
 		url = c.m.Getenv("REDIRECTS_DB")

@@ -50,8 +50,8 @@ func (c *cmd) orgCreate(ctx context.Context, args []string) error {
 	tier := fs.String("tier", "", "free, pro or enterprise")
 	rate := &limitFlag{name: "rate-limit"}
 	quota := &limitFlag{name: "monthly-quota"}
-	fs.Var(rate, "rate-limit", "requests per minute, overriding the tier's (N or unlimited)")
-	fs.Var(quota, "monthly-quota", "requests per month, overriding the tier's (N or unlimited)")
+	fs.Var(rate, "rate-limit", "requests per minute, overriding the tier's (`N` or unlimited)")
+	fs.Var(quota, "monthly-quota", "requests per month, overriding the tier's (`N` or unlimited)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -86,8 +86,8 @@ func (c *cmd) orgUpdate(ctx context.Context, args []string) error {
 	tier := fs.String("tier", "", "free, pro or enterprise")
 	rate := &limitFlag{name: "rate-limit", allowClear: true}
 	quota := &limitFlag{name: "monthly-quota", allowClear: true}
-	fs.Var(rate, "rate-limit", "requests per minute (N, unlimited, or default for the tier's)")
-	fs.Var(quota, "monthly-quota", "requests per month (N, unlimited, or default for the tier's)")
+	fs.Var(rate, "rate-limit", "requests per minute (`N`, unlimited, or default for the tier's)")
+	fs.Var(quota, "monthly-quota", "requests per month (`N`, unlimited, or default for the tier's)")
 	pos, err := parse(fs, args, "ORG_ID")
 	if err != nil {
 		return err

@@ -40,6 +40,9 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := c.manage.check(); err != nil {
+		return err
+	}
 	s, err := c.open(ctx)
 	if err != nil {
 		return err

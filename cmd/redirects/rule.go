@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"redirects"
@@ -51,6 +52,7 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	fs := c.flags("rule import")
 	project := fs.String("project", "", "project ID")
 	replace := fs.Bool("replace", false, "replace every draft rule of the project")
+	errorsFile := fs.String("errors-file", "", "write every bad line's error to `FILE` (left empty when there are none)")
 	pos, err := parse(fs, args, "FILE (or - for standard input)")
 	if err != nil {
 		return err
@@ -72,7 +74,7 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	}
 	rules, lines, err := export.ReadCSV(in)
 	if err != nil {
-		return redirects.Errorf(redirects.EINVALID, "%s: nothing imported:\n%s", name, redirects.ErrorMessage(err))
+		return importFailed(redirects.EINVALID, name, redirects.ErrorMessage(err), *errorsFile)
 	}
 	s, err := c.open(ctx)
 	if err != nil {
@@ -81,12 +83,47 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	n, err := s.ImportRules(ctx, *project, rules, *replace)
 	if err != nil {
 		if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
-			return redirects.Errorf(code, "%s: nothing imported:\n%s", name, export.RuleLines(redirects.ErrorMessage(err), lines))
+			return importFailed(code, name, export.RuleLines(redirects.ErrorMessage(err), lines), *errorsFile)
 		}
 		return err
 	}
+	if *errorsFile != "" {
+		// An empty file says this import found no bad line, rather than
+		// leaving the report of an earlier run in place.
+		if err := os.WriteFile(*errorsFile, nil, 0o644); err != nil {
+			return redirects.Errorf(redirects.EINVALID, "imported %d rules, but cannot write --errors-file: %v", n, err)
+		}
+	}
 	c.println(strconv.Itoa(n))
 	return nil
+}
+
+// maxShownErrors is how many bad lines an import reports on the terminal; a
+// file with a million bad lines should not flood it. --errors-file gets
+// every one.
+const maxShownErrors = 100
+
+// importFailed returns the error of an import that imported nothing: the
+// first maxShownErrors lines of problems and how many more there are, and
+// with errorsFile every line written there.
+func importFailed(code, name, problems, errorsFile string) error {
+	lines := strings.Split(problems, "\n")
+	var note string
+	if errorsFile != "" {
+		if err := os.WriteFile(errorsFile, []byte(problems+"\n"), 0o644); err != nil {
+			note = fmt.Sprintf("\ncannot write --errors-file: %v", err)
+			errorsFile = ""
+		}
+	}
+	if len(lines) > maxShownErrors {
+		where := "--errors-file FILE writes every one"
+		if errorsFile != "" {
+			where = "every one is in " + errorsFile
+		}
+		more := fmt.Sprintf("... and %d more (%d bad lines in all; %s)", len(lines)-maxShownErrors, len(lines), where)
+		lines = append(lines[:maxShownErrors:maxShownErrors], more)
+	}
+	return redirects.Errorf(code, "%s: nothing imported:\n%s%s", name, strings.Join(lines, "\n"), note)
 }
 
 // ruleJSON is the --json shape of a draft rule.

@@ -134,7 +134,7 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 	project := fs.String("project", "", "project ID")
 	version := fs.String("version", "draft", "draft, live or a version number")
 	var hosts hostsFlag
-	fs.Var(&hosts, "host", "a host of the project's own (repeatable): absolute destinations on it are followed")
+	fs.Var(&hosts, "host", "a `HOST` of the project's own (repeatable): absolute destinations on it are followed")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -322,7 +322,7 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 	version := fs.String("version", "draft", "draft, live or a version number")
 	junit := fs.String("junit", "", "also write the results as JUnit XML to this file")
 	var hosts hostsFlag
-	fs.Var(&hosts, "host", "a host of the project's own (repeatable), for final destinations")
+	fs.Var(&hosts, "host", "a `HOST` of the project's own (repeatable), for final destinations")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parse(fs, args, "FILE")
 	if err != nil {

@@ -33,6 +33,9 @@ func (c *cmd) serve(ctx context.Context, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := c.manage.check(); err != nil {
+		return err
+	}
 	return c.runServer(ctx, *addr, *admin, *redisURL, *level, *engine, nil)
 }
 

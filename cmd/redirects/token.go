@@ -54,7 +54,7 @@ func (c *cmd) tokenCreate(ctx context.Context, args []string) error {
 	role := fs.String("role", "", "owner, editor or viewer")
 	name := fs.String("name", "", "label for the token")
 	var expires durationFlag
-	fs.Var(&expires, "expires", "lifetime, such as 720h or 30d (default: never expires)")
+	fs.Var(&expires, "expires", "lifetime, a `DURATION` such as 720h or 30d (default: never expires)")
 	who := fs.String("user", "", "the user (email or ID) the token is created by and for")
 	_, s, err := c.start(ctx, fs, args, []string{"org", "role"})
 	if err != nil {
@@ -179,9 +179,21 @@ func (c *cmd) tokenRevoke(ctx context.Context, args []string) error {
 		}
 		ref = t.ID
 	}
+	var before *redirects.ManagementToken
+	if ts, err := a.FindTokens(ctx, *org); err == nil {
+		for _, t := range ts {
+			if t.ID == ref {
+				before = t
+			}
+		}
+	}
 	t, err := a.RevokeToken(ctx, *org, ref)
 	if err != nil {
 		return err
+	}
+	if before != nil && before.RevokedAt != nil {
+		c.infof("redirects: management token %s was already revoked on %s", t.ID, before.RevokedAt.Format(timeFormat))
+		return nil
 	}
 	c.infof("revoked management token %s (...%s)", t.ID, t.Last4)
 	return nil
