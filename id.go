@@ -41,7 +41,7 @@ func NewProjectID() string { return "prj_" + randomBase62(16) }
 // NewKeyID returns a fresh API key ID (not secret: it names the key).
 func NewKeyID() string { return "key_" + randomBase62(16) }
 
-// Key prefixes of SPEC.md.
+// Key prefixes of docs/contract.md#resources.
 const (
 	LiveKeyPrefix = "redir_live_"
 	TestKeyPrefix = "redir_test_"

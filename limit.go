@@ -9,7 +9,7 @@ import (
 // Refusal says why a request was refused by the limits, if it was.
 type Refusal uint8
 
-// Refusals, in the order CONTRACT.md checks them.
+// Refusals, in the order docs/contract.md#order-of-checks checks them.
 const (
 	NotRefused Refusal = iota
 	QuotaExceeded
@@ -41,7 +41,7 @@ type Decision struct {
 }
 
 // Limiter counts requests against per-minute windows and monthly quotas,
-// as CONTRACT.md "Limits and counting" defines them. Implementations:
+// as docs/contract.md#limits-and-counting defines them. Implementations:
 // inmem.Limiter for a single node and redis.Limiter, shared, for many.
 type Limiter interface {
 	// Take counts one request and decides it.
@@ -86,9 +86,10 @@ func BillingPeriod(t time.Time) (period string, end time.Time) {
 	return s.name, s.end
 }
 
-// Decide applies CONTRACT.md's counting rules to counts already taken: the
-// request's count in its minute window (this request included) and the
-// organization's monthly usage before this request. It returns the decision
+// Decide applies the counting rules of docs/contract.md#limits-and-counting
+// to counts already taken: the request's count in its minute window (this
+// request included) and the organization's monthly usage before this
+// request. It returns the decision
 // and whether the request consumes quota. Limiters share it so that every
 // implementation decides alike.
 func Decide(u Usage, minuteCount, monthUsed int64) (Decision, bool) {

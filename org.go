@@ -11,7 +11,7 @@ import (
 // and monthly quota.
 type Tier string
 
-// The tiers of SPEC.md.
+// The tiers of docs/contract.md#limits-and-counting.
 const (
 	TierFree       Tier = "free"
 	TierPro        Tier = "pro"

@@ -11,7 +11,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// modelLookup is the lookup of CONTRACT.md "Matching (lookup)" written as
+// modelLookup is the lookup of docs/contract.md#matching written as
 // plainly as possible, to hold the compiled snapshot against: cut the path at
 // the first '?' or '#', an exact rule equal to it wins, otherwise the best
 // (by Better) of the starts_with rules whose source prefixes it.

@@ -57,7 +57,7 @@ type behaviour struct {
 	exact301 bool
 }
 
-// lookup is a brute-force model of CONTRACT.md "Matching" with the
+// lookup is a brute-force model of docs/contract.md#matching with the
 // departures of b. rules must be in redirects.SortRules order. With no
 // departure it is the lookup API, which TestModelIsTheEngine holds against
 // redirects.Compile.

@@ -26,7 +26,7 @@ const (
 
 	// NginxMapExactSnippet goes in a server block to serve nginx-map-exact.
 	// The map has no status column, so every rule is served as a 301: the
-	// shape SPEC.md gives the file.
+	// shape docs/contract.md#export-shapes gives the file.
 	NginxMapExactSnippet = `if ($redirect_exact) { return 301 $redirect_exact; }`
 
 	// NginxMapPrefixHTTPSnippet goes in the nginx http block.

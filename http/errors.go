@@ -32,7 +32,7 @@ func errorBody(msg, code string) []byte {
 	return append(b, `"}`...)
 }
 
-// The fixed error answers of SPEC.md and CONTRACT.md.
+// The fixed error answers of docs/contract.md#errors.
 var (
 	errMethod         = newAPIError(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "Method Not Allowed")
 	errMissingKey     = newAPIError(http.StatusUnauthorized, "MISSING_API_KEY", "Unauthorized")

@@ -201,7 +201,7 @@ func testEdgeSlowClient(t *testing.T, c *cli) {
 	}
 }
 
-// TestEdgeParameterOrder checks CONTRACT.md's order among parameter errors
+// TestEdgeParameterOrder checks the order among parameter errors of docs/contract.md#order-of-checks
 // and the edges of version numbers.
 func TestEdgeParameterOrder(t *testing.T) { eachEngine(t, testEdgeParameterOrder) }
 
