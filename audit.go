@@ -33,11 +33,11 @@ const (
 // (WithActor), and the stores write the audit entry from it in the same
 // transaction as the change.
 type Actor struct {
-	Kind  ActorKind
-	ID    string
-	Label string
+	Kind  ActorKind `json:"kind"`
+	ID    string    `json:"id"`
+	Label string    `json:"label"`
 	// RemoteAddr is the address the request came from; "" for the CLI.
-	RemoteAddr string
+	RemoteAddr string `json:"remoteAddr"`
 }
 
 type actorKey struct{}
@@ -83,21 +83,24 @@ const (
 )
 
 // AuditEntry records one change: who, when, from where, what.
+//
+// Its JSON form is the one the CLI's "audit --json" and the management API
+// show, so the two never differ.
 type AuditEntry struct {
-	ID        int64
-	Time      time.Time
-	OrgID     string
-	ProjectID string
-	Actor     Actor
+	ID        int64     `json:"id"`
+	Time      time.Time `json:"time"`
+	OrgID     string    `json:"orgId"`
+	ProjectID string    `json:"projectId"`
+	Actor     Actor     `json:"actor"`
 	// Action is one of the Audit... constants, such as "rule.create".
-	Action     string
-	ObjectType string
-	ObjectID   string
+	Action     string `json:"action"`
+	ObjectType string `json:"objectType"`
+	ObjectID   string `json:"objectId"`
 	// Before and After are JSON objects of the fields the change touched,
 	// as they were and as they became; nil for none (nothing before a
 	// creation, nothing after a deletion).
-	Before json.RawMessage
-	After  json.RawMessage
+	Before json.RawMessage `json:"before"`
+	After  json.RawMessage `json:"after"`
 }
 
 // NewAuditEntry returns the entry of a change by the actor in ctx, at the

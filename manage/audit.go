@@ -1,7 +1,6 @@
 package manage
 
 import (
-	"encoding/json"
 	"mime"
 	"net/http"
 	"strconv"
@@ -12,39 +11,11 @@ import (
 	"redirects/export"
 )
 
-// auditJSON is an audit entry as the API shows one: the CLI's audit --json
-// shape.
-type auditJSON struct {
-	ID         int64           `json:"id"`
-	Time       string          `json:"time"`
-	OrgID      string          `json:"orgId"`
-	ProjectID  string          `json:"projectId"`
-	Actor      auditActorJSON  `json:"actor"`
-	Action     string          `json:"action"`
-	ObjectType string          `json:"objectType"`
-	ObjectID   string          `json:"objectId"`
-	Before     json.RawMessage `json:"before"`
-	After      json.RawMessage `json:"after"`
-}
-
-type auditActorJSON struct {
-	Kind       string `json:"kind"`
-	ID         string `json:"id"`
-	Label      string `json:"label"`
-	RemoteAddr string `json:"remoteAddr"`
-}
-
-func toAuditJSON(e *redirects.AuditEntry) auditJSON {
-	return auditJSON{ID: e.ID, Time: e.Time.UTC().Format(time.RFC3339Nano), OrgID: e.OrgID, ProjectID: e.ProjectID,
-		Actor:  auditActorJSON{Kind: string(e.Actor.Kind), ID: e.Actor.ID, Label: e.Actor.Label, RemoteAddr: e.Actor.RemoteAddr},
-		Action: e.Action, ObjectType: e.ObjectType, ObjectID: e.ObjectID, Before: e.Before, After: e.After}
-}
-
 // auditPageJSON is a page of entries, newest first. Next, when not null,
 // is the before= of the following (older) page.
 type auditPageJSON struct {
-	Entries []auditJSON `json:"entries"`
-	Next    *string     `json:"next"`
+	Entries []*redirects.AuditEntry `json:"entries"`
+	Next    *string                 `json:"next"`
 }
 
 // timeParam reads an RFC 3339 time or a date (midnight UTC).
@@ -134,9 +105,9 @@ func (h *handler) audit(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Disposition", `attachment; filename="audit-`+o.ID+`.csv"`)
 		return export.WriteAuditCSV(w, entries)
 	}
-	out := auditPageJSON{Entries: make([]auditJSON, 0, len(entries))}
-	for _, e := range entries {
-		out.Entries = append(out.Entries, toAuditJSON(e))
+	out := auditPageJSON{Entries: entries}
+	if out.Entries == nil {
+		out.Entries = []*redirects.AuditEntry{}
 	}
 	if len(entries) == f.Limit && len(entries) > 0 {
 		next := strconv.FormatInt(entries[len(entries)-1].ID, 10)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -41,27 +40,6 @@ func (f *timeFlag) Set(s string) error {
 		return nil
 	}
 	return fmt.Errorf("%q is not a time (2026-03-14T15:09:26Z), a date (2026-03-14) or a duration ago (24h, 7d)", s)
-}
-
-// auditJSON is the --json shape of an audit entry.
-type auditJSON struct {
-	ID         int64           `json:"id"`
-	Time       string          `json:"time"`
-	OrgID      string          `json:"orgId"`
-	ProjectID  string          `json:"projectId"`
-	Actor      auditActorJSON  `json:"actor"`
-	Action     string          `json:"action"`
-	ObjectType string          `json:"objectType"`
-	ObjectID   string          `json:"objectId"`
-	Before     json.RawMessage `json:"before"`
-	After      json.RawMessage `json:"after"`
-}
-
-type auditActorJSON struct {
-	Kind       string `json:"kind"`
-	ID         string `json:"id"`
-	Label      string `json:"label"`
-	RemoteAddr string `json:"remoteAddr"`
 }
 
 func (c *cmd) audit(ctx context.Context, args []string) error {
@@ -110,11 +88,9 @@ func (c *cmd) audit(ctx context.Context, args []string) error {
 
 	switch {
 	case *asJSON:
-		out := make([]auditJSON, 0, len(entries))
-		for _, e := range entries {
-			out = append(out, auditJSON{ID: e.ID, Time: e.Time.Format(time.RFC3339Nano), OrgID: e.OrgID, ProjectID: e.ProjectID,
-				Actor:  auditActorJSON{Kind: string(e.Actor.Kind), ID: e.Actor.ID, Label: e.Actor.Label, RemoteAddr: e.Actor.RemoteAddr},
-				Action: e.Action, ObjectType: e.ObjectType, ObjectID: e.ObjectID, Before: e.Before, After: e.After})
+		out := entries
+		if out == nil {
+			out = []*redirects.AuditEntry{}
 		}
 		return c.printJSON(out)
 	case *asCSV:
