@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"redirects"
@@ -102,35 +103,6 @@ func prefixEnd(p string) (string, bool) {
 	return "", false
 }
 
-// orderSQL returns the cursor condition (with its leading AND, or "") and
-// the ORDER BY clause of a page.
-func orderSQL(o redirects.RuleSort, c *redirects.RuleCursor) (string, []any, string) {
-	dir, cmp := "", ">"
-	if o.Desc() {
-		dir, cmp = " DESC", "<"
-	}
-	var (
-		cond string
-		args []any
-	)
-	switch o.Key() {
-	case "source":
-		if c != nil {
-			cond, args = ` AND (source, id) `+cmp+` (?, ?)`, []any{c.Source, c.ID}
-		}
-		return cond, args, `source` + dir + `, id` + dir
-	case "priority":
-		if c != nil {
-			cond, args = ` AND (priority, id) `+cmp+` (?, ?)`, []any{c.Priority, c.ID}
-		}
-		return cond, args, `priority` + dir + `, id` + dir
-	}
-	if c != nil {
-		cond, args = ` AND id `+cmp+` ?`, []any{c.ID}
-	}
-	return cond, args, `id` + dir
-}
-
 // FindRulePage returns one page of a project's draft rules and the number
 // of rules the filter selects, read in one snapshot.
 func (db *DB) FindRulePage(ctx context.Context, projectID string, q redirects.RulePageQuery) (*redirects.RulePage, error) {
@@ -147,30 +119,72 @@ func (db *DB) FindRulePage(ctx context.Context, projectID string, q redirects.Ru
 		return nil, err
 	}
 	where, args := filterSQL(projectID, &q.Filter)
-	cond, condArgs, order := orderSQL(q.Sort, cursor)
+	from := `rules`
+	if _, prefix := q.Filter.Prefix(); q.Filter.Query != "" && !prefix {
+		// A substring search reads every row of the project. Through the
+		// index of the order it would visit the table in that order, one
+		// random seek per row; through (project_id, id) it reads the table
+		// in storage order, several times faster, and sorts the matches.
+		from = `rules INDEXED BY rules_project_id`
+	}
+	dir, cmp := "", ">"
+	if q.Sort.Desc() {
+		dir, cmp = " DESC", "<"
+	}
+	key := q.Sort.Key()
 	// One row more than the page shows says whether a next page exists.
-	rows, err := tx.QueryContext(ctx, `SELECT `+ruleColumns+` FROM rules WHERE `+where+cond+` ORDER BY `+order+` LIMIT ?`,
-		append(append(args, condArgs...), q.Limit+1)...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: find rule page: %w", err)
-	}
-	defer rows.Close()
-	page := &redirects.RulePage{Rules: make([]redirects.Rule, 0, q.Limit)}
-	for rows.Next() {
-		var r redirects.Rule
-		if err := scanRule(rows, &r); err != nil {
-			return nil, fmt.Errorf("sqlite: find rule page: %w", err)
+	want := q.Limit + 1
+	page := &redirects.RulePage{Rules: make([]redirects.Rule, 0, want)}
+	read := func(cond string, condArgs []any, order string) error {
+		rows, err := tx.QueryContext(ctx, `SELECT `+ruleColumns+` FROM `+from+` WHERE `+where+cond+` ORDER BY `+order+` LIMIT ?`,
+			append(append(slices.Clip(args), condArgs...), want-len(page.Rules))...)
+		if err != nil {
+			return fmt.Errorf("sqlite: find rule page: %w", err)
 		}
-		page.Rules = append(page.Rules, r)
+		defer rows.Close()
+		for rows.Next() {
+			var r redirects.Rule
+			if err := scanRule(rows, &r); err != nil {
+				return fmt.Errorf("sqlite: find rule page: %w", err)
+			}
+			page.Rules = append(page.Rules, r)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("sqlite: find rule page: %w", err)
+		}
+		return nil
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find rule page: %w", err)
+	switch {
+	case key == "id":
+		cond, condArgs := "", []any(nil)
+		if cursor != nil {
+			cond, condArgs = ` AND id `+cmp+` ?`, []any{cursor.ID}
+		}
+		err = read(cond, condArgs, `id`+dir)
+	case cursor == nil:
+		err = read("", nil, key+dir+`, id`+dir)
+	default:
+		// After a cursor, first the rest of the rules that share its key,
+		// then the rules past it. SQLite seeks an index on a row value's
+		// first column only, so (key, id) > (?, ?) would walk every rule
+		// that shares the cursor's key (half of them share the default
+		// priority); two seeks do not.
+		var last any = cursor.Source
+		if key == "priority" {
+			last = cursor.Priority
+		}
+		if err = read(` AND `+key+` = ? AND id `+cmp+` ?`, []any{last, cursor.ID}, `id`+dir); err == nil && len(page.Rules) < want {
+			err = read(` AND `+key+` `+cmp+` ?`, []any{last}, key+dir+`, id`+dir)
+		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(page.Rules) > q.Limit {
 		page.Rules = page.Rules[:q.Limit]
 		page.Next = redirects.CursorAfter(q.Sort, &page.Rules[q.Limit-1])
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM rules WHERE `+where, args...).Scan(&page.Total); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+from+` WHERE `+where, args...).Scan(&page.Total); err != nil {
 		return nil, fmt.Errorf("sqlite: count rules: %w", err)
 	}
 	return page, nil
