@@ -255,12 +255,6 @@ func DecodeRuleCursor(s string, o RuleSort) (*RuleCursor, error) {
 	return &RuleCursor{Sort: c.Sort, Source: c.Source, Priority: c.Priority, ID: c.ID}, nil
 }
 
-// After reports whether r comes strictly after the cursor in its order.
-func (c *RuleCursor) After(r *Rule) bool {
-	last := Rule{ID: c.ID, Source: c.Source, Priority: c.Priority}
-	return c.Sort.Less(&last, r)
-}
-
 // RuleUpdate lists the fields of a draft rule to change; nil leaves a field
 // as it is.
 type RuleUpdate struct {

@@ -73,8 +73,9 @@ func (a *sqlArgs) add(v any) string {
 // filterSQL returns the WHERE clause (without WHERE) that selects the rules
 // of a project that f selects, as f.Match defines, adding its arguments to
 // args. Searches are LIKE patterns: a prefix is a range of the source
-// index (the "C" collation allows it); a substring is answered from the
-// trigram indexes when the migration could make them, else by a scan.
+// index (the "C" collation allows it); a substring is a scan of the
+// project's rules, or a search of trigram indexes where an operator has
+// made them (see the migration 0002_rules_ops).
 func filterSQL(args *sqlArgs, projectID string, f *redirects.RuleFilter) string {
 	var b strings.Builder
 	b.WriteString(`project_id = ` + args.add(projectID))
