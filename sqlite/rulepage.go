@@ -118,26 +118,58 @@ func (db *DB) FindRulePage(ctx context.Context, projectID string, q redirects.Ru
 	if _, err := findProject(ctx, tx, projectID); err != nil {
 		return nil, err
 	}
-	where, args := filterSQL(projectID, &q.Filter)
 	from := `rules`
-	if _, prefix := q.Filter.Prefix(); q.Filter.Query != "" && !prefix {
+	_, prefix := q.Filter.Prefix()
+	substring := q.Filter.Query != "" && !prefix
+	if substring {
 		// A substring search reads every row of the project. Through the
 		// index of the order it would visit the table in that order, one
 		// random seek per row; through (project_id, id) it reads the table
 		// in storage order, several times faster, and sorts the matches.
 		from = `rules INDEXED BY rules_project_id`
 	}
-	dir, cmp := "", ">"
-	if q.Sort.Desc() {
-		dir, cmp = " DESC", "<"
-	}
-	key := q.Sort.Key()
 	// One row more than the page shows says whether a next page exists.
 	want := q.Limit + 1
-	page := &redirects.RulePage{Rules: make([]redirects.Rule, 0, want)}
+	page := &redirects.RulePage{}
+	if q.Sort.Key() == "source" && q.Filter.MatchType == nil && !substring {
+		// The source order is read from the UNIQUE index (project_id,
+		// match_type, source), once per match type, and merged: an index of
+		// its own made large imports much slower.
+		var lists [2][]redirects.Rule
+		for i, m := range []redirects.MatchType{redirects.Exact, redirects.StartsWith} {
+			f := q.Filter
+			f.MatchType = &m
+			if lists[i], err = readPage(ctx, tx, from, projectID, &f, q.Sort, cursor, want); err != nil {
+				return nil, err
+			}
+		}
+		page.Rules = redirects.MergeRules(q.Sort, want, lists[0], lists[1])
+	} else if page.Rules, err = readPage(ctx, tx, from, projectID, &q.Filter, q.Sort, cursor, want); err != nil {
+		return nil, err
+	}
+	if len(page.Rules) > q.Limit {
+		page.Rules = page.Rules[:q.Limit]
+		page.Next = redirects.CursorAfter(q.Sort, &page.Rules[q.Limit-1])
+	}
+	where, args := filterSQL(projectID, &q.Filter)
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+from+` WHERE `+where, args...).Scan(&page.Total); err != nil {
+		return nil, fmt.Errorf("sqlite: count rules: %w", err)
+	}
+	return page, nil
+}
+
+// readPage returns the first want rules that f selects after the cursor
+// in order o.
+func readPage(ctx context.Context, tx querier, from, projectID string, f *redirects.RuleFilter, o redirects.RuleSort, cursor *redirects.RuleCursor, want int) ([]redirects.Rule, error) {
+	where, args := filterSQL(projectID, f)
+	dir, cmp := "", ">"
+	if o.Desc() {
+		dir, cmp = " DESC", "<"
+	}
+	out := make([]redirects.Rule, 0, want)
 	read := func(cond string, condArgs []any, order string) error {
 		rows, err := tx.QueryContext(ctx, `SELECT `+ruleColumns+` FROM `+from+` WHERE `+where+cond+` ORDER BY `+order+` LIMIT ?`,
-			append(append(slices.Clip(args), condArgs...), want-len(page.Rules))...)
+			append(append(slices.Clip(args), condArgs...), want-len(out))...)
 		if err != nil {
 			return fmt.Errorf("sqlite: find rule page: %w", err)
 		}
@@ -147,13 +179,15 @@ func (db *DB) FindRulePage(ctx context.Context, projectID string, q redirects.Ru
 			if err := scanRule(rows, &r); err != nil {
 				return fmt.Errorf("sqlite: find rule page: %w", err)
 			}
-			page.Rules = append(page.Rules, r)
+			out = append(out, r)
 		}
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("sqlite: find rule page: %w", err)
 		}
 		return nil
 	}
+	key := o.Key()
+	var err error
 	switch {
 	case key == "id":
 		cond, condArgs := "", []any(nil)
@@ -173,21 +207,11 @@ func (db *DB) FindRulePage(ctx context.Context, projectID string, q redirects.Ru
 		if key == "priority" {
 			last = cursor.Priority
 		}
-		if err = read(` AND `+key+` = ? AND id `+cmp+` ?`, []any{last, cursor.ID}, `id`+dir); err == nil && len(page.Rules) < want {
+		if err = read(` AND `+key+` = ? AND id `+cmp+` ?`, []any{last, cursor.ID}, `id`+dir); err == nil && len(out) < want {
 			err = read(` AND `+key+` `+cmp+` ?`, []any{last}, key+dir+`, id`+dir)
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	if len(page.Rules) > q.Limit {
-		page.Rules = page.Rules[:q.Limit]
-		page.Next = redirects.CursorAfter(q.Sort, &page.Rules[q.Limit-1])
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+from+` WHERE `+where, args...).Scan(&page.Total); err != nil {
-		return nil, fmt.Errorf("sqlite: count rules: %w", err)
-	}
-	return page, nil
+	return out, err
 }
 
 // UpdateRule changes a draft rule in place and adds one to its revision.

@@ -8,22 +8,22 @@
 -- gives revision 1 to rules an import copies in without naming the column.
 ALTER TABLE rules ADD COLUMN revision BIGINT NOT NULL DEFAULT 1 CHECK (revision >= 1);
 
--- The indexes of the orders of a rule page (see redirects.RuleSort). Each
--- ends with the ID, so a page is one range of the index after the cursor's
--- keys and costs the same on the first page and the ten-thousandth. The
--- UNIQUE index (project_id, match_type, source) already serves the source
--- order of one match type. Sources use the "C" collation, so a LIKE
--- 'prefix%' on them is a range of rules_project_source.
+-- (project_id, id) serves the id order of a rule page (see
+-- redirects.RuleSort): a page is one range of it after the cursor's ID, so
+-- the ten-thousandth page costs what the first does. The source order is
+-- read from the UNIQUE index (project_id, match_type, source), one range per
+-- match type, merged; sources use the "C" collation, so a LIKE 'prefix%' on
+-- them is a range of it too.
 --
--- Two indexes were measured and left out, for what they cost every import:
--- (project_id, priority, id) for the priority order (a priority page sorts
--- the project's rules instead), and trigram (pg_trgm) GIN indexes on source
--- and destination for substring search, which made a million-rule COPY take
--- about five times as long (a search scans the project's rules instead).
--- docs/operations.md shows how to add the trigram indexes where searches
--- matter more than imports; the store's queries use them when present.
+-- Three indexes were measured and left out, for what they cost every
+-- import of a million rules: (project_id, source, id) and (project_id,
+-- priority, id) (a priority page sorts the project's rules instead), and
+-- trigram (pg_trgm) GIN indexes on source and destination for substring
+-- search, which made the COPY take about five times as long (a search scans
+-- the project's rules instead). docs/operations.md shows how to add the
+-- trigram indexes where searches matter more than imports; the store's
+-- queries use them when present.
 CREATE INDEX rules_project_id ON rules (project_id, id);
-CREATE INDEX rules_project_source ON rules (project_id, source, id);
 
 -- rule_counts keeps the number of rules of each project, so the total of an
 -- unfiltered rule page is one row, not a count of up to a million. Statement
