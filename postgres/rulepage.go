@@ -86,6 +86,11 @@ func filterSQL(args *sqlArgs, projectID string, f *redirects.RuleFilter) string 
 		b.WriteString(` AND status_code = ` + args.add(f.StatusCode))
 	}
 	if p, ok := f.Prefix(); ok {
+		if f.MatchType == nil {
+			// Both match types, named, so the UNIQUE index (project_id,
+			// match_type, source) serves the source range once per type.
+			b.WriteString(` AND match_type IN ('exact', 'starts_with')`)
+		}
 		if p != "" {
 			b.WriteString(` AND source LIKE ` + args.add(escapeLike(p)+"%"))
 		}

@@ -73,6 +73,11 @@ func filterSQL(projectID string, f *redirects.RuleFilter) (string, []any) {
 		args = append(args, f.StatusCode)
 	}
 	if p, ok := f.Prefix(); ok {
+		if f.MatchType == nil {
+			// Both match types, named, so the UNIQUE index (project_id,
+			// match_type, source) serves the source range once per type.
+			b.WriteString(` AND match_type IN ('exact', 'starts_with')`)
+		}
 		if p != "" {
 			b.WriteString(` AND source >= ?`)
 			args = append(args, p)
@@ -152,7 +157,12 @@ func (db *DB) FindRulePage(ctx context.Context, projectID string, q redirects.Ru
 		page.Next = redirects.CursorAfter(q.Sort, &page.Rules[q.Limit-1])
 	}
 	where, args := filterSQL(projectID, &q.Filter)
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+from+` WHERE `+where, args...).Scan(&page.Total); err != nil {
+	count := `SELECT count(*) FROM ` + from + ` WHERE ` + where
+	if q.Filter == (redirects.RuleFilter{}) {
+		// The triggers of the rules table keep this count.
+		count, args = `SELECT COALESCE((SELECT n FROM rule_counts WHERE project_id = ?), 0)`, []any{projectID}
+	}
+	if err := tx.QueryRowContext(ctx, count, args...).Scan(&page.Total); err != nil {
 		return nil, fmt.Errorf("sqlite: count rules: %w", err)
 	}
 	return page, nil
