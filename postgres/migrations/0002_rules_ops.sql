@@ -19,7 +19,7 @@ ALTER TABLE rules ADD COLUMN revision BIGINT NOT NULL DEFAULT 1 CHECK (revision 
 -- import of a million rules: (project_id, source, id) and (project_id,
 -- priority, id) (a priority page sorts the project's rules instead), and
 -- trigram (pg_trgm) GIN indexes on source and destination for substring
--- search, which made the COPY take about five times as long (a search scans
+-- search, which made the COPY take several times as long (a search scans
 -- the project's rules instead). docs/operations.md shows how to add the
 -- trigram indexes where searches matter more than imports; the store's
 -- queries use them when present.
