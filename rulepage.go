@@ -3,6 +3,7 @@ package redirects
 import (
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -141,6 +142,28 @@ func (o RuleSort) Less(a, b *Rule) bool {
 	return c < 0
 }
 
+// MergeRules merges lists of rules, each in order o, into the first n
+// rules in order o. Stores use it to answer the source order from the
+// source index of each match type.
+func MergeRules(o RuleSort, n int, lists ...[]Rule) []Rule {
+	var out []Rule
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	slices.SortFunc(out, func(a, b Rule) int {
+		if o.Less(&a, &b) {
+			return -1
+		} else if o.Less(&b, &a) {
+			return 1
+		}
+		return 0
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
 func cmpInt(a, b int64) int {
 	switch {
 	case a < b:
@@ -253,12 +276,6 @@ func DecodeRuleCursor(s string, o RuleSort) (*RuleCursor, error) {
 		return nil, Errorf(EINVALID, "cursor %s was made for sort %q, not %q: start again without a cursor", quoteShort(s), c.Sort, o)
 	}
 	return &RuleCursor{Sort: c.Sort, Source: c.Source, Priority: c.Priority, ID: c.ID}, nil
-}
-
-// After reports whether r comes strictly after the cursor in its order.
-func (c *RuleCursor) After(r *Rule) bool {
-	last := Rule{ID: c.ID, Source: c.Source, Priority: c.Priority}
-	return c.Sort.Less(&last, r)
 }
 
 // RuleUpdate lists the fields of a draft rule to change; nil leaves a field

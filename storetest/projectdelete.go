@@ -58,6 +58,7 @@ func wantProjectIntact(t *testing.T, e *env, p *redirects.Project, k *redirects.
 	if n := len(e.rules(p.ID)); n != 3 {
 		t.Fatalf("project %s has %d rules, want 3", p.ID, n)
 	}
+	wantTotal(t, e, p.ID, 3)
 	if ks := e.keys(p.ID); len(ks) != 1 || ks[0].ID != k.ID {
 		t.Fatalf("project %s keys = %v, want [%s]", p.ID, keyIDs(ks), k.ID)
 	}

@@ -90,6 +90,18 @@ func samePage(got, want []redirects.Rule) string {
 	return ""
 }
 
+// wantTotal fails unless an unfiltered page of the project counts n rules.
+func wantTotal(t *testing.T, e *env, projectID string, n int) {
+	t.Helper()
+	page, err := e.s.FindRulePage(e.ctx, projectID, redirects.RulePageQuery{})
+	if err != nil {
+		t.Fatalf("FindRulePage: %v", err)
+	}
+	if page.Total != n || len(page.Rules) != n {
+		t.Fatalf("FindRulePage(%s) = %d rules, total %d; want %d", projectID, len(page.Rules), page.Total, n)
+	}
+}
+
 func ruleIDs(rules []redirects.Rule) []int64 {
 	out := make([]int64, len(rules))
 	for i, r := range rules {
@@ -412,10 +424,18 @@ func testDeleteRules(t *testing.T, e *env) {
 		if !slices.Equal(left, tc.left) {
 			t.Fatalf("after DeleteRules(%+v): %v, want %v", tc.f, left, tc.left)
 		}
+		wantTotal(t, e, p.ID, len(tc.left))
 	}
 	if n := len(e.rules(q.ID)); n != len(specs) {
 		t.Fatalf("the other project has %d rules after the deletes, want %d", n, len(specs))
 	}
+	wantTotal(t, e, q.ID, len(specs))
+	// A replacing import and an add are counted too.
+	if _, err := e.s.ImportRules(e.ctx, q.ID, batch("/x", "/y"), true); err != nil {
+		t.Fatalf("ImportRules(replace): %v", err)
+	}
+	e.rule(q.ID, "/z", "/to", redirects.Exact, 1)
+	wantTotal(t, e, q.ID, 3)
 	_, err := e.s.DeleteRules(e.ctx, "prj_nope", redirects.RuleFilter{})
 	wantCode(t, "DeleteRules(unknown project)", err, redirects.ENOTFOUND, "prj_nope")
 }
