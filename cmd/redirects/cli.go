@@ -105,8 +105,8 @@ Commands:
   token list --org ORG_ID [--json]
   token revoke --org ORG_ID TOKEN_ID
   audit [--org ORG_ID] [--project P] [--actor A] [--action A] [--since T] [--until T] [--limit N] [--csv|--json]
-  serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http]
-  quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT]   demo data in a local database, then serve
+  serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http]
+  quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT] [--log-format text|json]   demo data in a local database, then serve
   version                                                  the version, commit and build date (also --version)
 
 Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
