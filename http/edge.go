@@ -34,7 +34,8 @@ type live struct {
 
 func (e *Edge) setLive(l *live) { e.live.Store(l) }
 
-// SetReady(false) makes /healthz answer 503 while the server shuts down.
+// SetReady(false) makes /healthz and /readyz answer 503 while the server
+// shuts down.
 func (e *Edge) SetReady(ready bool) { e.stopping.Store(!ready) }
 
 // Handle answers q in w: it finds q's route and runs its handler. When the
@@ -70,6 +71,8 @@ func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
 		slow = e.serveExport(q, w)
 	case handleHealth:
 		slow = e.serveHealth(q, w)
+	case handleReady:
+		slow = e.serveReady(q, w)
 	default:
 		slow = e.serveNotFound(q, w)
 	}
@@ -92,6 +95,36 @@ func (e *Edge) serveHealth(q *Req, w *Resp) func(*Resp) {
 	if e.stopping.Load() || e.live.Load() == nil {
 		w.Status = http.StatusServiceUnavailable
 	}
+	w.Set("Cache-Control", ccNoStore)
+	return nil
+}
+
+// Bodies of /readyz's answers: a prober's log shows why a node is out.
+var (
+	readyBody    = []byte("ready\n")
+	loadingBody  = []byte("not ready: the store has not been loaded yet\n")
+	stoppingBody = []byte("not ready: shutting down\n")
+)
+
+// serveReady answers /readyz, the readiness probe: 200 once the catalog of
+// deployments is loaded, so that every lookup can be answered; 503 before
+// that (the store is being read, or cannot be reached yet) and from the
+// moment the server starts shutting down, so that a load balancer or an
+// orchestrator sends no new request to a node that is leaving. It answers
+// on the same condition as /healthz, which keeps its answers for the load
+// balancers configured with it, and adds a one-line reason as its body.
+// Neither is a liveness probe: both answer 503 while a node that is alive
+// waits for its store (docs/operations.md).
+func (e *Edge) serveReady(q *Req, w *Resp) func(*Resp) {
+	switch {
+	case e.stopping.Load():
+		w.Status, w.Body = http.StatusServiceUnavailable, stoppingBody
+	case e.live.Load() == nil:
+		w.Status, w.Body = http.StatusServiceUnavailable, loadingBody
+	default:
+		w.Status, w.Body = http.StatusOK, readyBody
+	}
+	w.Set("Content-Type", ctText)
 	w.Set("Cache-Control", ccNoStore)
 	return nil
 }

@@ -4,9 +4,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
-	"sync/atomic"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
 
 	"redirects"
 	"redirects/http/evhttp"
@@ -24,147 +31,230 @@ const (
 
 var endpointNames = [numEndpoints]string{"lookup", "export", "other"}
 
-// statuses lists every status the edge sends, so counters are fixed arrays.
-var statuses = []int{200, 204, 304, 400, 401, 404, 405, 429, 500, 503}
+// statuses lists every status the edge sends, so each (endpoint, status)
+// counter is resolved once, when the metrics are made.
+var statuses = [...]int{200, 204, 304, 400, 401, 404, 405, 429, 500, 503}
 
 // latencyBuckets are the histogram's upper bounds in seconds.
 var latencyBuckets = []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1}
 
-// Metrics counts what the edge does, for Prometheus. Every counter is an
-// atomic in a fixed array: the hot path neither locks nor allocates.
+// limiterDecisions names the label values of redirects_limiter_decisions_total,
+// indexed by redirects.Refusal.
+var limiterDecisions = [...]string{
+	redirects.NotRefused:        "allowed",
+	redirects.QuotaExceeded:     "quota_exceeded",
+	redirects.RateLimitExceeded: "rate_limit_exceeded",
+}
+
+// Metrics counts what the edge does, for Prometheus, through client_golang.
+// Every child of a labelled metric the edge counts on its hot path is
+// resolved once, in NewMetrics, into a fixed array: counting an answer is an
+// index and an atomic add, without a label lookup, a lock or an allocation.
 type Metrics struct {
-	requests [numEndpoints][]atomic.Uint64 // by index in statuses
-	buckets  [numEndpoints][]atomic.Uint64 // by latency bucket, +Inf last
-	sumNanos [numEndpoints]atomic.Uint64
-	limits   [3]atomic.Uint64 // by redirects.Refusal
-	// redisDown is 1 while a shared limiter has fallen back to per-node
+	registry *prometheus.Registry
+	// buildInfo is redirects_build_info, added to what registry gathers.
+	buildInfo *dto.MetricFamily
+	requests  [numEndpoints][len(statuses)]prometheus.Counter
+	latency   [numEndpoints]prometheus.Observer
+	limits    [len(limiterDecisions)]prometheus.Counter
+	// fallback is 1 while a shared limiter has fallen back to per-node
 	// limits.
-	redisDown atomic.Int64
-	// build is the running binary's identity, read once.
-	build version.Info
+	fallback prometheus.Gauge
 	// engine, set before the admin listener starts, reports the evhttp
 	// engine's connection counters.
 	engine func() evhttp.Stats
 }
 
-// NewMetrics returns zeroed metrics.
+// NewMetrics returns zeroed metrics on a registry of their own, with the Go
+// runtime's and the process's collectors.
 func NewMetrics() *Metrics {
-	m := &Metrics{build: version.Get()}
-	for i := range m.requests {
-		m.requests[i] = make([]atomic.Uint64, len(statuses))
-		m.buckets[i] = make([]atomic.Uint64, len(latencyBuckets)+1)
+	m := &Metrics{registry: prometheus.NewRegistry(), buildInfo: buildInfoFamily(version.Get())}
+	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "redirects_requests_total",
+		Help: "Edge requests by endpoint and status.",
+	}, []string{"endpoint", "status"})
+	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "redirects_request_duration_seconds",
+		Help:    "Time to answer an edge request.",
+		Buckets: latencyBuckets,
+	}, []string{"endpoint"})
+	limits := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "redirects_limiter_decisions_total",
+		Help: "Limiter decisions on authenticated requests.",
+	}, []string{"decision"})
+	m.fallback = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "redirects_limiter_fallback",
+		Help: "1 while shared limits are unreachable and each node limits alone.",
+	})
+	for ep := range numEndpoints {
+		for i, s := range statuses {
+			m.requests[ep][i] = requests.WithLabelValues(endpointNames[ep], strconv.Itoa(s))
+		}
+		m.latency[ep] = latency.WithLabelValues(endpointNames[ep])
 	}
+	for i, name := range limiterDecisions {
+		m.limits[i] = limits.WithLabelValues(name)
+	}
+	m.registry.MustRegister(requests, latency, limits, m.fallback,
+		engineCollector{m},
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
+// observe counts an answer. A status outside statuses counts in the
+// histogram only.
 func (m *Metrics) observe(ep endpoint, status int, d time.Duration) {
 	for i, s := range statuses {
 		if s == status {
-			m.requests[ep][i].Add(1)
+			m.requests[ep][i].Inc()
 			break
 		}
 	}
-	sec := d.Seconds()
-	i := sort.SearchFloat64s(latencyBuckets, sec)
-	m.buckets[ep][i].Add(1)
-	m.sumNanos[ep].Add(uint64(d))
+	m.latency[ep].Observe(d.Seconds())
 }
 
-func (m *Metrics) limiter(r redirects.Refusal) { m.limits[r].Add(1) }
+func (m *Metrics) limiter(r redirects.Refusal) { m.limits[r].Inc() }
 
 // SetLimiterFallback records whether shared limits are unreachable.
 func (m *Metrics) SetLimiterFallback(down bool) {
 	if down {
-		m.redisDown.Store(1)
+		m.fallback.Set(1)
 	} else {
-		m.redisDown.Store(0)
+		m.fallback.Set(0)
 	}
 }
 
-// Handler serves the metrics in Prometheus' text format, with the loaded
-// deployment version of every project the edge holds.
+// Handler serves the metrics in a format the scraper accepts (Prometheus'
+// text format by default), with the loaded deployment version of every
+// project e holds.
 func (m *Metrics) Handler(e *Edge) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		var catalog *Catalog
-		if lv := e.live.Load(); lv != nil {
-			catalog = lv.catalog
-		}
-		m.write(w, catalog)
+	return promhttp.HandlerFor(m.gatherer(e.catalog), promhttp.HandlerOpts{
+		ErrorLog:      slogPrinter{e},
+		ErrorHandling: promhttp.ContinueOnError,
 	})
 }
 
-func (m *Metrics) write(w io.Writer, catalog *Catalog) {
-	fmt.Fprintln(w, "# HELP redirects_requests_total Edge requests by endpoint and status.")
-	fmt.Fprintln(w, "# TYPE redirects_requests_total counter")
-	for ep := range numEndpoints {
-		for i, s := range statuses {
-			fmt.Fprintf(w, "redirects_requests_total{endpoint=%q,status=\"%d\"} %d\n", endpointNames[ep], s, m.requests[ep][i].Load())
-		}
-	}
-	fmt.Fprintln(w, "# HELP redirects_request_duration_seconds Time to answer an edge request.")
-	fmt.Fprintln(w, "# TYPE redirects_request_duration_seconds histogram")
-	for ep := range numEndpoints {
-		var cum uint64
-		for i, b := range latencyBuckets {
-			cum += m.buckets[ep][i].Load()
-			fmt.Fprintf(w, "redirects_request_duration_seconds_bucket{endpoint=%q,le=\"%g\"} %d\n", endpointNames[ep], b, cum)
-		}
-		cum += m.buckets[ep][len(latencyBuckets)].Load()
-		fmt.Fprintf(w, "redirects_request_duration_seconds_bucket{endpoint=%q,le=\"+Inf\"} %d\n", endpointNames[ep], cum)
-		fmt.Fprintf(w, "redirects_request_duration_seconds_sum{endpoint=%q} %g\n", endpointNames[ep], float64(m.sumNanos[ep].Load())/1e9)
-		fmt.Fprintf(w, "redirects_request_duration_seconds_count{endpoint=%q} %d\n", endpointNames[ep], cum)
-	}
-	fmt.Fprintln(w, "# HELP redirects_limiter_decisions_total Limiter decisions on authenticated requests.")
-	fmt.Fprintln(w, "# TYPE redirects_limiter_decisions_total counter")
-	for i, name := range []string{"allowed", "quota_exceeded", "rate_limit_exceeded"} {
-		fmt.Fprintf(w, "redirects_limiter_decisions_total{decision=%q} %d\n", name, m.limits[i].Load())
-	}
-	fmt.Fprintln(w, "# HELP redirects_limiter_fallback 1 while shared limits are unreachable and each node limits alone.")
-	fmt.Fprintln(w, "# TYPE redirects_limiter_fallback gauge")
-	fmt.Fprintf(w, "redirects_limiter_fallback %d\n", m.redisDown.Load())
-	if m.engine != nil {
-		writeEngine(w, m.engine())
-	}
-	fmt.Fprintln(w, "# HELP redirects_deployment_version Latest deployment version loaded, by project.")
-	fmt.Fprintln(w, "# TYPE redirects_deployment_version gauge")
-	if catalog != nil {
-		v := catalog.view()
-		ids := make([]string, 0, len(v.projects))
-		for id := range v.projects {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			if d := v.projects[id].latest; d != nil {
-				fmt.Fprintf(w, "redirects_deployment_version{project=%q} %d\n", id, d.version)
-			}
-		}
-	}
-	fmt.Fprintln(w, "# HELP redirects_build_info The running build: version, commit and Go version (always 1).")
-	fmt.Fprintln(w, "# TYPE redirects_build_info gauge")
-	fmt.Fprintf(w, "redirects_build_info{version=%q,commit=%q,goversion=%q} 1\n", m.build.Version, m.build.Commit, m.build.GoVersion)
+// gatherer returns the metrics with the deployment versions of the catalog
+// that catalog returns at each scrape.
+func (m *Metrics) gatherer(catalog func() *Catalog) prometheus.Gatherer {
+	deployments := prometheus.NewRegistry()
+	deployments.MustRegister(deploymentCollector{catalog})
+	all := prometheus.Gatherers{m.registry, deployments}
+	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		families, err := all.Gather()
+		// Gather returns the families sorted by name: keep them so.
+		i, _ := slices.BinarySearchFunc(families, m.buildInfo.GetName(), func(mf *dto.MetricFamily, name string) int {
+			return strings.Compare(mf.GetName(), name)
+		})
+		return slices.Insert(families, i, m.buildInfo), err
+	})
 }
 
-// writeEngine writes the evhttp engine's connection counters.
-func writeEngine(w io.Writer, st evhttp.Stats) {
+// write writes every metric in Prometheus' text format.
+func (m *Metrics) write(w io.Writer, catalog *Catalog) error {
+	families, err := m.gatherer(func() *Catalog { return catalog }).Gather()
+	if err != nil {
+		return err
+	}
+	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range families {
+		if err := enc.Encode(mf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// catalog returns the catalog the edge answers from, or nil before the
+// store is loaded.
+func (e *Edge) catalog() *Catalog {
+	if lv := e.live.Load(); lv != nil {
+		return lv.catalog
+	}
+	return nil
+}
+
+// slogPrinter logs promhttp's errors (a collector that failed) at warning
+// level on the edge's logger.
+type slogPrinter struct{ e *Edge }
+
+func (p slogPrinter) Println(v ...any) { p.e.Logger.Warn("metrics", "err", fmt.Sprint(v...)) }
+
+var deploymentVersionDesc = prometheus.NewDesc("redirects_deployment_version",
+	"Latest deployment version loaded, by project.", []string{"project"}, nil)
+
+// deploymentCollector reports the latest deployment version of every
+// project of a catalog, read at each scrape.
+type deploymentCollector struct{ catalog func() *Catalog }
+
+func (c deploymentCollector) Describe(ch chan<- *prometheus.Desc) { ch <- deploymentVersionDesc }
+
+func (c deploymentCollector) Collect(ch chan<- prometheus.Metric) {
+	catalog := c.catalog()
+	if catalog == nil {
+		return
+	}
+	for id, ps := range catalog.view().projects {
+		if d := ps.latest; d != nil {
+			ch <- prometheus.MustNewConstMetric(deploymentVersionDesc, prometheus.GaugeValue, float64(d.version), id)
+		}
+	}
+}
+
+// engineMetrics describe the evhttp engine's connection counters, in the
+// order engineCollector sends them.
+var engineMetrics = [...]struct {
+	desc *prometheus.Desc
+	kind prometheus.ValueType
+}{
+	{prometheus.NewDesc("redirects_edge_connections", "Open edge connections.", nil, nil), prometheus.GaugeValue},
+	{prometheus.NewDesc("redirects_edge_connections_accepted_total", "Edge connections accepted.", nil, nil), prometheus.CounterValue},
+	{prometheus.NewDesc("redirects_edge_connections_limit", "Most open edge connections (MaxConns).", nil, nil), prometheus.GaugeValue},
+	{prometheus.NewDesc("redirects_edge_connections_per_addr_limit", "Most open edge connections from one address (0: none).", nil, nil), prometheus.GaugeValue},
+	{prometheus.NewDesc("redirects_edge_connections_shed_total", "Edge connections closed at once: the connection limit was reached.", nil, nil), prometheus.CounterValue},
+	{prometheus.NewDesc("redirects_edge_connections_shed_per_addr_total", "Edge connections closed at once: the limit per client address was reached.", nil, nil), prometheus.CounterValue},
+	{prometheus.NewDesc("redirects_edge_accept_out_of_descriptors_total", "Edge accepts that failed for lack of file descriptors.", nil, nil), prometheus.CounterValue},
+	{prometheus.NewDesc("redirects_edge_accept_paused", "1 while the edge waits for file descriptors to accept again.", nil, nil), prometheus.GaugeValue},
+}
+
+// engineCollector reports the evhttp engine's connection counters, when the
+// edge runs on it.
+type engineCollector struct{ m *Metrics }
+
+func (c engineCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, em := range engineMetrics {
+		ch <- em.desc
+	}
+}
+
+func (c engineCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.m.engine == nil {
+		return
+	}
+	st := c.m.engine()
 	paused := 0
 	if st.AcceptPaused {
 		paused = 1
 	}
-	for _, m := range []struct {
-		name, kind, help string
-		value            any
-	}{
-		{"redirects_edge_connections", "gauge", "Open edge connections.", st.Conns},
-		{"redirects_edge_connections_accepted_total", "counter", "Edge connections accepted.", st.Accepted},
-		{"redirects_edge_connections_limit", "gauge", "Most open edge connections (MaxConns).", st.MaxConns},
-		{"redirects_edge_connections_per_addr_limit", "gauge", "Most open edge connections from one address (0: none).", st.MaxConnsPerAddr},
-		{"redirects_edge_connections_shed_total", "counter", "Edge connections closed at once: the connection limit was reached.", st.Shed},
-		{"redirects_edge_connections_shed_per_addr_total", "counter", "Edge connections closed at once: the limit per client address was reached.", st.ShedPerAddr},
-		{"redirects_edge_accept_out_of_descriptors_total", "counter", "Edge accepts that failed for lack of file descriptors.", st.OutOfDescriptors},
-		{"redirects_edge_accept_paused", "gauge", "1 while the edge waits for file descriptors to accept again.", paused},
-	} {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", m.name, m.help, m.name, m.kind, m.name, m.value)
+	for i, v := range [len(engineMetrics)]int64{int64(st.Conns), int64(st.Accepted), int64(st.MaxConns),
+		int64(st.MaxConnsPerAddr), int64(st.Shed), int64(st.ShedPerAddr), int64(st.OutOfDescriptors), int64(paused)} {
+		ch <- prometheus.MustNewConstMetric(engineMetrics[i].desc, engineMetrics[i].kind, float64(v))
 	}
+}
+
+// buildInfoFamily returns redirects_build_info, always 1, with the build's
+// version, commit and Go version. The family is made here rather than by a
+// collector because a registry sorts the labels of what it gathers by name:
+// made here, its line keeps the label order it has had since it was added
+// (version, commit, goversion), which scripts matching the line rely on.
+func buildInfoFamily(bi version.Info) *dto.MetricFamily {
+	name, help, typ, one := "redirects_build_info", "The running build: version, commit and Go version (always 1).", dto.MetricType_GAUGE, 1.0
+	names := []string{"version", "commit", "goversion"}
+	values := []string{bi.Version, bi.Commit, bi.GoVersion}
+	m := &dto.Metric{Gauge: &dto.Gauge{Value: &one}}
+	for i := range names {
+		m.Label = append(m.Label, &dto.LabelPair{Name: &names[i], Value: &values[i]})
+	}
+	return &dto.MetricFamily{Name: &name, Help: &help, Type: &typ, Metric: []*dto.Metric{m}}
 }

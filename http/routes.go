@@ -12,6 +12,7 @@ var edgeRoutes = [...]edgeRoute{
 	{path: "/v1/lookup", endpoint: epLookup, limited: true, handler: handleLookup},
 	{path: "/v1/export", endpoint: epExport, limited: true, handler: handleExport},
 	{path: "/healthz", endpoint: epOther, handler: handleHealth},
+	{path: "/readyz", endpoint: epOther, handler: handleReady},
 }
 
 // notFound answers every path of the edge listener that edgeRoutes does not
@@ -25,6 +26,7 @@ func (s *Server) adminRoutes() []adminRoute {
 	return []adminRoute{
 		{pattern: "GET /metrics", handler: s.metrics.Handler(s.edge)},
 		{pattern: "GET /healthz", handler: http.HandlerFunc(s.edge.ServeHTTP)},
+		{pattern: "GET /readyz", handler: http.HandlerFunc(s.edge.ServeHTTP)},
 	}
 }
 
@@ -50,9 +52,10 @@ const (
 	handleLookup
 	handleExport
 	handleHealth
+	handleReady
 )
 
-// route returns the route of path, or notFound. The edge has three routes:
+// route returns the route of path, or notFound. The edge has four routes:
 // comparing the path with each costs less than hashing it.
 func route(path string) *edgeRoute {
 	for i := range edgeRoutes {

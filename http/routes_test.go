@@ -28,7 +28,7 @@ func TestRouteTable(t *testing.T) {
 			t.Errorf("%s is answered by the not-found handler", rt.path)
 		}
 	}
-	for _, p := range []string{"", "/", "/v1", "/v1/", "/v1/lookup/", "/V1/lookup", "/v1/lookupx", "/v1/export/csv", "/metrics", "/healthz/", "/v1/lookup%2F"} {
+	for _, p := range []string{"", "/", "/v1", "/v1/", "/v1/lookup/", "/V1/lookup", "/v1/lookupx", "/v1/export/csv", "/metrics", "/healthz/", "/readyz/", "/ready", "/v1/lookup%2F"} {
 		if got := route(p); got != &notFound {
 			t.Errorf("route(%q) = %+v, want notFound", p, got)
 		}
@@ -59,7 +59,7 @@ func TestRouteHandlers(t *testing.T) {
 	count := func(ep endpoint, status int) uint64 {
 		for i, s := range statuses {
 			if s == status {
-				return f.edge.Metrics.requests[ep][i].Load()
+				return counterValue(t, f.edge.Metrics.requests[ep][i])
 			}
 		}
 		t.Fatalf("status %d is not counted", status)
@@ -78,6 +78,36 @@ func TestRouteHandlers(t *testing.T) {
 	f.edge.SetReady(false)
 	if health := f.handle("GET", "/healthz", "", ""); health.Status != 503 {
 		t.Errorf("/healthz while stopping: %d, want 503", health.Status)
+	}
+}
+
+// TestReadyz checks /readyz through a node's life: not ready before the
+// store is loaded, ready once it is, not ready again from the start of a
+// shutdown; and /healthz alongside it, which answers on the same condition
+// without a body.
+func TestReadyz(t *testing.T) {
+	f := newFixture(t, nil)
+	e := &Edge{Clock: redirects.SystemClock{}, Logger: f.edge.Logger, Metrics: NewMetrics()}
+	f.edge = e
+	check := func(stage string, status int, body string) {
+		t.Helper()
+		for _, method := range []string{"GET", "HEAD"} {
+			w := f.handle(method, "/readyz", "", "")
+			if w.Status != status || string(w.Body) != body || header(w, "Cache-Control") != ccNoStore || header(w, "Content-Type") != ctText {
+				t.Errorf("%s: %s /readyz: %d %q %v, want %d %q", stage, method, w.Status, w.Body, w.Headers[:w.N], status, body)
+			}
+		}
+		if h := f.handle("GET", "/healthz", "", ""); h.Status != status || len(h.Body) != 0 {
+			t.Errorf("%s: /healthz: %d %q, want %d and no body", stage, h.Status, h.Body, status)
+		}
+	}
+	check("before the store is loaded", 503, "not ready: the store has not been loaded yet\n")
+	e.setLive(&live{catalog: f.catalog, limiter: f.limiter, exports: NewExportCache(f.db, 1<<20)})
+	check("loaded", 200, "ready\n")
+	e.SetReady(false)
+	check("shutting down", 503, "not ready: shutting down\n")
+	if n := counterValue(t, e.Metrics.requests[epOther][0]); n != 3 {
+		t.Errorf("other 200s counted: %d, want 3 (the loaded stage's probes)", n)
 	}
 }
 
@@ -168,6 +198,10 @@ func TestEngines(t *testing.T) {
 			}
 			resp, body = get("GET", admin+"/healthz", "", "")
 			check("admin health", resp, body, 200, "", map[string]string{"Cache-Control": ccNoStore})
+			for _, base := range []string{edge, admin} {
+				resp, body = get("GET", base+"/readyz", "", "")
+				check("readiness", resp, body, 200, "ready\n", map[string]string{"Cache-Control": ccNoStore, "Content-Type": ctText})
+			}
 			resp, body = get("GET", admin+"/v1/lookup?"+f.lookupQuery("/a"), f.secret, "")
 			check("edge route on the admin listener", resp, body, 404, "", nil)
 			resp, body = get("POST", admin+"/metrics", "", "")
@@ -203,6 +237,7 @@ func TestBlockingLimiter(t *testing.T) {
 		{"/healthz", "", false},
 		{"/nope", "", false},
 	} {
+		allowed := counterValue(t, f.edge.Metrics.limits[redirects.NotRefused])
 		w := new(Resp)
 		slow := f.edge.Handle(&Req{Method: "GET", Path: tt.path, RawQuery: tt.query, APIKey: f.secret}, w)
 		if (slow != nil) != tt.slow {
@@ -211,14 +246,13 @@ func TestBlockingLimiter(t *testing.T) {
 		if slow == nil {
 			continue
 		}
-		if w.Status != 0 || f.edge.Metrics.limits[redirects.NotRefused].Load() != 0 {
+		if w.Status != 0 || counterValue(t, f.edge.Metrics.limits[redirects.NotRefused]) != allowed {
 			t.Errorf("%s: answered or counted before the slow path ran", tt.path)
 		}
 		slow(w)
 		if w.Status != 200 {
 			t.Errorf("%s: %d %s after the slow path", tt.path, w.Status, w.Body)
 		}
-		f.edge.Metrics.limits[redirects.NotRefused].Store(0)
 	}
 	// A limiter that has stopped blocking answers a lookup on the spot.
 	bl.blocking = false

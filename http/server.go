@@ -29,8 +29,8 @@ type Config struct {
 	Addr      string // edge listener, e.g. ":8080"
 	AdminAddr string // admin listener, e.g. "127.0.0.1:8081"; "" for none
 	// Connect opens the backend. If it fails with EUNAVAILABLE (the store
-	// cannot be reached), the server starts anyway, answers 503 on the API
-	// and /healthz, and calls Connect again every ConnectRetry until it
+	// cannot be reached), the server starts anyway, answers 503 on the API,
+	// /healthz and /readyz, and calls Connect again every ConnectRetry until it
 	// succeeds.
 	Connect      func(context.Context) (*Backend, error)
 	ConnectRetry time.Duration

@@ -112,8 +112,8 @@ Commands:
   explain --project P --path PATH [--version N|draft|live] [--json]
   test --project P FILE [--version N|draft|live] [--junit FILE] [--host H]... [--json]
   verify --base-url URL --project P [--version N|draft|live] [--concurrency N] [--timeout D] [--json]
-  serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]
-  quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT]   demo data in a local database, then serve
+  serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]
+  quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT] [--log-format text|json]   demo data in a local database, then serve
   version                                                  the version, commit and build date (also --version)
   help [COMMAND]                                           the usage, or a command's help (also COMMAND --help)
 

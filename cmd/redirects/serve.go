@@ -28,6 +28,7 @@ func (c *cmd) serve(ctx context.Context, args []string) error {
 	admin := fs.String("admin-addr", c.env("REDIRECTS_ADMIN_ADDR", "127.0.0.1:8081"), "admin address for /metrics (or REDIRECTS_ADMIN_ADDR); empty for none")
 	redisURL := fs.String("redis", c.env("REDIRECTS_REDIS", ""), "Redis URL for limits shared across nodes (or REDIRECTS_REDIS)")
 	level := fs.String("log-level", c.env("REDIRECTS_LOG_LEVEL", "info"), "debug logs every request (or REDIRECTS_LOG_LEVEL)")
+	logFormat := fs.String("log-format", c.env("REDIRECTS_LOG_FORMAT", "text"), "log lines as text (key=value) or json (or REDIRECTS_LOG_FORMAT)")
 	engine := fs.String("engine", c.env("REDIRECTS_ENGINE", "evhttp"), "HTTP engine of the edge listener: evhttp or net/http (or REDIRECTS_ENGINE)")
 	c.manage = c.manageFlags(fs, "")
 	if _, err := parse(fs, args); err != nil {
@@ -36,17 +37,20 @@ func (c *cmd) serve(ctx context.Context, args []string) error {
 	if err := c.manage.check(); err != nil {
 		return err
 	}
-	return c.runServer(ctx, *addr, *admin, *redisURL, *level, *engine, nil)
+	return c.runServer(ctx, *addr, *admin, *redisURL, *level, *logFormat, *engine, nil)
 }
 
 // runServer serves until ctx ends, then shuts down gracefully. ready, if
 // set, runs once the server answers.
-func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, engine string, ready func(edgeAddr string)) error {
+func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFormat, engine string, ready func(edgeAddr string)) error {
 	lvl, err := logLevel(level)
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(c.m.Stderr, &slog.HandlerOptions{Level: lvl}))
+	logger, err := newLogger(c.m.Stderr, lvl, logFormat)
+	if err != nil {
+		return err
+	}
 	if (engine == "" || engine == "evhttp") && !evhttp.Supported {
 		logger.Warn("the evhttp engine needs Linux epoll (64-bit or ARM): serving with net/http", "os", runtime.GOOS, "arch", runtime.GOARCH)
 		engine = "net/http"
