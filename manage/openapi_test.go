@@ -420,6 +420,9 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	var gamma orgJSON
 	d.call(admin, "POST", "/manage/v1/orgs", map[string]any{"name": "Gamma", "tier": "free", "rateLimit": 5, "monthlyQuota": "unlimited"}).want(t, 201).decode(t, &gamma)
 	d.call(admin, "GET", obase, nil).want(t, 200)
+	if r := admin.do("HEAD", obase, nil).want(t, 200); len(r.body) != 0 || r.header.Get("Content-Type") == "" {
+		t.Fatalf("HEAD %s: body %q, Content-Type %q; want the GET's headers and no body", obase, r.body, r.header.Get("Content-Type"))
+	}
 	d.call(admin, "PATCH", "/manage/v1/orgs/"+gamma.ID, map[string]any{}).want(t, 400, "INVALID_INPUT")
 	d.call(admin, "PATCH", "/manage/v1/orgs/"+gamma.ID, map[string]any{"name": "Gamma2", "rateLimit": "default"}).want(t, 200)
 	d.call(admin, "DELETE", "/manage/v1/orgs/"+gamma.ID, map[string]any{"confirm": "Gamma"}).want(t, 400, codeConfirm)
@@ -478,6 +481,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if !strings.HasPrefix(string(r.body), "source,destination,statusCode,matchType,priority,id\r\n") {
 		t.Fatalf("rules.csv starts %q", r.body)
 	}
+	// Imports are not built yet: the route answers 501 after authorizing.
 	d.call(admin, "POST", pbase+"/imports?mode=append", "source,destination\r\n/i,/j\r\n", "Content-Type", "text/csv").want(t, 501, codeNotImplemented)
 
 	// Deployments, diff and lookup.
@@ -486,6 +490,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "POST", pbase+"/deployments", map[string]any{"fromVersion": 99}).want(t, 404, "NOT_FOUND")
 	d.call(admin, "POST", pbase+"/deployments", nil).want(t, 201)
 	d.call(admin, "POST", pbase+"/deployments", map[string]any{"message": "rollback", "fromVersion": 1}).want(t, 201)
+	// The diff is not built yet: the route answers 501 after authorizing.
 	d.call(admin, "GET", pbase+"/diff?from=1&to=draft", nil).want(t, 501, codeNotImplemented)
 	d.call(admin, "GET", pbase+"/lookup?path=/old", nil).want(t, 200)
 	d.call(admin, "GET", pbase+"/lookup?path=/nothing&version=draft", nil).want(t, 200)
