@@ -196,6 +196,12 @@ type resp struct {
 // []byte, sent as it is. hdr holds header name, value pairs.
 func (c *client) do(method, path string, body any, hdr ...string) *resp {
 	c.e.t.Helper()
+	return c.send(c.request(method, path, body, hdr...))
+}
+
+// request builds the request do sends; its GetBody gives the body again.
+func (c *client) request(method, path string, body any, hdr ...string) *http.Request {
+	c.e.t.Helper()
 	var rd io.Reader
 	ctype := ""
 	switch b := body.(type) {
@@ -230,16 +236,22 @@ func (c *client) do(method, path string, body any, hdr ...string) *resp {
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
+	return req
+}
+
+// send sends a request built by request and reads the answer whole.
+func (c *client) send(req *http.Request) *resp {
+	c.e.t.Helper()
 	res, err := c.e.srv.Client().Do(req)
 	if err != nil {
-		c.e.t.Fatalf("%s %s: %v", method, path, err)
+		c.e.t.Fatalf("%s %s: %v", req.Method, req.URL.RequestURI(), err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if err != nil {
 		c.e.t.Fatal(err)
 	}
-	return &resp{status: res.StatusCode, header: res.Header, body: b, req: method + " " + path}
+	return &resp{status: res.StatusCode, header: res.Header, body: b, req: req.Method + " " + req.URL.RequestURI()}
 }
 
 // decode reads the JSON body into v.

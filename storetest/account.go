@@ -29,6 +29,7 @@ var accountTests = []struct {
 	{"Audit/Changes", testAuditChanges},
 	{"Audit/AccountChanges", testAuditAccountChanges},
 	{"Audit/Filter", testAuditFilter},
+	{"Audit/Deploy", testAuditDeploy},
 	{"Audit/FailedChangeRecordsNothing", testAuditFailedChange},
 }
 

@@ -262,6 +262,36 @@ func testAuditFilter(t *testing.T, e *env) {
 	wantCode(t, "FindAudit(huge limit)", err, redirects.EINVALID)
 }
 
+// testAuditDeploy checks that a deploy and a rollback each record a
+// deployment.create entry, by the actor in the context, in the project's
+// organization, and that a deploy that fails records none.
+func testAuditDeploy(t *testing.T, e *env) {
+	actor := redirects.Actor{Kind: redirects.ActorUser, ID: "usr_1", Label: "ada@example.com", RemoteAddr: "192.0.2.8"}
+	e.ctx = redirects.WithActor(e.ctx, actor)
+	p := e.newProject()
+	e.rule(p.ID, "/a", "/b", redirects.Exact, 0)
+	e.rule(p.ID, "/c", "/d", redirects.StartsWith, 0)
+	e.deploy(p.ID, redirects.DeployOptions{Message: "first"})
+	e.deploy(p.ID, redirects.DeployOptions{Message: "back", FromVersion: 1})
+	if _, err := e.s.Deploy(e.ctx, p.ID, redirects.DeployOptions{FromVersion: 9}, build); redirects.ErrorCode(err) != redirects.ENOTFOUND {
+		t.Fatalf("Deploy(version 9) = %v, want ENOTFOUND", err)
+	}
+
+	entries := e.audit(redirects.AuditFilter{ProjectID: p.ID, Action: redirects.AuditDeploy})
+	if len(entries) != 2 {
+		t.Fatalf("%d deployment.create entries, want 2: %v", len(entries), auditActions(entries))
+	}
+	for i, x := range entries {
+		version := 2 - i
+		if x.Actor != actor || x.OrgID != p.OrgID || x.ProjectID != p.ID || x.ObjectType != "deployment" || x.ObjectID != fmt.Sprintf("%s@%d", p.ID, version) {
+			t.Errorf("entry of version %d = %+v", version, x)
+		}
+		wantAuditJSON(t, "deployment.create before", x.Before, nil)
+	}
+	wantAuditJSON(t, "rollback after", entries[0].After, map[string]any{"version": 2, "message": "back", "exactRules": 1, "prefixRules": 1, "fromVersion": 1})
+	wantAuditJSON(t, "deploy after", entries[1].After, map[string]any{"version": 1, "message": "first", "exactRules": 1, "prefixRules": 1})
+}
+
 // testAuditFailedChange checks that a change that fails records nothing:
 // the entry is written in the change's transaction.
 func testAuditFailedChange(t *testing.T, e *env) {

@@ -1,0 +1,562 @@
+package manage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	legacyrouter "github.com/getkin/kin-openapi/routers/legacy"
+
+	"redirects"
+)
+
+// manageDocFile is api/manage.openapi.yaml, seen from this package.
+const manageDocFile = "../api/manage.openapi.yaml"
+
+// manageDoc validates real exchanges against the document and records
+// which documented answers were produced.
+type manageDoc struct {
+	t      *testing.T
+	doc    *openapi3.T
+	router routers.Router
+	// seen holds "METHOD /path/{param} STATUS" for every answer produced.
+	seen  map[string]bool
+	codes map[string]bool
+}
+
+func loadManageDoc(t *testing.T) *manageDoc {
+	t.Helper()
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromFile(manageDocFile)
+	if err != nil {
+		t.Fatalf("loading %s: %v", manageDocFile, err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		t.Fatalf("%s is not a valid OpenAPI document: %v", manageDocFile, err)
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.0.") {
+		t.Fatalf("openapi: %s, want 3.0.x", doc.OpenAPI)
+	}
+	if doc.Info.License == nil || doc.Info.License.Name != "Apache 2.0" {
+		t.Fatalf("info.license is %+v, want Apache 2.0", doc.Info.License)
+	}
+	router, err := legacyrouter.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &manageDoc{t: t, doc: doc, router: router, seen: map[string]bool{}, codes: map[string]bool{}}
+}
+
+// checkCredentials stands for the server's own checks in request
+// validation: it asks only that the documented credential is there.
+func checkCredentials(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+	s := in.SecurityScheme
+	r := in.RequestValidationInput.Request
+	switch {
+	case s.Type == "http" && s.Scheme == "bearer":
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+			return errors.New("no bearer token")
+		}
+	case s.Type == "apiKey" && s.In == "cookie":
+		if _, err := r.Cookie(s.Name); err != nil {
+			return errors.New("no cookie " + s.Name)
+		}
+	case s.Type == "apiKey" && s.In == "header":
+		if r.Header.Get(s.Name) == "" {
+			return errors.New("no header " + s.Name)
+		}
+	default:
+		return errors.New("unexpected security scheme " + s.Type)
+	}
+	return nil
+}
+
+// refusedByDocument are the 400 and 415 codes whose request the document
+// must refuse too: its body schemas say which fields exist, which are
+// required, and which media type is sent.
+var refusedByDocument = map[string]bool{"UNKNOWN_FIELD": true, "MISSING_FIELD": true, "UNSUPPORTED_MEDIA_TYPE": true}
+
+// call sends one request as c and validates the exchange against the
+// document: the request (when accepted, or refused for what the document
+// describes), the status, the headers and the body.
+func (d *manageDoc) call(c *client, method, target string, body any, hdr ...string) *resp {
+	t := d.t
+	t.Helper()
+	req := c.request(method, target, body, hdr...)
+	vreq := req.Clone(context.Background())
+	if req.GetBody != nil {
+		b, err := req.GetBody()
+		if err != nil {
+			t.Fatal(err)
+		}
+		vreq.Body = b
+	}
+	r := c.send(req)
+	what := r.req
+
+	route, pathParams, err := d.router.FindRoute(vreq)
+	if err != nil {
+		t.Fatalf("%s: no operation in the document: %v (answer %d %s)", what, err, r.status, r.body)
+	}
+	in := &openapi3filter.RequestValidationInput{
+		Request: vreq, PathParams: pathParams, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: checkCredentials, MultiError: true},
+	}
+	var code string
+	if r.status >= 400 {
+		var e errorBody
+		if err := json.Unmarshal(r.body, &e); err != nil {
+			t.Fatalf("%s: error answer %d without a JSON body: %s", what, r.status, r.body)
+		}
+		code = e.Code
+	}
+	reqErr := openapi3filter.ValidateRequest(context.Background(), in)
+	switch {
+	case r.status < 400 && reqErr != nil:
+		t.Fatalf("%s: the server answered %d, but the document refuses the request: %v", what, r.status, reqErr)
+	case refusedByDocument[code] && reqErr == nil:
+		t.Fatalf("%s: the server answered %d %s, but the document accepts the request", what, r.status, code)
+	}
+
+	respRef := route.Operation.Responses.Status(r.status)
+	if respRef == nil || respRef.Value == nil {
+		t.Fatalf("%s: status %d is not documented for %s %s; body %s", what, r.status, route.Method, route.Path, r.body)
+	}
+	out := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in,
+		Status:                 r.status,
+		Header:                 r.header,
+		Body:                   io.NopCloser(bytes.NewReader(r.body)),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		t.Fatalf("%s: answer %d does not match the document: %v\nheaders: %v\nbody: %s", what, r.status, err, r.header, r.body)
+	}
+	resp := respRef.Value
+	if err := checkDocHeaders(resp, r.header); err != nil {
+		t.Fatalf("%s: answer %d: %v", what, r.status, err)
+	}
+	if len(resp.Content) == 0 && (len(r.body) != 0 || r.header.Get("Content-Type") != "") {
+		t.Fatalf("%s: answer %d is documented without content, got Content-Type %q body %q", what, r.status, r.header.Get("Content-Type"), r.body)
+	}
+	if r.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("%s: Cache-Control %q, want no-store", what, r.header.Get("Cache-Control"))
+	}
+	d.seen[route.Method+" "+route.Path+" "+strconv.Itoa(r.status)] = true
+	if code != "" {
+		d.codes[code] = true
+	}
+	return r
+}
+
+// checkDocHeaders checks what the library leaves to the caller: every
+// required header of a documented answer is there, once, and matches its
+// schema.
+func checkDocHeaders(resp *openapi3.Response, h http.Header) error {
+	for name, ref := range resp.Headers {
+		hd := ref.Value
+		vals := h.Values(name)
+		if len(vals) == 0 {
+			if hd.Required {
+				return errors.New("required header " + name + " is missing")
+			}
+			continue
+		}
+		if len(vals) > 1 {
+			return errors.New("header " + name + " is repeated")
+		}
+		s := hd.Schema.Value
+		var v any = vals[0]
+		if s.Type.Is("integer") {
+			n, err := strconv.ParseInt(vals[0], 10, 64)
+			if err != nil {
+				return errors.New("header " + name + " = " + vals[0] + " is not an integer")
+			}
+			v = float64(n)
+		}
+		if err := s.VisitJSON(v); err != nil {
+			return errors.New("header " + name + ": " + err.Error())
+		}
+	}
+	return nil
+}
+
+// checkError validates an answer outside the document's operations (a
+// 405, the router's 404, a 503) against the Error schema.
+func (d *manageDoc) checkError(r *resp, status int, code string) {
+	t := d.t
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(r.body, &v); err != nil || r.status != status {
+		t.Fatalf("%s: got %d %s, want %d with a JSON error body", r.req, r.status, r.body, status)
+	}
+	if err := d.doc.Components.Schemas["Error"].Value.VisitJSON(v); err != nil {
+		t.Fatalf("%s: %d %s does not match the Error schema: %v", r.req, r.status, r.body, err)
+	}
+	if got := v.(map[string]any)["code"]; got != code {
+		t.Fatalf("%s: code %v, want %s", r.req, got, code)
+	}
+	d.codes[code] = true
+}
+
+// operations returns every documented operation as "METHOD /path".
+func (d *manageDoc) operations() []string {
+	var out []string
+	for path, item := range d.doc.Paths.Map() {
+		for method := range item.Operations() {
+			out = append(out, method+" "+path)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// routeList returns the route table as "METHOD /pattern".
+func routeList() []string {
+	var out []string
+	for _, rt := range (&handler{}).routeTable() {
+		out = append(out, rt.method+" "+rt.pattern)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestManageOpenAPIRoutes fails if the route table and the document's
+// operations differ: every route is documented, and nothing else is.
+func TestManageOpenAPIRoutes(t *testing.T) {
+	d := loadManageDoc(t)
+	routes, ops := routeList(), d.operations()
+	for _, r := range routes {
+		if !slices.Contains(ops, r) {
+			t.Errorf("route %s is not in %s", r, manageDocFile)
+		}
+	}
+	for _, o := range ops {
+		if !slices.Contains(routes, o) {
+			t.Errorf("%s documents %s, which no route serves", manageDocFile, o)
+		}
+	}
+}
+
+// pathParam matches a path parameter of a route pattern.
+var pathParam = regexp.MustCompile(`\{[a-z]+\}`)
+
+// TestManageOpenAPI drives the real API over HTTP through every documented
+// operation, successes and every documented error status, and validates
+// each request and answer against api/manage.openapi.yaml. It fails
+// listing every documented (operation, status) pair it never produced.
+func TestManageOpenAPI(t *testing.T) { runSuite(t, testManageOpenAPI) }
+
+func testManageOpenAPI(t *testing.T, open newStoreFunc) {
+	d := loadManageDoc(t)
+	e := newEnv(t, open, false, func(c *Config) {
+		c.MaxBodyBytes = 4096
+		c.LoginLimits = LoginLimits{PerAccount: 3, PerAddress: 1000, Window: time.Hour}
+	})
+	a := e.newOrg("Alpha")
+	ctx := e.ctx
+	// admin operates the service and owns A: it may do everything.
+	adminUser, adminPW := e.user("admin@example.com", true)
+	if err := e.store.SetMember(ctx, &redirects.Membership{OrgID: a.org.ID, UserID: adminUser.ID, Role: redirects.RoleOwner}); err != nil {
+		t.Fatal(err)
+	}
+	admin := e.session(adminUser)
+	viewerToken := a.tokens[redirects.RoleViewer]
+	cliToken, _ := e.token(a.org.ID, redirects.RoleViewer, "cli", 0)
+
+	// A's objects, for filling paths.
+	fill := func(pattern string) string {
+		return pathParam.ReplaceAllStringFunc(pattern, func(p string) string {
+			switch p {
+			case "{org}":
+				return a.org.ID
+			case "{project}":
+				return a.project.ID
+			case "{user}":
+				return a.users[redirects.RoleViewer].ID
+			}
+			switch {
+			case strings.Contains(pattern, "/rules/"):
+				return fmt.Sprint(a.rule.ID)
+			case strings.Contains(pattern, "/keys/"):
+				return a.key.ID
+			default:
+				return cliToken.ID
+			}
+		})
+	}
+	missing := func(pattern string) string {
+		return pathParam.ReplaceAllStringFunc(pattern, func(p string) string {
+			return map[string]string{"{org}": "org_missing00000000", "{project}": "prj_missing00000000",
+				"{id}": "999999", "{user}": "usr_missing00000000"}[p]
+		})
+	}
+	// query gives routes that need one a valid query.
+	query := func(pattern string) string {
+		switch {
+		case strings.HasSuffix(pattern, "/lookup"):
+			return "?path=/old"
+		case strings.HasSuffix(pattern, "/imports"):
+			return "?mode=append"
+		case strings.HasSuffix(pattern, "/diff"):
+			return "?from=1&to=draft"
+		}
+		return ""
+	}
+	// validBody is a body each writing route accepts.
+	validBody := func(method, pattern string) any {
+		switch method + " " + pattern {
+		case "POST /manage/v1/orgs":
+			return map[string]any{"name": "Gamma", "tier": "free"}
+		case "PATCH /manage/v1/orgs/{org}":
+			return map[string]any{"tier": "enterprise"}
+		case "DELETE /manage/v1/orgs/{org}":
+			return map[string]any{"confirm": a.org.Name}
+		case "POST /manage/v1/orgs/{org}/members":
+			return map[string]any{"email": a.users[redirects.RoleViewer].Email, "role": "viewer"}
+		case "PATCH /manage/v1/orgs/{org}/members/{user}":
+			return map[string]any{"role": "editor"}
+		case "POST /manage/v1/orgs/{org}/tokens":
+			return map[string]any{"role": "viewer"}
+		case "POST /manage/v1/orgs/{org}/projects", "PATCH /manage/v1/projects/{project}":
+			return map[string]any{"name": "renamed"}
+		case "DELETE /manage/v1/projects/{project}":
+			return map[string]any{"confirm": a.project.Name}
+		case "POST /manage/v1/projects/{project}/rules":
+			return map[string]any{"source": "/fresh", "destination": "/x"}
+		case "PATCH /manage/v1/projects/{project}/rules/{id}":
+			return map[string]any{"destination": "/y"}
+		case "POST /manage/v1/projects/{project}/deployments":
+			return map[string]any{"message": "m"}
+		case "POST /manage/v1/projects/{project}/keys":
+			return map[string]any{"name": "k"}
+		}
+		return nil
+	}
+	// jsonBody reports whether the operation takes a JSON body.
+	jsonBody := func(method, path string) bool {
+		op := d.doc.Paths.Find(path).GetOperation(method)
+		return op.RequestBody != nil && op.RequestBody.Value.Content.Get("application/json") != nil
+	}
+	const login = "POST /manage/v1/session"
+
+	// Every route: without credentials, 401; at missing objects, 404; with
+	// the cookie and no CSRF token, 403; as a viewer token, 403 where the
+	// route needs more; and, with a body, 400, 413 and 415.
+	for _, rt := range (&handler{}).routeTable() {
+		key := rt.method + " " + rt.pattern
+		target := fill(rt.pattern) + query(rt.pattern)
+		if !rt.public {
+			d.call(e.anon(), rt.method, target, nil).want(t, 401, codeUnauthenticated)
+		}
+		if strings.Contains(rt.pattern, "{") {
+			d.call(a.sessions[redirects.RoleOwner], rt.method, missing(rt.pattern)+query(rt.pattern), validBody(rt.method, rt.pattern)).want(t, 404, "NOT_FOUND")
+		}
+		if !rt.public && !safeMethod(rt.method) {
+			c := e.session(a.users[redirects.RoleViewer])
+			c.noCSRF = true
+			d.call(c, rt.method, target, validBody(rt.method, rt.pattern)).want(t, 403, codeCSRF)
+			if rt.pattern != "/manage/v1/session" {
+				d.call(viewerToken, rt.method, target, validBody(rt.method, rt.pattern)).want(t, 403, "FORBIDDEN")
+			}
+		}
+		if jsonBody(rt.method, rt.pattern) {
+			c := admin
+			if key == login {
+				c = e.anon()
+			}
+			d.call(c, rt.method, target, `{"bogus": 1}`).want(t, 400, codeUnknownField)
+			d.call(c, rt.method, target, `{"name": "`+strings.Repeat("n", 5000)+`"}`).want(t, 413, codeBodyTooLarge)
+			d.call(c, rt.method, target, "name=x", "Content-Type", "text/plain").want(t, 415, codeUnsupportedMedia)
+		}
+	}
+
+	obase := "/manage/v1/orgs/" + a.org.ID
+	pbase := "/manage/v1/projects/" + a.project.ID
+
+	// Session.
+	d.call(e.anon(), "POST", "/manage/v1/session", map[string]any{"email": adminUser.Email}).want(t, 400, codeMissingField)
+	d.call(e.anon(), "POST", "/manage/v1/session", map[string]any{"email": adminUser.Email, "password": adminPW}).want(t, 200)
+	for range 3 {
+		d.call(e.anon(), "POST", "/manage/v1/session", map[string]any{"email": adminUser.Email, "password": "wrong"}).want(t, 401, codeUnauthenticated)
+	}
+	r := d.call(e.anon(), "POST", "/manage/v1/session", map[string]any{"email": adminUser.Email, "password": adminPW}).want(t, 429, codeLoginLimit)
+	if r.header.Get("Retry-After") == "" {
+		t.Fatalf("429 without Retry-After")
+	}
+	d.call(admin, "GET", "/manage/v1/session", nil).want(t, 200)
+	d.call(viewerToken, "GET", "/manage/v1/session", nil).want(t, 404, "NOT_FOUND")
+	d.call(viewerToken, "DELETE", "/manage/v1/session", nil).want(t, 404, "NOT_FOUND")
+	ended := e.session(adminUser)
+	d.call(ended, "DELETE", "/manage/v1/session", nil).want(t, 204)
+	d.call(ended, "GET", "/manage/v1/session", nil).want(t, 401, codeUnauthenticated)
+	// Tokens that expired or were revoked are refused like unknown ones.
+	_, expiring := e.token(a.org.ID, redirects.RoleOwner, "short", time.Hour)
+	revoked, revokedSecret := e.token(a.org.ID, redirects.RoleOwner, "revoked", 0)
+	d.call(e.withToken(expiring), "GET", "/manage/v1/orgs", nil).want(t, 200)
+	if _, err := e.store.RevokeToken(ctx, a.org.ID, revoked.ID); err != nil {
+		t.Fatal(err)
+	}
+	d.call(e.withToken(revokedSecret), "GET", "/manage/v1/orgs", nil).want(t, 401, codeUnauthenticated)
+
+	// Organizations.
+	d.call(admin, "GET", "/manage/v1/orgs", nil).want(t, 200)
+	d.call(admin, "POST", "/manage/v1/orgs", map[string]any{"name": "Gamma", "tier": "gold"}).want(t, 400, "INVALID_INPUT")
+	var gamma orgJSON
+	d.call(admin, "POST", "/manage/v1/orgs", map[string]any{"name": "Gamma", "tier": "free", "rateLimit": 5, "monthlyQuota": "unlimited"}).want(t, 201).decode(t, &gamma)
+	d.call(admin, "GET", obase, nil).want(t, 200)
+	if r := admin.do("HEAD", obase, nil).want(t, 200); len(r.body) != 0 || r.header.Get("Content-Type") == "" {
+		t.Fatalf("HEAD %s: body %q, Content-Type %q; want the GET's headers and no body", obase, r.body, r.header.Get("Content-Type"))
+	}
+	d.call(admin, "PATCH", "/manage/v1/orgs/"+gamma.ID, map[string]any{}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "PATCH", "/manage/v1/orgs/"+gamma.ID, map[string]any{"name": "Gamma2", "rateLimit": "default"}).want(t, 200)
+	d.call(admin, "DELETE", "/manage/v1/orgs/"+gamma.ID, map[string]any{"confirm": "Gamma"}).want(t, 400, codeConfirm)
+	d.call(admin, "DELETE", "/manage/v1/orgs/"+gamma.ID, `{`).want(t, 400, codeInvalidJSON)
+	d.call(admin, "DELETE", "/manage/v1/orgs/"+gamma.ID, map[string]any{"confirm": "Gamma2"}).want(t, 204)
+
+	// Members.
+	d.call(admin, "GET", obase+"/members", nil).want(t, 200)
+	newcomer, _ := e.user("newcomer@example.com", false)
+	d.call(admin, "POST", obase+"/members", map[string]any{"email": newcomer.Email}).want(t, 400, codeMissingField)
+	d.call(admin, "POST", obase+"/members", map[string]any{"email": "nobody@example.com", "role": "viewer"}).want(t, 404, "NOT_FOUND")
+	d.call(admin, "POST", obase+"/members", map[string]any{"email": newcomer.Email, "role": "viewer"}).want(t, 201)
+	d.call(admin, "PATCH", obase+"/members/"+newcomer.ID, map[string]any{"role": "boss"}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "PATCH", obase+"/members/"+newcomer.Email, map[string]any{"role": "editor"}).want(t, 200)
+	d.call(admin, "DELETE", obase+"/members/"+newcomer.ID, nil).want(t, 204)
+
+	// Management tokens.
+	d.call(admin, "GET", obase+"/tokens", nil).want(t, 200)
+	d.call(admin, "POST", obase+"/tokens", map[string]any{"role": "viewer", "expiresIn": "soon"}).want(t, 400, "INVALID_INPUT")
+	var tok tokenJSON
+	d.call(admin, "POST", obase+"/tokens", map[string]any{"role": "editor", "label": "CI", "expiresIn": "30d"}).want(t, 201).decode(t, &tok)
+	d.call(admin, "DELETE", obase+"/tokens/"+tok.ID, nil).want(t, 204)
+	d.call(admin, "DELETE", obase+"/tokens/tok_missing0000000000", nil).want(t, 404, "NOT_FOUND")
+
+	// Projects.
+	d.call(admin, "GET", obase+"/projects", nil).want(t, 200)
+	d.call(admin, "POST", obase+"/projects", map[string]any{"name": ""}).want(t, 400, "INVALID_INPUT")
+	var prj projectJSON
+	d.call(admin, "POST", obase+"/projects", map[string]any{"name": "scratch"}).want(t, 201).decode(t, &prj)
+	d.call(admin, "GET", "/manage/v1/projects/"+prj.ID, nil).want(t, 200) // never deployed: nulls
+	d.call(admin, "GET", pbase, nil).want(t, 200)
+	d.call(admin, "PATCH", "/manage/v1/projects/"+prj.ID, map[string]any{}).want(t, 400, codeMissingField)
+	d.call(admin, "PATCH", "/manage/v1/projects/"+prj.ID, map[string]any{"name": "scratch2"}).want(t, 200)
+	d.call(admin, "DELETE", "/manage/v1/projects/"+prj.ID, nil).want(t, 400, codeConfirm)
+	d.call(admin, "DELETE", "/manage/v1/projects/"+prj.ID, map[string]any{"confirm": "scratch2"}).want(t, 204)
+
+	// Rules.
+	d.call(admin, "GET", pbase+"/rules?limit=1&sort=-source&match=exact&status=301", nil).want(t, 200)
+	d.call(admin, "GET", pbase+"/rules?limit=many", nil).want(t, 400, codeInvalidQuery)
+	d.call(admin, "GET", pbase+"/rules?after=garbage", nil).want(t, 400, "INVALID_INPUT")
+	var rule ruleJSON
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/a", "destination": "/b", "statusCode": 302, "matchType": "starts_with", "priority": 5}).want(t, 201).decode(t, &rule)
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/a", "destination": "/c", "matchType": "starts_with"}).want(t, 409, "CONFLICT")
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "no-slash", "destination": "/c"}).want(t, 400, "INVALID_INPUT")
+	rpath := pbase + "/rules/" + strconv.FormatInt(rule.ID, 10)
+	d.call(admin, "GET", rpath, nil).want(t, 200)
+	d.call(admin, "PATCH", rpath, map[string]any{"destination": "/d"}, "If-Match", `"1"`).want(t, 200)
+	d.call(admin, "PATCH", rpath, map[string]any{"destination": "/e"}, "If-Match", `"1"`).want(t, 409, "REVISION_CONFLICT")
+	d.call(admin, "PATCH", rpath, map[string]any{"destination": "/e"}, "If-Match", "soon").want(t, 400, "INVALID_REVISION")
+	d.call(admin, "DELETE", rpath, map[string]any{"revision": 1}).want(t, 409, "REVISION_CONFLICT")
+	d.call(admin, "DELETE", rpath, map[string]any{"revision": 2}, "If-Match", `"3"`).want(t, 400, "INVALID_REVISION")
+	d.call(admin, "DELETE", rpath, nil, "If-Match", `"2"`).want(t, 204)
+	d.call(admin, "DELETE", pbase+"/rules?q=/zzz*", nil).want(t, 400, codeConfirmRequired)
+	d.call(admin, "DELETE", pbase+"/rules?q=/zzz*&confirm=true", nil).want(t, 200)
+	r = d.call(admin, "GET", pbase+"/rules.csv", nil).want(t, 200)
+	if !strings.HasPrefix(string(r.body), "source,destination,statusCode,matchType,priority,id\r\n") {
+		t.Fatalf("rules.csv starts %q", r.body)
+	}
+	// Imports are not built yet: the route answers 501 after authorizing.
+	d.call(admin, "POST", pbase+"/imports?mode=append", "source,destination\r\n/i,/j\r\n", "Content-Type", "text/csv").want(t, 501, codeNotImplemented)
+
+	// Deployments, diff and lookup.
+	d.call(admin, "GET", pbase+"/deployments", nil).want(t, 200)
+	d.call(admin, "POST", pbase+"/deployments", map[string]any{"fromVersion": 0}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "POST", pbase+"/deployments", map[string]any{"fromVersion": 99}).want(t, 404, "NOT_FOUND")
+	d.call(admin, "POST", pbase+"/deployments", nil).want(t, 201)
+	d.call(admin, "POST", pbase+"/deployments", map[string]any{"message": "rollback", "fromVersion": 1}).want(t, 201)
+	// The diff is not built yet: the route answers 501 after authorizing.
+	d.call(admin, "GET", pbase+"/diff?from=1&to=draft", nil).want(t, 501, codeNotImplemented)
+	d.call(admin, "GET", pbase+"/lookup?path=/old", nil).want(t, 200)
+	d.call(admin, "GET", pbase+"/lookup?path=/nothing&version=draft", nil).want(t, 200)
+	d.call(admin, "GET", pbase+"/lookup?path=/old&version=99", nil).want(t, 404, "NOT_FOUND")
+	d.call(admin, "GET", pbase+"/lookup", nil).want(t, 400, codeInvalidQuery)
+
+	// Keys.
+	d.call(admin, "GET", pbase+"/keys", nil).want(t, 200)
+	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": strings.Repeat("k", 201)}).want(t, 400, "INVALID_INPUT")
+	var key keyJSON
+	d.call(admin, "POST", pbase+"/keys", nil).want(t, 201)
+	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": "staging", "test": true}).want(t, 201).decode(t, &key)
+	d.call(admin, "DELETE", pbase+"/keys/"+key.ID, nil).want(t, 204)
+
+	// Usage and audit.
+	d.call(admin, "GET", obase+"/usage?month=2026-03", nil).want(t, 200)
+	d.call(admin, "GET", obase+"/usage?month=March", nil).want(t, 400, codeInvalidQuery)
+	d.call(admin, "GET", obase+"/audit?limit=2&action=rule.*", nil).want(t, 200)
+	r = d.call(admin, "GET", obase+"/audit", nil, "Accept", "text/csv").want(t, 200)
+	if !strings.HasPrefix(r.header.Get("Content-Type"), "text/csv") {
+		t.Fatalf("audit with Accept: text/csv answered %s", r.header.Get("Content-Type"))
+	}
+	d.call(admin, "GET", obase+"/audit?limit=20000", nil).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "GET", obase+"/audit?since=yesterday", nil).want(t, 400, codeInvalidQuery)
+	d.call(admin, "GET", obase+"/audit?project=prj_missing00000000", nil).want(t, 404, "NOT_FOUND")
+
+	// Outside the operations: the 405 and 404 of the router, and the 503
+	// of a listener whose store cannot be reached.
+	d.checkError(e.anon().do("PUT", "/manage/v1/orgs", nil), 405, codeMethod)
+	d.checkError(e.anon().do("GET", "/manage/v2/orgs", nil), 404, "NOT_FOUND")
+	un := httptest.NewServer(Unavailable())
+	defer un.Close()
+	res, err := http.Get(un.URL + "/manage/v1/orgs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	d.checkError(&resp{status: res.StatusCode, header: res.Header, body: b, req: "GET /manage/v1/orgs (unavailable)"}, 503, "SERVICE_UNAVAILABLE")
+
+	// A token past its expiry is refused (every session of the test ends
+	// too, so this comes last).
+	e.clock.Add(2 * time.Hour)
+	d.call(e.withToken(expiring), "GET", "/manage/v1/orgs", nil).want(t, 401, codeUnauthenticated)
+
+	// A store that fails answers 500 and tells nothing.
+	e.store.Close()
+	d.checkError(a.tokens[redirects.RoleViewer].do("GET", "/manage/v1/orgs", nil), 500, "INTERNAL_ERROR")
+
+	// Every documented answer was produced, and every documented code.
+	var never []string
+	for _, op := range d.operations() {
+		method, path, _ := strings.Cut(op, " ")
+		for status := range d.doc.Paths.Find(path).GetOperation(method).Responses.Map() {
+			if !d.seen[op+" "+status] {
+				never = append(never, op+" "+status)
+			}
+		}
+	}
+	sort.Strings(never)
+	for _, n := range never {
+		t.Errorf("documented but never produced: %s", n)
+	}
+	for _, c := range d.doc.Components.Schemas["Error"].Value.Properties["code"].Value.Enum {
+		if code := c.(string); !d.codes[code] {
+			t.Errorf("error code %s is documented but was never answered", code)
+		}
+	}
+}
