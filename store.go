@@ -120,6 +120,16 @@ type Store interface {
 	// FindUsage returns the monthly usage of every organization that has
 	// some in period ("2006-01", UTC).
 	FindUsage(ctx context.Context, period string) (map[string]int64, error)
+	// AddKeyUsage adds counted live lookups to edge keys' daily usage, all
+	// in one transaction, filed under each key's organization.
+	// Errors: EINVALID (see ValidateDailyUsage); none for unknown keys
+	// (their counts are dropped).
+	AddKeyUsage(ctx context.Context, counts []DailyUsage) error
+	// FindDailyUsage returns an organization's daily usage per key in month
+	// ("2006-01", UTC), by day then key ID. Rows stay when their key's
+	// project is deleted, and go with the organization.
+	// Errors: EINVALID (the month).
+	FindDailyUsage(ctx context.Context, orgID, month string) ([]DailyUsage, error)
 
 	// Close releases the store.
 	Close() error

@@ -72,6 +72,7 @@ func Run(t *testing.T, open Opener) {
 		{"Event/Recorded", testEventRecorded},
 		{"Event/Paging", testEventPaging},
 		{"Usage/Add", testUsageAdd},
+		{"Usage/Daily", testUsageDaily},
 		{"RulePage/Model", testRulePageModel},
 		{"RulePage/Defaults", testRulePageDefaults},
 		{"RulePage/Invalid", testRulePageInvalid},
