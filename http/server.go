@@ -55,6 +55,7 @@ type Server struct {
 	cfg     Config
 	edge    *Edge
 	backend *Backend // set once connected
+	catalog *Catalog // set once connected
 	metrics *Metrics
 
 	edgeLn, adminLn   net.Listener
@@ -172,7 +173,7 @@ func (s *Server) connect(ctx, runCtx context.Context) error {
 			interval = time.Second
 		}
 	}
-	s.backend = b
+	s.backend, s.catalog = b, catalog
 	kick := make(chan struct{}, 1)
 	if notifier != nil {
 		s.wg.Add(1)
@@ -263,10 +264,8 @@ func (s *Server) follow(ctx context.Context, catalog *Catalog, b *Backend, inter
 		case <-refresh.C:
 			s.refresh(ctx, catalog, &failing)
 		case <-flush.C:
-			if b.Flusher != nil {
-				if err := b.Flusher.Flush(ctx); err != nil && ctx.Err() == nil {
-					s.cfg.Logger.Error("cannot write usage to the store; will retry", "err", err)
-				}
+			if err := s.flush(ctx, catalog, b); err != nil && ctx.Err() == nil {
+				s.cfg.Logger.Error("cannot write usage to the store; will retry", "err", err)
 			}
 		}
 	}
@@ -327,10 +326,29 @@ func (s *Server) Close(ctx context.Context) error {
 		s.adminSrv.Shutdown(ctx)
 	}
 	s.stopBackground()
-	if b := s.backend; b != nil && b.Flusher != nil {
-		if ferr := b.Flusher.Flush(context.WithoutCancel(ctx)); ferr != nil {
+	if b := s.backend; b != nil {
+		if ferr := s.flush(context.WithoutCancel(ctx), s.catalog, b); ferr != nil {
 			err = errors.Join(err, ferr)
 		}
 	}
 	return err
+}
+
+// flush writes counted usage to the store: the limiter's monthly usage per
+// organization, then the catalog's per key and day. Both keep what they
+// could not write for the next flush.
+func (s *Server) flush(ctx context.Context, catalog *Catalog, b *Backend) error {
+	var err error
+	if b.Flusher != nil {
+		err = b.Flusher.Flush(ctx)
+	}
+	return errors.Join(err, catalog.FlushUsage(ctx, s.now()))
+}
+
+// now reads the server's clock, or the wall's.
+func (s *Server) now() time.Time {
+	if s.cfg.Clock != nil {
+		return s.cfg.Clock.Now()
+	}
+	return time.Now().UTC()
 }
