@@ -33,6 +33,11 @@ type Store interface {
 	// UpdateProject renames a project, records a project event and returns
 	// the project as stored. Errors: ENOTFOUND, EINVALID.
 	UpdateProject(ctx context.Context, id, name string) (*Project, error)
+	// SetExportRetention sets how many of a project's latest deployments
+	// keep their export files, records the change in the audit log and
+	// returns the project as stored. The next deploy deletes the export
+	// files of older deployments. Errors: ENOTFOUND, EINVALID.
+	SetExportRetention(ctx context.Context, id string, n int) (*Project, error)
 	// DeleteProject deletes a project with its draft rules, keys,
 	// deployments and exports, and records a project event, so edge nodes
 	// drop it. Errors: ENOTFOUND.
@@ -103,7 +108,10 @@ type Store interface {
 	// no deployment, or no such version).
 	FindDeployment(ctx context.Context, projectID string, version int) (*Deployment, []Rule, error)
 	// FindExport returns one export file of a version, or of the latest
-	// when version is 0. Errors: ENOTFOUND.
+	// when version is 0. For a version whose export files were deleted
+	// (see Project.ExportRetention) it returns the deployment and an error
+	// for which IsExportsPruned is true; the package function FindExport
+	// renders such a version again. Errors: ENOTFOUND.
 	FindExport(ctx context.Context, projectID string, version int, format string) (*Deployment, *Export, error)
 
 	// FindEvents returns the changes recorded after the event afterID, oldest

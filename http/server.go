@@ -22,6 +22,10 @@ type Backend struct {
 	Limiter redirects.Limiter
 	// Flusher writes counted usage; nil when the limiter keeps none.
 	Flusher redirects.UsageFlusher
+	// Builder renders again the export files of a version whose files the
+	// store pruned (see redirects.FindExport): the deploy's builder. Nil
+	// answers such versions 404.
+	Builder redirects.Builder
 }
 
 // Config configures a Server.
@@ -181,7 +185,9 @@ func (s *Server) connect(ctx, runCtx context.Context) error {
 	}
 	s.wg.Add(1)
 	go s.follow(runCtx, catalog, b, interval, kick)
-	s.edge.setLive(&live{catalog: catalog, limiter: b.Limiter, exports: NewExportCache(b.Store, 256<<20)})
+	exports := NewExportCache(b.Store, 256<<20)
+	exports.Builder = b.Builder
+	s.edge.setLive(&live{catalog: catalog, limiter: b.Limiter, exports: exports})
 	return nil
 }
 
