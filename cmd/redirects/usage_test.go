@@ -91,3 +91,51 @@ func testEdgeUsagePerKeyAndDay(t *testing.T, c *cli) {
 		t.Fatalf("after shutdown: %+v (%v), want %+v", got, err, wantRows)
 	}
 }
+
+func TestNodesUsagePerKey(t *testing.T) { eachEngine(t, testNodesUsagePerKey) }
+
+// testNodesUsagePerKey: two nodes sharing limits through Redis count each
+// key's lookups on their own, and the store sums them.
+func testNodesUsagePerKey(t *testing.T, c *cli) {
+	redis := multiNode(t, c)
+	org, p, keyA := deployed(t, c)
+	keyB := c.ok("key", "create", "--project", p)
+	s := openAccounts(t, c).(redirects.Store)
+	ctx := context.Background()
+	keys, err := s.FindKeys(ctx, p)
+	if err != nil || len(keys) != 2 {
+		t.Fatalf("FindKeys = %d keys, %v", len(keys), err)
+	}
+	ids := map[string]string{}
+	for _, k := range keys {
+		for _, secret := range []string{keyA, keyB} {
+			if strings.HasSuffix(secret, k.Last4) {
+				ids[secret] = k.ID
+			}
+		}
+	}
+	opts := []serveOption{withEnv("REDIRECTS_REDIS", redis.url()), atClockStart}
+	nodes := []*edge{startEdge(t, c, opts...), startEdge(t, c, opts...)}
+	send := func(n *edge, key string, times int) {
+		t.Helper()
+		for range times {
+			if r := n.get(lookupURL(p, "/old"), key); r.status != 200 {
+				t.Fatalf("lookup: %d %s", r.status, r.body)
+			}
+		}
+	}
+	send(nodes[0], keyA, 3)
+	send(nodes[0], keyB, 1)
+	send(nodes[1], keyA, 2)
+	send(nodes[1], keyB, 4)
+	want := []redirects.DailyUsage{{KeyID: ids[keyA], Day: "2026-03-10", Count: 5}, {KeyID: ids[keyB], Day: "2026-03-10", Count: 5}}
+	slices.SortFunc(want, func(x, y redirects.DailyUsage) int { return strings.Compare(x.KeyID, y.KeyID) })
+	within(t, 5*time.Second, "both nodes' per-key usage", func() bool {
+		got, err := s.FindDailyUsage(ctx, org, "2026-03")
+		return err == nil && slices.Equal(got, want)
+	})
+	within(t, 5*time.Second, "both nodes' monthly usage", func() bool {
+		u, err := s.FindUsage(ctx, "2026-03")
+		return err == nil && u[org] == 10
+	})
+}
