@@ -178,6 +178,26 @@ type Project struct {
 	OrgID     string
 	Name      string
 	CreatedAt time.Time
+	// ExportRetention is how many of the project's latest deployments keep
+	// their export files in the store; older deployments keep their rules,
+	// and their exports are rendered again on demand (see FindExport). 0
+	// when creating a project means DefaultExportRetention.
+	ExportRetention int
+}
+
+// Bounds of Project.ExportRetention.
+const (
+	DefaultExportRetention = 20
+	MaxExportRetention     = 10000
+)
+
+// ValidateExportRetention checks a number of deployments that keep their
+// export files. Errors: EINVALID.
+func ValidateExportRetention(n int) error {
+	if n < 1 || n > MaxExportRetention {
+		return Errorf(EINVALID, "export retention %d is outside 1..%d deployments", n, MaxExportRetention)
+	}
+	return nil
 }
 
 // Validate checks a project before it is stored.
@@ -193,6 +213,9 @@ func (p *Project) Validate() error {
 	}
 	if p.OrgID == "" {
 		return Errorf(EINVALID, "project has no organization")
+	}
+	if p.ExportRetention != 0 {
+		return ValidateExportRetention(p.ExportRetention)
 	}
 	return nil
 }

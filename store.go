@@ -33,6 +33,11 @@ type Store interface {
 	// UpdateProject renames a project, records a project event and returns
 	// the project as stored. Errors: ENOTFOUND, EINVALID.
 	UpdateProject(ctx context.Context, id, name string) (*Project, error)
+	// SetExportRetention sets how many of a project's latest deployments
+	// keep their export files, records the change in the audit log and
+	// returns the project as stored. The next deploy deletes the export
+	// files of older deployments. Errors: ENOTFOUND, EINVALID.
+	SetExportRetention(ctx context.Context, id string, n int) (*Project, error)
 	// DeleteProject deletes a project with its draft rules, keys,
 	// deployments and exports, and records a project event, so edge nodes
 	// drop it. Errors: ENOTFOUND.
@@ -103,7 +108,10 @@ type Store interface {
 	// no deployment, or no such version).
 	FindDeployment(ctx context.Context, projectID string, version int) (*Deployment, []Rule, error)
 	// FindExport returns one export file of a version, or of the latest
-	// when version is 0. Errors: ENOTFOUND.
+	// when version is 0. For a version whose export files were deleted
+	// (see Project.ExportRetention) it returns the deployment and an error
+	// for which IsExportsPruned is true; the package function FindExport
+	// renders such a version again. Errors: ENOTFOUND.
 	FindExport(ctx context.Context, projectID string, version int, format string) (*Deployment, *Export, error)
 
 	// FindEvents returns the changes recorded after the event afterID, oldest
@@ -120,6 +128,16 @@ type Store interface {
 	// FindUsage returns the monthly usage of every organization that has
 	// some in period ("2006-01", UTC).
 	FindUsage(ctx context.Context, period string) (map[string]int64, error)
+	// AddKeyUsage adds counted live lookups to edge keys' daily usage, all
+	// in one transaction, filed under each key's organization.
+	// Errors: EINVALID (see ValidateDailyUsage); none for unknown keys
+	// (their counts are dropped).
+	AddKeyUsage(ctx context.Context, counts []DailyUsage) error
+	// FindDailyUsage returns an organization's daily usage per key in month
+	// ("2006-01", UTC), by day then key ID. Rows stay when their key's
+	// project is deleted, and go with the organization.
+	// Errors: EINVALID (the month).
+	FindDailyUsage(ctx context.Context, orgID, month string) ([]DailyUsage, error)
 
 	// Close releases the store.
 	Close() error

@@ -25,3 +25,33 @@ func ValidateUsage(period string, counts map[string]int64) error {
 	}
 	return nil
 }
+
+// DailyUsage is the live lookups of one edge key on one UTC day: the
+// lookups that consumed the organization's monthly quota, so an
+// organization's days and keys add up to its monthly usage.
+type DailyUsage struct {
+	KeyID string
+	// Day is the UTC day, "2006-01-02".
+	Day   string
+	Count int64
+}
+
+// UsageDay returns the UTC day holding t, as DailyUsage names it.
+func UsageDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// ValidateDailyUsage checks the arguments of Store.AddKeyUsage: each day's
+// form, a key, and that no count is negative. Errors: EINVALID.
+func ValidateDailyUsage(counts []DailyUsage) error {
+	for _, c := range counts {
+		if t, err := time.Parse(time.DateOnly, c.Day); err != nil || t.Format(time.DateOnly) != c.Day {
+			return Errorf(EINVALID, "usage day %q is not a day of the form 2006-01-02", c.Day)
+		}
+		if c.KeyID == "" {
+			return Errorf(EINVALID, "usage of day %s names no key", c.Day)
+		}
+		if c.Count < 0 {
+			return Errorf(EINVALID, "usage count %d of key %s on %s is negative", c.Count, c.KeyID, c.Day)
+		}
+	}
+	return nil
+}

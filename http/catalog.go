@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"redirects"
 )
@@ -16,7 +17,14 @@ import (
 type view struct {
 	orgs     map[string]*redirects.Org
 	projects map[string]*projectState
-	keys     map[[32]byte]*redirects.Key
+	keys     map[[32]byte]*edgeKey
+}
+
+// edgeKey is a key as the edge holds it: the key and the counter of its
+// live lookups, which outlives the view (see keyUsage).
+type edgeKey struct {
+	*redirects.Key
+	usage *keyCounter
 }
 
 // projectState is a project and its latest deployment, if any.
@@ -40,6 +48,9 @@ type Catalog struct {
 	store   redirects.Store
 	current atomic.Pointer[view]
 	lastID  atomic.Int64
+
+	// usage counts each key's live lookups per day.
+	usage keyUsage
 
 	// old caches compiled older versions, loaded on demand.
 	oldMu sync.Mutex
@@ -92,7 +103,7 @@ func (s *Catalog) loadView(ctx context.Context, prev *view) (*view, error) {
 	c := &view{
 		orgs:     make(map[string]*redirects.Org, len(orgs)),
 		projects: make(map[string]*projectState, len(projects)),
-		keys:     make(map[[32]byte]*redirects.Key, len(keys)),
+		keys:     make(map[[32]byte]*edgeKey, len(keys)),
 	}
 	for _, o := range orgs {
 		c.orgs[o.ID] = o
@@ -111,7 +122,7 @@ func (s *Catalog) loadView(ctx context.Context, prev *view) (*view, error) {
 		if _, err := hex.Decode(h[:], []byte(k.Hash)); err != nil {
 			return nil, fmt.Errorf("key %s has a malformed hash: %w", k.ID, err)
 		}
-		c.keys[h] = k
+		c.keys[h] = &edgeKey{Key: k, usage: s.usage.counter(k.ID)}
 	}
 	return c, nil
 }
@@ -126,6 +137,13 @@ func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version 
 		return nil, err
 	}
 	return &deployed{version: d.Version, snap: redirects.Compile(rules)}, nil
+}
+
+// FlushUsage writes the live lookups counted per key and day since the
+// last flush to the store, as of now. On failure the counts stay pending
+// for the next flush.
+func (s *Catalog) FlushUsage(ctx context.Context, now time.Time) error {
+	return s.usage.flush(ctx, s.store, now)
 }
 
 // view returns the current view.

@@ -65,7 +65,8 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	d := lv.limiter.Take(ctx, redirects.Usage{Org: org, Test: k.Test, Lookup: lookup, Now: e.Clock.Now()})
+	now := e.Clock.Now()
+	d := lv.limiter.Take(ctx, redirects.Usage{Org: org, Test: k.Test, Lookup: lookup, Now: now})
 	e.Metrics.limiter(d.Refused)
 	e.setLimitHeaders(w, &d, lookup)
 	switch d.Refused {
@@ -77,6 +78,11 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 		w.Set("Retry-After", itoa(int(d.RetryAfter)))
 		e.writeError(w, errRate)
 		return false
+	}
+	// A live lookup that passed the limits consumed quota (redirects.Decide):
+	// count it for its key and day too.
+	if lookup && !k.Test {
+		k.usage.add(unixDay(now))
 	}
 	// 6. Parameters.
 	p.q = parseQuery(r.RawQuery)

@@ -13,6 +13,9 @@ import (
 type ExportCache struct {
 	store    redirects.Store
 	maxBytes int
+	// Builder, if set, renders again the files of a version the store
+	// pruned, as redirects.FindExport does; set it before the first Get.
+	Builder redirects.Builder
 
 	mu    sync.Mutex
 	bytes int
@@ -38,7 +41,8 @@ func (c *ExportCache) Cached(project string, version int, format string) *redire
 	return e
 }
 
-// Get returns one export file. Errors: ENOTFOUND.
+// Get returns one export file, rendered again if the store pruned it.
+// Errors: ENOTFOUND.
 func (c *ExportCache) Get(ctx context.Context, project string, version int, format string) (*redirects.Export, error) {
 	k := exportKey{project, version, format}
 	c.mu.Lock()
@@ -47,7 +51,7 @@ func (c *ExportCache) Get(ctx context.Context, project string, version int, form
 	if ok {
 		return e, nil
 	}
-	_, e, err := c.store.FindExport(ctx, project, version, format)
+	_, e, err := redirects.FindExport(ctx, c.store, c.Builder, project, version, format)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,10 @@ type Backend struct {
 	Limiter redirects.Limiter
 	// Flusher writes counted usage; nil when the limiter keeps none.
 	Flusher redirects.UsageFlusher
+	// Builder renders again the export files of a version whose files the
+	// store pruned (see redirects.FindExport): the deploy's builder. Nil
+	// answers such versions 404.
+	Builder redirects.Builder
 }
 
 // Config configures a Server.
@@ -55,6 +59,7 @@ type Server struct {
 	cfg     Config
 	edge    *Edge
 	backend *Backend // set once connected
+	catalog *Catalog // set once connected
 	metrics *Metrics
 
 	edgeLn, adminLn   net.Listener
@@ -172,7 +177,7 @@ func (s *Server) connect(ctx, runCtx context.Context) error {
 			interval = time.Second
 		}
 	}
-	s.backend = b
+	s.backend, s.catalog = b, catalog
 	kick := make(chan struct{}, 1)
 	if notifier != nil {
 		s.wg.Add(1)
@@ -180,7 +185,9 @@ func (s *Server) connect(ctx, runCtx context.Context) error {
 	}
 	s.wg.Add(1)
 	go s.follow(runCtx, catalog, b, interval, kick)
-	s.edge.setLive(&live{catalog: catalog, limiter: b.Limiter, exports: NewExportCache(b.Store, 256<<20)})
+	exports := NewExportCache(b.Store, 256<<20)
+	exports.Builder = b.Builder
+	s.edge.setLive(&live{catalog: catalog, limiter: b.Limiter, exports: exports})
 	return nil
 }
 
@@ -263,10 +270,8 @@ func (s *Server) follow(ctx context.Context, catalog *Catalog, b *Backend, inter
 		case <-refresh.C:
 			s.refresh(ctx, catalog, &failing)
 		case <-flush.C:
-			if b.Flusher != nil {
-				if err := b.Flusher.Flush(ctx); err != nil && ctx.Err() == nil {
-					s.cfg.Logger.Error("cannot write usage to the store; will retry", "err", err)
-				}
+			if err := s.flush(ctx, catalog, b); err != nil && ctx.Err() == nil {
+				s.cfg.Logger.Error("cannot write usage to the store; will retry", "err", err)
 			}
 		}
 	}
@@ -327,10 +332,29 @@ func (s *Server) Close(ctx context.Context) error {
 		s.adminSrv.Shutdown(ctx)
 	}
 	s.stopBackground()
-	if b := s.backend; b != nil && b.Flusher != nil {
-		if ferr := b.Flusher.Flush(context.WithoutCancel(ctx)); ferr != nil {
+	if b := s.backend; b != nil {
+		if ferr := s.flush(context.WithoutCancel(ctx), s.catalog, b); ferr != nil {
 			err = errors.Join(err, ferr)
 		}
 	}
 	return err
+}
+
+// flush writes counted usage to the store: the limiter's monthly usage per
+// organization, then the catalog's per key and day. Both keep what they
+// could not write for the next flush.
+func (s *Server) flush(ctx context.Context, catalog *Catalog, b *Backend) error {
+	var err error
+	if b.Flusher != nil {
+		err = b.Flusher.Flush(ctx)
+	}
+	return errors.Join(err, catalog.FlushUsage(ctx, s.now()))
+}
+
+// now reads the server's clock, or the wall's.
+func (s *Server) now() time.Time {
+	if s.cfg.Clock != nil {
+		return s.cfg.Clock.Now()
+	}
+	return time.Now().UTC()
 }

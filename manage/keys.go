@@ -2,13 +2,16 @@ package manage
 
 import (
 	"net/http"
+	"time"
 
 	"redirects"
 )
 
 // keyJSON is an edge API key as the API shows one: the CLI's key list
 // --json shape, never the key or its hash. Secret is set once, in the
-// answer to its creation. The store does not track a key's last use.
+// answer to its creation. LastUsedAt, in the key list only, is the last
+// UTC day of the current or previous month with a live lookup counted for
+// the key (null: none).
 type keyJSON struct {
 	ID        string  `json:"id"`
 	Name      string  `json:"name"`
@@ -17,6 +20,9 @@ type keyJSON struct {
 	CreatedAt string  `json:"createdAt"`
 	RevokedAt *string `json:"revokedAt"`
 	Secret    string  `json:"secret,omitempty"`
+	// LastUsedAt is a day, "2026-03-04"; the field is left out outside the
+	// key list.
+	LastUsedAt *string `json:"lastUsedAt,omitempty"`
 }
 
 func toKeyJSON(k *redirects.Key) keyJSON {
@@ -32,12 +38,42 @@ func (h *handler) keyList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	last, err := h.lastUsed(r, p.OrgID)
+	if err != nil {
+		return err
+	}
 	out := make([]keyJSON, 0, len(ks))
 	for _, k := range ks {
-		out = append(out, toKeyJSON(k))
+		j := toKeyJSON(k)
+		day := last[k.ID]
+		j.LastUsedAt = &day
+		if day == "" {
+			j.LastUsedAt = nil
+		}
+		out = append(out, j)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"keys": out})
 	return nil
+}
+
+// lastUsed returns the last day of the current or previous month (UTC)
+// on which each key of the organization with ID orgID had usage counted.
+func (h *handler) lastUsed(r *http.Request, orgID string) (map[string]string, error) {
+	now := h.clock.Now().UTC()
+	this := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	last := map[string]string{}
+	for _, m := range []time.Time{this.AddDate(0, -1, 0), this} {
+		daily, err := h.store.FindDailyUsage(r.Context(), orgID, m.Format("2006-01"))
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range daily {
+			if u.Count > 0 && u.Day > last[u.KeyID] {
+				last[u.KeyID] = u.Day
+			}
+		}
+	}
+	return last, nil
 }
 
 type keyCreateRequest struct {

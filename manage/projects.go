@@ -13,10 +13,13 @@ type projectJSON struct {
 	OrgID     string `json:"orgId"`
 	Name      string `json:"name"`
 	CreatedAt string `json:"createdAt"`
+	// KeepExports is how many of the latest deployments keep their export
+	// files; older ones are rendered again on demand.
+	KeepExports int `json:"keepExports"`
 }
 
 func toProjectJSON(p *redirects.Project) projectJSON {
-	return projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: formatTime(p.CreatedAt)}
+	return projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: formatTime(p.CreatedAt), KeepExports: p.ExportRetention}
 }
 
 // projectDetailJSON is one project with what a person needs next: the
@@ -48,7 +51,8 @@ func (h *handler) projectList(w http.ResponseWriter, r *http.Request) error {
 }
 
 type projectRequest struct {
-	Name *string `json:"name"`
+	Name        *string `json:"name"`
+	KeepExports *int    `json:"keepExports"`
 }
 
 func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
@@ -64,6 +68,12 @@ func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
 		return missingField("name")
 	}
 	p := &redirects.Project{OrgID: o.ID, Name: *req.Name}
+	if req.KeepExports != nil {
+		if err := redirects.ValidateExportRetention(*req.KeepExports); err != nil {
+			return err
+		}
+		p.ExportRetention = *req.KeepExports
+	}
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -98,7 +108,9 @@ func (h *handler) projectGet(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// projectUpdate renames a project.
+// projectUpdate renames a project and sets how many of its latest
+// deployments keep their export files. Both are checked before either is
+// stored, so bad input changes nothing.
 func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.authorizeProject(r, redirects.ActionManageProjects)
 	if err != nil {
@@ -108,12 +120,30 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
-	if req.Name == nil {
+	if req.Name == nil && req.KeepExports == nil {
 		return missingField("name")
 	}
-	p, err = h.store.UpdateProject(r.Context(), p.ID, *req.Name)
-	if err != nil {
-		return err
+	if req.Name != nil {
+		check := *p
+		check.Name = *req.Name
+		if err := check.Validate(); err != nil {
+			return err
+		}
+	}
+	if req.KeepExports != nil {
+		if err := redirects.ValidateExportRetention(*req.KeepExports); err != nil {
+			return err
+		}
+	}
+	if req.Name != nil {
+		if p, err = h.store.UpdateProject(r.Context(), p.ID, *req.Name); err != nil {
+			return err
+		}
+	}
+	if req.KeepExports != nil {
+		if p, err = h.store.SetExportRetention(r.Context(), p.ID, *req.KeepExports); err != nil {
+			return err
+		}
 	}
 	writeJSON(w, http.StatusOK, toProjectJSON(p))
 	return nil

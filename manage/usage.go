@@ -2,24 +2,50 @@ package manage
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"redirects"
 )
 
-// usageJSON is an organization's usage in a month. Days and Keys are the
-// per-day and per-key breakdowns; the store counts usage per organization
-// and month only, so they are empty until it counts more.
+// usageJSON is an organization's usage in a month. Total is the monthly
+// usage the quota counts; Days and Keys break the live lookups down per
+// UTC day and per edge key, as the edge nodes count and flush them.
 type usageJSON struct {
 	Month string `json:"month"`
 	Total int64  `json:"total"`
-	// Quota is the monthly quota in force: a number or "unlimited".
-	Quota string `json:"quota"`
-	Days  []any  `json:"days"`
-	Keys  []any  `json:"keys"`
+	// Quota is the monthly quota in force: a number or "unlimited";
+	// RateLimit the requests per minute.
+	Quota     string `json:"quota"`
+	RateLimit string `json:"rateLimit"`
+	// Days lists every day of the month (up to today for this month) with
+	// its count, zeros included.
+	Days []dayJSON `json:"days"`
+	// Keys lists the organization's live keys that are not revoked, and
+	// any other key with usage in the month, by count, highest first.
+	Keys []keyUsageJSON `json:"keys"`
 }
 
-// usage answers ?month=YYYY-MM (default: this month, UTC).
+type dayJSON struct {
+	Day   string `json:"day"`
+	Count int64  `json:"count"`
+}
+
+// keyUsageJSON is one key's usage in the month: its days with usage only.
+// A key of a deleted project keeps its ID and usage, with no project, name
+// or last4.
+type keyUsageJSON struct {
+	ID        string    `json:"id"`
+	ProjectID string    `json:"projectId"`
+	Name      string    `json:"name"`
+	Last4     string    `json:"last4"`
+	Count     int64     `json:"count"`
+	Days      []dayJSON `json:"days"`
+}
+
+// usage answers ?month=YYYY-MM (default: this month, UTC). Any month may
+// be asked for; months before the per-key counting have days and keys of
+// zero.
 func (h *handler) usage(w http.ResponseWriter, r *http.Request) error {
 	o, err := h.authorizeOrg(r, redirects.ActionRead)
 	if err != nil {
@@ -29,15 +55,87 @@ func (h *handler) usage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	now := h.clock.Now().UTC()
 	if month == "" {
-		month = h.clock.Now().UTC().Format("2006-01")
-	} else if t, err := time.Parse("2006-01", month); err != nil || t.Format("2006-01") != month {
+		month = now.Format("2006-01")
+	}
+	start, err := time.Parse("2006-01", month)
+	if err != nil || start.Format("2006-01") != month {
 		return badQuery("the query parameter \"month\" is %q, not a month such as 2026-03", month)
 	}
-	counts, err := h.store.FindUsage(r.Context(), month)
+	ctx := r.Context()
+	counts, err := h.store.FindUsage(ctx, month)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, usageJSON{Month: month, Total: counts[o.ID], Quota: o.MonthlyQuota().String(), Days: []any{}, Keys: []any{}})
+	daily, err := h.store.FindDailyUsage(ctx, o.ID, month)
+	if err != nil {
+		return err
+	}
+	projects, err := h.store.FindProjects(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	out := usageJSON{Month: month, Total: counts[o.ID], Quota: o.MonthlyQuota().String(), RateLimit: o.RateLimit().String(),
+		Days: []dayJSON{}, Keys: []keyUsageJSON{}}
+
+	// Every day of the month up to today, zeros included.
+	perDay := map[string]int64{}
+	for _, u := range daily {
+		perDay[u.Day] += u.Count
+	}
+	today := redirects.UsageDay(now)
+	for d := start; d.Month() == start.Month(); d = d.AddDate(0, 0, 1) {
+		day := redirects.UsageDay(d)
+		if day > today {
+			break
+		}
+		out.Days = append(out.Days, dayJSON{Day: day, Count: perDay[day]})
+	}
+
+	// The keys: those with usage, then the live keys in force without.
+	byID := map[string]*keyUsageJSON{}
+	var order []string
+	for _, u := range daily {
+		k := byID[u.KeyID]
+		if k == nil {
+			k = &keyUsageJSON{ID: u.KeyID, Days: []dayJSON{}}
+			byID[u.KeyID] = k
+			order = append(order, u.KeyID)
+		}
+		k.Count += u.Count
+		k.Days = append(k.Days, dayJSON{Day: u.Day, Count: u.Count})
+	}
+	for _, p := range projects {
+		ks, err := h.store.FindKeys(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		for _, key := range ks {
+			k := byID[key.ID]
+			if k == nil {
+				if key.Test || key.RevokedAt != nil {
+					continue
+				}
+				k = &keyUsageJSON{ID: key.ID, Days: []dayJSON{}}
+				byID[key.ID] = k
+				order = append(order, key.ID)
+			}
+			k.ProjectID, k.Name, k.Last4 = key.ProjectID, key.Name, key.Last4
+		}
+	}
+	for _, id := range order {
+		out.Keys = append(out.Keys, *byID[id])
+	}
+	slices.SortStableFunc(out.Keys, func(a, b keyUsageJSON) int {
+		switch {
+		case a.Count > b.Count:
+			return -1
+		case a.Count < b.Count:
+			return 1
+		}
+		return 0
+	})
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }

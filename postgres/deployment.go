@@ -79,6 +79,9 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 	if err := t.tx.SendBatch(ctx, b).Close(); err != nil {
 		return wrap(op, err)
 	}
+	if err := pruneExports(ctx, t.tx, d.ProjectID, d.Version); err != nil {
+		return wrap(op+": prune exports", err)
+	}
 	if err := recordEvent(ctx, t.tx, redirects.EventDeploy, orgID, d.ProjectID, d.Version, d.CreatedAt); err != nil {
 		return wrap(op, err)
 	}
@@ -126,7 +129,9 @@ func (db *DB) FindDeployment(ctx context.Context, projectID string, version int)
 }
 
 // FindExport returns one export file of a version, or of the latest when
-// version is 0. It never reads the version's rule snapshot.
+// version is 0. It never reads the version's rule snapshot. A version with
+// no export file left was pruned: the deployment comes back with
+// redirects.ExportsPruned.
 func (db *DB) FindExport(ctx context.Context, projectID string, version int, format string) (*redirects.Deployment, *redirects.Export, error) {
 	const op = "find export"
 	tx, err := db.beginRead(ctx, op)
@@ -145,6 +150,11 @@ func (db *DB) FindExport(ctx context.Context, projectID string, version int, for
 	err = tx.QueryRow(ctx, `SELECT body, etag FROM deployment_exports WHERE project_id = $1 AND version = $2 AND format = $3`,
 		projectID, d.Version, format).Scan(&e.Body, &e.ETag)
 	if errors.Is(err, pgx.ErrNoRows) {
+		if pruned, err := exportsPruned(ctx, tx, projectID, d.Version); err != nil {
+			return nil, nil, wrap(op, err)
+		} else if pruned {
+			return d, nil, redirects.ExportsPruned(projectID, d.Version)
+		}
 		return nil, nil, redirects.Errorf(redirects.ENOTFOUND, "export %q of deployment version %d of project %s not found", format, d.Version, projectID)
 	} else if err != nil {
 		return nil, nil, wrap(op, err)

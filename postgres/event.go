@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -102,6 +103,78 @@ func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, e
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrap("find usage", err)
+	}
+	return out, nil
+}
+
+// AddKeyUsage adds counted live lookups to keys' daily usage, in one
+// statement, each under its key's organization. Counts of unknown keys are
+// dropped, and zero counts store nothing.
+func (db *DB) AddKeyUsage(ctx context.Context, counts []redirects.DailyUsage) error {
+	if err := redirects.ValidateDailyUsage(counts); err != nil {
+		return err
+	}
+	// Sum repeated (key, day) pairs: one statement may not upsert a row
+	// twice.
+	type kd struct{ key, day string }
+	sum := map[kd]int64{}
+	for _, c := range counts {
+		if c.Count > 0 {
+			sum[kd{c.KeyID, c.Day}] += c.Count
+		}
+	}
+	if len(sum) == 0 {
+		return nil
+	}
+	pairs := make([]kd, 0, len(sum))
+	for p := range sum {
+		pairs = append(pairs, p)
+	}
+	// Rows are upserted in one order, so two flushes that touch the same
+	// rows lock them in the same order and cannot deadlock.
+	slices.SortFunc(pairs, func(a, b kd) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.day, b.day)) })
+	keys, days, ns := make([]string, len(pairs)), make([]string, len(pairs)), make([]int64, len(pairs))
+	for i, p := range pairs {
+		keys[i], days[i], ns[i] = p.key, p.day, sum[p]
+	}
+	// The join finds the key's organization and drops unknown keys.
+	if _, err := db.pool.Exec(ctx, `INSERT INTO usage_daily (org_id, day, key_id, count)
+		SELECT p.org_id, c.day, c.key_id, c.n
+		FROM unnest($1::text[], $2::text[], $3::bigint[]) AS c (key_id, day, n)
+		JOIN keys k ON k.id = c.key_id
+		JOIN projects p ON p.id = k.project_id
+		ORDER BY p.org_id, c.day, c.key_id
+		ON CONFLICT (org_id, day, key_id) DO UPDATE SET count = usage_daily.count + excluded.count`,
+		keys, days, ns); err != nil {
+		return wrap("add key usage", err)
+	}
+	return nil
+}
+
+// FindDailyUsage returns an organization's daily usage per key in month,
+// by day then key ID.
+func (db *DB) FindDailyUsage(ctx context.Context, orgID, month string) ([]redirects.DailyUsage, error) {
+	if err := redirects.ValidatePeriod(month); err != nil {
+		return nil, err
+	}
+	// Byte order ("C"), as SQLite and Go sort, whatever the database's
+	// collation.
+	rows, err := db.pool.Query(ctx, `SELECT key_id, day, count FROM usage_daily
+		WHERE org_id = $1 AND left(day, 7) = $2 ORDER BY day COLLATE "C", key_id COLLATE "C"`, orgID, month)
+	if err != nil {
+		return nil, wrap("find daily usage", err)
+	}
+	defer rows.Close()
+	out := []redirects.DailyUsage{}
+	for rows.Next() {
+		var u redirects.DailyUsage
+		if err := rows.Scan(&u.KeyID, &u.Day, &u.Count); err != nil {
+			return nil, wrap("find daily usage", err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("find daily usage", err)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -178,8 +179,9 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 		return err
 	}
 	id, now := redirects.NewProjectID(), db.now()
-	if _, err := tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, created_at) VALUES ($1, $2, $3, $4)`,
-		id, p.OrgID, p.Name, now.UnixNano()); err != nil {
+	retention := cmp.Or(p.ExportRetention, redirects.DefaultExportRetention)
+	if _, err := tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, created_at, export_retention) VALUES ($1, $2, $3, $4, $5)`,
+		id, p.OrgID, p.Name, now.UnixNano(), retention); err != nil {
 		return wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditProjectCreate, p.OrgID, id, "project", id, nil, redirects.ProjectAuditFields(p)); err != nil {
@@ -191,7 +193,7 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	if err := tx.Commit(ctx); err != nil {
 		return wrap(op, err)
 	}
-	p.ID, p.CreatedAt = id, now
+	p.ID, p.CreatedAt, p.ExportRetention = id, now, retention
 	return nil
 }
 
@@ -222,7 +224,7 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 	return collect(op, rows, err, scanProject)
 }
 
-const projectColumns = `id, org_id, name, created_at`
+const projectColumns = `id, org_id, name, created_at, export_retention`
 
 // findProject returns one project. lock, when not "", is a row-locking
 // clause ("FOR NO KEY UPDATE", "FOR SHARE") that holds the row to the end of
@@ -246,7 +248,7 @@ func scanProject(s pgx.Row) (*redirects.Project, error) {
 		p       redirects.Project
 		created int64
 	)
-	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created); err != nil {
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention); err != nil {
 		return nil, err
 	}
 	p.CreatedAt = fromNanos(created)

@@ -72,6 +72,9 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 			return wrap(op+": export "+e.Format, err)
 		}
 	}
+	if err := pruneExports(ctx, t.tx, d.ProjectID, d.Version); err != nil {
+		return wrap(op+": prune exports", err)
+	}
 	if err := recordEvent(ctx, t.tx, redirects.EventDeploy, orgID, d.ProjectID, d.Version, d.CreatedAt); err != nil {
 		return wrap(op, err)
 	}
@@ -118,7 +121,9 @@ func (db *DB) FindDeployment(ctx context.Context, projectID string, version int)
 }
 
 // FindExport returns one export file of a version, or of the latest when
-// version is 0. It never reads the version's rule snapshot.
+// version is 0. It never reads the version's rule snapshot. A version with
+// no export file left was pruned: the deployment comes back with
+// redirects.ExportsPruned.
 func (db *DB) FindExport(ctx context.Context, projectID string, version int, format string) (*redirects.Deployment, *redirects.Export, error) {
 	tx, err := db.beginRead(ctx)
 	if err != nil {
@@ -136,6 +141,11 @@ func (db *DB) FindExport(ctx context.Context, projectID string, version int, for
 	err = tx.QueryRowContext(ctx, `SELECT body, etag FROM deployment_exports WHERE project_id = ? AND version = ? AND format = ?`,
 		projectID, d.Version, format).Scan(&e.Body, &e.ETag)
 	if errors.Is(err, sql.ErrNoRows) {
+		if pruned, err := exportsPruned(ctx, tx, projectID, d.Version); err != nil {
+			return nil, nil, wrap("find export", err)
+		} else if pruned {
+			return d, nil, redirects.ExportsPruned(projectID, d.Version)
+		}
 		return nil, nil, redirects.Errorf(redirects.ENOTFOUND, "export %q of deployment version %d of project %s not found", format, d.Version, projectID)
 	} else if err != nil {
 		return nil, nil, wrap("find export", err)

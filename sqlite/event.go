@@ -102,3 +102,67 @@ func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, e
 	}
 	return out, nil
 }
+
+// AddKeyUsage adds counted live lookups to keys' daily usage, all in one
+// transaction, each under its key's organization. Counts of unknown keys
+// are dropped, and zero counts store nothing.
+func (db *DB) AddKeyUsage(ctx context.Context, counts []redirects.DailyUsage) error {
+	if err := redirects.ValidateDailyUsage(counts); err != nil {
+		return err
+	}
+	if len(counts) == 0 {
+		return nil
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// The join finds the key's organization and drops unknown keys.
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO usage_daily (org_id, day, key_id, count)
+		SELECT p.org_id, ?2, k.id, ?3 FROM keys k JOIN projects p ON p.id = k.project_id WHERE k.id = ?1
+		ON CONFLICT (org_id, day, key_id) DO UPDATE SET count = count + excluded.count`)
+	if err != nil {
+		return wrap("add key usage", err)
+	}
+	defer stmt.Close()
+	for _, c := range counts {
+		if c.Count == 0 {
+			continue
+		}
+		if _, err := stmt.ExecContext(ctx, c.KeyID, c.Day, c.Count); err != nil {
+			return wrap("add key usage", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return wrap("add key usage", err)
+	}
+	return nil
+}
+
+// FindDailyUsage returns an organization's daily usage per key in month,
+// by day then key ID.
+func (db *DB) FindDailyUsage(ctx context.Context, orgID, month string) ([]redirects.DailyUsage, error) {
+	if err := redirects.ValidatePeriod(month); err != nil {
+		return nil, err
+	}
+	// Days of the month sort between "2006-01-" and "2006-01-~".
+	rows, err := db.read.QueryContext(ctx, `SELECT key_id, day, count FROM usage_daily
+		WHERE org_id = ? AND day > ? AND day < ? ORDER BY day, key_id`, orgID, month+"-", month+"-~")
+	if err != nil {
+		return nil, wrap("find daily usage", err)
+	}
+	defer rows.Close()
+	out := []redirects.DailyUsage{}
+	for rows.Next() {
+		var u redirects.DailyUsage
+		if err := rows.Scan(&u.KeyID, &u.Day, &u.Count); err != nil {
+			return nil, wrap("find daily usage", err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("find daily usage", err)
+	}
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -174,8 +175,9 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 		return err
 	}
 	id, now := redirects.NewProjectID(), db.now()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, created_at) VALUES (?, ?, ?, ?)`,
-		id, p.OrgID, p.Name, now.UnixNano()); err != nil {
+	retention := cmp.Or(p.ExportRetention, redirects.DefaultExportRetention)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, created_at, export_retention) VALUES (?, ?, ?, ?, ?)`,
+		id, p.OrgID, p.Name, now.UnixNano(), retention); err != nil {
 		return wrap("create project", err)
 	}
 	if err := recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, now); err != nil {
@@ -187,7 +189,7 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	if err := tx.Commit(); err != nil {
 		return wrap("create project", err)
 	}
-	p.ID, p.CreatedAt = id, now
+	p.ID, p.CreatedAt, p.ExportRetention = id, now, retention
 	return nil
 }
 
@@ -222,7 +224,7 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 	return collect("find projects", rows, err, scanProject)
 }
 
-const projectColumns = `id, org_id, name, created_at`
+const projectColumns = `id, org_id, name, created_at, export_retention`
 
 func findProject(ctx context.Context, tx querier, id string) (*redirects.Project, error) {
 	p, err := scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = ?`, id))
@@ -239,7 +241,7 @@ func scanProject(s scanner) (*redirects.Project, error) {
 		p       redirects.Project
 		created int64
 	)
-	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created); err != nil {
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention); err != nil {
 		return nil, err
 	}
 	p.CreatedAt = fromNanos(created)

@@ -1,6 +1,11 @@
 package storetest
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"redirects"
+)
 
 func testUsageAdd(t *testing.T, e *env) {
 	a, b := e.org("A"), e.org("B")
@@ -31,4 +36,83 @@ func testUsageAdd(t *testing.T, e *env) {
 			}
 		}
 	}
+}
+
+func testUsageDaily(t *testing.T, e *env) {
+	a, b := e.org("A"), e.org("B")
+	pa, pb := e.project(a.ID, "a"), e.project(b.ID, "b")
+	ka1, _ := e.key(pa.ID, false)
+	ka2, _ := e.key(pa.ID, false)
+	kb, _ := e.key(pb.ID, false)
+	if err := e.s.AddKeyUsage(e.ctx, []redirects.DailyUsage{
+		{KeyID: ka1.ID, Day: "2026-03-01", Count: 3},
+		{KeyID: ka2.ID, Day: "2026-03-01", Count: 1},
+		{KeyID: ka1.ID, Day: "2026-03-31", Count: 2},
+		{KeyID: kb.ID, Day: "2026-03-02", Count: 9},
+		{KeyID: ka1.ID, Day: "2026-04-01", Count: 4},
+		{KeyID: "key_nope", Day: "2026-03-01", Count: 5},
+		{KeyID: ka2.ID, Day: "2026-03-05", Count: 0},
+	}); err != nil {
+		t.Fatalf("AddKeyUsage: %v", err)
+	}
+	// A second flush adds to the same rows; a key twice in one batch adds up.
+	if err := e.s.AddKeyUsage(e.ctx, []redirects.DailyUsage{
+		{KeyID: ka1.ID, Day: "2026-03-01", Count: 10},
+		{KeyID: ka1.ID, Day: "2026-03-01", Count: 1},
+	}); err != nil {
+		t.Fatalf("AddKeyUsage: %v", err)
+	}
+	if err := e.s.AddKeyUsage(e.ctx, nil); err != nil {
+		t.Fatalf("AddKeyUsage(nothing): %v", err)
+	}
+	want := func(org, month string, rows ...redirects.DailyUsage) {
+		t.Helper()
+		got, err := e.s.FindDailyUsage(e.ctx, org, month)
+		if err != nil {
+			t.Fatalf("FindDailyUsage(%s): %v", month, err)
+		}
+		if got == nil || !slices.Equal(got, rows) {
+			t.Fatalf("FindDailyUsage(%s, %s) = %+v, want %+v", org, month, got, rows)
+		}
+	}
+	// By day, then key ID.
+	first, second := ka1.ID, ka2.ID
+	n1, n2 := int64(14), int64(1)
+	if second < first {
+		first, second, n1, n2 = second, first, n2, n1
+	}
+	want(a.ID, "2026-03",
+		redirects.DailyUsage{KeyID: first, Day: "2026-03-01", Count: n1},
+		redirects.DailyUsage{KeyID: second, Day: "2026-03-01", Count: n2},
+		redirects.DailyUsage{KeyID: ka1.ID, Day: "2026-03-31", Count: 2})
+	want(a.ID, "2026-04", redirects.DailyUsage{KeyID: ka1.ID, Day: "2026-04-01", Count: 4})
+	want(b.ID, "2026-03", redirects.DailyUsage{KeyID: kb.ID, Day: "2026-03-02", Count: 9})
+	want(b.ID, "2026-05")
+	want("org_nope", "2026-03")
+
+	// Bad input changes nothing.
+	for _, bad := range [][]redirects.DailyUsage{
+		{{KeyID: ka1.ID, Day: "2026-3-01", Count: 1}},
+		{{KeyID: ka1.ID, Day: "2026-03-32", Count: 1}},
+		{{KeyID: "", Day: "2026-03-01", Count: 1}},
+		{{KeyID: ka1.ID, Day: "2026-03-01", Count: 1}, {KeyID: ka1.ID, Day: "2026-03-01", Count: -1}},
+	} {
+		if err := e.s.AddKeyUsage(e.ctx, bad); redirects.ErrorCode(err) != redirects.EINVALID {
+			t.Errorf("AddKeyUsage(%+v) = %v, want EINVALID", bad, err)
+		}
+	}
+	if _, err := e.s.FindDailyUsage(e.ctx, a.ID, "2026-3"); redirects.ErrorCode(err) != redirects.EINVALID {
+		t.Errorf("FindDailyUsage(2026-3) = %v, want EINVALID", err)
+	}
+	want(b.ID, "2026-03", redirects.DailyUsage{KeyID: kb.ID, Day: "2026-03-02", Count: 9})
+
+	// The usage outlives the key's project and goes with the organization.
+	if err := e.s.DeleteProject(e.ctx, pb.ID); err != nil {
+		t.Fatal(err)
+	}
+	want(b.ID, "2026-03", redirects.DailyUsage{KeyID: kb.ID, Day: "2026-03-02", Count: 9})
+	if err := e.s.DeleteOrg(e.ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	want(b.ID, "2026-03")
 }

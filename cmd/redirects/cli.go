@@ -81,6 +81,7 @@ Commands:
   project create --org ORG_ID --name NAME
   project list [--org ORG_ID] [--json]
   project rename --project P --name NAME
+  project update --project P --keep-exports N      keep the export files of the last N deployments (default 20)
   project delete --project P --confirm NAME        deletes its rules, keys, deployments and exports
   rule add --project P --source S --destination D [--status 301|302] [--match exact|starts_with] [--priority N]
   rule import --project P [--replace] [--errors-file FILE] FILE|-
@@ -211,7 +212,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		})
 	case "project":
 		return c.sub(ctx, "project", rest, map[string]func(context.Context, []string) error{
-			"create": c.projectCreate, "list": c.projectList, "rename": c.projectRename, "delete": c.projectDelete,
+			"create": c.projectCreate, "list": c.projectList, "rename": c.projectRename, "update": c.projectUpdate, "delete": c.projectDelete,
 		})
 	case "rule":
 		return c.sub(ctx, "rule", rest, map[string]func(context.Context, []string) error{

@@ -145,7 +145,9 @@ func (c *cmd) export(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, e, err := s.FindExport(ctx, *project, *version, *format)
+	// A version whose export files were pruned is rendered again, with the
+	// deploy's builder, into the same bytes.
+	_, e, err := redirects.FindExport(ctx, s, builder, *project, *version, *format)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ var groups = map[string]struct {
 	subs    []string
 }{
 	"org":     {"organizations: their tier and limits", []string{"create", "update", "list", "delete"}},
-	"project": {"projects of an organization", []string{"create", "list", "rename", "delete"}},
+	"project": {"projects of an organization", []string{"create", "list", "rename", "update", "delete"}},
 	"rule":    {"the draft redirect rules of a project", []string{"add", "import", "list", "update", "delete"}},
 	"key":     {"API keys of a project, for the edge API", []string{"create", "list", "revoke"}},
 	"user":    {"users of the management API and dashboard", []string{"create", "list", "disable", "reset-password"}},
@@ -39,7 +39,7 @@ var groups = map[string]struct {
 // holds it, docs and the usage text to each other.
 var commands = []string{
 	"org create", "org update", "org list", "org delete",
-	"project create", "project list", "project rename", "project delete",
+	"project create", "project list", "project rename", "project update", "project delete",
 	"rule add", "rule import", "rule list", "rule update", "rule delete",
 	"key create", "key list", "key revoke",
 	"deploy", "deployments", "lookup", "export",
@@ -96,6 +96,9 @@ var docs = map[string]doc{
 		`redirects project list --org "$ORG" --json`},
 	"project rename": {"rename a project", "",
 		`redirects project rename --project "$PROJECT" --name shop`},
+	"project update": {"change a project's settings",
+		"--keep-exports N: how many of the latest deployments keep their export files (default 20); older\nversions' files are rendered again when asked for, identical to the deploy's.",
+		`redirects project update --project "$PROJECT" --keep-exports 50`},
 	"project delete": {"delete a project with its rules, keys, deployments and exports",
 		"--confirm takes the project's name, typed back, so that a wrong ID deletes nothing.",
 		`redirects project delete --project "$PROJECT" --confirm www`},

@@ -30,6 +30,9 @@ type projectJSON struct {
 	OrgID     string `json:"orgId"`
 	Name      string `json:"name"`
 	CreatedAt string `json:"createdAt"`
+	// KeepExports is how many of the latest deployments keep their export
+	// files (Project.ExportRetention).
+	KeepExports int `json:"keepExports"`
 }
 
 func (c *cmd) projectList(ctx context.Context, args []string) error {
@@ -50,7 +53,7 @@ func (c *cmd) projectList(ctx context.Context, args []string) error {
 	if *asJSON {
 		out := make([]projectJSON, 0, len(projects))
 		for _, p := range projects {
-			out = append(out, projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: p.CreatedAt.Format(timeFormat)})
+			out = append(out, projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: p.CreatedAt.Format(timeFormat), KeepExports: p.ExportRetention})
 		}
 		return c.printJSON(out)
 	}
@@ -60,4 +63,32 @@ func (c *cmd) projectList(ctx context.Context, args []string) error {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.ID, p.OrgID, p.Name, p.CreatedAt.Format(timeFormat))
 	}
 	return w.Flush()
+}
+
+// projectUpdate changes a project's settings: how many of its latest
+// deployments keep their export files. Older ones keep their rules, and
+// `redirects export` and the edge render their files again on demand.
+func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
+	fs := c.flags("project update")
+	project := fs.String("project", "", "project ID")
+	keep := fs.Int("keep-exports", 0, fmt.Sprintf("keep the export files of the last N deployments (1..%d)", redirects.MaxExportRetention))
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	if !isSet(fs, "keep-exports") {
+		return usagef("project update needs --keep-exports")
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := s.SetExportRetention(ctx, *project, *keep)
+	if err != nil {
+		return err
+	}
+	c.infof("project %s keeps the export files of its last %d deployments", p.ID, p.ExportRetention)
+	return nil
 }

@@ -34,16 +34,6 @@ func (h *hostsFlag) Set(v string) error {
 	return nil
 }
 
-// target is a rule set a safety command works on: the draft or a version.
-type target struct {
-	rules []redirects.Rule
-	// name reads "the draft", "version 3" or "version 3 (live)".
-	name string
-	// version is the version number, or 0 for the draft or nothing
-	// deployed.
-	version int
-}
-
 // parseVersion checks the value of a --version, --from or --to flag:
 // "draft", "live" (only where allowLive) or a positive version number. A
 // value of the wrong kind is bad usage; a number that is not positive is a
@@ -68,42 +58,9 @@ func parseVersion(flagName, v string, allowLive bool) (string, error) {
 }
 
 // load reads the rules of spec ("draft", "live" or a version number) of a
-// project. With emptyLive, "live" of a project with nothing deployed is an
-// empty rule set instead of an error.
-func load(ctx context.Context, s redirects.Store, project, spec string, emptyLive bool) (*target, error) {
-	if spec == "draft" {
-		rules, err := s.FindRules(ctx, project)
-		if err != nil {
-			return nil, err
-		}
-		return &target{rules: rules, name: "the draft"}, nil
-	}
-	version := 0
-	if spec != "live" {
-		version, _ = strconv.Atoi(spec)
-	}
-	if version == 0 && emptyLive {
-		// Tell "no such project" from "nothing deployed yet".
-		if _, err := s.FindProjectByID(ctx, project); err != nil {
-			return nil, err
-		}
-		ds, err := s.FindDeployments(ctx, project)
-		if err != nil {
-			return nil, err
-		}
-		if len(ds) == 0 {
-			return &target{name: "nothing deployed"}, nil
-		}
-	}
-	d, rules, err := s.FindDeployment(ctx, project, version)
-	if err != nil {
-		return nil, err
-	}
-	t := &target{rules: rules, version: d.Version, name: "version " + strconv.Itoa(d.Version)}
-	if version == 0 {
-		t.name += " (live)"
-	}
-	return t, nil
+// project, as the management API does (see safety.Load).
+func load(ctx context.Context, s redirects.Store, project, spec string, emptyLive bool) (*safety.Target, error) {
+	return safety.Load(ctx, s, project, spec, emptyLive)
 }
 
 // blocked is the error of a command that ran and found what blocks: exit 1,
@@ -154,13 +111,13 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	findings := safety.Lint(t.rules, safety.LintOptions{Hosts: hosts})
+	findings := safety.Lint(t.Rules, safety.LintOptions{Hosts: hosts})
 	errs, warns := safety.Count(findings)
 	if *asJSON {
 		if findings == nil {
 			findings = []safety.Finding{}
 		}
-		if err := c.printJSON(lintJSON{Target: t.name, Version: t.version, Errors: errs, Warnings: warns, Findings: findings}); err != nil {
+		if err := c.printJSON(lintJSON{Target: t.Name, Version: t.Version, Errors: errs, Warnings: warns, Findings: findings}); err != nil {
 			return err
 		}
 	} else {
@@ -172,7 +129,7 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	summary := fmt.Sprintf("lint of %s: %d rules, %s, %s", t.name, len(t.rules), plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	summary := fmt.Sprintf("lint of %s: %d rules, %s, %s", t.Name, len(t.Rules), plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
 	if errs > 0 {
 		return blocked("%s; errors block a deploy", summary)
 	}
@@ -223,9 +180,9 @@ func (c *cmd) diff(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d := safety.Diff(a.rules, b.rules, safety.DiffOptions{MaxPaths: *maxPaths})
+	d := safety.Diff(a.Rules, b.Rules, safety.DiffOptions{MaxPaths: *maxPaths})
 	if *asJSON {
-		return c.printJSON(diffJSON{From: a.name, To: b.name, DiffResult: d})
+		return c.printJSON(diffJSON{From: a.Name, To: b.Name, DiffResult: d})
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
 	for _, r := range d.Added {
@@ -245,7 +202,7 @@ func (c *cmd) diff(ctx context.Context, args []string) error {
 		return err
 	}
 	c.infof("diff of %s -> %s: %d added, %d removed, %d changed, %d unchanged; %d of %d sample paths answer differently (%d listed)",
-		a.name, b.name, len(d.Added), len(d.Removed), len(d.Changed), d.Unchanged, d.PathsChanged, d.PathsChecked, len(d.Impact))
+		a.Name, b.Name, len(d.Added), len(d.Removed), len(d.Changed), d.Unchanged, d.PathsChanged, d.PathsChecked, len(d.Impact))
 	return nil
 }
 
@@ -282,16 +239,16 @@ func (c *cmd) explain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	e := safety.Explain(t.rules, *path)
+	e := safety.Explain(t.Rules, *path)
 	if *asJSON {
-		return c.printJSON(explainJSON{Target: t.name, Explanation: e})
+		return c.printJSON(explainJSON{Target: t.Name, Explanation: e})
 	}
 	if e.Answer == nil {
-		c.println(fmt.Sprintf("%s: no rule of %s matches %s: no redirect", *path, t.name, e.Matched))
+		c.println(fmt.Sprintf("%s: no rule of %s matches %s: no redirect", *path, t.Name, e.Matched))
 		return nil
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
-	fmt.Fprintf(bw, "%s: %d %s, by %s of %s\n", *path, e.Answer.StatusCode, e.Answer.Destination, e.Answer, t.name)
+	fmt.Fprintf(bw, "%s: %d %s, by %s of %s\n", *path, e.Answer.StatusCode, e.Answer.Destination, e.Answer, t.Name)
 	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "\tID\tMATCH\tPRIORITY\tSOURCE\tDESTINATION\tWHY")
 	for _, cand := range e.Candidates {
@@ -352,7 +309,7 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	results := safety.RunCases(t.rules, cases, safety.LintOptions{Hosts: hosts})
+	results := safety.RunCases(t.Rules, cases, safety.LintOptions{Hosts: hosts})
 	failed := safety.Failed(results)
 	if *junit != "" {
 		if err := writeJUnit(*junit, "redirects."+*project, results); err != nil {
@@ -360,7 +317,7 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 		}
 	}
 	if *asJSON {
-		if err := c.printJSON(testJSON{Target: t.name, Cases: len(results), Failed: failed, Results: results}); err != nil {
+		if err := c.printJSON(testJSON{Target: t.Name, Cases: len(results), Failed: failed, Results: results}); err != nil {
 			return err
 		}
 	} else {
@@ -376,7 +333,7 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	summary := fmt.Sprintf("test of %s: %s, %d failed", t.name, plural(len(results), "case", "cases"), failed)
+	summary := fmt.Sprintf("test of %s: %s, %d failed", t.Name, plural(len(results), "case", "cases"), failed)
 	if failed > 0 {
 		return blocked("%s", summary)
 	}
@@ -446,16 +403,16 @@ func (c *cmd) verify(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	mismatches, err := safety.Verify(ctx, *baseURL, t.rules, safety.VerifyOptions{Concurrency: *concurrency, Timeout: *timeout})
+	mismatches, err := safety.Verify(ctx, *baseURL, t.Rules, safety.VerifyOptions{Concurrency: *concurrency, Timeout: *timeout})
 	if err != nil {
 		return err
 	}
-	paths := len(safety.VerifyPaths(t.rules))
+	paths := len(safety.VerifyPaths(t.Rules))
 	if *asJSON {
 		if mismatches == nil {
 			mismatches = []safety.Mismatch{}
 		}
-		if err := c.printJSON(verifyJSON{Target: t.name, BaseURL: *baseURL, Paths: paths, Mismatches: mismatches}); err != nil {
+		if err := c.printJSON(verifyJSON{Target: t.Name, BaseURL: *baseURL, Paths: paths, Mismatches: mismatches}); err != nil {
 			return err
 		}
 	} else {
@@ -467,7 +424,7 @@ func (c *cmd) verify(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	summary := fmt.Sprintf("verify of %s against %s: %d paths, %s", *baseURL, t.name, paths, plural(len(mismatches), "mismatch", "mismatches"))
+	summary := fmt.Sprintf("verify of %s against %s: %d paths, %s", *baseURL, t.Name, paths, plural(len(mismatches), "mismatch", "mismatches"))
 	if len(mismatches) > 0 {
 		return blocked("%s", summary)
 	}

@@ -75,13 +75,13 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 			closers = append(closers, rl.Close)
 			rl.OnFallback = metrics.SetLimiterFallback
 			metrics.SetLimiterFallback(rl.Down())
-			return &edgehttp.Backend{Store: s, Limiter: rl, Flusher: rl}, nil
+			return &edgehttp.Backend{Store: s, Limiter: rl, Flusher: rl, Builder: builder}, nil
 		}
 		ll, err := inmem.NewLimiter(ctx, s, c.m.Clock.Now())
 		if err != nil {
 			return nil, err
 		}
-		return &edgehttp.Backend{Store: s, Limiter: ll, Flusher: ll}, nil
+		return &edgehttp.Backend{Store: s, Limiter: ll, Flusher: ll, Builder: builder}, nil
 	}
 	srv, err := edgehttp.Open(ctx, edgehttp.Config{
 		Addr: addr, AdminAddr: admin, Connect: connect, Clock: c.m.Clock, Logger: logger, Metrics: metrics, Engine: engine,

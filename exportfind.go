@@ -1,0 +1,60 @@
+package redirects
+
+import (
+	"context"
+	"errors"
+)
+
+// prunedError is the error of Store.FindExport for a version whose export
+// files were deleted: ENOTFOUND to a caller that cannot render them again.
+type prunedError struct{ err *Error }
+
+func (e *prunedError) Error() string { return e.err.Message }
+func (e *prunedError) Unwrap() error { return e.err }
+
+// ExportsPruned returns the error of Store.FindExport for a version of a
+// project whose export files were deleted by the export retention.
+func ExportsPruned(projectID string, version int) error {
+	return &prunedError{Errorf(ENOTFOUND, "the export files of deployment version %d of project %s were pruned", version, projectID)}
+}
+
+// IsExportsPruned reports whether err says a version's export files were
+// pruned (see ExportsPruned).
+func IsExportsPruned(err error) bool {
+	var p *prunedError
+	return errors.As(err, &p)
+}
+
+// ExportSource is the part of Store that FindExport reads.
+type ExportSource interface {
+	FindExport(ctx context.Context, projectID string, version int, format string) (*Deployment, *Export, error)
+	FindDeployment(ctx context.Context, projectID string, version int) (*Deployment, []Rule, error)
+}
+
+// FindExport returns one export file of a version, or of the latest when
+// version is 0, as s stores it; for a version whose export files were
+// pruned, it renders them again from the version's rules with build, the
+// builder the deploy used, without storing them. The rules come back in
+// the order the deploy rendered them (SortRules), so the bytes and the
+// ETag are the deploy's. The edge's export handler and `redirects export`
+// both read through it. Errors: ENOTFOUND, and whatever build returns.
+func FindExport(ctx context.Context, s ExportSource, build Builder, projectID string, version int, format string) (*Deployment, *Export, error) {
+	d, e, err := s.FindExport(ctx, projectID, version, format)
+	if err == nil || !IsExportsPruned(err) || build == nil || d == nil {
+		return d, e, err
+	}
+	d, rules, err := s.FindDeployment(ctx, projectID, d.Version)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := NewRelease(projectID, DeployOptions{Message: d.Message, FromVersion: d.FromVersion}, rules, build, d.CreatedAt)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range r.Exports {
+		if r.Exports[i].Format == format {
+			return d, &r.Exports[i], nil
+		}
+	}
+	return nil, nil, Errorf(ENOTFOUND, "export %q of deployment version %d of project %s not found", format, d.Version, projectID)
+}

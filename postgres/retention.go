@@ -1,0 +1,59 @@
+package postgres
+
+import (
+	"context"
+
+	"redirects"
+)
+
+// SetExportRetention sets how many of a project's latest deployments keep
+// their export files, and records it in the audit log. Edge nodes need not
+// learn of it: no event. The row is locked from the read to commit.
+func (db *DB) SetExportRetention(ctx context.Context, id string, n int) (*redirects.Project, error) {
+	const op = "set export retention"
+	if err := redirects.ValidateExportRetention(n); err != nil {
+		return nil, err
+	}
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	p, err := findProject(ctx, tx, id, "FOR NO KEY UPDATE")
+	if err != nil {
+		return nil, err
+	}
+	if p.ExportRetention == n {
+		return p, nil
+	}
+	before := map[string]any{"exportRetention": p.ExportRetention}
+	if _, err := tx.Exec(ctx, `UPDATE projects SET export_retention = $1 WHERE id = $2`, n, id); err != nil {
+		return nil, wrap(op, err)
+	}
+	p.ExportRetention = n
+	if err := db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, before, map[string]any{"exportRetention": n}); err != nil {
+		return nil, wrap(op, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, wrap(op, err)
+	}
+	return p, nil
+}
+
+// pruneExports deletes the export files of the project's deployments older
+// than its export retention allows, counting back from version, the one
+// the deploy in q just stored. Their rules stay: redirects.FindExport
+// renders their exports again on demand.
+func pruneExports(ctx context.Context, q querier, projectID string, version int) error {
+	_, err := q.Exec(ctx, `DELETE FROM deployment_exports WHERE project_id = $1
+		AND version <= $2 - (SELECT export_retention FROM projects WHERE id = $1)`, projectID, version)
+	return err
+}
+
+// exportsPruned reports whether a deployment has no export file left.
+func exportsPruned(ctx context.Context, q querier, projectID string, version int) (bool, error) {
+	var found bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM deployment_exports WHERE project_id = $1 AND version = $2)`,
+		projectID, version).Scan(&found)
+	return !found, err
+}

@@ -1,0 +1,86 @@
+package safety
+
+import (
+	"context"
+	"strconv"
+
+	"redirects"
+)
+
+// Target is a rule set the safety checks work on: a project's draft rules
+// or the rules of one of its deployments.
+type Target struct {
+	Rules []redirects.Rule
+	// Name reads "the draft", "version 3", "version 3 (live)" or "nothing
+	// deployed".
+	Name string
+	// Version is the version number, or 0 for the draft or nothing deployed.
+	Version int
+	// Draft is true for the draft rules.
+	Draft bool
+}
+
+// RuleSource is the part of redirects.Store that Load reads.
+type RuleSource interface {
+	FindProjectByID(ctx context.Context, id string) (*redirects.Project, error)
+	FindRules(ctx context.Context, projectID string) ([]redirects.Rule, error)
+	FindDeployments(ctx context.Context, projectID string) ([]*redirects.Deployment, error)
+	FindDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, []redirects.Rule, error)
+}
+
+// ParseVersion checks a version as the command line and the management API
+// name one: "draft", "live" or a positive version number. It returns the
+// version number, 0 for "draft" and "live". Errors: EINVALID.
+func ParseVersion(spec string) (version int, err error) {
+	if spec == "draft" || spec == "live" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(spec)
+	if err != nil || n <= 0 {
+		return 0, redirects.Errorf(redirects.EINVALID, "version %q is neither draft, live nor a positive version number", spec)
+	}
+	return n, nil
+}
+
+// Load reads the rules of spec ("draft", "live" or a version number, as
+// ParseVersion checks) of a project. With emptyLive, "live" of a project
+// with nothing deployed is an empty rule set instead of an error: a diff
+// from nothing deployed lists every rule as added. The command line's
+// diff, explain, lint, test and verify and the management API's diff and
+// lookup all load through it, so they name and resolve versions alike.
+// Errors: EINVALID (spec), ENOTFOUND (the project or the version).
+func Load(ctx context.Context, s RuleSource, projectID, spec string, emptyLive bool) (*Target, error) {
+	version, err := ParseVersion(spec)
+	if err != nil {
+		return nil, err
+	}
+	if spec == "draft" {
+		rules, err := s.FindRules(ctx, projectID)
+		if err != nil {
+			return nil, err
+		}
+		return &Target{Rules: rules, Name: "the draft", Draft: true}, nil
+	}
+	if version == 0 && emptyLive {
+		// Tell "no such project" from "nothing deployed yet".
+		if _, err := s.FindProjectByID(ctx, projectID); err != nil {
+			return nil, err
+		}
+		ds, err := s.FindDeployments(ctx, projectID)
+		if err != nil {
+			return nil, err
+		}
+		if len(ds) == 0 {
+			return &Target{Rules: []redirects.Rule{}, Name: "nothing deployed"}, nil
+		}
+	}
+	d, rules, err := s.FindDeployment(ctx, projectID, version)
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{Rules: rules, Version: d.Version, Name: "version " + strconv.Itoa(d.Version)}
+	if version == 0 {
+		t.Name += " (live)"
+	}
+	return t, nil
+}
