@@ -87,7 +87,6 @@ var docRouteActions = map[string]string{
 // authorizing, today: for them a 501 is the allowed answer.
 var notBuiltYet = map[string]bool{
 	"POST /manage/v1/projects/{project}/imports": true,
-	"GET /manage/v1/projects/{project}/diff":     true,
 }
 
 // principal is a kind of caller of the matrix.

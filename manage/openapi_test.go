@@ -23,6 +23,7 @@ import (
 	legacyrouter "github.com/getkin/kin-openapi/routers/legacy"
 
 	"redirects"
+	"redirects/safety"
 )
 
 // manageDocFile is api/manage.openapi.yaml, seen from this package.
@@ -456,8 +457,35 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "GET", pbase, nil).want(t, 200)
 	d.call(admin, "PATCH", "/manage/v1/projects/"+prj.ID, map[string]any{}).want(t, 400, codeMissingField)
 	d.call(admin, "PATCH", "/manage/v1/projects/"+prj.ID, map[string]any{"name": "scratch2"}).want(t, 200)
+	// A key of the project with usage: the usage stays, under the key's
+	// ID alone, when the project goes (see Usage below).
+	goneKey, _ := redirects.NewKey(prj.ID, "gone", false, e.clock.Now())
+	if err := e.store.CreateKey(ctx, goneKey); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.AddKeyUsage(ctx, []redirects.DailyUsage{{KeyID: goneKey.ID, Day: "2026-03-02", Count: 1}}); err != nil {
+		t.Fatal(err)
+	}
 	d.call(admin, "DELETE", "/manage/v1/projects/"+prj.ID, nil).want(t, 400, codeConfirm)
 	d.call(admin, "DELETE", "/manage/v1/projects/"+prj.ID, map[string]any{"confirm": "scratch2"}).want(t, 204)
+	// Export retention: set at creation and changed, within 1..10000; a
+	// refused value changes nothing, not even a name sent beside it.
+	var kept projectJSON
+	d.call(admin, "POST", obase+"/projects", map[string]any{"name": "kept", "keepExports": 0}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "POST", obase+"/projects", map[string]any{"name": "kept", "keepExports": 5}).want(t, 201).decode(t, &kept)
+	if kept.KeepExports != 5 {
+		t.Fatalf("created with keepExports 5: %+v", kept)
+	}
+	kpath := "/manage/v1/projects/" + kept.ID
+	d.call(admin, "PATCH", kpath, map[string]any{"name": "kept2", "keepExports": 10001}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "GET", kpath, nil).want(t, 200).decode(t, &kept)
+	if kept.Name != "kept" || kept.KeepExports != 5 {
+		t.Fatalf("a refused change changed the project: %+v", kept)
+	}
+	d.call(admin, "PATCH", kpath, map[string]any{"keepExports": 3}).want(t, 200).decode(t, &kept)
+	if kept.Name != "kept" || kept.KeepExports != 3 {
+		t.Fatalf("after keepExports 3: %+v", kept)
+	}
 
 	// Rules.
 	d.call(admin, "GET", pbase+"/rules?limit=1&sort=-source&match=exact&status=301", nil).want(t, 200)
@@ -490,15 +518,78 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "POST", pbase+"/deployments", map[string]any{"fromVersion": 99}).want(t, 404, "NOT_FOUND")
 	d.call(admin, "POST", pbase+"/deployments", nil).want(t, 201)
 	d.call(admin, "POST", pbase+"/deployments", map[string]any{"message": "rollback", "fromVersion": 1}).want(t, 201)
-	// The diff is not built yet: the route answers 501 after authorizing.
-	d.call(admin, "GET", pbase+"/diff?from=1&to=draft", nil).want(t, 501, codeNotImplemented)
+	// The draft moves on from the live version (3, version 1 again): two
+	// starts_with rules added, /old sent elsewhere.
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/blog/", "destination": "/news/", "matchType": "starts_with", "priority": 50}).want(t, 201)
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/blog/2026/", "destination": "/archive/", "statusCode": 302, "matchType": "starts_with"}).want(t, 201)
+	d.call(admin, "PATCH", fmt.Sprintf("%s/rules/%d", pbase, a.rule.ID), map[string]any{"destination": "/newer"}).want(t, 200)
+	var diff diffAnswer
+	d.call(admin, "GET", pbase+"/diff", nil).want(t, 200).decode(t, &diff)
+	if diff.From != "version 3 (live)" || diff.To != "the draft" || diff.FromVersion != float64(3) || diff.ToVersion != "draft" ||
+		len(diff.Added) != 2 || len(diff.Removed) != 0 || len(diff.Changed) != 1 || diff.Changed[0].Fields[0] != "destination" ||
+		diff.PathsChanged < 3 || len(diff.Impact) != diff.PathsChanged {
+		t.Fatalf("diff live -> draft = %+v", diff)
+	}
+	d.call(admin, "GET", pbase+"/diff?from=draft&to=1&maxPaths=-1", nil).want(t, 200).decode(t, &diff)
+	if len(diff.Removed) != 2 || len(diff.Added) != 0 || diff.FromVersion != "draft" || diff.ToVersion != float64(1) {
+		t.Fatalf("diff draft -> 1 = %+v", diff)
+	}
+	d.call(admin, "GET", pbase+"/diff?from=1&to=draft&maxPaths=1", nil).want(t, 200).decode(t, &diff)
+	if len(diff.Impact) != 1 || diff.PathsChanged < 3 {
+		t.Fatalf("diff with maxPaths=1 = %+v", diff)
+	}
+	d.call(admin, "GET", kpath+"/diff", nil).want(t, 200).decode(t, &diff)
+	if diff.From != "nothing deployed" || diff.FromVersion != nil {
+		t.Fatalf("diff of a project with nothing deployed = %+v", diff)
+	}
+	for _, q := range []string{"from=0", "to=latest", "maxPaths=0", "maxPaths=-2", "maxPaths=x", "from=1&from=2"} {
+		d.call(admin, "GET", pbase+"/diff?"+q, nil).want(t, 400, codeInvalidQuery)
+	}
+	d.call(admin, "GET", pbase+"/diff?from=99", nil).want(t, 404, "NOT_FOUND")
 	d.call(admin, "GET", pbase+"/lookup?path=/old", nil).want(t, 200)
 	d.call(admin, "GET", pbase+"/lookup?path=/nothing&version=draft", nil).want(t, 200)
 	d.call(admin, "GET", pbase+"/lookup?path=/old&version=99", nil).want(t, 404, "NOT_FOUND")
 	d.call(admin, "GET", pbase+"/lookup", nil).want(t, 400, codeInvalidQuery)
+	// The explanation: both starts_with rules match; the lower priority
+	// answers, the other lost, and says why.
+	var lk struct {
+		Version     any
+		Answer      *struct{ Destination string }
+		Explanation safety.Explanation
+	}
+	d.call(admin, "GET", pbase+"/lookup?path=/blog/2026/x&version=draft", nil).want(t, 200).decode(t, &lk)
+	ex := lk.Explanation
+	if lk.Version != "draft" || lk.Answer == nil || lk.Answer.Destination != "/news/" || ex.Answer == nil || ex.Answer.Source != "/blog/" ||
+		len(ex.Candidates) != 2 || !ex.Candidates[0].Answers || ex.Candidates[1].Answers || ex.Candidates[1].Reason == "" {
+		t.Fatalf("lookup of /blog/2026/x in the draft = %+v", lk)
+	}
+	d.call(admin, "GET", pbase+"/lookup?path=/old&version=live", nil).want(t, 200).decode(t, &lk)
+	if lk.Version != float64(3) || lk.Answer == nil || lk.Answer.Destination != "/new" || len(lk.Explanation.Candidates) != 1 {
+		t.Fatalf("lookup of /old in the live version = %+v", lk)
+	}
+	d.call(admin, "GET", pbase+"/lookup?path=/blog/x&version=latest", nil).want(t, 400, codeInvalidQuery)
+	d.call(admin, "GET", kpath+"/lookup?path=/old&version=live", nil).want(t, 404, "NOT_FOUND")
+
+	// Usage as edge nodes count and flush it: the month's total, and per
+	// key and day.
+	if err := e.store.AddUsage(ctx, "2026-03", map[string]int64{a.org.ID: 12}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.AddKeyUsage(ctx, []redirects.DailyUsage{
+		{KeyID: a.key.ID, Day: "2026-03-01", Count: 4},
+		{KeyID: a.key.ID, Day: "2026-03-13", Count: 7},
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	// Keys.
-	d.call(admin, "GET", pbase+"/keys", nil).want(t, 200)
+	var keys struct{ Keys []keyJSON }
+	d.call(admin, "GET", pbase+"/keys", nil).want(t, 200).decode(t, &keys)
+	for _, k := range keys.Keys {
+		if k.ID == a.key.ID && (k.LastUsedAt == nil || *k.LastUsedAt != "2026-03-13") {
+			t.Fatalf("key %s lastUsedAt %v, want 2026-03-13", k.ID, k.LastUsedAt)
+		}
+	}
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": strings.Repeat("k", 201)}).want(t, 400, "INVALID_INPUT")
 	var key keyJSON
 	d.call(admin, "POST", pbase+"/keys", nil).want(t, 201)
@@ -506,7 +597,20 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "DELETE", pbase+"/keys/"+key.ID, nil).want(t, 204)
 
 	// Usage and audit.
-	d.call(admin, "GET", obase+"/usage?month=2026-03", nil).want(t, 200)
+	var u usageJSON
+	d.call(admin, "GET", obase+"/usage?month=2026-03", nil).want(t, 200).decode(t, &u)
+	if u.Total != 12 || len(u.Days) != 14 || u.Days[12] != (dayJSON{"2026-03-13", 7}) || len(u.Keys) < 2 ||
+		u.Keys[0].ID != a.key.ID || u.Keys[0].Count != 11 || len(u.Keys[0].Days) != 2 {
+		t.Fatalf("usage in March = %+v", u)
+	}
+	gone := false
+	for _, k := range u.Keys {
+		gone = gone || k.ID == goneKey.ID && k.ProjectID == "" && k.Count == 1
+	}
+	if !gone {
+		t.Fatalf("usage in March has no key %s of the deleted project: %+v", goneKey.ID, u.Keys)
+	}
+	d.call(admin, "GET", obase+"/usage", nil).want(t, 200)
 	d.call(admin, "GET", obase+"/usage?month=March", nil).want(t, 400, codeInvalidQuery)
 	d.call(admin, "GET", obase+"/audit?limit=2&action=rule.*", nil).want(t, 200)
 	r = d.call(admin, "GET", obase+"/audit", nil, "Accept", "text/csv").want(t, 200)
