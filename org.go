@@ -178,6 +178,10 @@ type Project struct {
 	OrgID     string
 	Name      string
 	CreatedAt time.Time
+	// ShrinkLimit is the percentage of the live rules a deploy may remove
+	// without an explicit confirmation (see package safety); stores default
+	// it to DefaultShrinkLimit.
+	ShrinkLimit int
 }
 
 // Validate checks a project before it is stored.

@@ -33,6 +33,20 @@ type Store interface {
 	// UpdateProject renames a project, records a project event and returns
 	// the project as stored. Errors: ENOTFOUND, EINVALID.
 	UpdateProject(ctx context.Context, id, name string) (*Project, error)
+	// SetProjectShrinkLimit sets the percentage of the live rules a deploy
+	// may remove unconfirmed (see ValidateShrinkLimit), records a
+	// project.update audit entry and returns the project as stored.
+	// Errors: ENOTFOUND, EINVALID.
+	SetProjectShrinkLimit(ctx context.Context, id string, percent int) (*Project, error)
+	// SetProjectTests stores the project's expected-outcome test file,
+	// checked with safety.ParseCases and at most MaxTestsLen bytes,
+	// replacing the one stored; "" removes it. It records a
+	// project.tests audit entry. Errors: ENOTFOUND, EINVALID (every bad
+	// line).
+	SetProjectTests(ctx context.Context, id, csv string) error
+	// FindProjectTests returns the project's stored test file, or "" when it
+	// has none. Errors: ENOTFOUND.
+	FindProjectTests(ctx context.Context, id string) (string, error)
 	// DeleteProject deletes a project with its draft rules, keys,
 	// deployments and exports, and records a project event, so edge nodes
 	// drop it. Errors: ENOTFOUND.
