@@ -11,8 +11,9 @@ import (
 const DefaultShrinkLimit = 10
 
 // ValidateShrinkLimit checks a project's shrink limit: a percentage from 0
-// (every removal needs a confirmation) to 100 (only a deploy that leaves no
-// rule does). Errors: EINVALID.
+// (every removal of more than a few rules needs a confirmation, see
+// safety.MinShrinkRemoved) to 100 (only a deploy that leaves no rule does).
+// Errors: EINVALID.
 func ValidateShrinkLimit(percent int) error {
 	if percent < 0 || percent > 100 {
 		return Errorf(EINVALID, "shrink limit %d is not a percentage from 0 to 100", percent)

@@ -28,6 +28,9 @@ type projectDetailJSON struct {
 	LiveVersion *int            `json:"liveVersion"`
 	LastDeploy  *deploymentJSON `json:"lastDeploy"`
 	RuleCount   int             `json:"ruleCount"`
+	// ShrinkLimit is the percentage of the live rules a deploy may remove
+	// without allowShrink.
+	ShrinkLimit int `json:"shrinkLimit"`
 }
 
 func (h *handler) projectList(w http.ResponseWriter, r *http.Request) error {
@@ -49,6 +52,8 @@ func (h *handler) projectList(w http.ResponseWriter, r *http.Request) error {
 
 type projectRequest struct {
 	Name *string `json:"name"`
+	// ShrinkLimit is taken by PATCH only.
+	ShrinkLimit *int `json:"shrinkLimit"`
 }
 
 func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
@@ -62,6 +67,9 @@ func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
 	}
 	if req.Name == nil {
 		return missingField("name")
+	}
+	if req.ShrinkLimit != nil {
+		return newError(http.StatusBadRequest, codeUnknownField, "the field %q is not one of this request's fields", "shrinkLimit")
 	}
 	p := &redirects.Project{OrgID: o.ID, Name: *req.Name}
 	if err := p.Validate(); err != nil {
@@ -80,7 +88,7 @@ func (h *handler) projectGet(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	out := projectDetailJSON{projectJSON: toProjectJSON(p)}
+	out := projectDetailJSON{projectJSON: toProjectJSON(p), ShrinkLimit: p.ShrinkLimit}
 	d, _, err := h.store.FindDeployment(ctx, p.ID, 0)
 	switch {
 	case err == nil:
@@ -98,7 +106,7 @@ func (h *handler) projectGet(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// projectUpdate renames a project.
+// projectUpdate renames a project and sets its shrink limit.
 func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.authorizeProject(r, redirects.ActionManageProjects)
 	if err != nil {
@@ -108,12 +116,23 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
-	if req.Name == nil {
+	if req.Name == nil && req.ShrinkLimit == nil {
 		return missingField("name")
 	}
-	p, err = h.store.UpdateProject(r.Context(), p.ID, *req.Name)
-	if err != nil {
-		return err
+	if req.ShrinkLimit != nil {
+		if err := redirects.ValidateShrinkLimit(*req.ShrinkLimit); err != nil {
+			return err
+		}
+	}
+	if req.Name != nil {
+		if p, err = h.store.UpdateProject(r.Context(), p.ID, *req.Name); err != nil {
+			return err
+		}
+	}
+	if req.ShrinkLimit != nil {
+		if p, err = h.store.SetProjectShrinkLimit(r.Context(), p.ID, *req.ShrinkLimit); err != nil {
+			return err
+		}
 	}
 	writeJSON(w, http.StatusOK, toProjectJSON(p))
 	return nil

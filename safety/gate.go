@@ -24,9 +24,21 @@ type GateOptions struct {
 	// Live says whether the project has a live deployment; without one no
 	// rule can be removed.
 	Live bool
+	// Rollback says the deploy puts an earlier version's rules live again,
+	// which the shrink guard lets through: its rules were live before, the
+	// caller named them by number, and a rollback is what undoes a bad
+	// deploy in a hurry.
+	Rollback bool
 	// Override is what the caller lets through.
 	Override redirects.DeployOverride
 }
+
+// MinShrinkRemoved is the fewest rules a deploy must remove for the shrink
+// guard's percentage to apply: in a small project a percentage is a rule
+// or two, removed on purpose, and a guard that fires at every such deploy
+// teaches people to pass --allow-shrink always. Leaving no rule needs a
+// confirmation however few go.
+const MinShrinkRemoved = 10
 
 // Shrink is what a deploy removes of the live rules. A live rule is removed
 // when the deploy has no rule of its match type and source.
@@ -41,8 +53,11 @@ type Shrink struct {
 	// none.
 	LeavesNone bool `json:"leavesNone"`
 	// NeedsConfirmation is set when the deploy removes more than Limit
-	// percent of the live rules, or leaves none.
+	// percent of the live rules (and at least MinShrinkRemoved), or leaves
+	// none, and is not a rollback.
 	NeedsConfirmation bool `json:"needsConfirmation"`
+	// Rollback is set for a rollback, which needs no confirmation.
+	Rollback bool `json:"rollback,omitempty"`
 }
 
 // GateResult is the gate's report on one deploy.
@@ -135,7 +150,9 @@ func measureShrink(live, deploy []redirects.Rule, opts GateOptions) Shrink {
 	}
 	s.LeavesNone = s.Live > 0 && s.Deploy == 0
 	// More than Limit percent, in integers: Removed/Live > Limit/100.
-	s.NeedsConfirmation = s.LeavesNone || s.Removed*100 > s.Limit*s.Live
+	s.Rollback = opts.Rollback
+	overLimit := s.Removed >= MinShrinkRemoved && s.Removed*100 > s.Limit*s.Live
+	s.NeedsConfirmation = !opts.Rollback && (s.LeavesNone || overLimit)
 	return s
 }
 
@@ -234,7 +251,8 @@ func CheckDeploy(ctx context.Context, s GateStore, projectID string, opts redire
 			return nil, redirects.Errorf(redirects.EINVALID, "the project's stored test file: %s", redirects.ErrorMessage(err))
 		}
 	}
-	g := Gate(liveRules, deploy, cases, GateOptions{Hosts: hosts, ShrinkLimit: p.ShrinkLimit, Live: live, Override: opts.Override})
+	g := Gate(liveRules, deploy, cases, GateOptions{Hosts: hosts, ShrinkLimit: p.ShrinkLimit, Live: live,
+		Rollback: opts.FromVersion > 0, Override: opts.Override})
 	g.Target = target
 	return g, nil
 }

@@ -67,7 +67,8 @@ func TestGateShrink(t *testing.T) {
 		{keep: 900, limit: 10, block: false}, // exactly 10 %: not more than the limit
 		{keep: 899, limit: 10, block: true},
 		{keep: 850, limit: 20, block: false},
-		{keep: 999, limit: 0, block: true},
+		{keep: 990, limit: 0, block: true},
+		{keep: 991, limit: 0, block: false}, // 9 removed: fewer than MinShrinkRemoved
 		{keep: 0, limit: 100, block: true}, // none left
 		{keep: 1, limit: 100, block: false},
 	} {
@@ -98,6 +99,16 @@ func TestGateShrink(t *testing.T) {
 	g = Gate(live[:1], changed, nil, GateOptions{ShrinkLimit: 0, Live: true})
 	if g.Shrink.Removed != 0 || len(g.Blocked) != 0 {
 		t.Fatalf("a changed destination counted as removed: %+v", g.Shrink)
+	}
+	// A small project: 1 of 5 is 20 %, but too few rules to ask.
+	g = Gate(live[:5], live[:4], nil, GateOptions{ShrinkLimit: 10, Live: true})
+	if len(g.Blocked) != 0 || g.Shrink.Percent != 20 {
+		t.Fatalf("1 of 5 removed: blocked %q, shrink %+v", g.Blocked, g.Shrink)
+	}
+	// A rollback may shrink: its rules were live before.
+	g = Gate(live, live[:1], nil, GateOptions{ShrinkLimit: 10, Live: true, Rollback: true})
+	if len(g.Blocked) != 0 || g.Shrink.NeedsConfirmation || g.Shrink.Removed != 999 || !g.Shrink.Rollback {
+		t.Fatalf("a rollback: blocked %q, shrink %+v; want it let through with the numbers", g.Blocked, g.Shrink)
 	}
 	// Nothing live: nothing to remove, an empty first deploy included.
 	g = Gate(nil, nil, nil, GateOptions{ShrinkLimit: 10})

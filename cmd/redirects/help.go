@@ -26,12 +26,13 @@ var groups = map[string]struct {
 	subs    []string
 }{
 	"org":     {"organizations: their tier and limits", []string{"create", "update", "list", "delete"}},
-	"project": {"projects of an organization", []string{"create", "list", "rename", "delete"}},
+	"project": {"projects of an organization", []string{"create", "list", "rename", "update", "delete"}},
 	"rule":    {"the draft redirect rules of a project", []string{"add", "import", "list", "update", "delete"}},
 	"key":     {"API keys of a project, for the edge API", []string{"create", "list", "revoke"}},
 	"user":    {"users of the management API and dashboard", []string{"create", "list", "disable", "reset-password"}},
 	"member":  {"the members of an organization and their roles", []string{"add", "list", "remove"}},
 	"token":   {"management API tokens of an organization", []string{"create", "list", "revoke"}},
+	"test":    {"expected-outcome tests: run them (test --project P [FILE]) or store them", []string{"set"}},
 }
 
 // commands are every command a user can run, as the dispatch in run knows
@@ -39,14 +40,14 @@ var groups = map[string]struct {
 // holds it, docs and the usage text to each other.
 var commands = []string{
 	"org create", "org update", "org list", "org delete",
-	"project create", "project list", "project rename", "project delete",
+	"project create", "project list", "project rename", "project update", "project delete",
 	"rule add", "rule import", "rule list", "rule update", "rule delete",
 	"key create", "key list", "key revoke",
 	"deploy", "deployments", "lookup", "export",
 	"user create", "user list", "user disable", "user reset-password",
 	"member add", "member list", "member remove",
 	"token create", "token list", "token revoke",
-	"audit", "lint", "diff", "explain", "test", "verify",
+	"audit", "lint", "diff", "explain", "test", "test set", "verify",
 	"serve", "quickstart", "version", "help",
 }
 
@@ -122,8 +123,14 @@ var docs = map[string]doc{
 		"Revoking a key that is already revoked changes nothing, says so, and exits 0.",
 		`redirects key revoke --project "$PROJECT" key_1a2b3c4d5e6f7g8h`},
 	"deploy": {"make the draft rules live as a new version and print the version",
-		"With --from-version the rules of an earlier version go live again (a rollback).",
-		"redirects deploy --project \"$PROJECT\" --message \"spring cleanup\"\nredirects deploy --project \"$PROJECT\" --from-version 3"},
+		"With --from-version the rules of an earlier version go live again (a rollback).\n\n" +
+			"Every deploy is checked first. Lint errors (loops) and failing cases of the project's stored\n" +
+			"test file block it unless it is forced with --force --reason TEXT, which the audit log records.\n" +
+			"A deploy that removes more of the live rules than the project's shrink limit (10 % unless\n" +
+			"\"project update --shrink-limit\" says otherwise), or all of them, needs --allow-shrink.\n" +
+			"A blocked deploy changes nothing, says why on stderr and exits 1; warnings block nothing.",
+		"redirects deploy --project \"$PROJECT\" --message \"spring cleanup\"\nredirects deploy --project \"$PROJECT\" --from-version 3\n" +
+			"redirects deploy --project \"$PROJECT\" --force --reason \"loop fixed upstream tonight\""},
 	"deployments": {"list a project's deployments, version 1 first", "",
 		`redirects deployments --project "$PROJECT" --json`},
 	"lookup": {"look a path up in a deployed version, as the edge API would", "",
@@ -161,8 +168,15 @@ var docs = map[string]doc{
 	"explain": {"show which rule answers a path and why", "",
 		`redirects explain --project "$PROJECT" --path /blog/post`},
 	"test": {"check expected outcomes from a file against a version",
-		"FILE is CSV with the header path,status,destination[,final_destination], one case a line:\nstatus is 301, 302, or none for a path no rule may answer. Exits 1 when a case fails.",
+		"FILE is CSV with the header path,status,destination[,final_destination], one case a line:\nstatus is 301, 302, or none for a path no rule may answer. Exits 1 when a case fails.\n" +
+			"Without FILE, the project's stored test file.\n\nSubcommands:\n  set    store the project's test file, which every deploy runs against the rules it puts live",
 		`redirects test --project "$PROJECT" cases.txt --junit results.xml`},
+	"test set": {"store the project's test file, which every deploy runs against the rules it puts live",
+		"The file is checked first: a bad line is reported with its number and nothing is stored.\nAn empty file is refused; FILE - reads standard input.",
+		`redirects test set --project "$PROJECT" cases.csv`},
+	"project update": {"change a project's deploy settings",
+		"--shrink-limit is the percentage of the live rules a deploy may remove without --allow-shrink\n(0 to 100; 10 for a new project).",
+		`redirects project update --project "$PROJECT" --shrink-limit 25`},
 	"verify": {"ask a running web server for every rule's source and check its answers",
 		"Exits 1 when the server answers otherwise.",
 		`redirects verify --base-url http://127.0.0.1:8080 --project "$PROJECT"`},

@@ -265,6 +265,34 @@ func (c *cmd) projectRename(ctx context.Context, args []string) error {
 	return nil
 }
 
+func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
+	fs := c.flags("project update")
+	project := fs.String("project", "", "project ID")
+	limit := fs.Int("shrink-limit", 0, "the `PERCENT` of the live rules a deploy may remove without --allow-shrink")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	if !isSet(fs, "shrink-limit") {
+		return usagef("project update needs --shrink-limit")
+	}
+	if err := redirects.ValidateShrinkLimit(*limit); err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := s.SetProjectShrinkLimit(ctx, *project, *limit)
+	if err != nil {
+		return err
+	}
+	c.infof("%s: a deploy may remove up to %d %% of the live rules without --allow-shrink", p.ID, p.ShrinkLimit)
+	return nil
+}
+
 func (c *cmd) projectDelete(ctx context.Context, args []string) error {
 	fs := c.flags("project delete")
 	project := fs.String("project", "", "project ID")
