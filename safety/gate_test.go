@@ -69,7 +69,7 @@ func TestGateShrink(t *testing.T) {
 		{keep: 850, limit: 20, block: false},
 		{keep: 990, limit: 0, block: true},
 		{keep: 991, limit: 0, block: false}, // 9 removed: fewer than MinShrinkRemoved
-		{keep: 0, limit: 100, block: true}, // none left
+		{keep: 0, limit: 100, block: true},  // none left
 		{keep: 1, limit: 100, block: false},
 	} {
 		g := Gate(live, live[:tc.keep], nil, GateOptions{ShrinkLimit: tc.limit, Live: true})
