@@ -110,7 +110,7 @@ func Gate(live, deploy []redirects.Rule, cases []Case, opts GateOptions) *GateRe
 		if opts.Override.Force {
 			g.Forced = true
 		} else {
-			g.Blocked = append(g.Blocked, strings.Join(what, " and ")+" block the deploy unless it is forced with a reason")
+			g.Blocked = append(g.Blocked, strings.Join(what, " and ")+" must be fixed, or the deploy forced with a reason")
 		}
 	}
 	if s := g.Shrink; s.NeedsConfirmation {

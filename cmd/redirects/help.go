@@ -127,7 +127,8 @@ var docs = map[string]doc{
 			"Every deploy is checked first. Lint errors (loops) and failing cases of the project's stored\n" +
 			"test file block it unless it is forced with --force --reason TEXT, which the audit log records.\n" +
 			"A deploy that removes more of the live rules than the project's shrink limit (10 % unless\n" +
-			"\"project update --shrink-limit\" says otherwise), or all of them, needs --allow-shrink.\n" +
+			"\"project update --shrink-limit\" says otherwise; once at least 10 rules go), or all of them,\n" +
+			"needs --allow-shrink; a rollback does not.\n" +
 			"A blocked deploy changes nothing, says why on stderr and exits 1; warnings block nothing.",
 		"redirects deploy --project \"$PROJECT\" --message \"spring cleanup\"\nredirects deploy --project \"$PROJECT\" --from-version 3\n" +
 			"redirects deploy --project \"$PROJECT\" --force --reason \"loop fixed upstream tonight\""},
