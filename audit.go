@@ -64,6 +64,7 @@ const (
 	AuditProjectCreate  = "project.create"
 	AuditProjectUpdate  = "project.update"
 	AuditProjectDelete  = "project.delete"
+	AuditProjectTests   = "project.tests"
 	AuditRuleCreate     = "rule.create"
 	AuditRuleUpdate     = "rule.update"
 	AuditRuleDelete     = "rule.delete"
@@ -227,6 +228,13 @@ func DeployAuditEntry(ctx context.Context, p *Project, d *Deployment) *AuditEntr
 	after := map[string]any{"version": d.Version, "message": d.Message, "exactRules": d.ExactCount, "prefixRules": d.PrefixCount}
 	if d.FromVersion != 0 {
 		after["fromVersion"] = d.FromVersion
+	}
+	if d.Override.Force {
+		after["forced"] = true
+		after["reason"] = d.Override.Reason
+	}
+	if d.Override.AllowShrink {
+		after["allowShrink"] = true
 	}
 	return NewAuditEntry(ctx, d.CreatedAt, AuditDeploy, p.OrgID, p.ID, "deployment", p.ID+"@"+strconv.Itoa(d.Version), nil, after)
 }

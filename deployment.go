@@ -21,6 +21,9 @@ type Deployment struct {
 	PrefixCount int
 	// Report says what the export formats cannot express, for the operator.
 	Report string
+	// Override is what the deploy went past, from DeployOptions. The audit
+	// entry of the deploy records it; the deployment's row does not.
+	Override DeployOverride
 }
 
 // Export is one export file of a deployment, rendered at deploy time.
@@ -37,6 +40,39 @@ type DeployOptions struct {
 	// FromVersion, when positive, deploys the rules of that earlier version
 	// instead of the draft rules.
 	FromVersion int
+	// Override is what the caller allows the deploy gate to let through
+	// (see package safety); the deploy's audit entry records it.
+	Override DeployOverride
+}
+
+// DeployOverride is what a deploy may go past: blocking findings and
+// failing expected-outcome cases when forced with a reason, and the shrink
+// guard when shrinking is allowed.
+type DeployOverride struct {
+	// Force deploys past blocking findings and failing cases; it needs a
+	// Reason.
+	Force  bool
+	Reason string
+	// AllowShrink deploys past the shrink guard.
+	AllowShrink bool
+}
+
+// MaxForceReasonLen bounds the reason of a forced deploy.
+const MaxForceReasonLen = 1000
+
+// Validate checks an override: a forced deploy names its reason, and only
+// a forced deploy has one.
+func (o DeployOverride) Validate() error {
+	reason := strings.TrimSpace(o.Reason)
+	switch {
+	case o.Force && reason == "":
+		return Errorf(EINVALID, "a forced deploy needs a reason, for the audit log")
+	case !o.Force && reason != "":
+		return Errorf(EINVALID, "a reason is only taken with a forced deploy")
+	case len(o.Reason) > MaxForceReasonLen:
+		return Errorf(EINVALID, "the reason is %d bytes long, more than the %d allowed", len(o.Reason), MaxForceReasonLen)
+	}
+	return nil
 }
 
 // Validate checks the options before a deploy opens its transaction.
@@ -45,7 +81,7 @@ func (o DeployOptions) Validate() error {
 	if o.FromVersion < 0 {
 		return Errorf(EINVALID, "version %d to deploy from is not a positive number", o.FromVersion)
 	}
-	return nil
+	return o.Override.Validate()
 }
 
 // DeployContent is what a deployment stores beside its metadata.
@@ -125,8 +161,9 @@ func NewRelease(projectID string, opts DeployOptions, rules []Rule, build Builde
 	}
 	SortRules(rules)
 	r := &Release{
-		Deployment: Deployment{ProjectID: projectID, CreatedAt: now, Message: opts.Message, FromVersion: opts.FromVersion},
-		Snapshot:   EncodeRules(rules),
+		Deployment: Deployment{ProjectID: projectID, CreatedAt: now, Message: opts.Message, FromVersion: opts.FromVersion,
+			Override: opts.Override},
+		Snapshot: EncodeRules(rules),
 	}
 	for i := range rules {
 		if rules[i].MatchType == Exact {

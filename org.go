@@ -183,6 +183,10 @@ type Project struct {
 	// and their exports are rendered again on demand (see FindExport). 0
 	// when creating a project means DefaultExportRetention.
 	ExportRetention int
+	// ShrinkLimit is the percentage of the live rules a deploy may remove
+	// without an explicit confirmation (see package safety); stores default
+	// it to DefaultShrinkLimit.
+	ShrinkLimit int
 }
 
 // Bounds of Project.ExportRetention.

@@ -38,6 +38,20 @@ type Store interface {
 	// returns the project as stored. The next deploy deletes the export
 	// files of older deployments. Errors: ENOTFOUND, EINVALID.
 	SetExportRetention(ctx context.Context, id string, n int) (*Project, error)
+	// SetProjectShrinkLimit sets the percentage of the live rules a deploy
+	// may remove unconfirmed (see ValidateShrinkLimit), records a
+	// project.update audit entry and returns the project as stored.
+	// Errors: ENOTFOUND, EINVALID.
+	SetProjectShrinkLimit(ctx context.Context, id string, percent int) (*Project, error)
+	// SetProjectTests stores the project's expected-outcome test file,
+	// checked with safety.ParseCases and at most MaxTestsLen bytes,
+	// replacing the one stored; "" removes it. It records a
+	// project.tests audit entry. Errors: ENOTFOUND, EINVALID (every bad
+	// line).
+	SetProjectTests(ctx context.Context, id, csv string) error
+	// FindProjectTests returns the project's stored test file, or "" when it
+	// has none. Errors: ENOTFOUND.
+	FindProjectTests(ctx context.Context, id string) (string, error)
 	// DeleteProject deletes a project with its draft rules, keys,
 	// deployments and exports, and records a project event, so edge nodes
 	// drop it. Errors: ENOTFOUND.

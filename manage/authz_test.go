@@ -56,6 +56,9 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		method, path string
 		body         any
 	}
+	if err := e.store.SetProjectTests(ctx, a.project.ID, "path,status,destination\n/old,301,/new\n"); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		// min is the least role that may; "" for operators only.
@@ -74,6 +77,8 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"rules.csv", redirects.RoleViewer, func() call { return call{"GET", pbase + "/rules.csv", nil} }},
 		{"deployments", redirects.RoleViewer, func() call { return call{"GET", pbase + "/deployments", nil} }},
 		{"lookup", redirects.RoleViewer, func() call { return call{"GET", pbase + "/lookup?path=/old", nil} }},
+		{"deploy check", redirects.RoleViewer, func() call { return call{"GET", pbase + "/deploy-check", nil} }},
+		{"read tests", redirects.RoleViewer, func() call { return call{"GET", pbase + "/tests", nil} }},
 		{"list keys", redirects.RoleViewer, func() call { return call{"GET", pbase + "/keys", nil} }},
 
 		{"add rule", redirects.RoleEditor, func() call {
@@ -85,6 +90,10 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"delete rule", redirects.RoleEditor, func() call { return call{"DELETE", fmt.Sprintf("%s/rules/%d", pbase, newRule()), nil} }},
 		{"delete matching", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/rules?q=/nothing*&confirm=true", nil} }},
 		{"deploy", redirects.RoleEditor, func() call { return call{"POST", pbase + "/deployments", map[string]any{"message": "m"}} }},
+		{"store tests", redirects.RoleEditor, func() call {
+			return call{"PUT", pbase + "/tests", csvBody("path,status,destination\n/old,301,/new\n")}
+		}},
+		{"delete tests", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/tests", nil} }},
 
 		{"create project", redirects.RoleOwner, func() call { return call{"POST", obase + "/projects", map[string]any{"name": "p"}} }},
 		{"rename project", redirects.RoleOwner, func() call { return call{"PATCH", "/manage/v1/projects/" + newProject(), map[string]any{"name": "q"}} }},

@@ -192,6 +192,9 @@ type resp struct {
 	req    string
 }
 
+// csvBody is a request body sent as text/csv.
+type csvBody string
+
 // do sends a request; body is JSON-encoded unless it is a string or
 // []byte, sent as it is. hdr holds header name, value pairs.
 func (c *client) do(method, path string, body any, hdr ...string) *resp {
@@ -210,6 +213,8 @@ func (c *client) request(method, path string, body any, hdr ...string) *http.Req
 		rd, ctype = strings.NewReader(b), "application/json"
 	case []byte:
 		rd, ctype = bytes.NewReader(b), "application/json"
+	case csvBody:
+		rd, ctype = strings.NewReader(string(b)), "text/csv"
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {

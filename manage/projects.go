@@ -31,6 +31,9 @@ type projectDetailJSON struct {
 	LiveVersion *int            `json:"liveVersion"`
 	LastDeploy  *deploymentJSON `json:"lastDeploy"`
 	RuleCount   int             `json:"ruleCount"`
+	// ShrinkLimit is the percentage of the live rules a deploy may remove
+	// without allowShrink.
+	ShrinkLimit int `json:"shrinkLimit"`
 }
 
 func (h *handler) projectList(w http.ResponseWriter, r *http.Request) error {
@@ -53,6 +56,8 @@ func (h *handler) projectList(w http.ResponseWriter, r *http.Request) error {
 type projectRequest struct {
 	Name        *string `json:"name"`
 	KeepExports *int    `json:"keepExports"`
+	// ShrinkLimit is taken by PATCH only.
+	ShrinkLimit *int `json:"shrinkLimit"`
 }
 
 func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
@@ -66,6 +71,9 @@ func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
 	}
 	if req.Name == nil {
 		return missingField("name")
+	}
+	if req.ShrinkLimit != nil {
+		return newError(http.StatusBadRequest, codeUnknownField, "the field %q is not one of this request's fields", "shrinkLimit")
 	}
 	p := &redirects.Project{OrgID: o.ID, Name: *req.Name}
 	if req.KeepExports != nil {
@@ -90,7 +98,7 @@ func (h *handler) projectGet(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	out := projectDetailJSON{projectJSON: toProjectJSON(p)}
+	out := projectDetailJSON{projectJSON: toProjectJSON(p), ShrinkLimit: p.ShrinkLimit}
 	d, _, err := h.store.FindDeployment(ctx, p.ID, 0)
 	switch {
 	case err == nil:
@@ -108,9 +116,9 @@ func (h *handler) projectGet(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// projectUpdate renames a project and sets how many of its latest
-// deployments keep their export files. Both are checked before either is
-// stored, so bad input changes nothing.
+// projectUpdate renames a project, sets how many of its latest deployments
+// keep their export files and sets its shrink limit. Every field is checked
+// before any is stored, so bad input changes nothing.
 func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.authorizeProject(r, redirects.ActionManageProjects)
 	if err != nil {
@@ -120,7 +128,7 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
-	if req.Name == nil && req.KeepExports == nil {
+	if req.Name == nil && req.KeepExports == nil && req.ShrinkLimit == nil {
 		return missingField("name")
 	}
 	if req.Name != nil {
@@ -135,6 +143,11 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	if req.ShrinkLimit != nil {
+		if err := redirects.ValidateShrinkLimit(*req.ShrinkLimit); err != nil {
+			return err
+		}
+	}
 	if req.Name != nil {
 		if p, err = h.store.UpdateProject(r.Context(), p.ID, *req.Name); err != nil {
 			return err
@@ -142,6 +155,11 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	}
 	if req.KeepExports != nil {
 		if p, err = h.store.SetExportRetention(r.Context(), p.ID, *req.KeepExports); err != nil {
+			return err
+		}
+	}
+	if req.ShrinkLimit != nil {
+		if p, err = h.store.SetProjectShrinkLimit(r.Context(), p.ID, *req.ShrinkLimit); err != nil {
 			return err
 		}
 	}

@@ -193,7 +193,7 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	if err := tx.Commit(ctx); err != nil {
 		return wrap(op, err)
 	}
-	p.ID, p.CreatedAt, p.ExportRetention = id, now, retention
+	p.ID, p.CreatedAt, p.ExportRetention, p.ShrinkLimit = id, now, retention, redirects.DefaultShrinkLimit
 	return nil
 }
 
@@ -224,7 +224,7 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 	return collect(op, rows, err, scanProject)
 }
 
-const projectColumns = `id, org_id, name, created_at, export_retention`
+const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit`
 
 // findProject returns one project. lock, when not "", is a row-locking
 // clause ("FOR NO KEY UPDATE", "FOR SHARE") that holds the row to the end of
@@ -248,7 +248,7 @@ func scanProject(s pgx.Row) (*redirects.Project, error) {
 		p       redirects.Project
 		created int64
 	)
-	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention); err != nil {
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit); err != nil {
 		return nil, err
 	}
 	p.CreatedAt = fromNanos(created)

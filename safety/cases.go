@@ -98,6 +98,23 @@ func ParseCases(in io.Reader) ([]Case, error) {
 	return cases, nil
 }
 
+// CountTests checks a test file as a store keeps it and returns its number
+// of cases, or -1 for "", no file. Errors: EINVALID (every bad line, or a
+// file longer than redirects.MaxTestsLen).
+func CountTests(csv string) (int, error) {
+	if csv == "" {
+		return -1, nil
+	}
+	if len(csv) > redirects.MaxTestsLen {
+		return 0, redirects.Errorf(redirects.EINVALID, "the test file is %d bytes long, more than the %d allowed", len(csv), redirects.MaxTestsLen)
+	}
+	cases, err := ParseCases(strings.NewReader(csv))
+	if err != nil {
+		return 0, err
+	}
+	return len(cases), nil
+}
+
 func parseCase(rec []string, columns int) (Case, string) {
 	if len(rec) != columns {
 		return Case{}, fmt.Sprintf("%d fields, want %d as in the header", len(rec), columns)

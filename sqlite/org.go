@@ -189,7 +189,7 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	if err := tx.Commit(); err != nil {
 		return wrap("create project", err)
 	}
-	p.ID, p.CreatedAt, p.ExportRetention = id, now, retention
+	p.ID, p.CreatedAt, p.ExportRetention, p.ShrinkLimit = id, now, retention, redirects.DefaultShrinkLimit
 	return nil
 }
 
@@ -224,7 +224,7 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 	return collect("find projects", rows, err, scanProject)
 }
 
-const projectColumns = `id, org_id, name, created_at, export_retention`
+const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit`
 
 func findProject(ctx context.Context, tx querier, id string) (*redirects.Project, error) {
 	p, err := scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = ?`, id))
@@ -241,7 +241,7 @@ func scanProject(s scanner) (*redirects.Project, error) {
 		p       redirects.Project
 		created int64
 	)
-	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention); err != nil {
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit); err != nil {
 		return nil, err
 	}
 	p.CreatedAt = fromNanos(created)

@@ -82,6 +82,8 @@ func Run(t *testing.T, open Opener) {
 		{"Rule/DeleteMatching", testDeleteRules},
 		{"Project/Update", testProjectUpdate},
 		{"Project/Delete", testProjectDelete},
+		{"Project/ShrinkLimit", testProjectShrinkLimit},
+		{"Project/Tests", testProjectTests},
 		{"Org/Delete", testOrgDelete},
 	}
 	tests = append(tests, accountTests...)

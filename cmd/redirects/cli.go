@@ -81,7 +81,7 @@ Commands:
   project create --org ORG_ID --name NAME
   project list [--org ORG_ID] [--json]
   project rename --project P --name NAME
-  project update --project P --keep-exports N      keep the export files of the last N deployments (default 20)
+  project update --project P [--keep-exports N] [--shrink-limit PERCENT]   export files kept (default 20 deployments), deploy shrink limit (default 10 %)
   project delete --project P --confirm NAME        deletes its rules, keys, deployments and exports
   rule add --project P --source S --destination D [--status 301|302] [--match exact|starts_with] [--priority N]
   rule import --project P [--replace] [--errors-file FILE] FILE|-
@@ -93,7 +93,7 @@ Commands:
   key create --project P [--test] [--name LABEL]
   key list --project P [--json]
   key revoke --project P KEY_ID_OR_FULL_KEY
-  deploy --project P [--message TEXT] [--from-version N]
+  deploy --project P [--message TEXT] [--from-version N] [--force --reason TEXT] [--allow-shrink]
   deployments --project P [--json]
   lookup --project P --path PATH [--version N]
   export --project P --format FORMAT [--version N]
@@ -111,7 +111,8 @@ Commands:
   lint --project P [--version N|draft|live] [--host H]... [--json]
   diff --project P [--from N|draft|live] [--to N|draft|live] [--max-paths N] [--json]
   explain --project P --path PATH [--version N|draft|live] [--json]
-  test --project P FILE [--version N|draft|live] [--junit FILE] [--host H]... [--json]
+  test --project P [FILE] [--version N|draft|live] [--junit FILE] [--host H]... [--json]
+  test set --project P FILE|-                      store the test file every deploy runs
   verify --base-url URL --project P [--version N|draft|live] [--concurrency N] [--timeout D] [--json]
   serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]
   quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT] [--log-format text|json]   demo data in a local database, then serve
@@ -319,9 +320,38 @@ func (c *cmd) flags(name string) *flag.FlagSet {
 	return fs
 }
 
+// parseOptional is parse for a command whose positional arguments may all
+// be left out.
+func parseOptional(fs *flag.FlagSet, args []string, positional ...string) ([]string, error) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) > len(positional) {
+		return nil, usagef("%s takes at most %s, got %q", fs.Name(), strings.Join(positional, " "), strings.Join(pos, " "))
+	}
+	return pos, nil
+}
+
 // parse parses flags and positional arguments in any order, and checks the
 // number of positional arguments.
 func parse(fs *flag.FlagSet, args []string, positional ...string) ([]string, error) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != len(positional) {
+		if len(positional) == 0 {
+			return nil, usagef("%s takes no arguments, got %q", fs.Name(), strings.Join(pos, " "))
+		}
+		return nil, usagef("%s takes %s", fs.Name(), strings.Join(positional, " "))
+	}
+	return pos, nil
+}
+
+// parseFlags parses flags and positional arguments in any order and
+// returns the positional ones.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	// The flag package calls Usage on every error; only --help prints it.
 	help := fs.Usage
 	fs.Usage = func() {}
@@ -343,12 +373,6 @@ func parse(fs *flag.FlagSet, args []string, positional ...string) ([]string, err
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
-	}
-	if len(pos) != len(positional) {
-		if len(positional) == 0 {
-			return nil, usagef("%s takes no arguments, got %q", fs.Name(), strings.Join(pos, " "))
-		}
-		return nil, usagef("%s takes %s", fs.Name(), strings.Join(positional, " "))
 	}
 	return pos, nil
 }

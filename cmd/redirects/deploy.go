@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"redirects"
+	"redirects/safety"
 )
 
 func (c *cmd) deploy(ctx context.Context, args []string) error {
@@ -15,6 +17,9 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	project := fs.String("project", "", "project ID")
 	message := fs.String("message", "", "what this deployment changes")
 	from := fs.Int("from-version", 0, "deploy the rules of this earlier version again (rollback)")
+	force := fs.Bool("force", false, "deploy past lint errors and failing expected-outcome cases (needs --reason)")
+	reason := fs.String("reason", "", "why the deploy is forced, for the audit log")
+	allowShrink := fs.Bool("allow-shrink", false, "deploy even if it removes more live rules than the project's shrink limit, or all of them")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -24,11 +29,26 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	if isSet(fs, "from-version") && *from <= 0 {
 		return redirects.Errorf(redirects.EINVALID, "--from-version %d is not a positive version number", *from)
 	}
+	if *force && strings.TrimSpace(*reason) == "" {
+		return usagef("deploy --force needs --reason TEXT, which the audit log records")
+	}
+	if !*force && isSet(fs, "reason") {
+		return usagef("deploy --reason is only taken with --force")
+	}
 	s, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
-	d, err := s.Deploy(ctx, *project, redirects.DeployOptions{Message: *message, FromVersion: *from}, builder)
+	opts := redirects.DeployOptions{Message: *message, FromVersion: *from,
+		Override: redirects.DeployOverride{Force: *force, Reason: *reason, AllowShrink: *allowShrink}}
+	d, g, err := safety.Deploy(ctx, s, *project, opts, builder, nil)
+	if g != nil {
+		c.printGate(g)
+	}
+	var be *safety.BlockedError
+	if errors.As(err, &be) {
+		return redirects.Errorf(redirects.ECONFLICT, "deploy of %s blocked, nothing changed: %s", g.Target, strings.Join(blockedHints(g), "; "))
+	}
 	if err != nil {
 		return err
 	}
@@ -38,10 +58,53 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 		what = fmt.Sprintf("rules of version %d", d.FromVersion)
 	}
 	c.infof("deployed version %d of %s: %d exact and %d prefix rules (%s)", d.Version, d.ProjectID, d.ExactCount, d.PrefixCount, what)
+	if g.Forced {
+		c.infof("forced past %s; the audit log records the reason", gateProblems(g))
+	}
+	if g.ShrinkAllowed {
+		c.infof("allowed to shrink: %s", g.Shrink)
+	}
 	if r := strings.TrimSpace(d.Report); r != "" {
 		c.infof("%s", r)
 	}
 	return nil
+}
+
+// printGate writes the gate's findings and failing cases on standard
+// error, one a line, as lint and test print them.
+func (c *cmd) printGate(g *safety.GateResult) {
+	for _, f := range g.Findings {
+		c.infof("%-7s  %-10s  %s", f.Severity, f.Kind, f.Message)
+	}
+	for _, r := range g.FailingCases {
+		c.infof("FAIL  line %d: %s: %s", r.Case.Line, r.Case.Path, strings.Join(r.Problems, "; "))
+	}
+}
+
+// gateProblems names what a forced deploy went past: "1 lint error and 2
+// failing expected-outcome cases".
+func gateProblems(g *safety.GateResult) string {
+	var what []string
+	if g.Errors > 0 {
+		what = append(what, plural(g.Errors, "lint error", "lint errors"))
+	}
+	if n := len(g.FailingCases); n > 0 {
+		what = append(what, plural(n, "failing expected-outcome case", "failing expected-outcome cases"))
+	}
+	return strings.Join(what, " and ")
+}
+
+// blockedHints says why a deploy was blocked and which flag lets it
+// through.
+func blockedHints(g *safety.GateResult) []string {
+	var out []string
+	if !g.Forced && (g.Errors > 0 || len(g.FailingCases) > 0) {
+		out = append(out, gateProblems(g)+": pass --force --reason TEXT to deploy anyway")
+	}
+	if g.Shrink.NeedsConfirmation && !g.ShrinkAllowed {
+		out = append(out, g.Shrink.String()+": pass --allow-shrink to deploy anyway")
+	}
+	return out
 }
 
 // deploymentJSON is the --json shape of a deployment.

@@ -32,6 +32,7 @@ var groups = map[string]struct {
 	"user":    {"users of the management API and dashboard", []string{"create", "list", "disable", "reset-password"}},
 	"member":  {"the members of an organization and their roles", []string{"add", "list", "remove"}},
 	"token":   {"management API tokens of an organization", []string{"create", "list", "revoke"}},
+	"test":    {"expected-outcome tests: run them (test --project P [FILE]) or store them", []string{"set"}},
 }
 
 // commands are every command a user can run, as the dispatch in run knows
@@ -46,7 +47,7 @@ var commands = []string{
 	"user create", "user list", "user disable", "user reset-password",
 	"member add", "member list", "member remove",
 	"token create", "token list", "token revoke",
-	"audit", "lint", "diff", "explain", "test", "verify",
+	"audit", "lint", "diff", "explain", "test", "test set", "verify",
 	"serve", "quickstart", "version", "help",
 }
 
@@ -96,9 +97,9 @@ var docs = map[string]doc{
 		`redirects project list --org "$ORG" --json`},
 	"project rename": {"rename a project", "",
 		`redirects project rename --project "$PROJECT" --name shop`},
-	"project update": {"change a project's settings",
-		"--keep-exports N: how many of the latest deployments keep their export files (default 20); older\nversions' files are rendered again when asked for, identical to the deploy's.",
-		`redirects project update --project "$PROJECT" --keep-exports 50`},
+	"project update": {"change a project's settings: export retention and deploy shrink limit",
+		"--keep-exports N: how many of the latest deployments keep their export files (default 20); older\nversions' files are rendered again when asked for, identical to the deploy's.\n--shrink-limit is the percentage of the live rules a deploy may remove without --allow-shrink\n(0 to 100; 10 for a new project).",
+		"redirects project update --project \"$PROJECT\" --keep-exports 50\nredirects project update --project \"$PROJECT\" --shrink-limit 25"},
 	"project delete": {"delete a project with its rules, keys, deployments and exports",
 		"--confirm takes the project's name, typed back, so that a wrong ID deletes nothing.",
 		`redirects project delete --project "$PROJECT" --confirm www`},
@@ -125,8 +126,15 @@ var docs = map[string]doc{
 		"Revoking a key that is already revoked changes nothing, says so, and exits 0.",
 		`redirects key revoke --project "$PROJECT" key_1a2b3c4d5e6f7g8h`},
 	"deploy": {"make the draft rules live as a new version and print the version",
-		"With --from-version the rules of an earlier version go live again (a rollback).",
-		"redirects deploy --project \"$PROJECT\" --message \"spring cleanup\"\nredirects deploy --project \"$PROJECT\" --from-version 3"},
+		"With --from-version the rules of an earlier version go live again (a rollback).\n\n" +
+			"Every deploy is checked first. Lint errors (loops) and failing cases of the project's stored\n" +
+			"test file block it unless it is forced with --force --reason TEXT, which the audit log records.\n" +
+			"A deploy that removes more of the live rules than the project's shrink limit (10 % unless\n" +
+			"\"project update --shrink-limit\" says otherwise; once at least 10 rules go), or all of them,\n" +
+			"needs --allow-shrink; a rollback does not.\n" +
+			"A blocked deploy changes nothing, says why on stderr and exits 1; warnings block nothing.",
+		"redirects deploy --project \"$PROJECT\" --message \"spring cleanup\"\nredirects deploy --project \"$PROJECT\" --from-version 3\n" +
+			"redirects deploy --project \"$PROJECT\" --force --reason \"loop fixed upstream tonight\""},
 	"deployments": {"list a project's deployments, version 1 first", "",
 		`redirects deployments --project "$PROJECT" --json`},
 	"lookup": {"look a path up in a deployed version, as the edge API would", "",
@@ -164,8 +172,12 @@ var docs = map[string]doc{
 	"explain": {"show which rule answers a path and why", "",
 		`redirects explain --project "$PROJECT" --path /blog/post`},
 	"test": {"check expected outcomes from a file against a version",
-		"FILE is CSV with the header path,status,destination[,final_destination], one case a line:\nstatus is 301, 302, or none for a path no rule may answer. Exits 1 when a case fails.",
+		"FILE is CSV with the header path,status,destination[,final_destination], one case a line:\nstatus is 301, 302, or none for a path no rule may answer. Exits 1 when a case fails.\n" +
+			"Without FILE, the project's stored test file.\n\nSubcommands:\n  set    store the project's test file, which every deploy runs against the rules it puts live",
 		`redirects test --project "$PROJECT" cases.txt --junit results.xml`},
+	"test set": {"store the project's test file, which every deploy runs against the rules it puts live",
+		"The file is checked first: a bad line is reported with its number and nothing is stored.\nAn empty file is refused; FILE - reads standard input.",
+		`redirects test set --project "$PROJECT" cases.csv`},
 	"verify": {"ask a running web server for every rule's source and check its answers",
 		"Exits 1 when the server answers otherwise.",
 		`redirects verify --base-url http://127.0.0.1:8080 --project "$PROJECT"`},

@@ -71,24 +71,47 @@ func (c *cmd) projectList(ctx context.Context, args []string) error {
 func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 	fs := c.flags("project update")
 	project := fs.String("project", "", "project ID")
-	keep := fs.Int("keep-exports", 0, fmt.Sprintf("keep the export files of the last N deployments (1..%d)", redirects.MaxExportRetention))
+	keep := fs.Int("keep-exports", 0, fmt.Sprintf("keep the export files of the last `N` deployments (1..%d)", redirects.MaxExportRetention))
+	limit := fs.Int("shrink-limit", 0, "the `PERCENT` of the live rules a deploy may remove without --allow-shrink")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := required(fs, "project"); err != nil {
 		return err
 	}
-	if !isSet(fs, "keep-exports") {
-		return usagef("project update needs --keep-exports")
+	setKeep, setLimit := isSet(fs, "keep-exports"), isSet(fs, "shrink-limit")
+	if !setKeep && !setLimit {
+		return usagef("project update needs --keep-exports or --shrink-limit")
+	}
+	// Both values are checked before either is stored, so a bad one
+	// changes nothing.
+	if setKeep {
+		if err := redirects.ValidateExportRetention(*keep); err != nil {
+			return err
+		}
+	}
+	if setLimit {
+		if err := redirects.ValidateShrinkLimit(*limit); err != nil {
+			return err
+		}
 	}
 	s, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
-	p, err := s.SetExportRetention(ctx, *project, *keep)
-	if err != nil {
-		return err
+	if setKeep {
+		p, err := s.SetExportRetention(ctx, *project, *keep)
+		if err != nil {
+			return err
+		}
+		c.infof("project %s keeps the export files of its last %d deployments", p.ID, p.ExportRetention)
 	}
-	c.infof("project %s keeps the export files of its last %d deployments", p.ID, p.ExportRetention)
+	if setLimit {
+		p, err := s.SetProjectShrinkLimit(ctx, *project, *limit)
+		if err != nil {
+			return err
+		}
+		c.infof("%s: a deploy may remove up to %d %% of the live rules without --allow-shrink", p.ID, p.ShrinkLimit)
+	}
 	return nil
 }

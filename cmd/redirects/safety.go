@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -274,6 +275,19 @@ type testJSON struct {
 }
 
 func (c *cmd) test(ctx context.Context, args []string) error {
+	// "test set" stores the file; "test help [set]" is the --help of one
+	// or the other, as for the groups of commands.
+	if len(args) > 0 {
+		switch args[0] {
+		case "set":
+			return c.testSet(ctx, args[1:])
+		case "help":
+			if len(args) > 1 && args[1] == "set" {
+				return c.testSet(ctx, []string{"--help"})
+			}
+			args = []string{"--help"}
+		}
+	}
 	fs := c.flags("test")
 	project := fs.String("project", "", "project ID")
 	version := fs.String("version", "draft", "draft, live or a version number")
@@ -281,7 +295,7 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 	var hosts hostsFlag
 	fs.Var(&hosts, "host", "a `HOST` of the project's own (repeatable), for final destinations")
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, args, "FILE")
+	pos, err := parseOptional(fs, args, "FILE")
 	if err != nil {
 		return err
 	}
@@ -292,18 +306,33 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(pos[0])
-	if err != nil {
-		return redirects.Errorf(redirects.EINVALID, "test file: %v", err)
-	}
-	cases, err := safety.ParseCases(f)
-	f.Close()
-	if err != nil {
-		return redirects.Errorf(redirects.EINVALID, "%s: %s", pos[0], redirects.ErrorMessage(err))
+	var cases []safety.Case
+	if len(pos) == 1 {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "test file: %v", err)
+		}
+		cases, err = safety.ParseCases(f)
+		f.Close()
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "%s: %s", pos[0], redirects.ErrorMessage(err))
+		}
 	}
 	s, err := c.open(ctx)
 	if err != nil {
 		return err
+	}
+	if len(pos) == 0 {
+		csv, err := s.FindProjectTests(ctx, *project)
+		if err != nil {
+			return err
+		}
+		if csv == "" {
+			return usagef("test takes FILE: project %s has no stored test file (store one with \"redirects test set --project %s FILE\")", *project, *project)
+		}
+		if cases, err = safety.ParseCases(strings.NewReader(csv)); err != nil {
+			return redirects.Errorf(redirects.EINVALID, "the stored test file: %s", redirects.ErrorMessage(err))
+		}
 	}
 	t, err := load(ctx, s, *project, spec, false)
 	if err != nil {
@@ -338,6 +367,43 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 		return blocked("%s", summary)
 	}
 	c.infof("%s", summary)
+	return nil
+}
+
+func (c *cmd) testSet(ctx context.Context, args []string) error {
+	fs := c.flags("test set")
+	project := fs.String("project", "", "project ID")
+	pos, err := parse(fs, args, "FILE")
+	if err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	var body []byte
+	if pos[0] == "-" {
+		body, err = io.ReadAll(io.LimitReader(c.m.Stdin, redirects.MaxTestsLen+1))
+	} else {
+		body, err = os.ReadFile(pos[0])
+	}
+	if err != nil {
+		return redirects.Errorf(redirects.EINVALID, "test file: %v", err)
+	}
+	if len(body) == 0 {
+		return redirects.Errorf(redirects.EINVALID, "%s is empty; its first line must be the header %s", pos[0], strings.Join(safety.CasesHeader[:3], ","))
+	}
+	n, err := safety.CountTests(string(body))
+	if err != nil {
+		return redirects.Errorf(redirects.EINVALID, "%s: %s", pos[0], redirects.ErrorMessage(err))
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.SetProjectTests(ctx, *project, string(body)); err != nil {
+		return err
+	}
+	c.infof("stored the test file of %s: %s; every deploy runs them", *project, plural(n, "case", "cases"))
 	return nil
 }
 

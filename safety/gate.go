@@ -1,0 +1,304 @@
+package safety
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// The deploy gate: what runs before every deploy, from the command line and
+// the management API alike, and refuses one that would put a loop, a
+// failing expected-outcome case or a large loss of rules live unless the
+// caller overrides it (see redirects.DeployOverride).
+
+// GateOptions says how to check a deploy.
+type GateOptions struct {
+	// Hosts are the project's own hosts, as for Lint.
+	Hosts []string
+	// ShrinkLimit is the percentage of the live rules the deploy may remove
+	// unconfirmed.
+	ShrinkLimit int
+	// Live says whether the project has a live deployment; without one no
+	// rule can be removed.
+	Live bool
+	// Rollback says the deploy puts an earlier version's rules live again,
+	// which the shrink guard lets through: its rules were live before, the
+	// caller named them by number, and a rollback is what undoes a bad
+	// deploy in a hurry.
+	Rollback bool
+	// Override is what the caller lets through.
+	Override redirects.DeployOverride
+}
+
+// MinShrinkRemoved is the fewest rules a deploy must remove for the shrink
+// guard's percentage to apply: in a small project a percentage is a rule
+// or two, removed on purpose, and a guard that fires at every such deploy
+// teaches people to pass --allow-shrink always. Leaving no rule needs a
+// confirmation however few go.
+const MinShrinkRemoved = 10
+
+// Shrink is what a deploy removes of the live rules. A live rule is removed
+// when the deploy has no rule of its match type and source.
+type Shrink struct {
+	Live    int `json:"live"`
+	Deploy  int `json:"deploy"`
+	Removed int `json:"removed"`
+	// Percent is Removed as a percentage of Live, rounded down to a tenth.
+	Percent float64 `json:"percent"`
+	Limit   int     `json:"limit"`
+	// LeavesNone is set when the deploy removes every live rule and adds
+	// none.
+	LeavesNone bool `json:"leavesNone"`
+	// NeedsConfirmation is set when the deploy removes more than Limit
+	// percent of the live rules (and at least MinShrinkRemoved), or leaves
+	// none, and is not a rollback.
+	NeedsConfirmation bool `json:"needsConfirmation"`
+	// Rollback is set for a rollback, which needs no confirmation.
+	Rollback bool `json:"rollback,omitempty"`
+}
+
+// GateResult is the gate's report on one deploy.
+type GateResult struct {
+	// Target names the rules the deploy would put live: "the draft" or
+	// "version N".
+	Target   string    `json:"target"`
+	Findings []Finding `json:"findings"`
+	Errors   int       `json:"errors"`
+	Warnings int       `json:"warnings"`
+	// Cases is the number of expected-outcome cases run, FailingCases those
+	// that failed.
+	Cases        int          `json:"cases"`
+	FailingCases []CaseResult `json:"failingCases"`
+	Shrink       Shrink       `json:"shrink"`
+	// Blocked lists, one sentence each, why the deploy may not go ahead
+	// with the override it has; empty when it may.
+	Blocked []string `json:"blocked"`
+	// Forced and ShrinkAllowed say which override the deploy needs and
+	// has: forced past blocking findings or failing cases, allowed past
+	// the shrink guard.
+	Forced        bool `json:"forced"`
+	ShrinkAllowed bool `json:"shrinkAllowed"`
+}
+
+// Gate checks the rules a deploy would put live (deploy) against the live
+// rules and the project's cases: lint errors and failing cases block unless
+// forced, a shrink beyond the limit unless allowed.
+func Gate(live, deploy []redirects.Rule, cases []Case, opts GateOptions) *GateResult {
+	g := &GateResult{Findings: Lint(deploy, LintOptions{Hosts: opts.Hosts}), Cases: len(cases), FailingCases: []CaseResult{}}
+	if g.Findings == nil {
+		g.Findings = []Finding{}
+	}
+	g.Errors, g.Warnings = Count(g.Findings)
+	for _, r := range RunCases(deploy, cases, LintOptions{Hosts: opts.Hosts}) {
+		if !r.Pass {
+			g.FailingCases = append(g.FailingCases, r)
+		}
+	}
+	g.Shrink = measureShrink(live, deploy, opts)
+
+	if g.Errors > 0 || len(g.FailingCases) > 0 {
+		var what []string
+		if g.Errors > 0 {
+			what = append(what, plural(g.Errors, "lint error", "lint errors"))
+		}
+		if n := len(g.FailingCases); n > 0 {
+			what = append(what, plural(n, "failing expected-outcome case", "failing expected-outcome cases"))
+		}
+		if opts.Override.Force {
+			g.Forced = true
+		} else {
+			g.Blocked = append(g.Blocked, strings.Join(what, " and ")+" must be fixed, or the deploy forced with a reason")
+		}
+	}
+	if s := g.Shrink; s.NeedsConfirmation {
+		if opts.Override.AllowShrink {
+			g.ShrinkAllowed = true
+		} else {
+			g.Blocked = append(g.Blocked, s.String())
+		}
+	}
+	if g.Blocked == nil {
+		g.Blocked = []string{}
+	}
+	return g
+}
+
+func measureShrink(live, deploy []redirects.Rule, opts GateOptions) Shrink {
+	s := Shrink{Deploy: len(deploy), Limit: opts.ShrinkLimit}
+	if !opts.Live {
+		return s
+	}
+	s.Live = len(live)
+	type key struct {
+		m      redirects.MatchType
+		source string
+	}
+	kept := make(map[key]bool, len(deploy))
+	for i := range deploy {
+		kept[key{deploy[i].MatchType, deploy[i].Source}] = true
+	}
+	for i := range live {
+		if !kept[key{live[i].MatchType, live[i].Source}] {
+			s.Removed++
+		}
+	}
+	if s.Live > 0 {
+		s.Percent = float64(s.Removed*1000/s.Live) / 10
+	}
+	s.LeavesNone = s.Live > 0 && s.Deploy == 0
+	// More than Limit percent, in integers: Removed/Live > Limit/100.
+	s.Rollback = opts.Rollback
+	overLimit := s.Removed >= MinShrinkRemoved && s.Removed*100 > s.Limit*s.Live
+	s.NeedsConfirmation = !opts.Rollback && (s.LeavesNone || overLimit)
+	return s
+}
+
+// String says what the deploy removes and why it needs a confirmation.
+func (s Shrink) String() string {
+	if s.LeavesNone {
+		return fmt.Sprintf("this deploy removes all %s live rules and leaves the project with none", Thousands(s.Live))
+	}
+	return fmt.Sprintf("this deploy removes %s of %s live rules (%s %%); the project's limit is %d %%",
+		Thousands(s.Removed), Thousands(s.Live), strconv.FormatFloat(s.Percent, 'f', -1, 64), s.Limit)
+}
+
+// Thousands writes n with commas between groups of three digits: 1,000.
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// BlockedError is the error of a deploy the gate refused. It carries the
+// gate's report, and unwraps to a redirects.ECONFLICT error whose message
+// says why.
+type BlockedError struct {
+	Result *GateResult
+}
+
+// Error says why the deploy was refused.
+func (e *BlockedError) Error() string {
+	return "deploy blocked: " + strings.Join(e.Result.Blocked, "; ")
+}
+
+// Unwrap gives the domain's error code: the deploy conflicts with the
+// project's checks.
+func (e *BlockedError) Unwrap() error {
+	return &redirects.Error{Code: redirects.ECONFLICT, Message: e.Error()}
+}
+
+// GateStore is what CheckDeploy and Deploy read of a store.
+type GateStore interface {
+	FindProjectByID(ctx context.Context, id string) (*redirects.Project, error)
+	FindRules(ctx context.Context, projectID string) ([]redirects.Rule, error)
+	FindDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, []redirects.Rule, error)
+	FindProjectTests(ctx context.Context, id string) (string, error)
+}
+
+// CheckDeploy runs the gate on the deploy opts describes, reading the
+// rules it would put live (the draft, or opts.FromVersion's), the live
+// rules, the project's shrink limit and its stored test file from s. hosts
+// are the project's own hosts (see LintOptions). Errors: ENOTFOUND (the
+// project or the version), EINVALID (the options).
+func CheckDeploy(ctx context.Context, s GateStore, projectID string, opts redirects.DeployOptions, hosts []string) (*GateResult, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := s.FindProjectByID(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	var deploy []redirects.Rule
+	target := "the draft"
+	if opts.FromVersion > 0 {
+		_, deploy, err = s.FindDeployment(ctx, projectID, opts.FromVersion)
+		target = "version " + strconv.Itoa(opts.FromVersion)
+	} else {
+		deploy, err = s.FindRules(ctx, projectID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	live := true
+	_, liveRules, err := s.FindDeployment(ctx, projectID, 0)
+	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+		live, err = false, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	csv, err := s.FindProjectTests(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	var cases []Case
+	if csv != "" {
+		if cases, err = ParseCases(strings.NewReader(csv)); err != nil {
+			return nil, redirects.Errorf(redirects.EINVALID, "the project's stored test file: %s", redirects.ErrorMessage(err))
+		}
+	}
+	g := Gate(liveRules, deploy, cases, GateOptions{Hosts: hosts, ShrinkLimit: p.ShrinkLimit, Live: live,
+		Rollback: opts.FromVersion > 0, Override: opts.Override})
+	g.Target = target
+	return g, nil
+}
+
+// Deployer is what Deploy needs of a store.
+type Deployer interface {
+	GateStore
+	Deploy(ctx context.Context, projectID string, opts redirects.DeployOptions, build redirects.Builder) (*redirects.Deployment, error)
+}
+
+// Deploy is the one deploy path of the command line and the management
+// API: it runs the gate (CheckDeploy) and deploys only when nothing blocks,
+// with opts.Override recorded in the deploy's audit entry. A blocked deploy
+// changes nothing and returns a *BlockedError with the report. The report
+// is returned with a deployment too, for its warnings.
+//
+// The gate reads the rules before the deploy's transaction: an edit of the
+// draft in between is deployed unchecked, as an edit just after a deploy
+// would be live unchecked until the next one.
+func Deploy(ctx context.Context, s Deployer, projectID string, opts redirects.DeployOptions, build redirects.Builder, hosts []string) (*redirects.Deployment, *GateResult, error) {
+	g, err := CheckDeploy(ctx, s, projectID, opts, hosts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(g.Blocked) > 0 {
+		return nil, g, &BlockedError{Result: g}
+	}
+	// Record only the overrides the deploy needed, so the audit log shows
+	// what was gone past, not what was asked for just in case.
+	if !g.Forced {
+		opts.Override.Force, opts.Override.Reason = false, ""
+	}
+	if !g.ShrinkAllowed {
+		opts.Override.AllowShrink = false
+	}
+	d, err := s.Deploy(ctx, projectID, opts, build)
+	if err != nil {
+		return nil, g, err
+	}
+	return d, g, nil
+}
+
+// plural returns "1 case", "2 cases": n with the form of the word for it.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
