@@ -28,7 +28,7 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 		return nil, err
 	}
 	defer tx.Rollback(ctx)
-	d, err := redirects.DeployInTx(ctx, deployTx{tx}, projectID, opts, build, db.now())
+	d, err := redirects.DeployInTx(ctx, deployTx{db, tx}, projectID, opts, build, db.now())
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,14 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 }
 
 // deployTx is the redirects.DeployTx of a write transaction.
-type deployTx struct{ tx pgx.Tx }
+type deployTx struct {
+	db *DB
+	tx pgx.Tx
+}
+
+func (t deployTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) error {
+	return t.db.recordAudit(ctx, t.tx, e)
+}
 
 // FindProject locks the project's row for the deploy, as Deploy says.
 func (t deployTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {

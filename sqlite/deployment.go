@@ -23,7 +23,7 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 		return nil, err
 	}
 	defer tx.Rollback()
-	d, err := redirects.DeployInTx(ctx, deployTx{tx}, projectID, opts, build, db.now())
+	d, err := redirects.DeployInTx(ctx, deployTx{db, tx}, projectID, opts, build, db.now())
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,14 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 }
 
 // deployTx is the redirects.DeployTx of a write transaction.
-type deployTx struct{ tx *sql.Tx }
+type deployTx struct {
+	db *DB
+	tx *sql.Tx
+}
+
+func (t deployTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) error {
+	return t.db.recordAudit(ctx, t.tx, e)
+}
 
 func (t deployTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
 	return findProject(ctx, t.tx, id)

@@ -57,6 +57,8 @@ func Run(t *testing.T, open Opener) {
 		{"Import/Replace", testImportReplace},
 		{"Import/UnknownProject", testImportUnknownProject},
 		{"Import/Large", testImportLarge},
+		{"Import/Modes", testImportModes},
+		{"Import/DeployAudited", testImportDeployAudited},
 		{"Key/CreateAndFind", testKeyCreateAndFind},
 		{"Key/Revoke", testKeyRevoke},
 		{"Key/OtherProject", testKeyOtherProject},
