@@ -76,6 +76,9 @@ type ReadOptions struct {
 	// a source that is an http or https URL on one of them is read as its
 	// path, so https://www.example.com/old is /old.
 	Hosts []string
+	// MaxRows, when positive, is the most rules a file may hold; the first
+	// line beyond it is reported and ends the reading.
+	MaxRows int
 }
 
 // ReadCSV reads an import file as ReadRules does, for a project that
@@ -168,6 +171,7 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 	var (
 		seen = map[string]int{} // matchType+source -> line
 		line int
+		rows int
 	)
 	fail := func(format string, args ...any) {
 		bad = append(bad, LineError{line, fmt.Sprintf(format, args...)})
@@ -195,6 +199,10 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 		}
 		if blank {
 			continue // a blank line, or one of empty fields
+		}
+		if rows++; opts.MaxRows > 0 && rows > opts.MaxRows {
+			fail("the file has more than %d rules, the most one import takes; split it", opts.MaxRows)
+			break
 		}
 		if len(rec) != cols {
 			fail("has %d fields, the header has %d", len(rec), cols)
@@ -420,6 +428,33 @@ func WriteCSV(w io.Writer, rules []redirects.Rule) error {
 		b = appendCSVFields(b[:0], r.Source, r.Destination, int32(r.StatusCode), r.MatchType)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(r.Priority), 10)
+		b = append(b, '\r', '\n')
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// draftHeader is the first record of the draft file that WriteDraftCSV
+// writes: the import columns and each rule's ID.
+const draftHeader = "source,destination,statusCode,matchType,priority,id\r\n"
+
+// WriteDraftCSV writes draft rules, in the order given, as the draft file
+// of the management API's rules.csv: WriteCSV's columns and then each
+// rule's ID. ReadRules reads it back (the id column is ignored), so a
+// draft exported and imported with replace deploys to the same answers.
+func WriteDraftCSV(w io.Writer, rules []redirects.Rule) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	bw.WriteString(draftHeader)
+	var b []byte
+	for i := range rules {
+		r := &rules[i]
+		b = appendCSVFields(b[:0], r.Source, r.Destination, int32(r.StatusCode), r.MatchType)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(r.Priority), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, r.ID, 10)
 		b = append(b, '\r', '\n')
 		if _, err := bw.Write(b); err != nil {
 			return err

@@ -184,6 +184,9 @@ type client struct {
 func (e *env) anon() *client                { return &client{e: e} }
 func (e *env) withToken(tok string) *client { return &client{e: e, token: tok} }
 
+// csvBody is a request body sent as text/csv.
+type csvBody string
+
 // resp is an answer, read whole.
 type resp struct {
 	status int
@@ -200,6 +203,8 @@ func (c *client) do(method, path string, body any, hdr ...string) *resp {
 	ctype := ""
 	switch b := body.(type) {
 	case nil:
+	case csvBody:
+		rd, ctype = strings.NewReader(string(b)), "text/csv"
 	case string:
 		rd, ctype = strings.NewReader(b), "application/json"
 	case []byte:
