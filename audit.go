@@ -180,7 +180,11 @@ func OrgAuditFields(o *Org) map[string]any {
 
 // ProjectAuditFields returns what the audit log records of a project.
 func ProjectAuditFields(p *Project) map[string]any {
-	return map[string]any{"name": p.Name, "orgId": p.OrgID}
+	m := map[string]any{"name": p.Name, "orgId": p.OrgID}
+	if len(p.Hosts) > 0 {
+		m["hosts"] = p.Hosts
+	}
+	return m
 }
 
 // RuleAuditFields returns what the audit log records of a draft rule.

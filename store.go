@@ -33,6 +33,10 @@ type Store interface {
 	// UpdateProject renames a project, records a project event and returns
 	// the project as stored. Errors: ENOTFOUND, EINVALID.
 	UpdateProject(ctx context.Context, id, name string) (*Project, error)
+	// SetProjectHosts sets the hosts a project declares (see
+	// NormalizeHosts; none clears them), records an audit entry and
+	// returns the project as stored. Errors: ENOTFOUND, EINVALID.
+	SetProjectHosts(ctx context.Context, id string, hosts []string) (*Project, error)
 	// DeleteProject deletes a project with its draft rules, keys,
 	// deployments and exports, and records a project event, so edge nodes
 	// drop it. Errors: ENOTFOUND.

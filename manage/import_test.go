@@ -289,3 +289,57 @@ func stripIDs(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestProjectHostsAndURLSources declares a project's hosts through PATCH
+// and imports full-URL sources on them.
+func TestProjectHostsAndURLSources(t *testing.T) { runSuite(t, testProjectHostsAndURLSources) }
+
+func testProjectHostsAndURLSources(t *testing.T, open newStoreFunc) {
+	e := newEnv(t, open, false, nil)
+	a := e.newOrg("Hosts")
+	owner := a.sessions[redirects.RoleOwner]
+	pbase := "/manage/v1/projects/" + a.project.ID
+	var p struct {
+		Name  string   `json:"name"`
+		Hosts []string `json:"hosts"`
+	}
+	owner.do("GET", pbase, nil).want(t, 200).decode(t, &p)
+	if p.Hosts == nil || len(p.Hosts) != 0 {
+		t.Fatalf("hosts of a new project = %#v, want []", p.Hosts)
+	}
+	owner.do("PATCH", pbase, map[string]any{"hosts": []string{"WWW.Example.com", "example.com"}}).want(t, 200).decode(t, &p)
+	if strings.Join(p.Hosts, " ") != "www.example.com example.com" || p.Name != "Hosts-site" {
+		t.Fatalf("PATCH hosts = %+v", p)
+	}
+	owner.do("PATCH", pbase, map[string]any{"name": "renamed", "hosts": []string{"https://bad"}}).want(t, 400, "INVALID_INPUT")
+	owner.do("PATCH", pbase, map[string]any{}).want(t, 400, codeMissingField)
+	a.tokens[redirects.RoleEditor].do("PATCH", pbase, map[string]any{"hosts": []string{}}).want(t, 403, "FORBIDDEN")
+	owner.do("GET", pbase, nil).want(t, 200).decode(t, &p)
+	if p.Name != "Hosts-site" || len(p.Hosts) != 2 {
+		t.Fatalf("a refused PATCH changed the project: %+v", p)
+	}
+
+	var rep importJSON
+	file := "source,destination,statusCode,matchType\nhttps://www.example.com/from-url,/x,301,exact\nhttp://EXAMPLE.com/shop/,/y,301,starts_with\n"
+	a.tokens[redirects.RoleEditor].do("POST", pbase+"/imports?mode=upsert", csvBody(file)).want(t, 200).decode(t, &rep)
+	if rep.Added != 2 {
+		t.Fatalf("import of URL sources = %+v", rep)
+	}
+	if got := e.draft(a.project.ID); !strings.Contains(got, "exact /from-url -> /x") || !strings.Contains(got, "starts_with /shop/ -> /y") {
+		t.Fatalf("draft after URL sources: %q", got)
+	}
+	a.tokens[redirects.RoleEditor].do("POST", pbase+"/imports?mode=upsert", csvBody("source,destination,statusCode,matchType\nhttps://elsewhere.example/x,/y,301,exact\n")).
+		want(t, 422, "INVALID_IMPORT").decode(t, &rep)
+	if msg := rep.Errors[0].Message; !strings.Contains(msg, "host elsewhere.example") || !strings.Contains(msg, "not one of the hosts the project declares") {
+		t.Fatalf("URL on an undeclared host: %q", msg)
+	}
+
+	owner.do("PATCH", pbase, map[string]any{"hosts": []string{}}).want(t, 200).decode(t, &p)
+	if len(p.Hosts) != 0 {
+		t.Fatalf("cleared hosts = %q", p.Hosts)
+	}
+	es, err := e.store.FindAudit(e.ctx, redirects.AuditFilter{ProjectID: a.project.ID, Action: redirects.AuditProjectUpdate})
+	if err != nil || len(es) != 2 || !strings.Contains(string(es[1].After), "www.example.com") {
+		t.Fatalf("audit of hosts changes = %d entries, %v", len(es), err)
+	}
+}

@@ -13,10 +13,16 @@ type projectJSON struct {
 	OrgID     string `json:"orgId"`
 	Name      string `json:"name"`
 	CreatedAt string `json:"createdAt"`
+	// Hosts are the host names the project declares, [] for none.
+	Hosts []string `json:"hosts"`
 }
 
 func toProjectJSON(p *redirects.Project) projectJSON {
-	return projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: formatTime(p.CreatedAt)}
+	hosts := p.Hosts
+	if hosts == nil {
+		hosts = []string{}
+	}
+	return projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: formatTime(p.CreatedAt), Hosts: hosts}
 }
 
 // projectDetailJSON is one project with what a person needs next: the
@@ -48,7 +54,8 @@ func (h *handler) projectList(w http.ResponseWriter, r *http.Request) error {
 }
 
 type projectRequest struct {
-	Name *string `json:"name"`
+	Name  *string   `json:"name"`
+	Hosts *[]string `json:"hosts"`
 }
 
 func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
@@ -64,6 +71,9 @@ func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
 		return missingField("name")
 	}
 	p := &redirects.Project{OrgID: o.ID, Name: *req.Name}
+	if req.Hosts != nil {
+		p.Hosts = *req.Hosts
+	}
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -98,7 +108,8 @@ func (h *handler) projectGet(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// projectUpdate renames a project.
+// projectUpdate renames a project, or sets the hosts it declares, or
+// both: the hosts are checked before anything changes.
 func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.authorizeProject(r, redirects.ActionManageProjects)
 	if err != nil {
@@ -108,12 +119,23 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
-	if req.Name == nil {
+	if req.Name == nil && req.Hosts == nil {
 		return missingField("name")
 	}
-	p, err = h.store.UpdateProject(r.Context(), p.ID, *req.Name)
-	if err != nil {
-		return err
+	if req.Hosts != nil {
+		if _, err := redirects.NormalizeHosts(*req.Hosts); err != nil {
+			return err
+		}
+	}
+	if req.Name != nil {
+		if p, err = h.store.UpdateProject(r.Context(), p.ID, *req.Name); err != nil {
+			return err
+		}
+	}
+	if req.Hosts != nil {
+		if p, err = h.store.SetProjectHosts(r.Context(), p.ID, *req.Hosts); err != nil {
+			return err
+		}
 	}
 	writeJSON(w, http.StatusOK, toProjectJSON(p))
 	return nil

@@ -107,7 +107,7 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, h.maxImport)}
-	rules, lines, bad, err := export.ReadRules(body, export.ReadOptions{MaxRows: MaxImportRows})
+	rules, lines, bad, err := export.ReadRules(body, export.ReadOptions{Hosts: p.Hosts, MaxRows: MaxImportRows})
 	var mbe *http.MaxBytesError
 	if errors.As(body.err, &mbe) {
 		return newError(http.StatusRequestEntityTooLarge, codeBodyTooLarge, "the file is larger than the %d bytes one import takes; split it", h.maxImport)

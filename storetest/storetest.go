@@ -81,6 +81,7 @@ func Run(t *testing.T, open Opener) {
 		{"Rule/DeleteRevision", testRuleDeleteRevision},
 		{"Rule/DeleteMatching", testDeleteRules},
 		{"Project/Update", testProjectUpdate},
+		{"Project/Hosts", testProjectHosts},
 		{"Project/Delete", testProjectDelete},
 		{"Org/Delete", testOrgDelete},
 	}
