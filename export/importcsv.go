@@ -169,7 +169,7 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 		hosts[strings.ToLower(h)] = true
 	}
 	var (
-		seen = map[string]int{} // matchType+source -> line
+		seen = map[ruleKey]int{} // -> line
 		line int
 		rows int
 	)
@@ -247,7 +247,7 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 			fail("%s", redirects.ErrorMessage(err))
 			continue
 		}
-		k := mt.String() + " " + rule.Source
+		k := ruleKey{rule.Source, mt}
 		if first, dup := seen[k]; dup {
 			fail("a %s rule for source %q already appears on line %d", mt, rule.Source, first)
 			continue
@@ -260,6 +260,12 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 		return nil, nil, bad, nil
 	}
 	return rules, lines, nil, nil
+}
+
+// ruleKey is what makes a rule one of a kind in a project.
+type ruleKey struct {
+	source string
+	match  redirects.MatchType
 }
 
 // readHeader maps each column of csvColumns to its index in header, or -1

@@ -191,3 +191,22 @@ func TestStoreLineErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReadRules1M reads a 1,000,000-rule import file, the CSV work of
+// a 1M-row import through the API or the CLI.
+//
+//	go test -run '^$' -bench ReadRules1M -benchtime 3x -benchmem ./export
+func BenchmarkReadRules1M(b *testing.B) {
+	var buf bytes.Buffer
+	if err := export.WriteCSV(&buf, rulegen.Rules(1_000_000, 0.3, 1)); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	b.ResetTimer()
+	for range b.N {
+		rules, _, bad, err := export.ReadRules(bytes.NewReader(buf.Bytes()), export.ReadOptions{MaxRows: 1_000_000})
+		if err != nil || bad != nil || len(rules) != 1_000_000 {
+			b.Fatalf("ReadRules = %d rules, %d bad lines, %v", len(rules), len(bad), err)
+		}
+	}
+}
