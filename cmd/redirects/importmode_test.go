@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +103,27 @@ func TestProjectHostsCLI(t *testing.T) {
 	c.jsonOf(&projects, "project", "list", "--org", org, "--json")
 	if len(projects[0].Hosts) != 0 {
 		t.Fatalf("hosts after --clear-hosts = %q", projects[0].Hosts)
+	}
+}
+
+// TestLintFollowsDeclaredHosts checks that lint, without --host, follows
+// absolute destinations on the hosts the project declares.
+func TestLintFollowsDeclaredHosts(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	c.ok("rule", "add", "--project", p, "--source", "/a", "--destination", "https://www.example.com/b")
+	c.ok("rule", "add", "--project", p, "--source", "/b", "--destination", "/a")
+	var before, after struct{ Errors int }
+	r := c.exec("", "lint", "--project", p, "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &before); err != nil {
+		t.Fatalf("lint --json: %v\n%s", err, r.stdout)
+	}
+	c.ok("project", "update", "--project", p, "--host", "www.example.com")
+	r = c.exec("", "lint", "--project", p, "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &after); err != nil {
+		t.Fatalf("lint --json: %v\n%s", err, r.stdout)
+	}
+	if before.Errors != 0 || after.Errors == 0 || r.code != 1 || !strings.Contains(r.stdout, "loop") {
+		t.Fatalf("lint errors %d without hosts, %d with them (exit %d): %s", before.Errors, after.Errors, r.code, r.stdout)
 	}
 }
