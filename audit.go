@@ -184,7 +184,11 @@ func OrgAuditFields(o *Org) map[string]any {
 
 // ProjectAuditFields returns what the audit log records of a project.
 func ProjectAuditFields(p *Project) map[string]any {
-	return map[string]any{"name": p.Name, "orgId": p.OrgID}
+	m := map[string]any{"name": p.Name, "orgId": p.OrgID}
+	if len(p.Hosts) > 0 {
+		m["hosts"] = p.Hosts
+	}
+	return m
 }
 
 // RuleAuditFields returns what the audit log records of a draft rule.
@@ -216,10 +220,11 @@ func UserAuditFields(u *User) map[string]any {
 }
 
 // ImportAuditEntry returns the entry of an import of n rules into project
-// p (replacing its draft if replace), by the actor in ctx.
-func ImportAuditEntry(ctx context.Context, at time.Time, p *Project, n int, replace bool) *AuditEntry {
+// p, by the actor in ctx: its mode and what it did to the draft.
+func ImportAuditEntry(ctx context.Context, at time.Time, p *Project, n int, rep *ImportReport) *AuditEntry {
 	return NewAuditEntry(ctx, at, AuditRuleImport, p.OrgID, p.ID, "project", p.ID, nil,
-		map[string]any{"rules": n, "replace": replace})
+		map[string]any{"rules": n, "mode": string(rep.Mode), "added": rep.Added, "updated": rep.Updated,
+			"unchanged": rep.Unchanged, "removed": rep.Removed})
 }
 
 // DeployAuditEntry returns the entry of deployment d of project p, by the

@@ -120,11 +120,14 @@ type DeployTx interface {
 	// InsertRelease stores r as the project's next version, setting
 	// r.Deployment.Version, and records its deploy event for orgID.
 	InsertRelease(ctx context.Context, orgID string, r *Release) error
+	// RecordAudit appends an audit entry in the transaction.
+	RecordAudit(ctx context.Context, e *AuditEntry) error
 }
 
 // DeployInTx is Store.Deploy inside a store's open write transaction tx,
 // which the caller commits: it reads the rules to deploy, makes the release
-// (see NewRelease) at time now and stores it. A builder error is returned
+// (see NewRelease) at time now, stores it and records its audit entry with
+// the actor in ctx. A builder error is returned
 // as it is.
 func DeployInTx(ctx context.Context, tx DeployTx, projectID string, opts DeployOptions, build Builder, now time.Time) (*Deployment, error) {
 	if err := opts.Validate(); err != nil {
@@ -143,6 +146,9 @@ func DeployInTx(ctx context.Context, tx DeployTx, projectID string, opts DeployO
 		return nil, err
 	}
 	if err := tx.InsertRelease(ctx, p.OrgID, r); err != nil {
+		return nil, err
+	}
+	if err := tx.RecordAudit(ctx, DeployAuditEntry(ctx, p, &r.Deployment)); err != nil {
 		return nil, err
 	}
 	return &r.Deployment, nil

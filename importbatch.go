@@ -132,53 +132,194 @@ func (b *ImportBatch) Err(projectID string, clashes map[int32]int64) error {
 	return &Error{Code: code, Message: sb.String()}
 }
 
+// ImportMode says what an import does with the project's draft.
+type ImportMode string
+
+// The import modes.
+const (
+	// ImportAppend adds the file's rules; a rule whose match type and
+	// source the draft already has fails the whole import.
+	ImportAppend ImportMode = "append"
+	// ImportUpsert adds the file's new rules and gives the draft's rules
+	// with the same match type and source the file's destination, status
+	// code and priority (one more revision when that changes them).
+	ImportUpsert ImportMode = "upsert"
+	// ImportReplace replaces every draft rule by the file's.
+	ImportReplace ImportMode = "replace"
+)
+
+// ParseImportMode parses "append", "upsert" or "replace"; "" is append.
+// Errors: EINVALID.
+func ParseImportMode(s string) (ImportMode, error) {
+	switch m := ImportMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "":
+		return ImportAppend, nil
+	case ImportAppend, ImportUpsert, ImportReplace:
+		return m, nil
+	}
+	return "", Errorf(EINVALID, "import mode %s is not one of append, upsert, replace", quoteShort(s))
+}
+
+// ImportOptions says how Store.Import treats the draft.
+type ImportOptions struct {
+	Mode ImportMode // "" is ImportAppend
+	// DryRun computes the report and writes nothing, not even an audit
+	// entry.
+	DryRun bool
+}
+
+// ImportReport says what an import did, or with DryRun would do, to the
+// draft, by match type and source: Added rules are new, Updated ones got
+// another destination, status code or priority, Unchanged ones were
+// already as the file says, and Removed ones are draft rules that a
+// replace drops. A replace gives every rule a new ID, yet counts as
+// updated or unchanged the rules the file keeps.
+type ImportReport struct {
+	Mode      ImportMode
+	DryRun    bool
+	Added     int
+	Updated   int
+	Unchanged int
+	Removed   int
+}
+
+// StoredMatch is a stored draft rule whose match type and source a rule
+// of an import batch has, with the fields an upsert may change.
+type StoredMatch struct {
+	ID          int64
+	Destination string
+	StatusCode  int
+	Priority    int
+	// Pos is the 0-based position in ImportBatch.Rules of the first rule
+	// of the batch with the stored rule's key.
+	Pos int32
+}
+
 // ImportTx is a store's write transaction as ImportInTx uses it. It holds,
 // until it ends, whatever lock keeps other writers from storing a rule of
 // the project between the clash check and the insert.
 type ImportTx interface {
 	// FindProject returns the project to import into. Errors: ENOTFOUND.
 	FindProject(ctx context.Context, id string) (*Project, error)
-	// FindClashes returns, for the first rule of the batch with each key
-	// that a stored rule of the project has, that stored rule's ID.
-	FindClashes(ctx context.Context, projectID string, keys []ImportKey) (map[int32]int64, error)
+	// FindStored returns the project's stored rules whose key the batch has
+	// (each paired with the first rule of the batch with that key), in any
+	// order, and how many rules the project stores in all.
+	FindStored(ctx context.Context, projectID string, keys []ImportKey) ([]StoredMatch, int, error)
 	// DeleteRules deletes every draft rule of the project.
 	DeleteRules(ctx context.Context, projectID string) error
-	// InsertRules stores the batch's rules as draft rules of the project, in
-	// the order of batch.Keys, each created at now. It may stop early once
+	// InsertRules stores the rules of the batch that keys name as draft
+	// rules of the project, in the order of keys (a subsequence of
+	// batch.Keys), each created at now. It may stop early once
 	// batch.Failed reports true.
-	InsertRules(ctx context.Context, projectID string, batch *ImportBatch, now time.Time) error
+	InsertRules(ctx context.Context, projectID string, batch *ImportBatch, keys []ImportKey, now time.Time) error
+	// UpdateRules gives each stored rule of the project named by a match's
+	// ID the match's destination, status code and priority, and one more
+	// revision.
+	UpdateRules(ctx context.Context, projectID string, updates []StoredMatch) error
+	// RecordAudit appends an audit entry in the transaction.
+	RecordAudit(ctx context.Context, e *AuditEntry) error
 }
 
-// ImportInTx is Store.ImportRules inside a store's open write transaction
-// tx, which the caller commits, for a batch that NewImportBatch made before
-// the transaction began (so that validation overlaps with waiting for it).
-// Rules are inserted only when no clash or repeat dooms the import already,
-// and the one error of every problem (see ImportBatch.Err) wins over an
-// insert's own failure.
-func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *ImportBatch, replace bool, now time.Time) error {
-	if _, err := tx.FindProject(ctx, projectID); err != nil {
-		return err
+// ImportInTx is Store.Import inside a store's open write transaction tx,
+// which the caller commits unless opts.DryRun (a dry run writes nothing,
+// so the caller may commit or roll back), for a batch that NewImportBatch
+// made before the transaction began (so that validation overlaps with
+// waiting for it). Rules are written only when no clash or repeat dooms
+// the import already, and the one error of every problem (see
+// ImportBatch.Err) wins over a write's own failure. The import's audit
+// entry is recorded in tx, with the actor in ctx.
+func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *ImportBatch, opts ImportOptions, now time.Time) (*ImportReport, error) {
+	mode := opts.Mode
+	if mode == "" {
+		mode = ImportAppend
 	}
+	if _, err := ParseImportMode(string(mode)); err != nil {
+		return nil, err
+	}
+	p, err := tx.FindProject(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	matches, stored, err := tx.FindStored(ctx, projectID, batch.Keys)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ImportReport{Mode: mode, DryRun: opts.DryRun, Added: len(batch.Rules) - len(matches)}
 	var clashes map[int32]int64
-	if !replace {
-		var err error
-		if clashes, err = tx.FindClashes(ctx, projectID, batch.Keys); err != nil {
-			return err
+	var updates []StoredMatch
+	for _, m := range matches {
+		r := &batch.Rules[m.Pos]
+		if r.Destination == m.Destination && r.StatusCode == m.StatusCode && r.Priority == m.Priority {
+			rep.Unchanged++
+			continue
+		}
+		rep.Updated++
+		if mode == ImportUpsert {
+			updates = append(updates, StoredMatch{ID: m.ID, Destination: r.Destination, StatusCode: r.StatusCode, Priority: r.Priority, Pos: m.Pos})
 		}
 	}
-	var insertErr error
-	if len(clashes) == 0 && !batch.HasRepeats() {
-		if replace {
-			if err := tx.DeleteRules(ctx, projectID); err != nil {
+	switch mode {
+	case ImportAppend:
+		if len(matches) > 0 {
+			clashes = make(map[int32]int64, len(matches))
+			for _, m := range matches {
+				clashes[m.Pos] = m.ID
+			}
+		}
+		rep.Updated, rep.Unchanged = 0, 0
+		rep.Added = len(batch.Rules)
+	case ImportReplace:
+		rep.Removed = stored - len(matches)
+	}
+	var writeErr error
+	if len(clashes) == 0 && !batch.HasRepeats() && !opts.DryRun {
+		writeErr = writeImport(ctx, tx, projectID, batch, mode, matches, updates, now)
+	}
+	if err := batch.Err(projectID, clashes); err != nil {
+		return nil, err
+	}
+	if writeErr != nil {
+		return nil, writeErr
+	}
+	if opts.DryRun {
+		return rep, nil
+	}
+	if err := tx.RecordAudit(ctx, ImportAuditEntry(ctx, now, p, len(batch.Rules), rep)); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// writeImport makes the writes of an import that nothing dooms.
+func writeImport(ctx context.Context, tx ImportTx, projectID string, batch *ImportBatch, mode ImportMode, matches, updates []StoredMatch, now time.Time) error {
+	keys := batch.Keys
+	switch mode {
+	case ImportReplace:
+		if err := tx.DeleteRules(ctx, projectID); err != nil {
+			return err
+		}
+	case ImportUpsert:
+		if len(matches) > 0 {
+			// Only the rules the draft lacks are inserted, still in
+			// index order.
+			matched := make([]bool, len(batch.Rules))
+			for _, m := range matches {
+				matched[m.Pos] = true
+			}
+			keys = make([]ImportKey, 0, len(batch.Keys)-len(matches))
+			for _, k := range batch.Keys {
+				if !matched[k.Pos] {
+					keys = append(keys, k)
+				}
+			}
+		}
+		if len(updates) > 0 {
+			if err := tx.UpdateRules(ctx, projectID, updates); err != nil {
 				return err
 			}
 		}
-		insertErr = tx.InsertRules(ctx, projectID, batch, now)
 	}
-	if err := batch.Err(projectID, clashes); err != nil {
-		return err
-	}
-	return insertErr
+	return tx.InsertRules(ctx, projectID, batch, keys, now)
 }
 
 // ConflictMessage says that r's match type and source are taken by a stored

@@ -1,7 +1,10 @@
 package redirects
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -187,6 +190,10 @@ type Project struct {
 	// without an explicit confirmation (see package safety); stores default
 	// it to DefaultShrinkLimit.
 	ShrinkLimit int
+	// Hosts are the host names the project's site answers on, lower-case
+	// and each once (see NormalizeHosts): an import reads a full URL on
+	// one of them as its path.
+	Hosts []string
 }
 
 // Bounds of Project.ExportRetention.
@@ -219,7 +226,12 @@ func (p *Project) Validate() error {
 		return Errorf(EINVALID, "project has no organization")
 	}
 	if p.ExportRetention != 0 {
-		return ValidateExportRetention(p.ExportRetention)
+		if err := ValidateExportRetention(p.ExportRetention); err != nil {
+			return err
+		}
+	}
+	if _, err := NormalizeHosts(p.Hosts); err != nil {
+		return err
 	}
 	return nil
 }
@@ -234,6 +246,59 @@ func checkName(field, s string) error {
 	for i, c := range s {
 		if unicode.IsControl(c) {
 			return Errorf(EINVALID, "%s %s holds a control character (%U) at byte %d", field, quoteShort(s), c, i)
+		}
+	}
+	return nil
+}
+
+// MaxProjectHosts is the most hosts a project declares.
+const MaxProjectHosts = 50
+
+// NormalizeHosts checks a project's hosts and returns them lower-case,
+// without a trailing dot, each once, in their order. A host is a DNS name
+// (letters, digits and hyphens in dot-separated labels of at most 63
+// bytes, at most 253 bytes in all, no hyphen at a label's ends) such as
+// www.example.com, without a scheme, port or path. Errors: EINVALID.
+func NormalizeHosts(hosts []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, h := range hosts {
+		n := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".")
+		if err := validateHost(n); err != nil {
+			return nil, Errorf(EINVALID, "host %s %s", quoteShort(h), err.Error())
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	if len(out) > MaxProjectHosts {
+		return nil, Errorf(EINVALID, "a project declares at most %d hosts, not %d", MaxProjectHosts, len(out))
+	}
+	return out, nil
+}
+
+// validateHost checks a lower-case host name.
+func validateHost(h string) error {
+	switch {
+	case h == "":
+		return errors.New("is empty")
+	case strings.Contains(h, "://"):
+		return errors.New("is a URL; give the host alone, such as www.example.com")
+	case len(h) > 253:
+		return fmt.Errorf("is %d bytes long, more than the 253 allowed", len(h))
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 {
+			return errors.New("has an empty label or one longer than 63 bytes")
+		}
+		if label[0] == '-' || label[len(label)-1] == '-' {
+			return errors.New("has a label that starts or ends with '-'")
+		}
+		for i := 0; i < len(label); i++ {
+			if c := label[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+				return fmt.Errorf("holds %q; a host has letters, digits, '-' and '.' only", c)
+			}
 		}
 	}
 	return nil

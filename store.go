@@ -52,6 +52,10 @@ type Store interface {
 	// FindProjectTests returns the project's stored test file, or "" when it
 	// has none. Errors: ENOTFOUND.
 	FindProjectTests(ctx context.Context, id string) (string, error)
+	// SetProjectHosts sets the hosts a project declares (see
+	// NormalizeHosts; none clears them), records an audit entry and
+	// returns the project as stored. Errors: ENOTFOUND, EINVALID.
+	SetProjectHosts(ctx context.Context, id string, hosts []string) (*Project, error)
 	// DeleteProject deletes a project with its draft rules, keys,
 	// deployments and exports, and records a project event, so edge nodes
 	// drop it. Errors: ENOTFOUND.
@@ -70,6 +74,11 @@ type Store interface {
 	// within the batch or with existing rules fail the whole import.
 	// Errors: EINVALID (every problem, one per line), ENOTFOUND, ECONFLICT.
 	ImportRules(ctx context.Context, projectID string, rules []Rule, replace bool) (int, error)
+	// Import stores rules in the draft as opts.Mode says (see ImportMode),
+	// all or nothing, and reports what it did; with opts.DryRun it reports
+	// what it would do and writes nothing. Errors: as ImportRules, and
+	// EINVALID for an unknown mode.
+	Import(ctx context.Context, projectID string, rules []Rule, opts ImportOptions) (*ImportReport, error)
 	// FindRules returns the draft rules of a project in the order of
 	// SortRules. Errors: ENOTFOUND (the project).
 	FindRules(ctx context.Context, projectID string) ([]Rule, error)

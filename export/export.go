@@ -2,8 +2,9 @@
 // docs/contract.md (csv, nginx, nginx-map-exact, nginx-map-prefix, haproxy,
 // haproxy-map-exact, haproxy-map-prefix) with the shapes its "Exports"
 // section fixes, and reports at deploy time what a format cannot express. It
-// also reads and writes the CSV import file (ReadCSV, WriteCSV), so the CLI
-// and the benchmark tools share one reader and one writer.
+// also reads and writes the CSV import file (ReadRules and ReadCSV,
+// WriteCSV, and WriteDraftCSV with each rule's ID), so the CLI, the
+// management API and the benchmark tools share one reader and one writer.
 //
 // Render is the redirects.Builder a deploy calls; the Render<Format>
 // functions render one file each. Every renderer takes validated rules in any

@@ -74,3 +74,139 @@ func TestRuleLines(t *testing.T) {
 		t.Fatalf("RuleLines = %q, want %q", got, want)
 	}
 }
+
+// TestReadRulesQuirks reads the files that spreadsheets and other tools
+// write: a byte order mark, CRLF, ';' and tab delimiters, header names in
+// any case and spacing, match types in any case, spaces around values,
+// rows of empty fields, columns in another order, and the id column.
+func TestReadRulesQuirks(t *testing.T) {
+	want := []redirects.Rule{
+		{Source: "/a", Destination: "/to/a", StatusCode: 301, MatchType: redirects.Exact, Priority: 100},
+		{Source: "/b", Destination: "https://x.example/b", StatusCode: 302, MatchType: redirects.StartsWith, Priority: 7},
+		{Source: "/c", Destination: "/to/c", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 100},
+	}
+	files := map[string]string{
+		"bom crlf comma":   "\uFEFFsource,destination,statusCode,matchType,priority\r\n/a,/to/a,301,exact,\r\n/b,https://x.example/b,302,starts_with,7\r\n/c,/to/c,301,starts_with,100\r\n",
+		"semicolon spaced": "Source; Destination ; Status Code ; Match Type ; Priority\n /a ; /to/a ; 301 ; Exact ; \n/b;https://x.example/b;302;Starts With;7\n;;;;\n/c;/to/c;301;STARTS_WITH;\n",
+		"tab":              "source\tdestination\tstatus_code\tmatch_type\tpriority\tid\n/a\t/to/a\t301\tEXACT\t100\t12\n/b\thttps://x.example/b\t302\tstartsWith\t7\t13\n/c\t/to/c\t301\tprefix\t\t\n",
+		"reordered":        "matchType,statusCode,destination,source,ID,PRIORITY\nexact,301,/to/a,/a,1,\nstarts_with,302,https://x.example/b,/b,2,7\nstarts_with,301,/to/c,/c,,\n",
+		"quoted semicolon": "\"source\";\"destination\";\"status\";\"match\"\n\"/a\";\"/to/a\";\"301\";\"exact\"\n",
+	}
+	for name, in := range files {
+		rules, lines, bad, err := export.ReadRules(strings.NewReader(in), export.ReadOptions{})
+		if err != nil || bad != nil {
+			t.Errorf("%s: ReadRules = %v, %v", name, bad, err)
+			continue
+		}
+		w := want
+		if name == "quoted semicolon" {
+			w = want[:1]
+		}
+		if len(rules) != len(w) {
+			t.Errorf("%s: read %d rules, want %d", name, len(rules), len(w))
+			continue
+		}
+		for i := range w {
+			if rules[i] != w[i] {
+				t.Errorf("%s: rule %d = %+v, want %+v", name, i, rules[i], w[i])
+			}
+		}
+		if lines[0] != 2 {
+			t.Errorf("%s: first rule on line %d, want 2", name, lines[0])
+		}
+	}
+}
+
+// TestReadRulesURLSources checks that a full URL source is read as its path
+// when its host is the project's, and refused with a message naming the
+// host and how to declare it otherwise.
+func TestReadRulesURLSources(t *testing.T) {
+	in := "source,destination,statusCode,matchType\n" +
+		"https://WWW.Example.com/old,/new,301,exact\n" +
+		"http://www.example.com,/home,301,starts_with\n" +
+		"https://other.example/x,/y,301,exact\n" +
+		"https://www.example.com/q?x=1,/y,301,exact\n"
+	_, _, bad, err := export.ReadRules(strings.NewReader(in), export.ReadOptions{Hosts: []string{"www.example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) != 2 || bad[0].Line != 4 || bad[1].Line != 5 {
+		t.Fatalf("bad lines = %+v, want lines 4 and 5", bad)
+	}
+	for _, want := range []string{"host other.example", "not one of the hosts the project declares", "project update --host other.example"} {
+		if !strings.Contains(bad[0].Message, want) {
+			t.Errorf("line 4: %q lacks %q", bad[0].Message, want)
+		}
+	}
+	if !strings.Contains(bad[1].Message, "'?'") {
+		t.Errorf("line 5 (a query in the source): %q", bad[1].Message)
+	}
+	rules, _, bad, _ := export.ReadRules(strings.NewReader(in[:strings.Index(in, "https://other")]), export.ReadOptions{Hosts: []string{"www.example.com"}})
+	if bad != nil || len(rules) != 2 || rules[0].Source != "/old" || rules[1].Source != "/" {
+		t.Fatalf("URL sources read as %+v, %+v; want /old and /", rules, bad)
+	}
+	_, _, bad, _ = export.ReadRules(strings.NewReader(in), export.ReadOptions{})
+	if len(bad) != 4 || !strings.Contains(bad[0].Message, "the project declares no hosts") {
+		t.Fatalf("without hosts: %+v", bad)
+	}
+}
+
+// TestReadRulesHeaderErrors checks that a header's problem is line 1's
+// and names the column.
+func TestReadRulesHeaderErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"source,destination,statusCode\n/a,/b,301\n":                     "column matchType is missing",
+		"source,destination,statusCode,matchType,notes\n":                `column "notes" is not one of`,
+		"source,destination,status,statusCode,matchType\n":               `column "statusCode" appears twice`,
+		"source,destination,statusCode,matchType,\n/a,/b,301,exact,x\n":  "column 5 has no name",
+		"source,destination,statusCode,matchType\n/a,/b,301,exact,9,9\n": "",
+	} {
+		_, _, bad, err := export.ReadRules(strings.NewReader(in), export.ReadOptions{})
+		if err != nil || len(bad) == 0 {
+			t.Errorf("%q: bad = %v, err = %v; want a bad line", in, bad, err)
+			continue
+		}
+		if want == "" {
+			if bad[0].Line != 2 || bad[0].Message != "has 6 fields, the header has 4" {
+				t.Errorf("%q: %+v", in, bad)
+			}
+			continue
+		}
+		if bad[0].Line != 1 || !strings.Contains(bad[0].Message, want) {
+			t.Errorf("%q: %+v, want line 1 saying %q", in, bad, want)
+		}
+	}
+}
+
+// TestStoreLineErrors maps a store's "rule N" lines to the file's lines.
+func TestStoreLineErrors(t *testing.T) {
+	got := export.StoreLineErrors("rule 1: bad\nrule 2: clash (rule ID 9)\nsomething else", []int{4, 10})
+	want := []export.LineError{{4, "bad"}, {10, "clash (rule ID 9)"}, {0, "something else"}}
+	if len(got) != len(want) {
+		t.Fatalf("StoreLineErrors = %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("StoreLineErrors[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// BenchmarkReadRules1M reads a 1,000,000-rule import file, the CSV work of
+// a 1M-row import through the API or the CLI.
+//
+//	go test -run '^$' -bench ReadRules1M -benchtime 3x -benchmem ./export
+func BenchmarkReadRules1M(b *testing.B) {
+	var buf bytes.Buffer
+	if err := export.WriteCSV(&buf, rulegen.Rules(1_000_000, 0.3, 1)); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	b.ResetTimer()
+	for range b.N {
+		rules, _, bad, err := export.ReadRules(bytes.NewReader(buf.Bytes()), export.ReadOptions{MaxRows: 1_000_000})
+		if err != nil || bad != nil || len(rules) != 1_000_000 {
+			b.Fatalf("ReadRules = %d rules, %d bad lines, %v", len(rules), len(bad), err)
+		}
+	}
+}

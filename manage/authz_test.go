@@ -115,7 +115,9 @@ func testRoles(t *testing.T, open newStoreFunc) {
 			return call{"DELETE", obase + "/tokens/" + tok.ID, nil}
 		}},
 
-		{"import", redirects.RoleEditor, func() call { return call{"POST", pbase + "/imports?mode=append", map[string]any{}} }},
+		{"import", redirects.RoleEditor, func() call {
+			return call{"POST", pbase + "/imports?mode=upsert", csvBody("source,destination,statusCode,matchType\n/imported,/x,301,exact\n")}
+		}},
 		{"diff", redirects.RoleViewer, func() call { return call{"GET", pbase + "/diff?from=1&to=draft", nil} }},
 
 		{"change org", "", func() call { return call{"PATCH", obase, map[string]any{"tier": "enterprise"}} }},

@@ -184,6 +184,9 @@ type client struct {
 func (e *env) anon() *client                { return &client{e: e} }
 func (e *env) withToken(tok string) *client { return &client{e: e, token: tok} }
 
+// csvBody is a request body sent as text/csv.
+type csvBody string
+
 // resp is an answer, read whole.
 type resp struct {
 	status int
@@ -191,9 +194,6 @@ type resp struct {
 	body   []byte
 	req    string
 }
-
-// csvBody is a request body sent as text/csv.
-type csvBody string
 
 // do sends a request; body is JSON-encoded unless it is a string or
 // []byte, sent as it is. hdr holds header name, value pairs.
@@ -209,12 +209,12 @@ func (c *client) request(method, path string, body any, hdr ...string) *http.Req
 	ctype := ""
 	switch b := body.(type) {
 	case nil:
+	case csvBody:
+		rd, ctype = strings.NewReader(string(b)), "text/csv"
 	case string:
 		rd, ctype = strings.NewReader(b), "application/json"
 	case []byte:
 		rd, ctype = bytes.NewReader(b), "application/json"
-	case csvBody:
-		rd, ctype = strings.NewReader(string(b)), "text/csv"
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {

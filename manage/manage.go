@@ -37,6 +37,9 @@ type Config struct {
 	Secure bool
 	// MaxBodyBytes caps a JSON request body; 0 is DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxImportBytes caps the CSV body of an import; 0 is
+	// DefaultMaxImportBytes.
+	MaxImportBytes int64
 	// SessionTTL is how long a login lasts; 0 is DefaultSessionTTL.
 	SessionTTL time.Duration
 	// LoginLimits caps failed logins; the zero value is
@@ -61,23 +64,26 @@ type handler struct {
 	logger   *slog.Logger
 	secure   bool
 	maxBody  int64
-	ttl      time.Duration
-	logins   *loginLimiter
-	builder  redirects.Builder
+	// maxImport caps an import body.
+	maxImport int64
+	ttl       time.Duration
+	logins    *loginLimiter
+	builder   redirects.Builder
 }
 
 // Handler returns the management API. It panics if cfg.Store is nil or
 // keeps no accounts and cfg.Accounts is nil: that is a wiring mistake.
 func Handler(cfg Config) http.Handler {
 	h := &handler{
-		store:    cfg.Store,
-		accounts: cfg.Accounts,
-		clock:    cfg.Clock,
-		logger:   cfg.Logger,
-		secure:   cfg.Secure,
-		maxBody:  cfg.MaxBodyBytes,
-		ttl:      cfg.SessionTTL,
-		builder:  cfg.Builder,
+		store:     cfg.Store,
+		accounts:  cfg.Accounts,
+		clock:     cfg.Clock,
+		logger:    cfg.Logger,
+		secure:    cfg.Secure,
+		maxBody:   cfg.MaxBodyBytes,
+		maxImport: cfg.MaxImportBytes,
+		ttl:       cfg.SessionTTL,
+		builder:   cfg.Builder,
 	}
 	if h.store == nil {
 		panic("manage: Config.Store is nil")
@@ -97,6 +103,9 @@ func Handler(cfg Config) http.Handler {
 	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
+	}
+	if h.maxImport <= 0 {
+		h.maxImport = DefaultMaxImportBytes
 	}
 	if h.ttl <= 0 {
 		h.ttl = DefaultSessionTTL

@@ -16,10 +16,16 @@ type projectJSON struct {
 	// KeepExports is how many of the latest deployments keep their export
 	// files; older ones are rendered again on demand.
 	KeepExports int `json:"keepExports"`
+	// Hosts are the host names the project declares, [] for none.
+	Hosts []string `json:"hosts"`
 }
 
 func toProjectJSON(p *redirects.Project) projectJSON {
-	return projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: formatTime(p.CreatedAt), KeepExports: p.ExportRetention}
+	hosts := p.Hosts
+	if hosts == nil {
+		hosts = []string{}
+	}
+	return projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: formatTime(p.CreatedAt), KeepExports: p.ExportRetention, Hosts: hosts}
 }
 
 // projectDetailJSON is one project with what a person needs next: the
@@ -54,8 +60,9 @@ func (h *handler) projectList(w http.ResponseWriter, r *http.Request) error {
 }
 
 type projectRequest struct {
-	Name        *string `json:"name"`
-	KeepExports *int    `json:"keepExports"`
+	Name        *string   `json:"name"`
+	KeepExports *int      `json:"keepExports"`
+	Hosts       *[]string `json:"hosts"`
 	// ShrinkLimit is taken by PATCH only.
 	ShrinkLimit *int `json:"shrinkLimit"`
 }
@@ -81,6 +88,9 @@ func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		p.ExportRetention = *req.KeepExports
+	}
+	if req.Hosts != nil {
+		p.Hosts = *req.Hosts
 	}
 	if err := p.Validate(); err != nil {
 		return err
@@ -116,9 +126,10 @@ func (h *handler) projectGet(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// projectUpdate renames a project, sets how many of its latest deployments
-// keep their export files and sets its shrink limit. Every field is checked
-// before any is stored, so bad input changes nothing.
+// projectUpdate renames a project, sets the hosts it declares, how many of
+// its latest deployments keep their export files and its shrink limit.
+// Every field is checked before any is stored, so bad input changes
+// nothing.
 func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.authorizeProject(r, redirects.ActionManageProjects)
 	if err != nil {
@@ -128,7 +139,7 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
-	if req.Name == nil && req.KeepExports == nil && req.ShrinkLimit == nil {
+	if req.Name == nil && req.KeepExports == nil && req.ShrinkLimit == nil && req.Hosts == nil {
 		return missingField("name")
 	}
 	if req.Name != nil {
@@ -148,6 +159,11 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	if req.Hosts != nil {
+		if _, err := redirects.NormalizeHosts(*req.Hosts); err != nil {
+			return err
+		}
+	}
 	if req.Name != nil {
 		if p, err = h.store.UpdateProject(r.Context(), p.ID, *req.Name); err != nil {
 			return err
@@ -160,6 +176,11 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	}
 	if req.ShrinkLimit != nil {
 		if p, err = h.store.SetProjectShrinkLimit(r.Context(), p.ID, *req.ShrinkLimit); err != nil {
+			return err
+		}
+	}
+	if req.Hosts != nil {
+		if p, err = h.store.SetProjectHosts(r.Context(), p.ID, *req.Hosts); err != nil {
 			return err
 		}
 	}

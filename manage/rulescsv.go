@@ -1,20 +1,22 @@
 package manage
 
 import (
-	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"strconv"
 
 	"redirects"
+	"redirects/export"
 )
 
-// rulesCSVColumns are the columns of GET .../rules.csv: the import
-// columns, then each rule's ID, so the file can be edited and read back.
-var rulesCSVColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id"}
-
-// rulesCSV answers the draft rules as CSV, in deployment order. Sources
-// start with '/' and destinations with '/' or http, so no cell can start
-// a spreadsheet formula.
+// rulesCSV answers the draft rules as CSV, in deployment order, with the
+// columns source,destination,statusCode,matchType,priority,id (see
+// export.WriteDraftCSV): the file that POST .../imports reads back. Sources
+// start with '/' and destinations with '/' or http, so no cell can start a
+// spreadsheet formula.
 func (h *handler) rulesCSV(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.authorizeProject(r, redirects.ActionRead)
 	if err != nil {
@@ -26,25 +28,137 @@ func (h *handler) rulesCSV(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+p.ID+`-draft.csv"`)
-	cw := csv.NewWriter(w)
-	cw.UseCRLF = true
-	cw.Write(rulesCSVColumns)
-	for _, rule := range rules {
-		cw.Write([]string{rule.Source, rule.Destination, strconv.Itoa(rule.StatusCode), rule.MatchType.String(),
-			strconv.Itoa(rule.Priority), strconv.FormatInt(rule.ID, 10)})
-	}
-	cw.Flush()
-	return cw.Error()
+	return export.WriteDraftCSV(w, rules)
 }
 
-// ruleImport will import a CSV file into the draft: ?mode=append, upsert or
-// replace and ?dry_run=true|false, answering {added, updated, removed,
-// errors: [{line, message}], errorCount}. The CSV reader and the import
-// modes are not in a shared package yet, so the route answers 501 after
-// authorizing.
+// The limits of one import through the API.
+const (
+	// MaxImportRows is the most rules one import file may hold.
+	MaxImportRows = 1_000_000
+	// DefaultMaxImportBytes caps an import body; Config.MaxImportBytes
+	// changes it.
+	DefaultMaxImportBytes = 200 << 20
+	// maxReportErrors is how many bad lines an import report lists;
+	// errorCount counts them all.
+	maxReportErrors = 100
+)
+
+// codeInvalidMode is the 400 of an unknown import mode.
+const codeInvalidMode = "INVALID_MODE"
+
+// codeInvalidImport is the 422 of an import file with bad lines.
+const codeInvalidImport = "INVALID_IMPORT"
+
+// importReport is the answer of POST .../imports. On failure it also
+// carries the error and code of every error answer, and no count.
+type importReport struct {
+	Error      string             `json:"error,omitempty"`
+	Code       string             `json:"code,omitempty"`
+	Mode       string             `json:"mode"`
+	DryRun     bool               `json:"dryRun"`
+	Added      int                `json:"added"`
+	Updated    int                `json:"updated"`
+	Unchanged  int                `json:"unchanged"`
+	Removed    int                `json:"removed"`
+	Errors     []export.LineError `json:"errors"`
+	ErrorCount int                `json:"errorCount"`
+}
+
+// importTypes are the Content-Types an import body may have. None of them
+// is one a cross-site form can send without a CORS preflight.
+var importTypes = map[string]bool{"text/csv": true, "application/csv": true, "text/tab-separated-values": true, "application/octet-stream": true}
+
+// ruleImport imports a CSV file into the draft (?mode=append, upsert or
+// replace; ?dry_run=true computes the report and writes nothing), all or
+// nothing, and answers the report: 200 when the file is good, 422
+// INVALID_IMPORT with every bad line (the first maxReportErrors listed),
+// or 409 CONFLICT when the only problems are rules an append would add
+// twice.
 func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
-	if _, err := h.authorizeProject(r, redirects.ActionEditRules); err != nil {
+	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	if err != nil {
 		return err
 	}
-	return notImplemented("importing CSV through the API (use redirects rule import)")
+	modeArg, err := query(r, "mode")
+	if err != nil {
+		return err
+	}
+	mode, err := redirects.ParseImportMode(modeArg)
+	if err != nil {
+		return newError(http.StatusBadRequest, codeInvalidMode, "%s", redirects.ErrorMessage(err))
+	}
+	dryArg, err := query(r, "dry_run")
+	if err != nil {
+		return err
+	}
+	dry, err := strconv.ParseBool(dryArg)
+	if dryArg == "" {
+		dry, err = false, nil
+	}
+	if err != nil {
+		return badQuery("the query parameter \"dry_run\" is %q, not true or false", dryArg)
+	}
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || !importTypes[mt] {
+		if ct == "" {
+			ct = "none"
+		}
+		return newError(http.StatusUnsupportedMediaType, codeUnsupportedMedia, "Content-Type is %s; send the CSV file as text/csv", ct)
+	}
+
+	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, h.maxImport)}
+	rules, lines, bad, err := export.ReadRules(body, export.ReadOptions{Hosts: p.Hosts, MaxRows: MaxImportRows})
+	var mbe *http.MaxBytesError
+	if errors.As(body.err, &mbe) {
+		return newError(http.StatusRequestEntityTooLarge, codeBodyTooLarge, "the file is larger than the %d bytes one import takes; split it", h.maxImport)
+	}
+	if err != nil {
+		return err
+	}
+	rep := importReport{Mode: string(mode), DryRun: dry, Errors: []export.LineError{}}
+	if len(bad) > 0 {
+		return writeImportFailure(w, rep, http.StatusUnprocessableEntity, codeInvalidImport, bad)
+	}
+	done, err := h.store.Import(r.Context(), p.ID, rules, redirects.ImportOptions{Mode: mode, DryRun: dry})
+	if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
+		status, apiCode := http.StatusUnprocessableEntity, codeInvalidImport
+		if code == redirects.ECONFLICT {
+			status, apiCode = http.StatusConflict, "CONFLICT"
+		}
+		return writeImportFailure(w, rep, status, apiCode, export.StoreLineErrors(redirects.ErrorMessage(err), lines))
+	} else if err != nil {
+		return err
+	}
+	rep.Added, rep.Updated, rep.Unchanged, rep.Removed = done.Added, done.Updated, done.Unchanged, done.Removed
+	writeJSON(w, http.StatusOK, rep)
+	return nil
+}
+
+// writeImportFailure answers the report of a file that nothing was
+// imported from: every bad line counted, the first maxReportErrors listed.
+func writeImportFailure(w http.ResponseWriter, rep importReport, status int, code string, bad []export.LineError) error {
+	rep.ErrorCount = len(bad)
+	rep.Errors = bad[:min(len(bad), maxReportErrors)]
+	rep.Code = code
+	rep.Error = fmt.Sprintf("%d bad lines; nothing imported", len(bad))
+	if len(bad) == 1 {
+		rep.Error = fmt.Sprintf("line %d: %s; nothing imported", bad[0].Line, bad[0].Message)
+	}
+	writeJSON(w, status, rep)
+	return nil
+}
+
+// bodyReader remembers the error of the body it reads, which the CSV
+// reader reports only as text, so that a body over the cap is told apart.
+type bodyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
 }

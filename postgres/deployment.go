@@ -44,6 +44,10 @@ type deployTx struct {
 	tx pgx.Tx
 }
 
+func (t deployTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) error {
+	return t.db.recordAudit(ctx, t.tx, e)
+}
+
 // FindProject locks the project's row for the deploy, as Deploy says.
 func (t deployTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
 	return findProject(ctx, t.tx, id, "FOR NO KEY UPDATE")
@@ -84,9 +88,6 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 	}
 	if err := recordEvent(ctx, t.tx, redirects.EventDeploy, orgID, d.ProjectID, d.Version, d.CreatedAt); err != nil {
 		return wrap(op, err)
-	}
-	if err := t.db.recordAudit(ctx, t.tx, redirects.DeployAuditEntry(ctx, &redirects.Project{ID: d.ProjectID, OrgID: orgID}, d)); err != nil {
-		return err
 	}
 	return nil
 }

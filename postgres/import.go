@@ -33,30 +33,80 @@ import (
 // end. Validation runs in the background meanwhile, and a problem stops the
 // COPY and rolls the transaction back.
 func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirects.Rule, replace bool) (int, error) {
+	opts := redirects.ImportOptions{Mode: redirects.ImportAppend}
+	if replace {
+		opts.Mode = redirects.ImportReplace
+	}
+	if _, err := db.Import(ctx, projectID, rules, opts); err != nil {
+		return 0, err
+	}
+	return len(rules), nil
+}
+
+// Import stores rules in the draft as opts.Mode says, all or nothing, in
+// one transaction (see redirects.ImportInTx), and reports what it did; a
+// dry run rolls its transaction back. Errors are as ImportRules'.
+func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Rule, opts redirects.ImportOptions) (*redirects.ImportReport, error) {
 	const op = "import rules"
 	// The batch is validated beside the database work. A problem stops the
 	// COPY early.
 	batch, err := redirects.NewImportBatch(rules)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 
 	tx, err := db.beginWrite(ctx, op)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer tx.Rollback(ctx)
-	if err := redirects.ImportInTx(ctx, importTx{tx}, projectID, batch, replace, db.now()); err != nil {
-		return 0, err
+	rep, err := redirects.ImportInTx(ctx, importTx{db, tx}, projectID, batch, opts, db.now())
+	if err != nil {
+		return nil, err
+	}
+	if opts.DryRun {
+		return rep, nil
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return 0, wrap(op, err)
+		return nil, wrap(op, err)
 	}
-	return len(rules), nil
+	return rep, nil
 }
 
 // importTx is the redirects.ImportTx of a write transaction.
-type importTx struct{ tx pgx.Tx }
+type importTx struct {
+	db *DB
+	tx pgx.Tx
+}
+
+func (t importTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) error {
+	return t.db.recordAudit(ctx, t.tx, e)
+}
+
+// updateBatch is how many rules one UPDATE statement of UpdateRules
+// changes, its values sent as arrays.
+const updateBatch = 10_000
+
+// UpdateRules updates the rules by ID, updateBatch at a time, each batch
+// one UPDATE joined to the arrays of its values.
+func (t importTx) UpdateRules(ctx context.Context, projectID string, updates []redirects.StoredMatch) error {
+	for start := 0; start < len(updates); start += updateBatch {
+		part := updates[start:min(start+updateBatch, len(updates))]
+		ids := make([]int64, len(part))
+		dests := make([]string, len(part))
+		codes := make([]int32, len(part))
+		prios := make([]int32, len(part))
+		for i, u := range part {
+			ids[i], dests[i], codes[i], prios[i] = u.ID, u.Destination, int32(u.StatusCode), int32(u.Priority)
+		}
+		if _, err := t.tx.Exec(ctx, `UPDATE rules AS r SET destination = u.d, status_code = u.s, priority = u.p, revision = r.revision + 1
+			FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[]) AS u(id, d, s, p)
+			WHERE r.id = u.id AND r.project_id = $5`, ids, dests, codes, prios, projectID); err != nil {
+			return wrap("import rules", err)
+		}
+	}
+	return nil
+}
 
 // FindProject locks the project's row FOR KEY SHARE, which stands in for
 // the foreign key that rules lacks (see the schema): the project cannot be
@@ -81,61 +131,66 @@ func (t importTx) DeleteRules(ctx context.Context, projectID string) error {
 	return nil
 }
 
-// FindClashes returns, for the first rule of the batch with each key that a
-// stored rule of the project has, that stored rule's ID. It looks each
-// stored rule up in the sorted batch, so the stored rules may come in any
-// order (see findRules for why they are not sorted by the database).
-func (t importTx) FindClashes(ctx context.Context, projectID string, keys []redirects.ImportKey) (map[int32]int64, error) {
+// FindStored returns the project's stored rules whose key the batch has,
+// and how many rules the project stores. It looks each stored rule up in
+// the sorted batch, so the stored rules may come in any order (see
+// findRules for why they are not sorted by the database).
+func (t importTx) FindStored(ctx context.Context, projectID string, keys []redirects.ImportKey) ([]redirects.StoredMatch, int, error) {
+	var n int
 	if len(keys) == 0 {
-		return nil, nil
+		if err := t.tx.QueryRow(ctx, `SELECT count(*) FROM rules WHERE project_id = $1`, projectID).Scan(&n); err != nil {
+			return nil, 0, wrap("import rules", err)
+		}
+		return nil, n, nil
 	}
-	rows, err := t.tx.Query(ctx, `SELECT id, match_type = 'starts_with', source FROM rules WHERE project_id = $1`, projectID)
+	rows, err := t.tx.Query(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
-		return nil, wrap("import rules", err)
+		return nil, 0, wrap("import rules", err)
 	}
 	defer rows.Close()
 	var (
-		clashes map[int32]int64
-		id      int64
+		matches []redirects.StoredMatch
+		m       redirects.StoredMatch
 		prefix  bool
+		dest    []byte
 		stored  = redirects.ImportKey{Pos: -1} // before every batch key with the same rule
 	)
 	for rows.Next() {
-		if err := rows.Scan(&id, &prefix, &stored.Source); err != nil {
-			return nil, wrap("import rules", err)
+		if err := rows.Scan(&m.ID, &prefix, &stored.Source, &dest, &m.StatusCode, &m.Priority); err != nil {
+			return nil, 0, wrap("import rules", err)
 		}
+		n++
 		stored.Match = redirects.Exact
 		if prefix {
 			stored.Match = redirects.StartsWith
 		}
 		k, _ := slices.BinarySearchFunc(keys, stored, redirects.CompareImportKeys)
 		if k < len(keys) && keys[k].SameRule(stored) {
-			if clashes == nil {
-				clashes = make(map[int32]int64)
-			}
-			clashes[keys[k].Pos] = id
+			m.Pos = keys[k].Pos
+			m.Destination = string(dest)
+			matches = append(matches, m)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, wrap("import rules", err)
+		return nil, 0, wrap("import rules", err)
 	}
-	return clashes, nil
+	return matches, n, nil
 }
 
 // errStopped ends a COPY that validation has already doomed.
 var errStopped = errors.New("stopped: the batch has invalid rules")
 
-// InsertRules stores the batch's rules with COPY, in index order
-// (batch.Keys: the "C" collation is Go's string order, and 'exact' <
+// InsertRules stores the rules of the batch that keys name with COPY, in
+// index order (keys, a subsequence of batch.Keys: the "C" collation is Go's string order, and 'exact' <
 // 'starts_with' as Exact < StartsWith), so the rules table's UNIQUE index
 // grows at one end instead of at random places; the ID sequence numbers
 // them in the same order. It stops with errStopped once the batch's
 // validation has failed.
-func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redirects.ImportBatch, now time.Time) error {
-	if len(batch.Keys) == 0 {
+func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redirects.ImportBatch, keys []redirects.ImportKey, now time.Time) error {
+	if len(keys) == 0 {
 		return nil
 	}
-	src := &ruleSource{projectID: projectID, batch: batch, now: now.UnixNano(), k: -1}
+	src := &ruleSource{projectID: projectID, batch: batch, keys: keys, now: now.UnixNano(), k: -1}
 	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"rules"},
 		[]string{"project_id", "match_type", "source", "destination", "status_code", "priority", "created_at"}, src); err != nil {
 		return wrap("import rules", err)
@@ -148,6 +203,7 @@ func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redi
 type ruleSource struct {
 	projectID string
 	batch     *redirects.ImportBatch
+	keys      []redirects.ImportKey
 	now       int64
 	k         int
 	row       [7]any
@@ -160,11 +216,11 @@ func (s *ruleSource) Next() bool {
 		s.err = errStopped
 		return false
 	}
-	return s.k < len(s.batch.Keys)
+	return s.k < len(s.keys)
 }
 
 func (s *ruleSource) Values() ([]any, error) {
-	r := &s.batch.Rules[s.batch.Keys[s.k].Pos]
+	r := &s.batch.Rules[s.keys[s.k].Pos]
 	s.row = [7]any{s.projectID, r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, s.now}
 	return s.row[:], nil
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -169,6 +170,7 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	p.Hosts, _ = redirects.NormalizeHosts(p.Hosts) // Validate checked them
 	tx, err := db.beginWrite(ctx, op)
 	if err != nil {
 		return err
@@ -180,8 +182,8 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	}
 	id, now := redirects.NewProjectID(), db.now()
 	retention := cmp.Or(p.ExportRetention, redirects.DefaultExportRetention)
-	if _, err := tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, created_at, export_retention) VALUES ($1, $2, $3, $4, $5)`,
-		id, p.OrgID, p.Name, now.UnixNano(), retention); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO projects (id, org_id, name, created_at, export_retention, hosts) VALUES ($1, $2, $3, $4, $5, $6)`,
+		id, p.OrgID, p.Name, now.UnixNano(), retention, joinHosts(p.Hosts)); err != nil {
 		return wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditProjectCreate, p.OrgID, id, "project", id, nil, redirects.ProjectAuditFields(p)); err != nil {
@@ -224,7 +226,7 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 	return collect(op, rows, err, scanProject)
 }
 
-const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit`
+const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit, hosts`
 
 // findProject returns one project. lock, when not "", is a row-locking
 // clause ("FOR NO KEY UPDATE", "FOR SHARE") that holds the row to the end of
@@ -247,10 +249,23 @@ func scanProject(s pgx.Row) (*redirects.Project, error) {
 	var (
 		p       redirects.Project
 		created int64
+		hosts   string
 	)
-	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit); err != nil {
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit, &hosts); err != nil {
 		return nil, err
 	}
-	p.CreatedAt = fromNanos(created)
+	p.CreatedAt, p.Hosts = fromNanos(created), splitHosts(hosts)
 	return &p, nil
+}
+
+// joinHosts returns a project's hosts as the hosts column holds them: one
+// per line, "" for none.
+func joinHosts(hosts []string) string { return strings.Join(hosts, "\n") }
+
+// splitHosts reads the hosts column.
+func splitHosts(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
 }

@@ -99,3 +99,36 @@ func (db *DB) DeleteOrg(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// SetProjectHosts sets the hosts a project declares and records the change
+// in the audit log. Edge nodes never read hosts, so no event is recorded.
+func (db *DB) SetProjectHosts(ctx context.Context, id string, hosts []string) (*redirects.Project, error) {
+	const op = "set project hosts"
+	hosts, err := redirects.NormalizeHosts(hosts)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	p, err := findProject(ctx, tx, id, "FOR NO KEY UPDATE")
+	if err != nil {
+		return nil, err
+	}
+	before := redirects.ProjectAuditFields(p)
+	p.Hosts = hosts
+	if _, err := tx.Exec(ctx, `UPDATE projects SET hosts = $1 WHERE id = $2`, joinHosts(hosts), id); err != nil {
+		return nil, wrap(op, err)
+	}
+	if b, a := redirects.AuditDiff(before, redirects.ProjectAuditFields(p)); len(a) > 0 {
+		if err := db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, b, a); err != nil {
+			return nil, wrap(op, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, wrap(op, err)
+	}
+	return p, nil
+}

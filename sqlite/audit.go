@@ -14,8 +14,8 @@ import (
 // change and its record commit together. A zero Time is the clock's.
 //
 // Every store method that changes something calls it before it commits;
-// Deploy and ImportRules record theirs with redirects.DeployAuditEntry and
-// redirects.ImportAuditEntry.
+// Deploy and Import record theirs through redirects.DeployInTx and
+// redirects.ImportInTx (the RecordAudit of deployTx and importTx).
 func (db *DB) recordAudit(ctx context.Context, tx querier, e *redirects.AuditEntry) error {
 	if e.Time.IsZero() {
 		e.Time = db.now()

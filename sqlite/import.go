@@ -33,30 +33,71 @@ import (
 // background while they are inserted, and the transaction is rolled back
 // if validation finds a problem.
 func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirects.Rule, replace bool) (int, error) {
-	// The batch is validated beside the database work, on the CPUs the
-	// inserting goroutine leaves free. A problem stops the insert early.
-	batch, err := redirects.NewImportBatch(rules)
-	if err != nil {
-		return 0, err
+	opts := redirects.ImportOptions{Mode: redirects.ImportAppend}
+	if replace {
+		opts.Mode = redirects.ImportReplace
 	}
-
-	tx, err := db.beginWrite(ctx)
-	if err != nil {
+	if _, err := db.Import(ctx, projectID, rules, opts); err != nil {
 		return 0, err
-	}
-	defer tx.Rollback()
-	if err := redirects.ImportInTx(ctx, importTx{tx}, projectID, batch, replace, db.now()); err != nil {
-		return 0, err
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, wrap("import rules", err)
 	}
 	return len(rules), nil
 }
 
+// Import stores rules in the draft as opts.Mode says, all or nothing, in
+// one IMMEDIATE transaction (see redirects.ImportInTx), and reports what it
+// did; a dry run rolls its transaction back. Errors are as ImportRules'.
+func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Rule, opts redirects.ImportOptions) (*redirects.ImportReport, error) {
+	// The batch is validated beside the database work, on the CPUs the
+	// inserting goroutine leaves free. A problem stops the insert early.
+	batch, err := redirects.NewImportBatch(rules)
+	if err != nil {
+		return nil, err
+	}
+
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rep, err := redirects.ImportInTx(ctx, importTx{db, tx}, projectID, batch, opts, db.now())
+	if err != nil {
+		return nil, err
+	}
+	if opts.DryRun {
+		return rep, nil
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, wrap("import rules", err)
+	}
+	return rep, nil
+}
+
 // importTx is the redirects.ImportTx of a write transaction, whose
 // IMMEDIATE write lock keeps out every other writer.
-type importTx struct{ tx *sql.Tx }
+type importTx struct {
+	db *DB
+	tx *sql.Tx
+}
+
+func (t importTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) error {
+	return t.db.recordAudit(ctx, t.tx, e)
+}
+
+// UpdateRules updates each rule by its ID with one prepared statement.
+func (t importTx) UpdateRules(ctx context.Context, projectID string, updates []redirects.StoredMatch) error {
+	stmt, err := t.tx.PrepareContext(ctx, `UPDATE rules SET destination = ?, status_code = ?, priority = ?, revision = revision + 1
+		WHERE id = ? AND project_id = ?`)
+	if err != nil {
+		return wrap("import rules", err)
+	}
+	defer stmt.Close()
+	for _, u := range updates {
+		if _, err := stmt.ExecContext(ctx, u.Destination, u.StatusCode, u.Priority, u.ID, projectID); err != nil {
+			return wrap("import rules", err)
+		}
+	}
+	return nil
+}
 
 func (t importTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
 	return findProject(ctx, t.tx, id)
@@ -69,49 +110,50 @@ func (t importTx) DeleteRules(ctx context.Context, projectID string) error {
 	return nil
 }
 
-// FindClashes returns, for the first rule of the batch with each key that a
-// stored rule of the project has, that stored rule's ID. It walks the stored
-// keys and the batch's side by side, both in index order: SQLite's BINARY
-// collation is Go's string order, and 'exact' < 'starts_with' as Exact <
-// StartsWith, so the index orders as redirects.CompareImportKeys.
-func (t importTx) FindClashes(ctx context.Context, projectID string, keys []redirects.ImportKey) (map[int32]int64, error) {
-	// The UNIQUE index on (project_id, match_type, source) covers this
-	// query and gives its order, so SQLite reads the index alone and sorts
-	// nothing.
-	rows, err := t.tx.QueryContext(ctx, `SELECT id, match_type, source FROM rules WHERE project_id = ? ORDER BY match_type, source`, projectID)
+// FindStored returns the project's stored rules whose key the batch has,
+// and how many rules the project stores. It walks the stored keys and the
+// batch's side by side, both in index order: SQLite's BINARY collation is
+// Go's string order, and 'exact' < 'starts_with' as Exact < StartsWith, so
+// the index orders as redirects.CompareImportKeys.
+func (t importTx) FindStored(ctx context.Context, projectID string, keys []redirects.ImportKey) ([]redirects.StoredMatch, int, error) {
+	// The UNIQUE index on (project_id, match_type, source) gives this
+	// query's order, so SQLite sorts nothing.
+	rows, err := t.tx.QueryContext(ctx, `SELECT id, match_type, source, destination, status_code, priority FROM rules WHERE project_id = ? ORDER BY match_type, source`, projectID)
 	if err != nil {
-		return nil, wrap("import rules", err)
+		return nil, 0, wrap("import rules", err)
 	}
 	defer rows.Close()
 	var (
-		clashes map[int32]int64
+		matches []redirects.StoredMatch
+		stored  int
 		k       int
-		id      int64
+		m       redirects.StoredMatch
 		mt      string
-		stored  redirects.ImportKey
+		key     redirects.ImportKey
+		dest    sql.RawBytes
 	)
 	for rows.Next() {
-		if err := rows.Scan(&id, &mt, &stored.Source); err != nil {
-			return nil, wrap("import rules", err)
+		if err := rows.Scan(&m.ID, &mt, &key.Source, &dest, &m.StatusCode, &m.Priority); err != nil {
+			return nil, 0, wrap("import rules", err)
 		}
-		if stored.Match, err = redirects.ParseMatchType(mt); err != nil {
-			return nil, fmt.Errorf("sqlite: import rules: stored rule %d: %w", id, err)
+		stored++
+		if key.Match, err = redirects.ParseMatchType(mt); err != nil {
+			return nil, 0, fmt.Errorf("sqlite: import rules: stored rule %d: %w", m.ID, err)
 		}
-		stored.Pos = -1 // before every batch key with the same rule
-		for k < len(keys) && redirects.CompareImportKeys(keys[k], stored) < 0 {
+		key.Pos = -1 // before every batch key with the same rule
+		for k < len(keys) && redirects.CompareImportKeys(keys[k], key) < 0 {
 			k++
 		}
-		if k < len(keys) && keys[k].SameRule(stored) {
-			if clashes == nil {
-				clashes = make(map[int32]int64)
-			}
-			clashes[keys[k].Pos] = id
+		if k < len(keys) && keys[k].SameRule(key) {
+			m.Pos = keys[k].Pos
+			m.Destination = string(dest)
+			matches = append(matches, m)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, wrap("import rules", err)
+		return nil, 0, wrap("import rules", err)
 	}
-	return clashes, nil
+	return matches, stored, nil
 }
 
 // insertBatch is how many rules one INSERT statement stores. Fewer
@@ -123,14 +165,15 @@ const insertBatch = 64
 // errStopped ends an insert that validation has already doomed.
 var errStopped = errors.New("stopped: the batch has invalid rules")
 
-// InsertRules inserts the batch's rules in index order (batch.Keys) with
+// InsertRules inserts the rules of the batch that keys name, in index
+// order (keys, a subsequence of batch.Keys), with
 // explicit IDs that follow the same order, starting above every ID handed
 // out before. Both B-trees of the rules table, the table by ID and the
 // UNIQUE index by key, then grow at one place instead of at random ones,
 // which makes a large import about twice as fast as inserting in the order
 // of rules. It stops with errStopped once the batch's validation has failed.
-func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redirects.ImportBatch, now time.Time) error {
-	tx, rules, keys := t.tx, batch.Rules, batch.Keys
+func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redirects.ImportBatch, keys []redirects.ImportKey, now time.Time) error {
+	tx, rules := t.tx, batch.Rules
 	if len(keys) == 0 {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"redirects"
 )
@@ -165,6 +166,7 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	p.Hosts, _ = redirects.NormalizeHosts(p.Hosts) // Validate checked them
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return err
@@ -176,8 +178,8 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	}
 	id, now := redirects.NewProjectID(), db.now()
 	retention := cmp.Or(p.ExportRetention, redirects.DefaultExportRetention)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, created_at, export_retention) VALUES (?, ?, ?, ?, ?)`,
-		id, p.OrgID, p.Name, now.UnixNano(), retention); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, created_at, export_retention, hosts) VALUES (?, ?, ?, ?, ?, ?)`,
+		id, p.OrgID, p.Name, now.UnixNano(), retention, joinHosts(p.Hosts)); err != nil {
 		return wrap("create project", err)
 	}
 	if err := recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, now); err != nil {
@@ -224,7 +226,7 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 	return collect("find projects", rows, err, scanProject)
 }
 
-const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit`
+const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit, hosts`
 
 func findProject(ctx context.Context, tx querier, id string) (*redirects.Project, error) {
 	p, err := scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = ?`, id))
@@ -240,10 +242,23 @@ func scanProject(s scanner) (*redirects.Project, error) {
 	var (
 		p       redirects.Project
 		created int64
+		hosts   string
 	)
-	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit); err != nil {
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit, &hosts); err != nil {
 		return nil, err
 	}
-	p.CreatedAt = fromNanos(created)
+	p.CreatedAt, p.Hosts = fromNanos(created), splitHosts(hosts)
 	return &p, nil
+}
+
+// joinHosts returns a project's hosts as the hosts column holds them: one
+// per line, "" for none.
+func joinHosts(hosts []string) string { return strings.Join(hosts, "\n") }
+
+// splitHosts reads the hosts column.
+func splitHosts(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
 }

@@ -94,3 +94,35 @@ func (db *DB) DeleteOrg(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// SetProjectHosts sets the hosts a project declares and records the change
+// in the audit log. Edge nodes never read hosts, so no event is recorded.
+func (db *DB) SetProjectHosts(ctx context.Context, id string, hosts []string) (*redirects.Project, error) {
+	hosts, err := redirects.NormalizeHosts(hosts)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.beginWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	p, err := findProject(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	before := redirects.ProjectAuditFields(p)
+	p.Hosts = hosts
+	if _, err := tx.ExecContext(ctx, `UPDATE projects SET hosts = ? WHERE id = ?`, joinHosts(hosts), id); err != nil {
+		return nil, fmt.Errorf("sqlite: set project hosts: %w", err)
+	}
+	if b, a := redirects.AuditDiff(before, redirects.ProjectAuditFields(p)); len(a) > 0 {
+		if err := db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, b, a); err != nil {
+			return nil, fmt.Errorf("sqlite: set project hosts: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("sqlite: set project hosts: %w", err)
+	}
+	return p, nil
+}

@@ -78,13 +78,13 @@ Commands:
   org update ORG_ID [--name NAME] [--tier T] [--rate-limit N|unlimited|default] [--monthly-quota N|unlimited|default]
   org list [--json]
   org delete ORG_ID --confirm NAME                 deletes its projects and everything of theirs
-  project create --org ORG_ID --name NAME
+  project create --org ORG_ID --name NAME [--host H]...
   project list [--org ORG_ID] [--json]
   project rename --project P --name NAME
-  project update --project P [--keep-exports N] [--shrink-limit PERCENT]   export files kept (default 20 deployments), deploy shrink limit (default 10 %)
+  project update --project P [--name NAME] [--host H]... [--clear-hosts] [--keep-exports N] [--shrink-limit PERCENT]
   project delete --project P --confirm NAME        deletes its rules, keys, deployments and exports
   rule add --project P --source S --destination D [--status 301|302] [--match exact|starts_with] [--priority N]
-  rule import --project P [--replace] [--errors-file FILE] FILE|-
+  rule import --project P [--mode append|upsert|replace] [--replace] [--dry-run] [--json] [--errors-file FILE] FILE|-
   rule list --project P [--json]
   rule list --project P [--search Q] [--match M] [--status N] [--sort S] [--limit N] [--after CURSOR] [--json]
   rule update --project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--priority N] [--revision N]

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"redirects"
@@ -12,11 +13,13 @@ func (c *cmd) projectCreate(ctx context.Context, args []string) error {
 	fs := c.flags("project create")
 	org := fs.String("org", "", "organization ID")
 	name := fs.String("name", "", "project name")
+	var hosts hostsFlag
+	fs.Var(&hosts, "host", "a host name the project's site answers on (repeatable), such as www.example.com")
 	_, s, err := c.start(ctx, fs, args, []string{"org", "name"})
 	if err != nil {
 		return err
 	}
-	p := &redirects.Project{OrgID: *org, Name: *name}
+	p := &redirects.Project{OrgID: *org, Name: *name, Hosts: hosts}
 	if err := s.CreateProject(ctx, p); err != nil {
 		return err
 	}
@@ -33,6 +36,8 @@ type projectJSON struct {
 	// KeepExports is how many of the latest deployments keep their export
 	// files (Project.ExportRetention).
 	KeepExports int `json:"keepExports"`
+	// Hosts are the host names the project declares, [] for none.
+	Hosts []string `json:"hosts"`
 }
 
 func (c *cmd) projectList(ctx context.Context, args []string) error {
@@ -53,7 +58,11 @@ func (c *cmd) projectList(ctx context.Context, args []string) error {
 	if *asJSON {
 		out := make([]projectJSON, 0, len(projects))
 		for _, p := range projects {
-			out = append(out, projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: p.CreatedAt.Format(timeFormat), KeepExports: p.ExportRetention})
+			hosts := p.Hosts
+			if hosts == nil {
+				hosts = []string{}
+			}
+			out = append(out, projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: p.CreatedAt.Format(timeFormat), Hosts: hosts, KeepExports: p.ExportRetention})
 		}
 		return c.printJSON(out)
 	}
@@ -65,26 +74,37 @@ func (c *cmd) projectList(ctx context.Context, args []string) error {
 	return w.Flush()
 }
 
-// projectUpdate changes a project's settings: how many of its latest
-// deployments keep their export files. Older ones keep their rules, and
-// `redirects export` and the edge render their files again on demand.
+// projectUpdate changes a project: its name, the hosts it declares (--host,
+// repeatable, replaces the list; --clear-hosts empties it), how many of its
+// latest deployments keep their export files, and its deploy shrink limit.
+// Every value is checked before anything is stored, so a bad one changes
+// nothing.
 func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 	fs := c.flags("project update")
 	project := fs.String("project", "", "project ID")
+	name := fs.String("name", "", "new project name")
+	var hosts hostsFlag
+	fs.Var(&hosts, "host", "a host name the project's site answers on (repeatable; replaces the list), such as www.example.com")
+	clear := fs.Bool("clear-hosts", false, "declare no hosts")
 	keep := fs.Int("keep-exports", 0, fmt.Sprintf("keep the export files of the last `N` deployments (1..%d)", redirects.MaxExportRetention))
 	limit := fs.Int("shrink-limit", 0, "the `PERCENT` of the live rules a deploy may remove without --allow-shrink")
-	if _, err := parse(fs, args); err != nil {
+	_, s, err := c.start(ctx, fs, args, []string{"project"})
+	if err != nil {
 		return err
 	}
-	if err := required(fs, "project"); err != nil {
-		return err
+	setHosts := isSet(fs, "host") || *clear
+	setName, setKeep, setLimit := isSet(fs, "name"), isSet(fs, "keep-exports"), isSet(fs, "shrink-limit")
+	switch {
+	case !setName && !setHosts && !setKeep && !setLimit:
+		return usagef("project update needs at least one of --name, --host, --clear-hosts, --keep-exports, --shrink-limit")
+	case isSet(fs, "host") && *clear:
+		return usagef("project update takes --host or --clear-hosts, not both")
 	}
-	setKeep, setLimit := isSet(fs, "keep-exports"), isSet(fs, "shrink-limit")
-	if !setKeep && !setLimit {
-		return usagef("project update needs --keep-exports or --shrink-limit")
+	if setHosts {
+		if _, err := redirects.NormalizeHosts(hosts); err != nil {
+			return err
+		}
 	}
-	// Both values are checked before either is stored, so a bad one
-	// changes nothing.
 	if setKeep {
 		if err := redirects.ValidateExportRetention(*keep); err != nil {
 			return err
@@ -95,23 +115,35 @@ func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	s, err := c.open(ctx)
+	p, err := s.FindProjectByID(ctx, *project)
 	if err != nil {
 		return err
 	}
-	if setKeep {
-		p, err := s.SetExportRetention(ctx, *project, *keep)
-		if err != nil {
+	if setName {
+		if p, err = s.UpdateProject(ctx, p.ID, *name); err != nil {
 			return err
 		}
-		c.infof("project %s keeps the export files of its last %d deployments", p.ID, p.ExportRetention)
+	}
+	if setHosts {
+		if p, err = s.SetProjectHosts(ctx, p.ID, hosts); err != nil {
+			return err
+		}
+	}
+	if setKeep {
+		if p, err = s.SetExportRetention(ctx, p.ID, *keep); err != nil {
+			return err
+		}
 	}
 	if setLimit {
-		p, err := s.SetProjectShrinkLimit(ctx, *project, *limit)
-		if err != nil {
+		if p, err = s.SetProjectShrinkLimit(ctx, p.ID, *limit); err != nil {
 			return err
 		}
-		c.infof("%s: a deploy may remove up to %d %% of the live rules without --allow-shrink", p.ID, p.ShrinkLimit)
 	}
+	hostList := "none"
+	if len(p.Hosts) > 0 {
+		hostList = strings.Join(p.Hosts, " ")
+	}
+	c.infof("project %s: name %q, hosts %s, export files kept for the last %d deployments, shrink limit %d %%",
+		p.ID, p.Name, hostList, p.ExportRetention, p.ShrinkLimit)
 	return nil
 }

@@ -30,7 +30,7 @@ func testExportRetention(t *testing.T, c *cli) {
 		before[f] = r
 		cli1[f] = c.ok("export", "--project", p, "--version", "1", "--format", f)
 	}
-	c.fail(2, "needs --keep-exports", "project", "update", "--project", p)
+	c.fail(2, "--keep-exports", "project", "update", "--project", p)
 	c.fail(1, "export retention 0 is outside", "project", "update", "--project", p, "--keep-exports", "0")
 	c.ok("project", "update", "--project", p, "--keep-exports", "1")
 	var projects []struct {

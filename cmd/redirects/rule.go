@@ -51,7 +51,10 @@ func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
 func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	fs := c.flags("rule import")
 	project := fs.String("project", "", "project ID")
-	replace := fs.Bool("replace", false, "replace every draft rule of the project")
+	replace := fs.Bool("replace", false, "replace every draft rule of the project (--mode replace)")
+	modeFlag := fs.String("mode", "append", "append (a rule the draft has fails the import), upsert (by match type and source) or replace")
+	dryRun := fs.Bool("dry-run", false, "print what the import would do and write nothing")
+	asJSON := fs.Bool("json", false, "print the import report as JSON")
 	errorsFile := fs.String("errors-file", "", "write every bad line's error to `FILE` (left empty when there are none)")
 	pos, err := parse(fs, args, "FILE (or - for standard input)")
 	if err != nil {
@@ -59,6 +62,16 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	}
 	if err := required(fs, "project"); err != nil {
 		return err
+	}
+	mode, err := redirects.ParseImportMode(*modeFlag)
+	if err != nil {
+		return usagef("%s", redirects.ErrorMessage(err))
+	}
+	if *replace {
+		if isSet(fs, "mode") && mode != redirects.ImportReplace {
+			return usagef("rule import: --replace is --mode replace; it cannot go with --mode %s", mode)
+		}
+		mode = redirects.ImportReplace
 	}
 	var in io.Reader
 	name := pos[0]
@@ -72,15 +85,22 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 		defer f.Close()
 		in = f
 	}
-	rules, lines, err := export.ReadCSV(in)
-	if err != nil {
-		return importFailed(redirects.EINVALID, name, redirects.ErrorMessage(err), *errorsFile)
-	}
 	s, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
-	n, err := s.ImportRules(ctx, *project, rules, *replace)
+	p, err := s.FindProjectByID(ctx, *project)
+	if err != nil {
+		return err
+	}
+	rules, lines, bad, err := export.ReadRules(in, export.ReadOptions{Hosts: p.Hosts})
+	if err != nil {
+		return importFailed(redirects.EINVALID, name, redirects.ErrorMessage(err), *errorsFile)
+	}
+	if len(bad) > 0 {
+		return importFailed(redirects.EINVALID, name, redirects.ErrorMessage(export.LineErrors(bad)), *errorsFile)
+	}
+	rep, err := s.Import(ctx, p.ID, rules, redirects.ImportOptions{Mode: mode, DryRun: *dryRun})
 	if err != nil {
 		if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
 			return importFailed(code, name, export.RuleLines(redirects.ErrorMessage(err), lines), *errorsFile)
@@ -91,39 +111,39 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 		// An empty file says this import found no bad line, rather than
 		// leaving the report of an earlier run in place.
 		if err := os.WriteFile(*errorsFile, nil, 0o644); err != nil {
-			return redirects.Errorf(redirects.EINVALID, "imported %d rules, but cannot write --errors-file: %v", n, err)
+			return redirects.Errorf(redirects.EINVALID, "imported %d rules, but cannot write --errors-file: %v", len(rules), err)
 		}
 	}
-	c.println(strconv.Itoa(n))
+	switch {
+	case *asJSON:
+		return c.printJSON(importReportJSON{Mode: string(rep.Mode), DryRun: rep.DryRun, Added: rep.Added, Updated: rep.Updated,
+			Unchanged: rep.Unchanged, Removed: rep.Removed})
+	case !*dryRun && mode != redirects.ImportUpsert:
+		// append and replace print the number of rules imported, as
+		// they always have.
+		c.println(strconv.Itoa(len(rules)))
+		return nil
+	}
+	w := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "added\t%d\nupdated\t%d\nunchanged\t%d\nremoved\t%d\n", rep.Added, rep.Updated, rep.Unchanged, rep.Removed)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if *dryRun {
+		c.infof("dry run of a %s import: nothing written", mode)
+	}
 	return nil
 }
 
-// maxShownErrors is how many bad lines an import reports on the terminal; a
-// file with a million bad lines should not flood it. --errors-file gets
-// every one.
-const maxShownErrors = 100
-
-// importFailed returns the error of an import that imported nothing: the
-// first maxShownErrors lines of problems and how many more there are, and
-// with errorsFile every line written there.
-func importFailed(code, name, problems, errorsFile string) error {
-	lines := strings.Split(problems, "\n")
-	var note string
-	if errorsFile != "" {
-		if err := os.WriteFile(errorsFile, []byte(problems+"\n"), 0o644); err != nil {
-			note = fmt.Sprintf("\ncannot write --errors-file: %v", err)
-			errorsFile = ""
-		}
-	}
-	if len(lines) > maxShownErrors {
-		where := "--errors-file FILE writes every one"
-		if errorsFile != "" {
-			where = "every one is in " + errorsFile
-		}
-		more := fmt.Sprintf("... and %d more (%d bad lines in all; %s)", len(lines)-maxShownErrors, len(lines), where)
-		lines = append(lines[:maxShownErrors:maxShownErrors], more)
-	}
-	return redirects.Errorf(code, "%s: nothing imported:\n%s%s", name, strings.Join(lines, "\n"), note)
+// importReportJSON is the --json shape of rule import's report: the
+// management API's, less its errors (a failed import exits 1).
+type importReportJSON struct {
+	Mode      string `json:"mode"`
+	DryRun    bool   `json:"dryRun"`
+	Added     int    `json:"added"`
+	Updated   int    `json:"updated"`
+	Unchanged int    `json:"unchanged"`
+	Removed   int    `json:"removed"`
 }
 
 // ruleJSON is the --json shape of a draft rule.
@@ -211,4 +231,32 @@ func (c *cmd) ruleDelete(ctx context.Context, args []string) error {
 		return err
 	}
 	return s.DeleteRuleRevision(ctx, *project, id, *revision)
+}
+
+// maxShownErrors is how many bad lines an import reports on the terminal; a
+// file with a million bad lines should not flood it. --errors-file gets
+// every one.
+const maxShownErrors = 100
+
+// importFailed returns the error of an import that imported nothing: the
+// first maxShownErrors lines of problems and how many more there are, and
+// with errorsFile every line written there.
+func importFailed(code, name, problems, errorsFile string) error {
+	lines := strings.Split(problems, "\n")
+	var note string
+	if errorsFile != "" {
+		if err := os.WriteFile(errorsFile, []byte(problems+"\n"), 0o644); err != nil {
+			note = fmt.Sprintf("\ncannot write --errors-file: %v", err)
+			errorsFile = ""
+		}
+	}
+	if len(lines) > maxShownErrors {
+		where := "--errors-file FILE writes every one"
+		if errorsFile != "" {
+			where = "every one is in " + errorsFile
+		}
+		more := fmt.Sprintf("... and %d more (%d bad lines in all; %s)", len(lines)-maxShownErrors, len(lines), where)
+		lines = append(lines[:maxShownErrors:maxShownErrors], more)
+	}
+	return redirects.Errorf(code, "%s: nothing imported:\n%s%s", name, strings.Join(lines, "\n"), note)
 }

@@ -92,7 +92,7 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 	project := fs.String("project", "", "project ID")
 	version := fs.String("version", "draft", "draft, live or a version number")
 	var hosts hostsFlag
-	fs.Var(&hosts, "host", "a `HOST` of the project's own (repeatable): absolute destinations on it are followed")
+	fs.Var(&hosts, "host", "a host of the project's own (repeatable; default: the hosts the project declares): absolute destinations on it are followed")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -111,6 +111,14 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 	t, err := load(ctx, s, *project, spec, false)
 	if err != nil {
 		return err
+	}
+	if len(hosts) == 0 {
+		// Without --host, the hosts the project declares.
+		p, err := s.FindProjectByID(ctx, *project)
+		if err != nil {
+			return err
+		}
+		hosts = p.Hosts
 	}
 	findings := safety.Lint(t.Rules, safety.LintOptions{Hosts: hosts})
 	errs, warns := safety.Count(findings)

@@ -1,0 +1,129 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestImportModesCLI runs rule import in each mode, with and without
+// --dry-run, and --replace as the alias of --mode replace.
+func TestImportModesCLI(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	c.ok("rule", "add", "--project", p, "--source", "/old", "--destination", "/new")
+	c.ok("rule", "add", "--project", p, "--source", "/gone", "--destination", "/x")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "rules.csv")
+	// A spreadsheet's file: byte order mark, ';', CRLF, spaced header names.
+	os.WriteFile(file, []byte("\uFEFFSource;Destination;Status Code;Match Type\r\n/old;/newer;302;Exact\r\n/shop;/store;301;Starts With\r\n"), 0o644)
+	before := c.ok("rule", "list", "--project", p, "--json")
+
+	r := c.exec("", "rule", "import", "--project", p, "--mode", "upsert", "--dry-run", file)
+	if r.code != 0 || !strings.Contains(r.stderr, "dry run of a upsert import: nothing written") {
+		t.Fatalf("upsert --dry-run: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if want := "added      1\nupdated    1\nunchanged  0\nremoved    0\n"; r.stdout != want {
+		t.Fatalf("upsert --dry-run printed %q, want %q", r.stdout, want)
+	}
+	var rep struct {
+		Mode                               string
+		DryRun                             bool
+		Added, Updated, Unchanged, Removed int
+	}
+	c.jsonOf(&rep, "rule", "import", "--project", p, "--replace", "--dry-run", "--json", file)
+	if rep.Mode != "replace" || !rep.DryRun || rep.Added != 1 || rep.Updated != 1 || rep.Removed != 1 {
+		t.Fatalf("--replace --dry-run --json = %+v", rep)
+	}
+	if after := c.ok("rule", "list", "--project", p, "--json"); after != before {
+		t.Fatalf("dry runs changed the draft:\n%s\n%s", before, after)
+	}
+
+	c.fail(1, "already exists", "rule", "import", "--project", p, "--mode", "append", file)
+	c.fail(2, "not one of append, upsert, replace", "rule", "import", "--project", p, "--mode", "merge", file)
+	c.fail(2, "--replace is --mode replace", "rule", "import", "--project", p, "--mode", "upsert", "--replace", file)
+
+	if out := c.ok("rule", "import", "--project", p, "--mode", "upsert", file); out != "added      1\nupdated    1\nunchanged  0\nremoved    0" {
+		t.Fatalf("upsert printed %q", out)
+	}
+	list := c.ok("rule", "list", "--project", p)
+	if !strings.Contains(list, "302     /old    /newer") || !strings.Contains(list, "/shop") || !strings.Contains(list, "/gone") {
+		t.Fatalf("rules after upsert:\n%s", list)
+	}
+	if n := c.ok("rule", "import", "--project", p, "--mode", "replace", file); n != "2" {
+		t.Fatalf("--mode replace printed %q, want 2", n)
+	}
+	if list := c.ok("rule", "list", "--project", p); strings.Contains(list, "/gone") {
+		t.Fatalf("replace kept /gone:\n%s", list)
+	}
+	// The import is audited with the OS user.
+	var entries []struct {
+		Actor struct{ Kind string }
+		After map[string]any
+	}
+	c.jsonOf(&entries, "audit", "--project", p, "--action", "rule.import", "--json")
+	if len(entries) != 2 || entries[0].Actor.Kind != "cli" || entries[0].After["mode"] != "replace" || entries[1].After["mode"] != "upsert" {
+		t.Fatalf("audit of the two imports: %+v", entries)
+	}
+}
+
+// TestProjectHostsCLI declares a project's hosts and imports full-URL
+// sources on them.
+func TestProjectHostsCLI(t *testing.T) {
+	c := newCLI(t)
+	org, p := c.setup()
+	file := filepath.Join(t.TempDir(), "urls.csv")
+	os.WriteFile(file, []byte("source,destination,statusCode,matchType\nhttps://www.example.com/old,/new,301,exact\n"), 0o644)
+	c.fail(1, "host www.example.com, and the project declares no hosts", "rule", "import", "--project", p, file)
+
+	r := c.exec("", "project", "update", "--project", p, "--host", "WWW.example.com", "--host", "example.com")
+	if r.code != 0 || !strings.Contains(r.stderr, "hosts www.example.com example.com") {
+		t.Fatalf("project update --host: exit %d stderr %q", r.code, r.stderr)
+	}
+	if n := c.ok("rule", "import", "--project", p, file); n != "1" {
+		t.Fatalf("import of a URL source printed %q", n)
+	}
+	if list := c.ok("rule", "list", "--project", p); !strings.Contains(list, " /old ") {
+		t.Fatalf("URL source stored as:\n%s", list)
+	}
+	var projects []struct {
+		ID    string
+		Hosts []string
+	}
+	c.jsonOf(&projects, "project", "list", "--org", org, "--json")
+	if len(projects) != 1 || strings.Join(projects[0].Hosts, ",") != "www.example.com,example.com" {
+		t.Fatalf("project list --json = %+v", projects)
+	}
+	c.fail(1, "host", "project", "update", "--project", p, "--host", "exa_mple.com")
+	c.fail(2, "at least one of", "project", "update", "--project", p)
+	c.fail(2, "not both", "project", "update", "--project", p, "--host", "a.example", "--clear-hosts")
+	c.ok("project", "update", "--project", p, "--clear-hosts", "--name", "renamed")
+	c.jsonOf(&projects, "project", "list", "--org", org, "--json")
+	if len(projects[0].Hosts) != 0 {
+		t.Fatalf("hosts after --clear-hosts = %q", projects[0].Hosts)
+	}
+}
+
+// TestLintFollowsDeclaredHosts checks that lint, without --host, follows
+// absolute destinations on the hosts the project declares.
+func TestLintFollowsDeclaredHosts(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	c.ok("rule", "add", "--project", p, "--source", "/a", "--destination", "https://www.example.com/b")
+	c.ok("rule", "add", "--project", p, "--source", "/b", "--destination", "/a")
+	var before, after struct{ Errors int }
+	r := c.exec("", "lint", "--project", p, "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &before); err != nil {
+		t.Fatalf("lint --json: %v\n%s", err, r.stdout)
+	}
+	c.ok("project", "update", "--project", p, "--host", "www.example.com")
+	r = c.exec("", "lint", "--project", p, "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &after); err != nil {
+		t.Fatalf("lint --json: %v\n%s", err, r.stdout)
+	}
+	if before.Errors != 0 || after.Errors == 0 || r.code != 1 || !strings.Contains(r.stdout, "loop") {
+		t.Fatalf("lint errors %d without hosts, %d with them (exit %d): %s", before.Errors, after.Errors, r.code, r.stdout)
+	}
+}
