@@ -132,3 +132,30 @@ func FuzzCanonicalSource(f *testing.F) {
 		}
 	})
 }
+
+// TestImportBatchCanonicalSources checks that an import finds a repeat
+// between two spellings of one source: the batch compares stored forms.
+func TestImportBatchCanonicalSources(t *testing.T) {
+	rules := []Rule{
+		{Source: "/caf%C3%A9", Destination: "/a", StatusCode: 301, MatchType: Exact},
+		{Source: "/café", Destination: "/b", StatusCode: 301, MatchType: Exact},
+		{Source: "/x%2fy", Destination: "/c", StatusCode: 301, MatchType: StartsWith},
+		{Source: "/bad%zz", Destination: "/d", StatusCode: 301, MatchType: Exact},
+	}
+	b, err := NewImportBatch(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.HasRepeats() {
+		t.Fatalf("NewImportBatch found no repeat between /caf%%C3%%A9 and /café")
+	}
+	if b.Rules[0].Source != "/café" || b.Rules[2].Source != "/x/y" || b.Rules[3].Source != "/bad%zz" {
+		t.Fatalf("sources after NewImportBatch: %q, %q, %q; want /café, /x/y and the malformed one as given", b.Rules[0].Source, b.Rules[2].Source, b.Rules[3].Source)
+	}
+	msg := b.Err("prj", nil).Error()
+	for _, want := range []string{`rule 2: an exact rule for source "/café" is already rule 1 of this import`, `rule 4: source "/bad%zz" holds a malformed escape at byte 4`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("import error %q does not hold %q", msg, want)
+		}
+	}
+}
