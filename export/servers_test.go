@@ -814,8 +814,8 @@ func TestServersAcceptEdgeCases(t *testing.T) {
 				t.Errorf("haproxy port %d: GET %.20s... answered %.40v (%v), want %.40v", port, dots, got, err, want)
 			}
 		}
-		// A request line holding raw non-ASCII bytes or < > ` is refused
-		// (HTTP does not allow them there) unless the frontend accepts
+		// A request line holding raw non-ASCII bytes is refused (HTTP
+		// does not allow them there) unless the frontend accepts
 		// invalid requests; escaped, or so accepted, it matches the source
 		// as nginx and the lookup API do (docs/exports.md).
 		raw, escaped := rules[5].Source, "/%7C%5E%60%3C%3E/%C3%A9"
