@@ -43,7 +43,8 @@ func (k ImportKey) SameRule(o ImportKey) bool { return k.Match == o.Match && k.S
 // error that reports every problem. A store adds what needs its database:
 // the clashes with stored rules and the insert.
 type ImportBatch struct {
-	// Rules is the batch as the caller gave it; it is not changed.
+	// Rules is the batch as the caller gave it, but for sources put in
+	// their canonical form (CanonicalSource) before anything else.
 	Rules []Rule
 	// Keys holds one key per rule, in the order of CompareImportKeys.
 	Keys []ImportKey
@@ -64,6 +65,7 @@ func NewImportBatch(rules []Rule) (*ImportBatch, error) {
 	if len(rules) > math.MaxInt32 {
 		return nil, Errorf(EINVALID, "%d rules are more than one import can hold", len(rules))
 	}
+	canonicalSources(rules)
 	b := &ImportBatch{Rules: rules, Keys: sortImportKeys(rules)}
 	b.firstOf, b.repeats = findRepeats(b.Keys)
 	b.validated = make(chan []string, 1) // buffered: an abandoned batch leaks nothing
@@ -381,6 +383,22 @@ func findRepeats(keys []ImportKey) (firstOf []int32, found bool) {
 		}
 	}
 	return firstOf, found
+}
+
+// canonicalSources puts each source of rules that holds an escape in its
+// canonical form, so that repeats and clashes are found between the forms
+// that are stored, and Validate, which runs concurrently with the store's
+// inserts, finds nothing left to rewrite. A source that cannot be put in
+// that form is left for Validate to report.
+func canonicalSources(rules []Rule) {
+	for i := range rules {
+		if strings.IndexByte(rules[i].Source, '%') < 0 {
+			continue
+		}
+		if c, err := CanonicalSource(rules[i].Source); err == nil {
+			rules[i].Source = c
+		}
+	}
 }
 
 // validateRules validates every rule with the given number of goroutines

@@ -77,10 +77,16 @@ const forbiddenSource = "?#\"'\\;{}$"
 const forbiddenDest = "#\"'\\;{}$"
 
 // Validate checks every field of r and returns an EINVALID *Error naming the
-// first field that is wrong and why.
+// first field that is wrong and why. It puts r.Source in its canonical form
+// (CanonicalSource), the one it is stored and matched in, so every writer
+// stores that form; it writes r.Source only when the form differs.
 func (r *Rule) Validate() error {
-	if err := ValidateSource(r.Source); err != nil {
+	src, err := CanonicalSource(r.Source)
+	if err != nil {
 		return err
+	}
+	if src != r.Source {
+		r.Source = src
 	}
 	if err := ValidateDestination(r.Destination); err != nil {
 		return err
@@ -97,20 +103,21 @@ func (r *Rule) Validate() error {
 	return nil
 }
 
-// ValidateSource checks a rule source: it starts with '/', is at most
-// MaxSourceLen bytes of valid UTF-8, and holds no whitespace, control
-// character or any of ? # " ' \ ; { } $.
+// ValidateSource checks a rule source in its stored form: it starts with
+// '/', is at most MaxSourceLen bytes of valid UTF-8, holds no whitespace,
+// control character or any of ? # " ' \ ; { } $ %, and no empty, "." or
+// ".." segment. A source that holds escapes is valid input for Rule.Validate,
+// which decodes it, but not a stored form: ValidateSource says which form to
+// store.
 func ValidateSource(s string) error {
-	if s == "" {
-		return Errorf(EINVALID, "source is empty")
+	c, err := CanonicalSource(s)
+	if err != nil {
+		return err
 	}
-	if s[0] != '/' {
-		return Errorf(EINVALID, "source %s must start with '/'", quoteShort(s))
+	if c != s {
+		return Errorf(EINVALID, "source %s is not in its stored (decoded) form %s", quoteShort(s), quoteShort(c))
 	}
-	if len(s) > MaxSourceLen {
-		return Errorf(EINVALID, "source is %d bytes long, more than the %d allowed", len(s), MaxSourceLen)
-	}
-	return checkChars("source", s, forbiddenSource)
+	return nil
 }
 
 // ValidateDestination checks a rule destination: a path starting with '/' or

@@ -15,7 +15,7 @@ func TestValidateAccepts(t *testing.T) {
 	for _, tt := range []struct{ source, dest string }{
 		{"/", "/"},
 		{"/old/page", "/new/page?x=1&y=2"},
-		{"/a-b_c.d~e%20f", "https://example.com/path?q=<1>&r=2"},
+		{"/a-b_c.d~e%C3%a9f", "https://example.com/path?q=<1>&r=2"},
 		{"/ünïcödé/страница", "http://example.org"},
 		{"/" + strings.Repeat("a", MaxSourceLen-1), "/" + strings.Repeat("b", MaxDestLen-1)},
 		{"/x", "HTTPS://EXAMPLE.COM/"},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -112,24 +111,29 @@ func (s *Snapshot) PrefixLen() int {
 }
 
 // Lookup finds the rule for a requested path, following docs/contract.md
-// "Matching (lookup)": anything from the first '?' or '#' on is ignored; an
-// exact rule whose source equals the rest wins; otherwise the starts_with
-// rule that wins by Better among those whose source is a byte-wise prefix of
-// it. The exact side costs one hash of the path, the prefix side one walk
-// down the prefix index, so the cost is O(len(path)) whatever the number of
-// rules, and nothing is allocated. A nil snapshot matches nothing, so a
-// server can hold a nil one before the first deployment.
+// "Matching": anything from the first '?' or '#' on is ignored, the rest is
+// percent-decoded once (DecodePath), and LookupDecoded matches the result. A
+// path with a malformed escape matches nothing. Nothing is allocated unless
+// the path holds an escape.
 func (s *Snapshot) Lookup(path string) (Match, bool) {
-	if s == nil {
+	p, err := DecodePath(path)
+	if err != nil {
 		return Match{}, false
 	}
-	// Cutting at '?' and then at '#' cuts at the first of either; IndexByte
-	// is vectorised, faster than a loop testing both.
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
-	if i := strings.IndexByte(path, '#'); i >= 0 {
-		path = path[:i]
+	return s.LookupDecoded(p)
+}
+
+// LookupDecoded finds the rule for a path already in DecodePath's form,
+// byte for byte: an exact rule whose source equals it wins; otherwise the
+// starts_with rule that wins by Better among those whose source is a
+// byte-wise prefix of it. The exact side costs one hash of the path, the
+// prefix side one walk down the prefix index, so the cost is O(len(path))
+// whatever the number of rules, and nothing is allocated. A nil snapshot
+// matches nothing, so a server can hold a nil one before the first
+// deployment.
+func (s *Snapshot) LookupDecoded(path string) (Match, bool) {
+	if s == nil {
+		return Match{}, false
 	}
 	if rec, ok := s.lookupExact(path); ok {
 		return s.match(rec), true

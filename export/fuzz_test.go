@@ -45,7 +45,7 @@ var (
 			"entry":   regexp.MustCompile(`^    "~\^(` + rxQuote + `)" "` + status + ` (` + tok + `)";$`),
 		},
 		"haproxy": {
-			"acl":      regexp.MustCompile(`^acl redirect_([1-9][0-9]*) (path|path_beg) -i (` + src + `)$`),
+			"acl":      regexp.MustCompile(`^acl redirect_([1-9][0-9]*) path,url_dec -m (str|beg) -i (` + src + `)$`),
 			"redirect": regexp.MustCompile(`^http-request redirect code ` + status + ` location (` + logfmt + `) if redirect_([1-9][0-9]*)$`),
 		},
 		"haproxy-map-exact": {
@@ -246,9 +246,9 @@ func checkShapes(t *testing.T, format string, body []byte, rules []redirects.Rul
 			l := lines[i]
 			switch {
 			case l == "# Exact match redirects" && i == 0:
-				section = "path"
-			case l == "# Prefix redirects" && section == "path":
-				section = "path_beg"
+				section = "str"
+			case l == "# Prefix redirects" && section == "str":
+				section = "beg"
 				got = append(got, "--")
 			case section != "" && shape["acl"].MatchString(l) && i+1 < len(lines) && shape["redirect"].MatchString(lines[i+1]):
 				a, r := shape["acl"].FindStringSubmatch(l), shape["redirect"].FindStringSubmatch(lines[i+1])

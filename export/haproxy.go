@@ -10,23 +10,29 @@ import (
 // line and of a map file line, and none can open a comment, a quote or an
 // environment variable. A source starts with '/', so it cannot be read as an
 // ACL flag such as -i or -m.
+//
+// Sources are stored percent-decoded (docs/contract.md#matching), and
+// HAProxy's path is the raw request path, so every fetch decodes it once with
+// url_dec, as nginx decodes $uri: both then see the path the lookup API
+// matches. url_dec turns '+' into a space only in a query string, and path
+// holds none, so a '+' stays a plus.
 
 func (s *sorted) haproxy() []byte {
-	const perLine = len("acl redirect_1234567 path_beg -i \nhttp-request redirect code 301 location  if redirect_1234567\n")
+	const perLine = len("acl redirect_1234567 path,url_dec -m beg -i \nhttp-request redirect code 301 location  if redirect_1234567\n")
 	b := make([]byte, 0, 64+textSize(s.exact, perLine)+textSize(s.prefix, perLine))
 	n := 0
 	b = append(b, "# Exact match redirects\n"...)
 	for _, r := range s.exact {
 		n++
-		b = appendHAProxyRule(b, n, "path -i ", r)
+		b = appendHAProxyRule(b, n, "path,url_dec -m str -i ", r)
 	}
 	// Prefix rules in priority order: HAProxy runs http-request rules in file
 	// order and stops at the first redirect, so the first match is the
-	// lookup API's winner (up to case, which path_beg -i ignores).
+	// lookup API's winner (up to case, which -i ignores).
 	b = append(b, "# Prefix redirects\n"...)
 	for _, r := range s.prefix {
 		n++
-		b = appendHAProxyRule(b, n, "path_beg -i ", r)
+		b = appendHAProxyRule(b, n, "path,url_dec -m beg -i ", r)
 	}
 	return b
 }

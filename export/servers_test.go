@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"redirects"
 	"redirects/export"
@@ -62,8 +64,9 @@ type behaviour struct {
 // departure it is the lookup API, which TestModelIsTheEngine holds against
 // redirects.Compile.
 func (b behaviour) lookup(rules []redirects.Rule, path string) answer {
-	if i := strings.IndexAny(path, "?#"); i >= 0 {
-		path = path[:i]
+	path, ok := modelPath(path)
+	if !ok {
+		return answer{}
 	}
 	if b.exact {
 		for _, r := range rules {
@@ -87,22 +90,75 @@ func (b behaviour) lookup(rules []redirects.Rule, path string) answer {
 	return answer{}
 }
 
+// modelPath is the path docs/contract.md#matching matches, written apart
+// from the engine's redirects.DecodePath: the request path cut at its first
+// '?' or '#', then percent-decoded once ('+' stays a plus). ok is false for a
+// malformed escape.
+func modelPath(path string) (string, bool) {
+	if i := strings.IndexAny(path, "?#"); i >= 0 {
+		path = path[:i]
+	}
+	d, err := url.PathUnescape(path)
+	return d, err == nil
+}
+
+// escape writes the request path of the decoded path p as a client might:
+// each byte escaped with probability 1/n in upper or lower hex, a '/' after
+// the first escaped (%2F) now and then, and non-ASCII bytes escaped nearly
+// always (a raw one now and then: nginx and HAProxy take them as they are).
+func escape(rng *rand.Rand, p string, n int) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case i == 0,
+			c == '/' && rng.IntN(4*n) != 0,
+			c >= 0x80 && rng.IntN(8) == 0,
+			c < 0x80 && c != '/' && rng.IntN(n) != 0:
+			b.WriteByte(c)
+		case rng.IntN(2) == 0:
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			fmt.Fprintf(&b, "%%%02x", c)
+		}
+	}
+	return b.String()
+}
+
+// escapeNonASCII escapes each byte of p outside ASCII, as clients do.
+func escapeNonASCII(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c >= 0x80 {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
 // genRules returns a random, valid rule set shaped to make the servers'
 // matching work: few segment names so sources overlap, exact and
 // starts_with rules sharing sources, prefixes ending inside a segment, tied
 // priorities and creation times, sources differing only in case, 301 and
 // 302, and destinations with query strings, absolute URLs, '%' and what
 // would be an HAProxy log-format expression if it were not escaped. Sources
-// use only characters that reach nginx and HAProxy unchanged: no '%', no
-// "//" and no "." or ".." segment (nginx decodes and normalizes those, a
-// documented difference), nothing a client would percent-encode.
+// hold non-ASCII characters, '+' and reserved characters, and are given
+// percent-encoded now and then (upper and lower hex, '/' as %2F), as a user
+// may write them: Validate stores their decoded form, which all three
+// match.
 func genRules(rng *rand.Rand, n int) []redirects.Rule {
 	words := []string{"blog", "Blog", "docs", "shop", "a", "b", "x1", "2019", "v2", "old-page", "item_3",
-		"a.b", "c~d", "(x)", "p+q", "e*f", "[g]", "h,i", "j=k", "l@m", "n:o", "!", "&", "BLOG", "Docs"}
+		"a.b", "c~d", "(x)", "p+q", "e*f", "[g]", "h,i", "j=k", "l@m", "n:o", "!", "&", "BLOG", "Docs",
+		"café", "CAFÉ", "✓", "straße", "日本", "a+b", "+", "x%2By", "caf%C3%A9", "caf%c3%a9", "%E2%9C%93", "m%2Fn"}
 	segs := func() string {
 		var b strings.Builder
 		for range 1 + rng.IntN(4) {
 			b.WriteString("/" + words[rng.IntN(len(words))])
+		}
+		if rng.IntN(4) == 0 {
+			return escape(rng, b.String(), 3)
 		}
 		return b.String()
 	}
@@ -133,8 +189,13 @@ func genRules(rng *rand.Rand, n int) []redirects.Rule {
 			o := rules[rng.IntN(len(rules))]
 			r.Source, r.MatchType = o.Source, 1-o.MatchType
 		}
+		// Validate stores the decoded source; a cut inside an escape
+		// leaves a malformed one, which it refuses.
+		if r.Validate() != nil {
+			continue
+		}
 		key := r.MatchType.String() + " " + r.Source
-		if seen[key] || nginxNormalizes(r.Source) || r.Validate() != nil {
+		if seen[key] || nginxNormalizes(r.Source) {
 			continue
 		}
 		seen[key] = true
@@ -143,23 +204,32 @@ func genRules(rng *rand.Rand, n int) []redirects.Rule {
 	return rules
 }
 
-// genPaths returns the request paths to probe: every source, sources with
-// something appended, their leading parts, case variants, random misses,
-// some with a query string. Paths nginx would normalize are left out.
+// genPaths returns the request paths to probe, as a client sends them:
+// every source, sources with something appended, their leading parts, case
+// variants, random misses, some with a query string, each percent-encoded
+// at random (escape) or sent as it is. Appended parts include an escaped
+// '?', '#' and '%' (part of the path, not a query) and '+' raw and escaped.
+// Paths nginx would normalize once decoded ("//", dot segments, a documented
+// difference of the request alone) are left out, and so are leading parts
+// that cut an escape or a UTF-8 sequence in two.
 func genPaths(rng *rand.Rand, rules []redirects.Rule) []string {
 	seen := map[string]bool{}
 	var paths []string
 	add := func(p string) {
+		if rng.IntN(3) == 0 {
+			p = escape(rng, p, 1+rng.IntN(4))
+		}
 		if rng.IntN(6) == 0 {
 			p += "?q=1&src=x"
 		}
-		if !strings.HasPrefix(p, "/") || nginxNormalizes(p) || seen[p] {
+		d, ok := modelPath(p)
+		if !strings.HasPrefix(p, "/") || !ok || !utf8.ValidString(d) || nginxNormalizes(d) || seen[p] {
 			return
 		}
 		seen[p] = true
 		paths = append(paths, p)
 	}
-	extras := []string{"x", "/y", "-z", "/a/b", "/", "2"}
+	extras := []string{"x", "/y", "-z", "/a/b", "/", "2", "%3Fz", "%23z", "%25", "+", "%2B", "é", "/%C3%A9", ":@!*(),&="}
 	flip := func(s string) string {
 		b := []byte(s)
 		for i, c := range b {
@@ -188,12 +258,43 @@ func genPaths(rng *rand.Rand, rules []redirects.Rule) []string {
 	return paths
 }
 
+// nginxNormalizes reports whether nginx merges or resolves something in
+// the decoded path p: "//", "." or ".." segments.
 func nginxNormalizes(p string) bool {
-	if i := strings.IndexByte(p, '?'); i >= 0 {
-		p = p[:i]
-	}
-	return strings.Contains(p, "%") || strings.Contains(p, "//") || strings.Contains(p, "/./") ||
+	return strings.Contains(p, "//") || strings.Contains(p, "/./") ||
 		strings.Contains(p, "/../") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")
+}
+
+// pathClasses counts the request paths of each class the differential
+// tests are meant to cover, for the log and for a check that none is empty.
+func pathClasses(paths []string) map[string]int {
+	n := map[string]int{}
+	upper := regexp.MustCompile(`%[0-9A-F]?[A-F]`)
+	lower := regexp.MustCompile(`%[0-9a-f]?[a-f]`)
+	for _, p := range paths {
+		if i := strings.IndexByte(p, '?'); i >= 0 {
+			p = p[:i]
+		}
+		d, _ := modelPath(p)
+		for class, in := range map[string]bool{
+			"non-ASCII":           strings.ContainsFunc(d, func(r rune) bool { return r >= 0x80 }),
+			"raw non-ASCII":       strings.ContainsFunc(p, func(r rune) bool { return r >= 0x80 }),
+			"escaped":             strings.Contains(p, "%"),
+			"upper-case hex":      upper.MatchString(p),
+			"lower-case hex":      lower.MatchString(p),
+			"plus":                strings.Contains(d, "+"),
+			"escaped plus":        strings.Contains(strings.ToUpper(p), "%2B"),
+			"reserved":            strings.ContainsAny(d, ":@!*(),&=[]"),
+			"escaped slash":       strings.Contains(strings.ToUpper(p), "%2F"),
+			"escaped ? # or %":    strings.Contains(d, "?") || strings.Contains(d, "#") || strings.Contains(d, "%"),
+			"with a query string": p != d && !strings.Contains(p, "%"),
+		} {
+			if in {
+				n[class]++
+			}
+		}
+	}
+	return n
 }
 
 func testSeed(t *testing.T, fallback uint64) uint64 {
@@ -292,6 +393,13 @@ func TestHAProxy(t *testing.T) {
 	for _, seed := range []uint64{testSeed(t, 1), uint64(time.Now().UnixNano())} {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			rules, files, paths := renderRandom(t, seed)
+			// HAProxy answers 400 to a request line holding raw non-ASCII
+			// bytes, which HTTP does not allow there: clients escape them,
+			// and so does this test.
+			for i, p := range paths {
+				paths[i] = escapeNonASCII(p)
+			}
+			t.Logf("as sent to HAProxy, by class: %v", pathClasses(paths))
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
 			writeFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
@@ -391,7 +499,15 @@ func renderRandom(t *testing.T, seed uint64) ([]redirects.Rule, map[string][]byt
 	for _, e := range c.Exports {
 		files[e.Format] = e.Body
 	}
-	return rules, files, genPaths(rng, rules)
+	paths := genPaths(rng, rules)
+	classes := pathClasses(paths)
+	t.Logf("%d rules, %d request paths; by class: %v", len(rules), len(paths), classes)
+	for _, class := range []string{"non-ASCII", "raw non-ASCII", "upper-case hex", "lower-case hex", "plus", "escaped plus", "reserved", "escaped slash", "escaped ? # or %"} {
+		if classes[class] == 0 {
+			t.Fatalf("no request path of class %q: the generator no longer covers it", class)
+		}
+	}
+	return rules, files, paths
 }
 
 // engine answers as the lookup API does, with the compiled engine, for the
@@ -597,7 +713,9 @@ func writeFile(t *testing.T, path string, body []byte) {
 // sources and destinations (nginx refuses tokens of 4,096 bytes and more, so
 // a source of dots, which escaping would double, goes to nginx-map-prefix as
 // \Q...\E), every punctuation character validation allows, non-ASCII
-// characters and a log-format lookalike in a destination.
+// characters and a log-format lookalike in a destination, and in HAProxy a
+// request line with raw non-ASCII bytes, refused unless the frontend has
+// option accept-invalid-http-request.
 func TestServersAcceptEdgeCases(t *testing.T) {
 	long := func(c string) string { return "/" + strings.Repeat(c, redirects.MaxSourceLen-1) }
 	dots := long(".")
@@ -608,7 +726,7 @@ func TestServersAcceptEdgeCases(t *testing.T) {
 		{Source: long("a"), Destination: long("%"), StatusCode: 301, MatchType: redirects.StartsWith},
 		{Source: "/!&()*+,-.:=@[]_~", Destination: "/%[src]%o%%?a=b&c=<d>|`^~é", StatusCode: 302},
 		{Source: "/!&()*+,-.:=@[]_~", Destination: "/x", StatusCode: 301, MatchType: redirects.StartsWith},
-		{Source: "/|^`<>%/é", Destination: "/y", StatusCode: 301},
+		{Source: "/|^`<>/é", Destination: "/y", StatusCode: 301},
 	}
 	for i := range rules {
 		rules[i].ID, rules[i].CreatedAt = int64(i+1), t0
@@ -676,10 +794,11 @@ func TestServersAcceptEdgeCases(t *testing.T) {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
 		writeFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
-		ports := []int{freePort(t), freePort(t)}
+		ports := []int{freePort(t), freePort(t), freePort(t)}
 		var conf strings.Builder
 		conf.WriteString(haproxyHead)
-		for i, body := range []string{string(files["haproxy"]), export.HAProxyMapExactSnippet + "\n" + export.HAProxyMapPrefixSnippet} {
+		for i, body := range []string{string(files["haproxy"]), export.HAProxyMapExactSnippet + "\n" + export.HAProxyMapPrefixSnippet,
+			"option accept-invalid-http-request\n" + string(files["haproxy"])} {
 			fmt.Fprintf(&conf, "frontend f%d\n    bind 127.0.0.1:%d\n", i, ports[i])
 			indent(&conf, strings.ReplaceAll(body, "/etc/haproxy/", dir+"/"), "    ")
 			conf.WriteString("    http-request return status 204\n")
@@ -690,9 +809,30 @@ func TestServersAcceptEdgeCases(t *testing.T) {
 		start(t, ports, bin, "-db", "-f", cfg)
 		client := &http.Transport{}
 		defer client.CloseIdleConnections()
-		for _, port := range ports {
+		for _, port := range ports[:2] {
 			if got, err := ask(context.Background(), client, port, dots, 204); err != nil || got != want {
 				t.Errorf("haproxy port %d: GET %.20s... answered %.40v (%v), want %.40v", port, dots, got, err, want)
+			}
+		}
+		// A request line holding raw non-ASCII bytes is refused (HTTP
+		// does not allow them there) unless the frontend accepts
+		// invalid requests; escaped, or so accepted, it matches the source
+		// as nginx and the lookup API do (docs/exports.md).
+		raw, escaped := rules[5].Source, "/%7C%5E%60%3C%3E/%C3%A9"
+		for _, c := range []struct {
+			port int
+			path string
+			want answer
+			err  bool
+		}{
+			{ports[0], escaped, answer{301, "/y"}, false},
+			{ports[1], escaped, answer{301, "/y"}, false},
+			{ports[2], raw, answer{301, "/y"}, false},
+			{ports[0], raw, answer{}, true},
+		} {
+			got, err := ask(context.Background(), client, c.port, c.path, 204)
+			if (err != nil) != c.err || got != c.want {
+				t.Errorf("haproxy port %d: GET %s answered %v (%v), want %v (an error: %v)", c.port, c.path, got, err, c.want, c.err)
 			}
 		}
 		// The log-format lookalike comes back as written.

@@ -44,8 +44,10 @@ if ($redirect_prefix ~ "^302 (.*)") { return 302 $1; }`
 	// HAProxyMapExactSnippet goes in an HAProxy frontend (mode http) to serve
 	// haproxy-map-exact. The map has no status column, so every rule is
 	// served as a 301. map_str matches case-sensitively, as the lookup API
-	// does; the variable saves a second map lookup.
-	HAProxyMapExactSnippet = `http-request set-var(txn.redirect_exact) path,map_str(/etc/haproxy/redirects-exact.map)
+	// does; the variable saves a second map lookup. url_dec decodes the raw
+	// request path once, as nginx does, into the form sources are stored in
+	// (docs/contract.md#matching).
+	HAProxyMapExactSnippet = `http-request set-var(txn.redirect_exact) path,url_dec,map_str(/etc/haproxy/redirects-exact.map)
 http-request redirect code 301 location %[var(txn.redirect_exact)] if { var(txn.redirect_exact) -m found }`
 
 	// HAProxyMapPrefixSnippet goes in an HAProxy frontend (mode http) to serve
@@ -57,7 +59,7 @@ http-request redirect code 301 location %[var(txn.redirect_exact)] if { var(txn.
 	// conditioned on the value's first field; the second field is the
 	// destination, inserted as it is (a map value is not a log-format
 	// string, so a '%' in it needs no escaping).
-	HAProxyMapPrefixSnippet = `http-request set-var(txn.redirect_prefix) path,map_beg(/etc/haproxy/redirects-prefix.map)
+	HAProxyMapPrefixSnippet = `http-request set-var(txn.redirect_prefix) path,url_dec,map_beg(/etc/haproxy/redirects-prefix.map)
 http-request redirect code 301 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 301 }
 http-request redirect code 302 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 302 }`
 )

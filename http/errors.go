@@ -42,6 +42,7 @@ var (
 	errMissingProject = newAPIError(http.StatusBadRequest, "MISSING_PROJECT", "Missing project parameter")
 	errMissingPath    = newAPIError(http.StatusBadRequest, "MISSING_PATH", "Missing path parameter")
 	errInvalidPath    = newAPIError(http.StatusBadRequest, "INVALID_PATH", "Invalid path parameter: it must start with / and be at most 2048 bytes")
+	errPathEscape     = newAPIError(http.StatusBadRequest, "INVALID_PATH", "Invalid path parameter: a '%' in it must start an escape of two hexadecimal digits (%25 for a '%' itself)")
 	errMissingFormat  = newAPIError(http.StatusBadRequest, "MISSING_FORMAT", "Missing format parameter")
 	errInvalidFormat  = newAPIError(http.StatusBadRequest, "INVALID_FORMAT", "Invalid format. Accepted formats: csv, nginx, nginx-map-exact, nginx-map-prefix, haproxy, haproxy-map-exact, haproxy-map-prefix")
 	errInvalidVersion = newAPIError(http.StatusBadRequest, "INVALID_VERSION", "Invalid version parameter: it must be a positive whole number")

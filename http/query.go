@@ -36,6 +36,14 @@ func (q *query) check(lookup bool) *apiError {
 		if q.path[0] != '/' || len(q.path) > redirects.MaxSourceLen {
 			return errInvalidPath
 		}
+		// The path is matched percent-decoded once more, as nginx and
+		// HAProxy match a request path (docs/contract.md#matching), so an
+		// escape that cannot decode is refused as nginx refuses it.
+		if strings.IndexByte(q.path, '%') >= 0 {
+			if _, err := redirects.DecodePath(q.path); err != nil {
+				return errPathEscape
+			}
+		}
 	} else {
 		if q.format == "" {
 			return errMissingFormat

@@ -72,6 +72,12 @@ func TestQueryCheck(t *testing.T) {
 		{name: "relative path", raw: "project=p&path=a/b", lookup: true, want: errInvalidPath},
 		{name: "path at the limit", raw: "project=p&path=" + long, lookup: true},
 		{name: "path over the limit", raw: "project=p&path=" + long + "a", lookup: true, want: errInvalidPath},
+		// The path is decoded once more before matching, as nginx and
+		// HAProxy decode a request path: an escape there must decode.
+		{name: "escaped request path", raw: "project=p&path=/caf%25C3%25a9%252F%2B", lookup: true},
+		{name: "bad escape in the request path", raw: "project=p&path=/50%25off", lookup: true, want: errPathEscape},
+		{name: "truncated escape in the request path", raw: "project=p&path=/a%252", lookup: true, want: errPathEscape},
+		{name: "bad escape after the query is ignored", raw: "project=p&path=/a%3Fq=50%25", lookup: true},
 		{name: "missing format", raw: "project=p", want: errMissingFormat},
 		{name: "unknown format", raw: "project=p&format=xml", want: errInvalidFormat},
 		{name: "lookups ignore format", raw: "project=p&path=/x&format=xml", lookup: true},

@@ -19,7 +19,7 @@ type Candidate struct {
 // Explanation is the answer to a path and every rule that matched it.
 type Explanation struct {
 	// Path is the path as asked; Matched the part matching compares (cut
-	// at the first '?' or '#').
+	// at the first '?' or '#', then percent-decoded once).
 	Path    string `json:"path"`
 	Matched string `json:"matched"`
 	// Answer is the answering rule, nil when no rule matches.
@@ -35,7 +35,14 @@ type Explanation struct {
 // suits one question at a time; its answer is the lookup's
 // (redirects.Compile(rules).Lookup(path)).
 func Explain(rules []redirects.Rule, path string) Explanation {
-	e := Explanation{Path: path, Matched: matchPath(path), Candidates: []Candidate{}}
+	// The lookup matches the path cut at '?' or '#' and decoded once
+	// (docs/contract.md#matching); a malformed escape matches nothing, and
+	// an empty Matched, which no source prefixes, says so.
+	matched, err := redirects.DecodePath(path)
+	if err != nil {
+		matched = ""
+	}
+	e := Explanation{Path: path, Matched: matched, Candidates: []Candidate{}}
 	var exact *redirects.Rule
 	var prefix []*redirects.Rule
 	for i := range rules {

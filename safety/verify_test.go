@@ -108,7 +108,7 @@ func TestVerifyHAProxy(t *testing.T) {
 	var kept []string
 	dropped := 0
 	for l := range strings.SplitSeq(conf, "\n") {
-		if strings.HasSuffix(l, " path -i /planted-302") || strings.HasPrefix(l, "http-request redirect code 302 location /elsewhere ") {
+		if strings.HasSuffix(l, " -i /planted-302") || strings.HasPrefix(l, "http-request redirect code 302 location /elsewhere ") {
 			dropped++
 			continue
 		}

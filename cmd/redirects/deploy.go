@@ -172,6 +172,11 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 	if (*path)[0] != '/' || len(*path) > redirects.MaxSourceLen {
 		return redirects.Errorf(redirects.EINVALID, "--path %q must start with / and be at most %d bytes, as the API requires", *path, redirects.MaxSourceLen)
 	}
+	// The path is matched decoded once (docs/contract.md#matching); an
+	// escape that cannot decode is refused, as the API refuses it.
+	if _, err := redirects.DecodePath(*path); err != nil {
+		return err
+	}
 	s, err := c.open(ctx)
 	if err != nil {
 		return err
