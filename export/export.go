@@ -23,11 +23,13 @@ import (
 	"sync"
 
 	"redirects"
+	"redirects/internal/coding"
 )
 
 // Render renders all seven export files of rules, in the order of
-// redirects.Formats, each with a strong ETag, and the deploy-time report of
-// what the formats cannot express. It has the signature of redirects.Builder.
+// redirects.Formats, each with a strong ETag and its gzip and zstd
+// encodings (see Encode), and the deploy-time report of what the formats
+// cannot express. It has the signature of redirects.Builder.
 // The rules must be valid (see redirects.Rule.Validate); they may come in any
 // order and are not modified.
 func Render(rules []redirects.Rule) (*redirects.DeployContent, error) {
@@ -52,15 +54,15 @@ func Render(rules []redirects.Rule) (*redirects.DeployContent, error) {
 	}
 	out := &redirects.DeployContent{Exports: make([]redirects.Export, len(renderers))}
 
-	// The formats are independent, so they render (and hash) in parallel:
-	// at a million rules each takes a few hundred milliseconds.
+	// The formats are independent, so they render (and hash and compress)
+	// in parallel: at a million rules each takes a few hundred milliseconds.
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(renderers)) {
 		wg.Go(func() {
 			for i := range jobs {
 				body := renderers[i](s)
-				out.Exports[i] = redirects.Export{Format: redirects.Formats[i], Body: body, ETag: ETag(body)}
+				out.Exports[i] = Encode(redirects.Formats[i], body)
 			}
 		})
 	}
@@ -71,6 +73,17 @@ func Render(rules []redirects.Rule) (*redirects.DeployContent, error) {
 	close(jobs)
 	wg.Wait()
 	return out, nil
+}
+
+// Encode returns the export file of format with body: its strong ETag and
+// its gzip and zstd encodings, compressed once here so that the edge never
+// compresses per request.
+func Encode(format string, body []byte) redirects.Export {
+	etag := ETag(body)
+	return redirects.Export{Format: format, Body: body, ETag: etag, Encodings: []redirects.Encoding{
+		{Coding: coding.Zstd, Body: coding.ZstdBytes(body), ETag: redirects.EncodingETag(etag, coding.Zstd)},
+		{Coding: coding.Gzip, Body: coding.GzipBytes(body), ETag: redirects.EncodingETag(etag, coding.Gzip)},
+	}}
 }
 
 // ETag returns the strong entity tag of an export body: the first 16 bytes

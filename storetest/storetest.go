@@ -68,6 +68,7 @@ func Run(t *testing.T, open Opener) {
 		{"Deploy/BuilderSeesSortedRules", testDeployBuilderSeesSortedRules},
 		{"Deploy/BuilderCannotChangeSnapshot", testDeployBuilderCannotChangeSnapshot},
 		{"Deploy/Exports", testDeployExports},
+		{"Deploy/ExportEncodings", testDeployExportEncodings},
 		{"Deploy/NotFound", testDeployNotFound},
 		{"Event/Recorded", testEventRecorded},
 		{"Event/Paging", testEventPaging},
