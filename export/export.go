@@ -78,11 +78,21 @@ func Render(rules []redirects.Rule) (*redirects.DeployContent, error) {
 // Encode returns the export file of format with body: its strong ETag and
 // its gzip and zstd encodings, compressed once here so that the edge never
 // compresses per request.
+//
+// The gzip encoding is made on a goroutine of its own, beside the hash and
+// the zstd encoding: the files differ in size by up to twenty times, and
+// splitting the largest file's work keeps one core from finishing it alone
+// while the other idles.
 func Encode(format string, body []byte) redirects.Export {
+	var gz []byte
+	var wg sync.WaitGroup
+	wg.Go(func() { gz = coding.GzipBytes(body) })
 	etag := ETag(body)
+	zst := coding.ZstdBytes(body)
+	wg.Wait()
 	return redirects.Export{Format: format, Body: body, ETag: etag, Encodings: []redirects.Encoding{
-		{Coding: coding.Zstd, Body: coding.ZstdBytes(body), ETag: redirects.EncodingETag(etag, coding.Zstd)},
-		{Coding: coding.Gzip, Body: coding.GzipBytes(body), ETag: redirects.EncodingETag(etag, coding.Gzip)},
+		{Coding: coding.Zstd, Body: zst, ETag: redirects.EncodingETag(etag, coding.Zstd)},
+		{Coding: coding.Gzip, Body: gz, ETag: redirects.EncodingETag(etag, coding.Gzip)},
 	}}
 }
 
