@@ -104,7 +104,7 @@ func Decode(c string, b []byte) ([]byte, error) {
 // two fifths of its files' size instead of all of it (BENCHMARKS.md).
 func Pack(e *redirects.Export) (bodyCoding string, body, gz []byte) {
 	bodyCoding, body = "identity", e.Body
-	if z := e.Encoding(Zstd); z != nil {
+	if z := e.Encoding(Zstd); z != nil && z.Body != nil {
 		bodyCoding, body = Zstd, z.Body
 	}
 	if g := e.Encoding(Gzip); g != nil {
