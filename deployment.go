@@ -32,6 +32,54 @@ type Export struct {
 	Body   []byte
 	// ETag is the strong entity tag of Body, quotes included.
 	ETag string
+	// Encodings holds Body compressed in HTTP content codings, made once
+	// at deploy time, so the edge can serve them without compressing per
+	// request. It is empty for a deployment stored without them.
+	Encodings []Encoding
+}
+
+// Encoding is an export file's body in one HTTP content coding.
+type Encoding struct {
+	// Coding is the content coding: "gzip" or "zstd".
+	Coding string
+	Body   []byte
+	// ETag is the strong entity tag of this encoding (see EncodingETag).
+	ETag string
+}
+
+// Encoding returns the export's body in content coding c, or nil.
+func (e *Export) Encoding(c string) *Encoding {
+	for i := range e.Encodings {
+		if e.Encodings[i].Coding == c {
+			return &e.Encodings[i]
+		}
+	}
+	return nil
+}
+
+// Size returns the bytes the export holds in memory: its body and every
+// encoding.
+func (e *Export) Size() int {
+	n := len(e.Body)
+	for i := range e.Encodings {
+		n += len(e.Encodings[i].Body)
+	}
+	return n
+}
+
+// EncodingETag returns the strong entity tag of a file whose identity ETag
+// is etag, in content coding c: the identity tag with "-" and the coding
+// before its closing quote ("abc" becomes "abc-gzip"). Each encoding is a
+// representation of its own (RFC 9110 8.8.3), so its tag differs, while the
+// identity tag stays what it always was.
+func EncodingETag(etag, c string) string {
+	if c == "" || c == "identity" {
+		return etag
+	}
+	if len(etag) >= 2 && etag[len(etag)-1] == '"' {
+		return etag[:len(etag)-1] + "-" + c + `"`
+	}
+	return etag + "-" + c
 }
 
 // DeployOptions says what to deploy.

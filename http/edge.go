@@ -52,7 +52,8 @@ func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
 		if lv := e.live.Load(); lv != nil {
 			if b, ok := lv.limiter.(redirects.BlockingLimiter); ok && b.Blocking() {
 				held := Req{Method: http.MethodGet, Path: strings.Clone(q.Path), RawQuery: strings.Clone(q.RawQuery),
-					APIKey: strings.Clone(q.APIKey), IfNoneMatch: strings.Clone(q.IfNoneMatch), RemoteAddr: strings.Clone(q.RemoteAddr),
+					APIKey: strings.Clone(q.APIKey), IfNoneMatch: strings.Clone(q.IfNoneMatch),
+					AcceptEncoding: strings.Clone(q.AcceptEncoding), RemoteAddr: strings.Clone(q.RemoteAddr),
 					Ctx: context.Background(), offLoop: true}
 				return func(w *Resp) {
 					if slow := e.Handle(&held, w); slow != nil {

@@ -8,6 +8,11 @@ import "redirects/http/evhttp"
 func (e *Edge) serveEv(req *evhttp.Request, resp *evhttp.Response) func(*evhttp.Response) {
 	q := Req{Method: req.Method, Path: req.Path, RawQuery: req.RawQuery,
 		APIKey: req.Header("X-API-Key"), IfNoneMatch: req.Header("If-None-Match"), RemoteAddr: req.RemoteAddr}
+	// Only exports are encoded, so a lookup does not scan its headers for
+	// Accept-Encoding.
+	if req.Path == exportPath {
+		q.AcceptEncoding = req.Header("Accept-Encoding")
+	}
 	var w Resp
 	slow := e.Handle(&q, &w)
 	if slow == nil {

@@ -15,12 +15,12 @@ func (e *Edge) serveExport(r *Req, w *Resp) (slow func(*Resp)) {
 	if !e.check(r, w, false, &p) {
 		return nil
 	}
-	return e.export(w, p.lv.exports, r.IfNoneMatch, p.ps, p.q.versionN, p.q.format)
+	return e.export(w, p.lv.exports, r.IfNoneMatch, r.AcceptEncoding, p.ps, p.q.versionN, p.q.format)
 }
 
 // export answers from the export cache; a file not cached is read from the
 // store on the slow path.
-func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch string, ps *projectState, version int, format string) (slow func(*Resp)) {
+func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding string, ps *projectState, version int, format string) (slow func(*Resp)) {
 	if ps.latest == nil {
 		if version > 0 {
 			e.writeError(w, errVersionNotFound(true, version))
@@ -33,10 +33,10 @@ func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch string, ps *pro
 		version = ps.latest.version
 	}
 	if ex := exports.Cached(ps.project.ID, version, format); ex != nil {
-		e.writeExport(w, ifNoneMatch, ex, format)
+		e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)
 		return nil
 	}
-	project, format, ifNoneMatch := ps.project.ID, strings.Clone(format), strings.Clone(ifNoneMatch)
+	project, format, ifNoneMatch, acceptEncoding := ps.project.ID, strings.Clone(format), strings.Clone(ifNoneMatch), strings.Clone(acceptEncoding)
 	return func(w *Resp) {
 		ex, err := exports.Get(context.Background(), project, version, format)
 		if err != nil {
@@ -48,16 +48,24 @@ func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch string, ps *pro
 			e.writeError(w, storeError(err))
 			return
 		}
-		e.writeExport(w, ifNoneMatch, ex, format)
+		e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)
 	}
 }
 
-// writeExport answers an export file, or 304 when the client holds it.
-func (e *Edge) writeExport(w *Resp, ifNoneMatch string, ex *redirects.Export, format string) {
+// writeExport answers an export file in the content coding Accept-Encoding
+// asks for (see negotiateEncoding), or 304 when the client holds that
+// encoding. Each encoding has an ETag of its own, so a tag matches only
+// the encoding it was given with.
+func (e *Edge) writeExport(w *Resp, ifNoneMatch, acceptEncoding string, ex *redirects.Export, format string) {
+	etag, body := ex.ETag, ex.Body
+	enc := negotiateEncoding(acceptEncoding, ex)
+	if enc != nil {
+		etag, body = enc.ETag, enc.Body
+	}
 	w.Set("Cache-Control", ccExport)
-	w.Set("Vary", varyKey)
-	w.Set("ETag", ex.ETag)
-	if ifNoneMatch != "" && etagMatches(ifNoneMatch, ex.ETag) {
+	w.Set("Vary", varyExport)
+	w.Set("ETag", etag)
+	if ifNoneMatch != "" && etagMatches(ifNoneMatch, etag) {
 		w.Status = http.StatusNotModified
 		return
 	}
@@ -67,8 +75,11 @@ func (e *Edge) writeExport(w *Resp, ifNoneMatch string, ex *redirects.Export, fo
 		w.Set("Content-Type", ctText)
 	}
 	w.Set("Content-Disposition", contentDisposition[format])
+	if enc != nil {
+		w.Set("Content-Encoding", enc.Coding)
+	}
 	w.Status = http.StatusOK
-	w.Body = ex.Body
+	w.Body = body
 }
 
 // contentDisposition holds the header of each format's download.

@@ -30,7 +30,7 @@ func TestServeExport(t *testing.T) {
 				wantCT = ctCSV
 			}
 			for name, want := range map[string]string{
-				"ETag": stored.ETag, "Cache-Control": ccExport, "Vary": varyKey, "Content-Type": wantCT,
+				"ETag": stored.ETag, "Cache-Control": ccExport, "Vary": varyExport, "Content-Type": wantCT,
 				"Content-Disposition": contentDisposition[format], "X-RateLimit-Limit": "unlimited",
 			} {
 				if got := header(w, name); got != want {
@@ -80,7 +80,7 @@ func TestExportCache(t *testing.T) {
 	_, v2, err := f.db.FindExport(f.ctx, id, 2, "csv")
 	f.ok(err)
 	// Room for the larger file but not for both.
-	c := NewExportCache(f.db, max(len(v1.Body), len(v2.Body))+1)
+	c := NewExportCache(f.db, max(v1.Size(), v2.Size())+1)
 	if c.Cached(id, 1, "csv") != nil {
 		t.Fatal("cached before the first read")
 	}
@@ -88,15 +88,15 @@ func TestExportCache(t *testing.T) {
 	if err != nil || got.ETag != v1.ETag {
 		t.Fatalf("Get(1) = %v, %v", got, err)
 	}
-	if c.Cached(id, 1, "csv") == nil || c.bytes != len(v1.Body) {
-		t.Fatalf("after Get(1): cached %v, %d bytes counted, want %d", c.Cached(id, 1, "csv") != nil, c.bytes, len(v1.Body))
+	if c.Cached(id, 1, "csv") == nil || c.bytes != v1.Size() {
+		t.Fatalf("after Get(1): cached %v, %d bytes counted, want %d", c.Cached(id, 1, "csv") != nil, c.bytes, v1.Size())
 	}
 	if _, err := c.Get(f.ctx, id, 2, "csv"); err != nil {
 		t.Fatal(err)
 	}
-	if c.Cached(id, 1, "csv") != nil || c.Cached(id, 2, "csv") == nil || c.bytes != len(v2.Body) {
+	if c.Cached(id, 1, "csv") != nil || c.Cached(id, 2, "csv") == nil || c.bytes != v2.Size() {
 		t.Fatalf("after Get(2): version 1 cached %v, version 2 cached %v, %d bytes counted; want only version 2, %d bytes",
-			c.Cached(id, 1, "csv") != nil, c.Cached(id, 2, "csv") != nil, c.bytes, len(v2.Body))
+			c.Cached(id, 1, "csv") != nil, c.Cached(id, 2, "csv") != nil, c.bytes, v2.Size())
 	}
 	// A file larger than the whole cache is served but not kept.
 	small := NewExportCache(f.db, 1)

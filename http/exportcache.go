@@ -7,8 +7,9 @@ import (
 	"redirects"
 )
 
-// ExportCache keeps recently served export files in memory, up to a total
-// size, so repeated downloads do not read the store. Deployments are
+// ExportCache keeps recently served export files in memory, each with its
+// encodings, up to a total size (see redirects.Export.Size), so repeated
+// downloads do not read the store nor decompress. Deployments are
 // immutable, so entries never go stale.
 type ExportCache struct {
 	store    redirects.Store
@@ -55,7 +56,7 @@ func (c *ExportCache) Get(ctx context.Context, project string, version int, form
 	if err != nil {
 		return nil, err
 	}
-	if len(e.Body) > c.maxBytes {
+	if e.Size() > c.maxBytes {
 		return e, nil
 	}
 	c.mu.Lock()
@@ -63,16 +64,16 @@ func (c *ExportCache) Get(ctx context.Context, project string, version int, form
 	if c.lru.contains(k) {
 		return e, nil
 	}
-	for c.bytes+len(e.Body) > c.maxBytes {
+	for c.bytes+e.Size() > c.maxBytes {
 		_, old, ok := c.lru.removeOldest()
 		if !ok {
 			break
 		}
-		c.bytes -= len(old.Body)
+		c.bytes -= old.Size()
 	}
 	if _, old, ok := c.lru.add(k, e); ok {
-		c.bytes -= len(old.Body)
+		c.bytes -= old.Size()
 	}
-	c.bytes += len(e.Body)
+	c.bytes += e.Size()
 	return e, nil
 }

@@ -10,10 +10,14 @@ import "net/http"
 // NOT_FOUND (notFound).
 var edgeRoutes = [...]edgeRoute{
 	{path: "/v1/lookup", endpoint: epLookup, limited: true, handler: handleLookup},
-	{path: "/v1/export", endpoint: epExport, limited: true, handler: handleExport},
+	{path: exportPath, endpoint: epExport, limited: true, handler: handleExport},
 	{path: "/healthz", endpoint: epOther, handler: handleHealth},
 	{path: "/readyz", endpoint: epOther, handler: handleReady},
 }
+
+// exportPath is the route of export downloads, the only answers whose
+// content coding Accept-Encoding picks.
+const exportPath = "/v1/export"
 
 // notFound answers every path of the edge listener that edgeRoutes does not
 // list.

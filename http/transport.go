@@ -14,8 +14,10 @@ type Req struct {
 	RawQuery    string
 	APIKey      string
 	IfNoneMatch string
-	RemoteAddr  string
-	Ctx         context.Context
+	// AcceptEncoding picks an export's content coding.
+	AcceptEncoding string
+	RemoteAddr     string
+	Ctx            context.Context
 	// offLoop marks a request already moved off the event loop, so Handle
 	// does not move it again.
 	offLoop bool
@@ -45,7 +47,7 @@ func (r *Resp) Set(name, value string) {
 // when the evhttp engine is not used). The evhttp engine's glue is ev.go.
 func (e *Edge) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 	q := Req{Method: r.Method, Path: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, IfNoneMatch: r.Header.Get("If-None-Match"),
-		RemoteAddr: r.RemoteAddr, Ctx: r.Context()}
+		AcceptEncoding: r.Header.Get("Accept-Encoding"), RemoteAddr: r.RemoteAddr, Ctx: r.Context()}
 	if v := r.Header["X-Api-Key"]; len(v) > 0 {
 		q.APIKey = v[0]
 	}

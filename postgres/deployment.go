@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"redirects"
+	"redirects/internal/coding"
 )
 
 // Deploy takes the project's draft rules (or, with opts.FromVersion, the
@@ -76,9 +77,11 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		d.ProjectID, d.Version, d.CreatedAt.UnixNano(), d.Message, d.FromVersion, d.ExactCount, d.PrefixCount, d.Report,
 		r.Snapshot)
-	for _, e := range r.Exports {
-		b.Queue(`INSERT INTO deployment_exports (project_id, version, format, body, etag) VALUES ($1, $2, $3, $4, $5)`,
-			d.ProjectID, d.Version, e.Format, e.Body, e.ETag)
+	for i := range r.Exports {
+		e := &r.Exports[i]
+		bodyCoding, body, gz := coding.Pack(e)
+		b.Queue(`INSERT INTO deployment_exports (project_id, version, format, coding, body, gzip, etag) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			d.ProjectID, d.Version, e.Format, bodyCoding, body, gz, e.ETag)
 	}
 	if err := t.tx.SendBatch(ctx, b).Close(); err != nil {
 		return wrap(op, err)
@@ -148,8 +151,10 @@ func (db *DB) FindExport(ctx context.Context, projectID string, version int, for
 		return nil, nil, err
 	}
 	e := &redirects.Export{Format: format}
-	err = tx.QueryRow(ctx, `SELECT body, etag FROM deployment_exports WHERE project_id = $1 AND version = $2 AND format = $3`,
-		projectID, d.Version, format).Scan(&e.Body, &e.ETag)
+	var bodyCoding string
+	var body, gz []byte
+	err = tx.QueryRow(ctx, `SELECT coding, body, gzip, etag FROM deployment_exports WHERE project_id = $1 AND version = $2 AND format = $3`,
+		projectID, d.Version, format).Scan(&bodyCoding, &body, &gz, &e.ETag)
 	if errors.Is(err, pgx.ErrNoRows) {
 		if pruned, err := exportsPruned(ctx, tx, projectID, d.Version); err != nil {
 			return nil, nil, wrap(op, err)
@@ -160,8 +165,8 @@ func (db *DB) FindExport(ctx context.Context, projectID string, version int, for
 	} else if err != nil {
 		return nil, nil, wrap(op, err)
 	}
-	if e.Body == nil {
-		e.Body = []byte{}
+	if err := coding.Unpack(e, bodyCoding, body, gz); err != nil {
+		return nil, nil, fmt.Errorf("postgres: deployment version %d: %w", d.Version, err)
 	}
 	return d, e, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"redirects"
+	"redirects/internal/coding"
 )
 
 // Deploy takes the project's draft rules (or, with opts.FromVersion, the
@@ -70,9 +71,11 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 		r.Snapshot); err != nil {
 		return wrap(op, err)
 	}
-	for _, e := range r.Exports {
-		if _, err := t.tx.ExecContext(ctx, `INSERT INTO deployment_exports (project_id, version, format, body, etag) VALUES (?, ?, ?, ?, ?)`,
-			d.ProjectID, d.Version, e.Format, e.Body, e.ETag); err != nil {
+	for i := range r.Exports {
+		e := &r.Exports[i]
+		bodyCoding, body, gz := coding.Pack(e)
+		if _, err := t.tx.ExecContext(ctx, `INSERT INTO deployment_exports (project_id, version, format, coding, body, gzip, etag) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			d.ProjectID, d.Version, e.Format, bodyCoding, body, gz, e.ETag); err != nil {
 			return wrap(op+": export "+e.Format, err)
 		}
 	}
@@ -139,8 +142,10 @@ func (db *DB) FindExport(ctx context.Context, projectID string, version int, for
 		return nil, nil, err
 	}
 	e := &redirects.Export{Format: format}
-	err = tx.QueryRowContext(ctx, `SELECT body, etag FROM deployment_exports WHERE project_id = ? AND version = ? AND format = ?`,
-		projectID, d.Version, format).Scan(&e.Body, &e.ETag)
+	var bodyCoding string
+	var body, gz []byte
+	err = tx.QueryRowContext(ctx, `SELECT coding, body, gzip, etag FROM deployment_exports WHERE project_id = ? AND version = ? AND format = ?`,
+		projectID, d.Version, format).Scan(&bodyCoding, &body, &gz, &e.ETag)
 	if errors.Is(err, sql.ErrNoRows) {
 		if pruned, err := exportsPruned(ctx, tx, projectID, d.Version); err != nil {
 			return nil, nil, wrap("find export", err)
@@ -151,8 +156,8 @@ func (db *DB) FindExport(ctx context.Context, projectID string, version int, for
 	} else if err != nil {
 		return nil, nil, wrap("find export", err)
 	}
-	if e.Body == nil {
-		e.Body = []byte{}
+	if err := coding.Unpack(e, bodyCoding, body, gz); err != nil {
+		return nil, nil, fmt.Errorf("sqlite: deployment version %d: %w", d.Version, err)
 	}
 	return d, e, nil
 }

@@ -71,6 +71,7 @@ func Run(t *testing.T, open Opener) {
 		{"Deploy/BuilderCannotChangeSnapshot", testDeployBuilderCannotChangeSnapshot},
 		{"Deploy/Exports", testDeployExports},
 		{"Deploy/ExportRetention", testDeployExportRetention},
+		{"Deploy/ExportEncodings", testDeployExportEncodings},
 		{"Deploy/NotFound", testDeployNotFound},
 		{"Event/Recorded", testEventRecorded},
 		{"Event/Paging", testEventPaging},

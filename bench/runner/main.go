@@ -15,7 +15,7 @@
 //     100,000 rules) and HAProxy from its map exports, each pinned to CPU 0 with
 //     wrk on CPU 1, for an exact hit, a miss and a prefix hit.
 //  4. The largest scale's nginx export downloaded through the edge API,
-//     with and without Accept-Encoding: gzip.
+//     without Accept-Encoding and with gzip and with zstd.
 //  5. The report, with the project's performance goals marked met or not.
 //
 // Every server is stopped and every temporary file removed at the end, also

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/internal/coding"
 )
 
 // scaleResult is one row of the scale series.
@@ -175,13 +176,16 @@ func (e exportRow) median() time.Duration {
 	return t[len(t)/2]
 }
 
-// exportDownload GETs the nginx export three times without and three times
-// with Accept-Encoding: gzip, timing each download to the last byte.
+// exportDownload GETs the nginx export three times without Accept-Encoding,
+// three times with gzip and three times with zstd, timing each download to
+// the last byte, and checks that each compressed body decodes to the
+// uncompressed one.
 func (r *runner) exportDownload(ctx context.Context, s *server, d *dataset) (*exportResult, error) {
 	res := &exportResult{n: d.n}
 	u := s.base + "/v1/export?project=" + url.QueryEscape(d.project) + "&format=nginx"
 	var body []byte
-	for _, accept := range []string{"", "gzip"} {
+	encoded := map[string][]byte{}
+	for _, accept := range []string{"", "gzip", "zstd"} {
 		row := exportRow{accept: accept}
 		for i := 0; i < 3; i++ {
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -211,9 +215,17 @@ func (r *runner) exportDownload(ctx context.Context, s *server, d *dataset) (*ex
 			row.times = append(row.times, took)
 			if body == nil && row.encoding == "" {
 				body = buf.Bytes()
+			} else if row.encoding != "" && encoded[row.encoding] == nil {
+				encoded[row.encoding] = buf.Bytes()
 			}
 		}
 		res.rows = append(res.rows, row)
+	}
+	for c, b := range encoded {
+		dec, err := coding.Decode(c, b)
+		if err != nil || !bytes.Equal(dec, body) {
+			return nil, fmt.Errorf("export download: the %s body does not decode to the uncompressed one (%d bytes, %v)", c, len(dec), err)
+		}
 	}
 	if body != nil {
 		res.bodySize = int64(len(body))

@@ -32,7 +32,7 @@ func testEdgeExport(t *testing.T, c *cli) {
 		}
 		wantHeaders(t, r, map[string]string{
 			"Content-Type": f.ctype, "Content-Disposition": `attachment; filename="redirects.` + f.ext + `"`,
-			"Cache-Control": "public, max-age=60", "Vary": "X-API-Key", "ETag": "*",
+			"Cache-Control": "public, max-age=60", "Vary": "X-API-Key, Accept-Encoding", "ETag": "*",
 			"X-RateLimit-Limit": "1000", "X-RateLimit-Remaining": "*", "X-RateLimit-Reset": minuteReset,
 			"X-Quota-Limit": "", "X-Quota-Remaining": "", "X-Quota-Reset": "",
 		})

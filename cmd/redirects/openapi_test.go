@@ -16,6 +16,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	legacyrouter "github.com/getkin/kin-openapi/routers/legacy"
+
+	"redirects/internal/coding"
 )
 
 // openAPIFile is api/openapi.yaml, seen from this package's directory.
@@ -143,11 +145,21 @@ func (a *apiDoc) call(e *edge, method, target, key string, hdr map[string]string
 	if respRef == nil || respRef.Value == nil {
 		t.Fatalf("%s: status %d is not documented for %s %s; body %s", what, r.status, route.Method, route.Path, r.body)
 	}
+	// The document describes bodies without their content coding, as a
+	// client reads them.
+	decoded := r.body
+	if ce := r.header.Get("Content-Encoding"); ce != "" {
+		b, err := coding.Decode(ce, []byte(r.body))
+		if err != nil {
+			t.Fatalf("%s: a body in Content-Encoding %s that does not decode: %v", what, ce, err)
+		}
+		decoded = string(b)
+	}
 	out := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in,
 		Status:                 r.status,
 		Header:                 r.header,
-		Body:                   io.NopCloser(strings.NewReader(r.body)),
+		Body:                   io.NopCloser(strings.NewReader(decoded)),
 		Options: &openapi3filter.Options{
 			IncludeResponseStatus: true,
 			MultiError:            true,
@@ -380,6 +392,18 @@ func testOpenAPI(t *testing.T, c *cli) {
 			nm := a.call(e, http.MethodGet, export(pr, f), k, map[string]string{"If-None-Match": r.header.Get("ETag")})
 			if nm.status != 304 {
 				t.Fatalf("export %s with its ETag: %d, want 304", f, nm.status)
+			}
+			// Compressed, as asked: its own ETag, and 304 with it.
+			for _, ae := range []string{"gzip", "zstd"} {
+				h := map[string]string{"Accept-Encoding": ae}
+				r := a.call(e, http.MethodGet, export(pr, f), k, h)
+				if r.status != 200 || r.header.Get("Content-Encoding") != ae || !strings.HasSuffix(r.header.Get("ETag"), "-"+ae+`"`) {
+					t.Fatalf("export %s, Accept-Encoding %s: %d, Content-Encoding %q, ETag %q", f, ae, r.status, r.header.Get("Content-Encoding"), r.header.Get("ETag"))
+				}
+				h["If-None-Match"] = r.header.Get("ETag")
+				if nm := a.call(e, http.MethodGet, export(pr, f), k, h); nm.status != 304 {
+					t.Fatalf("export %s, Accept-Encoding %s, with its ETag: %d, want 304", f, ae, nm.status)
+				}
 			}
 		}
 	}
