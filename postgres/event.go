@@ -85,24 +85,21 @@ func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, e
 	if err := redirects.ValidatePeriod(period); err != nil {
 		return nil, err
 	}
+	type orgUsage struct {
+		org string
+		n   int64
+	}
 	rows, err := db.pool.Query(ctx, `SELECT org_id, count FROM usage WHERE period = $1`, period)
+	list, err := collect("find usage", rows, err, func(s pgx.Row) (orgUsage, error) {
+		var u orgUsage
+		return u, s.Scan(&u.org, &u.n)
+	})
 	if err != nil {
-		return nil, wrap("find usage", err)
+		return nil, err
 	}
-	defer rows.Close()
-	out := make(map[string]int64)
-	for rows.Next() {
-		var (
-			org string
-			n   int64
-		)
-		if err := rows.Scan(&org, &n); err != nil {
-			return nil, wrap("find usage", err)
-		}
-		out[org] = n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap("find usage", err)
+	out := make(map[string]int64, len(list))
+	for _, u := range list {
+		out[u.org] = u.n
 	}
 	return out, nil
 }
