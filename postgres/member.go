@@ -148,22 +148,7 @@ func findMember(ctx context.Context, q querier, orgID, userID string) (*redirect
 func findMembers(ctx context.Context, q querier, where string, arg string) ([]*redirects.Membership, error) {
 	const op = "find members"
 	rows, err := q.Query(ctx, memberSelect+` WHERE `+where+` ORDER BY m.created_at, m.seq`, arg)
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	var out []*redirects.Membership
-	for rows.Next() {
-		m, err := scanMember(rows)
-		if err != nil {
-			return nil, wrap(op, err)
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
-	}
-	return out, nil
+	return collect(op, rows, err, scanMember)
 }
 
 func scanMember(s pgx.Row) (*redirects.Membership, error) {

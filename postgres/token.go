@@ -199,22 +199,7 @@ const tokenColumns = `id, org_id, role, label, hash, last4, created_by, created_
 func findTokens(ctx context.Context, q querier, where string, args ...any) ([]*redirects.ManagementToken, error) {
 	const op = "find tokens"
 	rows, err := q.Query(ctx, `SELECT `+tokenColumns+` FROM management_tokens WHERE `+where+` ORDER BY created_at, seq`, args...)
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	var out []*redirects.ManagementToken
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, wrap(op, err)
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
-	}
-	return out, nil
+	return collect(op, rows, err, scanToken)
 }
 
 func scanToken(s pgx.Row) (*redirects.ManagementToken, error) {

@@ -65,22 +65,7 @@ func (db *DB) FindUserByEmail(ctx context.Context, email string) (*redirects.Use
 func (db *DB) FindUsers(ctx context.Context) ([]*redirects.User, error) {
 	const op = "find users"
 	rows, err := db.pool.Query(ctx, `SELECT `+userColumns+` FROM users ORDER BY created_at, seq`)
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	var out []*redirects.User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, wrap(op, err)
-		}
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
-	}
-	return out, nil
+	return collect(op, rows, err, scanUser)
 }
 
 // DisableUser disables a user, deletes their sessions and revokes the

@@ -140,22 +140,7 @@ func findMember(ctx context.Context, tx querier, orgID, userID string) (*redirec
 
 func findMembers(ctx context.Context, tx querier, where string, arg string) ([]*redirects.Membership, error) {
 	rows, err := tx.QueryContext(ctx, memberSelect+` WHERE `+where+` ORDER BY m.created_at, m.rowid`, arg)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: find members: %w", err)
-	}
-	defer rows.Close()
-	var out []*redirects.Membership
-	for rows.Next() {
-		m, err := scanMember(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: find members: %w", err)
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find members: %w", err)
-	}
-	return out, nil
+	return collect("find members", rows, err, scanMember)
 }
 
 func scanMember(s scanner) (*redirects.Membership, error) {

@@ -193,22 +193,7 @@ const tokenColumns = `id, org_id, role, label, hash, last4, created_by, created_
 
 func findTokens(ctx context.Context, tx querier, where string, args ...any) ([]*redirects.ManagementToken, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT `+tokenColumns+` FROM management_tokens WHERE `+where+` ORDER BY created_at, rowid`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: find tokens: %w", err)
-	}
-	defer rows.Close()
-	var out []*redirects.ManagementToken
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: find tokens: %w", err)
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find tokens: %w", err)
-	}
-	return out, nil
+	return collect("find tokens", rows, err, scanToken)
 }
 
 func scanToken(s scanner) (*redirects.ManagementToken, error) {

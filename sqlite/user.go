@@ -63,22 +63,7 @@ func (db *DB) FindUserByEmail(ctx context.Context, email string) (*redirects.Use
 // FindUsers returns every user, oldest first.
 func (db *DB) FindUsers(ctx context.Context) ([]*redirects.User, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+userColumns+` FROM users ORDER BY created_at, rowid`)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: find users: %w", err)
-	}
-	defer rows.Close()
-	var out []*redirects.User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: find users: %w", err)
-		}
-		out = append(out, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find users: %w", err)
-	}
-	return out, nil
+	return collect("find users", rows, err, scanUser)
 }
 
 // DisableUser disables a user, deletes their sessions and revokes the
