@@ -350,7 +350,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		case "POST /manage/v1/projects/{project}/keys":
 			return map[string]any{"name": "k"}
 		case "POST /manage/v1/projects/{project}/imports":
-			return csvBody("source,destination\r\n/i,/j\r\n")
+			return csvBody("source,destination,statusCode,matchType\r\n/i,/j,301,exact\r\n")
 		case "PUT /manage/v1/projects/{project}/tests":
 			return csvBody("path,status,destination\n/old,301,/new\n")
 		}
