@@ -222,7 +222,7 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 		t.Fatalf("audit CSV: %s %q", r.header.Get("Content-Type"), r.body)
 	}
 
-	// Not built yet: answered, authorized, 501.
+	// The diff, and an import as a CI token sends one.
 	ci.do("GET", pbase+"/diff?from=1&to=draft", nil).want(t, 200)
 	ci.do("POST", pbase+"/imports?mode=append", csvBody("source,destination,statusCode,matchType\n/imported,/x,301,exact\n")).want(t, 200)
 

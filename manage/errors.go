@@ -46,7 +46,6 @@ const (
 	codeLoginLimit       = "TOO_MANY_LOGIN_ATTEMPTS"
 	codeConfirm          = "CONFIRMATION_MISMATCH"
 	codeConfirmRequired  = "CONFIRMATION_REQUIRED"
-	codeNotImplemented   = "NOT_IMPLEMENTED"
 	codeUnauthenticated  = "UNAUTHENTICATED"
 )
 
@@ -125,11 +124,6 @@ func badQuery(format string, args ...any) *apiError {
 // missingField is a 400 for a required JSON field that is absent.
 func missingField(name string) *apiError {
 	return newError(http.StatusBadRequest, codeMissingField, "the field %q is required", name)
-}
-
-// notImplemented answers a route whose service is not built yet.
-func notImplemented(what string) *apiError {
-	return newError(http.StatusNotImplemented, codeNotImplemented, "%s is not implemented yet", what)
 }
 
 // hasBody reports whether a request may carry a body: a length that is

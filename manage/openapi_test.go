@@ -267,6 +267,9 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d := loadManageDoc(t)
 	e := newEnv(t, open, false, func(c *Config) {
 		c.MaxBodyBytes = 4096
+		// A small import cap, so the 413 of an import is produced without
+		// sending 200 MB.
+		c.MaxImportBytes = 8192
 		c.LoginLimits = LoginLimits{PerAccount: 3, PerAddress: 1000, Window: time.Hour}
 	})
 	a := e.newOrg("Alpha")
@@ -346,6 +349,10 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 			return map[string]any{"message": "m"}
 		case "POST /manage/v1/projects/{project}/keys":
 			return map[string]any{"name": "k"}
+		case "POST /manage/v1/projects/{project}/imports":
+			return csvBody("source,destination,statusCode,matchType\r\n/i,/j,301,exact\r\n")
+		case "PUT /manage/v1/projects/{project}/tests":
+			return csvBody("path,status,destination\n/old,301,/new\n")
 		}
 		return nil
 	}
@@ -486,6 +493,28 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if kept.Name != "kept" || kept.KeepExports != 3 {
 		t.Fatalf("after keepExports 3: %+v", kept)
 	}
+	// Hosts: set at creation and replaced, stored lower-case; a bad one is
+	// refused and changes nothing.
+	var hosted projectJSON
+	d.call(admin, "POST", obase+"/projects", map[string]any{"name": "hosted", "hosts": []string{"https://shop.example.com/"}}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "POST", obase+"/projects", map[string]any{"name": "hosted", "hosts": []string{"Shop.Example.com"}}).want(t, 201).decode(t, &hosted)
+	if len(hosted.Hosts) != 1 || hosted.Hosts[0] != "shop.example.com" {
+		t.Fatalf("created with hosts [Shop.Example.com]: %+v", hosted)
+	}
+	d.call(admin, "PATCH", kpath, map[string]any{"hosts": []string{"www.example.com", "bad host"}}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "PATCH", kpath, map[string]any{"hosts": []string{"www.example.com"}}).want(t, 200).decode(t, &kept)
+	if len(kept.Hosts) != 1 || kept.Hosts[0] != "www.example.com" {
+		t.Fatalf("after hosts [www.example.com]: %+v", kept)
+	}
+	// The shrink limit: PATCH only, 0..100.
+	d.call(admin, "POST", obase+"/projects", map[string]any{"name": "shrunk", "shrinkLimit": 5}).want(t, 400, codeUnknownField)
+	d.call(admin, "PATCH", kpath, map[string]any{"shrinkLimit": 101}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "PATCH", kpath, map[string]any{"shrinkLimit": 50}).want(t, 200)
+	var keptDetail projectDetailJSON
+	d.call(admin, "GET", kpath, nil).want(t, 200).decode(t, &keptDetail)
+	if keptDetail.ShrinkLimit != 50 || len(keptDetail.Hosts) != 1 {
+		t.Fatalf("after shrinkLimit 50: %+v", keptDetail)
+	}
 
 	// Rules.
 	d.call(admin, "GET", pbase+"/rules?limit=1&sort=-source&match=exact&status=301", nil).want(t, 200)
@@ -509,8 +538,43 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if !strings.HasPrefix(string(r.body), "source,destination,statusCode,matchType,priority,id\r\n") {
 		t.Fatalf("rules.csv starts %q", r.body)
 	}
-	// Imports are not built yet: the route answers 501 after authorizing.
-	d.call(admin, "POST", pbase+"/imports?mode=append", "source,destination\r\n/i,/j\r\n", "Content-Type", "text/csv").want(t, 501, codeNotImplemented)
+	// Imports, into the project "kept" (never deployed, so the diffs of
+	// A's project below stay as they are): every mode, a dry run, a full
+	// URL on a declared host, and every refusal, each with its report.
+	const imph = "source,destination,statusCode,matchType\r\n"
+	var rep importReport
+	d.call(admin, "POST", kpath+"/imports?mode=append&dry_run=true", csvBody(imph+"/i1,/j,301,exact\r\n")).want(t, 200).decode(t, &rep)
+	if !rep.DryRun || rep.Mode != "append" || rep.Added != 1 {
+		t.Fatalf("dry-run append = %+v", rep)
+	}
+	d.call(admin, "POST", kpath+"/imports", csvBody(imph+"/i1,/j,301,exact\r\nhttps://www.example.com/i2,/j,302,exact\r\n")).want(t, 200).decode(t, &rep)
+	if rep.DryRun || rep.Mode != "append" || rep.Added != 2 {
+		t.Fatalf("append = %+v", rep)
+	}
+	d.call(admin, "POST", kpath+"/imports?mode=upsert", csvBody(imph+"/i1,/k,301,exact\r\n/i2,/j,302,exact\r\n/i3,/j,301,exact\r\n")).want(t, 200).decode(t, &rep)
+	if rep.Added != 1 || rep.Updated != 1 || rep.Unchanged != 1 {
+		t.Fatalf("upsert = %+v", rep)
+	}
+	d.call(admin, "POST", kpath+"/imports?mode=replace&dry_run=false", csvBody(imph+"/i1,/k,301,exact\r\n/i4,/j,301,exact\r\n")).want(t, 200).decode(t, &rep)
+	if rep.Added != 1 || rep.Unchanged != 1 || rep.Removed != 2 {
+		t.Fatalf("replace = %+v", rep)
+	}
+	d.call(admin, "POST", kpath+"/imports?mode=append", csvBody(imph+"/i4,/x,301,exact\r\n")).want(t, 409, "CONFLICT").decode(t, &rep)
+	if rep.ErrorCount != 1 || len(rep.Errors) != 1 || rep.Errors[0].Line != 2 {
+		t.Fatalf("append of a rule the draft has = %+v", rep)
+	}
+	d.call(admin, "POST", kpath+"/imports?mode=append", csvBody(imph+"/ok,/j,301,exact\r\nno-slash,/j,301,exact\r\n/x,/y,303,exact\r\n")).
+		want(t, 422, codeInvalidImport).decode(t, &rep)
+	if rep.ErrorCount != 2 || len(rep.Errors) != 2 || rep.Errors[0].Line != 3 || rep.Added != 0 {
+		t.Fatalf("import of a file with bad lines = %+v", rep)
+	}
+	d.call(admin, "POST", kpath+"/imports?mode=merge", csvBody(imph+"/m,/j,301,exact\r\n")).want(t, 400, codeInvalidMode)
+	d.call(admin, "POST", kpath+"/imports?dry_run=maybe", csvBody(imph+"/m,/j,301,exact\r\n")).want(t, 400, codeInvalidQuery)
+	d.call(admin, "POST", kpath+"/imports?mode=append", `{"source": "/m", "destination": "/j"}`).want(t, 415, codeUnsupportedMedia)
+	d.call(admin, "POST", kpath+"/imports?mode=append", csvBody(imph+strings.Repeat("/big,/b,301,exact\r\n", 1000))).want(t, 413, codeBodyTooLarge)
+	if r := d.call(admin, "GET", kpath+"/rules.csv", nil).want(t, 200); strings.Count(string(r.body), "\r\n") != 3 {
+		t.Fatalf("after the refused imports the draft is %q, want the 2 rules of the replace", r.body)
+	}
 
 	// Deployments, diff and lookup.
 	d.call(admin, "GET", pbase+"/deployments", nil).want(t, 200)
@@ -569,6 +633,51 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	}
 	d.call(admin, "GET", pbase+"/lookup?path=/blog/x&version=latest", nil).want(t, 400, codeInvalidQuery)
 	d.call(admin, "GET", kpath+"/lookup?path=/old&version=live", nil).want(t, 404, "NOT_FOUND")
+
+	// The deploy gate, on a project of its own: the stored test file, the
+	// check, a deploy a loop blocks and the same deploy forced.
+	var gp projectJSON
+	d.call(admin, "POST", obase+"/projects", map[string]any{"name": "gated"}).want(t, 201).decode(t, &gp)
+	gpath := "/manage/v1/projects/" + gp.ID
+	d.call(admin, "GET", gpath+"/tests", nil).want(t, 404, "NOT_FOUND")
+	tests := "path,status,destination\n/g1,301,/g2\n/g3,301,/x\n"
+	var put struct{ Cases int }
+	d.call(admin, "PUT", gpath+"/tests", csvBody(tests)).want(t, 200).decode(t, &put)
+	if put.Cases != 2 {
+		t.Fatalf("stored %d cases, want 2", put.Cases)
+	}
+	d.call(admin, "PUT", gpath+"/tests", csvBody("path,status,destination\n/g1,303,/g2\n")).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "PUT", gpath+"/tests", csvBody("")).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "PUT", gpath+"/tests", `{"path": "/g1"}`).want(t, 415, codeUnsupportedMedia)
+	d.call(admin, "PUT", gpath+"/tests", csvBody("path,status,destination\n"+strings.Repeat("/a,none,\n", redirects.MaxTestsLen/9+1))).want(t, 413, codeBodyTooLarge)
+	if r := d.call(admin, "GET", gpath+"/tests", nil).want(t, 200); string(r.body) != tests {
+		t.Fatalf("the stored test file is %q, want %q", r.body, tests)
+	}
+	d.call(admin, "POST", gpath+"/rules", map[string]any{"source": "/g1", "destination": "/g2"}).want(t, 201)
+	d.call(admin, "POST", gpath+"/rules", map[string]any{"source": "/g2", "destination": "/g1"}).want(t, 201)
+	var gate safety.GateResult
+	d.call(admin, "GET", gpath+"/deploy-check", nil).want(t, 200).decode(t, &gate)
+	if gate.Target != "the draft" || gate.Errors == 0 || gate.Cases != 2 || len(gate.FailingCases) != 1 || len(gate.Blocked) != 1 {
+		t.Fatalf("deploy-check of a draft with a loop = %+v", gate)
+	}
+	d.call(admin, "GET", gpath+"/deploy-check?fromVersion=0", nil).want(t, 400, codeInvalidQuery)
+	d.call(admin, "GET", gpath+"/deploy-check?fromVersion=9", nil).want(t, 404, "NOT_FOUND")
+	var blocked struct {
+		Code string
+		Gate safety.GateResult
+	}
+	d.call(admin, "POST", gpath+"/deployments", map[string]any{"message": "loop"}).want(t, 409, codeDeployBlocked).decode(t, &blocked)
+	if len(blocked.Gate.Blocked) != 1 || blocked.Gate.Findings[0].Kind != safety.KindLoop {
+		t.Fatalf("blocked deploy = %+v", blocked)
+	}
+	var forced deploymentJSON
+	d.call(admin, "POST", gpath+"/deployments", map[string]any{"message": "loop", "force": true, "reason": "the loop goes tonight"}).want(t, 201).decode(t, &forced)
+	d.call(admin, "GET", fmt.Sprintf("%s/deploy-check?fromVersion=%d", gpath, forced.Version), nil).want(t, 200).decode(t, &gate)
+	if gate.Target != fmt.Sprintf("version %d", forced.Version) || gate.Errors == 0 {
+		t.Fatalf("deploy-check of version %d = %+v", forced.Version, gate)
+	}
+	d.call(admin, "DELETE", gpath+"/tests", nil).want(t, 204)
+	d.call(admin, "GET", gpath+"/tests", nil).want(t, 404, "NOT_FOUND")
 
 	// Usage as edge nodes count and flush it: the month's total, and per
 	// key and day.
