@@ -28,7 +28,7 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 		return nil, err
 	}
 	defer tx.Rollback(ctx)
-	d, err := redirects.DeployInTx(ctx, deployTx{tx}, projectID, opts, build, db.now())
+	d, err := redirects.DeployInTx(ctx, deployTx{db, tx}, projectID, opts, build, db.now())
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,10 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 }
 
 // deployTx is the redirects.DeployTx of a write transaction.
-type deployTx struct{ tx pgx.Tx }
+type deployTx struct {
+	db *DB
+	tx pgx.Tx
+}
 
 // FindProject locks the project's row for the deploy, as Deploy says.
 func (t deployTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
@@ -55,7 +58,8 @@ func (t deployTx) FindRules(ctx context.Context, projectID string, version int) 
 }
 
 // InsertRelease numbers the release after the project's latest version and
-// stores it and its exports in one round trip, then its event.
+// stores it and its exports in one round trip, then its event and its
+// audit entry.
 func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.Release) error {
 	const op = "deploy"
 	d := &r.Deployment
@@ -77,6 +81,9 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 	}
 	if err := recordEvent(ctx, t.tx, redirects.EventDeploy, orgID, d.ProjectID, d.Version, d.CreatedAt); err != nil {
 		return wrap(op, err)
+	}
+	if err := t.db.recordAudit(ctx, t.tx, redirects.DeployAuditEntry(ctx, &redirects.Project{ID: d.ProjectID, OrgID: orgID}, d)); err != nil {
+		return err
 	}
 	return nil
 }

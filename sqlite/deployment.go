@@ -23,7 +23,7 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 		return nil, err
 	}
 	defer tx.Rollback()
-	d, err := redirects.DeployInTx(ctx, deployTx{tx}, projectID, opts, build, db.now())
+	d, err := redirects.DeployInTx(ctx, deployTx{db, tx}, projectID, opts, build, db.now())
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,10 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 }
 
 // deployTx is the redirects.DeployTx of a write transaction.
-type deployTx struct{ tx *sql.Tx }
+type deployTx struct {
+	db *DB
+	tx *sql.Tx
+}
 
 func (t deployTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
 	return findProject(ctx, t.tx, id)
@@ -49,7 +52,7 @@ func (t deployTx) FindRules(ctx context.Context, projectID string, version int) 
 }
 
 // InsertRelease numbers the release after the project's latest version and
-// stores it, its exports and its event.
+// stores it, its exports, its event and its audit entry.
 func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.Release) error {
 	const op = "deploy"
 	d := &r.Deployment
@@ -71,6 +74,9 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 	}
 	if err := recordEvent(ctx, t.tx, redirects.EventDeploy, orgID, d.ProjectID, d.Version, d.CreatedAt); err != nil {
 		return wrap(op, err)
+	}
+	if err := t.db.recordAudit(ctx, t.tx, redirects.DeployAuditEntry(ctx, &redirects.Project{ID: d.ProjectID, OrgID: orgID}, d)); err != nil {
+		return err
 	}
 	return nil
 }

@@ -35,6 +35,19 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/projects/{project}/rules/{id}/delete", handler: h.ruleDelete},
 		{method: "GET", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDeletePage},
 		{method: "POST", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDelete},
+
+		{method: "GET", pattern: "/projects/{project}/deploy", handler: h.deployPage},
+		{method: "POST", pattern: "/projects/{project}/deploy", handler: h.deploy},
+		{method: "GET", pattern: "/projects/{project}/history", handler: h.historyPage},
+		{method: "GET", pattern: "/projects/{project}/history/{version}/rollback", handler: h.rollbackPage},
+		{method: "POST", pattern: "/projects/{project}/history/{version}/rollback", handler: h.rollback},
+		{method: "GET", pattern: "/projects/{project}/versions/{version}/exports/{format}", handler: h.exportFile},
+		{method: "GET", pattern: "/projects/{project}/test", handler: h.testPage},
+
+		{method: "GET", pattern: "/projects/{project}/keys", handler: h.keysPage},
+		{method: "POST", pattern: "/projects/{project}/keys", handler: h.keyCreate},
+		{method: "GET", pattern: "/projects/{project}/keys/{id}/revoke", handler: h.keyRevokePage},
+		{method: "POST", pattern: "/projects/{project}/keys/{id}/revoke", handler: h.keyRevoke},
 	}
 }
 

@@ -192,3 +192,19 @@ func TestHelpers(t *testing.T) {
 		t.Errorf("plural 1500: %q", got)
 	}
 }
+
+func TestDeployNamesItsAuthor(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: "/a", Destination: "/b", StatusCode: 301, Priority: 100}); err != nil {
+		t.Fatal(err)
+	}
+	res, body := e.do("POST", "/projects/"+e.project.ID+"/deploy", url.Values{"csrf": {e.csrf}, "message": {"First"}}, true)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("deploy: %d\n%s", res.StatusCode, body)
+	}
+	_, body = e.do("GET", "/projects/"+e.project.ID+"/history", nil, true)
+	if !strings.Contains(body, "by owner@example.com") {
+		t.Fatalf("history does not name the author:\n%s", body)
+	}
+}

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -394,6 +397,119 @@ func TestDashboard(t *testing.T) {
 	b.shot("rules-bulk-delete")
 	b.click("Delete 60 rules")
 	b.see("Deleted 60 rules.", "1 rule, 1 shown", "/blog/")
+
+	// API keys: the secret is shown once, with a copy button.
+	b.open("/projects/" + project + "/keys")
+	b.see("No API key yet: create one below")
+	b.fill("Label", "storefront")
+	b.click("Create key")
+	b.see("This is the only time it is shown", "Copy")
+	secret := strings.TrimSpace(get(b, chromedp.Text(chromedp.ID("new-secret"))))
+	if !strings.HasPrefix(secret, "redir_live_") {
+		t.Fatalf("the new key's secret: %q", secret)
+	}
+	b.shot("key-created")
+	b.click("Done: I have copied it")
+	b.see("storefront", "…"+secret[len(secret)-4:], "active")
+	b.notSee(secret)
+	b.shot("keys")
+
+	// Deploy: the diff against nothing live, a message, the new version.
+	b.open("/projects/" + project + "/rules")
+	b.fill("Source path", "/old")
+	b.fill("Destination", "/new")
+	b.click("Add rule")
+	b.open("/projects/" + project + "/deploy")
+	b.see("Draft: 2 changes not deployed", "Added (2)", "/old", "/blog/")
+	b.shot("deploy")
+	b.fill("Message (what this deploy is for)", "First release")
+	b.click("Deploy version 1")
+	b.see("Deployed version 1 (1 exact rule, 1 starts_with rule). It is live", "First release", "alice@example.com",
+		"Live: version 1, deployed just now by alice@example.com")
+	edge := func(path string) (int, string) {
+		req, _ := http.NewRequest("GET", s.edge+"/v1/lookup?project="+project+"&path="+url.QueryEscape(path), nil)
+		req.Header.Set("X-API-Key", secret)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	waitFor(t, "the edge answers /old with version 1", func() bool {
+		code, body := edge("/old")
+		return code == 200 && strings.Contains(body, `"/new"`)
+	})
+	b.open("/projects/" + project + "/deploy")
+	b.see("Nothing to deploy: the draft is the same as version 1.")
+
+	// A second version, then a rollback to the first.
+	b.open("/projects/" + project + "/rules")
+	b.fill("Source path", "/extra")
+	b.fill("Destination", "/elsewhere")
+	b.click("Add rule")
+	b.open("/projects/" + project + "/deploy")
+	b.see("Draft: 1 change not deployed", "Added (1)", "/extra")
+	b.fill("Message (what this deploy is for)", "Second release")
+	b.click("Deploy version 2")
+	b.see("Deployed version 2", "Second release")
+	waitFor(t, "the edge answers /extra with version 2", func() bool {
+		code, body := edge("/extra")
+		return code == 200 && strings.Contains(body, `"/elsewhere"`)
+	})
+	b.shot("history")
+	// The page's download link of version 1's CSV, fetched with a session
+	// of the same user (the page's CSP lets no script fetch it).
+	href := get(b, chromedp.Evaluate[string](`document.querySelector('a[href$="/versions/1/exports/csv"]').getAttribute('href')`))
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	if res := apiCall(t, c, "POST", s.manage+"/manage/v1/session", "", map[string]string{"email": "alice@example.com", "password": dashboardPassword}, nil); res.StatusCode != 200 {
+		t.Fatalf("API sign-in: %d", res.StatusCode)
+	}
+	res, err := c.Get(s.manage + href)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csvBody, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Content-Disposition"), "attachment") ||
+		!strings.Contains(string(csvBody), "/old,/new,301,exact") || strings.Contains(string(csvBody), "/extra") {
+		t.Fatalf("GET %s: %d %v\n%s", href, res.StatusCode, res.Header, csvBody)
+	}
+	b.click("Roll back to version 1")
+	b.see("Roll back to version 1?", "Version 3 will be deployed with the rules of version 1")
+	b.shot("rollback")
+	b.click("Roll back to version 1")
+	b.see("Rolled back: version 3 is live with the rules of version 1.", "rollback to 1")
+	waitFor(t, "the edge forgets /extra after the rollback", func() bool {
+		code, _ := edge("/extra")
+		return code == 204
+	})
+
+	// Test a path: which rule answers, in the draft and live, and why.
+	b.click("Test a path")
+	b.see("Enter a path as a browser asks for it")
+	b.fill("Path", "/blog/post")
+	b.click("Test")
+	b.see("Draft", "Live (version 3)", "https://blog.example.com/, by rule", "no exact rule; the only matching starts_with rule")
+	b.shot("test-path")
+	b.fill("Path", "/extra")
+	b.click("Test")
+	b.see("No rule answers /extra: the edge answers 204")
+
+	// Revoking the key: the edge refuses it.
+	b.open("/projects/" + project + "/keys")
+	b.click("Revoke")
+	last4 := secret[len(secret)-4:]
+	b.see("Revoke key …" + last4 + "? Requests with it will get 401 within a second.")
+	b.shot("key-revoke")
+	b.click("Revoke key …" + last4)
+	b.see("Revoked key …"+last4+".", "revoked")
+	waitFor(t, "the edge refuses the revoked key", func() bool {
+		code, _ := edge("/old")
+		return code == 401
+	})
 
 	// Sign out ends the session: pages go back to the sign-in form.
 	b.click("Sign out")
