@@ -104,12 +104,17 @@ func (h *handler) org(r *http.Request, id string) (*redirects.Org, error) {
 // live returns the latest deployment of a project and who made it, or nil
 // before the first deploy.
 func (h *handler) live(r *http.Request, p *redirects.Project) (*deployInfo, error) {
-	d, _, err := h.store.FindDeployment(r.Context(), p.ID, 0)
-	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-		return nil, nil
-	} else if err != nil {
+	// FindDeployments reads metadata only; FindDeployment would also
+	// decode the version's rules, a million of them on a large project,
+	// on every page.
+	ds, err := h.store.FindDeployments(r.Context(), p.ID)
+	if err != nil {
 		return nil, err
 	}
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	d := ds[len(ds)-1]
 	authors, err := h.deployAuthors(r, p, 1)
 	if err != nil {
 		return nil, err

@@ -519,3 +519,38 @@ func TestDashboard(t *testing.T) {
 		t.Fatalf("after sign-out /orgs went to %s", loc)
 	}
 }
+
+// TestQuickstartPrintsTheDashboard: quickstart prints the dashboard's
+// address, and its one-time login signs in there.
+func TestQuickstartPrintsTheDashboard(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
+	r := start(t, db, "quickstart", "--addr", "127.0.0.1:0", "--admin-addr", "", "--manage-addr", "127.0.0.1:0")
+	dashboard := regexp.MustCompile(`Dashboard: (http://\S+)/  \(sign in with the login below\)\nManagement API: \S+\nLogin: (\S+)  one-time password \(shown once\): (\S+)`)
+	var m []string
+	waitFor(t, "quickstart prints the dashboard", func() bool {
+		m = dashboard.FindStringSubmatch(r.out.String())
+		return m != nil
+	})
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	res, err := c.Get(m[1] + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var token string
+	for _, ck := range jar.Cookies(res.Request.URL) {
+		if ck.Name == "redirects_login_csrf" {
+			token = ck.Value
+		}
+	}
+	res, err = c.PostForm(m[1]+"/login", url.Values{"csrf": {token}, "email": {m[2]}, "password": {m[3]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "Demo") || !strings.Contains(string(body), m[2]) {
+		t.Fatalf("the quickstart login on the dashboard: %d %s\n%s", res.StatusCode, res.Request.URL, body)
+	}
+}
