@@ -358,6 +358,11 @@ func TestDashboard(t *testing.T) {
 	b.open("/projects/" + project + "/rules?status=302")
 	b.see("1 rule matches, 1 shown")
 	b.shot("rules-filtered")
+	// Each row links to the explanation of its source: the effective
+	// answer of a starts_with rule.
+	b.open("/projects/" + project + "/rules?match=starts_with")
+	b.click("Test")
+	b.see("Test a path", "by rule", "(starts_with /blog/)", "no exact rule; the only matching starts_with rule")
 
 	// Edit in place; an edit made from a stale page is refused.
 	b.open("/projects/" + project + "/rules?q=/old")
