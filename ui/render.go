@@ -83,6 +83,8 @@ type page struct {
 	Tab     string
 	CSRF    string
 	Flash   *flash
+	// OrgTabs are the tabs of organization pages.
+	OrgTabs []tab
 	Data    any
 }
 
@@ -118,6 +120,7 @@ func parseTemplates() map[string]*template.Template {
 // organizations for the switcher, and the CSRF token of the session.
 func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) error {
 	p.Flash = takeFlash(w, r, h.secure)
+	p.OrgTabs = orgTabs
 	if v := viewerOf(r); v != nil {
 		p.User = v.user
 		p.CSRF = v.session.CSRFToken
@@ -287,10 +290,14 @@ func thousands(n int) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// plural writes "1 rule" or "3 rules" (with thousands separators).
+// plural writes "1 rule" or "3 rules", "2 entries" (with thousands
+// separators).
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
+	}
+	if strings.HasSuffix(word, "y") && !strings.HasSuffix(word, "ey") {
+		return thousands(n) + " " + word[:len(word)-1] + "ies"
 	}
 	return thousands(n) + " " + word + "s"
 }

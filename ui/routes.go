@@ -25,6 +25,13 @@ func (h *handler) routeTable() []route {
 		{method: "GET", pattern: "/{$}", handler: h.home},
 		{method: "GET", pattern: "/orgs/{org}", handler: h.orgPage},
 		{method: "POST", pattern: "/orgs/{org}/projects", handler: h.projectCreate},
+		{method: "GET", pattern: "/orgs/{org}/members", handler: h.membersPage},
+		{method: "POST", pattern: "/orgs/{org}/members", handler: h.memberAdd},
+		{method: "POST", pattern: "/orgs/{org}/members/{user}/role", handler: h.memberRole},
+		{method: "GET", pattern: "/orgs/{org}/members/{user}/remove", handler: h.memberRemovePage},
+		{method: "POST", pattern: "/orgs/{org}/members/{user}/remove", handler: h.memberRemove},
+		{method: "GET", pattern: "/orgs/{org}/audit", handler: h.auditPage},
+		{method: "GET", pattern: "/orgs/{org}/audit.csv", handler: h.auditCSV},
 
 		{method: "GET", pattern: "/projects/{project}", handler: h.projectPage},
 		{method: "GET", pattern: "/projects/{project}/rules", handler: h.rulesPage},

@@ -188,6 +188,9 @@ func TestHelpers(t *testing.T) {
 	if got := plural(1, "rule"); got != "1 rule" {
 		t.Errorf("plural 1: %q", got)
 	}
+	if got := plural(2, "entry"); got != "2 entries" {
+		t.Errorf("plural entry: %q", got)
+	}
 	if got := plural(1500, "rule"); got != "1,500 rules" {
 		t.Errorf("plural 1500: %q", got)
 	}
@@ -206,5 +209,39 @@ func TestDeployNamesItsAuthor(t *testing.T) {
 	_, body = e.do("GET", "/projects/"+e.project.ID+"/history", nil, true)
 	if !strings.Contains(body, "by owner@example.com") {
 		t.Fatalf("history does not name the author:\n%s", body)
+	}
+}
+
+func TestAuditCSV(t *testing.T) {
+	e := newEnv(t)
+	res, body := e.do("GET", "/orgs/"+e.org.ID+"/audit.csv?action=project.*", nil, true)
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/csv; charset=utf-8" ||
+		!strings.HasPrefix(body, "id,time,actor_kind,actor,") || !strings.Contains(body, "project.create") || strings.Contains(body, "member.add") {
+		t.Fatalf("audit.csv: %d %v\n%s", res.StatusCode, res.Header, body)
+	}
+}
+
+func TestViewersMayNotChangeAnything(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	owner, err := e.db.FindUserByEmail(ctx, "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.SetMember(ctx, &redirects.Membership{OrgID: e.org.ID, UserID: owner.ID, Role: redirects.RoleViewer}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := e.do("GET", "/projects/"+e.project.ID+"/rules", nil, true)
+	if strings.Contains(body, "Add rule") || strings.Contains(body, "Deploy version") {
+		t.Fatalf("a viewer's rules page offers changes:\n%s", body)
+	}
+	for _, path := range []string{"/projects/" + e.project.ID + "/rules", "/projects/" + e.project.ID + "/deploy", "/projects/" + e.project.ID + "/keys", "/orgs/" + e.org.ID + "/projects"} {
+		form := url.Values{"csrf": {e.csrf}, "source": {"/a"}, "destination": {"/b"}, "status": {"301"}, "match": {"exact"}, "name": {"x"}}
+		if res, body := e.do("POST", path, form, true); res.StatusCode != http.StatusForbidden {
+			t.Errorf("a viewer's POST %s: %d\n%s", path, res.StatusCode, body)
+		}
+	}
+	if rules, _ := e.db.FindRules(ctx, e.project.ID); len(rules) != 0 {
+		t.Fatalf("a viewer added %d rules", len(rules))
 	}
 }

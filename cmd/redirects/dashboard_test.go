@@ -135,6 +135,13 @@ func (b *browser) choose(label, value string) {
 func (b *browser) click(text string) {
 	b.t.Helper()
 	sel := fmt.Sprintf(`(//button[normalize-space()=%q] | //a[normalize-space()=%q])[1]`, text, text)
+	b.clickAt(sel)
+}
+
+// clickAt clicks the element an XPath or CSS selector names and waits for
+// the page it leads to.
+func (b *browser) clickAt(sel string) {
+	b.t.Helper()
 	get(b, chromedp.Evaluate[bool]("window.__before = true"))
 	b.run(chromedp.Click(sel, chromedp.NodeVisible))
 	b.waitLoad()
@@ -515,6 +522,38 @@ func TestDashboard(t *testing.T) {
 		code, _ := edge("/old")
 		return code == 401
 	})
+
+	// Members: an owner adds a user, changes the role, removes them.
+	s.cli(t, dashboardPassword+"\n", "user", "create", "--email", "bob@example.com", "--password-stdin")
+	b.open("/orgs/" + s.org)
+	b.click("Members")
+	b.see("alice@example.com", "owner", "you")
+	b.fill("Email address", "nobody@example.com")
+	b.click("Add member")
+	b.see("Email address: no user has the address nobody@example.com.")
+	b.fill("Email address", "bob@example.com")
+	b.choose("Role", "editor")
+	b.click("Add member")
+	b.see("bob@example.com is now editor of this organization.")
+	b.shot("members")
+	b.choose("Role of bob@example.com", "viewer")
+	b.clickAt(`//button[@aria-label="Change the role of bob@example.com"]`)
+	b.see("bob@example.com is now viewer.")
+	b.clickAt(`//a[@aria-label="Remove bob@example.com"]`)
+	b.see("Remove bob@example.com?", "loses access to Acme")
+	b.shot("member-remove")
+	b.click("Remove bob@example.com")
+	b.see("Removed bob@example.com from the organization")
+	b.notSee("bob@example.com is now")
+
+	// Audit: every change above, by its author, filterable, as CSV.
+	b.click("Audit")
+	b.see("deployment.create", "rule.create", "member.remove", "alice@example.com")
+	b.shot("audit")
+	b.fill("Action", "deployment.*")
+	b.click("Filter")
+	b.see("3 entries shown", "deployment.create")
+	b.notSee("rule.create")
 
 	// Sign out ends the session: pages go back to the sign-in form.
 	b.click("Sign out")
