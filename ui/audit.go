@@ -1,13 +1,12 @@
 package ui
 
 import (
-	"encoding/csv"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"redirects"
+	"redirects/export"
 )
 
 // auditPerPage is the size of a page of the audit log.
@@ -15,6 +14,7 @@ const auditPerPage = 50
 
 type auditQuery struct{ Action, Actor, Before string }
 
+// Params returns the filters, for links (without the cursor).
 func (q auditQuery) Params() map[string]string {
 	return map[string]string{"action": q.Action, "actor": q.Actor}
 }
@@ -83,20 +83,6 @@ func (h *handler) auditCSV(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="audit-`+safeFilename(o.ID)+`.csv"`)
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"id", "time", "actor_kind", "actor", "remote_addr", "action", "object_type", "object_id", "project_id", "before", "after"})
-	for _, e := range es {
-		cw.Write([]string{strconv.FormatInt(e.ID, 10), e.Time.UTC().Format(time.RFC3339), string(e.Actor.Kind), csvSafe(e.Actor.Label),
-			e.Actor.RemoteAddr, e.Action, e.ObjectType, e.ObjectID, e.ProjectID, csvSafe(string(e.Before)), csvSafe(string(e.After))})
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// csvSafe keeps a spreadsheet from reading a cell as a formula.
-func csvSafe(s string) string {
-	if s != "" && strings.ContainsRune("=+-@", rune(s[0])) {
-		return "'" + s
-	}
-	return s
+	// The CSV of the command line's audit --csv, from one writer.
+	return export.WriteAuditCSV(w, es)
 }

@@ -216,7 +216,7 @@ func TestAuditCSV(t *testing.T) {
 	e := newEnv(t)
 	res, body := e.do("GET", "/orgs/"+e.org.ID+"/audit.csv?action=project.*", nil, true)
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/csv; charset=utf-8" ||
-		!strings.HasPrefix(body, "id,time,actor_kind,actor,") || !strings.Contains(body, "project.create") || strings.Contains(body, "member.add") {
+		!strings.HasPrefix(body, "id,time,orgId,projectId,actorKind,") || !strings.Contains(body, "project.create") || strings.Contains(body, "member.add") {
 		t.Fatalf("audit.csv: %d %v\n%s", res.StatusCode, res.Header, body)
 	}
 }
