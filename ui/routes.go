@@ -30,6 +30,10 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/orgs/{org}/members/{user}/role", handler: h.memberRole},
 		{method: "GET", pattern: "/orgs/{org}/members/{user}/remove", handler: h.memberRemovePage},
 		{method: "POST", pattern: "/orgs/{org}/members/{user}/remove", handler: h.memberRemove},
+		{method: "GET", pattern: "/orgs/{org}/tokens", handler: h.tokensPage},
+		{method: "POST", pattern: "/orgs/{org}/tokens", handler: h.tokenCreate},
+		{method: "GET", pattern: "/orgs/{org}/tokens/{id}/revoke", handler: h.tokenRevokePage},
+		{method: "POST", pattern: "/orgs/{org}/tokens/{id}/revoke", handler: h.tokenRevoke},
 		{method: "GET", pattern: "/orgs/{org}/audit", handler: h.auditPage},
 		{method: "GET", pattern: "/orgs/{org}/audit.csv", handler: h.auditCSV},
 

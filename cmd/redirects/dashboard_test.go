@@ -546,6 +546,43 @@ func TestDashboard(t *testing.T) {
 	b.see("Removed bob@example.com from the organization")
 	b.notSee("bob@example.com is now")
 
+	// Tokens: the secret is shown once and works on the API until revoked.
+	b.click("Tokens")
+	b.see("No management token yet")
+	b.fill("Label", "CI deploys")
+	b.choose("Role", "editor")
+	b.choose("Expires", "90d")
+	b.click("Create token")
+	b.see("New editor token “CI deploys”.", "This is the only time it is shown")
+	token := strings.TrimSpace(get(b, chromedp.Text(chromedp.ID("new-secret"))))
+	if !strings.HasPrefix(token, "redir_mgmt_") {
+		t.Fatalf("the new token: %q", token)
+	}
+	b.shot("token-created")
+	withToken := func() int {
+		req, _ := http.NewRequest("GET", s.manage+"/manage/v1/orgs/"+s.org+"/projects", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := withToken(); code != 200 {
+		t.Fatalf("the new token on the API: %d", code)
+	}
+	b.click("Done: I have copied it")
+	b.notSee(token)
+	b.see("CI deploys", "editor", "alice@example.com", "…"+token[len(token)-4:])
+	b.click("Revoke")
+	b.see("Revoke token …" + token[len(token)-4:] + "?")
+	b.click("Revoke token …" + token[len(token)-4:])
+	b.see("Revoked token …" + token[len(token)-4:])
+	if code := withToken(); code != 401 {
+		t.Fatalf("the revoked token on the API: %d", code)
+	}
+
 	// Audit: every change above, by its author, filterable, as CSV.
 	b.click("Audit")
 	b.see("deployment.create", "rule.create", "member.remove", "alice@example.com")
