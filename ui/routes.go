@@ -23,6 +23,11 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/logout", handler: h.logout},
 
 		{method: "GET", pattern: "/{$}", handler: h.home},
+		{method: "GET", pattern: "/operator/orgs", handler: h.orgsPage},
+		{method: "POST", pattern: "/operator/orgs", handler: h.orgCreate},
+		{method: "GET", pattern: "/operator/orgs/{org}/edit", handler: h.orgEditPage},
+		{method: "POST", pattern: "/operator/orgs/{org}/edit", handler: h.orgUpdate},
+
 		{method: "GET", pattern: "/orgs/{org}", handler: h.orgPage},
 		{method: "POST", pattern: "/orgs/{org}/projects", handler: h.projectCreate},
 		{method: "GET", pattern: "/orgs/{org}/members", handler: h.membersPage},

@@ -245,3 +245,17 @@ func TestViewersMayNotChangeAnything(t *testing.T) {
 		t.Fatalf("a viewer added %d rules", len(rules))
 	}
 }
+
+func TestOperatorPagesAreForOperators(t *testing.T) {
+	e := newEnv(t)
+	res, body := e.do("GET", "/operator/orgs", nil, true)
+	if res.StatusCode != http.StatusForbidden || strings.Contains(body, "Every organization of the service") {
+		t.Fatalf("an owner on /operator/orgs: %d\n%s", res.StatusCode, body)
+	}
+	if res, _ := e.do("POST", "/operator/orgs", url.Values{"csrf": {e.csrf}, "name": {"X"}, "tier": {"free"}}, true); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("an owner creating an organization: %d", res.StatusCode)
+	}
+	if orgs, _ := e.db.FindOrgs(context.Background()); len(orgs) != 1 {
+		t.Fatalf("%d organizations after a refused create", len(orgs))
+	}
+}

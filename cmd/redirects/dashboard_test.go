@@ -599,6 +599,27 @@ func TestDashboard(t *testing.T) {
 	if loc := b.location(); !strings.HasPrefix(loc, "/login") {
 		t.Fatalf("after sign-out /orgs went to %s", loc)
 	}
+
+	// Operators: every organization, created and changed with its tier
+	// and overrides.
+	b.fill("Email address", "ops@example.com")
+	b.fill("Password", dashboardPassword)
+	b.click("Sign in")
+	b.click("Organizations")
+	b.see("Every organization of the service", "Acme", "pro", "1000")
+	b.fill("Name", "Beta")
+	b.choose("Tier", "free")
+	b.fill("Rate limit override", "50")
+	b.click("Create organization")
+	b.see("Created organization Beta. Give it its first owner here.", "Members")
+	b.click("Organizations")
+	b.see("Beta", "override", "10000")
+	b.shot("operator-orgs")
+	b.clickAt(`//a[@aria-label="Edit Beta"]`)
+	b.choose("Tier", "pro")
+	b.fill("Monthly quota override (requests a month; empty for the tier's 10000)", "unlimited")
+	b.click("Save organization")
+	b.see("Saved Beta: pro, 50 requests a minute, unlimited a month.")
 }
 
 // TestQuickstartPrintsTheDashboard: quickstart prints the dashboard's
