@@ -91,6 +91,8 @@ type page struct {
 var funcs = template.FuncMap{
 	"asset":  func(name string) string { return "/static/" + assetNames[name] },
 	"num":    thousands,
+	"num64":  func(n int64) string { return thousands(int(n)) },
+	"int64":  func(l redirects.Limit) int64 { return int64(l) },
 	"ago":    func(t time.Time) string { return ago(time.Now(), t) },
 	"utc":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 	"plural": plural,

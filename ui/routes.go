@@ -39,6 +39,7 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/orgs/{org}/tokens", handler: h.tokenCreate},
 		{method: "GET", pattern: "/orgs/{org}/tokens/{id}/revoke", handler: h.tokenRevokePage},
 		{method: "POST", pattern: "/orgs/{org}/tokens/{id}/revoke", handler: h.tokenRevoke},
+		{method: "GET", pattern: "/orgs/{org}/usage", handler: h.usagePage},
 		{method: "GET", pattern: "/orgs/{org}/audit", handler: h.auditPage},
 		{method: "GET", pattern: "/orgs/{org}/audit.csv", handler: h.auditCSV},
 

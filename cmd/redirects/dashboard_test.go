@@ -583,8 +583,18 @@ func TestDashboard(t *testing.T) {
 		t.Fatalf("the revoked token on the API: %d", code)
 	}
 
+	// Usage: the live lookups made above, counted against the quota.
+	b.click("Usage")
+	b.see("of a monthly quota of 1,000,000", "Live lookups a month, the last 12 months")
+	waitFor(t, "the usage page counts the lookups", func() bool {
+		b.open("/orgs/" + s.org + "/usage")
+		n := strings.TrimSpace(get(b, chromedp.Text(chromedp.ID("usage-this-month"))))
+		return n != "0"
+	})
+	b.shot("usage")
+
 	// Audit: every change above, by its author, filterable, as CSV.
-	b.click("Audit")
+	b.open("/orgs/" + s.org + "/audit")
 	b.see("deployment.create", "rule.create", "member.remove", "alice@example.com")
 	b.shot("audit")
 	b.fill("Action", "deployment.*")
