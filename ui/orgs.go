@@ -168,6 +168,8 @@ func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
 type projectHeader struct {
 	*redirects.Project
 	Live *deployInfo
+	// DraftChanged says a draft rule changed after the live deploy.
+	DraftChanged bool
 	// Tabs are the tabs built, in the dashboard's order.
 	Tabs []tab
 }
@@ -200,6 +202,16 @@ func (h *handler) project(r *http.Request, action redirects.Action) (*projectHea
 	ph := &projectHeader{Project: p, Tabs: projectTabs}
 	if ph.Live, err = h.live(r, p); err != nil {
 		return nil, nil, err
+	}
+	if ph.Live != nil {
+		// Whether the draft changed since the deploy, from the newest rule
+		// change in the audit log: one indexed row. How much changed is
+		// the Deploy tab's diff, which reads every rule.
+		es, err := h.accounts.FindAudit(r.Context(), redirects.AuditFilter{OrgID: p.OrgID, ProjectID: p.ID, Action: "rule.*", Limit: 1})
+		if err != nil {
+			return nil, nil, err
+		}
+		ph.DraftChanged = len(es) > 0 && es[0].Time.After(ph.Live.CreatedAt)
 	}
 	return ph, o, nil
 }

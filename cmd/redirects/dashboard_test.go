@@ -438,6 +438,7 @@ func TestDashboard(t *testing.T) {
 	b.click("Deploy version 1")
 	b.see("Deployed version 1 (1 exact rule, 1 starts_with rule). It is live", "First release", "alice@example.com",
 		"Live: version 1, deployed just now by alice@example.com")
+	b.notSee("Draft: changed")
 	edge := func(path string) (int, string) {
 		req, _ := http.NewRequest("GET", s.edge+"/v1/lookup?project="+project+"&path="+url.QueryEscape(path), nil)
 		req.Header.Set("X-API-Key", secret)
@@ -461,6 +462,7 @@ func TestDashboard(t *testing.T) {
 	b.fill("Source path", "/extra")
 	b.fill("Destination", "/elsewhere")
 	b.click("Add rule")
+	b.see("Draft: changed since version 1 went live.")
 	b.open("/projects/" + project + "/deploy")
 	b.see("Draft: 1 change not deployed", "Added (1)", "/extra")
 	b.fill("Message (what this deploy is for)", "Second release")
