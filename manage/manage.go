@@ -48,6 +48,9 @@ type Config struct {
 	// Builder renders a deployment's exports; nil is export.Render, the
 	// builder the command line deploys with.
 	Builder redirects.Builder
+	// Logins counts failed sign-ins; nil makes one from LoginLimits. Give
+	// the dashboard's the same one, so both doors share the limits.
+	Logins *Logins
 }
 
 // Defaults of Config.
@@ -113,6 +116,10 @@ func Handler(cfg Config) http.Handler {
 	if h.builder == nil {
 		h.builder = export.Render
 	}
-	h.logins = newLoginLimiter(cfg.LoginLimits, h.clock)
+	if cfg.Logins != nil {
+		h.logins = cfg.Logins.l
+	} else {
+		h.logins = newLoginLimiter(cfg.LoginLimits, h.clock)
+	}
 	return h.routes()
 }

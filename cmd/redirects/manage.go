@@ -15,6 +15,7 @@ import (
 
 	"redirects"
 	"redirects/manage"
+	"redirects/ui"
 )
 
 // manageOptions are the flags of the management listener, which serve and
@@ -100,8 +101,14 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 		url = DefaultDB
 	}
 	m := &managementServer{done: make(chan error, 1)}
+	// The API and the dashboard share one login counter, so switching
+	// doors gains a guesser nothing.
+	logins := manage.NewLogins(manage.LoginLimits{}, c.m.Clock)
 	api := func(s redirects.Store) http.Handler {
-		return manage.Handler(manage.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder})
+		mux := http.NewServeMux()
+		mux.Handle("/manage/", manage.Handler(manage.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
+		mux.Handle("/", ui.Handler(ui.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
+		return mux
 	}
 	s, err := OpenStore(ctx, url, c.m.Clock)
 	switch {

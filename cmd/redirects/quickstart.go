@@ -169,13 +169,16 @@ func demoOperator(ctx context.Context, s redirects.Store, orgID string) (string,
 	return pw, nil
 }
 
-// printManageLogin prints the management API's address and a login.
+// printManageLogin prints the dashboard's and the management API's
+// addresses and a login for both.
 func printManageLogin(b *strings.Builder, addr, password string) {
 	host, port, _ := net.SplitHostPort(addr)
 	if host == "" || host == "::" || host == "0.0.0.0" {
 		host = "127.0.0.1"
 	}
-	base := "http://" + net.JoinHostPort(host, port) + "/manage/v1"
+	root := "http://" + net.JoinHostPort(host, port)
+	base := root + "/manage/v1"
+	fmt.Fprintf(b, "Dashboard: %s/  (sign in with the login below)\n", root)
 	fmt.Fprintf(b, "Management API: %s/\n", base)
 	fmt.Fprintf(b, "Login: %s  one-time password (shown once): %s\n\n", demoOperatorEmail, password)
 	fmt.Fprintf(b, "# sign in (keeps the session cookie in cookies.txt; the answer holds the csrfToken for changes):\n")

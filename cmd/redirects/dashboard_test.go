@@ -1,0 +1,670 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// browser drives one headless Chromium tab through the dashboard and saves
+// a screenshot of every page it is asked to look at.
+type browser struct {
+	t    *testing.T
+	ctx  context.Context
+	base string
+	dir  string
+	n    int
+}
+
+// chromium returns the path of Debian's Chromium, or skips the test.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is not installed; .ci/run installs it (apt-get install chromium)")
+	}
+	t.Skip("chromium is not installed: apt-get install chromium to run the dashboard's browser tests")
+	return ""
+}
+
+// screenshotDir is where the screenshots go: a new directory under
+// $REDIRECTS_TEST_SCREENSHOTS when it is set (kept after the test), else
+// the test's temporary directory.
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if root := os.Getenv("REDIRECTS_TEST_SCREENSHOTS"); root != "" {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		d, err := os.MkdirTemp(root, "dashboard-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = d
+	}
+	t.Logf("screenshots in %s", dir)
+	return dir
+}
+
+func newBrowser(t *testing.T, base string) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 800), chromedp.Flag("lang", "en-US"))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	b := &browser{t: t, ctx: ctx, base: base, dir: screenshotDir(t)}
+	b.run(chromedp.EmulateViewport(1280, 800))
+	return b
+}
+
+// tab opens another tab of the same browser: the same cookies, another
+// page.
+func (b *browser) tab() *browser {
+	ctx, cancel := chromedp.NewContext(b.ctx)
+	b.t.Cleanup(cancel)
+	nb := &browser{t: b.t, ctx: ctx, base: b.base, dir: b.dir, n: 100}
+	nb.run(chromedp.EmulateViewport(1280, 800))
+	return nb
+}
+
+func (b *browser) run(actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		b.t.Fatalf("browser: %v", err)
+	}
+}
+
+// get runs an action that answers a value.
+func get[T any](b *browser, a chromedp.Action[T]) T {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, a)
+	if err != nil {
+		b.t.Fatalf("browser: %v", err)
+	}
+	return v
+}
+
+// open goes to a path of the dashboard.
+func (b *browser) open(path string) {
+	b.t.Helper()
+	b.run(chromedp.Navigate(b.base+path), chromedp.WaitReady(chromedp.CSS("body")))
+}
+
+// byLabel is the XPath of the control a <label> with this text names.
+func byLabel(label string) string {
+	return fmt.Sprintf(`//*[@id=//label[normalize-space()=%q]/@for]`, label)
+}
+
+// fill types into the control labelled label, replacing its value.
+func (b *browser) fill(label, value string) {
+	b.t.Helper()
+	b.run(chromedp.SetValue(byLabel(label), value))
+}
+
+// choose selects an option of the select labelled label.
+func (b *browser) choose(label, value string) {
+	b.t.Helper()
+	b.run(chromedp.SetValue(byLabel(label), value))
+}
+
+// click clicks the first button or link whose text is text, and waits for
+// the page it leads to.
+func (b *browser) click(text string) {
+	b.t.Helper()
+	sel := fmt.Sprintf(`(//button[normalize-space()=%q] | //a[normalize-space()=%q])[1]`, text, text)
+	b.clickAt(sel)
+}
+
+// clickAt clicks the element an XPath or CSS selector names and waits for
+// the page it leads to.
+func (b *browser) clickAt(sel string) {
+	b.t.Helper()
+	get(b, chromedp.Evaluate[bool]("window.__before = true"))
+	b.run(chromedp.Click(sel, chromedp.NodeVisible))
+	b.waitLoad()
+}
+
+// waitLoad waits until the page marked by click has been replaced by a
+// loaded one (every action here navigates).
+func (b *browser) waitLoad() {
+	b.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		done, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool]("!window.__before && document.readyState === 'complete'"))
+		if err == nil && done {
+			return
+		}
+	}
+	b.t.Fatalf("no new page loaded within 10 s after a click on %s", b.location())
+}
+
+// text returns what the page shows in its main element.
+func (b *browser) text() string {
+	b.t.Helper()
+	return get(b, chromedp.Text(chromedp.CSS("body")))
+}
+
+// see fails the test unless the page shows every one of want.
+func (b *browser) see(want ...string) {
+	b.t.Helper()
+	var s string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		s = b.text()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("%s does not show %q; it shows:\n%s", b.location(), missing, s)
+		}
+	}
+}
+
+// notSee fails the test if the page shows text.
+func (b *browser) notSee(text string) {
+	b.t.Helper()
+	if s := b.text(); strings.Contains(s, text) {
+		b.t.Fatalf("the page shows %q:\n%s", text, s)
+	}
+}
+
+// shot saves the page at 1280x800 and at 375x800.
+func (b *browser) shot(name string) {
+	b.t.Helper()
+	b.n++
+	for _, w := range []int64{1280, 375} {
+		b.run(chromedp.EmulateViewport(w, 800), chromedp.Sleep(50*time.Millisecond))
+		png := get(b, chromedp.CaptureScreenshot())
+		file := filepath.Join(b.dir, fmt.Sprintf("%02d-%s-%d.png", b.n, name, w))
+		if err := os.WriteFile(file, png, 0o644); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+	b.run(chromedp.EmulateViewport(1280, 800))
+}
+
+// location returns the path of the page.
+func (b *browser) location() string {
+	b.t.Helper()
+	return strings.TrimPrefix(get(b, chromedp.Location()), b.base)
+}
+
+// dashboardServer runs serve with the edge and the management listener on
+// a fresh SQLite database with an operator, and an organization whose
+// owner is alice; it returns the CLI's database and both base URLs.
+type dashboardServer struct {
+	db, manage, edge, org string
+}
+
+const dashboardPassword = "correct horse battery staple"
+
+func startDashboard(t *testing.T) *dashboardServer {
+	t.Helper()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
+	for _, args := range [][]string{
+		{"user", "create", "--email", "ops@example.com", "--operator", "--password-stdin"},
+		{"user", "create", "--email", "alice@example.com", "--password-stdin"},
+	} {
+		if _, errs, code := inProcess(t, db, dashboardPassword+"\n", args...); code != 0 {
+			t.Fatalf("%s: %s", args, errs)
+		}
+	}
+	out, errs, code := inProcess(t, db, "", "org", "create", "--name", "Acme", "--tier", "pro")
+	if code != 0 {
+		t.Fatalf("org create: %s", errs)
+	}
+	org := strings.TrimSpace(out)
+	if _, errs, code := inProcess(t, db, "", "member", "add", "--org", org, "--user", "alice@example.com", "--role", "owner"); code != 0 {
+		t.Fatalf("member add: %s", errs)
+	}
+	s := &dashboardServer{db: db, org: org}
+	manageAddr, edgeAddr := freeAddr(t), freeAddr(t)
+	start(t, db, "serve", "--addr", edgeAddr, "--admin-addr", "", "--engine", "net/http", "--manage-addr", manageAddr)
+	s.manage, s.edge = "http://"+manageAddr, "http://"+edgeAddr
+	waitFor(t, "the dashboard answers", func() bool {
+		res, err := http.Get(s.manage + "/login")
+		if err == nil {
+			res.Body.Close()
+		}
+		return err == nil && res.StatusCode == 200
+	})
+	return s
+}
+
+// cliRun runs a command on the server's database and returns its output.
+func (s *dashboardServer) cli(t *testing.T, stdin string, args ...string) string {
+	t.Helper()
+	out, errs, code := inProcess(t, s.db, stdin, args...)
+	if code != 0 {
+		t.Fatalf("%s: %s", args, errs)
+	}
+	return out
+}
+
+var projectPath = regexp.MustCompile(`^/projects/([^/]+)/`)
+
+// TestDashboard walks the dashboard's flows in Chromium against the real
+// server: sign-in and its errors, the organization and its projects, and
+// the rules table with its search, pages, edits (a stale one refused),
+// deletes and bulk delete.
+func TestDashboard(t *testing.T) {
+	s := startDashboard(t)
+	b := newBrowser(t, s.manage)
+
+	// Sign in: a page needs it, errors are shown, the limit is named.
+	b.open("/")
+	if loc := b.location(); !strings.HasPrefix(loc, "/login") {
+		t.Fatalf("/ without a session went to %s, want /login", loc)
+	}
+	b.see("Sign in", "Email address", "Password")
+	b.shot("login")
+	b.fill("Email address", "alice@example.com")
+	b.fill("Password", "wrong password")
+	b.click("Sign in")
+	b.see("The email address or password is wrong.")
+	b.shot("login-error")
+	for i := 0; i < 6; i++ {
+		b.fill("Email address", "mallory@example.com")
+		b.fill("Password", "guess")
+		b.click("Sign in")
+	}
+	b.see("Too many failed sign-ins for this account or from this address: try again in")
+	b.shot("login-limited")
+
+	b.fill("Email address", "alice@example.com")
+	b.fill("Password", dashboardPassword)
+	b.click("Sign in")
+	if loc := b.location(); loc != "/orgs/"+s.org {
+		t.Fatalf("after sign-in: %s, want /orgs/%s", loc, s.org)
+	}
+	b.see("Acme", "alice@example.com", "Sign out", "Your role: owner", "No project yet: create one below")
+	b.shot("org-empty")
+
+	// Create a project: its empty rules tab says what to do next.
+	b.fill("Project name", "Shop")
+	b.click("Create project")
+	b.see("Created project Shop. Add rules (or import a CSV), then deploy to make them live.",
+		"No deployment yet: deploy to make these rules live.", "No rules yet")
+	m := projectPath.FindStringSubmatch(b.location())
+	if m == nil {
+		t.Fatalf("after creating a project: %s", b.location())
+	}
+	project := m[1]
+	b.shot("rules-empty")
+	b.open("/orgs/" + s.org)
+	b.see("Shop", "No deployment yet: deploy to make its rules live.")
+
+	// Add rules; a bad one names its field and adds nothing.
+	b.open("/projects/" + project + "/rules")
+	b.fill("Source path", "/old")
+	b.fill("Destination", "/new")
+	b.click("Add rule")
+	b.see("Added exact rule /old → /new. Deploy to make it live.", "1 rule, 1 shown")
+	b.fill("Source path", "/blog/")
+	b.fill("Destination", "https://blog.example.com/")
+	b.choose("Status code", "302")
+	b.choose("Match type", "starts_with")
+	b.fill("Priority", "10")
+	b.click("Add rule")
+	b.see("Added starts_with rule /blog/ → https://blog.example.com/.", "2 rules, 2 shown")
+	b.fill("Source path", "nope")
+	b.fill("Destination", "/x")
+	b.click("Add rule")
+	b.see("The rule was not added: Source \"nope\" must start with '/'", "2 rules, 2 shown")
+
+	// Sixty more from the command line: the table pages by the cursor.
+	var csv strings.Builder
+	csv.WriteString("source,destination,statusCode,matchType,priority\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&csv, "/bulk/%02d,/moved/%02d,301,exact,\n", i, i)
+	}
+	s.cli(t, csv.String(), "rule", "import", "--project", project, "-")
+	b.open("/projects/" + project + "/rules")
+	b.see("62 rules, 50 shown", "/blog/", "Next →")
+	b.shot("rules")
+	b.click("Next →")
+	b.see("62 rules, 12 shown", "/old")
+	b.click("← Previous")
+	b.see("62 rules, 50 shown", "/blog/")
+	b.notSee("/old\t")
+
+	// Search and filters run on the server.
+	b.fill("Search", "/bulk/*")
+	b.click("Apply")
+	b.see("60 rules match, 50 shown", "Delete the 60 rules this search selects…")
+	b.open("/projects/" + project + "/rules?match=starts_with")
+	b.see("1 rule matches, 1 shown", "/blog/")
+	b.open("/projects/" + project + "/rules?status=302")
+	b.see("1 rule matches, 1 shown")
+	b.shot("rules-filtered")
+	// Each row links to the explanation of its source: the effective
+	// answer of a starts_with rule.
+	b.open("/projects/" + project + "/rules?match=starts_with")
+	b.click("Test")
+	b.see("Test a path", "by rule", "(starts_with /blog/)", "no exact rule; the only matching starts_with rule")
+
+	// Edit in place; an edit made from a stale page is refused.
+	b.open("/projects/" + project + "/rules?q=/old")
+	b.click("Edit")
+	b.see("Edit rule /old", "Revision 1")
+	b.shot("rule-edit")
+	other := b.tab()
+	other.open(b.location())
+	other.fill("Destination", "/newer")
+	other.click("Save rule")
+	other.see("Saved rule /old → /newer.")
+	b.fill("Destination", "/mine")
+	b.click("Save rule")
+	b.see("This rule was changed by someone else since you opened it: reload to see the current version. Nothing was changed.")
+	b.shot("rule-stale")
+	b.open("/projects/" + project + "/rules?q=/old")
+	b.see("/newer")
+	b.notSee("/mine")
+	b.click("Edit")
+	b.see("Revision 2")
+	b.fill("Destination", "/mine")
+	b.click("Save rule")
+	b.see("Saved rule /old → /mine.")
+
+	// Delete one rule, with a confirmation.
+	b.open("/projects/" + project + "/rules?q=/old")
+	b.click("Delete")
+	b.see("Delete rule /old?")
+	b.shot("rule-delete")
+	b.click("Delete rule")
+	b.see("Deleted rule /old. Deploy to make the change live.")
+
+	// Bulk delete of the filtered set names its count.
+	b.open("/projects/" + project + "/rules?q=" + "%2Fbulk%2F*")
+	b.click("Delete the 60 rules this search selects…")
+	b.see("Delete 60 rules?")
+	b.shot("rules-bulk-delete")
+	b.click("Delete 60 rules")
+	b.see("Deleted 60 rules.", "1 rule, 1 shown", "/blog/")
+
+	// API keys: the secret is shown once, with a copy button.
+	b.open("/projects/" + project + "/keys")
+	b.see("No API key yet: create one below")
+	b.fill("Label", "storefront")
+	b.click("Create key")
+	b.see("This is the only time it is shown", "Copy")
+	secret := strings.TrimSpace(get(b, chromedp.Text(chromedp.ID("new-secret"))))
+	if !strings.HasPrefix(secret, "redir_live_") {
+		t.Fatalf("the new key's secret: %q", secret)
+	}
+	b.shot("key-created")
+	b.click("Done: I have copied it")
+	b.see("storefront", "…"+secret[len(secret)-4:], "active")
+	b.notSee(secret)
+	b.shot("keys")
+
+	// Deploy: the diff against nothing live, a message, the new version.
+	b.open("/projects/" + project + "/rules")
+	b.fill("Source path", "/old")
+	b.fill("Destination", "/new")
+	b.click("Add rule")
+	b.open("/projects/" + project + "/deploy")
+	b.see("Draft: 2 changes not deployed", "Added (2)", "/old", "/blog/")
+	b.shot("deploy")
+	b.fill("Message (what this deploy is for)", "First release")
+	b.click("Deploy version 1")
+	b.see("Deployed version 1 (1 exact rule, 1 starts_with rule). It is live", "First release", "alice@example.com",
+		"Live: version 1, deployed just now by alice@example.com")
+	b.notSee("Draft: changed")
+	edge := func(path string) (int, string) {
+		req, _ := http.NewRequest("GET", s.edge+"/v1/lookup?project="+project+"&path="+url.QueryEscape(path), nil)
+		req.Header.Set("X-API-Key", secret)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	waitFor(t, "the edge answers /old with version 1", func() bool {
+		code, body := edge("/old")
+		return code == 200 && strings.Contains(body, `"/new"`)
+	})
+	b.open("/projects/" + project + "/deploy")
+	b.see("Nothing to deploy: the draft is the same as version 1.")
+
+	// A second version, then a rollback to the first.
+	b.open("/projects/" + project + "/rules")
+	b.fill("Source path", "/extra")
+	b.fill("Destination", "/elsewhere")
+	b.click("Add rule")
+	b.see("Draft: changed since version 1 went live.")
+	b.open("/projects/" + project + "/deploy")
+	b.see("Draft: 1 change not deployed", "Added (1)", "/extra")
+	b.fill("Message (what this deploy is for)", "Second release")
+	b.click("Deploy version 2")
+	b.see("Deployed version 2", "Second release")
+	waitFor(t, "the edge answers /extra with version 2", func() bool {
+		code, body := edge("/extra")
+		return code == 200 && strings.Contains(body, `"/elsewhere"`)
+	})
+	b.shot("history")
+	// The page's download link of version 1's CSV, fetched with a session
+	// of the same user (the page's CSP lets no script fetch it).
+	href := get(b, chromedp.Evaluate[string](`document.querySelector('a[href$="/versions/1/exports/csv"]').getAttribute('href')`))
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	if res := apiCall(t, c, "POST", s.manage+"/manage/v1/session", "", map[string]string{"email": "alice@example.com", "password": dashboardPassword}, nil); res.StatusCode != 200 {
+		t.Fatalf("API sign-in: %d", res.StatusCode)
+	}
+	res, err := c.Get(s.manage + href)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csvBody, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Content-Disposition"), "attachment") ||
+		!strings.Contains(string(csvBody), "/old,/new,301,exact") || strings.Contains(string(csvBody), "/extra") {
+		t.Fatalf("GET %s: %d %v\n%s", href, res.StatusCode, res.Header, csvBody)
+	}
+	b.click("Roll back to version 1")
+	b.see("Roll back to version 1?", "Version 3 will be deployed with the rules of version 1")
+	b.shot("rollback")
+	b.click("Roll back to version 1")
+	b.see("Rolled back: version 3 is live with the rules of version 1.", "rollback to 1")
+	waitFor(t, "the edge forgets /extra after the rollback", func() bool {
+		code, _ := edge("/extra")
+		return code == 204
+	})
+
+	// Test a path: which rule answers, in the draft and live, and why.
+	b.click("Test a path")
+	b.see("Enter a path as a browser asks for it")
+	b.fill("Path", "/blog/post")
+	b.click("Test")
+	b.see("Draft", "Live (version 3)", "https://blog.example.com/, by rule", "no exact rule; the only matching starts_with rule")
+	b.shot("test-path")
+	b.fill("Path", "/extra")
+	b.click("Test")
+	b.see("No rule answers /extra: the edge answers 204")
+
+	// Revoking the key: the edge refuses it.
+	b.open("/projects/" + project + "/keys")
+	b.click("Revoke")
+	last4 := secret[len(secret)-4:]
+	b.see("Revoke key …" + last4 + "? Requests with it will get 401 within a second.")
+	b.shot("key-revoke")
+	b.click("Revoke key …" + last4)
+	b.see("Revoked key …"+last4+".", "revoked")
+	waitFor(t, "the edge refuses the revoked key", func() bool {
+		code, _ := edge("/old")
+		return code == 401
+	})
+
+	// Members: an owner adds a user, changes the role, removes them.
+	s.cli(t, dashboardPassword+"\n", "user", "create", "--email", "bob@example.com", "--password-stdin")
+	b.open("/orgs/" + s.org)
+	b.click("Members")
+	b.see("alice@example.com", "owner", "you")
+	b.fill("Email address", "nobody@example.com")
+	b.click("Add member")
+	b.see("Email address: no user has the address nobody@example.com.")
+	b.fill("Email address", "bob@example.com")
+	b.choose("Role", "editor")
+	b.click("Add member")
+	b.see("bob@example.com is now editor of this organization.")
+	b.shot("members")
+	b.choose("Role of bob@example.com", "viewer")
+	b.clickAt(`//button[@aria-label="Change the role of bob@example.com"]`)
+	b.see("bob@example.com is now viewer.")
+	b.clickAt(`//a[@aria-label="Remove bob@example.com"]`)
+	b.see("Remove bob@example.com?", "loses access to Acme")
+	b.shot("member-remove")
+	b.click("Remove bob@example.com")
+	b.see("Removed bob@example.com from the organization")
+	b.notSee("bob@example.com is now")
+
+	// Tokens: the secret is shown once and works on the API until revoked.
+	b.click("Tokens")
+	b.see("No management token yet")
+	b.fill("Label", "CI deploys")
+	b.choose("Role", "editor")
+	b.choose("Expires", "90d")
+	b.click("Create token")
+	b.see("New editor token “CI deploys”.", "This is the only time it is shown")
+	token := strings.TrimSpace(get(b, chromedp.Text(chromedp.ID("new-secret"))))
+	if !strings.HasPrefix(token, "redir_mgmt_") {
+		t.Fatalf("the new token: %q", token)
+	}
+	b.shot("token-created")
+	withToken := func() int {
+		req, _ := http.NewRequest("GET", s.manage+"/manage/v1/orgs/"+s.org+"/projects", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := withToken(); code != 200 {
+		t.Fatalf("the new token on the API: %d", code)
+	}
+	b.click("Done: I have copied it")
+	b.notSee(token)
+	b.see("CI deploys", "editor", "alice@example.com", "…"+token[len(token)-4:])
+	b.click("Revoke")
+	b.see("Revoke token …" + token[len(token)-4:] + "?")
+	b.click("Revoke token …" + token[len(token)-4:])
+	b.see("Revoked token …" + token[len(token)-4:])
+	if code := withToken(); code != 401 {
+		t.Fatalf("the revoked token on the API: %d", code)
+	}
+
+	// Usage: the live lookups made above, counted against the quota.
+	b.click("Usage")
+	b.see("of a monthly quota of 1,000,000", "Live lookups a month, the last 12 months")
+	waitFor(t, "the usage page counts the lookups", func() bool {
+		b.open("/orgs/" + s.org + "/usage")
+		n := strings.TrimSpace(get(b, chromedp.Text(chromedp.ID("usage-this-month"))))
+		return n != "0"
+	})
+	b.shot("usage")
+
+	// Audit: every change above, by its author, filterable, as CSV.
+	b.open("/orgs/" + s.org + "/audit")
+	b.see("deployment.create", "rule.create", "member.remove", "alice@example.com")
+	b.shot("audit")
+	b.fill("Action", "deployment.*")
+	b.click("Filter")
+	b.see("3 entries shown", "deployment.create")
+	b.notSee("rule.create")
+
+	// Sign out ends the session: pages go back to the sign-in form.
+	b.click("Sign out")
+	b.see("You are signed out.")
+	b.open("/orgs/" + s.org)
+	if loc := b.location(); !strings.HasPrefix(loc, "/login") {
+		t.Fatalf("after sign-out /orgs went to %s", loc)
+	}
+
+	// Operators: every organization, created and changed with its tier
+	// and overrides.
+	b.fill("Email address", "ops@example.com")
+	b.fill("Password", dashboardPassword)
+	b.click("Sign in")
+	b.click("Organizations")
+	b.see("Every organization of the service", "Acme", "pro", "1000")
+	b.fill("Name", "Beta")
+	b.choose("Tier", "free")
+	b.fill("Rate limit override", "50")
+	b.click("Create organization")
+	b.see("Created organization Beta. Give it its first owner here.", "Members")
+	b.click("Organizations")
+	b.see("Beta", "override", "10000")
+	b.shot("operator-orgs")
+	b.clickAt(`//a[@aria-label="Edit Beta"]`)
+	b.choose("Tier", "pro")
+	b.fill("Monthly quota override (requests a month; empty for the tier's 10000)", "unlimited")
+	b.click("Save organization")
+	b.see("Saved Beta: pro, 50 requests a minute, unlimited a month.")
+}
+
+// TestQuickstartPrintsTheDashboard: quickstart prints the dashboard's
+// address, and its one-time login signs in there.
+func TestQuickstartPrintsTheDashboard(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
+	r := start(t, db, "quickstart", "--addr", "127.0.0.1:0", "--admin-addr", "", "--manage-addr", "127.0.0.1:0")
+	dashboard := regexp.MustCompile(`Dashboard: (http://\S+)/  \(sign in with the login below\)\nManagement API: \S+\nLogin: (\S+)  one-time password \(shown once\): (\S+)`)
+	var m []string
+	waitFor(t, "quickstart prints the dashboard", func() bool {
+		m = dashboard.FindStringSubmatch(r.out.String())
+		return m != nil
+	})
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	res, err := c.Get(m[1] + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var token string
+	for _, ck := range jar.Cookies(res.Request.URL) {
+		if ck.Name == "redirects_login_csrf" {
+			token = ck.Value
+		}
+	}
+	res, err = c.PostForm(m[1]+"/login", url.Values{"csrf": {token}, "email": {m[2]}, "password": {m[3]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "Demo") || !strings.Contains(string(body), m[2]) {
+		t.Fatalf("the quickstart login on the dashboard: %d %s\n%s", res.StatusCode, res.Request.URL, body)
+	}
+}

@@ -1,0 +1,217 @@
+package ui
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"redirects"
+	"redirects/manage"
+)
+
+// sessionTouchInterval is how stale a session's LastSeenAt may grow, as
+// in the API, so browsing does not write on every page.
+const sessionTouchInterval = time.Minute
+
+// loginCSRFCookie holds the random value the sign-in form must send back
+// (a double-submit token): there is no session yet to hold one.
+const loginCSRFCookie = "redirects_login_csrf"
+
+// viewer is the signed-in user of a request.
+type viewer struct {
+	user      *redirects.User
+	session   *redirects.Session
+	principal redirects.Principal
+}
+
+type viewerKey struct{}
+
+func viewerOf(r *http.Request) *viewer {
+	v, _ := r.Context().Value(viewerKey{}).(*viewer)
+	return v
+}
+
+// remoteIP returns the address of the connection, never a header.
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// authenticate wraps a page that needs a signed-in user: without one, a
+// GET goes to /login and comes back after; a POST must carry the session's
+// CSRF token in the form field csrf.
+func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		s, u, err := h.sessionOf(r)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			target := "/login"
+			if r.Method == http.MethodGet && r.URL.Path != "/" {
+				target += "?next=" + url.QueryEscape(r.URL.RequestURI())
+			}
+			http.Redirect(w, r, target, http.StatusSeeOther)
+			return nil
+		}
+		if r.Method == http.MethodPost && !s.CheckCSRF(r.PostFormValue("csrf")) {
+			return &pageError{status: http.StatusForbidden, msg: "This form has expired or did not come from this dashboard (its CSRF token is missing or wrong): go back, reload the page and try again."}
+		}
+		ms, err := h.accounts.FindMemberships(r.Context(), u.ID)
+		if err != nil {
+			return err
+		}
+		v := &viewer{user: u, session: s, principal: redirects.UserPrincipal(u, ms)}
+		ctx := context.WithValue(r.Context(), viewerKey{}, v)
+		ctx = redirects.WithActor(ctx, redirects.Actor{Kind: redirects.ActorUser, ID: u.ID, Label: u.Email, RemoteAddr: remoteIP(r)})
+		// An error page is rendered here, with the user in the context,
+		// so it keeps the top bar.
+		r = r.WithContext(ctx)
+		if err := next(w, r); err != nil {
+			h.fail(w, r, err)
+		}
+		return nil
+	}
+}
+
+// sessionOf returns the live session of the cookie and its user, or nil,
+// nil: the reads the API's sign-in makes, on the same cookie.
+func (h *handler) sessionOf(r *http.Request) (*redirects.Session, *redirects.User, error) {
+	ck, err := r.Cookie(manage.SessionCookie)
+	if err != nil || ck.Value == "" || len(ck.Value) > 2*redirects.SessionSecretLength {
+		return nil, nil, nil
+	}
+	ctx := r.Context()
+	s, err := h.accounts.FindSessionByHash(ctx, redirects.HashSessionSecret(ck.Value))
+	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	now := h.clock.Now()
+	if !s.Active(now) {
+		return nil, nil, nil
+	}
+	u, err := h.accounts.FindUserByID(ctx, s.UserID)
+	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	if u.Disabled() {
+		return nil, nil, nil
+	}
+	if now.Sub(s.LastSeenAt) >= sessionTouchInterval {
+		if err := h.accounts.TouchSession(ctx, s.ID); err != nil && redirects.ErrorCode(err) != redirects.ENOTFOUND {
+			return nil, nil, err
+		}
+	}
+	return s, u, nil
+}
+
+// safeNext keeps a post-login target on this site: a path, not a URL.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.HasPrefix(next, "/login") {
+		return "/"
+	}
+	return next
+}
+
+type loginData struct {
+	Email, Next, Error string
+}
+
+// loginPage shows the sign-in form; a signed-in user goes on.
+func (h *handler) loginPage(w http.ResponseWriter, r *http.Request) error {
+	if s, _, err := h.sessionOf(r); err == nil && s != nil {
+		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
+		return nil
+	}
+	return h.renderLogin(w, r, http.StatusOK, loginData{Next: r.URL.Query().Get("next")})
+}
+
+func (h *handler) renderLogin(w http.ResponseWriter, r *http.Request, status int, d loginData) error {
+	// One token per browser: a second sign-in page (another tab) must not
+	// expire the form of the first.
+	var token string
+	if ck, err := r.Cookie(loginCSRFCookie); err == nil && len(ck.Value) == 32 {
+		token = ck.Value
+	} else {
+		b := make([]byte, 24)
+		rand.Read(b)
+		token = base64.RawURLEncoding.EncodeToString(b)
+	}
+	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: token, Path: "/login", HttpOnly: true,
+		Secure: h.secure, SameSite: http.SameSiteStrictMode, MaxAge: 3600})
+	return h.render(w, r, status, "login", &page{Title: "Sign in", CSRF: token, Data: d})
+}
+
+// loginSubmit checks the form, the limits and the password, then starts a
+// session as the API's POST /manage/v1/session does.
+func (h *handler) loginSubmit(w http.ResponseWriter, r *http.Request) error {
+	ck, err := r.Cookie(loginCSRFCookie)
+	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(r.PostFormValue("csrf"))) != 1 {
+		return h.renderLogin(w, r, http.StatusForbidden, loginData{Next: r.PostFormValue("next"),
+			Error: "The sign-in form expired: enter your email address and password again."})
+	}
+	raw := r.PostFormValue("email")
+	d := loginData{Email: raw, Next: r.PostFormValue("next")}
+	email, err := redirects.NormalizeEmail(raw)
+	if err != nil {
+		email = strings.ToLower(strings.TrimSpace(raw))
+	}
+	addr := remoteIP(r)
+	if wait := h.logins.Blocked(email, addr); wait > 0 {
+		d.Error = "Too many failed sign-ins for this account or from this address: try again in " + plural(int(math.Ceil(wait.Seconds())), "second") + "."
+		w.Header().Set("Retry-After", itoa(int(math.Ceil(wait.Seconds()))))
+		return h.renderLogin(w, r, http.StatusTooManyRequests, d)
+	}
+	var u *redirects.User
+	if err == nil {
+		u, err = h.accounts.FindUserByEmail(r.Context(), email)
+		if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+			u = nil
+		} else if err != nil {
+			return err
+		}
+	}
+	if err := redirects.CheckLogin(u, r.PostFormValue("password")); err != nil {
+		h.logins.Fail(email, addr)
+		d.Error = "The email address or password is wrong."
+		return h.renderLogin(w, r, http.StatusUnauthorized, d)
+	}
+	h.logins.Succeed(email)
+	if old, _, err := h.sessionOf(r); err == nil && old != nil {
+		h.accounts.DeleteSession(r.Context(), old.ID)
+	}
+	s, secret := redirects.NewSession(u.ID, h.clock.Now(), h.ttl)
+	if err := h.accounts.CreateSession(r.Context(), s); err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{Name: manage.SessionCookie, Value: secret, Path: "/", Expires: s.ExpiresAt,
+		MaxAge: int(h.ttl / time.Second), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: "", Path: "/login", MaxAge: -1})
+	http.Redirect(w, r, safeNext(d.Next), http.StatusSeeOther)
+	return nil
+}
+
+// logout ends the session everywhere and goes back to the sign-in form.
+func (h *handler) logout(w http.ResponseWriter, r *http.Request) error {
+	if err := h.accounts.DeleteSession(r.Context(), viewerOf(r).session.ID); err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{Name: manage.SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
+	setFlash(w, h.secure, flashOK, "You are signed out.")
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+	return nil
+}

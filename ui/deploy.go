@@ -1,0 +1,217 @@
+package ui
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+
+	"redirects"
+	"redirects/safety"
+)
+
+// diffListMax caps each list of the deploy page: the counts are whole.
+const diffListMax = 100
+
+type deployData struct {
+	Diff       safety.DiffResult
+	Draft      int
+	CanDeploy  bool
+	Added      []safety.RuleRef
+	Removed    []safety.RuleRef
+	Changed    []safety.RuleChange
+	MoreAdded  int
+	MoreRemove int
+	MoreChange int
+	Changes    int
+	// Next is the version a deploy makes.
+	Next int
+}
+
+// deployPage is the Deploy tab: what deploying the draft changes against
+// the live version (safety.Diff), a message, and the button.
+func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
+	ph, o, err := h.project(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	draft, err := h.store.FindRules(ctx, ph.ID)
+	if err != nil {
+		return err
+	}
+	var live []redirects.Rule
+	if ph.Live != nil {
+		if _, live, err = h.store.FindDeployment(ctx, ph.ID, ph.Live.Version); err != nil {
+			return err
+		}
+	}
+	diff := safety.Diff(live, draft, safety.DiffOptions{MaxPaths: 50})
+	d := deployData{Diff: diff, Draft: len(draft), CanDeploy: may(r, o.ID, redirects.ActionDeploy),
+		Changes: len(diff.Added) + len(diff.Removed) + len(diff.Changed)}
+	d.Next = 1
+	if ph.Live != nil {
+		d.Next = ph.Live.Version + 1
+	}
+	d.Added, d.MoreAdded = capped(diff.Added)
+	d.Removed, d.MoreRemove = capped(diff.Removed)
+	d.Changed, d.MoreChange = capped(diff.Changed)
+	return h.render(w, r, http.StatusOK, "deploy", &page{Title: "Deploy · " + ph.Name, Org: o, Project: ph, Tab: "deploy", Data: d})
+}
+
+// capped returns the first diffListMax of s and how many more there are.
+func capped[T any](s []T) ([]T, int) {
+	if len(s) <= diffListMax {
+		return s, 0
+	}
+	return s[:diffListMax], len(s) - diffListMax
+}
+
+// deploy makes the draft rules live as the next version.
+func (h *handler) deploy(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionDeploy)
+	if err != nil {
+		return err
+	}
+	d, err := h.store.Deploy(r.Context(), ph.ID, redirects.DeployOptions{Message: r.PostFormValue("message")}, h.builder)
+	if err != nil {
+		if statusOf(err) < 500 {
+			return h.redirect(w, r, "/projects/"+ph.ID+"/deploy", flashErr, "Nothing was deployed: "+message(err))
+		}
+		return err
+	}
+	return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashOK, "Deployed version "+itoa(d.Version)+" ("+
+		plural(d.ExactCount, "exact rule")+", "+plural(d.PrefixCount, "starts_with rule")+"). It is live: edge nodes answer with it within a second.")
+}
+
+type historyRow struct {
+	*redirects.Deployment
+	By   string
+	Live bool
+}
+
+type historyData struct {
+	Rows      []historyRow
+	Formats   []string
+	CanDeploy bool
+}
+
+// historyPage is the History tab: every deployment, newest first, with its
+// message, author, counts, export files and a rollback.
+func (h *handler) historyPage(w http.ResponseWriter, r *http.Request) error {
+	ph, o, err := h.project(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	ds, err := h.store.FindDeployments(r.Context(), ph.ID)
+	if err != nil {
+		return err
+	}
+	authors, err := h.deployAuthors(r, ph.Project, len(ds))
+	if err != nil {
+		return err
+	}
+	d := historyData{Formats: redirects.Formats, CanDeploy: may(r, o.ID, redirects.ActionDeploy)}
+	for _, dep := range slices.Backward(ds) {
+		d.Rows = append(d.Rows, historyRow{Deployment: dep, By: authors[dep.Version], Live: ph.Live != nil && dep.Version == ph.Live.Version})
+	}
+	return h.render(w, r, http.StatusOK, "history", &page{Title: "History · " + ph.Name, Org: o, Project: ph, Tab: "history", Data: d})
+}
+
+// version reads the path's {version}.
+func version(r *http.Request) (int, error) {
+	v, err := strconv.Atoi(r.PathValue("version"))
+	if err != nil || v <= 0 {
+		return 0, errNotFound("version")
+	}
+	return v, nil
+}
+
+type rollbackData struct {
+	Target *redirects.Deployment
+	Next   int
+}
+
+// rollbackPage asks before the rules of an earlier version are deployed
+// again.
+func (h *handler) rollbackPage(w http.ResponseWriter, r *http.Request) error {
+	ph, o, err := h.project(r, redirects.ActionDeploy)
+	if err != nil {
+		return err
+	}
+	v, err := version(r)
+	if err != nil {
+		return err
+	}
+	target, _, err := h.store.FindDeployment(r.Context(), ph.ID, v)
+	if err != nil {
+		return err
+	}
+	next := 1
+	if ph.Live != nil {
+		next = ph.Live.Version + 1
+	}
+	return h.render(w, r, http.StatusOK, "rollback", &page{Title: "Roll back to version " + itoa(v), Org: o, Project: ph, Tab: "history",
+		Data: rollbackData{Target: target, Next: next}})
+}
+
+// rollback deploys the rules of an earlier version as the next version.
+func (h *handler) rollback(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionDeploy)
+	if err != nil {
+		return err
+	}
+	v, err := version(r)
+	if err != nil {
+		return err
+	}
+	msg := r.PostFormValue("message")
+	if msg == "" {
+		msg = "Roll back to version " + itoa(v)
+	}
+	d, err := h.store.Deploy(r.Context(), ph.ID, redirects.DeployOptions{Message: msg, FromVersion: v}, h.builder)
+	if err != nil {
+		return err
+	}
+	return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashOK, "Rolled back: version "+itoa(d.Version)+" is live with the rules of version "+itoa(v)+
+		". The draft is unchanged; deploy it again when it is fixed.")
+}
+
+// exportFile serves one export file of a version, as the API's exports.
+func (h *handler) exportFile(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	v, err := version(r)
+	if err != nil {
+		return err
+	}
+	format := r.PathValue("format")
+	if !slices.Contains(redirects.Formats, format) {
+		return errNotFound("export format")
+	}
+	_, e, err := h.store.FindExport(r.Context(), ph.ID, v, format)
+	if err != nil {
+		return err
+	}
+	name := ph.Name + "-v" + itoa(v) + "-" + format + "." + redirects.FormatExtension(format)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if format == "csv" {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	}
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(safeFilename(name)))
+	w.Header().Set("ETag", e.ETag)
+	w.Write(e.Body)
+	return nil
+}
+
+// safeFilename keeps letters, digits and ".-_" of a download's name.
+func safeFilename(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,119 @@
+package ui
+
+import (
+	"net/http"
+)
+
+// route is one page or form of the dashboard.
+type route struct {
+	method, pattern string
+	// public routes need no signed-in user.
+	public  bool
+	handler func(http.ResponseWriter, *http.Request) error
+}
+
+// routeTable lists every route of the dashboard, once. The API's routes,
+// under /manage/v1/, are manage's.
+func (h *handler) routeTable() []route {
+	return []route{
+		{method: "GET", pattern: "/static/{name}", public: true, handler: serveStatic},
+		{method: "GET", pattern: "/favicon.ico", public: true, handler: notFound},
+		{method: "GET", pattern: "/login", public: true, handler: h.loginPage},
+		{method: "POST", pattern: "/login", public: true, handler: h.loginSubmit},
+		{method: "POST", pattern: "/logout", handler: h.logout},
+
+		{method: "GET", pattern: "/{$}", handler: h.home},
+		{method: "GET", pattern: "/operator/orgs", handler: h.orgsPage},
+		{method: "POST", pattern: "/operator/orgs", handler: h.orgCreate},
+		{method: "GET", pattern: "/operator/orgs/{org}/edit", handler: h.orgEditPage},
+		{method: "POST", pattern: "/operator/orgs/{org}/edit", handler: h.orgUpdate},
+
+		{method: "GET", pattern: "/orgs/{org}", handler: h.orgPage},
+		{method: "POST", pattern: "/orgs/{org}/projects", handler: h.projectCreate},
+		{method: "GET", pattern: "/orgs/{org}/members", handler: h.membersPage},
+		{method: "POST", pattern: "/orgs/{org}/members", handler: h.memberAdd},
+		{method: "POST", pattern: "/orgs/{org}/members/{user}/role", handler: h.memberRole},
+		{method: "GET", pattern: "/orgs/{org}/members/{user}/remove", handler: h.memberRemovePage},
+		{method: "POST", pattern: "/orgs/{org}/members/{user}/remove", handler: h.memberRemove},
+		{method: "GET", pattern: "/orgs/{org}/tokens", handler: h.tokensPage},
+		{method: "POST", pattern: "/orgs/{org}/tokens", handler: h.tokenCreate},
+		{method: "GET", pattern: "/orgs/{org}/tokens/{id}/revoke", handler: h.tokenRevokePage},
+		{method: "POST", pattern: "/orgs/{org}/tokens/{id}/revoke", handler: h.tokenRevoke},
+		{method: "GET", pattern: "/orgs/{org}/usage", handler: h.usagePage},
+		{method: "GET", pattern: "/orgs/{org}/audit", handler: h.auditPage},
+		{method: "GET", pattern: "/orgs/{org}/audit.csv", handler: h.auditCSV},
+
+		{method: "GET", pattern: "/projects/{project}", handler: h.projectPage},
+		{method: "GET", pattern: "/projects/{project}/rules", handler: h.rulesPage},
+		{method: "POST", pattern: "/projects/{project}/rules", handler: h.ruleCreate},
+		{method: "GET", pattern: "/projects/{project}/rules/{id}/edit", handler: h.ruleEditPage},
+		{method: "POST", pattern: "/projects/{project}/rules/{id}/edit", handler: h.ruleUpdate},
+		{method: "GET", pattern: "/projects/{project}/rules/{id}/delete", handler: h.ruleDeletePage},
+		{method: "POST", pattern: "/projects/{project}/rules/{id}/delete", handler: h.ruleDelete},
+		{method: "GET", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDeletePage},
+		{method: "POST", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDelete},
+
+		{method: "GET", pattern: "/projects/{project}/deploy", handler: h.deployPage},
+		{method: "POST", pattern: "/projects/{project}/deploy", handler: h.deploy},
+		{method: "GET", pattern: "/projects/{project}/history", handler: h.historyPage},
+		{method: "GET", pattern: "/projects/{project}/history/{version}/rollback", handler: h.rollbackPage},
+		{method: "POST", pattern: "/projects/{project}/history/{version}/rollback", handler: h.rollback},
+		{method: "GET", pattern: "/projects/{project}/versions/{version}/exports/{format}", handler: h.exportFile},
+		{method: "GET", pattern: "/projects/{project}/test", handler: h.testPage},
+
+		{method: "GET", pattern: "/projects/{project}/keys", handler: h.keysPage},
+		{method: "POST", pattern: "/projects/{project}/keys", handler: h.keyCreate},
+		{method: "GET", pattern: "/projects/{project}/keys/{id}/revoke", handler: h.keyRevokePage},
+		{method: "POST", pattern: "/projects/{project}/keys/{id}/revoke", handler: h.keyRevoke},
+	}
+}
+
+// routes returns the dashboard's handler: every route of routeTable, a
+// page for anything else, and the headers every answer carries.
+func (h *handler) routes() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range h.routeTable() {
+		f := rt.handler
+		if !rt.public {
+			f = h.authenticate(f)
+		}
+		mux.HandleFunc(rt.method+" "+rt.pattern, h.serve(f))
+	}
+	mux.HandleFunc("/", h.serve(h.authenticate(func(http.ResponseWriter, *http.Request) error {
+		return errNotFound("page")
+	})))
+	return headers(mux)
+}
+
+// notFound answers a plain 404 to what browsers ask for on their own.
+func notFound(w http.ResponseWriter, r *http.Request) error {
+	http.NotFound(w, r)
+	return nil
+}
+
+// serve adapts a handler that returns an error: the error becomes a page.
+func (h *handler) serve(f func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := f(w, r); err != nil {
+			h.fail(w, r, err)
+		}
+	}
+}
+
+// contentSecurityPolicy allows the dashboard's own stylesheet and script
+// and nothing else: no inline script or style, no frames, no other origin.
+const contentSecurityPolicy = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// headers sets what every answer carries. Pages are not cached (they hold
+// account data and CSRF tokens); static assets set their own caching.
+func headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", contentSecurityPolicy)
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "same-origin")
+		hd.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}

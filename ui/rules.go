@@ -1,0 +1,384 @@
+package ui
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// rulesPerPage is the size of a page of the rules table.
+const rulesPerPage = 50
+
+// ruleQuery is the rules table's state, from the URL: search, filters,
+// sort and cursor.
+type ruleQuery struct {
+	Q, Match, Status, Sort string
+	After, Before          string
+}
+
+func readRuleQuery(r *http.Request) ruleQuery {
+	// The table's state is always in the URL, also of a form's action:
+	// the form's own fields (status, match) are the rule's.
+	v := r.URL.Query()
+	return ruleQuery{Q: v.Get("q"), Match: v.Get("match"), Status: v.Get("status"), Sort: v.Get("sort"),
+		After: v.Get("after"), Before: v.Get("before")}
+}
+
+// filter turns the search and filters into the store's, naming what is
+// wrong.
+func (q ruleQuery) filter() (redirects.RuleFilter, error) {
+	f := redirects.RuleFilter{Query: q.Q}
+	if q.Match != "" {
+		mt, err := redirects.ParseMatchType(q.Match)
+		if err != nil {
+			return f, &pageError{status: http.StatusBadRequest, msg: "Match type " + strconv.Quote(q.Match) + " is not exact or starts_with."}
+		}
+		f.MatchType = &mt
+	}
+	if q.Status != "" {
+		n, err := strconv.Atoi(q.Status)
+		if err != nil {
+			return f, &pageError{status: http.StatusBadRequest, msg: "Status " + strconv.Quote(q.Status) + " is not 301 or 302."}
+		}
+		f.StatusCode = n
+	}
+	return f, f.Validate()
+}
+
+// Params returns the query's filter and sort, for links and hidden fields
+// (without the cursor).
+func (q ruleQuery) Params() map[string]string {
+	return map[string]string{"q": q.Q, "match": q.Match, "status": q.Status, "sort": q.Sort}
+}
+
+// Filtered reports whether a search or filter narrows the table.
+func (q ruleQuery) Filtered() bool { return q.Q != "" || q.Match != "" || q.Status != "" }
+
+// encodeQuery writes the non-empty values as a query string.
+func encodeQuery(m map[string]string) string {
+	v := url.Values{}
+	for k, s := range m {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	return v.Encode()
+}
+
+// reverseSort is the opposite order of s, to page backwards.
+func reverseSort(s redirects.RuleSort) redirects.RuleSort {
+	if s.Desc() {
+		return redirects.RuleSort(s.Key())
+	}
+	return "-" + s
+}
+
+type rulesData struct {
+	Query        ruleQuery
+	Rules        []redirects.Rule
+	Total        int
+	Next, Prev   string
+	CanEdit      bool
+	Sorts        []option
+	Statuses     []int
+	DefaultPrio  int
+	PriorityHelp string
+}
+
+type option struct{ Value, Label string }
+
+var ruleSorts = []option{
+	{"source", "Source A–Z"}, {"-source", "Source Z–A"},
+	{"-id", "Newest first"}, {"id", "Oldest first"},
+	{"priority", "Priority, low first"}, {"-priority", "Priority, high first"},
+}
+
+// rulesPage is the Rules tab: one page of the draft rules, searched,
+// filtered and sorted by the store, with next and previous cursors.
+func (h *handler) rulesPage(w http.ResponseWriter, r *http.Request) error {
+	ph, o, err := h.project(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	q := readRuleQuery(r)
+	d := rulesData{Query: q, CanEdit: may(r, o.ID, redirects.ActionEditRules), Sorts: ruleSorts,
+		Statuses: []int{301, 302}, DefaultPrio: redirects.DefaultPriority}
+	f, err := q.filter()
+	if err != nil {
+		return err
+	}
+	sort, err := redirects.ParseRuleSort(q.Sort)
+	if err != nil {
+		return err
+	}
+	pq := redirects.RulePageQuery{Filter: f, Sort: sort, Limit: rulesPerPage, After: q.After}
+	backwards := q.Before != "" && q.After == ""
+	if backwards {
+		pq.Sort, pq.After = reverseSort(sort), q.Before
+	}
+	pg, err := h.store.FindRulePage(r.Context(), ph.ID, pq)
+	if err != nil {
+		return err
+	}
+	d.Rules, d.Total = pg.Rules, pg.Total
+	base := q.Params()
+	link := func(key, cursor string) string {
+		m := map[string]string{key: cursor}
+		for k, v := range base {
+			m[k] = v
+		}
+		return "?" + encodeQuery(m)
+	}
+	if backwards {
+		slices.Reverse(d.Rules)
+		if pg.Next != "" && len(d.Rules) > 0 {
+			d.Prev = link("before", redirects.CursorAfter(reverseSort(sort), &d.Rules[0]))
+		}
+		if len(d.Rules) > 0 {
+			d.Next = link("after", redirects.CursorAfter(sort, &d.Rules[len(d.Rules)-1]))
+		}
+	} else {
+		if pg.Next != "" {
+			d.Next = link("after", pg.Next)
+		}
+		if q.After != "" && len(d.Rules) > 0 {
+			d.Prev = link("before", redirects.CursorAfter(reverseSort(sort), &d.Rules[0]))
+		}
+	}
+	return h.render(w, r, http.StatusOK, "rules", &page{Title: "Rules · " + ph.Name, Org: o, Project: ph, Tab: "rules", Data: d})
+}
+
+// rulesURL is the Rules tab of a project with a table state.
+func rulesURL(projectID string, q map[string]string) string {
+	u := "/projects/" + projectID + "/rules"
+	if s := encodeQuery(q); s != "" {
+		u += "?" + s
+	}
+	return u
+}
+
+// ruleForm reads the fields of the add and edit forms.
+func ruleForm(r *http.Request) (*redirects.Rule, error) {
+	rule := &redirects.Rule{Source: strings.TrimSpace(r.PostFormValue("source")), Destination: strings.TrimSpace(r.PostFormValue("destination"))}
+	var err error
+	if rule.StatusCode, err = strconv.Atoi(r.PostFormValue("status")); err != nil {
+		return nil, &pageError{status: http.StatusBadRequest, msg: "Status: choose 301 or 302."}
+	}
+	if rule.MatchType, err = redirects.ParseMatchType(r.PostFormValue("match")); err != nil {
+		return nil, &pageError{status: http.StatusBadRequest, msg: "Match: choose exact or starts_with."}
+	}
+	rule.Priority = redirects.DefaultPriority
+	if s := strings.TrimSpace(r.PostFormValue("priority")); s != "" {
+		if rule.Priority, err = strconv.Atoi(s); err != nil {
+			return nil, &pageError{status: http.StatusBadRequest, msg: "Priority " + strconv.Quote(s) + " is not a whole number."}
+		}
+	}
+	return rule, nil
+}
+
+// ruleCreate adds a draft rule.
+func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	back := rulesURL(ph.ID, readRuleQuery(r).Params())
+	rule, err := ruleForm(r)
+	if err == nil {
+		rule.ProjectID = ph.ID
+		if err = rule.Validate(); err == nil {
+			err = h.store.AddRule(r.Context(), rule)
+		}
+	}
+	if err != nil {
+		if statusOf(err) >= 500 {
+			return err
+		}
+		return h.redirect(w, r, back, flashErr, "The rule was not added: "+message(err))
+	}
+	return h.redirect(w, r, back, flashOK, "Added "+rule.MatchType.String()+" rule "+rule.Source+" → "+rule.Destination+". Deploy to make it live.")
+}
+
+// ruleID reads the path's {id}.
+func ruleID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, errNotFound("rule")
+	}
+	return id, nil
+}
+
+type ruleEditData struct {
+	Rule     *redirects.Rule
+	Query    ruleQuery
+	Statuses []int
+}
+
+// ruleEditPage shows a rule in a form that carries its revision.
+func (h *handler) ruleEditPage(w http.ResponseWriter, r *http.Request) error {
+	ph, o, err := h.project(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	id, err := ruleID(r)
+	if err != nil {
+		return err
+	}
+	rule, err := h.store.FindRule(r.Context(), ph.ID, id)
+	if err != nil {
+		return err
+	}
+	return h.render(w, r, http.StatusOK, "rule_edit", &page{Title: "Edit rule " + rule.Source, Org: o, Project: ph, Tab: "rules",
+		Data: ruleEditData{Rule: rule, Query: readRuleQuery(r), Statuses: []int{301, 302}}})
+}
+
+// staleRule is the message of an edit or delete made against an old
+// revision.
+const staleRule = "This rule was changed by someone else since you opened it: reload to see the current version. Nothing was changed."
+
+// ruleUpdate changes a draft rule if it is still at the revision the form
+// was made from; otherwise it changes nothing and says so.
+func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	id, err := ruleID(r)
+	if err != nil {
+		return err
+	}
+	q := readRuleQuery(r)
+	edit := "/projects/" + ph.ID + "/rules/" + strconv.FormatInt(id, 10) + "/edit?" + encodeQuery(q.Params())
+	rev, err := strconv.ParseInt(r.PostFormValue("revision"), 10, 64)
+	if err != nil || rev <= 0 {
+		return &pageError{status: http.StatusBadRequest, msg: "The form has no rule revision: open the rule again from the rules table."}
+	}
+	want, err := ruleForm(r)
+	if err != nil {
+		return h.redirect(w, r, edit, flashErr, message(err))
+	}
+	cur, err := h.store.FindRule(r.Context(), ph.ID, id)
+	if err != nil {
+		return err
+	}
+	u := redirects.RuleUpdate{Revision: rev}
+	if want.Source != cur.Source {
+		u.Source = &want.Source
+	}
+	if want.Destination != cur.Destination {
+		u.Destination = &want.Destination
+	}
+	if want.StatusCode != cur.StatusCode {
+		u.StatusCode = &want.StatusCode
+	}
+	if want.MatchType != cur.MatchType {
+		u.MatchType = &want.MatchType
+	}
+	if want.Priority != cur.Priority {
+		u.Priority = &want.Priority
+	}
+	if u.Empty() {
+		if cur.Revision != rev {
+			return h.redirect(w, r, edit, flashErr, staleRule)
+		}
+		return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Nothing to change in rule "+cur.Source+".")
+	}
+	rule, err := h.store.UpdateRule(r.Context(), ph.ID, id, u)
+	switch {
+	case redirects.ErrorCode(err) == redirects.EREVISION:
+		return h.redirect(w, r, edit, flashErr, staleRule)
+	case err != nil && statusOf(err) < 500:
+		return h.redirect(w, r, edit, flashErr, "The rule was not changed: "+message(err))
+	case err != nil:
+		return err
+	}
+	return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Saved rule "+rule.Source+" → "+rule.Destination+". Deploy to make the change live.")
+}
+
+// ruleDeletePage asks before a rule is deleted.
+func (h *handler) ruleDeletePage(w http.ResponseWriter, r *http.Request) error {
+	ph, o, err := h.project(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	id, err := ruleID(r)
+	if err != nil {
+		return err
+	}
+	rule, err := h.store.FindRule(r.Context(), ph.ID, id)
+	if err != nil {
+		return err
+	}
+	return h.render(w, r, http.StatusOK, "rule_delete", &page{Title: "Delete rule " + rule.Source, Org: o, Project: ph, Tab: "rules",
+		Data: ruleEditData{Rule: rule, Query: readRuleQuery(r)}})
+}
+
+// ruleDelete deletes a draft rule at the revision the confirmation showed.
+func (h *handler) ruleDelete(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	id, err := ruleID(r)
+	if err != nil {
+		return err
+	}
+	q := readRuleQuery(r)
+	rev, _ := strconv.ParseInt(r.PostFormValue("revision"), 10, 64)
+	err = h.store.DeleteRuleRevision(r.Context(), ph.ID, id, max(rev, 0))
+	switch {
+	case redirects.ErrorCode(err) == redirects.EREVISION:
+		return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashErr, "This rule was changed by someone else since you opened it: look at it again before you delete it. Nothing was deleted.")
+	case err != nil:
+		return err
+	}
+	return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Deleted rule "+r.PostFormValue("source")+". Deploy to make the change live.")
+}
+
+type bulkData struct {
+	Query ruleQuery
+	Count int
+}
+
+// ruleBulkDeletePage asks before every rule of the filtered set is
+// deleted, naming how many.
+func (h *handler) ruleBulkDeletePage(w http.ResponseWriter, r *http.Request) error {
+	ph, o, err := h.project(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	q := readRuleQuery(r)
+	f, err := q.filter()
+	if err != nil {
+		return err
+	}
+	pg, err := h.store.FindRulePage(r.Context(), ph.ID, redirects.RulePageQuery{Filter: f, Limit: 1})
+	if err != nil {
+		return err
+	}
+	return h.render(w, r, http.StatusOK, "rules_delete", &page{Title: "Delete rules · " + ph.Name, Org: o, Project: ph, Tab: "rules",
+		Data: bulkData{Query: q, Count: pg.Total}})
+}
+
+// ruleBulkDelete deletes every draft rule the filter selects, in one
+// transaction.
+func (h *handler) ruleBulkDelete(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	q := readRuleQuery(r)
+	f, err := q.filter()
+	if err != nil {
+		return err
+	}
+	n, err := h.store.DeleteRules(r.Context(), ph.ID, f)
+	if err != nil {
+		return err
+	}
+	return h.redirect(w, r, rulesURL(ph.ID, nil), flashOK, "Deleted "+plural(n, "rule")+". Deploy to make the change live.")
+}

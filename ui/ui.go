@@ -1,0 +1,90 @@
+// Package ui is the dashboard: server-rendered HTML pages on the management
+// listener, next to the management API (package manage). It signs people in
+// with the API's sessions (the same cookie, store and login limits), asks
+// redirects.Authorize before every read and change, and calls the same
+// store methods as the API, so the two never disagree.
+//
+// The routes are listed once, in routes.go; each page group has a file of
+// small handlers; templates and static assets are embedded in the binary.
+// Every page carries a strict Content-Security-Policy (no inline script),
+// every form the session's CSRF token, and every change answers with a
+// redirect to a page that says what happened (post/redirect/get).
+package ui
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"redirects"
+	"redirects/export"
+	"redirects/manage"
+)
+
+// Config configures the dashboard.
+type Config struct {
+	// Store keeps organizations, projects, rules, keys and deployments.
+	Store redirects.Store
+	// Accounts keeps users, sessions and the audit log; nil takes it from
+	// Store.
+	Accounts redirects.AccountStore
+	// Clock gives the time of sessions; nil is the system clock.
+	Clock redirects.Clock
+	// Logger logs failures that are not the user's; nil discards them.
+	Logger *slog.Logger
+	// Secure marks cookies Secure: set it when the listener serves TLS.
+	Secure bool
+	// SessionTTL is how long a sign-in lasts; 0 is
+	// manage.DefaultSessionTTL.
+	SessionTTL time.Duration
+	// Logins counts failed sign-ins; give the API's, so both doors share
+	// the limits. Nil makes one with the default limits.
+	Logins *manage.Logins
+	// Builder renders a deployment's exports; nil is export.Render.
+	Builder redirects.Builder
+}
+
+// handler holds what every page needs.
+type handler struct {
+	store    redirects.Store
+	accounts redirects.AccountStore
+	clock    redirects.Clock
+	logger   *slog.Logger
+	secure   bool
+	ttl      time.Duration
+	logins   *manage.Logins
+	builder  redirects.Builder
+}
+
+// Handler returns the dashboard. It panics if cfg.Store is nil or keeps no
+// accounts and cfg.Accounts is nil: that is a wiring mistake.
+func Handler(cfg Config) http.Handler {
+	h := &handler{store: cfg.Store, accounts: cfg.Accounts, clock: cfg.Clock, logger: cfg.Logger,
+		secure: cfg.Secure, ttl: cfg.SessionTTL, logins: cfg.Logins, builder: cfg.Builder}
+	if h.store == nil {
+		panic("ui: Config.Store is nil")
+	}
+	if h.accounts == nil {
+		a, ok := cfg.Store.(redirects.AccountStore)
+		if !ok {
+			panic("ui: the store keeps no accounts and Config.Accounts is nil")
+		}
+		h.accounts = a
+	}
+	if h.clock == nil {
+		h.clock = redirects.SystemClock{}
+	}
+	if h.logger == nil {
+		h.logger = slog.New(slog.DiscardHandler)
+	}
+	if h.ttl <= 0 {
+		h.ttl = manage.DefaultSessionTTL
+	}
+	if h.logins == nil {
+		h.logins = manage.NewLogins(manage.LoginLimits{}, h.clock)
+	}
+	if h.builder == nil {
+		h.builder = export.Render
+	}
+	return h.routes()
+}
