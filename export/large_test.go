@@ -15,6 +15,7 @@ import (
 
 	"redirects/export"
 	"redirects/internal/rulegen"
+	"redirects/internal/servertest"
 )
 
 // TestLargeExports renders a million generated rules and loads the exports
@@ -72,19 +73,19 @@ func TestLargeExports(t *testing.T) {
 	}
 
 	t.Run("nginx-maps", func(t *testing.T) {
-		bin := lookPath(t, "nginx")
+		bin := servertest.LookPath(t, "nginx")
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "redirects-exact.map"), files["nginx-map-exact"])
-		writeFile(t, filepath.Join(dir, "redirects-prefix.map"), files["nginx-map-prefix"])
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["nginx-map-exact"])
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["nginx-map-prefix"])
 		sizes := regexp.MustCompile(`(?m)^#     (map_hash_\w+ \d+;)$`).FindAllStringSubmatch(string(files["nginx-map-exact"]), -1)
 		if len(sizes) != 2 {
 			t.Fatal("nginx-map-exact's comment does not give the two map_hash sizes")
 		}
 		t.Logf("nginx-map-exact asks for %s %s", sizes[0][1], sizes[1][1])
 		cases := []serverCase{
-			{"nginx-map-exact+nginx-map-prefix", freePort(t), 204, behaviour{exact: true, prefix: true, exactFold: true, exact301: true}},
+			{"nginx-map-exact+nginx-map-prefix", servertest.FreePort(t), 204, behaviour{exact: true, prefix: true, exactFold: true, exact301: true}},
 		}
-		conf := nginxConf(dir, sizes[0][1]+"\n"+sizes[1][1]+"\n"+export.NginxMapExactHTTPSnippet+"\n"+export.NginxMapPrefixHTTPSnippet,
+		conf := servertest.NginxConf(dir, sizes[0][1]+"\n"+sizes[1][1]+"\n"+export.NginxMapExactHTTPSnippet+"\n"+export.NginxMapPrefixHTTPSnippet,
 			[]string{export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\nreturn 204;"},
 			[]int{cases[0].port})
 		runNginx(t, bin, dir, conf, cases, func() { compare(t, seed, e, paths, cases, documented(e)) })
@@ -94,7 +95,7 @@ func TestLargeExports(t *testing.T) {
 	// location carries every module's configuration), far from the maps'
 	// seconds; a tenth of that shows the scale the nginx format is for.
 	t.Run("nginx-100k", func(t *testing.T) {
-		bin := lookPath(t, "nginx")
+		bin := servertest.LookPath(t, "nginx")
 		rules := rulegen.Rules(100_000, 0.1, seed)
 		e := newEngine(rules)
 		var paths []string
@@ -104,31 +105,30 @@ func TestLargeExports(t *testing.T) {
 		}
 		paths = slices.DeleteFunc(paths, nginxNormalizes)
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "redirects.conf"), export.RenderNginx(rules))
-		cases := []serverCase{{"nginx", freePort(t), 404, behaviour{exact: true, prefix: true}}}
-		conf := nginxConf(dir, "", []string{export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet}, []int{cases[0].port})
+		servertest.WriteFile(t, filepath.Join(dir, "redirects.conf"), export.RenderNginx(rules))
+		cases := []serverCase{{"nginx", servertest.FreePort(t), 404, behaviour{exact: true, prefix: true}}}
+		conf := servertest.NginxConf(dir, "", []string{export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet}, []int{cases[0].port})
 		runNginx(t, bin, dir, conf, cases, func() { compare(t, seed, e, paths, cases, documented(e)) })
 	})
 
 	t.Run("haproxy", func(t *testing.T) {
-		bin := lookPath(t, "haproxy")
+		bin := servertest.LookPath(t, "haproxy")
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
-		writeFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
 		cases := []serverCase{
-			{"haproxy-map-exact+haproxy-map-prefix", freePort(t), 204, behaviour{exact: true, prefix: true, exact301: true}},
+			{"haproxy-map-exact+haproxy-map-prefix", servertest.FreePort(t), 204, behaviour{exact: true, prefix: true, exact301: true}},
 		}
 		var conf strings.Builder
-		conf.WriteString(haproxyHead + "frontend f0\n    bind 127.0.0.1:" + strconv.Itoa(cases[0].port) + "\n")
-		indent(&conf, strings.ReplaceAll(export.HAProxyMapExactSnippet+"\n"+export.HAProxyMapPrefixSnippet, "/etc/haproxy/", dir+"/"), "    ")
-		conf.WriteString("    http-request return status 204\n")
+		conf.WriteString(servertest.HAProxyHead)
+		conf.WriteString(servertest.HAProxyFrontend("f0", cases[0].port, dir, export.HAProxyMapExactSnippet+"\n"+export.HAProxyMapPrefixSnippet))
 		cfg := filepath.Join(dir, "haproxy.cfg")
-		writeFile(t, cfg, []byte(conf.String()))
+		servertest.WriteFile(t, cfg, []byte(conf.String()))
 		t0 := time.Now()
 		out := checkQuiet(t, bin, "-c", "-f", cfg)
 		t.Logf("haproxy -c with both maps: %v\n%s", time.Since(t0), out)
 		t0 = time.Now()
-		pid := start(t, []int{cases[0].port}, bin, "-db", "-f", cfg)
+		pid := servertest.Start(t, []int{cases[0].port}, bin, "-db", "-f", cfg)
 		t.Logf("haproxy listening after %v, resident %s", time.Since(t0), resident(pid))
 		compare(t, seed, e, paths, cases, documented(e))
 	})
@@ -138,7 +138,7 @@ func TestLargeExports(t *testing.T) {
 // and the server's size, then runs probe.
 func runNginx(t *testing.T, bin, dir, conf string, cases []serverCase, probe func()) {
 	t.Helper()
-	writeFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+	servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
 	args := []string{"-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf")}
 	t0 := time.Now()
 	out := checkQuiet(t, bin, append([]string{"-t"}, args...)...)
@@ -148,7 +148,7 @@ func runNginx(t *testing.T, bin, dir, conf string, cases []serverCase, probe fun
 		ports = append(ports, c.port)
 	}
 	t0 = time.Now()
-	pid := start(t, ports, bin, args...)
+	pid := servertest.Start(t, ports, bin, args...)
 	t.Logf("nginx listening after %v, resident %s", time.Since(t0), resident(pid))
 	probe()
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,6 +19,7 @@ import (
 
 	"redirects"
 	"redirects/export"
+	"redirects/internal/servertest"
 )
 
 // The differential tests load the exports into a real nginx and a real
@@ -343,7 +342,7 @@ type serverCase struct {
 // one real nginx, each configured with the snippets of docs/exports.md, and
 // compares its answers with the lookup API's.
 func TestNginx(t *testing.T) {
-	bin := lookPath(t, "nginx")
+	bin := servertest.LookPath(t, "nginx")
 	for _, seed := range []uint64{testSeed(t, 1), uint64(time.Now().UnixNano())} {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			rules, files, paths := renderRandom(t, seed)
@@ -353,17 +352,17 @@ func TestNginx(t *testing.T) {
 				"redirects-exact.map":  files["nginx-map-exact"],
 				"redirects-prefix.map": files["nginx-map-prefix"],
 			} {
-				writeFile(t, filepath.Join(dir, name), body)
+				servertest.WriteFile(t, filepath.Join(dir, name), body)
 			}
 			sizes := regexp.MustCompile(`(?m)^#     (map_hash_\w+ \d+;)$`).FindAllStringSubmatch(string(files["nginx-map-exact"]), -1)
 			if len(sizes) != 2 {
 				t.Fatalf("nginx-map-exact's comment does not give the two map_hash sizes:\n%s", files["nginx-map-exact"])
 			}
 			cases := []serverCase{
-				{"nginx", freePort(t), 404, behaviour{exact: true, prefix: true}},
-				{"nginx-map-exact", freePort(t), 204, behaviour{exact: true, exactFold: true, exact301: true}},
-				{"nginx-map-prefix", freePort(t), 204, behaviour{prefix: true}},
-				{"nginx-map-exact+nginx-map-prefix", freePort(t), 204, behaviour{exact: true, prefix: true, exactFold: true, exact301: true}},
+				{"nginx", servertest.FreePort(t), 404, behaviour{exact: true, prefix: true}},
+				{"nginx-map-exact", servertest.FreePort(t), 204, behaviour{exact: true, exactFold: true, exact301: true}},
+				{"nginx-map-prefix", servertest.FreePort(t), 204, behaviour{prefix: true}},
+				{"nginx-map-exact+nginx-map-prefix", servertest.FreePort(t), 204, behaviour{exact: true, prefix: true, exactFold: true, exact301: true}},
 			}
 			http := sizes[0][1] + "\n" + sizes[1][1] + "\n" + export.NginxMapExactHTTPSnippet + "\n" + export.NginxMapPrefixHTTPSnippet
 			servers := []string{
@@ -376,10 +375,10 @@ func TestNginx(t *testing.T) {
 			for _, c := range cases {
 				ports = append(ports, c.port)
 			}
-			conf := nginxConf(dir, http, servers, ports)
-			writeFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
-			check(t, bin, "-t", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
-			start(t, ports, bin, "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+			conf := servertest.NginxConf(dir, http, servers, ports)
+			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+			servertest.Check(t, bin, "-t", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+			servertest.Start(t, ports, bin, "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
 			compareSmall(t, seed, rules, paths, cases)
 		})
 	}
@@ -389,7 +388,7 @@ func TestNginx(t *testing.T) {
 // exports in one real haproxy, one frontend per configuration of
 // docs/exports.md, and compares its answers with the lookup API's.
 func TestHAProxy(t *testing.T) {
-	bin := lookPath(t, "haproxy")
+	bin := servertest.LookPath(t, "haproxy")
 	for _, seed := range []uint64{testSeed(t, 1), uint64(time.Now().UnixNano())} {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			rules, files, paths := renderRandom(t, seed)
@@ -401,13 +400,13 @@ func TestHAProxy(t *testing.T) {
 			}
 			t.Logf("as sent to HAProxy, by class: %v", pathClasses(paths))
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
-			writeFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
+			servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
+			servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
 			cases := []serverCase{
-				{"haproxy", freePort(t), 204, behaviour{exact: true, prefix: true, exactFold: true, prefixFold: true}},
-				{"haproxy-map-exact", freePort(t), 204, behaviour{exact: true, exact301: true}},
-				{"haproxy-map-prefix", freePort(t), 204, behaviour{prefix: true}},
-				{"haproxy-map-exact+haproxy-map-prefix", freePort(t), 204, behaviour{exact: true, prefix: true, exact301: true}},
+				{"haproxy", servertest.FreePort(t), 204, behaviour{exact: true, prefix: true, exactFold: true, prefixFold: true}},
+				{"haproxy-map-exact", servertest.FreePort(t), 204, behaviour{exact: true, exact301: true}},
+				{"haproxy-map-prefix", servertest.FreePort(t), 204, behaviour{prefix: true}},
+				{"haproxy-map-exact+haproxy-map-prefix", servertest.FreePort(t), 204, behaviour{exact: true, prefix: true, exact301: true}},
 			}
 			frontends := []string{
 				string(files["haproxy"]),
@@ -416,71 +415,20 @@ func TestHAProxy(t *testing.T) {
 				export.HAProxyMapExactSnippet + "\n" + export.HAProxyMapPrefixSnippet,
 			}
 			var conf strings.Builder
-			conf.WriteString(haproxyHead)
+			conf.WriteString(servertest.HAProxyHead)
 			for i, c := range cases {
-				fmt.Fprintf(&conf, "frontend f%d\n    bind 127.0.0.1:%d\n", i, c.port)
-				body := strings.ReplaceAll(frontends[i], "/etc/haproxy/", dir+"/")
-				for line := range strings.SplitSeq(strings.TrimSuffix(body, "\n"), "\n") {
-					conf.WriteString("    " + line + "\n")
-				}
-				conf.WriteString("    http-request return status 204\n")
+				conf.WriteString(servertest.HAProxyFrontend("f"+strconv.Itoa(i), c.port, dir, frontends[i]))
 			}
 			cfg := filepath.Join(dir, "haproxy.cfg")
-			writeFile(t, cfg, []byte(conf.String()))
-			check(t, bin, "-c", "-f", cfg)
+			servertest.WriteFile(t, cfg, []byte(conf.String()))
+			servertest.Check(t, bin, "-c", "-f", cfg)
 			var ports []int
 			for _, c := range cases {
 				ports = append(ports, c.port)
 			}
-			start(t, ports, bin, "-db", "-f", cfg)
+			servertest.Start(t, ports, bin, "-db", "-f", cfg)
 			compareSmall(t, seed, rules, paths, cases)
 		})
-	}
-}
-
-// haproxyHead is the minimal global and defaults sections of the test
-// configuration; the frontends follow.
-const haproxyHead = `global
-    maxconn 512
-defaults
-    mode http
-    timeout connect 5s
-    timeout client 30s
-    timeout server 30s
-`
-
-// nginxConf returns a minimal nginx configuration that keeps every file in
-// dir, with http lines in the http block and one server per port.
-func nginxConf(dir, httpLines string, servers []string, ports []int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `daemon off;
-master_process off;
-worker_processes 1;
-error_log %[1]s/error.log;
-pid %[1]s/nginx.pid;
-events { worker_connections 512; }
-http {
-    access_log off;
-    client_body_temp_path %[1]s/client_body;
-    proxy_temp_path %[1]s/proxy;
-    fastcgi_temp_path %[1]s/fastcgi;
-    uwsgi_temp_path %[1]s/uwsgi;
-    scgi_temp_path %[1]s/scgi;
-`, dir)
-	indent(&b, strings.ReplaceAll(httpLines, "/etc/nginx/", dir+"/"), "    ")
-	for i, s := range servers {
-		// The root does not exist, so a path no location takes gets a 404.
-		fmt.Fprintf(&b, "    server {\n        listen 127.0.0.1:%d;\n        root %s/no-root;\n", ports[i], dir)
-		indent(&b, strings.ReplaceAll(s, "/etc/nginx/", dir+"/"), "        ")
-		b.WriteString("    }\n")
-	}
-	b.WriteString("}\n")
-	return b.String()
-}
-
-func indent(b *strings.Builder, s, prefix string) {
-	for line := range strings.SplitSeq(strings.TrimSuffix(s, "\n"), "\n") {
-		b.WriteString(prefix + line + "\n")
 	}
 }
 
@@ -624,90 +572,6 @@ func ask(ctx context.Context, client *http.Transport, port int, path string, noM
 	return answer{}, fmt.Errorf("unexpected status %s", resp.Status)
 }
 
-func lookPath(t *testing.T, name string) string {
-	t.Helper()
-	bin, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s is not on PATH: skipping the differential test against a real %s (apt-get install nginx-light haproxy)", name, name)
-	}
-	return bin
-}
-
-// check runs a configuration test (nginx -t, haproxy -c) and fails with its
-// output unless it passes.
-func check(t *testing.T, bin string, args ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, out)
-	}
-}
-
-// start runs a server in the foreground until the test ends, waits until
-// it accepts connections on every port and returns its process id.
-func start(t *testing.T, ports []int, bin string, args ...string) int {
-	t.Helper()
-	// The output goes to a file, read only once the server has exited or
-	// the test fails, so no reader races the process's writes.
-	log := filepath.Join(t.TempDir(), filepath.Base(bin)+".log")
-	out, err := os.Create(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	output := func() string { b, _ := os.ReadFile(log); return string(b) }
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	deadline := time.Now().Add(2 * time.Minute)
-	for _, port := range ports {
-		for {
-			c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
-			if err == nil {
-				c.Close()
-				break
-			}
-			select {
-			case <-exited:
-				t.Fatalf("%s exited: %s", bin, output())
-			default:
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s does not listen on %d after 2 minutes: %s", bin, port, output())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	return cmd.Process.Pid
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func writeFile(t *testing.T, path string, body []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, body, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestServersAcceptEdgeCases loads rules at the limits of validation into
 // real nginx and haproxy and asks each for the longest source: 2,048-byte
 // sources and destinations (nginx refuses tokens of 4,096 bytes and more, so
@@ -745,22 +609,22 @@ func TestServersAcceptEdgeCases(t *testing.T) {
 	want := answer{301, long("d")} // the exact rule of the dots wins over its prefix rule
 
 	t.Run("nginx", func(t *testing.T) {
-		bin := lookPath(t, "nginx")
+		bin := servertest.LookPath(t, "nginx")
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "redirects.conf"), files["nginx"])
-		writeFile(t, filepath.Join(dir, "redirects-exact.map"), files["nginx-map-exact"])
-		writeFile(t, filepath.Join(dir, "redirects-prefix.map"), files["nginx-map-prefix"])
+		servertest.WriteFile(t, filepath.Join(dir, "redirects.conf"), files["nginx"])
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["nginx-map-exact"])
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["nginx-map-prefix"])
 		sizes := regexp.MustCompile(`(?m)^#     (map_hash_\w+ \d+;)$`).FindAllStringSubmatch(string(files["nginx-map-exact"]), -1)
-		ports := []int{freePort(t), freePort(t)}
-		conf := nginxConf(dir, sizes[0][1]+"\n"+sizes[1][1]+"\n"+export.NginxMapExactHTTPSnippet+"\n"+export.NginxMapPrefixHTTPSnippet,
+		ports := []int{servertest.FreePort(t), servertest.FreePort(t)}
+		conf := servertest.NginxConf(dir, sizes[0][1]+"\n"+sizes[1][1]+"\n"+export.NginxMapExactHTTPSnippet+"\n"+export.NginxMapPrefixHTTPSnippet,
 			[]string{
 				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet,
 				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\nreturn 204;",
 			}, ports)
-		writeFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+		servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
 		args := []string{"-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf")}
-		check(t, bin, append([]string{"-t"}, args...)...)
-		start(t, ports, bin, args...)
+		servertest.Check(t, bin, append([]string{"-t"}, args...)...)
+		servertest.Start(t, ports, bin, args...)
 		client := &http.Transport{}
 		defer client.CloseIdleConnections()
 		// The nginx format leaves out sources longer than 255 bytes, so
@@ -790,23 +654,21 @@ func TestServersAcceptEdgeCases(t *testing.T) {
 	})
 
 	t.Run("haproxy", func(t *testing.T) {
-		bin := lookPath(t, "haproxy")
+		bin := servertest.LookPath(t, "haproxy")
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
-		writeFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
-		ports := []int{freePort(t), freePort(t), freePort(t)}
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
+		servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
+		ports := []int{servertest.FreePort(t), servertest.FreePort(t), servertest.FreePort(t)}
 		var conf strings.Builder
-		conf.WriteString(haproxyHead)
+		conf.WriteString(servertest.HAProxyHead)
 		for i, body := range []string{string(files["haproxy"]), export.HAProxyMapExactSnippet + "\n" + export.HAProxyMapPrefixSnippet,
 			"option accept-invalid-http-request\n" + string(files["haproxy"])} {
-			fmt.Fprintf(&conf, "frontend f%d\n    bind 127.0.0.1:%d\n", i, ports[i])
-			indent(&conf, strings.ReplaceAll(body, "/etc/haproxy/", dir+"/"), "    ")
-			conf.WriteString("    http-request return status 204\n")
+			conf.WriteString(servertest.HAProxyFrontend("f"+strconv.Itoa(i), ports[i], dir, body))
 		}
 		cfg := filepath.Join(dir, "haproxy.cfg")
-		writeFile(t, cfg, []byte(conf.String()))
-		check(t, bin, "-c", "-f", cfg)
-		start(t, ports, bin, "-db", "-f", cfg)
+		servertest.WriteFile(t, cfg, []byte(conf.String()))
+		servertest.Check(t, bin, "-c", "-f", cfg)
+		servertest.Start(t, ports, bin, "-db", "-f", cfg)
 		client := &http.Transport{}
 		defer client.CloseIdleConnections()
 		for _, port := range ports[:2] {

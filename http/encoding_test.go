@@ -2,13 +2,10 @@ package http
 
 import (
 	"bytes"
-	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"runtime"
 	"testing"
-	"time"
 
 	"redirects"
 	"redirects/internal/coding"
@@ -131,21 +128,7 @@ func TestEnginesExportEncodings(t *testing.T) {
 				t.Skip("evhttp needs Linux epoll")
 			}
 			f := newFixture(t, nil)
-			s, err := Open(f.ctx, Config{
-				Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", Engine: engine,
-				Clock: redirects.SystemClock{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-				Connect: func(context.Context) (*Backend, error) {
-					return &Backend{Store: f.db, Limiter: f.limiter, Flusher: f.limiter}, nil
-				},
-			})
-			f.ok(err)
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				if err := s.Close(ctx); err != nil {
-					t.Errorf("Close: %v", err)
-				}
-			})
+			s := f.open(engine)
 			_, stored, err := f.db.FindExport(f.ctx, f.project.ID, 2, "csv")
 			f.ok(err)
 			client := &http.Client{Transport: &http.Transport{DisableCompression: true}}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"redirects"
 	"redirects/export"
@@ -55,6 +56,28 @@ func newFixture(t *testing.T, org *redirects.Org) *fixture {
 	f.edge = &Edge{Clock: redirects.SystemClock{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: NewMetrics()}
 	f.edge.setLive(&live{catalog: f.catalog, limiter: f.limiter, exports: NewExportCache(db, 1<<20)})
 	return f
+}
+
+// open runs a Server over the fixture's store on free ports of 127.0.0.1,
+// with engine serving the edge listener, and closes it when the test ends.
+func (f *fixture) open(engine string) *Server {
+	f.t.Helper()
+	s, err := Open(f.ctx, Config{
+		Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", Engine: engine,
+		Clock: redirects.SystemClock{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Connect: func(context.Context) (*Backend, error) {
+			return &Backend{Store: f.db, Limiter: f.limiter, Flusher: f.limiter}, nil
+		},
+	})
+	f.ok(err)
+	f.t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.Close(ctx); err != nil {
+			f.t.Errorf("Close: %v", err)
+		}
+	})
+	return s
 }
 
 func (f *fixture) ok(err error) {

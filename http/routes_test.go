@@ -1,14 +1,11 @@
 package http
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"redirects"
 )
@@ -120,21 +117,7 @@ func TestEngines(t *testing.T) {
 				t.Skip("evhttp needs Linux epoll")
 			}
 			f := newFixture(t, nil)
-			s, err := Open(f.ctx, Config{
-				Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", Engine: engine,
-				Clock: redirects.SystemClock{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-				Connect: func(context.Context) (*Backend, error) {
-					return &Backend{Store: f.db, Limiter: f.limiter, Flusher: f.limiter}, nil
-				},
-			})
-			f.ok(err)
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				if err := s.Close(ctx); err != nil {
-					t.Errorf("Close: %v", err)
-				}
-			})
+			s := f.open(engine)
 			edge, admin := "http://"+s.Addr(), "http://"+s.AdminAddr()
 			get := func(method, url, key, ifNoneMatch string) (*http.Response, string) {
 				t.Helper()

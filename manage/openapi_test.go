@@ -1,7 +1,6 @@
 package manage
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,12 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	legacyrouter "github.com/getkin/kin-openapi/routers/legacy"
 
 	"redirects"
+	"redirects/internal/openapitest"
 	"redirects/safety"
 )
 
@@ -32,35 +29,18 @@ const manageDocFile = "../api/manage.openapi.yaml"
 // manageDoc validates real exchanges against the document and records
 // which documented answers were produced.
 type manageDoc struct {
-	t      *testing.T
-	doc    *openapi3.T
-	router routers.Router
-	// seen holds "METHOD /path/{param} STATUS" for every answer produced.
-	seen  map[string]bool
+	*openapitest.Doc
+	t     *testing.T
 	codes map[string]bool
 }
 
 func loadManageDoc(t *testing.T) *manageDoc {
 	t.Helper()
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromFile(manageDocFile)
-	if err != nil {
-		t.Fatalf("loading %s: %v", manageDocFile, err)
-	}
-	if err := doc.Validate(loader.Context); err != nil {
-		t.Fatalf("%s is not a valid OpenAPI document: %v", manageDocFile, err)
-	}
-	if !strings.HasPrefix(doc.OpenAPI, "3.0.") {
-		t.Fatalf("openapi: %s, want 3.0.x", doc.OpenAPI)
-	}
-	if doc.Info.License == nil || doc.Info.License.Name != "Apache 2.0" {
+	d := &manageDoc{Doc: openapitest.Load(t, manageDocFile), t: t, codes: map[string]bool{}}
+	if doc := d.Spec; doc.Info.License == nil || doc.Info.License.Name != "Apache 2.0" {
 		t.Fatalf("info.license is %+v, want Apache 2.0", doc.Info.License)
 	}
-	router, err := legacyrouter.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &manageDoc{t: t, doc: doc, router: router, seen: map[string]bool{}, codes: map[string]bool{}}
+	return d
 }
 
 // checkCredentials stands for the server's own checks in request
@@ -110,7 +90,7 @@ func (d *manageDoc) call(c *client, method, target string, body any, hdr ...stri
 	r := c.send(req)
 	what := r.req
 
-	route, pathParams, err := d.router.FindRoute(vreq)
+	route, pathParams, err := d.Router.FindRoute(vreq)
 	if err != nil {
 		t.Fatalf("%s: no operation in the document: %v (answer %d %s)", what, err, r.status, r.body)
 	}
@@ -134,67 +114,14 @@ func (d *manageDoc) call(c *client, method, target string, body any, hdr ...stri
 		t.Fatalf("%s: the server answered %d %s, but the document accepts the request", what, r.status, code)
 	}
 
-	respRef := route.Operation.Responses.Status(r.status)
-	if respRef == nil || respRef.Value == nil {
-		t.Fatalf("%s: status %d is not documented for %s %s; body %s", what, r.status, route.Method, route.Path, r.body)
-	}
-	out := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: in,
-		Status:                 r.status,
-		Header:                 r.header,
-		Body:                   io.NopCloser(bytes.NewReader(r.body)),
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
-	}
-	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
-		t.Fatalf("%s: answer %d does not match the document: %v\nheaders: %v\nbody: %s", what, r.status, err, r.header, r.body)
-	}
-	resp := respRef.Value
-	if err := checkDocHeaders(resp, r.header); err != nil {
-		t.Fatalf("%s: answer %d: %v", what, r.status, err)
-	}
-	if len(resp.Content) == 0 && (len(r.body) != 0 || r.header.Get("Content-Type") != "") {
-		t.Fatalf("%s: answer %d is documented without content, got Content-Type %q body %q", what, r.status, r.header.Get("Content-Type"), r.body)
-	}
+	d.CheckAnswer(t, what, in, openapitest.Answer{Status: r.status, Header: r.header, Body: r.body})
 	if r.header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("%s: Cache-Control %q, want no-store", what, r.header.Get("Cache-Control"))
 	}
-	d.seen[route.Method+" "+route.Path+" "+strconv.Itoa(r.status)] = true
 	if code != "" {
 		d.codes[code] = true
 	}
 	return r
-}
-
-// checkDocHeaders checks what the library leaves to the caller: every
-// required header of a documented answer is there, once, and matches its
-// schema.
-func checkDocHeaders(resp *openapi3.Response, h http.Header) error {
-	for name, ref := range resp.Headers {
-		hd := ref.Value
-		vals := h.Values(name)
-		if len(vals) == 0 {
-			if hd.Required {
-				return errors.New("required header " + name + " is missing")
-			}
-			continue
-		}
-		if len(vals) > 1 {
-			return errors.New("header " + name + " is repeated")
-		}
-		s := hd.Schema.Value
-		var v any = vals[0]
-		if s.Type.Is("integer") {
-			n, err := strconv.ParseInt(vals[0], 10, 64)
-			if err != nil {
-				return errors.New("header " + name + " = " + vals[0] + " is not an integer")
-			}
-			v = float64(n)
-		}
-		if err := s.VisitJSON(v); err != nil {
-			return errors.New("header " + name + ": " + err.Error())
-		}
-	}
-	return nil
 }
 
 // checkError validates an answer outside the document's operations (a
@@ -206,7 +133,7 @@ func (d *manageDoc) checkError(r *resp, status int, code string) {
 	if err := json.Unmarshal(r.body, &v); err != nil || r.status != status {
 		t.Fatalf("%s: got %d %s, want %d with a JSON error body", r.req, r.status, r.body, status)
 	}
-	if err := d.doc.Components.Schemas["Error"].Value.VisitJSON(v); err != nil {
+	if err := d.Spec.Components.Schemas["Error"].Value.VisitJSON(v); err != nil {
 		t.Fatalf("%s: %d %s does not match the Error schema: %v", r.req, r.status, r.body, err)
 	}
 	if got := v.(map[string]any)["code"]; got != code {
@@ -218,7 +145,7 @@ func (d *manageDoc) checkError(r *resp, status int, code string) {
 // operations returns every documented operation as "METHOD /path".
 func (d *manageDoc) operations() []string {
 	var out []string
-	for path, item := range d.doc.Paths.Map() {
+	for path, item := range d.Spec.Paths.Map() {
 		for method := range item.Operations() {
 			out = append(out, method+" "+path)
 		}
@@ -358,7 +285,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	}
 	// jsonBody reports whether the operation takes a JSON body.
 	jsonBody := func(method, path string) bool {
-		op := d.doc.Paths.Find(path).GetOperation(method)
+		op := d.Spec.Paths.Find(path).GetOperation(method)
 		return op.RequestBody != nil && op.RequestBody.Value.Content.Get("application/json") != nil
 	}
 	const login = "POST /manage/v1/session"
@@ -754,20 +681,10 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.checkError(a.tokens[redirects.RoleViewer].do("GET", "/manage/v1/orgs", nil), 500, "INTERNAL_ERROR")
 
 	// Every documented answer was produced, and every documented code.
-	var never []string
-	for _, op := range d.operations() {
-		method, path, _ := strings.Cut(op, " ")
-		for status := range d.doc.Paths.Find(path).GetOperation(method).Responses.Map() {
-			if !d.seen[op+" "+status] {
-				never = append(never, op+" "+status)
-			}
-		}
-	}
-	sort.Strings(never)
-	for _, n := range never {
+	for _, n := range d.Unseen() {
 		t.Errorf("documented but never produced: %s", n)
 	}
-	for _, c := range d.doc.Components.Schemas["Error"].Value.Properties["code"].Value.Enum {
+	for _, c := range d.Spec.Components.Schemas["Error"].Value.Properties["code"].Value.Enum {
 		if code := c.(string); !d.codes[code] {
 			t.Errorf("error code %s is documented but was never answered", code)
 		}

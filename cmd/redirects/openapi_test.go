@@ -4,20 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	legacyrouter "github.com/getkin/kin-openapi/routers/legacy"
 
 	"redirects/internal/coding"
+	"redirects/internal/openapitest"
 )
 
 // openAPIFile is api/openapi.yaml, seen from this package's directory.
@@ -37,10 +34,8 @@ var codesNotExercised = map[string]bool{"INTERNAL_ERROR": true, "SERVICE_UNAVAIL
 // apiDoc validates real exchanges against the OpenAPI document and records
 // what was exercised.
 type apiDoc struct {
+	*openapitest.Doc
 	t       *testing.T
-	doc     *openapi3.T
-	router  routers.Router
-	seen    map[string]bool // "GET /v1/lookup 200"
 	codes   map[string]bool // Error codes answered
 	formats map[string]bool // export formats answered with 200
 	methods map[string]bool // methods answered with 405
@@ -48,22 +43,7 @@ type apiDoc struct {
 
 func loadAPIDoc(t *testing.T) *apiDoc {
 	t.Helper()
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromFile(openAPIFile)
-	if err != nil {
-		t.Fatalf("loading %s: %v", openAPIFile, err)
-	}
-	if err := doc.Validate(loader.Context); err != nil {
-		t.Fatalf("%s is not a valid OpenAPI document: %v", openAPIFile, err)
-	}
-	if !strings.HasPrefix(doc.OpenAPI, "3.0.") {
-		t.Fatalf("openapi: %s, want 3.0.x", doc.OpenAPI)
-	}
-	router, err := legacyrouter.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &apiDoc{t: t, doc: doc, router: router, seen: map[string]bool{}, codes: map[string]bool{},
+	return &apiDoc{Doc: openapitest.Load(t, openAPIFile), t: t, codes: map[string]bool{},
 		formats: map[string]bool{}, methods: map[string]bool{}}
 }
 
@@ -109,7 +89,7 @@ func (a *apiDoc) call(e *edge, method, target, key string, hdr map[string]string
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	route, pathParams, err := a.router.FindRoute(req)
+	route, pathParams, err := a.Router.FindRoute(req)
 	if err != nil {
 		t.Fatalf("%s: no route in the document: %v", what, err)
 	}
@@ -140,50 +120,20 @@ func (a *apiDoc) call(e *edge, method, target, key string, hdr map[string]string
 		}
 	}
 
-	// The answer, with the library.
-	respRef := route.Operation.Responses.Status(r.status)
-	if respRef == nil || respRef.Value == nil {
-		t.Fatalf("%s: status %d is not documented for %s %s; body %s", what, r.status, route.Method, route.Path, r.body)
-	}
-	// The document describes bodies without their content coding, as a
-	// client reads them.
-	decoded := r.body
+	// The answer, with the library and what it leaves out.
+	ans := openapitest.Answer{Status: r.status, Header: r.header, Body: []byte(r.body), NoBody: method == http.MethodHead}
 	if ce := r.header.Get("Content-Encoding"); ce != "" {
 		b, err := coding.Decode(ce, []byte(r.body))
 		if err != nil {
 			t.Fatalf("%s: a body in Content-Encoding %s that does not decode: %v", what, ce, err)
 		}
-		decoded = string(b)
+		ans.Decoded = b
 	}
-	out := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: in,
-		Status:                 r.status,
-		Header:                 r.header,
-		Body:                   io.NopCloser(strings.NewReader(decoded)),
-		Options: &openapi3filter.Options{
-			IncludeResponseStatus: true,
-			MultiError:            true,
-			ExcludeResponseBody:   method == http.MethodHead, // HEAD answers carry no body
-		},
-	}
-	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
-		t.Fatalf("%s: answer %d does not match the document: %v\nheaders: %v\nbody: %s", what, r.status, err, r.header, r.body)
-	}
-	// What the library leaves out: it skips 304 answers entirely, and does
-	// not check that a response documented without content has none.
-	resp := respRef.Value
-	if err := checkHeaders(resp, r.header); err != nil {
-		t.Fatalf("%s: answer %d: %v", what, r.status, err)
-	}
-	if len(resp.Content) == 0 && (r.body != "" || r.header.Get("Content-Type") != "") {
-		t.Fatalf("%s: answer %d is documented without content, got Content-Type %q body %q",
-			what, r.status, r.header.Get("Content-Type"), r.body)
-	}
+	a.CheckAnswer(t, what, in, ans)
 	if r.status >= 400 && method != http.MethodHead && code == "" {
 		t.Fatalf("%s: error answer %d without a JSON code: %s", what, r.status, r.body)
 	}
 
-	a.seen[route.Method+" "+route.Path+" "+strconv.Itoa(r.status)] = true
 	if code != "" {
 		a.codes[code] = true
 	}
@@ -204,38 +154,6 @@ func (a *apiDoc) call(e *edge, method, target, key string, hdr map[string]string
 	return r
 }
 
-// checkHeaders checks an answer's headers against a documented response
-// on its own: required headers are present, once, and every documented
-// header matches its schema.
-func checkHeaders(resp *openapi3.Response, h http.Header) error {
-	for name, ref := range resp.Headers {
-		hd := ref.Value
-		vals := h.Values(name)
-		if len(vals) == 0 {
-			if hd.Required {
-				return errors.New("required header " + name + " is missing")
-			}
-			continue
-		}
-		if len(vals) > 1 {
-			return errors.New("header " + name + " is repeated")
-		}
-		s := hd.Schema.Value
-		var v any = vals[0]
-		if s.Type.Is("integer") {
-			n, err := strconv.ParseInt(vals[0], 10, 64)
-			if err != nil {
-				return errors.New("header " + name + " = " + vals[0] + " is not an integer")
-			}
-			v = float64(n)
-		}
-		if err := s.VisitJSON(v); err != nil {
-			return errors.New("header " + name + ": " + err.Error())
-		}
-	}
-	return nil
-}
-
 // checkError validates an answer outside the document's paths against its
 // Error schema.
 func (a *apiDoc) checkError(r reply, status int) {
@@ -245,7 +163,7 @@ func (a *apiDoc) checkError(r reply, status int) {
 	if err := json.Unmarshal([]byte(r.body), &v); err != nil || r.status != status {
 		t.Fatalf("got %d %s, want %d with a JSON error body", r.status, r.body, status)
 	}
-	if err := a.doc.Components.Schemas["Error"].Value.VisitJSON(v); err != nil {
+	if err := a.Spec.Components.Schemas["Error"].Value.VisitJSON(v); err != nil {
 		t.Fatalf("%d %s does not match the Error schema: %v", r.status, r.body, err)
 	}
 	if r.header.Get("Content-Type") != "application/json" || r.header.Get("Cache-Control") != "no-store" {
@@ -271,7 +189,7 @@ func enumStrings(t *testing.T, s *openapi3.SchemaRef) []string {
 // document cannot lose what the spec requires.
 func TestOpenAPIDocument(t *testing.T) {
 	a := loadAPIDoc(t)
-	doc := a.doc
+	doc := a.Spec
 	s := doc.Components.SecuritySchemes["ApiKeyAuth"]
 	if s == nil || s.Value.Type != "apiKey" || s.Value.In != "header" || s.Value.Name != "X-API-Key" {
 		t.Fatalf("security scheme ApiKeyAuth: %+v, want apiKey in header X-API-Key", s)
@@ -379,7 +297,7 @@ func testOpenAPI(t *testing.T, c *cli) {
 	}
 
 	// Export 200 in every format, 304, and an older version.
-	for _, f := range enumStrings(t, a.doc.Components.Schemas["Format"]) {
+	for _, f := range enumStrings(t, a.Spec.Components.Schemas["Format"]) {
 		for _, k := range []string{key, keyEnt} {
 			pr := p
 			if k == keyEnt {
@@ -514,30 +432,27 @@ func testOpenAPI(t *testing.T, c *cli) {
 
 	// Coverage: every documented answer, code, format and method was seen.
 	var missing []string
-	for path, item := range a.doc.Paths.Map() {
-		for method, op := range item.Operations() {
-			for status := range op.Responses.Map() {
-				k := method + " " + path + " " + status
-				if !a.seen[k] && notExercised[k] == "" {
-					missing = append(missing, k)
-				}
-				if a.seen[k] && notExercised[k] != "" {
-					t.Errorf("%s is listed as not exercised but was: drop it from notExercised", k)
-				}
-			}
+	for _, k := range a.Unseen() {
+		if notExercised[k] == "" {
+			missing = append(missing, k)
 		}
 	}
-	for k := range a.seen {
+	for k := range notExercised {
+		if a.Seen[k] {
+			t.Errorf("%s is listed as not exercised but was: drop it from notExercised", k)
+		}
+	}
+	for k := range a.Seen {
 		if !strings.HasPrefix(k, "GET ") {
 			t.Errorf("answer %s seen outside the document", k)
 		}
 	}
-	for _, code := range enumStrings(t, a.doc.Components.Schemas["Error"].Value.Properties["code"]) {
+	for _, code := range enumStrings(t, a.Spec.Components.Schemas["Error"].Value.Properties["code"]) {
 		if !a.codes[code] && !codesNotExercised[code] {
 			missing = append(missing, "code "+code)
 		}
 	}
-	for _, f := range enumStrings(t, a.doc.Components.Schemas["Format"]) {
+	for _, f := range enumStrings(t, a.Spec.Components.Schemas["Format"]) {
 		if !a.formats[f] {
 			missing = append(missing, "format "+f)
 		}

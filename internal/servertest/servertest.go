@@ -1,7 +1,7 @@
 // Package servertest runs real nginx and haproxy processes on 127.0.0.1 for
 // tests: the configuration skeletons, a start that waits until every port
-// listens and kills the process when the test ends, and free ports. It is
-// the same setup the export package's differential tests use.
+// listens and kills the process when the test ends, and free ports. The
+// export package's differential tests and the safety package's tests share it.
 package servertest
 
 import (
