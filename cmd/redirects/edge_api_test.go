@@ -69,7 +69,7 @@ func testEdgeLookup(t *testing.T, c *cli) {
 	// Versions: v2 adds a rule, v1 stays queryable.
 	c.ok("rule", "add", "--project", p, "--source", "/nothing", "--destination", "/found")
 	c.ok("deploy", "--project", p)
-	within(t, time.Second, "deploy of v2", func() bool { return e.get(lookupURL(p, "/nothing"), key).status == 200 })
+	within(t, propagation, "deploy of v2", func() bool { return e.get(lookupURL(p, "/nothing"), key).status == 200 })
 	if r := e.get(lookupURL(p, "/nothing", "version=1"), key); r.status != 204 {
 		t.Fatalf("version=1 miss: %d %s", r.status, r.body)
 	}

@@ -50,7 +50,7 @@ func testEdgeExport(t *testing.T, c *cli) {
 	}
 	c.ok("rule", "add", "--project", p, "--source", "/v2", "--destination", "/two")
 	c.ok("deploy", "--project", p)
-	within(t, time.Second, "export of v2", func() bool {
+	within(t, propagation, "export of v2", func() bool {
 		return strings.Contains(e.get("/v1/export?project="+p+"&format=csv", key).body, "/v2")
 	})
 	if r := e.get("/v1/export?project="+p+"&format=csv&version=1", key); r.status != 200 || strings.Contains(r.body, "/v2") {
@@ -118,7 +118,7 @@ func testEdgeQuotaAndUnlimited(t *testing.T, c *cli) {
 	wantError(t, e.get(lookupURL(p, "/old"), key), 429, "QUOTA_EXCEEDED", "Monthly API Quota Exceeded")
 
 	c.ok("org", "update", org, "--tier", "enterprise", "--monthly-quota", "default")
-	within(t, time.Second, "the move to enterprise", func() bool { return e.get(lookupURL(p, "/old"), key).status == 200 })
+	within(t, propagation, "the move to enterprise", func() bool { return e.get(lookupURL(p, "/old"), key).status == 200 })
 	r = e.get(lookupURL(p, "/old"), key)
 	wantHeaders(t, r, map[string]string{"X-RateLimit-Limit": "unlimited", "X-RateLimit-Remaining": "unlimited",
 		"X-Quota-Limit": "unlimited", "X-Quota-Remaining": "unlimited", "X-RateLimit-Reset": "*", "X-Quota-Reset": monthReset})
@@ -131,13 +131,13 @@ func testEdgePropagation(t *testing.T, c *cli) {
 	e := startEdge(t, c)
 	c.ok("rule", "add", "--project", p, "--source", "/fresh", "--destination", "/new-rule")
 	c.ok("deploy", "--project", p)
-	took := within(t, time.Second, "a deploy", func() bool { return e.get(lookupURL(p, "/fresh"), key).status == 200 })
+	took := within(t, propagation, "a deploy", func() bool { return e.get(lookupURL(p, "/fresh"), key).status == 200 })
 	t.Logf("deploy visible after %v", took)
 	c.ok("key", "revoke", "--project", p, key)
-	took = within(t, time.Second, "a revocation", func() bool { return e.get(lookupURL(p, "/fresh"), key).status == 401 })
+	took = within(t, propagation, "a revocation", func() bool { return e.get(lookupURL(p, "/fresh"), key).status == 401 })
 	t.Logf("revocation visible after %v", took)
 	fresh := c.ok("key", "create", "--project", p)
-	within(t, time.Second, "a new key", func() bool { return e.get(lookupURL(p, "/fresh"), fresh).status == 200 })
+	within(t, propagation, "a new key", func() bool { return e.get(lookupURL(p, "/fresh"), fresh).status == 200 })
 
 	r, err := client.Get(e.admin + "/metrics")
 	if err != nil {
