@@ -110,6 +110,15 @@ func TestImportApplyIsBoundToTheSession(t *testing.T) {
 	if res := e.postAs(e.cookie, apply, url.Values{"csrf": {e.csrf}, "upload": {m[1]}}); !strings.HasSuffix(res.Header.Get("Location"), "/import") {
 		t.Fatalf("a second apply went to %s", res.Header.Get("Location"))
 	}
+
+	// A replace's report warns of the rules it removes.
+	_, body = e.postFile(e.cookie, map[string]string{"csrf": e.csrf, "mode": "replace"}, "source,destination,statusCode,matchType\n/a,/b,301,exact\n")
+	if !strings.Contains(body, "0 added, 0 updated, 1 unchanged, 1 removed") || !strings.Contains(body, "Replace removes 1 draft rule that is not in the file.") {
+		t.Fatalf("a replace's dry run:\n%s", body)
+	}
+	if n := e.ruleCount(t); n != 2 {
+		t.Fatalf("%d rules after a replace's dry run, want 2", n)
+	}
 }
 
 // TestImportBadFileWritesNothing: bad lines are listed with their numbers
