@@ -1,6 +1,7 @@
 package manage
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"time"
@@ -8,10 +9,18 @@ import (
 	"redirects"
 )
 
-// usageJSON is an organization's usage in a month. Total is the monthly
+// The API's usage answer and the dashboard's Usage page are built by
+// FindOrgUsage, so that the two never disagree.
+type (
+	usageJSON    = OrgUsage
+	dayJSON      = DayCount
+	keyUsageJSON = KeyUsage
+)
+
+// OrgUsage is an organization's usage in a month. Total is the monthly
 // usage the quota counts; Days and Keys break the live lookups down per
 // UTC day and per edge key, as the edge nodes count and flush them.
-type usageJSON struct {
+type OrgUsage struct {
 	Month string `json:"month"`
 	Total int64  `json:"total"`
 	// Quota is the monthly quota in force: a number or "unlimited";
@@ -26,15 +35,16 @@ type usageJSON struct {
 	Keys []keyUsageJSON `json:"keys"`
 }
 
-type dayJSON struct {
+// DayCount is the live lookups of one UTC day.
+type DayCount struct {
 	Day   string `json:"day"`
 	Count int64  `json:"count"`
 }
 
-// keyUsageJSON is one key's usage in the month: its days with usage only.
+// KeyUsage is one key's usage in the month: its days with usage only.
 // A key of a deleted project keeps its ID and usage, with no project, name
 // or last4.
-type keyUsageJSON struct {
+type KeyUsage struct {
 	ID        string    `json:"id"`
 	ProjectID string    `json:"projectId"`
 	Name      string    `json:"name"`
@@ -63,20 +73,32 @@ func (h *handler) usage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || start.Format("2006-01") != month {
 		return badQuery("the query parameter \"month\" is %q, not a month such as 2026-03", month)
 	}
-	ctx := r.Context()
-	counts, err := h.store.FindUsage(ctx, month)
+	out, err := FindOrgUsage(r.Context(), h.store, o, start, now)
 	if err != nil {
 		return err
 	}
-	daily, err := h.store.FindDailyUsage(ctx, o.ID, month)
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// FindOrgUsage returns the usage of organization o in the month that
+// starts at start (UTC): the month's total, every day up to now's, and
+// every key with usage or in force.
+func FindOrgUsage(ctx context.Context, store redirects.Store, o *redirects.Org, start, now time.Time) (*OrgUsage, error) {
+	month := start.Format("2006-01")
+	counts, err := store.FindUsage(ctx, month)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	projects, err := h.store.FindProjects(ctx, o.ID)
+	daily, err := store.FindDailyUsage(ctx, o.ID, month)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	out := usageJSON{Month: month, Total: counts[o.ID], Quota: o.MonthlyQuota().String(), RateLimit: o.RateLimit().String(),
+	projects, err := store.FindProjects(ctx, o.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &OrgUsage{Month: month, Total: counts[o.ID], Quota: o.MonthlyQuota().String(), RateLimit: o.RateLimit().String(),
 		Days: []dayJSON{}, Keys: []keyUsageJSON{}}
 
 	// Every day of the month up to today, zeros included.
@@ -107,9 +129,9 @@ func (h *handler) usage(w http.ResponseWriter, r *http.Request) error {
 		k.Days = append(k.Days, dayJSON{Day: u.Day, Count: u.Count})
 	}
 	for _, p := range projects {
-		ks, err := h.store.FindKeys(ctx, p.ID)
+		ks, err := store.FindKeys(ctx, p.ID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, key := range ks {
 			k := byID[key.ID]
@@ -136,6 +158,5 @@ func (h *handler) usage(w http.ResponseWriter, r *http.Request) error {
 		}
 		return 0
 	})
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }

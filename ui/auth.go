@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"math"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -63,6 +64,17 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 			}
 			http.Redirect(w, r, target, http.StatusSeeOther)
 			return nil
+		}
+		if r.Method == http.MethodPost {
+			// A form body is capped at the import cap (the largest form, a
+			// CSV file, is one the API would take); a file form is parsed
+			// here, spilling to temporary files, to read its CSRF token.
+			r.Body = http.MaxBytesReader(w, r.Body, maxImportBytes+1<<20)
+			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+				if err := r.ParseMultipartForm(32 << 20); isTooLarge(err) {
+					return errTooLarge
+				}
+			}
 		}
 		if r.Method == http.MethodPost && !s.CheckCSRF(r.PostFormValue("csrf")) {
 			return &pageError{status: http.StatusForbidden, msg: "This form has expired or did not come from this dashboard (its CSRF token is missing or wrong): go back, reload the page and try again."}

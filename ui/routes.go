@@ -53,6 +53,10 @@ func (h *handler) routeTable() []route {
 		{method: "GET", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDeletePage},
 		{method: "POST", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDelete},
 
+		{method: "GET", pattern: "/projects/{project}/import", handler: h.importPage},
+		{method: "POST", pattern: "/projects/{project}/import", handler: h.importCheck},
+		{method: "POST", pattern: "/projects/{project}/import/apply", handler: h.importApply},
+
 		{method: "GET", pattern: "/projects/{project}/deploy", handler: h.deployPage},
 		{method: "POST", pattern: "/projects/{project}/deploy", handler: h.deploy},
 		{method: "GET", pattern: "/projects/{project}/history", handler: h.historyPage},

@@ -54,13 +54,15 @@ type handler struct {
 	ttl      time.Duration
 	logins   *manage.Logins
 	builder  redirects.Builder
+	// uploads keeps the import files checked and waiting for an Apply.
+	uploads *uploads
 }
 
 // Handler returns the dashboard. It panics if cfg.Store is nil or keeps no
 // accounts and cfg.Accounts is nil: that is a wiring mistake.
 func Handler(cfg Config) http.Handler {
 	h := &handler{store: cfg.Store, accounts: cfg.Accounts, clock: cfg.Clock, logger: cfg.Logger,
-		secure: cfg.Secure, ttl: cfg.SessionTTL, logins: cfg.Logins, builder: cfg.Builder}
+		secure: cfg.Secure, ttl: cfg.SessionTTL, logins: cfg.Logins, builder: cfg.Builder, uploads: &uploads{}}
 	if h.store == nil {
 		panic("ui: Config.Store is nil")
 	}

@@ -235,11 +235,15 @@ func TestViewersMayNotChangeAnything(t *testing.T) {
 	if strings.Contains(body, "Add rule") || strings.Contains(body, "Deploy version") {
 		t.Fatalf("a viewer's rules page offers changes:\n%s", body)
 	}
-	for _, path := range []string{"/projects/" + e.project.ID + "/rules", "/projects/" + e.project.ID + "/deploy", "/projects/" + e.project.ID + "/keys", "/orgs/" + e.org.ID + "/projects"} {
+	for _, path := range []string{"/projects/" + e.project.ID + "/rules", "/projects/" + e.project.ID + "/deploy", "/projects/" + e.project.ID + "/keys", "/orgs/" + e.org.ID + "/projects",
+		"/projects/" + e.project.ID + "/import", "/projects/" + e.project.ID + "/import/apply"} {
 		form := url.Values{"csrf": {e.csrf}, "source": {"/a"}, "destination": {"/b"}, "status": {"301"}, "match": {"exact"}, "name": {"x"}}
 		if res, body := e.do("POST", path, form, true); res.StatusCode != http.StatusForbidden {
 			t.Errorf("a viewer's POST %s: %d\n%s", path, res.StatusCode, body)
 		}
+	}
+	if res, body := e.postFile(e.cookie, map[string]string{"csrf": e.csrf, "mode": "append"}, goodCSV); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a viewer's import: %d\n%s", res.StatusCode, body)
 	}
 	if rules, _ := e.db.FindRules(ctx, e.project.ID); len(rules) != 0 {
 		t.Fatalf("a viewer added %d rules", len(rules))

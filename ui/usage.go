@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/manage"
 )
 
 // usageMonths is how many months the usage chart shows, this one last.
@@ -24,8 +25,61 @@ type usageData struct {
 	Months []usageMonth
 	This   usageMonth
 	Quota  redirects.Limit
-	// UsedPercent is this month's share of the quota, when it has one.
+	// UsedPercent is this month's share of the quota, when it has one;
+	// QuotaBar the bar's width (at most 100) and Warn is set from
+	// quotaWarnPercent on.
 	UsedPercent int
+	QuotaBar    int
+	Warn        bool
+	RateLimit   redirects.Limit
+	// Days are this month's days up to today, drawn in a DaysWidth-wide
+	// chart; Today is today's day.
+	Days      []dayBar
+	DaysWidth int
+	Today     string
+	// Keys are the keys with usage this month or in force, busiest first,
+	// as the API's usage lists them.
+	Keys []keyUsageRow
+}
+
+// quotaWarnPercent is the share of the monthly quota from which the page
+// warns.
+const quotaWarnPercent = 80
+
+// dayBar is one day's bar of a daily chart, 100 high, scaled to the
+// busiest day of the chart.
+type dayBar struct {
+	Day          string
+	Count        int64
+	X, Y, Height int
+}
+
+type keyUsageRow struct {
+	manage.KeyUsage
+	Project    string
+	TodayCount int64
+	Days       []dayBar
+}
+
+// dayBars draws days, every day of the month so far, as bars 10 wide.
+func dayBars(days []manage.DayCount) []dayBar {
+	var peak int64
+	for _, d := range days {
+		peak = max(peak, d.Count)
+	}
+	out := make([]dayBar, len(days))
+	for i, d := range days {
+		b := dayBar{Day: d.Day, Count: d.Count, X: i * 10}
+		if peak > 0 {
+			b.Height = int(d.Count * 100 / peak)
+		}
+		if d.Count > 0 && b.Height == 0 {
+			b.Height = 1
+		}
+		b.Y = 100 - b.Height
+		out[i] = b
+	}
+	return out
 }
 
 // usagePage is the organization's Usage tab: the live lookups counted in
@@ -38,7 +92,7 @@ func (h *handler) usagePage(w http.ResponseWriter, r *http.Request) error {
 	}
 	now := h.clock.Now().UTC()
 	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	d := usageData{Quota: o.MonthlyQuota()}
+	d := usageData{Quota: o.MonthlyQuota(), RateLimit: o.RateLimit(), Today: redirects.UsageDay(now)}
 	var peak int64
 	for i := usageMonths - 1; i >= 0; i-- {
 		month := first.AddDate(0, -i, 0).Format("2006-01")
@@ -62,6 +116,40 @@ func (h *handler) usagePage(w http.ResponseWriter, r *http.Request) error {
 	d.This = d.Months[len(d.Months)-1]
 	if !d.Quota.IsUnlimited() && d.Quota > 0 {
 		d.UsedPercent = int(d.This.Total * 100 / int64(d.Quota))
+		d.QuotaBar, d.Warn = min(d.UsedPercent, 100), d.UsedPercent >= quotaWarnPercent
+	}
+	if err := h.dailyUsage(r, o, first, now, &d); err != nil {
+		return err
 	}
 	return h.render(w, r, http.StatusOK, "usage", &page{Title: "Usage · " + o.Name, Org: o, Tab: "usage", Data: d})
+}
+
+// dailyUsage adds this month's days and keys to d, from the function the
+// API's usage answers with.
+func (h *handler) dailyUsage(r *http.Request, o *redirects.Org, first, now time.Time, d *usageData) error {
+	u, err := manage.FindOrgUsage(r.Context(), h.store, o, first, now)
+	if err != nil {
+		return err
+	}
+	d.Days, d.DaysWidth = dayBars(u.Days), len(u.Days)*10
+	projects, err := h.store.FindProjects(r.Context(), o.ID)
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	for _, p := range projects {
+		names[p.ID] = p.Name
+	}
+	for _, k := range u.Keys {
+		perDay := map[string]int64{}
+		for _, day := range k.Days {
+			perDay[day.Day] = day.Count
+		}
+		all := make([]manage.DayCount, len(u.Days))
+		for i, day := range u.Days {
+			all[i] = manage.DayCount{Day: day.Day, Count: perDay[day.Day]}
+		}
+		d.Keys = append(d.Keys, keyUsageRow{KeyUsage: k, Project: names[k.ProjectID], TodayCount: perDay[d.Today], Days: dayBars(all)})
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -593,7 +594,30 @@ func TestDashboard(t *testing.T) {
 		n := strings.TrimSpace(get(b, chromedp.Text(chromedp.ID("usage-this-month"))))
 		return n != "0"
 	})
+	// This month day by day and per key: the key's lookups of today,
+	// once the edge has flushed them (every second).
+	b.see("Rate limit: 1,000 requests a minute", "This month, day by day", "Keys this month", "storefront …"+last4)
+	var keyToday string
+	waitFor(t, "the usage page counts the key's lookups of today", func() bool {
+		b.open("/orgs/" + s.org + "/usage")
+		keyToday = strings.TrimSpace(get(b, chromedp.Text(chromedp.CSS("#usage-keys tbody tr .key-today"))))
+		return keyToday != "0"
+	})
+	if total := strings.TrimSpace(get(b, chromedp.Text(chromedp.ID("usage-this-month")))); keyToday != total {
+		t.Errorf("the key's lookups today: %s; the month's, all made today with it: %s", keyToday, total)
+	}
+	b.notSee("of the monthly quota is used")
 	b.shot("usage")
+	// At 80 % of the quota the page warns.
+	n, err := strconv.Atoi(strings.ReplaceAll(keyToday, ",", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cli(t, "", "org", "update", s.org, "--monthly-quota", strconv.Itoa(n*5/4))
+	b.open("/orgs/" + s.org + "/usage")
+	b.see(strconv.Itoa(n*100/(n*5/4))+"% of the monthly quota is used.", "Lookups over the quota are refused")
+	b.shot("usage-warning")
+	s.cli(t, "", "org", "update", s.org, "--monthly-quota", "default")
 
 	// Audit: every change above, by its author, filterable, as CSV.
 	b.open("/orgs/" + s.org + "/audit")
