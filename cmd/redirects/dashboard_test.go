@@ -542,6 +542,59 @@ func TestDashboard(t *testing.T) {
 	b.choose("Role of bob@example.com", "viewer")
 	b.clickAt(`//button[@aria-label="Change the role of bob@example.com"]`)
 	b.see("bob@example.com is now viewer.")
+
+	// A viewer reads the rules but cannot change them: no controls, and a
+	// change asked for by hand is refused (issue #11).
+	b.open("/projects/" + project + "/rules?q=/old")
+	editPath := get(b, chromedp.Evaluate[string](`document.querySelector('a[aria-label="Edit /old"]').getAttribute('href')`))
+	b.click("Sign out")
+	b.see("You are signed out.")
+	b.open("/login")
+	b.fill("Email address", "bob@example.com")
+	b.fill("Password", dashboardPassword)
+	b.click("Sign in")
+	b.see("Acme", "bob@example.com", "Your role: viewer", "Shop")
+	b.open("/projects/" + project + "/rules")
+	b.see("Draft rules", "/old", "/blog/", "https://blog.example.com/", "Test")
+	for _, control := range []string{"Add a rule", "Add rule", "Source path", "Edit", "Delete"} {
+		b.notSee(control)
+	}
+	b.shot("viewer-rules")
+	forbidden := "Role viewer may not edit rules in organization " + s.org + ": it needs editor or above."
+	b.open(editPath)
+	b.see("Forbidden", forbidden)
+	b.notSee("Save rule")
+	b.open("/projects/" + project + "/rules")
+	get(b, chromedp.Evaluate[bool](fmt.Sprintf(`window.__before = true;
+		(() => {
+			const f = document.createElement('form');
+			f.method = 'post';
+			f.action = %q;
+			const fields = {csrf: document.querySelector('input[name="csrf"]').value, source: '/old', destination: '/viewer', status: '301', match: 'exact', priority: '0', revision: '1'};
+			for (const [k, v] of Object.entries(fields)) {
+				const i = document.createElement('input');
+				i.type = 'hidden'; i.name = k; i.value = v;
+				f.appendChild(i);
+			}
+			document.body.appendChild(f);
+			f.submit();
+			return true;
+		})()`, editPath)))
+	b.waitLoad()
+	b.see("Forbidden", forbidden)
+	b.open("/projects/" + project + "/rules?q=/old")
+	b.see("/old")
+	b.notSee("/viewer")
+	b.click("Sign out")
+	b.see("You are signed out.")
+	b.open("/login")
+	b.fill("Email address", "alice@example.com")
+	b.fill("Password", dashboardPassword)
+	b.click("Sign in")
+	b.see("Acme", "alice@example.com", "Your role: owner")
+	b.open("/orgs/" + s.org + "/members")
+	b.see("bob@example.com", "viewer")
+
 	b.clickAt(`//a[@aria-label="Remove bob@example.com"]`)
 	b.see("Remove bob@example.com?", "loses access to Acme")
 	b.shot("member-remove")
