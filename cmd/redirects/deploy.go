@@ -70,11 +70,34 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	return nil
 }
 
+// Most findings of each severity that a deploy prints; "redirects lint"
+// lists them all. A million generated rules can have tens of thousands of
+// warnings, which would bury the deploy's own lines.
+const (
+	maxShownGateErrors   = 100
+	maxShownGateWarnings = 20
+)
+
 // printGate writes the gate's findings and failing cases on standard
-// error, one a line, as lint and test print them.
+// error, one a line, as lint and test print them, up to
+// maxShownGateErrors errors and maxShownGateWarnings warnings, then how
+// many more there are.
 func (c *cmd) printGate(g *safety.GateResult) {
+	var errs, warns int
 	for _, f := range g.Findings {
-		c.infof("%-7s  %-10s  %s", f.Severity, f.Kind, f.Message)
+		n, max := &warns, maxShownGateWarnings
+		if f.Severity == safety.SeverityError {
+			n, max = &errs, maxShownGateErrors
+		}
+		if *n++; *n <= max {
+			c.infof("%-7s  %-10s  %s", f.Severity, f.Kind, f.Message)
+		}
+	}
+	if errs > maxShownGateErrors {
+		c.infof("... and %d more errors (\"redirects lint\" lists every finding)", errs-maxShownGateErrors)
+	}
+	if warns > maxShownGateWarnings {
+		c.infof("... and %d more warnings (\"redirects lint\" lists every finding)", warns-maxShownGateWarnings)
 	}
 	for _, r := range g.FailingCases {
 		c.infof("FAIL  line %d: %s: %s", r.Case.Line, r.Case.Path, strings.Join(r.Problems, "; "))

@@ -165,3 +165,32 @@ func TestTestSet(t *testing.T) {
 	}
 	c.fail(1, "nope", "test", "set", "--project", "prj_nope", good)
 }
+
+// TestDeployCapsWarnings: a deploy prints at most 20 warnings, then how
+// many more there are; lint lists them all.
+func TestDeployCapsWarnings(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	var csv strings.Builder
+	csv.WriteString("source,destination,statusCode,matchType\n")
+	for i := range 25 {
+		// /chain-i -> /hop-i -> /end: 25 chains, each a warning.
+		fmt.Fprintf(&csv, "/chain-%d,/hop-%d,301,exact\n/hop-%d,/end,301,exact\n", i, i, i)
+	}
+	if r := c.exec(csv.String(), "rule", "import", "--project", p, "-"); r.code != 0 {
+		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
+	}
+	r := c.exec("", "deploy", "--project", p)
+	if r.code != 0 {
+		t.Fatalf("deploy: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stderr, "warning  chain"); n != 20 {
+		t.Fatalf("deploy printed %d chain warnings, want 20:\n%s", n, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `... and 5 more warnings ("redirects lint" lists every finding)`) {
+		t.Fatalf("deploy does not say how many warnings it left out:\n%s", r.stderr)
+	}
+	if out := c.exec("", "lint", "--project", p); strings.Count(out.stdout+out.stderr, "chain") < 25 {
+		t.Fatalf("lint does not list every chain:\n%s%s", out.stdout, out.stderr)
+	}
+}
