@@ -1,6 +1,7 @@
 package manage
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -59,11 +60,19 @@ func (h *handler) keyList(w http.ResponseWriter, r *http.Request) error {
 // lastUsed returns the last day of the current or previous month (UTC)
 // on which each key of the organization with ID orgID had usage counted.
 func (h *handler) lastUsed(r *http.Request, orgID string) (map[string]string, error) {
-	now := h.clock.Now().UTC()
+	return KeysLastUsed(r.Context(), h.store, orgID, h.clock.Now())
+}
+
+// KeysLastUsed returns, by key ID, the last UTC day ("2006-01-02") of the
+// current or previous month (at now) on which each key of the organization
+// with ID orgID had usage counted. The API's key list and the dashboard's
+// both show it.
+func KeysLastUsed(ctx context.Context, store redirects.Store, orgID string, now time.Time) (map[string]string, error) {
+	now = now.UTC()
 	this := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	last := map[string]string{}
 	for _, m := range []time.Time{this.AddDate(0, -1, 0), this} {
-		daily, err := h.store.FindDailyUsage(r.Context(), orgID, m.Format("2006-01"))
+		daily, err := store.FindDailyUsage(ctx, orgID, m.Format("2006-01"))
 		if err != nil {
 			return nil, err
 		}

@@ -4,11 +4,15 @@ import (
 	"net/http"
 
 	"redirects"
+	"redirects/manage"
 )
 
 type keysData struct {
 	Keys      []*redirects.Key
 	CanManage bool
+	// LastUsed is the last day of this or last month (UTC) on which each
+	// key, by ID, had lookups counted (manage.KeysLastUsed, as the API).
+	LastUsed map[string]string
 	// Secret is set once, on the page that answers the key's creation.
 	Secret string
 	New    *redirects.Key
@@ -29,7 +33,11 @@ func (h *handler) renderKeys(w http.ResponseWriter, r *http.Request, created *re
 	if err != nil {
 		return err
 	}
-	d := keysData{Keys: ks, CanManage: may(r, o.ID, redirects.ActionManageKeys), Secret: secret, New: created}
+	last, err := manage.KeysLastUsed(r.Context(), h.store, o.ID, h.clock.Now())
+	if err != nil {
+		return err
+	}
+	d := keysData{Keys: ks, CanManage: may(r, o.ID, redirects.ActionManageKeys), Secret: secret, New: created, LastUsed: last}
 	return h.render(w, r, http.StatusOK, "keys", &page{Title: "API keys · " + ph.Name, Org: o, Project: ph, Tab: "keys", Data: d})
 }
 

@@ -263,3 +263,41 @@ func TestOperatorPagesAreForOperators(t *testing.T) {
 		t.Fatalf("%d organizations after a refused create", len(orgs))
 	}
 }
+
+// TestKeysShowLastUse: the API Keys tab shows the last day a key had
+// lookups counted, as the API's key list does, and says so when it had none.
+func TestKeysShowLastUse(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	used := &redirects.Key{ProjectID: e.project.ID, Name: "storefront"}
+	idle := &redirects.Key{ProjectID: e.project.ID, Name: "backup"}
+	for _, k := range []*redirects.Key{used, idle} {
+		nk, _ := redirects.NewKey(k.ProjectID, k.Name, false, redirects.SystemClock{}.Now())
+		if err := e.db.CreateKey(ctx, nk); err != nil {
+			t.Fatal(err)
+		}
+		*k = *nk
+	}
+	today := redirects.UsageDay(redirects.SystemClock{}.Now())
+	if err := e.db.AddKeyUsage(ctx, []redirects.DailyUsage{{KeyID: used.ID, Day: today, Count: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	res, body := e.do("GET", "/projects/"+e.project.ID+"/keys", nil, true)
+	if res.StatusCode != 200 {
+		t.Fatalf("keys page: %d", res.StatusCode)
+	}
+	row := func(name string) string {
+		i := strings.Index(body, name)
+		if i < 0 {
+			t.Fatalf("the keys page does not list %s:\n%s", name, body)
+		}
+		j := strings.Index(body[i:], "</tr>")
+		return body[i : i+j]
+	}
+	if r := row("storefront"); !strings.Contains(r, today) {
+		t.Errorf("the used key's row does not show %s: %s", today, r)
+	}
+	if r := row("backup"); !strings.Contains(r, "not this month or last") {
+		t.Errorf("the idle key's row does not say it was not used: %s", r)
+	}
+}
