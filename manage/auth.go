@@ -115,25 +115,33 @@ func (h *handler) identify(r *http.Request) (*caller, redirects.Actor, error) {
 }
 
 // sessionOf returns the live session of the request's cookie and its user,
-// or nil, nil when there is none. A session that expired, was ended or
-// whose user is disabled is none: the store finds only live ones.
+// or nil, nil when there is none (see SessionOf).
 func (h *handler) sessionOf(r *http.Request) (*redirects.Session, *redirects.User, error) {
+	return SessionOf(r, h.accounts, h.clock)
+}
+
+// SessionOf returns the live session of the request's session cookie and
+// its user, or nil, nil when there is none. A session that expired, was
+// ended or whose user is disabled is none: the store finds only live ones.
+// The API and the dashboard both authenticate cookies with it, so a
+// sign-in, a sign-out or a disabled user takes effect on both at once.
+func SessionOf(r *http.Request, accounts redirects.AccountStore, clock redirects.Clock) (*redirects.Session, *redirects.User, error) {
 	ck, err := r.Cookie(SessionCookie)
 	if err != nil || ck.Value == "" || len(ck.Value) > 2*redirects.SessionSecretLength {
 		return nil, nil, nil
 	}
 	ctx := r.Context()
-	s, err := h.accounts.FindSessionByHash(ctx, redirects.HashSessionSecret(ck.Value))
+	s, err := accounts.FindSessionByHash(ctx, redirects.HashSessionSecret(ck.Value))
 	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
 		return nil, nil, nil
 	} else if err != nil {
 		return nil, nil, err
 	}
-	now := h.clock.Now()
+	now := clock.Now()
 	if !s.Active(now) {
 		return nil, nil, nil
 	}
-	u, err := h.accounts.FindUserByID(ctx, s.UserID)
+	u, err := accounts.FindUserByID(ctx, s.UserID)
 	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
 		return nil, nil, nil
 	} else if err != nil {
@@ -143,7 +151,7 @@ func (h *handler) sessionOf(r *http.Request) (*redirects.Session, *redirects.Use
 		return nil, nil, nil
 	}
 	if now.Sub(s.LastSeenAt) >= sessionTouchInterval {
-		if err := h.accounts.TouchSession(ctx, s.ID); err != nil && redirects.ErrorCode(err) != redirects.ENOTFOUND {
+		if err := accounts.TouchSession(ctx, s.ID); err != nil && redirects.ErrorCode(err) != redirects.ENOTFOUND {
 			return nil, nil, err
 		}
 	}

@@ -17,10 +17,6 @@ import (
 	"redirects/manage"
 )
 
-// sessionTouchInterval is how stale a session's LastSeenAt may grow, as
-// in the API, so browsing does not write on every page.
-const sessionTouchInterval = time.Minute
-
 // loginCSRFCookie holds the random value the sign-in form must send back
 // (a double-submit token): there is no session yet to hold one.
 const loginCSRFCookie = "redirects_login_csrf"
@@ -97,38 +93,10 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 }
 
 // sessionOf returns the live session of the cookie and its user, or nil,
-// nil: the reads the API's sign-in makes, on the same cookie.
+// nil: manage.SessionOf, the reads the API's sign-in makes, on the same
+// cookie.
 func (h *handler) sessionOf(r *http.Request) (*redirects.Session, *redirects.User, error) {
-	ck, err := r.Cookie(manage.SessionCookie)
-	if err != nil || ck.Value == "" || len(ck.Value) > 2*redirects.SessionSecretLength {
-		return nil, nil, nil
-	}
-	ctx := r.Context()
-	s, err := h.accounts.FindSessionByHash(ctx, redirects.HashSessionSecret(ck.Value))
-	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-		return nil, nil, nil
-	} else if err != nil {
-		return nil, nil, err
-	}
-	now := h.clock.Now()
-	if !s.Active(now) {
-		return nil, nil, nil
-	}
-	u, err := h.accounts.FindUserByID(ctx, s.UserID)
-	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-		return nil, nil, nil
-	} else if err != nil {
-		return nil, nil, err
-	}
-	if u.Disabled() {
-		return nil, nil, nil
-	}
-	if now.Sub(s.LastSeenAt) >= sessionTouchInterval {
-		if err := h.accounts.TouchSession(ctx, s.ID); err != nil && redirects.ErrorCode(err) != redirects.ENOTFOUND {
-			return nil, nil, err
-		}
-	}
-	return s, u, nil
+	return manage.SessionOf(r, h.accounts, h.clock)
 }
 
 // safeNext keeps a post-login target on this site: a path, not a URL.
