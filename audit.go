@@ -81,6 +81,7 @@ const (
 	AuditMemberRemove   = "member.remove"
 	AuditTokenCreate    = "token.create"
 	AuditTokenRevoke    = "token.revoke"
+	AuditMissDelete     = "miss.delete"
 )
 
 // AuditEntry records one change: who, when, from where, what.

@@ -10,6 +10,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
+	github.com/redis/rueidis v1.0.79
 	golang.org/x/crypto v0.58.0
 	modernc.org/sqlite v1.61.1
 	pgregory.net/rapid v1.3.0

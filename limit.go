@@ -131,14 +131,15 @@ func ceilSeconds(d time.Duration) int64 {
 }
 
 // BlockingLimiter is a Limiter whose Take may wait on the network, as a
-// limiter shared through Redis does. The edge answers from event loops that
-// must never wait: it asks Blocking before each limited request and, while
-// it reports true, moves the whole answer off the loop. Blocking reports
-// false while Take answers from memory alone (a shared limiter that has
-// fallen back to per-node counts).
+// limiter shared through Redis does when it holds no share of a limit. The
+// edge answers from event loops that must never wait: it asks TryTake
+// there, and moves the whole answer off the loop, to Take, only when
+// TryTake cannot decide.
 type BlockingLimiter interface {
 	Limiter
-	Blocking() bool
+	// TryTake counts one request and decides it if it can without
+	// waiting; ok is false, and nothing was counted, when only Take can.
+	TryTake(u Usage) (d Decision, ok bool)
 }
 
 // UsageFlusher is implemented by limiters that count usage in memory and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -41,15 +42,19 @@ type Snapshot struct {
 	prefix prefixIndex
 
 	exactLen, prefixLen int
+
+	// hits counts the lookups each record answered (CountHit).
+	hits *HitCounters
 }
 
-// A record in the arena is a header of recordHeader bytes, then the source
-// (exact rules only), then the JSON body, then, only if the body had to
-// escape the destination, the destination itself. The header holds, little
-// endian: source length (uint16), body length (uint16), destination length
-// (uint16), status (uint16), match type (byte), flags (byte).
+// A record in the arena is a header of recordHeader bytes, then the rule's
+// source, then the JSON body, then, only if the body had to escape the
+// destination, the destination itself. The header holds, little endian:
+// source length (uint16), body length (uint16), destination length
+// (uint16), status (uint16), match type (byte), flags (byte), and the
+// record's number (uint32), which indexes its hit counter.
 const (
-	recordHeader  = 10
+	recordHeader  = 14
 	flagDestAfter = 1 // the destination follows the body instead of being in it
 )
 
@@ -62,6 +67,8 @@ type Match struct {
 	dest   string
 	status uint16
 	mt     MatchType
+	// rec is the record's number, which CountHit counts under.
+	rec uint32
 }
 
 // Destination returns the matched rule's destination as configured; nothing
@@ -172,11 +179,15 @@ func exactTag(h uint64) uint8 {
 	return max(uint8(h>>56), 1)
 }
 
-// recordSource returns the source of the record at rec: "" for a
-// starts_with record, which has none.
+// recordSource returns the source of the record at rec.
 func (s *Snapshot) recordSource(rec uint32) string {
-	n := uint32(binary.LittleEndian.Uint16(s.arena[rec:]))
-	return arenaString(s.arena, rec+recordHeader, n)
+	return arenaSource(s.arena, rec)
+}
+
+// arenaSource returns the source of the record at rec in arena.
+func arenaSource(arena []byte, rec uint32) string {
+	n := uint32(binary.LittleEndian.Uint16(arena[rec:]))
+	return arenaString(arena, rec+recordHeader, n)
 }
 
 // match returns the Match of the record at rec.
@@ -196,6 +207,7 @@ func (s *Snapshot) match(rec uint32) Match {
 		dest:   arenaString(s.arena, dest, destLen),
 		status: binary.LittleEndian.Uint16(h[6:]),
 		mt:     MatchType(h[8]),
+		rec:    binary.LittleEndian.Uint32(h[10:]),
 	}
 }
 
@@ -272,10 +284,7 @@ func Compile(rules []Rule) *Snapshot {
 	// out; if one does anyway, the arena grows and is trimmed at the end.
 	size := 0
 	for _, r := range answers {
-		size += recordHeader
-		if r.MatchType != StartsWith {
-			size += len(r.Source)
-		}
+		size += recordHeader + len(r.Source)
 		size += bodyLen(len(r.Destination), r.StatusCode, r.MatchType)
 	}
 	arena := make([]byte, 0, size)
@@ -289,10 +298,9 @@ func Compile(rules []Rule) *Snapshot {
 			panic("redirects.Compile: the rules' strings exceed the snapshot's 4 GiB arena")
 		}
 		offsets[a] = uint32(rec)
-		mt := Exact
-		src := r.Source
+		mt, src := Exact, r.Source
 		if r.MatchType == StartsWith {
-			mt, src = StartsWith, ""
+			mt = StartsWith
 		}
 		arena = append(arena, make([]byte, recordHeader)...)
 		arena = append(arena, src...)
@@ -310,6 +318,7 @@ func Compile(rules []Rule) *Snapshot {
 		binary.LittleEndian.PutUint16(h[4:], uint16(len(r.Destination)))
 		binary.LittleEndian.PutUint16(h[6:], uint16(r.StatusCode))
 		h[8], h[9] = byte(mt), flags
+		binary.LittleEndian.PutUint32(h[10:], uint32(a))
 		if flags&flagDestAfter != 0 {
 			arena = append(arena, r.Destination...)
 		}
@@ -326,6 +335,7 @@ func Compile(rules []Rule) *Snapshot {
 	s.prefix = trie.flatten(values)
 	values = nil
 	s.arena = arena
+	s.hits = &HitCounters{arena: arena, recs: offsets, n: make([]atomic.Uint32, len(offsets))}
 
 	// The exact table: a power of two at least twice the number of keys, so
 	// the load stays at or below one half and probes stay short.

@@ -162,6 +162,31 @@ type Store interface {
 	// Errors: EINVALID (the month).
 	FindDailyUsage(ctx context.Context, orgID, month string) ([]DailyUsage, error)
 
+	// AddHits adds the hits edge nodes counted to the rules' totals, in one
+	// transaction; a rule's last hit becomes the later of the stored and
+	// the given one. Errors: EINVALID (see ValidateHits); none for unknown
+	// projects (their hits are dropped).
+	AddHits(ctx context.Context, hits []RuleHits) error
+	// FindHits returns the hits of the rules of a project that have some,
+	// by match type then source: every such rule for nil sources, else
+	// those whose source is one of sources (at most MaxRuleLimit of them).
+	FindHits(ctx context.Context, projectID string, sources []string) ([]RuleHits, error)
+	// AddMisses adds the misses edge nodes counted to the project's totals,
+	// in one transaction (first seen the earliest, last seen the latest),
+	// then keeps each project's MaxStoredMisses most frequent paths. Beyond
+	// that many, it counts as the edge's sketch does (space-saving): a path
+	// the store does not hold inherits the least count it holds, so a path
+	// that keeps being missed gets in, and its count is an upper bound.
+	// Errors: EINVALID (see ValidateMisses); none for unknown projects.
+	AddMisses(ctx context.Context, misses []Miss) error
+	// FindMisses returns a project's most frequent missed paths, at most
+	// limit of them, by count (highest first) then path.
+	FindMisses(ctx context.Context, projectID string, limit int) ([]Miss, error)
+	// DeleteMiss forgets a missed path of a project (once a rule answers
+	// it, or nobody will make one) and records a miss.delete audit entry.
+	// Errors: ENOTFOUND (the project, or the path among its misses).
+	DeleteMiss(ctx context.Context, projectID, path string) error
+
 	// Close releases the store.
 	Close() error
 }

@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,9 @@ type edgeKey struct {
 type projectState struct {
 	project *redirects.Project
 	latest  *deployed
+	// misses counts the project's live lookups that no rule answered; it
+	// outlives the view (see insight).
+	misses *missSketch
 }
 
 // deployed is one compiled deployment.
@@ -51,6 +55,8 @@ type Catalog struct {
 
 	// usage counts each key's live lookups per day.
 	usage keyUsage
+	// insight counts each rule's hits and each project's misses.
+	insight insight
 
 	// old caches compiled older versions, loaded on demand.
 	oldMu sync.Mutex
@@ -109,7 +115,7 @@ func (s *Catalog) loadView(ctx context.Context, prev *view) (*view, error) {
 		c.orgs[o.ID] = o
 	}
 	for _, p := range projects {
-		ps := &projectState{project: p}
+		ps := &projectState{project: p, misses: s.insight.sketch(p.ID)}
 		if prev != nil {
 			if old := prev.projects[p.ID]; old != nil {
 				ps.latest = old.latest
@@ -136,14 +142,16 @@ func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version 
 	} else if err != nil {
 		return nil, err
 	}
-	return &deployed{version: d.Version, snap: redirects.Compile(rules)}, nil
+	snap := redirects.Compile(rules)
+	s.insight.track(projectID, snap)
+	return &deployed{version: d.Version, snap: snap}, nil
 }
 
-// FlushUsage writes the live lookups counted per key and day since the
-// last flush to the store, as of now. On failure the counts stay pending
-// for the next flush.
+// FlushUsage writes the live lookups counted per key and day, and the hits
+// and misses counted per project, since the last flush to the store, as of
+// now. On failure the counts stay pending for the next flush.
 func (s *Catalog) FlushUsage(ctx context.Context, now time.Time) error {
-	return s.usage.flush(ctx, s.store, now)
+	return errors.Join(s.usage.flush(ctx, s.store, now), s.insight.flush(ctx, s.store, now))
 }
 
 // view returns the current view.
@@ -190,7 +198,7 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		next.projects[id] = &projectState{project: p.project, latest: d}
+		next.projects[id] = &projectState{project: p.project, latest: d, misses: p.misses}
 	}
 	s.current.Store(next)
 	s.lastID.Store(events[len(events)-1].ID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"net/http"
+	"time"
 	"unsafe"
 
 	"redirects"
@@ -16,6 +17,11 @@ type passed struct {
 	lv *live
 	ps *projectState
 	q  query
+	// now is when the limiter counted the request; live is whether its
+	// key is a live one (not a test key), whose lookups count as hits and
+	// misses.
+	now  time.Time
+	live bool
 }
 
 // check runs the checks of /v1/lookup and /v1/export in the order of
@@ -66,7 +72,19 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 		ctx = context.Background()
 	}
 	now := e.Clock.Now()
-	d := lv.limiter.Take(ctx, redirects.Usage{Org: org, Test: k.Test, Lookup: lookup, Now: now})
+	p.now, p.live = now, !k.Test
+	u := redirects.Usage{Org: org, Test: k.Test, Lookup: lookup, Now: now}
+	var d redirects.Decision
+	if b, ok := lv.limiter.(redirects.BlockingLimiter); ok && !r.offLoop {
+		var decided bool
+		if d, decided = b.TryTake(u); !decided {
+			// Handle moves the request off the loop, to Take.
+			r.waitLimiter = true
+			return false
+		}
+	} else {
+		d = lv.limiter.Take(ctx, u)
+	}
 	e.Metrics.limiter(d.Refused)
 	e.setLimitHeaders(w, &d, lookup)
 	switch d.Refused {

@@ -45,24 +45,6 @@ func (e *Edge) SetReady(ready bool) { e.stopping.Store(!ready) }
 // counts (limits, metrics) is counted once.
 func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
 	rt := route(q.Path)
-	// A limiter that waits on the network (Redis) must not hold up an
-	// event loop: the whole answer moves to the slow path, where Handle
-	// runs again on copies of q's views.
-	if rt.limited && !q.offLoop && q.Method == http.MethodGet {
-		if lv := e.live.Load(); lv != nil {
-			if b, ok := lv.limiter.(redirects.BlockingLimiter); ok && b.Blocking() {
-				held := Req{Method: http.MethodGet, Path: strings.Clone(q.Path), RawQuery: strings.Clone(q.RawQuery),
-					APIKey: strings.Clone(q.APIKey), IfNoneMatch: strings.Clone(q.IfNoneMatch),
-					AcceptEncoding: strings.Clone(q.AcceptEncoding), RemoteAddr: strings.Clone(q.RemoteAddr),
-					Ctx: context.Background(), offLoop: true}
-				return func(w *Resp) {
-					if slow := e.Handle(&held, w); slow != nil {
-						slow(w)
-					}
-				}
-			}
-		}
-	}
 	start := time.Now()
 	var slow func(*Resp)
 	switch rt.handler {
@@ -76,6 +58,21 @@ func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
 		slow = e.serveReady(q, w)
 	default:
 		slow = e.serveNotFound(q, w)
+	}
+	if slow == nil && q.waitLimiter {
+		// A limiter that would wait on the network (Redis) must not hold
+		// up an event loop: the whole answer moves to the slow path, where
+		// Handle runs again on copies of q's views. Nothing was written or
+		// counted yet.
+		held := Req{Method: http.MethodGet, Path: strings.Clone(q.Path), RawQuery: strings.Clone(q.RawQuery),
+			APIKey: strings.Clone(q.APIKey), IfNoneMatch: strings.Clone(q.IfNoneMatch),
+			AcceptEncoding: strings.Clone(q.AcceptEncoding), RemoteAddr: strings.Clone(q.RemoteAddr),
+			Ctx: context.Background(), offLoop: true}
+		return func(w *Resp) {
+			if slow := e.Handle(&held, w); slow != nil {
+				slow(w)
+			}
+		}
 	}
 	if slow == nil {
 		e.done(q, w, rt.endpoint, start)

@@ -3,7 +3,9 @@ package http
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"strings"
+	"time"
 
 	"redirects"
 )
@@ -18,6 +20,11 @@ func (e *Edge) serveLookup(r *Req, w *Resp) (slow func(*Resp)) {
 		return nil
 	}
 	catalog, ps, version, path := p.lv.catalog, p.ps, p.q.versionN, p.q.path
+	var misses *missSketch
+	if p.live {
+		misses = ps.misses
+	}
+	now := p.now
 	d := ps.latest
 	switch {
 	case d == nil && version > 0:
@@ -43,23 +50,48 @@ func (e *Edge) serveLookup(r *Req, w *Resp) (slow func(*Resp)) {
 				e.writeError(w, storeError(err))
 				return
 			}
-			e.writeLookup(w, d, path)
+			e.writeLookup(w, d, path, misses, now)
 		}
 	}
-	e.writeLookup(w, d, path)
+	e.writeLookup(w, d, path, misses, now)
 	return nil
 }
 
 // writeLookup answers the match of path in d: 200 with the rule, or 204.
-func (e *Edge) writeLookup(w *Resp, d *deployed, path string) {
+// A live lookup (misses not nil) counts a hit of the rule or a miss of the
+// path (docs/contract.md, "Hits and misses").
+func (e *Edge) writeLookup(w *Resp, d *deployed, path string, misses *missSketch, now time.Time) {
 	w.Set("Cache-Control", ccLookup)
 	w.Set("Vary", varyKey)
 	m, ok := d.snap.Lookup(path)
 	if !ok {
 		w.Status = http.StatusNoContent
+		if misses != nil {
+			countMiss(misses, path, now)
+		}
 		return
+	}
+	if misses != nil {
+		d.snap.CountHit(m)
+		// The flusher harvests a snapshot's counters one last time once it
+		// is unreachable: keep it reachable until the count is in.
+		runtime.KeepAlive(d.snap)
 	}
 	w.Status = http.StatusOK
 	w.Set("Content-Type", ctJSON)
 	w.Body = m.JSON()
+}
+
+// countMiss counts a miss of path in the form rules are written in (what
+// matching compared), so a rule made from it answers it. Paths no rule
+// could hold (redirects.ValidateSource: bytes that are not UTF-8, control
+// characters, whitespace, "//" and the like) are not counted: nobody could
+// make a rule of them, and they would reach people's terminals and the
+// store as sent.
+func countMiss(misses *missSketch, path string, now time.Time) {
+	p, err := redirects.DecodePath(path)
+	if err != nil || redirects.ValidateSource(p) != nil {
+		return
+	}
+	misses.add(p, now)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -60,6 +61,9 @@ type Metrics struct {
 	// fallback is 1 while a shared limiter has fallen back to per-node
 	// limits.
 	fallback prometheus.Gauge
+	// shared, set when a shared limiter is opened, reports its counters of
+	// round trips to Redis and of requests that waited for one.
+	shared atomic.Pointer[func() SharedLimiterStats]
 	// engine, set before the admin listener starts, reports the evhttp
 	// engine's connection counters.
 	engine func() evhttp.Stats
@@ -95,7 +99,24 @@ func NewMetrics() *Metrics {
 	for i, name := range limiterDecisions {
 		m.limits[i] = limits.WithLabelValues(name)
 	}
+	sharedStat := func(name, help string, f func(SharedLimiterStats) uint64) prometheus.CounterFunc {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 {
+			if p := m.shared.Load(); p != nil {
+				return float64(f((*p)()))
+			}
+			return 0
+		})
+	}
 	m.registry.MustRegister(requests, latency, limits, m.fallback,
+		sharedStat("redirects_limiter_redis_round_trips_total",
+			"Round trips of the shared limiter to Redis (shares taken and given back).",
+			func(s SharedLimiterStats) uint64 { return s.RoundTrips }),
+		sharedStat("redirects_limiter_redis_waits_total",
+			"Requests that waited for Redis because the node held no share of their limits.",
+			func(s SharedLimiterStats) uint64 { return s.Waits }),
+		sharedStat("redirects_limiter_redis_timeouts_total",
+			"Requests decided without Redis, from the node's last count, because Redis did not answer within the bound.",
+			func(s SharedLimiterStats) uint64 { return s.Timeouts }),
 		engineCollector{m},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -124,6 +145,15 @@ func (m *Metrics) SetLimiterFallback(down bool) {
 		m.fallback.Set(0)
 	}
 }
+
+// SharedLimiterStats are a shared limiter's counters, as redis.Stats.
+type SharedLimiterStats struct {
+	RoundTrips, Waits, Timeouts uint64
+}
+
+// SetSharedLimiterStats has /metrics report a shared limiter's counters,
+// read from stats.
+func (m *Metrics) SetSharedLimiterStats(stats func() SharedLimiterStats) { m.shared.Store(&stats) }
 
 // Handler serves the metrics in a format the scraper accepts (Prometheus'
 // text format by default), with the loaded deployment version of every

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"runtime"
@@ -193,14 +194,19 @@ func TestEngines(t *testing.T) {
 	}
 }
 
-// blockingLimiter is a redirects.BlockingLimiter over a real limiter, whose
-// Blocking the test sets.
+// blockingLimiter is a redirects.BlockingLimiter over a real limiter: its
+// TryTake decides nothing while the test sets blocking.
 type blockingLimiter struct {
 	redirects.Limiter
 	blocking bool
 }
 
-func (l *blockingLimiter) Blocking() bool { return l.blocking }
+func (l *blockingLimiter) TryTake(u redirects.Usage) (redirects.Decision, bool) {
+	if l.blocking {
+		return redirects.Decision{}, false
+	}
+	return l.Take(context.Background(), u), true
+}
 
 var _ redirects.BlockingLimiter = (*blockingLimiter)(nil)
 

@@ -52,6 +52,9 @@ type Config struct {
 	// loop that reads and writes once per request and allocates nothing)
 	// or "net/http".
 	Engine string
+	// Loops is the number of evhttp event loops (evhttp.Config.Loops): 0
+	// for one per P.
+	Loops int
 }
 
 // Server runs the edge and admin listeners and keeps the catalog current.
@@ -115,6 +118,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		s.edgeEv, err = evhttp.Listen(evhttp.Config{
 			Addr:              cfg.Addr,
 			Handler:           s.edge.serveEv,
+			Loops:             cfg.Loops,
 			ReadHeaderTimeout: readHeaderTimeout,
 			WriteTimeout:      writeTimeout,
 			IdleTimeout:       idleTimeout,

@@ -21,6 +21,9 @@ type Req struct {
 	// offLoop marks a request already moved off the event loop, so Handle
 	// does not move it again.
 	offLoop bool
+	// waitLimiter is set by the checks when the limiter cannot decide
+	// without waiting: Handle then moves the request off the loop.
+	waitLimiter bool
 }
 
 // maxHeaders bounds the headers of one answer; the edge sets at most 13.

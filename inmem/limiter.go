@@ -34,6 +34,10 @@ type orgCounts struct {
 	live, test int64
 	used       int64 // this period, stored and pending
 	pending    int64 // this period, not yet moved to the buffer
+	// alone is what this limiter admitted of the period since the last
+	// Handover: what a shared limiter adds to the shared month on its
+	// return.
+	alone int64
 }
 
 // NewLimiter returns a limiter whose monthly usage starts from what
@@ -84,6 +88,7 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 	if consume {
 		c.used++
 		c.pending++
+		c.alone++
 	}
 	return d
 }
@@ -125,4 +130,54 @@ func (l *Limiter) Flush(ctx context.Context) error {
 	l.movePending()
 	l.mu.Unlock()
 	return l.buffer.Flush(ctx, l.store)
+}
+
+// Counted is what a node counted by itself for one organization: requests
+// in the current minute's live and test windows, the month's lookups it
+// admitted since the last Handover (Alone), and the month's usage as it
+// knows it (Used: what it started from plus everything it admitted).
+type Counted struct {
+	Org        string
+	Live, Test int64
+	Alone      int64
+	Used       int64
+}
+
+// Handover returns what the limiter counted in the minute and month of now
+// and forgets the minute's counts and the month's admissions, so that a
+// shared limiter returning to Redis adds them to the shared counters once.
+// Unhand puts counts back that could not be added.
+func (l *Limiter) Handover(now time.Time) []Counted {
+	start, _ := redirects.MinuteWindow(now)
+	period, _ := redirects.BillingPeriod(now)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if period != l.period {
+		return nil
+	}
+	var out []Counted
+	for org, c := range l.orgs {
+		k := Counted{Org: org, Used: c.used, Alone: c.alone}
+		c.alone = 0
+		if c.minute == start.Unix() {
+			k.Live, k.Test = c.live, c.test
+			c.live, c.test = 0, 0
+		}
+		if k.Live > 0 || k.Test > 0 || k.Alone > 0 || k.Used > 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Unhand puts back the minute's counts and the month's admissions of c,
+// which Handover returned.
+func (l *Limiter) Unhand(c Counted) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if o := l.orgs[c.Org]; o != nil {
+		o.live += c.Live
+		o.test += c.Test
+		o.alone += c.Alone
+	}
 }

@@ -129,3 +129,33 @@ func TestLimiterQuota(t *testing.T) {
 		t.Fatalf("usage after a failed then a good flush: %v, want January 10 and February 1", store.usage)
 	}
 }
+
+// TestHandoverCountsWhatWasAdmitted checks what a shared limiter adds to
+// the shared counters on its return: the lookups admitted since the last
+// handover (not the month's whole usage, which other nodes' counters hold
+// in part), once; and again after Unhand, if they could not be added.
+func TestHandoverCountsWhatWasAdmitted(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
+	store := &usageStore{usage: map[string]map[string]int64{"2026-01": {"org_h": 5}}}
+	l, err := inmem.NewLimiter(ctx, store, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Raise("2026-01", map[string]int64{"org_h": 7})
+	org := &redirects.Org{ID: "org_h", Tier: redirects.TierPro, QuotaOverride: limitPtr(10)}
+	for i := 0; i < 4; i++ {
+		l.Take(ctx, redirects.Usage{Org: org, Lookup: true, Now: now}) // 3 admitted, 1 refused
+	}
+	c := l.Handover(now)
+	if len(c) != 1 || c[0].Alone != 3 || c[0].Used != 10 || c[0].Live != 4 {
+		t.Fatalf("handover %+v, want 3 admitted alone, 10 used, 4 in the window", c)
+	}
+	if again := l.Handover(now); len(again) != 1 || again[0].Alone != 0 || again[0].Live != 0 {
+		t.Fatalf("second handover %+v, want nothing new", again)
+	}
+	l.Unhand(c[0])
+	if again := l.Handover(now); len(again) != 1 || again[0].Alone != 3 || again[0].Live != 4 {
+		t.Fatalf("handover after Unhand %+v, want the 3 and the 4 again", again)
+	}
+}

@@ -52,6 +52,14 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		}
 		return p.ID
 	}
+	newMiss := func() string {
+		path := fmt.Sprintf("/gone%d", uniq())
+		now := e.clock.Now()
+		if err := e.store.AddMisses(ctx, []redirects.Miss{{ProjectID: a.project.ID, Path: path, Count: 1, FirstSeen: now, LastSeen: now}}); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
 	type call struct {
 		method, path string
 		body         any
@@ -80,6 +88,12 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"deploy check", redirects.RoleViewer, func() call { return call{"GET", pbase + "/deploy-check", nil} }},
 		{"read tests", redirects.RoleViewer, func() call { return call{"GET", pbase + "/tests", nil} }},
 		{"list keys", redirects.RoleViewer, func() call { return call{"GET", pbase + "/keys", nil} }},
+		{"hits", redirects.RoleViewer, func() call { return call{"GET", pbase + "/hits", nil} }},
+		{"misses", redirects.RoleViewer, func() call { return call{"GET", pbase + "/misses", nil} }},
+		{"forget miss", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/misses?path=" + newMiss(), nil} }},
+		{"rule from miss", redirects.RoleEditor, func() call {
+			return call{"POST", pbase + "/misses/rule", map[string]any{"path": fmt.Sprintf("/miss%d", uniq()), "destination": "/x"}}
+		}},
 
 		{"add rule", redirects.RoleEditor, func() call {
 			return call{"POST", pbase + "/rules", map[string]any{"source": fmt.Sprintf("/n%d", uniq()), "destination": "/x"}}

@@ -80,6 +80,10 @@ var docRouteActions = map[string]string{
 	"GET /manage/v1/projects/{project}/diff":          "read",
 	"GET /manage/v1/projects/{project}/lookup":        "read",
 	"GET /manage/v1/projects/{project}/keys":          "read",
+	"GET /manage/v1/projects/{project}/hits":          "read",
+	"GET /manage/v1/projects/{project}/misses":        "read",
+	"DELETE /manage/v1/projects/{project}/misses":     "rules.edit",
+	"POST /manage/v1/projects/{project}/misses/rule":  "rules.edit",
 	"POST /manage/v1/projects/{project}/keys":         "keys.manage",
 	"DELETE /manage/v1/projects/{project}/keys/{id}":  "keys.manage",
 	"GET /manage/v1/orgs/{org}/usage":                 "read",
@@ -289,6 +293,19 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 			return call{pbase + "/lookup?path=/old", nil}
 		case "GET /manage/v1/projects/{project}/keys":
 			return call{pbase + "/keys", nil}
+		case "GET /manage/v1/projects/{project}/hits":
+			return call{pbase + "/hits", nil}
+		case "GET /manage/v1/projects/{project}/misses":
+			return call{pbase + "/misses", nil}
+		case "DELETE /manage/v1/projects/{project}/misses":
+			path := fmt.Sprintf("/gone%d", uniq())
+			now := e.clock.Now()
+			if err := e.store.AddMisses(ctx, []redirects.Miss{{ProjectID: o.project.ID, Path: path, Count: 1, FirstSeen: now, LastSeen: now}}); err != nil {
+				t.Fatal(err)
+			}
+			return call{pbase + "/misses?path=" + path, nil}
+		case "POST /manage/v1/projects/{project}/misses/rule":
+			return call{pbase + "/misses/rule", map[string]any{"path": fmt.Sprintf("/miss%d", uniq()), "destination": "/x"}}
 		case "POST /manage/v1/projects/{project}/keys":
 			return call{pbase + "/keys", map[string]any{"name": "k"}}
 		case "DELETE /manage/v1/projects/{project}/keys/{id}":

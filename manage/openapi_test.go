@@ -246,6 +246,8 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 			return "?mode=append"
 		case strings.HasSuffix(pattern, "/diff"):
 			return "?from=1&to=draft"
+		case strings.HasSuffix(pattern, "/misses"):
+			return "?path=/gone"
 		}
 		return ""
 	}
@@ -270,6 +272,8 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 			return map[string]any{"confirm": a.project.Name}
 		case "POST /manage/v1/projects/{project}/rules":
 			return map[string]any{"source": "/fresh", "destination": "/x"}
+		case "POST /manage/v1/projects/{project}/misses/rule":
+			return map[string]any{"path": "/fresh-miss", "destination": "/x"}
 		case "PATCH /manage/v1/projects/{project}/rules/{id}":
 			return map[string]any{"destination": "/y"}
 		case "POST /manage/v1/projects/{project}/deployments":
@@ -605,6 +609,100 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	}
 	d.call(admin, "DELETE", gpath+"/tests", nil).want(t, 204)
 	d.call(admin, "GET", gpath+"/tests", nil).want(t, 404, "NOT_FOUND")
+
+	// Hits and misses as edge nodes count and flush them.
+	hitAt := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	if err := e.store.AddHits(ctx, []redirects.RuleHits{{ProjectID: a.project.ID, MatchType: redirects.Exact, Source: "/old", Hits: 9, LastHit: hitAt}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.AddMisses(ctx, []redirects.Miss{
+		{ProjectID: a.project.ID, Path: "/gone", Count: 5, FirstSeen: hitAt, LastSeen: hitAt},
+		{ProjectID: a.project.ID, Path: "/lost", Count: 3, FirstSeen: hitAt, LastSeen: hitAt},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var hitsAns struct {
+		StaleSince *string
+		Rules      []struct {
+			Source  string
+			Hits    int64
+			LastHit *string
+		}
+	}
+	d.call(admin, "GET", pbase+"/hits", nil).want(t, 200).decode(t, &hitsAns)
+	byHit := map[string]int64{}
+	for _, r := range hitsAns.Rules {
+		byHit[r.Source] = r.Hits
+	}
+	if byHit["/old"] != 9 || len(hitsAns.Rules) < 2 || hitsAns.StaleSince != nil {
+		t.Fatalf("hits = %+v, want /old with 9 among the draft's rules", hitsAns)
+	}
+	// Stale since a day after the last hit: listed; since the morning of
+	// the hit: not.
+	staleSources := func(since string) []string {
+		d.call(admin, "GET", pbase+"/hits?staleSince="+since, nil).want(t, 200).decode(t, &hitsAns)
+		if hitsAns.StaleSince == nil || !strings.HasPrefix(*hitsAns.StaleSince, since) {
+			t.Fatalf("staleSince %s answered %v", since, hitsAns.StaleSince)
+		}
+		var out []string
+		for _, r := range hitsAns.Rules {
+			out = append(out, r.Source)
+		}
+		return out
+	}
+	if got := staleSources("2026-03-03"); !slices.Contains(got, "/old") || len(got) != len(byHit) {
+		t.Fatalf("stale since 2026-03-03 = %v, want every rule, /old too (last hit 2026-03-02)", got)
+	}
+	if got := staleSources("2026-03-02"); slices.Contains(got, "/old") || len(got) != len(byHit)-1 {
+		t.Fatalf("stale since 2026-03-02 = %v, want every rule but /old", got)
+	}
+	d.call(admin, "GET", pbase+"/hits?staleSince=yesterday", nil).want(t, 400, codeInvalidQuery)
+	var page struct {
+		Rules []struct {
+			Source  string
+			Hits    int64
+			LastHit *string
+		}
+	}
+	d.call(admin, "GET", pbase+"/rules?q=/old", nil).want(t, 200).decode(t, &page)
+	if len(page.Rules) != 1 || page.Rules[0].Hits != 9 || page.Rules[0].LastHit == nil || *page.Rules[0].LastHit != "2026-03-02T10:00:00Z" {
+		t.Fatalf("rule list with hits = %+v", page)
+	}
+	var missAns struct {
+		Misses []struct {
+			Path  string
+			Count int64
+		}
+	}
+	d.call(admin, "GET", pbase+"/misses", nil).want(t, 200).decode(t, &missAns)
+	if fmt.Sprint(missAns.Misses) != "[{/gone 5} {/lost 3}]" {
+		t.Fatalf("misses = %+v", missAns)
+	}
+	d.call(admin, "GET", pbase+"/misses?limit=1", nil).want(t, 200).decode(t, &missAns)
+	if len(missAns.Misses) != 1 {
+		t.Fatalf("misses?limit=1 = %+v", missAns)
+	}
+	for _, q := range []string{"limit=0", "limit=10001", "limit=x"} {
+		d.call(admin, "GET", pbase+"/misses?"+q, nil).want(t, 400, codeInvalidQuery)
+	}
+	d.call(admin, "DELETE", pbase+"/misses", nil).want(t, 400, codeInvalidQuery)
+	d.call(admin, "DELETE", pbase+"/misses?path=/never", nil).want(t, 404, "NOT_FOUND")
+	// A rule from a miss: a bad destination changes nothing; a good one
+	// puts the rule in the draft and forgets the miss; a second is a
+	// conflict.
+	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/gone", "destination": "ftp://x"}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"destination": "/x"}).want(t, 400)
+	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/gone", "destination": "/found", "statusCode": 302}).want(t, 201)
+	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/gone", "destination": "/found"}).want(t, 409)
+	d.call(admin, "GET", pbase+"/misses", nil).want(t, 200).decode(t, &missAns)
+	if fmt.Sprint(missAns.Misses) != "[{/lost 3}]" {
+		t.Fatalf("misses after a rule from /gone = %+v", missAns)
+	}
+	d.call(admin, "DELETE", pbase+"/misses?path=/lost", nil).want(t, 204)
+	d.call(admin, "GET", pbase+"/misses", nil).want(t, 200).decode(t, &missAns)
+	if len(missAns.Misses) != 0 {
+		t.Fatalf("misses after forgetting /lost = %+v", missAns)
+	}
 
 	// Usage as edge nodes count and flush it: the month's total, and per
 	// key and day.

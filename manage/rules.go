@@ -28,9 +28,9 @@ func toRuleJSON(r *redirects.Rule) ruleJSON {
 
 // rulePageJSON is one page of rules; Next is null on the last page.
 type rulePageJSON struct {
-	Rules []ruleJSON `json:"rules"`
-	Next  *string    `json:"next"`
-	Total int        `json:"total"`
+	Rules []ruleHitsJSON `json:"rules"`
+	Next  *string        `json:"next"`
+	Total int            `json:"total"`
 }
 
 // ruleFilter reads q, match and status.
@@ -85,10 +85,15 @@ func (h *handler) ruleList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := rulePageJSON{Rules: make([]ruleJSON, 0, len(page.Rules)), Total: page.Total}
+	sources := make([]string, len(page.Rules))
 	for i := range page.Rules {
-		out.Rules = append(out.Rules, toRuleJSON(&page.Rules[i]))
+		sources[i] = page.Rules[i].Source
 	}
+	hits, err := h.store.FindHits(r.Context(), p.ID, sources)
+	if err != nil {
+		return err
+	}
+	out := rulePageJSON{Rules: withHits(page.Rules, hits), Total: page.Total}
 	if page.Next != "" {
 		out.Next = &page.Next
 	}
@@ -96,12 +101,60 @@ func (h *handler) ruleList(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// ruleCreateRequest is a new rule: its source and ruleFields, flat (an
+// embedded struct would name its fields in decoding errors).
 type ruleCreateRequest struct {
 	Source      *string `json:"source"`
 	Destination *string `json:"destination"`
 	StatusCode  *int    `json:"statusCode"`
 	MatchType   *string `json:"matchType"`
 	Priority    *int    `json:"priority"`
+}
+
+// ruleFields are the fields of a new rule besides its source, as the rule
+// and the rule-from-a-miss routes take them.
+type ruleFields struct {
+	Destination *string `json:"destination"`
+	StatusCode  *int    `json:"statusCode"`
+	MatchType   *string `json:"matchType"`
+	Priority    *int    `json:"priority"`
+}
+
+// rule returns the validated draft rule of project with source and f;
+// statusCode, matchType and priority default as on the command line (301,
+// exact, 100).
+func (f *ruleFields) rule(projectID, source string) (*redirects.Rule, error) {
+	if f.Destination == nil {
+		return nil, missingField("destination")
+	}
+	rule := &redirects.Rule{ProjectID: projectID, Source: source, Destination: *f.Destination,
+		StatusCode: redirects.DefaultStatus, MatchType: redirects.Exact, Priority: redirects.DefaultPriority}
+	if f.StatusCode != nil {
+		rule.StatusCode = *f.StatusCode
+	}
+	if f.MatchType != nil {
+		var err error
+		if rule.MatchType, err = redirects.ParseMatchType(*f.MatchType); err != nil {
+			return nil, err
+		}
+	}
+	if f.Priority != nil {
+		rule.Priority = *f.Priority
+	}
+	return rule, rule.Validate()
+}
+
+// addRule stores a new draft rule and answers 201 with it.
+func (h *handler) addRule(w http.ResponseWriter, r *http.Request, rule *redirects.Rule) error {
+	if err := h.store.AddRule(r.Context(), rule); err != nil {
+		return err
+	}
+	if rule.Revision == 0 {
+		rule.Revision = 1
+	}
+	w.Header().Set("ETag", revisionETag(rule.Revision))
+	writeJSON(w, http.StatusCreated, toRuleJSON(rule))
+	return nil
 }
 
 // ruleCreate adds a draft rule; statusCode, matchType and priority default
@@ -118,34 +171,12 @@ func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
 	if req.Source == nil {
 		return missingField("source")
 	}
-	if req.Destination == nil {
-		return missingField("destination")
-	}
-	rule := &redirects.Rule{ProjectID: p.ID, Source: *req.Source, Destination: *req.Destination,
-		StatusCode: redirects.DefaultStatus, MatchType: redirects.Exact, Priority: redirects.DefaultPriority}
-	if req.StatusCode != nil {
-		rule.StatusCode = *req.StatusCode
-	}
-	if req.MatchType != nil {
-		if rule.MatchType, err = redirects.ParseMatchType(*req.MatchType); err != nil {
-			return err
-		}
-	}
-	if req.Priority != nil {
-		rule.Priority = *req.Priority
-	}
-	if err := rule.Validate(); err != nil {
+	f := ruleFields{Destination: req.Destination, StatusCode: req.StatusCode, MatchType: req.MatchType, Priority: req.Priority}
+	rule, err := f.rule(p.ID, *req.Source)
+	if err != nil {
 		return err
 	}
-	if err := h.store.AddRule(r.Context(), rule); err != nil {
-		return err
-	}
-	if rule.Revision == 0 {
-		rule.Revision = 1
-	}
-	w.Header().Set("ETag", revisionETag(rule.Revision))
-	writeJSON(w, http.StatusCreated, toRuleJSON(rule))
-	return nil
+	return h.addRule(w, r, rule)
 }
 
 // ruleID reads the path's {id}.

@@ -1,250 +1,164 @@
 // Package redis implements redirects.Limiter on Redis, so that several edge
-// nodes share their per-minute windows and monthly usage. It speaks the
-// Redis protocol (RESP2) itself: the limiter needs five commands, and a
-// client library would be the largest dependency of the project.
+// nodes share their per-minute windows and monthly usage. It talks to Redis
+// through github.com/redis/rueidis (one pipelined connection per node, TLS,
+// Lua scripts by SHA), and puts a guard of its own in front of the client's
+// reply parser (replyGuard).
 package redis
 
 import (
-	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/redis/rueidis"
 )
 
-// client is a small pool of RESP connections to one Redis server.
+// dialTimeout bounds connecting (and the handshake: HELLO, AUTH, SELECT);
+// writeTimeout is how long a connection may go without an answer before
+// the client drops it and dials again.
+const (
+	dialTimeout  = time.Second
+	writeTimeout = 2 * time.Second
+)
+
+// rootCAs, if set, replaces the system's roots (tests).
+var rootCAs *x509.CertPool
+
+// client is the connection to one Redis server.
 type client struct {
-	addr     string
-	password string
-	username string
-	db       int
-	timeout  time.Duration
-
-	mu   sync.Mutex
-	idle []*conn
+	rc rueidis.Client
+	// addr is host:port, for log lines: never the URL, which may hold a
+	// password.
+	addr string
 }
 
-// conn is one connection with its buffered reader and writer.
-type conn struct {
-	c net.Conn
-	r *bufio.Reader
-	w *bufio.Writer
-}
-
-// parseURL reads redis://[user:password@]host:port[/db].
-func parseURL(raw string) (*client, error) {
+// options reads redis://[user:password@]host[:port][/db] and its TLS form
+// rediss://. A user name without a password is a password (redis://secret@host),
+// as Redis before ACLs knew only passwords. Errors never repeat the URL: it
+// may hold a password.
+func options(raw string) (rueidis.ClientOption, error) {
+	var opt rueidis.ClientOption
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "redis" || u.Host == "" {
-		return nil, fmt.Errorf("redis URL %q is not redis://[user:password@]host:port[/db]", raw)
+	if err != nil {
+		return opt, errors.New("the Redis URL cannot be parsed: want redis://[user:password@]host[:port][/db] or rediss://")
 	}
-	c := &client{addr: u.Host, timeout: 500 * time.Millisecond}
-	if !strings.Contains(c.addr, ":") {
-		c.addr += ":6379"
+	if (u.Scheme != "redis" && u.Scheme != "rediss") || u.Hostname() == "" {
+		return opt, fmt.Errorf("the Redis URL %s is not redis://[user:password@]host[:port][/db] or rediss://", u.Redacted())
+	}
+	port := u.Port()
+	if port == "" {
+		port = "6379"
+	}
+	opt.InitAddress = []string{net.JoinHostPort(u.Hostname(), port)}
+	if u.Scheme == "rediss" {
+		// The server's certificate is checked against the system's roots
+		// (SSL_CERT_FILE and SSL_CERT_DIR add a private CA).
+		opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, ServerName: u.Hostname(), RootCAs: rootCAs}
 	}
 	if u.User != nil {
-		c.username = u.User.Username()
-		c.password, _ = u.User.Password()
-		if c.password == "" {
-			c.password, c.username = c.username, ""
+		opt.Username = u.User.Username()
+		if p, ok := u.User.Password(); ok {
+			opt.Password = p
+		} else {
+			opt.Password, opt.Username = opt.Username, ""
 		}
 	}
 	if p := strings.Trim(u.Path, "/"); p != "" {
-		if c.db, err = strconv.Atoi(p); err != nil {
-			return nil, fmt.Errorf("redis URL %q: database %q is not a number", raw, p)
+		if opt.SelectDB, err = strconv.Atoi(p); err != nil || opt.SelectDB < 0 {
+			return opt, fmt.Errorf("the Redis URL %s: database %q is not a number", u.Redacted(), p)
 		}
 	}
-	return c, nil
+	opt.ClientName = "redirects"
+	opt.ForceSingleClient = true
+	// The limiter reads nothing it could cache: every reply is a counter.
+	opt.DisableCache = true
+	opt.Dialer.Timeout = dialTimeout
+	opt.ConnWriteTimeout = writeTimeout
+	opt.DialCtxFn = dialGuarded
+	// The limiter bounds its own waits and tries again on its own terms.
+	opt.DisableRetry = true
+	return opt, nil
 }
 
-func (cl *client) dial(ctx context.Context) (*conn, error) {
-	d := net.Dialer{Timeout: cl.timeout}
-	nc, err := d.DialContext(ctx, "tcp", cl.addr)
+// newClient connects to the Redis at raw. A Redis that does not answer
+// yet is not an error here: the client dials again on the next command, and
+// the limiter starts in fallback.
+func newClient(raw string) (*client, error) {
+	opt, err := options(raw)
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{c: nc, r: bufio.NewReader(nc), w: bufio.NewWriter(nc)}
-	if cl.password != "" {
-		args := []string{"AUTH", cl.password}
-		if cl.username != "" {
-			args = []string{"AUTH", cl.username, cl.password}
-		}
-		if _, err := c.do(cl.timeout, args...); err != nil {
-			nc.Close()
-			return nil, err
-		}
+	rc, err := rueidis.NewClient(opt)
+	if rc == nil {
+		return nil, errors.New(redact(err.Error(), opt.Password))
 	}
-	if cl.db != 0 {
-		if _, err := c.do(cl.timeout, "SELECT", strconv.Itoa(cl.db)); err != nil {
-			nc.Close()
-			return nil, err
-		}
-	}
-	return c, nil
+	return &client{rc: rc, addr: opt.InitAddress[0]}, nil
 }
 
-// do runs one command on a pooled connection. A connection that fails is
-// dropped, not returned to the pool.
-func (cl *client) do(ctx context.Context, args ...string) (any, error) {
-	cl.mu.Lock()
-	var c *conn
-	if n := len(cl.idle); n > 0 {
-		c = cl.idle[n-1]
-		cl.idle = cl.idle[:n-1]
+// redact removes a password from an error text, for errors whose text came
+// from elsewhere (a server's error reply may quote what it was sent).
+func redact(s, password string) string {
+	if password == "" {
+		return s
 	}
-	cl.mu.Unlock()
-	if c == nil {
-		var err error
-		if c, err = cl.dial(ctx); err != nil {
-			return nil, err
-		}
-	}
-	v, err := c.do(cl.timeout, args...)
-	var rerr redisError
-	if err != nil && !errors.As(err, &rerr) {
-		c.c.Close()
-		return nil, err
-	}
-	cl.mu.Lock()
-	if len(cl.idle) < 64 {
-		cl.idle = append(cl.idle, c)
-		c = nil
-	}
-	cl.mu.Unlock()
-	if c != nil {
-		c.c.Close()
-	}
-	return v, err
+	return strings.ReplaceAll(s, password, "xxxxx")
 }
 
-func (cl *client) close() {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	for _, c := range cl.idle {
-		c.c.Close()
+func (c *client) close() { c.rc.Close() }
+
+// dialGuarded dials Redis (over TLS for rediss://) and puts a replyGuard
+// between the connection and the client's parser.
+func dialGuarded(ctx context.Context, dst string, d *net.Dialer, cfg *tls.Config) (net.Conn, error) {
+	var nc net.Conn
+	var err error
+	if cfg != nil {
+		td := tls.Dialer{NetDialer: d, Config: cfg}
+		nc, err = td.DialContext(ctx, "tcp", dst)
+	} else {
+		nc, err = d.DialContext(ctx, "tcp", dst)
 	}
-	cl.idle = nil
-}
-
-// redisError is an error reply from the server (the connection is fine).
-type redisError string
-
-func (e redisError) Error() string { return "redis: " + string(e) }
-
-func (c *conn) do(timeout time.Duration, args ...string) (any, error) {
-	c.c.SetDeadline(time.Now().Add(timeout))
-	c.w.WriteByte('*')
-	c.w.WriteString(strconv.Itoa(len(args)))
-	c.w.WriteString("\r\n")
-	for _, a := range args {
-		c.w.WriteByte('$')
-		c.w.WriteString(strconv.Itoa(len(a)))
-		c.w.WriteString("\r\n")
-		c.w.WriteString(a)
-		c.w.WriteString("\r\n")
-	}
-	if err := c.w.Flush(); err != nil {
-		return nil, err
-	}
-	return c.read()
-}
-
-// read parses one RESP2 reply: a string, an int64, nil, a []any, or a
-// redisError.
-func (c *conn) read() (any, error) {
-	line, err := c.r.ReadString('\n')
 	if err != nil {
 		return nil, err
 	}
-	if len(line) < 3 || line[len(line)-2] != '\r' {
-		return nil, fmt.Errorf("redis: malformed reply %q", line)
-	}
-	body := line[1 : len(line)-2]
-	switch line[0] {
-	case '+':
-		return body, nil
-	case '-':
-		return nil, redisError(body)
-	case ':':
-		return strconv.ParseInt(body, 10, 64)
-	case '$':
-		n, err := strconv.Atoi(body)
-		if err != nil || n < -1 {
-			return nil, fmt.Errorf("redis: malformed bulk length %q", body)
-		}
-		if n == -1 {
-			return nil, nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(c.r, buf); err != nil {
-			return nil, err
-		}
-		return string(buf[:n]), nil
-	case '*':
-		n, err := strconv.Atoi(body)
-		if err != nil || n < -1 {
-			return nil, fmt.Errorf("redis: malformed array length %q", body)
-		}
-		if n == -1 {
-			return nil, nil
-		}
-		out := make([]any, n)
-		for i := range out {
-			if out[i], err = c.read(); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("redis: unknown reply type %q", line[0])
+	return &guardedConn{Conn: nc}, nil
 }
 
 // Addr returns the host:port a Redis URL names.
-func Addr(url string) (string, error) {
-	c, err := parseURL(url)
+func Addr(raw string) (string, error) {
+	opt, err := options(raw)
 	if err != nil {
 		return "", err
 	}
-	return c.addr, nil
+	return opt.InitAddress[0], nil
 }
 
 // DeleteKeys deletes every key that starts with prefix (SCAN and DEL), for
 // tests and operators cleaning up a key prefix.
 func DeleteKeys(ctx context.Context, url, prefix string) error {
-	c, err := parseURL(url)
+	c, err := newClient(url)
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	cursor := "0"
+	cursor := uint64(0)
 	for {
-		v, err := c.do(ctx, "SCAN", cursor, "MATCH", prefix+"*", "COUNT", "1000")
+		e, err := c.rc.Do(ctx, c.rc.B().Scan().Cursor(cursor).Match(prefix+"*").Count(1000).Build()).AsScanEntry()
 		if err != nil {
 			return err
 		}
-		reply, ok := v.([]any)
-		if !ok || len(reply) != 2 {
-			return fmt.Errorf("redis: unexpected SCAN reply %v", v)
-		}
-		cursor, _ = reply[0].(string)
-		keys, _ := reply[1].([]any)
-		if len(keys) > 0 {
-			args := []string{"DEL"}
-			for _, k := range keys {
-				if s, ok := k.(string); ok {
-					args = append(args, s)
-				}
-			}
-			if _, err := c.do(ctx, args...); err != nil {
+		if len(e.Elements) > 0 {
+			if err := c.rc.Do(ctx, c.rc.B().Del().Key(e.Elements...).Build()).Error(); err != nil {
 				return err
 			}
 		}
-		if cursor == "0" {
+		if cursor = e.Cursor; cursor == 0 {
 			return nil
 		}
 	}

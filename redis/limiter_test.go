@@ -106,8 +106,11 @@ func TestSharedWindowAcrossNodes(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
-	if admitted != 10 {
-		t.Fatalf("%d of 30 requests admitted across three nodes, want exactly 10", admitted)
+	// A request Redis did not answer within redis.MaxWait (a loaded
+	// machine) is decided by what its node last heard from Redis, and
+	// charged to Redis: the count stays exact.
+	if extra := timeouts(nodes); admitted != 10 {
+		t.Fatalf("%d of 30 requests admitted across three nodes, want exactly 10 (%d decided without Redis)", admitted, extra)
 	}
 	// Test keys count in their own window.
 	if d := nodes[0].Take(context.Background(), redirects.Usage{Org: o, Test: true, Lookup: true, Now: now}); d.Refused != redirects.NotRefused || d.RateRemaining != 9 {
@@ -146,11 +149,11 @@ func TestQuotaSurvivesLostRedisMemory(t *testing.T) {
 	c := open(t, url, p, s, now)
 	for i := 0; i < 2; i++ {
 		if d := c.Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused != redirects.NotRefused || d.QuotaRemaining != redirects.Limit(1-i) {
-			t.Fatalf("lookup %d after the loss: %+v, want quota remaining %d", i, d, 1-i)
+			t.Fatalf("lookup %d after the loss: %+v, want quota remaining %d (stats %+v %+v %+v)", i, d, 1-i, a.Stats(), b.Stats(), c.Stats())
 		}
 	}
 	if d := a.Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused != redirects.QuotaExceeded {
-		t.Fatalf("6th lookup of a 5 quota: %+v, want QUOTA_EXCEEDED", d)
+		t.Fatalf("6th lookup of a 5 quota: %+v, want QUOTA_EXCEEDED (stats %+v, %+v, %+v)", d, a.Stats(), b.Stats(), c.Stats())
 	}
 	if d := a.Take(context.Background(), redirects.Usage{Org: o, Lookup: false, Now: now}); d.Refused != redirects.NotRefused {
 		t.Fatalf("export over quota: %+v, want admitted", d)
@@ -188,7 +191,7 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 		t.Fatalf("4th per-node request: %+v, want the per-node limit of 3 to hold", d)
 	}
 	testproxy.Start(t, px.Addr(), target)
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		mu.Lock()
 		n := len(events)
@@ -197,19 +200,23 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("fallback events %v, want [true false] within 5 s of Redis returning", events)
+			t.Fatalf("fallback events %v, want [true false] within 10 s of Redis returning", events)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	if !events[0] || events[1] {
 		t.Fatalf("fallback events %v, want [true false]", events)
 	}
-	// Shared counting resumes where Redis left it: 2 counted, 1 left.
-	if d := take(); d.Refused != redirects.NotRefused || d.RateRemaining != 0 {
-		t.Fatalf("after Redis returned: %+v, want the shared window's 3rd request", d)
-	}
+	// Shared counting resumes with what the node admitted alone added to
+	// the shared window: 2 before, 3 during, so nothing is left this
+	// minute.
 	if d := take(); d.Refused != redirects.RateLimitExceeded {
-		t.Fatalf("after Redis returned: %+v, want refused", d)
+		t.Fatalf("after Redis returned: %+v, want refused: the window's 3 were used during the fallback", d)
+	}
+	// The next minute is shared again.
+	now = now.Add(time.Minute)
+	if d := take(); d.Refused != redirects.NotRefused || d.RateRemaining != 2 {
+		t.Fatalf("next minute after Redis returned: %+v, want admitted with 2 remaining", d)
 	}
 }
 
@@ -246,5 +253,57 @@ func TestQuotaHoldsThroughFallback(t *testing.T) {
 	used, err := s.FindUsage(context.Background(), "2026-05")
 	if err != nil || used[o.ID] != 3 {
 		t.Fatalf("store usage %v (%v), want exactly the 3 admitted lookups", used, err)
+	}
+}
+
+// TestQuotaAcrossNodesThroughOutage has two nodes share a quota of 10,
+// lose Redis half-way and get it back: what each node admitted alone is
+// added to the shared month, so over the whole run the two nodes admit
+// exactly the quota, no more.
+func TestQuotaAcrossNodesThroughOutage(t *testing.T) {
+	url := redisURL(t)
+	pfx := prefix(t, url)
+	target, err := redis.Addr(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := testproxy.Start(t, "127.0.0.1:0", target)
+	s := openStore(t)
+	const quota = 10
+	o := org(t, s, redirects.Unlimited, quota)
+	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
+	nodes := []*redis.Limiter{open(t, "redis://"+px.Addr(), pfx, s, now), open(t, "redis://"+px.Addr(), pfx, s, now)}
+	admitted := 0
+	take := func(l *redis.Limiter) {
+		if l.Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}).Refused == redirects.NotRefused {
+			admitted++
+		}
+	}
+	// 2 each through Redis, then 2 each alone: 8, within the quota on
+	// every node's count.
+	for _, l := range nodes {
+		take(l)
+		take(l)
+	}
+	px.Close()
+	for _, l := range nodes {
+		take(l)
+		take(l)
+		if !l.Down() {
+			t.Fatal("a node did not fall back with Redis away")
+		}
+	}
+	if admitted != 8 {
+		t.Fatalf("admitted %d before Redis returned, want 8", admitted)
+	}
+	testproxy.Start(t, px.Addr(), target)
+	waitFor(t, 15*time.Second, "the return of both nodes to shared limits", func() bool {
+		return !nodes[0].Down() && !nodes[1].Down()
+	})
+	for i := 0; i < 20; i++ {
+		take(nodes[i%2])
+	}
+	if admitted != quota {
+		t.Fatalf("admitted %d over the whole run, want exactly the quota of %d", admitted, quota)
 	}
 }

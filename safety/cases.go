@@ -164,7 +164,12 @@ func RunCases(rules []redirects.Rule, cases []Case, opts LintOptions) []CaseResu
 	hosts := newOwnHosts(opts.Hosts)
 	out := make([]CaseResult, len(cases))
 	for k, c := range cases {
-		res := CaseResult{Case: c, Got: x.answer(c.Path)}
+		// A case's path is as a client asks for it: matched as the edge
+		// matches it, decoded once.
+		res := CaseResult{Case: c}
+		if p, ok := requested(c.Path); ok {
+			res.Got = x.answer(p)
+		}
 		if res.Got.StatusCode != 0 {
 			res.GotFinal, res.Loop = x.final(hosts, res.Got.Destination)
 		}

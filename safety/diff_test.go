@@ -234,3 +234,18 @@ func TestParseCasesErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCasesDecodePaths checks that a case's path is matched as the edge
+// matches a requested path: decoded once, so an encoded path meets the
+// rule of its decoded source, and a malformed escape meets none.
+func TestCasesDecodePaths(t *testing.T) {
+	cases, err := ParseCases(strings.NewReader("path,status,destination\n/caf%C3%A9,301,/coffee\n/c%2Fx?q,301,/c-all\n/caf%zz,none,\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range RunCases(rs("exact /café /coffee", "prefix /c/ /c-all"), cases, LintOptions{}) {
+		if !r.Pass {
+			t.Errorf("%s: %v", r.Case.Path, r.Problems)
+		}
+	}
+}

@@ -182,14 +182,16 @@ func newOwnHosts(hosts []string) ownHosts {
 	return h
 }
 
-// follow returns the path a client requests next when answered with dest:
-// a relative destination's path, or an absolute one's when its host is one
-// of the project's own (compared without case, with or without the port),
-// the query and fragment cut off. ok is false for a destination that leaves
-// the project.
+// follow returns the path a client requests next when answered with dest,
+// in the form matching compares (redirects.DecodePath: the query and
+// fragment cut off, then percent-decoded once, as the edge does with the
+// request's path): a relative destination's path, or an absolute one's
+// when its host is one of the project's own (compared without case, with
+// or without the port). ok is false for a destination that leaves the
+// project, or whose path no rule can match (a malformed escape).
 func (h ownHosts) follow(dest string) (path string, ok bool) {
 	if strings.HasPrefix(dest, "/") {
-		return matchPath(dest), true
+		return requested(dest)
 	}
 	rest, found := cutSchemeFold(dest)
 	if !found || len(h) == 0 {
@@ -210,7 +212,14 @@ func (h ownHosts) follow(dest string) (path string, ok bool) {
 			return "", false
 		}
 	}
-	return matchPath(path), true
+	return requested(path)
+}
+
+// requested returns a requested path in the form matching compares, and
+// false when no rule can match it.
+func requested(path string) (string, bool) {
+	p, err := redirects.DecodePath(path)
+	return p, err == nil
 }
 
 // cutSchemeFold returns dest without its http:// or https:// scheme, matched

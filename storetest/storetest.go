@@ -77,6 +77,8 @@ func Run(t *testing.T, open Opener) {
 		{"Event/Paging", testEventPaging},
 		{"Usage/Add", testUsageAdd},
 		{"Usage/Daily", testUsageDaily},
+		{"Insight/Hits", testHits},
+		{"Insight/Misses", testMisses},
 		{"RulePage/Model", testRulePageModel},
 		{"RulePage/Defaults", testRulePageDefaults},
 		{"RulePage/Invalid", testRulePageInvalid},

@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"redirects"
 	"redirects/safety"
@@ -25,6 +27,14 @@ type deployData struct {
 	Changes    int
 	// Next is the version a deploy makes.
 	Next int
+	// Gate is the deploy gate's report on deploying the draft now: lint
+	// findings, failing expected-outcome cases, the shrink guard.
+	Gate         *safety.GateResult
+	Errors       []safety.Finding
+	Warnings     []safety.Finding
+	MoreErrors   int
+	MoreWarnings int
+	NeedsForce   bool
 }
 
 // deployPage is the Deploy tab: what deploying the draft changes against
@@ -46,12 +56,27 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	diff := safety.Diff(live, draft, safety.DiffOptions{MaxPaths: 50})
+	gate, err := safety.CheckDeploy(ctx, h.store, ph.ID, redirects.DeployOptions{}, nil)
+	if err != nil {
+		return err
+	}
 	d := deployData{Diff: diff, Draft: len(draft), CanDeploy: may(r, o.ID, redirects.ActionDeploy),
 		Changes: len(diff.Added) + len(diff.Removed) + len(diff.Changed)}
 	d.Next = 1
 	if ph.Live != nil {
 		d.Next = ph.Live.Version + 1
 	}
+	d.Gate = gate
+	d.NeedsForce = gate.Errors > 0 || len(gate.FailingCases) > 0
+	for _, f := range gate.Findings {
+		if f.Severity == safety.SeverityError {
+			d.Errors = append(d.Errors, f)
+		} else {
+			d.Warnings = append(d.Warnings, f)
+		}
+	}
+	d.Errors, d.MoreErrors = capped(d.Errors)
+	d.Warnings, d.MoreWarnings = capped(d.Warnings)
 	d.Added, d.MoreAdded = capped(diff.Added)
 	d.Removed, d.MoreRemove = capped(diff.Removed)
 	d.Changed, d.MoreChange = capped(diff.Changed)
@@ -66,14 +91,26 @@ func capped[T any](s []T) ([]T, int) {
 	return s[:diffListMax], len(s) - diffListMax
 }
 
-// deploy makes the draft rules live as the next version.
+// deploy makes the draft rules live as the next version, through the
+// deploy gate (safety.Deploy), as the API and the command line do: lint
+// errors and failing cases need "force" and a reason, a large shrink needs
+// "allow-shrink".
 func (h *handler) deploy(w http.ResponseWriter, r *http.Request) error {
 	ph, _, err := h.project(r, redirects.ActionDeploy)
 	if err != nil {
 		return err
 	}
-	d, err := h.store.Deploy(r.Context(), ph.ID, redirects.DeployOptions{Message: r.PostFormValue("message")}, h.builder)
+	opts := redirects.DeployOptions{Message: r.PostFormValue("message"), Override: redirects.DeployOverride{
+		Force: r.PostFormValue("force") != "", Reason: strings.TrimSpace(r.PostFormValue("reason")), AllowShrink: r.PostFormValue("allow-shrink") != ""}}
+	if !opts.Override.Force {
+		opts.Override.Reason = ""
+	}
+	d, _, err := safety.Deploy(r.Context(), h.store, ph.ID, opts, h.builder, nil)
 	if err != nil {
+		var be *safety.BlockedError
+		if errors.As(err, &be) {
+			return h.redirect(w, r, "/projects/"+ph.ID+"/deploy", flashErr, "Nothing was deployed: "+strings.Join(be.Result.Blocked, "; ")+".")
+		}
 		if statusOf(err) < 500 {
 			return h.redirect(w, r, "/projects/"+ph.ID+"/deploy", flashErr, "Nothing was deployed: "+message(err))
 		}
@@ -168,8 +205,17 @@ func (h *handler) rollback(w http.ResponseWriter, r *http.Request) error {
 	if msg == "" {
 		msg = "Roll back to version " + itoa(v)
 	}
-	d, err := h.store.Deploy(r.Context(), ph.ID, redirects.DeployOptions{Message: msg, FromVersion: v}, h.builder)
+	opts := redirects.DeployOptions{Message: msg, FromVersion: v}
+	d, _, err := safety.Deploy(r.Context(), h.store, ph.ID, opts, h.builder, nil)
 	if err != nil {
+		var be *safety.BlockedError
+		if errors.As(err, &be) {
+			return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashErr, "Nothing was rolled back: "+strings.Join(be.Result.Blocked, "; ")+
+				". Roll back past them with: redirects deploy --project "+ph.ID+" --from-version "+itoa(v)+" --force --reason TEXT")
+		}
+		if statusOf(err) < 500 {
+			return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashErr, "Nothing was rolled back: "+message(err))
+		}
 		return err
 	}
 	return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashOK, "Rolled back: version "+itoa(d.Version)+" is live with the rules of version "+itoa(v)+

@@ -177,7 +177,7 @@ type projectHeader struct {
 type tab struct{ Name, Path string }
 
 // projectTabs are the project's tabs, in the order the design keeps.
-var projectTabs = []tab{{"Rules", "rules"}, {"Import", "import"}, {"Deploy", "deploy"}, {"History", "history"}, {"Test a path", "test"}, {"API Keys", "keys"}}
+var projectTabs = []tab{{"Rules", "rules"}, {"Import", "import"}, {"Deploy", "deploy"}, {"History", "history"}, {"Test a path", "test"}, {"Misses", "misses"}, {"API Keys", "keys"}, {"Settings", "settings"}}
 
 // project loads the project of the path, authorizes action in its
 // organization, and returns the header and organization of its pages.

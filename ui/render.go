@@ -90,7 +90,7 @@ type page struct {
 
 var funcs = template.FuncMap{
 	"asset":  func(name string) string { return "/static/" + assetNames[name] },
-	"num":    thousands,
+	"num":    numText,
 	"num64":  func(n int64) string { return thousands(int(n)) },
 	"int64":  func(l redirects.Limit) int64 { return int64(l) },
 	"ago":    func(t time.Time) string { return ago(time.Now(), t) },
@@ -270,6 +270,19 @@ func sentence(s string) string {
 		s += "."
 	}
 	return s
+}
+
+// numText is thousands for the integer types templates hold.
+func numText(n any) string {
+	switch v := n.(type) {
+	case int:
+		return thousands(v)
+	case int64:
+		return thousands(int(v))
+	case uint32:
+		return thousands(int(v))
+	}
+	return fmt.Sprint(n)
 }
 
 // thousands writes n with comma separators: 1,000,000.

@@ -64,6 +64,11 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/projects/{project}/history/{version}/rollback", handler: h.rollback},
 		{method: "GET", pattern: "/projects/{project}/versions/{version}/exports/{format}", handler: h.exportFile},
 		{method: "GET", pattern: "/projects/{project}/test", handler: h.testPage},
+		{method: "GET", pattern: "/projects/{project}/misses", handler: h.missesPage},
+		{method: "POST", pattern: "/projects/{project}/misses/rule", handler: h.missRule},
+		{method: "POST", pattern: "/projects/{project}/misses/forget", handler: h.missForget},
+		{method: "GET", pattern: "/projects/{project}/settings", handler: h.settingsPage},
+		{method: "POST", pattern: "/projects/{project}/settings/tests", handler: h.settingsTests},
 
 		{method: "GET", pattern: "/projects/{project}/keys", handler: h.keysPage},
 		{method: "POST", pattern: "/projects/{project}/keys", handler: h.keyCreate},

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"redirects"
 )
@@ -79,7 +80,7 @@ func reverseSort(s redirects.RuleSort) redirects.RuleSort {
 
 type rulesData struct {
 	Query        ruleQuery
-	Rules        []redirects.Rule
+	Rules        []ruleRow
 	Total        int
 	Next, Prev   string
 	CanEdit      bool
@@ -90,6 +91,35 @@ type rulesData struct {
 }
 
 type option struct{ Value, Label string }
+
+// ruleRow is a rule of the Rules tab with what the edge counted of it.
+type ruleRow struct {
+	redirects.Rule
+	Hits    int64
+	LastHit time.Time // zero: never hit
+}
+
+// withHits returns rules with their hits (docs/contract.md, "Hits and
+// misses").
+func (h *handler) withHits(r *http.Request, projectID string, rules []redirects.Rule) ([]ruleRow, error) {
+	sources := make([]string, len(rules))
+	for i := range rules {
+		sources[i] = rules[i].Source
+	}
+	hits, err := h.store.FindHits(r.Context(), projectID, sources)
+	if err != nil {
+		return nil, err
+	}
+	idx := redirects.HitIndex(hits)
+	rows := make([]ruleRow, len(rules))
+	for i, rule := range rules {
+		rows[i].Rule = rule
+		if hh, ok := idx[redirects.HitKey{MatchType: rule.MatchType, Source: rule.Source}]; ok {
+			rows[i].Hits, rows[i].LastHit = hh.Hits, hh.LastHit
+		}
+	}
+	return rows, nil
+}
 
 var ruleSorts = []option{
 	{"source", "Source A–Z"}, {"-source", "Source Z–A"},
@@ -124,7 +154,10 @@ func (h *handler) rulesPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.Rules, d.Total = pg.Rules, pg.Total
+	if d.Rules, err = h.withHits(r, ph.ID, pg.Rules); err != nil {
+		return err
+	}
+	d.Total = pg.Total
 	base := q.Params()
 	link := func(key, cursor string) string {
 		m := map[string]string{key: cursor}
@@ -136,17 +169,17 @@ func (h *handler) rulesPage(w http.ResponseWriter, r *http.Request) error {
 	if backwards {
 		slices.Reverse(d.Rules)
 		if pg.Next != "" && len(d.Rules) > 0 {
-			d.Prev = link("before", redirects.CursorAfter(reverseSort(sort), &d.Rules[0]))
+			d.Prev = link("before", redirects.CursorAfter(reverseSort(sort), &d.Rules[0].Rule))
 		}
 		if len(d.Rules) > 0 {
-			d.Next = link("after", redirects.CursorAfter(sort, &d.Rules[len(d.Rules)-1]))
+			d.Next = link("after", redirects.CursorAfter(sort, &d.Rules[len(d.Rules)-1].Rule))
 		}
 	} else {
 		if pg.Next != "" {
 			d.Next = link("after", pg.Next)
 		}
 		if q.After != "" && len(d.Rules) > 0 {
-			d.Prev = link("before", redirects.CursorAfter(reverseSort(sort), &d.Rules[0]))
+			d.Prev = link("before", redirects.CursorAfter(reverseSort(sort), &d.Rules[0].Rule))
 		}
 	}
 	return h.render(w, r, http.StatusOK, "rules", &page{Title: "Rules · " + ph.Name, Org: o, Project: ph, Tab: "rules", Data: d})

@@ -171,11 +171,21 @@ func TestOtherOrganizationsReadAsMissing(t *testing.T) {
 	if err := e.db.CreateProject(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{"/orgs/" + other.ID, "/projects/" + p.ID + "/rules", "/projects/prj_missing/rules"} {
+	for _, path := range []string{"/orgs/" + other.ID, "/projects/" + p.ID + "/rules", "/projects/prj_missing/rules",
+		"/projects/" + p.ID + "/misses", "/projects/" + p.ID + "/settings"} {
 		res, body := e.do("GET", path, nil, true)
 		if res.StatusCode != 404 || !strings.Contains(body, "does not exist, or you have no access to it") || strings.Contains(body, "Theirs") {
 			t.Errorf("GET %s: %d\n%s", path, res.StatusCode, body)
 		}
+	}
+	for _, path := range []string{"/projects/" + p.ID + "/misses/rule", "/projects/" + p.ID + "/misses/forget", "/projects/" + p.ID + "/settings/tests"} {
+		form := url.Values{"csrf": {e.csrf}, "path": {"/a"}, "destination": {"/b"}, "tests": {"path,status,destination\n/a,301,/b\n"}}
+		if res, body := e.do("POST", path, form, true); res.StatusCode != 404 || strings.Contains(body, "Theirs") {
+			t.Errorf("POST %s: %d\n%s", path, res.StatusCode, body)
+		}
+	}
+	if rules, _ := e.db.FindRules(context.Background(), p.ID); len(rules) != 0 {
+		t.Errorf("another organization's member added %d rules", len(rules))
 	}
 }
 
@@ -236,8 +246,10 @@ func TestViewersMayNotChangeAnything(t *testing.T) {
 		t.Fatalf("a viewer's rules page offers changes:\n%s", body)
 	}
 	for _, path := range []string{"/projects/" + e.project.ID + "/rules", "/projects/" + e.project.ID + "/deploy", "/projects/" + e.project.ID + "/keys", "/orgs/" + e.org.ID + "/projects",
-		"/projects/" + e.project.ID + "/import", "/projects/" + e.project.ID + "/import/apply"} {
-		form := url.Values{"csrf": {e.csrf}, "source": {"/a"}, "destination": {"/b"}, "status": {"301"}, "match": {"exact"}, "name": {"x"}}
+		"/projects/" + e.project.ID + "/import", "/projects/" + e.project.ID + "/import/apply",
+		"/projects/" + e.project.ID + "/misses/rule", "/projects/" + e.project.ID + "/misses/forget", "/projects/" + e.project.ID + "/settings/tests"} {
+		form := url.Values{"csrf": {e.csrf}, "source": {"/a"}, "path": {"/a"}, "destination": {"/b"}, "status": {"301"}, "match": {"exact"}, "name": {"x"},
+			"tests": {"path,status,destination\n/a,301,/b\n"}}
 		if res, body := e.do("POST", path, form, true); res.StatusCode != http.StatusForbidden {
 			t.Errorf("a viewer's POST %s: %d\n%s", path, res.StatusCode, body)
 		}
@@ -247,6 +259,9 @@ func TestViewersMayNotChangeAnything(t *testing.T) {
 	}
 	if rules, _ := e.db.FindRules(ctx, e.project.ID); len(rules) != 0 {
 		t.Fatalf("a viewer added %d rules", len(rules))
+	}
+	if tests, _ := e.db.FindProjectTests(ctx, e.project.ID); tests != "" {
+		t.Fatalf("a viewer stored a test file: %q", tests)
 	}
 }
 

@@ -14,9 +14,12 @@
 //     nginx from its map exports and from its location export (up to
 //     100,000 rules) and HAProxy from its map exports, each pinned to CPU 0 with
 //     wrk on CPU 1, for an exact hit, a miss and a prefix hit.
-//  4. The largest scale's nginx export downloaded through the edge API,
+//  4. The edge against nginx (maps) on exact hits in two placements, one
+//     core each and all cores with every default, measured in turn for
+//     -rounds rounds.
+//  5. The largest scale's nginx export downloaded through the edge API,
 //     without Accept-Encoding and with gzip and with zstd.
-//  5. The report, with the project's performance goals marked met or not.
+//  6. The report, with the project's performance goals marked met or not.
 //
 // Every server is stopped and every temporary file removed at the end, also
 // on an error or Ctrl-C; every wait on something external is bounded.
@@ -30,6 +33,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -48,8 +52,10 @@ type config struct {
 	scaleDuration time.Duration // scale series serve runs
 	warmup        bool
 	benchtime     time.Duration
+	rounds        int // edge vs nginx: measured rounds in each placement
 	out           string
 	smoke         bool
+	only          *regexp.Regexp // side by side: the servers to run (nil: all)
 	args          []string
 }
 
@@ -117,6 +123,8 @@ exports, on 127.0.0.1, and writes a Markdown report. Flags:`)
 	depth := fs.Int("extra-depth", 0, "path length: add 0..N slug segments to every generated path")
 	dur := fs.Duration("duration", 10*time.Second, "length of each measured wrk run side by side (scale series: 5s unless this flag is given)")
 	out := fs.String("out", "bench/out/latest.md", "where to write the report (relative to the module root)")
+	only := fs.String("only", "", "side by side: run only the servers whose names match this regular expression (for example '^redirects serve( --redis.*)?$')")
+	rounds := fs.Int("rounds", 3, "edge vs nginx on exact hits, one core each and all cores: rounds of measurement in each (median reported)")
 	smoke := fs.Bool("smoke", false, "quick check that everything works: -rules 1000 -scale 1000 -duration 1s, no warm-up (other flags still apply)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -127,9 +135,16 @@ exports, on 127.0.0.1, and writes a Markdown report. Flags:`)
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	c := config{rules: *rules, prefixShare: *share, seed: *seed, extraDepth: *depth, duration: *dur, scaleDuration: 5 * time.Second,
-		warmup: true, benchtime: time.Second, out: *out, smoke: *smoke, args: args}
+		warmup: true, benchtime: time.Second, rounds: *rounds, out: *out, smoke: *smoke, args: args}
 	if set["duration"] {
 		c.scaleDuration = *dur
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return config{}, fmt.Errorf("-only: %v", err)
+		}
+		c.only = re
 	}
 	if *smoke {
 		if !set["rules"] {
@@ -143,6 +158,9 @@ exports, on 127.0.0.1, and writes a Markdown report. Flags:`)
 		}
 		c.warmup = false
 		c.benchtime = 200 * time.Millisecond
+		if !set["rounds"] {
+			c.rounds = 1
+		}
 	}
 	for _, f := range strings.Split(*scale, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -156,6 +174,9 @@ exports, on 127.0.0.1, and writes a Markdown report. Flags:`)
 	}
 	if c.prefixShare <= 0 || c.prefixShare >= 1 {
 		return config{}, fmt.Errorf("-prefix-share: %v is not strictly between 0 and 1 (the runner needs exact and prefix rules)", c.prefixShare)
+	}
+	if c.rounds < 1 {
+		return config{}, fmt.Errorf("-rounds: %d is below 1", c.rounds)
 	}
 	if c.duration < time.Second || c.scaleDuration < time.Second {
 		return config{}, fmt.Errorf("-duration: at least 1s")
@@ -243,6 +264,9 @@ func (r *runner) main(ctx context.Context) error {
 		}
 	}
 	if rep.sbs, err = r.sideBySide(ctx, shared); err != nil {
+		return err
+	}
+	if rep.pairs, err = r.edgeVsNginx(ctx, shared, rep.sbs.targets[0]); err != nil {
 		return err
 	}
 	rep.machine.loadEnd = loadAvg()

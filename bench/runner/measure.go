@@ -71,7 +71,7 @@ func (r *runner) scaleOne(ctx context.Context, n int, largest bool) (*scaleResul
 		return nil, nil, err
 	}
 	r.logf("scale %d: ready after %s; wrk %s on exact hits", n, s.ready.Round(time.Millisecond), r.cfg.scaleDuration)
-	if res.serve, err = r.measure(ctx, s.proc.pid(), 0, s.url(sm.exactHit), s.header(), r.cfg.scaleDuration, r.cfg.warmup); err != nil {
+	if res.serve, err = r.measure(ctx, s.proc.pid(), 0, 0, s.url(sm.exactHit), s.header(), r.cfg.scaleDuration, r.cfg.warmup); err != nil {
 		return nil, nil, err
 	}
 	var exp *exportResult
@@ -277,7 +277,7 @@ func (r *runner) sideBySide(ctx context.Context, d *dataset) (*sbsResult, error)
 		name  string
 		start func() (*server, error)
 	}
-	starters := []starter{{"nginx (maps)", func() (*server, error) { return r.startNginxMaps(ctx, d) }}}
+	starters := []starter{{"nginx (maps)", func() (*server, error) { return r.startNginxMaps(ctx, d, oneCore) }}}
 	if d.n <= nginxLocationMax {
 		starters = append(starters, starter{"nginx (locations)", func() (*server, error) { return r.startNginxLocations(ctx, d) }})
 	} else {
@@ -307,12 +307,37 @@ func (r *runner) sideBySide(ctx context.Context, d *dataset) (*sbsResult, error)
 				r.procs.stop(rp)
 				return nil, err
 			}
-			s.redis = rp
-			s.config = "`redirects serve --redis` (a redis-server of the runner's own, `--save \"\" --appendonly no`, also on CPU 0)"
+			s.redis, s.redisPort = rp, port
+			s.config = "`redirects serve --redis` (a redis-server of the runner's own, `--save \"\" --appendonly no`, also on CPU 0; enterprise organization: no limits, so no round trip to Redis)"
+			return s, nil
+		}},
+		starter{"redirects serve --redis, limited", func() (*server, error) {
+			// The same organization with limits far above what a run
+			// spends: the node takes shares of them from Redis.
+			if _, e, _, err := command(ctx, time.Minute, d.env(), r.bin, "org", "update", d.org,
+				"--rate-limit", "1000000000", "--monthly-quota", "1000000000000"); err != nil {
+				return nil, fmt.Errorf("org update: %v: %s", err, e)
+			}
+			rp, port, err := r.startRedis(ctx)
+			if err != nil {
+				return nil, err
+			}
+			s, err := r.startRedirects(ctx, d, "redirects serve --redis, limited", "--redis", "redis://127.0.0.1:"+strconv.Itoa(port)+"/0")
+			if err != nil {
+				r.procs.stop(rp)
+				return nil, err
+			}
+			s.redis, s.redisPort = rp, port
+			s.config = "`redirects serve --redis`, the organization given limits of 1,000,000,000 a minute and 1,000,000,000,000 a month (far from both: the node takes shares of a quarter of a second of its traffic, up to 65,536 requests)"
 			return s, nil
 		}},
 	)
+	// The organization's limits go back to its tier's after the run.
+	defer command(context.WithoutCancel(ctx), time.Minute, d.env(), r.bin, "org", "update", d.org, "--rate-limit", "default", "--monthly-quota", "default")
 	for _, st := range starters {
+		if r.cfg.only != nil && !r.cfg.only.MatchString(st.name) {
+			continue
+		}
 		if err := r.oneServer(ctx, res, st.name, st.start); err != nil {
 			return nil, err
 		}
@@ -344,7 +369,7 @@ func (r *runner) oneServer(ctx context.Context, res *sbsResult, name string, sta
 	}
 	for k, t := range res.targets {
 		r.logf("side by side: %s, %s, wrk %s", name, t.kind, r.cfg.duration)
-		l, err := r.measure(ctx, s.proc.pid(), redisPid, s.url(t), s.header(), r.cfg.duration, r.cfg.warmup)
+		l, err := r.measure(ctx, s.proc.pid(), redisPid, s.redisPort, s.url(t), s.header(), r.cfg.duration, r.cfg.warmup)
 		if err != nil {
 			return fmt.Errorf("%s, %s: %w", name, t.kind, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -179,6 +180,27 @@ func cpuTicks(pid int) (int64, error) {
 		return 0, errors.New("bad /proc stat")
 	}
 	return u + s, nil
+}
+
+// treeTicks returns utime+stime of a process and of its children (nginx's
+// workers under its master), in clock ticks.
+func treeTicks(pid int) (int64, error) {
+	t, err := cpuTicks(pid)
+	if err != nil {
+		return 0, err
+	}
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, c := range strings.Fields(string(b)) {
+			if child, err := strconv.Atoi(c); err == nil {
+				if ct, err := treeTicks(child); err == nil {
+					t += ct
+				}
+			}
+		}
+	}
+	return t, nil
 }
 
 // peakRSS returns VmHWM from /proc/PID/status, in bytes.

@@ -36,6 +36,7 @@ type server struct {
 	mapStatus bool
 	ready     time.Duration // from start to the first answer
 	redis     *proc         // the Redis of a --redis server
+	redisPort int           // its port: the runner reads its INFO
 	config    string        // for the report: how it was set up
 }
 
@@ -166,13 +167,37 @@ func (r *runner) exportFile(ctx context.Context, d *dataset, format, path string
 // startRedirects runs "redirects serve" on the dataset's database, pinned to
 // CPU 0.
 func (r *runner) startRedirects(ctx context.Context, d *dataset, name string, args ...string) (*server, error) {
+	return r.startRedirectsOn(ctx, d, name, oneCore, args...)
+}
+
+// placement is where a server under test runs.
+type placement int
+
+const (
+	// oneCore: pinned to CPU 0 (taskset -c 0), one worker (GOMAXPROCS=1,
+	// one nginx worker); wrk runs on CPU 1.
+	oneCore placement = iota
+	// allCores: not pinned, every default as a user would start it (the
+	// edge's loops: GOMAXPROCS, the number of CPUs; nginx: worker_processes
+	// auto); wrk runs on the same CPUs, not pinned either.
+	allCores
+)
+
+// startRedirectsOn runs "redirects serve" on the dataset's database, placed
+// as at says.
+func (r *runner) startRedirectsOn(ctx context.Context, d *dataset, name string, at placement, args ...string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	argv := append([]string{"taskset", "-c", "0", r.bin, "serve", "--addr", "127.0.0.1:" + strconv.Itoa(port), "--admin-addr", "", "--log-level", "warn"}, args...)
+	argv := append([]string{r.bin, "serve", "--addr", "127.0.0.1:" + strconv.Itoa(port), "--admin-addr", "", "--log-level", "warn"}, args...)
+	env := d.env()
+	if at == oneCore {
+		argv = append([]string{"taskset", "-c", "0"}, argv...)
+		env = append(env, "GOMAXPROCS=1")
+	}
 	t0 := time.Now()
-	p, err := r.procs.start(name, filepath.Join(r.tmp, logName(name)), d.env(), argv...)
+	p, err := r.procs.start(name, filepath.Join(r.tmp, logName(name)), env, argv...)
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +255,49 @@ func pingRedis(port int) bool {
 	return err == nil && strings.HasPrefix(line, "+PONG")
 }
 
+// redisCalls sums the calls of every command in the INFO commandstats of
+// the Redis on port, less the INFO commands themselves. INFO counts the
+// commands a script runs as well as the EVALSHA that runs it, so the figure
+// is an upper bound on the round trips the servers made.
+func redisCalls(port int) (int64, error) {
+	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write([]byte("INFO commandstats\r\n")); err != nil {
+		return 0, err
+	}
+	br := bufio.NewReader(c)
+	head, err := br.ReadString('\n')
+	if err != nil || !strings.HasPrefix(head, "$") {
+		return 0, fmt.Errorf("redis INFO: unexpected reply %q (%v)", head, err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(head[1:]))
+	if err != nil || n < 0 || n > 1<<20 {
+		return 0, fmt.Errorf("redis INFO: unexpected length %q", head)
+	}
+	body := make([]byte, n+2)
+	if _, err := io.ReadFull(br, body); err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, line := range strings.Split(string(body), "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_info" {
+			continue
+		}
+		calls, _, _ := strings.Cut(strings.TrimPrefix(rest, "calls="), ",")
+		v, err := strconv.ParseInt(calls, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("redis INFO: unreadable line %q", line)
+		}
+		total += v
+	}
+	return total, nil
+}
+
 var (
 	reBucket  = regexp.MustCompile(`map_hash_bucket_size (\d+);`)
 	reMaxSize = regexp.MustCompile(`map_hash_max_size (\d+);`)
@@ -274,17 +342,23 @@ func nginxTempPaths(dir string) string {
 }
 
 // startNginx writes an nginx configuration around http (in the http block)
-// and srv (in the server block, after listen) and runs nginx, one worker
-// process in the foreground, pinned to CPU 0.
-func (r *runner) startNginx(ctx context.Context, name, dir, httpPart, srvPart string) (*server, error) {
+// and srv (in the server block, after listen) and runs nginx in the
+// foreground: at oneCore one process (`master_process off; worker_processes
+// 1;`) pinned to CPU 0, at allCores a master and `worker_processes auto`, not
+// pinned. The configuration and pid files are named after the placement, so
+// that one of each can share dir.
+func (r *runner) startNginx(ctx context.Context, name, dir, httpPart, srvPart string, at placement) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
+	procs, tag, pin := "master_process off;\nworker_processes 1;", "", []string{"taskset", "-c", "0"}
+	if at == allCores {
+		procs, tag, pin = "master_process on;\nworker_processes auto;", "-all", nil
+	}
 	conf := fmt.Sprintf(`daemon off;
-master_process off;
-worker_processes 1;
-pid %[1]s/nginx.pid;
+%[6]s
+pid %[1]s/nginx%[7]s.pid;
 error_log %[1]s/error.log warn;
 events { worker_connections 4096; }
 http {
@@ -295,14 +369,14 @@ http {
 %[5]s
     }
 }
-`, dir, nginxTempPaths(dir), indent(httpPart, "    "), port, indent(srvPart, "        "))
-	confPath := filepath.Join(dir, "nginx.conf")
+`, dir, nginxTempPaths(dir), indent(httpPart, "    "), port, indent(srvPart, "        "), procs, tag)
+	confPath := filepath.Join(dir, "nginx"+tag+".conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
-	p, err := r.procs.start(name, filepath.Join(dir, "stderr.log"), nil,
-		"taskset", "-c", "0", "nginx", "-p", dir+"/", "-e", dir+"/error.log", "-c", confPath)
+	p, err := r.procs.start(name, filepath.Join(dir, "stderr"+tag+".log"), nil,
+		append(pin, "nginx", "-p", dir+"/", "-e", dir+"/error.log", "-c", confPath)...)
 	if err != nil {
 		return nil, err
 	}
@@ -319,13 +393,16 @@ http {
 }
 
 // startNginxMaps serves nginx-map-exact + nginx-map-prefix with the
-// snippets of export/snippets.go.
-func (r *runner) startNginxMaps(ctx context.Context, d *dataset) (*server, error) {
-	dir := filepath.Join(r.tmp, "nginx-maps")
+// snippets of export/snippets.go (the exports are written once per dataset).
+func (r *runner) startNginxMaps(ctx context.Context, d *dataset, at placement) (*server, error) {
+	dir := filepath.Join(r.tmp, "nginx-maps-"+filepath.Base(d.dir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	for f, format := range map[string]string{"redirects-exact.map": "nginx-map-exact", "redirects-prefix.map": "nginx-map-prefix"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			continue
+		}
 		if err := r.exportFile(ctx, d, format, filepath.Join(dir, f)); err != nil {
 			return nil, err
 		}
@@ -335,7 +412,7 @@ func (r *runner) startNginxMaps(ctx context.Context, d *dataset) (*server, error
 	httpPart := "map_hash_bucket_size " + bucket + ";\nmap_hash_max_size " + maxSize + ";\n" +
 		etc(export.NginxMapExactHTTPSnippet) + "\n" + etc(export.NginxMapPrefixHTTPSnippet)
 	srvPart := export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\nreturn 204;"
-	s, err := r.startNginx(ctx, "nginx (maps)", dir, httpPart, srvPart)
+	s, err := r.startNginx(ctx, "nginx (maps)", dir, httpPart, srvPart, at)
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +434,7 @@ func (r *runner) startNginxLocations(ctx context.Context, d *dataset) (*server, 
 	// 204 for everything else is a location of its own.
 	srvPart := export.NginxAbsoluteRedirectSnippet + "\n" + strings.ReplaceAll(export.NginxServerSnippet, "/etc/nginx/", dir+"/") +
 		"\nlocation / { return 204; }"
-	s, err := r.startNginx(ctx, "nginx (locations)", dir, "", srvPart)
+	s, err := r.startNginx(ctx, "nginx (locations)", dir, "", srvPart, oneCore)
 	if err != nil {
 		return nil, err
 	}

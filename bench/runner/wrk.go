@@ -21,6 +21,9 @@ type load struct {
 	Non2xx3xx  int64
 	SockErrors string // wrk's "Socket errors" line, if any
 	ExtraCPU   time.Duration
+	// RedisCalls is the commands the server's Redis ran during the run
+	// (INFO commandstats, the runner's own INFO left out); -1 without Redis.
+	RedisCalls int64
 }
 
 var (
@@ -31,11 +34,14 @@ var (
 	rePct      = regexp.MustCompile(`(?m)^\s+(50|99)(?:\.000)?%\s+([0-9.]+)(us|ms|s|m)\s*$`)
 )
 
-// wrkArgs is the load generator: pinned to CPU 1, one thread, 64 keep-alive
-// connections.
-func wrkArgs(d time.Duration, header, url string) []string {
+// wrkArgs is the load generator: one thread, 64 keep-alive connections,
+// pinned to CPU 1 when the server is at oneCore, on any CPU otherwise.
+func wrkArgs(at placement, d time.Duration, header, url string) []string {
 	secs := max(1, int(d.Round(time.Second)/time.Second))
-	a := []string{"taskset", "-c", "1", "wrk", "-t1", "-c64", "-d" + strconv.Itoa(secs) + "s", "--latency", "--timeout", "10s"}
+	a := []string{"wrk", "-t1", "-c64", "-d" + strconv.Itoa(secs) + "s", "--latency", "--timeout", "10s"}
+	if at == oneCore {
+		a = append([]string{"taskset", "-c", "1"}, a...)
+	}
 	if header != "" {
 		a = append(a, "-H", header)
 	}
@@ -45,14 +51,21 @@ func wrkArgs(d time.Duration, header, url string) []string {
 // measure runs wrk against url for d (after a 1 s warm-up that is not
 // counted, if warm) and returns the figures, with the CPU time and peak
 // memory of the server process pid and, if other > 0, the CPU time per
-// request of another process (a Redis the server uses).
-func (r *runner) measure(ctx context.Context, pid, other int, url, header string, d time.Duration, warm bool) (*load, error) {
+// request of another process (a Redis the server uses, listening on
+// redisPort: its commands are counted too). The server runs at oneCore.
+func (r *runner) measure(ctx context.Context, pid, other, redisPort int, url, header string, d time.Duration, warm bool) (*load, error) {
+	return r.measureAt(ctx, oneCore, pid, other, redisPort, url, header, d, warm)
+}
+
+// measureAt is measure for a server placed as at says; the server's CPU time
+// is that of pid and its child processes (nginx's workers).
+func (r *runner) measureAt(ctx context.Context, at placement, pid, other, redisPort int, url, header string, d time.Duration, warm bool) (*load, error) {
 	if warm {
-		if _, _, _, err := command(ctx, 30*time.Second, nil, wrkArgs(time.Second, header, url)...); err != nil {
+		if _, _, _, err := command(ctx, 30*time.Second, nil, wrkArgs(at, time.Second, header, url)...); err != nil {
 			return nil, err
 		}
 	}
-	c0, err := cpuTicks(pid)
+	c0, err := treeTicks(pid)
 	if err != nil {
 		return nil, fmt.Errorf("server process gone: %w", err)
 	}
@@ -60,11 +73,17 @@ func (r *runner) measure(ctx context.Context, pid, other int, url, header string
 	if other > 0 {
 		o0, _ = cpuTicks(other)
 	}
-	out, _, _, err := command(ctx, d+60*time.Second, nil, wrkArgs(d, header, url)...)
+	calls0 := int64(-1)
+	if redisPort > 0 {
+		if calls0, err = redisCalls(redisPort); err != nil {
+			return nil, err
+		}
+	}
+	out, _, _, err := command(ctx, d+60*time.Second, nil, wrkArgs(at, d, header, url)...)
 	if err != nil {
 		return nil, err
 	}
-	c1, err := cpuTicks(pid)
+	c1, err := treeTicks(pid)
 	if err != nil {
 		return nil, fmt.Errorf("server process gone during the run: %w", err)
 	}
@@ -80,6 +99,14 @@ func (r *runner) measure(ctx context.Context, pid, other int, url, header string
 		}
 	}
 	l.PeakRSS, _ = peakRSS(pid)
+	l.RedisCalls = -1
+	if calls0 >= 0 {
+		calls1, err := redisCalls(redisPort)
+		if err != nil {
+			return nil, err
+		}
+		l.RedisCalls = calls1 - calls0
+	}
 	return l, nil
 }
 

@@ -114,6 +114,8 @@ Commands:
   test --project P [FILE] [--version N|draft|live] [--junit FILE] [--host H]... [--json]
   test set --project P FILE|-                      store the test file every deploy runs
   verify --base-url URL --project P [--version N|draft|live] [--concurrency N] [--timeout D] [--json]
+  hits --project P [--stale-since T] [--json]           hits and last hit of each draft rule
+  misses --project P [--limit N] [--json]               the paths asked for most that no rule answered
   serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]
   quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT] [--log-format text|json]   demo data in a local database, then serve
   version                                                  the version, commit and build date (also --version)
@@ -255,6 +257,10 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return c.test(ctx, rest)
 	case "verify":
 		return c.verify(ctx, rest)
+	case "hits":
+		return c.hits(ctx, rest)
+	case "misses":
+		return c.misses(ctx, rest)
 	case "serve":
 		return c.serve(ctx, rest)
 	case "quickstart":
@@ -453,6 +459,7 @@ var readers = map[string]bool{
 	"user list": true, "member list": true, "token list": true,
 	"deployments": true, "lookup": true, "export": true, "audit": true,
 	"lint": true, "diff": true, "explain": true, "test": true, "verify": true,
+	"hits": true, "misses": true,
 	"serve": true,
 }
 

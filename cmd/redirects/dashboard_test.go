@@ -520,6 +520,120 @@ func TestDashboard(t *testing.T) {
 	b.click("Test")
 	b.see("No rule answers /extra: the edge answers 204")
 
+	// Hits and misses (issue #12): live lookups the edge counted show in
+	// the rules table and on the Misses tab, where a rule is made of one.
+	for range 3 {
+		edge("/blog/a")
+	}
+	for range 4 {
+		edge("/missing-page")
+	}
+	for range 2 {
+		edge("/gone-too")
+	}
+	cellsOf := func(css string) string {
+		return get(b, chromedp.Evaluate[string](fmt.Sprintf(`[...document.querySelectorAll(%q)].map(e => e.textContent.trim()).join(",")`, css)))
+	}
+	waitFor(t, "the rules table shows the hits of /blog/", func() bool {
+		b.open("/projects/" + project + "/rules?match=starts_with")
+		return cellsOf("td.hits") == "3"
+	})
+	b.see("Hits", "Last hit")
+	if last := cellsOf("td.last-hit"); last != "just now" {
+		t.Errorf("last hit of /blog/: %q, want just now", last)
+	}
+	b.shot("rules-hits")
+	var misses map[string]string
+	waitFor(t, "the Misses tab lists /missing-page 4 times", func() bool {
+		b.open("/projects/" + project + "/misses")
+		misses = map[string]string{}
+		paths, counts := strings.Split(cellsOf("table.misses td.path"), ","), strings.Split(cellsOf("table.misses td.num"), ",")
+		for i := range min(len(paths), len(counts)) {
+			misses[paths[i]] = counts[i]
+		}
+		return misses["/missing-page"] == "4" && misses["/gone-too"] == "2"
+	})
+	b.see("Misses", "Create rule")
+	b.shot("misses")
+	b.fill("Destination for /missing-page", "/found")
+	b.clickAt(`//button[@aria-label="Create a rule for /missing-page"]`)
+	b.see("Added to the draft: /missing-page → /found (301). Deploy to make it live.", "/gone-too")
+	if paths := cellsOf("table.misses td.path"); strings.Contains(paths, "/missing-page") || !strings.Contains(paths, "/gone-too") {
+		t.Errorf("misses after a rule was made of /missing-page: %s", paths)
+	}
+	b.clickAt(`//button[@aria-label="Forget /gone-too"]`)
+	b.see("Forgot /gone-too. New misses of it are counted again.")
+	if paths := cellsOf("table.misses td.path"); strings.Contains(paths, "/gone-too") {
+		t.Errorf("misses after forgetting /gone-too: %s", paths)
+	}
+	b.open("/projects/" + project + "/rules?q=/missing-page")
+	if hits, last := cellsOf("td.hits"), cellsOf("td.last-hit"); hits != "0" || last != "never" {
+		t.Errorf("/missing-page, a rule not deployed yet: hits %q, last hit %q", hits, last)
+	}
+
+	// Settings: the test file every deploy runs; a bad one is refused
+	// with its line and changes nothing.
+	b.click("Settings")
+	b.see("No test file stored.", "Deploy gate", "remove more than 10 %")
+	b.fill("Test file", "path,status,destination\n/old,301,/elsewhere\n/missing-page,301,/found\n")
+	b.click("Save test file")
+	b.see("Saved 2 cases: every deploy runs them", "2 cases stored.")
+	b.fill("Test file", "path,status,destination\n/old,399,/x\n")
+	b.click("Save test file")
+	b.see("The test file was not saved:", "line 2", "2 cases stored.")
+	b.shot("settings")
+
+	// The deploy page shows the checks before the button: a loop and a
+	// failing case block the deploy, which goes through when forced with
+	// a reason.
+	s.cli(t, "", "rule", "add", "--project", project, "--source", "/loop-a", "--destination", "/loop-b")
+	s.cli(t, "", "rule", "add", "--project", project, "--source", "/loop-b", "--destination", "/loop-a")
+	b.open("/projects/" + project + "/deploy")
+	b.see("Blocked:", "Errors, which block the deploy", "/loop-a", "Failing expected-outcome cases", "/old (line 2)",
+		"1 failing case of 2", "Added (4)", "/missing-page", "Deploy anyway, past the errors and failing cases above")
+	b.shot("deploy-blocked")
+	b.click("Deploy version 4")
+	b.see("Nothing was deployed:", "must be fixed, or the deploy forced with a reason.")
+	b.run(chromedp.Click(chromedp.ID("force")))
+	b.fill("Reason (recorded in the audit log; needed to deploy anyway)", "the loop goes with tonight's fix")
+	b.click("Deploy version 4")
+	b.see("Deployed version 4")
+	waitFor(t, "the edge answers the rule made of a miss", func() bool {
+		code, body := edge("/missing-page")
+		return code == 200 && strings.Contains(body, `"/found"`)
+	})
+	b.open("/orgs/" + s.org + "/audit")
+	b.see("the loop goes with tonight's fix")
+
+	// The shrink guard: removing most live rules needs the confirmation
+	// box. (The test file goes first, emptied in Settings.)
+	b.open("/projects/" + project + "/settings")
+	get(b, chromedp.Evaluate[bool](`(document.getElementById("tests").value = "") === ""`))
+	b.click("Save test file")
+	b.see("The test file is removed: deploys run no expected-outcome cases.", "No test file stored.")
+	var more strings.Builder
+	more.WriteString("source,destination,statusCode,matchType\n")
+	for i := range 20 {
+		fmt.Fprintf(&more, "/shrink/%02d,/kept,301,exact\n", i)
+	}
+	s.cli(t, more.String(), "rule", "import", "--project", project, "-")
+	s.cli(t, "", "deploy", "--project", project, "--force", "--reason", "twenty more")
+	for _, q := range []string{"/shrink/*", "/loop-*"} {
+		b.open("/projects/" + project + "/rules?q=" + url.QueryEscape(q))
+		b.clickAt(`//a[starts-with(normalize-space(), "Delete the ")]`)
+		b.clickAt(`//button[starts-with(normalize-space(), "Delete ")]`)
+		b.see("Deleted ")
+	}
+	b.open("/projects/" + project + "/deploy")
+	b.see("Needs confirmation:", "removes 22 of 26 live rules", "Yes, remove 22 of the 26 live rules")
+	b.notSee("Deploy anyway")
+	b.shot("deploy-shrink")
+	b.click("Deploy version 6")
+	b.see("Nothing was deployed: this deploy removes 22 of 26 live rules (84.6 %); the project's limit is 10 %.")
+	b.run(chromedp.Click(chromedp.ID("allow-shrink")))
+	b.click("Deploy version 6")
+	b.see("Deployed version 6 (3 exact rules, 1 starts_with rule)")
+
 	// Revoking the key: the edge refuses it.
 	b.open("/projects/" + project + "/keys")
 	b.click("Revoke")
@@ -685,7 +799,7 @@ func TestDashboard(t *testing.T) {
 	b.shot("audit")
 	b.fill("Action", "deployment.*")
 	b.click("Filter")
-	b.see("3 entries shown", "deployment.create")
+	b.see("6 entries shown", "deployment.create")
 	b.notSee("rule.create")
 
 	// Sign out ends the session: pages go back to the sign-in form.

@@ -48,6 +48,7 @@ var commands = []string{
 	"member add", "member list", "member remove",
 	"token create", "token list", "token revoke",
 	"audit", "lint", "diff", "explain", "test", "test set", "verify",
+	"hits", "misses",
 	"serve", "quickstart", "version", "help",
 }
 
@@ -181,6 +182,12 @@ var docs = map[string]doc{
 	"verify": {"ask a running web server for every rule's source and check its answers",
 		"Exits 1 when the server answers otherwise.",
 		`redirects verify --base-url http://127.0.0.1:8080 --project "$PROJECT"`},
+	"hits": {"show each draft rule's hits and last hit, as the edge nodes counted them",
+		"Hits are counted for live keys' lookups by every edge node and written every second; a rule is\nnamed by its match type and source, so its hits carry over deploys. --stale-since takes a time\n(RFC 3339), a date (2006-01-02) or a duration ago (90d), and lists only the rules with no hit since.",
+		`redirects hits --project "$PROJECT" --stale-since 90d`},
+	"misses": {"show the paths live lookups asked for most that no rule answered (204)",
+		"Each edge node keeps its most frequent missed paths per project and writes them every second;\nthe store keeps the 10,000 most frequent per project.",
+		`redirects misses --project "$PROJECT" --limit 20`},
 	"serve": {"serve the edge API (and /metrics on the admin address)",
 		"The database must exist: create it with a command that writes first.",
 		"redirects serve --addr 127.0.0.1:8080"},

@@ -142,17 +142,10 @@ func testThreeNodes(t *testing.T, c *cli) {
 
 	// A per-minute limit of 30, requests round robin: exactly 30 admitted.
 	// (The propagation polls above used some of the window; a new org
-	// starts clean.)
+	// starts clean, and is watched with a test key, which counts in the
+	// test window only.)
 	_, p2, key2 := deployed(t, c, "--rate-limit", "30")
-	within(t, propagation, "the new project on every node", func() bool {
-		for _, n := range nodes {
-			if n.get(lookupURL(p2, "/old"), key2).status == 401 {
-				return false
-			}
-		}
-		return true
-	})
-	redis.cli("FLUSHALL") // forget the probes above
+	ready(t, c, nodes, p2)
 	admitted, refused := 0, 0
 	for i := 0; i < 90; i++ {
 		switch r := nodes[i%3].get(lookupURL(p2, "/old"), key2); r.status {
@@ -164,8 +157,16 @@ func testThreeNodes(t *testing.T, c *cli) {
 			t.Fatalf("request %d: %d %s", i, r.status, r.body)
 		}
 	}
-	if admitted != 30 || refused != 60 {
-		t.Fatalf("%d admitted and %d refused across three nodes, want exactly 30 and 60", admitted, refused)
+	// A request that Redis did not answer within the limiter's bound (a
+	// loaded machine) is decided by its node from what Redis last said, and
+	// charged to Redis: the count stays exact.
+	extra := 0
+	for _, n := range nodes {
+		v, _ := strconv.Atoi(n.metric("redirects_limiter_redis_timeouts_total"))
+		extra += v
+	}
+	if admitted != 30 || admitted+refused != 90 {
+		t.Fatalf("%d admitted and %d refused across three nodes, want exactly 30 and 60 (%d decided without Redis)", admitted, refused, extra)
 	}
 
 	// A revoked key is refused by every node (the contract's bound: 1 s,

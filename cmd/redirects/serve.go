@@ -55,6 +55,13 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 		logger.Warn("the evhttp engine needs Linux epoll (64-bit or ARM): serving with net/http", "os", runtime.GOOS, "arch", runtime.GOARCH)
 		engine = "net/http"
 	}
+	loops := 0
+	if engine == "" || engine == "evhttp" {
+		// One event loop per P as GOMAXPROCS was (by default the CPUs this
+		// process may use), and one P more for everything else, so that the
+		// loops keep theirs while they wait (evhttp.SpareP).
+		loops = evhttp.SpareP()
+	}
 	metrics := edgehttp.NewMetrics()
 	var closers []func()
 	defer func() {
@@ -75,6 +82,10 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 			closers = append(closers, rl.Close)
 			rl.OnFallback = metrics.SetLimiterFallback
 			metrics.SetLimiterFallback(rl.Down())
+			metrics.SetSharedLimiterStats(func() edgehttp.SharedLimiterStats {
+				s := rl.Stats()
+				return edgehttp.SharedLimiterStats{RoundTrips: s.RoundTrips, Waits: s.Waits, Timeouts: s.Timeouts}
+			})
 			return &edgehttp.Backend{Store: s, Limiter: rl, Flusher: rl, Builder: builder}, nil
 		}
 		ll, err := inmem.NewLimiter(ctx, s, c.m.Clock.Now())
@@ -85,6 +96,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 	}
 	srv, err := edgehttp.Open(ctx, edgehttp.Config{
 		Addr: addr, AdminAddr: admin, Connect: connect, Clock: c.m.Clock, Logger: logger, Metrics: metrics, Engine: engine,
+		Loops: loops,
 	})
 	if err != nil {
 		if code := redirects.ErrorCode(err); code != redirects.EINTERNAL {
@@ -101,7 +113,12 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 	} else if err != nil {
 		logger.Warn("the management API is off", "error", err)
 	}
-	logger.Info("serving", "addr", srv.Addr(), "admin", srv.AdminAddr(), "engine", engine)
+	if loops > 0 {
+		logger.Info("serving", "addr", srv.Addr(), "admin", srv.AdminAddr(), "engine", engine,
+			"loops", loops, "gomaxprocs", runtime.GOMAXPROCS(0))
+	} else {
+		logger.Info("serving", "addr", srv.Addr(), "admin", srv.AdminAddr(), "engine", engine)
+	}
 	if ready != nil {
 		ready(srv.Addr())
 	}

@@ -4,7 +4,9 @@
 //
 // Each event loop is one goroutine with its own epoll instance; the first loop also accepts from the
 // one listening socket and deals the connections to the loops in turn. A connection stays on its
-// loop for life, and no loop shares state with another but the connection counts.
+// loop for life, and no loop shares state with another but the connection counts. With fewer
+// loops than Ps (SpareP), a loop keeps its P through waits of up to a millisecond, so that under
+// load it goes from one batch of events to the next without the scheduler's hand-offs.
 // On a readable event a loop reads once, parses and answers every complete request in the buffer
 // (pipelining), and writes all the responses with one write. Requests are parsed in place: the
 // Request's strings are views into the connection's read buffer, and headers are kept in a fixed
@@ -23,6 +25,8 @@ package evhttp
 
 import (
 	"errors"
+	"runtime"
+	"sync"
 	"time"
 )
 
@@ -42,7 +46,11 @@ type Handler func(req *Request, resp *Response) (slow func(resp *Response))
 type Config struct {
 	Addr    string // "host:port"; port 0 picks a free port (all loops share it); empty host: all addresses
 	Handler Handler
-	Loops   int // event loops; 0 = runtime.GOMAXPROCS(0)
+	// Loops is the number of event loops; 0 = runtime.GOMAXPROCS(0). With fewer loops than Ps
+	// (see SpareP) each loop keeps its P through waits of up to a millisecond, which on a
+	// loaded machine costs less CPU per request than handing the P back to the runtime at every
+	// wait; with as many loops as Ps they hand it back, so that the rest of the program runs.
+	Loops int
 	// ReadHeaderTimeout closes a connection whose request headers are not complete this long after
 	// the accept, for the first request (a connection that sends nothing is closed then), or after
 	// the first byte of a later request arrived (default 5s).
@@ -70,6 +78,25 @@ type Config struct {
 	// failures to accept and connections closed at once for the limits above, each logged when the
 	// state changes rather than every time. It is called from the event loops and must not block.
 	ErrorLog func(error)
+}
+
+var spare struct {
+	once  sync.Once
+	loops int
+}
+
+// SpareP leaves one P to the rest of the program beside one event loop per P: the first call
+// raises GOMAXPROCS by one and returns the value it had, the number of loops to ask for
+// (Config.Loops); later calls return the same number and change nothing. The loops then keep
+// their Ps through short waits (see Config.Loops), and the goroutines of slow functions, the
+// network I/O of the rest of the program and the garbage collector have the spare one. Setting
+// GOMAXPROCS also ends the runtime's own updates of it (when a container's CPU limit changes).
+func SpareP() int {
+	spare.once.Do(func() {
+		spare.loops = runtime.GOMAXPROCS(0)
+		runtime.GOMAXPROCS(spare.loops + 1)
+	})
+	return spare.loops
 }
 
 // Stats are a server's counters, for metrics.

@@ -39,6 +39,9 @@ const (
 	maxAcceptsPerEvent = 64
 	// maxSweepInterval is the longest time between two timeout sweeps.
 	maxSweepInterval = 250 * time.Millisecond
+	// heldWait is how long, in milliseconds, a loop that may keep its P waits for events before
+	// it waits through the scheduler (see loop.wait).
+	heldWait = 1
 )
 
 // connState is where a connection is in its life.
@@ -174,9 +177,12 @@ type loop struct {
 	sweepEvery                            int64
 	base                                  time.Time
 	now, lastSweep                        int64
-	dateSec                               int64
-	date                                  []byte // "Date: ...\r\n", backed by dateBuf
-	dateBuf                               [64]byte
+	// hold: the loop keeps its P through waits of up to heldWait (there are fewer loops than
+	// Ps, so the rest of the program has one).
+	hold    bool
+	dateSec int64
+	date    []byte // "Date: ...\r\n", backed by dateBuf
+	dateBuf [64]byte
 
 	byFD      []*conn // connections by descriptor, to map epoll events
 	active    []*conn // every open connection, for sweeps
@@ -205,8 +211,9 @@ type handoff struct {
 	remote string
 }
 
-func newLoop(s *Server, cfg *Config, lfd int) (*loop, error) {
+func newLoop(s *Server, cfg *Config, lfd int, hold bool) (*loop, error) {
 	l := &loop{
+		hold:              hold,
 		srv:               s,
 		handler:           cfg.Handler,
 		errLog:            cfg.ErrorLog,
@@ -298,9 +305,9 @@ func (l *loop) run() {
 		if len(l.active) == 0 && !l.acceptPaused && !l.stopping {
 			timeout = -1 // nothing to sweep: sleep until a connection or a wake-up
 		}
-		n, err := syscall.EpollWait(l.epfd, l.events[:], timeout)
-		if err != nil && err != syscall.EINTR {
-			l.report(fmt.Errorf("evhttp: epoll_wait: %w", err))
+		n, e := l.wait(timeout)
+		if e != 0 && e != syscall.EINTR {
+			l.report(fmt.Errorf("evhttp: epoll_wait: %w", e))
 			return
 		}
 		l.tick()
@@ -329,6 +336,47 @@ func (l *loop) run() {
 			return
 		}
 	}
+}
+
+// wait waits for events, as epoll_wait with the timeout given (-1: none). A loop that may hold its
+// P (l.hold: there are fewer loops than Ps) waits in two steps. The first waits at most heldWait
+// without telling the Go scheduler (a raw system call): the loop keeps its thread and its P, and
+// under load, when the next events come within microseconds, it goes from one batch to the next
+// like a C event loop. Waiting through the scheduler (syscall.EpollWait) costs more than the wait
+// itself on a busy machine: the P, left in a system call, is taken by the runtime's monitor
+// thread after 20 us whenever no other P is idle, the monitor then keeps waking every 20 us, and
+// the loop, its events in, must get a P back. Only when nothing arrived within heldWait does the
+// loop wait through the scheduler, which lets the runtime have its P while it sleeps.
+//
+// Holding the P is safe only because a P is left for everything else (the goroutines of slow
+// functions, timers, the network poller, the garbage collector's workers): with as many loops as
+// Ps, network I/O elsewhere in the program (a Redis round trip, the management API) would wait
+// for the monitor's network poll, up to 10 ms. The runtime still preempts a loop that runs for
+// 10 ms, as it does any goroutine, and stops it for a garbage collection: its signal ends the raw
+// wait with EINTR, and should it come just before the wait begins, the wait's bound (heldWait) is
+// how long the collection waits for the loop.
+func (l *loop) wait(timeout int) (int, syscall.Errno) {
+	if l.hold && timeout != 0 {
+		held := heldWait
+		if timeout > 0 {
+			held = min(held, timeout)
+		}
+		n, e := sysEpollWait(l.epfd, l.events[:], held)
+		if n > 0 || e != 0 || held == timeout {
+			return n, e
+		}
+		if timeout > 0 {
+			timeout -= held
+		}
+	}
+	n, err := syscall.EpollWait(l.epfd, l.events[:], timeout)
+	if err != nil {
+		if e, ok := err.(syscall.Errno); ok {
+			return 0, e
+		}
+		return 0, syscall.EINVAL // cannot happen: the syscall package returns an Errno
+	}
+	return n, 0
 }
 
 // stop is called on each wake-up once Shutdown has begun: it closes the listener and the idle

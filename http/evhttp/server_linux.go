@@ -130,6 +130,7 @@ func Listen(cfg Config) (*Server, error) {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
+	hold := n < runtime.GOMAXPROCS(0) // see loop.wait
 	host, portStr, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("evhttp: %w", err)
@@ -162,7 +163,7 @@ func Listen(cfg Config) (*Server, error) {
 		if i == 0 {
 			fd = lfd
 		}
-		l, err := newLoop(s, &cfg, fd)
+		l, err := newLoop(s, &cfg, fd, hold)
 		if err != nil {
 			for _, l := range s.loops {
 				l.closeFDs()

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -100,6 +101,11 @@ func startServer(t *testing.T, cfg Config) (*Server, chan struct{}) {
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.Loops == 0 {
+		// As serve runs the engine (SpareP): a loop per P but one, so the loops hold their Ps
+		// through short waits (TestMain leaves at least 3 Ps).
+		cfg.Loops = runtime.GOMAXPROCS(0) - 1
 	}
 	s, err := Listen(cfg)
 	if err != nil {

@@ -12,9 +12,10 @@ import (
 // calls the syscall package lacks (accept4 into a reused address buffer, writev, eventfd).
 //
 // read, send and sendmsg use RawSyscall: the descriptors are nonblocking, so the calls never wait,
-// and skipping the scheduler's entersyscall/exitsyscall saves about 100 ns per call. epoll_wait,
-// which does block, goes through syscall.EpollWait (Syscall6), which lets the runtime hand the P to
-// other goroutines meanwhile.
+// and skipping the scheduler's entersyscall/exitsyscall saves about 100 ns per call. epoll_wait
+// blocks: sysEpollWait is used only for waits of at most a millisecond (loop.wait), longer ones go
+// through syscall.EpollWait (Syscall6), which lets the runtime hand the P to other goroutines
+// meanwhile.
 
 func sysRead(fd int, b []byte) (int, syscall.Errno) {
 	r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
@@ -54,6 +55,18 @@ func sysAccept(lfd int, sa *syscall.RawSockaddrAny) (int, syscall.Errno) {
 		syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0, 0)
 	if e != 0 {
 		return -1, e
+	}
+	return int(r), 0
+}
+
+// sysEpollWait is epoll_wait without the scheduler's knowledge: the calling goroutine keeps its P
+// while it waits, so the timeout must stay short (see loop.wait). It is made as epoll_pwait with no
+// signal mask, the same call, which every architecture has (arm64 has no epoll_wait).
+func sysEpollWait(epfd int, events []syscall.EpollEvent, msec int) (int, syscall.Errno) {
+	r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])),
+		uintptr(len(events)), uintptr(msec), 0, 0)
+	if e != 0 {
+		return 0, e
 	}
 	return int(r), 0
 }

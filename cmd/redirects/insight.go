@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"redirects"
+)
+
+// hitJSON is one rule of hits --json.
+type hitJSON struct {
+	Source      string     `json:"source"`
+	MatchType   string     `json:"matchType"`
+	Destination string     `json:"destination"`
+	StatusCode  int        `json:"statusCode"`
+	Hits        int64      `json:"hits"`
+	LastHit     *time.Time `json:"lastHit"`
+}
+
+// hits lists the draft's rules with the hits the edge counted for each
+// (docs/contract.md "Hits and misses"); with --stale-since, only the rules
+// with no hit since then.
+func (c *cmd) hits(ctx context.Context, args []string) error {
+	fs := c.flags("hits")
+	project := fs.String("project", "", "project ID")
+	stale := &timeFlag{now: c.m.Clock.Now}
+	fs.Var(stale, "stale-since", "only the rules with no hit since `T`: a time, a date, or a duration ago (90d)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := s.FindProjectByID(ctx, *project); err != nil {
+		return err
+	}
+	rules, err := s.FindRules(ctx, *project)
+	if err != nil {
+		return err
+	}
+	hits, err := s.FindHits(ctx, *project, nil)
+	if err != nil {
+		return err
+	}
+	if !stale.t.IsZero() {
+		rules = redirects.StaleRules(rules, hits, stale.t)
+	}
+	byRule := redirects.HitIndex(hits)
+	out := make([]hitJSON, 0, len(rules))
+	for _, r := range rules {
+		h := hitJSON{Source: r.Source, MatchType: r.MatchType.String(), Destination: r.Destination, StatusCode: r.StatusCode}
+		if rh, ok := byRule[redirects.HitKey{MatchType: r.MatchType, Source: r.Source}]; ok {
+			h.Hits = rh.Hits
+			last := rh.LastHit
+			h.LastHit = &last
+		}
+		out = append(out, h)
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	bw := bufio.NewWriter(c.m.Stdout)
+	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "HITS\tLAST HIT\tMATCH\tSOURCE\tDESTINATION")
+	for _, h := range out {
+		last := "never"
+		if h.LastHit != nil {
+			last = h.LastHit.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", h.Hits, last, h.MatchType, h.Source, h.Destination)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if !stale.t.IsZero() {
+		c.infof("%s with no hit since %s", plural(len(out), "rule", "rules"), stale.t.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// missJSON is one path of misses --json.
+type missJSON struct {
+	Path      string    `json:"path"`
+	Count     int64     `json:"count"`
+	FirstSeen time.Time `json:"firstSeen"`
+	LastSeen  time.Time `json:"lastSeen"`
+}
+
+// misses lists the paths that live lookups asked for and no rule
+// answered, most frequent first.
+func (c *cmd) misses(ctx context.Context, args []string) error {
+	fs := c.flags("misses")
+	project := fs.String("project", "", "project ID")
+	limit := fs.Int("limit", 50, "at most `N` paths (1.."+fmt.Sprint(redirects.MaxStoredMisses)+")")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	if *limit < 1 || *limit > redirects.MaxStoredMisses {
+		return usagef("--limit %d is out of range: give 1 to %d", *limit, redirects.MaxStoredMisses)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := s.FindProjectByID(ctx, *project); err != nil {
+		return err
+	}
+	misses, err := s.FindMisses(ctx, *project, *limit)
+	if err != nil {
+		return err
+	}
+	out := make([]missJSON, 0, len(misses))
+	for _, m := range misses {
+		out = append(out, missJSON{Path: m.Path, Count: m.Count, FirstSeen: m.FirstSeen, LastSeen: m.LastSeen})
+	}
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	bw := bufio.NewWriter(c.m.Stdout)
+	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "COUNT\tFIRST SEEN\tLAST SEEN\tPATH")
+	for _, m := range out {
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", m.Count, m.FirstSeen.Format(time.RFC3339), m.LastSeen.Format(time.RFC3339), printable(m.Path))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// printable returns a path as it may go to a terminal: as it is when every
+// character prints, else quoted with Go's escapes. The edge counts only
+// paths a rule could hold, which print; this guards the terminal anyway,
+// since the paths come from anyone who asks the edge.
+func printable(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}

@@ -1,0 +1,136 @@
+package ui
+
+import (
+	"net/http"
+	"strconv"
+
+	"redirects"
+	"redirects/safety"
+)
+
+// missesShown is how many missed paths the Misses tab lists.
+const missesShown = 100
+
+type missesData struct {
+	Misses  []redirects.Miss
+	CanEdit bool
+}
+
+// missesPage is the Misses tab: the paths live lookups asked for most that
+// no rule answered (docs/contract.md, "Hits and misses"), each with a form
+// that makes a draft rule of it.
+func (h *handler) missesPage(w http.ResponseWriter, r *http.Request) error {
+	ph, o, err := h.project(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	ms, err := h.store.FindMisses(r.Context(), ph.ID, missesShown)
+	if err != nil {
+		return err
+	}
+	d := missesData{Misses: ms, CanEdit: may(r, o.ID, redirects.ActionEditRules)}
+	return h.render(w, r, http.StatusOK, "misses", &page{Title: "Misses · " + ph.Name, Org: o, Project: ph, Tab: "misses", Data: d})
+}
+
+// missRule puts a rule for a missed path in the draft and forgets the
+// miss: "create a rule from this miss".
+func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	back := "/projects/" + ph.ID + "/misses"
+	path := r.PostFormValue("path")
+	rule := &redirects.Rule{ProjectID: ph.ID, Source: path, Destination: r.PostFormValue("destination"),
+		StatusCode: redirects.DefaultStatus, MatchType: redirects.Exact, Priority: redirects.DefaultPriority}
+	if s := r.PostFormValue("status"); s != "" {
+		if rule.StatusCode, err = strconv.Atoi(s); err != nil {
+			return h.redirect(w, r, back, flashErr, "Status: choose 301 or 302.")
+		}
+	}
+	if m := r.PostFormValue("match"); m != "" {
+		if rule.MatchType, err = redirects.ParseMatchType(m); err != nil {
+			return h.redirect(w, r, back, flashErr, message(err))
+		}
+	}
+	if err := rule.Validate(); err != nil {
+		return h.redirect(w, r, back, flashErr, "No rule was added for "+path+": "+message(err))
+	}
+	if err := h.store.AddRule(r.Context(), rule); err != nil {
+		if statusOf(err) < 500 {
+			return h.redirect(w, r, back, flashErr, "No rule was added for "+path+": "+message(err))
+		}
+		return err
+	}
+	if err := h.store.DeleteMiss(r.Context(), ph.ID, path); err != nil && redirects.ErrorCode(err) != redirects.ENOTFOUND {
+		h.logger.Error("forgetting a miss that a rule now answers", "project", ph.ID, "path", path, "err", err)
+	}
+	return h.redirect(w, r, back, flashOK, "Added to the draft: "+path+" → "+rule.Destination+" ("+strconv.Itoa(rule.StatusCode)+
+		"). Deploy to make it live.")
+}
+
+// missForget forgets a missed path nobody will make a rule of; new misses
+// of it are counted again.
+func (h *handler) missForget(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	back := "/projects/" + ph.ID + "/misses"
+	path := r.PostFormValue("path")
+	if err := h.store.DeleteMiss(r.Context(), ph.ID, path); err != nil {
+		if statusOf(err) < 500 {
+			return h.redirect(w, r, back, flashErr, message(err))
+		}
+		return err
+	}
+	return h.redirect(w, r, back, flashOK, "Forgot "+path+". New misses of it are counted again.")
+}
+
+type settingsData struct {
+	Tests     string
+	Cases     int
+	CanDeploy bool
+}
+
+// settingsPage is the Settings tab: the project's expected-outcome test
+// file, which every deploy runs, and the deploy gate's settings.
+func (h *handler) settingsPage(w http.ResponseWriter, r *http.Request) error {
+	ph, o, err := h.project(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	tests, err := h.store.FindProjectTests(r.Context(), ph.ID)
+	if err != nil {
+		return err
+	}
+	d := settingsData{Tests: tests, CanDeploy: may(r, o.ID, redirects.ActionDeploy)}
+	if tests != "" {
+		if d.Cases, err = safety.CountTests(tests); err != nil {
+			return err
+		}
+	}
+	return h.render(w, r, http.StatusOK, "settings", &page{Title: "Settings · " + ph.Name, Org: o, Project: ph, Tab: "settings", Data: d})
+}
+
+// settingsTests stores the project's test file (an empty one removes it).
+// A bad file is refused with the line that is wrong, and nothing changes.
+func (h *handler) settingsTests(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionDeploy)
+	if err != nil {
+		return err
+	}
+	back := "/projects/" + ph.ID + "/settings"
+	tests := r.PostFormValue("tests")
+	if err := h.store.SetProjectTests(r.Context(), ph.ID, tests); err != nil {
+		if statusOf(err) < 500 {
+			return h.redirect(w, r, back, flashErr, "The test file was not saved: "+message(err))
+		}
+		return err
+	}
+	if tests == "" {
+		return h.redirect(w, r, back, flashOK, "The test file is removed: deploys run no expected-outcome cases.")
+	}
+	n, _ := safety.CountTests(tests)
+	return h.redirect(w, r, back, flashOK, "Saved "+plural(n, "case")+": every deploy runs them against the rules it puts live.")
+}
