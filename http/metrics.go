@@ -117,6 +117,9 @@ func NewMetrics() *Metrics {
 		sharedStat("redirects_limiter_redis_timeouts_total",
 			"Requests decided without Redis, from the node's last count, because Redis did not answer within the bound.",
 			func(s SharedLimiterStats) uint64 { return s.Timeouts }),
+		sharedStat("redirects_limiter_local_admits_total",
+			"Requests admitted without Redis's answer (Redis late): the most this node can have admitted beyond a shared limit.",
+			func(s SharedLimiterStats) uint64 { return s.LocalAdmits }),
 		engineCollector{m},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -148,7 +151,7 @@ func (m *Metrics) SetLimiterFallback(down bool) {
 
 // SharedLimiterStats are a shared limiter's counters, as redis.Stats.
 type SharedLimiterStats struct {
-	RoundTrips, Waits, Timeouts uint64
+	RoundTrips, Waits, Timeouts, LocalAdmits uint64
 }
 
 // SetSharedLimiterStats has /metrics report a shared limiter's counters,

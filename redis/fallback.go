@@ -46,10 +46,14 @@ func (l *Limiter) report(err error, took time.Duration, f *flight) {
 
 // decideLocally decides a request that could not wait for Redis. Fallen
 // back, the node's own counts decide it. Otherwise it is decided by what
-// the node last heard from Redis: refused (as Redis would) if the window
-// or the month had no units left then, counting what the node admitted
-// on its own since; admitted otherwise, and owed to Redis, which the next
-// round trip for the organization adds to the shared counters.
+// the node last heard from Redis, as if Redis had granted the node a
+// sixteenth of what was left then (the least share it grants far from the
+// limit; localBudget): admitted while the node has admitted on its own
+// fewer than that since, and owed to Redis, which the next round trip for
+// the organization adds to the shared counters; refused with the usual 429
+// past it, and so always near the limit (fewer than 16 units left). Other
+// nodes may have taken what was left meanwhile: what a node admits this
+// way is the most it can add to a limit, counted in localAdmits.
 func (l *Limiter) decideLocally(u redirects.Usage, ol *orgLease) redirects.Decision {
 	if l.down.Load() {
 		return l.local.Take(context.Background(), u)
@@ -83,12 +87,20 @@ func (l *Limiter) decideLocally(u redirects.Usage, ol *orgLease) redirects.Decis
 	var count int64
 	if needRate {
 		count = sh.granted - sh.left + sh.owed + 1
+		if sh.owed >= localBudget(int64(rate), sh.granted) {
+			count = int64(rate) + 1
+		}
 	}
-	used := max(seed, ol.quota.granted) - ol.quota.left + ol.quota.owed
+	known := max(seed, ol.quota.granted)
+	used := known - ol.quota.left + ol.quota.owed
+	if needQuota && ol.quota.owed >= localBudget(int64(quota), known) {
+		used = int64(quota)
+	}
 	d, consume := redirects.Decide(u, count, used)
 	if d.Refused != redirects.NotRefused {
 		return d
 	}
+	l.localAdmits.Add(1)
 	if needRate {
 		sh.owed++
 	}
@@ -107,6 +119,11 @@ func (l *Limiter) decideLocally(u redirects.Usage, ol *orgLease) redirects.Decis
 	ol.lastUse = l.mono()
 	return d
 }
+
+// localBudget is how many requests a node may admit on its own, without
+// Redis's answer, against a limit of which the cluster had taken `taken`
+// units when Redis last answered: a sixteenth of what was left.
+func localBudget(limit, taken int64) int64 { return max(limit-taken, 0) / 16 }
 
 // fallBack switches to per-node counting, if not already.
 func (l *Limiter) fallBack(err error) {
@@ -138,6 +155,7 @@ func (l *Limiter) fallBack(err error) {
 	l.handed = nil
 	l.downSince = time.Now()
 	l.down.Store(true)
+	l.fallbacks.Add(1)
 	l.logger.Error("Redis unreachable: limits fall back to per-node counting", "addr", l.addr, "err", redact(err.Error(), l.password))
 	if l.OnFallback != nil {
 		l.OnFallback(true)

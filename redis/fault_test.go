@@ -3,6 +3,7 @@ package redis_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -381,5 +382,72 @@ func TestLateAnswersAreCharged(t *testing.T) {
 	d := c.Take(context.Background(), u)
 	if d.Refused != redirects.RateLimitExceeded || d.RateRemaining != 0 || d.RetryAfter != 55 || c.Stats().Timeouts != 1 {
 		t.Fatalf("late answer in a full window: %+v (%d timeouts), want RATE_LIMIT_EXCEEDED, 0 remaining, Retry-After 55", d, c.Stats().Timeouts)
+	}
+}
+
+// TestLateRedisBudget has 100 requests wait at once for a round trip that
+// Redis answers 700 ms late. Each is decided by its node alone after
+// redis.MaxWait: with a limit of 1,000 and nothing taken, 62 are admitted
+// (a sixteenth of what was left) and the rest refused; with a limit of
+// 15, none (near a limit, a node admits nothing without Redis). What was
+// admitted is charged to Redis once it answers again.
+func TestLateRedisBudget(t *testing.T) {
+	url := redisURL(t)
+	target, err := redis.Addr(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
+	for _, tt := range []struct {
+		limit  redirects.Limit
+		budget uint64
+	}{{1000, 62}, {15, 0}} {
+		t.Run(strconv.Itoa(int(tt.limit)), func(t *testing.T) {
+			pfx := prefix(t, url)
+			px := testproxy.Start(t, "127.0.0.1:0", target)
+			s := openStore(t)
+			o := org(t, s, tt.limit, redirects.Unlimited)
+			l := open(t, "redis://"+px.Addr(), pfx, s, now)
+			u := redirects.Usage{Org: o, Lookup: true, Now: now}
+			px.SetDelay(700 * time.Millisecond)
+			var admitted atomic.Int64
+			var wg sync.WaitGroup
+			for i := 0; i < 100; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if l.Take(context.Background(), u).Refused == redirects.NotRefused {
+						admitted.Add(1)
+					}
+				}()
+			}
+			wg.Wait()
+			st := l.Stats()
+			if l.Down() {
+				// 100 requests timing out at once fall back only if the
+				// machine stalled them past 3 x MaxWait: what was decided
+				// alone before still holds the budget.
+				t.Logf("the node fell back during the wave (a loaded machine): %+v", st)
+			} else if st.LocalAdmits != tt.budget || admitted.Load() != int64(tt.budget) || st.Timeouts != 100 {
+				t.Fatalf("%d admitted, stats %+v; want %d admitted alone of 100 decided without Redis", admitted.Load(), st, tt.budget)
+			}
+			if st.LocalAdmits > tt.budget {
+				t.Fatalf("%d admitted without Redis, want at most %d", st.LocalAdmits, tt.budget)
+			}
+			// Once Redis answers promptly, the next round trip adds what
+			// was admitted alone to the shared window.
+			px.SetDelay(0)
+			waitFor(t, 15*time.Second, "prompt answers", func() bool { return !l.Down() })
+			waitFor(t, 5*time.Second, "the late round trip", func() bool { return l.Stats().RoundTrips >= 1 })
+			rest := 0
+			for i := 0; i < int(tt.limit)+50; i++ {
+				if l.Take(context.Background(), u).Refused == redirects.NotRefused {
+					rest++
+				}
+			}
+			if got := admitted.Load() + int64(rest); got != int64(tt.limit) {
+				t.Fatalf("%d admitted in the minute (%d without Redis), want the limit, %d", got, admitted.Load(), tt.limit)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,7 +23,10 @@ import (
 // no more than the limit, and no fewer than the limit minus one per node
 // while requests keep coming. (A request that Redis does not answer within
 // redis.MaxWait, on a loaded machine, is decided by what its node last
-// heard from Redis and charged to Redis: the bound holds.)
+// heard from Redis and charged to Redis. One at a time, nothing else takes
+// units meanwhile, so the bound holds; with concurrent requests, the
+// cluster can admit beyond the limit only what the nodes admitted that
+// way, which the test allows and reports.)
 func TestSharesAreExact(t *testing.T) {
 	url := redisURL(t)
 	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
@@ -39,74 +43,113 @@ func TestSharesAreExact(t *testing.T) {
 			limit = int(tt.quota)
 		}
 		t.Run(tt.name+", round robin", func(t *testing.T) {
-			p := prefix(t, url)
-			s := openStore(t)
-			o := org(t, s, tt.rate, tt.quota)
-			nodes := []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
-			admitted := 0
-			for i := 0; i < 2*limit; i++ {
-				if d := nodes[i%3].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused == redirects.NotRefused {
-					admitted++
+			unlessFellBack(t, func() ([]*redis.Limiter, error) {
+				p := prefix(t, url)
+				s := openStore(t)
+				o := org(t, s, tt.rate, tt.quota)
+				nodes := []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
+				admitted := 0
+				for i := 0; i < 2*limit; i++ {
+					if d := nodes[i%3].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused == redirects.NotRefused {
+						admitted++
+					}
 				}
-			}
-			if extra := timeouts(nodes); admitted > limit || admitted < limit-len(nodes) {
-				t.Fatalf("%d admitted of %d round robin over three nodes, want %d (at least %d; %d decided without Redis)", admitted, 2*limit, limit, limit-len(nodes), extra)
-			}
+				if extra := timeouts(nodes); admitted > limit || admitted < limit-len(nodes) {
+					return nodes, fmt.Errorf("%d admitted of %d round robin over three nodes, want %d (at least %d; %d decided without Redis)", admitted, 2*limit, limit, limit-len(nodes), extra)
+				}
+				return nodes, nil
+			})
 		})
 		t.Run(tt.name+", concurrent", func(t *testing.T) {
-			p := prefix(t, url)
-			s := openStore(t)
-			o := org(t, s, tt.rate, tt.quota)
-			nodes := []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
-			var admitted atomic.Int64
-			var wg sync.WaitGroup
-			for g := 0; g < 12; g++ {
-				wg.Add(1)
-				go func(g int) {
-					defer wg.Done()
-					for i := 0; i < limit/4+10; i++ {
-						if d := nodes[g%3].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused == redirects.NotRefused {
-							admitted.Add(1)
+			unlessFellBack(t, func() ([]*redis.Limiter, error) {
+				p := prefix(t, url)
+				s := openStore(t)
+				o := org(t, s, tt.rate, tt.quota)
+				nodes := []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
+				var admitted atomic.Int64
+				var wg sync.WaitGroup
+				for g := 0; g < 12; g++ {
+					wg.Add(1)
+					go func(g int) {
+						defer wg.Done()
+						for i := 0; i < limit/4+10; i++ {
+							if d := nodes[g%3].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused == redirects.NotRefused {
+								admitted.Add(1)
+							}
 						}
-					}
-				}(g)
-			}
-			wg.Wait()
-			if n, extra := int(admitted.Load()), timeouts(nodes); n > limit {
-				t.Fatalf("%d admitted by twelve clients on three nodes, want at most %d (%d decided without Redis)", n, limit, extra)
-			}
+					}(g)
+				}
+				wg.Wait()
+				n, extra, local := int(admitted.Load()), timeouts(nodes), localAdmits(nodes)
+				t.Logf("%d admitted of a limit of %d (%d decided without Redis, %d of them admitted)", n, limit, extra, local)
+				if n > limit+local {
+					return nodes, fmt.Errorf("%d admitted by twelve clients on three nodes, want at most %d (%d decided without Redis, %d of them admitted)", n, limit+local, extra, local)
+				}
+				return nodes, nil
+			})
 		})
 		t.Run(tt.name+", then all on one node", func(t *testing.T) {
-			p := prefix(t, url)
-			s := openStore(t)
-			o := org(t, s, tt.rate, tt.quota)
-			nodes := []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
-			admitted := 0
-			take := func(n *redis.Limiter) {
-				if d := n.Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused == redirects.NotRefused {
-					admitted++
+			unlessFellBack(t, func() ([]*redis.Limiter, error) {
+				p := prefix(t, url)
+				s := openStore(t)
+				o := org(t, s, tt.rate, tt.quota)
+				nodes := []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
+				admitted := 0
+				take := func(n *redis.Limiter) {
+					if d := n.Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused == redirects.NotRefused {
+						admitted++
+					}
 				}
-			}
-			// Two nodes take shares and go quiet.
-			take(nodes[0])
-			take(nodes[1])
-			// The third gets every request from now on: it reaches the
-			// limit once the others give back what they hold.
-			deadline := time.Now().Add(10 * time.Second)
-			for admitted < limit && time.Now().Before(deadline) {
-				take(nodes[2])
-				if admitted >= limit-len(nodes) {
-					time.Sleep(5 * time.Millisecond)
+				// Two nodes take shares and go quiet.
+				take(nodes[0])
+				take(nodes[1])
+				// The third gets every request from now on: it reaches the
+				// limit once the others give back what they hold.
+				deadline := time.Now().Add(10 * time.Second)
+				for admitted < limit && time.Now().Before(deadline) {
+					take(nodes[2])
+					if admitted >= limit-len(nodes) {
+						time.Sleep(5 * time.Millisecond)
+					}
 				}
-			}
-			for i := 0; i < 50; i++ {
-				take(nodes[2])
-			}
-			if extra := timeouts(nodes); admitted > limit || admitted < limit-len(nodes) {
-				t.Fatalf("%d admitted, want %d (at least %d; %d decided without Redis)", admitted, limit, limit-len(nodes), extra)
-			}
-			t.Logf("%d admitted of a limit of %d", admitted, limit)
+				for i := 0; i < 50; i++ {
+					take(nodes[2])
+				}
+				t.Logf("%d admitted of a limit of %d", admitted, limit)
+				if extra := timeouts(nodes); admitted > limit || admitted < limit-len(nodes) {
+					return nodes, fmt.Errorf("%d admitted, want %d (at least %d; %d decided without Redis)", admitted, limit, limit-len(nodes), extra)
+				}
+				return nodes, nil
+			})
 		})
+	}
+}
+
+// unlessFellBack runs a scenario of nodes sharing a limit, up to three
+// times, until a run in which no node fell back to per-node counting, and
+// fails the test with that run's error, if any. A machine loaded enough to
+// stall a round trip past 3 x redis.MaxWait makes a node fall back by
+// design, and the nodes then admit each by itself: what a run asserts of
+// the shared limit does not hold then. Three runs that all fell back fail
+// the test.
+func unlessFellBack(t *testing.T, run func() ([]*redis.Limiter, error)) {
+	t.Helper()
+	for i := 1; ; i++ {
+		nodes, err := run()
+		fell := false
+		for _, n := range nodes {
+			fell = fell || n.Down() || n.Stats().Fallbacks > 0
+		}
+		if !fell {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		if i == 3 {
+			t.Fatalf("a node fell back to per-node counting in each of three runs (last: %v)", err)
+		}
+		t.Logf("run %d: a node fell back to per-node counting (a loaded machine), so the limit was not shared: again (%v)", i, err)
 	}
 }
 
@@ -115,6 +158,15 @@ func timeouts(nodes []*redis.Limiter) int {
 	n := 0
 	for _, l := range nodes {
 		n += int(l.Stats().Timeouts)
+	}
+	return n
+}
+
+// localAdmits counts the requests the nodes admitted without Redis.
+func localAdmits(nodes []*redis.Limiter) int {
+	n := 0
+	for _, l := range nodes {
+		n += int(l.Stats().LocalAdmits)
 	}
 	return n
 }
@@ -321,36 +373,41 @@ func TestExactNearTheLimitWithSlowRedis(t *testing.T) {
 			if tt.rate.IsUnlimited() {
 				limit = int64(tt.quota)
 			}
-			p := prefix(t, url)
-			px := testproxy.Start(t, "127.0.0.1:0", target)
-			px.SetDelay(2 * time.Millisecond)
-			s := openStore(t)
-			o := org(t, s, tt.rate, tt.quota)
-			nodes := []*redis.Limiter{open(t, "redis://"+px.Addr(), p, s, now), open(t, "redis://"+px.Addr(), p, s, now)}
-			var admitted atomic.Int64
-			var wg sync.WaitGroup
-			for g := 0; g < 128; g++ {
-				wg.Add(1)
-				go func(g int) {
-					defer wg.Done()
-					for i := 0; i < 8; i++ {
-						d := nodes[g%2].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now})
-						if d.Refused == redirects.NotRefused {
-							admitted.Add(1)
+			unlessFellBack(t, func() ([]*redis.Limiter, error) {
+				p := prefix(t, url)
+				px := testproxy.Start(t, "127.0.0.1:0", target)
+				px.SetDelay(2 * time.Millisecond)
+				s := openStore(t)
+				o := org(t, s, tt.rate, tt.quota)
+				nodes := []*redis.Limiter{open(t, "redis://"+px.Addr(), p, s, now), open(t, "redis://"+px.Addr(), p, s, now)}
+				var admitted atomic.Int64
+				var wg sync.WaitGroup
+				for g := 0; g < 128; g++ {
+					wg.Add(1)
+					go func(g int) {
+						defer wg.Done()
+						for i := 0; i < 8; i++ {
+							d := nodes[g%2].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now})
+							if d.Refused == redirects.NotRefused {
+								admitted.Add(1)
+							}
 						}
-					}
-				}(g)
-			}
-			wg.Wait()
-			for _, l := range nodes {
-				if l.Down() {
-					t.Fatal("a node fell back: the test needs Redis answering")
+					}(g)
 				}
-			}
-			if n := admitted.Load(); n > limit || n < limit-int64(len(nodes)) {
-				t.Fatalf("%d admitted by 128 clients on two nodes, want at most %d and at least %d (%d decided without Redis)",
-					n, limit, limit-int64(len(nodes)), timeouts(nodes))
-			}
+				wg.Wait()
+				// Requests Redis did not answer within redis.MaxWait (a loaded
+				// machine) are decided by their node alone: those admitted are
+				// the most the cluster can admit beyond the limit, and those
+				// refused may leave the units their node asked for unspent.
+				n, local := admitted.Load(), int64(localAdmits(nodes))
+				refused := int64(timeouts(nodes)) - local
+				t.Logf("%d admitted (%d decided without Redis, %d of them admitted)", n, local+refused, local)
+				if n > limit+local || n < limit-int64(len(nodes))-refused {
+					return nodes, fmt.Errorf("%d admitted by 128 clients on two nodes, want at most %d and at least %d (%d decided without Redis, %d of them admitted)",
+						n, limit+local, limit-int64(len(nodes))-refused, local+refused, local)
+				}
+				return nodes, nil
+			})
 		})
 	}
 }

@@ -93,7 +93,7 @@ type Limiter struct {
 	handed map[string]bool
 	slow   atomic.Int64 // round trips in a row slower than MaxWait
 
-	roundTrips, waits, timeouts atomic.Uint64
+	roundTrips, waits, timeouts, localAdmits, fallbacks atomic.Uint64
 
 	pending inmem.UsageBuffer // admitted, not yet in the store
 	seeds   atomic.Pointer[usageSeed]
@@ -460,11 +460,16 @@ type Stats struct {
 	// Timeouts counts requests decided without Redis because it did not
 	// answer within MaxWait.
 	Timeouts uint64
+	// LocalAdmits counts those of them that were admitted (decideLocally):
+	// the most the node can have admitted beyond a shared limit.
+	LocalAdmits uint64
+	// Fallbacks counts the falls back to per-node counting.
+	Fallbacks uint64
 }
 
 // Stats returns the limiter's counters.
 func (l *Limiter) Stats() Stats {
-	return Stats{RoundTrips: l.roundTrips.Load(), Waits: l.waits.Load(), Timeouts: l.timeouts.Load()}
+	return Stats{RoundTrips: l.roundTrips.Load(), Waits: l.waits.Load(), Timeouts: l.timeouts.Load(), LocalAdmits: l.localAdmits.Load(), Fallbacks: l.fallbacks.Load()}
 }
 
 // Flush writes the usage admitted since the last flush, through Redis or

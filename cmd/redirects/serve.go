@@ -84,7 +84,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 			metrics.SetLimiterFallback(rl.Down())
 			metrics.SetSharedLimiterStats(func() edgehttp.SharedLimiterStats {
 				s := rl.Stats()
-				return edgehttp.SharedLimiterStats{RoundTrips: s.RoundTrips, Waits: s.Waits, Timeouts: s.Timeouts}
+				return edgehttp.SharedLimiterStats{RoundTrips: s.RoundTrips, Waits: s.Waits, Timeouts: s.Timeouts, LocalAdmits: s.LocalAdmits}
 			})
 			return &edgehttp.Backend{Store: s, Limiter: rl, Flusher: rl, Builder: builder}, nil
 		}

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,49 +33,56 @@ func testSharedLimitsExact(t *testing.T, c *cli) {
 		{"500 a month", []string{"--rate-limit", "100000", "--monthly-quota", "500"}, 500},
 	} {
 		for _, spread := range []string{"round robin", "one node"} {
-			_, p, key := deployed(t, c, tt.flags...)
-			ready(t, c, nodes, p)
-			admitted, other := 0, 0
-			ask := func(n *edge) {
-				switch r := n.get(lookupURL(p, "/old"), key); r.status {
-				case 200:
-					admitted++
-				case 429:
-				default:
-					other++
-					t.Errorf("%s, %s: %d %s", tt.name, spread, r.status, r.body)
-				}
-			}
-			if spread == "round robin" {
-				for i := 0; i < 2*tt.limit; i++ {
-					ask(nodes[i%3])
-				}
-			} else {
-				// Two nodes take shares and go quiet; the third gets every
-				// request from then on, and reaches the limit once the
-				// others give back what they hold.
-				ask(nodes[0])
-				ask(nodes[1])
-				deadline := time.Now().Add(10 * time.Second)
-				for admitted < tt.limit && time.Now().Before(deadline) {
-					ask(nodes[2])
-					if admitted >= tt.limit-3 {
-						time.Sleep(5 * time.Millisecond)
+			unlessFellBack(t, nodes, func() error {
+				_, p, key := deployed(t, c, tt.flags...)
+				ready(t, c, nodes, p)
+				admitted, other := 0, 0
+				ask := func(n *edge) {
+					switch r := n.get(lookupURL(p, "/old"), key); r.status {
+					case 200:
+						admitted++
+					case 429:
+					default:
+						other++
+						t.Errorf("%s, %s: %d %s", tt.name, spread, r.status, r.body)
 					}
 				}
-				for i := 0; i < 30; i++ {
-					ask(nodes[2])
+				if spread == "round robin" {
+					for i := 0; i < 2*tt.limit; i++ {
+						ask(nodes[i%3])
+					}
+				} else {
+					// Two nodes take shares and go quiet; the third gets every
+					// request from then on, and reaches the limit once the
+					// others give back what they hold.
+					ask(nodes[0])
+					ask(nodes[1])
+					deadline := time.Now().Add(10 * time.Second)
+					for admitted < tt.limit && time.Now().Before(deadline) {
+						ask(nodes[2])
+						if admitted >= tt.limit-3 {
+							time.Sleep(5 * time.Millisecond)
+						}
+					}
+					for i := 0; i < 30; i++ {
+						ask(nodes[2])
+					}
 				}
-			}
-			extra := 0 // requests decided without Redis (a loaded machine)
-			for _, n := range nodes {
-				v, _ := strconv.Atoi(n.metric("redirects_limiter_redis_timeouts_total"))
-				extra += v
-			}
-			t.Logf("%s, %s: %d admitted (%d decided without Redis)", tt.name, spread, admitted, extra)
-			if admitted > tt.limit || admitted < tt.limit-len(nodes) {
-				t.Fatalf("%s, %s: %d admitted across three nodes, want %d (at least %d)", tt.name, spread, admitted, tt.limit, tt.limit-len(nodes))
-			}
+				// Requests decided without Redis (a loaded machine): one at a
+				// time, nothing else takes units meanwhile, and a node admits
+				// alone at most a sixteenth of what was left, so the limit
+				// holds all the same.
+				extra := 0
+				for _, n := range nodes {
+					v, _ := strconv.Atoi(n.metric("redirects_limiter_redis_timeouts_total"))
+					extra += v
+				}
+				t.Logf("%s, %s: %d admitted (%d decided without Redis)", tt.name, spread, admitted, extra)
+				if admitted > tt.limit || admitted < tt.limit-len(nodes) {
+					return fmt.Errorf("%s, %s: %d admitted across three nodes, want %d (at least %d)", tt.name, spread, admitted, tt.limit, tt.limit-len(nodes))
+				}
+				return nil
+			})
 		}
 	}
 	var trips, waits int
@@ -193,36 +201,92 @@ func testSharedLimitsSlowRedis(t *testing.T, c *cli) {
 	px.SetDelay(2 * time.Millisecond)
 	opts := []serveOption{withEnv("REDIRECTS_REDIS", "redis://"+px.Addr()+"/0"), atClockStart}
 	nodes := []*edge{startEdge(t, c, opts...), startEdge(t, c, opts...)}
-	_, p, key := deployed(t, c, "--rate-limit", "200")
-	ready(t, c, nodes, p)
-	var admitted, other atomic.Int64
-	var wg sync.WaitGroup
-	for g := 0; g < 128; g++ {
-		wg.Add(1)
-		go func(n *edge) {
-			defer wg.Done()
-			for i := 0; i < 4; i++ {
-				switch r := n.get(lookupURL(p, "/old"), key); r.status {
-				case 200:
-					admitted.Add(1)
-				case 429:
-				default:
-					other.Add(1)
+	unlessFellBack(t, nodes, func() error {
+		timeouts0, local0 := localDecisions(t, nodes)
+		_, p, key := deployed(t, c, "--rate-limit", "200")
+		ready(t, c, nodes, p)
+		var admitted, other atomic.Int64
+		var wg sync.WaitGroup
+		for g := 0; g < 128; g++ {
+			wg.Add(1)
+			go func(n *edge) {
+				defer wg.Done()
+				for i := 0; i < 4; i++ {
+					switch r := n.get(lookupURL(p, "/old"), key); r.status {
+					case 200:
+						admitted.Add(1)
+					case 429:
+					default:
+						other.Add(1)
+					}
 				}
-			}
-		}(nodes[g%2])
+			}(nodes[g%2])
+		}
+		wg.Wait()
+		// Requests Redis did not answer within 50 ms (a loaded machine) are
+		// decided by their node alone: those admitted are the most the
+		// cluster can admit beyond the limit (docs/contract.md), and those
+		// refused may leave the units their node asked for unspent.
+		timeouts, local := localDecisions(t, nodes)
+		timeouts, local = timeouts-timeouts0, local-local0
+		t.Logf("%d admitted of 512 by 128 clients on two nodes (%d decided without Redis, %d of them admitted)", admitted.Load(), timeouts, local)
+		if n, least := admitted.Load(), 200-int64(len(nodes))-(timeouts-local); other.Load() != 0 || n > 200+local || n < least {
+			return fmt.Errorf("%d admitted (and %d neither 200 nor 429) with a limit of 200, want at most %d and at least %d", n, other.Load(), 200+local, least)
+		}
+		return nil
+	})
+}
+
+// unlessFellBack runs a scenario of nodes sharing limits, up to three
+// times, until a run in which no node fell back to per-node counting, and
+// fails the test with that run's error, if any. A machine loaded enough to
+// stall a round trip to Redis past 150 ms makes a node fall back by
+// design, and the nodes then count each by itself: what a run asserts of
+// the shared limit does not hold then. Before another run, every node
+// shares limits again. Three runs that all fell back fail the test.
+func unlessFellBack(t *testing.T, nodes []*edge, run func() error) {
+	t.Helper()
+	fallbacks := func() int {
+		n := 0
+		for _, e := range nodes {
+			n += strings.Count(e.logText(), "Redis unreachable")
+		}
+		return n
 	}
-	wg.Wait()
-	timeouts := 0
-	for _, n := range nodes {
-		v, _ := strconv.Atoi(n.metric("redirects_limiter_redis_timeouts_total"))
-		timeouts += v
-		if n.metric("redirects_limiter_fallback") != "0" {
-			t.Fatal("a node fell back: the test needs Redis answering")
+	for i := 1; ; i++ {
+		before := fallbacks()
+		err := run()
+		fell := fallbacks() != before
+		for _, e := range nodes {
+			fell = fell || e.metric("redirects_limiter_fallback") != "0"
+		}
+		if !fell {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		if i == 3 {
+			t.Fatalf("a node fell back to per-node counting in each of three runs (last: %v)", err)
+		}
+		t.Logf("run %d: a node fell back to per-node counting (a loaded machine), so the limit was not shared: again (%v)", i, err)
+		for _, e := range nodes {
+			within(t, 15*time.Second, "shared counting again", func() bool { return e.metric("redirects_limiter_fallback") == "0" })
 		}
 	}
-	t.Logf("%d admitted of 512 by 128 clients on two nodes (%d decided without Redis)", admitted.Load(), timeouts)
-	if n := admitted.Load(); other.Load() != 0 || n > 200 || n < 200-int64(len(nodes)) {
-		t.Fatalf("%d admitted (and %d neither 200 nor 429) with a limit of 200, want at most 200 and at least %d", n, other.Load(), 200-len(nodes))
+}
+
+// localDecisions sums the nodes' requests decided without Redis, and
+// those of them admitted.
+func localDecisions(t *testing.T, nodes []*edge) (timeouts, admitted int64) {
+	t.Helper()
+	for _, n := range nodes {
+		v, _ := strconv.Atoi(n.metric("redirects_limiter_redis_timeouts_total"))
+		a, err := strconv.Atoi(n.metric("redirects_limiter_local_admits_total"))
+		if err != nil {
+			t.Fatalf("redirects_limiter_local_admits_total: %v", err)
+		}
+		timeouts, admitted = timeouts+int64(v), admitted+int64(a)
 	}
+	return timeouts, admitted
 }
