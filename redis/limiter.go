@@ -492,9 +492,11 @@ func (l *Limiter) Flush(ctx context.Context) error {
 }
 
 // Close gives the unused shares back, stops the background work and
-// closes the connection. Call Flush first.
+// closes the connection. Call Flush first. Closing again does nothing.
 func (l *Limiter) Close() {
-	l.closing.Store(true)
+	if l.closing.Swap(true) {
+		return
+	}
 	close(l.stop)
 	l.wg.Wait()
 	if !l.down.Load() {
