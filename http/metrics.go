@@ -115,7 +115,7 @@ func NewMetrics() *Metrics {
 			"Requests that waited for Redis because the node held no share of their limits.",
 			func(s SharedLimiterStats) uint64 { return s.Waits }),
 		sharedStat("redirects_limiter_redis_timeouts_total",
-			"Requests decided without Redis, from the node's last count, because Redis did not answer within the bound.",
+			"Requests decided without Redis, by the node alone, because Redis did not answer within the bound (or the client went away first).",
 			func(s SharedLimiterStats) uint64 { return s.Timeouts }),
 		sharedStat("redirects_limiter_local_admits_total",
 			"Requests admitted without Redis's answer (Redis late): the most this node can have admitted beyond a shared limit.",

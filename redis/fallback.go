@@ -45,15 +45,19 @@ func (l *Limiter) report(err error, took time.Duration, f *flight) {
 }
 
 // decideLocally decides a request that could not wait for Redis. Fallen
-// back, the node's own counts decide it. Otherwise it is decided by what
-// the node last heard from Redis, as if Redis had granted the node a
-// sixteenth of what was left then (the least share it grants far from the
-// limit; localBudget): admitted while the node has admitted on its own
+// back, the node's own counts decide it. Otherwise a unit the node holds
+// is spent as spend would (spend gave up for the other limit), and a limit
+// of which it holds none is decided by what the node last heard from
+// Redis, as if Redis had granted the node a sixteenth of what was left
+// then (localBudget): admitted while the node has admitted on its own
 // fewer than that since, and owed to Redis, which the next round trip for
-// the organization adds to the shared counters; refused with the usual 429
-// past it, and so always near the limit (fewer than 16 units left). Other
-// nodes may have taken what was left meanwhile: what a node admits this
-// way is the most it can add to a limit, counted in localAdmits.
+// the organization adds to the shared counters; refused past it, and so
+// always near the limit (fewer than 16 units left), with the per-minute
+// limit's 429 for either limit (the node cannot know that the quota is
+// used up; Retry-After says when the minute ends). A node that has not
+// heard from Redis in the minute counts the window from zero. Other nodes
+// may have taken what was left meanwhile: what a node admits this way is
+// the most it can add to a limit, counted in localAdmits.
 func (l *Limiter) decideLocally(u redirects.Usage, ol *orgLease) redirects.Decision {
 	if l.down.Load() {
 		return l.local.Take(context.Background(), u)
@@ -62,7 +66,7 @@ func (l *Limiter) decideLocally(u redirects.Usage, ol *orgLease) redirects.Decis
 		// The round trip came back meanwhile.
 		return d
 	}
-	start, _ := redirects.MinuteWindow(u.Now)
+	start, minuteEnd := redirects.MinuteWindow(u.Now)
 	period, _ := redirects.BillingPeriod(u.Now)
 	minute := start.Unix()
 	rate := u.Org.RateLimit()
@@ -81,32 +85,48 @@ func (l *Limiter) decideLocally(u redirects.Usage, ol *orgLease) redirects.Decis
 	if ol.period != period {
 		ol.period, ol.quota = period, share{}
 	}
+	rateInHand, quotaInHand := needRate && sh.left > 0, needQuota && ol.quota.left > 0
 	// What the cluster had taken when Redis last answered, and what this
-	// node took on its own since (its own units in hand are spent: spend
-	// found none).
+	// node took on its own since.
 	var count int64
-	if needRate {
-		count = sh.granted - sh.left + sh.owed + 1
+	switch {
+	case rateInHand:
+		sh.left--
+		sh.spent++
+		count = sh.granted - sh.left
+	case needRate:
+		count = sh.granted + sh.owed + 1
 		if sh.owed >= localBudget(int64(rate), sh.granted) {
 			count = int64(rate) + 1
 		}
 	}
 	known := max(seed, ol.quota.granted)
 	used := known - ol.quota.left + ol.quota.owed
-	if needQuota && ol.quota.owed >= localBudget(int64(quota), known) {
-		used = int64(quota)
+	if quotaInHand {
+		used = ol.quota.granted - ol.quota.left
 	}
 	d, consume := redirects.Decide(u, count, used)
 	if d.Refused != redirects.NotRefused {
 		return d
 	}
-	l.localAdmits.Add(1)
-	if needRate {
+	if consume && needQuota && !quotaInHand && ol.quota.owed >= localBudget(int64(quota), known) {
+		d.Refused = redirects.RateLimitExceeded
+		d.RetryAfter = max(int64((minuteEnd.Sub(u.Now)+time.Second-1)/time.Second), 1)
+		return d
+	}
+	local := false
+	if needRate && !rateInHand {
 		sh.owed++
+		local = true
 	}
 	if consume {
-		if needQuota {
+		switch {
+		case quotaInHand:
+			ol.quota.left--
+			ol.quota.spent++
+		case needQuota:
 			ol.quota.owed++
+			local = true
 		}
 		if ol.pendingPeriod != period {
 			if ol.pending > 0 {
@@ -115,6 +135,9 @@ func (l *Limiter) decideLocally(u redirects.Usage, ol *orgLease) redirects.Decis
 			ol.pendingPeriod, ol.pending = period, 0
 		}
 		ol.pending++
+	}
+	if local {
+		l.localAdmits.Add(1)
 	}
 	ol.lastUse = l.mono()
 	return d
@@ -156,6 +179,9 @@ func (l *Limiter) fallBack(err error) {
 	l.downSince = time.Now()
 	l.down.Store(true)
 	l.fallbacks.Add(1)
+	if errors.Is(err, errSlow) {
+		l.slowFallbacks.Add(1)
+	}
 	l.logger.Error("Redis unreachable: limits fall back to per-node counting", "addr", l.addr, "err", redact(err.Error(), l.password))
 	if l.OnFallback != nil {
 		l.OnFallback(true)

@@ -47,9 +47,10 @@ var errUnexpected = errors.New("redis: unexpected reply to the limit script")
 // Redis about every request: it takes a share of an organization's minute
 // window and month (leaseScript), spends it from memory, and comes back for
 // more before it runs out. Shares shrink near a limit to what the requests
-// waiting on the node need, so the cluster never admits more than the
-// limit; a node gives back what it
-// has not used when the counter runs short and the share has been idle for
+// waiting on the node need, so the cluster admits no more than the limit
+// from shares (a request that waited MaxWait in vain is decided on the
+// node's own small budget, decideLocally); a node gives back what it has
+// not used when the counter runs short and the share has been idle for
 // idleAfter, when it has been idle for longIdle, and on Close (giveBack).
 // Organizations with neither limit never wait for Redis.
 //
@@ -93,7 +94,7 @@ type Limiter struct {
 	handed map[string]bool
 	slow   atomic.Int64 // round trips in a row slower than MaxWait
 
-	roundTrips, waits, timeouts, localAdmits, fallbacks atomic.Uint64
+	roundTrips, waits, timeouts, localAdmits, fallbacks, slowFallbacks atomic.Uint64
 
 	pending inmem.UsageBuffer // admitted, not yet in the store
 	seeds   atomic.Pointer[usageSeed]
@@ -249,6 +250,7 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 			l.timedOut(f)
 			return l.decideLocally(u, ol)
 		case <-ctx.Done():
+			l.timeouts.Add(1)
 			return l.decideLocally(u, ol)
 		}
 		if l.down.Load() {
@@ -457,19 +459,21 @@ type Stats struct {
 	RoundTrips uint64
 	// Waits counts requests that waited for Redis (no share in hand).
 	Waits uint64
-	// Timeouts counts requests decided without Redis because it did not
-	// answer within MaxWait.
+	// Timeouts counts requests decided without Redis's answer because it
+	// did not come within MaxWait (or the request was cancelled first).
 	Timeouts uint64
-	// LocalAdmits counts those of them that were admitted (decideLocally):
-	// the most the node can have admitted beyond a shared limit.
+	// LocalAdmits counts those of them that were admitted on the node's
+	// own budget (decideLocally): the most the node can have admitted
+	// beyond a shared limit.
 	LocalAdmits uint64
-	// Fallbacks counts the falls back to per-node counting.
-	Fallbacks uint64
+	// Fallbacks counts the falls back to per-node counting, SlowFallbacks
+	// those of them for answers slower than MaxWait (not errors).
+	Fallbacks, SlowFallbacks uint64
 }
 
 // Stats returns the limiter's counters.
 func (l *Limiter) Stats() Stats {
-	return Stats{RoundTrips: l.roundTrips.Load(), Waits: l.waits.Load(), Timeouts: l.timeouts.Load(), LocalAdmits: l.localAdmits.Load(), Fallbacks: l.fallbacks.Load()}
+	return Stats{RoundTrips: l.roundTrips.Load(), Waits: l.waits.Load(), Timeouts: l.timeouts.Load(), LocalAdmits: l.localAdmits.Load(), Fallbacks: l.fallbacks.Load(), SlowFallbacks: l.slowFallbacks.Load()}
 }
 
 // Flush writes the usage admitted since the last flush, through Redis or

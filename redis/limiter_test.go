@@ -114,18 +114,32 @@ func TestSharedWindowAcrossNodes(t *testing.T) {
 		// sixteenth of what was left), so the limit holds. The units it
 		// asked for may sit with its node, unspent: one fewer admitted each.
 		if extra := timeouts(nodes); admitted > 10 || admitted < 10-extra || localAdmits(nodes) != 0 {
-			return nodes, fmt.Errorf("%d of 30 requests admitted across three nodes, want exactly 10 (%d decided without Redis, %d of them admitted)", admitted, extra, localAdmits(nodes))
+			return nodes, fmt.Errorf("%d of 30 requests admitted across three nodes, want 10 (at least %d: %d decided without Redis, %d of them admitted)", admitted, 10-extra, extra, localAdmits(nodes))
 		}
 		// Test keys count in their own window.
-		if d := nodes[0].Take(context.Background(), redirects.Usage{Org: o, Test: true, Lookup: true, Now: now}); d.Refused != redirects.NotRefused || d.RateRemaining != 9 {
+		if d := promptly(nodes[0], redirects.Usage{Org: o, Test: true, Lookup: true, Now: now}); d.Refused != redirects.NotRefused || d.RateRemaining != 9 {
 			return nodes, fmt.Errorf("test key after the live window filled: %+v", d)
 		}
 		// The next minute is a new window.
-		if d := nodes[1].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now.Add(time.Minute)}); d.Refused != redirects.NotRefused || d.RateRemaining != 9 {
+		if d := promptly(nodes[1], redirects.Usage{Org: o, Lookup: true, Now: now.Add(time.Minute)}); d.Refused != redirects.NotRefused || d.RateRemaining != 9 {
 			return nodes, fmt.Errorf("next minute: %+v", d)
 		}
 		return nodes, nil
 	})
+}
+
+// promptly takes u from l as Redis decides it: a request that l decided
+// alone because Redis answered late (a loaded machine) is asked again, up
+// to five times. With a limit under 16 a late answer means a refusal
+// (decideLocally), which is not what the caller tests.
+func promptly(l *redis.Limiter, u redirects.Usage) redirects.Decision {
+	for i := 0; ; i++ {
+		before := l.Stats().Timeouts
+		d := l.Take(context.Background(), u)
+		if l.Stats().Timeouts == before || i == 4 {
+			return d
+		}
+	}
 }
 
 func TestQuotaSurvivesLostRedisMemory(t *testing.T) {
