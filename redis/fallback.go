@@ -78,13 +78,7 @@ func (l *Limiter) decideLocally(u redirects.Usage, ol *orgLease) redirects.Decis
 	seed := l.seed(period, ol.id)
 	ol.mu.Lock()
 	defer ol.mu.Unlock()
-	sh := ol.shareOf(u.Test)
-	if sh.window != minute {
-		*sh = share{window: minute, since: sh.since, spent: sh.spent}
-	}
-	if ol.period != period {
-		ol.period, ol.quota = period, share{}
-	}
+	sh := ol.current(u.Test, minute, period)
 	rateInHand, quotaInHand := needRate && sh.left > 0, needQuota && ol.quota.left > 0
 	// What the cluster had taken when Redis last answered, and what this
 	// node took on its own since.
@@ -128,13 +122,7 @@ func (l *Limiter) decideLocally(u redirects.Usage, ol *orgLease) redirects.Decis
 			ol.quota.owed++
 			local = true
 		}
-		if ol.pendingPeriod != period {
-			if ol.pending > 0 {
-				l.pending.AddN(ol.pendingPeriod, ol.id, ol.pending)
-			}
-			ol.pendingPeriod, ol.pending = period, 0
-		}
-		ol.pending++
+		l.countAdmitted(ol, period)
 	}
 	if local {
 		l.localAdmits.Add(1)

@@ -34,10 +34,7 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 // limits are shared again on a connection in step with its replies.
 func TestMalformedReplies(t *testing.T) {
 	url := redisURL(t)
-	target, err := redis.Addr(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := redisTarget(t, url)
 	deep := strings.Repeat("*1\r\n", 100000)
 	for _, tt := range []struct{ name, reply string }{
 		{"a string longer than memory", "$9223372036854775807\r\n"},
@@ -96,10 +93,7 @@ func TestMalformedReplies(t *testing.T) {
 // returns once Redis is fast again, with nothing admitted twice.
 func TestSlowRedis(t *testing.T) {
 	url := redisURL(t)
-	target, err := redis.Addr(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := redisTarget(t, url)
 	pfx := prefix(t, url)
 	px := testproxy.Start(t, "127.0.0.1:0", target)
 	s := openStore(t)
@@ -159,10 +153,7 @@ func TestSlowRedis(t *testing.T) {
 // the limiter falls back once and does not switch on every change.
 func TestNoFlapping(t *testing.T) {
 	url := redisURL(t)
-	target, err := redis.Addr(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := redisTarget(t, url)
 	pfx := prefix(t, url)
 	px := testproxy.Start(t, "127.0.0.1:0", target)
 	s := openStore(t)
@@ -238,10 +229,7 @@ func TestRedisLosesItsMemory(t *testing.T) {
 // handover of all of them must not keep the node in fallback.
 func TestReturnWithManyOrganizations(t *testing.T) {
 	url := redisURL(t)
-	target, err := redis.Addr(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := redisTarget(t, url)
 	pfx := prefix(t, url)
 	px := testproxy.Start(t, "127.0.0.1:0", target)
 	s := openStore(t)
@@ -321,10 +309,7 @@ func TestNoReturnToAnotherIncarnation(t *testing.T) {
 // late answer means a refusal, with the usual headers.
 func TestLateAnswersAreCharged(t *testing.T) {
 	url := redisURL(t)
-	target, err := redis.Addr(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := redisTarget(t, url)
 	pfx := prefix(t, url)
 	px := testproxy.Start(t, "127.0.0.1:0", target)
 	s := openStore(t)
@@ -393,10 +378,7 @@ func TestLateAnswersAreCharged(t *testing.T) {
 // admitted is charged to Redis once it answers again.
 func TestLateRedisBudget(t *testing.T) {
 	url := redisURL(t)
-	target, err := redis.Addr(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := redisTarget(t, url)
 	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
 	for _, tt := range []struct {
 		limit  redirects.Limit
@@ -461,10 +443,7 @@ func TestLateRedisBudget(t *testing.T) {
 // taking the rest. Once Redis answers, the rest is admitted.
 func TestLateNearTheLimit(t *testing.T) {
 	url := redisURL(t)
-	target, err := redis.Addr(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := redisTarget(t, url)
 	pfx := prefix(t, url)
 	px := testproxy.Start(t, "127.0.0.1:0", target)
 	s := openStore(t)

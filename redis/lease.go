@@ -226,6 +226,20 @@ func (ol *orgLease) shareOf(test bool) *share {
 	return &ol.live
 }
 
+// current is ol's share of the test or the live window of minute, after
+// the units of an earlier minute or month died with it (the pace of
+// spending carries over to the new minute); ol.mu is held.
+func (ol *orgLease) current(test bool, minute int64, period string) *share {
+	sh := ol.shareOf(test)
+	if sh.window != minute {
+		*sh = share{window: minute, since: sh.since, spent: sh.spent}
+	}
+	if ol.period != period {
+		ol.period, ol.quota = period, share{}
+	}
+	return sh
+}
+
 // flight is one round trip for an organization's shares.
 type flight struct {
 	done     chan struct{}

@@ -44,10 +44,7 @@ func TestSharesAreExact(t *testing.T) {
 		}
 		t.Run(tt.name+", round robin", func(t *testing.T) {
 			unlessFellBack(t, func() ([]*redis.Limiter, error) {
-				p := prefix(t, url)
-				s := openStore(t)
-				o := org(t, s, tt.rate, tt.quota)
-				nodes := []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
+				o, nodes := threeNodes(t, url, now, tt.rate, tt.quota)
 				admitted := 0
 				for i := 0; i < 2*limit; i++ {
 					if d := nodes[i%3].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused == redirects.NotRefused {
@@ -62,10 +59,7 @@ func TestSharesAreExact(t *testing.T) {
 		})
 		t.Run(tt.name+", concurrent", func(t *testing.T) {
 			unlessFellBack(t, func() ([]*redis.Limiter, error) {
-				p := prefix(t, url)
-				s := openStore(t)
-				o := org(t, s, tt.rate, tt.quota)
-				nodes := []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
+				o, nodes := threeNodes(t, url, now, tt.rate, tt.quota)
 				var admitted atomic.Int64
 				var wg sync.WaitGroup
 				for g := 0; g < 12; g++ {
@@ -90,10 +84,7 @@ func TestSharesAreExact(t *testing.T) {
 		})
 		t.Run(tt.name+", then all on one node", func(t *testing.T) {
 			unlessFellBack(t, func() ([]*redis.Limiter, error) {
-				p := prefix(t, url)
-				s := openStore(t)
-				o := org(t, s, tt.rate, tt.quota)
-				nodes := []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
+				o, nodes := threeNodes(t, url, now, tt.rate, tt.quota)
 				admitted := 0
 				take := func(n *redis.Limiter) {
 					if d := n.Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused == redirects.NotRefused {
@@ -362,10 +353,7 @@ func BenchmarkTake(b *testing.B) {
 // than the limit, and all of it but at most one unit per node.
 func TestExactNearTheLimitWithSlowRedis(t *testing.T) {
 	url := redisURL(t)
-	target, err := redis.Addr(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := redisTarget(t, url)
 	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
 	for _, tt := range []struct {
 		name        string

@@ -291,18 +291,7 @@ func (l *Limiter) spend(ol *orgLease, u redirects.Usage) (redirects.Decision, bo
 	now := l.mono()
 
 	ol.mu.Lock()
-	sh := &ol.live
-	if u.Test {
-		sh = &ol.test
-	}
-	if sh.window != minute {
-		// A new minute: the units of the last one died with its window;
-		// the pace of spending carries over.
-		*sh = share{window: minute, since: sh.since, spent: sh.spent}
-	}
-	if ol.period != period {
-		ol.period, ol.quota = period, share{}
-	}
+	sh := ol.current(u.Test, minute, period)
 	rateOK, rateFull := sh.left > 0, sh.left == 0 && now < sh.fullUntil
 	quotaOK, quotaFull := ol.quota.left > 0, ol.quota.left == 0 && now < ol.quota.fullUntil
 	if needQuota && !quotaOK && !quotaFull || needRate && !rateOK && !rateFull && !(needQuota && quotaFull) {
@@ -337,13 +326,7 @@ func (l *Limiter) spend(ol *orgLease, u redirects.Usage) (redirects.Decision, bo
 			ol.quota.left--
 			ol.quota.spent++
 		}
-		if ol.pendingPeriod != period {
-			if ol.pending > 0 {
-				l.pending.AddN(ol.pendingPeriod, ol.id, ol.pending)
-			}
-			ol.pendingPeriod, ol.pending = period, 0
-		}
-		ol.pending++
+		l.countAdmitted(ol, period)
 	}
 	ol.lastUse = now
 	// Far from the limit, ask for the next share before this one runs
@@ -355,6 +338,18 @@ func (l *Limiter) spend(ol *orgLease, u redirects.Usage) (redirects.Decision, bo
 		l.startFetch(ol, u, true)
 	}
 	return d, true
+}
+
+// countAdmitted counts an admitted lookup of period for the store
+// (Flush); ol.mu is held.
+func (l *Limiter) countAdmitted(ol *orgLease, period string) {
+	if ol.pendingPeriod != period {
+		if ol.pending > 0 {
+			l.pending.AddN(ol.pendingPeriod, ol.id, ol.pending)
+		}
+		ol.pendingPeriod, ol.pending = period, 0
+	}
+	ol.pending++
 }
 
 // seed is the store's usage of the organization in period, as last read.

@@ -35,6 +35,17 @@ func redisURL(t *testing.T) string {
 
 // prefix returns a key prefix of this test's own, and deletes its keys at
 // the end.
+// redisTarget is the host:port of the Redis at url, for a proxy in front
+// of it.
+func redisTarget(t *testing.T, url string) string {
+	t.Helper()
+	target, err := redis.Addr(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
+}
+
 func prefix(t *testing.T, url string) string {
 	t.Helper()
 	b := make([]byte, 6)
@@ -82,14 +93,21 @@ func open(t *testing.T, url, prefix string, s redirects.Store, now time.Time) *r
 	return l
 }
 
+// threeNodes opens three limiters sharing a fresh key prefix and store,
+// and an organization with the limits given.
+func threeNodes(t *testing.T, url string, now time.Time, rate, quota redirects.Limit) (*redirects.Org, []*redis.Limiter) {
+	t.Helper()
+	p := prefix(t, url)
+	s := openStore(t)
+	o := org(t, s, rate, quota)
+	return o, []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
+}
+
 func TestSharedWindowAcrossNodes(t *testing.T) {
 	url := redisURL(t)
 	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
 	unlessFellBack(t, func() ([]*redis.Limiter, error) {
-		p := prefix(t, url)
-		s := openStore(t)
-		o := org(t, s, 10, redirects.Unlimited)
-		nodes := []*redis.Limiter{open(t, url, p, s, now), open(t, url, p, s, now), open(t, url, p, s, now)}
+		o, nodes := threeNodes(t, url, now, 10, redirects.Unlimited)
 		admitted := 0
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -183,10 +201,7 @@ func TestQuotaSurvivesLostRedisMemory(t *testing.T) {
 func TestFallbackWhileRedisIsDown(t *testing.T) {
 	url := redisURL(t)
 	pfx := prefix(t, url)
-	target, err := redis.Addr(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := redisTarget(t, url)
 	px := testproxy.Start(t, "127.0.0.1:0", target)
 	s := openStore(t)
 	o := org(t, s, 3, redirects.Unlimited)
@@ -246,10 +261,7 @@ func TestFallbackWhileRedisIsDown(t *testing.T) {
 func TestQuotaHoldsThroughFallback(t *testing.T) {
 	url := redisURL(t)
 	pfx := prefix(t, url)
-	target, err := redis.Addr(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := redisTarget(t, url)
 	px := testproxy.Start(t, "127.0.0.1:0", target)
 	s := openStore(t)
 	o := org(t, s, redirects.Unlimited, 3)
@@ -283,10 +295,7 @@ func TestQuotaHoldsThroughFallback(t *testing.T) {
 func TestQuotaAcrossNodesThroughOutage(t *testing.T) {
 	url := redisURL(t)
 	pfx := prefix(t, url)
-	target, err := redis.Addr(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := redisTarget(t, url)
 	px := testproxy.Start(t, "127.0.0.1:0", target)
 	s := openStore(t)
 	const quota = 10
