@@ -176,3 +176,24 @@ func (c *cmd) orgList(ctx context.Context, args []string) error {
 	}
 	return w.Flush()
 }
+
+func (c *cmd) orgDelete(ctx context.Context, args []string) error {
+	fs := c.flags("org delete")
+	confirm := fs.String("confirm", "", "the organization's name, typed back")
+	pos, s, err := c.start(ctx, fs, args, []string{"confirm"}, "ORG_ID")
+	if err != nil {
+		return err
+	}
+	o, err := s.FindOrgByID(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	if err := redirects.ConfirmName("organization", o.ID, o.Name, *confirm); err != nil {
+		return err
+	}
+	if err := s.DeleteOrg(ctx, o.ID); err != nil {
+		return err
+	}
+	c.infof("deleted organization %s (%q) with its projects", o.ID, o.Name)
+	return nil
+}

@@ -74,6 +74,22 @@ func (c *cmd) projectList(ctx context.Context, args []string) error {
 	return w.Flush()
 }
 
+func (c *cmd) projectRename(ctx context.Context, args []string) error {
+	fs := c.flags("project rename")
+	project := fs.String("project", "", "project ID")
+	name := fs.String("name", "", "new project name")
+	_, s, err := c.start(ctx, fs, args, []string{"project", "name"})
+	if err != nil {
+		return err
+	}
+	p, err := s.UpdateProject(ctx, *project, *name)
+	if err != nil {
+		return err
+	}
+	c.infof("renamed %s to %q", p.ID, p.Name)
+	return nil
+}
+
 // projectUpdate changes a project: its name, the hosts it declares (--host,
 // repeatable, replaces the list; --clear-hosts empties it), how many of its
 // latest deployments keep their export files, and its deploy shrink limit.
@@ -145,5 +161,27 @@ func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 	}
 	c.infof("project %s: name %q, hosts %s, export files kept for the last %d deployments, shrink limit %d %%",
 		p.ID, p.Name, hostList, p.ExportRetention, p.ShrinkLimit)
+	return nil
+}
+
+func (c *cmd) projectDelete(ctx context.Context, args []string) error {
+	fs := c.flags("project delete")
+	project := fs.String("project", "", "project ID")
+	confirm := fs.String("confirm", "", "the project's name, typed back")
+	_, s, err := c.start(ctx, fs, args, []string{"project", "confirm"})
+	if err != nil {
+		return err
+	}
+	p, err := s.FindProjectByID(ctx, *project)
+	if err != nil {
+		return err
+	}
+	if err := redirects.ConfirmName("project", p.ID, p.Name, *confirm); err != nil {
+		return err
+	}
+	if err := s.DeleteProject(ctx, p.ID); err != nil {
+		return err
+	}
+	c.infof("deleted project %s (%q) with its rules, keys, deployments and exports", p.ID, p.Name)
 	return nil
 }

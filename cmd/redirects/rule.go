@@ -193,6 +193,64 @@ func (c *cmd) ruleList(ctx context.Context, args []string) error {
 	return bw.Flush()
 }
 
+func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
+	fs := c.flags("rule update")
+	project := fs.String("project", "", "project ID")
+	source := fs.String("source", "", "new source")
+	dest := fs.String("destination", "", "new destination")
+	status := fs.Int("status", 0, "new status: 301 or 302")
+	match := fs.String("match", "", "new match type: exact or starts_with")
+	priority := fs.Int("priority", 0, "new priority (0..1000000)")
+	revision := fs.Int64("revision", 0, "update only if the rule is still at this revision (see rule list --limit)")
+	pos, err := parse(fs, args, "RULE_ID")
+	if err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || id <= 0 {
+		return redirects.Errorf(redirects.EINVALID, "rule ID %q is not a positive whole number", pos[0])
+	}
+	u := redirects.RuleUpdate{Revision: *revision}
+	if isSet(fs, "source") {
+		u.Source = source
+	}
+	if isSet(fs, "destination") {
+		u.Destination = dest
+	}
+	if isSet(fs, "status") {
+		u.StatusCode = status
+	}
+	if isSet(fs, "match") {
+		mt, err := redirects.ParseMatchType(*match)
+		if err != nil {
+			return err
+		}
+		u.MatchType = &mt
+	}
+	if isSet(fs, "priority") {
+		u.Priority = priority
+	}
+	if u.Empty() {
+		return usagef("rule update needs at least one of --source, --destination, --status, --match, --priority")
+	}
+	if *revision < 0 {
+		return redirects.Errorf(redirects.EINVALID, "revision %d is not a positive whole number", *revision)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := s.UpdateRule(ctx, *project, id, u)
+	if err != nil {
+		return err
+	}
+	c.println(strconv.FormatInt(r.Revision, 10))
+	return nil
+}
+
 func (c *cmd) ruleDelete(ctx context.Context, args []string) error {
 	fs := c.flags("rule delete")
 	project := fs.String("project", "", "project ID")

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"redirects"
+)
+
+// The commands that read a deployed version as the edge API does: lookup
+// answers one path, export prints one export file.
+
+func (c *cmd) lookup(ctx context.Context, args []string) error {
+	fs := c.flags("lookup")
+	project := fs.String("project", "", "project ID")
+	path := fs.String("path", "", "URL path to look up")
+	version := fs.Int("version", 0, "deployment version (default: the latest)")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project", "path"); err != nil {
+		return err
+	}
+	if isSet(fs, "version") && *version <= 0 {
+		return redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
+	}
+	if (*path)[0] != '/' || len(*path) > redirects.MaxSourceLen {
+		return redirects.Errorf(redirects.EINVALID, "--path %q must start with / and be at most %d bytes, as the API requires", *path, redirects.MaxSourceLen)
+	}
+	// The path is matched decoded once (docs/contract.md#matching); an
+	// escape that cannot decode is refused, as the API refuses it.
+	if _, err := redirects.DecodePath(*path); err != nil {
+		return err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	_, rules, err := s.FindDeployment(ctx, *project, *version)
+	if err != nil {
+		return err
+	}
+	m, ok := redirects.Compile(rules).Lookup(*path)
+	if ok {
+		fmt.Fprintf(c.m.Stdout, "%s\n", m.JSON())
+	}
+	return nil
+}
+
+func (c *cmd) export(ctx context.Context, args []string) error {
+	fs := c.flags("export")
+	project := fs.String("project", "", "project ID")
+	format := fs.String("format", "", "one of "+strings.Join(redirects.Formats, ", "))
+	version := fs.Int("version", 0, "deployment version (default: the latest)")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project", "format"); err != nil {
+		return err
+	}
+	if redirects.FormatExtension(*format) == "" {
+		return redirects.Errorf(redirects.EINVALID, "format %q is not one of %s", *format, strings.Join(redirects.Formats, ", "))
+	}
+	if isSet(fs, "version") && *version <= 0 {
+		return redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	// A version whose export files were pruned is rendered again, with the
+	// deploy's builder, into the same bytes.
+	_, e, err := redirects.FindExport(ctx, s, builder, *project, *version, *format)
+	if err != nil {
+		return err
+	}
+	_, err = c.m.Stdout.Write(e.Body)
+	return err
+}
