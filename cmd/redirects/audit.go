@@ -11,6 +11,19 @@ import (
 	"redirects/export"
 )
 
+// auditCommands is "audit": the audit log.
+var auditCommands = []command{
+	{
+		name:     "audit",
+		synopsis: []string{"[--org ORG_ID] [--project P] [--actor A] [--action A] [--since T] [--until T] [--limit N] [--csv|--json]"},
+		summary:  "print the audit log: who changed what, when",
+		about:    "--since and --until take a time (RFC 3339), a date (2006-01-02) or a duration ago (24h, 7d).",
+		example:  `redirects audit --project "$PROJECT" --since 7d --action 'rule.*'`,
+		readOnly: true,
+		run:      (*cmd).audit,
+	},
+}
+
 // timeFlag is a --since or --until value: an RFC 3339 time, a date
 // (midnight UTC), or a duration back from now ("24h", "7d").
 type timeFlag struct {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"sort"
 	"strings"
 
 	"redirects"
@@ -68,63 +67,6 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-const usageText = `redirects: redirect rule lookup and export service
-
-Usage: redirects [--db URL] COMMAND [flags]
-       redirects --version
-
-Commands:
-  org create --name NAME --tier free|pro|enterprise [--rate-limit N|unlimited] [--monthly-quota N|unlimited]
-  org update ORG_ID [--name NAME] [--tier T] [--rate-limit N|unlimited|default] [--monthly-quota N|unlimited|default]
-  org list [--json]
-  org delete ORG_ID --confirm NAME                 deletes its projects and everything of theirs
-  project create --org ORG_ID --name NAME [--host H]...
-  project list [--org ORG_ID] [--json]
-  project rename --project P --name NAME
-  project update --project P [--name NAME] [--host H]... [--clear-hosts] [--keep-exports N] [--shrink-limit PERCENT]
-  project delete --project P --confirm NAME        deletes its rules, keys, deployments and exports
-  rule add --project P --source S --destination D [--status 301|302] [--match exact|starts_with] [--priority N]
-  rule import --project P [--mode append|upsert|replace] [--replace] [--dry-run] [--json] [--errors-file FILE] FILE|-
-  rule list --project P [--json]
-  rule list --project P [--search Q] [--match M] [--status N] [--sort S] [--limit N] [--after CURSOR] [--json]
-  rule update --project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--priority N] [--revision N]
-  rule delete --project P RULE_ID [--revision N]
-  rule delete --project P --all-matching [--search Q] [--match M] [--status N] --yes
-  key create --project P [--test] [--name LABEL]
-  key list --project P [--json]
-  key revoke --project P KEY_ID_OR_FULL_KEY
-  deploy --project P [--message TEXT] [--from-version N] [--force --reason TEXT] [--allow-shrink]
-  deployments --project P [--json]
-  lookup --project P --path PATH [--version N]
-  export --project P --format FORMAT [--version N]
-  user create --email EMAIL [--operator] [--password-stdin]
-  user list [--json]
-  user disable EMAIL_OR_ID
-  user reset-password EMAIL_OR_ID [--password-stdin]
-  member add --org ORG_ID --user EMAIL --role owner|editor|viewer
-  member list --org ORG_ID [--json]
-  member remove --org ORG_ID --user EMAIL
-  token create --org ORG_ID --role owner|editor|viewer [--name LABEL] [--expires DURATION] [--user EMAIL]
-  token list --org ORG_ID [--json]
-  token revoke --org ORG_ID TOKEN_ID
-  audit [--org ORG_ID] [--project P] [--actor A] [--action A] [--since T] [--until T] [--limit N] [--csv|--json]
-  lint --project P [--version N|draft|live] [--host H]... [--json]
-  diff --project P [--from N|draft|live] [--to N|draft|live] [--max-paths N] [--json]
-  explain --project P --path PATH [--version N|draft|live] [--json]
-  test --project P [FILE] [--version N|draft|live] [--junit FILE] [--host H]... [--json]
-  test set --project P FILE|-                      store the test file every deploy runs
-  verify --base-url URL --project P [--version N|draft|live] [--concurrency N] [--timeout D] [--json]
-  hits --project P [--stale-since T] [--json]           hits and last hit of each draft rule
-  misses --project P [--limit N] [--json]               the paths asked for most that no rule answered
-  serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]
-  quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT] [--log-format text|json]   demo data in a local database, then serve
-  version                                                  the version, commit and build date (also --version)
-  help [COMMAND]                                           the usage, or a command's help (also COMMAND --help)
-
-Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
-Run "redirects COMMAND --help" for what a command does, its flags and an example.
-`
-
 // Run runs one command line and returns the process exit code.
 func (m *Main) Run(ctx context.Context, args []string) int {
 	defer m.Close()
@@ -171,7 +113,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	showVersion := global.Bool("version", false, "print the version and exit")
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(m.Stdout, usageText)
+			fmt.Fprint(m.Stdout, usage())
 			return err
 		}
 		return usagef("%v%s", err, suggestFlag(err, flagNames(global)))
@@ -182,91 +124,14 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return nil
 	}
 	if len(args) == 0 {
-		fmt.Fprint(m.Stderr, usageText)
+		fmt.Fprint(m.Stderr, usage())
 		return usagef("no command given")
 	}
 	// Every change a command makes is recorded in the audit log as made
 	// by the operating-system user who ran it.
 	ctx = redirects.WithActor(ctx, m.cliActor())
 	c := &cmd{m: m, db: *dbURL}
-	name, rest := args[0], args[1:]
-	switch name {
-	case "help":
-		if len(rest) == 0 {
-			fmt.Fprint(m.Stdout, usageText)
-			return nil
-		}
-		if len(rest) == 1 && isHelp(rest[0]) {
-			printHelp(m.Stdout, "help", nil)
-			return nil
-		}
-		// "help COMMAND" is "COMMAND --help".
-		return m.run(ctx, append(rest[:len(rest):len(rest)], "--help"))
-	case "version":
-		fs := c.newFlagSet("version")
-		if _, err := parse(fs, rest); err != nil {
-			return err
-		}
-		fmt.Fprintln(m.Stdout, version.Get())
-		return nil
-	case "org":
-		return c.sub(ctx, "org", rest, map[string]func(context.Context, []string) error{
-			"create": c.orgCreate, "update": c.orgUpdate, "list": c.orgList, "delete": c.orgDelete,
-		})
-	case "project":
-		return c.sub(ctx, "project", rest, map[string]func(context.Context, []string) error{
-			"create": c.projectCreate, "list": c.projectList, "rename": c.projectRename, "update": c.projectUpdate, "delete": c.projectDelete,
-		})
-	case "rule":
-		return c.sub(ctx, "rule", rest, map[string]func(context.Context, []string) error{
-			"add": c.ruleAdd, "import": c.ruleImport, "list": c.ruleList, "update": c.ruleUpdate, "delete": c.ruleDelete,
-		})
-	case "key":
-		return c.sub(ctx, "key", rest, map[string]func(context.Context, []string) error{
-			"create": c.keyCreate, "list": c.keyList, "revoke": c.keyRevoke,
-		})
-	case "user":
-		return c.sub(ctx, "user", rest, map[string]func(context.Context, []string) error{
-			"create": c.userCreate, "list": c.userList, "disable": c.userDisable, "reset-password": c.userResetPassword,
-		})
-	case "member":
-		return c.sub(ctx, "member", rest, map[string]func(context.Context, []string) error{
-			"add": c.memberAdd, "list": c.memberList, "remove": c.memberRemove,
-		})
-	case "token":
-		return c.sub(ctx, "token", rest, map[string]func(context.Context, []string) error{
-			"create": c.tokenCreate, "list": c.tokenList, "revoke": c.tokenRevoke,
-		})
-	case "audit":
-		return c.audit(ctx, rest)
-	case "deploy":
-		return c.deploy(ctx, rest)
-	case "deployments":
-		return c.deployments(ctx, rest)
-	case "lookup":
-		return c.lookup(ctx, rest)
-	case "export":
-		return c.export(ctx, rest)
-	case "lint":
-		return c.lint(ctx, rest)
-	case "diff":
-		return c.diff(ctx, rest)
-	case "explain":
-		return c.explain(ctx, rest)
-	case "test":
-		return c.test(ctx, rest)
-	case "verify":
-		return c.verify(ctx, rest)
-	case "hits":
-		return c.hits(ctx, rest)
-	case "misses":
-		return c.misses(ctx, rest)
-	case "serve":
-		return c.serve(ctx, rest)
-	case "quickstart":
-		return c.quickstart(ctx, rest)
-	}
-	return usagef("unknown command %q%s", name, suggest(name, topLevelNames()))
+	return c.dispatch(ctx, args)
 }
 
 // cmd carries what every command needs.
@@ -276,36 +141,9 @@ type cmd struct {
 	// manage holds the management listener's flags of serve and
 	// quickstart.
 	manage *manageOptions
-	// name is the command being run, as its flag set is named ("rule
-	// list"): open refuses to create a database for a command that only
-	// reads.
-	name string
-}
-
-func (c *cmd) sub(ctx context.Context, group string, args []string, cmds map[string]func(context.Context, []string) error) error {
-	c.m.command = group
-	if len(args) == 0 {
-		printGroupHelp(c.m.Stderr, group)
-		return usagef("%s needs a subcommand", group)
-	}
-	if isHelp(args[0]) {
-		if args[0] == "help" && len(args) > 1 {
-			// "rule help import" is "rule import --help".
-			return c.sub(ctx, group, []string{args[1], "--help"}, cmds)
-		}
-		printGroupHelp(c.m.Stdout, group)
-		return nil
-	}
-	f, ok := cmds[args[0]]
-	if !ok {
-		names := make([]string, 0, len(cmds))
-		for n := range cmds {
-			names = append(names, group+" "+n)
-		}
-		sort.Strings(names)
-		return usagef("unknown command %q%s", group+" "+args[0], suggest(group+" "+args[0], names))
-	}
-	return f(ctx, args[1:])
+	// command is the command being run: open refuses to create a
+	// database for a command that only reads.
+	command *command
 }
 
 // newFlagSet returns a flag set whose --help prints the command's help on
@@ -320,7 +158,6 @@ func (c *cmd) newFlagSet(name string) *flag.FlagSet {
 
 // flags returns a flag set for a command that also accepts --db.
 func (c *cmd) flags(name string) *flag.FlagSet {
-	c.name = name
 	fs := c.newFlagSet(name)
 	fs.StringVar(&c.db, "db", c.db, "database `URL`: sqlite:PATH or postgres://... (or REDIRECTS_DB; default "+DefaultDB+")")
 	return fs
@@ -443,24 +280,12 @@ func (c *cmd) open(ctx context.Context) (redirects.Store, error) {
 	if url == "" {
 		url = DefaultDB
 	}
-	s, err := openStore(ctx, url, c.m.Clock, readers[c.name])
+	s, err := openStore(ctx, url, c.m.Clock, c.command != nil && c.command.readOnly)
 	if err != nil {
 		return nil, err
 	}
 	c.m.store = s
 	return s, nil
-}
-
-// readers are the commands that only read the database: against a SQLite
-// file that does not exist they say so rather than create an empty one and
-// answer from it, which would hide a mistyped --db.
-var readers = map[string]bool{
-	"org list": true, "project list": true, "rule list": true, "key list": true,
-	"user list": true, "member list": true, "token list": true,
-	"deployments": true, "lookup": true, "export": true, "audit": true,
-	"lint": true, "diff": true, "explain": true, "test": true, "verify": true,
-	"hits": true, "misses": true,
-	"serve": true,
 }
 
 // OpenStore opens the store a database URL names, creating a SQLite file

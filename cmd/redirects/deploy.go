@@ -12,6 +12,36 @@ import (
 	"redirects/safety"
 )
 
+// deployCommands are deploy (a rollback is a deploy --from-version) and
+// deployments.
+var deployCommands = []command{
+	{
+		name:     "deploy",
+		synopsis: []string{"--project P [--message TEXT] [--from-version N] [--force --reason TEXT] [--allow-shrink]"},
+		summary:  "make the draft rules live as a new version and print the version",
+		about: "With --from-version the rules of an earlier version go live again (a rollback).\n" +
+			"\n" +
+			"Every deploy is checked first. Lint errors (loops) and failing cases of the project's stored\n" +
+			"test file block it unless it is forced with --force --reason TEXT, which the audit log records.\n" +
+			"A deploy that removes more of the live rules than the project's shrink limit (10 % unless\n" +
+			"\"project update --shrink-limit\" says otherwise; once at least 10 rules go), or all of them,\n" +
+			"needs --allow-shrink; a rollback does not.\n" +
+			"A blocked deploy changes nothing, says why on stderr and exits 1; warnings block nothing.",
+		example: "redirects deploy --project \"$PROJECT\" --message \"spring cleanup\"\n" +
+			"redirects deploy --project \"$PROJECT\" --from-version 3\n" +
+			"redirects deploy --project \"$PROJECT\" --force --reason \"loop fixed upstream tonight\"",
+		run: (*cmd).deploy,
+	},
+	{
+		name:     "deployments",
+		synopsis: []string{"--project P [--json]"},
+		summary:  "list a project's deployments, version 1 first",
+		example:  `redirects deployments --project "$PROJECT" --json`,
+		readOnly: true,
+		run:      (*cmd).deployments,
+	},
+}
+
 func (c *cmd) deploy(ctx context.Context, args []string) error {
 	fs := c.flags("deploy")
 	project := fs.String("project", "", "project ID")

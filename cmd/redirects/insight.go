@@ -12,6 +12,33 @@ import (
 	"redirects"
 )
 
+// insightCommands are hits and misses: what the edge nodes counted.
+var insightCommands = []command{
+	{
+		name:     "hits",
+		synopsis: []string{"--project P [--stale-since T] [--json]"},
+		remark:   "hits and last hit of each draft rule",
+		summary:  "show each draft rule's hits and last hit, as the edge nodes counted them",
+		about: "Hits are counted for live keys' lookups by every edge node and written every second; a rule is\n" +
+			"named by its match type and source, so its hits carry over deploys. --stale-since takes a time\n" +
+			"(RFC 3339), a date (2006-01-02) or a duration ago (90d), and lists only the rules with no hit since.",
+		example:  `redirects hits --project "$PROJECT" --stale-since 90d`,
+		readOnly: true,
+		run:      (*cmd).hits,
+	},
+	{
+		name:     "misses",
+		synopsis: []string{"--project P [--limit N] [--json]"},
+		remark:   "the paths asked for most that no rule answered",
+		summary:  "show the paths live lookups asked for most that no rule answered (204)",
+		about: "Each edge node keeps its most frequent missed paths per project and writes them every second;\n" +
+			"the store keeps the 10,000 most frequent per project.",
+		example:  `redirects misses --project "$PROJECT" --limit 20`,
+		readOnly: true,
+		run:      (*cmd).misses,
+	},
+}
+
 // hitJSON is one rule of hits --json.
 type hitJSON struct {
 	Source      string     `json:"source"`

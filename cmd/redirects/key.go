@@ -8,6 +8,36 @@ import (
 	"redirects"
 )
 
+// keyCommands are the "key" commands: API keys of a project.
+var keyCommands = []command{
+	{name: "key", summary: "API keys of a project, for the edge API"},
+	{
+		name:     "key create",
+		synopsis: []string{"--project P [--test] [--name LABEL]"},
+		summary:  "create an API key and print it, the only time it is shown",
+		about: "A test key (redir_test_...) answers like a live one, with a per-minute limit of its own and no\n" +
+			"monthly quota.",
+		example: `redirects key create --project "$PROJECT" --name edge`,
+		run:     (*cmd).keyCreate,
+	},
+	{
+		name:     "key list",
+		synopsis: []string{"--project P [--json]"},
+		summary:  "list a project's API keys, never the keys themselves",
+		example:  `redirects key list --project "$PROJECT"`,
+		readOnly: true,
+		run:      (*cmd).keyList,
+	},
+	{
+		name:     "key revoke",
+		synopsis: []string{"--project P KEY_ID_OR_FULL_KEY"},
+		summary:  "revoke an API key, by its ID or the full key",
+		about:    "Revoking a key that is already revoked changes nothing, says so, and exits 0.",
+		example:  `redirects key revoke --project "$PROJECT" key_1a2b3c4d5e6f7g8h`,
+		run:      (*cmd).keyRevoke,
+	},
+}
+
 func (c *cmd) keyCreate(ctx context.Context, args []string) error {
 	fs := c.flags("key create")
 	project := fs.String("project", "", "project ID")

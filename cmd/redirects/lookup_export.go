@@ -8,8 +8,27 @@ import (
 	"redirects"
 )
 
-// The commands that read a deployed version as the edge API does: lookup
-// answers one path, export prints one export file.
+// lookupExportCommands are the commands that read a deployed version as
+// the edge API does: lookup answers one path, export prints one export
+// file.
+var lookupExportCommands = []command{
+	{
+		name:     "lookup",
+		synopsis: []string{"--project P --path PATH [--version N]"},
+		summary:  "look a path up in a deployed version, as the edge API would",
+		example:  `redirects lookup --project "$PROJECT" --path /old`,
+		readOnly: true,
+		run:      (*cmd).lookup,
+	},
+	{
+		name:     "export",
+		synopsis: []string{"--project P --format FORMAT [--version N]"},
+		summary:  "print an export file of a deployed version: CSV, nginx or HAProxy",
+		example:  `redirects export --project "$PROJECT" --format nginx > redirects.map`,
+		readOnly: true,
+		run:      (*cmd).export,
+	},
+}
 
 func (c *cmd) lookup(ctx context.Context, args []string) error {
 	fs := c.flags("lookup")

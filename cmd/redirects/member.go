@@ -8,6 +8,33 @@ import (
 	"redirects"
 )
 
+// memberCommands are the "member" commands.
+var memberCommands = []command{
+	{name: "member", summary: "the members of an organization and their roles"},
+	{
+		name:     "member add",
+		synopsis: []string{"--org ORG_ID --user EMAIL --role owner|editor|viewer"},
+		summary:  "add a user to an organization with a role",
+		example:  `redirects member add --org "$ORG" --user ada@example.com --role editor`,
+		run:      (*cmd).memberAdd,
+	},
+	{
+		name:     "member list",
+		synopsis: []string{"--org ORG_ID [--json]"},
+		summary:  "list the members of an organization",
+		example:  `redirects member list --org "$ORG"`,
+		readOnly: true,
+		run:      (*cmd).memberList,
+	},
+	{
+		name:     "member remove",
+		synopsis: []string{"--org ORG_ID --user EMAIL"},
+		summary:  "remove a user from an organization",
+		example:  `redirects member remove --org "$ORG" --user ada@example.com`,
+		run:      (*cmd).memberRemove,
+	},
+}
+
 func (c *cmd) memberAdd(ctx context.Context, args []string) error {
 	fs := c.flags("member add")
 	org := fs.String("org", "", "organization ID")

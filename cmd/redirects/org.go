@@ -9,6 +9,46 @@ import (
 	"redirects"
 )
 
+// orgCommands are the "org" commands: organizations, their tier and limits.
+var orgCommands = []command{
+	{name: "org", summary: "organizations: their tier and limits"},
+	{
+		name:     "org create",
+		synopsis: []string{"--name NAME --tier free|pro|enterprise [--rate-limit N|unlimited] [--monthly-quota N|unlimited]"},
+		summary:  "create an organization and print its ID",
+		about: "The tier sets the default limits: free 100 requests a minute and 10000 a month, pro 1000 and\n" +
+			"1000000, enterprise unlimited. --rate-limit and --monthly-quota override them.",
+		example: `redirects org create --name "Acme Inc" --tier pro`,
+		run:     (*cmd).orgCreate,
+	},
+	{
+		name:     "org update",
+		synopsis: []string{"ORG_ID [--name NAME] [--tier T] [--rate-limit N|unlimited|default] [--monthly-quota N|unlimited|default]"},
+		summary:  "change an organization's name, tier or limits",
+		about:    "Limits set to default follow the tier again.",
+		example: "redirects org update \"$ORG\" --tier enterprise\n" +
+			"redirects org update \"$ORG\" --rate-limit default",
+		run: (*cmd).orgUpdate,
+	},
+	{
+		name:     "org list",
+		synopsis: []string{"[--json]"},
+		summary:  "list the organizations with their tiers and limits",
+		example:  "redirects org list --json",
+		readOnly: true,
+		run:      (*cmd).orgList,
+	},
+	{
+		name:     "org delete",
+		synopsis: []string{"ORG_ID --confirm NAME"},
+		remark:   "deletes its projects and everything of theirs",
+		summary:  "delete an organization with its projects and everything of theirs",
+		about:    "--confirm takes the organization's name, typed back, so that a wrong ID deletes nothing.",
+		example:  `redirects org delete "$ORG" --confirm "Acme Inc"`,
+		run:      (*cmd).orgDelete,
+	},
+}
+
 const timeFormat = time.RFC3339
 
 // limitFlag is a --rate-limit or --monthly-quota value: a number,

@@ -9,6 +9,54 @@ import (
 	"redirects"
 )
 
+// projectCommands are the "project" commands.
+var projectCommands = []command{
+	{name: "project", summary: "projects of an organization"},
+	{
+		name:     "project create",
+		synopsis: []string{"--org ORG_ID --name NAME [--host H]..."},
+		summary:  "create a project in an organization and print its ID",
+		example:  `PROJECT=$(redirects project create --org "$ORG" --name www)`,
+		run:      (*cmd).projectCreate,
+	},
+	{
+		name:     "project list",
+		synopsis: []string{"[--org ORG_ID] [--json]"},
+		summary:  "list the projects, of every organization or of one",
+		example:  `redirects project list --org "$ORG" --json`,
+		readOnly: true,
+		run:      (*cmd).projectList,
+	},
+	{
+		name:     "project rename",
+		synopsis: []string{"--project P --name NAME"},
+		summary:  "rename a project",
+		example:  `redirects project rename --project "$PROJECT" --name shop`,
+		run:      (*cmd).projectRename,
+	},
+	{
+		name:     "project update",
+		synopsis: []string{"--project P [--name NAME] [--host H]... [--clear-hosts] [--keep-exports N] [--shrink-limit PERCENT]"},
+		summary:  "change a project's settings: export retention and deploy shrink limit",
+		about: "--keep-exports N: how many of the latest deployments keep their export files (default 20); older\n" +
+			"versions' files are rendered again when asked for, identical to the deploy's.\n" +
+			"--shrink-limit is the percentage of the live rules a deploy may remove without --allow-shrink\n" +
+			"(0 to 100; 10 for a new project).",
+		example: "redirects project update --project \"$PROJECT\" --keep-exports 50\n" +
+			"redirects project update --project \"$PROJECT\" --shrink-limit 25",
+		run: (*cmd).projectUpdate,
+	},
+	{
+		name:     "project delete",
+		synopsis: []string{"--project P --confirm NAME"},
+		remark:   "deletes its rules, keys, deployments and exports",
+		summary:  "delete a project with its rules, keys, deployments and exports",
+		about:    "--confirm takes the project's name, typed back, so that a wrong ID deletes nothing.",
+		example:  `redirects project delete --project "$PROJECT" --confirm www`,
+		run:      (*cmd).projectDelete,
+	},
+}
+
 func (c *cmd) projectCreate(ctx context.Context, args []string) error {
 	fs := c.flags("project create")
 	org := fs.String("org", "", "organization ID")

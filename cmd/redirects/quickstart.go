@@ -9,6 +9,18 @@ import (
 	"redirects"
 )
 
+// quickstartCommands is "quickstart": demo data, then serve.
+var quickstartCommands = []command{
+	{
+		name:     "quickstart",
+		synopsis: []string{"[--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT] [--log-format text|json]"},
+		remark:   "demo data in a local database, then serve",
+		summary:  "create demo data in a local database, then serve it",
+		example:  "redirects quickstart",
+		run:      (*cmd).quickstart,
+	},
+}
+
 // demoRules are the quickstart project's rules: exact and prefix, 301 and
 // 302, a broad prefix with an exact exception.
 var demoRules = []redirects.Rule{

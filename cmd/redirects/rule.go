@@ -15,6 +15,94 @@ import (
 	"redirects/export"
 )
 
+// ruleCommands are the "rule" commands: the draft rules of a project.
+var ruleCommands = []command{
+	{name: "rule", summary: "the draft redirect rules of a project"},
+	{
+		name:     "rule add",
+		synopsis: []string{"--project P --source S --destination D [--status 301|302] [--match exact|starts_with] [--priority N]"},
+		summary:  "add one draft rule and print its ID",
+		about: "An exact rule answers one path; a starts_with rule answers every path under its source, and of\n" +
+			"several starts_with rules the one with the lowest priority wins. Nothing is live until\n" +
+			"\"redirects deploy\".",
+		example: "redirects rule add --project \"$PROJECT\" --source /old --destination /new\n" +
+			"redirects rule add --project \"$PROJECT\" --source /blog --destination https://blog.example.com/ --match starts_with --status 302",
+		run: (*cmd).ruleAdd,
+	},
+	{
+		name:     "rule import",
+		synopsis: []string{"--project P [--mode append|upsert|replace] [--replace] [--dry-run] [--json] [--errors-file FILE] FILE|-"},
+		summary:  "import draft rules from a CSV file, all or nothing",
+		about:    csvFormat,
+		example: "redirects rule import --project \"$PROJECT\" rules.csv\n" +
+			"redirects rule import --project \"$PROJECT\" --replace --errors-file bad-lines.txt - < rules.csv",
+		run: (*cmd).ruleImport,
+	},
+	{
+		name: "rule list",
+		synopsis: []string{
+			"--project P [--json]",
+			"--project P [--search Q] [--match M] [--status N] [--sort S] [--limit N] [--after CURSOR] [--json]",
+		},
+		summary: "list the draft rules of a project, all of them or one page",
+		about: "Without --search, --match, --status, --sort, --limit or --after every rule is printed, by source.\n" +
+			"With --limit one page is printed, and the next page's cursor on stderr, for --after.",
+		example: "redirects rule list --project \"$PROJECT\"\n" +
+			"redirects rule list --project \"$PROJECT\" --search '/blog*' --limit 50 --json",
+		readOnly: true,
+		run:      (*cmd).ruleList,
+	},
+	{
+		name:     "rule update",
+		synopsis: []string{"--project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--priority N] [--revision N]"},
+		summary:  "change a draft rule",
+		about:    "Only the flags given change. With --revision the update is refused if the rule has changed since.",
+		example:  `redirects rule update --project "$PROJECT" 42 --destination /newer`,
+		run:      (*cmd).ruleUpdate,
+	},
+	{
+		name: "rule delete",
+		synopsis: []string{
+			"--project P RULE_ID [--revision N]",
+			"--project P --all-matching [--search Q] [--match M] [--status N] --yes",
+		},
+		summary: "delete a draft rule, or every rule a filter selects",
+		about: "With --all-matching every rule that --search, --match and --status select is deleted; --yes\n" +
+			"confirms it.",
+		example: "redirects rule delete --project \"$PROJECT\" 42\n" +
+			"redirects rule delete --project \"$PROJECT\" --all-matching --search '/old*' --yes",
+		run: (*cmd).ruleDelete,
+	},
+}
+
+const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per line.
+
+  source,destination,statusCode,matchType,priority
+  /old,/new,301,exact,
+  /blog,https://blog.example.com/,302,starts_with,10
+
+  source       the path the rule applies to, starting with /
+  destination  a path starting with / or an http:// or https:// URL
+  statusCode   301 or 302
+  matchType    exact or starts_with
+  priority     optional column: the precedence of a starts_with rule, lower
+               first (0..1000000); an empty cell, or a file without the
+               column, gives 100
+
+The header names the columns in this order, with or without priority; case
+and a UTF-8 byte order mark do not matter. Blank lines are skipped. A field
+that holds a comma, a double quote or a line break is put in double quotes,
+with a double quote inside it doubled: "/a,b" or "/say ""hi""". One file may
+not hold two rules with the same matchType and source.
+
+The import is all or nothing: if any line is bad, nothing is imported and
+every bad line is reported with its line number: the first 100 on the
+terminal, and every one in FILE with --errors-file FILE. Without --replace the rules
+are added to the draft, and a source that already has a rule of the same
+match type is an error; with --replace they take the place of every draft
+rule of the project. Nothing is live until "redirects deploy". The command
+prints the number of rules imported.`
+
 func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
 	fs := c.flags("rule add")
 	project := fs.String("project", "", "project ID")

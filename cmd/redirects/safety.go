@@ -15,6 +15,68 @@ import (
 	"redirects/safety"
 )
 
+// safetyCommands are lint, diff, explain, test, test set and verify.
+var safetyCommands = []command{
+	{
+		name:     "lint",
+		synopsis: []string{"--project P [--version N|draft|live] [--host H]... [--json]"},
+		summary:  "check a version's rules for loops, chains, shadowed and redundant rules",
+		about:    "Exits 1 when it finds what blocks a deploy.",
+		example:  `redirects lint --project "$PROJECT" --host www.example.com`,
+		readOnly: true,
+		run:      (*cmd).lint,
+	},
+	{
+		name:     "diff",
+		synopsis: []string{"--project P [--from N|draft|live] [--to N|draft|live] [--max-paths N] [--json]"},
+		summary:  "show the paths whose answer changes between two versions",
+		example:  `redirects diff --project "$PROJECT" --from live --to draft`,
+		readOnly: true,
+		run:      (*cmd).diff,
+	},
+	{
+		name:     "explain",
+		synopsis: []string{"--project P --path PATH [--version N|draft|live] [--json]"},
+		summary:  "show which rule answers a path and why",
+		example:  `redirects explain --project "$PROJECT" --path /blog/post`,
+		readOnly: true,
+		run:      (*cmd).explain,
+	},
+	{
+		name:     "test",
+		synopsis: []string{"--project P [FILE] [--version N|draft|live] [--junit FILE] [--host H]... [--json]"},
+		summary:  "check expected outcomes from a file against a version",
+		about: "FILE is CSV with the header path,status,destination[,final_destination], one case a line:\n" +
+			"status is 301, 302, or none for a path no rule may answer. Exits 1 when a case fails.\n" +
+			"Without FILE, the project's stored test file.\n" +
+			"\n" +
+			"Subcommands:\n" +
+			"  set    store the project's test file, which every deploy runs against the rules it puts live",
+		example:  `redirects test --project "$PROJECT" cases.txt --junit results.xml`,
+		readOnly: true,
+		run:      (*cmd).test,
+	},
+	{
+		name:     "test set",
+		synopsis: []string{"--project P FILE|-"},
+		remark:   "store the test file every deploy runs",
+		summary:  "store the project's test file, which every deploy runs against the rules it puts live",
+		about: "The file is checked first: a bad line is reported with its number and nothing is stored.\n" +
+			"An empty file is refused; FILE - reads standard input.",
+		example: `redirects test set --project "$PROJECT" cases.csv`,
+		run:     (*cmd).testSet,
+	},
+	{
+		name:     "verify",
+		synopsis: []string{"--base-url URL --project P [--version N|draft|live] [--concurrency N] [--timeout D] [--json]"},
+		summary:  "ask a running web server for every rule's source and check its answers",
+		about:    "Exits 1 when the server answers otherwise.",
+		example:  `redirects verify --base-url http://127.0.0.1:8080 --project "$PROJECT"`,
+		readOnly: true,
+		run:      (*cmd).verify,
+	},
+}
+
 // The deploy-safety commands: lint, diff, explain, test and verify. Each
 // reads the draft or a version, asks package safety, prints the answer as
 // text or --json, and exits 1 when it finds what blocks a deploy (a lint
@@ -283,19 +345,6 @@ type testJSON struct {
 }
 
 func (c *cmd) test(ctx context.Context, args []string) error {
-	// "test set" stores the file; "test help [set]" is the --help of one
-	// or the other, as for the groups of commands.
-	if len(args) > 0 {
-		switch args[0] {
-		case "set":
-			return c.testSet(ctx, args[1:])
-		case "help":
-			if len(args) > 1 && args[1] == "set" {
-				return c.testSet(ctx, []string{"--help"})
-			}
-			args = []string{"--help"}
-		}
-	}
 	fs := c.flags("test")
 	project := fs.String("project", "", "project ID")
 	version := fs.String("version", "draft", "draft, live or a version number")

@@ -13,6 +13,19 @@ import (
 	"redirects/redis"
 )
 
+// serveCommands is "serve": the edge API.
+var serveCommands = []command{
+	{
+		name:     "serve",
+		synopsis: []string{"[--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]"},
+		summary:  "serve the edge API (and /metrics on the admin address)",
+		about:    "The database must exist: create it with a command that writes first.",
+		example:  "redirects serve --addr 127.0.0.1:8080",
+		readOnly: true,
+		run:      (*cmd).serve,
+	},
+}
+
 // logLevel parses --log-level.
 func logLevel(s string) (slog.Level, error) {
 	var l slog.Level

@@ -11,6 +11,34 @@ import (
 	"redirects"
 )
 
+// tokenCommands are the "token" commands: management API tokens.
+var tokenCommands = []command{
+	{name: "token", summary: "management API tokens of an organization"},
+	{
+		name:     "token create",
+		synopsis: []string{"--org ORG_ID --role owner|editor|viewer [--name LABEL] [--expires DURATION] [--user EMAIL]"},
+		summary:  "create a management API token and print it, the only time it is shown",
+		example:  `redirects token create --org "$ORG" --role editor --name ci --expires 30d`,
+		run:      (*cmd).tokenCreate,
+	},
+	{
+		name:     "token list",
+		synopsis: []string{"--org ORG_ID [--json]"},
+		summary:  "list an organization's management tokens",
+		example:  `redirects token list --org "$ORG"`,
+		readOnly: true,
+		run:      (*cmd).tokenList,
+	},
+	{
+		name:     "token revoke",
+		synopsis: []string{"--org ORG_ID TOKEN_ID"},
+		summary:  "revoke a management token, by its ID or the full token",
+		about:    "Revoking a token that is already revoked changes nothing, says so, and exits 0.",
+		example:  `redirects token revoke --org "$ORG" tok_1a2b3c4d5e6f7g8h`,
+		run:      (*cmd).tokenRevoke,
+	},
+}
+
 // durationFlag is a --expires value: a Go duration ("720h", "90m") or a
 // whole number of days ("30d"), above zero.
 type durationFlag struct{ d time.Duration }

@@ -14,6 +14,40 @@ import (
 	"redirects"
 )
 
+// userCommands are the "user" commands.
+var userCommands = []command{
+	{name: "user", summary: "users of the management API and dashboard"},
+	{
+		name:     "user create",
+		synopsis: []string{"--email EMAIL [--operator] [--password-stdin]"},
+		summary:  "create a user and print its ID (and a one-time password on stderr)",
+		example:  "redirects user create --email ada@example.com --operator",
+		run:      (*cmd).userCreate,
+	},
+	{
+		name:     "user list",
+		synopsis: []string{"[--json]"},
+		summary:  "list the users",
+		example:  "redirects user list --json",
+		readOnly: true,
+		run:      (*cmd).userList,
+	},
+	{
+		name:     "user disable",
+		synopsis: []string{"EMAIL_OR_ID"},
+		summary:  "disable a user: their sessions end and the tokens they created are revoked",
+		example:  "redirects user disable ada@example.com",
+		run:      (*cmd).userDisable,
+	},
+	{
+		name:     "user reset-password",
+		synopsis: []string{"EMAIL_OR_ID [--password-stdin]"},
+		summary:  "give a user a new password (a one-time one on stderr, or read)",
+		example:  `printf '%s' "$PASSWORD" | redirects user reset-password ada@example.com --password-stdin`,
+		run:      (*cmd).userResetPassword,
+	},
+}
+
 // cliActor returns the actor of every command: the operating-system user
 // who runs it, as the audit log names them. The name comes from the
 // process's user ID (os/user), else $USER; under sudo, the invoking user
