@@ -187,6 +187,75 @@ func TestUsageAndHelpFromTable(t *testing.T) {
 	}
 }
 
+// helpFlags returns the flags that "redirects NAME --help" lists.
+func helpFlags(t *testing.T, name string) []string {
+	t.Helper()
+	out, _, code := inProcess(t, "sqlite:"+filepath.Join(t.TempDir(), "none.db"), "", append(strings.Fields(name), "--help")...)
+	if code != 0 {
+		t.Fatalf("redirects %s --help: exit %d", name, code)
+	}
+	_, list, _ := strings.Cut(out, "\nFlags:\n")
+	list, _, _ = strings.Cut(list, "\n\n")
+	return regexp.MustCompile(`(?m)^  (--[a-z][a-z-]*)`).FindAllString(list, -1)
+}
+
+// TestSynopsisNamesEveryFlag: a command's synopsis in the table names every
+// flag the command takes but --db, and every flag it names is one the
+// command takes.
+func TestSynopsisNamesEveryFlag(t *testing.T) {
+	flagRE := regexp.MustCompile(`--[a-z][a-z-]*`)
+	for _, c := range commands {
+		if c.run == nil {
+			continue
+		}
+		var named []string
+		for _, s := range c.synopsis {
+			named = append(named, flagRE.FindAllString(s, -1)...)
+		}
+		var takes []string
+		for _, f := range helpFlags(t, c.name) {
+			f = strings.TrimSpace(f)
+			takes = append(takes, f)
+			if f != "--db" && !slices.Contains(named, f) {
+				t.Errorf("command %q takes %s, which its synopsis %q does not name", c.name, f, c.synopsis)
+			}
+		}
+		for _, f := range named {
+			if !slices.Contains(takes, f) {
+				t.Errorf("the synopsis of %q names %s, which the command does not take", c.name, f)
+			}
+		}
+	}
+}
+
+// TestREADMEReadOnly holds the README's list of the commands that only
+// read to the table.
+func TestREADMEReadOnly(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok := strings.Cut(string(b), "A command that only reads (")
+	list, _, _ = strings.Cut(list, ")")
+	if !ok {
+		t.Fatal(`README.md has no "A command that only reads (...)"`)
+	}
+	var readme, table []string
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(list, -1) {
+		readme = append(readme, strings.Join(strings.Fields(m[1]), " "))
+	}
+	for _, c := range commands {
+		if c.readOnly {
+			table = append(table, c.name)
+		}
+	}
+	slices.Sort(readme)
+	slices.Sort(table)
+	if !slices.Equal(readme, table) {
+		t.Errorf("README.md says these commands only read:\n%q\nthe table says:\n%q", readme, table)
+	}
+}
+
 // TestAddCommand declares one command, as a new one is added, and finds it
 // dispatched, in the usage and its group's help, with its help, in the
 // suggestions for a typo, and read-only against a missing database.

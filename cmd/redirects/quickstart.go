@@ -13,7 +13,7 @@ import (
 var quickstartCommands = []command{
 	{
 		name:     "quickstart",
-		synopsis: []string{"[--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT] [--log-format text|json]"},
+		synopsis: []string{"[--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]] [--log-format text|json]"},
 		remark:   "demo data in a local database, then serve",
 		summary:  "create demo data in a local database, then serve it",
 		example:  "redirects quickstart",
