@@ -127,17 +127,19 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		fmt.Fprint(m.Stderr, usage())
 		return usagef("no command given")
 	}
+	c := &cmd{m: m, cfg: readConfig(m.Getenv)}
+	c.cfg.db = *dbURL
 	// Every change a command makes is recorded in the audit log as made
 	// by the operating-system user who ran it.
-	ctx = redirects.WithActor(ctx, m.cliActor())
-	c := &cmd{m: m, db: *dbURL}
+	ctx = redirects.WithActor(ctx, cliActor(&c.cfg))
 	return c.dispatch(ctx, args)
 }
 
 // cmd carries what every command needs.
 type cmd struct {
-	m  *Main
-	db string
+	m *Main
+	// cfg is the run's configuration: the environment, then the flags.
+	cfg config
 	// manage holds the management listener's flags of serve and
 	// quickstart.
 	manage *manageOptions
@@ -159,7 +161,7 @@ func (c *cmd) newFlagSet(name string) *flag.FlagSet {
 // flags returns a flag set for a command that also accepts --db.
 func (c *cmd) flags(name string) *flag.FlagSet {
 	fs := c.newFlagSet(name)
-	fs.StringVar(&c.db, "db", c.db, "database `URL`: sqlite:PATH or postgres://... (or REDIRECTS_DB; default "+DefaultDB+")")
+	fs.StringVar(&c.cfg.db, "db", c.cfg.db, "database `URL`: sqlite:PATH or postgres://... (or REDIRECTS_DB; default "+DefaultDB+")")
 	return fs
 }
 
@@ -273,14 +275,7 @@ func (c *cmd) open(ctx context.Context) (redirects.Store, error) {
 	if c.m.store != nil {
 		return c.m.store, nil
 	}
-	url := c.db
-	if url == "" {
-		url = c.m.Getenv("REDIRECTS_DB")
-	}
-	if url == "" {
-		url = DefaultDB
-	}
-	s, err := openStore(ctx, url, c.m.Clock, c.command != nil && c.command.readOnly)
+	s, err := openStore(ctx, c.cfg.databaseURL(), c.m.Clock, c.command != nil && c.command.readOnly)
 	if err != nil {
 		return nil, err
 	}

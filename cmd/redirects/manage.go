@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -53,11 +54,10 @@ func (o *manageOptions) check() error {
 
 // manageFlags adds --manage-addr, --tls-cert and --tls-key to fs.
 func (c *cmd) manageFlags(fs *flag.FlagSet, defAddr string) *manageOptions {
-	return &manageOptions{
-		addr: fs.String("manage-addr", c.env("REDIRECTS_MANAGE_ADDR", defAddr), "management API address (or REDIRECTS_MANAGE_ADDR); empty for none"),
-		cert: fs.String("tls-cert", c.env("REDIRECTS_TLS_CERT", ""), "PEM certificate: the management API serves TLS, with Secure cookies (or REDIRECTS_TLS_CERT)"),
-		key:  fs.String("tls-key", c.env("REDIRECTS_TLS_KEY", ""), "PEM private key of --tls-cert (or REDIRECTS_TLS_KEY)"),
-	}
+	fs.StringVar(&c.cfg.manageAddr, "manage-addr", cmp.Or(c.cfg.manageAddr, defAddr), "management API address (or REDIRECTS_MANAGE_ADDR); empty for none")
+	fs.StringVar(&c.cfg.tlsCert, "tls-cert", c.cfg.tlsCert, "PEM certificate: the management API serves TLS, with Secure cookies (or REDIRECTS_TLS_CERT)")
+	fs.StringVar(&c.cfg.tlsKey, "tls-key", c.cfg.tlsKey, "PEM private key of --tls-cert (or REDIRECTS_TLS_KEY)")
+	return &manageOptions{addr: &c.cfg.manageAddr, cert: &c.cfg.tlsCert, key: &c.cfg.tlsKey}
 }
 
 // managementServer is the running management listener.
@@ -93,13 +93,7 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 		}
 	}
 	tlsConfig := o.tls
-	url := c.db
-	if url == "" {
-		url = c.m.Getenv("REDIRECTS_DB")
-	}
-	if url == "" {
-		url = DefaultDB
-	}
+	url := c.cfg.databaseURL()
 	m := &managementServer{done: make(chan error, 1)}
 	// The API and the dashboard share one login counter, so switching
 	// doors gains a guesser nothing.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -45,15 +46,16 @@ const (
 
 func (c *cmd) quickstart(ctx context.Context, args []string) error {
 	fs := c.flags("quickstart")
-	addr := fs.String("addr", c.env("REDIRECTS_ADDR", "127.0.0.1:8080"), "edge API address (or REDIRECTS_ADDR)")
-	admin := fs.String("admin-addr", c.env("REDIRECTS_ADMIN_ADDR", "127.0.0.1:8081"), "admin address for /metrics")
-	logFormat := fs.String("log-format", c.env("REDIRECTS_LOG_FORMAT", "text"), "log lines as text (key=value) or json (or REDIRECTS_LOG_FORMAT)")
+	cf := &c.cfg
+	fs.StringVar(&cf.addr, "addr", cmp.Or(cf.addr, "127.0.0.1:8080"), "edge API address (or REDIRECTS_ADDR)")
+	fs.StringVar(&cf.adminAddr, "admin-addr", cmp.Or(cf.adminAddr, "127.0.0.1:8081"), "admin address for /metrics")
+	fs.StringVar(&cf.logFormat, "log-format", cmp.Or(cf.logFormat, "text"), "log lines as text (key=value) or json (or REDIRECTS_LOG_FORMAT)")
 	c.manage = c.manageFlags(fs, "127.0.0.1:8082")
 	c.manage.lenient = true
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := checkLogFormat(*logFormat); err != nil {
+	if err := checkLogFormat(cf.logFormat); err != nil {
 		return err
 	}
 	if err := c.manage.check(); err != nil {
@@ -91,7 +93,9 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	return c.runServer(ctx, *addr, *admin, "", "info", *logFormat, "evhttp", func(edgeAddr string) {
+	// The demo serves on its own: no shared limits, the default log level
+	// and engine, whatever the environment says.
+	return c.runServer(ctx, cf.addr, cf.adminAddr, "", "info", cf.logFormat, "evhttp", func(edgeAddr string) {
 		host, port, _ := net.SplitHostPort(edgeAddr)
 		if host == "" || host == "::" || host == "0.0.0.0" {
 			host = "127.0.0.1"

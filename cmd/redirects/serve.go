@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"runtime"
@@ -37,12 +38,13 @@ func logLevel(s string) (slog.Level, error) {
 
 func (c *cmd) serve(ctx context.Context, args []string) error {
 	fs := c.flags("serve")
-	addr := fs.String("addr", c.env("REDIRECTS_ADDR", ":8080"), "edge API address (or REDIRECTS_ADDR)")
-	admin := fs.String("admin-addr", c.env("REDIRECTS_ADMIN_ADDR", "127.0.0.1:8081"), "admin address for /metrics (or REDIRECTS_ADMIN_ADDR); empty for none")
-	redisURL := fs.String("redis", c.env("REDIRECTS_REDIS", ""), "Redis URL for limits shared across nodes (or REDIRECTS_REDIS)")
-	level := fs.String("log-level", c.env("REDIRECTS_LOG_LEVEL", "info"), "debug logs every request (or REDIRECTS_LOG_LEVEL)")
-	logFormat := fs.String("log-format", c.env("REDIRECTS_LOG_FORMAT", "text"), "log lines as text (key=value) or json (or REDIRECTS_LOG_FORMAT)")
-	engine := fs.String("engine", c.env("REDIRECTS_ENGINE", "evhttp"), "HTTP engine of the edge listener: evhttp or net/http (or REDIRECTS_ENGINE)")
+	cf := &c.cfg
+	fs.StringVar(&cf.addr, "addr", cmp.Or(cf.addr, ":8080"), "edge API address (or REDIRECTS_ADDR)")
+	fs.StringVar(&cf.adminAddr, "admin-addr", cmp.Or(cf.adminAddr, "127.0.0.1:8081"), "admin address for /metrics (or REDIRECTS_ADMIN_ADDR); empty for none")
+	fs.StringVar(&cf.redis, "redis", cf.redis, "Redis URL for limits shared across nodes (or REDIRECTS_REDIS)")
+	fs.StringVar(&cf.logLevel, "log-level", cmp.Or(cf.logLevel, "info"), "debug logs every request (or REDIRECTS_LOG_LEVEL)")
+	fs.StringVar(&cf.logFormat, "log-format", cmp.Or(cf.logFormat, "text"), "log lines as text (key=value) or json (or REDIRECTS_LOG_FORMAT)")
+	fs.StringVar(&cf.engine, "engine", cmp.Or(cf.engine, "evhttp"), "HTTP engine of the edge listener: evhttp or net/http (or REDIRECTS_ENGINE)")
 	c.manage = c.manageFlags(fs, "")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -50,7 +52,7 @@ func (c *cmd) serve(ctx context.Context, args []string) error {
 	if err := c.manage.check(); err != nil {
 		return err
 	}
-	return c.runServer(ctx, *addr, *admin, *redisURL, *level, *logFormat, *engine, nil)
+	return c.runServer(ctx, cf.addr, cf.adminAddr, cf.redis, cf.logLevel, cf.logFormat, cf.engine, nil)
 }
 
 // runServer serves until ctx ends, then shuts down gracefully. ready, if
@@ -88,7 +90,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 			return nil, err
 		}
 		if redisURL != "" {
-			rl, err := redis.Open(ctx, redisURL, c.env("REDIRECTS_REDIS_PREFIX", "redirects:"), s, logger, c.m.Clock)
+			rl, err := redis.Open(ctx, redisURL, cmp.Or(c.cfg.redisPrefix, "redirects:"), s, logger, c.m.Clock)
 			if err != nil {
 				return nil, err
 			}
@@ -150,12 +152,4 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 	}
 	logger.Info("stopped")
 	return nil
-}
-
-// env returns the environment variable name, or def when it is unset.
-func (c *cmd) env(name, def string) string {
-	if v := c.m.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }

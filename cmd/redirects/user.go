@@ -52,18 +52,18 @@ var userCommands = []command{
 // who runs it, as the audit log names them. The name comes from the
 // process's user ID (os/user), else $USER; under sudo, the invoking user
 // is added, so "root (sudo from alice)" says who it really was.
-func (m *Main) cliActor() redirects.Actor {
+func cliActor(cf *config) redirects.Actor {
 	name := ""
 	if u, err := user.Current(); err == nil {
 		name = u.Username
 	}
 	if name == "" {
-		name = m.Getenv("USER")
+		name = cf.user
 	}
 	if name == "" {
 		name = "unknown"
 	}
-	if s := m.Getenv("SUDO_USER"); s != "" && s != name {
+	if s := cf.sudoUser; s != "" && s != name {
 		name += " (sudo from " + s + ")"
 	}
 	return redirects.Actor{Kind: redirects.ActorCLI, Label: name}

@@ -1,0 +1,54 @@
+package main
+
+import "cmp"
+
+// config is what configures a run besides a command's own flags: the
+// database, the listeners, the log, the shared limiter and who runs it.
+// The environment is read into it once, when the run starts; --db (before
+// the command or after it) and the flags of serve and quickstart then set
+// its fields, so that once a command has parsed its flags, its config is
+// the whole of it.
+type config struct {
+	db    string // --db URL
+	envDB string // REDIRECTS_DB, the database without --db
+
+	addr        string // --addr, REDIRECTS_ADDR: the edge API's address
+	adminAddr   string // --admin-addr, REDIRECTS_ADMIN_ADDR: /metrics
+	manageAddr  string // --manage-addr, REDIRECTS_MANAGE_ADDR
+	tlsCert     string // --tls-cert, REDIRECTS_TLS_CERT
+	tlsKey      string // --tls-key, REDIRECTS_TLS_KEY
+	redis       string // --redis, REDIRECTS_REDIS: limits shared across nodes
+	redisPrefix string // REDIRECTS_REDIS_PREFIX
+	logLevel    string // --log-level, REDIRECTS_LOG_LEVEL
+	logFormat   string // --log-format, REDIRECTS_LOG_FORMAT
+	engine      string // --engine, REDIRECTS_ENGINE
+
+	user     string // USER: who runs the command, if the process's user has no name
+	sudoUser string // SUDO_USER: who ran sudo
+}
+
+// readConfig reads the environment into a config. A variable that is set
+// but empty counts as unset, so each flag's own default applies.
+func readConfig(getenv func(string) string) config {
+	return config{
+		envDB:       getenv("REDIRECTS_DB"),
+		addr:        getenv("REDIRECTS_ADDR"),
+		adminAddr:   getenv("REDIRECTS_ADMIN_ADDR"),
+		manageAddr:  getenv("REDIRECTS_MANAGE_ADDR"),
+		tlsCert:     getenv("REDIRECTS_TLS_CERT"),
+		tlsKey:      getenv("REDIRECTS_TLS_KEY"),
+		redis:       getenv("REDIRECTS_REDIS"),
+		redisPrefix: getenv("REDIRECTS_REDIS_PREFIX"),
+		logLevel:    getenv("REDIRECTS_LOG_LEVEL"),
+		logFormat:   getenv("REDIRECTS_LOG_FORMAT"),
+		engine:      getenv("REDIRECTS_ENGINE"),
+		user:        getenv("USER"),
+		sudoUser:    getenv("SUDO_USER"),
+	}
+}
+
+// databaseURL is the database of the run: --db, else REDIRECTS_DB, else
+// DefaultDB.
+func (cf *config) databaseURL() string {
+	return cmp.Or(cf.db, cf.envDB, DefaultDB)
+}
