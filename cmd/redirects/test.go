@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"redirects"
+	"redirects/safety"
+)
+
+// testJSON is the --json shape of test.
+type testJSON struct {
+	Target  string              `json:"target"`
+	Cases   int                 `json:"cases"`
+	Failed  int                 `json:"failed"`
+	Results []safety.CaseResult `json:"results"`
+}
+
+func (c *cmd) test(ctx context.Context, args []string) error {
+	fs := c.flags("test")
+	project := fs.String("project", "", "project ID")
+	version := fs.String("version", "draft", "draft, live or a version number")
+	junit := fs.String("junit", "", "also write the results as JUnit XML to this file")
+	var hosts hostsFlag
+	fs.Var(&hosts, "host", "a `HOST` of the project's own (repeatable), for final destinations")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseOptional(fs, args, "FILE")
+	if err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	spec, err := parseVersion("version", *version, true)
+	if err != nil {
+		return err
+	}
+	var cases []safety.Case
+	if len(pos) == 1 {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "test file: %v", err)
+		}
+		cases, err = safety.ParseCases(f)
+		f.Close()
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "%s: %s", pos[0], redirects.ErrorMessage(err))
+		}
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		csv, err := s.FindProjectTests(ctx, *project)
+		if err != nil {
+			return err
+		}
+		if csv == "" {
+			return usagef("test takes FILE: project %s has no stored test file (store one with \"redirects test set --project %s FILE\")", *project, *project)
+		}
+		if cases, err = safety.ParseCases(strings.NewReader(csv)); err != nil {
+			return redirects.Errorf(redirects.EINVALID, "the stored test file: %s", redirects.ErrorMessage(err))
+		}
+	}
+	t, err := load(ctx, s, *project, spec, false)
+	if err != nil {
+		return err
+	}
+	results := safety.RunCases(t.Rules, cases, safety.LintOptions{Hosts: hosts})
+	failed := safety.Failed(results)
+	if *junit != "" {
+		if err := writeJUnit(*junit, "redirects."+*project, results); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		if err := c.printJSON(testJSON{Target: t.Name, Cases: len(results), Failed: failed, Results: results}); err != nil {
+			return err
+		}
+	} else {
+		bw := bufio.NewWriter(c.m.Stdout)
+		for _, r := range results {
+			if r.Pass {
+				fmt.Fprintf(bw, "ok    line %d: %s: %s\n", r.Case.Line, r.Case.Path, r.Got)
+			} else {
+				fmt.Fprintf(bw, "FAIL  line %d: %s: %s\n", r.Case.Line, r.Case.Path, strings.Join(r.Problems, "; "))
+			}
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+	}
+	summary := fmt.Sprintf("test of %s: %s, %d failed", t.Name, plural(len(results), "case", "cases"), failed)
+	if failed > 0 {
+		return blocked("%s", summary)
+	}
+	c.infof("%s", summary)
+	return nil
+}
+
+func (c *cmd) testSet(ctx context.Context, args []string) error {
+	fs := c.flags("test set")
+	project := fs.String("project", "", "project ID")
+	pos, err := parse(fs, args, "FILE")
+	if err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	var body []byte
+	if pos[0] == "-" {
+		body, err = io.ReadAll(io.LimitReader(c.m.Stdin, redirects.MaxTestsLen+1))
+	} else {
+		body, err = os.ReadFile(pos[0])
+	}
+	if err != nil {
+		return redirects.Errorf(redirects.EINVALID, "test file: %v", err)
+	}
+	if len(body) == 0 {
+		return redirects.Errorf(redirects.EINVALID, "%s is empty; its first line must be the header %s", pos[0], strings.Join(safety.CasesHeader[:3], ","))
+	}
+	n, err := safety.CountTests(string(body))
+	if err != nil {
+		return redirects.Errorf(redirects.EINVALID, "%s: %s", pos[0], redirects.ErrorMessage(err))
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.SetProjectTests(ctx, *project, string(body)); err != nil {
+		return err
+	}
+	c.infof("stored the test file of %s: %s; every deploy runs them", *project, plural(n, "case", "cases"))
+	return nil
+}
+
+// writeJUnit writes the JUnit report to path, replacing it only once it is
+// complete.
+func writeJUnit(path, suite string, results []safety.CaseResult) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return redirects.Errorf(redirects.EINVALID, "--junit: %v", err)
+	}
+	err = safety.WriteJUnit(f, suite, results)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return redirects.Errorf(redirects.EINVALID, "--junit: %v", err)
+	}
+	return nil
+}
