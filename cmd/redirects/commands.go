@@ -54,7 +54,7 @@ func init() {
 		orgCommands, projectCommands, ruleCommands, keyCommands,
 		deployCommands, lookupExportCommands,
 		userCommands, memberCommands, tokenCommands, auditCommands,
-		safetyCommands, insightCommands,
+		safetyCommands, testCommands, verifyCommands, insightCommands,
 		serveCommands, quickstartCommands, versionCommands, helpCommands,
 	)
 }

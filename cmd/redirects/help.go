@@ -36,8 +36,8 @@ func (c *cmd) help(ctx context.Context, args []string) error {
 	return c.m.run(ctx, append(args[:len(args):len(args)], "--help"))
 }
 
-// printHelp writes a command's help: what it does, its synopsis, its flags
-// with their defaults, and an example.
+// printHelp writes a command's help: what it does, its synopsis, its
+// subcommands, its flags with their defaults, and an example.
 func printHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	d := findCommand(name)
 	fmt.Fprintf(w, "redirects %s: %s\n\nUsage:\n", name, d.summary)
@@ -46,6 +46,14 @@ func printHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	}
 	if d.about != "" {
 		fmt.Fprintf(w, "\n%s\n", d.about)
+	}
+	if subs := subcommands(name); len(subs) > 0 {
+		fmt.Fprint(w, "\nSubcommands:\n")
+		tw := tabwriter.NewWriter(w, 0, 4, 4, ' ', 0)
+		for _, sub := range subs {
+			fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimPrefix(sub.name, name+" "), sub.summary)
+		}
+		tw.Flush()
 	}
 	if fs != nil && len(flagNames(fs)) > 0 {
 		fmt.Fprint(w, "\nFlags:\n")

@@ -127,6 +127,16 @@ func wantHelp(t *testing.T, name string) (prefix, suffix string) {
 	if c.about != "" {
 		prefix += "\n" + c.about + "\n"
 	}
+	if subs := subcommands(name); len(subs) > 0 {
+		prefix += "\nSubcommands:\n"
+		width := 0
+		for _, s := range subs {
+			width = max(width, len(s.name)-len(name)-1)
+		}
+		for _, s := range subs {
+			prefix += fmt.Sprintf("  %-*s    %s\n", width, strings.TrimPrefix(s.name, name+" "), s.summary)
+		}
+	}
 	suffix = "\nExample:\n"
 	for _, line := range strings.Split(c.example, "\n") {
 		suffix += "  " + line + "\n"

@@ -13,7 +13,7 @@ import (
 	"redirects/safety"
 )
 
-// safetyCommands are lint, diff, explain, test, test set and verify.
+// safetyCommands are lint, diff and explain.
 var safetyCommands = []command{
 	{
 		name:     "lint",
@@ -40,30 +40,10 @@ var safetyCommands = []command{
 		readOnly: true,
 		run:      (*cmd).explain,
 	},
-	{
-		name:     "test",
-		synopsis: []string{"--project P [FILE] [--version N|draft|live] [--junit FILE] [--host H]... [--json]"},
-		summary:  "check expected outcomes from a file against a version",
-		about: "FILE is CSV with the header path,status,destination[,final_destination], one case a line:\n" +
-			"status is 301, 302, or none for a path no rule may answer. Exits 1 when a case fails.\n" +
-			"Without FILE, the project's stored test file.\n" +
-			"\n" +
-			"Subcommands:\n" +
-			"  set    store the project's test file, which every deploy runs against the rules it puts live",
-		example:  `redirects test --project "$PROJECT" cases.txt --junit results.xml`,
-		readOnly: true,
-		run:      (*cmd).test,
-	},
-	{
-		name:     "test set",
-		synopsis: []string{"--project P FILE|-"},
-		remark:   "store the test file every deploy runs",
-		summary:  "store the project's test file, which every deploy runs against the rules it puts live",
-		about: "The file is checked first: a bad line is reported with its number and nothing is stored.\n" +
-			"An empty file is refused; FILE - reads standard input.",
-		example: `redirects test set --project "$PROJECT" cases.csv`,
-		run:     (*cmd).testSet,
-	},
+}
+
+// verifyCommands is "verify", which follows test in the usage.
+var verifyCommands = []command{
 	{
 		name:     "verify",
 		synopsis: []string{"--base-url URL --project P [--version N|draft|live] [--concurrency N] [--timeout D] [--json]"},
@@ -75,10 +55,10 @@ var safetyCommands = []command{
 	},
 }
 
-// The deploy-safety commands: lint, diff, explain, test and verify. Each
-// reads the draft or a version, asks package safety, prints the answer as
-// text or --json, and exits 1 when it finds what blocks a deploy (a lint
-// error, a failing case, a server that answers otherwise).
+// The deploy-safety commands: lint, diff, explain, verify and (in test.go)
+// test. Each reads the draft or a version, asks package safety, prints the
+// answer as text or --json, and exits 1 when it finds what blocks a deploy
+// (a lint error, a failing case, a server that answers otherwise).
 
 // hostsFlag collects the repeated --host flag: the project's own hosts,
 // whose absolute destinations lead back into the project.

@@ -12,6 +12,31 @@ import (
 	"redirects/safety"
 )
 
+// testCommands are test and test set: expected-outcome tests.
+var testCommands = []command{
+	{
+		name:     "test",
+		synopsis: []string{"--project P [FILE] [--version N|draft|live] [--junit FILE] [--host H]... [--json]"},
+		summary:  "check expected outcomes from a file against a version",
+		about: "FILE is CSV with the header path,status,destination[,final_destination], one case a line:\n" +
+			"status is 301, 302, or none for a path no rule may answer. Exits 1 when a case fails.\n" +
+			"Without FILE, the project's stored test file.",
+		example:  `redirects test --project "$PROJECT" cases.txt --junit results.xml`,
+		readOnly: true,
+		run:      (*cmd).test,
+	},
+	{
+		name:     "test set",
+		synopsis: []string{"--project P FILE|-"},
+		remark:   "store the test file every deploy runs",
+		summary:  "store the project's test file, which every deploy runs against the rules it puts live",
+		about: "The file is checked first: a bad line is reported with its number and nothing is stored.\n" +
+			"An empty file is refused; FILE - reads standard input.",
+		example: `redirects test set --project "$PROJECT" cases.csv`,
+		run:     (*cmd).testSet,
+	},
+}
+
 // testJSON is the --json shape of test.
 type testJSON struct {
 	Target  string              `json:"target"`
