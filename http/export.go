@@ -19,8 +19,12 @@ func (e *Edge) serveExport(r *Req, w *Resp) (slow func(*Resp)) {
 	if p.q.waitN > 0 && r.IfNoneMatch != "" && p.ps.latest != nil {
 		return e.waitExport(r, w, p.lv, p.ps, p.q.format, time.Duration(p.q.waitN)*time.Second)
 	}
-	return e.export(w, p.lv.exports, r.IfNoneMatch, r.AcceptEncoding, p.ps, p.q.versionN, p.q.format)
+	return e.export(w, p.lv.exports, r.IfNoneMatch, r.AcceptEncoding, p.ps, p.q.versionN, p.q.format, p.q.hasWait)
 }
+
+// versionHeader carries, on the answers of the change feed, the deployment
+// version of the file.
+const versionHeader = "Redirects-Version"
 
 // MaxWait is the longest an export long-poll waits (the wait parameter, in
 // seconds).
@@ -39,12 +43,13 @@ const maxWaiting = 10000
 func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format string, wait time.Duration) (slow func(*Resp)) {
 	if ex := lv.exports.Cached(ps.project.ID, ps.latest.version, format); ex != nil &&
 		!etagMatches(r.IfNoneMatch, exportETag(r.AcceptEncoding, ex)) {
+		w.Set(versionHeader, itoa(ps.latest.version))
 		e.writeExport(w, r.IfNoneMatch, r.AcceptEncoding, ex, format)
 		return nil
 	}
 	if e.waiting.Add(1) > maxWaiting {
 		e.waiting.Add(-1)
-		return e.export(w, lv.exports, r.IfNoneMatch, r.AcceptEncoding, ps, 0, format)
+		return e.export(w, lv.exports, r.IfNoneMatch, r.AcceptEncoding, ps, 0, format, true)
 	}
 	e.Metrics.waiting.Inc()
 	ctx := r.Ctx
@@ -75,6 +80,7 @@ func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format st
 				return
 			}
 			if !etagMatches(ifNoneMatch, exportETag(acceptEncoding, ex)) {
+				w.Set(versionHeader, itoa(ps.latest.version))
 				e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)
 				return
 			}
@@ -85,6 +91,7 @@ func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format st
 			case <-quit:
 			case <-ctx.Done():
 			}
+			w.Set(versionHeader, itoa(ps.latest.version))
 			e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)
 			return
 		}
@@ -101,7 +108,10 @@ func exportETag(acceptEncoding string, ex *redirects.Export) string {
 
 // export answers from the export cache; a file not cached is read from the
 // store on the slow path.
-func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding string, ps *projectState, version int, format string) (slow func(*Resp)) {
+//
+// feed (the request has a wait parameter) adds the Redirects-Version
+// header, the deployment version of the file (docs/contract.md#the-change-feed).
+func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding string, ps *projectState, version int, format string, feed bool) (slow func(*Resp)) {
 	if ps.latest == nil {
 		if version > 0 {
 			e.writeError(w, errVersionNotFound(true, version))
@@ -112,6 +122,9 @@ func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding
 	}
 	if version == 0 {
 		version = ps.latest.version
+	}
+	if feed {
+		w.Set(versionHeader, itoa(version))
 	}
 	if ex := exports.Cached(ps.project.ID, version, format); ex != nil {
 		e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)

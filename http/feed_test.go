@@ -44,8 +44,15 @@ func TestExportLongPoll(t *testing.T) {
 				t.Fatalf("plain export: %d ETag %q body %q", first.StatusCode, etag, body)
 			}
 
+			if v := first.Header.Get("Redirects-Version"); v != "" {
+				t.Errorf("an export without wait carries Redirects-Version %q", v)
+			}
+			if resp, _ := get("&wait=0", ""); resp.StatusCode != 200 || resp.Header.Get("Redirects-Version") != "2" {
+				t.Errorf("wait=0: %d Redirects-Version %q, want 200 and 2", resp.StatusCode, resp.Header.Get("Redirects-Version"))
+			}
+
 			// Nothing deployed: the time runs out and the answer is 304.
-			if resp, body := get("&wait=1", etag); resp.StatusCode != 304 || resp.Header.Get("ETag") != etag || body != "" {
+			if resp, body := get("&wait=1", etag); resp.StatusCode != 304 || resp.Header.Get("ETag") != etag || body != "" || resp.Header.Get("Redirects-Version") != "2" {
 				t.Fatalf("idle long-poll: %d ETag %q body %q, want 304 with %q", resp.StatusCode, resp.Header.Get("ETag"), body, etag)
 			}
 			// A stale ETag is answered at once, whatever the wait.
@@ -67,7 +74,7 @@ func TestExportLongPoll(t *testing.T) {
 			f.addRule("/c", "/to-c")
 			f.deploy()
 			a := <-done
-			if a.resp.StatusCode != 200 || !strings.HasSuffix(a.body, "\n/a /to-a\n/b /to-b\n/c /to-c\n") || a.resp.Header.Get("ETag") == etag {
+			if a.resp.StatusCode != 200 || !strings.HasSuffix(a.body, "\n/a /to-a\n/b /to-b\n/c /to-c\n") || a.resp.Header.Get("ETag") == etag || a.resp.Header.Get("Redirects-Version") != "3" {
 				t.Fatalf("long-poll across a deploy: %d ETag %q body %q", a.resp.StatusCode, a.resp.Header.Get("ETag"), a.body)
 			}
 			if s.edge.waiting.Load() != 0 {

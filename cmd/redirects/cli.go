@@ -117,6 +117,8 @@ Commands:
   hits --project P [--stale-since T] [--json]           hits and last hit of each draft rule
   misses --project P [--limit N] [--json]               the paths asked for most that no rule answered
   serve [--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]
+  sync --edge URL --key KEY --project P --format F --out FILE [--check CMD] [--reload CMD] [--once] [--haproxy-socket SOCKET [--haproxy-map NAME]] [--metrics-addr HOST:PORT]
+  sync --config FILE [--once] [--metrics-addr HOST:PORT]   several targets from a file (docs/delivery.md)
   quickstart [--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT] [--log-format text|json]   demo data in a local database, then serve
   version                                                  the version, commit and build date (also --version)
   help [COMMAND]                                           the usage, or a command's help (also COMMAND --help)
@@ -265,6 +267,8 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return c.serve(ctx, rest)
 	case "quickstart":
 		return c.quickstart(ctx, rest)
+	case "sync":
+		return c.sync(ctx, rest)
 	}
 	return usagef("unknown command %q%s", name, suggest(name, topLevelNames()))
 }

@@ -49,7 +49,7 @@ var commands = []string{
 	"token create", "token list", "token revoke",
 	"audit", "lint", "diff", "explain", "test", "test set", "verify",
 	"hits", "misses",
-	"serve", "quickstart", "version", "help",
+	"serve", "quickstart", "sync", "version", "help",
 }
 
 const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per line.
