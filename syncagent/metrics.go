@@ -71,7 +71,9 @@ func (m *Metrics) live(name string, version int) {
 	}
 }
 
-func (m *Metrics) failure(name string, stage Stage) { m.failures.WithLabelValues(name, string(stage)).Inc() }
+func (m *Metrics) failure(name string, stage Stage) {
+	m.failures.WithLabelValues(name, string(stage)).Inc()
+}
 
 func (m *Metrics) apply(name string) { m.appliesTotal.WithLabelValues(name).Inc() }
 
