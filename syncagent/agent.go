@@ -42,10 +42,31 @@ type Agent struct {
 	// UserAgent names the agent on its requests.
 	UserAgent string
 
-	// applyMu makes one target at a time write, check and reload: targets
-	// that feed one server share its check, which must not see another
-	// target's file before that one has passed its own check.
-	applyMu sync.Mutex
+	// applyMu makes targets that feed one server (the same check command,
+	// or without one the same reload command) write, check and reload one
+	// at a time: a check must not see another target's file before that
+	// one has passed its own check.
+	applyMu  sync.Mutex
+	serverMu map[string]*sync.Mutex
+}
+
+// serverLock returns the lock of the server a target feeds.
+func (a *Agent) serverLock(t *Target) *sync.Mutex {
+	key := "check:" + t.Check
+	if t.Check == "" {
+		key = "reload:" + t.Reload
+	}
+	a.applyMu.Lock()
+	defer a.applyMu.Unlock()
+	if a.serverMu == nil {
+		a.serverMu = map[string]*sync.Mutex{}
+	}
+	mu := a.serverMu[key]
+	if mu == nil {
+		mu = new(sync.Mutex)
+		a.serverMu[key] = mu
+	}
+	return mu
 }
 
 // Stage names where a round failed, as the failures metric labels it.
@@ -321,8 +342,9 @@ func (a *Agent) fetch(ctx context.Context, st *state, wait time.Duration) (*fetc
 // reloaded or swapped into HAProxy.
 func (a *Agent) apply(ctx context.Context, st *state, f *fetched, fail func(Stage, error) error) error {
 	t := st.t
-	a.applyMu.Lock()
-	defer a.applyMu.Unlock()
+	mu := a.serverLock(t)
+	mu.Lock()
+	defer mu.Unlock()
 	restore, keep, err := replaceFile(t.Out, f.body)
 	if err != nil {
 		return fail(StageWrite, err)
