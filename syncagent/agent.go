@@ -345,10 +345,12 @@ func (a *Agent) apply(ctx context.Context, st *state, f *fetched, fail func(Stag
 	mu := a.serverLock(t)
 	mu.Lock()
 	defer mu.Unlock()
+	start := time.Now()
 	restore, keep, err := replaceFile(t.Out, f.body)
 	if err != nil {
 		return fail(StageWrite, err)
 	}
+	written := time.Now()
 	if t.Check != "" {
 		if err := runCommand(ctx, t.Check); err != nil {
 			rerr := restore()
@@ -366,6 +368,7 @@ func (a *Agent) apply(ctx context.Context, st *state, f *fetched, fail func(Stag
 		}
 	}
 	keep()
+	checked := time.Now()
 	a.Metrics.checkFailing(t.label(), false)
 	st.applied, st.poll, st.version = f.etag, f.etag, f.version
 	if t.HAProxySocket != "" {
@@ -381,7 +384,10 @@ func (a *Agent) apply(ctx context.Context, st *state, f *fetched, fail func(Stag
 	}
 	a.Metrics.applied(t.label(), st.version, time.Now())
 	a.Metrics.apply(t.label())
-	a.Logger.Info("applied", "target", t.label(), "version", f.version, "bytes", len(f.body))
+	// The steps' times say where a slow change spends its time.
+	a.Logger.Info("applied", "target", t.label(), "version", f.version, "bytes", len(f.body),
+		"write", written.Sub(start).Round(time.Millisecond), "check", checked.Sub(written).Round(time.Millisecond),
+		"reload", time.Since(checked).Round(time.Millisecond))
 	return nil
 }
 

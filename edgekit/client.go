@@ -1,4 +1,4 @@
-// Package edgeclient is the edge kit for Go applications that ask the
+// Package edgekit is the edge kit for Go applications that ask the
 // lookup API on each request: a Client that caches answers as their
 // Cache-Control allows, gives up after a short timeout (fail-open: the
 // request goes on as if no rule matched) and stops asking for a while after
@@ -7,7 +7,7 @@
 //
 // It uses the standard library only, so an application can copy it as it
 // is. docs/delivery.md ("Put it in front of your site") shows it in use.
-package edgeclient
+package edgekit
 
 import (
 	"container/list"
@@ -32,7 +32,7 @@ type Redirect struct {
 }
 
 // ErrCircuitOpen is returned, without a request, while the breaker is open.
-var ErrCircuitOpen = errors.New("edgeclient: the lookup API failed repeatedly; not asking it for a while")
+var ErrCircuitOpen = errors.New("edgekit: the lookup API failed repeatedly; not asking it for a while")
 
 // Client asks the lookup API of one project. Its zero value is not usable:
 // set Edge, Key and Project. A Client is safe for concurrent use.
@@ -159,13 +159,13 @@ func (c *Client) ask(ctx context.Context, path string) (*Redirect, time.Duration
 	case http.StatusOK:
 		var r Redirect
 		if err := json.Unmarshal(body, &r); err != nil || r.Destination == "" || (r.StatusCode != 301 && r.StatusCode != 302) {
-			return nil, 0, fmt.Errorf("edgeclient: the lookup API answered 200 with %.200q", body)
+			return nil, 0, fmt.Errorf("edgekit: the lookup API answered 200 with %.200q", body)
 		}
 		return &r, maxAge, nil
 	}
 	var e struct{ Error, Code string }
 	json.Unmarshal(body, &e)
-	err = fmt.Errorf("edgeclient: the lookup API answered %d %s %s", resp.StatusCode, e.Code, e.Error)
+	err = fmt.Errorf("edgekit: the lookup API answered %d %s %s", resp.StatusCode, e.Code, e.Error)
 	if resp.StatusCode == http.StatusTooManyRequests {
 		if s, perr := strconv.Atoi(resp.Header.Get("Retry-After")); perr == nil && s > 0 {
 			return nil, 0, &retryAfter{err: err, d: time.Duration(s) * time.Second}

@@ -1,4 +1,4 @@
-package edgeclient_test
+package edgekit_test
 
 import (
 	"context"
@@ -16,14 +16,14 @@ import (
 	"testing"
 	"time"
 
-	"redirects/edgeclient"
+	"redirects/edgekit"
 )
 
 // binary is redirects, built once for the tests.
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "redirects-edgeclient-")
+	dir, err := os.MkdirTemp("", "redirects-edgekit-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -132,7 +132,7 @@ func (s *service) stop() {
 
 // app is an application behind the middleware: it answers 200 "app" and
 // counts the requests it got.
-func app(t *testing.T, c *edgeclient.Client, errs *atomic.Int64) (url string, served *atomic.Int64) {
+func app(t *testing.T, c *edgekit.Client, errs *atomic.Int64) (url string, served *atomic.Int64) {
 	served = new(atomic.Int64)
 	h := c.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		served.Add(1)
@@ -165,7 +165,7 @@ func TestMiddlewareAgainstTheService(t *testing.T) {
 	s := startService(t)
 	now := time.Now()
 	var clock atomic.Int64
-	c := &edgeclient.Client{Edge: s.base, Key: s.key, Project: s.project, Timeout: 300 * time.Millisecond,
+	c := &edgekit.Client{Edge: s.base, Key: s.key, Project: s.project, Timeout: 300 * time.Millisecond,
 		FailureThreshold: 2, OpenFor: 10 * time.Second,
 		Now: func() time.Time { return now.Add(time.Duration(clock.Load())) }}
 	var errs atomic.Int64
@@ -199,7 +199,7 @@ func TestMiddlewareAgainstTheService(t *testing.T) {
 		t.Errorf("a lookup with the service stopped: %v, want the timeout", err)
 	}
 	// Two failures in a row: the breaker is open, nothing is asked.
-	if _, err := c.Lookup(context.Background(), "/uncached-3"); !errors.Is(err, edgeclient.ErrCircuitOpen) {
+	if _, err := c.Lookup(context.Background(), "/uncached-3"); !errors.Is(err, edgekit.ErrCircuitOpen) {
 		t.Errorf("a lookup after two failures: %v, want ErrCircuitOpen", err)
 	}
 	if code, _ := get(t, url+"/old/x"); code != 200 {
@@ -236,7 +236,7 @@ func TestMiddlewareAgainstTheService(t *testing.T) {
 	s.cmd.Process.Kill()
 	s.cmd.Wait()
 	var errs2 atomic.Int64
-	gone := &edgeclient.Client{Edge: s.base, Key: s.key, Project: s.project, Timeout: 300 * time.Millisecond}
+	gone := &edgekit.Client{Edge: s.base, Key: s.key, Project: s.project, Timeout: 300 * time.Millisecond}
 	url2, served2 := app(t, gone, &errs2)
 	if code, _ := get(t, url2+"/old"); code != 200 || served2.Load() != 1 || errs2.Load() != 1 {
 		t.Errorf("/old with the service gone: %d, app served %d, %d errors; want 200 from the app and the error reported", code, served2.Load(), errs2.Load())
@@ -258,7 +258,7 @@ func TestCacheHonoursCacheControl(t *testing.T) {
 	s := startService(t)
 	now := time.Now()
 	var clock atomic.Int64
-	c := &edgeclient.Client{Edge: s.base, Key: s.key, Project: s.project, Timeout: time.Second,
+	c := &edgekit.Client{Edge: s.base, Key: s.key, Project: s.project, Timeout: time.Second,
 		Now: func() time.Time { return now.Add(time.Duration(clock.Load())) }}
 	if r, err := c.Lookup(context.Background(), "/old"); err != nil || r == nil || r.Destination != "/new" {
 		t.Fatalf("lookup /old: %+v %v", r, err)
