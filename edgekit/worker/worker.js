@@ -52,9 +52,16 @@ async function lookup(path, env, ctx) {
     return mem.answer;
   }
   const cacheKey = new Request(`https://redirects-lookup.invalid/${encodeURIComponent(env.PROJECT)}${path}`);
-  const cache = typeof caches !== "undefined" ? caches.default : null;
+  let cache = typeof caches !== "undefined" ? caches.default : null;
+  let hit = null;
   if (cache) {
-    const hit = await cache.match(cacheKey);
+    try {
+      hit = await cache.match(cacheKey);
+    } catch (err) {
+      // A runtime without a cache (workerd unless configured with one):
+      // the isolate's memory is the only cache.
+      cache = null;
+    }
     if (hit) {
       const answer = await hit.json();
       remember(path, answer, maxAge(hit.headers.get("Cache-Control")), now);
