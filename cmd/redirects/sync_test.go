@@ -406,3 +406,42 @@ func waitMinute(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestSyncRefuses holds sync's errors on bad input: each says what is
+// wrong, and nothing is written.
+func TestSyncRefuses(t *testing.T) {
+	c := newCLI(t)
+	out := filepath.Join(t.TempDir(), "x.map")
+	key := "redir_live_0123456789abcdefABCDEF0123456789"
+	c.fail(2, "sync needs --out", "sync", "--edge", "http://127.0.0.1:1", "--key", key, "--project", "p", "--format", "csv")
+	c.fail(1, `format "gif" is not one of`, "sync", "--edge", "http://127.0.0.1:1", "--key", key, "--project", "p", "--format", "gif", "--out", out)
+	c.fail(1, "key is not an API key", "sync", "--edge", "http://127.0.0.1:1", "--key", "secret", "--project", "p", "--format", "csv", "--out", out)
+	c.fail(2, "--edge and --config", "sync", "--config", "x.conf", "--edge", "http://127.0.0.1:1")
+	c.fail(1, "config:", "sync", "--config", filepath.Join(t.TempDir(), "missing.conf"))
+	// The edge cannot be reached: --once says so and exits 1.
+	c.fail(1, "1 of 1 targets are not current", "sync", "--edge", "http://127.0.0.1:1", "--key", key, "--project", "p", "--format", "csv", "--out", out, "--once")
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed sync wrote %s (stat: %v)", out, err)
+	}
+}
+
+// TestSyncReloadFails holds a failed reload: the checked file stays in
+// place, and --once exits 1 naming the reload and its output.
+func TestSyncReloadFails(t *testing.T) {
+	c := newCLI(t)
+	_, project := c.setup()
+	c.ok("rule", "add", "--project", project, "--source", "/a", "--destination", "/b")
+	c.ok("deploy", "--project", project)
+	key := c.ok("key", "create", "--project", project)
+	e := startEdge(t, c)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.map")
+	r := c.exec("", "sync", "--edge", e.base, "--key", key, "--project", project, "--format", "haproxy-map-exact", "--out", out,
+		"--check", "grep -q '^/a /b$' "+out, "--reload", "echo reload refused >&2; exit 3", "--once")
+	if r.code != 1 || !strings.Contains(r.stderr, "reload: ") || !strings.Contains(r.stderr, "reload refused") {
+		t.Errorf("sync --once with a failing reload: exit %d, stderr %q; want 1 naming the reload and its output", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "\n/a /b\n") {
+		t.Errorf("the checked file is not in place after the failed reload (err %v): %q", err, b)
+	}
+}
