@@ -74,6 +74,11 @@ func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format st
 				return
 			}
 			ex, err := lv.exports.Get(ctx, project, ps.latest.version, format)
+			if err != nil && ctx.Err() != nil {
+				// The client went away while the file was read.
+				e.writeError(w, errUnavailable)
+				return
+			}
 			if err != nil {
 				e.Logger.Error("loading an export", "project", project, "version", ps.latest.version, "format", format, "err", err)
 				e.writeError(w, storeError(err))

@@ -213,6 +213,8 @@ func TestSyncNginx(t *testing.T) {
 
 	cfg := filepath.Join(dir, "sync.conf")
 	servertest.WriteFile(t, filepath.Join(dir, "key"), []byte(key+"\n"))
+	// The reload is a signal to nginx's master: "nginx -s reload" would
+	// parse the whole configuration once more just to find the pid file.
 	servertest.WriteFile(t, cfg, []byte(fmt.Sprintf(`# one nginx per format
 edge = %s
 key-file = key
@@ -222,14 +224,14 @@ project = %s
 format = nginx-map-exact
 out = %s
 check = %s
-reload = %s -s reload
+reload = kill -HUP $(cat %s/nginx.pid)
 
 [locations]
 format = nginx
 out = %s
 check = %s -t -q
-reload = %s -s reload
-`, e.base, project, exactMap, check, mapNginx, locations, locNginx, locNginx)))
+reload = kill -HUP $(cat %s/nginx.pid)
+`, e.base, project, exactMap, check, mapDir, locations, locNginx, locDir)))
 	a := startAgent(t, c, "--config", cfg)
 	// Both files are current: nothing applied, the versions known.
 	waitMinute(t, "the agent to learn the applied versions", func() bool {
