@@ -231,18 +231,10 @@ func (a *Agent) round(ctx context.Context, st *state, wait time.Duration) error 
 		a.Logger.Error("sync failed", "target", t.label(), "stage", string(stage), "err", err)
 		return e
 	}
-	if st.pendingReload {
-		if err := runCommand(ctx, t.Reload); err != nil {
-			return fail(StageReload, err)
+	if st.pendingReload || st.pendingSwap != nil {
+		if stage, err := a.finish(ctx, st); err != nil {
+			return fail(stage, err)
 		}
-		st.pendingReload = false
-		a.Logger.Info("reloaded", "target", t.label(), "version", st.version)
-	}
-	if st.pendingSwap != nil {
-		if err := swapMap(ctx, t.HAProxySocket, t.mapName(), st.pendingSwap); err != nil {
-			return fail(StageHAProxy, err)
-		}
-		st.pendingSwap = nil
 	}
 	f, err := a.fetch(ctx, st, wait)
 	if err != nil {
@@ -261,6 +253,29 @@ func (a *Agent) round(ctx context.Context, st *state, wait time.Duration) error 
 		return nil
 	}
 	return a.apply(ctx, st, f, fail)
+}
+
+// finish runs a reload or a swap that failed before, under the server's
+// lock. It returns the stage that failed, and why.
+func (a *Agent) finish(ctx context.Context, st *state) (Stage, error) {
+	t := st.t
+	mu := a.serverLock(t)
+	mu.Lock()
+	defer mu.Unlock()
+	if st.pendingReload {
+		if err := runCommand(ctx, t.Reload); err != nil {
+			return StageReload, err
+		}
+		st.pendingReload = false
+		a.Logger.Info("reloaded", "target", t.label(), "version", st.version)
+	}
+	if st.pendingSwap != nil {
+		if err := swapMap(ctx, t.HAProxySocket, t.mapName(), st.pendingSwap); err != nil {
+			return StageHAProxy, err
+		}
+		st.pendingSwap = nil
+	}
+	return "", nil
 }
 
 // fetched is one answer of the feed.
