@@ -410,3 +410,39 @@ func TestUnitSyscalls(t *testing.T) {
 		t.Errorf("system calls that SystemCallFilter= refuses: %v\nstrace's summary:\n%s", refused, summary)
 	}
 }
+
+// TestSyncUnit checks the sync agent's unit: it runs `redirects sync` from
+// its config file as the unprivileged user redirects-sync, writes only the
+// directories it keeps current, and systemd-analyze verify says nothing of
+// it.
+func TestSyncUnit(t *testing.T) {
+	u := parseUnit(t, "redirects-sync.service")
+	for _, c := range []struct{ section, key, want string }{
+		{"Service", "ExecStart", "/usr/local/bin/redirects sync --config /etc/redirects/sync.conf --metrics-addr 127.0.0.1:9465"},
+		{"Service", "User", "redirects-sync"},
+		{"Service", "ProtectSystem", "strict"},
+		{"Service", "Restart", "on-failure"},
+		{"Install", "WantedBy", "multi-user.target"},
+	} {
+		if got := u.get(c.section, c.key); got != c.want {
+			t.Errorf("[%s] %s=%s, want %s", c.section, c.key, got, c.want)
+		}
+	}
+	if u.get("Service", "User") == "root" || u.get("Service", "DynamicUser") == "yes" {
+		t.Error("the agent must run as its own system user (sudoers and file ownership name it)")
+	}
+	needTool(t, "systemd-analyze", "systemd")
+	b, err := os.ReadFile("redirects-sync.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte("ExecStart=/usr/local/bin/redirects "), []byte("ExecStart="+binary+" "), 1)
+	path := filepath.Join(t.TempDir(), "redirects-sync.service")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("systemd-analyze", "verify", path).CombinedOutput()
+	if err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Fatalf("systemd-analyze verify: %v\n%s", err, out)
+	}
+}

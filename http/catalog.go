@@ -19,6 +19,9 @@ type view struct {
 	orgs     map[string]*redirects.Org
 	projects map[string]*projectState
 	keys     map[[32]byte]*edgeKey
+	// replaced is closed when a newer view replaces this one: what the
+	// export long-polls wait on (waitExport).
+	replaced chan struct{}
 }
 
 // edgeKey is a key as the edge holds it: the key and the counter of its
@@ -52,6 +55,9 @@ type Catalog struct {
 	store   redirects.Store
 	current atomic.Pointer[view]
 	lastID  atomic.Int64
+	// refreshMu makes Refresh one at a time: each swap closes the view it
+	// replaces exactly once.
+	refreshMu sync.Mutex
 
 	// usage counts each key's live lookups per day.
 	usage keyUsage
@@ -107,6 +113,7 @@ func (s *Catalog) loadView(ctx context.Context, prev *view) (*view, error) {
 		return nil, err
 	}
 	c := &view{
+		replaced: make(chan struct{}),
 		orgs:     make(map[string]*redirects.Org, len(orgs)),
 		projects: make(map[string]*projectState, len(projects)),
 		keys:     make(map[[32]byte]*edgeKey, len(keys)),
@@ -163,6 +170,8 @@ const refreshBatch = 1000
 // Refresh applies the events recorded since the last refresh. It returns
 // how many it applied.
 func (s *Catalog) Refresh(ctx context.Context) (int, error) {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
 	after := s.lastID.Load()
 	events, err := s.store.FindEvents(ctx, after, refreshBatch)
 	if err != nil || len(events) == 0 {
@@ -184,7 +193,7 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 			return 0, err
 		}
 	} else {
-		next = &view{orgs: cur.orgs, keys: cur.keys, projects: make(map[string]*projectState, len(cur.projects))}
+		next = &view{orgs: cur.orgs, keys: cur.keys, projects: make(map[string]*projectState, len(cur.projects)), replaced: make(chan struct{})}
 		for id, p := range cur.projects {
 			next.projects[id] = p
 		}
@@ -201,6 +210,7 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 		next.projects[id] = &projectState{project: p.project, latest: d, misses: p.misses}
 	}
 	s.current.Store(next)
+	close(cur.replaced)
 	s.lastID.Store(events[len(events)-1].ID)
 	return len(events), nil
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +23,12 @@ type Edge struct {
 	live     atomic.Pointer[live]
 	stopping atomic.Bool
 	times    headerTimes
+
+	// quit is closed by SetReady(false): export long-polls answer at once.
+	quitMu sync.Mutex
+	quit   chan struct{}
+	// waiting counts the export long-polls being held, up to maxWaiting.
+	waiting atomic.Int64
 }
 
 // live is what the edge answers from once the store has been loaded.
@@ -36,7 +43,32 @@ func (e *Edge) setLive(l *live) { e.live.Store(l) }
 
 // SetReady(false) makes /healthz and /readyz answer 503 while the server
 // shuts down.
-func (e *Edge) SetReady(ready bool) { e.stopping.Store(!ready) }
+func (e *Edge) SetReady(ready bool) {
+	e.stopping.Store(!ready)
+	e.quitMu.Lock()
+	defer e.quitMu.Unlock()
+	switch {
+	case !ready && e.quit == nil:
+		e.quit = closedChan
+	case !ready && e.quit != closedChan:
+		close(e.quit)
+		e.quit = closedChan
+	case ready && e.quit == closedChan:
+		e.quit = nil
+	}
+}
+
+// quitting returns a channel that is closed once the edge stops.
+func (e *Edge) quitting() <-chan struct{} {
+	e.quitMu.Lock()
+	defer e.quitMu.Unlock()
+	if e.quit == nil {
+		e.quit = make(chan struct{})
+	}
+	return e.quit
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Handle answers q in w: it finds q's route and runs its handler. When the
 // answer needs the store (an older version not compiled yet, an export file

@@ -46,6 +46,8 @@ var (
 	errMissingFormat  = newAPIError(http.StatusBadRequest, "MISSING_FORMAT", "Missing format parameter")
 	errInvalidFormat  = newAPIError(http.StatusBadRequest, "INVALID_FORMAT", "Invalid format. Accepted formats: csv, nginx, nginx-map-exact, nginx-map-prefix, haproxy, haproxy-map-exact, haproxy-map-prefix")
 	errInvalidVersion = newAPIError(http.StatusBadRequest, "INVALID_VERSION", "Invalid version parameter: it must be a positive whole number")
+	errInvalidWait    = newAPIError(http.StatusBadRequest, "INVALID_QUERY", "Invalid wait parameter: it must be a whole number of seconds from 0 to 60")
+	errWaitVersion    = newAPIError(http.StatusBadRequest, "INVALID_QUERY", "Invalid wait parameter: wait follows the latest deployment and cannot be combined with version")
 	errProject        = newAPIError(http.StatusNotFound, "NOT_FOUND", "Project not found")
 	errNoExports      = newAPIError(http.StatusNotFound, "NOT_FOUND", "No exports available. Deploy the project first.")
 	errNoDeployments  = newAPIError(http.StatusNotFound, "NOT_FOUND", "No deployments available. Deploy the project first.")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"redirects"
 )
@@ -15,12 +16,107 @@ func (e *Edge) serveExport(r *Req, w *Resp) (slow func(*Resp)) {
 	if !e.check(r, w, false, &p) {
 		return nil
 	}
-	return e.export(w, p.lv.exports, r.IfNoneMatch, r.AcceptEncoding, p.ps, p.q.versionN, p.q.format)
+	if p.q.waitN > 0 && r.IfNoneMatch != "" && p.ps.latest != nil {
+		return e.waitExport(r, w, p.lv, p.ps, p.q.format, time.Duration(p.q.waitN)*time.Second)
+	}
+	return e.export(w, p.lv.exports, r.IfNoneMatch, r.AcceptEncoding, p.ps, p.q.versionN, p.q.format, p.q.hasWait)
+}
+
+// versionHeader carries, on the answers of the change feed, the deployment
+// version of the file.
+const versionHeader = "Redirects-Version"
+
+// MaxWait is the longest an export long-poll waits (the wait parameter, in
+// seconds).
+const MaxWait = 60
+
+// maxWaiting bounds the long-polls one edge node holds at once; past it a
+// long-poll is answered at once, as without wait. Each held one costs a
+// goroutine (a few KiB).
+const maxWaiting = 10000
+
+// waitExport answers an export long-poll (docs/contract.md#the-change-feed):
+// while the latest deployment's file still has the ETag the client sent in
+// If-None-Match, the answer waits, up to wait, for a deployment that changes
+// it; then 200 with the new file, or 304 when the time is up or the edge
+// stops. The checks and the counting were done once, when the request came.
+func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format string, wait time.Duration) (slow func(*Resp)) {
+	if ex := lv.exports.Cached(ps.project.ID, ps.latest.version, format); ex != nil &&
+		!etagMatches(r.IfNoneMatch, exportETag(r.AcceptEncoding, ex)) {
+		w.Set(versionHeader, itoa(ps.latest.version))
+		e.writeExport(w, r.IfNoneMatch, r.AcceptEncoding, ex, format)
+		return nil
+	}
+	if e.waiting.Add(1) > maxWaiting {
+		e.waiting.Add(-1)
+		return e.export(w, lv.exports, r.IfNoneMatch, r.AcceptEncoding, ps, 0, format, true)
+	}
+	e.Metrics.waiting.Inc()
+	ctx := r.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	quit := e.quitting()
+	project, format, ifNoneMatch, acceptEncoding := ps.project.ID, strings.Clone(format), strings.Clone(r.IfNoneMatch), strings.Clone(r.AcceptEncoding)
+	return func(w *Resp) {
+		defer func() {
+			e.waiting.Add(-1)
+			e.Metrics.waiting.Dec()
+		}()
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		for {
+			v := lv.catalog.view()
+			ps := v.projects[project]
+			if ps == nil || ps.latest == nil {
+				// The project was deleted meanwhile.
+				e.writeError(w, errProject)
+				return
+			}
+			ex, err := lv.exports.Get(ctx, project, ps.latest.version, format)
+			if err != nil && ctx.Err() != nil {
+				// The client went away while the file was read.
+				e.writeError(w, errUnavailable)
+				return
+			}
+			if err != nil {
+				e.Logger.Error("loading an export", "project", project, "version", ps.latest.version, "format", format, "err", err)
+				e.writeError(w, storeError(err))
+				return
+			}
+			if !etagMatches(ifNoneMatch, exportETag(acceptEncoding, ex)) {
+				w.Set(versionHeader, itoa(ps.latest.version))
+				e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)
+				return
+			}
+			select {
+			case <-v.replaced:
+				continue
+			case <-timer.C:
+			case <-quit:
+			case <-ctx.Done():
+			}
+			w.Set(versionHeader, itoa(ps.latest.version))
+			e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)
+			return
+		}
+	}
+}
+
+// exportETag is the ETag of the encoding of ex that acceptEncoding picks.
+func exportETag(acceptEncoding string, ex *redirects.Export) string {
+	if enc := negotiateEncoding(acceptEncoding, ex); enc != nil {
+		return enc.ETag
+	}
+	return ex.ETag
 }
 
 // export answers from the export cache; a file not cached is read from the
 // store on the slow path.
-func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding string, ps *projectState, version int, format string) (slow func(*Resp)) {
+//
+// feed (the request has a wait parameter) adds the Redirects-Version
+// header, the deployment version of the file (docs/contract.md#the-change-feed).
+func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding string, ps *projectState, version int, format string, feed bool) (slow func(*Resp)) {
 	if ps.latest == nil {
 		if version > 0 {
 			e.writeError(w, errVersionNotFound(true, version))
@@ -31,6 +127,9 @@ func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding
 	}
 	if version == 0 {
 		version = ps.latest.version
+	}
+	if feed {
+		w.Set(versionHeader, itoa(version))
 	}
 	if ex := exports.Cached(ps.project.ID, version, format); ex != nil {
 		e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)

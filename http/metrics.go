@@ -61,6 +61,8 @@ type Metrics struct {
 	// fallback is 1 while a shared limiter has fallen back to per-node
 	// limits.
 	fallback prometheus.Gauge
+	// waiting counts the export long-polls being held (waitExport).
+	waiting prometheus.Gauge
 	// shared, set when a shared limiter is opened, reports its counters of
 	// round trips to Redis and of requests that waited for one.
 	shared atomic.Pointer[func() SharedLimiterStats]
@@ -90,6 +92,10 @@ func NewMetrics() *Metrics {
 		Name: "redirects_limiter_fallback",
 		Help: "1 while shared limits are unreachable and each node limits alone.",
 	})
+	m.waiting = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "redirects_export_waiting",
+		Help: "Export long-polls (wait=) held until a new deployment or their time is up.",
+	})
 	for ep := range numEndpoints {
 		for i, s := range statuses {
 			m.requests[ep][i] = requests.WithLabelValues(endpointNames[ep], strconv.Itoa(s))
@@ -107,7 +113,7 @@ func NewMetrics() *Metrics {
 			return 0
 		})
 	}
-	m.registry.MustRegister(requests, latency, limits, m.fallback,
+	m.registry.MustRegister(requests, latency, limits, m.fallback, m.waiting,
 		sharedStat("redirects_limiter_redis_round_trips_total",
 			"Round trips of the shared limiter to Redis (shares taken and given back).",
 			func(s SharedLimiterStats) uint64 { return s.RoundTrips }),

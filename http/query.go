@@ -13,6 +13,11 @@ type query struct {
 	project, path, format, version string
 	hasVersion                     bool
 	versionN                       int
+	// wait is the export's long-poll (docs/contract.md#the-change-feed):
+	// how long to hold an answer that would be 304 for a new deployment.
+	wait    string
+	hasWait bool
+	waitN   int
 	// versionHuge holds a version too large to be one, for the not-found
 	// answer.
 	versionHuge string
@@ -52,6 +57,16 @@ func (q *query) check(lookup bool) *apiError {
 			return errInvalidFormat
 		}
 	}
+	if !lookup && q.hasWait {
+		w, err := strconv.Atoi(q.wait)
+		if err != nil || !allDigits(q.wait) || w > MaxWait {
+			return errInvalidWait
+		}
+		if q.hasVersion && w > 0 {
+			return errWaitVersion
+		}
+		q.waitN = w
+	}
 	if q.hasVersion {
 		v, err := strconv.Atoi(q.version)
 		if err != nil && allDigits(q.version) && strings.Trim(q.version, "0") != "" {
@@ -74,7 +89,7 @@ func (q *query) check(lookup bool) *apiError {
 // which docs/contract.md puts first.
 func parseQuery(raw string) query {
 	var q query
-	var seen [4]bool
+	var seen [5]bool
 	bad := func(e *apiError, param string) {
 		if q.bad == nil {
 			q.bad, q.badParam = e, param
@@ -107,6 +122,9 @@ func parseQuery(raw string) query {
 		case "version":
 			i, dst = 3, &q.version
 			q.hasVersion = true
+		case "wait":
+			i, dst = 4, &q.wait
+			q.hasWait = true
 		default:
 			continue
 		}

@@ -3,6 +3,8 @@ package http
 import (
 	"context"
 	"net/http"
+	"strings"
+	"time"
 )
 
 // Req is what the edge reads of a request, whatever the transport. Its
@@ -53,6 +55,11 @@ func (e *Edge) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 		AcceptEncoding: r.Header.Get("Accept-Encoding"), RemoteAddr: r.RemoteAddr, Ctx: r.Context()}
 	if v := r.Header["X-Api-Key"]; len(v) > 0 {
 		q.APIKey = v[0]
+	}
+	if q.Path == exportPath && strings.Contains(q.RawQuery, "wait=") {
+		// A long-poll may be held up to MaxWait before its answer is
+		// written: the listener's WriteTimeout counts from the request.
+		http.NewResponseController(hw).SetWriteDeadline(time.Now().Add(writeTimeout + MaxWait*time.Second))
 	}
 	var w Resp
 	if slow := e.Handle(&q, &w); slow != nil {

@@ -55,7 +55,7 @@ func init() {
 		deployCommands, lookupExportCommands,
 		userCommands, memberCommands, tokenCommands, auditCommands,
 		safetyCommands, testCommands, verifyCommands, insightCommands,
-		serveCommands, quickstartCommands, versionCommands, helpCommands,
+		serveCommands, syncCommands, quickstartCommands, versionCommands, helpCommands,
 	)
 }
 

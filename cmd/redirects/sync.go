@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"redirects"
+	"redirects/internal/version"
+	"redirects/syncagent"
+)
+
+// syncCommands is "sync": the agent that keeps a server's redirect file
+// current. It opens no database.
+var syncCommands = []command{
+	{
+		name: "sync",
+		synopsis: []string{
+			"--edge URL --key KEY --project P --format F --out FILE [--check CMD] [--reload CMD] [--once] [--haproxy-socket SOCKET [--haproxy-map NAME]] [--metrics-addr HOST:PORT] [--log-format text|json]",
+			"--config FILE [--once] [--metrics-addr HOST:PORT] [--log-format text|json]",
+		},
+		summary: "keep a server's redirect file current: fetch each deploy, write, check, reload",
+		about: `The agent follows the live deployment of a project through the edge API's change feed (a
+long-poll of /v1/export: a new deploy arrives within a second, an idle agent makes one request a
+minute) and needs only the edge's address and the project's API key, no database. Each new file is
+written beside --out and renamed over it, then --check runs (nginx -t, haproxy -c -f ...); when the
+check fails the previous file is put back, nothing is reloaded, and the agent says so in its log, its
+metrics and (with --once) its exit status, 1. Then --reload runs. Commands run with sh -c.
+
+With --haproxy-socket the target is an HAProxy map (haproxy-map-exact or haproxy-map-prefix) swapped
+through the Runtime API (prepare map, add map @VER, commit map): atomic, no reload. --haproxy-map
+names the map as HAProxy's configuration does (default: --out, which is written too, for restarts).
+
+--once makes one pass (cron, CI) and exits 0 when every target is current. Without it the agent runs
+until stopped, retrying failures with back-off (1 s doubling to 60 s). --config FILE reads several
+targets (docs/delivery.md). --metrics-addr serves Prometheus metrics at /metrics.`,
+		example: "redirects sync --edge https://edge.example.com --key \"$KEY\" --project \"$PROJECT\" --format nginx-map-exact \\\n    --out /etc/nginx/redirects.map --check 'nginx -t' --reload 'nginx -s reload'\nredirects sync --config /etc/redirects/sync.conf --metrics-addr 127.0.0.1:9465",
+		run:     (*cmd).sync,
+	},
+}
+
+// sync runs the sync agent (syncagent), from flags or a config file.
+func (c *cmd) sync(ctx context.Context, args []string) error {
+	fs := c.newFlagSet("sync")
+	var t syncagent.Target
+	fs.StringVar(&t.Edge, "edge", "", "base `URL` of the edge API")
+	fs.StringVar(&t.Key, "key", "", "the project's API `KEY`")
+	fs.StringVar(&t.Project, "project", "", "project ID")
+	fs.StringVar(&t.Format, "format", "", "export `FORMAT`")
+	fs.StringVar(&t.Out, "out", "", "the `FILE` the server reads")
+	fs.StringVar(&t.Check, "check", "", "`CMD` that checks the server's configuration with the new file")
+	fs.StringVar(&t.Reload, "reload", "", "`CMD` that reloads the server after a passed check")
+	fs.StringVar(&t.HAProxySocket, "haproxy-socket", "", "HAProxy Runtime API `SOCKET` (a path, or HOST:PORT): swap the map without a reload")
+	fs.StringVar(&t.HAProxyMap, "haproxy-map", "", "the map's `NAME` in HAProxy's configuration (default: --out)")
+	once := fs.Bool("once", false, "one pass, then exit: 0 when every target is current")
+	config := fs.String("config", "", "read the targets from `FILE` instead of the flags")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`HOST:PORT`/metrics")
+	logFormat := fs.String("log-format", "text", "log lines as text or json")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkLogFormat(*logFormat); err != nil {
+		return err
+	}
+	var targets []syncagent.Target
+	if *config != "" {
+		for _, name := range []string{"edge", "key", "project", "format", "out", "check", "reload", "haproxy-socket", "haproxy-map"} {
+			if fs.Lookup(name).Value.String() != "" {
+				return usagef("sync: --%s and --config: the config file holds the targets", name)
+			}
+		}
+		f, err := os.Open(*config)
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "config: %v", err)
+		}
+		cfg, err := syncagent.ReadConfig(f, filepath.Dir(*config))
+		f.Close()
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "%s: %v", *config, err)
+		}
+		targets = cfg.Targets
+		if *metricsAddr == "" {
+			*metricsAddr = cfg.MetricsAddr
+		}
+	} else {
+		if err := required(fs, "edge", "key", "project", "format", "out"); err != nil {
+			return err
+		}
+		t.Name = t.Out
+		if err := t.Validate(); err != nil {
+			return redirects.Errorf(redirects.EINVALID, "%v", err)
+		}
+		targets = []syncagent.Target{t}
+	}
+	logger, _ := newLogger(c.m.Stderr, slog.LevelInfo, *logFormat)
+	agent := &syncagent.Agent{Targets: targets, Logger: logger, Metrics: syncagent.NewMetrics(),
+		UserAgent: "redirects-sync/" + version.Get().Version}
+	if *metricsAddr != "" {
+		ln, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "metrics listener: %v", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", agent.Metrics.Handler())
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		logger.Info("metrics listener", "addr", ln.Addr().String())
+		if c.m.Ready != nil {
+			c.m.Ready("", ln.Addr().String())
+		}
+	}
+	if *once {
+		err := agent.Once(ctx)
+		if err != nil {
+			var e *syncagent.Error
+			for _, one := range unjoin(err) {
+				if errors.As(one, &e) {
+					fmt.Fprintf(c.m.Stderr, "redirects: sync: %v\n", e)
+				}
+			}
+			return redirects.Errorf(redirects.EINVALID, "sync: %d of %d targets are not current", len(unjoin(err)), len(targets))
+		}
+		return nil
+	}
+	logger.Info("following the live deployment", "targets", len(targets))
+	agent.Run(ctx)
+	return nil
+}
+
+// unjoin returns the errors errors.Join joined, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
