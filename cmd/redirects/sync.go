@@ -40,7 +40,7 @@ names the map as HAProxy's configuration does (default: --out, which is written 
 --once makes one pass (cron, CI) and exits 0 when every target is current. Without it the agent runs
 until stopped, retrying failures with back-off (1 s doubling to 60 s). --config FILE reads several
 targets (docs/delivery.md). --metrics-addr serves Prometheus metrics at /metrics.`,
-		example: "redirects sync --edge https://edge.example.com --key \"$KEY\" --project \"$PROJECT\" --format nginx-map-exact \\\n    --out /etc/nginx/redirects.map --check 'nginx -t' --reload 'nginx -s reload'\nredirects sync --config /etc/redirects/sync.conf --metrics-addr 127.0.0.1:9465",
+		example: "redirects sync --edge https://edge.example.com --key \"$KEY\" --project \"$PROJECT\" --format nginx-map-exact --out /etc/nginx/redirects.map --check 'nginx -t' --reload 'nginx -s reload'\nredirects sync --config /etc/redirects/sync.conf --metrics-addr 127.0.0.1:9465",
 		run:     (*cmd).sync,
 	},
 }
