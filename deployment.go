@@ -155,10 +155,22 @@ type Release struct {
 	Exports []Export
 }
 
+// DeployReader is what a deploy's gate reads in the deploy's write
+// transaction, beside the project and the rules it is handed.
+type DeployReader interface {
+	// FindLiveRules returns the rules of the project's latest deployment,
+	// in any order. Errors: ENOTFOUND when it has none.
+	FindLiveRules(ctx context.Context, projectID string) ([]Rule, error)
+	// FindProjectTests returns the project's stored expected-outcome test
+	// file, or "" when it has none.
+	FindProjectTests(ctx context.Context, projectID string) (string, error)
+}
+
 // DeployTx is a store's write transaction as DeployInTx uses it. It holds,
 // until it ends, a lock that keeps two deploys of one project from picking
-// the same version.
+// the same version; on PostgreSQL FindProject takes it.
 type DeployTx interface {
+	DeployReader
 	// FindProject returns the project to deploy. Errors: ENOTFOUND.
 	FindProject(ctx context.Context, id string) (*Project, error)
 	// FindRules returns the draft rules of a project when version is 0,
@@ -170,16 +182,88 @@ type DeployTx interface {
 	InsertRelease(ctx context.Context, orgID string, r *Release) error
 	// RecordAudit appends an audit entry in the transaction.
 	RecordAudit(ctx context.Context, e *AuditEntry) error
+	// Now returns the store's time, which the deployment is stamped with.
+	Now() time.Time
 }
 
-// DeployInTx is Store.Deploy inside a store's open write transaction tx,
-// which the caller commits: it reads the rules to deploy, makes the release
-// (see NewRelease) at time now, stores it and records its audit entry with
-// the actor in ctx. A builder error is returned
-// as it is.
-func DeployInTx(ctx context.Context, tx DeployTx, projectID string, opts DeployOptions, build Builder, now time.Time) (*Deployment, error) {
+// DeployStore is what a deploy needs of a store: its write transaction.
+type DeployStore interface {
+	// WithDeployTx runs fn in a write transaction that holds the store's
+	// deploy lock (see DeployTx) and commits it when fn returns nil; when
+	// fn fails, nothing it wrote is kept and its error is returned as it
+	// is. It is a store's whole part in a deploy: deploys go through
+	// Deploy, which checks what it writes in this transaction.
+	// Errors: EUNAVAILABLE, and whatever fn returns.
+	WithDeployTx(ctx context.Context, fn func(tx DeployTx) error) error
+}
+
+// DeployCheck is what a DeployGate sees of a deploy, read in the deploy's
+// write transaction: the project as stored (its hosts, its shrink limit),
+// the options, and the rules the deploy will write, in the order of
+// SortRules. Reader reads the rest (the live rules, the stored test file)
+// in the same transaction.
+type DeployCheck struct {
+	Project *Project
+	Options DeployOptions
+	// Rules are the rules the deploy writes; the gate must not change them.
+	Rules  []Rule
+	Reader DeployReader
+}
+
+// DeployGate checks a deploy in its write transaction, after the rules are
+// read and sorted and before anything is rendered or written. It returns
+// the override the deploy goes past, which the deploy's audit entry
+// records, or an error, which stops the deploy with nothing written.
+// safety.Gate is the one the command line, the management API and the
+// dashboard deploy through (safety.Deploy); a rule changed after the check
+// waits for the deploy's lock and goes live only with the next deploy,
+// which checks it again.
+type DeployGate func(ctx context.Context, c *DeployCheck) (DeployOverride, error)
+
+// Deploy is the one deploy: in s's write transaction it reads the rules to
+// deploy (the draft, or opts.FromVersion's), runs gate on them, renders
+// them with build and stores them as the project's next version (see
+// DeployInTx). Errors: ENOTFOUND (project or version), EINVALID, and
+// whatever gate and build return.
+func Deploy(ctx context.Context, s DeployStore, projectID string, opts DeployOptions, build Builder, gate DeployGate) (*Deployment, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
+	}
+	var d *Deployment
+	err := s.WithDeployTx(ctx, func(tx DeployTx) error {
+		var err error
+		d, err = DeployInTx(ctx, tx, projectID, opts, build, gate)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// DeployUnchecked is Deploy without a gate: it deploys what it reads, with
+// opts.Override recorded as given. It is for tests of the stores, for
+// benchmarks and for the quickstart's first deploy of rules it wrote
+// itself; everything that deploys rules a person wrote goes through
+// safety.Deploy.
+func DeployUnchecked(ctx context.Context, s DeployStore, projectID string, opts DeployOptions, build Builder) (*Deployment, error) {
+	return Deploy(ctx, s, projectID, opts, build, func(_ context.Context, c *DeployCheck) (DeployOverride, error) {
+		return c.Options.Override, nil
+	})
+}
+
+// DeployInTx is Deploy inside a store's open write transaction tx, which
+// the caller commits: it reads the project and the rules to deploy, sorts
+// them (SortRules), runs gate on them, makes the release (see NewRelease)
+// at the store's time, stores it and records its audit entry, with the
+// override gate returned, and the actor in ctx. A gate or builder error is
+// returned as it is.
+func DeployInTx(ctx context.Context, tx DeployTx, projectID string, opts DeployOptions, build Builder, gate DeployGate) (*Deployment, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if gate == nil {
+		return nil, Errorf(EINTERNAL, "deploy: no gate (DeployUnchecked deploys without one)")
 	}
 	p, err := tx.FindProject(ctx, projectID)
 	if err != nil {
@@ -189,7 +273,11 @@ func DeployInTx(ctx context.Context, tx DeployTx, projectID string, opts DeployO
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewRelease(projectID, opts, rules, build, now)
+	SortRules(rules)
+	if opts.Override, err = gate(ctx, &DeployCheck{Project: p, Options: opts, Rules: rules, Reader: tx}); err != nil {
+		return nil, err
+	}
+	r, err := NewRelease(projectID, opts, rules, build, tx.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +291,8 @@ func DeployInTx(ctx context.Context, tx DeployTx, projectID string, opts DeployO
 }
 
 // NewRelease is the part of a deploy that needs no database. It sorts rules
-// in place, once, in the order of SortRules; encodes the snapshot before
+// in place in the order of SortRules (one pass when DeployInTx sorted them
+// already); encodes the snapshot before
 // build sees them, so a builder that reorders or edits its slice cannot
 // change what is stored; counts the rules of each match type; and renders
 // the exports with build, checking that their formats are distinct and not
