@@ -143,6 +143,34 @@ type DeployContent struct {
 // so a failure stores nothing.
 type Builder func(rules []Rule) (*DeployContent, error)
 
+// Render renders the content of a deployment from rules, in the order of
+// SortRules, with build, checking that the export formats are distinct and
+// not empty and giving a nil body an empty one. A builder error is
+// returned as it is; a bad export is EINTERNAL.
+func Render(rules []Rule, build Builder) (*DeployContent, error) {
+	if build == nil {
+		return nil, Errorf(EINTERNAL, "deploy: no builder")
+	}
+	content, err := build(rules)
+	if err != nil {
+		return nil, err
+	}
+	if content == nil {
+		content = &DeployContent{}
+	}
+	seen := make(map[string]bool, len(content.Exports))
+	for i, e := range content.Exports {
+		if e.Format == "" || seen[e.Format] {
+			return nil, Errorf(EINTERNAL, "deploy: the builder returned an empty or repeated export format %q", e.Format)
+		}
+		seen[e.Format] = true
+		if e.Body == nil {
+			content.Exports[i].Body = []byte{} // an empty file is still a file
+		}
+	}
+	return content, nil
+}
+
 // Release is a deployment ready to store: everything a store writes but the
 // version number, which the store picks inside its transaction.
 type Release struct {
@@ -192,148 +220,9 @@ type DeployStore interface {
 	// deploy lock (see DeployTx) and commits it when fn returns nil; when
 	// fn fails, nothing it wrote is kept and its error is returned as it
 	// is. It is a store's whole part in a deploy: deploys go through
-	// Deploy, which checks what it writes in this transaction.
+	// safety.Deploy, which checks what it writes in this transaction.
 	// Errors: EUNAVAILABLE, and whatever fn returns.
 	WithDeployTx(ctx context.Context, fn func(tx DeployTx) error) error
-}
-
-// DeployCheck is what a DeployGate sees of a deploy, read in the deploy's
-// write transaction: the project as stored (its hosts, its shrink limit),
-// the options, and the rules the deploy will write, in the order of
-// SortRules. Reader reads the rest (the live rules, the stored test file)
-// in the same transaction.
-type DeployCheck struct {
-	Project *Project
-	Options DeployOptions
-	// Rules are the rules the deploy writes; the gate must not change them.
-	Rules  []Rule
-	Reader DeployReader
-}
-
-// DeployGate checks a deploy in its write transaction, after the rules are
-// read and sorted and before anything is rendered or written. It returns
-// the override the deploy goes past, which the deploy's audit entry
-// records, or an error, which stops the deploy with nothing written.
-// safety.Gate is the one the command line, the management API and the
-// dashboard deploy through (safety.Deploy); a rule changed after the check
-// waits for the deploy's lock and goes live only with the next deploy,
-// which checks it again.
-type DeployGate func(ctx context.Context, c *DeployCheck) (DeployOverride, error)
-
-// Deploy is the one deploy: in s's write transaction it reads the rules to
-// deploy (the draft, or opts.FromVersion's), runs gate on them, renders
-// them with build and stores them as the project's next version (see
-// DeployInTx). Errors: ENOTFOUND (project or version), EINVALID, and
-// whatever gate and build return.
-func Deploy(ctx context.Context, s DeployStore, projectID string, opts DeployOptions, build Builder, gate DeployGate) (*Deployment, error) {
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	var d *Deployment
-	err := s.WithDeployTx(ctx, func(tx DeployTx) error {
-		var err error
-		d, err = DeployInTx(ctx, tx, projectID, opts, build, gate)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
-}
-
-// DeployUnchecked is Deploy without a gate: it deploys what it reads, with
-// opts.Override recorded as given. It is for tests of the stores, for
-// benchmarks and for the quickstart's first deploy of rules it wrote
-// itself; everything that deploys rules a person wrote goes through
-// safety.Deploy.
-func DeployUnchecked(ctx context.Context, s DeployStore, projectID string, opts DeployOptions, build Builder) (*Deployment, error) {
-	return Deploy(ctx, s, projectID, opts, build, func(_ context.Context, c *DeployCheck) (DeployOverride, error) {
-		return c.Options.Override, nil
-	})
-}
-
-// DeployInTx is Deploy inside a store's open write transaction tx, which
-// the caller commits: it reads the project and the rules to deploy, sorts
-// them (SortRules), runs gate on them, makes the release (see NewRelease)
-// at the store's time, stores it and records its audit entry, with the
-// override gate returned, and the actor in ctx. A gate or builder error is
-// returned as it is.
-func DeployInTx(ctx context.Context, tx DeployTx, projectID string, opts DeployOptions, build Builder, gate DeployGate) (*Deployment, error) {
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	if gate == nil {
-		return nil, Errorf(EINTERNAL, "deploy: no gate (DeployUnchecked deploys without one)")
-	}
-	p, err := tx.FindProject(ctx, projectID)
-	if err != nil {
-		return nil, err
-	}
-	rules, err := tx.FindRules(ctx, projectID, opts.FromVersion)
-	if err != nil {
-		return nil, err
-	}
-	SortRules(rules)
-	if opts.Override, err = gate(ctx, &DeployCheck{Project: p, Options: opts, Rules: rules, Reader: tx}); err != nil {
-		return nil, err
-	}
-	r, err := NewRelease(projectID, opts, rules, build, tx.Now())
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.InsertRelease(ctx, p.OrgID, r); err != nil {
-		return nil, err
-	}
-	if err := tx.RecordAudit(ctx, DeployAuditEntry(ctx, p, &r.Deployment)); err != nil {
-		return nil, err
-	}
-	return &r.Deployment, nil
-}
-
-// NewRelease is the part of a deploy that needs no database. It sorts rules
-// in place in the order of SortRules (one pass when DeployInTx sorted them
-// already); encodes the snapshot before
-// build sees them, so a builder that reorders or edits its slice cannot
-// change what is stored; counts the rules of each match type; and renders
-// the exports with build, checking that their formats are distinct and not
-// empty and giving a nil body an empty one. A builder error is returned as
-// it is.
-func NewRelease(projectID string, opts DeployOptions, rules []Rule, build Builder, now time.Time) (*Release, error) {
-	if build == nil {
-		return nil, Errorf(EINTERNAL, "deploy: no builder")
-	}
-	SortRules(rules)
-	r := &Release{
-		Deployment: Deployment{ProjectID: projectID, CreatedAt: now, Message: opts.Message, FromVersion: opts.FromVersion,
-			Override: opts.Override},
-		Snapshot: EncodeRules(rules),
-	}
-	for i := range rules {
-		if rules[i].MatchType == Exact {
-			r.Deployment.ExactCount++
-		} else {
-			r.Deployment.PrefixCount++
-		}
-	}
-	content, err := build(rules)
-	if err != nil {
-		return nil, err
-	}
-	if content == nil {
-		content = &DeployContent{}
-	}
-	seen := make(map[string]bool, len(content.Exports))
-	for i, e := range content.Exports {
-		if e.Format == "" || seen[e.Format] {
-			return nil, Errorf(EINTERNAL, "deploy: the builder returned an empty or repeated export format %q", e.Format)
-		}
-		seen[e.Format] = true
-		if e.Body == nil {
-			content.Exports[i].Body = []byte{} // an empty file is still a file
-		}
-	}
-	r.Deployment.Report, r.Exports = content.Report, content.Exports
-	return r, nil
 }
 
 // DeploymentNotFound returns the ENOTFOUND error of a project's missing

@@ -47,13 +47,13 @@ func FindExport(ctx context.Context, s ExportSource, build Builder, projectID st
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := NewRelease(projectID, DeployOptions{Message: d.Message, FromVersion: d.FromVersion}, rules, build, d.CreatedAt)
+	content, err := Render(rules, build)
 	if err != nil {
 		return nil, nil, err
 	}
-	for i := range r.Exports {
-		if r.Exports[i].Format == format {
-			return d, &r.Exports[i], nil
+	for i := range content.Exports {
+		if content.Exports[i].Format == format {
+			return d, &content.Exports[i], nil
 		}
 	}
 	return nil, nil, Errorf(ENOTFOUND, "export %q of deployment version %d of project %s not found", format, d.Version, projectID)

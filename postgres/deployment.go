@@ -12,7 +12,7 @@ import (
 	"redirects/internal/coding"
 )
 
-// WithDeployTx runs fn in one transaction (see redirects.Deploy).
+// WithDeployTx runs fn in one transaction (see safety.Deploy).
 //
 // The deploy's first read (deployTx.FindProject) locks the project's row
 // (FOR NO KEY UPDATE) and holds it to commit, so two deploys of one

@@ -203,19 +203,19 @@ func (e *BlockedError) Unwrap() error {
 
 // Deploy is the one deploy of the command line, the management API and the
 // dashboard, of the draft and of an earlier version (a rollback): it
-// deploys through redirects.Deploy with the gate run in the deploy's write
-// transaction, on exactly the rules the deploy writes, against the
+// deploys through the pipeline (DeployInTx) with the gate run in the
+// deploy's write transaction, on exactly the rules the deploy writes, against the
 // project's own hosts, shrink limit and stored test file as that
 // transaction reads them. A blocked deploy changes nothing and returns a
 // *BlockedError with the report. The audit entry of a deploy records only
 // the overrides it needed, so the log shows what was gone past, not what
 // was asked for just in case. The report is returned with a deployment
 // too, for its warnings; it is nil when the deploy failed before the gate
-// ran. Errors: as redirects.Deploy, EINVALID for a bad stored test file,
+// ran. Errors: ENOTFOUND (project or version), EINVALID, what build returns, EINVALID for a bad stored test file,
 // and ECONFLICT (the *BlockedError).
 func Deploy(ctx context.Context, s redirects.DeployStore, projectID string, opts redirects.DeployOptions, build redirects.Builder) (*redirects.Deployment, *GateResult, error) {
 	var g *GateResult
-	d, err := redirects.Deploy(ctx, s, projectID, opts, build, func(ctx context.Context, c *redirects.DeployCheck) (redirects.DeployOverride, error) {
+	d, err := deploy(ctx, s, projectID, opts, build, func(ctx context.Context, c *DeployCheck) (redirects.DeployOverride, error) {
 		var err error
 		if g, err = check(ctx, c); err != nil {
 			return redirects.DeployOverride{}, err
@@ -241,7 +241,7 @@ func Deploy(ctx context.Context, s redirects.DeployStore, projectID string, opts
 // check runs the gate on the deploy c describes: c's rules against the
 // live rules, the project's hosts and shrink limit, and its stored test
 // file, read with c.Reader. Errors: EINVALID (the stored test file).
-func check(ctx context.Context, c *redirects.DeployCheck) (*GateResult, error) {
+func check(ctx context.Context, c *DeployCheck) (*GateResult, error) {
 	live := true
 	liveRules, err := c.Reader.FindLiveRules(ctx, c.Project.ID)
 	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
@@ -302,7 +302,7 @@ func CheckDeploy(ctx context.Context, s GateStore, projectID string, opts redire
 	if err != nil {
 		return nil, err
 	}
-	return check(ctx, &redirects.DeployCheck{Project: p, Options: opts, Rules: rules, Reader: gateReader{s}})
+	return check(ctx, &DeployCheck{Project: p, Options: opts, Rules: rules, Reader: gateReader{s}})
 }
 
 // gateReader is the redirects.DeployReader of CheckDeploy: reads of s, each

@@ -12,7 +12,7 @@ import (
 )
 
 // WithDeployTx runs fn in one IMMEDIATE transaction (see
-// redirects.Deploy). The write lock is held from the first read on, so a
+// safety.Deploy). The write lock is held from the first read on, so a
 // deploy checks, renders and stores exactly the rules it read, two deploys
 // of one project can never pick the same version, and a deploy that fails
 // or whose process dies leaves nothing behind: versions have no gaps. An

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/safety"
 )
 
 // Opener returns a new, empty store that takes its times from clock. The
@@ -161,7 +162,7 @@ func (e *env) rules(projectID string) []redirects.Rule {
 
 func (e *env) deploy(projectID string, opts redirects.DeployOptions) *redirects.Deployment {
 	e.t.Helper()
-	d, err := redirects.DeployUnchecked(e.ctx, e.s, projectID, opts, build)
+	d, err := safety.DeployUnchecked(e.ctx, e.s, projectID, opts, build)
 	if err != nil {
 		e.t.Fatalf("Deploy(%+v): %v", opts, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/safety"
 )
 
 // demoRules are the quickstart project's rules: exact and prefix, 301 and
@@ -65,7 +66,7 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 		if _, err := s.ImportRules(ctx, p.ID, demoRules, true); err != nil {
 			return err
 		}
-		if _, err := redirects.DeployUnchecked(ctx, s, p.ID, redirects.DeployOptions{Message: "quickstart"}, builder); err != nil {
+		if _, err := safety.DeployUnchecked(ctx, s, p.ID, redirects.DeployOptions{Message: "quickstart"}, builder); err != nil {
 			return err
 		}
 	}

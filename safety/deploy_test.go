@@ -1,4 +1,4 @@
-package redirects_test
+package safety_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/safety"
 )
 
 // TestNewRelease checks the store-independent steps of a deploy: one sort,
@@ -28,7 +29,7 @@ func TestNewRelease(t *testing.T) {
 		rs[0].Destination = "/changed" // must not reach the snapshot
 		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv"}}, Report: "r"}, nil
 	}
-	r, err := redirects.NewRelease("prj_1", redirects.DeployOptions{Message: "m", FromVersion: 2}, rules(), build, now)
+	r, err := safety.NewRelease("prj_1", redirects.DeployOptions{Message: "m", FromVersion: 2}, rules(), build, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,15 +52,15 @@ func TestNewRelease(t *testing.T) {
 	repeated := func([]redirects.Rule) (*redirects.DeployContent, error) {
 		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv"}, {Format: "csv"}}}, nil
 	}
-	if _, err := redirects.NewRelease("prj_1", redirects.DeployOptions{}, rules(), repeated, now); err == nil {
+	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), repeated, now); err == nil {
 		t.Fatal("a repeated export format was accepted")
 	}
 	boom := errors.New("boom")
 	failing := func([]redirects.Rule) (*redirects.DeployContent, error) { return nil, boom }
-	if _, err := redirects.NewRelease("prj_1", redirects.DeployOptions{}, rules(), failing, now); err != boom {
+	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), failing, now); err != boom {
 		t.Fatalf("builder error came back as %v, want it as it is", err)
 	}
-	if _, err := redirects.NewRelease("prj_1", redirects.DeployOptions{}, rules(), nil, now); err == nil {
+	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), nil, now); err == nil {
 		t.Fatal("a nil builder was accepted")
 	}
 	if err := (redirects.DeployOptions{FromVersion: -1}).Validate(); redirects.ErrorCode(err) != redirects.EINVALID {
