@@ -139,12 +139,12 @@ type DeployContent struct {
 }
 
 // Builder renders the content of a deployment from its rules, which come in
-// the order of SortRules. The store calls it inside the deploy transaction,
+// the order of engine.SortRules. The store calls it inside the deploy transaction,
 // so a failure stores nothing.
 type Builder func(rules []Rule) (*DeployContent, error)
 
 // Render renders the content of a deployment from rules, in the order of
-// SortRules, with build, checking that the export formats are distinct and
+// engine.SortRules, with build, checking that the export formats are distinct and
 // not empty and giving a nil body an empty one. A builder error is
 // returned as it is; a bad export is EINTERNAL.
 func Render(rules []Rule, build Builder) (*DeployContent, error) {
@@ -176,7 +176,7 @@ func Render(rules []Rule, build Builder) (*DeployContent, error) {
 type Release struct {
 	// Deployment is the metadata; the store sets its Version.
 	Deployment Deployment
-	// Snapshot is EncodeRules of the rules in the order of SortRules.
+	// Snapshot is engine.EncodeRules of the rules in the order of engine.SortRules.
 	Snapshot []byte
 	// Exports are the rendered files, each of a distinct, non-empty format
 	// and with a non-nil Body.

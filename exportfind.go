@@ -35,7 +35,7 @@ type ExportSource interface {
 // version is 0, as s stores it; for a version whose export files were
 // pruned, it renders them again from the version's rules with build, the
 // builder the deploy used, without storing them. The rules come back in
-// the order the deploy rendered them (SortRules), so the bytes and the
+// the order the deploy rendered them (engine.SortRules), so the bytes and the
 // ETag are the deploy's. The edge's export handler and `redirects export`
 // both read through it. Errors: ENOTFOUND, and whatever build returns.
 func FindExport(ctx context.Context, s ExportSource, build Builder, projectID string, version int, format string) (*Deployment, *Export, error) {

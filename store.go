@@ -80,7 +80,7 @@ type Store interface {
 	// EINVALID for an unknown mode.
 	Import(ctx context.Context, projectID string, rules []Rule, opts ImportOptions) (*ImportReport, error)
 	// FindRules returns the draft rules of a project in the order of
-	// SortRules. Errors: ENOTFOUND (the project).
+	// engine.SortRules. Errors: ENOTFOUND (the project).
 	FindRules(ctx context.Context, projectID string) ([]Rule, error)
 	// DeleteRule deletes a draft rule. Errors: ENOTFOUND.
 	DeleteRule(ctx context.Context, projectID string, id int64) error
@@ -123,7 +123,7 @@ type Store interface {
 	// Errors: ENOTFOUND (the project).
 	FindDeployments(ctx context.Context, projectID string) ([]*Deployment, error)
 	// FindDeployment returns one version, or the latest when version is 0,
-	// with its rules in the order of SortRules. Errors: ENOTFOUND (project,
+	// with its rules in the order of engine.SortRules. Errors: ENOTFOUND (project,
 	// no deployment, or no such version).
 	FindDeployment(ctx context.Context, projectID string, version int) (*Deployment, []Rule, error)
 	// FindExport returns one export file of a version, or of the latest

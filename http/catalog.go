@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // view is an immutable picture of what the edge needs to answer without
@@ -40,7 +41,7 @@ type projectState struct {
 // deployed is one compiled deployment.
 type deployed struct {
 	version int
-	snap    *redirects.Snapshot
+	snap    *engine.Snapshot
 }
 
 // Catalog holds the loaded deployments the edge answers from: every
@@ -142,7 +143,7 @@ func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version 
 	} else if err != nil {
 		return nil, err
 	}
-	snap := redirects.Compile(rules)
+	snap := engine.Compile(rules)
 	s.insight.track(projectID, snap)
 	return &deployed{version: d.Version, snap: snap}, nil
 }

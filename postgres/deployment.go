@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/coding"
 )
 
@@ -121,7 +122,7 @@ func (db *DB) FindDeployments(ctx context.Context, projectID string) ([]*redirec
 }
 
 // FindDeployment returns one version, or the latest when version is 0, with
-// its rules in the order of redirects.SortRules.
+// its rules in the order of engine.SortRules.
 func (db *DB) FindDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, []redirects.Rule, error) {
 	tx, err := db.beginRead(ctx, "find deployment")
 	if err != nil {
@@ -137,7 +138,7 @@ func (db *DB) FindDeployment(ctx context.Context, projectID string, version int)
 	}
 	// Deploy stores the rules sorted already, so this costs one pass; it
 	// keeps the promise should the stored order ever change.
-	redirects.SortRules(rules)
+	engine.SortRules(rules)
 	return d, rules, nil
 }
 
@@ -208,7 +209,7 @@ func findDeployment(ctx context.Context, q querier, projectID string, version in
 	if !withRules {
 		return d, nil, nil
 	}
-	rules, err := redirects.DecodeRules(projectID, blob)
+	rules, err := engine.DecodeRules(projectID, blob)
 	if err != nil {
 		return nil, nil, fmt.Errorf("postgres: deployment version %d: %w", d.Version, err)
 	}

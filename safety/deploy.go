@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // The deploy pipeline, written once for every store over its
@@ -15,7 +16,7 @@ import (
 // DeployCheck is what a DeployGate sees of a deploy, read in the deploy's
 // write transaction: the project as stored (its hosts, its shrink limit),
 // the options, and the rules the deploy will write, in the order of
-// redirects.SortRules. Reader reads the rest (the live rules, the stored test file)
+// engine.SortRules. Reader reads the rest (the live rules, the stored test file)
 // in the same transaction.
 type DeployCheck struct {
 	Project *redirects.Project
@@ -68,7 +69,7 @@ func DeployUnchecked(ctx context.Context, s redirects.DeployStore, projectID str
 
 // DeployInTx is a deploy inside a store's open write transaction tx, which
 // the caller commits: it reads the project and the rules to deploy, sorts
-// them (redirects.SortRules), runs gate on them, makes the release (see NewRelease)
+// them (engine.SortRules), runs gate on them, makes the release (see NewRelease)
 // at the store's time, stores it and records its audit entry, with the
 // override gate returned, and the actor in ctx. A gate or builder error is
 // returned as it is.
@@ -87,7 +88,7 @@ func DeployInTx(ctx context.Context, tx redirects.DeployTx, projectID string, op
 	if err != nil {
 		return nil, err
 	}
-	redirects.SortRules(rules)
+	engine.SortRules(rules)
 	if opts.Override, err = gate(ctx, &DeployCheck{Project: p, Options: opts, Rules: rules, Reader: tx}); err != nil {
 		return nil, err
 	}
@@ -105,7 +106,7 @@ func DeployInTx(ctx context.Context, tx redirects.DeployTx, projectID string, op
 }
 
 // NewRelease is the part of a deploy that needs no database. It sorts rules
-// in place in the order of redirects.SortRules (one pass when DeployInTx sorted them
+// in place in the order of engine.SortRules (one pass when DeployInTx sorted them
 // already); encodes the snapshot before
 // build sees them, so a builder that reorders or edits its slice cannot
 // change what is stored; counts the rules of each match type; and renders
@@ -115,11 +116,11 @@ func NewRelease(projectID string, opts redirects.DeployOptions, rules []redirect
 	if build == nil {
 		return nil, redirects.Errorf(redirects.EINTERNAL, "deploy: no builder")
 	}
-	redirects.SortRules(rules)
+	engine.SortRules(rules)
 	r := &redirects.Release{
 		Deployment: redirects.Deployment{ProjectID: projectID, CreatedAt: now, Message: opts.Message, FromVersion: opts.FromVersion,
 			Override: opts.Override},
-		Snapshot: redirects.EncodeRules(rules),
+		Snapshot: engine.EncodeRules(rules),
 	}
 	for i := range rules {
 		if rules[i].MatchType == redirects.Exact {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/safety"
 )
 
@@ -41,7 +42,7 @@ func TestNewRelease(t *testing.T) {
 		d.ExactCount != 2 || d.PrefixCount != 1 || d.Report != "r" || d.Version != 0 {
 		t.Fatalf("deployment %+v", d)
 	}
-	stored, err := redirects.DecodeRules("prj_1", r.Snapshot)
+	stored, err := engine.DecodeRules("prj_1", r.Snapshot)
 	if err != nil || len(stored) != 3 || stored[0].Destination != "/w" || stored[0].ID != 3 {
 		t.Fatalf("snapshot %+v, %v: want the sorted rules as they were before the builder ran", stored, err)
 	}

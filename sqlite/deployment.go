@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/coding"
 )
 
@@ -113,7 +114,7 @@ func (db *DB) FindDeployments(ctx context.Context, projectID string) ([]*redirec
 }
 
 // FindDeployment returns one version, or the latest when version is 0, with
-// its rules in the order of redirects.SortRules.
+// its rules in the order of engine.SortRules.
 func (db *DB) FindDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, []redirects.Rule, error) {
 	tx, err := db.beginRead(ctx)
 	if err != nil {
@@ -129,7 +130,7 @@ func (db *DB) FindDeployment(ctx context.Context, projectID string, version int)
 	}
 	// Deploy stores the rules sorted already, so this costs one pass; it
 	// keeps the promise should the stored order ever change.
-	redirects.SortRules(rules)
+	engine.SortRules(rules)
 	return d, rules, nil
 }
 
@@ -199,7 +200,7 @@ func findDeployment(ctx context.Context, tx querier, projectID string, version i
 	if !withRules {
 		return d, nil, nil
 	}
-	rules, err := redirects.DecodeRules(projectID, blob)
+	rules, err := engine.DecodeRules(projectID, blob)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sqlite: deployment version %d: %w", d.Version, err)
 	}

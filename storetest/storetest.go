@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/safety"
 )
 
@@ -276,7 +277,7 @@ func sources(rules []redirects.Rule) []string {
 // sorted returns a sorted copy of rules.
 func sorted(rules ...redirects.Rule) []redirects.Rule {
 	out := slices.Clone(rules)
-	redirects.SortRules(out)
+	engine.SortRules(out)
 	return out
 }
 

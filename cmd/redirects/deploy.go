@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/safety"
 )
 
@@ -208,7 +209,7 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	m, ok := redirects.Compile(rules).Lookup(*path)
+	m, ok := engine.Compile(rules).Lookup(*path)
 	if ok {
 		fmt.Fprintf(c.m.Stdout, "%s\n", m.JSON())
 	}

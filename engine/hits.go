@@ -1,6 +1,8 @@
-package redirects
+package engine
 
 import (
+	"redirects"
+
 	"sync/atomic"
 )
 
@@ -36,7 +38,7 @@ func (s *Snapshot) Hits() *HitCounters {
 // and the reset of a counter is kept for the next harvest: the counter is
 // swapped, not cleared. source is a view of the snapshot's memory: callers
 // that keep it past fn should clone it, or the snapshot stays in memory.
-func (h *HitCounters) Harvest(fn func(mt MatchType, source string, n int64)) {
+func (h *HitCounters) Harvest(fn func(mt redirects.MatchType, source string, n int64)) {
 	if h == nil {
 		return
 	}
@@ -47,6 +49,6 @@ func (h *HitCounters) Harvest(fn func(mt MatchType, source string, n int64)) {
 		}
 		n := c.Swap(0)
 		rec := h.recs[i]
-		fn(MatchType(h.arena[rec+8]), arenaSource(h.arena, rec), int64(n))
+		fn(redirects.MatchType(h.arena[rec+8]), arenaSource(h.arena, rec), int64(n))
 	}
 }
