@@ -156,7 +156,7 @@ func (in *insight) giveBack(hits []redirects.RuleHits, misses []redirects.Miss) 
 // flush writes what was counted since the last flush to the store. What a
 // failed write returns is kept for the next flush, so nothing is lost
 // while the process lives.
-func (in *insight) flush(ctx context.Context, store redirects.Store, now time.Time) error {
+func (in *insight) flush(ctx context.Context, store CountWriter, now time.Time) error {
 	hits, misses := in.harvest(now)
 	var herr, merr error
 	if len(hits) > 0 {

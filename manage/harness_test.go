@@ -157,7 +157,7 @@ func newEnv(t *testing.T, open newStoreFunc, tls bool, tweak func(*Config)) *env
 	t.Helper()
 	clock := storetest.NewClock(storetest.Start)
 	s := open(t, clock)
-	cfg := Config{Store: s, Clock: clock, Secure: tls}
+	cfg := Config{Store: s, Accounts: s, Clock: clock, Secure: tls}
 	if tweak != nil {
 		tweak(&cfg)
 	}
