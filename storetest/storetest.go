@@ -2,7 +2,8 @@
 // implementation runs it, so the SQLite and PostgreSQL stores cannot drift
 // apart: a behaviour either holds for every store or is not promised.
 //
-// The suite uses only the redirects.Store interface. It asserts what the
+// The suite uses only the redirects.Store interface, and the deploys of
+// package safety (Deploy, DeployUnchecked) over it. It asserts what the
 // interface documents (error codes, ordering, atomicity, the clock as the
 // source of CreatedAt) and that error messages name the thing they are
 // about, never a message's exact wording.
