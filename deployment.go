@@ -139,92 +139,17 @@ type DeployContent struct {
 }
 
 // Builder renders the content of a deployment from its rules, which come in
-// the order of SortRules. The store calls it inside the deploy transaction,
+// the order of engine.SortRules. The store calls it inside the deploy transaction,
 // so a failure stores nothing.
 type Builder func(rules []Rule) (*DeployContent, error)
 
-// Release is a deployment ready to store: everything a store writes but the
-// version number, which the store picks inside its transaction.
-type Release struct {
-	// Deployment is the metadata; the store sets its Version.
-	Deployment Deployment
-	// Snapshot is EncodeRules of the rules in the order of SortRules.
-	Snapshot []byte
-	// Exports are the rendered files, each of a distinct, non-empty format
-	// and with a non-nil Body.
-	Exports []Export
-}
-
-// DeployTx is a store's write transaction as DeployInTx uses it. It holds,
-// until it ends, a lock that keeps two deploys of one project from picking
-// the same version.
-type DeployTx interface {
-	// FindProject returns the project to deploy. Errors: ENOTFOUND.
-	FindProject(ctx context.Context, id string) (*Project, error)
-	// FindRules returns the draft rules of a project when version is 0,
-	// else the rules of that version, in any order. Errors: ENOTFOUND (the
-	// version).
-	FindRules(ctx context.Context, projectID string, version int) ([]Rule, error)
-	// InsertRelease stores r as the project's next version, setting
-	// r.Deployment.Version, and records its deploy event for orgID.
-	InsertRelease(ctx context.Context, orgID string, r *Release) error
-	// RecordAudit appends an audit entry in the transaction.
-	RecordAudit(ctx context.Context, e *AuditEntry) error
-}
-
-// DeployInTx is Store.Deploy inside a store's open write transaction tx,
-// which the caller commits: it reads the rules to deploy, makes the release
-// (see NewRelease) at time now, stores it and records its audit entry with
-// the actor in ctx. A builder error is returned
-// as it is.
-func DeployInTx(ctx context.Context, tx DeployTx, projectID string, opts DeployOptions, build Builder, now time.Time) (*Deployment, error) {
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	p, err := tx.FindProject(ctx, projectID)
-	if err != nil {
-		return nil, err
-	}
-	rules, err := tx.FindRules(ctx, projectID, opts.FromVersion)
-	if err != nil {
-		return nil, err
-	}
-	r, err := NewRelease(projectID, opts, rules, build, now)
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.InsertRelease(ctx, p.OrgID, r); err != nil {
-		return nil, err
-	}
-	if err := tx.RecordAudit(ctx, DeployAuditEntry(ctx, p, &r.Deployment)); err != nil {
-		return nil, err
-	}
-	return &r.Deployment, nil
-}
-
-// NewRelease is the part of a deploy that needs no database. It sorts rules
-// in place, once, in the order of SortRules; encodes the snapshot before
-// build sees them, so a builder that reorders or edits its slice cannot
-// change what is stored; counts the rules of each match type; and renders
-// the exports with build, checking that their formats are distinct and not
-// empty and giving a nil body an empty one. A builder error is returned as
-// it is.
-func NewRelease(projectID string, opts DeployOptions, rules []Rule, build Builder, now time.Time) (*Release, error) {
+// Render renders the content of a deployment from rules, in the order of
+// engine.SortRules, with build, checking that the export formats are distinct and
+// not empty and giving a nil body an empty one. A builder error is
+// returned as it is; a bad export is EINTERNAL.
+func Render(rules []Rule, build Builder) (*DeployContent, error) {
 	if build == nil {
 		return nil, Errorf(EINTERNAL, "deploy: no builder")
-	}
-	SortRules(rules)
-	r := &Release{
-		Deployment: Deployment{ProjectID: projectID, CreatedAt: now, Message: opts.Message, FromVersion: opts.FromVersion,
-			Override: opts.Override},
-		Snapshot: EncodeRules(rules),
-	}
-	for i := range rules {
-		if rules[i].MatchType == Exact {
-			r.Deployment.ExactCount++
-		} else {
-			r.Deployment.PrefixCount++
-		}
 	}
 	content, err := build(rules)
 	if err != nil {
@@ -243,8 +168,61 @@ func NewRelease(projectID string, opts DeployOptions, rules []Rule, build Builde
 			content.Exports[i].Body = []byte{} // an empty file is still a file
 		}
 	}
-	r.Deployment.Report, r.Exports = content.Report, content.Exports
-	return r, nil
+	return content, nil
+}
+
+// Release is a deployment ready to store: everything a store writes but the
+// version number, which the store picks inside its transaction.
+type Release struct {
+	// Deployment is the metadata; the store sets its Version.
+	Deployment Deployment
+	// Snapshot is engine.EncodeRules of the rules in the order of engine.SortRules.
+	Snapshot []byte
+	// Exports are the rendered files, each of a distinct, non-empty format
+	// and with a non-nil Body.
+	Exports []Export
+}
+
+// DeployReader is what a deploy's gate reads in the deploy's write
+// transaction, beside the project and the rules it is handed.
+type DeployReader interface {
+	// FindLiveRules returns the rules of the project's latest deployment,
+	// in any order. Errors: ENOTFOUND when it has none.
+	FindLiveRules(ctx context.Context, projectID string) ([]Rule, error)
+	// FindProjectTests returns the project's stored expected-outcome test
+	// file, or "" when it has none.
+	FindProjectTests(ctx context.Context, projectID string) (string, error)
+}
+
+// DeployTx is a store's write transaction as DeployInTx uses it. It holds,
+// until it ends, a lock that keeps two deploys of one project from picking
+// the same version; on PostgreSQL FindProject takes it.
+type DeployTx interface {
+	DeployReader
+	// FindProject returns the project to deploy. Errors: ENOTFOUND.
+	FindProject(ctx context.Context, id string) (*Project, error)
+	// FindRules returns the draft rules of a project when version is 0,
+	// else the rules of that version, in any order. Errors: ENOTFOUND (the
+	// version).
+	FindRules(ctx context.Context, projectID string, version int) ([]Rule, error)
+	// InsertRelease stores r as the project's next version, setting
+	// r.Deployment.Version, and records its deploy event for orgID.
+	InsertRelease(ctx context.Context, orgID string, r *Release) error
+	// RecordAudit appends an audit entry in the transaction.
+	RecordAudit(ctx context.Context, e *AuditEntry) error
+	// Now returns the store's time, which the deployment is stamped with.
+	Now() time.Time
+}
+
+// DeployStore is what a deploy needs of a store: its write transaction.
+type DeployStore interface {
+	// WithDeployTx runs fn in a write transaction that holds the store's
+	// deploy lock (see DeployTx) and commits it when fn returns nil; when
+	// fn fails, nothing it wrote is kept and its error is returned as it
+	// is. It is a store's whole part in a deploy: deploys go through
+	// safety.Deploy, which checks what it writes in this transaction.
+	// Errors: EUNAVAILABLE, and whatever fn returns.
+	WithDeployTx(ctx context.Context, fn func(tx DeployTx) error) error
 }
 
 // DeploymentNotFound returns the ENOTFOUND error of a project's missing

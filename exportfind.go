@@ -35,7 +35,7 @@ type ExportSource interface {
 // version is 0, as s stores it; for a version whose export files were
 // pruned, it renders them again from the version's rules with build, the
 // builder the deploy used, without storing them. The rules come back in
-// the order the deploy rendered them (SortRules), so the bytes and the
+// the order the deploy rendered them (engine.SortRules), so the bytes and the
 // ETag are the deploy's. The edge's export handler and `redirects export`
 // both read through it. Errors: ENOTFOUND, and whatever build returns.
 func FindExport(ctx context.Context, s ExportSource, build Builder, projectID string, version int, format string) (*Deployment, *Export, error) {
@@ -47,13 +47,13 @@ func FindExport(ctx context.Context, s ExportSource, build Builder, projectID st
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := NewRelease(projectID, DeployOptions{Message: d.Message, FromVersion: d.FromVersion}, rules, build, d.CreatedAt)
+	content, err := Render(rules, build)
 	if err != nil {
 		return nil, nil, err
 	}
-	for i := range r.Exports {
-		if r.Exports[i].Format == format {
-			return d, &r.Exports[i], nil
+	for i := range content.Exports {
+		if content.Exports[i].Format == format {
+			return d, &content.Exports[i], nil
 		}
 	}
 	return nil, nil, Errorf(ENOTFOUND, "export %q of deployment version %d of project %s not found", format, d.Version, projectID)

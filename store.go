@@ -7,9 +7,9 @@ import (
 
 // Store keeps organizations, projects, draft rules, keys and deployments.
 // Every method is one transaction. Implementations: sqlite.DB and
-// postgres.DB; storetest.Run holds them to the same behaviour. Deploy and
-// ImportRules share their steps through DeployInTx and ImportInTx, so a
-// store only reads and writes rows.
+// postgres.DB; storetest.Run holds them to the same behaviour. Deploys
+// (see safety.Deploy) and ImportRules share their steps through DeployInTx and
+// ImportInTx, so a store only reads and writes rows.
 type Store interface {
 	// CreateOrg stores o, setting its ID and CreatedAt.
 	// Errors: EINVALID.
@@ -80,7 +80,7 @@ type Store interface {
 	// EINVALID for an unknown mode.
 	Import(ctx context.Context, projectID string, rules []Rule, opts ImportOptions) (*ImportReport, error)
 	// FindRules returns the draft rules of a project in the order of
-	// SortRules. Errors: ENOTFOUND (the project).
+	// engine.SortRules. Errors: ENOTFOUND (the project).
 	FindRules(ctx context.Context, projectID string) ([]Rule, error)
 	// DeleteRule deletes a draft rule. Errors: ENOTFOUND.
 	DeleteRule(ctx context.Context, projectID string, id int64) error
@@ -117,17 +117,13 @@ type Store interface {
 	// Errors: ENOTFOUND.
 	RevokeKey(ctx context.Context, projectID, ref string) (*Key, error)
 
-	// Deploy takes the project's draft rules (or, with opts.FromVersion, the
-	// rules of that version), renders them with build, and stores them as
-	// the next version, all in one transaction: readers see the whole
-	// deployment or none of it. Errors: ENOTFOUND (project or version),
-	// EINVALID, and whatever build returns.
-	Deploy(ctx context.Context, projectID string, opts DeployOptions, build Builder) (*Deployment, error)
+	// WithDeployTx runs a deploy's write transaction (see DeployStore).
+	WithDeployTx(ctx context.Context, fn func(tx DeployTx) error) error
 	// FindDeployments returns a project's deployments, version 1 first.
 	// Errors: ENOTFOUND (the project).
 	FindDeployments(ctx context.Context, projectID string) ([]*Deployment, error)
 	// FindDeployment returns one version, or the latest when version is 0,
-	// with its rules in the order of SortRules. Errors: ENOTFOUND (project,
+	// with its rules in the order of engine.SortRules. Errors: ENOTFOUND (project,
 	// no deployment, or no such version).
 	FindDeployment(ctx context.Context, projectID string, version int) (*Deployment, []Rule, error)
 	// FindExport returns one export file of a version, or of the latest

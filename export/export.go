@@ -9,7 +9,7 @@
 // Render is the redirects.Builder a deploy calls; the Render<Format>
 // functions render one file each. Every renderer takes validated rules in any
 // order and orders them itself, leaving the caller's slice alone; rules in
-// the order of redirects.SortRules, as a deploy hands them over, are not
+// the order of engine.SortRules, as a deploy hands them over, are not
 // sorted again. The snippets
 // that wire the files into nginx and HAProxy are constants of this package,
 // quoted in the map files' leading comments, in docs/exports.md and used

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/export"
 	"redirects/internal/rulegen"
 )
@@ -106,7 +107,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 }
 
 // TestOrderIsSortRules holds the order of the files, which the renderers
-// compute with their own faster sorts, against redirects.SortRules, on rule
+// compute with their own faster sorts, against engine.SortRules, on rule
 // sets made to trip them: sources sharing long leading parts, lengths around
 // the sorts' 8- and 16-byte digits, bytes above 0x7f, tied priorities,
 // lengths and creation times.
@@ -131,14 +132,14 @@ func TestOrderIsSortRules(t *testing.T) {
 	sets = append(sets, tricky)
 	for n, rules := range sets {
 		want := append([]redirects.Rule(nil), rules...)
-		redirects.SortRules(want)
+		engine.SortRules(want)
 		var b strings.Builder
 		b.WriteString("source,destination,statusCode,matchType\r\n")
 		for _, r := range want {
 			fmt.Fprintf(&b, "%s,%s,%d,%s\r\n", r.Source, r.Destination, r.StatusCode, r.MatchType)
 		}
 		if got := string(export.RenderCSV(rules)); got != b.String() {
-			t.Errorf("set %d: csv order differs from redirects.SortRules", n)
+			t.Errorf("set %d: csv order differs from engine.SortRules", n)
 		}
 		// Rules in order already, as a deploy hands them over, skip the
 		// renderers' sorts and must give the same files.

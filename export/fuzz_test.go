@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/export"
 )
 
@@ -128,7 +129,7 @@ func checkShapes(t *testing.T, format string, body []byte, rules []redirects.Rul
 		return
 	}
 	sorted := append([]redirects.Rule(nil), rules...)
-	redirects.SortRules(sorted)
+	engine.SortRules(sorted)
 	var exact, prefix []string
 	for _, r := range sorted {
 		line := r.Source + " " + strconv.Itoa(r.StatusCode) + " " + r.Destination
@@ -298,7 +299,7 @@ func checkCSV(t *testing.T, body []byte, rules []redirects.Rule) {
 		t.Fatalf("csv does not parse: %v\n%s", err, body)
 	}
 	sorted := append([]redirects.Rule(nil), rules...)
-	redirects.SortRules(sorted)
+	engine.SortRules(sorted)
 	want := [][]string{{"source", "destination", "statusCode", "matchType"}}
 	for _, r := range sorted {
 		want = append(want, []string{r.Source, r.Destination, strconv.Itoa(r.StatusCode), r.MatchType.String()})

@@ -62,7 +62,7 @@ func TestLargeExports(t *testing.T) {
 	paths = slices.DeleteFunc(paths, nginxNormalizes)
 	// documented is the engine's answer with the one documented difference
 	// these rules reach: the two-column exact maps answer 301.
-	documented := func(e engine) func(b behaviour, p string) answer {
+	documented := func(e lookupEngine) func(b behaviour, p string) answer {
 		return func(b behaviour, p string) answer {
 			a, exact := e.lookup(b, p)
 			if exact && b.exact301 {

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/export"
 	"redirects/internal/servertest"
 )
@@ -59,9 +60,9 @@ type behaviour struct {
 }
 
 // lookup is a brute-force model of docs/contract.md#matching with the
-// departures of b. rules must be in redirects.SortRules order. With no
+// departures of b. rules must be in engine.SortRules order. With no
 // departure it is the lookup API, which TestModelIsTheEngine holds against
-// redirects.Compile.
+// engine.Compile.
 func (b behaviour) lookup(rules []redirects.Rule, path string) answer {
 	path, ok := modelPath(path)
 	if !ok {
@@ -315,7 +316,7 @@ func TestModelIsTheEngine(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		rules := genRules(rng, 300)
 		sorted := append([]redirects.Rule(nil), rules...)
-		redirects.SortRules(sorted)
+		engine.SortRules(sorted)
 		e := newEngine(rules)
 		for _, b := range []behaviour{{exact: true, prefix: true}, {exact: true}, {prefix: true}} {
 			for _, p := range genPaths(rng, rules) {
@@ -460,18 +461,18 @@ func renderRandom(t *testing.T, seed uint64) ([]redirects.Rule, map[string][]byt
 
 // engine answers as the lookup API does, with the compiled engine, for the
 // rules a server case holds (all, exact only or starts_with only).
-type engine struct{ all, prefixOnly *redirects.Snapshot }
+type lookupEngine struct{ all, prefixOnly *engine.Snapshot }
 
-func newEngine(rules []redirects.Rule) engine {
-	return engine{
-		all:        redirects.Compile(rules),
-		prefixOnly: redirects.Compile(slices.DeleteFunc(slices.Clone(rules), func(r redirects.Rule) bool { return r.MatchType == redirects.Exact })),
+func newEngine(rules []redirects.Rule) lookupEngine {
+	return lookupEngine{
+		all:        engine.Compile(rules),
+		prefixOnly: engine.Compile(slices.DeleteFunc(slices.Clone(rules), func(r redirects.Rule) bool { return r.MatchType == redirects.Exact })),
 	}
 }
 
 // lookup returns the lookup API's answer among the rules b holds, and
 // whether an exact rule gave it.
-func (e engine) lookup(b behaviour, path string) (answer, bool) {
+func (e lookupEngine) lookup(b behaviour, path string) (answer, bool) {
 	s := e.all
 	if !b.exact {
 		s = e.prefixOnly
@@ -487,7 +488,7 @@ func (e engine) lookup(b behaviour, path string) (answer, bool) {
 // against documented, the case's behaviour as docs/exports.md documents it;
 // it counts where that departs from the lookup API (documented differences)
 // and fails on any other mismatch.
-func compare(t *testing.T, seed uint64, e engine, paths []string, cases []serverCase, documented func(behaviour, string) answer) {
+func compare(t *testing.T, seed uint64, e lookupEngine, paths []string, cases []serverCase, documented func(behaviour, string) answer) {
 	t.Helper()
 	// A bare transport, not an http.Client: a client would parse the
 	// Location (and refuse destinations that are not valid URLs, which
@@ -546,7 +547,7 @@ func compare(t *testing.T, seed uint64, e engine, paths []string, cases []server
 func compareSmall(t *testing.T, seed uint64, rules []redirects.Rule, paths []string, cases []serverCase) {
 	t.Helper()
 	sorted := append([]redirects.Rule(nil), rules...)
-	redirects.SortRules(sorted)
+	engine.SortRules(sorted)
 	compare(t, seed, newEngine(rules), paths, cases, func(b behaviour, p string) answer { return b.lookup(sorted, p) })
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // rec is one line's worth of a rule: its source, destination and status,
@@ -24,15 +25,15 @@ type rec struct {
 
 // sorted holds the orders the formats need, computed once per deployment.
 type sorted struct {
-	// all is every rule in the canonical order of redirects.SortRules:
+	// all is every rule in the canonical order of engine.SortRules:
 	// exact rules by source bytes, then starts_with rules by precedence.
 	all []rec
 	// exact is all's exact rules less repeated sources: the server formats
 	// cannot hold a source twice (nginx refuses the file), so the first rule
-	// in the input keeps it, as in redirects.Compile.
+	// in the input keeps it, as in engine.Compile.
 	exact []rec
 	// prefix is all's starts_with rules, in precedence order, less repeated
-	// sources (the better rule keeps it, as in redirects.Compile).
+	// sources (the better rule keeps it, as in engine.Compile).
 	prefix []rec
 	// winners has one record per distinct starts_with source, sorted by
 	// source bytes, with the answer of its closure winner (see
@@ -47,7 +48,7 @@ type sorted struct {
 }
 
 // sortRules computes the orders of sorted. The order of all is the one of
-// redirects.SortOrder, with ties (which only identical rules have) broken by
+// engine.SortOrder, with ties (which only identical rules have) broken by
 // input position, so the output depends neither on accidents of the input
 // order nor on the sort algorithm. Input in that order already, as a deploy
 // hands it over, is not sorted again.
@@ -55,7 +56,7 @@ func sortRules(rules []redirects.Rule) *sorted {
 	var exact, prefix []int32
 	var winners []redirects.PrefixWinner
 	var wg sync.WaitGroup
-	wg.Go(func() { exact, prefix = redirects.SortOrder(rules) })
+	wg.Go(func() { exact, prefix = engine.SortOrder(rules) })
 	wg.Go(func() { winners = dedupWinners(redirects.PrefixWinners(rules)) })
 	wg.Wait()
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // view is an immutable picture of what the edge needs to answer without
@@ -43,7 +44,28 @@ type projectState struct {
 // deployed is one compiled deployment.
 type deployed struct {
 	version int
-	snap    *redirects.Snapshot
+	snap    *engine.Snapshot
+}
+
+// CatalogStore is what the catalog reads of a store (the view it answers
+// from and the events that change it) and writes (the usage, hits and
+// misses it counted). See redirects.Store for what each method promises.
+type CatalogStore interface {
+	LastEventID(ctx context.Context) (int64, error)
+	FindEvents(ctx context.Context, afterID int64, limit int) ([]redirects.Event, error)
+	FindOrgs(ctx context.Context) ([]*redirects.Org, error)
+	FindProjects(ctx context.Context, orgID string) ([]*redirects.Project, error)
+	FindKeys(ctx context.Context, projectID string) ([]*redirects.Key, error)
+	FindDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, []redirects.Rule, error)
+	CountWriter
+}
+
+// CountWriter is what the edge writes of what it counted: each key's daily
+// usage, each rule's hits, each project's misses.
+type CountWriter interface {
+	AddKeyUsage(ctx context.Context, counts []redirects.DailyUsage) error
+	AddHits(ctx context.Context, hits []redirects.RuleHits) error
+	AddMisses(ctx context.Context, misses []redirects.Miss) error
 }
 
 // Catalog holds the loaded deployments the edge answers from: every
@@ -52,7 +74,7 @@ type deployed struct {
 // (Refresh), plus older versions compiled on demand (Version). Lookups read
 // the view without locks.
 type Catalog struct {
-	store   redirects.Store
+	store   CatalogStore
 	current atomic.Pointer[view]
 	lastID  atomic.Int64
 	// refreshMu makes Refresh one at a time: each swap closes the view it
@@ -77,7 +99,7 @@ type versionKey struct {
 // LoadCatalog reads organizations, projects and keys and compiles every
 // project's latest deployment. It keeps up to oldVersions older versions
 // compiled once asked for.
-func LoadCatalog(ctx context.Context, store redirects.Store, oldVersions int) (*Catalog, error) {
+func LoadCatalog(ctx context.Context, store CatalogStore, oldVersions int) (*Catalog, error) {
 	s := &Catalog{store: store, old: newLRU[versionKey, *deployed](oldVersions)}
 	last, err := store.LastEventID(ctx)
 	if err != nil {
@@ -149,7 +171,7 @@ func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version 
 	} else if err != nil {
 		return nil, err
 	}
-	snap := redirects.Compile(rules)
+	snap := engine.Compile(rules)
 	s.insight.track(projectID, snap)
 	return &deployed{version: d.Version, snap: snap}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // apiError is one error answer of the edge API: status, the spec's code and
@@ -26,9 +27,9 @@ func newAPIError(status int, code, msg string) *apiError {
 func errorBody(msg, code string) []byte {
 	b := make([]byte, 0, len(msg)+len(code)+24)
 	b = append(b, `{"error":"`...)
-	b = redirects.AppendJSONString(b, msg)
+	b = engine.AppendJSONString(b, msg)
 	b = append(b, `","code":"`...)
-	b = redirects.AppendJSONString(b, code)
+	b = engine.AppendJSONString(b, code)
 	return append(b, `"}`...)
 }
 

@@ -12,7 +12,7 @@ import (
 // downloads do not read the store nor decompress. Deployments are
 // immutable, so entries never go stale.
 type ExportCache struct {
-	store    redirects.Store
+	store    redirects.ExportSource
 	maxBytes int
 	// Builder, if set, renders again the files of a version the store
 	// pruned, as redirects.FindExport does; set it before the first Get.
@@ -30,7 +30,7 @@ type exportKey struct {
 }
 
 // NewExportCache returns a cache that holds at most maxBytes of files.
-func NewExportCache(store redirects.Store, maxBytes int) *ExportCache {
+func NewExportCache(store redirects.ExportSource, maxBytes int) *ExportCache {
 	return &ExportCache{store: store, maxBytes: maxBytes, lru: newLRU[exportKey, *redirects.Export](1 << 20)}
 }
 

@@ -9,11 +9,12 @@ import (
 	"weak"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // insight counts, on this node, what docs/contract.md "Hits and misses"
 // describes: the live lookups each rule answered, in counters that every
-// compiled snapshot carries (redirects.HitCounters), and the paths no rule
+// compiled snapshot carries (engine.HitCounters), and the paths no rule
 // answered, per project, in a bounded top-K sketch. The flusher writes
 // both to the store every flush interval and starts again from zero, so
 // the store holds the sums over every node, and a node that dies loses at
@@ -52,12 +53,12 @@ const maxPendingMisses = 1 << 16
 // stay harvestable after it is gone.
 type trackedSnap struct {
 	project string
-	snap    weak.Pointer[redirects.Snapshot]
-	hits    *redirects.HitCounters
+	snap    weak.Pointer[engine.Snapshot]
+	hits    *engine.HitCounters
 }
 
 // track makes the flusher harvest s's counters, as hits of project.
-func (in *insight) track(project string, s *redirects.Snapshot) {
+func (in *insight) track(project string, s *engine.Snapshot) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.snaps = append(in.snaps, trackedSnap{project: project, snap: weak.Make(s), hits: s.Hits()})
@@ -155,7 +156,7 @@ func (in *insight) giveBack(hits []redirects.RuleHits, misses []redirects.Miss) 
 // flush writes what was counted since the last flush to the store. What a
 // failed write returns is kept for the next flush, so nothing is lost
 // while the process lives.
-func (in *insight) flush(ctx context.Context, store redirects.Store, now time.Time) error {
+func (in *insight) flush(ctx context.Context, store CountWriter, now time.Time) error {
 	hits, misses := in.harvest(now)
 	var herr, merr error
 	if len(hits) > 0 {

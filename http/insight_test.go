@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // TestMissSketchExact checks that a sketch counts exactly while it sees no
@@ -185,7 +186,7 @@ func (s *failingStore) AddMisses(_ context.Context, m []redirects.Miss) error {
 // store is back.
 func TestInsightKeepsCountsWhileTheStoreIsAway(t *testing.T) {
 	var in insight
-	snap := redirects.Compile([]redirects.Rule{{ID: 1, Source: "/a", Destination: "/b", StatusCode: 301}})
+	snap := engine.Compile([]redirects.Rule{{ID: 1, Source: "/a", Destination: "/b", StatusCode: 301}})
 	in.track("prj", snap)
 	m, _ := snap.Lookup("/a")
 	sk := in.sketch("prj")

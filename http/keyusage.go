@@ -80,7 +80,7 @@ func (u *keyUsage) counter(id string) *keyCounter {
 // of earlier failed flushes, to store in one AddKeyUsage. On failure the
 // counts stay pending for the next flush, so a lost flush loses nothing
 // while the process lives.
-func (u *keyUsage) flush(ctx context.Context, store redirects.Store, now time.Time) error {
+func (u *keyUsage) flush(ctx context.Context, store CountWriter, now time.Time) error {
 	u.mu.Lock()
 	var counts []redirects.DailyUsage
 	for _, c := range u.counters {

@@ -15,10 +15,18 @@ import (
 	"redirects/http/evhttp"
 )
 
+// Store is what the edge reads and writes of a store: the catalog's part
+// and the export files. A store that also pushes notices of its events
+// (redirects.Notifier) is followed by them.
+type Store interface {
+	CatalogStore
+	redirects.ExportSource
+}
+
 // Backend is what the edge answers from: the store, and the limiter that
 // counts against it.
 type Backend struct {
-	Store   redirects.Store
+	Store   Store
 	Limiter redirects.Limiter
 	// Flusher writes counted usage; nil when the limiter keeps none.
 	Flusher redirects.UsageFlusher

@@ -10,12 +10,23 @@ import (
 	"redirects"
 )
 
+// UsageStore is what a limiter reads and writes of a store: the
+// organizations' monthly usage (see redirects.Store). The Redis limiter
+// takes the same.
+type UsageStore interface {
+	// FindUsage returns the monthly usage of every organization that has
+	// some in period ("2006-01", UTC).
+	FindUsage(ctx context.Context, period string) (map[string]int64, error)
+	// AddUsage adds counted live lookups to organizations' monthly usage.
+	AddUsage(ctx context.Context, period string, counts map[string]int64) error
+}
+
 // Limiter is the redirects.Limiter of a single node: counters in the process,
-// monthly usage loaded from and flushed to the redirects.Store in batches,
+// monthly usage loaded from and flushed to the store in batches,
 // so a restart loses at most the requests counted since the last flush (the
 // server calls Flush every http.Config.FlushInterval and on Close).
 type Limiter struct {
-	store redirects.Store
+	store UsageStore
 
 	mu     sync.Mutex
 	period string
@@ -42,7 +53,7 @@ type orgCounts struct {
 
 // NewLimiter returns a limiter whose monthly usage starts from what
 // store holds for the current period.
-func NewLimiter(ctx context.Context, store redirects.Store, now time.Time) (*Limiter, error) {
+func NewLimiter(ctx context.Context, store UsageStore, now time.Time) (*Limiter, error) {
 	l := &Limiter{store: store, orgs: map[string]*orgCounts{}}
 	l.period, _ = redirects.BillingPeriod(now)
 	stored, err := store.FindUsage(ctx, l.period)

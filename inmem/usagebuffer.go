@@ -3,8 +3,6 @@ package inmem
 import (
 	"context"
 	"sync"
-
-	"redirects"
 )
 
 // UsageBuffer holds monthly usage that a limiter has counted but not yet
@@ -40,7 +38,7 @@ func (b *UsageBuffer) AddN(period, org string, n int64) {
 // periods not yet written go back into the buffer, added to what was counted
 // meanwhile, for the next try; periods already written are not written
 // again.
-func (b *UsageBuffer) Flush(ctx context.Context, store redirects.Store) error {
+func (b *UsageBuffer) Flush(ctx context.Context, store UsageStore) error {
 	b.mu.Lock()
 	pending := b.pending
 	b.pending = nil

@@ -97,7 +97,7 @@ func (h *handler) deploymentCreate(w http.ResponseWriter, r *http.Request) error
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	d, g, err := safety.Deploy(r.Context(), h.store, p.ID, opts, h.builder, nil)
+	d, g, err := safety.Deploy(r.Context(), h.store, p.ID, opts, h.builder)
 	var be *safety.BlockedError
 	if errors.As(err, &be) {
 		writeJSON(w, http.StatusConflict, blockedBody{errorBody: errorBody{Error: redirects.ErrorMessage(err), Code: codeDeployBlocked}, Gate: g})
@@ -126,7 +126,7 @@ func (h *handler) deployCheck(w http.ResponseWriter, r *http.Request) error {
 		}
 		opts.FromVersion = n
 	}
-	g, err := safety.CheckDeploy(r.Context(), h.store, p.ID, opts, nil)
+	g, err := safety.CheckDeploy(r.Context(), h.store, p.ID, opts)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"redirects"
 	"redirects/export"
 	"redirects/postgres"
+	"redirects/safety"
 	"redirects/sqlite"
 	"redirects/storetest"
 )
@@ -156,7 +157,7 @@ func newEnv(t *testing.T, open newStoreFunc, tls bool, tweak func(*Config)) *env
 	t.Helper()
 	clock := storetest.NewClock(storetest.Start)
 	s := open(t, clock)
-	cfg := Config{Store: s, Clock: clock, Secure: tls}
+	cfg := Config{Store: s, Accounts: s, Clock: clock, Secure: tls}
 	if tweak != nil {
 		tweak(&cfg)
 	}
@@ -379,7 +380,7 @@ func (e *env) newOrg(name string) *org {
 	if err := e.store.AddRule(ctx, o.rule); err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := e.store.Deploy(ctx, o.project.ID, redirects.DeployOptions{Message: "first"}, export.Render); err != nil {
+	if _, err := safety.DeployUnchecked(ctx, e.store, o.project.ID, redirects.DeployOptions{Message: "first"}, export.Render); err != nil {
 		e.t.Fatal(err)
 	}
 	o.key, _ = redirects.NewKey(o.project.ID, "edge", false, e.clock.Now())

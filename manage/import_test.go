@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/rulegen"
 )
 
@@ -258,7 +259,7 @@ func testDraftCSVRoundTrip(t *testing.T, open newStoreFunc) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, got := redirects.Compile(from), redirects.Compile(to)
+	want, got := engine.Compile(from), engine.Compile(to)
 	for _, r := range rules {
 		paths := []string{r.Source}
 		if r.MatchType == redirects.StartsWith {

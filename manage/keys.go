@@ -63,11 +63,16 @@ func (h *handler) lastUsed(r *http.Request, orgID string) (map[string]string, er
 	return KeysLastUsed(r.Context(), h.store, orgID, h.clock.Now())
 }
 
+// DailyUsageReader is what KeysLastUsed reads of a store.
+type DailyUsageReader interface {
+	FindDailyUsage(ctx context.Context, orgID, month string) ([]redirects.DailyUsage, error)
+}
+
 // KeysLastUsed returns, by key ID, the last UTC day ("2006-01-02") of the
 // current or previous month (at now) on which each key of the organization
 // with ID orgID had usage counted. The API's key list and the dashboard's
 // both show it.
-func KeysLastUsed(ctx context.Context, store redirects.Store, orgID string, now time.Time) (map[string]string, error) {
+func KeysLastUsed(ctx context.Context, store DailyUsageReader, orgID string, now time.Time) (map[string]string, error) {
 	now = now.UTC()
 	this := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	last := map[string]string{}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/safety"
 )
 
@@ -73,7 +74,7 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := lookupJSON{Path: path, Version: targetVersion(t), Answer: json.RawMessage("null"), Explanation: safety.Explain(t.Rules, path)}
-	if m, ok := redirects.Compile(t.Rules).Lookup(path); ok {
+	if m, ok := engine.Compile(t.Rules).Lookup(path); ok {
 		out.Answer = json.RawMessage(m.JSON())
 	}
 	writeJSON(w, http.StatusOK, out)

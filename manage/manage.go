@@ -25,7 +25,7 @@ type Config struct {
 	// Store keeps organizations, projects, rules, keys and deployments.
 	Store redirects.Store
 	// Accounts keeps users, memberships, tokens, sessions and the audit
-	// log. Nil takes it from Store, which every store implements.
+	// log.
 	Accounts redirects.AccountStore
 	// Clock gives the time of sessions, token creation and login limits;
 	// nil is the system clock.
@@ -74,8 +74,8 @@ type handler struct {
 	builder   redirects.Builder
 }
 
-// Handler returns the management API. It panics if cfg.Store is nil or
-// keeps no accounts and cfg.Accounts is nil: that is a wiring mistake.
+// Handler returns the management API. It panics if cfg.Store or
+// cfg.Accounts is nil: that is a wiring mistake.
 func Handler(cfg Config) http.Handler {
 	h := &handler{
 		store:     cfg.Store,
@@ -92,11 +92,7 @@ func Handler(cfg Config) http.Handler {
 		panic("manage: Config.Store is nil")
 	}
 	if h.accounts == nil {
-		a, ok := cfg.Store.(redirects.AccountStore)
-		if !ok {
-			panic("manage: the store keeps no accounts and Config.Accounts is nil")
-		}
-		h.accounts = a
+		panic("manage: Config.Accounts is nil")
 	}
 	if h.clock == nil {
 		h.clock = redirects.SystemClock{}

@@ -81,10 +81,18 @@ func (h *handler) usage(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// UsageReader is what FindOrgUsage reads of a store.
+type UsageReader interface {
+	DailyUsageReader
+	FindUsage(ctx context.Context, period string) (map[string]int64, error)
+	FindProjects(ctx context.Context, orgID string) ([]*redirects.Project, error)
+	FindKeys(ctx context.Context, projectID string) ([]*redirects.Key, error)
+}
+
 // FindOrgUsage returns the usage of organization o in the month that
 // starts at start (UTC): the month's total, every day up to now's, and
 // every key with usage or in force.
-func FindOrgUsage(ctx context.Context, store redirects.Store, o *redirects.Org, start, now time.Time) (*OrgUsage, error) {
+func FindOrgUsage(ctx context.Context, store UsageReader, o *redirects.Org, start, now time.Time) (*OrgUsage, error) {
 	month := start.Format("2006-01")
 	counts, err := store.FindUsage(ctx, month)
 	if err != nil {

@@ -4,39 +4,38 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/coding"
 )
 
-// Deploy takes the project's draft rules (or, with opts.FromVersion, the
-// rules of that version), renders them with build, and stores them as the
-// next version with the rendered exports, and records a deploy event, all in
-// one transaction (see redirects.DeployInTx).
+// WithDeployTx runs fn in one transaction (see safety.Deploy).
 //
-// The transaction first locks the project's row (FOR NO KEY UPDATE) and
-// holds it to commit, so two deploys of one project, from any process, run
-// one after the other: the second reads the versions after the first has
-// committed and can never pick the same number. A deploy that fails or whose
-// connection dies rolls back whole, so versions have no gaps. The lock does
-// not block rule edits, key creation or reads. A builder error is returned
-// as it is.
-func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.DeployOptions, build redirects.Builder) (*redirects.Deployment, error) {
+// The deploy's first read (deployTx.FindProject) locks the project's row
+// (FOR NO KEY UPDATE) and holds it to commit, so two deploys of one
+// project, from any process, run one after the other: the second reads the
+// versions after the first has committed and can never pick the same
+// number. A deploy that fails or whose connection dies rolls back whole, so
+// versions have no gaps. The lock does not block rule edits, key creation
+// or reads: a rule edited during a deploy is in the next one, which checks
+// it. An error of fn is returned as it is.
+func (db *DB) WithDeployTx(ctx context.Context, fn func(tx redirects.DeployTx) error) error {
 	tx, err := db.beginWrite(ctx, "deploy")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer tx.Rollback(ctx)
-	d, err := redirects.DeployInTx(ctx, deployTx{db, tx}, projectID, opts, build, db.now())
-	if err != nil {
-		return nil, err
+	if err := fn(deployTx{db, tx}); err != nil {
+		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, wrap("deploy", err)
+		return wrap("deploy", err)
 	}
-	return d, nil
+	return nil
 }
 
 // deployTx is the redirects.DeployTx of a write transaction.
@@ -61,6 +60,17 @@ func (t deployTx) FindRules(ctx context.Context, projectID string, version int) 
 	_, rules, err := findDeployment(ctx, t.tx, projectID, version, true)
 	return rules, err
 }
+
+func (t deployTx) FindLiveRules(ctx context.Context, projectID string) ([]redirects.Rule, error) {
+	_, rules, err := findDeployment(ctx, t.tx, projectID, 0, true)
+	return rules, err
+}
+
+func (t deployTx) FindProjectTests(ctx context.Context, projectID string) (string, error) {
+	return findProjectTests(ctx, t.tx, projectID)
+}
+
+func (t deployTx) Now() time.Time { return t.db.now() }
 
 // InsertRelease numbers the release after the project's latest version and
 // stores it and its exports in one round trip, then its event and its
@@ -112,7 +122,7 @@ func (db *DB) FindDeployments(ctx context.Context, projectID string) ([]*redirec
 }
 
 // FindDeployment returns one version, or the latest when version is 0, with
-// its rules in the order of redirects.SortRules.
+// its rules in the order of engine.SortRules.
 func (db *DB) FindDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, []redirects.Rule, error) {
 	tx, err := db.beginRead(ctx, "find deployment")
 	if err != nil {
@@ -128,7 +138,7 @@ func (db *DB) FindDeployment(ctx context.Context, projectID string, version int)
 	}
 	// Deploy stores the rules sorted already, so this costs one pass; it
 	// keeps the promise should the stored order ever change.
-	redirects.SortRules(rules)
+	engine.SortRules(rules)
 	return d, rules, nil
 }
 
@@ -199,7 +209,7 @@ func findDeployment(ctx context.Context, q querier, projectID string, version in
 	if !withRules {
 		return d, nil, nil
 	}
-	rules, err := redirects.DecodeRules(projectID, blob)
+	rules, err := engine.DecodeRules(projectID, blob)
 	if err != nil {
 		return nil, nil, fmt.Errorf("postgres: deployment version %d: %w", d.Version, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // AddRule validates and stores a draft rule of r.ProjectID, setting its ID
@@ -64,7 +65,7 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 }
 
 // FindRules returns the draft rules of a project in the order of
-// redirects.SortRules.
+// engine.SortRules.
 func (db *DB) FindRules(ctx context.Context, projectID string) ([]redirects.Rule, error) {
 	tx, err := db.beginRead(ctx, "find rules")
 	if err != nil {
@@ -78,12 +79,12 @@ func (db *DB) FindRules(ctx context.Context, projectID string) ([]redirects.Rule
 	if err != nil {
 		return nil, err
 	}
-	redirects.SortRules(rules)
+	engine.SortRules(rules)
 	return rules, nil
 }
 
 // findRules returns the draft rules of a project in the order they were
-// stored, which a deploy sorts once into the order of redirects.SortRules.
+// stored, which a deploy sorts once into the order of engine.SortRules.
 func findRules(ctx context.Context, q querier, projectID string) ([]redirects.Rule, error) {
 	// No ORDER BY: the caller orders the rules in Go. Without statistics
 	// (a million rules just imported, before autovacuum has analyzed

@@ -77,7 +77,7 @@ type Limiter struct {
 	redialed time.Time
 	clock    redirects.Clock
 	prefix   string
-	store    redirects.Store
+	store    inmem.UsageStore
 	local    *inmem.Limiter
 	logger   *slog.Logger
 	epoch    time.Time
@@ -118,7 +118,7 @@ var (
 // Open connects to the Redis at url (redis://[user:password@]host[:port][/db],
 // or rediss:// for TLS) and returns a limiter whose keys start with prefix.
 // If Redis does not answer, it starts in fallback and keeps trying.
-func Open(ctx context.Context, url, prefix string, store redirects.Store, logger *slog.Logger, clock redirects.Clock) (*Limiter, error) {
+func Open(ctx context.Context, url, prefix string, store inmem.UsageStore, logger *slog.Logger, clock redirects.Clock) (*Limiter, error) {
 	now := clock.Now()
 	opt, err := options(url)
 	if err != nil {

@@ -33,7 +33,7 @@ type Explanation struct {
 // Explain returns how a lookup of path answers among rules: the answering
 // rule and every candidate, each with why it lost. It scans rules once, so it
 // suits one question at a time; its answer is the lookup's
-// (redirects.Compile(rules).Lookup(path)).
+// (engine.Compile(rules).Lookup(path)).
 func Explain(rules []redirects.Rule, path string) Explanation {
 	// The lookup matches the path cut at '?' or '#' and decoded once
 	// (docs/contract.md#matching); a malformed escape matches nothing, and

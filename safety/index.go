@@ -9,8 +9,8 @@
 // Matching): an exact rule whose source equals the path wins; otherwise the
 // best starts_with rule by redirects.Better among those whose source is a
 // prefix of the path. The package keeps an index of its own that answers with
-// the rule itself (redirects.Snapshot answers with a destination only), and
-// its tests hold that index to redirects.Compile.
+// the rule itself (engine.Snapshot answers with a destination only), and
+// its tests hold that index to engine.Compile.
 package safety
 
 import (

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // The brute-force model: lookups by scanning every rule, redirects followed
@@ -234,11 +235,11 @@ func genProbe(t *rapid.T, rules []redirects.Rule) string {
 }
 
 // TestIndexIsTheEngine holds the package's index and Explain to the
-// lookup API's engine, redirects.Compile.
+// lookup API's engine, engine.Compile.
 func TestIndexIsTheEngine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		rules := genRules(t)
-		snap := redirects.Compile(rules)
+		snap := engine.Compile(rules)
 		x := newIndex(rules)
 		for range 20 {
 			p := genProbe(t, rules)

@@ -5,33 +5,32 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/coding"
 )
 
-// Deploy takes the project's draft rules (or, with opts.FromVersion, the
-// rules of that version), renders them with build, and stores them as the
-// next version with the rendered exports, and records a deploy event, all in
-// one IMMEDIATE transaction (see redirects.DeployInTx). The write lock is
-// held from the first read on, so two deploys of one project can never pick
-// the same version, and a deploy that fails or whose process dies leaves
-// nothing behind: versions have no gaps. A builder error is returned as it
-// is.
-func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.DeployOptions, build redirects.Builder) (*redirects.Deployment, error) {
+// WithDeployTx runs fn in one IMMEDIATE transaction (see
+// safety.Deploy). The write lock is held from the first read on, so a
+// deploy checks, renders and stores exactly the rules it read, two deploys
+// of one project can never pick the same version, and a deploy that fails
+// or whose process dies leaves nothing behind: versions have no gaps. An
+// error of fn is returned as it is.
+func (db *DB) WithDeployTx(ctx context.Context, fn func(tx redirects.DeployTx) error) error {
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer tx.Rollback()
-	d, err := redirects.DeployInTx(ctx, deployTx{db, tx}, projectID, opts, build, db.now())
-	if err != nil {
-		return nil, err
+	if err := fn(deployTx{db, tx}); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, wrap("deploy", err)
+		return wrap("deploy", err)
 	}
-	return d, nil
+	return nil
 }
 
 // deployTx is the redirects.DeployTx of a write transaction.
@@ -55,6 +54,17 @@ func (t deployTx) FindRules(ctx context.Context, projectID string, version int) 
 	_, rules, err := findDeployment(ctx, t.tx, projectID, version, true)
 	return rules, err
 }
+
+func (t deployTx) FindLiveRules(ctx context.Context, projectID string) ([]redirects.Rule, error) {
+	_, rules, err := findDeployment(ctx, t.tx, projectID, 0, true)
+	return rules, err
+}
+
+func (t deployTx) FindProjectTests(ctx context.Context, projectID string) (string, error) {
+	return findProjectTests(ctx, t.tx, projectID)
+}
+
+func (t deployTx) Now() time.Time { return t.db.now() }
 
 // InsertRelease numbers the release after the project's latest version and
 // stores it, its exports, its event and its audit entry.
@@ -104,7 +114,7 @@ func (db *DB) FindDeployments(ctx context.Context, projectID string) ([]*redirec
 }
 
 // FindDeployment returns one version, or the latest when version is 0, with
-// its rules in the order of redirects.SortRules.
+// its rules in the order of engine.SortRules.
 func (db *DB) FindDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, []redirects.Rule, error) {
 	tx, err := db.beginRead(ctx)
 	if err != nil {
@@ -120,7 +130,7 @@ func (db *DB) FindDeployment(ctx context.Context, projectID string, version int)
 	}
 	// Deploy stores the rules sorted already, so this costs one pass; it
 	// keeps the promise should the stored order ever change.
-	redirects.SortRules(rules)
+	engine.SortRules(rules)
 	return d, rules, nil
 }
 
@@ -190,7 +200,7 @@ func findDeployment(ctx context.Context, tx querier, projectID string, version i
 	if !withRules {
 		return d, nil, nil
 	}
-	rules, err := redirects.DecodeRules(projectID, blob)
+	rules, err := engine.DecodeRules(projectID, blob)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sqlite: deployment version %d: %w", d.Version, err)
 	}

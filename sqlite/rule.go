@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // AddRule validates and stores a draft rule of r.ProjectID, setting its ID
@@ -60,7 +61,7 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 const insertRuleSQL = `INSERT INTO rules (project_id, source, destination, status_code, match_type, priority, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`
 
 // FindRules returns the draft rules of a project in the order of
-// redirects.SortRules.
+// engine.SortRules.
 func (db *DB) FindRules(ctx context.Context, projectID string) ([]redirects.Rule, error) {
 	tx, err := db.beginRead(ctx)
 	if err != nil {
@@ -74,13 +75,13 @@ func (db *DB) FindRules(ctx context.Context, projectID string) ([]redirects.Rule
 	if err != nil {
 		return nil, err
 	}
-	redirects.SortRules(rules)
+	engine.SortRules(rules)
 	return rules, nil
 }
 
 // findRules returns the draft rules of a project: the exact rules by source,
 // then the starts_with rules by source, which a deploy sorts once into the
-// order of redirects.SortRules.
+// order of engine.SortRules.
 func findRules(ctx context.Context, tx querier, projectID string) ([]redirects.Rule, error) {
 	var out []redirects.Rule
 	// One query per match type spares a column per row, which counts when

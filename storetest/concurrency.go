@@ -11,6 +11,7 @@ import (
 	"redirects/internal/rulegen"
 
 	"redirects"
+	"redirects/safety"
 )
 
 // testConcurrentOpen opens one new database from many stores at once: each
@@ -66,7 +67,7 @@ func testConcurrentWriters(t *testing.T, d *Database) {
 					errs <- fmt.Errorf("writer %d: AddRule: %w", w, err)
 				}
 				if i%(rulesEach/deploysEach) == rulesEach/deploysEach-1 {
-					if _, err := s.Deploy(ctx, p.ID, redirects.DeployOptions{}, countBuild); err != nil {
+					if _, err := safety.DeployUnchecked(ctx, s, p.ID, redirects.DeployOptions{}, countBuild); err != nil {
 						errs <- fmt.Errorf("writer %d: Deploy: %w", w, err)
 					}
 				}
@@ -148,7 +149,7 @@ func testConcurrentDeploys(t *testing.T, d *Database) {
 			}
 			defer s.Close()
 			for i := 0; i < deploysEach; i++ {
-				if _, err := s.Deploy(ctx, p.ID, redirects.DeployOptions{Message: fmt.Sprintf("writer %d #%d", w, i)}, countBuild); err != nil {
+				if _, err := safety.DeployUnchecked(ctx, s, p.ID, redirects.DeployOptions{Message: fmt.Sprintf("writer %d #%d", w, i)}, countBuild); err != nil {
 					errs <- fmt.Errorf("writer %d: Deploy: %w", w, err)
 				}
 			}
@@ -223,7 +224,7 @@ func testReadDuringWrite(t *testing.T, d *Database) {
 	inBuild, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error)
 	go func() {
-		_, err := w.Deploy(ctx, p.ID, redirects.DeployOptions{}, func([]redirects.Rule) (*redirects.DeployContent, error) {
+		_, err := safety.DeployUnchecked(ctx, w, p.ID, redirects.DeployOptions{}, func([]redirects.Rule) (*redirects.DeployContent, error) {
 			close(inBuild)
 			<-release // hold the lock
 			return &redirects.DeployContent{}, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/safety"
 )
 
 func testDeployVersions(t *testing.T, e *env) {
@@ -108,7 +109,7 @@ func testDeployRollback(t *testing.T, e *env) {
 
 	at := e.clock.Add(time.Hour)
 	var seen []redirects.Rule
-	d, err := e.s.Deploy(e.ctx, p.ID, redirects.DeployOptions{Message: "back to one", FromVersion: 1}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{Message: "back to one", FromVersion: 1}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
 		seen = slices.Clone(rules)
 		return build(rules)
 	})
@@ -136,7 +137,7 @@ func testDeployUnknownVersion(t *testing.T, e *env) {
 	e.rule(p.ID, "/a", "/x", redirects.Exact, 100)
 	e.deploy(p.ID, redirects.DeployOptions{})
 	called := false
-	_, err := e.s.Deploy(e.ctx, p.ID, redirects.DeployOptions{FromVersion: 9}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+	_, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{FromVersion: 9}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
 		called = true
 		return build(rules)
 	})
@@ -157,7 +158,7 @@ func testDeployBuilderError(t *testing.T, e *env) {
 		t.Fatalf("LastEventID: %v", err)
 	}
 	errBuild := errors.New("renderer broke")
-	_, err = e.s.Deploy(e.ctx, p.ID, redirects.DeployOptions{}, func([]redirects.Rule) (*redirects.DeployContent, error) {
+	_, err = safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func([]redirects.Rule) (*redirects.DeployContent, error) {
 		return nil, errBuild
 	})
 	if !errors.Is(err, errBuild) {
@@ -185,7 +186,7 @@ func testDeployBuilderSeesSortedRules(t *testing.T, e *env) {
 	e.rule(p.ID, "/first", "/x", redirects.StartsWith, 0)
 	draft := e.rules(p.ID)
 	var seen []redirects.Rule
-	d, err := e.s.Deploy(e.ctx, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
 		seen = slices.Clone(rules)
 		return build(rules)
 	})
@@ -205,7 +206,7 @@ func testDeployBuilderCannotChangeSnapshot(t *testing.T, e *env) {
 	p := e.newProject()
 	a := e.rule(p.ID, "/a", "/x", redirects.Exact, 100)
 	b := e.rule(p.ID, "/b", "/y", redirects.StartsWith, 100)
-	d, err := e.s.Deploy(e.ctx, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
 		c, err := build(rules)
 		rules[0].Destination = "/changed"
 		rules[0], rules[1] = rules[1], rules[0]
@@ -287,7 +288,7 @@ func testDeployNotFound(t *testing.T, e *env) {
 	_, err = e.s.FindDeployments(e.ctx, "prj_nope")
 	wantCode(t, "FindDeployments(unknown project)", err, redirects.ENOTFOUND, "prj_nope")
 	called := false
-	_, err = e.s.Deploy(e.ctx, "prj_nope", redirects.DeployOptions{}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+	_, err = safety.DeployUnchecked(e.ctx, e.s, "prj_nope", redirects.DeployOptions{}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
 		called = true
 		return build(rules)
 	})

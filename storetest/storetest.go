@@ -2,7 +2,8 @@
 // implementation runs it, so the SQLite and PostgreSQL stores cannot drift
 // apart: a behaviour either holds for every store or is not promised.
 //
-// The suite uses only the redirects.Store interface. It asserts what the
+// The suite uses only the redirects.Store interface, and the deploys of
+// package safety (Deploy, DeployUnchecked) over it. It asserts what the
 // interface documents (error codes, ordering, atomicity, the clock as the
 // source of CreatedAt) and that error messages name the thing they are
 // about, never a message's exact wording.
@@ -26,6 +27,8 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
+	"redirects/safety"
 )
 
 // Opener returns a new, empty store that takes its times from clock. The
@@ -73,6 +76,8 @@ func Run(t *testing.T, open Opener) {
 		{"Deploy/ExportRetention", testDeployExportRetention},
 		{"Deploy/ExportEncodings", testDeployExportEncodings},
 		{"Deploy/NotFound", testDeployNotFound},
+		{"Deploy/ChecksWhatItWrites", testDeployChecksWhatItWrites},
+		{"Deploy/RacesEdits", testDeployRacesEdits},
 		{"Event/Recorded", testEventRecorded},
 		{"Event/Paging", testEventPaging},
 		{"Usage/Add", testUsageAdd},
@@ -159,7 +164,7 @@ func (e *env) rules(projectID string) []redirects.Rule {
 
 func (e *env) deploy(projectID string, opts redirects.DeployOptions) *redirects.Deployment {
 	e.t.Helper()
-	d, err := e.s.Deploy(e.ctx, projectID, opts, build)
+	d, err := safety.DeployUnchecked(e.ctx, e.s, projectID, opts, build)
 	if err != nil {
 		e.t.Fatalf("Deploy(%+v): %v", opts, err)
 	}
@@ -273,7 +278,7 @@ func sources(rules []redirects.Rule) []string {
 // sorted returns a sorted copy of rules.
 func sorted(rules ...redirects.Rule) []redirects.Rule {
 	out := slices.Clone(rules)
-	redirects.SortRules(out)
+	engine.SortRules(out)
 	return out
 }
 

@@ -56,7 +56,7 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	diff := safety.Diff(live, draft, safety.DiffOptions{MaxPaths: 50})
-	gate, err := safety.CheckDeploy(ctx, h.store, ph.ID, redirects.DeployOptions{}, nil)
+	gate, err := safety.CheckDeploy(ctx, h.store, ph.ID, redirects.DeployOptions{})
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) error {
 	if !opts.Override.Force {
 		opts.Override.Reason = ""
 	}
-	d, _, err := safety.Deploy(r.Context(), h.store, ph.ID, opts, h.builder, nil)
+	d, _, err := safety.Deploy(r.Context(), h.store, ph.ID, opts, h.builder)
 	if err != nil {
 		var be *safety.BlockedError
 		if errors.As(err, &be) {
@@ -206,7 +206,7 @@ func (h *handler) rollback(w http.ResponseWriter, r *http.Request) error {
 		msg = "Roll back to version " + itoa(v)
 	}
 	opts := redirects.DeployOptions{Message: msg, FromVersion: v}
-	d, _, err := safety.Deploy(r.Context(), h.store, ph.ID, opts, h.builder, nil)
+	d, _, err := safety.Deploy(r.Context(), h.store, ph.ID, opts, h.builder)
 	if err != nil {
 		var be *safety.BlockedError
 		if errors.As(err, &be) {

@@ -25,8 +25,7 @@ import (
 type Config struct {
 	// Store keeps organizations, projects, rules, keys and deployments.
 	Store redirects.Store
-	// Accounts keeps users, sessions and the audit log; nil takes it from
-	// Store.
+	// Accounts keeps users, sessions and the audit log.
 	Accounts redirects.AccountStore
 	// Clock gives the time of sessions; nil is the system clock.
 	Clock redirects.Clock
@@ -58,8 +57,8 @@ type handler struct {
 	uploads *uploads
 }
 
-// Handler returns the dashboard. It panics if cfg.Store is nil or keeps no
-// accounts and cfg.Accounts is nil: that is a wiring mistake.
+// Handler returns the dashboard. It panics if cfg.Store or cfg.Accounts is
+// nil: that is a wiring mistake.
 func Handler(cfg Config) http.Handler {
 	h := &handler{store: cfg.Store, accounts: cfg.Accounts, clock: cfg.Clock, logger: cfg.Logger,
 		secure: cfg.Secure, ttl: cfg.SessionTTL, logins: cfg.Logins, builder: cfg.Builder, uploads: &uploads{}}
@@ -67,11 +66,7 @@ func Handler(cfg Config) http.Handler {
 		panic("ui: Config.Store is nil")
 	}
 	if h.accounts == nil {
-		a, ok := cfg.Store.(redirects.AccountStore)
-		if !ok {
-			panic("ui: the store keeps no accounts and Config.Accounts is nil")
-		}
-		h.accounts = a
+		panic("ui: Config.Accounts is nil")
 	}
 	if h.clock == nil {
 		h.clock = redirects.SystemClock{}

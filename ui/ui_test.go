@@ -60,7 +60,7 @@ func newEnv(t testing.TB) *env {
 	if err := db.CreateSession(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{db: db, h: Handler(Config{Store: db, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}), cookie: secret, csrf: s.CSRFToken, org: o, project: p}
+	e := &env{db: db, h: Handler(Config{Store: db, Accounts: db, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}), cookie: secret, csrf: s.CSRFToken, org: o, project: p}
 	if tt, ok := t.(*testing.T); ok {
 		e.t = tt
 	}

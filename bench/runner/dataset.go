@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/export"
 	"redirects/internal/rulegen"
 	"redirects/sqlite"
@@ -139,7 +140,7 @@ const maxSamples = 4096
 // makeSamples derives paths from rules, checked against snap: exact
 // sources, starts_with sources + "/more" that a starts_with rule answers,
 // and random paths that nothing answers.
-func makeSamples(rules []redirects.Rule, snap *redirects.Snapshot, seed uint64) (*samples, error) {
+func makeSamples(rules []redirects.Rule, snap *engine.Snapshot, seed uint64) (*samples, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	var ex, pre []int
 	for i := range rules {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/coding"
 )
 
@@ -100,7 +101,7 @@ func (r *runner) engine(ctx context.Context, d *dataset, res *scaleResult) (*sam
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
 	t0 := time.Now()
-	snap := redirects.Compile(rules)
+	snap := engine.Compile(rules)
 	res.compile = time.Since(t0)
 	runtime.GC()
 	runtime.GC()
@@ -264,7 +265,7 @@ func (r *runner) sideBySide(ctx context.Context, d *dataset) (*sbsResult, error)
 	if err != nil {
 		return nil, err
 	}
-	snap := redirects.Compile(rules)
+	snap := engine.Compile(rules)
 	sm, err := makeSamples(rules, snap, r.cfg.seed)
 	if err != nil {
 		return nil, err

@@ -50,7 +50,7 @@ func (rep *report) markdown() string {
 	p(".\n")
 	p("- Load: `wrk -t1 -c64 --latency`, keep-alive, on 127.0.0.1; each server pinned to CPU 0 (`taskset -c 0`), wrk to CPU 1, except in the all-cores comparison, where nothing is pinned; runs of %s side by side and %s in the scale series, %s.\n", c.duration, c.scaleDuration, warm)
 	p("- CPU/request: the server's user+system time (`/proc/PID/stat`) over the measured run divided by the requests wrk completed; peak RSS: `VmHWM` at the end of the run.\n")
-	p("- Engine: `testing.Benchmark` (benchtime %s) of `Snapshot.Lookup` over up to %d sample paths per kind: exact sources, starts_with sources + `/more`, random paths no rule matches. Snapshot size: heap after GC, after minus before `redirects.Compile`.\n", c.benchtime, maxSamples)
+	p("- Engine: `testing.Benchmark` (benchtime %s) of `Snapshot.Lookup` over up to %d sample paths per kind: exact sources, starts_with sources + `/more`, random paths no rule matches. Snapshot size: heap after GC, after minus before `engine.Compile`.\n", c.benchtime, maxSamples)
 	p("- Build of the redirects binary: %s.\n\n", dur(rep.build))
 
 	rep.scaleSection(&b)

@@ -283,15 +283,22 @@ func (c *cmd) open(ctx context.Context) (redirects.Store, error) {
 	return s, nil
 }
 
+// Database is a store with its account side, as sqlite.DB and postgres.DB
+// are: what OpenStore opens.
+type Database interface {
+	redirects.Store
+	redirects.AccountStore
+}
+
 // OpenStore opens the store a database URL names, creating a SQLite file
 // that does not exist.
-func OpenStore(ctx context.Context, url string, clock redirects.Clock) (redirects.Store, error) {
+func OpenStore(ctx context.Context, url string, clock redirects.Clock) (Database, error) {
 	return openStore(ctx, url, clock, false)
 }
 
 // openStore opens the store a database URL names; with mustExist, a SQLite
 // file that does not exist is an error.
-func openStore(ctx context.Context, url string, clock redirects.Clock, mustExist bool) (redirects.Store, error) {
+func openStore(ctx context.Context, url string, clock redirects.Clock, mustExist bool) (Database, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		path := strings.TrimPrefix(url, "sqlite:")

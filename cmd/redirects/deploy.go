@@ -71,7 +71,7 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	}
 	opts := redirects.DeployOptions{Message: *message, FromVersion: *from,
 		Override: redirects.DeployOverride{Force: *force, Reason: *reason, AllowShrink: *allowShrink}}
-	d, g, err := safety.Deploy(ctx, s, *project, opts, builder, nil)
+	d, g, err := safety.Deploy(ctx, s, *project, opts, builder)
 	if g != nil {
 		c.printGate(g)
 	}

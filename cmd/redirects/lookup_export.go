@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // lookupExportCommands are the commands that read a deployed version as
@@ -60,7 +61,7 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	m, ok := redirects.Compile(rules).Lookup(*path)
+	m, ok := engine.Compile(rules).Lookup(*path)
 	if ok {
 		fmt.Fprintf(c.m.Stdout, "%s\n", m.JSON())
 	}

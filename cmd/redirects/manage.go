@@ -98,10 +98,10 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 	// The API and the dashboard share one login counter, so switching
 	// doors gains a guesser nothing.
 	logins := manage.NewLogins(manage.LoginLimits{}, c.m.Clock)
-	api := func(s redirects.Store) http.Handler {
+	api := func(s Database) http.Handler {
 		mux := http.NewServeMux()
-		mux.Handle("/manage/", manage.Handler(manage.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
-		mux.Handle("/", ui.Handler(ui.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
+		mux.Handle("/manage/", manage.Handler(manage.Config{Store: s, Accounts: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
+		mux.Handle("/", ui.Handler(ui.Config{Store: s, Accounts: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
 		return mux
 	}
 	s, err := OpenStore(ctx, url, c.m.Clock)

@@ -1,11 +1,12 @@
-package redirects
+package engine
 
 import (
+	"redirects"
+
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"testing"
-	"time"
 )
 
 // TestCountHit checks that every lookup a snapshot answers is counted
@@ -13,21 +14,21 @@ import (
 // brute force, and that a harvest empties the counters.
 func TestCountHit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var rules []Rule
+	var rules []redirects.Rule
 	for i := range 300 {
 		src := fmt.Sprintf("/s/%d", rng.IntN(60))
 		if rng.IntN(3) == 0 {
 			src = src[:2+rng.IntN(len(src)-1)]
 		}
-		mt := Exact
+		mt := redirects.Exact
 		if rng.IntN(2) == 0 {
-			mt = StartsWith
+			mt = redirects.StartsWith
 		}
-		rules = append(rules, Rule{ID: int64(i + 1), Source: src, Destination: fmt.Sprintf("/d/%d", i), StatusCode: 301, MatchType: mt, Priority: rng.IntN(3)})
+		rules = append(rules, redirects.Rule{ID: int64(i + 1), Source: src, Destination: fmt.Sprintf("/d/%d", i), StatusCode: 301, MatchType: mt, Priority: rng.IntN(3)})
 	}
 	rules = uniqueRules(rules)
 	s := Compile(rules)
-	want := map[HitKey]int64{}
+	want := map[redirects.HitKey]int64{}
 	for range 5000 {
 		path := fmt.Sprintf("/s/%d", rng.IntN(80))
 		if rng.IntN(4) == 0 {
@@ -42,11 +43,11 @@ func TestCountHit(t *testing.T) {
 			continue
 		}
 		s.CountHit(m)
-		want[HitKey{r.MatchType, r.Source}]++
+		want[redirects.HitKey{MatchType: r.MatchType, Source: r.Source}]++
 	}
-	got := map[HitKey]int64{}
-	s.Hits().Harvest(func(mt MatchType, source string, n int64) {
-		k := HitKey{mt, source}
+	got := map[redirects.HitKey]int64{}
+	s.Hits().Harvest(func(mt redirects.MatchType, source string, n int64) {
+		k := redirects.HitKey{MatchType: mt, Source: source}
 		if _, dup := got[k]; dup {
 			t.Errorf("rule %v harvested twice", k)
 		}
@@ -55,18 +56,18 @@ func TestCountHit(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("harvest = %v\nwant %v", got, want)
 	}
-	s.Hits().Harvest(func(mt MatchType, source string, n int64) {
+	s.Hits().Harvest(func(mt redirects.MatchType, source string, n int64) {
 		t.Errorf("second harvest found %d hits of %s %q, want none", n, mt, source)
 	})
 }
 
 // uniqueRules drops rules whose source and match type an earlier one has,
 // as a project's draft cannot hold two.
-func uniqueRules(rules []Rule) []Rule {
-	seen := map[HitKey]bool{}
-	var out []Rule
+func uniqueRules(rules []redirects.Rule) []redirects.Rule {
+	seen := map[redirects.HitKey]bool{}
+	var out []redirects.Rule
 	for _, r := range rules {
-		k := HitKey{r.MatchType, r.Source}
+		k := redirects.HitKey{MatchType: r.MatchType, Source: r.Source}
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, r)
@@ -77,18 +78,18 @@ func uniqueRules(rules []Rule) []Rule {
 
 // modelMatch finds the answering rule the slow way: an exact rule equal to
 // path, or the best starts_with rule by Better.
-func modelMatch(rules []Rule, path string) *Rule {
-	var best *Rule
+func modelMatch(rules []redirects.Rule, path string) *redirects.Rule {
+	var best *redirects.Rule
 	for i := range rules {
 		r := &rules[i]
-		if r.MatchType == Exact && r.Source == path {
+		if r.MatchType == redirects.Exact && r.Source == path {
 			return r
 		}
 	}
 	for i := range rules {
 		r := &rules[i]
-		if r.MatchType == StartsWith && len(path) >= len(r.Source) && path[:len(r.Source)] == r.Source {
-			if best == nil || Better(r, best) {
+		if r.MatchType == redirects.StartsWith && len(path) >= len(r.Source) && path[:len(r.Source)] == r.Source {
+			if best == nil || redirects.Better(r, best) {
 				best = r
 			}
 		}
@@ -97,25 +98,9 @@ func modelMatch(rules []Rule, path string) *Rule {
 }
 
 func TestCountHitAllocs(t *testing.T) {
-	s := Compile([]Rule{{ID: 1, Source: "/a", Destination: "/b", StatusCode: 301}})
+	s := Compile([]redirects.Rule{{ID: 1, Source: "/a", Destination: "/b", StatusCode: 301}})
 	m, _ := s.Lookup("/a")
 	if n := testing.AllocsPerRun(100, func() { s.CountHit(m) }); n != 0 {
 		t.Errorf("CountHit allocates %v times", n)
-	}
-}
-
-func TestStaleRules(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	rules := []Rule{{Source: "/never"}, {Source: "/old"}, {Source: "/new"}, {Source: "/old", MatchType: StartsWith}}
-	hits := []RuleHits{
-		{MatchType: Exact, Source: "/old", Hits: 3, LastHit: t0},
-		{MatchType: Exact, Source: "/new", Hits: 1, LastHit: t0.Add(48 * time.Hour)},
-	}
-	got := StaleRules(rules, hits, t0.Add(24*time.Hour))
-	if fmt.Sprint(got) != fmt.Sprint([]Rule{rules[0], rules[1], rules[3]}) {
-		t.Errorf("StaleRules = %v", got)
-	}
-	if got := StaleRules(rules, hits, t0); len(got) != 2 {
-		t.Errorf("StaleRules(since the old hit) = %v, want /never and the prefix /old", got)
 	}
 }

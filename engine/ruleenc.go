@@ -1,6 +1,8 @@
-package redirects
+package engine
 
 import (
+	"redirects"
+
 	"encoding/binary"
 	"time"
 )
@@ -11,7 +13,7 @@ const ruleEncodingVersion = 1
 
 // EncodeRules returns a compact binary form of rules, for stores to keep a
 // deployment's snapshot in one value. DecodeRules reverses it.
-func EncodeRules(rules []Rule) []byte {
+func EncodeRules(rules []redirects.Rule) []byte {
 	size := 1 + binary.MaxVarintLen64
 	for i := range rules {
 		size += len(rules[i].Source) + len(rules[i].Destination) + 5*binary.MaxVarintLen64 + 2
@@ -35,8 +37,8 @@ func EncodeRules(rules []Rule) []byte {
 }
 
 // DecodeRules parses the output of EncodeRules. Every rule gets projectID.
-func DecodeRules(projectID string, b []byte) ([]Rule, error) {
-	bad := Errorf(EINTERNAL, "stored rule snapshot of project %s is corrupt", projectID)
+func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
+	bad := redirects.Errorf(redirects.EINTERNAL, "stored rule snapshot of project %s is corrupt", projectID)
 	if len(b) == 0 || b[0] != ruleEncodingVersion {
 		return nil, bad
 	}
@@ -45,7 +47,7 @@ func DecodeRules(projectID string, b []byte) ([]Rule, error) {
 	if d.err || n > uint64(len(b)) {
 		return nil, bad
 	}
-	rules := make([]Rule, n)
+	rules := make([]redirects.Rule, n)
 	for i := range rules {
 		r := &rules[i]
 		r.ProjectID = projectID
@@ -53,7 +55,7 @@ func DecodeRules(projectID string, b []byte) ([]Rule, error) {
 		r.Source = d.str()
 		r.Destination = d.str()
 		r.StatusCode = int(d.uvarint())
-		r.MatchType = MatchType(d.byte())
+		r.MatchType = redirects.MatchType(d.byte())
 		r.Priority = int(d.varint())
 		r.CreatedAt = time.Unix(0, d.varint()).UTC()
 		if d.err {

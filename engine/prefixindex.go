@@ -1,4 +1,4 @@
-package redirects
+package engine
 
 import (
 	"bytes"

@@ -1,6 +1,8 @@
-package redirects
+package engine
 
 import (
+	"redirects"
+
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
@@ -66,7 +68,7 @@ type Match struct {
 	json   []byte
 	dest   string
 	status uint16
-	mt     MatchType
+	mt     redirects.MatchType
 	// rec is the record's number, which CountHit counts under.
 	rec uint32
 }
@@ -80,7 +82,7 @@ func (m Match) StatusCode() int { return int(m.status) }
 
 // MatchType returns the kind of rule that matched, which the lookup answer
 // reports.
-func (m Match) MatchType() MatchType { return m.mt }
+func (m Match) MatchType() redirects.MatchType { return m.mt }
 
 // JSON returns the lookup body exactly as the API sends it, rendered at
 // Compile time so a request only copies bytes:
@@ -123,7 +125,7 @@ func (s *Snapshot) PrefixLen() int {
 // path with a malformed escape matches nothing. Nothing is allocated unless
 // the path holds an escape.
 func (s *Snapshot) Lookup(path string) (Match, bool) {
-	p, err := DecodePath(path)
+	p, err := redirects.DecodePath(path)
 	if err != nil {
 		return Match{}, false
 	}
@@ -206,7 +208,7 @@ func (s *Snapshot) match(rec uint32) Match {
 		json:   s.arena[body:end:end],
 		dest:   arenaString(s.arena, dest, destLen),
 		status: binary.LittleEndian.Uint16(h[6:]),
-		mt:     MatchType(h[8]),
+		mt:     redirects.MatchType(h[8]),
 		rec:    binary.LittleEndian.Uint32(h[10:]),
 	}
 }
@@ -228,33 +230,33 @@ func arenaString(arena []byte, off, n uint32) string {
 // which the snapshot's 16-bit lengths cannot represent, and on more than
 // 4 GiB of strings; validation rules out the first, the store's size the
 // second. rules is not modified or retained.
-func Compile(rules []Rule) *Snapshot {
+func Compile(rules []redirects.Rule) *Snapshot {
 	s := &Snapshot{seed: maphash.MakeSeed()}
 
 	// One record per exact rule, then one per starts_with rule that wins for
 	// some prefix source. PrefixWinners gives each source its closure winner,
 	// so the prefix index only needs the longest matching source.
-	answers := make([]*Rule, 0, len(rules))
+	answers := make([]*redirects.Rule, 0, len(rules))
 	for i := range rules {
 		r := &rules[i]
-		if len(r.Source) > MaxSourceLen || len(r.Destination) > MaxDestLen {
-			panic(fmt.Sprintf("redirects.Compile: rule %d has a source or destination over the length limit; validate rules first", r.ID))
+		if len(r.Source) > redirects.MaxSourceLen || len(r.Destination) > redirects.MaxDestLen {
+			panic(fmt.Sprintf("Compile: rule %d has a source or destination over the length limit; validate rules first", r.ID))
 		}
-		if r.MatchType == StartsWith {
+		if r.MatchType == redirects.StartsWith {
 			s.prefixLen++
 		} else {
 			s.exactLen++
 			answers = append(answers, r)
 		}
 	}
-	winners := PrefixWinners(rules)
+	winners := redirects.PrefixWinners(rules)
 	keys := make([]string, len(winners))
 	values := make([]uint32, len(winners))
 	// answerOf numbers each distinct winner once. PrefixWinners' rules point
 	// into rules, so a slice indexed by position does it without hashing;
 	// the map only catches a pointer from elsewhere, should that change.
 	answerOf := make([]uint32, len(rules)) // answer number plus one
-	var answerOfOther map[*Rule]uint32
+	var answerOfOther map[*redirects.Rule]uint32
 	for i, w := range winners {
 		var a uint32
 		if j, ok := indexOf(rules, w.Rule); ok {
@@ -265,7 +267,7 @@ func Compile(rules []Rule) *Snapshot {
 			a = answerOf[j]
 		} else {
 			if answerOfOther == nil {
-				answerOfOther = make(map[*Rule]uint32)
+				answerOfOther = make(map[*redirects.Rule]uint32)
 			}
 			if answerOfOther[w.Rule] == 0 {
 				answers = append(answers, w.Rule)
@@ -295,12 +297,12 @@ func Compile(rules []Rule) *Snapshot {
 	for a, r := range answers {
 		rec := len(arena)
 		if uint64(rec) >= 1<<32-1 {
-			panic("redirects.Compile: the rules' strings exceed the snapshot's 4 GiB arena")
+			panic("Compile: the rules' strings exceed the snapshot's 4 GiB arena")
 		}
 		offsets[a] = uint32(rec)
-		mt, src := Exact, r.Source
-		if r.MatchType == StartsWith {
-			mt = StartsWith
+		mt, src := redirects.Exact, r.Source
+		if r.MatchType == redirects.StartsWith {
+			mt = redirects.StartsWith
 		}
 		arena = append(arena, make([]byte, recordHeader)...)
 		arena = append(arena, src...)
@@ -327,7 +329,7 @@ func Compile(rules []Rule) *Snapshot {
 		arena = append(make([]byte, 0, len(arena)), arena...)
 	}
 	if uint64(len(arena)) >= 1<<32-1 {
-		panic("redirects.Compile: the rules' strings exceed the snapshot's 4 GiB arena")
+		panic("Compile: the rules' strings exceed the snapshot's 4 GiB arena")
 	}
 	for i, a := range values {
 		values[i] = offsets[a] + 1
@@ -367,7 +369,7 @@ func Compile(rules []Rule) *Snapshot {
 
 // indexOf returns the index of r in rules, if r points to one of its
 // elements.
-func indexOf(rules []Rule, r *Rule) (int, bool) {
+func indexOf(rules []redirects.Rule, r *redirects.Rule) (int, bool) {
 	if len(rules) == 0 {
 		return 0, false
 	}
@@ -384,9 +386,9 @@ const bodyStart = `{"destination":"`
 
 // bodyLen returns the length of the body appendBody renders for a
 // destination whose JSON-escaped form is destLen bytes long.
-func bodyLen(destLen, status int, mt MatchType) int {
+func bodyLen(destLen, status int, mt redirects.MatchType) int {
 	n := len(bodyStart) + destLen + len(`","statusCode":`) + len(`,"matchType":"`) + len(`"}`)
-	if mt == StartsWith {
+	if mt == redirects.StartsWith {
 		n += len("starts_with")
 	} else {
 		n += len("exact")
@@ -402,7 +404,7 @@ func bodyLen(destLen, status int, mt MatchType) int {
 }
 
 // appendBody appends the lookup body of a rule to b.
-func appendBody(b []byte, dest string, status int, mt MatchType) []byte {
+func appendBody(b []byte, dest string, status int, mt redirects.MatchType) []byte {
 	b = append(b, bodyStart...)
 	b = AppendJSONString(b, dest)
 	b = append(b, `","statusCode":`...)

@@ -1,4 +1,4 @@
-package redirects_test
+package engine_test
 
 import (
 	"math/rand/v2"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/rulegen"
 )
 
@@ -15,7 +16,7 @@ import (
 // built once per process and shared by every benchmark.
 type benchSet struct {
 	rules []redirects.Rule
-	snap  *redirects.Snapshot
+	snap  *engine.Snapshot
 	paths map[string][]string // kind -> paths
 }
 
@@ -43,7 +44,7 @@ func getBenchSet(tb testing.TB, n int) *benchSet {
 		return s
 	}
 	rules := rulegen.Rules(n, 0.5, 42)
-	bs := &benchSet{rules: rules, snap: redirects.Compile(rules), paths: map[string][]string{}}
+	bs := &benchSet{rules: rules, snap: engine.Compile(rules), paths: map[string][]string{}}
 	rng := rand.New(rand.NewPCG(uint64(n), 99))
 	var exact, prefix []string
 	for _, r := range rules {
@@ -134,7 +135,7 @@ func BenchmarkCompile(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				redirects.Compile(rules)
+				engine.Compile(rules)
 			}
 			b.StopTimer()
 			b.ReportMetric(snapshotBytesPerRule(rules), "bytes/rule")
@@ -148,7 +149,7 @@ func TestBenchPaths(t *testing.T) {
 	bs := getBenchSet(t, 1_000)
 	for _, kind := range benchKinds {
 		for _, p := range bs.paths[kind][:2000] {
-			r, ok := redirects.ModelLookup(bs.rules, p)
+			r, ok := engine.ModelLookup(bs.rules, p)
 			switch {
 			case kind == "miss" && ok:
 				t.Fatalf("miss path %q matches rule %d", p, r.ID)

@@ -1,6 +1,8 @@
-package redirects
+package engine
 
 import (
+	"redirects"
+
 	"bytes"
 	"encoding/json"
 	"strconv"
@@ -15,19 +17,19 @@ import (
 // plainly as possible, to hold the compiled snapshot against: cut the path at
 // the first '?' or '#', an exact rule equal to it wins, otherwise the best
 // (by Better) of the starts_with rules whose source prefixes it.
-func modelLookup(rules []Rule, path string) (*Rule, bool) {
+func modelLookup(rules []redirects.Rule, path string) (*redirects.Rule, bool) {
 	if i := strings.IndexAny(path, "?#"); i >= 0 {
 		path = path[:i]
 	}
 	for i := range rules {
-		if rules[i].MatchType == Exact && rules[i].Source == path {
+		if rules[i].MatchType == redirects.Exact && rules[i].Source == path {
 			return &rules[i], true
 		}
 	}
-	var best *Rule
+	var best *redirects.Rule
 	for i := range rules {
 		r := &rules[i]
-		if r.MatchType == StartsWith && strings.HasPrefix(path, r.Source) && (best == nil || Better(r, best)) {
+		if r.MatchType == redirects.StartsWith && strings.HasPrefix(path, r.Source) && (best == nil || redirects.Better(r, best)) {
 			best = r
 		}
 	}
@@ -36,7 +38,7 @@ func modelLookup(rules []Rule, path string) (*Rule, bool) {
 
 // modelJSON renders the lookup body with encoding/json, the reference for
 // Match.JSON: HTML escaping off, no trailing newline.
-func modelJSON(dest string, status int, mt MatchType) []byte {
+func modelJSON(dest string, status int, mt redirects.MatchType) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -56,7 +58,7 @@ func modelJSON(dest string, status int, mt MatchType) []byte {
 func checkLookup(t interface {
 	Helper()
 	Fatalf(string, ...any)
-}, s *Snapshot, rules []Rule, path string) {
+}, s *Snapshot, rules []redirects.Rule, path string) {
 	t.Helper()
 	want, wantOK := modelLookup(rules, path)
 	got, ok := s.Lookup(path)
@@ -82,58 +84,58 @@ func checkLookup(t interface {
 var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func TestLookupTable(t *testing.T) {
-	rule := func(id int64, mt MatchType, src, dest string, prio int, created int) Rule {
-		return Rule{ID: id, Source: src, Destination: dest, StatusCode: 301, MatchType: mt, Priority: prio,
+	rule := func(id int64, mt redirects.MatchType, src, dest string, prio int, created int) redirects.Rule {
+		return redirects.Rule{ID: id, Source: src, Destination: dest, StatusCode: 301, MatchType: mt, Priority: prio,
 			CreatedAt: t0.Add(time.Duration(created) * time.Hour)}
 	}
 	tests := []struct {
 		name  string
-		rules []Rule
+		rules []redirects.Rule
 		path  string
 		dest  string // "" = no match
 	}{
 		{"empty rule set", nil, "/a", ""},
-		{"exact hit", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/a", "/x"},
-		{"exact is not a prefix", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/a/b", ""},
-		{"exact is case-sensitive", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/A", ""},
-		{"exact beats prefix", []Rule{
-			rule(1, StartsWith, "/a", "/prefix", 0, 0),
-			rule(2, Exact, "/a/b", "/exact", 1000, 1),
+		{"exact hit", []redirects.Rule{rule(1, redirects.Exact, "/a", "/x", 100, 0)}, "/a", "/x"},
+		{"exact is not a prefix", []redirects.Rule{rule(1, redirects.Exact, "/a", "/x", 100, 0)}, "/a/b", ""},
+		{"exact is case-sensitive", []redirects.Rule{rule(1, redirects.Exact, "/a", "/x", 100, 0)}, "/A", ""},
+		{"exact beats prefix", []redirects.Rule{
+			rule(1, redirects.StartsWith, "/a", "/prefix", 0, 0),
+			rule(2, redirects.Exact, "/a/b", "/exact", 1000, 1),
 		}, "/a/b", "/exact"},
-		{"exact beats prefix with the same source", []Rule{
-			rule(1, StartsWith, "/a", "/prefix", 0, 0),
-			rule(2, Exact, "/a", "/exact", 1000, 1),
+		{"exact beats prefix with the same source", []redirects.Rule{
+			rule(1, redirects.StartsWith, "/a", "/prefix", 0, 0),
+			rule(2, redirects.Exact, "/a", "/exact", 1000, 1),
 		}, "/a", "/exact"},
-		{"lower priority beats longer source", []Rule{
-			rule(1, StartsWith, "/blog", "/short", 5, 1),
-			rule(2, StartsWith, "/blog/2019", "/long", 10, 0),
+		{"lower priority beats longer source", []redirects.Rule{
+			rule(1, redirects.StartsWith, "/blog", "/short", 5, 1),
+			rule(2, redirects.StartsWith, "/blog/2019", "/long", 10, 0),
 		}, "/blog/2019/05", "/short"},
-		{"priority tie goes to the longer source", []Rule{
-			rule(1, StartsWith, "/blog", "/short", 10, 0),
-			rule(2, StartsWith, "/blog/2019", "/long", 10, 1),
+		{"priority tie goes to the longer source", []redirects.Rule{
+			rule(1, redirects.StartsWith, "/blog", "/short", 10, 0),
+			rule(2, redirects.StartsWith, "/blog/2019", "/long", 10, 1),
 		}, "/blog/2019/05", "/long"},
-		{"priority and length tie goes to the older rule", []Rule{
-			rule(1, StartsWith, "/blog/a", "/newer", 10, 2),
-			rule(2, StartsWith, "/blog/b", "/older", 10, 1),
-			rule(3, StartsWith, "/blog/", "/older-yet-shorter", 10, 0),
+		{"priority and length tie goes to the older rule", []redirects.Rule{
+			rule(1, redirects.StartsWith, "/blog/a", "/newer", 10, 2),
+			rule(2, redirects.StartsWith, "/blog/b", "/older", 10, 1),
+			rule(3, redirects.StartsWith, "/blog/", "/older-yet-shorter", 10, 0),
 		}, "/blog/b/x", "/older"},
-		{"a prefix is a string prefix: /blog matches /blogger", []Rule{rule(1, StartsWith, "/blog", "/x", 100, 0)}, "/blogger", "/x"},
-		{"a prefix matches itself", []Rule{rule(1, StartsWith, "/blog", "/x", 100, 0)}, "/blog", "/x"},
-		{"a longer source does not match a shorter path", []Rule{rule(1, StartsWith, "/blog/", "/x", 100, 0)}, "/blog", ""},
-		{"query ignored for exact", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/a?b=/c", "/x"},
-		{"fragment ignored for exact", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/a#frag", "/x"},
-		{"query ignored for prefix", []Rule{rule(1, StartsWith, "/a/b", "/x", 100, 0)}, "/a?/b", ""},
-		{"first of ? and # cuts", []Rule{rule(1, Exact, "/a", "/x", 100, 0)}, "/a#b?c", "/x"},
-		{"path of only a query", []Rule{rule(1, StartsWith, "/", "/root", 100, 0)}, "?/a", ""},
-		{"root prefix matches everything", []Rule{rule(1, StartsWith, "/", "/root", 100, 0)}, "/anything/at/all", "/root"},
-		{"winner of a shorter source beats the longest match", []Rule{
-			rule(1, StartsWith, "/", "/root", 0, 0),
-			rule(2, StartsWith, "/a/b/c", "/abc", 1, 0),
-			rule(3, Exact, "/a/b/c/d", "/exact", 1, 0),
+		{"a prefix is a string prefix: /blog matches /blogger", []redirects.Rule{rule(1, redirects.StartsWith, "/blog", "/x", 100, 0)}, "/blogger", "/x"},
+		{"a prefix matches itself", []redirects.Rule{rule(1, redirects.StartsWith, "/blog", "/x", 100, 0)}, "/blog", "/x"},
+		{"a longer source does not match a shorter path", []redirects.Rule{rule(1, redirects.StartsWith, "/blog/", "/x", 100, 0)}, "/blog", ""},
+		{"query ignored for exact", []redirects.Rule{rule(1, redirects.Exact, "/a", "/x", 100, 0)}, "/a?b=/c", "/x"},
+		{"fragment ignored for exact", []redirects.Rule{rule(1, redirects.Exact, "/a", "/x", 100, 0)}, "/a#frag", "/x"},
+		{"query ignored for prefix", []redirects.Rule{rule(1, redirects.StartsWith, "/a/b", "/x", 100, 0)}, "/a?/b", ""},
+		{"first of ? and # cuts", []redirects.Rule{rule(1, redirects.Exact, "/a", "/x", 100, 0)}, "/a#b?c", "/x"},
+		{"path of only a query", []redirects.Rule{rule(1, redirects.StartsWith, "/", "/root", 100, 0)}, "?/a", ""},
+		{"root prefix matches everything", []redirects.Rule{rule(1, redirects.StartsWith, "/", "/root", 100, 0)}, "/anything/at/all", "/root"},
+		{"winner of a shorter source beats the longest match", []redirects.Rule{
+			rule(1, redirects.StartsWith, "/", "/root", 0, 0),
+			rule(2, redirects.StartsWith, "/a/b/c", "/abc", 1, 0),
+			rule(3, redirects.Exact, "/a/b/c/d", "/exact", 1, 0),
 		}, "/a/b/c/e", "/root"},
-		{"no match below a diverging edge", []Rule{
-			rule(1, StartsWith, "/abc/def", "/x", 100, 0),
-			rule(2, StartsWith, "/abc/deg", "/y", 100, 0),
+		{"no match below a diverging edge", []redirects.Rule{
+			rule(1, redirects.StartsWith, "/abc/def", "/x", 100, 0),
+			rule(2, redirects.StartsWith, "/abc/deg", "/y", 100, 0),
 		}, "/abc/de", ""},
 	}
 	for _, tt := range tests {
@@ -149,10 +151,10 @@ func TestLookupTable(t *testing.T) {
 }
 
 func TestMatchJSON(t *testing.T) {
-	rules := []Rule{
-		{ID: 1, Source: "/old", Destination: "/new", StatusCode: 301, MatchType: Exact, CreatedAt: t0},
-		{ID: 2, Source: "/shop", Destination: "https://example.com/a?x=1&y=<2>", StatusCode: 302, MatchType: StartsWith, CreatedAt: t0},
-		{ID: 3, Source: "/é", Destination: "/ünïcödé/%20", StatusCode: 301, MatchType: Exact, CreatedAt: t0},
+	rules := []redirects.Rule{
+		{ID: 1, Source: "/old", Destination: "/new", StatusCode: 301, MatchType: redirects.Exact, CreatedAt: t0},
+		{ID: 2, Source: "/shop", Destination: "https://example.com/a?x=1&y=<2>", StatusCode: 302, MatchType: redirects.StartsWith, CreatedAt: t0},
+		{ID: 3, Source: "/é", Destination: "/ünïcödé/%20", StatusCode: 301, MatchType: redirects.Exact, CreatedAt: t0},
 	}
 	s := Compile(rules)
 	for path, want := range map[string]string{
@@ -185,7 +187,7 @@ func TestJSONEscapingMatchesEncodingJSON(t *testing.T) {
 			rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) }),
 		).Draw(t, "dest")
 		status := rapid.SampledFrom([]int{301, 302, 0, 7, 99999, -5}).Draw(t, "status")
-		mt := rapid.SampledFrom([]MatchType{Exact, StartsWith}).Draw(t, "mt")
+		mt := rapid.SampledFrom([]redirects.MatchType{redirects.Exact, redirects.StartsWith}).Draw(t, "mt")
 		got := appendBody(nil, dest, status, mt)
 		if want := modelJSON(dest, status, mt); !bytes.Equal(got, want) {
 			t.Fatalf("appendBody(%q) = %s, encoding/json gives %s", dest, got, want)
@@ -195,7 +197,7 @@ func TestJSONEscapingMatchesEncodingJSON(t *testing.T) {
 		}
 		// Compile must give the raw destination back even when the body
 		// had to escape it.
-		s := Compile([]Rule{{ID: 1, Source: "/x", Destination: dest, StatusCode: status, MatchType: mt}})
+		s := Compile([]redirects.Rule{{ID: 1, Source: "/x", Destination: dest, StatusCode: status, MatchType: mt}})
 		m, ok := s.Lookup("/x")
 		if !ok || m.Destination() != dest || !bytes.Equal(m.JSON(), got) {
 			t.Fatalf("Lookup after Compile of %q = %q %s, %v", dest, m.Destination(), m.JSON(), ok)
@@ -213,19 +215,19 @@ var genSource = rapid.Custom(func(t *rapid.T) string {
 // genRules draws a rule set with overlapping sources, exact and starts_with
 // rules sharing sources, many priority and age ties, and destinations that
 // name the rule so the check knows which one answered.
-var genRules = rapid.Custom(func(t *rapid.T) []Rule {
+var genRules = rapid.Custom(func(t *rapid.T) []redirects.Rule {
 	n := rapid.IntRange(0, 24).Draw(t, "n")
 	seen := map[[2]string]bool{}
-	var rules []Rule
+	var rules []redirects.Rule
 	for i := 0; i < n; i++ {
-		mt := rapid.SampledFrom([]MatchType{Exact, StartsWith, StartsWith}).Draw(t, "matchType")
+		mt := rapid.SampledFrom([]redirects.MatchType{redirects.Exact, redirects.StartsWith, redirects.StartsWith}).Draw(t, "matchType")
 		src := genSource.Draw(t, "source")
 		if seen[[2]string{mt.String(), src}] {
 			continue
 		}
 		seen[[2]string{mt.String(), src}] = true
 		id := int64(len(rules) + 1)
-		rules = append(rules, Rule{
+		rules = append(rules, redirects.Rule{
 			ID:          id,
 			Source:      src,
 			Destination: rapid.SampledFrom([]string{"/d", "https://e.com/?a=1&b=<2>", "/ü/"}).Draw(t, "dest") + "r" + strconv.FormatInt(id, 10),
@@ -241,7 +243,7 @@ var genRules = rapid.Custom(func(t *rapid.T) []Rule {
 
 // genPath draws a path to look up: a random one from the same alphabet, or
 // a source with bytes added or removed, sometimes with a query or fragment.
-func genPath(t *rapid.T, rules []Rule) string {
+func genPath(t *rapid.T, rules []redirects.Rule) string {
 	var p string
 	if len(rules) > 0 && rapid.Bool().Draw(t, "fromSource") {
 		p = rapid.SampledFrom(rules).Draw(t, "rule").Source

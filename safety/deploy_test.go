@@ -1,4 +1,4 @@
-package redirects_test
+package safety_test
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
+	"redirects/safety"
 )
 
 // TestNewRelease checks the store-independent steps of a deploy: one sort,
@@ -28,7 +30,7 @@ func TestNewRelease(t *testing.T) {
 		rs[0].Destination = "/changed" // must not reach the snapshot
 		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv"}}, Report: "r"}, nil
 	}
-	r, err := redirects.NewRelease("prj_1", redirects.DeployOptions{Message: "m", FromVersion: 2}, rules(), build, now)
+	r, err := safety.NewRelease("prj_1", redirects.DeployOptions{Message: "m", FromVersion: 2}, rules(), build, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func TestNewRelease(t *testing.T) {
 		d.ExactCount != 2 || d.PrefixCount != 1 || d.Report != "r" || d.Version != 0 {
 		t.Fatalf("deployment %+v", d)
 	}
-	stored, err := redirects.DecodeRules("prj_1", r.Snapshot)
+	stored, err := engine.DecodeRules("prj_1", r.Snapshot)
 	if err != nil || len(stored) != 3 || stored[0].Destination != "/w" || stored[0].ID != 3 {
 		t.Fatalf("snapshot %+v, %v: want the sorted rules as they were before the builder ran", stored, err)
 	}
@@ -51,15 +53,15 @@ func TestNewRelease(t *testing.T) {
 	repeated := func([]redirects.Rule) (*redirects.DeployContent, error) {
 		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv"}, {Format: "csv"}}}, nil
 	}
-	if _, err := redirects.NewRelease("prj_1", redirects.DeployOptions{}, rules(), repeated, now); err == nil {
+	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), repeated, now); err == nil {
 		t.Fatal("a repeated export format was accepted")
 	}
 	boom := errors.New("boom")
 	failing := func([]redirects.Rule) (*redirects.DeployContent, error) { return nil, boom }
-	if _, err := redirects.NewRelease("prj_1", redirects.DeployOptions{}, rules(), failing, now); err != boom {
+	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), failing, now); err != boom {
 		t.Fatalf("builder error came back as %v, want it as it is", err)
 	}
-	if _, err := redirects.NewRelease("prj_1", redirects.DeployOptions{}, rules(), nil, now); err == nil {
+	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), nil, now); err == nil {
 		t.Fatal("a nil builder was accepted")
 	}
 	if err := (redirects.DeployOptions{FromVersion: -1}).Validate(); redirects.ErrorCode(err) != redirects.EINVALID {

@@ -1,6 +1,8 @@
-package redirects
+package engine
 
 import (
+	"redirects"
+
 	"cmp"
 	"encoding/binary"
 	"slices"
@@ -12,16 +14,16 @@ import (
 // identical rules have) broken by position. Input in that order already
 // costs one pass. It is the one sort of a deployment: SortRules applies it
 // and the export renderers read through it.
-func SortOrder(rules []Rule) (exact, prefix []int32) {
+func SortOrder(rules []redirects.Rule) (exact, prefix []int32) {
 	inOrder := true
 	for i := range rules {
-		if rules[i].MatchType == StartsWith {
+		if rules[i].MatchType == redirects.StartsWith {
 			prefix = append(prefix, int32(i))
 		} else {
 			exact = append(exact, int32(i))
 		}
 		if i > 0 && inOrder {
-			inOrder = CompareRules(&rules[i-1], &rules[i]) <= 0
+			inOrder = redirects.CompareRules(&rules[i-1], &rules[i]) <= 0
 		}
 	}
 	if inOrder {
@@ -35,7 +37,7 @@ func SortOrder(rules []Rule) (exact, prefix []int32) {
 }
 
 // SortRules puts rules in the order of SortOrder, moving each rule once.
-func SortRules(rules []Rule) {
+func SortRules(rules []redirects.Rule) {
 	exact, prefix := SortOrder(rules)
 	pos := append(exact, prefix...) // pos[i] is the rule that goes to i
 	// Follow each cycle of the permutation, marking visited places with -1.
@@ -62,7 +64,7 @@ func SortRules(rules []Rule) {
 // reads two sources per compare, some twenty compares per rule at a million
 // rules, and sources sharing long leading parts (/shop/catalog/product/...)
 // make every compare long.
-func sortBySource(idx []int32, rules []Rule) {
+func sortBySource(idx []int32, rules []redirects.Rule) {
 	keys := make([]digitKey, len(idx))
 	for j, i := range idx {
 		keys[j].i = i
@@ -82,7 +84,7 @@ type digitKey struct {
 // Sources hold no NUL byte (validation forbids control characters), so
 // padding a short digit with zeros sorts a source before its extensions, as
 // bytes order does.
-func sortDigits(keys []digitKey, rules []Rule, off int) {
+func sortDigits(keys []digitKey, rules []redirects.Rule, off int) {
 	longer := false
 	for j := range keys {
 		src := rules[keys[j].i].Source
@@ -138,7 +140,7 @@ type precedenceKey struct {
 // first, so the sort compares integers next to each other in memory rather
 // than rules scattered across it; only rules equal in all of them (which
 // have equal IDs, so never in a deployment) are compared with Better itself.
-func sortByPrecedence(idx []int32, rules []Rule) {
+func sortByPrecedence(idx []int32, rules []redirects.Rule) {
 	keys := make([]precedenceKey, len(idx))
 	for j, i := range idx {
 		r := &rules[i]
@@ -151,9 +153,9 @@ func sortByPrecedence(idx []int32, rules []Rule) {
 		}
 		ra, rb := &rules[a.i], &rules[b.i]
 		switch {
-		case Better(ra, rb):
+		case redirects.Better(ra, rb):
 			return -1
-		case Better(rb, ra):
+		case redirects.Better(rb, ra):
 			return 1
 		}
 		return cmp.Compare(a.i, b.i)

@@ -1,4 +1,4 @@
-package redirects_test
+package engine_test
 
 import (
 	"math/rand/v2"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/rulegen"
 )
 
@@ -41,16 +42,16 @@ func TestSortRules(t *testing.T) {
 		want := slices.Clone(rules)
 		slices.SortStableFunc(want, func(a, b redirects.Rule) int { return redirects.CompareRules(&a, &b) })
 		got := slices.Clone(rules)
-		redirects.SortRules(got)
+		engine.SortRules(got)
 		if !slices.Equal(got, want) {
 			t.Fatalf("set %d: SortRules differs from a stable sort by CompareRules", n)
 		}
 		again := slices.Clone(got)
-		redirects.SortRules(again)
+		engine.SortRules(again)
 		if !slices.Equal(again, want) {
 			t.Fatalf("set %d: SortRules changed rules that were in order", n)
 		}
-		exact, prefix := redirects.SortOrder(rules)
+		exact, prefix := engine.SortOrder(rules)
 		if len(exact)+len(prefix) != len(rules) {
 			t.Fatalf("set %d: SortOrder returned %d+%d positions for %d rules", n, len(exact), len(prefix), len(rules))
 		}

@@ -1,4 +1,4 @@
-package redirects_test
+package engine_test
 
 // The tests of this file draw their rules from internal/rulegen, which
 // imports this package, so they are external tests; export_test.go lends
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/rulegen"
 )
 
@@ -17,16 +18,16 @@ import (
 // more structure than the property test's.
 func TestLookupMatchesModelGenerated(t *testing.T) {
 	rules := rulegen.Rules(2000, 0.5, 7)
-	for _, cfg := range redirects.BucketConfigs()[:2] {
+	for _, cfg := range engine.BucketConfigs()[:2] {
 		t.Run(cfg.Name, func(t *testing.T) {
-			redirects.WithBuckets(cfg.Keys, cfg.Bytes, func() {
-				s := redirects.Compile(rules)
+			engine.WithBuckets(cfg.Keys, cfg.Bytes, func() {
+				s := engine.Compile(rules)
 				for _, r := range rules {
-					redirects.CheckLookup(t, s, rules, r.Source)
-					redirects.CheckLookup(t, s, rules, r.Source+"x")
-					redirects.CheckLookup(t, s, rules, r.Source+"/page/2?x=1")
-					redirects.CheckLookup(t, s, rules, r.Source[:len(r.Source)-1])
-					redirects.CheckLookup(t, s, rules, r.Source[:len(r.Source)/2])
+					engine.CheckLookup(t, s, rules, r.Source)
+					engine.CheckLookup(t, s, rules, r.Source+"x")
+					engine.CheckLookup(t, s, rules, r.Source+"/page/2?x=1")
+					engine.CheckLookup(t, s, rules, r.Source[:len(r.Source)-1])
+					engine.CheckLookup(t, s, rules, r.Source[:len(r.Source)/2])
 				}
 			})
 		})
@@ -36,7 +37,7 @@ func TestLookupMatchesModelGenerated(t *testing.T) {
 func TestCompileDoesNotModifyRules(t *testing.T) {
 	rules := rulegen.Rules(500, 0.5, 3)
 	before := append([]redirects.Rule(nil), rules...)
-	redirects.Compile(rules)
+	engine.Compile(rules)
 	for i := range rules {
 		if rules[i] != before[i] {
 			t.Fatalf("Compile changed rule %d: %+v, was %+v", i, rules[i], before[i])
@@ -45,8 +46,8 @@ func TestCompileDoesNotModifyRules(t *testing.T) {
 }
 
 func TestCompileSizesArenaExactly(t *testing.T) {
-	s := redirects.Compile(rulegen.Rules(5000, 0.5, 11))
-	for name, b := range redirects.SnapshotBuffers(s) {
+	s := engine.Compile(rulegen.Rules(5000, 0.5, 11))
+	for name, b := range engine.SnapshotBuffers(s) {
 		if len(b) != cap(b) {
 			t.Errorf("%s: length %d, capacity %d: the size computation and the writes disagree", name, len(b), cap(b))
 		}
@@ -55,7 +56,7 @@ func TestCompileSizesArenaExactly(t *testing.T) {
 
 func TestLookupDoesNotAllocate(t *testing.T) {
 	rules := rulegen.Rules(10000, 0.5, 5)
-	s := redirects.Compile(rules)
+	s := engine.Compile(rules)
 	paths := []string{"/nothing/here", "/", "/blog/2019/05/x?y=1#z"}
 	for _, r := range rules[:100] {
 		paths = append(paths, r.Source, r.Source+"/more?q=1")
@@ -96,7 +97,7 @@ func snapshotBytesPerRule(rules []redirects.Rule) float64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	s := redirects.Compile(rules)
+	s := engine.Compile(rules)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(s)
