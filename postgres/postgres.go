@@ -32,25 +32,30 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"net"
 	neturl "net/url"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"redirects"
 	"redirects/internal/migrations"
+	"redirects/sqlstore"
 )
+
+// driverBadConn is what database/sql's pool returns for a connection it
+// found broken.
+var driverBadConn = driver.ErrBadConn
 
 // NotifyChannel is the channel on which every write that records an event
 // sends NOTIFY, with the event's ID in decimal as the payload. Edge nodes
@@ -83,11 +88,15 @@ var migrationsFS embed.FS
 
 // DB is a redirects.Store kept in a PostgreSQL database.
 type DB struct {
-	// Clock gives CreatedAt times. Open sets it to redirects.SystemClock{};
-	// set it before the DB is used, not while methods run.
-	Clock redirects.Clock
+	// DB holds the methods; its Clock gives CreatedAt times. Open sets it
+	// to redirects.SystemClock{}; set it before the DB is used, not while
+	// methods run.
+	*sqlstore.DB
 
+	// pool is pgx's pool, which Listen takes a connection of; sql runs
+	// the queries of DB over it.
 	pool *pgxpool.Pool
+	sql  *sql.DB
 }
 
 var _ redirects.Store = (*DB)(nil)
@@ -113,9 +122,9 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, wrap("open", err)
 	}
-	db := &DB{Clock: redirects.SystemClock{}, pool: pool}
-	if err := db.migrate(ctx); err != nil {
-		pool.Close()
+	db := &DB{pool: pool, sql: stdlib.OpenDBFromPool(pool)}
+	if err := sqlstore.Migrate(ctx, db.sql, dialect{}, "the database"); err != nil {
+		db.Close()
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == "3D000" { // invalid_catalog_name
 			cc := cfg.ConnConfig
@@ -124,6 +133,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		}
 		return nil, err
 	}
+	db.DB = sqlstore.New(db.sql, db.sql, dialect{})
 	return db, nil
 }
 
@@ -141,121 +151,13 @@ func parseProblem(err error) string {
 // Close closes the connection pool, waiting for connections in use to be
 // returned. It is safe to call more than once.
 func (db *DB) Close() error {
+	db.sql.Close()
 	db.pool.Close()
 	return nil
 }
 
 // loadMigrations returns the embedded migrations in version order.
-func loadMigrations() ([]migrations.Migration, error) {
-	ms, err := migrations.Load(migrationsFS, "migrations")
-	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	return ms, nil
-}
-
-// migrate brings the schema up to date, all in one transaction that first
-// takes an advisory lock: a concurrent Open waits for the lock, then finds
-// the version already current and does nothing. PostgreSQL's DDL is
-// transactional, so a failed migration leaves no half-made schema. It
-// refuses, changing nothing, a database whose schema is newer than the
-// program's or whose applied migrations differ from the program's text
-// (see migrations.Check).
-func (db *DB) migrate(ctx context.Context) error {
-	ms, err := loadMigrations()
-	if err != nil {
-		return err
-	}
-	tx, err := db.pool.Begin(ctx)
-	if err != nil {
-		return wrap("migrate", err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
-		return wrap("migrate", err)
-	}
-	if err := ensureMigrationsTable(ctx, tx); err != nil {
-		return wrap("migrate", err)
-	}
-	applied, err := appliedMigrations(ctx, tx)
-	if err != nil {
-		return wrap("migrate", err)
-	}
-	plan, err := migrations.Check(ms, applied)
-	if err != nil {
-		return fmt.Errorf("postgres: open: %w", err)
-	}
-	for _, m := range plan.Record {
-		if _, err := tx.Exec(ctx, `UPDATE schema_migrations SET checksum = $1 WHERE version = $2`,
-			migrations.Checksum(m.SQL), m.Version); err != nil {
-			return wrap("migration "+m.Name+": record its checksum", err)
-		}
-	}
-	for _, m := range plan.Apply {
-		// No arguments: pgx sends the file with the simple protocol, which
-		// runs several statements.
-		if _, err := tx.Exec(ctx, m.SQL); err != nil {
-			return wrap("migration "+m.Name, err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at, checksum) VALUES ($1, $2, $3, $4)`,
-			m.Version, m.Name, time.Now().UnixNano(), migrations.Checksum(m.SQL)); err != nil {
-			return wrap("migration "+m.Name, err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return wrap("migrate", err)
-	}
-	return nil
-}
-
-// ensureMigrationsTable creates the table that records applied migrations,
-// or adds the checksum column to one that a program older than checksums
-// created; migrate then records the checksums that are missing. It looks
-// for the column first, so an Open of an up-to-date database takes no
-// ACCESS EXCLUSIVE lock.
-func ensureMigrationsTable(ctx context.Context, tx pgx.Tx) error {
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INTEGER PRIMARY KEY,
-		name       TEXT    NOT NULL,
-		applied_at BIGINT  NOT NULL,
-		checksum   TEXT    NOT NULL DEFAULT ''
-	)`); err != nil {
-		return err
-	}
-	var has bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute
-		WHERE attrelid = 'schema_migrations'::regclass AND attname = 'checksum' AND NOT attisdropped)`).Scan(&has); err != nil {
-		return err
-	}
-	if !has {
-		if _, err := tx.Exec(ctx, `ALTER TABLE schema_migrations ADD COLUMN checksum TEXT NOT NULL DEFAULT ''`); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// appliedMigrations returns what schema_migrations records.
-func appliedMigrations(ctx context.Context, tx pgx.Tx) ([]migrations.Applied, error) {
-	rows, err := tx.Query(ctx, `SELECT version, name, checksum FROM schema_migrations ORDER BY version`)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (migrations.Applied, error) {
-		var a migrations.Applied
-		err := row.Scan(&a.Version, &a.Name, &a.Checksum)
-		return a, err
-	})
-}
-
-// SchemaVersion returns the number of the newest migration applied.
-func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
-	var v int
-	if err := db.pool.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, wrap("schema version", err)
-	}
-	return v, nil
-}
+func loadMigrations() ([]migrations.Migration, error) { return dialect{}.Migrations() }
 
 // now returns the clock's time, cut to what the database keeps (unix
 // nanoseconds, UTC), so the value a method sets on its argument equals the
@@ -378,54 +280,6 @@ func wrap(op string, err error) error {
 	if errors.As(err, &de) {
 		return err
 	}
-	if unavailable(err) {
-		return fmt.Errorf("postgres: %s: %w: %w", op,
-			redirects.Errorf(redirects.EUNAVAILABLE, "the database cannot be reached"), err)
-	}
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && (pe.Code == "22021" || pe.Code == "22P05") {
-		return fmt.Errorf("postgres: %s: %w: %w", op,
-			redirects.Errorf(redirects.EINVALID, "a text value is not valid UTF-8 or holds a NUL byte"), err)
-	}
-	return fmt.Errorf("postgres: %s: %w", op, err)
+	return sqlstore.Wrap(dialect{}, op, err)
 }
 
-// unavailable reports whether err says that the server cannot be reached or
-// cannot serve: a failed connection attempt, a connection lost mid-way, or
-// the server shutting down, starting up or out of connection slots. A
-// context that was cancelled is the caller giving up, not the server.
-func unavailable(err error) bool {
-	if errors.Is(err, context.Canceled) {
-		return false
-	}
-	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) {
-		return true
-	}
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		switch {
-		case strings.HasPrefix(pe.Code, "08"): // connection_exception
-			return true
-		case pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03": // shutdown, crash, starting up
-			return true
-		case pe.Code == "53300": // too_many_connections
-			return true
-		}
-		return false
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		// A slow statement, not an unreachable server (a connection
-		// attempt that timed out is a ConnectError, above).
-		return false
-	}
-	if pgconn.SafeToRetry(err) {
-		return true
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return true
-	}
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
-}

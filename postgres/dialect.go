@@ -1,0 +1,156 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"hash/fnv"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"redirects"
+	"redirects/internal/migrations"
+	"redirects/sqlstore"
+)
+
+// dialect is PostgreSQL's sqlstore.Dialect.
+type dialect struct{}
+
+var _ sqlstore.Dialect = dialect{}
+
+func (dialect) Name() string { return "postgres" }
+
+// Classify: a server that cannot be reached gives EUNAVAILABLE; text
+// PostgreSQL refuses (invalid UTF-8 or a NUL byte, which SQLite would
+// store) gives EINVALID.
+func (dialect) Classify(err error) *redirects.Error {
+	if unavailable(err) {
+		return redirects.Errorf(redirects.EUNAVAILABLE, "the database cannot be reached")
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "22021" || pe.Code == "22P05") {
+		return redirects.Errorf(redirects.EINVALID, "a text value is not valid UTF-8 or holds a NUL byte")
+	}
+	return nil
+}
+
+// WriteOptions: READ COMMITTED, so each statement sees what was committed
+// before it, and a statement that runs after a lock is granted sees the
+// work of the lock's previous holder.
+func (dialect) WriteOptions() *sql.TxOptions { return nil }
+
+// ReadOptions: REPEATABLE READ, one snapshot for the whole transaction.
+func (dialect) ReadOptions() *sql.TxOptions {
+	return &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+}
+
+func (dialect) Lock(clause string) string { return " " + clause }
+
+// LockDraft takes the advisory lock on a project's draft rules, held to the
+// end of the transaction.
+func (dialect) LockDraft(ctx context.Context, tx *sqlstore.Tx, projectID string) error {
+	h := fnv.New32a()
+	h.Write([]byte(projectID))
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1::int4, $2::int4)`, ruleLockClass, int32(h.Sum32()))
+	return err
+}
+
+// RecordEvent records a change for edge nodes in the caller's transaction
+// and sends NOTIFY with its ID, which PostgreSQL delivers at commit.
+//
+// It first takes the transaction-scoped advisory lock eventLock, held to
+// commit. A sequence hands out IDs in the order transactions ask for them;
+// without the lock, a transaction could take ID 5, another ID 6 and commit
+// first, and a poller that saw 6 would never ask for 5. With it, the next
+// event's ID is drawn only after the previous event's transaction has
+// committed. The lock is taken last, after the transaction's slow work, so
+// it is held for the insert and the commit only, and nothing waits for
+// another lock while holding it, so it cannot deadlock.
+//
+// An advisory lock rather than LOCK TABLE events: it does not hold up
+// VACUUM or ANALYZE of events, nor conflict with the ROW EXCLUSIVE lock
+// that an INSERT parsed ahead of it takes.
+func (dialect) RecordEvent(ctx context.Context, tx *sqlstore.Tx, kind, orgID, projectID string, version int, at int64) error {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, eventLock); err != nil {
+		return err
+	}
+	var id int64
+	return tx.QueryRowContext(ctx, `WITH e AS (
+			INSERT INTO events (kind, org_id, project_id, version, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id
+		)
+		SELECT id FROM e, pg_notify($6, id::text)`,
+		kind, orgID, projectID, version, at, NotifyChannel).Scan(&id)
+}
+
+// Contains is strpos(): LIKE would need the pattern's wildcards escaped.
+func (dialect) Contains(column, arg string) string {
+	return "strpos(" + column + ", " + arg + ") > 0"
+}
+
+func (dialect) Migrations() ([]migrations.Migration, error) {
+	return migrations.Load(migrationsFS, "migrations")
+}
+
+// LockMigrations takes the transaction-scoped advisory lock of migrations.
+func (dialect) LockMigrations(ctx context.Context, tx *sqlstore.Tx) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock)
+	return err
+}
+
+func (dialect) MigrationsTable() string {
+	return `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		applied_at BIGINT  NOT NULL,
+		checksum   TEXT    NOT NULL DEFAULT ''
+	)`
+}
+
+func (dialect) HasChecksum() string {
+	return `SELECT EXISTS (SELECT 1 FROM pg_attribute
+		WHERE attrelid = 'schema_migrations'::regclass AND attname = 'checksum' AND NOT attisdropped)`
+}
+
+// unavailable reports whether err says that the server cannot be reached or
+// cannot serve: a failed connection attempt, a connection lost mid-way, or
+// the server shutting down, starting up or out of connection slots. A
+// context that was cancelled is the caller giving up, not the server.
+func unavailable(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case strings.HasPrefix(pe.Code, "08"): // connection_exception
+			return true
+		case pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03": // shutdown, crash, starting up
+			return true
+		case pe.Code == "53300": // too_many_connections
+			return true
+		}
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// A slow statement, not an unreachable server (a connection
+		// attempt that timed out is a ConnectError, above).
+		return false
+	}
+	if pgconn.SafeToRetry(err) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, driverBadConn) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
+}
