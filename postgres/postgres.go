@@ -282,4 +282,3 @@ func wrap(op string, err error) error {
 	}
 	return sqlstore.Wrap(dialect{}, op, err)
 }
-
