@@ -10,7 +10,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"redirects"
 	"redirects/internal/migrations"
@@ -86,10 +88,29 @@ func (dialect) RecordEvent(ctx context.Context, tx *sqlstore.Tx, kind, orgID, pr
 		kind, orgID, projectID, version, at, NotifyChannel).Scan(&id)
 }
 
-// Contains is strpos(): LIKE would need the pattern's wildcards escaped.
-func (dialect) Contains(column, arg string) string {
-	return "strpos(" + column + ", " + arg + ") > 0"
+// Prefix is a LIKE pattern, which reads a range of the source index (the
+// "C" collation allows it).
+func (dialect) Prefix(column string, args *sqlstore.Args, prefix string) string {
+	return column + ` LIKE ` + args.Add(escapeLike(prefix)+"%")
 }
+
+// Contains is a LIKE pattern on each column: a scan of the project's
+// rules, or a search of trigram indexes where an operator has made them
+// (see the migration 0003_rules_ops).
+func (dialect) Contains(columns []string, args *sqlstore.Args, text string) string {
+	n := args.Add("%" + escapeLike(text) + "%")
+	var conds []string
+	for _, c := range columns {
+		conds = append(conds, c+" LIKE "+n)
+	}
+	return "(" + strings.Join(conds, " OR ") + ")"
+}
+
+// likeEscaper escapes LIKE's wildcards and its escape character, the
+// backslash.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+func escapeLike(s string) string { return likeEscaper.Replace(s) }
 
 func (dialect) Migrations() ([]migrations.Migration, error) {
 	return migrations.Load(migrationsFS, "migrations")
@@ -154,3 +175,72 @@ func unavailable(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, driverBadConn) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
 }
+
+// updateBatch is how many rules one UPDATE statement of UpdateRules
+// changes, its values sent as arrays.
+const updateBatch = 10_000
+
+// UpdateRules updates the rules updateBatch at a time, each batch one
+// UPDATE joined to the arrays of its values.
+func (dialect) UpdateRules(ctx context.Context, tx *sqlstore.Tx, projectID string, updates []redirects.StoredMatch) error {
+	for start := 0; start < len(updates); start += updateBatch {
+		part := updates[start:min(start+updateBatch, len(updates))]
+		ids := make([]int64, len(part))
+		dests := make([]string, len(part))
+		codes := make([]int32, len(part))
+		prios := make([]int32, len(part))
+		for i, u := range part {
+			ids[i], dests[i], codes[i], prios[i] = u.ID, u.Destination, int32(u.StatusCode), int32(u.Priority)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE rules AS r SET destination = u.d, status_code = u.s, priority = u.p, revision = r.revision + 1
+			FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[]) AS u(id, d, s, p)
+			WHERE r.id = u.id AND r.project_id = $5`, ids, dests, codes, prios, projectID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// InsertRules inserts the rules with COPY, on pgx's connection under the
+// transaction; the ID sequence numbers them in their order.
+func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.NewRules) error {
+	return tx.Raw(func(driverConn any) error {
+		conn := driverConn.(*stdlib.Conn).Conn()
+		_, err := conn.CopyFrom(ctx, pgx.Identifier{"rules"},
+			[]string{"project_id", "match_type", "source", "destination", "status_code", "priority", "created_at"},
+			&ruleSource{rows: rows, k: -1})
+		return err
+	})
+}
+
+// ruleSource is the pgx.CopyFromSource of InsertRules. Values reuses one
+// slice: pgx encodes a row before it asks for the next.
+type ruleSource struct {
+	rows *sqlstore.NewRules
+	k    int
+	row  [7]any
+	err  error
+}
+
+func (s *ruleSource) Next() bool {
+	s.k++
+	if s.k%1024 == 0 && s.rows.Stopped() {
+		s.err = sqlstore.ErrStopped
+		return false
+	}
+	return s.k < s.rows.Len()
+}
+
+func (s *ruleSource) Values() ([]any, error) {
+	r := s.rows.Rule(s.k)
+	s.row = [7]any{s.rows.ProjectID, r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, s.rows.CreatedAt}
+	return s.row[:], nil
+}
+
+func (s *ruleSource) Err() error { return s.err }
+
+// Binary is the column in the "C" collation, byte order.
+func (dialect) Binary(column string) string { return column + ` COLLATE "C"` }
+
+// Seq is the seq column, filled from a sequence (see the schema).
+func (dialect) Seq() string { return "seq" }

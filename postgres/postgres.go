@@ -37,13 +37,11 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"net"
 	neturl "net/url"
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -158,117 +156,6 @@ func (db *DB) Close() error {
 
 // loadMigrations returns the embedded migrations in version order.
 func loadMigrations() ([]migrations.Migration, error) { return dialect{}.Migrations() }
-
-// now returns the clock's time, cut to what the database keeps (unix
-// nanoseconds, UTC), so the value a method sets on its argument equals the
-// value a later read returns.
-func (db *DB) now() time.Time {
-	return time.Unix(0, db.Clock.Now().UnixNano()).UTC()
-}
-
-// beginWrite starts a READ COMMITTED transaction: each statement sees what
-// was committed before it, so a statement that runs after a lock is granted
-// sees the work of the lock's previous holder.
-func (db *DB) beginWrite(ctx context.Context, op string) (pgx.Tx, error) {
-	tx, err := db.pool.Begin(ctx)
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	return tx, nil
-}
-
-// beginRead starts a read-only REPEATABLE READ transaction, so the
-// statements of one method see one snapshot of the database.
-func (db *DB) beginRead(ctx context.Context, op string) (pgx.Tx, error) {
-	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	return tx, nil
-}
-
-// querier is what the helpers need of a transaction or the pool.
-type querier interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
-// collect scans every row of a query's result with scan and closes the
-// rows; a failure, the query's included, is wrapped as op's.
-func collect[T any](op string, rows pgx.Rows, err error, scan func(pgx.Row) (T, error)) ([]T, error) {
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, wrap(op, err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
-	}
-	return out, nil
-}
-
-// recordEvent records a change for edge nodes in the caller's transaction
-// and sends NOTIFY with its ID, which PostgreSQL delivers at commit.
-//
-// It first takes the transaction-scoped advisory lock eventLock, held to
-// commit. A sequence hands out IDs in the order transactions ask for them;
-// without the lock, a transaction could take ID 5, another ID 6 and commit
-// first, and a poller that saw 6 would never ask for 5. With it, the next
-// event's ID is drawn only after the previous event's transaction has
-// committed. The lock is taken last, after the transaction's slow work, so
-// it is held for the insert and the commit only, and nothing waits for
-// another lock while holding it, so it cannot deadlock.
-//
-// An advisory lock rather than LOCK TABLE events: pgx sends the batch's
-// statements to be parsed before any runs, and parsing the INSERT takes
-// the table's ROW EXCLUSIVE lock, which a SHARE ROW EXCLUSIVE table lock
-// taken next would wait on in every other transaction doing the same: a
-// deadlock. Nor does an advisory lock hold up VACUUM or ANALYZE of events.
-func recordEvent(ctx context.Context, tx pgx.Tx, kind, orgID, projectID string, version int, at time.Time) error {
-	b := &pgx.Batch{}
-	b.Queue(`SELECT pg_advisory_xact_lock($1)`, eventLock)
-	b.Queue(`WITH e AS (
-			INSERT INTO events (kind, org_id, project_id, version, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id
-		)
-		SELECT id, pg_notify($6, id::text) FROM e`,
-		kind, orgID, projectID, version, at.UnixNano(), NotifyChannel)
-	br := tx.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return fmt.Errorf("record %s event: %w", kind, err)
-	}
-	var id int64
-	if err := br.QueryRow().Scan(&id, nil); err != nil {
-		br.Close()
-		return fmt.Errorf("record %s event: %w", kind, err)
-	}
-	if err := br.Close(); err != nil {
-		return fmt.Errorf("record %s event: %w", kind, err)
-	}
-	return nil
-}
-
-// lockDraft takes the advisory lock on a project's draft rules, held to the
-// end of the transaction.
-func lockDraft(ctx context.Context, tx pgx.Tx, projectID string) error {
-	h := fnv.New32a()
-	h.Write([]byte(projectID))
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1::int4, $2::int4)`, ruleLockClass, int32(h.Sum32())); err != nil {
-		return fmt.Errorf("lock the draft of project %s: %w", projectID, err)
-	}
-	return nil
-}
-
-// fromNanos returns the UTC time of a stored integer time.
-func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 
 // wrap returns the error of a failed operation op. A domain error is
 // returned as it is. A server that cannot be reached gives an EUNAVAILABLE

@@ -37,9 +37,27 @@ type Dialect interface {
 	// listeners at commit where the engine can.
 	RecordEvent(ctx context.Context, tx *Tx, kind, orgID, projectID string, version int, at int64) error
 
-	// Contains returns a condition that holds when column contains the
-	// text of the placeholder arg (such as "$3"), as a plain substring.
-	Contains(column, arg string) string
+	// Seq names the column that orders the rows of orgs, projects, keys,
+	// users, members and tokens created at the same time, in the order
+	// they were inserted.
+	Seq() string
+	// Binary returns column in an ORDER BY that sorts its text by bytes,
+	// as Go does, whatever the database's collation.
+	Binary(column string) string
+	// Prefix returns a condition that holds when column starts with
+	// prefix, adding its arguments to args; Contains one that holds when
+	// any of columns holds text, as plain text (no wildcards).
+	Prefix(column string, args *Args, prefix string) string
+	Contains(columns []string, args *Args, text string) string
+	// InsertRules inserts the draft rules of an import in their order,
+	// with IDs in the same order, each at revision 1; it checks
+	// rows.Stopped now and then and returns ErrStopped once it is true.
+	InsertRules(ctx context.Context, tx *Tx, rows *NewRules) error
+	// UpdateRules sets the destination, status code and priority of the
+	// rules of projectID with the updates' IDs, and adds one to their
+	// revisions.
+	UpdateRules(ctx context.Context, tx *Tx, projectID string, updates []redirects.StoredMatch) error
+
 	// Migrations returns the engine's schema migrations in version order.
 	Migrations() ([]migrations.Migration, error)
 	// LockMigrations holds, to the end of tx, the lock that lets one

@@ -188,3 +188,10 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 	}
 	return v, nil
 }
+
+// affected returns the number of rows a statement changed. Both engines'
+// drivers count them, so the error is always nil.
+func affected(r sql.Result) int64 {
+	n, _ := r.RowsAffected()
+	return n
+}

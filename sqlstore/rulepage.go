@@ -1,12 +1,11 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strconv"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 
 	"redirects"
 )
@@ -14,7 +13,7 @@ import (
 // ruleColumns are the columns scanRule reads, in its order.
 const ruleColumns = `id, project_id, source, destination, status_code, match_type, priority, created_at, revision`
 
-func scanRule(s pgx.Row, r *redirects.Rule) error {
+func scanRule(s scanner, r *redirects.Rule) error {
 	var (
 		match   string
 		created int64
@@ -36,54 +35,52 @@ func (db *DB) FindRule(ctx context.Context, projectID string, id int64) (*redire
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
-	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
+	defer tx.Rollback()
+	if _, err := db.findProject(ctx, tx, projectID, ""); err != nil {
 		return nil, err
 	}
-	return findRule(ctx, tx, projectID, id, false)
+	return db.findRule(ctx, tx, projectID, id, false)
 }
 
 // findRule returns one draft rule; with forUpdate, its row stays locked to
 // the end of the transaction, so a concurrent update waits and then sees
 // the new revision.
-func findRule(ctx context.Context, q querier, projectID string, id int64, forUpdate bool) (*redirects.Rule, error) {
+func (db *DB) findRule(ctx context.Context, q querier, projectID string, id int64, forUpdate bool) (*redirects.Rule, error) {
 	query := `SELECT ` + ruleColumns + ` FROM rules WHERE project_id = $1 AND id = $2`
 	if forUpdate {
-		query += ` FOR UPDATE`
+		query += db.d.Lock("FOR UPDATE")
 	}
 	var r redirects.Rule
-	err := scanRule(q.QueryRow(ctx, query, projectID, id), &r)
-	if errors.Is(err, pgx.ErrNoRows) {
+	err := scanRule(q.QueryRowContext(ctx, query, projectID, id), &r)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
 	} else if err != nil {
-		return nil, wrap("find rule", err)
+		return nil, db.wrap("find rule", err)
 	}
 	return &r, nil
 }
 
-// sqlArgs collects the arguments of a statement and names their
+// Args collects the arguments of a statement and names their
 // placeholders.
-type sqlArgs []any
+type Args []any
 
-func (a *sqlArgs) add(v any) string {
+// Add appends v and returns its placeholder.
+func (a *Args) Add(v any) string {
 	*a = append(*a, v)
 	return "$" + strconv.Itoa(len(*a))
 }
 
 // filterSQL returns the WHERE clause (without WHERE) that selects the rules
 // of a project that f selects, as f.Match defines, adding its arguments to
-// args. Searches are LIKE patterns: a prefix is a range of the source
-// index (the "C" collation allows it); a substring is a scan of the
-// project's rules, or a search of trigram indexes where an operator has
-// made them (see the migration 0002_rules_ops).
-func filterSQL(args *sqlArgs, projectID string, f *redirects.RuleFilter) string {
+// args. The dialect writes the searches (Dialect.Prefix, Dialect.Contains).
+func filterSQL(d Dialect, args *Args, projectID string, f *redirects.RuleFilter) string {
 	var b strings.Builder
-	b.WriteString(`project_id = ` + args.add(projectID))
+	b.WriteString(`project_id = ` + args.Add(projectID))
 	if f.MatchType != nil {
-		b.WriteString(` AND match_type = ` + args.add(f.MatchType.String()))
+		b.WriteString(` AND match_type = ` + args.Add(f.MatchType.String()))
 	}
 	if f.StatusCode != 0 {
-		b.WriteString(` AND status_code = ` + args.add(f.StatusCode))
+		b.WriteString(` AND status_code = ` + args.Add(f.StatusCode))
 	}
 	if p, ok := f.Prefix(); ok {
 		if f.MatchType == nil {
@@ -92,24 +89,17 @@ func filterSQL(args *sqlArgs, projectID string, f *redirects.RuleFilter) string 
 			b.WriteString(` AND match_type IN ('exact', 'starts_with')`)
 		}
 		if p != "" {
-			b.WriteString(` AND source LIKE ` + args.add(escapeLike(p)+"%"))
+			b.WriteString(` AND ` + d.Prefix("source", args, p))
 		}
 	} else if f.Query != "" {
-		n := args.add("%" + escapeLike(f.Query) + "%")
-		b.WriteString(` AND (source LIKE ` + n + ` OR destination LIKE ` + n + `)`)
+		b.WriteString(` AND ` + d.Contains([]string{"source", "destination"}, args, f.Query))
 	}
 	return b.String()
 }
 
-// likeEscaper escapes LIKE's wildcards and its escape character, the
-// backslash.
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-
-func escapeLike(s string) string { return likeEscaper.Replace(s) }
-
 // orderSQL returns the cursor condition (with its leading AND, or "") and
 // the ORDER BY clause of a page, adding the cursor's arguments to args.
-func orderSQL(args *sqlArgs, o redirects.RuleSort, c *redirects.RuleCursor) (string, string) {
+func orderSQL(args *Args, o redirects.RuleSort, c *redirects.RuleCursor) (string, string) {
 	dir, cmp := "", ">"
 	if o.Desc() {
 		dir, cmp = " DESC", "<"
@@ -118,17 +108,17 @@ func orderSQL(args *sqlArgs, o redirects.RuleSort, c *redirects.RuleCursor) (str
 	switch o.Key() {
 	case "source":
 		if c != nil {
-			cond = ` AND (source, id) ` + cmp + ` (` + args.add(c.Source) + `, ` + args.add(c.ID) + `)`
+			cond = ` AND (source, id) ` + cmp + ` (` + args.Add(c.Source) + `, ` + args.Add(c.ID) + `)`
 		}
 		return cond, `source` + dir + `, id` + dir
 	case "priority":
 		if c != nil {
-			cond = ` AND (priority, id) ` + cmp + ` (` + args.add(c.Priority) + `, ` + args.add(c.ID) + `)`
+			cond = ` AND (priority, id) ` + cmp + ` (` + args.Add(c.Priority) + `, ` + args.Add(c.ID) + `)`
 		}
 		return cond, `priority` + dir + `, id` + dir
 	}
 	if c != nil {
-		cond = ` AND id ` + cmp + ` ` + args.add(c.ID)
+		cond = ` AND id ` + cmp + ` ` + args.Add(c.ID)
 	}
 	return cond, `id` + dir
 }
@@ -145,8 +135,8 @@ func (db *DB) FindRulePage(ctx context.Context, projectID string, q redirects.Ru
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
-	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
+	defer tx.Rollback()
+	if _, err := db.findProject(ctx, tx, projectID, ""); err != nil {
 		return nil, err
 	}
 	// One row more than the page shows says whether a next page exists.
@@ -161,52 +151,52 @@ func (db *DB) FindRulePage(ctx context.Context, projectID string, q redirects.Ru
 		for i, m := range []redirects.MatchType{redirects.Exact, redirects.StartsWith} {
 			f := q.Filter
 			f.MatchType = &m
-			if lists[i], err = readPage(ctx, tx, projectID, &f, q.Sort, cursor, want); err != nil {
+			if lists[i], err = db.readPage(ctx, tx, projectID, &f, q.Sort, cursor, want); err != nil {
 				return nil, err
 			}
 		}
 		page.Rules = redirects.MergeRules(q.Sort, want, lists[0], lists[1])
-	} else if page.Rules, err = readPage(ctx, tx, projectID, &q.Filter, q.Sort, cursor, want); err != nil {
+	} else if page.Rules, err = db.readPage(ctx, tx, projectID, &q.Filter, q.Sort, cursor, want); err != nil {
 		return nil, err
 	}
 	if len(page.Rules) > q.Limit {
 		page.Rules = page.Rules[:q.Limit]
 		page.Next = redirects.CursorAfter(q.Sort, &page.Rules[q.Limit-1])
 	}
-	var args sqlArgs
-	count := `SELECT count(*) FROM rules WHERE ` + filterSQL(&args, projectID, &q.Filter)
+	var args Args
+	count := `SELECT count(*) FROM rules WHERE ` + filterSQL(db.d, &args, projectID, &q.Filter)
 	if q.Filter == (redirects.RuleFilter{}) {
 		// The triggers of the rules table keep this count.
 		count = `SELECT COALESCE((SELECT n FROM rule_counts WHERE project_id = $1), 0)`
 	}
-	if err := tx.QueryRow(ctx, count, args...).Scan(&page.Total); err != nil {
-		return nil, wrap("count rules", err)
+	if err := tx.QueryRowContext(ctx, count, args...).Scan(&page.Total); err != nil {
+		return nil, db.wrap("count rules", err)
 	}
 	return page, nil
 }
 
 // readPage returns the first want rules that f selects after the cursor
 // in order o.
-func readPage(ctx context.Context, tx pgx.Tx, projectID string, f *redirects.RuleFilter, o redirects.RuleSort, cursor *redirects.RuleCursor, want int) ([]redirects.Rule, error) {
+func (db *DB) readPage(ctx context.Context, tx *Tx, projectID string, f *redirects.RuleFilter, o redirects.RuleSort, cursor *redirects.RuleCursor, want int) ([]redirects.Rule, error) {
 	const op = "find rule page"
-	var args sqlArgs
-	where := filterSQL(&args, projectID, f)
+	var args Args
+	where := filterSQL(db.d, &args, projectID, f)
 	cond, order := orderSQL(&args, o, cursor)
-	rows, err := tx.Query(ctx, `SELECT `+ruleColumns+` FROM rules WHERE `+where+cond+` ORDER BY `+order+` LIMIT `+args.add(want), args...)
+	rows, err := tx.QueryContext(ctx, `SELECT `+ruleColumns+` FROM rules WHERE `+where+cond+` ORDER BY `+order+` LIMIT `+args.Add(want), args...)
 	if err != nil {
-		return nil, wrap(op, err)
+		return nil, db.wrap(op, err)
 	}
 	defer rows.Close()
 	out := make([]redirects.Rule, 0, want)
 	for rows.Next() {
 		var r redirects.Rule
 		if err := scanRule(rows, &r); err != nil {
-			return nil, wrap(op, err)
+			return nil, db.wrap(op, err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
+		return nil, db.wrap(op, err)
 	}
 	return out, nil
 }
@@ -225,15 +215,15 @@ func (db *DB) UpdateRule(ctx context.Context, projectID string, id int64, u redi
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
-	p, err := findProject(ctx, tx, projectID, "FOR KEY SHARE")
+	defer tx.Rollback()
+	p, err := db.findProject(ctx, tx, projectID, "FOR KEY SHARE")
 	if err != nil {
 		return nil, err
 	}
-	if err := lockDraft(ctx, tx, projectID); err != nil {
-		return nil, wrap(op, err)
+	if err := db.d.LockDraft(ctx, tx, projectID); err != nil {
+		return nil, db.wrap(op, err)
 	}
-	r, err := findRule(ctx, tx, projectID, id, true)
+	r, err := db.findRule(ctx, tx, projectID, id, true)
 	if err != nil {
 		return nil, err
 	}
@@ -246,23 +236,23 @@ func (db *DB) UpdateRule(ctx context.Context, projectID string, id int64, u redi
 		return nil, err
 	}
 	var existing int64
-	err = tx.QueryRow(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3 AND id <> $4`,
+	err = tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3 AND id <> $4`,
 		projectID, r.MatchType.String(), r.Source, id).Scan(&existing)
 	if err == nil {
 		return nil, redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", redirects.ConflictMessage(r), existing)
-	} else if !errors.Is(err, pgx.ErrNoRows) {
-		return nil, wrap(op, err)
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return nil, db.wrap(op, err)
 	}
-	if _, err := tx.Exec(ctx, `UPDATE rules SET source = $1, destination = $2, status_code = $3, match_type = $4, priority = $5, revision = revision + 1
+	if _, err := tx.ExecContext(ctx, `UPDATE rules SET source = $1, destination = $2, status_code = $3, match_type = $4, priority = $5, revision = revision + 1
 		WHERE id = $6`, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, id); err != nil {
-		return nil, wrap(op, err)
+		return nil, db.wrap(op, err)
 	}
 	b, a := redirects.AuditDiff(before, redirects.RuleAuditFields(r))
 	if err := db.audit(ctx, tx, redirects.AuditRuleUpdate, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), b, a); err != nil {
-		return nil, wrap(op, err)
+		return nil, db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return nil, db.wrap(op, err)
 	}
 	r.Revision++
 	return r, nil
@@ -276,26 +266,26 @@ func (db *DB) DeleteRuleRevision(ctx context.Context, projectID string, id, revi
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback(ctx)
-	p, err := findProject(ctx, tx, projectID, "")
+	defer tx.Rollback()
+	p, err := db.findProject(ctx, tx, projectID, "")
 	if err != nil {
 		return err
 	}
-	r, err := findRule(ctx, tx, projectID, id, true)
+	r, err := db.findRule(ctx, tx, projectID, id, true)
 	if err != nil {
 		return err
 	}
 	if err := redirects.CheckRevision(id, r.Revision, revision); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM rules WHERE id = $1`, id); err != nil {
-		return wrap(op, err)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE id = $1`, id); err != nil {
+		return db.wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditRuleDelete, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), redirects.RuleAuditFields(r), nil); err != nil {
-		return wrap(op, err)
+		return db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return db.wrap(op, err)
 	}
 	return nil
 }
@@ -311,22 +301,22 @@ func (db *DB) DeleteRules(ctx context.Context, projectID string, f redirects.Rul
 	if err != nil {
 		return 0, err
 	}
-	defer tx.Rollback(ctx)
-	p, err := findProject(ctx, tx, projectID, "")
+	defer tx.Rollback()
+	p, err := db.findProject(ctx, tx, projectID, "")
 	if err != nil {
 		return 0, err
 	}
-	var args sqlArgs
-	where := filterSQL(&args, projectID, &f)
-	tag, err := tx.Exec(ctx, `DELETE FROM rules WHERE `+where, args...)
+	var args Args
+	where := filterSQL(db.d, &args, projectID, &f)
+	tag, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE `+where, args...)
 	if err != nil {
-		return 0, wrap(op, err)
+		return 0, db.wrap(op, err)
 	}
-	if err := db.audit(ctx, tx, redirects.AuditRuleDeleteMany, p.OrgID, p.ID, "project", p.ID, redirects.RuleFilterAuditFields(&f, int(tag.RowsAffected())), nil); err != nil {
-		return 0, wrap(op, err)
+	if err := db.audit(ctx, tx, redirects.AuditRuleDeleteMany, p.OrgID, p.ID, "project", p.ID, redirects.RuleFilterAuditFields(&f, int(affected(tag))), nil); err != nil {
+		return 0, db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return 0, wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return 0, db.wrap(op, err)
 	}
-	return int(tag.RowsAffected()), nil
+	return int(affected(tag)), nil
 }

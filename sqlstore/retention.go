@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
@@ -18,8 +18,8 @@ func (db *DB) SetExportRetention(ctx context.Context, id string, n int) (*redire
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
-	p, err := findProject(ctx, tx, id, "FOR NO KEY UPDATE")
+	defer tx.Rollback()
+	p, err := db.findProject(ctx, tx, id, "FOR NO KEY UPDATE")
 	if err != nil {
 		return nil, err
 	}
@@ -27,15 +27,15 @@ func (db *DB) SetExportRetention(ctx context.Context, id string, n int) (*redire
 		return p, nil
 	}
 	before := map[string]any{"exportRetention": p.ExportRetention}
-	if _, err := tx.Exec(ctx, `UPDATE projects SET export_retention = $1 WHERE id = $2`, n, id); err != nil {
-		return nil, wrap(op, err)
+	if _, err := tx.ExecContext(ctx, `UPDATE projects SET export_retention = $1 WHERE id = $2`, n, id); err != nil {
+		return nil, db.wrap(op, err)
 	}
 	p.ExportRetention = n
 	if err := db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, before, map[string]any{"exportRetention": n}); err != nil {
-		return nil, wrap(op, err)
+		return nil, db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return nil, db.wrap(op, err)
 	}
 	return p, nil
 }
@@ -44,16 +44,16 @@ func (db *DB) SetExportRetention(ctx context.Context, id string, n int) (*redire
 // than its export retention allows, counting back from version, the one
 // the deploy in q just stored. Their rules stay: redirects.FindExport
 // renders their exports again on demand.
-func pruneExports(ctx context.Context, q querier, projectID string, version int) error {
-	_, err := q.Exec(ctx, `DELETE FROM deployment_exports WHERE project_id = $1
+func (db *DB) pruneExports(ctx context.Context, q querier, projectID string, version int) error {
+	_, err := q.ExecContext(ctx, `DELETE FROM deployment_exports WHERE project_id = $1
 		AND version <= $2 - (SELECT export_retention FROM projects WHERE id = $1)`, projectID, version)
 	return err
 }
 
 // exportsPruned reports whether a deployment has no export file left.
-func exportsPruned(ctx context.Context, q querier, projectID string, version int) (bool, error) {
+func (db *DB) exportsPruned(ctx context.Context, q querier, projectID string, version int) (bool, error) {
 	var found bool
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM deployment_exports WHERE project_id = $1 AND version = $2)`,
+	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM deployment_exports WHERE project_id = $1 AND version = $2)`,
 		projectID, version).Scan(&found)
 	return !found, err
 }

@@ -1,12 +1,10 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
 	"errors"
 	"slices"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"redirects"
 )
@@ -28,10 +26,10 @@ import (
 // code is ECONFLICT when every problem is a clash, EINVALID otherwise.
 //
 // Repeats within the batch are found in Go on the sorted batch; clashes by
-// looking each of the project's stored rules up in it. The
-// rows go in with COPY, in index order, so the UNIQUE index grows at its
-// end. Validation runs in the background meanwhile, and a problem stops the
-// COPY and rolls the transaction back.
+// looking each of the project's stored rules up in it. The rows go in in
+// index order, so the UNIQUE index grows at its end (with COPY on
+// PostgreSQL). Validation runs in the background meanwhile, and a problem
+// stops the insert and rolls the transaction back.
 func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirects.Rule, replace bool) (int, error) {
 	opts := redirects.ImportOptions{Mode: redirects.ImportAppend}
 	if replace {
@@ -49,7 +47,7 @@ func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirec
 func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Rule, opts redirects.ImportOptions) (*redirects.ImportReport, error) {
 	const op = "import rules"
 	// The batch is validated beside the database work. A problem stops the
-	// COPY early.
+	// insert early.
 	batch, err := redirects.NewImportBatch(rules)
 	if err != nil {
 		return nil, err
@@ -59,7 +57,7 @@ func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Ru
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
+	defer tx.Rollback()
 	rep, err := redirects.ImportInTx(ctx, importTx{db, tx}, projectID, batch, opts, db.now())
 	if err != nil {
 		return nil, err
@@ -67,8 +65,8 @@ func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Ru
 	if opts.DryRun {
 		return rep, nil
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return nil, db.wrap(op, err)
 	}
 	return rep, nil
 }
@@ -76,34 +74,18 @@ func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Ru
 // importTx is the redirects.ImportTx of a write transaction.
 type importTx struct {
 	db *DB
-	tx pgx.Tx
+	tx *Tx
 }
 
 func (t importTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) error {
 	return t.db.recordAudit(ctx, t.tx, e)
 }
 
-// updateBatch is how many rules one UPDATE statement of UpdateRules
-// changes, its values sent as arrays.
-const updateBatch = 10_000
-
-// UpdateRules updates the rules by ID, updateBatch at a time, each batch
-// one UPDATE joined to the arrays of its values.
+// UpdateRules gives rules, by ID, the destination, status code and
+// priority of an upsert import (see Dialect.UpdateRules).
 func (t importTx) UpdateRules(ctx context.Context, projectID string, updates []redirects.StoredMatch) error {
-	for start := 0; start < len(updates); start += updateBatch {
-		part := updates[start:min(start+updateBatch, len(updates))]
-		ids := make([]int64, len(part))
-		dests := make([]string, len(part))
-		codes := make([]int32, len(part))
-		prios := make([]int32, len(part))
-		for i, u := range part {
-			ids[i], dests[i], codes[i], prios[i] = u.ID, u.Destination, int32(u.StatusCode), int32(u.Priority)
-		}
-		if _, err := t.tx.Exec(ctx, `UPDATE rules AS r SET destination = u.d, status_code = u.s, priority = u.p, revision = r.revision + 1
-			FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[]) AS u(id, d, s, p)
-			WHERE r.id = u.id AND r.project_id = $5`, ids, dests, codes, prios, projectID); err != nil {
-			return wrap("import rules", err)
-		}
+	if err := t.db.d.UpdateRules(ctx, t.tx, projectID, updates); err != nil {
+		return t.db.wrap("import rules", err)
 	}
 	return nil
 }
@@ -112,21 +94,23 @@ func (t importTx) UpdateRules(ctx context.Context, projectID string, updates []r
 // the foreign key that rules lacks (see the schema): the project cannot be
 // deleted until this commits. It then takes the draft lock, which keeps
 // another import or AddRule from storing a rule between the clash check and
-// the COPY.
+// the insert.
 func (t importTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
-	p, err := findProject(ctx, t.tx, id, "FOR KEY SHARE")
+	db := t.db
+	p, err := db.findProject(ctx, t.tx, id, "FOR KEY SHARE")
 	if err != nil {
 		return nil, err
 	}
-	if err := lockDraft(ctx, t.tx, id); err != nil {
-		return nil, wrap("import rules", err)
+	if err := db.d.LockDraft(ctx, t.tx, id); err != nil {
+		return nil, db.wrap("import rules", err)
 	}
 	return p, nil
 }
 
 func (t importTx) DeleteRules(ctx context.Context, projectID string) error {
-	if _, err := t.tx.Exec(ctx, `DELETE FROM rules WHERE project_id = $1`, projectID); err != nil {
-		return wrap("import rules", err)
+	db := t.db
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM rules WHERE project_id = $1`, projectID); err != nil {
+		return db.wrap("import rules", err)
 	}
 	return nil
 }
@@ -136,16 +120,17 @@ func (t importTx) DeleteRules(ctx context.Context, projectID string) error {
 // the sorted batch, so the stored rules may come in any order (see
 // findRules for why they are not sorted by the database).
 func (t importTx) FindStored(ctx context.Context, projectID string, keys []redirects.ImportKey) ([]redirects.StoredMatch, int, error) {
+	db := t.db
 	var n int
 	if len(keys) == 0 {
-		if err := t.tx.QueryRow(ctx, `SELECT count(*) FROM rules WHERE project_id = $1`, projectID).Scan(&n); err != nil {
-			return nil, 0, wrap("import rules", err)
+		if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM rules WHERE project_id = $1`, projectID).Scan(&n); err != nil {
+			return nil, 0, db.wrap("import rules", err)
 		}
 		return nil, n, nil
 	}
-	rows, err := t.tx.Query(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority FROM rules WHERE project_id = $1`, projectID)
+	rows, err := t.tx.QueryContext(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
-		return nil, 0, wrap("import rules", err)
+		return nil, 0, db.wrap("import rules", err)
 	}
 	defer rows.Close()
 	var (
@@ -157,7 +142,7 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 	)
 	for rows.Next() {
 		if err := rows.Scan(&m.ID, &prefix, &stored.Source, &dest, &m.StatusCode, &m.Priority); err != nil {
-			return nil, 0, wrap("import rules", err)
+			return nil, 0, db.wrap("import rules", err)
 		}
 		n++
 		stored.Match = redirects.Exact
@@ -172,57 +157,48 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, wrap("import rules", err)
+		return nil, 0, db.wrap("import rules", err)
 	}
 	return matches, n, nil
 }
 
-// errStopped ends a COPY that validation has already doomed.
-var errStopped = errors.New("stopped: the batch has invalid rules")
+// ErrStopped ends an insert that validation has already doomed.
+var ErrStopped = errors.New("stopped: the batch has invalid rules")
 
-// InsertRules stores the rules of the batch that keys name with COPY, in
-// index order (keys, a subsequence of batch.Keys: the "C" collation is Go's string order, and 'exact' <
-// 'starts_with' as Exact < StartsWith), so the rules table's UNIQUE index
-// grows at one end instead of at random places; the ID sequence numbers
-// them in the same order. It stops with errStopped once the batch's
+// InsertRules stores the rules of the batch that keys name, in index order
+// (keys, a subsequence of batch.Keys): the engines' collations of source
+// are Go's string order, and 'exact' < 'starts_with' as Exact <
+// StartsWith, so the rules table's UNIQUE index grows at one end instead
+// of at random places, and the IDs follow the same order (see
+// Dialect.InsertRules). It stops with ErrStopped once the batch's
 // validation has failed.
 func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redirects.ImportBatch, keys []redirects.ImportKey, now time.Time) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	src := &ruleSource{projectID: projectID, batch: batch, keys: keys, now: now.UnixNano(), k: -1}
-	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"rules"},
-		[]string{"project_id", "match_type", "source", "destination", "status_code", "priority", "created_at"}, src); err != nil {
-		return wrap("import rules", err)
+	rows := &NewRules{ProjectID: projectID, CreatedAt: now.UnixNano(), batch: batch, keys: keys}
+	if err := t.db.d.InsertRules(ctx, t.tx, rows); err != nil {
+		return t.db.wrap("import rules", err)
 	}
 	return nil
 }
 
-// ruleSource is the pgx.CopyFromSource of InsertRules. Values reuses one
-// slice: pgx encodes a row before it asks for the next.
-type ruleSource struct {
-	projectID string
+// NewRules are the rules an import inserts, for Dialect.InsertRules: all of
+// one project and one time.
+type NewRules struct {
+	ProjectID string
+	// CreatedAt is the rules' time in unix nanoseconds.
+	CreatedAt int64
 	batch     *redirects.ImportBatch
 	keys      []redirects.ImportKey
-	now       int64
-	k         int
-	row       [7]any
-	err       error
 }
 
-func (s *ruleSource) Next() bool {
-	s.k++
-	if s.k%1024 == 0 && s.batch.Failed() {
-		s.err = errStopped
-		return false
-	}
-	return s.k < len(s.keys)
-}
+// Len returns the number of rules.
+func (n *NewRules) Len() int { return len(n.keys) }
 
-func (s *ruleSource) Values() ([]any, error) {
-	r := &s.batch.Rules[s.keys[s.k].Pos]
-	s.row = [7]any{s.projectID, r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, s.now}
-	return s.row[:], nil
-}
+// Rule returns the k-th rule, 0 <= k < Len().
+func (n *NewRules) Rule(k int) *redirects.Rule { return &n.batch.Rules[n.keys[k].Pos] }
 
-func (s *ruleSource) Err() error { return s.err }
+// Stopped reports whether the batch's validation, which runs meanwhile,
+// has failed: the insert should then stop with ErrStopped.
+func (n *NewRules) Stopped() bool { return n.batch.Failed() }

@@ -1,11 +1,10 @@
-package sqlite
+package sqlstore
 
 import (
 	"cmp"
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strings"
 
 	"redirects"
@@ -13,30 +12,31 @@ import (
 
 // CreateOrg stores o, setting its ID and CreatedAt, and records an org event.
 func (db *DB) CreateOrg(ctx context.Context, o *redirects.Org) error {
+	const op = "create organization"
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.beginWrite(ctx, op)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 
 	id, now := redirects.NewOrgID(), db.now()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO orgs (id, name, tier, rate_limit_override, quota_override, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+	if _, err := tx.ExecContext(ctx, `INSERT INTO orgs (id, name, tier, rate_limit_override, quota_override, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		id, o.Name, string(o.Tier), nullLimit(o.RateLimitOverride), nullLimit(o.QuotaOverride), now.UnixNano()); err != nil {
-		return wrap("create organization", err)
-	}
-	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, now); err != nil {
-		return wrap("create organization", err)
+		return db.wrap(op, err)
 	}
 	stored := *o
 	stored.ID = id
 	if err := db.audit(ctx, tx, redirects.AuditOrgCreate, id, "", "org", id, nil, redirects.OrgAuditFields(&stored)); err != nil {
-		return fmt.Errorf("sqlite: create organization: %w", err)
+		return db.wrap(op, err)
+	}
+	if err := db.recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, now); err != nil {
+		return db.wrap(op, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return wrap("create organization", err)
+		return db.wrap(op, err)
 	}
 	o.ID, o.CreatedAt = id, now
 	o.RateLimitOverride, o.QuotaOverride = normLimit(o.RateLimitOverride), normLimit(o.QuotaOverride)
@@ -44,15 +44,17 @@ func (db *DB) CreateOrg(ctx context.Context, o *redirects.Org) error {
 }
 
 // UpdateOrg changes an organization, records an org event and returns the
-// organization as stored.
+// organization as stored. The row is locked from the read to commit, so two
+// concurrent updates of one organization cannot lose each other's changes.
 func (db *DB) UpdateOrg(ctx context.Context, id string, u redirects.OrgUpdate) (*redirects.Org, error) {
-	tx, err := db.beginWrite(ctx)
+	const op = "update organization"
+	tx, err := db.beginWrite(ctx, op)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
 
-	o, err := findOrg(ctx, tx, id)
+	o, err := db.findOrg(ctx, tx, id, true)
 	if err != nil {
 		return nil, err
 	}
@@ -62,59 +64,58 @@ func (db *DB) UpdateOrg(ctx context.Context, id string, u redirects.OrgUpdate) (
 		return nil, err
 	}
 	o.RateLimitOverride, o.QuotaOverride = normLimit(o.RateLimitOverride), normLimit(o.QuotaOverride)
-	if _, err := tx.ExecContext(ctx, `UPDATE orgs SET name = ?, tier = ?, rate_limit_override = ?, quota_override = ? WHERE id = ?`,
+	if _, err := tx.ExecContext(ctx, `UPDATE orgs SET name = $1, tier = $2, rate_limit_override = $3, quota_override = $4 WHERE id = $5`,
 		o.Name, string(o.Tier), nullLimit(o.RateLimitOverride), nullLimit(o.QuotaOverride), id); err != nil {
-		return nil, wrap("update organization", err)
-	}
-	if err := recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
-		return nil, wrap("update organization", err)
+		return nil, db.wrap(op, err)
 	}
 	b, a := redirects.AuditDiff(before, redirects.OrgAuditFields(o))
 	if err := db.audit(ctx, tx, redirects.AuditOrgUpdate, id, "", "org", id, b, a); err != nil {
-		return nil, fmt.Errorf("sqlite: update organization: %w", err)
+		return nil, db.wrap(op, err)
+	}
+	if err := db.recordEvent(ctx, tx, redirects.EventOrg, id, "", 0, db.now()); err != nil {
+		return nil, db.wrap(op, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, wrap("update organization", err)
+		return nil, db.wrap(op, err)
 	}
 	return o, nil
 }
 
 // FindOrgByID returns one organization.
 func (db *DB) FindOrgByID(ctx context.Context, id string) (*redirects.Org, error) {
-	tx, err := db.beginRead(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	return findOrg(ctx, tx, id)
+	return db.findOrg(ctx, db.read, id, false)
 }
 
 // FindOrgs returns every organization, oldest first.
 func (db *DB) FindOrgs(ctx context.Context) ([]*redirects.Org, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+orgColumns+` FROM orgs ORDER BY created_at, rowid`)
-	return collect("find organizations", rows, err, scanOrg)
+	rows, err := db.read.QueryContext(ctx, `SELECT `+orgColumns+` FROM orgs ORDER BY created_at, `+db.d.Seq())
+	return collect(db, "find organizations", rows, err, scanOrg)
 }
 
 const orgColumns = `id, name, tier, rate_limit_override, quota_override, created_at`
 
-func findOrg(ctx context.Context, tx querier, id string) (*redirects.Org, error) {
-	o, err := scanOrg(tx.QueryRowContext(ctx, `SELECT `+orgColumns+` FROM orgs WHERE id = ?`, id))
+// findOrg returns one organization; with forUpdate, its row stays locked
+// to the end of the transaction. The lock is NO KEY UPDATE: the ID never
+// changes, so the foreign-key checks of new projects need not wait.
+func (db *DB) findOrg(ctx context.Context, q querier, id string, forUpdate bool) (*redirects.Org, error) {
+	query := `SELECT ` + orgColumns + ` FROM orgs WHERE id = $1`
+	if forUpdate {
+		query += db.d.Lock("FOR NO KEY UPDATE")
+	}
+	o, err := scanOrg(q.QueryRowContext(ctx, query, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, redirects.Errorf(redirects.ENOTFOUND, "organization %q not found", id)
 	} else if err != nil {
-		return nil, fmt.Errorf("sqlite: find organization %s: %w", id, err)
+		return nil, db.wrap("find organization "+id, err)
 	}
 	return o, nil
 }
-
-// scanner is a *sql.Row or *sql.Rows.
-type scanner interface{ Scan(dest ...any) error }
 
 func scanOrg(s scanner) (*redirects.Org, error) {
 	var (
 		o           redirects.Org
 		tier        string
-		rate, quota sql.NullInt64
+		rate, quota *int64
 		created     int64
 	)
 	if err := s.Scan(&o.ID, &o.Name, &tier, &rate, &quota, &created); err != nil {
@@ -129,14 +130,15 @@ func scanOrg(s scanner) (*redirects.Org, error) {
 
 // nullLimit returns the stored form of an override: NULL when unset, -1
 // when unlimited.
-func nullLimit(l *redirects.Limit) any {
+func nullLimit(l *redirects.Limit) *int64 {
 	if l == nil {
 		return nil
 	}
+	n := int64(*l)
 	if l.IsUnlimited() {
-		return int64(redirects.Unlimited)
+		n = int64(redirects.Unlimited)
 	}
-	return int64(*l)
+	return &n
 }
 
 // normLimit returns a copy of l with every unlimited value spelled
@@ -152,44 +154,45 @@ func normLimit(l *redirects.Limit) *redirects.Limit {
 	return &v
 }
 
-func limitOf(n sql.NullInt64) *redirects.Limit {
-	if !n.Valid {
+func limitOf(n *int64) *redirects.Limit {
+	if n == nil {
 		return nil
 	}
-	l := redirects.Limit(n.Int64)
+	l := redirects.Limit(*n)
 	return &l
 }
 
 // CreateProject stores p, setting its ID and CreatedAt, and records a
 // project event.
 func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
+	const op = "create project"
 	if err := p.Validate(); err != nil {
 		return err
 	}
 	p.Hosts, _ = redirects.NormalizeHosts(p.Hosts) // Validate checked them
-	tx, err := db.beginWrite(ctx)
+	tx, err := db.beginWrite(ctx, op)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 
-	if _, err := findOrg(ctx, tx, p.OrgID); err != nil {
+	if _, err := db.findOrg(ctx, tx, p.OrgID, false); err != nil {
 		return err
 	}
 	id, now := redirects.NewProjectID(), db.now()
 	retention := cmp.Or(p.ExportRetention, redirects.DefaultExportRetention)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, created_at, export_retention, hosts) VALUES (?, ?, ?, ?, ?, ?)`,
+	if _, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, created_at, export_retention, hosts) VALUES ($1, $2, $3, $4, $5, $6)`,
 		id, p.OrgID, p.Name, now.UnixNano(), retention, joinHosts(p.Hosts)); err != nil {
-		return wrap("create project", err)
-	}
-	if err := recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, now); err != nil {
-		return wrap("create project", err)
+		return db.wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditProjectCreate, p.OrgID, id, "project", id, nil, redirects.ProjectAuditFields(p)); err != nil {
-		return fmt.Errorf("sqlite: create project: %w", err)
+		return db.wrap(op, err)
+	}
+	if err := db.recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, now); err != nil {
+		return db.wrap(op, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return wrap("create project", err)
+		return db.wrap(op, err)
 	}
 	p.ID, p.CreatedAt, p.ExportRetention, p.ShrinkLimit = id, now, retention, redirects.DefaultShrinkLimit
 	return nil
@@ -197,18 +200,14 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 
 // FindProjectByID returns one project.
 func (db *DB) FindProjectByID(ctx context.Context, id string) (*redirects.Project, error) {
-	tx, err := db.beginRead(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	return findProject(ctx, tx, id)
+	return db.findProject(ctx, db.read, id, "")
 }
 
 // FindProjects returns the projects of orgID, or of every organization when
 // orgID is "", oldest first.
 func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Project, error) {
-	tx, err := db.beginRead(ctx)
+	const op = "find projects"
+	tx, err := db.beginRead(ctx, op)
 	if err != nil {
 		return nil, err
 	}
@@ -216,24 +215,31 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 
 	var rows *sql.Rows
 	if orgID == "" {
-		rows, err = tx.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY created_at, rowid`)
+		rows, err = tx.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY created_at, `+db.d.Seq())
 	} else {
-		if _, err := findOrg(ctx, tx, orgID); err != nil {
+		if _, err := db.findOrg(ctx, tx, orgID, false); err != nil {
 			return nil, err
 		}
-		rows, err = tx.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE org_id = ? ORDER BY created_at, rowid`, orgID)
+		rows, err = tx.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE org_id = $1 ORDER BY created_at, `+db.d.Seq(), orgID)
 	}
-	return collect("find projects", rows, err, scanProject)
+	return collect(db, op, rows, err, scanProject)
 }
 
 const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit, hosts`
 
-func findProject(ctx context.Context, tx querier, id string) (*redirects.Project, error) {
-	p, err := scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = ?`, id))
+// findProject returns one project. lock, when not "", is a row-locking
+// clause ("FOR NO KEY UPDATE", "FOR SHARE") that holds the row to the end of
+// the transaction.
+func (db *DB) findProject(ctx context.Context, q querier, id, lock string) (*redirects.Project, error) {
+	query := `SELECT ` + projectColumns + ` FROM projects WHERE id = $1`
+	if lock != "" {
+		query += db.d.Lock(lock)
+	}
+	p, err := scanProject(q.QueryRowContext(ctx, query, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, redirects.Errorf(redirects.ENOTFOUND, "project %q not found", id)
 	} else if err != nil {
-		return nil, fmt.Errorf("sqlite: find project %s: %w", id, err)
+		return nil, db.wrap("find project "+id, err)
 	}
 	return p, nil
 }

@@ -1,11 +1,10 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
-
-	"github.com/jackc/pgx/v5"
 
 	"redirects"
 	"redirects/internal/coding"
@@ -28,13 +27,13 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
+	defer tx.Rollback()
 	d, err := redirects.DeployInTx(ctx, deployTx{db, tx}, projectID, opts, build, db.now())
 	if err != nil {
 		return nil, err
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, wrap("deploy", err)
+	if err := tx.Commit(); err != nil {
+		return nil, db.wrap("deploy", err)
 	}
 	return d, nil
 }
@@ -42,7 +41,7 @@ func (db *DB) Deploy(ctx context.Context, projectID string, opts redirects.Deplo
 // deployTx is the redirects.DeployTx of a write transaction.
 type deployTx struct {
 	db *DB
-	tx pgx.Tx
+	tx *Tx
 }
 
 func (t deployTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) error {
@@ -51,46 +50,48 @@ func (t deployTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) erro
 
 // FindProject locks the project's row for the deploy, as Deploy says.
 func (t deployTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
-	return findProject(ctx, t.tx, id, "FOR NO KEY UPDATE")
+	db := t.db
+	return db.findProject(ctx, t.tx, id, "FOR NO KEY UPDATE")
 }
 
 func (t deployTx) FindRules(ctx context.Context, projectID string, version int) ([]redirects.Rule, error) {
+	db := t.db
 	if version == 0 {
-		return findRules(ctx, t.tx, projectID)
+		return db.findRules(ctx, t.tx, projectID)
 	}
-	_, rules, err := findDeployment(ctx, t.tx, projectID, version, true)
+	_, rules, err := db.findDeployment(ctx, t.tx, projectID, version, true)
 	return rules, err
 }
 
 // InsertRelease numbers the release after the project's latest version and
-// stores it and its exports in one round trip, then its event and its
-// audit entry.
+// stores it and its exports, then its event.
 func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.Release) error {
+	db := t.db
 	const op = "deploy"
 	d := &r.Deployment
-	if err := t.tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM deployments WHERE project_id = $1`, d.ProjectID).Scan(&d.Version); err != nil {
-		return wrap(op, err)
+	if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM deployments WHERE project_id = $1`, d.ProjectID).Scan(&d.Version); err != nil {
+		return db.wrap(op, err)
 	}
-	b := &pgx.Batch{}
-	b.Queue(`INSERT INTO deployments
+	if _, err := t.tx.ExecContext(ctx, `INSERT INTO deployments
 		(project_id, version, created_at, message, from_version, exact_count, prefix_count, report, rules)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		d.ProjectID, d.Version, d.CreatedAt.UnixNano(), d.Message, d.FromVersion, d.ExactCount, d.PrefixCount, d.Report,
-		r.Snapshot)
+		r.Snapshot); err != nil {
+		return db.wrap(op, err)
+	}
 	for i := range r.Exports {
 		e := &r.Exports[i]
 		bodyCoding, body, gz := coding.Pack(e)
-		b.Queue(`INSERT INTO deployment_exports (project_id, version, format, coding, body, gzip, etag) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			d.ProjectID, d.Version, e.Format, bodyCoding, body, gz, e.ETag)
+		if _, err := t.tx.ExecContext(ctx, `INSERT INTO deployment_exports (project_id, version, format, coding, body, gzip, etag) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			d.ProjectID, d.Version, e.Format, bodyCoding, body, gz, e.ETag); err != nil {
+			return db.wrap(op, err)
+		}
 	}
-	if err := t.tx.SendBatch(ctx, b).Close(); err != nil {
-		return wrap(op, err)
+	if err := db.pruneExports(ctx, t.tx, d.ProjectID, d.Version); err != nil {
+		return db.wrap(op+": prune exports", err)
 	}
-	if err := pruneExports(ctx, t.tx, d.ProjectID, d.Version); err != nil {
-		return wrap(op+": prune exports", err)
-	}
-	if err := recordEvent(ctx, t.tx, redirects.EventDeploy, orgID, d.ProjectID, d.Version, d.CreatedAt); err != nil {
-		return wrap(op, err)
+	if err := db.recordEvent(ctx, t.tx, redirects.EventDeploy, orgID, d.ProjectID, d.Version, d.CreatedAt); err != nil {
+		return db.wrap(op, err)
 	}
 	return nil
 }
@@ -103,12 +104,12 @@ func (db *DB) FindDeployments(ctx context.Context, projectID string) ([]*redirec
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
-	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
+	defer tx.Rollback()
+	if _, err := db.findProject(ctx, tx, projectID, ""); err != nil {
 		return nil, err
 	}
-	rows, err := tx.Query(ctx, `SELECT `+deploymentColumns+` FROM deployments WHERE project_id = $1 ORDER BY version`, projectID)
-	return collect(op, rows, err, func(s pgx.Row) (*redirects.Deployment, error) { return scanDeployment(s, projectID) })
+	rows, err := tx.QueryContext(ctx, `SELECT `+deploymentColumns+` FROM deployments WHERE project_id = $1 ORDER BY version`, projectID)
+	return collect(db, op, rows, err, func(s scanner) (*redirects.Deployment, error) { return scanDeployment(s, projectID) })
 }
 
 // FindDeployment returns one version, or the latest when version is 0, with
@@ -118,11 +119,11 @@ func (db *DB) FindDeployment(ctx context.Context, projectID string, version int)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer tx.Rollback(ctx)
-	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
+	defer tx.Rollback()
+	if _, err := db.findProject(ctx, tx, projectID, ""); err != nil {
 		return nil, nil, err
 	}
-	d, rules, err := findDeployment(ctx, tx, projectID, version, true)
+	d, rules, err := db.findDeployment(ctx, tx, projectID, version, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,31 +143,31 @@ func (db *DB) FindExport(ctx context.Context, projectID string, version int, for
 	if err != nil {
 		return nil, nil, err
 	}
-	defer tx.Rollback(ctx)
-	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
+	defer tx.Rollback()
+	if _, err := db.findProject(ctx, tx, projectID, ""); err != nil {
 		return nil, nil, err
 	}
-	d, _, err := findDeployment(ctx, tx, projectID, version, false)
+	d, _, err := db.findDeployment(ctx, tx, projectID, version, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	e := &redirects.Export{Format: format}
 	var bodyCoding string
 	var body, gz []byte
-	err = tx.QueryRow(ctx, `SELECT coding, body, gzip, etag FROM deployment_exports WHERE project_id = $1 AND version = $2 AND format = $3`,
+	err = tx.QueryRowContext(ctx, `SELECT coding, body, gzip, etag FROM deployment_exports WHERE project_id = $1 AND version = $2 AND format = $3`,
 		projectID, d.Version, format).Scan(&bodyCoding, &body, &gz, &e.ETag)
-	if errors.Is(err, pgx.ErrNoRows) {
-		if pruned, err := exportsPruned(ctx, tx, projectID, d.Version); err != nil {
-			return nil, nil, wrap(op, err)
+	if errors.Is(err, sql.ErrNoRows) {
+		if pruned, err := db.exportsPruned(ctx, tx, projectID, d.Version); err != nil {
+			return nil, nil, db.wrap(op, err)
 		} else if pruned {
 			return d, nil, redirects.ExportsPruned(projectID, d.Version)
 		}
 		return nil, nil, redirects.Errorf(redirects.ENOTFOUND, "export %q of deployment version %d of project %s not found", format, d.Version, projectID)
 	} else if err != nil {
-		return nil, nil, wrap(op, err)
+		return nil, nil, db.wrap(op, err)
 	}
 	if err := coding.Unpack(e, bodyCoding, body, gz); err != nil {
-		return nil, nil, fmt.Errorf("postgres: deployment version %d: %w", d.Version, err)
+		return nil, nil, fmt.Errorf("%s: deployment version %d: %w", db.d.Name(), d.Version, err)
 	}
 	return d, e, nil
 }
@@ -175,7 +176,7 @@ const deploymentColumns = `version, created_at, message, from_version, exact_cou
 
 // findDeployment returns one version of an existing project, or its latest
 // when version is 0, and with withRules its decoded rules in stored order.
-func findDeployment(ctx context.Context, q querier, projectID string, version int, withRules bool) (*redirects.Deployment, []redirects.Rule, error) {
+func (db *DB) findDeployment(ctx context.Context, q querier, projectID string, version int, withRules bool) (*redirects.Deployment, []redirects.Rule, error) {
 	if version < 0 {
 		return nil, nil, redirects.Errorf(redirects.EINVALID, "deployment version %d is not a positive number", version)
 	}
@@ -184,29 +185,29 @@ func findDeployment(ctx context.Context, q querier, projectID string, version in
 	if withRules {
 		cols, dest = cols+`, rules`, []any{&blob}
 	}
-	var row pgx.Row
+	var row scanner
 	if version == 0 {
-		row = q.QueryRow(ctx, `SELECT `+cols+` FROM deployments WHERE project_id = $1 ORDER BY version DESC LIMIT 1`, projectID)
+		row = q.QueryRowContext(ctx, `SELECT `+cols+` FROM deployments WHERE project_id = $1 ORDER BY version DESC LIMIT 1`, projectID)
 	} else {
-		row = q.QueryRow(ctx, `SELECT `+cols+` FROM deployments WHERE project_id = $1 AND version = $2`, projectID, version)
+		row = q.QueryRowContext(ctx, `SELECT `+cols+` FROM deployments WHERE project_id = $1 AND version = $2`, projectID, version)
 	}
 	d, err := scanDeployment(row, projectID, dest...)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, redirects.DeploymentNotFound(projectID, version)
 	} else if err != nil {
-		return nil, nil, wrap("find deployment", err)
+		return nil, nil, db.wrap("find deployment", err)
 	}
 	if !withRules {
 		return d, nil, nil
 	}
 	rules, err := redirects.DecodeRules(projectID, blob)
 	if err != nil {
-		return nil, nil, fmt.Errorf("postgres: deployment version %d: %w", d.Version, err)
+		return nil, nil, fmt.Errorf("%s: deployment version %d: %w", db.d.Name(), d.Version, err)
 	}
 	return d, rules, nil
 }
 
-func scanDeployment(s pgx.Row, projectID string, extra ...any) (*redirects.Deployment, error) {
+func scanDeployment(s scanner, projectID string, extra ...any) (*redirects.Deployment, error) {
 	d := redirects.Deployment{ProjectID: projectID}
 	var created int64
 	dest := append([]any{&d.Version, &created, &d.Message, &d.FromVersion, &d.ExactCount, &d.PrefixCount, &d.Report}, extra...)

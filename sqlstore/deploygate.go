@@ -1,10 +1,9 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
-
-	"github.com/jackc/pgx/v5"
 
 	"redirects"
 	"redirects/safety"
@@ -21,8 +20,8 @@ func (db *DB) SetProjectShrinkLimit(ctx context.Context, id string, percent int)
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
-	p, err := findProject(ctx, tx, id, "FOR NO KEY UPDATE")
+	defer tx.Rollback()
+	p, err := db.findProject(ctx, tx, id, "FOR NO KEY UPDATE")
 	if err != nil {
 		return nil, err
 	}
@@ -30,15 +29,15 @@ func (db *DB) SetProjectShrinkLimit(ctx context.Context, id string, percent int)
 	if before == percent {
 		return p, nil
 	}
-	if _, err := tx.Exec(ctx, `UPDATE projects SET shrink_limit = $1 WHERE id = $2`, percent, id); err != nil {
-		return nil, wrap(op, err)
+	if _, err := tx.ExecContext(ctx, `UPDATE projects SET shrink_limit = $1 WHERE id = $2`, percent, id); err != nil {
+		return nil, db.wrap(op, err)
 	}
 	p.ShrinkLimit = percent
 	if err := db.recordAudit(ctx, tx, redirects.ShrinkLimitAuditEntry(ctx, db.now(), p, before)); err != nil {
-		return nil, wrap(op, err)
+		return nil, db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return nil, db.wrap(op, err)
 	}
 	return p, nil
 }
@@ -55,31 +54,31 @@ func (db *DB) SetProjectTests(ctx context.Context, id, csv string) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback(ctx)
-	p, err := findProject(ctx, tx, id, "FOR NO KEY UPDATE")
+	defer tx.Rollback()
+	p, err := db.findProject(ctx, tx, id, "FOR NO KEY UPDATE")
 	if err != nil {
 		return err
 	}
-	old, err := findProjectTests(ctx, tx, id)
+	old, err := db.findProjectTests(ctx, tx, id)
 	if err != nil {
 		return err
 	}
 	// The stored file passed this check when it was stored.
 	before, _ := safety.CountTests(old)
 	if csv == "" {
-		_, err = tx.Exec(ctx, `DELETE FROM project_tests WHERE project_id = $1`, id)
+		_, err = tx.ExecContext(ctx, `DELETE FROM project_tests WHERE project_id = $1`, id)
 	} else {
-		_, err = tx.Exec(ctx, `INSERT INTO project_tests (project_id, body) VALUES ($1, $2)
+		_, err = tx.ExecContext(ctx, `INSERT INTO project_tests (project_id, body) VALUES ($1, $2)
 			ON CONFLICT (project_id) DO UPDATE SET body = excluded.body`, id, csv)
 	}
 	if err != nil {
-		return wrap(op, err)
+		return db.wrap(op, err)
 	}
 	if err := db.recordAudit(ctx, tx, redirects.TestsAuditEntry(ctx, db.now(), p, before, after)); err != nil {
-		return wrap(op, err)
+		return db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return db.wrap(op, err)
 	}
 	return nil
 }
@@ -90,20 +89,20 @@ func (db *DB) FindProjectTests(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer tx.Rollback(ctx)
-	if _, err := findProject(ctx, tx, id, ""); err != nil {
+	defer tx.Rollback()
+	if _, err := db.findProject(ctx, tx, id, ""); err != nil {
 		return "", err
 	}
-	return findProjectTests(ctx, tx, id)
+	return db.findProjectTests(ctx, tx, id)
 }
 
-func findProjectTests(ctx context.Context, tx querier, id string) (string, error) {
+func (db *DB) findProjectTests(ctx context.Context, tx querier, id string) (string, error) {
 	var body string
-	err := tx.QueryRow(ctx, `SELECT body FROM project_tests WHERE project_id = $1`, id).Scan(&body)
-	if errors.Is(err, pgx.ErrNoRows) {
+	err := tx.QueryRowContext(ctx, `SELECT body FROM project_tests WHERE project_id = $1`, id).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	} else if err != nil {
-		return "", wrap("find project tests", err)
+		return "", db.wrap("find project tests", err)
 	}
 	return body, nil
 }

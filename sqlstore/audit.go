@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func (db *DB) recordAudit(ctx context.Context, tx querier, e *redirects.AuditEnt
 		e.Time = db.now()
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, org_id, project_id, actor_kind, actor_id, actor_label, remote_addr,
-		action, object_type, object_id, before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		action, object_type, object_id, before, after) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		e.Time.UnixNano(), e.OrgID, e.ProjectID, string(e.Actor.Kind), e.Actor.ID, e.Actor.Label, e.Actor.RemoteAddr,
 		e.Action, e.ObjectType, e.ObjectID, nullJSON(e.Before), nullJSON(e.After)); err != nil {
 		return fmt.Errorf("record audit entry %s: %w", e.Action, err)
@@ -44,6 +44,7 @@ func nullJSON(m json.RawMessage) any {
 
 // FindAudit returns the audit entries that f selects, newest first.
 func (db *DB) FindAudit(ctx context.Context, f redirects.AuditFilter) ([]*redirects.AuditEntry, error) {
+	const op = "find audit entries"
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -52,45 +53,44 @@ func (db *DB) FindAudit(ctx context.Context, f redirects.AuditFilter) ([]*redire
 		args  []any
 	)
 	add := func(cond string, arg any) {
-		where = append(where, cond)
 		args = append(args, arg)
+		where = append(where, fmt.Sprintf(cond, len(args)))
 	}
 	if f.OrgID != "" {
-		add("org_id = ?", f.OrgID)
+		add("org_id = $%d", f.OrgID)
 	}
 	if f.ProjectID != "" {
-		add("project_id = ?", f.ProjectID)
+		add("project_id = $%d", f.ProjectID)
 	}
 	if f.Actor != "" {
-		where = append(where, "(actor_id = ? OR actor_label = ?)")
-		args = append(args, f.Actor, f.Actor)
+		add("(actor_id = $%[1]d OR actor_label = $%[1]d)", f.Actor)
 	}
 	if p := f.ActionPrefix(); p != "" {
 		// Validate allows only [a-z._] in actions, so p needs no escaping
 		// but "_", which LIKE reads as any one character.
-		add(`action LIKE ? ESCAPE '\'`, strings.ReplaceAll(p, "_", `\_`)+"%")
+		add(`action LIKE $%d ESCAPE '\'`, strings.ReplaceAll(p, "_", `\_`)+"%")
 	} else if f.Action != "" {
-		add("action = ?", f.Action)
+		add("action = $%d", f.Action)
 	}
 	if !f.Since.IsZero() {
-		add("at >= ?", f.Since.UnixNano())
+		add("at >= $%d", f.Since.UnixNano())
 	}
 	if !f.Until.IsZero() {
-		add("at < ?", f.Until.UnixNano())
+		add("at < $%d", f.Until.UnixNano())
 	}
 	if f.BeforeID > 0 {
-		add("id < ?", f.BeforeID)
+		add("id < $%d", f.BeforeID)
 	}
 	query := `SELECT id, at, org_id, project_id, actor_kind, actor_id, actor_label, remote_addr, action, object_type, object_id, before, after FROM audit_log`
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
 	}
-	query += " ORDER BY id DESC LIMIT ?"
 	args = append(args, f.Limit)
+	query += fmt.Sprintf(" ORDER BY id DESC LIMIT $%d", len(args))
 
 	rows, err := db.read.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: find audit entries: %w", err)
+		return nil, db.wrap(op, err)
 	}
 	defer rows.Close()
 	var out []*redirects.AuditEntry
@@ -103,7 +103,7 @@ func (db *DB) FindAudit(ctx context.Context, f redirects.AuditFilter) ([]*redire
 		)
 		if err := rows.Scan(&e.ID, &at, &e.OrgID, &e.ProjectID, &kind, &e.Actor.ID, &e.Actor.Label, &e.Actor.RemoteAddr,
 			&e.Action, &e.ObjectType, &e.ObjectID, &before, &after); err != nil {
-			return nil, fmt.Errorf("sqlite: find audit entries: %w", err)
+			return nil, db.wrap(op, err)
 		}
 		e.Time, e.Actor.Kind = fromNanos(at), redirects.ActorKind(kind)
 		if before.Valid {
@@ -115,7 +115,7 @@ func (db *DB) FindAudit(ctx context.Context, f redirects.AuditFilter) ([]*redire
 		out = append(out, &e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: find audit entries: %w", err)
+		return nil, db.wrap(op, err)
 	}
 	return out, nil
 }

@@ -1,10 +1,9 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
-
-	"github.com/jackc/pgx/v5"
 
 	"redirects"
 )
@@ -22,26 +21,26 @@ func (db *DB) CreateUser(ctx context.Context, u *redirects.User) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback(ctx)
+	defer tx.Rollback()
 
 	id, now := redirects.NewUserID(), db.now()
 	// ON CONFLICT DO NOTHING turns a taken email into zero rows instead of
 	// an aborted transaction.
-	tag, err := tx.Exec(ctx, `INSERT INTO users (id, email, password_hash, operator, created_at) VALUES ($1, $2, $3, $4, $5)
+	tag, err := tx.ExecContext(ctx, `INSERT INTO users (id, email, password_hash, operator, created_at) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (email) DO NOTHING`, id, u.Email, u.PasswordHash, u.Operator, now.UnixNano())
 	if err != nil {
-		return wrap(op, err)
+		return db.wrap(op, err)
 	}
-	if tag.RowsAffected() == 0 {
+	if affected(tag) == 0 {
 		return redirects.Errorf(redirects.ECONFLICT, "a user with email %s exists", u.Email)
 	}
 	stored := *u
 	stored.DisabledAt = nil
 	if err := db.audit(ctx, tx, redirects.AuditUserCreate, "", "", "user", id, nil, redirects.UserAuditFields(&stored)); err != nil {
-		return wrap(op, err)
+		return db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return db.wrap(op, err)
 	}
 	u.ID, u.CreatedAt, u.DisabledAt = id, now, nil
 	return nil
@@ -49,7 +48,7 @@ func (db *DB) CreateUser(ctx context.Context, u *redirects.User) error {
 
 // FindUserByID returns one user.
 func (db *DB) FindUserByID(ctx context.Context, id string) (*redirects.User, error) {
-	return findUser(ctx, db.pool, "id", id, false)
+	return db.findUser(ctx, db.read, "id", id, false)
 }
 
 // FindUserByEmail returns the user with an email address, normalized first.
@@ -58,14 +57,14 @@ func (db *DB) FindUserByEmail(ctx context.Context, email string) (*redirects.Use
 	if err != nil {
 		return nil, err
 	}
-	return findUser(ctx, db.pool, "email", e, false)
+	return db.findUser(ctx, db.read, "email", e, false)
 }
 
 // FindUsers returns every user, oldest first.
 func (db *DB) FindUsers(ctx context.Context) ([]*redirects.User, error) {
 	const op = "find users"
-	rows, err := db.pool.Query(ctx, `SELECT `+userColumns+` FROM users ORDER BY created_at, seq`)
-	return collect(op, rows, err, scanUser)
+	rows, err := db.read.QueryContext(ctx, `SELECT `+userColumns+` FROM users ORDER BY created_at, `+db.d.Seq())
+	return collect(db, op, rows, err, scanUser)
 }
 
 // DisableUser disables a user, deletes their sessions and revokes the
@@ -78,9 +77,9 @@ func (db *DB) DisableUser(ctx context.Context, id string) (*redirects.User, erro
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
+	defer tx.Rollback()
 
-	u, err := findUser(ctx, tx, "id", id, true)
+	u, err := db.findUser(ctx, tx, "id", id, true)
 	if err != nil {
 		return nil, err
 	}
@@ -88,22 +87,22 @@ func (db *DB) DisableUser(ctx context.Context, id string) (*redirects.User, erro
 		return u, nil
 	}
 	before, now := redirects.UserAuditFields(u), db.now()
-	if _, err := tx.Exec(ctx, `UPDATE users SET disabled_at = $1 WHERE id = $2`, now.UnixNano(), id); err != nil {
-		return nil, wrap(op, err)
+	if _, err := tx.ExecContext(ctx, `UPDATE users SET disabled_at = $1 WHERE id = $2`, now.UnixNano(), id); err != nil {
+		return nil, db.wrap(op, err)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM sessions WHERE user_id = $1`, id); err != nil {
-		return nil, wrap(op, err)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, id); err != nil {
+		return nil, db.wrap(op, err)
 	}
 	if err := db.revokeTokensWhere(ctx, tx, now, `created_by = $1`, id); err != nil {
-		return nil, wrap(op, err)
+		return nil, db.wrap(op, err)
 	}
 	u.DisabledAt = &now
 	b, a := redirects.AuditDiff(before, redirects.UserAuditFields(u))
 	if err := db.audit(ctx, tx, redirects.AuditUserDisable, "", "", "user", id, b, a); err != nil {
-		return nil, wrap(op, err)
+		return nil, db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return nil, db.wrap(op, err)
 	}
 	return u, nil
 }
@@ -119,24 +118,24 @@ func (db *DB) SetUserPassword(ctx context.Context, id, passwordHash string) erro
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback(ctx)
+	defer tx.Rollback()
 
-	if _, err := findUser(ctx, tx, "id", id, true); err != nil {
+	if _, err := db.findUser(ctx, tx, "id", id, true); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, passwordHash, id); err != nil {
-		return wrap(op, err)
+	if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, passwordHash, id); err != nil {
+		return db.wrap(op, err)
 	}
-	tag, err := tx.Exec(ctx, `DELETE FROM sessions WHERE user_id = $1`, id)
+	tag, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, id)
 	if err != nil {
-		return wrap(op, err)
+		return db.wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditUserPassword, "", "", "user", id, nil,
-		map[string]any{"password": "changed", "sessionsEnded": tag.RowsAffected()}); err != nil {
-		return wrap(op, err)
+		map[string]any{"password": "changed", "sessionsEnded": affected(tag)}); err != nil {
+		return db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return db.wrap(op, err)
 	}
 	return nil
 }
@@ -145,21 +144,21 @@ const userColumns = `id, email, password_hash, operator, created_at, disabled_at
 
 // findUser returns the user whose column (id or email) has value; with
 // forUpdate, its row stays locked to the end of the transaction.
-func findUser(ctx context.Context, q querier, column, value string, forUpdate bool) (*redirects.User, error) {
+func (db *DB) findUser(ctx context.Context, q querier, column, value string, forUpdate bool) (*redirects.User, error) {
 	query := `SELECT ` + userColumns + ` FROM users WHERE ` + column + ` = $1`
 	if forUpdate {
-		query += ` FOR NO KEY UPDATE`
+		query += db.d.Lock("FOR NO KEY UPDATE")
 	}
-	u, err := scanUser(q.QueryRow(ctx, query, value))
-	if errors.Is(err, pgx.ErrNoRows) {
+	u, err := scanUser(q.QueryRowContext(ctx, query, value))
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, redirects.Errorf(redirects.ENOTFOUND, "user %q not found", value)
 	} else if err != nil {
-		return nil, wrap("find user "+value, err)
+		return nil, db.wrap("find user "+value, err)
 	}
 	return u, nil
 }
 
-func scanUser(s pgx.Row) (*redirects.User, error) {
+func scanUser(s scanner) (*redirects.User, error) {
 	var (
 		u        redirects.User
 		created  int64

@@ -1,11 +1,10 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strconv"
-
-	"github.com/jackc/pgx/v5"
 
 	"redirects"
 )
@@ -22,42 +21,42 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback(ctx)
+	defer tx.Rollback()
 
 	// FOR KEY SHARE stands in for the foreign key that rules lacks (see
 	// the schema): the project cannot be deleted until this commits.
-	p, err := findProject(ctx, tx, r.ProjectID, "FOR KEY SHARE")
+	p, err := db.findProject(ctx, tx, r.ProjectID, "FOR KEY SHARE")
 	if err != nil {
 		return err
 	}
-	if err := lockDraft(ctx, tx, r.ProjectID); err != nil {
-		return wrap(op, err)
+	if err := db.d.LockDraft(ctx, tx, r.ProjectID); err != nil {
+		return db.wrap(op, err)
 	}
 	now := db.now()
 	// ON CONFLICT DO NOTHING turns a clash into "no row" instead of an
 	// error that would abort the transaction; the lock makes the check
 	// below see the rule that clashed.
 	var id int64
-	err = tx.QueryRow(ctx, `INSERT INTO rules (project_id, source, destination, status_code, match_type, priority, created_at)
+	err = tx.QueryRowContext(ctx, `INSERT INTO rules (project_id, source, destination, status_code, match_type, priority, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (project_id, match_type, source) DO NOTHING
 		RETURNING id`,
 		r.ProjectID, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, now.UnixNano()).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) {
 		var existing int64
-		if err := tx.QueryRow(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3`,
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3`,
 			r.ProjectID, r.MatchType.String(), r.Source).Scan(&existing); err != nil {
-			return wrap(op, err)
+			return db.wrap(op, err)
 		}
 		return redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", redirects.ConflictMessage(r), existing)
 	} else if err != nil {
-		return wrap(op, err)
+		return db.wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditRuleCreate, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), nil, redirects.RuleAuditFields(r)); err != nil {
-		return wrap(op, err)
+		return db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return db.wrap(op, err)
 	}
 	r.ID, r.CreatedAt, r.Revision = id, now, 1
 	return nil
@@ -70,11 +69,11 @@ func (db *DB) FindRules(ctx context.Context, projectID string) ([]redirects.Rule
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
-	if _, err := findProject(ctx, tx, projectID, ""); err != nil {
+	defer tx.Rollback()
+	if _, err := db.findProject(ctx, tx, projectID, ""); err != nil {
 		return nil, err
 	}
-	rules, err := findRules(ctx, tx, projectID)
+	rules, err := db.findRules(ctx, tx, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -84,17 +83,17 @@ func (db *DB) FindRules(ctx context.Context, projectID string) ([]redirects.Rule
 
 // findRules returns the draft rules of a project in the order they were
 // stored, which a deploy sorts once into the order of redirects.SortRules.
-func findRules(ctx context.Context, q querier, projectID string) ([]redirects.Rule, error) {
+func (db *DB) findRules(ctx context.Context, q querier, projectID string) ([]redirects.Rule, error) {
 	// No ORDER BY: the caller orders the rules in Go. Without statistics
 	// (a million rules just imported, before autovacuum has analyzed
 	// them) PostgreSQL would sort them on disk, several times slower. The
 	// rows come back in the order they were stored, which for an import is
 	// index order, so SortRules mostly finds them sorted. The match type
 	// comes back as a boolean, which spares a string per row.
-	rows, err := q.Query(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority, created_at
+	rows, err := q.QueryContext(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority, created_at
 		FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
-		return nil, wrap("find rules", err)
+		return nil, db.wrap("find rules", err)
 	}
 	defer rows.Close()
 	var (
@@ -107,7 +106,7 @@ func findRules(ctx context.Context, q querier, projectID string) ([]redirects.Ru
 		// Scanning into variables declared outside the loop keeps a
 		// million-rule read from allocating a Rule per row.
 		if err := rows.Scan(&r.ID, &prefix, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &created); err != nil {
-			return nil, wrap("find rules", err)
+			return nil, db.wrap("find rules", err)
 		}
 		r.MatchType = redirects.Exact
 		if prefix {
@@ -117,7 +116,7 @@ func findRules(ctx context.Context, q querier, projectID string) ([]redirects.Ru
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, wrap("find rules", err)
+		return nil, db.wrap("find rules", err)
 	}
 	return out, nil
 }

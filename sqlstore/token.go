@@ -1,12 +1,11 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"redirects"
 )
@@ -28,13 +27,13 @@ func (db *DB) CreateToken(ctx context.Context, t *redirects.ManagementToken) err
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback(ctx)
+	defer tx.Rollback()
 
-	if _, err := findOrg(ctx, tx, t.OrgID, false); err != nil {
+	if _, err := db.findOrg(ctx, tx, t.OrgID, false); err != nil {
 		return err
 	}
 	if t.CreatedBy != "" {
-		if err := checkTokenCreator(ctx, tx, t); err != nil {
+		if err := db.checkTokenCreator(ctx, tx, t); err != nil {
 			return err
 		}
 	}
@@ -43,20 +42,20 @@ func (db *DB) CreateToken(ctx context.Context, t *redirects.ManagementToken) err
 	if t.CreatedBy != "" {
 		createdBy = &t.CreatedBy
 	}
-	tag, err := tx.Exec(ctx, `INSERT INTO management_tokens (id, org_id, role, label, hash, last4, created_by, created_at, expires_at)
+	tag, err := tx.ExecContext(ctx, `INSERT INTO management_tokens (id, org_id, role, label, hash, last4, created_by, created_at, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
 		t.ID, t.OrgID, string(t.Role), t.Label, t.Hash, t.Last4, createdBy, created.UnixNano(), nanosOf(t.ExpiresAt))
 	if err != nil {
-		return wrap(op, err)
+		return db.wrap(op, err)
 	}
-	if tag.RowsAffected() == 0 {
+	if affected(tag) == 0 {
 		return redirects.Errorf(redirects.ECONFLICT, "management token %s already exists", t.ID)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditTokenCreate, t.OrgID, "", "token", t.ID, nil, redirects.TokenAuditFields(t)); err != nil {
-		return wrap(op, err)
+		return db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return db.wrap(op, err)
 	}
 	t.CreatedAt, t.LastUsedAt, t.RevokedAt = created, nil, nil
 	if t.ExpiresAt != nil {
@@ -68,15 +67,15 @@ func (db *DB) CreateToken(ctx context.Context, t *redirects.ManagementToken) err
 
 // checkTokenCreator refuses a token whose creator is unknown, disabled, or
 // has a role in the token's organization below the token's.
-func checkTokenCreator(ctx context.Context, tx querier, t *redirects.ManagementToken) error {
-	u, err := findUser(ctx, tx, "id", t.CreatedBy, true)
+func (db *DB) checkTokenCreator(ctx context.Context, tx querier, t *redirects.ManagementToken) error {
+	u, err := db.findUser(ctx, tx, "id", t.CreatedBy, true)
 	if err != nil {
 		return err
 	}
 	if u.Disabled() {
 		return redirects.Errorf(redirects.EFORBIDDEN, "user %s is disabled and may not create tokens", u.Email)
 	}
-	m, err := findMember(ctx, tx, t.OrgID, u.ID)
+	m, err := db.findMember(ctx, tx, t.OrgID, u.ID)
 	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
 		return redirects.Errorf(redirects.EFORBIDDEN, "user %s is no member of organization %s and may not create its tokens", u.Email, t.OrgID)
 	} else if err != nil {
@@ -93,20 +92,20 @@ func checkTokenCreator(ctx context.Context, tx querier, t *redirects.ManagementT
 // when the last recorded one is older than redirects.TokenLastUsedInterval.
 func (db *DB) FindTokenByHash(ctx context.Context, hash string) (*redirects.ManagementToken, error) {
 	const op = "find token"
-	t, err := scanToken(db.pool.QueryRow(ctx, `SELECT `+tokenColumns+` FROM management_tokens WHERE hash = $1`, hash))
+	t, err := scanToken(db.read.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM management_tokens WHERE hash = $1`, hash))
 	now := db.now()
-	if errors.Is(err, pgx.ErrNoRows) || err == nil && !t.Active(now) {
+	if errors.Is(err, sql.ErrNoRows) || err == nil && !t.Active(now) {
 		return nil, redirects.Errorf(redirects.ENOTFOUND, "management token not found, revoked or expired")
 	} else if err != nil {
-		return nil, wrap(op, err)
+		return nil, db.wrap(op, err)
 	}
 	stale := now.Add(-redirects.TokenLastUsedInterval)
 	if t.LastUsedAt == nil || !t.LastUsedAt.After(stale) {
 		// The condition is repeated in the statement, so of several
 		// nodes that see the same stale time, one writes.
-		if _, err := db.pool.Exec(ctx, `UPDATE management_tokens SET last_used_at = $1
+		if _, err := db.write.ExecContext(ctx, `UPDATE management_tokens SET last_used_at = $1
 			WHERE id = $2 AND (last_used_at IS NULL OR last_used_at <= $3)`, now.UnixNano(), t.ID, stale.UnixNano()); err != nil {
-			return nil, wrap("record token use", err)
+			return nil, db.wrap("record token use", err)
 		}
 		t.LastUsedAt = &now
 	}
@@ -119,11 +118,11 @@ func (db *DB) FindTokens(ctx context.Context, orgID string) ([]*redirects.Manage
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
-	if _, err := findOrg(ctx, tx, orgID, false); err != nil {
+	defer tx.Rollback()
+	if _, err := db.findOrg(ctx, tx, orgID, false); err != nil {
 		return nil, err
 	}
-	return findTokens(ctx, tx, `org_id = $1`, orgID)
+	return db.findTokens(ctx, tx, `org_id = $1`, orgID)
 }
 
 // RevokeToken revokes a token of an organization, records it in the audit
@@ -134,26 +133,26 @@ func (db *DB) RevokeToken(ctx context.Context, orgID, id string) (*redirects.Man
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
+	defer tx.Rollback()
 
-	if _, err := findOrg(ctx, tx, orgID, false); err != nil {
+	if _, err := db.findOrg(ctx, tx, orgID, false); err != nil {
 		return nil, err
 	}
-	t, err := scanToken(tx.QueryRow(ctx, `SELECT `+tokenColumns+` FROM management_tokens WHERE id = $1 FOR UPDATE`, id))
-	if errors.Is(err, pgx.ErrNoRows) || err == nil && t.OrgID != orgID {
+	t, err := scanToken(tx.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM management_tokens WHERE id = $1`+db.d.Lock("FOR UPDATE"), id))
+	if errors.Is(err, sql.ErrNoRows) || err == nil && t.OrgID != orgID {
 		return nil, redirects.Errorf(redirects.ENOTFOUND, "token %q is not a management token of organization %s", id, orgID)
 	} else if err != nil {
-		return nil, wrap(op, err)
+		return nil, db.wrap(op, err)
 	}
 	if t.RevokedAt != nil {
 		return t, nil
 	}
 	now := db.now()
 	if err := db.revokeTokensWhere(ctx, tx, now, `id = $1`, id); err != nil {
-		return nil, wrap(op, err)
+		return nil, db.wrap(op, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, wrap(op, err)
+	if err := tx.Commit(); err != nil {
+		return nil, db.wrap(op, err)
 	}
 	t.RevokedAt = &now
 	return t, nil
@@ -163,12 +162,12 @@ func (db *DB) RevokeToken(ctx context.Context, orgID, id string) (*redirects.Man
 // selects at now, recording each in the audit log, in the caller's
 // transaction. The condition's parameters are $1, $2, ...
 func (db *DB) revokeTokensWhere(ctx context.Context, tx querier, now time.Time, where string, args ...any) error {
-	ts, err := findTokens(ctx, tx, `revoked_at IS NULL AND `+where, args...)
+	ts, err := db.findTokens(ctx, tx, `revoked_at IS NULL AND `+where, args...)
 	if err != nil {
 		return err
 	}
 	for _, t := range ts {
-		if _, err := tx.Exec(ctx, `UPDATE management_tokens SET revoked_at = $1 WHERE id = $2`, now.UnixNano(), t.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE management_tokens SET revoked_at = $1 WHERE id = $2`, now.UnixNano(), t.ID); err != nil {
 			return fmt.Errorf("revoke token %s: %w", t.ID, err)
 		}
 		if err := db.audit(ctx, tx, redirects.AuditTokenRevoke, t.OrgID, "", "token", t.ID,
@@ -182,27 +181,27 @@ func (db *DB) revokeTokensWhere(ctx context.Context, tx querier, now time.Time, 
 // revokeTokensAbove revokes the tokens a member created in an organization
 // with a role above role.
 func (db *DB) revokeTokensAbove(ctx context.Context, tx querier, now time.Time, orgID, userID string, role redirects.Role) error {
-	var above []string
+	args := []any{orgID, userID}
 	for _, r := range redirects.Roles {
 		if !role.AtLeast(r) {
-			above = append(above, string(r))
+			args = append(args, string(r))
 		}
 	}
-	if len(above) == 0 {
+	if len(args) == 2 {
 		return nil
 	}
-	return db.revokeTokensWhere(ctx, tx, now, `org_id = $1 AND created_by = $2 AND role = ANY($3)`, orgID, userID, above)
+	return db.revokeTokensWhere(ctx, tx, now, `org_id = $1 AND created_by = $2 AND role IN (`+placeholders(3, len(args)-2)+`)`, args...)
 }
 
 const tokenColumns = `id, org_id, role, label, hash, last4, created_by, created_at, expires_at, last_used_at, revoked_at`
 
-func findTokens(ctx context.Context, q querier, where string, args ...any) ([]*redirects.ManagementToken, error) {
+func (db *DB) findTokens(ctx context.Context, q querier, where string, args ...any) ([]*redirects.ManagementToken, error) {
 	const op = "find tokens"
-	rows, err := q.Query(ctx, `SELECT `+tokenColumns+` FROM management_tokens WHERE `+where+` ORDER BY created_at, seq`, args...)
-	return collect(op, rows, err, scanToken)
+	rows, err := q.QueryContext(ctx, `SELECT `+tokenColumns+` FROM management_tokens WHERE `+where+` ORDER BY created_at, `+db.d.Seq(), args...)
+	return collect(db, op, rows, err, scanToken)
 }
 
-func scanToken(s pgx.Row) (*redirects.ManagementToken, error) {
+func scanToken(s scanner) (*redirects.ManagementToken, error) {
 	var (
 		t                          redirects.ManagementToken
 		role                       string

@@ -1,11 +1,9 @@
-package postgres
+package sqlstore
 
 import (
 	"cmp"
 	"context"
 	"slices"
-
-	"github.com/jackc/pgx/v5"
 
 	"redirects"
 )
@@ -13,17 +11,16 @@ import (
 // FindEvents returns the events recorded after the event afterID, oldest
 // first, at most limit of them; a limit of 0 or less means no limit.
 func (db *DB) FindEvents(ctx context.Context, afterID int64, limit int) ([]redirects.Event, error) {
-	var lim *int64 // NULL: PostgreSQL's "no limit"
+	query, args := `SELECT id, kind, org_id, project_id, version, created_at FROM events WHERE id > $1 ORDER BY id`, []any{afterID}
 	if limit > 0 {
-		n := int64(limit)
-		lim = &n
+		query += ` LIMIT $2`
+		args = append(args, limit)
 	}
-	rows, err := db.pool.Query(ctx, `SELECT id, kind, org_id, project_id, version, created_at
-		FROM events WHERE id > $1 ORDER BY id LIMIT $2`, afterID, lim)
-	return collect("find events", rows, err, scanEvent)
+	rows, err := db.read.QueryContext(ctx, query, args...)
+	return collect(db, "find events", rows, err, scanEvent)
 }
 
-func scanEvent(s pgx.Row) (redirects.Event, error) {
+func scanEvent(s scanner) (redirects.Event, error) {
 	var (
 		e       redirects.Event
 		created int64
@@ -36,8 +33,8 @@ func scanEvent(s pgx.Row) (redirects.Event, error) {
 // LastEventID returns the ID of the newest event, or 0.
 func (db *DB) LastEventID(ctx context.Context) (int64, error) {
 	var id int64
-	if err := db.pool.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&id); err != nil {
-		return 0, wrap("last event", err)
+	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&id); err != nil {
+		return 0, db.wrap("last event", err)
 	}
 	return id, nil
 }
@@ -61,20 +58,19 @@ func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int
 	// Rows are upserted in org ID order, so two flushes that touch the same
 	// organizations lock their rows in the same order and cannot deadlock.
 	slices.Sort(orgs)
-	ns := make([]int64, len(orgs))
+	rows := make([][]any, len(orgs))
 	for i, org := range orgs {
-		ns[i] = counts[org]
+		rows[i] = []any{org, period, counts[org]}
 	}
 	// The join with orgs drops unknown organizations instead of failing the
 	// whole batch on the foreign key.
-	if _, err := db.pool.Exec(ctx, `INSERT INTO usage (org_id, period, count)
-		SELECT c.org_id, $1, c.n
-		FROM unnest($2::text[], $3::bigint[]) AS c (org_id, n)
-		JOIN orgs ON orgs.id = c.org_id
-		ORDER BY c.org_id
+	if err := bulk(ctx, db.write, `INSERT INTO usage (org_id, period, count)
+		SELECT v.column1, v.column2, v.column3 FROM (VALUES %s) AS v
+		JOIN orgs ON orgs.id = v.column1
+		WHERE true ORDER BY v.column4
 		ON CONFLICT (org_id, period) DO UPDATE SET count = usage.count + excluded.count`,
-		period, orgs, ns); err != nil {
-		return wrap("add usage", err)
+		[]string{"TEXT", "TEXT", "BIGINT"}, rows); err != nil {
+		return db.wrap("add usage", err)
 	}
 	return nil
 }
@@ -89,8 +85,8 @@ func (db *DB) FindUsage(ctx context.Context, period string) (map[string]int64, e
 		org string
 		n   int64
 	}
-	rows, err := db.pool.Query(ctx, `SELECT org_id, count FROM usage WHERE period = $1`, period)
-	list, err := collect("find usage", rows, err, func(s pgx.Row) (orgUsage, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT org_id, count FROM usage WHERE period = $1`, period)
+	list, err := collect(db, "find usage", rows, err, func(s scanner) (orgUsage, error) {
 		var u orgUsage
 		return u, s.Scan(&u.org, &u.n)
 	})
@@ -130,20 +126,19 @@ func (db *DB) AddKeyUsage(ctx context.Context, counts []redirects.DailyUsage) er
 	// Rows are upserted in one order, so two flushes that touch the same
 	// rows lock them in the same order and cannot deadlock.
 	slices.SortFunc(pairs, func(a, b kd) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.day, b.day)) })
-	keys, days, ns := make([]string, len(pairs)), make([]string, len(pairs)), make([]int64, len(pairs))
+	rows := make([][]any, len(pairs))
 	for i, p := range pairs {
-		keys[i], days[i], ns[i] = p.key, p.day, sum[p]
+		rows[i] = []any{p.key, p.day, sum[p]}
 	}
 	// The join finds the key's organization and drops unknown keys.
-	if _, err := db.pool.Exec(ctx, `INSERT INTO usage_daily (org_id, day, key_id, count)
-		SELECT p.org_id, c.day, c.key_id, c.n
-		FROM unnest($1::text[], $2::text[], $3::bigint[]) AS c (key_id, day, n)
-		JOIN keys k ON k.id = c.key_id
+	if err := bulk(ctx, db.write, `INSERT INTO usage_daily (org_id, day, key_id, count)
+		SELECT p.org_id, v.column2, v.column1, v.column3 FROM (VALUES %s) AS v
+		JOIN keys k ON k.id = v.column1
 		JOIN projects p ON p.id = k.project_id
-		ORDER BY p.org_id, c.day, c.key_id
+		WHERE true ORDER BY v.column4
 		ON CONFLICT (org_id, day, key_id) DO UPDATE SET count = usage_daily.count + excluded.count`,
-		keys, days, ns); err != nil {
-		return wrap("add key usage", err)
+		[]string{"TEXT", "TEXT", "BIGINT"}, rows); err != nil {
+		return db.wrap("add key usage", err)
 	}
 	return nil
 }
@@ -154,24 +149,23 @@ func (db *DB) FindDailyUsage(ctx context.Context, orgID, month string) ([]redire
 	if err := redirects.ValidatePeriod(month); err != nil {
 		return nil, err
 	}
-	// Byte order ("C"), as SQLite and Go sort, whatever the database's
-	// collation.
-	rows, err := db.pool.Query(ctx, `SELECT key_id, day, count FROM usage_daily
-		WHERE org_id = $1 AND left(day, 7) = $2 ORDER BY day COLLATE "C", key_id COLLATE "C"`, orgID, month)
+	// Byte order, as Go sorts, whatever the database's collation.
+	rows, err := db.read.QueryContext(ctx, `SELECT key_id, day, count FROM usage_daily
+		WHERE org_id = $1 AND substr(day, 1, 7) = $2 ORDER BY `+db.d.Binary("day")+`, `+db.d.Binary("key_id"), orgID, month)
 	if err != nil {
-		return nil, wrap("find daily usage", err)
+		return nil, db.wrap("find daily usage", err)
 	}
 	defer rows.Close()
 	out := []redirects.DailyUsage{}
 	for rows.Next() {
 		var u redirects.DailyUsage
 		if err := rows.Scan(&u.KeyID, &u.Day, &u.Count); err != nil {
-			return nil, wrap("find daily usage", err)
+			return nil, db.wrap("find daily usage", err)
 		}
 		out = append(out, u)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, wrap("find daily usage", err)
+		return nil, db.wrap("find daily usage", err)
 	}
 	return out, nil
 }
