@@ -1,5 +1,8 @@
-// Package postgres implements redirects.Store on PostgreSQL, through pgx v5
-// and its connection pool.
+// Package postgres keeps the redirects store (package sqlstore, which
+// writes every query once) in PostgreSQL, through pgx v5: its connection
+// pool, shared with database/sql by pgx's stdlib, COPY for imports and
+// LISTEN for notices (listen.go). What PostgreSQL does its own way is its
+// sqlstore.Dialect (dialect.go).
 //
 // Every public method is one transaction. Writers take only the locks their
 // change needs:
@@ -16,7 +19,7 @@
 //     project's draft, so an import's check for clashes with stored rules
 //     still holds when its rows go in.
 //   - Every write that records an event holds an advisory lock from the
-//     insert to commit (see recordEvent), so event IDs follow commit order,
+//     insert to commit (see dialect.RecordEvent), so event IDs follow commit order,
 //     and sends NOTIFY on NotifyChannel with the event's ID, delivered when
 //     (and only if) the transaction commits.
 //
@@ -33,7 +36,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -47,13 +49,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"redirects"
-	"redirects/internal/migrations"
 	"redirects/sqlstore"
 )
-
-// driverBadConn is what database/sql's pool returns for a connection it
-// found broken.
-var driverBadConn = driver.ErrBadConn
 
 // NotifyChannel is the channel on which every write that records an event
 // sends NOTIFY, with the event's ID in decimal as the payload. Edge nodes
@@ -118,7 +115,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, wrap("open", err)
+		return nil, sqlstore.Wrap(dialect{}, "open", err)
 	}
 	db := &DB{pool: pool, sql: stdlib.OpenDBFromPool(pool)}
 	if err := sqlstore.Migrate(ctx, db.sql, dialect{}, "the database"); err != nil {
@@ -152,20 +149,4 @@ func (db *DB) Close() error {
 	db.sql.Close()
 	db.pool.Close()
 	return nil
-}
-
-// loadMigrations returns the embedded migrations in version order.
-func loadMigrations() ([]migrations.Migration, error) { return dialect{}.Migrations() }
-
-// wrap returns the error of a failed operation op. A domain error is
-// returned as it is. A server that cannot be reached gives an EUNAVAILABLE
-// *redirects.Error that still wraps the cause; text PostgreSQL refuses
-// (invalid UTF-8 or a NUL byte, which SQLite would store) gives EINVALID.
-// Anything else is wrapped as "postgres: op: ...", an internal error.
-func wrap(op string, err error) error {
-	var de *redirects.Error
-	if errors.As(err, &de) {
-		return err
-	}
-	return sqlstore.Wrap(dialect{}, op, err)
 }

@@ -1,5 +1,7 @@
-// Package sqlite implements redirects.Store on an embedded SQLite database,
-// through the pure-Go driver modernc.org/sqlite (no cgo).
+// Package sqlite keeps the redirects store (package sqlstore, which writes
+// every query once) in an embedded SQLite database, through the pure-Go
+// driver modernc.org/sqlite (no cgo). What SQLite does its own way is its
+// sqlstore.Dialect (dialect.go).
 //
 // The database runs in WAL mode: readers never block the writer and the
 // writer never blocks readers. Every writing transaction starts with BEGIN
@@ -29,7 +31,6 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"redirects"
-	"redirects/internal/migrations"
 	"redirects/sqlstore"
 )
 
@@ -206,6 +207,3 @@ func (db *DB) Close() error {
 	}
 	return nil
 }
-
-// loadMigrations returns the embedded migrations in version order.
-func loadMigrations() ([]migrations.Migration, error) { return dialect{}.Migrations() }
