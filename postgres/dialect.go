@@ -78,7 +78,7 @@ func (dialect) LockDraft(ctx context.Context, tx *sqlstore.Tx, projectID string)
 // VACUUM or ANALYZE of events, nor conflict with the ROW EXCLUSIVE lock
 // that an INSERT parsed ahead of it takes.
 func (dialect) RecordEvent(ctx context.Context, tx *sqlstore.Tx, kind, orgID, projectID string, version int, at int64) error {
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, eventLock); err != nil {
+	if err := advisoryLock(ctx, tx, eventLock); err != nil {
 		return err
 	}
 	var id int64
@@ -119,7 +119,13 @@ func (dialect) Migrations() ([]migrations.Migration, error) {
 
 // LockMigrations takes the transaction-scoped advisory lock of migrations.
 func (dialect) LockMigrations(ctx context.Context, tx *sqlstore.Tx) error {
-	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock)
+	return advisoryLock(ctx, tx, migrationLock)
+}
+
+// advisoryLock takes the transaction-scoped advisory lock key, held to the
+// end of tx.
+func advisoryLock(ctx context.Context, tx *sqlstore.Tx, key int64) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, key)
 	return err
 }
 

@@ -83,9 +83,18 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 
 // DeleteUserSessions deletes every session of a user.
 func (db *DB) DeleteUserSessions(ctx context.Context, userID string) (int, error) {
-	tag, err := db.write.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, userID)
+	n, err := deleteSessions(ctx, db.write, userID)
 	if err != nil {
 		return 0, db.wrap("delete sessions", err)
 	}
-	return int(affected(tag)), nil
+	return int(n), nil
+}
+
+// deleteSessions deletes every session of a user and returns how many.
+func deleteSessions(ctx context.Context, q querier, userID string) (int64, error) {
+	res, err := q.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, userID)
+	if err != nil {
+		return 0, err
+	}
+	return affected(res), nil
 }

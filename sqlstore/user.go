@@ -90,7 +90,7 @@ func (db *DB) DisableUser(ctx context.Context, id string) (*redirects.User, erro
 	if _, err := tx.ExecContext(ctx, `UPDATE users SET disabled_at = $1 WHERE id = $2`, now.UnixNano(), id); err != nil {
 		return nil, db.wrap(op, err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, id); err != nil {
+	if _, err := deleteSessions(ctx, tx, id); err != nil {
 		return nil, db.wrap(op, err)
 	}
 	if err := db.revokeTokensWhere(ctx, tx, now, `created_by = $1`, id); err != nil {
@@ -126,12 +126,12 @@ func (db *DB) SetUserPassword(ctx context.Context, id, passwordHash string) erro
 	if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, passwordHash, id); err != nil {
 		return db.wrap(op, err)
 	}
-	tag, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1`, id)
+	ended, err := deleteSessions(ctx, tx, id)
 	if err != nil {
 		return db.wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditUserPassword, "", "", "user", id, nil,
-		map[string]any{"password": "changed", "sessionsEnded": affected(tag)}); err != nil {
+		map[string]any{"password": "changed", "sessionsEnded": ended}); err != nil {
 		return db.wrap(op, err)
 	}
 	if err := tx.Commit(); err != nil {
