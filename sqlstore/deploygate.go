@@ -15,31 +15,17 @@ func (db *DB) SetProjectShrinkLimit(ctx context.Context, id string, percent int)
 	if err := redirects.ValidateShrinkLimit(percent); err != nil {
 		return nil, err
 	}
-	const op = "set shrink limit"
-	tx, err := db.beginWrite(ctx, op)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	p, err := db.findProject(ctx, tx, id, "FOR NO KEY UPDATE")
-	if err != nil {
-		return nil, err
-	}
-	before := p.ShrinkLimit
-	if before == percent {
-		return p, nil
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE projects SET shrink_limit = $1 WHERE id = $2`, percent, id); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	p.ShrinkLimit = percent
-	if err := db.recordAudit(ctx, tx, redirects.ShrinkLimitAuditEntry(ctx, db.now(), p, before)); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	return p, nil
+	return db.changeProject(ctx, "set shrink limit", id, func(tx *Tx, p *redirects.Project) (bool, error) {
+		before := p.ShrinkLimit
+		if before == percent {
+			return false, nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE projects SET shrink_limit = $1 WHERE id = $2`, percent, id); err != nil {
+			return false, err
+		}
+		p.ShrinkLimit = percent
+		return true, db.recordAudit(ctx, tx, redirects.ShrinkLimitAuditEntry(ctx, db.now(), p, before))
+	})
 }
 
 // SetProjectTests stores the project's test file, or removes it for "", and
@@ -49,38 +35,25 @@ func (db *DB) SetProjectTests(ctx context.Context, id, csv string) error {
 	if err != nil {
 		return err
 	}
-	const op = "set project tests"
-	tx, err := db.beginWrite(ctx, op)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	p, err := db.findProject(ctx, tx, id, "FOR NO KEY UPDATE")
-	if err != nil {
-		return err
-	}
-	old, err := db.findProjectTests(ctx, tx, id)
-	if err != nil {
-		return err
-	}
-	// The stored file passed this check when it was stored.
-	before, _ := safety.CountTests(old)
-	if csv == "" {
-		_, err = tx.ExecContext(ctx, `DELETE FROM project_tests WHERE project_id = $1`, id)
-	} else {
-		_, err = tx.ExecContext(ctx, `INSERT INTO project_tests (project_id, body) VALUES ($1, $2)
-			ON CONFLICT (project_id) DO UPDATE SET body = excluded.body`, id, csv)
-	}
-	if err != nil {
-		return db.wrap(op, err)
-	}
-	if err := db.recordAudit(ctx, tx, redirects.TestsAuditEntry(ctx, db.now(), p, before, after)); err != nil {
-		return db.wrap(op, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return db.wrap(op, err)
-	}
-	return nil
+	_, err = db.changeProject(ctx, "set project tests", id, func(tx *Tx, p *redirects.Project) (bool, error) {
+		old, err := db.findProjectTests(ctx, tx, id)
+		if err != nil {
+			return false, err
+		}
+		// The stored file passed this check when it was stored.
+		before, _ := safety.CountTests(old)
+		if csv == "" {
+			_, err = tx.ExecContext(ctx, `DELETE FROM project_tests WHERE project_id = $1`, id)
+		} else {
+			_, err = tx.ExecContext(ctx, `INSERT INTO project_tests (project_id, body) VALUES ($1, $2)
+				ON CONFLICT (project_id) DO UPDATE SET body = excluded.body`, id, csv)
+		}
+		if err != nil {
+			return false, err
+		}
+		return true, db.recordAudit(ctx, tx, redirects.TestsAuditEntry(ctx, db.now(), p, before, after))
+	})
+	return err
 }
 
 // FindProjectTests returns the project's stored test file, or "".

@@ -227,6 +227,32 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 
 const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit, hosts`
 
+// changeProject runs change on project id in a writing transaction, with
+// the project's row locked from the read to commit, and commits what
+// change did unless it reports no change. An error of change is returned
+// as op's (a domain error as it is). It returns the project as change
+// left it.
+func (db *DB) changeProject(ctx context.Context, op, id string, change func(tx *Tx, p *redirects.Project) (bool, error)) (*redirects.Project, error) {
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	p, err := db.findProject(ctx, tx, id, "FOR NO KEY UPDATE")
+	if err != nil {
+		return nil, err
+	}
+	if changed, err := change(tx, p); err != nil {
+		return nil, db.wrap(op, err)
+	} else if !changed {
+		return p, nil
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, db.wrap(op, err)
+	}
+	return p, nil
+}
+
 // findProject returns one project. lock, when not "", is a row-locking
 // clause ("FOR NO KEY UPDATE", "FOR SHARE") that holds the row to the end of
 // the transaction.

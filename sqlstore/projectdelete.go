@@ -9,35 +9,21 @@ import (
 // UpdateProject renames a project and records a project event. The row is
 // locked from the read to commit, so two renames cannot interleave.
 func (db *DB) UpdateProject(ctx context.Context, id, name string) (*redirects.Project, error) {
-	const op = "update project"
-	tx, err := db.beginWrite(ctx, op)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	p, err := db.findProject(ctx, tx, id, "FOR NO KEY UPDATE")
-	if err != nil {
-		return nil, err
-	}
-	before := redirects.ProjectAuditFields(p)
-	p.Name = name
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE projects SET name = $1 WHERE id = $2`, name, id); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	b, a := redirects.AuditDiff(before, redirects.ProjectAuditFields(p))
-	if err := db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, b, a); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	if err := db.recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, db.now()); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	return p, nil
+	return db.changeProject(ctx, "update project", id, func(tx *Tx, p *redirects.Project) (bool, error) {
+		before := redirects.ProjectAuditFields(p)
+		p.Name = name
+		if err := p.Validate(); err != nil {
+			return false, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE projects SET name = $1 WHERE id = $2`, name, id); err != nil {
+			return false, err
+		}
+		b, a := redirects.AuditDiff(before, redirects.ProjectAuditFields(p))
+		if err := db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, b, a); err != nil {
+			return false, err
+		}
+		return true, db.recordEvent(ctx, tx, redirects.EventProject, p.OrgID, id, 0, db.now())
+	})
 }
 
 // DeleteProject deletes a project and records a project event. The foreign
@@ -103,32 +89,19 @@ func (db *DB) DeleteOrg(ctx context.Context, id string) error {
 // SetProjectHosts sets the hosts a project declares and records the change
 // in the audit log. Edge nodes never read hosts, so no event is recorded.
 func (db *DB) SetProjectHosts(ctx context.Context, id string, hosts []string) (*redirects.Project, error) {
-	const op = "set project hosts"
 	hosts, err := redirects.NormalizeHosts(hosts)
 	if err != nil {
 		return nil, err
 	}
-	tx, err := db.beginWrite(ctx, op)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	p, err := db.findProject(ctx, tx, id, "FOR NO KEY UPDATE")
-	if err != nil {
-		return nil, err
-	}
-	before := redirects.ProjectAuditFields(p)
-	p.Hosts = hosts
-	if _, err := tx.ExecContext(ctx, `UPDATE projects SET hosts = $1 WHERE id = $2`, joinHosts(hosts), id); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	if b, a := redirects.AuditDiff(before, redirects.ProjectAuditFields(p)); len(a) > 0 {
-		if err := db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, b, a); err != nil {
-			return nil, db.wrap(op, err)
+	return db.changeProject(ctx, "set project hosts", id, func(tx *Tx, p *redirects.Project) (bool, error) {
+		before := redirects.ProjectAuditFields(p)
+		p.Hosts = hosts
+		if _, err := tx.ExecContext(ctx, `UPDATE projects SET hosts = $1 WHERE id = $2`, joinHosts(hosts), id); err != nil {
+			return false, err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	return p, nil
+		if b, a := redirects.AuditDiff(before, redirects.ProjectAuditFields(p)); len(a) > 0 {
+			return true, db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, b, a)
+		}
+		return true, nil
+	})
 }

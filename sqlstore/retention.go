@@ -10,34 +10,20 @@ import (
 // their export files, and records it in the audit log. Edge nodes need not
 // learn of it: no event. The row is locked from the read to commit.
 func (db *DB) SetExportRetention(ctx context.Context, id string, n int) (*redirects.Project, error) {
-	const op = "set export retention"
 	if err := redirects.ValidateExportRetention(n); err != nil {
 		return nil, err
 	}
-	tx, err := db.beginWrite(ctx, op)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	p, err := db.findProject(ctx, tx, id, "FOR NO KEY UPDATE")
-	if err != nil {
-		return nil, err
-	}
-	if p.ExportRetention == n {
-		return p, nil
-	}
-	before := map[string]any{"exportRetention": p.ExportRetention}
-	if _, err := tx.ExecContext(ctx, `UPDATE projects SET export_retention = $1 WHERE id = $2`, n, id); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	p.ExportRetention = n
-	if err := db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, before, map[string]any{"exportRetention": n}); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	return p, nil
+	return db.changeProject(ctx, "set export retention", id, func(tx *Tx, p *redirects.Project) (bool, error) {
+		if p.ExportRetention == n {
+			return false, nil
+		}
+		before := map[string]any{"exportRetention": p.ExportRetention}
+		if _, err := tx.ExecContext(ctx, `UPDATE projects SET export_retention = $1 WHERE id = $2`, n, id); err != nil {
+			return false, err
+		}
+		p.ExportRetention = n
+		return true, db.audit(ctx, tx, redirects.AuditProjectUpdate, p.OrgID, p.ID, "project", p.ID, before, map[string]any{"exportRetention": n})
+	})
 }
 
 // pruneExports deletes the export files of the project's deployments older
