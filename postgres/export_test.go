@@ -2,4 +2,4 @@ package postgres
 
 // LoadMigrations gives the tests of package postgres_test the embedded
 // migrations, so the shared suite can check what the database records.
-var LoadMigrations = loadMigrations
+var LoadMigrations = dialect{}.Migrations

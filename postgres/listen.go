@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"redirects"
+	"redirects/sqlstore"
 )
 
 var _ redirects.Notifier = (*DB)(nil)
@@ -15,7 +16,7 @@ var _ redirects.Notifier = (*DB)(nil)
 func (db *DB) Listen(ctx context.Context, notify func()) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return wrap("listening for changes", err)
+		return sqlstore.Wrap(dialect{}, "listening for changes", err)
 	}
 	defer func() {
 		// A connection left in LISTEN must not serve other queries.
@@ -23,11 +24,11 @@ func (db *DB) Listen(ctx context.Context, notify func()) error {
 		conn.Release()
 	}()
 	if _, err := conn.Exec(ctx, "LISTEN "+NotifyChannel); err != nil {
-		return wrap("listening for changes", err)
+		return sqlstore.Wrap(dialect{}, "listening for changes", err)
 	}
 	for {
 		if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
-			return wrap("waiting for changes", err)
+			return sqlstore.Wrap(dialect{}, "waiting for changes", err)
 		}
 		notify()
 	}

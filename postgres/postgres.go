@@ -1,5 +1,8 @@
-// Package postgres implements redirects.Store on PostgreSQL, through pgx v5
-// and its connection pool.
+// Package postgres keeps the redirects store (package sqlstore, which
+// writes every query once) in PostgreSQL, through pgx v5: its connection
+// pool, shared with database/sql by pgx's stdlib, COPY for imports and
+// LISTEN for notices (listen.go). What PostgreSQL does its own way is its
+// sqlstore.Dialect (dialect.go).
 //
 // Every public method is one transaction. Writers take only the locks their
 // change needs:
@@ -16,7 +19,7 @@
 //     project's draft, so an import's check for clashes with stored rules
 //     still holds when its rows go in.
 //   - Every write that records an event holds an advisory lock from the
-//     insert to commit (see recordEvent), so event IDs follow commit order,
+//     insert to commit (see dialect.RecordEvent), so event IDs follow commit order,
 //     and sends NOTIFY on NotifyChannel with the event's ID, delivered when
 //     (and only if) the transaction commits.
 //
@@ -32,24 +35,21 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"io"
 	"net"
 	neturl "net/url"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"redirects"
-	"redirects/internal/migrations"
+	"redirects/sqlstore"
 )
 
 // NotifyChannel is the channel on which every write that records an event
@@ -83,11 +83,15 @@ var migrationsFS embed.FS
 
 // DB is a redirects.Store kept in a PostgreSQL database.
 type DB struct {
-	// Clock gives CreatedAt times. Open sets it to redirects.SystemClock{};
-	// set it before the DB is used, not while methods run.
-	Clock redirects.Clock
+	// DB holds the methods; its Clock gives CreatedAt times. Open sets it
+	// to redirects.SystemClock{}; set it before the DB is used, not while
+	// methods run.
+	*sqlstore.DB
 
+	// pool is pgx's pool, which Listen takes a connection of; sql runs
+	// the queries of DB over it.
 	pool *pgxpool.Pool
+	sql  *sql.DB
 }
 
 var _ redirects.Store = (*DB)(nil)
@@ -111,11 +115,11 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, wrap("open", err)
+		return nil, sqlstore.Wrap(dialect{}, "open", err)
 	}
-	db := &DB{Clock: redirects.SystemClock{}, pool: pool}
-	if err := db.migrate(ctx); err != nil {
-		pool.Close()
+	db := &DB{pool: pool, sql: stdlib.OpenDBFromPool(pool)}
+	if err := sqlstore.Migrate(ctx, db.sql, dialect{}, "the database"); err != nil {
+		db.Close()
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == "3D000" { // invalid_catalog_name
 			cc := cfg.ConnConfig
@@ -124,6 +128,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		}
 		return nil, err
 	}
+	db.DB = sqlstore.New(db.sql, db.sql, dialect{})
 	return db, nil
 }
 
@@ -141,291 +146,7 @@ func parseProblem(err error) string {
 // Close closes the connection pool, waiting for connections in use to be
 // returned. It is safe to call more than once.
 func (db *DB) Close() error {
+	db.sql.Close()
 	db.pool.Close()
 	return nil
-}
-
-// loadMigrations returns the embedded migrations in version order.
-func loadMigrations() ([]migrations.Migration, error) {
-	ms, err := migrations.Load(migrationsFS, "migrations")
-	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	return ms, nil
-}
-
-// migrate brings the schema up to date, all in one transaction that first
-// takes an advisory lock: a concurrent Open waits for the lock, then finds
-// the version already current and does nothing. PostgreSQL's DDL is
-// transactional, so a failed migration leaves no half-made schema. It
-// refuses, changing nothing, a database whose schema is newer than the
-// program's or whose applied migrations differ from the program's text
-// (see migrations.Check).
-func (db *DB) migrate(ctx context.Context) error {
-	ms, err := loadMigrations()
-	if err != nil {
-		return err
-	}
-	tx, err := db.pool.Begin(ctx)
-	if err != nil {
-		return wrap("migrate", err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
-		return wrap("migrate", err)
-	}
-	if err := ensureMigrationsTable(ctx, tx); err != nil {
-		return wrap("migrate", err)
-	}
-	applied, err := appliedMigrations(ctx, tx)
-	if err != nil {
-		return wrap("migrate", err)
-	}
-	plan, err := migrations.Check(ms, applied)
-	if err != nil {
-		return fmt.Errorf("postgres: open: %w", err)
-	}
-	for _, m := range plan.Record {
-		if _, err := tx.Exec(ctx, `UPDATE schema_migrations SET checksum = $1 WHERE version = $2`,
-			migrations.Checksum(m.SQL), m.Version); err != nil {
-			return wrap("migration "+m.Name+": record its checksum", err)
-		}
-	}
-	for _, m := range plan.Apply {
-		// No arguments: pgx sends the file with the simple protocol, which
-		// runs several statements.
-		if _, err := tx.Exec(ctx, m.SQL); err != nil {
-			return wrap("migration "+m.Name, err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at, checksum) VALUES ($1, $2, $3, $4)`,
-			m.Version, m.Name, time.Now().UnixNano(), migrations.Checksum(m.SQL)); err != nil {
-			return wrap("migration "+m.Name, err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return wrap("migrate", err)
-	}
-	return nil
-}
-
-// ensureMigrationsTable creates the table that records applied migrations,
-// or adds the checksum column to one that a program older than checksums
-// created; migrate then records the checksums that are missing. It looks
-// for the column first, so an Open of an up-to-date database takes no
-// ACCESS EXCLUSIVE lock.
-func ensureMigrationsTable(ctx context.Context, tx pgx.Tx) error {
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INTEGER PRIMARY KEY,
-		name       TEXT    NOT NULL,
-		applied_at BIGINT  NOT NULL,
-		checksum   TEXT    NOT NULL DEFAULT ''
-	)`); err != nil {
-		return err
-	}
-	var has bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute
-		WHERE attrelid = 'schema_migrations'::regclass AND attname = 'checksum' AND NOT attisdropped)`).Scan(&has); err != nil {
-		return err
-	}
-	if !has {
-		if _, err := tx.Exec(ctx, `ALTER TABLE schema_migrations ADD COLUMN checksum TEXT NOT NULL DEFAULT ''`); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// appliedMigrations returns what schema_migrations records.
-func appliedMigrations(ctx context.Context, tx pgx.Tx) ([]migrations.Applied, error) {
-	rows, err := tx.Query(ctx, `SELECT version, name, checksum FROM schema_migrations ORDER BY version`)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (migrations.Applied, error) {
-		var a migrations.Applied
-		err := row.Scan(&a.Version, &a.Name, &a.Checksum)
-		return a, err
-	})
-}
-
-// SchemaVersion returns the number of the newest migration applied.
-func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
-	var v int
-	if err := db.pool.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, wrap("schema version", err)
-	}
-	return v, nil
-}
-
-// now returns the clock's time, cut to what the database keeps (unix
-// nanoseconds, UTC), so the value a method sets on its argument equals the
-// value a later read returns.
-func (db *DB) now() time.Time {
-	return time.Unix(0, db.Clock.Now().UnixNano()).UTC()
-}
-
-// beginWrite starts a READ COMMITTED transaction: each statement sees what
-// was committed before it, so a statement that runs after a lock is granted
-// sees the work of the lock's previous holder.
-func (db *DB) beginWrite(ctx context.Context, op string) (pgx.Tx, error) {
-	tx, err := db.pool.Begin(ctx)
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	return tx, nil
-}
-
-// beginRead starts a read-only REPEATABLE READ transaction, so the
-// statements of one method see one snapshot of the database.
-func (db *DB) beginRead(ctx context.Context, op string) (pgx.Tx, error) {
-	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	return tx, nil
-}
-
-// querier is what the helpers need of a transaction or the pool.
-type querier interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
-// collect scans every row of a query's result with scan and closes the
-// rows; a failure, the query's included, is wrapped as op's.
-func collect[T any](op string, rows pgx.Rows, err error, scan func(pgx.Row) (T, error)) ([]T, error) {
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, wrap(op, err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
-	}
-	return out, nil
-}
-
-// recordEvent records a change for edge nodes in the caller's transaction
-// and sends NOTIFY with its ID, which PostgreSQL delivers at commit.
-//
-// It first takes the transaction-scoped advisory lock eventLock, held to
-// commit. A sequence hands out IDs in the order transactions ask for them;
-// without the lock, a transaction could take ID 5, another ID 6 and commit
-// first, and a poller that saw 6 would never ask for 5. With it, the next
-// event's ID is drawn only after the previous event's transaction has
-// committed. The lock is taken last, after the transaction's slow work, so
-// it is held for the insert and the commit only, and nothing waits for
-// another lock while holding it, so it cannot deadlock.
-//
-// An advisory lock rather than LOCK TABLE events: pgx sends the batch's
-// statements to be parsed before any runs, and parsing the INSERT takes
-// the table's ROW EXCLUSIVE lock, which a SHARE ROW EXCLUSIVE table lock
-// taken next would wait on in every other transaction doing the same: a
-// deadlock. Nor does an advisory lock hold up VACUUM or ANALYZE of events.
-func recordEvent(ctx context.Context, tx pgx.Tx, kind, orgID, projectID string, version int, at time.Time) error {
-	b := &pgx.Batch{}
-	b.Queue(`SELECT pg_advisory_xact_lock($1)`, eventLock)
-	b.Queue(`WITH e AS (
-			INSERT INTO events (kind, org_id, project_id, version, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id
-		)
-		SELECT id, pg_notify($6, id::text) FROM e`,
-		kind, orgID, projectID, version, at.UnixNano(), NotifyChannel)
-	br := tx.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return fmt.Errorf("record %s event: %w", kind, err)
-	}
-	var id int64
-	if err := br.QueryRow().Scan(&id, nil); err != nil {
-		br.Close()
-		return fmt.Errorf("record %s event: %w", kind, err)
-	}
-	if err := br.Close(); err != nil {
-		return fmt.Errorf("record %s event: %w", kind, err)
-	}
-	return nil
-}
-
-// lockDraft takes the advisory lock on a project's draft rules, held to the
-// end of the transaction.
-func lockDraft(ctx context.Context, tx pgx.Tx, projectID string) error {
-	h := fnv.New32a()
-	h.Write([]byte(projectID))
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1::int4, $2::int4)`, ruleLockClass, int32(h.Sum32())); err != nil {
-		return fmt.Errorf("lock the draft of project %s: %w", projectID, err)
-	}
-	return nil
-}
-
-// fromNanos returns the UTC time of a stored integer time.
-func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
-
-// wrap returns the error of a failed operation op. A domain error is
-// returned as it is. A server that cannot be reached gives an EUNAVAILABLE
-// *redirects.Error that still wraps the cause; text PostgreSQL refuses
-// (invalid UTF-8 or a NUL byte, which SQLite would store) gives EINVALID.
-// Anything else is wrapped as "postgres: op: ...", an internal error.
-func wrap(op string, err error) error {
-	var de *redirects.Error
-	if errors.As(err, &de) {
-		return err
-	}
-	if unavailable(err) {
-		return fmt.Errorf("postgres: %s: %w: %w", op,
-			redirects.Errorf(redirects.EUNAVAILABLE, "the database cannot be reached"), err)
-	}
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && (pe.Code == "22021" || pe.Code == "22P05") {
-		return fmt.Errorf("postgres: %s: %w: %w", op,
-			redirects.Errorf(redirects.EINVALID, "a text value is not valid UTF-8 or holds a NUL byte"), err)
-	}
-	return fmt.Errorf("postgres: %s: %w", op, err)
-}
-
-// unavailable reports whether err says that the server cannot be reached or
-// cannot serve: a failed connection attempt, a connection lost mid-way, or
-// the server shutting down, starting up or out of connection slots. A
-// context that was cancelled is the caller giving up, not the server.
-func unavailable(err error) bool {
-	if errors.Is(err, context.Canceled) {
-		return false
-	}
-	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) {
-		return true
-	}
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		switch {
-		case strings.HasPrefix(pe.Code, "08"): // connection_exception
-			return true
-		case pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03": // shutdown, crash, starting up
-			return true
-		case pe.Code == "53300": // too_many_connections
-			return true
-		}
-		return false
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		// A slow statement, not an unreachable server (a connection
-		// attempt that timed out is a ConnectError, above).
-		return false
-	}
-	if pgconn.SafeToRetry(err) {
-		return true
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return true
-	}
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
 }

@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -175,25 +174,9 @@ func TestDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	storetest.RunDatabase(t, func(t *testing.T) *storetest.Database {
-		url := newSchema(t, dbURL)
-		direct, err := sql.Open("pgx", url)
-		if err != nil {
-			t.Fatalf("open %s: %v", url, err)
-		}
-		t.Cleanup(func() { direct.Close() })
-		return &storetest.Database{
-			Open: func(ctx context.Context) (storetest.Store, error) {
-				db, err := postgres.Open(ctx, url)
-				if err != nil {
-					return nil, err
-				}
-				return db, nil
-			},
-			Direct:     direct,
-			Migrations: ms,
-		}
-	})
+	storetest.RunDatabase(t, storetest.SQLDatabase("pgx", ms,
+		func(t *testing.T) string { return newSchema(t, dbURL) },
+		func(ctx context.Context, url string) (storetest.Store, error) { return postgres.Open(ctx, url) }))
 }
 
 // benchOpen opens a DB on an empty schema of the run's database.

@@ -1,5 +1,7 @@
-// Package sqlite implements redirects.Store on an embedded SQLite database,
-// through the pure-Go driver modernc.org/sqlite (no cgo).
+// Package sqlite keeps the redirects store (package sqlstore, which writes
+// every query once) in an embedded SQLite database, through the pure-Go
+// driver modernc.org/sqlite (no cgo). What SQLite does its own way is its
+// sqlstore.Dialect (dialect.go).
 //
 // The database runs in WAL mode: readers never block the writer and the
 // writer never blocks readers. Every writing transaction starts with BEGIN
@@ -26,11 +28,10 @@ import (
 	"strings"
 	"time"
 
-	driver "modernc.org/sqlite" // registers the "sqlite" database/sql driver
-	sqlite3 "modernc.org/sqlite/lib"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"redirects"
-	"redirects/internal/migrations"
+	"redirects/sqlstore"
 )
 
 // BusyTimeout is how long a transaction waits for the write lock that
@@ -46,9 +47,10 @@ var migrationsFS embed.FS
 
 // DB is a redirects.Store kept in one SQLite file.
 type DB struct {
-	// Clock gives CreatedAt times. Open sets it to redirects.SystemClock{};
-	// set it before the DB is used, not while methods run.
-	Clock redirects.Clock
+	// DB holds the methods; its Clock gives CreatedAt times. Open sets it
+	// to redirects.SystemClock{}; set it before the DB is used, not while
+	// methods run.
+	*sqlstore.DB
 
 	path string
 	// write has a single connection, so the writers of one process queue in
@@ -88,7 +90,7 @@ func open(ctx context.Context, path string, create bool) (*DB, error) {
 		// below (one file shared by a write and a read pool).
 		return nil, redirects.Errorf(redirects.EINVALID, "sqlite: %q is not a file path", path)
 	}
-	db := &DB{Clock: redirects.SystemClock{}, path: path}
+	db := &DB{path: path}
 
 	// synchronous=NORMAL in WAL mode: COMMIT returns once the transaction
 	// is in the WAL, without an fsync. A crash of the process loses nothing
@@ -151,14 +153,14 @@ func open(ctx context.Context, path string, create bool) (*DB, error) {
 
 	if err := db.migrateRetrying(ctx); err != nil {
 		db.Close()
-		var se *driver.Error
-		if !create && errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CANTOPEN {
+		if !create && cantOpen(err) {
 			if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
 				return nil, notExist(path)
 			}
 		}
 		return nil, err
 	}
+	db.DB = sqlstore.New(db.write, db.read, dialect{})
 	return db, nil
 }
 
@@ -177,7 +179,7 @@ func notExist(path string) error {
 func (db *DB) migrateRetrying(ctx context.Context) error {
 	deadline := time.Now().Add(BusyTimeout)
 	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
-		err := db.migrate(ctx)
+		err := sqlstore.Migrate(ctx, db.write, dialect{}, db.path)
 		if err == nil || !busy(err) || time.Now().After(deadline) {
 			return err
 		}
@@ -187,12 +189,6 @@ func (db *DB) migrateRetrying(ctx context.Context) error {
 		case <-time.After(pause):
 		}
 	}
-}
-
-// busy reports whether err is SQLite's SQLITE_BUSY, with any extended code.
-func busy(err error) bool {
-	var se *driver.Error
-	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // dsn returns the driver's name for the file at path with the given
@@ -211,187 +207,3 @@ func (db *DB) Close() error {
 	}
 	return nil
 }
-
-// loadMigrations returns the embedded migrations in version order.
-func loadMigrations() ([]migrations.Migration, error) {
-	ms, err := migrations.Load(migrationsFS, "migrations")
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: %w", err)
-	}
-	return ms, nil
-}
-
-// migrate brings the schema up to date, all in one IMMEDIATE transaction:
-// a concurrent Open waits for the lock, then finds the version already
-// current and does nothing. It refuses, changing nothing, a database whose
-// schema is newer than the program's or whose applied migrations differ
-// from the program's text (see migrations.Check).
-func (db *DB) migrate(ctx context.Context) error {
-	ms, err := loadMigrations()
-	if err != nil {
-		return err
-	}
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
-	}
-	defer tx.Rollback()
-	if err := ensureMigrationsTable(ctx, tx); err != nil {
-		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
-	}
-	applied, err := appliedMigrations(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
-	}
-	plan, err := migrations.Check(ms, applied)
-	if err != nil {
-		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
-	}
-	for _, m := range plan.Record {
-		if _, err := tx.ExecContext(ctx, `UPDATE schema_migrations SET checksum = ? WHERE version = ?`,
-			migrations.Checksum(m.SQL), m.Version); err != nil {
-			return fmt.Errorf("sqlite: migration %s: record its checksum: %w", m.Name, err)
-		}
-	}
-	for _, m := range plan.Apply {
-		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-			return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at, checksum) VALUES (?, ?, ?, ?)`,
-			m.Version, m.Name, time.Now().UnixNano(), migrations.Checksum(m.SQL)); err != nil {
-			return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
-	}
-	return nil
-}
-
-// ensureMigrationsTable creates the table that records applied migrations,
-// or adds the checksum column to one that a program older than checksums
-// created; migrate then records the checksums that are missing.
-func ensureMigrationsTable(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INTEGER PRIMARY KEY,
-		name       TEXT    NOT NULL,
-		applied_at INTEGER NOT NULL,
-		checksum   TEXT    NOT NULL DEFAULT ''
-	) STRICT`); err != nil {
-		return err
-	}
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('schema_migrations') WHERE name = 'checksum'`).Scan(&n); err != nil {
-		return err
-	}
-	if n == 0 {
-		if _, err := tx.ExecContext(ctx, `ALTER TABLE schema_migrations ADD COLUMN checksum TEXT NOT NULL DEFAULT ''`); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// appliedMigrations returns what schema_migrations records.
-func appliedMigrations(ctx context.Context, tx *sql.Tx) ([]migrations.Applied, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT version, name, checksum FROM schema_migrations ORDER BY version`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []migrations.Applied
-	for rows.Next() {
-		var a migrations.Applied
-		if err := rows.Scan(&a.Version, &a.Name, &a.Checksum); err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
-}
-
-// SchemaVersion returns the number of the newest migration applied.
-func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
-	var v int
-	if err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, wrap("schema version", err)
-	}
-	return v, nil
-}
-
-// now returns the clock's time, cut to what the database keeps (unix
-// nanoseconds, UTC), so the value a method sets on its argument equals the
-// value a later read returns.
-func (db *DB) now() time.Time {
-	return time.Unix(0, db.Clock.Now().UnixNano()).UTC()
-}
-
-// beginWrite starts an IMMEDIATE transaction: it holds the database's write
-// lock from its first statement on.
-func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, wrap("begin", err)
-	}
-	return tx, nil
-}
-
-// beginRead starts a read transaction, so the statements of one method see
-// one snapshot of the database.
-func (db *DB) beginRead(ctx context.Context) (*sql.Tx, error) {
-	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, wrap("begin", err)
-	}
-	return tx, nil
-}
-
-// querier is what the helpers need of a transaction.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// collect scans every row of a query's result with scan and closes the
-// rows; a failure, the query's included, is wrapped as op's.
-func collect[T any](op string, rows *sql.Rows, err error, scan func(scanner) (T, error)) ([]T, error) {
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, wrap(op, err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, wrap(op, err)
-	}
-	return out, nil
-}
-
-// recordEvent records a change for edge nodes, in the caller's transaction.
-func recordEvent(ctx context.Context, tx querier, kind, orgID, projectID string, version int, at time.Time) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO events (kind, org_id, project_id, version, created_at) VALUES (?, ?, ?, ?, ?)`,
-		kind, orgID, projectID, version, at.UnixNano()); err != nil {
-		return fmt.Errorf("record %s event: %w", kind, err)
-	}
-	return nil
-}
-
-// wrap returns the error of a failed operation op: a domain error as it is,
-// anything else wrapped as "sqlite: op: ...", an internal error.
-func wrap(op string, err error) error {
-	var de *redirects.Error
-	if errors.As(err, &de) {
-		return err
-	}
-	return fmt.Errorf("sqlite: %s: %w", op, err)
-}
-
-// fromNanos returns the UTC time of a stored integer time.
-func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }

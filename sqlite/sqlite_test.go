@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"io/fs"
 	"os"
@@ -43,25 +42,9 @@ func TestDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	storetest.RunDatabase(t, func(t *testing.T) *storetest.Database {
-		path := filepath.Join(t.TempDir(), "redirects.db")
-		direct, err := sql.Open("sqlite", path)
-		if err != nil {
-			t.Fatalf("open %s: %v", path, err)
-		}
-		t.Cleanup(func() { direct.Close() })
-		return &storetest.Database{
-			Open: func(ctx context.Context) (storetest.Store, error) {
-				db, err := sqlite.Open(ctx, path)
-				if err != nil {
-					return nil, err
-				}
-				return db, nil
-			},
-			Direct:     direct,
-			Migrations: ms,
-		}
-	})
+	storetest.RunDatabase(t, storetest.SQLDatabase("sqlite", ms,
+		func(t *testing.T) string { return filepath.Join(t.TempDir(), "redirects.db") },
+		func(ctx context.Context, path string) (storetest.Store, error) { return sqlite.Open(ctx, path) }))
 }
 
 func BenchmarkImport(b *testing.B) {

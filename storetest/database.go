@@ -61,6 +61,32 @@ func RunDatabase(t *testing.T, newDB NewDatabase) {
 	}
 }
 
+// SQLDatabase returns the NewDatabase of a store that driverName reaches
+// at the address (a file, a URL) that next makes for each test: the suite
+// reads the database through database/sql and opens stores on it with open.
+func SQLDatabase(driverName string, ms []migrations.Migration, next func(t *testing.T) string,
+	open func(ctx context.Context, addr string) (Store, error)) NewDatabase {
+	return func(t *testing.T) *Database {
+		addr := next(t)
+		direct, err := sql.Open(driverName, addr)
+		if err != nil {
+			t.Fatalf("open %s: %v", addr, err)
+		}
+		t.Cleanup(func() { direct.Close() })
+		return &Database{
+			Open: func(ctx context.Context) (Store, error) {
+				s, err := open(ctx, addr)
+				if err != nil {
+					return nil, err // not a Store holding a nil pointer
+				}
+				return s, nil
+			},
+			Direct:     direct,
+			Migrations: ms,
+		}
+	}
+}
+
 // open opens a store on the database that is closed when the test ends.
 func (d *Database) open(t *testing.T) Store {
 	t.Helper()

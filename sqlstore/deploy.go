@@ -1,0 +1,114 @@
+package sqlstore
+
+// The deploy's write transaction: WithDeployTx, and deployTx, the
+// redirects.DeployTx that safety.DeployInTx reads and writes through.
+// A read or write the deploy needs inside its transaction is a method of
+// deployTx here.
+
+import (
+	"context"
+	"time"
+
+	"redirects"
+	"redirects/internal/coding"
+)
+
+// WithDeployTx runs fn in the deploy's write transaction (see
+// safety.Deploy, the one deploy entry, which checks and writes through fn).
+//
+// The transaction first locks the project's row (FOR NO KEY UPDATE; on
+// SQLite the IMMEDIATE transaction holds the database's write lock) and
+// holds it to commit, so a deploy checks, renders and stores exactly the
+// rules it read, and two deploys of one project, from any process, run one
+// after the other: the second reads the versions after the first has
+// committed and can never pick the same number. A deploy that fails or whose
+// connection dies rolls back whole, so versions have no gaps. On PostgreSQL
+// the lock does not block rule edits, key creation or reads. An error of fn
+// is returned as it is.
+func (db *DB) WithDeployTx(ctx context.Context, fn func(tx redirects.DeployTx) error) error {
+	tx, err := db.beginWrite(ctx, "deploy")
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(deployTx{db, tx}); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return db.wrap("deploy", err)
+	}
+	return nil
+}
+
+// deployTx is the redirects.DeployTx of a write transaction.
+type deployTx struct {
+	db *DB
+	tx *Tx
+}
+
+func (t deployTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) error {
+	return t.db.recordAudit(ctx, t.tx, e)
+}
+
+// FindProject locks the project's row for the deploy, as WithDeployTx says.
+func (t deployTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
+	db := t.db
+	return db.findProject(ctx, t.tx, id, "FOR NO KEY UPDATE")
+}
+
+func (t deployTx) FindRules(ctx context.Context, projectID string, version int) ([]redirects.Rule, error) {
+	db := t.db
+	if version == 0 {
+		return db.findRules(ctx, t.tx, projectID)
+	}
+	_, rules, err := db.findDeployment(ctx, t.tx, projectID, version, true)
+	return rules, err
+}
+
+// FindLiveRules returns the rules of the project's latest deployment, none
+// when it has none.
+func (t deployTx) FindLiveRules(ctx context.Context, projectID string) ([]redirects.Rule, error) {
+	_, rules, err := t.db.findDeployment(ctx, t.tx, projectID, 0, true)
+	return rules, err
+}
+
+// FindProjectTests returns the project's stored test file, "" when none.
+func (t deployTx) FindProjectTests(ctx context.Context, projectID string) (string, error) {
+	return t.db.findProjectTests(ctx, t.tx, projectID)
+}
+
+// Now is the store's clock.
+func (t deployTx) Now() time.Time { return t.db.now() }
+
+// InsertRelease numbers the release after the project's latest version and
+// stores it and its exports, then its event.
+func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.Release) error {
+	db := t.db
+	const op = "deploy"
+	d := &r.Deployment
+	if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM deployments WHERE project_id = $1`, d.ProjectID).Scan(&d.Version); err != nil {
+		return db.wrap(op, err)
+	}
+	if _, err := t.tx.ExecContext(ctx, `INSERT INTO deployments
+		(project_id, version, created_at, message, from_version, exact_count, prefix_count, report, rules)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		d.ProjectID, d.Version, d.CreatedAt.UnixNano(), d.Message, d.FromVersion, d.ExactCount, d.PrefixCount, d.Report,
+		r.Snapshot); err != nil {
+		return db.wrap(op, err)
+	}
+	for i := range r.Exports {
+		e := &r.Exports[i]
+		bodyCoding, body, gz := coding.Pack(e)
+		if _, err := t.tx.ExecContext(ctx, `INSERT INTO deployment_exports (project_id, version, format, coding, body, gzip, etag) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			d.ProjectID, d.Version, e.Format, bodyCoding, body, gz, e.ETag); err != nil {
+			return db.wrap(op, err)
+		}
+	}
+	if err := db.pruneExports(ctx, t.tx, d.ProjectID, d.Version); err != nil {
+		return db.wrap(op+": prune exports", err)
+	}
+	if err := db.recordEvent(ctx, t.tx, redirects.EventDeploy, orgID, d.ProjectID, d.Version, d.CreatedAt); err != nil {
+		return db.wrap(op, err)
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"redirects"
+)
+
+// ImportRules stores rules as draft rules of projectID, all or nothing, and
+// returns how many it stored. With replace, they replace every draft rule of
+// the project (an empty slice then clears the draft). The rules' ID,
+// ProjectID and CreatedAt are ignored and rules itself is left unchanged:
+// every stored rule gets the clock's time and a new ID from the rules
+// sequence. The new IDs follow the order of (match type, source), not the
+// order of rules; IDs never decide which rule a lookup picks, since two
+// prefix sources of one path that have the same length are the same source.
+//
+// On failure, nothing changes and the error's message lists every problem,
+// one per line, each line "rule N: ..." with N the rule's 1-based position
+// in rules, so a caller can translate positions to line numbers. A rule is
+// invalid, or repeats the match type and source of an earlier rule of the
+// batch (naming it), or clashes with a stored rule (without replace). The
+// code is ECONFLICT when every problem is a clash, EINVALID otherwise.
+//
+// Repeats within the batch are found in Go on the sorted batch; clashes by
+// looking each of the project's stored rules up in it. The rows go in in
+// index order, so the UNIQUE index grows at its end (with COPY on
+// PostgreSQL). Validation runs in the background meanwhile, and a problem
+// stops the insert and rolls the transaction back.
+func (db *DB) ImportRules(ctx context.Context, projectID string, rules []redirects.Rule, replace bool) (int, error) {
+	opts := redirects.ImportOptions{Mode: redirects.ImportAppend}
+	if replace {
+		opts.Mode = redirects.ImportReplace
+	}
+	if _, err := db.Import(ctx, projectID, rules, opts); err != nil {
+		return 0, err
+	}
+	return len(rules), nil
+}
+
+// Import stores rules in the draft as opts.Mode says, all or nothing, in
+// one transaction (see redirects.ImportInTx), and reports what it did; a
+// dry run rolls its transaction back. Errors are as ImportRules'.
+func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Rule, opts redirects.ImportOptions) (*redirects.ImportReport, error) {
+	const op = "import rules"
+	// The batch is validated beside the database work. A problem stops the
+	// insert early.
+	batch, err := redirects.NewImportBatch(rules)
+	if err != nil {
+		return nil, err
+	}
+
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rep, err := redirects.ImportInTx(ctx, importTx{db, tx}, projectID, batch, opts, db.now())
+	if err != nil {
+		return nil, err
+	}
+	if opts.DryRun {
+		return rep, nil
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, db.wrap(op, err)
+	}
+	return rep, nil
+}
+
+// importTx is the redirects.ImportTx of a write transaction.
+type importTx struct {
+	db *DB
+	tx *Tx
+}
+
+func (t importTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) error {
+	return t.db.recordAudit(ctx, t.tx, e)
+}
+
+// UpdateRules gives rules, by ID, the destination, status code and
+// priority of an upsert import (see Dialect.UpdateRules).
+func (t importTx) UpdateRules(ctx context.Context, projectID string, updates []redirects.StoredMatch) error {
+	if err := t.db.d.UpdateRules(ctx, t.tx, projectID, updates); err != nil {
+		return t.db.wrap("import rules", err)
+	}
+	return nil
+}
+
+// FindProject locks the project's row FOR KEY SHARE, which stands in for
+// the foreign key that rules lacks (see the schema): the project cannot be
+// deleted until this commits. It then takes the draft lock, which keeps
+// another import or AddRule from storing a rule between the clash check and
+// the insert.
+func (t importTx) FindProject(ctx context.Context, id string) (*redirects.Project, error) {
+	db := t.db
+	p, err := db.findProject(ctx, t.tx, id, "FOR KEY SHARE")
+	if err != nil {
+		return nil, err
+	}
+	if err := db.d.LockDraft(ctx, t.tx, id); err != nil {
+		return nil, db.wrap("import rules", err)
+	}
+	return p, nil
+}
+
+func (t importTx) DeleteRules(ctx context.Context, projectID string) error {
+	db := t.db
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM rules WHERE project_id = $1`, projectID); err != nil {
+		return db.wrap("import rules", err)
+	}
+	return nil
+}
+
+// FindStored returns the project's stored rules whose key the batch has,
+// and how many rules the project stores. It looks each stored rule up in
+// the sorted batch, so the stored rules may come in any order (see
+// findRules for why they are not sorted by the database).
+func (t importTx) FindStored(ctx context.Context, projectID string, keys []redirects.ImportKey) ([]redirects.StoredMatch, int, error) {
+	db := t.db
+	var n int
+	if len(keys) == 0 {
+		if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM rules WHERE project_id = $1`, projectID).Scan(&n); err != nil {
+			return nil, 0, db.wrap("import rules", err)
+		}
+		return nil, n, nil
+	}
+	rows, err := t.tx.QueryContext(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority FROM rules WHERE project_id = $1`, projectID)
+	if err != nil {
+		return nil, 0, db.wrap("import rules", err)
+	}
+	defer rows.Close()
+	var (
+		matches []redirects.StoredMatch
+		m       redirects.StoredMatch
+		prefix  bool
+		dest    []byte
+		stored  = redirects.ImportKey{Pos: -1} // before every batch key with the same rule
+	)
+	for rows.Next() {
+		if err := rows.Scan(&m.ID, &prefix, &stored.Source, &dest, &m.StatusCode, &m.Priority); err != nil {
+			return nil, 0, db.wrap("import rules", err)
+		}
+		n++
+		stored.Match = redirects.Exact
+		if prefix {
+			stored.Match = redirects.StartsWith
+		}
+		k, _ := slices.BinarySearchFunc(keys, stored, redirects.CompareImportKeys)
+		if k < len(keys) && keys[k].SameRule(stored) {
+			m.Pos = keys[k].Pos
+			m.Destination = string(dest)
+			matches = append(matches, m)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, db.wrap("import rules", err)
+	}
+	return matches, n, nil
+}
+
+// ErrStopped ends an insert that validation has already doomed.
+var ErrStopped = errors.New("stopped: the batch has invalid rules")
+
+// InsertRules stores the rules of the batch that keys name, in index order
+// (keys, a subsequence of batch.Keys): the engines' collations of source
+// are Go's string order, and 'exact' < 'starts_with' as Exact <
+// StartsWith, so the rules table's UNIQUE index grows at one end instead
+// of at random places, and the IDs follow the same order (see
+// Dialect.InsertRules). It stops with ErrStopped once the batch's
+// validation has failed.
+func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redirects.ImportBatch, keys []redirects.ImportKey, now time.Time) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	rows := &NewRules{ProjectID: projectID, CreatedAt: now.UnixNano(), batch: batch, keys: keys}
+	if err := t.db.d.InsertRules(ctx, t.tx, rows); err != nil {
+		return t.db.wrap("import rules", err)
+	}
+	return nil
+}
+
+// NewRules are the rules an import inserts, for Dialect.InsertRules: all of
+// one project and one time.
+type NewRules struct {
+	ProjectID string
+	// CreatedAt is the rules' time in unix nanoseconds.
+	CreatedAt int64
+	batch     *redirects.ImportBatch
+	keys      []redirects.ImportKey
+}
+
+// Len returns the number of rules.
+func (n *NewRules) Len() int { return len(n.keys) }
+
+// Rule returns the k-th rule, 0 <= k < Len().
+func (n *NewRules) Rule(k int) *redirects.Rule { return &n.batch.Rules[n.keys[k].Pos] }
+
+// Stopped reports whether the batch's validation, which runs meanwhile,
+// has failed: the insert should then stop with ErrStopped.
+func (n *NewRules) Stopped() bool { return n.batch.Failed() }

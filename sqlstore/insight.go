@@ -1,0 +1,244 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+
+	"redirects"
+)
+
+// AddHits adds the hits edge nodes counted to the rules' totals, in one
+// statement. Hits of unknown projects are dropped.
+func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
+	if err := redirects.ValidateHits(hits); err != nil {
+		return err
+	}
+	// Sum repeated rules (one statement may not upsert a row twice) and
+	// upsert in one order, so two nodes' flushes cannot deadlock.
+	type key struct{ project, mt, source string }
+	sum := map[key]redirects.RuleHits{}
+	for _, h := range hits {
+		if h.Hits == 0 {
+			continue
+		}
+		k := key{h.ProjectID, h.MatchType.String(), h.Source}
+		s := sum[k]
+		s.Hits += h.Hits
+		if h.LastHit.After(s.LastHit) {
+			s.LastHit = h.LastHit
+		}
+		sum[k] = s
+	}
+	if len(sum) == 0 {
+		return nil
+	}
+	keys := make([]key, 0, len(sum))
+	for k := range sum {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.mt, b.mt), cmp.Compare(a.source, b.source))
+	})
+	rows := make([][]any, len(keys))
+	for i, k := range keys {
+		rows[i] = []any{k.project, k.mt, k.source, sum[k].Hits, sum[k].LastHit.UnixNano()}
+	}
+	// The join drops hits of a project that is gone.
+	if err := bulk(ctx, db.write, `INSERT INTO rule_hits (project_id, match_type, source, hits, last_hit)
+		SELECT v.column1, v.column2, v.column3, v.column4, v.column5 FROM (VALUES %s) AS v
+		JOIN projects p ON p.id = v.column1
+		WHERE true ORDER BY v.column6
+		ON CONFLICT (project_id, match_type, source) DO UPDATE SET hits = rule_hits.hits + excluded.hits,
+			last_hit = CASE WHEN excluded.last_hit > rule_hits.last_hit THEN excluded.last_hit ELSE rule_hits.last_hit END`,
+		[]string{"TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT"}, rows); err != nil {
+		return db.wrap("add hits", err)
+	}
+	return nil
+}
+
+// FindHits returns the hits of every rule of a project that has some.
+func (db *DB) FindHits(ctx context.Context, projectID string, sources []string) ([]redirects.RuleHits, error) {
+	if len(sources) > redirects.MaxRuleLimit {
+		return nil, redirects.Errorf(redirects.EINVALID, "hits of %d sources asked for at once; at most %d", len(sources), redirects.MaxRuleLimit)
+	}
+	query, args := `SELECT match_type, source, hits, last_hit FROM rule_hits WHERE project_id = $1`, []any{projectID}
+	if sources != nil {
+		if len(sources) == 0 {
+			return nil, nil
+		}
+		query += ` AND source IN (` + placeholders(2, len(sources)) + `)`
+		for _, src := range sources {
+			args = append(args, src)
+		}
+	}
+	rows, err := db.read.QueryContext(ctx, query+` ORDER BY match_type, source`, args...)
+	return collect(db, "find hits", rows, err, func(s scanner) (redirects.RuleHits, error) {
+		h := redirects.RuleHits{ProjectID: projectID}
+		var mt string
+		var last int64
+		if err := s.Scan(&mt, &h.Source, &h.Hits, &last); err != nil {
+			return h, err
+		}
+		h.LastHit = fromNanos(last)
+		var err error
+		h.MatchType, err = redirects.ParseMatchType(mt)
+		return h, err
+	})
+}
+
+// AddMisses adds the misses edge nodes counted to the projects' totals and
+// keeps each project's redirects.MaxStoredMisses most frequent paths, in one
+// transaction. Misses of unknown projects are dropped.
+func (db *DB) AddMisses(ctx context.Context, misses []redirects.Miss) error {
+	if err := redirects.ValidateMisses(misses); err != nil {
+		return err
+	}
+	type key struct{ project, path string }
+	sum := map[key]redirects.Miss{}
+	for _, m := range misses {
+		if m.Count == 0 {
+			continue
+		}
+		k := key{m.ProjectID, m.Path}
+		s, ok := sum[k]
+		if !ok || m.FirstSeen.Before(s.FirstSeen) {
+			s.FirstSeen = m.FirstSeen
+		}
+		if m.LastSeen.After(s.LastSeen) {
+			s.LastSeen = m.LastSeen
+		}
+		s.Count += m.Count
+		sum[k] = s
+	}
+	if len(sum) == 0 {
+		return nil
+	}
+	keys := make([]key, 0, len(sum))
+	for k := range sum {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.path, b.path))
+	})
+	tx, err := db.beginWrite(ctx, "add misses")
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// Space-saving beyond the cap (Store.AddMisses): in a project whose
+	// table is full, a path it does not hold yet inherits the least count
+	// it holds. Two nodes flushing the same new path at once may both add
+	// that count; beyond the cap counts are upper bounds anyway.
+	rows := make([][]any, len(keys))
+	for start := 0; start < len(keys); {
+		project := keys[start].project
+		end := start
+		for end < len(keys) && keys[end].project == project {
+			end++
+		}
+		var n, least int64
+		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(min(count), 0) FROM misses WHERE project_id = $1`, project).Scan(&n, &least); err != nil {
+			return db.wrap("add misses", err)
+		}
+		held := map[string]bool{}
+		if n >= redirects.MaxStoredMisses {
+			for s := start; s < end; s += bulkRows {
+				part := keys[s:min(s+bulkRows, end)]
+				args := []any{project}
+				for _, k := range part {
+					args = append(args, k.path)
+				}
+				res, err := tx.QueryContext(ctx, `SELECT path FROM misses WHERE project_id = $1 AND path IN (`+placeholders(2, len(part))+`)`, args...)
+				known, err := collect(db, "add misses", res, err, func(s scanner) (string, error) {
+					var p string
+					return p, s.Scan(&p)
+				})
+				if err != nil {
+					return err
+				}
+				for _, p := range known {
+					held[p] = true
+				}
+			}
+		}
+		for i := start; i < end; i++ {
+			m := sum[keys[i]]
+			if n >= redirects.MaxStoredMisses && !held[keys[i].path] {
+				m.Count += least
+			}
+			rows[i] = []any{project, keys[i].path, m.Count, m.FirstSeen.UnixNano(), m.LastSeen.UnixNano()}
+		}
+		start = end
+	}
+	if err := bulk(ctx, tx, `INSERT INTO misses (project_id, path, count, first_seen, last_seen)
+		SELECT v.column1, v.column2, v.column3, v.column4, v.column5 FROM (VALUES %s) AS v
+		JOIN projects p ON p.id = v.column1
+		WHERE true ORDER BY v.column6
+		ON CONFLICT (project_id, path) DO UPDATE SET count = misses.count + excluded.count,
+			first_seen = CASE WHEN excluded.first_seen < misses.first_seen THEN excluded.first_seen ELSE misses.first_seen END,
+			last_seen = CASE WHEN excluded.last_seen > misses.last_seen THEN excluded.last_seen ELSE misses.last_seen END`,
+		[]string{"TEXT", "TEXT", "BIGINT", "BIGINT", "BIGINT"}, rows); err != nil {
+		return db.wrap("add misses", err)
+	}
+	for i, k := range keys {
+		if i > 0 && keys[i-1].project == k.project {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM misses WHERE project_id = $1 AND path IN (
+			SELECT path FROM (
+				SELECT path, row_number() OVER (ORDER BY count DESC, last_seen DESC, path) AS r
+				FROM misses WHERE project_id = $1) ranked
+			WHERE r > $2)`, k.project, redirects.MaxStoredMisses); err != nil {
+			return db.wrap("add misses", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return db.wrap("add misses", err)
+	}
+	return nil
+}
+
+// FindMisses returns a project's most frequent missed paths.
+func (db *DB) FindMisses(ctx context.Context, projectID string, limit int) ([]redirects.Miss, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT path, count, first_seen, last_seen FROM misses
+		WHERE project_id = $1 ORDER BY count DESC, path LIMIT $2`, projectID, limit)
+	return collect(db, "find misses", rows, err, func(s scanner) (redirects.Miss, error) {
+		m := redirects.Miss{ProjectID: projectID}
+		var first, last int64
+		err := s.Scan(&m.Path, &m.Count, &first, &last)
+		m.FirstSeen, m.LastSeen = fromNanos(first), fromNanos(last)
+		return m, err
+	})
+}
+
+// DeleteMiss forgets a missed path of a project and records a miss.delete
+// audit entry.
+func (db *DB) DeleteMiss(ctx context.Context, projectID, path string) error {
+	const op = "delete miss"
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	p, err := db.findProject(ctx, tx, projectID, "")
+	if err != nil {
+		return err
+	}
+	var count int64
+	err = tx.QueryRowContext(ctx, `DELETE FROM misses WHERE project_id = $1 AND path = $2 RETURNING count`, projectID, path).Scan(&count)
+	if errors.Is(err, sql.ErrNoRows) {
+		return redirects.Errorf(redirects.ENOTFOUND, "path %q is not among the misses of project %s", path, projectID)
+	} else if err != nil {
+		return db.wrap(op, err)
+	}
+	if err := db.audit(ctx, tx, redirects.AuditMissDelete, p.OrgID, p.ID, "miss", path, map[string]any{"path": path, "count": count}, nil); err != nil {
+		return db.wrap(op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return db.wrap(op, err)
+	}
+	return nil
+}
