@@ -91,7 +91,7 @@ func (h *handler) routes() http.Handler {
 	mux.HandleFunc("/", h.serve(h.authenticate(func(http.ResponseWriter, *http.Request) error {
 		return errNotFound("page")
 	})))
-	return headers(mux)
+	return headers(mux, h.secure)
 }
 
 // notFound answers a plain 404 to what browsers ask for on their own.
@@ -114,10 +114,15 @@ func (h *handler) serve(f func(http.ResponseWriter, *http.Request) error) http.H
 const contentSecurityPolicy = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // headers sets what every answer carries. Pages are not cached (they hold
-// account data and CSRF tokens); static assets set their own caching.
-func headers(next http.Handler) http.Handler {
+// account data and CSRF tokens); static assets set their own caching. Over
+// TLS (secure), every answer, the sign-in page and static files included,
+// tells browsers to keep to TLS, as the API's answers do.
+func headers(next http.Handler, secure bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
+		if secure {
+			hd.Set("Strict-Transport-Security", "max-age=31536000")
+		}
 		hd.Set("Content-Security-Policy", contentSecurityPolicy)
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("X-Content-Type-Options", "nosniff")

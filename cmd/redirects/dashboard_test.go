@@ -849,13 +849,9 @@ func TestQuickstartPrintsTheDashboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	page, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	var token string
-	for _, ck := range jar.Cookies(res.Request.URL) {
-		if ck.Name == "redirects_login_csrf" {
-			token = ck.Value
-		}
-	}
+	token := loginFormToken(t, string(page))
 	res, err = c.PostForm(m[1]+"/login", url.Values{"csrf": {token}, "email": {m[2]}, "password": {m[3]}})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"errors"
 	"flag"
@@ -104,10 +105,18 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 	// The API and the dashboard share one login counter, so switching
 	// doors gains a guesser nothing.
 	logins := manage.NewLogins(manage.LoginLimits{}, c.m.Clock)
+	// The sign-in form's key: shared by the management nodes behind one
+	// address when REDIRECTS_LOGIN_KEY is set, else one per process (a
+	// store that reconnects keeps it).
+	loginKey := []byte(c.m.Getenv("REDIRECTS_LOGIN_KEY"))
+	if len(loginKey) == 0 {
+		loginKey = make([]byte, 32)
+		rand.Read(loginKey)
+	}
 	api := func(s redirects.Store) http.Handler {
 		mux := http.NewServeMux()
 		mux.Handle("/manage/", manage.Handler(manage.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
-		mux.Handle("/", ui.Handler(ui.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
+		mux.Handle("/", ui.Handler(ui.Config{Store: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins, LoginKey: loginKey}))
 		return mux
 	}
 	s, err := OpenStore(ctx, url, c.m.Clock)

@@ -92,7 +92,7 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 		fmt.Fprintf(&b, "# no rule for the path (204):\ncurl -i -H 'X-API-Key: %s' '%s/v1/lookup?project=%s&path=/nowhere'\n\n", secret, base, p.ID)
 		fmt.Fprintf(&b, "# the rules as an nginx config:\ncurl -H 'X-API-Key: %s' '%s/v1/export?project=%s&format=nginx'\n\n", secret, base, p.ID)
 		if c.manage.bound != "" {
-			printManageLogin(&b, c.manage.bound, login)
+			printManageLogin(&b, c.manage.bound, c.manage.tls != nil, login)
 		}
 		fmt.Fprintf(&b, "Press Ctrl-C to stop. Manage rules with: redirects rule add --project %s ...\n", p.ID)
 		fmt.Fprint(c.m.Stdout, b.String())
@@ -170,13 +170,18 @@ func demoOperator(ctx context.Context, s redirects.Store, orgID string) (string,
 }
 
 // printManageLogin prints the dashboard's and the management API's
-// addresses and a login for both.
-func printManageLogin(b *strings.Builder, addr, password string) {
+// addresses and a login for both, with https addresses when the listener
+// serves TLS.
+func printManageLogin(b *strings.Builder, addr string, tls bool, password string) {
 	host, port, _ := net.SplitHostPort(addr)
 	if host == "" || host == "::" || host == "0.0.0.0" {
 		host = "127.0.0.1"
 	}
-	root := "http://" + net.JoinHostPort(host, port)
+	scheme := "http://"
+	if tls {
+		scheme = "https://"
+	}
+	root := scheme + net.JoinHostPort(host, port)
 	base := root + "/manage/v1"
 	fmt.Fprintf(b, "Dashboard: %s/  (sign in with the login below)\n", root)
 	fmt.Fprintf(b, "Management API: %s/\n", base)

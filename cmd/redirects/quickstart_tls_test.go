@@ -1,0 +1,71 @@
+package main
+
+import (
+	"crypto/tls"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// loginFormToken returns the csrf field of a sign-in page.
+func loginFormToken(t *testing.T, page string) string {
+	t.Helper()
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the sign-in page has no csrf field:\n%s", page)
+	}
+	return m[1]
+}
+
+// TestQuickstartTLSPrintsHTTPS: with --tls-cert, quickstart prints https
+// addresses for the dashboard and the management API, in its curl
+// commands too, and the dashboard it names answers there over TLS with
+// Strict-Transport-Security on the sign-in page.
+func TestQuickstartTLSPrintsHTTPS(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile, pool := selfSigned(t, dir)
+	db := "sqlite:" + filepath.Join(dir, "r.db")
+	r := start(t, db, "quickstart", "--addr", "127.0.0.1:0", "--admin-addr", "", "--manage-addr", "127.0.0.1:0",
+		"--tls-cert", certFile, "--tls-key", keyFile)
+	dashboard := regexp.MustCompile(`Dashboard: (\S+)/  \(sign in with the login below\)\nManagement API: (\S+)/\n`)
+	var m []string
+	waitFor(t, "quickstart prints the dashboard", func() bool {
+		m = dashboard.FindStringSubmatch(r.out.String())
+		return m != nil && strings.Contains(r.out.String(), "# your organizations:")
+	})
+	out := r.out.String()
+	if !strings.HasPrefix(m[1], "https://127.0.0.1:") || m[2] != m[1]+"/manage/v1" {
+		t.Fatalf("with --tls-cert, the dashboard is at %q and the API at %q; want https addresses\n%s", m[1], m[2], out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "curl ") && strings.Contains(l, "/manage/v1") && !strings.Contains(l, "'https://") {
+			t.Errorf("a management curl command without https: %s", l)
+		}
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	res, err := c.Get(m[1] + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("Strict-Transport-Security") == "" {
+		t.Fatalf("GET %s/login over TLS: %d, Strict-Transport-Security %q", m[1], res.StatusCode, res.Header.Get("Strict-Transport-Security"))
+	}
+	login := regexp.MustCompile(`Login: (\S+)  one-time password \(shown once\): (\S+)`).FindStringSubmatch(out)
+	res, err = c.PostForm(m[1]+"/login", url.Values{"csrf": {loginFormToken(t, string(page))}, "email": {login[1]}, "password": {login[2]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("Strict-Transport-Security") == "" {
+		t.Fatalf("signing in over TLS: %d %s, Strict-Transport-Security %q", res.StatusCode, res.Request.URL, res.Header.Get("Strict-Transport-Security"))
+	}
+}
