@@ -3,6 +3,8 @@ package export
 import (
 	"strconv"
 	"strings"
+
+	"redirects"
 )
 
 // Validation keeps whitespace, control characters and " ' \ # $ out of
@@ -15,7 +17,7 @@ import (
 // path -i <source>", and path_beg for prefix rules. HAProxy's path is the
 // request path as the client sent it, not decoded, while sources are stored
 // percent-decoded (docs/contract.md#matching). So each source is written in
-// the form browsers send (appendRequestPath): UTF-8 bytes outside ASCII and
+// the form browsers send (redirects.AppendRequestPath): UTF-8 bytes outside ASCII and
 // the ASCII characters browsers escape in a path as %XX in upper-case hex,
 // everything else as it is. A request escaped otherwise (an unreserved
 // character as %61, '/' as %2F, '[' as %5B) does not match there; the file's
@@ -52,43 +54,12 @@ func (s *sorted) haproxy() []byte {
 	return b
 }
 
-// browserEscaped marks the ASCII bytes that browsers percent-encode in a
-// request path (Chromium's set: WHATWG's path set with | and ^), and '%',
-// so that a source stored as written before sources were decoded matches
-// the request whose decoding gives it (docs/contract.md#matching).
-var browserEscaped = func() (t [128]bool) {
-	for i := range 0x21 {
-		t[i] = true
-	}
-	for _, c := range "\"<>\\^`{|}%" {
-		t[c] = true
-	}
-	t[0x7f] = true
-	return t
-}()
-
-// appendRequestPath appends the decoded path p in the form browsers send
-// it on the request line: UTF-8 bytes outside ASCII and the ASCII bytes of
-// browserEscaped as %XX (upper-case hex), the rest unescaped.
-func appendRequestPath(b []byte, p string) []byte {
-	const hex = "0123456789ABCDEF"
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c >= 0x80 || browserEscaped[c] {
-			b = append(b, '%', hex[c>>4], hex[c&15])
-			continue
-		}
-		b = append(b, c)
-	}
-	return b
-}
-
 func appendHAProxyRule(b []byte, n int, fetch string, r rec) []byte {
 	b = append(b, "acl redirect_"...)
 	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, ' ')
 	b = append(b, fetch...)
-	b = appendRequestPath(b, r.src)
+	b = redirects.AppendRequestPath(b, r.src)
 	b = append(b, "\nhttp-request redirect code "...)
 	b = appendStatus(b, r.code)
 	b = append(b, " location "...)
