@@ -13,7 +13,7 @@ import (
 func TestRequestPath(t *testing.T) {
 	for in, want := range map[string]string{
 		"/café":           "/caf%C3%A9",
-		"/日本/":             "/%E6%97%A5%E6%9C%AC/",
+		"/日本/":            "/%E6%97%A5%E6%9C%AC/",
 		"/a|b^c`d<e>f":    "/a%7Cb%5Ec%60d%3Ce%3Ef",
 		"/[x]!$&'()*+,;=": "/[x]!$&'()*+,;=",
 		"/a:b@c~d-e_f.g":  "/a:b@c~d-e_f.g",
