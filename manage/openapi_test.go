@@ -717,7 +717,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	}
 
 	// Keys.
-	var keys struct{ Keys []keyJSON }
+	var keys struct{ Keys []keyListJSON }
 	d.call(admin, "GET", pbase+"/keys", nil).want(t, 200).decode(t, &keys)
 	for _, k := range keys.Keys {
 		if k.ID == a.key.ID && (k.LastUsedAt == nil || *k.LastUsedAt != "2026-03-13") {
@@ -728,6 +728,11 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	var key keyJSON
 	d.call(admin, "POST", pbase+"/keys", nil).want(t, 201)
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": "staging", "test": true}).want(t, 201).decode(t, &key)
+	// A key never used carries "lastUsedAt": null, as the document
+	// requires (the list is validated against it by call).
+	if r := d.call(admin, "GET", pbase+"/keys", nil).want(t, 200); !strings.Contains(string(r.body), `"id":"`+key.ID+`","name":"staging","mode":"test","last4":"`+key.Last4+`","createdAt":"`+key.CreatedAt+`","revokedAt":null,"lastUsedAt":null}`) {
+		t.Fatalf("the key list shows the unused key %s without \"lastUsedAt\": null:\n%s", key.ID, r.body)
+	}
 	d.call(admin, "DELETE", pbase+"/keys/"+key.ID, nil).want(t, 204)
 
 	// Usage and audit.
