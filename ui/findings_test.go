@@ -1,11 +1,19 @@
 package ui
 
 import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+
+	"redirects"
+	"redirects/manage"
 )
 
 // TestImportDefaultsToAppend: the Import tab's mode is append until the
@@ -50,5 +58,97 @@ func TestDeployPageLooksBlocked(t *testing.T) {
 	_, body = e.do("GET", "/projects/"+e.project.ID+"/deploy", nil, true)
 	if !strings.Contains(body, "Nothing to deploy") || strings.Contains(body, "Deploy version") {
 		t.Fatalf("nothing to deploy still offers a deploy button:\n%s", body)
+	}
+}
+
+// TestSameNamedOrgsToldApart: two organizations called Acme show the end
+// of their IDs in the top bar, and one of its own name shows none.
+func TestSameNamedOrgsToldApart(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	u, err := e.db.FindUserByEmail(ctx, "owner@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Acme", "Globex"} {
+		o := &redirects.Org{Name: name, Tier: redirects.TierFree}
+		if err := e.db.CreateOrg(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.SetMember(ctx, &redirects.Membership{OrgID: o.ID, UserID: u.ID, Role: redirects.RoleOwner}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body := e.do("GET", "/orgs/"+e.org.ID, nil, true)
+	nav := body[strings.Index(body, `class="orgs"`):]
+	nav = nav[:strings.Index(nav, "</nav>")]
+	tells := regexp.MustCompile(`>Acme <span class="org-tell">\(…(\w{4})\)</span></a>`).FindAllStringSubmatch(nav, -1)
+	if len(tells) != 2 || tells[0][1] == tells[1][1] || !strings.Contains(nav, ">Globex</a>") {
+		t.Fatalf("the top bar does not tell the two Acmes apart (and Globex by its name alone):\n%s", nav)
+	}
+	if !strings.HasSuffix(e.org.ID, tells[0][1]) && !strings.HasSuffix(e.org.ID, tells[1][1]) {
+		t.Fatalf("the tells %v are not the ends of the IDs", tells)
+	}
+}
+
+// TestFaviconAndCompression: /favicon.ico is the dashboard's icon, not a
+// 404; pages and static files go out gzipped to a client that accepts it,
+// and decode to what an identity client gets.
+func TestFaviconAndCompression(t *testing.T) {
+	e := newEnv(t)
+	res, body := e.do("GET", "/favicon.ico", nil, false)
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(body, "<svg") {
+		t.Fatalf("GET /favicon.ico: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	for _, c := range []struct {
+		path     string
+		signedIn bool
+	}{{"/login", false}, {"/static/" + assetNames["app.css"], false}, {"/projects/" + e.project.ID + "/rules", true}} {
+		plain := httptest.NewRequest("GET", c.path, nil)
+		gz := httptest.NewRequest("GET", c.path, nil)
+		gz.Header.Set("Accept-Encoding", "gzip, deflate, br")
+		var bodies [2][]byte
+		for i, req := range []*http.Request{plain, gz} {
+			if c.signedIn {
+				req.AddCookie(&http.Cookie{Name: manage.SessionCookie, Value: e.cookie})
+			}
+			rec := httptest.NewRecorder()
+			e.h.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				t.Fatalf("GET %s: %d", c.path, rec.Code)
+			}
+			b := rec.Body.Bytes()
+			if i == 1 {
+				if rec.Header().Get("Content-Encoding") != "gzip" {
+					t.Fatalf("GET %s accepting gzip: Content-Encoding %q", c.path, rec.Header().Get("Content-Encoding"))
+				}
+				zr, err := gzip.NewReader(bytes.NewReader(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			} else if rec.Header().Get("Content-Encoding") != "" {
+				t.Fatalf("GET %s without Accept-Encoding: Content-Encoding %q", c.path, rec.Header().Get("Content-Encoding"))
+			}
+			if !strings.Contains(rec.Header().Get("Vary"), "Accept-Encoding") {
+				t.Errorf("GET %s: Vary %q lacks Accept-Encoding", c.path, rec.Header().Get("Vary"))
+			}
+			bodies[i] = b
+		}
+		// Pages carry a fresh CSRF token each time on the sign-in page;
+		// compare the static file byte for byte, the others by length class.
+		if strings.HasPrefix(c.path, "/static/") && !bytes.Equal(bodies[0], bodies[1]) {
+			t.Fatalf("GET %s: the gzipped body decodes to other bytes", c.path)
+		}
+		if !strings.Contains(string(bodies[1]), "</html>") && !strings.HasPrefix(c.path, "/static/") {
+			t.Fatalf("GET %s: the decoded page is cut short", c.path)
+		}
+	}
+	for accept, want := range map[string]bool{"gzip": true, "gzip;q=0": false, "*": true, "identity": false, "br, *;q=0": false, "GZIP;q=0.5": true, "": false} {
+		if got := acceptsGzip(accept); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", accept, got, want)
+		}
 	}
 }

@@ -17,7 +17,7 @@ type route struct {
 func (h *handler) routeTable() []route {
 	return []route{
 		{method: "GET", pattern: "/static/{name}", public: true, handler: serveStatic},
-		{method: "GET", pattern: "/favicon.ico", public: true, handler: notFound},
+		{method: "GET", pattern: "/favicon.ico", public: true, handler: serveFavicon},
 		{method: "GET", pattern: "/login", public: true, handler: h.loginPage},
 		{method: "POST", pattern: "/login", public: true, handler: h.loginSubmit},
 		{method: "POST", pattern: "/logout", handler: h.logout},
@@ -91,12 +91,17 @@ func (h *handler) routes() http.Handler {
 	mux.HandleFunc("/", h.serve(h.authenticate(func(http.ResponseWriter, *http.Request) error {
 		return errNotFound("page")
 	})))
-	return headers(mux, h.secure)
+	return headers(compress(mux), h.secure)
 }
 
-// notFound answers a plain 404 to what browsers ask for on their own.
-func notFound(w http.ResponseWriter, r *http.Request) error {
-	http.NotFound(w, r)
+// serveFavicon answers /favicon.ico, which browsers ask for on their own
+// whatever the page links, with the dashboard's icon (an SVG, which they
+// take under that name too), cached for a day.
+func serveFavicon(w http.ResponseWriter, r *http.Request) error {
+	a := assets[assetNames["favicon.svg"]]
+	w.Header().Set("Content-Type", a.contentType)
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Write(a.body)
 	return nil
 }
 
