@@ -69,6 +69,19 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	// Each run prints a fresh key; the keys earlier runs printed are
+	// revoked, so a demo database does not gather live keys.
+	keys, err := s.FindKeys(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	for _, old := range keys {
+		if old.Name == "quickstart" && old.RevokedAt == nil {
+			if _, err := s.RevokeKey(ctx, p.ID, old.ID); err != nil {
+				return err
+			}
+		}
+	}
 	k, secret := redirects.NewKey(p.ID, "quickstart", false, c.m.Clock.Now())
 	if err := s.CreateKey(ctx, k); err != nil {
 		return err

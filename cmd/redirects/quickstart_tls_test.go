@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/tls"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -67,5 +68,53 @@ func TestQuickstartTLSPrintsHTTPS(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 || res.Header.Get("Strict-Transport-Security") == "" {
 		t.Fatalf("signing in over TLS: %d %s, Strict-Transport-Security %q", res.StatusCode, res.Request.URL, res.Header.Get("Strict-Transport-Security"))
+	}
+}
+
+// TestQuickstartRevokesEarlierKeys: a second quickstart run on the same
+// database revokes the key the first printed; only the newest quickstart
+// key is live, and a key made by hand stays live.
+func TestQuickstartRevokesEarlierKeys(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
+	keyLine := regexp.MustCompile(`API key \(shown once\): (\S+)\n`)
+	var project string
+	run := func() string {
+		r := start(t, db, "quickstart", "--addr", "127.0.0.1:0", "--admin-addr", "", "--manage-addr", "")
+		var m []string
+		waitFor(t, "quickstart prints its key", func() bool {
+			m = keyLine.FindStringSubmatch(r.out.String())
+			return m != nil
+		})
+		project = regexp.MustCompile(`serving project (\S+) `).FindStringSubmatch(r.out.String())[1]
+		r.stop(t)
+		return m[1]
+	}
+	first := run()
+	out, errs, code := inProcess(t, db, "", "key", "create", "--project", project, "--name", "mine")
+	if code != 0 {
+		t.Fatalf("key create: %s", errs)
+	}
+	mine := strings.TrimSpace(out)
+	second := run()
+	out, errs, code = inProcess(t, db, "", "key", "list", "--project", project, "--json")
+	if code != 0 {
+		t.Fatalf("key list: %s", errs)
+	}
+	var keys []struct {
+		Name, Last4 string
+		RevokedAt   *string
+	}
+	if err := json.Unmarshal([]byte(out), &keys); err != nil {
+		t.Fatalf("key list --json: %v\n%s", err, out)
+	}
+	live := map[string]string{}
+	for _, k := range keys {
+		if k.RevokedAt == nil {
+			live[k.Last4] = k.Name
+		}
+	}
+	last4 := func(s string) string { return s[len(s)-4:] }
+	if len(live) != 2 || live[last4(second)] != "quickstart" || live[last4(mine)] != "mine" || live[last4(first)] != "" {
+		t.Fatalf("live keys after two runs: %v (first …%s, second …%s, mine …%s)", live, last4(first), last4(second), last4(mine))
 	}
 }
