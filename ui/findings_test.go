@@ -152,3 +152,51 @@ func TestFaviconAndCompression(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsForms: Settings sets the shrink limit and the hosts, as the
+// README says; a bad value names what is wrong and changes nothing.
+func TestSettingsForms(t *testing.T) {
+	e := newEnv(t)
+	base := "/projects/" + e.project.ID + "/settings"
+	_, body := e.do("GET", base, nil, true)
+	for _, want := range []string{`action="` + base + `/shrink-limit"`, `action="` + base + `/hosts"`, "Save shrink limit", "Save hosts"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("Settings lacks %q:\n%s", want, body)
+		}
+	}
+	post := func(path string, form url.Values) string {
+		t.Helper()
+		form.Set("csrf", e.csrf)
+		res, _ := e.do("POST", base+path, form, true)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("POST %s: %d", path, res.StatusCode)
+		}
+		req := httptest.NewRequest("GET", base, nil)
+		req.AddCookie(&http.Cookie{Name: manage.SessionCookie, Value: e.cookie})
+		for _, c := range res.Cookies() {
+			req.AddCookie(c)
+		}
+		rec := httptest.NewRecorder()
+		e.h.ServeHTTP(rec, req)
+		return rec.Body.String()
+	}
+	if body := post("/shrink-limit", url.Values{"shrink-limit": {"25"}}); !strings.Contains(body, "more than 25 % of the live rules") {
+		t.Fatalf("after saving 25:\n%s", body)
+	}
+	if body := post("/shrink-limit", url.Values{"shrink-limit": {"250"}}); !strings.Contains(body, "The shrink limit was not saved: Shrink limit 250 is not a percentage from 0 to 100") {
+		t.Fatalf("after saving 250:\n%s", body)
+	}
+	if body := post("/hosts", url.Values{"hosts": {"WWW.Example.com\nexample.com"}}); !strings.Contains(body, "Saved 2 hosts: www.example.com, example.com.") {
+		t.Fatalf("after saving hosts:\n%s", body)
+	}
+	if body := post("/hosts", url.Values{"hosts": {"http://bad/"}}); !strings.Contains(body, "The hosts were not saved:") {
+		t.Fatalf("after a bad host:\n%s", body)
+	}
+	p, err := e.db.FindProjectByID(context.Background(), e.project.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ShrinkLimit != 25 || strings.Join(p.Hosts, ",") != "www.example.com,example.com" {
+		t.Fatalf("stored: shrink limit %d, hosts %v", p.ShrinkLimit, p.Hosts)
+	}
+}

@@ -69,6 +69,8 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/projects/{project}/misses/forget", handler: h.missForget},
 		{method: "GET", pattern: "/projects/{project}/settings", handler: h.settingsPage},
 		{method: "POST", pattern: "/projects/{project}/settings/tests", handler: h.settingsTests},
+		{method: "POST", pattern: "/projects/{project}/settings/shrink-limit", handler: h.settingsShrinkLimit},
+		{method: "POST", pattern: "/projects/{project}/settings/hosts", handler: h.settingsHosts},
 
 		{method: "GET", pattern: "/projects/{project}/keys", handler: h.keysPage},
 		{method: "POST", pattern: "/projects/{project}/keys", handler: h.keyCreate},
