@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -198,5 +199,33 @@ func TestSettingsForms(t *testing.T) {
 	}
 	if p.ShrinkLimit != 25 || strings.Join(p.Hosts, ",") != "www.example.com,example.com" {
 		t.Fatalf("stored: shrink limit %d, hosts %v", p.ShrinkLimit, p.Hosts)
+	}
+}
+
+// TestAuditShowsBeforeAndAfter: the audit log shows each changed field
+// with its value before and after, whole, not raw JSON cut short.
+func TestAuditShowsBeforeAndAfter(t *testing.T) {
+	e := newEnv(t)
+	long := "/" + strings.Repeat("very-long-destination-", 8)
+	form := url.Values{"csrf": {e.csrf}, "source": {"/a"}, "destination": {"/b"}, "status": {"301"}, "match": {"exact"}}
+	if res, _ := e.do("POST", "/projects/"+e.project.ID+"/rules", form, true); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add rule: %d", res.StatusCode)
+	}
+	rules, _ := e.db.FindRules(context.Background(), e.project.ID)
+	edit := url.Values{"csrf": {e.csrf}, "source": {"/a"}, "destination": {long}, "status": {"302"}, "match": {"exact"}, "priority": {"100"}, "revision": {"1"}}
+	if res, body := e.do("POST", "/projects/"+e.project.ID+"/rules/"+strconv.FormatInt(rules[0].ID, 10)+"/edit", edit, true); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("edit rule: %d\n%s", res.StatusCode, body)
+	}
+	_, body := e.do("GET", "/orgs/"+e.org.ID+"/audit", nil, true)
+	for _, want := range []string{
+		`<span class="field">destination</span> <del class="mono">/b</del> → <ins class="mono">` + long + `</ins>`,
+		`<span class="field">statusCode</span> <del class="mono">301</del> → <ins class="mono">302</ins>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the audit log lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `{&#34;`) || strings.Contains(body, `{"`) {
+		t.Errorf("the audit log shows raw JSON")
 	}
 }

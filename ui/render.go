@@ -98,6 +98,7 @@ var funcs = template.FuncMap{
 	"plural":  plural,
 	"query":   func(v map[string]string) template.URL { return template.URL(encodeQuery(v)) },
 	"orgTell": orgTell,
+	"changes": auditChanges,
 }
 
 // orgTell returns what tells the organization o apart from the others of
