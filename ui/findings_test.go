@@ -229,3 +229,36 @@ func TestAuditShowsBeforeAndAfter(t *testing.T) {
 		t.Errorf("the audit log shows raw JSON")
 	}
 }
+
+// TestUsageChartsHaveAxes: with 2 lookups on one day, the daily chart's
+// scale says 2 (not a bare full-height bar), each day's count is listed,
+// and the quota bar comes right after the month's total, before the rate
+// limit.
+func TestUsageChartsHaveAxes(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	k, _ := redirects.NewKey(e.project.ID, "k", false, redirects.SystemClock{}.Now())
+	if err := e.db.CreateKey(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	now := redirects.SystemClock{}.Now().UTC()
+	if err := e.db.AddUsage(ctx, now.Format("2006-01"), map[string]int64{e.org.ID: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.AddKeyUsage(ctx, []redirects.DailyUsage{{KeyID: k.ID, Day: redirects.UsageDay(now), Count: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := e.do("GET", "/orgs/"+e.org.ID+"/usage", nil, true)
+	days := body[strings.Index(body, `id="days-chart"`):]
+	days = days[:strings.Index(days, "</figure>")]
+	for _, want := range []string{`<div class="yaxis" aria-hidden="true"><span>2</span><span>0</span></div>`, "the scale runs from 0 to 2, the busiest day",
+		"<td>" + redirects.UsageDay(now) + `</td><td class="num">2</td>`} {
+		if !strings.Contains(days, want) {
+			t.Errorf("the daily chart lacks %q:\n%s", want, days)
+		}
+	}
+	quota, rate, total := strings.Index(body, `<svg class="quota`), strings.Index(body, "Rate limit:"), strings.Index(body, `id="usage-this-month"`)
+	if quota < 0 || !(total < quota && quota < rate) {
+		t.Errorf("the quota bar (at %d) is not between the month's total (%d) and the rate limit (%d)", quota, total, rate)
+	}
+}
