@@ -27,8 +27,8 @@ func (db *DB) CreateUser(ctx context.Context, u *redirects.User) error {
 	id, now := redirects.NewUserID(), db.now()
 	// ON CONFLICT DO NOTHING turns a taken email into zero rows instead of
 	// an aborted transaction.
-	tag, err := tx.Exec(ctx, `INSERT INTO users (id, email, password_hash, operator, created_at) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (email) DO NOTHING`, id, u.Email, u.PasswordHash, u.Operator, now.UnixNano())
+	tag, err := tx.Exec(ctx, `INSERT INTO users (id, email, password_hash, operator, created_at, must_change_password) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (email) DO NOTHING`, id, u.Email, u.PasswordHash, u.Operator, now.UnixNano(), u.MustChangePassword)
 	if err != nil {
 		return wrap(op, err)
 	}
@@ -124,7 +124,7 @@ func (db *DB) SetUserPassword(ctx context.Context, id, passwordHash string) erro
 	if _, err := findUser(ctx, tx, "id", id, true); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, passwordHash, id); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = $1, must_change_password = FALSE WHERE id = $2`, passwordHash, id); err != nil {
 		return wrap(op, err)
 	}
 	tag, err := tx.Exec(ctx, `DELETE FROM sessions WHERE user_id = $1`, id)
@@ -141,7 +141,7 @@ func (db *DB) SetUserPassword(ctx context.Context, id, passwordHash string) erro
 	return nil
 }
 
-const userColumns = `id, email, password_hash, operator, created_at, disabled_at`
+const userColumns = `id, email, password_hash, operator, created_at, disabled_at, must_change_password`
 
 // findUser returns the user whose column (id or email) has value; with
 // forUpdate, its row stays locked to the end of the transaction.
@@ -165,10 +165,23 @@ func scanUser(s pgx.Row) (*redirects.User, error) {
 		created  int64
 		disabled *int64
 	)
-	if err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.Operator, &created, &disabled); err != nil {
+	if err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.Operator, &created, &disabled, &u.MustChangePassword); err != nil {
 		return nil, err
 	}
 	u.CreatedAt = fromNanos(created)
 	u.DisabledAt = timeOf(disabled)
 	return &u, nil
+}
+
+// RequirePasswordChange marks the user's password as one they must change
+// at their next sign-in.
+func (db *DB) RequirePasswordChange(ctx context.Context, id string) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE users SET must_change_password = TRUE WHERE id = $1`, id)
+	if err != nil {
+		return wrap("require password change", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return redirects.Errorf(redirects.ENOTFOUND, "user %q not found", id)
+	}
+	return nil
 }

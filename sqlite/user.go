@@ -30,8 +30,8 @@ func (db *DB) CreateUser(ctx context.Context, u *redirects.User) error {
 		return redirects.Errorf(redirects.ECONFLICT, "a user with email %s exists", u.Email)
 	}
 	id, now := redirects.NewUserID(), db.now()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, email, password_hash, operator, created_at) VALUES (?, ?, ?, ?, ?)`,
-		id, u.Email, u.PasswordHash, u.Operator, now.UnixNano()); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO users (id, email, password_hash, operator, created_at, must_change_password) VALUES (?, ?, ?, ?, ?, ?)`,
+		id, u.Email, u.PasswordHash, u.Operator, now.UnixNano(), u.MustChangePassword); err != nil {
 		return fmt.Errorf("sqlite: create user: %w", err)
 	}
 	stored := *u
@@ -118,7 +118,7 @@ func (db *DB) SetUserPassword(ctx context.Context, id, passwordHash string) erro
 	if _, err := findUser(ctx, tx, "id", id); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE id = ?`, passwordHash, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, must_change_password = 0 WHERE id = ?`, passwordHash, id); err != nil {
 		return fmt.Errorf("sqlite: set password: %w", err)
 	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ?`, id)
@@ -139,7 +139,7 @@ func (db *DB) SetUserPassword(ctx context.Context, id, passwordHash string) erro
 	return nil
 }
 
-const userColumns = `id, email, password_hash, operator, created_at, disabled_at`
+const userColumns = `id, email, password_hash, operator, created_at, disabled_at, must_change_password`
 
 // findUser returns the user whose column (id or email) has value.
 func findUser(ctx context.Context, q interface {
@@ -160,7 +160,7 @@ func scanUser(s scanner) (*redirects.User, error) {
 		created  int64
 		disabled sql.NullInt64
 	)
-	if err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.Operator, &created, &disabled); err != nil {
+	if err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.Operator, &created, &disabled, &u.MustChangePassword); err != nil {
 		return nil, err
 	}
 	u.CreatedAt = fromNanos(created)
@@ -169,4 +169,19 @@ func scanUser(s scanner) (*redirects.User, error) {
 		u.DisabledAt = &t
 	}
 	return &u, nil
+}
+
+// RequirePasswordChange marks the user's password as one they must change
+// at their next sign-in.
+func (db *DB) RequirePasswordChange(ctx context.Context, id string) error {
+	res, err := db.write.ExecContext(ctx, `UPDATE users SET must_change_password = 1 WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("sqlite: require password change: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlite: require password change: %w", err)
+	} else if n == 0 {
+		return redirects.Errorf(redirects.ENOTFOUND, "user %q not found", id)
+	}
+	return nil
 }
