@@ -109,6 +109,15 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 		if err != nil {
 			return err
 		}
+		// A one-time password is changed before anything else: pages go
+		// to the change-password form, changes are refused.
+		if u.MustChangePassword && r.URL.Path != passwordPath && r.URL.Path != "/logout" {
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				http.Redirect(w, r, passwordPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return nil
+			}
+			return &pageError{status: http.StatusForbidden, msg: "Your password is a one-time password: change it first (Change password, at the top of the page)."}
+		}
 		v := &viewer{user: u, session: s, principal: redirects.UserPrincipal(u, ms)}
 		ctx := context.WithValue(r.Context(), viewerKey{}, v)
 		ctx = redirects.WithActor(ctx, redirects.Actor{Kind: redirects.ActorUser, ID: u.ID, Label: u.Email, RemoteAddr: remoteIP(r)})

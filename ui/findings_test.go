@@ -262,3 +262,61 @@ func TestUsageChartsHaveAxes(t *testing.T) {
 		t.Errorf("the quota bar (at %d) is not between the month's total (%d) and the rate limit (%d)", quota, total, rate)
 	}
 }
+
+// TestOneTimePasswordMustBeChanged: a user whose password is a one-time
+// password is sent to the change-password page from every page, and no
+// change goes through, until they set their own; then every other session
+// has ended, this browser carries on, and the mark is gone.
+func TestOneTimePasswordMustBeChanged(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	u, _ := e.db.FindUserByEmail(ctx, "owner@example.com")
+	if err := e.db.RequirePasswordChange(ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	page := "/projects/" + e.project.ID + "/rules"
+	res, _ := e.do("GET", page, nil, true)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/account/password?next="+url.QueryEscape(page) {
+		t.Fatalf("GET %s with a one-time password: %d %s", page, res.StatusCode, res.Header.Get("Location"))
+	}
+	form := url.Values{"csrf": {e.csrf}, "source": {"/a"}, "destination": {"/b"}, "status": {"301"}, "match": {"exact"}}
+	if res, _ := e.do("POST", page, form, true); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("a change with a one-time password: %d, want 403", res.StatusCode)
+	}
+	if res, body := e.do("GET", "/account/password?next="+url.QueryEscape(page), nil, true); res.StatusCode != 200 || !strings.Contains(body, "one-time password someone else chose") {
+		t.Fatalf("the change-password page: %d\n%s", res.StatusCode, body)
+	}
+	const pw, fresh = "correct horse battery staple", "a much better passphrase"
+	change := func(current, newPW, again string) *http.Response {
+		res, _ := e.do("POST", "/account/password", url.Values{"csrf": {e.csrf}, "next": {page}, "current-password": {current}, "new-password": {newPW}, "new-password-again": {again}}, true)
+		return res
+	}
+	for _, bad := range [][3]string{{"wrong", fresh, fresh}, {pw, fresh, fresh + "x"}, {pw, "short", "short"}, {pw, pw, pw}} {
+		if res := change(bad[0], bad[1], bad[2]); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/account/password") {
+			t.Fatalf("a refused change %q: %d %s", bad, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+	if got, _ := e.db.FindUserByID(ctx, u.ID); !got.MustChangePassword || !redirects.VerifyPassword(got.PasswordHash, pw) {
+		t.Fatal("a refused change changed the password")
+	}
+	res = change(pw, fresh, fresh)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != page {
+		t.Fatalf("the change: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	var cookie string
+	for _, c := range res.Cookies() {
+		if c.Name == manage.SessionCookie {
+			cookie = c.Value
+		}
+	}
+	if got, _ := e.db.FindUserByID(ctx, u.ID); got.MustChangePassword || !redirects.VerifyPassword(got.PasswordHash, fresh) {
+		t.Fatal("after the change: the mark stays or the password is not the new one")
+	}
+	if res, _ := e.do("GET", page, nil, true); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/login") {
+		t.Fatalf("the old session after the change: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	e.cookie = cookie
+	if res, _ := e.do("GET", page, nil, true); res.StatusCode != 200 {
+		t.Fatalf("the new session: %d", res.StatusCode)
+	}
+}

@@ -21,6 +21,8 @@ func (h *handler) routeTable() []route {
 		{method: "GET", pattern: "/login", public: true, handler: h.loginPage},
 		{method: "POST", pattern: "/login", public: true, handler: h.loginSubmit},
 		{method: "POST", pattern: "/logout", handler: h.logout},
+		{method: "GET", pattern: passwordPath, handler: h.passwordPage},
+		{method: "POST", pattern: passwordPath, handler: h.passwordChange},
 
 		{method: "GET", pattern: "/{$}", handler: h.home},
 		{method: "GET", pattern: "/operator/orgs", handler: h.orgsPage},

@@ -163,7 +163,7 @@ func demoOperator(ctx context.Context, s redirects.Store, orgID string) (string,
 	u, err := a.FindUserByEmail(ctx, demoOperatorEmail)
 	switch {
 	case redirects.ErrorCode(err) == redirects.ENOTFOUND:
-		u = &redirects.User{Email: demoOperatorEmail, PasswordHash: hash, Operator: true}
+		u = &redirects.User{Email: demoOperatorEmail, PasswordHash: hash, Operator: true, MustChangePassword: true}
 		if err := a.CreateUser(ctx, u); err != nil {
 			return "", err
 		}
@@ -173,6 +173,9 @@ func demoOperator(ctx context.Context, s redirects.Store, orgID string) (string,
 		return "", redirects.Errorf(redirects.EINVALID, "%s is disabled in this database; the quickstart cannot sign in with it", demoOperatorEmail)
 	default:
 		if err := a.SetUserPassword(ctx, u.ID, hash); err != nil {
+			return "", err
+		}
+		if err := a.RequirePasswordChange(ctx, u.ID); err != nil {
 			return "", err
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"redirects"
 )
 
 // loginFormToken returns the csrf field of a sign-in page.
@@ -116,5 +119,34 @@ func TestQuickstartRevokesEarlierKeys(t *testing.T) {
 	last4 := func(s string) string { return s[len(s)-4:] }
 	if len(live) != 2 || live[last4(second)] != "quickstart" || live[last4(mine)] != "mine" || live[last4(first)] != "" {
 		t.Fatalf("live keys after two runs: %v (first …%s, second …%s, mine …%s)", live, last4(first), last4(second), last4(mine))
+	}
+}
+
+// TestOneTimePasswordsMustBeChanged: a password the CLI prints (user
+// create, user reset-password) is one the user must change at their first
+// sign-in; one given on standard input is not.
+func TestOneTimePasswordsMustBeChanged(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
+	for _, args := range [][]string{
+		{"user", "create", "--email", "printed@example.com"},
+		{"user", "create", "--email", "given@example.com", "--password-stdin"},
+		{"user", "create", "--email", "reset@example.com", "--password-stdin"},
+		{"user", "reset-password", "reset@example.com"},
+	} {
+		if _, errs, code := inProcess(t, db, "a password given on stdin\n", args...); code != 0 {
+			t.Fatalf("%s: %s", args, errs)
+		}
+	}
+	s, err := OpenStore(context.Background(), db, redirects.SystemClock{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a := s.(redirects.AccountStore)
+	for email, want := range map[string]bool{"printed@example.com": true, "given@example.com": false, "reset@example.com": true} {
+		u, err := a.FindUserByEmail(context.Background(), email)
+		if err != nil || u.MustChangePassword != want {
+			t.Errorf("%s: must change password %v (%v), want %v", email, u != nil && u.MustChangePassword, err, want)
+		}
 	}
 }
