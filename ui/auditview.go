@@ -46,11 +46,14 @@ func auditChanges(before, after json.RawMessage) []fieldChange {
 	return out
 }
 
-// auditValue is a JSON value as text: a string unquoted, null as "none",
-// anything else compact.
+// auditValue is a JSON value as text: a string unquoted, null and the
+// empty string as "none", anything else compact.
 func auditValue(v json.RawMessage) string {
 	var s string
 	if json.Unmarshal(v, &s) == nil {
+		if s == "" {
+			return "none"
+		}
 		return s
 	}
 	if string(v) == "null" {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -73,5 +74,35 @@ func (b *browser) checkPage(name string, width int64) {
 	}
 	for _, v := range vs {
 		b.t.Errorf("%s at %d px: axe-core %s (%s): %s\n    %s", name, width, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n    "))
+	}
+}
+
+// readmeShots names the screenshots of the browser suite the README
+// shows, by the name the suite gives the page and the file under
+// docs/screenshots. Run the suite with REDIRECTS_README_SCREENSHOTS set to
+// docs/screenshots (an absolute path, or relative to cmd/redirects) to
+// write them again:
+//
+//	REDIRECTS_README_SCREENSHOTS=$PWD/docs/screenshots go test -run 'TestDashboard' ./cmd/redirects
+var readmeShots = map[string]string{
+	"rules-hits":     "rules.png",
+	"deploy-blocked": "deploy.png",
+	"import-errors":  "import.png",
+	"misses":         "misses.png",
+	"usage":          "usage.png",
+	"settings":       "settings.png",
+}
+
+// readmeShot writes the full page, at 1280 px, to the README's screenshot
+// of name, if it has one and REDIRECTS_README_SCREENSHOTS is set.
+func (b *browser) readmeShot(name string) {
+	b.t.Helper()
+	dir, file := os.Getenv("REDIRECTS_README_SCREENSHOTS"), readmeShots[name]
+	if dir == "" || file == "" {
+		return
+	}
+	png := get(b, chromedp.FullScreenshot(100))
+	if err := os.WriteFile(filepath.Join(dir, file), png, 0o644); err != nil {
+		b.t.Fatal(err)
 	}
 }

@@ -204,6 +204,9 @@ func (b *browser) shot(name string) {
 	for _, w := range []int64{1280, 375} {
 		b.run(chromedp.EmulateViewport(w, 800), chromedp.Sleep(50*time.Millisecond))
 		b.checkPage(name, w)
+		if w == 1280 {
+			b.readmeShot(name)
+		}
 		png := get(b, chromedp.CaptureScreenshot())
 		file := filepath.Join(b.dir, fmt.Sprintf("%02d-%s-%d.png", b.n, name, w))
 		if err := os.WriteFile(file, png, 0o644); err != nil {
