@@ -34,6 +34,10 @@ type AccountStore interface {
 	// HashPassword) and deletes their sessions, so a reset logs out every
 	// browser. Errors: ENOTFOUND, EINVALID.
 	SetUserPassword(ctx context.Context, id, passwordHash string) error
+	// RequirePasswordChange marks the user's password as one they must
+	// change at their next sign-in (User.MustChangePassword), until
+	// SetUserPassword sets another. Errors: ENOTFOUND.
+	RequirePasswordChange(ctx context.Context, id string) error
 
 	// SetMember gives a user a role in an organization: adds the member,
 	// or changes the role of one (a demotion revokes the tokens the member

@@ -129,3 +129,43 @@ func unhex(c byte) byte {
 	}
 	return c - 'A' + 10
 }
+
+// requestEscaped marks the ASCII bytes that browsers percent-encode in a
+// request path (Chromium's set, seen on its request lines: WHATWG's path set
+// with | and ^), and '%', so that a source stored as written before sources
+// were decoded comes out as the request whose decoding gives it.
+var requestEscaped = func() (t [128]bool) {
+	for i := range 0x21 {
+		t[i] = true
+	}
+	for _, c := range "\"<>\\^`{|}%" {
+		t[c] = true
+	}
+	t[0x7f] = true
+	return t
+}()
+
+// AppendRequestPath appends the decoded path p in the form browsers send
+// it on a request line: UTF-8 bytes outside ASCII and " < > \ ^ ` { | } %
+// (and any whitespace or control byte) as %XX in upper-case hex, every
+// other byte as it is. DecodePath of the result gives p back. HTTP allows
+// no raw non-ASCII byte on a request line (HAProxy answers 400), and the
+// haproxy export's ACLs compare the path as sent, so both it and verify use
+// this form.
+func AppendRequestPath(b []byte, p string) []byte {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c >= 0x80 || requestEscaped[c] {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+			continue
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// RequestPath returns AppendRequestPath(nil, p) as a string.
+func RequestPath(p string) string {
+	return string(AppendRequestPath(make([]byte, 0, len(p)+16), p))
+}

@@ -21,6 +21,11 @@ type User struct {
 	// DisabledAt is set once the user is disabled: they can no longer log
 	// in, their sessions are gone and the tokens they created are revoked.
 	DisabledAt *time.Time
+	// MustChangePassword is set while the user's password is a one-time
+	// password someone else chose (printed by user create, user
+	// reset-password or quickstart): the dashboard asks for a new one
+	// before anything else. Setting a password clears it.
+	MustChangePassword bool
 }
 
 // Disabled reports whether the user is disabled.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -22,11 +23,14 @@ import (
 // control character and none of the characters that quote, escape, end a
 // directive, open a block, a variable or a comment.
 const (
-	tok     = `[^\x00-\x20\x7f"'\\;{}$#]+`
-	src     = `/[^\x00-\x20\x7f"'\\;{}$#?]*`
-	status  = `(30[12])`
-	logfmt  = `(?:[^\x00-\x20\x7f"'\\;{}$#%]|%%)+` // a log-format string whose every '%' is doubled
-	rxQuote = `(?:\\Q[^\\"\x00-\x1f\x7f]*\\E|(?:\\[\\^$.\[\]|()?*+{}]|[^\\^$.\[\]|()?*+{}"\x00-\x20\x7f'])*)`
+	tok    = `[^\x00-\x20\x7f"'\\;{}$#]+`
+	src    = `/[^\x00-\x20\x7f"'\\;{}$#?]*`
+	status = `(30[12])`
+	logfmt = `(?:[^\x00-\x20\x7f"'\\;{}$#%]|%%)+` // a log-format string whose every '%' is doubled
+	// requestPath is a source as the haproxy format writes it, as browsers
+	// send it: ASCII only, '%' only in an escape with upper-case hex.
+	requestPath = "/(?:[^\\x00-\\x20\\x7f-\\x{10FFFF}\"'\\\\;{}$#?%<>^`|]|%[0-9A-F]{2})*"
+	rxQuote     = `(?:\\Q[^\\"\x00-\x1f\x7f]*\\E|(?:\\[\\^$.\[\]|()?*+{}]|[^\\^$.\[\]|()?*+{}"\x00-\x20\x7f'])*)`
 )
 
 var (
@@ -46,7 +50,7 @@ var (
 			"entry":   regexp.MustCompile(`^    "~\^(` + rxQuote + `)" "` + status + ` (` + tok + `)";$`),
 		},
 		"haproxy": {
-			"acl":      regexp.MustCompile(`^acl redirect_([1-9][0-9]*) path,url_dec -m (str|beg) -i (` + src + `)$`),
+			"acl":      regexp.MustCompile(`^acl redirect_([1-9][0-9]*) (path|path_beg) -i (` + requestPath + `)$`),
 			"redirect": regexp.MustCompile(`^http-request redirect code ` + status + ` location (` + logfmt + `) if redirect_([1-9][0-9]*)$`),
 		},
 		"haproxy-map-exact": {
@@ -246,10 +250,11 @@ func checkShapes(t *testing.T, format string, body []byte, rules []redirects.Rul
 		for i := 0; i < len(lines); i++ {
 			l := lines[i]
 			switch {
-			case l == "# Exact match redirects" && i == 0:
-				section = "str"
-			case l == "# Prefix redirects" && section == "str":
-				section = "beg"
+			case section == "" && l != "# Exact match redirects" && commentLine.MatchString(l):
+			case l == "# Exact match redirects" && section == "":
+				section = "path"
+			case l == "# Prefix redirects" && section == "path":
+				section = "path_beg"
 				got = append(got, "--")
 			case section != "" && shape["acl"].MatchString(l) && i+1 < len(lines) && shape["redirect"].MatchString(lines[i+1]):
 				a, r := shape["acl"].FindStringSubmatch(l), shape["redirect"].FindStringSubmatch(lines[i+1])
@@ -257,7 +262,12 @@ func checkShapes(t *testing.T, format string, body []byte, rules []redirects.Rul
 				if a[1] != strconv.Itoa(n) || r[3] != a[1] || a[2] != section {
 					fail(i, fmt.Sprintf("want ACL redirect_%d with %s and its redirect line", n, section))
 				}
-				got = append(got, a[3]+" "+r[1]+" "+strings.ReplaceAll(r[2], "%%", "%"))
+				// The source as browsers send it decodes to the source.
+				src, err := url.PathUnescape(a[3])
+				if err != nil {
+					fail(i, err.Error())
+				}
+				got = append(got, src+" "+r[1]+" "+strings.ReplaceAll(r[2], "%%", "%"))
 				i++
 			default:
 				fail(i, "not an haproxy line of section "+section)

@@ -3,6 +3,8 @@ package export
 import (
 	"strconv"
 	"strings"
+
+	"redirects"
 )
 
 // Validation keeps whitespace, control characters and " ' \ # $ out of
@@ -11,20 +13,35 @@ import (
 // environment variable. A source starts with '/', so it cannot be read as an
 // ACL flag such as -i or -m.
 //
-// Sources are stored percent-decoded (docs/contract.md#matching), and
-// HAProxy's path is the raw request path, so every fetch decodes it once with
-// url_dec, as nginx decodes $uri: both then see the path the lookup API
-// matches. url_dec turns '+' into a space only in a query string, and path
-// holds none, so a '+' stays a plus.
+// The haproxy format keeps SPEC.md's line shapes exactly: "acl redirect_<n>
+// path -i <source>", and path_beg for prefix rules. HAProxy's path is the
+// request path as the client sent it, not decoded, while sources are stored
+// percent-decoded (docs/contract.md#matching). So each source is written in
+// the form browsers send (redirects.AppendRequestPath): UTF-8 bytes outside ASCII and
+// the ASCII characters browsers escape in a path as %XX in upper-case hex,
+// everything else as it is. A request escaped otherwise (an unreserved
+// character as %61, '/' as %2F, '[' as %5B) does not match there; the file's
+// opening comment and docs/contract.md say so. The map formats match
+// path,url_dec instead, as their snippets show.
+
+// haproxyHead is the opening comment of the haproxy format.
+const haproxyHead = `# haproxy: one ACL and redirect per rule (docs/exports.md). Each ACL matches the request path
+# as the client sent it (path, not decoded), so each source is written as browsers send it:
+# bytes outside ASCII and the characters " < > \ ^ ` + "`" + ` { | } % as %XX in upper-case hex, the rest
+# as it is (-i also ignores the case of the hex digits). A request that escapes what browsers
+# do not (an unreserved character such as %61 for a, '/' as %2F, '[' as %5B) or sends raw
+# what they escape does not match; the lookup API and the map formats decode the path first.
+`
 
 func (s *sorted) haproxy() []byte {
-	const perLine = len("acl redirect_1234567 path,url_dec -m beg -i \nhttp-request redirect code 301 location  if redirect_1234567\n")
-	b := make([]byte, 0, 64+textSize(s.exact, perLine)+textSize(s.prefix, perLine))
+	const perLine = len("acl redirect_1234567 path_beg -i \nhttp-request redirect code 301 location  if redirect_1234567\n")
+	b := make([]byte, 0, len(haproxyHead)+64+textSize(s.exact, perLine)+textSize(s.prefix, perLine)*2)
+	b = append(b, haproxyHead...)
 	n := 0
 	b = append(b, "# Exact match redirects\n"...)
 	for _, r := range s.exact {
 		n++
-		b = appendHAProxyRule(b, n, "path,url_dec -m str -i ", r)
+		b = appendHAProxyRule(b, n, "path -i ", r)
 	}
 	// Prefix rules in priority order: HAProxy runs http-request rules in file
 	// order and stops at the first redirect, so the first match is the
@@ -32,7 +49,7 @@ func (s *sorted) haproxy() []byte {
 	b = append(b, "# Prefix redirects\n"...)
 	for _, r := range s.prefix {
 		n++
-		b = appendHAProxyRule(b, n, "path,url_dec -m beg -i ", r)
+		b = appendHAProxyRule(b, n, "path_beg -i ", r)
 	}
 	return b
 }
@@ -42,7 +59,7 @@ func appendHAProxyRule(b []byte, n int, fetch string, r rec) []byte {
 	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, ' ')
 	b = append(b, fetch...)
-	b = append(b, r.src...)
+	b = redirects.AppendRequestPath(b, r.src)
 	b = append(b, "\nhttp-request redirect code "...)
 	b = appendStatus(b, r.code)
 	b = append(b, " location "...)

@@ -57,6 +57,10 @@ type behaviour struct {
 	exactFold, prefixFold bool
 	// exact301: exact answers are 301 whatever the rule (two-column maps).
 	exact301 bool
+	// requestLine: the request path as sent (cut at '?', not decoded) is
+	// matched against each source in the form browsers send
+	// (modelBrowserSource), as the haproxy format's path and path_beg do.
+	requestLine bool
 }
 
 // lookup is a brute-force model of docs/contract.md#matching with the
@@ -64,9 +68,19 @@ type behaviour struct {
 // departure it is the lookup API, which TestModelIsTheEngine holds against
 // engine.Compile.
 func (b behaviour) lookup(rules []redirects.Rule, path string) answer {
+	sent := path
 	path, ok := modelPath(path)
 	if !ok {
 		return answer{}
+	}
+	if b.requestLine {
+		sent, _, _ = strings.Cut(sent, "?")
+		var browser []redirects.Rule
+		for _, r := range rules {
+			r.Source = modelBrowserSource(r.Source)
+			browser = append(browser, r)
+		}
+		rules, path = browser, sent
 	}
 	if b.exact {
 		for _, r := range rules {
@@ -120,6 +134,37 @@ func escape(rng *rand.Rand, p string, n int) string {
 			fmt.Fprintf(&b, "%%%02X", c)
 		default:
 			fmt.Fprintf(&b, "%%%02x", c)
+		}
+	}
+	return b.String()
+}
+
+// modelBrowserSource is the decoded source src as a browser sends it on
+// the request line (Chromium, seen on its requests: UTF-8 bytes outside
+// ASCII and " < > \ ^ ` { | } escaped in upper-case hex, the rest as it
+// is), with '%' escaped too: the form the haproxy format writes.
+func modelBrowserSource(src string) string {
+	var b strings.Builder
+	for i := 0; i < len(src); i++ {
+		if c := src[i]; c > 0x7e || c <= 0x20 || strings.IndexByte("\"<>\\^`{|}%", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// browserForm is the request path p as a browser sends it: what
+// modelBrowserSource escapes, but the escapes p already holds kept as they
+// are.
+func browserForm(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c > 0x7e || c <= 0x20 || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
 		}
 	}
 	return b.String()
@@ -392,19 +437,27 @@ func TestHAProxy(t *testing.T) {
 	bin := servertest.LookPath(t, "haproxy")
 	for _, seed := range []uint64{testSeed(t, 1), uint64(time.Now().UnixNano())} {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
-			rules, files, paths := renderRandom(t, seed)
+			rules, files, random := renderRandom(t, seed)
 			// HAProxy answers 400 to a request line holding raw non-ASCII
 			// bytes, which HTTP does not allow there: clients escape them,
-			// and so does this test.
-			for i, p := range paths {
-				paths[i] = escapeNonASCII(p)
+			// and so does this test, each path as curl sends it (only those
+			// bytes escaped) and as a browser does (browserForm).
+			var paths []string
+			seen := map[string]bool{}
+			for _, p := range random {
+				for _, q := range []string{escapeNonASCII(p), browserForm(p)} {
+					if !seen[q] {
+						seen[q] = true
+						paths = append(paths, q)
+					}
+				}
 			}
 			t.Logf("as sent to HAProxy, by class: %v", pathClasses(paths))
 			dir := t.TempDir()
 			servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
 			servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
 			cases := []serverCase{
-				{"haproxy", servertest.FreePort(t), 204, behaviour{exact: true, prefix: true, exactFold: true, prefixFold: true}},
+				{"haproxy", servertest.FreePort(t), 204, behaviour{exact: true, prefix: true, exactFold: true, prefixFold: true, requestLine: true}},
 				{"haproxy-map-exact", servertest.FreePort(t), 204, behaviour{exact: true, exact301: true}},
 				{"haproxy-map-prefix", servertest.FreePort(t), 204, behaviour{prefix: true}},
 				{"haproxy-map-exact+haproxy-map-prefix", servertest.FreePort(t), 204, behaviour{exact: true, prefix: true, exact301: true}},
@@ -679,8 +732,10 @@ func TestServersAcceptEdgeCases(t *testing.T) {
 		}
 		// A request line holding raw non-ASCII bytes is refused (HTTP
 		// does not allow them there) unless the frontend accepts
-		// invalid requests; escaped, or so accepted, it matches the source
-		// as nginx and the lookup API do (docs/exports.md).
+		// invalid requests. Escaped as browsers escape it, it matches the
+		// haproxy format's ACL, and in any escaping the maps, as nginx
+		// and the lookup API do; raw, or escaped otherwise, it does not
+		// match the ACL, which compares the path as sent (docs/exports.md).
 		raw, escaped := rules[5].Source, "/%7C%5E%60%3C%3E/%C3%A9"
 		for _, c := range []struct {
 			port int
@@ -689,8 +744,11 @@ func TestServersAcceptEdgeCases(t *testing.T) {
 			err  bool
 		}{
 			{ports[0], escaped, answer{301, "/y"}, false},
+			{ports[0], strings.ToLower(escaped), answer{301, "/y"}, false},
 			{ports[1], escaped, answer{301, "/y"}, false},
-			{ports[2], raw, answer{301, "/y"}, false},
+			{ports[1], "/%7c^%60<>/%c3%a9", answer{301, "/y"}, false},
+			{ports[0], "/%7c^%60<>/%c3%a9", answer{}, false},
+			{ports[2], raw, answer{}, false},
 			{ports[0], raw, answer{}, true},
 		} {
 			got, err := ask(context.Background(), client, c.port, c.path, 204)

@@ -174,6 +174,9 @@ type sessionJSON struct {
 	User      userJSON `json:"user"`
 	CSRFToken string   `json:"csrfToken"`
 	ExpiresAt string   `json:"expiresAt"`
+	// MustChangePassword is set while the user's password is a one-time
+	// password: POST /session/password sets their own.
+	MustChangePassword bool `json:"mustChangePassword"`
 }
 
 type loginRequest struct {
@@ -234,7 +237,7 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 		Name: SessionCookie, Value: secret, Path: "/", Expires: s.ExpiresAt,
 		MaxAge: int(h.ttl / time.Second), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode,
 	})
-	writeJSON(w, http.StatusOK, sessionJSON{User: toUserJSON(u), CSRFToken: s.CSRFToken, ExpiresAt: formatTime(s.ExpiresAt)})
+	writeJSON(w, http.StatusOK, sessionJSON{User: toUserJSON(u), CSRFToken: s.CSRFToken, ExpiresAt: formatTime(s.ExpiresAt), MustChangePassword: u.MustChangePassword})
 	return nil
 }
 
@@ -245,7 +248,7 @@ func (h *handler) whoami(w http.ResponseWriter, r *http.Request) error {
 	if c.session == nil {
 		return newError(http.StatusNotFound, "NOT_FOUND", "a management token has no session")
 	}
-	writeJSON(w, http.StatusOK, sessionJSON{User: toUserJSON(c.user), CSRFToken: c.session.CSRFToken, ExpiresAt: formatTime(c.session.ExpiresAt)})
+	writeJSON(w, http.StatusOK, sessionJSON{User: toUserJSON(c.user), CSRFToken: c.session.CSRFToken, ExpiresAt: formatTime(c.session.ExpiresAt), MustChangePassword: c.user.MustChangePassword})
 	return nil
 }
 

@@ -186,7 +186,7 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 	if !strings.HasPrefix(k.Secret, "redir_test_") || k.Mode != "test" || k.Last4 != k.Secret[len(k.Secret)-4:] {
 		t.Fatalf("key = %+v", k)
 	}
-	var keys struct{ Keys []keyJSON }
+	var keys struct{ Keys []keyListJSON }
 	r = ci.do("GET", pbase+"/keys", nil).want(t, 200)
 	r.decode(t, &keys)
 	if len(keys.Keys) != 1 || keys.Keys[0].Secret != "" || strings.Contains(string(r.body), k.Secret) {

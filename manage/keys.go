@@ -10,9 +10,7 @@ import (
 
 // keyJSON is an edge API key as the API shows one: the CLI's key list
 // --json shape, never the key or its hash. Secret is set once, in the
-// answer to its creation. LastUsedAt, in the key list only, is the last
-// UTC day of the current or previous month with a live lookup counted for
-// the key (null: none).
+// answer to its creation.
 type keyJSON struct {
 	ID        string  `json:"id"`
 	Name      string  `json:"name"`
@@ -21,9 +19,14 @@ type keyJSON struct {
 	CreatedAt string  `json:"createdAt"`
 	RevokedAt *string `json:"revokedAt"`
 	Secret    string  `json:"secret,omitempty"`
-	// LastUsedAt is a day, "2026-03-04"; the field is left out outside the
-	// key list.
-	LastUsedAt *string `json:"lastUsedAt,omitempty"`
+}
+
+// keyListJSON is a key of the key list: keyJSON and LastUsedAt, the last
+// UTC day ("2026-03-04") of the current or previous month with a live
+// lookup counted for the key, null (never left out) for none.
+type keyListJSON struct {
+	keyJSON
+	LastUsedAt *string `json:"lastUsedAt"`
 }
 
 func toKeyJSON(k *redirects.Key) keyJSON {
@@ -43,9 +46,9 @@ func (h *handler) keyList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]keyJSON, 0, len(ks))
+	out := make([]keyListJSON, 0, len(ks))
 	for _, k := range ks {
-		j := toKeyJSON(k)
+		j := keyListJSON{keyJSON: toKeyJSON(k)}
 		day := last[k.ID]
 		j.LastUsedAt = &day
 		if day == "" {

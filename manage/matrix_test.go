@@ -44,6 +44,10 @@ var docRouteActions = map[string]string{
 	"POST /manage/v1/session":   "public",
 	"GET /manage/v1/session":    "session",
 	"DELETE /manage/v1/session": "session",
+	// A password change needs a session and the current password: the
+	// matrix sends a wrong one, so a session reaches the check (401) and
+	// nothing changes; a token is refused (403).
+	"POST /manage/v1/session/password": "password",
 
 	"GET /manage/v1/orgs":          "list",
 	"POST /manage/v1/orgs":         "orgs.manage",
@@ -118,6 +122,11 @@ func expect(action string, addresses bool, p principal) int {
 			return 404
 		}
 		return 200
+	case "password":
+		if p.token {
+			return 403
+		}
+		return 401
 	case "list":
 		return 200
 	}
@@ -203,6 +212,8 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 			return call{"/manage/v1/session", map[string]any{"email": loginUser.Email, "password": loginPW}}
 		case "GET /manage/v1/session", "DELETE /manage/v1/session":
 			return call{"/manage/v1/session", nil}
+		case "POST /manage/v1/session/password":
+			return call{"/manage/v1/session/password", map[string]any{"currentPassword": "not the password", "newPassword": "a new password, long enough"}}
 		case "GET /manage/v1/orgs":
 			return call{"/manage/v1/orgs", nil}
 		case "POST /manage/v1/orgs":
@@ -429,7 +440,7 @@ var (
 // organization's log goes with it.
 func auditedInOrg(key string) bool {
 	switch key {
-	case "POST /manage/v1/session", "DELETE /manage/v1/session", "POST /manage/v1/orgs", "DELETE /manage/v1/orgs/{org}":
+	case "POST /manage/v1/session", "DELETE /manage/v1/session", "POST /manage/v1/session/password", "POST /manage/v1/orgs", "DELETE /manage/v1/orgs/{org}":
 		return false
 	}
 	return true

@@ -339,6 +339,31 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		t.Fatalf("429 without Retry-After")
 	}
 	d.call(admin, "GET", "/manage/v1/session", nil).want(t, 200)
+	// A password change: the current password, a new one that meets the
+	// rules; every session ends and the answer is a new one.
+	changer, changerPW := e.user("changer@example.com", false)
+	if err := e.store.RequirePasswordChange(e.ctx, changer.ID); err != nil {
+		t.Fatal(err)
+	}
+	cs := e.session(changer)
+	var before sessionJSON
+	d.call(cs, "GET", "/manage/v1/session", nil).want(t, 200).decode(t, &before)
+	if !before.MustChangePassword {
+		t.Fatalf("a one-time password's session: mustChangePassword false")
+	}
+	pwPath := "/manage/v1/session/password"
+	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW}).want(t, 400, codeMissingField)
+	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": "wrong", "newPassword": "a new password, long enough"}).want(t, 401, codeUnauthenticated)
+	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW, "newPassword": "short"}).want(t, 400, "INVALID_INPUT")
+	var after sessionJSON
+	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW, "newPassword": "a new password, long enough"}).want(t, 200).decode(t, &after)
+	if after.MustChangePassword || after.CSRFToken == "" || after.CSRFToken == before.CSRFToken {
+		t.Fatalf("after the change: %+v", after)
+	}
+	d.call(cs, "GET", "/manage/v1/session", nil).want(t, 401, codeUnauthenticated)
+	if u, _ := e.store.FindUserByID(e.ctx, changer.ID); u.MustChangePassword || !redirects.VerifyPassword(u.PasswordHash, "a new password, long enough") {
+		t.Fatalf("the stored user after the change: must change %v", u.MustChangePassword)
+	}
 	d.call(viewerToken, "GET", "/manage/v1/session", nil).want(t, 404, "NOT_FOUND")
 	d.call(viewerToken, "DELETE", "/manage/v1/session", nil).want(t, 404, "NOT_FOUND")
 	ended := e.session(adminUser)
@@ -717,7 +742,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	}
 
 	// Keys.
-	var keys struct{ Keys []keyJSON }
+	var keys struct{ Keys []keyListJSON }
 	d.call(admin, "GET", pbase+"/keys", nil).want(t, 200).decode(t, &keys)
 	for _, k := range keys.Keys {
 		if k.ID == a.key.ID && (k.LastUsedAt == nil || *k.LastUsedAt != "2026-03-13") {
@@ -728,6 +753,11 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	var key keyJSON
 	d.call(admin, "POST", pbase+"/keys", nil).want(t, 201)
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": "staging", "test": true}).want(t, 201).decode(t, &key)
+	// A key never used carries "lastUsedAt": null, as the document
+	// requires (the list is validated against it by call).
+	if r := d.call(admin, "GET", pbase+"/keys", nil).want(t, 200); !strings.Contains(string(r.body), `"id":"`+key.ID+`","name":"staging","mode":"test","last4":"`+key.Last4+`","createdAt":"`+key.CreatedAt+`","revokedAt":null,"lastUsedAt":null}`) {
+		t.Fatalf("the key list shows the unused key %s without \"lastUsedAt\": null:\n%s", key.ID, r.body)
+	}
 	d.call(admin, "DELETE", pbase+"/keys/"+key.ID, nil).want(t, 204)
 
 	// Usage and audit.

@@ -24,6 +24,7 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: v1 + "/session", public: true, handler: h.login},
 		{method: "GET", pattern: v1 + "/session", handler: h.whoami},
 		{method: "DELETE", pattern: v1 + "/session", handler: h.logout},
+		{method: "POST", pattern: v1 + "/session/password", handler: h.changePassword},
 
 		{method: "GET", pattern: v1 + "/orgs", handler: h.orgList},
 		{method: "POST", pattern: v1 + "/orgs", handler: h.orgCreate},

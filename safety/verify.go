@@ -140,8 +140,9 @@ feed:
 	return out, nil
 }
 
-// ask sends GET path (as the raw request target, so the server sees it byte
-// for byte) and returns the status and Location.
+// ask sends GET path, percent-encoded as browsers send it
+// (redirects.RequestPath), as the raw request target, and returns the
+// status and Location.
 func ask(ctx context.Context, rt http.RoundTripper, base *url.URL, path string, timeout time.Duration) (int, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -149,7 +150,10 @@ func ask(ctx context.Context, rt http.RoundTripper, base *url.URL, path string, 
 	if err != nil {
 		return 0, "", err
 	}
-	req.URL.Opaque = path
+	// The path as browsers send it: a raw non-ASCII byte is not allowed on
+	// a request line (HAProxy answers 400), and the haproxy export's ACLs
+	// compare the path as sent.
+	req.URL.Opaque = redirects.RequestPath(path)
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		return 0, "", err

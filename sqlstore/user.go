@@ -26,8 +26,8 @@ func (db *DB) CreateUser(ctx context.Context, u *redirects.User) error {
 	id, now := redirects.NewUserID(), db.now()
 	// ON CONFLICT DO NOTHING turns a taken email into zero rows instead of
 	// an aborted transaction.
-	tag, err := tx.ExecContext(ctx, `INSERT INTO users (id, email, password_hash, operator, created_at) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (email) DO NOTHING`, id, u.Email, u.PasswordHash, u.Operator, now.UnixNano())
+	tag, err := tx.ExecContext(ctx, `INSERT INTO users (id, email, password_hash, operator, created_at, must_change_password) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (email) DO NOTHING`, id, u.Email, u.PasswordHash, u.Operator, now.UnixNano(), u.MustChangePassword)
 	if err != nil {
 		return db.wrap(op, err)
 	}
@@ -123,7 +123,7 @@ func (db *DB) SetUserPassword(ctx context.Context, id, passwordHash string) erro
 	if _, err := db.findUser(ctx, tx, "id", id, true); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1 WHERE id = $2`, passwordHash, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = $1, must_change_password = FALSE WHERE id = $2`, passwordHash, id); err != nil {
 		return db.wrap(op, err)
 	}
 	ended, err := deleteSessions(ctx, tx, id)
@@ -140,7 +140,7 @@ func (db *DB) SetUserPassword(ctx context.Context, id, passwordHash string) erro
 	return nil
 }
 
-const userColumns = `id, email, password_hash, operator, created_at, disabled_at`
+const userColumns = `id, email, password_hash, operator, created_at, disabled_at, must_change_password`
 
 // findUser returns the user whose column (id or email) has value; with
 // forUpdate, its row stays locked to the end of the transaction.
@@ -164,10 +164,32 @@ func scanUser(s scanner) (*redirects.User, error) {
 		created  int64
 		disabled *int64
 	)
-	if err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.Operator, &created, &disabled); err != nil {
+	if err := s.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.Operator, &created, &disabled, &u.MustChangePassword); err != nil {
 		return nil, err
 	}
 	u.CreatedAt = fromNanos(created)
 	u.DisabledAt = timeOf(disabled)
 	return &u, nil
+}
+
+// RequirePasswordChange marks the user's password as one they must change
+// at their next sign-in.
+func (db *DB) RequirePasswordChange(ctx context.Context, id string) error {
+	const op = "require password change"
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	tag, err := tx.ExecContext(ctx, `UPDATE users SET must_change_password = TRUE WHERE id = $1`, id)
+	if err != nil {
+		return db.wrap(op, err)
+	}
+	if affected(tag) == 0 {
+		return redirects.Errorf(redirects.ENOTFOUND, "user %q not found", id)
+	}
+	if err := tx.Commit(); err != nil {
+		return db.wrap(op, err)
+	}
+	return nil
 }

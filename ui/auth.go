@@ -2,8 +2,9 @@ package ui
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
-	"crypto/subtle"
+	"crypto/sha256"
 	"encoding/base64"
 	"math"
 	"mime"
@@ -17,9 +18,38 @@ import (
 	"redirects/manage"
 )
 
-// loginCSRFCookie holds the random value the sign-in form must send back
-// (a double-submit token): there is no session yet to hold one.
+// loginCSRFCookie holds the random value the sign-in form's token is bound
+// to: there is no session yet to hold one. The form carries not the value
+// but its HMAC under the server's login key (loginToken), so a cookie that
+// someone planted (from a sibling subdomain, or over plain HTTP) with a
+// form field of their choosing is refused: only this server makes a token
+// that matches a cookie.
 const loginCSRFCookie = "redirects_login_csrf"
+
+// loginToken is the sign-in form's token for the cookie value v.
+func (h *handler) loginToken(v string) string {
+	m := hmac.New(sha256.New, h.loginKey)
+	m.Write([]byte("redirects login form\x00"))
+	m.Write([]byte(v))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// loginFormValid reports whether a sign-in form came from this dashboard:
+// its token is the HMAC of its cookie, and the browser, when it says, says
+// the form was sent from this origin (a sibling subdomain is same-site but
+// not same-origin).
+func (h *handler) loginFormValid(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+	default:
+		return false
+	}
+	ck, err := r.Cookie(loginCSRFCookie)
+	if err != nil || len(ck.Value) != 32 {
+		return false
+	}
+	return hmac.Equal([]byte(h.loginToken(ck.Value)), []byte(r.PostFormValue("csrf")))
+}
 
 // viewer is the signed-in user of a request.
 type viewer struct {
@@ -79,6 +109,15 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 		if err != nil {
 			return err
 		}
+		// A one-time password is changed before anything else: pages go
+		// to the change-password form, changes are refused.
+		if u.MustChangePassword && r.URL.Path != passwordPath && r.URL.Path != "/logout" {
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				http.Redirect(w, r, passwordPath+"?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return nil
+			}
+			return &pageError{status: http.StatusForbidden, msg: "Your password is a one-time password: change it first (Change password, at the top of the page)."}
+		}
 		v := &viewer{user: u, session: s, principal: redirects.UserPrincipal(u, ms)}
 		ctx := context.WithValue(r.Context(), viewerKey{}, v)
 		ctx = redirects.WithActor(ctx, redirects.Actor{Kind: redirects.ActorUser, ID: u.ID, Label: u.Email, RemoteAddr: remoteIP(r)})
@@ -99,9 +138,27 @@ func (h *handler) sessionOf(r *http.Request) (*redirects.Session, *redirects.Use
 	return manage.SessionOf(r, h.accounts, h.clock)
 }
 
-// safeNext keeps a post-login target on this site: a path, not a URL.
+// safeNext keeps a post-login target on this site: a path with no scheme
+// and no host, and no byte a browser would drop or read as a slash. A
+// browser strips tabs and newlines from a Location and reads a backslash
+// as a slash, so "/\t/evil.example" or "/\\evil.example" would leave the
+// site; anything doubtful goes to "/".
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.HasPrefix(next, "/login") {
+	for i := 0; i < len(next); i++ {
+		if c := next[i]; c <= ' ' || c == 0x7f || c == '\\' {
+			return "/"
+		}
+	}
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/login") {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {
+		return "/"
+	}
+	// An encoded slash, backslash or control byte is harmless in a
+	// Location, but nothing on this site needs one at the start of a path.
+	if p, err := url.PathUnescape(u.EscapedPath()); err != nil || strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\t\r\n") {
 		return "/"
 	}
 	return next
@@ -121,26 +178,25 @@ func (h *handler) loginPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *handler) renderLogin(w http.ResponseWriter, r *http.Request, status int, d loginData) error {
-	// One token per browser: a second sign-in page (another tab) must not
+	// One cookie per browser: a second sign-in page (another tab) must not
 	// expire the form of the first.
-	var token string
+	var value string
 	if ck, err := r.Cookie(loginCSRFCookie); err == nil && len(ck.Value) == 32 {
-		token = ck.Value
+		value = ck.Value
 	} else {
 		b := make([]byte, 24)
 		rand.Read(b)
-		token = base64.RawURLEncoding.EncodeToString(b)
+		value = base64.RawURLEncoding.EncodeToString(b)
 	}
-	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: token, Path: "/login", HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: value, Path: "/login", HttpOnly: true,
 		Secure: h.secure, SameSite: http.SameSiteStrictMode, MaxAge: 3600})
-	return h.render(w, r, status, "login", &page{Title: "Sign in", CSRF: token, Data: d})
+	return h.render(w, r, status, "login", &page{Title: "Sign in", CSRF: h.loginToken(value), Data: d})
 }
 
 // loginSubmit checks the form, the limits and the password, then starts a
 // session as the API's POST /manage/v1/session does.
 func (h *handler) loginSubmit(w http.ResponseWriter, r *http.Request) error {
-	ck, err := r.Cookie(loginCSRFCookie)
-	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(r.PostFormValue("csrf"))) != 1 {
+	if !h.loginFormValid(r) {
 		return h.renderLogin(w, r, http.StatusForbidden, loginData{Next: r.PostFormValue("next"),
 			Error: "The sign-in form expired: enter your email address and password again."})
 	}

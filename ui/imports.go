@@ -111,7 +111,7 @@ func (h *handler) importPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return h.render(w, r, http.StatusOK, "import", &page{Title: "Import · " + ph.Name, Org: o, Project: ph, Tab: "import",
-		Data: importData{Modes: importModes, Mode: redirects.ImportUpsert}})
+		Data: importData{Modes: importModes, Mode: redirects.ImportAppend}})
 }
 
 // importCheck runs a dry run of the uploaded file and shows its report;

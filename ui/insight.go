@@ -91,6 +91,8 @@ type settingsData struct {
 	Tests     string
 	Cases     int
 	CanDeploy bool
+	// CanManage may change the deploy gate's settings (ActionManageProjects).
+	CanManage bool
 }
 
 // settingsPage is the Settings tab: the project's expected-outcome test
@@ -104,7 +106,7 @@ func (h *handler) settingsPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := settingsData{Tests: tests, CanDeploy: may(r, o.ID, redirects.ActionDeploy)}
+	d := settingsData{Tests: tests, CanDeploy: may(r, o.ID, redirects.ActionDeploy), CanManage: may(r, o.ID, redirects.ActionManageProjects)}
 	if tests != "" {
 		if d.Cases, err = safety.CountTests(tests); err != nil {
 			return err

@@ -89,14 +89,28 @@ type page struct {
 }
 
 var funcs = template.FuncMap{
-	"asset":  func(name string) string { return "/static/" + assetNames[name] },
-	"num":    numText,
-	"num64":  func(n int64) string { return thousands(int(n)) },
-	"int64":  func(l redirects.Limit) int64 { return int64(l) },
-	"ago":    func(t time.Time) string { return ago(time.Now(), t) },
-	"utc":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"plural": plural,
-	"query":  func(v map[string]string) template.URL { return template.URL(encodeQuery(v)) },
+	"asset":   func(name string) string { return "/static/" + assetNames[name] },
+	"num":     numText,
+	"num64":   func(n int64) string { return thousands(int(n)) },
+	"int64":   func(l redirects.Limit) int64 { return int64(l) },
+	"ago":     func(t time.Time) string { return ago(time.Now(), t) },
+	"utc":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"plural":  plural,
+	"query":   func(v map[string]string) template.URL { return template.URL(encodeQuery(v)) },
+	"orgTell": orgTell,
+	"changes": auditChanges,
+}
+
+// orgTell returns what tells the organization o apart from the others of
+// orgs with the same name (the end of its ID, "…k3Lm"), or "" when its name
+// is its own.
+func orgTell(orgs []*redirects.Org, o *redirects.Org) string {
+	for _, x := range orgs {
+		if x.ID != o.ID && x.Name == o.Name {
+			return "…" + o.ID[max(0, len(o.ID)-4):]
+		}
+	}
+	return ""
 }
 
 // templates holds one template set per page: the layout and the page.

@@ -17,10 +17,12 @@ type route struct {
 func (h *handler) routeTable() []route {
 	return []route{
 		{method: "GET", pattern: "/static/{name}", public: true, handler: serveStatic},
-		{method: "GET", pattern: "/favicon.ico", public: true, handler: notFound},
+		{method: "GET", pattern: "/favicon.ico", public: true, handler: serveFavicon},
 		{method: "GET", pattern: "/login", public: true, handler: h.loginPage},
 		{method: "POST", pattern: "/login", public: true, handler: h.loginSubmit},
 		{method: "POST", pattern: "/logout", handler: h.logout},
+		{method: "GET", pattern: passwordPath, handler: h.passwordPage},
+		{method: "POST", pattern: passwordPath, handler: h.passwordChange},
 
 		{method: "GET", pattern: "/{$}", handler: h.home},
 		{method: "GET", pattern: "/operator/orgs", handler: h.orgsPage},
@@ -69,6 +71,8 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/projects/{project}/misses/forget", handler: h.missForget},
 		{method: "GET", pattern: "/projects/{project}/settings", handler: h.settingsPage},
 		{method: "POST", pattern: "/projects/{project}/settings/tests", handler: h.settingsTests},
+		{method: "POST", pattern: "/projects/{project}/settings/shrink-limit", handler: h.settingsShrinkLimit},
+		{method: "POST", pattern: "/projects/{project}/settings/hosts", handler: h.settingsHosts},
 
 		{method: "GET", pattern: "/projects/{project}/keys", handler: h.keysPage},
 		{method: "POST", pattern: "/projects/{project}/keys", handler: h.keyCreate},
@@ -91,12 +95,17 @@ func (h *handler) routes() http.Handler {
 	mux.HandleFunc("/", h.serve(h.authenticate(func(http.ResponseWriter, *http.Request) error {
 		return errNotFound("page")
 	})))
-	return headers(mux)
+	return headers(compress(mux), h.secure)
 }
 
-// notFound answers a plain 404 to what browsers ask for on their own.
-func notFound(w http.ResponseWriter, r *http.Request) error {
-	http.NotFound(w, r)
+// serveFavicon answers /favicon.ico, which browsers ask for on their own
+// whatever the page links, with the dashboard's icon (an SVG, which they
+// take under that name too), cached for a day.
+func serveFavicon(w http.ResponseWriter, r *http.Request) error {
+	a := assets[assetNames["favicon.svg"]]
+	w.Header().Set("Content-Type", a.contentType)
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Write(a.body)
 	return nil
 }
 
@@ -114,10 +123,15 @@ func (h *handler) serve(f func(http.ResponseWriter, *http.Request) error) http.H
 const contentSecurityPolicy = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // headers sets what every answer carries. Pages are not cached (they hold
-// account data and CSRF tokens); static assets set their own caching.
-func headers(next http.Handler) http.Handler {
+// account data and CSRF tokens); static assets set their own caching. Over
+// TLS (secure), every answer, the sign-in page and static files included,
+// tells browsers to keep to TLS, as the API's answers do.
+func headers(next http.Handler, secure bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
+		if secure {
+			hd.Set("Strict-Transport-Security", "max-age=31536000")
+		}
 		hd.Set("Content-Security-Policy", contentSecurityPolicy)
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("X-Content-Type-Options", "nosniff")

@@ -12,6 +12,7 @@
 package ui
 
 import (
+	"crypto/rand"
 	"log/slog"
 	"net/http"
 	"time"
@@ -41,6 +42,10 @@ type Config struct {
 	Logins *manage.Logins
 	// Builder renders a deployment's exports; nil is export.Render.
 	Builder redirects.Builder
+	// LoginKey signs the sign-in form's token. Management nodes behind
+	// one address share it, so a form served by one can be posted to
+	// another; empty makes a random key for this process.
+	LoginKey []byte
 }
 
 // handler holds what every page needs.
@@ -55,13 +60,16 @@ type handler struct {
 	builder  redirects.Builder
 	// uploads keeps the import files checked and waiting for an Apply.
 	uploads *uploads
+	// loginKey signs the sign-in form's token (loginToken).
+	loginKey []byte
 }
 
 // Handler returns the dashboard. It panics if cfg.Store or cfg.Accounts is
 // nil: that is a wiring mistake.
 func Handler(cfg Config) http.Handler {
 	h := &handler{store: cfg.Store, accounts: cfg.Accounts, clock: cfg.Clock, logger: cfg.Logger,
-		secure: cfg.Secure, ttl: cfg.SessionTTL, logins: cfg.Logins, builder: cfg.Builder, uploads: &uploads{}}
+		secure: cfg.Secure, ttl: cfg.SessionTTL, logins: cfg.Logins, builder: cfg.Builder, uploads: &uploads{},
+		loginKey: cfg.LoginKey}
 	if h.store == nil {
 		panic("ui: Config.Store is nil")
 	}
@@ -82,6 +90,10 @@ func Handler(cfg Config) http.Handler {
 	}
 	if h.builder == nil {
 		h.builder = export.Render
+	}
+	if len(h.loginKey) == 0 {
+		h.loginKey = make([]byte, 32)
+		rand.Read(h.loginKey)
 	}
 	return h.routes()
 }

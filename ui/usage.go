@@ -40,6 +40,9 @@ type usageData struct {
 	// Keys are the keys with usage this month or in force, busiest first,
 	// as the API's usage lists them.
 	Keys []keyUsageRow
+	// MonthsPeak and DaysPeak are the tops of the two charts' scales (the
+	// busiest month and day), written on their axes.
+	MonthsPeak, DaysPeak int64
 }
 
 // quotaWarnPercent is the share of the monthly quota from which the page
@@ -113,6 +116,7 @@ func (h *handler) usagePage(w http.ResponseWriter, r *http.Request) error {
 		}
 		m.Y, m.X = 100-m.Height, i*10
 	}
+	d.MonthsPeak = peak
 	d.This = d.Months[len(d.Months)-1]
 	if !d.Quota.IsUnlimited() && d.Quota > 0 {
 		d.UsedPercent = int(d.This.Total * 100 / int64(d.Quota))
@@ -132,6 +136,9 @@ func (h *handler) dailyUsage(r *http.Request, o *redirects.Org, first, now time.
 		return err
 	}
 	d.Days, d.DaysWidth = dayBars(u.Days), len(u.Days)*10
+	for _, x := range u.Days {
+		d.DaysPeak = max(d.DaysPeak, x.Count)
+	}
 	projects, err := h.store.FindProjects(r.Context(), o.ID)
 	if err != nil {
 		return err

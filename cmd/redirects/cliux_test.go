@@ -135,11 +135,15 @@ func TestRuleImportHelpDescribesCSV(t *testing.T) {
 	for _, want := range []string{
 		"source,destination,statusCode,matchType,priority",
 		"301 or 302", "exact or starts_with", "optional column",
-		`double quotes`, `"/a,b"`, "all or nothing", "--errors-file", "--replace",
+		`double quotes`, `"/a,b"`, "all or nothing", "--errors-file", "--replace", "in any order",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rule import --help does not say %q:\n%s", want, out)
 		}
+	}
+	// The reader takes the columns in any order, as the README says.
+	if strings.Contains(out, "in this order") {
+		t.Errorf("rule import --help says the columns come in one order; the reader takes any:\n%s", out)
 	}
 }
 

@@ -22,6 +22,7 @@ type config struct {
 	logLevel    string // --log-level, REDIRECTS_LOG_LEVEL
 	logFormat   string // --log-format, REDIRECTS_LOG_FORMAT
 	engine      string // --engine, REDIRECTS_ENGINE
+	loginKey    string // REDIRECTS_LOGIN_KEY: the sign-in form's key, shared by management nodes
 
 	user     string // USER: who runs the command, if the process's user has no name
 	sudoUser string // SUDO_USER: who ran sudo
@@ -42,6 +43,7 @@ func readConfig(getenv func(string) string) config {
 		logLevel:    getenv("REDIRECTS_LOG_LEVEL"),
 		logFormat:   getenv("REDIRECTS_LOG_FORMAT"),
 		engine:      getenv("REDIRECTS_ENGINE"),
+		loginKey:    getenv("REDIRECTS_LOGIN_KEY"),
 		user:        getenv("USER"),
 		sudoUser:    getenv("SUDO_USER"),
 	}

@@ -66,8 +66,13 @@ func TestDashboardImport(t *testing.T) {
 	b.see("1 rule, 1 shown")
 	b.notSee("/c")
 
-	// The fixed file: the dry run's report, then Apply.
+	// The fixed file, in upsert mode: the dry run's report, then Apply.
+	// The mode is append until one is picked, as in the CLI and the API.
 	b.click("Import")
+	if mode := get(b, chromedp.Evaluate[string](`document.querySelector('input[name=mode]:checked').value`)); mode != "append" {
+		t.Errorf("the Import tab starts on %q, want append", mode)
+	}
+	b.run(chromedp.Click(chromedp.CSS(`input[name=mode][value=upsert]`)))
 	upload(write("good.csv", "source,destination,statusCode,matchType\n"+
 		"/keep,/kept,301,exact\n"+
 		"/x,/y,301,exact\n"+
@@ -78,6 +83,7 @@ func TestDashboardImport(t *testing.T) {
 	b.open("/projects/" + project + "/rules")
 	b.see("1 rule, 1 shown")
 	b.click("Import")
+	b.run(chromedp.Click(chromedp.CSS(`input[name=mode][value=upsert]`)))
 	upload(filepath.Join(dir, "good.csv"))
 	b.click("Apply")
 	if loc := b.location(); !strings.HasPrefix(loc, "/projects/"+project+"/rules") {

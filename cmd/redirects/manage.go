@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"errors"
 	"flag"
@@ -98,10 +99,18 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 	// The API and the dashboard share one login counter, so switching
 	// doors gains a guesser nothing.
 	logins := manage.NewLogins(manage.LoginLimits{}, c.m.Clock)
+	// The sign-in form's key: shared by the management nodes behind one
+	// address when REDIRECTS_LOGIN_KEY is set, else one per process (a
+	// store that reconnects keeps it).
+	loginKey := []byte(c.cfg.loginKey)
+	if len(loginKey) == 0 {
+		loginKey = make([]byte, 32)
+		rand.Read(loginKey)
+	}
 	api := func(s Database) http.Handler {
 		mux := http.NewServeMux()
 		mux.Handle("/manage/", manage.Handler(manage.Config{Store: s, Accounts: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
-		mux.Handle("/", ui.Handler(ui.Config{Store: s, Accounts: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
+		mux.Handle("/", ui.Handler(ui.Config{Store: s, Accounts: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins, LoginKey: loginKey}))
 		return mux
 	}
 	s, err := OpenStore(ctx, url, c.m.Clock)

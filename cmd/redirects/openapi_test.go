@@ -26,6 +26,8 @@ var notExercised = map[string]string{
 	"GET /v1/lookup 500": "needs the store to fail while loading an older deployment",
 	"GET /v1/lookup 503": "needs the store to be unreachable with nothing cached",
 	"GET /v1/export 500": "needs the store to fail while loading an export",
+	"GET /healthz 503":   "needs a node whose store is not loaded yet or that is shutting down (TestReadyzWithoutStore)",
+	"GET /readyz 503":    "needs a node whose store is not loaded yet or that is shutting down (TestReadyzWithoutStore)",
 }
 
 // codesNotExercised lists the Error codes of those same answers.
@@ -200,6 +202,8 @@ func TestOpenAPIDocument(t *testing.T) {
 	want := map[string][]string{
 		"/v1/lookup": {"200", "204", "400", "401", "404", "405", "429", "500", "503"},
 		"/v1/export": {"200", "304", "400", "401", "404", "405", "429", "500"},
+		"/healthz":   {"200", "503"},
+		"/readyz":    {"200", "503"},
 	}
 	params := map[string][]string{"/v1/lookup": {"project", "path", "version"}, "/v1/export": {"project", "format", "version"}}
 	if n := doc.Paths.Len(); n != len(want) {
@@ -424,6 +428,13 @@ func testOpenAPI(t *testing.T, c *cli) {
 	wantStatus(get(lookupURL(pQuota, ""), keyQuota), 429, "QUOTA_EXCEEDED")
 	if r := get(export(pQuota, "csv"), keyQuota); r.status != 200 {
 		t.Fatalf("export past the quota: %d %s", r.status, r.body)
+	}
+
+	// The probes, with no key.
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		if r := get(probe, ""); r.status != 200 {
+			t.Fatalf("GET %s: %d %s", probe, r.status, r.body)
+		}
 	}
 
 	// Paths outside the document still answer with the Error body.

@@ -84,6 +84,19 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	// Each run prints a fresh key; the keys earlier runs printed are
+	// revoked, so a demo database does not gather live keys.
+	keys, err := s.FindKeys(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	for _, old := range keys {
+		if old.Name == "quickstart" && old.RevokedAt == nil {
+			if _, err := s.RevokeKey(ctx, p.ID, old.ID); err != nil {
+				return err
+			}
+		}
+	}
 	k, secret := redirects.NewKey(p.ID, "quickstart", false, c.m.Clock.Now())
 	if err := s.CreateKey(ctx, k); err != nil {
 		return err
@@ -109,7 +122,7 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 		fmt.Fprintf(&b, "# no rule for the path (204):\ncurl -i -H 'X-API-Key: %s' '%s/v1/lookup?project=%s&path=/nowhere'\n\n", secret, base, p.ID)
 		fmt.Fprintf(&b, "# the rules as an nginx config:\ncurl -H 'X-API-Key: %s' '%s/v1/export?project=%s&format=nginx'\n\n", secret, base, p.ID)
 		if c.manage.bound != "" {
-			printManageLogin(&b, c.manage.bound, login)
+			printManageLogin(&b, c.manage.bound, c.manage.tls != nil, login)
 		}
 		fmt.Fprintf(&b, "Press Ctrl-C to stop. Manage rules with: redirects rule add --project %s ...\n", p.ID)
 		fmt.Fprint(c.m.Stdout, b.String())
@@ -167,7 +180,7 @@ func demoOperator(ctx context.Context, s redirects.Store, orgID string) (string,
 	u, err := a.FindUserByEmail(ctx, demoOperatorEmail)
 	switch {
 	case redirects.ErrorCode(err) == redirects.ENOTFOUND:
-		u = &redirects.User{Email: demoOperatorEmail, PasswordHash: hash, Operator: true}
+		u = &redirects.User{Email: demoOperatorEmail, PasswordHash: hash, Operator: true, MustChangePassword: true}
 		if err := a.CreateUser(ctx, u); err != nil {
 			return "", err
 		}
@@ -179,6 +192,9 @@ func demoOperator(ctx context.Context, s redirects.Store, orgID string) (string,
 		if err := a.SetUserPassword(ctx, u.ID, hash); err != nil {
 			return "", err
 		}
+		if err := a.RequirePasswordChange(ctx, u.ID); err != nil {
+			return "", err
+		}
 	}
 	if err := a.SetMember(ctx, &redirects.Membership{OrgID: orgID, UserID: u.ID, Role: redirects.RoleOwner}); err != nil {
 		return "", err
@@ -187,13 +203,18 @@ func demoOperator(ctx context.Context, s redirects.Store, orgID string) (string,
 }
 
 // printManageLogin prints the dashboard's and the management API's
-// addresses and a login for both.
-func printManageLogin(b *strings.Builder, addr, password string) {
+// addresses and a login for both, with https addresses when the listener
+// serves TLS.
+func printManageLogin(b *strings.Builder, addr string, tls bool, password string) {
 	host, port, _ := net.SplitHostPort(addr)
 	if host == "" || host == "::" || host == "0.0.0.0" {
 		host = "127.0.0.1"
 	}
-	root := "http://" + net.JoinHostPort(host, port)
+	scheme := "http://"
+	if tls {
+		scheme = "https://"
+	}
+	root := scheme + net.JoinHostPort(host, port)
 	base := root + "/manage/v1"
 	fmt.Fprintf(b, "Dashboard: %s/  (sign in with the login below)\n", root)
 	fmt.Fprintf(b, "Management API: %s/\n", base)

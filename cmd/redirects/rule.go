@@ -89,7 +89,7 @@ const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per 
                first (0..1000000); an empty cell, or a file without the
                column, gives 100
 
-The header names the columns in this order, with or without priority; case
+The header names the columns, in any order, with or without priority; case
 and a UTF-8 byte order mark do not matter. Blank lines are skipped. A field
 that holds a comma, a double quote or a line break is put in double quotes,
 with a double quote inside it doubled: "/a,b" or "/say ""hi""". One file may

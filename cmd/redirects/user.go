@@ -142,7 +142,9 @@ func (c *cmd) userCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	u := &redirects.User{Email: e, PasswordHash: hash, Operator: *operator}
+	// A printed one-time password is the user's to replace at their first
+	// sign-in on the dashboard.
+	u := &redirects.User{Email: e, PasswordHash: hash, Operator: *operator, MustChangePassword: generated}
 	if err := a.CreateUser(ctx, u); err != nil {
 		return err
 	}
@@ -256,6 +258,9 @@ func (c *cmd) userResetPassword(ctx context.Context, args []string) error {
 		return err
 	}
 	if generated {
+		if err := a.RequirePasswordChange(ctx, u.ID); err != nil {
+			return err
+		}
 		c.infof("reset the password of %s <%s>; one-time password (shown only now): %s", u.ID, u.Email, pw)
 	} else {
 		c.infof("reset the password of %s <%s>", u.ID, u.Email)

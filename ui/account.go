@@ -1,0 +1,67 @@
+package ui
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"redirects"
+	"redirects/manage"
+)
+
+// passwordPath is the change-password page; a user whose password is a
+// one-time password is sent there before anything else.
+const passwordPath = "/account/password"
+
+type passwordData struct {
+	// Required is set while the user's password is a one-time password.
+	Required bool
+	// Next is where to go once the password is changed.
+	Next string
+}
+
+// passwordPage shows the change-password form.
+func (h *handler) passwordPage(w http.ResponseWriter, r *http.Request) error {
+	v := viewerOf(r)
+	return h.render(w, r, http.StatusOK, "password", &page{Title: "Change your password",
+		Data: passwordData{Required: v.user.MustChangePassword, Next: safeNext(r.URL.Query().Get("next"))}})
+}
+
+// passwordChange sets the user's password, as the API's POST
+// /manage/v1/session/password does: the current password, a new one that
+// meets the rules, typed twice. Every session of the user ends; this
+// browser gets a new one.
+func (h *handler) passwordChange(w http.ResponseWriter, r *http.Request) error {
+	v := viewerOf(r)
+	back := passwordPath
+	if next := r.PostFormValue("next"); next != "" {
+		back += "?next=" + url.QueryEscape(next)
+	}
+	current, fresh := r.PostFormValue("current-password"), r.PostFormValue("new-password")
+	switch {
+	case !redirects.VerifyPassword(v.user.PasswordHash, current):
+		return h.redirect(w, r, back, flashErr, "The current password is wrong: nothing was changed.")
+	case fresh != r.PostFormValue("new-password-again"):
+		return h.redirect(w, r, back, flashErr, "The two new passwords differ: type the same one twice.")
+	case fresh == current:
+		return h.redirect(w, r, back, flashErr, "The new password is the current one: choose another.")
+	}
+	if err := redirects.CheckPasswordRules(fresh); err != nil {
+		return h.redirect(w, r, back, flashErr, "The new password was not set: "+message(err))
+	}
+	hash, err := redirects.HashPassword(fresh)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if err := h.accounts.SetUserPassword(ctx, v.user.ID, hash); err != nil {
+		return err
+	}
+	s, secret := redirects.NewSession(v.user.ID, h.clock.Now(), h.ttl)
+	if err := h.accounts.CreateSession(ctx, s); err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{Name: manage.SessionCookie, Value: secret, Path: "/", Expires: s.ExpiresAt,
+		MaxAge: int(h.ttl / time.Second), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
+	return h.redirect(w, r, safeNext(r.PostFormValue("next")), flashOK, "Your password is changed. Every other browser signed in as "+v.user.Email+" is signed out.")
+}
