@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/export"
 	"redirects/internal/servertest"
 )
@@ -88,7 +89,7 @@ func TestHAProxyAnswersBrowsers(t *testing.T) {
 	servertest.WriteFile(t, cfg, []byte(servertest.HAProxyHead+servertest.HAProxyFrontend("f", port, dir, body)))
 	servertest.Check(t, bin, "-c", "-f", cfg)
 	servertest.Start(t, []int{port}, bin, "-db", "-f", cfg)
-	api := redirects.Compile(rules)
+	api := engine.Compile(rules)
 	client := &http.Transport{}
 	defer client.CloseIdleConnections()
 	for _, path := range []string{
