@@ -93,7 +93,7 @@ func TestLoginTokenIsBoundOnTheServer(t *testing.T) {
 		t.Fatalf("the form's token is the cookie's value: it must be bound on the server")
 	}
 	planted := strings.Repeat("A", 32)
-	other := Handler(Config{Store: e.db, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	other := Handler(Config{Store: e.db, Accounts: e.db, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	otherEnv := &env{db: e.db, h: other}
 	otherCookie, otherToken := otherEnv.loginForm(t)
 	for _, tc := range []struct {
@@ -139,7 +139,7 @@ func TestHSTSOnEveryAnswerOverTLS(t *testing.T) {
 	}{{"/login", false}, {"/", false}, {"/static/" + assetNames["app.css"], false}, {"/favicon.ico", false},
 		{"/orgs/" + e.org.ID, true}, {"/projects/" + e.project.ID + "/rules", true}, {"/no/such/page", true}}
 	for _, secure := range []bool{false, true} {
-		e.h = Handler(Config{Store: e.db, Secure: secure, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+		e.h = Handler(Config{Store: e.db, Accounts: e.db, Secure: secure, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 		for _, p := range paths {
 			res, _ := e.do("GET", p.path, nil, p.signedIn)
 			got := res.Header.Get("Strict-Transport-Security")

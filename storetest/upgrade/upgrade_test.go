@@ -28,6 +28,7 @@ func check(t *testing.T, s store, path string) {
 		t.Fatal(err)
 	}
 	f := readFixture(t, b)
+	normalize(t, &f.Answers)
 	want := encode(t, f.Answers)
 	got := encode(t, collect(t, s, f))
 	if !bytes.Equal(got, want) {
