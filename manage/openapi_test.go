@@ -351,6 +351,8 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if !before.MustChangePassword {
 		t.Fatalf("a one-time password's session: mustChangePassword false")
 	}
+	// Until then every other operation refuses the session.
+	d.checkError(cs.do("GET", "/manage/v1/orgs", nil), 403, codePasswordChange)
 	pwPath := "/manage/v1/session/password"
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW}).want(t, 400, codeMissingField)
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": "wrong", "newPassword": "a new password, long enough"}).want(t, 401, codeUnauthenticated)
