@@ -366,6 +366,16 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if u, _ := e.store.FindUserByID(e.ctx, changer.ID); u.MustChangePassword || !redirects.VerifyPassword(u.PasswordHash, "a new password, long enough") {
 		t.Fatalf("the stored user after the change: must change %v", u.MustChangePassword)
 	}
+	// Wrong current passwords count as failed sign-ins: past the
+	// account's 3, even the right one is refused.
+	guesser, guesserPW := e.user("guesser@example.com", false)
+	gs := e.session(guesser)
+	for range 3 {
+		d.call(gs, "POST", pwPath, map[string]any{"currentPassword": "wrong", "newPassword": "a new password, long enough"}).want(t, 401, codeUnauthenticated)
+	}
+	if r := d.call(gs, "POST", pwPath, map[string]any{"currentPassword": guesserPW, "newPassword": "a new password, long enough"}).want(t, 429, codeLoginLimit); r.header.Get("Retry-After") == "" {
+		t.Fatalf("429 without Retry-After")
+	}
 	d.call(viewerToken, "GET", "/manage/v1/session", nil).want(t, 404, "NOT_FOUND")
 	d.call(viewerToken, "DELETE", "/manage/v1/session", nil).want(t, 404, "NOT_FOUND")
 	ended := e.session(adminUser)
