@@ -93,7 +93,7 @@ func TestLoginTokenIsBoundOnTheServer(t *testing.T) {
 		t.Fatalf("the form's token is the cookie's value: it must be bound on the server")
 	}
 	planted := strings.Repeat("A", 32)
-	other := Handler(Config{Store: e.db, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	other := Handler(Config{Store: e.db, Accounts: e.db, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	otherEnv := &env{db: e.db, h: other}
 	otherCookie, otherToken := otherEnv.loginForm(t)
 	for _, tc := range []struct {
