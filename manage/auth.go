@@ -61,7 +61,10 @@ func safeMethod(m string) bool {
 // in Authorization, else from the session cookie, whose state-changing
 // requests must also carry the CSRF token. It puts the caller, and the
 // actor the stores record in the audit log, into the request's context.
-func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
+// A session whose password is a one-time password gets only the routes
+// marked oneTime, as the dashboard sends it to its change-password form
+// first; a management token is not affected.
+func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) error, oneTime bool) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		c, actor, err := h.identify(r)
 		if err != nil {
@@ -69,6 +72,9 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 		}
 		if c.session != nil && !safeMethod(r.Method) && !c.session.CheckCSRF(r.Header.Get(CSRFHeader)) {
 			return newError(http.StatusForbidden, codeCSRF, "a request made with the session cookie that changes something needs the header %s with the csrfToken the login answered", CSRFHeader)
+		}
+		if c.session != nil && c.user.MustChangePassword && !oneTime {
+			return newError(http.StatusForbidden, codePasswordChange, "your password is a one-time password: change it first (POST /manage/v1/session/password with currentPassword and newPassword); until then only that, GET and DELETE /manage/v1/session are served")
 		}
 		ctx := context.WithValue(r.Context(), callerKey{}, c)
 		ctx = redirects.WithActor(ctx, actor)

@@ -44,6 +44,7 @@ const (
 	codeMethod           = "METHOD_NOT_ALLOWED"
 	codeCSRF             = "CSRF_TOKEN_INVALID"
 	codeLoginLimit       = "TOO_MANY_LOGIN_ATTEMPTS"
+	codePasswordChange   = "PASSWORD_CHANGE_REQUIRED"
 	codeConfirm          = "CONFIRMATION_MISMATCH"
 	codeConfirmRequired  = "CONFIRMATION_REQUIRED"
 	codeUnauthenticated  = "UNAUTHENTICATED"

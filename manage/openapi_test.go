@@ -351,6 +351,8 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if !before.MustChangePassword {
 		t.Fatalf("a one-time password's session: mustChangePassword false")
 	}
+	// Until then every other operation refuses the session.
+	d.checkError(cs.do("GET", "/manage/v1/orgs", nil), 403, codePasswordChange)
 	pwPath := "/manage/v1/session/password"
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW}).want(t, 400, codeMissingField)
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": "wrong", "newPassword": "a new password, long enough"}).want(t, 401, codeUnauthenticated)
@@ -363,6 +365,16 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(cs, "GET", "/manage/v1/session", nil).want(t, 401, codeUnauthenticated)
 	if u, _ := e.store.FindUserByID(e.ctx, changer.ID); u.MustChangePassword || !redirects.VerifyPassword(u.PasswordHash, "a new password, long enough") {
 		t.Fatalf("the stored user after the change: must change %v", u.MustChangePassword)
+	}
+	// Wrong current passwords count as failed sign-ins: past the
+	// account's 3, even the right one is refused.
+	guesser, guesserPW := e.user("guesser@example.com", false)
+	gs := e.session(guesser)
+	for range 3 {
+		d.call(gs, "POST", pwPath, map[string]any{"currentPassword": "wrong", "newPassword": "a new password, long enough"}).want(t, 401, codeUnauthenticated)
+	}
+	if r := d.call(gs, "POST", pwPath, map[string]any{"currentPassword": guesserPW, "newPassword": "a new password, long enough"}).want(t, 429, codeLoginLimit); r.header.Get("Retry-After") == "" {
+		t.Fatalf("429 without Retry-After")
 	}
 	d.call(viewerToken, "GET", "/manage/v1/session", nil).want(t, 404, "NOT_FOUND")
 	d.call(viewerToken, "DELETE", "/manage/v1/session", nil).want(t, 404, "NOT_FOUND")

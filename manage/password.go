@@ -1,6 +1,7 @@
 package manage
 
 import (
+	"math"
 	"net/http"
 	"time"
 
@@ -18,7 +19,8 @@ type passwordChange struct {
 // cookie's session (a management token cannot), the current password and
 // a new one that meets the password rules. Every session of the user ends,
 // as with a reset; the answer is a new session, cookie and CSRF token, as
-// a sign-in's, and the one-time mark (mustChangePassword) is cleared.
+// a sign-in's, and the one-time mark (mustChangePassword) is cleared. A
+// wrong current password counts as a failed sign-in (see Logins).
 func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) error {
 	c := callerOf(r)
 	if c.session == nil {
@@ -34,9 +36,22 @@ func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if req.NewPassword == nil {
 		return missingField("newPassword")
 	}
+	// A wrong current password is a failed sign-in: it counts against the
+	// account's and the address's limits, and past them even the right
+	// one is refused for now, so a stolen session cannot guess faster than
+	// the sign-in form lets anyone.
+	addr := remoteIP(r)
+	if wait := h.logins.blocked(c.user.Email, addr); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		e := newError(http.StatusTooManyRequests, codeLoginLimit, "too many failed sign-ins or password checks for this account or from this address; try again in %d seconds", secs)
+		e.retryAfter = secs
+		return e
+	}
 	if !redirects.VerifyPassword(c.user.PasswordHash, *req.CurrentPassword) {
+		h.logins.fail(c.user.Email, addr)
 		return newError(http.StatusUnauthorized, codeUnauthenticated, "the current password is wrong")
 	}
+	h.logins.succeed(c.user.Email)
 	if *req.NewPassword == *req.CurrentPassword {
 		return redirects.Errorf(redirects.EINVALID, "newPassword is the current password: choose another")
 	}

@@ -12,7 +12,11 @@ type route struct {
 	method  string
 	pattern string
 	// public routes need no caller: signing in.
-	public  bool
+	public bool
+	// oneTime routes serve a session whose password is a one-time
+	// password (User.MustChangePassword): reading and ending the session,
+	// and changing the password. Every other route refuses it.
+	oneTime bool
 	handler func(http.ResponseWriter, *http.Request) error
 }
 
@@ -22,9 +26,9 @@ func (h *handler) routeTable() []route {
 	const v1 = "/manage/v1"
 	return []route{
 		{method: "POST", pattern: v1 + "/session", public: true, handler: h.login},
-		{method: "GET", pattern: v1 + "/session", handler: h.whoami},
-		{method: "DELETE", pattern: v1 + "/session", handler: h.logout},
-		{method: "POST", pattern: v1 + "/session/password", handler: h.changePassword},
+		{method: "GET", pattern: v1 + "/session", oneTime: true, handler: h.whoami},
+		{method: "DELETE", pattern: v1 + "/session", oneTime: true, handler: h.logout},
+		{method: "POST", pattern: v1 + "/session/password", oneTime: true, handler: h.changePassword},
 
 		{method: "GET", pattern: v1 + "/orgs", handler: h.orgList},
 		{method: "POST", pattern: v1 + "/orgs", handler: h.orgCreate},
@@ -88,7 +92,7 @@ func (h *handler) routes() http.Handler {
 	for _, rt := range h.routeTable() {
 		f := rt.handler
 		if !rt.public {
-			f = h.authenticate(f)
+			f = h.authenticate(f, rt.oneTime)
 		}
 		mux.HandleFunc(rt.method+" "+rt.pattern, h.serve(f))
 		if _, ok := allow[rt.pattern]; !ok {

@@ -219,3 +219,56 @@ func testTokens(t *testing.T, open newStoreFunc) {
 	// A well-formed token nobody issued.
 	e.withToken(redirects.ManagementTokenPrefix+strings.Repeat("A", 32)).do("GET", obase, nil).want(t, 401, codeUnauthenticated)
 }
+
+// TestPasswordChangeCountsAgainstLoginLimits: a wrong current password on
+// POST /session/password is a failed sign-in: it counts per account and
+// per address with the sign-ins, and past the limit the change is refused
+// (429, Retry-After), even with the right password, and so is a sign-in.
+func TestPasswordChangeCountsAgainstLoginLimits(t *testing.T) {
+	limits := LoginLimits{PerAccount: 3, PerAddress: 5, Window: 10 * time.Minute}
+	e := newEnv(t, newSQLite, false, func(c *Config) { c.LoginLimits = limits })
+	u, pw := e.user("grace@example.com", false)
+	c := e.session(u)
+	const fresh = "a new password, long enough"
+	change := func(current string) *resp {
+		return c.do("POST", "/manage/v1/session/password", map[string]string{"currentPassword": current, "newPassword": fresh})
+	}
+	login := func(email, pw string) *resp {
+		return e.anon().do("POST", "/manage/v1/session", map[string]string{"email": email, "password": pw})
+	}
+	// Two wrong current passwords and one wrong sign-in reach the
+	// account's limit of 3.
+	change("not the password").want(t, 401, codeUnauthenticated)
+	change("not the password").want(t, 401, codeUnauthenticated)
+	login(u.Email, "not the password").want(t, 401, codeUnauthenticated)
+	r := change(pw).want(t, 429, codeLoginLimit)
+	if ra, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || ra <= 0 || ra > 600 {
+		t.Fatalf("Retry-After %q", r.header.Get("Retry-After"))
+	}
+	login(u.Email, pw).want(t, 429, codeLoginLimit)
+	if got, _ := e.store.FindUserByID(e.ctx, u.ID); !redirects.VerifyPassword(got.PasswordHash, pw) {
+		t.Fatal("a refused change changed the password")
+	}
+	c.do("GET", "/manage/v1/session", nil).want(t, 200)
+
+	// Once the failures leave the window, the right password changes it,
+	// and clears the account's count.
+	e.clock.Add(limits.Window)
+	change(pw).want(t, 200)
+	if got, _ := e.store.FindUserByID(e.ctx, u.ID); !redirects.VerifyPassword(got.PasswordHash, fresh) {
+		t.Fatal("the change did not set the new password")
+	}
+
+	// Per address: wrong current passwords and wrong sign-ins of other
+	// accounts add up to the address's 5.
+	e.clock.Add(limits.Window)
+	c2 := e.session(u)
+	for i := range 3 {
+		login(fmt.Sprintf("guess%d@example.com", i), "wrong password!").want(t, 401)
+	}
+	c = c2
+	change("not the password").want(t, 401, codeUnauthenticated)
+	change("not the password").want(t, 401, codeUnauthenticated)
+	change(fresh).want(t, 429, codeLoginLimit)
+	login(u.Email, fresh).want(t, 429, codeLoginLimit)
+}

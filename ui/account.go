@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"net/http"
 	"net/url"
 	"time"
@@ -30,7 +31,8 @@ func (h *handler) passwordPage(w http.ResponseWriter, r *http.Request) error {
 // passwordChange sets the user's password, as the API's POST
 // /manage/v1/session/password does: the current password, a new one that
 // meets the rules, typed twice. Every session of the user ends; this
-// browser gets a new one.
+// browser gets a new one. A wrong current password counts as a failed
+// sign-in.
 func (h *handler) passwordChange(w http.ResponseWriter, r *http.Request) error {
 	v := viewerOf(r)
 	back := passwordPath
@@ -38,9 +40,18 @@ func (h *handler) passwordChange(w http.ResponseWriter, r *http.Request) error {
 		back += "?next=" + url.QueryEscape(next)
 	}
 	current, fresh := r.PostFormValue("current-password"), r.PostFormValue("new-password")
-	switch {
-	case !redirects.VerifyPassword(v.user.PasswordHash, current):
+	// A wrong current password is a failed sign-in: it counts against the
+	// limits the sign-in form and the API share.
+	addr := remoteIP(r)
+	if wait := h.logins.Blocked(v.user.Email, addr); wait > 0 {
+		return h.redirect(w, r, back, flashErr, "Too many failed sign-ins or password checks for this account or from this address: try again in "+plural(int(math.Ceil(wait.Seconds())), "second")+". Nothing was changed.")
+	}
+	if !redirects.VerifyPassword(v.user.PasswordHash, current) {
+		h.logins.Fail(v.user.Email, addr)
 		return h.redirect(w, r, back, flashErr, "The current password is wrong: nothing was changed.")
+	}
+	h.logins.Succeed(v.user.Email)
+	switch {
 	case fresh != r.PostFormValue("new-password-again"):
 		return h.redirect(w, r, back, flashErr, "The two new passwords differ: type the same one twice.")
 	case fresh == current:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -318,5 +319,57 @@ func TestOneTimePasswordMustBeChanged(t *testing.T) {
 	e.cookie = cookie
 	if res, _ := e.do("GET", page, nil, true); res.StatusCode != 200 {
 		t.Fatalf("the new session: %d", res.StatusCode)
+	}
+}
+
+// TestPasswordChangeCountsAgainstLoginLimits: a wrong current password on
+// the change-password form is a failed sign-in, counted in the limits the
+// sign-in form and the API share: past them the change is refused even
+// with the right password, and so are the dashboard's and the API's
+// sign-ins.
+func TestPasswordChangeCountsAgainstLoginLimits(t *testing.T) {
+	e := newEnv(t)
+	logins := manage.NewLogins(manage.LoginLimits{PerAccount: 3, PerAddress: 100}, nil)
+	e.h = Handler(Config{Store: e.db, Accounts: e.db, Logins: logins})
+	api := httptest.NewServer(manage.Handler(manage.Config{Store: e.db, Accounts: e.db, Logins: logins}))
+	defer api.Close()
+	const pw, fresh = "correct horse battery staple", "a much better passphrase"
+	change := func(current string) (*http.Response, string) {
+		res, _ := e.do("POST", "/account/password", url.Values{"csrf": {e.csrf}, "current-password": {current}, "new-password": {fresh}, "new-password-again": {fresh}}, true)
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("POST /account/password: %d", res.StatusCode)
+		}
+		// The message the redirect carries to the next page.
+		for _, c := range res.Cookies() {
+			if c.Name == flashCookie {
+				b, _ := base64.RawURLEncoding.DecodeString(c.Value)
+				return res, string(b)
+			}
+		}
+		return res, ""
+	}
+	for range 3 {
+		if _, body := change("not the password"); !strings.Contains(body, "The current password is wrong") {
+			t.Fatalf("a wrong current password: the message is %q", body)
+		}
+	}
+	res, body := change(pw)
+	if !strings.HasPrefix(res.Header.Get("Location"), "/account/password") || !strings.Contains(body, "Too many failed sign-ins") {
+		t.Fatalf("the right password past the limit: %s %q", res.Header.Get("Location"), body)
+	}
+	if got, _ := e.db.FindUserByEmail(context.Background(), "owner@example.com"); !redirects.VerifyPassword(got.PasswordHash, pw) {
+		t.Fatal("a refused change changed the password")
+	}
+	cookie, token := e.loginForm(t)
+	if res := e.postLogin(cookie, url.Values{"csrf": {token}, "email": {"owner@example.com"}, "password": {pw}}, nil); res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("the dashboard's sign-in after three wrong current passwords: %d, want 429", res.StatusCode)
+	}
+	res, err := http.Post(api.URL+"/manage/v1/session", "application/json", strings.NewReader(`{"email": "owner@example.com", "password": "`+pw+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("the API's sign-in after three wrong current passwords: %d, want 429", res.StatusCode)
 	}
 }
