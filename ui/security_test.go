@@ -139,7 +139,7 @@ func TestHSTSOnEveryAnswerOverTLS(t *testing.T) {
 	}{{"/login", false}, {"/", false}, {"/static/" + assetNames["app.css"], false}, {"/favicon.ico", false},
 		{"/orgs/" + e.org.ID, true}, {"/projects/" + e.project.ID + "/rules", true}, {"/no/such/page", true}}
 	for _, secure := range []bool{false, true} {
-		e.h = Handler(Config{Store: e.db, Secure: secure, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+		e.h = Handler(Config{Store: e.db, Accounts: e.db, Secure: secure, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 		for _, p := range paths {
 			res, _ := e.do("GET", p.path, nil, p.signedIn)
 			got := res.Header.Get("Strict-Transport-Security")
