@@ -758,6 +758,7 @@ func TestDashboard(t *testing.T) {
 	b.see("CI deploys", "editor", "alice@example.com", "…"+token[len(token)-4:])
 	b.click("Revoke")
 	b.see("Revoke token …" + token[len(token)-4:] + "?")
+	b.shot("token-revoke")
 	b.click("Revoke token …" + token[len(token)-4:])
 	b.see("Revoked token …" + token[len(token)-4:])
 	if code := withToken(); code != 401 {
@@ -830,10 +831,51 @@ func TestDashboard(t *testing.T) {
 	b.see("Beta", "override", "10000")
 	b.shot("operator-orgs")
 	b.clickAt(`//a[@aria-label="Edit Beta"]`)
+	b.see("Edit Beta", "Save organization")
+	b.shot("operator-org-edit")
 	b.choose("Tier", "pro")
 	b.fill("Monthly quota override (requests a month; empty for the tier's 10000)", "unlimited")
 	b.click("Save organization")
 	b.see("Saved Beta: pro, 50 requests a minute, unlimited a month.")
+
+	// Change password: the form, and a wrong current password refused.
+	b.clickAt(`//header//a[normalize-space()="Change password"]`)
+	b.see("Change your password", "Current password", "New password again")
+	b.shot("password")
+	b.fill("Current password", "not the password")
+	b.fill("New password", "a new password, long enough")
+	b.fill("New password again", "a new password, long enough")
+	b.clickAt(`//main//button[normalize-space()="Change password"]`)
+	b.see("The current password is wrong: nothing was changed.")
+	b.shot("password-error")
+
+	// A page that does not exist is an error page with the top bar.
+	b.open("/projects/prj_missing/rules")
+	b.see("This project does not exist, or you have no access to it.", "Back to your organizations")
+	b.shot("not-found")
+
+	// A one-time password leads to the change-password form first; bob,
+	// removed from Acme above, then lands on the page of no organization.
+	_, errs, code := inProcess(t, s.db, "", "user", "reset-password", "bob@example.com")
+	once := regexp.MustCompile(`one-time password \(shown only now\): (\S+)`).FindStringSubmatch(errs)
+	if code != 0 || once == nil {
+		t.Fatalf("user reset-password: %d %s", code, errs)
+	}
+	b.click("Sign out")
+	b.fill("Email address", "bob@example.com")
+	b.fill("Password", once[1])
+	b.click("Sign in")
+	b.see("Your password is a one-time password someone else chose: set your own to go on.")
+	if loc := b.location(); !strings.HasPrefix(loc, "/account/password") {
+		t.Fatalf("a sign-in with a one-time password went to %s", loc)
+	}
+	b.shot("password-required")
+	b.fill("Current password", once[1])
+	b.fill("New password", dashboardPassword+" again")
+	b.fill("New password again", dashboardPassword+" again")
+	b.clickAt(`//main//button[normalize-space()="Change password"]`)
+	b.see("Your password is changed.", "No organization yet")
+	b.shot("home-empty")
 }
 
 // TestQuickstartPrintsTheDashboard: quickstart prints the dashboard's
