@@ -303,8 +303,18 @@ func TestQuickstartManagementAPI(t *testing.T) {
 	}
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Timeout: 10 * time.Second, Jar: jar}
-	if res := apiCall(t, c, "POST", base+"/session", "", map[string]string{"email": email, "password": pw}, nil); res.StatusCode != 200 {
+	var session struct{ CSRFToken string }
+	if res := apiCall(t, c, "POST", base+"/session", "", map[string]string{"email": email, "password": pw}, &session); res.StatusCode != 200 {
 		t.Fatalf("quickstart login: %d", res.StatusCode)
+	}
+	// The printed password is a one-time password: the API serves nothing
+	// else until it is changed.
+	var refused struct{ Code string }
+	if res := apiCall(t, c, "GET", base+"/orgs", "", nil, &refused); res.StatusCode != 403 || refused.Code != "PASSWORD_CHANGE_REQUIRED" {
+		t.Fatalf("the quickstart login's orgs before the password change: %d %+v, want 403 PASSWORD_CHANGE_REQUIRED", res.StatusCode, refused)
+	}
+	if res := apiCall(t, c, "POST", base+"/session/password", session.CSRFToken, map[string]string{"currentPassword": pw, "newPassword": "the demo's own password"}, nil); res.StatusCode != 200 {
+		t.Fatalf("the quickstart login's password change: %d", res.StatusCode)
 	}
 	var orgs struct {
 		Orgs []struct {
