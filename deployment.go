@@ -24,6 +24,9 @@ type Deployment struct {
 	// Override is what the deploy went past, from DeployOptions. The audit
 	// entry of the deploy records it; the deployment's row does not.
 	Override DeployOverride
+	// Settings are the project's matching settings as the deploy froze
+	// them: lookups of this version compare paths with them.
+	Settings Settings
 }
 
 // Export is one export file of a deployment, rendered at deploy time.
@@ -139,19 +142,20 @@ type DeployContent struct {
 }
 
 // Builder renders the content of a deployment from its rules, which come in
-// the order of engine.SortRules. The store calls it inside the deploy transaction,
-// so a failure stores nothing.
-type Builder func(rules []Rule) (*DeployContent, error)
+// the order of engine.SortRules, and the project's settings the deployment
+// freezes. The store calls it inside the deploy transaction, so a failure
+// stores nothing.
+type Builder func(rules []Rule, settings Settings) (*DeployContent, error)
 
 // Render renders the content of a deployment from rules, in the order of
 // engine.SortRules, with build, checking that the export formats are distinct and
 // not empty and giving a nil body an empty one. A builder error is
 // returned as it is; a bad export is EINTERNAL.
-func Render(rules []Rule, build Builder) (*DeployContent, error) {
+func Render(rules []Rule, settings Settings, build Builder) (*DeployContent, error) {
 	if build == nil {
 		return nil, Errorf(EINTERNAL, "deploy: no builder")
 	}
-	content, err := build(rules)
+	content, err := build(rules, settings)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func FindExport(ctx context.Context, s ExportSource, build Builder, projectID st
 	if err != nil {
 		return nil, nil, err
 	}
-	content, err := Render(rules, build)
+	content, err := Render(rules, d.Settings, build)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -194,6 +194,9 @@ type Project struct {
 	// and each once (see NormalizeHosts): an import reads a full URL on
 	// one of them as its path.
 	Hosts []string
+	// Settings are the project's matching settings as the draft has them;
+	// a deploy freezes them into the deployment (Deployment.Settings).
+	Settings Settings
 }
 
 // Bounds of Project.ExportRetention.

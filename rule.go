@@ -3,6 +3,7 @@ package redirects
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -66,6 +67,12 @@ type Rule struct {
 	// FindRule, FindRulePage, AddRule and UpdateRule set it; FindRules and
 	// deployments, which feed the engine and the exports, leave it 0.
 	Revision int64
+	// PreservePath (starts_with rules only) appends the rest of the
+	// requested path after the source to the destination's path.
+	PreservePath bool
+	// PreserveQuery passes the request's query string on to the
+	// destination. See docs/contract.md#rule-options for both.
+	PreserveQuery bool
 }
 
 // forbiddenSource lists the characters a source may not hold, besides
@@ -73,8 +80,9 @@ type Rule struct {
 // an exported nginx or HAProxy configuration.
 const forbiddenSource = "?#\"'\\;{}$"
 
-// forbiddenDest is forbiddenSource less '?': a destination may carry a query.
-const forbiddenDest = "#\"'\\;{}$"
+// forbiddenDest is forbiddenSource less '?': a destination may carry a
+// query. A '#' may start its fragment, once (ValidateDestination).
+const forbiddenDest = "\"'\\;{}$"
 
 // Validate checks every field of r and returns an EINVALID *Error naming the
 // first field that is wrong and why. It puts r.Source in its canonical form
@@ -88,14 +96,19 @@ func (r *Rule) Validate() error {
 	if src != r.Source {
 		r.Source = src
 	}
-	if err := ValidateDestination(r.Destination); err != nil {
-		return err
+	if !ValidStatus(r.StatusCode) {
+		return Errorf(EINVALID, "statusCode %d is not one of 301, 302, 303, 307, 308, 410", r.StatusCode)
 	}
-	if r.StatusCode != 301 && r.StatusCode != 302 {
-		return Errorf(EINVALID, "statusCode %d is not one of 301, 302", r.StatusCode)
+	if r.StatusCode != StatusGone || r.Destination != "" {
+		if err := ValidateDestination(r.Destination); err != nil {
+			return err
+		}
 	}
 	if r.MatchType != Exact && r.MatchType != StartsWith {
 		return Errorf(EINVALID, "matchType %d is not one of exact, starts_with", r.MatchType)
+	}
+	if err := r.CheckOptions(); err != nil {
+		return err
 	}
 	if r.Priority < MinPriority || r.Priority > MaxPriority {
 		return Errorf(EINVALID, "priority %d is outside %d..%d", r.Priority, MinPriority, MaxPriority)
@@ -122,7 +135,8 @@ func ValidateSource(s string) error {
 
 // ValidateDestination checks a rule destination: a path starting with '/' or
 // an absolute http:// or https:// URL, at most MaxDestLen bytes of valid
-// UTF-8, with no whitespace, control character or any of # " ' \ ; { } $.
+// UTF-8, with no whitespace, control character or any of " ' \ ; { } $, and
+// at most one '#', which starts its fragment.
 func ValidateDestination(d string) error {
 	if d == "" {
 		return Errorf(EINVALID, "destination is empty")
@@ -140,7 +154,15 @@ func ValidateDestination(d string) error {
 	default:
 		return Errorf(EINVALID, "destination %s must be a path starting with '/' or an http:// or https:// URL", quoteShort(d))
 	}
-	return checkChars("destination", d, forbiddenDest)
+	if err := checkChars("destination", d, forbiddenDest); err != nil {
+		return err
+	}
+	if i := strings.IndexByte(d, '#'); i >= 0 {
+		if j := strings.IndexByte(d[i+1:], '#'); j >= 0 {
+			return Errorf(EINVALID, "destination %s holds a second '#' at byte %d: only its fragment may follow the first '#', and a fragment holds no '#'", quoteShort(d), i+1+j)
+		}
+	}
+	return nil
 }
 
 func checkChars(field, s, forbidden string) error {

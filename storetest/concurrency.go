@@ -224,7 +224,7 @@ func testReadDuringWrite(t *testing.T, d *Database) {
 	inBuild, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error)
 	go func() {
-		_, err := safety.DeployUnchecked(ctx, w, p.ID, redirects.DeployOptions{}, func([]redirects.Rule) (*redirects.DeployContent, error) {
+		_, err := safety.DeployUnchecked(ctx, w, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 			close(inBuild)
 			<-release // hold the lock
 			return &redirects.DeployContent{}, nil

@@ -109,9 +109,9 @@ func testDeployRollback(t *testing.T, e *env) {
 
 	at := e.clock.Add(time.Hour)
 	var seen []redirects.Rule
-	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{Message: "back to one", FromVersion: 1}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{Message: "back to one", FromVersion: 1}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		seen = slices.Clone(rules)
-		return build(rules)
+		return build(rules, redirects.Settings{})
 	})
 	if err != nil {
 		t.Fatalf("Deploy(FromVersion 1): %v", err)
@@ -137,9 +137,9 @@ func testDeployUnknownVersion(t *testing.T, e *env) {
 	e.rule(p.ID, "/a", "/x", redirects.Exact, 100)
 	e.deploy(p.ID, redirects.DeployOptions{})
 	called := false
-	_, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{FromVersion: 9}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+	_, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{FromVersion: 9}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		called = true
-		return build(rules)
+		return build(rules, redirects.Settings{})
 	})
 	wantCode(t, "Deploy(FromVersion 9)", err, redirects.ENOTFOUND, "9")
 	if called {
@@ -158,7 +158,7 @@ func testDeployBuilderError(t *testing.T, e *env) {
 		t.Fatalf("LastEventID: %v", err)
 	}
 	errBuild := errors.New("renderer broke")
-	_, err = safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func([]redirects.Rule) (*redirects.DeployContent, error) {
+	_, err = safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		return nil, errBuild
 	})
 	if !errors.Is(err, errBuild) {
@@ -186,9 +186,9 @@ func testDeployBuilderSeesSortedRules(t *testing.T, e *env) {
 	e.rule(p.ID, "/first", "/x", redirects.StartsWith, 0)
 	draft := e.rules(p.ID)
 	var seen []redirects.Rule
-	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		seen = slices.Clone(rules)
-		return build(rules)
+		return build(rules, redirects.Settings{})
 	})
 	if err != nil {
 		t.Fatalf("Deploy: %v", err)
@@ -206,8 +206,8 @@ func testDeployBuilderCannotChangeSnapshot(t *testing.T, e *env) {
 	p := e.newProject()
 	a := e.rule(p.ID, "/a", "/x", redirects.Exact, 100)
 	b := e.rule(p.ID, "/b", "/y", redirects.StartsWith, 100)
-	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
-		c, err := build(rules)
+	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+		c, err := build(rules, redirects.Settings{})
 		rules[0].Destination = "/changed"
 		rules[0], rules[1] = rules[1], rules[0]
 		return c, err
@@ -228,8 +228,8 @@ func testDeployExports(t *testing.T, e *env) {
 	e.rule(p.ID, "/b", "/y", redirects.Exact, 100)
 	d2 := e.deploy(p.ID, redirects.DeployOptions{})
 
-	want1, _ := build(mustRules(t, e, p.ID, 1))
-	want2, _ := build(e.rules(p.ID))
+	want1, _ := build(mustRules(t, e, p.ID, 1), redirects.Settings{})
+	want2, _ := build(e.rules(p.ID), redirects.Settings{})
 	for _, tc := range []struct {
 		version int
 		want    *redirects.DeployContent
@@ -288,9 +288,9 @@ func testDeployNotFound(t *testing.T, e *env) {
 	_, err = e.s.FindDeployments(e.ctx, "prj_nope")
 	wantCode(t, "FindDeployments(unknown project)", err, redirects.ENOTFOUND, "prj_nope")
 	called := false
-	_, err = safety.DeployUnchecked(e.ctx, e.s, "prj_nope", redirects.DeployOptions{}, func(rules []redirects.Rule) (*redirects.DeployContent, error) {
+	_, err = safety.DeployUnchecked(e.ctx, e.s, "prj_nope", redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		called = true
-		return build(rules)
+		return build(rules, redirects.Settings{})
 	})
 	wantCode(t, "Deploy(unknown project)", err, redirects.ENOTFOUND, "prj_nope")
 	if called {

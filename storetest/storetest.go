@@ -183,7 +183,7 @@ func (e *env) events() []redirects.Event {
 // build is the suite's Builder: each export is the format's name, the rule
 // count and the sources, enough to tell versions apart. The real renderer
 // is tested elsewhere.
-func build(rules []redirects.Rule) (*redirects.DeployContent, error) {
+func build(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 	c := &redirects.DeployContent{Report: fmt.Sprintf("%d rules rendered", len(rules))}
 	for _, f := range redirects.Formats {
 		var b strings.Builder
@@ -198,7 +198,7 @@ func build(rules []redirects.Rule) (*redirects.DeployContent, error) {
 
 // countBuild is a Builder that renders only the number of rules: the tests
 // that use it measure the store, not the renderers.
-func countBuild(rules []redirects.Rule) (*redirects.DeployContent, error) {
+func countBuild(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 	return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv", Body: []byte(fmt.Sprint(len(rules))), ETag: `"x"`}}}, nil
 }
 

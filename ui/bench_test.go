@@ -29,7 +29,7 @@ func BenchmarkRulesPage(b *testing.B) {
 	if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: "/live", Destination: "/x", StatusCode: 301, Priority: 100}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := safety.DeployUnchecked(ctx, e.db, e.project.ID, redirects.DeployOptions{Message: "v1"}, export.Render); err != nil {
+	if _, err := safety.DeployUnchecked(ctx, e.db, e.project.ID, redirects.DeployOptions{Message: "v1"}, export.Build); err != nil {
 		b.Fatal(err)
 	}
 	rules := rulegen.Rules(1_000_000, 0.2, 1)

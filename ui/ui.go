@@ -40,7 +40,7 @@ type Config struct {
 	// Logins counts failed sign-ins; give the API's, so both doors share
 	// the limits. Nil makes one with the default limits.
 	Logins *manage.Logins
-	// Builder renders a deployment's exports; nil is export.Render.
+	// Builder renders a deployment's exports; nil is export.Build.
 	Builder redirects.Builder
 	// LoginKey signs the sign-in form's token. Management nodes behind
 	// one address share it, so a form served by one can be posted to
@@ -89,7 +89,7 @@ func Handler(cfg Config) http.Handler {
 		h.logins = manage.NewLogins(manage.LoginLimits{}, h.clock)
 	}
 	if h.builder == nil {
-		h.builder = export.Render
+		h.builder = export.Build
 	}
 	if len(h.loginKey) == 0 {
 		h.loginKey = make([]byte, 32)

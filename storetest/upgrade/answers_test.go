@@ -251,7 +251,7 @@ type edgeClient struct {
 }
 
 // startEdge serves the edge from s on a free port of 127.0.0.1 until close,
-// with export.Render to render pruned versions again.
+// with export.Build to render pruned versions again.
 func startEdge(t *testing.T, s store) *edgeClient {
 	t.Helper()
 	ctx := context.Background()
@@ -265,7 +265,7 @@ func startEdge(t *testing.T, s store) *edgeClient {
 		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 		FlushInterval: time.Hour,
 		Connect: func(context.Context) (*http.Backend, error) {
-			return &http.Backend{Store: s, Limiter: lim, Builder: export.Render}, nil
+			return &http.Backend{Store: s, Limiter: lim, Builder: export.Build}, nil
 		},
 	})
 	if err != nil {

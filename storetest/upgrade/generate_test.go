@@ -195,7 +195,7 @@ func populate(t *testing.T, s store, clock *stepClock) *Fixture {
 	must(err)
 	deploy := func(p *redirects.Project, opts redirects.DeployOptions) {
 		t.Helper()
-		_, err := s.Deploy(ctx, p.ID, opts, export.Render)
+		_, err := s.Deploy(ctx, p.ID, opts, export.Build)
 		must(err)
 	}
 	deploy(site, redirects.DeployOptions{Message: "first"})
