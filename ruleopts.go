@@ -1,6 +1,7 @@
 package redirects
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -298,4 +299,59 @@ func (r *Rule) CheckOptions() error {
 func (r *Rule) UsesOptions() bool {
 	return r.PreservePath || r.PreserveQuery || (r.StatusCode != 301 && r.StatusCode != 302) ||
 		strings.IndexByte(r.Destination, '#') >= 0
+}
+
+// Clash is two rules of one match type whose sources have the same key
+// under some settings (Settings.Key).
+type Clash struct {
+	A, B *Rule
+}
+
+// Clashes returns the pairs of rules that clash under settings s: rules of
+// one match type whose sources have the same key. Each pair's A comes first
+// in rules. At most limit pairs are returned (limit <= 0: all).
+func Clashes(rules []Rule, s Settings, limit int) []Clash {
+	type k struct {
+		mt  MatchType
+		key string
+	}
+	first := make(map[k]*Rule, len(rules))
+	var out []Clash
+	for i := range rules {
+		r := &rules[i]
+		key := k{r.MatchType, s.Key(r.Source)}
+		if a, ok := first[key]; ok {
+			out = append(out, Clash{A: a, B: r})
+			if limit > 0 && len(out) >= limit {
+				break
+			}
+			continue
+		}
+		first[key] = r
+	}
+	return out
+}
+
+// ClashError returns the ECONFLICT error that refuses settings s because
+// of clashes: it names the settings and lists each pair's IDs and sources.
+func ClashError(s Settings, clashes []Clash) error {
+	var b strings.Builder
+	b.WriteString("the settings ")
+	b.WriteString(s.String())
+	b.WriteString(" would make rules clash (sources of one match type with the same key): ")
+	for i, c := range clashes {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(c.A.MatchType.String())
+		b.WriteString(" rule ")
+		b.WriteString(strconv.FormatInt(c.A.ID, 10))
+		b.WriteString(" ")
+		b.WriteString(quoteShort(c.A.Source))
+		b.WriteString(" and rule ")
+		b.WriteString(strconv.FormatInt(c.B.ID, 10))
+		b.WriteString(" ")
+		b.WriteString(quoteShort(c.B.Source))
+	}
+	return Errorf(ECONFLICT, "%s", b.String())
 }

@@ -286,6 +286,11 @@ type RuleUpdate struct {
 	StatusCode  *int
 	MatchType   *MatchType
 	Priority    *int
+	// PreservePath and PreserveQuery, when set, change the rule's options
+	// (docs/contract.md#rule-options); nil keeps them, so a client that
+	// does not know them changes nothing it does not name.
+	PreservePath  *bool
+	PreserveQuery *bool
 	// Revision, when not 0, is the revision the caller last read: the
 	// update is made only if the rule is still at that revision, and fails
 	// with EREVISION otherwise (optimistic concurrency).
@@ -294,7 +299,8 @@ type RuleUpdate struct {
 
 // Empty reports whether u changes no field.
 func (u *RuleUpdate) Empty() bool {
-	return u.Source == nil && u.Destination == nil && u.StatusCode == nil && u.MatchType == nil && u.Priority == nil
+	return u.Source == nil && u.Destination == nil && u.StatusCode == nil && u.MatchType == nil && u.Priority == nil &&
+		u.PreservePath == nil && u.PreserveQuery == nil
 }
 
 // Apply changes r as u says. It neither validates r nor touches its revision.
@@ -313,6 +319,12 @@ func (u *RuleUpdate) Apply(r *Rule) {
 	}
 	if u.Priority != nil {
 		r.Priority = *u.Priority
+	}
+	if u.PreservePath != nil {
+		r.PreservePath = *u.PreservePath
+	}
+	if u.PreserveQuery != nil {
+		r.PreserveQuery = *u.PreserveQuery
 	}
 }
 

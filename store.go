@@ -56,6 +56,12 @@ type Store interface {
 	// NormalizeHosts; none clears them), records an audit entry and
 	// returns the project as stored. Errors: ENOTFOUND, EINVALID.
 	SetProjectHosts(ctx context.Context, id string, hosts []string) (*Project, error)
+	// SetProjectSettings sets the project's matching settings for its
+	// draft (docs/contract.md#rule-options), records a project.update audit
+	// entry and returns the project as stored. The next deploy freezes
+	// them. Errors: ENOTFOUND; ECONFLICT when draft rules would clash under
+	// the new settings, with a message that lists them (see Clashes).
+	SetProjectSettings(ctx context.Context, id string, s Settings) (*Project, error)
 	// DeleteProject deletes a project with its draft rules, keys,
 	// deployments and exports, and records a project event, so edge nodes
 	// drop it. Errors: ENOTFOUND.
