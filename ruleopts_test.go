@@ -107,3 +107,47 @@ func TestRuleOptionsValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixWinnersWith holds PrefixWinnersWith to its definition on
+// random rule sets: each starts_with rule's winner is the best of the rules
+// whose folded source prefixes its folded source, the output is sorted by
+// folded source, and with case compared it is PrefixWinners.
+func TestPrefixWinnersWith(t *testing.T) {
+	for seed := range 200 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 5))
+		s, rules := rulemodel.Project(rng, 1+rng.IntN(40))
+		got := redirects.PrefixWinnersWith(rules, s)
+		var n int
+		for i := range rules {
+			if rules[i].MatchType == redirects.StartsWith {
+				n++
+			}
+		}
+		if len(got) != n {
+			t.Fatalf("%d winners for %d starts_with rules", len(got), n)
+		}
+		for i, w := range got {
+			if i > 0 && s.FoldCase(got[i-1].Source) > s.FoldCase(w.Source) {
+				t.Fatalf("settings %v: winners not sorted by folded source: %q before %q", s, got[i-1].Source, w.Source)
+			}
+			var best *redirects.Rule
+			for j := range rules {
+				r := &rules[j]
+				if r.MatchType == redirects.StartsWith && strings.HasPrefix(s.FoldCase(w.Source), s.FoldCase(r.Source)) && (best == nil || redirects.Better(r, best)) {
+					best = r
+				}
+			}
+			if best != w.Rule {
+				t.Fatalf("settings %v: the winner of %q is rule %d, want rule %d", s, w.Source, w.Rule.ID, best.ID)
+			}
+		}
+		if !s.CaseInsensitive {
+			plain := redirects.PrefixWinners(rules)
+			for i := range plain {
+				if plain[i] != got[i] {
+					t.Fatalf("case-sensitive PrefixWinnersWith differs from PrefixWinners at %d: %v, %v", i, got[i], plain[i])
+				}
+			}
+		}
+	}
+}
