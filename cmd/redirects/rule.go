@@ -67,7 +67,7 @@ var ruleCommands = []command{
 			ruleOptionsHelp,
 		example: "redirects rule update --project \"$PROJECT\" 42 --destination /newer\n" +
 			"redirects rule update --project \"$PROJECT\" 42 --status 307 --preserve-query --preserve-path=false",
-		run:      (*cmd).ruleUpdate,
+		run: (*cmd).ruleUpdate,
 	},
 	{
 		name: "rule delete",
