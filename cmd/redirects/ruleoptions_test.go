@@ -143,7 +143,8 @@ func TestRuleOptionsAddListUpdate(t *testing.T) {
 		}
 	}
 	paged := c.ok("rule", "list", "--project", p, "--status", "308", "--limit", "10")
-	if lines := strings.Split(paged, "\n"); len(lines) != 2 || !strings.HasSuffix(lines[0], "DESTINATION  OPTIONS") ||
+	if lines := strings.Split(paged, "\n"); len(lines) != 2 ||
+		strings.Join(strings.Fields(lines[0]), " ") != "ID MATCH PRIORITY STATUS REVISION SOURCE DESTINATION OPTIONS" ||
 		!strings.HasSuffix(lines[1], "preservePath,preserveQuery") {
 		t.Fatalf("rule list --status 308 --limit 10 =\n%s", paged)
 	}
