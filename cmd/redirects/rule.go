@@ -86,7 +86,7 @@ var ruleCommands = []command{
 
 // ruleOptionsHelp is the part of rule add's and rule update's help on the
 // statuses and options (docs/contract.md#rule-options).
-const ruleOptionsHelp = `--status is 301 (the default), 302, 303, 307, 308, or 410 (Gone), which answers without a
+const ruleOptionsHelp = `--status is 301 (rule add's default), 302, 303, 307, 308, or 410 (Gone), which answers without a
 destination: give no --destination and no option with it. A destination may end with a
 #fragment. --preserve-path (starts_with rules only) appends the rest of the requested path after
 the source to the destination's path: /docs/ -> https://docs.example.com/ answers /docs/a/b with
@@ -121,7 +121,8 @@ source,destination,statusCode,matchType is read as it always was. Case, and
 a UTF-8 byte order mark, do not matter. Blank lines are skipped. A field
 that holds a comma, a double quote or a line break is put in double quotes,
 with a double quote inside it doubled: "/a,b" or "/say ""hi""". One file may
-not hold two rules with the same matchType and source.
+not hold two rules with the same matchType and source, nor two whose sources
+the project's settings compare as one (/a and /A when caseSensitive is false).
 
 The import is all or nothing: if any line is bad, nothing is imported and
 every bad line is reported with its line number: the first 100 on the
