@@ -127,25 +127,35 @@ func RenderCSV(rules []redirects.Rule) []byte { return sortRules(rules, redirect
 // "location =" block per exact rule and a "location ^~" block per
 // starts_with source, each section sorted by source bytes. Sources longer
 // than 255 bytes are left out: nginx 1.22 mishandles such locations.
-func RenderNginx(rules []redirects.Rule) []byte { return sortRules(rules, redirects.Settings{}).nginx() }
+func RenderNginx(rules []redirects.Rule) []byte {
+	return sortRules(rules, redirects.Settings{}).nginx()
+}
 
 // RenderNginxMapExact renders the nginx-map-exact export: the exact rules as
 // "map $uri $redirect_exact", to include in the http block.
-func RenderNginxMapExact(rules []redirects.Rule) []byte { return sortRules(rules, redirects.Settings{}).nginxMapExact() }
+func RenderNginxMapExact(rules []redirects.Rule) []byte {
+	return sortRules(rules, redirects.Settings{}).nginxMapExact()
+}
 
 // RenderNginxMapPrefix renders the nginx-map-prefix export: the starts_with
 // rules as anchored regular expressions of "map $uri $redirect_prefix", in
 // priority order, to include in the http block.
-func RenderNginxMapPrefix(rules []redirects.Rule) []byte { return sortRules(rules, redirects.Settings{}).nginxMapPrefix() }
+func RenderNginxMapPrefix(rules []redirects.Rule) []byte {
+	return sortRules(rules, redirects.Settings{}).nginxMapPrefix()
+}
 
 // RenderHAProxy renders the haproxy export, to paste into a frontend: an ACL
 // and an http-request redirect per rule, exact rules first, then starts_with
 // rules in priority order.
-func RenderHAProxy(rules []redirects.Rule) []byte { return sortRules(rules, redirects.Settings{}).haproxy() }
+func RenderHAProxy(rules []redirects.Rule) []byte {
+	return sortRules(rules, redirects.Settings{}).haproxy()
+}
 
 // RenderHAProxyMapExact renders the haproxy-map-exact export, a map file of
 // "<source> <destination>" lines for map_str.
-func RenderHAProxyMapExact(rules []redirects.Rule) []byte { return sortRules(rules, redirects.Settings{}).haproxyMapExact() }
+func RenderHAProxyMapExact(rules []redirects.Rule) []byte {
+	return sortRules(rules, redirects.Settings{}).haproxyMapExact()
+}
 
 // RenderHAProxyMapPrefix renders the haproxy-map-prefix export, a map file
 // of "<source> <status> <destination>" lines for map_beg.
