@@ -42,8 +42,8 @@ const (
 	code    = `(301|302|303|307|308)`
 	// target is an nginx return's or map value's text: a token with the
 	// variables and captures the renderers use.
-	target = `(?:[^\x00-\x20\x7f"'\\;{}$]|\$1|\$2|\$args|\$is_args|\$redirect_exact_args|\$redirect_prefix_args)+`
-	nginxIf = `if \((?:\$is_args|\$request_uri ~ "\^\(\?:%\[0-9A-Fa-f\]\{2\}\|\[\^%\?\]\)\{[1-9][0-9]*\}\(\[\^\?\]\+\)(?:\[\?\]\(\.\+\))?")\) \{ return ` + code + ` ` + target + `; \} `
+	target    = `(?:[^\x00-\x20\x7f"'\\;{}$]|\$1|\$2|\$args|\$is_args|\$redirect_exact_args|\$redirect_prefix_args)+`
+	nginxIf   = `if \((?:\$is_args|\$request_uri ~ "\^\(\?:%\[0-9A-Fa-f\]\{2\}\|\[\^%\?\]\)\{[1-9][0-9]*\}\(\[\^\?\]\+\)(?:\[\?\]\(\.\+\))?")\) \{ return ` + code + ` ` + target + `; \} `
 	nginxBody = `(?:(?:` + nginxIf + `)*return ` + code + ` ` + tokHash + `;|return 410;)`
 	// lfExt is a log-format string whose '%' and '#' are escaped, with the
 	// sample fetches the haproxy renderer uses.
