@@ -86,6 +86,12 @@ type optionCase struct {
 	// browser: send each path as a browser does (the haproxy format's
 	// ACLs compare the path as sent; docs/exports.md#haproxy).
 	browser bool
+	// folds: the case's matching always ignores ASCII case (the haproxy
+	// format's -i), so beyond the declarations every answer must be the
+	// lookup API's for the project with caseSensitive false, the exact
+	// rules in file order (source bytes), where the first of sources equal
+	// up to case answers.
+	folds bool
 }
 
 // TestOptionsNginx runs the three nginx exports of a project of each
@@ -109,10 +115,10 @@ func TestOptionsNginx(t *testing.T) {
 			}
 			prefixLines := export.NginxMapPrefixSnippet + "\n" + export.NginxMapPrefixStatusSnippet
 			cases := []optionCase{
-				{"nginx", servertest.FreePort(t), 404, []string{"nginx"}, true, true, false},
-				{"nginx-map-exact", servertest.FreePort(t), 204, []string{"nginx-map-exact"}, true, false, false},
-				{"nginx-map-prefix", servertest.FreePort(t), 204, []string{"nginx-map-prefix"}, false, true, false},
-				{"nginx-map-exact+nginx-map-prefix", servertest.FreePort(t), 204, []string{"nginx-map-exact", "nginx-map-prefix"}, true, true, false},
+				{"nginx", servertest.FreePort(t), 404, []string{"nginx"}, true, true, false, false},
+				{"nginx-map-exact", servertest.FreePort(t), 204, []string{"nginx-map-exact"}, true, false, false, false},
+				{"nginx-map-prefix", servertest.FreePort(t), 204, []string{"nginx-map-prefix"}, false, true, false, false},
+				{"nginx-map-exact+nginx-map-prefix", servertest.FreePort(t), 204, []string{"nginx-map-exact", "nginx-map-prefix"}, true, true, false, false},
 			}
 			servers := []string{
 				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet,
@@ -151,10 +157,10 @@ func TestOptionsHAProxy(t *testing.T) {
 			servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
 			prefixLines := export.HAProxyMapPrefixSnippet + "\n" + export.HAProxyMapPrefixStatusSnippet
 			cases := []optionCase{
-				{"haproxy", servertest.FreePort(t), 204, []string{"haproxy"}, true, true, true},
-				{"haproxy-map-exact", servertest.FreePort(t), 204, []string{"haproxy-map-exact"}, true, false, false},
-				{"haproxy-map-prefix", servertest.FreePort(t), 204, []string{"haproxy-map-prefix"}, false, true, false},
-				{"haproxy-map-exact+haproxy-map-prefix", servertest.FreePort(t), 204, []string{"haproxy-map-exact", "haproxy-map-prefix"}, true, true, false},
+				{"haproxy", servertest.FreePort(t), 204, []string{"haproxy"}, true, true, true, true},
+				{"haproxy-map-exact", servertest.FreePort(t), 204, []string{"haproxy-map-exact"}, true, false, false, false},
+				{"haproxy-map-prefix", servertest.FreePort(t), 204, []string{"haproxy-map-prefix"}, false, true, false, false},
+				{"haproxy-map-exact+haproxy-map-prefix", servertest.FreePort(t), 204, []string{"haproxy-map-exact", "haproxy-map-prefix"}, true, true, false, false},
 			}
 			frontends := []string{
 				string(files["haproxy"]),
@@ -325,6 +331,17 @@ func compareOptions(t *testing.T, set redirects.Settings, rules []redirects.Rule
 			close(next)
 			wg.Wait()
 
+			folded := slices.Clone(held)
+			slices.SortStableFunc(folded, func(a, b redirects.Rule) int {
+				if a.MatchType != b.MatchType {
+					return int(a.MatchType) - int(b.MatchType)
+				}
+				if a.MatchType == redirects.Exact {
+					return strings.Compare(a.Source, b.Source)
+				}
+				return 0
+			})
+			foldModel := rulemodel.Settings{CaseInsensitive: true, IgnoreTrailingSlash: set.IgnoreTrailingSlash}
 			same, differ, bad := 0, 0, 0
 			for i, p := range sent {
 				if errs[i] != nil {
@@ -334,6 +351,18 @@ func compareOptions(t *testing.T, set redirects.Settings, rules []redirects.Rule
 				a, ok := rulemodel.Lookup(held, model, p)
 				if ok {
 					want = answer{a.Status, a.Destination}
+				}
+				if c.folds {
+					var fold answer
+					if a, ok := rulemodel.Lookup(folded, foldModel, p); ok {
+						fold = answer{a.Status, a.Destination}
+					}
+					if got[i] != fold {
+						if bad++; bad <= 10 {
+							t.Errorf("%s (%s): GET %s answered %v; the lookup API with caseSensitive false answers %v", c.name, set, p, got[i], fold)
+						}
+						continue
+					}
 				}
 				if got[i] == want {
 					same++
