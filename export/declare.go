@@ -86,14 +86,8 @@ func (s *sorted) declarations(format string) []string {
 	case "haproxy-map-exact":
 		statusAs301()
 		ds = append(ds, preserveQuery("exact"))
-		if s.set.CaseInsensitive {
-			letter("exact", "matched case-sensitively, as map_str does")
-		}
 	case "haproxy-map-prefix":
 		ds = append(ds, preservePath, preserveQuery("starts_with"))
-		if s.set.CaseInsensitive {
-			letter("starts_with", "matched case-sensitively, as map_beg does")
-		}
 		if s.set.IgnoreTrailingSlash {
 			ds = append(ds, declaration{"starts_with", "a source ending in /", "the path without that / is not matched, map_beg compares prefixes only",
 				func(r *redirects.Rule) bool { return len(r.Source) > 1 && strings.HasSuffix(r.Source, "/") }})

@@ -27,6 +27,8 @@ func TestDocQuotesSnippets(t *testing.T) {
 		"HAProxyMapPrefixSnippet":       export.HAProxyMapPrefixSnippet,
 		"NginxMapPrefixStatusSnippet":   export.NginxMapPrefixStatusSnippet,
 		"HAProxyMapPrefixStatusSnippet": export.HAProxyMapPrefixStatusSnippet,
+		"HAProxyMapExactFoldSnippet":    export.HAProxyMapExactFoldSnippet,
+		"HAProxyMapPrefixFoldSnippet":   export.HAProxyMapPrefixFoldSnippet,
 	} {
 		found := false
 		for _, indent := range []string{"", "    ", "        "} {

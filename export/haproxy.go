@@ -214,12 +214,21 @@ func (s *sorted) haproxyMapExactExt() []byte {
 	all, _, _ := s.exactMapEntries()
 	var h strings.Builder
 	h.WriteString("# haproxy-map-exact: " + countNoun(len(all), "key") + " of exact redirect rules for map_str (docs/exports.md). In the frontend:\n")
-	writeCommentLines(&h, HAProxyMapExactSnippet)
+	if s.set.CaseInsensitive {
+		// The keys are lower-cased, and so is the path (lower).
+		writeCommentLines(&h, HAProxyMapExactFoldSnippet)
+	} else {
+		writeCommentLines(&h, HAProxyMapExactSnippet)
+	}
 	s.writeDeclarations(&h, "haproxy-map-exact")
 	b := make([]byte, 0, h.Len()+len(all)*64)
 	b = append(b, h.String()...)
 	for _, e := range all {
-		b = append(b, e.key...)
+		if s.set.CaseInsensitive {
+			b = append(b, lowerASCII(e.key)...)
+		} else {
+			b = append(b, e.key...)
+		}
 		b = append(b, ' ')
 		b = append(b, e.r.Destination...)
 		b = append(b, '\n')
@@ -264,11 +273,19 @@ func (s *sorted) haproxyMapPrefix() []byte {
 	h.WriteString("# map_beg picks the longest matching source, whatever the priorities, so each line carries the status\n")
 	h.WriteString("# and destination of the rule the lookup API picks for a path equal to its source. In the frontend,\n")
 	h.WriteString("# after the lines of haproxy-map-exact when both maps are used:\n")
-	writeCommentLines(&h, HAProxyMapPrefixSnippet)
+	winners := s.winners
+	if s.ext && s.set.CaseInsensitive {
+		// The keys are lower-cased, and so is the path (lower); each
+		// carries the winner among the sources that prefix it up to case.
+		winners = foldedWinners(s.prefix)
+		writeCommentLines(&h, HAProxyMapPrefixFoldSnippet)
+	} else {
+		writeCommentLines(&h, HAProxyMapPrefixSnippet)
+	}
 	if s.ext {
 		// The statuses beyond 301 and 302, and the declarations; a 410
 		// line has no destination.
-		for _, w := range s.winners {
+		for _, w := range winners {
 			if w.code != 301 && w.code != 302 {
 				writeCommentLines(&h, HAProxyMapPrefixStatusSnippet)
 				break
@@ -276,9 +293,9 @@ func (s *sorted) haproxyMapPrefix() []byte {
 		}
 		s.writeDeclarations(&h, "haproxy-map-prefix")
 	}
-	b := make([]byte, 0, h.Len()+textSize(s.winners, len("  301 \n")))
+	b := make([]byte, 0, h.Len()+textSize(winners, len("  301 \n")))
 	b = append(b, h.String()...)
-	for _, w := range s.winners {
+	for _, w := range winners {
 		b = append(b, w.src...)
 		b = append(b, ' ')
 		b = appendStatus(b, w.code)
@@ -289,4 +306,28 @@ func (s *sorted) haproxyMapPrefix() []byte {
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// foldedWinners returns the closure winners (redirects.PrefixWinners) of the
+// starts_with rules with their sources lower-cased, for a map_beg that
+// looks the lower-cased path up: under caseSensitive false no two sources
+// are equal up to case (they would clash), and a winner's answer is its
+// rule's.
+func foldedWinners(prefix []rec) []rec {
+	low := make([]redirects.Rule, len(prefix))
+	orig := make(map[*redirects.Rule]*redirects.Rule, len(prefix))
+	for i, r := range prefix {
+		low[i] = *r.rule
+		low[i].Source = lowerASCII(r.src)
+	}
+	for i := range low {
+		orig[&low[i]] = prefix[i].rule
+	}
+	ws := dedupWinners(redirects.PrefixWinners(low))
+	out := make([]rec, len(ws))
+	for i, w := range ws {
+		r := orig[w.Rule]
+		out[i] = rec{src: w.Source, dst: r.Destination, code: int32(r.StatusCode), mt: redirects.StartsWith, rule: r}
+	}
+	return out
 }

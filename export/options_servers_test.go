@@ -155,7 +155,17 @@ func TestOptionsHAProxy(t *testing.T) {
 			dir := t.TempDir()
 			servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
 			servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
-			prefixLines := export.HAProxyMapPrefixSnippet + "\n" + export.HAProxyMapPrefixStatusSnippet
+			// The snippets each file's comment gives: under caseSensitive
+			// false the maps' keys are lower-cased, and so is the path.
+			exactLines, prefixLines := export.HAProxyMapExactSnippet, export.HAProxyMapPrefixSnippet+"\n"+export.HAProxyMapPrefixStatusSnippet
+			if set.CaseInsensitive {
+				exactLines, prefixLines = export.HAProxyMapExactFoldSnippet, export.HAProxyMapPrefixFoldSnippet+"\n"+export.HAProxyMapPrefixStatusSnippet
+			}
+			for f, lines := range map[string]string{"haproxy-map-exact": exactLines, "haproxy-map-prefix": strings.SplitN(prefixLines, "\n", 2)[0]} {
+				if !strings.Contains(string(files[f]), "\n#     "+strings.SplitN(lines, "\n", 2)[0]+"\n") {
+					t.Fatalf("%s's comment does not give the line %s", f, strings.SplitN(lines, "\n", 2)[0])
+				}
+			}
 			cases := []optionCase{
 				{"haproxy", servertest.FreePort(t), 204, []string{"haproxy"}, true, true, true, true},
 				{"haproxy-map-exact", servertest.FreePort(t), 204, []string{"haproxy-map-exact"}, true, false, false, false},
@@ -164,9 +174,9 @@ func TestOptionsHAProxy(t *testing.T) {
 			}
 			frontends := []string{
 				string(files["haproxy"]),
-				export.HAProxyMapExactSnippet,
+				exactLines,
 				prefixLines,
-				export.HAProxyMapExactSnippet + "\n" + prefixLines,
+				exactLines + "\n" + prefixLines,
 			}
 			var conf strings.Builder
 			conf.WriteString(servertest.HAProxyHead)

@@ -68,6 +68,20 @@ http-request redirect code 307 location %[var(txn.redirect_prefix),field(2,' ')]
 http-request redirect code 308 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 308 }
 http-request return status 410 if { var(txn.redirect_prefix),field(1,' ') -m str 410 }`
 
+	// HAProxyMapExactFoldSnippet replaces HAProxyMapExactSnippet for a
+	// project whose caseSensitive setting is false: the file's keys are
+	// then lower-cased, and lower lowers the path's ASCII letters (only
+	// them, as the lookup API folds) before the lookup.
+	HAProxyMapExactFoldSnippet = `http-request set-var(txn.redirect_exact) path,url_dec,lower,map_str(/etc/haproxy/redirects-exact.map)
+http-request redirect code 301 location %[var(txn.redirect_exact)] if { var(txn.redirect_exact) -m found }`
+
+	// HAProxyMapPrefixFoldSnippet replaces HAProxyMapPrefixSnippet for a
+	// project whose caseSensitive setting is false, as
+	// HAProxyMapExactFoldSnippet does HAProxyMapExactSnippet.
+	HAProxyMapPrefixFoldSnippet = `http-request set-var(txn.redirect_prefix) path,url_dec,lower,map_beg(/etc/haproxy/redirects-prefix.map)
+http-request redirect code 301 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 301 }
+http-request redirect code 302 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 302 }`
+
 	// HAProxyMapPrefixSnippet goes in an HAProxy frontend (mode http) to serve
 	// haproxy-map-prefix, after HAProxyMapExactSnippet when both maps are
 	// used, so exact rules win as in the lookup API. map_beg returns the
