@@ -77,8 +77,6 @@ func (s *sorted) declarations(format string) []string {
 		if !s.set.CaseInsensitive {
 			letter("exact", "matched regardless of case, nginx map keys ignore it")
 		}
-	case "nginx-map-prefix":
-		ds = append(ds, preservePath)
 	case "haproxy":
 		if !s.set.CaseInsensitive {
 			letter("all", "matched regardless of case, the ACLs' -i ignores it")

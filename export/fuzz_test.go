@@ -63,8 +63,10 @@ var extShapes = map[string][]*regexp.Regexp{
 	},
 	"nginx-map-prefix": {
 		regexp.MustCompile(`^map \$args \$redirect_prefix_args \{$|^    default "";$|^    "~\." "&\$args";$|^\}$`),
+		regexp.MustCompile(`^map \$request_uri \$redirect_prefix_rule_[1-9][0-9]* \{$|^    default "` + tokHash + `";$`),
+		regexp.MustCompile(`^    "~(?:\^\(\?:%\[0-9A-Fa-f\]\{2\}\|\[\^%\?\]\)\{[1-9][0-9]*\}\(\[\^\?\]\+\))?(?:\[\?\]\(\.\+\))?" "` + target + `";$`),
 		regexp.MustCompile(`^map \$uri \$redirect_prefix \{$`),
-		regexp.MustCompile(`^    "~\*?\^` + rxQuote + `(?:\(\?:/\|\$\))?" "(?:` + code + ` ` + target + `|410)";$`),
+		regexp.MustCompile(`^    "~\*?\^` + rxQuote + `(?:\(\?:/\|\$\))?" "(?:` + code + ` (?:` + target + `|\$redirect_prefix_rule_[1-9][0-9]*)|410)";$`),
 	},
 	"haproxy": {
 		regexp.MustCompile(`^# (Exact match|Prefix) redirects$`),

@@ -478,7 +478,8 @@ func (s *sorted) nginxMapPrefix() []byte {
 // nginxMapPrefixExt is nginx-map-prefix for a project that uses options or
 // settings: "~*" expressions when case is ignored, "(?:/|$)" after a
 // source's trailing '/' when it is, values with the request's query when a
-// rule passes it on, "410" for a 410, and the server-block lines for the
+// rule passes it on, a map of its own per preservePath rule
+// (appendRuleMap), "410" for a 410, and the server-block lines for the
 // statuses beyond 301 and 302 when the file holds them.
 func (s *sorted) nginxMapPrefixExt() []byte {
 	var h strings.Builder
@@ -504,8 +505,13 @@ func (s *sorted) nginxMapPrefixExt() []byte {
 	b := make([]byte, 0, h.Len()+128+textSize(s.prefix, len(`    "~*^(?:/|$)" "301 $is_args$args";`+"\n")+8))
 	b = append(b, h.String()...)
 	b = appendArgsMap(b, "redirect_prefix_args", rules)
+	for k, r := range s.prefix {
+		if r.rule.PreservePath && r.code != redirects.StatusGone {
+			b = appendRuleMap(b, k+1, r.rule)
+		}
+	}
 	b = append(b, "map $uri $redirect_prefix {\n    default \"\";\n"...)
-	for _, r := range s.prefix {
+	for k, r := range s.prefix {
 		b = append(b, "    \"~"...)
 		if s.set.CaseInsensitive {
 			b = append(b, '*')
@@ -519,10 +525,60 @@ func (s *sorted) nginxMapPrefixExt() []byte {
 		}
 		b = append(b, "\" \""...)
 		b = appendStatus(b, r.code)
-		if r.code != redirects.StatusGone {
+		switch {
+		case r.code == redirects.StatusGone:
+		case r.rule.PreservePath:
+			b = append(b, " $redirect_prefix_rule_"...)
+			b = strconv.AppendInt(b, int64(k+1), 10)
+		default:
 			b = append(b, ' ')
 			b = appendNginxMapValue(b, r.rule, "redirect_prefix_args")
 		}
+		b = append(b, "\";\n"...)
+	}
+	return append(b, "}\n"...)
+}
+
+// appendRuleMap appends the map that gives the destination the k-th rule
+// of nginx-map-prefix answers, a preservePath rule r, from $request_uri:
+// the request line's path as the client sent it and its query. Its
+// regular expressions are tried in order, as appendNginxAnswer's ifs are: a
+// rest (what follows the source's length in decoded bytes, each %XX one)
+// and a query, a rest, a query, and by default the destination as
+// configured. A map value may hold its expression's captures.
+func appendRuleMap(b []byte, k int, r *redirects.Rule) []byte {
+	path, query, fragment := redirects.SplitDestination(r.Destination)
+	skip := "^(?:%[0-9A-Fa-f]{2}|[^%?]){" + strconv.Itoa(len(r.Source)) + "}([^?]+)"
+	b = append(b, "map $request_uri $redirect_prefix_rule_"...)
+	b = strconv.AppendInt(b, int64(k), 10)
+	b = append(b, " {\n    default \""...)
+	b = append(b, r.Destination...)
+	b = append(b, "\";\n"...)
+	if r.PreserveQuery {
+		b = append(b, "    \"~"+skip+"[?](.+)\" \""...)
+		b = appendJoinPath(b, path)
+		b = append(b, "$1?"...)
+		b = appendQueryAnd(b, query)
+		b = append(b, "$2"...)
+		b = append(b, fragment...)
+		b = append(b, "\";\n"...)
+	}
+	b = append(b, "    \"~"+skip+"\" \""...)
+	b = appendJoinPath(b, path)
+	b = append(b, "$1"...)
+	if query != "" {
+		b = append(b, '?')
+		b = append(b, query...)
+	}
+	b = append(b, fragment...)
+	b = append(b, "\";\n"...)
+	if r.PreserveQuery {
+		b = append(b, "    \"~[?](.+)\" \""...)
+		b = append(b, path...)
+		b = append(b, '?')
+		b = appendQueryAnd(b, query)
+		b = append(b, "$1"...)
+		b = append(b, fragment...)
 		b = append(b, "\";\n"...)
 	}
 	return append(b, "}\n"...)
