@@ -184,35 +184,65 @@ type mapEntry struct {
 // exactMapEntries returns the keys of the exact maps of a project that uses
 // options or settings: each exact rule's source, and under trailingSlash
 // ignore its twin with or without the trailing '/' (but the root's), in
-// source byte order; 410 rules are left out (the maps carry no status).
-// nginx refuses two keys that differ only in case, so the entries whose key
-// equals an earlier one up to case are left out of nginx-map-exact and
-// listed in left; haproxy's map_str keeps them all.
+// source byte order; 410 rules are left out (the maps carry no status). A
+// twin that is another rule's source is left out (writes refuse such
+// clashing rules; a map cannot hold a key twice). nginx refuses two keys
+// that differ only in case, so the entries whose key equals an earlier one
+// up to case are left out of nginx-map-exact and listed in left; haproxy's
+// map_str keeps them. Computed once: both exact maps and the report use it.
 func (s *sorted) exactMapEntries() (all, nginx []mapEntry, left []caseDup) {
-	seen := map[string]*redirects.Rule{}
+	s.mapOnce.Do(func() { s.mapAll, s.mapNginx, s.mapLeft = computeExactMapEntries(s) })
+	return s.mapAll, s.mapNginx, s.mapLeft
+}
+
+func computeExactMapEntries(s *sorted) (all, nginx []mapEntry, left []caseDup) {
+	n := len(s.exact)
+	if s.set.IgnoreTrailingSlash {
+		n *= 2
+	}
+	all = make([]mapEntry, 0, n)
+	// Keys equal up to case need an upper-case letter in one of them
+	// (sources are distinct, and twins equal to a source are left out), so
+	// only the lower-cased forms of those are looked up.
+	colliding := map[string]bool{}
+	add := func(k string, r *redirects.Rule) {
+		all = append(all, mapEntry{k, r})
+		if hasUpper(k) {
+			colliding[lowerASCII(k)] = true
+		}
+	}
 	for _, r := range s.exact {
 		if r.code == redirects.StatusGone {
 			continue
 		}
-		keys := []string{r.src}
-		if s.set.IgnoreTrailingSlash && r.src != "/" {
-			if t := strings.TrimSuffix(r.src, "/"); t != r.src {
-				keys = append(keys, t)
-			} else {
-				keys = append(keys, r.src+"/")
-			}
+		add(r.src, r.rule)
+		if !s.set.IgnoreTrailingSlash || r.src == "/" {
+			continue
 		}
-		for _, k := range keys {
-			e := mapEntry{k, r.rule}
-			all = append(all, e)
-			low := lowerASCII(k)
+		twin := r.src + "/"
+		if t, ok := strings.CutSuffix(r.src, "/"); ok {
+			twin = t
+		}
+		if findExact(s.exact, twin) != nil {
+			left = append(left, caseDup{twin, twin})
+			continue
+		}
+		add(twin, r.rule)
+	}
+	if len(colliding) == 0 {
+		return all, all, left
+	}
+	seen := make(map[string]*redirects.Rule, len(colliding))
+	nginx = make([]mapEntry, 0, len(all))
+	for _, e := range all {
+		if low := lowerASCII(e.key); colliding[low] {
 			if kept, ok := seen[low]; ok {
-				left = append(left, caseDup{k, kept.Source})
+				left = append(left, caseDup{e.key, kept.Source})
 				continue
 			}
-			seen[low] = r.rule
-			nginx = append(nginx, e)
+			seen[low] = e.r
 		}
+		nginx = append(nginx, e)
 	}
 	return all, nginx, left
 }
@@ -274,7 +304,7 @@ func (s *sorted) nginxMapExactExt() []byte {
 	writeCommentLines(&h, NginxMapExactSnippet)
 	s.writeDeclarations(&h, "nginx-map-exact")
 	if len(left) > 0 {
-		h.WriteString("# Warning: nginx map keys are case-insensitive and nginx refuses two keys that differ only in case,\n")
+		h.WriteString("# Warning: nginx map keys are case-insensitive and nginx refuses two keys that are equal up to case,\n")
 		h.WriteString("# so " + countNoun(len(left), "key") + " " + isAre(len(left)) +
 			" left out (a request for it gets the kept source's destination):\n")
 		for _, d := range left {

@@ -245,7 +245,7 @@ func (s *sorted) report() string {
 		}
 		if !s.set.CaseInsensitive {
 			_, _, left := s.exactMapEntries()
-			add(len(left), "nginx-map-exact: exact keys left out because nginx map keys are case-insensitive and an earlier key differs from them only in case", dupExamples(left))
+			add(len(left), "nginx-map-exact: exact keys left out because nginx map keys are case-insensitive and an earlier key is equal to them up to case", dupExamples(left))
 			add(len(s.cases().haproxy), "haproxy: source paths answered by another rule than in the lookup API, because the ACLs match case-insensitively (-i)", dupExamples(s.cases().haproxy))
 		}
 	} else {

@@ -53,6 +53,10 @@ type sorted struct {
 	// the declarations of docs/exports.md's "Rule options and settings",
 	// so a project that uses none renders byte for byte as before.
 	ext bool
+
+	mapOnce          sync.Once
+	mapAll, mapNginx []mapEntry
+	mapLeft          []caseDup
 }
 
 // sortRules computes the orders of sorted. The order of all is the one of
