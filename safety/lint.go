@@ -31,6 +31,10 @@ const (
 	KindLoop Kind = "loop"
 	// KindSelfMatch: a rule answers its own destination (a loop of one).
 	KindSelfMatch Kind = "self-match"
+	// KindPathGrowth: a preservePath rule answers its own destination with
+	// a longer path each time (its destination lies under its own source),
+	// so the path grows on each redirect until the client gives up.
+	KindPathGrowth Kind = "path-growth"
 	// KindChain: a rule's destination is itself redirected by the project.
 	KindChain Kind = "chain"
 	// KindShadowed: a starts_with rule never answers, because a rule with a
@@ -42,9 +46,14 @@ const (
 	// KindOverlap: nested starts_with sources with the same priority, so the
 	// longer one wins only by the tie-break.
 	KindOverlap Kind = "overlap"
+	// KindDoubleSlash: a preservePath rule whose source does not end in '/'
+	// and whose destination's path does, so a request below the source
+	// ("/x/a" for "/x") is answered with "//" at the join ("/y//a").
+	KindDoubleSlash Kind = "double-slash"
 )
 
-var kindOrder = map[Kind]int{KindLoop: 0, KindSelfMatch: 1, KindChain: 2, KindShadowed: 3, KindRedundant: 4, KindOverlap: 5}
+var kindOrder = map[Kind]int{KindLoop: 0, KindSelfMatch: 1, KindPathGrowth: 2, KindChain: 3, KindShadowed: 4,
+	KindRedundant: 5, KindOverlap: 6, KindDoubleSlash: 7}
 
 // RuleRef names a rule in a finding, an explanation or a diff, with the
 // fields that matter to matching.
@@ -55,12 +64,16 @@ type RuleRef struct {
 	Destination string `json:"destination"`
 	StatusCode  int    `json:"statusCode"`
 	Priority    int    `json:"priority"`
+	// PreservePath and PreserveQuery are the rule's options
+	// (docs/contract.md#rule-options).
+	PreservePath  bool `json:"preservePath,omitempty"`
+	PreserveQuery bool `json:"preserveQuery,omitempty"`
 }
 
 // Ref returns the RuleRef of r.
 func Ref(r *redirects.Rule) RuleRef {
 	return RuleRef{ID: r.ID, MatchType: r.MatchType.String(), Source: r.Source, Destination: r.Destination,
-		StatusCode: r.StatusCode, Priority: r.Priority}
+		StatusCode: r.StatusCode, Priority: r.Priority, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
 }
 
 // String names the rule for messages: rule 12 (starts_with /a).
@@ -81,9 +94,11 @@ type Finding struct {
 	// at which the rules meet.
 	Path []string `json:"path"`
 	// FinalDestination is, for a chain, where following it ends: the
-	// destination of its last rule. Empty when the chain runs into a loop.
+	// answer of its last rule (see Lint on the requests followed). Empty
+	// when the chain runs into a loop.
 	FinalDestination string `json:"finalDestination,omitempty"`
-	// MixedStatus is set on a chain of both 301 and 302 answers.
+	// MixedStatus is set on a chain of both permanent (301, 308) and
+	// temporary (302, 303, 307) answers.
 	MixedStatus bool `json:"mixedStatus,omitempty"`
 	// Hops is the number of redirects of a chain or a loop (for a chain into
 	// a loop, up to and once around the loop); Rules lists at most
@@ -100,6 +115,9 @@ type LintOptions struct {
 	// them is followed like a relative one. Compared without case; an entry
 	// without a port also matches the host with any port.
 	Hosts []string
+	// Settings are the project's matching settings (the draft's, or the
+	// version's): paths are compared with them.
+	Settings redirects.Settings
 }
 
 // Blocking reports whether any finding is an error.
@@ -127,12 +145,20 @@ func Count(findings []Finding) (errors, warnings int) {
 // Lint checks rules and returns its findings, errors first, then by kind and
 // by the ID of the first rule involved. The cost is a few lookups per rule,
 // each O(log n): a million rules take seconds. rules is not modified.
+//
+// Redirects are followed under opts.Settings, with computed destinations
+// (redirects.Target): each rule is followed from its representative
+// request, its source as a browser requests it (for a preservePath rule
+// the source with "_" or "/_" appended, SamplePath, so that a rest is
+// appended), and each next rule from its own representative request. A 410
+// answers no destination and ends a chain.
 func Lint(rules []redirects.Rule, opts LintOptions) []Finding {
-	x := newIndex(rules)
+	x := newIndex(rules, opts.Settings)
 	var out []Finding
 	out = append(out, lintFollow(x, newOwnHosts(opts.Hosts))...)
 	out = append(out, lintPrefixes(x)...)
 	out = append(out, lintRedundant(x)...)
+	out = append(out, lintDoubleSlash(x)...)
 	slices.SortStableFunc(out, func(a, b Finding) int {
 		if a.Severity != b.Severity {
 			if a.Severity == SeverityError {
@@ -148,29 +174,82 @@ func Lint(rules []redirects.Rule, opts LintOptions) []Finding {
 	return out
 }
 
-// nextRules returns, for every rule, the index of the rule that answers the
-// path its destination leads to, or -1 when the destination leaves the
-// project or no rule answers it.
-func nextRules(x *index, hosts ownHosts) []int32 {
-	next := make([]int32, len(x.rules))
-	for i := range x.rules {
-		next[i] = -1
-		if p, ok := hosts.follow(x.rules[i].Destination); ok {
-			next[i] = x.lookup(p)
-		}
+// representative returns the request lint follows rule r from, as a
+// browser sends it: its source, or for a preservePath rule SamplePath of
+// its source, so that the rest is appended (docs/contract.md#rule-options).
+func representative(r *redirects.Rule) string {
+	if r.PreservePath && r.MatchType == redirects.StartsWith {
+		return wireOf(SamplePath(r.Source))
 	}
-	return next
+	return wireOf(r.Source)
 }
 
-// lintFollow finds loops, self-matches and chains. Every rule has at most
-// one successor (the rule answering its destination), so the rules form a
-// functional graph: each walk from an unvisited rule either ends, joins a
-// walk done before, or closes a cycle on itself, and every rule is walked
-// once. Chain facts (last rule, hops, statuses) are then filled in backwards
-// along each walk from what its successor already knows.
+// repAnswer returns what rule r answers its representative request: its
+// computed destination, which is the destination as configured unless a
+// rest is appended.
+func repAnswer(r *redirects.Rule) string {
+	if r.PreservePath && r.MatchType == redirects.StartsWith && r.StatusCode != redirects.StatusGone {
+		return redirects.Target(r, representative(r), len(r.Source))
+	}
+	return r.Destination
+}
+
+// follows is what lint knows of each rule's redirect: its answer to its
+// representative request, the path (decoded) that answer leads to, and the
+// rule that answers that path, or -1 when the answer leaves the project, no
+// rule answers it, the rule answering it is a 410, or the rule itself is a
+// 410.
+type follows struct {
+	answer []string
+	path   []string
+	next   []int32
+}
+
+func followAll(x *index, hosts ownHosts) follows {
+	n := len(x.rules)
+	f := follows{answer: make([]string, n), path: make([]string, n), next: make([]int32, n)}
+	for i := range x.rules {
+		r := &x.rules[i]
+		f.next[i] = -1
+		if r.StatusCode == redirects.StatusGone {
+			continue
+		}
+		f.answer[i] = repAnswer(r)
+		p, ok := hosts.follow(f.answer[i])
+		if !ok {
+			continue
+		}
+		f.path[i] = p
+		if j, _ := x.lookup(p); j >= 0 && x.rules[j].StatusCode != redirects.StatusGone {
+			f.next[i] = j
+		}
+	}
+	return f
+}
+
+// grows reports whether rule i, which answers the path its own answer
+// leads to, leads to another path each time: a preservePath rule whose
+// destination lies under its own source.
+func (f *follows) grows(x *index, i int32) bool {
+	r := &x.rules[i]
+	if !r.PreservePath || r.MatchType != redirects.StartsWith {
+		return false
+	}
+	from, _ := requested(representative(r))
+	return x.set.Key(from) != x.set.Key(f.path[i])
+}
+
+// lintFollow finds loops, self-matches, growing paths and chains. Every
+// rule has at most one successor (the rule answering its answer), so the
+// rules form a functional graph: each walk from an unvisited rule either
+// ends, joins a walk done before, or closes a cycle on itself, and every
+// rule is walked once. Chain facts (last rule, hops, statuses) are then
+// filled in backwards along each walk from what its successor already
+// knows.
 func lintFollow(x *index, hosts ownHosts) []Finding {
 	rules := x.rules
-	next := nextRules(x, hosts)
+	f := followAll(x, hosts)
+	next := f.next
 	const (
 		unseen = iota
 		onWalk
@@ -179,8 +258,9 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 	state := make([]uint8, len(rules))
 	onCycle := make([]bool, len(rules))
 	last := make([]int32, len(rules)) // the chain's last rule, or -1 into a loop
+	into := make([]int32, len(rules)) // for a chain into a loop, a rule on the loop
 	hops := make([]int32, len(rules))
-	statuses := make([]uint8, len(rules)) // bit 0: a 301, bit 1: a 302 on the way
+	statuses := make([]uint8, len(rules)) // statusBit of every answer on the way
 	var out []Finding
 	walk := make([]int32, 0, 16)
 	for start := range rules {
@@ -206,10 +286,11 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 				state[c] = done
 				onCycle[c] = true
 				last[c] = -1
+				into[c] = c
 				hops[c] = int32(len(cycle))
 				statuses[c] = bits
 			}
-			out = append(out, loopFinding(x, hosts, cycle))
+			out = append(out, loopFinding(x, &f, cycle))
 			walk = walk[:k]
 		}
 		for k := len(walk) - 1; k >= 0; k-- {
@@ -219,7 +300,7 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 			if n := next[r]; n < 0 {
 				last[r], hops[r], statuses[r] = r, 0, bit
 			} else {
-				last[r], hops[r], statuses[r] = last[n], hops[n]+1, bit|statuses[n]
+				last[r], hops[r], statuses[r], into[r] = last[n], hops[n]+1, bit|statuses[n], into[n]
 				if onCycle[n] {
 					last[r] = -1
 				}
@@ -227,23 +308,50 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 		}
 		for _, c := range walk {
 			if next[c] >= 0 {
-				out = append(out, chainFinding(x, hosts, next, c, last[c], int(hops[c]), statuses[c] == 3))
+				growth := last[c] < 0 && next[into[c]] == into[c] && f.grows(x, into[c])
+				out = append(out, chainFinding(x, &f, c, last[c], int(hops[c]), statuses[c], growth))
 			}
 		}
 	}
 	return out
 }
 
+// statusBit is a bit per redirect status; mixed reports whether bits hold
+// both a permanent (301, 308) and a temporary (302, 303, 307) one.
 func statusBit(code int) uint8 {
-	if code == 302 {
+	switch code {
+	case 302:
 		return 2
+	case 303:
+		return 4
+	case 307:
+		return 8
+	case 308:
+		return 16
 	}
 	return 1
 }
 
+func mixed(bits uint8) bool { return bits&(1|16) != 0 && bits&(2|4|8) != 0 }
+
+// mixNote says which statuses a chain mixes: SPEC.md's two as before, any
+// others by number.
+func mixNote(bits uint8) string {
+	if bits == 3 {
+		return " (the chain mixes 301 and 302 answers)"
+	}
+	var codes []string
+	for k, code := range []string{"301", "302", "303", "307", "308"} {
+		if bits&(1<<k) != 0 {
+			codes = append(codes, code)
+		}
+	}
+	return " (the chain mixes permanent and temporary answers: " + strings.Join(codes[:len(codes)-1], ", ") + " and " + codes[len(codes)-1] + ")"
+}
+
 // loopFinding describes a cycle of rules, rotated to start at its lowest
 // ID so the same loop reads the same way every time.
-func loopFinding(x *index, hosts ownHosts, cycle []int32) Finding {
+func loopFinding(x *index, f *follows, cycle []int32) Finding {
 	low := 0
 	for k, c := range cycle {
 		if x.rules[c].ID < x.rules[cycle[low]].ID {
@@ -251,61 +359,77 @@ func loopFinding(x *index, hosts ownHosts, cycle []int32) Finding {
 		}
 	}
 	ordered := append(slices.Clone(cycle[low:]), cycle[:low]...)
-	f := Finding{Severity: SeverityError, Hops: len(ordered)}
+	out := Finding{Severity: SeverityError, Hops: len(ordered)}
+	if len(ordered) == 1 && f.grows(x, ordered[0]) {
+		// Each request is answered with a longer one: the path the rule
+		// is followed from, then where it leads.
+		c := ordered[0]
+		r := Ref(&x.rules[c])
+		from, _ := requested(representative(&x.rules[c]))
+		out.Kind = KindPathGrowth
+		out.Rules = []RuleRef{r}
+		out.Path = []string{from, f.path[c]}
+		out.Message = fmt.Sprintf("%s keeps the rest of the path and redirects %s to %s, under its own source: the path grows on each redirect until the client gives up",
+			r, from, f.answer[c])
+		return out
+	}
 	// The path into the first rule is where the last rule leads.
-	first, _ := hosts.follow(x.rules[ordered[len(ordered)-1]].Destination)
-	f.Path = append(f.Path, first)
+	out.Path = append(out.Path, f.path[ordered[len(ordered)-1]])
 	for _, c := range ordered {
-		f.Rules = append(f.Rules, Ref(&x.rules[c]))
-		p, _ := hosts.follow(x.rules[c].Destination)
-		f.Path = append(f.Path, p)
+		out.Rules = append(out.Rules, Ref(&x.rules[c]))
+		out.Path = append(out.Path, f.path[c])
 	}
 	if len(ordered) == 1 {
-		f.Kind = KindSelfMatch
-		f.Message = fmt.Sprintf("%s answers its own destination %s: a redirect loop", f.Rules[0], f.Rules[0].Destination)
-		return f
+		out.Kind = KindSelfMatch
+		out.Message = fmt.Sprintf("%s answers its own destination %s: a redirect loop", out.Rules[0], f.answer[ordered[0]])
+		return out
 	}
-	f.Kind = KindLoop
+	out.Kind = KindLoop
 	// The message names at most MaxChainRules rules; Rules and Path hold
 	// them all.
-	shown := min(len(f.Rules), MaxChainRules)
+	shown := min(len(out.Rules), MaxChainRules)
 	names := make([]string, shown)
-	for k, r := range f.Rules[:shown] {
+	for k, r := range out.Rules[:shown] {
 		names[k] = r.String()
 	}
-	path := strings.Join(f.Path, " -> ")
-	if shown < len(f.Rules) {
-		path = strings.Join(f.Path[:shown+1], " -> ") + " -> ..."
+	path := strings.Join(out.Path, " -> ")
+	if shown < len(out.Rules) {
+		path = strings.Join(out.Path[:shown+1], " -> ") + " -> ..."
 		names = append(names, "...")
 	}
-	f.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", len(ordered), path, strings.Join(names, ", "))
-	return f
+	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", len(ordered), path, strings.Join(names, ", "))
+	return out
 }
 
-// chainFinding describes the chain that starts at rule i.
-func chainFinding(x *index, hosts ownHosts, next []int32, i, last int32, hops int, mixed bool) Finding {
-	f := Finding{Severity: SeverityWarning, Kind: KindChain, Hops: hops + 1, MixedStatus: mixed}
-	f.Path = append(f.Path, matchPath(x.rules[i].Source))
-	for r, n := i, 0; r >= 0 && n <= hops && n < MaxChainRules; r, n = next[r], n+1 {
-		f.Rules = append(f.Rules, Ref(&x.rules[r]))
-		if next[r] >= 0 && n < hops {
-			p, _ := hosts.follow(x.rules[r].Destination)
-			f.Path = append(f.Path, p)
+// chainFinding describes the chain that starts at rule i; growth says that
+// it runs into a rule whose path grows rather than into a loop.
+func chainFinding(x *index, f *follows, i, last int32, hops int, bits uint8, growth bool) Finding {
+	out := Finding{Severity: SeverityWarning, Kind: KindChain, Hops: hops + 1, MixedStatus: mixed(bits)}
+	from, _ := requested(representative(&x.rules[i]))
+	out.Path = append(out.Path, from)
+	for r, n := i, 0; r >= 0 && n <= hops && n < MaxChainRules; r, n = f.next[r], n+1 {
+		out.Rules = append(out.Rules, Ref(&x.rules[r]))
+		if f.next[r] >= 0 && n < hops {
+			out.Path = append(out.Path, f.path[r])
 		}
 	}
-	first := f.Rules[0]
-	by := f.Rules[1]
+	first := out.Rules[0]
+	by := out.Rules[1]
 	if last < 0 {
-		f.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again, into a redirect loop", first, first.Destination, by)
-		return f
+		end := "into a redirect loop"
+		if growth {
+			end = "into a path that grows on each redirect"
+		}
+		out.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again, %s", first, f.answer[i], by, end)
+		return out
 	}
-	f.FinalDestination = x.rules[last].Destination
-	f.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again: %d redirects in a row end at %s; point it at %s directly",
-		first, first.Destination, by, hops+1, f.FinalDestination, f.FinalDestination)
-	if mixed {
-		f.Message += " (the chain mixes 301 and 302 answers)"
+	out.FinalDestination = f.answer[last]
+	out.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again: %d redirects in a row end at %s; point it at %s directly",
+		first, f.answer[i], by, hops+1, out.FinalDestination, out.FinalDestination)
+	if out.MixedStatus {
+		out.Message += mixNote(bits)
 	}
-	return f
+	return out
 }
 
 // lintPrefixes finds shadowed starts_with rules and equal-priority overlaps.
@@ -368,17 +492,19 @@ func precedence(w, l *redirects.Rule) string {
 }
 
 // lintRedundant finds exact rules that answer as the starts_with rule
-// beneath them would without them.
+// beneath them would without them: on their source as written and, under
+// the settings, its other spellings (the other trailing-slash form, the
+// letters' case swapped), each with and without a query.
 func lintRedundant(x *index) []Finding {
 	rules := x.rules
 	var out []Finding
 	for i := range rules {
 		r := &rules[i]
-		if r.MatchType == redirects.StartsWith || x.exact[r.Source] != int32(i) {
+		if r.MatchType == redirects.StartsWith || x.exact[x.set.Key(r.Source)] != int32(i) {
 			continue
 		}
-		w := x.lookupPrefix(r.Source)
-		if w < 0 || rules[w].Destination != r.Destination || rules[w].StatusCode != r.StatusCode {
+		w, _ := x.lookupPrefix(r.Source)
+		if w < 0 || rules[w].StatusCode != r.StatusCode || !sameBeneath(x, r) {
 			continue
 		}
 		wr := Ref(&rules[w])
@@ -391,4 +517,98 @@ func lintRedundant(x *index) []Finding {
 		})
 	}
 	return out
+}
+
+// spellings returns the decoded paths an exact source stands for under
+// settings s, as lint probes them: the source, its other trailing-slash
+// form (under ignore, the root aside) and the source with its letters'
+// case swapped (without case).
+func spellings(s redirects.Settings, src string) []string {
+	out := []string{src}
+	if s.IgnoreTrailingSlash && len(src) > 1 {
+		if strings.HasSuffix(src, "/") {
+			out = append(out, src[:len(src)-1])
+		} else {
+			out = append(out, src+"/")
+		}
+	}
+	if s.CaseInsensitive {
+		for _, p := range out[:len(out):len(out)] {
+			if q := swapCase(p); q != p {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
+// swapCase returns p with its ASCII letters' case swapped.
+func swapCase(p string) string {
+	b := []byte(p)
+	for i, c := range b {
+		switch {
+		case 'a' <= c && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case 'A' <= c && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return string(b)
+}
+
+// probeQuery is the query lint adds to a probe to see what a rule does
+// with one.
+const probeQuery = "?q=1"
+
+// sameBeneath reports whether exact rule r answers as the starts_with
+// rules alone would on every spelling of its source, with and without a
+// query.
+func sameBeneath(x *index, r *redirects.Rule) bool {
+	for _, p := range spellings(x.set, r.Source) {
+		w, m := x.lookupPrefix(p)
+		if w < 0 || x.rules[w].StatusCode != r.StatusCode {
+			return false
+		}
+		wire := wireOf(p)
+		for _, q := range []string{"", probeQuery} {
+			if redirects.Target(r, wire+q, len(p)) != redirects.Target(&x.rules[w], wire+q, m) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lintDoubleSlash finds preservePath rules whose join makes "//": a source
+// not ending in '/' (so the rest of a request below it starts with '/')
+// and a destination whose path ends in '/' (or an absolute one without a
+// path, which gets "/").
+func lintDoubleSlash(x *index) []Finding {
+	var out []Finding
+	for i := range x.rules {
+		r := &x.rules[i]
+		if !r.PreservePath || r.MatchType != redirects.StartsWith || r.StatusCode == redirects.StatusGone || strings.HasSuffix(r.Source, "/") {
+			continue
+		}
+		path, _, _ := redirects.SplitDestination(r.Destination)
+		if !strings.HasSuffix(path, "/") && !hostOnly(path) {
+			continue
+		}
+		below := SamplePath(r.Source)
+		out = append(out, Finding{
+			Severity: SeverityWarning, Kind: KindDoubleSlash,
+			Message: fmt.Sprintf("%s keeps the rest of the path after %s, which starts with '/' below it, and its destination's path ends in '/': %s is answered with %s; end the source with '/' or the destination without",
+				Ref(r), r.Source, below, redirects.Target(r, wireOf(below), len(r.Source))),
+			Rules: []RuleRef{Ref(r)},
+			Path:  []string{below},
+		})
+	}
+	return out
+}
+
+// hostOnly reports whether a destination's path part is an absolute URL
+// without a path (https://ex.com), to which a join adds "/".
+func hostOnly(path string) bool {
+	rest, ok := cutSchemeFold(path)
+	return ok && strings.IndexByte(rest, '/') < 0
 }
