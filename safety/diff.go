@@ -87,8 +87,8 @@ type DiffResult struct {
 	// Settings is set when the matching settings differ.
 	Settings *SettingsChange `json:"settings,omitempty"`
 	Added    []RuleRef       `json:"added"`
-	Removed []RuleRef    `json:"removed"`
-	Changed []RuleChange `json:"changed"`
+	Removed  []RuleRef       `json:"removed"`
+	Changed  []RuleChange    `json:"changed"`
 	// Unchanged counts the rules equal in both.
 	Unchanged int `json:"unchanged"`
 	// PathsChecked is the number of sample paths looked up in both:
