@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/internal/rulegen"
 	"redirects/internal/rulemodel"
 )
 
@@ -296,7 +297,7 @@ func TestLintIsTheOptionModel(t *testing.T) {
 	for seed := range uint64(3000) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		s, rules := optProject(rng, 1+rng.IntN(14))
-		for k, n := range checkOptionModel(t, s, rules) {
+		for k, n := range checkOptionModel(t, s, rules, optHosts) {
 			kinds[k] += n
 		}
 	}
@@ -309,10 +310,10 @@ func TestLintIsTheOptionModel(t *testing.T) {
 	t.Logf("findings: %v", kinds)
 }
 
-func checkOptionModel(t *testing.T, s redirects.Settings, rules []redirects.Rule) map[Kind]int {
+func checkOptionModel(t *testing.T, s redirects.Settings, rules []redirects.Rule, hosts []string) map[Kind]int {
 	t.Helper()
-	findings := Lint(rules, LintOptions{Hosts: optHosts, Settings: s})
-	m := optModel(rules, s, optHosts)
+	findings := Lint(rules, LintOptions{Hosts: hosts, Settings: s})
+	m := optModel(rules, s, hosts)
 	want := map[string]bool{}
 	onLoop := map[int64]int{}
 	for i, r := range rules {
@@ -458,5 +459,22 @@ func TestCasesAndExplainAreTheOptionModel(t *testing.T) {
 				t.Fatalf("settings %s: ExplainWith(%s) lists %d candidates, %d rules match", s, p, len(e.Candidates), matching)
 			}
 		}
+	}
+}
+
+// TestLintGeneratedOptions holds lint on the benchmark's generated rules
+// with options (withOptions) to the model, under every combination of
+// settings.
+func TestLintGeneratedOptions(t *testing.T) {
+	rules := withOptions(rulegen.Rules(2000, 0.3, 3))
+	for _, s := range []redirects.Settings{{}, {CaseInsensitive: true}, {IgnoreTrailingSlash: true}, {CaseInsensitive: true, IgnoreTrailingSlash: true}} {
+		if clashes := redirects.Clashes(rules, s, 1); len(clashes) > 0 {
+			t.Logf("settings %s: the generated rules clash (%s, %s); the first answers", s, clashes[0].A.Source, clashes[0].B.Source)
+		}
+		kinds := checkOptionModel(t, s, rules, benchHosts)
+		if kinds[KindChain] == 0 {
+			t.Errorf("settings %s: no chain among the generated rules: %v", s, kinds)
+		}
+		t.Logf("settings %s: %v", s, kinds)
 	}
 }
