@@ -81,3 +81,33 @@ func TestLookupOptionsDoNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestHitsKeepSourcesUnderSettings: under settings other than the default
+// the records hold keys, and a hit is still counted under the rule's
+// source as stored (docs/contract.md, "Hits and misses").
+func TestHitsKeepSourcesUnderSettings(t *testing.T) {
+	rules := []redirects.Rule{
+		{ID: 1, Source: "/Docs/", Destination: "/d", StatusCode: 301},
+		{ID: 2, Source: "/lower", Destination: "/l", StatusCode: 301},
+		{ID: 3, Source: "/API/", Destination: "/a", StatusCode: 301, MatchType: redirects.StartsWith},
+	}
+	snap := engine.CompileWith(rules, redirects.Settings{CaseInsensitive: true, IgnoreTrailingSlash: true})
+	for _, p := range []string{"/docs", "/DOCS/", "/LOWER/", "/api", "/Api/x"} {
+		m, ok := snap.Lookup(p)
+		if !ok {
+			t.Fatalf("%q matched nothing", p)
+		}
+		snap.CountHit(m)
+	}
+	got := map[string]int64{}
+	snap.Hits().Harvest(func(mt redirects.MatchType, source string, n int64) { got[mt.String()+" "+source] += n })
+	want := map[string]int64{"exact /Docs/": 2, "exact /lower": 1, "starts_with /API/": 2}
+	if len(got) != len(want) {
+		t.Fatalf("harvested %v, want %v", got, want)
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Fatalf("harvested %v, want %v", got, want)
+		}
+	}
+}

@@ -50,15 +50,11 @@ type Snapshot struct {
 
 	// settings are the deployment's matching settings
 	// (docs/contract.md#rule-options). Under settings other than the
-	// default, the exact table and the prefix index hold the sources'
-	// keys (Settings.Key, Settings.FoldCase), which may differ from the
-	// sources the records keep for hits: keyArena holds each exact
-	// record's key, at keyOff[n] for the record numbered n, keyLen[n]
-	// bytes long.
+	// default, a record holds its source's key (Settings.Key for an exact
+	// rule, Settings.FoldCase for a starts_with one) where it holds the
+	// source otherwise, so a lookup compares what it reads anyway; the
+	// hit counters keep the sources that differ from their keys.
 	settings redirects.Settings
-	keyArena []byte
-	keyOff   []uint32
-	keyLen   []uint16
 }
 
 // A record in the arena is a header of recordHeader bytes, then the rule's
@@ -359,7 +355,7 @@ func (s *Snapshot) lookupExact(path string) (uint32, bool) {
 			return 0, false
 		}
 		if t == tag {
-			if rec := s.exactRecs[i]; s.recordKey(rec) == path {
+			if rec := s.exactRecs[i]; s.recordSource(rec) == path {
 				return rec, true
 			}
 		}
@@ -378,15 +374,6 @@ func (s *Snapshot) recordSource(rec uint32) string {
 	return arenaSource(s.arena, rec)
 }
 
-// recordKey returns the key the exact table compares for the record at rec:
-// its source, or under settings other than the default its key.
-func (s *Snapshot) recordKey(rec uint32) string {
-	if s.keyArena == nil {
-		return arenaSource(s.arena, rec)
-	}
-	n := binary.LittleEndian.Uint32(s.arena[rec+10:])
-	return arenaString(s.keyArena, s.keyOff[n], uint32(s.keyLen[n]))
-}
 
 // arenaSource returns the source of the record at rec in arena.
 func arenaSource(arena []byte, rec uint32) string {
@@ -519,6 +506,7 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 	// Write the records. values are rewritten from answer numbers to record
 	// offsets plus one, what the prefix index stores.
 	offsets := make([]uint32, len(answers))
+	var orig sourceTable
 	for a, r := range answers {
 		rec := len(arena)
 		if uint64(rec) >= 1<<32-1 {
@@ -528,6 +516,18 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 		mt, src := redirects.Exact, r.Source
 		if r.MatchType == redirects.StartsWith {
 			mt = redirects.StartsWith
+		}
+		if !settings.IsDefault() {
+			// The record holds what lookups compare; the source, when
+			// it differs, goes to the hit counters' side table.
+			if mt == redirects.Exact {
+				src = settings.Key(src)
+			} else {
+				src = settings.FoldCase(src)
+			}
+			if src != r.Source {
+				orig.add(uint32(a), r.Source)
+			}
 		}
 		arena = append(arena, make([]byte, recordHeader)...)
 		arena = append(arena, src...)
@@ -568,22 +568,10 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 	s.prefix = trie.flatten(values)
 	values = nil
 	s.arena = arena
-	s.hits = &HitCounters{arena: arena, recs: offsets, n: make([]atomic.Uint32, len(offsets))}
+	s.hits = &HitCounters{arena: arena, recs: offsets, n: make([]atomic.Uint32, len(offsets)), orig: orig}
 
 	// The exact table: a power of two at least twice the number of keys, so
 	// the load stays at or below one half and probes stay short.
-	if !settings.IsDefault() && s.exactLen > 0 {
-		s.keyOff = make([]uint32, s.exactLen)
-		s.keyLen = make([]uint16, s.exactLen)
-		for a := 0; a < s.exactLen; a++ {
-			key := settings.Key(answers[a].Source)
-			s.keyOff[a], s.keyLen[a] = uint32(len(s.keyArena)), uint16(len(key))
-			s.keyArena = append(s.keyArena, key...)
-		}
-		if s.keyArena == nil {
-			s.keyArena = []byte{}
-		}
-	}
 	if s.exactLen > 0 {
 		n := 1
 		for n < 2*s.exactLen {
@@ -595,12 +583,12 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 	insert:
 		for a := 0; a < s.exactLen; a++ {
 			rec := offsets[a]
-			key := s.recordKey(rec)
+			key := s.recordSource(rec)
 			h := maphash.String(s.seed, key)
 			tag := exactTag(h)
 			i := h & mask
 			for ; s.exactTags[i] != 0; i = (i + 1) & mask {
-				if s.exactTags[i] == tag && s.recordKey(s.exactRecs[i]) == key {
+				if s.exactTags[i] == tag && s.recordSource(s.exactRecs[i]) == key {
 					continue insert // a duplicate source: the first rule keeps it
 				}
 			}
