@@ -374,7 +374,6 @@ func (s *Snapshot) recordSource(rec uint32) string {
 	return arenaSource(s.arena, rec)
 }
 
-
 // arenaSource returns the source of the record at rec in arena.
 func arenaSource(arena []byte, rec uint32) string {
 	n := uint32(binary.LittleEndian.Uint16(arena[rec:]))
