@@ -369,3 +369,36 @@ func TestProjectSettingsCLI(t *testing.T) {
 		t.Fatalf("project list --json lost its old keys: %s", raw[0])
 	}
 }
+
+// TestSettingsChangeInDiffExplainLookup: a settings change of the draft
+// shows in diff (with the paths it changes), explain answers with the
+// draft's settings and the computed destination, and lookup answers each
+// version with its own settings.
+func TestSettingsChangeInDiffExplainLookup(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	c.ok("rule", "add", "--project", p, "--source", "/Docs", "--destination", "/d", "--match", "starts_with", "--preserve-path", "--preserve-query")
+	c.ok("deploy", "--project", p)
+	c.ok("project", "update", "--project", p, "--case-sensitive=false")
+	diff := c.ok("diff", "--project", p)
+	if !strings.Contains(diff, "~ settings: caseSensitive=true trailingSlash=exact -> caseSensitive=false trailingSlash=exact") {
+		t.Fatalf("diff does not show the settings change:\n%s", diff)
+	}
+	if !strings.Contains(diff, "path /dOCS: no redirect -> 301 /d") {
+		t.Fatalf("diff lists no path the settings change answers otherwise:\n%s", diff)
+	}
+	explain := c.ok("explain", "--project", p, "--path", "/DOCS/a?x=1")
+	if !strings.Contains(explain, "/DOCS/a?x=1: 301 /d/a?x=1") || !strings.Contains(explain, "compared with caseSensitive=false") {
+		t.Fatalf("explain of the draft:\n%s", explain)
+	}
+	if got := c.ok("lookup", "--project", p, "--path", "/DOCS/a"); got != "" {
+		t.Fatalf("version 1 (case-sensitive) answers /DOCS/a: %s", got)
+	}
+	c.ok("deploy", "--project", p)
+	if got, want := c.ok("lookup", "--project", p, "--path", "/DOCS/a?x=1"), `{"destination":"/d/a?x=1","statusCode":301,"matchType":"starts_with"}`; got != want {
+		t.Fatalf("version 2 answers %s, want %s", got, want)
+	}
+	if got := c.ok("lookup", "--project", p, "--path", "/DOCS/a", "--version", "1"); got != "" {
+		t.Fatalf("version 1 answers /DOCS/a after version 2: %s", got)
+	}
+}

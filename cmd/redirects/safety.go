@@ -234,6 +234,12 @@ func (c *cmd) diff(ctx context.Context, args []string) error {
 		return c.printJSON(diffJSON{From: a.Name, To: b.Name, DiffResult: d})
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
+	if st := d.Settings; st != nil {
+		// docs/contract.md#rule-options: a settings change goes live
+		// with the deploy; its effect is in the paths below.
+		fmt.Fprintf(bw, "~ settings: caseSensitive=%t trailingSlash=%s -> caseSensitive=%t trailingSlash=%s\n",
+			st.From.CaseSensitive, st.From.TrailingSlash, st.To.CaseSensitive, st.To.TrailingSlash)
+	}
 	for _, r := range d.Added {
 		fmt.Fprintf(bw, "+ %s %s -> %d %s (priority %d)\n", r.MatchType, r.Source, r.StatusCode, r.Destination, r.Priority)
 	}
