@@ -531,7 +531,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if rep.ErrorCount != 1 || len(rep.Errors) != 1 || rep.Errors[0].Line != 2 {
 		t.Fatalf("append of a rule the draft has = %+v", rep)
 	}
-	d.call(admin, "POST", kpath+"/imports?mode=append", csvBody(imph+"/ok,/j,301,exact\r\nno-slash,/j,301,exact\r\n/x,/y,303,exact\r\n")).
+	d.call(admin, "POST", kpath+"/imports?mode=append", csvBody(imph+"/ok,/j,301,exact\r\nno-slash,/j,301,exact\r\n/x,/y,304,exact\r\n")).
 		want(t, 422, codeInvalidImport).decode(t, &rep)
 	if rep.ErrorCount != 2 || len(rep.Errors) != 2 || rep.Errors[0].Line != 3 || rep.Added != 0 {
 		t.Fatalf("import of a file with bad lines = %+v", rep)
