@@ -25,6 +25,9 @@ type deployData struct {
 	MoreRemove int
 	MoreChange int
 	Changes    int
+	// Settings are the matching settings the deploy changes against the
+	// live version (Deployment.Settings against Project.Settings).
+	Settings []settingChange
 	// Next is the version a deploy makes.
 	Next int
 	// Gate is the deploy gate's report on deploying the draft now: lint
@@ -62,6 +65,12 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	d := deployData{Diff: diff, Draft: len(draft), CanDeploy: may(r, o.ID, redirects.ActionDeploy),
 		Changes: len(diff.Added) + len(diff.Removed) + len(diff.Changed)}
+	var liveSettings redirects.Settings // nothing live: the default
+	if ph.Live != nil {
+		liveSettings = ph.Live.Settings
+	}
+	d.Settings = settingChanges(liveSettings, ph.Settings)
+	d.Changes += len(d.Settings)
 	d.Next = 1
 	if ph.Live != nil {
 		d.Next = ph.Live.Version + 1

@@ -73,6 +73,7 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/projects/{project}/settings/tests", handler: h.settingsTests},
 		{method: "POST", pattern: "/projects/{project}/settings/shrink-limit", handler: h.settingsShrinkLimit},
 		{method: "POST", pattern: "/projects/{project}/settings/hosts", handler: h.settingsHosts},
+		{method: "POST", pattern: "/projects/{project}/settings/matching", handler: h.settingsMatching},
 
 		{method: "GET", pattern: "/projects/{project}/keys", handler: h.keysPage},
 		{method: "POST", pattern: "/projects/{project}/keys", handler: h.keyCreate},

@@ -1,0 +1,231 @@
+package ui
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"redirects"
+	"redirects/manage"
+)
+
+// postFollow posts a form, follows its redirect with the flash cookie it
+// set, and returns the page it leads to.
+func (e *env) postFollow(t *testing.T, target string, form url.Values) string {
+	t.Helper()
+	form.Set("csrf", e.csrf)
+	res, body := e.do("POST", target, form, true)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST %s: %d, want 303\n%s", target, res.StatusCode, body)
+	}
+	req := httptest.NewRequest("GET", res.Header.Get("Location"), nil)
+	req.AddCookie(&http.Cookie{Name: manage.SessionCookie, Value: e.cookie})
+	for _, c := range res.Cookies() {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	e.h.ServeHTTP(rec, req)
+	return html.UnescapeString(rec.Body.String())
+}
+
+// flashText returns the flash message of a page.
+func flashText(page string) string {
+	m := regexp.MustCompile(`(?s)<div class="flash[^"]*"[^>]*>(.*?)</div>`).FindStringSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// rule returns the project's draft rule of source.
+func (e *env) rule(t *testing.T, source string) *redirects.Rule {
+	t.Helper()
+	rules, err := e.db.FindRules(context.Background(), e.project.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rules {
+		if rules[i].Source == source {
+			return &rules[i]
+		}
+	}
+	return nil
+}
+
+// TestRuleFormOptions: the add and edit forms take every status and the
+// options; an option that does not apply is refused naming it, and adds
+// nothing.
+func TestRuleFormOptions(t *testing.T) {
+	e := newEnv(t)
+	rules := "/projects/" + e.project.ID + "/rules"
+	_, page := e.do("GET", rules, nil, true)
+	for _, want := range []string{`data-rule-form`, `name="preserve-path"`, `name="preserve-query"`, `data-option="path"`,
+		`<option value="308">308 Permanent Redirect (keeps the method and body)</option>`, `<option value="410">410 Gone (no destination)</option>`} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the rules page lacks %q:\n%s", want, page)
+		}
+	}
+
+	got := e.postFollow(t, rules, url.Values{"source": {"/docs/"}, "destination": {"/manual/#top"}, "status": {"308"}, "match": {"starts_with"},
+		"preserve-path": {"1"}, "preserve-query": {"1"}})
+	if f := flashText(got); f != "Added starts_with rule /docs/ → /manual/#top (keeps path, keeps query). Deploy to make it live." {
+		t.Fatalf("after adding a 308 with both options: %q", f)
+	}
+	if r := e.rule(t, "/docs/"); r == nil || r.StatusCode != 308 || !r.PreservePath || !r.PreserveQuery || r.Destination != "/manual/#top" {
+		t.Fatalf("stored: %+v", r)
+	}
+	got = e.postFollow(t, rules, url.Values{"source": {"/retired"}, "destination": {""}, "status": {"410"}, "match": {"exact"}})
+	if f := flashText(got); f != "Added exact rule /retired → 410 Gone. Deploy to make it live." {
+		t.Fatalf("after adding a 410: %q", f)
+	}
+	for _, tc := range []struct {
+		form url.Values
+		says string
+	}{
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"301"}, "match": {"exact"}, "preserve-path": {"1"}}, "preservePath applies to starts_with rules only"},
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"410"}, "match": {"exact"}}, "destination must be empty for statusCode 410"},
+		{url.Values{"source": {"/x"}, "destination": {""}, "status": {"410"}, "match": {"exact"}, "preserve-query": {"1"}}, "preserveQuery does not apply to statusCode 410"},
+		{url.Values{"source": {"/x"}, "destination": {""}, "status": {"301"}, "match": {"exact"}}, "Destination: give a path starting with / or an http(s):// URL. Only a 410 (Gone) has none."},
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"304"}, "match": {"exact"}}, "Status: choose one of 301, 302, 303, 307, 308, 410."},
+	} {
+		if f := flashText(e.postFollow(t, rules, tc.form)); !strings.Contains(f, tc.says) {
+			t.Errorf("adding %v: %q, want it to say %q", tc.form, f, tc.says)
+		}
+	}
+	if r := e.rule(t, "/x"); r != nil {
+		t.Fatalf("a refused form added %+v", r)
+	}
+
+	// Edit: the form shows the options as stored; unchecking one changes
+	// it alone, and a change to exact drops preservePath with it.
+	docs := e.rule(t, "/docs/")
+	edit := rules + "/" + itoa(int(docs.ID)) + "/edit"
+	_, page = e.do("GET", edit, nil, true)
+	if !regexp.MustCompile(`id="preserve-path" name="preserve-path" value="1" checked`).MatchString(page) ||
+		!regexp.MustCompile(`id="preserve-query" name="preserve-query" value="1" checked`).MatchString(page) ||
+		!strings.Contains(page, `<option value="308" selected>`) {
+		t.Fatalf("the edit form does not show the rule's options:\n%s", page)
+	}
+	e.postFollow(t, edit, url.Values{"revision": {"1"}, "source": {"/docs/"}, "destination": {"/manual/#top"}, "status": {"308"}, "match": {"starts_with"},
+		"priority": {"100"}, "preserve-path": {"1"}})
+	if r := e.rule(t, "/docs/"); !r.PreservePath || r.PreserveQuery {
+		t.Fatalf("after unchecking preserve-query: %+v", r)
+	}
+	e.postFollow(t, edit, url.Values{"revision": {"2"}, "source": {"/docs/"}, "destination": {"/manual/#top"}, "status": {"308"}, "match": {"exact"}, "priority": {"100"}})
+	if r := e.rule(t, "/docs/"); r.PreservePath || r.MatchType != redirects.Exact {
+		t.Fatalf("after a change to exact: %+v", r)
+	}
+}
+
+// TestRulesTableShowsOptions: each rule's status and options are badges;
+// a page without options has no column for them.
+func TestRulesTableShowsOptions(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	rules := "/projects/" + e.project.ID + "/rules"
+	if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: "/plain", Destination: "/b", StatusCode: 301}); err != nil {
+		t.Fatal(err)
+	}
+	_, page := e.do("GET", rules, nil, true)
+	if strings.Contains(page, ">Options</th>") || strings.Contains(page, `class="opt"`) {
+		t.Fatalf("a page of rules without options shows an Options column:\n%s", page)
+	}
+	for _, r := range []redirects.Rule{
+		{Source: "/docs/", Destination: "/manual/", StatusCode: 308, MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true},
+		{Source: "/gone", StatusCode: 410},
+		{Source: "/see", Destination: "/other?a=1", StatusCode: 303, PreserveQuery: true},
+	} {
+		r.ProjectID = e.project.ID
+		if err := e.db.AddRule(ctx, &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, page = e.do("GET", rules, nil, true)
+	for _, want := range []string{
+		">Options</th>",
+		`<span class="badge s308" title="308 Permanent Redirect (keeps the method and body)">308</span>`,
+		`<span class="badge s410" title="410 Gone (no destination)">410 Gone</span>`,
+		`<span class="badge s303" title="303 See Other (the next request is a GET)">303</span>`,
+		`<td class="opts"><span class="opt">keeps path</span> <span class="opt">keeps query</span> </td>`,
+		`title="A 410 answers that the page is gone, with no destination">none</span>`,
+		`<option value="410">410</option>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the rules table lacks %q:\n%s", want, page)
+		}
+	}
+	// The status filter takes the new statuses.
+	_, page = e.do("GET", rules+"?status=410", nil, true)
+	if !strings.Contains(page, "1 rule matches, 1 shown") || !strings.Contains(page, "/gone") {
+		t.Fatalf("filtered by 410:\n%s", page)
+	}
+}
+
+// TestSettingsMatching: the settings page shows what each other choice of
+// settings would clash before anyone saves it; a change that would clash
+// is refused and changes nothing; one that would not is saved and shows
+// on the deploy page and in the header as a change not deployed.
+func TestSettingsMatching(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	base := "/projects/" + e.project.ID + "/settings"
+	for _, src := range []string{"/About", "/about", "/docs/"} {
+		if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: src, Destination: "/x", StatusCode: 301}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, page := e.do("GET", base, nil, true)
+	page = html.UnescapeString(page)
+	for _, want := range []string{
+		`action="` + base + `/matching"`, "The draft compares paths <strong>case-sensitive, trailing slash exact</strong>",
+		`name="case" value="sensitive" checked`, `name="trailing-slash" value="exact" checked`,
+		`ignoring case, trailing slash exact</strong>: <span class="err">1 pair of rules would clash</span>`,
+		"case-sensitive, trailing slash ignore</strong>: no rule would clash.",
+		`ignoring case, trailing slash ignore</strong>: <span class="err">1 pair of rules would clash</span>`,
+		`>/About</a> and <a class="mono"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the settings page lacks %q:\n%s", want, page)
+		}
+	}
+	got := e.postFollow(t, base+"/matching", url.Values{"case": {"ignore"}, "trailing-slash": {"exact"}})
+	if f := flashText(got); !strings.Contains(f, "The matching settings were not saved: under them (ignoring case, trailing slash exact) some draft rules would clash") {
+		t.Fatalf("a clashing change: %q", f)
+	}
+	if f := flashText(e.postFollow(t, base+"/matching", url.Values{"case": {"upper"}, "trailing-slash": {"exact"}})); !strings.Contains(f, "Letter case: choose") {
+		t.Fatalf("a bad value: %q", f)
+	}
+	if p, _ := e.db.FindProjectByID(ctx, e.project.ID); !p.Settings.IsDefault() {
+		t.Fatalf("refused changes stored %v", p.Settings)
+	}
+
+	// Deployed with the defaults, then trailing slash ignored: saved, and
+	// the deploy page and the header show the change.
+	if res, body := e.do("POST", "/projects/"+e.project.ID+"/deploy", url.Values{"csrf": {e.csrf}, "message": {"v1"}}, true); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("deploy: %d\n%s", res.StatusCode, body)
+	}
+	got = e.postFollow(t, base+"/matching", url.Values{"case": {"sensitive"}, "trailing-slash": {"ignore"}})
+	if f := flashText(got); f != "Saved: the draft compares paths case-sensitive, trailing slash ignore. Deploy to make it live; version 1 still compares paths case-sensitive, trailing slash exact." {
+		t.Fatalf("a change without clashes: %q", f)
+	}
+	if p, _ := e.db.FindProjectByID(ctx, e.project.ID); !p.Settings.IgnoreTrailingSlash || p.Settings.CaseInsensitive {
+		t.Fatalf("stored %v", p.Settings)
+	}
+	for _, want := range []string{`name="trailing-slash" value="ignore" checked`, "Trailing slash: exact → <strong>ignore</strong>", "Draft: changed since version 1 went live."} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the settings page after the change lacks %q:\n%s", want, got)
+		}
+	}
+	_, page = e.do("GET", "/projects/"+e.project.ID+"/deploy", nil, true)
+	page = html.UnescapeString(page)
+	for _, want := range []string{"Draft: 1 change not deployed", "1 setting changed", "Matching settings (1)", "Trailing slash: exact → <strong>ignore</strong>.", "Deploy version 2"} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the deploy page lacks %q:\n%s", want, page)
+		}
+	}
+}
