@@ -87,9 +87,9 @@ func TestRuleFormOptions(t *testing.T) {
 		form url.Values
 		says string
 	}{
-		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"301"}, "match": {"exact"}, "preserve-path": {"1"}}, "preservePath applies to starts_with rules only"},
-		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"410"}, "match": {"exact"}}, "destination must be empty for statusCode 410"},
-		{url.Values{"source": {"/x"}, "destination": {""}, "status": {"410"}, "match": {"exact"}, "preserve-query": {"1"}}, "preserveQuery does not apply to statusCode 410"},
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"301"}, "match": {"exact"}, "preserve-path": {"1"}}, "Keep the rest of the path: only a starts_with rule has a rest to keep. Choose starts_with, or uncheck it."},
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"410"}, "match": {"exact"}}, "Destination: a 410 (Gone) has none. Empty it, or choose another status."},
+		{url.Values{"source": {"/x"}, "destination": {""}, "status": {"410"}, "match": {"exact"}, "preserve-query": {"1"}}, "Options: a 410 (Gone) keeps nothing of the request. Uncheck them, or choose another status."},
 		{url.Values{"source": {"/x"}, "destination": {""}, "status": {"301"}, "match": {"exact"}}, "Destination: give a path starting with / or an http(s):// URL. Only a 410 (Gone) has none."},
 		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"304"}, "match": {"exact"}}, "Status: choose one of 301, 302, 303, 307, 308, 410."},
 	} {

@@ -225,6 +225,16 @@ func ruleForm(r *http.Request) (*redirects.Rule, error) {
 			return nil, &pageError{status: http.StatusBadRequest, msg: "Priority " + strconv.Quote(s) + " is not a whole number."}
 		}
 	}
+	// The options that do not apply, in the form's words (Rule.Validate
+	// refuses them too, in the API's).
+	switch {
+	case rule.StatusCode == redirects.StatusGone && rule.Destination != "":
+		return nil, &pageError{status: http.StatusBadRequest, msg: "Destination: a 410 (Gone) has none. Empty it, or choose another status."}
+	case rule.StatusCode == redirects.StatusGone && (rule.PreservePath || rule.PreserveQuery):
+		return nil, &pageError{status: http.StatusBadRequest, msg: "Options: a 410 (Gone) keeps nothing of the request. Uncheck them, or choose another status."}
+	case rule.PreservePath && rule.MatchType != redirects.StartsWith:
+		return nil, &pageError{status: http.StatusBadRequest, msg: "Keep the rest of the path: only a starts_with rule has a rest to keep. Choose starts_with, or uncheck it."}
+	}
 	return rule, nil
 }
 
