@@ -16,11 +16,11 @@ import (
 // statusNames are the statuses' names for people, as the forms list them
 // and the badges' titles say them.
 var statusNames = map[int]string{
-	301: "Moved Permanently",
-	302: "Found (temporary)",
-	303: "See Other (the next request is a GET)",
-	307: "Temporary Redirect (keeps the method and body)",
-	308: "Permanent Redirect (keeps the method and body)",
+	301:                  "Moved Permanently",
+	302:                  "Found (temporary)",
+	303:                  "See Other (the next request is a GET)",
+	307:                  "Temporary Redirect (keeps the method and body)",
+	308:                  "Permanent Redirect (keeps the method and body)",
 	redirects.StatusGone: "Gone (no destination)",
 }
 
