@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"redirects"
 )
@@ -13,15 +14,24 @@ import (
 // words the tables show, and the settings form with its preview of what a
 // change would clash.
 
-// statusNames are the statuses' names for people, as the forms list them
-// and the badges' titles say them.
+// statusNames are the statuses' names for people, as the badges' titles
+// say them; statusShort as the status selects list them.
 var statusNames = map[int]string{
-	301:                  "Moved Permanently",
-	302:                  "Found (temporary)",
-	303:                  "See Other (the next request is a GET)",
-	307:                  "Temporary Redirect (keeps the method and body)",
-	308:                  "Permanent Redirect (keeps the method and body)",
-	redirects.StatusGone: "Gone (no destination)",
+	301: "Moved Permanently",
+	302: "Found (temporary)",
+	303: "See Other (the next request is a GET)",
+	307: "Temporary Redirect (keeps the method and body)",
+	308: "Permanent Redirect (keeps the method and body)",
+	410: "Gone (no destination)",
+}
+
+var statusShort = map[int]string{
+	301: "permanent",
+	302: "temporary",
+	303: "see other",
+	307: "temporary, same method",
+	308: "permanent, same method",
+	410: "gone",
 }
 
 // statusOptions are the status select's options, in redirects.StatusCodes'
@@ -29,7 +39,7 @@ var statusNames = map[int]string{
 var statusOptions = func() []option {
 	out := make([]option, len(redirects.StatusCodes))
 	for i, c := range redirects.StatusCodes {
-		out[i] = option{Value: strconv.Itoa(c), Label: strconv.Itoa(c) + " " + statusNames[c]}
+		out[i] = option{Value: strconv.Itoa(c), Label: strconv.Itoa(c) + " " + statusShort[c]}
 	}
 	return out
 }()
@@ -212,10 +222,10 @@ func (h *handler) settingsMatching(w http.ResponseWriter, r *http.Request) error
 	}
 	if _, err := h.store.SetProjectSettings(r.Context(), ph.ID, s); err != nil {
 		if redirects.ErrorCode(err) == redirects.ECONFLICT {
-			// The store's message lists every pair; a flash is a cookie,
-			// so the page lists them from its preview instead.
-			return h.redirect(w, r, back+"#matching", flashErr, "The matching settings were not saved: under them ("+describeSettings(s)+
-				") some draft rules would clash, listed below. Change or delete one rule of each pair, then save again.")
+			// The store's message lists the pairs; a flash is a cookie,
+			// so a long list is cut (the page's preview lists them too).
+			return h.redirect(w, r, back, flashErr, "The matching settings were not saved: "+clip(message(err), 600)+
+				" Change or delete one rule of each pair, then save again.")
 		}
 		if statusOf(err) < 500 {
 			return h.redirect(w, r, back, flashErr, "The matching settings were not saved: "+message(err))
@@ -229,4 +239,16 @@ func (h *handler) settingsMatching(w http.ResponseWriter, r *http.Request) error
 		msg += " The first deploy makes it live."
 	}
 	return h.redirect(w, r, back, flashOK, msg)
+}
+
+// clip cuts s to at most n bytes, on a character boundary, marking the
+// cut with "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -65,7 +65,7 @@ func TestRuleFormOptions(t *testing.T) {
 	rules := "/projects/" + e.project.ID + "/rules"
 	_, page := e.do("GET", rules, nil, true)
 	for _, want := range []string{`data-rule-form`, `name="preserve-path"`, `name="preserve-query"`, `data-option="path"`,
-		`<option value="308">308 Permanent Redirect (keeps the method and body)</option>`, `<option value="410">410 Gone (no destination)</option>`} {
+		`<option value="308">308 permanent, same method</option>`, `<option value="410">410 gone</option>`} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("the rules page lacks %q:\n%s", want, page)
 		}
@@ -194,7 +194,8 @@ func TestSettingsMatching(t *testing.T) {
 		}
 	}
 	got := e.postFollow(t, base+"/matching", url.Values{"case": {"ignore"}, "trailing-slash": {"exact"}})
-	if f := flashText(got); !strings.Contains(f, "The matching settings were not saved: under them (ignoring case, trailing slash exact) some draft rules would clash") {
+	if f := flashText(got); !strings.HasPrefix(f, "The matching settings were not saved: The settings caseSensitive=false trailingSlash=exact would make rules clash") ||
+		!strings.Contains(f, `exact rule 1 "/About" and rule 2 "/about". Change or delete one rule of each pair, then save again.`) {
 		t.Fatalf("a clashing change: %q", f)
 	}
 	if f := flashText(e.postFollow(t, base+"/matching", url.Values{"case": {"upper"}, "trailing-slash": {"exact"}})); !strings.Contains(f, "Letter case: choose") {
@@ -226,6 +227,18 @@ func TestSettingsMatching(t *testing.T) {
 	for _, want := range []string{"Draft: 1 change not deployed", "1 setting changed", "Matching settings (1)", "Trailing slash: exact → <strong>ignore</strong>.", "Deploy version 2"} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("the deploy page lacks %q:\n%s", want, page)
+		}
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{{"short", 10, "short"}, {"abcdef", 3, "abc…"}, {"caféx", 4, "caf…"}, {"caféx", 5, "café…"}} {
+		if got := clip(tc.s, tc.n); got != tc.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
 		}
 	}
 }
