@@ -52,6 +52,7 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/projects/{project}/rules/{id}/edit", handler: h.ruleUpdate},
 		{method: "GET", pattern: "/projects/{project}/rules/{id}/delete", handler: h.ruleDeletePage},
 		{method: "POST", pattern: "/projects/{project}/rules/{id}/delete", handler: h.ruleDelete},
+		{method: "GET", pattern: "/projects/{project}/rules.csv", handler: h.rulesCSV},
 		{method: "GET", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDeletePage},
 		{method: "POST", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDelete},
 

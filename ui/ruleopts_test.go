@@ -159,6 +159,17 @@ func TestRulesTableShowsOptions(t *testing.T) {
 			t.Fatalf("the rules table lacks %q:\n%s", want, page)
 		}
 	}
+	// The draft downloads with its options, in the file the import reads.
+	if !strings.Contains(page, `href="/projects/`+e.project.ID+`/rules.csv" download>Download the draft as CSV</a>`) {
+		t.Fatalf("the rules page has no download of the draft:\n%s", page)
+	}
+	res, csv := e.do("GET", rules+".csv", nil, true)
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") ||
+		!strings.HasPrefix(csv, "source,destination,statusCode,matchType,priority,id,preservePath,preserveQuery\r\n") ||
+		!regexp.MustCompile(`\r\n/docs/,/manual/,308,starts_with,0,\d+,true,true\r\n`).MatchString(csv) ||
+		!regexp.MustCompile(`\r\n/gone,,410,exact,0,\d+,false,false\r\n`).MatchString(csv) {
+		t.Fatalf("GET rules.csv: %d %v\n%s", res.StatusCode, res.Header, csv)
+	}
 	// The status filter takes the new statuses.
 	_, page = e.do("GET", rules+"?status=410", nil, true)
 	if !strings.Contains(page, "1 rule matches, 1 shown") || !strings.Contains(page, "/gone") {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/export"
 )
 
 // rulesPerPage is the size of a page of the rules table.
@@ -445,4 +446,21 @@ func (h *handler) ruleBulkDelete(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return h.redirect(w, r, rulesURL(ph.ID, nil), flashOK, "Deleted "+plural(n, "rule")+". Deploy to make the change live.")
+}
+
+// rulesCSV downloads the draft as the API's rules.csv does
+// (export.WriteDraftCSV): every field, the options too, in the file the
+// Import tab reads back.
+func (h *handler) rulesCSV(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	rules, err := h.store.FindRules(r.Context(), ph.ID)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(safeFilename(ph.Name+"-draft.csv")))
+	return export.WriteDraftCSV(w, rules)
 }
