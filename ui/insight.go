@@ -106,7 +106,7 @@ type settingsData struct {
 	Current string
 	// Previews are what each other choice of settings would clash; nil
 	// when the draft has more than clashPreviewMax rules (Rules says how
-	// many it has).
+	// many it has) and ?preview=1 does not ask for them.
 	Previews []clashPreview
 	Rules    int
 	// LiveChanges are the settings the draft changes against the live
@@ -135,7 +135,7 @@ func (h *handler) settingsPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if d.Rules = pg.Total; d.Rules <= clashPreviewMax {
+	if d.Rules = pg.Total; d.Rules <= clashPreviewMax || r.URL.Query().Get("preview") == "1" {
 		rules, err := h.store.FindRules(r.Context(), ph.ID)
 		if err != nil {
 			return err

@@ -165,10 +165,12 @@ func settingChanges(from, to redirects.Settings) []settingChange {
 	return out
 }
 
-// clashPreviewMax is the most draft rules the settings page reads to show
-// what a change of setting would clash; past it, saving still checks, and
-// a refusal says how many pairs clash.
-var clashPreviewMax = 200_000
+// clashPreviewMax is the most draft rules the settings page reads on every
+// visit to show what a change of setting would clash (at 100,000 rules
+// the page took 300 ms, most of it FindRules: BenchmarkSettingsPage).
+// Past it, the page offers the preview as a link (?preview=1), and saving
+// checks either way.
+var clashPreviewMax = 50_000
 
 // clashShown is how many pairs of rules a preview lists.
 const clashShown = 20

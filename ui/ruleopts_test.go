@@ -253,3 +253,27 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsPreviewOnLargeDrafts: past clashPreviewMax rules the
+// settings page does not read the draft on every visit; it offers the
+// preview as a link, which shows it.
+func TestSettingsPreviewOnLargeDrafts(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	defer func(n int) { clashPreviewMax = n }(clashPreviewMax)
+	clashPreviewMax = 2
+	for _, src := range []string{"/A", "/a", "/b"} {
+		if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: src, Destination: "/x", StatusCode: 301}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := "/projects/" + e.project.ID + "/settings"
+	_, page := e.do("GET", base, nil, true)
+	if strings.Contains(page, `id="clash-preview"`) || !strings.Contains(page, `The draft has 3 rules, too many to check on every visit. <a href="`+base+`?preview=1#matching">Check what each choice would clash</a>`) {
+		t.Fatalf("a draft past the preview's limit:\n%s", page)
+	}
+	_, page = e.do("GET", base+"?preview=1", nil, true)
+	if !strings.Contains(page, `id="clash-preview"`) || !strings.Contains(page, `ignoring case, trailing slash exact</strong>: <span class="err">1 pair of rules would clash</span>`) {
+		t.Fatalf("the preview asked for:\n%s", page)
+	}
+}
