@@ -173,3 +173,36 @@ func testProjectSettings(t *testing.T, open newStoreFunc) {
 		t.Fatalf("the project list = %+v", list)
 	}
 }
+
+// TestImportOptions: an import takes the option columns and every status,
+// and under the project's settings refuses sources that clash, naming
+// the lines, with nothing imported.
+func TestImportOptions(t *testing.T) { runSuite(t, testImportOptions) }
+
+func testImportOptions(t *testing.T, open newStoreFunc) {
+	e := newEnv(t, open, false, nil)
+	a := e.newOrg("A")
+	owner := a.tokens[redirects.RoleOwner]
+	pbase := "/manage/v1/projects/" + a.project.ID
+	var rep importJSON
+	owner.do("POST", pbase+"/imports?mode=append", csvBody("source,destination,statusCode,matchType,preservePath,preserveQuery\n"+
+		"/docs/,/manual/#top,308,starts_with,true,true\n/retired,,410,exact,,\n")).want(t, 200).decode(t, &rep)
+	if rep.Added != 2 {
+		t.Fatalf("import with options = %+v", rep)
+	}
+	var page struct{ Rules []optionRule }
+	owner.do("GET", pbase+"/rules?q=/docs/", nil).want(t, 200).decode(t, &page)
+	if len(page.Rules) != 1 || page.Rules[0].StatusCode != 308 || !*page.Rules[0].PreservePath || !*page.Rules[0].PreserveQuery {
+		t.Fatalf("imported /docs/ = %+v", page.Rules)
+	}
+	owner.do("PATCH", pbase, map[string]any{"caseSensitive": false}).want(t, 200)
+	r := owner.do("POST", pbase+"/imports?mode=append", csvBody("source,destination,statusCode,matchType\n/new,/x,301,exact\n/OLD,/y,301,exact\n")).want(t, 409, "CONFLICT")
+	r.decode(t, &rep)
+	if rep.ErrorCount != 1 || rep.Errors[0].Line != 3 || !strings.Contains(rep.Errors[0].Message, "/OLD") || !strings.Contains(rep.Errors[0].Message, "/old") {
+		t.Fatalf("an import of /OLD beside /old, ignoring case = %+v", rep)
+	}
+	owner.do("GET", pbase+"/rules?q=/new*", nil).want(t, 200).decode(t, &page)
+	if len(page.Rules) != 0 {
+		t.Fatalf("a refused import added %+v", page.Rules)
+	}
+}
