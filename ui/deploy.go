@@ -175,6 +175,9 @@ func version(r *http.Request) (int, error) {
 type rollbackData struct {
 	Target *redirects.Deployment
 	Next   int
+	// Settings are the matching settings the rollback changes: a
+	// rollback deploys its version's settings with its rules.
+	Settings []settingChange
 }
 
 // rollbackPage asks before the rules of an earlier version are deployed
@@ -192,12 +195,12 @@ func (h *handler) rollbackPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	next := 1
+	d := rollbackData{Target: target, Next: 1}
 	if ph.Live != nil {
-		next = ph.Live.Version + 1
+		d.Next = ph.Live.Version + 1
+		d.Settings = settingChanges(ph.Live.Settings, target.Settings)
 	}
-	return h.render(w, r, http.StatusOK, "rollback", &page{Title: "Roll back to version " + itoa(v), Org: o, Project: ph, Tab: "history",
-		Data: rollbackData{Target: target, Next: next}})
+	return h.render(w, r, http.StatusOK, "rollback", &page{Title: "Roll back to version " + itoa(v), Org: o, Project: ph, Tab: "history", Data: d})
 }
 
 // rollback deploys the rules of an earlier version as the next version.

@@ -240,6 +240,20 @@ func TestSettingsMatching(t *testing.T) {
 			t.Fatalf("the deploy page lacks %q:\n%s", want, page)
 		}
 	}
+
+	// Deployed, version 2 shows its settings in the history; rolling back
+	// to version 1 says it takes version 1's settings.
+	if res, body := e.do("POST", "/projects/"+e.project.ID+"/deploy", url.Values{"csrf": {e.csrf}, "message": {"v2"}}, true); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("deploy: %d\n%s", res.StatusCode, body)
+	}
+	_, page = e.do("GET", "/projects/"+e.project.ID+"/history", nil, true)
+	if n := strings.Count(page, ">ignores trailing /</span>"); n != 1 || strings.Contains(page, ">ignores case</span>") {
+		t.Fatalf("the history shows %d versions ignoring the trailing slash, want 1 (version 2):\n%s", n, page)
+	}
+	_, page = e.do("GET", "/projects/"+e.project.ID+"/history/1/rollback", nil, true)
+	if !strings.Contains(html.UnescapeString(page), "It compares paths as version 1 did, not as the live version does:</p>\n<ul class=\"list\"><li>Trailing slash: ignore → <strong>exact</strong>.") {
+		t.Fatalf("the rollback to version 1 does not name its settings:\n%s", page)
+	}
 }
 
 func TestClip(t *testing.T) {
