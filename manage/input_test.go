@@ -177,6 +177,9 @@ func testAuditOfEveryChange(t *testing.T, open newStoreFunc) {
 			return r
 		}},
 		{redirects.AuditProjectUpdate, owner, func() *resp { return owner.do("PATCH", "/manage/v1/projects/"+p.ID, map[string]any{"name": "2"}) }},
+		{redirects.AuditProjectUpdate, owner, func() *resp {
+			return owner.do("PATCH", "/manage/v1/projects/"+p.ID, map[string]any{"caseSensitive": false, "trailingSlash": "ignore"})
+		}},
 		{redirects.AuditProjectDelete, owner, func() *resp {
 			return owner.do("DELETE", "/manage/v1/projects/"+p.ID, map[string]any{"confirm": "2"})
 		}},
