@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"redirects"
 	"redirects/manage"
@@ -289,5 +290,28 @@ func TestSettingsPreviewOnLargeDrafts(t *testing.T) {
 	_, page = e.do("GET", base+"?preview=1", nil, true)
 	if !strings.Contains(page, `id="clash-preview"`) || !strings.Contains(page, `ignoring case, trailing slash exact</strong>: <span class="err">1 pair of rules would clash</span>`) {
 		t.Fatalf("the preview asked for:\n%s", page)
+	}
+}
+
+// TestMissRuleGone: a missed path becomes a 410 in one step, with no
+// destination.
+func TestMissRuleGone(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	now := time.Now()
+	if err := e.db.AddMisses(ctx, []redirects.Miss{{ProjectID: e.project.ID, Path: "/old-promo", Count: 3, FirstSeen: now, LastSeen: now}}); err != nil {
+		t.Fatal(err)
+	}
+	misses := "/projects/" + e.project.ID + "/misses"
+	_, page := e.do("GET", misses, nil, true)
+	if !strings.Contains(page, `<option value="410">410 Gone</option>`) || !strings.Contains(page, `data-rule-form`) {
+		t.Fatalf("the misses form offers no 410:\n%s", page)
+	}
+	got := e.postFollow(t, misses+"/rule", url.Values{"path": {"/old-promo"}, "destination": {""}, "status": {"410"}})
+	if f := flashText(got); f != "Added to the draft: /old-promo → 410 Gone. Deploy to make it live." {
+		t.Fatalf("a 410 from a miss: %q", f)
+	}
+	if r := e.rule(t, "/old-promo"); r == nil || r.StatusCode != 410 || r.Destination != "" {
+		t.Fatalf("stored: %+v", r)
 	}
 }
