@@ -22,6 +22,18 @@ type optionRule struct {
 	PreserveQuery *bool
 }
 
+// String shows the options' values, or <absent>.
+func (r optionRule) String() string {
+	b := func(p *bool) string {
+		if p == nil {
+			return "<absent>"
+		}
+		return fmt.Sprint(*p)
+	}
+	return fmt.Sprintf("{ID:%d Source:%s Destination:%s StatusCode:%d MatchType:%s Priority:%d Revision:%d PreservePath:%s PreserveQuery:%s}",
+		r.ID, r.Source, r.Destination, r.StatusCode, r.MatchType, r.Priority, r.Revision, b(r.PreservePath), b(r.PreserveQuery))
+}
+
 // TestRuleOptions: the rule routes take every status, a fragment and the
 // two options, answer them on every rule, and a PATCH keeps what it does
 // not name (docs/contract.md#rule-options).
