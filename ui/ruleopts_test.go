@@ -132,9 +132,10 @@ func TestRulesTableShowsOptions(t *testing.T) {
 	if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: "/plain", Destination: "/b", StatusCode: 301}); err != nil {
 		t.Fatal(err)
 	}
-	_, page := e.do("GET", rules, nil, true)
-	if strings.Contains(page, ">Options</th>") || strings.Contains(page, `class="opt"`) {
-		t.Fatalf("a page of rules without options shows an Options column:\n%s", page)
+	for _, p := range []string{rules, "/projects/" + e.project.ID + "/deploy"} {
+		if _, page := e.do("GET", p, nil, true); strings.Contains(page, ">Options</th>") || strings.Contains(page, `class="opt"`) {
+			t.Fatalf("%s without options shows an Options column:\n%s", p, page)
+		}
 	}
 	for _, r := range []redirects.Rule{
 		{Source: "/docs/", Destination: "/manual/", StatusCode: 308, MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true},
@@ -145,6 +146,10 @@ func TestRulesTableShowsOptions(t *testing.T) {
 		if err := e.db.AddRule(ctx, &r); err != nil {
 			t.Fatal(err)
 		}
+	}
+	_, page := e.do("GET", "/projects/"+e.project.ID+"/deploy", nil, true)
+	if !strings.Contains(page, `<td class="opts"><span class="opt">keeps path</span> <span class="opt">keeps query</span> </td>`) {
+		t.Fatalf("the deploy page's added rules do not show their options:\n%s", page)
 	}
 	_, page = e.do("GET", rules, nil, true)
 	for _, want := range []string{
