@@ -762,6 +762,11 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"destination": "/x"}).want(t, 400)
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/gone", "destination": "/found", "statusCode": 302}).want(t, 201)
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/gone", "destination": "/found"}).want(t, 409)
+	var goneRule ruleJSON
+	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/retired", "statusCode": 410}).want(t, 201).decode(t, &goneRule)
+	if goneRule.StatusCode != 410 || goneRule.Destination != "" {
+		t.Fatalf("a 410 from a miss = %+v", goneRule)
+	}
 	d.call(admin, "GET", pbase+"/misses", nil).want(t, 200).decode(t, &missAns)
 	if fmt.Sprint(missAns.Misses) != "[{/lost 3}]" {
 		t.Fatalf("misses after a rule from /gone = %+v", missAns)
