@@ -645,7 +645,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if put.Cases != 2 {
 		t.Fatalf("stored %d cases, want 2", put.Cases)
 	}
-	d.call(admin, "PUT", gpath+"/tests", csvBody("path,status,destination\n/g1,303,/g2\n")).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "PUT", gpath+"/tests", csvBody("path,status,destination\n/g1,304,/g2\n")).want(t, 400, "INVALID_INPUT")
 	d.call(admin, "PUT", gpath+"/tests", csvBody("")).want(t, 400, "INVALID_INPUT")
 	d.call(admin, "PUT", gpath+"/tests", `{"path": "/g1"}`).want(t, 415, codeUnsupportedMedia)
 	d.call(admin, "PUT", gpath+"/tests", csvBody("path,status,destination\n"+strings.Repeat("/a,none,\n", redirects.MaxTestsLen/9+1))).want(t, 413, codeBodyTooLarge)
