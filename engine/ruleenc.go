@@ -15,9 +15,9 @@ import (
 const (
 	ruleEncodingVersion  = 1
 	ruleEncodingOptions  = 2
-	flagPreservePath     = 1
-	flagPreserveQuery    = 2
-	ruleEncodingFlagMask = flagPreservePath | flagPreserveQuery
+	encPreservePath      = 1
+	encPreserveQuery     = 2
+	ruleEncodingFlagMask = encPreservePath | encPreserveQuery
 )
 
 // EncodeRules returns a compact binary form of rules, for stores to keep a
@@ -51,10 +51,10 @@ func EncodeRules(rules []redirects.Rule) []byte {
 		if version == ruleEncodingOptions {
 			var flags byte
 			if r.PreservePath {
-				flags |= flagPreservePath
+				flags |= encPreservePath
 			}
 			if r.PreserveQuery {
-				flags |= flagPreserveQuery
+				flags |= encPreserveQuery
 			}
 			b = append(b, flags)
 		}
@@ -90,7 +90,7 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 			if flags&^ruleEncodingFlagMask != 0 {
 				return nil, bad
 			}
-			r.PreservePath, r.PreserveQuery = flags&flagPreservePath != 0, flags&flagPreserveQuery != 0
+			r.PreservePath, r.PreserveQuery = flags&encPreservePath != 0, flags&encPreserveQuery != 0
 		}
 		if d.err {
 			return nil, bad

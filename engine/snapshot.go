@@ -47,6 +47,18 @@ type Snapshot struct {
 
 	// hits counts the lookups each record answered (CountHit).
 	hits *HitCounters
+
+	// settings are the deployment's matching settings
+	// (docs/contract.md#rule-options). Under settings other than the
+	// default, the exact table and the prefix index hold the sources'
+	// keys (Settings.Key, Settings.FoldCase), which may differ from the
+	// sources the records keep for hits: keyArena holds each exact
+	// record's key, at keyOff[n] for the record numbered n, keyLen[n]
+	// bytes long.
+	settings redirects.Settings
+	keyArena []byte
+	keyOff   []uint32
+	keyLen   []uint16
 }
 
 // A record in the arena is a header of recordHeader bytes, then the rule's
@@ -56,8 +68,10 @@ type Snapshot struct {
 // (uint16), status (uint16), match type (byte), flags (byte), and the
 // record's number (uint32), which indexes its hit counter.
 const (
-	recordHeader  = 14
-	flagDestAfter = 1 // the destination follows the body instead of being in it
+	recordHeader      = 14
+	flagDestAfter     = 1 // the destination follows the body instead of being in it
+	flagPreservePath  = 2 // the rule's preservePath (docs/contract.md#rule-options)
+	flagPreserveQuery = 4 // the rule's preserveQuery
 )
 
 // Match is the answer of Snapshot.Lookup: a small value that points into the
@@ -71,11 +85,128 @@ type Match struct {
 	mt     redirects.MatchType
 	// rec is the record's number, which CountHit counts under.
 	rec uint32
+	// flags are the record's flags: the rule's options.
+	flags byte
+	// matched is how many decoded bytes of the path the rule's source
+	// covers: what preservePath keeps after.
+	matched int
 }
 
 // Destination returns the matched rule's destination as configured; nothing
 // of the requested path is appended (docs/contract.md, matching rule 4).
+// AppendTarget gives what a lookup answers, the options applied.
 func (m Match) Destination() string { return m.dest }
+
+// PreservePath and PreserveQuery return the matched rule's options.
+func (m Match) PreservePath() bool  { return m.flags&flagPreservePath != 0 }
+func (m Match) PreserveQuery() bool { return m.flags&flagPreserveQuery != 0 }
+
+// Computed reports whether the answer to the requested path wire (in its
+// wire form, as Lookup was given it) differs from the destination as
+// configured: the rule keeps a rest of the path or a query that wire has.
+// Only then does the answer need AppendJSON; otherwise JSON is the body.
+func (m Match) Computed(wire string) bool {
+	if m.flags&(flagPreservePath|flagPreserveQuery) == 0 {
+		return false
+	}
+	return m.flags&flagPreservePath != 0 && redirects.WireRest(wire, m.matched) != "" ||
+		m.flags&flagPreserveQuery != 0 && redirects.RequestQuery(wire) != ""
+}
+
+// AppendTarget appends the destination the lookup answers for the
+// requested path wire (docs/contract.md#rule-options): the destination as
+// configured unless the rule's options append the rest of the path or the
+// request's query (redirects.AppendTarget says how). It allocates nothing
+// when b has room.
+func (m Match) AppendTarget(b []byte, wire string) []byte {
+	return m.appendTarget(b, wire, false)
+}
+
+// AppendJSON appends the lookup body for the requested path wire: JSON's
+// bytes when the answer is not Computed, else the body with the computed
+// destination, escaped as JSON does, rendered into b.
+func (m Match) AppendJSON(b []byte, wire string) []byte {
+	if !m.Computed(wire) {
+		return append(b, m.json...)
+	}
+	b = append(b, bodyStart...)
+	b = m.appendTarget(b, wire, true)
+	b = append(b, `","statusCode":`...)
+	b = strconv.AppendInt(b, int64(m.status), 10)
+	b = append(b, `,"matchType":"`...)
+	b = append(b, m.mt.String()...)
+	return append(b, `"}`...)
+}
+
+// appendTarget is AppendTarget, each piece escaped as a JSON string's
+// inside when inJSON.
+func (m Match) appendTarget(b []byte, wire string, inJSON bool) []byte {
+	put := func(b []byte, s string) []byte {
+		if inJSON {
+			return AppendJSONString(b, s)
+		}
+		return append(b, s...)
+	}
+	if m.status == redirects.StatusGone {
+		return b
+	}
+	var rest, reqQuery string
+	if m.flags&flagPreservePath != 0 {
+		rest = redirects.WireRest(wire, m.matched)
+	}
+	if m.flags&flagPreserveQuery != 0 {
+		reqQuery = redirects.RequestQuery(wire)
+	}
+	if rest == "" && reqQuery == "" {
+		return put(b, m.dest)
+	}
+	path, query, fragment := redirects.SplitDestination(m.dest)
+	b = put(b, path)
+	if rest != "" {
+		if len(path) == 0 || path[0] != '/' && !hasURLPath(path) {
+			b = append(b, '/')
+		}
+		b = put(b, rest)
+	}
+	switch {
+	case query != "" && reqQuery != "":
+		b = append(b, '?')
+		b = put(b, query)
+		b = append(b, '&')
+		b = put(b, reqQuery)
+	case query != "":
+		b = append(b, '?')
+		b = put(b, query)
+	case reqQuery != "":
+		b = append(b, '?')
+		b = put(b, reqQuery)
+	}
+	return put(b, fragment)
+}
+
+// hasURLPath reports whether an absolute URL has a path: a '/' after its
+// "scheme://".
+func hasURLPath(u string) bool {
+	for i := 0; i+2 < len(u); i++ {
+		if u[i] == ':' && u[i+1] == '/' && u[i+2] == '/' {
+			for _, c := range []byte(u[i+3:]) {
+				if c == '/' {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// Settings returns the matching settings the snapshot was compiled with.
+func (s *Snapshot) Settings() redirects.Settings {
+	if s == nil {
+		return redirects.Settings{}
+	}
+	return s.settings
+}
 
 // StatusCode returns the matched rule's HTTP status, 301 or 302.
 func (m Match) StatusCode() int { return int(m.status) }
@@ -132,6 +263,64 @@ func (s *Snapshot) Lookup(path string) (Match, bool) {
 	return s.LookupDecoded(p)
 }
 
+// maxKeyPath is the longest decoded path whose key a lookup under settings
+// other than the default builds on the stack; longer paths (no source is)
+// take a heap buffer.
+const maxKeyPath = redirects.MaxSourceLen + 2
+
+// lookupSettings is LookupDecoded under settings other than the default:
+// the exact table is asked for the path's key, the prefix index walks the
+// path case-folded, with a '/' appended under trailingSlash "ignore" (so a
+// source ending in '/' also answers the path without it: the sources that
+// prefix path+"/" are those that prefix path, and path+"/" itself).
+func (s *Snapshot) lookupSettings(path string) (Match, bool) {
+	var stack [maxKeyPath + 1]byte
+	buf := stack[:0]
+	if len(path)+1 > len(stack) {
+		buf = make([]byte, 0, len(path)+1)
+	}
+	b := appendFolded(buf, s.settings.TrimSlash(path), s.settings.CaseInsensitive)
+	if rec, ok := s.lookupExact(unsafeString(b)); ok {
+		m := s.match(rec)
+		m.matched = len(path)
+		return m, true
+	}
+	b = appendFolded(buf, path, s.settings.CaseInsensitive)
+	if s.settings.IgnoreTrailingSlash && (len(path) == 0 || path[len(path)-1] != '/') {
+		b = append(b, '/')
+	}
+	if rec, ok := s.prefix.lookup(unsafeString(b)); ok {
+		m := s.match(rec)
+		m.matched = min(m.matched, len(path))
+		return m, true
+	}
+	return Match{}, false
+}
+
+// appendFolded appends p to b, its ASCII letters lower-cased when fold.
+func appendFolded(b []byte, p string, fold bool) []byte {
+	if !fold {
+		return append(b, p...)
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// unsafeString returns b as a string without copying, for a lookup that
+// does not keep it.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
 // LookupDecoded finds the rule for a path already in DecodePath's form,
 // byte for byte: an exact rule whose source equals it wins; otherwise the
 // starts_with rule that wins by Better among those whose source is a
@@ -143,6 +332,9 @@ func (s *Snapshot) Lookup(path string) (Match, bool) {
 func (s *Snapshot) LookupDecoded(path string) (Match, bool) {
 	if s == nil {
 		return Match{}, false
+	}
+	if !s.settings.IsDefault() {
+		return s.lookupSettings(path)
 	}
 	if rec, ok := s.lookupExact(path); ok {
 		return s.match(rec), true
@@ -167,7 +359,7 @@ func (s *Snapshot) lookupExact(path string) (uint32, bool) {
 			return 0, false
 		}
 		if t == tag {
-			if rec := s.exactRecs[i]; s.recordSource(rec) == path {
+			if rec := s.exactRecs[i]; s.recordKey(rec) == path {
 				return rec, true
 			}
 		}
@@ -184,6 +376,16 @@ func exactTag(h uint64) uint8 {
 // recordSource returns the source of the record at rec.
 func (s *Snapshot) recordSource(rec uint32) string {
 	return arenaSource(s.arena, rec)
+}
+
+// recordKey returns the key the exact table compares for the record at rec:
+// its source, or under settings other than the default its key.
+func (s *Snapshot) recordKey(rec uint32) string {
+	if s.keyArena == nil {
+		return arenaSource(s.arena, rec)
+	}
+	n := binary.LittleEndian.Uint32(s.arena[rec+10:])
+	return arenaString(s.keyArena, s.keyOff[n], uint32(s.keyLen[n]))
 }
 
 // arenaSource returns the source of the record at rec in arena.
@@ -205,11 +407,13 @@ func (s *Snapshot) match(rec uint32) Match {
 		dest = end
 	}
 	return Match{
-		json:   s.arena[body:end:end],
-		dest:   arenaString(s.arena, dest, destLen),
-		status: binary.LittleEndian.Uint16(h[6:]),
-		mt:     redirects.MatchType(h[8]),
-		rec:    binary.LittleEndian.Uint32(h[10:]),
+		json:    s.arena[body:end:end],
+		dest:    arenaString(s.arena, dest, destLen),
+		status:  binary.LittleEndian.Uint16(h[6:]),
+		mt:      redirects.MatchType(h[8]),
+		rec:     binary.LittleEndian.Uint32(h[10:]),
+		flags:   h[9],
+		matched: int(srcLen),
 	}
 }
 
@@ -231,7 +435,15 @@ func arenaString(arena []byte, off, n uint32) string {
 // 4 GiB of strings; validation rules out the first, the store's size the
 // second. rules is not modified or retained.
 func Compile(rules []redirects.Rule) *Snapshot {
-	s := &Snapshot{seed: maphash.MakeSeed()}
+	return CompileWith(rules, redirects.Settings{})
+}
+
+// CompileWith is Compile for a deployment's settings
+// (docs/contract.md#rule-options): under case-insensitive settings the
+// prefix index holds the case-folded sources and the closure winners are
+// found among them; the exact table holds each exact source's key.
+func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot {
+	s := &Snapshot{seed: maphash.MakeSeed(), settings: settings}
 
 	// One record per exact rule, then one per starts_with rule that wins for
 	// some prefix source. PrefixWinners gives each source its closure winner,
@@ -249,7 +461,20 @@ func Compile(rules []redirects.Rule) *Snapshot {
 			answers = append(answers, r)
 		}
 	}
-	winners := redirects.PrefixWinners(rules)
+	// cmp are the rules as the prefix index compares them: case-folded
+	// sources under case-insensitive settings, in a copy of the same
+	// length and order, so an index into it is one into rules.
+	cmp := rules
+	if settings.CaseInsensitive {
+		cmp = make([]redirects.Rule, len(rules))
+		for i := range rules {
+			cmp[i] = rules[i]
+			if rules[i].MatchType == redirects.StartsWith {
+				cmp[i].Source = settings.FoldCase(rules[i].Source)
+			}
+		}
+	}
+	winners := redirects.PrefixWinners(cmp)
 	keys := make([]string, len(winners))
 	values := make([]uint32, len(winners))
 	// answerOf numbers each distinct winner once. PrefixWinners' rules point
@@ -259,9 +484,9 @@ func Compile(rules []redirects.Rule) *Snapshot {
 	var answerOfOther map[*redirects.Rule]uint32
 	for i, w := range winners {
 		var a uint32
-		if j, ok := indexOf(rules, w.Rule); ok {
+		if j, ok := indexOf(cmp, w.Rule); ok {
 			if answerOf[j] == 0 {
-				answers = append(answers, w.Rule)
+				answers = append(answers, &rules[j])
 				answerOf[j] = uint32(len(answers))
 			}
 			a = answerOf[j]
@@ -309,6 +534,12 @@ func Compile(rules []redirects.Rule) *Snapshot {
 		body := len(arena)
 		arena = appendBody(arena, r.Destination, r.StatusCode, mt)
 		var flags byte
+		if r.PreservePath && mt == redirects.StartsWith {
+			flags |= flagPreservePath
+		}
+		if r.PreserveQuery {
+			flags |= flagPreserveQuery
+		}
 		if len(arena)-body != bodyLen(len(r.Destination), r.StatusCode, mt) {
 			// The body escaped something, so it does not hold the
 			// destination as configured: keep that after it.
@@ -341,6 +572,18 @@ func Compile(rules []redirects.Rule) *Snapshot {
 
 	// The exact table: a power of two at least twice the number of keys, so
 	// the load stays at or below one half and probes stay short.
+	if !settings.IsDefault() && s.exactLen > 0 {
+		s.keyOff = make([]uint32, s.exactLen)
+		s.keyLen = make([]uint16, s.exactLen)
+		for a := 0; a < s.exactLen; a++ {
+			key := settings.Key(answers[a].Source)
+			s.keyOff[a], s.keyLen[a] = uint32(len(s.keyArena)), uint16(len(key))
+			s.keyArena = append(s.keyArena, key...)
+		}
+		if s.keyArena == nil {
+			s.keyArena = []byte{}
+		}
+	}
 	if s.exactLen > 0 {
 		n := 1
 		for n < 2*s.exactLen {
@@ -352,12 +595,12 @@ func Compile(rules []redirects.Rule) *Snapshot {
 	insert:
 		for a := 0; a < s.exactLen; a++ {
 			rec := offsets[a]
-			key := s.recordSource(rec)
+			key := s.recordKey(rec)
 			h := maphash.String(s.seed, key)
 			tag := exactTag(h)
 			i := h & mask
 			for ; s.exactTags[i] != 0; i = (i + 1) & mask {
-				if s.exactTags[i] == tag && s.recordSource(s.exactRecs[i]) == key {
+				if s.exactTags[i] == tag && s.recordKey(s.exactRecs[i]) == key {
 					continue insert // a duplicate source: the first rule keeps it
 				}
 			}
