@@ -173,15 +173,47 @@ func testProjectSettings(t *testing.T, open newStoreFunc) {
 	// Another match type does not clash.
 	editor.do("POST", rules, map[string]any{"source": "/Old/", "destination": "/z", "matchType": "starts_with"}).want(t, 201)
 
+	// The diff names the settings' change and the paths it changes; the
+	// explanation compares with the draft's settings.
+	var diff struct {
+		Settings *struct {
+			From, To struct {
+				CaseSensitive bool
+				TrailingSlash string
+			}
+			Fields []string
+		}
+		PathsChanged int
+	}
+	owner.do("GET", pbase+"/diff?from=draft&to=draft", nil).want(t, 200).decode(t, &diff)
+	if diff.Settings != nil {
+		t.Fatalf("the draft against itself: settings %+v", diff.Settings)
+	}
+	var lk struct {
+		Explanation struct {
+			Settings *struct{ CaseSensitive bool }
+			Answer   *struct{ Source string }
+		}
+	}
+	owner.do("GET", pbase+"/lookup?version=draft&path=/OLD/", nil).want(t, 200).decode(t, &lk)
+	if ex := lk.Explanation; ex.Settings == nil || ex.Settings.CaseSensitive || ex.Answer == nil || ex.Answer.Source != "/old" {
+		t.Fatalf("the explanation of /OLD/ in the draft = %+v", lk)
+	}
+
 	// The next deploy freezes them.
 	var d deploymentJSON
 	owner.do("POST", pbase+"/deployments", map[string]any{"message": "settings"}).want(t, 201).decode(t, &d)
 	if d.CaseSensitive || d.TrailingSlash != "ignore" {
 		t.Fatalf("the deployment = %+v, want the settings it froze", d)
 	}
+	owner.do("PATCH", pbase, map[string]any{"caseSensitive": true}).want(t, 200)
+	owner.do("GET", pbase+"/diff", nil).want(t, 200).decode(t, &diff)
+	if diff.Settings == nil || diff.Settings.From.CaseSensitive || !diff.Settings.To.CaseSensitive || strings.Join(diff.Settings.Fields, ",") != "caseSensitive" || diff.PathsChanged == 0 {
+		t.Fatalf("the diff of caseSensitive false to true = %+v", diff)
+	}
 	var list struct{ Projects []projectJSON }
 	owner.do("GET", "/manage/v1/orgs/"+a.org.ID+"/projects", nil).want(t, 200).decode(t, &list)
-	if len(list.Projects) != 1 || list.Projects[0].CaseSensitive || list.Projects[0].TrailingSlash != "ignore" {
+	if len(list.Projects) != 1 || !list.Projects[0].CaseSensitive || list.Projects[0].TrailingSlash != "ignore" {
 		t.Fatalf("the project list = %+v", list)
 	}
 }

@@ -64,17 +64,17 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	diff := safety.Diff(live, draft, safety.DiffOptions{MaxPaths: 50})
+	var liveSettings redirects.Settings // nothing live: the default
+	if ph.Live != nil {
+		liveSettings = ph.Live.Settings
+	}
+	diff := safety.Diff(live, draft, safety.DiffOptions{MaxPaths: 50, From: liveSettings, To: ph.Settings})
 	gate, err := safety.CheckDeploy(ctx, h.store, ph.ID, redirects.DeployOptions{})
 	if err != nil {
 		return err
 	}
 	d := deployData{Diff: diff, Draft: len(draft), CanDeploy: may(r, o.ID, redirects.ActionDeploy),
 		Changes: len(diff.Added) + len(diff.Removed) + len(diff.Changed)}
-	var liveSettings redirects.Settings // nothing live: the default
-	if ph.Live != nil {
-		liveSettings = ph.Live.Settings
-	}
 	d.Settings = settingChanges(liveSettings, ph.Settings)
 	d.Changes += len(d.Settings)
 	d.Next = 1

@@ -241,7 +241,8 @@ func TestSettingsMatching(t *testing.T) {
 	}
 	_, page = e.do("GET", "/projects/"+e.project.ID+"/deploy", nil, true)
 	page = html.UnescapeString(page)
-	for _, want := range []string{"Draft: 1 change not deployed", "1 setting changed", "Matching settings (1)", "Trailing slash: exact → <strong>ignore</strong>.", "Deploy version 2"} {
+	for _, want := range []string{"Draft: 1 change not deployed", "1 setting changed", "Matching settings (1)", "Trailing slash: exact → <strong>ignore</strong>.", "Deploy version 2",
+		"<li>/docs: no redirect → 301 /x</li>"} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("the deploy page lacks %q:\n%s", want, page)
 		}
@@ -318,5 +319,23 @@ func TestMissRuleGone(t *testing.T) {
 	}
 	if r := e.rule(t, "/old-promo"); r == nil || r.StatusCode != 410 || r.Destination != "" {
 		t.Fatalf("stored: %+v", r)
+	}
+}
+
+// TestTestPathOptions: Test a path answers with the computed destination,
+// under each side's settings.
+func TestTestPathOptions(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: "/docs/", Destination: "/manual/#top", StatusCode: 308,
+		MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.SetProjectSettings(ctx, e.project.ID, redirects.Settings{CaseInsensitive: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, page := e.do("GET", "/projects/"+e.project.ID+"/test?path="+url.QueryEscape("/DOCS/a/b?x=1"), nil, true)
+	if !strings.Contains(page, `title="308 Permanent Redirect (keeps the method and body)">308</span> → <span class="mono">/manual/a/b?x=1#top</span>, by rule`) {
+		t.Fatalf("Test a path of /DOCS/a/b?x=1:\n%s", page)
 	}
 }
