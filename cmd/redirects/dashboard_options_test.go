@@ -138,7 +138,8 @@ func TestDashboardRuleOptions(t *testing.T) {
 
 	// The deploy page shows the setting's change, and deploys it.
 	b.click("Deploy")
-	b.see("Draft: 1 change not deployed", "1 setting changed", "Matching settings (1)", "Trailing slash: exact → ignore.")
+	b.see("Draft: 1 change not deployed", "1 setting changed", "Matching settings (1)", "Trailing slash: exact → ignore.",
+		"Paths that will answer differently", "/docs: no redirect → 308 /manual/#top")
 	b.shot("deploy-settings")
 	b.click("Deploy version 2")
 	b.see("Deployed version 2")
