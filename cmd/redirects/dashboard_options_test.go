@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -146,4 +149,31 @@ func TestDashboardRuleOptions(t *testing.T) {
 	b.open("/projects/" + project + "/deploy")
 	b.see("Nothing to deploy: the draft is the same as version 2.")
 	b.notSee("Draft: changed since")
+
+	// The edge answers version 2 as the rules and settings say.
+	key := strings.TrimSpace(s.cli(t, "", "key", "create", "--project", project, "--name", "edge"))
+	lookup := func(path string) (int, string) {
+		req, _ := http.NewRequest("GET", s.edge+"/v1/lookup?project="+project+"&path="+url.QueryEscape(path), nil)
+		req.Header.Set("X-API-Key", key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	for path, want := range map[string]string{
+		"/see?utm=1": `{"destination":"/other?a=1&utm=1","statusCode":303,"matchType":"exact"}`,
+		"/retired":   `{"destination":"","statusCode":410,"matchType":"exact"}`,
+		"/docs?q=1":  `{"destination":"/manual/?q=1#top","statusCode":308,"matchType":"exact"}`,
+	} {
+		var last string
+		waitFor(t, "the edge answers "+path+" with version 2", func() bool {
+			code, body := lookup(path)
+			last = fmt.Sprint(code, " ", body)
+			return code == 200 && body == want
+		})
+		t.Logf("%s: %s", path, last)
+	}
 }
