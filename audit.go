@@ -189,13 +189,26 @@ func ProjectAuditFields(p *Project) map[string]any {
 	if len(p.Hosts) > 0 {
 		m["hosts"] = p.Hosts
 	}
+	if !p.Settings.IsDefault() {
+		m["caseSensitive"] = p.Settings.CaseSensitive()
+		m["trailingSlash"] = p.Settings.TrailingSlash()
+	}
 	return m
 }
 
 // RuleAuditFields returns what the audit log records of a draft rule.
+// The options are recorded when a rule uses them, so the entries of rules
+// without them read as before.
 func RuleAuditFields(r *Rule) map[string]any {
-	return map[string]any{"source": r.Source, "destination": r.Destination, "statusCode": r.StatusCode,
+	m := map[string]any{"source": r.Source, "destination": r.Destination, "statusCode": r.StatusCode,
 		"matchType": r.MatchType.String(), "priority": r.Priority}
+	if r.PreservePath {
+		m["preservePath"] = true
+	}
+	if r.PreserveQuery {
+		m["preserveQuery"] = true
+	}
+	return m
 }
 
 // KeyAuditFields returns what the audit log records of an API key: never

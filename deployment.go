@@ -206,9 +206,10 @@ type DeployTx interface {
 	// FindProject returns the project to deploy. Errors: ENOTFOUND.
 	FindProject(ctx context.Context, id string) (*Project, error)
 	// FindRules returns the draft rules of a project when version is 0,
-	// else the rules of that version, in any order. Errors: ENOTFOUND (the
-	// version).
-	FindRules(ctx context.Context, projectID string, version int) ([]Rule, error)
+	// else the rules of that version, in any order, with the settings they
+	// go live with: the project's for the draft, the version's own for a
+	// version deployed again. Errors: ENOTFOUND (the version).
+	FindRules(ctx context.Context, projectID string, version int) ([]Rule, Settings, error)
 	// InsertRelease stores r as the project's next version, setting
 	// r.Deployment.Version, and records its deploy event for orgID.
 	InsertRelease(ctx context.Context, orgID string, r *Release) error

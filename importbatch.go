@@ -49,7 +49,8 @@ type ImportBatch struct {
 	// Keys holds one key per rule, in the order of CompareImportKeys.
 	Keys []ImportKey
 
-	firstOf   []int32 // per position: the earlier rule it repeats, or -1
+	firstOf   []int32  // per position: the earlier rule it repeats, or -1
+	settings  Settings // what Rekey compared the sources under
 	repeats   bool
 	failed    atomic.Bool
 	validated chan []string // receives invalid once validation is done
@@ -82,6 +83,25 @@ func NewImportBatch(rules []Rule) (*ImportBatch, error) {
 	return b, nil
 }
 
+// Rekey makes the batch compare its sources as settings s do
+// (docs/contract.md#rule-options): each key's Source becomes the source's
+// key (Settings.Key), the keys are sorted again and the repeats found
+// again, so that two rules that clash under s are repeats, and a store that
+// compares stored keys with them finds the clashes and the rules an upsert
+// updates. Under the default settings it changes nothing. A store calls it
+// once it knows the project, before it reads Keys.
+func (b *ImportBatch) Rekey(s Settings) {
+	if s.IsDefault() {
+		return
+	}
+	b.settings = s
+	for i := range b.Keys {
+		b.Keys[i].Source = s.Key(b.Rules[b.Keys[i].Pos].Source)
+	}
+	slices.SortFunc(b.Keys, CompareImportKeys)
+	b.firstOf, b.repeats = findRepeats(b.Keys)
+}
+
 // HasRepeats reports whether two rules of the batch have the same match
 // type and source, which dooms the import.
 func (b *ImportBatch) HasRepeats() bool { return b.repeats }
@@ -97,7 +117,7 @@ func (b *ImportBatch) Failed() bool { return b.failed.Load() }
 // invalid, else a repeat of an earlier rule of the batch, else a clash with
 // the stored rule whose ID clashes maps its position to. The code is
 // ECONFLICT when every problem is a clash, EINVALID otherwise.
-func (b *ImportBatch) Err(projectID string, clashes map[int32]int64) error {
+func (b *ImportBatch) Err(projectID string, clashes map[int32]StoredMatch) error {
 	if b.invalid == nil {
 		b.invalid = <-b.validated
 	}
@@ -119,13 +139,23 @@ func (b *ImportBatch) Err(projectID string, clashes map[int32]int64) error {
 		if msg := invalid[i]; msg != "" {
 			line(i, EINVALID, "%s", msg)
 		} else if f := b.firstOf[i]; f >= 0 {
-			line(i, EINVALID, "a%s %s rule for source %q is already rule %d of this import", article(r.MatchType), r.MatchType, r.Source, f+1)
-		} else if id, ok := clashes[int32(i)]; ok {
+			if other := b.Rules[f].Source; other != r.Source {
+				line(i, EINVALID, "a%s %s rule for source %q clashes with rule %d of this import (source %q): under %s their sources compare equal",
+					article(r.MatchType), r.MatchType, r.Source, f+1, other, b.settings)
+			} else {
+				line(i, EINVALID, "a%s %s rule for source %q is already rule %d of this import", article(r.MatchType), r.MatchType, r.Source, f+1)
+			}
+		} else if m, ok := clashes[int32(i)]; ok {
 			c := *r
 			c.ProjectID = projectID
 			// "rule ID", not "rule": callers rewrite "rule N" as a
 			// position in the batch, and this N is a stored rule's ID.
-			line(i, ECONFLICT, "%s (rule ID %d)", ConflictMessage(&c), id)
+			if m.Source != "" && m.Source != r.Source {
+				line(i, ECONFLICT, "a%s %s rule for source %q clashes with the stored rule ID %d (source %q) in project %s: under %s their sources compare equal",
+					article(r.MatchType), r.MatchType, r.Source, m.ID, m.Source, projectID, b.settings)
+			} else {
+				line(i, ECONFLICT, "%s (rule ID %d)", ConflictMessage(&c), m.ID)
+			}
 		}
 	}
 	if sb.Len() == 0 {
@@ -192,6 +222,11 @@ type StoredMatch struct {
 	Destination string
 	StatusCode  int
 	Priority    int
+	// The options, and the stored source (which, under settings that are
+	// not the default, may be spelt otherwise than the batch's).
+	PreservePath  bool
+	PreserveQuery bool
+	Source        string
 	// Pos is the 0-based position in ImportBatch.Rules of the first rule
 	// of the batch with the stored rule's key.
 	Pos int32
@@ -242,30 +277,33 @@ func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *Impor
 	if err != nil {
 		return nil, err
 	}
+	batch.Rekey(p.Settings)
 	matches, stored, err := tx.FindStored(ctx, projectID, batch.Keys)
 	if err != nil {
 		return nil, err
 	}
 	rep := &ImportReport{Mode: mode, DryRun: opts.DryRun, Added: len(batch.Rules) - len(matches)}
-	var clashes map[int32]int64
+	var clashes map[int32]StoredMatch
 	var updates []StoredMatch
 	for _, m := range matches {
 		r := &batch.Rules[m.Pos]
-		if r.Destination == m.Destination && r.StatusCode == m.StatusCode && r.Priority == m.Priority {
+		if r.Destination == m.Destination && r.StatusCode == m.StatusCode && r.Priority == m.Priority &&
+			r.PreservePath == m.PreservePath && r.PreserveQuery == m.PreserveQuery {
 			rep.Unchanged++
 			continue
 		}
 		rep.Updated++
 		if mode == ImportUpsert {
-			updates = append(updates, StoredMatch{ID: m.ID, Destination: r.Destination, StatusCode: r.StatusCode, Priority: r.Priority, Pos: m.Pos})
+			updates = append(updates, StoredMatch{ID: m.ID, Destination: r.Destination, StatusCode: r.StatusCode, Priority: r.Priority,
+				PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Pos: m.Pos})
 		}
 	}
 	switch mode {
 	case ImportAppend:
 		if len(matches) > 0 {
-			clashes = make(map[int32]int64, len(matches))
+			clashes = make(map[int32]StoredMatch, len(matches))
 			for _, m := range matches {
-				clashes[m.Pos] = m.ID
+				clashes[m.Pos] = m
 			}
 		}
 		rep.Updated, rep.Unchanged = 0, 0
@@ -329,6 +367,13 @@ func writeImport(ctx context.Context, tx ImportTx, projectID string, batch *Impo
 func ConflictMessage(r *Rule) string {
 	return fmt.Sprintf("a%s %s rule for source %q already exists in project %s",
 		article(r.MatchType), r.MatchType, r.Source, r.ProjectID)
+}
+
+// KeyConflictMessage says that r clashes under settings s with the stored
+// rule id whose source is other (docs/contract.md#rule-options).
+func KeyConflictMessage(r *Rule, s Settings, id int64, other string) string {
+	return fmt.Sprintf("a%s %s rule for source %q clashes with rule %d (source %q) in project %s: under %s their sources compare equal",
+		article(r.MatchType), r.MatchType, r.Source, id, other, r.ProjectID, s)
 }
 
 func article(m MatchType) string {

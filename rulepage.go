@@ -41,8 +41,8 @@ func (f *RuleFilter) Validate() error {
 	if f.MatchType != nil && *f.MatchType != Exact && *f.MatchType != StartsWith {
 		return Errorf(EINVALID, "matchType %d is not one of exact, starts_with", *f.MatchType)
 	}
-	if f.StatusCode != 0 && f.StatusCode != 301 && f.StatusCode != 302 {
-		return Errorf(EINVALID, "status %d is not one of 301, 302", f.StatusCode)
+	if f.StatusCode != 0 && !ValidStatus(f.StatusCode) {
+		return Errorf(EINVALID, "status %d is not one of 301, 302, 303, 307, 308, 410", f.StatusCode)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"redirects"
 
+	"slices"
 	"sync/atomic"
 )
 
@@ -20,6 +21,35 @@ type HitCounters struct {
 	arena []byte
 	recs  []uint32
 	n     []atomic.Uint32
+	// orig holds the sources of the records that hold a key instead
+	// (settings other than the default, docs/contract.md#rule-options).
+	orig sourceTable
+}
+
+// sourceTable maps record numbers, added in increasing order, to sources.
+type sourceTable struct {
+	recs  []uint32
+	offs  []uint32
+	arena []byte
+}
+
+func (t *sourceTable) add(rec uint32, source string) {
+	t.recs = append(t.recs, rec)
+	t.offs = append(t.offs, uint32(len(t.arena)))
+	t.arena = append(t.arena, source...)
+}
+
+// get returns the source of record rec, if the table has it.
+func (t *sourceTable) get(rec uint32) (string, bool) {
+	i, ok := slices.BinarySearch(t.recs, rec)
+	if !ok {
+		return "", false
+	}
+	end := uint32(len(t.arena))
+	if i+1 < len(t.offs) {
+		end = t.offs[i+1]
+	}
+	return arenaString(t.arena, t.offs[i], end-t.offs[i]), true
 }
 
 // CountHit counts one lookup answered by m, which s's Lookup returned.
@@ -49,6 +79,10 @@ func (h *HitCounters) Harvest(fn func(mt redirects.MatchType, source string, n i
 		}
 		n := c.Swap(0)
 		rec := h.recs[i]
-		fn(redirects.MatchType(h.arena[rec+8]), arenaSource(h.arena, rec), int64(n))
+		source, ok := h.orig.get(uint32(i))
+		if !ok {
+			source = arenaSource(h.arena, rec)
+		}
+		fn(redirects.MatchType(h.arena[rec+8]), source, int64(n))
 	}
 }

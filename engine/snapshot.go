@@ -7,22 +7,19 @@ import (
 	"fmt"
 	"hash/maphash"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 )
 
-// Snapshot is the compiled, immutable form of a deployment's rules and
-// settings that the edge answers lookups from. It is built once per
-// deployment by CompileWith and
+// Snapshot is the compiled, immutable form of a deployment's rules that the
+// edge answers lookups from. It is built once per deployment by Compile and
 // then shared by every request without locks (swap it in with an
 // atomic.Pointer), so nothing in it changes after Compile returns.
 //
 // Everything a lookup can return lives in one byte arena of records, one per
 // possible answer: a short header, the exact source (the hash key) and the
-// pre-rendered JSON body of the destination as configured, which is the
-// answer unless a rule's preservePath or preserveQuery appends to it.
+// pre-rendered JSON body, whose destination doubles as Match.Destination.
 // Keeping them adjacent means an exact hit costs one cache miss in the hash
 // table and one in the arena; at a million rules such misses, not the
 // instructions, are most of a lookup's time, so the layout counts them.
@@ -48,15 +45,16 @@ type Snapshot struct {
 
 	exactLen, prefixLen int
 
-	// settings are the deployment's matching settings; keyed is set when
-	// they are not the default, so that paths are compared by their key
-	// (redirects.Settings.Key): the exact table holds the sources' keys
-	// and the prefix index their case-folded forms.
-	settings redirects.Settings
-	keyed    bool
-
 	// hits counts the lookups each record answered (CountHit).
 	hits *HitCounters
+
+	// settings are the deployment's matching settings
+	// (docs/contract.md#rule-options). Under settings other than the
+	// default, a record holds its source's key (Settings.Key for an exact
+	// rule, Settings.FoldCase for a starts_with one) where it holds the
+	// source otherwise, so a lookup compares what it reads anyway; the
+	// hit counters keep the sources that differ from their keys.
+	settings redirects.Settings
 }
 
 // A record in the arena is a header of recordHeader bytes, then the rule's
@@ -66,156 +64,69 @@ type Snapshot struct {
 // (uint16), status (uint16), match type (byte), flags (byte), and the
 // record's number (uint32), which indexes its hit counter.
 const (
-	recordHeader  = 14
-	flagDestAfter = 1 // the destination follows the body instead of being in it
-	// The rule's options that compute an answer from the requested path
-	// (docs/contract.md#rule-options).
-	flagPreservePath  = 2
-	flagPreserveQuery = 4
+	recordHeader      = 14
+	flagDestAfter     = 1 // the destination follows the body instead of being in it
+	flagPreservePath  = 2 // the rule's preservePath (docs/contract.md#rule-options)
+	flagPreserveQuery = 4 // the rule's preserveQuery
 )
 
 // Match is the answer of Snapshot.Lookup: a small value that points into the
-// snapshot's arena and the requested path, so returning one allocates
-// nothing. A Match keeps the arena alive, so it stays valid after a newer
-// snapshot replaces its own. The zero Match answers nothing: empty
-// destination, status 0.
+// snapshot's arena, so returning one allocates nothing. A Match keeps the
+// arena alive, so it stays valid after a newer snapshot replaces its own.
+// The zero Match answers nothing: empty destination, status 0.
 type Match struct {
-	json []byte
-	// dest is the destination as configured.
-	dest string
-	// wire is the requested path as Lookup was given it, and matched the
-	// number of its decoded bytes the rule's source covers: what a rule
-	// with preservePath or preserveQuery computes its answer from.
-	wire    string
-	matched uint32
-	status  uint16
-	mt      redirects.MatchType
-	flags   byte
+	json   []byte
+	dest   string
+	status uint16
+	mt     redirects.MatchType
 	// rec is the record's number, which CountHit counts under.
 	rec uint32
+	// flags are the record's flags: the rule's options.
+	flags byte
+	// matched is how many decoded bytes of the path the rule's source
+	// covers: what preservePath keeps after.
+	matched int
 }
 
-// Destination returns the answer's destination as the lookup API sends it
-// (docs/contract.md#rule-options): the destination as configured, or, when
-// the rule's preservePath or preserveQuery appends something of the
-// requested path, the computed URL (which allocates; AppendDestination does
-// not); "" for a 410.
-func (m Match) Destination() string {
-	rest, query := m.appended()
-	if rest == "" && query == "" {
-		return m.dest
-	}
-	return string(m.appendTarget(nil, rest, query, false))
-}
+// Destination returns the matched rule's destination as configured; nothing
+// of the requested path is appended (docs/contract.md, matching rule 4).
+// AppendTarget gives what a lookup answers, the options applied.
+func (m Match) Destination() string { return m.dest }
 
-// AppendDestination appends Destination to b.
-func (m Match) AppendDestination(b []byte) []byte {
-	rest, query := m.appended()
-	if rest == "" && query == "" {
-		return append(b, m.dest...)
-	}
-	return m.appendTarget(b, rest, query, false)
-}
+// PreservePath and PreserveQuery return the matched rule's options.
+func (m Match) PreservePath() bool  { return m.flags&flagPreservePath != 0 }
+func (m Match) PreserveQuery() bool { return m.flags&flagPreserveQuery != 0 }
 
-// ConfiguredDestination returns the matched rule's destination as
-// configured, whatever the requested path ("" for a 410).
-func (m Match) ConfiguredDestination() string { return m.dest }
-
-// StatusCode returns the matched rule's HTTP status: 301, 302, 303, 307,
-// 308 or 410.
-func (m Match) StatusCode() int { return int(m.status) }
-
-// MatchType returns the kind of rule that matched, which the lookup answer
-// reports.
-func (m Match) MatchType() redirects.MatchType { return m.mt }
-
-// JSON returns the lookup body exactly as the API sends it:
-// {"destination":"<dest>","statusCode":301,"matchType":"exact"}
-// with no spaces and no trailing newline. The destination is escaped as
-// encoding/json does without HTML escaping (validation leaves nothing to
-// escape but what a requested path brings). When the answer is the
-// destination as configured (every rule without preservePath and
-// preserveQuery, and those with nothing to append), the body was rendered
-// at Compile time, so a request only copies bytes: that slice is shared by
-// every request and callers must not modify it; its capacity equals its
-// length, so an append copies instead of writing into the shared arena.
-// A computed body is rendered into a new slice; Body renders it into a
-// buffer of the caller's.
-func (m Match) JSON() []byte {
-	rest, query := m.appended()
-	if rest == "" && query == "" {
-		return m.json
-	}
-	return m.appendJSON(nil, rest, query)
-}
-
-// Body returns the lookup body as JSON does, without allocating: the shared
-// pre-rendered body when the answer is the destination as configured, or
-// else the computed body appended to b (which allocates only if b is too
-// small).
-func (m Match) Body(b []byte) []byte {
-	rest, query := m.appended()
-	if rest == "" && query == "" {
-		return m.json
-	}
-	return m.appendJSON(b, rest, query)
-}
-
-// appended returns what the answer appends to the destination as
-// configured: the rest of the requested path after the matched source
-// (preservePath) and the request's query (preserveQuery). Both are views of
-// the requested path.
-func (m Match) appended() (rest, query string) {
+// Computed reports whether the answer to the requested path wire (in its
+// wire form, as Lookup was given it) differs from the destination as
+// configured: the rule keeps a rest of the path or a query that wire has.
+// Only then does the answer need AppendJSON; otherwise JSON is the body.
+func (m Match) Computed(wire string) bool {
 	if m.flags&(flagPreservePath|flagPreserveQuery) == 0 {
-		return "", ""
+		return false
 	}
-	if m.flags&flagPreservePath != 0 {
-		rest = redirects.WireRest(m.wire, int(m.matched))
-	}
-	if m.flags&flagPreserveQuery != 0 {
-		query = redirects.RequestQuery(m.wire)
-	}
-	return rest, query
+	return m.flags&flagPreservePath != 0 && redirects.WireRest(wire, m.matched) != "" ||
+		m.flags&flagPreserveQuery != 0 && redirects.RequestQuery(wire) != ""
 }
 
-// appendTarget appends the computed destination (redirects.AppendTarget's,
-// with rest and query already found), each piece JSON-escaped when json is
-// set.
-func (m Match) appendTarget(b []byte, rest, query string, json bool) []byte {
-	add := func(b []byte, s string) []byte {
-		if json {
-			return AppendJSONString(b, s)
-		}
-		return append(b, s...)
-	}
-	path, dq, fragment := redirects.SplitDestination(m.dest)
-	b = add(b, path)
-	if rest != "" {
-		if !strings.HasPrefix(path, "/") && !hasHostPath(path) {
-			b = append(b, '/')
-		}
-		b = add(b, rest)
-	}
-	switch {
-	case dq != "" && query != "":
-		b = append(b, '?')
-		b = add(b, dq)
-		b = append(b, '&')
-		b = add(b, query)
-	case dq != "":
-		b = append(b, '?')
-		b = add(b, dq)
-	case query != "":
-		b = append(b, '?')
-		b = add(b, query)
-	}
-	return add(b, fragment)
+// AppendTarget appends the destination the lookup answers for the
+// requested path wire (docs/contract.md#rule-options): the destination as
+// configured unless the rule's options append the rest of the path or the
+// request's query (redirects.AppendTarget says how). It allocates nothing
+// when b has room.
+func (m Match) AppendTarget(b []byte, wire string) []byte {
+	return m.appendTarget(b, wire, false)
 }
 
-// appendJSON appends the computed body.
-func (m Match) appendJSON(b []byte, rest, query string) []byte {
+// AppendJSON appends the lookup body for the requested path wire: JSON's
+// bytes when the answer is not Computed, else the body with the computed
+// destination, escaped as JSON does, rendered into b.
+func (m Match) AppendJSON(b []byte, wire string) []byte {
+	if !m.Computed(wire) {
+		return append(b, m.json...)
+	}
 	b = append(b, bodyStart...)
-	b = m.appendTarget(b, rest, query, true)
+	b = m.appendTarget(b, wire, true)
 	b = append(b, `","statusCode":`...)
 	b = strconv.AppendInt(b, int64(m.status), 10)
 	b = append(b, `,"matchType":"`...)
@@ -223,16 +134,92 @@ func (m Match) appendJSON(b []byte, rest, query string) []byte {
 	return append(b, `"}`...)
 }
 
-// hasHostPath reports whether an absolute URL's path part (scheme and host
-// included) has a path: a '/' after the "scheme://". A destination without
-// one gets the path "/" before a rest, so a join never changes the host.
-func hasHostPath(u string) bool {
-	i := strings.Index(u, "://")
-	if i < 0 {
-		return true
+// appendTarget is AppendTarget, each piece escaped as a JSON string's
+// inside when inJSON.
+func (m Match) appendTarget(b []byte, wire string, inJSON bool) []byte {
+	put := func(b []byte, s string) []byte {
+		if inJSON {
+			return AppendJSONString(b, s)
+		}
+		return append(b, s...)
 	}
-	return strings.IndexByte(u[i+3:], '/') >= 0
+	if m.status == redirects.StatusGone {
+		return b
+	}
+	var rest, reqQuery string
+	if m.flags&flagPreservePath != 0 {
+		rest = redirects.WireRest(wire, m.matched)
+	}
+	if m.flags&flagPreserveQuery != 0 {
+		reqQuery = redirects.RequestQuery(wire)
+	}
+	if rest == "" && reqQuery == "" {
+		return put(b, m.dest)
+	}
+	path, query, fragment := redirects.SplitDestination(m.dest)
+	b = put(b, path)
+	if rest != "" {
+		if len(path) == 0 || path[0] != '/' && !hasURLPath(path) {
+			b = append(b, '/')
+		}
+		b = put(b, rest)
+	}
+	switch {
+	case query != "" && reqQuery != "":
+		b = append(b, '?')
+		b = put(b, query)
+		b = append(b, '&')
+		b = put(b, reqQuery)
+	case query != "":
+		b = append(b, '?')
+		b = put(b, query)
+	case reqQuery != "":
+		b = append(b, '?')
+		b = put(b, reqQuery)
+	}
+	return put(b, fragment)
 }
+
+// hasURLPath reports whether an absolute URL has a path: a '/' after its
+// "scheme://".
+func hasURLPath(u string) bool {
+	for i := 0; i+2 < len(u); i++ {
+		if u[i] == ':' && u[i+1] == '/' && u[i+2] == '/' {
+			for _, c := range []byte(u[i+3:]) {
+				if c == '/' {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// Settings returns the matching settings the snapshot was compiled with.
+func (s *Snapshot) Settings() redirects.Settings {
+	if s == nil {
+		return redirects.Settings{}
+	}
+	return s.settings
+}
+
+// StatusCode returns the matched rule's HTTP status, 301 or 302.
+func (m Match) StatusCode() int { return int(m.status) }
+
+// MatchType returns the kind of rule that matched, which the lookup answer
+// reports.
+func (m Match) MatchType() redirects.MatchType { return m.mt }
+
+// JSON returns the lookup body exactly as the API sends it, rendered at
+// Compile time so a request only copies bytes:
+// {"destination":"<dest>","statusCode":301,"matchType":"exact"}
+// with no spaces and no trailing newline. The destination is escaped as
+// encoding/json does without HTML escaping (validation leaves nothing to
+// escape). The slice is shared by every request: callers must not modify
+// it. Its capacity equals its length, so an append copies instead of
+// writing into the shared arena.
+func (m Match) JSON() []byte { return m.json }
 
 // Len returns the number of rules the snapshot was compiled from.
 func (s *Snapshot) Len() int {
@@ -259,127 +246,97 @@ func (s *Snapshot) PrefixLen() int {
 	return s.prefixLen
 }
 
-// Settings returns the matching settings the snapshot was compiled with.
-func (s *Snapshot) Settings() redirects.Settings {
-	if s == nil {
-		return redirects.Settings{}
-	}
-	return s.settings
-}
-
 // Lookup finds the rule for a requested path, following docs/contract.md
-// "Matching" and "Rule options": path is the lookup's path parameter (the
-// request path in its wire form); anything from its first '?' or '#' on is
-// ignored, the rest is percent-decoded once, and the result is compared with
-// the sources under the snapshot's settings. A path with a malformed escape
-// matches nothing. The Match keeps path, from which a rule with
-// preservePath or preserveQuery computes its answer. Nothing is allocated
-// (a path over 2,048 bytes aside, which the edge refuses).
+// "Matching": anything from the first '?' or '#' on is ignored, the rest is
+// percent-decoded once (DecodePath), and LookupDecoded matches the result. A
+// path with a malformed escape matches nothing. Nothing is allocated unless
+// the path holds an escape.
 func (s *Snapshot) Lookup(path string) (Match, bool) {
-	if s == nil {
+	p, err := redirects.DecodePath(path)
+	if err != nil {
 		return Match{}, false
 	}
-	p := path
-	if i := strings.IndexByte(p, '?'); i >= 0 {
-		p = p[:i]
-	}
-	if i := strings.IndexByte(p, '#'); i >= 0 {
-		p = p[:i]
-	}
-	if s.keyed || strings.IndexByte(p, '%') >= 0 {
-		return s.lookupKeyed(path, p, true)
-	}
-	return s.lookupPlain(path, p)
+	return s.LookupDecoded(p)
 }
 
-// LookupDecoded finds the rule for a path already in DecodePath's form, as
-// Lookup does: an exact rule whose source has the path's key wins;
-// otherwise the starts_with rule that wins by Better among those that match
-// it. The exact side costs one hash of the path, the prefix side one walk
-// down the prefix index, so the cost is O(len(path)) whatever the number of
-// rules, and nothing is allocated. A computed answer takes path as the
-// requested path's wire form (which it is when path holds no '%', '?' or
-// '#'). A nil snapshot matches nothing, so a server can hold a nil one
-// before the first deployment.
-func (s *Snapshot) LookupDecoded(path string) (Match, bool) {
-	if s == nil {
-		return Match{}, false
-	}
-	if s.keyed {
-		return s.lookupKeyed(path, path, false)
-	}
-	return s.lookupPlain(path, path)
-}
+// maxKeyPath is the longest decoded path whose key a lookup under settings
+// other than the default builds on the stack; longer paths (no source is)
+// take a heap buffer.
+const maxKeyPath = redirects.MaxSourceLen + 2
 
-// lookupPlain matches the decoded path p byte for byte, under the default
-// settings: the path itself is the key.
-func (s *Snapshot) lookupPlain(wire, p string) (Match, bool) {
-	if rec, ok := s.lookupExact(p); ok {
-		return s.match(rec, wire, len(p)), true
+// lookupSettings is LookupDecoded under settings other than the default:
+// the exact table is asked for the path's key, the prefix index walks the
+// path case-folded, with a '/' appended under trailingSlash "ignore" (so a
+// source ending in '/' also answers the path without it: the sources that
+// prefix path+"/" are those that prefix path, and path+"/" itself).
+func (s *Snapshot) lookupSettings(path string) (Match, bool) {
+	var stack [maxKeyPath + 1]byte
+	buf := stack[:0]
+	if len(path)+1 > len(stack) {
+		buf = make([]byte, 0, len(path)+1)
 	}
-	if rec, ok := s.prefix.lookup(p); ok {
-		return s.match(rec, wire, len(p)), true
+	b := appendFolded(buf, s.settings.TrimSlash(path), s.settings.CaseInsensitive)
+	if rec, ok := s.lookupExact(unsafeString(b)); ok {
+		m := s.match(rec)
+		m.matched = len(path)
+		return m, true
+	}
+	b = appendFolded(buf, path, s.settings.CaseInsensitive)
+	if s.settings.IgnoreTrailingSlash && (len(path) == 0 || path[len(path)-1] != '/') {
+		b = append(b, '/')
+	}
+	if rec, ok := s.prefix.lookup(unsafeString(b)); ok {
+		m := s.match(rec)
+		m.matched = min(m.matched, len(path))
+		return m, true
 	}
 	return Match{}, false
 }
 
-// Buffers of lookupKeyed: a small one for common paths, one for the
-// longest path the edge accepts, each with a byte to spare for the
-// trailing-slash walk. A buffer is zeroed on every call, so the small one
-// keeps a short path's lookup from clearing 2 KiB.
-const (
-	smallPathBuf = 256
-	largePathBuf = redirects.MaxSourceLen + 1
-)
-
-// lookupKeyed matches the wire path p (decoded first when decode is set)
-// by its key: decoded, case-folded and trimmed into a buffer on the stack.
-func (s *Snapshot) lookupKeyed(wire, p string, decode bool) (Match, bool) {
-	if len(p) < smallPathBuf {
-		var buf [smallPathBuf]byte
-		return s.lookupIn(buf[:0], wire, p, decode)
+// appendFolded appends p to b, its ASCII letters lower-cased when fold.
+func appendFolded(b []byte, p string, fold bool) []byte {
+	if !fold {
+		return append(b, p...)
 	}
-	if len(p) < largePathBuf {
-		var buf [largePathBuf]byte
-		return s.lookupIn(buf[:0], wire, p, decode)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
 	}
-	return s.lookupIn(make([]byte, 0, len(p)+1), wire, p, decode)
+	return b
 }
 
-// lookupIn is lookupKeyed with buf, whose capacity is at least len(p)+1.
-// Exact: the key (folded, one trailing slash trimmed) is hashed and compared
-// with the sources' keys. Prefix: the folded path walks the index of the
-// folded sources; under the trailing-slash setting it walks with a '/'
-// added, so that a source ending in '/' also matches the path that is that
-// source without it (every source prefixing path+"/" prefixes path or is
-// that twin).
-func (s *Snapshot) lookupIn(buf []byte, wire, p string, decode bool) (Match, bool) {
-	b := buf
-	if decode {
-		var ok bool
-		if b, ok = AppendDecodedPath(b, p); !ok {
-			return Match{}, false
-		}
-	} else {
-		b = append(b, p...)
+// unsafeString returns b as a string without copying, for a lookup that
+// does not keep it.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
 	}
-	n := len(b)
-	if s.settings.CaseInsensitive {
-		foldASCII(b)
+	return unsafe.String(&b[0], len(b))
+}
+
+// LookupDecoded finds the rule for a path already in DecodePath's form,
+// byte for byte: an exact rule whose source equals it wins; otherwise the
+// starts_with rule that wins by Better among those whose source is a
+// byte-wise prefix of it. The exact side costs one hash of the path, the
+// prefix side one walk down the prefix index, so the cost is O(len(path))
+// whatever the number of rules, and nothing is allocated. A nil snapshot
+// matches nothing, so a server can hold a nil one before the first
+// deployment.
+func (s *Snapshot) LookupDecoded(path string) (Match, bool) {
+	if s == nil {
+		return Match{}, false
 	}
-	key := b
-	if s.settings.IgnoreTrailingSlash && n > 1 && b[n-1] == '/' {
-		key = b[:n-1]
+	if !s.settings.IsDefault() {
+		return s.lookupSettings(path)
 	}
-	if rec, ok := s.lookupExactKey(bytesView(key)); ok {
-		return s.match(rec, wire, n), true
+	if rec, ok := s.lookupExact(path); ok {
+		return s.match(rec), true
 	}
-	walk := b
-	if s.settings.IgnoreTrailingSlash {
-		walk = append(b, '/')
-	}
-	if rec, ok := s.prefix.lookup(bytesView(walk)); ok {
-		return s.match(rec, wire, n), true
+	if rec, ok := s.prefix.lookup(path); ok {
+		return s.match(rec), true
 	}
 	return Match{}, false
 }
@@ -405,117 +362,6 @@ func (s *Snapshot) lookupExact(path string) (uint32, bool) {
 	}
 }
 
-// lookupExactKey returns the offset of the record whose source has the key
-// key under the snapshot's settings.
-func (s *Snapshot) lookupExactKey(key string) (uint32, bool) {
-	if len(s.exactTags) == 0 {
-		return 0, false
-	}
-	h := maphash.String(s.seed, key)
-	mask := uint64(len(s.exactTags) - 1)
-	tag := exactTag(h)
-	for i := h & mask; ; i = (i + 1) & mask {
-		t := s.exactTags[i]
-		if t == 0 {
-			return 0, false
-		}
-		if t == tag {
-			if rec := s.exactRecs[i]; keyEqual(s.recordSource(rec), key, s.settings) {
-				return rec, true
-			}
-		}
-	}
-}
-
-// keyEqual reports whether source src has the key key under settings st:
-// st.Key(src) == key, without allocating.
-func keyEqual(src, key string, st redirects.Settings) bool {
-	if st.IgnoreTrailingSlash && len(src) > 1 && src[len(src)-1] == '/' {
-		src = src[:len(src)-1]
-	}
-	if len(src) != len(key) {
-		return false
-	}
-	if !st.CaseInsensitive {
-		return src == key
-	}
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != key[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// foldASCII lower-cases the ASCII letters of b in place.
-func foldASCII(b []byte) {
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-}
-
-// bytesView returns b as a string without copying; b must not change
-// while the string is in use.
-func bytesView(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// AppendDecodedPath appends to b the wire path p (a request path without
-// its query and fragment) percent-decoded once, as redirects.DecodePath
-// decodes it, and reports false for a malformed escape.
-func AppendDecodedPath(b []byte, p string) ([]byte, bool) {
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c != '%' {
-			b = append(b, c)
-			continue
-		}
-		if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
-			return b, false
-		}
-		b = append(b, unhex(p[i+1])<<4|unhex(p[i+2]))
-		i += 2
-	}
-	return b, true
-}
-
-// KeyInPlace turns the decoded path b into its key under settings st
-// (redirects.Settings.Key), in place: ASCII letters folded and one trailing
-// '/' trimmed as st says. It returns the key, a prefix of b. Misses are
-// counted under it (docs/contract.md#hits-and-misses).
-func KeyInPlace(b []byte, st redirects.Settings) []byte {
-	if st.CaseInsensitive {
-		foldASCII(b)
-	}
-	if st.IgnoreTrailingSlash && len(b) > 1 && b[len(b)-1] == '/' {
-		return b[:len(b)-1]
-	}
-	return b
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
-}
-
 // exactTag returns the tag of a key with hash h: its top 8 bits, 0 made 1
 // since 0 marks an empty slot. The slot index comes from the low bits, so
 // the two are independent.
@@ -534,11 +380,8 @@ func arenaSource(arena []byte, rec uint32) string {
 	return arenaString(arena, rec+recordHeader, n)
 }
 
-// match returns the Match of the record at rec for the requested path wire,
-// whose decoded path is n bytes long. A starts_with rule's source covers
-// its own length of them, or all n when it is the path's twin with a
-// trailing slash.
-func (s *Snapshot) match(rec uint32, wire string, n int) Match {
+// match returns the Match of the record at rec.
+func (s *Snapshot) match(rec uint32) Match {
 	h := s.arena[rec : rec+recordHeader : rec+recordHeader]
 	srcLen := uint32(binary.LittleEndian.Uint16(h[0:]))
 	bodyLen := uint32(binary.LittleEndian.Uint16(h[2:]))
@@ -549,19 +392,14 @@ func (s *Snapshot) match(rec uint32, wire string, n int) Match {
 	if h[9]&flagDestAfter != 0 {
 		dest = end
 	}
-	mt := redirects.MatchType(h[8])
-	if mt == redirects.StartsWith {
-		n = min(n, int(srcLen))
-	}
 	return Match{
 		json:    s.arena[body:end:end],
 		dest:    arenaString(s.arena, dest, destLen),
-		wire:    wire,
-		matched: uint32(n),
 		status:  binary.LittleEndian.Uint16(h[6:]),
-		mt:      mt,
-		flags:   h[9],
+		mt:      redirects.MatchType(h[8]),
 		rec:     binary.LittleEndian.Uint32(h[10:]),
+		flags:   h[9],
+		matched: int(srcLen),
 	}
 }
 
@@ -574,23 +412,24 @@ func arenaString(arena []byte, off, n uint32) string {
 	return unsafe.String(&arena[off], n)
 }
 
-// Compile builds an immutable Snapshot from a deployment's rules under the
-// default settings: CompileWith(rules, redirects.Settings{}).
+// Compile builds an immutable Snapshot from a deployment's rules. The rules
+// must be valid (see Rule.Validate) with sources unique per match type, as a
+// deployment's are: should two exact rules share a source anyway, the first
+// one in rules wins, and starts_with duplicates resolve by Better. Compile
+// panics on a source or destination longer than MaxSourceLen or MaxDestLen,
+// which the snapshot's 16-bit lengths cannot represent, and on more than
+// 4 GiB of strings; validation rules out the first, the store's size the
+// second. rules is not modified or retained.
 func Compile(rules []redirects.Rule) *Snapshot {
 	return CompileWith(rules, redirects.Settings{})
 }
 
-// CompileWith builds an immutable Snapshot from a deployment's rules and
-// settings. The rules must be valid (see Rule.Validate) with sources unique
-// per match type and key, as a deployment's are: should two exact rules'
-// sources have one key anyway, the first one in rules wins, and starts_with
-// duplicates resolve by Better. CompileWith panics on a source or
-// destination longer than MaxSourceLen or MaxDestLen, which the snapshot's
-// 16-bit lengths cannot represent, and on more than 4 GiB of strings;
-// validation rules out the first, the store's size the second. rules is
-// not modified or retained.
+// CompileWith is Compile for a deployment's settings
+// (docs/contract.md#rule-options): under case-insensitive settings the
+// prefix index holds the case-folded sources and the closure winners are
+// found among them; the exact table holds each exact source's key.
 func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot {
-	s := &Snapshot{seed: maphash.MakeSeed(), settings: settings, keyed: !settings.IsDefault()}
+	s := &Snapshot{seed: maphash.MakeSeed(), settings: settings}
 
 	// One record per exact rule, then one per starts_with rule that wins for
 	// some prefix source. PrefixWinners gives each source its closure winner,
@@ -608,7 +447,20 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 			answers = append(answers, r)
 		}
 	}
-	winners := redirects.PrefixWinnersWith(rules, settings)
+	// cmp are the rules as the prefix index compares them: case-folded
+	// sources under case-insensitive settings, in a copy of the same
+	// length and order, so an index into it is one into rules.
+	cmp := rules
+	if settings.CaseInsensitive {
+		cmp = make([]redirects.Rule, len(rules))
+		for i := range rules {
+			cmp[i] = rules[i]
+			if rules[i].MatchType == redirects.StartsWith {
+				cmp[i].Source = settings.FoldCase(rules[i].Source)
+			}
+		}
+	}
+	winners := redirects.PrefixWinners(cmp)
 	keys := make([]string, len(winners))
 	values := make([]uint32, len(winners))
 	// answerOf numbers each distinct winner once. PrefixWinners' rules point
@@ -618,9 +470,9 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 	var answerOfOther map[*redirects.Rule]uint32
 	for i, w := range winners {
 		var a uint32
-		if j, ok := indexOf(rules, w.Rule); ok {
+		if j, ok := indexOf(cmp, w.Rule); ok {
 			if answerOf[j] == 0 {
-				answers = append(answers, w.Rule)
+				answers = append(answers, &rules[j])
 				answerOf[j] = uint32(len(answers))
 			}
 			a = answerOf[j]
@@ -634,7 +486,7 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 			}
 			a = answerOfOther[w.Rule]
 		}
-		keys[i], values[i] = settings.FoldCase(w.Source), a-1
+		keys[i], values[i] = w.Source, a-1
 	}
 	answerOf = nil
 	trie := buildPrefixTrie(keys)
@@ -653,6 +505,7 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 	// Write the records. values are rewritten from answer numbers to record
 	// offsets plus one, what the prefix index stores.
 	offsets := make([]uint32, len(answers))
+	var orig sourceTable
 	for a, r := range answers {
 		rec := len(arena)
 		if uint64(rec) >= 1<<32-1 {
@@ -663,18 +516,28 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 		if r.MatchType == redirects.StartsWith {
 			mt = redirects.StartsWith
 		}
+		if !settings.IsDefault() {
+			// The record holds what lookups compare; the source, when
+			// it differs, goes to the hit counters' side table.
+			if mt == redirects.Exact {
+				src = settings.Key(src)
+			} else {
+				src = settings.FoldCase(src)
+			}
+			if src != r.Source {
+				orig.add(uint32(a), r.Source)
+			}
+		}
 		arena = append(arena, make([]byte, recordHeader)...)
 		arena = append(arena, src...)
 		body := len(arena)
 		arena = appendBody(arena, r.Destination, r.StatusCode, mt)
 		var flags byte
-		if r.StatusCode != redirects.StatusGone {
-			if r.PreservePath && mt == redirects.StartsWith {
-				flags |= flagPreservePath
-			}
-			if r.PreserveQuery {
-				flags |= flagPreserveQuery
-			}
+		if r.PreservePath && mt == redirects.StartsWith {
+			flags |= flagPreservePath
+		}
+		if r.PreserveQuery {
+			flags |= flagPreserveQuery
 		}
 		if len(arena)-body != bodyLen(len(r.Destination), r.StatusCode, mt) {
 			// The body escaped something, so it does not hold the
@@ -704,7 +567,7 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 	s.prefix = trie.flatten(values)
 	values = nil
 	s.arena = arena
-	s.hits = &HitCounters{arena: arena, recs: offsets, n: make([]atomic.Uint32, len(offsets))}
+	s.hits = &HitCounters{arena: arena, recs: offsets, n: make([]atomic.Uint32, len(offsets)), orig: orig}
 
 	// The exact table: a power of two at least twice the number of keys, so
 	// the load stays at or below one half and probes stay short.
@@ -719,13 +582,13 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 	insert:
 		for a := 0; a < s.exactLen; a++ {
 			rec := offsets[a]
-			key := settings.Key(s.recordSource(rec))
+			key := s.recordSource(rec)
 			h := maphash.String(s.seed, key)
 			tag := exactTag(h)
 			i := h & mask
 			for ; s.exactTags[i] != 0; i = (i + 1) & mask {
-				if s.exactTags[i] == tag && keyEqual(s.recordSource(s.exactRecs[i]), key, settings) {
-					continue insert // a duplicate key: the first rule keeps it
+				if s.exactTags[i] == tag && s.recordSource(s.exactRecs[i]) == key {
+					continue insert // a duplicate source: the first rule keeps it
 				}
 			}
 			s.exactTags[i], s.exactRecs[i] = tag, rec

@@ -17,14 +17,18 @@ func TestDocQuotesSnippets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, snippet := range map[string]string{
-		"NginxAbsoluteRedirectSnippet": export.NginxAbsoluteRedirectSnippet,
-		"NginxServerSnippet":           export.NginxServerSnippet,
-		"NginxMapExactHTTPSnippet":     export.NginxMapExactHTTPSnippet,
-		"NginxMapExactSnippet":         export.NginxMapExactSnippet,
-		"NginxMapPrefixHTTPSnippet":    export.NginxMapPrefixHTTPSnippet,
-		"NginxMapPrefixSnippet":        export.NginxMapPrefixSnippet,
-		"HAProxyMapExactSnippet":       export.HAProxyMapExactSnippet,
-		"HAProxyMapPrefixSnippet":      export.HAProxyMapPrefixSnippet,
+		"NginxAbsoluteRedirectSnippet":  export.NginxAbsoluteRedirectSnippet,
+		"NginxServerSnippet":            export.NginxServerSnippet,
+		"NginxMapExactHTTPSnippet":      export.NginxMapExactHTTPSnippet,
+		"NginxMapExactSnippet":          export.NginxMapExactSnippet,
+		"NginxMapPrefixHTTPSnippet":     export.NginxMapPrefixHTTPSnippet,
+		"NginxMapPrefixSnippet":         export.NginxMapPrefixSnippet,
+		"HAProxyMapExactSnippet":        export.HAProxyMapExactSnippet,
+		"HAProxyMapPrefixSnippet":       export.HAProxyMapPrefixSnippet,
+		"NginxMapPrefixStatusSnippet":   export.NginxMapPrefixStatusSnippet,
+		"HAProxyMapPrefixStatusSnippet": export.HAProxyMapPrefixStatusSnippet,
+		"HAProxyMapExactFoldSnippet":    export.HAProxyMapExactFoldSnippet,
+		"HAProxyMapPrefixFoldSnippet":   export.HAProxyMapPrefixFoldSnippet,
 	} {
 		found := false
 		for _, indent := range []string{"", "    ", "        "} {

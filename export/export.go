@@ -41,14 +41,12 @@ func Render(rules []redirects.Rule) (*redirects.DeployContent, error) {
 // Build is Render for a project's settings; it has the signature of
 // redirects.Builder.
 func Build(rules []redirects.Rule, settings redirects.Settings) (*redirects.DeployContent, error) {
-	_ = settings // docs/contract.md#rule-options: the renderers take the settings into account
-
 	for i := range rules {
 		if rules[i].MatchType != redirects.Exact && rules[i].MatchType != redirects.StartsWith {
 			return nil, redirects.Errorf(redirects.EINVALID, "rule %d has an unknown match type %d", rules[i].ID, rules[i].MatchType)
 		}
 	}
-	s := sortRules(rules)
+	s := sortRules(rules, settings)
 
 	renderers := []func(*sorted) []byte{
 		(*sorted).csv,
@@ -123,62 +121,79 @@ func ETag(body []byte) string {
 // rules by source bytes, then starts_with rules in priority order. Records
 // end with CRLF and a field holding a comma, quote or line break is quoted,
 // as RFC 4180 says.
-func RenderCSV(rules []redirects.Rule) []byte { return sortRules(rules).csv() }
+func RenderCSV(rules []redirects.Rule) []byte { return sortRules(rules, redirects.Settings{}).csv() }
 
 // RenderNginx renders the nginx export, to include in a server block: a
 // "location =" block per exact rule and a "location ^~" block per
 // starts_with source, each section sorted by source bytes. Sources longer
 // than 255 bytes are left out: nginx 1.22 mishandles such locations.
-func RenderNginx(rules []redirects.Rule) []byte { return sortRules(rules).nginx() }
+func RenderNginx(rules []redirects.Rule) []byte {
+	return sortRules(rules, redirects.Settings{}).nginx()
+}
 
 // RenderNginxMapExact renders the nginx-map-exact export: the exact rules as
 // "map $uri $redirect_exact", to include in the http block.
-func RenderNginxMapExact(rules []redirects.Rule) []byte { return sortRules(rules).nginxMapExact() }
+func RenderNginxMapExact(rules []redirects.Rule) []byte {
+	return sortRules(rules, redirects.Settings{}).nginxMapExact()
+}
 
 // RenderNginxMapPrefix renders the nginx-map-prefix export: the starts_with
 // rules as anchored regular expressions of "map $uri $redirect_prefix", in
 // priority order, to include in the http block.
-func RenderNginxMapPrefix(rules []redirects.Rule) []byte { return sortRules(rules).nginxMapPrefix() }
+func RenderNginxMapPrefix(rules []redirects.Rule) []byte {
+	return sortRules(rules, redirects.Settings{}).nginxMapPrefix()
+}
 
 // RenderHAProxy renders the haproxy export, to paste into a frontend: an ACL
 // and an http-request redirect per rule, exact rules first, then starts_with
 // rules in priority order.
-func RenderHAProxy(rules []redirects.Rule) []byte { return sortRules(rules).haproxy() }
+func RenderHAProxy(rules []redirects.Rule) []byte {
+	return sortRules(rules, redirects.Settings{}).haproxy()
+}
 
 // RenderHAProxyMapExact renders the haproxy-map-exact export, a map file of
 // "<source> <destination>" lines for map_str.
-func RenderHAProxyMapExact(rules []redirects.Rule) []byte { return sortRules(rules).haproxyMapExact() }
+func RenderHAProxyMapExact(rules []redirects.Rule) []byte {
+	return sortRules(rules, redirects.Settings{}).haproxyMapExact()
+}
 
 // RenderHAProxyMapPrefix renders the haproxy-map-prefix export, a map file
 // of "<source> <status> <destination>" lines for map_beg.
 func RenderHAProxyMapPrefix(rules []redirects.Rule) []byte {
-	return sortRules(rules).haproxyMapPrefix()
+	return sortRules(rules, redirects.Settings{}).haproxyMapPrefix()
 }
 
-// RenderFormat renders one export file by its format name, or returns nil
-// and false for a name not in redirects.Formats.
+// RenderFormat renders one export file by its format name for the default
+// settings, or returns nil and false for a name not in redirects.Formats.
 func RenderFormat(format string, rules []redirects.Rule) ([]byte, bool) {
+	return BuildFormat(format, rules, redirects.Settings{})
+}
+
+// BuildFormat is RenderFormat for a project's settings.
+func BuildFormat(format string, rules []redirects.Rule, settings redirects.Settings) ([]byte, bool) {
+	s := sortRules(rules, settings)
 	switch format {
 	case "csv":
-		return RenderCSV(rules), true
+		return s.csv(), true
 	case "nginx":
-		return RenderNginx(rules), true
+		return s.nginx(), true
 	case "nginx-map-exact":
-		return RenderNginxMapExact(rules), true
+		return s.nginxMapExact(), true
 	case "nginx-map-prefix":
-		return RenderNginxMapPrefix(rules), true
+		return s.nginxMapPrefix(), true
 	case "haproxy":
-		return RenderHAProxy(rules), true
+		return s.haproxy(), true
 	case "haproxy-map-exact":
-		return RenderHAProxyMapExact(rules), true
+		return s.haproxyMapExact(), true
 	case "haproxy-map-prefix":
-		return RenderHAProxyMapPrefix(rules), true
+		return s.haproxyMapPrefix(), true
 	}
 	return nil, false
 }
 
-// appendStatus appends a status code; validation allows only 301 and 302,
-// but any other value is still written as a number rather than lost.
+// appendStatus appends a status code: 301 and 302 without formatting, the
+// other statuses of redirects.StatusCodes (and any value, rather than lose
+// it) as a number.
 func appendStatus(b []byte, code int32) []byte {
 	switch code {
 	case 301:

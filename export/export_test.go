@@ -210,3 +210,56 @@ func TestReport(t *testing.T) {
 		}
 	}
 }
+
+// optionRules is a hand-written rule set that uses every rule option and
+// status (docs/contract.md#rule-options): 303, 307, 308 and 410 rules,
+// fragments, preservePath and preserveQuery with and without a destination
+// query, an empty destination query, an absolute destination without a
+// path, and an exact and a starts_with rule sharing a source.
+func optionRules() []redirects.Rule {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rules := []redirects.Rule{
+		{Source: "/old/", Destination: "/new/#top", StatusCode: 308, MatchType: redirects.StartsWith, Priority: 100, PreservePath: true, PreserveQuery: true},
+		{Source: "/gone", StatusCode: 410},
+		{Source: "/Docs", Destination: "https://docs.example.com", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 50, PreservePath: true},
+		{Source: "/search", Destination: "/find?src=old", StatusCode: 307, PreserveQuery: true},
+		{Source: "/promo/", Destination: "/sale?", StatusCode: 302, PreserveQuery: true},
+		{Source: "/faq", Destination: "/help#faq", StatusCode: 303},
+		{Source: "/old/", Destination: "/new/index", StatusCode: 301},
+		{Source: "/archive", StatusCode: 410, MatchType: redirects.StartsWith, Priority: 10},
+		{Source: "/About", Destination: "/about-us", StatusCode: 301},
+	}
+	for i := range rules {
+		rules[i].ID = int64(i + 1)
+		rules[i].CreatedAt = t0.Add(time.Duration(i) * time.Minute)
+	}
+	return rules
+}
+
+// TestGoldenOptions holds every format's exact bytes for optionRules under
+// the default settings and under caseSensitive false with trailingSlash
+// ignore against testdata/golden/options/ and testdata/golden/settings/.
+func TestGoldenOptions(t *testing.T) {
+	rules := optionRules()
+	for _, r := range rules {
+		if err := r.Validate(); err != nil {
+			t.Fatalf("optionRules holds an invalid rule: %v", err)
+		}
+	}
+	for dir, set := range map[string]redirects.Settings{
+		"options":  {},
+		"settings": {CaseInsensitive: true, IgnoreTrailingSlash: true},
+	} {
+		c, err := export.Build(rules, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, format := range redirects.Formats {
+			if single, ok := export.BuildFormat(format, rules, set); !ok || !bytes.Equal(single, c.Exports[i].Body) {
+				t.Errorf("%s %s: BuildFormat and Build disagree", dir, format)
+			}
+			checkGolden(t, filepath.Join(dir, format), c.Exports[i].Body)
+		}
+		checkGolden(t, filepath.Join(dir, "report"), []byte(c.Report))
+	}
+}

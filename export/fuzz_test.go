@@ -33,6 +33,90 @@ const (
 	rxQuote     = `(?:\\Q[^\\"\x00-\x1f\x7f]*\\E|(?:\\[\\^$.\[\]|()?*+{}]|[^\\^$.\[\]|()?*+{}"\x00-\x20\x7f'])*)`
 )
 
+// The shapes of the files of a project that uses rule options or settings
+// (docs/exports.md#rule-options-and-settings): a destination may hold one
+// '#', and the answers are computed from nginx variables and captures or
+// HAProxy sample fetches, nothing else.
+const (
+	tokHash = `[^\x00-\x20\x7f"'\\;{}$]+`
+	code    = `(301|302|303|307|308)`
+	// target is an nginx return's or map value's text: a token with the
+	// variables and captures the renderers use.
+	target    = `(?:[^\x00-\x20\x7f"'\\;{}$]|\$1|\$2|\$args|\$is_args|\$redirect_exact_args|\$redirect_prefix_args)+`
+	nginxIf   = `if \((?:\$is_args|\$request_uri ~ "\^\(\?:%\[0-9A-Fa-f\]\{2\}\|\[\^%\?\]\)\{[1-9][0-9]*\}\(\[\^\?\]\+\)(?:\[\?\]\(\.\+\))?")\) \{ return ` + code + ` ` + target + `; \} `
+	nginxBody = `(?:(?:` + nginxIf + `)*return ` + code + ` ` + tokHash + `;|return 410;)`
+	// lfExt is a log-format string whose '%' and '#' are escaped, with the
+	// sample fetches the haproxy renderer uses.
+	lfExt = `(?:[^\x00-\x20\x7f"'\\;{}$#%]|%%|\\#|%\[path,bytes\([0-9]+\)\]|%\[query\])+`
+)
+
+var extShapes = map[string][]*regexp.Regexp{
+	"nginx": {
+		regexp.MustCompile(`^# (Exact match|Prefix) redirects$`),
+		regexp.MustCompile(`^location (?:=|\^~) ` + src + ` \{ ` + nginxBody + ` \}$`),
+		regexp.MustCompile(`^location ~\*? "\^` + rxQuote + `(?:/\?\$|\$|\(\?:/\|\$\))?" \{ ` + nginxBody + ` \}$`),
+	},
+	"nginx-map-exact": {
+		regexp.MustCompile(`^map \$args \$redirect_exact_args \{$|^    default "";$|^    "~\." "&\$args";$|^\}$`),
+		regexp.MustCompile(`^map \$uri \$redirect_exact \{$`),
+		regexp.MustCompile(`^    ` + src + ` ` + target + `;$`),
+	},
+	"nginx-map-prefix": {
+		regexp.MustCompile(`^map \$args \$redirect_prefix_args \{$|^    default "";$|^    "~\." "&\$args";$|^\}$`),
+		regexp.MustCompile(`^map \$request_uri \$redirect_prefix_rule_[1-9][0-9]* \{$|^    default "` + tokHash + `";$`),
+		regexp.MustCompile(`^    "~(?:\^\(\?:%\[0-9A-Fa-f\]\{2\}\|\[\^%\?\]\)\{[1-9][0-9]*\}\(\[\^\?\]\+\))?(?:\[\?\]\(\.\+\))?" "` + target + `";$`),
+		regexp.MustCompile(`^map \$uri \$redirect_prefix \{$`),
+		regexp.MustCompile(`^    "~\*?\^` + rxQuote + `(?:\(\?:/\|\$\))?" "(?:` + code + ` (?:` + target + `|\$redirect_prefix_rule_[1-9][0-9]*)|410)";$`),
+	},
+	"haproxy": {
+		regexp.MustCompile(`^# (Exact match|Prefix) redirects$`),
+		regexp.MustCompile(`^acl redirect_[1-9][0-9]* (?:path|path_beg) -i ` + requestPath + `(?: ` + requestPath + `)?$`),
+		regexp.MustCompile(`^http-request redirect code ` + code + ` location ` + lfExt + ` if redirect_[1-9][0-9]*(?: \{ path,length gt [0-9]+ \})?(?: \{ query -m len gt 0 \})?$`),
+		regexp.MustCompile(`^http-request return status 410 if redirect_[1-9][0-9]*$`),
+	},
+	"haproxy-map-exact":  {regexp.MustCompile(`^` + src + ` ` + tokHash + `$`)},
+	"haproxy-map-prefix": {regexp.MustCompile(`^` + src + ` (?:` + code + ` ` + tokHash + `|410)$`)},
+}
+
+// checkExtShapes fails unless every line of a file of a project that uses
+// options or settings is a comment of its opening or has one of its
+// format's shapes, and the file holds a line for every rule it keeps.
+func checkExtShapes(t *testing.T, format string, body []byte, rules []redirects.Rule) {
+	t.Helper()
+	if len(body) == 0 || body[len(body)-1] != '\n' {
+		t.Fatalf("%s: the file does not end with a newline", format)
+	}
+	if format == "csv" {
+		checkCSV(t, body, rules)
+		return
+	}
+	opening, n, acls := true, 0, map[string]bool{} // n counts the locations and ACL names
+	for i, l := range strings.Split(strings.TrimSuffix(string(body), "\n"), "\n") {
+		if opening && commentLine.MatchString(l) && !extShapes[format][0].MatchString(l) {
+			continue
+		}
+		opening = false
+		ok := false
+		for _, re := range extShapes[format] {
+			ok = ok || re.MatchString(l)
+		}
+		if !ok {
+			t.Fatalf("%s line %d %q has none of the format's shapes\nfile:\n%s", format, i+1, l, body)
+		}
+		if strings.HasPrefix(l, "location ") {
+			n++
+		}
+		if name, ok := strings.CutPrefix(l, "acl "); ok && !acls[strings.Fields(name)[0]] {
+			acls[strings.Fields(name)[0]] = true
+			n++
+		}
+	}
+	// Every rule has its location, or its ACL, in the two full formats.
+	if want := len(rules); (format == "haproxy" || format == "nginx" && strings.Contains(string(body), "location ~")) && n != want {
+		t.Fatalf("%s holds %d locations or ACLs for %d rules:\n%s", format, n, want, body)
+	}
+}
+
 var (
 	commentLine = regexp.MustCompile(`^#[^\x00-\x1f\x7f]*$`)
 	shapes      = map[string]map[string]*regexp.Regexp{
@@ -74,10 +158,14 @@ func FuzzRender(f *testing.F) {
 		{"/-i", "http://x"}, {"/a", "HTTPS://X"}, {"/a\r", "/b"}, {"/a", "/b\r\nLocation: /c"}, {"/a#b", "/b#c"},
 		{"/a{", "/b"}, {"/a", "/b}"}, {"/a'", "/b"}, {`/a"`, "/b"}, {`/a\`, "/b"}, {"/a$x", "/b"}, {"/a", "//evil"},
 	} {
-		f.Add(s[0], s[1], 301, false, 100, "/a/b", "/x")
-		f.Add(s[0], s[1], 302, true, 5, s[0]+"/x", s[1])
+		f.Add(s[0], s[1], 301, false, 100, "/a/b", "/x", uint8(0))
+		f.Add(s[0], s[1], 302, true, 5, s[0]+"/x", s[1], uint8(0))
+		f.Add(s[0], s[1], 308, true, 5, s[0]+"/x", s[1]+"#f", uint8(15))
+		f.Add(s[0], "", 410, false, 5, s[0]+"/", s[1]+"?q=1#f", uint8(6))
 	}
-	f.Fuzz(func(t *testing.T, source, dest string, code int, prefix bool, priority int, source2, dest2 string) {
+	// opts: bit 0 caseSensitive false, bit 1 trailingSlash ignore, bit 2
+	// preservePath and bit 3 preserveQuery on the rules that take them.
+	f.Fuzz(func(t *testing.T, source, dest string, code int, prefix bool, priority int, source2, dest2 string, opts uint8) {
 		t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 		mt := redirects.Exact
 		if prefix {
@@ -91,10 +179,18 @@ func FuzzRender(f *testing.F) {
 			{Source: strings.ToUpper(source), Destination: dest, StatusCode: 301, MatchType: mt, Priority: 1},
 			{Source: "/", Destination: "/home", StatusCode: 301, MatchType: redirects.StartsWith, Priority: 1000},
 		}
+		set := redirects.Settings{CaseInsensitive: opts&1 != 0, IgnoreTrailingSlash: opts&2 != 0}
 		var rules []redirects.Rule
 		seen := map[string]bool{}
 		for i, r := range candidates {
-			key := r.MatchType.String() + " " + r.Source
+			if r.StatusCode != redirects.StatusGone {
+				r.PreservePath = opts&4 != 0 && r.MatchType == redirects.StartsWith
+				r.PreserveQuery = opts&8 != 0
+			}
+			if r.StatusCode == redirects.StatusGone && i > 0 {
+				r.Destination = ""
+			}
+			key := r.MatchType.String() + " " + set.Key(r.Source)
 			if r.Validate() != nil || seen[key] {
 				continue
 			}
@@ -105,12 +201,20 @@ func FuzzRender(f *testing.F) {
 		if len(rules) == 0 {
 			return
 		}
-		c, err := export.Render(rules)
+		c, err := export.Build(rules, set)
 		if err != nil {
-			t.Fatalf("Render refused valid rules: %v", err)
+			t.Fatalf("Build refused valid rules: %v", err)
+		}
+		ext := !set.IsDefault()
+		for _, r := range rules {
+			ext = ext || r.UsesOptions()
 		}
 		for i, format := range redirects.Formats {
-			checkShapes(t, format, c.Exports[i].Body, rules)
+			if ext {
+				checkExtShapes(t, format, c.Exports[i].Body, rules)
+			} else {
+				checkShapes(t, format, c.Exports[i].Body, rules)
+			}
 		}
 		for line := range strings.SplitSeq(strings.TrimSuffix(c.Report, "\n"), "\n") {
 			if strings.ContainsFunc(line, func(r rune) bool { return r < 0x20 || r == 0x7f }) {

@@ -34,6 +34,9 @@ const haproxyHead = `# haproxy: one ACL and redirect per rule (docs/exports.md).
 `
 
 func (s *sorted) haproxy() []byte {
+	if s.ext {
+		return s.haproxyExt()
+	}
 	const perLine = len("acl redirect_1234567 path_beg -i \nhttp-request redirect code 301 location  if redirect_1234567\n")
 	b := make([]byte, 0, len(haproxyHead)+64+textSize(s.exact, perLine)+textSize(s.prefix, perLine)*2)
 	b = append(b, haproxyHead...)
@@ -71,18 +74,172 @@ func appendHAProxyRule(b []byte, n int, fetch string, r rec) []byte {
 
 // appendLogFormatLiteral appends s to a log-format string (what "redirect
 // location" takes) so that it stands for itself: '%' starts a variable
-// there, and "%%" is a literal '%'.
+// there, and "%%" is a literal '%'; and '#', which starts a comment
+// anywhere in an HAProxy configuration line, is escaped as "\#".
 func appendLogFormatLiteral(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' {
+		switch s[i] {
+		case '%':
 			b = append(b, '%')
+		case '#':
+			b = append(b, '\\')
 		}
 		b = append(b, s[i])
 	}
 	return b
 }
 
+// haproxyExt is the haproxy format of a project that uses options or
+// settings (docs/exports.md#rule-options-and-settings): the ACLs of SPEC.md's
+// shape, with, under trailingSlash ignore, the twin of an exact source and
+// the source of a starts_with rule without its trailing '/' as further
+// patterns of the same ACL; and per rule the redirect lines that compute
+// its answer (appendHAProxyAnswer).
+func (s *sorted) haproxyExt() []byte {
+	var h strings.Builder
+	h.WriteString(haproxyHead)
+	s.writeDeclarations(&h, "haproxy")
+	b := make([]byte, 0, h.Len()+64+textSize(s.all, 400))
+	b = append(b, h.String()...)
+	n := 0
+	b = append(b, "# Exact match redirects\n"...)
+	for _, r := range s.exact {
+		n++
+		b = append(b, "acl redirect_"...)
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, " path -i "...)
+		b = redirects.AppendRequestPath(b, r.src)
+		if s.set.IgnoreTrailingSlash && r.src != "/" {
+			b = append(b, ' ')
+			if t := strings.TrimSuffix(r.src, "/"); t != r.src {
+				b = redirects.AppendRequestPath(b, t)
+			} else {
+				b = redirects.AppendRequestPath(b, r.src+"/")
+			}
+		}
+		b = append(b, '\n')
+		b = appendHAProxyAnswer(b, n, r.rule)
+	}
+	b = append(b, "# Prefix redirects\n"...)
+	for _, r := range s.prefix {
+		n++
+		b = append(b, "acl redirect_"...)
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, " path_beg -i "...)
+		b = redirects.AppendRequestPath(b, r.src)
+		b = append(b, '\n')
+		if s.set.IgnoreTrailingSlash && len(r.src) > 1 && r.src[len(r.src)-1] == '/' {
+			b = append(b, "acl redirect_"...)
+			b = strconv.AppendInt(b, int64(n), 10)
+			b = append(b, " path -i "...)
+			b = redirects.AppendRequestPath(b, r.src[:len(r.src)-1])
+			b = append(b, '\n')
+		}
+		b = appendHAProxyAnswer(b, n, r.rule)
+	}
+	return b
+}
+
+// appendHAProxyAnswer appends the lines that answer a request matched by
+// ACL redirect_<n> as rule r does in the lookup API
+// (docs/contract.md#rule-options). HAProxy runs them in order and stops at
+// the first redirect, so each case comes before the more general one: a
+// rest and a query, a rest, a query, nothing appended (the destination as
+// configured; 410 answers an empty 410). The ACL matched the request path
+// as sent against the source as browsers send it (with -i, which ignores
+// the case of hex digits too), so the source takes as many bytes of the
+// path as it has in that form, and path,bytes(L) is the rest in the
+// client's wire form; query is the request's query as sent.
+func appendHAProxyAnswer(b []byte, n int, r *redirects.Rule) []byte {
+	cond := func(b []byte, extra string) []byte {
+		b = append(b, " if redirect_"...)
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, extra...)
+		return append(b, '\n')
+	}
+	if r.StatusCode == redirects.StatusGone {
+		return cond(append(b, "http-request return status 410"...), "")
+	}
+	redirect := func(b []byte) []byte {
+		b = append(b, "http-request redirect code "...)
+		b = strconv.AppendInt(b, int64(r.StatusCode), 10)
+		return append(b, " location "...)
+	}
+	pp := r.PreservePath && r.MatchType == redirects.StartsWith
+	path, query, fragment := redirects.SplitDestination(r.Destination)
+	l := strconv.Itoa(len(redirects.AppendRequestPath(nil, r.Source)))
+	rest := "%[path,bytes(" + l + ")]"
+	hasRest := " { path,length gt " + l + " }"
+	const hasQuery = " { query -m len gt 0 }"
+	if pp && r.PreserveQuery {
+		b = redirect(b)
+		b = appendLogFormatLiteral(b, string(appendJoinPath(nil, path)))
+		b = append(b, rest...)
+		b = append(b, '?')
+		b = appendLogFormatLiteral(b, string(appendQueryAnd(nil, query)))
+		b = append(b, "%[query]"...)
+		b = appendLogFormatLiteral(b, fragment)
+		b = cond(b, hasRest+hasQuery)
+	}
+	if pp {
+		b = redirect(b)
+		b = appendLogFormatLiteral(b, string(appendJoinPath(nil, path)))
+		b = append(b, rest...)
+		if query != "" {
+			b = append(b, '?')
+			b = appendLogFormatLiteral(b, query)
+		}
+		b = appendLogFormatLiteral(b, fragment)
+		b = cond(b, hasRest)
+	}
+	if r.PreserveQuery {
+		b = redirect(b)
+		b = appendLogFormatLiteral(b, path)
+		b = append(b, '?')
+		b = appendLogFormatLiteral(b, string(appendQueryAnd(nil, query)))
+		b = append(b, "%[query]"...)
+		b = appendLogFormatLiteral(b, fragment)
+		b = cond(b, hasQuery)
+	}
+	b = redirect(b)
+	b = appendLogFormatLiteral(b, r.Destination)
+	return cond(b, "")
+}
+
+// haproxyMapExactExt is haproxy-map-exact for a project that uses options
+// or settings: the keys of exactMapEntries, each with its destination as
+// configured (a map value is inserted as it is: it cannot add the request's
+// query), 410 rules left out.
+func (s *sorted) haproxyMapExactExt() []byte {
+	all, _, _ := s.exactMapEntries()
+	var h strings.Builder
+	h.WriteString("# haproxy-map-exact: " + countNoun(len(all), "key") + " of exact redirect rules for map_str (docs/exports.md). In the frontend:\n")
+	if s.set.CaseInsensitive {
+		// The keys are lower-cased, and so is the path (lower).
+		writeCommentLines(&h, HAProxyMapExactFoldSnippet)
+	} else {
+		writeCommentLines(&h, HAProxyMapExactSnippet)
+	}
+	s.writeDeclarations(&h, "haproxy-map-exact")
+	b := make([]byte, 0, h.Len()+len(all)*64)
+	b = append(b, h.String()...)
+	for _, e := range all {
+		if s.set.CaseInsensitive {
+			b = append(b, lowerASCII(e.key)...)
+		} else {
+			b = append(b, e.key...)
+		}
+		b = append(b, ' ')
+		b = append(b, e.r.Destination...)
+		b = append(b, '\n')
+	}
+	return b
+}
+
 func (s *sorted) haproxyMapExact() []byte {
+	if s.ext {
+		return s.haproxyMapExactExt()
+	}
 	var h strings.Builder
 	h.WriteString("# haproxy-map-exact: " + countNoun(len(s.exact), "exact redirect rule") + " for map_str (docs/exports.md). In the frontend:\n")
 	writeCommentLines(&h, HAProxyMapExactSnippet)
@@ -116,16 +273,61 @@ func (s *sorted) haproxyMapPrefix() []byte {
 	h.WriteString("# map_beg picks the longest matching source, whatever the priorities, so each line carries the status\n")
 	h.WriteString("# and destination of the rule the lookup API picks for a path equal to its source. In the frontend,\n")
 	h.WriteString("# after the lines of haproxy-map-exact when both maps are used:\n")
-	writeCommentLines(&h, HAProxyMapPrefixSnippet)
-	b := make([]byte, 0, h.Len()+textSize(s.winners, len("  301 \n")))
+	winners := s.winners
+	if s.ext && s.set.CaseInsensitive {
+		// The keys are lower-cased, and so is the path (lower); each
+		// carries the winner among the sources that prefix it up to case.
+		winners = foldedWinners(s.prefix)
+		writeCommentLines(&h, HAProxyMapPrefixFoldSnippet)
+	} else {
+		writeCommentLines(&h, HAProxyMapPrefixSnippet)
+	}
+	if s.ext {
+		// The statuses beyond 301 and 302, and the declarations; a 410
+		// line has no destination.
+		for _, w := range winners {
+			if w.code != 301 && w.code != 302 {
+				writeCommentLines(&h, HAProxyMapPrefixStatusSnippet)
+				break
+			}
+		}
+		s.writeDeclarations(&h, "haproxy-map-prefix")
+	}
+	b := make([]byte, 0, h.Len()+textSize(winners, len("  301 \n")))
 	b = append(b, h.String()...)
-	for _, w := range s.winners {
+	for _, w := range winners {
 		b = append(b, w.src...)
 		b = append(b, ' ')
 		b = appendStatus(b, w.code)
-		b = append(b, ' ')
-		b = append(b, w.dst...)
+		if w.code != redirects.StatusGone {
+			b = append(b, ' ')
+			b = append(b, w.dst...)
+		}
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// foldedWinners returns the closure winners (redirects.PrefixWinners) of the
+// starts_with rules with their sources lower-cased, for a map_beg that
+// looks the lower-cased path up: under caseSensitive false no two sources
+// are equal up to case (they would clash), and a winner's answer is its
+// rule's.
+func foldedWinners(prefix []rec) []rec {
+	low := make([]redirects.Rule, len(prefix))
+	orig := make(map[*redirects.Rule]*redirects.Rule, len(prefix))
+	for i, r := range prefix {
+		low[i] = *r.rule
+		low[i].Source = lowerASCII(r.src)
+	}
+	for i := range low {
+		orig[&low[i]] = prefix[i].rule
+	}
+	ws := dedupWinners(redirects.PrefixWinners(low))
+	out := make([]rec, len(ws))
+	for i, w := range ws {
+		r := orig[w.Rule]
+		out[i] = rec{src: w.Source, dst: r.Destination, code: int32(r.StatusCode), mt: redirects.StartsWith, rule: r}
+	}
+	return out
 }

@@ -16,8 +16,8 @@ import (
 )
 
 // csvColumns are the columns of an import file: the first four are
-// required, priority and id optional.
-var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id"}
+// required, priority, id and the two options optional.
+var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id", "preservePath", "preserveQuery"}
 
 // The indexes of csvColumns.
 const (
@@ -27,6 +27,8 @@ const (
 	colMatch
 	colPriority
 	colID
+	colPreservePath
+	colPreserveQuery
 	numColumns
 )
 
@@ -36,6 +38,7 @@ const (
 var columnNames = map[string]int{
 	"source": colSource, "destination": colDest, "statuscode": colStatus, "status": colStatus,
 	"matchtype": colMatch, "match": colMatch, "priority": colPriority, "id": colID,
+	"preservepath": colPreservePath, "preservequery": colPreserveQuery,
 }
 
 // matchNames maps a match type, folded by foldName, to the match type:
@@ -79,6 +82,11 @@ type ReadOptions struct {
 	// MaxRows, when positive, is the most rules a file may hold; the first
 	// line beyond it is reported and ends the reading.
 	MaxRows int
+	// Settings are the project's matching settings: two rules of one match
+	// type whose sources have the same key under them (Settings.Key: "/a"
+	// and "/A" when case is ignored) are reported as a clash of their two
+	// lines. The zero value reports identical sources only.
+	Settings redirects.Settings
 }
 
 // ReadCSV reads an import file as ReadRules does, for a project that
@@ -110,8 +118,8 @@ func LineErrors(bad []LineError) error {
 
 // ReadRules reads an import file: CSV (RFC 4180) whose header names the
 // columns source, destination, statusCode and matchType, and optionally
-// priority and id, in any order. It accepts the files that spreadsheets
-// and other tools write:
+// priority, id, preservePath and preserveQuery, in any order. It accepts
+// the files that spreadsheets and other tools write:
 //
 //   - a UTF-8 byte order mark, CRLF or LF line ends;
 //   - ',', ';' or a tab between fields, whichever the header line holds
@@ -125,6 +133,10 @@ func LineErrors(bad []LineError) error {
 //   - spaces around every value, which are dropped, and lines whose
 //     fields are all empty, which are skipped;
 //   - an empty priority, which is redirects.DefaultPriority;
+//   - preservePath and preserveQuery as true or false in any case
+//     (spreadsheets write TRUE and FALSE), an empty cell or a file
+//     without the column being false;
+//   - an empty destination, which a 410 (Gone) rule has and needs;
 //   - a source that is an http or https URL on one of opts.Hosts, read as
 //     its path.
 //
@@ -169,7 +181,7 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 		hosts[strings.ToLower(h)] = true
 	}
 	var (
-		seen = map[ruleKey]int{} // -> line
+		seen = map[ruleKey]seenRule{}
 		line int
 		rows int
 	)
@@ -218,7 +230,7 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 		status := field(colStatus)
 		code, err := strconv.Atoi(status)
 		if err != nil {
-			fail("statusCode %q is not one of 301, 302", status)
+			fail("statusCode %q is not one of %s", status, statusList)
 			continue
 		}
 		rule.StatusCode = code
@@ -237,6 +249,14 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 			}
 			rule.Priority = n
 		}
+		if rule.PreservePath, ok = parseBool(field(colPreservePath)); !ok {
+			fail("preservePath %q is not true or false (an empty cell is false)", field(colPreservePath))
+			continue
+		}
+		if rule.PreserveQuery, ok = parseBool(field(colPreserveQuery)); !ok {
+			fail("preserveQuery %q is not true or false (an empty cell is false)", field(colPreserveQuery))
+			continue
+		}
 		if src, msg := sourcePath(rule.Source, hosts); msg != "" {
 			fail("%s", msg)
 			continue
@@ -247,12 +267,17 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 			fail("%s", redirects.ErrorMessage(err))
 			continue
 		}
-		k := ruleKey{rule.Source, mt}
+		k := ruleKey{opts.Settings.Key(rule.Source), mt}
 		if first, dup := seen[k]; dup {
-			fail("a %s rule for source %q already appears on line %d", mt, rule.Source, first)
+			if other := rules[first.rule].Source; other != rule.Source {
+				fail("source %q clashes with the %s rule for source %q on line %d: the project's settings (%s) compare them as one",
+					rule.Source, mt, other, first.line, opts.Settings)
+			} else {
+				fail("a %s rule for source %q already appears on line %d", mt, rule.Source, first.line)
+			}
 			continue
 		}
-		seen[k] = line
+		seen[k] = seenRule{line, len(rules)}
 		rules = append(rules, rule)
 		lines = append(lines, line)
 	}
@@ -262,10 +287,38 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 	return rules, lines, nil, nil
 }
 
-// ruleKey is what makes a rule one of a kind in a project.
+// ruleKey is what makes a rule one of a kind in a project: its match type
+// and its source's key under the project's settings.
 type ruleKey struct {
 	source string
 	match  redirects.MatchType
+}
+
+// seenRule is where a ruleKey first appeared: the line and the index in
+// the rules read.
+type seenRule struct {
+	line, rule int
+}
+
+// statusList names the statuses a rule may have, for error messages.
+var statusList = func() string {
+	s := make([]string, len(redirects.StatusCodes))
+	for i, c := range redirects.StatusCodes {
+		s[i] = strconv.Itoa(c)
+	}
+	return strings.Join(s, ", ")
+}()
+
+// parseBool reads an option's cell: true or false in any case, an empty
+// cell being false. ok is false for anything else.
+func parseBool(v string) (b, ok bool) {
+	switch strings.ToLower(v) {
+	case "", "false":
+		return false, true
+	case "true":
+		return true, true
+	}
+	return false, false
 }
 
 // readHeader maps each column of csvColumns to its index in header, or -1
@@ -301,11 +354,14 @@ func readHeader(header []string) ([]int, string) {
 		}
 	}
 	if problem != "" {
-		return nil, fmt.Sprintf("header is %q; want the columns %s, then optionally priority and id (%s)",
-			strings.Join(header, ","), strings.Join(csvColumns[:4], ","), problem)
+		return nil, fmt.Sprintf("header is %q; want the columns %s, then optionally %s (%s)",
+			strings.Join(header, ","), strings.Join(csvColumns[:4], ","), optionalColumns, problem)
 	}
 	return index, ""
 }
+
+// optionalColumns names the optional columns, for the header's error.
+var optionalColumns = strings.Join(csvColumns[colPriority:len(csvColumns)-1], ", ") + " and " + csvColumns[len(csvColumns)-1]
 
 // sniffComma returns the delimiter of the header line: ',', ';' or a tab,
 // whichever it holds most of outside quotes, ',' on a tie.
@@ -417,50 +473,74 @@ func StoreLineErrors(msg string, lines []int) []LineError {
 }
 
 // importHeader is the first record of an import file that WriteCSV writes:
-// the csv export's columns and the priority.
-const importHeader = "source,destination,statusCode,matchType,priority\r\n"
+// the csv export's columns and the priority; draftHeader adds each rule's
+// ID. optionsHeader ends either when a rule of the file uses an option.
+const (
+	importHeader  = "source,destination,statusCode,matchType,priority"
+	draftHeader   = importHeader + ",id"
+	optionsHeader = ",preservePath,preserveQuery"
+)
 
 // WriteCSV writes rules, in the order given, as an import file that ReadCSV
-// reads back: the header source,destination,statusCode,matchType,priority,
-// then one record per rule, fields quoted as in the csv export. Unlike the
-// export, it keeps each rule's priority, so a rule set survives the round
-// trip whole.
+// reads back: the header source,destination,statusCode,matchType,priority
+// (and preservePath,preserveQuery at the end when a rule uses either), then
+// one record per rule, fields quoted as in the csv export. Unlike the
+// export, it keeps each rule's priority and options, so a rule set
+// survives the round trip whole.
 func WriteCSV(w io.Writer, rules []redirects.Rule) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	bw.WriteString(importHeader)
-	var b []byte
-	for i := range rules {
-		r := &rules[i]
-		b = appendCSVFields(b[:0], r.Source, r.Destination, int32(r.StatusCode), r.MatchType)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(r.Priority), 10)
-		b = append(b, '\r', '\n')
-		if _, err := bw.Write(b); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+	return writeRules(w, rules, false)
 }
 
-// draftHeader is the first record of the draft file that WriteDraftCSV
-// writes: the import columns and each rule's ID.
-const draftHeader = "source,destination,statusCode,matchType,priority,id\r\n"
-
 // WriteDraftCSV writes draft rules, in the order given, as the draft file
-// of the management API's rules.csv: WriteCSV's columns and then each
-// rule's ID. ReadRules reads it back (the id column is ignored), so a
-// draft exported and imported with replace deploys to the same answers.
+// of the management API's rules.csv: WriteCSV's columns with each rule's ID
+// after the priority, so the header is
+// source,destination,statusCode,matchType,priority,id, with
+// preservePath,preserveQuery at the end when a rule uses either. ReadRules
+// reads it back (the id column is ignored), so a draft exported and
+// imported with replace deploys to the same answers.
+//
+// The option columns are written only when needed so that a draft that uses
+// no option gets the file it always got, byte for byte, and a script that
+// reads it keeps working; the new columns come last, after those it knows.
 func WriteDraftCSV(w io.Writer, rules []redirects.Rule) error {
+	return writeRules(w, rules, true)
+}
+
+// writeRules writes WriteCSV's file, or with withID WriteDraftCSV's.
+func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
+	options := false
+	for i := range rules {
+		if rules[i].PreservePath || rules[i].PreserveQuery {
+			options = true
+			break
+		}
+	}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	bw.WriteString(draftHeader)
+	header := importHeader
+	if withID {
+		header = draftHeader
+	}
+	bw.WriteString(header)
+	if options {
+		bw.WriteString(optionsHeader)
+	}
+	bw.WriteString("\r\n")
 	var b []byte
 	for i := range rules {
 		r := &rules[i]
 		b = appendCSVFields(b[:0], r.Source, r.Destination, int32(r.StatusCode), r.MatchType)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(r.Priority), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, r.ID, 10)
+		if withID {
+			b = append(b, ',')
+			b = strconv.AppendInt(b, r.ID, 10)
+		}
+		if options {
+			b = append(b, ',')
+			b = strconv.AppendBool(b, r.PreservePath)
+			b = append(b, ',')
+			b = strconv.AppendBool(b, r.PreserveQuery)
+		}
 		b = append(b, '\r', '\n')
 		if _, err := bw.Write(b); err != nil {
 			return err

@@ -46,7 +46,7 @@ func TestCSVRoundTrip(t *testing.T) {
 func TestReadCSVErrors(t *testing.T) {
 	in := "source,destination,statusCode,matchType\n" +
 		"/a,/b,301,exact\n" +
-		"/c,/d,303,exact\n" +
+		"/c,/d,304,exact\n" +
 		"\n" +
 		"/e,/f,301\n" +
 		"/a,/x,302,exact\n"

@@ -19,6 +19,9 @@ import (
 const maxNginxLocation = 255
 
 func (s *sorted) nginx() []byte {
+	if s.ext {
+		return s.nginxExt()
+	}
 	b := make([]byte, 0, 64+textSize(s.exact, len("location =  { return 301 ; }\n"))+
 		textSize(s.winners, len("location ^~  { return 301 ; }\n")))
 	b = append(b, "# Exact match redirects\n"...)
@@ -50,6 +53,9 @@ func appendNginxLocation(b []byte, kind string, r rec) []byte {
 }
 
 func (s *sorted) nginxMapExact() []byte {
+	if s.ext {
+		return s.nginxMapExactExt()
+	}
 	ci := s.cases()
 	keep := s.exact
 	if len(ci.leftOut) > 0 {
@@ -155,6 +161,9 @@ func fullestBucket(n, size int) int {
 }
 
 func (s *sorted) nginxMapPrefix() []byte {
+	if s.ext {
+		return s.nginxMapPrefixExt()
+	}
 	var h strings.Builder
 	h.WriteString("# nginx-map-prefix: " + countNoun(len(s.prefix), "starts_with redirect rule") + " as an nginx map of regular expressions (docs/exports.md).\n")
 	h.WriteString("# nginx tries a map's regular expressions in file order and takes the first that matches; the lines\n")

@@ -234,18 +234,34 @@ func (s *sorted) report() string {
 	}
 
 	n, ex := 0, []string(nil)
-	for _, r := range s.exact {
-		if r.code != 301 {
-			if n++; n <= maxExamples {
-				ex = append(ex, r.src)
+	if s.ext {
+		// A project that uses options or settings: each format's
+		// declarations, as its opening comment has them (the csv's here
+		// only), then the case differences source by source.
+		for _, format := range redirects.Formats {
+			for _, d := range s.declarations(format) {
+				lines = append(lines, format+": "+strings.TrimPrefix(d, declPrefix))
 			}
 		}
-	}
-	add(n, "nginx-map-exact, haproxy-map-exact: exact rules with status 302 served as 301 (these maps have no status column)", ex)
+		if !s.set.CaseInsensitive {
+			_, _, left := s.exactMapEntries()
+			add(len(left), "nginx-map-exact: exact keys left out because nginx map keys are case-insensitive and an earlier key is equal to them up to case", dupExamples(left))
+			add(len(s.cases().haproxy), "haproxy: source paths answered by another rule than in the lookup API, because the ACLs match case-insensitively (-i)", dupExamples(s.cases().haproxy))
+		}
+	} else {
+		for _, r := range s.exact {
+			if r.code != 301 {
+				if n++; n <= maxExamples {
+					ex = append(ex, r.src)
+				}
+			}
+		}
+		add(n, "nginx-map-exact, haproxy-map-exact: exact rules with status 302 served as 301 (these maps have no status column)", ex)
 
-	ci := s.cases()
-	add(len(ci.leftOut), "nginx-map-exact: exact sources left out because nginx map keys are case-insensitive and an earlier source differs from them only in case", dupExamples(ci.leftOut))
-	add(len(ci.haproxy), "haproxy: source paths answered by another rule than in the lookup API, because the ACLs match case-insensitively (-i)", dupExamples(ci.haproxy))
+		ci := s.cases()
+		add(len(ci.leftOut), "nginx-map-exact: exact sources left out because nginx map keys are case-insensitive and an earlier source differs from them only in case", dupExamples(ci.leftOut))
+		add(len(ci.haproxy), "haproxy: source paths answered by another rule than in the lookup API, because the ACLs match case-insensitively (-i)", dupExamples(ci.haproxy))
+	}
 
 	n, ex = 0, nil
 	for _, r := range s.all {
@@ -259,6 +275,9 @@ func (s *sorted) report() string {
 
 	n, ex = 0, nil
 	for _, recs := range [][]rec{s.exact, s.winners} {
+		if s.ext {
+			break // declared above, or regular-expression locations
+		}
 		for _, r := range recs {
 			if len(r.src) > maxNginxLocation {
 				if n++; n <= maxExamples {
@@ -269,7 +288,7 @@ func (s *sorted) report() string {
 	}
 	add(n, "nginx: sources left out because they are longer than 255 bytes, which nginx 1.22 mishandles in locations (one such location catches every request)", ex)
 
-	if w := nginxInsertionWork(s.exact, s.winners); w > nginxInsertionWarn {
+	if w := nginxInsertionWork(s.exact, s.winners); w > nginxInsertionWarn && s.set.IsDefault() {
 		lines = append(lines, "nginx: "+strconv.Itoa(len(s.exact))+" exact and "+strconv.Itoa(len(s.winners))+
 			" prefix locations take nginx versions that sort locations by insertion (such as 1.22) some "+
 			strconv.FormatInt(w/1_000_000, 10)+" million comparisons to load (about "+
@@ -282,6 +301,9 @@ func (s *sorted) report() string {
 	}
 	if n := len(s.prefix); n > linearScanWarn {
 		slow = append(slow, "nginx-map-prefix ("+strconv.Itoa(n)+" regular expressions)")
+	}
+	if n := len(s.exact) + len(s.prefix); n > linearScanWarn && !s.set.IsDefault() {
+		slow = append(slow, "nginx ("+strconv.Itoa(n)+" regular-expression locations)")
 	}
 	if len(slow) > 0 {
 		lines = append(lines, strings.Join(slow, ", ")+": tested one by one per request, which is slow above about 10,000 rules (haproxy-map-exact with haproxy-map-prefix, and nginx-map-exact, look rules up in trees and hashes)")

@@ -20,6 +20,7 @@ import (
 	"redirects"
 	"redirects/engine"
 	"redirects/export"
+	"redirects/internal/rulemodel"
 	"redirects/internal/servertest"
 )
 
@@ -374,6 +375,31 @@ func TestModelIsTheEngine(t *testing.T) {
 }
 
 func answerOf(a answer, _ bool) answer { return a }
+
+// TestModelIsRulemodel holds this file's model, with no departure, against
+// internal/rulemodel, the model of docs/contract.md#rule-options the
+// options' differential tests use, on rules of the default settings
+// without options: the two models the server tests rest on agree where
+// both apply (rulemodel's destination for a rule without options is the
+// destination as configured).
+func TestModelIsRulemodel(t *testing.T) {
+	for _, seed := range []uint64{testSeed(t, 1), uint64(time.Now().UnixNano())} {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		rules := genRules(rng, 300)
+		sorted := append([]redirects.Rule(nil), rules...)
+		engine.SortRules(sorted)
+		b := behaviour{exact: true, prefix: true}
+		for _, p := range genPaths(rng, rules) {
+			var want answer
+			if a, ok := rulemodel.Lookup(rules, rulemodel.Settings{}, p); ok {
+				want = answer{a.Status, a.Destination}
+			}
+			if got := b.lookup(sorted, p); got != want {
+				t.Fatalf("seed %d: path %q: this model says %v, rulemodel says %v", seed, p, got, want)
+			}
+		}
+	}
+}
 
 // serverCase is one configuration of a server under test: the port it
 // listens on, what it answers when no rule matches, and its behaviour.

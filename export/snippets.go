@@ -32,6 +32,15 @@ const (
 	// NginxMapPrefixHTTPSnippet goes in the nginx http block.
 	NginxMapPrefixHTTPSnippet = `include /etc/nginx/redirects-prefix.map;`
 
+	// NginxMapPrefixStatusSnippet follows NginxMapPrefixSnippet when the
+	// map holds rules with the statuses beyond 301 and 302
+	// (docs/contract.md#rule-options): one if per status, and 410 (Gone),
+	// which has no destination, answered without one.
+	NginxMapPrefixStatusSnippet = `if ($redirect_prefix ~ "^303 (.*)") { return 303 $1; }
+if ($redirect_prefix ~ "^307 (.*)") { return 307 $1; }
+if ($redirect_prefix ~ "^308 (.*)") { return 308 $1; }
+if ($redirect_prefix = 410) { return 410; }`
+
 	// NginxMapPrefixSnippet goes in a server block to serve nginx-map-prefix,
 	// after NginxMapExactSnippet when both maps are used, so exact rules win
 	// as in the lookup API. nginx's return takes its status as a literal
@@ -49,6 +58,29 @@ if ($redirect_prefix ~ "^302 (.*)") { return 302 $1; }`
 	// (docs/contract.md#matching).
 	HAProxyMapExactSnippet = `http-request set-var(txn.redirect_exact) path,url_dec,map_str(/etc/haproxy/redirects-exact.map)
 http-request redirect code 301 location %[var(txn.redirect_exact)] if { var(txn.redirect_exact) -m found }`
+
+	// HAProxyMapPrefixStatusSnippet follows HAProxyMapPrefixSnippet when
+	// the map holds rules with the statuses beyond 301 and 302
+	// (docs/contract.md#rule-options): one line per status, and 410 (Gone),
+	// which has no destination, answered with an empty 410.
+	HAProxyMapPrefixStatusSnippet = `http-request redirect code 303 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 303 }
+http-request redirect code 307 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 307 }
+http-request redirect code 308 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 308 }
+http-request return status 410 if { var(txn.redirect_prefix),field(1,' ') -m str 410 }`
+
+	// HAProxyMapExactFoldSnippet replaces HAProxyMapExactSnippet for a
+	// project whose caseSensitive setting is false: the file's keys are
+	// then lower-cased, and lower lowers the path's ASCII letters (only
+	// them, as the lookup API folds) before the lookup.
+	HAProxyMapExactFoldSnippet = `http-request set-var(txn.redirect_exact) path,url_dec,lower,map_str(/etc/haproxy/redirects-exact.map)
+http-request redirect code 301 location %[var(txn.redirect_exact)] if { var(txn.redirect_exact) -m found }`
+
+	// HAProxyMapPrefixFoldSnippet replaces HAProxyMapPrefixSnippet for a
+	// project whose caseSensitive setting is false, as
+	// HAProxyMapExactFoldSnippet does HAProxyMapExactSnippet.
+	HAProxyMapPrefixFoldSnippet = `http-request set-var(txn.redirect_prefix) path,url_dec,lower,map_beg(/etc/haproxy/redirects-prefix.map)
+http-request redirect code 301 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 301 }
+http-request redirect code 302 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 302 }`
 
 	// HAProxyMapPrefixSnippet goes in an HAProxy frontend (mode http) to serve
 	// haproxy-map-prefix, after HAProxyMapExactSnippet when both maps are

@@ -45,6 +45,18 @@ type sorted struct {
 
 	caseOnce sync.Once
 	caseInfo *caseInfo
+
+	// set are the project's settings (docs/contract.md#rule-options).
+	set redirects.Settings
+	// ext is set when the project uses a rule option or a setting other
+	// than the default: only then do the files take the shapes and carry
+	// the declarations of docs/exports.md's "Rule options and settings",
+	// so a project that uses none renders byte for byte as before.
+	ext bool
+
+	mapOnce          sync.Once
+	mapAll, mapNginx []mapEntry
+	mapLeft          []caseDup
 }
 
 // sortRules computes the orders of sorted. The order of all is the one of
@@ -52,7 +64,7 @@ type sorted struct {
 // input position, so the output depends neither on accidents of the input
 // order nor on the sort algorithm. Input in that order already, as a deploy
 // hands it over, is not sorted again.
-func sortRules(rules []redirects.Rule) *sorted {
+func sortRules(rules []redirects.Rule, set redirects.Settings) *sorted {
 	var exact, prefix []int32
 	var winners []redirects.PrefixWinner
 	var wg sync.WaitGroup
@@ -69,7 +81,10 @@ func sortRules(rules []redirects.Rule) *sorted {
 	}
 	var a arena
 	a.b.Grow(size)
-	s := &sorted{all: make([]rec, 0, len(rules)), winners: make([]rec, len(winners))}
+	s := &sorted{all: make([]rec, 0, len(rules)), winners: make([]rec, len(winners)), set: set, ext: !set.IsDefault()}
+	for i := 0; i < len(rules) && !s.ext; i++ {
+		s.ext = rules[i].UsesOptions()
+	}
 	for _, i := range exact {
 		s.all = append(s.all, a.rec(&rules[i]))
 	}

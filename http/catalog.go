@@ -171,7 +171,7 @@ func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version 
 	} else if err != nil {
 		return nil, err
 	}
-	snap := engine.Compile(rules)
+	snap := engine.CompileWith(rules, d.Settings)
 	s.insight.track(projectID, snap)
 	return &deployed{version: d.Version, snap: snap}, nil
 }

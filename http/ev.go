@@ -13,14 +13,18 @@ func (e *Edge) serveEv(req *evhttp.Request, resp *evhttp.Response) func(*evhttp.
 	if req.Path == exportPath {
 		q.AcceptEncoding = req.Header("Accept-Encoding")
 	}
-	var w Resp
+	w := Resp{Scratch: resp.Scratch}
 	slow := e.Handle(&q, &w)
 	if slow == nil {
 		copyResp(resp, &w)
+		resp.Scratch = w.Scratch
 		return nil
 	}
 	held := new(Resp)
 	*held = w
+	// The slow function runs on a goroutine of its own: it renders into
+	// a buffer of its own, not the connection's.
+	held.Scratch = nil
 	return func(resp *evhttp.Response) {
 		slow(held)
 		copyResp(resp, held)

@@ -67,7 +67,7 @@ func (e *Edge) writeLookup(w *Resp, d *deployed, path string, misses *missSketch
 	if !ok {
 		w.Status = http.StatusNoContent
 		if misses != nil {
-			countMiss(misses, path, now)
+			countMiss(misses, path, d.snap.Settings(), now)
 		}
 		return
 	}
@@ -79,19 +79,28 @@ func (e *Edge) writeLookup(w *Resp, d *deployed, path string, misses *missSketch
 	}
 	w.Status = http.StatusOK
 	w.Set("Content-Type", ctJSON)
+	if m.Computed(path) {
+		// docs/contract.md#rule-options: the answer keeps a rest of the
+		// path or the query, rendered into the connection's scratch
+		// buffer (nil on the slow path and on net/http, where it
+		// allocates).
+		w.Scratch = m.AppendJSON(w.Scratch[:0], path)
+		w.Body = w.Scratch
+		return
+	}
 	w.Body = m.JSON()
 }
 
 // countMiss counts a miss of path in the form rules are written in (what
-// matching compared), so a rule made from it answers it. Paths no rule
-// could hold (redirects.ValidateSource: bytes that are not UTF-8, control
-// characters, whitespace, "//" and the like) are not counted: nobody could
-// make a rule of them, and they would reach people's terminals and the
-// store as sent.
-func countMiss(misses *missSketch, path string, now time.Time) {
+// matching compared: under the deployment's settings, the path's key), so
+// a rule made from it answers it. Paths no rule could hold
+// (redirects.ValidateSource: bytes that are not UTF-8, control characters,
+// whitespace, "//" and the like) are not counted: nobody could make a rule
+// of them, and they would reach people's terminals and the store as sent.
+func countMiss(misses *missSketch, path string, settings redirects.Settings, now time.Time) {
 	p, err := redirects.DecodePath(path)
 	if err != nil || redirects.ValidateSource(p) != nil {
 		return
 	}
-	misses.add(p, now)
+	misses.add(settings.Key(p), now)
 }

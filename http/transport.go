@@ -38,6 +38,11 @@ type Resp struct {
 	Headers [maxHeaders][2]string
 	N       int
 	Body    []byte
+	// Scratch is a buffer a handler may render a body into (Body =
+	// Scratch): the connection's own on the evhttp engine, reused from one
+	// request to the next, so a computed answer allocates nothing; nil
+	// elsewhere, where appending to it allocates.
+	Scratch []byte
 }
 
 // Set adds a header.

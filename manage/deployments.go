@@ -22,11 +22,16 @@ type deploymentJSON struct {
 	Message     string `json:"message"`
 	FromVersion *int   `json:"fromVersion"`
 	Report      string `json:"report"`
+	// CaseSensitive and TrailingSlash are the matching settings the deploy
+	// froze: lookups of this version compare paths with them.
+	CaseSensitive bool   `json:"caseSensitive"`
+	TrailingSlash string `json:"trailingSlash"`
 }
 
 func toDeploymentJSON(d *redirects.Deployment) deploymentJSON {
 	j := deploymentJSON{Version: d.Version, CreatedAt: formatTime(d.CreatedAt), ExactRules: d.ExactCount,
-		PrefixRules: d.PrefixCount, Message: d.Message, Report: d.Report}
+		PrefixRules: d.PrefixCount, Message: d.Message, Report: d.Report,
+		CaseSensitive: d.Settings.CaseSensitive(), TrailingSlash: d.Settings.TrailingSlash()}
 	if d.FromVersion > 0 {
 		v := d.FromVersion
 		j.FromVersion = &v

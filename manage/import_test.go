@@ -112,7 +112,7 @@ func testImportBadInput(t *testing.T, open newStoreFunc) {
 	b.WriteString("source,destination,statusCode,matchType\n")
 	for i := range 300 {
 		if i%2 == 1 {
-			fmt.Fprintf(&b, "/bad%d,/x,303,exact\n", i)
+			fmt.Fprintf(&b, "/bad%d,/x,304,exact\n", i)
 		} else {
 			fmt.Fprintf(&b, "/good%d,/x,301,exact\n", i)
 		}
@@ -121,7 +121,7 @@ func testImportBadInput(t *testing.T, open newStoreFunc) {
 		var rep importJSON
 		c.do("POST", base+"?mode=upsert&dry_run="+dry, csvBody(b.String())).want(t, 422, "INVALID_IMPORT").decode(t, &rep)
 		if rep.ErrorCount != 150 || len(rep.Errors) != 100 || rep.Errors[0].Line != 3 || rep.Errors[99].Line != 201 ||
-			rep.Errors[0].Message != "statusCode 303 is not one of 301, 302" || rep.Added != 0 || rep.Error != "150 bad lines; nothing imported" {
+			rep.Errors[0].Message != "statusCode 304 is not one of 301, 302, 303, 307, 308, 410" || rep.Added != 0 || rep.Error != "150 bad lines; nothing imported" {
 			t.Fatalf("dry run %s: report of bad lines = %+v", dry, rep)
 		}
 	}

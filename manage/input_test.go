@@ -69,7 +69,17 @@ func testBadInput(t *testing.T, open newStoreFunc) {
 		{"text body", "POST", rules, `{"source": "/a", "destination": "/b"}`, []string{"Content-Type", "text/plain"}, 415, codeUnsupportedMedia, "text/plain"},
 		{"missing field", "POST", rules, `{"source": "/a"}`, nil, 400, codeMissingField, `"destination"`},
 		{"bad source", "POST", rules, `{"source": "a", "destination": "/b"}`, nil, 400, "INVALID_INPUT", "must start with '/'"},
-		{"bad status", "POST", rules, `{"source": "/a", "destination": "/b", "statusCode": 307}`, nil, 400, "INVALID_INPUT", "statusCode"},
+		{"bad status", "POST", rules, `{"source": "/a", "destination": "/b", "statusCode": 304}`, nil, 400, "INVALID_INPUT", "statusCode"},
+		{"gone without status", "POST", rules, `{"source": "/a", "preserveQuery": true}`, nil, 400, codeMissingField, `"destination"`},
+		{"gone with destination", "POST", rules, `{"source": "/a", "destination": "/b", "statusCode": 410}`, nil, 400, "INVALID_INPUT", "destination must be empty for statusCode 410"},
+		{"gone with option", "POST", rules, `{"source": "/a", "statusCode": 410, "preserveQuery": true}`, nil, 400, "INVALID_INPUT", "preserveQuery"},
+		{"preservePath on exact", "POST", rules, `{"source": "/a", "destination": "/b", "preservePath": true}`, nil, 400, "INVALID_INPUT", "preservePath applies to starts_with rules only"},
+		{"option not a bool", "POST", rules, `{"source": "/a", "destination": "/b", "preserveQuery": "yes"}`, nil, 400, codeInvalidJSON, `"preserveQuery"`},
+		{"two fragments", "POST", rules, `{"source": "/a", "destination": "/b#c#d"}`, nil, 400, "INVALID_INPUT", "destination"},
+		{"update to preservePath on exact", "PATCH", fmt.Sprintf("%s/%d", rules, a.rule.ID), `{"preservePath": true}`, nil, 400, "INVALID_INPUT", "preservePath"},
+		{"bad trailingSlash", "PATCH", pbase, `{"trailingSlash": "strip"}`, nil, 400, "INVALID_INPUT", "trailingSlash"},
+		{"settings on create", "POST", obase + "/projects", `{"name": "n", "caseSensitive": false}`, nil, 400, codeUnknownField, `"caseSensitive"`},
+		{"bad status filter", "GET", rules + "?status=304", nil, nil, 400, "INVALID_INPUT", "status 304"},
 		{"bad match", "POST", rules, `{"source": "/a", "destination": "/b", "matchType": "regex"}`, nil, 400, "INVALID_INPUT", "matchType"},
 		{"duplicate rule", "POST", rules, `{"source": "/old", "destination": "/b"}`, nil, 409, "CONFLICT", ""},
 		{"empty update", "PATCH", fmt.Sprintf("%s/%d", rules, a.rule.ID), `{}`, nil, 400, "INVALID_INPUT", "at least one"},
@@ -167,6 +177,9 @@ func testAuditOfEveryChange(t *testing.T, open newStoreFunc) {
 			return r
 		}},
 		{redirects.AuditProjectUpdate, owner, func() *resp { return owner.do("PATCH", "/manage/v1/projects/"+p.ID, map[string]any{"name": "2"}) }},
+		{redirects.AuditProjectUpdate, owner, func() *resp {
+			return owner.do("PATCH", "/manage/v1/projects/"+p.ID, map[string]any{"caseSensitive": false, "trailingSlash": "ignore"})
+		}},
 		{redirects.AuditProjectDelete, owner, func() *resp {
 			return owner.do("DELETE", "/manage/v1/projects/"+p.ID, map[string]any{"confirm": "2"})
 		}},

@@ -50,6 +50,10 @@ type reportRuleJSON struct {
 	CreatedAt   string  `json:"createdAt"`
 	Hits        int64   `json:"hits"`
 	LastHit     *string `json:"lastHit"`
+	// PreservePath and PreserveQuery are the rule's options, as the rule
+	// list shows them.
+	PreservePath  bool `json:"preservePath"`
+	PreserveQuery bool `json:"preserveQuery"`
 }
 
 // hits answers every draft rule with its hits, or with ?staleSince= only
@@ -79,7 +83,8 @@ func (h *handler) hits(w http.ResponseWriter, r *http.Request) error {
 	out.Rules = make([]reportRuleJSON, 0, len(rules))
 	for _, r := range withHits(rules, hits) {
 		out.Rules = append(out.Rules, reportRuleJSON{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
-			MatchType: r.MatchType, Priority: r.Priority, CreatedAt: r.CreatedAt, Hits: r.Hits, LastHit: r.LastHit})
+			MatchType: r.MatchType, Priority: r.Priority, CreatedAt: r.CreatedAt, Hits: r.Hits, LastHit: r.LastHit,
+			PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -130,11 +135,13 @@ func (h *handler) misses(w http.ResponseWriter, r *http.Request) error {
 // missRuleRequest makes a draft rule from a missed path: the path is the
 // rule's source.
 type missRuleRequest struct {
-	Path        *string `json:"path"`
-	Destination *string `json:"destination"`
-	StatusCode  *int    `json:"statusCode"`
-	MatchType   *string `json:"matchType"`
-	Priority    *int    `json:"priority"`
+	Path          *string `json:"path"`
+	Destination   *string `json:"destination"`
+	StatusCode    *int    `json:"statusCode"`
+	MatchType     *string `json:"matchType"`
+	Priority      *int    `json:"priority"`
+	PreservePath  *bool   `json:"preservePath"`
+	PreserveQuery *bool   `json:"preserveQuery"`
 }
 
 // missRule puts a rule for a missed path in the draft and forgets the
@@ -151,7 +158,8 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 	if req.Path == nil {
 		return missingField("path")
 	}
-	f := ruleFields{Destination: req.Destination, StatusCode: req.StatusCode, MatchType: req.MatchType, Priority: req.Priority}
+	f := ruleFields{Destination: req.Destination, StatusCode: req.StatusCode, MatchType: req.MatchType, Priority: req.Priority,
+		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery}
 	rule, err := f.rule(p.ID, *req.Path)
 	if err != nil {
 		return err

@@ -73,9 +73,9 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := lookupJSON{Path: path, Version: targetVersion(t), Answer: json.RawMessage("null"), Explanation: safety.Explain(t.Rules, path)}
-	if m, ok := engine.Compile(t.Rules).Lookup(path); ok {
-		out.Answer = json.RawMessage(m.JSON())
+	out := lookupJSON{Path: path, Version: targetVersion(t), Answer: json.RawMessage("null"), Explanation: t.Explain(path)}
+	if m, ok := engine.CompileWith(t.Rules, t.Settings).Lookup(path); ok {
+		out.Answer = json.RawMessage(m.AppendJSON(nil, path))
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -128,7 +128,7 @@ func (h *handler) diff(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := safety.Diff(a.Rules, b.Rules, safety.DiffOptions{MaxPaths: maxPaths})
+	d := a.Diff(b, safety.DiffOptions{MaxPaths: maxPaths})
 	writeJSON(w, http.StatusOK, diffJSON{From: a.Name, To: b.Name, FromVersion: targetVersion(a), ToVersion: targetVersion(b), DiffResult: d})
 	return nil
 }

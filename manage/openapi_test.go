@@ -483,6 +483,18 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if keptDetail.ShrinkLimit != 50 || len(keptDetail.Hosts) != 1 {
 		t.Fatalf("after shrinkLimit 50: %+v", keptDetail)
 	}
+	// Matching settings: PATCH only; a change under which rules would
+	// clash is 409 and changes nothing, a name sent beside it neither.
+	d.call(admin, "POST", obase+"/projects", map[string]any{"name": "cased", "caseSensitive": false}).want(t, 400, codeUnknownField)
+	d.call(admin, "POST", kpath+"/rules", map[string]any{"source": "/Case", "destination": "/x"}).want(t, 201)
+	d.call(admin, "POST", kpath+"/rules", map[string]any{"source": "/case", "destination": "/y"}).want(t, 201)
+	d.call(admin, "PATCH", kpath, map[string]any{"trailingSlash": "strip"}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "PATCH", kpath, map[string]any{"caseSensitive": false, "name": "kept3"}).want(t, 409, "CONFLICT")
+	d.call(admin, "PATCH", kpath, map[string]any{"trailingSlash": "ignore"}).want(t, 200).decode(t, &keptDetail)
+	if keptDetail.Name != "kept" || !keptDetail.CaseSensitive || keptDetail.TrailingSlash != "ignore" {
+		t.Fatalf("after a refused caseSensitive false and trailingSlash ignore: %+v", keptDetail)
+	}
+	d.call(admin, "DELETE", kpath+"/rules?q=ase&confirm=true", nil).want(t, 200)
 
 	// Rules.
 	d.call(admin, "GET", pbase+"/rules?limit=1&sort=-source&match=exact&status=301", nil).want(t, 200)
@@ -492,6 +504,25 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/a", "destination": "/b", "statusCode": 302, "matchType": "starts_with", "priority": 5}).want(t, 201).decode(t, &rule)
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/a", "destination": "/c", "matchType": "starts_with"}).want(t, 409, "CONFLICT")
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "no-slash", "destination": "/c"}).want(t, 400, "INVALID_INPUT")
+	// Every status and both options, a fragment, a 410 without a
+	// destination; a PATCH that does not name the options keeps them.
+	var opt ruleJSON
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/opt/", "destination": "/kept/#top", "statusCode": 308, "matchType": "starts_with",
+		"preservePath": true, "preserveQuery": true}).want(t, 201).decode(t, &opt)
+	d.call(admin, "PATCH", pbase+"/rules/"+strconv.FormatInt(opt.ID, 10), map[string]any{"statusCode": 307}).want(t, 200).decode(t, &opt)
+	if opt.StatusCode != 307 || !opt.PreservePath || !opt.PreserveQuery || opt.Destination != "/kept/#top" {
+		t.Fatalf("after a PATCH of the status: %+v", opt)
+	}
+	var see, gone410 ruleJSON
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/see", "destination": "/other", "statusCode": 303, "preserveQuery": true}).want(t, 201).decode(t, &see)
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/gone", "statusCode": 410}).want(t, 201).decode(t, &gone410)
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/gone2", "statusCode": 410, "destination": "/x"}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/gone2"}).want(t, 400, codeMissingField)
+	d.call(admin, "GET", pbase+"/rules?status=410", nil).want(t, 200)
+	d.call(admin, "GET", pbase+"/hits", nil).want(t, 200)
+	for _, id := range []int64{opt.ID, see.ID, gone410.ID} {
+		d.call(admin, "DELETE", pbase+"/rules/"+strconv.FormatInt(id, 10), nil).want(t, 204)
+	}
 	rpath := pbase + "/rules/" + strconv.FormatInt(rule.ID, 10)
 	d.call(admin, "GET", rpath, nil).want(t, 200)
 	d.call(admin, "PATCH", rpath, map[string]any{"destination": "/d"}, "If-Match", `"1"`).want(t, 200)
@@ -531,7 +562,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if rep.ErrorCount != 1 || len(rep.Errors) != 1 || rep.Errors[0].Line != 2 {
 		t.Fatalf("append of a rule the draft has = %+v", rep)
 	}
-	d.call(admin, "POST", kpath+"/imports?mode=append", csvBody(imph+"/ok,/j,301,exact\r\nno-slash,/j,301,exact\r\n/x,/y,303,exact\r\n")).
+	d.call(admin, "POST", kpath+"/imports?mode=append", csvBody(imph+"/ok,/j,301,exact\r\nno-slash,/j,301,exact\r\n/x,/y,304,exact\r\n")).
 		want(t, 422, codeInvalidImport).decode(t, &rep)
 	if rep.ErrorCount != 2 || len(rep.Errors) != 2 || rep.Errors[0].Line != 3 || rep.Added != 0 {
 		t.Fatalf("import of a file with bad lines = %+v", rep)
@@ -614,7 +645,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if put.Cases != 2 {
 		t.Fatalf("stored %d cases, want 2", put.Cases)
 	}
-	d.call(admin, "PUT", gpath+"/tests", csvBody("path,status,destination\n/g1,303,/g2\n")).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "PUT", gpath+"/tests", csvBody("path,status,destination\n/g1,304,/g2\n")).want(t, 400, "INVALID_INPUT")
 	d.call(admin, "PUT", gpath+"/tests", csvBody("")).want(t, 400, "INVALID_INPUT")
 	d.call(admin, "PUT", gpath+"/tests", `{"path": "/g1"}`).want(t, 415, codeUnsupportedMedia)
 	d.call(admin, "PUT", gpath+"/tests", csvBody("path,status,destination\n"+strings.Repeat("/a,none,\n", redirects.MaxTestsLen/9+1))).want(t, 413, codeBodyTooLarge)
@@ -731,6 +762,11 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"destination": "/x"}).want(t, 400)
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/gone", "destination": "/found", "statusCode": 302}).want(t, 201)
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/gone", "destination": "/found"}).want(t, 409)
+	var goneRule ruleJSON
+	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/retired", "statusCode": 410}).want(t, 201).decode(t, &goneRule)
+	if goneRule.StatusCode != 410 || goneRule.Destination != "" {
+		t.Fatalf("a 410 from a miss = %+v", goneRule)
+	}
 	d.call(admin, "GET", pbase+"/misses", nil).want(t, 200).decode(t, &missAns)
 	if fmt.Sprint(missAns.Misses) != "[{/lost 3}]" {
 		t.Fatalf("misses after a rule from /gone = %+v", missAns)

@@ -18,6 +18,10 @@ type projectJSON struct {
 	KeepExports int `json:"keepExports"`
 	// Hosts are the host names the project declares, [] for none.
 	Hosts []string `json:"hosts"`
+	// CaseSensitive and TrailingSlash are the draft's matching settings
+	// (docs/contract.md#rule-options); the next deploy freezes them.
+	CaseSensitive bool   `json:"caseSensitive"`
+	TrailingSlash string `json:"trailingSlash"`
 }
 
 func toProjectJSON(p *redirects.Project) projectJSON {
@@ -25,7 +29,8 @@ func toProjectJSON(p *redirects.Project) projectJSON {
 	if hosts == nil {
 		hosts = []string{}
 	}
-	return projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: formatTime(p.CreatedAt), KeepExports: p.ExportRetention, Hosts: hosts}
+	return projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: formatTime(p.CreatedAt), KeepExports: p.ExportRetention, Hosts: hosts,
+		CaseSensitive: p.Settings.CaseSensitive(), TrailingSlash: p.Settings.TrailingSlash()}
 }
 
 // projectDetailJSON is one project with what a person needs next: the
@@ -63,8 +68,11 @@ type projectRequest struct {
 	Name        *string   `json:"name"`
 	KeepExports *int      `json:"keepExports"`
 	Hosts       *[]string `json:"hosts"`
-	// ShrinkLimit is taken by PATCH only.
-	ShrinkLimit *int `json:"shrinkLimit"`
+	// ShrinkLimit, CaseSensitive and TrailingSlash are taken by PATCH
+	// only.
+	ShrinkLimit   *int    `json:"shrinkLimit"`
+	CaseSensitive *bool   `json:"caseSensitive"`
+	TrailingSlash *string `json:"trailingSlash"`
 }
 
 func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
@@ -79,8 +87,13 @@ func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
 	if req.Name == nil {
 		return missingField("name")
 	}
-	if req.ShrinkLimit != nil {
-		return newError(http.StatusBadRequest, codeUnknownField, "the field %q is not one of this request's fields", "shrinkLimit")
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{{"shrinkLimit", req.ShrinkLimit != nil}, {"caseSensitive", req.CaseSensitive != nil}, {"trailingSlash", req.TrailingSlash != nil}} {
+		if f.given {
+			return newError(http.StatusBadRequest, codeUnknownField, "the field %q is not one of this request's fields", f.name)
+		}
 	}
 	p := &redirects.Project{OrgID: o.ID, Name: *req.Name}
 	if req.KeepExports != nil {
@@ -127,9 +140,11 @@ func (h *handler) projectGet(w http.ResponseWriter, r *http.Request) error {
 }
 
 // projectUpdate renames a project, sets the hosts it declares, how many of
-// its latest deployments keep their export files and its shrink limit.
-// Every field is checked before any is stored, so bad input changes
-// nothing.
+// its latest deployments keep their export files, its shrink limit and its
+// matching settings. Every field is checked before any is stored, so bad
+// input changes nothing; the settings, which the store refuses when they
+// would make draft rules clash (ECONFLICT, listing them), are stored
+// first, so a refused change of them changes nothing either.
 func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.authorizeProject(r, redirects.ActionManageProjects)
 	if err != nil {
@@ -139,8 +154,17 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
-	if req.Name == nil && req.KeepExports == nil && req.ShrinkLimit == nil && req.Hosts == nil {
+	if req.Name == nil && req.KeepExports == nil && req.ShrinkLimit == nil && req.Hosts == nil && req.CaseSensitive == nil && req.TrailingSlash == nil {
 		return missingField("name")
+	}
+	settings := p.Settings
+	if req.CaseSensitive != nil {
+		settings.CaseInsensitive = !*req.CaseSensitive
+	}
+	if req.TrailingSlash != nil {
+		if settings.IgnoreTrailingSlash, err = redirects.ParseTrailingSlash(*req.TrailingSlash); err != nil {
+			return err
+		}
 	}
 	if req.Name != nil {
 		check := *p
@@ -161,6 +185,11 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	}
 	if req.Hosts != nil {
 		if _, err := redirects.NormalizeHosts(*req.Hosts); err != nil {
+			return err
+		}
+	}
+	if settings != p.Settings {
+		if p, err = h.store.SetProjectSettings(r.Context(), p.ID, settings); err != nil {
 			return err
 		}
 	}

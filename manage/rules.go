@@ -19,11 +19,16 @@ type ruleJSON struct {
 	Priority    int    `json:"priority"`
 	Revision    int64  `json:"revision"`
 	CreatedAt   string `json:"createdAt"`
+	// PreservePath and PreserveQuery are the rule's options
+	// (docs/contract.md#rule-options), false on a rule without them.
+	PreservePath  bool `json:"preservePath"`
+	PreserveQuery bool `json:"preserveQuery"`
 }
 
 func toRuleJSON(r *redirects.Rule) ruleJSON {
 	return ruleJSON{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
-		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: formatTime(r.CreatedAt)}
+		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: formatTime(r.CreatedAt),
+		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
 }
 
 // rulePageJSON is one page of rules; Next is null on the last page.
@@ -104,33 +109,47 @@ func (h *handler) ruleList(w http.ResponseWriter, r *http.Request) error {
 // ruleCreateRequest is a new rule: its source and ruleFields, flat (an
 // embedded struct would name its fields in decoding errors).
 type ruleCreateRequest struct {
-	Source      *string `json:"source"`
-	Destination *string `json:"destination"`
-	StatusCode  *int    `json:"statusCode"`
-	MatchType   *string `json:"matchType"`
-	Priority    *int    `json:"priority"`
+	Source        *string `json:"source"`
+	Destination   *string `json:"destination"`
+	StatusCode    *int    `json:"statusCode"`
+	MatchType     *string `json:"matchType"`
+	Priority      *int    `json:"priority"`
+	PreservePath  *bool   `json:"preservePath"`
+	PreserveQuery *bool   `json:"preserveQuery"`
 }
 
 // ruleFields are the fields of a new rule besides its source, as the rule
 // and the rule-from-a-miss routes take them.
 type ruleFields struct {
-	Destination *string `json:"destination"`
-	StatusCode  *int    `json:"statusCode"`
-	MatchType   *string `json:"matchType"`
-	Priority    *int    `json:"priority"`
+	Destination   *string
+	StatusCode    *int
+	MatchType     *string
+	Priority      *int
+	PreservePath  *bool
+	PreserveQuery *bool
 }
 
 // rule returns the validated draft rule of project with source and f;
 // statusCode, matchType and priority default as on the command line (301,
-// exact, 100).
+// exact, 100), the options to false. A 410 (Gone) needs no destination;
+// every other status does.
 func (f *ruleFields) rule(projectID, source string) (*redirects.Rule, error) {
-	if f.Destination == nil {
-		return nil, missingField("destination")
-	}
-	rule := &redirects.Rule{ProjectID: projectID, Source: source, Destination: *f.Destination,
+	rule := &redirects.Rule{ProjectID: projectID, Source: source,
 		StatusCode: redirects.DefaultStatus, MatchType: redirects.Exact, Priority: redirects.DefaultPriority}
 	if f.StatusCode != nil {
 		rule.StatusCode = *f.StatusCode
+	}
+	switch {
+	case f.Destination != nil:
+		rule.Destination = *f.Destination
+	case rule.StatusCode != redirects.StatusGone:
+		return nil, missingField("destination")
+	}
+	if f.PreservePath != nil {
+		rule.PreservePath = *f.PreservePath
+	}
+	if f.PreserveQuery != nil {
+		rule.PreserveQuery = *f.PreserveQuery
 	}
 	if f.MatchType != nil {
 		var err error
@@ -158,7 +177,9 @@ func (h *handler) addRule(w http.ResponseWriter, r *http.Request, rule *redirect
 }
 
 // ruleCreate adds a draft rule; statusCode, matchType and priority default
-// as on the command line (301, exact, 100).
+// as on the command line (301, exact, 100), preservePath and preserveQuery
+// to false. A source that clashes with another rule's under the project's
+// settings is refused by the store (ECONFLICT, naming both).
 func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.authorizeProject(r, redirects.ActionEditRules)
 	if err != nil {
@@ -171,7 +192,8 @@ func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
 	if req.Source == nil {
 		return missingField("source")
 	}
-	f := ruleFields{Destination: req.Destination, StatusCode: req.StatusCode, MatchType: req.MatchType, Priority: req.Priority}
+	f := ruleFields{Destination: req.Destination, StatusCode: req.StatusCode, MatchType: req.MatchType, Priority: req.Priority,
+		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery}
 	rule, err := f.rule(p.ID, *req.Source)
 	if err != nil {
 		return err
@@ -246,17 +268,21 @@ func (h *handler) ruleGet(w http.ResponseWriter, r *http.Request) error {
 }
 
 type ruleUpdateRequest struct {
-	Source      *string `json:"source"`
-	Destination *string `json:"destination"`
-	StatusCode  *int    `json:"statusCode"`
-	MatchType   *string `json:"matchType"`
-	Priority    *int    `json:"priority"`
-	Revision    *int64  `json:"revision"`
+	Source        *string `json:"source"`
+	Destination   *string `json:"destination"`
+	StatusCode    *int    `json:"statusCode"`
+	MatchType     *string `json:"matchType"`
+	Priority      *int    `json:"priority"`
+	PreservePath  *bool   `json:"preservePath"`
+	PreserveQuery *bool   `json:"preserveQuery"`
+	Revision      *int64  `json:"revision"`
 }
 
-// ruleUpdate changes fields of a draft rule. With If-Match (or revision
-// in the body) a rule changed since that revision is left as it is and
-// the answer is 409 REVISION_CONFLICT.
+// ruleUpdate changes the fields of a draft rule the body names and keeps
+// every other, the options too: a client that does not know preservePath
+// and preserveQuery changes neither. With If-Match (or revision in the
+// body) a rule changed since that revision is left as it is and the
+// answer is 409 REVISION_CONFLICT.
 func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.authorizeProject(r, redirects.ActionEditRules)
 	if err != nil {
@@ -270,7 +296,8 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
-	u := redirects.RuleUpdate{Source: req.Source, Destination: req.Destination, StatusCode: req.StatusCode, Priority: req.Priority}
+	u := redirects.RuleUpdate{Source: req.Source, Destination: req.Destination, StatusCode: req.StatusCode, Priority: req.Priority,
+		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery}
 	if req.MatchType != nil {
 		mt, err := redirects.ParseMatchType(*req.MatchType)
 		if err != nil {
@@ -279,7 +306,7 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 		u.MatchType = &mt
 	}
 	if u.Empty() {
-		return redirects.Errorf(redirects.EINVALID, "an update needs at least one of source, destination, statusCode, matchType, priority")
+		return redirects.Errorf(redirects.EINVALID, "an update needs at least one of source, destination, statusCode, matchType, priority, preservePath, preserveQuery")
 	}
 	if u.Revision, err = revision(r, req.Revision); err != nil {
 		return err

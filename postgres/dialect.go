@@ -196,12 +196,16 @@ func (dialect) UpdateRules(ctx context.Context, tx *sqlstore.Tx, projectID strin
 		dests := make([]string, len(part))
 		codes := make([]int32, len(part))
 		prios := make([]int32, len(part))
+		paths := make([]bool, len(part))
+		queries := make([]bool, len(part))
 		for i, u := range part {
 			ids[i], dests[i], codes[i], prios[i] = u.ID, u.Destination, int32(u.StatusCode), int32(u.Priority)
+			paths[i], queries[i] = u.PreservePath, u.PreserveQuery
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE rules AS r SET destination = u.d, status_code = u.s, priority = u.p, revision = r.revision + 1
-			FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[]) AS u(id, d, s, p)
-			WHERE r.id = u.id AND r.project_id = $5`, ids, dests, codes, prios, projectID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE rules AS r SET destination = u.d, status_code = u.s, priority = u.p,
+				preserve_path = u.pp, preserve_query = u.pq, revision = r.revision + 1
+			FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::bool[]) AS u(id, d, s, p, pp, pq)
+			WHERE r.id = u.id AND r.project_id = $7`, ids, dests, codes, prios, paths, queries, projectID); err != nil {
 			return err
 		}
 	}
@@ -214,7 +218,8 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 	return tx.Raw(func(driverConn any) error {
 		conn := driverConn.(*stdlib.Conn).Conn()
 		_, err := conn.CopyFrom(ctx, pgx.Identifier{"rules"},
-			[]string{"project_id", "match_type", "source", "destination", "status_code", "priority", "created_at"},
+			[]string{"project_id", "match_type", "source", "destination", "status_code", "priority", "created_at",
+				"preserve_path", "preserve_query", "match_key"},
 			&ruleSource{rows: rows, k: -1})
 		return err
 	})
@@ -225,7 +230,7 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 type ruleSource struct {
 	rows *sqlstore.NewRules
 	k    int
-	row  [7]any
+	row  [10]any
 	err  error
 }
 
@@ -240,7 +245,8 @@ func (s *ruleSource) Next() bool {
 
 func (s *ruleSource) Values() ([]any, error) {
 	r := s.rows.Rule(s.k)
-	s.row = [7]any{s.rows.ProjectID, r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, s.rows.CreatedAt}
+	s.row = [10]any{s.rows.ProjectID, r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, s.rows.CreatedAt,
+		r.PreservePath, r.PreserveQuery, s.rows.MatchKey(s.k)}
 	return s.row[:], nil
 }
 

@@ -31,6 +31,50 @@ func BenchmarkLint1M(b *testing.B) {
 	b.ReportMetric(float64(w), "warnings")
 }
 
+// BenchmarkLint1MOptions lints the same million rules with the options in
+// use and both settings on (caseSensitive=false, trailingSlash=ignore):
+// half the starts_with rules keep the path, a third of all rules the
+// query, and a tenth of them answer 307, 308 or 410 (withOptions).
+//
+//	go test -run '^$' -bench 'Lint1MOptions' -benchtime 3x ./safety
+func BenchmarkLint1MOptions(b *testing.B) {
+	rules := withOptions(rulegen.Rules(1_000_000, 0.3, 1))
+	s := redirects.Settings{CaseInsensitive: true, IgnoreTrailingSlash: true}
+	var findings []Finding
+	cpu := cpuTime()
+	for b.Loop() {
+		findings = Lint(rules, LintOptions{Hosts: benchHosts, Settings: s})
+	}
+	reportCPU(b, cpu)
+	e, w := Count(findings)
+	b.ReportMetric(float64(e), "errors")
+	b.ReportMetric(float64(w), "warnings")
+}
+
+// withOptions sets options on generated rules, deterministically by
+// position: preservePath on every other starts_with rule, preserveQuery on
+// every third rule, and statuses 307, 308 and 410 on every tenth.
+func withOptions(rules []redirects.Rule) []redirects.Rule {
+	for i := range rules {
+		r := &rules[i]
+		if r.MatchType == redirects.StartsWith && i%2 == 0 {
+			r.PreservePath = true
+		}
+		if i%3 == 0 {
+			r.PreserveQuery = true
+		}
+		switch i % 30 {
+		case 7:
+			r.StatusCode = 307
+		case 17:
+			r.StatusCode = 308
+		case 27:
+			r.StatusCode, r.Destination, r.PreservePath, r.PreserveQuery = redirects.StatusGone, "", false, false
+		}
+	}
+	return rules
+}
+
 // BenchmarkDiff1M diffs a million generated rules against a version with
 // 1% of the rules removed, 1% changed and 1% added.
 func BenchmarkDiff1M(b *testing.B) {

@@ -15,10 +15,16 @@ import (
 // Case is one expected outcome: what the lookup of Path must answer.
 type Case struct {
 	// Line is the case's line in its file, for messages.
-	Line int    `json:"line"`
+	Line int `json:"line"`
+	// Path is the requested path as a client sends it, and may carry a
+	// query string (/old?x=1), which a preserveQuery rule passes on.
 	Path string `json:"path"`
-	// StatusCode is 301 or 302, or 0 when no rule may answer.
-	StatusCode  int    `json:"statusCode"`
+	// StatusCode is one of redirects.StatusCodes (410: gone, with an empty
+	// destination), or 0 when no rule may answer.
+	StatusCode int `json:"statusCode"`
+	// Destination is the computed destination the answer must carry
+	// (redirects.Target: with the rest of the path and the query when the
+	// rule keeps them).
 	Destination string `json:"destination,omitempty"`
 	// FinalDestination, when set, is where following the project's own
 	// rules from the answer must end (see LintOptions.Hosts).
@@ -43,10 +49,12 @@ type CaseResult struct {
 var CasesHeader = []string{"path", "status", "destination", "final_destination"}
 
 // ParseCases reads a test file: CSV (RFC 4180) with the header
-// path,status,destination and optionally final_destination. status is 301
-// or 302, or "none" (or 204, the API's answer) for a path no rule may
-// answer, whose destination is then empty. Every bad line is reported, with
-// its line number, in one EINVALID error.
+// path,status,destination and optionally final_destination. path may carry
+// a query string. status is 301, 302, 303, 307 or 308 with the destination
+// the answer must carry, 410 (gone) with an empty destination, or "none"
+// (or 204, the API's answer) for a path no rule may answer, whose
+// destination is then empty. Every bad line is reported, with its line
+// number, in one EINVALID error.
 func ParseCases(in io.Reader) ([]Case, error) {
 	r := csv.NewReader(in)
 	r.FieldsPerRecord = -1
@@ -124,21 +132,26 @@ func parseCase(rec []string, columns int) (Case, string) {
 		return Case{}, fmt.Sprintf("path %q must start with / and be at most %d bytes", c.Path, redirects.MaxSourceLen)
 	}
 	switch s := strings.TrimSpace(rec[1]); s {
-	case "301", "302":
+	case "301", "302", "303", "307", "308":
 		c.StatusCode, _ = strconv.Atoi(s)
 		if c.Destination == "" {
 			return Case{}, fmt.Sprintf("status %s needs a destination", s)
+		}
+	case "410":
+		c.StatusCode = redirects.StatusGone
+		if c.Destination != "" {
+			return Case{}, fmt.Sprintf("status 410 (gone) takes no destination, got %q", c.Destination)
 		}
 	case "none", "204":
 		if c.Destination != "" {
 			return Case{}, fmt.Sprintf("status %s (no redirect) takes no destination, got %q", s, c.Destination)
 		}
 	default:
-		return Case{}, fmt.Sprintf("status %q is not one of 301, 302, none", s)
+		return Case{}, fmt.Sprintf("status %q is not one of 301, 302, 303, 307, 308, 410, none", s)
 	}
 	if columns == 4 {
 		c.FinalDestination = rec[3]
-		if c.FinalDestination != "" && c.StatusCode == 0 {
+		if c.FinalDestination != "" && (c.StatusCode == 0 || c.StatusCode == redirects.StatusGone) {
 			return Case{}, "a case expecting no redirect takes no final_destination"
 		}
 	}
@@ -157,20 +170,19 @@ func slicesEqualFold(a, b []string) bool {
 	return true
 }
 
-// RunCases runs cases against rules. opts.Hosts says which absolute
-// destinations are followed for final destinations.
+// RunCases runs cases against rules under opts.Settings. opts.Hosts says
+// which absolute destinations are followed for final destinations.
 func RunCases(rules []redirects.Rule, cases []Case, opts LintOptions) []CaseResult {
-	x := newIndex(rules)
+	x := newIndex(rules, opts.Settings)
 	hosts := newOwnHosts(opts.Hosts)
 	out := make([]CaseResult, len(cases))
 	for k, c := range cases {
 		// A case's path is as a client asks for it: matched as the edge
-		// matches it, decoded once.
+		// matches it, decoded once, and answered with the computed
+		// destination.
 		res := CaseResult{Case: c}
-		if p, ok := requested(c.Path); ok {
-			res.Got = x.answer(p)
-		}
-		if res.Got.StatusCode != 0 {
+		res.Got = x.answer(c.Path)
+		if isRedirect(res.Got.StatusCode) {
 			res.GotFinal, res.Loop = x.final(hosts, res.Got.Destination)
 		}
 		if !res.Got.Same(Answer{StatusCode: c.StatusCode, Destination: c.Destination}) {
@@ -191,24 +203,33 @@ func RunCases(rules []redirects.Rule, cases []Case, opts LintOptions) []CaseResu
 	return out
 }
 
-// final follows dest through the rules and returns where it ends, or loop
-// when it comes back to a rule it passed.
+// MaxFollow bounds the redirects a case's final destination is followed
+// through: past it, as past a request made twice, following counts as a
+// loop (browsers give up after about 20).
+const MaxFollow = 64
+
+// final follows dest through the rules, request by request with computed
+// destinations, and returns where it ends (a destination that leaves the
+// project, that no rule answers, or that a 410 answers), or loop when a
+// request comes again or MaxFollow redirects pass.
 func (x *index) final(hosts ownHosts, dest string) (end string, loop bool) {
-	seen := map[int32]bool{}
-	for {
-		p, ok := hosts.follow(dest)
+	seen := map[string]bool{}
+	for n := 0; ; n++ {
+		wire, ok := hosts.followWire(dest)
 		if !ok {
 			return dest, false
 		}
-		i := x.lookup(p)
-		if i < 0 {
+		a := x.answer(wire)
+		if !isRedirect(a.StatusCode) {
 			return dest, false
 		}
-		if seen[i] {
+		p, _ := requested(wire)
+		req := x.set.Key(p) + "?" + redirects.RequestQuery(wire)
+		if seen[req] || n >= MaxFollow {
 			return "", true
 		}
-		seen[i] = true
-		dest = x.rules[i].Destination
+		seen[req] = true
+		dest = a.Destination
 	}
 }
 

@@ -84,7 +84,7 @@ func DeployInTx(ctx context.Context, tx redirects.DeployTx, projectID string, op
 	if err != nil {
 		return nil, err
 	}
-	rules, err := tx.FindRules(ctx, projectID, opts.FromVersion)
+	rules, settings, err := tx.FindRules(ctx, projectID, opts.FromVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +92,9 @@ func DeployInTx(ctx context.Context, tx redirects.DeployTx, projectID string, op
 	if opts.Override, err = gate(ctx, &DeployCheck{Project: p, Options: opts, Rules: rules, Reader: tx}); err != nil {
 		return nil, err
 	}
-	// The draft's settings go live with its rules (docs/contract.md#rule-options).
-	r, err := NewRelease(projectID, opts, rules, p.Settings, build, tx.Now())
+	// The draft's settings go live with its rules, a version's with its
+	// own when it is deployed again (docs/contract.md#rule-options).
+	r, err := NewRelease(projectID, opts, rules, settings, build, tx.Now())
 	if err != nil {
 		return nil, err
 	}

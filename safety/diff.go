@@ -24,21 +24,15 @@ func (a Answer) Same(b Answer) bool {
 	return a.StatusCode == b.StatusCode && a.Destination == b.Destination
 }
 
-// String reads "301 /new" or "no redirect".
+// String reads "301 /new", "410 gone" or "no redirect".
 func (a Answer) String() string {
-	if a.StatusCode == 0 {
+	switch a.StatusCode {
+	case 0:
 		return "no redirect"
+	case redirects.StatusGone:
+		return "410 gone"
 	}
 	return strconv.Itoa(a.StatusCode) + " " + a.Destination
-}
-
-func (x *index) answer(path string) Answer {
-	i := x.lookup(path)
-	if i < 0 {
-		return Answer{}
-	}
-	r := &x.rules[i]
-	return Answer{StatusCode: r.StatusCode, Destination: r.Destination, RuleID: r.ID}
 }
 
 // SamplePath returns the path below a starts_with source that Diff and
@@ -55,7 +49,29 @@ func SamplePath(source string) string {
 type RuleChange struct {
 	From RuleRef `json:"from"`
 	To   RuleRef `json:"to"`
-	// Fields names what changed: destination, statusCode, priority.
+	// Fields names what changed: destination, statusCode, preservePath,
+	// preserveQuery, priority.
+	Fields []string `json:"fields"`
+}
+
+// SettingsJSON are a project's matching settings as the API names them.
+type SettingsJSON struct {
+	CaseSensitive bool   `json:"caseSensitive"`
+	TrailingSlash string `json:"trailingSlash"`
+}
+
+// SettingsOf returns s as the API names them.
+func SettingsOf(s redirects.Settings) SettingsJSON {
+	return SettingsJSON{CaseSensitive: s.CaseSensitive(), TrailingSlash: s.TrailingSlash()}
+}
+
+// SettingsChange is a change of the matching settings between the versions;
+// its effect on answers is in the diff's Impact, with the paths whose answer
+// changes for it (another case, the other trailing-slash form).
+type SettingsChange struct {
+	From SettingsJSON `json:"from"`
+	To   SettingsJSON `json:"to"`
+	// Fields names what changed: caseSensitive, trailingSlash.
 	Fields []string `json:"fields"`
 }
 
@@ -68,15 +84,20 @@ type PathChange struct {
 
 // DiffResult is what changed from one rule set to another.
 type DiffResult struct {
-	Added   []RuleRef    `json:"added"`
-	Removed []RuleRef    `json:"removed"`
-	Changed []RuleChange `json:"changed"`
+	// Settings is set when the matching settings differ.
+	Settings *SettingsChange `json:"settings,omitempty"`
+	Added    []RuleRef       `json:"added"`
+	Removed  []RuleRef       `json:"removed"`
+	Changed  []RuleChange    `json:"changed"`
 	// Unchanged counts the rules equal in both.
 	Unchanged int `json:"unchanged"`
 	// PathsChecked is the number of sample paths looked up in both:
 	// every source of either set, and SamplePath of each starts_with
-	// source. PathsChanged of them answer differently; Impact lists the
-	// first DiffOptions.MaxPaths of those in byte order.
+	// source; each of those with a query too for a preserveQuery rule;
+	// and when the settings differ, each source's other spellings (its
+	// letters' case swapped, its other trailing-slash form). PathsChanged
+	// of them answer differently (with the computed destination);
+	// Impact lists the first DiffOptions.MaxPaths of those in byte order.
 	PathsChecked int          `json:"pathsChecked"`
 	PathsChanged int          `json:"pathsChanged"`
 	Impact       []PathChange `json:"impact"`
@@ -87,6 +108,9 @@ type DiffOptions struct {
 	// MaxPaths is the number of changed paths Impact lists; 0 means
 	// DefaultMaxPaths, a negative number all of them.
 	MaxPaths int
+	// From and To are the matching settings of the two sets (each
+	// Target's Settings); the zero value is the default.
+	From, To redirects.Settings
 }
 
 // DefaultMaxPaths is the number of changed paths a diff lists by default.
@@ -94,11 +118,22 @@ const DefaultMaxPaths = 100
 
 // Diff compares two rule sets (from, the older, and to). Rules are the same
 // rule when they share a match type and source; they changed when the
-// destination, the status or (for starts_with rules, the only ones it
-// orders) the priority differs. The impact is computed by looking up sample
-// paths in both sets. Neither slice is modified.
+// destination, the status, an option or (for starts_with rules, the only
+// ones it orders) the priority differs. The impact is computed by looking
+// up sample paths in both sets, each under its settings. Neither slice is
+// modified.
 func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
 	res := DiffResult{Added: []RuleRef{}, Removed: []RuleRef{}, Changed: []RuleChange{}, Impact: []PathChange{}}
+	if opts.From != opts.To {
+		c := &SettingsChange{From: SettingsOf(opts.From), To: SettingsOf(opts.To), Fields: []string{}}
+		if opts.From.CaseInsensitive != opts.To.CaseInsensitive {
+			c.Fields = append(c.Fields, "caseSensitive")
+		}
+		if opts.From.IgnoreTrailingSlash != opts.To.IgnoreTrailingSlash {
+			c.Fields = append(c.Fields, "trailingSlash")
+		}
+		res.Settings = c
+	}
 	a, b := sortedByIdentity(from), sortedByIdentity(to)
 	for i, j := 0, 0; i < len(a) || j < len(b); {
 		var c int
@@ -129,14 +164,15 @@ func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
 	}
 
 	res.PathsChecked = 0
-	xa, xb := newIndex(from), newIndex(to)
+	xa, xb := newIndex(from, opts.From), newIndex(to, opts.To)
 	limit := opts.MaxPaths
 	if limit == 0 {
 		limit = DefaultMaxPaths
 	}
-	for _, p := range samplePaths(a, b) {
+	for _, p := range samplePaths(a, b, opts.From, opts.To) {
 		res.PathsChecked++
-		oa, ob := xa.answer(p), xb.answer(p)
+		wire := wireOf(p)
+		oa, ob := xa.answer(wire), xb.answer(wire)
 		if !oa.Same(ob) {
 			res.PathsChanged++
 			if limit < 0 || len(res.Impact) < limit {
@@ -148,9 +184,13 @@ func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
 }
 
 // samplePaths returns, sorted and each once, the sources of a and b (both
-// sorted by source) and SamplePath of their starts_with sources. Sorting
-// and merging costs less than a set of a few million strings.
-func samplePaths(a, b []*redirects.Rule) []string {
+// sorted by source) and SamplePath of their starts_with sources, with the
+// additions DiffResult.PathsChecked names for options and for settings sa
+// and sb. Sorting and merging costs less than a set of a few million
+// strings.
+func samplePaths(a, b []*redirects.Rule, sa, sb redirects.Settings) []string {
+	swap := sa.CaseInsensitive != sb.CaseInsensitive
+	twin := sa.IgnoreTrailingSlash != sb.IgnoreTrailingSlash
 	sources := make([]string, 0, len(a)+len(b))
 	var below []string
 	for i, j := 0, 0; i < len(a) || j < len(b); {
@@ -165,6 +205,24 @@ func samplePaths(a, b []*redirects.Rule) []string {
 		}
 		if r.MatchType == redirects.StartsWith {
 			below = append(below, SamplePath(r.Source))
+			if r.PreserveQuery {
+				below = append(below, SamplePath(r.Source)+probeQuery)
+			}
+		}
+		if r.PreserveQuery {
+			below = append(below, r.Source+probeQuery)
+		}
+		if swap {
+			if q := swapCase(r.Source); q != r.Source {
+				below = append(below, q)
+			}
+		}
+		if twin && len(r.Source) > 1 {
+			if strings.HasSuffix(r.Source, "/") {
+				below = append(below, r.Source[:len(r.Source)-1])
+			} else {
+				below = append(below, r.Source+"/")
+			}
 		}
 	}
 	slices.Sort(below)
@@ -211,6 +269,12 @@ func changedFields(a, b *redirects.Rule) []string {
 	}
 	if a.StatusCode != b.StatusCode {
 		f = append(f, "statusCode")
+	}
+	if a.PreservePath != b.PreservePath {
+		f = append(f, "preservePath")
+	}
+	if a.PreserveQuery != b.PreserveQuery {
+		f = append(f, "preserveQuery")
 	}
 	if a.MatchType == redirects.StartsWith && a.Priority != b.Priority {
 		f = append(f, "priority")

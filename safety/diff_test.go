@@ -218,14 +218,17 @@ func TestParseCasesErrors(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{"", "the test file is empty"},
 		{"source,destination\n", `line 1: the header is "source,destination"; want path,status,destination[,final_destination]`},
-		{"path,status,destination\n/a,303,/b\nb,301,/c\n/c,none,/d\n/d,301,\n/e,301\n",
+		{"path,status,destination\n/a,304,/b\nb,301,/c\n/c,none,/d\n/d,301,\n/e,301\n",
 			"the test file has 5 bad lines:\n" +
-				"line 2: status \"303\" is not one of 301, 302, none\n" +
+				"line 2: status \"304\" is not one of 301, 302, 303, 307, 308, 410, none\n" +
 				"line 3: path \"b\" must start with / and be at most 2048 bytes\n" +
 				"line 4: status none (no redirect) takes no destination, got \"/d\"\n" +
 				"line 5: status 301 needs a destination\n" +
 				"line 6: 2 fields, want 3 as in the header"},
 		{"path,status,destination,final_destination\n/a,none,,/x\n", "line 2: a case expecting no redirect takes no final_destination"},
+		{"path,status,destination,final_destination\n/a,410,,/x\n", "line 2: a case expecting no redirect takes no final_destination"},
+		{"path,status,destination\n/a,410,/b\n", "line 2: status 410 (gone) takes no destination, got \"/b\""},
+		{"path,status,destination\n/a,308,\n", "line 2: status 308 needs a destination"},
 		{"path,status,destination\n/a,301,\"/b\n", "the test file has 1 bad line:\nparse error on line 2"},
 	} {
 		_, err := ParseCases(strings.NewReader(tc.file))

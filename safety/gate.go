@@ -18,6 +18,9 @@ import (
 type GateOptions struct {
 	// Hosts are the project's own hosts, as for Lint.
 	Hosts []string
+	// Settings are the matching settings the deploy puts live with the
+	// rules: lint and the cases compare paths with them.
+	Settings redirects.Settings
 	// ShrinkLimit is the percentage of the live rules the deploy may remove
 	// unconfirmed.
 	ShrinkLimit int
@@ -87,12 +90,13 @@ type GateResult struct {
 // rules and the project's cases: lint errors and failing cases block unless
 // forced, a shrink beyond the limit unless allowed.
 func Gate(live, deploy []redirects.Rule, cases []Case, opts GateOptions) *GateResult {
-	g := &GateResult{Findings: Lint(deploy, LintOptions{Hosts: opts.Hosts}), Cases: len(cases), FailingCases: []CaseResult{}}
+	lo := LintOptions{Hosts: opts.Hosts, Settings: opts.Settings}
+	g := &GateResult{Findings: Lint(deploy, lo), Cases: len(cases), FailingCases: []CaseResult{}}
 	if g.Findings == nil {
 		g.Findings = []Finding{}
 	}
 	g.Errors, g.Warnings = Count(g.Findings)
-	for _, r := range RunCases(deploy, cases, LintOptions{Hosts: opts.Hosts}) {
+	for _, r := range RunCases(deploy, cases, lo) {
 		if !r.Pass {
 			g.FailingCases = append(g.FailingCases, r)
 		}
@@ -261,7 +265,8 @@ func check(ctx context.Context, c *DeployCheck) (*GateResult, error) {
 		}
 	}
 	opts := c.Options
-	g := Gate(liveRules, c.Rules, cases, GateOptions{Hosts: c.Project.Hosts, ShrinkLimit: c.Project.ShrinkLimit, Live: live,
+	// The settings a deploy freezes are the project's (see DeployInTx).
+	g := Gate(liveRules, c.Rules, cases, GateOptions{Hosts: c.Project.Hosts, Settings: c.Project.Settings, ShrinkLimit: c.Project.ShrinkLimit, Live: live,
 		Rollback: opts.FromVersion > 0, Override: opts.Override})
 	g.Target = "the draft"
 	if opts.FromVersion > 0 {

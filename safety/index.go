@@ -5,12 +5,14 @@
 // the management API and the dashboard all call it, so the three never
 // disagree.
 //
-// Every answer here is the lookup's answer of docs/contract.md (section
-// Matching): an exact rule whose source equals the path wins; otherwise the
-// best starts_with rule by redirects.Better among those whose source is a
-// prefix of the path. The package keeps an index of its own that answers with
-// the rule itself (engine.Snapshot answers with a destination only), and
-// its tests hold that index to engine.Compile.
+// Every answer here is the lookup's answer of docs/contract.md (sections
+// Matching and Rule options), under the project's settings: an exact rule
+// whose source has the path's key wins; otherwise the best starts_with rule
+// by redirects.Better among those whose source matches the path; the answer
+// is the rule's computed destination (redirects.Target). The package keeps
+// an index of its own that answers with the rule itself (engine.Snapshot
+// answers with a destination only), and its tests hold that index to
+// engine.Compile and to the brute-force model internal/rulemodel.
 package safety
 
 import (
@@ -22,15 +24,18 @@ import (
 )
 
 // index answers lookups over a rule set with the index of the answering rule
-// in the set, so findings can name rules. The exact side is a map; the
-// prefix side a sorted array of the distinct starts_with sources, each with
-// its closure winner (the rule a lookup of that very path picks, as in
-// redirects.PrefixWinners) and its parent (the longest other source that
-// prefixes it).
+// in the set, so findings can name rules. The exact side is a map by the
+// settings' key (redirects.Settings.Key); the prefix side a sorted array of
+// the distinct starts_with sources as the settings compare them (case
+// folded), each with its closure winner (the rule a lookup of that very path
+// picks, as in redirects.PrefixWinners) and its parent (the longest other
+// source that prefixes it).
 type index struct {
 	rules []redirects.Rule
+	set   redirects.Settings
 	exact map[string]int32
-	// psrc holds the distinct starts_with sources in byte order; pown the
+	// psrc holds the distinct starts_with sources, case folded when the
+	// settings ignore case, in byte order; pown the
 	// best rule of each source itself, pwin the closure winner and pparent
 	// the index in psrc of the parent source, or -1.
 	psrc    []string
@@ -42,9 +47,23 @@ type index struct {
 	ppos []int32
 }
 
-// newIndex builds the index of rules. rules is retained, not modified.
-func newIndex(rules []redirects.Rule) *index {
-	x := &index{rules: rules}
+// newIndex builds the index of rules under settings s. rules is retained,
+// not modified.
+func newIndex(rules []redirects.Rule, s redirects.Settings) *index {
+	x := &index{rules: rules, set: s}
+	// folded holds the starts_with sources as compared; it is rules' own
+	// sources, without a copy, unless the settings fold case.
+	folded := func(i int32) string { return rules[i].Source }
+	var fold []string
+	if s.CaseInsensitive {
+		fold = make([]string, len(rules))
+		for i := range rules {
+			if rules[i].MatchType == redirects.StartsWith {
+				fold[i] = s.FoldCase(rules[i].Source)
+			}
+		}
+		folded = func(i int32) string { return fold[i] }
+	}
 	var prefix []int32
 	nExact := 0
 	for i := range rules {
@@ -57,15 +76,16 @@ func newIndex(rules []redirects.Rule) *index {
 	x.exact = make(map[string]int32, nExact)
 	for i := range rules {
 		if rules[i].MatchType != redirects.StartsWith {
-			// The first exact rule of a source answers, as in Compile.
-			if _, dup := x.exact[rules[i].Source]; !dup {
-				x.exact[rules[i].Source] = int32(i)
+			// The first exact rule of a key answers, as in Compile.
+			k := s.Key(rules[i].Source)
+			if _, dup := x.exact[k]; !dup {
+				x.exact[k] = int32(i)
 			}
 		}
 	}
 	slices.SortFunc(prefix, func(a, b int32) int {
 		ra, rb := &rules[a], &rules[b]
-		if c := strings.Compare(ra.Source, rb.Source); c != 0 {
+		if c := strings.Compare(folded(a), folded(b)); c != 0 {
 			return c
 		}
 		if redirects.Better(ra, rb) {
@@ -83,12 +103,12 @@ func newIndex(rules []redirects.Rule) *index {
 		x.ppos[i] = -1
 	}
 	for _, i := range prefix {
-		if n := len(x.psrc); n > 0 && x.psrc[n-1] == rules[i].Source {
+		if n := len(x.psrc); n > 0 && x.psrc[n-1] == folded(i) {
 			x.ppos[i] = int32(n - 1) // a duplicate source: the better rule came first
 			continue
 		}
 		x.ppos[i] = int32(len(x.psrc))
-		x.psrc = append(x.psrc, rules[i].Source)
+		x.psrc = append(x.psrc, folded(i))
 		x.pown = append(x.pown, i)
 	}
 	x.pwin = make([]int32, len(x.psrc))
@@ -124,22 +144,58 @@ func matchPath(path string) string {
 	return path
 }
 
-// lookup returns the index of the rule that answers path, or -1.
-func (x *index) lookup(path string) int32 {
-	path = matchPath(path)
-	if i, ok := x.exact[path]; ok {
-		return i
+// lookup returns the index of the rule that answers the decoded path p, or
+// -1, and how many bytes of p its source covers (what preservePath keeps
+// after; see redirects.Settings.Matches).
+func (x *index) lookup(p string) (int32, int) {
+	if i, ok := x.exact[x.set.Key(p)]; ok {
+		return i, len(p)
 	}
-	return x.lookupPrefix(path)
+	return x.lookupPrefix(p)
 }
 
-// lookupPrefix returns the index of the starts_with rule that answers path
-// when exact rules are left out, or -1.
-func (x *index) lookupPrefix(path string) int32 {
-	if j := x.longestPrefix(path); j >= 0 {
-		return x.pwin[j]
+// lookupPrefix is lookup with the exact rules left out.
+func (x *index) lookupPrefix(p string) (int32, int) {
+	fp := x.set.FoldCase(p)
+	j := x.longestPrefix(fp)
+	if x.set.IgnoreTrailingSlash {
+		// A source that is the path and a '/' matches it too; every source
+		// that prefixes the path prefixes that one, so its closure winner
+		// is the answer.
+		if k := x.find(fp + "/"); k >= 0 {
+			j = k
+		}
+	}
+	if j < 0 {
+		return -1, 0
+	}
+	w := x.pwin[j]
+	return w, min(len(x.rules[w].Source), len(p))
+}
+
+// find returns the index in psrc of source s, or -1.
+func (x *index) find(s string) int32 {
+	j := sortSearch(len(x.psrc), func(i int) bool { return x.psrc[i] >= s })
+	if j < len(x.psrc) && x.psrc[j] == s {
+		return int32(j)
 	}
 	return -1
+}
+
+// answer returns the lookup API's answer to wire, a requested path as a
+// client sends it (query and fragment included): the rule's computed
+// destination (redirects.Target).
+func (x *index) answer(wire string) Answer {
+	p, err := redirects.DecodePath(wire)
+	if err != nil {
+		return Answer{}
+	}
+	i, m := x.lookup(p)
+	if i < 0 {
+		return Answer{}
+	}
+	r := &x.rules[i]
+	return Answer{StatusCode: r.StatusCode, Destination: redirects.Target(r, wire, m), RuleID: r.ID}
 }
 
 // longestPrefix returns the index in psrc of the longest source that
@@ -190,19 +246,35 @@ func newOwnHosts(hosts []string) ownHosts {
 // or without the port). ok is false for a destination that leaves the
 // project, or whose path no rule can match (a malformed escape).
 func (h ownHosts) follow(dest string) (path string, ok bool) {
+	wire, ok := h.followWire(dest)
+	if !ok {
+		return "", false
+	}
+	return requested(wire)
+}
+
+// followWire returns the request a client sends next when answered with
+// dest, as it sends it (its path and query, without the fragment), or false
+// as follow does.
+func (h ownHosts) followWire(dest string) (wire string, ok bool) {
+	if f := strings.IndexByte(dest, '#'); f >= 0 {
+		dest = dest[:f]
+	}
 	if strings.HasPrefix(dest, "/") {
-		return requested(dest)
+		_, err := redirects.DecodePath(dest)
+		return dest, err == nil
 	}
 	rest, found := cutSchemeFold(dest)
 	if !found || len(h) == 0 {
 		return "", false
 	}
-	end := strings.IndexAny(rest, "/?#")
+	end := strings.IndexAny(rest, "/?")
 	host, path := rest, "/"
 	if end >= 0 {
 		host = rest[:end]
-		if rest[end] == '/' {
-			path = rest[end:]
+		path = rest[end:]
+		if rest[end] == '?' {
+			path = "/" + path
 		}
 	}
 	host = strings.ToLower(host)
@@ -212,7 +284,8 @@ func (h ownHosts) follow(dest string) (path string, ok bool) {
 			return "", false
 		}
 	}
-	return requested(path)
+	_, err := redirects.DecodePath(path)
+	return path, err == nil
 }
 
 // requested returns a requested path in the form matching compares, and
@@ -220,6 +293,17 @@ func (h ownHosts) follow(dest string) (path string, ok bool) {
 func requested(path string) (string, bool) {
 	p, err := redirects.DecodePath(path)
 	return p, err == nil
+}
+
+// wireOf returns the decoded path p as browsers request it
+// (redirects.RequestPath), without a copy when nothing needs escaping.
+func wireOf(p string) string {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}%", c) >= 0 {
+			return redirects.RequestPath(p)
+		}
+	}
+	return p
 }
 
 // cutSchemeFold returns dest without its http:// or https:// scheme, matched

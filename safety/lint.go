@@ -31,6 +31,10 @@ const (
 	KindLoop Kind = "loop"
 	// KindSelfMatch: a rule answers its own destination (a loop of one).
 	KindSelfMatch Kind = "self-match"
+	// KindPathGrowth: a preservePath rule answers its own destination with
+	// a longer path each time (its destination lies under its own source),
+	// so the path grows on each redirect until the client gives up.
+	KindPathGrowth Kind = "path-growth"
 	// KindChain: a rule's destination is itself redirected by the project.
 	KindChain Kind = "chain"
 	// KindShadowed: a starts_with rule never answers, because a rule with a
@@ -42,9 +46,14 @@ const (
 	// KindOverlap: nested starts_with sources with the same priority, so the
 	// longer one wins only by the tie-break.
 	KindOverlap Kind = "overlap"
+	// KindDoubleSlash: a preservePath rule whose source does not end in '/'
+	// and whose destination's path does, so a request below the source
+	// ("/x/a" for "/x") is answered with "//" at the join ("/y//a").
+	KindDoubleSlash Kind = "double-slash"
 )
 
-var kindOrder = map[Kind]int{KindLoop: 0, KindSelfMatch: 1, KindChain: 2, KindShadowed: 3, KindRedundant: 4, KindOverlap: 5}
+var kindOrder = map[Kind]int{KindLoop: 0, KindSelfMatch: 1, KindPathGrowth: 2, KindChain: 3, KindShadowed: 4,
+	KindRedundant: 5, KindOverlap: 6, KindDoubleSlash: 7}
 
 // RuleRef names a rule in a finding, an explanation or a diff, with the
 // fields that matter to matching.
@@ -55,12 +64,16 @@ type RuleRef struct {
 	Destination string `json:"destination"`
 	StatusCode  int    `json:"statusCode"`
 	Priority    int    `json:"priority"`
+	// PreservePath and PreserveQuery are the rule's options
+	// (docs/contract.md#rule-options).
+	PreservePath  bool `json:"preservePath,omitempty"`
+	PreserveQuery bool `json:"preserveQuery,omitempty"`
 }
 
 // Ref returns the RuleRef of r.
 func Ref(r *redirects.Rule) RuleRef {
 	return RuleRef{ID: r.ID, MatchType: r.MatchType.String(), Source: r.Source, Destination: r.Destination,
-		StatusCode: r.StatusCode, Priority: r.Priority}
+		StatusCode: r.StatusCode, Priority: r.Priority, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
 }
 
 // String names the rule for messages: rule 12 (starts_with /a).
@@ -81,9 +94,11 @@ type Finding struct {
 	// at which the rules meet.
 	Path []string `json:"path"`
 	// FinalDestination is, for a chain, where following it ends: the
-	// destination of its last rule. Empty when the chain runs into a loop.
+	// answer of its last rule (see Lint on the requests followed). Empty
+	// when the chain runs into a loop.
 	FinalDestination string `json:"finalDestination,omitempty"`
-	// MixedStatus is set on a chain of both 301 and 302 answers.
+	// MixedStatus is set on a chain of both permanent (301, 308) and
+	// temporary (302, 303, 307) answers.
 	MixedStatus bool `json:"mixedStatus,omitempty"`
 	// Hops is the number of redirects of a chain or a loop (for a chain into
 	// a loop, up to and once around the loop); Rules lists at most
@@ -100,6 +115,9 @@ type LintOptions struct {
 	// them is followed like a relative one. Compared without case; an entry
 	// without a port also matches the host with any port.
 	Hosts []string
+	// Settings are the project's matching settings (the draft's, or the
+	// version's): paths are compared with them.
+	Settings redirects.Settings
 }
 
 // Blocking reports whether any finding is an error.
@@ -127,12 +145,20 @@ func Count(findings []Finding) (errors, warnings int) {
 // Lint checks rules and returns its findings, errors first, then by kind and
 // by the ID of the first rule involved. The cost is a few lookups per rule,
 // each O(log n): a million rules take seconds. rules is not modified.
+//
+// Redirects are followed under opts.Settings, with computed destinations
+// (redirects.Target): each rule is followed from its representative
+// request, its source as a browser requests it (for a preservePath rule
+// the source with "_" or "/_" appended, SamplePath, so that a rest is
+// appended), and each next rule from its own representative request. A 410
+// answers no destination and ends a chain.
 func Lint(rules []redirects.Rule, opts LintOptions) []Finding {
-	x := newIndex(rules)
+	x := newIndex(rules, opts.Settings)
 	var out []Finding
 	out = append(out, lintFollow(x, newOwnHosts(opts.Hosts))...)
 	out = append(out, lintPrefixes(x)...)
 	out = append(out, lintRedundant(x)...)
+	out = append(out, lintDoubleSlash(x)...)
 	slices.SortStableFunc(out, func(a, b Finding) int {
 		if a.Severity != b.Severity {
 			if a.Severity == SeverityError {
@@ -146,166 +172,6 @@ func Lint(rules []redirects.Rule, opts LintOptions) []Finding {
 		return cmp.Compare(a.Rules[0].ID, b.Rules[0].ID)
 	})
 	return out
-}
-
-// nextRules returns, for every rule, the index of the rule that answers the
-// path its destination leads to, or -1 when the destination leaves the
-// project or no rule answers it.
-func nextRules(x *index, hosts ownHosts) []int32 {
-	next := make([]int32, len(x.rules))
-	for i := range x.rules {
-		next[i] = -1
-		if p, ok := hosts.follow(x.rules[i].Destination); ok {
-			next[i] = x.lookup(p)
-		}
-	}
-	return next
-}
-
-// lintFollow finds loops, self-matches and chains. Every rule has at most
-// one successor (the rule answering its destination), so the rules form a
-// functional graph: each walk from an unvisited rule either ends, joins a
-// walk done before, or closes a cycle on itself, and every rule is walked
-// once. Chain facts (last rule, hops, statuses) are then filled in backwards
-// along each walk from what its successor already knows.
-func lintFollow(x *index, hosts ownHosts) []Finding {
-	rules := x.rules
-	next := nextRules(x, hosts)
-	const (
-		unseen = iota
-		onWalk
-		done
-	)
-	state := make([]uint8, len(rules))
-	onCycle := make([]bool, len(rules))
-	last := make([]int32, len(rules)) // the chain's last rule, or -1 into a loop
-	hops := make([]int32, len(rules))
-	statuses := make([]uint8, len(rules)) // bit 0: a 301, bit 1: a 302 on the way
-	var out []Finding
-	walk := make([]int32, 0, 16)
-	for start := range rules {
-		if state[start] != unseen {
-			continue
-		}
-		walk = walk[:0]
-		i := int32(start)
-		for i >= 0 && state[i] == unseen {
-			state[i] = onWalk
-			walk = append(walk, i)
-			i = next[i]
-		}
-		if i >= 0 && state[i] == onWalk {
-			// The walk closed a cycle at i.
-			k := slices.Index(walk, i)
-			cycle := walk[k:]
-			var bits uint8
-			for _, c := range cycle {
-				bits |= statusBit(rules[c].StatusCode)
-			}
-			for _, c := range cycle {
-				state[c] = done
-				onCycle[c] = true
-				last[c] = -1
-				hops[c] = int32(len(cycle))
-				statuses[c] = bits
-			}
-			out = append(out, loopFinding(x, hosts, cycle))
-			walk = walk[:k]
-		}
-		for k := len(walk) - 1; k >= 0; k-- {
-			r := walk[k]
-			state[r] = done
-			bit := statusBit(rules[r].StatusCode)
-			if n := next[r]; n < 0 {
-				last[r], hops[r], statuses[r] = r, 0, bit
-			} else {
-				last[r], hops[r], statuses[r] = last[n], hops[n]+1, bit|statuses[n]
-				if onCycle[n] {
-					last[r] = -1
-				}
-			}
-		}
-		for _, c := range walk {
-			if next[c] >= 0 {
-				out = append(out, chainFinding(x, hosts, next, c, last[c], int(hops[c]), statuses[c] == 3))
-			}
-		}
-	}
-	return out
-}
-
-func statusBit(code int) uint8 {
-	if code == 302 {
-		return 2
-	}
-	return 1
-}
-
-// loopFinding describes a cycle of rules, rotated to start at its lowest
-// ID so the same loop reads the same way every time.
-func loopFinding(x *index, hosts ownHosts, cycle []int32) Finding {
-	low := 0
-	for k, c := range cycle {
-		if x.rules[c].ID < x.rules[cycle[low]].ID {
-			low = k
-		}
-	}
-	ordered := append(slices.Clone(cycle[low:]), cycle[:low]...)
-	f := Finding{Severity: SeverityError, Hops: len(ordered)}
-	// The path into the first rule is where the last rule leads.
-	first, _ := hosts.follow(x.rules[ordered[len(ordered)-1]].Destination)
-	f.Path = append(f.Path, first)
-	for _, c := range ordered {
-		f.Rules = append(f.Rules, Ref(&x.rules[c]))
-		p, _ := hosts.follow(x.rules[c].Destination)
-		f.Path = append(f.Path, p)
-	}
-	if len(ordered) == 1 {
-		f.Kind = KindSelfMatch
-		f.Message = fmt.Sprintf("%s answers its own destination %s: a redirect loop", f.Rules[0], f.Rules[0].Destination)
-		return f
-	}
-	f.Kind = KindLoop
-	// The message names at most MaxChainRules rules; Rules and Path hold
-	// them all.
-	shown := min(len(f.Rules), MaxChainRules)
-	names := make([]string, shown)
-	for k, r := range f.Rules[:shown] {
-		names[k] = r.String()
-	}
-	path := strings.Join(f.Path, " -> ")
-	if shown < len(f.Rules) {
-		path = strings.Join(f.Path[:shown+1], " -> ") + " -> ..."
-		names = append(names, "...")
-	}
-	f.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", len(ordered), path, strings.Join(names, ", "))
-	return f
-}
-
-// chainFinding describes the chain that starts at rule i.
-func chainFinding(x *index, hosts ownHosts, next []int32, i, last int32, hops int, mixed bool) Finding {
-	f := Finding{Severity: SeverityWarning, Kind: KindChain, Hops: hops + 1, MixedStatus: mixed}
-	f.Path = append(f.Path, matchPath(x.rules[i].Source))
-	for r, n := i, 0; r >= 0 && n <= hops && n < MaxChainRules; r, n = next[r], n+1 {
-		f.Rules = append(f.Rules, Ref(&x.rules[r]))
-		if next[r] >= 0 && n < hops {
-			p, _ := hosts.follow(x.rules[r].Destination)
-			f.Path = append(f.Path, p)
-		}
-	}
-	first := f.Rules[0]
-	by := f.Rules[1]
-	if last < 0 {
-		f.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again, into a redirect loop", first, first.Destination, by)
-		return f
-	}
-	f.FinalDestination = x.rules[last].Destination
-	f.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again: %d redirects in a row end at %s; point it at %s directly",
-		first, first.Destination, by, hops+1, f.FinalDestination, f.FinalDestination)
-	if mixed {
-		f.Message += " (the chain mixes 301 and 302 answers)"
-	}
-	return f
 }
 
 // lintPrefixes finds shadowed starts_with rules and equal-priority overlaps.
@@ -368,17 +234,19 @@ func precedence(w, l *redirects.Rule) string {
 }
 
 // lintRedundant finds exact rules that answer as the starts_with rule
-// beneath them would without them.
+// beneath them would without them: on their source as written and, under
+// the settings, its other spellings (the other trailing-slash form, the
+// letters' case swapped), each with and without a query.
 func lintRedundant(x *index) []Finding {
 	rules := x.rules
 	var out []Finding
 	for i := range rules {
 		r := &rules[i]
-		if r.MatchType == redirects.StartsWith || x.exact[r.Source] != int32(i) {
+		if r.MatchType == redirects.StartsWith || x.exact[x.set.Key(r.Source)] != int32(i) {
 			continue
 		}
-		w := x.lookupPrefix(r.Source)
-		if w < 0 || rules[w].Destination != r.Destination || rules[w].StatusCode != r.StatusCode {
+		w, _ := x.lookupPrefix(r.Source)
+		if w < 0 || rules[w].StatusCode != r.StatusCode || !sameBeneath(x, r) {
 			continue
 		}
 		wr := Ref(&rules[w])
@@ -391,4 +259,98 @@ func lintRedundant(x *index) []Finding {
 		})
 	}
 	return out
+}
+
+// spellings returns the decoded paths an exact source stands for under
+// settings s, as lint probes them: the source, its other trailing-slash
+// form (under ignore, the root aside) and the source with its letters'
+// case swapped (without case).
+func spellings(s redirects.Settings, src string) []string {
+	out := []string{src}
+	if s.IgnoreTrailingSlash && len(src) > 1 {
+		if strings.HasSuffix(src, "/") {
+			out = append(out, src[:len(src)-1])
+		} else {
+			out = append(out, src+"/")
+		}
+	}
+	if s.CaseInsensitive {
+		for _, p := range out[:len(out):len(out)] {
+			if q := swapCase(p); q != p {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
+// swapCase returns p with its ASCII letters' case swapped.
+func swapCase(p string) string {
+	b := []byte(p)
+	for i, c := range b {
+		switch {
+		case 'a' <= c && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case 'A' <= c && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return string(b)
+}
+
+// probeQuery is the query lint adds to a probe to see what a rule does
+// with one.
+const probeQuery = "?q=1"
+
+// sameBeneath reports whether exact rule r answers as the starts_with
+// rules alone would on every spelling of its source, with and without a
+// query.
+func sameBeneath(x *index, r *redirects.Rule) bool {
+	for _, p := range spellings(x.set, r.Source) {
+		w, m := x.lookupPrefix(p)
+		if w < 0 || x.rules[w].StatusCode != r.StatusCode {
+			return false
+		}
+		wire := wireOf(p)
+		for _, q := range []string{"", probeQuery} {
+			if redirects.Target(r, wire+q, len(p)) != redirects.Target(&x.rules[w], wire+q, m) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lintDoubleSlash finds preservePath rules whose join makes "//": a source
+// not ending in '/' (so the rest of a request below it starts with '/')
+// and a destination whose path ends in '/' (or an absolute one without a
+// path, which gets "/").
+func lintDoubleSlash(x *index) []Finding {
+	var out []Finding
+	for i := range x.rules {
+		r := &x.rules[i]
+		if !r.PreservePath || r.MatchType != redirects.StartsWith || r.StatusCode == redirects.StatusGone || strings.HasSuffix(r.Source, "/") {
+			continue
+		}
+		path, _, _ := redirects.SplitDestination(r.Destination)
+		if !strings.HasSuffix(path, "/") && !hostOnly(path) {
+			continue
+		}
+		below := SamplePath(r.Source)
+		out = append(out, Finding{
+			Severity: SeverityWarning, Kind: KindDoubleSlash,
+			Message: fmt.Sprintf("%s keeps the rest of the path after %s, which starts with '/' below it, and its destination's path ends in '/': %s is answered with %s; end the source with '/' or the destination without",
+				Ref(r), r.Source, below, redirects.Target(r, wireOf(below), len(r.Source))),
+			Rules: []RuleRef{Ref(r)},
+			Path:  []string{below},
+		})
+	}
+	return out
+}
+
+// hostOnly reports whether a destination's path part is an absolute URL
+// without a path (https://ex.com), to which a join adds "/".
+func hostOnly(path string) bool {
+	rest, ok := cutSchemeFold(path)
+	return ok && strings.IndexByte(rest, '/') < 0
 }

@@ -240,7 +240,7 @@ func TestIndexIsTheEngine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		rules := genRules(t)
 		snap := engine.Compile(rules)
-		x := newIndex(rules)
+		x := newIndex(rules, redirects.Settings{})
 		for range 20 {
 			p := genProbe(t, rules)
 			m, ok := snap.Lookup(p)

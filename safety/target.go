@@ -8,7 +8,8 @@ import (
 )
 
 // Target is a rule set the safety checks work on: a project's draft rules
-// or the rules of one of its deployments.
+// or the rules of one of its deployments, with the settings they answer
+// with. Its methods run the checks with those settings.
 type Target struct {
 	Rules []redirects.Rule
 	// Name reads "the draft", "version 3", "version 3 (live)" or "nothing
@@ -18,6 +19,10 @@ type Target struct {
 	Version int
 	// Draft is true for the draft rules.
 	Draft bool
+	// Settings are the matching settings the rules answer with: the
+	// project's for the draft, the version's as its deploy froze them
+	// (the default for nothing deployed).
+	Settings redirects.Settings
 }
 
 // RuleSource is the part of redirects.Store that Load reads.
@@ -55,11 +60,15 @@ func Load(ctx context.Context, s RuleSource, projectID, spec string, emptyLive b
 		return nil, err
 	}
 	if spec == "draft" {
+		p, err := s.FindProjectByID(ctx, projectID)
+		if err != nil {
+			return nil, err
+		}
 		rules, err := s.FindRules(ctx, projectID)
 		if err != nil {
 			return nil, err
 		}
-		return &Target{Rules: rules, Name: "the draft", Draft: true}, nil
+		return &Target{Rules: rules, Name: "the draft", Draft: true, Settings: p.Settings}, nil
 	}
 	if version == 0 && emptyLive {
 		// Tell "no such project" from "nothing deployed yet".
@@ -78,9 +87,39 @@ func Load(ctx context.Context, s RuleSource, projectID, spec string, emptyLive b
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{Rules: rules, Version: d.Version, Name: "version " + strconv.Itoa(d.Version)}
+	t := &Target{Rules: rules, Version: d.Version, Name: "version " + strconv.Itoa(d.Version), Settings: d.Settings}
 	if version == 0 {
 		t.Name += " (live)"
 	}
 	return t, nil
+}
+
+// Lint is Lint of the target's rules with its settings and opts' hosts.
+func (t *Target) Lint(opts LintOptions) []Finding {
+	opts.Settings = t.Settings
+	return Lint(t.Rules, opts)
+}
+
+// Explain is ExplainWith of the target's rules and settings.
+func (t *Target) Explain(path string) Explanation {
+	return ExplainWith(t.Rules, t.Settings, path)
+}
+
+// RunCases is RunCases on the target's rules with its settings and opts'
+// hosts.
+func (t *Target) RunCases(cases []Case, opts LintOptions) []CaseResult {
+	opts.Settings = t.Settings
+	return RunCases(t.Rules, cases, opts)
+}
+
+// Diff is Diff from the target to target to, with the settings of both.
+func (t *Target) Diff(to *Target, opts DiffOptions) DiffResult {
+	opts.From, opts.To = t.Settings, to.Settings
+	return Diff(t.Rules, to.Rules, opts)
+}
+
+// Verify is Verify of the target's rules with its settings.
+func (t *Target) Verify(ctx context.Context, baseURL string, opts VerifyOptions) ([]Mismatch, error) {
+	opts.Settings = t.Settings
+	return Verify(ctx, baseURL, t.Rules, opts)
 }

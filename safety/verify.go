@@ -23,6 +23,10 @@ type VerifyOptions struct {
 	// Transport sends the requests; nil means a transport of Verify's own.
 	// It must not follow redirects (an http.RoundTripper does not).
 	Transport http.RoundTripper
+	// Settings are the matching settings of the rules (the version's): the
+	// API's answers are computed with them, and the paths requested include
+	// each exact source's other spellings under them (VerifyPathsFor).
+	Settings redirects.Settings
 }
 
 // Mismatch is a path the server answers otherwise than the API.
@@ -32,9 +36,9 @@ type Mismatch struct {
 	Want        Answer `json:"want"`
 	GotStatus   int    `json:"gotStatus"`
 	GotLocation string `json:"gotLocation,omitempty"`
-	// Problem is one of "status", "location", "missing redirect" (the
-	// server does not redirect where the API does) and "unexpected
-	// redirect".
+	// Problem is one of "status" (also a 410 the server does not answer),
+	// "location", "missing redirect" (the server does not redirect where
+	// the API does) and "unexpected redirect".
 	Problem string `json:"problem"`
 }
 
@@ -47,16 +51,32 @@ func (m Mismatch) String() string {
 	return fmt.Sprintf("%s: %s: the server answers %s, the API %s", m.Path, m.Problem, got, m.Want)
 }
 
-// VerifyPaths returns the paths Verify requests for rules: every exact
-// source and SamplePath of every starts_with source, each once, in byte
-// order.
+// VerifyPaths returns the paths Verify requests for rules under the default
+// settings: VerifyPathsFor(rules, redirects.Settings{}).
 func VerifyPaths(rules []redirects.Rule) []string {
+	return VerifyPathsFor(rules, redirects.Settings{})
+}
+
+// VerifyPathsFor returns the paths Verify requests for rules under settings
+// s: every exact source and SamplePath of every starts_with source, each
+// also with the query "?q=1" for a preserveQuery rule, and each exact
+// source's other spellings under s (its other trailing-slash form, its
+// letters' case swapped); each once, in byte order.
+func VerifyPathsFor(rules []redirects.Rule, s redirects.Settings) []string {
 	paths := make([]string, 0, len(rules))
 	for i := range rules {
-		if rules[i].MatchType == redirects.StartsWith {
-			paths = append(paths, SamplePath(rules[i].Source))
+		r := &rules[i]
+		var ps []string
+		if r.MatchType == redirects.StartsWith {
+			ps = []string{SamplePath(r.Source)}
 		} else {
-			paths = append(paths, rules[i].Source)
+			ps = spellings(s, r.Source)
+		}
+		for _, p := range ps {
+			paths = append(paths, p)
+			if r.PreserveQuery {
+				paths = append(paths, p+probeQuery)
+			}
 		}
 	}
 	slices.Sort(paths)
@@ -74,7 +94,8 @@ func isRedirect(status int) bool {
 
 // Verify requests VerifyPaths(rules) from the web server at baseURL
 // (http://host:port) without following redirects, and returns every path
-// whose answer differs from the lookup API's for rules, in path order.
+// whose answer differs from the lookup API's for rules under opts.Settings
+// (the computed destination; a 410 for a gone rule), in path order.
 // A Location that is absolute on the base URL's own host counts as the
 // relative path it names (nginx writes such a Location unless
 // absolute_redirect is off). It fails on a bad base URL, on a request that
@@ -98,8 +119,8 @@ func Verify(ctx context.Context, baseURL string, rules []redirects.Rule, opts Ve
 		defer t.CloseIdleConnections()
 		rt = t
 	}
-	x := newIndex(rules)
-	paths := VerifyPaths(rules)
+	x := newIndex(rules, opts.Settings)
+	paths := VerifyPathsFor(rules, opts.Settings)
 	mismatches := make([]*Mismatch, len(paths))
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -114,7 +135,7 @@ func Verify(ctx context.Context, baseURL string, rules []redirects.Rule, opts Ve
 					cancel(fmt.Errorf("GET %s%s: %w", strings.TrimSuffix(baseURL, "/"), paths[i], err))
 					continue
 				}
-				mismatches[i] = compareAnswer(base, paths[i], x.answer(paths[i]), status, loc)
+				mismatches[i] = compareAnswer(base, paths[i], x.answer(wireOf(paths[i])), status, loc)
 			}
 		})
 	}
@@ -168,6 +189,11 @@ func ask(ctx context.Context, rt http.RoundTripper, base *url.URL, path string, 
 func compareAnswer(base *url.URL, path string, want Answer, status int, loc string) *Mismatch {
 	m := &Mismatch{Path: path, Want: want, GotStatus: status, GotLocation: loc}
 	switch {
+	case want.StatusCode == redirects.StatusGone:
+		if status == redirects.StatusGone {
+			return nil
+		}
+		m.Problem = "status"
 	case want.StatusCode == 0 && isRedirect(status):
 		m.Problem = "unexpected redirect"
 	case want.StatusCode == 0:

@@ -113,14 +113,15 @@ func cantOpen(err error) bool {
 
 // UpdateRules updates each rule by its ID with one prepared statement.
 func (dialect) UpdateRules(ctx context.Context, tx *sqlstore.Tx, projectID string, updates []redirects.StoredMatch) error {
-	stmt, err := tx.PrepareContext(ctx, `UPDATE rules SET destination = $1, status_code = $2, priority = $3, revision = revision + 1
-		WHERE id = $4 AND project_id = $5`)
+	stmt, err := tx.PrepareContext(ctx, `UPDATE rules SET destination = $1, status_code = $2, priority = $3,
+			preserve_path = $4, preserve_query = $5, revision = revision + 1
+		WHERE id = $6 AND project_id = $7`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, u := range updates {
-		if _, err := stmt.ExecContext(ctx, u.Destination, u.StatusCode, u.Priority, u.ID, projectID); err != nil {
+		if _, err := stmt.ExecContext(ctx, u.Destination, u.StatusCode, u.Priority, u.PreservePath, u.PreserveQuery, u.ID, projectID); err != nil {
 			return err
 		}
 	}
@@ -129,7 +130,7 @@ func (dialect) UpdateRules(ctx context.Context, tx *sqlstore.Tx, projectID strin
 
 // insertBatch is how many rules one INSERT statement stores. Fewer
 // statements mean fewer trips through database/sql and the driver, which
-// cost about as much as SQLite's own work per row; 64 rows of 8 values stay
+// cost about as much as SQLite's own work per row; 64 rows of 11 values stay
 // far below SQLite's limit of 32766 bound values.
 const insertBatch = 64
 
@@ -149,9 +150,10 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 		COALESCE((SELECT MAX(id) FROM rules), 0)) + 1`).Scan(&next); err != nil {
 		return err
 	}
-	const row = "(?, ?, ?, ?, ?, ?, ?, ?)"
+	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	prepare := func(n int) (*sql.Stmt, error) {
-		return tx.PrepareContext(ctx, `INSERT INTO rules (id, project_id, source, destination, status_code, match_type, priority, created_at) VALUES `+
+		return tx.PrepareContext(ctx, `INSERT INTO rules (id, project_id, source, destination, status_code, match_type, priority, created_at,
+			preserve_path, preserve_query, match_key) VALUES `+
 			strings.Repeat(row+", ", n-1)+row)
 	}
 	n := rows.Len()
@@ -160,7 +162,7 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 		return err
 	}
 	defer full.Close()
-	args := make([]any, 0, 8*insertBatch)
+	args := make([]any, 0, 11*insertBatch)
 	for start := 0; start < n; start += insertBatch {
 		if rows.Stopped() {
 			return sqlstore.ErrStopped
@@ -169,7 +171,8 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 		args = args[:0]
 		for k := start; k < end; k++ {
 			r := rows.Rule(k)
-			args = append(args, next+int64(k), rows.ProjectID, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, rows.CreatedAt)
+			args = append(args, next+int64(k), rows.ProjectID, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, rows.CreatedAt,
+				r.PreservePath, r.PreserveQuery, rows.MatchKey(k))
 		}
 		stmt := full
 		if end-start < insertBatch {

@@ -56,13 +56,21 @@ func (t deployTx) FindProject(ctx context.Context, id string) (*redirects.Projec
 	return db.findProject(ctx, t.tx, id, "FOR NO KEY UPDATE")
 }
 
-func (t deployTx) FindRules(ctx context.Context, projectID string, version int) ([]redirects.Rule, error) {
+func (t deployTx) FindRules(ctx context.Context, projectID string, version int) ([]redirects.Rule, redirects.Settings, error) {
 	db := t.db
 	if version == 0 {
-		return db.findRules(ctx, t.tx, projectID)
+		p, err := db.findProject(ctx, t.tx, projectID, "")
+		if err != nil {
+			return nil, redirects.Settings{}, err
+		}
+		rules, err := db.findRules(ctx, t.tx, projectID)
+		return rules, p.Settings, err
 	}
-	_, rules, err := db.findDeployment(ctx, t.tx, projectID, version, true)
-	return rules, err
+	d, rules, err := db.findDeployment(ctx, t.tx, projectID, version, true)
+	if err != nil {
+		return nil, redirects.Settings{}, err
+	}
+	return rules, d.Settings, nil
 }
 
 // FindLiveRules returns the rules of the project's latest deployment, none
@@ -90,10 +98,10 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 		return db.wrap(op, err)
 	}
 	if _, err := t.tx.ExecContext(ctx, `INSERT INTO deployments
-		(project_id, version, created_at, message, from_version, exact_count, prefix_count, report, rules)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		(project_id, version, created_at, message, from_version, exact_count, prefix_count, report, rules, case_sensitive, trailing_slash)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		d.ProjectID, d.Version, d.CreatedAt.UnixNano(), d.Message, d.FromVersion, d.ExactCount, d.PrefixCount, d.Report,
-		r.Snapshot); err != nil {
+		r.Snapshot, d.Settings.CaseSensitive(), d.Settings.TrailingSlash()); err != nil {
 		return db.wrap(op, err)
 	}
 	for i := range r.Exports {

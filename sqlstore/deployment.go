@@ -87,7 +87,7 @@ func (db *DB) FindExport(ctx context.Context, projectID string, version int, for
 	return d, e, nil
 }
 
-const deploymentColumns = `version, created_at, message, from_version, exact_count, prefix_count, report`
+const deploymentColumns = `version, created_at, message, from_version, exact_count, prefix_count, report, case_sensitive, trailing_slash`
 
 // findDeployment returns one version of an existing project, or its latest
 // when version is 0, and with withRules its decoded rules in stored order.
@@ -124,11 +124,15 @@ func (db *DB) findDeployment(ctx context.Context, q querier, projectID string, v
 
 func scanDeployment(s scanner, projectID string, extra ...any) (*redirects.Deployment, error) {
 	d := redirects.Deployment{ProjectID: projectID}
-	var created int64
-	dest := append([]any{&d.Version, &created, &d.Message, &d.FromVersion, &d.ExactCount, &d.PrefixCount, &d.Report}, extra...)
+	var (
+		created int64
+		cs      bool
+		slash   string
+	)
+	dest := append([]any{&d.Version, &created, &d.Message, &d.FromVersion, &d.ExactCount, &d.PrefixCount, &d.Report, &cs, &slash}, extra...)
 	if err := s.Scan(dest...); err != nil {
 		return nil, err
 	}
-	d.CreatedAt = fromNanos(created)
+	d.CreatedAt, d.Settings = fromNanos(created), settingsOf(cs, slash)
 	return &d, nil
 }

@@ -128,7 +128,11 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 		}
 		return nil, n, nil
 	}
-	rows, err := t.tx.QueryContext(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority FROM rules WHERE project_id = $1`, projectID)
+	// The key compared is match_key, the source as the project's settings
+	// compare it; under the default settings it is NULL and the source is
+	// the key (see ImportBatch.Rekey).
+	rows, err := t.tx.QueryContext(ctx, `SELECT id, match_type = 'starts_with', COALESCE(match_key, source), source, destination, status_code, priority,
+		preserve_path, preserve_query FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
 		return nil, 0, db.wrap("import rules", err)
 	}
@@ -138,10 +142,11 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 		m       redirects.StoredMatch
 		prefix  bool
 		dest    []byte
+		src     []byte
 		stored  = redirects.ImportKey{Pos: -1} // before every batch key with the same rule
 	)
 	for rows.Next() {
-		if err := rows.Scan(&m.ID, &prefix, &stored.Source, &dest, &m.StatusCode, &m.Priority); err != nil {
+		if err := rows.Scan(&m.ID, &prefix, &stored.Source, &src, &dest, &m.StatusCode, &m.Priority, &m.PreservePath, &m.PreserveQuery); err != nil {
 			return nil, 0, db.wrap("import rules", err)
 		}
 		n++
@@ -152,7 +157,7 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 		k, _ := slices.BinarySearchFunc(keys, stored, redirects.CompareImportKeys)
 		if k < len(keys) && keys[k].SameRule(stored) {
 			m.Pos = keys[k].Pos
-			m.Destination = string(dest)
+			m.Destination, m.Source = string(dest), string(src)
 			matches = append(matches, m)
 		}
 	}
@@ -176,7 +181,11 @@ func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redi
 	if len(keys) == 0 {
 		return nil
 	}
-	rows := &NewRules{ProjectID: projectID, CreatedAt: now.UnixNano(), batch: batch, keys: keys}
+	p, err := t.db.findProject(ctx, t.tx, projectID, "")
+	if err != nil {
+		return err
+	}
+	rows := &NewRules{ProjectID: projectID, CreatedAt: now.UnixNano(), Settings: p.Settings, batch: batch, keys: keys}
 	if err := t.db.d.InsertRules(ctx, t.tx, rows); err != nil {
 		return t.db.wrap("import rules", err)
 	}
@@ -189,8 +198,10 @@ type NewRules struct {
 	ProjectID string
 	// CreatedAt is the rules' time in unix nanoseconds.
 	CreatedAt int64
-	batch     *redirects.ImportBatch
-	keys      []redirects.ImportKey
+	// Settings are the project's: MatchKey gives each rule's match_key.
+	Settings redirects.Settings
+	batch    *redirects.ImportBatch
+	keys     []redirects.ImportKey
 }
 
 // Len returns the number of rules.
@@ -198,6 +209,10 @@ func (n *NewRules) Len() int { return len(n.keys) }
 
 // Rule returns the k-th rule, 0 <= k < Len().
 func (n *NewRules) Rule(k int) *redirects.Rule { return &n.batch.Rules[n.keys[k].Pos] }
+
+// MatchKey returns the match_key column of the k-th rule: nil under the
+// default settings, the source's key otherwise.
+func (n *NewRules) MatchKey(k int) any { return matchKey(n.Settings, n.Rule(k).Source) }
 
 // Stopped reports whether the batch's validation, which runs meanwhile,
 // has failed: the insert should then stop with ErrStopped.

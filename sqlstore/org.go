@@ -181,8 +181,9 @@ func (db *DB) CreateProject(ctx context.Context, p *redirects.Project) error {
 	}
 	id, now := redirects.NewProjectID(), db.now()
 	retention := cmp.Or(p.ExportRetention, redirects.DefaultExportRetention)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, created_at, export_retention, hosts) VALUES ($1, $2, $3, $4, $5, $6)`,
-		id, p.OrgID, p.Name, now.UnixNano(), retention, joinHosts(p.Hosts)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO projects (id, org_id, name, created_at, export_retention, hosts, case_sensitive, trailing_slash)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		id, p.OrgID, p.Name, now.UnixNano(), retention, joinHosts(p.Hosts), p.Settings.CaseSensitive(), p.Settings.TrailingSlash()); err != nil {
 		return db.wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditProjectCreate, p.OrgID, id, "project", id, nil, redirects.ProjectAuditFields(p)); err != nil {
@@ -225,7 +226,7 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 	return collect(db, op, rows, err, scanProject)
 }
 
-const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit, hosts`
+const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit, hosts, case_sensitive, trailing_slash`
 
 // changeProject runs change on project id in a writing transaction, with
 // the project's row locked from the read to commit, and commits what
@@ -275,12 +276,20 @@ func scanProject(s scanner) (*redirects.Project, error) {
 		p       redirects.Project
 		created int64
 		hosts   string
+		cs      bool
+		slash   string
 	)
-	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit, &hosts); err != nil {
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit, &hosts, &cs, &slash); err != nil {
 		return nil, err
 	}
 	p.CreatedAt, p.Hosts = fromNanos(created), splitHosts(hosts)
+	p.Settings = settingsOf(cs, slash)
 	return &p, nil
+}
+
+// settingsOf reads the case_sensitive and trailing_slash columns.
+func settingsOf(caseSensitive bool, trailingSlash string) redirects.Settings {
+	return redirects.Settings{CaseInsensitive: !caseSensitive, IgnoreTrailingSlash: trailingSlash == redirects.TrailingSlashIgnore}
 }
 
 // joinHosts returns a project's hosts as the hosts column holds them: one

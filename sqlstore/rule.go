@@ -33,16 +33,23 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	if err := db.d.LockDraft(ctx, tx, r.ProjectID); err != nil {
 		return db.wrap(op, err)
 	}
+	if other, err := db.keyClash(ctx, tx, p.Settings, r, 0); err != nil {
+		return db.wrap(op, err)
+	} else if other != 0 {
+		return db.keyConflict(ctx, tx, r, p.Settings, other)
+	}
 	now := db.now()
 	// ON CONFLICT DO NOTHING turns a clash into "no row" instead of an
 	// error that would abort the transaction; the lock makes the check
 	// below see the rule that clashed.
 	var id int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO rules (project_id, source, destination, status_code, match_type, priority, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
+	err = tx.QueryRowContext(ctx, `INSERT INTO rules (project_id, source, destination, status_code, match_type, priority, created_at,
+			preserve_path, preserve_query, match_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (project_id, match_type, source) DO NOTHING
 		RETURNING id`,
-		r.ProjectID, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, now.UnixNano()).Scan(&id)
+		r.ProjectID, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, now.UnixNano(),
+		r.PreservePath, r.PreserveQuery, matchKey(p.Settings, r.Source)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		var existing int64
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3`,
@@ -91,7 +98,8 @@ func (db *DB) findRules(ctx context.Context, q querier, projectID string) ([]red
 	// rows come back in the order they were stored, which for an import is
 	// index order, so SortRules mostly finds them sorted. The match type
 	// comes back as a boolean, which spares a string per row.
-	rows, err := q.QueryContext(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority, created_at
+	rows, err := q.QueryContext(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority, created_at,
+			preserve_path, preserve_query
 		FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
 		return nil, db.wrap("find rules", err)
@@ -106,7 +114,7 @@ func (db *DB) findRules(ctx context.Context, q querier, projectID string) ([]red
 	for rows.Next() {
 		// Scanning into variables declared outside the loop keeps a
 		// million-rule read from allocating a Rule per row.
-		if err := rows.Scan(&r.ID, &prefix, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &created); err != nil {
+		if err := rows.Scan(&r.ID, &prefix, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &created, &r.PreservePath, &r.PreserveQuery); err != nil {
 			return nil, db.wrap("find rules", err)
 		}
 		r.MatchType = redirects.Exact
@@ -125,4 +133,14 @@ func (db *DB) findRules(ctx context.Context, q querier, projectID string) ([]red
 // DeleteRule deletes a draft rule of a project, whatever its revision.
 func (db *DB) DeleteRule(ctx context.Context, projectID string, id int64) error {
 	return db.DeleteRuleRevision(ctx, projectID, id, 0)
+}
+
+// keyConflict returns the ECONFLICT error of r clashing under settings s
+// with the stored rule other, naming both.
+func (db *DB) keyConflict(ctx context.Context, q querier, r *redirects.Rule, s redirects.Settings, other int64) error {
+	var src string
+	if err := q.QueryRowContext(ctx, `SELECT source FROM rules WHERE id = $1`, other).Scan(&src); err != nil {
+		return db.wrap("find rule", err)
+	}
+	return redirects.Errorf(redirects.ECONFLICT, "%s", redirects.KeyConflictMessage(r, s, other, src))
 }

@@ -11,14 +11,14 @@ import (
 )
 
 // ruleColumns are the columns scanRule reads, in its order.
-const ruleColumns = `id, project_id, source, destination, status_code, match_type, priority, created_at, revision`
+const ruleColumns = `id, project_id, source, destination, status_code, match_type, priority, created_at, revision, preserve_path, preserve_query`
 
 func scanRule(s scanner, r *redirects.Rule) error {
 	var (
 		match   string
 		created int64
 	)
-	if err := s.Scan(&r.ID, &r.ProjectID, &r.Source, &r.Destination, &r.StatusCode, &match, &r.Priority, &created, &r.Revision); err != nil {
+	if err := s.Scan(&r.ID, &r.ProjectID, &r.Source, &r.Destination, &r.StatusCode, &match, &r.Priority, &created, &r.Revision, &r.PreservePath, &r.PreserveQuery); err != nil {
 		return err
 	}
 	r.MatchType = redirects.Exact
@@ -235,6 +235,11 @@ func (db *DB) UpdateRule(ctx context.Context, projectID string, id int64, u redi
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
+	if other, err := db.keyClash(ctx, tx, p.Settings, r, id); err != nil {
+		return nil, db.wrap(op, err)
+	} else if other != 0 {
+		return nil, db.keyConflict(ctx, tx, r, p.Settings, other)
+	}
 	var existing int64
 	err = tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3 AND id <> $4`,
 		projectID, r.MatchType.String(), r.Source, id).Scan(&existing)
@@ -243,8 +248,10 @@ func (db *DB) UpdateRule(ctx context.Context, projectID string, id int64, u redi
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return nil, db.wrap(op, err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE rules SET source = $1, destination = $2, status_code = $3, match_type = $4, priority = $5, revision = revision + 1
-		WHERE id = $6`, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE rules SET source = $1, destination = $2, status_code = $3, match_type = $4, priority = $5,
+			preserve_path = $6, preserve_query = $7, match_key = $8, revision = revision + 1
+		WHERE id = $9`, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority,
+		r.PreservePath, r.PreserveQuery, matchKey(p.Settings, r.Source), id); err != nil {
 		return nil, db.wrap(op, err)
 	}
 	b, a := redirects.AuditDiff(before, redirects.RuleAuditFields(r))

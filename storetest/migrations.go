@@ -17,7 +17,7 @@ import (
 func (d *Database) migrationRows(t *testing.T) []string {
 	t.Helper()
 	rows, err := d.Direct.QueryContext(context.Background(),
-		`SELECT CAST(version AS TEXT), name, checksum, CAST(applied_at AS TEXT) FROM schema_migrations ORDER BY version`)
+		`SELECT CAST(version AS TEXT), name, checksum, CAST(applied_at AS TEXT) FROM schema_migrations ORDER BY schema_migrations.version`)
 	if err != nil {
 		t.Fatalf("read schema_migrations: %v", err)
 	}

@@ -38,7 +38,7 @@ func testRuleInvalid(t *testing.T, e *env) {
 		{Source: "/a b", Destination: "/b", StatusCode: 301},
 		{Source: "/a;", Destination: "/b", StatusCode: 301},
 		{Source: "/a", Destination: "ftp://x", StatusCode: 301},
-		{Source: "/a", Destination: "/b", StatusCode: 307},
+		{Source: "/a", Destination: "/b", StatusCode: 304},
 		{Source: "/a", Destination: "/b", StatusCode: 301, MatchType: 9},
 		{Source: "/a", Destination: "/b", StatusCode: 301, Priority: -1},
 		{Source: "/a", Destination: "/b", StatusCode: 301, Priority: redirects.MaxPriority + 1},

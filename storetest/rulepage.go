@@ -278,7 +278,7 @@ func testRulePageInvalid(t *testing.T, e *env) {
 		{"query with a NUL byte", redirects.RulePageQuery{Filter: redirects.RuleFilter{Query: "a\x00"}}, "query"},
 		{"query not UTF-8", redirects.RulePageQuery{Filter: redirects.RuleFilter{Query: "\xff"}}, "query"},
 		{"query too long", redirects.RulePageQuery{Filter: redirects.RuleFilter{Query: strings.Repeat("a", redirects.MaxQueryLen+1)}}, "query"},
-		{"unknown status", redirects.RulePageQuery{Filter: redirects.RuleFilter{StatusCode: 303}}, "303"},
+		{"unknown status", redirects.RulePageQuery{Filter: redirects.RuleFilter{StatusCode: 304}}, "304"},
 		{"unknown match type", redirects.RulePageQuery{Filter: redirects.RuleFilter{MatchType: &bad}}, "matchType"},
 	} {
 		_, err := e.s.FindRulePage(e.ctx, p.ID, tc.q)

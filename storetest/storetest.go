@@ -98,6 +98,7 @@ func Run(t *testing.T, open Opener) {
 		{"Org/Delete", testOrgDelete},
 	}
 	tests = append(tests, accountTests...)
+	tests = append(tests, optionTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := NewClock(Start)

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -65,4 +66,35 @@ func BenchmarkRulesPage(b *testing.B) {
 			b.ReportMetric(ms(times[(len(times)*95)/100]), "p95-ms")
 		})
 	}
+}
+
+// BenchmarkSettingsPage renders the Settings tab of a project of 100,000
+// generated rules with the preview of what each other choice of matching
+// settings would clash, which reads the whole draft (on every visit up to
+// clashPreviewMax rules, past it when asked):
+//
+//	go test -run XXX -bench SettingsPage -benchtime 10x ./ui
+func BenchmarkSettingsPage(b *testing.B) {
+	e := newEnv(b)
+	ctx := context.Background()
+	if _, err := e.db.ImportRules(ctx, e.project.ID, rulegen.Rules(100_000, 0.2, 1), false); err != nil {
+		b.Fatal(err)
+	}
+	target := "/projects/" + e.project.ID + "/settings?preview=1"
+	times := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		req := httptest.NewRequest("GET", target, nil)
+		req.AddCookie(&http.Cookie{Name: manage.SessionCookie, Value: e.cookie})
+		rec := httptest.NewRecorder()
+		start := time.Now()
+		e.h.ServeHTTP(rec, req)
+		times = append(times, time.Since(start))
+		if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte(`id="clash-preview"`)) {
+			b.Fatalf("GET %s: %d, want the clash preview\n%s", target, rec.Code, rec.Body)
+		}
+	}
+	slices.Sort(times)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(times[len(times)/2]), "p50-ms")
+	b.ReportMetric(ms(times[(len(times)*95)/100]), "p95-ms")
 }

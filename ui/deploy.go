@@ -25,6 +25,15 @@ type deployData struct {
 	MoreRemove int
 	MoreChange int
 	Changes    int
+	// Settings are the matching settings the deploy changes against the
+	// live version (Deployment.Settings against Project.Settings).
+	Settings []settingChange
+	// DraftRules and LiveRules are the listed rules by ID, for their
+	// options.
+	DraftRules, LiveRules map[int64]redirects.Rule
+	// ShowOptions is true when a listed rule has an option: the tables
+	// then have a column for them.
+	ShowOptions bool
 	// Next is the version a deploy makes.
 	Next int
 	// Gate is the deploy gate's report on deploying the draft now: lint
@@ -55,13 +64,19 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	diff := safety.Diff(live, draft, safety.DiffOptions{MaxPaths: 50})
+	var liveSettings redirects.Settings // nothing live: the default
+	if ph.Live != nil {
+		liveSettings = ph.Live.Settings
+	}
+	diff := safety.Diff(live, draft, safety.DiffOptions{MaxPaths: 50, From: liveSettings, To: ph.Settings})
 	gate, err := safety.CheckDeploy(ctx, h.store, ph.ID, redirects.DeployOptions{})
 	if err != nil {
 		return err
 	}
 	d := deployData{Diff: diff, Draft: len(draft), CanDeploy: may(r, o.ID, redirects.ActionDeploy),
 		Changes: len(diff.Added) + len(diff.Removed) + len(diff.Changed)}
+	d.Settings = settingChanges(liveSettings, ph.Settings)
+	d.Changes += len(d.Settings)
 	d.Next = 1
 	if ph.Live != nil {
 		d.Next = ph.Live.Version + 1
@@ -80,7 +95,37 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 	d.Added, d.MoreAdded = capped(diff.Added)
 	d.Removed, d.MoreRemove = capped(diff.Removed)
 	d.Changed, d.MoreChange = capped(diff.Changed)
+	d.DraftRules, d.LiveRules = listedRules(draft, d.Added, d.Changed, false), listedRules(live, d.Removed, d.Changed, true)
+	for _, m := range []map[int64]redirects.Rule{d.DraftRules, d.LiveRules} {
+		for _, r := range m {
+			d.ShowOptions = d.ShowOptions || len(optionWords(r)) > 0
+		}
+	}
 	return h.render(w, r, http.StatusOK, "deploy", &page{Title: "Deploy · " + ph.Name, Org: o, Project: ph, Tab: "deploy", Data: d})
+}
+
+// listedRules returns the rules of rules that the page lists (refs, and
+// the draft or live side of changed), by ID: at most 2*diffListMax, however
+// large the project.
+func listedRules(rules []redirects.Rule, refs []safety.RuleRef, changed []safety.RuleChange, live bool) map[int64]redirects.Rule {
+	want := make(map[int64]bool, len(refs)+len(changed))
+	for _, r := range refs {
+		want[r.ID] = true
+	}
+	for _, c := range changed {
+		if live {
+			want[c.From.ID] = true
+		} else {
+			want[c.To.ID] = true
+		}
+	}
+	out := make(map[int64]redirects.Rule, len(want))
+	for _, r := range rules {
+		if want[r.ID] {
+			out[r.ID] = r
+		}
+	}
+	return out
 }
 
 // capped returns the first diffListMax of s and how many more there are.
@@ -166,6 +211,9 @@ func version(r *http.Request) (int, error) {
 type rollbackData struct {
 	Target *redirects.Deployment
 	Next   int
+	// Settings are the matching settings the rollback changes: a
+	// rollback deploys its version's settings with its rules.
+	Settings []settingChange
 }
 
 // rollbackPage asks before the rules of an earlier version are deployed
@@ -183,12 +231,12 @@ func (h *handler) rollbackPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	next := 1
+	d := rollbackData{Target: target, Next: 1}
 	if ph.Live != nil {
-		next = ph.Live.Version + 1
+		d.Next = ph.Live.Version + 1
+		d.Settings = settingChanges(ph.Live.Settings, target.Settings)
 	}
-	return h.render(w, r, http.StatusOK, "rollback", &page{Title: "Roll back to version " + itoa(v), Org: o, Project: ph, Tab: "history",
-		Data: rollbackData{Target: target, Next: next}})
+	return h.render(w, r, http.StatusOK, "rollback", &page{Title: "Roll back to version " + itoa(v), Org: o, Project: ph, Tab: "history", Data: d})
 }
 
 // rollback deploys the rules of an earlier version as the next version.

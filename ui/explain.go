@@ -22,7 +22,8 @@ type testData struct {
 
 // testPage is the Test a path tab: which rule answers a path in the draft
 // and in the live version, and why each other matching rule lost
-// (safety.Explain, whose answer is the edge's).
+// (safety.ExplainWith, under each side's matching settings, whose answer
+// is the edge's).
 func (h *handler) testPage(w http.ResponseWriter, r *http.Request) error {
 	ph, o, err := h.project(r, redirects.ActionRead)
 	if err != nil {
@@ -38,13 +39,13 @@ func (h *handler) testPage(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		d.Results = append(d.Results, explained{Name: "Draft", Explanation: safety.Explain(draft, d.Path)})
+		d.Results = append(d.Results, explained{Name: "Draft", Explanation: safety.ExplainWith(draft, ph.Settings, d.Path)})
 		if ph.Live != nil {
 			_, live, err := h.store.FindDeployment(ctx, ph.ID, ph.Live.Version)
 			if err != nil {
 				return err
 			}
-			d.Results = append(d.Results, explained{Name: "Live", Version: ph.Live.Version, Explanation: safety.Explain(live, d.Path)})
+			d.Results = append(d.Results, explained{Name: "Live", Version: ph.Live.Version, Explanation: safety.ExplainWith(live, ph.Live.Settings, d.Path)})
 		}
 	}
 	return h.render(w, r, http.StatusOK, "test", &page{Title: "Test a path · " + ph.Name, Org: o, Project: ph, Tab: "test", Data: d})

@@ -14,6 +14,8 @@ const missesShown = 100
 type missesData struct {
 	Misses  []redirects.Miss
 	CanEdit bool
+	// Statuses are the statuses a rule made of a miss may have.
+	Statuses []int
 }
 
 // missesPage is the Misses tab: the paths live lookups asked for most that
@@ -28,7 +30,7 @@ func (h *handler) missesPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := missesData{Misses: ms, CanEdit: may(r, o.ID, redirects.ActionEditRules)}
+	d := missesData{Misses: ms, CanEdit: may(r, o.ID, redirects.ActionEditRules), Statuses: redirects.StatusCodes}
 	return h.render(w, r, http.StatusOK, "misses", &page{Title: "Misses · " + ph.Name, Org: o, Project: ph, Tab: "misses", Data: d})
 }
 
@@ -45,7 +47,7 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 		StatusCode: redirects.DefaultStatus, MatchType: redirects.Exact, Priority: redirects.DefaultPriority}
 	if s := r.PostFormValue("status"); s != "" {
 		if rule.StatusCode, err = strconv.Atoi(s); err != nil {
-			return h.redirect(w, r, back, flashErr, "Status: choose 301 or 302.")
+			return h.redirect(w, r, back, flashErr, "Status: choose one of 301, 302, 303, 307, 308, 410.")
 		}
 	}
 	if m := r.PostFormValue("match"); m != "" {
@@ -65,8 +67,11 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 	if err := h.store.DeleteMiss(r.Context(), ph.ID, path); err != nil && redirects.ErrorCode(err) != redirects.ENOTFOUND {
 		h.logger.Error("forgetting a miss that a rule now answers", "project", ph.ID, "path", path, "err", err)
 	}
-	return h.redirect(w, r, back, flashOK, "Added to the draft: "+path+" → "+rule.Destination+" ("+strconv.Itoa(rule.StatusCode)+
-		"). Deploy to make it live.")
+	target := rule.Destination + " (" + strconv.Itoa(rule.StatusCode) + ")"
+	if rule.StatusCode == redirects.StatusGone {
+		target = "410 Gone"
+	}
+	return h.redirect(w, r, back, flashOK, "Added to the draft: "+path+" → "+target+". Deploy to make it live.")
 }
 
 // missForget forgets a missed path nobody will make a rule of; new misses
@@ -93,6 +98,20 @@ type settingsData struct {
 	CanDeploy bool
 	// CanManage may change the deploy gate's settings (ActionManageProjects).
 	CanManage bool
+	// Case and Slash are the matching settings' choices, CaseValue and
+	// SlashValue the draft's.
+	Case, Slash           []settingChoice
+	CaseValue, SlashValue string
+	// Current says in words how the draft compares paths.
+	Current string
+	// Previews are what each other choice of settings would clash; nil
+	// when the draft has more than clashPreviewMax rules (Rules says how
+	// many it has) and ?preview=1 does not ask for them.
+	Previews []clashPreview
+	Rules    int
+	// LiveChanges are the settings the draft changes against the live
+	// version.
+	LiveChanges []settingChange
 }
 
 // settingsPage is the Settings tab: the project's expected-outcome test
@@ -106,7 +125,23 @@ func (h *handler) settingsPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := settingsData{Tests: tests, CanDeploy: may(r, o.ID, redirects.ActionDeploy), CanManage: may(r, o.ID, redirects.ActionManageProjects)}
+	d := settingsData{Tests: tests, CanDeploy: may(r, o.ID, redirects.ActionDeploy), CanManage: may(r, o.ID, redirects.ActionManageProjects),
+		Case: caseChoices, Slash: slashChoices, CaseValue: caseValue(ph.Settings), SlashValue: ph.Settings.TrailingSlash(),
+		Current: describeSettings(ph.Settings)}
+	if ph.Live != nil {
+		d.LiveChanges = settingChanges(ph.Live.Settings, ph.Settings)
+	}
+	pg, err := h.store.FindRulePage(r.Context(), ph.ID, redirects.RulePageQuery{Limit: 1})
+	if err != nil {
+		return err
+	}
+	if d.Rules = pg.Total; d.Rules <= clashPreviewMax || r.URL.Query().Get("preview") == "1" {
+		rules, err := h.store.FindRules(r.Context(), ph.ID)
+		if err != nil {
+			return err
+		}
+		d.Previews = previews(rules, ph.Settings)
+	}
 	if tests != "" {
 		if d.Cases, err = safety.CountTests(tests); err != nil {
 			return err

@@ -168,7 +168,8 @@ func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
 type projectHeader struct {
 	*redirects.Project
 	Live *deployInfo
-	// DraftChanged says a draft rule changed after the live deploy.
+	// DraftChanged says a draft rule changed after the live deploy, or
+	// the draft's matching settings differ from the live version's.
 	DraftChanged bool
 	// Tabs are the tabs built, in the dashboard's order.
 	Tabs []tab
@@ -211,7 +212,7 @@ func (h *handler) project(r *http.Request, action redirects.Action) (*projectHea
 		if err != nil {
 			return nil, nil, err
 		}
-		ph.DraftChanged = len(es) > 0 && es[0].Time.After(ph.Live.CreatedAt)
+		ph.DraftChanged = len(es) > 0 && es[0].Time.After(ph.Live.CreatedAt) || p.Settings != ph.Live.Settings
 	}
 	return ph, o, nil
 }

@@ -99,6 +99,9 @@ var funcs = template.FuncMap{
 	"query":   func(v map[string]string) template.URL { return template.URL(encodeQuery(v)) },
 	"orgTell": orgTell,
 	"changes": auditChanges,
+	// statusTitle and optionWords show rule options (ruleopts.go).
+	"statusTitle": statusTitle,
+	"optionWords": optionWords,
 }
 
 // orgTell returns what tells the organization o apart from the others of

@@ -52,6 +52,7 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/projects/{project}/rules/{id}/edit", handler: h.ruleUpdate},
 		{method: "GET", pattern: "/projects/{project}/rules/{id}/delete", handler: h.ruleDeletePage},
 		{method: "POST", pattern: "/projects/{project}/rules/{id}/delete", handler: h.ruleDelete},
+		{method: "GET", pattern: "/projects/{project}/rules.csv", handler: h.rulesCSV},
 		{method: "GET", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDeletePage},
 		{method: "POST", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDelete},
 
@@ -73,6 +74,7 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/projects/{project}/settings/tests", handler: h.settingsTests},
 		{method: "POST", pattern: "/projects/{project}/settings/shrink-limit", handler: h.settingsShrinkLimit},
 		{method: "POST", pattern: "/projects/{project}/settings/hosts", handler: h.settingsHosts},
+		{method: "POST", pattern: "/projects/{project}/settings/matching", handler: h.settingsMatching},
 
 		{method: "GET", pattern: "/projects/{project}/keys", handler: h.keysPage},
 		{method: "POST", pattern: "/projects/{project}/keys", handler: h.keyCreate},

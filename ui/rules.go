@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/export"
 )
 
 // rulesPerPage is the size of a page of the rules table.
@@ -43,7 +44,7 @@ func (q ruleQuery) filter() (redirects.RuleFilter, error) {
 	if q.Status != "" {
 		n, err := strconv.Atoi(q.Status)
 		if err != nil {
-			return f, &pageError{status: http.StatusBadRequest, msg: "Status " + strconv.Quote(q.Status) + " is not 301 or 302."}
+			return f, &pageError{status: http.StatusBadRequest, msg: "Status " + strconv.Quote(q.Status) + " is not one of 301, 302, 303, 307, 308, 410."}
 		}
 		f.StatusCode = n
 	}
@@ -88,6 +89,11 @@ type rulesData struct {
 	Statuses     []int
 	DefaultPrio  int
 	PriorityHelp string
+	// StatusOptions are the add form's statuses.
+	StatusOptions []option
+	// ShowOptions is true when a rule of the page has an option: the
+	// table then has a column for them.
+	ShowOptions bool
 }
 
 type option struct{ Value, Label string }
@@ -136,7 +142,7 @@ func (h *handler) rulesPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := readRuleQuery(r)
 	d := rulesData{Query: q, CanEdit: may(r, o.ID, redirects.ActionEditRules), Sorts: ruleSorts,
-		Statuses: []int{301, 302}, DefaultPrio: redirects.DefaultPriority}
+		Statuses: redirects.StatusCodes, StatusOptions: statusOptions, DefaultPrio: redirects.DefaultPriority}
 	f, err := q.filter()
 	if err != nil {
 		return err
@@ -158,6 +164,9 @@ func (h *handler) rulesPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.Total = pg.Total
+	for i := range d.Rules {
+		d.ShowOptions = d.ShowOptions || len(optionWords(d.Rules[i].Rule)) > 0
+	}
 	base := q.Params()
 	link := func(key, cursor string) string {
 		m := map[string]string{key: cursor}
@@ -194,12 +203,19 @@ func rulesURL(projectID string, q map[string]string) string {
 	return u
 }
 
-// ruleForm reads the fields of the add and edit forms.
+// ruleForm reads the fields of the add and edit forms: the options are
+// checkboxes, sent only when checked (and, with the page's script, only
+// when they apply; the form's own fields are checked by Rule.Validate
+// either way).
 func ruleForm(r *http.Request) (*redirects.Rule, error) {
-	rule := &redirects.Rule{Source: strings.TrimSpace(r.PostFormValue("source")), Destination: strings.TrimSpace(r.PostFormValue("destination"))}
+	rule := &redirects.Rule{Source: strings.TrimSpace(r.PostFormValue("source")), Destination: strings.TrimSpace(r.PostFormValue("destination")),
+		PreservePath: checked(r, "preserve-path"), PreserveQuery: checked(r, "preserve-query")}
 	var err error
-	if rule.StatusCode, err = strconv.Atoi(r.PostFormValue("status")); err != nil {
-		return nil, &pageError{status: http.StatusBadRequest, msg: "Status: choose 301 or 302."}
+	if rule.StatusCode, err = strconv.Atoi(r.PostFormValue("status")); err != nil || !redirects.ValidStatus(rule.StatusCode) {
+		return nil, &pageError{status: http.StatusBadRequest, msg: "Status: choose one of 301, 302, 303, 307, 308, 410."}
+	}
+	if rule.Destination == "" && rule.StatusCode != redirects.StatusGone {
+		return nil, &pageError{status: http.StatusBadRequest, msg: "Destination: give a path starting with / or an http(s):// URL. Only a 410 (Gone) has none."}
 	}
 	if rule.MatchType, err = redirects.ParseMatchType(r.PostFormValue("match")); err != nil {
 		return nil, &pageError{status: http.StatusBadRequest, msg: "Match: choose exact or starts_with."}
@@ -209,6 +225,16 @@ func ruleForm(r *http.Request) (*redirects.Rule, error) {
 		if rule.Priority, err = strconv.Atoi(s); err != nil {
 			return nil, &pageError{status: http.StatusBadRequest, msg: "Priority " + strconv.Quote(s) + " is not a whole number."}
 		}
+	}
+	// The options that do not apply, in the form's words (Rule.Validate
+	// refuses them too, in the API's).
+	switch {
+	case rule.StatusCode == redirects.StatusGone && rule.Destination != "":
+		return nil, &pageError{status: http.StatusBadRequest, msg: "Destination: a 410 (Gone) has none. Empty it, or choose another status."}
+	case rule.StatusCode == redirects.StatusGone && (rule.PreservePath || rule.PreserveQuery):
+		return nil, &pageError{status: http.StatusBadRequest, msg: "Options: a 410 (Gone) keeps nothing of the request. Uncheck them, or choose another status."}
+	case rule.PreservePath && rule.MatchType != redirects.StartsWith:
+		return nil, &pageError{status: http.StatusBadRequest, msg: "Keep the rest of the path: only a starts_with rule has a rest to keep. Choose starts_with, or uncheck it."}
 	}
 	return rule, nil
 }
@@ -233,7 +259,7 @@ func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
 		}
 		return h.redirect(w, r, back, flashErr, "The rule was not added: "+message(err))
 	}
-	return h.redirect(w, r, back, flashOK, "Added "+rule.MatchType.String()+" rule "+rule.Source+" → "+rule.Destination+". Deploy to make it live.")
+	return h.redirect(w, r, back, flashOK, "Added "+rule.MatchType.String()+" rule "+rule.Source+" → "+ruleTarget(rule)+". Deploy to make it live.")
 }
 
 // ruleID reads the path's {id}.
@@ -248,7 +274,7 @@ func ruleID(r *http.Request) (int64, error) {
 type ruleEditData struct {
 	Rule     *redirects.Rule
 	Query    ruleQuery
-	Statuses []int
+	Statuses []option
 }
 
 // ruleEditPage shows a rule in a form that carries its revision.
@@ -266,7 +292,7 @@ func (h *handler) ruleEditPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return h.render(w, r, http.StatusOK, "rule_edit", &page{Title: "Edit rule " + rule.Source, Org: o, Project: ph, Tab: "rules",
-		Data: ruleEditData{Rule: rule, Query: readRuleQuery(r), Statuses: []int{301, 302}}})
+		Data: ruleEditData{Rule: rule, Query: readRuleQuery(r), Statuses: statusOptions}})
 }
 
 // staleRule is the message of an edit or delete made against an old
@@ -314,6 +340,12 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 	if want.Priority != cur.Priority {
 		u.Priority = &want.Priority
 	}
+	if want.PreservePath != cur.PreservePath {
+		u.PreservePath = &want.PreservePath
+	}
+	if want.PreserveQuery != cur.PreserveQuery {
+		u.PreserveQuery = &want.PreserveQuery
+	}
 	if u.Empty() {
 		if cur.Revision != rev {
 			return h.redirect(w, r, edit, flashErr, staleRule)
@@ -329,7 +361,7 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return err
 	}
-	return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Saved rule "+rule.Source+" → "+rule.Destination+". Deploy to make the change live.")
+	return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Saved rule "+rule.Source+" → "+ruleTarget(rule)+". Deploy to make the change live.")
 }
 
 // ruleDeletePage asks before a rule is deleted.
@@ -414,4 +446,21 @@ func (h *handler) ruleBulkDelete(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return h.redirect(w, r, rulesURL(ph.ID, nil), flashOK, "Deleted "+plural(n, "rule")+". Deploy to make the change live.")
+}
+
+// rulesCSV downloads the draft as the API's rules.csv does
+// (export.WriteDraftCSV): every field, the options too, in the file the
+// Import tab reads back.
+func (h *handler) rulesCSV(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
+	rules, err := h.store.FindRules(r.Context(), ph.ID)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(safeFilename(ph.Name+"-draft.csv")))
+	return export.WriteDraftCSV(w, rules)
 }

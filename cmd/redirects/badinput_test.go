@@ -21,7 +21,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		want string
 		args []string
 	}{
-		{"statusCode 303 is not one of 301, 302", []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--status", "303"}},
+		{"statusCode 304 is not one of 301, 302, 303, 307, 308, 410", []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--status", "304"}},
 		{`matchType "regex" is not one of exact, starts_with`, []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--match", "regex"}},
 		{"priority 1000001 is outside 0..1000000", []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--priority", "1000001"}},
 		{"priority -1 is outside", []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--priority", "-1"}},
@@ -96,7 +96,7 @@ func TestImportIsAllOrNothing(t *testing.T) {
 	bad := write("bad.csv", strings.Join([]string{
 		"source,destination,statusCode,matchType,priority",
 		"/fine,/ok,301,exact,",
-		"/two,/ok,303,exact,",            // line 3: status
+		"/two,/ok,304,exact,",            // line 3: status
 		"/three,/ok,301,fuzzy,",          // line 4: match type
 		"four,/ok,301,exact,",            // line 5: source
 		"/five,/ok,301,starts_with,lots", // line 6: priority

@@ -134,7 +134,8 @@ func TestRuleImportHelpDescribesCSV(t *testing.T) {
 	out := c.ok("rule", "import", "--help")
 	for _, want := range []string{
 		"source,destination,statusCode,matchType,priority",
-		"301 or 302", "exact or starts_with", "optional column",
+		"301, 302, 303, 307, 308, or 410 (Gone: no destination)", "exact or starts_with", "optional column",
+		"preservePath", "preserveQuery", "#fragment", "empty for a 410",
 		`double quotes`, `"/a,b"`, "all or nothing", "--errors-file", "--replace", "in any order",
 	} {
 		if !strings.Contains(out, want) {
@@ -243,7 +244,7 @@ func TestImportCapsErrorsOnTheTerminal(t *testing.T) {
 	if r.code != 1 || r.stdout != "" {
 		t.Fatalf("import of 250 bad lines: exit %d, stdout %q", r.code, r.stdout)
 	}
-	if n := strings.Count(r.stderr, "statusCode 999 is not one of 301, 302"); n != 100 {
+	if n := strings.Count(r.stderr, "statusCode 999 is not one of 301, 302, 303, 307, 308, 410"); n != 100 {
 		t.Errorf("%d bad lines shown on the terminal, want the first 100", n)
 	}
 	if !strings.Contains(r.stderr, "line 3: statusCode") || !strings.Contains(r.stderr, "line 102: statusCode") || strings.Contains(r.stderr, "line 103:") {
@@ -263,7 +264,7 @@ func TestImportCapsErrorsOnTheTerminal(t *testing.T) {
 		t.Fatalf("--errors-file: %v", err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	if len(lines) != 250 || lines[0] != "line 3: statusCode 999 is not one of 301, 302" || !strings.HasPrefix(lines[249], "line 252: statusCode") {
+	if len(lines) != 250 || lines[0] != "line 3: statusCode 999 is not one of 301, 302, 303, 307, 308, 410" || !strings.HasPrefix(lines[249], "line 252: statusCode") {
 		t.Fatalf("--errors-file holds %d lines, first %q, last %q; want 250, lines 3 to 252", len(lines), lines[0], lines[len(lines)-1])
 	}
 

@@ -57,13 +57,13 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, rules, err := s.FindDeployment(ctx, *project, *version)
+	d, rules, err := s.FindDeployment(ctx, *project, *version)
 	if err != nil {
 		return err
 	}
-	m, ok := engine.Compile(rules).Lookup(*path)
+	m, ok := engine.CompileWith(rules, d.Settings).Lookup(*path)
 	if ok {
-		fmt.Fprintf(c.m.Stdout, "%s\n", m.JSON())
+		fmt.Fprintf(c.m.Stdout, "%s\n", m.AppendJSON(nil, *path))
 	}
 	return nil
 }

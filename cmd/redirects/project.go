@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -36,14 +37,20 @@ var projectCommands = []command{
 	},
 	{
 		name:     "project update",
-		synopsis: []string{"--project P [--name NAME] [--host H]... [--clear-hosts] [--keep-exports N] [--shrink-limit PERCENT]"},
-		summary:  "change a project's settings: export retention and deploy shrink limit",
+		synopsis: []string{"--project P [--name NAME] [--host H]... [--clear-hosts] [--keep-exports N] [--shrink-limit PERCENT] [--case-sensitive=true|false] [--trailing-slash exact|ignore]"},
+		summary:  "change a project's settings: export retention, deploy shrink limit, case and trailing-slash matching",
 		about: "--keep-exports N: how many of the latest deployments keep their export files (default 20); older\n" +
 			"versions' files are rendered again when asked for, identical to the deploy's.\n" +
 			"--shrink-limit is the percentage of the live rules a deploy may remove without --allow-shrink\n" +
-			"(0 to 100; 10 for a new project).",
+			"(0 to 100; 10 for a new project).\n" +
+			"--case-sensitive=false compares the ASCII letters of sources and paths without regard to case\n" +
+			"(default true). --trailing-slash ignore lets an exact source match a path with and without one\n" +
+			"trailing /, and a starts_with source ending in / match the path without it (default exact).\n" +
+			"Both apply to the draft and go live with the next deploy. A change that would make two draft\n" +
+			"rules of one match type clash (/a and /A, /a and /a/) changes nothing and lists them.",
 		example: "redirects project update --project \"$PROJECT\" --keep-exports 50\n" +
-			"redirects project update --project \"$PROJECT\" --shrink-limit 25",
+			"redirects project update --project \"$PROJECT\" --shrink-limit 25\n" +
+			"redirects project update --project \"$PROJECT\" --case-sensitive=false --trailing-slash ignore",
 		run: (*cmd).projectUpdate,
 	},
 	{
@@ -86,6 +93,10 @@ type projectJSON struct {
 	KeepExports int `json:"keepExports"`
 	// Hosts are the host names the project declares, [] for none.
 	Hosts []string `json:"hosts"`
+	// CaseSensitive and TrailingSlash are the project's matching settings
+	// for its draft (redirects.Settings).
+	CaseSensitive bool   `json:"caseSensitive"`
+	TrailingSlash string `json:"trailingSlash"`
 }
 
 func (c *cmd) projectList(ctx context.Context, args []string) error {
@@ -110,14 +121,15 @@ func (c *cmd) projectList(ctx context.Context, args []string) error {
 			if hosts == nil {
 				hosts = []string{}
 			}
-			out = append(out, projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: p.CreatedAt.Format(timeFormat), Hosts: hosts, KeepExports: p.ExportRetention})
+			out = append(out, projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: p.CreatedAt.Format(timeFormat), Hosts: hosts, KeepExports: p.ExportRetention,
+				CaseSensitive: p.Settings.CaseSensitive(), TrailingSlash: p.Settings.TrailingSlash()})
 		}
 		return c.printJSON(out)
 	}
 	w := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tORG\tNAME\tCREATED")
+	fmt.Fprintln(w, "ID\tORG\tNAME\tCREATED\tCASE_SENSITIVE\tTRAILING_SLASH")
 	for _, p := range projects {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.ID, p.OrgID, p.Name, p.CreatedAt.Format(timeFormat))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%t\t%s\n", p.ID, p.OrgID, p.Name, p.CreatedAt.Format(timeFormat), p.Settings.CaseSensitive(), p.Settings.TrailingSlash())
 	}
 	return w.Flush()
 }
@@ -140,9 +152,12 @@ func (c *cmd) projectRename(ctx context.Context, args []string) error {
 
 // projectUpdate changes a project: its name, the hosts it declares (--host,
 // repeatable, replaces the list; --clear-hosts empties it), how many of its
-// latest deployments keep their export files, and its deploy shrink limit.
-// Every value is checked before anything is stored, so a bad one changes
-// nothing.
+// latest deployments keep their export files, its deploy shrink limit and
+// its matching settings. Every value is checked before anything is stored,
+// so a bad one changes nothing: settings under which draft rules would
+// clash are refused with the list of them, and stored first, so that the
+// store's own refusal (a rule added meanwhile) leaves the rest unchanged
+// too.
 func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 	fs := c.flags("project update")
 	project := fs.String("project", "", "project ID")
@@ -152,15 +167,18 @@ func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 	clear := fs.Bool("clear-hosts", false, "declare no hosts")
 	keep := fs.Int("keep-exports", 0, fmt.Sprintf("keep the export files of the last `N` deployments (1..%d)", redirects.MaxExportRetention))
 	limit := fs.Int("shrink-limit", 0, "the `PERCENT` of the live rules a deploy may remove without --allow-shrink")
+	caseSensitive := fs.Bool("case-sensitive", true, "compare the letters of sources and paths with regard to case; =false ignores it")
+	slash := fs.String("trailing-slash", "", "trailing-slash matching `MODE`: exact (a trailing / counts) or ignore (a path matches with and without one)")
 	_, s, err := c.start(ctx, fs, args, []string{"project"})
 	if err != nil {
 		return err
 	}
 	setHosts := isSet(fs, "host") || *clear
 	setName, setKeep, setLimit := isSet(fs, "name"), isSet(fs, "keep-exports"), isSet(fs, "shrink-limit")
+	setCase, setSlash := isSet(fs, "case-sensitive"), isSet(fs, "trailing-slash")
 	switch {
-	case !setName && !setHosts && !setKeep && !setLimit:
-		return usagef("project update needs at least one of --name, --host, --clear-hosts, --keep-exports, --shrink-limit")
+	case !setName && !setHosts && !setKeep && !setLimit && !setCase && !setSlash:
+		return usagef("project update needs at least one of --name, --host, --clear-hosts, --keep-exports, --shrink-limit, --case-sensitive, --trailing-slash")
 	case isSet(fs, "host") && *clear:
 		return usagef("project update takes --host or --clear-hosts, not both")
 	}
@@ -179,9 +197,34 @@ func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	var ignoreSlash bool
+	if setSlash {
+		if ignoreSlash, err = redirects.ParseTrailingSlash(*slash); err != nil {
+			return err
+		}
+	}
 	p, err := s.FindProjectByID(ctx, *project)
 	if err != nil {
 		return err
+	}
+	settings := p.Settings
+	if setCase {
+		settings.CaseInsensitive = !*caseSensitive
+	}
+	if setSlash {
+		settings.IgnoreTrailingSlash = ignoreSlash
+	}
+	if settings != p.Settings {
+		rules, err := s.FindRules(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		if clashes := redirects.Clashes(rules, settings, 0); len(clashes) > 0 {
+			return clashList(settings, clashes)
+		}
+		if p, err = s.SetProjectSettings(ctx, p.ID, settings); err != nil {
+			return err
+		}
 	}
 	if setName {
 		if p, err = s.UpdateProject(ctx, p.ID, *name); err != nil {
@@ -207,9 +250,29 @@ func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 	if len(p.Hosts) > 0 {
 		hostList = strings.Join(p.Hosts, " ")
 	}
-	c.infof("project %s: name %q, hosts %s, export files kept for the last %d deployments, shrink limit %d %%",
-		p.ID, p.Name, hostList, p.ExportRetention, p.ShrinkLimit)
+	c.infof("project %s: name %q, hosts %s, export files kept for the last %d deployments, shrink limit %d %%, %s",
+		p.ID, p.Name, hostList, p.ExportRetention, p.ShrinkLimit, p.Settings)
 	return nil
+}
+
+// clashList returns the ECONFLICT error that refuses settings s: the pairs
+// of draft rules that would clash under them, one pair a line (the first
+// maxShownErrors, and how many more).
+func clashList(s redirects.Settings, clashes []redirects.Clash) error {
+	var b strings.Builder
+	pairs := "a pair"
+	if len(clashes) > 1 {
+		pairs = strconv.Itoa(len(clashes)) + " pairs"
+	}
+	fmt.Fprintf(&b, "the settings %s would make %s of draft rules clash (sources of one match type that they compare as one); nothing changed:", s, pairs)
+	for i, c := range clashes {
+		if i == maxShownErrors {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(clashes)-maxShownErrors)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s rule %d %q and rule %d %q", c.A.MatchType, c.A.ID, c.A.Source, c.B.ID, c.B.Source)
+	}
+	return redirects.Errorf(redirects.ECONFLICT, "%s", b.String())
 }
 
 func (c *cmd) projectDelete(ctx context.Context, args []string) error {

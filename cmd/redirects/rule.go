@@ -19,14 +19,19 @@ import (
 var ruleCommands = []command{
 	{name: "rule", summary: "the draft redirect rules of a project"},
 	{
-		name:     "rule add",
-		synopsis: []string{"--project P --source S --destination D [--status 301|302] [--match exact|starts_with] [--priority N]"},
-		summary:  "add one draft rule and print its ID",
+		name: "rule add",
+		synopsis: []string{
+			"--project P --source S --destination D [--status 301|302|303|307|308] [--match exact|starts_with] [--priority N] [--preserve-path] [--preserve-query]",
+			"--project P --source S --status 410 [--match exact|starts_with] [--priority N]",
+		},
+		summary: "add one draft rule and print its ID",
 		about: "An exact rule answers one path; a starts_with rule answers every path under its source, and of\n" +
 			"several starts_with rules the one with the lowest priority wins. Nothing is live until\n" +
-			"\"redirects deploy\".",
+			"\"redirects deploy\".\n\n" + ruleOptionsHelp,
 		example: "redirects rule add --project \"$PROJECT\" --source /old --destination /new\n" +
-			"redirects rule add --project \"$PROJECT\" --source /blog --destination https://blog.example.com/ --match starts_with --status 302",
+			"redirects rule add --project \"$PROJECT\" --source /blog --destination https://blog.example.com/ --match starts_with --status 302\n" +
+			"redirects rule add --project \"$PROJECT\" --source /docs/ --destination https://docs.example.com/ --match starts_with --status 308 --preserve-path --preserve-query\n" +
+			"redirects rule add --project \"$PROJECT\" --source /retired --status 410",
 		run: (*cmd).ruleAdd,
 	},
 	{
@@ -54,11 +59,15 @@ var ruleCommands = []command{
 	},
 	{
 		name:     "rule update",
-		synopsis: []string{"--project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--priority N] [--revision N]"},
+		synopsis: []string{"--project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--priority N] [--preserve-path[=false]] [--preserve-query[=false]] [--revision N]"},
 		summary:  "change a draft rule",
-		about:    "Only the flags given change. With --revision the update is refused if the rule has changed since.",
-		example:  `redirects rule update --project "$PROJECT" 42 --destination /newer`,
-		run:      (*cmd).ruleUpdate,
+		about: "Only the flags given change: --preserve-path=false turns that option off, and leaving a flag\n" +
+			"out keeps what the rule has. --status 410 also empties the destination and turns both options\n" +
+			"off, unless they are given. With --revision the update is refused if the rule has changed since.\n\n" +
+			ruleOptionsHelp,
+		example: "redirects rule update --project \"$PROJECT\" 42 --destination /newer\n" +
+			"redirects rule update --project \"$PROJECT\" 42 --status 307 --preserve-query --preserve-path=false",
+		run: (*cmd).ruleUpdate,
 	},
 	{
 		name: "rule delete",
@@ -75,25 +84,45 @@ var ruleCommands = []command{
 	},
 }
 
+// ruleOptionsHelp is the part of rule add's and rule update's help on the
+// statuses and options (docs/contract.md#rule-options).
+const ruleOptionsHelp = `--status is 301 (rule add's default), 302, 303, 307, 308, or 410 (Gone), which answers without a
+destination: give no --destination and no option with it. A destination may end with a
+#fragment. --preserve-path (starts_with rules only) appends the rest of the requested path after
+the source to the destination's path: /docs/ -> https://docs.example.com/ answers /docs/a/b with
+https://docs.example.com/a/b. --preserve-query passes the request's query string on (after the
+destination's own, joined by &).`
+
 const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per line.
 
-  source,destination,statusCode,matchType,priority
-  /old,/new,301,exact,
-  /blog,https://blog.example.com/,302,starts_with,10
+  source,destination,statusCode,matchType,priority,preservePath,preserveQuery
+  /old,/new,301,exact,,,
+  /blog,https://blog.example.com/,302,starts_with,10,,
+  /docs/,https://docs.example.com/#top,308,starts_with,,true,true
+  /retired,,410,exact,,,
 
-  source       the path the rule applies to, starting with /
-  destination  a path starting with / or an http:// or https:// URL
-  statusCode   301 or 302
-  matchType    exact or starts_with
-  priority     optional column: the precedence of a starts_with rule, lower
-               first (0..1000000); an empty cell, or a file without the
-               column, gives 100
+  source         the path the rule applies to, starting with /
+  destination    a path starting with / or an http:// or https:// URL, which
+                 may end with a #fragment; empty for a 410
+  statusCode     301, 302, 303, 307, 308, or 410 (Gone: no destination)
+  matchType      exact or starts_with
+  priority       optional column: the precedence of a starts_with rule, lower
+                 first (0..1000000); an empty cell, or a file without the
+                 column, gives 100
+  preservePath   optional column, true or false: a starts_with rule appends
+                 the rest of the requested path to the destination's path
+  preserveQuery  optional column, true or false: the request's query string
+                 is passed on to the destination
+                 (an empty cell, or a file without the column, is false)
 
-The header names the columns, in any order, with or without priority; case
-and a UTF-8 byte order mark do not matter. Blank lines are skipped. A field
+The header names the columns, in any order; the optional ones (priority, id,
+preservePath, preserveQuery) may be left out, so a file of the four columns
+source,destination,statusCode,matchType is read as it always was. Case, and
+a UTF-8 byte order mark, do not matter. Blank lines are skipped. A field
 that holds a comma, a double quote or a line break is put in double quotes,
 with a double quote inside it doubled: "/a,b" or "/say ""hi""". One file may
-not hold two rules with the same matchType and source.
+not hold two rules with the same matchType and source, nor two whose sources
+the project's settings compare as one (/a and /A when caseSensitive is false).
 
 The import is all or nothing: if any line is bad, nothing is imported and
 every bad line is reported with its line number: the first 100 on the
@@ -107,21 +136,29 @@ func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
 	fs := c.flags("rule add")
 	project := fs.String("project", "", "project ID")
 	source := fs.String("source", "", "path the rule applies to, starting with /")
-	dest := fs.String("destination", "", "path or http(s) URL to redirect to")
-	status := fs.Int("status", redirects.DefaultStatus, "301 or 302")
+	dest := fs.String("destination", "", "path or http(s) URL to redirect to, which may end with a #fragment (none for 410)")
+	status := fs.Int("status", redirects.DefaultStatus, "301, 302, 303, 307, 308, or 410 (Gone: no destination)")
 	match := fs.String("match", "exact", "exact or starts_with")
 	priority := fs.Int("priority", redirects.DefaultPriority, "precedence of a starts_with rule, lower first (0..1000000)")
+	preservePath := fs.Bool("preserve-path", false, "append the rest of the requested path to the destination's path (starts_with rules only)")
+	preserveQuery := fs.Bool("preserve-query", false, "pass the request's query string on to the destination")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := required(fs, "project", "source", "destination"); err != nil {
+	if err := required(fs, "project", "source"); err != nil {
 		return err
+	}
+	if *status != redirects.StatusGone {
+		if err := required(fs, "destination"); err != nil {
+			return err
+		}
 	}
 	mt, err := redirects.ParseMatchType(*match)
 	if err != nil {
 		return err
 	}
-	r := &redirects.Rule{ProjectID: *project, Source: *source, Destination: *dest, StatusCode: *status, MatchType: mt, Priority: *priority}
+	r := &redirects.Rule{ProjectID: *project, Source: *source, Destination: *dest, StatusCode: *status, MatchType: mt, Priority: *priority,
+		PreservePath: *preservePath, PreserveQuery: *preserveQuery}
 	if err := r.Validate(); err != nil {
 		return err
 	}
@@ -181,7 +218,7 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rules, lines, bad, err := export.ReadRules(in, export.ReadOptions{Hosts: p.Hosts})
+	rules, lines, bad, err := export.ReadRules(in, export.ReadOptions{Hosts: p.Hosts, Settings: p.Settings})
 	if err != nil {
 		return importFailed(redirects.EINVALID, name, redirects.ErrorMessage(err), *errorsFile)
 	}
@@ -234,15 +271,18 @@ type importReportJSON struct {
 	Removed   int    `json:"removed"`
 }
 
-// ruleJSON is the --json shape of a draft rule.
+// ruleJSON is the --json shape of a draft rule. The options come last:
+// they were added after the others.
 type ruleJSON struct {
-	ID          int64  `json:"id"`
-	Source      string `json:"source"`
-	Destination string `json:"destination"`
-	StatusCode  int    `json:"statusCode"`
-	MatchType   string `json:"matchType"`
-	Priority    int    `json:"priority"`
-	CreatedAt   string `json:"createdAt"`
+	ID            int64  `json:"id"`
+	Source        string `json:"source"`
+	Destination   string `json:"destination"`
+	StatusCode    int    `json:"statusCode"`
+	MatchType     string `json:"matchType"`
+	Priority      int    `json:"priority"`
+	CreatedAt     string `json:"createdAt"`
+	PreservePath  bool   `json:"preservePath"`
+	PreserveQuery bool   `json:"preserveQuery"`
 }
 
 func (c *cmd) ruleList(ctx context.Context, args []string) error {
@@ -265,15 +305,17 @@ func (c *cmd) ruleList(ctx context.Context, args []string) error {
 		out := make([]ruleJSON, 0, len(rules))
 		for _, r := range rules {
 			out = append(out, ruleJSON{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
-				MatchType: r.MatchType.String(), Priority: r.Priority, CreatedAt: r.CreatedAt.Format(timeFormat)})
+				MatchType: r.MatchType.String(), Priority: r.Priority, CreatedAt: r.CreatedAt.Format(timeFormat),
+				PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery})
 		}
 		return c.printJSON(out)
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
 	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tMATCH\tPRIORITY\tSTATUS\tSOURCE\tDESTINATION")
-	for _, r := range rules {
-		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\t%s\n", r.ID, r.MatchType, r.Priority, r.StatusCode, r.Source, r.Destination)
+	fmt.Fprintln(w, "ID\tMATCH\tPRIORITY\tSTATUS\tSOURCE\tDESTINATION\tOPTIONS")
+	for i := range rules {
+		r := &rules[i]
+		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.MatchType, r.Priority, r.StatusCode, r.Source, destinationCell(r), optionsCell(r))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -281,14 +323,39 @@ func (c *cmd) ruleList(ctx context.Context, args []string) error {
 	return bw.Flush()
 }
 
+// destinationCell is a rule's destination in a table: "-" for none (a 410),
+// so that every row has as many words as the header.
+func destinationCell(r *redirects.Rule) string {
+	if r.Destination == "" {
+		return "-"
+	}
+	return r.Destination
+}
+
+// optionsCell is a rule's options in a table: "preservePath",
+// "preserveQuery", both joined by a comma, or "-" for none.
+func optionsCell(r *redirects.Rule) string {
+	switch {
+	case r.PreservePath && r.PreserveQuery:
+		return "preservePath,preserveQuery"
+	case r.PreservePath:
+		return "preservePath"
+	case r.PreserveQuery:
+		return "preserveQuery"
+	}
+	return "-"
+}
+
 func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 	fs := c.flags("rule update")
 	project := fs.String("project", "", "project ID")
 	source := fs.String("source", "", "new source")
 	dest := fs.String("destination", "", "new destination")
-	status := fs.Int("status", 0, "new status: 301 or 302")
+	status := fs.Int("status", 0, "new status: 301, 302, 303, 307, 308, or 410 (Gone: no destination)")
 	match := fs.String("match", "", "new match type: exact or starts_with")
 	priority := fs.Int("priority", 0, "new priority (0..1000000)")
+	preservePath := fs.Bool("preserve-path", false, "append the rest of the requested path (starts_with rules only); =false turns it off")
+	preserveQuery := fs.Bool("preserve-query", false, "pass the request's query string on; =false turns it off")
 	revision := fs.Int64("revision", 0, "update only if the rule is still at this revision (see rule list --limit)")
 	pos, err := parse(fs, args, "RULE_ID")
 	if err != nil {
@@ -321,8 +388,29 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 	if isSet(fs, "priority") {
 		u.Priority = priority
 	}
+	if isSet(fs, "preserve-path") {
+		u.PreservePath = preservePath
+	}
+	if isSet(fs, "preserve-query") {
+		u.PreserveQuery = preserveQuery
+	}
+	if *status == redirects.StatusGone {
+		// A 410 has no destination and no option: asking for one is
+		// asking for them gone, unless they are named (then Validate
+		// refuses them, naming the field).
+		off, none := false, ""
+		if u.Destination == nil {
+			u.Destination = &none
+		}
+		if u.PreservePath == nil {
+			u.PreservePath = &off
+		}
+		if u.PreserveQuery == nil {
+			u.PreserveQuery = &off
+		}
+	}
 	if u.Empty() {
-		return usagef("rule update needs at least one of --source, --destination, --status, --match, --priority")
+		return usagef("rule update needs at least one of --source, --destination, --status, --match, --priority, --preserve-path, --preserve-query")
 	}
 	if *revision < 0 {
 		return redirects.Errorf(redirects.EINVALID, "revision %d is not a positive whole number", *revision)

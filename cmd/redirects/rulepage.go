@@ -23,7 +23,7 @@ func filterFlags(fs *flag.FlagSet) *filterFlagSet {
 	return &filterFlagSet{
 		search: fs.String("search", "", "only rules whose source or destination holds this text, or whose source starts with it if it ends in *"),
 		match:  fs.String("match", "", "only rules of this match type: exact or starts_with"),
-		status: fs.Int("status", 0, "only rules with this status: 301 or 302"),
+		status: fs.Int("status", 0, "only rules with this status: 301, 302, 303, 307, 308 or 410"),
 	}
 }
 
@@ -72,19 +72,22 @@ type rulePageJSON struct {
 
 // rulePageRuleJSON is a rule of a page: ruleJSON with its revision.
 type rulePageRuleJSON struct {
-	ID          int64  `json:"id"`
-	Source      string `json:"source"`
-	Destination string `json:"destination"`
-	StatusCode  int    `json:"statusCode"`
-	MatchType   string `json:"matchType"`
-	Priority    int    `json:"priority"`
-	Revision    int64  `json:"revision"`
-	CreatedAt   string `json:"createdAt"`
+	ID            int64  `json:"id"`
+	Source        string `json:"source"`
+	Destination   string `json:"destination"`
+	StatusCode    int    `json:"statusCode"`
+	MatchType     string `json:"matchType"`
+	Priority      int    `json:"priority"`
+	Revision      int64  `json:"revision"`
+	CreatedAt     string `json:"createdAt"`
+	PreservePath  bool   `json:"preservePath"`
+	PreserveQuery bool   `json:"preserveQuery"`
 }
 
 func ruleToPageJSON(r *redirects.Rule) rulePageRuleJSON {
 	return rulePageRuleJSON{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
-		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: r.CreatedAt.Format(timeFormat)}
+		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: r.CreatedAt.Format(timeFormat),
+		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
 }
 
 // ruleListPage prints rules through FindRulePage: one page when paged
@@ -124,9 +127,10 @@ func (c *cmd) ruleListPage(ctx context.Context, s redirects.Store, projectID str
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
 	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tMATCH\tPRIORITY\tSTATUS\tREVISION\tSOURCE\tDESTINATION")
-	for _, r := range rules {
-		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.MatchType, r.Priority, r.StatusCode, r.Revision, r.Source, r.Destination)
+	fmt.Fprintln(w, "ID\tMATCH\tPRIORITY\tSTATUS\tREVISION\tSOURCE\tDESTINATION\tOPTIONS")
+	for i := range rules {
+		r := &rules[i]
+		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.MatchType, r.Priority, r.StatusCode, r.Revision, r.Source, destinationCell(r), optionsCell(r))
 	}
 	if err := w.Flush(); err != nil {
 		return err

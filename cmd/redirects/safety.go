@@ -160,7 +160,7 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 		}
 		hosts = p.Hosts
 	}
-	findings := safety.Lint(t.Rules, safety.LintOptions{Hosts: hosts})
+	findings := t.Lint(safety.LintOptions{Hosts: hosts})
 	errs, warns := safety.Count(findings)
 	if *asJSON {
 		if findings == nil {
@@ -229,11 +229,17 @@ func (c *cmd) diff(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d := safety.Diff(a.Rules, b.Rules, safety.DiffOptions{MaxPaths: *maxPaths})
+	d := a.Diff(b, safety.DiffOptions{MaxPaths: *maxPaths})
 	if *asJSON {
 		return c.printJSON(diffJSON{From: a.Name, To: b.Name, DiffResult: d})
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
+	if st := d.Settings; st != nil {
+		// docs/contract.md#rule-options: a settings change goes live
+		// with the deploy; its effect is in the paths below.
+		fmt.Fprintf(bw, "~ settings: caseSensitive=%t trailingSlash=%s -> caseSensitive=%t trailingSlash=%s\n",
+			st.From.CaseSensitive, st.From.TrailingSlash, st.To.CaseSensitive, st.To.TrailingSlash)
+	}
 	for _, r := range d.Added {
 		fmt.Fprintf(bw, "+ %s %s -> %d %s (priority %d)\n", r.MatchType, r.Source, r.StatusCode, r.Destination, r.Priority)
 	}
@@ -288,7 +294,7 @@ func (c *cmd) explain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	e := safety.Explain(t.Rules, *path)
+	e := t.Explain(*path)
 	if *asJSON {
 		return c.printJSON(explainJSON{Target: t.Name, Explanation: e})
 	}
@@ -297,7 +303,12 @@ func (c *cmd) explain(ctx context.Context, args []string) error {
 		return nil
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
-	fmt.Fprintf(bw, "%s: %d %s, by %s of %s\n", *path, e.Answer.StatusCode, e.Answer.Destination, e.Answer, t.Name)
+	// The answer as the lookup gives it: the computed destination (the
+	// rest of the path or the query kept, docs/contract.md#rule-options).
+	fmt.Fprintf(bw, "%s: %d %s, by %s of %s\n", *path, e.StatusCode, e.Destination, e.Answer, t.Name)
+	if !t.Settings.IsDefault() {
+		fmt.Fprintf(bw, "compared with %s\n", t.Settings)
+	}
 	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "\tID\tMATCH\tPRIORITY\tSOURCE\tDESTINATION\tWHY")
 	for _, cand := range e.Candidates {
@@ -354,11 +365,11 @@ func (c *cmd) verify(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	mismatches, err := safety.Verify(ctx, *baseURL, t.Rules, safety.VerifyOptions{Concurrency: *concurrency, Timeout: *timeout})
+	mismatches, err := t.Verify(ctx, *baseURL, safety.VerifyOptions{Concurrency: *concurrency, Timeout: *timeout})
 	if err != nil {
 		return err
 	}
-	paths := len(safety.VerifyPaths(t.Rules))
+	paths := len(safety.VerifyPathsFor(t.Rules, t.Settings))
 	if *asJSON {
 		if mismatches == nil {
 			mismatches = []safety.Mismatch{}

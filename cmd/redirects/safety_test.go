@@ -205,9 +205,9 @@ func TestTestCommand(t *testing.T) {
 	c.ok("test", "--project", p, file, "--version", "1")
 
 	broken := filepath.Join(dir, "broken.csv")
-	os.WriteFile(broken, []byte("path,status,destination\nold,301,/x\n/a,307,/b\n"), 0o644)
+	os.WriteFile(broken, []byte("path,status,destination\nold,301,/x\n/a,304,/b\n"), 0o644)
 	c.fail(1, "line 2: path \"old\" must start with /", "test", "--project", p, broken)
-	c.fail(1, "line 3: status \"307\" is not one of 301, 302, none", "test", "--project", p, broken)
+	c.fail(1, "line 3: status \"304\" is not one of 301, 302, 303, 307, 308, 410, none", "test", "--project", p, broken)
 	c.fail(2, "test takes FILE", "test", "--project", p)
 	c.fail(1, "no such file", "test", "--project", p, filepath.Join(dir, "missing.csv"))
 }

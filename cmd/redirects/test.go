@@ -96,7 +96,7 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	results := safety.RunCases(t.Rules, cases, safety.LintOptions{Hosts: hosts})
+	results := t.RunCases(cases, safety.LintOptions{Hosts: hosts})
 	failed := safety.Failed(results)
 	if *junit != "" {
 		if err := writeJUnit(*junit, "redirects."+*project, results); err != nil {

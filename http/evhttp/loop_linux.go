@@ -898,6 +898,11 @@ func (l *loop) respond(c *conn) {
 	} else {
 		c.addOut(start)
 		c.addBody(body)
+		if cap(resp.Scratch) > 0 && cap(body) > 0 && &resp.Scratch[:1][0] == &body[:1][0] {
+			// The body is written later from the scratch buffer: the
+			// next request must not render over it.
+			resp.Scratch = nil
+		}
 	}
 	resp.Reset()
 	if closing {

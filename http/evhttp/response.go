@@ -24,6 +24,13 @@ type Response struct {
 	Body []byte
 	// Close closes the connection after this response.
 	Close bool
+	// Scratch is the connection's buffer for a handler to render a body
+	// into (Body = Scratch[:n]); it keeps its memory from one request to
+	// the next, so rendered bodies allocate nothing once it has grown.
+	// Reset leaves it; a body from it larger than copyBodyMax, which is
+	// written from the slice after the handler returns, takes it along
+	// (the next request starts a new one).
+	Scratch []byte
 
 	hdr  [maxResponseHeaders]header
 	nhdr int

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -60,9 +61,18 @@ func Start(t testing.TB, ports []int, bin string, args ...string) int {
 	output := func() string { b, _ := os.ReadFile(log); return string(b) }
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
+	// The server is stopped by its process id: SIGTERM (nginx's master, or
+	// its one process with master_process off, stops its workers and
+	// exits; haproxy stops), then SIGKILL if it has not exited in ten
+	// seconds.
 	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
 	})
 	deadline := time.Now().Add(2 * time.Minute)
 	for _, port := range ports {

@@ -1,0 +1,168 @@
+package export
+
+import (
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// A declaration says, in a file's opening comment and in the deploy report,
+// which rules a format answers otherwise than the lookup API and how: the
+// rules it leaves out and the differences the shapes SPEC.md fixes force
+// (docs/exports.md#rule-options-and-settings). Files of a project that uses
+// a rule option or a setting other than the default carry them, one line
+// each, in the form
+//
+//	# Differs: <match type> rules with <condition>: <effect> (<n> rules, e.g. <sources>)
+//
+// where <match type> is exact, starts_with or all, and <condition> one of
+// "statusCode <codes>", "preservePath", "preserveQuery", "a letter in the
+// source", "a source ending in /" and "a source longer than 255 bytes". The
+// differential tests read these lines: a path the lookup API answers with a
+// declared rule may be answered otherwise, and so may a path a declared
+// rule matches regardless of case and trailing slash; nothing else may.
+type declaration struct {
+	mt     string // "exact", "starts_with" or "all"
+	cond   string
+	effect string
+	match  func(*redirects.Rule) bool
+}
+
+// declPrefix starts every declaration line, after "# " in a file.
+const declPrefix = "Differs: "
+
+// declarations returns the declarations of format for s's rules and
+// settings that some rule meets, each with its count and examples. It
+// returns nil for a project that uses no option and the default settings:
+// their files are as before, and docs/exports.md documents their
+// differences.
+func (s *sorted) declarations(format string) []string {
+	if !s.ext {
+		return nil
+	}
+	var ds []declaration
+	statusAs301 := func() {
+		var codes []int
+		for _, c := range redirects.StatusCodes {
+			if c != 301 && c != redirects.StatusGone && s.hasExactStatus(c) {
+				codes = append(codes, c)
+			}
+		}
+		if len(codes) > 0 {
+			ds = append(ds, declaration{"exact", "statusCode " + joinCodes(codes), "served as 301, the map has no status column",
+				func(r *redirects.Rule) bool { return r.StatusCode != 301 && r.StatusCode != redirects.StatusGone }})
+		}
+		ds = append(ds, declaration{"exact", "statusCode 410", "left out, the map has no status column",
+			func(r *redirects.Rule) bool { return r.StatusCode == redirects.StatusGone }})
+	}
+	letter := func(mt, effect string) {
+		ds = append(ds, declaration{mt, "a letter in the source", effect, func(r *redirects.Rule) bool { return hasLetter(r.Source) }})
+	}
+	preservePath := declaration{"starts_with", "preservePath", "the rest of the path is not appended", func(r *redirects.Rule) bool { return r.PreservePath }}
+	preserveQuery := func(mt string) declaration {
+		return declaration{mt, "preserveQuery", "the request's query is not passed on", func(r *redirects.Rule) bool { return r.PreserveQuery }}
+	}
+	switch format {
+	case "csv":
+		ds = append(ds, declaration{"starts_with", "preservePath", "not carried, the file has SPEC.md's four columns", func(r *redirects.Rule) bool { return r.PreservePath }},
+			declaration{"all", "preserveQuery", "not carried, the file has SPEC.md's four columns", func(r *redirects.Rule) bool { return r.PreserveQuery }})
+	case "nginx":
+		if s.set.IsDefault() {
+			ds = append(ds, declaration{"all", "a source longer than 255 bytes", "left out, nginx 1.22 mishandles longer location names",
+				func(r *redirects.Rule) bool { return len(r.Source) > maxNginxLocation }})
+		}
+	case "nginx-map-exact":
+		statusAs301()
+		if !s.set.CaseInsensitive {
+			letter("exact", "matched regardless of case, nginx map keys ignore it")
+		}
+	case "haproxy":
+		if !s.set.CaseInsensitive {
+			letter("all", "matched regardless of case, the ACLs' -i ignores it")
+		}
+	case "haproxy-map-exact":
+		statusAs301()
+		ds = append(ds, preserveQuery("exact"))
+	case "haproxy-map-prefix":
+		ds = append(ds, preservePath, preserveQuery("starts_with"))
+		if s.set.IgnoreTrailingSlash {
+			ds = append(ds, declaration{"starts_with", "a source ending in /", "the path without that / is not matched, map_beg compares prefixes only",
+				func(r *redirects.Rule) bool { return len(r.Source) > 1 && strings.HasSuffix(r.Source, "/") }})
+		}
+	}
+	var lines []string
+	for _, d := range ds {
+		n, ex := 0, []string(nil)
+		for i := range s.all {
+			r := s.all[i].rule
+			if (d.mt == "all" || d.mt == r.MatchType.String()) && d.match(r) {
+				if n++; n <= maxExamples {
+					ex = append(ex, shortSource(r.Source))
+				}
+			}
+		}
+		if n > 0 {
+			lines = append(lines, declPrefix+d.mt+" rules with "+d.cond+": "+d.effect+" ("+countNoun(n, "rule")+", e.g. "+strings.Join(ex, ", ")+")")
+		}
+	}
+	return lines
+}
+
+// hasExactStatus reports whether an exact rule has status code.
+func (s *sorted) hasExactStatus(code int) bool {
+	for _, r := range s.exact {
+		if int(r.code) == code {
+			return true
+		}
+	}
+	return false
+}
+
+// joinCodes writes codes as "302", "302 or 303", "302, 303 or 307".
+func joinCodes(codes []int) string {
+	var b strings.Builder
+	for i, c := range codes {
+		switch {
+		case i == 0:
+		case i == len(codes)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(c))
+	}
+	return b.String()
+}
+
+// shortSource is a source as a report or a comment names it: sources over
+// 60 bytes are cut, with their length.
+func shortSource(src string) string {
+	if len(src) <= 60 {
+		return src
+	}
+	return src[:40] + "... (" + strconv.Itoa(len(src)) + " bytes)"
+}
+
+// hasLetter reports whether s holds an ASCII letter, the bytes case
+// folding changes.
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; 'a' <= c && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// writeDeclarations writes the declarations of format as comment lines,
+// after a line naming the project's settings.
+func (s *sorted) writeDeclarations(h *strings.Builder, format string) {
+	if !s.ext {
+		return
+	}
+	h.WriteString("# The project's settings: " + s.set.String() + ".\n")
+	for _, d := range s.declarations(format) {
+		h.WriteString("# " + d + "\n")
+	}
+}

@@ -1,0 +1,270 @@
+package safety
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"redirects"
+)
+
+// Following redirects through a project's own rules, for lint: loops,
+// self-matches, growing paths and chains.
+
+// representative returns the request lint follows rule r from, as a
+// browser sends it: its source, or for a preservePath rule SamplePath of
+// its source, so that the rest is appended (docs/contract.md#rule-options).
+func representative(r *redirects.Rule) string {
+	if r.PreservePath && r.MatchType == redirects.StartsWith {
+		return wireOf(SamplePath(r.Source))
+	}
+	return wireOf(r.Source)
+}
+
+// repAnswer returns what rule r answers its representative request: its
+// computed destination, which is the destination as configured unless a
+// rest is appended.
+func repAnswer(r *redirects.Rule) string {
+	if r.PreservePath && r.MatchType == redirects.StartsWith && r.StatusCode != redirects.StatusGone {
+		return redirects.Target(r, representative(r), len(r.Source))
+	}
+	return r.Destination
+}
+
+// follows is what lint knows of each rule's redirect: its answer to its
+// representative request, the path (decoded) that answer leads to, and the
+// rule that answers that path, or -1 when the answer leaves the project, no
+// rule answers it, the rule answering it is a 410, or the rule itself is a
+// 410.
+type follows struct {
+	answer []string
+	path   []string
+	next   []int32
+}
+
+func followAll(x *index, hosts ownHosts) follows {
+	n := len(x.rules)
+	f := follows{answer: make([]string, n), path: make([]string, n), next: make([]int32, n)}
+	for i := range x.rules {
+		r := &x.rules[i]
+		f.next[i] = -1
+		if r.StatusCode == redirects.StatusGone {
+			continue
+		}
+		f.answer[i] = repAnswer(r)
+		p, ok := hosts.follow(f.answer[i])
+		if !ok {
+			continue
+		}
+		f.path[i] = p
+		if j, _ := x.lookup(p); j >= 0 && x.rules[j].StatusCode != redirects.StatusGone {
+			f.next[i] = j
+		}
+	}
+	return f
+}
+
+// grows reports whether rule i, which answers the path its own answer
+// leads to, leads to another path each time: a preservePath rule whose
+// destination lies under its own source.
+func (f *follows) grows(x *index, i int32) bool {
+	r := &x.rules[i]
+	if !r.PreservePath || r.MatchType != redirects.StartsWith {
+		return false
+	}
+	from, _ := requested(representative(r))
+	return x.set.Key(from) != x.set.Key(f.path[i])
+}
+
+// lintFollow finds loops, self-matches, growing paths and chains. Every
+// rule has at most one successor (the rule answering its answer), so the
+// rules form a functional graph: each walk from an unvisited rule either
+// ends, joins a walk done before, or closes a cycle on itself, and every
+// rule is walked once. Chain facts (last rule, hops, statuses) are then
+// filled in backwards along each walk from what its successor already
+// knows.
+func lintFollow(x *index, hosts ownHosts) []Finding {
+	rules := x.rules
+	f := followAll(x, hosts)
+	next := f.next
+	const (
+		unseen = iota
+		onWalk
+		done
+	)
+	state := make([]uint8, len(rules))
+	onCycle := make([]bool, len(rules))
+	last := make([]int32, len(rules)) // the chain's last rule, or -1 into a loop
+	into := make([]int32, len(rules)) // for a chain into a loop, a rule on the loop
+	hops := make([]int32, len(rules))
+	statuses := make([]uint8, len(rules)) // statusBit of every answer on the way
+	var out []Finding
+	walk := make([]int32, 0, 16)
+	for start := range rules {
+		if state[start] != unseen {
+			continue
+		}
+		walk = walk[:0]
+		i := int32(start)
+		for i >= 0 && state[i] == unseen {
+			state[i] = onWalk
+			walk = append(walk, i)
+			i = next[i]
+		}
+		if i >= 0 && state[i] == onWalk {
+			// The walk closed a cycle at i.
+			k := slices.Index(walk, i)
+			cycle := walk[k:]
+			var bits uint8
+			for _, c := range cycle {
+				bits |= statusBit(rules[c].StatusCode)
+			}
+			for _, c := range cycle {
+				state[c] = done
+				onCycle[c] = true
+				last[c] = -1
+				into[c] = c
+				hops[c] = int32(len(cycle))
+				statuses[c] = bits
+			}
+			out = append(out, loopFinding(x, &f, cycle))
+			walk = walk[:k]
+		}
+		for k := len(walk) - 1; k >= 0; k-- {
+			r := walk[k]
+			state[r] = done
+			bit := statusBit(rules[r].StatusCode)
+			if n := next[r]; n < 0 {
+				last[r], hops[r], statuses[r] = r, 0, bit
+			} else {
+				last[r], hops[r], statuses[r], into[r] = last[n], hops[n]+1, bit|statuses[n], into[n]
+				if onCycle[n] {
+					last[r] = -1
+				}
+			}
+		}
+		for _, c := range walk {
+			if next[c] >= 0 {
+				growth := last[c] < 0 && next[into[c]] == into[c] && f.grows(x, into[c])
+				out = append(out, chainFinding(x, &f, c, last[c], int(hops[c]), statuses[c], growth))
+			}
+		}
+	}
+	return out
+}
+
+// statusBit is a bit per redirect status; mixed reports whether bits hold
+// both a permanent (301, 308) and a temporary (302, 303, 307) one.
+func statusBit(code int) uint8 {
+	switch code {
+	case 302:
+		return 2
+	case 303:
+		return 4
+	case 307:
+		return 8
+	case 308:
+		return 16
+	}
+	return 1
+}
+
+func mixed(bits uint8) bool { return bits&(1|16) != 0 && bits&(2|4|8) != 0 }
+
+// mixNote says which statuses a chain mixes: SPEC.md's two as before, any
+// others by number.
+func mixNote(bits uint8) string {
+	if bits == 3 {
+		return " (the chain mixes 301 and 302 answers)"
+	}
+	var codes []string
+	for k, code := range []string{"301", "302", "303", "307", "308"} {
+		if bits&(1<<k) != 0 {
+			codes = append(codes, code)
+		}
+	}
+	return " (the chain mixes permanent and temporary answers: " + strings.Join(codes[:len(codes)-1], ", ") + " and " + codes[len(codes)-1] + ")"
+}
+
+// loopFinding describes a cycle of rules, rotated to start at its lowest
+// ID so the same loop reads the same way every time.
+func loopFinding(x *index, f *follows, cycle []int32) Finding {
+	low := 0
+	for k, c := range cycle {
+		if x.rules[c].ID < x.rules[cycle[low]].ID {
+			low = k
+		}
+	}
+	ordered := append(slices.Clone(cycle[low:]), cycle[:low]...)
+	out := Finding{Severity: SeverityError, Hops: len(ordered)}
+	if len(ordered) == 1 && f.grows(x, ordered[0]) {
+		// Each request is answered with a longer one: the path the rule
+		// is followed from, then where it leads.
+		c := ordered[0]
+		r := Ref(&x.rules[c])
+		from, _ := requested(representative(&x.rules[c]))
+		out.Kind = KindPathGrowth
+		out.Rules = []RuleRef{r}
+		out.Path = []string{from, f.path[c]}
+		out.Message = fmt.Sprintf("%s keeps the rest of the path and redirects %s to %s, under its own source: the path grows on each redirect until the client gives up",
+			r, from, f.answer[c])
+		return out
+	}
+	// The path into the first rule is where the last rule leads.
+	out.Path = append(out.Path, f.path[ordered[len(ordered)-1]])
+	for _, c := range ordered {
+		out.Rules = append(out.Rules, Ref(&x.rules[c]))
+		out.Path = append(out.Path, f.path[c])
+	}
+	if len(ordered) == 1 {
+		out.Kind = KindSelfMatch
+		out.Message = fmt.Sprintf("%s answers its own destination %s: a redirect loop", out.Rules[0], f.answer[ordered[0]])
+		return out
+	}
+	out.Kind = KindLoop
+	// The message names at most MaxChainRules rules; Rules and Path hold
+	// them all.
+	shown := min(len(out.Rules), MaxChainRules)
+	names := make([]string, shown)
+	for k, r := range out.Rules[:shown] {
+		names[k] = r.String()
+	}
+	path := strings.Join(out.Path, " -> ")
+	if shown < len(out.Rules) {
+		path = strings.Join(out.Path[:shown+1], " -> ") + " -> ..."
+		names = append(names, "...")
+	}
+	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", len(ordered), path, strings.Join(names, ", "))
+	return out
+}
+
+// chainFinding describes the chain that starts at rule i; growth says that
+// it runs into a rule whose path grows rather than into a loop.
+func chainFinding(x *index, f *follows, i, last int32, hops int, bits uint8, growth bool) Finding {
+	out := Finding{Severity: SeverityWarning, Kind: KindChain, Hops: hops + 1, MixedStatus: mixed(bits)}
+	from, _ := requested(representative(&x.rules[i]))
+	out.Path = append(out.Path, from)
+	for r, n := i, 0; r >= 0 && n <= hops && n < MaxChainRules; r, n = f.next[r], n+1 {
+		out.Rules = append(out.Rules, Ref(&x.rules[r]))
+		if f.next[r] >= 0 && n < hops {
+			out.Path = append(out.Path, f.path[r])
+		}
+	}
+	first := out.Rules[0]
+	by := out.Rules[1]
+	if last < 0 {
+		end := "into a redirect loop"
+		if growth {
+			end = "into a path that grows on each redirect"
+		}
+		out.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again, %s", first, f.answer[i], by, end)
+		return out
+	}
+	out.FinalDestination = f.answer[last]
+	out.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again: %d redirects in a row end at %s; point it at %s directly",
+		first, f.answer[i], by, hops+1, out.FinalDestination, out.FinalDestination)
+	if out.MixedStatus {
+		out.Message += mixNote(bits)
+	}
+	return out
+}

@@ -1,0 +1,341 @@
+package ui
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"redirects"
+	"redirects/manage"
+)
+
+// postFollow posts a form, follows its redirect with the flash cookie it
+// set, and returns the page it leads to.
+func (e *env) postFollow(t *testing.T, target string, form url.Values) string {
+	t.Helper()
+	form.Set("csrf", e.csrf)
+	res, body := e.do("POST", target, form, true)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST %s: %d, want 303\n%s", target, res.StatusCode, body)
+	}
+	req := httptest.NewRequest("GET", res.Header.Get("Location"), nil)
+	req.AddCookie(&http.Cookie{Name: manage.SessionCookie, Value: e.cookie})
+	for _, c := range res.Cookies() {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	e.h.ServeHTTP(rec, req)
+	return html.UnescapeString(rec.Body.String())
+}
+
+// flashText returns the flash message of a page.
+func flashText(page string) string {
+	m := regexp.MustCompile(`(?s)<div class="flash[^"]*"[^>]*>(.*?)</div>`).FindStringSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// rule returns the project's draft rule of source.
+func (e *env) rule(t *testing.T, source string) *redirects.Rule {
+	t.Helper()
+	rules, err := e.db.FindRules(context.Background(), e.project.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rules {
+		if rules[i].Source == source {
+			return &rules[i]
+		}
+	}
+	return nil
+}
+
+// TestRuleFormOptions: the add and edit forms take every status and the
+// options; an option that does not apply is refused naming it, and adds
+// nothing.
+func TestRuleFormOptions(t *testing.T) {
+	e := newEnv(t)
+	rules := "/projects/" + e.project.ID + "/rules"
+	_, page := e.do("GET", rules, nil, true)
+	for _, want := range []string{`data-rule-form`, `name="preserve-path"`, `name="preserve-query"`, `data-option="path"`,
+		`<option value="308">308 permanent, same method</option>`, `<option value="410">410 gone</option>`} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the rules page lacks %q:\n%s", want, page)
+		}
+	}
+
+	got := e.postFollow(t, rules, url.Values{"source": {"/docs/"}, "destination": {"/manual/#top"}, "status": {"308"}, "match": {"starts_with"},
+		"preserve-path": {"1"}, "preserve-query": {"1"}})
+	if f := flashText(got); f != "Added starts_with rule /docs/ → /manual/#top (keeps path, keeps query). Deploy to make it live." {
+		t.Fatalf("after adding a 308 with both options: %q", f)
+	}
+	if r := e.rule(t, "/docs/"); r == nil || r.StatusCode != 308 || !r.PreservePath || !r.PreserveQuery || r.Destination != "/manual/#top" {
+		t.Fatalf("stored: %+v", r)
+	}
+	got = e.postFollow(t, rules, url.Values{"source": {"/retired"}, "destination": {""}, "status": {"410"}, "match": {"exact"}})
+	if f := flashText(got); f != "Added exact rule /retired → 410 Gone. Deploy to make it live." {
+		t.Fatalf("after adding a 410: %q", f)
+	}
+	for _, tc := range []struct {
+		form url.Values
+		says string
+	}{
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"301"}, "match": {"exact"}, "preserve-path": {"1"}}, "Keep the rest of the path: only a starts_with rule has a rest to keep. Choose starts_with, or uncheck it."},
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"410"}, "match": {"exact"}}, "Destination: a 410 (Gone) has none. Empty it, or choose another status."},
+		{url.Values{"source": {"/x"}, "destination": {""}, "status": {"410"}, "match": {"exact"}, "preserve-query": {"1"}}, "Options: a 410 (Gone) keeps nothing of the request. Uncheck them, or choose another status."},
+		{url.Values{"source": {"/x"}, "destination": {""}, "status": {"301"}, "match": {"exact"}}, "Destination: give a path starting with / or an http(s):// URL. Only a 410 (Gone) has none."},
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"304"}, "match": {"exact"}}, "Status: choose one of 301, 302, 303, 307, 308, 410."},
+	} {
+		if f := flashText(e.postFollow(t, rules, tc.form)); !strings.Contains(f, tc.says) {
+			t.Errorf("adding %v: %q, want it to say %q", tc.form, f, tc.says)
+		}
+	}
+	if r := e.rule(t, "/x"); r != nil {
+		t.Fatalf("a refused form added %+v", r)
+	}
+
+	// Edit: the form shows the options as stored; unchecking one changes
+	// it alone, and a change to exact drops preservePath with it.
+	docs := e.rule(t, "/docs/")
+	edit := rules + "/" + itoa(int(docs.ID)) + "/edit"
+	_, page = e.do("GET", edit, nil, true)
+	if !regexp.MustCompile(`id="preserve-path" name="preserve-path" value="1" checked`).MatchString(page) ||
+		!regexp.MustCompile(`id="preserve-query" name="preserve-query" value="1" checked`).MatchString(page) ||
+		!strings.Contains(page, `<option value="308" selected>`) {
+		t.Fatalf("the edit form does not show the rule's options:\n%s", page)
+	}
+	e.postFollow(t, edit, url.Values{"revision": {"1"}, "source": {"/docs/"}, "destination": {"/manual/#top"}, "status": {"308"}, "match": {"starts_with"},
+		"priority": {"100"}, "preserve-path": {"1"}})
+	if r := e.rule(t, "/docs/"); !r.PreservePath || r.PreserveQuery {
+		t.Fatalf("after unchecking preserve-query: %+v", r)
+	}
+	e.postFollow(t, edit, url.Values{"revision": {"2"}, "source": {"/docs/"}, "destination": {"/manual/#top"}, "status": {"308"}, "match": {"exact"}, "priority": {"100"}})
+	if r := e.rule(t, "/docs/"); r.PreservePath || r.MatchType != redirects.Exact {
+		t.Fatalf("after a change to exact: %+v", r)
+	}
+}
+
+// TestRulesTableShowsOptions: each rule's status and options are badges;
+// a page without options has no column for them.
+func TestRulesTableShowsOptions(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	rules := "/projects/" + e.project.ID + "/rules"
+	if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: "/plain", Destination: "/b", StatusCode: 301}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{rules, "/projects/" + e.project.ID + "/deploy"} {
+		if _, page := e.do("GET", p, nil, true); strings.Contains(page, ">Options</th>") || strings.Contains(page, `class="opt"`) {
+			t.Fatalf("%s without options shows an Options column:\n%s", p, page)
+		}
+	}
+	for _, r := range []redirects.Rule{
+		{Source: "/docs/", Destination: "/manual/", StatusCode: 308, MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true},
+		{Source: "/gone", StatusCode: 410},
+		{Source: "/see", Destination: "/other?a=1", StatusCode: 303, PreserveQuery: true},
+	} {
+		r.ProjectID = e.project.ID
+		if err := e.db.AddRule(ctx, &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, page := e.do("GET", "/projects/"+e.project.ID+"/deploy", nil, true)
+	if !strings.Contains(page, `<td class="opts"><span class="opt">keeps path</span> <span class="opt">keeps query</span> </td>`) {
+		t.Fatalf("the deploy page's added rules do not show their options:\n%s", page)
+	}
+	_, page = e.do("GET", rules, nil, true)
+	for _, want := range []string{
+		">Options</th>",
+		`<span class="badge s308" title="308 Permanent Redirect (keeps the method and body)">308</span>`,
+		`<span class="badge s410" title="410 Gone (no destination)">410 Gone</span>`,
+		`<span class="badge s303" title="303 See Other (the next request is a GET)">303</span>`,
+		`<td class="opts"><span class="opt">keeps path</span> <span class="opt">keeps query</span> </td>`,
+		`title="A 410 answers that the page is gone, with no destination">none</span>`,
+		`<option value="410">410</option>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the rules table lacks %q:\n%s", want, page)
+		}
+	}
+	// The draft downloads with its options, in the file the import reads.
+	if !strings.Contains(page, `href="/projects/`+e.project.ID+`/rules.csv" download>Download the draft as CSV</a>`) {
+		t.Fatalf("the rules page has no download of the draft:\n%s", page)
+	}
+	res, csv := e.do("GET", rules+".csv", nil, true)
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") ||
+		!strings.HasPrefix(csv, "source,destination,statusCode,matchType,priority,id,preservePath,preserveQuery\r\n") ||
+		!regexp.MustCompile(`\r\n/docs/,/manual/,308,starts_with,0,\d+,true,true\r\n`).MatchString(csv) ||
+		!regexp.MustCompile(`\r\n/gone,,410,exact,0,\d+,false,false\r\n`).MatchString(csv) {
+		t.Fatalf("GET rules.csv: %d %v\n%s", res.StatusCode, res.Header, csv)
+	}
+	// The status filter takes the new statuses.
+	_, page = e.do("GET", rules+"?status=410", nil, true)
+	if !strings.Contains(page, "1 rule matches, 1 shown") || !strings.Contains(page, "/gone") {
+		t.Fatalf("filtered by 410:\n%s", page)
+	}
+}
+
+// TestSettingsMatching: the settings page shows what each other choice of
+// settings would clash before anyone saves it; a change that would clash
+// is refused and changes nothing; one that would not is saved and shows
+// on the deploy page and in the header as a change not deployed.
+func TestSettingsMatching(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	base := "/projects/" + e.project.ID + "/settings"
+	for _, src := range []string{"/About", "/about", "/docs/"} {
+		if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: src, Destination: "/x", StatusCode: 301}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, page := e.do("GET", base, nil, true)
+	page = html.UnescapeString(page)
+	for _, want := range []string{
+		`action="` + base + `/matching"`, "The draft compares paths <strong>case-sensitive, trailing slash exact</strong>",
+		`name="case" value="sensitive" checked`, `name="trailing-slash" value="exact" checked`,
+		`ignoring case, trailing slash exact</strong>: <span class="err">1 pair of rules would clash</span>`,
+		"case-sensitive, trailing slash ignore</strong>: no rule would clash.",
+		`ignoring case, trailing slash ignore</strong>: <span class="err">1 pair of rules would clash</span>`,
+		`>/About</a> and <a class="mono"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the settings page lacks %q:\n%s", want, page)
+		}
+	}
+	got := e.postFollow(t, base+"/matching", url.Values{"case": {"ignore"}, "trailing-slash": {"exact"}})
+	if f := flashText(got); !strings.HasPrefix(f, "The matching settings were not saved: The settings caseSensitive=false trailingSlash=exact would make rules clash") ||
+		!strings.Contains(f, `exact rule 1 "/About" and rule 2 "/about". Change or delete one rule of each pair, then save again.`) {
+		t.Fatalf("a clashing change: %q", f)
+	}
+	if f := flashText(e.postFollow(t, base+"/matching", url.Values{"case": {"upper"}, "trailing-slash": {"exact"}})); !strings.Contains(f, "Letter case: choose") {
+		t.Fatalf("a bad value: %q", f)
+	}
+	if p, _ := e.db.FindProjectByID(ctx, e.project.ID); !p.Settings.IsDefault() {
+		t.Fatalf("refused changes stored %v", p.Settings)
+	}
+
+	// Deployed with the defaults, then trailing slash ignored: saved, and
+	// the deploy page and the header show the change.
+	if res, body := e.do("POST", "/projects/"+e.project.ID+"/deploy", url.Values{"csrf": {e.csrf}, "message": {"v1"}}, true); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("deploy: %d\n%s", res.StatusCode, body)
+	}
+	got = e.postFollow(t, base+"/matching", url.Values{"case": {"sensitive"}, "trailing-slash": {"ignore"}})
+	if f := flashText(got); f != "Saved: the draft compares paths case-sensitive, trailing slash ignore. Deploy to make it live; version 1 still compares paths case-sensitive, trailing slash exact." {
+		t.Fatalf("a change without clashes: %q", f)
+	}
+	if p, _ := e.db.FindProjectByID(ctx, e.project.ID); !p.Settings.IgnoreTrailingSlash || p.Settings.CaseInsensitive {
+		t.Fatalf("stored %v", p.Settings)
+	}
+	for _, want := range []string{`name="trailing-slash" value="ignore" checked`, "Trailing slash: exact → <strong>ignore</strong>", "Draft: changed since version 1 went live."} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the settings page after the change lacks %q:\n%s", want, got)
+		}
+	}
+	_, page = e.do("GET", "/projects/"+e.project.ID+"/deploy", nil, true)
+	page = html.UnescapeString(page)
+	for _, want := range []string{"Draft: 1 change not deployed", "1 setting changed", "Matching settings (1)", "Trailing slash: exact → <strong>ignore</strong>.", "Deploy version 2",
+		"<li>/docs: no redirect → 301 /x</li>"} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the deploy page lacks %q:\n%s", want, page)
+		}
+	}
+
+	// Deployed, version 2 shows its settings in the history; rolling back
+	// to version 1 says it takes version 1's settings.
+	if res, body := e.do("POST", "/projects/"+e.project.ID+"/deploy", url.Values{"csrf": {e.csrf}, "message": {"v2"}}, true); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("deploy: %d\n%s", res.StatusCode, body)
+	}
+	_, page = e.do("GET", "/projects/"+e.project.ID+"/history", nil, true)
+	if n := strings.Count(page, ">ignores trailing /</span>"); n != 1 || strings.Contains(page, ">ignores case</span>") {
+		t.Fatalf("the history shows %d versions ignoring the trailing slash, want 1 (version 2):\n%s", n, page)
+	}
+	_, page = e.do("GET", "/projects/"+e.project.ID+"/history/1/rollback", nil, true)
+	if !strings.Contains(html.UnescapeString(page), "It compares paths as version 1 did, not as the live version does:</p>\n<ul class=\"list\"><li>Trailing slash: ignore → <strong>exact</strong>.") {
+		t.Fatalf("the rollback to version 1 does not name its settings:\n%s", page)
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{{"short", 10, "short"}, {"abcdef", 3, "abc…"}, {"caféx", 4, "caf…"}, {"caféx", 5, "café…"}} {
+		if got := clip(tc.s, tc.n); got != tc.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestSettingsPreviewOnLargeDrafts: past clashPreviewMax rules the
+// settings page does not read the draft on every visit; it offers the
+// preview as a link, which shows it.
+func TestSettingsPreviewOnLargeDrafts(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	defer func(n int) { clashPreviewMax = n }(clashPreviewMax)
+	clashPreviewMax = 2
+	for _, src := range []string{"/A", "/a", "/b"} {
+		if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: src, Destination: "/x", StatusCode: 301}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := "/projects/" + e.project.ID + "/settings"
+	_, page := e.do("GET", base, nil, true)
+	if strings.Contains(page, `id="clash-preview"`) || !strings.Contains(page, `The draft has 3 rules, too many to check on every visit. <a href="`+base+`?preview=1#matching">Check what each choice would clash</a>`) {
+		t.Fatalf("a draft past the preview's limit:\n%s", page)
+	}
+	_, page = e.do("GET", base+"?preview=1", nil, true)
+	if !strings.Contains(page, `id="clash-preview"`) || !strings.Contains(page, `ignoring case, trailing slash exact</strong>: <span class="err">1 pair of rules would clash</span>`) {
+		t.Fatalf("the preview asked for:\n%s", page)
+	}
+}
+
+// TestMissRuleGone: a missed path becomes a 410 in one step, with no
+// destination.
+func TestMissRuleGone(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	now := time.Now()
+	if err := e.db.AddMisses(ctx, []redirects.Miss{{ProjectID: e.project.ID, Path: "/old-promo", Count: 3, FirstSeen: now, LastSeen: now}}); err != nil {
+		t.Fatal(err)
+	}
+	misses := "/projects/" + e.project.ID + "/misses"
+	_, page := e.do("GET", misses, nil, true)
+	if !strings.Contains(page, `<option value="410">410 Gone</option>`) || !strings.Contains(page, `data-rule-form`) {
+		t.Fatalf("the misses form offers no 410:\n%s", page)
+	}
+	got := e.postFollow(t, misses+"/rule", url.Values{"path": {"/old-promo"}, "destination": {""}, "status": {"410"}})
+	if f := flashText(got); f != "Added to the draft: /old-promo → 410 Gone. Deploy to make it live." {
+		t.Fatalf("a 410 from a miss: %q", f)
+	}
+	if r := e.rule(t, "/old-promo"); r == nil || r.StatusCode != 410 || r.Destination != "" {
+		t.Fatalf("stored: %+v", r)
+	}
+}
+
+// TestTestPathOptions: Test a path answers with the computed destination,
+// under each side's settings.
+func TestTestPathOptions(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: "/docs/", Destination: "/manual/#top", StatusCode: 308,
+		MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.SetProjectSettings(ctx, e.project.ID, redirects.Settings{CaseInsensitive: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, page := e.do("GET", "/projects/"+e.project.ID+"/test?path="+url.QueryEscape("/DOCS/a/b?x=1"), nil, true)
+	if !strings.Contains(page, `title="308 Permanent Redirect (keeps the method and body)">308</span> → <span class="mono">/manual/a/b?x=1#top</span>, by rule`) {
+		t.Fatalf("Test a path of /DOCS/a/b?x=1:\n%s", page)
+	}
+}
