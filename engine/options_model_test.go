@@ -46,22 +46,20 @@ func checkAgainstModel(t *testing.T, snap *engine.Snapshot, rules []redirects.Ru
 	}
 	r := &rules[want.Rule]
 	wantBody := apiJSON(want.Destination, want.Status, r.MatchType)
-	if m.StatusCode() != want.Status || m.Destination() != want.Destination || m.MatchType() != r.MatchType {
+	if got := string(m.AppendTarget(nil, path)); m.StatusCode() != want.Status || got != want.Destination || m.MatchType() != r.MatchType {
 		t.Fatalf("settings %v, path %q: {%q %d %v}, the model answers rule %d %+v with {%q %d}\nrules: %+v",
-			st, path, m.Destination(), m.StatusCode(), m.MatchType(), r.ID, *r, want.Destination, want.Status, rules)
+			st, path, got, m.StatusCode(), m.MatchType(), r.ID, *r, want.Destination, want.Status, rules)
 	}
-	if got := string(m.JSON()); got != wantBody {
-		t.Fatalf("settings %v, path %q: JSON %s, want %s", st, path, got, wantBody)
+	if got := string(m.AppendJSON([]byte("x"), path)); got != "x"+wantBody {
+		t.Fatalf("settings %v, path %q: AppendJSON %s, want %s", st, path, got, wantBody)
 	}
-	scratch := make([]byte, 0, 64)
-	if got := string(m.Body(scratch)); got != wantBody {
-		t.Fatalf("settings %v, path %q: Body %s, want %s", st, path, got, wantBody)
+	if computed := want.Destination != r.Destination; m.Computed(path) != computed {
+		t.Fatalf("settings %v, path %q: Computed %v, but the answer %q and the destination %q", st, path, m.Computed(path), want.Destination, r.Destination)
+	} else if !computed && string(m.JSON()) != wantBody {
+		t.Fatalf("settings %v, path %q: pre-rendered JSON %s, want %s", st, path, m.JSON(), wantBody)
 	}
-	if got := string(m.AppendDestination([]byte("x"))); got != "x"+want.Destination {
-		t.Fatalf("settings %v, path %q: AppendDestination %q, want %q", st, path, got, "x"+want.Destination)
-	}
-	if m.ConfiguredDestination() != r.Destination {
-		t.Fatalf("settings %v, path %q: ConfiguredDestination %q, rule's %q", st, path, m.ConfiguredDestination(), r.Destination)
+	if m.Destination() != r.Destination {
+		t.Fatalf("settings %v, path %q: Destination %q, the rule's %q", st, path, m.Destination(), r.Destination)
 	}
 	// The hit counts for the rule the model picked.
 	snap.CountHit(m)
@@ -230,43 +228,15 @@ func TestLookupOptionsTable(t *testing.T) {
 			}
 			snap := engine.CompileWith(tt.rules, tt.st)
 			m, ok := snap.Lookup(tt.path)
-			if got := string(m.JSON()); ok != (tt.wantBody != "") || got != tt.wantBody {
-				t.Fatalf("Lookup(%q) = %s (found %v), want %s", tt.path, got, ok, tt.wantBody)
-			}
+			var got string
 			if ok {
-				if got := string(m.Body(nil)); got != tt.wantBody {
-					t.Fatalf("Body = %s, want %s", got, tt.wantBody)
-				}
+				got = string(m.AppendJSON(nil, tt.path))
+			}
+			if ok != (tt.wantBody != "") || got != tt.wantBody {
+				t.Fatalf("Lookup(%q) = %s (found %v), want %s", tt.path, got, ok, tt.wantBody)
 			}
 			checkAgainstModel(t, snap, tt.rules, tt.st, tt.path)
 		})
-	}
-}
-
-// TestBodyOfPlainRulesIsPreRendered checks that a rule without options
-// answers with the body rendered at Compile time, byte for byte as the
-// lookup answered before options existed, whatever buffer is offered, and
-// that a computed body is written to the buffer, never to the arena.
-func TestBodyOfPlainRulesIsPreRendered(t *testing.T) {
-	rules := []redirects.Rule{
-		{ID: 1, Source: "/plain", Destination: "/p?x=1", StatusCode: 302, MatchType: redirects.StartsWith, CreatedAt: t1},
-		{ID: 2, Source: "/opt", Destination: "/o", StatusCode: 301, MatchType: redirects.StartsWith, PreservePath: true, CreatedAt: t1},
-	}
-	snap := engine.Compile(rules)
-	m, _ := snap.Lookup("/plain/a?q")
-	buf := make([]byte, 0, 256)
-	body := m.Body(buf)
-	if string(body) != `{"destination":"/p?x=1","statusCode":302,"matchType":"starts_with"}` || &body[0] != &m.JSON()[0] || len(body) != cap(body) {
-		t.Fatalf("plain body %s is not the pre-rendered one", body)
-	}
-	m, _ = snap.Lookup("/opt/a")
-	body = m.Body(buf)
-	if string(body) != `{"destination":"/o/a","statusCode":301,"matchType":"starts_with"}` || &body[0] != &buf[:1][0] {
-		t.Fatalf("computed body %s was not rendered into the buffer", body)
-	}
-	again, _ := snap.Lookup("/opt")
-	if string(again.JSON()) != `{"destination":"/o","statusCode":301,"matchType":"starts_with"}` {
-		t.Fatalf("the arena changed: %s", again.JSON())
 	}
 }
 
@@ -289,7 +259,7 @@ func TestLookupWithOptionsDoesNotAllocate(t *testing.T) {
 			kinds := map[string]bool{}
 			for _, p := range paths {
 				if m, ok := snap.Lookup(p); ok {
-					kinds[fmt.Sprintf("%d %v computed=%v", m.StatusCode(), m.MatchType(), m.Destination() != m.ConfiguredDestination())] = true
+					kinds[fmt.Sprintf("%d %v computed=%v", m.StatusCode(), m.MatchType(), m.Computed(p))] = true
 				}
 			}
 			if len(kinds) < 12 {
@@ -300,7 +270,7 @@ func TestLookupWithOptionsDoesNotAllocate(t *testing.T) {
 			allocs := testing.AllocsPerRun(20, func() {
 				for _, p := range paths {
 					if m, ok := snap.Lookup(p); ok {
-						sink += len(m.Body(buf)) + len(m.AppendDestination(buf)) + m.StatusCode() + int(m.MatchType())
+						sink += len(m.AppendJSON(buf, p)) + len(m.AppendTarget(buf, p)) + m.StatusCode() + int(m.MatchType())
 						snap.CountHit(m)
 					}
 				}
@@ -344,26 +314,4 @@ func unclash(rules []redirects.Rule, st redirects.Settings) []redirects.Rule {
 		}
 	}
 	return out
-}
-
-// TestKeyInPlace holds KeyInPlace, with AppendDecodedPath, to the root
-// package's Settings.Key of DecodePath.
-func TestKeyInPlace(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	rules := rulemodel.Rules(rng, 50, redirects.Settings{})
-	for _, p := range append(rulemodel.Paths(rng, rules, 2000), "/", "//", "/A/", "/%2F", "/a%2", "?x", "") {
-		for _, st := range []redirects.Settings{{}, {CaseInsensitive: true}, {IgnoreTrailingSlash: true}, {CaseInsensitive: true, IgnoreTrailingSlash: true}} {
-			d, err := redirects.DecodePath(p)
-			b, ok := engine.AppendDecodedPath([]byte("pre"), redirects.WirePath(p))
-			if ok != (err == nil) || ok && string(b[3:]) != d {
-				t.Fatalf("AppendDecodedPath(%q) = %q %v, DecodePath %q %v", p, b, ok, d, err)
-			}
-			if !ok {
-				continue
-			}
-			if got, want := string(engine.KeyInPlace(b[3:], st)), st.Key(d); got != want {
-				t.Fatalf("KeyInPlace(%q, %v) = %q, want %q", d, st, got, want)
-			}
-		}
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
@@ -248,15 +249,76 @@ func (s *Snapshot) PrefixLen() int {
 
 // Lookup finds the rule for a requested path, following docs/contract.md
 // "Matching": anything from the first '?' or '#' on is ignored, the rest is
-// percent-decoded once (DecodePath), and LookupDecoded matches the result. A
-// path with a malformed escape matches nothing. Nothing is allocated unless
-// the path holds an escape.
+// percent-decoded once (as DecodePath does), and LookupDecoded matches the
+// result. A path with a malformed escape matches nothing. Nothing is
+// allocated: an escaped path is decoded into a buffer on the stack (a path
+// over 2,048 bytes aside, which the edge refuses).
 func (s *Snapshot) Lookup(path string) (Match, bool) {
-	p, err := redirects.DecodePath(path)
-	if err != nil {
+	p := path
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i]
+	}
+	if i := strings.IndexByte(p, '#'); i >= 0 {
+		p = p[:i]
+	}
+	if strings.IndexByte(p, '%') < 0 {
+		return s.LookupDecoded(p)
+	}
+	if len(p) <= smallEscapedPath {
+		var buf [smallEscapedPath]byte
+		return s.lookupEscaped(buf[:0], p)
+	}
+	if len(p) <= redirects.MaxSourceLen {
+		var buf [redirects.MaxSourceLen]byte
+		return s.lookupEscaped(buf[:0], p)
+	}
+	return s.lookupEscaped(nil, p)
+}
+
+// smallEscapedPath is the buffer of Lookup for the common escaped paths;
+// a buffer is zeroed on every call, so a short path does not clear 2 KiB.
+const smallEscapedPath = 256
+
+// lookupEscaped decodes the path p into buf (which it does not keep) and
+// matches the result.
+func (s *Snapshot) lookupEscaped(buf []byte, p string) (Match, bool) {
+	b, ok := appendDecoded(buf, p)
+	if !ok {
 		return Match{}, false
 	}
-	return s.LookupDecoded(p)
+	return s.LookupDecoded(unsafeString(b))
+}
+
+// appendDecoded appends p percent-decoded once to b, as DecodePath decodes
+// it, and reports false for a '%' not followed by two hexadecimal digits.
+func appendDecoded(b []byte, p string) ([]byte, bool) {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c != '%' {
+			b = append(b, c)
+			continue
+		}
+		if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+			return b, false
+		}
+		b = append(b, unhex(p[i+1])<<4|unhex(p[i+2]))
+		i += 2
+	}
+	return b, true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }
 
 // maxKeyPath is the longest decoded path whose key a lookup under settings
