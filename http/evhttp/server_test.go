@@ -31,6 +31,8 @@ import (
 //	/panic         a panic in the handler
 //	/slowpanic     a panic in the slow function
 //	/block         a slow function that waits until unblock is closed
+//	/scratch       the query repeated (the number before its first '&') times, rendered into
+//	               Response.Scratch, as the edge renders a computed lookup answer
 func testHandler(t testing.TB) (Handler, chan struct{}) {
 	unblock := make(chan struct{})
 	return func(req *Request, resp *Response) func(*Response) {
@@ -66,6 +68,16 @@ func testHandler(t testing.TB) (Handler, chan struct{}) {
 				resp.Status = 200
 				resp.Body = []byte("unblocked")
 			}
+		case req.Path == "/scratch":
+			var n int
+			q, _, _ := strings.Cut(req.RawQuery, "&")
+			fmt.Sscan(q, &n)
+			b := resp.Scratch[:0]
+			for range n {
+				b = append(b, req.RawQuery...)
+			}
+			resp.Scratch, resp.Body = b, b
+			resp.Status = 200
 		case req.Path == "/panic":
 			panic("boom")
 		case req.Path == "/slowpanic":
@@ -280,6 +292,37 @@ func TestPipelining(t *testing.T) {
 		if !strings.HasPrefix(body, want) {
 			t.Fatalf("response %d: %d %q, want %q", i, resp.StatusCode, body, want)
 		}
+	}
+}
+
+// TestScratch checks Response.Scratch: pipelined requests whose bodies are
+// rendered into the connection's one buffer, below copyBodyMax (copied at
+// once) and above it (written later from the buffer, which the next
+// request must not render over), each get their own body.
+func TestScratch(t *testing.T) {
+	s, _ := startServer(t, Config{})
+	c := dial(t, s)
+	var reqs strings.Builder
+	var want []string
+	for i := range 60 {
+		n := i * 37 % 400
+		q := fmt.Sprintf("%d&i=%03d&pad=%s", n, i, strings.Repeat("x", 20))
+		fmt.Fprintf(&reqs, "GET /scratch?%s HTTP/1.1\r\nHost: t\r\n\r\n", q)
+		want = append(want, strings.Repeat(q, n))
+	}
+	c.send(reqs.String())
+	large := 0
+	for i, w := range want {
+		resp, body := c.response("GET")
+		if resp.StatusCode != 200 || body != w {
+			t.Fatalf("response %d: %d, body of %d bytes %.40q..., want %d bytes %.40q...", i, resp.StatusCode, len(body), body, len(w), w)
+		}
+		if len(w) > copyBodyMax {
+			large++
+		}
+	}
+	if large == 0 || large == len(want) {
+		t.Fatalf("%d of %d bodies are over copyBodyMax: the test needs both kinds", large, len(want))
 	}
 }
 
