@@ -103,11 +103,24 @@ func (m Match) PreserveQuery() bool { return m.flags&flagPreserveQuery != 0 }
 // configured: the rule keeps a rest of the path or a query that wire has.
 // Only then does the answer need AppendJSON; otherwise JSON is the body.
 func (m Match) Computed(wire string) bool {
+	rest, query := m.appended(wire)
+	return rest != "" || query != ""
+}
+
+// appended returns what the rule's options append to the destination for
+// the requested path wire: the rest of the path (preservePath) and the
+// request's query (preserveQuery), views of wire.
+func (m Match) appended(wire string) (rest, query string) {
 	if m.flags&(flagPreservePath|flagPreserveQuery) == 0 {
-		return false
+		return "", ""
 	}
-	return m.flags&flagPreservePath != 0 && redirects.WireRest(wire, m.matched) != "" ||
-		m.flags&flagPreserveQuery != 0 && redirects.RequestQuery(wire) != ""
+	if m.flags&flagPreservePath != 0 {
+		rest = redirects.WireRest(wire, m.matched)
+	}
+	if m.flags&flagPreserveQuery != 0 {
+		query = redirects.RequestQuery(wire)
+	}
+	return rest, query
 }
 
 // AppendTarget appends the destination the lookup answers for the
@@ -123,11 +136,12 @@ func (m Match) AppendTarget(b []byte, wire string) []byte {
 // bytes when the answer is not Computed, else the body with the computed
 // destination, escaped as JSON does, rendered into b.
 func (m Match) AppendJSON(b []byte, wire string) []byte {
-	if !m.Computed(wire) {
+	rest, reqQuery := m.appended(wire)
+	if rest == "" && reqQuery == "" {
 		return append(b, m.json...)
 	}
 	b = append(b, bodyStart...)
-	b = m.appendTarget(b, wire, true)
+	b = m.appendComputed(b, rest, reqQuery, true)
 	b = append(b, `","statusCode":`...)
 	b = strconv.AppendInt(b, int64(m.status), 10)
 	b = append(b, `,"matchType":"`...)
@@ -138,6 +152,13 @@ func (m Match) AppendJSON(b []byte, wire string) []byte {
 // appendTarget is AppendTarget, each piece escaped as a JSON string's
 // inside when inJSON.
 func (m Match) appendTarget(b []byte, wire string, inJSON bool) []byte {
+	rest, reqQuery := m.appended(wire)
+	return m.appendComputed(b, rest, reqQuery, inJSON)
+}
+
+// appendComputed is appendTarget with what the options append already
+// found.
+func (m Match) appendComputed(b []byte, rest, reqQuery string, inJSON bool) []byte {
 	put := func(b []byte, s string) []byte {
 		if inJSON {
 			return AppendJSONString(b, s)
@@ -146,13 +167,6 @@ func (m Match) appendTarget(b []byte, wire string, inJSON bool) []byte {
 	}
 	if m.status == redirects.StatusGone {
 		return b
-	}
-	var rest, reqQuery string
-	if m.flags&flagPreservePath != 0 {
-		rest = redirects.WireRest(wire, m.matched)
-	}
-	if m.flags&flagPreserveQuery != 0 {
-		reqQuery = redirects.RequestQuery(wire)
 	}
 	if rest == "" && reqQuery == "" {
 		return put(b, m.dest)
@@ -332,18 +346,36 @@ const maxKeyPath = redirects.MaxSourceLen + 2
 // source ending in '/' also answers the path without it: the sources that
 // prefix path+"/" are those that prefix path, and path+"/" itself).
 func (s *Snapshot) lookupSettings(path string) (Match, bool) {
-	var stack [maxKeyPath + 1]byte
-	buf := stack[:0]
-	if len(path)+1 > len(stack) {
-		buf = make([]byte, 0, len(path)+1)
+	// A buffer is zeroed on every call: a short path, the common case,
+	// does not clear 2 KiB.
+	if len(path) < smallKeyPath {
+		var stack [smallKeyPath]byte
+		return s.lookupKey(stack[:0], path)
 	}
-	b := appendFolded(buf, s.settings.TrimSlash(path), s.settings.CaseInsensitive)
-	if rec, ok := s.lookupExact(unsafeString(b)); ok {
+	if len(path) <= maxKeyPath {
+		var stack [maxKeyPath + 1]byte
+		return s.lookupKey(stack[:0], path)
+	}
+	return s.lookupKey(make([]byte, 0, len(path)+1), path)
+}
+
+// smallKeyPath is the size of lookupSettings' buffer for common paths.
+const smallKeyPath = 256
+
+// lookupKey is lookupSettings with buf, of capacity at least len(path)+1,
+// which it does not keep: the path is folded into it once, its key is that
+// less one trailing slash, and the prefix walk reads it with a '/' added.
+func (s *Snapshot) lookupKey(buf []byte, path string) (Match, bool) {
+	b := appendFolded(buf, path, s.settings.CaseInsensitive)
+	key := b
+	if s.settings.IgnoreTrailingSlash && len(key) > 1 && key[len(key)-1] == '/' {
+		key = key[:len(key)-1]
+	}
+	if rec, ok := s.lookupExact(unsafeString(key)); ok {
 		m := s.match(rec)
 		m.matched = len(path)
 		return m, true
 	}
-	b = appendFolded(buf, path, s.settings.CaseInsensitive)
 	if s.settings.IgnoreTrailingSlash && (len(path) == 0 || path[len(path)-1] != '/') {
 		b = append(b, '/')
 	}
@@ -357,15 +389,15 @@ func (s *Snapshot) lookupSettings(path string) (Match, bool) {
 
 // appendFolded appends p to b, its ASCII letters lower-cased when fold.
 func appendFolded(b []byte, p string, fold bool) []byte {
-	if !fold {
-		return append(b, p...)
-	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+	start := len(b)
+	b = append(b, p...)
+	if fold {
+		f := b[start:]
+		for i, c := range f {
+			if 'A' <= c && c <= 'Z' {
+				f[i] = c + 'a' - 'A'
+			}
 		}
-		b = append(b, c)
 	}
 	return b
 }
