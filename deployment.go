@@ -323,48 +323,6 @@ func PrefixWinners(rules []Rule) []PrefixWinner {
 	return out
 }
 
-// PrefixWinnersWith is PrefixWinners under settings s: a source prefixes
-// another when its case-folded form (Settings.FoldCase) prefixes the
-// other's, so the winners are sorted by their folded sources and each is the
-// best among the rules whose folded source prefixes its folded source. With
-// sources compared case sensitively it is PrefixWinners. The trailing-slash
-// setting does not change a source's winner: under it a path that is a
-// source ending in '/' without that '/' is answered by that source's winner
-// (every source that matches such a path prefixes the source), which a
-// longest-prefix matcher is told of separately.
-func PrefixWinnersWith(rules []Rule, s Settings) []PrefixWinner {
-	if !s.CaseInsensitive {
-		return PrefixWinners(rules)
-	}
-	type keyed struct {
-		key string
-		r   *Rule
-	}
-	var prefix []keyed
-	for i := range rules {
-		if rules[i].MatchType == StartsWith {
-			prefix = append(prefix, keyed{s.FoldCase(rules[i].Source), &rules[i]})
-		}
-	}
-	slices.SortFunc(prefix, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
-	out := make([]PrefixWinner, len(prefix))
-	stack := make([]int, 0, 16)
-	for i, k := range prefix {
-		for len(stack) > 0 && !strings.HasPrefix(k.key, prefix[stack[len(stack)-1]].key) {
-			stack = stack[:len(stack)-1]
-		}
-		best := k.r
-		if len(stack) > 0 {
-			if w := out[stack[len(stack)-1]].Rule; Better(w, best) {
-				best = w
-			}
-		}
-		out[i] = PrefixWinner{Source: k.r.Source, Rule: best}
-		stack = append(stack, i)
-	}
-	return out
-}
-
 // Formats lists the export formats in the order of docs/contract.md.
 var Formats = []string{"csv", "nginx", "nginx-map-exact", "nginx-map-prefix", "haproxy", "haproxy-map-exact", "haproxy-map-prefix"}
 
