@@ -57,6 +57,13 @@ func errorFor(err error) *apiError {
 	if errors.As(err, &ae) {
 		return ae
 	}
+	var le *LimitError
+	if errors.As(err, &le) {
+		return &apiError{status: http.StatusTooManyRequests, code: codeLoginLimit, msg: le.Error(), retryAfter: le.RetryAfter()}
+	}
+	if errors.Is(err, ErrHashBusy) {
+		return &apiError{status: http.StatusServiceUnavailable, code: "SERVICE_UNAVAILABLE", msg: ErrHashBusy.Error(), retryAfter: HashBusyRetryAfter}
+	}
 	msg := redirects.ErrorMessage(err)
 	switch redirects.ErrorCode(err) {
 	case redirects.ENOTFOUND:

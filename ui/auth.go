@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"math"
 	"mime"
 	"net"
@@ -221,12 +222,24 @@ func (h *handler) loginSubmit(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if err := redirects.CheckLogin(u, r.PostFormValue("password")); err != nil {
-		h.logins.Fail(email, addr)
+	pw := r.PostFormValue("password")
+	ok, err := h.logins.Verify(r.Context(), email, addr, func() bool { return redirects.CheckLogin(u, pw) == nil })
+	var le *manage.LimitError
+	switch {
+	case errors.As(err, &le):
+		d.Error = "Too many failed sign-ins for this account or from this address: try again in " + plural(le.RetryAfter(), "second") + "."
+		w.Header().Set("Retry-After", itoa(le.RetryAfter()))
+		return h.renderLogin(w, r, http.StatusTooManyRequests, d)
+	case errors.Is(err, manage.ErrHashBusy):
+		d.Error = "Too many sign-ins are being checked at once: try again in a second."
+		w.Header().Set("Retry-After", itoa(manage.HashBusyRetryAfter))
+		return h.renderLogin(w, r, http.StatusServiceUnavailable, d)
+	case err != nil:
+		return err
+	case !ok:
 		d.Error = "The email address or password is wrong."
 		return h.renderLogin(w, r, http.StatusUnauthorized, d)
 	}
-	h.logins.Succeed(email)
 	if old, _, err := h.sessionOf(r); err == nil && old != nil {
 		h.accounts.DeleteSession(r.Context(), old.ID)
 	}

@@ -1,0 +1,194 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// manageProcess is "redirects serve" with the management API, run as a
+// process of the binary so that its memory can be read from /proc.
+type manageProcess struct {
+	*edge
+	manage string
+	pid    int
+}
+
+var manageLine = regexp.MustCompile(`msg="management API serving" addr=(\S+)`)
+
+// startManageProcess starts serve with the edge and the management API on
+// free loopback ports; it returns once both answer.
+func startManageProcess(t *testing.T, c *cli, extra ...string) *manageProcess {
+	t.Helper()
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--admin-addr", "", "--manage-addr", "127.0.0.1:0"}, extra...)
+	cmd := c.command(args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &manageProcess{edge: &edge{t: t}, pid: cmd.Process.Pid}
+	done := make(chan struct{})
+	edgeAddr, manageAddr := make(chan string, 1), make(chan string, 1)
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			s.logs.Write([]byte(line + "\n"))
+			if m := servingLine.FindStringSubmatch(line); m != nil {
+				edgeAddr <- m[1]
+			}
+			if m := manageLine.FindStringSubmatch(line); m != nil {
+				manageAddr <- m[1]
+			}
+		}
+		cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		noDataRace(t, s.logs.String())
+	})
+	for range 2 {
+		select {
+		case a := <-edgeAddr:
+			s.base = "http://" + a
+		case a := <-manageAddr:
+			s.manage = "http://" + a
+		case <-time.After(15 * time.Second):
+			t.Fatalf("serve did not start in 15 s; logs:\n%s", s.logs.String())
+		}
+	}
+	return s
+}
+
+// procStatus returns a field of /proc/PID/status in bytes (VmRSS, VmHWM).
+func procStatus(t *testing.T, pid int, field string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				t.Fatalf("%s: %q", field, line)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatalf("/proc/%d/status has no %s", pid, field)
+	return 0
+}
+
+// clientFrom returns a client whose connections come from a loopback
+// address of its own (127.0.0.0/8 is all loopback on Linux), so a test
+// can be many clients for the per-address limits.
+func clientFrom(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	return &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
+}
+
+// TestConcurrentSignInsBoundMemory (finding 1): 100 sign-ins at once with
+// unknown addresses, from 100 client addresses (no per-address limit
+// applies), keep the node's peak memory within a bound well under what
+// 100 concurrent argon2id hashes of 19 MiB take (about 1.9 GB), and lookups
+// on the edge of the same process keep answering meanwhile. Past the
+// hashing queue a sign-in is 503 with Retry-After.
+func TestConcurrentSignInsBoundMemory(t *testing.T) {
+	c := newCLI(t)
+	_, p, key := deployed(t, c)
+	s := startManageProcess(t, c)
+	if r := s.get(lookupURL(p, "/old"), key); r.status != 200 {
+		t.Fatalf("lookup before: %d %s", r.status, r.body)
+	}
+	before := procStatus(t, s.pid, "VmRSS")
+
+	stop := make(chan struct{})
+	var lookups, lookupErrors atomic.Int64
+	var lwg sync.WaitGroup
+	lwg.Add(1)
+	go func() {
+		defer lwg.Done()
+		cl := &http.Client{Timeout: 10 * time.Second}
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			req, _ := http.NewRequest("GET", s.base+lookupURL(p, "/old"), nil)
+			req.Header.Set("X-API-Key", key)
+			res, err := cl.Do(req)
+			lookups.Add(1)
+			if err != nil {
+				lookupErrors.Add(1)
+				continue
+			}
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				lookupErrors.Add(1)
+			}
+		}
+	}()
+
+	const n = 100
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl := clientFrom(fmt.Sprintf("127.0.%d.%d", 1+i/200, 2+i%200))
+			body := fmt.Sprintf(`{"email":"nobody%d@example.com","password":"a wrong password"}`, i)
+			res, err := cl.Post(s.manage+"/manage/v1/session", "application/json", bytes.NewReader([]byte(body)))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				statuses[-1]++
+				return
+			}
+			res.Body.Close()
+			statuses[res.StatusCode]++
+			if res.StatusCode == 503 && res.Header.Get("Retry-After") == "" {
+				t.Errorf("503 without Retry-After")
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	lwg.Wait()
+	peak := procStatus(t, s.pid, "VmHWM")
+	growth := peak - before
+	t.Logf("100 concurrent sign-ins: %v; RSS %d MiB before, peak %d MiB (growth %d MiB); %d lookups meanwhile", statuses, before>>20, peak>>20, growth>>20, lookups.Load())
+	if statuses[401]+statuses[503] != n {
+		t.Errorf("answers %v: want only 401 (hashed) and 503 (queue full)", statuses)
+	}
+	if growth > 256<<20 {
+		t.Errorf("peak memory grew by %d MiB during 100 concurrent sign-ins; want under 256 MiB (bounded hashing)", growth>>20)
+	}
+	if lookups.Load() == 0 || lookupErrors.Load() != 0 {
+		t.Errorf("lookups during the sign-ins: %d sent, %d failed; want all answered", lookups.Load(), lookupErrors.Load())
+	}
+}
