@@ -160,21 +160,34 @@ func checkJSONType(r *http.Request) error {
 // an empty body leaves v as it is. Errors name the field or byte that is
 // wrong.
 func (h *handler) decodeJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
+	return h.decodeJSONMax(w, r, v, optional, h.maxBody)
+}
+
+// MaxSignInBytes caps the body of a sign-in (the API's and the
+// dashboard's): an email address and a password take far less, and an
+// anonymous caller gets no more.
+const MaxSignInBytes = 8 << 10
+
+// decodeJSONMax is decodeJSON with a cap of its own on the body.
+func (h *handler) decodeJSONMax(w http.ResponseWriter, r *http.Request, v any, optional bool, maxBody int64) error {
 	if optional && !hasBody(r) {
 		return nil
 	}
 	if err := checkJSONType(r); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, h.maxBody))
+	if r.ContentLength > maxBody {
+		return jsonError(&http.MaxBytesError{Limit: maxBody}, maxBody)
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err, h.maxBody)
+		return jsonError(err, maxBody)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return jsonError(err, h.maxBody)
+			return jsonError(err, maxBody)
 		}
 		return newError(http.StatusBadRequest, codeInvalidJSON, "the body holds more than one JSON value; send one object")
 	}

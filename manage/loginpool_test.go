@@ -2,6 +2,8 @@ package manage
 
 import (
 	"context"
+	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -122,3 +124,14 @@ type fixedClock struct{ t time.Time }
 func (c *fixedClock) Now() time.Time { return c.t }
 
 var _ redirects.Clock = (*fixedClock)(nil)
+
+// TestSignInBodyIsSmall: a sign-in body over MaxSignInBytes is 413 before
+// it is read (Content-Length) or once it passes the cap (chunked).
+func TestSignInBodyIsSmall(t *testing.T) {
+	e := newEnv(t, newSQLite, false, nil)
+	big := `{"email":"a@example.com","password":"` + strings.Repeat("a", MaxSignInBytes) + `"}`
+	e.anon().do("POST", "/manage/v1/session", big).want(t, 413, codeBodyTooLarge)
+	req := e.anon().request("POST", "/manage/v1/session", big)
+	req.Body, req.ContentLength = io.NopCloser(strings.NewReader(big)), -1
+	e.anon().send(req).want(t, 413, codeBodyTooLarge)
+}

@@ -93,18 +93,30 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 			return nil
 		}
 		if r.Method == http.MethodPost {
-			// A form body is capped at the import cap (the largest form, a
-			// CSV file, is one the API would take); a file form is parsed
-			// here, spilling to temporary files, to read its CSRF token.
-			r.Body = http.MaxBytesReader(w, r.Body, maxImportBytes+1<<20)
-			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
-				if err := r.ParseMultipartForm(32 << 20); isTooLarge(err) {
-					return errTooLarge
+			// limitBody capped the body and parsed a small form. The
+			// import route's multipart form is read here only up to its
+			// file, so the token is checked before the file is read; a
+			// token after the file is no token.
+			var csrf string
+			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" && r.MultipartForm == nil {
+				f, err := openStreamForm(r)
+				if err != nil {
+					return err
 				}
+				csrf = f.values.Get("csrf")
+				r = withStreamForm(r, f)
+			} else {
+				if r.Form == nil {
+					r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+					if err := parseForm(r, maxForm); isTooLarge(err) {
+						return tooLarge(maxForm)
+					}
+				}
+				csrf = r.PostFormValue("csrf")
 			}
-		}
-		if r.Method == http.MethodPost && !s.CheckCSRF(r.PostFormValue("csrf")) {
-			return &pageError{status: http.StatusForbidden, msg: "This form has expired or did not come from this dashboard (its CSRF token is missing or wrong): go back, reload the page and try again."}
+			if !s.CheckCSRF(csrf) {
+				return &pageError{status: http.StatusForbidden, msg: "This form has expired or did not come from this dashboard (its CSRF token is missing or wrong): go back, reload the page and try again."}
+			}
 		}
 		ms, err := h.accounts.FindMemberships(r.Context(), u.ID)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -28,11 +29,13 @@ type manageProcess struct {
 var manageLine = regexp.MustCompile(`msg="management API serving" addr=(\S+)`)
 
 // startManageProcess starts serve with the edge and the management API on
-// free loopback ports; it returns once both answer.
-func startManageProcess(t *testing.T, c *cli, extra ...string) *manageProcess {
+// free loopback ports, with env added to its environment; it returns once
+// both listen.
+func startManageProcess(t *testing.T, c *cli, env []string, extra ...string) *manageProcess {
 	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--admin-addr", "", "--manage-addr", "127.0.0.1:0"}, extra...)
 	cmd := c.command(args...)
+	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +121,7 @@ func clientFrom(ip string) *http.Client {
 func TestConcurrentSignInsBoundMemory(t *testing.T) {
 	c := newCLI(t)
 	_, p, key := deployed(t, c)
-	s := startManageProcess(t, c)
+	s := startManageProcess(t, c, nil)
 	if r := s.get(lookupURL(p, "/old"), key); r.status != 200 {
 		t.Fatalf("lookup before: %d %s", r.status, r.body)
 	}
@@ -190,5 +193,70 @@ func TestConcurrentSignInsBoundMemory(t *testing.T) {
 	}
 	if lookups.Load() == 0 || lookupErrors.Load() != 0 {
 		t.Errorf("lookups during the sign-ins: %d sent, %d failed; want all answered", lookups.Load(), lookupErrors.Load())
+	}
+}
+
+// endless is a multipart body of n bytes streamed, never held: a form
+// field "csrf", then a file of filler. read counts what was sent.
+type endless struct {
+	head string
+	n    int64
+	read atomic.Int64
+}
+
+func (b *endless) Read(p []byte) (int, error) {
+	off := b.read.Load()
+	if off >= b.n {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), b.n-off)
+	for i := range k {
+		if off+i < int64(len(b.head)) {
+			p[i] = b.head[off+i]
+		} else {
+			p[i] = 'x'
+		}
+	}
+	b.read.Add(k)
+	return int(k), nil
+}
+
+// TestHugeSignInFormIsCutEarly (finding 2): a 1 GiB multipart POST /login,
+// streamed with and without Content-Length, is answered 413 after at most
+// a few MiB (what the sockets hold), and nothing lands in the process's
+// temporary directory.
+func TestHugeSignInFormIsCutEarly(t *testing.T) {
+	c := newCLI(t)
+	c.ok("org", "create", "--name", "Acme", "--tier", "free")
+	tmp := t.TempDir()
+	s := startManageProcess(t, c, []string{"TMPDIR=" + tmp})
+	head := "--B\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\nx\r\n--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n\r\n"
+	for _, sized := range []bool{true, false} {
+		b := &endless{head: head, n: 1 << 30}
+		req, err := http.NewRequest("POST", s.manage+"/login", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = -1
+		if sized {
+			req.ContentLength = b.n
+		}
+		req.Header.Set("Content-Type", "multipart/form-data; boundary=B")
+		res, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatalf("POST /login (Content-Length %v): %v after %d MiB", sized, err, b.read.Load()>>20)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusRequestEntityTooLarge || b.read.Load() > 32<<20 {
+			t.Errorf("1 GiB POST /login (Content-Length %v): %d after %d MiB sent; want 413 within 32 MiB", sized, res.StatusCode, b.read.Load()>>20)
+		}
+		entries, err := os.ReadDir(tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			info, _ := e.Info()
+			t.Errorf("the temporary directory holds %s (%d bytes)", e.Name(), info.Size())
+		}
 	}
 }
