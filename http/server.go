@@ -79,6 +79,9 @@ type Server struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// repeats keeps failures that repeat every second during an outage
+	// to one log line per cause per repeatInterval.
+	repeats *repeatLog
 }
 
 // Timeouts and limits of the edge listener: a slow or hostile client gets
@@ -108,6 +111,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Metrics = NewMetrics()
 	}
 	s := &Server{cfg: cfg, metrics: cfg.Metrics}
+	s.repeats = newRepeatLog(cfg.Logger, repeatInterval, s.now)
 	s.edge = &Edge{Clock: cfg.Clock, Logger: cfg.Logger, Metrics: s.metrics}
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
@@ -256,7 +260,7 @@ func (s *Server) listen(ctx context.Context, n redirects.Notifier, kick chan str
 		if ctx.Err() != nil {
 			return
 		}
-		s.cfg.Logger.Warn("lost the store's change notices; polling until they return", "err", err)
+		s.repeats.log(slog.LevelWarn, "lost the store's change notices; polling until they return", "err", err)
 		select {
 		case <-ctx.Done():
 			return
@@ -283,7 +287,7 @@ func (s *Server) follow(ctx context.Context, catalog *Catalog, b *Backend, inter
 			s.refresh(ctx, catalog, &failing)
 		case <-flush.C:
 			if err := s.flush(ctx, catalog, b); err != nil && ctx.Err() == nil {
-				s.cfg.Logger.Error("cannot write usage to the store; will retry", "err", err)
+				s.repeats.log(slog.LevelError, "cannot write usage to the store; will retry", "err", err)
 			}
 		}
 	}

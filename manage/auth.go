@@ -193,7 +193,7 @@ type loginRequest struct {
 // sets the session cookie and answers the user and the CSRF token.
 func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	var req loginRequest
-	if err := h.decodeJSONMax(w, r, &req, false, MaxSignInBytes); err != nil {
+	if err := h.decodeJSONMax(w, r, &req, false, min(h.maxBody, MaxSignInBytes)); err != nil {
 		return err
 	}
 	if req.Email == nil {

@@ -1,6 +1,7 @@
 package manage
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -179,16 +180,21 @@ func (h *handler) decodeJSONMax(w http.ResponseWriter, r *http.Request, v any, o
 	if r.ContentLength > maxBody {
 		return jsonError(&http.MaxBytesError{Limit: maxBody}, maxBody)
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	// The body is read whole (it is small) and checked before decoding:
+	// encoding/json would turn invalid UTF-8 into U+FFFD without a word.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		return jsonError(err, maxBody)
+	}
+	if err := checkJSONUTF8(body); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err, maxBody)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return jsonError(err, maxBody)
-		}
 		return newError(http.StatusBadRequest, codeInvalidJSON, "the body holds more than one JSON value; send one object")
 	}
 	return nil
