@@ -143,6 +143,20 @@ func (l *Limiter) Flush(ctx context.Context) error {
 	return l.buffer.Flush(ctx, l.store)
 }
 
+// TakeUsage empties the limiter's unwritten monthly usage and returns it,
+// period -> org ID -> count, for the server to write with the keys' daily
+// usage in one transaction (see redirects.UsageTaker).
+func (l *Limiter) TakeUsage() map[string]map[string]int64 {
+	l.mu.Lock()
+	l.movePending()
+	l.mu.Unlock()
+	return l.buffer.Take()
+}
+
+// ReturnUsage gives back usage TakeUsage returned that could not be
+// written, for the next flush.
+func (l *Limiter) ReturnUsage(pending map[string]map[string]int64) { l.buffer.Requeue(pending) }
+
 // Counted is what a node counted by itself for one organization: requests
 // in the current minute's live and test windows, the month's lookups it
 // admitted since the last Handover (Alone), and the month's usage as it
