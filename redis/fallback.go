@@ -165,11 +165,13 @@ func (l *Limiter) fallBack(err error) {
 			if ol.period == period {
 				used[ol.id] = max(used[ol.id], ol.quota.granted+ol.quota.owed)
 			}
+			// Taken: the counter at the last grant, less the units this
+			// node holds unspent, plus what it admitted on its own.
 			if ol.live.window == start.Unix() {
-				live[ol.id] = ol.live.granted + ol.live.owed
+				live[ol.id] = max(ol.live.granted-ol.live.left, 0) + ol.live.owed
 			}
 			if ol.test.window == start.Unix() {
-				test[ol.id] = ol.test.granted + ol.test.owed
+				test[ol.id] = max(ol.test.granted-ol.test.left, 0) + ol.test.owed
 			}
 			ol.mu.Unlock()
 		}
