@@ -38,6 +38,9 @@ type Resp struct {
 	Headers [maxHeaders][2]string
 	N       int
 	Body    []byte
+	// Done, if set, is called once Body has been written or the client
+	// has gone: a large export's download slot is freed by it.
+	Done func()
 }
 
 // Set adds a header.
@@ -74,4 +77,7 @@ func (e *Edge) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 	}
 	hw.WriteHeader(w.Status)
 	hw.Write(w.Body)
+	if w.Done != nil {
+		w.Done()
+	}
 }

@@ -260,3 +260,88 @@ func TestHugeSignInFormIsCutEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestNonReadingExportClientsAreCapped (findings 4 and 5): clients that
+// request a large export and never read hold at most the per-key cap of
+// downloads; the others are answered 503 SERVICE_UNAVAILABLE with
+// Retry-After at once, lookups keep answering meanwhile, and once the
+// non-readers go their slots are free again.
+func TestNonReadingExportClientsAreCapped(t *testing.T) {
+	c := newCLI(t)
+	org := c.ok("org", "create", "--name", "Acme", "--tier", "enterprise")
+	p := c.ok("project", "create", "--org", org, "--name", "www")
+	var csv strings.Builder
+	csv.WriteString("source,destination,statusCode,matchType\n")
+	for i := range 30000 {
+		fmt.Fprintf(&csv, "/old/page-%05d,/new/page-%05d,301,exact\n", i, i)
+	}
+	file := t.TempDir() + "/rules.csv"
+	if err := os.WriteFile(file, []byte(csv.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("rule", "import", "--project", p, file)
+	c.ok("deploy", "--project", p)
+	key := c.ok("key", "create", "--project", p)
+	s := startManageProcess(t, c, nil)
+	target := s.base + "/v1/export?project=" + p + "&format=nginx"
+
+	// Non-readers: a raw request, then nothing read.
+	addr := strings.TrimPrefix(s.base, "http://")
+	var conns []net.Conn
+	statuses := map[string]int{}
+	for range 20 {
+		// A small receive buffer: the server's socket fills at its own
+		// cap, and the download stays unfinished.
+		d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+			return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		}}
+		conn, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, conn)
+		fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\nX-API-Key: %s\r\n\r\n", strings.TrimPrefix(target, s.base), key)
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		line, err := bufio.NewReader(conn).ReadString('\n')
+		if err != nil {
+			t.Fatalf("no status line: %v", err)
+		}
+		statuses[strings.TrimSpace(line)]++
+	}
+	t.Logf("20 non-reading export clients: %v", statuses)
+	if statuses["HTTP/1.1 200 OK"] != 8 || statuses["HTTP/1.1 503 Service Unavailable"] != 12 {
+		t.Errorf("20 non-reading clients of one key: %v; want 8 downloads (the per-key cap) and 12 answered 503", statuses)
+	}
+	req, _ := http.NewRequest("GET", target, nil)
+	req.Header.Set("X-API-Key", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 503 || res.Header.Get("Retry-After") == "" || !strings.Contains(res.Header.Get("Content-Type"), "json") {
+		t.Errorf("a download past the cap: %d, Retry-After %q; want 503 with Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
+	}
+	for i := range 20 {
+		if r := s.get(lookupURL(p, fmt.Sprintf("/old/page-%05d", i)), key); r.status != 200 {
+			t.Fatalf("a lookup while the downloads are held: %d %s", r.status, r.body)
+		}
+	}
+	for _, conn := range conns {
+		conn.Close()
+	}
+	freed := func() bool {
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		n, _ := io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode == 200 && n > 64<<10
+	}
+	for deadline := time.Now().Add(15 * time.Second); !freed(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the download slots were not freed within 15 s of the clients closing")
+		}
+	}
+}
