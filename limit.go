@@ -149,3 +149,15 @@ type BlockingLimiter interface {
 type UsageFlusher interface {
 	Flush(ctx context.Context) error
 }
+
+// UsageTaker is implemented by limiters whose monthly usage the server
+// writes itself, with the keys' daily usage, in one transaction
+// (Store.AddUsageTogether), so the two add up whatever ends the process.
+type UsageTaker interface {
+	// TakeUsage empties the unwritten monthly usage and returns it:
+	// period ("2006-01") -> organization ID -> lookups.
+	TakeUsage() map[string]map[string]int64
+	// ReturnUsage gives back what TakeUsage returned and could not be
+	// written, for the next flush.
+	ReturnUsage(map[string]map[string]int64)
+}

@@ -241,17 +241,44 @@ func (p *Project) Validate() error {
 
 // checkName refuses names that are not valid UTF-8 or hold control
 // characters: they would garble tables and logs, and PostgreSQL cannot store
-// a NUL byte.
+// a NUL byte. Bidirectional controls are refused too: a U+202E in a name
+// shown beside others makes it read as another.
 func checkName(field, s string) error {
-	if !utf8.ValidString(s) {
-		return Errorf(EINVALID, "%s %s is not valid UTF-8", field, quoteShort(s))
+	if i := InvalidUTF8At(s); i >= 0 {
+		return Errorf(EINVALID, "%s %s is not valid UTF-8 at byte %d", field, quoteShort(s), i)
 	}
 	for i, c := range s {
 		if unicode.IsControl(c) {
 			return Errorf(EINVALID, "%s %s holds a control character (%U) at byte %d", field, quoteShort(s), c, i)
 		}
+		if IsBidiControl(c) {
+			return Errorf(EINVALID, "%s %s holds a bidirectional control character (%U) at byte %d: it would make the name read as another", field, quoteShort(s), c, i)
+		}
 	}
 	return nil
+}
+
+// IsBidiControl reports whether c is one of Unicode's bidirectional
+// formatting controls: the embeddings and overrides U+202A-U+202E, the
+// isolates U+2066-U+2069, and the marks U+200E, U+200F and U+061C.
+func IsBidiControl(c rune) bool {
+	return c >= 0x202A && c <= 0x202E || c >= 0x2066 && c <= 0x2069 || c == 0x200E || c == 0x200F || c == 0x061C
+}
+
+// InvalidUTF8At returns the offset of the first byte of s that is not
+// part of valid UTF-8, or -1 when s is valid.
+func InvalidUTF8At(s string) int {
+	if utf8.ValidString(s) {
+		return -1
+	}
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
 // MaxProjectHosts is the most hosts a project declares.

@@ -3,7 +3,6 @@ package redirects
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // One path form holds across the lookup API and the nginx and HAProxy
@@ -48,8 +47,8 @@ func CanonicalSource(source string) (string, error) {
 		}
 		return "", Errorf(EINVALID, "source %s is %d bytes long decoded, more than the %d allowed", name, len(d), MaxSourceLen)
 	}
-	if !utf8.ValidString(d) {
-		return "", Errorf(EINVALID, "source %s is not valid UTF-8", name)
+	if i := InvalidUTF8At(d); i >= 0 {
+		return "", Errorf(EINVALID, "source %s is not valid UTF-8 at byte %d", name, i)
 	}
 	for i, c := range d {
 		switch {

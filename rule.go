@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 )
 
 // MatchType says how a rule's source is compared with a requested path.
@@ -166,8 +165,8 @@ func ValidateDestination(d string) error {
 }
 
 func checkChars(field, s, forbidden string) error {
-	if !utf8.ValidString(s) {
-		return Errorf(EINVALID, "%s %s is not valid UTF-8", field, quoteShort(s))
+	if i := InvalidUTF8At(s); i >= 0 {
+		return Errorf(EINVALID, "%s %s is not valid UTF-8 at byte %d", field, quoteShort(s), i)
 	}
 	for i, c := range s {
 		switch {

@@ -158,6 +158,12 @@ type Store interface {
 	// Errors: EINVALID (see ValidateDailyUsage); none for unknown keys
 	// (their counts are dropped).
 	AddKeyUsage(ctx context.Context, counts []DailyUsage) error
+	// AddUsageTogether is AddUsage for each period of monthly (period ->
+	// organization ID -> lookups) and AddKeyUsage of daily, all in one
+	// transaction: the monthly totals and the keys' daily counts add up
+	// after any failure or kill.
+	// Errors: EINVALID (see ValidateUsage and ValidateDailyUsage).
+	AddUsageTogether(ctx context.Context, monthly map[string]map[string]int64, daily []DailyUsage) error
 	// FindDailyUsage returns an organization's daily usage per key in month
 	// ("2006-01", UTC), by day then key ID. Rows stay when their key's
 	// project is deleted, and go with the organization.

@@ -22,6 +22,8 @@ type passed struct {
 	// misses.
 	now  time.Time
 	live bool
+	// key is the request's API key's ID.
+	key string
 }
 
 // check runs the checks of /v1/lookup and /v1/export in the order of
@@ -72,7 +74,7 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 		ctx = context.Background()
 	}
 	now := e.Clock.Now()
-	p.now, p.live = now, !k.Test
+	p.now, p.live, p.key = now, !k.Test, k.ID
 	u := redirects.Usage{Org: org, Test: k.Test, Lookup: lookup, Now: now}
 	var d redirects.Decision
 	if b, ok := lv.limiter.(redirects.BlockingLimiter); ok && !r.offLoop {

@@ -29,6 +29,11 @@ type Edge struct {
 	quit   chan struct{}
 	// waiting counts the export long-polls being held, up to maxWaiting.
 	waiting atomic.Int64
+	// downloads counts the large export downloads being written.
+	downloads downloads
+	// MaxDownloads and MaxKeyDownloads cap them, per node and per key;
+	// 0 is the package's default of each.
+	MaxDownloads, MaxKeyDownloads int
 }
 
 // live is what the edge answers from once the store has been loaded.

@@ -34,6 +34,7 @@ func (e *Edge) serveEv(req *evhttp.Request, resp *evhttp.Response) func(*evhttp.
 func copyResp(dst *evhttp.Response, src *Resp) {
 	dst.Status = src.Status
 	dst.Body = src.Body
+	dst.Done = src.Done
 	for _, kv := range src.Headers[:src.N] {
 		dst.Set(kv[0], kv[1])
 	}

@@ -17,9 +17,9 @@ func (e *Edge) serveExport(r *Req, w *Resp) (slow func(*Resp)) {
 		return nil
 	}
 	if p.q.waitN > 0 && r.IfNoneMatch != "" && p.ps.latest != nil {
-		return e.waitExport(r, w, p.lv, p.ps, p.q.format, time.Duration(p.q.waitN)*time.Second)
+		return e.waitExport(r, w, p.lv, p.ps, p.q.format, time.Duration(p.q.waitN)*time.Second, p.key)
 	}
-	return e.export(w, p.lv.exports, r.IfNoneMatch, r.AcceptEncoding, p.ps, p.q.versionN, p.q.format, p.q.hasWait)
+	return e.export(w, p.lv.exports, r.IfNoneMatch, r.AcceptEncoding, p.ps, p.q.versionN, p.q.format, p.q.hasWait, p.key)
 }
 
 // versionHeader carries, on the answers of the change feed, the deployment
@@ -40,16 +40,16 @@ const maxWaiting = 10000
 // If-None-Match, the answer waits, up to wait, for a deployment that changes
 // it; then 200 with the new file, or 304 when the time is up or the edge
 // stops. The checks and the counting were done once, when the request came.
-func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format string, wait time.Duration) (slow func(*Resp)) {
+func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format string, wait time.Duration, key string) (slow func(*Resp)) {
 	if ex := lv.exports.Cached(ps.project.ID, ps.latest.version, format); ex != nil &&
 		!etagMatches(r.IfNoneMatch, exportETag(r.AcceptEncoding, ex)) {
 		w.Set(versionHeader, itoa(ps.latest.version))
-		e.writeExport(w, r.IfNoneMatch, r.AcceptEncoding, ex, format)
+		e.writeExport(w, r.IfNoneMatch, r.AcceptEncoding, ex, format, key)
 		return nil
 	}
 	if e.waiting.Add(1) > maxWaiting {
 		e.waiting.Add(-1)
-		return e.export(w, lv.exports, r.IfNoneMatch, r.AcceptEncoding, ps, 0, format, true)
+		return e.export(w, lv.exports, r.IfNoneMatch, r.AcceptEncoding, ps, 0, format, true, key)
 	}
 	e.Metrics.waiting.Inc()
 	ctx := r.Ctx
@@ -57,7 +57,7 @@ func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format st
 		ctx = context.Background()
 	}
 	quit := e.quitting()
-	project, format, ifNoneMatch, acceptEncoding := ps.project.ID, strings.Clone(format), strings.Clone(r.IfNoneMatch), strings.Clone(r.AcceptEncoding)
+	project, format, ifNoneMatch, acceptEncoding, key := ps.project.ID, strings.Clone(format), strings.Clone(r.IfNoneMatch), strings.Clone(r.AcceptEncoding), strings.Clone(key)
 	return func(w *Resp) {
 		defer func() {
 			e.waiting.Add(-1)
@@ -86,7 +86,7 @@ func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format st
 			}
 			if !etagMatches(ifNoneMatch, exportETag(acceptEncoding, ex)) {
 				w.Set(versionHeader, itoa(ps.latest.version))
-				e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)
+				e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format, key)
 				return
 			}
 			select {
@@ -97,7 +97,7 @@ func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format st
 			case <-ctx.Done():
 			}
 			w.Set(versionHeader, itoa(ps.latest.version))
-			e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)
+			e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format, key)
 			return
 		}
 	}
@@ -116,7 +116,7 @@ func exportETag(acceptEncoding string, ex *redirects.Export) string {
 //
 // feed (the request has a wait parameter) adds the Redirects-Version
 // header, the deployment version of the file (docs/contract.md#the-change-feed).
-func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding string, ps *projectState, version int, format string, feed bool) (slow func(*Resp)) {
+func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding string, ps *projectState, version int, format string, feed bool, key string) (slow func(*Resp)) {
 	if ps.latest == nil {
 		if version > 0 {
 			e.writeError(w, errVersionNotFound(true, version))
@@ -132,10 +132,10 @@ func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding
 		w.Set(versionHeader, itoa(version))
 	}
 	if ex := exports.Cached(ps.project.ID, version, format); ex != nil {
-		e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)
+		e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format, key)
 		return nil
 	}
-	project, format, ifNoneMatch, acceptEncoding := ps.project.ID, strings.Clone(format), strings.Clone(ifNoneMatch), strings.Clone(acceptEncoding)
+	project, format, ifNoneMatch, acceptEncoding, key := ps.project.ID, strings.Clone(format), strings.Clone(ifNoneMatch), strings.Clone(acceptEncoding), strings.Clone(key)
 	return func(w *Resp) {
 		ex, err := exports.Get(context.Background(), project, version, format)
 		if err != nil {
@@ -147,7 +147,7 @@ func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding
 			e.writeError(w, storeError(err))
 			return
 		}
-		e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format)
+		e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format, key)
 	}
 }
 
@@ -155,16 +155,30 @@ func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding
 // asks for (see negotiateEncoding), or 304 when the client holds that
 // encoding. Each encoding has an ETag of its own, so a tag matches only
 // the encoding it was given with.
-func (e *Edge) writeExport(w *Resp, ifNoneMatch, acceptEncoding string, ex *redirects.Export, format string) {
+//
+// A large body takes a download slot of the node and of key for as long as
+// it is written (Resp.Done frees it); past a cap the answer is 503 with
+// Retry-After instead.
+func (e *Edge) writeExport(w *Resp, ifNoneMatch, acceptEncoding string, ex *redirects.Export, format, key string) {
 	etag, body := ex.ETag, ex.Body
 	enc := negotiateEncoding(acceptEncoding, ex)
 	if enc != nil {
 		etag, body = enc.ETag, enc.Body
 	}
+	notModified := ifNoneMatch != "" && etagMatches(ifNoneMatch, etag)
+	if !notModified && len(body) >= downloadMin {
+		release := e.downloads.take(key, cmpOr(e.MaxDownloads, MaxDownloads), cmpOr(e.MaxKeyDownloads, MaxKeyDownloads))
+		if release == nil {
+			w.Set("Retry-After", itoa(downloadRetryAfter))
+			e.writeError(w, errDownloads)
+			return
+		}
+		w.Done = release
+	}
 	w.Set("Cache-Control", ccExport)
 	w.Set("Vary", varyExport)
 	w.Set("ETag", etag)
-	if ifNoneMatch != "" && etagMatches(ifNoneMatch, etag) {
+	if notModified {
 		w.Status = http.StatusNotModified
 		return
 	}
@@ -199,4 +213,12 @@ func etagMatches(header, etag string) bool {
 		}
 	}
 	return false
+}
+
+// cmpOr returns n, or def when n is not positive.
+func cmpOr(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
 }

@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"sync"
+	"weak"
 
 	"redirects"
 )
@@ -21,6 +22,21 @@ type ExportCache struct {
 	mu    sync.Mutex
 	bytes int
 	lru   *lru[exportKey, *redirects.Export]
+	// loading holds the loads under way: concurrent requests for one
+	// file share one load and one copy of it, however large.
+	loading map[exportKey]*exportLoad
+	// inUse holds weak pointers to the files too large for the cache
+	// that were loaded: while a connection still writes one, the next
+	// request for it takes the same copy instead of loading another.
+	inUse map[exportKey]weak.Pointer[redirects.Export]
+}
+
+// exportLoad is one load of a file from the store, shared by the requests
+// that asked for it while it ran.
+type exportLoad struct {
+	done chan struct{}
+	e    *redirects.Export
+	err  error
 }
 
 type exportKey struct {
@@ -48,19 +64,62 @@ func (c *ExportCache) Get(ctx context.Context, project string, version int, form
 	k := exportKey{project, version, format}
 	c.mu.Lock()
 	e, ok := c.lru.get(k)
-	c.mu.Unlock()
 	if ok {
+		c.mu.Unlock()
 		return e, nil
 	}
-	_, e, err := redirects.FindExport(ctx, c.store, c.Builder, project, version, format)
+	if wp, ok := c.inUse[k]; ok {
+		if e := wp.Value(); e != nil {
+			c.mu.Unlock()
+			return e, nil
+		}
+		delete(c.inUse, k)
+	}
+	if ld := c.loading[k]; ld != nil {
+		c.mu.Unlock()
+		select {
+		case <-ld.done:
+			return ld.e, ld.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	ld := &exportLoad{done: make(chan struct{})}
+	if c.loading == nil {
+		c.loading = map[exportKey]*exportLoad{}
+	}
+	c.loading[k] = ld
+	c.mu.Unlock()
+	// The load does not end with the request that started it: the others
+	// waiting on it would see its cancellation.
+	ld.e, ld.err = c.load(context.WithoutCancel(ctx), k)
+	c.mu.Lock()
+	delete(c.loading, k)
+	c.mu.Unlock()
+	close(ld.done)
+	return ld.e, ld.err
+}
+
+// load reads one file from the store and keeps it if it fits.
+func (c *ExportCache) load(ctx context.Context, k exportKey) (*redirects.Export, error) {
+	_, e, err := redirects.FindExport(ctx, c.store, c.Builder, k.project, k.version, k.format)
 	if err != nil {
 		return nil, err
 	}
-	if e.Size() > c.maxBytes {
-		return e, nil
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if e.Size() > c.maxBytes {
+		if c.inUse == nil {
+			c.inUse = map[exportKey]weak.Pointer[redirects.Export]{}
+		}
+		for k, wp := range c.inUse {
+			if wp.Value() == nil {
+				delete(c.inUse, k)
+			}
+		}
+		c.inUse[k] = weak.Make(e)
+		return e, nil
+	}
 	if c.lru.contains(k) {
 		return e, nil
 	}

@@ -79,6 +79,9 @@ type Server struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// repeats keeps failures that repeat every second during an outage
+	// to one log line per cause per repeatInterval.
+	repeats *repeatLog
 }
 
 // Timeouts and limits of the edge listener: a slow or hostile client gets
@@ -108,6 +111,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Metrics = NewMetrics()
 	}
 	s := &Server{cfg: cfg, metrics: cfg.Metrics}
+	s.repeats = newRepeatLog(cfg.Logger, repeatInterval, s.now)
 	s.edge = &Edge{Clock: cfg.Clock, Logger: cfg.Logger, Metrics: s.metrics}
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
@@ -256,7 +260,7 @@ func (s *Server) listen(ctx context.Context, n redirects.Notifier, kick chan str
 		if ctx.Err() != nil {
 			return
 		}
-		s.cfg.Logger.Warn("lost the store's change notices; polling until they return", "err", err)
+		s.repeats.log(slog.LevelWarn, "lost the store's change notices; polling until they return", "err", err)
 		select {
 		case <-ctx.Done():
 			return
@@ -283,7 +287,7 @@ func (s *Server) follow(ctx context.Context, catalog *Catalog, b *Backend, inter
 			s.refresh(ctx, catalog, &failing)
 		case <-flush.C:
 			if err := s.flush(ctx, catalog, b); err != nil && ctx.Err() == nil {
-				s.cfg.Logger.Error("cannot write usage to the store; will retry", "err", err)
+				s.repeats.log(slog.LevelError, "cannot write usage to the store; will retry", "err", err)
 			}
 		}
 	}
@@ -355,12 +359,55 @@ func (s *Server) Close(ctx context.Context) error {
 // flush writes counted usage to the store: the limiter's monthly usage per
 // organization, then the catalog's per key and day. Both keep what they
 // could not write for the next flush.
+//
+// When the limiter lets its monthly usage be taken (redirects.UsageTaker)
+// and the store writes both at once (UsageTogetherWriter), the monthly
+// totals and the keys' daily counts are written in one transaction, so
+// they add up whatever ends the process.
 func (s *Server) flush(ctx context.Context, catalog *Catalog, b *Backend) error {
-	var err error
-	if b.Flusher != nil {
-		err = b.Flusher.Flush(ctx)
+	taker, _ := b.Flusher.(redirects.UsageTaker)
+	w, _ := catalog.store.(UsageTogetherWriter)
+	if taker == nil || w == nil {
+		var err error
+		if b.Flusher != nil {
+			err = b.Flusher.Flush(ctx)
+		}
+		return errors.Join(err, catalog.FlushUsage(ctx, s.now()))
 	}
-	return errors.Join(err, catalog.FlushUsage(ctx, s.now()))
+	monthly := taker.TakeUsage()
+	tw := &usageTogether{CountWriter: catalog.store, w: w, monthly: monthly}
+	err := catalog.usage.flush(ctx, tw, s.now())
+	if !tw.written && err == nil && len(monthly) > 0 {
+		err = w.AddUsageTogether(ctx, monthly, nil)
+		tw.written = err == nil
+	}
+	if !tw.written && len(monthly) > 0 {
+		taker.ReturnUsage(monthly)
+	}
+	return errors.Join(err, catalog.insight.flush(ctx, catalog.store, s.now()))
+}
+
+// UsageTogetherWriter is a store that writes monthly and daily usage in
+// one transaction (see redirects.Store).
+type UsageTogetherWriter interface {
+	AddUsageTogether(ctx context.Context, monthly map[string]map[string]int64, daily []redirects.DailyUsage) error
+}
+
+// usageTogether is the CountWriter the keys' usage is flushed through: its
+// AddKeyUsage writes the limiter's monthly usage in the same transaction.
+type usageTogether struct {
+	CountWriter
+	w       UsageTogetherWriter
+	monthly map[string]map[string]int64
+	written bool
+}
+
+func (u *usageTogether) AddKeyUsage(ctx context.Context, counts []redirects.DailyUsage) error {
+	if err := u.w.AddUsageTogether(ctx, u.monthly, counts); err != nil {
+		return err
+	}
+	u.written = true
+	return nil
 }
 
 // now reads the server's clock, or the wall's.

@@ -43,6 +43,9 @@ type Resp struct {
 	// request to the next, so a computed answer allocates nothing; nil
 	// elsewhere, where appending to it allocates.
 	Scratch []byte
+	// Done, if set, is called once Body has been written or the client
+	// has gone: a large export's download slot is freed by it.
+	Done func()
 }
 
 // Set adds a header.
@@ -79,4 +82,7 @@ func (e *Edge) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 	}
 	hw.WriteHeader(w.Status)
 	hw.Write(w.Body)
+	if w.Done != nil {
+		w.Done()
+	}
 }

@@ -43,8 +43,12 @@ type Limiter struct {
 type orgCounts struct {
 	minute     int64 // the Unix time of the minute live and test count in
 	live, test int64
-	used       int64 // this period, stored and pending
-	pending    int64 // this period, not yet moved to the buffer
+	// baseLive and baseTest are the part of live and test that the
+	// window started from (RaiseMinute): what the cluster had taken when
+	// a shared limiter fell back. Handover does not hand them over.
+	baseLive, baseTest int64
+	used               int64 // this period, stored and pending
+	pending            int64 // this period, not yet moved to the buffer
 	// alone is what this limiter admitted of the period since the last
 	// Handover: what a shared limiter adds to the shared month on its
 	// return.
@@ -88,7 +92,7 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 		l.orgs[u.Org.ID] = c
 	}
 	if c.minute != minute {
-		c.minute, c.live, c.test = minute, 0, 0
+		c.minute, c.live, c.test, c.baseLive, c.baseTest = minute, 0, 0, 0, 0
 	}
 	n := &c.live
 	if u.Test {
@@ -124,6 +128,45 @@ func (l *Limiter) Raise(period string, used map[string]int64) {
 	}
 }
 
+// RaiseMinute lifts the minute window of start, per organization, to at
+// least what the cluster had taken of it (live and test requests): a
+// shared limiter falling back to per-node counting in the middle of a
+// minute hands over what it last heard from Redis, so a node does not
+// admit the whole minute again on its own when the cluster had spent it.
+func (l *Limiter) RaiseMinute(start time.Time, live, test map[string]int64) {
+	minute := start.Unix()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lift := func(n int64, count, base *int64) {
+		if n > *base {
+			*count += n - *base
+			*base = n
+		}
+	}
+	get := func(org string) *orgCounts {
+		c := l.orgs[org]
+		if c == nil {
+			if l.orgs == nil {
+				l.orgs = map[string]*orgCounts{}
+			}
+			c = &orgCounts{used: l.stored[org]}
+			l.orgs[org] = c
+		}
+		if c.minute != minute {
+			c.minute, c.live, c.test, c.baseLive, c.baseTest = minute, 0, 0, 0, 0
+		}
+		return c
+	}
+	for org, n := range live {
+		c := get(org)
+		lift(n, &c.live, &c.baseLive)
+	}
+	for org, n := range test {
+		c := get(org)
+		lift(n, &c.test, &c.baseTest)
+	}
+}
+
 // movePending hands the counts not yet flushed to the buffer; l.mu is held.
 func (l *Limiter) movePending() {
 	for org, c := range l.orgs {
@@ -142,6 +185,20 @@ func (l *Limiter) Flush(ctx context.Context) error {
 	l.mu.Unlock()
 	return l.buffer.Flush(ctx, l.store)
 }
+
+// TakeUsage empties the limiter's unwritten monthly usage and returns it,
+// period -> org ID -> count, for the server to write with the keys' daily
+// usage in one transaction (see redirects.UsageTaker).
+func (l *Limiter) TakeUsage() map[string]map[string]int64 {
+	l.mu.Lock()
+	l.movePending()
+	l.mu.Unlock()
+	return l.buffer.Take()
+}
+
+// ReturnUsage gives back usage TakeUsage returned that could not be
+// written, for the next flush.
+func (l *Limiter) ReturnUsage(pending map[string]map[string]int64) { l.buffer.Requeue(pending) }
 
 // Counted is what a node counted by itself for one organization: requests
 // in the current minute's live and test windows, the month's lookups it
@@ -171,8 +228,10 @@ func (l *Limiter) Handover(now time.Time) []Counted {
 		k := Counted{Org: org, Used: c.used, Alone: c.alone}
 		c.alone = 0
 		if c.minute == start.Unix() {
-			k.Live, k.Test = c.live, c.test
-			c.live, c.test = 0, 0
+			// The base was the cluster's already: only what this node
+			// counted on top is handed over.
+			k.Live, k.Test = max(c.live-c.baseLive, 0), max(c.test-c.baseTest, 0)
+			c.live, c.test = c.baseLive, c.baseTest
 		}
 		if k.Live > 0 || k.Test > 0 || k.Alone > 0 || k.Used > 0 {
 			out = append(out, k)

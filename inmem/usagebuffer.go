@@ -53,6 +53,20 @@ func (b *UsageBuffer) Flush(ctx context.Context, store UsageStore) error {
 	return nil
 }
 
+// Take empties the buffer and returns what it held, period -> org ID ->
+// count, for a caller that writes it with other counts in one
+// transaction; Requeue gives back what it could not write.
+func (b *UsageBuffer) Take() map[string]map[string]int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.pending
+	b.pending = nil
+	return p
+}
+
+// Requeue adds counts that could not be written back into the buffer.
+func (b *UsageBuffer) Requeue(pending map[string]map[string]int64) { b.requeue(pending) }
+
 // requeue adds counts that could not be flushed back into the buffer.
 func (b *UsageBuffer) requeue(pending map[string]map[string]int64) {
 	b.mu.Lock()

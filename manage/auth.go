@@ -2,7 +2,6 @@ package manage
 
 import (
 	"context"
-	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -194,7 +193,7 @@ type loginRequest struct {
 // sets the session cookie and answers the user and the CSRF token.
 func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	var req loginRequest
-	if err := h.decodeJSON(w, r, &req, false); err != nil {
+	if err := h.decodeJSONMax(w, r, &req, false, min(h.maxBody, MaxSignInBytes)); err != nil {
 		return err
 	}
 	if req.Email == nil {
@@ -211,11 +210,8 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 		email = strings.ToLower(strings.TrimSpace(*req.Email))
 	}
 	addr := remoteIP(r)
-	if wait := h.logins.blocked(email, addr); wait > 0 {
-		secs := int(math.Ceil(wait.Seconds()))
-		e := newError(http.StatusTooManyRequests, codeLoginLimit, "too many failed sign-ins for this account or from this address; try again in %d seconds", secs)
-		e.retryAfter = secs
-		return e
+	if wait := h.logins.Blocked(email, addr); wait > 0 {
+		return &LimitError{Wait: wait}
 	}
 	var u *redirects.User
 	if err == nil {
@@ -226,11 +222,13 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if err := redirects.CheckLogin(u, *req.Password); err != nil {
-		h.logins.fail(email, addr)
+	ok, err := h.logins.Verify(ctx, email, addr, func() bool { return redirects.CheckLogin(u, *req.Password) == nil })
+	if err != nil {
 		return err
 	}
-	h.logins.succeed(email)
+	if !ok {
+		return redirects.Errorf(redirects.EUNAUTHORIZED, "the email address or password is wrong")
+	}
 	// A login from a browser that holds another session ends that one.
 	if old, _, err := h.sessionOf(r); err == nil && old != nil {
 		h.accounts.DeleteSession(ctx, old.ID)

@@ -1,6 +1,7 @@
 package manage
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,6 +57,13 @@ func errorFor(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
+	}
+	var le *LimitError
+	if errors.As(err, &le) {
+		return &apiError{status: http.StatusTooManyRequests, code: codeLoginLimit, msg: le.Error(), retryAfter: le.RetryAfter()}
+	}
+	if errors.Is(err, ErrHashBusy) {
+		return &apiError{status: http.StatusServiceUnavailable, code: "SERVICE_UNAVAILABLE", msg: ErrHashBusy.Error(), retryAfter: HashBusyRetryAfter}
 	}
 	msg := redirects.ErrorMessage(err)
 	switch redirects.ErrorCode(err) {
@@ -153,22 +161,40 @@ func checkJSONType(r *http.Request) error {
 // an empty body leaves v as it is. Errors name the field or byte that is
 // wrong.
 func (h *handler) decodeJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
+	return h.decodeJSONMax(w, r, v, optional, h.maxBody)
+}
+
+// MaxSignInBytes caps the body of a sign-in (the API's and the
+// dashboard's): an email address and a password take far less, and an
+// anonymous caller gets no more.
+const MaxSignInBytes = 8 << 10
+
+// decodeJSONMax is decodeJSON with a cap of its own on the body.
+func (h *handler) decodeJSONMax(w http.ResponseWriter, r *http.Request, v any, optional bool, maxBody int64) error {
 	if optional && !hasBody(r) {
 		return nil
 	}
 	if err := checkJSONType(r); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, h.maxBody))
+	if r.ContentLength > maxBody {
+		return jsonError(&http.MaxBytesError{Limit: maxBody}, maxBody)
+	}
+	// The body is read whole (it is small) and checked before decoding:
+	// encoding/json would turn invalid UTF-8 into U+FFFD without a word.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		return jsonError(err, maxBody)
+	}
+	if err := checkJSONUTF8(body); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err, h.maxBody)
+		return jsonError(err, maxBody)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return jsonError(err, h.maxBody)
-		}
 		return newError(http.StatusBadRequest, codeInvalidJSON, "the body holds more than one JSON value; send one object")
 	}
 	return nil

@@ -109,6 +109,62 @@ func (l *loginLimiter) fail(email, addr string) {
 	now := l.clock.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.record(email, addr, now)
+}
+
+// reservation is a failure recorded before a password is checked: a
+// success gives it back.
+type reservation struct {
+	email, addr string
+	at          time.Time
+}
+
+// reserve checks both limits and, when neither is reached, records a
+// failure at once, under one lock: n concurrent attempts cannot all see
+// room for one more. It returns nil and the wait past a limit.
+func (l *loginLimiter) reserve(email, addr string) (*reservation, time.Duration) {
+	now := l.clock.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	wait := max(l.wait(accountKey(email), l.limits.PerAccount, now), l.wait(addressKey(addr), l.limits.PerAddress, now))
+	if wait > 0 {
+		return nil, wait
+	}
+	l.record(email, addr, now)
+	return &reservation{email: email, addr: addr, at: now}, 0
+}
+
+// release gives a reservation back: after a good password (succeeded: the
+// account's failures are forgotten too) or a check that never ran.
+func (l *loginLimiter) release(r *reservation, succeeded bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if succeeded {
+		delete(l.failures, accountKey(r.email))
+	} else {
+		l.unrecord(accountKey(r.email), r.at)
+	}
+	l.unrecord(addressKey(r.addr), r.at)
+}
+
+// unrecord removes one failure at time at from key, if it is still there.
+func (l *loginLimiter) unrecord(key string, at time.Time) {
+	fs := l.failures[key]
+	for i := len(fs) - 1; i >= 0; i-- {
+		if fs[i].Equal(at) {
+			fs = append(fs[:i:i], fs[i+1:]...)
+			break
+		}
+	}
+	if len(fs) == 0 {
+		delete(l.failures, key)
+		return
+	}
+	l.failures[key] = fs
+}
+
+// record adds a failure at now for email and addr; l.mu is held.
+func (l *loginLimiter) record(email, addr string, now time.Time) {
 	if len(l.failures) >= maxLoginKeys {
 		for k := range l.failures {
 			l.prune(k, now)

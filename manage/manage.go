@@ -70,7 +70,7 @@ type handler struct {
 	// maxImport caps an import body.
 	maxImport int64
 	ttl       time.Duration
-	logins    *loginLimiter
+	logins    *Logins
 	builder   redirects.Builder
 }
 
@@ -112,10 +112,9 @@ func Handler(cfg Config) http.Handler {
 	if h.builder == nil {
 		h.builder = export.Build
 	}
-	if cfg.Logins != nil {
-		h.logins = cfg.Logins.l
-	} else {
-		h.logins = newLoginLimiter(cfg.LoginLimits, h.clock)
+	h.logins = cfg.Logins
+	if h.logins == nil {
+		h.logins = NewLogins(cfg.LoginLimits, h.clock)
 	}
 	return h.routes()
 }

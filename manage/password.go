@@ -1,7 +1,7 @@
 package manage
 
 import (
-	"math"
+	"errors"
 	"net/http"
 	"time"
 
@@ -41,24 +41,25 @@ func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) error {
 	// one is refused for now, so a stolen session cannot guess faster than
 	// the sign-in form lets anyone.
 	addr := remoteIP(r)
-	if wait := h.logins.blocked(c.user.Email, addr); wait > 0 {
-		secs := int(math.Ceil(wait.Seconds()))
-		e := newError(http.StatusTooManyRequests, codeLoginLimit, "too many failed sign-ins or password checks for this account or from this address; try again in %d seconds", secs)
-		e.retryAfter = secs
+	ok, err := h.logins.Verify(r.Context(), c.user.Email, addr, func() bool { return redirects.VerifyPassword(c.user.PasswordHash, *req.CurrentPassword) })
+	var le *LimitError
+	switch {
+	case errors.As(err, &le):
+		e := newError(http.StatusTooManyRequests, codeLoginLimit, "too many failed sign-ins or password checks for this account or from this address; try again in %d seconds", le.RetryAfter())
+		e.retryAfter = le.RetryAfter()
 		return e
-	}
-	if !redirects.VerifyPassword(c.user.PasswordHash, *req.CurrentPassword) {
-		h.logins.fail(c.user.Email, addr)
+	case err != nil:
+		return err
+	case !ok:
 		return newError(http.StatusUnauthorized, codeUnauthenticated, "the current password is wrong")
 	}
-	h.logins.succeed(c.user.Email)
 	if *req.NewPassword == *req.CurrentPassword {
 		return redirects.Errorf(redirects.EINVALID, "newPassword is the current password: choose another")
 	}
 	if err := redirects.CheckPasswordRules(*req.NewPassword); err != nil {
 		return err
 	}
-	hash, err := redirects.HashPassword(*req.NewPassword)
+	hash, err := h.logins.Hash(r.Context(), *req.NewPassword)
 	if err != nil {
 		return err
 	}

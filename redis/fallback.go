@@ -153,16 +153,31 @@ func (l *Limiter) fallBack(err error) {
 			used[org] = n
 		}
 	}
+	// The minute's windows start from what the cluster had taken of them
+	// as far as this node heard, so that a window spent before Redis went
+	// away stays spent: without this each node would admit a whole limit
+	// on its own, the cluster the limit plus nodes x limit in that minute.
+	start, _ := redirects.MinuteWindow(l.clock.Now())
+	live, test := map[string]int64{}, map[string]int64{}
 	if m := l.leases.Load(); m != nil {
 		for _, ol := range *m {
 			ol.mu.Lock()
 			if ol.period == period {
 				used[ol.id] = max(used[ol.id], ol.quota.granted+ol.quota.owed)
 			}
+			// Taken: the counter at the last grant, less the units this
+			// node holds unspent, plus what it admitted on its own.
+			if ol.live.window == start.Unix() {
+				live[ol.id] = max(ol.live.granted-ol.live.left, 0) + ol.live.owed
+			}
+			if ol.test.window == start.Unix() {
+				test[ol.id] = max(ol.test.granted-ol.test.left, 0) + ol.test.owed
+			}
 			ol.mu.Unlock()
 		}
 	}
 	l.local.Raise(period, used)
+	l.local.RaiseMinute(start, live, test)
 	l.handed = nil
 	l.downSince = time.Now()
 	l.down.Store(true)

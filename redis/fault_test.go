@@ -487,3 +487,50 @@ func TestLateNearTheLimit(t *testing.T) {
 		t.Fatalf("%d admitted in a window of 100 around a late answer, want 100", admitted)
 	}
 }
+
+// TestOutageAfterTheMinuteIsSpent (#24 finding 7): two nodes spend a
+// minute's limit through Redis; Redis stops, the nodes count alone for the
+// rest of the minute, and Redis comes back empty. The nodes start their
+// windows from what the cluster had taken, and hand over only what they
+// admitted alone, so the minute's admissions stay near the limit, not the
+// limit plus nodes x limit.
+func TestOutageAfterTheMinuteIsSpent(t *testing.T) {
+	srv := startServer(t, false)
+	url := "redis://127.0.0.1:" + srv.port
+	s := openStore(t)
+	const limit = 60
+	o := org(t, s, limit, redirects.Unlimited)
+	now := time.Date(2026, 5, 5, 10, 0, 5, 0, time.UTC)
+	nodes := []*redis.Limiter{open(t, url, "spent:", s, now), open(t, url, "spent:", s, now)}
+	admitted := 0
+	take := func(n int) {
+		for i := 0; i < n; i++ {
+			if d := nodes[i%2].Take(context.Background(), redirects.Usage{Org: o, Lookup: true, Now: now}); d.Refused == redirects.NotRefused {
+				admitted++
+			}
+		}
+	}
+	take(100)
+	before := admitted
+	srv.stop()
+	// Another organization's requests make the nodes notice: this one's
+	// are refused without a round trip while its window is full.
+	other := org(t, s, 1000, redirects.Unlimited)
+	for _, n := range nodes {
+		for range 3 {
+			n.Take(context.Background(), redirects.Usage{Org: other, Lookup: true, Now: now})
+		}
+		waitFor(t, 5*time.Second, "the fallback", n.Down)
+	}
+	take(200)
+	alone := admitted - before
+	srv.start()
+	for _, n := range nodes {
+		waitFor(t, 15*time.Second, "the return", func() bool { return !n.Down() })
+	}
+	take(200)
+	t.Logf("admitted %d through Redis, %d alone, %d in all, for a limit of %d on 2 nodes", before, alone, admitted, limit)
+	if before != limit || admitted > limit+limit/8 {
+		t.Fatalf("admitted %d in the minute (%d before the outage, %d alone during it); want the limit %d before and at most %d in all", admitted, before, alone, limit, limit+limit/8)
+	}
+}

@@ -474,6 +474,38 @@ func (l *Limiter) Stats() Stats {
 // Flush writes the usage admitted since the last flush, through Redis or
 // per node, to the store.
 func (l *Limiter) Flush(ctx context.Context) error {
+	l.moveLeased()
+	if err := l.pending.Flush(ctx, l.store); err != nil {
+		return err
+	}
+	return l.local.Flush(ctx)
+}
+
+// TakeUsage empties the limiter's unwritten monthly usage, shared and
+// counted alone, and returns it (see redirects.UsageTaker).
+func (l *Limiter) TakeUsage() map[string]map[string]int64 {
+	l.moveLeased()
+	p := l.pending.Take()
+	for period, counts := range l.local.TakeUsage() {
+		if p == nil {
+			p = map[string]map[string]int64{}
+		}
+		if p[period] == nil {
+			p[period] = map[string]int64{}
+		}
+		for org, n := range counts {
+			p[period][org] += n
+		}
+	}
+	return p
+}
+
+// ReturnUsage gives back usage TakeUsage returned that could not be
+// written, for the next flush.
+func (l *Limiter) ReturnUsage(pending map[string]map[string]int64) { l.pending.Requeue(pending) }
+
+// moveLeased moves what the leases admitted into pending.
+func (l *Limiter) moveLeased() {
 	if m := l.leases.Load(); m != nil {
 		for _, ol := range *m {
 			ol.mu.Lock()
@@ -484,10 +516,6 @@ func (l *Limiter) Flush(ctx context.Context) error {
 			ol.mu.Unlock()
 		}
 	}
-	if err := l.pending.Flush(ctx, l.store); err != nil {
-		return err
-	}
-	return l.local.Flush(ctx)
 }
 
 // Close gives the unused shares back, stops the background work and

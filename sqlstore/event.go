@@ -46,6 +46,43 @@ func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int
 	if err := redirects.ValidateUsage(period, counts); err != nil {
 		return err
 	}
+	return db.addUsage(ctx, db.write, period, counts)
+}
+
+// AddUsageTogether writes monthly usage and keys' daily usage in one
+// transaction, so the two add up after any kill.
+func (db *DB) AddUsageTogether(ctx context.Context, monthly map[string]map[string]int64, daily []redirects.DailyUsage) error {
+	periods := make([]string, 0, len(monthly))
+	for period, counts := range monthly {
+		if err := redirects.ValidateUsage(period, counts); err != nil {
+			return err
+		}
+		periods = append(periods, period)
+	}
+	if err := redirects.ValidateDailyUsage(daily); err != nil {
+		return err
+	}
+	slices.Sort(periods)
+	tx, err := db.beginWrite(ctx, "add usage")
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, period := range periods {
+		if err := db.addUsage(ctx, tx, period, monthly[period]); err != nil {
+			return err
+		}
+	}
+	if err := db.addKeyUsage(ctx, tx, daily); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return db.wrap("add usage", err)
+	}
+	return nil
+}
+
+func (db *DB) addUsage(ctx context.Context, q querier, period string, counts map[string]int64) error {
 	orgs := make([]string, 0, len(counts))
 	for org, n := range counts {
 		if n > 0 {
@@ -64,7 +101,7 @@ func (db *DB) AddUsage(ctx context.Context, period string, counts map[string]int
 	}
 	// The join with orgs drops unknown organizations instead of failing the
 	// whole batch on the foreign key.
-	if err := bulk(ctx, db.write, `INSERT INTO usage (org_id, period, count)
+	if err := bulk(ctx, q, `INSERT INTO usage (org_id, period, count)
 		SELECT v.column1, v.column2, v.column3 FROM (VALUES %s) AS v
 		JOIN orgs ON orgs.id = v.column1
 		WHERE true ORDER BY v.column4
@@ -107,6 +144,10 @@ func (db *DB) AddKeyUsage(ctx context.Context, counts []redirects.DailyUsage) er
 	if err := redirects.ValidateDailyUsage(counts); err != nil {
 		return err
 	}
+	return db.addKeyUsage(ctx, db.write, counts)
+}
+
+func (db *DB) addKeyUsage(ctx context.Context, q querier, counts []redirects.DailyUsage) error {
 	// Sum repeated (key, day) pairs: one statement may not upsert a row
 	// twice.
 	type kd struct{ key, day string }
@@ -131,7 +172,7 @@ func (db *DB) AddKeyUsage(ctx context.Context, counts []redirects.DailyUsage) er
 		rows[i] = []any{p.key, p.day, sum[p]}
 	}
 	// The join finds the key's organization and drops unknown keys.
-	if err := bulk(ctx, db.write, `INSERT INTO usage_daily (org_id, day, key_id, count)
+	if err := bulk(ctx, q, `INSERT INTO usage_daily (org_id, day, key_id, count)
 		SELECT p.org_id, v.column2, v.column1, v.column3 FROM (VALUES %s) AS v
 		JOIN keys k ON k.id = v.column1
 		JOIN projects p ON p.id = k.project_id

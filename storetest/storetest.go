@@ -82,6 +82,7 @@ func Run(t *testing.T, open Opener) {
 		{"Event/Paging", testEventPaging},
 		{"Usage/Add", testUsageAdd},
 		{"Usage/Daily", testUsageDaily},
+		{"Usage/Together", testUsageTogether},
 		{"Insight/Hits", testHits},
 		{"Insight/Misses", testMisses},
 		{"RulePage/Model", testRulePageModel},

@@ -116,3 +116,40 @@ func testUsageDaily(t *testing.T, e *env) {
 	}
 	want(b.ID, "2026-03")
 }
+
+// testUsageTogether: AddUsageTogether writes the monthly totals and the
+// keys' daily counts at once; a batch with a bad part writes neither.
+func testUsageTogether(t *testing.T, e *env) {
+	a := e.org("A")
+	pa := e.project(a.ID, "a")
+	k, _ := e.key(pa.ID, false)
+	monthly := map[string]map[string]int64{"2026-03": {a.ID: 9}, "2026-04": {a.ID: 1}}
+	daily := []redirects.DailyUsage{{KeyID: k.ID, Day: "2026-03-31", Count: 9}, {KeyID: k.ID, Day: "2026-04-01", Count: 1}}
+	if err := e.s.AddUsageTogether(e.ctx, monthly, daily); err != nil {
+		t.Fatalf("AddUsageTogether: %v", err)
+	}
+	bad := []redirects.DailyUsage{{KeyID: k.ID, Day: "2026-13-01", Count: 1}}
+	if err := e.s.AddUsageTogether(e.ctx, map[string]map[string]int64{"2026-03": {a.ID: 1}}, bad); redirects.ErrorCode(err) != redirects.EINVALID {
+		t.Fatalf("AddUsageTogether(a bad day) = %v, want EINVALID", err)
+	}
+	if err := e.s.AddUsageTogether(e.ctx, map[string]map[string]int64{"2026-3": {a.ID: 1}}, daily); redirects.ErrorCode(err) != redirects.EINVALID {
+		t.Fatalf("AddUsageTogether(a bad period) = %v, want EINVALID", err)
+	}
+	for _, month := range []string{"2026-03", "2026-04"} {
+		total, err := e.s.FindUsage(e.ctx, month)
+		if err != nil {
+			t.Fatal(err)
+		}
+		days, err := e.s.FindDailyUsage(e.ctx, a.ID, month)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		for _, d := range days {
+			sum += d.Count
+		}
+		if total[a.ID] != sum || sum == 0 {
+			t.Errorf("%s: monthly total %d, daily counts add up to %d; want equal and not 0", month, total[a.ID], sum)
+		}
+	}
+}

@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"math"
+	"errors"
 	"net/http"
 	"net/url"
 	"time"
@@ -43,14 +43,18 @@ func (h *handler) passwordChange(w http.ResponseWriter, r *http.Request) error {
 	// A wrong current password is a failed sign-in: it counts against the
 	// limits the sign-in form and the API share.
 	addr := remoteIP(r)
-	if wait := h.logins.Blocked(v.user.Email, addr); wait > 0 {
-		return h.redirect(w, r, back, flashErr, "Too many failed sign-ins or password checks for this account or from this address: try again in "+plural(int(math.Ceil(wait.Seconds())), "second")+". Nothing was changed.")
-	}
-	if !redirects.VerifyPassword(v.user.PasswordHash, current) {
-		h.logins.Fail(v.user.Email, addr)
+	ok, err := h.logins.Verify(r.Context(), v.user.Email, addr, func() bool { return redirects.VerifyPassword(v.user.PasswordHash, current) })
+	var le *manage.LimitError
+	switch {
+	case errors.As(err, &le):
+		return h.redirect(w, r, back, flashErr, "Too many failed sign-ins or password checks for this account or from this address: try again in "+plural(le.RetryAfter(), "second")+". Nothing was changed.")
+	case errors.Is(err, manage.ErrHashBusy):
+		return h.redirect(w, r, back, flashErr, "Too many passwords are being checked at once: try again in a second. Nothing was changed.")
+	case err != nil:
+		return err
+	case !ok:
 		return h.redirect(w, r, back, flashErr, "The current password is wrong: nothing was changed.")
 	}
-	h.logins.Succeed(v.user.Email)
 	switch {
 	case fresh != r.PostFormValue("new-password-again"):
 		return h.redirect(w, r, back, flashErr, "The two new passwords differ: type the same one twice.")
@@ -60,8 +64,10 @@ func (h *handler) passwordChange(w http.ResponseWriter, r *http.Request) error {
 	if err := redirects.CheckPasswordRules(fresh); err != nil {
 		return h.redirect(w, r, back, flashErr, "The new password was not set: "+message(err))
 	}
-	hash, err := redirects.HashPassword(fresh)
-	if err != nil {
+	hash, err := h.logins.Hash(r.Context(), fresh)
+	if errors.Is(err, manage.ErrHashBusy) {
+		return h.redirect(w, r, back, flashErr, "Too many passwords are being checked at once: try again in a second. Nothing was changed.")
+	} else if err != nil {
 		return err
 	}
 	ctx := r.Context()

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"math"
 	"mime"
 	"net"
@@ -92,18 +93,30 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 			return nil
 		}
 		if r.Method == http.MethodPost {
-			// A form body is capped at the import cap (the largest form, a
-			// CSV file, is one the API would take); a file form is parsed
-			// here, spilling to temporary files, to read its CSRF token.
-			r.Body = http.MaxBytesReader(w, r.Body, maxImportBytes+1<<20)
-			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
-				if err := r.ParseMultipartForm(32 << 20); isTooLarge(err) {
-					return errTooLarge
+			// limitBody capped the body and parsed a small form. The
+			// import route's multipart form is read here only up to its
+			// file, so the token is checked before the file is read; a
+			// token after the file is no token.
+			var csrf string
+			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" && r.MultipartForm == nil {
+				f, err := openStreamForm(r)
+				if err != nil {
+					return err
 				}
+				csrf = f.values.Get("csrf")
+				r = withStreamForm(r, f)
+			} else {
+				if r.Form == nil {
+					r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+					if err := parseForm(r, maxForm); isTooLarge(err) {
+						return tooLarge(maxForm)
+					}
+				}
+				csrf = r.PostFormValue("csrf")
 			}
-		}
-		if r.Method == http.MethodPost && !s.CheckCSRF(r.PostFormValue("csrf")) {
-			return &pageError{status: http.StatusForbidden, msg: "This form has expired or did not come from this dashboard (its CSRF token is missing or wrong): go back, reload the page and try again."}
+			if !s.CheckCSRF(csrf) {
+				return &pageError{status: http.StatusForbidden, msg: "This form has expired or did not come from this dashboard (its CSRF token is missing or wrong): go back, reload the page and try again."}
+			}
 		}
 		ms, err := h.accounts.FindMemberships(r.Context(), u.ID)
 		if err != nil {
@@ -221,12 +234,24 @@ func (h *handler) loginSubmit(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if err := redirects.CheckLogin(u, r.PostFormValue("password")); err != nil {
-		h.logins.Fail(email, addr)
+	pw := r.PostFormValue("password")
+	ok, err := h.logins.Verify(r.Context(), email, addr, func() bool { return redirects.CheckLogin(u, pw) == nil })
+	var le *manage.LimitError
+	switch {
+	case errors.As(err, &le):
+		d.Error = "Too many failed sign-ins for this account or from this address: try again in " + plural(le.RetryAfter(), "second") + "."
+		w.Header().Set("Retry-After", itoa(le.RetryAfter()))
+		return h.renderLogin(w, r, http.StatusTooManyRequests, d)
+	case errors.Is(err, manage.ErrHashBusy):
+		d.Error = "Too many sign-ins are being checked at once: try again in a second."
+		w.Header().Set("Retry-After", itoa(manage.HashBusyRetryAfter))
+		return h.renderLogin(w, r, http.StatusServiceUnavailable, d)
+	case err != nil:
+		return err
+	case !ok:
 		d.Error = "The email address or password is wrong."
 		return h.renderLogin(w, r, http.StatusUnauthorized, d)
 	}
-	h.logins.Succeed(email)
 	if old, _, err := h.sessionOf(r); err == nil && old != nil {
 		h.accounts.DeleteSession(r.Context(), old.ID)
 	}

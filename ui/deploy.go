@@ -284,7 +284,9 @@ func (h *handler) exportFile(w http.ResponseWriter, r *http.Request) error {
 	if !slices.Contains(redirects.Formats, format) {
 		return errNotFound("export format")
 	}
-	_, e, err := h.store.FindExport(r.Context(), ph.ID, v, format)
+	// A version whose files the retention pruned is rendered again, as
+	// the CLI and the edge do.
+	_, e, err := redirects.FindExport(r.Context(), h.store, h.builder, ph.ID, v, format)
 	if err != nil {
 		return err
 	}

@@ -121,17 +121,16 @@ func (h *handler) importCheck(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	mode, err := redirects.ParseImportMode(r.PostFormValue("mode"))
-	if err != nil {
-		return &pageError{status: http.StatusBadRequest, msg: "Mode: " + message(err)}
+	// authenticate read the form up to its file: the file is read only
+	// now, by an editor, straight into the one temporary file it needs.
+	form := streamFormOf(r)
+	if form == nil {
+		return &pageError{status: http.StatusBadRequest, msg: "File: send the import form as multipart/form-data with a CSV file."}
 	}
-	d := importData{Modes: importModes, Mode: mode, Checked: true}
-	f, fh, err := r.FormFile("file")
-	if err != nil {
+	if form.file == nil || form.file.FormName() != "file" {
 		return h.redirect(w, r, "/projects/"+ph.ID+"/import", flashErr, "File: choose a CSV file to import.")
 	}
-	defer f.Close()
-	d.Filename = fh.Filename
+	d := importData{Modes: importModes, Checked: true, Filename: form.file.FileName()}
 	tmp, err := os.CreateTemp("", "redirects-import-*.csv")
 	if err != nil {
 		return err
@@ -143,9 +142,17 @@ func (h *handler) importCheck(w http.ResponseWriter, r *http.Request) error {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err := io.Copy(tmp, f); err != nil {
+	if _, err := io.Copy(tmp, form.file); err != nil {
+		return formReadError(err)
+	}
+	if err := form.rest(); err != nil {
 		return err
 	}
+	mode, err := redirects.ParseImportMode(form.values.Get("mode"))
+	if err != nil {
+		return &pageError{status: http.StatusBadRequest, msg: "Mode: " + message(err)}
+	}
+	d.Mode = mode
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}

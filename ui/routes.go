@@ -10,6 +10,10 @@ type route struct {
 	// public routes need no signed-in user.
 	public  bool
 	handler func(http.ResponseWriter, *http.Request) error
+	// maxBody caps a POST's body; 0 is bodyLimit's default. stream
+	// leaves the form unparsed for the handler to read part by part.
+	maxBody int64
+	stream  bool
 }
 
 // routeTable lists every route of the dashboard, once. The API's routes,
@@ -57,7 +61,7 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDelete},
 
 		{method: "GET", pattern: "/projects/{project}/import", handler: h.importPage},
-		{method: "POST", pattern: "/projects/{project}/import", handler: h.importCheck},
+		{method: "POST", pattern: "/projects/{project}/import", handler: h.importCheck, maxBody: maxImportForm, stream: true},
 		{method: "POST", pattern: "/projects/{project}/import/apply", handler: h.importApply},
 
 		{method: "GET", pattern: "/projects/{project}/deploy", handler: h.deployPage},
@@ -92,11 +96,12 @@ func (h *handler) routes() http.Handler {
 		if !rt.public {
 			f = h.authenticate(f)
 		}
+		f = limitBody(rt.bodyLimit(), rt.stream, f)
 		mux.HandleFunc(rt.method+" "+rt.pattern, h.serve(f))
 	}
-	mux.HandleFunc("/", h.serve(h.authenticate(func(http.ResponseWriter, *http.Request) error {
+	mux.HandleFunc("/", h.serve(limitBody(maxForm, false, h.authenticate(func(http.ResponseWriter, *http.Request) error {
 		return errNotFound("page")
-	})))
+	}))))
 	return headers(compress(mux), h.secure)
 }
 

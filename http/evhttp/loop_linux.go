@@ -27,6 +27,15 @@ const (
 	// answering a connection's pipelined requests and writes what it has: a client that pipelines
 	// requests for large files must not make the loop queue all of them.
 	highWater = 64 << 10
+	// maxWrite bounds one write: a large body goes out in pieces, one per
+	// writable event, so a loop with many large answers to write spends
+	// little time in each.
+	maxWrite = 256 << 10
+	// sndBufCap is the SO_SNDBUF of a connection once it is sent a large
+	// (referenced) body (the kernel doubles it for its bookkeeping): enough
+	// for a fast client on a LAN, and a bound on what a client that never
+	// reads holds of the host's TCP memory.
+	sndBufCap = 256 << 10
 	// lingerTime is how long a connection closed after an unread body or a refused request keeps
 	// discarding input, and lingerMax how much it discards: closing a socket with unread input
 	// sends a reset that can destroy the response before the client has read it.
@@ -61,6 +70,9 @@ const (
 type seg struct {
 	body       []byte
 	start, end int
+	// done, for a referenced body, is its Response.Done: called once the
+	// body is written or the connection closed.
+	done func()
 }
 
 // conn is one client connection, owned by one loop.
@@ -102,6 +114,8 @@ type conn struct {
 	lingered    int
 
 	resp Response
+	// sndCapped: SO_SNDBUF was set to sndBufCap for a large body.
+	sndCapped bool
 }
 
 func (c *conn) pending() bool { return c.segHead < len(c.segs) }
@@ -129,9 +143,24 @@ func (c *conn) addOut(start int) {
 	c.segs = append(c.segs, seg{start: start, end: end})
 }
 
-func (c *conn) addBody(b []byte) {
+func (c *conn) addBody(b []byte, done func()) {
 	c.pendingBytes += len(b)
-	c.segs = append(c.segs, seg{body: b})
+	c.segs = append(c.segs, seg{body: b, done: done})
+}
+
+// finishSegs calls the done functions of the bodies not yet written: the
+// connection is closing.
+func (c *conn) finishSegs() {
+	for i := c.segHead; i < len(c.segs); i++ {
+		if d := c.segs[i].done; d != nil {
+			c.segs[i].done = nil
+			d()
+		}
+	}
+	if d := c.resp.Done; d != nil {
+		c.resp.Done = nil
+		d()
+	}
 }
 
 // consume drops n written bytes from the front of the pending output.
@@ -146,6 +175,10 @@ func (c *conn) consume(n int) {
 		}
 		n -= rem
 		s.body = nil // let the GC have a body as soon as it is sent
+		if d := s.done; d != nil {
+			s.done = nil
+			d()
+		}
 		c.segHead++
 		c.segOff = 0
 	}
@@ -848,6 +881,7 @@ func (l *loop) wakeup() {
 		c.state = stReading
 		if c.closed {
 			// Closed while the function ran (peer gone, forced shutdown): now it can be reused.
+			c.finishSegs()
 			l.releaseBufs(c)
 			l.putConn(c)
 			continue
@@ -892,18 +926,31 @@ func (l *loop) respond(c *conn) {
 	if c.head || !bodyAllowed(resp.Status) {
 		body = nil
 	}
+	done := resp.Done
 	if len(body) <= copyBodyMax {
 		c.out = append(c.out, body...)
 		c.addOut(start)
+		if done != nil {
+			done()
+		}
 	} else {
 		c.addOut(start)
-		c.addBody(body)
+		c.addBody(body, done)
 		if cap(resp.Scratch) > 0 && cap(body) > 0 && &resp.Scratch[:1][0] == &body[:1][0] {
 			// The body is written later from the scratch buffer: the
 			// next request must not render over it.
 			resp.Scratch = nil
 		}
+		if !c.sndCapped {
+			// What the kernel may hold for this connection is capped, so
+			// many clients that never read cannot take the host's TCP
+			// memory; the body is written from its one copy as the client
+			// reads.
+			c.sndCapped = true
+			syscall.SetsockoptInt(c.fd, syscall.SOL_SOCKET, syscall.SO_SNDBUF, sndBufCap)
+		}
 	}
+	resp.Done = nil
 	resp.Reset()
 	if closing {
 		c.closeAfter = true
@@ -919,17 +966,21 @@ func (l *loop) flush(c *conn) bool {
 		var e syscall.Errno
 		segs := c.segs[c.segHead:]
 		if len(segs) == 1 {
-			n, e = sysWrite(c.fd, c.segBytes(&segs[0])[c.segOff:])
+			b := c.segBytes(&segs[0])[c.segOff:]
+			n, e = sysWrite(c.fd, b[:min(len(b), maxWrite)])
 		} else {
 			iov := l.iov[:0]
+			total := 0
 			for i := range segs {
-				if len(iov) == cap(iov) {
+				if len(iov) == cap(iov) || total >= maxWrite {
 					break
 				}
 				b := c.segBytes(&segs[i])
 				if i == 0 {
 					b = b[c.segOff:]
 				}
+				b = b[:min(len(b), maxWrite-total)]
+				total += len(b)
 				v := syscall.Iovec{Base: &b[0]}
 				v.SetLen(len(b))
 				iov = append(iov, v)
@@ -1058,6 +1109,10 @@ func (l *loop) closeConn(c *conn) {
 		return
 	}
 	c.closed = true
+	c.sndCapped = false
+	if c.state != stSlow {
+		c.finishSegs()
+	}
 	syscall.Close(c.fd)
 	l.byFD[c.fd] = nil
 	if l.srv != nil { // nil in the benchmarks' hand-driven loops

@@ -31,6 +31,10 @@ type Response struct {
 	// written from the slice after the handler returns, takes it along
 	// (the next request starts a new one).
 	Scratch []byte
+	// Done, if set, is called once the body has been written (a copied
+	// body: once it is queued) or the connection closed: the handler's
+	// hook to free what it held for the download.
+	Done func()
 
 	hdr  [maxResponseHeaders]header
 	nhdr int
@@ -55,6 +59,7 @@ func (r *Response) Reset() {
 	r.Status = 0
 	r.Body = nil
 	r.Close = false
+	r.Done = nil
 }
 
 // copyBodyMax is the largest body copied into the output buffer; larger bodies are written from the

@@ -1,0 +1,108 @@
+package manage
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"unicode/utf8"
+)
+
+// checkJSONUTF8 refuses a JSON body that is not valid UTF-8, naming the
+// field whose string holds the first bad byte and the byte's offset in the
+// string as sent (escapes counted as written) and in the body. JSON must
+// be UTF-8, and a name or rule must not be stored with U+FFFD where the
+// sender had something else.
+func checkJSONUTF8(body []byte) error {
+	if utf8.Valid(body) {
+		return nil
+	}
+	bad := 0
+	for bad < len(body) {
+		r, n := utf8.DecodeRune(body[bad:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		bad += n
+	}
+	field, start := jsonStringAt(body, bad)
+	switch {
+	case field == "" || start < 0:
+		return newError(http.StatusBadRequest, codeInvalidJSON, "the body is not valid UTF-8 at byte %d", bad)
+	default:
+		return newError(http.StatusBadRequest, "INVALID_INPUT", "%s is not valid UTF-8: byte %d of its value (byte %d of the body) is 0x%02X", field, bad-start, bad, body[bad])
+	}
+}
+
+// jsonStringAt returns the name of the field whose key or value is the
+// string holding byte off of body (an array's items are named by its
+// field), and the offset of the string's first byte after its quote; ""
+// and -1 when off is in no string.
+func jsonStringAt(body []byte, off int) (string, int) {
+	// The body's syntax is checked up to off with valid bytes in place of
+	// the bad ones, by the standard decoder's tokens.
+	clean := bytes.ToValidUTF8(body, []byte("?"))
+	// ToValidUTF8 replaces each run of bad bytes by one '?', so offsets
+	// after off shift: only tokens that start before off are read.
+	dec := json.NewDecoder(bytes.NewReader(clean))
+	type level struct {
+		object, wantKey bool
+		key             string
+	}
+	var stack []level
+	prev := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", -1
+		}
+		end := int(dec.InputOffset())
+		// The token's first byte: past whitespace, ':' and ','.
+		start := prev
+		for start < end && (clean[start] == ' ' || clean[start] == '\t' || clean[start] == '\n' || clean[start] == '\r' || clean[start] == ':' || clean[start] == ',') {
+			start++
+		}
+		prev = end
+		var top *level
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		isKey := top != nil && top.object && top.wantKey
+		if s, ok := tok.(string); ok && start <= off && off < end {
+			switch {
+			case isKey:
+				return s, start + 1
+			case top != nil && top.object:
+				return top.key, start + 1
+			case top != nil:
+				// An item of an array: the array's field.
+				for i := len(stack) - 2; i >= 0; i-- {
+					if stack[i].object {
+						return stack[i].key, start + 1
+					}
+				}
+			}
+			return "the body", start + 1
+		}
+		if start > off {
+			return "", -1
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			if top != nil && top.object {
+				top.wantKey = true
+			}
+			stack = append(stack, level{object: tok == json.Delim('{'), wantKey: true})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && stack[len(stack)-1].object {
+				stack[len(stack)-1].wantKey = true
+			}
+		default:
+			if isKey {
+				top.key, top.wantKey = tok.(string), false
+			} else if top != nil && top.object {
+				top.wantKey = true
+			}
+		}
+	}
+}
