@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 	"weak"
 
 	"redirects"
@@ -195,6 +196,8 @@ type missSketch struct {
 	mu     sync.Mutex
 	byPath map[string]*missEntry
 	heap   missHeap
+	// fold is where addKey folds a path's letters, under mu.
+	fold []byte
 }
 
 type missEntry struct {
@@ -206,9 +209,34 @@ type missEntry struct {
 
 // add counts one miss of path at now.
 func (m *missSketch) add(path string, now time.Time) {
-	t := now.UnixNano()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.addLocked(path, now.UnixNano())
+}
+
+// addKey counts one miss of the decoded path p at now under its key with
+// settings st (redirects.Settings.Key). The key is made in the sketch's
+// own buffer, so a path missed again allocates nothing under any settings.
+func (m *missSketch) addKey(p string, st redirects.Settings, now time.Time) {
+	key := st.TrimSlash(p)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if st.CaseInsensitive && strings.ContainsFunc(key, func(r rune) bool { return 'A' <= r && r <= 'Z' }) {
+		m.fold = append(m.fold[:0], key...)
+		for i, c := range m.fold {
+			if 'A' <= c && c <= 'Z' {
+				m.fold[i] = c + 'a' - 'A'
+			}
+		}
+		// A view of the buffer: addLocked clones what it keeps.
+		key = unsafe.String(&m.fold[0], len(m.fold))
+	}
+	m.addLocked(key, now.UnixNano())
+}
+
+// addLocked is add under m.mu, with t in Unix ns. path may be a view of a
+// buffer: what is kept of it is cloned.
+func (m *missSketch) addLocked(path string, t int64) {
 	if e := m.byPath[path]; e != nil {
 		e.count++
 		e.last = max(e.last, t)

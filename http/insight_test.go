@@ -79,6 +79,20 @@ func TestMissSketchAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { m.add("/a", now) }); n != 0 {
 		t.Errorf("counting a known miss allocates %v times", n)
 	}
+	// Under settings, a known miss in another spelling is counted under
+	// its key without allocating.
+	both := redirects.Settings{CaseInsensitive: true, IgnoreTrailingSlash: true}
+	m.addKey("/Docs/Page/", both, now)
+	if n := testing.AllocsPerRun(100, func() { m.addKey("/DOCS/page/", both, now) }); n != 0 {
+		t.Errorf("counting a known miss under settings allocates %v times", n)
+	}
+	got := map[string]int64{}
+	for _, e := range m.take("prj", nil) {
+		got[e.Path] = e.Count
+	}
+	if len(got) != 2 || got["/a"] != 102 || got["/docs/page"] != 102 {
+		t.Errorf("counted %v, want /a and /docs/page 102 times each", got)
+	}
 }
 
 // TestEdgeCountsHitsAndMisses runs lookups through the edge over a real

@@ -102,5 +102,5 @@ func countMiss(misses *missSketch, path string, settings redirects.Settings, now
 	if err != nil || redirects.ValidateSource(p) != nil {
 		return
 	}
-	misses.add(settings.Key(p), now)
+	misses.addKey(p, settings, now)
 }
