@@ -169,6 +169,15 @@ func RenderFormat(format string, rules []redirects.Rule) ([]byte, bool) {
 	return BuildFormat(format, rules, redirects.Settings{})
 }
 
+// Report returns the deploy-time report of rules under settings, what Build
+// puts in DeployContent.Report: one line per thing some format answers
+// otherwise than the lookup API, as each file's opening "# Differs:" lines
+// declare it, or "" when every format answers as the API. It renders no
+// file, so the dashboard can show it before a deploy.
+func Report(rules []redirects.Rule, settings redirects.Settings) string {
+	return sortRules(rules, settings).report()
+}
+
 // BuildFormat is RenderFormat for a project's settings.
 func BuildFormat(format string, rules []redirects.Rule, settings redirects.Settings) ([]byte, bool) {
 	s := sortRules(rules, settings)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/export"
 	"redirects/safety"
 )
 
@@ -44,6 +45,9 @@ type deployData struct {
 	MoreErrors   int
 	MoreWarnings int
 	NeedsForce   bool
+	// ExportReport is what the deploy's report will say the export files
+	// answer otherwise than the lookup API (export.Report), "" for nothing.
+	ExportReport string
 }
 
 // deployPage is the Deploy tab: what deploying the draft changes against
@@ -82,6 +86,9 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 		d.Next = ph.Live.Version + 1
 	}
 	d.Gate = gate
+	// The same lines the deploy's report will hold (docs/contract.md,
+	// "Export shapes"): the rules the export files answer otherwise.
+	d.ExportReport = export.Report(draft, ph.Settings)
 	d.NeedsForce = gate.Errors > 0 || len(gate.FailingCases) > 0
 	for _, f := range gate.Findings {
 		if f.Severity == safety.SeverityError {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/export"
 	"redirects/manage"
 )
 
@@ -337,5 +338,46 @@ func TestTestPathOptions(t *testing.T) {
 	_, page := e.do("GET", "/projects/"+e.project.ID+"/test?path="+url.QueryEscape("/DOCS/a/b?x=1"), nil, true)
 	if !strings.Contains(page, `title="308 Permanent Redirect (keeps the method and body)">308</span> → <span class="mono">/manual/a/b?x=1#top</span>, by rule`) {
 		t.Fatalf("Test a path of /DOCS/a/b?x=1:\n%s", page)
+	}
+}
+
+// TestDeployPageShowsExportReport: the deploy page lists what the export
+// files will answer otherwise than the lookup API, the same lines the
+// deploy's report holds; without such rules it shows no such section.
+func TestDeployPageShowsExportReport(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	deploy := "/projects/" + e.project.ID + "/deploy"
+	if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: "/plain", Destination: "/b", StatusCode: 301}); err != nil {
+		t.Fatal(err)
+	}
+	if _, page := e.do("GET", deploy, nil, true); strings.Contains(page, `id="export-report"`) {
+		t.Fatalf("a draft every format answers shows an export report:\n%s", page)
+	}
+	rules := []redirects.Rule{
+		{Source: "/gone", StatusCode: 410},
+		{Source: "/moved", Destination: "/new", StatusCode: 308},
+	}
+	for i := range rules {
+		rules[i].ProjectID = e.project.ID
+		if err := e.db.AddRule(ctx, &rules[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	draft, err := e.db.FindRules(ctx, e.project.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := export.Report(draft, redirects.Settings{})
+	if want == "" {
+		t.Fatal("export.Report finds nothing to say of a 410 and a 308")
+	}
+	_, page := e.do("GET", deploy, nil, true)
+	if !strings.Contains(page, `id="export-report"`) || !strings.Contains(page, html.EscapeString(want)) {
+		t.Fatalf("the deploy page does not list the export report %q:\n%s", want, page)
+	}
+	c, err := export.Build(draft, redirects.Settings{})
+	if err != nil || c.Report != want {
+		t.Fatalf("the deploy's report %q differs from the page's %q (%v)", c.Report, want, err)
 	}
 }
