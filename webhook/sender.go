@@ -177,7 +177,7 @@ func (s *Sender) RunOnce(ctx context.Context) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := s.Send(ctx, d)
+			a := s.Send(context.WithoutCancel(ctx), d) // a send in flight finishes (Timeout bounds it)
 			if err := s.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), d, a); err != nil {
 				mu.Lock()
 				first = cmpErr(first, err)
