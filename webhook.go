@@ -21,9 +21,10 @@ var WebhookBackoff = []time.Duration{10 * time.Second, 30 * time.Second, time.Mi
 
 const (
 	WebhookRetryFor = 24 * time.Hour
-	// WebhookLease is how long a node holds a delivery it sends; a node
-	// that dies mid-send frees it when the lease ends.
-	WebhookLease = 30 * time.Second
+	// WebhookLease is how long a node holds a delivery it sends (three
+	// times the sender's 5 s timeout); a node that dies mid-send frees it
+	// when the lease ends, and another sends it.
+	WebhookLease = 15 * time.Second
 	// WebhookExcerpt is how much of an answer's body a delivery keeps.
 	WebhookExcerpt = 4 << 10
 	// WebhookTestAction is the action of "send a test event".

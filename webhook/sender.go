@@ -78,7 +78,7 @@ func (s *Sender) init() {
 
 // ErrPrivateAddress is the error of a dial to an address that
 // AllowPrivate does not allow.
-var ErrPrivateAddress = errors.New("refused: the address is loopback, private, link-local or otherwise not public (serve --webhook-allow-private allows it)")
+var ErrPrivateAddress = errors.New("refused: not a public address (serve --webhook-allow-private allows it)")
 
 // NewClient returns the client deliveries go through: no proxy, no
 // redirects followed, Timeout, and unless allowPrivate a dialer that
@@ -218,6 +218,10 @@ func (s *Sender) Send(ctx context.Context, d *redirects.WebhookDelivery) redirec
 	if err != nil {
 		a.Latency = time.Since(t0)
 		a.Error = err.Error()
+		var op *net.OpError
+		if errors.Is(err, ErrPrivateAddress) && errors.As(err, &op) {
+			a.Error = op.Err.Error() // "refused: ...: ADDR", without the request's repetition
+		}
 		return s.logged(d, a)
 	}
 	excerpt, rerr := io.ReadAll(io.LimitReader(resp.Body, redirects.WebhookExcerpt))
