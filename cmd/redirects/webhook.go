@@ -36,24 +36,28 @@ var webhookCommands = []command{
 		name:     "webhook pause",
 		synopsis: []string{"WEBHOOK_ID"},
 		summary:  "stop sending to an endpoint; its deliveries queue until it resumes",
+		example:  `redirects webhook pause whk_1a2b3c4d5e6f7g8h`,
 		run:      (*cmd).webhookPause,
 	},
 	{
 		name:     "webhook resume",
 		synopsis: []string{"WEBHOOK_ID"},
 		summary:  "send to a paused or disabled endpoint again, its queue first",
+		example:  `redirects webhook resume whk_1a2b3c4d5e6f7g8h`,
 		run:      (*cmd).webhookResume,
 	},
 	{
 		name:     "webhook delete",
 		synopsis: []string{"WEBHOOK_ID"},
 		summary:  "delete an endpoint and its deliveries",
+		example:  `redirects webhook delete whk_1a2b3c4d5e6f7g8h`,
 		run:      (*cmd).webhookDelete,
 	},
 	{
 		name:     "webhook test",
 		synopsis: []string{"WEBHOOK_ID"},
 		summary:  "send a test event (action webhook.test) and print its delivery ID",
+		example:  `redirects webhook test whk_1a2b3c4d5e6f7g8h`,
 		run:      (*cmd).webhookTest,
 	},
 	{
@@ -61,12 +65,14 @@ var webhookCommands = []command{
 		synopsis: []string{"WEBHOOK_ID [--limit N] [--json]"},
 		summary:  "an endpoint's last deliveries, newest first, with each attempt's status, latency and answer",
 		readOnly: true,
+		example:  `redirects webhook deliveries whk_1a2b3c4d5e6f7g8h --limit 5`,
 		run:      (*cmd).webhookDeliveries,
 	},
 	{
 		name:     "webhook redeliver",
 		synopsis: []string{"DELIVERY_ID"},
 		summary:  "send a delivery again (same delivery ID), with 24 hours of retries from now",
+		example:  `redirects webhook redeliver whd_1a2b3c4d5e6f7g8h9i0j`,
 		run:      (*cmd).webhookRedeliver,
 	},
 	{
