@@ -88,15 +88,12 @@ type webhookCreateRequest struct {
 // webhookCreate registers an endpoint and answers it with its secret, the
 // only time the secret is shown.
 func (h *handler) webhookCreate(w http.ResponseWriter, r *http.Request) error {
-	if err := authorize(r, r.PathValue("org"), redirects.ActionRead); err != nil {
+	o, err := h.authorizeOrg(r, redirects.ActionManageWebhooks)
+	if err != nil {
 		return err
 	}
 	var req webhookCreateRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
-		return err
-	}
-	o, err := h.authorizeOrg(r, redirects.ActionManageWebhooks)
-	if err != nil {
 		return err
 	}
 	if req.URL == nil {
