@@ -99,6 +99,14 @@ var funcs = template.FuncMap{
 	"query":   func(v map[string]string) template.URL { return template.URL(encodeQuery(v)) },
 	"orgTell": orgTell,
 	"changes": auditChanges,
+	// lastAttempt is a webhook delivery's last attempt, or nil.
+	"lastAttempt": func(d *redirects.WebhookDelivery) *redirects.WebhookAttempt {
+		if len(d.Attempts) == 0 {
+			return nil
+		}
+		return &d.Attempts[len(d.Attempts)-1]
+	},
+	"millis": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
 }
 
 // orgTell returns what tells the organization o apart from the others of
