@@ -214,14 +214,16 @@ func (db *DB) enqueueWebhooks(ctx context.Context, tx querier, e *redirects.Audi
 		if ep.ID == e.ObjectID && e.Action == redirects.AuditWebhookDelete || !ep.Wants(e.Action, e.ProjectID) {
 			continue
 		}
-		if err := db.insertDelivery(ctx, tx, ep.ID, e); err != nil {
+		if _, err := db.insertDelivery(ctx, tx, ep.ID, e); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (db *DB) insertDelivery(ctx context.Context, tx querier, endpointID string, e *redirects.AuditEntry) error {
+// insertDelivery enqueues a delivery of e to an endpoint and returns its
+// ID.
+func (db *DB) insertDelivery(ctx context.Context, tx querier, endpointID string, e *redirects.AuditEntry) (string, error) {
 	id := redirects.NewWebhookDeliveryID()
 	var auditID *int64
 	if e.ID != 0 {
@@ -231,9 +233,9 @@ func (db *DB) insertDelivery(ctx context.Context, tx querier, endpointID string,
 	_, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, endpoint_id, audit_id, action, body, created_at, next_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $6)`, id, endpointID, auditID, e.Action, string(redirects.NewWebhookPayload(id, endpointID, e)), now)
 	if err != nil {
-		return fmt.Errorf("enqueue webhook delivery: %w", err)
+		return "", fmt.Errorf("enqueue webhook delivery: %w", err)
 	}
-	return nil
+	return id, nil
 }
 
 // SendWebhookTest enqueues a test event (action webhook.test) to one
@@ -251,11 +253,8 @@ func (db *DB) SendWebhookTest(ctx context.Context, id string) (string, error) {
 	}
 	e := redirects.NewAuditEntry(ctx, db.now(), redirects.WebhookTestAction, ep.OrgID, "", "webhook", ep.ID, nil,
 		map[string]any{"message": "a test event from redirects"})
-	if err := db.insertDelivery(ctx, tx, ep.ID, e); err != nil {
-		return "", db.wrap(op, err)
-	}
-	var did string
-	if err := tx.QueryRowContext(ctx, `SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, id LIMIT 1`, id).Scan(&did); err != nil {
+	did, err := db.insertDelivery(ctx, tx, ep.ID, e)
+	if err != nil {
 		return "", db.wrap(op, err)
 	}
 	if err := tx.Commit(); err != nil {
