@@ -82,6 +82,10 @@ const (
 	AuditTokenCreate    = "token.create"
 	AuditTokenRevoke    = "token.revoke"
 	AuditMissDelete     = "miss.delete"
+	AuditWebhookCreate  = "webhook.create"
+	AuditWebhookUpdate  = "webhook.update"
+	AuditWebhookDelete  = "webhook.delete"
+	AuditWebhookRotate  = "webhook.rotate_secret"
 )
 
 // AuditEntry records one change: who, when, from where, what.

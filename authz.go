@@ -26,6 +26,11 @@ const (
 	// ActionManageTokens revokes any management token of the organization.
 	// Owners.
 	ActionManageTokens Action = "tokens.manage"
+	// ActionManageWebhooks creates, pauses, resumes, tests and deletes the
+	// organization's webhook endpoints, rotates their secrets and sends
+	// deliveries again. Owners: an endpoint receives every entry of the
+	// audit log it subscribes to.
+	ActionManageWebhooks Action = "webhooks.manage"
 	// ActionCreateViewerToken, ActionCreateEditorToken and
 	// ActionCreateOwnerToken create a management token with that role: a
 	// member may create tokens at or below their own role, never above.
@@ -64,6 +69,7 @@ var grants = map[Action]grant{
 	ActionManageKeys:        {what: "manage API keys", min: RoleOwner},
 	ActionManageMembers:     {what: "manage members", min: RoleOwner, operators: true},
 	ActionManageTokens:      {what: "manage management tokens", min: RoleOwner},
+	ActionManageWebhooks:    {what: "manage webhooks", min: RoleOwner},
 	ActionCreateViewerToken: {what: "create viewer tokens", min: RoleViewer, usersOnly: true},
 	ActionCreateEditorToken: {what: "create editor tokens", min: RoleEditor, usersOnly: true},
 	ActionCreateOwnerToken:  {what: "create owner tokens", min: RoleOwner, usersOnly: true},

@@ -58,6 +58,7 @@ func TestAuthorize(t *testing.T) {
 		redirects.ActionManageKeys:        "ok  403 403 404 403 403 ok  403 403 404 404",
 		redirects.ActionManageMembers:     "ok  403 403 404 ok  ok  ok  403 403 404 404",
 		redirects.ActionManageTokens:      "ok  403 403 404 403 403 ok  403 403 404 404",
+		redirects.ActionManageWebhooks:    "ok  403 403 404 403 403 ok  403 403 404 404",
 		redirects.ActionCreateViewerToken: "ok  ok  ok  404 403 ok  403 403 403 404 404",
 		redirects.ActionCreateEditorToken: "ok  ok  403 404 403 403 403 403 403 404 404",
 		redirects.ActionCreateOwnerToken:  "ok  403 403 404 403 403 403 403 403 404 404",

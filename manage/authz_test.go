@@ -38,6 +38,23 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		}
 		return k.ID
 	}
+	// newWebhook returns the path of a new endpoint of a; newDelivery that
+	// of a delivery of one.
+	newWebhook := func(obase string) string {
+		ep := redirects.NewWebhookEndpoint(a.org.ID, "https://hooks.example.com/in", nil, nil)
+		if err := e.store.(redirects.WebhookStore).CreateWebhook(ctx, ep); err != nil {
+			t.Fatal(err)
+		}
+		return obase + "/webhooks/" + ep.ID
+	}
+	newDelivery := func(obase string) string {
+		w := newWebhook(obase)
+		did, err := e.store.(redirects.WebhookStore).SendWebhookTest(ctx, w[strings.LastIndex(w, "/")+1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w + "/deliveries/" + did
+	}
 	newMember := func() string {
 		u, _ := e.user(fmt.Sprintf("m%d-%s@example.com", uniq(), randomHex(3)), false)
 		if err := e.store.SetMember(ctx, &redirects.Membership{OrgID: a.org.ID, UserID: u.ID, Role: redirects.RoleViewer}); err != nil {
@@ -128,6 +145,17 @@ func testRoles(t *testing.T, open newStoreFunc) {
 			tok, _ := e.token(a.org.ID, redirects.RoleViewer, "victim", 0)
 			return call{"DELETE", obase + "/tokens/" + tok.ID, nil}
 		}},
+
+		{"list webhooks", redirects.RoleViewer, func() call { return call{"GET", obase + "/webhooks", nil} }},
+		{"webhook deliveries", redirects.RoleViewer, func() call { return call{"GET", newWebhook(obase) + "/deliveries", nil} }},
+		{"create webhook", redirects.RoleOwner, func() call {
+			return call{"POST", obase + "/webhooks", map[string]any{"url": "https://hooks.example.com/in"}}
+		}},
+		{"pause webhook", redirects.RoleOwner, func() call { return call{"PATCH", newWebhook(obase), map[string]any{"paused": true}} }},
+		{"delete webhook", redirects.RoleOwner, func() call { return call{"DELETE", newWebhook(obase), nil} }},
+		{"test webhook", redirects.RoleOwner, func() call { return call{"POST", newWebhook(obase) + "/test", nil} }},
+		{"rotate webhook secret", redirects.RoleOwner, func() call { return call{"POST", newWebhook(obase) + "/secret", nil} }},
+		{"redeliver", redirects.RoleOwner, func() call { return call{"POST", newDelivery(obase) + "/redeliver", nil} }},
 
 		{"import", redirects.RoleEditor, func() call {
 			return call{"POST", pbase + "/imports?mode=upsert", csvBody("source,destination,statusCode,matchType\n/imported,/x,301,exact\n")}
@@ -235,12 +263,37 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 	e := newEnv(t, open, false, nil)
 	a, b := e.newOrg("Org-Alpha"), e.newOrg("Org-Bravo")
 	hnd := &handler{}
+	// webhookOf and deliveryOf return an endpoint of o and a delivery of
+	// it, made once.
+	hooks, deliveries := map[string]string{}, map[string]string{}
+	webhookOf := func(o *org) string {
+		if id, ok := hooks[o.org.ID]; ok {
+			return id
+		}
+		ep := redirects.NewWebhookEndpoint(o.org.ID, "https://hooks.example.com/in", nil, nil)
+		if err := e.store.(redirects.WebhookStore).CreateWebhook(e.ctx, ep); err != nil {
+			t.Fatal(err)
+		}
+		hooks[o.org.ID] = ep.ID
+		return ep.ID
+	}
+	deliveryOf := func(o *org) string {
+		if id, ok := deliveries[o.org.ID]; ok {
+			return id
+		}
+		did, err := e.store.(redirects.WebhookStore).SendWebhookTest(e.ctx, webhookOf(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		deliveries[o.org.ID] = did
+		return did
+	}
 	placeholder := regexp.MustCompile(`\{[a-z]+\}`)
 	fill := func(rt route, o *org, missing bool) string {
 		return placeholder.ReplaceAllStringFunc(rt.pattern, func(p string) string {
 			if missing {
 				return map[string]string{"{org}": "org_missing00000000", "{project}": "prj_missing00000000",
-					"{id}": "999999", "{user}": "usr_missing00000000"}[p]
+					"{id}": "999999", "{user}": "usr_missing00000000", "{delivery}": "whd_missing00000000"}[p]
 			}
 			switch p {
 			case "{org}":
@@ -257,14 +310,20 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 					return o.key.ID
 				case strings.Contains(rt.pattern, "/tokens/"):
 					return o.tokenIDs[redirects.RoleViewer]
+				case strings.Contains(rt.pattern, "/webhooks/"):
+					return webhookOf(o)
 				}
+			case "{delivery}":
+				return deliveryOf(o)
 			}
 			t.Fatalf("route %s: no value for %s", rt.pattern, p)
 			return ""
 		})
 	}
-	idPattern := regexp.MustCompile(`"(org|prj|usr|key|tok)_[A-Za-z0-9]+"|"\d+"`)
+	idPattern := regexp.MustCompile(`"(org|prj|usr|key|tok|whk|whd)_[A-Za-z0-9]+"|"\d+"`)
 	walked := 0
+	webhookOf(b)
+	deliveryOf(b)
 	before := auditCount(t, e, b.org.ID)
 	for _, rt := range hnd.routeTable() {
 		if !strings.Contains(rt.pattern, "{") {

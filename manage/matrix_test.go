@@ -32,6 +32,7 @@ var docGrants = map[string]docGrant{
 	"tokens.manage":        {min: redirects.RoleOwner},
 	"tokens.create.viewer": {min: redirects.RoleViewer, usersOnly: true},
 	"orgs.manage":          {operators: true},
+	"webhooks.manage":      {min: redirects.RoleOwner},
 }
 
 // docRouteActions is the route table of docs/manage.md: the action each
@@ -92,6 +93,15 @@ var docRouteActions = map[string]string{
 	"DELETE /manage/v1/projects/{project}/keys/{id}":  "keys.manage",
 	"GET /manage/v1/orgs/{org}/usage":                 "read",
 	"GET /manage/v1/orgs/{org}/audit":                 "read",
+
+	"GET /manage/v1/orgs/{org}/webhooks":                                       "read",
+	"POST /manage/v1/orgs/{org}/webhooks":                                      "webhooks.manage",
+	"PATCH /manage/v1/orgs/{org}/webhooks/{id}":                                "webhooks.manage",
+	"DELETE /manage/v1/orgs/{org}/webhooks/{id}":                               "webhooks.manage",
+	"POST /manage/v1/orgs/{org}/webhooks/{id}/test":                            "webhooks.manage",
+	"POST /manage/v1/orgs/{org}/webhooks/{id}/secret":                          "webhooks.manage",
+	"GET /manage/v1/orgs/{org}/webhooks/{id}/deliveries":                       "read",
+	"POST /manage/v1/orgs/{org}/webhooks/{id}/deliveries/{delivery}/redeliver": "webhooks.manage",
 }
 
 // principal is a kind of caller of the matrix.
@@ -329,6 +339,37 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 			return call{obase + "/usage", nil}
 		case "GET /manage/v1/orgs/{org}/audit":
 			return call{obase + "/audit", nil}
+		case "GET /manage/v1/orgs/{org}/webhooks":
+			return call{obase + "/webhooks", nil}
+		case "POST /manage/v1/orgs/{org}/webhooks":
+			return call{obase + "/webhooks", map[string]any{"url": fmt.Sprintf("https://hooks.example.com/%d", uniq()), "actions": []string{"rule.*"}}}
+		}
+		if strings.HasPrefix(key, "GET /manage/v1/orgs/{org}/webhooks/") || strings.Contains(key, "/webhooks/{id}") {
+			ws := e.store.(redirects.WebhookStore)
+			ep := redirects.NewWebhookEndpoint(o.org.ID, fmt.Sprintf("https://hooks.example.com/%d", uniq()), nil, nil)
+			if err := ws.CreateWebhook(ctx, ep); err != nil {
+				t.Fatal(err)
+			}
+			wbase := obase + "/webhooks/" + ep.ID
+			switch key {
+			case "PATCH /manage/v1/orgs/{org}/webhooks/{id}":
+				return call{wbase, map[string]any{"paused": true}}
+			case "DELETE /manage/v1/orgs/{org}/webhooks/{id}", "POST /manage/v1/orgs/{org}/webhooks/{id}/test":
+				if strings.HasPrefix(key, "DELETE") {
+					return call{wbase, nil}
+				}
+				return call{wbase + "/test", nil}
+			case "POST /manage/v1/orgs/{org}/webhooks/{id}/secret":
+				return call{wbase + "/secret", map[string]any{"overlap": "1h"}}
+			case "GET /manage/v1/orgs/{org}/webhooks/{id}/deliveries":
+				return call{wbase + "/deliveries", nil}
+			case "POST /manage/v1/orgs/{org}/webhooks/{id}/deliveries/{delivery}/redeliver":
+				did, err := ws.SendWebhookTest(ctx, ep.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return call{wbase + "/deliveries/" + did + "/redeliver", nil}
+			}
 		}
 		t.Fatalf("the matrix has no call for route %s", key)
 		return call{}
@@ -348,6 +389,10 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 				return "/tok_missing00000000"
 			case strings.HasPrefix(s, "/key_"):
 				return "/key_missing00000000"
+			case strings.HasPrefix(s, "/whk_"):
+				return "/whk_missing00000000"
+			case strings.HasPrefix(s, "/whd_"):
+				return "/whd_missing00000000"
 			}
 			return "/999999"
 		})
@@ -430,8 +475,8 @@ const matrixTests = "path,status,destination\n/old,301,/new\n"
 
 // idInPath matches an ID segment of a path; idInBody an ID in an answer.
 var (
-	idInPath = regexp.MustCompile(`/((org|prj|usr|key|tok)_[A-Za-z0-9]+|\d+)`)
-	idInBody = regexp.MustCompile(`"(org|prj|usr|key|tok)_[A-Za-z0-9]+"|"\d+"|\\"(org|prj|usr|key|tok)_[A-Za-z0-9]+\\"|\\"\d+\\"`)
+	idInPath = regexp.MustCompile(`/((org|prj|usr|key|tok|whk|whd)_[A-Za-z0-9]+|\d+)`)
+	idInBody = regexp.MustCompile(`"(org|prj|usr|key|tok|whk|whd)_[A-Za-z0-9]+"|"\d+"|\\"(org|prj|usr|key|tok|whk|whd)_[A-Za-z0-9]+\\"|\\"\d+\\"`)
 )
 
 // auditedInOrg reports whether a change through the route is recorded in
@@ -441,6 +486,9 @@ var (
 func auditedInOrg(key string) bool {
 	switch key {
 	case "POST /manage/v1/session", "DELETE /manage/v1/session", "POST /manage/v1/session/password", "POST /manage/v1/orgs", "DELETE /manage/v1/orgs/{org}":
+		return false
+	case "POST /manage/v1/orgs/{org}/webhooks/{id}/test", "POST /manage/v1/orgs/{org}/webhooks/{id}/deliveries/{delivery}/redeliver":
+		// They send, and change nothing the organization holds.
 		return false
 	}
 	return true

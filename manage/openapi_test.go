@@ -210,6 +210,16 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	viewerToken := a.tokens[redirects.RoleViewer]
 	cliToken, _ := e.token(a.org.ID, redirects.RoleViewer, "cli", 0)
 
+	// A's endpoint and a delivery of it, for the webhook routes.
+	hook := redirects.NewWebhookEndpoint(a.org.ID, "https://hooks.example.com/in", nil, nil)
+	if err := e.store.(redirects.WebhookStore).CreateWebhook(ctx, hook); err != nil {
+		t.Fatal(err)
+	}
+	hookDelivery, err := e.store.(redirects.WebhookStore).SendWebhookTest(ctx, hook.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	// A's objects, for filling paths.
 	fill := func(pattern string) string {
 		return pathParam.ReplaceAllStringFunc(pattern, func(p string) string {
@@ -220,8 +230,12 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 				return a.project.ID
 			case "{user}":
 				return a.users[redirects.RoleViewer].ID
+			case "{delivery}":
+				return hookDelivery
 			}
 			switch {
+			case strings.Contains(pattern, "/webhooks/"):
+				return hook.ID
 			case strings.Contains(pattern, "/rules/"):
 				return fmt.Sprint(a.rule.ID)
 			case strings.Contains(pattern, "/keys/"):
@@ -234,7 +248,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	missing := func(pattern string) string {
 		return pathParam.ReplaceAllStringFunc(pattern, func(p string) string {
 			return map[string]string{"{org}": "org_missing00000000", "{project}": "prj_missing00000000",
-				"{id}": "999999", "{user}": "usr_missing00000000"}[p]
+				"{id}": "999999", "{user}": "usr_missing00000000", "{delivery}": "whd_missing00000000"}[p]
 		})
 	}
 	// query gives routes that need one a valid query.
@@ -284,6 +298,10 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 			return csvBody("source,destination,statusCode,matchType\r\n/i,/j,301,exact\r\n")
 		case "PUT /manage/v1/projects/{project}/tests":
 			return csvBody("path,status,destination\n/old,301,/new\n")
+		case "POST /manage/v1/orgs/{org}/webhooks":
+			return map[string]any{"url": "https://hooks.example.com/new"}
+		case "PATCH /manage/v1/orgs/{org}/webhooks/{id}":
+			return map[string]any{"paused": false}
 		}
 		return nil
 	}

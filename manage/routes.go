@@ -79,6 +79,15 @@ func (h *handler) routeTable() []route {
 
 		{method: "GET", pattern: v1 + "/orgs/{org}/usage", handler: h.usage},
 		{method: "GET", pattern: v1 + "/orgs/{org}/audit", handler: h.audit},
+
+		{method: "GET", pattern: v1 + "/orgs/{org}/webhooks", handler: h.webhookList},
+		{method: "POST", pattern: v1 + "/orgs/{org}/webhooks", handler: h.webhookCreate},
+		{method: "PATCH", pattern: v1 + "/orgs/{org}/webhooks/{id}", handler: h.webhookUpdate},
+		{method: "DELETE", pattern: v1 + "/orgs/{org}/webhooks/{id}", handler: h.webhookDelete},
+		{method: "POST", pattern: v1 + "/orgs/{org}/webhooks/{id}/test", handler: h.webhookTest},
+		{method: "POST", pattern: v1 + "/orgs/{org}/webhooks/{id}/secret", handler: h.webhookRotate},
+		{method: "GET", pattern: v1 + "/orgs/{org}/webhooks/{id}/deliveries", handler: h.webhookDeliveries},
+		{method: "POST", pattern: v1 + "/orgs/{org}/webhooks/{id}/deliveries/{delivery}/redeliver", handler: h.webhookRedeliver},
 	}
 }
 

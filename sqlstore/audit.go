@@ -20,13 +20,14 @@ func (db *DB) recordAudit(ctx context.Context, tx querier, e *redirects.AuditEnt
 	if e.Time.IsZero() {
 		e.Time = db.now()
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, org_id, project_id, actor_kind, actor_id, actor_label, remote_addr,
-		action, object_type, object_id, before, after) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+	if err := tx.QueryRowContext(ctx, `INSERT INTO audit_log (at, org_id, project_id, actor_kind, actor_id, actor_label, remote_addr,
+		action, object_type, object_id, before, after) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
 		e.Time.UnixNano(), e.OrgID, e.ProjectID, string(e.Actor.Kind), e.Actor.ID, e.Actor.Label, e.Actor.RemoteAddr,
-		e.Action, e.ObjectType, e.ObjectID, nullJSON(e.Before), nullJSON(e.After)); err != nil {
+		e.Action, e.ObjectType, e.ObjectID, nullJSON(e.Before), nullJSON(e.After)).Scan(&e.ID); err != nil {
 		return fmt.Errorf("record audit entry %s: %w", e.Action, err)
 	}
-	return nil
+	// The entry's webhook deliveries commit with it (the outbox).
+	return db.enqueueWebhooks(ctx, tx, e)
 }
 
 // audit records the entry of a change by the actor in ctx at the clock's

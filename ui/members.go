@@ -7,7 +7,7 @@ import (
 )
 
 // orgTabs are an organization's tabs, in the dashboard's order.
-var orgTabs = []tab{{"Projects", ""}, {"Members", "members"}, {"Tokens", "tokens"}, {"Usage", "usage"}, {"Audit", "audit"}}
+var orgTabs = []tab{{"Projects", ""}, {"Members", "members"}, {"Tokens", "tokens"}, {"Webhooks", "webhooks"}, {"Usage", "usage"}, {"Audit", "audit"}}
 
 type membersData struct {
 	Members   []*redirects.Membership

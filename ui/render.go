@@ -102,6 +102,14 @@ var funcs = template.FuncMap{
 	// statusTitle and optionWords show rule options (ruleopts.go).
 	"statusTitle": statusTitle,
 	"optionWords": optionWords,
+	// lastAttempt is a webhook delivery's last attempt, or nil.
+	"lastAttempt": func(d *redirects.WebhookDelivery) *redirects.WebhookAttempt {
+		if len(d.Attempts) == 0 {
+			return nil
+		}
+		return &d.Attempts[len(d.Attempts)-1]
+	},
+	"millis": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
 }
 
 // orgTell returns what tells the organization o apart from the others of

@@ -53,7 +53,7 @@ func init() {
 	commands = slices.Concat(
 		orgCommands, projectCommands, ruleCommands, keyCommands,
 		deployCommands, lookupExportCommands,
-		userCommands, memberCommands, tokenCommands, auditCommands,
+		userCommands, memberCommands, tokenCommands, auditCommands, webhookCommands,
 		safetyCommands, testCommands, verifyCommands, insightCommands,
 		serveCommands, syncCommands, quickstartCommands, versionCommands, helpCommands,
 	)

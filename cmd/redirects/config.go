@@ -24,6 +24,8 @@ type config struct {
 	engine      string // --engine, REDIRECTS_ENGINE
 	loginKey    string // REDIRECTS_LOGIN_KEY: the sign-in form's key, shared by management nodes
 
+	webhookAllowPrivate bool // --webhook-allow-private: webhooks may reach private addresses
+
 	user     string // USER: who runs the command, if the process's user has no name
 	sudoUser string // SUDO_USER: who ran sudo
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -764,6 +765,41 @@ func TestDashboard(t *testing.T) {
 	if code := withToken(); code != 401 {
 		t.Fatalf("the revoked token on the API: %d", code)
 	}
+
+	// Webhooks: the secret is shown once; a test event to a receiver on
+	// 127.0.0.1, which serve refuses without --webhook-allow-private, is
+	// listed with its refused attempt and can be redelivered.
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer rcv.Close()
+	b.click("Webhooks")
+	b.see("No webhook yet")
+	b.fill("URL", rcv.URL+"/hooks")
+	b.fill("Actions", "deployment.create, rule.*")
+	b.click("Create webhook")
+	b.see("Signing secret of "+rcv.URL+"/hooks.", "This is the only time it is shown")
+	hookSecret := strings.TrimSpace(get(b, chromedp.Text(chromedp.ID("new-secret"))))
+	if !strings.HasPrefix(hookSecret, "whsec_") {
+		t.Fatalf("the new webhook's secret: %q", hookSecret)
+	}
+	b.shot("webhook-created")
+	b.click("Done: I have copied it")
+	b.notSee(hookSecret)
+	b.see(rcv.URL+"/hooks", "deployment.create", "rule.*", "active")
+	b.click("Send a test event")
+	b.see("A test event is on its way", "webhook.test")
+	waitFor(t, "the test event's refused attempt is listed", func() bool {
+		b.open(b.location())
+		return strings.Contains(b.text(), "refused: not a public address")
+	})
+	b.shot("webhook-deliveries")
+	b.click("Redeliver")
+	b.see("is due again")
+	b.click("Webhooks")
+	b.click("Pause")
+	b.see("Paused "+rcv.URL+"/hooks", "paused", "Resume")
+	b.shot("webhooks")
+	b.click("Delete")
+	b.see("Deleted the webhook to "+rcv.URL+"/hooks", "No webhook yet")
 
 	// Usage: the live lookups made above, counted against the quota.
 	b.click("Usage")

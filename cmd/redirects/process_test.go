@@ -24,10 +24,10 @@ var servingLine = regexp.MustCompile(`msg=serving addr=(\S+) admin=(\S*)`)
 
 // startServeProcess starts the binary's serve on free loopback ports and
 // returns once it answers /healthz. A process still running at the test's
-// end gets SIGTERM, then SIGKILL.
-func startServeProcess(t *testing.T, c *cli) *serveProcess {
+// end gets SIGTERM, then SIGKILL. extra are more flags of serve.
+func startServeProcess(t *testing.T, c *cli, extra ...string) *serveProcess {
 	t.Helper()
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}, extra...)
 	if c.engine != "" {
 		args = append(args, "--engine", c.engine)
 	}

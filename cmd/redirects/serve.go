@@ -12,13 +12,14 @@ import (
 	"redirects/http/evhttp"
 	"redirects/inmem"
 	"redirects/redis"
+	"redirects/webhook"
 )
 
 // serveCommands is "serve": the edge API.
 var serveCommands = []command{
 	{
 		name:     "serve",
-		synopsis: []string{"[--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]]"},
+		synopsis: []string{"[--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]] [--webhook-allow-private]"},
 		summary:  "serve the edge API (and /metrics on the admin address)",
 		about:    "The database must exist: create it with a command that writes first.",
 		example:  "redirects serve --addr 127.0.0.1:8080",
@@ -45,6 +46,7 @@ func (c *cmd) serve(ctx context.Context, args []string) error {
 	fs.StringVar(&cf.logLevel, "log-level", cmp.Or(cf.logLevel, "info"), "debug logs every request (or REDIRECTS_LOG_LEVEL)")
 	fs.StringVar(&cf.logFormat, "log-format", cmp.Or(cf.logFormat, "text"), "log lines as text (key=value) or json (or REDIRECTS_LOG_FORMAT)")
 	fs.StringVar(&cf.engine, "engine", cmp.Or(cf.engine, "evhttp"), "HTTP engine of the edge listener: evhttp or net/http (or REDIRECTS_ENGINE)")
+	fs.BoolVar(&cf.webhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private and link-local addresses (on-premise use)")
 	c.manage = c.manageFlags(fs, "")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -134,6 +136,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 	} else {
 		logger.Info("serving", "addr", srv.Addr(), "admin", srv.AdminAddr(), "engine", engine)
 	}
+	stopSender := c.startWebhooks(ctx, logger)
 	if ready != nil {
 		ready(srv.Addr())
 	}
@@ -147,9 +150,33 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 	if err := mgmt.stop(shutdown); err != nil {
 		logger.Error("stopping the management API", "error", err)
 	}
+	stopSender()
 	if err := srv.Close(shutdown); err != nil {
 		return err
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// startWebhooks starts sending the webhooks' outbox (package webhook) on
+// this node, and returns the function that stops it (a delivery in flight
+// finishes; one cut short is sent again after its lease). Every node
+// sends: the store's leases keep one delivery to one node at a time.
+func (c *cmd) startWebhooks(ctx context.Context, logger *slog.Logger) (stop func()) {
+	s, err := c.open(ctx)
+	ws, ok := s.(webhook.Store)
+	if err != nil || !ok {
+		return func() {}
+	}
+	snd := &webhook.Sender{Store: ws, Clock: c.m.Clock, AllowPrivate: c.cfg.webhookAllowPrivate, Logger: logger}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		snd.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

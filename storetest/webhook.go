@@ -1,0 +1,286 @@
+package storetest
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"redirects"
+)
+
+var webhookTests = []struct {
+	name string
+	fn   func(t *testing.T, e *env)
+}{
+	{"Webhook/Outbox", testWebhookOutbox},
+	{"Webhook/Lease", testWebhookLease},
+	{"Webhook/RetryFor24Hours", testWebhookRetry},
+	{"Webhook/PauseRotateDelete", testWebhookPauseRotate},
+	{"Webhook/Invalid", testWebhookInvalid},
+}
+
+func (e *env) webhooks() redirects.WebhookStore {
+	e.t.Helper()
+	w, ok := e.s.(redirects.WebhookStore)
+	if !ok {
+		e.t.Fatalf("%T does not implement redirects.WebhookStore", e.s)
+	}
+	return w
+}
+
+func (e *env) webhook(orgID string, actions, projects []string) *redirects.WebhookEndpoint {
+	e.t.Helper()
+	ep := redirects.NewWebhookEndpoint(orgID, "https://hooks.example.com/in", actions, projects)
+	if err := e.webhooks().CreateWebhook(e.ctx, ep); err != nil {
+		e.t.Fatalf("CreateWebhook: %v", err)
+	}
+	return ep
+}
+
+func (e *env) deliveries(endpointID string) []*redirects.WebhookDelivery {
+	e.t.Helper()
+	ds, err := e.webhooks().FindWebhookDeliveries(e.ctx, endpointID, 100)
+	if err != nil {
+		e.t.Fatalf("FindWebhookDeliveries: %v", err)
+	}
+	return ds
+}
+
+func (e *env) claim(owner string) []*redirects.WebhookDelivery {
+	e.t.Helper()
+	ds, err := e.webhooks().ClaimWebhookDeliveries(e.ctx, owner, 100)
+	if err != nil {
+		e.t.Fatalf("ClaimWebhookDeliveries(%s): %v", owner, err)
+	}
+	return ds
+}
+
+func (e *env) attempt(d *redirects.WebhookDelivery, status int) {
+	e.t.Helper()
+	if err := e.webhooks().RecordWebhookAttempt(e.ctx, d, redirects.WebhookAttempt{Status: status, Latency: time.Millisecond, Excerpt: "ok"}); err != nil {
+		e.t.Fatalf("RecordWebhookAttempt(%s, %d): %v", d.ID, status, err)
+	}
+}
+
+// testWebhookOutbox: an audited change enqueues a delivery for the
+// endpoints that want it, in its transaction; one refused enqueues
+// nothing; the body is the audit entry as the log holds it.
+func testWebhookOutbox(t *testing.T, e *env) {
+	o := e.org("Acme")
+	p := e.project(o.ID, "www")
+	other := e.project(o.ID, "blog")
+	rules := e.webhook(o.ID, []string{"rule.*"}, []string{p.ID})
+	all := e.webhook(o.ID, nil, nil)
+
+	e.rule(p.ID, "/old", "/new", redirects.Exact, 0)
+	e.rule(other.ID, "/x", "/y", redirects.Exact, 0)
+	if err := e.s.AddRule(e.ctx, &redirects.Rule{ProjectID: p.ID, Source: "/old", Destination: "/z", StatusCode: 301, MatchType: redirects.Exact}); redirects.ErrorCode(err) != redirects.ECONFLICT {
+		t.Fatalf("AddRule of a repeated source: %v, want ECONFLICT", err)
+	}
+	k, _ := redirects.NewKey(p.ID, "edge", false, e.clock.Now())
+	if err := e.s.CreateKey(e.ctx, k); err != nil {
+		t.Fatal(err)
+	}
+
+	got := e.deliveries(rules.ID)
+	if len(got) != 1 || got[0].Action != redirects.AuditRuleCreate || got[0].State != "pending" {
+		t.Fatalf("deliveries of the rule.* endpoint of %s = %+v, want one pending rule.create (not the other project's, not the refused one, not the key)", p.ID, got)
+	}
+	var body redirects.WebhookPayload
+	if err := json.Unmarshal([]byte(got[0].Body), &body); err != nil {
+		t.Fatalf("body %q: %v", got[0].Body, err)
+	}
+	entries := e.audit(redirects.AuditFilter{ProjectID: p.ID, Action: redirects.AuditRuleCreate})
+	if len(entries) != 1 || body.DeliveryID != got[0].ID || body.Entry == nil || body.Entry.ID != entries[0].ID ||
+		body.Entry.ObjectID != entries[0].ObjectID || body.Links.Project == "" || !strings.Contains(body.Links.Audit, o.ID) {
+		t.Errorf("body = %s, want delivery %s of audit entry %+v with links", got[0].Body, got[0].ID, entries)
+	}
+	// The catch-all endpoint gets its own creation (its row is written
+	// before its audit entry), both rules and the key.
+	var actions []string
+	for _, d := range e.deliveries(all.ID) {
+		actions = append(actions, d.Action)
+	}
+	want := []string{redirects.AuditKeyCreate, redirects.AuditRuleCreate, redirects.AuditRuleCreate, redirects.AuditWebhookCreate}
+	if strings.Join(actions, " ") != strings.Join(want, " ") {
+		t.Errorf("catch-all endpoint's deliveries = %v, want %v (newest first)", actions, want)
+	}
+}
+
+// testWebhookLease: a claimed delivery is held by one owner until its
+// lease ends; a lost lease records nothing.
+func testWebhookLease(t *testing.T, e *env) {
+	o := e.org("Acme")
+	ep := e.webhook(o.ID, []string{redirects.AuditProjectCreate}, nil)
+	e.project(o.ID, "www")
+	a := e.claim("node-a")
+	if len(a) != 1 || a[0].URL != ep.URL || len(a[0].Secrets) != 1 || a[0].Secrets[0] != ep.Secret {
+		t.Fatalf("node-a claimed %+v, want the one delivery with the endpoint's URL and secret", a)
+	}
+	if b := e.claim("node-b"); len(b) != 0 {
+		t.Fatalf("node-b claimed %d deliveries node-a holds", len(b))
+	}
+	e.clock.Add(redirects.WebhookLease + time.Second) // node-a died mid-send
+	b := e.claim("node-b")
+	if len(b) != 1 || b[0].ID != a[0].ID {
+		t.Fatalf("node-b claimed %+v after node-a's lease ran out, want %s", b, a[0].ID)
+	}
+	if err := e.webhooks().RecordWebhookAttempt(e.ctx, a[0], redirects.WebhookAttempt{Status: 200}); redirects.ErrorCode(err) != redirects.ECONFLICT {
+		t.Errorf("node-a records with a lost lease: %v, want ECONFLICT", err)
+	}
+	e.attempt(b[0], 204)
+	d, err := e.webhooks().FindWebhookDelivery(e.ctx, a[0].ID)
+	if err != nil || d.State != "delivered" || len(d.Attempts) != 1 || d.Attempts[0].Status != 204 {
+		t.Fatalf("delivery after node-b's 204 = %+v, %v; want delivered with one attempt", d, err)
+	}
+	if c := e.claim("node-c"); len(c) != 0 {
+		t.Errorf("a delivered delivery was claimed again: %+v", c)
+	}
+	if _, err := e.webhooks().Redeliver(e.ctx, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if c := e.claim("node-c"); len(c) != 1 || c[0].ID != d.ID {
+		t.Errorf("after Redeliver node-c claimed %+v, want %s again", c, d.ID)
+	}
+}
+
+// testWebhookRetry: a failing delivery is retried with growing waits for
+// 24 hours, then fails and disables its endpoint; resume enables it.
+func testWebhookRetry(t *testing.T, e *env) {
+	o := e.org("Acme")
+	ep := e.webhook(o.ID, []string{"project.*"}, nil)
+	e.project(o.ID, "www")
+	start := e.clock.Now()
+	var lastWait time.Duration
+	tries := 0
+	for {
+		ds := e.claim("node")
+		if len(ds) != 1 {
+			t.Fatalf("try %d at +%s: claimed %d deliveries, want 1", tries+1, e.clock.Now().Sub(start), len(ds))
+		}
+		e.attempt(ds[0], 500)
+		tries++
+		d, err := e.webhooks().FindWebhookDelivery(e.ctx, ds[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.State == "failed" {
+			break
+		}
+		wait := d.NextAt.Sub(e.clock.Now())
+		if wait < lastWait || wait <= 0 {
+			t.Fatalf("try %d: next in %s after %s, want a growing wait", tries, wait, lastWait)
+		}
+		lastWait = wait
+		e.clock.Add(wait - time.Millisecond)
+		if early := e.claim("node"); len(early) != 0 {
+			t.Fatalf("try %d: claimed before its time", tries)
+		}
+		e.clock.Add(time.Millisecond)
+		if tries > 100 {
+			t.Fatal("still retrying after 100 tries")
+		}
+	}
+	if took := e.clock.Now().Sub(start); took < redirects.WebhookRetryFor {
+		t.Errorf("gave up after %s, want at least %s", took, redirects.WebhookRetryFor)
+	}
+	got, err := e.webhooks().FindWebhook(e.ctx, ep.ID)
+	if err != nil || got.Status() != "disabled" || got.DisabledAt == nil {
+		t.Fatalf("endpoint after 24 hours of failures = %+v, %v; want disabled", got, err)
+	}
+	if len(e.deliveries(ep.ID)[0].Attempts) != tries {
+		t.Errorf("attempts kept = %d, want %d", len(e.deliveries(ep.ID)[0].Attempts), tries)
+	}
+	e.project(o.ID, "blog") // a disabled endpoint queues nothing
+	if n := len(e.deliveries(ep.ID)); n != 1 {
+		t.Errorf("a disabled endpoint got %d deliveries, want 1", n)
+	}
+	if got, err = e.webhooks().SetWebhookPaused(e.ctx, ep.ID, false); err != nil || got.Status() != "active" {
+		t.Fatalf("resume: %+v, %v", got, err)
+	}
+	e.project(o.ID, "shop")
+	ds := e.claim("node")
+	if len(ds) != 1 || ds[0].Action != redirects.AuditProjectCreate {
+		t.Fatalf("after resume claimed %+v, want the new project's delivery", ds)
+	}
+	e.attempt(ds[0], 200)
+}
+
+// testWebhookPauseRotate: a paused endpoint queues but is not sent to; a
+// rotated secret signs with the old one during the overlap; a deleted
+// endpoint takes its deliveries with it.
+func testWebhookPauseRotate(t *testing.T, e *env) {
+	o := e.org("Acme")
+	ep := e.webhook(o.ID, []string{"project.create"}, nil)
+	if _, err := e.webhooks().SetWebhookPaused(e.ctx, ep.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	e.project(o.ID, "www")
+	if ds := e.claim("node"); len(ds) != 0 {
+		t.Fatalf("a paused endpoint's delivery was claimed")
+	}
+	if n := len(e.deliveries(ep.ID)); n != 1 {
+		t.Fatalf("a paused endpoint queued %d deliveries, want 1", n)
+	}
+	rot, err := e.webhooks().RotateWebhookSecret(e.ctx, ep.ID, time.Hour)
+	if err != nil || rot.Secret == "" || rot.Secret == ep.Secret {
+		t.Fatalf("RotateWebhookSecret: %+v, %v; want a new secret", rot, err)
+	}
+	if _, err := e.webhooks().SetWebhookPaused(e.ctx, ep.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	ds := e.claim("node")
+	if len(ds) != 1 || len(ds[0].Secrets) != 2 || ds[0].Secrets[0] != rot.Secret || ds[0].Secrets[1] != ep.Secret {
+		t.Fatalf("during the overlap claimed %+v, want the new and the old secret", ds)
+	}
+	e.attempt(ds[0], 500)
+	e.clock.Add(time.Hour)
+	ds = e.claim("node")
+	if len(ds) != 1 || len(ds[0].Secrets) != 1 || ds[0].Secrets[0] != rot.Secret {
+		t.Fatalf("after the overlap claimed %+v, want the new secret alone", ds)
+	}
+	e.attempt(ds[0], 500)
+	id, err := e.webhooks().SendWebhookTest(e.ctx, ep.ID)
+	if err != nil || !strings.HasPrefix(id, "whd_") {
+		t.Fatalf("SendWebhookTest: %q, %v", id, err)
+	}
+	if found, _ := e.webhooks().FindWebhooks(e.ctx, o.ID); len(found) != 1 || found[0].Secret != "" {
+		t.Errorf("FindWebhooks = %+v, want the endpoint without its secret", found)
+	}
+	if err := e.webhooks().DeleteWebhook(e.ctx, ep.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.webhooks().FindWebhookDelivery(e.ctx, id); redirects.ErrorCode(err) != redirects.ENOTFOUND {
+		t.Errorf("a deleted endpoint's delivery: %v, want ENOTFOUND", err)
+	}
+	if _, err := e.webhooks().FindWebhook(e.ctx, ep.ID); redirects.ErrorCode(err) != redirects.ENOTFOUND {
+		t.Errorf("FindWebhook of a deleted endpoint: %v, want ENOTFOUND", err)
+	}
+	acts := auditActions(e.audit(redirects.AuditFilter{OrgID: o.ID, Action: "webhook.*"}))
+	want := []string{redirects.AuditWebhookDelete, redirects.AuditWebhookUpdate, redirects.AuditWebhookRotate, redirects.AuditWebhookUpdate, redirects.AuditWebhookCreate}
+	if strings.Join(acts, " ") != strings.Join(want, " ") {
+		t.Errorf("audit of the endpoint = %v, want %v", acts, want)
+	}
+}
+
+func testWebhookInvalid(t *testing.T, e *env) {
+	o := e.org("Acme")
+	other := e.project(e.org("Other").ID, "www")
+	for _, tc := range []struct {
+		field string
+		ep    *redirects.WebhookEndpoint
+		code  string
+	}{
+		{"url", redirects.NewWebhookEndpoint(o.ID, "ftp://x", nil, nil), redirects.EINVALID},
+		{"url", redirects.NewWebhookEndpoint(o.ID, "https://user:pw@x/", nil, nil), redirects.EINVALID},
+		{"action", redirects.NewWebhookEndpoint(o.ID, "https://x/", []string{"Rule.Create"}, nil), redirects.EINVALID},
+		{"project", redirects.NewWebhookEndpoint(o.ID, "https://x/", nil, []string{other.ID}), redirects.EINVALID},
+		{"org", redirects.NewWebhookEndpoint("org_nope", "https://x/", nil, nil), redirects.ENOTFOUND},
+	} {
+		err := e.webhooks().CreateWebhook(e.ctx, tc.ep)
+		if redirects.ErrorCode(err) != tc.code || !strings.Contains(strings.ToLower(err.Error()), tc.field) {
+			t.Errorf("CreateWebhook(%s %v %v): %v, want %s naming %s", tc.ep.URL, tc.ep.Actions, tc.ep.Projects, err, tc.code, tc.field)
+		}
+	}
+}

@@ -1,0 +1,244 @@
+// Package webhook sends the deliveries of the webhooks' outbox: it claims
+// due deliveries from the store (a lease, so one node sends each at a
+// time), posts each, signed, to its endpoint through a client that refuses
+// private addresses at dial time, and records what came back.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"syscall"
+	"time"
+
+	"redirects"
+	"redirects/internal/version"
+)
+
+// Store is what the sender needs of a store.
+type Store interface {
+	// ClaimWebhookDeliveries leases up to limit due deliveries to owner.
+	ClaimWebhookDeliveries(ctx context.Context, owner string, limit int) ([]*redirects.WebhookDelivery, error)
+	// RecordWebhookAttempt records an attempt of a claimed delivery;
+	// ECONFLICT when the lease was lost.
+	RecordWebhookAttempt(ctx context.Context, d *redirects.WebhookDelivery, a redirects.WebhookAttempt) error
+}
+
+// Timeout is the longest a delivery's request may take, from dial to the
+// end of the (capped) body.
+const Timeout = 5 * time.Second
+
+// Sender sends the outbox's deliveries.
+type Sender struct {
+	Store Store
+	// Clock times the signatures and the attempts' latencies.
+	Clock redirects.Clock
+	// AllowPrivate lets deliveries go to loopback, private and link-local
+	// addresses (serve --webhook-allow-private).
+	AllowPrivate bool
+	// Owner names this node in the leases.
+	Owner string
+	// Interval is the wait between two polls of the outbox when it had
+	// nothing due; Batch the most deliveries claimed at once.
+	Interval time.Duration
+	Batch    int
+	Logger   *slog.Logger
+
+	once   sync.Once
+	client *http.Client
+}
+
+func (s *Sender) init() {
+	s.once.Do(func() {
+		if s.Clock == nil {
+			s.Clock = redirects.SystemClock{}
+		}
+		if s.Owner == "" {
+			s.Owner = "node_" + redirects.NewWebhookDeliveryID()[4:]
+		}
+		if s.Interval == 0 {
+			s.Interval = time.Second
+		}
+		if s.Batch == 0 {
+			s.Batch = 16
+		}
+		if s.Logger == nil {
+			s.Logger = slog.Default()
+		}
+		s.client = NewClient(s.AllowPrivate)
+	})
+}
+
+// ErrPrivateAddress is the error of a dial to an address that
+// AllowPrivate does not allow.
+var ErrPrivateAddress = errors.New("refused: not a public address (serve --webhook-allow-private allows it)")
+
+// NewClient returns the client deliveries go through: no proxy, no
+// redirects followed, Timeout, and unless allowPrivate a dialer that
+// checks the address it actually connects to, after DNS resolution, so a
+// name that resolves to a public address at check time and a private one
+// at dial time (DNS rebinding) is still refused.
+func NewClient(allowPrivate bool) *http.Client {
+	d := &net.Dialer{Timeout: Timeout}
+	if !allowPrivate {
+		d.Control = func(network, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return fmt.Errorf("%w: %s", ErrPrivateAddress, address)
+			}
+			if !Public(ap.Addr()) {
+				return fmt.Errorf("%w: %s", ErrPrivateAddress, ap.Addr())
+			}
+			return nil
+		}
+	}
+	return &http.Client{
+		Timeout: Timeout,
+		Transport: &http.Transport{
+			Proxy:                 nil,
+			DialContext:           d.DialContext,
+			TLSHandshakeTimeout:   Timeout,
+			ResponseHeaderTimeout: Timeout,
+			MaxIdleConnsPerHost:   2,
+			IdleConnTimeout:       30 * time.Second,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// nonPublic are the ranges Public refuses beyond what netip classifies.
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b::/96"), // NAT64 can reach private IPv4
+	netip.MustParsePrefix("2002::/16"),    // 6to4 likewise
+}
+
+// Public reports whether a is an address a webhook may reach without the
+// operator's flag: not loopback, private, link-local, multicast,
+// unspecified, carrier-grade NAT or reserved.
+func Public(a netip.Addr) bool {
+	a = a.Unmap()
+	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// Run sends deliveries until ctx ends.
+func (s *Sender) Run(ctx context.Context) {
+	s.init()
+	for {
+		n, err := s.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.Logger.Warn("webhook outbox", "err", err)
+		}
+		if n > 0 && err == nil {
+			continue // there may be more due
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(s.Interval):
+		}
+	}
+}
+
+// RunOnce claims one batch of due deliveries, sends them (in parallel)
+// and records the attempts; it returns how many it sent.
+func (s *Sender) RunOnce(ctx context.Context) (int, error) {
+	s.init()
+	ds, err := s.Store.ClaimWebhookDeliveries(ctx, s.Owner, s.Batch)
+	if err != nil || len(ds) == 0 {
+		return 0, err
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	for _, d := range ds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := s.Send(context.WithoutCancel(ctx), d) // a send in flight finishes (Timeout bounds it)
+			if err := s.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), d, a); err != nil {
+				mu.Lock()
+				first = cmpErr(first, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return len(ds), first
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// Send makes one attempt of d and returns what it answered; it logs a
+// failed one.
+func (s *Sender) Send(ctx context.Context, d *redirects.WebhookDelivery) redirects.WebhookAttempt {
+	s.init()
+	body := []byte(d.Body)
+	start := s.Clock.Now()
+	a := redirects.WebhookAttempt{At: start}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
+	if err != nil {
+		a.Error = err.Error()
+		return s.logged(d, a)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "redirects-webhook/"+version.Version)
+	req.Header.Set("Redirects-Delivery", d.ID)
+	req.Header.Set("Redirects-Event", d.Action)
+	req.Header.Set("Redirects-Signature", redirects.WebhookSignature(start, body, d.Secrets...))
+	t0 := time.Now()
+	resp, err := s.client.Do(req)
+	if err != nil {
+		a.Latency = time.Since(t0)
+		a.Error = err.Error()
+		var op *net.OpError
+		if errors.Is(err, ErrPrivateAddress) && errors.As(err, &op) {
+			a.Error = op.Err.Error() // "refused: ...: ADDR", without the request's repetition
+		}
+		return s.logged(d, a)
+	}
+	excerpt, rerr := io.ReadAll(io.LimitReader(resp.Body, redirects.WebhookExcerpt))
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // let the connection be reused when the rest is short
+	resp.Body.Close()
+	a.Latency = time.Since(t0)
+	a.Status, a.Excerpt = resp.StatusCode, string(excerpt)
+	if rerr != nil {
+		a.Error = rerr.Error()
+	}
+	return s.logged(d, a)
+}
+
+func (s *Sender) logged(d *redirects.WebhookDelivery, a redirects.WebhookAttempt) redirects.WebhookAttempt {
+	if !a.OK() {
+		s.Logger.Warn("webhook delivery failed", "delivery", d.ID, "endpoint", d.EndpointID, "url", d.URL,
+			"status", a.Status, "err", a.Error, "attempt", len(d.Attempts)+1)
+	}
+	return a
+}
