@@ -848,6 +848,21 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		t.Fatalf("audit with Accept: text/csv answered %s", r.header.Get("Content-Type"))
 	}
 	d.call(admin, "GET", obase+"/audit?limit=20000", nil).want(t, 400, "INVALID_INPUT")
+
+	// Webhooks: every answer of the routes, from the owner.
+	d.call(admin, "GET", obase+"/webhooks", nil).want(t, 200)
+	var made struct {
+		ID string `json:"id"`
+	}
+	d.call(admin, "POST", obase+"/webhooks", map[string]any{"url": "https://hooks.example.com/made", "actions": []string{"rule.*"}}).want(t, 201).decode(t, &made)
+	whbase := obase + "/webhooks/" + made.ID
+	d.call(admin, "PATCH", whbase, map[string]any{"paused": true}).want(t, 200)
+	d.call(admin, "POST", whbase+"/test", nil).want(t, 202)
+	d.call(admin, "POST", whbase+"/secret", nil).want(t, 200)
+	d.call(admin, "GET", whbase+"/deliveries", nil).want(t, 200)
+	d.call(admin, "GET", whbase+"/deliveries?limit=0", nil).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "POST", obase+"/webhooks/"+hook.ID+"/deliveries/"+hookDelivery+"/redeliver", nil).want(t, 202)
+	d.call(admin, "DELETE", whbase, nil).want(t, 204)
 	d.call(admin, "GET", obase+"/audit?since=yesterday", nil).want(t, 400, codeInvalidQuery)
 	d.call(admin, "GET", obase+"/audit?project=prj_missing00000000", nil).want(t, 404, "NOT_FOUND")
 
