@@ -1,0 +1,588 @@
+// Package migrate reads the redirect files that teams bring from other
+// platforms (and the project's own draft CSV and exports) into draft rules,
+// and says of every input line whether it imports as is, changed, or is
+// skipped, and why (docs/contract.md#migrations).
+//
+// A format is a Reader that tells a Sink, line by line, the rules each line
+// becomes, what about them differs from the source platform, what it skips,
+// and which lines are broken. Read runs a reader and then does what every
+// format shares: it checks each rule as the store would, skips the rules
+// that could never answer on the source platform (an earlier line answers
+// every path they match), sets priorities so that first-match formats keep
+// their order, and compares the platform's matching defaults with the
+// project's settings.
+package migrate
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"redirects"
+	"redirects/export"
+)
+
+// Class is what became of an input line.
+type Class string
+
+const (
+	// AsIs: the line's rules answer every request as the source platform
+	// would.
+	AsIs Class = "as-is"
+	// Changed: imported, but some request is answered otherwise; the notes
+	// say which and how.
+	Changed Class = "changed"
+	// Skipped: valid in its format, but not imported; the notes say why.
+	Skipped Class = "skipped"
+)
+
+// Outcome is a changed or skipped line of the input.
+type Outcome struct {
+	Line  int      `json:"line"`
+	Class Class    `json:"class"`
+	Notes []string `json:"notes"`
+	// Rules is how many rules the line became (0 when skipped).
+	Rules int `json:"rules"`
+	// Winner, for a line skipped because an earlier line answers every path
+	// it matches, is that earlier line.
+	Winner int `json:"winner,omitempty"`
+	// Text is the line as the file holds it, cut to MaxTextLen bytes.
+	Text string `json:"text,omitempty"`
+}
+
+// MaxTextLen caps Outcome.Text.
+const MaxTextLen = 200
+
+// Suggestion names project settings under which the project would match as
+// the source platform does.
+type Suggestion struct {
+	Settings      redirects.Settings `json:"-"`
+	CaseSensitive bool               `json:"caseSensitive"`
+	TrailingSlash string             `json:"trailingSlash"`
+	// Why says what the platform does, and which setting would match.
+	Why string `json:"why"`
+}
+
+// Options are what a reader needs of the project and the user.
+type Options struct {
+	// Settings are the project's matching settings: shadowing is decided
+	// under them, and the suggestion compares them with the platform's.
+	Settings redirects.Settings
+	// Hosts are the project's hosts: an absolute source URL on one of them
+	// is read as its path.
+	Hosts []string
+	// Placeholders are the values to expand each named placeholder over
+	// (--placeholder lang=en,fr,de); a placeholder without values skips its
+	// line.
+	Placeholders map[string][]string
+	// FileName, when known, helps detection ("vercel.json", ".htaccess").
+	FileName string
+}
+
+// Format is one file format the importer reads.
+type Format struct {
+	// Name is what --from takes: "netlify", "vercel", ...
+	Name string
+	// Title names the format for people: "Netlify and Cloudflare Pages _redirects".
+	Title string
+	// FirstMatch says the source platform answers with the first line that
+	// matches: the pipeline keeps the order through priorities and skips
+	// the lines an earlier one shadows. Otherwise the platform picks by
+	// specificity, and a repeated source is skipped as a repeat.
+	FirstMatch bool
+	// Defaults are the platform's own matching settings, nil when they are
+	// the project's to choose (ours).
+	Defaults *redirects.Settings
+	// DefaultsWhy says what the platform does, for the suggestion:
+	// "Netlify ignores a trailing slash".
+	DefaultsWhy string
+	// Detect reports whether head (the file's first bytes) and the file
+	// name look like this format, and why, for --from auto.
+	Detect func(head []byte, fileName string) (bool, string)
+	// Read reads in and tells sink what each line becomes. It returns only
+	// a failure to read; broken lines go to Sink.Bad.
+	Read func(in io.Reader, o *Options, sink *Sink) error
+	// Strict formats (the project's own CSV) refuse a file with any rule
+	// the store would refuse, instead of skipping that line.
+	Strict bool
+}
+
+var formats []*Format
+
+// Register adds a format; each reader's file calls it from init.
+func Register(f *Format) {
+	for _, g := range formats {
+		if g.Name == f.Name {
+			panic("migrate: format " + f.Name + " registered twice")
+		}
+	}
+	formats = append(formats, f)
+}
+
+// Formats returns the registered formats, in the order detection tries
+// them.
+func Formats() []*Format { return formats }
+
+// Lookup returns the format named name, or nil.
+func Lookup(name string) *Format {
+	for _, f := range formats {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// FormatNames returns the names --from takes, "auto" first.
+func FormatNames() []string {
+	names := []string{"auto"}
+	for _, f := range formats {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// Result is what Read made of a file.
+type Result struct {
+	Format string `json:"format"`
+	// Detected says, for --from auto, why this format was chosen.
+	Detected string `json:"detected,omitempty"`
+	// Rules are the rules to import, in file order, each from RuleLines'
+	// line.
+	Rules     []redirects.Rule `json:"-"`
+	RuleLines []int            `json:"-"`
+	// Counts of lines by class.
+	AsIs    int `json:"asIs"`
+	Changed int `json:"changed"`
+	Skipped int `json:"skipped"`
+	// AsIsLines are the as-is lines as ranges of line numbers (first,
+	// last), so that a million-line file is reported in a few bytes.
+	AsIsLines [][2]int `json:"asIsLines"`
+	// Lines are the changed and skipped lines, by line number.
+	Lines []Outcome `json:"lines"`
+	// Suggest, when the platform's matching defaults differ from the
+	// project's settings, names the settings that would match.
+	Suggest *Suggestion `json:"suggestion,omitempty"`
+}
+
+// Sink takes what a reader makes of each line. Lines are 1-based and are
+// reported in increasing order (a line may be reported several times, as
+// a placeholder's expansions are).
+type Sink struct {
+	rules []redirects.Rule
+	lines []int
+	outs  map[int]*Outcome
+	// ruled holds the lines that became at least one rule, in order.
+	ruled []int
+	texts map[int]string
+	bad   []export.LineError
+	// maxBad stops collecting bad lines past this many.
+	maxBad int
+}
+
+// MaxBadLines caps how many broken lines one report lists.
+const MaxBadLines = 1000
+
+func newSink() *Sink {
+	return &Sink{outs: map[int]*Outcome{}, texts: map[int]string{}, maxBad: MaxBadLines}
+}
+
+func (s *Sink) out(line int) *Outcome {
+	o := s.outs[line]
+	if o == nil {
+		o = &Outcome{Line: line}
+		s.outs[line] = o
+	}
+	return o
+}
+
+// Rule records a rule that line became. The source may be percent-encoded
+// or decoded; Read puts it in canonical form. A status of 0 is
+// redirects.DefaultStatus. The priority is the reader's to set for formats
+// that are not FirstMatch (redirects.DefaultPriority unless the format
+// says otherwise: 0 is a priority); Read sets it for FirstMatch formats.
+func (s *Sink) Rule(line int, r redirects.Rule) {
+	s.rules = append(s.rules, r)
+	s.lines = append(s.lines, line)
+	if n := len(s.ruled); n == 0 || s.ruled[n-1] != line {
+		s.ruled = append(s.ruled, line)
+	}
+}
+
+// Note records how line's rules answer otherwise than the source platform.
+func (s *Sink) Note(line int, format string, args ...any) {
+	o := s.out(line)
+	o.Notes = append(o.Notes, fmt.Sprintf(format, args...))
+}
+
+// Skip records that line, valid in its format, is not imported, and why.
+func (s *Sink) Skip(line int, format string, args ...any) {
+	o := s.out(line)
+	o.Class = Skipped
+	o.Notes = append(o.Notes, fmt.Sprintf(format, args...))
+}
+
+// Text keeps the text of a line for the report, once the reader has
+// called Note or Skip for it (the text of lines that import as is is not
+// kept, so that memory does not grow with them).
+func (s *Sink) Text(line int, text string) {
+	if s.outs[line] == nil {
+		return
+	}
+	if len(text) > MaxTextLen {
+		text = text[:MaxTextLen]
+		for !utf8.ValidString(text) {
+			text = text[:len(text)-1]
+		}
+	}
+	s.texts[line] = text
+}
+
+// Bad records a line that is not valid in its own format: the file is
+// refused, listing every such line.
+func (s *Sink) Bad(line int, format string, args ...any) {
+	if len(s.bad) < s.maxBad {
+		s.bad = append(s.bad, export.LineError{Line: line, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+// HasBad reports whether a broken line was recorded.
+func (s *Sink) HasBad() bool { return len(s.bad) > 0 }
+
+// BadLinesError is the error of a file with broken lines: every one, with
+// its line number.
+type BadLinesError struct {
+	Format string
+	Lines  []export.LineError
+}
+
+func (e *BadLinesError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the file is not valid %s: ", e.Format)
+	if len(e.Lines) == 1 {
+		b.WriteString("1 bad line")
+	} else {
+		fmt.Fprintf(&b, "%d bad lines", len(e.Lines))
+	}
+	if len(e.Lines) >= MaxBadLines {
+		fmt.Fprintf(&b, " (the first %d)", MaxBadLines)
+	}
+	for _, l := range e.Lines {
+		fmt.Fprintf(&b, "\nline %d: %s", l.Line, l.Message)
+	}
+	return b.String()
+}
+
+// RedirectsError returns the redirects error (EINVALID) that the CLI and
+// the APIs report for e.
+func (e *BadLinesError) RedirectsError() error {
+	return &redirects.Error{Code: redirects.EINVALID, Message: e.Error()}
+}
+
+// HeadSize is how much of a file detection looks at.
+const HeadSize = 64 << 10
+
+// Read reads in as the format named from ("auto" detects it), and returns
+// the rules to import with the report of every line. A file with broken
+// lines is refused whole: the error is a *BadLinesError. A binary file, a
+// file that is not UTF-8 text, or one no format recognises gets one
+// EINVALID error that says so.
+func Read(in io.Reader, from string, o Options) (*Result, error) {
+	br := bufio.NewReaderSize(in, HeadSize)
+	head, err := br.Peek(HeadSize)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, redirects.Errorf(redirects.EINVALID, "reading: %v", err)
+	}
+	if msg := binaryHead(head); msg != "" {
+		return nil, redirects.Errorf(redirects.EINVALID, "%s", msg)
+	}
+	res := &Result{}
+	var f *Format
+	if from == "" || from == "auto" {
+		var why string
+		f, why = Detect(head, o.FileName)
+		if f == nil {
+			return nil, redirects.Errorf(redirects.EINVALID, "%s", why)
+		}
+		res.Detected = why
+	} else if f = Lookup(from); f == nil {
+		return nil, redirects.Errorf(redirects.EINVALID, "unknown format %q: --from takes %s", from, strings.Join(FormatNames(), ", "))
+	}
+	res.Format = f.Name
+	sink := newSink()
+	if err := f.Read(br, &o, sink); err != nil {
+		if redirects.ErrorCode(err) == "" || redirects.ErrorCode(err) == redirects.EINTERNAL {
+			return nil, redirects.Errorf(redirects.EINVALID, "reading: %v", err)
+		}
+		return nil, err
+	}
+	if len(sink.bad) > 0 {
+		return nil, &BadLinesError{Format: f.Title, Lines: sink.bad}
+	}
+	if err := finish(f, &o, sink, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// binaryHead returns why head cannot be a text file, or "".
+func binaryHead(head []byte) string {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return "the file is binary (it holds NUL bytes), not a redirect file"
+	}
+	h := head
+	// A cut multi-byte character at the end of the head is not an error.
+	for i := 0; i < 3 && len(h) > 0 && !utf8.Valid(h); i++ {
+		h = h[:len(h)-1]
+	}
+	if !utf8.Valid(h) {
+		i := 0
+		for i < len(head) {
+			r, n := utf8.DecodeRune(head[i:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			i += n
+		}
+		return fmt.Sprintf("the file is not UTF-8 text (invalid byte at offset %d); save it as UTF-8 and import it again", i)
+	}
+	return ""
+}
+
+// Detect picks the format of a file from its head and name, and says why;
+// nil and the reason when none fits.
+func Detect(head []byte, fileName string) (*Format, string) {
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\uFEFF")))
+	if len(trimmed) == 0 {
+		return nil, "the file is empty"
+	}
+	for _, f := range formats {
+		if f.Detect == nil {
+			continue
+		}
+		if ok, why := f.Detect(head, fileName); ok {
+			return f, f.Name + ": " + why
+		}
+	}
+	return nil, "no known redirect format recognised this file; name one with --from (" + strings.Join(FormatNames()[1:], ", ") + ")"
+}
+
+// finish does the work every format shares; see the package comment.
+func finish(f *Format, o *Options, sink *Sink, res *Result) error {
+	set := o.Settings
+	var (
+		exact    = map[string]int{} // key -> line of the first exact rule
+		prefixes = map[string]int{} // folded source -> line of the first starts_with rule
+		lens     []int              // the distinct lengths of prefixes' keys, sorted
+		rank     int                // the next first-match priority
+		kept     = make([]bool, len(sink.rules))
+		perLine  = map[int]int{} // line -> rules kept, for lines with an outcome
+	)
+	strictBad := []export.LineError{}
+	for i := range sink.rules {
+		r := &sink.rules[i]
+		line := sink.lines[i]
+		if r.StatusCode == 0 {
+			r.StatusCode = redirects.DefaultStatus
+		}
+		if f.FirstMatch {
+			r.Priority = redirects.DefaultPriority // starts_with rules get their rank below
+		}
+		if err := r.Validate(); err != nil {
+			if f.Strict {
+				strictBad = append(strictBad, export.LineError{Line: line, Message: redirects.ErrorMessage(err)})
+				continue
+			}
+			sink.Skip(line, "our rules refuse it: %s", redirects.ErrorMessage(err))
+			continue
+		}
+		// Shadowing: does an earlier rule answer every path this one matches?
+		winner := 0
+		if r.MatchType == redirects.Exact {
+			key := set.Key(r.Source)
+			if l, ok := exact[key]; ok {
+				winner = l
+			} else if f.FirstMatch {
+				winner = coveringPrefix(set, prefixes, lens, r.Source)
+			}
+			if winner == 0 {
+				exact[key] = line
+			}
+		} else {
+			src := set.FoldCase(r.Source)
+			if l, ok := prefixes[src]; ok {
+				winner = l
+			} else if f.FirstMatch {
+				winner = coveringPrefix(set, prefixes, lens, r.Source)
+			}
+			if winner == 0 {
+				prefixes[src] = line
+				if j, found := slices.BinarySearch(lens, len(src)); !found {
+					lens = slices.Insert(lens, j, len(src))
+				}
+			}
+		}
+		if winner != 0 {
+			what := "an earlier line answers every path it matches"
+			if !f.FirstMatch || winner == line {
+				what = "it repeats the source of an earlier line"
+			}
+			if winner == line {
+				sink.Note(line, "one of its rules repeats another of the same line and was dropped")
+				continue
+			}
+			o := sink.out(line)
+			o.Notes = append(o.Notes, fmt.Sprintf("%s: line %d wins on the source platform", what, winner))
+			if o.Winner == 0 {
+				o.Winner = winner
+			}
+			// A line whose every rule is shadowed is skipped; one with
+			// some rules kept is changed (see classify).
+			continue
+		}
+		if f.FirstMatch && r.MatchType == redirects.StartsWith {
+			if rank > redirects.MaxPriority {
+				sink.Skip(line, "more than %d prefix rules: priorities cannot keep the file's order past that", redirects.MaxPriority+1)
+				continue
+			}
+			r.Priority = rank
+			rank++
+		}
+		kept[i] = true
+		perLine[line]++
+	}
+	if len(strictBad) > 0 {
+		if len(strictBad) > MaxBadLines {
+			strictBad = strictBad[:MaxBadLines]
+		}
+		return &BadLinesError{Format: f.Title, Lines: strictBad}
+	}
+	// The rules kept, in file order.
+	n := 0
+	for i := range sink.rules {
+		if kept[i] {
+			sink.rules[n] = sink.rules[i]
+			sink.lines[n] = sink.lines[i]
+			n++
+		}
+	}
+	res.Rules, res.RuleLines = sink.rules[:n:n], sink.lines[:n:n]
+	classify(sink, perLine, res)
+	if f.Defaults != nil && *f.Defaults != o.Settings {
+		d := *f.Defaults
+		res.Suggest = &Suggestion{Settings: d, CaseSensitive: d.CaseSensitive(), TrailingSlash: d.TrailingSlash(),
+			Why: suggestWhy(f, o.Settings)}
+	}
+	return nil
+}
+
+// coveringPrefix returns the line of a recorded starts_with rule that
+// matches every path that a rule with source src (exact or starts_with)
+// matches, or 0.
+func coveringPrefix(set redirects.Settings, prefixes map[string]int, lens []int, src string) int {
+	fs := set.FoldCase(src)
+	for _, n := range lens {
+		if n > len(fs) {
+			break
+		}
+		if l, ok := prefixes[fs[:n]]; ok {
+			return l
+		}
+	}
+	// Under trailingSlash=ignore, a prefix "/a/" also matches "/a".
+	if set.IgnoreTrailingSlash && !strings.HasSuffix(fs, "/") {
+		if l, ok := prefixes[fs+"/"]; ok {
+			return l
+		}
+	}
+	return 0
+}
+
+// classify sorts every line that became a rule or has an outcome into the
+// three classes.
+func classify(sink *Sink, perLine map[int]int, res *Result) {
+	lines := make([]int, 0, len(sink.outs))
+	for l := range sink.outs {
+		lines = append(lines, l)
+	}
+	sort.Ints(lines)
+	for _, l := range lines {
+		o := sink.outs[l]
+		kept := perLine[l]
+		o.Rules = kept
+		switch {
+		case kept == 0:
+			o.Class = Skipped
+		case o.Class == Skipped:
+			// Some rules of the line were skipped, others kept.
+			o.Class = Changed
+		case len(o.Notes) > 0:
+			o.Class = Changed
+		default:
+			continue
+		}
+		o.Text = sink.texts[l]
+		if o.Class == Skipped {
+			res.Skipped++
+		} else {
+			res.Changed++
+		}
+		res.Lines = append(res.Lines, *o)
+	}
+	// As is: every line that kept rules and has no outcome.
+	for _, l := range sink.ruled {
+		if sink.outs[l] != nil || perLine[l] == 0 {
+			continue
+		}
+		res.AsIs++
+		if n := len(res.AsIsLines); n > 0 && res.AsIsLines[n-1][1] >= l-1 {
+			res.AsIsLines[n-1][1] = l
+		} else {
+			res.AsIsLines = append(res.AsIsLines, [2]int{l, l})
+		}
+	}
+	if res.AsIsLines == nil {
+		res.AsIsLines = [][2]int{}
+	}
+	if res.Lines == nil {
+		res.Lines = []Outcome{}
+	}
+}
+
+func suggestWhy(f *Format, project redirects.Settings) string {
+	d := *f.Defaults
+	var sets []string
+	if d.CaseInsensitive != project.CaseInsensitive {
+		sets = append(sets, fmt.Sprintf("--case-sensitive=%t", !d.CaseInsensitive))
+	}
+	if d.IgnoreTrailingSlash != project.IgnoreTrailingSlash {
+		sets = append(sets, "--trailing-slash "+d.TrailingSlash())
+	}
+	return fmt.Sprintf("%s; the project's settings (%s) differ: `redirects project update %s` would match", f.DefaultsWhy, project, strings.Join(sets, " "))
+}
+
+// ParsePlaceholder parses one --placeholder value, "name=v1,v2,...", into
+// m. A name may be given with or without its ':'.
+func ParsePlaceholder(m map[string][]string, v string) error {
+	name, vals, ok := strings.Cut(v, "=")
+	name = strings.TrimPrefix(strings.TrimSpace(name), ":")
+	if !ok || name == "" {
+		return redirects.Errorf(redirects.EINVALID, "placeholder %q is not NAME=VALUE,VALUE,...", v)
+	}
+	for _, x := range strings.Split(vals, ",") {
+		x = strings.TrimSpace(x)
+		if x == "" {
+			return redirects.Errorf(redirects.EINVALID, "placeholder %q has an empty value", v)
+		}
+		if strings.ContainsAny(x, "/?#") {
+			return redirects.Errorf(redirects.EINVALID, "placeholder %s value %q holds '/', '?' or '#'", name, x)
+		}
+		m[name] = append(m[name], x)
+	}
+	return nil
+}
