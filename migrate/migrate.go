@@ -110,6 +110,60 @@ type Format struct {
 	// Strict formats (the project's own CSV) refuse a file with any rule
 	// the store would refuse, instead of skipping that line.
 	Strict bool
+	// Example is a small file in the format, using its common shapes: the
+	// dashboard offers it, and the browser suite imports it.
+	Example string
+}
+
+// Writer writes a draft in another platform's format, for teams that leave
+// or mirror (redirects rule export --to NAME). These are not edge export
+// formats: SPEC.md's seven stay as they are.
+type Writer struct {
+	// Name is what --to takes: "netlify", "vercel", "cloudflare".
+	Name string
+	// FileName is the file the platform reads: "_redirects".
+	FileName string
+	// ContentType is the file's media type, for downloads.
+	ContentType string
+	// Write writes rules (a draft, under the project's settings s) to w and
+	// returns what it could not express, one entry per rule left out or
+	// answered otherwise there.
+	Write func(w io.Writer, rules []redirects.Rule, s redirects.Settings) ([]Unexpressed, error)
+}
+
+// Unexpressed is a rule that a Writer could not write as it answers here.
+type Unexpressed struct {
+	RuleID int64  `json:"ruleId"`
+	Source string `json:"source"`
+	// Dropped says the rule is not in the file at all (otherwise it is
+	// there, answering otherwise as Reason says).
+	Dropped bool   `json:"dropped"`
+	Reason  string `json:"reason"`
+}
+
+var writers []*Writer
+
+// RegisterWriter adds a writer; each writer's file calls it from init.
+func RegisterWriter(w *Writer) {
+	for _, x := range writers {
+		if x.Name == w.Name {
+			panic("migrate: writer " + w.Name + " registered twice")
+		}
+	}
+	writers = append(writers, w)
+}
+
+// Writers returns the registered writers.
+func Writers() []*Writer { return writers }
+
+// LookupWriter returns the writer named name, or nil.
+func LookupWriter(name string) *Writer {
+	for _, w := range writers {
+		if w.Name == name {
+			return w
+		}
+	}
+	return nil
 }
 
 var formats []*Format

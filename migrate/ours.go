@@ -18,6 +18,8 @@ func init() {
 		Strict: true,
 		Detect: detectOurCSV,
 		Read:   readOurCSV,
+		Example: "source,destination,statusCode,matchType,priority,preservePath,preserveQuery\n" +
+			"/old,/new,301,exact,,,\n/docs/,/guide/,308,starts_with,10,true,true\n/gone,,410,exact,,,\n",
 	})
 }
 
