@@ -408,8 +408,8 @@ func binaryHead(head []byte) string {
 	return ""
 }
 
-// Detect picks the format of a file from its head and name, and says why;
-// nil and the reason when none fits.
+// Detect picks the format of a file from its head and name, and says why
+// ("its header names the columns ..."); nil and the reason when none fits.
 func Detect(head []byte, fileName string) (*Format, string) {
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\uFEFF")))
 	if len(trimmed) == 0 {
@@ -420,7 +420,7 @@ func Detect(head []byte, fileName string) (*Format, string) {
 			continue
 		}
 		if ok, why := f.Detect(head, fileName); ok {
-			return f, f.Name + ": " + why
+			return f, why
 		}
 	}
 	return nil, "no known redirect format recognised this file; name one with --from (" + strings.Join(FormatNames()[1:], ", ") + ")"

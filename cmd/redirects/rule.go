@@ -13,6 +13,7 @@ import (
 
 	"redirects"
 	"redirects/export"
+	"redirects/migrate"
 )
 
 // ruleCommands are the "rule" commands: the draft rules of a project.
@@ -35,13 +36,31 @@ var ruleCommands = []command{
 		run: (*cmd).ruleAdd,
 	},
 	{
-		name:     "rule import",
-		synopsis: []string{"--project P [--mode append|upsert|replace] [--replace] [--dry-run] [--json] [--errors-file FILE] FILE|-"},
-		summary:  "import draft rules from a CSV file, all or nothing",
-		about:    csvFormat,
+		name: "rule import",
+		synopsis: []string{
+			"--project P [--mode append|upsert|replace] [--replace] [--dry-run] [--json] [--errors-file FILE] FILE|-",
+			"--project P --from auto|FORMAT [--placeholder NAME=V1,V2]... [--mode M] [--dry-run] [--json] [--errors-file FILE] FILE|-",
+		},
+		summary: "import draft rules from a CSV file, or another platform's redirect file, all or nothing",
+		about:   csvFormat + "\n\n" + fromHelp,
 		example: "redirects rule import --project \"$PROJECT\" rules.csv\n" +
-			"redirects rule import --project \"$PROJECT\" --replace --errors-file bad-lines.txt - < rules.csv",
+			"redirects rule import --project \"$PROJECT\" --replace --errors-file bad-lines.txt - < rules.csv\n" +
+			"redirects rule import --project \"$PROJECT\" --from auto --dry-run _redirects\n" +
+			"redirects rule import --project \"$PROJECT\" --from netlify --placeholder lang=en,fr,de _redirects",
 		run: (*cmd).ruleImport,
+	},
+	{
+		name:     "rule export",
+		synopsis: []string{"--project P [--to csv|netlify|vercel|cloudflare] [--out FILE] [--json]"},
+		summary:  "write the draft rules as the draft CSV, or as another platform's redirect file",
+		about: "--to csv (the default) writes the draft CSV, which \"rule import\" reads back as it is. The other\n" +
+			"formats are for teams that leave or mirror: what a format cannot express is listed on stderr\n" +
+			"(with --json, on stdout as JSON), rule by rule. These are not edge exports: \"redirects export\"\n" +
+			"serves the seven formats of a deployed version.",
+		example: "redirects rule export --project \"$PROJECT\" > draft.csv\n" +
+			"redirects rule export --project \"$PROJECT\" --to netlify --out _redirects",
+		readOnly: true,
+		run:      (*cmd).ruleExport,
 	},
 	{
 		name: "rule list",
@@ -92,6 +111,25 @@ destination: give no --destination and no option with it. A destination may end 
 the source to the destination's path: /docs/ -> https://docs.example.com/ answers /docs/a/b with
 https://docs.example.com/a/b. --preserve-query passes the request's query string on (after the
 destination's own, joined by &).`
+
+// fromHelp is the part of rule import's help on --from.
+const fromHelp = `With --from the file is read in its own format: auto (which names the format it detected and
+why), csv (the draft CSV above), netlify (_redirects), cloudflare (Bulk Redirects CSV), vercel
+(vercel.json), vercel-bulk, wordpress (Redirection), shopify, apache (.htaccess), nginx, and the
+edge export formats (the readers present in this build are listed under --from below). Every
+line of the file is reported as one of three classes, with its line number:
+
+  as is    the rule answers every request exactly as the source platform would
+  changed  imported, but some request is answered otherwise: the report says which and how
+  skipped  valid in its format but not importable (a regex with no equivalent, a rewrite, a
+           condition, a placeholder without values), with the reason
+
+A line that breaks its format's syntax refuses the whole file, listing every such line.
+Placeholders (:lang) are expanded only over the values --placeholder names. When the source
+platform matches otherwise than the project's settings (case, trailing slash), the report
+says which "redirects project update" would match. Then the rules are imported as the mode
+says, and the counts printed (added, updated, unchanged, removed). docs/migrate.md has every
+format's details.`
 
 const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per line.
 
@@ -181,6 +219,9 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	dryRun := fs.Bool("dry-run", false, "print what the import would do and write nothing")
 	asJSON := fs.Bool("json", false, "print the import report as JSON")
 	errorsFile := fs.String("errors-file", "", "write every bad line's error to `FILE` (left empty when there are none)")
+	from := fs.String("from", "", "read the file as `FORMAT`: auto (detect it), or one of "+strings.Join(migrate.FormatNames()[1:], ", ")+"; without it, the draft CSV as always")
+	placeholders := placeholderFlag{}
+	fs.Var(placeholders, "placeholder", "expand the placeholder NAME over the values given (`NAME=V1,V2`); repeatable; with --from")
 	pos, err := parse(fs, args, "FILE (or - for standard input)")
 	if err != nil {
 		return err
@@ -198,6 +239,9 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 		}
 		mode = redirects.ImportReplace
 	}
+	if len(placeholders) > 0 && *from == "" {
+		return usagef("rule import: --placeholder goes with --from")
+	}
 	var in io.Reader
 	name := pos[0]
 	if name == "-" {
@@ -209,6 +253,9 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 		}
 		defer f.Close()
 		in = f
+	}
+	if *from != "" {
+		return c.ruleImportFrom(ctx, in, name, *from, placeholders, *project, mode, *dryRun, *asJSON, *errorsFile)
 	}
 	s, err := c.open(ctx)
 	if err != nil {
