@@ -108,7 +108,8 @@ type Format struct {
 	// a failure to read; broken lines go to Sink.Bad.
 	Read func(in io.Reader, o *Options, sink *Sink) error
 	// Strict formats (the project's own CSV) refuse a file with any rule
-	// the store would refuse, instead of skipping that line.
+	// the store would refuse, instead of skipping that line; their reader
+	// validates every rule itself (Rule.Validate), so Read does not again.
 	Strict bool
 	// Example is a small file in the format, using its common shapes: the
 	// dashboard offers it, and the browser suite imports it.
@@ -430,14 +431,13 @@ func Detect(head []byte, fileName string) (*Format, string) {
 func finish(f *Format, o *Options, sink *Sink, res *Result) error {
 	set := o.Settings
 	var (
-		exact    = map[string]int{} // key -> line of the first exact rule
+		exact    = make(map[string]int, len(sink.rules)) // key -> line of the first exact rule
 		prefixes = map[string]int{} // folded source -> line of the first starts_with rule
 		lens     []int              // the distinct lengths of prefixes' keys, sorted
 		rank     int                // the next first-match priority
 		kept     = make([]bool, len(sink.rules))
 		perLine  = map[int]int{} // line -> rules kept, for lines with an outcome
 	)
-	strictBad := []export.LineError{}
 	for i := range sink.rules {
 		r := &sink.rules[i]
 		line := sink.lines[i]
@@ -447,13 +447,11 @@ func finish(f *Format, o *Options, sink *Sink, res *Result) error {
 		if f.FirstMatch {
 			r.Priority = redirects.DefaultPriority // starts_with rules get their rank below
 		}
-		if err := r.Validate(); err != nil {
-			if f.Strict {
-				strictBad = append(strictBad, export.LineError{Line: line, Message: redirects.ErrorMessage(err)})
+		if !f.Strict {
+			if err := r.Validate(); err != nil {
+				sink.Skip(line, "our rules refuse it: %s", redirects.ErrorMessage(err))
 				continue
 			}
-			sink.Skip(line, "our rules refuse it: %s", redirects.ErrorMessage(err))
-			continue
 		}
 		// Shadowing: does an earlier rule answer every path this one matches?
 		winner := 0
@@ -509,12 +507,6 @@ func finish(f *Format, o *Options, sink *Sink, res *Result) error {
 		}
 		kept[i] = true
 		perLine[line]++
-	}
-	if len(strictBad) > 0 {
-		if len(strictBad) > MaxBadLines {
-			strictBad = strictBad[:MaxBadLines]
-		}
-		return &BadLinesError{Format: f.Title, Lines: strictBad}
 	}
 	// The rules kept, in file order.
 	n := 0
