@@ -432,9 +432,9 @@ func finish(f *Format, o *Options, sink *Sink, res *Result) error {
 	set := o.Settings
 	var (
 		exact    = make(map[string]int, len(sink.rules)) // key -> line of the first exact rule
-		prefixes = map[string]int{} // folded source -> line of the first starts_with rule
-		lens     []int              // the distinct lengths of prefixes' keys, sorted
-		rank     int                // the next first-match priority
+		prefixes = map[string]int{}                      // folded source -> line of the first starts_with rule
+		lens     []int                                   // the distinct lengths of prefixes' keys, sorted
+		rank     int                                     // the next first-match priority
 		kept     = make([]bool, len(sink.rules))
 		perLine  = map[int]int{} // line -> rules kept, for lines with an outcome
 	)
