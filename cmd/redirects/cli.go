@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 
 	"redirects"
@@ -67,6 +68,12 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
+// exitStatus ends a command that ran well with another exit code and no
+// message: plan's 2 for "something would change".
+type exitStatus struct{ code int }
+
+func (e *exitStatus) Error() string { return "exit status " + strconv.Itoa(e.code) }
+
 // Run runs one command line and returns the process exit code.
 func (m *Main) Run(ctx context.Context, args []string) int {
 	defer m.Close()
@@ -76,9 +83,12 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return exitOK
 	}
 	var ue *usageError
+	var es *exitStatus
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
+	case errors.As(err, &es):
+		return es.code
 	case errors.As(err, &ue):
 		help := "redirects --help"
 		if m.command != "" {

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"redirects"
+	"redirects/plan"
+	"redirects/safety"
+)
+
+// planCommands are plan and apply: a project described in a file
+// (docs/plan.md).
+var planCommands = []command{
+	{
+		name:     "plan",
+		synopsis: []string{"-f FILE [--max-paths N] [--allow-shrink] [--json]"},
+		summary:  "show what apply would change to make a project match its file; exit 0 none, 2 some, 1 error",
+		about: "FILE is a project file (JSON; docs/plan.md): the project's ID, and optionally its settings,\n" +
+			"hosts, shrink limit, rules (inline or a draft CSV beside the file) and expected-outcome tests.\n" +
+			"A field the file leaves out is left as it is. The plan lists the changes to the project's\n" +
+			"fields and draft, the deploy that would follow with the paths whose answers change, the lint\n" +
+			"findings and the test results. Exit status: 0 when nothing would change, 2 when something\n" +
+			"would, 1 on an error, including lint errors, failing tests or a shrink beyond the project's\n" +
+			"limit (without --allow-shrink), which apply would refuse.",
+		example: "redirects plan -f redirects.json\n" +
+			"redirects plan -f redirects.json --json > plan.json; echo $?",
+		readOnly: true,
+		run:      (*cmd).plan,
+	},
+	{
+		name:     "apply",
+		synopsis: []string{"-f FILE [--message TEXT] [--allow-shrink] [--json]"},
+		summary:  "make a project match its file: its fields, the draft (replaced at once), then a deploy",
+		about: "apply does what plan shows, and nothing when plan shows nothing (exit 0, \"no changes\"). The\n" +
+			"draft is replaced in one import, then deployed through the deploy gate, unless the file says\n" +
+			"\"deploy\": false. Lint errors, failing tests or a shrink beyond the limit (without\n" +
+			"--allow-shrink) refuse the apply before anything changes (exit 1). It prints the version it\n" +
+			"deployed, if any.",
+		example: "redirects apply -f redirects.json --message \"merge of #42\"",
+		run:     (*cmd).apply,
+	},
+}
+
+// planArgs parses plan's and apply's common flags.
+func (c *cmd) planArgs(name string, args []string, extra func(fsAdder)) (file string, maxPaths int, allowShrink, asJSON bool, err error) {
+	fs := c.flags(name)
+	f := fs.String("f", "", "the project `FILE` (JSON)")
+	fs.StringVar(f, "file", "", "the project `FILE` (JSON), as -f")
+	mp := fs.Int("max-paths", safety.DefaultMaxPaths, "changed paths to list (all: -1)")
+	as := fs.Bool("allow-shrink", false, "let a deploy remove more live rules than the project's shrink limit")
+	js := fs.Bool("json", false, "print JSON")
+	if extra != nil {
+		extra(fs)
+	}
+	if _, err := parse(fs, args); err != nil {
+		return "", 0, false, false, err
+	}
+	if *f == "" {
+		return "", 0, false, false, usagef("%s needs -f FILE", name)
+	}
+	if *mp == 0 || *mp < -1 {
+		return "", 0, false, false, redirects.Errorf(redirects.EINVALID, "--max-paths %d is neither a positive number nor -1 (all)", *mp)
+	}
+	return *f, *mp, *as, *js, nil
+}
+
+// fsAdder is the part of a flag set that adds flags.
+type fsAdder interface {
+	String(name, value, usage string) *string
+}
+
+// planJSON is plan's --json answer.
+type planJSON struct {
+	Changes bool `json:"changes"`
+	*plan.Plan
+}
+
+func (c *cmd) plan(ctx context.Context, args []string) error {
+	file, maxPaths, allowShrink, asJSON, err := c.planArgs("plan", args, nil)
+	if err != nil {
+		return err
+	}
+	pl, err := c.makePlan(ctx, file, maxPaths, allowShrink)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if err := c.printJSON(planJSON{Changes: pl.Changes(), Plan: pl}); err != nil {
+			return err
+		}
+	} else if err := printPlan(c.m.Stdout, pl); err != nil {
+		return err
+	}
+	if b := pl.Blocked(); len(b) > 0 {
+		return redirects.Errorf(redirects.EINVALID, "plan of %s: apply would refuse it: %s", file, strings.Join(b, "; "))
+	}
+	if !pl.Changes() {
+		c.infof("plan of %s: no changes; %s matches its file", file, pl.ProjectID)
+		return nil
+	}
+	c.infof("plan of %s: %s", file, planSummary(pl))
+	return &exitStatus{code: 2}
+}
+
+func (c *cmd) makePlan(ctx context.Context, file string, maxPaths int, allowShrink bool) (*plan.Plan, error) {
+	d, err := plan.Read(file)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return plan.Make(ctx, s, d, maxPaths, allowShrink)
+}
+
+func (c *cmd) apply(ctx context.Context, args []string) error {
+	var message *string
+	file, maxPaths, allowShrink, asJSON, err := c.planArgs("apply", args, func(fs fsAdder) {
+		message = fs.String("message", "", "the deployment's message (default: \"apply FILE\")")
+	})
+	if err != nil {
+		return err
+	}
+	pl, err := c.makePlan(ctx, file, maxPaths, allowShrink)
+	if err != nil {
+		return err
+	}
+	if !asJSON {
+		if err := printPlan(c.m.Stdout, pl); err != nil {
+			return err
+		}
+	}
+	if b := pl.Blocked(); len(b) > 0 {
+		return redirects.Errorf(redirects.EINVALID, "apply of %s refused, nothing changed: %s", file, strings.Join(b, "; "))
+	}
+	if !pl.Changes() {
+		if asJSON {
+			return c.printJSON(map[string]any{"changes": false, "steps": []string{}})
+		}
+		c.infof("apply of %s: no changes", file)
+		return nil
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	a, err := plan.Apply(ctx, s, pl, *message, builder)
+	if a != nil && a.Gate != nil && err != nil {
+		c.printGate(a.Gate)
+	}
+	var be *safety.BlockedError
+	if errors.As(err, &be) {
+		return redirects.Errorf(redirects.ECONFLICT, "apply of %s: the deploy was blocked: %s", file, strings.Join(blockedHints(be.Result), "; "))
+	}
+	if err != nil {
+		return err
+	}
+	version := 0
+	if a.Deployment != nil {
+		version = a.Deployment.Version
+	}
+	if asJSON {
+		return c.printJSON(map[string]any{"changes": true, "steps": a.Steps, "version": version})
+	}
+	if version > 0 {
+		c.println(fmt.Sprint(version))
+	}
+	what := strings.Join(a.Steps, ", ")
+	if what == "" {
+		what = "nothing but the deploy"
+	}
+	if version > 0 {
+		c.infof("apply of %s: changed %s; deployed version %d", file, what, version)
+	} else {
+		c.infof("apply of %s: changed %s; nothing deployed", file, what)
+	}
+	return nil
+}
+
+func planSummary(pl *plan.Plan) string {
+	var parts []string
+	if pl.Settings != nil {
+		parts = append(parts, "settings")
+	}
+	if pl.Hosts != nil {
+		parts = append(parts, "hosts")
+	}
+	if pl.ShrinkLimit != nil {
+		parts = append(parts, "shrink limit")
+	}
+	if pl.Tests != nil {
+		parts = append(parts, "tests")
+	}
+	if pl.DraftChanges() {
+		parts = append(parts, fmt.Sprintf("draft (%d to add, %d to remove, %d to change)", len(pl.Draft.Added), len(pl.Draft.Removed), len(pl.Draft.Changed)))
+	}
+	if pl.Deploy != nil {
+		parts = append(parts, "a deploy")
+	}
+	return "would change " + strings.Join(parts, ", ")
+}
+
+// printPlan writes a plan as diff does, section by section.
+func printPlan(out io.Writer, pl *plan.Plan) error {
+	bw := bufio.NewWriter(out)
+	fmt.Fprintf(bw, "project %s (%s)\n", pl.ProjectID, pl.ProjectName)
+	if st := pl.Settings; st != nil {
+		fmt.Fprintf(bw, "~ settings: caseSensitive=%t trailingSlash=%s -> caseSensitive=%t trailingSlash=%s\n",
+			st.From.CaseSensitive, st.From.TrailingSlash, st.To.CaseSensitive, st.To.TrailingSlash)
+	}
+	if h := pl.Hosts; h != nil {
+		fmt.Fprintf(bw, "~ hosts: [%s] -> [%s]\n", strings.Join(h.From, " "), strings.Join(h.To, " "))
+	}
+	if l := pl.ShrinkLimit; l != nil {
+		fmt.Fprintf(bw, "~ shrinkLimit: %d -> %d\n", l.From, l.To)
+	}
+	if t := pl.Tests; t != nil {
+		fmt.Fprintf(bw, "~ tests: %d cases -> %d cases\n", t.From, t.To)
+	}
+	d := pl.Draft
+	fmt.Fprintf(bw, "draft: %d to add, %d to remove, %d to change, %d unchanged\n", len(d.Added), len(d.Removed), len(d.Changed), d.Unchanged)
+	for _, r := range d.Added {
+		fmt.Fprintf(bw, "+ %s %s -> %d %s (priority %d)\n", r.MatchType, r.Source, r.StatusCode, r.Destination, r.Priority)
+	}
+	for _, r := range d.Removed {
+		fmt.Fprintf(bw, "- %s %s -> %d %s (priority %d)\n", r.MatchType, r.Source, r.StatusCode, r.Destination, r.Priority)
+	}
+	for _, ch := range d.Changed {
+		fmt.Fprintf(bw, "~ %s %s: %d %s (priority %d) -> %d %s (priority %d)\n", ch.To.MatchType, ch.To.Source,
+			ch.From.StatusCode, ch.From.Destination, ch.From.Priority, ch.To.StatusCode, ch.To.Destination, ch.To.Priority)
+	}
+	switch dp := pl.Deploy; {
+	case !pl.DeployWanted:
+		fmt.Fprintln(bw, "deploy: none, the file says \"deploy\": false")
+	case dp == nil:
+		fmt.Fprintln(bw, "deploy: none needed, the live version has these rules")
+	default:
+		from := "nothing deployed"
+		if dp.LiveVersion > 0 {
+			from = fmt.Sprintf("version %d (live)", dp.LiveVersion)
+		}
+		fmt.Fprintf(bw, "deploy: %s -> a new version: %d of %d sample paths answer differently\n", from, dp.Diff.PathsChanged, dp.Diff.PathsChecked)
+		for _, p := range dp.Diff.Impact {
+			fmt.Fprintf(bw, "path %s: %s -> %s\n", p.Path, p.From, p.To)
+		}
+	}
+	g := pl.Gate
+	fmt.Fprintf(bw, "lint: %s, %s\n", plural(g.Errors, "error", "errors"), plural(g.Warnings, "warning", "warnings"))
+	for _, f := range g.Findings {
+		if f.Severity == safety.SeverityError {
+			fmt.Fprintf(bw, "%-7s  %-10s  %s\n", f.Severity, f.Kind, f.Message)
+		}
+	}
+	fmt.Fprintf(bw, "tests: %s, %d failing\n", plural(g.Cases, "case", "cases"), len(g.FailingCases))
+	for _, r := range g.FailingCases {
+		fmt.Fprintf(bw, "FAIL  line %d: %s: %s\n", r.Case.Line, r.Case.Path, strings.Join(r.Problems, "; "))
+	}
+	for _, b := range g.Blocked {
+		fmt.Fprintf(bw, "blocked: %s\n", b)
+	}
+	return bw.Flush()
+}
