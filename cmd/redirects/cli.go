@@ -120,6 +120,8 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	global := flag.NewFlagSet("redirects", flag.ContinueOnError)
 	global.SetOutput(io.Discard)
 	dbURL := global.String("db", "", "database URL")
+	apiURL := global.String("api", "", "management API URL")
+	token := global.String("token", "", "management token")
 	showVersion := global.Bool("version", false, "print the version and exit")
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -139,6 +141,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	}
 	c := &cmd{m: m, cfg: readConfig(m.Getenv)}
 	c.cfg.db = *dbURL
+	c.cfg.api, c.cfg.token = *apiURL, *token
 	// Every change a command makes is recorded in the audit log as made
 	// by the operating-system user who ran it.
 	ctx = redirects.WithActor(ctx, cliActor(&c.cfg))
@@ -284,6 +287,16 @@ func isSet(fs *flag.FlagSet, names ...string) bool {
 func (c *cmd) open(ctx context.Context) (redirects.Store, error) {
 	if c.m.store != nil {
 		return c.m.store, nil
+	}
+	if r, err := c.remote(); err != nil || r != nil {
+		if err != nil {
+			return nil, err
+		}
+		if c.command != nil && c.command.needsDB {
+			return nil, redirects.Errorf(redirects.EINVALID, "%s needs the database: it cannot run through the management API; run it with --db (without --api, REDIRECTS_API or a saved login)", c.command.name)
+		}
+		c.m.store = r
+		return r, nil
 	}
 	s, err := openStore(ctx, c.cfg.databaseURL(), c.m.Clock, c.command != nil && c.command.readOnly)
 	if err != nil {

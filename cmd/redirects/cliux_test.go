@@ -71,8 +71,9 @@ func TestEveryCommandHasHelp(t *testing.T) {
 				t.Errorf("redirects %s --help does not say %q:\n%s", name, want, r.stdout)
 			}
 		}
-		// sync is an agent for web servers: it reads the edge API, never a database.
-		if name != "version" && name != "help" && name != "sync" && !strings.Contains(r.stdout, "\n  --db URL  ") {
+		// sync is an agent for web servers: it reads the edge API, never a
+		// database; login and logout keep the management API's profile.
+		if name != "version" && name != "help" && name != "sync" && name != "login" && name != "logout" && !strings.Contains(r.stdout, "\n  --db URL  ") {
 			t.Errorf("redirects %s --help does not list --db:\n%s", name, r.stdout)
 		}
 		if h := c.exec("", append([]string{"help"}, strings.Fields(name)...)...); h.code != 0 || h.stdout != r.stdout {

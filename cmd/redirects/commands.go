@@ -36,6 +36,10 @@ type command struct {
 	// SQLite file that does not exist it says so rather than create an
 	// empty one and answer from it, which would hide a mistyped --db.
 	readOnly bool
+	// needsDB marks a command that cannot run through the management API
+	// (--api): serve, quickstart, migrations of the schema. It says so
+	// instead.
+	needsDB bool
 	// run runs it with the arguments after its name. Its flag set comes
 	// from c.flags(name) (or c.newFlagSet(name) for a command that does
 	// not take --db): --help prints the help from this entry and the
@@ -52,7 +56,7 @@ func init() {
 	// commands.
 	commands = slices.Concat(
 		orgCommands, projectCommands, ruleCommands, keyCommands,
-		deployCommands, planCommands, lookupExportCommands,
+		deployCommands, planCommands, lookupExportCommands, remoteCommands,
 		userCommands, memberCommands, tokenCommands, auditCommands, webhookCommands,
 		safetyCommands, testCommands, verifyCommands, insightCommands,
 		serveCommands, syncCommands, quickstartCommands, versionCommands, helpCommands,
@@ -174,6 +178,7 @@ func usage() string {
 	b.WriteString(`redirects: redirect rule lookup and export service
 
 Usage: redirects [--db URL] COMMAND [flags]
+       redirects --api URL --token TOKEN COMMAND [flags]   (through the management API)
        redirects --version
 
 Commands:

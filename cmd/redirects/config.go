@@ -12,6 +12,14 @@ type config struct {
 	db    string // --db URL
 	envDB string // REDIRECTS_DB, the database without --db
 
+	// The management API that commands run against instead of a database
+	// (cmd/redirects/remote.go): --api and --token, else REDIRECTS_API and
+	// REDIRECTS_TOKEN, else the profile "redirects login" saved.
+	api, token       string
+	envAPI, envToken string
+	configHome       string // XDG_CONFIG_HOME
+	home             string // HOME
+
 	addr        string // --addr, REDIRECTS_ADDR: the edge API's address
 	adminAddr   string // --admin-addr, REDIRECTS_ADMIN_ADDR: /metrics
 	manageAddr  string // --manage-addr, REDIRECTS_MANAGE_ADDR
@@ -35,6 +43,10 @@ type config struct {
 func readConfig(getenv func(string) string) config {
 	return config{
 		envDB:       getenv("REDIRECTS_DB"),
+		envAPI:      getenv("REDIRECTS_API"),
+		envToken:    getenv("REDIRECTS_TOKEN"),
+		configHome:  getenv("XDG_CONFIG_HOME"),
+		home:        getenv("HOME"),
 		addr:        getenv("REDIRECTS_ADDR"),
 		adminAddr:   getenv("REDIRECTS_ADMIN_ADDR"),
 		manageAddr:  getenv("REDIRECTS_MANAGE_ADDR"),

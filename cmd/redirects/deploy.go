@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"redirects"
+	"redirects/remote"
 	"redirects/safety"
 )
 
@@ -71,7 +72,15 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	}
 	opts := redirects.DeployOptions{Message: *message, FromVersion: *from,
 		Override: redirects.DeployOverride{Force: *force, Reason: *reason, AllowShrink: *allowShrink}}
-	d, g, err := safety.Deploy(ctx, s, *project, opts, builder)
+	var d *redirects.Deployment
+	var g *safety.GateResult
+	if rs, ok := s.(*remote.Store); ok {
+		// The server runs the gate in its deploy's transaction; a blocked
+		// deploy answers its report as an error.
+		d, g, err = rs.Deploy(ctx, *project, opts)
+	} else {
+		d, g, err = safety.Deploy(ctx, s, *project, opts, builder)
+	}
 	if g != nil {
 		c.printGate(g)
 	}

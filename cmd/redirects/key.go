@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"redirects"
+	"redirects/remote"
 )
 
 // keyCommands are the "key" commands: API keys of a project.
@@ -57,7 +58,12 @@ func (c *cmd) keyCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.CreateKey(ctx, k); err != nil {
+	if rs, ok := s.(*remote.Store); ok {
+		// Through the management API, the server makes the secret.
+		if k, secret, err = rs.NewKey(ctx, *project, *name, *test); err != nil {
+			return err
+		}
+	} else if err := s.CreateKey(ctx, k); err != nil {
 		return err
 	}
 	c.println(secret)

@@ -15,6 +15,7 @@ import (
 var quickstartCommands = []command{
 	{
 		name:     "quickstart",
+		needsDB:  true,
 		synopsis: []string{"[--addr HOST:PORT] [--admin-addr HOST:PORT] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]] [--log-format text|json]"},
 		remark:   "demo data in a local database, then serve",
 		summary:  "create demo data in a local database, then serve it",

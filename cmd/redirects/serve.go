@@ -19,6 +19,7 @@ import (
 var serveCommands = []command{
 	{
 		name:     "serve",
+		needsDB:  true,
 		synopsis: []string{"[--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]] [--webhook-allow-private]"},
 		summary:  "serve the edge API (and /metrics on the admin address)",
 		about:    "The database must exist: create it with a command that writes first.",

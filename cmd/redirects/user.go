@@ -73,7 +73,7 @@ func cliActor(cf *config) redirects.Actor {
 func accounts(s redirects.Store) (redirects.AccountStore, error) {
 	a, ok := s.(redirects.AccountStore)
 	if !ok {
-		return nil, fmt.Errorf("the store %T keeps no accounts", s)
+		return nil, redirects.Errorf(redirects.EINVALID, "users, members, tokens and the audit log need the database here: run the command with --db (the dashboard and the management API manage them remotely)")
 	}
 	return a, nil
 }

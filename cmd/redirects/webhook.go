@@ -87,7 +87,7 @@ var webhookCommands = []command{
 func webhooks(s redirects.Store) (redirects.WebhookStore, error) {
 	w, ok := s.(redirects.WebhookStore)
 	if !ok {
-		return nil, fmt.Errorf("the store %T keeps no webhooks", s)
+		return nil, redirects.Errorf(redirects.EINVALID, "webhook commands need the database here: run them with --db (the dashboard and the management API manage webhooks remotely)")
 	}
 	return w, nil
 }
