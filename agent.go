@@ -120,3 +120,20 @@ type AgentStore interface {
 	// then format.
 	FindAgents(ctx context.Context, projectID string) ([]AgentReport, error)
 }
+
+// ProjectAgents returns a project's live version (its latest deployment's,
+// 0 before the first) and its agents' last reports, for the management
+// API and the dashboard alike. Errors: ENOTFOUND (the project).
+func ProjectAgents(ctx context.Context, deployments interface {
+	FindDeployments(ctx context.Context, projectID string) ([]*Deployment, error)
+}, agents AgentStore, projectID string) (live int, reports []AgentReport, err error) {
+	ds, err := deployments.FindDeployments(ctx, projectID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(ds) > 0 {
+		live = ds[len(ds)-1].Version
+	}
+	reports, err = agents.FindAgents(ctx, projectID)
+	return live, reports, err
+}

@@ -36,8 +36,12 @@ type Agent struct {
 	// MinBackoff and MaxBackoff bound the pause after a failure, doubled
 	// at each failure in a row: 1 s and 60 s unless set.
 	MinBackoff, MaxBackoff time.Duration
-	// UserAgent names the agent on its requests.
+	// UserAgent names the agent's program on its requests.
 	UserAgent string
+	// Host names the machine in the Redirects-Agent header of its
+	// requests ("HOST TARGET", TARGET the target's name or file), which the
+	// edge shows each report under: the host name unless set.
+	Host string
 
 	// applyMu makes targets that feed one server (the same check command,
 	// or without one the same reload command) write, check and reload one
@@ -135,6 +139,9 @@ func (a *Agent) defaults() {
 	}
 	if a.UserAgent == "" {
 		a.UserAgent = "redirects-sync"
+	}
+	if a.Host == "" {
+		a.Host, _ = os.Hostname()
 	}
 }
 
@@ -302,6 +309,7 @@ func (a *Agent) fetch(ctx context.Context, st *state, wait time.Duration) (*fetc
 	}
 	if st.version > 0 {
 		req.Header.Set(AppliedVersionHeader, strconv.Itoa(st.version))
+		req.Header.Set(redirects.AgentHeader, strings.TrimSpace(a.Host+" "+t.label()))
 	}
 	resp, err := a.Client.Do(req)
 	if err != nil {
@@ -404,5 +412,5 @@ func (a *Agent) apply(ctx context.Context, st *state, f *fetched, fail func(Stag
 }
 
 // AppliedVersionHeader is the header in which the agent tells the edge the
-// version it has applied.
-const AppliedVersionHeader = "Redirects-Applied-Version"
+// version it has applied (docs/delivery.md#which-servers-have-which-version).
+const AppliedVersionHeader = redirects.AppliedVersionHeader
