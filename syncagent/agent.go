@@ -111,6 +111,9 @@ type state struct {
 	// anything else. pendingSwap holds a map not yet swapped into HAProxy.
 	pendingReload bool
 	pendingSwap   []byte
+	// reported is the version the last request told the edge of
+	// (Redirects-Applied-Version), 0 for none.
+	reported int
 }
 
 func (a *Agent) defaults() {
@@ -173,8 +176,25 @@ func (a *Agent) Once(ctx context.Context) error {
 		if err := a.round(ctx, st, 0); err != nil {
 			errs = append(errs, err)
 		}
+		a.report(ctx, st)
 	}
 	return errors.Join(errs...)
+}
+
+// report tells the edge which version the target has applied when the
+// pass's request could not: a run of --once starts without knowing the
+// version of the file in place, and learns it (or applies a new one) from
+// the answer. It sends one more conditional request, which the edge
+// answers 304 without a body unless a deployment came meanwhile; its
+// answer changes nothing here. The long-running mode needs none: its next
+// long-poll carries the version.
+func (a *Agent) report(ctx context.Context, st *state) {
+	if st.version == 0 || st.version == st.reported || st.applied == "" {
+		return
+	}
+	if _, err := a.fetch(ctx, st, 0); err != nil {
+		a.Logger.Info("could not report the applied version to the edge", "target", st.t.label(), "version", st.version, "err", err)
+	}
 }
 
 // Run follows every target's change feed until ctx ends, pausing after a
@@ -307,6 +327,7 @@ func (a *Agent) fetch(ctx context.Context, st *state, wait time.Duration) (*fetc
 	if st.poll != "" {
 		req.Header.Set("If-None-Match", st.poll+", "+redirects.EncodingETag(st.poll, "gzip"))
 	}
+	st.reported = st.version
 	if st.version > 0 {
 		req.Header.Set(AppliedVersionHeader, strconv.Itoa(st.version))
 		req.Header.Set(redirects.AgentHeader, strings.TrimSpace(a.Host+" "+t.label()))
