@@ -17,7 +17,7 @@ import (
 // header before calling see). The flusher writes the reports with the
 // counts and forgets them; the store keeps the latest.
 type agentTracker struct {
-	mu   sync.Mutex
+	mu sync.Mutex
 	// seen holds pointers so that a known agent's report updates its
 	// entry in place: assigning to an existing key would replace the map's
 	// copy of the key with the request's view.
