@@ -85,6 +85,8 @@ type Catalog struct {
 	usage keyUsage
 	// insight counts each rule's hits and each project's misses.
 	insight insight
+	// agents holds what sync agents reported on their export requests.
+	agents agentTracker
 
 	// old caches compiled older versions, loaded on demand.
 	oldMu sync.Mutex
@@ -176,11 +178,12 @@ func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version 
 	return &deployed{version: d.Version, snap: snap}, nil
 }
 
-// FlushUsage writes the live lookups counted per key and day, and the hits
-// and misses counted per project, since the last flush to the store, as of
-// now. On failure the counts stay pending for the next flush.
+// FlushUsage writes the live lookups counted per key and day, the hits and
+// misses counted per project and the sync agents' reports since the last
+// flush to the store, as of now. On failure the counts stay pending for
+// the next flush.
 func (s *Catalog) FlushUsage(ctx context.Context, now time.Time) error {
-	return errors.Join(s.usage.flush(ctx, s.store, now), s.insight.flush(ctx, s.store, now))
+	return errors.Join(s.usage.flush(ctx, s.store, now), s.insight.flush(ctx, s.store, now), s.agents.flush(ctx, s.store))
 }
 
 // view returns the current view.

@@ -104,6 +104,7 @@ func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
 		held := Req{Method: http.MethodGet, Path: strings.Clone(q.Path), RawQuery: strings.Clone(q.RawQuery),
 			APIKey: strings.Clone(q.APIKey), IfNoneMatch: strings.Clone(q.IfNoneMatch),
 			AcceptEncoding: strings.Clone(q.AcceptEncoding), RemoteAddr: strings.Clone(q.RemoteAddr),
+			AppliedVersion: strings.Clone(q.AppliedVersion), Agent: strings.Clone(q.Agent), UserAgent: strings.Clone(q.UserAgent),
 			Ctx: context.Background(), offLoop: true}
 		return func(w *Resp) {
 			if slow := e.Handle(&held, w); slow != nil {

@@ -1,6 +1,9 @@
 package http
 
-import "redirects/http/evhttp"
+import (
+	"redirects"
+	"redirects/http/evhttp"
+)
 
 // serveEv carries Handle over the evhttp engine. The common answers (every
 // lookup, cached exports, errors) are built and written without a heap
@@ -12,6 +15,9 @@ func (e *Edge) serveEv(req *evhttp.Request, resp *evhttp.Response) func(*evhttp.
 	// Accept-Encoding.
 	if req.Path == exportPath {
 		q.AcceptEncoding = req.Header("Accept-Encoding")
+		if q.AppliedVersion = req.Header(redirects.AppliedVersionHeader); q.AppliedVersion != "" {
+			q.Agent, q.UserAgent = req.Header(redirects.AgentHeader), req.Header("User-Agent")
+		}
 	}
 	w := Resp{Scratch: resp.Scratch}
 	slow := e.Handle(&q, &w)

@@ -16,6 +16,9 @@ func (e *Edge) serveExport(r *Req, w *Resp) (slow func(*Resp)) {
 	if !e.check(r, w, false, &p) {
 		return nil
 	}
+	if r.AppliedVersion != "" {
+		p.lv.catalog.agents.see(p.ps.project.ID, p.q.format, r.AppliedVersion, r.Agent, r.UserAgent, r.RemoteAddr, p.now)
+	}
 	if p.q.waitN > 0 && r.IfNoneMatch != "" && p.ps.latest != nil {
 		return e.waitExport(r, w, p.lv, p.ps, p.q.format, time.Duration(p.q.waitN)*time.Second, p.key)
 	}

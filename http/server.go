@@ -384,7 +384,7 @@ func (s *Server) flush(ctx context.Context, catalog *Catalog, b *Backend) error 
 	if !tw.written && len(monthly) > 0 {
 		taker.ReturnUsage(monthly)
 	}
-	return errors.Join(err, catalog.insight.flush(ctx, catalog.store, s.now()))
+	return errors.Join(err, catalog.insight.flush(ctx, catalog.store, s.now()), catalog.agents.flush(ctx, catalog.store))
 }
 
 // UsageTogetherWriter is a store that writes monthly and daily usage in

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"redirects"
 )
 
 // Req is what the edge reads of a request, whatever the transport. Its
@@ -18,8 +20,13 @@ type Req struct {
 	IfNoneMatch string
 	// AcceptEncoding picks an export's content coding.
 	AcceptEncoding string
-	RemoteAddr     string
-	Ctx            context.Context
+	// AppliedVersion, Agent and UserAgent are a sync agent's report on an
+	// export request (the headers Redirects-Applied-Version,
+	// Redirects-Agent and User-Agent); the transports read them only on
+	// exports, and the last two only when the first is there.
+	AppliedVersion, Agent, UserAgent string
+	RemoteAddr                       string
+	Ctx                              context.Context
 	// offLoop marks a request already moved off the event loop, so Handle
 	// does not move it again.
 	offLoop bool
@@ -63,6 +70,11 @@ func (e *Edge) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 		AcceptEncoding: r.Header.Get("Accept-Encoding"), RemoteAddr: r.RemoteAddr, Ctx: r.Context()}
 	if v := r.Header["X-Api-Key"]; len(v) > 0 {
 		q.APIKey = v[0]
+	}
+	if q.Path == exportPath {
+		if v := r.Header[redirects.AppliedVersionHeader]; len(v) > 0 {
+			q.AppliedVersion, q.Agent, q.UserAgent = v[0], r.Header.Get(redirects.AgentHeader), r.Header.Get("User-Agent")
+		}
 	}
 	if q.Path == exportPath && strings.Contains(q.RawQuery, "wait=") {
 		// A long-poll may be held up to MaxWait before its answer is

@@ -107,6 +107,7 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"list keys", redirects.RoleViewer, func() call { return call{"GET", pbase + "/keys", nil} }},
 		{"hits", redirects.RoleViewer, func() call { return call{"GET", pbase + "/hits", nil} }},
 		{"misses", redirects.RoleViewer, func() call { return call{"GET", pbase + "/misses", nil} }},
+		{"agents", redirects.RoleViewer, func() call { return call{"GET", pbase + "/agents", nil} }},
 		{"forget miss", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/misses?path=" + newMiss(), nil} }},
 		{"rule from miss", redirects.RoleEditor, func() call {
 			return call{"POST", pbase + "/misses/rule", map[string]any{"path": fmt.Sprintf("/miss%d", uniq()), "destination": "/x"}}

@@ -87,6 +87,7 @@ var docRouteActions = map[string]string{
 	"GET /manage/v1/projects/{project}/keys":          "read",
 	"GET /manage/v1/projects/{project}/hits":          "read",
 	"GET /manage/v1/projects/{project}/misses":        "read",
+	"GET /manage/v1/projects/{project}/agents":        "read",
 	"DELETE /manage/v1/projects/{project}/misses":     "rules.edit",
 	"POST /manage/v1/projects/{project}/misses/rule":  "rules.edit",
 	"POST /manage/v1/projects/{project}/keys":         "keys.manage",
@@ -318,6 +319,8 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 			return call{pbase + "/hits", nil}
 		case "GET /manage/v1/projects/{project}/misses":
 			return call{pbase + "/misses", nil}
+		case "GET /manage/v1/projects/{project}/agents":
+			return call{pbase + "/agents", nil}
 		case "DELETE /manage/v1/projects/{project}/misses":
 			path := fmt.Sprintf("/gone%d", uniq())
 			now := e.clock.Now()

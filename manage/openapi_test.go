@@ -707,6 +707,33 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// Which servers have which version, as edge nodes flush the sync
+	// agents' reports: an agent on an older version than the live one is
+	// behind.
+	var agentsAns struct {
+		LiveVersion int
+		Agents      []struct {
+			Agent, Format, SeenAt string
+			AppliedVersion        int
+			Behind                bool
+		}
+	}
+	d.call(admin, "GET", pbase+"/agents", nil).want(t, 200).decode(t, &agentsAns)
+	if agentsAns.LiveVersion < 2 || agentsAns.Agents == nil || len(agentsAns.Agents) != 0 {
+		t.Fatalf("agents before any report = %+v, want the live version (at least 2) and an empty list", agentsAns)
+	}
+	live := agentsAns.LiveVersion
+	if err := e.store.(redirects.AgentStore).RecordAgents(ctx, []redirects.AgentReport{
+		{ProjectID: a.project.ID, Agent: "web-1 /etc/nginx/redirects.conf", Format: "nginx", AppliedVersion: live, SeenAt: hitAt},
+		{ProjectID: a.project.ID, Agent: "web-2 /etc/nginx/redirects.conf", Format: "nginx", AppliedVersion: live - 1, SeenAt: hitAt},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	d.call(admin, "GET", pbase+"/agents", nil).want(t, 200).decode(t, &agentsAns)
+	if got := fmt.Sprint(agentsAns.Agents); agentsAns.LiveVersion != live ||
+		got != fmt.Sprintf("[{web-1 /etc/nginx/redirects.conf nginx 2026-03-02T10:00:00Z %d false} {web-2 /etc/nginx/redirects.conf nginx 2026-03-02T10:00:00Z %d true}]", live, live-1) {
+		t.Fatalf("agents = %d %s", agentsAns.LiveVersion, got)
+	}
 	var hitsAns struct {
 		StaleSince *string
 		Rules      []struct {

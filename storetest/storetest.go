@@ -85,6 +85,7 @@ func Run(t *testing.T, open Opener) {
 		{"Usage/Together", testUsageTogether},
 		{"Insight/Hits", testHits},
 		{"Insight/Misses", testMisses},
+		{"Agents/LastReport", testAgents},
 		{"RulePage/Model", testRulePageModel},
 		{"RulePage/Defaults", testRulePageDefaults},
 		{"RulePage/Invalid", testRulePageInvalid},

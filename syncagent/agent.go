@@ -36,8 +36,12 @@ type Agent struct {
 	// MinBackoff and MaxBackoff bound the pause after a failure, doubled
 	// at each failure in a row: 1 s and 60 s unless set.
 	MinBackoff, MaxBackoff time.Duration
-	// UserAgent names the agent on its requests.
+	// UserAgent names the agent's program on its requests.
 	UserAgent string
+	// Host names the machine in the Redirects-Agent header of its
+	// requests ("HOST TARGET", TARGET the target's name or file), which the
+	// edge shows each report under: the host name unless set.
+	Host string
 
 	// applyMu makes targets that feed one server (the same check command,
 	// or without one the same reload command) write, check and reload one
@@ -107,6 +111,9 @@ type state struct {
 	// anything else. pendingSwap holds a map not yet swapped into HAProxy.
 	pendingReload bool
 	pendingSwap   []byte
+	// reported is the version the last request told the edge of
+	// (Redirects-Applied-Version), 0 for none.
+	reported int
 }
 
 func (a *Agent) defaults() {
@@ -135,6 +142,9 @@ func (a *Agent) defaults() {
 	}
 	if a.UserAgent == "" {
 		a.UserAgent = "redirects-sync"
+	}
+	if a.Host == "" {
+		a.Host, _ = os.Hostname()
 	}
 }
 
@@ -166,8 +176,25 @@ func (a *Agent) Once(ctx context.Context) error {
 		if err := a.round(ctx, st, 0); err != nil {
 			errs = append(errs, err)
 		}
+		a.report(ctx, st)
 	}
 	return errors.Join(errs...)
+}
+
+// report tells the edge which version the target has applied when the
+// pass's request could not: a run of --once starts without knowing the
+// version of the file in place, and learns it (or applies a new one) from
+// the answer. It sends one more conditional request, which the edge
+// answers 304 without a body unless a deployment came meanwhile; its
+// answer changes nothing here. The long-running mode needs none: its next
+// long-poll carries the version.
+func (a *Agent) report(ctx context.Context, st *state) {
+	if st.version == 0 || st.version == st.reported || st.applied == "" {
+		return
+	}
+	if _, err := a.fetch(ctx, st, 0); err != nil {
+		a.Logger.Info("could not report the applied version to the edge", "target", st.t.label(), "version", st.version, "err", err)
+	}
 }
 
 // Run follows every target's change feed until ctx ends, pausing after a
@@ -300,8 +327,10 @@ func (a *Agent) fetch(ctx context.Context, st *state, wait time.Duration) (*fetc
 	if st.poll != "" {
 		req.Header.Set("If-None-Match", st.poll+", "+redirects.EncodingETag(st.poll, "gzip"))
 	}
+	st.reported = st.version
 	if st.version > 0 {
 		req.Header.Set(AppliedVersionHeader, strconv.Itoa(st.version))
+		req.Header.Set(redirects.AgentHeader, strings.TrimSpace(a.Host+" "+t.label()))
 	}
 	resp, err := a.Client.Do(req)
 	if err != nil {
@@ -404,5 +433,5 @@ func (a *Agent) apply(ctx context.Context, st *state, f *fetched, fail func(Stag
 }
 
 // AppliedVersionHeader is the header in which the agent tells the edge the
-// version it has applied.
-const AppliedVersionHeader = "Redirects-Applied-Version"
+// version it has applied (docs/delivery.md#which-servers-have-which-version).
+const AppliedVersionHeader = redirects.AppliedVersionHeader

@@ -182,6 +182,18 @@ type historyData struct {
 	Rows      []historyRow
 	Formats   []string
 	CanDeploy bool
+	// LiveVersion and Servers are which servers have which version: the
+	// sync agents' last reports (docs/delivery.md#which-servers-have-which-version).
+	LiveVersion int
+	Servers     []serverRow
+	// Behind counts the servers on an older version than the live one.
+	Behind int
+}
+
+// serverRow is one sync agent's last report on the History tab.
+type serverRow struct {
+	redirects.AgentReport
+	Behind bool
 }
 
 // historyPage is the History tab: every deployment, newest first, with its
@@ -202,6 +214,20 @@ func (h *handler) historyPage(w http.ResponseWriter, r *http.Request) error {
 	d := historyData{Formats: redirects.Formats, CanDeploy: may(r, o.ID, redirects.ActionDeploy)}
 	for _, dep := range slices.Backward(ds) {
 		d.Rows = append(d.Rows, historyRow{Deployment: dep, By: authors[dep.Version], Live: ph.Live != nil && dep.Version == ph.Live.Version})
+	}
+	if as, ok := h.store.(redirects.AgentStore); ok {
+		live, reports, err := redirects.ProjectAgents(r.Context(), h.store, as, ph.ID)
+		if err != nil {
+			return err
+		}
+		d.LiveVersion = live
+		for _, a := range reports {
+			behind := a.Behind(live)
+			if behind {
+				d.Behind++
+			}
+			d.Servers = append(d.Servers, serverRow{AgentReport: a, Behind: behind})
+		}
 	}
 	return h.render(w, r, http.StatusOK, "history", &page{Title: "History · " + ph.Name, Org: o, Project: ph, Tab: "history", Data: d})
 }

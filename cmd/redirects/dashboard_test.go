@@ -504,6 +504,18 @@ func TestDashboard(t *testing.T) {
 		!strings.Contains(string(csvBody), "/old,/new,301,exact") || strings.Contains(string(csvBody), "/extra") {
 		t.Fatalf("GET %s: %d %v\n%s", href, res.StatusCode, res.Header, csvBody)
 	}
+	// Which servers have which version: a sync agent applies version 2
+	// and the History tab lists it as current.
+	syncOut := filepath.Join(t.TempDir(), "redirects.conf")
+	s.cli(t, "", "sync", "--edge", s.edge, "--key", secret, "--project", project, "--format", "nginx", "--out", syncOut, "--once")
+	host, _ := os.Hostname()
+	agentName := host + " " + syncOut
+	waitFor(t, "the History tab to list the sync agent", func() bool {
+		b.open("/projects/" + project + "/history")
+		return strings.Contains(b.text(), agentName)
+	})
+	b.see("Servers", agentName, "nginx", "current", "version 2 is live")
+	b.notSee("server behind")
 	b.click("Roll back to version 1")
 	b.see("Roll back to version 1?", "Version 3 will be deployed with the rules of version 1")
 	b.shot("rollback")
@@ -513,6 +525,13 @@ func TestDashboard(t *testing.T) {
 		code, _ := edge("/extra")
 		return code == 204
 	})
+	// The agent did not apply version 3: the History tab says it is behind.
+	b.open("/projects/" + project + "/history")
+	b.see("1 server behind", agentName, "version 3 is live")
+	if state := get(b, chromedp.Evaluate[string](`document.querySelector('#servers-table tr.behind td:last-child').textContent.trim()`)); state != "behind" {
+		t.Errorf("the agent's row says %q, want behind", state)
+	}
+	b.shot("history-servers")
 
 	// Test a path: which rule answers, in the draft and live, and why.
 	b.click("Test a path")

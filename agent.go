@@ -1,0 +1,139 @@
+package redirects
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// AgentReport is what one sync agent last said about one of its targets
+// (docs/delivery.md#which-servers-have-which-version): the version of a
+// project's export, in one format, that it applied, as of SeenAt.
+type AgentReport struct {
+	ProjectID string `json:"-"`
+	// Agent names the agent: the name it sends in the Redirects-Agent
+	// header, or else its User-Agent and address.
+	Agent          string    `json:"agent"`
+	Format         string    `json:"format"`
+	AppliedVersion int       `json:"appliedVersion"`
+	SeenAt         time.Time `json:"seenAt"`
+}
+
+// Headers of the export requests in which an agent reports itself.
+const (
+	// AppliedVersionHeader carries the deployment version the agent has
+	// applied, a positive integer.
+	AppliedVersionHeader = "Redirects-Applied-Version"
+	// AgentHeader carries a stable name of the agent (its host and
+	// target); without it the edge names the agent by its User-Agent and
+	// address.
+	AgentHeader = "Redirects-Agent"
+)
+
+// MaxAgentName bounds an agent's name as stored; a longer one is cut.
+const MaxAgentName = 200
+
+// ParseAppliedVersion reads the Redirects-Applied-Version header: a
+// positive decimal integer. Anything else (empty, signed, too large) is
+// not a report, and ok is false.
+func ParseAppliedVersion(s string) (v int, ok bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	v, err := strconv.Atoi(s)
+	return v, err == nil && v > 0
+}
+
+// AgentName returns the name an agent is shown under: its Redirects-Agent
+// header when it sent one, else its User-Agent and the address it came
+// from (without the port, which changes with each connection). Control
+// characters are dropped and the name is cut at MaxAgentName bytes.
+func AgentName(header, userAgent, remoteAddr string) string {
+	name := strings.TrimSpace(header)
+	if name == "" {
+		host := remoteAddr
+		if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
+			host = host[:i]
+		}
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		ua := strings.TrimSpace(userAgent)
+		if ua == "" {
+			ua = "unknown agent"
+		}
+		name = ua
+		if host != "" {
+			name += " (" + host + ")"
+		}
+	}
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '\uFFFD' {
+			return -1
+		}
+		return r
+	}, name)
+	if len(name) > MaxAgentName {
+		name = strings.ToValidUTF8(name[:MaxAgentName], "")
+	}
+	return name
+}
+
+// Behind reports whether the agent applied an older version than live,
+// the project's live version (0: none yet).
+func (a AgentReport) Behind(live int) bool { return a.AppliedVersion < live }
+
+// ValidateAgentReports checks the arguments of AgentStore.RecordAgents: a
+// project, an agent name, a format and a positive version in each.
+// Errors: EINVALID.
+func ValidateAgentReports(reports []AgentReport) error {
+	for _, r := range reports {
+		switch {
+		case r.ProjectID == "":
+			return Errorf(EINVALID, "agent report of %q names no project", r.Agent)
+		case r.Agent == "" || len(r.Agent) > MaxAgentName:
+			return Errorf(EINVALID, "agent name %q is empty or longer than %d bytes", r.Agent, MaxAgentName)
+		case !slices.Contains(Formats, r.Format):
+			return Errorf(EINVALID, "agent %q reports the unknown format %q", r.Agent, r.Format)
+		case r.AppliedVersion <= 0:
+			return Errorf(EINVALID, "agent %q reports the version %d, not a positive one", r.Agent, r.AppliedVersion)
+		}
+	}
+	return nil
+}
+
+// AgentStore keeps what sync agents last reported (both SQL stores
+// implement it). Edge nodes write it with their counts; the management
+// API and the dashboard read it.
+type AgentStore interface {
+	// RecordAgents keeps, for each (project, agent, format), the report
+	// seen last: a report older than the one kept changes nothing.
+	// Reports of unknown projects are dropped. Errors: EINVALID (see
+	// ValidateAgentReports).
+	RecordAgents(ctx context.Context, reports []AgentReport) error
+	// FindAgents returns a project's agents' last reports, by agent
+	// then format.
+	FindAgents(ctx context.Context, projectID string) ([]AgentReport, error)
+}
+
+// ProjectAgents returns a project's live version (its latest deployment's,
+// 0 before the first) and its agents' last reports, for the management
+// API and the dashboard alike. Errors: ENOTFOUND (the project).
+func ProjectAgents(ctx context.Context, deployments interface {
+	FindDeployments(ctx context.Context, projectID string) ([]*Deployment, error)
+}, agents AgentStore, projectID string) (live int, reports []AgentReport, err error) {
+	ds, err := deployments.FindDeployments(ctx, projectID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(ds) > 0 {
+		live = ds[len(ds)-1].Version
+	}
+	reports, err = agents.FindAgents(ctx, projectID)
+	return live, reports, err
+}

@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"redirects"
+)
+
+// TestHistoryServers renders the History tab's Servers table from the
+// sync agents' reports in a real store: each agent with its format,
+// applied version and last report, and "behind" on exactly the rows older
+// than the live version, with the count of them above the table.
+func TestHistoryServers(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	history := "/projects/" + e.project.ID + "/history"
+	_, body := e.do("GET", history, nil, true)
+	if !strings.Contains(body, `id="servers-none"`) || strings.Contains(body, `id="servers-table"`) {
+		t.Fatalf("history without reports shows no empty Servers section:\n%s", body)
+	}
+	for i, src := range []string{"/a", "/b"} {
+		if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: src, Destination: "/to", StatusCode: 301, Priority: 100}); err != nil {
+			t.Fatal(err)
+		}
+		if res, body := e.do("POST", "/projects/"+e.project.ID+"/deploy", url.Values{"csrf": {e.csrf}, "message": {"v"}}, true); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("deploy %d: %d\n%s", i+1, res.StatusCode, body)
+		}
+	}
+	now := time.Now()
+	if err := e.db.RecordAgents(ctx, []redirects.AgentReport{
+		{ProjectID: e.project.ID, Agent: "web-1 /etc/nginx/redirects.conf", Format: "nginx", AppliedVersion: 2, SeenAt: now.Add(-time.Minute)},
+		{ProjectID: e.project.ID, Agent: "web-2 <b>/etc/nginx/redirects.conf", Format: "nginx-map-exact", AppliedVersion: 1, SeenAt: now.Add(-3 * time.Hour)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, body = e.do("GET", history, nil, true)
+	table := regexp.MustCompile(`(?s)<table id="servers-table">.*?</table>`).FindString(body)
+	if table == "" {
+		t.Fatalf("no Servers table:\n%s", body)
+	}
+	rows := regexp.MustCompile(`(?s)<tr( class="behind")?>\s*<td>([^<]*)</td>\s*<td>([^<]*)</td>\s*<td class="num">(\d+)</td>\s*<td><time[^>]*>([^<]*)</time></td>\s*<td>(.*?)</td>`).FindAllStringSubmatch(table, -1)
+	var got []string
+	for _, r := range rows {
+		got = append(got, strings.Join([]string{r[1], r[2], r[3], r[4], r[5], r[6]}, " | "))
+	}
+	want := []string{
+		` | web-1 /etc/nginx/redirects.conf | nginx | 2 | 1 minute ago | <span class="chip">current</span>`,
+		` class="behind" | web-2 &lt;b&gt;/etc/nginx/redirects.conf | nginx-map-exact | 1 | 3 hours ago | <span class="warning">behind</span>`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Servers rows:\n%s\nwant\n%s\ntable:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), table)
+	}
+	if !strings.Contains(body, `<span class="warning" id="servers-behind">1 server behind</span>`) || !strings.Contains(body, "version 2 is live") {
+		t.Errorf("the Servers section does not say one server is behind version 2:\n%s", body)
+	}
+}
