@@ -103,6 +103,7 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"deployments", redirects.RoleViewer, func() call { return call{"GET", pbase + "/deployments", nil} }},
 		{"lookup", redirects.RoleViewer, func() call { return call{"GET", pbase + "/lookup?path=/old", nil} }},
 		{"deploy check", redirects.RoleViewer, func() call { return call{"GET", pbase + "/deploy-check", nil} }},
+		{"version rules.csv", redirects.RoleViewer, func() call { return call{"GET", pbase + "/deployments/1/rules.csv", nil} }},
 		{"read tests", redirects.RoleViewer, func() call { return call{"GET", pbase + "/tests", nil} }},
 		{"list keys", redirects.RoleViewer, func() call { return call{"GET", pbase + "/keys", nil} }},
 		{"hits", redirects.RoleViewer, func() call { return call{"GET", pbase + "/hits", nil} }},

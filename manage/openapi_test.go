@@ -1,6 +1,7 @@
 package manage
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"redirects"
+	"redirects/export"
 	"redirects/internal/openapitest"
 	"redirects/safety"
 )
@@ -232,6 +234,8 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 				return a.users[redirects.RoleViewer].ID
 			case "{delivery}":
 				return hookDelivery
+			case "{version}":
+				return "1"
 			}
 			switch {
 			case strings.Contains(pattern, "/webhooks/"):
@@ -248,7 +252,8 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	missing := func(pattern string) string {
 		return pathParam.ReplaceAllStringFunc(pattern, func(p string) string {
 			return map[string]string{"{org}": "org_missing00000000", "{project}": "prj_missing00000000",
-				"{id}": "999999", "{user}": "usr_missing00000000", "{delivery}": "whd_missing00000000"}[p]
+				"{id}": "999999", "{user}": "usr_missing00000000", "{delivery}": "whd_missing00000000",
+				"{version}": "999999"}[p]
 		})
 	}
 	// query gives routes that need one a valid query.
@@ -693,6 +698,16 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if gate.Target != fmt.Sprintf("version %d", forced.Version) || gate.Errors == 0 {
 		t.Fatalf("deploy-check of version %d = %+v", forced.Version, gate)
 	}
+	// The version's rules, whole, as the draft CSV: they import back.
+	vr := d.call(admin, "GET", fmt.Sprintf("%s/deployments/%d/rules.csv", gpath, forced.Version), nil).want(t, 200)
+	if got := vr.header.Get("Redirects-Version"); got != strconv.Itoa(forced.Version) {
+		t.Fatalf("version rules.csv Redirects-Version %q", got)
+	}
+	if vrules, _, err := export.ReadCSV(bytes.NewReader(vr.body)); err != nil || len(vrules) != forced.ExactRules+forced.PrefixRules {
+		t.Fatalf("version rules.csv: %v, %d rules, want %d:\n%s", err, len(vrules), forced.ExactRules+forced.PrefixRules, vr.body)
+	}
+	d.call(admin, "GET", gpath+"/deployments/0/rules.csv", nil).want(t, 404, "NOT_FOUND")
+	d.call(admin, "GET", gpath+"/deployments/x/rules.csv", nil).want(t, 404, "NOT_FOUND")
 	d.call(admin, "DELETE", gpath+"/tests", nil).want(t, 204)
 	d.call(admin, "GET", gpath+"/tests", nil).want(t, 404, "NOT_FOUND")
 

@@ -63,6 +63,7 @@ func (h *handler) routeTable() []route {
 		{method: "GET", pattern: v1 + "/projects/{project}/deployments", handler: h.deploymentList},
 		{method: "POST", pattern: v1 + "/projects/{project}/deployments", handler: h.deploymentCreate},
 		{method: "GET", pattern: v1 + "/projects/{project}/deploy-check", handler: h.deployCheck},
+		{method: "GET", pattern: v1 + "/projects/{project}/deployments/{version}/rules.csv", handler: h.versionRulesCSV},
 		{method: "GET", pattern: v1 + "/projects/{project}/tests", handler: h.testsGet},
 		{method: "PUT", pattern: v1 + "/projects/{project}/tests", handler: h.testsPut},
 		{method: "DELETE", pattern: v1 + "/projects/{project}/tests", handler: h.testsDelete},

@@ -272,7 +272,6 @@ func jsonProblem(data []byte, err error) string {
 // Store is what a plan reads and apply writes.
 type Store interface {
 	safety.RuleSource
-	redirects.DeployStore
 	FindProjectTests(ctx context.Context, id string) (string, error)
 	SetProjectTests(ctx context.Context, id, csv string) error
 	SetProjectHosts(ctx context.Context, id string, hosts []string) (*redirects.Project, error)
@@ -433,12 +432,16 @@ type Applied struct {
 	Gate       *safety.GateResult      `json:"-"`
 }
 
+// DeployFunc deploys a project through the deploy gate: safety.Deploy on a
+// database, the management API's deploy through package remote.
+type DeployFunc func(ctx context.Context, projectID string, opts redirects.DeployOptions) (*redirects.Deployment, *safety.GateResult, error)
+
 // Apply makes the project match its file: the project's fields, then the
-// draft (replaced in one import), then a deploy through the gate
-// (safety.Deploy, with message). It changes nothing when the plan is
-// blocked; the caller checks Changes first for a no-op. A step that fails
-// leaves the earlier ones applied, and the error names them.
-func Apply(ctx context.Context, s Store, pl *Plan, message string, build redirects.Builder) (*Applied, error) {
+// draft (replaced in one import), then a deploy through the gate (deploy,
+// with message). It changes nothing when the plan is blocked; the caller
+// checks Changes first for a no-op. A step that fails leaves the earlier
+// ones applied, and the error names them.
+func Apply(ctx context.Context, s Store, pl *Plan, message string, deploy DeployFunc) (*Applied, error) {
 	if b := pl.Blocked(); len(b) > 0 {
 		return nil, redirects.Errorf(redirects.ECONFLICT, "nothing applied: %s", strings.Join(b, "; "))
 	}
@@ -508,7 +511,7 @@ func Apply(ctx context.Context, s Store, pl *Plan, message string, build redirec
 		if message == "" {
 			message = "apply " + filepath.Base(d.Path)
 		}
-		dep, g, err := safety.Deploy(ctx, s, pl.ProjectID, redirects.DeployOptions{Message: message, Override: pl.override}, build)
+		dep, g, err := deploy(ctx, pl.ProjectID, redirects.DeployOptions{Message: message, Override: pl.override})
 		a.Gate = g
 		if err != nil {
 			return fail(err)

@@ -3,8 +3,10 @@ package remote
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -654,13 +656,80 @@ func (s *Store) Deploy(ctx context.Context, projectID string, opts redirects.Dep
 	return j.deployment(projectID), g, nil
 }
 
+// FindDeployment reads a version (the live one for 0) from the
+// deployments list and its rules from the version's rules.csv, in the
+// order of engine.SortRules, with their IDs.
+func (s *Store) FindDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, []redirects.Rule, error) {
+	if version < 0 {
+		return nil, nil, redirects.Errorf(redirects.EINVALID, "deployment version %d is not a positive number", version)
+	}
+	ds, err := s.FindDeployments(ctx, projectID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var d *redirects.Deployment
+	if version == 0 {
+		var j struct{ LiveVersion *int }
+		if err := s.c.do(ctx, "GET", "/projects/"+pathEscape(projectID), nil, nil, "", &j); err != nil {
+			return nil, nil, err
+		}
+		if j.LiveVersion != nil {
+			version = *j.LiveVersion
+		}
+	}
+	for _, x := range ds {
+		if x.Version == version {
+			d = x
+		}
+	}
+	if d == nil {
+		return nil, nil, redirects.DeploymentNotFound(projectID, version)
+	}
+	var data []byte
+	if err := s.c.do(ctx, "GET", "/projects/"+pathEscape(projectID)+"/deployments/"+strconv.Itoa(d.Version)+"/rules.csv", nil, nil, "", &data); err != nil {
+		return nil, nil, err
+	}
+	rules, err := readRulesWithIDs(projectID, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	engine.SortRules(rules)
+	return d, rules, nil
+}
+
+// readRulesWithIDs reads a draft CSV as rules.csv writes it, IDs included.
+func readRulesWithIDs(projectID string, data []byte) ([]redirects.Rule, error) {
+	rules, _, bad, err := export.ReadRules(bytes.NewReader(data), export.ReadOptions{})
+	if err == nil && len(bad) > 0 {
+		err = export.LineErrors(bad)
+	}
+	if err != nil {
+		return nil, redirects.Errorf(redirects.EINTERNAL, "the management API's rules.csv: %s", redirects.ErrorMessage(err))
+	}
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = -1
+	header, err := r.Read()
+	if err != nil {
+		return nil, redirects.Errorf(redirects.EINTERNAL, "the management API's rules.csv: %v", err)
+	}
+	col := slices.Index(header, "id")
+	for i := 0; col >= 0 && i < len(rules); i++ {
+		rec, err := r.Read()
+		if err != nil {
+			return nil, redirects.Errorf(redirects.EINTERNAL, "the management API's rules.csv: %v", err)
+		}
+		if col < len(rec) {
+			rules[i].ID, _ = strconv.ParseInt(rec[col], 10, 64)
+		}
+		rules[i].ProjectID = projectID
+	}
+	return rules, nil
+}
+
 // The methods below are the database's alone.
 
 func (s *Store) WithDeployTx(context.Context, func(redirects.DeployTx) error) error {
 	return errDatabase("a deploy's transaction")
-}
-func (s *Store) FindDeployment(context.Context, string, int) (*redirects.Deployment, []redirects.Rule, error) {
-	return nil, nil, errDatabase("reading a deployed version's rules")
 }
 func (s *Store) FindExport(context.Context, string, int, string) (*redirects.Deployment, *redirects.Export, error) {
 	return nil, nil, errDatabase("reading an export file (the edge API serves them: GET /v1/export)")

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"redirects"
+	"redirects/plan"
 	"redirects/remote"
 	"redirects/safety"
 )
@@ -72,15 +73,7 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	}
 	opts := redirects.DeployOptions{Message: *message, FromVersion: *from,
 		Override: redirects.DeployOverride{Force: *force, Reason: *reason, AllowShrink: *allowShrink}}
-	var d *redirects.Deployment
-	var g *safety.GateResult
-	if rs, ok := s.(*remote.Store); ok {
-		// The server runs the gate in its deploy's transaction; a blocked
-		// deploy answers its report as an error.
-		d, g, err = rs.Deploy(ctx, *project, opts)
-	} else {
-		d, g, err = safety.Deploy(ctx, s, *project, opts, builder)
-	}
+	d, g, err := c.deployFunc(s)(ctx, *project, opts)
 	if g != nil {
 		c.printGate(g)
 	}
@@ -107,6 +100,18 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 		c.infof("%s", r)
 	}
 	return nil
+}
+
+// deployFunc returns how a deploy runs on s: safety.Deploy on a database;
+// through the management API, the server runs the gate in its deploy's
+// transaction, and a blocked deploy answers its report as an error.
+func (c *cmd) deployFunc(s redirects.Store) plan.DeployFunc {
+	if rs, ok := s.(*remote.Store); ok {
+		return rs.Deploy
+	}
+	return func(ctx context.Context, projectID string, opts redirects.DeployOptions) (*redirects.Deployment, *safety.GateResult, error) {
+		return safety.Deploy(ctx, s, projectID, opts, builder)
+	}
 }
 
 // Most findings of each severity that a deploy prints; "redirects lint"

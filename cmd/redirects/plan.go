@@ -150,7 +150,7 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := plan.Apply(ctx, s, pl, *message, builder)
+	a, err := plan.Apply(ctx, s, pl, *message, c.deployFunc(s))
 	if a != nil && a.Gate != nil && err != nil {
 		c.printGate(a.Gate)
 	}

@@ -40,6 +40,14 @@ func TestRemoteCLI(t *testing.T) {
 		}
 		return err == nil && res.StatusCode == 401
 	})
+	tests := filepath.Join(dir, "tests.csv")
+	os.WriteFile(tests, []byte("path,status,destination\n/a,307,/bb\n/nowhere,none,\n"), 0o644)
+	projectFile := func(name, project string) string {
+		f := filepath.Join(dir, name)
+		os.WriteFile(f, []byte(`{"project": "`+project+`", "rules": [{"source": "/a", "destination": "/bb", "statusCode": 307}, {"source": "/new", "destination": "/x"}]}`), 0o644)
+		return f
+	}
+	fileL, fileS := projectFile("local.json", projL), projectFile("served.json", projS)
 	csv := filepath.Join(dir, "rules.csv")
 	os.WriteFile(csv, []byte("source,destination,statusCode,matchType\n/imported,/here,302,exact\n/a,/b,301,exact\n"), 0o644)
 
@@ -74,14 +82,30 @@ func TestRemoteCLI(t *testing.T) {
 		{"rule", "export", "--project", "P"},
 		{"rule", "delete", "--project", "P", "--all-matching", "--search", "/loop*", "--yes"},
 		{"rule", "list", "--project", "P"},
+		{"lookup", "--project", "P", "--path", "/DOCS/a/b?x=1"},
+		{"lookup", "--project", "P", "--path", "/a", "--version", "1"},
+		{"lookup", "--project", "P", "--path", "/a", "--version", "9"},
+		{"lint", "--project", "P", "--version", "live"},
+		{"lint", "--project", "P"},
+		{"diff", "--project", "P"},
+		{"diff", "--project", "P", "--from", "1", "--to", "2", "--json"},
+		{"explain", "--project", "P", "--path", "/gone"},
+		{"test", "set", "--project", "P", tests},
+		{"test", "--project", "P"},
+		{"test", "--project", "P", "--version", "1", "--json"},
+		{"plan", "-f", "F"},
+		{"apply", "-f", "F"},
+		{"plan", "-f", "F"},
+		{"deployments", "--project", "P"},
 	}
 	norm := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ|redir_(live|test)_[A-Za-z0-9]+|key_[A-Za-z0-9]+|\.\.\.\.?[A-Za-z0-9]{4}\b|"last4": "[^"]*"`)
 	clean := func(s, org, project string) string {
 		s = strings.ReplaceAll(strings.ReplaceAll(s, project, "P"), org, "O")
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "local.json", "F"), "served.json", "F")
 		return norm.ReplaceAllString(s, "X")
 	}
 	for _, step := range steps {
-		argsFor := func(org, project string) []string {
+		argsFor := func(org, project, file string) []string {
 			out := make([]string, len(step))
 			for i, a := range step {
 				switch a {
@@ -89,17 +113,19 @@ func TestRemoteCLI(t *testing.T) {
 					a = project
 				case "O":
 					a = org
+				case "F":
+					a = file
 				}
 				out[i] = a
 			}
 			return out
 		}
-		lo, le, lc := inProcess(t, dbLocal, "", argsFor(orgL, projL)...)
+		lo, le, lc := inProcess(t, dbLocal, "", argsFor(orgL, projL, fileL)...)
 		// Through the API: no database at all, the address and token in
 		// the global flags.
 		m := &Main{Stdin: strings.NewReader(""), Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Clock: nil,
 			Getenv: func(string) string { return "" }}
-		ro, re, rc := runMain(t, m, append([]string{"--api", api, "--token", token}, argsFor(orgS, projS)...))
+		ro, re, rc := runMain(t, m, append([]string{"--api", api, "--token", token}, argsFor(orgS, projS, fileS)...))
 		what := strings.Join(step, " ")
 		if lc != rc {
 			t.Errorf("%s: exit %d with --db, %d through the API\n--db stderr: %s\n--api stderr: %s", what, lc, rc, le, re)
