@@ -28,7 +28,9 @@ func checkRoundTrip(t *testing.T, name string, seed uint64, rules, back []redire
 	for _, p := range rulemodel.Paths(rng, rules, 80) {
 		want, wok := rulemodel.Lookup(rules, rulemodel.Of(s), p)
 		got, gok := rulemodel.Lookup(back, rulemodel.Of(s), p)
-		if (wok && unSrc[rules[want.Rule].Source]) || (gok && unSrc[back[got.Rule].Source]) {
+		// A rule read back may be one of two a written line became
+		// (Cloudflare's subpath /a is /a and /a/): both carry its mark.
+		if (wok && unSrc[rules[want.Rule].Source]) || (gok && (unSrc[back[got.Rule].Source] || unSrc[strings.TrimSuffix(back[got.Rule].Source, "/")])) {
 			continue
 		}
 		compared++
@@ -149,5 +151,69 @@ func TestNetlifyWriterUnexpressed(t *testing.T) {
 	un, _ = writeNetlify(&bytes.Buffer{}, rules[:1], redirects.Settings{CaseInsensitive: true})
 	if len(un) != 1 || !strings.Contains(un[0].Reason, "case sensitively") || !strings.Contains(un[0].Reason, "trailing slash") {
 		t.Errorf("unexpressed %+v, want case and slash named", un)
+	}
+}
+
+// TestCloudflareWriterRoundTrip: random drafts written by the cloudflare
+// writer read back by our reader (the model-tested reading of Cloudflare's
+// matching) answer as the draft does, paths written absolute on
+// CloudflareHost aside, except for what the writer reported unexpressed.
+func TestCloudflareWriterRoundTrip(t *testing.T) {
+	compared := 0
+	norm := func(d string) string { return strings.TrimPrefix(d, "https://"+CloudflareHost) }
+	for seed := uint64(0); seed < 300; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 61))
+		s, rules := rulemodel.Project(rng, 4+rng.IntN(16))
+		rules = nestPrefixes(rng, rules)
+		var buf bytes.Buffer
+		un, err := LookupWriter("cloudflare").Write(&buf, rules, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Read(bytes.NewReader(buf.Bytes()), "auto", Options{Settings: s, Hosts: []string{CloudflareHost}})
+		if err != nil || res.Format != "cloudflare" {
+			t.Fatalf("seed %d: reading back: %v %+v\n%s", seed, err, res, buf.String())
+		}
+		for _, o := range res.Lines {
+			// Only a subpath /x/ after a subpath /x (read as /x and /x/) is
+			// skipped, as a repeat: docs/migrate.md names the limit.
+			if o.Class == Skipped && !strings.Contains(strings.Join(o.Notes, ";"), "repeats the source") {
+				t.Fatalf("seed %d: line %d skipped reading back: %+v\n%s", seed, o.Line, o, buf.String())
+			}
+		}
+		compared += checkRoundTrip(t, "cloudflare", seed, rules, res.Rules, s, un, buf.String(), norm)
+	}
+	if compared < 3000 {
+		t.Errorf("only %d answers compared", compared)
+	}
+}
+
+// TestCloudflareWriterUnexpressed: a 410 and a repeated source are left
+// out, a 303 is written as 302, and each is reported.
+func TestCloudflareWriterUnexpressed(t *testing.T) {
+	rules := []redirects.Rule{
+		{ID: 1, Source: "/a", Destination: "/b", StatusCode: 301},
+		{ID: 2, Source: "/gone", StatusCode: 410},
+		{ID: 3, Source: "/s", Destination: "https://x.example/t?k=1", StatusCode: 303, PreserveQuery: true},
+		{ID: 4, Source: "/docs/", Destination: "/d/", StatusCode: 308, MatchType: redirects.StartsWith, PreservePath: true},
+		{ID: 5, Source: "/a", Destination: "/c", StatusCode: 301, MatchType: redirects.StartsWith},
+	}
+	var buf bytes.Buffer
+	un, err := writeCloudflare(&buf, rules, redirects.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "example.com/a,https://example.com/b,301,FALSE,FALSE,FALSE,FALSE\n" +
+		"example.com/s,https://x.example/t?k=1,302,FALSE,FALSE,FALSE,FALSE\n" +
+		"example.com/docs/,https://example.com/d/,308,FALSE,FALSE,TRUE,TRUE\n"
+	if buf.String() != want {
+		t.Errorf("file\n%s\nwant\n%s", buf.String(), want)
+	}
+	got := map[int64]Unexpressed{}
+	for _, u := range un {
+		got[u.RuleID] = u
+	}
+	if !got[2].Dropped || !got[5].Dropped || got[3].Dropped || !strings.Contains(got[3].Reason, "302") || len(un) != 3 {
+		t.Errorf("unexpressed %+v, want 2 and 5 dropped, 3 changed", un)
 	}
 }
