@@ -22,14 +22,13 @@ import (
 // to the destination.
 func init() {
 	Register(&Format{
-		Name:       "netlify",
-		Title:      "Netlify and Cloudflare Pages _redirects",
-		FirstMatch: true,
-		Defaults:   &redirects.Settings{IgnoreTrailingSlash: true},
-		DefaultsWhy: "Netlify compares paths case sensitively and ignores a trailing slash " +
-			"(its CDN normalises the URL before the redirect rules run)",
-		Detect: detectNetlify,
-		Read:   readNetlify,
+		Name:        "netlify",
+		Title:       "Netlify and Cloudflare Pages _redirects",
+		FirstMatch:  true,
+		Defaults:    netlifyDefaults,
+		DefaultsWhy: netlifyDefaultsWhy,
+		Detect:      detectNetlify,
+		Read:        readNetlify,
 		Example: "# Netlify / Cloudflare Pages _redirects\n" +
 			"/home              /                    301\n" +
 			"/blog/my-post.php  /blog/my-post\n" +
@@ -41,6 +40,13 @@ func init() {
 			"/                  /fr                  302  Country=fr\n",
 	})
 }
+
+// Netlify's matching settings: paths are case sensitive ("Paths are
+// case-sensitive", its redirects page), and a trailing slash is ignored.
+var netlifyDefaults = &redirects.Settings{IgnoreTrailingSlash: true}
+
+const netlifyDefaultsWhy = "Netlify compares paths case sensitively and ignores a trailing slash " +
+	"(its CDN normalises the URL before the redirect rules run)"
 
 // detectNetlify: a file named _redirects, or one whose first lines (up to
 // twenty, comments aside) all have the shape "from to [status]" with paths

@@ -15,7 +15,8 @@ import (
 	"redirects/internal/rulemodel"
 )
 
-// netlifyRef runs Netlify's own parser (netlify-redirect-parser, from
+// netlifyRef runs Netlify's own parser (a file ending in .toml read as
+// netlify.toml, any other as _redirects) (netlify-redirect-parser, from
 // migrate/testdata/netlify, installed by `npm ci --prefix
 // migrate/testdata/netlify`) over files and returns, per file, the
 // redirects it parsed and its errors. It skips the test when node or the
@@ -34,7 +35,8 @@ func netlifyRef(t *testing.T, files []string) []refParsed {
 	src := `import { parseAllRedirects } from ` + jsString(lib) + `;
 const out = [];
 for (const f of process.argv.slice(2)) {
-  const { redirects, errors } = await parseAllRedirects({ redirectsFiles: [f], minimal: true });
+  const opts = f.endsWith(".toml") ? { netlifyConfigPath: f } : { redirectsFiles: [f] };
+  const { redirects, errors } = await parseAllRedirects({ ...opts, minimal: true });
   out.push({ redirects, errors: errors.map((e) => e.message) });
 }
 process.stdout.write(JSON.stringify(out));
@@ -333,8 +335,18 @@ func wireAfter(w string, n int) string {
 // request as Netlify's documented matching over the reference's parse
 // does, except on lines the report names changed or skipped (and a
 // placeholder line answers as Netlify does for the values given).
-func TestNetlifyPropertyReference(t *testing.T) {
+func TestNetlifyPropertyReference(t *testing.T) { testNetlifyProperty(t, false) }
+
+// TestNetlifyTOMLPropertyReference: the same for netlify.toml files, their
+// [[redirects]] tables written from the same random lines.
+func TestNetlifyTOMLPropertyReference(t *testing.T) { testNetlifyProperty(t, true) }
+
+func testNetlifyProperty(t *testing.T, toml bool) {
 	const seeds = 150
+	format, name := "netlify", "_redirects"
+	if toml {
+		format, name = "netlify-toml", "netlify.toml"
+	}
 	dir := t.TempDir()
 	files := make([]string, seeds)
 	texts := make([]string, seeds)
@@ -342,7 +354,10 @@ func TestNetlifyPropertyReference(t *testing.T) {
 	for s := range files {
 		rng := rand.New(rand.NewPCG(uint64(s), 21))
 		texts[s], gens[s] = writeNetlifyFile(rng, 4+rng.IntN(20))
-		files[s] = filepath.Join(dir, fmt.Sprintf("r%d", s), "_redirects")
+		if toml {
+			texts[s] = writeNetlifyTOML(rng, gens[s])
+		}
+		files[s] = filepath.Join(dir, fmt.Sprintf("r%d", s), name)
 		os.MkdirAll(filepath.Dir(files[s]), 0o755)
 		if err := os.WriteFile(files[s], []byte(texts[s]), 0o644); err != nil {
 			t.Fatal(err)
@@ -363,7 +378,7 @@ func TestNetlifyPropertyReference(t *testing.T) {
 				t.Fatalf("seed %d line %d: the reference read %+v, the writer meant %+v", s, g.line, ref.Redirects[i], g.ref)
 			}
 		}
-		res, err := Read(strings.NewReader(texts[s]), "netlify", o)
+		res, err := Read(strings.NewReader(texts[s]), format, o)
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", s, err, texts[s])
 		}
@@ -453,4 +468,55 @@ func sameRef(a, b refRedirect) bool {
 		}
 	}
 	return true
+}
+
+// writeNetlifyTOML writes the lines gen means as a netlify.toml with
+// other tables around, and sets each line's number to its [[redirects]]
+// header.
+func writeNetlifyTOML(rng *rand.Rand, gen []genNetlifyLine) string {
+	var b strings.Builder
+	n := 0
+	w := func(s string) {
+		b.WriteString(s + "\n")
+		n++
+	}
+	w("# netlify.toml")
+	w("[build]")
+	w(`  command = "make site" # a comment`)
+	w(`  publish = "public"`)
+	for i := range gen {
+		r := gen[i].ref
+		w("")
+		w("[[redirects]]")
+		gen[i].line = n
+		w("  from = " + jsString(r.From))
+		w("  to = '" + r.To + "'")
+		if r.Status != 0 {
+			w(fmt.Sprintf("  status = %d", r.Status))
+		}
+		if r.Force {
+			w("  force = true")
+		}
+		// Keys after a sub-table header belong to it: inline values first.
+		qSub, cSub := rng.IntN(2) == 0, rng.IntN(2) == 0
+		if len(r.Query) > 0 && !qSub {
+			w(`  query = {k = ":v"}`)
+		}
+		if len(r.Conditions) > 0 && !cSub {
+			w(`  conditions = {Country = ["us", "ca"]}`)
+		}
+		if len(r.Query) > 0 && qSub {
+			w("  [redirects.query]")
+			w(`    k = ":v"`)
+		}
+		if len(r.Conditions) > 0 && cSub {
+			w("  [redirects.conditions]")
+			w(`    Country = ["us",`)
+			w(`      "ca"]`)
+		}
+	}
+	w("")
+	w("[[plugins]]")
+	w(`  package = "@netlify/plugin-sitemap"`)
+	return b.String()
 }

@@ -220,3 +220,68 @@ func TestNetlifyDetect(t *testing.T) {
 		}
 	}
 }
+
+// TestNetlifyTOMLShapes reads a netlify.toml with the [[redirects]] shapes
+// of Netlify's documentation ("Syntax for the Netlify configuration file":
+// from, to, status, force, query, conditions, headers; other tables
+// around), each reported at its [[redirects]] line.
+func TestNetlifyTOMLShapes(t *testing.T) {
+	in := strings.Join([]string{
+		`[build]`,                        // 1
+		`  publish = "public" # comment`, // 2
+		`  command = """`,                // 3
+		`[[redirects]] inside a string`,  // 4
+		`"""`,                            // 5
+		`[[redirects]]`,                  // 6
+		`  from = "/old"`,                // 7
+		`  to = "/new"`,                  // 8
+		`[[redirects]]`,                  // 9
+		`  from = "/news/*"`,             // 10
+		`  to = "/blog/:splat"`,          // 11
+		`  status = 302`,                 // 12
+		`  force = true`,                 // 13
+		`[[redirects]]`,                  // 14
+		`  from = "/store"`,              // 15
+		`  to = "/blog/:id"`,             // 16
+		`  query = {id = ":id"}`,         // 17
+		`[[redirects]]`,                  // 18
+		`  from = "/"`,                   // 19
+		`  to = "/uk"`,                   // 20
+		`  status = 302`,                 // 21
+		`  [redirects.conditions]`,       // 22
+		`    Country = ["GB"]`,           // 23
+		`[[redirects]]`,                  // 24
+		`  from = "/h"`,                  // 25
+		`  to = "/i"`,                    // 26
+		`  [redirects.headers]`,          // 27
+		`    X-From = "Netlify"`,         // 28
+		`[[redirects]]`,                  // 29
+		`  from = "/app/*"`,              // 30
+		`  status = 200`,                 // 31
+		`[context.production]`,           // 32
+		`  environment = { A = "b" }`,    // 33
+	}, "\n") + "\n"
+	res, err := Read(strings.NewReader(in), "auto", Options{Settings: redirects.Settings{IgnoreTrailingSlash: true}, FileName: "site/netlify.toml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Format != "netlify-toml" {
+		t.Fatalf("format %q, want netlify-toml", res.Format)
+	}
+	wantLines(t, res, map[int]Class{6: AsIs, 9: AsIs, 14: Skipped, 18: Skipped, 24: Changed, 29: Skipped},
+		map[int]string{14: "query condition id=:id", 18: "Country=GB", 24: "headers dropped", 29: "rewrite"})
+	wantAnswers(t, res, redirects.Settings{IgnoreTrailingSlash: true}, map[string]string{
+		"/old": "/new 301", "/news/a?b=1": "/blog/a?b=1 302", "/store": "", "/": "",
+	})
+	_, err = Read(strings.NewReader("[[redirects]]\n  to = \"/x\"\n[[redirects]]\n  from = \"/a\"\n  to = /b\n[[redirects]]\n  from = \"/c\"\n  to = \"/d\"\n  status = \"abc\"\n"), "netlify-toml", Options{})
+	be, ok := err.(*BadLinesError)
+	if !ok || len(be.Lines) != 3 || be.Lines[0].Line != 1 || be.Lines[1].Line != 5 || be.Lines[2].Line != 6 {
+		t.Fatalf("err %v, want lines 1 (no from), 5 (a bare word) and 6 (a status that is not a number)", err)
+	}
+	if ok, _ := detectNetlifyTOML([]byte("[build]\n[[redirects]]\nfrom = \"/a\"\n"), ""); !ok {
+		t.Error("a [[redirects]] table is not detected")
+	}
+	if ok, _ := detectNetlifyTOML([]byte("/a /b\n"), ""); ok {
+		t.Error("a _redirects file is detected as netlify.toml")
+	}
+}
