@@ -370,12 +370,8 @@ func readTOMLEntry(e *tomlEntry, o *Options, sink *Sink) {
 	if f, ok := e.fields["force"].(bool); ok {
 		l.force = f
 	}
-	for _, kv := range tomlPairs(e.fields["query"]) {
-		l.query = append(l.query, kv)
-	}
-	for _, kv := range tomlPairs(e.fields["conditions"]) {
-		l.conditions = append(l.conditions, kv)
-	}
+	l.query = tomlPairs(e.fields["query"])
+	l.conditions = tomlPairs(e.fields["conditions"])
 	if s, ok := e.fields["signed"].(string); ok && s != "" {
 		l.conditions = append(l.conditions, [2]string{"signed", s})
 	}
