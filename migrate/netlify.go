@@ -41,6 +41,29 @@ func init() {
 	})
 }
 
+// cloudflarePagesFormat reads Cloudflare Pages' _redirects, Netlify's
+// syntax with another default status: "code (default: 302)"
+// (developers.cloudflare.com/pages/configuration/redirects/). It is not
+// detected (the files look alike; detection names netlify): --from
+// cloudflare-pages chooses it. Cloudflare does not document how its paths
+// compare, so it has no defaults to suggest.
+func init() {
+	Register(&Format{
+		Name:       "cloudflare-pages",
+		Title:      "Cloudflare Pages _redirects",
+		FirstMatch: true,
+		Read: func(in io.Reader, o *Options, sink *Sink) error {
+			return readRedirectsFile(in, o, sink, 302)
+		},
+		Example: "# Cloudflare Pages _redirects (302 by default)\n" +
+			"/home301  /  301\n" +
+			"/home302  /\n" +
+			"/blog/*   https://blog.example.com/:splat\n" +
+			"/products/:code/:name  /products?code=:code&name=:name\n" +
+			"/app/*    /index.html  200\n",
+	})
+}
+
 // Netlify's matching settings: paths are case sensitive ("Paths are
 // case-sensitive", its redirects page), and a trailing slash is ignored.
 var netlifyDefaults = &redirects.Settings{IgnoreTrailingSlash: true}
@@ -209,6 +232,12 @@ func quote(s string) string {
 }
 
 func readNetlify(in io.Reader, o *Options, sink *Sink) error {
+	return readRedirectsFile(in, o, sink, 301)
+}
+
+// readRedirectsFile reads a _redirects file whose lines without a status
+// answer defStatus.
+func readRedirectsFile(in io.Reader, o *Options, sink *Sink, defStatus int) error {
 	sc := newLineScanner(in)
 	n := 0
 	for sc.Scan() {
@@ -225,6 +254,9 @@ func readNetlify(in io.Reader, o *Options, sink *Sink) error {
 		if bad != "" {
 			sink.Bad(n, "%s", bad)
 			continue
+		}
+		if l.status == 0 {
+			l.status = defStatus
 		}
 		readNetlifyRule(n, &l, o, sink)
 		sink.Text(n, raw)

@@ -285,3 +285,24 @@ func TestNetlifyTOMLShapes(t *testing.T) {
 		t.Error("a _redirects file is detected as netlify.toml")
 	}
 }
+
+// TestCloudflarePagesDefaultStatus: Cloudflare Pages' _redirects answer
+// 302 when a line gives no status ("code (default: 302)", its redirects
+// page); the rest reads as Netlify's.
+func TestCloudflarePagesDefaultStatus(t *testing.T) {
+	in := "/home301 / 301\n/home302 /\n/blog/* https://blog.example.com/:splat\n/shop id=:id /blog/:id 301\n/x /404.html 404\n"
+	res, err := Read(strings.NewReader(in), "cloudflare-pages", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines(t, res, map[int]Class{1: AsIs, 2: AsIs, 3: AsIs, 4: Skipped, 5: Skipped}, nil)
+	wantAnswers(t, res, redirects.Settings{}, map[string]string{
+		"/home301": "/ 301", "/home302": "/ 302", "/blog/a/b": "https://blog.example.com/a/b 302",
+	})
+	if res.Suggest != nil {
+		t.Errorf("suggestion %+v: Cloudflare documents no matching defaults", res.Suggest)
+	}
+	if got := Lookup("netlify"); got == nil {
+		t.Fatal("netlify is not registered")
+	}
+}
