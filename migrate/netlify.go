@@ -74,7 +74,8 @@ const netlifyDefaultsWhy = "Netlify compares paths case sensitively and ignores 
 // detectNetlify: a file named _redirects, or one whose first lines (up to
 // twenty, comments aside) all have the shape "from to [status]" with paths
 // or http(s) URLs separated by whitespace. The CSV formats have commas in
-// their first field; Apache and nginx lines start with a directive.
+// their first field; Apache and nginx lines start with a directive, and the
+// lines of an nginx map file end with ';'.
 func detectNetlify(head []byte, fileName string) (bool, string) {
 	if path.Base(strings.ReplaceAll(fileName, "\\", "/")) == "_redirects" {
 		return true, "the file is named _redirects"
@@ -91,7 +92,8 @@ func detectNetlify(head []byte, fileName string) (bool, string) {
 			continue
 		}
 		f := strings.Fields(l)
-		if len(f) < 2 || !netlifyPathOrURL(f[0]) || strings.Contains(f[0], ",") {
+		if len(f) < 2 || !netlifyPathOrURL(f[0]) || strings.Contains(f[0], ",") || strings.HasSuffix(l, ";") {
+			// A ';' ends the lines of an nginx map file (/old /new;).
 			return false, ""
 		}
 		to := -1

@@ -213,6 +213,7 @@ func TestNetlifyDetect(t *testing.T) {
 		{"example.com/a,https://x.example/b\n", "", false},
 		{"Redirect 301 /a /b\n", "", false},
 		{"location = /a { return 301 /b; }\n", "", false},
+		{"/old /new;\n/a /b;\n", "", false},
 		{"Redirect from,Redirect to\n/a,/b\n", "", false},
 	} {
 		if got, _ := detectNetlify([]byte(c.head), c.name); got != c.want {
