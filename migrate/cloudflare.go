@@ -194,7 +194,7 @@ func readCloudflareLine(n int, rec []string, o *Options, sink *Sink) {
 		sink.Bad(n, "source URL %s: Cloudflare takes at most 16 '/' in a source path with subpath matching", quote(src))
 		return
 	}
-	note, skip := hostDecision(o, host)
+	note, skip := hostDecision(o, host, false)
 	if skip != "" {
 		sink.Skip(n, "%s", skip)
 		return

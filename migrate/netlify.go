@@ -308,7 +308,7 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink) {
 	}
 	from := l.from
 	if _, host, p, ok := splitURL(from); ok {
-		note, skip := hostDecision(o, host)
+		note, skip := hostDecision(o, host, true)
 		if skip != "" {
 			sink.Skip(n, "%s", skip)
 			return

@@ -115,12 +115,12 @@ func TestNetlifyShapes(t *testing.T) {
 	}
 	wantLines(t, res, map[int]Class{
 		2: AsIs, 3: AsIs, 4: AsIs, 5: AsIs, 6: Skipped, 7: Changed, 8: Skipped, 9: Skipped, 10: Skipped,
-		11: Skipped, 12: Skipped, 13: Skipped, 14: Skipped, 15: AsIs, 16: Changed, 17: Changed, 19: AsIs,
+		11: Skipped, 12: Skipped, 13: Skipped, 14: Skipped, 15: AsIs, 16: Changed, 17: Changed, 19: Changed,
 		20: Skipped, 21: AsIs, 22: Skipped, 23: Skipped, 24: Skipped, 25: AsIs,
 	}, map[int]string{
 		6: ":splat other than at the end", 7: "expanded into 2 rules", 8: "--placeholder name=",
 		9: "do not match on the query string", 10: "rewrite", 11: "proxy", 12: "custom 404",
-		13: "Country=il", 14: "Role=admin", 16: "without a page", 17: "307", 20: "status 418",
+		13: "Country=il", 14: "Role=admin", 19: "the project declares no hosts", 16: "without a page", 17: "307", 20: "status 418",
 		22: "line 2 wins", 23: "line 4 wins", 24: "'*' before the end",
 	})
 	wantAnswers(t, res, o.Settings, map[string]string{

@@ -28,15 +28,20 @@ func trimBOM(s string) string { return strings.TrimPrefix(s, "\uFEFF") }
 // hostDecision says what a source URL's host means for the project: skip
 // (non-empty) when the host is not one of the project's, a note when the
 // project has other hosts on which the rule will answer too. A project
-// that declares no hosts takes the path of any host as is: it answers for
-// whatever host it serves (docs/migrate.md says so).
-func hostDecision(o *Options, host string) (note, skip string) {
-	if len(o.Hosts) == 0 {
-		return "", ""
-	}
+// that declares no hosts takes the path of any host: as is, since it
+// answers for whatever host it serves, unless noteWithoutHosts (a format
+// whose other lines have no host, where a host-level line is the odd one
+// out and would answer every host), then with a note (docs/migrate.md).
+func hostDecision(o *Options, host string, noteWithoutHosts bool) (note, skip string) {
 	h := strings.ToLower(host)
 	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[i:], "]") {
 		h = h[:i]
+	}
+	if len(o.Hosts) == 0 {
+		if noteWithoutHosts {
+			return "host condition dropped: the file redirects on " + h + " only; the project declares no hosts, so here the rule answers on every host", ""
+		}
+		return "", ""
 	}
 	found := false
 	for _, x := range o.Hosts {

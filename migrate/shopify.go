@@ -112,7 +112,7 @@ func readShopifyRow(n int, src, dst string, o *Options, sink *Sink) {
 	}
 	if _, host, p, ok := splitURL(src); ok {
 		// Shopify keeps the path of a full URL.
-		note, skip := hostDecision(o, host)
+		note, skip := hostDecision(o, host, false)
 		if skip != "" {
 			sink.Skip(n, "%s", skip)
 			return
