@@ -107,7 +107,6 @@ func readCloudflare(in io.Reader, o *Options, sink *Sink) error {
 		if err == io.EOF {
 			return nil
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
@@ -120,6 +119,7 @@ func readCloudflare(in io.Reader, o *Options, sink *Sink) error {
 			}
 			return err
 		}
+		line, _ := r.FieldPos(0)
 		if first {
 			rec[0] = trimBOM(rec[0])
 			first = false

@@ -65,7 +65,6 @@ func readShopify(in io.Reader, o *Options, sink *Sink) error {
 			}
 			return nil
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
@@ -77,6 +76,7 @@ func readShopify(in io.Reader, o *Options, sink *Sink) error {
 			}
 			return err
 		}
+		line, _ := r.FieldPos(0)
 		if first {
 			rec[0] = trimBOM(rec[0])
 			for i, c := range rec {
