@@ -121,7 +121,7 @@ func readCloudflare(in io.Reader, o *Options, sink *Sink) error {
 		}
 		line, _ := r.FieldPos(0)
 		if first {
-			rec[0] = trimBOM(rec[0])
+			rec[0] = trimLineBOM(rec[0])
 			first = false
 		}
 		readCloudflareLine(line, rec, o, sink)
@@ -171,10 +171,10 @@ func readCloudflareLine(n int, rec []string, o *Options, sink *Sink) {
 		return
 	}
 	scheme, host, path := "", "", ""
-	if sch, h, p, ok := splitURL(src); ok {
+	if sch, h, p, ok := splitSourceURL(src); ok {
 		scheme, host, path = sch, h, p
 	} else if strings.Contains(src, "://") {
-		sink.Bad(n, "source URL %s: only http and https schemes are allowed", quote(src))
+		sink.Bad(n, "source URL %s: only http and https schemes are allowed", quoteField(src))
 		return
 	} else {
 		host, path = src, "/"
@@ -183,15 +183,15 @@ func readCloudflareLine(n int, rec []string, o *Options, sink *Sink) {
 		}
 	}
 	if host == "" || strings.ContainsAny(host, " @") {
-		sink.Bad(n, "source URL %s needs a host (example.com/path)", quote(src))
+		sink.Bad(n, "source URL %s needs a host (example.com/path)", quoteField(src))
 		return
 	}
 	if strings.ContainsAny(path, "?#") {
-		sink.Bad(n, "source URL %s: Cloudflare's source URLs hold no query string or fragment", quote(src))
+		sink.Bad(n, "source URL %s: Cloudflare's source URLs hold no query string or fragment", quoteField(src))
 		return
 	}
 	if subpath && strings.Count(path, "/") > 16 {
-		sink.Bad(n, "source URL %s: Cloudflare takes at most 16 '/' in a source path with subpath matching", quote(src))
+		sink.Bad(n, "source URL %s: Cloudflare takes at most 16 '/' in a source path with subpath matching", quoteField(src))
 		return
 	}
 	note, skip := hostDecision(o, host, false)

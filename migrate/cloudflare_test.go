@@ -37,14 +37,14 @@ func TestCloudflareShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines(t, res, map[int]Class{
+	wantLineClasses(t, res, map[int]Class{
 		1: AsIs, 2: Changed, 3: Changed, 4: AsIs, 5: AsIs, 6: AsIs, 7: Changed, 8: AsIs, 9: Skipped,
 		10: AsIs, 12: Skipped, 13: AsIs,
 	}, map[int]string{
 		2: "include_subdomains", 3: "include_subdomains", 7: "scheme condition dropped",
 		9: "not one of the project's hosts", 12: "repeats the source of an earlier line",
 	})
-	wantAnswers(t, res, o.Settings, map[string]string{
+	wantRuleAnswers(t, res, o.Settings, map[string]string{
 		"/contacts":    "https://example.net/contact-us 301",
 		"/contacts/":   "",
 		"/Contacts":    "",
@@ -123,7 +123,7 @@ func cloudflareModel(list []cfEntry, wire string) (int, string, int) {
 		end = len(wire)
 	}
 	wpath := wire[:end]
-	dpath, ok := decodeModel(wpath)
+	dpath, ok := decodeWire(wpath)
 	if !ok {
 		return -1, "", 0
 	}
@@ -148,7 +148,7 @@ func cloudflareModel(list []cfEntry, wire string) (int, string, int) {
 	tp, tq, tf := redirects.SplitDestination(e.target)
 	out := tp
 	if e.subpath && e.suffix {
-		if rest := wireAfter(wpath, len(e.path)); rest != "" {
+		if rest := wireAfterBytes(wpath, len(e.path)); rest != "" {
 			// The remaining segments join the target's path with one '/'.
 			switch {
 			case !strings.HasSuffix(out, "/") && !strings.HasPrefix(rest, "/"):
@@ -228,7 +228,7 @@ func TestCloudflarePropertyModel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, b.String())
 		}
-		classes := lineClasses(res)
+		classes := classesByLine(res)
 		if len(classes) != len(list) {
 			t.Fatalf("seed %d: %d lines classed, %d written", seed, len(classes), len(list))
 		}

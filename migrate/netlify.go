@@ -148,7 +148,7 @@ func parseNetlifyLine(line string) (netlifyLine, string) {
 	}
 	l.from, parts = parts[0], parts[1:]
 	if len(parts) == 0 {
-		return l, "missing destination path/URL after " + quote(l.from)
+		return l, "missing destination path/URL after " + quoteField(l.from)
 	}
 	var last []string
 	if _, ok := jsParseInt(parts[0]); ok {
@@ -174,7 +174,7 @@ func parseNetlifyLine(line string) (netlifyLine, string) {
 	if len(last) > 0 {
 		n, ok := jsParseInt(last[0])
 		if !ok {
-			return l, "invalid status code " + quote(last[0])
+			return l, "invalid status code " + quoteField(last[0])
 		}
 		l.status, l.statusText, l.force = n, last[0], strings.HasSuffix(last[0], "!")
 		for _, c := range last[1:] {
@@ -190,10 +190,10 @@ func parseNetlifyLine(line string) (netlifyLine, string) {
 		}
 	}
 	p := l.from
-	if _, _, up, ok := splitURL(l.from); ok {
+	if _, _, up, ok := splitSourceURL(l.from); ok {
 		p = up
 	} else if netlifyPathOrURL(l.from) && !strings.HasPrefix(l.from, "/") {
-		return l, "invalid URL " + quote(l.from)
+		return l, "invalid URL " + quoteField(l.from)
 	}
 	if strings.HasPrefix(p, "/.netlify") {
 		return l, "the path must not start with /.netlify"
@@ -226,7 +226,7 @@ func jsParseInt(s string) (int, bool) {
 	return n, true
 }
 
-func quote(s string) string {
+func quoteField(s string) string {
 	if len(s) > 80 {
 		s = s[:80] + "..."
 	}
@@ -240,13 +240,13 @@ func readNetlify(in io.Reader, o *Options, sink *Sink) error {
 // readRedirectsFile reads a _redirects file whose lines without a status
 // answer defStatus.
 func readRedirectsFile(in io.Reader, o *Options, sink *Sink, defStatus int) error {
-	sc := newLineScanner(in)
+	sc := scanLines(in)
 	n := 0
 	for sc.Scan() {
 		n++
 		raw := sc.Text()
 		if n == 1 {
-			raw = trimBOM(raw)
+			raw = trimLineBOM(raw)
 		}
 		line := strings.TrimSpace(raw)
 		if line == "" || line[0] == '#' {
@@ -307,7 +307,7 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink) {
 		return
 	}
 	from := l.from
-	if _, host, p, ok := splitURL(from); ok {
+	if _, host, p, ok := splitSourceURL(from); ok {
 		note, skip := hostDecision(o, host, true)
 		if skip != "" {
 			sink.Skip(n, "%s", skip)
@@ -376,7 +376,7 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink) {
 	}
 	combos, ok := expandPlaceholders(names, o.Placeholders)
 	if !ok {
-		sink.Skip(n, "placeholders %s would expand into more than %d rules", strings.Join(names, ", "), maxExpansions)
+		sink.Skip(n, "placeholders %s would expand into more than %d rules", strings.Join(names, ", "), maxPlaceholderExpansions)
 		return
 	}
 	var desc []string
@@ -395,6 +395,6 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink) {
 			}
 			b.WriteString(seg)
 		}
-		sink.Rule(n, rule(b.String(), substitute(to, vals)))
+		sink.Rule(n, rule(b.String(), substitutePlaceholders(to, vals)))
 	}
 }

@@ -32,7 +32,7 @@ func netlifyRef(t *testing.T, files []string) []refParsed {
 		t.Skip("node is not installed")
 	}
 	script := filepath.Join(t.TempDir(), "parse.mjs")
-	src := `import { parseAllRedirects } from ` + jsString(lib) + `;
+	src := `import { parseAllRedirects } from ` + jsStringLit(lib) + `;
 const out = [];
 for (const f of process.argv.slice(2)) {
   const opts = f.endsWith(".toml") ? { netlifyConfigPath: f } : { redirectsFiles: [f] };
@@ -57,7 +57,7 @@ process.stdout.write(JSON.stringify(out));
 	return out
 }
 
-func jsString(s string) string { b, _ := json.Marshal(s); return string(b) }
+func jsStringLit(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 type refParsed struct {
 	Redirects []refRedirect `json:"redirects"`
@@ -207,7 +207,7 @@ func netlifyModel(lines []refRedirect, wire string) (i int, dest string, status 
 	}
 	wpath := wire[:end]
 	query := redirects.RequestQuery(wire)
-	dpath, ok := decodeModel(wpath)
+	dpath, ok := decodeWire(wpath)
 	if !ok {
 		return -1, "", 0, nil
 	}
@@ -228,7 +228,7 @@ func netlifyModel(lines []refRedirect, wire string) (i int, dest string, status 
 				continue
 			}
 		}
-		from, _ := decodeModel(l.From)
+		from, _ := decodeWire(l.From)
 		to := l.To
 		var rest string
 		matched := false
@@ -238,7 +238,7 @@ func netlifyModel(lines []refRedirect, wire string) (i int, dest string, status 
 			switch {
 			case strings.HasPrefix(dpath, pre):
 				matched = true
-				rest = wireAfter(wpath, len(pre))
+				rest = wireAfterBytes(wpath, len(pre))
 			case dpath+"/" == pre:
 				matched = true
 			}
@@ -262,7 +262,7 @@ func netlifyModel(lines []refRedirect, wire string) (i int, dest string, status 
 				}
 			}
 			if matched {
-				to = substitute(to, vals)
+				to = substitutePlaceholders(to, vals)
 			}
 		}
 		if !matched {
@@ -284,16 +284,16 @@ func netlifyModel(lines []refRedirect, wire string) (i int, dest string, status 
 	return -1, "", 0, nil
 }
 
-// decodeModel decodes a wire path's escapes; ok is false for a malformed
+// decodeWire decodes a wire path's escapes; ok is false for a malformed
 // one.
-func decodeModel(p string) (string, bool) {
+func decodeWire(p string) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
 		if p[i] == '%' {
-			if i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+			if i+2 >= len(p) || !isHexDigit(p[i+1]) || !isHexDigit(p[i+2]) {
 				return "", false
 			}
-			b.WriteByte(unhex(p[i+1])<<4 | unhex(p[i+2]))
+			b.WriteByte(hexValue(p[i+1])<<4 | hexValue(p[i+2]))
 			i += 2
 			continue
 		}
@@ -302,11 +302,11 @@ func decodeModel(p string) (string, bool) {
 	return b.String(), true
 }
 
-func isHex(c byte) bool {
+func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-func unhex(c byte) byte {
+func hexValue(c byte) byte {
 	switch {
 	case c <= '9':
 		return c - '0'
@@ -316,8 +316,8 @@ func unhex(c byte) byte {
 	return c - 'a' + 10
 }
 
-// wireAfter returns the wire path after its first n decoded bytes.
-func wireAfter(w string, n int) string {
+// wireAfterBytes returns the wire path after its first n decoded bytes.
+func wireAfterBytes(w string, n int) string {
 	i := 0
 	for ; n > 0 && i < len(w); n-- {
 		if w[i] == '%' {
@@ -382,7 +382,7 @@ func testNetlifyProperty(t *testing.T, toml bool) {
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", s, err, texts[s])
 		}
-		classes := lineClasses(res)
+		classes := classesByLine(res)
 		// Every redirect line has a class; no other line has one.
 		for _, g := range gen {
 			if classes[g.line] == "" {
@@ -394,7 +394,7 @@ func testNetlifyProperty(t *testing.T, toml bool) {
 		}
 		var pseudo []redirects.Rule
 		for _, g := range gen {
-			p, _ := decodeModel(strings.TrimSuffix(g.ref.From, "*"))
+			p, _ := decodeWire(strings.TrimSuffix(g.ref.From, "*"))
 			p = strings.ReplaceAll(strings.ReplaceAll(p, ":lang", []string{"en", "fr", "de"}[len(pseudo)%3]), ":id", "b")
 			pseudo = append(pseudo, redirects.Rule{Source: p})
 		}
@@ -434,7 +434,7 @@ func testNetlifyProperty(t *testing.T, toml bool) {
 // placeholderOnly reports whether line's only note is its placeholder
 // expansion, and the values matched are among those given.
 func placeholderOnly(res *Result, line int, vals map[string]string, given map[string][]string) bool {
-	o := outcome(res, line)
+	o := outcomeAt(res, line)
 	if len(o.Notes) != 1 || !strings.HasPrefix(o.Notes[0], "placeholder ") || len(vals) == 0 {
 		return false
 	}
@@ -489,7 +489,7 @@ func writeNetlifyTOML(rng *rand.Rand, gen []genNetlifyLine) string {
 		w("")
 		w("[[redirects]]")
 		gen[i].line = n
-		w("  from = " + jsString(r.From))
+		w("  from = " + jsStringLit(r.From))
 		w("  to = '" + r.To + "'")
 		if r.Status != 0 {
 			w(fmt.Sprintf("  status = %d", r.Status))

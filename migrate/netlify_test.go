@@ -9,9 +9,9 @@ import (
 	"redirects/internal/rulemodel"
 )
 
-// lineClass returns the class of every line of res: as is, or its
+// classesByLine returns the class of every line of res: as is, or its
 // outcome's class.
-func lineClasses(res *Result) map[int]Class {
+func classesByLine(res *Result) map[int]Class {
 	m := map[int]Class{}
 	for _, r := range res.AsIsLines {
 		for l := r[0]; l <= r[1]; l++ {
@@ -24,30 +24,30 @@ func lineClasses(res *Result) map[int]Class {
 	return m
 }
 
-// wantLines checks the class of every line named, that no other line has
+// wantLineClasses checks the class of every line named, that no other line has
 // one, and that each line's notes hold the fragment given.
-func wantLines(t *testing.T, res *Result, want map[int]Class, notes map[int]string) {
+func wantLineClasses(t *testing.T, res *Result, want map[int]Class, notes map[int]string) {
 	t.Helper()
-	got := lineClasses(res)
+	got := classesByLine(res)
 	for l, c := range want {
 		if got[l] != c {
-			t.Errorf("line %d: class %q, want %q (%+v)", l, got[l], c, outcome(res, l))
+			t.Errorf("line %d: class %q, want %q (%+v)", l, got[l], c, outcomeAt(res, l))
 		}
 	}
 	for l, c := range got {
 		if _, ok := want[l]; !ok {
-			t.Errorf("line %d: class %q, want no class (a blank or comment line) %+v", l, c, outcome(res, l))
+			t.Errorf("line %d: class %q, want no class (a blank or comment line) %+v", l, c, outcomeAt(res, l))
 		}
 	}
 	for l, frag := range notes {
-		o := outcome(res, l)
+		o := outcomeAt(res, l)
 		if !strings.Contains(strings.Join(o.Notes, "; "), frag) {
 			t.Errorf("line %d: notes %q, want one holding %q", l, o.Notes, frag)
 		}
 	}
 }
 
-func outcome(res *Result, l int) Outcome {
+func outcomeAt(res *Result, l int) Outcome {
 	for _, o := range res.Lines {
 		if o.Line == l {
 			return o
@@ -56,8 +56,8 @@ func outcome(res *Result, l int) Outcome {
 	return Outcome{Line: l}
 }
 
-// wantAnswers checks what the imported rules answer for wire paths.
-func wantAnswers(t *testing.T, res *Result, set redirects.Settings, answers map[string]string) {
+// wantRuleAnswers checks what the imported rules answer for wire paths.
+func wantRuleAnswers(t *testing.T, res *Result, set redirects.Settings, answers map[string]string) {
 	t.Helper()
 	for p, want := range answers {
 		a, ok := rulemodel.Lookup(res.Rules, rulemodel.Of(set), p)
@@ -113,7 +113,7 @@ func TestNetlifyShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines(t, res, map[int]Class{
+	wantLineClasses(t, res, map[int]Class{
 		2: AsIs, 3: AsIs, 4: AsIs, 5: AsIs, 6: Skipped, 7: Changed, 8: Skipped, 9: Skipped, 10: Skipped,
 		11: Skipped, 12: Skipped, 13: Skipped, 14: Skipped, 15: AsIs, 16: Changed, 17: Changed, 19: Changed,
 		20: Skipped, 21: AsIs, 22: Skipped, 23: Skipped, 24: Skipped, 25: AsIs,
@@ -123,7 +123,7 @@ func TestNetlifyShapes(t *testing.T) {
 		13: "Country=il", 14: "Role=admin", 19: "the project declares no hosts", 16: "without a page", 17: "307", 20: "status 418",
 		22: "line 2 wins", 23: "line 4 wins", 24: "'*' before the end",
 	})
-	wantAnswers(t, res, o.Settings, map[string]string{
+	wantRuleAnswers(t, res, o.Settings, map[string]string{
 		"/home":                 "/ 301",
 		"/home/":                "/ 301",
 		"/HOME":                 "",
@@ -158,8 +158,8 @@ func TestNetlifyPlaceholderOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines(t, res, map[int]Class{1: Changed, 2: AsIs}, map[int]string{1: ":lang (en, fr)"})
-	wantAnswers(t, res, o.Settings, map[string]string{
+	wantLineClasses(t, res, map[int]Class{1: Changed, 2: AsIs}, map[int]string{1: ":lang (en, fr)"})
+	wantRuleAnswers(t, res, o.Settings, map[string]string{
 		"/docs/fr/start": "/guide/fr/begin 308",
 		"/docs/de/start": "/d/de/start 301",
 	})
@@ -174,12 +174,12 @@ func TestNetlifyHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines(t, res, map[int]Class{1: AsIs, 2: Skipped}, map[int]string{2: "not one of the project's hosts"})
+	wantLineClasses(t, res, map[int]Class{1: AsIs, 2: Skipped}, map[int]string{2: "not one of the project's hosts"})
 	res, err = Read(strings.NewReader(in), "netlify", Options{Hosts: []string{"a.example", "b.example"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines(t, res, map[int]Class{1: Changed, 2: Changed}, map[int]string{1: "host condition dropped"})
+	wantLineClasses(t, res, map[int]Class{1: Changed, 2: Changed}, map[int]string{1: "host condition dropped"})
 }
 
 // TestNetlifyBadLines: lines Netlify's parser refuses refuse the file,
@@ -269,9 +269,9 @@ func TestNetlifyTOMLShapes(t *testing.T) {
 	if res.Format != "netlify-toml" {
 		t.Fatalf("format %q, want netlify-toml", res.Format)
 	}
-	wantLines(t, res, map[int]Class{6: AsIs, 9: AsIs, 14: Skipped, 18: Skipped, 24: Changed, 29: Skipped},
+	wantLineClasses(t, res, map[int]Class{6: AsIs, 9: AsIs, 14: Skipped, 18: Skipped, 24: Changed, 29: Skipped},
 		map[int]string{14: "query condition id=:id", 18: "Country=GB", 24: "headers dropped", 29: "rewrite"})
-	wantAnswers(t, res, redirects.Settings{IgnoreTrailingSlash: true}, map[string]string{
+	wantRuleAnswers(t, res, redirects.Settings{IgnoreTrailingSlash: true}, map[string]string{
 		"/old": "/new 301", "/news/a?b=1": "/blog/a?b=1 302", "/store": "", "/": "",
 	})
 	_, err = Read(strings.NewReader("[[redirects]]\n  to = \"/x\"\n[[redirects]]\n  from = \"/a\"\n  to = /b\n[[redirects]]\n  from = \"/c\"\n  to = \"/d\"\n  status = \"abc\"\n"), "netlify-toml", Options{})
@@ -296,8 +296,8 @@ func TestCloudflarePagesDefaultStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines(t, res, map[int]Class{1: AsIs, 2: AsIs, 3: AsIs, 4: Skipped, 5: Skipped}, nil)
-	wantAnswers(t, res, redirects.Settings{}, map[string]string{
+	wantLineClasses(t, res, map[int]Class{1: AsIs, 2: AsIs, 3: AsIs, 4: Skipped, 5: Skipped}, nil)
+	wantRuleAnswers(t, res, redirects.Settings{}, map[string]string{
 		"/home301": "/ 301", "/home302": "/ 302", "/blog/a/b": "https://blog.example.com/a/b 302",
 	})
 	if res.Suggest != nil {

@@ -60,7 +60,7 @@ type tomlEntry struct {
 }
 
 func readNetlifyTOML(in io.Reader, o *Options, sink *Sink) error {
-	sc := newLineScanner(in)
+	sc := scanLines(in)
 	n := 0
 	var cur *tomlEntry
 	inRedirects := false
@@ -77,7 +77,7 @@ func readNetlifyTOML(in io.Reader, o *Options, sink *Sink) error {
 		n++
 		raw := sc.Text()
 		if n == 1 {
-			raw = trimBOM(raw)
+			raw = trimLineBOM(raw)
 		}
 		if multi != "" {
 			if strings.Contains(raw, multi) {

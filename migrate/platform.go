@@ -10,20 +10,20 @@ import (
 // What the readers of other platforms' files share: line scanning, the
 // host of an absolute source, and placeholder expansion.
 
-// maxLineLen is the longest line a reader takes; a longer one fails the
+// maxPlatformLine is the longest line a reader takes; a longer one fails the
 // read with bufio.ErrTooLong, named by Read as a reading error.
-const maxLineLen = 4 << 20
+const maxPlatformLine = 4 << 20
 
-// newLineScanner returns a scanner of in's lines with a large buffer, so
+// scanLines returns a scanner of in's lines with a large buffer, so
 // that a file is streamed line by line and never held whole.
-func newLineScanner(in io.Reader) *bufio.Scanner {
+func scanLines(in io.Reader) *bufio.Scanner {
 	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 1<<20), maxLineLen)
+	sc.Buffer(make([]byte, 0, 1<<20), maxPlatformLine)
 	return sc
 }
 
-// trimBOM drops a UTF-8 byte order mark from the first line.
-func trimBOM(s string) string { return strings.TrimPrefix(s, "\uFEFF") }
+// trimLineBOM drops a UTF-8 byte order mark from the first line.
+func trimLineBOM(s string) string { return strings.TrimPrefix(s, "\uFEFF") }
 
 // hostDecision says what a source URL's host means for the project: skip
 // (non-empty) when the host is not one of the project's, a note when the
@@ -59,10 +59,10 @@ func hostDecision(o *Options, host string, noteWithoutHosts bool) (note, skip st
 	return "", ""
 }
 
-// splitURL splits an absolute http or https URL into its scheme, host and
+// splitSourceURL splits an absolute http or https URL into its scheme, host and
 // path (as written, escapes kept; "/" when empty). ok is false when s is
 // not such a URL.
-func splitURL(s string) (scheme, host, path string, ok bool) {
+func splitSourceURL(s string) (scheme, host, path string, ok bool) {
 	lower := strings.ToLower(s)
 	switch {
 	case strings.HasPrefix(lower, "https://"):
@@ -88,8 +88,8 @@ func splitURL(s string) (scheme, host, path string, ok bool) {
 	return scheme, host, path, true
 }
 
-// maxExpansions caps the rules one line's placeholders expand into.
-const maxExpansions = 10000
+// maxPlaceholderExpansions caps the rules one line's placeholders expand into.
+const maxPlaceholderExpansions = 10000
 
 // expandPlaceholders returns every assignment of values to names (the
 // cartesian product, in the order the values were given), or false when it
@@ -98,7 +98,7 @@ func expandPlaceholders(names []string, values map[string][]string) ([]map[strin
 	n := 1
 	for _, name := range names {
 		n *= len(values[name])
-		if n > maxExpansions {
+		if n > maxPlaceholderExpansions {
 			return nil, false
 		}
 	}
@@ -122,14 +122,14 @@ func expandPlaceholders(names []string, values map[string][]string) ([]map[strin
 	return out, true
 }
 
-// isNameByte reports whether c may be part of a placeholder's name.
-func isNameByte(c byte) bool {
+// isPlaceholderByte reports whether c may be part of a placeholder's name.
+func isPlaceholderByte(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// substitute replaces each ":name" of s (name one of vals' keys, followed
+// substitutePlaceholders replaces each ":name" of s (name one of vals' keys, followed
 // by a byte that cannot continue a name, or the end) with its value.
-func substitute(s string, vals map[string]string) string {
+func substitutePlaceholders(s string, vals map[string]string) string {
 	if len(vals) == 0 || strings.IndexByte(s, ':') < 0 {
 		return s
 	}
@@ -137,7 +137,7 @@ func substitute(s string, vals map[string]string) string {
 	for i := 0; i < len(s); {
 		if s[i] == ':' {
 			j := i + 1
-			for j < len(s) && isNameByte(s[j]) {
+			for j < len(s) && isPlaceholderByte(s[j]) {
 				j++
 			}
 			if v, ok := vals[s[i+1:j]]; ok && j > i+1 {

@@ -9,13 +9,13 @@ import (
 	"testing"
 )
 
-// benchLines is how many lines the benchmarks' files hold.
-const benchLines = 1_000_000
+// benchFileLines is how many lines the benchmarks' files hold.
+const benchFileLines = 1_000_000
 
-// benchFile writes a file of benchLines lines made by line(i) under the
+// writeBenchFile writes a file of benchLines lines made by line(i) under the
 // benchmark's temporary directory (never the repository), and returns its
 // path.
-func benchFile(b *testing.B, name string, header string, line func(i int) string) string {
+func writeBenchFile(b *testing.B, name string, header string, line func(i int) string) string {
 	b.Helper()
 	p := filepath.Join(b.TempDir(), name)
 	f, err := os.Create(p)
@@ -24,7 +24,7 @@ func benchFile(b *testing.B, name string, header string, line func(i int) string
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	w.WriteString(header)
-	for i := 0; i < benchLines; i++ {
+	for i := 0; i < benchFileLines; i++ {
 		w.WriteString(line(i))
 	}
 	if err := w.Flush(); err != nil {
@@ -34,9 +34,9 @@ func benchFile(b *testing.B, name string, header string, line func(i int) string
 	return p
 }
 
-// benchRead reads the file as format from, b.N times, and reports the
+// benchReadFile reads the file as format from, b.N times, and reports the
 // process's peak resident memory.
-func benchRead(b *testing.B, p, from string, o Options) {
+func benchReadFile(b *testing.B, p, from string, o Options) {
 	b.Helper()
 	st, _ := os.Stat(p)
 	b.SetBytes(st.Size())
@@ -51,7 +51,7 @@ func benchRead(b *testing.B, p, from string, o Options) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res.AsIs+res.Changed+res.Skipped < benchLines/5 {
+		if res.AsIs+res.Changed+res.Skipped < benchFileLines/5 {
 			b.Fatalf("only %d lines classed", res.AsIs+res.Changed+res.Skipped)
 		}
 	}
@@ -65,7 +65,7 @@ func benchRead(b *testing.B, p, from string, o Options) {
 // BenchmarkReadNetlify: a 1,000,000-line _redirects file (exact lines,
 // splats, a rewrite and a comment every so often).
 func BenchmarkReadNetlify(b *testing.B) {
-	p := benchFile(b, "_redirects", "# generated\n", func(i int) string {
+	p := writeBenchFile(b, "_redirects", "# generated\n", func(i int) string {
 		switch i % 50 {
 		case 0:
 			return fmt.Sprintf("/section%d/*  /s%d/:splat  302\n", i, i)
@@ -76,32 +76,32 @@ func BenchmarkReadNetlify(b *testing.B) {
 		}
 		return fmt.Sprintf("/old/page-%d  /new/page-%d  301\n", i, i)
 	})
-	benchRead(b, p, "netlify", Options{})
+	benchReadFile(b, p, "netlify", Options{})
 }
 
 // BenchmarkReadCloudflare: a 1,000,000-line Bulk Redirects CSV.
 func BenchmarkReadCloudflare(b *testing.B) {
-	p := benchFile(b, "bulk.csv", "", func(i int) string {
+	p := writeBenchFile(b, "bulk.csv", "", func(i int) string {
 		if i%50 == 0 {
 			return fmt.Sprintf("example.com/dir%d/,https://example.com/d%d/,308,TRUE,,TRUE,\n", i, i)
 		}
 		return fmt.Sprintf("example.com/old/page-%d,https://example.com/new/page-%d,301,,,,\n", i, i)
 	})
-	benchRead(b, p, "cloudflare", Options{Hosts: []string{"example.com"}})
+	benchReadFile(b, p, "cloudflare", Options{Hosts: []string{"example.com"}})
 }
 
 // BenchmarkReadShopify: a 1,000,000-row Shopify URL redirects CSV.
 func BenchmarkReadShopify(b *testing.B) {
-	p := benchFile(b, "redirects.csv", "Redirect from,Redirect to\n", func(i int) string {
+	p := writeBenchFile(b, "redirects.csv", "Redirect from,Redirect to\n", func(i int) string {
 		return fmt.Sprintf("/old/page-%d,/products/item-%d\n", i, i)
 	})
-	benchRead(b, p, "shopify", Options{})
+	benchReadFile(b, p, "shopify", Options{})
 }
 
 // BenchmarkReadNetlifyTOML: a 1,000,000-line netlify.toml (250,000
 // [[redirects]] tables of four lines).
 func BenchmarkReadNetlifyTOML(b *testing.B) {
-	p := benchFile(b, "netlify.toml", "[build]\n  publish = \"public\"\n", func(i int) string {
+	p := writeBenchFile(b, "netlify.toml", "[build]\n  publish = \"public\"\n", func(i int) string {
 		switch i % 4 {
 		case 0:
 			return "[[redirects]]\n"
@@ -112,5 +112,5 @@ func BenchmarkReadNetlifyTOML(b *testing.B) {
 		}
 		return "  status = 301\n"
 	})
-	benchRead(b, p, "netlify-toml", Options{})
+	benchReadFile(b, p, "netlify-toml", Options{})
 }

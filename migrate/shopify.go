@@ -78,7 +78,7 @@ func readShopify(in io.Reader, o *Options, sink *Sink) error {
 		}
 		line, _ := r.FieldPos(0)
 		if first {
-			rec[0] = trimBOM(rec[0])
+			rec[0] = trimLineBOM(rec[0])
 			for i, c := range rec {
 				switch foldHeader(c) {
 				case "redirectfrom":
@@ -110,7 +110,7 @@ func readShopifyRow(n int, src, dst string, o *Options, sink *Sink) {
 		sink.Bad(n, "Redirect from and Redirect to must both be given")
 		return
 	}
-	if _, host, p, ok := splitURL(src); ok {
+	if _, host, p, ok := splitSourceURL(src); ok {
 		// Shopify keeps the path of a full URL.
 		note, skip := hostDecision(o, host, false)
 		if skip != "" {

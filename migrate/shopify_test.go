@@ -36,9 +36,9 @@ func TestShopifyShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines(t, res, map[int]Class{2: AsIs, 3: AsIs, 4: AsIs, 5: Skipped, 6: Skipped, 7: Skipped, 8: AsIs, 9: Skipped, 10: AsIs, 12: AsIs},
+	wantLineClasses(t, res, map[int]Class{2: AsIs, 3: AsIs, 4: AsIs, 5: Skipped, 6: Skipped, 7: Skipped, 8: AsIs, 9: Skipped, 10: AsIs, 12: AsIs},
 		map[int]string{5: "not one of the project's hosts", 6: "query", 7: "never redirects paths under /cart", 9: "line 2"})
-	wantAnswers(t, res, o.Settings, map[string]string{
+	wantRuleAnswers(t, res, o.Settings, map[string]string{
 		"/old-product":        "/products/new-product 301",
 		"/OLD-PRODUCT/?utm=1": "/products/new-product?utm=1 301",
 		"/pages/about-us":     "https://example.com/about 301",
@@ -115,7 +115,7 @@ func TestShopifyPropertyModel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, b.String())
 		}
-		classes := lineClasses(res)
+		classes := classesByLine(res)
 		var pseudo []redirects.Rule
 		for _, r := range rows {
 			pseudo = append(pseudo, redirects.Rule{Source: r.from})
@@ -128,7 +128,7 @@ func TestShopifyPropertyModel(t *testing.T) {
 			if end < 0 {
 				end = len(p)
 			}
-			dp, ok := decodeModel(p[:end])
+			dp, ok := decodeWire(p[:end])
 			i, found := byKey[key(dp)]
 			got, gok := rulemodel.Lookup(res.Rules, rulemodel.Of(set), p)
 			if !ok || !found || hasSegmentPrefixFold(rows[i].from, "/cart") {

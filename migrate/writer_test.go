@@ -13,11 +13,11 @@ import (
 	"redirects/internal/rulemodel"
 )
 
-// checkRoundTrip asks random paths of the draft rules (under settings s)
+// checkWriterRoundTrip asks random paths of the draft rules (under settings s)
 // and of back, the rules read back from the written file, and fails when
 // they answer differently, unless the rule that answers on either side was
 // reported unexpressed. It returns how many answers it compared.
-func checkRoundTrip(t *testing.T, name string, seed uint64, rules, back []redirects.Rule, s redirects.Settings, un []Unexpressed, file string, norm func(string) string) int {
+func checkWriterRoundTrip(t *testing.T, name string, seed uint64, rules, back []redirects.Rule, s redirects.Settings, un []Unexpressed, file string, norm func(string) string) int {
 	t.Helper()
 	unSrc := map[string]bool{}
 	for _, u := range un {
@@ -65,7 +65,7 @@ func TestNetlifyWriterRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: reading back: %v\n%s", seed, err, buf.String())
 		}
-		compared += checkRoundTrip(t, "netlify", seed, rules, res.Rules, s, un, buf.String(), func(d string) string { return d })
+		compared += checkWriterRoundTrip(t, "netlify", seed, rules, res.Rules, s, un, buf.String(), func(d string) string { return d })
 		f := filepath.Join(dir, fmt.Sprint(seed), "_redirects")
 		os.MkdirAll(filepath.Dir(f), 0o755)
 		os.WriteFile(f, buf.Bytes(), 0o644)
@@ -181,7 +181,7 @@ func TestCloudflareWriterRoundTrip(t *testing.T) {
 				t.Fatalf("seed %d: line %d skipped reading back: %+v\n%s", seed, o.Line, o, buf.String())
 			}
 		}
-		compared += checkRoundTrip(t, "cloudflare", seed, rules, res.Rules, s, un, buf.String(), norm)
+		compared += checkWriterRoundTrip(t, "cloudflare", seed, rules, res.Rules, s, un, buf.String(), norm)
 	}
 	if compared < 3000 {
 		t.Errorf("only %d answers compared", compared)
