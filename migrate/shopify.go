@@ -20,8 +20,8 @@ func init() {
 		Name:     "shopify",
 		Title:    "Shopify URL redirects CSV",
 		Defaults: &redirects.Settings{CaseInsensitive: true, IgnoreTrailingSlash: true},
-		DefaultsWhy: "Shopify matches a redirect's path without regard to its letters' case or a trailing slash " +
-			"(it keeps redirect paths in lower case)",
+		DefaultsWhy: "Shopify matches a redirect's path without regard to its letters' case " +
+			"(its storefronts look redirects up by the lower-cased path) or a trailing slash",
 		Detect: detectShopify,
 		Read:   readShopify,
 		Example: "Redirect from,Redirect to\n" +
@@ -141,7 +141,10 @@ func readShopifyRow(n int, src, dst string, o *Options, sink *Sink) {
 	if !strings.HasPrefix(dst, "/") && !strings.Contains(dst, "://") {
 		dst = "/" + dst
 	}
-	sink.Rule(n, redirects.Rule{Source: src, Destination: dst, StatusCode: 301, Priority: redirects.DefaultPriority, PreserveQuery: true})
+	// Shopify answers with the target as stored: Hydrogen's
+	// storefrontRedirect (Shopify/hydrogen, routing/redirect.ts) sends the
+	// redirect's target as the Location, without the request's query.
+	sink.Rule(n, redirects.Rule{Source: src, Destination: dst, StatusCode: 301, Priority: redirects.DefaultPriority})
 }
 
 // hasSegmentPrefixFold reports whether p is pre or begins with pre + "/",
