@@ -125,7 +125,9 @@ func readCloudflare(in io.Reader, o *Options, sink *Sink) error {
 			first = false
 		}
 		readCloudflareLine(line, rec, o, sink)
-		if len(rec) > 1 {
+		if len(rec) > 1 && sink.outs[line] != nil {
+			// Only a changed or skipped line's text is kept: the join is
+			// not made for the others.
 			sink.Text(line, strings.Join(rec, ","))
 		}
 	}

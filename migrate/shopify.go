@@ -101,7 +101,11 @@ func readShopify(in io.Reader, o *Options, sink *Sink) error {
 			continue
 		}
 		readShopifyRow(line, strings.TrimSpace(rec[from]), strings.TrimSpace(rec[to]), o, sink)
-		sink.Text(line, strings.Join(rec, ","))
+		if sink.outs[line] != nil {
+			// Only a changed or skipped line's text is kept: the join is
+			// not made for the others.
+			sink.Text(line, strings.Join(rec, ","))
+		}
 	}
 }
 
