@@ -332,9 +332,11 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink) {
 	}
 	// Placeholders: whole segments ":name" of the source.
 	var names []string
-	for _, seg := range strings.Split(from, "/") {
-		if len(seg) > 1 && seg[0] == ':' {
-			names = append(names, seg[1:])
+	if strings.Contains(from, "/:") {
+		for _, seg := range strings.Split(from, "/") {
+			if len(seg) > 1 && seg[0] == ':' {
+				names = append(names, seg[1:])
+			}
 		}
 	}
 	for _, name := range names {
