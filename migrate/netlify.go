@@ -10,6 +10,32 @@ import (
 	"redirects"
 )
 
+// Cloudflare Pages' _redirects (the cloudflare-pages format): Netlify's
+// syntax with another default status, "code (default: 302)"
+// (developers.cloudflare.com/pages/configuration/redirects/). The files
+// look alike, so detection names it only when the file's first comment
+// names Cloudflare Pages (it is registered before netlify, which takes
+// every other _redirects file); --from cloudflare-pages chooses it.
+// Cloudflare does not document how its paths compare, so it has no
+// defaults to suggest.
+func init() {
+	Register(&Format{
+		Name:       "cloudflare-pages",
+		Title:      "Cloudflare Pages _redirects",
+		FirstMatch: true,
+		Detect:     detectCloudflarePages,
+		Read: func(in io.Reader, o *Options, sink *Sink) error {
+			return readRedirectsFile(in, o, sink, 302)
+		},
+		Example: "# Cloudflare Pages _redirects (302 by default)\n" +
+			"/home301  /  301\n" +
+			"/home302  /\n" +
+			"/blog/*   https://blog.example.com/:splat\n" +
+			"/products/:code/:name  /products?code=:code&name=:name\n" +
+			"/app/*    /index.html  200\n",
+	})
+}
+
 // Netlify's and Cloudflare Pages' _redirects file
 // (https://docs.netlify.com/routing/redirects/ and its "Redirect options";
 // https://developers.cloudflare.com/pages/configuration/redirects/). Lines
@@ -29,7 +55,7 @@ func init() {
 		DefaultsWhy: netlifyDefaultsWhy,
 		Detect:      detectNetlify,
 		Read:        readNetlify,
-		Example: "# Netlify / Cloudflare Pages _redirects\n" +
+		Example: "# Netlify _redirects\n" +
 			"/home              /                    301\n" +
 			"/blog/my-post.php  /blog/my-post\n" +
 			"/news/*            /blog/:splat         302\n" +
@@ -38,29 +64,6 @@ func init() {
 			"/old-shop          https://shop.example.com/  301!\n" +
 			"/app/*             /index.html          200\n" +
 			"/                  /fr                  302  Country=fr\n",
-	})
-}
-
-// cloudflarePagesFormat reads Cloudflare Pages' _redirects, Netlify's
-// syntax with another default status: "code (default: 302)"
-// (developers.cloudflare.com/pages/configuration/redirects/). It is not
-// detected (the files look alike; detection names netlify): --from
-// cloudflare-pages chooses it. Cloudflare does not document how its paths
-// compare, so it has no defaults to suggest.
-func init() {
-	Register(&Format{
-		Name:       "cloudflare-pages",
-		Title:      "Cloudflare Pages _redirects",
-		FirstMatch: true,
-		Read: func(in io.Reader, o *Options, sink *Sink) error {
-			return readRedirectsFile(in, o, sink, 302)
-		},
-		Example: "# Cloudflare Pages _redirects (302 by default)\n" +
-			"/home301  /  301\n" +
-			"/home302  /\n" +
-			"/blog/*   https://blog.example.com/:splat\n" +
-			"/products/:code/:name  /products?code=:code&name=:name\n" +
-			"/app/*    /index.html  200\n",
 	})
 }
 
@@ -117,6 +120,20 @@ func detectNetlify(head []byte, fileName string) (bool, string) {
 		return false, ""
 	}
 	return true, "its lines have the shape \"from to [status]\" of a _redirects file"
+}
+
+// detectCloudflarePages: a _redirects file (by name or shape) whose first
+// line is a comment that names Cloudflare Pages.
+func detectCloudflarePages(head []byte, fileName string) (bool, string) {
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\uFEFF")), " \t\r\n")
+	first, _, _ := bytes.Cut(h, []byte("\n"))
+	if len(first) == 0 || first[0] != '#' || !bytes.Contains(bytes.ToLower(first), []byte("cloudflare pages")) {
+		return false, ""
+	}
+	if ok, _ := detectNetlify(head, fileName); !ok {
+		return false, ""
+	}
+	return true, "a _redirects file whose first comment names Cloudflare Pages"
 }
 
 func netlifyPathOrURL(s string) bool {

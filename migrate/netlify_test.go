@@ -303,7 +303,22 @@ func TestCloudflarePagesDefaultStatus(t *testing.T) {
 	if res.Suggest != nil {
 		t.Errorf("suggestion %+v: Cloudflare documents no matching defaults", res.Suggest)
 	}
-	if got := Lookup("netlify"); got == nil {
-		t.Fatal("netlify is not registered")
+	for _, c := range []struct {
+		head, name, want string
+	}{
+		{"# Cloudflare Pages redirects\n/a /b\n", "", "cloudflare-pages"},
+		{"# cloudflare pages\n/a /b\n", "_redirects", "cloudflare-pages"},
+		{"# My site\n/a /b\n", "_redirects", "netlify"},
+		{"/a /b\n# Cloudflare Pages\n", "", "netlify"},
+		{"# Cloudflare Pages\nsource,destination,matchType\n", "", ""},
+	} {
+		f, _ := Detect([]byte(c.head), c.name)
+		got := ""
+		if f != nil {
+			got = f.Name
+		}
+		if got != c.want && !(c.want == "" && got != "cloudflare-pages" && got != "netlify") {
+			t.Errorf("detect %q %q = %q, want %q", c.head, c.name, got, c.want)
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 // and the browser suite imports) is detected as its format, imports
 // without a bad line, and has lines of every class its shapes give.
 func TestPlatformExamples(t *testing.T) {
-	for _, name := range []string{"netlify", "netlify-toml", "cloudflare", "shopify"} {
+	for _, name := range []string{"netlify", "netlify-toml", "cloudflare", "shopify", "cloudflare-pages"} {
 		f := Lookup(name)
 		if f == nil || f.Example == "" {
 			t.Fatalf("format %s has no example", name)
