@@ -232,6 +232,19 @@ func TestCloudflarePropertyModel(t *testing.T) {
 		if len(classes) != len(list) {
 			t.Fatalf("seed %d: %d lines classed, %d written", seed, len(classes), len(list))
 		}
+		// Each line's class by its shape: include_subdomains is changed,
+		// the rest as is (a subpath /x/ after a subpath /x is skipped as
+		// a repeat: docs/migrate.md names the limit).
+		for _, e := range list {
+			want := AsIs
+			if e.subs {
+				want = Changed
+			}
+			o := outcomeAt(res, e.line)
+			if c := classes[e.line]; c != want && !(c != AsIs && strings.Contains(strings.Join(o.Notes, ";"), "repeats the source")) {
+				t.Fatalf("seed %d: line %d is %q %q, want %q\n%s", seed, e.line, c, o.Notes, want, b.String())
+			}
+		}
 		var pseudo []redirects.Rule
 		for _, e := range list {
 			pseudo = append(pseudo, redirects.Rule{Source: e.path})
