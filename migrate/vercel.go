@@ -154,7 +154,8 @@ func readVercelJSON(in io.Reader, o *Options, sink *Sink) error {
 	if trailingSlash != nil {
 		sink.SetDefaults(redirects.Settings{IgnoreTrailingSlash: true}, fmt.Sprintf(
 			"Vercel compares a vercel.json redirect's source case-sensitively; with trailingSlash: %t it first redirects "+
-				"a path to its form %s a trailing slash, so that a redirect answers both forms (the other after one more 308)",
+				"a path to its form %s a trailing slash, so that a redirect answers both forms (the other after one more 308; "+
+				"with false every trailing slash goes, one 308 each, where trailingSlash ignore removes one)",
 			*trailingSlash, map[bool]string{true: "with", false: "without"}[*trailingSlash]))
 	}
 	vc := vcFile{o: o, sink: sink, trailingSlash: trailingSlash, cleanURLs: cleanURLs}
@@ -280,6 +281,12 @@ func (vc *vcFile) entry(l vcLine) {
 		}
 		combos = next
 	}
+	// With named parameters in the source, Vercel rewrites the destination
+	// through Node's url.parse and url.format, which give an absolute URL
+	// without a path the path "/".
+	if len(names) > 0 || tail != nil && tail.name != "" {
+		dest = vcFormatURL(dest)
+	}
 	// The destination's reference to the tail, if any.
 	var destPrefix string
 	preserve := false
@@ -341,9 +348,13 @@ func (vc *vcFile) entry(l vcLine) {
 func (vc *vcFile) rule(line int, r redirects.Rule, note func(string, ...any)) {
 	src := r.Source
 	if r.MatchType == redirects.Exact {
-		if vc.cleanURLs && (strings.HasSuffix(src, ".html") || strings.HasSuffix(src, "/index") || strings.HasSuffix(src, "/index/")) {
+		if t := strings.TrimSuffix(src, "/"); vc.cleanURLs && (strings.HasSuffix(t, ".html") || path.Base(t) == "index") {
 			vc.sink.Skip(line, "cleanUrls: Vercel redirects %s to its clean form before its redirects, so this source never matches there", src)
 			return
+		}
+		if vc.cleanURLs && src != "/" {
+			t := strings.TrimSuffix(src, "/")
+			note("cleanUrls: Vercel also answers %s.html, %s/index and %s/index.html with this rule (after one 308 to %s); here they are not redirected", t, t, t, src)
 		}
 		if ts := vc.trailingSlash; ts != nil && src != "/" {
 			slash := strings.HasSuffix(src, "/")
@@ -373,6 +384,22 @@ func (vc *vcFile) rule(line int, r redirects.Rule, note func(string, ...any)) {
 		}
 	}
 	vc.sink.Rule(line, r)
+}
+
+// vcFormatURL gives an absolute destination without a path the path "/",
+// as url.format does.
+func vcFormatURL(d string) string {
+	for _, scheme := range []string{"http://", "https://"} {
+		if len(d) > len(scheme) && strings.EqualFold(d[:len(scheme)], scheme) {
+			rest := d[len(scheme):]
+			if i := strings.IndexAny(rest, "/?#"); i < 0 {
+				return d + "/"
+			} else if rest[i] != '/' {
+				return d[:len(scheme)+i] + "/" + rest[i:]
+			}
+		}
+	}
+	return d
 }
 
 func vcConditions(cs []vcCondition) string {
