@@ -117,9 +117,9 @@ func TestVercelBulkBad(t *testing.T) {
 func TestVercelBulkDetect(t *testing.T) {
 	for head, want := range map[string]string{
 		"source,destination,statusCode,matchType,priority,preservePath,preserveQuery\n/a,/b,301,exact,,,\n": "csv",
-		"source,destination,permanent,statusCode\n/a,/b,true,\n":                                           "vercel-bulk",
-		"source,destination,statusCode\n/a,/b,301\n":                                                       "vercel-bulk",
-		`{"source":"/a","destination":"/b","query":true}` + "\n":                                          "vercel-bulk",
+		"source,destination,permanent,statusCode\n/a,/b,true,\n":                                            "vercel-bulk",
+		"source,destination,statusCode\n/a,/b,301\n":                                                        "vercel-bulk",
+		`{"source":"/a","destination":"/b","query":true}` + "\n":                                            "vercel-bulk",
 	} {
 		f, why := Detect([]byte(head), "")
 		if f == nil || f.Name != want {
