@@ -232,7 +232,6 @@ func readVercelBulkCSV(in io.Reader, sink *Sink, emit func(*vcBulkEntry)) error 
 		if err == io.EOF {
 			return nil
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
@@ -242,6 +241,7 @@ func readVercelBulkCSV(in io.Reader, sink *Sink, emit func(*vcBulkEntry)) error 
 			}
 			return err
 		}
+		line, _ := r.FieldPos(0)
 		if cols == nil {
 			if len(rec) > 0 {
 				rec[0] = strings.TrimPrefix(rec[0], "\uFEFF")

@@ -120,7 +120,6 @@ func (wp *wpFile) readCSV(in io.Reader) error {
 		if err == io.EOF {
 			return nil
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
@@ -129,6 +128,7 @@ func (wp *wpFile) readCSV(in io.Reader) error {
 			}
 			return err
 		}
+		line, _ := r.FieldPos(0)
 		if first {
 			first = false
 			if len(rec) > 0 && foldHeader(strings.TrimPrefix(rec[0], "\uFEFF")) == "source" {
