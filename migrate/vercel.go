@@ -66,25 +66,27 @@ func detectVercelJSON(head []byte, fileName string) (bool, string) {
 
 // vcEntry is one redirect of a vercel.json, as the file holds it.
 type vcEntry struct {
-	Source      *string           `json:"source"`
-	Destination *string           `json:"destination"`
-	Permanent   *bool             `json:"permanent"`
-	StatusCode  *json.Number      `json:"statusCode"`
-	Has         []vcCondition     `json:"has"`
-	Missing     []vcCondition     `json:"missing"`
-	Env         []json.RawMessage `json:"env"`
+	Source      *string           `json:"source,omitempty"`
+	Destination *string           `json:"destination,omitempty"`
+	Permanent   *bool             `json:"permanent,omitempty"`
+	StatusCode  *json.Number      `json:"statusCode,omitempty"`
+	Has         []vcCondition     `json:"has,omitempty"`
+	Missing     []vcCondition     `json:"missing,omitempty"`
+	Env         []json.RawMessage `json:"env,omitempty"`
 }
 
 type vcCondition struct {
 	Type  string          `json:"type"`
-	Key   string          `json:"key"`
-	Value json.RawMessage `json:"value"`
+	Key   string          `json:"key,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
+// vcLine is a redirect and its line. Its text is made again from it for
+// the lines the report lists (keeping every line's text would hold the
+// file).
 type vcLine struct {
 	line int
 	e    vcEntry
-	text string
 }
 
 func readVercelJSON(in io.Reader, o *Options, sink *Sink) error {
@@ -209,7 +211,7 @@ func readVercelArray(j *jsonLines, sink *Sink) ([]vcLine, error) {
 			sink.Bad(line, "source %q is not a valid path-to-regexp pattern: %v", *e.Source, err)
 			continue
 		}
-		out = append(out, vcLine{line: line, e: e, text: jsonText(raw)})
+		out = append(out, vcLine{line: line, e: e})
 	}
 	_, err = j.token() // ']'
 	return out, err
@@ -224,7 +226,12 @@ type vcFile struct {
 
 func (vc *vcFile) entry(l vcLine) {
 	sink, line, e := vc.sink, l.line, l.e
-	defer sink.Text(line, l.text)
+	defer func() {
+		if sink.outs[line] != nil {
+			text, _ := json.Marshal(e)
+			sink.Text(line, string(text))
+		}
+	}()
 	status := 308
 	switch {
 	case e.Permanent != nil && !*e.Permanent:

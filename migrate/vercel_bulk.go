@@ -348,13 +348,11 @@ func vcBulkRule(o *Options, sink *Sink, e *vcBulkEntry) {
 			return
 		}
 	}
-	caseSensitive := e.caseSens != nil && *e.caseSens
-	if caseSensitive == o.Settings.CaseInsensitive {
-		if caseSensitive {
-			sink.Note(line, "caseSensitive: Vercel compares this source case-sensitively; the project ignores case, so other spellings of it are redirected too")
-		} else {
-			sink.Note(line, "Vercel compares this source without regard to case (caseSensitive is false); the project is case-sensitive, so other spellings of it are not redirected")
-		}
+	// A rule that keeps Vercel's default (caseSensitive false) differs
+	// from a case-sensitive project as the suggestion says; one that sets
+	// caseSensitive differs from a project that ignores case.
+	if e.caseSens != nil && *e.caseSens && o.Settings.CaseInsensitive {
+		sink.Note(line, "caseSensitive: Vercel compares this source case-sensitively; the project ignores case, so other spellings of it are redirected too")
 	}
 	sink.Rule(line, redirects.Rule{
 		Source: *e.source, Destination: *e.destination, MatchType: redirects.Exact, StatusCode: status,

@@ -359,12 +359,11 @@ func (wp *wpFile) redirect(w *wpRedirect) {
 	if w.flags.Query != nil {
 		query = *w.flags.Query
 	}
-	if ignoreCase != o.Settings.CaseInsensitive {
-		if ignoreCase {
-			sink.Note(line, "Redirection ignores case for this source; the project is case-sensitive, so other spellings of it are not redirected")
-		} else {
-			sink.Note(line, "Redirection compares this source case-sensitively; the project ignores case, so other spellings of it are redirected too")
-		}
+	// A redirect that keeps the plugin's defaults differs from the
+	// project's settings as the suggestion says; one whose own flags
+	// differ from the defaults and from the project's settings is noted.
+	if !ignoreCase && o.Settings.CaseInsensitive {
+		sink.Note(line, "Redirection compares this source case-sensitively (flag_case false); the project ignores case, so other spellings of it are redirected too")
 	}
 	if w.regex {
 		wp.regexRedirect(w, status, ignoreCase)
@@ -384,12 +383,8 @@ func (wp *wpFile) redirect(w *wpRedirect) {
 		sink.Skip(line, "its source names a query (%s): our rules match the path only", src)
 		return
 	}
-	if ignoreSlash != o.Settings.IgnoreTrailingSlash {
-		if ignoreSlash {
-			sink.Note(line, "Redirection ignores a trailing slash for this source; the project compares it exactly, so its other form is not redirected")
-		} else {
-			sink.Note(line, "Redirection compares this source's trailing slash exactly; the project ignores it, so its other form is redirected too")
-		}
+	if !ignoreSlash && o.Settings.IgnoreTrailingSlash {
+		sink.Note(line, "Redirection compares this source's trailing slash exactly (flag_trailing false); the project ignores it, so its other form is redirected too")
 	}
 	r := redirects.Rule{Source: src, Destination: w.target, MatchType: redirects.Exact, StatusCode: status}
 	switch query {
