@@ -173,12 +173,10 @@ func vcPaths(rng *rand.Rand, cfg map[string]any, n int) []string {
 func TestVercelProperty(t *testing.T) {
 	const files = 300
 	var cases []vercelCase
-	var rngs []*rand.Rand
 	for seed := uint64(0); seed < files; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 21))
 		cfg := vcRandomFile(rng, 2+rng.IntN(10))
 		cases = append(cases, vercelCase{Config: cfg, Paths: vcPaths(rng, cfg, 60)})
-		rngs = append(rngs, rng)
 	}
 	ref := vercelRef(t, cases)
 	checked := map[Class]int{}

@@ -209,15 +209,15 @@ func TestWordPressBad(t *testing.T) {
 
 // wpModelRedirect is a redirect as the model of the plugin sees it.
 type wpModelRedirect struct {
-	url, target               string
-	regex                     bool
-	code                      int
-	action                    string
-	enabled                   bool
-	ignoreCase, ignoreSlash   bool
-	query                     string
-	position, id, line, index int
-	re                        *regexp.Regexp
+	url, target             string
+	regex                   bool
+	code                    int
+	action                  string
+	enabled                 bool
+	ignoreCase, ignoreSlash bool
+	query                   string
+	position, id, index     int
+	re                      *regexp.Regexp
 }
 
 // wpModel answers a request URL as the plugin does, written from its
