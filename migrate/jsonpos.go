@@ -51,11 +51,10 @@ func (j *jsonLines) lineAt(off int64) int {
 		k = len(j.src.pending)
 	}
 	j.line += bytes.Count(j.src.pending[:k], []byte{'\n'})
-	j.src.pending = j.src.pending[k:]
-	// Keep the slice from pinning a large array forever.
-	if cap(j.src.pending) > 4<<20 && len(j.src.pending) < 1<<20 {
-		j.src.pending = append([]byte(nil), j.src.pending...)
-	}
+	// What is left (the decoder's read-ahead) moves to the front, so the
+	// same array serves the whole file.
+	n := copy(j.src.pending, j.src.pending[k:])
+	j.src.pending = j.src.pending[:n]
 	j.base += int64(k)
 	return j.line
 }
@@ -75,28 +74,66 @@ func (j *jsonLines) token() (json.Token, error) {
 func (j *jsonLines) value(raw *json.RawMessage) (int, error) {
 	start := j.dec.InputOffset()
 	if err := j.dec.Decode(raw); err != nil {
-		var se *json.SyntaxError
-		if !errors.As(err, &se) {
-			return 0, j.wrap(err)
-		}
-		// The decoder's offset of an error inside a value is not the
-		// file's: decode the value again, alone, from where it starts.
-		j.lineAt(start)
-		p := j.src.pending
-		k := 0
-		for k < len(p) && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r' || p[k] == '\n') {
-			k++
-		}
-		if k < len(p) && (p[k] == ',' || p[k] == ':') {
-			k++
-		}
-		var r json.RawMessage
-		if e2 := json.NewDecoder(bytes.NewReader(p[k:])).Decode(&r); errors.As(e2, &se) {
-			return 0, &jsonError{Line: j.lineAt(j.base + int64(k) + se.Offset - 1), Msg: "not valid JSON: " + se.Error()}
-		}
-		return 0, &jsonError{Line: j.line, Msg: "not valid JSON: " + err.Error()}
+		return 0, j.syntaxAfter(start, err)
 	}
 	return j.lineAt(j.dec.InputOffset() - int64(len(*raw))), nil
+}
+
+// decodeValue decodes the next value into v and returns the line where it
+// starts and its text, which stays valid until the next call. A value
+// not of v's type gives a *json.UnmarshalTypeError with the line and the
+// text (v then holds what did decode); a syntax error, a *jsonError.
+func (j *jsonLines) decodeValue(v any) (int, []byte, error) {
+	prev := j.dec.InputOffset()
+	err := j.dec.Decode(v)
+	var te *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &te) {
+		return 0, nil, j.syntaxAfter(prev, err)
+	}
+	line, raw := j.span(prev, j.dec.InputOffset())
+	return line, raw, err
+}
+
+// span returns the line of the value between file offsets from and to
+// (from may point at the spaces and the ',' before it) and its text.
+func (j *jsonLines) span(from, to int64) (int, []byte) {
+	p := j.src.pending
+	a, b := int(from-j.base), int(to-j.base)
+	if a < 0 {
+		a = 0
+	}
+	if b > len(p) {
+		b = len(p)
+	}
+	for a < b && (p[a] == ' ' || p[a] == '\t' || p[a] == '\r' || p[a] == '\n' || p[a] == ',' || p[a] == ':') {
+		a++
+	}
+	line := j.lineAt(j.base + int64(a))
+	// lineAt moved the pending bytes: the value now starts at 0.
+	return line, j.src.pending[:b-a]
+}
+
+// syntaxAfter reports a syntax error of the value that starts after file
+// offset prev at its own line.
+func (j *jsonLines) syntaxAfter(prev int64, err error) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return j.wrap(err)
+	}
+	j.lineAt(prev)
+	p := j.src.pending
+	k := 0
+	for k < len(p) && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r' || p[k] == '\n') {
+		k++
+	}
+	if k < len(p) && (p[k] == ',' || p[k] == ':') {
+		k++
+	}
+	var r json.RawMessage
+	if e2 := json.NewDecoder(bytes.NewReader(p[k:])).Decode(&r); errors.As(e2, &se) {
+		return &jsonError{Line: j.lineAt(j.base + int64(k) + se.Offset - 1), Msg: "not valid JSON: " + se.Error()}
+	}
+	return &jsonError{Line: j.line, Msg: "not valid JSON: " + err.Error()}
 }
 
 // jsonError is a file that is not valid JSON, with the line where it
@@ -149,4 +186,44 @@ func jsonText(raw []byte) string {
 		return string(raw)
 	}
 	return b.String()
+}
+
+// jsonKeys calls fn with each key of the JSON object raw (valid JSON, as
+// a decoder gave it) at its top level, unescaped only when it holds no
+// escape; it stops when fn returns false. It is the cheap check of
+// unknown fields that a decoder per value would otherwise make.
+func jsonKeys(raw []byte, fn func(key string) bool) {
+	depth := 0
+	expectKey := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; c {
+		case '{', '[':
+			depth++
+			expectKey = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			expectKey = depth == 1
+		case '"':
+			j := i + 1
+			for j < len(raw) && raw[j] != '"' {
+				if raw[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if expectKey {
+				k := raw[i+1 : min(j, len(raw))]
+				key := string(k)
+				if bytes.IndexByte(k, '\\') >= 0 {
+					_ = json.Unmarshal(raw[i:min(j+1, len(raw))], &key)
+				}
+				if !fn(key) {
+					return
+				}
+				expectKey = false
+			}
+			i = j
+		}
+	}
 }

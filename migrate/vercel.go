@@ -3,6 +3,7 @@ package migrate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -180,17 +181,26 @@ func readVercelArray(j *jsonLines, sink *Sink) ([]vcLine, error) {
 	}
 	var out []vcLine
 	for j.dec.More() {
-		var raw json.RawMessage
-		line, err := j.value(&raw)
-		if err != nil {
+		var e vcEntry
+		line, raw, err := j.decodeValue(&e)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			sink.Bad(line, "the redirect is not one Vercel takes: %v", err)
+			continue
+		} else if err != nil {
 			return nil, err
 		}
-		var e vcEntry
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.DisallowUnknownFields()
-		d.UseNumber()
-		if err := d.Decode(&e); err != nil {
-			sink.Bad(line, "the redirect is not one Vercel takes: %v", err)
+		unknown := ""
+		jsonKeys(raw, func(k string) bool {
+			switch k {
+			case "source", "destination", "permanent", "statusCode", "has", "missing", "env":
+				return true
+			}
+			unknown = k
+			return false
+		})
+		if unknown != "" {
+			sink.Bad(line, "the redirect is not one Vercel takes: unknown field %q", unknown)
 			continue
 		}
 		switch {

@@ -94,6 +94,8 @@ type vcBulkEntry struct {
 	query               *bool
 	statusCode          int
 	text                string
+	raw                 []byte   // a JSON redirect, for its text
+	rec                 []string // a CSV record, for its text
 }
 
 func readVercelBulk(in io.Reader, o *Options, sink *Sink) error {
@@ -174,50 +176,44 @@ func readVercelBulkJSONL(in io.Reader, sink *Sink, emit func(*vcBulkEntry)) erro
 	return sc.Err()
 }
 
+// vcBulkJSON is a bulk redirect as JSON holds it.
+type vcBulkJSON struct {
+	Source        *string `json:"source"`
+	Destination   *string `json:"destination"`
+	Permanent     *bool   `json:"permanent"`
+	StatusCode    int     `json:"statusCode"`
+	CaseSensitive *bool   `json:"caseSensitive"`
+	Sensitive     *bool   `json:"sensitive"`
+	Query         *bool   `json:"query"`
+}
+
 // vcBulkObject decodes one JSON redirect; a broken one goes to sink.Bad.
 func vcBulkObject(sink *Sink, line int, raw []byte) *vcBulkEntry {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		sink.Bad(line, "not a JSON object: %v", err)
+	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
+		sink.Bad(line, "not a JSON object")
 		return nil
 	}
-	e := &vcBulkEntry{line: line, text: jsonText(raw)}
-	for k, v := range m {
-		f, ok := vcBulkFields[strings.ToLower(k)]
-		if !ok {
-			sink.Bad(line, "unknown field %q (a bulk redirect has source, destination, permanent, statusCode, caseSensitive and query)", k)
-			return nil
+	unknown := ""
+	jsonKeys(raw, func(k string) bool {
+		if _, ok := vcBulkFields[strings.ToLower(k)]; !ok {
+			unknown = k
+			return false
 		}
-		var err error
-		switch f {
-		case "source", "destination":
-			var s string
-			if err = json.Unmarshal(v, &s); err == nil {
-				if f == "source" {
-					e.source = &s
-				} else {
-					e.destination = &s
-				}
-			}
-		case "statusCode":
-			err = json.Unmarshal(v, &e.statusCode)
-		default:
-			var b bool
-			if err = json.Unmarshal(v, &b); err == nil {
-				switch f {
-				case "permanent":
-					e.permanent = &b
-				case "caseSensitive":
-					e.caseSens = &b
-				case "query":
-					e.query = &b
-				}
-			}
-		}
-		if err != nil {
-			sink.Bad(line, "field %s: %s is not of its type", k, jsonText(v))
-			return nil
-		}
+		return true
+	})
+	if unknown != "" {
+		sink.Bad(line, "unknown field %q (a bulk redirect has source, destination, permanent, statusCode, caseSensitive and query)", unknown)
+		return nil
+	}
+	var j vcBulkJSON
+	if err := json.Unmarshal(raw, &j); err != nil {
+		sink.Bad(line, "a field is not of its type: %v", err)
+		return nil
+	}
+	e := &vcBulkEntry{line: line, source: j.Source, destination: j.Destination, permanent: j.Permanent,
+		statusCode: j.StatusCode, caseSens: j.CaseSensitive, query: j.Query, raw: raw}
+	if e.caseSens == nil {
+		e.caseSens = j.Sensitive
 	}
 	return e
 }
@@ -273,7 +269,7 @@ func readVercelBulkCSV(in io.Reader, sink *Sink, emit func(*vcBulkEntry)) error 
 			sink.Bad(line, "%d fields, the header names %d", len(rec), len(cols))
 			continue
 		}
-		e := &vcBulkEntry{line: line, text: strings.Join(rec, ",")}
+		e := &vcBulkEntry{line: line, rec: rec}
 		bad := false
 		for i, v := range rec {
 			v := v
@@ -358,5 +354,13 @@ func vcBulkRule(o *Options, sink *Sink, e *vcBulkEntry) {
 		Source: *e.source, Destination: *e.destination, MatchType: redirects.Exact, StatusCode: status,
 		Priority: redirects.DefaultPriority, PreserveQuery: e.query != nil && *e.query,
 	})
+	if sink.outs[line] != nil {
+		switch {
+		case e.raw != nil:
+			e.text = jsonText(e.raw)
+		case e.rec != nil:
+			e.text = strings.Join(e.rec, ",")
+		}
+	}
 	sink.Text(line, e.text)
 }

@@ -81,6 +81,7 @@ type wpRedirect struct {
 	id       int64
 	flags    wpFlags
 	text     string
+	raw      []byte // a JSON redirect, for its text
 }
 
 // wpFlags are a redirect's source flags; nil fields take the site's
@@ -174,15 +175,27 @@ type wpJSONRedirect struct {
 	ID         json.Number     `json:"id"`
 	URL        *string         `json:"url"`
 	MatchURL   string          `json:"match_url"`
-	MatchData  json.RawMessage `json:"match_data"`
+	MatchData  *wpMatchData    `json:"match_data"`
 	ActionCode json.Number     `json:"action_code"`
 	ActionType string          `json:"action_type"`
-	ActionData json.RawMessage `json:"action_data"`
+	ActionData *wpActionData   `json:"action_data"`
 	MatchType  string          `json:"match_type"`
 	Regex      json.RawMessage `json:"regex"`
 	Position   json.Number     `json:"position"`
 	Enabled    *bool           `json:"enabled"`
 	Status     string          `json:"status"`
+}
+
+// wpMatchData and wpActionData are decoded in place: the plugin writes
+// an empty PHP array ([]) for no match data, and older exports a string
+// for the action's URL, which the decoder reports as type errors of these
+// fields alone (see jsonRedirect).
+type wpMatchData struct {
+	Source wpFlags `json:"source"`
+}
+
+type wpActionData struct {
+	URL string `json:"url"`
 }
 
 func (wp *wpFile) readJSON(in io.Reader) error {
@@ -218,12 +231,41 @@ func (wp *wpFile) readJSON(in io.Reader) error {
 			return nil
 		}
 		for j.dec.More() {
-			var raw json.RawMessage
-			line, err := j.value(&raw)
-			if err != nil {
+			var e wpJSONRedirect
+			line, raw, err := j.decodeValue(&e)
+			var te *json.UnmarshalTypeError
+			switch {
+			case errors.As(err, &te) && (te.Field == "match_data" || te.Field == "action_data"):
+				// PHP's empty array ([]) for no data, or an older export's
+				// action_data that is the URL itself: read the two again.
+				var again struct {
+					MatchData  json.RawMessage `json:"match_data"`
+					ActionData json.RawMessage `json:"action_data"`
+				}
+				_ = json.Unmarshal(raw, &again)
+				e.MatchData, e.ActionData, te = nil, nil, nil
+				if m := again.MatchData; len(m) > 0 && m[0] == '{' {
+					e.MatchData = &wpMatchData{}
+					if err := json.Unmarshal(m, e.MatchData); err != nil {
+						sink.Bad(line, "match_data is not Redirection's: %v", err)
+						continue
+					}
+				}
+				switch a := again.ActionData; {
+				case len(a) > 0 && a[0] == '{':
+					e.ActionData = &wpActionData{}
+					_ = json.Unmarshal(a, e.ActionData)
+				case len(a) > 0 && a[0] == '"':
+					e.ActionData = &wpActionData{}
+					_ = json.Unmarshal(a, &e.ActionData.URL)
+				}
+			case te != nil:
+				sink.Bad(line, "the redirect is not one Redirection exports: %v", err)
+				continue
+			case err != nil:
 				return jsonBad(sink, err)
 			}
-			if w := wp.jsonRedirect(line, raw); w != nil {
+			if w := wp.jsonRedirect(line, raw, &e); w != nil {
 				wp.redirect(w)
 			}
 		}
@@ -240,20 +282,13 @@ func (wp *wpFile) readJSON(in io.Reader) error {
 	return nil
 }
 
-func (wp *wpFile) jsonRedirect(line int, raw []byte) *wpRedirect {
+func (wp *wpFile) jsonRedirect(line int, raw []byte, e *wpJSONRedirect) *wpRedirect {
 	sink := wp.sink
-	var e wpJSONRedirect
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&e); err != nil {
-		sink.Bad(line, "the redirect is not one Redirection exports: %v", err)
-		return nil
-	}
 	if e.URL == nil {
 		sink.Bad(line, "a redirect needs its url")
 		return nil
 	}
-	w := &wpRedirect{line: line, url: *e.URL, action: e.ActionType, match: e.MatchType, enabled: true, text: jsonText(raw)}
+	w := &wpRedirect{line: line, url: *e.URL, action: e.ActionType, match: e.MatchType, enabled: true, raw: raw}
 	if w.action == "" {
 		w.action = "url"
 	}
@@ -272,36 +307,16 @@ func (wp *wpFile) jsonRedirect(line int, raw []byte) *wpRedirect {
 	w.position, _ = strconv.ParseInt(e.Position.String(), 10, 64)
 	w.id, _ = strconv.ParseInt(e.ID.String(), 10, 64)
 	// regex: true, false, 1 or 0.
-	if len(e.Regex) > 0 {
-		var b bool
-		var n int
-		if json.Unmarshal(e.Regex, &b) == nil {
-			w.regex = b
-		} else if json.Unmarshal(e.Regex, &n) == nil {
-			w.regex = n != 0
-		}
+	switch string(e.Regex) {
+	case "true", "1", `"1"`:
+		w.regex = true
 	}
 	// action_data: {"url": ...} for a URL match, or a string (older exports).
-	if len(e.ActionData) > 0 && string(e.ActionData) != "null" {
-		var ad struct {
-			URL string `json:"url"`
-		}
-		var s string
-		if json.Unmarshal(e.ActionData, &ad) == nil {
-			w.target = ad.URL
-		} else if json.Unmarshal(e.ActionData, &s) == nil {
-			w.target = s
-		}
+	if e.ActionData != nil {
+		w.target = e.ActionData.URL
 	}
-	if len(e.MatchData) > 0 && string(e.MatchData) != "null" && string(e.MatchData) != "[]" {
-		var md struct {
-			Source wpFlags `json:"source"`
-		}
-		if err := json.Unmarshal(e.MatchData, &md); err != nil {
-			sink.Bad(line, "match_data is not Redirection's: %v", err)
-			return nil
-		}
-		w.flags = md.Source
+	if e.MatchData != nil {
+		w.flags = e.MatchData.Source
 		if w.flags.Regex != nil {
 			w.regex = *w.flags.Regex
 		}
@@ -312,7 +327,14 @@ func (wp *wpFile) jsonRedirect(line int, raw []byte) *wpRedirect {
 // redirect tells the sink what one redirect becomes.
 func (wp *wpFile) redirect(w *wpRedirect) {
 	sink, line, o := wp.sink, w.line, wp.o
-	defer sink.Text(line, w.text)
+	defer func() {
+		if sink.outs[line] != nil {
+			if w.raw != nil {
+				w.text = jsonText(w.raw)
+			}
+			sink.Text(line, w.text)
+		}
+	}()
 	if w.position < wp.maxPos || w.position == wp.maxPos && w.id < wp.maxID && w.id != 0 {
 		sink.Note(line, "Redirection tries it (position %d) before line %d: here the file's order decides between lines that overlap", w.position, wp.maxLine)
 	} else {

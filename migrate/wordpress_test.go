@@ -487,3 +487,26 @@ func wpWrite(rng *rand.Rand, reds []wpModelRedirect, asCSV bool) wpWritten {
 	b.WriteString("  ]\n}\n")
 	return wpWritten{b.String(), lines}
 }
+
+// TestWordPressJSONOlderShapes: an empty PHP array for match_data, and
+// an older export's action_data that is the URL itself (fileio/json.php's
+// load takes both).
+func TestWordPressJSONOlderShapes(t *testing.T) {
+	in := `{"redirects": [
+{"id": 1, "url": "/a", "match_data": [], "action_code": 301, "action_type": "url", "action_data": "/b", "match_type": "url", "regex": 0, "position": 0},
+{"id": 2, "url": "/c", "match_data": {"source": {"flag_case": false}}, "action_code": "302", "action_type": "url", "action_data": {"url": "/d"}, "match_type": "url", "regex": 0, "position": 1},
+{"id": 3, "url": "/e", "action_code": {"x": 1}, "action_type": "url", "action_data": {"url": "/f"}}
+]}`
+	_, err := Read(strings.NewReader(in), "wordpress", Options{Settings: wpDefaults})
+	if be, ok := err.(*BadLinesError); !ok || len(be.Lines) != 1 || be.Lines[0].Line != 4 {
+		t.Fatalf("err %v, want line 4 bad (action_code an object)", err)
+	}
+	in = strings.Replace(in, `,
+{"id": 3, "url": "/e", "action_code": {"x": 1}, "action_type": "url", "action_data": {"url": "/f"}}`, "", 1)
+	res, err := Read(strings.NewReader(in), "wordpress", Options{Settings: wpDefaults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClasses(t, res, map[int]Class{2: AsIs, 3: Changed})
+	wantAnswers(t, res, wpDefaults, map[string]string{"/A/": "/b 301", "/c": "/d 302", "/C": "/d 302"})
+}
