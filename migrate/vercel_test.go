@@ -282,3 +282,30 @@ func TestVercelDetect(t *testing.T) {
 		}
 	}
 }
+
+// TestExamplesOfVercelAndWordPress: each format's example (the dashboard
+// offers it, the browser suite imports it) is detected as its format
+// and imports with every class the format's shapes give.
+func TestExamplesOfVercelAndWordPress(t *testing.T) {
+	for name, want := range map[string][3]int{
+		// as is, changed, skipped
+		"vercel":      {3, 3, 1},
+		"vercel-bulk": {3, 1, 0}, // /Pricing sets caseSensitive
+		"wordpress":   {3, 1, 1},
+	} {
+		f := Lookup(name)
+		res, err := Read(strings.NewReader(f.Example), "auto", Options{
+			Settings:     *f.Defaults,
+			Placeholders: map[string][]string{"lang": {"en", "fr"}},
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.Format != name {
+			t.Errorf("%s's example detected as %s (%s)", name, res.Format, res.Detected)
+		}
+		if got := [3]int{res.AsIs, res.Changed, res.Skipped}; got != want {
+			t.Errorf("%s's example: as is, changed, skipped %v, want %v (%+v)", name, got, want, res.Lines)
+		}
+	}
+}
