@@ -146,8 +146,11 @@ func (wp *wpFile) readCSV(in io.Reader) error {
 		w := &wpRedirect{line: line, url: strings.TrimSpace(rec[0]), target: strings.TrimSpace(rec[1]), code: 301, action: "url", enabled: true}
 		w.text = strings.Join(rec, ",")
 		if len(rec) > 2 {
-			// The plugin's import takes 1 or "true" for a regex (parse_regex).
-			w.regex = rec[2] == "1" || strings.EqualFold(rec[2], "true")
+			// The plugin's import: intval(regex) === 1 (parse_regex).
+			w.regex = wpIntval(rec[2]) == 1
+		} else {
+			// Without the column, a source holding one of ()[]$^* (is_regex).
+			w.regex = strings.ContainsAny(w.url, "()[]$^*")
 		}
 		if len(rec) > 3 && rec[3] != "" {
 			n, err := strconv.Atoi(strings.TrimSpace(rec[3]))
@@ -423,6 +426,24 @@ func (wp *wpFile) redirect(w *wpRedirect) {
 		r.PreserveQuery = false
 	}
 	sink.Rule(line, r)
+}
+
+// wpIntval is PHP's intval of a string: its leading digits (after
+// spaces and a sign), 0 when there are none.
+func wpIntval(v string) int {
+	v = strings.TrimLeft(v, " \t\n\r")
+	n, neg, i := 0, false, 0
+	if i < len(v) && (v[i] == '-' || v[i] == '+') {
+		neg = v[i] == '-'
+		i++
+	}
+	for ; i < len(v) && v[i] >= '0' && v[i] <= '9' && n < 1<<30; i++ {
+		n = n*10 + int(v[i]-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
 
 // regexRedirect reads a regex source when it has an exact equivalent: an

@@ -510,3 +510,16 @@ func TestWordPressJSONOlderShapes(t *testing.T) {
 	wantClasses(t, res, map[int]Class{2: AsIs, 3: Changed})
 	wantAnswers(t, res, wpDefaults, map[string]string{"/A/": "/b 301", "/c": "/d 302", "/C": "/d 302"})
 }
+
+// TestWordPressCSVShort: the plugin's CSV import takes lines of two
+// columns (a regex when the source holds one of ()[]$^*: is_regex) and a
+// regex column read as intval(...) === 1 (parse_regex).
+func TestWordPressCSVShort(t *testing.T) {
+	in := "/a,/b\n^/c/(.*)$,/d/$1\n/e(x),/f,0\n/g,/h,true\n"
+	res, err := Read(strings.NewReader(in), "wordpress", Options{Settings: wpDefaults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClasses(t, res, map[int]Class{1: AsIs, 2: Changed, 3: AsIs, 4: AsIs})
+	wantAnswers(t, res, wpDefaults, map[string]string{"/a": "/b 301", "/c/x": "/d/x 301", "/e(x)": "/f 301", "/g": "/h 301"})
+}
