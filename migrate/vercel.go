@@ -49,7 +49,7 @@ func init() {
 
 // detectVercelJSON: a file named vercel.json, or a JSON object with a
 // "redirects" key whose entries have "source" and "destination" (and not
-// WordPress Redirection's "match_url").
+// WordPress Redirection's "match_url" or "action_data").
 func detectVercelJSON(head []byte, fileName string) (bool, string) {
 	if path.Base(strings.ReplaceAll(fileName, "\\", "/")) == "vercel.json" {
 		return true, "the file is named vercel.json"
@@ -59,7 +59,7 @@ func detectVercelJSON(head []byte, fileName string) (bool, string) {
 		return false, ""
 	}
 	if bytes.Contains(h, []byte(`"redirects"`)) && bytes.Contains(h, []byte(`"source"`)) &&
-		bytes.Contains(h, []byte(`"destination"`)) && !bytes.Contains(h, []byte(`"match_url"`)) {
+		bytes.Contains(h, []byte(`"destination"`)) && !bytes.Contains(h, []byte(`"match_url"`)) && !bytes.Contains(h, []byte(`"action_data"`)) {
 		return true, `a JSON object with a "redirects" array of source and destination entries`
 	}
 	return false, ""
