@@ -309,7 +309,7 @@ func (vc *vcFile) entry(l vcLine) {
 	preserve := false
 	if tail != nil {
 		var ok bool
-		destPrefix, preserve, ok = vcTailDest(dest, tail)
+		destPrefix, preserve, ok = vcTailDest(dest, tail, len(names)+1)
 		if !ok {
 			sink.Skip(line, "its destination %s uses the source's %s elsewhere than at the end of its path", dest, tail.ref())
 			return
@@ -339,12 +339,12 @@ func (vc *vcFile) entry(l vcLine) {
 			vals[n] = c[i]
 		}
 		lit := pat.literal(vals)
-		d := vcSubstitute(dest, vals)
+		d := vcSubstitute(dest, names, vals)
 		if tail == nil {
 			vc.rule(line, redirects.Rule{Source: lit, Destination: d, MatchType: redirects.Exact, StatusCode: status, PreserveQuery: true}, note)
 			continue
 		}
-		dp := vcSubstitute(destPrefix, vals)
+		dp := vcSubstitute(destPrefix, names, vals)
 		switch tail.kind {
 		case vcStar, vcPlus:
 			if tail.kind == vcStar && lit != "" {
@@ -441,20 +441,32 @@ func vcProjectHost(o *Options, h string) bool {
 }
 
 // vcSubstitute replaces each :name of s (not followed by a name
-// character) with its value.
-func vcSubstitute(s string, vals map[string]string) string {
-	if len(vals) == 0 || !strings.Contains(s, ":") {
+// character) with its value, and each $N that names the N-th group of the
+// source (names are the source's groups, in order) with its group's.
+func vcSubstitute(s string, names []string, vals map[string]string) string {
+	if len(vals) == 0 || !strings.ContainsAny(s, ":$") {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == ':' {
+		switch s[i] {
+		case ':':
 			j := i + 1
 			for j < len(s) && vcNameByte(s[j]) {
 				j++
 			}
 			if v, ok := vals[s[i+1:j]]; ok && j > i+1 {
 				b.WriteString(v)
+				i = j - 1
+				continue
+			}
+		case '$':
+			j := i + 1
+			for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+				j++
+			}
+			if n, err := strconv.Atoi(s[i+1 : j]); err == nil && n >= 1 && n <= len(names) {
+				b.WriteString(vals[names[n-1]])
 				i = j - 1
 				continue
 			}
@@ -469,36 +481,35 @@ func vcNameByte(c byte) bool {
 }
 
 // vcTailDest finds the destination's reference to the source's tail
-// parameter: it must end the destination's path part (":path*", ":path+",
-// ":path" or "$1"). It returns the destination without it and whether the
-// rest of the path is passed on; ok is false when the reference is
-// elsewhere.
-func vcTailDest(dest string, t *vcParam) (prefix string, preserve, ok bool) {
+// parameter, the group group of the source: it must end the destination's
+// path part (":path*", ":path+", ":path" or "$N"). It returns the
+// destination without it and whether the rest of the path is passed on;
+// ok is false when the reference is elsewhere.
+func vcTailDest(dest string, t *vcParam, group int) (prefix string, preserve, ok bool) {
 	end := len(dest)
 	if i := strings.IndexAny(dest, "?#"); i >= 0 {
 		end = i
 	}
 	p, rest := dest[:end], dest[end:]
-	refs := []string{"$1"}
+	dollar := "$" + strconv.Itoa(group)
+	refs := []string{dollar}
 	if t.name != "" {
 		refs = append([]string{":" + t.name + "*", ":" + t.name + "+", ":" + t.name}, refs...)
 	}
-	count := func(s string) int {
-		n := 0
-		if t.name != "" {
-			for i := 0; i < len(s); i++ {
-				if s[i] == ':' && strings.HasPrefix(s[i+1:], t.name) && (i+1+len(t.name) == len(s) || !vcNameByte(s[i+1+len(t.name)])) {
-					n++
-				}
-			}
+	count := 0
+	for i := 0; i < len(dest); i++ {
+		switch {
+		case t.name != "" && dest[i] == ':' && strings.HasPrefix(dest[i+1:], t.name) &&
+			(i+1+len(t.name) == len(dest) || !vcNameByte(dest[i+1+len(t.name)])):
+			count++
+		case strings.HasPrefix(dest[i:], dollar) && (i+len(dollar) == len(dest) || dest[i+len(dollar)] < '0' || dest[i+len(dollar)] > '9'):
+			count++
 		}
-		return n + strings.Count(s, "$1")
 	}
-	total := count(dest)
-	if total == 0 {
+	if count == 0 {
 		return dest, false, true
 	}
-	if total > 1 {
+	if count > 1 {
 		return "", false, false
 	}
 	for _, r := range refs {

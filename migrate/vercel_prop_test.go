@@ -86,7 +86,7 @@ func vcRandomFile(rng *rand.Rand, n int) map[string]any {
 			dest = fmt.Sprintf("https://ex%d.com", i)
 		}
 		r := map[string]any{}
-		switch rng.IntN(10) {
+		switch rng.IntN(11) {
 		case 0, 1, 2:
 			r["source"], r["destination"] = base, dest
 			if rng.IntN(4) == 0 {
@@ -107,6 +107,9 @@ func vcRandomFile(rng *rand.Rand, n int) map[string]any {
 		case 9:
 			r["source"], r["destination"] = base, dest
 			r["has"] = []map[string]any{{"type": "cookie", "key": "beta"}}
+		case 10:
+			// A placeholder before the tail: the tail is group 2.
+			r["source"], r["destination"] = "/:lang"+base+"/(.*)", dest+"/$1/$2"
 		}
 		switch rng.IntN(3) {
 		case 0:

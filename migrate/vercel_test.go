@@ -309,3 +309,19 @@ func TestExamplesOfVercelAndWordPress(t *testing.T) {
 		}
 	}
 }
+
+// TestVercelGroupNumbers: a placeholder before the tail is group 1 and
+// the tail group 2 ($1 and $2 in the destination, as routing-utils
+// numbers the keys of path-to-regexp).
+func TestVercelGroupNumbers(t *testing.T) {
+	in := "{\"redirects\": [\n{\"source\": \"/:lang/docs/(.*)\", \"destination\": \"/x/$1/$2\"},\n{\"source\": \"/:lang/k/:rest*\", \"destination\": \"/k/:lang/:rest*\"}\n]}"
+	res, err := Read(strings.NewReader(in), "vercel", Options{Placeholders: map[string][]string{"lang": {"en", "fr"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClasses(t, res, map[int]Class{2: Changed, 3: Changed})
+	wantAnswers(t, res, redirects.Settings{}, map[string]string{
+		"/en/docs/a/b": "/x/en/a/b 308", "/fr/docs/": "/x/fr/ 308", "/de/docs/a": "",
+		"/fr/k/a": "/k/fr/a 308", "/en/k": "/k/en/ 308",
+	})
+}
