@@ -88,6 +88,7 @@ type vcCondition struct {
 type vcLine struct {
 	line int
 	e    vcEntry
+	pat  *vcPattern
 }
 
 func readVercelJSON(in io.Reader, o *Options, sink *Sink) error {
@@ -217,11 +218,12 @@ func readVercelArray(j *jsonLines, sink *Sink) ([]vcLine, error) {
 				continue
 			}
 		}
-		if _, err := parseVercelSource(*e.Source); err != nil {
+		pat, err := parseVercelSource(*e.Source)
+		if err != nil {
 			sink.Bad(line, "source %q is not a valid path-to-regexp pattern: %v", *e.Source, err)
 			continue
 		}
-		out = append(out, vcLine{line: line, e: e})
+		out = append(out, vcLine{line: line, e: e, pat: pat})
 	}
 	_, err = j.token() // ']'
 	return out, err
@@ -271,7 +273,7 @@ func (vc *vcFile) entry(l vcLine) {
 		}
 	}
 	src, dest := *e.Source, *e.Destination
-	pat, _ := parseVercelSource(src)
+	pat := l.pat
 	if !strings.HasPrefix(src, "/") {
 		sink.Skip(line, "source %s is not a path", src)
 		return
