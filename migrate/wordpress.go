@@ -135,6 +135,11 @@ func (wp *wpFile) readCSV(in io.Reader) error {
 			if len(rec) > 0 && foldHeader(strings.TrimPrefix(rec[0], "\uFEFF")) == "source" {
 				continue
 			}
+			if len(rec) < 2 {
+				// One message for a file of another format, not one a line.
+				wp.sink.Bad(line, "this is not a Redirection CSV export: its first line is neither the header source,target,regex,code,type,hits,title,status nor a source,target line")
+				return nil
+			}
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue

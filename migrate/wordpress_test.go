@@ -523,3 +523,12 @@ func TestWordPressCSVShort(t *testing.T) {
 	wantClasses(t, res, map[int]Class{1: AsIs, 2: Changed, 3: AsIs, 4: AsIs})
 	wantAnswers(t, res, wpDefaults, map[string]string{"/a": "/b 301", "/c/x": "/d/x 301", "/e(x)": "/f 301", "/g": "/h 301"})
 }
+
+// TestWordPressWrongFormat: a file of another format gets one message.
+func TestWordPressWrongFormat(t *testing.T) {
+	_, err := Read(strings.NewReader("/a /b 301\n/c /d 302\n/e /f\n"), "wordpress", Options{})
+	be, ok := err.(*BadLinesError)
+	if !ok || len(be.Lines) != 1 || !strings.Contains(be.Error(), "not a Redirection CSV export") {
+		t.Errorf("err %v, want one message", err)
+	}
+}
