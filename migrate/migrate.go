@@ -238,6 +238,16 @@ type Sink struct {
 	bad   []export.LineError
 	// maxBad stops collecting bad lines past this many.
 	maxBad int
+	// defaults, when set, replace the format's Defaults for this file.
+	defaults    *redirects.Settings
+	defaultsWhy string
+}
+
+// SetDefaults replaces the format's Defaults and DefaultsWhy for this
+// file, for a platform whose matching depends on settings the file itself
+// holds (vercel.json's trailingSlash).
+func (s *Sink) SetDefaults(d redirects.Settings, why string) {
+	s.defaults, s.defaultsWhy = &d, why
 }
 
 // MaxBadLines caps how many broken lines one report lists.
@@ -378,6 +388,11 @@ func Read(in io.Reader, from string, o Options) (*Result, error) {
 	}
 	if len(sink.bad) > 0 {
 		return nil, &BadLinesError{Format: f.Title, Lines: sink.bad}
+	}
+	if sink.defaults != nil {
+		g := *f
+		g.Defaults, g.DefaultsWhy = sink.defaults, sink.defaultsWhy
+		f = &g
 	}
 	if err := finish(f, &o, sink, res); err != nil {
 		return nil, err
