@@ -12,19 +12,23 @@ import (
 // The cloudflare writer: a draft as a Cloudflare Bulk Redirect List CSV
 // (no header; source_url,target_url,status,preserve_query_string,
 // include_subdomains,subpath_matching,preserve_path_suffix). Cloudflare's
-// source and target URLs carry a host, which a draft does not know: the
-// file uses CloudflareHost, to be replaced with the project's host before
-// the upload (docs/migrate.md says so).
+// source and target URLs carry a host: the project's first host, or, for a
+// project that declares none, CloudflareHost, to be replaced before the
+// upload (docs/migrate.md says so).
 func init() {
 	RegisterWriter(&Writer{Name: "cloudflare", FileName: "bulk-redirects.csv", ContentType: "text/csv; charset=utf-8", Write: writeCloudflare})
 }
 
 // CloudflareHost is the host the cloudflare writer puts in every source
 // URL, and before every path destination (Cloudflare's target must be a
-// URL).
+// URL), when the project declares no host.
 const CloudflareHost = "example.com"
 
-func writeCloudflare(w io.Writer, rules []redirects.Rule, s redirects.Settings) ([]Unexpressed, error) {
+func writeCloudflare(w io.Writer, rules []redirects.Rule, s redirects.Settings, hosts []string) ([]Unexpressed, error) {
+	host := CloudflareHost
+	if len(hosts) > 0 {
+		host = hosts[0]
+	}
 	cw := csv.NewWriter(w)
 	var out []Unexpressed
 	written := map[string]bool{} // source paths: Cloudflare refuses a repeated source URL
@@ -55,7 +59,7 @@ func writeCloudflare(w io.Writer, rules []redirects.Rule, s redirects.Settings) 
 		}
 		target := r.Destination
 		if strings.HasPrefix(target, "/") {
-			target = "https://" + CloudflareHost + target
+			target = "https://" + host + target
 		}
 		pq := r.PreserveQuery
 		_, dq, df := redirects.SplitDestination(r.Destination)
@@ -88,7 +92,7 @@ func writeCloudflare(w io.Writer, rules []redirects.Rule, s redirects.Settings) 
 		if s.IgnoreTrailingSlash && r.Source != "/" && (r.MatchType == redirects.Exact || strings.HasSuffix(r.Source, "/")) {
 			why = append(why, "Cloudflare compares a trailing slash: "+toggleSlash(r.Source)+" is not redirected there")
 		}
-		rec := []string{CloudflareHost + cloudflareEscape(r.Source), target, fmt.Sprint(status),
+		rec := []string{host + cloudflareEscape(r.Source), target, fmt.Sprint(status),
 			cfBoolText(pq), "FALSE", cfBoolText(subpath), cfBoolText(subpath && suffix)}
 		if err := cw.Write(rec); err != nil {
 			return out, err

@@ -126,10 +126,11 @@ type Writer struct {
 	FileName string
 	// ContentType is the file's media type, for downloads.
 	ContentType string
-	// Write writes rules (a draft, under the project's settings s) to w and
+	// Write writes rules (a draft, under the project's settings s, on the
+	// project's hosts, which formats whose sources are URLs need) to w and
 	// returns what it could not express, one entry per rule left out or
 	// answered otherwise there.
-	Write func(w io.Writer, rules []redirects.Rule, s redirects.Settings) ([]Unexpressed, error)
+	Write func(w io.Writer, rules []redirects.Rule, s redirects.Settings, hosts []string) ([]Unexpressed, error)
 }
 
 // Unexpressed is a rule that a Writer could not write as it answers here.

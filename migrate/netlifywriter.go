@@ -24,7 +24,7 @@ func init() {
 // status without a destination: the site's own 404 page, with status 410.
 const netlifyGonePage = "/404.html"
 
-func writeNetlify(w io.Writer, rules []redirects.Rule, s redirects.Settings) ([]Unexpressed, error) {
+func writeNetlify(w io.Writer, rules []redirects.Rule, s redirects.Settings, _ []string) ([]Unexpressed, error) {
 	order := netlifyOrder(rules)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	fmt.Fprintf(bw, "# Netlify _redirects written by redirects (%d rules; project settings %s)\n", len(order), s)

@@ -41,7 +41,7 @@ type vcOut struct {
 	Permanent   *bool  `json:"permanent,omitempty"`
 }
 
-func writeVercel(w io.Writer, rules []redirects.Rule, s redirects.Settings) ([]Unexpressed, error) {
+func writeVercel(w io.Writer, rules []redirects.Rule, s redirects.Settings, _ []string) ([]Unexpressed, error) {
 	order := make([]int, len(rules))
 	for i := range order {
 		order[i] = i

@@ -32,7 +32,7 @@ func TestVercelWriterProperty(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 24))
 		set, rules := rulemodel.Project(rng, 14)
 		var b bytes.Buffer
-		un, err := w.Write(&b, rules, set)
+		un, err := w.Write(&b, rules, set, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestVercelWriterProperty(t *testing.T) {
 			compared++
 			if ok != (want.Redirect >= 0) || ok && (got.Destination != want.Location || got.Status != want.Status) {
 				var b bytes.Buffer
-				w.Write(&b, d.rules, d.set)
+				w.Write(&b, d.rules, d.set, nil)
 				t.Fatalf("draft %d (%s) path %q: here %+v %v, Vercel %+v\nunexpressed %+v\n%s", i, d.set, p, got, ok, want, d.un, b.String())
 			}
 		}
@@ -103,7 +103,7 @@ func TestVercelWriterShapes(t *testing.T) {
 		{ID: 5, Source: "/d", Destination: "/e", MatchType: redirects.Exact, StatusCode: 302},
 	}
 	var b bytes.Buffer
-	un, err := LookupWriter("vercel").Write(&b, rules, redirects.Settings{})
+	un, err := LookupWriter("vercel").Write(&b, rules, redirects.Settings{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

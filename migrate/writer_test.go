@@ -57,7 +57,7 @@ func TestNetlifyWriterRoundTrip(t *testing.T) {
 		s, rules := rulemodel.Project(rng, 4+rng.IntN(16))
 		rules = nestPrefixes(rng, rules)
 		var buf bytes.Buffer
-		un, err := LookupWriter("netlify").Write(&buf, rules, s)
+		un, err := LookupWriter("netlify").Write(&buf, rules, s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestNetlifyWriterUnexpressed(t *testing.T) {
 		{ID: 6, Source: "/pre", Destination: "/p", StatusCode: 301, MatchType: redirects.StartsWith, PreserveQuery: true, Priority: 100},
 	}
 	var buf bytes.Buffer
-	un, err := writeNetlify(&buf, rules, redirects.Settings{IgnoreTrailingSlash: true})
+	un, err := writeNetlify(&buf, rules, redirects.Settings{IgnoreTrailingSlash: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestNetlifyWriterUnexpressed(t *testing.T) {
 	if len(un) != 3 {
 		t.Errorf("unexpressed %+v, want rules 4, 5, 6", un)
 	}
-	un, _ = writeNetlify(&bytes.Buffer{}, rules[:1], redirects.Settings{CaseInsensitive: true})
+	un, _ = writeNetlify(&bytes.Buffer{}, rules[:1], redirects.Settings{CaseInsensitive: true}, nil)
 	if len(un) != 1 || !strings.Contains(un[0].Reason, "case sensitively") || !strings.Contains(un[0].Reason, "trailing slash") {
 		t.Errorf("unexpressed %+v, want case and slash named", un)
 	}
@@ -166,7 +166,7 @@ func TestCloudflareWriterRoundTrip(t *testing.T) {
 		s, rules := rulemodel.Project(rng, 4+rng.IntN(16))
 		rules = nestPrefixes(rng, rules)
 		var buf bytes.Buffer
-		un, err := LookupWriter("cloudflare").Write(&buf, rules, s)
+		un, err := LookupWriter("cloudflare").Write(&buf, rules, s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +199,7 @@ func TestCloudflareWriterUnexpressed(t *testing.T) {
 		{ID: 5, Source: "/a", Destination: "/c", StatusCode: 301, MatchType: redirects.StartsWith},
 	}
 	var buf bytes.Buffer
-	un, err := writeCloudflare(&buf, rules, redirects.Settings{})
+	un, err := writeCloudflare(&buf, rules, redirects.Settings{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,5 +215,13 @@ func TestCloudflareWriterUnexpressed(t *testing.T) {
 	}
 	if !got[2].Dropped || !got[5].Dropped || got[3].Dropped || !strings.Contains(got[3].Reason, "302") || len(un) != 3 {
 		t.Errorf("unexpressed %+v, want 2 and 5 dropped, 3 changed", un)
+	}
+	// A project's first host takes the placeholder's place.
+	buf.Reset()
+	if _, err := writeCloudflare(&buf, rules[:1], redirects.Settings{}, []string{"www.shop.test", "shop.test"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := buf.String(), "www.shop.test/a,https://www.shop.test/b,301,FALSE,FALSE,FALSE,FALSE\n"; got != want {
+		t.Errorf("with hosts: %q, want %q", got, want)
 	}
 }

@@ -209,7 +209,7 @@ func (c *cmd) ruleExport(ctx context.Context, args []string) error {
 	if wr == nil {
 		err = export.WriteDraftCSV(bw, rules)
 	} else {
-		unexpressed, err = wr.Write(bw, rules, p.Settings)
+		unexpressed, err = wr.Write(bw, rules, p.Settings, p.Hosts)
 	}
 	if err == nil {
 		err = bw.Flush()
