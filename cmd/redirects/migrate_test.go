@@ -1,10 +1,13 @@
 package main_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"redirects/migrate"
 )
 
 // TestImportFromCLI: rule import --from reads a file by its format, reports
@@ -87,4 +90,60 @@ func TestImportFromCLI(t *testing.T) {
 	}
 	c.fail(2, "is not one of csv", "rule", "export", "--project", p, "--to", "nope")
 	c.fail(2, "--json prints the report on stdout", "rule", "export", "--project", p, "--json")
+}
+
+// TestImportEveryFormatCLI imports each registered format's example file
+// through rule import --from NAME (dry run, then for real into a project
+// of its own) and through --from auto: the report names the format, every
+// line of the example is in one class, and the import adds what the report
+// says it read.
+func TestImportEveryFormatCLI(t *testing.T) {
+	c := newCLI(t)
+	org, _ := c.setup()
+	dir := t.TempDir()
+	tried := 0
+	for _, f := range migrate.Formats() {
+		if f.Example == "" || strings.HasPrefix(f.Name, "test-") {
+			continue
+		}
+		tried++
+		p := c.ok("project", "create", "--org", org, "--name", "import-"+f.Name, "--host", "example.com")
+		file := filepath.Join(dir, f.Name+".in")
+		os.WriteFile(file, []byte(f.Example), 0o644)
+		var dry struct {
+			Added     int
+			DryRun    bool
+			Migration struct {
+				Format                 string
+				AsIs, Changed, Skipped int
+			}
+		}
+		c.jsonOf(&dry, "rule", "import", "--project", p, "--from", f.Name, "--dry-run", "--json", "--placeholder", "lang=en,fr", file)
+		m := dry.Migration
+		if m.Format != f.Name || !dry.DryRun || m.AsIs+m.Changed+m.Skipped == 0 {
+			t.Errorf("%s: dry run %+v", f.Name, dry)
+			continue
+		}
+		var real struct{ Added int }
+		c.jsonOf(&real, "rule", "import", "--project", p, "--from", f.Name, "--json", "--placeholder", "lang=en,fr", file)
+		if real.Added != dry.Added {
+			t.Errorf("%s: the import added %d rules, its dry run %d", f.Name, real.Added, dry.Added)
+		}
+		var rules []json.RawMessage
+		c.jsonOf(&rules, "rule", "list", "--project", p, "--json")
+		if len(rules) != real.Added {
+			t.Errorf("%s: the draft has %d rules after adding %d", f.Name, len(rules), real.Added)
+		}
+		// Detection: the example is recognised as some format, with a reason.
+		var auto struct {
+			Migration struct{ Format, Detected string }
+		}
+		c.jsonOf(&auto, "rule", "import", "--project", p, "--from", "auto", "--dry-run", "--mode", "upsert", "--json", "--placeholder", "lang=en,fr", file)
+		if auto.Migration.Detected == "" {
+			t.Errorf("%s: --from auto gave no reason: %+v", f.Name, auto)
+		}
+	}
+	if tried < len(migrate.Formats())-1 {
+		t.Errorf("only %d of %d formats have an example", tried, len(migrate.Formats()))
+	}
 }
