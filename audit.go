@@ -70,6 +70,7 @@ const (
 	AuditRuleDelete     = "rule.delete"
 	AuditRuleDeleteMany = "rule.delete_matching"
 	AuditRuleImport     = "rule.import"
+	AuditRuleImportUndo = "rule.import_undo"
 	AuditKeyCreate      = "key.create"
 	AuditKeyRevoke      = "key.revoke"
 	AuditDeploy         = "deployment.create"

@@ -213,7 +213,15 @@ type ImportReport struct {
 	Updated   int
 	Unchanged int
 	Removed   int
+	// UndoID, for an applied import (not a dry run), names its undo
+	// record: Store.UndoImport puts the draft back as it was before the
+	// import, until the draft changes again.
+	UndoID int64
 }
+
+// MaxImportUndos is how many applied imports of a project keep an undo
+// record: the latest ones.
+const MaxImportUndos = 5
 
 // StoredMatch is a stored draft rule whose match type and source a rule
 // of an import batch has, with the fields an upsert may change.

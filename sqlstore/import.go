@@ -58,12 +58,33 @@ func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Ru
 		return nil, err
 	}
 	defer tx.Rollback()
+	// An applied import keeps the draft as it was, for UndoImport: read
+	// under the locks the import takes (FindProject takes them again).
+	var (
+		before []byte
+		n      int
+	)
+	if !opts.DryRun {
+		if _, err := (importTx{db, tx}).FindProject(ctx, projectID); err != nil {
+			return nil, err
+		}
+		if before, n, err = db.snapshotDraft(ctx, tx, projectID); err != nil {
+			return nil, db.wrap(op, err)
+		}
+	}
 	rep, err := redirects.ImportInTx(ctx, importTx{db, tx}, projectID, batch, opts, db.now())
 	if err != nil {
 		return nil, err
 	}
 	if opts.DryRun {
 		return rep, nil
+	}
+	p, err := db.findProject(ctx, tx, projectID, "")
+	if err != nil {
+		return nil, err
+	}
+	if rep.UndoID, err = db.saveImportUndo(ctx, tx, p, rep.Mode, before, n); err != nil {
+		return nil, db.wrap(op, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, db.wrap(op, err)
