@@ -265,6 +265,16 @@ type ImportTx interface {
 	RecordAudit(ctx context.Context, e *AuditEntry) error
 }
 
+// ImportUndoTx is an ImportTx that keeps the undo record of an applied
+// import (see Store.UndoImport): ImportInTx calls SaveImportUndo once the
+// import's writes are made, before its audit entry, which names the
+// record.
+type ImportUndoTx interface {
+	// SaveImportUndo stores the undo record of the import just written
+	// into p's draft in mode, and returns its ID.
+	SaveImportUndo(ctx context.Context, p *Project, mode ImportMode) (int64, error)
+}
+
 // ImportInTx is Store.Import inside a store's open write transaction tx,
 // which the caller commits unless opts.DryRun (a dry run writes nothing,
 // so the caller may commit or roll back), for a batch that NewImportBatch
@@ -331,6 +341,11 @@ func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *Impor
 	}
 	if opts.DryRun {
 		return rep, nil
+	}
+	if u, ok := tx.(ImportUndoTx); ok {
+		if rep.UndoID, err = u.SaveImportUndo(ctx, p, rep.Mode); err != nil {
+			return nil, err
+		}
 	}
 	if err := tx.RecordAudit(ctx, ImportAuditEntry(ctx, now, p, len(batch.Rules), rep)); err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ func init() {
 	// commands.
 	commands = slices.Concat(
 		orgCommands, projectCommands, ruleCommands, keyCommands,
-		deployCommands, planCommands, lookupExportCommands,
+		importUndoCommands, deployCommands, planCommands, lookupExportCommands,
 		userCommands, memberCommands, tokenCommands, auditCommands, webhookCommands,
 		safetyCommands, testCommands, verifyCommands, insightCommands,
 		serveCommands, syncCommands, quickstartCommands, versionCommands, helpCommands,
