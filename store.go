@@ -93,6 +93,9 @@ type Store interface {
 	// already, or older than the project's last MaxImportUndos imports),
 	// ECONFLICT (the draft changed since the import; nothing changes).
 	UndoImport(ctx context.Context, projectID string, undoID int64) (int, error)
+	// CheckImportUndo reports whether UndoImport would put the draft back
+	// now: nil, or the error UndoImport would return. It changes nothing.
+	CheckImportUndo(ctx context.Context, projectID string, undoID int64) error
 	// FindRules returns the draft rules of a project in the order of
 	// engine.SortRules. Errors: ENOTFOUND (the project).
 	FindRules(ctx context.Context, projectID string) ([]Rule, error)

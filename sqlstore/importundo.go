@@ -248,26 +248,11 @@ func (db *DB) UndoImport(ctx context.Context, projectID string, undoID int64) (i
 	if err := db.d.LockDraft(ctx, tx, projectID); err != nil {
 		return 0, db.wrap(op, err)
 	}
-	var (
-		before, after []byte
-		mode          string
-	)
-	err = tx.QueryRowContext(ctx, `SELECT before_draft, after_digest, mode FROM import_undos WHERE id = $1 AND project_id = $2`,
-		undoID, projectID).Scan(&before, &after, &mode)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, redirects.Errorf(redirects.ENOTFOUND, "import %d of project %s cannot be undone: it is not one of the project's last %d applied imports, or it was undone already",
-			undoID, projectID, redirects.MaxImportUndos)
-	} else if err != nil {
-		return 0, db.wrap(op, err)
-	}
-	now, err := db.digestDraft(ctx, tx, projectID, p.Settings)
+	u, err := db.findImportUndo(ctx, tx, p, undoID)
 	if err != nil {
-		return 0, db.wrap(op, err)
+		return 0, err
 	}
-	if string(now) != string(after) {
-		return 0, redirects.Errorf(redirects.ECONFLICT, "the draft changed since import %d; undo is no longer possible", undoID)
-	}
-	raw, err := coding.Decode(coding.Zstd, before)
+	raw, err := coding.Decode(coding.Zstd, u.before)
 	if err != nil {
 		return 0, db.wrap(op, err)
 	}
@@ -287,13 +272,61 @@ func (db *DB) UndoImport(ctx context.Context, projectID string, undoID int64) (i
 		return 0, db.wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditRuleImportUndo, p.OrgID, p.ID, "project", p.ID, nil,
-		map[string]any{"import": undoID, "mode": mode, "removed": removed, "restored": len(rows)}); err != nil {
+		map[string]any{"import": undoID, "mode": u.mode, "removed": removed, "restored": len(rows)}); err != nil {
 		return 0, db.wrap(op, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, db.wrap(op, err)
 	}
 	return len(rows), nil
+}
+
+// CheckImportUndo reports whether UndoImport(projectID, undoID) would
+// put the draft back now: nil, or the error it would return. It changes
+// nothing (the dashboard shows the Undo button only while it is nil).
+func (db *DB) CheckImportUndo(ctx context.Context, projectID string, undoID int64) error {
+	const op = "check import undo"
+	tx, err := db.beginRead(ctx, op)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	p, err := db.findProject(ctx, tx, projectID, "")
+	if err != nil {
+		return err
+	}
+	_, err = db.findImportUndo(ctx, tx, p, undoID)
+	return err
+}
+
+// findImportUndo returns the before-draft of the undo record undoID of
+// project p, compressed, once it has checked that the draft is still as
+// the import left it. Errors: as UndoImport's.
+func (db *DB) findImportUndo(ctx context.Context, tx *Tx, p *redirects.Project, undoID int64) (*importUndo, error) {
+	u := &importUndo{}
+	var after []byte
+	err := tx.QueryRowContext(ctx, `SELECT before_draft, after_digest, mode FROM import_undos WHERE id = $1 AND project_id = $2`,
+		undoID, p.ID).Scan(&u.before, &after, &u.mode)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, redirects.Errorf(redirects.ENOTFOUND, "import %d of project %s cannot be undone: it is not one of the project's last %d applied imports, or it was undone already",
+			undoID, p.ID, redirects.MaxImportUndos)
+	} else if err != nil {
+		return nil, db.wrap("undo import", err)
+	}
+	now, err := db.digestDraft(ctx, tx, p.ID, p.Settings)
+	if err != nil {
+		return nil, db.wrap("undo import", err)
+	}
+	if string(now) != string(after) {
+		return nil, redirects.Errorf(redirects.ECONFLICT, "the draft changed since import %d; undo is no longer possible", undoID)
+	}
+	return u, nil
+}
+
+// importUndo is an undo record as UndoImport reads it.
+type importUndo struct {
+	before []byte
+	mode   string
 }
 
 // undoInsertBatch is how many rules one INSERT of an undo writes; the

@@ -84,6 +84,9 @@ func testImportUndo(t *testing.T, e *env) {
 		t.Fatalf("draft after the upsert = %v", got)
 	}
 	e.clock.Add(time.Minute)
+	if err := e.s.CheckImportUndo(e.ctx, p.ID, rep.UndoID); err != nil {
+		t.Fatalf("CheckImportUndo before the undo: %v", err)
+	}
 	n, err := e.s.UndoImport(e.ctx, p.ID, rep.UndoID)
 	if err != nil {
 		t.Fatalf("UndoImport: %v", err)
@@ -101,6 +104,7 @@ func testImportUndo(t *testing.T, e *env) {
 
 	_, err = e.s.UndoImport(e.ctx, p.ID, rep.UndoID)
 	wantCode(t, "UndoImport twice", err, redirects.ENOTFOUND)
+	wantCode(t, "CheckImportUndo after the undo", e.s.CheckImportUndo(e.ctx, p.ID, rep.UndoID), redirects.ENOTFOUND)
 	other := e.project(e.org("Other").ID, "other")
 	_, err = e.s.UndoImport(e.ctx, other.ID, rep.UndoID)
 	wantCode(t, "UndoImport of another project's import", err, redirects.ENOTFOUND)
@@ -153,6 +157,7 @@ func testImportUndoAfterEdit(t *testing.T, e *env) {
 		changed := e.draftOf(p.ID)
 		_, err := e.s.UndoImport(e.ctx, p.ID, rep.UndoID)
 		wantCode(t, "UndoImport after "+ed.name, err, redirects.ECONFLICT, "changed since import")
+		wantCode(t, "CheckImportUndo after "+ed.name, e.s.CheckImportUndo(e.ctx, p.ID, rep.UndoID), redirects.ECONFLICT)
 		wantDraft(t, "draft after a refused undo ("+ed.name+")", e.draftOf(p.ID), changed)
 		if revert != nil {
 			revert()
