@@ -164,7 +164,9 @@ func (d *draftDigest) sum(s redirects.Settings) []byte {
 }
 
 // scanDraft calls fn with every draft rule of a project, in no order; the
-// row and its byte slices are reused between calls.
+// row and its byte slices are reused between calls (the text columns are
+// read as sql.RawBytes, not copied: a million-rule scan allocates nothing
+// per row).
 func (db *DB) scanDraft(ctx context.Context, q querier, projectID string, fn func(*draftRow)) error {
 	rows, err := q.QueryContext(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority, created_at, revision,
 			preserve_path, preserve_query
@@ -173,12 +175,16 @@ func (db *DB) scanDraft(ctx context.Context, q querier, projectID string, fn fun
 		return err
 	}
 	defer rows.Close()
-	var r draftRow
+	var (
+		r        draftRow
+		src, dst sql.RawBytes // valid until Next: fn uses them at once
+	)
 	for rows.Next() {
-		if err := rows.Scan(&r.id, &r.prefix, &r.source, &r.destination, &r.status, &r.priority, &r.created, &r.revision,
+		if err := rows.Scan(&r.id, &r.prefix, &src, &dst, &r.status, &r.priority, &r.created, &r.revision,
 			&r.preservePath, &r.preserveQuery); err != nil {
 			return err
 		}
+		r.source, r.destination = src, dst
 		fn(&r)
 	}
 	return rows.Err()
