@@ -345,6 +345,10 @@ const undoInsertBatch = 64
 // too, so they are the ones the rows were stored under).
 func (db *DB) insertDraftRows(ctx context.Context, tx *Tx, p *redirects.Project, rows []draftRow) error {
 	const cols = 12
+	// To SQLite, $N parameters are named ones; its ? parameters bind by
+	// position: the undo of a million-rule replace took 16 s with them,
+	// 28 s with $N.
+	positional := db.d.Name() == "sqlite"
 	prepare := func(n int) (*sql.Stmt, error) {
 		var q strings.Builder
 		q.WriteString(`INSERT INTO rules (id, project_id, match_type, source, destination, status_code, priority, created_at, revision,
@@ -358,7 +362,11 @@ func (db *DB) insertDraftRows(ctx context.Context, tx *Tx, p *redirects.Project,
 				if c > 0 {
 					q.WriteByte(',')
 				}
-				fmt.Fprintf(&q, "$%d", i*cols+c+1)
+				if positional {
+					q.WriteByte('?')
+				} else {
+					fmt.Fprintf(&q, "$%d", i*cols+c+1)
+				}
 			}
 			q.WriteByte(')')
 		}
