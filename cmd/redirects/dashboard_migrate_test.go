@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -161,6 +162,7 @@ func TestDashboardMigrate(t *testing.T) {
 			b.click("Apply these settings")
 			b.see("The settings were not changed:", "/clash")
 			b.shot("migrate-suggestion-refused-" + f.Name)
+			fullShot(b, "migrate-suggestion-full-"+f.Name)
 			s.cli(t, "", "rule", "delete", "--project", project, "--all-matching", "--search", "/clash/", "--yes")
 			b.click("Apply these settings")
 			b.see("Saved: the draft compares paths")
@@ -285,6 +287,21 @@ func wantClasses(t *testing.T, b *browser, f *migrate.Format, res *migrate.Resul
 	if res.Suggest == nil {
 		b.notSee("Apply these settings")
 	}
+}
+
+// fullShot saves the whole page, at 1280 and 375 px, beside the suite's
+// screenshots (whose shots show the first 800 px): the report's suggestion
+// and table are further down.
+func fullShot(b *browser, name string) {
+	b.t.Helper()
+	for _, w := range []int64{1280, 375} {
+		b.run(chromedp.EmulateViewport(w, 800), chromedp.Sleep(50*time.Millisecond))
+		png := get(b, chromedp.FullScreenshot(100))
+		if err := os.WriteFile(filepath.Join(b.dir, fmt.Sprintf("full-%s-%d.png", name, w)), png, 0o644); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+	b.run(chromedp.EmulateViewport(1280, 800))
 }
 
 // ruleList reads the project's draft through the CLI's JSON.
