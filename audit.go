@@ -70,6 +70,7 @@ const (
 	AuditRuleDelete     = "rule.delete"
 	AuditRuleDeleteMany = "rule.delete_matching"
 	AuditRuleImport     = "rule.import"
+	AuditRuleImportUndo = "rule.import_undo"
 	AuditKeyCreate      = "key.create"
 	AuditKeyRevoke      = "key.revoke"
 	AuditDeploy         = "deployment.create"
@@ -240,9 +241,12 @@ func UserAuditFields(u *User) map[string]any {
 // ImportAuditEntry returns the entry of an import of n rules into project
 // p, by the actor in ctx: its mode and what it did to the draft.
 func ImportAuditEntry(ctx context.Context, at time.Time, p *Project, n int, rep *ImportReport) *AuditEntry {
-	return NewAuditEntry(ctx, at, AuditRuleImport, p.OrgID, p.ID, "project", p.ID, nil,
-		map[string]any{"rules": n, "mode": string(rep.Mode), "added": rep.Added, "updated": rep.Updated,
-			"unchanged": rep.Unchanged, "removed": rep.Removed})
+	after := map[string]any{"rules": n, "mode": string(rep.Mode), "added": rep.Added, "updated": rep.Updated,
+		"unchanged": rep.Unchanged, "removed": rep.Removed}
+	if rep.UndoID != 0 {
+		after["undoId"] = rep.UndoID
+	}
+	return NewAuditEntry(ctx, at, AuditRuleImport, p.OrgID, p.ID, "project", p.ID, nil, after)
 }
 
 // DeployAuditEntry returns the entry of deployment d of project p, by the

@@ -213,7 +213,15 @@ type ImportReport struct {
 	Updated   int
 	Unchanged int
 	Removed   int
+	// UndoID, for an applied import (not a dry run), names its undo
+	// record: Store.UndoImport puts the draft back as it was before the
+	// import, until the draft changes again.
+	UndoID int64
 }
+
+// MaxImportUndos is how many applied imports of a project keep an undo
+// record: the latest ones.
+const MaxImportUndos = 5
 
 // StoredMatch is a stored draft rule whose match type and source a rule
 // of an import batch has, with the fields an upsert may change.
@@ -255,6 +263,16 @@ type ImportTx interface {
 	UpdateRules(ctx context.Context, projectID string, updates []StoredMatch) error
 	// RecordAudit appends an audit entry in the transaction.
 	RecordAudit(ctx context.Context, e *AuditEntry) error
+}
+
+// ImportUndoTx is an ImportTx that keeps the undo record of an applied
+// import (see Store.UndoImport): ImportInTx calls SaveImportUndo once the
+// import's writes are made, before its audit entry, which names the
+// record.
+type ImportUndoTx interface {
+	// SaveImportUndo stores the undo record of the import just written
+	// into p's draft in mode, and returns its ID.
+	SaveImportUndo(ctx context.Context, p *Project, mode ImportMode) (int64, error)
 }
 
 // ImportInTx is Store.Import inside a store's open write transaction tx,
@@ -323,6 +341,11 @@ func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *Impor
 	}
 	if opts.DryRun {
 		return rep, nil
+	}
+	if u, ok := tx.(ImportUndoTx); ok {
+		if rep.UndoID, err = u.SaveImportUndo(ctx, p, rep.Mode); err != nil {
+			return nil, err
+		}
 	}
 	if err := tx.RecordAudit(ctx, ImportAuditEntry(ctx, now, p, len(batch.Rules), rep)); err != nil {
 		return nil, err

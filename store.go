@@ -85,6 +85,17 @@ type Store interface {
 	// what it would do and writes nothing. Errors: as ImportRules, and
 	// EINVALID for an unknown mode.
 	Import(ctx context.Context, projectID string, rules []Rule, opts ImportOptions) (*ImportReport, error)
+	// UndoImport puts the draft back exactly as it was before the applied
+	// import whose report gave undoID (the same rules, IDs, revisions and
+	// creation times), in one transaction, records a rule.import_undo
+	// audit entry and returns how many rules the draft holds again.
+	// Errors: ENOTFOUND (the project, or no such undo record: undone
+	// already, or older than the project's last MaxImportUndos imports),
+	// ECONFLICT (the draft changed since the import; nothing changes).
+	UndoImport(ctx context.Context, projectID string, undoID int64) (int, error)
+	// CheckImportUndo reports whether UndoImport would put the draft back
+	// now: nil, or the error UndoImport would return. It changes nothing.
+	CheckImportUndo(ctx context.Context, projectID string, undoID int64) error
 	// FindRules returns the draft rules of a project in the order of
 	// engine.SortRules. Errors: ENOTFOUND (the project).
 	FindRules(ctx context.Context, projectID string) ([]Rule, error)

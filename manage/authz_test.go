@@ -159,6 +159,10 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"rotate webhook secret", redirects.RoleOwner, func() call { return call{"POST", newWebhook(obase) + "/secret", nil} }},
 		{"redeliver", redirects.RoleOwner, func() call { return call{"POST", newDelivery(obase) + "/redeliver", nil} }},
 
+		{"undo import", redirects.RoleEditor, func() call {
+			return call{"POST", fmt.Sprintf("%s/imports/%d/undo", pbase, newImportUndo(t, e, a.project.ID)), nil}
+		}},
+		{"export as another platform's file", redirects.RoleViewer, func() call { return call{"GET", pbase + "/rules-export?to=csv", nil} }},
 		{"import", redirects.RoleEditor, func() call {
 			return call{"POST", pbase + "/imports?mode=upsert", csvBody("source,destination,statusCode,matchType\n/imported,/x,301,exact\n")}
 		}},
@@ -314,6 +318,8 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 					return o.tokenIDs[redirects.RoleViewer]
 				case strings.Contains(rt.pattern, "/webhooks/"):
 					return webhookOf(o)
+				case strings.Contains(rt.pattern, "/imports/"):
+					return "1"
 				}
 			case "{delivery}":
 				return deliveryOf(o)

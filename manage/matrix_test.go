@@ -76,6 +76,8 @@ var docRouteActions = map[string]string{
 	"DELETE /manage/v1/projects/{project}/rules/{id}":                   "rules.edit",
 	"GET /manage/v1/projects/{project}/rules.csv":                       "read",
 	"POST /manage/v1/projects/{project}/imports":                        "rules.edit",
+	"POST /manage/v1/projects/{project}/imports/{id}/undo":              "rules.edit",
+	"GET /manage/v1/projects/{project}/rules-export":                    "read",
 	"GET /manage/v1/projects/{project}/deployments":                     "read",
 	"POST /manage/v1/projects/{project}/deployments":                    "deploy",
 	"GET /manage/v1/projects/{project}/deploy-check":                    "read",
@@ -297,6 +299,10 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 			return call{pbase + "/rules.csv", nil}
 		case "POST /manage/v1/projects/{project}/imports":
 			return call{pbase + "/imports?mode=append", csvBody(fmt.Sprintf("source,destination,statusCode,matchType\n/imp%d,/x,301,exact\n", uniq()))}
+		case "POST /manage/v1/projects/{project}/imports/{id}/undo":
+			return call{fmt.Sprintf("%s/imports/%d/undo", pbase, newImportUndo(t, e, o.project.ID)), nil}
+		case "GET /manage/v1/projects/{project}/rules-export":
+			return call{pbase + "/rules-export?to=csv", nil}
 		case "GET /manage/v1/projects/{project}/deployments":
 			return call{pbase + "/deployments", nil}
 		case "POST /manage/v1/projects/{project}/deployments":

@@ -22,6 +22,7 @@ import (
 	"redirects"
 	"redirects/export"
 	"redirects/internal/openapitest"
+	"redirects/migrate"
 	"redirects/safety"
 )
 
@@ -238,6 +239,8 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 				return "1"
 			}
 			switch {
+			case strings.Contains(pattern, "/imports/"):
+				return "1"
 			case strings.Contains(pattern, "/webhooks/"):
 				return hook.ID
 			case strings.Contains(pattern, "/rules/"):
@@ -263,6 +266,8 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 			return "?path=/old"
 		case strings.HasSuffix(pattern, "/imports"):
 			return "?mode=append"
+		case strings.HasSuffix(pattern, "/rules-export"):
+			return "?to=csv"
 		case strings.HasSuffix(pattern, "/diff"):
 			return "?from=1&to=draft"
 		case strings.HasSuffix(pattern, "/misses"):
@@ -597,6 +602,41 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if r := d.call(admin, "GET", kpath+"/rules.csv", nil).want(t, 200); strings.Count(string(r.body), "\r\n") != 3 {
 		t.Fatalf("after the refused imports the draft is %q, want the 2 rules of the replace", r.body)
 	}
+	// Imports with ?from=: the report of every line and, applied, the
+	// undo; the refusals of a file that is not one; the draft as another
+	// platform's file.
+	var mrep migrationReport
+	d.call(admin, "POST", kpath+"/imports?from=auto&mode=upsert&dry_run=true", csvBody(imph+"/i1,/k,301,exact\r\n")).want(t, 200).decode(t, &mrep)
+	if mrep.Migration == nil || mrep.Migration.Format != "csv" || mrep.Migration.Detected == "" || mrep.UndoID != 0 {
+		t.Fatalf("dry run with from=auto = %+v", mrep)
+	}
+	d.call(admin, "POST", kpath+"/imports?from=csv&mode=append&filename=more.csv", csvBody(imph+"/i5,/k,301,exact\r\n")).want(t, 200).decode(t, &mrep)
+	if mrep.UndoID == 0 || mrep.Migration.AsIs != 1 {
+		t.Fatalf("applied import with from=csv = %+v", mrep)
+	}
+	undo := fmt.Sprintf("%s/imports/%d/undo", kpath, mrep.UndoID)
+	d.call(admin, "POST", undo, nil).want(t, 200)
+	d.call(admin, "POST", undo, nil).want(t, 404, "NOT_FOUND")
+	d.call(admin, "POST", kpath+"/imports?from=csv", csvBody(imph+"/i6,/k,301,exact\r\n")).want(t, 200).decode(t, &mrep)
+	d.call(admin, "POST", kpath+"/rules", map[string]any{"source": "/after-import", "destination": "/x"}).want(t, 201)
+	d.call(admin, "POST", fmt.Sprintf("%s/imports/%d/undo", kpath, mrep.UndoID), nil).want(t, 409, "CONFLICT")
+	d.call(admin, "POST", kpath+"/imports?from=csv", csvBody(imph+"/b1,/k,999,exact\r\nno-slash,/k,301,exact\r\n")).want(t, 422, codeInvalidImport).decode(t, &rep)
+	if rep.ErrorCount != 2 || rep.Errors[0].Line != 2 || rep.Errors[1].Line != 3 {
+		t.Fatalf("from=csv of a file with bad lines = %+v", rep)
+	}
+	d.call(admin, "POST", kpath+"/imports?from=auto", "\x00\x01binary", "Content-Type", "application/octet-stream").want(t, 422, codeInvalidImport)
+	d.call(admin, "POST", kpath+"/imports?from=nope", csvBody(imph)).want(t, 400, codeInvalidQuery)
+	d.call(admin, "POST", kpath+"/imports?from=csv&placeholder=lang", csvBody(imph)).want(t, 400, codeInvalidQuery)
+	d.call(admin, "POST", kpath+"/imports?placeholder=lang=en", csvBody(imph)).want(t, 400, codeInvalidQuery)
+	if r := d.call(admin, "GET", kpath+"/rules-export?to=csv", nil).want(t, 200); r.header.Get("Redirects-Unexpressed") != "0" ||
+		!strings.HasPrefix(string(r.body), "source,destination") {
+		t.Fatalf("rules-export?to=csv: %v %q", r.header, r.body)
+	}
+	for _, wr := range migrate.Writers() {
+		d.call(admin, "GET", kpath+"/rules-export?to="+wr.Name, nil).want(t, 200)
+		d.call(admin, "GET", kpath+"/rules-export?to="+wr.Name, nil, "Accept", "application/json").want(t, 200)
+	}
+	d.call(admin, "GET", kpath+"/rules-export?to=nope", nil).want(t, 400, codeInvalidQuery)
 
 	// Deployments, diff and lookup.
 	d.call(admin, "GET", pbase+"/deployments", nil).want(t, 200)

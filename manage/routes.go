@@ -59,6 +59,8 @@ func (h *handler) routeTable() []route {
 		{method: "DELETE", pattern: v1 + "/projects/{project}/rules/{id}", handler: h.ruleDelete},
 		{method: "GET", pattern: v1 + "/projects/{project}/rules.csv", handler: h.rulesCSV},
 		{method: "POST", pattern: v1 + "/projects/{project}/imports", handler: h.ruleImport},
+		{method: "POST", pattern: v1 + "/projects/{project}/imports/{id}/undo", handler: h.importUndo},
+		{method: "GET", pattern: v1 + "/projects/{project}/rules-export", handler: h.rulesExport},
 
 		{method: "GET", pattern: v1 + "/projects/{project}/deployments", handler: h.deploymentList},
 		{method: "POST", pattern: v1 + "/projects/{project}/deployments", handler: h.deploymentCreate},

@@ -70,7 +70,8 @@ type importReport struct {
 var importTypes = map[string]bool{"text/csv": true, "application/csv": true, "text/tab-separated-values": true, "application/octet-stream": true}
 
 // ruleImport imports a CSV file into the draft (?mode=append, upsert or
-// replace; ?dry_run=true computes the report and writes nothing), all or
+// replace; ?dry_run=true computes the report and writes nothing; ?from=
+// reads another format, see ruleImportFrom), all or
 // nothing, and answers the report: 200 when the file is good, 422
 // INVALID_IMPORT with every bad line (the first maxReportErrors listed),
 // or 409 CONFLICT when the only problems are rules an append would add
@@ -99,15 +100,25 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badQuery("the query parameter \"dry_run\" is %q, not true or false", dryArg)
 	}
+	from, placeholders, fileName, err := importFrom(r)
+	if err != nil {
+		return err
+	}
 	ct := r.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || !importTypes[mt] {
 		if ct == "" {
 			ct = "none"
 		}
+		if from != "" {
+			return newError(http.StatusUnsupportedMediaType, codeUnsupportedMedia, "Content-Type is %s; send the file as application/octet-stream (or text/csv)", ct)
+		}
 		return newError(http.StatusUnsupportedMediaType, codeUnsupportedMedia, "Content-Type is %s; send the CSV file as text/csv", ct)
 	}
 
 	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, h.maxImport)}
+	if from != "" {
+		return h.ruleImportFrom(w, r, p, body, from, placeholders, fileName, importReport{Mode: string(mode), DryRun: dry, Errors: []export.LineError{}})
+	}
 	rules, lines, bad, err := export.ReadRules(body, export.ReadOptions{Hosts: p.Hosts, MaxRows: MaxImportRows})
 	var mbe *http.MaxBytesError
 	if errors.As(body.err, &mbe) {

@@ -492,6 +492,19 @@ func (s *Store) Import(ctx context.Context, projectID string, rules []redirects.
 		Unchanged: j.Unchanged, Removed: j.Removed}, nil
 }
 
+// UndoImport puts the draft back as it was before the applied import
+// undoID, through the API.
+func (s *Store) UndoImport(ctx context.Context, projectID string, undoID int64) (int, error) {
+	var j struct{ Rules int }
+	err := s.c.do(ctx, "POST", "/projects/"+pathEscape(projectID)+"/imports/"+strconv.FormatInt(undoID, 10)+"/undo", nil, nil, "", &j)
+	return j.Rules, err
+}
+
+// CheckImportUndo needs the database: the API answers it only by undoing.
+func (s *Store) CheckImportUndo(context.Context, string, int64) error {
+	return errDatabase("checking whether an import can be undone")
+}
+
 func (s *Store) ImportRules(ctx context.Context, projectID string, rules []redirects.Rule, replace bool) (int, error) {
 	mode := redirects.ImportAppend
 	if replace {

@@ -58,7 +58,20 @@ func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Ru
 		return nil, err
 	}
 	defer tx.Rollback()
-	rep, err := redirects.ImportInTx(ctx, importTx{db, tx}, projectID, batch, opts, db.now())
+	itx := importTx{db: db, tx: tx}
+	if !opts.DryRun {
+		// An applied import keeps the draft as it was, for UndoImport,
+		// read under the locks the import takes (FindProject takes them
+		// again in ImportInTx).
+		if _, err := itx.FindProject(ctx, projectID); err != nil {
+			return nil, err
+		}
+		itx.before = &draftSnapshot{}
+		if itx.before.data, itx.before.rules, err = db.snapshotDraft(ctx, tx, projectID); err != nil {
+			return nil, db.wrap(op, err)
+		}
+	}
+	rep, err := redirects.ImportInTx(ctx, itx, projectID, batch, opts, db.now())
 	if err != nil {
 		return nil, err
 	}
@@ -71,10 +84,31 @@ func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Ru
 	return rep, nil
 }
 
-// importTx is the redirects.ImportTx of a write transaction.
+// importTx is the redirects.ImportTx of a write transaction, and its
+// redirects.ImportUndoTx when before holds the draft as it was.
 type importTx struct {
-	db *DB
-	tx *Tx
+	db     *DB
+	tx     *Tx
+	before *draftSnapshot
+}
+
+// draftSnapshot is a draft as snapshotDraft encodes it.
+type draftSnapshot struct {
+	data  []byte
+	rules int
+}
+
+// SaveImportUndo stores the undo record of the import (see
+// DB.saveImportUndo).
+func (t importTx) SaveImportUndo(ctx context.Context, p *redirects.Project, mode redirects.ImportMode) (int64, error) {
+	if t.before == nil {
+		return 0, nil
+	}
+	id, err := t.db.saveImportUndo(ctx, t.tx, p, mode, t.before.data, t.before.rules)
+	if err != nil {
+		return 0, t.db.wrap("import rules", err)
+	}
+	return id, nil
 }
 
 func (t importTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) error {

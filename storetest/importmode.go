@@ -14,8 +14,16 @@ func wantReport(t *testing.T, what string, rep *redirects.ImportReport, err erro
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	if *rep != want {
-		t.Errorf("%s = %+v, want %+v", what, *rep, want)
+	got := *rep
+	if want.UndoID == 0 {
+		// An applied import names its undo record; a dry run none.
+		if (got.UndoID != 0) == got.DryRun {
+			t.Errorf("%s: UndoID %d with DryRun %t; want one exactly when applied", what, got.UndoID, got.DryRun)
+		}
+		got.UndoID = 0
+	}
+	if got != want {
+		t.Errorf("%s = %+v, want %+v", what, got, want)
 	}
 }
 
@@ -72,7 +80,7 @@ func testImportModes(t *testing.T, e *env) {
 		t.Fatalf("audit entries of the upsert = %v, want one", auditActions(entries))
 	}
 	wantAuditJSON(t, "import entry's after", entries[0].After, map[string]any{"rules": 3, "mode": "upsert",
-		"added": 1, "updated": 1, "unchanged": 1, "removed": 0})
+		"added": 1, "updated": 1, "unchanged": 1, "removed": 0, "undoId": rep.UndoID})
 
 	// A second upsert of the same file changes nothing.
 	rep, err = e.s.Import(e.ctx, p.ID, in, redirects.ImportOptions{Mode: redirects.ImportUpsert})
@@ -123,7 +131,8 @@ func testImportDeployAudited(t *testing.T, e *env) {
 			t.Errorf("%s: actor %+v in org %q, want %+v in %q", x.Action, x.Actor, x.OrgID, actor, p.OrgID)
 		}
 	}
-	wantAuditJSON(t, "import entry", entries[2].After, map[string]any{"rules": 2, "mode": "append", "added": 2, "updated": 0, "unchanged": 0, "removed": 0})
+	// The store's first import names the first undo record.
+	wantAuditJSON(t, "import entry", entries[2].After, map[string]any{"rules": 2, "mode": "append", "added": 2, "updated": 0, "unchanged": 0, "removed": 0, "undoId": 1})
 	wantAuditJSON(t, "deploy entry", entries[1].After, map[string]any{"version": 1, "message": "first", "exactRules": 1, "prefixRules": 1})
 	wantAuditJSON(t, "rollback entry", entries[0].After, map[string]any{"version": 2, "message": "again", "exactRules": 1, "prefixRules": 1, "fromVersion": 1})
 	if entries[0].ObjectID != p.ID+"@2" {

@@ -100,7 +100,8 @@ func TestImportApplyIsBoundToTheSession(t *testing.T) {
 	}
 
 	res = e.postAs(e.cookie, apply, url.Values{"csrf": {e.csrf}, "upload": {m[1]}})
-	if res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(res.Header.Get("Location"), "/rules") {
+	// The apply opens the Import tab on the import's Undo.
+	if res.StatusCode != http.StatusSeeOther || !strings.Contains(res.Header.Get("Location"), "/import?undo=") {
 		t.Fatalf("the apply: %d to %s", res.StatusCode, res.Header.Get("Location"))
 	}
 	if n := e.ruleCount(t); n != 2 {
@@ -133,5 +134,60 @@ func TestImportBadFileWritesNothing(t *testing.T) {
 	}
 	if n := e.ruleCount(t); n != 0 {
 		t.Fatalf("%d rules after a bad file", n)
+	}
+}
+
+// TestImportUndoFromTheTab: an applied import's Undo puts the draft back,
+// once; the tab then says the import can no longer be undone.
+func TestImportUndoFromTheTab(t *testing.T) {
+	e := newEnv(t)
+	_, body := e.postFile(e.cookie, map[string]string{"csrf": e.csrf, "mode": "append", "from": "auto"}, goodCSV)
+	m := uploadField.FindStringSubmatch(body)
+	if m == nil || !strings.Contains(body, "Read as <strong>redirects draft CSV</strong>") || !strings.Contains(body, "As is: 2 lines</strong> <span class=\"muted wrap\">(lines 2–3)") {
+		t.Fatalf("the dry run's report:\n%s", body)
+	}
+	res := e.postAs(e.cookie, "/projects/"+e.project.ID+"/import/apply", url.Values{"csrf": {e.csrf}, "upload": {m[1]}})
+	loc := res.Header.Get("Location")
+	_, id, ok := strings.Cut(loc, "/import?undo=")
+	if !ok || e.ruleCount(t) != 2 {
+		t.Fatalf("the apply went to %q with %d rules", loc, e.ruleCount(t))
+	}
+	if _, page := e.do("GET", loc, nil, true); !strings.Contains(page, "Undo this import") || !strings.Contains(page, `name="undo" value="`+id+`"`) {
+		t.Fatalf("the tab after the apply:\n%s", page)
+	}
+	undo := "/projects/" + e.project.ID + "/import/undo"
+	if res := e.postAs(e.cookie, undo, url.Values{"csrf": {e.csrf}, "undo": {"x"}}); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("an undo of %q: %d", "x", res.StatusCode)
+	}
+	if res := e.postAs(e.cookie, undo, url.Values{"undo": {id}}); res.StatusCode != http.StatusForbidden || e.ruleCount(t) != 2 {
+		t.Fatalf("an undo without its CSRF token: %d, %d rules", res.StatusCode, e.ruleCount(t))
+	}
+	if res := e.postAs(e.cookie, undo, url.Values{"csrf": {e.csrf}, "undo": {id}}); !strings.HasSuffix(res.Header.Get("Location"), "/rules") || e.ruleCount(t) != 0 {
+		t.Fatalf("the undo: %d to %s, %d rules", res.StatusCode, res.Header.Get("Location"), e.ruleCount(t))
+	}
+	if _, page := e.do("GET", loc, nil, true); strings.Contains(page, "Undo this import") || !strings.Contains(page, "This import can no longer be undone.") {
+		t.Fatalf("the tab after the undo:\n%s", page)
+	}
+	if res := e.postAs(e.cookie, undo, url.Values{"csrf": {e.csrf}, "undo": {id}}); !strings.Contains(res.Header.Get("Location"), "/import?undo="+id) {
+		t.Fatalf("a second undo went to %s", res.Header.Get("Location"))
+	}
+}
+
+// TestImportFileThatIsNoFormat: a binary file, an unknown format and bad
+// placeholder values are refused with what is wrong, and write nothing.
+func TestImportFileThatIsNoFormat(t *testing.T) {
+	e := newEnv(t)
+	res, body := e.postFile(e.cookie, map[string]string{"csrf": e.csrf, "mode": "append", "from": "auto"}, "\x00\x01\x02")
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "The file is binary") || uploadField.MatchString(body) {
+		t.Fatalf("a binary file: %d\n%s", res.StatusCode, body)
+	}
+	if res, _ := e.postFile(e.cookie, map[string]string{"csrf": e.csrf, "from": "nope"}, goodCSV); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("an unknown format: %d", res.StatusCode)
+	}
+	if res, _ := e.postFile(e.cookie, map[string]string{"csrf": e.csrf, "from": "auto", "placeholders": "lang"}, goodCSV); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a placeholder without values: %d", res.StatusCode)
+	}
+	if n := e.ruleCount(t); n != 0 {
+		t.Fatalf("%d rules after refused files", n)
 	}
 }

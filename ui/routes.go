@@ -68,6 +68,10 @@ func (h *handler) routeTable() []route {
 		{method: "GET", pattern: "/projects/{project}/import", handler: h.importPage},
 		{method: "POST", pattern: "/projects/{project}/import", handler: h.importCheck, maxBody: maxImportForm, stream: true},
 		{method: "POST", pattern: "/projects/{project}/import/apply", handler: h.importApply},
+		{method: "POST", pattern: "/projects/{project}/import/settings", handler: h.importSettings},
+		{method: "POST", pattern: "/projects/{project}/import/undo", handler: h.importUndo},
+		{method: "GET", pattern: "/projects/{project}/import/export", handler: h.importExport},
+		{method: "GET", pattern: "/projects/{project}/import/export/file", handler: h.importExportFile},
 
 		{method: "GET", pattern: "/projects/{project}/deploy", handler: h.deployPage},
 		{method: "POST", pattern: "/projects/{project}/deploy", handler: h.deploy},

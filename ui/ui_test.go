@@ -247,6 +247,7 @@ func TestViewersMayNotChangeAnything(t *testing.T) {
 	}
 	for _, path := range []string{"/projects/" + e.project.ID + "/rules", "/projects/" + e.project.ID + "/deploy", "/projects/" + e.project.ID + "/keys", "/orgs/" + e.org.ID + "/projects",
 		"/projects/" + e.project.ID + "/import", "/projects/" + e.project.ID + "/import/apply",
+		"/projects/" + e.project.ID + "/import/undo", "/projects/" + e.project.ID + "/import/settings",
 		"/projects/" + e.project.ID + "/misses/rule", "/projects/" + e.project.ID + "/misses/forget", "/projects/" + e.project.ID + "/settings/tests",
 		"/projects/" + e.project.ID + "/settings/matching"} {
 		form := url.Values{"csrf": {e.csrf}, "source": {"/a"}, "path": {"/a"}, "destination": {"/b"}, "status": {"301"}, "match": {"exact"}, "name": {"x"},

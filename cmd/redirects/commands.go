@@ -56,7 +56,7 @@ func init() {
 	// commands.
 	commands = slices.Concat(
 		orgCommands, projectCommands, ruleCommands, keyCommands,
-		deployCommands, planCommands, lookupExportCommands, remoteCommands,
+		importUndoCommands, deployCommands, planCommands, lookupExportCommands, remoteCommands,
 		userCommands, memberCommands, tokenCommands, auditCommands, webhookCommands,
 		safetyCommands, testCommands, verifyCommands, insightCommands,
 		serveCommands, syncCommands, quickstartCommands, versionCommands, helpCommands,

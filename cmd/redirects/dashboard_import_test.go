@@ -47,7 +47,7 @@ func TestDashboardImport(t *testing.T) {
 
 	// A file with bad lines: their numbers and reasons, nothing written.
 	b.click("Import")
-	b.see("Import rules from a CSV file", "Check file")
+	b.see("Import rules from a file", "Check file")
 	upload(write("bad.csv", "source,destination,statusCode,matchType\n"+
 		"/keep,/kept,301,exact\n"+
 		"nope,/x,301,exact\n"+
@@ -86,8 +86,11 @@ func TestDashboardImport(t *testing.T) {
 	b.run(chromedp.Click(chromedp.CSS(`input[name=mode][value=upsert]`)))
 	upload(filepath.Join(dir, "good.csv"))
 	b.click("Apply")
-	if loc := b.location(); !strings.HasPrefix(loc, "/projects/"+project+"/rules") {
+	// Apply opens the Import tab on the import's Undo.
+	if loc := b.location(); !strings.HasPrefix(loc, "/projects/"+project+"/import?undo=") {
 		t.Fatalf("after Apply: %s", loc)
 	}
-	b.see("Imported 4 rules (0 updated). Deploy to make them live.", "4 rules, 4 shown", "/x", "/a", "/c")
+	b.see("Imported 4 rules (0 updated). Deploy to make them live.", "Undo this import")
+	b.click("See the draft rules")
+	b.see("4 rules, 4 shown", "/x", "/a", "/c")
 }

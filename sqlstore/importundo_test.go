@@ -1,0 +1,121 @@
+package sqlstore
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"redirects"
+)
+
+func randomRows(r *rand.Rand, n int) []draftRow {
+	rows := make([]draftRow, n)
+	for i := range rows {
+		src := make([]byte, r.IntN(40))
+		for j := range src {
+			src[j] = byte(r.IntN(256))
+		}
+		rows[i] = draftRow{id: r.Int64N(1 << 50), prefix: r.IntN(2) == 0, source: src, destination: []byte("/d" + string(src)),
+			status: int64([]int{301, 302, 303, 307, 308, 410}[r.IntN(6)]), priority: r.Int64N(2_000_000) - 1000, created: r.Int64(),
+			revision: 1 + r.Int64N(1000), preservePath: r.IntN(2) == 0, preserveQuery: r.IntN(2) == 0}
+	}
+	return rows
+}
+
+// TestDraftEncodingRoundTrip: random drafts encode and decode to the same
+// rows; a cut encoding is an error, never a shorter draft.
+func TestDraftEncodingRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		rows := randomRows(r, r.IntN(50))
+		b := []byte{draftEncoding}
+		for i := range rows {
+			b = appendRow(b, &rows[i])
+		}
+		got, err := decodeRows(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) == 0 && len(got) == 0 {
+			continue
+		}
+		for i := range got {
+			if got[i].source == nil {
+				got[i].source = []byte{}
+			}
+			if rows[i].source == nil {
+				rows[i].source = []byte{}
+			}
+		}
+		if !reflect.DeepEqual(got, rows) {
+			t.Fatalf("decoded %+v, want %+v", got, rows)
+		}
+		if len(b) > 2 {
+			cut := b[:1+r.IntN(len(b)-2)]
+			if d, err := decodeRows(cut); err == nil && len(d) == len(rows) {
+				t.Fatalf("a cut encoding (%d of %d bytes) decoded to the whole draft", len(cut), len(b))
+			}
+		}
+	}
+	if _, err := decodeRows([]byte{9}); err == nil {
+		t.Fatal("an unknown encoding version decoded")
+	}
+}
+
+// TestDraftDigest: the digest does not depend on the order of the rows,
+// and changes with any one field of any one row, a row more or less, or
+// the settings.
+func TestDraftDigest(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	sum := func(rows []draftRow, s redirects.Settings) []byte {
+		var d draftDigest
+		for i := range rows {
+			d.add(&rows[i])
+		}
+		return d.sum(s)
+	}
+	for range 200 {
+		rows := randomRows(r, 1+r.IntN(30))
+		base := sum(rows, redirects.Settings{})
+		shuffled := append([]draftRow(nil), rows...)
+		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if !bytes.Equal(sum(shuffled, redirects.Settings{}), base) {
+			t.Fatal("the digest depends on the rows' order")
+		}
+		if bytes.Equal(sum(rows, redirects.Settings{CaseInsensitive: true}), base) {
+			t.Fatal("the digest ignores the settings")
+		}
+		if bytes.Equal(sum(rows[1:], redirects.Settings{}), base) {
+			t.Fatal("the digest ignores a row less")
+		}
+		k := r.IntN(len(rows))
+		for f := range 9 {
+			changed := append([]draftRow(nil), rows...)
+			c := &changed[k]
+			switch f {
+			case 0:
+				c.id++
+			case 1:
+				c.prefix = !c.prefix
+			case 2:
+				c.source = append(append([]byte(nil), c.source...), 'x')
+			case 3:
+				c.destination = append(append([]byte(nil), c.destination...), 'x')
+			case 4:
+				c.status++
+			case 5:
+				c.priority++
+			case 6:
+				c.revision++
+			case 7:
+				c.preservePath = !c.preservePath
+			case 8:
+				c.preserveQuery = !c.preserveQuery
+			}
+			if bytes.Equal(sum(changed, redirects.Settings{}), base) {
+				t.Fatalf("the digest ignores a change of field %d", f)
+			}
+		}
+	}
+}
