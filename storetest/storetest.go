@@ -70,6 +70,7 @@ func Run(t *testing.T, open Opener) {
 		{"Deploy/Rollback", testDeployRollback},
 		{"Deploy/UnknownVersion", testDeployUnknownVersion},
 		{"Deploy/BuilderError", testDeployBuilderError},
+		{"Deploy/StreamedExports", testDeployStreamedExports},
 		{"Deploy/BuilderSeesSortedRules", testDeployBuilderSeesSortedRules},
 		{"Deploy/BuilderCannotChangeSnapshot", testDeployBuilderCannotChangeSnapshot},
 		{"Deploy/Exports", testDeployExports},
