@@ -58,6 +58,9 @@ type config struct {
 	only                  map[string]bool
 	short                 bool
 	keep                  bool
+	// latency: the p99 goals are checked (not in -short: a shared CI
+	// runner's own noise is past 50 ms; the figures are printed anyway).
+	latency bool
 	// goals, checked at the end: the exit status is 1 when one is missed.
 	p99Goal     time.Duration
 	growthGoal  int64
@@ -77,7 +80,7 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", 20*time.Second, "how long wrk measures lookups in each part")
 	flag.DurationVar(&c.readFor, "read-for", 30*time.Second, "how long the slow readers read")
 	flag.StringVar(&only, "only", "connections,signins,readers", "the parts to run")
-	flag.BoolVar(&c.short, "short", false, "the CI form: 20,000 and 50,000 rules, 300 connections, 100 sign-ins, 4 readers, 3 s each")
+	flag.BoolVar(&c.short, "short", false, "the CI form: 20,000 and 50,000 rules, 300 connections, 100 sign-ins, 4 readers, 3-5 s each; the p99 goals are printed, not checked")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory")
 	flag.Parse()
 	if c.short {
@@ -85,6 +88,7 @@ func main() {
 		c.duration, c.readFor = 3*time.Second, 5*time.Second
 	}
 	c.p99Goal, c.growthGoal, c.readersGoal = 50*time.Millisecond, 512<<20, 1<<30
+	c.latency = !c.short
 	c.only = map[string]bool{}
 	for _, p := range strings.Split(only, ",") {
 		c.only[strings.TrimSpace(p)] = true
@@ -555,9 +559,11 @@ func (b *bench) connections(ctx context.Context, ds *dataset, n *node) (missed i
 		fmt.Printf("MISSED: /healthz after the run: %d %v\n", st, err)
 		missed++
 	}
-	if res.p99 >= c.p99Goal || res.errs != 0 {
+	if (c.latency && res.p99 >= c.p99Goal) || res.errs != 0 {
 		fmt.Printf("MISSED: lookups' p99 %v (goal < %v), %d errors (goal 0)\n", res.p99, c.p99Goal, res.errs)
 		missed++
+	} else if !c.latency {
+		fmt.Printf("goal met: no errors (p99 %v not checked in -short)\n", res.p99)
 	} else {
 		fmt.Printf("goal met: p99 %v < %v, no errors\n", res.p99, c.p99Goal)
 	}
@@ -631,12 +637,16 @@ func (b *bench) signinsPart(ctx context.Context, ds *dataset, n *node) (missed i
 		fmt.Printf("MISSED: RSS growth %d MiB (goal < %d MiB)\n", growth>>20, c.growthGoal>>20)
 		missed++
 	}
-	if w.r.p99 >= c.p99Goal || w.r.errs != 0 {
+	if (c.latency && w.r.p99 >= c.p99Goal) || w.r.errs != 0 {
 		fmt.Printf("MISSED: lookups' p99 %v (goal < %v), %d errors\n", w.r.p99, c.p99Goal, w.r.errs)
 		missed++
 	}
 	if missed == 0 {
-		fmt.Printf("goals met: up, growth < %d MiB, p99 < %v\n", c.growthGoal>>20, c.p99Goal)
+		fmt.Printf("goals met: up, growth < %d MiB, no lookup errors", c.growthGoal>>20)
+		if c.latency {
+			fmt.Printf(", p99 < %v", c.p99Goal)
+		}
+		fmt.Println()
 	}
 	return missed, nil
 }
