@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -83,7 +82,7 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	}
 	opts := redirects.DeployOptions{Message: *message, FromVersion: *from,
 		Override: redirects.DeployOverride{Force: *force, Reason: *reason, AllowShrink: *allowShrink}}
-	if os.Getenv("GOMEMLIMIT") == "" {
+	if c.cfg.goMemLimit == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(DeployMemoryLimit))
 	}
 	d, g, err := safety.Deploy(ctx, s, *project, opts, builder)
