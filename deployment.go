@@ -139,6 +139,41 @@ func (o DeployOptions) Validate() error {
 type DeployContent struct {
 	Exports []Export
 	Report  string
+	// Each, when not nil, holds further export files, rendered one at a
+	// time: it calls yield with each in turn and returns yield's first
+	// error (or its own) at once. Nothing keeps an export after yield
+	// returns, so a deploy that stores each one as it comes holds one
+	// file, with its encodings, at a time instead of all of them
+	// (export.Stream; docs/operations.md, "Deploy memory"). A DeployContent
+	// can be ranged over once; see Range.
+	Each func(yield func(*Export) error) error
+}
+
+// Range calls fn with every export of c, Exports first, then those of
+// Each as they are rendered, stopping at fn's first error, which it
+// returns. It checks each as Render checks Exports: a format empty or seen
+// before is EINTERNAL, a nil body becomes an empty one.
+func (c *DeployContent) Range(fn func(*Export) error) error {
+	seen := make(map[string]bool, len(Formats))
+	check := func(e *Export) error {
+		if e.Format == "" || seen[e.Format] {
+			return Errorf(EINTERNAL, "deploy: the builder returned an empty or repeated export format %q", e.Format)
+		}
+		seen[e.Format] = true
+		if e.Body == nil {
+			e.Body = []byte{} // an empty file is still a file
+		}
+		return fn(e)
+	}
+	for i := range c.Exports {
+		if err := check(&c.Exports[i]); err != nil {
+			return err
+		}
+	}
+	if c.Each == nil {
+		return nil
+	}
+	return c.Each(check)
 }
 
 // Builder renders the content of a deployment from its rules, which come in
@@ -150,7 +185,9 @@ type Builder func(rules []Rule, settings Settings) (*DeployContent, error)
 // Render renders the content of a deployment from rules, in the order of
 // engine.SortRules, with build, checking that the export formats are distinct and
 // not empty and giving a nil body an empty one. A builder error is
-// returned as it is; a bad export is EINTERNAL.
+// returned as it is; a bad export is EINTERNAL. The files of
+// DeployContent.Each are rendered, and checked, only when the content is
+// ranged over (DeployContent.Range).
 func Render(rules []Rule, settings Settings, build Builder) (*DeployContent, error) {
 	if build == nil {
 		return nil, Errorf(EINTERNAL, "deploy: no builder")
@@ -185,6 +222,17 @@ type Release struct {
 	// Exports are the rendered files, each of a distinct, non-empty format
 	// and with a non-nil Body.
 	Exports []Export
+	// Each, when not nil, renders further files one at a time, as
+	// DeployContent.Each does, checked as Exports are. A store writes
+	// them through EachExport, one after the other, and keeps none.
+	Each func(yield func(*Export) error) error
+}
+
+// EachExport calls fn with every export file of r, Exports first, then
+// those of Each as they are rendered, and returns fn's first error.
+func (r *Release) EachExport(fn func(*Export) error) error {
+	c := DeployContent{Exports: r.Exports, Each: r.Each}
+	return c.Range(fn)
 }
 
 // DeployReader is what a deploy's gate reads in the deploy's write
@@ -211,7 +259,9 @@ type DeployTx interface {
 	// version deployed again. Errors: ENOTFOUND (the version).
 	FindRules(ctx context.Context, projectID string, version int) ([]Rule, Settings, error)
 	// InsertRelease stores r as the project's next version, setting
-	// r.Deployment.Version, and records its deploy event for orgID.
+	// r.Deployment.Version, and records its deploy event for orgID. It
+	// writes the exports one at a time (Release.EachExport) and may drop
+	// r.Snapshot once stored.
 	InsertRelease(ctx context.Context, orgID string, r *Release) error
 	// RecordAudit appends an audit entry in the transaction.
 	RecordAudit(ctx context.Context, e *AuditEntry) error

@@ -25,6 +25,10 @@ func IsExportsPruned(err error) bool {
 	return errors.As(err, &p)
 }
 
+// errFound stops FindExport's range over a deployment's files at the one
+// it looks for.
+var errFound = errors.New("found")
+
 // ExportSource is the part of Store that FindExport reads.
 type ExportSource interface {
 	FindExport(ctx context.Context, projectID string, version int, format string) (*Deployment, *Export, error)
@@ -51,10 +55,21 @@ func FindExport(ctx context.Context, s ExportSource, build Builder, projectID st
 	if err != nil {
 		return nil, nil, err
 	}
-	for i := range content.Exports {
-		if content.Exports[i].Format == format {
-			return d, &content.Exports[i], nil
+	// Only the file asked for is kept, and a builder that renders one file
+	// at a time (DeployContent.Each) renders none after it.
+	var found *Export
+	if err := content.Range(func(e *Export) error {
+		if e.Format != format {
+			return nil
 		}
+		c := *e
+		found = &c
+		return errFound
+	}); err != nil && err != errFound {
+		return nil, nil, err
+	}
+	if found != nil {
+		return d, found, nil
 	}
 	return nil, nil, Errorf(ENOTFOUND, "export %q of deployment version %d of project %s not found", format, d.Version, projectID)
 }

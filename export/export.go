@@ -38,28 +38,69 @@ func Render(rules []redirects.Rule) (*redirects.DeployContent, error) {
 	return Build(rules, redirects.Settings{})
 }
 
-// Build is Render for a project's settings; it has the signature of
-// redirects.Builder.
-func Build(rules []redirects.Rule, settings redirects.Settings) (*redirects.DeployContent, error) {
-	for i := range rules {
-		if rules[i].MatchType != redirects.Exact && rules[i].MatchType != redirects.StartsWith {
-			return nil, redirects.Errorf(redirects.EINVALID, "rule %d has an unknown match type %d", rules[i].ID, rules[i].MatchType)
-		}
-	}
-	s := sortRules(rules, settings)
+// renderers renders the files of redirects.Formats, in its order.
+var renderers = []func(*sorted) []byte{
+	(*sorted).csv,
+	(*sorted).nginx,
+	(*sorted).nginxMapExact,
+	(*sorted).nginxMapPrefix,
+	(*sorted).haproxy,
+	(*sorted).haproxyMapExact,
+	(*sorted).haproxyMapPrefix,
+}
 
-	renderers := []func(*sorted) []byte{
-		(*sorted).csv,
-		(*sorted).nginx,
-		(*sorted).nginxMapExact,
-		(*sorted).nginxMapPrefix,
-		(*sorted).haproxy,
-		(*sorted).haproxyMapExact,
-		(*sorted).haproxyMapPrefix,
-	}
+func init() {
 	if len(renderers) != len(redirects.Formats) {
 		panic("export: the renderers do not match redirects.Formats")
 	}
+}
+
+// checkMatchTypes returns the EINVALID error of the first rule with an
+// unknown match type.
+func checkMatchTypes(rules []redirects.Rule) error {
+	for i := range rules {
+		if rules[i].MatchType != redirects.Exact && rules[i].MatchType != redirects.StartsWith {
+			return redirects.Errorf(redirects.EINVALID, "rule %d has an unknown match type %d", rules[i].ID, rules[i].MatchType)
+		}
+	}
+	return nil
+}
+
+// Stream is Build rendering one file at a time: it sorts the rules and
+// makes the report at once, and returns the seven files in the content's
+// Each, which renders, hashes and compresses each only when it comes to
+// it and keeps none after handing it on. The files are byte for byte
+// Build's. It is the redirects.Builder of the CLI, the management API and
+// the dashboard: a deploy stores each file before the next is rendered,
+// so at a million rules it holds the largest file and its encodings
+// instead of all seven (docs/operations.md, "Deploy memory"). The rules
+// must stay unchanged until Each has returned.
+func Stream(rules []redirects.Rule, settings redirects.Settings) (*redirects.DeployContent, error) {
+	if err := checkMatchTypes(rules); err != nil {
+		return nil, err
+	}
+	s := sortRules(rules, settings)
+	out := &redirects.DeployContent{Report: s.report()}
+	out.Each = func(yield func(*redirects.Export) error) error {
+		for i, render := range renderers {
+			e := Encode(redirects.Formats[i], render(s))
+			if err := yield(&e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return out, nil
+}
+
+// Build is Render for a project's settings; it has the signature of
+// redirects.Builder. It renders the seven files in parallel and holds them
+// all; Stream renders them one at a time.
+func Build(rules []redirects.Rule, settings redirects.Settings) (*redirects.DeployContent, error) {
+	if err := checkMatchTypes(rules); err != nil {
+		return nil, err
+	}
+	s := sortRules(rules, settings)
 	out := &redirects.DeployContent{Exports: make([]redirects.Export, len(renderers))}
 
 	// The formats are independent, so they render (and hash and compress)

@@ -38,7 +38,12 @@ func (s *sorted) haproxy() []byte {
 		return s.haproxyExt()
 	}
 	const perLine = len("acl redirect_1234567 path_beg -i \nhttp-request redirect code 301 location  if redirect_1234567\n")
-	b := make([]byte, 0, len(haproxyHead)+64+textSize(s.exact, perLine)+textSize(s.prefix, perLine)*2)
+	// Each rule's text once, and a sixty-fourth more for escapes: at a
+	// million rules the file is some 170 MB, and a deploy holds it whole
+	// while it is compressed, so room for a second copy of the prefix
+	// rules' text would be some 90 MB held for nothing.
+	size := textSize(s.exact, perLine) + textSize(s.prefix, perLine)
+	b := make([]byte, 0, len(haproxyHead)+64+size+size/64)
 	b = append(b, haproxyHead...)
 	n := 0
 	b = append(b, "# Exact match redirects\n"...)

@@ -2,7 +2,6 @@ package export
 
 import (
 	"slices"
-	"strings"
 	"sync"
 
 	"redirects"
@@ -10,10 +9,13 @@ import (
 )
 
 // rec is one line's worth of a rule: its source, destination and status,
-// with the strings copied, in file order, into one arena. At a million
-// rules the renderers make some ten passes over the rules; reading records
-// and text laid out in the order they are written, instead of chasing each
-// rule's scattered strings every time, is most of what keeps rendering fast.
+// in file order. At a million rules the renderers make some ten passes
+// over the rules; reading records laid out in the order they are written,
+// instead of chasing each rule every time, keeps rendering fast. The
+// strings are the rules' own: a copy laid out in file order (an arena, as
+// the records were once made) rendered no faster at a million rules and
+// held a second copy of every source and destination during a deploy
+// (BENCHMARKS.md, "Deploy memory").
 type rec struct {
 	src, dst string
 	code     int32
@@ -72,27 +74,18 @@ func sortRules(rules []redirects.Rule, set redirects.Settings) *sorted {
 	wg.Go(func() { winners = dedupWinners(redirects.PrefixWinners(rules)) })
 	wg.Wait()
 
-	size := 0
-	for i := range rules {
-		size += len(rules[i].Source) + len(rules[i].Destination)
-	}
-	for _, w := range winners {
-		size += len(w.Source) + len(w.Rule.Destination)
-	}
-	var a arena
-	a.b.Grow(size)
 	s := &sorted{all: make([]rec, 0, len(rules)), winners: make([]rec, len(winners)), set: set, ext: !set.IsDefault()}
 	for i := 0; i < len(rules) && !s.ext; i++ {
 		s.ext = rules[i].UsesOptions()
 	}
 	for _, i := range exact {
-		s.all = append(s.all, a.rec(&rules[i]))
+		s.all = append(s.all, newRec(&rules[i]))
 	}
 	for _, i := range prefix {
-		s.all = append(s.all, a.rec(&rules[i]))
+		s.all = append(s.all, newRec(&rules[i]))
 	}
 	for i, w := range winners {
-		s.winners[i] = rec{src: a.add(w.Source), dst: a.add(w.Rule.Destination), code: int32(w.Rule.StatusCode), mt: redirects.StartsWith, rule: w.Rule}
+		s.winners[i] = rec{src: w.Source, dst: w.Rule.Destination, code: int32(w.Rule.StatusCode), mt: redirects.StartsWith, rule: w.Rule}
 	}
 
 	s.exact = s.all[:len(exact)]
@@ -139,17 +132,7 @@ func dedupWinners(w []redirects.PrefixWinner) []redirects.PrefixWinner {
 	return out
 }
 
-// arena copies strings into one buffer, in the order the files use them.
-// A strings.Builder only ever appends, so every string it has returned stays
-// valid and unchanged; the arena hands out substrings of them.
-type arena struct{ b strings.Builder }
-
-func (a *arena) add(s string) string {
-	start := a.b.Len()
-	a.b.WriteString(s)
-	return a.b.String()[start:]
-}
-
-func (a *arena) rec(r *redirects.Rule) rec {
-	return rec{src: a.add(r.Source), dst: a.add(r.Destination), code: int32(r.StatusCode), mt: r.MatchType, rule: r}
+// newRec returns the record of r.
+func newRec(r *redirects.Rule) rec {
+	return rec{src: r.Source, dst: r.Destination, code: int32(r.StatusCode), mt: r.MatchType, rule: r}
 }

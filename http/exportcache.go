@@ -25,9 +25,10 @@ type ExportCache struct {
 	// loading holds the loads under way: concurrent requests for one
 	// file share one load and one copy of it, however large.
 	loading map[exportKey]*exportLoad
-	// inUse holds weak pointers to the files too large for the cache
-	// that were loaded: while a connection still writes one, the next
-	// request for it takes the same copy instead of loading another.
+	// inUse holds weak pointers to the files loaded that the cache does
+	// not hold (too large for it, or let go to make room): while a
+	// connection still writes one, the next request for it takes the same
+	// copy instead of loading another.
 	inUse map[exportKey]weak.Pointer[redirects.Export]
 }
 
@@ -109,30 +110,39 @@ func (c *ExportCache) load(ctx context.Context, k exportKey) (*redirects.Export,
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e.Size() > c.maxBytes {
-		if c.inUse == nil {
-			c.inUse = map[exportKey]weak.Pointer[redirects.Export]{}
-		}
-		for k, wp := range c.inUse {
-			if wp.Value() == nil {
-				delete(c.inUse, k)
-			}
-		}
-		c.inUse[k] = weak.Make(e)
+		c.keepWeak(k, e)
 		return e, nil
 	}
 	if c.lru.contains(k) {
 		return e, nil
 	}
 	for c.bytes+e.Size() > c.maxBytes {
-		_, old, ok := c.lru.removeOldest()
+		oldKey, old, ok := c.lru.removeOldest()
 		if !ok {
 			break
 		}
 		c.bytes -= old.Size()
+		// A download may still be writing the file let go: a request for
+		// it meanwhile takes that copy instead of loading a second one.
+		c.keepWeak(oldKey, old)
 	}
 	if _, old, ok := c.lru.add(k, e); ok {
 		c.bytes -= old.Size()
 	}
 	c.bytes += e.Size()
 	return e, nil
+}
+
+// keepWeak remembers e, a file the cache does not hold, for as long as
+// something else (a download writing it) does; c.mu is held.
+func (c *ExportCache) keepWeak(k exportKey, e *redirects.Export) {
+	if c.inUse == nil {
+		c.inUse = map[exportKey]weak.Pointer[redirects.Export]{}
+	}
+	for k, wp := range c.inUse {
+		if wp.Value() == nil {
+			delete(c.inUse, k)
+		}
+	}
+	c.inUse[k] = weak.Make(e)
 }

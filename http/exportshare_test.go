@@ -68,3 +68,28 @@ func TestConcurrentExportLoadsShareOne(t *testing.T) {
 	}
 	runtime.KeepAlive(held)
 }
+
+// TestEvictedExportStillWrittenIsShared: a file the cache lets go to make
+// room for another, while a download still writes it, is taken by the next
+// request for it instead of being loaded a second time (12 slow readers
+// of a large project's files held a copy per load).
+func TestEvictedExportStillWrittenIsShared(t *testing.T) {
+	src := &countingExports{release: make(chan struct{}), size: 4 << 20}
+	close(src.release)
+	c := NewExportCache(src, 6<<20) // room for one file
+	held, err := c.Get(context.Background(), "prj", 3, "nginx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(context.Background(), "prj", 3, "haproxy"); err != nil {
+		t.Fatal(err)
+	}
+	if c.Cached("prj", 3, "nginx") != nil {
+		t.Fatal("the first file is still cached: the test needs it let go")
+	}
+	again, err := c.Get(context.Background(), "prj", 3, "nginx")
+	if err != nil || again != held || src.loads.Load() != 2 {
+		t.Fatalf("the let-go file asked for again while held: %v, same copy %v, %d loads; want the held copy, 2 loads", err, again == held, src.loads.Load())
+	}
+	runtime.KeepAlive(held)
+}

@@ -144,6 +144,7 @@ func Open(ctx context.Context, cfg Config) (*Server, error) {
 		if s.edgeLn, err = net.Listen("tcp", cfg.Addr); err == nil {
 			s.edgeSrv = &http.Server{
 				Handler:           s.edge,
+				ConnContext:       connContext,
 				ReadHeaderTimeout: readHeaderTimeout,
 				ReadTimeout:       readTimeout,
 				WriteTimeout:      writeTimeout,

@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -92,9 +93,63 @@ func (e *Edge) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 	if w.Status != http.StatusNoContent && w.Status != http.StatusNotModified {
 		h["Content-Length"] = []string{itoa(len(w.Body))}
 	}
+	if len(w.Body) > sendBufferCap {
+		capSendBuffer(r.Context())
+	}
 	hw.WriteHeader(w.Status)
 	hw.Write(w.Body)
 	if w.Done != nil {
 		w.Done()
+	}
+}
+
+// sendBufferCap is the SO_SNDBUF of a net/http edge connection once it is
+// sent a body larger than that (an export file), as the evhttp engine sets
+// its own (sndBufCap): enough for a fast client on a LAN, and a bound on
+// what a client that never reads holds of the host's TCP memory. Without
+// it Linux grows a connection's send buffer up to net.ipv4.tcp_wmem's
+// maximum, 4 MiB by default, and a few thousand such clients took the
+// host's TCP memory (issue #24). The body is still written from its one
+// copy; the connection's goroutine waits for the client, up to the
+// listener's WriteTimeout.
+//
+// net.TCPConn.SetWriteBuffer sets SO_SNDBUF on every platform: on Linux the
+// kernel doubles it for its bookkeeping and stops growing the buffer by
+// itself; on macOS and the BSDs it sets the socket's send buffer limit and
+// likewise ends its automatic sizing; on Windows it sets Winsock's send
+// buffer, which Windows otherwise sizes by itself. Only Linux is measured
+// (cmd/redirects' TestNonReadingExportClientsHoldLittleKernelMemory).
+const sendBufferCap = 256 << 10
+
+// connKey is the context key of a net/http edge request's connection (see
+// connContext).
+type connKey struct{}
+
+// edgeConn is a net/http edge connection as its requests see it. Its
+// requests are served one after the other (HTTP/1.1, no TLS on the edge),
+// so capped needs no lock.
+type edgeConn struct {
+	conn   net.Conn
+	capped bool
+}
+
+// connContext is the http.Server.ConnContext of the net/http edge
+// listener: it keeps the connection in its requests' context so that
+// ServeHTTP can cap its send buffer before writing an export.
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, &edgeConn{conn: c})
+}
+
+// capSendBuffer sets the SO_SNDBUF of the connection of a request served
+// through connContext to sendBufferCap, once; elsewhere (the admin
+// listener) it does nothing.
+func capSendBuffer(ctx context.Context) {
+	ec, _ := ctx.Value(connKey{}).(*edgeConn)
+	if ec == nil || ec.capped {
+		return
+	}
+	ec.capped = true
+	if tc, ok := ec.conn.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(sendBufferCap)
 	}
 }

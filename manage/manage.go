@@ -110,7 +110,7 @@ func Handler(cfg Config) http.Handler {
 		h.ttl = DefaultSessionTTL
 	}
 	if h.builder == nil {
-		h.builder = export.Build
+		h.builder = export.Stream
 	}
 	h.logins = cfg.Logins
 	if h.logins == nil {

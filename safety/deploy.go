@@ -113,7 +113,9 @@ func DeployInTx(ctx context.Context, tx redirects.DeployTx, projectID string, op
 // build sees them, so a builder that reorders or edits its slice cannot
 // change what is stored; counts the rules of each match type; and renders
 // the exports with build (see redirects.Render). A builder error is returned as
-// it is.
+// it is. The files of a builder that renders them one at a time
+// (redirects.DeployContent.Each) are rendered when the store writes them
+// (redirects.Release.EachExport), one after the other.
 func NewRelease(projectID string, opts redirects.DeployOptions, rules []redirects.Rule, settings redirects.Settings, build redirects.Builder, now time.Time) (*redirects.Release, error) {
 	if build == nil {
 		return nil, redirects.Errorf(redirects.EINTERNAL, "deploy: no builder")
@@ -135,6 +137,6 @@ func NewRelease(projectID string, opts redirects.DeployOptions, rules []redirect
 	if err != nil {
 		return nil, err
 	}
-	r.Deployment.Report, r.Exports = content.Report, content.Exports
+	r.Deployment.Report, r.Exports, r.Each = content.Report, content.Exports, content.Each
 	return r, nil
 }

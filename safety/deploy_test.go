@@ -68,3 +68,41 @@ func TestNewRelease(t *testing.T) {
 		t.Fatalf("FromVersion -1: %v, want EINVALID", err)
 	}
 }
+
+// TestNewReleaseLeavesStreamedFilesToTheStore checks that NewRelease renders
+// none of a streaming builder's files (DeployContent.Each): the store asks
+// for them one at a time as it writes them (Release.EachExport), which
+// checks them as Render checks Exports.
+func TestNewReleaseLeavesStreamedFilesToTheStore(t *testing.T) {
+	rendered := 0
+	build := func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+		return &redirects.DeployContent{Report: "r", Each: func(yield func(*redirects.Export) error) error {
+			for _, f := range []string{"csv", "nginx", "csv"} {
+				rendered++
+				if err := yield(&redirects.Export{Format: f}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}, nil
+	}
+	rules := []redirects.Rule{{ID: 1, Source: "/a", Destination: "/b", StatusCode: 301, MatchType: redirects.Exact}}
+	r, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules, redirects.Settings{}, build, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rendered != 0 || len(r.Exports) != 0 || r.Each == nil || r.Deployment.Report != "r" {
+		t.Fatalf("NewRelease rendered %d files, holds %d, Each %v, report %q: want none rendered, Each kept, the report", rendered, len(r.Exports), r.Each != nil, r.Deployment.Report)
+	}
+	var got []string
+	err = r.EachExport(func(e *redirects.Export) error {
+		if e.Body == nil {
+			t.Errorf("export %s handed over with a nil body, want an empty one", e.Format)
+		}
+		got = append(got, e.Format)
+		return nil
+	})
+	if redirects.ErrorCode(err) != redirects.EINTERNAL || len(got) != 2 || rendered != 3 {
+		t.Fatalf("EachExport = %v after %v (%d rendered); want EINTERNAL at the repeated csv, after csv and nginx", err, got, rendered)
+	}
+}

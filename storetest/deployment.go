@@ -178,6 +178,80 @@ func testDeployBuilderError(t *testing.T, e *env) {
 	}
 }
 
+// testDeployStreamedExports deploys with a builder that hands its files
+// over one at a time (DeployContent.Each, as export.Stream does): the store
+// writes each before it asks for the next, so a file's bytes overwritten
+// after it was handed over do not reach the store; a failure of Each, or
+// a file repeated in it, stores nothing, as a builder error does.
+func testDeployStreamedExports(t *testing.T, e *env) {
+	p := e.newProject()
+	e.rule(p.ID, "/a", "/x", redirects.Exact, 100)
+	formats := []string{"csv", "nginx", "haproxy"}
+	stream := func(fail error, repeat bool) redirects.Builder {
+		return func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+			return &redirects.DeployContent{Report: "streamed", Each: func(yield func(*redirects.Export) error) error {
+				for i, f := range formats {
+					if fail != nil && i == 2 {
+						return fail
+					}
+					if repeat && i == 2 {
+						f = formats[0]
+					}
+					body := []byte("file " + f)
+					if err := yield(&redirects.Export{Format: f, Body: body, ETag: etag(body)}); err != nil {
+						return err
+					}
+					// Handed over: a store that kept it to write later
+					// would write these bytes instead.
+					for j := range body {
+						body[j] = 'X'
+					}
+				}
+				return nil
+			}}, nil
+		}
+	}
+	last, err := e.s.LastEventID(e.ctx)
+	if err != nil {
+		t.Fatalf("LastEventID: %v", err)
+	}
+	errStream := errors.New("the third file broke")
+	if _, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, stream(errStream, false)); !errors.Is(err, errStream) {
+		t.Fatalf("Deploy with a failing Each = %v, want its error", err)
+	}
+	if _, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, stream(nil, true)); redirects.ErrorCode(err) != redirects.EINTERNAL {
+		t.Fatalf("Deploy with a file repeated in Each = %v, want EINTERNAL", err)
+	}
+	if ds, err := e.s.FindDeployments(e.ctx, p.ID); err != nil || len(ds) != 0 {
+		t.Fatalf("FindDeployments after failed streamed deploys = %d, %v; want none", len(ds), err)
+	}
+	_, _, err = e.s.FindExport(e.ctx, p.ID, 1, "csv")
+	wantCode(t, "FindExport(1, csv) after failed streamed deploys", err, redirects.ENOTFOUND)
+	if now, err := e.s.LastEventID(e.ctx); err != nil || now != last {
+		t.Errorf("LastEventID after failed streamed deploys = %d, %v; want %d (no event)", now, err, last)
+	}
+
+	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, stream(nil, false))
+	if err != nil {
+		t.Fatalf("Deploy with a streaming builder: %v", err)
+	}
+	if d.Version != 1 || d.Report != "streamed" {
+		t.Fatalf("deployment %+v: want version 1 with the builder's report", d)
+	}
+	for _, f := range formats {
+		_, x, err := e.s.FindExport(e.ctx, p.ID, 1, f)
+		if err != nil {
+			t.Fatalf("FindExport(1, %s): %v", f, err)
+		}
+		if want := "file " + f; string(x.Body) != want || x.ETag != etag([]byte(want)) {
+			t.Errorf("export %s = %q %s; want %q as handed over (written before the next was asked for)", f, x.Body, x.ETag, want)
+		}
+	}
+	if _, _, err := e.s.FindExport(e.ctx, p.ID, 1, "nginx-map-exact"); redirects.ErrorCode(err) != redirects.ENOTFOUND {
+		t.Errorf("FindExport of a format the builder did not render = %v, want ENOTFOUND", err)
+	}
+}
+
 func testDeployBuilderSeesSortedRules(t *testing.T, e *env) {
 	p := e.newProject()
 	if _, err := e.s.ImportRules(e.ctx, p.ID, batch("/z", "/b*", "/a", "/bb*", "/m*"), false); err != nil {

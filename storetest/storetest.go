@@ -75,6 +75,7 @@ func Run(t *testing.T, open Opener) {
 		{"Deploy/Rollback", testDeployRollback},
 		{"Deploy/UnknownVersion", testDeployUnknownVersion},
 		{"Deploy/BuilderError", testDeployBuilderError},
+		{"Deploy/StreamedExports", testDeployStreamedExports},
 		{"Deploy/BuilderSeesSortedRules", testDeployBuilderSeesSortedRules},
 		{"Deploy/BuilderCannotChangeSnapshot", testDeployBuilderCannotChangeSnapshot},
 		{"Deploy/Exports", testDeployExports},

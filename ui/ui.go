@@ -89,7 +89,7 @@ func Handler(cfg Config) http.Handler {
 		h.logins = manage.NewLogins(manage.LoginLimits{}, h.clock)
 	}
 	if h.builder == nil {
-		h.builder = export.Build
+		h.builder = export.Stream
 	}
 	if len(h.loginKey) == 0 {
 		h.loginKey = make([]byte, 32)

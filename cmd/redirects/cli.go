@@ -373,7 +373,7 @@ func redact(url string) string {
 }
 
 // builder is what a deploy renders: the seven export files and the report.
-var builder redirects.Builder = export.Build
+var builder redirects.Builder = export.Stream
 
 func (c *cmd) printJSON(v any) error {
 	enc := json.NewEncoder(c.m.Stdout)

@@ -31,6 +31,7 @@ type config struct {
 	logFormat   string // --log-format, REDIRECTS_LOG_FORMAT
 	engine      string // --engine, REDIRECTS_ENGINE
 	loginKey    string // REDIRECTS_LOGIN_KEY: the sign-in form's key, shared by management nodes
+	goMemLimit  string // GOMEMLIMIT: when set, deploy keeps the Go runtime's limit instead of DeployMemoryLimit
 
 	webhookAllowPrivate bool // --webhook-allow-private: webhooks may reach private addresses
 
@@ -58,6 +59,7 @@ func readConfig(getenv func(string) string) config {
 		logFormat:   getenv("REDIRECTS_LOG_FORMAT"),
 		engine:      getenv("REDIRECTS_ENGINE"),
 		loginKey:    getenv("REDIRECTS_LOGIN_KEY"),
+		goMemLimit:  getenv("GOMEMLIMIT"),
 		user:        getenv("USER"),
 		sudoUser:    getenv("SUDO_USER"),
 	}
