@@ -299,7 +299,8 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 		return placeholder.ReplaceAllStringFunc(rt.pattern, func(p string) string {
 			if missing {
 				return map[string]string{"{org}": "org_missing00000000", "{project}": "prj_missing00000000",
-					"{id}": "999999", "{user}": "usr_missing00000000", "{delivery}": "whd_missing00000000"}[p]
+					"{id}": "999999", "{user}": "usr_missing00000000", "{delivery}": "whd_missing00000000",
+					"{version}": "999999"}[p]
 			}
 			switch p {
 			case "{org}":
@@ -323,6 +324,8 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 				}
 			case "{delivery}":
 				return deliveryOf(o)
+			case "{version}":
+				return "1"
 			}
 			t.Fatalf("route %s: no value for %s", rt.pattern, p)
 			return ""
