@@ -197,6 +197,12 @@ type Project struct {
 	// Settings are the project's matching settings as the draft has them;
 	// a deploy freezes them into the deployment (Deployment.Settings).
 	Settings Settings
+	// LiveVersion is the version lookups and exports without a version
+	// answer from (the project's live pointer), 0 when none is live.
+	LiveVersion int
+	// RequireStage refuses deploys that are not staged: every version goes
+	// live by a promote (docs/contract.md#staged-deploys).
+	RequireStage bool
 }
 
 // Bounds of Project.ExportRetention.

@@ -226,7 +226,7 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 	return collect(db, op, rows, err, scanProject)
 }
 
-const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit, hosts, case_sensitive, trailing_slash`
+const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit, hosts, case_sensitive, trailing_slash, live_version, require_stage`
 
 // changeProject runs change on project id in a writing transaction, with
 // the project's row locked from the read to commit, and commits what
@@ -279,7 +279,7 @@ func scanProject(s scanner) (*redirects.Project, error) {
 		cs      bool
 		slash   string
 	)
-	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit, &hosts, &cs, &slash); err != nil {
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit, &hosts, &cs, &slash, &p.LiveVersion, &p.RequireStage); err != nil {
 		return nil, err
 	}
 	p.CreatedAt, p.Hosts = fromNanos(created), splitHosts(hosts)
