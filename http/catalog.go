@@ -32,7 +32,8 @@ type edgeKey struct {
 	usage *keyCounter
 }
 
-// projectState is a project and its latest deployment, if any.
+// projectState is a project and its live deployment (the one its live
+// pointer names), if any.
 type projectState struct {
 	project *redirects.Project
 	latest  *deployed
@@ -45,6 +46,9 @@ type projectState struct {
 type deployed struct {
 	version int
 	snap    *engine.Snapshot
+	// staged is set on a staged version (never promoted): its lookups
+	// count no hit and no miss (docs/contract.md#staged-deploys).
+	staged bool
 }
 
 // CatalogStore is what the catalog reads of a store (the view it answers
@@ -89,6 +93,12 @@ type Catalog struct {
 	// old caches compiled older versions, loaded on demand.
 	oldMu sync.Mutex
 	old   *lru[versionKey, *deployed]
+
+	// forget, when set, is called with the project and version of each
+	// deploy event Refresh applied, after the catalog dropped that version
+	// from its own cache: a promote changes whether a version is staged, a
+	// discard removes it (the server drops the version's export files).
+	forget func(project string, version int)
 }
 
 type versionKey struct {
@@ -173,7 +183,7 @@ func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version 
 	}
 	snap := engine.CompileWith(rules, d.Settings)
 	s.insight.track(projectID, snap)
-	return &deployed{version: d.Version, snap: snap}, nil
+	return &deployed{version: d.Version, snap: snap, staged: d.Staged}, nil
 }
 
 // FlushUsage writes the live lookups counted per key and day, and the hits
@@ -202,10 +212,12 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 	cur := s.current.Load()
 	next := cur
 	deploys := map[string]bool{}
+	var forgets []versionKey
 	reloadView := false
 	for _, e := range events {
 		if e.Kind == redirects.EventDeploy {
 			deploys[e.ProjectID] = true
+			forgets = append(forgets, versionKey{e.ProjectID, e.Version})
 		} else {
 			reloadView = true
 		}
@@ -230,6 +242,20 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 			return 0, err
 		}
 		next.projects[id] = &projectState{project: p.project, latest: d, misses: p.misses}
+	}
+	// A deploy event's version was deployed, promoted or discarded: a
+	// cached copy of it may say staged when it no longer is, or answer
+	// for a version that is gone. Versions are never renumbered, so
+	// dropping it is enough.
+	s.oldMu.Lock()
+	for _, k := range forgets {
+		s.old.remove(k)
+	}
+	s.oldMu.Unlock()
+	if s.forget != nil {
+		for _, k := range forgets {
+			s.forget(k.project, k.version)
+		}
 	}
 	s.current.Store(next)
 	close(cur.replaced)

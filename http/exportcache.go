@@ -100,6 +100,21 @@ func (c *ExportCache) Get(ctx context.Context, project string, version int, form
 	return ld.e, ld.err
 }
 
+// Forget drops every cached file of one version of a project: a discarded
+// staged version's files must not be served after the discard.
+func (c *ExportCache) Forget(project string, version int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, f := range redirects.Formats {
+		k := exportKey{project, version, f}
+		if e, ok := c.lru.get(k); ok {
+			c.bytes -= e.Size()
+			c.lru.remove(k)
+		}
+		delete(c.inUse, k)
+	}
+}
+
 // load reads one file from the store and keeps it if it fits.
 func (c *ExportCache) load(ctx context.Context, k exportKey) (*redirects.Export, error) {
 	_, e, err := redirects.FindExport(ctx, c.store, c.Builder, k.project, k.version, k.format)
