@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/export"
+	"redirects/safety"
 )
 
 // docGrant is one line of the role table of docs/manage.md and the README,
@@ -78,6 +80,10 @@ var docRouteActions = map[string]string{
 	"POST /manage/v1/projects/{project}/imports":      "rules.edit",
 	"GET /manage/v1/projects/{project}/deployments":   "read",
 	"POST /manage/v1/projects/{project}/deployments":  "deploy",
+
+	"POST /manage/v1/projects/{project}/deployments/{version}/promote": "deploy",
+	"DELETE /manage/v1/projects/{project}/deployments/{version}":        "deploy",
+
 	"GET /manage/v1/projects/{project}/deploy-check":  "read",
 	"GET /manage/v1/projects/{project}/tests":         "read",
 	"PUT /manage/v1/projects/{project}/tests":         "deploy",
@@ -299,6 +305,16 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 			return call{pbase + "/deployments", nil}
 		case "POST /manage/v1/projects/{project}/deployments":
 			return call{pbase + "/deployments", map[string]any{"message": "matrix"}}
+		case "POST /manage/v1/projects/{project}/deployments/{version}/promote", "DELETE /manage/v1/projects/{project}/deployments/{version}":
+			// A fresh staged version for each call: promoted or discarded.
+			d, err := safety.DeployUnchecked(ctx, e.store, o.project.ID, redirects.DeployOptions{Stage: true}, export.Build)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(key, "POST") {
+				return call{fmt.Sprintf("%s/deployments/%d/promote", pbase, d.Version), nil}
+			}
+			return call{fmt.Sprintf("%s/deployments/%d", pbase, d.Version), nil}
 		case "GET /manage/v1/projects/{project}/deploy-check":
 			return call{pbase + "/deploy-check", nil}
 		case "GET /manage/v1/projects/{project}/tests", "DELETE /manage/v1/projects/{project}/tests":
