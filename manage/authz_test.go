@@ -130,7 +130,9 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"delete rule", redirects.RoleEditor, func() call { return call{"DELETE", fmt.Sprintf("%s/rules/%d", pbase, newRule()), nil} }},
 		{"delete matching", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/rules?q=/nothing*&confirm=true", nil} }},
 		{"deploy", redirects.RoleEditor, func() call { return call{"POST", pbase + "/deployments", map[string]any{"message": "m"}} }},
-		{"stage", redirects.RoleEditor, func() call { return call{"POST", pbase + "/deployments", map[string]any{"message": "m", "stage": true}} }},
+		{"stage", redirects.RoleEditor, func() call {
+			return call{"POST", pbase + "/deployments", map[string]any{"message": "m", "stage": true}}
+		}},
 		{"promote", redirects.RoleEditor, func() call { return call{"POST", fmt.Sprintf("%s/deployments/%d/promote", pbase, newStaged()), nil} }},
 		{"discard", redirects.RoleEditor, func() call { return call{"DELETE", fmt.Sprintf("%s/deployments/%d", pbase, newStaged()), nil} }},
 		{"store tests", redirects.RoleEditor, func() call {
