@@ -260,12 +260,21 @@ func (c *cmd) promote(ctx context.Context, args []string) error {
 	fs := c.flags("promote")
 	project := fs.String("project", "", "project ID")
 	version := fs.Int("version", 0, "the version to make live")
-	_, s, err := c.start(ctx, fs, args, []string{"project", "version"})
-	if err != nil {
+	if _, err := parse(fs, args); err != nil {
 		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	if !isSet(fs, "version") {
+		return usagef("%s needs --version", fs.Name())
 	}
 	if *version <= 0 {
 		return redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
 	}
 	before, err := s.FindProjectByID(ctx, *project)
 	if err != nil {
@@ -293,12 +302,21 @@ func (c *cmd) discard(ctx context.Context, args []string) error {
 	fs := c.flags("discard")
 	project := fs.String("project", "", "project ID")
 	version := fs.Int("version", 0, "the staged version to discard")
-	_, s, err := c.start(ctx, fs, args, []string{"project", "version"})
-	if err != nil {
+	if _, err := parse(fs, args); err != nil {
 		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	if !isSet(fs, "version") {
+		return usagef("%s needs --version", fs.Name())
 	}
 	if *version <= 0 {
 		return redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
 	}
 	if err := s.DiscardDeployment(ctx, *project, *version); err != nil {
 		return err
