@@ -406,6 +406,24 @@ func testStagedPromoteThreeNodes(t *testing.T, c *cli) {
 	// Promoting version 1 again undoes it, as fast.
 	promote("1", "/staged", 204)
 
+	// A discarded staged version is gone from every node, though each had
+	// it compiled and its export cached.
+	c.ok("rule", "add", "--project", p, "--source", "/discarded", "--destination", "/v3")
+	c.ok("deploy", "--project", p, "--stage")
+	for i, n := range nodes {
+		if r := n.get(lookupURL(p, "/discarded", "version=3"), probe); r.status != 200 {
+			t.Fatalf("node %d: staged version 3 = %d %s", i, r.status, r.body)
+		}
+		csv(n, "&version=3")
+	}
+	c.ok("discard", "--project", p, "--version", "3")
+	for i, n := range nodes {
+		within(t, propagation, "the discard on node "+strconv.Itoa(i), func() bool {
+			return n.get(lookupURL(p, "/discarded", "version=3"), probe).status == 404 &&
+				n.get("/v1/export?project="+p+"&format=csv&version=3", probe).status == 404
+		})
+	}
+
 	// The staged version's lookups counted nothing: after every node's
 	// stop (which flushes), the store holds the 9 live /old hits alone.
 	for _, n := range nodes {
