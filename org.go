@@ -203,6 +203,10 @@ type Project struct {
 	// RequireStage refuses deploys that are not staged: every version goes
 	// live by a promote (docs/contract.md#staged-deploys).
 	RequireStage bool
+	// NewestVersion is the highest version number the project handed out,
+	// staged and discarded versions included (0: none); the next deploy
+	// takes the one after it. Stores set it when they read a project.
+	NewestVersion int
 }
 
 // Bounds of Project.ExportRetention.

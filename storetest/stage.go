@@ -270,7 +270,10 @@ func testStageDiscard(t *testing.T, e *env) {
 	if len(entries) != 1 || entries[0].ObjectID != p.ID+"@2" || entries[0].After != nil {
 		t.Fatalf("discard audit entries = %+v", entries)
 	}
-	// Its number is never handed out again.
+	// Its number is never handed out again, and the project says so.
+	if got, err := e.s.FindProjectByID(e.ctx, p.ID); err != nil || got.NewestVersion != 2 || got.LiveVersion != 1 {
+		t.Fatalf("project after the discard = %+v, %v; want newest version 2, live 1", got, err)
+	}
 	if d := e.deploy(p.ID, redirects.DeployOptions{Stage: true}); d.Version != 3 {
 		t.Fatalf("deploy after a discard = version %d, want 3", d.Version)
 	}
