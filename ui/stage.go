@@ -18,15 +18,15 @@ type stagedView struct {
 	Staged *redirects.Deployment
 	// Diff is what promoting Staged changes against Live (safety.Diff, as
 	// the Deploy tab's), with its lists capped.
-	Diff                      safety.DiffResult
-	Added, Removed            []safety.RuleRef
-	Changed                   []safety.RuleChange
-	MoreAdded, MoreRemove     int
-	MoreChange                int
-	Changes                   int
-	Settings                  []settingChange
-	LiveRules, StagedRules    map[int64]redirects.Rule
-	ShowOptions               bool
+	Diff                   safety.DiffResult
+	Added, Removed         []safety.RuleRef
+	Changed                []safety.RuleChange
+	MoreAdded, MoreRemove  int
+	MoreChange             int
+	Changes                int
+	Settings               []settingChange
+	LiveRules, StagedRules map[int64]redirects.Rule
+	ShowOptions            bool
 	// StagedCount is the number of staged versions; the newest is shown.
 	StagedCount int
 }
