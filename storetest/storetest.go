@@ -84,6 +84,7 @@ func Run(t *testing.T, open Opener) {
 		{"Stage/Discard", testStageDiscard},
 		{"Stage/Retention", testStageRetention},
 		{"Stage/RequireStage", testStageRequireStage},
+		{"Stage/Model", testStageModel},
 		{"Event/Recorded", testEventRecorded},
 		{"Event/Paging", testEventPaging},
 		{"Usage/Add", testUsageAdd},
