@@ -23,6 +23,10 @@ func TestStagedDeploysCLI(t *testing.T) {
 	if out := c.ok("lookup", "--project", p, "--path", "/old", "--version", "1"); !strings.Contains(out, "/v1") {
 		t.Fatalf("lookup --version 1 of the staged version = %q", out)
 	}
+	// The diff from the live version to the staged one starts from nothing.
+	if r := c.exec("", "diff", "--project", p, "--from", "live", "--to", "1"); r.code != 0 || !strings.Contains(r.stdout+r.stderr, "nothing deployed") {
+		t.Fatalf("diff from live with only a staged version: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	c.ok("promote", "--project", p, "--version", "1")
 
 	// v2 staged: the default answers stay v1's; --version 2 answers v2's.
