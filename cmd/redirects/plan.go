@@ -18,7 +18,7 @@ import (
 var planCommands = []command{
 	{
 		name:     "plan",
-		synopsis: []string{"-f FILE [--max-paths N] [--allow-shrink] [--json]"},
+		synopsis: []string{"-f|--file FILE [--max-paths N] [--allow-shrink] [--json]"},
 		summary:  "show what apply would change to make a project match its file; exit 0 none, 2 some, 1 error",
 		about: "FILE is a project file (JSON; docs/plan.md): the project's ID, and optionally its settings,\n" +
 			"hosts, shrink limit, rules (inline or a draft CSV beside the file) and expected-outcome tests.\n" +
@@ -34,7 +34,7 @@ var planCommands = []command{
 	},
 	{
 		name:     "apply",
-		synopsis: []string{"-f FILE [--message TEXT] [--stage] [--allow-shrink] [--json]"},
+		synopsis: []string{"-f|--file FILE [--message TEXT] [--stage] [--max-paths N] [--allow-shrink] [--json]"},
 		summary:  "make a project match its file: its fields, the draft (replaced at once), then a deploy",
 		about: "apply does what plan shows, and nothing when plan shows nothing (exit 0, \"no changes\"). The\n" +
 			"draft is replaced in one import, then deployed through the deploy gate, unless the file says\n" +
