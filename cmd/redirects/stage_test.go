@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -46,6 +48,15 @@ func TestStagedDeploysCLI(t *testing.T) {
 	}
 	if out := c.ok("export", "--project", p, "--format", "csv", "--version", "2"); !strings.Contains(out, "/new") {
 		t.Fatalf("export --version 2 lacks the staged rule:\n%s", out)
+	}
+	// The expected-outcome cases run against the staged version by number.
+	cases := filepath.Join(t.TempDir(), "cases.csv")
+	if err := os.WriteFile(cases, []byte("path,status,destination\n/new,301,/v2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("test", "--project", p, cases, "--version", "2")
+	if r := c.exec("", "test", "--project", p, cases, "--version", "live"); r.code != 1 {
+		t.Fatalf("test --version live against the staged rule: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	type dep struct {
 		Version int  `json:"version"`
