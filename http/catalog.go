@@ -93,6 +93,9 @@ type Catalog struct {
 	// old caches compiled older versions, loaded on demand.
 	oldMu sync.Mutex
 	old   *lru[versionKey, *deployed]
+	// forgets counts the Refreshes that dropped versions from old: a load
+	// that began before one keeps what it read out of the cache.
+	forgets uint64
 
 	// forget, when set, is called with the project and version of each
 	// deploy event Refresh applied, after the catalog dropped that version
@@ -212,12 +215,12 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 	cur := s.current.Load()
 	next := cur
 	deploys := map[string]bool{}
-	var forgets []versionKey
+	var dropped []versionKey
 	reloadView := false
 	for _, e := range events {
 		if e.Kind == redirects.EventDeploy {
 			deploys[e.ProjectID] = true
-			forgets = append(forgets, versionKey{e.ProjectID, e.Version})
+			dropped = append(dropped, versionKey{e.ProjectID, e.Version})
 		} else {
 			reloadView = true
 		}
@@ -247,13 +250,16 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 	// cached copy of it may say staged when it no longer is, or answer
 	// for a version that is gone. Versions are never renumbered, so
 	// dropping it is enough.
-	s.oldMu.Lock()
-	for _, k := range forgets {
-		s.old.remove(k)
+	if len(dropped) > 0 {
+		s.oldMu.Lock()
+		s.forgets++
+		for _, k := range dropped {
+			s.old.remove(k)
+		}
+		s.oldMu.Unlock()
 	}
-	s.oldMu.Unlock()
 	if s.forget != nil {
-		for _, k := range forgets {
+		for _, k := range dropped {
 			s.forget(k.project, k.version)
 		}
 	}
@@ -277,6 +283,7 @@ func (s *Catalog) Version(ctx context.Context, projectID string, version int) (*
 	k := versionKey{projectID, version}
 	s.oldMu.Lock()
 	d, ok := s.old.get(k)
+	forgets := s.forgets
 	s.oldMu.Unlock()
 	if ok {
 		return d, nil
@@ -286,7 +293,9 @@ func (s *Catalog) Version(ctx context.Context, projectID string, version int) (*
 		return nil, err
 	}
 	s.oldMu.Lock()
-	s.old.add(k, d)
+	if s.forgets == forgets {
+		s.old.add(k, d)
+	}
 	s.oldMu.Unlock()
 	return d, nil
 }

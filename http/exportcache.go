@@ -29,6 +29,9 @@ type ExportCache struct {
 	// that were loaded: while a connection still writes one, the next
 	// request for it takes the same copy instead of loading another.
 	inUse map[exportKey]weak.Pointer[redirects.Export]
+	// forgets counts Forget's calls: a load that began before one keeps
+	// what it read out of the cache (it may be a discarded version's).
+	forgets uint64
 }
 
 // exportLoad is one load of a file from the store, shared by the requests
@@ -89,10 +92,11 @@ func (c *ExportCache) Get(ctx context.Context, project string, version int, form
 		c.loading = map[exportKey]*exportLoad{}
 	}
 	c.loading[k] = ld
+	forgets := c.forgets
 	c.mu.Unlock()
 	// The load does not end with the request that started it: the others
 	// waiting on it would see its cancellation.
-	ld.e, ld.err = c.load(context.WithoutCancel(ctx), k)
+	ld.e, ld.err = c.load(context.WithoutCancel(ctx), k, forgets)
 	c.mu.Lock()
 	delete(c.loading, k)
 	c.mu.Unlock()
@@ -105,6 +109,7 @@ func (c *ExportCache) Get(ctx context.Context, project string, version int, form
 func (c *ExportCache) Forget(project string, version int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.forgets++
 	for _, f := range redirects.Formats {
 		k := exportKey{project, version, f}
 		if e, ok := c.lru.get(k); ok {
@@ -115,14 +120,18 @@ func (c *ExportCache) Forget(project string, version int) {
 	}
 }
 
-// load reads one file from the store and keeps it if it fits.
-func (c *ExportCache) load(ctx context.Context, k exportKey) (*redirects.Export, error) {
+// load reads one file from the store and keeps it if it fits, and if no
+// Forget ran since forgets was read.
+func (c *ExportCache) load(ctx context.Context, k exportKey, forgets uint64) (*redirects.Export, error) {
 	_, e, err := redirects.FindExport(ctx, c.store, c.Builder, k.project, k.version, k.format)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.forgets != forgets {
+		return e, nil
+	}
 	if e.Size() > c.maxBytes {
 		if c.inUse == nil {
 			c.inUse = map[exportKey]weak.Pointer[redirects.Export]{}
