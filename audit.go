@@ -74,6 +74,9 @@ const (
 	AuditKeyCreate      = "key.create"
 	AuditKeyRevoke      = "key.revoke"
 	AuditDeploy         = "deployment.create"
+	AuditStage          = "deployment.stage"
+	AuditPromote        = "deployment.promote"
+	AuditDiscard        = "deployment.discard"
 	AuditUserCreate     = "user.create"
 	AuditUserDisable    = "user.disable"
 	AuditUserPassword   = "user.reset_password"
@@ -198,6 +201,9 @@ func ProjectAuditFields(p *Project) map[string]any {
 		m["caseSensitive"] = p.Settings.CaseSensitive()
 		m["trailingSlash"] = p.Settings.TrailingSlash()
 	}
+	if p.RequireStage {
+		m["requireStage"] = true
+	}
 	return m
 }
 
@@ -263,7 +269,11 @@ func DeployAuditEntry(ctx context.Context, p *Project, d *Deployment) *AuditEntr
 	if d.Override.AllowShrink {
 		after["allowShrink"] = true
 	}
-	return NewAuditEntry(ctx, d.CreatedAt, AuditDeploy, p.OrgID, p.ID, "deployment", p.ID+"@"+strconv.Itoa(d.Version), nil, after)
+	action := AuditDeploy
+	if d.Staged {
+		action = AuditStage
+	}
+	return NewAuditEntry(ctx, d.CreatedAt, action, p.OrgID, p.ID, "deployment", p.ID+"@"+strconv.Itoa(d.Version), nil, after)
 }
 
 // AuditFilter selects audit entries; zero fields select everything.

@@ -27,6 +27,18 @@ type Deployment struct {
 	// Settings are the project's matching settings as the deploy froze
 	// them: lookups of this version compare paths with them.
 	Settings Settings
+	// Staged is set on a version deployed with DeployOptions.Stage that
+	// was never promoted: lookups and exports without a version do not
+	// answer from it, and lookups of it count no hit and no miss
+	// (docs/contract.md#staged-deploys).
+	Staged bool
+	// PromotedAt is when the version was last made live by a promote;
+	// zero when it never was.
+	PromotedAt time.Time
+	// Live is set on the version the project's live pointer names: the
+	// one lookups and exports without a version answer from. Stores set
+	// it when they read a deployment.
+	Live bool
 }
 
 // Export is one export file of a deployment, rendered at deploy time.
@@ -94,6 +106,10 @@ type DeployOptions struct {
 	// Override is what the caller allows the deploy gate to let through
 	// (see package safety); the deploy's audit entry records it.
 	Override DeployOverride
+	// Stage stores the version without making it live: the project's live
+	// pointer stays where it is until PromoteDeployment moves it
+	// (docs/contract.md#staged-deploys).
+	Stage bool
 }
 
 // DeployOverride is what a deploy may go past: blocking findings and
@@ -278,6 +294,12 @@ type DeployStore interface {
 	// safety.Deploy, which checks what it writes in this transaction.
 	// Errors: EUNAVAILABLE, and whatever fn returns.
 	WithDeployTx(ctx context.Context, fn func(tx DeployTx) error) error
+}
+
+// RequireStageError is the error of a plain deploy of a project that
+// requires staged deploys (Project.RequireStage).
+func RequireStageError(projectID string) error {
+	return Errorf(ECONFLICT, "project %s requires staged deploys: deploy with --stage (\"stage\": true in the API), then promote the version; nothing changed", projectID)
 }
 
 // DeploymentNotFound returns the ENOTFOUND error of a project's missing

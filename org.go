@@ -197,6 +197,16 @@ type Project struct {
 	// Settings are the project's matching settings as the draft has them;
 	// a deploy freezes them into the deployment (Deployment.Settings).
 	Settings Settings
+	// LiveVersion is the version lookups and exports without a version
+	// answer from (the project's live pointer), 0 when none is live.
+	LiveVersion int
+	// RequireStage refuses deploys that are not staged: every version goes
+	// live by a promote (docs/contract.md#staged-deploys).
+	RequireStage bool
+	// NewestVersion is the highest version number the project handed out,
+	// staged and discarded versions included (0: none); the next deploy
+	// takes the one after it. Stores set it when they read a project.
+	NewestVersion int
 }
 
 // Bounds of Project.ExportRetention.

@@ -62,6 +62,10 @@ type Store interface {
 	// them. Errors: ENOTFOUND; ECONFLICT when draft rules would clash under
 	// the new settings, with a message that lists them (see Clashes).
 	SetProjectSettings(ctx context.Context, id string, s Settings) (*Project, error)
+	// SetProjectRequireStage sets whether the project refuses deploys that
+	// are not staged (Project.RequireStage), records a project.update audit
+	// entry and returns the project as stored. Errors: ENOTFOUND.
+	SetProjectRequireStage(ctx context.Context, id string, require bool) (*Project, error)
 	// DeleteProject deletes a project with its draft rules, keys,
 	// deployments and exports, and records a project event, so edge nodes
 	// drop it. Errors: ENOTFOUND.
@@ -136,14 +140,26 @@ type Store interface {
 
 	// WithDeployTx runs a deploy's write transaction (see DeployStore).
 	WithDeployTx(ctx context.Context, fn func(tx DeployTx) error) error
-	// FindDeployments returns a project's deployments, version 1 first.
-	// Errors: ENOTFOUND (the project).
+	// FindDeployments returns a project's deployments, version 1 first,
+	// discarded ones left out. Errors: ENOTFOUND (the project).
 	FindDeployments(ctx context.Context, projectID string) ([]*Deployment, error)
-	// FindDeployment returns one version, or the latest when version is 0,
+	// PromoteDeployment makes a version live: it moves the project's live
+	// pointer to it (its content stays as it is), records a deploy event,
+	// so edge nodes answer from it, and a deployment.promote audit entry,
+	// and returns it. Promoting the live version changes nothing.
+	// Errors: EINVALID, ENOTFOUND (the project or the version).
+	PromoteDeployment(ctx context.Context, projectID string, version int) (*Deployment, error)
+	// DiscardDeployment discards a staged version: its rules and exports
+	// are deleted and its number is never handed out again. It records a
+	// deploy event, so edge nodes forget it, and a deployment.discard
+	// audit entry. Errors: EINVALID, ENOTFOUND, ECONFLICT (the version is
+	// live, or was not staged).
+	DiscardDeployment(ctx context.Context, projectID string, version int) error
+	// FindDeployment returns one version, or the live one when version is 0,
 	// with its rules in the order of engine.SortRules. Errors: ENOTFOUND (project,
 	// no deployment, or no such version).
 	FindDeployment(ctx context.Context, projectID string, version int) (*Deployment, []Rule, error)
-	// FindExport returns one export file of a version, or of the latest
+	// FindExport returns one export file of a version, or of the live one
 	// when version is 0. For a version whose export files were deleted
 	// (see Project.ExportRetention) it returns the deployment and an error
 	// for which IsExportsPruned is true; the package function FindExport
@@ -234,7 +250,9 @@ type Event struct {
 	Kind      string
 	OrgID     string
 	ProjectID string
-	// Version is the deployed version, for EventDeploy.
+	// Version is the deployed version, for EventDeploy: the new live one,
+	// the promoted one, or the discarded one. An event of a staged deploy
+	// is not recorded: the live version does not change.
 	Version   int
 	CreatedAt time.Time
 }

@@ -32,7 +32,8 @@ type edgeKey struct {
 	usage *keyCounter
 }
 
-// projectState is a project and its latest deployment, if any.
+// projectState is a project and its live deployment (the one its live
+// pointer names), if any.
 type projectState struct {
 	project *redirects.Project
 	latest  *deployed
@@ -45,6 +46,9 @@ type projectState struct {
 type deployed struct {
 	version int
 	snap    *engine.Snapshot
+	// staged is set on a staged version (never promoted): its lookups
+	// count no hit and no miss (docs/contract.md#staged-deploys).
+	staged bool
 }
 
 // CatalogStore is what the catalog reads of a store (the view it answers
@@ -91,6 +95,15 @@ type Catalog struct {
 	// old caches compiled older versions, loaded on demand.
 	oldMu sync.Mutex
 	old   *lru[versionKey, *deployed]
+	// forgets counts the Refreshes that dropped versions from old: a load
+	// that began before one keeps what it read out of the cache.
+	forgets uint64
+
+	// forget, when set, is called with the project and version of each
+	// deploy event Refresh applied, after the catalog dropped that version
+	// from its own cache: a promote changes whether a version is staged, a
+	// discard removes it (the server drops the version's export files).
+	forget func(project string, version int)
 }
 
 type versionKey struct {
@@ -175,7 +188,7 @@ func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version 
 	}
 	snap := engine.CompileWith(rules, d.Settings)
 	s.insight.track(projectID, snap)
-	return &deployed{version: d.Version, snap: snap}, nil
+	return &deployed{version: d.Version, snap: snap, staged: d.Staged}, nil
 }
 
 // FlushUsage writes the live lookups counted per key and day, the hits and
@@ -205,10 +218,12 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 	cur := s.current.Load()
 	next := cur
 	deploys := map[string]bool{}
+	var dropped []versionKey
 	reloadView := false
 	for _, e := range events {
 		if e.Kind == redirects.EventDeploy {
 			deploys[e.ProjectID] = true
+			dropped = append(dropped, versionKey{e.ProjectID, e.Version})
 		} else {
 			reloadView = true
 		}
@@ -234,6 +249,23 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 		}
 		next.projects[id] = &projectState{project: p.project, latest: d, misses: p.misses}
 	}
+	// A deploy event's version was deployed, promoted or discarded: a
+	// cached copy of it may say staged when it no longer is, or answer
+	// for a version that is gone. Versions are never renumbered, so
+	// dropping it is enough.
+	if len(dropped) > 0 {
+		s.oldMu.Lock()
+		s.forgets++
+		for _, k := range dropped {
+			s.old.remove(k)
+		}
+		s.oldMu.Unlock()
+	}
+	if s.forget != nil {
+		for _, k := range dropped {
+			s.forget(k.project, k.version)
+		}
+	}
 	s.current.Store(next)
 	close(cur.replaced)
 	s.lastID.Store(events[len(events)-1].ID)
@@ -254,6 +286,7 @@ func (s *Catalog) Version(ctx context.Context, projectID string, version int) (*
 	k := versionKey{projectID, version}
 	s.oldMu.Lock()
 	d, ok := s.old.get(k)
+	forgets := s.forgets
 	s.oldMu.Unlock()
 	if ok {
 		return d, nil
@@ -263,7 +296,9 @@ func (s *Catalog) Version(ctx context.Context, projectID string, version int) (*
 		return nil, err
 	}
 	s.oldMu.Lock()
-	s.old.add(k, d)
+	if s.forgets == forgets {
+		s.old.add(k, d)
+	}
 	s.oldMu.Unlock()
 	return d, nil
 }

@@ -120,14 +120,12 @@ func exportETag(acceptEncoding string, ex *redirects.Export) string {
 // feed (the request has a wait parameter) adds the Redirects-Version
 // header, the deployment version of the file (docs/contract.md#the-change-feed).
 func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding string, ps *projectState, version int, format string, feed bool, key string) (slow func(*Resp)) {
-	if ps.latest == nil {
-		if version > 0 {
-			e.writeError(w, errVersionNotFound(true, version))
-		} else {
-			e.writeError(w, errNoExports)
-		}
+	if ps.latest == nil && version == 0 {
+		e.writeError(w, errNoExports)
 		return nil
 	}
+	// A project with no live version may have staged ones
+	// (docs/contract.md#staged-deploys): a version asked for is read.
 	if version == 0 {
 		version = ps.latest.version
 	}

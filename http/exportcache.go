@@ -30,6 +30,9 @@ type ExportCache struct {
 	// connection still writes one, the next request for it takes the same
 	// copy instead of loading another.
 	inUse map[exportKey]weak.Pointer[redirects.Export]
+	// forgets counts Forget's calls: a load that began before one keeps
+	// what it read out of the cache (it may be a discarded version's).
+	forgets uint64
 }
 
 // exportLoad is one load of a file from the store, shared by the requests
@@ -90,10 +93,11 @@ func (c *ExportCache) Get(ctx context.Context, project string, version int, form
 		c.loading = map[exportKey]*exportLoad{}
 	}
 	c.loading[k] = ld
+	forgets := c.forgets
 	c.mu.Unlock()
 	// The load does not end with the request that started it: the others
 	// waiting on it would see its cancellation.
-	ld.e, ld.err = c.load(context.WithoutCancel(ctx), k)
+	ld.e, ld.err = c.load(context.WithoutCancel(ctx), k, forgets)
 	c.mu.Lock()
 	delete(c.loading, k)
 	c.mu.Unlock()
@@ -101,14 +105,34 @@ func (c *ExportCache) Get(ctx context.Context, project string, version int, form
 	return ld.e, ld.err
 }
 
-// load reads one file from the store and keeps it if it fits.
-func (c *ExportCache) load(ctx context.Context, k exportKey) (*redirects.Export, error) {
+// Forget drops every cached file of one version of a project: a discarded
+// staged version's files must not be served after the discard.
+func (c *ExportCache) Forget(project string, version int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forgets++
+	for _, f := range redirects.Formats {
+		k := exportKey{project, version, f}
+		if e, ok := c.lru.get(k); ok {
+			c.bytes -= e.Size()
+			c.lru.remove(k)
+		}
+		delete(c.inUse, k)
+	}
+}
+
+// load reads one file from the store and keeps it if it fits, and if no
+// Forget ran since forgets was read.
+func (c *ExportCache) load(ctx context.Context, k exportKey, forgets uint64) (*redirects.Export, error) {
 	_, e, err := redirects.FindExport(ctx, c.store, c.Builder, k.project, k.version, k.format)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.forgets != forgets {
+		return e, nil
+	}
 	if e.Size() > c.maxBytes {
 		c.keepWeak(k, e)
 		return e, nil

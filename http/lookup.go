@@ -27,13 +27,12 @@ func (e *Edge) serveLookup(r *Req, w *Resp) (slow func(*Resp)) {
 	now := p.now
 	d := ps.latest
 	switch {
-	case d == nil && version > 0:
-		e.writeError(w, errVersionNotFound(false, version))
-		return nil
-	case d == nil:
+	case d == nil && version == 0:
 		e.writeError(w, errNoDeployments)
 		return nil
-	case version > 0 && version != d.version:
+	case version > 0 && (d == nil || version != d.version):
+		// An older version, or a staged one (a project may have only
+		// staged versions: docs/contract.md#staged-deploys).
 		if old := catalog.cachedVersion(ps.project.ID, version); old != nil {
 			d = old
 			break
@@ -59,8 +58,12 @@ func (e *Edge) serveLookup(r *Req, w *Resp) (slow func(*Resp)) {
 
 // writeLookup answers the match of path in d: 200 with the rule, or 204.
 // A live lookup (misses not nil) counts a hit of the rule or a miss of the
-// path (docs/contract.md, "Hits and misses").
+// path (docs/contract.md, "Hits and misses"), unless d is a staged version,
+// whose test traffic counts nothing (docs/contract.md#staged-deploys).
 func (e *Edge) writeLookup(w *Resp, d *deployed, path string, misses *missSketch, now time.Time) {
+	if d.staged {
+		misses = nil
+	}
 	w.Set("Cache-Control", ccLookup)
 	w.Set("Vary", varyKey)
 	m, ok := d.snap.Lookup(path)

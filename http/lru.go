@@ -63,6 +63,14 @@ func (l *lru[K, V]) add(k K, v V) (evictedKey K, evicted V, ok bool) {
 	return evictedKey, evicted, ok
 }
 
+// remove drops k's entry, if any.
+func (l *lru[K, V]) remove(k K) {
+	if e, ok := l.items[k]; ok {
+		l.unlink(e)
+		delete(l.items, k)
+	}
+}
+
 // removeOldest drops the least recently used entry and returns it (ok
 // false when the cache is empty).
 func (l *lru[K, V]) removeOldest() (k K, v V, ok bool) {

@@ -200,10 +200,11 @@ func (s *Server) connect(ctx, runCtx context.Context) error {
 		s.wg.Add(1)
 		go s.listen(runCtx, notifier, kick)
 	}
-	s.wg.Add(1)
-	go s.follow(runCtx, catalog, b, interval, kick)
 	exports := NewExportCache(b.Store, 256<<20)
 	exports.Builder = b.Builder
+	catalog.forget = exports.Forget
+	s.wg.Add(1)
+	go s.follow(runCtx, catalog, b, interval, kick)
 	s.edge.setLive(&live{catalog: catalog, limiter: b.Limiter, exports: exports})
 	return nil
 }

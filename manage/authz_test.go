@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/export"
+	"redirects/safety"
 )
 
 // TestRoles calls every route that changes something, and some that read,
@@ -30,6 +32,13 @@ func testRoles(t *testing.T, open newStoreFunc) {
 			t.Fatal(err)
 		}
 		return r.ID
+	}
+	newStaged := func() int {
+		d, err := safety.DeployUnchecked(ctx, e.store, a.project.ID, redirects.DeployOptions{Stage: true}, export.Build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Version
 	}
 	newKey := func() string {
 		k, _ := redirects.NewKey(a.project.ID, "k", false, e.clock.Now())
@@ -123,6 +132,11 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"delete rule", redirects.RoleEditor, func() call { return call{"DELETE", fmt.Sprintf("%s/rules/%d", pbase, newRule()), nil} }},
 		{"delete matching", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/rules?q=/nothing*&confirm=true", nil} }},
 		{"deploy", redirects.RoleEditor, func() call { return call{"POST", pbase + "/deployments", map[string]any{"message": "m"}} }},
+		{"stage", redirects.RoleEditor, func() call {
+			return call{"POST", pbase + "/deployments", map[string]any{"message": "m", "stage": true}}
+		}},
+		{"promote", redirects.RoleEditor, func() call { return call{"POST", fmt.Sprintf("%s/deployments/%d/promote", pbase, newStaged()), nil} }},
+		{"discard", redirects.RoleEditor, func() call { return call{"DELETE", fmt.Sprintf("%s/deployments/%d", pbase, newStaged()), nil} }},
 		{"store tests", redirects.RoleEditor, func() call {
 			return call{"PUT", pbase + "/tests", csvBody("path,status,destination\n/old,301,/new\n")}
 		}},
@@ -303,6 +317,8 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 					"{version}": "999999"}[p]
 			}
 			switch p {
+			case "{version}":
+				return "1"
 			case "{org}":
 				return o.org.ID
 			case "{project}":
@@ -324,8 +340,6 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 				}
 			case "{delivery}":
 				return deliveryOf(o)
-			case "{version}":
-				return "1"
 			}
 			t.Fatalf("route %s: no value for %s", rt.pattern, p)
 			return ""

@@ -26,6 +26,13 @@ type deploymentJSON struct {
 	// froze: lookups of this version compare paths with them.
 	CaseSensitive bool   `json:"caseSensitive"`
 	TrailingSlash string `json:"trailingSlash"`
+	// Live is set on the version the edge answers without a version;
+	// Staged on a version deployed with stage and never promoted;
+	// PromotedAt is when a promote last made the version live, null when
+	// none did (docs/contract.md#staged-deploys).
+	Live       bool    `json:"live"`
+	Staged     bool    `json:"staged"`
+	PromotedAt *string `json:"promotedAt"`
 }
 
 func toDeploymentJSON(d *redirects.Deployment) deploymentJSON {
@@ -35,6 +42,11 @@ func toDeploymentJSON(d *redirects.Deployment) deploymentJSON {
 	if d.FromVersion > 0 {
 		v := d.FromVersion
 		j.FromVersion = &v
+	}
+	j.Live, j.Staged = d.Live, d.Staged
+	if !d.PromotedAt.IsZero() {
+		at := formatTime(d.PromotedAt)
+		j.PromotedAt = &at
 	}
 	return j
 }
@@ -65,6 +77,8 @@ type deployRequest struct {
 	Force       bool   `json:"force"`
 	Reason      string `json:"reason"`
 	AllowShrink bool   `json:"allowShrink"`
+	// Stage stores the version without making it live; promote does.
+	Stage bool `json:"stage"`
 }
 
 // codeDeployBlocked is the answer to a deploy the gate refused.
@@ -91,7 +105,7 @@ func (h *handler) deploymentCreate(w http.ResponseWriter, r *http.Request) error
 	if err := h.decodeJSON(w, r, &req, true); err != nil {
 		return err
 	}
-	opts := redirects.DeployOptions{Message: req.Message,
+	opts := redirects.DeployOptions{Message: req.Message, Stage: req.Stage,
 		Override: redirects.DeployOverride{Force: req.Force, Reason: req.Reason, AllowShrink: req.AllowShrink}}
 	if req.FromVersion != nil {
 		if *req.FromVersion <= 0 {
@@ -112,6 +126,55 @@ func (h *handler) deploymentCreate(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	writeJSON(w, http.StatusCreated, toDeploymentJSON(d))
+	return nil
+}
+
+// deploymentVersion reads the path's {version}.
+func deploymentVersion(r *http.Request) (int, error) {
+	s := r.PathValue("version")
+	v, err := strconv.Atoi(s)
+	if err != nil || v <= 0 {
+		return 0, newError(http.StatusNotFound, "NOT_FOUND", "deployment version %q not found: versions are positive whole numbers", s)
+	}
+	return v, nil
+}
+
+// deploymentPromote makes a version live: the project's live pointer moves
+// to it, its content unchanged, and every edge node answers from it. It is
+// not gated again: the gate ran when it was deployed or staged. Promoting
+// the live version changes nothing.
+func (h *handler) deploymentPromote(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionDeploy)
+	if err != nil {
+		return err
+	}
+	v, err := deploymentVersion(r)
+	if err != nil {
+		return err
+	}
+	d, err := h.store.PromoteDeployment(r.Context(), p.ID, v)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toDeploymentJSON(d))
+	return nil
+}
+
+// deploymentDiscard discards a staged version that was never promoted; the
+// live version, or one that was ever live, is refused (409 CONFLICT).
+func (h *handler) deploymentDiscard(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionDeploy)
+	if err != nil {
+		return err
+	}
+	v, err := deploymentVersion(r)
+	if err != nil {
+		return err
+	}
+	if err := h.store.DiscardDeployment(r.Context(), p.ID, v); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/export"
+	"redirects/safety"
 )
 
 // docGrant is one line of the role table of docs/manage.md and the README,
@@ -80,6 +82,8 @@ var docRouteActions = map[string]string{
 	"GET /manage/v1/projects/{project}/rules-export":                    "read",
 	"GET /manage/v1/projects/{project}/deployments":                     "read",
 	"POST /manage/v1/projects/{project}/deployments":                    "deploy",
+	"POST /manage/v1/projects/{project}/deployments/{version}/promote":  "deploy",
+	"DELETE /manage/v1/projects/{project}/deployments/{version}":        "deploy",
 	"GET /manage/v1/projects/{project}/deploy-check":                    "read",
 	"GET /manage/v1/projects/{project}/deployments/{version}/rules.csv": "read",
 	"GET /manage/v1/projects/{project}/tests":                           "read",
@@ -307,6 +311,16 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 			return call{pbase + "/deployments", nil}
 		case "POST /manage/v1/projects/{project}/deployments":
 			return call{pbase + "/deployments", map[string]any{"message": "matrix"}}
+		case "POST /manage/v1/projects/{project}/deployments/{version}/promote", "DELETE /manage/v1/projects/{project}/deployments/{version}":
+			// A fresh staged version for each call: promoted or discarded.
+			d, err := safety.DeployUnchecked(ctx, e.store, o.project.ID, redirects.DeployOptions{Stage: true}, export.Build)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(key, "POST") {
+				return call{fmt.Sprintf("%s/deployments/%d/promote", pbase, d.Version), nil}
+			}
+			return call{fmt.Sprintf("%s/deployments/%d", pbase, d.Version), nil}
 		case "GET /manage/v1/projects/{project}/deploy-check":
 			return call{pbase + "/deploy-check", nil}
 		case "GET /manage/v1/projects/{project}/deployments/{version}/rules.csv":

@@ -231,12 +231,12 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 				return a.org.ID
 			case "{project}":
 				return a.project.ID
+			case "{version}":
+				return "1"
 			case "{user}":
 				return a.users[redirects.RoleViewer].ID
 			case "{delivery}":
 				return hookDelivery
-			case "{version}":
-				return "1"
 			}
 			switch {
 			case strings.Contains(pattern, "/imports/"):
@@ -644,6 +644,40 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "POST", pbase+"/deployments", map[string]any{"fromVersion": 99}).want(t, 404, "NOT_FOUND")
 	d.call(admin, "POST", pbase+"/deployments", nil).want(t, 201)
 	d.call(admin, "POST", pbase+"/deployments", map[string]any{"message": "rollback", "fromVersion": 1}).want(t, 201)
+	// Staged deploys (docs/contract.md#staged-deploys): version 4 staged,
+	// promoted, then version 3 promoted back; version 5 staged and
+	// discarded. The live version is 3 again at the end.
+	var staged, promoted deploymentJSON
+	d.call(admin, "POST", pbase+"/deployments", map[string]any{"message": "try first", "stage": true}).want(t, 201).decode(t, &staged)
+	if staged.Version != 4 || !staged.Staged || staged.Live || staged.PromotedAt != nil {
+		t.Fatalf("staged deploy = %+v, want version 4 staged, not live", staged)
+	}
+	d.call(admin, "DELETE", pbase+"/deployments/3", nil).want(t, 409, "CONFLICT")
+	d.call(admin, "POST", pbase+"/deployments/4/promote", nil).want(t, 200).decode(t, &promoted)
+	if promoted.Version != 4 || promoted.Staged || !promoted.Live || promoted.PromotedAt == nil {
+		t.Fatalf("promote = %+v, want version 4 live", promoted)
+	}
+	d.call(admin, "POST", pbase+"/deployments/3/promote", nil).want(t, 200).decode(t, &promoted)
+	d.call(admin, "DELETE", pbase+"/deployments/4", nil).want(t, 409, "CONFLICT")
+	d.call(admin, "POST", pbase+"/deployments", map[string]any{"stage": true}).want(t, 201).decode(t, &staged)
+	d.call(admin, "DELETE", fmt.Sprintf("%s/deployments/%d", pbase, staged.Version), nil).want(t, 204)
+	d.call(admin, "POST", fmt.Sprintf("%s/deployments/%d/promote", pbase, staged.Version), nil).want(t, 404, "NOT_FOUND")
+	d.call(admin, "DELETE", pbase+"/deployments/x", nil).want(t, 404, "NOT_FOUND")
+	var listed struct{ Deployments []deploymentJSON }
+	d.call(admin, "GET", pbase+"/deployments", nil).want(t, 200).decode(t, &listed)
+	if n := len(listed.Deployments); n != 4 || !listed.Deployments[2].Live || listed.Deployments[3].Live || listed.Deployments[3].Staged {
+		t.Fatalf("deployments after staging = %+v, want 1..4 with 3 live", listed.Deployments)
+	}
+	// A project that requires staged deploys refuses a plain one.
+	var pj projectJSON
+	d.call(admin, "PATCH", pbase, map[string]any{"requireStage": true}).want(t, 200).decode(t, &pj)
+	if !pj.RequireStage {
+		t.Fatalf("PATCH requireStage = %+v", pj)
+	}
+	if r := d.call(admin, "POST", pbase+"/deployments", map[string]any{"message": "plain"}).want(t, 409, "CONFLICT"); !strings.Contains(string(r.body), "stage") {
+		t.Fatalf("plain deploy of a project that requires staging: %s", r.body)
+	}
+	d.call(admin, "PATCH", pbase, map[string]any{"requireStage": false}).want(t, 200)
 	// The draft moves on from the live version (3, version 1 again): two
 	// starts_with rules added, /old sent elsewhere.
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/blog/", "destination": "/news/", "matchType": "starts_with", "priority": 50}).want(t, 201)

@@ -22,6 +22,9 @@ type projectJSON struct {
 	// (docs/contract.md#rule-options); the next deploy freezes them.
 	CaseSensitive bool   `json:"caseSensitive"`
 	TrailingSlash string `json:"trailingSlash"`
+	// RequireStage refuses deploys that are not staged
+	// (docs/contract.md#staged-deploys).
+	RequireStage bool `json:"requireStage"`
 }
 
 func toProjectJSON(p *redirects.Project) projectJSON {
@@ -30,15 +33,16 @@ func toProjectJSON(p *redirects.Project) projectJSON {
 		hosts = []string{}
 	}
 	return projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: formatTime(p.CreatedAt), KeepExports: p.ExportRetention, Hosts: hosts,
-		CaseSensitive: p.Settings.CaseSensitive(), TrailingSlash: p.Settings.TrailingSlash()}
+		CaseSensitive: p.Settings.CaseSensitive(), TrailingSlash: p.Settings.TrailingSlash(), RequireStage: p.RequireStage}
 }
 
 // projectDetailJSON is one project with what a person needs next: the
 // live version, the last deployment and the number of draft rules.
 type projectDetailJSON struct {
 	projectJSON
-	// LiveVersion is the latest deployed version, or null before the
-	// first deploy.
+	// LiveVersion is the live version (the latest deployed one, unless
+	// versions are staged: docs/contract.md#staged-deploys), or null while
+	// none is live.
 	LiveVersion *int            `json:"liveVersion"`
 	LastDeploy  *deploymentJSON `json:"lastDeploy"`
 	RuleCount   int             `json:"ruleCount"`
@@ -73,6 +77,8 @@ type projectRequest struct {
 	ShrinkLimit   *int    `json:"shrinkLimit"`
 	CaseSensitive *bool   `json:"caseSensitive"`
 	TrailingSlash *string `json:"trailingSlash"`
+	// RequireStage is taken by PATCH only.
+	RequireStage *bool `json:"requireStage"`
 }
 
 func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
@@ -90,7 +96,7 @@ func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
 	for _, f := range []struct {
 		name  string
 		given bool
-	}{{"shrinkLimit", req.ShrinkLimit != nil}, {"caseSensitive", req.CaseSensitive != nil}, {"trailingSlash", req.TrailingSlash != nil}} {
+	}{{"shrinkLimit", req.ShrinkLimit != nil}, {"caseSensitive", req.CaseSensitive != nil}, {"trailingSlash", req.TrailingSlash != nil}, {"requireStage", req.RequireStage != nil}} {
 		if f.given {
 			return newError(http.StatusBadRequest, codeUnknownField, "the field %q is not one of this request's fields", f.name)
 		}
@@ -154,7 +160,7 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
-	if req.Name == nil && req.KeepExports == nil && req.ShrinkLimit == nil && req.Hosts == nil && req.CaseSensitive == nil && req.TrailingSlash == nil {
+	if req.Name == nil && req.KeepExports == nil && req.ShrinkLimit == nil && req.Hosts == nil && req.CaseSensitive == nil && req.TrailingSlash == nil && req.RequireStage == nil {
 		return missingField("name")
 	}
 	settings := p.Settings
@@ -210,6 +216,11 @@ func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	}
 	if req.Hosts != nil {
 		if p, err = h.store.SetProjectHosts(r.Context(), p.ID, *req.Hosts); err != nil {
+			return err
+		}
+	}
+	if req.RequireStage != nil {
+		if p, err = h.store.SetProjectRequireStage(r.Context(), p.ID, *req.RequireStage); err != nil {
 			return err
 		}
 	}

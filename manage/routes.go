@@ -64,6 +64,8 @@ func (h *handler) routeTable() []route {
 
 		{method: "GET", pattern: v1 + "/projects/{project}/deployments", handler: h.deploymentList},
 		{method: "POST", pattern: v1 + "/projects/{project}/deployments", handler: h.deploymentCreate},
+		{method: "POST", pattern: v1 + "/projects/{project}/deployments/{version}/promote", handler: h.deploymentPromote},
+		{method: "DELETE", pattern: v1 + "/projects/{project}/deployments/{version}", handler: h.deploymentDiscard},
 		{method: "GET", pattern: v1 + "/projects/{project}/deploy-check", handler: h.deployCheck},
 		{method: "GET", pattern: v1 + "/projects/{project}/deployments/{version}/rules.csv", handler: h.versionRulesCSV},
 		{method: "GET", pattern: v1 + "/projects/{project}/tests", handler: h.testsGet},

@@ -295,8 +295,11 @@ type Plan struct {
 	Gate         *safety.GateResult    `json:"gate"`
 	CaseResults  []safety.CaseResult   `json:"-"`
 	Live         *redirects.Deployment `json:"-"`
-	desired      *Desired
-	override     redirects.DeployOverride
+	// Stage makes Apply stage its deploy instead of making it live
+	// (docs/contract.md#staged-deploys); set by the caller.
+	Stage    bool `json:"-"`
+	desired  *Desired
+	override redirects.DeployOverride
 }
 
 // Change is a field's value now and in the file.
@@ -511,7 +514,7 @@ func Apply(ctx context.Context, s Store, pl *Plan, message string, deploy Deploy
 		if message == "" {
 			message = "apply " + filepath.Base(d.Path)
 		}
-		dep, g, err := deploy(ctx, pl.ProjectID, redirects.DeployOptions{Message: message, Override: pl.override})
+		dep, g, err := deploy(ctx, pl.ProjectID, redirects.DeployOptions{Message: message, Override: pl.override, Stage: pl.Stage})
 		a.Gate = g
 		if err != nil {
 			return fail(err)

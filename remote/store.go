@@ -153,6 +153,8 @@ type projectJSON struct {
 	CaseSensitive bool     `json:"caseSensitive"`
 	TrailingSlash string   `json:"trailingSlash"`
 	ShrinkLimit   *int     `json:"shrinkLimit"`
+	RequireStage  bool     `json:"requireStage"`
+	LiveVersion   *int     `json:"liveVersion"`
 }
 
 func (j *projectJSON) project() *redirects.Project {
@@ -164,6 +166,10 @@ func (j *projectJSON) project() *redirects.Project {
 	}
 	if j.ShrinkLimit != nil {
 		p.ShrinkLimit = *j.ShrinkLimit
+	}
+	p.RequireStage = j.RequireStage
+	if j.LiveVersion != nil {
+		p.LiveVersion = *j.LiveVersion
 	}
 	return p
 }
@@ -247,6 +253,10 @@ func (s *Store) SetProjectHosts(ctx context.Context, id string, hosts []string) 
 		hosts = []string{}
 	}
 	return s.patchProject(ctx, id, map[string]any{"hosts": hosts})
+}
+
+func (s *Store) SetProjectRequireStage(ctx context.Context, id string, require bool) (*redirects.Project, error) {
+	return s.patchProject(ctx, id, map[string]any{"requireStage": require})
 }
 
 func (s *Store) SetProjectSettings(ctx context.Context, id string, set redirects.Settings) (*redirects.Project, error) {
@@ -587,15 +597,18 @@ func (s *Store) RevokeKey(ctx context.Context, projectID, ref string) (*redirect
 // ---- deployments
 
 type deploymentJSON struct {
-	Version       int    `json:"version"`
-	CreatedAt     string `json:"createdAt"`
-	ExactRules    int    `json:"exactRules"`
-	PrefixRules   int    `json:"prefixRules"`
-	Message       string `json:"message"`
-	FromVersion   *int   `json:"fromVersion"`
-	Report        string `json:"report"`
-	CaseSensitive bool   `json:"caseSensitive"`
-	TrailingSlash string `json:"trailingSlash"`
+	Version       int     `json:"version"`
+	CreatedAt     string  `json:"createdAt"`
+	ExactRules    int     `json:"exactRules"`
+	PrefixRules   int     `json:"prefixRules"`
+	Message       string  `json:"message"`
+	FromVersion   *int    `json:"fromVersion"`
+	Report        string  `json:"report"`
+	CaseSensitive bool    `json:"caseSensitive"`
+	TrailingSlash string  `json:"trailingSlash"`
+	Live          bool    `json:"live"`
+	Staged        bool    `json:"staged"`
+	PromotedAt    *string `json:"promotedAt"`
 }
 
 func (j *deploymentJSON) deployment(projectID string) *redirects.Deployment {
@@ -605,7 +618,25 @@ func (j *deploymentJSON) deployment(projectID string) *redirects.Deployment {
 	if j.FromVersion != nil {
 		d.FromVersion = *j.FromVersion
 	}
+	d.Live, d.Staged = j.Live, j.Staged
+	if j.PromotedAt != nil {
+		d.PromotedAt = parseTime(*j.PromotedAt)
+	}
 	return d
+}
+
+// PromoteDeployment makes a version live through the API.
+func (s *Store) PromoteDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, error) {
+	var j deploymentJSON
+	if err := s.c.do(ctx, "POST", "/projects/"+pathEscape(projectID)+"/deployments/"+strconv.Itoa(version)+"/promote", nil, nil, "", &j); err != nil {
+		return nil, err
+	}
+	return j.deployment(projectID), nil
+}
+
+// DiscardDeployment discards a staged version through the API.
+func (s *Store) DiscardDeployment(ctx context.Context, projectID string, version int) error {
+	return s.c.do(ctx, "DELETE", "/projects/"+pathEscape(projectID)+"/deployments/"+strconv.Itoa(version), nil, nil, "", nil)
 }
 
 func (s *Store) FindDeployments(ctx context.Context, projectID string) ([]*redirects.Deployment, error) {
@@ -637,6 +668,9 @@ func (s *Store) Deploy(ctx context.Context, projectID string, opts redirects.Dep
 		return nil, nil, err
 	}
 	body := map[string]any{"message": opts.Message, "force": opts.Override.Force, "allowShrink": opts.Override.AllowShrink}
+	if opts.Stage {
+		body["stage"] = true
+	}
 	if opts.Override.Reason != "" {
 		body["reason"] = opts.Override.Reason
 	}

@@ -84,6 +84,9 @@ func DeployInTx(ctx context.Context, tx redirects.DeployTx, projectID string, op
 	if err != nil {
 		return nil, err
 	}
+	if p.RequireStage && !opts.Stage {
+		return nil, redirects.RequireStageError(projectID)
+	}
 	rules, settings, err := tx.FindRules(ctx, projectID, opts.FromVersion)
 	if err != nil {
 		return nil, err
@@ -123,7 +126,7 @@ func NewRelease(projectID string, opts redirects.DeployOptions, rules []redirect
 	engine.SortRules(rules)
 	r := &redirects.Release{
 		Deployment: redirects.Deployment{ProjectID: projectID, CreatedAt: now, Message: opts.Message, FromVersion: opts.FromVersion,
-			Override: opts.Override, Settings: settings},
+			Override: opts.Override, Settings: settings, Staged: opts.Stage},
 		Snapshot: engine.EncodeRules(rules),
 	}
 	for i := range rules {

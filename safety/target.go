@@ -2,6 +2,7 @@ package safety
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
 	"redirects"
@@ -79,7 +80,8 @@ func Load(ctx context.Context, s RuleSource, projectID, spec string, emptyLive b
 		if err != nil {
 			return nil, err
 		}
-		if len(ds) == 0 {
+		// Staged versions are not live (docs/contract.md#staged-deploys).
+		if !slices.ContainsFunc(ds, func(d *redirects.Deployment) bool { return d.Live }) {
 			return &Target{Rules: []redirects.Rule{}, Name: "nothing deployed"}, nil
 		}
 	}

@@ -74,8 +74,8 @@ func (t deployTx) FindRules(ctx context.Context, projectID string, version int) 
 	return rules, d.Settings, nil
 }
 
-// FindLiveRules returns the rules of the project's latest deployment, none
-// when it has none.
+// FindLiveRules returns the rules of the project's live deployment (its
+// live pointer's), none when it has none.
 func (t deployTx) FindLiveRules(ctx context.Context, projectID string) ([]redirects.Rule, error) {
 	_, rules, err := t.db.findDeployment(ctx, t.tx, projectID, 0, true)
 	return rules, err
@@ -90,7 +90,8 @@ func (t deployTx) FindProjectTests(ctx context.Context, projectID string) (strin
 func (t deployTx) Now() time.Time { return t.db.now() }
 
 // InsertRelease numbers the release after the project's latest version and
-// stores it and its exports, then its event. It drops r.Snapshot once the
+// stores it and its exports; unless it is staged, it moves the project's
+// live pointer to it and records its event. It drops r.Snapshot once the
 // deployment's row holds it, and writes the exports one at a time
 // (Release.EachExport), rendering those of a streaming builder as it goes.
 func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.Release) error {
@@ -101,10 +102,10 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 		return db.wrap(op, err)
 	}
 	if _, err := t.tx.ExecContext(ctx, `INSERT INTO deployments
-		(project_id, version, created_at, message, from_version, exact_count, prefix_count, report, rules, case_sensitive, trailing_slash)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		(project_id, version, created_at, message, from_version, exact_count, prefix_count, report, rules, case_sensitive, trailing_slash, staged)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		d.ProjectID, d.Version, d.CreatedAt.UnixNano(), d.Message, d.FromVersion, d.ExactCount, d.PrefixCount, d.Report,
-		r.Snapshot, d.Settings.CaseSensitive(), d.Settings.TrailingSlash()); err != nil {
+		r.Snapshot, d.Settings.CaseSensitive(), d.Settings.TrailingSlash(), d.Staged); err != nil {
 		return db.wrap(op, err)
 	}
 	// The snapshot is written: let it go before the files are rendered.
@@ -127,6 +128,13 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 	}
 	if err := db.pruneExports(ctx, t.tx, d.ProjectID, d.Version); err != nil {
 		return db.wrap(op+": prune exports", err)
+	}
+	if d.Staged {
+		return nil // not live: nothing for edge nodes to load
+	}
+	d.Live = true
+	if err := db.setLive(ctx, t.tx, d.ProjectID, d.Version); err != nil {
+		return db.wrap(op, err)
 	}
 	if err := db.recordEvent(ctx, t.tx, redirects.EventDeploy, orgID, d.ProjectID, d.Version, d.CreatedAt); err != nil {
 		return db.wrap(op, err)

@@ -23,11 +23,11 @@ func (db *DB) FindDeployments(ctx context.Context, projectID string) ([]*redirec
 	if _, err := db.findProject(ctx, tx, projectID, ""); err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+deploymentColumns+` FROM deployments WHERE project_id = $1 ORDER BY version`, projectID)
+	rows, err := tx.QueryContext(ctx, `SELECT `+deploymentColumns+` FROM deployments WHERE project_id = $1 AND discarded_at IS NULL ORDER BY version`, projectID)
 	return collect(db, op, rows, err, func(s scanner) (*redirects.Deployment, error) { return scanDeployment(s, projectID) })
 }
 
-// FindDeployment returns one version, or the latest when version is 0, with
+// FindDeployment returns one version, or the live one when version is 0, with
 // its rules in the order of engine.SortRules.
 func (db *DB) FindDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, []redirects.Rule, error) {
 	tx, err := db.beginRead(ctx, "find deployment")
@@ -48,7 +48,7 @@ func (db *DB) FindDeployment(ctx context.Context, projectID string, version int)
 	return d, rules, nil
 }
 
-// FindExport returns one export file of a version, or of the latest when
+// FindExport returns one export file of a version, or of the live one when
 // version is 0. It never reads the version's rule snapshot. A version with
 // no export file left was pruned: the deployment comes back with
 // redirects.ExportsPruned.
@@ -87,10 +87,14 @@ func (db *DB) FindExport(ctx context.Context, projectID string, version int, for
 	return d, e, nil
 }
 
-const deploymentColumns = `version, created_at, message, from_version, exact_count, prefix_count, report, case_sensitive, trailing_slash`
+// deploymentColumns are what scanDeployment reads; the last says whether the
+// version is the one the project's live pointer names.
+const deploymentColumns = `version, created_at, message, from_version, exact_count, prefix_count, report, case_sensitive, trailing_slash,
+	staged, promoted_at, version = (SELECT live_version FROM projects WHERE projects.id = deployments.project_id)`
 
-// findDeployment returns one version of an existing project, or its latest
-// when version is 0, and with withRules its decoded rules in stored order.
+// findDeployment returns one version of an existing project, or its live
+// one (the project's live pointer, docs/contract.md#staged-deploys) when
+// version is 0; a discarded version is not found; and with withRules its decoded rules in stored order.
 func (db *DB) findDeployment(ctx context.Context, q querier, projectID string, version int, withRules bool) (*redirects.Deployment, []redirects.Rule, error) {
 	if version < 0 {
 		return nil, nil, redirects.Errorf(redirects.EINVALID, "deployment version %d is not a positive number", version)
@@ -102,9 +106,10 @@ func (db *DB) findDeployment(ctx context.Context, q querier, projectID string, v
 	}
 	var row scanner
 	if version == 0 {
-		row = q.QueryRowContext(ctx, `SELECT `+cols+` FROM deployments WHERE project_id = $1 ORDER BY version DESC LIMIT 1`, projectID)
+		row = q.QueryRowContext(ctx, `SELECT `+cols+` FROM deployments WHERE project_id = $1
+			AND version = (SELECT live_version FROM projects WHERE id = $1)`, projectID)
 	} else {
-		row = q.QueryRowContext(ctx, `SELECT `+cols+` FROM deployments WHERE project_id = $1 AND version = $2`, projectID, version)
+		row = q.QueryRowContext(ctx, `SELECT `+cols+` FROM deployments WHERE project_id = $1 AND version = $2 AND discarded_at IS NULL`, projectID, version)
 	}
 	d, err := scanDeployment(row, projectID, dest...)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -128,11 +133,16 @@ func scanDeployment(s scanner, projectID string, extra ...any) (*redirects.Deplo
 		created int64
 		cs      bool
 		slash   string
+		promo   sql.NullInt64
 	)
-	dest := append([]any{&d.Version, &created, &d.Message, &d.FromVersion, &d.ExactCount, &d.PrefixCount, &d.Report, &cs, &slash}, extra...)
+	dest := append([]any{&d.Version, &created, &d.Message, &d.FromVersion, &d.ExactCount, &d.PrefixCount, &d.Report, &cs, &slash,
+		&d.Staged, &promo, &d.Live}, extra...)
 	if err := s.Scan(dest...); err != nil {
 		return nil, err
 	}
 	d.CreatedAt, d.Settings = fromNanos(created), settingsOf(cs, slash)
+	if promo.Valid {
+		d.PromotedAt = fromNanos(promo.Int64)
+	}
 	return &d, nil
 }

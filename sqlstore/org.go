@@ -226,7 +226,10 @@ func (db *DB) FindProjects(ctx context.Context, orgID string) ([]*redirects.Proj
 	return collect(db, op, rows, err, scanProject)
 }
 
-const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit, hosts, case_sensitive, trailing_slash`
+// projectColumns are what scanProject reads; the last is the newest version
+// number handed out, discarded staged versions included.
+const projectColumns = `id, org_id, name, created_at, export_retention, shrink_limit, hosts, case_sensitive, trailing_slash, live_version, require_stage,
+	(SELECT COALESCE(MAX(version), 0) FROM deployments WHERE deployments.project_id = projects.id)`
 
 // changeProject runs change on project id in a writing transaction, with
 // the project's row locked from the read to commit, and commits what
@@ -279,7 +282,7 @@ func scanProject(s scanner) (*redirects.Project, error) {
 		cs      bool
 		slash   string
 	)
-	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit, &hosts, &cs, &slash); err != nil {
+	if err := s.Scan(&p.ID, &p.OrgID, &p.Name, &created, &p.ExportRetention, &p.ShrinkLimit, &hosts, &cs, &slash, &p.LiveVersion, &p.RequireStage, &p.NewestVersion); err != nil {
 		return nil, err
 	}
 	p.CreatedAt, p.Hosts = fromNanos(created), splitHosts(hosts)

@@ -81,10 +81,9 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 		Changes: len(diff.Added) + len(diff.Removed) + len(diff.Changed)}
 	d.Settings = settingChanges(liveSettings, ph.Settings)
 	d.Changes += len(d.Settings)
-	d.Next = 1
-	if ph.Live != nil {
-		d.Next = ph.Live.Version + 1
-	}
+	// The next version follows the newest, staged and discarded ones
+	// included.
+	d.Next = ph.NewestVersion + 1
 	d.Gate = gate
 	// The same lines the deploy's report will hold (docs/contract.md,
 	// "Export shapes"): the rules the export files answer otherwise.
@@ -152,7 +151,7 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	opts := redirects.DeployOptions{Message: r.PostFormValue("message"), Override: redirects.DeployOverride{
+	opts := redirects.DeployOptions{Message: r.PostFormValue("message"), Stage: r.PostFormValue("stage") != "", Override: redirects.DeployOverride{
 		Force: r.PostFormValue("force") != "", Reason: strings.TrimSpace(r.PostFormValue("reason")), AllowShrink: r.PostFormValue("allow-shrink") != ""}}
 	if !opts.Override.Force {
 		opts.Override.Reason = ""
@@ -167,6 +166,11 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) error {
 			return h.redirect(w, r, "/projects/"+ph.ID+"/deploy", flashErr, "Nothing was deployed: "+message(err))
 		}
 		return err
+	}
+	if d.Staged {
+		return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashOK, "Staged version "+itoa(d.Version)+" ("+
+			plural(d.ExactCount, "exact rule")+", "+plural(d.PrefixCount, "starts_with rule")+"). It is not live: lookups with version="+itoa(d.Version)+
+			" answer with it until you promote it.")
 	}
 	return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashOK, "Deployed version "+itoa(d.Version)+" ("+
 		plural(d.ExactCount, "exact rule")+", "+plural(d.PrefixCount, "starts_with rule")+"). It is live: edge nodes answer with it within a second.")
@@ -188,6 +192,9 @@ type historyData struct {
 	Servers     []serverRow
 	// Behind counts the servers on an older version than the live one.
 	Behind int
+	// Stage compares the live version with the newest staged one; nil
+	// when none is staged.
+	Stage *stagedView
 }
 
 // serverRow is one sync agent's last report on the History tab.
@@ -212,6 +219,9 @@ func (h *handler) historyPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d := historyData{Formats: redirects.Formats, CanDeploy: may(r, o.ID, redirects.ActionDeploy)}
+	if d.Stage, err = h.stagedComparison(r, ph.ID, ds); err != nil {
+		return err
+	}
 	for _, dep := range slices.Backward(ds) {
 		d.Rows = append(d.Rows, historyRow{Deployment: dep, By: authors[dep.Version], Live: ph.Live != nil && dep.Version == ph.Live.Version})
 	}
@@ -264,9 +274,8 @@ func (h *handler) rollbackPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := rollbackData{Target: target, Next: 1}
+	d := rollbackData{Target: target, Next: ph.NewestVersion + 1}
 	if ph.Live != nil {
-		d.Next = ph.Live.Version + 1
 		d.Settings = settingChanges(ph.Live.Settings, target.Settings)
 	}
 	return h.render(w, r, http.StatusOK, "rollback", &page{Title: "Roll back to version " + itoa(v), Org: o, Project: ph, Tab: "history", Data: d})

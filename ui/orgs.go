@@ -111,11 +111,19 @@ func (h *handler) live(r *http.Request, p *redirects.Project) (*deployInfo, erro
 	if err != nil {
 		return nil, err
 	}
-	if len(ds) == 0 {
+	// The live version is the one the project's live pointer names
+	// (docs/contract.md#staged-deploys); a project whose versions are all
+	// staged has none.
+	var d *redirects.Deployment
+	for _, x := range ds {
+		if x.Live {
+			d = x
+		}
+	}
+	if d == nil {
 		return nil, nil
 	}
-	d := ds[len(ds)-1]
-	authors, err := h.deployAuthors(r, p, 1)
+	authors, err := h.deployAuthors(r, p, len(ds)-d.Version+1)
 	if err != nil {
 		return nil, err
 	}
@@ -124,9 +132,11 @@ func (h *handler) live(r *http.Request, p *redirects.Project) (*deployInfo, erro
 
 // deployAuthors returns who made the latest n deployments of a project,
 // by version, from the audit log (the API's GET /orgs/{org}/audit reads
-// the same entries).
+// the same entries): the oldest deployment.* entry of each version, its
+// deploy or its staging, read among the newest 3n such entries (promotes
+// and discards are entries too).
 func (h *handler) deployAuthors(r *http.Request, p *redirects.Project, n int) (map[int]string, error) {
-	es, err := h.accounts.FindAudit(r.Context(), redirects.AuditFilter{OrgID: p.OrgID, ProjectID: p.ID, Action: redirects.AuditDeploy, Limit: min(max(n, 1), redirects.MaxAuditLimit)})
+	es, err := h.accounts.FindAudit(r.Context(), redirects.AuditFilter{OrgID: p.OrgID, ProjectID: p.ID, Action: "deployment.*", Limit: min(max(3*n, 1), redirects.MaxAuditLimit)})
 	if err != nil {
 		return nil, err
 	}

@@ -20,9 +20,12 @@ import (
 var deployCommands = []command{
 	{
 		name:     "deploy",
-		synopsis: []string{"--project P [--message TEXT] [--from-version N] [--force --reason TEXT] [--allow-shrink]"},
+		synopsis: []string{"--project P [--message TEXT] [--from-version N] [--stage] [--force --reason TEXT] [--allow-shrink]"},
 		summary:  "make the draft rules live as a new version and print the version",
 		about: "With --from-version the rules of an earlier version go live again (a rollback).\n" +
+			"With --stage the version is stored but not live: lookups and exports answer it only with\n" +
+			"--version N (version=N on the edge), counting no hits or misses, until \"redirects promote\"\n" +
+			"makes it live. A project updated with --require-stage takes only staged deploys.\n" +
 			"\n" +
 			"Every deploy is checked first. Lint errors (loops) and failing cases of the project's stored\n" +
 			"test file block it unless it is forced with --force --reason TEXT, which the audit log records.\n" +
@@ -32,8 +35,27 @@ var deployCommands = []command{
 			"A blocked deploy changes nothing, says why on stderr and exits 1; warnings block nothing.",
 		example: "redirects deploy --project \"$PROJECT\" --message \"spring cleanup\"\n" +
 			"redirects deploy --project \"$PROJECT\" --from-version 3\n" +
+			"redirects deploy --project \"$PROJECT\" --stage --message \"try on the edge first\"\n" +
 			"redirects deploy --project \"$PROJECT\" --force --reason \"loop fixed upstream tonight\"",
 		run: (*cmd).deploy,
+	},
+	{
+		name:     "promote",
+		synopsis: []string{"--project P --version N"},
+		summary:  "make a version live on every edge node, unchanged (promoting the previous one undoes it)",
+		about: "Moves the project's live pointer: the version's rules and export files stay as they are,\n" +
+			"and every edge node answers from it within a second. It is not checked again: it was\n" +
+			"checked when it was deployed or staged. Promoting the live version changes nothing.",
+		example: "redirects promote --project \"$PROJECT\" --version 8\n" +
+			"redirects promote --project \"$PROJECT\" --version 7   # undo",
+		run: (*cmd).promote,
+	},
+	{
+		name:     "discard",
+		synopsis: []string{"--project P --version N"},
+		summary:  "discard a staged version that was never promoted (its number is not reused)",
+		example:  `redirects discard --project "$PROJECT" --version 8`,
+		run:      (*cmd).discard,
 	},
 	{
 		name:     "deployments",
@@ -63,6 +85,7 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	force := fs.Bool("force", false, "deploy past lint errors and failing expected-outcome cases (needs --reason)")
 	reason := fs.String("reason", "", "why the deploy is forced, for the audit log")
 	allowShrink := fs.Bool("allow-shrink", false, "deploy even if it removes more live rules than the project's shrink limit, or all of them")
+	stage := fs.Bool("stage", false, "store the version without making it live (\"redirects promote\" does)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -82,7 +105,7 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := redirects.DeployOptions{Message: *message, FromVersion: *from,
+	opts := redirects.DeployOptions{Message: *message, FromVersion: *from, Stage: *stage,
 		Override: redirects.DeployOverride{Force: *force, Reason: *reason, AllowShrink: *allowShrink}}
 	if c.cfg.goMemLimit == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(DeployMemoryLimit))
@@ -103,7 +126,12 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	if d.FromVersion > 0 {
 		what = fmt.Sprintf("rules of version %d", d.FromVersion)
 	}
-	c.infof("deployed version %d of %s: %d exact and %d prefix rules (%s)", d.Version, d.ProjectID, d.ExactCount, d.PrefixCount, what)
+	if d.Staged {
+		c.infof("staged version %d of %s: %d exact and %d prefix rules (%s); not live until \"redirects promote --project %s --version %d\"",
+			d.Version, d.ProjectID, d.ExactCount, d.PrefixCount, what, d.ProjectID, d.Version)
+	} else {
+		c.infof("deployed version %d of %s: %d exact and %d prefix rules (%s)", d.Version, d.ProjectID, d.ExactCount, d.PrefixCount, what)
+	}
 	if g.Forced {
 		c.infof("forced past %s; the audit log records the reason", gateProblems(g))
 	}
@@ -197,6 +225,12 @@ type deploymentJSON struct {
 	Message     string `json:"message"`
 	FromVersion *int   `json:"fromVersion"`
 	Report      string `json:"report"`
+	// Live and Staged say where the version stands
+	// (docs/contract.md#staged-deploys); PromotedAt is when a promote last
+	// made it live, null when none did.
+	Live       bool    `json:"live"`
+	Staged     bool    `json:"staged"`
+	PromotedAt *string `json:"promotedAt"`
 }
 
 func (c *cmd) deployments(ctx context.Context, args []string) error {
@@ -215,7 +249,11 @@ func (c *cmd) deployments(ctx context.Context, args []string) error {
 		out := make([]deploymentJSON, 0, len(ds))
 		for _, d := range ds {
 			j := deploymentJSON{Version: d.Version, CreatedAt: d.CreatedAt.Format(timeFormat), ExactRules: d.ExactCount,
-				PrefixRules: d.PrefixCount, Message: d.Message, Report: d.Report}
+				PrefixRules: d.PrefixCount, Message: d.Message, Report: d.Report, Live: d.Live, Staged: d.Staged}
+			if !d.PromotedAt.IsZero() {
+				at := d.PromotedAt.Format(timeFormat)
+				j.PromotedAt = &at
+			}
 			if d.FromVersion > 0 {
 				v := d.FromVersion
 				j.FromVersion = &v
@@ -231,7 +269,86 @@ func (c *cmd) deployments(ctx context.Context, args []string) error {
 		if d.FromVersion > 0 {
 			msg = strings.TrimSpace(fmt.Sprintf("(rollback to v%d) %s", d.FromVersion, msg))
 		}
+		// A project that never staged has its newest version live, and
+		// its listing reads as before; otherwise the live and the staged
+		// versions say so.
+		switch {
+		case d.Staged:
+			msg = strings.TrimSpace("(staged) " + msg)
+		case d.Live && d.Version != ds[len(ds)-1].Version:
+			msg = strings.TrimSpace("(live) " + msg)
+		}
 		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\n", d.Version, d.CreatedAt.Format(timeFormat), d.ExactCount, d.PrefixCount, msg)
 	}
 	return w.Flush()
+}
+
+// promote moves the project's live pointer to a version.
+func (c *cmd) promote(ctx context.Context, args []string) error {
+	fs := c.flags("promote")
+	project := fs.String("project", "", "project ID")
+	version := fs.Int("version", 0, "the version to make live")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	if !isSet(fs, "version") {
+		return usagef("%s needs --version", fs.Name())
+	}
+	if *version <= 0 {
+		return redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	before, err := s.FindProjectByID(ctx, *project)
+	if err != nil {
+		return err
+	}
+	d, err := s.PromoteDeployment(ctx, *project, *version)
+	if err != nil {
+		return err
+	}
+	c.println(strconv.Itoa(d.Version))
+	if before.LiveVersion == d.Version {
+		c.infof("version %d of %s is already live; nothing changed", d.Version, d.ProjectID)
+		return nil
+	}
+	was := "none"
+	if before.LiveVersion > 0 {
+		was = "version " + strconv.Itoa(before.LiveVersion)
+	}
+	c.infof("version %d of %s is live (was %s): %d exact and %d prefix rules", d.Version, d.ProjectID, was, d.ExactCount, d.PrefixCount)
+	return nil
+}
+
+// discard discards a staged version.
+func (c *cmd) discard(ctx context.Context, args []string) error {
+	fs := c.flags("discard")
+	project := fs.String("project", "", "project ID")
+	version := fs.Int("version", 0, "the staged version to discard")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	if !isSet(fs, "version") {
+		return usagef("%s needs --version", fs.Name())
+	}
+	if *version <= 0 {
+		return redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.DiscardDeployment(ctx, *project, *version); err != nil {
+		return err
+	}
+	c.infof("discarded staged version %d of %s", *version, *project)
+	return nil
 }

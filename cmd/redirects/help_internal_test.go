@@ -214,6 +214,7 @@ func helpFlags(t *testing.T, name string) []string {
 // command takes.
 func TestSynopsisNamesEveryFlag(t *testing.T) {
 	flagRE := regexp.MustCompile(`--[a-z][a-z-]*`)
+	shortFlagRE := regexp.MustCompile(`(?:^|[\s\[|])-([a-z])\b`)
 	for _, c := range commands {
 		if c.run == nil {
 			continue
@@ -221,6 +222,10 @@ func TestSynopsisNamesEveryFlag(t *testing.T) {
 		var named []string
 		for _, s := range c.synopsis {
 			named = append(named, flagRE.FindAllString(s, -1)...)
+			// A one-letter flag is written -f, and listed by --help as --f.
+			for _, m := range shortFlagRE.FindAllStringSubmatch(s, -1) {
+				named = append(named, "--"+m[1])
+			}
 		}
 		var takes []string
 		for _, f := range helpFlags(t, c.name) {

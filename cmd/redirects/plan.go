@@ -18,7 +18,7 @@ import (
 var planCommands = []command{
 	{
 		name:     "plan",
-		synopsis: []string{"-f FILE [--max-paths N] [--allow-shrink] [--json]"},
+		synopsis: []string{"-f|--file FILE [--max-paths N] [--allow-shrink] [--json]"},
 		summary:  "show what apply would change to make a project match its file; exit 0 none, 2 some, 1 error",
 		about: "FILE is a project file (JSON; docs/plan.md): the project's ID, and optionally its settings,\n" +
 			"hosts, shrink limit, rules (inline or a draft CSV beside the file) and expected-outcome tests.\n" +
@@ -34,13 +34,15 @@ var planCommands = []command{
 	},
 	{
 		name:     "apply",
-		synopsis: []string{"-f FILE [--message TEXT] [--allow-shrink] [--json]"},
+		synopsis: []string{"-f|--file FILE [--message TEXT] [--stage] [--max-paths N] [--allow-shrink] [--json]"},
 		summary:  "make a project match its file: its fields, the draft (replaced at once), then a deploy",
 		about: "apply does what plan shows, and nothing when plan shows nothing (exit 0, \"no changes\"). The\n" +
 			"draft is replaced in one import, then deployed through the deploy gate, unless the file says\n" +
 			"\"deploy\": false. Lint errors, failing tests or a shrink beyond the limit (without\n" +
 			"--allow-shrink) refuse the apply before anything changes (exit 1). It prints the version it\n" +
-			"deployed, if any.",
+			"deployed, if any. With --stage the deploy is staged (\"redirects promote\" makes it live); plan\n" +
+			"compares with the live version, so until the staged version is promoted, plan still shows\n" +
+			"the deploy and another apply --stage stages another version.",
 		example: "redirects apply -f redirects.json --message \"merge of #42\"",
 		run:     (*cmd).apply,
 	},
@@ -72,6 +74,7 @@ func (c *cmd) planArgs(name string, args []string, extra func(fsAdder)) (file st
 // fsAdder is the part of a flag set that adds flags.
 type fsAdder interface {
 	String(name, value, usage string) *string
+	Bool(name string, value bool, usage string) *bool
 }
 
 // planJSON is plan's --json answer.
@@ -121,8 +124,10 @@ func (c *cmd) makePlan(ctx context.Context, file string, maxPaths int, allowShri
 
 func (c *cmd) apply(ctx context.Context, args []string) error {
 	var message *string
+	var stage *bool
 	file, maxPaths, allowShrink, asJSON, err := c.planArgs("apply", args, func(fs fsAdder) {
 		message = fs.String("message", "", "the deployment's message (default: \"apply FILE\")")
+		stage = fs.Bool("stage", false, "stage the deploy instead of making it live (\"redirects promote\" does)")
 	})
 	if err != nil {
 		return err
@@ -150,6 +155,7 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	pl.Stage = *stage
 	a, err := plan.Apply(ctx, s, pl, *message, c.deployFunc(s))
 	if a != nil && a.Gate != nil && err != nil {
 		c.printGate(a.Gate)
@@ -175,7 +181,9 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 	if what == "" {
 		what = "nothing but the deploy"
 	}
-	if version > 0 {
+	if version > 0 && a.Deployment.Staged {
+		c.infof("apply of %s: changed %s; staged version %d (not live until \"redirects promote --project %s --version %d\")", file, what, version, pl.ProjectID, version)
+	} else if version > 0 {
 		c.infof("apply of %s: changed %s; deployed version %d", file, what, version)
 	} else {
 		c.infof("apply of %s: changed %s; nothing deployed", file, what)

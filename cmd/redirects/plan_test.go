@@ -147,3 +147,34 @@ func TestPlanApply(t *testing.T) {
 		t.Fatalf("deploy false deployed: %d deployments", n)
 	}
 }
+
+// TestApplyStage: apply --stage stages its deploy; the live version is
+// unchanged until promote, after which plan shows no changes.
+func TestApplyStage(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
+	org, _ := runCLI(t, db, 0, "org", "create", "--name", "Acme", "--tier", "pro")
+	p, _ := runCLI(t, db, 0, "project", "create", "--org", strings.TrimSpace(org), "--name", "www")
+	p = strings.TrimSpace(p)
+	runCLI(t, db, 0, "rule", "add", "--project", p, "--source", "/old", "--destination", "/v1")
+	runCLI(t, db, 0, "deploy", "--project", p)
+	file := filepath.Join(t.TempDir(), "redirects.json")
+	body := fmt.Sprintf(`{"project": %q, "rules": [{"source": "/old", "destination": "/v2"}]}`, p)
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr := runCLI(t, db, 0, "apply", "-f", file, "--stage")
+	if !strings.Contains(out, "2") || !strings.Contains(stderr, "staged version 2") {
+		t.Fatalf("apply --stage: stdout %q, stderr %q", out, stderr)
+	}
+	if got, _ := runCLI(t, db, 0, "lookup", "--project", p, "--path", "/old"); !strings.Contains(got, "/v1") {
+		t.Fatalf("after apply --stage the live answer changed: %s", got)
+	}
+	if got, _ := runCLI(t, db, 0, "lookup", "--project", p, "--path", "/old", "--version", "2"); !strings.Contains(got, "/v2") {
+		t.Fatalf("the staged version answers %s", got)
+	}
+	runCLI(t, db, 2, "plan", "-f", file)
+	runCLI(t, db, 0, "promote", "--project", p, "--version", "2")
+	if _, stderr := runCLI(t, db, 0, "plan", "-f", file); !strings.Contains(stderr, "no changes") {
+		t.Fatalf("plan after the promote: %q", stderr)
+	}
+}

@@ -37,7 +37,7 @@ var projectCommands = []command{
 	},
 	{
 		name:     "project update",
-		synopsis: []string{"--project P [--name NAME] [--host H]... [--clear-hosts] [--keep-exports N] [--shrink-limit PERCENT] [--case-sensitive=true|false] [--trailing-slash exact|ignore]"},
+		synopsis: []string{"--project P [--name NAME] [--host H]... [--clear-hosts] [--keep-exports N] [--shrink-limit PERCENT] [--case-sensitive=true|false] [--trailing-slash exact|ignore] [--require-stage[=false]]"},
 		summary:  "change a project's settings: export retention, deploy shrink limit, case and trailing-slash matching",
 		about: "--keep-exports N: how many of the latest deployments keep their export files (default 20); older\n" +
 			"versions' files are rendered again when asked for, identical to the deploy's.\n" +
@@ -47,8 +47,11 @@ var projectCommands = []command{
 			"(default true). --trailing-slash ignore lets an exact source match a path with and without one\n" +
 			"trailing /, and a starts_with source ending in / match the path without it (default exact).\n" +
 			"Both apply to the draft and go live with the next deploy. A change that would make two draft\n" +
-			"rules of one match type clash (/a and /A, /a and /a/) changes nothing and lists them.",
+			"rules of one match type clash (/a and /A, /a and /a/) changes nothing and lists them.\n" +
+			"--require-stage refuses plain deploys: every version is staged (deploy --stage) and goes live\n" +
+			"by \"redirects promote\"; --require-stage=false takes plain deploys again.",
 		example: "redirects project update --project \"$PROJECT\" --keep-exports 50\n" +
+			"redirects project update --project \"$PROJECT\" --require-stage\n" +
 			"redirects project update --project \"$PROJECT\" --shrink-limit 25\n" +
 			"redirects project update --project \"$PROJECT\" --case-sensitive=false --trailing-slash ignore",
 		run: (*cmd).projectUpdate,
@@ -97,6 +100,11 @@ type projectJSON struct {
 	// for its draft (redirects.Settings).
 	CaseSensitive bool   `json:"caseSensitive"`
 	TrailingSlash string `json:"trailingSlash"`
+	// LiveVersion is the version the edge answers without one (0: none);
+	// RequireStage says deploys must be staged
+	// (docs/contract.md#staged-deploys).
+	LiveVersion  int  `json:"liveVersion"`
+	RequireStage bool `json:"requireStage"`
 }
 
 func (c *cmd) projectList(ctx context.Context, args []string) error {
@@ -122,7 +130,7 @@ func (c *cmd) projectList(ctx context.Context, args []string) error {
 				hosts = []string{}
 			}
 			out = append(out, projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: p.CreatedAt.Format(timeFormat), Hosts: hosts, KeepExports: p.ExportRetention,
-				CaseSensitive: p.Settings.CaseSensitive(), TrailingSlash: p.Settings.TrailingSlash()})
+				CaseSensitive: p.Settings.CaseSensitive(), TrailingSlash: p.Settings.TrailingSlash(), LiveVersion: p.LiveVersion, RequireStage: p.RequireStage})
 		}
 		return c.printJSON(out)
 	}
@@ -169,16 +177,17 @@ func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 	limit := fs.Int("shrink-limit", 0, "the `PERCENT` of the live rules a deploy may remove without --allow-shrink")
 	caseSensitive := fs.Bool("case-sensitive", true, "compare the letters of sources and paths with regard to case; =false ignores it")
 	slash := fs.String("trailing-slash", "", "trailing-slash matching `MODE`: exact (a trailing / counts) or ignore (a path matches with and without one)")
+	requireStage := fs.Bool("require-stage", false, "take only staged deploys (deploy --stage, then promote); =false takes plain deploys again")
 	_, s, err := c.start(ctx, fs, args, []string{"project"})
 	if err != nil {
 		return err
 	}
 	setHosts := isSet(fs, "host") || *clear
 	setName, setKeep, setLimit := isSet(fs, "name"), isSet(fs, "keep-exports"), isSet(fs, "shrink-limit")
-	setCase, setSlash := isSet(fs, "case-sensitive"), isSet(fs, "trailing-slash")
+	setCase, setSlash, setStage := isSet(fs, "case-sensitive"), isSet(fs, "trailing-slash"), isSet(fs, "require-stage")
 	switch {
-	case !setName && !setHosts && !setKeep && !setLimit && !setCase && !setSlash:
-		return usagef("project update needs at least one of --name, --host, --clear-hosts, --keep-exports, --shrink-limit, --case-sensitive, --trailing-slash")
+	case !setName && !setHosts && !setKeep && !setLimit && !setCase && !setSlash && !setStage:
+		return usagef("project update needs at least one of --name, --host, --clear-hosts, --keep-exports, --shrink-limit, --case-sensitive, --trailing-slash, --require-stage")
 	case isSet(fs, "host") && *clear:
 		return usagef("project update takes --host or --clear-hosts, not both")
 	}
@@ -246,12 +255,21 @@ func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	if setStage {
+		if p, err = s.SetProjectRequireStage(ctx, p.ID, *requireStage); err != nil {
+			return err
+		}
+	}
 	hostList := "none"
 	if len(p.Hosts) > 0 {
 		hostList = strings.Join(p.Hosts, " ")
 	}
-	c.infof("project %s: name %q, hosts %s, export files kept for the last %d deployments, shrink limit %d %%, %s",
-		p.ID, p.Name, hostList, p.ExportRetention, p.ShrinkLimit, p.Settings)
+	staged := ""
+	if p.RequireStage {
+		staged = ", staged deploys required"
+	}
+	c.infof("project %s: name %q, hosts %s, export files kept for the last %d deployments, shrink limit %d %%, %s%s",
+		p.ID, p.Name, hostList, p.ExportRetention, p.ShrinkLimit, p.Settings, staged)
 	return nil
 }
 

@@ -217,11 +217,30 @@ func checkRenderedAgain(t *testing.T, pa *ProjectAnswers, vi int) {
 	}
 }
 
-// normalize puts renderedAgain in the recorded answers where collect does.
+// normalize puts renderedAgain in the recorded answers where collect does,
+// and the fields of staged deploys (migration 0014), which the earlier
+// release did not have, as the migration promises them: each project's
+// live pointer at its newest version, which was the live one, and no
+// version staged or promoted.
 func normalize(t *testing.T, a *Answers) {
 	t.Helper()
 	for pi := range a.Projects {
 		pa := &a.Projects[pi]
+		newest := 0
+		for _, d := range pa.Deployments {
+			newest = max(newest, d.Version)
+		}
+		if pa.Project != nil {
+			pa.Project.LiveVersion, pa.Project.NewestVersion = newest, newest
+		}
+		for _, d := range pa.Deployments {
+			d.Live = d.Version == newest
+		}
+		for _, va := range pa.Versions {
+			if va.Deployment != nil {
+				va.Deployment.Live = va.Deployment.Version == newest
+			}
+		}
 		for vi := range pa.Versions {
 			va := pa.Versions[vi]
 			for format, kept := range va.Exports {
