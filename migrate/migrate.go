@@ -625,7 +625,7 @@ func suggestWhy(f *Format, project redirects.Settings) string {
 	if d.IgnoreTrailingSlash != project.IgnoreTrailingSlash {
 		sets = append(sets, "--trailing-slash "+d.TrailingSlash())
 	}
-	return fmt.Sprintf("%s; the project's settings (%s) differ: `redirects project update %s` would match", f.DefaultsWhy, project, strings.Join(sets, " "))
+	return fmt.Sprintf("%s; the project's settings (%s) differ: \"redirects project update %s\" would match", f.DefaultsWhy, project, strings.Join(sets, " "))
 }
 
 // ParsePlaceholder parses one --placeholder value, "name=v1,v2,...", into
