@@ -466,8 +466,11 @@ func (s *Store) Import(ctx context.Context, projectID string, rules []redirects.
 	if mode == "" {
 		mode = redirects.ImportAppend
 	}
-	q := url.Values{"mode": {string(mode)}, "dry_run": {strconv.FormatBool(opts.DryRun)}}
+	// from=csv: the file is the draft CSV either way, and the answer then
+	// names the import's undo record.
+	q := url.Values{"mode": {string(mode)}, "dry_run": {strconv.FormatBool(opts.DryRun)}, "from": {"csv"}}
 	var j struct {
+		UndoID                             int64
 		Mode                               string
 		DryRun                             bool
 		Added, Updated, Unchanged, Removed int
@@ -499,7 +502,7 @@ func (s *Store) Import(ctx context.Context, projectID string, rules []redirects.
 		return nil, err
 	}
 	return &redirects.ImportReport{Mode: redirects.ImportMode(j.Mode), DryRun: j.DryRun, Added: j.Added, Updated: j.Updated,
-		Unchanged: j.Unchanged, Removed: j.Removed}, nil
+		Unchanged: j.Unchanged, Removed: j.Removed, UndoID: j.UndoID}, nil
 }
 
 // UndoImport puts the draft back as it was before the applied import

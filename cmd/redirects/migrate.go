@@ -25,6 +25,9 @@ const maxShownOutcomes = 100
 // counts, then the report of every line.
 type migrationJSON struct {
 	importReportJSON
+	// UndoID names the applied import for "rule undo-import"; absent for
+	// a dry run.
+	UndoID    int64           `json:"undoId,omitempty"`
 	Migration *migrate.Result `json:"migration"`
 }
 
@@ -72,7 +75,7 @@ func (c *cmd) ruleImportFrom(ctx context.Context, in io.Reader, name, from strin
 	counts := importReportJSON{Mode: string(rep.Mode), DryRun: rep.DryRun, Added: rep.Added, Updated: rep.Updated,
 		Unchanged: rep.Unchanged, Removed: rep.Removed}
 	if asJSON {
-		return c.printJSON(migrationJSON{importReportJSON: counts, Migration: res})
+		return c.printJSON(migrationJSON{importReportJSON: counts, UndoID: rep.UndoID, Migration: res})
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
 	printMigration(bw, res)
@@ -86,6 +89,8 @@ func (c *cmd) ruleImportFrom(ctx context.Context, in io.Reader, name, from strin
 	}
 	if dryRun {
 		c.infof("dry run of a %s import: nothing written", mode)
+	} else if rep.UndoID > 0 {
+		c.infof("undo it, until the draft changes again, with: redirects rule undo-import --project %s --import %d", p.ID, rep.UndoID)
 	}
 	return nil
 }

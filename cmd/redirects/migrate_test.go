@@ -35,6 +35,7 @@ func TestImportFromCLI(t *testing.T) {
 	}
 	var rep struct {
 		Added     int
+		UndoID    int64
 		Migration struct {
 			Format    string
 			Detected  string
@@ -44,6 +45,9 @@ func TestImportFromCLI(t *testing.T) {
 		}
 	}
 	c.jsonOf(&rep, "rule", "import", "--project", p, "--from", "csv", "--json", file)
+	if rep.UndoID == 0 {
+		t.Errorf("an applied import --json has no undoId: %+v", rep)
+	}
 	if rep.Added != 3 || rep.Migration.Format != "csv" || rep.Migration.Detected != "" || rep.Migration.AsIs != 3 ||
 		len(rep.Migration.AsIsLines) != 1 || rep.Migration.AsIsLines[0] != [2]int{2, 4} {
 		t.Fatalf("--json report %+v", rep)
