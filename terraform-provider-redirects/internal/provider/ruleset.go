@@ -1,0 +1,164 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"redirects"
+	"redirects/remote"
+)
+
+// ruleSetResource is a project's whole draft as one resource: applying it
+// is one import with mode replace (all or nothing), reading it one
+// download of the draft's rules.csv.
+type ruleSetResource struct{ s *remote.Store }
+
+func newRuleSetResource() resource.Resource { return &ruleSetResource{} }
+
+type ruleSetModel struct {
+	ID        types.String `tfsdk:"id"`
+	ProjectID types.String `tfsdk:"project_id"`
+	RulesCSV  rulesCSV     `tfsdk:"rules_csv"`
+	Digest    types.String `tfsdk:"digest"`
+	RuleCount types.Int64  `tfsdk:"rule_count"`
+}
+
+func (r *ruleSetResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_rule_set"
+}
+
+func (r *ruleSetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "A project's whole draft rule set, replaced atomically by one import (mode replace). Deploy it with redirects_deployment.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, Description: "The project's ID.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"project_id": schema.StringAttribute{Required: true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			"rules_csv": schema.StringAttribute{Required: true, CustomType: rulesCSVType{},
+				Description: "The draft as the CSV of \"redirects rule import\" (usually file(\"rules.csv\")); texts holding the same rules are equal, whatever their formatting or order."},
+			"digest": schema.StringAttribute{Computed: true,
+				Description: "SHA-256 of the rule set's canonical text: a redirects_deployment trigger."},
+			"rule_count": schema.Int64Attribute{Computed: true},
+		},
+	}
+}
+
+func (r *ruleSetResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.s = storeOf(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *ruleSetResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var v rulesCSV
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("rules_csv"), &v)...)
+	if v.IsNull() || v.IsUnknown() {
+		return
+	}
+	if _, err := canonicalize(v.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("rules_csv"), "Invalid rule set", err.Error())
+	}
+}
+
+// ModifyPlan plans the digest and count from the configured text, so that
+// a deployment's trigger on the digest is known at plan time.
+func (r *ruleSetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var v rulesCSV
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("rules_csv"), &v)...)
+	if v.IsUnknown() || v.IsNull() {
+		return
+	}
+	c, err := canonicalize(v.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("rules_csv"), "Invalid rule set", err.Error())
+		return
+	}
+	resp.Plan.SetAttribute(ctx, path.Root("digest"), types.StringValue(c.Digest))
+	resp.Plan.SetAttribute(ctx, path.Root("rule_count"), types.Int64Value(int64(len(c.Rules))))
+}
+
+func (r *ruleSetResource) replace(ctx context.Context, m *ruleSetModel) error {
+	c, err := canonicalize(m.RulesCSV.ValueString())
+	if err != nil {
+		return err
+	}
+	if _, err := r.s.Import(ctx, m.ProjectID.ValueString(), c.Rules, redirects.ImportOptions{Mode: redirects.ImportReplace}); err != nil {
+		return err
+	}
+	m.ID = m.ProjectID
+	m.Digest = types.StringValue(c.Digest)
+	m.RuleCount = types.Int64Value(int64(len(c.Rules)))
+	return nil
+}
+
+func (r *ruleSetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m ruleSetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := r.replace(ctx, &m); err != nil {
+		resp.Diagnostics.AddError("Importing the rule set", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+func (r *ruleSetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.Create(ctx, resource.CreateRequest{Plan: req.Plan, Config: req.Config}, (*resource.CreateResponse)(resp))
+}
+
+// Read downloads the draft, so that a change made elsewhere (the
+// dashboard, the CLI) shows as drift.
+func (r *ruleSetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m ruleSetModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	data, err := r.s.DraftCSV(ctx, m.ID.ValueString())
+	if notFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err == nil {
+		var c *canonical
+		if c, err = canonicalize(string(data)); err == nil {
+			m.ProjectID = m.ID
+			m.RulesCSV = rulesCSV{StringValue: types.StringValue(c.Text)}
+			m.Digest = types.StringValue(c.Digest)
+			m.RuleCount = types.Int64Value(int64(len(c.Rules)))
+		}
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Reading the draft", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+// Delete empties the draft (one replace import of no rules). What is
+// deployed stays live until the next deployment.
+func (r *ruleSetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m ruleSetModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	_, err := r.s.Import(ctx, m.ID.ValueString(), nil, redirects.ImportOptions{Mode: redirects.ImportReplace})
+	if err != nil && !notFound(err) {
+		resp.Diagnostics.AddError("Emptying the draft", err.Error())
+	}
+}
+
+func (r *ruleSetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+}
