@@ -112,8 +112,27 @@ func (r *ruleSetResource) Create(ctx context.Context, req resource.CreateRequest
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 
+// Update imports the rules again, unless the text changed and the rules
+// did not (the same digest): then the refresh just before found the draft
+// as it is, and only the text in the state changes.
 func (r *ruleSetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.Create(ctx, resource.CreateRequest{Plan: req.Plan, Config: req.Config}, (*resource.CreateResponse)(resp))
+	var m, old ruleSetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &old)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, err := canonicalize(m.RulesCSV.ValueString())
+	if err == nil && c.Digest == old.Digest.ValueString() && m.ProjectID.Equal(old.ProjectID) {
+		m.ID, m.Digest, m.RuleCount = old.ID, old.Digest, types.Int64Value(int64(len(c.Rules)))
+		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+		return
+	}
+	if err := r.replace(ctx, &m); err != nil {
+		resp.Diagnostics.AddError("Importing the rule set", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 
 // Read downloads the draft, so that a change made elsewhere (the
