@@ -220,6 +220,7 @@ func TestAccProvider(t *testing.T) {
 					resource.TestCheckResourceAttr("redirects_project.www", "trailing_slash", "exact"),
 					resource.TestCheckResourceAttr("redirects_project.www", "shrink_limit", "10"),
 					resource.TestCheckResourceAttr("redirects_rule_set.www", "rule_count", "2"),
+					resource.TestCheckResourceAttr("redirects_rule_set.www", "changes", "2 added, 0 changed, 0 removed"),
 					resource.TestCheckResourceAttr("redirects_deployment.www", "version", "1"),
 					resource.TestCheckResourceAttr("redirects_deployment.www", "exact_rules", "1"),
 					resource.TestCheckResourceAttr("redirects_deployment.www", "prefix_rules", "1"),
@@ -252,6 +253,7 @@ func TestAccProvider(t *testing.T) {
 					resource.TestCheckResourceAttr("redirects_project.www", "shrink_limit", "50"),
 					resource.TestCheckResourceAttr("redirects_project.www", "keep_exports", "5"),
 					resource.TestCheckResourceAttr("redirects_rule_set.www", "rule_count", "3"),
+					resource.TestCheckResourceAttr("redirects_rule_set.www", "changes", "1 added, 1 changed, 0 removed"),
 					resource.TestCheckResourceAttr("redirects_deployment.www", "version", "2"),
 					s.lookup(t, "/OLD/", `"destination":"/newer"`),
 					s.lookup(t, "/added", `"destination":"/here"`),
@@ -261,7 +263,7 @@ func TestAccProvider(t *testing.T) {
 			{ResourceName: "redirects_rule_set.www", ImportState: true, ImportStateVerify: true,
 				// The imported text is the canonical one; the digest says
 				// it holds the same rules.
-				ImportStateVerifyIgnore: []string{"rules_csv"}},
+				ImportStateVerifyIgnore: []string{"rules_csv", "changes"}},
 			{ResourceName: "redirects_api_key.edge", ImportState: true, ImportStateVerify: true,
 				ImportStateIdFunc: func(st *terraform.State) (string, error) {
 					r := st.RootModule().Resources["redirects_api_key.edge"].Primary
@@ -291,6 +293,7 @@ func TestAccProvider(t *testing.T) {
 				Config: config(s.org, settings2, rules2),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("redirects_rule_set.www", "rule_count", "3"),
+					resource.TestCheckResourceAttr("redirects_rule_set.www", "changes", "0 added, 0 changed, 1 removed"),
 					resource.TestCheckResourceAttr("redirects_deployment.www", "version", "2"),
 				),
 			},

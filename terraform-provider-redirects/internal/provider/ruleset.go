@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -27,6 +28,7 @@ type ruleSetModel struct {
 	RulesCSV  rulesCSV     `tfsdk:"rules_csv"`
 	Digest    types.String `tfsdk:"digest"`
 	RuleCount types.Int64  `tfsdk:"rule_count"`
+	Changes   types.String `tfsdk:"changes"`
 }
 
 func (r *ruleSetResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -41,8 +43,11 @@ func (r *ruleSetResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"project_id": schema.StringAttribute{Required: true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"rules_csv": schema.StringAttribute{Required: true, CustomType: rulesCSVType{},
-				Description: "The draft as the CSV of \"redirects rule import\" (usually file(\"rules.csv\")); texts holding the same rules are equal, whatever their formatting or order."},
+			"rules_csv": schema.StringAttribute{Required: true, CustomType: rulesCSVType{}, Sensitive: true,
+				Description: "The draft as the CSV of \"redirects rule import\" (usually file(\"rules.csv\")); texts holding the same rules are equal, whatever their formatting or order. " +
+					"Marked sensitive so that a plan does not print it: tofu's line diff of a long text takes memory that grows with the square of its lines; changes summarizes the plan instead."},
+			"changes": schema.StringAttribute{Computed: true,
+				Description: "What the last plan changes in the draft: \"N added, N changed, N removed\" by match type and source."},
 			"digest": schema.StringAttribute{Computed: true,
 				Description: "SHA-256 of the rule set's canonical text: a redirects_deployment trigger."},
 			"rule_count": schema.Int64Attribute{Computed: true},
@@ -81,6 +86,22 @@ func (r *ruleSetResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.Diagnostics.AddAttributeError(path.Root("rules_csv"), "Invalid rule set", err.Error())
 		return
 	}
+	changes := summarize(nil, c.Rules)
+	if !req.State.Raw.IsNull() {
+		var old rulesCSV
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("rules_csv"), &old)...)
+		if o, err := canonicalize(old.ValueString()); err == nil {
+			if o.Digest == c.Digest {
+				// Nothing changes: keep what the state says.
+				var prior types.String
+				req.State.GetAttribute(ctx, path.Root("changes"), &prior)
+				changes = prior.ValueString()
+			} else {
+				changes = summarize(o.Rules, c.Rules)
+			}
+		}
+	}
+	resp.Plan.SetAttribute(ctx, path.Root("changes"), types.StringValue(changes))
 	resp.Plan.SetAttribute(ctx, path.Root("digest"), types.StringValue(c.Digest))
 	resp.Plan.SetAttribute(ctx, path.Root("rule_count"), types.Int64Value(int64(len(c.Rules))))
 }
@@ -94,6 +115,9 @@ func (r *ruleSetResource) replace(ctx context.Context, m *ruleSetModel) error {
 		return err
 	}
 	m.ID = m.ProjectID
+	if m.Changes.IsUnknown() {
+		m.Changes = types.StringValue(summarize(nil, c.Rules))
+	}
 	m.Digest = types.StringValue(c.Digest)
 	m.RuleCount = types.Int64Value(int64(len(c.Rules)))
 	return nil
@@ -155,6 +179,9 @@ func (r *ruleSetResource) Read(ctx context.Context, req resource.ReadRequest, re
 			m.RulesCSV = rulesCSV{StringValue: types.StringValue(c.Text)}
 			m.Digest = types.StringValue(c.Digest)
 			m.RuleCount = types.Int64Value(int64(len(c.Rules)))
+			if m.Changes.IsNull() || m.Changes.IsUnknown() {
+				m.Changes = types.StringValue("")
+			}
 		}
 	}
 	if err != nil {
@@ -180,4 +207,33 @@ func (r *ruleSetResource) Delete(ctx context.Context, req resource.DeleteRequest
 
 func (r *ruleSetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+}
+
+// ruleKey is what identifies a draft rule: its match type and source.
+type ruleKey struct {
+	match  redirects.MatchType
+	source string
+}
+
+// summarize counts the rules that going from old to new adds, changes
+// (another destination, status, priority or option) and removes.
+func summarize(old, new []redirects.Rule) string {
+	before := make(map[ruleKey]redirects.Rule, len(old))
+	for _, r := range old {
+		before[ruleKey{r.MatchType, r.Source}] = r
+	}
+	added, changed := 0, 0
+	for _, r := range new {
+		k := ruleKey{r.MatchType, r.Source}
+		o, ok := before[k]
+		switch {
+		case !ok:
+			added++
+		case o.Destination != r.Destination || o.StatusCode != r.StatusCode || o.Priority != r.Priority ||
+			o.PreservePath != r.PreservePath || o.PreserveQuery != r.PreserveQuery:
+			changed++
+		}
+		delete(before, k)
+	}
+	return fmt.Sprintf("%d added, %d changed, %d removed", added, changed, len(before))
 }
