@@ -51,7 +51,6 @@ func write(rng *rand.Rand, rules []testRule) string {
 			case "statusCode":
 				v = fmt.Sprint(r.status)
 			case "matchType":
-				v = r.match
 				if r.match == "starts_with" {
 					v = []string{"starts_with", "Starts With", "prefix", "STARTS_WITH"}[rng.IntN(4)]
 				} else {
