@@ -212,7 +212,26 @@ func TestAccProvider(t *testing.T) {
 			return nil
 		},
 		Steps: []resource.TestStep{
+			{ // bad input fails the plan, naming what is wrong
+				Config:      config(s.org, "", rules1+"/gone,/x,999,exact\n"),
+				ExpectError: regexp.MustCompile(`line 4`),
+			},
+			{
+				Config:      config(s.org, `trailing_slash = "sometimes"`, rules1),
+				ExpectError: regexp.MustCompile(`must be "exact" or "ignore"`),
+			},
+			{
+				Config:      config(s.org, `hosts = ["WWW.example.com"]`, rules1),
+				ExpectError: regexp.MustCompile(`write hosts lower-case`),
+			},
 			{ // create
+				PreConfig: func() {
+					// ... and changes nothing.
+					c, _ := remote.NewClient(s.api, s.token)
+					if ps, err := remote.NewStore(c).FindProjects(context.Background(), s.org); err != nil || len(ps) != 0 {
+						t.Errorf("after the failed plans: %d projects, %v", len(ps), err)
+					}
+				},
 				Config: config(s.org, "", rules1),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttrSet("redirects_project.www", "id"),

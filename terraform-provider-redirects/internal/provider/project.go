@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -208,4 +209,53 @@ func (r *projectResource) Delete(ctx context.Context, req resource.DeleteRequest
 
 func (r *projectResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+}
+
+// ValidateConfig checks the settings at plan time with the service's own
+// checks, so that a bad value fails the plan and changes nothing.
+func (r *projectResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m projectModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if ts := m.TrailingSlash; !ts.IsNull() && !ts.IsUnknown() &&
+		ts.ValueString() != redirects.TrailingSlashExact && ts.ValueString() != redirects.TrailingSlashIgnore {
+		resp.Diagnostics.AddAttributeError(path.Root("trailing_slash"), "Invalid trailing_slash",
+			"trailing_slash "+ts.String()+" must be \"exact\" or \"ignore\"")
+	}
+	if v := m.ShrinkLimit; !v.IsNull() && !v.IsUnknown() {
+		if err := redirects.ValidateShrinkLimit(int(v.ValueInt64())); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("shrink_limit"), "Invalid shrink_limit", err.Error())
+		}
+	}
+	if v := m.KeepExports; !v.IsNull() && !v.IsUnknown() {
+		if err := redirects.ValidateExportRetention(int(v.ValueInt64())); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("keep_exports"), "Invalid keep_exports", err.Error())
+		}
+	}
+	if m.Hosts.IsNull() || m.Hosts.IsUnknown() {
+		return
+	}
+	var hosts []string
+	if d := m.Hosts.ElementsAs(ctx, &hosts, true); d.HasError() {
+		return // an unknown element: checked at apply
+	}
+	norm, err := redirects.NormalizeHosts(hosts)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "Invalid hosts", err.Error())
+	} else if !equalStrings(norm, hosts) {
+		// The API stores hosts normalized; a configuration that differs
+		// would plan a change at every run.
+		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "Hosts not in normal form",
+			"write hosts lower-case, without a trailing dot, each once: ["+strings.Join(quoteAll(norm), ", ")+"]")
+	}
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = `"` + s + `"`
+	}
+	return out
 }
