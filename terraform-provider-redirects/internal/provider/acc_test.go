@@ -322,3 +322,48 @@ func TestAccProvider(t *testing.T) {
 }
 
 var keySecret = regexp.MustCompile(`^redir_live_`)
+
+// TestAccCanonicalRules: with rules_csv = provider::redirects::canonical_rules(...),
+// a change of the text's formatting and order plans nothing, and an
+// imported rule set equals the configured one, text and all.
+func TestAccCanonicalRules(t *testing.T) {
+	needTofu(t)
+	s := startServer(t)
+	t.Setenv("REDIRECTS_API", s.api)
+	t.Setenv("REDIRECTS_TOKEN", s.token)
+	quietCLIConfig(t)
+	cfg := func(rules string) string {
+		return fmt.Sprintf(`
+terraform {
+  required_providers {
+    redirects = { source = "registry.opentofu.org/hashicorp/redirects" }
+  }
+}
+
+resource "redirects_project" "www" {
+  org_id = %q
+  name   = "canon"
+}
+
+resource "redirects_rule_set" "www" {
+  project_id = redirects_project.www.id
+  rules_csv  = provider::redirects::canonical_rules(<<-EOT
+%sEOT
+  )
+}
+`, s.org, rules)
+	}
+	a := "source,destination,statusCode,matchType\n/b,/y,302,exact\n/a,/x,301,exact\n"
+	b := "Match;Status;Destination;Source\r\nEXACT ; 301 ; /x ; /a\r\nexact;302;/y;/b\r\n"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories(),
+		Steps: []resource.TestStep{
+			{Config: cfg(a + "/c,/z,999,exact\n"), ExpectError: regexp.MustCompile(`line 4`)},
+			{Config: cfg(a), Check: resource.TestCheckResourceAttr("redirects_rule_set.www", "rules_csv",
+				"source,destination,statusCode,matchType,priority\n/a,/x,301,exact,100\n/b,/y,302,exact,100\n")},
+			{Config: cfg(b), PlanOnly: true},
+			{ResourceName: "redirects_rule_set.www", ImportState: true, ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"changes"}},
+		},
+	})
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -28,6 +29,8 @@ func New(version string) func() provider.Provider {
 }
 
 type redirectsProvider struct{ version string }
+
+var _ provider.ProviderWithFunctions = (*redirectsProvider)(nil)
 
 type providerModel struct {
 	API   types.String `tfsdk:"api"`
@@ -88,6 +91,10 @@ func (p *redirectsProvider) Configure(ctx context.Context, req provider.Configur
 
 func (p *redirectsProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{newProjectResource, newRuleSetResource, newAPIKeyResource, newDeploymentResource}
+}
+
+func (p *redirectsProvider) Functions(context.Context) []func() function.Function {
+	return []func() function.Function{newCanonicalRulesFunction}
 }
 
 func (p *redirectsProvider) DataSources(context.Context) []func() datasource.DataSource {
