@@ -367,3 +367,56 @@ resource "redirects_rule_set" "www" {
 		},
 	})
 }
+
+// TestAccWebhook: an endpoint made, paused in place, imported, destroyed.
+func TestAccWebhook(t *testing.T) {
+	needTofu(t)
+	s := startServer(t)
+	t.Setenv("REDIRECTS_API", s.api)
+	t.Setenv("REDIRECTS_TOKEN", s.token)
+	quietCLIConfig(t)
+	cfg := func(paused bool) string {
+		return fmt.Sprintf(`
+resource "redirects_webhook" "audit" {
+  org_id  = %q
+  url     = "https://hooks.example.com/redirects"
+  actions = ["rule.*"]
+  paused  = %t
+}
+`, s.org, paused)
+	}
+	var id string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories(),
+		CheckDestroy: func(*terraform.State) error {
+			c, _ := remote.NewClient(s.api, s.token)
+			if _, err := remote.NewStore(c).FindWebhook(context.Background(), s.org, id); !notFound(err) {
+				return fmt.Errorf("after destroy, webhook %s: %v", id, err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{Config: cfg(false), Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestMatchResourceAttr("redirects_webhook.audit", "secret", regexp.MustCompile(`^whsec_`)),
+				resource.TestCheckResourceAttr("redirects_webhook.audit", "status", "active"),
+				resource.TestCheckResourceAttr("redirects_webhook.audit", "actions.0", "rule.*"),
+				func(st *terraform.State) error {
+					id = st.RootModule().Resources["redirects_webhook.audit"].Primary.ID
+					return nil
+				},
+			)},
+			{Config: cfg(true), Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("redirects_webhook.audit", "status", "paused"),
+				func(st *terraform.State) error {
+					if got := st.RootModule().Resources["redirects_webhook.audit"].Primary.ID; got != id {
+						return fmt.Errorf("pausing made a new endpoint: %s, was %s", got, id)
+					}
+					return nil
+				},
+			)},
+			{ResourceName: "redirects_webhook.audit", ImportState: true, ImportStateVerify: true,
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return s.org + "/" + id, nil },
+				ImportStateVerifyIgnore: []string{"secret"}},
+		},
+	})
+}

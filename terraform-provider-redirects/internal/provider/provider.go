@@ -90,7 +90,7 @@ func (p *redirectsProvider) Configure(ctx context.Context, req provider.Configur
 }
 
 func (p *redirectsProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{newProjectResource, newRuleSetResource, newAPIKeyResource, newDeploymentResource}
+	return []func() resource.Resource{newProjectResource, newRuleSetResource, newAPIKeyResource, newDeploymentResource, newWebhookResource}
 }
 
 func (p *redirectsProvider) Functions(context.Context) []func() function.Function {
