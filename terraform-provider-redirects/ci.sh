@@ -25,6 +25,8 @@ elif [ ! -x "$tofu" ]; then
   mv "$tofu.tmp" "$tofu"
   rm -rf "$src"
 fi
+# A TF_CLI_CONFIG_FILE that names no file makes tofu warn before its output.
+if [ -n "${TF_CLI_CONFIG_FILE:-}" ] && [ ! -e "$TF_CLI_CONFIG_FILE" ]; then unset TF_CLI_CONFIG_FILE; fi
 "$tofu" version
 
 log "gofmt, go vet, staticcheck (terraform-provider-redirects)"
