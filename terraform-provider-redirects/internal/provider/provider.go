@@ -61,7 +61,8 @@ func (p *redirectsProvider) Configure(ctx context.Context, req provider.Configur
 		return
 	}
 	if m.API.IsUnknown() || m.Token.IsUnknown() {
-		// Known at apply; a plan of new resources needs no client.
+		resp.Diagnostics.AddError("Provider configuration not known at plan time",
+			"api and token must be known when planning (a variable or a literal, not another resource's attribute).")
 		return
 	}
 	api, token := m.API.ValueString(), m.Token.ValueString()
