@@ -820,3 +820,14 @@ func (s *Store) FindMisses(context.Context, string, int) ([]redirects.Miss, erro
 func (s *Store) DeleteMiss(context.Context, string, string) error {
 	return errDatabase("deleting a miss")
 }
+
+// DraftCSV returns the project's draft as the management API's rules.csv
+// (export.WriteDraftCSV's file) in one request, for a caller that wants
+// the whole draft at once (the OpenTofu provider's rule set).
+func (s *Store) DraftCSV(ctx context.Context, projectID string) ([]byte, error) {
+	var out []byte
+	if err := s.c.do(ctx, "GET", "/projects/"+pathEscape(projectID)+"/rules.csv", nil, nil, "", &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
