@@ -57,7 +57,7 @@ func hex1(c byte) bool {
 }
 
 // markerLine finds the line marker /d<N> a generated destination carries.
-var markerRe = regexp.MustCompile(`/d([0-9]+)(?:[/?#]|$)`)
+var markerRe = regexp.MustCompile(`/d([0-9]+)`)
 
 func markerLine(loc string) int {
 	m := markerRe.FindStringSubmatch(loc)
