@@ -201,7 +201,7 @@ type nginxMap struct {
 }
 
 // ifCondition returns what an if tests: the variable name for "($var)"
-// and "($var != '')", else "?" and the condition's words.
+// and "($var != ”)", else "?" and the condition's words.
 func ifCondition(w []nginxToken) string {
 	var words []string
 	for i, t := range w {
