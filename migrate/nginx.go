@@ -181,6 +181,10 @@ type nginxBlock struct {
 	mapVar, mapFrom string
 	// returned: a return already ends the block at this line.
 	returned int
+	// skip is the count of path bytes the export's ifs on $request_uri
+	// skip before the rest they append (the source of the rule that
+	// answers the location), -1 before one.
+	skip int
 }
 
 // nginxMap is what the reader knows of a map: the rules its entries
@@ -315,15 +319,6 @@ func readNginx(in io.Reader, o *Options, sink *Sink) error {
 		sink.Bad(b.line, "the %s block is not closed", b.kind)
 	}
 	r.finishMaps()
-	return nil
-}
-
-func (r *nginxReader) inside(kind string) *nginxBlock {
-	for i := len(r.blocks) - 1; i >= 0; i-- {
-		if r.blocks[i].kind == kind {
-			return &r.blocks[i]
-		}
-	}
 	return nil
 }
 
@@ -639,6 +634,20 @@ func (r *nginxReader) record(line int, rule redirects.Rule, serverLevel bool, ra
 func (r *nginxReader) ourBody(t *nginxBlock, rule *redirects.Rule) {
 	if strings.Contains(t.ifVar, "P") && rule.MatchType == redirects.StartsWith {
 		rule.PreservePath = true
+		if t.skip > 0 && t.skip < len(rule.Source) {
+			// The location answers as a shorter source's rule (its
+			// closure winner): the part of the path between the two
+			// joins the destination's path.
+			p, q, f := redirects.SplitDestination(rule.Destination)
+			if !strings.HasPrefix(p, "/") && !hasURLPath(p) {
+				p += "/"
+			}
+			p += rule.Source[t.skip:]
+			if q != "" || strings.Contains(strings.TrimSuffix(rule.Destination, f), "?") {
+				p += "?" + q
+			}
+			rule.Destination = p + f
+		}
 	}
 	if strings.Contains(t.ifVar, "Q") {
 		rule.PreserveQuery = true
@@ -685,8 +694,12 @@ func (r *nginxReader) retIf(t *nginxBlock, line, code int, url string) {
 func (r *nginxReader) ourIf(loc, t *nginxBlock, line int) {
 	if t.ifVar == "is_args" {
 		loc.ifVar += "Q"
-	} else {
-		loc.ifVar += "P"
+		return
+	}
+	loc.ifVar += "P"
+	rest := strings.TrimPrefix(t.ifVar, "?$request_uri ~ "+ourSkip)
+	if n, err := strconv.Atoi(rest[:max(strings.IndexByte(rest, '}'), 0)]); err == nil {
+		loc.skip = n
 	}
 }
 
@@ -811,8 +824,14 @@ func (r *nginxReader) mapEntryOf(m *nginxMap, w []nginxToken, raw string) {
 			return
 		}
 	}
-	if val == "" {
+	if val == "" && code != 410 {
 		return
+	}
+	// The fragment follows what the value appends (the export writes
+	// "/b?x=1$redirect_exact_args#top").
+	frag := ""
+	if i := strings.IndexByte(val, '#'); i >= 0 {
+		val, frag = val[:i], val[i:]
 	}
 	dst, pp, pq, why := answer(val)
 	switch {
@@ -822,6 +841,8 @@ func (r *nginxReader) mapEntryOf(m *nginxMap, w []nginxToken, raw string) {
 		dst = strings.TrimSuffix(strings.TrimSuffix(val, "$redirect_exact_args"), "$redirect_prefix_args")
 		pq, why = true, ""
 	}
+	dst += frag
+	val += frag
 	var rules []redirects.Rule
 	if strings.HasPrefix(key, "~") {
 		shape, whyRe := ourRegexShape(key)
