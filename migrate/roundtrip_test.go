@@ -3,6 +3,7 @@ package migrate
 import (
 	"bytes"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,13 +23,13 @@ var exportReader = map[string]string{
 	"haproxy-map-prefix": "haproxy-map",
 }
 
-// declared returns the test of the rules a file declares as answered
+// exportDeclared returns the test of the rules a file declares as answered
 // otherwise: its "# Differs:" lines (docs/exports.md "Rule options and
 // settings"), and for a project that uses no option nor setting, the
 // differences docs/exports.md documents for the format (the map files'
 // statuses, served as 301; the case that nginx map keys and HAProxy's -i
 // ignore).
-func declared(format string, body []byte, ext bool) func(*redirects.Rule) bool {
+func exportDeclared(format string, body []byte, ext bool) func(*redirects.Rule) bool {
 	type cond struct {
 		mt   string
 		test func(*redirects.Rule) bool
@@ -45,7 +46,7 @@ func declared(format string, body []byte, ext bool) func(*redirects.Rule) bool {
 		switch {
 		case strings.HasPrefix(c, "statusCode "):
 			codes := c
-			test = func(r *redirects.Rule) bool { return strings.Contains(codes, strings.TrimSpace(itoa(r.StatusCode))) }
+			test = func(r *redirects.Rule) bool { return strings.Contains(codes, strconv.Itoa(r.StatusCode)) }
 		case c == "preservePath":
 			test = func(r *redirects.Rule) bool { return r.PreservePath }
 		case c == "preserveQuery":
@@ -79,10 +80,6 @@ func declared(format string, body []byte, ext bool) func(*redirects.Rule) bool {
 		}
 		return false
 	}
-}
-
-func itoa(n int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n/100)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10)))
 }
 
 // TestExportsRoundTrip: random projects rendered in each of the seven
@@ -142,7 +139,7 @@ func TestExportsRoundTrip(t *testing.T) {
 				}
 				decl = b.Bytes()
 			}
-			isDeclared := declared(e.Format, decl, ext)
+			isDeclared := exportDeclared(e.Format, decl, ext)
 			cl, _ := classes(res)
 			// The map files hold one match type each.
 			held := rules
