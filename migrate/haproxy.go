@@ -25,9 +25,9 @@ func init() {
 		DefaultsWhy: "HAProxy's path and path_beg compare case-sensitively (unless -i) and with a trailing slash significant",
 		Detect:      detectHAProxy,
 		Read:        readHAProxy,
-		Example: "acl redirect_1 path -i /old\n" +
+		Example: "acl redirect_1 path /old\n" +
 			"http-request redirect code 301 location /new if redirect_1\n" +
-			"acl redirect_2 path_beg -i /docs/\n" +
+			"acl redirect_2 path_beg /docs/\n" +
 			"http-request redirect code 308 location https://docs.example.com/ if redirect_2\n",
 	})
 	Register(&Format{

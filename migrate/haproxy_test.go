@@ -85,3 +85,19 @@ func TestHAProxyMapShapes(t *testing.T) {
 		t.Errorf("err %v, want lines 1-3 bad", err)
 	}
 }
+
+// TestServerFormatExamples: each example file is detected as its own
+// format and imports with no line skipped.
+func TestServerFormatExamples(t *testing.T) {
+	for _, name := range []string{"apache", "nginx", "haproxy", "haproxy-map"} {
+		f := Lookup(name)
+		res, err := Read(strings.NewReader(f.Example), "auto", Options{})
+		if err != nil || res.Format != name {
+			t.Errorf("%s: %v %+v", name, err, res)
+			continue
+		}
+		if res.Skipped != 0 || res.AsIs == 0 {
+			t.Errorf("%s: %d as is, %d skipped: %+v", name, res.AsIs, res.Skipped, res.Lines)
+		}
+	}
+}

@@ -202,6 +202,8 @@ type nginxMap struct {
 	helper bool
 	def    string
 	query  bool
+	// code is the status of the use above the map's definition, 0 else.
+	code int
 }
 
 // ifCondition returns what an if tests: the variable name for "($var)"
@@ -259,13 +261,16 @@ type nginxReader struct {
 	exacts       []nginxExact
 	// mapFile: entries at the top level make the file a map file.
 	mapFile *nginxMap
+	// pending are the uses of maps defined further down: variable ->
+	// the line and status of the if's return.
+	pending map[string][2]int
 }
 
 func readNginx(in io.Reader, o *Options, sink *Sink) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	z := &nginxTokenizer{sc: sc}
-	r := &nginxReader{o: o, sink: sink, maps: map[string]*nginxMap{}}
+	r := &nginxReader{o: o, sink: sink, maps: map[string]*nginxMap{}, pending: map[string][2]int{}}
 	var words []nginxToken
 	for {
 		tok, ok, bad := z.next()
@@ -388,6 +393,11 @@ func (r *nginxReader) open(w []nginxToken, raw string) {
 		b.mapFrom, b.mapVar = w[1].text[1:], w[2].text[1:]
 		m := &nginxMap{from: b.mapFrom}
 		r.maps[b.mapVar] = m
+		if p, ok := r.pending[b.mapVar]; ok {
+			// Used above: nginx defines maps for the whole http block.
+			delete(r.pending, b.mapVar)
+			m.used, m.code = true, p[1]
+		}
 		switch {
 		case b.mapVar == "redirect_prefix" && b.mapFrom == "uri":
 			m.ours = true
@@ -679,6 +689,12 @@ func (r *nginxReader) retIf(t *nginxBlock, line, code int, url string) {
 		return
 	}
 	m := r.maps[t.ifVar]
+	if m == nil && url == "$"+t.ifVar {
+		if _, ok := r.pending[t.ifVar]; !ok {
+			r.pending[t.ifVar] = [2]int{line, code}
+			return
+		}
+	}
 	if m == nil || url != "$"+t.ifVar {
 		r.sink.Skip(line, "if ($%s) { return %d %s; }: only the return of a map's variable is read", t.ifVar, code, url)
 		return
@@ -737,6 +753,9 @@ func (r *nginxReader) useMap(m *nginxMap, line, code int) {
 }
 
 func (r *nginxReader) finishMaps() {
+	for v, p := range r.pending {
+		r.sink.Skip(p[0], "no map sets $%s", v)
+	}
 	for _, m := range r.maps {
 		if m.used && !m.ours || len(m.rules) == 0 {
 			continue
@@ -894,6 +913,12 @@ func (r *nginxReader) mapEntryOf(m *nginxMap, w []nginxToken, raw string) {
 		m.firstLine = line
 	}
 	for _, rule := range rules {
+		if m.code != 0 && !m.ours {
+			rule.StatusCode = m.code
+			if rule.MatchType == redirects.StartsWith {
+				rule.Priority = r.nextRank()
+			}
+		}
 		if rule.StatusCode == 410 {
 			rule.Destination, rule.PreserveQuery, rule.PreservePath = "", false, false
 		}
