@@ -309,6 +309,13 @@ func (a *apacheReader) redirect(line int, f []string) {
 		}
 	}
 	redirectish := code >= 300 && code < 400
+	// Inside <Location PATH> the URL-path may be left out: the redirect
+	// answers the location's paths (PATH, PATH/...) with the URL, the rest
+	// of the path not appended (checked against Apache 2.4).
+	if loc := a.location(); loc != "" && (redirectish && len(args) == 1 && isURL(args[0]) || !redirectish && len(args) == 0) {
+		a.locationRedirect(line, loc, code, args)
+		return
+	}
 	switch {
 	case len(args) == 0:
 		a.sink.Bad(line, "%s needs a URL-path", name)
@@ -380,6 +387,56 @@ func (a *apacheReader) redirect(line int, f []string) {
 	}
 	a.sink.Rule(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
 	a.sink.Rule(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: pdst, StatusCode: code, PreservePath: code != 410, PreserveQuery: pq})
+}
+
+// location returns the path of the innermost <Location> around the line,
+// or "".
+func (a *apacheReader) location() string {
+	for i := len(a.blocks) - 1; i >= 0; i-- {
+		if strings.EqualFold(a.blocks[i].name, "location") {
+			return strings.Trim(a.blocks[i].arg, `"'`)
+		}
+	}
+	return ""
+}
+
+// locationRedirect reads a Redirect without its URL-path inside
+// <Location loc>.
+func (a *apacheReader) locationRedirect(line int, loc string, code int, args []string) {
+	if a.alias == 0 {
+		a.alias = line
+	}
+	for _, b := range a.blocks {
+		if n := strings.ToLower(b.name); n != "location" && n != "ifmodule" && n != "ifdefine" && n != "ifversion" && n != "virtualhost" {
+			a.sink.Skip(line, "inside <%s %s>: a condition or scope our rules cannot express", b.name, b.arg)
+			return
+		}
+		if strings.EqualFold(b.name, "virtualhost") {
+			a.sink.Note(line, "inside <VirtualHost %s>: Apache answers it only for that virtual host, here for every host of the project", b.arg)
+		}
+	}
+	if !strings.HasPrefix(loc, "/") || strings.ContainsAny(loc, "%*?[") {
+		a.sink.Skip(line, "the location %s is not a plain path", loc)
+		return
+	}
+	if !redirects.ValidStatus(code) {
+		a.sink.Skip(line, "status %d is not one of ours (301, 302, 303, 307, 308, 410)", code)
+		return
+	}
+	dst := ""
+	if code != 410 {
+		dst = args[0]
+		if strings.Contains(dst, "%{") {
+			a.sink.Skip(line, "the URL %s is an expression with variables", dst)
+			return
+		}
+	}
+	pq := code != 410 && !strings.Contains(dst, "?")
+	src := strings.TrimSuffix(loc, "/")
+	if src != "" {
+		a.sink.Rule(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
+	}
+	a.sink.Rule(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreserveQuery: pq})
 }
 
 // redirectMatch reads RedirectMatch [status] regex [URL].

@@ -54,6 +54,12 @@ Redirect /vh /vh2
 <If "%{HTTP_HOST} == 'a'">
 Redirect /if /if2
 </If>
+<Location /loc>
+Redirect 301 /loc2
+</Location>
+<Location /lg>
+Redirect gone
+</Location>
 `
 	res, err := Read(strings.NewReader(in), "apache", Options{})
 	if err != nil {
@@ -67,7 +73,7 @@ Redirect /if /if2
 		// Redirect lines is changed.
 		16: Changed, 17: Changed, 18: Changed, 19: Changed, 20: Skipped,
 		21: Skipped, 22: Changed, 23: Skipped, 24: Skipped, 25: Changed, 26: Changed,
-		29: Changed, 32: Skipped,
+		29: Changed, 32: Skipped, 35: AsIs, 38: AsIs,
 	}
 	for l, c := range want {
 		if cl[l] != c {
@@ -93,6 +99,9 @@ Redirect /if /if2
 		{"/shop/", "/store", 301}, {"/cart/1?z", "/basket/1?z", 308},
 		{"/q?w=1", "/r?k=v&w=1", 302}, {"/host", "/h", 301}, {"/old", "", 410}, {"/cond", "", 0},
 		{"/internal", "", 0}, {"/if", "", 0},
+		// A Redirect without its URL-path in <Location>: checked against
+		// Apache 2.4 (the location's paths, no rest appended).
+		{"/loc", "/loc2", 301}, {"/loc/a?q=1", "/loc2?q=1", 301}, {"/loca", "", 0}, {"/lg/h", "", 410},
 	} {
 		a, ok := rulemodel.Lookup(res.Rules, rulemodel.Settings{}, c.path)
 		if c.code == 0 {
@@ -202,6 +211,8 @@ func quoteRe(s string) string {
 	return b.String()
 }
 
+func (g *apacheGen) code() int { return []int{301, 302, 303, 307, 308}[g.rng.IntN(5)] }
+
 func (g *apacheGen) rewritePattern(lit string) string {
 	if g.perDir {
 		return "^" + quoteRe(lit[1:])
@@ -239,6 +250,17 @@ func (g *apacheGen) rewrite(after bool) {
 
 func (g *apacheGen) alias() {
 	lit := g.lit()
+	if !g.perDir && g.rng.IntN(10) == 0 {
+		// <Location> is not allowed in .htaccess.
+		g.add("", "<Location %s>", lit)
+		if g.rng.IntN(3) == 0 {
+			g.add(AsIs, "    Redirect gone")
+		} else {
+			g.add(AsIs, "    Redirect %d /d%d", g.code(), g.line+1)
+		}
+		g.add("", "</Location>")
+		return
+	}
 	switch g.rng.IntN(9) {
 	case 0:
 		st := []string{"", "301 ", "permanent ", "temp ", "seeother ", "307 ", "308 "}[g.rng.IntN(7)]
@@ -274,7 +296,7 @@ func TestApacheAgainstApache(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(servertest.ApacheModules, "mod_rewrite.so")); err != nil {
 		t.Skipf("no Apache modules in %s: %v", servertest.ApacheModules, err)
 	}
-	seeds := 16
+	seeds := 20
 	if testing.Short() {
 		seeds = 4
 	}
