@@ -36,29 +36,44 @@ func init() {
 	})
 }
 
-// apacheDirectives are the directives whose presence at the start of a
-// line marks an Apache file.
-var apacheDirectives = []string{"redirect ", "redirectmatch ", "redirectpermanent ", "redirecttemp ", "rewriterule ", "rewriteengine "}
-
-func detectApache(head []byte, fileName string) (bool, string) {
+// detectApache: a line that is an Apache redirect directive, with its
+// arguments' shape (a Redirect's URL-path starts with '/', a RedirectMatch
+// has a regular expression and a URL, RewriteEngine takes On or Off), so
+// that a CSV header such as Shopify's "Redirect from,Redirect to" is not
+// taken for one.
+func detectApache(head []byte, _ string) (bool, string) {
 	for line := range bytes.SplitSeq(head, []byte("\n")) {
-		l := strings.ToLower(strings.TrimSpace(string(line)))
-		l = strings.ReplaceAll(l, "\t", " ")
-		for _, d := range apacheDirectives {
-			if strings.HasPrefix(l, d) {
-				return true, "a line starts with the Apache directive " + strings.TrimSpace(line2Directive(string(line)))
+		f := strings.Fields(string(line))
+		if len(f) < 2 {
+			continue
+		}
+		args := f[1:]
+		switch strings.ToLower(f[0]) {
+		case "redirect", "redirectpermanent", "redirecttemp":
+			if _, ok := apacheStatus(args[0]); ok {
+				args = args[1:]
+			}
+			if len(args) >= 1 && len(args) <= 2 && strings.HasPrefix(args[0], "/") && (len(args) == 1 || isURL(args[1])) {
+				return true, "a line is the Apache directive " + f[0]
+			}
+		case "redirectmatch":
+			if _, ok := apacheStatus(args[0]); ok {
+				args = args[1:]
+			}
+			if len(args) >= 1 && len(args) <= 2 && (len(args) == 1 || isURL(args[1])) {
+				return true, "a line is the Apache directive " + f[0]
+			}
+		case "rewriterule":
+			if len(args) >= 2 && len(args) <= 3 {
+				return true, "a line is the Apache directive " + f[0]
+			}
+		case "rewriteengine":
+			if len(args) == 1 && (strings.EqualFold(args[0], "on") || strings.EqualFold(args[0], "off")) {
+				return true, "a line is the Apache directive " + f[0]
 			}
 		}
 	}
 	return false, ""
-}
-
-func line2Directive(l string) string {
-	f := strings.Fields(l)
-	if len(f) == 0 {
-		return ""
-	}
-	return f[0]
 }
 
 // apacheFields splits a directive line into its arguments: words separated

@@ -137,7 +137,7 @@ func TestApacheDetect(t *testing.T) {
 	if f == nil || f.Name != "apache" {
 		t.Fatalf("detected %v %s", f, why)
 	}
-	for _, other := range []string{"/a /b 301\n", "location = /a { return 301 /b; }\n", "source,destination,matchType\n"} {
+	for _, other := range []string{"/a /b 301\n", "location = /a { return 301 /b; }\n", "source,destination,matchType\n", "Redirect from,Redirect to\n/a,/b\n"} {
 		if f, _ := Detect([]byte(other), ""); f != nil && f.Name == "apache" {
 			t.Errorf("%q detected as apache", other)
 		}
