@@ -434,7 +434,7 @@ func (r *nginxReader) close() {
 		for _, e := range r.exacts {
 			for n := 1; n <= len(e.src); n++ {
 				if pl, ok := r.serverPrefix[e.src[:n]]; ok && (!e.serverLevel || pl < e.line) {
-					r.sink.Note(e.line, "nginx answers %s with the rewrite on line %d, which runs before the locations (or comes first); here the exact rule wins", e.src, pl)
+					r.sink.Note(e.line, "nginx answers %s with line %d, a rewrite or map used in the server block, which runs before the locations (or comes first); here the exact rule wins", e.src, pl)
 					r.sink.Text(e.line, e.raw)
 					break
 				}
@@ -738,8 +738,22 @@ func (r *nginxReader) useMap(m *nginxMap, line, code int) {
 		return
 	}
 	m.used = true
+	serverLevel := false
+	for i := len(r.blocks) - 1; i >= 0; i-- {
+		if r.blocks[i].kind != "if" {
+			serverLevel = r.blocks[i].kind == "server"
+			break
+		}
+	}
 	for _, i := range m.rules {
 		rule := &r.sink.rules[i]
+		if serverLevel && rule.MatchType == redirects.StartsWith && r.serverPrefix != nil {
+			// The map answers in the server's rewrite phase, before the
+			// locations: its prefixes take the exact locations under them.
+			if _, ok := r.serverPrefix[rule.Source]; !ok {
+				r.serverPrefix[rule.Source] = r.sink.lines[i]
+			}
+		}
 		if !m.ours {
 			rule.StatusCode = code
 			if code == 410 {

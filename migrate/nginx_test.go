@@ -254,6 +254,9 @@ func TestNginxAgainstNginx(t *testing.T) {
 				case 1:
 					g.add(AsIs, "    ~^%s$ /d%d;", quoteRe(lit), g.line+1)
 				case 2:
+					// Used in the server block: it takes the exact
+					// locations under it before nginx chooses a location.
+					g.prefixes = append(g.prefixes, lit)
 					g.add(Changed, "    ~^%s(.*)$ /d%d$1;", quoteRe(lit), g.line+1)
 				}
 			}
