@@ -171,3 +171,37 @@ func indent(b *strings.Builder, s, prefix string) {
 		b.WriteString(prefix + line + "\n")
 	}
 }
+
+// ApacheModules is where Debian's apache2 keeps its modules.
+const ApacheModules = "/usr/lib/apache2/modules"
+
+// ApacheConf returns a minimal Apache httpd configuration that keeps every
+// file in dir (the ServerRoot, the pid file, the error log and the document
+// root dir/htdocs, where an .htaccess file is read), listens on 127.0.0.1:port,
+// loads mod_alias and mod_rewrite, and has the lines of body in the main
+// server. Start it with Start(t, []int{port}, bin, "-DFOREGROUND", "-f", conf):
+// SIGTERM to that process stops it and its children.
+func ApacheConf(dir string, port int, body string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `ServerRoot %[1]s
+DefaultRuntimeDir %[1]s
+Listen 127.0.0.1:%[2]d
+LoadModule mpm_event_module %[3]s/mod_mpm_event.so
+LoadModule authz_core_module %[3]s/mod_authz_core.so
+LoadModule alias_module %[3]s/mod_alias.so
+LoadModule rewrite_module %[3]s/mod_rewrite.so
+PidFile %[1]s/httpd.pid
+ErrorLog %[1]s/error.log
+ServerName 127.0.0.1
+DocumentRoot %[1]s/htdocs
+<Directory %[1]s/htdocs>
+    AllowOverride All
+    Require all granted
+</Directory>
+`, dir, port, ApacheModules)
+	b.WriteString(body)
+	if !strings.HasSuffix(body, "\n") {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
