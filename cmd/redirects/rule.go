@@ -114,10 +114,13 @@ destination's own, joined by &).`
 
 // fromHelp is the part of rule import's help on --from.
 const fromHelp = `With --from the file is read in its own format: auto (which names the format it detected and
-why), csv (the draft CSV above), netlify (_redirects), cloudflare (Bulk Redirects CSV), vercel
-(vercel.json), vercel-bulk, wordpress (Redirection), shopify, apache (.htaccess), nginx, and the
-edge export formats (the readers present in this build are listed under --from below). Every
-line of the file is reported as one of three classes, with its line number:
+why); csv (the draft CSV above, and the csv export); netlify (_redirects), netlify-toml
+(netlify.toml's [[redirects]]) and cloudflare-pages (Cloudflare Pages' _redirects); cloudflare
+(a Bulk Redirects CSV); vercel (vercel.json) and vercel-bulk (bulk redirects in CSV, JSON or
+JSONL); wordpress (Redirection's CSV or JSON export); shopify (URL redirects CSV); apache
+(.htaccess or httpd configuration); nginx (server blocks, map files, and the nginx exports);
+haproxy and haproxy-map (the haproxy exports). Every line of the file is reported as one of
+three classes, with its line number:
 
   as is    the rule answers every request exactly as the source platform would
   changed  imported, but some request is answered otherwise: the report says which and how
@@ -128,8 +131,8 @@ A line that breaks its format's syntax refuses the whole file, listing every suc
 Placeholders (:lang) are expanded only over the values --placeholder names. When the source
 platform matches otherwise than the project's settings (case, trailing slash), the report
 says which "redirects project update" would match. Then the rules are imported as the mode
-says, and the counts printed (added, updated, unchanged, removed). docs/migrate.md has every
-format's details.`
+says, the counts printed (added, updated, unchanged, removed), and the command that undoes
+the import ("redirects rule undo-import"). docs/migrate.md has every format's details.`
 
 const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per line.
 
