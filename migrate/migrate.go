@@ -476,7 +476,7 @@ func finish(f *Format, o *Options, sink *Sink, res *Result) error {
 			if l, ok := exact[key]; ok {
 				winner = l
 			} else if f.FirstMatch {
-				winner = coveringPrefix(set, prefixes, lens, r.Source)
+				winner = coveringPrefix(set, prefixes, lens, r.Source, true)
 			}
 			if winner == 0 {
 				exact[key] = line
@@ -486,7 +486,7 @@ func finish(f *Format, o *Options, sink *Sink, res *Result) error {
 			if l, ok := prefixes[src]; ok {
 				winner = l
 			} else if f.FirstMatch {
-				winner = coveringPrefix(set, prefixes, lens, r.Source)
+				winner = coveringPrefix(set, prefixes, lens, r.Source, false)
 			}
 			if winner == 0 {
 				prefixes[src] = line
@@ -544,25 +544,34 @@ func finish(f *Format, o *Options, sink *Sink, res *Result) error {
 }
 
 // coveringPrefix returns the line of a recorded starts_with rule that
-// matches every path that a rule with source src (exact or starts_with)
-// matches, or 0.
-func coveringPrefix(set redirects.Settings, prefixes map[string]int, lens []int, src string) int {
+// matches every path that a rule with source src matches (an exact rule
+// when exact, else a starts_with one), or 0.
+func coveringPrefix(set redirects.Settings, prefixes map[string]int, lens []int, src string, exact bool) int {
 	fs := set.FoldCase(src)
+	// Of several, the earliest line answers on the platform.
+	winner := 0
+	take := func(l int) {
+		if winner == 0 || l < winner {
+			winner = l
+		}
+	}
 	for _, n := range lens {
 		if n > len(fs) {
 			break
 		}
 		if l, ok := prefixes[fs[:n]]; ok {
-			return l
+			take(l)
 		}
 	}
-	// Under trailingSlash=ignore, a prefix "/a/" also matches "/a".
-	if set.IgnoreTrailingSlash && !strings.HasSuffix(fs, "/") {
+	// Under trailingSlash=ignore, a prefix "/a/" also matches the path
+	// "/a", which is all an exact "/a" matches (a prefix "/a" matches
+	// "/ab" too, which "/a/" does not).
+	if exact && set.IgnoreTrailingSlash && !strings.HasSuffix(fs, "/") {
 		if l, ok := prefixes[fs+"/"]; ok {
-			return l
+			take(l)
 		}
 	}
-	return 0
+	return winner
 }
 
 // classify sorts every line that became a rule or has an outcome into the

@@ -79,6 +79,23 @@ func TestPipelineClasses(t *testing.T) {
 	}
 }
 
+// TestPipelineSlashTwin: under trailingSlash=ignore a prefix "/a/" covers
+// an exact "/a" (the path "/a" is all it matches), not a prefix "/a",
+// which also matches "/ab".
+func TestPipelineSlashTwin(t *testing.T) {
+	res, err := Read(strings.NewReader("P /a/ /x\nP /a /y\nE /a /z\n"), "test-lines", Options{Settings: redirects.Settings{IgnoreTrailingSlash: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Lines) != 1 || res.Lines[0].Line != 3 || res.Lines[0].Class != Skipped || res.Lines[0].Winner != 1 {
+		t.Fatalf("outcomes %+v, want only line 3 skipped, line 1 winning", res.Lines)
+	}
+	a, ok := rulemodel.Lookup(res.Rules, rulemodel.Settings{IgnoreTrailingSlash: true}, "/ab")
+	if !ok || a.Destination != "/y" {
+		t.Fatalf("/ab answers %+v %v, want /y", a, ok)
+	}
+}
+
 func TestPipelineBadLines(t *testing.T) {
 	_, err := Read(strings.NewReader("E /a /b\nX\nE /c /d\nbroken line here too\n"), "test-lines", Options{})
 	be, ok := err.(*BadLinesError)

@@ -297,9 +297,11 @@ type Plan struct {
 	Live         *redirects.Deployment `json:"-"`
 	// Stage makes Apply stage its deploy instead of making it live
 	// (docs/contract.md#staged-deploys); set by the caller.
-	Stage    bool `json:"-"`
-	desired  *Desired
-	override redirects.DeployOverride
+	Stage   bool `json:"-"`
+	desired *Desired
+	// requireStage is the project's: a deploy must be staged.
+	requireStage bool
+	override     redirects.DeployOverride
 }
 
 // Change is a field's value now and in the file.
@@ -326,8 +328,15 @@ func (p *Plan) DraftChanges() bool {
 }
 
 // Blocked lists why apply would refuse: lint errors, failing cases, a
-// shrink beyond the limit (unless allowed).
-func (p *Plan) Blocked() []string { return p.Gate.Blocked }
+// shrink beyond the limit (unless allowed), a deploy that is not staged on
+// a project that requires staged deploys.
+func (p *Plan) Blocked() []string {
+	b := p.Gate.Blocked
+	if p.Deploy != nil && p.requireStage && !p.Stage {
+		b = append(slices.Clip(b), "the project requires staged deploys: apply --stage, then \"redirects promote\"")
+	}
+	return b
+}
 
 // Make compares the project with d. maxPaths bounds the paths listed
 // (safety.DiffOptions.MaxPaths); allowShrink lets a shrink beyond the
@@ -338,7 +347,7 @@ func Make(ctx context.Context, s Store, d *Desired, maxPaths int, allowShrink bo
 		return nil, err
 	}
 	pl := &Plan{ProjectID: p.ID, ProjectName: p.Name, desired: d, override: redirects.DeployOverride{AllowShrink: allowShrink},
-		DeployWanted: d.Deploy}
+		DeployWanted: d.Deploy, requireStage: p.RequireStage}
 	settings := p.Settings
 	if d.Settings != nil {
 		settings = *d.Settings

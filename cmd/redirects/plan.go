@@ -18,15 +18,16 @@ import (
 var planCommands = []command{
 	{
 		name:     "plan",
-		synopsis: []string{"-f|--file FILE [--max-paths N] [--allow-shrink] [--json]"},
+		synopsis: []string{"-f|--file FILE [--stage] [--max-paths N] [--allow-shrink] [--json]"},
 		summary:  "show what apply would change to make a project match its file; exit 0 none, 2 some, 1 error",
 		about: "FILE is a project file (JSON; docs/plan.md): the project's ID, and optionally its settings,\n" +
 			"hosts, shrink limit, rules (inline or a draft CSV beside the file) and expected-outcome tests.\n" +
 			"A field the file leaves out is left as it is. The plan lists the changes to the project's\n" +
 			"fields and draft, the deploy that would follow with the paths whose answers change, the lint\n" +
 			"findings and the test results. Exit status: 0 when nothing would change, 2 when something\n" +
-			"would, 1 on an error, including lint errors, failing tests or a shrink beyond the project's\n" +
-			"limit (without --allow-shrink), which apply would refuse.",
+			"would, 1 on an error, including lint errors, failing tests, a shrink beyond the project's\n" +
+			"limit (without --allow-shrink) or, on a project that requires staged deploys, a deploy\n" +
+			"without --stage: what apply would refuse.",
 		example: "redirects plan -f redirects.json\n" +
 			"redirects plan -f redirects.json --json > plan.json; echo $?",
 		readOnly: true,
@@ -84,7 +85,10 @@ type planJSON struct {
 }
 
 func (c *cmd) plan(ctx context.Context, args []string) error {
-	file, maxPaths, allowShrink, asJSON, err := c.planArgs("plan", args, nil)
+	var stage *bool
+	file, maxPaths, allowShrink, asJSON, err := c.planArgs("plan", args, func(fs fsAdder) {
+		stage = fs.Bool("stage", false, "plan the deploy as apply --stage would make it (staged)")
+	})
 	if err != nil {
 		return err
 	}
@@ -92,6 +96,7 @@ func (c *cmd) plan(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	pl.Stage = *stage
 	if asJSON {
 		if err := c.printJSON(planJSON{Changes: pl.Changes(), Plan: pl}); err != nil {
 			return err
@@ -136,6 +141,7 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	pl.Stage = *stage
 	if !asJSON {
 		if err := printPlan(c.m.Stdout, pl); err != nil {
 			return err
@@ -155,7 +161,6 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	pl.Stage = *stage
 	a, err := plan.Apply(ctx, s, pl, *message, c.deployFunc(s))
 	if a != nil && a.Gate != nil && err != nil {
 		c.printGate(a.Gate)
@@ -269,7 +274,7 @@ func printPlan(out io.Writer, pl *plan.Plan) error {
 	for _, r := range g.FailingCases {
 		fmt.Fprintf(bw, "FAIL  line %d: %s: %s\n", r.Case.Line, r.Case.Path, strings.Join(r.Problems, "; "))
 	}
-	for _, b := range g.Blocked {
+	for _, b := range pl.Blocked() {
 		fmt.Fprintf(bw, "blocked: %s\n", b)
 	}
 	return bw.Flush()

@@ -146,6 +146,28 @@ func TestPlanApply(t *testing.T) {
 	if n := deploymentCount(t, db, p); n != 1 {
 		t.Fatalf("deploy false deployed: %d deployments", n)
 	}
+
+	// A project that requires staged deploys: a plan of a deploy without
+	// --stage exits 1, and apply without it changes nothing.
+	runCLI(t, db, 0, "project", "update", "--project", p, "--require-stage")
+	os.WriteFile(file, []byte(`{"project": "`+p+`", "shrinkLimit": 30, "rules": [{"source": "/old", "destination": "/newest"}]}`), 0o644)
+	out, stderr = runCLI(t, db, 1, "plan", "-f", file)
+	if !strings.Contains(out, "blocked: the project requires staged deploys") || !strings.Contains(stderr, "apply would refuse it") {
+		t.Fatalf("plan on a require-stage project:\n%s\n%s", out, stderr)
+	}
+	runCLI(t, db, 2, "plan", "-f", file, "--stage")
+	draftBefore, _ = runCLI(t, db, 0, "rule", "list", "--project", p, "--json")
+	runCLI(t, db, 1, "apply", "-f", file)
+	if after, _ := runCLI(t, db, 0, "rule", "list", "--project", p, "--json"); after != draftBefore || deploymentCount(t, db, p) != 1 {
+		t.Fatalf("a refused apply on a require-stage project changed the project")
+	}
+	if out, _ := runCLI(t, db, 2, "plan", "-f", file, "--stage"); !strings.Contains(out, "~ shrinkLimit: 50 -> 30") {
+		t.Fatalf("a refused apply changed the shrink limit:\n%s", out)
+	}
+	runCLI(t, db, 0, "apply", "-f", file, "--stage")
+	if n := deploymentCount(t, db, p); n != 2 {
+		t.Fatalf("apply --stage: %d deployments, want 2", n)
+	}
 }
 
 // TestApplyStage: apply --stage stages its deploy; the live version is

@@ -76,7 +76,8 @@ func (c *cmd) remote() (*remote.Store, error) {
 	case cf.db != "":
 		return nil, nil
 	case cf.api != "" || cf.token != "":
-		api, token = cf.api, cmpOr(cf.token, cf.envToken)
+		// A flag may pair with the other half from the environment.
+		api, token = cmpOr(cf.api, cf.envAPI), cmpOr(cf.token, cf.envToken)
 	case cf.envDB != "":
 		return nil, nil
 	case cf.envAPI != "":
