@@ -187,8 +187,29 @@ type apacheReader struct {
 	blocks []apacheBlock
 	engine bool
 	conds  []apacheCond
-	// alias is the line of the first mod_alias directive, 0 before one.
-	alias int
+	// inAlias is set while a mod_alias directive (Redirect, RedirectMatch)
+	// is read: its rules wait in deferred, because Apache runs mod_rewrite
+	// (every RewriteRule, wherever it stands) before mod_alias, and the
+	// pipeline takes a first-match file's order from the order of the
+	// rules it is given.
+	inAlias  bool
+	deferred []deferredRule
+}
+
+// deferredRule is a mod_alias rule held until the file's end.
+type deferredRule struct {
+	line int
+	r    redirects.Rule
+}
+
+// emit hands a rule to the sink, or holds it while a mod_alias directive
+// is read (see inAlias).
+func (a *apacheReader) emit(line int, r redirects.Rule) {
+	if a.inAlias {
+		a.deferred = append(a.deferred, deferredRule{line, r})
+		return
+	}
+	a.sink.Rule(line, r)
 }
 
 func readApache(in io.Reader, o *Options, sink *Sink) error {
@@ -230,6 +251,11 @@ func readApache(in io.Reader, o *Options, sink *Sink) error {
 	for _, b := range a.blocks {
 		sink.Bad(b.line, "<%s> is not closed", b.name)
 	}
+	// mod_alias answers after mod_rewrite: its rules come last, in their
+	// own order.
+	for _, d := range a.deferred {
+		sink.Rule(d.line, d.r)
+	}
 	return nil
 }
 
@@ -263,9 +289,13 @@ func (a *apacheReader) line(line int, text string) {
 	}
 	switch strings.ToLower(f[0]) {
 	case "redirect", "redirectpermanent", "redirecttemp":
+		a.inAlias = true
 		a.redirect(line, f)
+		a.inAlias = false
 	case "redirectmatch":
+		a.inAlias = true
 		a.redirectMatch(line, f)
+		a.inAlias = false
 	case "rewriteengine":
 		if len(f) != 2 || (!strings.EqualFold(f[1], "on") && !strings.EqualFold(f[1], "off")) {
 			a.sink.Bad(line, "RewriteEngine takes On or Off")
@@ -348,9 +378,6 @@ func (a *apacheReader) redirect(line int, f []string) {
 		a.sink.Bad(line, "%s to %s: the URL is neither absolute nor a path (Redirect to non-URL)", name, args[1])
 		return
 	}
-	if a.alias == 0 {
-		a.alias = line
-	}
 	if skip, note := a.scope(); skip != "" {
 		a.sink.Skip(line, "%s", skip)
 		return
@@ -382,7 +409,7 @@ func (a *apacheReader) redirect(line int, f []string) {
 		if code != 410 && !strings.HasPrefix(dst, "/") && !hasURLPath(dst) {
 			a.sink.Note(line, "the URL %s has no path: Apache appends the rest of the path to the host, here after a '/'", dst)
 		}
-		a.sink.Rule(line, redirects.Rule{Source: src, MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreservePath: code != 410, PreserveQuery: pq})
+		a.emit(line, redirects.Rule{Source: src, MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreservePath: code != 410, PreserveQuery: pq})
 		return
 	}
 	// /a: exactly /a, and /a/... with the rest appended after the URL.
@@ -400,8 +427,8 @@ func (a *apacheReader) redirect(line int, f []string) {
 			pdst = dst + "/"
 		}
 	}
-	a.sink.Rule(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
-	a.sink.Rule(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: pdst, StatusCode: code, PreservePath: code != 410, PreserveQuery: pq})
+	a.emit(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
+	a.emit(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: pdst, StatusCode: code, PreservePath: code != 410, PreserveQuery: pq})
 }
 
 // location returns the path of the innermost <Location> around the line,
@@ -418,9 +445,6 @@ func (a *apacheReader) location() string {
 // locationRedirect reads a Redirect without its URL-path inside
 // <Location loc>.
 func (a *apacheReader) locationRedirect(line int, loc string, code int, args []string) {
-	if a.alias == 0 {
-		a.alias = line
-	}
 	for _, b := range a.blocks {
 		if n := strings.ToLower(b.name); n != "location" && n != "ifmodule" && n != "ifdefine" && n != "ifversion" && n != "virtualhost" {
 			a.sink.Skip(line, "inside <%s %s>: a condition or scope our rules cannot express", b.name, b.arg)
@@ -449,9 +473,9 @@ func (a *apacheReader) locationRedirect(line int, loc string, code int, args []s
 	pq := code != 410 && !strings.Contains(dst, "?")
 	src := strings.TrimSuffix(loc, "/")
 	if src != "" {
-		a.sink.Rule(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
+		a.emit(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
 	}
-	a.sink.Rule(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreserveQuery: pq})
+	a.emit(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreserveQuery: pq})
 }
 
 // redirectMatch reads RedirectMatch [status] regex [URL].
@@ -477,9 +501,6 @@ func (a *apacheReader) redirectMatch(line int, f []string) {
 	case len(args) > 2:
 		a.sink.Bad(line, "%s takes [status] regex URL, not %d arguments", name, len(args))
 		return
-	}
-	if a.alias == 0 {
-		a.alias = line
 	}
 	if skip, note := a.scope(); skip != "" {
 		a.sink.Skip(line, "%s", skip)
@@ -527,7 +548,7 @@ func (a *apacheReader) regexRules(line int, shape regexShape, dst string, code i
 	}
 	for _, r := range rules {
 		r.PreserveQuery = pq
-		a.sink.Rule(line, r)
+		a.emit(line, r)
 	}
 }
 
@@ -697,9 +718,6 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 		a.sink.Note(line, "host condition dropped (line %d)", c.line)
 		a.sink.Skip(c.line, "a host condition of the RewriteRule on line %d: dropped, the rule is imported for every host", line)
 		a.sink.Text(c.line, c.text)
-	}
-	if a.alias != 0 && a.alias < line {
-		a.sink.Note(line, "mod_rewrite answers before mod_alias: Apache tries this rule before the Redirect lines above it (line %d on); here the lines keep the file's order", a.alias)
 	}
 	a.regexRules(line, shape, dst, code, pq, pattern)
 }

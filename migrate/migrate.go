@@ -226,8 +226,9 @@ type Result struct {
 	Suggest *Suggestion `json:"suggestion,omitempty"`
 }
 
-// Sink takes what a reader makes of each line. Lines are 1-based and are
-// reported in increasing order (a line may be reported several times, as
+// Sink takes what a reader makes of each line. Lines are 1-based. Rules
+// are taken in the order the source platform tries them, which is, but for
+// Apache's mod_alias lines, the file's (a line may give several rules, as
 // a placeholder's expansions are).
 type Sink struct {
 	rules []redirects.Rule
@@ -605,7 +606,13 @@ func classify(sink *Sink, perLine map[int]int, res *Result) {
 		}
 		res.Lines = append(res.Lines, *o)
 	}
-	// As is: every line that kept rules and has no outcome.
+	// As is: every line that kept rules and has no outcome. A reader may
+	// hand rules over out of line order (Apache's mod_alias rules come
+	// after its mod_rewrite ones), so the lines are sorted first.
+	if !sort.IntsAreSorted(sink.ruled) {
+		sort.Ints(sink.ruled)
+		sink.ruled = slices.Compact(sink.ruled)
+	}
 	for _, l := range sink.ruled {
 		if sink.outs[l] != nil || perLine[l] == 0 {
 			continue
