@@ -62,6 +62,42 @@ var gens = map[string]gen{
 	"wordpress": {head: "source,target,regex,code,type,hits,title,status\n", line: func(w *bufio.Writer, i int, _ bool) {
 		fmt.Fprintf(w, "/old/page-%d.html,/new/page-%d,0,301,url,0,,enabled\n", i, i)
 	}},
+	"cloudflare-pages": {head: "# Cloudflare Pages _redirects\n", line: func(w *bufio.Writer, i int, _ bool) {
+		if i%10 == 0 {
+			fmt.Fprintf(w, "/section-%d/*  /new/section-%d/:splat  301\n", i, i)
+		} else {
+			fmt.Fprintf(w, "/old/page-%d.html  /new/page-%d  301\n", i, i)
+		}
+	}},
+	// netlify-toml: one [[redirects]] table is four lines, so N lines are
+	// N/4 redirects.
+	"netlify-toml": {line: func(w *bufio.Writer, i int, _ bool) {
+		switch i % 4 {
+		case 0:
+			w.WriteString("[[redirects]]\n")
+		case 1:
+			fmt.Fprintf(w, "  from = \"/old/page-%d.html\"\n", i)
+		case 2:
+			fmt.Fprintf(w, "  to = \"/new/page-%d\"\n", i)
+		case 3:
+			w.WriteString("  status = 301\n")
+		}
+	}},
+	// haproxy: the haproxy export's shape, two lines a rule.
+	"haproxy": {head: "# haproxy export\n", line: func(w *bufio.Writer, i int, _ bool) {
+		n := i / 2
+		switch {
+		case i%2 == 0 && n%10 == 0:
+			fmt.Fprintf(w, "acl redirect_%d path_beg -i /section-%d/\n", n, n)
+		case i%2 == 0:
+			fmt.Fprintf(w, "acl redirect_%d path -i /old/page-%d.html\n", n, n)
+		default:
+			fmt.Fprintf(w, "http-request redirect code 301 location /new/page-%d if redirect_%d\n", n, n)
+		}
+	}},
+	"haproxy-map": {line: func(w *bufio.Writer, i int, _ bool) {
+		fmt.Fprintf(w, "/old/page-%d.html /new/page-%d\n", i, i)
+	}},
 	"apache": {line: func(w *bufio.Writer, i int, _ bool) {
 		if i%10 == 0 {
 			fmt.Fprintf(w, "RedirectMatch 301 ^/section-%d/(.*)$ /new/section-%d/$1\n", i, i)
