@@ -283,32 +283,40 @@ func (c *cmd) deployments(ctx context.Context, args []string) error {
 	return w.Flush()
 }
 
-// promote moves the project's live pointer to a version.
-func (c *cmd) promote(ctx context.Context, args []string) error {
-	fs := c.flags("promote")
+// versionArgs parses the flags of a command on one version of a project
+// (promote, discard): --project and a positive --version, both required,
+// and opens the store.
+func (c *cmd) versionArgs(ctx context.Context, name, versionUsage string, args []string) (string, int, redirects.Store, error) {
+	fs := c.flags(name)
 	project := fs.String("project", "", "project ID")
-	version := fs.Int("version", 0, "the version to make live")
+	version := fs.Int("version", 0, versionUsage)
 	if _, err := parse(fs, args); err != nil {
-		return err
+		return "", 0, nil, err
 	}
 	if err := required(fs, "project"); err != nil {
-		return err
+		return "", 0, nil, err
 	}
 	if !isSet(fs, "version") {
-		return usagef("%s needs --version", fs.Name())
+		return "", 0, nil, usagef("%s needs --version", fs.Name())
 	}
 	if *version <= 0 {
-		return redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
+		return "", 0, nil, redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
 	}
 	s, err := c.open(ctx)
+	return *project, *version, s, err
+}
+
+// promote moves the project's live pointer to a version.
+func (c *cmd) promote(ctx context.Context, args []string) error {
+	project, version, s, err := c.versionArgs(ctx, "promote", "the version to make live", args)
 	if err != nil {
 		return err
 	}
-	before, err := s.FindProjectByID(ctx, *project)
+	before, err := s.FindProjectByID(ctx, project)
 	if err != nil {
 		return err
 	}
-	d, err := s.PromoteDeployment(ctx, *project, *version)
+	d, err := s.PromoteDeployment(ctx, project, version)
 	if err != nil {
 		return err
 	}
@@ -327,28 +335,13 @@ func (c *cmd) promote(ctx context.Context, args []string) error {
 
 // discard discards a staged version.
 func (c *cmd) discard(ctx context.Context, args []string) error {
-	fs := c.flags("discard")
-	project := fs.String("project", "", "project ID")
-	version := fs.Int("version", 0, "the staged version to discard")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := required(fs, "project"); err != nil {
-		return err
-	}
-	if !isSet(fs, "version") {
-		return usagef("%s needs --version", fs.Name())
-	}
-	if *version <= 0 {
-		return redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
-	}
-	s, err := c.open(ctx)
+	project, version, s, err := c.versionArgs(ctx, "discard", "the staged version to discard", args)
 	if err != nil {
 		return err
 	}
-	if err := s.DiscardDeployment(ctx, *project, *version); err != nil {
+	if err := s.DiscardDeployment(ctx, project, version); err != nil {
 		return err
 	}
-	c.infof("discarded staged version %d of %s", *version, *project)
+	c.infof("discarded staged version %d of %s", version, project)
 	return nil
 }

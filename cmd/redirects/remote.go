@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,7 +78,7 @@ func (c *cmd) remote() (*remote.Store, error) {
 		return nil, nil
 	case cf.api != "" || cf.token != "":
 		// A flag may pair with the other half from the environment.
-		api, token = cmpOr(cf.api, cf.envAPI), cmpOr(cf.token, cf.envToken)
+		api, token = cmp.Or(cf.api, cf.envAPI), cmp.Or(cf.token, cf.envToken)
 	case cf.envDB != "":
 		return nil, nil
 	case cf.envAPI != "":
@@ -108,13 +109,6 @@ func (c *cmd) remote() (*remote.Store, error) {
 		return nil, err
 	}
 	return remote.NewStore(cl), nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func (c *cmd) login(ctx context.Context, args []string) error {
