@@ -149,6 +149,7 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		}},
 		{"create key", redirects.RoleOwner, func() call { return call{"POST", pbase + "/keys", map[string]any{"name": "k"}} }},
 		{"revoke key", redirects.RoleOwner, func() call { return call{"DELETE", pbase + "/keys/" + newKey(), nil} }},
+		{"revoke key by body", redirects.RoleOwner, func() call { return call{"POST", pbase + "/revoke-key", map[string]any{"key": newKey()}} }},
 		{"add member", redirects.RoleOwner, func() call {
 			u, _ := e.user(fmt.Sprintf("add%d-%s@example.com", uniq(), randomHex(3)), false)
 			return call{"POST", obase + "/members", map[string]any{"email": u.Email, "role": "viewer"}}

@@ -121,6 +121,34 @@ func (h *handler) keyCreate(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+type keyRevokeRequest struct {
+	Key *string `json:"key"`
+}
+
+// keyRevokeBody revokes a key of the project named in the body by its ID
+// or its full secret (which does not belong in a URL), and answers the
+// key: revoking one already revoked changes nothing, and its revokedAt
+// says when it was.
+func (h *handler) keyRevokeBody(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionManageKeys)
+	if err != nil {
+		return err
+	}
+	var req keyRevokeRequest
+	if err := h.decodeJSON(w, r, &req, false); err != nil {
+		return err
+	}
+	if req.Key == nil || *req.Key == "" {
+		return redirects.Errorf(redirects.EINVALID, "key is required: the key's ID (key_...) or the full key (redir_live_... or redir_test_...)")
+	}
+	k, err := h.store.RevokeKey(r.Context(), p.ID, *req.Key)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toKeyJSON(k))
+	return nil
+}
+
 // keyRevoke revokes a key of the project by its ID (never by its secret,
 // which does not belong in a URL).
 func (h *handler) keyRevoke(w http.ResponseWriter, r *http.Request) error {

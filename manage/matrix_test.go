@@ -99,6 +99,7 @@ var docRouteActions = map[string]string{
 	"POST /manage/v1/projects/{project}/misses/rule":                    "rules.edit",
 	"POST /manage/v1/projects/{project}/keys":                           "keys.manage",
 	"DELETE /manage/v1/projects/{project}/keys/{id}":                    "keys.manage",
+	"POST /manage/v1/projects/{project}/revoke-key":                     "keys.manage",
 	"GET /manage/v1/orgs/{org}/usage":                                   "read",
 	"GET /manage/v1/orgs/{org}/audit":                                   "read",
 
@@ -361,6 +362,12 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 				t.Fatal(err)
 			}
 			return call{pbase + "/keys/" + k.ID, nil}
+		case "POST /manage/v1/projects/{project}/revoke-key":
+			k, secret := redirects.NewKey(o.project.ID, "victim", false, e.clock.Now())
+			if err := e.store.CreateKey(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+			return call{pbase + "/revoke-key", map[string]any{"key": secret}}
 		case "GET /manage/v1/orgs/{org}/usage":
 			return call{obase + "/usage", nil}
 		case "GET /manage/v1/orgs/{org}/audit":

@@ -304,6 +304,8 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 			return map[string]any{"message": "m"}
 		case "POST /manage/v1/projects/{project}/keys":
 			return map[string]any{"name": "k"}
+		case "POST /manage/v1/projects/{project}/revoke-key":
+			return map[string]any{"key": a.key.ID}
 		case "POST /manage/v1/projects/{project}/imports":
 			return csvBody("source,destination,statusCode,matchType\r\n/i,/j,301,exact\r\n")
 		case "PUT /manage/v1/projects/{project}/tests":
@@ -941,6 +943,20 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		t.Fatalf("the key list shows the unused key %s without \"lastUsedAt\": null:\n%s", key.ID, r.body)
 	}
 	d.call(admin, "DELETE", pbase+"/keys/"+key.ID, nil).want(t, 204)
+	// By its full secret, in the body: the key, revoked; again, the same
+	// revokedAt; a key of no project of this one's, 404; none, 400.
+	var byBody, again keyJSON
+	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": "doomed"}).want(t, 201).decode(t, &key)
+	d.call(admin, "POST", pbase+"/revoke-key", map[string]any{"key": key.Secret}).want(t, 200).decode(t, &byBody)
+	if byBody.ID != key.ID || byBody.RevokedAt == nil || byBody.Secret != "" {
+		t.Fatalf("revoke-key by the secret answered %+v, want key %s revoked, without its secret", byBody, key.ID)
+	}
+	d.call(admin, "POST", pbase+"/revoke-key", map[string]any{"key": key.Secret}).want(t, 200).decode(t, &again)
+	if again.RevokedAt == nil || *again.RevokedAt != *byBody.RevokedAt {
+		t.Fatalf("revoke-key again answered %+v, want the first revokedAt %v", again, *byBody.RevokedAt)
+	}
+	d.call(admin, "POST", pbase+"/revoke-key", map[string]any{"key": "redir_live_" + strings.Repeat("x", 32)}).want(t, 404, "NOT_FOUND")
+	d.call(admin, "POST", pbase+"/revoke-key", map[string]any{}).want(t, 400, "INVALID_INPUT")
 
 	// Usage and audit.
 	var u usageJSON

@@ -82,6 +82,7 @@ func (h *handler) routeTable() []route {
 		{method: "GET", pattern: v1 + "/projects/{project}/keys", handler: h.keyList},
 		{method: "POST", pattern: v1 + "/projects/{project}/keys", handler: h.keyCreate},
 		{method: "DELETE", pattern: v1 + "/projects/{project}/keys/{id}", handler: h.keyRevoke},
+		{method: "POST", pattern: v1 + "/projects/{project}/revoke-key", handler: h.keyRevokeBody},
 
 		{method: "GET", pattern: v1 + "/orgs/{org}/usage", handler: h.usage},
 		{method: "GET", pattern: v1 + "/orgs/{org}/audit", handler: h.audit},

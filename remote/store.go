@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"redirects"
 	"redirects/engine"
@@ -578,23 +577,14 @@ func (s *Store) FindKeys(ctx context.Context, projectID string) ([]*redirects.Ke
 	return out, nil
 }
 
-// RevokeKey revokes by ID; the API takes no secret in a URL.
+// RevokeKey revokes a key by its ID or its full secret, which the API
+// takes in the body (a secret does not belong in a URL).
 func (s *Store) RevokeKey(ctx context.Context, projectID, ref string) (*redirects.Key, error) {
-	keys, err := s.FindKeys(ctx, projectID)
-	if err != nil {
+	var j keyJSON
+	if err := s.c.do(ctx, "POST", "/projects/"+pathEscape(projectID)+"/revoke-key", nil, map[string]any{"key": ref}, "", &j); err != nil {
 		return nil, err
 	}
-	for _, k := range keys {
-		if k.ID == ref {
-			if err := s.c.do(ctx, "DELETE", "/projects/"+pathEscape(projectID)+"/keys/"+pathEscape(ref), nil, nil, "", nil); err != nil {
-				return nil, err
-			}
-			now := time.Now().UTC()
-			k.RevokedAt = &now
-			return k, nil
-		}
-	}
-	return nil, redirects.Errorf(redirects.ENOTFOUND, "key %s not found in project %s (through the management API, keys are revoked by ID)", ref, projectID)
+	return j.key(projectID), nil
 }
 
 // ---- deployments

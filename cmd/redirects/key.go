@@ -127,18 +127,18 @@ func (c *cmd) keyRevoke(ctx context.Context, args []string) error {
 	ref := pos[0]
 	// Revoking a revoked key changes nothing and succeeds, so that scripts
 	// may repeat it; the operator is told, since it may be the wrong key.
-	var before *redirects.Key
-	if keys, err := s.FindKeys(ctx, *project); err == nil {
-		hash := redirects.HashKey(ref)
-		for _, k := range keys {
-			if k.ID == ref || k.Hash == hash {
-				before = k
-			}
-		}
-	}
+	keys, _ := s.FindKeys(ctx, *project)
 	k, err := s.RevokeKey(ctx, *project, ref)
 	if err != nil {
 		return err
+	}
+	// The key as it was (found by the ID the store answers: through the
+	// management API a key's hash is not known here).
+	var before *redirects.Key
+	for _, old := range keys {
+		if old.ID == k.ID {
+			before = old
+		}
 	}
 	if before != nil && before.RevokedAt != nil {
 		c.infof("redirects: key %s was already revoked on %s", k.ID, before.RevokedAt.Format(timeFormat))
