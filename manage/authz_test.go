@@ -113,6 +113,7 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"lookup", redirects.RoleViewer, func() call { return call{"GET", pbase + "/lookup?path=/old", nil} }},
 		{"deploy check", redirects.RoleViewer, func() call { return call{"GET", pbase + "/deploy-check", nil} }},
 		{"version rules.csv", redirects.RoleViewer, func() call { return call{"GET", pbase + "/deployments/1/rules.csv", nil} }},
+		{"version export", redirects.RoleViewer, func() call { return call{"GET", pbase + "/deployments/1/exports/csv", nil} }},
 		{"read tests", redirects.RoleViewer, func() call { return call{"GET", pbase + "/tests", nil} }},
 		{"list keys", redirects.RoleViewer, func() call { return call{"GET", pbase + "/keys", nil} }},
 		{"hits", redirects.RoleViewer, func() call { return call{"GET", pbase + "/hits", nil} }},
@@ -315,7 +316,7 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 			if missing {
 				return map[string]string{"{org}": "org_missing00000000", "{project}": "prj_missing00000000",
 					"{id}": "999999", "{user}": "usr_missing00000000", "{delivery}": "whd_missing00000000",
-					"{version}": "999999"}[p]
+					"{version}": "999999", "{format}": "csv"}[p]
 			}
 			switch p {
 			case "{version}":
@@ -341,6 +342,8 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 				}
 			case "{delivery}":
 				return deliveryOf(o)
+			case "{format}":
+				return "csv"
 			}
 			t.Fatalf("route %s: no value for %s", rt.pattern, p)
 			return ""

@@ -784,6 +784,43 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	}
 	d.call(admin, "GET", gpath+"/deployments/0/rules.csv", nil).want(t, 404, "NOT_FOUND")
 	d.call(admin, "GET", gpath+"/deployments/x/rules.csv", nil).want(t, 404, "NOT_FOUND")
+	// A version's export files, the bytes the store keeps for the edge;
+	// once the retention prunes them, rendered again into the same bytes.
+	stored := map[string][]byte{}
+	for _, f := range redirects.Formats {
+		_, want, err := e.store.FindExport(ctx, gp.ID, forced.Version, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := d.call(admin, "GET", fmt.Sprintf("%s/deployments/%d/exports/%s", gpath, forced.Version, f), nil).want(t, 200)
+		ct := "text/plain; charset=utf-8"
+		if f == "csv" {
+			ct = "text/csv; charset=utf-8"
+		}
+		if !bytes.Equal(r.body, want.Body) || r.header.Get("Content-Type") != ct || r.header.Get("ETag") != want.ETag ||
+			r.header.Get("Redirects-Version") != strconv.Itoa(forced.Version) {
+			t.Fatalf("export %s of version %d: %s %q %q, %d bytes; the store keeps %d bytes, ETag %q", f, forced.Version,
+				r.header.Get("Content-Type"), r.header.Get("ETag"), r.header.Get("Redirects-Version"), len(r.body), len(want.Body), want.ETag)
+		}
+		stored[f] = want.Body
+	}
+	if _, err := e.store.SetExportRetention(ctx, gp.ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	d.call(admin, "POST", gpath+"/deployments", map[string]any{"message": "prunes", "force": true, "reason": "retention"}).want(t, 201)
+	if _, _, err := e.store.FindExport(ctx, gp.ID, forced.Version, "nginx"); !redirects.IsExportsPruned(err) {
+		t.Fatalf("version %d's exports after a deploy that keeps 1: %v, want pruned", forced.Version, err)
+	}
+	for _, f := range []string{"nginx", "csv"} {
+		r := d.call(admin, "GET", fmt.Sprintf("%s/deployments/%d/exports/%s", gpath, forced.Version, f), nil).want(t, 200)
+		if !bytes.Equal(r.body, stored[f]) {
+			t.Fatalf("the pruned export %s of version %d rendered again:\n%s\nwant:\n%s", f, forced.Version, r.body, stored[f])
+		}
+	}
+	d.call(admin, "GET", gpath+"/deployments/0/exports/csv", nil).want(t, 404, "NOT_FOUND")
+	d.call(admin, "GET", gpath+"/deployments/x/exports/csv", nil).want(t, 404, "NOT_FOUND")
+	d.call(admin, "GET", gpath+"/deployments/999/exports/csv", nil).want(t, 404, "NOT_FOUND")
+	d.call(admin, "GET", fmt.Sprintf("%s/deployments/%d/exports/json", gpath, forced.Version), nil).want(t, 404, "NOT_FOUND")
 	d.call(admin, "DELETE", gpath+"/tests", nil).want(t, 204)
 	d.call(admin, "GET", gpath+"/tests", nil).want(t, 404, "NOT_FOUND")
 

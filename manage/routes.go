@@ -68,6 +68,7 @@ func (h *handler) routeTable() []route {
 		{method: "DELETE", pattern: v1 + "/projects/{project}/deployments/{version}", handler: h.deploymentDiscard},
 		{method: "GET", pattern: v1 + "/projects/{project}/deploy-check", handler: h.deployCheck},
 		{method: "GET", pattern: v1 + "/projects/{project}/deployments/{version}/rules.csv", handler: h.versionRulesCSV},
+		{method: "GET", pattern: v1 + "/projects/{project}/deployments/{version}/exports/{format}", handler: h.versionExport},
 		{method: "GET", pattern: v1 + "/projects/{project}/tests", handler: h.testsGet},
 		{method: "PUT", pattern: v1 + "/projects/{project}/tests", handler: h.testsPut},
 		{method: "DELETE", pattern: v1 + "/projects/{project}/tests", handler: h.testsDelete},
