@@ -232,12 +232,15 @@ func TestMemberAndTokenCommands(t *testing.T) {
 			t.Fatalf("token list shows a token or its hash:\n%s", listing)
 		}
 	}
-	var tokens []struct {
+	type tokenJSON struct {
 		ID, Label, Role, Last4 string
 		CreatedBy              *string
 		ExpiresAt, RevokedAt   *string
 	}
+	var tokens []tokenJSON
+	tokenID := func(t tokenJSON) string { return t.ID }
 	c.jsonOf(&tokens, "token", "list", "--org", org, "--json")
+	tokens = withoutOwnTokens(c, tokens, tokenID)
 	if len(tokens) != 2 || tokens[0].Label != "deploy bot" || tokens[0].Role != "editor" || tokens[0].Last4 != token[len(token)-4:] ||
 		tokens[0].CreatedBy != nil || tokens[0].ExpiresAt == nil ||
 		tokens[1].CreatedBy == nil || *tokens[1].CreatedBy != "bob@example.com" || tokens[1].ExpiresAt != nil {
@@ -257,6 +260,7 @@ func TestMemberAndTokenCommands(t *testing.T) {
 	// Removing bob revokes the token he created.
 	c.ok("member", "remove", "--org", org, "--user", "bob@example.com")
 	c.jsonOf(&tokens, "token", "list", "--org", org, "--json")
+	tokens = withoutOwnTokens(c, tokens, tokenID)
 	if tokens[1].RevokedAt == nil {
 		t.Fatalf("bob's token survived his removal: %+v", tokens[1])
 	}
@@ -281,6 +285,7 @@ func TestMemberAndTokenCommands(t *testing.T) {
 // TestAuditCommand makes one change of every kind from the CLI and finds
 // each in the audit log, made by the operating-system user.
 func TestAuditCommand(t *testing.T) {
+	skipInAPIMode(t, "it checks that the CLI on a database records its changes as made by the operating-system user; through the API the actor is the management token (the manage package's tests check that)")
 	c := newCLI(t)
 	org, p := c.setup()
 	c.ok("org", "update", org, "--tier", "enterprise")

@@ -139,11 +139,19 @@ type cli struct {
 	t      *testing.T
 	db     string
 	engine string // the edge's HTTP engine in startEdge; "" for the default
+	// api, in api mode, is the management API that runs the commands the
+	// database need not.
+	api *apiServer
 }
 
 // newCLI returns a CLI on a database of the test's own: a SQLite file, or
 // with REDIRECTS_TEST_E2E_STORE=postgres a fresh PostgreSQL database on the
-// server REDIRECTS_TEST_POSTGRES names, dropped when the test ends.
+// server REDIRECTS_TEST_POSTGRES names, dropped when the test ends. With
+// REDIRECTS_TEST_E2E_STORE=api it is a SQLite file too, but exec runs
+// every command the management API can run through it (--api, --token:
+// e2eapi_test.go), on a "redirects serve --manage-addr" started on that
+// file at the first such command; the few tests that check the database
+// mode itself skip (skipInAPIMode).
 func newCLI(t *testing.T) *cli {
 	t.Helper()
 	switch store := os.Getenv("REDIRECTS_TEST_E2E_STORE"); store {
@@ -151,8 +159,10 @@ func newCLI(t *testing.T) *cli {
 		return &cli{t: t, db: "sqlite:" + filepath.Join(t.TempDir(), "redirects.db")}
 	case "postgres":
 		return &cli{t: t, db: newPostgresDatabase(t)}
+	case "api":
+		return &cli{t: t, db: "sqlite:" + filepath.Join(t.TempDir(), "redirects.db"), api: &apiServer{tokens: map[string]string{}}}
 	default:
-		t.Fatalf("REDIRECTS_TEST_E2E_STORE=%q: want sqlite or postgres", store)
+		t.Fatalf("REDIRECTS_TEST_E2E_STORE=%q: want sqlite, postgres or api", store)
 		return nil
 	}
 }
@@ -201,13 +211,14 @@ type result struct {
 
 // newMain returns the program wired to the test: REDIRECTS_DB and the
 // given variables are its whole environment, and the wall is its clock.
+// With REDIRECTS_API among them it has no REDIRECTS_DB.
 func (c *cli) newMain(env map[string]string) *main.Main {
 	return &main.Main{
 		Stdin:  strings.NewReader(""),
 		Stdout: new(bytes.Buffer),
 		Stderr: new(bytes.Buffer),
 		Getenv: func(name string) string {
-			if name == "REDIRECTS_DB" {
+			if name == "REDIRECTS_DB" && env["REDIRECTS_API"] == "" {
 				return c.db
 			}
 			return env[name]
@@ -216,10 +227,17 @@ func (c *cli) newMain(env map[string]string) *main.Main {
 	}
 }
 
-// exec runs one command in process with the given standard input.
+// exec runs one command in process with the given standard input: in api
+// mode through the management API unless only the database can run it.
 func (c *cli) exec(stdin string, args ...string) result {
 	c.t.Helper()
-	m := c.newMain(nil)
+	return c.execOn(c.apiEnv(args), stdin, args...)
+}
+
+// execOn runs one command in process with the given environment.
+func (c *cli) execOn(env map[string]string, stdin string, args ...string) result {
+	c.t.Helper()
+	m := c.newMain(env)
 	var out, errb bytes.Buffer
 	m.Stdin, m.Stdout, m.Stderr = strings.NewReader(stdin), &out, &errb
 	code := m.Run(context.Background(), args)
