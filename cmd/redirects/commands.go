@@ -40,6 +40,9 @@ type command struct {
 	// (--api): serve, quickstart, migrations of the schema. It says so
 	// instead.
 	needsDB bool
+	// whyDB says, for a needsDB command, why it cannot run through the
+	// management API; "" says it cannot.
+	whyDB string
 	// run runs it with the arguments after its name. Its flag set comes
 	// from c.flags(name) (or c.newFlagSet(name) for a command that does
 	// not take --db): --help prints the help from this entry and the
