@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -294,8 +293,7 @@ func (c *cmd) open(ctx context.Context) (redirects.Store, error) {
 			return nil, err
 		}
 		if c.command != nil && c.command.needsDB {
-			why := cmp.Or(c.command.whyDB, "it cannot run through the management API")
-			return nil, redirects.Errorf(redirects.EINVALID, "%s needs the database: %s; run it with --db (without --api, REDIRECTS_API or a saved login)", c.command.name, why)
+			return nil, errNeedsDB(c.command)
 		}
 		c.m.store = r
 		return r, nil

@@ -406,3 +406,94 @@ func runMain(t *testing.T, m *Main, args []string) (string, string, int) {
 		return "", "", 0
 	}
 }
+
+// scenarioCommand returns the command a step of the scenario runs.
+func scenarioCommand(args []string) string {
+	if len(args) > 1 && findCommand(args[0]+" "+args[1]) != nil {
+		return args[0] + " " + args[1]
+	}
+	return args[0]
+}
+
+// TestEveryCommandRemote walks the command table: each command either
+// needs the database, and says so through the management API before it
+// does anything, or opens no store at all, or is run by TestRemoteCLI's
+// scenario, which requires the API to answer it as the database does. A
+// new command fails here until it is one of the three.
+func TestEveryCommandRemote(t *testing.T) {
+	exercised := map[string]bool{}
+	for _, st := range remoteScenario {
+		exercised[scenarioCommand(st.args)] = true
+	}
+	// Commands that open no store, so --api changes nothing for them
+	// (TestRemoteCLI runs login and logout).
+	storeless := map[string]bool{"login": true, "logout": true, "version": true, "help": true, "sync": true}
+	// Arguments with which each command that needs the database would
+	// otherwise run.
+	needsDB := map[string][]string{
+		"serve":               {"--addr", "127.0.0.1:0", "--admin-addr", ""},
+		"quickstart":          {"--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--manage-addr", "127.0.0.1:0"},
+		"user create":         {"--email", "ada@example.com"},
+		"user list":           nil,
+		"user disable":        {"ada@example.com"},
+		"user reset-password": {"ada@example.com"},
+		"org create":          {"--name", "Acme", "--tier", "pro"},
+		"org update":          {"org_x", "--name", "Acme"},
+		"org delete":          {"org_x", "--confirm", "Acme"},
+		"token create":        {"--org", "org_x", "--role", "viewer"},
+	}
+	// An API that is never called: a command that needs the database says
+	// so before it calls anything.
+	env := func(k string) string {
+		return map[string]string{"REDIRECTS_API": "http://127.0.0.1:1", "REDIRECTS_TOKEN": "redir_mgmt_unused"}[k]
+	}
+	walked := 0
+	for _, cm := range commands {
+		if cm.run == nil {
+			continue
+		}
+		walked++
+		switch args, ok := needsDB[cm.name]; {
+		case cm.needsDB != ok:
+			t.Errorf("%s: needsDB is %v, but the test's list of commands that need the database says %v", cm.name, cm.needsDB, ok)
+		case ok:
+			if exercised[cm.name] {
+				t.Errorf("%s needs the database, yet TestRemoteCLI's scenario runs it", cm.name)
+			}
+			m := &Main{Stdin: strings.NewReader("a password long enough\n"), Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Getenv: env}
+			out, errs, code := runMain(t, m, append(strings.Fields(cm.name), args...))
+			want := "redirects: " + cm.name + " needs the database: "
+			if code != 1 || out != "" || !strings.HasPrefix(errs, want) || !strings.Contains(errs, "run it with --db") {
+				t.Errorf("%s through the API: exit %d, stdout %q, stderr %q; want exit 1 and %q...", cm.name, code, out, errs, want)
+			}
+			// With --db it runs on the database (here: a usage error or
+			// an answer, never the refusal).
+			if cm.name != "serve" && cm.name != "quickstart" {
+				db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
+				_, errs, _ := inProcess(t, db, "a password long enough\n", append(append(strings.Fields(cm.name), args...), "--db", db)...)
+				if strings.Contains(errs, "needs the database") {
+					t.Errorf("%s with --db: %q", cm.name, errs)
+				}
+			}
+		case storeless[cm.name]:
+			if exercised[cm.name] {
+				t.Errorf("%s opens no store, yet TestRemoteCLI's scenario runs it", cm.name)
+			}
+		case !exercised[cm.name]:
+			t.Errorf("%s may run through the management API, but TestRemoteCLI's scenario never runs it: add steps for it there (or mark it needsDB with whyDB, if the API cannot serve it)", cm.name)
+		}
+	}
+	for name := range needsDB {
+		if cm := findCommand(name); cm == nil || cm.run == nil {
+			t.Errorf("the test's list of commands that need the database names %q, which is no command", name)
+		}
+	}
+	for name := range exercised {
+		if cm := findCommand(name); cm == nil || cm.run == nil {
+			t.Errorf("TestRemoteCLI's scenario runs %q, which is no command", name)
+		}
+	}
+	if walked < 60 {
+		t.Fatalf("walked %d commands; the table has more", walked)
+	}
+}
