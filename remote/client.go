@@ -79,6 +79,12 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 // send sends a request and returns the answer's status and body; only a
 // failure to reach the API, or a redirect, is an error.
 func (c *Client) send(ctx context.Context, method, path string, query url.Values, body any, contentType string) (int, []byte, error) {
+	status, data, _, err := c.sendHeader(ctx, method, path, query, body, contentType)
+	return status, data, err
+}
+
+// sendHeader is send that also returns the answer's header.
+func (c *Client) sendHeader(ctx context.Context, method, path string, query url.Values, body any, contentType string) (int, []byte, http.Header, error) {
 	u := c.Base + "/manage/v1" + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
@@ -91,13 +97,13 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 	default:
 		data, err := json.Marshal(b)
 		if err != nil {
-			return 0, nil, redirects.Errorf(redirects.EINTERNAL, "remote: encoding a request: %v", err)
+			return 0, nil, nil, redirects.Errorf(redirects.EINTERNAL, "remote: encoding a request: %v", err)
 		}
 		rd, contentType = bytes.NewReader(data), "application/json"
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return 0, nil, redirects.Errorf(redirects.EINVALID, "remote: %v", err)
+		return 0, nil, nil, redirects.Errorf(redirects.EINVALID, "remote: %v", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set("Accept", "application/json")
@@ -106,17 +112,17 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 	}
 	res, err := c.HTTP.Do(req)
 	if err != nil {
-		return 0, nil, redirects.Errorf(redirects.EUNAVAILABLE, "the management API at %s cannot be reached: %v", c.Base, errors.Unwrap(err))
+		return 0, nil, nil, redirects.Errorf(redirects.EUNAVAILABLE, "the management API at %s cannot be reached: %v", c.Base, errors.Unwrap(err))
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, 1<<30))
 	if err != nil {
-		return 0, nil, redirects.Errorf(redirects.EUNAVAILABLE, "the management API at %s: reading its answer: %v", c.Base, err)
+		return 0, nil, nil, redirects.Errorf(redirects.EUNAVAILABLE, "the management API at %s: reading its answer: %v", c.Base, err)
 	}
 	if res.StatusCode >= 300 && res.StatusCode < 400 {
-		return 0, nil, redirects.Errorf(redirects.EINVALID, "the management API at %s answered %s: is --api the management listener's address?", c.Base, res.Status)
+		return 0, nil, nil, redirects.Errorf(redirects.EINVALID, "the management API at %s answered %s: is --api the management listener's address?", c.Base, res.Status)
 	}
-	return res.StatusCode, data, nil
+	return res.StatusCode, data, res.Header, nil
 }
 
 // apiError is the redirects error of an error answer.

@@ -766,13 +766,104 @@ func readRulesWithIDs(projectID string, data []byte) ([]redirects.Rule, error) {
 	return rules, nil
 }
 
+// FindExport returns one export file of a version, or of the live one
+// for 0, from the API's export route, which renders a version whose files
+// were pruned again (so IsExportsPruned is never true here). The
+// deployment returned carries the project and the version alone.
+func (s *Store) FindExport(ctx context.Context, projectID string, version int, format string) (*redirects.Deployment, *redirects.Export, error) {
+	if version < 0 {
+		return nil, nil, redirects.Errorf(redirects.EINVALID, "deployment version %d is not a positive number", version)
+	}
+	p, err := s.FindProjectByID(ctx, projectID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if version == 0 {
+		if p.LiveVersion == 0 {
+			return nil, nil, redirects.DeploymentNotFound(projectID, 0)
+		}
+		version = p.LiveVersion
+	}
+	path := "/projects/" + pathEscape(projectID) + "/deployments/" + strconv.Itoa(version) + "/exports/" + pathEscape(format)
+	status, data, hdr, err := s.c.sendHeader(ctx, "GET", path, nil, nil, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	if status >= 400 {
+		return nil, nil, s.c.apiError(status, "GET", path, data)
+	}
+	return &redirects.Deployment{ProjectID: projectID, Version: version}, &redirects.Export{Format: format, Body: data, ETag: hdr.Get("ETag")}, nil
+}
+
+// ---- hits and misses
+
+// FindHits returns the hits the edge nodes counted for the draft's rules
+// (of the rules with sources, when not nil): the API's hits report lists
+// the draft's rules, so hits of rules no longer in the draft are not
+// among them.
+func (s *Store) FindHits(ctx context.Context, projectID string, sources []string) ([]redirects.RuleHits, error) {
+	var j struct {
+		Rules []struct {
+			Source    string  `json:"source"`
+			MatchType string  `json:"matchType"`
+			Hits      int64   `json:"hits"`
+			LastHit   *string `json:"lastHit"`
+		}
+	}
+	if err := s.c.do(ctx, "GET", "/projects/"+pathEscape(projectID)+"/hits", nil, nil, "", &j); err != nil {
+		return nil, err
+	}
+	var out []redirects.RuleHits
+	seen := map[redirects.HitKey]bool{}
+	for _, r := range j.Rules {
+		if r.LastHit == nil || sources != nil && !slices.Contains(sources, r.Source) {
+			continue
+		}
+		mt, err := redirects.ParseMatchType(r.MatchType)
+		if err != nil {
+			return nil, redirects.Errorf(redirects.EINTERNAL, "the management API's hits: %s", redirects.ErrorMessage(err))
+		}
+		k := redirects.HitKey{MatchType: mt, Source: r.Source}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, redirects.RuleHits{ProjectID: projectID, MatchType: mt, Source: r.Source, Hits: r.Hits, LastHit: parseTime(*r.LastHit)})
+	}
+	return out, nil
+}
+
+// FindMisses returns the project's most frequent missed paths, at most
+// limit (1..redirects.MaxStoredMisses).
+func (s *Store) FindMisses(ctx context.Context, projectID string, limit int) ([]redirects.Miss, error) {
+	var j struct {
+		Misses []struct {
+			Path      string `json:"path"`
+			Count     int64  `json:"count"`
+			FirstSeen string `json:"firstSeen"`
+			LastSeen  string `json:"lastSeen"`
+		}
+	}
+	q := url.Values{"limit": {strconv.Itoa(limit)}}
+	if err := s.c.do(ctx, "GET", "/projects/"+pathEscape(projectID)+"/misses", q, nil, "", &j); err != nil {
+		return nil, err
+	}
+	out := make([]redirects.Miss, len(j.Misses))
+	for i, m := range j.Misses {
+		out[i] = redirects.Miss{ProjectID: projectID, Path: m.Path, Count: m.Count, FirstSeen: parseTime(m.FirstSeen), LastSeen: parseTime(m.LastSeen)}
+	}
+	return out, nil
+}
+
+// DeleteMiss forgets a missed path.
+func (s *Store) DeleteMiss(ctx context.Context, projectID, path string) error {
+	return s.c.do(ctx, "DELETE", "/projects/"+pathEscape(projectID)+"/misses", url.Values{"path": {path}}, nil, "", nil)
+}
+
 // The methods below are the database's alone.
 
 func (s *Store) WithDeployTx(context.Context, func(redirects.DeployTx) error) error {
 	return errDatabase("a deploy's transaction")
-}
-func (s *Store) FindExport(context.Context, string, int, string) (*redirects.Deployment, *redirects.Export, error) {
-	return nil, nil, errDatabase("reading an export file (the edge API serves them: GET /v1/export)")
 }
 func (s *Store) FindEvents(context.Context, int64, int) ([]redirects.Event, error) {
 	return nil, errDatabase("the store's events")
@@ -798,17 +889,8 @@ func (s *Store) FindDailyUsage(context.Context, string, string) ([]redirects.Dai
 func (s *Store) AddHits(context.Context, []redirects.RuleHits) error {
 	return errDatabase("counting hits")
 }
-func (s *Store) FindHits(context.Context, string, []string) ([]redirects.RuleHits, error) {
-	return nil, errDatabase("reading hits")
-}
 func (s *Store) AddMisses(context.Context, []redirects.Miss) error {
 	return errDatabase("counting misses")
-}
-func (s *Store) FindMisses(context.Context, string, int) ([]redirects.Miss, error) {
-	return nil, errDatabase("reading misses")
-}
-func (s *Store) DeleteMiss(context.Context, string, string) error {
-	return errDatabase("deleting a miss")
 }
 
 // DraftCSV returns the project's draft as the management API's rules.csv

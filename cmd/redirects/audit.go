@@ -80,7 +80,7 @@ func (c *cmd) audit(ctx context.Context, args []string) error {
 		return usagef("audit: --limit %d is below zero", *limit)
 	}
 	f.Since, f.Until = since.t, until.t
-	a, err := accounts(s)
+	a, err := readAccounts(s)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (c *cmd) audit(ctx context.Context, args []string) error {
 }
 
 // findAudit reads up to limit entries (0 for all), a page at a time.
-func findAudit(ctx context.Context, a redirects.AccountStore, f redirects.AuditFilter, limit int) ([]*redirects.AuditEntry, error) {
+func findAudit(ctx context.Context, a accountReader, f redirects.AuditFilter, limit int) ([]*redirects.AuditEntry, error) {
 	var out []*redirects.AuditEntry
 	for {
 		f.Limit = redirects.MaxAuditLimit

@@ -293,7 +293,7 @@ func (c *cmd) open(ctx context.Context) (redirects.Store, error) {
 			return nil, err
 		}
 		if c.command != nil && c.command.needsDB {
-			return nil, redirects.Errorf(redirects.EINVALID, "%s needs the database: it cannot run through the management API; run it with --db (without --api, REDIRECTS_API or a saved login)", c.command.name)
+			return nil, errNeedsDB(c.command)
 		}
 		c.m.store = r
 		return r, nil

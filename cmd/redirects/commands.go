@@ -1,10 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
+
+	"redirects"
 )
 
 // command is one command of the CLI, declared once, in the file of its
@@ -40,6 +43,9 @@ type command struct {
 	// (--api): serve, quickstart, migrations of the schema. It says so
 	// instead.
 	needsDB bool
+	// whyDB says, for a needsDB command, why it cannot run through the
+	// management API; "" says it cannot.
+	whyDB string
 	// run runs it with the arguments after its name. Its flag set comes
 	// from c.flags(name) (or c.newFlagSet(name) for a command that does
 	// not take --db): --help prints the help from this entry and the
@@ -146,7 +152,31 @@ func (c *cmd) dispatch(ctx context.Context, args []string) error {
 // runCommand runs command cm with its arguments.
 func (c *cmd) runCommand(ctx context.Context, cm *command, args []string) error {
 	c.command = cm
+	if cm.needsDB && !slices.ContainsFunc(args, isHelpFlag) && !slices.ContainsFunc(args, isDBFlag) {
+		// Said before anything is parsed or started (serve listens
+		// before it opens the store); open says it too, and decides
+		// when the command's own --db is among its arguments.
+		if r, err := c.remote(); err == nil && r != nil {
+			return errNeedsDB(cm)
+		}
+	}
 	return cm.run(c, ctx, args)
+}
+
+// isDBFlag reports whether a command-line argument is the flag --db.
+func isDBFlag(a string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	return strings.HasPrefix(a, "-") && name == "db"
+}
+
+// isHelpFlag reports whether a command-line argument asks for help.
+func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
+
+// errNeedsDB is what a needsDB command says when run through the
+// management API.
+func errNeedsDB(cm *command) error {
+	why := cmp.Or(cm.whyDB, "it cannot run through the management API")
+	return redirects.Errorf(redirects.EINVALID, "%s needs the database: %s; run it with --db (without --api, REDIRECTS_API or a saved login)", cm.name, why)
 }
 
 // usageLines returns how to run command name, one line per form, without

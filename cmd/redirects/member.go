@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"redirects"
+	"redirects/remote"
 )
 
 // memberCommands are the "member" commands.
@@ -48,6 +49,14 @@ func (c *cmd) memberAdd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if rs, ok := s.(*remote.Store); ok {
+		m, err := rs.AddMember(ctx, *org, *who, r)
+		if err != nil {
+			return err
+		}
+		c.infof("%s <%s> is %s of organization %s", m.UserID, m.Email, m.Role, *org)
+		return nil
+	}
 	a, err := accounts(s)
 	if err != nil {
 		return err
@@ -79,7 +88,7 @@ func (c *cmd) memberList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := accounts(s)
+	a, err := readAccounts(s)
 	if err != nil {
 		return err
 	}
@@ -109,6 +118,14 @@ func (c *cmd) memberRemove(ctx context.Context, args []string) error {
 	_, s, err := c.start(ctx, fs, args, []string{"org", "user"})
 	if err != nil {
 		return err
+	}
+	if rs, ok := s.(*remote.Store); ok {
+		m, err := rs.RemoveMember(ctx, *org, *who)
+		if err != nil {
+			return err
+		}
+		c.infof("removed %s <%s> from organization %s; the tokens they created in it are revoked", m.UserID, m.Email, *org)
+		return nil
 	}
 	a, err := accounts(s)
 	if err != nil {

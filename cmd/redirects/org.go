@@ -9,6 +9,10 @@ import (
 	"redirects"
 )
 
+// orgsWhyDB is why creating, changing and deleting organizations needs
+// the database.
+const orgsWhyDB = "creating, changing and deleting organizations is the operators', and a management token is never an operator"
+
 // orgCommands are the "org" commands: organizations, their tier and limits.
 var orgCommands = []command{
 	{name: "org", summary: "organizations: their tier and limits"},
@@ -19,6 +23,8 @@ var orgCommands = []command{
 		about: "The tier sets the default limits: free 100 requests a minute and 10000 a month, pro 1000 and\n" +
 			"1000000, enterprise unlimited. --rate-limit and --monthly-quota override them.",
 		example: `redirects org create --name "Acme Inc" --tier pro`,
+		needsDB: true,
+		whyDB:   orgsWhyDB,
 		run:     (*cmd).orgCreate,
 	},
 	{
@@ -28,7 +34,9 @@ var orgCommands = []command{
 		about:    "Limits set to default follow the tier again.",
 		example: "redirects org update \"$ORG\" --tier enterprise\n" +
 			"redirects org update \"$ORG\" --rate-limit default",
-		run: (*cmd).orgUpdate,
+		needsDB: true,
+		whyDB:   orgsWhyDB,
+		run:     (*cmd).orgUpdate,
 	},
 	{
 		name:     "org list",
@@ -45,6 +53,8 @@ var orgCommands = []command{
 		summary:  "delete an organization with its projects and everything of theirs",
 		about:    "--confirm takes the organization's name, typed back, so that a wrong ID deletes nothing.",
 		example:  `redirects org delete "$ORG" --confirm "Acme Inc"`,
+		needsDB:  true,
+		whyDB:    orgsWhyDB,
 		run:      (*cmd).orgDelete,
 	},
 }

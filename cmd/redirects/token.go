@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/remote"
 )
 
 // tokenCommands are the "token" commands: management API tokens.
@@ -19,6 +20,8 @@ var tokenCommands = []command{
 		synopsis: []string{"--org ORG_ID --role owner|editor|viewer [--name LABEL] [--expires DURATION] [--user EMAIL]"},
 		summary:  "create a management API token and print it, the only time it is shown",
 		example:  `redirects token create --org "$ORG" --role editor --name ci --expires 30d`,
+		needsDB:  true,
+		whyDB:    "a management token cannot make another, so that a leaked token cannot outlive its revocation (a signed-in user makes tokens in the dashboard)",
 		run:      (*cmd).tokenCreate,
 	},
 	{
@@ -142,7 +145,7 @@ func (c *cmd) tokenList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := accounts(s)
+	a, err := readAccounts(s)
 	if err != nil {
 		return err
 	}
@@ -150,14 +153,18 @@ func (c *cmd) tokenList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Creators are named by email; the tokens of one org have few.
+	// Creators are named by email; the tokens of one org have few. The
+	// management API names them by email already.
 	emails := map[string]string{}
+	users, _ := a.(redirects.AccountStore)
 	for _, t := range ts {
 		if _, ok := emails[t.CreatedBy]; t.CreatedBy != "" && !ok {
-			if u, err := a.FindUserByID(ctx, t.CreatedBy); err == nil {
+			emails[t.CreatedBy] = t.CreatedBy
+			if users == nil {
+				continue
+			}
+			if u, err := users.FindUserByID(ctx, t.CreatedBy); err == nil {
 				emails[t.CreatedBy] = u.Email
-			} else {
-				emails[t.CreatedBy] = t.CreatedBy
 			}
 		}
 	}
@@ -193,6 +200,21 @@ func (c *cmd) tokenRevoke(ctx context.Context, args []string) error {
 	pos, s, err := c.start(ctx, fs, args, []string{"org"}, "TOKEN_ID")
 	if err != nil {
 		return err
+	}
+	if rs, ok := s.(*remote.Store); ok {
+		if redirects.WellFormedManagementToken(pos[0]) {
+			return redirects.Errorf(redirects.EINVALID, "through the management API, token revoke takes the token's ID (tok_..., see \"redirects token list\"), not the full token, which the API takes in no URL")
+		}
+		before, err := rs.RevokeToken(ctx, *org, pos[0])
+		if err != nil {
+			return err
+		}
+		if before.RevokedAt != nil {
+			c.infof("redirects: management token %s was already revoked on %s", before.ID, before.RevokedAt.Format(timeFormat))
+			return nil
+		}
+		c.infof("revoked management token %s (...%s)", before.ID, before.Last4)
+		return nil
 	}
 	a, err := accounts(s)
 	if err != nil {

@@ -12,7 +12,11 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/remote"
 )
+
+// usersWhyDB is why the user commands need the database.
+const usersWhyDB = "users are the operators', and the management API, which a management token calls, has no route for them"
 
 // userCommands are the "user" commands.
 var userCommands = []command{
@@ -22,6 +26,8 @@ var userCommands = []command{
 		synopsis: []string{"--email EMAIL [--operator] [--password-stdin]"},
 		summary:  "create a user and print its ID (and a one-time password on stderr)",
 		example:  "redirects user create --email ada@example.com --operator",
+		needsDB:  true,
+		whyDB:    usersWhyDB,
 		run:      (*cmd).userCreate,
 	},
 	{
@@ -30,6 +36,8 @@ var userCommands = []command{
 		summary:  "list the users",
 		example:  "redirects user list --json",
 		readOnly: true,
+		needsDB:  true,
+		whyDB:    usersWhyDB,
 		run:      (*cmd).userList,
 	},
 	{
@@ -37,6 +45,8 @@ var userCommands = []command{
 		synopsis: []string{"EMAIL_OR_ID"},
 		summary:  "disable a user: their sessions end and the tokens they created are revoked",
 		example:  "redirects user disable ada@example.com",
+		needsDB:  true,
+		whyDB:    usersWhyDB,
 		run:      (*cmd).userDisable,
 	},
 	{
@@ -44,6 +54,8 @@ var userCommands = []command{
 		synopsis: []string{"EMAIL_OR_ID [--password-stdin]"},
 		summary:  "give a user a new password (a one-time one on stderr, or read)",
 		example:  `printf '%s' "$PASSWORD" | redirects user reset-password ada@example.com --password-stdin`,
+		needsDB:  true,
+		whyDB:    usersWhyDB,
 		run:      (*cmd).userResetPassword,
 	},
 }
@@ -76,6 +88,23 @@ func accounts(s redirects.Store) (redirects.AccountStore, error) {
 		return nil, redirects.Errorf(redirects.EINVALID, "users, members, tokens and the audit log need the database here: run the command with --db (the dashboard and the management API manage them remotely)")
 	}
 	return a, nil
+}
+
+// accountReader is what member list, token list and audit read: the
+// database's account side, or the management API's (remote.Store).
+type accountReader interface {
+	FindMembers(ctx context.Context, orgID string) ([]*redirects.Membership, error)
+	FindTokens(ctx context.Context, orgID string) ([]*redirects.ManagementToken, error)
+	FindAudit(ctx context.Context, f redirects.AuditFilter) ([]*redirects.AuditEntry, error)
+}
+
+// readAccounts returns the store's account side for reading: through the
+// management API, an organization's members, tokens and audit log.
+func readAccounts(s redirects.Store) (accountReader, error) {
+	if rs, ok := s.(*remote.Store); ok {
+		return rs, nil
+	}
+	return accounts(s)
 }
 
 // findUser finds a user by ID ("usr_...") or email address.

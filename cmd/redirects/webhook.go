@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/remote"
 )
 
 // webhookCommands are the "webhook" commands: the audit log sent as a
@@ -85,6 +86,9 @@ var webhookCommands = []command{
 }
 
 func webhooks(s redirects.Store) (redirects.WebhookStore, error) {
+	if rs, ok := s.(*remote.Store); ok {
+		return rs.Webhooks(), nil
+	}
 	w, ok := s.(redirects.WebhookStore)
 	if !ok {
 		return nil, redirects.Errorf(redirects.EINVALID, "webhook commands need the database here: run them with --db (the dashboard and the management API manage webhooks remotely)")
