@@ -38,12 +38,13 @@ func (h *handler) memberList(w http.ResponseWriter, r *http.Request) error {
 }
 
 type memberAddRequest struct {
-	Email *string `json:"email"`
-	Role  *string `json:"role"`
+	Email  *string `json:"email"`
+	UserID *string `json:"userId"`
+	Role   *string `json:"role"`
 }
 
-// memberAdd gives a user, found by email address, a role in the
-// organization (or changes the role of a member).
+// memberAdd gives a user, found by email address or user ID, a role in
+// the organization (or changes the role of a member).
 func (h *handler) memberAdd(w http.ResponseWriter, r *http.Request) error {
 	o, err := h.authorizeOrg(r, redirects.ActionManageMembers)
 	if err != nil {
@@ -53,8 +54,11 @@ func (h *handler) memberAdd(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
-	if req.Email == nil {
+	if req.Email == nil && req.UserID == nil {
 		return missingField("email")
+	}
+	if req.Email != nil && req.UserID != nil {
+		return redirects.Errorf(redirects.EINVALID, "give the user's email or userId, not both")
 	}
 	if req.Role == nil {
 		return missingField("role")
@@ -67,10 +71,19 @@ func (h *handler) memberAdd(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	u, err := h.accounts.FindUserByEmail(ctx, *req.Email)
-	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-		return newError(http.StatusNotFound, "NOT_FOUND", "no user has the email address %q: an operator creates users (redirects user create)", *req.Email)
-	} else if err != nil {
+	var u *redirects.User
+	if req.UserID != nil {
+		u, err = h.accounts.FindUserByID(ctx, *req.UserID)
+		if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+			return newError(http.StatusNotFound, "NOT_FOUND", "no user has the ID %q: an operator creates users (redirects user create)", *req.UserID)
+		}
+	} else {
+		u, err = h.accounts.FindUserByEmail(ctx, *req.Email)
+		if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+			return newError(http.StatusNotFound, "NOT_FOUND", "no user has the email address %q: an operator creates users (redirects user create)", *req.Email)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	if u.Disabled() {

@@ -441,6 +441,15 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "POST", obase+"/members", map[string]any{"email": newcomer.Email}).want(t, 400, codeMissingField)
 	d.call(admin, "POST", obase+"/members", map[string]any{"email": "nobody@example.com", "role": "viewer"}).want(t, 404, "NOT_FOUND")
 	d.call(admin, "POST", obase+"/members", map[string]any{"email": newcomer.Email, "role": "viewer"}).want(t, 201)
+	// By user ID instead of email: the same user; not both; an unknown ID
+	// is not found.
+	var byID struct{ UserID, Role string }
+	d.call(admin, "POST", obase+"/members", map[string]any{"userId": newcomer.ID, "role": "viewer"}).want(t, 201).decode(t, &byID)
+	if byID.UserID != newcomer.ID || byID.Role != "viewer" {
+		t.Fatalf("member add by userId answered %+v, want %s as viewer", byID, newcomer.ID)
+	}
+	d.call(admin, "POST", obase+"/members", map[string]any{"userId": newcomer.ID, "email": newcomer.Email, "role": "viewer"}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "POST", obase+"/members", map[string]any{"userId": "usr_nobody0000000000", "role": "viewer"}).want(t, 404, "NOT_FOUND")
 	d.call(admin, "PATCH", obase+"/members/"+newcomer.ID, map[string]any{"role": "boss"}).want(t, 400, "INVALID_INPUT")
 	d.call(admin, "PATCH", obase+"/members/"+newcomer.Email, map[string]any{"role": "editor"}).want(t, 200)
 	d.call(admin, "DELETE", obase+"/members/"+newcomer.ID, nil).want(t, 204)

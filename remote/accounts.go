@@ -40,24 +40,22 @@ func (s *Store) FindMembers(ctx context.Context, orgID string) ([]*redirects.Mem
 	return out, nil
 }
 
-// AddMember gives the user with the email address a role in the
-// organization (or changes a member's role) and returns the membership.
-// The API finds users by email address alone; a user ID ("usr_...") is
-// found among the organization's members.
+// AddMember gives the user with the email address, or the user ID
+// ("usr_..."), a role in the organization (or changes a member's role)
+// and returns the membership.
 func (s *Store) AddMember(ctx context.Context, orgID, user string, role redirects.Role) (*redirects.Membership, error) {
-	email := user
+	body := map[string]string{"email": user, "role": string(role)}
 	if strings.HasPrefix(user, "usr_") {
-		m, err := s.findMember(ctx, orgID, user)
-		if err != nil {
-			return nil, err
-		}
-		email = m.Email
+		body = map[string]string{"userId": user, "role": string(role)}
 	}
 	var j memberJSON
-	err := s.c.do(ctx, "POST", "/orgs/"+pathEscape(orgID)+"/members", nil, map[string]string{"email": email, "role": string(role)}, "", &j)
+	err := s.c.do(ctx, "POST", "/orgs/"+pathEscape(orgID)+"/members", nil, body, "", &j)
+	if redirects.ErrorCode(err) == redirects.ENOTFOUND && strings.HasPrefix(redirects.ErrorMessage(err), "no user has the ID") {
+		return nil, redirects.Errorf(redirects.ENOTFOUND, "user %q not found", user) // the store's words, as with --db
+	}
 	if redirects.ErrorCode(err) == redirects.ENOTFOUND && strings.HasPrefix(redirects.ErrorMessage(err), "no user has the email address") {
 		// The store's words, as with --db.
-		e, nerr := redirects.NormalizeEmail(email)
+		e, nerr := redirects.NormalizeEmail(user)
 		if nerr != nil {
 			return nil, nerr
 		}
@@ -70,7 +68,8 @@ func (s *Store) AddMember(ctx context.Context, orgID, user string, role redirect
 }
 
 // findMember finds a member of the organization by user ID or email
-// address; a user who is no member is not found, with the store's words.
+// address. A user who is no member is not found: with the store's words
+// for one that exists (the API tells no more, and the user may not).
 func (s *Store) findMember(ctx context.Context, orgID, ref string) (*redirects.Membership, error) {
 	ms, err := s.FindMembers(ctx, orgID)
 	if err != nil {
@@ -83,13 +82,13 @@ func (s *Store) findMember(ctx context.Context, orgID, ref string) (*redirects.M
 		}
 	}
 	if strings.HasPrefix(ref, "usr_") {
-		return nil, redirects.Errorf(redirects.ENOTFOUND, "user %q not found", ref)
+		return nil, redirects.Errorf(redirects.ENOTFOUND, "user %q is no member of organization %q", ref, orgID)
 	}
 	if email == "" {
 		_, err := redirects.NormalizeEmail(ref)
 		return nil, err
 	}
-	return nil, redirects.Errorf(redirects.ENOTFOUND, "user %q not found", email)
+	return nil, redirects.Errorf(redirects.ENOTFOUND, "user %q is no member of organization %q", email, orgID)
 }
 
 // RemoveMember removes a member, found by user ID or email address, from

@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,12 +18,16 @@ import (
 
 // With REDIRECTS_TEST_E2E_STORE=api the suite runs its commands through
 // the management API of a real "redirects serve" (--manage-addr) on the
-// test's SQLite file, as an operator's CLI with --api and --token does:
-// the same commands and the same assertions as on the database. What only
-// the database can do stays on it: serve and quickstart, creating
-// organizations and users, the operator's user commands, and the owner
-// tokens this harness makes for itself. A command that fails through the
-// API fails the test: nothing falls back to the database.
+// test's SQLite file, as a CLI with --api and --token does: the same
+// commands and the same assertions as on the database. Each runs with an
+// owner token of the organization it addresses, made on the database the
+// first time it is needed. What only the database can do stays on it: the
+// commands marked as needing it (serve, quickstart, the operator's org and
+// user commands, token create), those that open no store, the operator's
+// views across organizations (orgOf), and the commands the tests run as
+// processes (c.command: signals, kill -9, several writers on one file). A
+// command that fails through the API fails the test: nothing falls back
+// to the database.
 
 // apiMode reports whether the suite runs through the management API.
 func apiMode() bool { return os.Getenv("REDIRECTS_TEST_E2E_STORE") == "api" }
@@ -48,16 +51,12 @@ type apiServer struct {
 	tokenIDs []string          // the IDs of those tokens
 }
 
-// dbOnly are the commands that run on the database in api mode: those
-// that cannot run through the API (serve, quickstart), those of the
-// operator (organizations are created, changed and deleted, and users
-// managed, on the database: a management token is an organization's, and
-// only an operator manages organizations and users), and those that reach
-// no store at all.
-var dbOnly = []string{
-	"serve", "quickstart", "org create", "org update", "org delete",
-	"user create", "user list", "user disable", "user reset-password",
-	"help", "version", "login", "logout", "sync",
+// onDB reports whether a command runs on the database in api mode: one
+// marked as needing it (serve, quickstart, the operator's org and user
+// commands, token create: main.CommandNeedsDB), or one that opens no
+// store.
+func onDB(name string) bool {
+	return main.CommandNeedsDB(name) || slices.Contains([]string{"help", "version", "login", "logout", "sync"}, name)
 }
 
 // acrossOrgs are the commands that, without --org, list every
@@ -66,29 +65,12 @@ var dbOnly = []string{
 // they run on the database.
 var acrossOrgs = []string{"org list", "project list"}
 
-var (
-	commandNamesOnce sync.Once
-	commandNames     []string
-)
-
-// commandNameRE is the command at the start of a line of the usage text:
-// its lower-case words.
-var commandNameRE = regexp.MustCompile(`^  ([a-z]+(?: [a-z][a-z-]*)*)(?: |$)`)
-
 // commandOf returns the command a command line runs ("rule add"), the
 // arguments after its name, and whether the line picks its store itself
-// (--db, --api or --token anywhere). The names are those of the usage
-// text; a line that names none (a group, a typo) gives "".
+// (--db, --api or --token anywhere). A line that names no command (a
+// group, a typo) gives "".
 func commandOf(args []string) (name string, rest []string, own bool) {
-	commandNamesOnce.Do(func() {
-		m := &main.Main{Stdout: new(bytes.Buffer), Stderr: new(bytes.Buffer), Getenv: func(string) string { return "" }}
-		m.Run(context.Background(), []string{"--help"})
-		for _, line := range strings.Split(m.Stdout.(*bytes.Buffer).String(), "\n") {
-			if match := commandNameRE.FindStringSubmatch(line); match != nil && !slices.Contains(commandNames, match[1]) {
-				commandNames = append(commandNames, match[1])
-			}
-		}
-	})
+	commandNames := main.CommandNames()
 	for _, a := range args {
 		if !strings.HasPrefix(a, "-") {
 			continue
@@ -158,7 +140,7 @@ func (c *cli) apiEnv(args []string) map[string]string {
 		return nil
 	}
 	name, rest, own := commandOf(args)
-	if own || name == "" || slices.Contains(dbOnly, name) || slices.ContainsFunc(rest, func(a string) bool {
+	if own || name == "" || onDB(name) || slices.ContainsFunc(rest, func(a string) bool {
 		return a == "--help" || a == "-help" || a == "-h"
 	}) {
 		return nil
@@ -202,8 +184,6 @@ func (c *cli) orgOf(name string, rest []string) string {
 	org, project := flagValue(rest, "org"), flagValue(rest, "project")
 	switch {
 	case org != "":
-	case name == "org update" || name == "org delete":
-		org = positional(rest)
 	case strings.HasPrefix(name, "webhook ") && name != "webhook create" && name != "webhook list":
 		id := positional(rest)
 		type webhooks interface {
