@@ -41,6 +41,11 @@ type Main struct {
 	// the edge and admin addresses (admin "" when there is none): a test
 	// that starts a server on 127.0.0.1:0 learns its ports from it.
 	Ready func(edgeAddr, adminAddr string)
+	// sendsNoWebhooks keeps serve from sending the webhooks' outbox. Only
+	// tests set it (export_test.go): the management server the end-to-end
+	// suite runs its commands through must not race the nodes a test
+	// starts to deliver them.
+	sendsNoWebhooks bool
 
 	store redirects.Store
 	// command is the command or group being run, once known: a usage

@@ -40,6 +40,16 @@ func skipInAPIMode(t *testing.T, why string) {
 	}
 }
 
+// actorKind is the kind of actor the audit log records for the commands
+// the cli runs: the operating-system user's "cli" on a database, the
+// management token's "token" through the API.
+func (c *cli) actorKind() string {
+	if c.api != nil {
+		return string(redirects.ActorToken)
+	}
+	return string(redirects.ActorCLI)
+}
+
 // apiServer is the cli's management API, started on first use.
 type apiServer struct {
 	once sync.Once
@@ -286,6 +296,8 @@ func (c *cli) apiURL() string {
 		var logs syncBuffer
 		m := c.newMain(nil)
 		m.Stdout, m.Stderr = &logs, &logs
+		// The tests start the nodes that send webhooks, and watch them.
+		m.SendNoWebhooks()
 		ready := make(chan struct{})
 		m.Ready = func(string, string) { close(ready) }
 		ctx, cancel := context.WithCancel(context.Background())

@@ -20,3 +20,6 @@ func CommandNeedsDB(name string) bool {
 	c := findCommand(name)
 	return c != nil && c.needsDB
 }
+
+// SendNoWebhooks keeps a serve run by m from sending the webhooks' outbox.
+func (m *Main) SendNoWebhooks() { m.sendsNoWebhooks = true }

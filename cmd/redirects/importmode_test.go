@@ -58,13 +58,14 @@ func TestImportModesCLI(t *testing.T) {
 	if list := c.ok("rule", "list", "--project", p); strings.Contains(list, "/gone") {
 		t.Fatalf("replace kept /gone:\n%s", list)
 	}
-	// The import is audited with the OS user.
+	// The import is audited with its actor: the OS user (through the API,
+	// the management token).
 	var entries []struct {
 		Actor struct{ Kind string }
 		After map[string]any
 	}
 	c.jsonOf(&entries, "audit", "--project", p, "--action", "rule.import", "--json")
-	if len(entries) != 2 || entries[0].Actor.Kind != "cli" || entries[0].After["mode"] != "replace" || entries[1].After["mode"] != "upsert" {
+	if len(entries) != 2 || entries[0].Actor.Kind != c.actorKind() || entries[0].After["mode"] != "replace" || entries[1].After["mode"] != "upsert" {
 		t.Fatalf("audit of the two imports: %+v", entries)
 	}
 }

@@ -166,7 +166,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 func (c *cmd) startWebhooks(ctx context.Context, logger *slog.Logger) (stop func()) {
 	s, err := c.open(ctx)
 	ws, ok := s.(webhook.Store)
-	if err != nil || !ok {
+	if err != nil || !ok || c.m.sendsNoWebhooks {
 		return func() {}
 	}
 	snd := &webhook.Sender{Store: ws, Clock: c.m.Clock, AllowPrivate: c.cfg.webhookAllowPrivate, Logger: logger}
