@@ -466,6 +466,10 @@ func TestEveryCommandRemote(t *testing.T) {
 			if code != 1 || out != "" || !strings.HasPrefix(errs, want) || !strings.Contains(errs, "run it with --db") {
 				t.Errorf("%s through the API: exit %d, stdout %q, stderr %q; want exit 1 and %q...", cm.name, code, out, errs, want)
 			}
+			m = &Main{Stdin: strings.NewReader(""), Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Getenv: env}
+			if help, _, code := runMain(t, m, append(strings.Fields(cm.name), "--help")); code != 0 || !strings.Contains(help, "\nNeeds the database (--db): ") {
+				t.Errorf("%s --help through the API: exit %d, no \"Needs the database\":\n%s", cm.name, code, help)
+			}
 			// With --db it runs on the database (here: a usage error or
 			// an answer, never the refusal).
 			if cm.name != "serve" && cm.name != "quickstart" {
