@@ -115,6 +115,7 @@ var remoteScenario = []remoteStep{
 	{args: []string{"hits", "--project", "P", "--json"}},
 	{args: []string{"hits", "--project", "P", "--stale-since", "1h"}},
 	{args: []string{"hits", "--project", "prj_nope"}},
+	{args: []string{"hits", "--project", "P", "--stale-since", "bogus"}},
 	{args: []string{"misses", "--project", "P"}},
 	{args: []string{"misses", "--project", "P", "--json"}},
 	{args: []string{"misses", "--project", "P", "--limit", "0"}},
@@ -126,6 +127,7 @@ var remoteScenario = []remoteStep{
 	{args: []string{"export", "--project", "P", "--format", "haproxy-map-prefix", "--version", "2"}},
 	{args: []string{"export", "--project", "P", "--format", "haproxy", "--version", "9"}},
 	{args: []string{"export", "--project", "P", "--format", "bogus"}},
+	{args: []string{"export", "--project", "P", "--format", "csv", "--version", "0"}},
 	{args: []string{"export", "--project", "prj_nope", "--format", "csv"}},
 	{args: []string{"project", "update", "--project", "P", "--keep-exports", "1", "--require-stage=false"}},
 	{args: []string{"deploy", "--project", "P", "--message", "prunes"}},
@@ -145,6 +147,8 @@ var remoteScenario = []remoteStep{
 	{args: []string{"member", "add", "--org", "O", "--user", "Ada@Example.com", "--role", "viewer"}},
 	{args: []string{"member", "list", "--org", "O", "--json"}},
 	{args: []string{"member", "remove", "--org", "O", "--user", "ada@example.com"}},
+	{args: []string{"member", "remove", "--org", "O", "--user", "nobody@example.com"}},
+	{args: []string{"member", "list", "--org", "org_nope"}},
 	{args: []string{"member", "list", "--org", "O"}},
 
 	// Management tokens: T is a viewer token made on each side.
@@ -153,6 +157,7 @@ var remoteScenario = []remoteStep{
 	{args: []string{"token", "revoke", "--org", "O", "T"}},
 	{args: []string{"token", "revoke", "--org", "O", "T"}},
 	{args: []string{"token", "revoke", "--org", "O", "tok_nope"}},
+	{args: []string{"token", "list", "--org", "org_nope"}},
 	{args: []string{"token", "list", "--org", "O"}, same: true},
 
 	// Webhooks: paused before the test event, so that the serve's sender
@@ -165,10 +170,13 @@ var remoteScenario = []remoteStep{
 	{args: []string{"webhook", "test", "W"}, capture: "D"},
 	{args: []string{"webhook", "deliveries", "W"}},
 	{args: []string{"webhook", "deliveries", "W", "--limit", "1", "--json"}},
+	{args: []string{"webhook", "deliveries", "W", "--limit", "0"}},
 	{args: []string{"webhook", "redeliver", "D"}},
 	{args: []string{"webhook", "redeliver", "whd_nope"}},
 	{args: []string{"webhook", "rotate-secret", "W", "--overlap", "1h"}},
 	{args: []string{"webhook", "deliveries", "whk_nope"}},
+	{args: []string{"webhook", "pause", "whk_nope"}},
+	{args: []string{"webhook", "list", "--org", "org_nope"}},
 	{args: []string{"webhook", "resume", "W"}},
 	{args: []string{"webhook", "delete", "W"}},
 	{args: []string{"webhook", "delete", "W"}},
@@ -180,6 +188,8 @@ var remoteScenario = []remoteStep{
 	{args: []string{"audit", "--project", "P", "--csv", "--limit", "4"}, same: true},
 	{args: []string{"audit", "--org", "O", "--since", "1h", "--limit", "0"}, same: true},
 	{args: []string{"audit", "--org", "org_nope"}, same: true},
+	{args: []string{"audit", "--org", "O", "--csv", "--json"}, same: true},
+	{args: []string{"audit", "--project", "prj_nope"}, same: true},
 
 	// Hits and misses after an edge's traffic (see traffic in the test).
 	{args: []string{"hits", "--project", "P"}, same: true},
