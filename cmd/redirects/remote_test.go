@@ -285,7 +285,9 @@ func TestRemoteCLI(t *testing.T) {
 			var misses []struct{ Count int64 }
 			json.Unmarshal([]byte(out), &misses)
 			hits, _, _ := inProcess(t, dbServed, "", "hits", "--project", p, "--json")
-			return len(misses) == 2 && misses[0].Count == 3 && misses[1].Count == 1 && strings.Contains(hits, `"hits": 2,`)
+			// Every lookup counted: /a's first 200 and four more.
+			return len(misses) == 2 && misses[0].Count == 3 && misses[1].Count == 1 &&
+				strings.Contains(hits, `"hits": 5,`) && strings.Contains(hits, `"hits": 2,`)
 		})
 	}
 
