@@ -24,7 +24,8 @@ type remoteStep struct {
 	// same runs the step with --db on the database the API serves
 	// (rather than on its twin), for what the two databases cannot share:
 	// the traffic an edge counted, the audit log of the API's own calls,
-	// the token the API is called with.
+	// the token the API is called with. Reads only: a write would run
+	// twice on the one database.
 	same bool
 	// capture names the placeholder that the first ID of the step's output
 	// (the prefix of the placeholder in captures) becomes, on each side.
@@ -32,7 +33,7 @@ type remoteStep struct {
 }
 
 // captures are the ID prefixes of the placeholders a step captures.
-var captures = map[string]string{"K": "key_", "T": "tok_", "W": "whk_", "D": "whd_", "Q": "prj_"}
+var captures = map[string]string{"U": "usr_", "K": "key_", "T": "tok_", "W": "whk_", "D": "whd_", "Q": "prj_"}
 
 // remoteScenario is TestRemoteCLI's scenario. TestEveryCommandRemote
 // requires every command that may run through the API to be in it.
@@ -139,14 +140,19 @@ var remoteScenario = []remoteStep{
 	{args: []string{"verify", "--base-url", "E", "--project", "P", "--version", "1", "--json"}},
 
 	// Members.
-	{args: []string{"member", "add", "--org", "O", "--user", "ada@example.com", "--role", "editor"}},
+	{args: []string{"member", "add", "--org", "O", "--user", "ada@example.com", "--role", "editor"}, capture: "U"},
 	{args: []string{"member", "add", "--org", "O", "--user", "nobody@example.com", "--role", "viewer"}},
 	{args: []string{"member", "add", "--org", "O", "--user", "ada@example.com", "--role", "owner-ish"}},
 	{args: []string{"member", "list", "--org", "O"}},
 	{args: []string{"member", "list", "--org", "O", "--json"}},
 	{args: []string{"member", "add", "--org", "O", "--user", "Ada@Example.com", "--role", "viewer"}},
 	{args: []string{"member", "list", "--org", "O", "--json"}},
+	{args: []string{"member", "add", "--org", "O", "--user", "U", "--role", "owner"}},
+	{args: []string{"member", "list", "--org", "O"}},
+	{args: []string{"member", "add", "--org", "O", "--user", "U", "--role", "viewer"}},
 	{args: []string{"member", "remove", "--org", "O", "--user", "ada@example.com"}},
+	{args: []string{"member", "add", "--org", "O", "--user", "ada@example.com", "--role", "viewer"}},
+	{args: []string{"member", "remove", "--org", "O", "--user", "U"}},
 	{args: []string{"member", "remove", "--org", "O", "--user", "nobody@example.com"}},
 	{args: []string{"member", "list", "--org", "org_nope"}},
 	{args: []string{"member", "list", "--org", "O"}},
@@ -343,6 +349,12 @@ func TestRemoteCLI(t *testing.T) {
 	if !trafficked {
 		t.Fatal("the scenario never read the traffic's hits")
 	}
+	// Without --org, audit through the API reads the token's organization.
+	dbAudit, _, _ := inProcess(t, dbServed, "", "audit", "--org", served.vals["O"], "--limit", "0")
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Getenv: func(string) string { return "" }}
+	if apiAudit, errs, code := runMain(t, m, []string{"--api", api, "--token", token, "audit", "--limit", "0"}); code != 0 || apiAudit != dbAudit || strings.Count(apiAudit, "\n") < 50 {
+		t.Errorf("audit without --org through the API: exit %d %s\n%s\nwant the organization's log:\n%s", code, errs, apiAudit, dbAudit)
+	}
 	// The export of version 1 above was rendered again: the retention
 	// pruned its files.
 	db, err := OpenStore(t.Context(), dbServed, nil)
@@ -356,7 +368,7 @@ func TestRemoteCLI(t *testing.T) {
 	}
 
 	// What needs the database says so, and a bad token is refused.
-	m := &Main{Stdin: strings.NewReader(""), Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Getenv: func(string) string { return "" }}
+	m = &Main{Stdin: strings.NewReader(""), Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Getenv: func(string) string { return "" }}
 	_, errs, code := runMain(t, m, []string{"--api", api, "--token", token, "serve"})
 	if code != 1 || !strings.Contains(errs, "serve needs the database") {
 		t.Errorf("serve through the API: exit %d, %q", code, errs)
