@@ -135,12 +135,11 @@ func (w webhookStore) FindWebhookDeliveries(ctx context.Context, endpointID stri
 }
 
 func (w webhookStore) deliveries(ctx context.Context, path string, limit int) ([]*redirects.WebhookDelivery, error) {
-	if limit < 1 {
-		// The store answers none; the API refuses the number.
-		return nil, nil
+	if limit < 1 || limit > maxDeliveries {
+		limit = 50 // as the store reads such a limit; the API refuses it
 	}
 	var j struct{ Deliveries []*redirects.WebhookDelivery }
-	if err := w.do(ctx, "GET", path+"/deliveries", url.Values{"limit": {strconv.Itoa(min(limit, maxDeliveries))}}, nil, &j); err != nil {
+	if err := w.do(ctx, "GET", path+"/deliveries", url.Values{"limit": {strconv.Itoa(limit)}}, nil, &j); err != nil {
 		return nil, err
 	}
 	for _, d := range j.Deliveries {

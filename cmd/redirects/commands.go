@@ -197,6 +197,25 @@ func usageLines(name string) []string {
 	return out
 }
 
+// wrap breaks text at spaces into lines of at most width bytes, each
+// starting with indent and ending with a newline.
+func wrap(text, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for _, w := range strings.Fields(text) {
+		if line != indent && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += w
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
 // remarkColumn is where the remarks of the usage text's command lines
 // start, unless the line is longer.
 const remarkColumn = 51
@@ -228,9 +247,18 @@ Commands:
 			fmt.Fprintln(&b, line)
 		}
 	}
+	var local []string
+	for _, cm := range commands {
+		if cm.needsDB {
+			local = append(local, cm.name)
+		}
+	}
 	b.WriteString(`
 Every command takes --db URL (or REDIRECTS_DB; default sqlite:redirects.db).
-Run "redirects COMMAND --help" for what a command does, its flags and an example.
+Through --api, every command runs but these, which need the database:
+`)
+	b.WriteString(wrap(strings.Join(local, ", ")+".", "  ", 78))
+	b.WriteString(`Run "redirects COMMAND --help" for what a command does, its flags and an example.
 `)
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -46,6 +47,9 @@ func printHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	}
 	if d.about != "" {
 		fmt.Fprintf(w, "\n%s\n", d.about)
+	}
+	if d.needsDB {
+		fmt.Fprintf(w, "\nNeeds the database (--db): %s.\n", cmp.Or(d.whyDB, "it cannot run through the management API (--api)"))
 	}
 	if subs := subcommands(name); len(subs) > 0 {
 		fmt.Fprint(w, "\nSubcommands:\n")

@@ -24,7 +24,8 @@ type remoteStep struct {
 	// same runs the step with --db on the database the API serves
 	// (rather than on its twin), for what the two databases cannot share:
 	// the traffic an edge counted, the audit log of the API's own calls,
-	// the token the API is called with.
+	// the token the API is called with. Reads only: a write would run
+	// twice on the one database.
 	same bool
 	// capture names the placeholder that the first ID of the step's output
 	// (the prefix of the placeholder in captures) becomes, on each side.
@@ -32,7 +33,7 @@ type remoteStep struct {
 }
 
 // captures are the ID prefixes of the placeholders a step captures.
-var captures = map[string]string{"K": "key_", "T": "tok_", "W": "whk_", "D": "whd_", "Q": "prj_"}
+var captures = map[string]string{"U": "usr_", "K": "key_", "T": "tok_", "W": "whk_", "D": "whd_", "Q": "prj_"}
 
 // remoteScenario is TestRemoteCLI's scenario. TestEveryCommandRemote
 // requires every command that may run through the API to be in it.
@@ -115,6 +116,7 @@ var remoteScenario = []remoteStep{
 	{args: []string{"hits", "--project", "P", "--json"}},
 	{args: []string{"hits", "--project", "P", "--stale-since", "1h"}},
 	{args: []string{"hits", "--project", "prj_nope"}},
+	{args: []string{"hits", "--project", "P", "--stale-since", "bogus"}},
 	{args: []string{"misses", "--project", "P"}},
 	{args: []string{"misses", "--project", "P", "--json"}},
 	{args: []string{"misses", "--project", "P", "--limit", "0"}},
@@ -126,6 +128,7 @@ var remoteScenario = []remoteStep{
 	{args: []string{"export", "--project", "P", "--format", "haproxy-map-prefix", "--version", "2"}},
 	{args: []string{"export", "--project", "P", "--format", "haproxy", "--version", "9"}},
 	{args: []string{"export", "--project", "P", "--format", "bogus"}},
+	{args: []string{"export", "--project", "P", "--format", "csv", "--version", "0"}},
 	{args: []string{"export", "--project", "prj_nope", "--format", "csv"}},
 	{args: []string{"project", "update", "--project", "P", "--keep-exports", "1", "--require-stage=false"}},
 	{args: []string{"deploy", "--project", "P", "--message", "prunes"}},
@@ -137,14 +140,21 @@ var remoteScenario = []remoteStep{
 	{args: []string{"verify", "--base-url", "E", "--project", "P", "--version", "1", "--json"}},
 
 	// Members.
-	{args: []string{"member", "add", "--org", "O", "--user", "ada@example.com", "--role", "editor"}},
+	{args: []string{"member", "add", "--org", "O", "--user", "ada@example.com", "--role", "editor"}, capture: "U"},
 	{args: []string{"member", "add", "--org", "O", "--user", "nobody@example.com", "--role", "viewer"}},
 	{args: []string{"member", "add", "--org", "O", "--user", "ada@example.com", "--role", "owner-ish"}},
 	{args: []string{"member", "list", "--org", "O"}},
 	{args: []string{"member", "list", "--org", "O", "--json"}},
 	{args: []string{"member", "add", "--org", "O", "--user", "Ada@Example.com", "--role", "viewer"}},
 	{args: []string{"member", "list", "--org", "O", "--json"}},
+	{args: []string{"member", "add", "--org", "O", "--user", "U", "--role", "owner"}},
+	{args: []string{"member", "list", "--org", "O"}},
+	{args: []string{"member", "add", "--org", "O", "--user", "U", "--role", "viewer"}},
 	{args: []string{"member", "remove", "--org", "O", "--user", "ada@example.com"}},
+	{args: []string{"member", "add", "--org", "O", "--user", "ada@example.com", "--role", "viewer"}},
+	{args: []string{"member", "remove", "--org", "O", "--user", "U"}},
+	{args: []string{"member", "remove", "--org", "O", "--user", "nobody@example.com"}},
+	{args: []string{"member", "list", "--org", "org_nope"}},
 	{args: []string{"member", "list", "--org", "O"}},
 
 	// Management tokens: T is a viewer token made on each side.
@@ -153,6 +163,7 @@ var remoteScenario = []remoteStep{
 	{args: []string{"token", "revoke", "--org", "O", "T"}},
 	{args: []string{"token", "revoke", "--org", "O", "T"}},
 	{args: []string{"token", "revoke", "--org", "O", "tok_nope"}},
+	{args: []string{"token", "list", "--org", "org_nope"}},
 	{args: []string{"token", "list", "--org", "O"}, same: true},
 
 	// Webhooks: paused before the test event, so that the serve's sender
@@ -165,10 +176,13 @@ var remoteScenario = []remoteStep{
 	{args: []string{"webhook", "test", "W"}, capture: "D"},
 	{args: []string{"webhook", "deliveries", "W"}},
 	{args: []string{"webhook", "deliveries", "W", "--limit", "1", "--json"}},
+	{args: []string{"webhook", "deliveries", "W", "--limit", "0"}},
 	{args: []string{"webhook", "redeliver", "D"}},
 	{args: []string{"webhook", "redeliver", "whd_nope"}},
 	{args: []string{"webhook", "rotate-secret", "W", "--overlap", "1h"}},
 	{args: []string{"webhook", "deliveries", "whk_nope"}},
+	{args: []string{"webhook", "pause", "whk_nope"}},
+	{args: []string{"webhook", "list", "--org", "org_nope"}},
 	{args: []string{"webhook", "resume", "W"}},
 	{args: []string{"webhook", "delete", "W"}},
 	{args: []string{"webhook", "delete", "W"}},
@@ -180,6 +194,8 @@ var remoteScenario = []remoteStep{
 	{args: []string{"audit", "--project", "P", "--csv", "--limit", "4"}, same: true},
 	{args: []string{"audit", "--org", "O", "--since", "1h", "--limit", "0"}, same: true},
 	{args: []string{"audit", "--org", "org_nope"}, same: true},
+	{args: []string{"audit", "--org", "O", "--csv", "--json"}, same: true},
+	{args: []string{"audit", "--project", "prj_nope"}, same: true},
 
 	// Hits and misses after an edge's traffic (see traffic in the test).
 	{args: []string{"hits", "--project", "P"}, same: true},
@@ -275,7 +291,9 @@ func TestRemoteCLI(t *testing.T) {
 			var misses []struct{ Count int64 }
 			json.Unmarshal([]byte(out), &misses)
 			hits, _, _ := inProcess(t, dbServed, "", "hits", "--project", p, "--json")
-			return len(misses) == 2 && misses[0].Count == 3 && misses[1].Count == 1 && strings.Contains(hits, `"hits": 2,`)
+			// Every lookup counted: /a's first 200 and four more.
+			return len(misses) == 2 && misses[0].Count == 3 && misses[1].Count == 1 &&
+				strings.Contains(hits, `"hits": 5,`) && strings.Contains(hits, `"hits": 2,`)
 		})
 	}
 
@@ -331,6 +349,12 @@ func TestRemoteCLI(t *testing.T) {
 	if !trafficked {
 		t.Fatal("the scenario never read the traffic's hits")
 	}
+	// Without --org, audit through the API reads the token's organization.
+	dbAudit, _, _ := inProcess(t, dbServed, "", "audit", "--org", served.vals["O"], "--limit", "0")
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Getenv: func(string) string { return "" }}
+	if apiAudit, errs, code := runMain(t, m, []string{"--api", api, "--token", token, "audit", "--limit", "0"}); code != 0 || apiAudit != dbAudit || strings.Count(apiAudit, "\n") < 50 {
+		t.Errorf("audit without --org through the API: exit %d %s\n%s\nwant the organization's log:\n%s", code, errs, apiAudit, dbAudit)
+	}
 	// The export of version 1 above was rendered again: the retention
 	// pruned its files.
 	db, err := OpenStore(t.Context(), dbServed, nil)
@@ -344,7 +368,7 @@ func TestRemoteCLI(t *testing.T) {
 	}
 
 	// What needs the database says so, and a bad token is refused.
-	m := &Main{Stdin: strings.NewReader(""), Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Getenv: func(string) string { return "" }}
+	m = &Main{Stdin: strings.NewReader(""), Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Getenv: func(string) string { return "" }}
 	_, errs, code := runMain(t, m, []string{"--api", api, "--token", token, "serve"})
 	if code != 1 || !strings.Contains(errs, "serve needs the database") {
 		t.Errorf("serve through the API: exit %d, %q", code, errs)
@@ -465,6 +489,10 @@ func TestEveryCommandRemote(t *testing.T) {
 			want := "redirects: " + cm.name + " needs the database: "
 			if code != 1 || out != "" || !strings.HasPrefix(errs, want) || !strings.Contains(errs, "run it with --db") {
 				t.Errorf("%s through the API: exit %d, stdout %q, stderr %q; want exit 1 and %q...", cm.name, code, out, errs, want)
+			}
+			m = &Main{Stdin: strings.NewReader(""), Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Getenv: env}
+			if help, _, code := runMain(t, m, append(strings.Fields(cm.name), "--help")); code != 0 || !strings.Contains(help, "\nNeeds the database (--db): ") {
+				t.Errorf("%s --help through the API: exit %d, no \"Needs the database\":\n%s", cm.name, code, help)
 			}
 			// With --db it runs on the database (here: a usage error or
 			// an answer, never the refusal).

@@ -152,6 +152,11 @@ func (c *cmd) webhookList(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// An unknown organization is not found, as member list and token
+	// list say and as the management API answers, not an empty list.
+	if _, err := s.FindOrgByID(ctx, *org); err != nil {
+		return err
+	}
 	es, err := w.FindWebhooks(ctx, *org)
 	if err != nil {
 		return err
