@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"redirects"
@@ -131,11 +132,28 @@ func (c *cmd) memberRemove(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A user who is no member, whether or not they exist, is named as
+	// given, as through the API (which tells no more).
+	noMember := func() error {
+		ref := *who
+		if e, err := redirects.NormalizeEmail(ref); err == nil && !strings.HasPrefix(ref, "usr_") {
+			ref = e
+		}
+		return redirects.Errorf(redirects.ENOTFOUND, "user %q is no member of organization %q", ref, *org)
+	}
 	u, err := findUser(ctx, a, *who)
-	if err != nil {
+	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+		if _, err := s.FindOrgByID(ctx, *org); err != nil {
+			return err
+		}
+		return noMember()
+	} else if err != nil {
 		return err
 	}
 	if err := a.RemoveMember(ctx, *org, u.ID); err != nil {
+		if redirects.ErrorCode(err) == redirects.ENOTFOUND && strings.Contains(redirects.ErrorMessage(err), "is no member") {
+			return noMember()
+		}
 		return err
 	}
 	c.infof("removed %s <%s> from organization %s; the tokens they created in it are revoked", u.ID, u.Email, *org)
