@@ -334,3 +334,58 @@ func (c *cli) apiURL() string {
 	}
 	return a.url
 }
+
+// TestE2EStoreMode checks the suite's mode itself: in api mode the
+// commands a test runs reach the database through the management API (the
+// audit log names the token that ran them), elsewhere the CLI writes it;
+// and a command line is read as the mode routes it.
+func TestE2EStoreMode(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		name string
+		own  bool
+	}{
+		{[]string{"token", "list", "--org", "org_x"}, "token list", false},
+		{[]string{"rule", "add", "--project", "p", "--source", "/a"}, "rule add", false},
+		{[]string{"--db", "sqlite:x", "rule", "list", "--project", "p"}, "rule list", true},
+		{[]string{"rule", "list", "--project", "p", "--db=sqlite:x"}, "rule list", true},
+		{[]string{"--api", "http://x", "--token", "t", "deployments", "--project", "p"}, "deployments", true},
+		{[]string{"test", "--project", "p", "cases.csv"}, "test", false},
+		{[]string{"test", "set", "--project", "p", "cases.csv"}, "test set", false},
+		{[]string{"rule", "lsit"}, "", false},
+	} {
+		if name, _, own := commandOf(tc.args); name != tc.name || own != tc.own {
+			t.Errorf("commandOf(%q) = %q, own %v; want %q, %v", tc.args, name, own, tc.name, tc.own)
+		}
+	}
+	for _, name := range []string{"serve", "quickstart", "org create", "user create", "token create", "help", "sync"} {
+		if !onDB(name) {
+			t.Errorf("%s would run through the API", name)
+		}
+	}
+	for _, name := range []string{"rule add", "deploy", "token list", "member add", "audit", "webhook create", "export"} {
+		if onDB(name) {
+			t.Errorf("%s would run on the database in api mode", name)
+		}
+	}
+
+	c := newCLI(t)
+	org, p := c.setup()
+	c.ok("rule", "add", "--project", p, "--source", "/old", "--destination", "/new")
+	c.ok("deploy", "--project", p)
+	a := openAccounts(t, c)
+	es, err := a.FindAudit(context.Background(), redirects.AuditFilter{OrgID: org, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range es {
+		kinds = append(kinds, e.Action+" by "+string(e.Actor.Kind))
+	}
+	// project create, rule create, deployment create: made by the mode's
+	// actor; the org's creation is the operator's, on the database.
+	want := []string{"deployment.create by " + c.actorKind(), "rule.create by " + c.actorKind(), "project.create by " + c.actorKind()}
+	if !slices.Equal(kinds[:min(3, len(kinds))], want) {
+		t.Fatalf("audit log %v, want it to start %v", kinds, want)
+	}
+}
