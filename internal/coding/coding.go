@@ -133,3 +133,46 @@ func Unpack(e *redirects.Export, bodyCoding string, body, gz []byte) error {
 	}
 	return nil
 }
+
+// UnpackCompact is Unpack for a reader that serves the file to many
+// clients (redirects.CompactExportSource): a file stored as zstd with a
+// gzip encoding whose identity is at least minLen bytes keeps its
+// encodings only, with IdentityLen, its identity read from the zstd
+// frame's header and never decompressed here; any other file is unpacked
+// whole.
+func UnpackCompact(e *redirects.Export, bodyCoding string, body, gz []byte, minLen int64) error {
+	if bodyCoding == Zstd && gz != nil && minLen > 0 {
+		var h zstd.Header
+		if err := h.Decode(body); err == nil && h.HasFCS && h.FrameContentSize >= uint64(minLen) && h.FrameContentSize < 1<<62 {
+			e.Body, e.IdentityLen = nil, int64(h.FrameContentSize)
+			e.Encodings = []redirects.Encoding{
+				{Coding: Zstd, Body: body, ETag: redirects.EncodingETag(e.ETag, Zstd)},
+				{Coding: Gzip, Body: gz, ETag: redirects.EncodingETag(e.ETag, Gzip)},
+			}
+			return nil
+		}
+	}
+	e.IdentityLen = 0
+	return Unpack(e, bodyCoding, body, gz)
+}
+
+// IdentityReader returns a reader of the identity body of e: a reader of
+// Body, or for a compact export (redirects.Export.Compact) its gzip
+// encoding decompressed as it is read, with some 50 KiB of state whatever
+// the file's size (a zstd decoder would hold its window, up to 8 MiB).
+// Exactly IdentityLen bytes are to be read from it.
+func IdentityReader(e *redirects.Export) (io.Reader, error) {
+	if !e.Compact() {
+		return bytes.NewReader(e.Body), nil
+	}
+	g := e.Encoding(Gzip)
+	if g == nil {
+		return nil, fmt.Errorf("export %s: a compact export without its gzip encoding", e.Format)
+	}
+	r, err := gzip.NewReader(bytes.NewReader(g.Body))
+	if err != nil {
+		return nil, fmt.Errorf("export %s: gzip: %w", e.Format, err)
+	}
+	r.Multistream(false)
+	return r, nil
+}
