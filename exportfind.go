@@ -40,14 +40,15 @@ type ExportSource interface {
 // bytes comes back with its encodings only and IdentityLen, so that a
 // reader that serves it to many clients holds a fifth of its size or
 // less; a smaller file, or one stored without a gzip encoding, comes back
-// whole, as FindExport reads it.
+// whole, as FindExport reads it. A pruned version's file, rendered again,
+// is made compact by the same rule.
 type CompactExportSource interface {
 	FindCompactExport(ctx context.Context, projectID string, version int, format string, minLen int64) (*Deployment, *Export, error)
 }
 
 // FindCompactExport is FindExport reading through s's FindCompactExport
-// when s is a CompactExportSource (a version rendered again after a prune
-// comes back whole).
+// when s is a CompactExportSource; a file rendered again after a prune is
+// made compact when it is at least minLen bytes and has a gzip encoding.
 func FindCompactExport(ctx context.Context, s ExportSource, build Builder, projectID string, version int, format string, minLen int64) (*Deployment, *Export, error) {
 	cs, ok := s.(CompactExportSource)
 	if !ok {

@@ -1038,7 +1038,7 @@ func (l *loop) respondStream(c *conn, resp *Response, closing bool) {
 		st = &stream{r: resp.Stream, left: resp.StreamLen}
 		if err := st.fill(); err != nil {
 			st.free()
-			l.errLog(fmt.Errorf("evhttp: reading a streamed body: %w", err))
+			l.report(fmt.Errorf("evhttp: reading a streamed body: %w", err))
 			if d := resp.Done; d != nil {
 				resp.Done = nil
 				d()
@@ -1112,7 +1112,7 @@ func (l *loop) flush(c *conn) bool {
 			return false
 		}
 		if err := c.consume(n); err != nil {
-			l.errLog(fmt.Errorf("evhttp: a streamed body failed: %w", err))
+			l.report(fmt.Errorf("evhttp: a streamed body failed: %w", err))
 			l.closeConn(c)
 			return false
 		}

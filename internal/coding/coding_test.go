@@ -112,3 +112,38 @@ func TestUnpackCompact(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityReaderChecksTheEnd: a compact export whose gzip member does
+// not hold exactly IdentityLen bytes, or whose checksum is wrong, fails on
+// the read that would end the body, never ending as if it were the file.
+func TestIdentityReaderChecksTheEnd(t *testing.T) {
+	body := bytes.Repeat([]byte("/old/page /new/page 301\n"), 20000)
+	gz := coding.GzipBytes(body)
+	bad := bytes.Clone(gz)
+	bad[len(bad)-8] ^= 0xff // the CRC-32 in the trailer
+	for _, tc := range []struct {
+		name string
+		gz   []byte
+		n    int64
+		ok   bool
+	}{
+		{"exact", gz, int64(len(body)), true},
+		{"member longer than IdentityLen", gz, int64(len(body)) - 1, false},
+		{"member shorter than IdentityLen", gz, int64(len(body)) + 1, false},
+		{"bad checksum", bad, int64(len(body)), false},
+	} {
+		e := redirects.Export{Format: "csv", IdentityLen: tc.n, Encodings: []redirects.Encoding{{Coding: coding.Gzip, Body: tc.gz}}}
+		r, err := coding.IdentityReader(&e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, tc.n)
+		_, err = io.ReadFull(r, buf)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: ReadFull of %d bytes: %v, want ok %v", tc.name, tc.n, err, tc.ok)
+		}
+		if tc.ok && !bytes.Equal(buf, body) {
+			t.Errorf("%s: wrong bytes", tc.name)
+		}
+	}
+}
