@@ -183,3 +183,29 @@ func waitDone(t *testing.T, done *atomic.Int64, want int64) {
 		t.Fatalf("Done called %d times, want %d", n, want)
 	}
 }
+
+// TestPanicCallsDone: a handler or slow function that set Done and then
+// panicked is answered 500, and its Done is still called, once: what it
+// held (a download slot) is not lost.
+func TestPanicCallsDone(t *testing.T) {
+	var done atomic.Int64
+	h := func(req *Request, resp *Response) func(*Response) {
+		if req.Path == "/slow" {
+			return func(resp *Response) {
+				resp.Done = func() { done.Add(1) }
+				panic("slow boom")
+			}
+		}
+		resp.Done = func() { done.Add(1) }
+		panic("boom")
+	}
+	s, _ := startServer(t, Config{Handler: h})
+	for i, path := range []string{"/fast", "/slow"} {
+		c := dial(t, s)
+		c.send(fmt.Sprintf(get, path))
+		if resp, _ := c.response("GET"); resp.StatusCode != 500 {
+			t.Fatalf("%s: %d, want 500", path, resp.StatusCode)
+		}
+		waitDone(t, &done, int64(i+1))
+	}
+}
