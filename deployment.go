@@ -51,7 +51,18 @@ type Export struct {
 	// at deploy time, so the edge can serve them without compressing per
 	// request. It is empty for a deployment stored without them.
 	Encodings []Encoding
+	// IdentityLen, when above zero, is the length of the identity body of
+	// a compact export: one read for the edge's export cache
+	// (CompactExportSource) with Body nil and only its encodings held, its
+	// identity written decompressed from the gzip encoding piece by piece
+	// as a client reads it (coding.IdentityReader). Zero for an export
+	// that holds its Body.
+	IdentityLen int64
 }
+
+// Compact reports whether e holds its encodings only, its identity body
+// being IdentityLen bytes to decompress (see IdentityLen).
+func (e *Export) Compact() bool { return e.Body == nil && e.IdentityLen > 0 }
 
 // Encoding is an export file's body in one HTTP content coding.
 type Encoding struct {

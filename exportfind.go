@@ -35,6 +35,36 @@ type ExportSource interface {
 	FindDeployment(ctx context.Context, projectID string, version int) (*Deployment, []Rule, error)
 }
 
+// CompactExportSource is an ExportSource that can also read an export
+// file compact (Export.Compact): a file whose identity is at least minLen
+// bytes comes back with its encodings only and IdentityLen, so that a
+// reader that serves it to many clients holds a fifth of its size or
+// less; a smaller file, or one stored without a gzip encoding, comes back
+// whole, as FindExport reads it. A pruned version's file, rendered again,
+// is made compact by the same rule.
+type CompactExportSource interface {
+	FindCompactExport(ctx context.Context, projectID string, version int, format string, minLen int64) (*Deployment, *Export, error)
+}
+
+// FindCompactExport is FindExport reading through s's FindCompactExport
+// when s is a CompactExportSource; a file rendered again after a prune is
+// made compact when it is at least minLen bytes and has a gzip encoding.
+func FindCompactExport(ctx context.Context, s ExportSource, build Builder, projectID string, version int, format string, minLen int64) (*Deployment, *Export, error) {
+	cs, ok := s.(CompactExportSource)
+	if !ok {
+		return FindExport(ctx, s, build, projectID, version, format)
+	}
+	d, e, err := cs.FindCompactExport(ctx, projectID, version, format, minLen)
+	if err == nil || !IsExportsPruned(err) || build == nil || d == nil {
+		return d, e, err
+	}
+	d, e, err = renderPruned(ctx, s, build, projectID, d.Version, format)
+	if err == nil && int64(len(e.Body)) >= minLen && minLen > 0 && e.Encoding("gzip") != nil {
+		e.IdentityLen, e.Body = int64(len(e.Body)), nil
+	}
+	return d, e, err
+}
+
 // FindExport returns one export file of a version, or of the latest when
 // version is 0, as s stores it; for a version whose export files were
 // pruned, it renders them again from the version's rules with build, the
@@ -47,7 +77,13 @@ func FindExport(ctx context.Context, s ExportSource, build Builder, projectID st
 	if err == nil || !IsExportsPruned(err) || build == nil || d == nil {
 		return d, e, err
 	}
-	d, rules, err := s.FindDeployment(ctx, projectID, d.Version)
+	return renderPruned(ctx, s, build, projectID, d.Version, format)
+}
+
+// renderPruned renders again the file of a version whose export files
+// were pruned.
+func renderPruned(ctx context.Context, s ExportSource, build Builder, projectID string, version int, format string) (*Deployment, *Export, error) {
+	d, rules, err := s.FindDeployment(ctx, projectID, version)
 	if err != nil {
 		return nil, nil, err
 	}

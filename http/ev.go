@@ -41,6 +41,7 @@ func copyResp(dst *evhttp.Response, src *Resp) {
 	dst.Status = src.Status
 	dst.Body = src.Body
 	dst.Done = src.Done
+	dst.Stream, dst.StreamLen = src.Stream, src.StreamLen
 	for _, kv := range src.Headers[:src.N] {
 		dst.Set(kv[0], kv[1])
 	}

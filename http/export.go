@@ -3,10 +3,12 @@ package http
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"strings"
 	"time"
 
 	"redirects"
+	"redirects/internal/coding"
 )
 
 // serveExport answers /v1/export: the check pipeline (check.go), then the
@@ -166,15 +168,40 @@ func (e *Edge) writeExport(w *Resp, ifNoneMatch, acceptEncoding string, ex *redi
 	if enc != nil {
 		etag, body = enc.ETag, enc.Body
 	}
+	// A compact file's identity is decompressed as it is written.
+	stream := enc == nil && ex.Compact()
+	size := int64(len(body))
+	if stream {
+		size = ex.IdentityLen
+	}
 	notModified := ifNoneMatch != "" && etagMatches(ifNoneMatch, etag)
-	if !notModified && len(body) >= downloadMin {
+	if !notModified && size >= downloadMin {
 		release := e.downloads.take(key, cmpOr(e.MaxDownloads, MaxDownloads), cmpOr(e.MaxKeyDownloads, MaxKeyDownloads))
 		if release == nil {
 			w.Set("Retry-After", itoa(downloadRetryAfter))
 			e.writeError(w, errDownloads)
 			return
 		}
-		w.Done = release
+		// The download holds the file itself, not only its bytes, so that
+		// the export cache's weak pointer to it stays valid meanwhile and
+		// a request for it shares this copy (ExportCache.inUse).
+		w.Done = func() {
+			release()
+			runtime.KeepAlive(ex)
+		}
+	}
+	if stream && !notModified {
+		r, err := coding.IdentityReader(ex)
+		if err != nil {
+			if w.Done != nil {
+				w.Done()
+				w.Done = nil
+			}
+			e.Logger.Error("reading an export", "format", format, "err", err)
+			e.writeError(w, errUnavailable)
+			return
+		}
+		w.Stream, w.StreamLen = r, ex.IdentityLen
 	}
 	w.Set("Cache-Control", ccExport)
 	w.Set("Vary", varyExport)
@@ -193,7 +220,9 @@ func (e *Edge) writeExport(w *Resp, ifNoneMatch, acceptEncoding string, ex *redi
 		w.Set("Content-Encoding", enc.Coding)
 	}
 	w.Status = http.StatusOK
-	w.Body = body
+	if !stream {
+		w.Body = body
+	}
 }
 
 // contentDisposition holds the header of each format's download.

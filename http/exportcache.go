@@ -49,6 +49,15 @@ type exportKey struct {
 	format  string
 }
 
+// CompactMin is the smallest export file the cache holds compact
+// (redirects.Export.Compact): its gzip and zstd encodings only, a fifth of
+// its size or less, its identity decompressed from the gzip encoding as
+// each download that asks for it is written. A million-rule project's four
+// largest files then take some 180 MB instead of 600 (BENCHMARKS.md,
+// "Resilience against hostile clients"); a smaller file is held whole and
+// written from its one copy.
+const CompactMin = 4 << 20
+
 // NewExportCache returns a cache that holds at most maxBytes of files.
 func NewExportCache(store redirects.ExportSource, maxBytes int) *ExportCache {
 	return &ExportCache{store: store, maxBytes: maxBytes, lru: newLRU[exportKey, *redirects.Export](1 << 20)}
@@ -124,7 +133,7 @@ func (c *ExportCache) Forget(project string, version int) {
 // load reads one file from the store and keeps it if it fits, and if no
 // Forget ran since forgets was read.
 func (c *ExportCache) load(ctx context.Context, k exportKey, forgets uint64) (*redirects.Export, error) {
-	_, e, err := redirects.FindExport(ctx, c.store, c.Builder, k.project, k.version, k.format)
+	_, e, err := redirects.FindCompactExport(ctx, c.store, c.Builder, k.project, k.version, k.format, CompactMin)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -186,6 +187,12 @@ func (s *Server) connect(ctx, runCtx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Loading compiled every project's rules: the garbage of reading and
+	// compiling them (about as much again as the catalog on a million
+	// rules) goes back to the system now, not when the collector's
+	// scavenger gets to it, so it does not add to what the node holds
+	// later (BENCHMARKS.md, "Resilience against hostile clients").
+	debug.FreeOSMemory()
 	notifier, _ := b.Store.(redirects.Notifier)
 	interval := s.cfg.RefreshInterval
 	if interval <= 0 {

@@ -2,8 +2,10 @@ package http
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,6 +56,11 @@ type Resp struct {
 	// Done, if set, is called once Body has been written or the client
 	// has gone: a large export's download slot is freed by it.
 	Done func()
+	// Stream, if set, is the body in place of Body: StreamLen bytes read
+	// from it as the client takes them (a compact export's identity,
+	// decompressed piece by piece; see evhttp.Response.Stream).
+	Stream    io.Reader
+	StreamLen int64
 }
 
 // Set adds a header.
@@ -90,17 +97,45 @@ func (e *Edge) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 	for _, kv := range w.Headers[:w.N] {
 		h[kv[0]] = []string{kv[1]}
 	}
-	if w.Status != http.StatusNoContent && w.Status != http.StatusNotModified {
-		h["Content-Length"] = []string{itoa(len(w.Body))}
+	n := int64(len(w.Body))
+	if w.Stream != nil {
+		n = w.StreamLen
 	}
-	if len(w.Body) > sendBufferCap {
+	if w.Status != http.StatusNoContent && w.Status != http.StatusNotModified {
+		h["Content-Length"] = []string{strconv.FormatInt(n, 10)}
+	}
+	if n > sendBufferCap {
 		capSendBuffer(r.Context())
 	}
 	hw.WriteHeader(w.Status)
-	hw.Write(w.Body)
+	if w.Stream == nil {
+		hw.Write(w.Body)
+	} else if r.Method != http.MethodHead && n > 0 {
+		// A short or failing stream leaves the body short of its
+		// Content-Length: net/http then closes the connection.
+		rr := &readErrs{r: w.Stream}
+		if written, _ := io.CopyN(hw, rr, n); written < n && rr.err != nil {
+			e.Logger.Error("reading a streamed export body", "written", written, "of", n, "err", rr.err)
+		}
+	}
 	if w.Done != nil {
 		w.Done()
 	}
+}
+
+// readErrs is a reader that keeps its reader's error apart from the
+// writer's, for a log line that says which side failed.
+type readErrs struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErrs) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil {
+		r.err = err
+	}
+	return n, err
 }
 
 // sendBufferCap is the SO_SNDBUF of a net/http edge connection once it is

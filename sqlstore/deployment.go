@@ -53,6 +53,17 @@ func (db *DB) FindDeployment(ctx context.Context, projectID string, version int)
 // no export file left was pruned: the deployment comes back with
 // redirects.ExportsPruned.
 func (db *DB) FindExport(ctx context.Context, projectID string, version int, format string) (*redirects.Deployment, *redirects.Export, error) {
+	return db.findExport(ctx, projectID, version, format, 0)
+}
+
+// FindCompactExport is FindExport for the edge's export cache: a file of
+// at least minLen bytes stored with its encodings comes back compact
+// (redirects.CompactExportSource), its identity not decompressed.
+func (db *DB) FindCompactExport(ctx context.Context, projectID string, version int, format string, minLen int64) (*redirects.Deployment, *redirects.Export, error) {
+	return db.findExport(ctx, projectID, version, format, minLen)
+}
+
+func (db *DB) findExport(ctx context.Context, projectID string, version int, format string, minLen int64) (*redirects.Deployment, *redirects.Export, error) {
 	const op = "find export"
 	tx, err := db.beginRead(ctx, op)
 	if err != nil {
@@ -81,7 +92,7 @@ func (db *DB) FindExport(ctx context.Context, projectID string, version int, for
 	} else if err != nil {
 		return nil, nil, db.wrap(op, err)
 	}
-	if err := coding.Unpack(e, bodyCoding, body, gz); err != nil {
+	if err := coding.UnpackCompact(e, bodyCoding, body, gz, minLen); err != nil {
 		return nil, nil, fmt.Errorf("%s: deployment version %d: %w", db.d.Name(), d.Version, err)
 	}
 	return d, e, nil

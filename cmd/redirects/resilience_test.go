@@ -349,3 +349,83 @@ func TestNonReadingExportClientsAreCapped(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowReadersHoldNoUncompressedCopy (finding 5): twelve clients that
+// download four large export files uncompressed and do not read them hold
+// the node's memory to a fraction of the files' size: the node keeps each
+// large file compact (its gzip and zstd forms) and decompresses as it
+// sends, where it used to hold every file whole with its encodings (its
+// memory grew by more than the four files' size). Every download's first
+// bytes are the file's.
+func TestSlowReadersHoldNoUncompressedCopy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports and deploys 300,000 rules; runs without -short")
+	}
+	c := newCLI(t)
+	org := c.ok("org", "create", "--name", "Acme", "--tier", "enterprise")
+	p := c.ok("project", "create", "--org", org, "--name", "www")
+	var csv strings.Builder
+	csv.WriteString("source,destination,statusCode,matchType\n")
+	for i := range 300000 {
+		fmt.Fprintf(&csv, "/old/section-%d/page-%06d,/new/section-%d/page-%06d,301,exact\n", i%97, i, i%89, i)
+	}
+	file := t.TempDir() + "/rules.csv"
+	if err := os.WriteFile(file, []byte(csv.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("rule", "import", "--project", p, file)
+	c.ok("deploy", "--project", p)
+	keys := []string{c.ok("key", "create", "--project", p), c.ok("key", "create", "--project", p)}
+	formats := []string{"csv", "nginx", "haproxy", "nginx-map-exact"}
+	files := map[string]string{}
+	var total int64
+	for _, f := range formats {
+		r := c.exec("", "export", "--project", p, "--format", f)
+		if r.code != 0 {
+			t.Fatalf("export %s: exit %d: %s", f, r.code, r.stderr)
+		}
+		files[f] = r.stdout
+		total += int64(len(files[f]))
+	}
+	s := startManageProcess(t, c, nil)
+	addr := strings.TrimPrefix(s.base, "http://")
+	before := procStatus(t, s.pid, "VmRSS")
+	var conns []net.Conn
+	for i := range 12 {
+		f := formats[i%len(formats)]
+		d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+			return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		}}
+		conn, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, conn)
+		fmt.Fprintf(conn, "GET /v1/export?project=%s&format=%s HTTP/1.1\r\nHost: x\r\nX-API-Key: %s\r\n\r\n", p, f, keys[i%len(keys)])
+		conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		r := bufio.NewReader(conn)
+		res, err := http.ReadResponse(r, nil)
+		if err != nil {
+			t.Fatalf("download %d (%s): %v", i, f, err)
+		}
+		head := make([]byte, 1000)
+		if res.StatusCode != 200 || res.ContentLength != int64(len(files[f])) {
+			t.Fatalf("download %d (%s): %d, Content-Length %d, want 200 and %d", i, f, res.StatusCode, res.ContentLength, len(files[f]))
+		}
+		if _, err := io.ReadFull(r, head); err != nil || string(head) != files[f][:len(head)] {
+			t.Fatalf("download %d (%s): the first bytes are not the file's (%v)", i, f, err)
+		}
+	}
+	time.Sleep(time.Second)
+	grew := procStatus(t, s.pid, "VmRSS") - before
+	t.Logf("12 unread downloads of four files of %d MiB in all: the node grew by %d MiB", total>>20, grew>>20)
+	if grew > total/2 {
+		t.Errorf("12 unread downloads of four files of %d MiB in all grew the node by %d MiB; want under half the files' size (no uncompressed copy held)", total>>20, grew>>20)
+	}
+	for _, conn := range conns {
+		conn.Close()
+	}
+	if r := s.get(lookupURL(p, "/old/section-1/page-000001"), keys[0]); r.status != 200 {
+		t.Fatalf("a lookup after the downloads: %d %s", r.status, r.body)
+	}
+}

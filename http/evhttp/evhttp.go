@@ -162,6 +162,12 @@ var (
 
 // setError makes resp the engine's own JSON answer for status 400, 431, 500 or 501.
 func setError(resp *Response, status int) {
+	// The answer replaced (a handler's or slow function's that panicked)
+	// may hold something its Done frees, such as a download slot.
+	if d := resp.Done; d != nil {
+		resp.Done = nil
+		d()
+	}
 	resp.Reset()
 	resp.Status = status
 	switch status {

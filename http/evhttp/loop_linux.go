@@ -5,6 +5,7 @@ package evhttp
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/netip"
 	"sync"
@@ -70,9 +71,51 @@ const (
 type seg struct {
 	body       []byte
 	start, end int
-	// done, for a referenced body, is its Response.Done: called once the
-	// body is written or the connection closed.
+	// st, for a streamed body (Response.Stream), holds its current piece.
+	st *stream
+	// done, for a referenced or streamed body, is its Response.Done:
+	// called once the body is written or the connection closed.
 	done func()
+}
+
+// streamPiece is the most of a streamed body read at once: each piece is
+// written before the next is read, so a stream holds one piece whatever
+// its length.
+const streamPiece = 64 << 10
+
+// streamBufs holds the pieces' buffers of ended streams.
+var streamBufs = sync.Pool{New: func() any { b := make([]byte, streamPiece); return &b }}
+
+// stream is a body read from an io.Reader piece by piece.
+type stream struct {
+	r    io.Reader
+	left int64   // bytes still to read from r
+	buf  *[]byte // from streamBufs
+	cur  []byte  // the piece being written
+}
+
+// fill reads the next piece; an error (a short stream included) means the
+// body cannot be completed.
+func (st *stream) fill() error {
+	if st.buf == nil {
+		st.buf = streamBufs.Get().(*[]byte)
+	}
+	n := int(min(st.left, int64(len(*st.buf))))
+	st.cur = (*st.buf)[:n]
+	if _, err := io.ReadFull(st.r, st.cur); err != nil {
+		st.cur = nil
+		return err
+	}
+	st.left -= int64(n)
+	return nil
+}
+
+// free gives the piece's buffer back.
+func (st *stream) free() {
+	if st.buf != nil {
+		streamBufs.Put(st.buf)
+		st.buf, st.cur, st.r = nil, nil, nil
+	}
 }
 
 // conn is one client connection, owned by one loop.
@@ -121,6 +164,9 @@ type conn struct {
 func (c *conn) pending() bool { return c.segHead < len(c.segs) }
 
 func (c *conn) segBytes(s *seg) []byte {
+	if s.st != nil {
+		return s.st.cur
+	}
 	if s.body != nil {
 		return s.body
 	}
@@ -135,7 +181,7 @@ func (c *conn) addOut(start int) {
 	}
 	c.pendingBytes += end - start
 	if n := len(c.segs); n > c.segHead {
-		if last := &c.segs[n-1]; last.body == nil && last.end == start {
+		if last := &c.segs[n-1]; last.body == nil && last.st == nil && last.end == start {
 			last.end = end
 			return
 		}
@@ -152,6 +198,10 @@ func (c *conn) addBody(b []byte, done func()) {
 // connection is closing.
 func (c *conn) finishSegs() {
 	for i := c.segHead; i < len(c.segs); i++ {
+		if st := c.segs[i].st; st != nil {
+			st.free()
+			c.segs[i].st = nil
+		}
 		if d := c.segs[i].done; d != nil {
 			c.segs[i].done = nil
 			d()
@@ -163,17 +213,30 @@ func (c *conn) finishSegs() {
 	}
 }
 
-// consume drops n written bytes from the front of the pending output.
-func (c *conn) consume(n int) {
+// consume drops n written bytes from the front of the pending output, and
+// reads the next piece of a streamed body whose piece was written. It
+// returns an error when a stream failed: the connection cannot go on.
+func (c *conn) consume(n int) error {
 	c.pendingBytes -= n
 	for n > 0 {
 		s := &c.segs[c.segHead]
 		rem := len(c.segBytes(s)) - c.segOff
 		if n < rem {
 			c.segOff += n
-			return
+			return nil
 		}
 		n -= rem
+		if st := s.st; st != nil {
+			if st.left > 0 {
+				c.segOff = 0
+				if err := st.fill(); err != nil {
+					return err
+				}
+				continue
+			}
+			st.free()
+			s.st = nil
+		}
 		s.body = nil // let the GC have a body as soon as it is sent
 		if d := s.done; d != nil {
 			s.done = nil
@@ -182,6 +245,7 @@ func (c *conn) consume(n int) {
 		c.segHead++
 		c.segOff = 0
 	}
+	return nil
 }
 
 // loop is one event loop: a goroutine, an epoll instance and its connections (the first loop also has
@@ -920,6 +984,10 @@ func (l *loop) respond(c *conn) {
 	if c.out == nil {
 		c.out = l.getBuf()
 	}
+	if resp.Stream != nil {
+		l.respondStream(c, resp, closing)
+		return
+	}
 	start := len(c.out)
 	c.out = appendHead(c.out, resp, l.date, c.keepAlive10, closing)
 	body := resp.Body
@@ -941,14 +1009,58 @@ func (l *loop) respond(c *conn) {
 			// next request must not render over it.
 			resp.Scratch = nil
 		}
-		if !c.sndCapped {
-			// What the kernel may hold for this connection is capped, so
-			// many clients that never read cannot take the host's TCP
-			// memory; the body is written from its one copy as the client
-			// reads.
-			c.sndCapped = true
-			syscall.SetsockoptInt(c.fd, syscall.SOL_SOCKET, syscall.SO_SNDBUF, sndBufCap)
+		c.capSndBuf()
+	}
+	resp.Done = nil
+	resp.Reset()
+	if closing {
+		c.closeAfter = true
+	}
+	c.lastActive = l.now
+}
+
+// capSndBuf caps what the kernel may hold for c, once it is sent a large
+// body: many clients that never read cannot take the host's TCP memory;
+// the body is written from its one copy as the client reads.
+func (c *conn) capSndBuf() {
+	if !c.sndCapped {
+		c.sndCapped = true
+		syscall.SetsockoptInt(c.fd, syscall.SOL_SOCKET, syscall.SO_SNDBUF, sndBufCap)
+	}
+}
+
+// respondStream is respond for a body read from resp.Stream: its first
+// piece is read before the head is queued, so a stream that fails at once
+// is answered 500 instead.
+func (l *loop) respondStream(c *conn, resp *Response, closing bool) {
+	var st *stream
+	if !c.head && bodyAllowed(resp.Status) && resp.StreamLen > 0 {
+		st = &stream{r: resp.Stream, left: resp.StreamLen}
+		if err := st.fill(); err != nil {
+			st.free()
+			l.report(fmt.Errorf("evhttp: reading a streamed body: %w", err))
+			if d := resp.Done; d != nil {
+				resp.Done = nil
+				d()
+			}
+			resp.Reset()
+			setError(resp, codeInternalError)
+			l.respond(c)
+			return
 		}
+	}
+	start := len(c.out)
+	c.out = appendHead(c.out, resp, l.date, c.keepAlive10, closing)
+	c.addOut(start)
+	done := resp.Done
+	if st == nil {
+		if done != nil {
+			done()
+		}
+	} else {
+		c.pendingBytes += int(resp.StreamLen)
+		c.segs = append(c.segs, seg{st: st, done: done})
+		c.capSndBuf()
 	}
 	resp.Done = nil
 	resp.Reset()
@@ -984,6 +1096,10 @@ func (l *loop) flush(c *conn) bool {
 				v := syscall.Iovec{Base: &b[0]}
 				v.SetLen(len(b))
 				iov = append(iov, v)
+				if st := segs[i].st; st != nil && st.left > 0 {
+					// What follows a stream goes out after its last piece.
+					break
+				}
 			}
 			n, e = sysWritev(c.fd, iov)
 			clear(iov) // do not keep bodies alive from here
@@ -995,7 +1111,11 @@ func (l *loop) flush(c *conn) bool {
 			l.closeConn(c) // EPIPE, ECONNRESET: the peer is gone
 			return false
 		}
-		c.consume(n)
+		if err := c.consume(n); err != nil {
+			l.report(fmt.Errorf("evhttp: a streamed body failed: %w", err))
+			l.closeConn(c)
+			return false
+		}
 		break
 	}
 	if c.pending() {

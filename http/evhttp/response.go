@@ -2,6 +2,7 @@ package evhttp
 
 import (
 	"encoding/binary"
+	"io"
 	"net/http"
 	"strconv"
 )
@@ -35,6 +36,13 @@ type Response struct {
 	// body: once it is queued) or the connection closed: the handler's
 	// hook to free what it held for the download.
 	Done func()
+	// Stream, if set, is the body in place of Body: StreamLen bytes (the Content-Length) read from
+	// it in pieces of streamPiece bytes as the client takes them, so a large body is never held
+	// whole (a compact export's identity, decompressed as it is sent). A read error or a stream
+	// shorter than StreamLen closes the connection where it stands: the client sees a body shorter
+	// than its Content-Length. A HEAD request's answer reads nothing of it.
+	Stream    io.Reader
+	StreamLen int64
 
 	hdr  [maxResponseHeaders]header
 	nhdr int
@@ -60,6 +68,15 @@ func (r *Response) Reset() {
 	r.Body = nil
 	r.Close = false
 	r.Done = nil
+	r.Stream, r.StreamLen = nil, 0
+}
+
+// bodyLen is the Content-Length of r's body.
+func (r *Response) bodyLen() int64 {
+	if r.Stream != nil {
+		return r.StreamLen
+	}
+	return int64(len(r.Body))
 }
 
 // copyBodyMax is the largest body copied into the output buffer; larger bodies are written from the
@@ -101,7 +118,7 @@ func appendHead(out []byte, resp *Response, date []byte, keepAlive10, closing bo
 	out = append(out, date...)
 	if bodyAllowed(status) {
 		out = append(out, "Content-Length: "...)
-		out = strconv.AppendInt(out, int64(len(resp.Body)), 10)
+		out = strconv.AppendInt(out, resp.bodyLen(), 10)
 		out = append(out, "\r\n"...)
 	}
 	if closing {

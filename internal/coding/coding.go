@@ -6,6 +6,7 @@ package coding
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -132,4 +133,94 @@ func Unpack(e *redirects.Export, bodyCoding string, body, gz []byte) error {
 		e.Encodings = append(e.Encodings, redirects.Encoding{Coding: Gzip, Body: gz, ETag: redirects.EncodingETag(e.ETag, Gzip)})
 	}
 	return nil
+}
+
+// UnpackCompact is Unpack for a reader that serves the file to many
+// clients (redirects.CompactExportSource): a file stored as zstd with a
+// gzip encoding whose identity is at least minLen bytes keeps its
+// encodings only, with IdentityLen, its identity read from the zstd
+// frame's header and never decompressed here; any other file is unpacked
+// whole.
+func UnpackCompact(e *redirects.Export, bodyCoding string, body, gz []byte, minLen int64) error {
+	if bodyCoding == Zstd && gz != nil && minLen > 0 {
+		var h zstd.Header
+		if err := h.Decode(body); err == nil && h.HasFCS && h.FrameContentSize >= uint64(minLen) && h.FrameContentSize < 1<<62 {
+			e.Body, e.IdentityLen = nil, int64(h.FrameContentSize)
+			e.Encodings = []redirects.Encoding{
+				{Coding: Zstd, Body: body, ETag: redirects.EncodingETag(e.ETag, Zstd)},
+				{Coding: Gzip, Body: gz, ETag: redirects.EncodingETag(e.ETag, Gzip)},
+			}
+			return nil
+		}
+	}
+	e.IdentityLen = 0
+	return Unpack(e, bodyCoding, body, gz)
+}
+
+// IdentityReader returns a reader of the identity body of e: a reader of
+// Body, or for a compact export (redirects.Export.Compact) its gzip
+// encoding decompressed as it is read, with some 45 KiB of state whatever
+// the file's size (a zstd decoder would hold its window, up to 8 MiB). It
+// yields exactly IdentityLen bytes; the read that yields the last of them
+// also checks the gzip member's end (its CRC-32 and length), and fails
+// instead when they do not match or the member holds more, so a body that
+// is not the file never ends as if it were.
+func IdentityReader(e *redirects.Export) (io.Reader, error) {
+	if !e.Compact() {
+		return bytes.NewReader(e.Body), nil
+	}
+	g := e.Encoding(Gzip)
+	if g == nil {
+		return nil, fmt.Errorf("export %s: a compact export without its gzip encoding", e.Format)
+	}
+	r, err := gzip.NewReader(bytes.NewReader(g.Body))
+	if err != nil {
+		return nil, fmt.Errorf("export %s: gzip: %w", e.Format, err)
+	}
+	r.Multistream(false)
+	return &exactReader{r: r, left: e.IdentityLen}, nil
+}
+
+// exactReader reads left bytes of r, then requires r's end.
+type exactReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (x *exactReader) Read(p []byte) (int, error) {
+	if x.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > x.left {
+		p = p[:x.left]
+	}
+	n, err := x.r.Read(p)
+	x.left -= int64(n)
+	if x.left > 0 {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return n, err
+	}
+	if err == nil {
+		// The last bytes are read: the member must end here, its trailer
+		// checked by the gzip reader, before they are given out.
+		var one [1]byte
+		m, err2 := x.r.Read(one[:])
+		for m == 0 && err2 == nil {
+			m, err2 = x.r.Read(one[:])
+		}
+		if m != 0 || err2 != io.EOF {
+			err = err2
+			if err == nil || err == io.EOF {
+				err = errors.New("the gzip member holds more than the file's length")
+			}
+		}
+	}
+	if err != nil && err != io.EOF {
+		// The last bytes are held back: a reader that stops at the
+		// length it expects (io.ReadFull) must see the failure.
+		return 0, fmt.Errorf("gzip: %w", err)
+	}
+	return n, nil
 }
