@@ -2,6 +2,7 @@ package manage
 
 import (
 	"net/http"
+	"time"
 
 	"redirects"
 )
@@ -24,7 +25,7 @@ func withHits(rules []redirects.Rule, hits []redirects.RuleHits) []ruleHitsJSON 
 		j := ruleHitsJSON{ruleJSON: toRuleJSON(r)}
 		if h, ok := idx[redirects.HitKey{MatchType: r.MatchType, Source: r.Source}]; ok {
 			j.Hits = h.Hits
-			j.LastHit = formatTimePtr(&h.LastHit)
+			j.LastHit = formatExactTimePtr(&h.LastHit)
 		}
 		out = append(out, j)
 	}
@@ -126,7 +127,7 @@ func (h *handler) misses(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := missesJSON{Misses: make([]missJSON, 0, len(list))}
 	for _, m := range list {
-		out.Misses = append(out.Misses, missJSON{Path: m.Path, Count: m.Count, FirstSeen: formatTime(m.FirstSeen), LastSeen: formatTime(m.LastSeen)})
+		out.Misses = append(out.Misses, missJSON{Path: m.Path, Count: m.Count, FirstSeen: formatExactTime(m.FirstSeen), LastSeen: formatExactTime(m.LastSeen)})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -194,4 +195,18 @@ func (h *handler) missDelete(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// formatExactTime is formatTime keeping the fraction of a second the store
+// holds (RFC 3339 allows it): the times of hits and misses, which the
+// command line prints with --json as the store gives them, through the API
+// as with --db.
+func formatExactTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func formatExactTimePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := formatExactTime(*t)
+	return &s
 }
