@@ -1011,8 +1011,14 @@ func (l *loop) respond(c *conn) {
 		}
 		c.capSndBuf()
 	}
-	resp.Done = nil
-	resp.Reset()
+	l.queued(c, closing)
+}
+
+// queued ends respond once c.resp is queued: the response is reset for the
+// next request (its Done now belongs to the queued output).
+func (l *loop) queued(c *conn, closing bool) {
+	c.resp.Done = nil
+	c.resp.Reset()
 	if closing {
 		c.closeAfter = true
 	}
@@ -1039,12 +1045,7 @@ func (l *loop) respondStream(c *conn, resp *Response, closing bool) {
 		if err := st.fill(); err != nil {
 			st.free()
 			l.report(fmt.Errorf("evhttp: reading a streamed body: %w", err))
-			if d := resp.Done; d != nil {
-				resp.Done = nil
-				d()
-			}
-			resp.Reset()
-			setError(resp, codeInternalError)
+			setError(resp, codeInternalError) // calls resp.Done
 			l.respond(c)
 			return
 		}
@@ -1062,12 +1063,7 @@ func (l *loop) respondStream(c *conn, resp *Response, closing bool) {
 		c.segs = append(c.segs, seg{st: st, done: done})
 		c.capSndBuf()
 	}
-	resp.Done = nil
-	resp.Reset()
-	if closing {
-		c.closeAfter = true
-	}
-	c.lastActive = l.now
+	l.queued(c, closing)
 }
 
 // flush writes the pending output with one write (writev when bodies are referenced). It returns
