@@ -178,7 +178,7 @@ func (s *Sender) RunOnce(ctx context.Context) (int, error) {
 		go func() {
 			defer wg.Done()
 			a := s.Send(context.WithoutCancel(ctx), d) // a send in flight finishes (Timeout bounds it)
-			if err := s.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), d, a); err != nil {
+			if err := s.record(context.WithoutCancel(ctx), d, a); err != nil {
 				mu.Lock()
 				first = cmpErr(first, err)
 				mu.Unlock()
@@ -187,6 +187,30 @@ func (s *Sender) RunOnce(ctx context.Context) (int, error) {
 	}
 	wg.Wait()
 	return len(ds), first
+}
+
+// record records attempt a of d. When the store refuses it for another
+// reason than a lost lease, it records the attempt again without what
+// came from the receiver (its answer's excerpt and the error text), the
+// store's refusal in their place, so that the status is kept and the
+// delivery backs off now. Should that fail too, the store counts the try
+// when it next claims the delivery (ClaimWebhookDeliveries).
+func (s *Sender) record(ctx context.Context, d *redirects.WebhookDelivery, a redirects.WebhookAttempt) error {
+	err := s.Store.RecordWebhookAttempt(ctx, d, a)
+	if err == nil || redirects.ErrorCode(err) == redirects.ECONFLICT {
+		return err
+	}
+	s.Logger.Warn("webhook attempt not recorded; recording it without the answer", "delivery", d.ID, "err", err)
+	msg := err.Error()
+	if len(msg) > 512 {
+		msg = msg[:512] + "..."
+	}
+	bare := redirects.WebhookAttempt{At: a.At, Status: a.Status, Latency: a.Latency,
+		Error: redirects.CleanText("the answer could not be recorded: " + msg)}
+	if err := s.Store.RecordWebhookAttempt(ctx, d, bare); err != nil {
+		return fmt.Errorf("webhook delivery %s: attempt not recorded (its try counts when the delivery is next claimed): %w", d.ID, err)
+	}
+	return nil
 }
 
 func cmpErr(a, b error) error {
@@ -235,7 +259,11 @@ func (s *Sender) Send(ctx context.Context, d *redirects.WebhookDelivery) redirec
 	return s.logged(d, a)
 }
 
+// logged cleans what came from the receiver (redirects.CleanText: NUL
+// and invalid UTF-8, which a store would refuse) and logs a failed
+// attempt.
 func (s *Sender) logged(d *redirects.WebhookDelivery, a redirects.WebhookAttempt) redirects.WebhookAttempt {
+	a.Error, a.Excerpt = redirects.CleanText(a.Error), redirects.CleanText(a.Excerpt)
 	if !a.OK() {
 		s.Logger.Warn("webhook delivery failed", "delivery", d.ID, "endpoint", d.EndpointID, "url", d.URL,
 			"status", a.Status, "err", a.Error, "attempt", len(d.Attempts)+1)
