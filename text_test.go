@@ -1,6 +1,7 @@
 package redirects_test
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -25,6 +26,25 @@ func TestCleanText(t *testing.T) {
 		}
 		if !utf8.ValidString(got) {
 			t.Errorf("CleanText(%q) = %q is not valid UTF-8", in, got)
+		}
+	}
+}
+
+func TestCheckText(t *testing.T) {
+	for _, ok := range []string{"", "www", "café ✓", "\t tab"} {
+		if err := redirects.CheckText("name", ok); err != nil {
+			t.Errorf("CheckText(%q) = %v, want nil", ok, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"ab\x00c":      "name holds a NUL byte at byte 2",
+		"caf\xe9":      "name is not valid UTF-8: byte 3 is 0xE9",
+		"é\xc3":        "name is not valid UTF-8: byte 2 is 0xC3",
+		"\xed\xa0\x80": "name is not valid UTF-8: byte 0 is 0xED",
+	} {
+		err := redirects.CheckText("name", in)
+		if redirects.ErrorCode(err) != redirects.EINVALID || !strings.HasPrefix(redirects.ErrorMessage(err), want) {
+			t.Errorf("CheckText(%q) = %v, want EINVALID %q", in, err, want)
 		}
 	}
 }
