@@ -31,7 +31,7 @@ func CheckText(field, s string) error {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == 0:
-			return Errorf(EINVALID, "%s holds a NUL byte at byte %d; text may not hold it", field, i)
+			return Errorf(EINVALID, "%s holds a NUL byte at byte %d", field, i)
 		case r == utf8.RuneError && n == 1:
 			return Errorf(EINVALID, "%s is not valid UTF-8: byte %d is 0x%02X", field, i, s[i])
 		}

@@ -53,7 +53,7 @@ func checkJSONEscapes(body []byte) error {
 	if esc != "\\u0000" {
 		what = esc + ", half of a surrogate pair without its other half"
 	}
-	return newError(http.StatusBadRequest, "INVALID_INPUT", "%s holds %s at byte %d of its value (byte %d of the body); text may not hold it", field, what, off-start, off)
+	return newError(http.StatusBadRequest, "INVALID_INPUT", "%s holds %s at byte %d of its value (byte %d of the body)", field, what, off-start, off)
 }
 
 // badEscape returns the offset of the first \u escape in a string of body
