@@ -46,6 +46,20 @@ func testNULAndInvalidUTF8Refused(t *testing.T, open newStoreFunc) {
 			t.Errorf("%s %s %q: %q, want it to say %q", tc.method, tc.target, tc.body, msg, tc.mention)
 		}
 	}
+	// A path or query parameter so written names nothing: 400 on both
+	// stores (PostgreSQL answered its own refusal, SQLite 404).
+	for target, mention := range map[string]string{
+		"/manage/v1/projects/%00":           "the request path holds a NUL byte at byte 20",
+		"/manage/v1/projects/prj_%FF/rules": "the request path is not valid UTF-8: byte 24 is 0xFF",
+		"/manage/v1/orgs/%00/webhooks":      "the request path holds a NUL byte",
+		pbase + "/rules?q=%00":              `the query parameter "q" holds a NUL byte at byte 0`,
+		obase + "/audit?action=rule.%FF":    `the query parameter "action" is not valid UTF-8: byte 5 is 0xFF`,
+	} {
+		r := owner.do("GET", target, nil).want(t, 400, "INVALID_INPUT")
+		if _, msg := r.errBody(t); !strings.Contains(msg, mention) {
+			t.Errorf("GET %s: %q, want it to say %q", target, msg, mention)
+		}
+	}
 	// A pair of surrogate escapes is one character, and an escaped
 	// backslash before "u0000" is no escape of NUL: both are accepted.
 	owner.do("POST", pbase+"/rules", []byte(`{"source":"/emoji-\ud83d\ude00","destination":"/d"}`)).want(t, 201)
