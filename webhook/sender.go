@@ -94,7 +94,7 @@ func NewClient(allowPrivate bool) *http.Client {
 				return fmt.Errorf("%w: %s", ErrPrivateAddress, address)
 			}
 			if !Public(ap.Addr()) {
-				return fmt.Errorf("%w: %s", ErrPrivateAddress, ap.Addr())
+				return fmt.Errorf("%w: %s%s", ErrPrivateAddress, ap.Addr(), rangeOf(ap.Addr()))
 			}
 			return nil
 		}
@@ -115,10 +115,10 @@ func NewClient(allowPrivate bool) *http.Client {
 
 // specialPurpose are the ranges of IANA's IPv4 and IPv6 Special-Purpose
 // Address Registries (RFC 6890) whose "Globally Reachable" is False or
-// N/A, as the registries read in November 2026 (IPv6 last updated
-// 2024-10-22, IPv4 2020-09-04 in the copies read; each range checked
-// against its record), plus the multicast blocks, which the registries
-// leave to their own. Public refuses an address in any of them, but for
+// N/A, as the registries read in November 2026 (the IPv6 registry last
+// updated 2025-10-09, the IPv4 one 2020-09-04, in the copies read), plus
+// the multicast blocks and the deprecated site-local block, which the
+// registries leave to others. Public refuses an address in any of them, but for
 // the globally reachable exceptions inside them (globalExceptions). Each
 // range is tested (TestPublicPerRange).
 var specialPurpose = []struct {
@@ -235,6 +235,21 @@ func Public(a netip.Addr) bool {
 	// netip's own classes are all within the table; they stay as a guard.
 	return !(a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
 		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified())
+}
+
+// rangeOf names the refused range a falls in, for the refusal's message:
+// " (loopback, 127.0.0.0/8)", or "" when it is in none.
+func rangeOf(a netip.Addr) string {
+	a = a.WithZone("")
+	if v4, ok := embeddedIPv4(a); ok {
+		a = v4
+	}
+	for _, r := range specialPurpose {
+		if r.prefix.Contains(a) {
+			return " (" + r.name + ", " + r.prefix.String() + ")"
+		}
+	}
+	return ""
 }
 
 // Run sends deliveries until ctx ends.
