@@ -197,7 +197,7 @@ func (h *handler) decodeJSONMax(w http.ResponseWriter, r *http.Request, v any, o
 	if _, err := dec.Token(); err != io.EOF {
 		return newError(http.StatusBadRequest, codeInvalidJSON, "the body holds more than one JSON value; send one object")
 	}
-	return nil
+	return checkJSONEscapes(body)
 }
 
 // jsonError maps a decoding error to its answer.

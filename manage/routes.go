@@ -4,7 +4,10 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+
+	"redirects"
 )
 
 // route is one route of the management API.
@@ -137,10 +140,36 @@ func (h *handler) routes() http.Handler {
 // answered through errorFor.
 func (h *handler) serve(f func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := f(w, r); err != nil {
+		err := checkRequestText(r)
+		if err == nil {
+			err = f(w, r)
+		}
+		if err != nil {
 			h.fail(w, r, err)
 		}
 	}
+}
+
+// checkRequestText refuses a request whose path or query parameters hold
+// a NUL byte or invalid UTF-8 once decoded (redirects.CheckText), naming
+// which: an ID or filter so written cannot name anything, and PostgreSQL
+// refused it where SQLite answered 404. A lookup's path parameter is left
+// to the lookup, which answers any path as the edge does.
+func checkRequestText(r *http.Request) error {
+	if err := redirects.CheckText("the request path", r.URL.Path); err != nil {
+		return err
+	}
+	for name, vs := range r.URL.Query() {
+		if name == "path" {
+			continue
+		}
+		for _, v := range vs {
+			if err := redirects.CheckText("the query parameter "+strconv.Quote(name), v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // headers sets what every answer carries: nothing is cached (answers hold

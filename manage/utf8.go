@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -31,6 +32,64 @@ func checkJSONUTF8(body []byte) error {
 	default:
 		return newError(http.StatusBadRequest, "INVALID_INPUT", "%s is not valid UTF-8: byte %d of its value (byte %d of the body) is 0x%02X", field, bad-start, bad, body[bad])
 	}
+}
+
+// checkJSONEscapes refuses a JSON body one of whose strings holds an
+// escape of what no store keeps: NUL (\u0000, which PostgreSQL refuses in
+// text) or half of a surrogate pair without its other half (\ud800, which
+// encoding/json would turn into U+FFFD without a word). It names the field
+// and the escape's offset in the string as sent and in the body. Every
+// request body passes here (decodeJSONMax), so no field is left out.
+func checkJSONEscapes(body []byte) error {
+	off, esc := badEscape(body)
+	if off < 0 {
+		return nil
+	}
+	field, start := jsonStringAt(body, off)
+	if field == "" || start < 0 {
+		field, start = "the body", 0
+	}
+	what := "a NUL character (\\u0000)"
+	if esc != "\\u0000" {
+		what = esc + ", half of a surrogate pair without its other half"
+	}
+	return newError(http.StatusBadRequest, "INVALID_INPUT", "%s holds %s at byte %d of its value (byte %d of the body)", field, what, off-start, off)
+}
+
+// badEscape returns the offset of the first \u escape in a string of body
+// that is NUL or an unpaired surrogate, and the escape as written; -1 when
+// there is none.
+func badEscape(body []byte) (int, string) {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(body[i+2:i+6]), 16, 32)
+		return rune(n), err == nil
+	}
+	inString := false
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(body):
+			r, ok := hex4(i)
+			switch {
+			case !ok:
+				i++ // \", \\, \n...: skip the escaped byte
+			case r == 0 || r >= 0xDC00 && r <= 0xDFFF:
+				return i, string(body[i : i+6])
+			case r >= 0xD800 && r < 0xDC00:
+				if lo, ok := hex4(i + 6); !ok || lo < 0xDC00 || lo > 0xDFFF {
+					return i, string(body[i : i+6])
+				}
+				i += 11
+			default:
+				i += 5
+			}
+		}
+	}
+	return -1, ""
 }
 
 // jsonStringAt returns the name of the field whose key or value is the

@@ -64,12 +64,14 @@ func (db *DB) CreateWebhook(ctx context.Context, e *redirects.WebhookEndpoint) e
 		return err
 	}
 	for _, p := range e.Projects {
+		// Another organization's project is answered as an unknown one, so
+		// that no project's existence leaks to another organization.
 		pr, err := db.findProject(ctx, tx, p, "")
+		if err == nil && pr.OrgID != e.OrgID {
+			err = redirects.Errorf(redirects.ENOTFOUND, "project %q not found", p)
+		}
 		if err != nil {
 			return err
-		}
-		if pr.OrgID != e.OrgID {
-			return redirects.Errorf(redirects.EINVALID, "project: %s belongs to another organization", p)
 		}
 	}
 	now := db.now()
@@ -269,7 +271,7 @@ func (db *DB) SendWebhookTest(ctx context.Context, id string) (string, error) {
 func (db *DB) Redeliver(ctx context.Context, deliveryID string) (*redirects.WebhookDelivery, error) {
 	const op = "redeliver webhook"
 	now := db.now().UnixNano()
-	r, err := db.write.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'pending', created_at = $2, next_at = $2, lease_until = 0
+	r, err := db.write.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'pending', created_at = $2, next_at = $2, lease_owner = '', lease_until = 0
 		WHERE id = $1`, deliveryID, now)
 	if err != nil {
 		return nil, db.wrap(op, err)
@@ -342,12 +344,25 @@ func (db *DB) attachAttempts(ctx context.Context, ds []*redirects.WebhookDeliver
 	return nil
 }
 
+// unrecordedAttempt is the error shown for a try whose outcome was never
+// recorded: the node that sent it stopped, or its store refused the
+// record, before the lease ran out.
+const unrecordedAttempt = "outcome not recorded: the sending node stopped or could not write it before its lease ran out"
+
 // ClaimWebhookDeliveries leases up to limit due deliveries of active
 // endpoints to owner until now + redirects.WebhookLease and returns them
 // with their endpoints' URLs and signing secrets. A delivery another node
 // holds is skipped (PostgreSQL: FOR UPDATE SKIP LOCKED, and the lease
 // column for a node that died holding it), so each is sent by one node at
 // a time.
+//
+// A delivery whose last lease ran out without a record of its attempt
+// (the node died, or its record was refused) has that try counted first,
+// as a failed attempt at the time it was claimed: it backs off, fails
+// after redirects.WebhookRetryFor and disables its endpoint as a recorded
+// failure would, and is claimed only if it is due after that. Without
+// this a delivery whose records always fail was sent again each time the
+// lease ran out, forever.
 func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit int) ([]*redirects.WebhookDelivery, error) {
 	const op = "claim webhook deliveries"
 	tx, err := db.beginWrite(ctx, op)
@@ -357,20 +372,38 @@ func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit in
 	defer tx.Rollback()
 	now := db.now()
 	until := now.Add(redirects.WebhookLease)
-	rows, err := tx.QueryContext(ctx, `SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+	type due struct {
+		id, endpointID, leaseOwner string
+		leaseUntil, created        int64
+		attempts                   int
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT d.id, d.endpoint_id, d.lease_owner, d.lease_until, d.created_at, d.attempts
+		FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 		WHERE d.state = 'pending' AND d.next_at <= $1 AND d.lease_until <= $1 AND e.paused = 0 AND e.disabled_at IS NULL
 		ORDER BY d.next_at, d.id LIMIT $2`+db.d.Lock("FOR UPDATE OF d SKIP LOCKED"), now.UnixNano(), limit)
-	ids, err := collect(db, op, rows, err, func(s scanner) (string, error) {
-		var id string
-		return id, s.Scan(&id)
+	dues, err := collect(db, op, rows, err, func(s scanner) (due, error) {
+		var d due
+		return d, s.Scan(&d.id, &d.endpointID, &d.leaseOwner, &d.leaseUntil, &d.created, &d.attempts)
 	})
 	if err != nil {
 		return nil, err
 	}
 	var out []*redirects.WebhookDelivery
-	for _, id := range ids {
+	for _, du := range dues {
+		if du.leaseOwner != "" && du.leaseUntil > 0 {
+			tried := fromNanos(du.leaseUntil).Add(-redirects.WebhookLease)
+			a := redirects.WebhookAttempt{N: du.attempts + 1, At: tried, Error: unrecordedAttempt}
+			state, next, err := db.settleAttempt(ctx, tx, du.id, du.endpointID, fromNanos(du.created), a, tried)
+			if err != nil {
+				return nil, db.wrap(op, err)
+			}
+			if state != "pending" || next.After(now) {
+				continue
+			}
+			du.attempts = a.N
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_owner = $2, lease_until = $3 WHERE id = $1`,
-			id, owner, until.UnixNano()); err != nil {
+			du.id, owner, until.UnixNano()); err != nil {
 			return nil, db.wrap(op, err)
 		}
 		var (
@@ -379,11 +412,10 @@ func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit in
 			secret        string
 			old           sql.NullString
 			oldUntil      sql.NullInt64
-			attempts      int
 		)
-		if err := tx.QueryRowContext(ctx, `SELECT `+deliveryColumns+`, e.url, e.secret, e.old_secret, e.old_secret_until, d.attempts
-			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = $1`, id).Scan(
-			&d.ID, &d.EndpointID, &d.Action, &d.Body, &created, &d.State, &next, &d.URL, &secret, &old, &oldUntil, &attempts); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT `+deliveryColumns+`, e.url, e.secret, e.old_secret, e.old_secret_until
+			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = $1`, du.id).Scan(
+			&d.ID, &d.EndpointID, &d.Action, &d.Body, &created, &d.State, &next, &d.URL, &secret, &old, &oldUntil); err != nil {
 			return nil, db.wrap(op, err)
 		}
 		d.CreatedAt, d.NextAt = fromNanos(created), fromNanos(next)
@@ -391,7 +423,7 @@ func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit in
 		if old.Valid && oldUntil.Valid && oldUntil.Int64 > now.UnixNano() {
 			d.Secrets = append(d.Secrets, old.String)
 		}
-		d.Attempts = make([]redirects.WebhookAttempt, attempts) // only the count matters to the sender
+		d.Attempts = make([]redirects.WebhookAttempt, du.attempts) // only the count matters to the sender
 		d.Lease = redirects.WebhookLeaseToken{Owner: owner, Until: until}
 		out = append(out, &d)
 	}
@@ -405,9 +437,10 @@ func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit in
 // and sets what comes next: delivered on a 2xx answer; otherwise the next
 // try after redirects.WebhookBackoffAfter, or failed once
 // redirects.WebhookRetryFor has gone since it was enqueued, which also
-// disables the endpoint when it had no success for as long. A claim whose
-// lease another node took over (it ran out) records nothing and returns
-// ECONFLICT.
+// disables the endpoint when it had no success for as long. The attempt's
+// error and excerpt come from the receiver: NUL and invalid UTF-8 in them
+// are replaced (redirects.CleanText). A claim whose lease another node
+// took over (it ran out) records nothing and returns ECONFLICT.
 func (db *DB) RecordWebhookAttempt(ctx context.Context, d *redirects.WebhookDelivery, a redirects.WebhookAttempt) error {
 	const op = "record webhook attempt"
 	tx, err := db.beginWrite(ctx, op)
@@ -435,33 +468,43 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, d *redirects.WebhookDeli
 	if len(a.Excerpt) > redirects.WebhookExcerpt {
 		a.Excerpt = a.Excerpt[:redirects.WebhookExcerpt]
 	}
-	a.Excerpt = strings.ToValidUTF8(a.Excerpt, "\ufffd")
-	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, n, at, status, latency_ns, error, excerpt)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, d.ID, a.N, a.At.UnixNano(), a.Status, int64(a.Latency), a.Error, a.Excerpt); err != nil {
-		return db.wrap(op, err)
-	}
-	state, next := "pending", now.Add(redirects.WebhookBackoffAfter(a.N))
-	switch {
-	case a.OK():
-		state, next = "delivered", now
-		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET last_success_at = $2 WHERE id = $1`, d.EndpointID, now.UnixNano()); err != nil {
-			return db.wrap(op, err)
-		}
-	case !now.Before(fromNanos(created).Add(redirects.WebhookRetryFor)):
-		state, next = "failed", now
-		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET disabled_at = $2 WHERE id = $1 AND disabled_at IS NULL AND last_success_at <= $3`,
-			d.EndpointID, now.UnixNano(), now.Add(-redirects.WebhookRetryFor).UnixNano()); err != nil {
-			return db.wrap(op, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET attempts = $2, state = $3, next_at = $4, lease_owner = '', lease_until = 0 WHERE id = $1`,
-		d.ID, a.N, state, next.UnixNano()); err != nil {
+	a.Error, a.Excerpt = redirects.CleanText(a.Error), redirects.CleanText(a.Excerpt)
+	if _, _, err := db.settleAttempt(ctx, tx, d.ID, d.EndpointID, fromNanos(created), a, now); err != nil {
 		return db.wrap(op, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return db.wrap(op, err)
 	}
 	return nil
+}
+
+// settleAttempt writes attempt a of a delivery and, as of now, what comes
+// next (delivered, the next try, or failed with its endpoint disabled),
+// releasing the lease; it returns the delivery's state and next time.
+func (db *DB) settleAttempt(ctx context.Context, tx *Tx, id, endpointID string, created time.Time, a redirects.WebhookAttempt, now time.Time) (string, time.Time, error) {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, n, at, status, latency_ns, error, excerpt)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, id, a.N, a.At.UnixNano(), a.Status, int64(a.Latency), a.Error, a.Excerpt); err != nil {
+		return "", now, err
+	}
+	state, next := "pending", now.Add(redirects.WebhookBackoffAfter(a.N))
+	switch {
+	case a.OK():
+		state, next = "delivered", now
+		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET last_success_at = $2 WHERE id = $1`, endpointID, now.UnixNano()); err != nil {
+			return "", now, err
+		}
+	case !now.Before(created.Add(redirects.WebhookRetryFor)):
+		state, next = "failed", now
+		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET disabled_at = $2 WHERE id = $1 AND disabled_at IS NULL AND last_success_at <= $3`,
+			endpointID, now.UnixNano(), now.Add(-redirects.WebhookRetryFor).UnixNano()); err != nil {
+			return "", now, err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET attempts = $2, state = $3, next_at = $4, lease_owner = '', lease_until = 0 WHERE id = $1`,
+		id, a.N, state, next.UnixNano()); err != nil {
+		return "", now, err
+	}
+	return state, next, nil
 }
 
 var _ redirects.WebhookStore = (*DB)(nil)

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -109,7 +110,8 @@ func testWebhookOutbox(t *testing.T, e *env) {
 }
 
 // testWebhookLease: a claimed delivery is held by one owner until its
-// lease ends; a lost lease records nothing.
+// lease ends; a lost lease records nothing, and the next claim counts the
+// try it held as an attempt whose outcome was not recorded.
 func testWebhookLease(t *testing.T, e *env) {
 	o := e.org("Acme")
 	ep := e.webhook(o.ID, []string{redirects.AuditProjectCreate}, nil)
@@ -131,8 +133,10 @@ func testWebhookLease(t *testing.T, e *env) {
 	}
 	e.attempt(b[0], 204)
 	d, err := e.webhooks().FindWebhookDelivery(e.ctx, a[0].ID)
-	if err != nil || d.State != "delivered" || len(d.Attempts) != 1 || d.Attempts[0].Status != 204 {
-		t.Fatalf("delivery after node-b's 204 = %+v, %v; want delivered with one attempt", d, err)
+	// node-a's try counts, unrecorded, as the first attempt (at its claim).
+	if err != nil || d.State != "delivered" || len(d.Attempts) != 2 || d.Attempts[1].Status != 204 ||
+		d.Attempts[0].Status != 0 || !d.Attempts[0].At.Equal(a[0].Lease.Until.Add(-redirects.WebhookLease)) || !strings.Contains(d.Attempts[0].Error, "not recorded") {
+		t.Fatalf("delivery after node-b's 204 = %+v, %v; want delivered after node-a's unrecorded attempt and node-b's", d.Attempts, err)
 	}
 	if c := e.claim("node-c"); len(c) != 0 {
 		t.Errorf("a delivered delivery was claimed again: %+v", c)
@@ -275,12 +279,19 @@ func testWebhookInvalid(t *testing.T, e *env) {
 		{"url", redirects.NewWebhookEndpoint(o.ID, "ftp://x", nil, nil), redirects.EINVALID},
 		{"url", redirects.NewWebhookEndpoint(o.ID, "https://user:pw@x/", nil, nil), redirects.EINVALID},
 		{"action", redirects.NewWebhookEndpoint(o.ID, "https://x/", []string{"Rule.Create"}, nil), redirects.EINVALID},
-		{"project", redirects.NewWebhookEndpoint(o.ID, "https://x/", nil, []string{other.ID}), redirects.EINVALID},
+		// Another organization's project is answered as an unknown one.
+		{"project", redirects.NewWebhookEndpoint(o.ID, "https://x/", nil, []string{other.ID}), redirects.ENOTFOUND},
+		{"project", redirects.NewWebhookEndpoint(o.ID, "https://x/", nil, []string{"prj_nope"}), redirects.ENOTFOUND},
 		{"org", redirects.NewWebhookEndpoint("org_nope", "https://x/", nil, nil), redirects.ENOTFOUND},
 	} {
 		err := e.webhooks().CreateWebhook(e.ctx, tc.ep)
 		if redirects.ErrorCode(err) != tc.code || !strings.Contains(strings.ToLower(err.Error()), tc.field) {
 			t.Errorf("CreateWebhook(%s %v %v): %v, want %s naming %s", tc.ep.URL, tc.ep.Actions, tc.ep.Projects, err, tc.code, tc.field)
+		}
+		if tc.code == redirects.ENOTFOUND && tc.field == "project" {
+			if want := fmt.Sprintf("project %q not found", tc.ep.Projects[0]); redirects.ErrorMessage(err) != want {
+				t.Errorf("CreateWebhook with project %s: %q, want %q, as for any project not found", tc.ep.Projects[0], redirects.ErrorMessage(err), want)
+			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"redirects"
 	"redirects/manage"
 )
 
@@ -51,9 +52,30 @@ func limitBody(limit int64, stream bool, next func(http.ResponseWriter, *http.Re
 			if err := parseForm(r, limit); isTooLarge(err) {
 				return tooLarge(limit)
 			}
+			for name, vs := range r.PostForm {
+				for _, v := range vs {
+					if err := checkField(name, v); err != nil {
+						return err
+					}
+				}
+			}
 		}
 		return next(w, r)
 	}
+}
+
+// checkField refuses a form field holding a NUL byte or invalid UTF-8
+// (redirects.CheckText), naming it, before any handler runs: what a form
+// sends ends in a store, which cannot keep such bytes as given. A password
+// is only hashed, and may hold any bytes.
+func checkField(name, v string) error {
+	if name == "password" {
+		return nil
+	}
+	if err := redirects.CheckText("The field \u201c"+name+"\u201d", v); err != nil {
+		return &pageError{status: http.StatusBadRequest, msg: redirects.ErrorMessage(err) + ": nothing was changed."}
+	}
+	return nil
 }
 
 // parseForm parses a form body already capped at limit; a multipart form
@@ -130,6 +152,9 @@ func (f *streamForm) readField(p *multipart.Part) error {
 	}
 	if len(b) > maxFieldBytes {
 		return errFieldTooLong
+	}
+	if err := checkField(p.FormName(), string(b)); err != nil {
+		return err
 	}
 	f.values.Add(p.FormName(), string(b))
 	return nil

@@ -94,7 +94,7 @@ func NewClient(allowPrivate bool) *http.Client {
 				return fmt.Errorf("%w: %s", ErrPrivateAddress, address)
 			}
 			if !Public(ap.Addr()) {
-				return fmt.Errorf("%w: %s", ErrPrivateAddress, ap.Addr())
+				return fmt.Errorf("%w: %s%s", ErrPrivateAddress, ap.Addr(), rangeOf(ap.Addr()))
 			}
 			return nil
 		}
@@ -113,32 +113,143 @@ func NewClient(allowPrivate bool) *http.Client {
 	}
 }
 
-// nonPublic are the ranges Public refuses beyond what netip classifies.
-var nonPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"), // NAT64 can reach private IPv4
-	netip.MustParsePrefix("2002::/16"),    // 6to4 likewise
+// specialPurpose are the ranges of IANA's IPv4 and IPv6 Special-Purpose
+// Address Registries (RFC 6890) whose "Globally Reachable" is False or
+// N/A, as the registries read in November 2026 (the IPv6 registry last
+// updated 2025-10-09, the IPv4 one 2020-09-04, in the copies read), plus
+// the multicast blocks and the deprecated site-local block, which the
+// registries leave to others. Public refuses an address in any of them, but for
+// the globally reachable exceptions inside them (globalExceptions). Each
+// range is tested (TestPublicPerRange).
+var specialPurpose = []struct {
+	prefix netip.Prefix
+	name   string
+}{
+	{netip.MustParsePrefix("0.0.0.0/8"), "this host on this network"},
+	{netip.MustParsePrefix("10.0.0.0/8"), "private-use"},
+	{netip.MustParsePrefix("100.64.0.0/10"), "shared address space"},
+	{netip.MustParsePrefix("127.0.0.0/8"), "loopback"},
+	{netip.MustParsePrefix("169.254.0.0/16"), "link local"},
+	{netip.MustParsePrefix("172.16.0.0/12"), "private-use"},
+	{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol assignments"}, // DS-Lite, dummy, NAT64/DNS64 discovery...
+	{netip.MustParsePrefix("192.0.2.0/24"), "documentation (TEST-NET-1)"},
+	{netip.MustParsePrefix("192.88.99.0/24"), "6to4 relay anycast (deprecated)"},
+	{netip.MustParsePrefix("192.168.0.0/16"), "private-use"},
+	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking"},
+	{netip.MustParsePrefix("198.51.100.0/24"), "documentation (TEST-NET-2)"},
+	{netip.MustParsePrefix("203.0.113.0/24"), "documentation (TEST-NET-3)"},
+	{netip.MustParsePrefix("224.0.0.0/4"), "multicast"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"}, // 255.255.255.255/32, limited broadcast, within
+	{netip.MustParsePrefix("::1/128"), "loopback"},
+	{netip.MustParsePrefix("::/128"), "unspecified"},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "local-use IPv4/IPv6 translation"},
+	{netip.MustParsePrefix("100::/64"), "discard-only"},
+	{netip.MustParsePrefix("100:0:0:1::/64"), "dummy IPv6 prefix"},
+	{netip.MustParsePrefix("2001::/23"), "IETF protocol assignments"}, // Teredo, benchmarking, ORCHID...
+	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
+	{netip.MustParsePrefix("3fff::/20"), "documentation"},
+	{netip.MustParsePrefix("5f00::/16"), "segment routing (SRv6) SIDs"},
+	{netip.MustParsePrefix("fc00::/7"), "unique-local"},
+	{netip.MustParsePrefix("fe80::/10"), "link-local unicast"},
+	{netip.MustParsePrefix("fec0::/10"), "site-local (deprecated)"},
+	{netip.MustParsePrefix("ff00::/8"), "multicast"},
+}
+
+// globalExceptions are the registries' globally reachable ranges inside
+// the refused ones above: anycast services a webhook receiver might sit
+// behind no more than any public address.
+var globalExceptions = []netip.Prefix{
+	netip.MustParsePrefix("192.0.0.9/32"),    // port control protocol anycast
+	netip.MustParsePrefix("192.0.0.10/32"),   // traversal using relays around NAT anycast
+	netip.MustParsePrefix("2001:1::1/128"),   // port control protocol anycast
+	netip.MustParsePrefix("2001:1::2/128"),   // traversal using relays around NAT anycast
+	netip.MustParsePrefix("2001:1::3/128"),   // DNS-SD service registration protocol anycast
+	netip.MustParsePrefix("2001:3::/32"),     // AMT
+	netip.MustParsePrefix("2001:4:112::/48"), // AS112-v6
+	netip.MustParsePrefix("2001:20::/28"),    // ORCHIDv2
+	netip.MustParsePrefix("2001:30::/28"),    // drone remote ID protocol entity tags
+}
+
+// embeddedIPv4 returns the IPv4 address an IPv6 address carries at a
+// fixed place, and whether it has one: IPv4-mapped (::ffff:0:0/96),
+// IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96, deprecated),
+// NAT64's well-known prefix (64:ff9b::/96) and 6to4 (2002::/16). Packets
+// to such an address reach that IPv4 address (through the host's own
+// stack, a translator or a relay), so Public judges it as that address.
+// The local-use NAT64 prefix (64:ff9b:1::/48) carries its IPv4 address
+// where its operator chose and leads into their network: it is refused
+// whole, as the registry marks it.
+func embeddedIPv4(a netip.Addr) (netip.Addr, bool) {
+	if !a.Is6() {
+		return netip.Addr{}, false
+	}
+	b := a.As16()
+	zero := func(from, to int) bool {
+		for _, x := range b[from:to] {
+			if x != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	v4 := netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	switch {
+	case zero(0, 10) && b[10] == 0xff && b[11] == 0xff: // ::ffff:a.b.c.d
+		return v4, true
+	case zero(0, 8) && b[8] == 0xff && b[9] == 0xff && zero(10, 12): // ::ffff:0:a.b.c.d
+		return v4, true
+	case zero(0, 12): // ::a.b.c.d (and :: and ::1, which judged so are refused too)
+		return v4, true
+	case b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && zero(4, 12): // 64:ff9b::a.b.c.d
+		return v4, true
+	case b[0] == 0x20 && b[1] == 0x02: // 2002:AABB:CCDD::/48
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
+	}
+	return netip.Addr{}, false
 }
 
 // Public reports whether a is an address a webhook may reach without the
-// operator's flag: not loopback, private, link-local, multicast,
-// unspecified, carrier-grade NAT or reserved.
+// operator's flag: not in a range of IANA's special-purpose registries
+// that is not globally reachable (specialPurpose: loopback, private-use,
+// link-local, shared, documentation, benchmarking, reserved, ...), nor
+// multicast, and, for an IPv6 address that embeds an IPv4 address
+// (embeddedIPv4), judged as that IPv4 address.
 func Public(a netip.Addr) bool {
-	a = a.Unmap()
-	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
+	a = a.WithZone("") // a prefix never contains an address with a zone
+	if v4, ok := embeddedIPv4(a); ok {
+		a = v4
+	}
+	if !a.IsValid() {
 		return false
 	}
-	for _, p := range nonPublic {
+	for _, p := range globalExceptions {
 		if p.Contains(a) {
+			return true
+		}
+	}
+	for _, r := range specialPurpose {
+		if r.prefix.Contains(a) {
 			return false
 		}
 	}
-	return true
+	// netip's own classes are all within the table; they stay as a guard.
+	return !(a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified())
+}
+
+// rangeOf names the refused range a falls in, for the refusal's message:
+// " (loopback, 127.0.0.0/8)", or "" when it is in none.
+func rangeOf(a netip.Addr) string {
+	a = a.WithZone("")
+	if v4, ok := embeddedIPv4(a); ok {
+		a = v4
+	}
+	for _, r := range specialPurpose {
+		if r.prefix.Contains(a) {
+			return " (" + r.name + ", " + r.prefix.String() + ")"
+		}
+	}
+	return ""
 }
 
 // Run sends deliveries until ctx ends.
@@ -178,7 +289,7 @@ func (s *Sender) RunOnce(ctx context.Context) (int, error) {
 		go func() {
 			defer wg.Done()
 			a := s.Send(context.WithoutCancel(ctx), d) // a send in flight finishes (Timeout bounds it)
-			if err := s.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), d, a); err != nil {
+			if err := s.record(context.WithoutCancel(ctx), d, a); err != nil {
 				mu.Lock()
 				first = cmpErr(first, err)
 				mu.Unlock()
@@ -187,6 +298,30 @@ func (s *Sender) RunOnce(ctx context.Context) (int, error) {
 	}
 	wg.Wait()
 	return len(ds), first
+}
+
+// record records attempt a of d. When the store refuses it for another
+// reason than a lost lease, it records the attempt again without what
+// came from the receiver (its answer's excerpt and the error text), the
+// store's refusal in their place, so that the status is kept and the
+// delivery backs off now. Should that fail too, the store counts the try
+// when it next claims the delivery (ClaimWebhookDeliveries).
+func (s *Sender) record(ctx context.Context, d *redirects.WebhookDelivery, a redirects.WebhookAttempt) error {
+	err := s.Store.RecordWebhookAttempt(ctx, d, a)
+	if err == nil || redirects.ErrorCode(err) == redirects.ECONFLICT {
+		return err
+	}
+	s.Logger.Warn("webhook attempt not recorded; recording it without the answer", "delivery", d.ID, "err", err)
+	msg := err.Error()
+	if len(msg) > 512 {
+		msg = msg[:512] + "..."
+	}
+	bare := redirects.WebhookAttempt{At: a.At, Status: a.Status, Latency: a.Latency,
+		Error: redirects.CleanText("the answer could not be recorded: " + msg)}
+	if err := s.Store.RecordWebhookAttempt(ctx, d, bare); err != nil {
+		return fmt.Errorf("webhook delivery %s: attempt not recorded (its try counts when the delivery is next claimed): %w", d.ID, err)
+	}
+	return nil
 }
 
 func cmpErr(a, b error) error {
@@ -235,7 +370,11 @@ func (s *Sender) Send(ctx context.Context, d *redirects.WebhookDelivery) redirec
 	return s.logged(d, a)
 }
 
+// logged cleans what came from the receiver (redirects.CleanText: NUL
+// and invalid UTF-8, which a store would refuse) and logs a failed
+// attempt.
 func (s *Sender) logged(d *redirects.WebhookDelivery, a redirects.WebhookAttempt) redirects.WebhookAttempt {
+	a.Error, a.Excerpt = redirects.CleanText(a.Error), redirects.CleanText(a.Excerpt)
 	if !a.OK() {
 		s.Logger.Warn("webhook delivery failed", "delivery", d.ID, "endpoint", d.EndpointID, "url", d.URL,
 			"status", a.Status, "err", a.Error, "attempt", len(d.Attempts)+1)

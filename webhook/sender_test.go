@@ -224,8 +224,9 @@ func TestPrivateRefused(t *testing.T) {
 	if err != nil || len(ds) != 1 || len(ds[0].Attempts) != 1 {
 		t.Fatalf("deliveries: %+v, %v", ds, err)
 	}
-	if a := ds[0].Attempts[0]; a.Status != 0 || !strings.Contains(a.Error, "refused") || !strings.Contains(a.Error, "webhook-allow-private") {
-		t.Errorf("attempt = %+v, want refused naming the flag", a)
+	if a := ds[0].Attempts[0]; a.Status != 0 || !strings.Contains(a.Error, "refused") || !strings.Contains(a.Error, "webhook-allow-private") ||
+		!strings.Contains(a.Error, "(loopback, ") {
+		t.Errorf("attempt = %+v, want refused naming the flag and the range", a)
 	}
 	if !strings.Contains(logs.String(), "webhook delivery failed") || !strings.Contains(logs.String(), "refused") {
 		t.Errorf("log = %q, want the refusal", logs.String())

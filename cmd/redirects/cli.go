@@ -193,7 +193,7 @@ func parseOptional(fs *flag.FlagSet, args []string, positional ...string) ([]str
 	if len(pos) > len(positional) {
 		return nil, usagef("%s takes at most %s, got %q", fs.Name(), strings.Join(positional, " "), strings.Join(pos, " "))
 	}
-	return pos, nil
+	return pos, checkPositional(pos, positional)
 }
 
 // parse parses flags and positional arguments in any order, and checks the
@@ -209,7 +209,41 @@ func parse(fs *flag.FlagSet, args []string, positional ...string) ([]string, err
 		}
 		return nil, usagef("%s takes %s", fs.Name(), strings.Join(positional, " "))
 	}
-	return pos, nil
+	return pos, checkPositional(pos, positional)
+}
+
+// notText are the flags whose values are not text for the store: files,
+// commands, URLs of the database and a path to look up, which may be any
+// bytes the system takes.
+var notText = map[string]bool{"db": true, "config": true, "file": true, "f": true, "out": true, "errors-file": true,
+	"junit": true, "tls-cert": true, "tls-key": true, "haproxy-socket": true, "haproxy-map": true, "reload": true,
+	"check": true, "path": true}
+
+// checkFlags refuses a flag value, other than notText's, holding a NUL
+// byte or invalid UTF-8 (redirects.CheckText), naming the flag: the
+// values of the others end in a store, which cannot keep them as given.
+func checkFlags(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && !notText[f.Name] {
+			err = redirects.CheckText("--"+f.Name, f.Value.String())
+		}
+	})
+	return err
+}
+
+// checkPositional is checkFlags for the positional arguments, named as
+// the synopsis names them; a FILE is not text.
+func checkPositional(pos, names []string) error {
+	for i, p := range pos {
+		if i < len(names) && strings.Contains(names[i], "FILE") {
+			continue
+		}
+		if err := redirects.CheckText(names[min(i, len(names)-1)], p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // parseFlags parses flags and positional arguments in any order and
@@ -237,7 +271,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-	return pos, nil
+	return pos, checkFlags(fs)
 }
 
 // suggestFlag returns a suggestion for the flag that err says is not
