@@ -27,6 +27,14 @@ import (
 // are read as an import is, without this cap).
 const MaxFileSize = 64 << 20
 
+// MaxRulesFileSize and MaxRulesFileRows cap the rules CSV a project file
+// names (rulesFile): as much as one import through the management API
+// takes (manage.DefaultMaxImportBytes, manage.MaxImportRows).
+const (
+	MaxRulesFileSize = 200 << 20
+	MaxRulesFileRows = 1_000_000
+)
+
 // File is a project file as written: JSON, every field but project
 // optional. A field left out is not managed: apply leaves it as it is.
 type File struct {
@@ -81,8 +89,15 @@ type Desired struct {
 	Deploy bool
 }
 
+// maxProblems bounds the problems one error lists; past it the error says
+// how many more there are.
+const maxProblems = 100
+
 // Read reads and checks the project file at path. A bad file gets one
-// EINVALID error that names the file and every problem found.
+// EINVALID error that names the file and every problem found (the first
+// maxProblems), each where it is: a line and column of the file, a rule's
+// index, a line of a file beside it. The files it names (rulesFile,
+// testsFile) are read inside its folder only (beside).
 func Read(path string) (*Desired, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -96,18 +111,28 @@ func Read(path string) (*Desired, error) {
 	if len(data) > MaxFileSize {
 		return nil, redirects.Errorf(redirects.EINVALID, "%s is larger than %d MiB; put the rules in a CSV beside it (rulesFile)", path, MaxFileSize>>20)
 	}
+	if msg := textProblem(data); msg != "" {
+		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, msg)
+	}
+	if problems := checkKeys(data); len(problems) > 0 {
+		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, strings.Join(problems, "\n"))
+	}
 	var file File
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&file); err != nil {
-		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, jsonProblem(data, err))
-	}
-	if dec.More() {
-		return nil, redirects.Errorf(redirects.EINVALID, "%s: more than one JSON value", path)
+		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, clip(jsonProblem(data, err)))
 	}
 	d := &Desired{Path: path, ProjectID: strings.TrimSpace(file.Project), Deploy: file.Deploy == nil || *file.Deploy}
 	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	more := 0
+	bad := func(format string, args ...any) {
+		if len(problems) == maxProblems {
+			more++
+			return
+		}
+		problems = append(problems, clip(fmt.Sprintf(format, args...)))
+	}
 	if d.ProjectID == "" {
 		bad("project: the project's ID is required")
 	}
@@ -141,7 +166,8 @@ func Read(path string) (*Desired, error) {
 		}
 		d.ShrinkLimit = file.ShrinkLimit
 	}
-	dir := filepath.Dir(path)
+	b := &beside{dir: filepath.Dir(path)}
+	defer b.close()
 	settings := redirects.Settings{}
 	if d.Settings != nil {
 		settings = *d.Settings
@@ -160,7 +186,7 @@ func Read(path string) (*Desired, error) {
 				err = r.Validate()
 			}
 			if err != nil {
-				bad("rules[%d] (source %q): %s", i, rf.Source, redirects.ErrorMessage(err))
+				bad("rules[%d] (source %s): %s", i, quoteShort(rf.Source), redirects.ErrorMessage(err))
 				continue
 			}
 			k := r.MatchType.String() + " " + settings.Key(r.Source)
@@ -172,40 +198,38 @@ func Read(path string) (*Desired, error) {
 			d.Rules = append(d.Rules, r)
 		}
 	default:
-		rp := filepath.Join(dir, file.RulesFile)
-		rf, err := os.Open(rp)
-		if err != nil {
-			bad("rulesFile: cannot read %s: %v", rp, errors.Unwrap(err))
-			break
-		}
-		rules, _, badLines, err := export.ReadRules(rf, export.ReadOptions{Settings: settings, Hosts: d.Hosts})
-		rf.Close()
-		if err != nil {
-			bad("rulesFile %s: %s", rp, redirects.ErrorMessage(err))
-		}
-		for _, l := range badLines {
-			bad("rulesFile %s: line %d: %s", rp, l.Line, l.Message)
-		}
-		d.Rules = rules
+		d.Rules = b.rules(file.RulesFile, export.ReadOptions{Settings: settings, Hosts: d.Hosts}, bad)
 	}
 	switch {
 	case file.Tests != nil && file.TestsFile != "":
 		bad("tests and testsFile: give the tests inline or in a CSV beside the file, not both")
 	case file.Tests != nil:
+		for i, c := range *file.Tests {
+			for _, v := range []struct{ key, s string }{{"path", c.Path}, {"destination", c.Destination}, {"finalDestination", c.FinalDestination}} {
+				if strings.ContainsRune(v.s, 0) {
+					bad("tests[%d].%s: holds a NUL byte", i, v.key)
+				}
+			}
+		}
 		d.Tests, d.TestsSet = casesCSV(*file.Tests), true
 	case file.TestsFile != "":
-		data, err := os.ReadFile(filepath.Join(dir, file.TestsFile))
-		if err != nil {
-			bad("testsFile: cannot read %s: %v", filepath.Join(dir, file.TestsFile), errors.Unwrap(err))
-		}
-		d.Tests, d.TestsSet = string(data), true
+		d.Tests, d.TestsSet = b.tests(file.TestsFile, bad), true
 	}
 	if d.TestsSet && strings.TrimSpace(d.Tests) != "" {
 		cases, err := safety.ParseCases(strings.NewReader(d.Tests))
 		if err != nil {
-			bad("tests: %s", redirects.ErrorMessage(err))
+			field := "tests"
+			if file.TestsFile != "" {
+				field = "testsFile " + quoteShort(file.TestsFile)
+			}
+			for _, msg := range strings.Split(redirects.ErrorMessage(err), "\n") {
+				bad("%s: %s", field, msg)
+			}
 		}
 		d.Cases = cases
+	}
+	if more > 0 {
+		problems = append(problems, fmt.Sprintf("... and %d more problems", more))
 	}
 	if len(problems) > 0 {
 		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, strings.Join(problems, "\n"))
