@@ -112,6 +112,7 @@ func (c *container) valueDone() {
 // nil for a file whose keys are all as documented, each once.
 func checkKeys(data []byte) []string {
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // a number is only walked past: 1e999 is Decode's to refuse
 	pos := newPositions(data)
 	var stack []*container
 	var problems []string
@@ -157,9 +158,12 @@ func checkKeys(data []byte) []string {
 			continue
 		}
 		if top == nil {
+			line, col := pos.at(keyStart(data, before))
 			if values++; values > 1 {
-				line, col := pos.at(keyStart(data, before))
 				return append(problems, fmt.Sprintf("line %d, column %d: more than one JSON value", line, col))
+			}
+			if tok != json.Delim('{') {
+				return append(problems, fmt.Sprintf("line %d, column %d: the file is not a JSON object {...}", line, col))
 			}
 		}
 		switch tok {
@@ -187,6 +191,9 @@ func checkKeys(data []byte) []string {
 				top.valueDone()
 			}
 		}
+	}
+	if values == 0 {
+		return []string{"the file is empty; it must be a JSON object {...}"}
 	}
 	return problems
 }

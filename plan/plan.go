@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -274,9 +275,12 @@ func casesCSV(cases []safety.Case) string {
 	return b.String()
 }
 
-// jsonProblem says where a JSON error is: its line and column.
+// jsonProblem says what a decoding error is and where: its line and
+// column. A value of the wrong type is named by its field and its JSON
+// type, never quoted (a number may be megabytes long).
 func jsonProblem(data []byte, err error) string {
 	var off int64 = -1
+	msg := strings.TrimPrefix(err.Error(), "json: ")
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
@@ -284,13 +288,39 @@ func jsonProblem(data []byte, err error) string {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+		what, _, _ := strings.Cut(te.Value, " ")
+		field := te.Field
+		if field == "" {
+			field = "the file"
+		}
+		msg = fmt.Sprintf("%s: a JSON %s, want %s", field, what, jsonType(te.Type))
 	}
-	if off < 0 || off > int64(len(data)) {
-		return err.Error()
+	if off < 1 || off > int64(len(data)) {
+		return msg
 	}
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
-	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+	line, col := newPositions(data).at(int(off) - 1)
+	return fmt.Sprintf("line %d, column %d: %s", line, col, msg)
+}
+
+// jsonType names the JSON a Go type is decoded from.
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number that fits in " + strconv.Itoa(t.Bits()) + " bits"
+	}
+	return t.String()
 }
 
 // Store is what a plan reads and apply writes.
