@@ -62,36 +62,33 @@ func shapeOf(t reflect.Type) *shape {
 type container struct {
 	shape  *shape
 	object bool
-	// where names the container in messages: "" for the file, "settings",
-	// "rules[3]".
-	where string
 	// expectKey says an object's next token is a key (or its end); key is
 	// the key whose value comes next.
 	expectKey bool
 	key       string
-	// seen holds the line of each key of an object; index is an array's
+	// seen holds each key of an object and its line; index is an array's
 	// next element.
-	seen  map[string]int
+	seen  []seenKey
 	index int
 }
 
-// child returns the shape and name of the value that comes next in c.
-func (c *container) child() (*shape, string) {
-	if c.object {
-		var s *shape
-		if c.shape != nil {
-			s = c.shape.keys[c.key]
-		}
-		if c.where == "" {
-			return s, c.key
-		}
-		return s, c.where + "." + c.key
+// seenKey is a key of an object and the line it is on. An object of a
+// project file has a few keys: a list is cheaper than a map, and a file
+// of a million rules makes a million objects.
+type seenKey struct {
+	key  string
+	line int
+}
+
+// childShape returns the shape of the value that comes next in c.
+func (c *container) childShape() *shape {
+	switch {
+	case c.shape == nil:
+		return nil
+	case c.object:
+		return c.shape.keys[c.key]
 	}
-	var s *shape
-	if c.shape != nil {
-		s = c.shape.elem
-	}
-	return s, c.where + "[" + strconv.Itoa(c.index) + "]"
+	return c.shape.elem
 }
 
 // valueDone moves c past a value it holds.
@@ -103,18 +100,36 @@ func (c *container) valueDone() {
 	}
 }
 
+// where names the innermost container of stack for messages: "" for the
+// file itself, "settings", "rules[3]". It is built only for a message.
+func where(stack []container) string {
+	var b strings.Builder
+	for _, c := range stack[:len(stack)-1] {
+		if c.object {
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(c.key)
+		} else {
+			b.WriteString("[" + strconv.Itoa(c.index) + "]")
+		}
+	}
+	return b.String()
+}
+
 // checkKeys walks a project file's JSON token by token before it is
 // decoded, since encoding/json lets the last of two equal keys win and
 // matches keys without regard to case: it reports each key that appears
 // twice in one object, and each key spelled otherwise than File's JSON tags
-// spell it ("Deploy"), with their lines and columns. Broken JSON and
-// nesting deeper than MaxDepth end the walk with one problem. It returns
-// nil for a file whose keys are all as documented, each once.
+// spell it ("Deploy"), with their lines and columns. Broken JSON, a file
+// that is not one object and nesting deeper than MaxDepth end the walk
+// with one problem. It returns nil for a file whose keys are all as
+// documented, each once.
 func checkKeys(data []byte) []string {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber() // a number is only walked past: 1e999 is Decode's to refuse
 	pos := newPositions(data)
-	var stack []*container
+	var stack []container
 	var problems []string
 	values := 0
 	for len(problems) < maxKeyProblems {
@@ -128,7 +143,7 @@ func checkKeys(data []byte) []string {
 		}
 		var top *container
 		if len(stack) > 0 {
-			top = stack[len(stack)-1]
+			top = &stack[len(stack)-1]
 		}
 		if top != nil && top.object && top.expectKey {
 			if tok == json.Delim('}') {
@@ -141,13 +156,20 @@ func checkKeys(data []byte) []string {
 			key, _ := tok.(string)
 			line, col := pos.at(keyStart(data, before))
 			in := ""
-			if top.where != "" {
-				in = " in " + top.where
+			if w := where(stack); w != "" {
+				in = " in " + w
 			}
-			if first, dup := top.seen[key]; dup {
+			first := -1
+			for _, k := range top.seen {
+				if k.key == key {
+					first = k.line
+					break
+				}
+			}
+			if first >= 0 {
 				problems = append(problems, fmt.Sprintf("line %d, column %d: %s appears twice%s (first on line %d)", line, col, quoteShort(key), in, first))
 			} else {
-				top.seen[key] = line
+				top.seen = append(top.seen, seenKey{key, line})
 				if top.shape != nil {
 					if _, known := top.shape.keys[key]; !known {
 						problems = append(problems, fmt.Sprintf("line %d, column %d: unknown field %s%s", line, col, quoteShort(key), in))
@@ -172,15 +194,11 @@ func checkKeys(data []byte) []string {
 				line, col := pos.at(int(dec.InputOffset()) - 1)
 				return append(problems, fmt.Sprintf("line %d, column %d: nested deeper than %d levels", line, col, MaxDepth))
 			}
-			s, where := fileShape, ""
+			s := fileShape
 			if top != nil {
-				s, where = top.child()
+				s = top.childShape()
 			}
-			c := &container{shape: s, object: tok == json.Delim('{'), where: where}
-			if c.object {
-				c.expectKey, c.seen = true, map[string]int{}
-			}
-			stack = append(stack, c)
+			stack = append(stack, container{shape: s, object: tok == json.Delim('{'), expectKey: tok == json.Delim('{')})
 		case json.Delim(']'):
 			stack = stack[:len(stack)-1]
 			if len(stack) > 0 {
