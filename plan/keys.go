@@ -124,14 +124,15 @@ func where(stack []container) string {
 // spell it ("Deploy"), with their lines and columns. Broken JSON, a file
 // that is not one object and nesting deeper than MaxDepth end the walk
 // with one problem. It returns nil for a file whose keys are all as
-// documented, each once.
-func checkKeys(data []byte) []string {
+// documented, each once, and the offset where the value of the file's
+// "rules" starts (-1 for none).
+func checkKeys(data []byte) (problems []string, rulesAt int) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber() // a number is only walked past: 1e999 is Decode's to refuse
 	pos := newPositions(data)
 	var stack []container
-	var problems []string
 	values := 0
+	rulesAt = -1
 	for len(problems) < maxKeyProblems {
 		before := dec.InputOffset()
 		tok, err := dec.Token()
@@ -139,7 +140,7 @@ func checkKeys(data []byte) []string {
 			break
 		}
 		if err != nil {
-			return append(problems, syntaxProblem(pos, err))
+			return append(problems, syntaxProblem(pos, err)), -1
 		}
 		var top *container
 		if len(stack) > 0 {
@@ -182,21 +183,31 @@ func checkKeys(data []byte) []string {
 		if top == nil {
 			line, col := pos.at(keyStart(data, before))
 			if values++; values > 1 {
-				return append(problems, fmt.Sprintf("line %d, column %d: more than one JSON value", line, col))
+				return append(problems, fmt.Sprintf("line %d, column %d: more than one JSON value", line, col)), -1
 			}
 			if tok != json.Delim('{') {
-				return append(problems, fmt.Sprintf("line %d, column %d: the file is not a JSON object {...}", line, col))
+				return append(problems, fmt.Sprintf("line %d, column %d: the file is not a JSON object {...}", line, col)), -1
 			}
+		}
+		if len(stack) == 1 && stack[0].key == "rules" {
+			rulesAt = keyStart(data, before)
+		}
+		if len(stack) == 2 && stack[0].key == "rules" && !stack[1].object && stack[1].index == MaxRulesFileRows {
+			line, col := pos.at(keyStart(data, before))
+			return append(problems, fmt.Sprintf("line %d, column %d: rules: more than %d rules, the most one import takes; split them", line, col, MaxRulesFileRows)), -1
 		}
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
 			if len(stack) >= MaxDepth {
 				line, col := pos.at(int(dec.InputOffset()) - 1)
-				return append(problems, fmt.Sprintf("line %d, column %d: nested deeper than %d levels", line, col, MaxDepth))
+				return append(problems, fmt.Sprintf("line %d, column %d: nested deeper than %d levels", line, col, MaxDepth)), -1
 			}
 			s := fileShape
 			if top != nil {
 				s = top.childShape()
+			}
+			if s != nil && (tok == json.Delim('{')) != (s.keys != nil) {
+				s = nil // of the wrong type, which decoding reports
 			}
 			stack = append(stack, container{shape: s, object: tok == json.Delim('{'), expectKey: tok == json.Delim('{')})
 		case json.Delim(']'):
@@ -211,9 +222,37 @@ func checkKeys(data []byte) []string {
 		}
 	}
 	if values == 0 {
-		return []string{"the file is empty; it must be a JSON object {...}"}
+		return []string{"the file is empty; it must be a JSON object {...}"}, -1
 	}
-	return problems
+	return problems, rulesAt
+}
+
+// longString returns the offset of the first string of data longer than
+// max bytes as written, or -1. It runs before the walk: encoding/json
+// would hold such a string whole, twice, before anything could refuse it.
+func longString(data []byte, max int) int {
+	start := -1 // the opening quote of the string being scanned
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case start < 0:
+			if c == '"' {
+				start = i
+			}
+			continue
+		case c == '\\':
+			i++
+		case c == '"':
+			start = -1
+			continue
+		}
+		if i-start > max {
+			return start
+		}
+	}
+	if start >= 0 && len(data)-start-1 > max {
+		return start
+	}
+	return -1
 }
 
 // keyStart returns where the token after offset starts: past the white

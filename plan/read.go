@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -88,6 +89,122 @@ type Desired struct {
 // how many more there are.
 const maxProblems = 100
 
+// MaxStringLen bounds a string of a project file, in bytes as written: a
+// source or destination is at most 2 KiB, a key or an ID far less.
+const MaxStringLen = 64 << 10
+
+// problems collects the problems of a project file.
+type problems struct {
+	list []string
+	more int
+}
+
+// add adds a problem, clipped (clip), or counts it past maxProblems.
+func (p *problems) add(format string, args ...any) {
+	if len(p.list) == maxProblems {
+		p.more++
+		return
+	}
+	p.list = append(p.list, clip(fmt.Sprintf(format, args...)))
+}
+
+// err returns the problems as one EINVALID error, or nil for none.
+func (p *problems) err() error {
+	if len(p.list) == 0 {
+		return nil
+	}
+	list := p.list
+	if p.more > 0 {
+		list = append(list, fmt.Sprintf("... and %d more problems", p.more))
+	}
+	return redirects.Errorf(redirects.EINVALID, "%s", strings.Join(list, "\n"))
+}
+
+// fileJSON is File as Read decodes it: the rules are not decoded into a
+// slice of RuleFile but one by one from their place in the file
+// (decodeRules), each kept only as a redirects.Rule, and not at all once
+// the file has a problem.
+type fileJSON struct {
+	File
+	Rules *present `json:"rules,omitempty"`
+}
+
+// present records that a value is there, and skips it.
+type present struct{}
+
+func (*present) UnmarshalJSON([]byte) error { return nil }
+
+// decodeRules decodes the rules array of data, at the offset checkKeys
+// found, and returns its rules checked, or reports their problems to p.
+func decodeRules(data []byte, at int, settings redirects.Settings, p *problems) []redirects.Rule {
+	dec := json.NewDecoder(bytes.NewReader(data[at:]))
+	tok, err := dec.Token()
+	if tok != json.Delim('[') || err != nil {
+		line, col := newPositions(data).at(at)
+		p.add("line %d, column %d: rules: a JSON %s, want an array", line, col, jsonKind(tok))
+		return nil
+	}
+	rules := []redirects.Rule{}
+	type key struct {
+		match  redirects.MatchType
+		source string
+	}
+	seen := map[key]int{}
+	for i := 0; dec.More(); i++ {
+		if i == MaxRulesFileRows {
+			p.add("rules: more than %d rules, the most one import takes", MaxRulesFileRows)
+			return nil
+		}
+		var rf RuleFile
+		start := keyStart(data, int64(at)+dec.InputOffset()) // a Decode error's offset counts from here
+		if err := dec.Decode(&rf); err != nil {
+			p.add("%s", jsonProblem(data, int64(start), "rules["+strconv.Itoa(i)+"]", err))
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				continue // the decoder is past the value
+			}
+			return nil
+		}
+		r, err := rf.rule()
+		if err == nil {
+			err = r.Validate()
+		}
+		if err != nil {
+			p.add("rules[%d] (source %s): %s", i, quoteShort(rf.Source), redirects.ErrorMessage(err))
+			continue
+		}
+		k := key{r.MatchType, settings.Key(r.Source)}
+		if j, dup := seen[k]; dup {
+			p.add("rules[%d]: a %s rule for source %q is already rules[%d] (under the settings %s)", i, r.MatchType, r.Source, j, settings)
+			continue
+		}
+		seen[k] = i
+		if len(p.list) == 0 {
+			// A file with a problem is refused: its rules are not kept.
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}
+
+// jsonKind names the JSON type of a token for messages.
+func jsonKind(tok json.Token) string {
+	switch tok.(type) {
+	case json.Delim:
+		if tok == json.Delim('{') {
+			return "object"
+		}
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return "number"
+}
+
 // Read reads and checks the project file at path. A bad file gets one
 // EINVALID error that names the file and every problem found (the first
 // maxProblems), each where it is: a line and column of the file, a rule's
@@ -121,25 +238,23 @@ func Read(path string) (*Desired, error) {
 	if msg := textProblem(data); msg != "" {
 		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, msg)
 	}
-	if problems := checkKeys(data); len(problems) > 0 {
-		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, strings.Join(problems, "\n"))
+	if at := longString(data, MaxStringLen); at >= 0 {
+		line, col := newPositions(data).at(at)
+		return nil, redirects.Errorf(redirects.EINVALID, "%s: line %d, column %d: a string longer than %d KiB; no value of a project file is that long", path, line, col, MaxStringLen>>10)
+	}
+	keys, rulesAt := checkKeys(data)
+	if len(keys) > 0 {
+		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, strings.Join(keys, "\n"))
 	}
 	// checkKeys let through only keys spelled as File's tags, each once,
 	// and one value: Unmarshal, which decodes in place, can match them.
-	var file File
+	var file fileJSON
 	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, clip(jsonProblem(data, err)))
+		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, clip(jsonProblem(data, 0, "", err)))
 	}
 	d := &Desired{Path: path, ProjectID: strings.TrimSpace(file.Project), Deploy: file.Deploy == nil || *file.Deploy}
-	var problems []string
-	more := 0
-	bad := func(format string, args ...any) {
-		if len(problems) == maxProblems {
-			more++
-			return
-		}
-		problems = append(problems, clip(fmt.Sprintf(format, args...)))
-	}
+	p := &problems{}
+	bad := p.add
 	if d.ProjectID == "" {
 		bad("project: the project's ID is required")
 	}
@@ -184,28 +299,8 @@ func Read(path string) (*Desired, error) {
 		bad("rules and rulesFile: give the rules inline or in a CSV beside the file, not both")
 	case file.Rules == nil && file.RulesFile == "":
 		bad("rules: the file gives no rules (\"rules\": [...] inline, or \"rulesFile\": \"rules.csv\"; \"rules\": [] for none)")
-	case file.Rules != nil && len(*file.Rules) > MaxRulesFileRows:
-		bad("rules: %d rules, more than the %d one import takes", len(*file.Rules), MaxRulesFileRows)
 	case file.Rules != nil:
-		d.Rules = make([]redirects.Rule, 0, len(*file.Rules))
-		seen := map[string]int{}
-		for i, rf := range *file.Rules {
-			r, err := rf.rule()
-			if err == nil {
-				err = r.Validate()
-			}
-			if err != nil {
-				bad("rules[%d] (source %s): %s", i, quoteShort(rf.Source), redirects.ErrorMessage(err))
-				continue
-			}
-			k := r.MatchType.String() + " " + settings.Key(r.Source)
-			if j, dup := seen[k]; dup {
-				bad("rules[%d]: a %s rule for source %q is already rules[%d] (under the settings %s)", i, r.MatchType, r.Source, j, settings)
-				continue
-			}
-			seen[k] = i
-			d.Rules = append(d.Rules, r)
-		}
+		d.Rules = decodeRules(data, rulesAt, settings, p)
 	default:
 		d.Rules = b.rules(file.RulesFile, export.ReadOptions{Settings: settings, Hosts: d.Hosts}, bad)
 	}
@@ -237,11 +332,8 @@ func Read(path string) (*Desired, error) {
 		}
 		d.Cases = cases
 	}
-	if more > 0 {
-		problems = append(problems, fmt.Sprintf("... and %d more problems", more))
-	}
-	if len(problems) > 0 {
-		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, strings.Join(problems, "\n"))
+	if err := p.err(); err != nil {
+		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, redirects.ErrorMessage(err))
 	}
 	return d, nil
 }
@@ -303,10 +395,11 @@ func casesCSV(cases []safety.Case) string {
 	return b.String()
 }
 
-// jsonProblem says what a decoding error is and where: its line and
-// column. A value of the wrong type is named by its field and its JSON
-// type, never quoted (a number may be megabytes long).
-func jsonProblem(data []byte, err error) string {
+// jsonProblem says what a decoding error of data[base:] is and where: its
+// line and column in data. A value of the wrong type is named by its field
+// (after prefix, "rules[3]") and its JSON type, never quoted (a number may
+// be megabytes long).
+func jsonProblem(data []byte, base int64, prefix string, err error) string {
 	var off int64 = -1
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	var se *json.SyntaxError
@@ -318,15 +411,20 @@ func jsonProblem(data []byte, err error) string {
 		off = te.Offset
 		what, _, _ := strings.Cut(te.Value, " ")
 		field := te.Field
-		if field == "" {
+		switch {
+		case prefix != "" && field != "":
+			field = prefix + "." + field
+		case prefix != "":
+			field = prefix
+		case field == "":
 			field = "the file"
 		}
 		msg = fmt.Sprintf("%s: a JSON %s, want %s", field, what, jsonType(te.Type))
 	}
-	if off < 1 || off > int64(len(data)) {
+	if off < 1 || base+off > int64(len(data)) {
 		return msg
 	}
-	line, col := newPositions(data).at(int(off) - 1)
+	line, col := newPositions(data).at(int(base+off) - 1)
 	return fmt.Sprintf("line %d, column %d: %s", line, col, msg)
 }
 

@@ -68,13 +68,13 @@ func fuzzSeeds(tb testing.TB) []string {
 		tb.Fatal("docs/plan.md has no json example")
 	}
 	up := strings.Repeat("../", 30)
-	for _, s := range []string{
+	seeds = append(seeds,
 		`{"project": "prj_1", "rulesFile": "rules.csv", "testsFile": "tests.csv"}`,
 		`{"project": "prj_1", "rulesFile": "sub/a.csv", "testsFile": "./tests.csv", "deploy": false}`,
 		`{"project": "prj_1", "rulesFile": "../secret.csv"}`,
 		`{"project": "prj_1", "rules": [], "testsFile": "../secret.csv"}`,
-		`{"project": "prj_1", "rules": [], "testsFile": "` + up + `proc/self/environ"}`,
-		`{"project": "prj_1", "rules": [], "testsFile": "` + up + `dev/zero"}`,
+		`{"project": "prj_1", "rules": [], "testsFile": "`+up+`proc/self/environ"}`,
+		`{"project": "prj_1", "rules": [], "testsFile": "`+up+`dev/zero"}`,
 		`{"project": "prj_1", "rules": [], "testsFile": "/dev/zero"}`,
 		`{"project": "prj_1", "rulesFile": "up.csv"}`,
 		`{"project": "prj_1", "rules": [], "testsFile": "abs.csv"}`,
@@ -89,17 +89,18 @@ func fuzzSeeds(tb testing.TB) []string {
 		`{"project": "prj_1", "rules": [{"source": "/a", "destination": "/b", "Source": "/c"}]}`,
 		`{"project": "prj_1", "rules": [], "settings": {"caseSensitive": true, "caseSensitive": false}}`,
 		`{"project": "prj_1", "rules": [], "tests": [{"path": "/a\u0000", "statusCode": 0}]}`,
-		`{"project": "prj_1", "rules": [], "hosts": ` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`,
-		`{"project": "prj_1", "rules": [], "x": ` + strings.Repeat(`{"a":`, 70) + `1` + strings.Repeat("}", 70) + `}`,
-		`{"project": "prj_1", "rules": [{"source": "/` + strings.Repeat("a", 5000) + `", "destination": "/b"}]}`,
-		`{"project": "prj_1", "rules": [{"source": "/a", "destination": "/b", "statusCode": 1` + strings.Repeat("0", 500) + `}]}`,
+		`{"project": "prj_1", "rules": [], "hosts": `+strings.Repeat("[", 70)+strings.Repeat("]", 70)+`}`,
+		`{"project": "prj_1", "rules": [], "x": `+strings.Repeat(`{"a":`, 70)+`1`+strings.Repeat("}", 70)+`}`,
+		`{"project": "prj_1", "rules": [{"source": "/`+strings.Repeat("a", 5000)+`", "destination": "/b"}]}`,
+		`{"project": "prj_1", "rules": [{"source": "/a", "destination": "/b", "statusCode": 1`+strings.Repeat("0", 500)+`}]}`,
 		"{\"project\": \"prj_\xff\", \"rules\": []}",
 		`{"project": "prj_1", "rules": []} {"project": "prj_2"}`,
 		`[1, 2]`,
 		``,
-	} {
-		seeds = append(seeds, s)
-	}
+		`{"project": "prj_1", "rules": {"source": "/a"}}`,
+		`{"project": "prj_1", "rules": [{"source": "/a", "destination": "/b", "statusCode": "301"}, {"source": "/c", "priority": 1.5}]}`,
+		`{"project": "prj_1", "rules": [], "hosts": ["`+strings.Repeat("h", MaxStringLen+1)+`"]}`,
+	)
 	return seeds
 }
 

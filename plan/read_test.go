@@ -71,7 +71,7 @@ func TestReadQuotesShortExcerpts(t *testing.T) {
 		t.Fatalf("the error quotes the test file's header: %.300s", err)
 	}
 	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [{"source": "/a", "destination": "/b", "statusCode": 1` + strings.Repeat("0", 100_000) + `}]}`})
-	wantRefused(t, err, "line 1, column 100080: rules.statusCode: a JSON number, want a whole number")
+	wantRefused(t, err, "line 1, column 100080: rules[0].statusCode: a JSON number, want a whole number")
 	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rulesFile": "r.csv"}`,
 		"r.csv": "source,destination,statusCode,matchType\n/a,/b,301,exact\n/c,/d,999" + long + ",exact\n"})
 	wantRefused(t, err, `rulesFile "r.csv": line 3: statusCode "999xxx`)
@@ -114,4 +114,24 @@ func TestReadFilesInsideTheFolder(t *testing.T) {
 	if err != nil || len(d.Rules) != 1 || len(d.Cases) != 1 || d.Rules[0].Source != "/a" || d.Cases[0].Destination != "/b" {
 		t.Fatalf("Read: %v, %+v; want the rule /a and the case /a", err, d)
 	}
+}
+
+// TestReadRulesOneByOne: inline rules are decoded one at a time, so a
+// value of the wrong type is named by its rule's index and the rules after
+// it are still checked; rules that are not an array, and a string longer
+// than any value of a project file, are refused where they are.
+func TestReadRulesOneByOne(t *testing.T) {
+	_, err := readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [
+  {"source": "/a", "destination": "/b", "statusCode": "301"},
+  {"source": "/c", "destination": "/d", "priority": 1.5},
+  {"source": "e", "destination": "/f"}]}`})
+	wantRefused(t, err, "line 2, column 59: rules[0].statusCode: a JSON string, want a whole number",
+		"line 3, column 58: rules[1].priority: a JSON number, want a whole number",
+		`rules[2] (source "e"): `)
+	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p",
+  "rules": {"source": "/a"}}`})
+	wantRefused(t, err, "line 2, column 12: rules: a JSON object, want an array")
+	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [],
+  "hosts": ["` + strings.Repeat("h", MaxStringLen+1) + `"]}`})
+	wantRefused(t, err, "line 2, column 13: a string longer than 64 KiB")
 }
