@@ -197,3 +197,99 @@ func TestPlanFileKeysAsDocumented(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanHostileFilesResources drives redirects plan, the real binary,
+// with project files and a rules file of about 60 to 100 MB built to make
+// a reader hold or print too much: each is refused (exit 1) with an answer
+// under 1 MiB, and the process's peak resident memory exceeds that of a
+// plan of a small file by less than 4 times the input's size.
+func TestPlanHostileFilesResources(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes files of 60 to 100 MB")
+	}
+	c := newCLI(t)
+	_, p := c.setup()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "www.json")
+	run := func(t *testing.T) (result, int64) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, binary(t), "plan", "-f", file)
+		cmd.Env = append(os.Environ(), "REDIRECTS_DB="+c.db)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatalf("running redirects plan: %v", err)
+		}
+		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		if !ok {
+			t.Skip("this platform reports no peak resident memory")
+		}
+		return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}, ru.Maxrss << 10 // Linux: KiB
+	}
+	// write writes head, then pattern until the file is size bytes
+	// long less len(tail), then tail.
+	write := func(t *testing.T, name, head, pattern, tail string, size int) int64 {
+		t.Helper()
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		chunk := []byte(strings.Repeat(pattern, (1<<20)/len(pattern)))
+		n, _ := f.WriteString(head)
+		for n+len(chunk) < size-len(tail) {
+			m, err := f.Write(chunk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += m
+		}
+		m, _ := f.WriteString(strings.TrimSuffix(strings.Repeat(pattern, (size-len(tail)-n)/len(pattern)+1), pattern) + tail)
+		fi, err := f.Stat()
+		if err != nil || m == 0 {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	writeFile(t, file, fmt.Sprintf(`{"project": %q, "rules": [], "deploy": false}`, p))
+	r, base := run(t)
+	if r.code != 0 {
+		t.Fatalf("plan of a small file: exit %d, want 0 (no changes)\n%s", r.code, r.stderr)
+	}
+	const mb = 1_000_000
+	rule := `{"source": "bad", "destination": "/b"},`
+	for _, tc := range []struct {
+		name, file, head, pattern, tail string
+		size                            int
+		want                            string
+	}{
+		{"past the cap", "www.json", fmt.Sprintf(`{"project": %q, "rules": []`, p), " ", "}", 100 * mb, "is larger than 64 MiB"},
+		{"bad rules", "www.json", fmt.Sprintf(`{"project": %q, "rules": [`, p), rule, strings.TrimSuffix(rule, ",") + "]}", 60 * mb, "rules: more than 1000000 rules"},
+		{"deep", "www.json", fmt.Sprintf(`{"project": %q, "rules": [], "hosts": `, p), "[", "", 60 * mb, "nested deeper than 64 levels"},
+		{"long string", "www.json", fmt.Sprintf(`{"project": %q, "rules": [], "rulesFile": "`, p), "a", `"}`, 60 * mb, "a string longer than 64 KiB"},
+		{"repeated keys", "www.json", fmt.Sprintf(`{"project": %q, "rules": [{"source": "/a", "destination": "/b"`, p), `, "x": 1`, "}]}", 60 * mb, `"x" appears twice in rules[0]`},
+		{"bad lines beside", "rules.csv", "source,destination,statusCode,matchType\n", "bad source,/b,301,exact\n", "", 100 * mb, `rulesFile "rules.csv": line 2: `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.file != "www.json" {
+				writeFile(t, file, fmt.Sprintf(`{"project": %q, "rulesFile": %q}`, p, tc.file))
+			}
+			size := write(t, tc.file, tc.head, tc.pattern, tc.tail, tc.size)
+			defer os.Remove(filepath.Join(dir, tc.file))
+			r, rss := run(t)
+			if r.code != 1 || !strings.Contains(r.stderr, tc.want) {
+				t.Fatalf("plan of a %d-byte file: exit %d, want 1 and %q\n%.2000s", size, r.code, tc.want, r.stderr)
+			}
+			if n := len(r.stdout) + len(r.stderr); n >= 1<<20 {
+				t.Fatalf("plan of a %d-byte file printed %d bytes, want under 1 MiB", size, n)
+			}
+			t.Logf("%d-byte file: peak resident memory %d MiB, %d MiB above a small file's; %d bytes printed", size, rss>>20, (rss-base)>>20, len(r.stdout)+len(r.stderr))
+			if rss-base >= 4*size {
+				t.Fatalf("plan of a %d-byte file peaked at %d MiB resident, %d MiB above a small file's: want under 4 times the input", size, rss>>20, (rss-base)>>20)
+			}
+		})
+	}
+}
