@@ -115,7 +115,7 @@ func TestPlanFilesStayBesideTheProjectFile(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, fields, want string }{
 		{"environ", `"rules": [], "testsFile": "` + up + `proc/self/environ"`, `testsFile "../../../../../../../../../../../../`},
-		{"environ", `"rules": [], "testsFile": "` + up + `proc/self/environ"`, `has a ".." element; give a path inside the project file's folder`},
+		{"environ reason", `"rules": [], "testsFile": "` + up + `proc/self/environ"`, `has a ".." element; give a path inside the project file's folder`},
 		{"dev zero", `"rules": [], "testsFile": "` + up + `dev/zero"`, `has a ".." element`},
 		{"absolute", `"rules": [], "testsFile": "/dev/zero"`, `testsFile "/dev/zero": is an absolute path; give a path inside the project file's folder`},
 		{"absolute rules", `"rulesFile": "` + filepath.Join(root, "repo", "secret.csv") + `"`, `: is an absolute path; give a path inside the project file's folder`},
