@@ -121,9 +121,10 @@ type AgentStore interface {
 	FindAgents(ctx context.Context, projectID string) ([]AgentReport, error)
 }
 
-// ProjectAgents returns a project's live version (its latest deployment's,
-// 0 before the first) and its agents' last reports, for the management
-// API and the dashboard alike. Errors: ENOTFOUND (the project).
+// ProjectAgents returns a project's live version (the one its live pointer
+// names, never a staged one; 0 before the first deploy) and its agents'
+// last reports, for the management API and the dashboard alike. Errors:
+// ENOTFOUND (the project).
 func ProjectAgents(ctx context.Context, deployments interface {
 	FindDeployments(ctx context.Context, projectID string) ([]*Deployment, error)
 }, agents AgentStore, projectID string) (live int, reports []AgentReport, err error) {
@@ -131,8 +132,13 @@ func ProjectAgents(ctx context.Context, deployments interface {
 	if err != nil {
 		return 0, nil, err
 	}
-	if len(ds) > 0 {
-		live = ds[len(ds)-1].Version
+	// A staged version is newer than the live one until it is promoted
+	// (docs/contract.md#staged-deploys): the servers are judged against
+	// what lookups and exports answer with.
+	for _, d := range ds {
+		if d.Live {
+			live = d.Version
+		}
 	}
 	reports, err = agents.FindAgents(ctx, projectID)
 	return live, reports, err

@@ -60,3 +60,37 @@ func TestHistoryServers(t *testing.T) {
 		t.Errorf("the Servers section does not say one server is behind version 2:\n%s", body)
 	}
 }
+
+// TestHistoryServersStaged holds the Servers section to the live version
+// after a staged deploy: version 2 staged while version 1 is live leaves
+// the servers on version 1 current, and the page never says version 2 is
+// live.
+func TestHistoryServersStaged(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	history := "/projects/" + e.project.ID + "/history"
+	for i, stage := range []string{"", "on"} {
+		if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: "/s" + itoa(i), Destination: "/to", StatusCode: 301, Priority: 100}); err != nil {
+			t.Fatal(err)
+		}
+		form := url.Values{"csrf": {e.csrf}, "message": {"v"}}
+		if stage != "" {
+			form.Set("stage", stage)
+		}
+		if res, body := e.do("POST", "/projects/"+e.project.ID+"/deploy", form, true); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("deploy %d: %d\n%s", i+1, res.StatusCode, body)
+		}
+	}
+	if err := e.db.RecordAgents(ctx, []redirects.AgentReport{
+		{ProjectID: e.project.ID, Agent: "web-1", Format: "nginx", AppliedVersion: 1, SeenAt: time.Now().Add(-time.Minute)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := e.do("GET", history, nil, true)
+	if strings.Contains(body, "version 2 is live") || !strings.Contains(body, "version 1 is live") {
+		t.Errorf("with version 2 staged, the Servers section does not say version 1 is live:\n%s", body)
+	}
+	if strings.Contains(body, `id="servers-behind"`) || strings.Contains(body, `class="behind"`) {
+		t.Errorf("a server on the live version 1 is shown behind a staged version:\n%s", body)
+	}
+}
