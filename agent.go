@@ -143,7 +143,9 @@ type AgentStore interface {
 	// AgentRetention, by agent then format.
 	FindAgents(ctx context.Context, projectID string) ([]AgentReport, error)
 	// DeleteAgents forgets a project's agents' reports that match f, and
-	// returns how many it forgot. Errors: EINVALID (see AgentFilter.Validate).
+	// returns how many it forgot; when it forgot any it records an
+	// agent.delete audit entry. Errors: EINVALID (see
+	// AgentFilter.Validate), ENOTFOUND (the project).
 	DeleteAgents(ctx context.Context, projectID string, f AgentFilter) (int, error)
 }
 

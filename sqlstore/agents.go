@@ -84,19 +84,39 @@ func (db *DB) RecordAgents(ctx context.Context, reports []redirects.AgentReport)
 	return nil
 }
 
-// DeleteAgents forgets a project's agents' reports that match f.
+// DeleteAgents forgets a project's agents' reports that match f and, when
+// it forgot any, records an agent.delete audit entry.
 func (db *DB) DeleteAgents(ctx context.Context, projectID string, f redirects.AgentFilter) (int, error) {
+	const op = "delete agents"
 	if err := f.Validate(); err != nil {
 		return 0, err
 	}
-	res, err := db.write.ExecContext(ctx, `DELETE FROM sync_agents WHERE project_id = $1
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	p, err := db.findProject(ctx, tx, projectID, "")
+	if err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM sync_agents WHERE project_id = $1
 		AND (CAST($2 AS TEXT) = '' OR agent = $2) AND (CAST($3 AS TEXT) = '' OR format = $3)`, projectID, f.Agent, f.Format)
 	if err != nil {
-		return 0, db.wrap("delete agents", err)
+		return 0, db.wrap(op, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return 0, db.wrap("delete agents", err)
+		return 0, db.wrap(op, err)
+	}
+	if n > 0 {
+		before := map[string]any{"agent": f.Agent, "format": f.Format, "reports": n}
+		if err := db.audit(ctx, tx, redirects.AuditAgentDelete, p.OrgID, p.ID, "agent", f.Agent, before, nil); err != nil {
+			return 0, db.wrap(op, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, db.wrap(op, err)
 	}
 	return int(n), nil
 }
