@@ -148,6 +148,13 @@ func TestAgentReportsBounded(t *testing.T) {
 			if !strings.Contains(string(body), `"agent":"web one \ufffd\ufffdname"`) && !strings.Contains(string(body), `"agent":"`+hostile+`"`) {
 				t.Errorf("the agents reply does not show %q:\n%.2000s", hostile, body)
 			}
+			// The command line forgets them.
+			if r := c.exec("", "agents", "delete", "--project", project, "--format", "nginx"); r.code != 0 || !strings.Contains(r.stdout+r.stderr, "forgot 100 agent reports") {
+				t.Errorf("agents delete --format nginx: exit %d, %q %q; want it to say it forgot 100", r.code, r.stdout, r.stderr)
+			}
+			if reports, err := db.(redirects.AgentStore).FindAgents(context.Background(), project); err != nil || len(reports) != 0 {
+				t.Errorf("after agents delete the store holds %d reports (%v), want none", len(reports), err)
+			}
 		})
 	}
 }
