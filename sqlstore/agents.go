@@ -70,13 +70,15 @@ func (db *DB) RecordAgents(ctx context.Context, reports []redirects.AgentReport)
 		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.format, b.format))
 	})
 	lists = slices.Compact(lists)
-	for _, l := range lists {
+	for i, l := range lists {
 		if err := db.capAgents(ctx, tx, l.project, l.format); err != nil {
 			return db.wrap("record agents", err)
 		}
-	}
-	if err := db.expireAgents(ctx, tx); err != nil {
-		return db.wrap("record agents", err)
+		if i == len(lists)-1 || lists[i+1].project != l.project {
+			if err := db.expireAgents(ctx, tx, l.project); err != nil {
+				return db.wrap("record agents", err)
+			}
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return db.wrap("record agents", err)

@@ -55,10 +55,12 @@ func (db *DB) capAgents(ctx context.Context, q querier, projectID, format string
 	return err
 }
 
-// expireAgents deletes every agent's report older than
-// redirects.AgentRetention, by the store's clock.
-func (db *DB) expireAgents(ctx context.Context, q querier) error {
-	_, err := q.ExecContext(ctx, `DELETE FROM sync_agents WHERE seen_at < $1`, db.agentsCutoff())
+// expireAgents deletes a project's agents' reports older than
+// redirects.AgentRetention, by the store's clock. It runs for the projects
+// a flush writes, on their rows alone (the key's prefix): FindAgents shows
+// no older report anyway, and the cap bounds what a silent project keeps.
+func (db *DB) expireAgents(ctx context.Context, q querier, projectID string) error {
+	_, err := q.ExecContext(ctx, `DELETE FROM sync_agents WHERE project_id = $1 AND seen_at < $2`, projectID, db.agentsCutoff())
 	return err
 }
 

@@ -164,15 +164,18 @@ func testAgentsBounded(t *testing.T, e *env) {
 	if got := count(p.ID); got["nginx"] != max-10 || got["csv"] != 0 {
 		t.Errorf("%v after the retention, want the %d nginx reports of its last %v and no csv one", got, max-10, redirects.AgentRetention)
 	}
-	if err := as.RecordAgents(e.ctx, []redirects.AgentReport{{ProjectID: q.ID, Agent: "web-9", Format: "csv", AppliedVersion: 2, SeenAt: e.clock.Now()}}); err != nil {
+	if err := as.RecordAgents(e.ctx, []redirects.AgentReport{
+		{ProjectID: p.ID, Agent: "web-9", Format: "haproxy", AppliedVersion: 2, SeenAt: e.clock.Now()},
+		{ProjectID: q.ID, Agent: "web-9", Format: "haproxy", AppliedVersion: 2, SeenAt: e.clock.Now()},
+	}); err != nil {
 		t.Fatalf("RecordAgents: %v", err)
 	}
 	e.clock.Set(Start)
-	if got := count(p.ID); got["nginx"] != max-10 || got["csv"] != 0 {
-		t.Errorf("%v with the clock turned back after a flush, want the expired reports deleted", got)
+	if got := count(p.ID); got["nginx"] != max-10 || got["csv"] != 0 || got["haproxy"] != 1 {
+		t.Errorf("%v with the clock turned back after a flush, want the expired reports deleted and the new haproxy one kept", got)
 	}
-	if got := count(q.ID); got["nginx"] != 0 || got["csv"] != 1 {
-		t.Errorf("q: %v, want its expired nginx report deleted and the new csv one kept", got)
+	if got := count(q.ID); got["nginx"] != 0 || got["haproxy"] != 1 {
+		t.Errorf("q: %v, want its expired nginx report deleted and the new haproxy one kept", got)
 	}
 }
 
