@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -102,11 +101,7 @@ func runCommand(ctx context.Context, line string) error {
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, "sh", "-c", line)
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// The group's ID is the shell's process ID (Setpgid).
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	killGroupOnCancel(cmd)
 	cmd.WaitDelay = commandWaitDelay
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
