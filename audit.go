@@ -86,6 +86,7 @@ const (
 	AuditTokenCreate    = "token.create"
 	AuditTokenRevoke    = "token.revoke"
 	AuditMissDelete     = "miss.delete"
+	AuditAgentDelete    = "agent.delete"
 	AuditWebhookCreate  = "webhook.create"
 	AuditWebhookUpdate  = "webhook.update"
 	AuditWebhookDelete  = "webhook.delete"

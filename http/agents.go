@@ -1,7 +1,9 @@
 package http
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -100,11 +102,7 @@ func (t *agentTracker) flush(ctx context.Context, store any) error {
 	if !ok {
 		return nil
 	}
-	reports := make([]redirects.AgentReport, 0, len(seen))
-	for id, s := range seen {
-		reports = append(reports, redirects.AgentReport{ProjectID: id.project, Agent: id.agent, Format: id.format, AppliedVersion: s.version, SeenAt: s.at})
-	}
-	err := w.RecordAgents(ctx, reports)
+	err := w.RecordAgents(ctx, latestAgents(seen))
 	if err != nil {
 		t.mu.Lock()
 		for id, s := range seen {
@@ -119,4 +117,28 @@ func (t *agentTracker) flush(ctx context.Context, store any) error {
 		t.mu.Unlock()
 	}
 	return err
+}
+
+// latestAgents returns the reports of seen, at most
+// redirects.MaxAgentsPerFormat per project and format: those seen last.
+// The store keeps no more (docs/delivery.md#which-servers-have-which-version),
+// so a flood of made-up agent names is not written only to be deleted.
+func latestAgents(seen map[agentID]*agentSeen) []redirects.AgentReport {
+	type list struct{ project, format string }
+	lists := map[list][]redirects.AgentReport{}
+	for id, s := range seen {
+		l := list{id.project, id.format}
+		lists[l] = append(lists[l], redirects.AgentReport{ProjectID: id.project, Agent: id.agent, Format: id.format, AppliedVersion: s.version, SeenAt: s.at})
+	}
+	reports := make([]redirects.AgentReport, 0, min(len(seen), len(lists)*redirects.MaxAgentsPerFormat))
+	for _, rs := range lists {
+		if len(rs) > redirects.MaxAgentsPerFormat {
+			slices.SortFunc(rs, func(a, b redirects.AgentReport) int {
+				return cmp.Or(b.SeenAt.Compare(a.SeenAt), cmp.Compare(a.Agent, b.Agent))
+			})
+			rs = rs[:redirects.MaxAgentsPerFormat]
+		}
+		reports = append(reports, rs...)
+	}
+	return reports
 }

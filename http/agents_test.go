@@ -129,3 +129,27 @@ func TestAgentTrackerNoReportNoAlloc(t *testing.T) {
 		t.Errorf("an export without a report allocates %v times, %v before", n, without)
 	}
 }
+
+// TestLatestAgents: a flush writes at most redirects.MaxAgentsPerFormat
+// reports per project and format, those seen last; other lists keep theirs.
+func TestLatestAgents(t *testing.T) {
+	seen := map[agentID]*agentSeen{}
+	start := time.Unix(1_800_000_000, 0)
+	for i := range 3 * redirects.MaxAgentsPerFormat {
+		seen[agentID{project: "p", agent: "flood-" + itoa(10000+i), format: "nginx"}] = &agentSeen{version: 1, at: start.Add(time.Duration(i) * time.Second)}
+	}
+	seen[agentID{project: "p", agent: "web-1", format: "csv"}] = &agentSeen{version: 1, at: start}
+	seen[agentID{project: "q", agent: "web-1", format: "nginx"}] = &agentSeen{version: 1, at: start}
+	got := latestAgents(seen)
+	n := map[string]int{}
+	oldest := "flood-" + itoa(10000+2*redirects.MaxAgentsPerFormat)
+	for _, r := range got {
+		n[r.ProjectID+" "+r.Format]++
+		if r.ProjectID == "p" && r.Format == "nginx" && r.Agent < oldest {
+			t.Errorf("kept %s, seen before the %d seen last", r.Agent, redirects.MaxAgentsPerFormat)
+		}
+	}
+	if n["p nginx"] != redirects.MaxAgentsPerFormat || n["p csv"] != 1 || n["q nginx"] != 1 || len(got) != redirects.MaxAgentsPerFormat+2 {
+		t.Errorf("latestAgents kept %v (%d reports), want %d of p's nginx and one each of the others", n, len(got), redirects.MaxAgentsPerFormat)
+	}
+}

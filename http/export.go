@@ -18,7 +18,9 @@ func (e *Edge) serveExport(r *Req, w *Resp) (slow func(*Resp)) {
 	if !e.check(r, w, false, &p) {
 		return nil
 	}
-	if r.AppliedVersion != "" {
+	// Test keys report nothing: the servers listed are the ones that
+	// serve live traffic, and a test key is handed out more freely.
+	if r.AppliedVersion != "" && p.live {
 		p.lv.catalog.agents.see(p.ps.project.ID, p.q.format, r.AppliedVersion, r.Agent, r.UserAgent, r.RemoteAddr, p.now)
 	}
 	if p.q.waitN > 0 && r.IfNoneMatch != "" && p.ps.latest != nil {

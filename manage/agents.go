@@ -42,3 +42,33 @@ func (h *handler) agentList(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]any{"liveVersion": live, "agents": out})
 	return nil
 }
+
+// agentDelete forgets sync agents' reports: one agent's (?agent=), one
+// format's (?format=), both, or all of the project's. It answers how many
+// it forgot. An agent that reports again is listed again.
+func (h *handler) agentDelete(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	var f redirects.AgentFilter
+	if f.Agent, err = query(r, "agent"); err != nil {
+		return err
+	}
+	if f.Format, err = query(r, "format"); err != nil {
+		return err
+	}
+	if err := f.Validate(); err != nil {
+		return badQuery("%s", redirects.ErrorMessage(err))
+	}
+	as, ok := h.store.(redirects.AgentStore)
+	if !ok {
+		return redirects.Errorf(redirects.EINTERNAL, "the store keeps no agents")
+	}
+	n, err := as.DeleteAgents(r.Context(), p.ID, f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"deleted": n})
+	return nil
+}

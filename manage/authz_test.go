@@ -119,6 +119,7 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"hits", redirects.RoleViewer, func() call { return call{"GET", pbase + "/hits", nil} }},
 		{"misses", redirects.RoleViewer, func() call { return call{"GET", pbase + "/misses", nil} }},
 		{"agents", redirects.RoleViewer, func() call { return call{"GET", pbase + "/agents", nil} }},
+		{"forget agents", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/agents?agent=web-1", nil} }},
 		{"forget miss", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/misses?path=" + newMiss(), nil} }},
 		{"rule from miss", redirects.RoleEditor, func() call {
 			return call{"POST", pbase + "/misses/rule", map[string]any{"path": fmt.Sprintf("/miss%d", uniq()), "destination": "/x"}}

@@ -96,6 +96,7 @@ var docRouteActions = map[string]string{
 	"GET /manage/v1/projects/{project}/hits":                                   "read",
 	"GET /manage/v1/projects/{project}/misses":                                 "read",
 	"GET /manage/v1/projects/{project}/agents":                                 "read",
+	"DELETE /manage/v1/projects/{project}/agents":                              "rules.edit",
 	"DELETE /manage/v1/projects/{project}/misses":                              "rules.edit",
 	"POST /manage/v1/projects/{project}/misses/rule":                           "rules.edit",
 	"POST /manage/v1/projects/{project}/keys":                                  "keys.manage",
@@ -348,6 +349,12 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 			return call{pbase + "/misses", nil}
 		case "GET /manage/v1/projects/{project}/agents":
 			return call{pbase + "/agents", nil}
+		case "DELETE /manage/v1/projects/{project}/agents":
+			agent := fmt.Sprintf("web-%d", uniq())
+			if err := e.store.(redirects.AgentStore).RecordAgents(ctx, []redirects.AgentReport{{ProjectID: o.project.ID, Agent: agent, Format: "nginx", AppliedVersion: 1, SeenAt: e.clock.Now()}}); err != nil {
+				t.Fatal(err)
+			}
+			return call{pbase + "/agents?agent=" + agent, nil}
 		case "DELETE /manage/v1/projects/{project}/misses":
 			path := fmt.Sprintf("/gone%d", uniq())
 			now := e.clock.Now()

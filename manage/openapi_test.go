@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -870,6 +871,14 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if got := fmt.Sprint(agentsAns.Agents); agentsAns.LiveVersion != live ||
 		got != fmt.Sprintf("[{web-1 /etc/nginx/redirects.conf nginx 2026-03-02T10:00:00Z %d false} {web-2 /etc/nginx/redirects.conf nginx 2026-03-02T10:00:00Z %d true}]", live, live-1) {
 		t.Fatalf("agents = %d %s", agentsAns.LiveVersion, got)
+	}
+	// An editor forgets an agent; a bad filter forgets nothing.
+	var deleted struct{ Deleted int }
+	d.call(admin, "DELETE", pbase+"/agents?format=gif", nil).want(t, 400)
+	d.call(admin, "DELETE", pbase+"/agents?agent="+url.QueryEscape("web-2 /etc/nginx/redirects.conf"), nil).want(t, 200).decode(t, &deleted)
+	d.call(admin, "GET", pbase+"/agents", nil).want(t, 200).decode(t, &agentsAns)
+	if deleted.Deleted != 1 || len(agentsAns.Agents) != 1 || agentsAns.Agents[0].Agent != "web-1 /etc/nginx/redirects.conf" {
+		t.Fatalf("after deleting web-2: deleted %d, agents %+v; want 1 deleted and web-1 left", deleted.Deleted, agentsAns.Agents)
 	}
 	var hitsAns struct {
 		StaleSince *string

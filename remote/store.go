@@ -860,6 +860,24 @@ func (s *Store) DeleteMiss(ctx context.Context, projectID, path string) error {
 	return s.c.do(ctx, "DELETE", "/projects/"+pathEscape(projectID)+"/misses", url.Values{"path": {path}}, nil, "", nil)
 }
 
+// DeleteAgents forgets a project's sync agents' reports that match f.
+func (s *Store) DeleteAgents(ctx context.Context, projectID string, f redirects.AgentFilter) (int, error) {
+	q := url.Values{}
+	if f.Agent != "" {
+		q.Set("agent", f.Agent)
+	}
+	if f.Format != "" {
+		q.Set("format", f.Format)
+	}
+	var j struct {
+		Deleted int `json:"deleted"`
+	}
+	if err := s.c.do(ctx, "DELETE", "/projects/"+pathEscape(projectID)+"/agents", q, nil, "", &j); err != nil {
+		return 0, err
+	}
+	return j.Deleted, nil
+}
+
 // The methods below are the database's alone.
 
 func (s *Store) WithDeployTx(context.Context, func(redirects.DeployTx) error) error {

@@ -44,7 +44,12 @@ func (db *DB) RecordAgents(ctx context.Context, reports []redirects.AgentReport)
 		r := last[k]
 		rows[i] = []any{k.project, k.agent, k.format, int64(r.AppliedVersion), r.SeenAt.UnixNano()}
 	}
-	if err := bulk(ctx, db.write, `INSERT INTO sync_agents (project_id, agent, format, applied_version, seen_at)
+	tx, err := db.beginWrite(ctx, "record agents")
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := bulk(ctx, tx, `INSERT INTO sync_agents (project_id, agent, format, applied_version, seen_at)
 		SELECT v.column1, v.column2, v.column3, v.column4, v.column5 FROM (VALUES %s) AS v
 		JOIN projects p ON p.id = v.column1
 		WHERE true ORDER BY v.column6
@@ -54,14 +59,75 @@ func (db *DB) RecordAgents(ctx context.Context, reports []redirects.AgentReport)
 		[]string{"TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT"}, rows); err != nil {
 		return db.wrap("record agents", err)
 	}
+	type list struct{ project, format string }
+	var lists []list
+	for _, k := range keys {
+		if l := (list{k.project, k.format}); len(lists) == 0 || lists[len(lists)-1] != l {
+			lists = append(lists, l)
+		}
+	}
+	slices.SortFunc(lists, func(a, b list) int {
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.format, b.format))
+	})
+	lists = slices.Compact(lists)
+	for i, l := range lists {
+		if err := db.capAgents(ctx, tx, l.project, l.format); err != nil {
+			return db.wrap("record agents", err)
+		}
+		if i == len(lists)-1 || lists[i+1].project != l.project {
+			if err := db.expireAgents(ctx, tx, l.project); err != nil {
+				return db.wrap("record agents", err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return db.wrap("record agents", err)
+	}
 	return nil
+}
+
+// DeleteAgents forgets a project's agents' reports that match f and, when
+// it forgot any, records an agent.delete audit entry.
+func (db *DB) DeleteAgents(ctx context.Context, projectID string, f redirects.AgentFilter) (int, error) {
+	const op = "delete agents"
+	if err := f.Validate(); err != nil {
+		return 0, err
+	}
+	tx, err := db.beginWrite(ctx, op)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	p, err := db.findProject(ctx, tx, projectID, "")
+	if err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM sync_agents WHERE project_id = $1
+		AND (CAST($2 AS TEXT) = '' OR agent = $2) AND (CAST($3 AS TEXT) = '' OR format = $3)`, projectID, f.Agent, f.Format)
+	if err != nil {
+		return 0, db.wrap(op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, db.wrap(op, err)
+	}
+	if n > 0 {
+		before := map[string]any{"agent": f.Agent, "format": f.Format, "reports": n}
+		if err := db.audit(ctx, tx, redirects.AuditAgentDelete, p.OrgID, p.ID, "agent", f.Agent, before, nil); err != nil {
+			return 0, db.wrap(op, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, db.wrap(op, err)
+	}
+	return int(n), nil
 }
 
 // FindAgents returns a project's agents' last reports, by agent then
 // format.
 func (db *DB) FindAgents(ctx context.Context, projectID string) ([]redirects.AgentReport, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT agent, format, applied_version, seen_at FROM sync_agents
-		WHERE project_id = $1 ORDER BY agent, format`, projectID)
+		WHERE project_id = $1 AND seen_at >= $2 ORDER BY agent, format`, projectID, db.agentsCutoff())
 	return collect(db, "find agents", rows, err, func(s scanner) (redirects.AgentReport, error) {
 		a := redirects.AgentReport{ProjectID: projectID}
 		var seen int64

@@ -43,3 +43,29 @@ func (db *DB) exportsPruned(ctx context.Context, q querier, projectID string, ve
 		projectID, version).Scan(&found)
 	return !found, err
 }
+
+// capAgents keeps a project's MaxAgentsPerFormat agents' reports in format
+// that were seen last (docs/delivery.md#which-servers-have-which-version),
+// and deletes the others: a flood of made-up agent names costs a
+// bounded list.
+func (db *DB) capAgents(ctx context.Context, q querier, projectID, format string) error {
+	_, err := q.ExecContext(ctx, `DELETE FROM sync_agents WHERE project_id = $1 AND format = $2
+		AND agent NOT IN (SELECT agent FROM sync_agents WHERE project_id = $1 AND format = $2
+			ORDER BY seen_at DESC, agent LIMIT $3)`, projectID, format, redirects.MaxAgentsPerFormat)
+	return err
+}
+
+// expireAgents deletes a project's agents' reports older than
+// redirects.AgentRetention, by the store's clock. It runs for the projects
+// a flush writes, on their rows alone (the key's prefix): FindAgents shows
+// no older report anyway, and the cap bounds what a silent project keeps.
+func (db *DB) expireAgents(ctx context.Context, q querier, projectID string) error {
+	_, err := q.ExecContext(ctx, `DELETE FROM sync_agents WHERE project_id = $1 AND seen_at < $2`, projectID, db.agentsCutoff())
+	return err
+}
+
+// agentsCutoff is when a report must have been seen to be kept, in Unix
+// nanoseconds.
+func (db *DB) agentsCutoff() int64 {
+	return db.now().Add(-redirects.AgentRetention).UnixNano()
+}

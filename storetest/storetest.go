@@ -99,6 +99,8 @@ func Run(t *testing.T, open Opener) {
 		{"Insight/Hits", testHits},
 		{"Insight/Misses", testMisses},
 		{"Agents/LastReport", testAgents},
+		{"Agents/Bounded", testAgentsBounded},
+		{"Agents/Delete", testAgentsDelete},
 		{"RulePage/Model", testRulePageModel},
 		{"RulePage/Defaults", testRulePageDefaults},
 		{"RulePage/Invalid", testRulePageInvalid},

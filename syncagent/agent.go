@@ -42,6 +42,10 @@ type Agent struct {
 	// requests ("HOST TARGET", TARGET the target's name or file), which the
 	// edge shows each report under: the host name unless set.
 	Host string
+	// MaxBytes bounds the export the agent reads, as decompressed
+	// (--max-bytes): a larger one is refused and the file in place stays.
+	// DefaultMaxBytes unless set.
+	MaxBytes int64
 
 	// applyMu makes targets that feed one server (the same check command,
 	// or without one the same reload command) write, check and reload one
@@ -142,6 +146,9 @@ func (a *Agent) defaults() {
 	}
 	if a.UserAgent == "" {
 		a.UserAgent = "redirects-sync"
+	}
+	if a.MaxBytes <= 0 {
+		a.MaxBytes = DefaultMaxBytes
 	}
 	if a.Host == "" {
 		a.Host, _ = os.Hostname()
@@ -356,6 +363,9 @@ func (a *Agent) fetch(ctx context.Context, st *state, wait time.Duration) (*fetc
 		}
 		return f, fmt.Errorf("the edge answered %d (%s)", resp.StatusCode, msg)
 	}
+	if resp.ContentLength > a.MaxBytes {
+		return nil, a.tooLarge(fmt.Sprintf("%d bytes", resp.ContentLength))
+	}
 	var r io.Reader = resp.Body
 	switch resp.Header.Get("Content-Encoding") {
 	case "", "identity":
@@ -368,14 +378,30 @@ func (a *Agent) fetch(ctx context.Context, st *state, wait time.Duration) (*fetc
 	default:
 		return nil, fmt.Errorf("the edge sent the content coding %q, which was not asked for", resp.Header.Get("Content-Encoding"))
 	}
-	if f.body, err = io.ReadAll(r); err != nil {
+	// The bound applies after decompression: a small gzip body may
+	// unpack to gigabytes, and the agent holds the whole file.
+	if f.body, err = io.ReadAll(io.LimitReader(r, a.MaxBytes+1)); err != nil {
 		return nil, fmt.Errorf("reading the export: %w", err)
+	}
+	if int64(len(f.body)) > a.MaxBytes {
+		f.body = nil
+		return nil, a.tooLarge("more than that")
 	}
 	f.etag = export.ETag(f.body)
 	if tag := resp.Header.Get("ETag"); tag != f.etag && tag != redirects.EncodingETag(f.etag, "gzip") {
 		return nil, fmt.Errorf("the export's ETag %s does not match its body (%s): refusing a damaged file", tag, f.etag)
 	}
 	return f, nil
+}
+
+// DefaultMaxBytes is the largest export the agent reads unless told
+// otherwise: 1 GiB, several times a 1,000,000-rule export.
+const DefaultMaxBytes int64 = 1 << 30
+
+// tooLarge is the error for an export past MaxBytes; size says how large
+// it was, as far as the agent knows.
+func (a *Agent) tooLarge(size string) error {
+	return fmt.Errorf("the export is larger than --max-bytes %d bytes (%s, decompressed): refusing it; the file in place stays", a.MaxBytes, size)
 }
 
 // apply puts a new file in place: written beside the old one and renamed

@@ -82,18 +82,31 @@ func syncDir(dir string) {
 	}
 }
 
-// commandTimeout bounds a check or a reload.
-const commandTimeout = 5 * time.Minute
+// commandTimeout bounds a check or a reload. A variable so that tests can
+// shorten it.
+var commandTimeout = 5 * time.Minute
 
-// runCommand runs a command line with sh -c. Its error carries the end of
-// the command's output.
+// commandWaitDelay bounds the wait for the command's output once its
+// process group is killed: a child that escaped the group and holds the
+// output pipe cannot keep the agent (and the server's lock) waiting.
+const commandWaitDelay = 5 * time.Second
+
+// runCommand runs a command line with sh -c, in a process group of its
+// own: at the timeout (or when ctx ends) the whole group is killed, so a
+// `sleep` or a daemon the line started goes with the shell. Its error
+// carries the end of the command's output.
 func runCommand(ctx context.Context, line string) error {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, "sh", "-c", line)
 	cmd.Stdout, cmd.Stderr = &out, &out
+	killGroupOnCancel(cmd)
+	cmd.WaitDelay = commandWaitDelay
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("killed after %v: %w", commandTimeout, err)
+		}
 		msg := strings.TrimSpace(out.String())
 		if len(msg) > 2048 {
 			msg = "..." + msg[len(msg)-2048:]

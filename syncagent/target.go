@@ -12,6 +12,7 @@ package syncagent
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -73,6 +74,26 @@ func (t *Target) Validate() error {
 		return fmt.Errorf("target %s: a Runtime API target is swapped without a reload: drop reload", t.label())
 	}
 	return nil
+}
+
+// CheckEdgeTransport refuses a plain-http edge on another machine unless
+// allowInsecure (--allow-insecure-edge): the agent writes what the edge
+// sends into a web server's configuration, and over plain HTTP anyone on
+// the path could send it. A loopback address (127.0.0.0/8, ::1,
+// localhost) is on this machine. The host name is not resolved.
+func (t *Target) CheckEdgeTransport(allowInsecure bool) error {
+	u, err := url.Parse(t.Edge)
+	if err != nil || u.Scheme != "http" || allowInsecure {
+		return nil
+	}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() {
+		return nil
+	}
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return nil
+	}
+	return fmt.Errorf("target %s: edge %s is plain http on another machine: anyone on the way could write the server's configuration; use https://, or --allow-insecure-edge to accept it", t.label(), t.Edge)
 }
 
 func (t *Target) label() string {

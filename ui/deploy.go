@@ -192,6 +192,8 @@ type historyData struct {
 	Servers     []serverRow
 	// Behind counts the servers on an older version than the live one.
 	Behind int
+	// CanForget shows the buttons that forget servers' reports.
+	CanForget bool
 	// Stage compares the live version with the newest staged one; nil
 	// when none is staged.
 	Stage *stagedView
@@ -231,6 +233,7 @@ func (h *handler) historyPage(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		d.LiveVersion = live
+		d.CanForget = may(r, o.ID, redirects.ActionEditRules)
 		for _, a := range reports {
 			behind := a.Behind(live)
 			if behind {
@@ -352,4 +355,32 @@ func safeFilename(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// forgetServers forgets sync agents' reports from the History tab's
+// Servers section: one agent's in one format (the form's agent and
+// format), or every one of the project's (neither).
+func (h *handler) forgetServers(w http.ResponseWriter, r *http.Request) error {
+	ph, _, err := h.project(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
+	back := "/projects/" + ph.ID + "/history#servers"
+	as, ok := h.store.(redirects.AgentStore)
+	if !ok {
+		return h.redirect(w, r, back, flashErr, "This store keeps no servers' reports.")
+	}
+	f := redirects.AgentFilter{Agent: r.PostFormValue("agent"), Format: r.PostFormValue("format")}
+	n, err := as.DeleteAgents(r.Context(), ph.ID, f)
+	if err != nil {
+		if statusOf(err) < 500 {
+			return h.redirect(w, r, back, flashErr, "Nothing was forgotten: "+message(err))
+		}
+		return err
+	}
+	what := "Forgot " + plural(n, "server report")
+	if f.Agent != "" {
+		what += " of " + f.Agent
+	}
+	return h.redirect(w, r, back, flashOK, what+". A server that reports again is listed again.")
 }

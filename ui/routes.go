@@ -80,6 +80,7 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/projects/{project}/history/{version}/rollback", handler: h.rollback},
 		{method: "POST", pattern: "/projects/{project}/history/{version}/promote", handler: h.promote},
 		{method: "POST", pattern: "/projects/{project}/history/{version}/discard", handler: h.discard},
+		{method: "POST", pattern: "/projects/{project}/history/servers/forget", handler: h.forgetServers},
 		{method: "GET", pattern: "/projects/{project}/versions/{version}/exports/{format}", handler: h.exportFile},
 		{method: "GET", pattern: "/projects/{project}/test", handler: h.testPage},
 		{method: "GET", pattern: "/projects/{project}/misses", handler: h.missesPage},

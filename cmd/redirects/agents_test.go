@@ -148,4 +148,14 @@ func TestSyncAgentsReported(t *testing.T) {
 	until("the agent at version 2, not behind", func(a agentsAnswer) bool {
 		return len(a.Agents) == 1 && a.Agents[0].AppliedVersion == 2 && !a.Agents[0].Behind
 	})
+
+	// A staged version is not live (docs/contract.md#staged-deploys): the
+	// agent on version 2 is current while version 3 waits for a promote.
+	c.ok("rule", "add", "--project", project, "--source", "/staged", "--destination", "/later")
+	if v := c.ok("deploy", "--project", project, "--stage"); v != "3" {
+		t.Fatalf("deploy --stage printed %q, want 3", v)
+	}
+	if a := agents(); a.LiveVersion != 2 || len(a.Agents) != 1 || a.Agents[0].Behind {
+		t.Errorf("with version 3 staged the API answers %+v, want live version 2 and the agent on 2 not behind", a)
+	}
 }

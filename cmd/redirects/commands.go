@@ -65,7 +65,7 @@ func init() {
 		importUndoCommands, deployCommands, planCommands, lookupExportCommands, remoteCommands,
 		userCommands, memberCommands, tokenCommands, auditCommands, webhookCommands,
 		safetyCommands, testCommands, verifyCommands, insightCommands,
-		serveCommands, syncCommands, quickstartCommands, versionCommands, helpCommands,
+		agentCommands, serveCommands, syncCommands, quickstartCommands, versionCommands, helpCommands,
 	)
 }
 

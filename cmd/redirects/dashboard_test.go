@@ -528,10 +528,14 @@ func TestDashboard(t *testing.T) {
 	// The agent did not apply version 3: the History tab says it is behind.
 	b.open("/projects/" + project + "/history")
 	b.see("1 server behind", agentName, "version 3 is live")
-	if state := get(b, chromedp.Evaluate[string](`document.querySelector('#servers-table tr.behind td:last-child').textContent.trim()`)); state != "behind" {
+	if state := get(b, chromedp.Evaluate[string](`document.querySelector('#servers-table tr.behind td.state').textContent.trim()`)); state != "behind" {
 		t.Errorf("the agent's row says %q, want behind", state)
 	}
 	b.shot("history-servers")
+	// An editor forgets the server; the list is empty until it reports
+	// again.
+	b.click("Forget")
+	b.see("Forgot 1 server report of "+agentName, "No server has reported a version yet")
 
 	// Test a path: which rule answers, in the draft and live, and why.
 	b.click("Test a path")

@@ -120,6 +120,10 @@ var remoteScenario = []remoteStep{
 	{args: []string{"misses", "--project", "P"}},
 	{args: []string{"misses", "--project", "P", "--json"}},
 	{args: []string{"misses", "--project", "P", "--limit", "0"}},
+	{args: []string{"agents", "delete", "--project", "P"}},
+	{args: []string{"agents", "delete", "--project", "P", "--agent", "web-1", "--format", "nginx"}},
+	{args: []string{"agents", "delete", "--project", "P", "--format", "bogus"}},
+	{args: []string{"agents", "delete", "--project", "prj_nope"}},
 
 	// Export files of deployed versions, and of one whose files the
 	// retention pruned, rendered again.

@@ -22,8 +22,8 @@ var syncCommands = []command{
 	{
 		name: "sync",
 		synopsis: []string{
-			"--edge URL --key KEY --project P --format F --out FILE [--check CMD] [--reload CMD] [--once] [--haproxy-socket SOCKET [--haproxy-map NAME]] [--metrics-addr HOST:PORT] [--log-format text|json]",
-			"--config FILE [--once] [--metrics-addr HOST:PORT] [--log-format text|json]",
+			"--edge URL --key KEY --project P --format F --out FILE [--check CMD] [--reload CMD] [--once] [--haproxy-socket SOCKET [--haproxy-map NAME]] [--metrics-addr HOST:PORT] [--log-format text|json] [--max-bytes N] [--allow-insecure-edge]",
+			"--config FILE [--once] [--metrics-addr HOST:PORT] [--log-format text|json] [--max-bytes N] [--allow-insecure-edge]",
 		},
 		summary: "keep a server's redirect file current: fetch each deploy, write, check, reload",
 		about: `The agent follows the live deployment of a project through the edge API's change feed (a
@@ -39,7 +39,12 @@ names the map as HAProxy's configuration does (default: --out, which is written 
 
 --once makes one pass (cron, CI) and exits 0 when every target is current. Without it the agent runs
 until stopped, retrying failures with back-off (1 s doubling to 60 s). --config FILE reads several
-targets (docs/delivery.md). --metrics-addr serves Prometheus metrics at /metrics.`,
+targets (docs/delivery.md). --metrics-addr serves Prometheus metrics at /metrics.
+
+An export larger than --max-bytes (default 1 GiB, decompressed size) is refused and the file in place
+stays. A plain http:// edge that is not on this machine (loopback) is refused at start unless
+--allow-insecure-edge is given: the agent writes what the edge sends into the server's configuration.
+A check or reload runs in its own process group, killed whole after 5 minutes.`,
 		example: "redirects sync --edge https://edge.example.com --key \"$KEY\" --project \"$PROJECT\" --format nginx-map-exact --out /etc/nginx/redirects.map --check 'nginx -t' --reload 'nginx -s reload'\nredirects sync --config /etc/redirects/sync.conf --metrics-addr 127.0.0.1:9465",
 		run:     (*cmd).sync,
 	},
@@ -62,6 +67,8 @@ func (c *cmd) sync(ctx context.Context, args []string) error {
 	config := fs.String("config", "", "read the targets from `FILE` instead of the flags")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://`HOST:PORT`/metrics")
 	logFormat := fs.String("log-format", "text", "log lines as text or json")
+	maxBytes := fs.Int64("max-bytes", syncagent.DefaultMaxBytes, "refuse an export larger than `N` bytes, decompressed")
+	allowInsecure := fs.Bool("allow-insecure-edge", false, "accept a plain http:// edge on another machine")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -98,9 +105,17 @@ func (c *cmd) sync(ctx context.Context, args []string) error {
 		}
 		targets = []syncagent.Target{t}
 	}
+	if *maxBytes <= 0 {
+		return redirects.Errorf(redirects.EINVALID, "sync: --max-bytes %d: want a positive number of bytes", *maxBytes)
+	}
+	for i := range targets {
+		if err := targets[i].CheckEdgeTransport(*allowInsecure); err != nil {
+			return redirects.Errorf(redirects.EINVALID, "%v", err)
+		}
+	}
 	logger, _ := newLogger(c.m.Stderr, slog.LevelInfo, *logFormat)
 	agent := &syncagent.Agent{Targets: targets, Logger: logger, Metrics: syncagent.NewMetrics(),
-		UserAgent: "redirects-sync/" + version.Get().Version}
+		UserAgent: "redirects-sync/" + version.Get().Version, MaxBytes: *maxBytes}
 	if *metricsAddr != "" {
 		ln, err := net.Listen("tcp", *metricsAddr)
 		if err != nil {

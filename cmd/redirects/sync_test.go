@@ -420,6 +420,10 @@ func TestSyncRefuses(t *testing.T) {
 	c.fail(1, "key is not an API key", "sync", "--edge", "http://127.0.0.1:1", "--key", "secret", "--project", "p", "--format", "csv", "--out", out)
 	c.fail(2, "--edge and --config", "sync", "--config", "x.conf", "--edge", "http://127.0.0.1:1")
 	c.fail(1, "config:", "sync", "--config", filepath.Join(t.TempDir(), "missing.conf"))
+	// A plain-http edge on another machine is refused at start, before
+	// any request (192.0.2.1 is a documentation address).
+	c.fail(1, "--allow-insecure-edge", "sync", "--edge", "http://192.0.2.1:9", "--key", key, "--project", "p", "--format", "csv", "--out", out, "--once")
+	c.fail(1, "--max-bytes 0: want a positive number", "sync", "--edge", "http://127.0.0.1:1", "--key", key, "--project", "p", "--format", "csv", "--out", out, "--max-bytes", "0")
 	// The edge cannot be reached: --once says so and exits 1.
 	c.fail(1, "1 of 1 targets are not current", "sync", "--edge", "http://127.0.0.1:1", "--key", key, "--project", "p", "--format", "csv", "--out", out, "--once")
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
