@@ -230,6 +230,12 @@ func readApache(in io.Reader, o *Options, sink *Sink) error {
 			if cont.Len() == 0 {
 				start = line
 			}
+			if cont.Len() > MaxLineLen {
+				// Without a bound, a file of continued lines would be
+				// one directive as long as the file.
+				sink.Bad(start, "the directive continued from this line is longer than %d bytes", MaxLineLen)
+				return nil
+			}
 			cont.WriteString(t[:len(t)-1])
 			cont.WriteByte(' ')
 			continue
