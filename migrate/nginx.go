@@ -471,6 +471,13 @@ func (r *nginxReader) directive(w []nginxToken, raw string) {
 		r.ret(t, w, raw)
 	case "rewrite":
 		r.rewrite(t, w, raw)
+	case "include":
+		// It may bring in locations, rewrites and maps, at any level.
+		if len(w) > 1 {
+			r.sink.Skip(line, "include %s: the included file is not read; import it on its own", w[1].text)
+		} else {
+			r.sink.Skip(line, "include: the included file is not read; import it on its own")
+		}
 	default:
 		return
 	}
