@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -148,24 +149,24 @@ func (g *inputGuard) check(b []byte) (int, error) {
 func (g *inputGuard) longLine(rest []byte) error {
 	line, n := g.line, g.lineLen
 	buf := make([]byte, 32<<10)
+	var rerr error
 	for {
-		if j := strings.IndexByte(string(rest), '\n'); j >= 0 {
+		if j := bytes.IndexByte(rest, '\n'); j >= 0 {
 			n += j
 			break
 		}
 		n += len(rest)
+		if rerr == io.EOF {
+			break
+		} else if rerr != nil {
+			return rerr
+		}
 		if err := g.ctx.Err(); err != nil {
 			return err
 		}
-		m, err := g.r.Read(buf)
+		var m int
+		m, rerr = g.r.Read(buf)
 		rest = buf[:m]
-		if err != nil {
-			if err == io.EOF {
-				n += m
-				break
-			}
-			return err
-		}
 	}
 	n = max(n, g.maxLine+1)
 	return &inputError{fmt.Sprintf("line %d is %d bytes long; a line may hold at most %d bytes (%d KiB)", line, n, g.maxLine, g.maxLine>>10)}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"redirects"
 )
@@ -191,6 +192,13 @@ func TestLongLineRefused(t *testing.T) {
 	_, err := readFile(context.Background(), strings.NewReader(in), "netlify", Options{}, 0)
 	if redirects.ErrorCode(err) != redirects.EINVALID || !strings.Contains(err.Error(), "line 3 is 70004 bytes long") {
 		t.Fatalf("err %v, want line 3 named with its length", err)
+	}
+	// However the file arrives in reads (the last with io.EOF).
+	for _, r := range []io.Reader{iotest.DataErrReader(strings.NewReader(in)), iotest.HalfReader(iotest.DataErrReader(strings.NewReader(in))), iotest.OneByteReader(strings.NewReader(in[:70_020]))} {
+		_, err := readFile(context.Background(), r, "netlify", Options{}, 0)
+		if err == nil || !strings.Contains(err.Error(), "line 3 is 70004 bytes long") {
+			t.Errorf("err %v, want line 3 named with its length", err)
+		}
 	}
 	var js strings.Builder
 	js.WriteString(`{"redirects": [`)
