@@ -491,13 +491,13 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 	var (
 		exact    = make(map[string]int, len(sink.rules)) // key -> line of the first exact rule
 		prefixes = map[string]int{}                      // folded source -> line of the first starts_with rule
-		lens     []int                                   // the distinct lengths of prefixes' keys, sorted
+		covers   = newPrefixSet()                        // prefixes' keys, for coveringPrefix
 		rank     int                                     // the next first-match priority
 		kept     = make([]bool, len(sink.rules))
 		perLine  = map[int]int{} // line -> rules kept, for lines with an outcome
 	)
 	for i := range sink.rules {
-		if i&4095 == 0 && ctx.Err() != nil {
+		if i&255 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		r := &sink.rules[i]
@@ -521,7 +521,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			if l, ok := exact[key]; ok {
 				winner = l
 			} else if f.FirstMatch {
-				winner = coveringPrefix(set, prefixes, lens, r.Source, true)
+				winner = coveringPrefix(set, prefixes, covers, r.Source, true)
 			}
 			if winner == 0 {
 				exact[key] = line
@@ -531,13 +531,11 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			if l, ok := prefixes[src]; ok {
 				winner = l
 			} else if f.FirstMatch {
-				winner = coveringPrefix(set, prefixes, lens, r.Source, false)
+				winner = coveringPrefix(set, prefixes, covers, r.Source, false)
 			}
 			if winner == 0 {
 				prefixes[src] = line
-				if j, found := slices.BinarySearch(lens, len(src)); !found {
-					lens = slices.Insert(lens, j, len(src))
-				}
+				covers.add(src, line)
 			}
 		}
 		if winner != 0 {
@@ -591,7 +589,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 // coveringPrefix returns the line of a recorded starts_with rule that
 // matches every path that a rule with source src matches (an exact rule
 // when exact, else a starts_with one), or 0.
-func coveringPrefix(set redirects.Settings, prefixes map[string]int, lens []int, src string, exact bool) int {
+func coveringPrefix(set redirects.Settings, prefixes map[string]int, covers *prefixSet, src string, exact bool) int {
 	fs := set.FoldCase(src)
 	// Of several, the earliest line answers on the platform.
 	winner := 0
@@ -600,14 +598,7 @@ func coveringPrefix(set redirects.Settings, prefixes map[string]int, lens []int,
 			winner = l
 		}
 	}
-	for _, n := range lens {
-		if n > len(fs) {
-			break
-		}
-		if l, ok := prefixes[fs[:n]]; ok {
-			take(l)
-		}
-	}
+	covers.each(fs, func(l int) bool { take(l); return true })
 	// Under trailingSlash=ignore, a prefix "/a/" also matches the path
 	// "/a", which is all an exact "/a" matches (a prefix "/a" matches
 	// "/ab" too, which "/a/" does not).
