@@ -118,7 +118,7 @@ func (g *inputGuard) check(b []byte) (int, error) {
 			i++
 			continue
 		case c == 0:
-			return i, &inputError{fmt.Sprintf("the file is binary (it holds a NUL byte at offset %d, line %d), not a redirect file", g.off+int64(i), g.line)}
+			return i, &inputError{fmt.Sprintf("the file is binary (it holds NUL bytes), not a redirect file: the first at offset %d, line %d", g.off+int64(i), g.line)}
 		case c < utf8.RuneSelf:
 			g.lineLen++
 			i++
@@ -173,7 +173,7 @@ func (g *inputGuard) longLine(rest []byte) error {
 }
 
 func notText(off int64, line int) error {
-	return &inputError{fmt.Sprintf("the file is not UTF-8 text (invalid byte at offset %d, line %d); save it as UTF-8 and import it again", off, line)}
+	return &inputError{fmt.Sprintf("the file is not UTF-8 text (invalid byte at offset %d) at line %d; save it as UTF-8 and import it again", off, line)}
 }
 
 // inputErr turns a guard's refusal into the EINVALID error Read returns.

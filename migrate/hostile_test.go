@@ -164,23 +164,24 @@ func TestBinaryAnywhere(t *testing.T) {
 		bad  string
 		want string
 	}{
-		{"/x\x00 /y\n", "NUL byte at offset"},
+		{"/x\x00 /y\n", "holds NUL bytes), not a redirect file: the first at"},
 		{"/x\xff /y\n", "not UTF-8 text (invalid byte at offset"},
 		{"/x\xe2\x82", "not UTF-8 text (invalid byte at offset"}, // cut at the end
 	} {
 		in := b.String() + c.bad + "/last /z\n"
 		for _, from := range []string{"netlify", "auto"} {
 			_, err := readFile(context.Background(), strings.NewReader(in), from, Options{FileName: "_redirects"}, 0)
-			off := fmt.Sprintf("offset %d, line %d", b.Len()+2, lines+1)
-			if redirects.ErrorCode(err) != redirects.EINVALID || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), off) {
-				t.Errorf("%q from %s: err %v, want %q at %s", c.bad, from, err, c.want, off)
+			off := fmt.Sprintf("offset %d", b.Len()+2)
+			line := fmt.Sprintf("line %d", lines+1)
+			if redirects.ErrorCode(err) != redirects.EINVALID || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), off) || !strings.Contains(err.Error(), line) {
+				t.Errorf("%q from %s: err %v, want %q at %s, %s", c.bad, from, err, c.want, off, line)
 			}
 		}
 	}
 	// A file whose reader stops early (a JSON value, then the rest) is
 	// checked whole too.
 	_, err := readFile(context.Background(), strings.NewReader(`{"redirects": []}`+strings.Repeat(" ", 70<<10)+"\x00"), "vercel", Options{}, 0)
-	if err == nil || !strings.Contains(err.Error(), "NUL byte") {
+	if err == nil || !strings.Contains(err.Error(), "NUL bytes") {
 		t.Errorf("a NUL after a vercel.json: err %v, want the NUL named", err)
 	}
 }
@@ -310,7 +311,7 @@ func TestGuardSplitReads(t *testing.T) {
 	for size := 1; size < 8; size++ {
 		g := newInputGuard(context.Background(), &chunked{b: in, n: size}, nil)
 		_, err := io.Copy(io.Discard, g)
-		if err == nil || !strings.Contains(err.Error(), "offset 17, line 3") {
+		if err == nil || !strings.Contains(err.Error(), "offset 17) at line 3") {
 			t.Errorf("reads of %d bytes: err %v, want the invalid byte at offset 17, line 3", size, err)
 		}
 		g = newInputGuard(context.Background(), &chunked{b: in[:17], n: size}, nil)
