@@ -334,3 +334,23 @@ func (c *chunked) Read(p []byte) (int, error) {
 	c.b = c.b[k:]
 	return k, nil
 }
+
+// TestDeepJSON: JSON files are exempt from the line limit, so their
+// nesting is bounded by encoding/json's (10,000 levels): a
+// 1.9-million-level array in each JSON format is refused, not a stack
+// overflow.
+func TestDeepJSON(t *testing.T) {
+	deep := strings.Repeat("[", 1_900_000) + strings.Repeat("]", 1_900_000)
+	for _, c := range []struct{ from, in string }{
+		{"vercel", `{"redirects": [` + deep + `]}`},
+		{"vercel", `{"redirects": [{"source": "/a", "destination": "/b", "has": ` + deep + `}]}`},
+		{"vercel-bulk", `[` + deep + `]`},
+		{"vercel-bulk", `{"source": "/a", "destination": ` + deep + `}`},
+		{"wordpress", `{"redirects": [` + deep + `]}`},
+	} {
+		_, err := readFile(context.Background(), strings.NewReader(c.in), c.from, Options{}, 0)
+		if err == nil || len(err.Error()) > 4096 {
+			t.Errorf("%s %.60s: err %.300v, want a short refusal", c.from, c.in, err)
+		}
+	}
+}

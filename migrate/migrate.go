@@ -406,7 +406,7 @@ func Read(ctx context.Context, in io.Reader, from string, o Options) (*Result, e
 			}
 			return nil, redirects.Errorf(redirects.EINVALID, "%s", why)
 		}
-		res.Detected = why
+		res.Detected = plainText(why, MaxNoteLen)
 	} else if f = Lookup(from); f == nil {
 		return nil, redirects.Errorf(redirects.EINVALID, "unknown format %q: --from takes %s", excerpt(from), strings.Join(FormatNames(), ", "))
 	}
