@@ -125,14 +125,14 @@ func TestReadStopsWhenContextEnds(t *testing.T) {
 		{"cloudflare", "", "example.com/a,https://example.com/b\n"},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
-		in := &endless{head: []byte(c.head), body: []byte(c.body), cancel: cancel, cancelAt: 20}
+		in := &endless{head: []byte(c.head), body: []byte(c.body), cancel: cancel, cancelAt: 8}
 		_, err := readFile(ctx, in, c.from, Options{}, 0)
 		cancel()
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: err %v, want context.Canceled", c.from, err)
 		}
-		if in.reads > 22 {
-			t.Errorf("%s: %d reads of the file, want the read to stop at the first after the cancellation (20)", c.from, in.reads)
+		if in.reads > 9 {
+			t.Errorf("%s: %d reads of the file, want the read to stop at the first after the cancellation (8)", c.from, in.reads)
 		}
 	}
 }
@@ -352,5 +352,20 @@ func TestDeepJSON(t *testing.T) {
 		if err == nil || len(err.Error()) > 4096 {
 			t.Errorf("%s %.60s: err %.300v, want a short refusal", c.from, c.in, err)
 		}
+	}
+}
+
+// TestEnoughBadLines: past MaxBadLines broken lines the reader stops, and
+// the rest of the file is still checked for binary bytes.
+func TestEnoughBadLines(t *testing.T) {
+	bad := strings.Repeat("/a\n", MaxBadLines+500)
+	_, err := readFile(context.Background(), strings.NewReader(bad), "netlify", Options{}, 0)
+	var be *BadLinesError
+	if !errors.As(err, &be) || len(be.Lines) != MaxBadLines {
+		t.Fatalf("err %.200v, want the first %d bad lines", err, MaxBadLines)
+	}
+	_, err = readFile(context.Background(), strings.NewReader(bad+strings.Repeat("/b /c\n", 20000)+"\x00"), "netlify", Options{}, 0)
+	if err == nil || !strings.Contains(err.Error(), "NUL bytes") {
+		t.Fatalf("err %.200v, want the NUL after the bad lines named", err)
 	}
 }

@@ -415,15 +415,20 @@ func Read(ctx context.Context, in io.Reader, from string, o Options) (*Result, e
 	}
 	res.Format = f.Name
 	rerr := f.Read(br, &o, sink)
-	// What the reader left unread is checked too: one NUL or invalid
-	// byte anywhere refuses the file (docs/contract.md#migrations).
-	if guard.err == nil && rerr == nil {
-		_, rerr = io.Copy(io.Discard, br)
+	if errors.Is(guard.err, errEnoughBad) || errors.Is(rerr, errEnoughBad) {
+		// The report is full; the rest is only checked, below.
+		guard.err, guard.stop, rerr = nil, nil, nil
 	}
-	if guard.err != nil && guard.err != errEnoughBad {
+	// What the reader left unread is checked too: one NUL or invalid
+	// byte anywhere refuses the file (docs/contract.md#migrations). The
+	// bytes br holds have passed the guard already.
+	if guard.err == nil && rerr == nil {
+		_, rerr = io.Copy(io.Discard, guard)
+	}
+	if guard.err != nil {
 		return nil, readErr(ctx, guard, guard.err)
 	}
-	if rerr != nil && rerr != errEnoughBad {
+	if rerr != nil {
 		if redirects.ErrorCode(rerr) == "" || redirects.ErrorCode(rerr) == redirects.EINTERNAL {
 			return nil, redirects.Errorf(redirects.EINVALID, "reading: %s", plainText(rerr.Error(), MaxNoteLen))
 		}
