@@ -143,9 +143,10 @@ func readTOMLTable(line int, text string, o *Options, sink *Sink) {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()
-			// de.Error() is the library's message alone; its String()
-			// would quote the whole line.
-			sink.Bad(line+row-1, "not valid TOML at column %d: %s", col, de.Error())
+			// de.Error() is the library's message alone (its String()
+			// would quote the whole line); the sink cuts it to
+			// MaxNoteLen.
+			sink.Bad(line+row-1, "%s", fmt.Sprintf("not valid TOML at column %d: %s", col, strings.TrimPrefix(de.Error(), "toml: ")))
 			return
 		}
 		sink.Bad(line, "not valid TOML: %v", err)
