@@ -73,6 +73,10 @@ type managementServer struct {
 	cancel  context.CancelFunc
 	retries sync.WaitGroup
 	done    chan error
+	// cancelRequests ends the context of every request still running
+	// when stop's grace runs out, so that an import (which reads with its
+	// request's context) stops with the server instead of holding it.
+	cancelRequests context.CancelFunc
 }
 
 // manageRetry is how often a management listener started without its
@@ -164,8 +168,11 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 			}
 		}()
 	}
+	reqCtx, cancelRequests := context.WithCancel(context.Background())
+	m.cancelRequests = cancelRequests
 	m.srv = &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*m.handler.Load()).ServeHTTP(w, r) }),
+		Handler:     http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*m.handler.Load()).ServeHTTP(w, r) }),
+		BaseContext: func(net.Listener) context.Context { return reqCtx },
 		// Timeouts bound what a slow or idle client holds: the API's
 		// bodies are small, and an import is read within ReadTimeout.
 		ReadHeaderTimeout: 10 * time.Second,
@@ -197,6 +204,11 @@ func (m *managementServer) stop(ctx context.Context) error {
 	}
 	m.cancel()
 	m.retries.Wait()
+	// Requests finish within the grace; those still running when it ends
+	// see their context cancelled and stop (imports read with it).
+	stopRequests := context.AfterFunc(ctx, m.cancelRequests)
+	defer stopRequests()
+	defer m.cancelRequests()
 	err := m.srv.Shutdown(ctx)
 	if serveErr := <-m.done; err == nil {
 		err = serveErr
