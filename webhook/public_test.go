@@ -96,10 +96,13 @@ func TestPublicPerRange(t *testing.T) {
 	}
 }
 
-// TestRefusalNamesRange: a refused address is named by its own range; a
-// 6to4 address is 6to4's.
+// TestRefusalNamesRange: a refused address is named by its own range:
+// ::1 and :: are IPv6's loopback and unspecified address, not
+// IPv4-compatible addresses of 0.0.0.0/8, and a 6to4 address is 6to4's.
 func TestRefusalNamesRange(t *testing.T) {
 	for addr, want := range map[string]string{
+		"::1":              " (loopback, ::1/128)",
+		"::":               " (unspecified, ::/128)",
 		"::2":              " (this host on this network, 0.0.0.0/8)",
 		"::127.0.0.1":      " (loopback, 127.0.0.0/8)",
 		"::ffff:10.0.0.1":  " (private-use, 10.0.0.0/8)",
