@@ -19,6 +19,7 @@ var webhookTests = []struct {
 	{"Webhook/RetryFor24Hours", testWebhookRetry},
 	{"Webhook/PauseRotateDelete", testWebhookPauseRotate},
 	{"Webhook/Invalid", testWebhookInvalid},
+	{"Webhook/StuckBeforeUpgrade", testWebhookStuckBeforeUpgrade},
 }
 
 func (e *env) webhooks() redirects.WebhookStore {
@@ -293,5 +294,33 @@ func testWebhookInvalid(t *testing.T, e *env) {
 				t.Errorf("CreateWebhook with project %s: %q, want %q, as for any project not found", tc.ep.Projects[0], redirects.ErrorMessage(err), want)
 			}
 		}
+	}
+}
+
+// testWebhookStuckBeforeUpgrade: a delivery stuck before unrecorded tries
+// were counted (attempts 0 and a lease run out, created over 24 hours ago)
+// is sent at its next claim, its first try counted without failing it:
+// no delivery fails, and no endpoint is disabled, without a real try.
+func testWebhookStuckBeforeUpgrade(t *testing.T, e *env) {
+	o := e.org("Acme")
+	ep := e.webhook(o.ID, []string{redirects.AuditProjectCreate}, nil)
+	e.project(o.ID, "www")
+	e.clock.Add(30 * time.Hour)
+	if ds := e.claim("old-node"); len(ds) != 1 { // a node that never records
+		t.Fatalf("old-node claimed %d deliveries, want 1", len(ds))
+	}
+	e.clock.Add(redirects.WebhookLease + time.Second)
+	ds := e.claim("node")
+	if len(ds) != 1 {
+		d := e.deliveries(ep.ID)[0]
+		t.Fatalf("after the stale lease claimed %d deliveries, want the stuck one sent; it is %s with %+v", len(ds), d.State, d.Attempts)
+	}
+	e.attempt(ds[0], 200)
+	d, err := e.webhooks().FindWebhookDelivery(e.ctx, ds[0].ID)
+	if err != nil || d.State != "delivered" || len(d.Attempts) != 2 || !strings.Contains(d.Attempts[0].Error, "not recorded") || d.Attempts[1].Status != 200 {
+		t.Fatalf("delivery = %+v, %v; want delivered after the unrecorded try and a real one", d, err)
+	}
+	if got, err := e.webhooks().FindWebhook(e.ctx, ep.ID); err != nil || got.DisabledAt != nil {
+		t.Errorf("endpoint = %+v, %v; want it enabled", got, err)
 	}
 }
