@@ -364,7 +364,8 @@ const unrecordedAttempt = "outcome not recorded: the sending node stopped or cou
 // this a delivery whose records always fail was sent again each time the
 // lease ran out, forever. A delivery with no attempt recorded yet (as one
 // stuck so before this count was made) is never failed by it: its try
-// backs off, and the next one is real.
+// backs off, and the next one is real. When such a count disables an
+// endpoint, its other deliveries in the batch are left unleased.
 func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit int) ([]*redirects.WebhookDelivery, error) {
 	const op = "claim webhook deliveries"
 	tx, err := db.beginWrite(ctx, op)
@@ -408,9 +409,20 @@ func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit in
 			}
 			du.attempts = a.N
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_owner = $2, lease_until = $3 WHERE id = $1`,
-			du.id, owner, until.UnixNano()); err != nil {
+		// Counting a try above may have disabled this endpoint: its
+		// other deliveries are not sent.
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_owner = $2, lease_until = $3
+			WHERE id = $1 AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = $4 AND e.disabled_at IS NULL)`,
+			du.id, owner, until.UnixNano(), du.endpointID)
+		if err != nil {
 			return nil, db.wrap(op, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, db.wrap(op, err)
+		}
+		if n == 0 {
+			continue
 		}
 		var (
 			d             redirects.WebhookDelivery

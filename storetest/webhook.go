@@ -20,6 +20,7 @@ var webhookTests = []struct {
 	{"Webhook/PauseRotateDelete", testWebhookPauseRotate},
 	{"Webhook/Invalid", testWebhookInvalid},
 	{"Webhook/StuckBeforeUpgrade", testWebhookStuckBeforeUpgrade},
+	{"Webhook/ClaimSkipsDisabled", testWebhookClaimSkipsDisabled},
 }
 
 func (e *env) webhooks() redirects.WebhookStore {
@@ -322,5 +323,39 @@ func testWebhookStuckBeforeUpgrade(t *testing.T, e *env) {
 	}
 	if got, err := e.webhooks().FindWebhook(e.ctx, ep.ID); err != nil || got.DisabledAt != nil {
 		t.Errorf("endpoint = %+v, %v; want it enabled", got, err)
+	}
+}
+
+// testWebhookClaimSkipsDisabled: a claim that fails a delivery (counting
+// its unrecorded try after 24 hours) and so disables its endpoint leases
+// none of that endpoint's other deliveries.
+func testWebhookClaimSkipsDisabled(t *testing.T, e *env) {
+	o := e.org("Acme")
+	ep := e.webhook(o.ID, []string{redirects.AuditProjectCreate}, nil)
+	e.project(o.ID, "www")
+	ds := e.claim("node-a")
+	if len(ds) != 1 {
+		t.Fatalf("claimed %d deliveries, want 1", len(ds))
+	}
+	e.attempt(ds[0], 500)
+	e.clock.Add(25 * time.Hour)
+	if ds := e.claim("node-a"); len(ds) != 1 { // node-a dies holding it
+		t.Fatalf("claimed %d deliveries, want 1", len(ds))
+	}
+	e.project(o.ID, "blog")
+	e.clock.Add(redirects.WebhookLease + time.Second)
+	if ds := e.claim("node-b"); len(ds) != 0 {
+		t.Errorf("node-b claimed %d deliveries (%s) of an endpoint its claim disabled, want none", len(ds), ds[0].Action)
+	}
+	got, err := e.webhooks().FindWebhook(e.ctx, ep.ID)
+	if err != nil || got.DisabledAt == nil {
+		t.Fatalf("endpoint = %+v, %v; want it disabled", got, err)
+	}
+	var states []string
+	for _, d := range e.deliveries(ep.ID) {
+		states = append(states, fmt.Sprintf("%s/%d", d.State, len(d.Attempts)))
+	}
+	if want := "pending/0 failed/2"; strings.Join(states, " ") != want {
+		t.Errorf("deliveries (newest first) = %v, want %s", states, want)
 	}
 }
