@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"redirects"
 )
@@ -21,6 +22,7 @@ var webhookTests = []struct {
 	{"Webhook/Invalid", testWebhookInvalid},
 	{"Webhook/StuckBeforeUpgrade", testWebhookStuckBeforeUpgrade},
 	{"Webhook/ClaimSkipsDisabled", testWebhookClaimSkipsDisabled},
+	{"Webhook/AttemptTextCleaned", testWebhookAttemptTextCleaned},
 }
 
 func (e *env) webhooks() redirects.WebhookStore {
@@ -359,3 +361,35 @@ func testWebhookClaimSkipsDisabled(t *testing.T, e *env) {
 		t.Errorf("deliveries (newest first) = %v, want %s", states, want)
 	}
 }
+
+// testWebhookAttemptTextCleaned: the store itself cleans an attempt's
+// error and excerpt (NUL and invalid UTF-8 become U+FFFD, also a rune
+// that the excerpt's cap cuts), whatever its caller did.
+func testWebhookAttemptTextCleaned(t *testing.T, e *env) {
+	o := e.org("Acme")
+	e.webhook(o.ID, []string{redirects.AuditProjectCreate}, nil)
+	e.project(o.ID, "www")
+	ds := e.claim("node")
+	if len(ds) != 1 {
+		t.Fatalf("claimed %d deliveries, want 1", len(ds))
+	}
+	pad := strings.Repeat("x", redirects.WebhookExcerpt-4)
+	excerpt := "a\x00\xff" + pad + "\u20ac" // the euro sign's 3 bytes straddle the cap
+	if err := e.webhooks().RecordWebhookAttempt(e.ctx, ds[0], redirects.WebhookAttempt{Status: 500, Error: "b\x00\xfe", Excerpt: excerpt}); err != nil {
+		t.Fatalf("RecordWebhookAttempt with NUL and invalid UTF-8: %v", err)
+	}
+	d, err := e.webhooks().FindWebhookDelivery(e.ctx, ds[0].ID)
+	if err != nil || len(d.Attempts) != 1 {
+		t.Fatalf("delivery = %+v, %v", d, err)
+	}
+	a := d.Attempts[0]
+	if want := "a\ufffd\ufffd" + pad + "\ufffd"; a.Excerpt != want || !utf8.ValidString(a.Excerpt) {
+		t.Errorf("excerpt = %q...%q, want %q...%q", head(a.Excerpt), tail(a.Excerpt), head(want), tail(want))
+	}
+	if want := "b\ufffd\ufffd"; a.Error != want {
+		t.Errorf("error = %q, want %q", a.Error, want)
+	}
+}
+
+func head(s string) string { return s[:min(len(s), 8)] }
+func tail(s string) string { return s[max(0, len(s)-8):] }
