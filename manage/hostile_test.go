@@ -133,3 +133,36 @@ func testWebhookOtherOrganizationsProject(t *testing.T, open newStoreFunc) {
 	}
 	owner.do("POST", hooks, map[string]any{"url": "https://hooks.example.com/in", "projects": []string{a.project.ID}}).want(t, 201)
 }
+
+// TestPasswordFieldsNotCheckedAsText: password, currentPassword and
+// newPassword are only hashed, never stored as text: NUL (\u0000), half a
+// surrogate pair and bytes that are not UTF-8 in them are not refused as
+// INVALID_INPUT, while the same in any other field of the body still is.
+func TestPasswordFieldsNotCheckedAsText(t *testing.T) {
+	runSuite(t, testPasswordFieldsNotCheckedAsText)
+}
+
+func testPasswordFieldsNotCheckedAsText(t *testing.T, open newStoreFunc) {
+	e := newEnv(t, open, false, nil)
+	u, pw := e.user("ada@example.com", false)
+	c, r := e.login(u.Email, pw)
+	if c == nil {
+		t.Fatalf("login: %d %s", r.status, r.body)
+	}
+	const fresh = `a new\u0000passphrase, long enough`
+	c.do("POST", "/manage/v1/session/password", `{"currentPassword":"wrong\ud800","newPassword":"`+fresh+`"}`).want(t, 401, codeUnauthenticated)
+	c.do("POST", "/manage/v1/session/password", "{\"currentPassword\":\"wrong\xff\",\"newPassword\":\"x\"}").want(t, 401, codeUnauthenticated)
+	c.do("POST", "/manage/v1/session/password", `{"currentPassword":"`+pw+`","newPassword":"`+fresh+`"}`).want(t, 200)
+	e.anon().do("POST", "/manage/v1/session", `{"email":"ada@example.com","password":"`+fresh+`"}`).want(t, 200)
+	e.anon().do("POST", "/manage/v1/session", `{"email":"ada@example.com","password":"x\udc00"}`).want(t, 401, codeUnauthenticated)
+	// Another field of the same body is checked as ever.
+	for body, mention := range map[string]string{
+		`{"password":"\u0000","email":"ada\u0000@example.com"}`: "email holds a NUL character",
+		"{\"password\":\"\xff\",\"email\":\"ada\xff\"}":         "email is not valid UTF-8",
+	} {
+		r := e.anon().do("POST", "/manage/v1/session", body).want(t, 400, "INVALID_INPUT")
+		if _, msg := r.errBody(t); !strings.Contains(msg, mention) {
+			t.Errorf("sign-in %q: %q, want it to say %q", body, msg, mention)
+		}
+	}
+}
