@@ -60,6 +60,33 @@ func testNULAndInvalidUTF8Refused(t *testing.T, open newStoreFunc) {
 			t.Errorf("GET %s: %q, want it to say %q", target, msg, mention)
 		}
 	}
+	// Only the lookup's path parameter is the route's to judge: forgetting
+	// a miss by a path so written is refused too, and forgets nothing
+	// (PostgreSQL answered its own 400, SQLite 204).
+	now := e.clock.Now()
+	if err := e.store.AddMisses(e.ctx, []redirects.Miss{{ProjectID: a.project.ID, Path: "/gone", Count: 1, FirstSeen: now, LastSeen: now}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{pbase + "/misses?path=%00", pbase + "/misses?path=/gone%FF"} {
+		r := owner.do("DELETE", target, nil).want(t, 400, "INVALID_INPUT")
+		if _, msg := r.errBody(t); !strings.Contains(msg, `the query parameter "path"`) {
+			t.Errorf("DELETE %s: %q, want it to name the query parameter \"path\"", target, msg)
+		}
+	}
+	if ms, err := e.store.FindMisses(e.ctx, a.project.ID, 10); err != nil || len(ms) != 1 || ms[0].Path != "/gone" {
+		t.Errorf("misses after the refused deletes: %+v, %v; want /gone kept", ms, err)
+	}
+	if r := owner.do("GET", pbase+"/lookup?path=/a%00", nil); r.status == 400 {
+		if _, msg := r.errBody(t); strings.Contains(msg, "query parameter") {
+			t.Errorf("lookup of a path with NUL: %q, want the lookup's own answer", msg)
+		}
+	}
+	// A caller who is not signed in is answered 401 first, whatever the
+	// request holds.
+	for _, target := range []string{"/manage/v1/projects/%00", pbase + "/rules?q=%00", pbase + "/misses?path=%00"} {
+		e.anon().do("GET", target, nil).want(t, 401, codeUnauthenticated)
+		e.anon().do("DELETE", target, nil).want(t, 401, codeUnauthenticated)
+	}
 	// A pair of surrogate escapes is one character, and an escaped
 	// backslash before "u0000" is no escape of NUL: both are accepted.
 	owner.do("POST", pbase+"/rules", []byte(`{"source":"/emoji-\ud83d\ude00","destination":"/d"}`)).want(t, 201)
@@ -105,4 +132,37 @@ func testWebhookOtherOrganizationsProject(t *testing.T, open newStoreFunc) {
 		t.Errorf("webhooks %+v stored, want none", list.Webhooks)
 	}
 	owner.do("POST", hooks, map[string]any{"url": "https://hooks.example.com/in", "projects": []string{a.project.ID}}).want(t, 201)
+}
+
+// TestPasswordFieldsNotCheckedAsText: password, currentPassword and
+// newPassword are only hashed, never stored as text: NUL (\u0000), half a
+// surrogate pair and bytes that are not UTF-8 in them are not refused as
+// INVALID_INPUT, while the same in any other field of the body still is.
+func TestPasswordFieldsNotCheckedAsText(t *testing.T) {
+	runSuite(t, testPasswordFieldsNotCheckedAsText)
+}
+
+func testPasswordFieldsNotCheckedAsText(t *testing.T, open newStoreFunc) {
+	e := newEnv(t, open, false, nil)
+	u, pw := e.user("ada@example.com", false)
+	c, r := e.login(u.Email, pw)
+	if c == nil {
+		t.Fatalf("login: %d %s", r.status, r.body)
+	}
+	const fresh = `a new\u0000passphrase, long enough`
+	c.do("POST", "/manage/v1/session/password", `{"currentPassword":"wrong\ud800","newPassword":"`+fresh+`"}`).want(t, 401, codeUnauthenticated)
+	c.do("POST", "/manage/v1/session/password", "{\"currentPassword\":\"wrong\xff\",\"newPassword\":\"x\"}").want(t, 401, codeUnauthenticated)
+	c.do("POST", "/manage/v1/session/password", `{"currentPassword":"`+pw+`","newPassword":"`+fresh+`"}`).want(t, 200)
+	e.anon().do("POST", "/manage/v1/session", `{"email":"ada@example.com","password":"`+fresh+`"}`).want(t, 200)
+	e.anon().do("POST", "/manage/v1/session", `{"email":"ada@example.com","password":"x\udc00"}`).want(t, 401, codeUnauthenticated)
+	// Another field of the same body is checked as ever.
+	for body, mention := range map[string]string{
+		`{"password":"\u0000","email":"ada\u0000@example.com"}`: "email holds a NUL character",
+		"{\"password\":\"\xff\",\"email\":\"ada\xff\"}":         "email is not valid UTF-8",
+	} {
+		r := e.anon().do("POST", "/manage/v1/session", body).want(t, 400, "INVALID_INPUT")
+		if _, msg := r.errBody(t); !strings.Contains(msg, mention) {
+			t.Errorf("sign-in %q: %q, want it to say %q", body, msg, mention)
+		}
+	}
 }

@@ -20,6 +20,9 @@ type route struct {
 	// password (User.MustChangePassword): reading and ending the session,
 	// and changing the password. Every other route refuses it.
 	oneTime bool
+	// anyPath routes take any text in their "path" query parameter: the
+	// lookup, which answers any path as the edge does.
+	anyPath bool
 	handler func(http.ResponseWriter, *http.Request) error
 }
 
@@ -76,7 +79,7 @@ func (h *handler) routeTable() []route {
 		{method: "PUT", pattern: v1 + "/projects/{project}/tests", handler: h.testsPut},
 		{method: "DELETE", pattern: v1 + "/projects/{project}/tests", handler: h.testsDelete},
 		{method: "GET", pattern: v1 + "/projects/{project}/diff", handler: h.diff},
-		{method: "GET", pattern: v1 + "/projects/{project}/lookup", handler: h.lookup},
+		{method: "GET", pattern: v1 + "/projects/{project}/lookup", anyPath: true, handler: h.lookup},
 		{method: "GET", pattern: v1 + "/projects/{project}/hits", handler: h.hits},
 		{method: "GET", pattern: v1 + "/projects/{project}/misses", handler: h.misses},
 		{method: "DELETE", pattern: v1 + "/projects/{project}/misses", handler: h.missDelete},
@@ -111,7 +114,7 @@ func (h *handler) routes() http.Handler {
 	allow := map[string][]string{}
 	var paths []string
 	for _, rt := range h.routeTable() {
-		f := rt.handler
+		f := textChecked(rt.handler, rt.anyPath)
 		if !rt.public {
 			f = h.authenticate(f, rt.oneTime)
 		}
@@ -141,27 +144,37 @@ func (h *handler) routes() http.Handler {
 // answered through errorFor.
 func (h *handler) serve(f func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		err := checkRequestText(r)
-		if err == nil {
-			err = f(w, r)
-		}
-		if err != nil {
+		if err := f(w, r); err != nil {
 			h.fail(w, r, err)
 		}
+	}
+}
+
+// textChecked runs next once checkRequestText passed r. routes puts it
+// inside authenticate, so a caller who is not signed in is answered 401
+// whatever the request holds. anyPath leaves the "path" query parameter
+// to next (the lookup's).
+func textChecked(next func(http.ResponseWriter, *http.Request) error, anyPath bool) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := checkRequestText(r, anyPath); err != nil {
+			return err
+		}
+		return next(w, r)
 	}
 }
 
 // checkRequestText refuses a request whose path or query parameters hold
 // a NUL byte or invalid UTF-8 once decoded (redirects.CheckText), naming
 // which: an ID or filter so written cannot name anything, and PostgreSQL
-// refused it where SQLite answered 404. A lookup's path parameter is left
-// to the lookup, which answers any path as the edge does.
-func checkRequestText(r *http.Request) error {
+// refused it where SQLite answered 404 (or, forgetting a miss, 204).
+// anyPath leaves the "path" parameter to the route: the lookup answers
+// any path as the edge does.
+func checkRequestText(r *http.Request, anyPath bool) error {
 	if err := redirects.CheckText("the request path", r.URL.Path); err != nil {
 		return err
 	}
 	for name, vs := range r.URL.Query() {
-		if name == "path" {
+		if anyPath && name == "path" {
 			continue
 		}
 		for _, v := range vs {

@@ -13,17 +13,28 @@ import (
 // string as sent (escapes counted as written) and in the body. JSON must
 // be UTF-8, and a name or rule must not be stored with U+FFFD where the
 // sender had something else.
+//
+// A password field (passwordFields) is exempt: see checkJSONEscapes.
 func checkJSONUTF8(body []byte) error {
 	if utf8.Valid(body) {
 		return nil
 	}
+	var spans [][2]int
 	bad := 0
 	for bad < len(body) {
 		r, n := utf8.DecodeRune(body[bad:])
 		if r == utf8.RuneError && n == 1 {
-			break
+			if spans == nil {
+				spans = passwordSpans(body)
+			}
+			if !inSpans(spans, bad) {
+				break
+			}
 		}
 		bad += n
+	}
+	if bad == len(body) {
+		return nil
 	}
 	field, start := jsonStringAt(body, bad)
 	switch {
@@ -39,9 +50,18 @@ func checkJSONUTF8(body []byte) error {
 // text) or half of a surrogate pair without its other half (\ud800, which
 // encoding/json would turn into U+FFFD without a word). It names the field
 // and the escape's offset in the string as sent and in the body. Every
-// request body passes here (decodeJSONMax), so no field is left out.
+// request body passes here (decodeJSONMax), so no field is left out but
+// the password fields (passwordFields): a password is only hashed, never
+// stored as text, so it is refused by no text check, at any door (the
+// dashboard's forms and the command line exempt theirs too).
 func checkJSONEscapes(body []byte) error {
-	off, esc := badEscape(body)
+	var spans [][2]int
+	off, esc := badEscape(body, func(off int) bool {
+		if spans == nil {
+			spans = passwordSpans(body)
+		}
+		return inSpans(spans, off)
+	})
 	if off < 0 {
 		return nil
 	}
@@ -57,9 +77,9 @@ func checkJSONEscapes(body []byte) error {
 }
 
 // badEscape returns the offset of the first \u escape in a string of body
-// that is NUL or an unpaired surrogate, and the escape as written; -1 when
-// there is none.
-func badEscape(body []byte) (int, string) {
+// that is NUL or an unpaired surrogate, and the escape as written, but
+// those at an offset exempt reports true for; -1 when there is none.
+func badEscape(body []byte, exempt func(off int) bool) (int, string) {
 	hex4 := func(i int) (rune, bool) {
 		if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
 			return 0, false
@@ -78,10 +98,17 @@ func badEscape(body []byte) (int, string) {
 			case !ok:
 				i++ // \", \\, \n...: skip the escaped byte
 			case r == 0 || r >= 0xDC00 && r <= 0xDFFF:
-				return i, string(body[i : i+6])
+				if !exempt(i) {
+					return i, string(body[i : i+6])
+				}
+				i += 5
 			case r >= 0xD800 && r < 0xDC00:
 				if lo, ok := hex4(i + 6); !ok || lo < 0xDC00 || lo > 0xDFFF {
-					return i, string(body[i : i+6])
+					if !exempt(i) {
+						return i, string(body[i : i+6])
+					}
+					i += 5
+					continue
 				}
 				i += 11
 			default:
@@ -90,6 +117,77 @@ func badEscape(body []byte) (int, string) {
 		}
 	}
 	return -1, ""
+}
+
+// passwordFields are the fields of request bodies that hold a password:
+// signing in (password) and changing it (currentPassword, newPassword).
+var passwordFields = map[string]bool{"password": true, "currentPassword": true, "newPassword": true}
+
+// passwordSpans returns where the string values of the top-level object's
+// passwordFields are in body, from the opening quote to past the closing
+// one; bytes that are not UTF-8 are read as '?' (one for one, so offsets
+// hold). A body that is not a JSON object has none.
+func passwordSpans(body []byte) [][2]int {
+	clean := make([]byte, 0, len(body))
+	for i := 0; i < len(body); {
+		r, n := utf8.DecodeRune(body[i:])
+		if r == utf8.RuneError && n == 1 {
+			clean = append(clean, '?')
+		} else {
+			clean = append(clean, body[i:i+n]...)
+		}
+		i += n
+	}
+	dec := json.NewDecoder(bytes.NewReader(clean))
+	spans := [][2]int{}
+	depth, wantKey, key, prev := 0, false, "", 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return spans
+		}
+		end := int(dec.InputOffset())
+		start := prev
+		for start < end && clean[start] != '"' {
+			start++
+		}
+		prev = end
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			if depth == 0 && tok != json.Delim('{') {
+				return spans
+			}
+			if depth <= 1 {
+				wantKey = true // the object's first key, or the key after this value
+			}
+			depth++
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+			continue
+		}
+		if depth != 1 {
+			continue
+		}
+		if wantKey {
+			key, wantKey = tok.(string), false
+			continue
+		}
+		if _, ok := tok.(string); ok && passwordFields[key] {
+			spans = append(spans, [2]int{start, end})
+		}
+		wantKey = true
+	}
+}
+
+// inSpans reports whether off is within one of spans.
+func inSpans(spans [][2]int, off int) bool {
+	for _, s := range spans {
+		if s[0] <= off && off < s[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // jsonStringAt returns the name of the field whose key or value is the

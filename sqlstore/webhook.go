@@ -362,7 +362,10 @@ const unrecordedAttempt = "outcome not recorded: the sending node stopped or cou
 // after redirects.WebhookRetryFor and disables its endpoint as a recorded
 // failure would, and is claimed only if it is due after that. Without
 // this a delivery whose records always fail was sent again each time the
-// lease ran out, forever.
+// lease ran out, forever. A delivery with no attempt recorded yet (as one
+// stuck so before this count was made) is never failed by it: its try
+// backs off, and the next one is real. When such a count disables an
+// endpoint, its other deliveries in the batch are left unleased.
 func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit int) ([]*redirects.WebhookDelivery, error) {
 	const op = "claim webhook deliveries"
 	tx, err := db.beginWrite(ctx, op)
@@ -393,7 +396,11 @@ func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit in
 		if du.leaseOwner != "" && du.leaseUntil > 0 {
 			tried := fromNanos(du.leaseUntil).Add(-redirects.WebhookLease)
 			a := redirects.WebhookAttempt{N: du.attempts + 1, At: tried, Error: unrecordedAttempt}
-			state, next, err := db.settleAttempt(ctx, tx, du.id, du.endpointID, fromNanos(du.created), a, tried)
+			// A delivery with no attempt recorded may be one stuck before
+			// such tries were counted (its lease renewed every 15 s): its
+			// first counted try only backs off, so that a real one comes
+			// before it can fail.
+			state, next, err := db.settleAttempt(ctx, tx, du.id, du.endpointID, fromNanos(du.created), a, tried, du.attempts > 0)
 			if err != nil {
 				return nil, db.wrap(op, err)
 			}
@@ -402,9 +409,20 @@ func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit in
 			}
 			du.attempts = a.N
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_owner = $2, lease_until = $3 WHERE id = $1`,
-			du.id, owner, until.UnixNano()); err != nil {
+		// Counting a try above may have disabled this endpoint: its
+		// other deliveries are not sent.
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_owner = $2, lease_until = $3
+			WHERE id = $1 AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = $4 AND e.disabled_at IS NULL)`,
+			du.id, owner, until.UnixNano(), du.endpointID)
+		if err != nil {
 			return nil, db.wrap(op, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, db.wrap(op, err)
+		}
+		if n == 0 {
+			continue
 		}
 		var (
 			d             redirects.WebhookDelivery
@@ -469,7 +487,7 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, d *redirects.WebhookDeli
 		a.Excerpt = a.Excerpt[:redirects.WebhookExcerpt]
 	}
 	a.Error, a.Excerpt = redirects.CleanText(a.Error), redirects.CleanText(a.Excerpt)
-	if _, _, err := db.settleAttempt(ctx, tx, d.ID, d.EndpointID, fromNanos(created), a, now); err != nil {
+	if _, _, err := db.settleAttempt(ctx, tx, d.ID, d.EndpointID, fromNanos(created), a, now, true); err != nil {
 		return db.wrap(op, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -481,7 +499,9 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, d *redirects.WebhookDeli
 // settleAttempt writes attempt a of a delivery and, as of now, what comes
 // next (delivered, the next try, or failed with its endpoint disabled),
 // releasing the lease; it returns the delivery's state and next time.
-func (db *DB) settleAttempt(ctx context.Context, tx *Tx, id, endpointID string, created time.Time, a redirects.WebhookAttempt, now time.Time) (string, time.Time, error) {
+// Unless mayFail, a failed attempt only backs off, however old the
+// delivery.
+func (db *DB) settleAttempt(ctx context.Context, tx *Tx, id, endpointID string, created time.Time, a redirects.WebhookAttempt, now time.Time, mayFail bool) (string, time.Time, error) {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, n, at, status, latency_ns, error, excerpt)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, id, a.N, a.At.UnixNano(), a.Status, int64(a.Latency), a.Error, a.Excerpt); err != nil {
 		return "", now, err
@@ -493,7 +513,7 @@ func (db *DB) settleAttempt(ctx context.Context, tx *Tx, id, endpointID string, 
 		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET last_success_at = $2 WHERE id = $1`, endpointID, now.UnixNano()); err != nil {
 			return "", now, err
 		}
-	case !now.Before(created.Add(redirects.WebhookRetryFor)):
+	case mayFail && !now.Before(created.Add(redirects.WebhookRetryFor)):
 		state, next = "failed", now
 		if _, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET disabled_at = $2 WHERE id = $1 AND disabled_at IS NULL AND last_success_at <= $3`,
 			endpointID, now.UnixNano(), now.Add(-redirects.WebhookRetryFor).UnixNano()); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"redirects"
 )
@@ -19,6 +20,9 @@ var webhookTests = []struct {
 	{"Webhook/RetryFor24Hours", testWebhookRetry},
 	{"Webhook/PauseRotateDelete", testWebhookPauseRotate},
 	{"Webhook/Invalid", testWebhookInvalid},
+	{"Webhook/StuckBeforeUpgrade", testWebhookStuckBeforeUpgrade},
+	{"Webhook/ClaimSkipsDisabled", testWebhookClaimSkipsDisabled},
+	{"Webhook/AttemptTextCleaned", testWebhookAttemptTextCleaned},
 }
 
 func (e *env) webhooks() redirects.WebhookStore {
@@ -295,3 +299,97 @@ func testWebhookInvalid(t *testing.T, e *env) {
 		}
 	}
 }
+
+// testWebhookStuckBeforeUpgrade: a delivery stuck before unrecorded tries
+// were counted (attempts 0 and a lease run out, created over 24 hours ago)
+// is sent at its next claim, its first try counted without failing it:
+// no delivery fails, and no endpoint is disabled, without a real try.
+func testWebhookStuckBeforeUpgrade(t *testing.T, e *env) {
+	o := e.org("Acme")
+	ep := e.webhook(o.ID, []string{redirects.AuditProjectCreate}, nil)
+	e.project(o.ID, "www")
+	e.clock.Add(30 * time.Hour)
+	if ds := e.claim("old-node"); len(ds) != 1 { // a node that never records
+		t.Fatalf("old-node claimed %d deliveries, want 1", len(ds))
+	}
+	e.clock.Add(redirects.WebhookLease + time.Second)
+	ds := e.claim("node")
+	if len(ds) != 1 {
+		d := e.deliveries(ep.ID)[0]
+		t.Fatalf("after the stale lease claimed %d deliveries, want the stuck one sent; it is %s with %+v", len(ds), d.State, d.Attempts)
+	}
+	e.attempt(ds[0], 200)
+	d, err := e.webhooks().FindWebhookDelivery(e.ctx, ds[0].ID)
+	if err != nil || d.State != "delivered" || len(d.Attempts) != 2 || !strings.Contains(d.Attempts[0].Error, "not recorded") || d.Attempts[1].Status != 200 {
+		t.Fatalf("delivery = %+v, %v; want delivered after the unrecorded try and a real one", d, err)
+	}
+	if got, err := e.webhooks().FindWebhook(e.ctx, ep.ID); err != nil || got.DisabledAt != nil {
+		t.Errorf("endpoint = %+v, %v; want it enabled", got, err)
+	}
+}
+
+// testWebhookClaimSkipsDisabled: a claim that fails a delivery (counting
+// its unrecorded try after 24 hours) and so disables its endpoint leases
+// none of that endpoint's other deliveries.
+func testWebhookClaimSkipsDisabled(t *testing.T, e *env) {
+	o := e.org("Acme")
+	ep := e.webhook(o.ID, []string{redirects.AuditProjectCreate}, nil)
+	e.project(o.ID, "www")
+	ds := e.claim("node-a")
+	if len(ds) != 1 {
+		t.Fatalf("claimed %d deliveries, want 1", len(ds))
+	}
+	e.attempt(ds[0], 500)
+	e.clock.Add(25 * time.Hour)
+	if ds := e.claim("node-a"); len(ds) != 1 { // node-a dies holding it
+		t.Fatalf("claimed %d deliveries, want 1", len(ds))
+	}
+	e.project(o.ID, "blog")
+	e.clock.Add(redirects.WebhookLease + time.Second)
+	if ds := e.claim("node-b"); len(ds) != 0 {
+		t.Errorf("node-b claimed %d deliveries (%s) of an endpoint its claim disabled, want none", len(ds), ds[0].Action)
+	}
+	got, err := e.webhooks().FindWebhook(e.ctx, ep.ID)
+	if err != nil || got.DisabledAt == nil {
+		t.Fatalf("endpoint = %+v, %v; want it disabled", got, err)
+	}
+	var states []string
+	for _, d := range e.deliveries(ep.ID) {
+		states = append(states, fmt.Sprintf("%s/%d", d.State, len(d.Attempts)))
+	}
+	if want := "pending/0 failed/2"; strings.Join(states, " ") != want {
+		t.Errorf("deliveries (newest first) = %v, want %s", states, want)
+	}
+}
+
+// testWebhookAttemptTextCleaned: the store itself cleans an attempt's
+// error and excerpt (NUL and invalid UTF-8 become U+FFFD, also a rune
+// that the excerpt's cap cuts), whatever its caller did.
+func testWebhookAttemptTextCleaned(t *testing.T, e *env) {
+	o := e.org("Acme")
+	e.webhook(o.ID, []string{redirects.AuditProjectCreate}, nil)
+	e.project(o.ID, "www")
+	ds := e.claim("node")
+	if len(ds) != 1 {
+		t.Fatalf("claimed %d deliveries, want 1", len(ds))
+	}
+	pad := strings.Repeat("x", redirects.WebhookExcerpt-4)
+	excerpt := "a\x00\xff" + pad + "\u20ac" // the euro sign's 3 bytes straddle the cap
+	if err := e.webhooks().RecordWebhookAttempt(e.ctx, ds[0], redirects.WebhookAttempt{Status: 500, Error: "b\x00\xfe", Excerpt: excerpt}); err != nil {
+		t.Fatalf("RecordWebhookAttempt with NUL and invalid UTF-8: %v", err)
+	}
+	d, err := e.webhooks().FindWebhookDelivery(e.ctx, ds[0].ID)
+	if err != nil || len(d.Attempts) != 1 {
+		t.Fatalf("delivery = %+v, %v", d, err)
+	}
+	a := d.Attempts[0]
+	if want := "a\ufffd\ufffd" + pad + "\ufffd"; a.Excerpt != want || !utf8.ValidString(a.Excerpt) {
+		t.Errorf("excerpt = %q...%q, want %q...%q", head(a.Excerpt), tail(a.Excerpt), head(want), tail(want))
+	}
+	if want := "b\ufffd\ufffd"; a.Error != want {
+		t.Errorf("error = %q, want %q", a.Error, want)
+	}
+}
+
+func head(s string) string { return s[:min(len(s), 8)] }
+func tail(s string) string { return s[max(0, len(s)-8):] }

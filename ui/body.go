@@ -64,12 +64,17 @@ func limitBody(limit int64, stream bool, next func(http.ResponseWriter, *http.Re
 	}
 }
 
+// passwordFields are the dashboard's form fields that hold a password:
+// signing in and changing it.
+var passwordFields = map[string]bool{"password": true, "current-password": true, "new-password": true, "new-password-again": true}
+
 // checkField refuses a form field holding a NUL byte or invalid UTF-8
 // (redirects.CheckText), naming it, before any handler runs: what a form
 // sends ends in a store, which cannot keep such bytes as given. A password
-// is only hashed, and may hold any bytes.
+// (passwordFields) is only hashed, never stored as text, and is exempt,
+// as at the API's and the command line's doors.
 func checkField(name, v string) error {
-	if name == "password" {
+	if passwordFields[name] {
 		return nil
 	}
 	if err := redirects.CheckText("The field \u201c"+name+"\u201d", v); err != nil {

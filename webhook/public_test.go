@@ -56,8 +56,12 @@ func TestPublicPerRange(t *testing.T) {
 		"::/96 private":     "::10.0.0.1",
 		"64:ff9b::/96":      "64:ff9b::a9fe:a9fe",
 		"64:ff9b::/96 mask": "64:ff9b::192.168.0.1",
-		"2002::/16":         "2002:a00:1::",
-		"2002::/16 loop":    "2002:7f00:1:1::1",
+		// 6to4 is refused whole: past the site's IPv4 address, 80 bits
+		// name any host inside that site.
+		"2002::/16":               "2002:a00:1::",
+		"2002::/16 loop":          "2002:7f00:1:1::1",
+		"2002::/16 (public IPv4)": "2002:808:808::1",
+		"2002::/16 (public site)": "2002:5db8:d70e:1::10",
 	}
 	for r, addr := range refused {
 		if webhook.Public(netip.MustParseAddr(addr)) {
@@ -84,11 +88,30 @@ func TestPublicPerRange(t *testing.T) {
 		"::ffff:0:0/96":         "::ffff:8.8.8.8",
 		"::ffff:0:0:0/96":       "::ffff:0:8.8.8.8",
 		"::/96":                 "::8.8.8.8",
-		"2002::/16":             "2002:808:808::1",
 	}
 	for r, addr := range allowed {
 		if !webhook.Public(netip.MustParseAddr(addr)) {
 			t.Errorf("%s (%s): refused, want Public", addr, r)
+		}
+	}
+}
+
+// TestRefusalNamesRange: a refused address is named by its own range:
+// ::1 and :: are IPv6's loopback and unspecified address, not
+// IPv4-compatible addresses of 0.0.0.0/8, and a 6to4 address is 6to4's.
+func TestRefusalNamesRange(t *testing.T) {
+	for addr, want := range map[string]string{
+		"::1":              " (loopback, ::1/128)",
+		"::":               " (unspecified, ::/128)",
+		"::2":              " (this host on this network, 0.0.0.0/8)",
+		"::127.0.0.1":      " (loopback, 127.0.0.0/8)",
+		"::ffff:10.0.0.1":  " (private-use, 10.0.0.0/8)",
+		"2002:808:808::1":  " (6to4, 2002::/16)",
+		"64:ff9b:1::a00:1": " (local-use IPv4/IPv6 translation, 64:ff9b:1::/48)",
+		"8.8.8.8":          "",
+	} {
+		if got := webhook.RangeOf(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("RangeOf(%s) = %q, want %q", addr, got, want)
 		}
 	}
 }

@@ -121,6 +121,12 @@ func NewClient(allowPrivate bool) *http.Client {
 // registries leave to others. Public refuses an address in any of them, but for
 // the globally reachable exceptions inside them (globalExceptions). Each
 // range is tested (TestPublicPerRange).
+//
+// Four IPv6 ranges are judged by the IPv4 address they embed instead
+// (embeddedIPv4): ::ffff:0:0/96, ::ffff:0:0:0/96, ::/96 minus ::/127
+// (:: and ::1 are this table's own rows) and 64:ff9b::/96. Every other
+// range that is not globally reachable, 64:ff9b:1::/48 and 2002::/16
+// (6to4) included, is refused whole.
 var specialPurpose = []struct {
 	prefix netip.Prefix
 	name   string
@@ -147,6 +153,7 @@ var specialPurpose = []struct {
 	{netip.MustParsePrefix("100:0:0:1::/64"), "dummy IPv6 prefix"},
 	{netip.MustParsePrefix("2001::/23"), "IETF protocol assignments"}, // Teredo, benchmarking, ORCHID...
 	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
+	{netip.MustParsePrefix("2002::/16"), "6to4"}, // the 80 bits past the IPv4 address pick a host inside that site
 	{netip.MustParsePrefix("3fff::/20"), "documentation"},
 	{netip.MustParsePrefix("5f00::/16"), "segment routing (SRv6) SIDs"},
 	{netip.MustParsePrefix("fc00::/7"), "unique-local"},
@@ -172,13 +179,16 @@ var globalExceptions = []netip.Prefix{
 
 // embeddedIPv4 returns the IPv4 address an IPv6 address carries at a
 // fixed place, and whether it has one: IPv4-mapped (::ffff:0:0/96),
-// IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96, deprecated),
-// NAT64's well-known prefix (64:ff9b::/96) and 6to4 (2002::/16). Packets
+// IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96, deprecated;
+// but for ::/127, the unspecified address and loopback, which are judged
+// as themselves) and NAT64's well-known prefix (64:ff9b::/96). Packets
 // to such an address reach that IPv4 address (through the host's own
-// stack, a translator or a relay), so Public judges it as that address.
-// The local-use NAT64 prefix (64:ff9b:1::/48) carries its IPv4 address
-// where its operator chose and leads into their network: it is refused
-// whole, as the registry marks it.
+// stack or a translator), so Public judges it as that address. The
+// local-use NAT64 prefix (64:ff9b:1::/48) carries its IPv4 address
+// where its operator chose and leads into their network, and a 6to4
+// address (2002::/16) names, past the 6to4 site's IPv4 address, any host
+// inside that site, which may be the sender's own network: both are
+// refused whole, as the registry marks them.
 func embeddedIPv4(a netip.Addr) (netip.Addr, bool) {
 	if !a.Is6() {
 		return netip.Addr{}, false
@@ -198,12 +208,10 @@ func embeddedIPv4(a netip.Addr) (netip.Addr, bool) {
 		return v4, true
 	case zero(0, 8) && b[8] == 0xff && b[9] == 0xff && zero(10, 12): // ::ffff:0:a.b.c.d
 		return v4, true
-	case zero(0, 12): // ::a.b.c.d (and :: and ::1, which judged so are refused too)
+	case zero(0, 12) && !(zero(12, 15) && b[15] < 2): // ::a.b.c.d but ::/127 (:: and ::1 are the table's)
 		return v4, true
 	case b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && zero(4, 12): // 64:ff9b::a.b.c.d
 		return v4, true
-	case b[0] == 0x20 && b[1] == 0x02: // 2002:AABB:CCDD::/48
-		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
 	}
 	return netip.Addr{}, false
 }
