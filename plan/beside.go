@@ -166,7 +166,12 @@ func (b *beside) tests(name string, bad func(string, ...any)) string {
 		return ""
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, redirects.MaxTestsLen+1))
+	// Read into one buffer of the size open measured, not one grown.
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	data, err := readAll(io.LimitReader(f, redirects.MaxTestsLen+1), size)
 	field := "testsFile " + quoteShort(name)
 	switch {
 	case err != nil:

@@ -59,6 +59,7 @@ var CasesHeader = []string{"path", "status", "destination", "final_destination"}
 func ParseCases(in io.Reader) ([]Case, error) {
 	r := csv.NewReader(in)
 	r.FieldsPerRecord = -1
+	r.ReuseRecord = true // parseCase keeps the fields, not the record
 	header, err := r.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, redirects.Errorf(redirects.EINVALID, "the test file is empty; its first line must be the header %s", strings.Join(CasesHeader[:3], ","))
