@@ -49,9 +49,17 @@ func TestDocsNameREADMESections(t *testing.T) {
 }
 
 // untrustedContext matches the GitHub Actions contexts that whoever opens
-// a pull request or pushes a branch controls: the event's payload (commit
-// messages, titles, bodies) and branch names.
-var untrustedContext = regexp.MustCompile(`\bgithub\s*\.\s*(event|head_ref|ref_name)\b|\bgithub\s*\[`)
+// a pull request or pushes a branch controls, or may: the event's payload
+// (commit messages, titles, bodies), branch and tag names (github.ref,
+// github.head_ref), a workflow's inputs, and what earlier steps, jobs and
+// env: hold, which may come from any of these. Inside a script each goes
+// through env: and is used as "$NAME".
+var untrustedContext = regexp.MustCompile(`\bgithub\s*\.\s*(event|head_ref|ref_name|ref)\b|\bgithub\s*\[|\b(inputs|steps|needs|env)\s*[.\[]`)
+
+// gitlabInput matches a GitLab CI input interpolated into a script
+// ($[[ inputs.NAME ]]): pasted into the script before the shell reads it,
+// as ${{ ... }} is on GitHub.
+var gitlabInput = regexp.MustCompile(`\$\[\[\s*inputs\s*\.[^\]]*\]\]`)
 
 // TestDocsWorkflowsKeepUntrustedValuesOutOfScripts: no CI example in the
 // docs pastes an untrusted value into a run: script with ${{ ... }}, where
@@ -77,15 +85,18 @@ func TestDocsWorkflowsKeepUntrustedValuesOutOfScripts(t *testing.T) {
 }
 
 // workflowRunProblems returns "LINE: ..." for each ${{ ... }} expression
-// on an untrusted context inside a run: value of a fenced yaml block of
-// doc, and counts the run: values it saw in runs.
+// on an untrusted context, and each GitLab $[[ inputs.NAME ]], inside a
+// script of a fenced yaml block of doc: a run: value, a script: value
+// (actions/github-script's, GitLab's script:, before_script: and
+// after_script:). It counts the scripts it saw in runs.
 func workflowRunProblems(doc string, runs *int) []string {
 	fence := regexp.MustCompile("^\\s*```\\s*(\\S*)")
-	runKey := regexp.MustCompile(`^(\s*)(-\s+)?run:(.*)$`)
+	runKey := regexp.MustCompile(`^(\s*)(-\s+)?(run|script|before_script|after_script):(.*)$`)
 	expr := regexp.MustCompile(`\$\{\{(.*?)\}\}`)
 	var problems []string
 	inYAML, inFence := false, false
 	runIndent := -1 // the indent of the run: key whose value goes on, or -1
+	listScript := false
 	for i, line := range strings.Split(doc, "\n") {
 		if m := fence.FindStringSubmatch(line); m != nil {
 			if !inFence {
@@ -100,20 +111,27 @@ func workflowRunProblems(doc string, runs *int) []string {
 			continue
 		}
 		indent := len(line) - len(strings.TrimLeft(line, " "))
-		if runIndent >= 0 && strings.TrimSpace(line) != "" && indent <= runIndent {
+		if runIndent >= 0 && strings.TrimSpace(line) != "" && indent <= runIndent &&
+			!(listScript && indent == runIndent && strings.HasPrefix(strings.TrimSpace(line), "- ")) {
 			runIndent = -1
 		}
 		if m := runKey.FindStringSubmatch(line); m != nil && runIndent < 0 {
 			*runs++
 			runIndent = len(m[1]) + len(m[2])
+			// GitLab's script: is a list, whose items may sit at the key's
+			// indent.
+			listScript = m[3] != "run" && strings.TrimSpace(m[4]) == ""
 		}
 		if runIndent < 0 {
 			continue
 		}
 		for _, e := range expr.FindAllStringSubmatch(line, -1) {
 			if untrustedContext.MatchString(e[1]) {
-				problems = append(problems, fmt.Sprintf("%d: %s inside a run: script becomes shell code; pass it through env: and use \"$NAME\"", i+1, strings.TrimSpace(e[0])))
+				problems = append(problems, fmt.Sprintf("%d: %s inside a script becomes code; pass it through env: and use \"$NAME\"", i+1, strings.TrimSpace(e[0])))
 			}
+		}
+		for _, e := range gitlabInput.FindAllString(line, -1) {
+			problems = append(problems, fmt.Sprintf("%d: %s inside a script becomes code; pass it through variables: and use \"$NAME\"", i+1, e))
 		}
 	}
 	return problems
@@ -143,5 +161,48 @@ func TestWorkflowRunProblems(t *testing.T) {
 	if runs != 3 || len(got) != 2 || !strings.HasPrefix(got[0], "10: ${{ github.head_ref }}") ||
 		!strings.HasPrefix(got[1], "12: ${{ github.event.pull_request.title }}") {
 		t.Fatalf("runs %d, problems %q; want 3 runs and problems on lines 10 and 12", runs, got)
+	}
+}
+
+// TestWorkflowScriptProblems: each context an author may control is found
+// inside a script, not outside one, and so is a GitLab input; a script is
+// a run:, actions/github-script's script: and GitLab's scripts.
+func TestWorkflowScriptProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       string // "" for none
+	}{
+		{"ref", "- run: echo ${{ github.ref }}", "${{ github.ref }}"},
+		{"ref_name", "- run: echo ${{ github.ref_name }}", "${{ github.ref_name }}"},
+		{"head_ref", "- run: echo ${{ github.head_ref }}", "${{ github.head_ref }}"},
+		{"inputs", "- run: echo ${{ inputs.name }}", "${{ inputs.name }}"},
+		{"steps", "- run: echo ${{ steps.meta.outputs.title }}", "${{ steps.meta.outputs.title }}"},
+		{"needs", "- run: |\n    echo start\n    echo ${{ needs.build.outputs.tag }}", "${{ needs.build.outputs.tag }}"},
+		{"env", "- run: echo ${{ env.MESSAGE }}", "${{ env.MESSAGE }}"},
+		{"env index", "- run: echo ${{ env['MESSAGE'] }}", "${{ env['MESSAGE'] }}"},
+		{"through env", "- env:\n    M: ${{ github.ref_name }}\n    N: ${{ inputs.name }}\n  run: echo \"$M $N\"", ""},
+		{"event_name", "- run: echo ${{ github.event_name }}", ""},
+		{"repository", "- run: echo ${{ github.repository }}", ""},
+		{"secrets", "- run: echo ${{ secrets.TOKEN }}", ""},
+		{"github-script", "- uses: actions/github-script@v7\n  with:\n    script: |\n      const t = `${{ github.event.pull_request.title }}`", "${{ github.event.pull_request.title }}"},
+		{"github-script one line", "- uses: actions/github-script@v7\n  with:\n    script: core.info('${{ steps.x.outputs.y }}')", "${{ steps.x.outputs.y }}"},
+		{"github-script env", "- uses: actions/github-script@v7\n  env:\n    T: ${{ github.event.pull_request.title }}\n  with:\n    script: core.info(process.env.T)", ""},
+		{"gitlab input", "job:\n  script:\n    - echo $[[ inputs.name ]]", "$[[ inputs.name ]]"},
+		{"gitlab input same indent", "job:\n  before_script:\n  - echo ok\n  - echo \"$[[ inputs.tag ]]\"", "$[[ inputs.tag ]]"},
+		{"gitlab input in variables", "job:\n  variables:\n    NAME: $[[ inputs.name ]]\n  script:\n    - echo \"$NAME\"", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := 0
+			got := workflowRunProblems("```yaml\n"+tc.yaml+"\n```\n", &runs)
+			if runs != 1 {
+				t.Fatalf("%d scripts found in\n%s\nwant 1", runs, tc.yaml)
+			}
+			switch {
+			case tc.want == "" && len(got) != 0:
+				t.Fatalf("problems %q in\n%s\nwant none", got, tc.yaml)
+			case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)):
+				t.Fatalf("problems %q in\n%s\nwant one naming %s", got, tc.yaml, tc.want)
+			}
+		})
 	}
 }

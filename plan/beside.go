@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"redirects"
 	"redirects/export"
@@ -166,7 +167,12 @@ func (b *beside) tests(name string, bad func(string, ...any)) string {
 		return ""
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, redirects.MaxTestsLen+1))
+	// Read into one buffer of the size open measured, not one grown.
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	data, err := readAll(io.LimitReader(f, redirects.MaxTestsLen+1), size)
 	field := "testsFile " + quoteShort(name)
 	switch {
 	case err != nil:
@@ -180,5 +186,10 @@ func (b *beside) tests(name string, bad func(string, ...any)) string {
 		bad("%s: %s", field, msg)
 		return ""
 	}
-	return string(data)
+	if len(data) == 0 {
+		return ""
+	}
+	// The buffer is the string's, not copied (4 MiB): nothing else holds
+	// or changes it.
+	return unsafe.String(&data[0], len(data))
 }

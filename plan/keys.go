@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"redirects"
 )
 
 // MaxDepth bounds how deep a project file's arrays and objects nest. The
@@ -22,8 +24,9 @@ const MaxDepth = 64
 const maxKeyProblems = 20
 
 // shape is what a project file's object or array may hold: for an object,
-// its keys, each with the shape of its value (nil for a value that holds
-// no object to check); for an array, the shape of its elements.
+// its keys, each with the shape of its value (nil for a value that is
+// neither an object nor an array); for an array, the shape of its
+// elements.
 type shape struct {
 	keys map[string]*shape
 	elem *shape
@@ -51,9 +54,9 @@ func shapeOf(t reflect.Type) *shape {
 		}
 		return s
 	case reflect.Slice, reflect.Array:
-		if e := shapeOf(t.Elem()); e != nil {
-			return &shape{elem: e}
-		}
+		// An array of values that hold no object (hosts) has a shape with
+		// no elem: an array or object in it is of the wrong type.
+		return &shape{elem: shapeOf(t.Elem())}
 	}
 	return nil
 }
@@ -66,10 +69,13 @@ type container struct {
 	// the key whose value comes next.
 	expectKey bool
 	key       string
-	// seen holds each key of an object and its line; index is an array's
-	// next element.
-	seen  []seenKey
-	index int
+	// seen holds each key of an object and its line, in a list while
+	// there are few and in seenMap past maxSeenList; index is an array's
+	// next element. An object of no shape (a value of the wrong type, or
+	// under an unknown key) is skipped, not walked (skipValue).
+	seen    []seenKey
+	seenMap map[string]int
+	index   int
 }
 
 // seenKey is a key of an object and the line it is on. An object of a
@@ -78,6 +84,37 @@ type container struct {
 type seenKey struct {
 	key  string
 	line int
+}
+
+// maxSeenList is the most keys an object keeps in a list.
+const maxSeenList = 16
+
+// firstSeen returns the line key was first seen on in c, or records it on
+// line and returns -1.
+func (c *container) firstSeen(key string, line int) int {
+	if c.seenMap != nil {
+		if first, ok := c.seenMap[key]; ok {
+			return first
+		}
+		c.seenMap[key] = line
+		return -1
+	}
+	for _, k := range c.seen {
+		if k.key == key {
+			return k.line
+		}
+	}
+	if len(c.seen) == maxSeenList {
+		c.seenMap = make(map[string]int, 2*maxSeenList)
+		for _, k := range c.seen {
+			c.seenMap[k.key] = k.line
+		}
+		c.seen = nil
+		c.seenMap[key] = line
+		return -1
+	}
+	c.seen = append(c.seen, seenKey{key, line})
+	return -1
 }
 
 // childShape returns the shape of the value that comes next in c.
@@ -124,23 +161,28 @@ func where(stack []container) string {
 // spell it ("Deploy"), with their lines and columns. Broken JSON, a file
 // that is not one object and nesting deeper than MaxDepth end the walk
 // with one problem. It returns nil for a file whose keys are all as
-// documented, each once, and the offset where the value of the file's
-// "rules" starts (-1 for none).
-func checkKeys(data []byte) (problems []string, rulesAt int) {
+// documented, each once, and where the values of the file's "rules" and
+// "tests" start. It counts the hosts as it counts the rules: more than a
+// project declares end the walk too.
+func checkKeys(data []byte) (problems []string, at offsets) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber() // a number is only walked past: 1e999 is Decode's to refuse
+	// shift is what turns the decoder's offsets into data's: a value of
+	// no shape is skipped by starting a new decoder past it (resume).
+	var shift int64
 	pos := newPositions(data)
 	var stack []container
 	values := 0
-	rulesAt = -1
+	at = offsets{rules: -1, tests: -1}
+	none := offsets{rules: -1, tests: -1}
 	for len(problems) < maxKeyProblems {
-		before := dec.InputOffset()
+		before := dec.InputOffset() + shift
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return append(problems, syntaxProblem(pos, err)), -1
+			return append(problems, syntaxProblem(pos, shift, err)), none
 		}
 		var top *container
 		if len(stack) > 0 {
@@ -155,52 +197,59 @@ func checkKeys(data []byte) (problems []string, rulesAt int) {
 				continue
 			}
 			key, _ := tok.(string)
-			line, col := pos.at(keyStart(data, before))
-			in := ""
-			if w := where(stack); w != "" {
-				in = " in " + w
-			}
-			first := -1
-			for _, k := range top.seen {
-				if k.key == key {
-					first = k.line
-					break
-				}
-			}
-			if first >= 0 {
-				problems = append(problems, fmt.Sprintf("line %d, column %d: %s appears twice%s (first on line %d)", line, col, quoteShort(key), in, first))
-			} else {
-				top.seen = append(top.seen, seenKey{key, line})
-				if top.shape != nil {
-					if _, known := top.shape.keys[key]; !known {
-						problems = append(problems, fmt.Sprintf("line %d, column %d: unknown field %s%s", line, col, quoteShort(key), in))
-					}
-				}
-			}
 			top.key, top.expectKey = key, false
+			if top.shape == nil {
+				continue // in a broken value of no shape, walked to where it breaks
+			}
+			line, col := pos.at(keyStart(data, before))
+			in := func() string {
+				if w := where(stack); w != "" {
+					return " in " + w
+				}
+				return ""
+			}
+			if first := top.firstSeen(key, line); first >= 0 {
+				problems = append(problems, fmt.Sprintf("line %d, column %d: %s appears twice%s (first on line %d)", line, col, quoteShort(key), in(), first))
+			} else if _, known := top.shape.keys[key]; !known {
+				problems = append(problems, fmt.Sprintf("line %d, column %d: unknown field %s%s", line, col, quoteShort(key), in()))
+			}
 			continue
 		}
 		if top == nil {
 			line, col := pos.at(keyStart(data, before))
 			if values++; values > 1 {
-				return append(problems, fmt.Sprintf("line %d, column %d: more than one JSON value", line, col)), -1
+				return append(problems, fmt.Sprintf("line %d, column %d: more than one JSON value", line, col)), none
 			}
 			if tok != json.Delim('{') {
-				return append(problems, fmt.Sprintf("line %d, column %d: the file is not a JSON object {...}", line, col)), -1
+				return append(problems, fmt.Sprintf("line %d, column %d: the file is not a JSON object {...}", line, col)), none
 			}
 		}
-		if len(stack) == 1 && stack[0].key == "rules" {
-			rulesAt = keyStart(data, before)
+		if len(stack) == 1 {
+			switch stack[0].key {
+			case "rules":
+				at.rules = keyStart(data, before)
+			case "tests":
+				at.tests = keyStart(data, before)
+			}
 		}
-		if len(stack) == 2 && stack[0].key == "rules" && !stack[1].object && stack[1].index == MaxRulesFileRows {
-			line, col := pos.at(keyStart(data, before))
-			return append(problems, fmt.Sprintf("line %d, column %d: rules: more than %d rules, the most one import takes; split them", line, col, MaxRulesFileRows)), -1
+		if len(stack) == 2 && !stack[1].object {
+			var msg string
+			switch {
+			case stack[0].key == "rules" && stack[1].index == MaxRulesFileRows:
+				msg = fmt.Sprintf("rules: more than %d rules, the most one import takes; split them", MaxRulesFileRows)
+			case stack[0].key == "hosts" && stack[1].index == redirects.MaxProjectHosts:
+				msg = fmt.Sprintf("hosts: more than %d hosts, the most a project declares", redirects.MaxProjectHosts)
+			}
+			if msg != "" {
+				line, col := pos.at(keyStart(data, before))
+				return append(problems, fmt.Sprintf("line %d, column %d: %s", line, col, msg)), none
+			}
 		}
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
 			if len(stack) >= MaxDepth {
-				line, col := pos.at(int(dec.InputOffset()) - 1)
-				return append(problems, fmt.Sprintf("line %d, column %d: nested deeper than %d levels", line, col, MaxDepth)), -1
+				line, col := pos.at(int(dec.InputOffset()+shift) - 1)
+				return append(problems, fmt.Sprintf("line %d, column %d: nested deeper than %d levels", line, col, MaxDepth)), none
 			}
 			s := fileShape
 			if top != nil {
@@ -208,6 +257,25 @@ func checkKeys(data []byte) (problems []string, rulesAt int) {
 			}
 			if s != nil && (tok == json.Delim('{')) != (s.keys != nil) {
 				s = nil // of the wrong type, which decoding reports
+			}
+			if s == nil && top != nil {
+				// A value of the wrong type, or under an unknown key: its
+				// keys do not matter, decoding refuses it whatever they
+				// are. It is skipped, not walked (it may hold millions of
+				// keys), but its depth is checked.
+				start := int(dec.InputOffset()+shift) - 1
+				end, deep := skipValue(data, start, len(stack))
+				if deep >= 0 {
+					line, col := pos.at(deep)
+					return append(problems, fmt.Sprintf("line %d, column %d: nested deeper than %d levels", line, col, MaxDepth)), none
+				}
+				if end >= 0 {
+					dec, shift = resume(data, end, stack)
+					top.valueDone()
+					continue
+				}
+				// Broken before its end: walked, for the decoder to say
+				// where.
 			}
 			stack = append(stack, container{shape: s, object: tok == json.Delim('{'), expectKey: tok == json.Delim('{')})
 		case json.Delim(']'):
@@ -222,10 +290,14 @@ func checkKeys(data []byte) (problems []string, rulesAt int) {
 		}
 	}
 	if values == 0 {
-		return []string{"the file is empty; it must be a JSON object {...}"}, -1
+		return []string{"the file is empty; it must be a JSON object {...}"}, none
 	}
-	return problems, rulesAt
+	return problems, at
 }
+
+// offsets says where the values of a project file's "rules" and "tests"
+// start, -1 for a value not there.
+type offsets struct{ rules, tests int }
 
 // longString returns the offset of the first string of data longer than
 // max bytes as written, or -1. It runs before the walk: encoding/json
@@ -265,11 +337,64 @@ func keyStart(data []byte, offset int64) int {
 	return i
 }
 
-// syntaxProblem says where broken JSON breaks.
-func syntaxProblem(pos *positions, err error) string {
+// skipValue returns the end of the array or object that starts at
+// data[start], open inside depth others, or -1 when data ends before it
+// does; or, as deep, the offset of its first bracket deeper than MaxDepth
+// (-1 for none).
+func skipValue(data []byte, start, depth int) (end, deep int) {
+	d := depth
+	for i := start; i < len(data); i++ {
+		switch data[i] {
+		case '{', '[':
+			if d++; d > MaxDepth {
+				return -1, i
+			}
+		case '}', ']':
+			if d--; d == depth {
+				return i + 1, -1
+			}
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return -1, -1
+}
+
+// resume returns a decoder that goes on from data[end:], just past a value
+// inside the containers of stack, and the shift from its offsets to
+// data's. It reads first a stand-in for the containers and the value
+// (`{"":[0`), so that it checks what follows as the first decoder would.
+func resume(data []byte, end int, stack []container) (*json.Decoder, int64) {
+	var prefix strings.Builder
+	tokens := 1
+	for _, c := range stack {
+		if c.object {
+			prefix.WriteString(`{"":`)
+			tokens += 2
+		} else {
+			prefix.WriteString("[")
+			tokens++
+		}
+	}
+	prefix.WriteString("0")
+	dec := json.NewDecoder(io.MultiReader(strings.NewReader(prefix.String()), bytes.NewReader(data[end:])))
+	dec.UseNumber()
+	for range tokens {
+		dec.Token() // the stand-in, valid JSON so far
+	}
+	return dec, int64(end - prefix.Len())
+}
+
+// syntaxProblem says where broken JSON breaks; shift turns the decoder's
+// offsets into data's.
+func syntaxProblem(pos *positions, shift int64, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) && se.Offset > 0 {
-		line, col := pos.at(int(se.Offset) - 1)
+		line, col := pos.at(int(se.Offset+shift) - 1)
 		return fmt.Sprintf("line %d, column %d: %s", line, col, clip(se.Error()))
 	}
 	return clip(err.Error())

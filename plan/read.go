@@ -123,10 +123,12 @@ func (p *problems) err() error {
 // fileJSON is File as Read decodes it: the rules are not decoded into a
 // slice of RuleFile but one by one from their place in the file
 // (decodeRules), each kept only as a redirects.Rule, and not at all once
-// the file has a problem.
+// the file has a problem; the tests likewise (decodeTests), each kept only
+// as a line of the test file they make.
 type fileJSON struct {
 	File
 	Rules *present `json:"rules,omitempty"`
+	Tests *present `json:"tests,omitempty"`
 }
 
 // present records that a value is there, and skips it.
@@ -187,6 +189,54 @@ func decodeRules(data []byte, at int, settings redirects.Settings, p *problems) 
 	return rules
 }
 
+// decodeTests decodes the tests array of data, at the offset checkKeys
+// found, into the test file they make (the CSV safety.ParseCases reads,
+// with the store's header), or reports their
+// problems to p. Tests whose file would be longer than a project's test
+// file may be (redirects.MaxTestsLen) are refused at the first test past
+// it, as a testsFile that long is.
+func decodeTests(data []byte, at int, p *problems) string {
+	dec := json.NewDecoder(bytes.NewReader(data[at:]))
+	tok, err := dec.Token()
+	if tok != json.Delim('[') || err != nil {
+		line, col := newPositions(data).at(at)
+		p.add("line %d, column %d: tests: a JSON %s, want an array", line, col, jsonKind(tok))
+		return ""
+	}
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(safety.CasesHeader)
+	for i := 0; dec.More(); i++ {
+		var c safety.Case
+		start := keyStart(data, int64(at)+dec.InputOffset())
+		if err := dec.Decode(&c); err != nil {
+			p.add("%s", jsonProblem(data, int64(start), "tests["+strconv.Itoa(i)+"]", err))
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				continue
+			}
+			return ""
+		}
+		for _, v := range []struct{ key, s string }{{"path", c.Path}, {"destination", c.Destination}, {"finalDestination", c.FinalDestination}} {
+			if strings.ContainsRune(v.s, 0) {
+				p.add("tests[%d].%s: holds a NUL byte", i, v.key)
+			}
+		}
+		status := "none"
+		if c.StatusCode != 0 && c.StatusCode != 204 {
+			status = strconv.Itoa(c.StatusCode)
+		}
+		w.Write([]string{c.Path, status, c.Destination, c.FinalDestination})
+		w.Flush()
+		if b.Len() > redirects.MaxTestsLen {
+			line, col := newPositions(data).at(start)
+			p.add("line %d, column %d: tests[%d]: the tests make a test file longer than the %d MiB a project's test file may be", line, col, i, redirects.MaxTestsLen>>20)
+			return ""
+		}
+	}
+	return b.String()
+}
+
 // jsonKind names the JSON type of a token for messages.
 func jsonKind(tok json.Token) string {
 	switch tok.(type) {
@@ -242,7 +292,7 @@ func Read(path string) (*Desired, error) {
 		line, col := newPositions(data).at(at)
 		return nil, redirects.Errorf(redirects.EINVALID, "%s: line %d, column %d: a string longer than %d KiB; no value of a project file is that long", path, line, col, MaxStringLen>>10)
 	}
-	keys, rulesAt := checkKeys(data)
+	keys, at := checkKeys(data)
 	if len(keys) > 0 {
 		return nil, redirects.Errorf(redirects.EINVALID, "%s: %s", path, strings.Join(keys, "\n"))
 	}
@@ -300,7 +350,7 @@ func Read(path string) (*Desired, error) {
 	case file.Rules == nil && file.RulesFile == "":
 		bad("rules: the file gives no rules (\"rules\": [...] inline, or \"rulesFile\": \"rules.csv\"; \"rules\": [] for none)")
 	case file.Rules != nil:
-		d.Rules = decodeRules(data, rulesAt, settings, p)
+		d.Rules = decodeRules(data, at.rules, settings, p)
 	default:
 		d.Rules = b.rules(file.RulesFile, export.ReadOptions{Settings: settings, Hosts: d.Hosts}, bad)
 	}
@@ -308,14 +358,7 @@ func Read(path string) (*Desired, error) {
 	case file.Tests != nil && file.TestsFile != "":
 		bad("tests and testsFile: give the tests inline or in a CSV beside the file, not both")
 	case file.Tests != nil:
-		for i, c := range *file.Tests {
-			for _, v := range []struct{ key, s string }{{"path", c.Path}, {"destination", c.Destination}, {"finalDestination", c.FinalDestination}} {
-				if strings.ContainsRune(v.s, 0) {
-					bad("tests[%d].%s: holds a NUL byte", i, v.key)
-				}
-			}
-		}
-		d.Tests, d.TestsSet = casesCSV(*file.Tests), true
+		d.Tests, d.TestsSet = decodeTests(data, at.tests, p), true
 	case file.TestsFile != "":
 		d.Tests, d.TestsSet = b.tests(file.TestsFile, bad), true
 	}
@@ -379,22 +422,6 @@ func (rf RuleFile) rule() (redirects.Rule, error) {
 	return r, nil
 }
 
-// casesCSV writes inline cases as the test file the store keeps.
-func casesCSV(cases []safety.Case) string {
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	w.Write(safety.CasesHeader)
-	for _, c := range cases {
-		status := "none"
-		if c.StatusCode != 0 && c.StatusCode != 204 {
-			status = strconv.Itoa(c.StatusCode)
-		}
-		w.Write([]string{c.Path, status, c.Destination, c.FinalDestination})
-	}
-	w.Flush()
-	return b.String()
-}
-
 // jsonProblem says what a decoding error of data[base:] is and where: its
 // line and column in data. A value of the wrong type is named by its field
 // (after prefix, "rules[3]") and its JSON type, never quoted (a number may
@@ -410,7 +437,9 @@ func jsonProblem(data []byte, base int64, prefix string, err error) string {
 	case errors.As(err, &te):
 		off = te.Offset
 		what, _, _ := strings.Cut(te.Value, " ")
-		field := te.Field
+		// File's fields come through fileJSON, which embeds it: Go names
+		// them File.deploy.
+		field := strings.TrimPrefix(te.Field, "File.")
 		switch {
 		case prefix != "" && field != "":
 			field = prefix + "." + field

@@ -135,3 +135,63 @@ func TestReadRulesOneByOne(t *testing.T) {
   "hosts": ["` + strings.Repeat("h", MaxStringLen+1) + `"]}`})
 	wantRefused(t, err, "line 2, column 13: a string longer than 64 KiB")
 }
+
+// TestReadNamesFieldsAsWritten: a value of the wrong type is named by its
+// field as the file spells it (deploy, hosts, settings.caseSensitive), and
+// an inline test by its index, as a rule is.
+func TestReadNamesFieldsAsWritten(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"project": "p", "rules": [], "deploy": "yes"}`:                  "line 1, column 45: deploy: a JSON string, want true or false",
+		`{"project": "p", "rules": [], "hosts": "www.example.com"}`:       "line 1, column 56: hosts: a JSON string, want an array",
+		`{"project": "p", "rules": [], "settings": {"caseSensitive": 1}}`: "line 1, column 61: settings.caseSensitive: a JSON number, want true or false",
+	} {
+		_, err := readFiles(t, map[string]string{"redirects.json": body})
+		wantRefused(t, err, want)
+		if strings.Contains(err.Error(), "File.") {
+			t.Fatalf("the error names a Go type:\n%s", err)
+		}
+	}
+	_, err := readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [], "tests": [
+  {"path": "/a", "statusCode": 0},
+  {"path": 2, "statusCode": 0},
+  {"path": "/c", "statusCode": "none"}]}`})
+	wantRefused(t, err, "line 3, column 15: tests[1].path: a JSON number, want a string",
+		"line 4, column 40: tests[2].statusCode: a JSON string, want a whole number")
+	if strings.Contains(err.Error(), "File.") {
+		t.Fatalf("the error names a Go type:\n%s", err)
+	}
+}
+
+// TestReadCapsInlineTests: inline tests whose test file would be longer
+// than a project's test file may be are refused by Read, as a testsFile
+// that long is, before apply changes anything; so are more hosts than a
+// project declares.
+func TestReadCapsInlineTests(t *testing.T) {
+	test := `{"path": "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "statusCode": 0}`
+	n := redirects.MaxTestsLen/len("/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa,none,,\n") + 1
+	_, err := readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [], "tests": [` + strings.TrimSuffix(strings.Repeat(test+",", n), ",") + `]}`})
+	// The header takes the room of one test more.
+	wantRefused(t, err, fmt.Sprintf("tests[%d]: the tests make a test file longer than the 4 MiB", n-2))
+	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [], "hosts": [` + strings.TrimSuffix(strings.Repeat(`"a.example",`, redirects.MaxProjectHosts+1), ",") + `]}`})
+	wantRefused(t, err, fmt.Sprintf("hosts: more than %d hosts, the most a project declares", redirects.MaxProjectHosts))
+}
+
+// TestReadSkipsValuesOfNoShape: a value of the wrong type, or under an
+// unknown key, is skipped rather than walked key by key, and what follows
+// it is checked as before: a repeated key, broken JSON, nesting too deep,
+// each where it is.
+func TestReadSkipsValuesOfNoShape(t *testing.T) {
+	for body, want := range map[string]string{
+		"{\"project\": \"p\", \"rules\": [], \"hosts\": [{\"a\": [1, {\"b\": \"}]\\\"\"}]}, \"x\"],\n  \"deploy\": true, \"deploy\": false}":  `line 2, column 19: "deploy" appears twice (first on line 2)`,
+		"{\"project\": \"p\", \"x\": {\"a\": 1, \"a\": 2}, \"rules\": [{\"source\": \"/a\", \"destination\": \"/b\",\n \"source\": \"/c\"}]}": `line 2, column 2: "source" appears twice in rules[0] (first on line 1)`,
+		`{"project": "p", "rules": [], "hosts": [{"a": 1}] "deploy": true}`:                                                                   `line 1, column 50: invalid character '"' after object key:value pair`,
+		`{"project": "p", "rules": [], "hosts": ["abcdef"] "deploy": true}`:                                                                   `line 1, column 50: invalid character '"' after object key:value pair`,
+		`{"project": "p", "rules": [], "hosts": [{"a": 1}], "deploy": true`:                                                                   `unexpected end of JSON input`,
+		`{"project": "p", "rules": [], "x": ` + strings.Repeat("[", 63) + strings.Repeat("]", 63) + `}`:                                       `unknown field "x"`,
+		`{"project": "p", "rules": [], "x": ` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`:                                       `line 1, column 99: nested deeper than 64 levels`,
+		`{"project": "p", "rules": [], "x": {"a": ` + strings.Repeat("[", 100):                                                                `line 1, column 104: nested deeper than 64 levels`,
+	} {
+		_, err := readFiles(t, map[string]string{"redirects.json": body})
+		wantRefused(t, err, want)
+	}
+}

@@ -53,11 +53,13 @@ var CasesHeader = []string{"path", "status", "destination", "final_destination"}
 // a query string. status is 301, 302, 303, 307 or 308 with the destination
 // the answer must carry, 410 (gone) with an empty destination, or "none"
 // (or 204, the API's answer) for a path no rule may answer, whose
-// destination is then empty. Every bad line is reported, with its line
-// number, in one EINVALID error.
+// destination is then empty. Every bad line is counted, and the first
+// maxCaseProblems are reported with their line numbers, in one EINVALID
+// error.
 func ParseCases(in io.Reader) ([]Case, error) {
 	r := csv.NewReader(in)
 	r.FieldsPerRecord = -1
+	r.ReuseRecord = true // parseCase keeps the fields, not the record
 	header, err := r.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, redirects.Errorf(redirects.EINVALID, "the test file is empty; its first line must be the header %s", strings.Join(CasesHeader[:3], ","))
@@ -81,6 +83,7 @@ func ParseCases(in io.Reader) ([]Case, error) {
 	}
 	var cases []Case
 	var problems []string
+	bad := 0
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -89,7 +92,9 @@ func ParseCases(in io.Reader) ([]Case, error) {
 		line, _ := r.FieldPos(0)
 		if err != nil {
 			// A broken quote leaves the rest of the file unreadable.
-			problems = append(problems, err.Error())
+			if bad++; bad <= maxCaseProblems {
+				problems = append(problems, err.Error())
+			}
 			break
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
@@ -97,21 +102,33 @@ func ParseCases(in io.Reader) ([]Case, error) {
 		}
 		c, msg := parseCase(rec, len(header))
 		if msg != "" {
-			problems = append(problems, fmt.Sprintf("line %d: %s", line, msg))
+			if bad++; bad <= maxCaseProblems {
+				problems = append(problems, fmt.Sprintf("line %d: %s", line, msg))
+			}
 			continue
 		}
-		c.Line = line
-		cases = append(cases, c)
+		if bad == 0 {
+			// A file with a bad line is refused: its cases are not kept.
+			c.Line = line
+			cases = append(cases, c)
+		}
 	}
-	if len(problems) > 0 {
+	if bad > 0 {
 		noun := "lines"
-		if len(problems) == 1 {
+		if bad == 1 {
 			noun = "line"
 		}
-		return nil, redirects.Errorf(redirects.EINVALID, "the test file has %d bad %s:\n%s", len(problems), noun, strings.Join(problems, "\n"))
+		if bad > len(problems) {
+			problems = append(problems, fmt.Sprintf("... and %d more", bad-len(problems)))
+		}
+		return nil, redirects.Errorf(redirects.EINVALID, "the test file has %d bad %s:\n%s", bad, noun, strings.Join(problems, "\n"))
 	}
 	return cases, nil
 }
+
+// maxCaseProblems bounds the bad lines ParseCases lists; past it, it
+// counts them.
+const maxCaseProblems = 100
 
 // CountTests checks a test file as a store keeps it and returns its number
 // of cases, or -1 for "", no file. Errors: EINVALID (every bad line, or a

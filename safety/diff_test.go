@@ -239,6 +239,18 @@ func TestParseCasesErrors(t *testing.T) {
 	}
 }
 
+// TestParseCasesCountsPastAHundredProblems: a test file of many bad lines
+// lists the first 100 and counts the rest, so that its error, and what it
+// holds while reading, stays small whatever the file's size.
+func TestParseCasesCountsPastAHundredProblems(t *testing.T) {
+	_, err := ParseCases(strings.NewReader("path,status,destination\n" + strings.Repeat("a\n", 250)))
+	msg := redirects.ErrorMessage(err)
+	if redirects.ErrorCode(err) != redirects.EINVALID || !strings.HasPrefix(msg, "the test file has 250 bad lines:\nline 2: 1 fields, want 3") ||
+		!strings.Contains(msg, "\nline 101: ") || strings.Contains(msg, "line 102: ") || !strings.HasSuffix(msg, "\n... and 150 more") {
+		t.Fatalf("ParseCases of 250 bad lines: %.3000v", err)
+	}
+}
+
 // TestCasesDecodePaths checks that a case's path is matched as the edge
 // matches a requested path: decoded once, so an encoded path meets the
 // rule of its decoded source, and a malformed escape meets none.

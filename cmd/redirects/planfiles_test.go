@@ -3,6 +3,7 @@
 package main_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -272,13 +273,29 @@ func TestPlanHostileFilesResources(t *testing.T) {
 		{"long string", "www.json", fmt.Sprintf(`{"project": %q, "rules": [], "rulesFile": "`, p), "a", `"}`, 60 * mb, "a string longer than 64 KiB"},
 		{"repeated keys", "www.json", fmt.Sprintf(`{"project": %q, "rules": [{"source": "/a", "destination": "/b"`, p), `, "x": 1`, "}]}", 60 * mb, `"x" appears twice in rules[0]`},
 		{"bad lines beside", "rules.csv", "source,destination,statusCode,matchType\n", "bad source,/b,301,exact\n", "", 100 * mb, `rulesFile "rules.csv": line 2: `},
+		{"bad test lines beside", "tests.csv", "path,status,destination\n", "a\n", "", redirects.MaxTestsLen, `testsFile "tests.csv": the test file has 2097140 bad lines:`},
+		{"inline tests", "www.json", fmt.Sprintf(`{"project": %q, "rules": [], "tests": [`, p), "{},", "{}]}", 60 * mb, "the tests make a test file longer than the 4 MiB"},
+		{"hosts", "www.json", fmt.Sprintf(`{"project": %q, "rules": [], "hosts": [`, p), `"a",`, `"a"]}`, 60 * mb, "hosts: more than 50 hosts"},
+		// Objects of no shape: many keys, each once, where a string goes
+		// and under an unknown key.
+		{"keys of a host", "www.json", fmt.Sprintf(`{"project": %q, "rules": [], "hosts": [{`, p), "keys", "}]}", 60 * mb, "hosts: a JSON object, want a string"},
+		{"keys of an unknown field", "www.json", fmt.Sprintf(`{"project": %q, "rules": [], "x": {`, p), "keys", "}}", 60 * mb, `unknown field "x"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.file != "www.json" {
+			switch tc.file {
+			case "rules.csv":
 				writeFile(t, file, fmt.Sprintf(`{"project": %q, "rulesFile": %q}`, p, tc.file))
+			case "tests.csv":
+				writeFile(t, file, fmt.Sprintf(`{"project": %q, "rules": [], "testsFile": %q}`, p, tc.file))
 			}
-			size := write(t, tc.file, tc.head, tc.pattern, tc.tail, tc.size)
+			var size int64
+			if tc.pattern == "keys" {
+				size = writeKeys(t, filepath.Join(dir, tc.file), tc.head, tc.tail, tc.size)
+			} else {
+				size = write(t, tc.file, tc.head, tc.pattern, tc.tail, tc.size)
+			}
 			defer os.Remove(filepath.Join(dir, tc.file))
+			start := time.Now()
 			r, rss := run(t)
 			if r.code != 1 || !strings.Contains(r.stderr, tc.want) {
 				t.Fatalf("plan of a %d-byte file: exit %d, want 1 and %q\n%.2000s", size, r.code, tc.want, r.stderr)
@@ -286,10 +303,62 @@ func TestPlanHostileFilesResources(t *testing.T) {
 			if n := len(r.stdout) + len(r.stderr); n >= 1<<20 {
 				t.Fatalf("plan of a %d-byte file printed %d bytes, want under 1 MiB", size, n)
 			}
-			t.Logf("%d-byte file: peak resident memory %d MiB, %d MiB above a small file's; %d bytes printed", size, rss>>20, (rss-base)>>20, len(r.stdout)+len(r.stderr))
+			t.Logf("%d-byte file: peak resident memory %d MiB, %d MiB above a small file's; %d bytes printed; %s", size, rss>>20, (rss-base)>>20, len(r.stdout)+len(r.stderr), time.Since(start).Round(time.Millisecond))
 			if rss-base >= 4*size {
 				t.Fatalf("plan of a %d-byte file peaked at %d MiB resident, %d MiB above a small file's: want under 4 times the input", size, rss>>20, (rss-base)>>20)
 			}
 		})
+	}
+}
+
+// writeKeys writes head, then distinct keys ("k0": 0, "k1": 0, ...) until
+// the file is about size bytes long, then tail, and returns its size. It
+// writes as it goes: a child's peak resident memory, as Linux reports it,
+// is at least its parent's when it started.
+func writeKeys(t *testing.T, path, head, tail string, size int) int64 {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	n, _ := w.WriteString(head)
+	for i := 0; n < size-len(tail)-32; i++ {
+		sep := ", "
+		if i == 0 {
+			sep = ""
+		}
+		m, _ := fmt.Fprintf(w, `%s"k%d": 0`, sep, i)
+		n += m
+	}
+	m, _ := w.WriteString(tail)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return int64(n + m)
+}
+
+// TestPlanRefusesInlineTestsTooLong: inline tests whose test file would be
+// longer than a project's test file may be are refused by plan (exit 1),
+// and apply changes nothing: not the hosts, not the shrink limit, which
+// it sets before the tests.
+func TestPlanRefusesInlineTestsTooLong(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	file := filepath.Join(t.TempDir(), "www.json")
+	test := `{"path": "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "statusCode": 0}`
+	n := redirects.MaxTestsLen/len("/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa,none,,\n") + 1
+	writeFile(t, file, fmt.Sprintf(`{"project": %q, "hosts": ["www.example.com"], "shrinkLimit": 50, "rules": [], "deploy": false,
+  "tests": [%s]}`, p, strings.TrimSuffix(strings.Repeat(test+",\n", n), ",\n")))
+	for _, cmd := range []string{"plan", "apply"} {
+		r := c.exec("", cmd, "-f", file)
+		if r.code != 1 || !strings.Contains(r.stderr, "the tests make a test file longer than the 4 MiB a project's test file may be") {
+			t.Fatalf("%s of %d inline tests: exit %d, want 1 and the tests refused\nstdout: %.2000s\nstderr: %.2000s", cmd, n, r.code, r.stdout, r.stderr)
+		}
+	}
+	writeFile(t, file, fmt.Sprintf(`{"project": %q, "hosts": [], "shrinkLimit": 10, "rules": [], "deploy": false}`, p))
+	if r := c.exec("", "plan", "-f", file); r.code != 0 {
+		t.Fatalf("after a refused apply, the project has changed: plan exit %d, want 0\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }
