@@ -369,3 +369,35 @@ func TestEnoughBadLines(t *testing.T) {
 		t.Fatalf("err %.200v, want the NUL after the bad lines named", err)
 	}
 }
+
+// TestVercelPlaceholderExpansionCapped: a 122-byte vercel.json whose
+// source holds 16 placeholders of two values each once made 65,536 rules
+// (30 ran out of memory, before the rule limit could see them); the line
+// is skipped past maxPlaceholderExpansions, as in _redirects.
+func TestVercelPlaceholderExpansionCapped(t *testing.T) {
+	var src strings.Builder
+	ph := map[string][]string{}
+	for i := 0; i < 16; i++ {
+		fmt.Fprintf(&src, "/:p%d", i)
+		ph[fmt.Sprintf("p%d", i)] = []string{"a", "b"}
+	}
+	in := `{"redirects": [{"source": "` + src.String() + `", "destination": "/x"}]}`
+	res, err := readFile(context.Background(), strings.NewReader(in), "vercel", Options{Placeholders: ph}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcomeAt(res, 1)
+	if len(res.Rules) != 0 || o.Class != Skipped || !strings.Contains(strings.Join(o.Notes, "; "), "would expand into more than 10000 rules") {
+		t.Fatalf("%d rules, line 1 %+v; want it skipped past the cap", len(res.Rules), o)
+	}
+	// Under the cap, every combination is a rule.
+	delete(ph, "p15")
+	for i := 3; i < 15; i++ {
+		delete(ph, fmt.Sprintf("p%d", i))
+	}
+	in = `{"redirects": [{"source": "/:p0/:p1/:p2", "destination": "/x/:p2/:p1/:p0"}]}`
+	res, err = readFile(context.Background(), strings.NewReader(in), "vercel", Options{Placeholders: ph}, 0)
+	if err != nil || len(res.Rules) != 8 || res.Rules[0].Source != "/a/a/a" || res.Rules[1].Destination != "/x/b/a/a" {
+		t.Fatalf("err %v, rules %+v; want 8 in order", err, res.Rules)
+	}
+}

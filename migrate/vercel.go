@@ -286,20 +286,16 @@ func (vc *vcFile) entry(l vcLine) {
 	}
 	// Placeholders: each :name of the source, expanded over its values.
 	names := pat.simpleNames()
-	combos := [][]string{nil}
 	for _, n := range names {
-		vals := vc.o.Placeholders[n]
-		if len(vals) == 0 {
+		if len(vc.o.Placeholders[n]) == 0 {
 			sink.Skip(line, "placeholder :%s has no values (give them with --placeholder %s=a,b)", n, n)
 			return
 		}
-		var next [][]string
-		for _, c := range combos {
-			for _, v := range vals {
-				next = append(next, append(append([]string(nil), c...), v))
-			}
-		}
-		combos = next
+	}
+	combos, ok := expandPlaceholders(names, vc.o.Placeholders)
+	if !ok {
+		sink.Skip(line, "placeholders %s would expand into more than %d rules", strings.Join(names, ", "), maxPlaceholderExpansions)
+		return
 	}
 	// With named parameters in the source, Vercel rewrites the destination
 	// through Node's url.parse and url.format, which give an absolute URL
@@ -336,11 +332,7 @@ func (vc *vcFile) entry(l vcLine) {
 			sink.Note(line, "%s", m)
 		}
 	}
-	for _, c := range combos {
-		vals := map[string]string{}
-		for i, n := range names {
-			vals[n] = c[i]
-		}
+	for _, vals := range combos {
 		lit := pat.literal(vals)
 		d := vcSubstitute(dest, names, vals)
 		if tail == nil {
