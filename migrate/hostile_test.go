@@ -479,3 +479,16 @@ func TestNginxNestingBounded(t *testing.T) {
 		t.Fatalf("err %v, %+v; want the map's rule", err, res)
 	}
 }
+
+// TestNetlifyTOMLDeepOneLine: the nesting the scan bounds is the deepest
+// reached inside a line, not the depth at its end: "x = [[[…]]]" 9,000
+// levels deep on one line was handed to the library and imported.
+func TestNetlifyTOMLDeepOneLine(t *testing.T) {
+	for _, levels := range []int{64, 65, 9000} {
+		_, err := readFile(context.Background(), strings.NewReader(deepTOML(levels, false)), "netlify-toml", Options{}, 0)
+		deep := err != nil && strings.Contains(err.Error(), "line 4: arrays and inline tables nested more than 64 levels deep")
+		if deep != (levels > 64) {
+			t.Errorf("%d levels on one line: err %v, want refused at line 4 only past 64", levels, err)
+		}
+	}
+}

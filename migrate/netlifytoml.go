@@ -97,7 +97,7 @@ func readNetlifyTOML(in io.Reader, o *Options, sink *Sink) error {
 			raw = trimLineBOM(raw)
 		}
 		name, array, header := ts.line(raw)
-		if ts.depth > maxTOMLDepth && !deep {
+		if ts.peak > maxTOMLDepth && !deep {
 			sink.Bad(n, "arrays and inline tables nested more than %d levels deep", maxTOMLDepth)
 			deep, tableBad = true, true
 		}
@@ -162,6 +162,8 @@ func readTOMLTable(line int, text string, o *Options, sink *Sink) {
 // nesting of arrays and inline tables. Each byte is looked at once.
 type tomlScanner struct {
 	depth int
+	// peak is the deepest nesting reached so far, inside a line too.
+	peak int
 	ml    string // the delimiter of the multi-line string being read
 }
 
@@ -217,6 +219,7 @@ func (t *tomlScanner) line(s string) (name string, array, header bool) {
 			}
 		case c == '[' || c == '{':
 			t.depth++
+			t.peak = max(t.peak, t.depth)
 			i++
 		case c == ']' || c == '}':
 			if t.depth > 0 {
