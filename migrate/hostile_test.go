@@ -492,3 +492,43 @@ func TestNetlifyTOMLDeepOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestNotesQuoteExcerptsEverywhere: a message a reader composes before
+// the sink sees it quotes the file's values as excerpts too: a 10 KB
+// <VirtualHost> argument, a source our rules refuse (1,000 control
+// characters), a long
+// regex's destination, a long host, a long TOML key.
+func TestNotesQuoteExcerptsEverywhere(t *testing.T) {
+	long := strings.Repeat("\x01", 1000) // under the 2,048 bytes of a source, escaped 4 times as long
+	for _, c := range []struct{ from, in string }{
+		{"apache", "<VirtualHost " + strings.Repeat("h", 10<<10) + ">\nRedirect 301 /a /b\n</VirtualHost>\n"},
+		{"netlify", "/a" + long + " /b 301\n"},
+		{"apache", "RedirectMatch 301 ^/a(.*)$ /b" + strings.Repeat("$", 10<<10) + "\n"},
+		{"netlify", "https://" + strings.Repeat("h", 10<<10) + ".example/a /b 301\n"},
+		{"netlify-toml", "[[redirects]]\nfrom = \"/a\"\nto = \"/b\"\n" + strings.Repeat("k", 10<<10) + " = 1\n" + strings.Repeat("k", 10<<10) + " = 2\n"},
+	} {
+		res, err := readFile(context.Background(), strings.NewReader(c.in), c.from, Options{Hosts: []string{"example.com"}}, 0)
+		var notes []string
+		var be *BadLinesError
+		switch {
+		case errors.As(err, &be):
+			for _, l := range be.Lines {
+				notes = append(notes, l.Message)
+			}
+		case err != nil:
+			t.Fatalf("%s: %v", c.from, err)
+		default:
+			for _, l := range res.Lines {
+				notes = append(notes, l.Notes...)
+			}
+		}
+		if len(notes) == 0 {
+			t.Errorf("%s %.40q: no note", c.from, c.in)
+		}
+		for _, n := range notes {
+			if len(n) > 300 {
+				t.Errorf("%s %.40q: note of %d bytes: %.120q…, want excerpts", c.from, c.in, len(n), n)
+			}
+		}
+	}
+}

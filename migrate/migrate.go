@@ -515,7 +515,9 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		}
 		if !f.Strict {
 			if err := r.Validate(); err != nil {
-				sink.Skip(line, "%s", "our rules refuse it: "+redirects.ErrorMessage(err))
+				// The message quotes the rule's values (at most 80 bytes each,
+				// Go-quoted): cut it so that escapes cannot lengthen it.
+				sink.Skip(line, "%s", "our rules refuse it: "+plainText(redirects.ErrorMessage(err), 3*MaxExcerpt))
 				continue
 			}
 		}

@@ -144,9 +144,9 @@ func readTOMLTable(line int, text string, o *Options, sink *Sink) {
 		if errors.As(err, &de) {
 			row, col := de.Position()
 			// de.Error() is the library's message alone (its String()
-			// would quote the whole line); the sink cuts it to
-			// MaxNoteLen.
-			sink.Bad(line+row-1, "%s", fmt.Sprintf("not valid TOML at column %d: %s", col, strings.TrimPrefix(de.Error(), "toml: ")))
+			// would quote the whole line); it may quote the file's
+			// keys, so it is quoted as an excerpt.
+			sink.Bad(line+row-1, "not valid TOML at column %d: %s", col, strings.TrimPrefix(de.Error(), "toml: "))
 			return
 		}
 		sink.Bad(line, "not valid TOML: %v", err)
@@ -164,7 +164,7 @@ type tomlScanner struct {
 	depth int
 	// peak is the deepest nesting reached so far, inside a line too.
 	peak int
-	ml    string // the delimiter of the multi-line string being read
+	ml   string // the delimiter of the multi-line string being read
 }
 
 // line scans one line and returns the table it opens, if it is a table

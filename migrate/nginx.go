@@ -3,6 +3,7 @@ package migrate
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -591,7 +592,7 @@ func answer(url string) (dst string, pp, pq bool, why string) {
 		dst, pq = strings.TrimSuffix(dst, "$is_args$args"), true
 	}
 	if strings.Contains(dst, "$") {
-		return "", false, false, "the URL " + url + " uses variables other than $request_uri or $is_args$args at its end"
+		return "", false, false, fmt.Sprintf("the URL %s uses variables other than $request_uri or $is_args$args at its end", excerpt(url))
 	}
 	return dst, pp, pq, ""
 }

@@ -326,7 +326,7 @@ func (vc *vcFile) entry(l vcLine) {
 	}
 	noted := map[string]bool{}
 	note := func(format string, args ...any) {
-		m := fmt.Sprintf(format, args...)
+		m := noteText(format, args)
 		if !noted[m] {
 			noted[m] = true
 			sink.Note(line, "%s", m)
