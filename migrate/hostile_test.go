@@ -532,3 +532,31 @@ func TestNotesQuoteExcerptsEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONByteOrderMark: a UTF-8 byte order mark before a JSON file is
+// passed over (encoding/json refused it: "invalid character 'ï'"), and
+// lines are still counted right.
+func TestJSONByteOrderMark(t *testing.T) {
+	for _, c := range []struct{ from, in string }{
+		{"vercel", "{\"redirects\": [\n{\"source\": \"/a\", \"destination\": \"/b\"},\n{\"source\": \"/c\", \"destination\": \"/d\", \"has\": [{\"type\": \"cookie\", \"key\": \"x\"}]}]}\n"},
+		{"vercel-bulk", "[\n{\"source\": \"/a\", \"destination\": \"/b\"},\n{\"source\": \"/c\", \"destination\": \"/d\", \"statusCode\": 302}]\n"},
+		{"wordpress", `{"redirects": [
+{"id": 1, "url": "/a", "match_url": "/a", "action_data": {"url": "/b"}, "action_type": "url", "action_code": 301, "match_type": "url", "regex": false, "enabled": true},
+{"id": 2, "url": "/c", "match_url": "/c", "action_data": {"url": "/d"}, "action_type": "url", "action_code": 301, "match_type": "url", "regex": false, "enabled": true}]}
+`},
+	} {
+		for _, from := range []string{c.from, "auto"} {
+			res, err := readFile(context.Background(), strings.NewReader("\uFEFF"+c.in), from, Options{}, 0)
+			if err != nil {
+				t.Errorf("%s as %s: %v", c.from, from, err)
+				continue
+			}
+			want, _ := readFile(context.Background(), strings.NewReader(c.in), from, Options{}, 0)
+			got, _ := json.Marshal(res)
+			wantJSON, _ := json.Marshal(want)
+			if res.Format != c.from || string(got) != string(wantJSON) || len(res.Rules) != len(want.Rules) || res.AsIs+len(res.Lines) != 2 {
+				t.Errorf("%s as %s: %s, want as without the mark: %s", c.from, from, got, wantJSON)
+			}
+		}
+	}
+}

@@ -33,8 +33,15 @@ func (l *lineCountingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// newJSONLines reads in, past a UTF-8 byte order mark at its start (which
+// encoding/json refuses, and which holds no line break: offsets start after
+// it).
 func newJSONLines(in io.Reader) *jsonLines {
-	src := &lineCountingReader{r: bufio.NewReaderSize(in, 1<<20)}
+	br := bufio.NewReaderSize(in, 1<<20)
+	if p, _ := br.Peek(len(utf8BOM)); string(p) == utf8BOM {
+		_, _ = br.Discard(len(utf8BOM))
+	}
+	src := &lineCountingReader{r: br}
 	dec := json.NewDecoder(src)
 	dec.UseNumber()
 	return &jsonLines{dec: dec, src: src, line: 1}
@@ -135,6 +142,8 @@ func (j *jsonLines) syntaxAfter(prev int64, err error) error {
 	}
 	return &jsonError{Line: j.line, Msg: "not valid JSON: " + err.Error()}
 }
+
+const utf8BOM = "\uFEFF"
 
 // jsonError is a file that is not valid JSON, with the line where it
 // stops being so.
