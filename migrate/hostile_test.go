@@ -560,3 +560,25 @@ func TestJSONByteOrderMark(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxRulesWhileReadingJSON: the rule limit ends the read of an
+// endless JSON file soon after the redirect that passes it, whatever the
+// JSON format; vercel.json's redirects, held until its settings are
+// known, are counted as they are read (they were all decoded first).
+func TestMaxRulesWhileReadingJSON(t *testing.T) {
+	for _, c := range []struct{ from, head, body, want string }{
+		{"vercel", "{\"redirects\": [\n", "{\"source\": \"/a\", \"destination\": \"/b\"},\n", "holds more than the 1000 redirects one import takes (line 1002 holds redirect 1001)"},
+		{"vercel-bulk", "[\n", "{\"source\": \"/a\", \"destination\": \"/b\"},\n", "more than the 1000 rules"},
+		{"vercel-bulk", "", "{\"source\": \"/a\", \"destination\": \"/b\"}\n", "more than the 1000 rules"},
+		{"wordpress", "{\"redirects\": [\n", `{"id": 1, "url": "/a", "match_url": "/a", "action_data": {"url": "/b"}, "action_type": "url", "action_code": 301, "match_type": "url", "regex": false, "enabled": true},` + "\n", "more than the 1000 rules"},
+	} {
+		in := &endless{head: []byte(c.head), body: []byte(c.body)}
+		_, err := readFile(context.Background(), in, c.from, Options{}, 1000)
+		if redirects.ErrorCode(err) != redirects.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %.20q: err %.300v, want EINVALID saying %q", c.from, c.head, err, c.want)
+		}
+		if in.off > 8<<20 {
+			t.Errorf("%s %.20q: read %d bytes of the file, want the read to stop soon after the limit", c.from, c.head, in.off)
+		}
+	}
+}

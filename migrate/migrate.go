@@ -338,6 +338,11 @@ func (s *Sink) Bad(line int, format string, args ...any) {
 	}
 }
 
+// stopped returns the error that ends the read (the rule limit passed,
+// or enough bad lines), for a reader to return as soon as it sees it
+// rather than at the guard's next read of the file.
+func (s *Sink) stopped() error { return s.stop }
+
 // errEnoughBad stops a read once MaxBadLines broken lines are listed.
 var errEnoughBad = errors.New("enough bad lines")
 

@@ -183,8 +183,19 @@ func readVercelArray(j *jsonLines, sink *Sink) ([]vcLine, error) {
 	}
 	var out []vcLine
 	for j.dec.More() {
+		if err := sink.stopped(); err != nil {
+			return nil, err
+		}
 		var e vcEntry
 		line, raw, err := j.decodeValue(&e)
+		// The redirects are held until the file's settings (which may
+		// follow them) are known: their count is bounded as they are
+		// read, each counted as one rule at least.
+		if sink.maxRules > 0 && len(out) >= sink.maxRules && line > 0 {
+			sink.stop = redirects.Errorf(redirects.EINVALID, "the file holds more than the %d redirects one import takes (line %d holds redirect %d); split it",
+				sink.maxRules, line, sink.maxRules+1)
+			return nil, sink.stop
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			sink.Bad(line, "the redirect is not one Vercel takes: %v", err)
