@@ -582,3 +582,34 @@ func TestMaxRulesWhileReadingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLongString: a JSON string longer than 64 KiB is a bad line
+// naming the line where it starts, refused as it is read: an 8 MB string
+// in a vercel.json once took about 11 times its size in memory (the
+// decoder's buffer, the raw value, the decoded string, the line count's
+// copy).
+func TestJSONLongString(t *testing.T) {
+	long := strings.Repeat("x", 8<<20)
+	for _, c := range []struct{ from, in string }{
+		{"vercel", "{\"redirects\": [\n{\"source\": \"/a\", \"destination\": \"/b\"},\n{\"source\": \"/" + long + "\", \"destination\": \"/b\"}]}"},
+		{"vercel-bulk", "[\n{\"source\": \"/a\", \"destination\": \"/b\"},\n{\"source\": \"/a\", \"destination\": \"/" + long + "\"}]"},
+		{"wordpress", "{\"redirects\": [\n{\"id\": 1},\n{\"id\": 2, \"url\": \"/" + long + "\"}]}"},
+	} {
+		var err error
+		alloc := allocsOf(func() {
+			_, err = readFile(context.Background(), strings.NewReader(c.in), c.from, Options{}, 0)
+		})
+		var be *BadLinesError
+		if !errors.As(err, &be) || be.Lines[len(be.Lines)-1].Line != 3 || !strings.Contains(be.Lines[len(be.Lines)-1].Message, "a string longer than 65536 bytes") {
+			t.Errorf("%s: err %.300v, want line 3 refused for its long string", c.from, err)
+		}
+		if alloc > 4<<20 {
+			t.Errorf("%s: %d bytes allocated for a string of %d, want the read stopped at 64 KiB of it", c.from, alloc, len(long))
+		}
+	}
+	// 64 KiB is taken (our rules refuse such a source, later).
+	in := "{\"redirects\": [{\"source\": \"/" + strings.Repeat("x", MaxLineLen-1) + "\", \"destination\": \"/b\"}]}"
+	if _, err := readFile(context.Background(), strings.NewReader(in), "vercel", Options{}, 0); err != nil {
+		t.Errorf("a string of 64 KiB: %.300v", err)
+	}
+}
