@@ -613,3 +613,22 @@ func TestJSONLongString(t *testing.T) {
 		t.Errorf("a string of 64 KiB: %.300v", err)
 	}
 }
+
+// TestLongLineCRLF: a line's length is counted without its line break,
+// the CR of a CRLF included; a lone CR counts as a byte of the line.
+func TestLongLineCRLF(t *testing.T) {
+	line := func(n int) string { return "/" + strings.Repeat("x", n-len("/ /b")) + " /b" }
+	for _, c := range []struct {
+		in   string
+		want string
+	}{
+		{"/a /b\r\n" + line(MaxLineLen) + "\r\n/c /d\r\n", ""},
+		{"/a /b\r\n" + line(MaxLineLen+1) + "\r\n/c /d\r\n", "line 2 is 65537 bytes long"},
+		{"/a /b\r\n" + line(MaxLineLen) + "\r\r\n", "line 2 is 65537 bytes long"},
+	} {
+		_, err := readFile(context.Background(), strings.NewReader(c.in), "netlify", Options{}, 0)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%.20q…: err %.200v, want %q", c.in, err, c.want)
+		}
+	}
+}
