@@ -3,6 +3,7 @@ package migrate
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -169,10 +170,27 @@ var rewriteFlags = map[string]string{
 	"unsafeprefixstat": "UnsafePrefixStat",
 }
 
+// apacheBlock is an open section, with the scope it and the sections
+// around it give the lines inside, worked out once as it opens (a
+// directive reads it from the innermost section, in constant time).
 type apacheBlock struct {
 	name, arg string
+	lower     string // name in lower case
 	line      int
+	// skip and note are what scope returns inside the section.
+	skip, note string
+	// loc is the argument of the innermost <Location>, unquoted.
+	loc string
+	// locSkip and locNotes are what locationRedirect reports inside it:
+	// the first section that keeps a Redirect without URL-path out, and
+	// the notes of the <VirtualHost> sections outside that one.
+	locSkip  string
+	locNotes []string
 }
+
+// maxApacheDepth caps how deeply sections nest: a deeper one is a bad
+// line, and the read stops there.
+const maxApacheDepth = 64
 
 type apacheCond struct {
 	line       int
@@ -194,6 +212,8 @@ type apacheReader struct {
 	// rules it is given.
 	inAlias  bool
 	deferred []deferredRule
+	// tooDeep is set when a section opens past maxApacheDepth.
+	tooDeep bool
 }
 
 // deferredRule is a mod_alias rule held until the file's end.
@@ -247,6 +267,9 @@ func readApache(in io.Reader, o *Options, sink *Sink) error {
 			cont.Reset()
 		}
 		a.line(at, text)
+		if a.tooDeep {
+			return nil
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return err
@@ -272,7 +295,7 @@ func (a *apacheReader) line(line int, text string) {
 	}
 	if strings.HasPrefix(t, "</") {
 		name := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(t[2:]), ">"))
-		if n := len(a.blocks); n == 0 || strings.ToLower(a.blocks[n-1].name) != name {
+		if n := len(a.blocks); n == 0 || a.blocks[n-1].lower != name {
 			a.sink.Bad(line, "%s closes no open section", t)
 			return
 		}
@@ -285,7 +308,12 @@ func (a *apacheReader) line(line int, text string) {
 			return
 		}
 		name, arg, _ := strings.Cut(strings.TrimSpace(t[1:len(t)-1]), " ")
-		a.blocks = append(a.blocks, apacheBlock{name: name, arg: strings.TrimSpace(arg), line: line})
+		if len(a.blocks) >= maxApacheDepth {
+			a.sink.Bad(line, "the section <%s> is nested more than %d levels deep", name, maxApacheDepth)
+			a.tooDeep = true
+			return
+		}
+		a.open(line, name, strings.TrimSpace(arg))
 		return
 	}
 	f, ok := apacheFields(t)
@@ -324,25 +352,54 @@ func (a *apacheReader) line(line int, text string) {
 	a.sink.Text(line, text)
 }
 
+// open pushes a section, with the scope of the lines inside it: that of
+// the section around it, narrowed by this one. Messages quote the file's
+// names and arguments as excerpts.
+func (a *apacheReader) open(line int, name, arg string) {
+	b := apacheBlock{name: name, arg: arg, lower: strings.ToLower(name), line: line}
+	if n := len(a.blocks); n > 0 {
+		p := &a.blocks[n-1]
+		b.skip, b.note, b.loc, b.locSkip, b.locNotes = p.skip, p.note, p.loc, p.locSkip, p.locNotes
+	}
+	outside := fmt.Sprintf("inside <%s %s>: a condition or scope our rules cannot express", excerpt(name), excerpt(arg))
+	switch b.lower {
+	case "ifmodule", "ifdefine", "ifversion", "ifdirective", "ifsection", "iffile":
+		// Read: the modules this reader reads are loaded where the
+		// file is used.
+	case "virtualhost":
+		b.note = fmt.Sprintf("inside <VirtualHost %s>: Apache answers it only for that virtual host, here for every host of the project", excerpt(arg))
+	case "directory":
+		b.note = fmt.Sprintf("inside <Directory %s>: Apache answers it only for requests mapped into that directory, here for every path", excerpt(arg))
+	case "location":
+		b.note = fmt.Sprintf("inside <Location %s>: Apache answers it only under that path, here for every path", excerpt(arg))
+		b.loc = strings.Trim(arg, `"'`)
+	default:
+		if b.skip == "" {
+			b.skip = outside
+		}
+	}
+	if b.skip != "" {
+		b.note = ""
+	}
+	if b.locSkip == "" {
+		switch b.lower {
+		case "location", "ifmodule", "ifdefine", "ifversion":
+		case "virtualhost":
+			b.locNotes = append(b.locNotes[:len(b.locNotes):len(b.locNotes)], b.note)
+		default:
+			b.locSkip = outside
+		}
+	}
+	a.blocks = append(a.blocks, b)
+}
+
 // scope returns why the sections around a line keep its rules out (skip),
 // or how they narrow them (note).
 func (a *apacheReader) scope() (skip, note string) {
-	for _, b := range a.blocks {
-		switch strings.ToLower(b.name) {
-		case "ifmodule", "ifdefine", "ifversion", "ifdirective", "ifsection", "iffile":
-			// Read: the modules this reader reads are loaded where the
-			// file is used.
-		case "virtualhost":
-			note = "inside <VirtualHost " + b.arg + ">: Apache answers it only for that virtual host, here for every host of the project"
-		case "directory":
-			note = "inside <Directory " + b.arg + ">: Apache answers it only for requests mapped into that directory, here for every path"
-		case "location":
-			note = "inside <Location " + b.arg + ">: Apache answers it only under that path, here for every path"
-		default:
-			return "inside <" + b.name + " " + b.arg + ">: a condition or scope our rules cannot express", ""
-		}
+	if n := len(a.blocks); n > 0 {
+		return a.blocks[n-1].skip, a.blocks[n-1].note
 	}
-	return "", note
+	return "", ""
 }
 
 // redirect reads Redirect, RedirectPermanent and RedirectTemp: mod_alias
@@ -445,10 +502,8 @@ func (a *apacheReader) redirect(line int, f []string) {
 // location returns the path of the innermost <Location> around the line,
 // or "".
 func (a *apacheReader) location() string {
-	for i := len(a.blocks) - 1; i >= 0; i-- {
-		if strings.EqualFold(a.blocks[i].name, "location") {
-			return strings.Trim(a.blocks[i].arg, `"'`)
-		}
+	if n := len(a.blocks); n > 0 {
+		return a.blocks[n-1].loc
 	}
 	return ""
 }
@@ -456,14 +511,13 @@ func (a *apacheReader) location() string {
 // locationRedirect reads a Redirect without its URL-path inside
 // <Location loc>.
 func (a *apacheReader) locationRedirect(line int, loc string, code int, args []string) {
-	for _, b := range a.blocks {
-		if n := strings.ToLower(b.name); n != "location" && n != "ifmodule" && n != "ifdefine" && n != "ifversion" && n != "virtualhost" {
-			a.sink.Skip(line, "inside <%s %s>: a condition or scope our rules cannot express", b.name, b.arg)
-			return
-		}
-		if strings.EqualFold(b.name, "virtualhost") {
-			a.sink.Note(line, "inside <VirtualHost %s>: Apache answers it only for that virtual host, here for every host of the project", b.arg)
-		}
+	b := &a.blocks[len(a.blocks)-1] // inside a <Location>
+	for _, n := range b.locNotes {
+		a.sink.Note(line, "%s", n)
+	}
+	if b.locSkip != "" {
+		a.sink.Skip(line, "%s", b.locSkip)
+		return
 	}
 	if !strings.HasPrefix(loc, "/") || strings.ContainsAny(loc, "%*?[") {
 		a.sink.Skip(line, "the location %s is not a plain path", loc)

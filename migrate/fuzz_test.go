@@ -101,9 +101,11 @@ func fuzzFormat(f *testing.F, name string) {
 		o := Options{Placeholders: map[string][]string{"lang": {"en", "fr"}}, Hosts: []string{"example.com"}, FileName: "x"}
 		res, err := Read(context.Background(), strings.NewReader(in), name, o)
 		lines := strings.Count(in, "\n") + 1
-		// Per line of the file at most a few notes of MaxNoteLen, its
-		// text and its fields; a constant for the rest.
-		bound := 4096 + 4*len(in) + lines*(4*MaxNoteLen+2*MaxTextLen+64)
+		// 64 KiB and four times the input, and per line of the file
+		// two notes' fixed words and its text (a note quotes at most
+		// MaxExcerpt bytes of each value, so what a note holds beyond
+		// its fixed words comes from the line).
+		bound := 64<<10 + 4*len(in) + lines*(2*MaxNoteLen+MaxTextLen)
 		var be *BadLinesError
 		switch {
 		case errors.As(err, &be):
@@ -152,10 +154,11 @@ func fuzzFormat(f *testing.F, name string) {
 	})
 }
 
-// plain fails unless s is valid UTF-8 without NUL.
+// plain fails unless s is valid UTF-8 without a control character (NUL,
+// a line break, ESC, DEL, C1): one line of plain text.
 func plain(t *testing.T, what, s string) {
 	t.Helper()
-	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+	if !utf8.ValidString(s) || strings.IndexFunc(s, isControl) >= 0 {
 		t.Fatalf("%s is not plain text: %q", what, s)
 	}
 }

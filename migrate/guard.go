@@ -37,6 +37,9 @@ type inputGuard struct {
 	off     int64 // the file offset of the next byte read
 	line    int   // the line of the next byte, 1-based
 	lineLen int   // bytes of that line so far
+	// cr is set when the last byte was a CR: it counts toward the line
+	// only if no LF follows it (a CRLF line break is no part of the line).
+	cr bool
 	// carry holds the first bytes of a character cut by the end of the
 	// previous read, and carryOff the offset of its first byte.
 	carry    [utf8.UTFMax]byte
@@ -107,16 +110,28 @@ func (g *inputGuard) check(b []byte) (int, error) {
 		}
 		i = size - g.nCarry
 		g.nCarry = 0
+		if g.cr {
+			g.lineLen++ // a lone CR
+			g.cr = false
+		}
 		g.lineLen += size
 	}
 	for i < len(b) {
 		c := b[i]
+		if g.cr && c != '\n' {
+			g.lineLen++ // a lone CR
+			g.cr = false
+		}
 		switch {
 		case c == '\n':
 			g.line++
 			g.lineLen = 0
+			g.cr = false
 			i++
 			continue
+		case c == '\r':
+			g.cr = true
+			i++
 		case c == 0:
 			return i, &inputError{fmt.Sprintf("the file is binary (it holds NUL bytes), not a redirect file: the first at offset %d, line %d", g.off+int64(i), g.line)}
 		case c < utf8.RuneSelf:
@@ -153,6 +168,9 @@ func (g *inputGuard) longLine(rest []byte) error {
 	for {
 		if j := bytes.IndexByte(rest, '\n'); j >= 0 {
 			n += j
+			if j > 0 && rest[j-1] == '\r' {
+				n-- // the CR of a CRLF
+			}
 			break
 		}
 		n += len(rest)

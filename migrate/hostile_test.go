@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -367,5 +368,267 @@ func TestEnoughBadLines(t *testing.T) {
 	_, err = readFile(context.Background(), strings.NewReader(bad+strings.Repeat("/b /c\n", 20000)+"\x00"), "netlify", Options{}, 0)
 	if err == nil || !strings.Contains(err.Error(), "NUL bytes") {
 		t.Fatalf("err %.200v, want the NUL after the bad lines named", err)
+	}
+}
+
+// TestVercelPlaceholderExpansionCapped: a 122-byte vercel.json whose
+// source holds 16 placeholders of two values each once made 65,536 rules
+// (30 ran out of memory, before the rule limit could see them); the line
+// is skipped past maxPlaceholderExpansions, as in _redirects.
+func TestVercelPlaceholderExpansionCapped(t *testing.T) {
+	var src strings.Builder
+	ph := map[string][]string{}
+	for i := 0; i < 16; i++ {
+		fmt.Fprintf(&src, "/:p%d", i)
+		ph[fmt.Sprintf("p%d", i)] = []string{"a", "b"}
+	}
+	in := `{"redirects": [{"source": "` + src.String() + `", "destination": "/x"}]}`
+	res, err := readFile(context.Background(), strings.NewReader(in), "vercel", Options{Placeholders: ph}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcomeAt(res, 1)
+	if len(res.Rules) != 0 || o.Class != Skipped || !strings.Contains(strings.Join(o.Notes, "; "), "would expand into more than 10000 rules") {
+		t.Fatalf("%d rules, line 1 %+v; want it skipped past the cap", len(res.Rules), o)
+	}
+	// Under the cap, every combination is a rule.
+	delete(ph, "p15")
+	for i := 3; i < 15; i++ {
+		delete(ph, fmt.Sprintf("p%d", i))
+	}
+	in = `{"redirects": [{"source": "/:p0/:p1/:p2", "destination": "/x/:p2/:p1/:p0"}]}`
+	res, err = readFile(context.Background(), strings.NewReader(in), "vercel", Options{Placeholders: ph}, 0)
+	if err != nil || len(res.Rules) != 8 || res.Rules[0].Source != "/a/a/a" || res.Rules[1].Destination != "/x/b/a/a" {
+		t.Fatalf("err %v, rules %+v; want 8 in order", err, res.Rules)
+	}
+}
+
+// allocsOf returns the bytes allocated while fn runs.
+func allocsOf(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestApacheNestingBounded: sections nest at most 64 deep (a deeper one
+// is a bad line naming its line), and a directive's scope is worked out
+// once per section, not again for each directive: 64 <VirtualHost> of a
+// 10 KB argument then 500 Redirect lines once allocated 64 notes of 10 KB
+// per line (a 0.97 MB file of <IfModule> and Redirect lines took 37 s).
+func TestApacheNestingBounded(t *testing.T) {
+	for _, depth := range []int{64, 65} {
+		in := strings.Repeat("<IfModule m>\n", depth) + "Redirect 301 /a /b\n" + strings.Repeat("</IfModule>\n", depth)
+		res, err := readFile(context.Background(), strings.NewReader(in), "apache", Options{}, 0)
+		if depth == 64 {
+			if err != nil || res.AsIs != 1 {
+				t.Fatalf("64 levels: err %v, %+v, want the line imported", err, res)
+			}
+			continue
+		}
+		var be *BadLinesError
+		if !errors.As(err, &be) || len(be.Lines) != 1 || be.Lines[0].Line != 65 || !strings.Contains(be.Lines[0].Message, "nested more than 64 levels deep") {
+			t.Errorf("65 levels: err %v, want line 65 refused as nested too deep", err)
+		}
+	}
+	arg := strings.Repeat("h", 10<<10)
+	in := strings.Repeat("<VirtualHost "+arg+">\n", 64) + strings.Repeat("Redirect 301 /a /b\n", 500) + strings.Repeat("</VirtualHost>\n", 64)
+	var res *Result
+	alloc := allocsOf(func() {
+		var err error
+		if res, err = readFile(context.Background(), strings.NewReader(in), "apache", Options{}, 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if alloc > uint64(10*len(in)) {
+		t.Errorf("a file of %d bytes allocated %d bytes, want under 10 times the file", len(in), alloc)
+	}
+	for _, n := range outcomeAt(res, 65).Notes {
+		if len(n) > 300 {
+			t.Errorf("note of %d bytes: %.100q…, want an excerpt of the argument", len(n), n)
+		}
+	}
+}
+
+// TestNginxNestingBounded: blocks nest at most 64 deep, a deeper one a
+// bad line naming its line (a return inside N nested ifs once walked back
+// through all of them: 1.56 MB of them took 6.2 s); within the limit the
+// block around the ifs is known as they open.
+func TestNginxNestingBounded(t *testing.T) {
+	for _, depth := range []int{64, 65} {
+		in := "server {\n" + strings.Repeat("if ($x) {\nreturn 301 /a;\n", depth-1) + strings.Repeat("}\n", depth)
+		res, err := readFile(context.Background(), strings.NewReader(in), "nginx", Options{}, 0)
+		if depth == 64 {
+			if err != nil || res.Skipped != 63 {
+				t.Fatalf("64 levels: err %v, %+v, want the returns read", err, res)
+			}
+			continue
+		}
+		var be *BadLinesError
+		if !errors.As(err, &be) || len(be.Lines) != 1 || be.Lines[0].Line != 128 || !strings.Contains(be.Lines[0].Message, "nested more than 64 levels deep") {
+			t.Fatalf("65 levels: err %v, want line 128 refused as nested too deep", err)
+		}
+	}
+	// The map used in an if inside ifs in a server block is still read
+	// at the server's level.
+	in := "map $uri $new {\n  /a /b;\n}\nserver {\n  if ($y) {\n    if ($new) {\n      return 301 $new;\n    }\n  }\n}\n"
+	res, err := readFile(context.Background(), strings.NewReader(in), "nginx", Options{}, 0)
+	if err != nil || len(res.Rules) != 1 || res.Rules[0].Source != "/a" {
+		t.Fatalf("err %v, %+v; want the map's rule", err, res)
+	}
+}
+
+// TestNetlifyTOMLDeepOneLine: the nesting the scan bounds is the deepest
+// reached inside a line, not the depth at its end: "x = [[[…]]]" 9,000
+// levels deep on one line was handed to the library and imported.
+func TestNetlifyTOMLDeepOneLine(t *testing.T) {
+	for _, levels := range []int{64, 65, 9000} {
+		_, err := readFile(context.Background(), strings.NewReader(deepTOML(levels, false)), "netlify-toml", Options{}, 0)
+		deep := err != nil && strings.Contains(err.Error(), "line 4: arrays and inline tables nested more than 64 levels deep")
+		if deep != (levels > 64) {
+			t.Errorf("%d levels on one line: err %v, want refused at line 4 only past 64", levels, err)
+		}
+	}
+}
+
+// TestNotesQuoteExcerptsEverywhere: a message a reader composes before
+// the sink sees it quotes the file's values as excerpts too: a 10 KB
+// <VirtualHost> argument, a source our rules refuse (1,000 control
+// characters), a long
+// regex's destination, a long host, a long TOML key.
+func TestNotesQuoteExcerptsEverywhere(t *testing.T) {
+	long := strings.Repeat("\x01", 1000) // under the 2,048 bytes of a source, escaped 4 times as long
+	for _, c := range []struct{ from, in string }{
+		{"apache", "<VirtualHost " + strings.Repeat("h", 10<<10) + ">\nRedirect 301 /a /b\n</VirtualHost>\n"},
+		{"netlify", "/a" + long + " /b 301\n"},
+		{"apache", "RedirectMatch 301 ^/a(.*)$ /b" + strings.Repeat("$", 10<<10) + "\n"},
+		{"netlify", "https://" + strings.Repeat("h", 10<<10) + ".example/a /b 301\n"},
+		{"netlify-toml", "[[redirects]]\nfrom = \"/a\"\nto = \"/b\"\n" + strings.Repeat("k", 10<<10) + " = 1\n" + strings.Repeat("k", 10<<10) + " = 2\n"},
+	} {
+		res, err := readFile(context.Background(), strings.NewReader(c.in), c.from, Options{Hosts: []string{"example.com"}}, 0)
+		var notes []string
+		var be *BadLinesError
+		switch {
+		case errors.As(err, &be):
+			for _, l := range be.Lines {
+				notes = append(notes, l.Message)
+			}
+		case err != nil:
+			t.Fatalf("%s: %v", c.from, err)
+		default:
+			for _, l := range res.Lines {
+				notes = append(notes, l.Notes...)
+			}
+		}
+		if len(notes) == 0 {
+			t.Errorf("%s %.40q: no note", c.from, c.in)
+		}
+		for _, n := range notes {
+			if len(n) > 300 {
+				t.Errorf("%s %.40q: note of %d bytes: %.120q…, want excerpts", c.from, c.in, len(n), n)
+			}
+		}
+	}
+}
+
+// TestJSONByteOrderMark: a UTF-8 byte order mark before a JSON file is
+// passed over (encoding/json refused it: "invalid character 'ï'"), and
+// lines are still counted right.
+func TestJSONByteOrderMark(t *testing.T) {
+	for _, c := range []struct{ from, in string }{
+		{"vercel", "{\"redirects\": [\n{\"source\": \"/a\", \"destination\": \"/b\"},\n{\"source\": \"/c\", \"destination\": \"/d\", \"has\": [{\"type\": \"cookie\", \"key\": \"x\"}]}]}\n"},
+		{"vercel-bulk", "[\n{\"source\": \"/a\", \"destination\": \"/b\"},\n{\"source\": \"/c\", \"destination\": \"/d\", \"statusCode\": 302}]\n"},
+		{"wordpress", `{"redirects": [
+{"id": 1, "url": "/a", "match_url": "/a", "action_data": {"url": "/b"}, "action_type": "url", "action_code": 301, "match_type": "url", "regex": false, "enabled": true},
+{"id": 2, "url": "/c", "match_url": "/c", "action_data": {"url": "/d"}, "action_type": "url", "action_code": 301, "match_type": "url", "regex": false, "enabled": true}]}
+`},
+	} {
+		for _, from := range []string{c.from, "auto"} {
+			res, err := readFile(context.Background(), strings.NewReader("\uFEFF"+c.in), from, Options{}, 0)
+			if err != nil {
+				t.Errorf("%s as %s: %v", c.from, from, err)
+				continue
+			}
+			want, _ := readFile(context.Background(), strings.NewReader(c.in), from, Options{}, 0)
+			got, _ := json.Marshal(res)
+			wantJSON, _ := json.Marshal(want)
+			if res.Format != c.from || string(got) != string(wantJSON) || len(res.Rules) != len(want.Rules) || res.AsIs+len(res.Lines) != 2 {
+				t.Errorf("%s as %s: %s, want as without the mark: %s", c.from, from, got, wantJSON)
+			}
+		}
+	}
+}
+
+// TestMaxRulesWhileReadingJSON: the rule limit ends the read of an
+// endless JSON file soon after the redirect that passes it, whatever the
+// JSON format; vercel.json's redirects, held until its settings are
+// known, are counted as they are read (they were all decoded first).
+func TestMaxRulesWhileReadingJSON(t *testing.T) {
+	for _, c := range []struct{ from, head, body, want string }{
+		{"vercel", "{\"redirects\": [\n", "{\"source\": \"/a\", \"destination\": \"/b\"},\n", "holds more than the 1000 redirects one import takes (line 1002 holds redirect 1001)"},
+		{"vercel-bulk", "[\n", "{\"source\": \"/a\", \"destination\": \"/b\"},\n", "more than the 1000 rules"},
+		{"vercel-bulk", "", "{\"source\": \"/a\", \"destination\": \"/b\"}\n", "more than the 1000 rules"},
+		{"wordpress", "{\"redirects\": [\n", `{"id": 1, "url": "/a", "match_url": "/a", "action_data": {"url": "/b"}, "action_type": "url", "action_code": 301, "match_type": "url", "regex": false, "enabled": true},` + "\n", "more than the 1000 rules"},
+	} {
+		in := &endless{head: []byte(c.head), body: []byte(c.body)}
+		_, err := readFile(context.Background(), in, c.from, Options{}, 1000)
+		if redirects.ErrorCode(err) != redirects.EINVALID || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %.20q: err %.300v, want EINVALID saying %q", c.from, c.head, err, c.want)
+		}
+		if in.off > 8<<20 {
+			t.Errorf("%s %.20q: read %d bytes of the file, want the read to stop soon after the limit", c.from, c.head, in.off)
+		}
+	}
+}
+
+// TestJSONLongString: a JSON string longer than 64 KiB is a bad line
+// naming the line where it starts, refused as it is read: an 8 MB string
+// in a vercel.json once took about 11 times its size in memory (the
+// decoder's buffer, the raw value, the decoded string, the line count's
+// copy).
+func TestJSONLongString(t *testing.T) {
+	long := strings.Repeat("x", 8<<20)
+	for _, c := range []struct{ from, in string }{
+		{"vercel", "{\"redirects\": [\n{\"source\": \"/a\", \"destination\": \"/b\"},\n{\"source\": \"/" + long + "\", \"destination\": \"/b\"}]}"},
+		{"vercel-bulk", "[\n{\"source\": \"/a\", \"destination\": \"/b\"},\n{\"source\": \"/a\", \"destination\": \"/" + long + "\"}]"},
+		{"wordpress", "{\"redirects\": [\n{\"id\": 1},\n{\"id\": 2, \"url\": \"/" + long + "\"}]}"},
+	} {
+		var err error
+		alloc := allocsOf(func() {
+			_, err = readFile(context.Background(), strings.NewReader(c.in), c.from, Options{}, 0)
+		})
+		var be *BadLinesError
+		if !errors.As(err, &be) || be.Lines[len(be.Lines)-1].Line != 3 || !strings.Contains(be.Lines[len(be.Lines)-1].Message, "a string longer than 65536 bytes") {
+			t.Errorf("%s: err %.300v, want line 3 refused for its long string", c.from, err)
+		}
+		if alloc > 4<<20 {
+			t.Errorf("%s: %d bytes allocated for a string of %d, want the read stopped at 64 KiB of it", c.from, alloc, len(long))
+		}
+	}
+	// 64 KiB is taken (our rules refuse such a source, later).
+	in := "{\"redirects\": [{\"source\": \"/" + strings.Repeat("x", MaxLineLen-1) + "\", \"destination\": \"/b\"}]}"
+	if _, err := readFile(context.Background(), strings.NewReader(in), "vercel", Options{}, 0); err != nil {
+		t.Errorf("a string of 64 KiB: %.300v", err)
+	}
+}
+
+// TestLongLineCRLF: a line's length is counted without its line break,
+// the CR of a CRLF included; a lone CR counts as a byte of the line.
+func TestLongLineCRLF(t *testing.T) {
+	line := func(n int) string { return "/" + strings.Repeat("x", n-len("/ /b")) + " /b" }
+	for _, c := range []struct {
+		in   string
+		want string
+	}{
+		{"/a /b\r\n" + line(MaxLineLen) + "\r\n/c /d\r\n", ""},
+		{"/a /b\r\n" + line(MaxLineLen+1) + "\r\n/c /d\r\n", "line 2 is 65537 bytes long"},
+		{"/a /b\r\n" + line(MaxLineLen) + "\r\r\n", "line 2 is 65537 bytes long"},
+	} {
+		_, err := readFile(context.Background(), strings.NewReader(c.in), "netlify", Options{}, 0)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%.20q…: err %.200v, want %q", c.in, err, c.want)
+		}
 	}
 }

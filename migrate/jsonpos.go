@@ -25,16 +25,69 @@ type jsonLines struct {
 type lineCountingReader struct {
 	r       io.Reader
 	pending []byte
+	// The scan of strings, as bytes arrive: a string longer than
+	// MaxLineLen ends the read before the decoder buffers it.
+	line     int  // the line of the next byte
+	inString bool // inside a string
+	escaped  bool // after its backslash
+	strLen   int  // bytes of the string so far
+	strLine  int  // the line where it starts
 }
 
 func (l *lineCountingReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
+	if bad := l.scan(p[:n]); bad != nil {
+		return 0, bad
+	}
 	l.pending = append(l.pending, p[:n]...)
 	return n, err
 }
 
+// scan follows the strings of b, the next bytes of the file, and returns
+// a *jsonError for one longer than MaxLineLen: sources and destinations
+// are far shorter, and the decoder would hold it several times over.
+func (l *lineCountingReader) scan(b []byte) error {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if !l.inString {
+			switch c {
+			case '\n':
+				l.line++
+			case '"':
+				l.inString, l.strLen, l.strLine = true, 0, l.line
+			}
+			continue
+		}
+		switch {
+		case l.escaped:
+			l.escaped = false
+		case c == '\\':
+			l.escaped = true
+		case c == '"':
+			l.inString = false
+			continue
+		case c == '\n':
+			// Not valid JSON: the decoder says so.
+			l.line++
+			l.inString = false
+			continue
+		}
+		if l.strLen++; l.strLen > MaxLineLen {
+			return &jsonError{Line: l.strLine, Msg: fmt.Sprintf("a string longer than %d bytes (%d KiB); a JSON string may hold at most that", MaxLineLen, MaxLineLen>>10)}
+		}
+	}
+	return nil
+}
+
+// newJSONLines reads in, past a UTF-8 byte order mark at its start (which
+// encoding/json refuses, and which holds no line break: offsets start after
+// it).
 func newJSONLines(in io.Reader) *jsonLines {
-	src := &lineCountingReader{r: bufio.NewReaderSize(in, 1<<20)}
+	br := bufio.NewReaderSize(in, 1<<20)
+	if p, _ := br.Peek(len(utf8BOM)); string(p) == utf8BOM {
+		_, _ = br.Discard(len(utf8BOM))
+	}
+	src := &lineCountingReader{r: br, line: 1}
 	dec := json.NewDecoder(src)
 	dec.UseNumber()
 	return &jsonLines{dec: dec, src: src, line: 1}
@@ -135,6 +188,8 @@ func (j *jsonLines) syntaxAfter(prev int64, err error) error {
 	}
 	return &jsonError{Line: j.line, Msg: "not valid JSON: " + err.Error()}
 }
+
+const utf8BOM = "\uFEFF"
 
 // jsonError is a file that is not valid JSON, with the line where it
 // stops being so.

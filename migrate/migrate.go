@@ -338,6 +338,11 @@ func (s *Sink) Bad(line int, format string, args ...any) {
 	}
 }
 
+// stopped returns the error that ends the read (the rule limit passed,
+// or enough bad lines), for a reader to return as soon as it sees it
+// rather than at the guard's next read of the file.
+func (s *Sink) stopped() error { return s.stop }
+
 // errEnoughBad stops a read once MaxBadLines broken lines are listed.
 var errEnoughBad = errors.New("enough bad lines")
 
@@ -515,7 +520,9 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		}
 		if !f.Strict {
 			if err := r.Validate(); err != nil {
-				sink.Skip(line, "%s", "our rules refuse it: "+redirects.ErrorMessage(err))
+				// The message quotes the rule's values (at most 80 bytes each,
+				// Go-quoted): cut it so that escapes cannot lengthen it.
+				sink.Skip(line, "%s", "our rules refuse it: "+plainText(redirects.ErrorMessage(err), 3*MaxExcerpt))
 				continue
 			}
 		}

@@ -97,7 +97,7 @@ func readNetlifyTOML(in io.Reader, o *Options, sink *Sink) error {
 			raw = trimLineBOM(raw)
 		}
 		name, array, header := ts.line(raw)
-		if ts.depth > maxTOMLDepth && !deep {
+		if ts.peak > maxTOMLDepth && !deep {
 			sink.Bad(n, "arrays and inline tables nested more than %d levels deep", maxTOMLDepth)
 			deep, tableBad = true, true
 		}
@@ -144,9 +144,9 @@ func readTOMLTable(line int, text string, o *Options, sink *Sink) {
 		if errors.As(err, &de) {
 			row, col := de.Position()
 			// de.Error() is the library's message alone (its String()
-			// would quote the whole line); the sink cuts it to
-			// MaxNoteLen.
-			sink.Bad(line+row-1, "%s", fmt.Sprintf("not valid TOML at column %d: %s", col, strings.TrimPrefix(de.Error(), "toml: ")))
+			// would quote the whole line); it may quote the file's
+			// keys, so it is quoted as an excerpt.
+			sink.Bad(line+row-1, "not valid TOML at column %d: %s", col, strings.TrimPrefix(de.Error(), "toml: "))
 			return
 		}
 		sink.Bad(line, "not valid TOML: %v", err)
@@ -162,7 +162,9 @@ func readTOMLTable(line int, text string, o *Options, sink *Sink) {
 // nesting of arrays and inline tables. Each byte is looked at once.
 type tomlScanner struct {
 	depth int
-	ml    string // the delimiter of the multi-line string being read
+	// peak is the deepest nesting reached so far, inside a line too.
+	peak int
+	ml   string // the delimiter of the multi-line string being read
 }
 
 // line scans one line and returns the table it opens, if it is a table
@@ -217,6 +219,7 @@ func (t *tomlScanner) line(s string) (name string, array, header bool) {
 			}
 		case c == '[' || c == '{':
 			t.depth++
+			t.peak = max(t.peak, t.depth)
 			i++
 		case c == ']' || c == '}':
 			if t.depth > 0 {

@@ -3,6 +3,7 @@ package migrate
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -185,7 +186,15 @@ type nginxBlock struct {
 	// skip before the rest they append (the source of the rule that
 	// answers the location), -1 before one.
 	skip int
+	// outer is the index in the reader's blocks of the innermost block
+	// around this one, itself included, that is not an if (-1 for none),
+	// set as it opens.
+	outer int
 }
+
+// maxNginxDepth caps how deeply blocks nest: a deeper one is a bad line,
+// and the read stops there.
+const maxNginxDepth = 64
 
 // nginxMap is what the reader knows of a map: the rules its entries
 // became, whose status and priority its use sets.
@@ -292,10 +301,14 @@ func readNginx(in io.Reader, o *Options, sink *Sink) error {
 			r.directive(words, z.raw)
 			words = words[:0]
 		case '{':
+			if len(r.blocks) >= maxNginxDepth {
+				sink.Bad(tok.line, "the block is nested more than %d levels deep", maxNginxDepth)
+				return nil
+			}
 			if len(words) == 0 {
 				sink.Bad(tok.line, "a block with no directive before '{'")
 				words = words[:0]
-				r.blocks = append(r.blocks, nginxBlock{kind: "other", line: tok.line})
+				r.push(nginxBlock{kind: "other", line: tok.line})
 				continue
 			}
 			r.open(words, z.raw)
@@ -410,7 +423,28 @@ func (r *nginxReader) open(w []nginxToken, raw string) {
 			m.helper = true
 		}
 	}
+	r.push(b)
+}
+
+// push opens b, noting the innermost block around it that is not an if.
+func (r *nginxReader) push(b nginxBlock) {
+	b.outer = len(r.blocks)
+	if b.kind == "if" {
+		b.outer = -1
+		if t := r.top(); t != nil {
+			b.outer = t.outer
+		}
+	}
 	r.blocks = append(r.blocks, b)
+}
+
+// outerOf returns the innermost block around t (the top block), t
+// included, that is not an if, or nil.
+func (r *nginxReader) outerOf(t *nginxBlock) *nginxBlock {
+	if t == nil || t.outer < 0 {
+		return nil
+	}
+	return &r.blocks[t.outer]
 }
 
 func (r *nginxReader) close() {
@@ -558,7 +592,7 @@ func answer(url string) (dst string, pp, pq bool, why string) {
 		dst, pq = strings.TrimSuffix(dst, "$is_args$args"), true
 	}
 	if strings.Contains(dst, "$") {
-		return "", false, false, "the URL " + url + " uses variables other than $request_uri or $is_args$args at its end"
+		return "", false, false, fmt.Sprintf("the URL %s uses variables other than $request_uri or $is_args$args at its end", excerpt(url))
 	}
 	return dst, pp, pq, ""
 }
@@ -682,13 +716,7 @@ func (r *nginxReader) ourBody(t *nginxBlock, rule *redirects.Rule) {
 const ourSkip = "^(?:%[0-9A-Fa-f]{2}|[^%?]){"
 
 func (r *nginxReader) retIf(t *nginxBlock, line, code int, url string) {
-	outer := (*nginxBlock)(nil)
-	for i := len(r.blocks) - 2; i >= 0; i-- {
-		if r.blocks[i].kind != "if" {
-			outer = &r.blocks[i]
-			break
-		}
-	}
+	outer := r.outerOf(t) // t is an if
 	if outer != nil && outer.kind == "location" && (strings.HasPrefix(t.ifVar, "?$request_uri ~ "+ourSkip) || t.ifVar == "is_args") {
 		// One of the ifs of the project's own export: read with the
 		// location's final return.
@@ -752,13 +780,8 @@ func (r *nginxReader) useMap(m *nginxMap, line, code int) {
 		return
 	}
 	m.used = true
-	serverLevel := false
-	for i := len(r.blocks) - 1; i >= 0; i-- {
-		if r.blocks[i].kind != "if" {
-			serverLevel = r.blocks[i].kind == "server"
-			break
-		}
-	}
+	outer := r.outerOf(r.top())
+	serverLevel := outer != nil && outer.kind == "server"
 	for _, i := range m.rules {
 		rule := &r.sink.rules[i]
 		if serverLevel && rule.MatchType == redirects.StartsWith && r.serverPrefix != nil {

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net/url"
 	"strings"
@@ -39,7 +40,7 @@ func hostDecision(o *Options, host string, noteWithoutHosts bool) (note, skip st
 	}
 	if len(o.Hosts) == 0 {
 		if noteWithoutHosts {
-			return "host condition dropped: the file redirects on " + h + " only; the project declares no hosts, so here the rule answers on every host", ""
+			return fmt.Sprintf("host condition dropped: the file redirects on %s only; the project declares no hosts, so here the rule answers on every host", excerpt(h)), ""
 		}
 		return "", ""
 	}
@@ -51,10 +52,10 @@ func hostDecision(o *Options, host string, noteWithoutHosts bool) (note, skip st
 		}
 	}
 	if !found {
-		return "", "host " + h + " is not one of the project's hosts (" + strings.Join(o.Hosts, ", ") + ")"
+		return "", fmt.Sprintf("host %s is not one of the project's hosts (", excerpt(h)) + strings.Join(o.Hosts, ", ") + ")"
 	}
 	if len(o.Hosts) > 1 {
-		return "host condition dropped: the file redirects on " + h + " only; here the rule answers on every host of the project (" + strings.Join(o.Hosts, ", ") + ")", ""
+		return fmt.Sprintf("host condition dropped: the file redirects on %s only; here the rule answers on every host of the project (", excerpt(h)) + strings.Join(o.Hosts, ", ") + ")", ""
 	}
 	return "", ""
 }

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"fmt"
 	"strings"
 
 	"redirects"
@@ -33,7 +34,7 @@ func parseRegexShape(re string, perDir bool) (regexShape, string) {
 		re = re[4:]
 	}
 	if !strings.HasPrefix(re, "^") {
-		return s, "the regular expression " + re + " is not anchored with ^: it matches anywhere in the path"
+		return s, fmt.Sprintf("the regular expression %s is not anchored with ^: it matches anywhere in the path", excerpt(re))
 	}
 	re = re[1:]
 	var b strings.Builder
@@ -81,13 +82,13 @@ loop:
 	case "(.*)$", "(.*)":
 		s.capture = true
 	default:
-		return s, "the regular expression " + re + " has no exact equivalent (only anchored literals, an optional trailing slash /?$ and one trailing (.*) are read)"
+		return s, fmt.Sprintf("the regular expression %s has no exact equivalent (only anchored literals, an optional trailing slash /?$ and one trailing (.*) are read)", excerpt(re))
 	}
 	if s.lit == "" || s.lit[0] != '/' {
 		return s, "the regular expression does not start with a path (/...)"
 	}
 	if s.optSlash && strings.HasSuffix(s.lit, "/") {
-		return s, "the regular expression " + re + " has no exact equivalent"
+		return s, fmt.Sprintf("the regular expression %s has no exact equivalent", excerpt(re))
 	}
 	return s, ""
 }
@@ -105,7 +106,7 @@ func shapeRules(s regexShape, dst string, code int, set redirects.Settings) (rul
 	case uses == 0:
 	case s.capture && uses == 1 && strings.HasSuffix(dst, "$1"):
 	default:
-		return nil, "", "the destination " + dst + " uses a reference other than one $1 at its end"
+		return nil, "", fmt.Sprintf("the destination %s uses a reference other than one $1 at its end", excerpt(dst))
 	}
 	switch {
 	case s.exact:
@@ -117,7 +118,7 @@ func shapeRules(s regexShape, dst string, code int, set redirects.Settings) (rul
 	case s.capture && uses == 1:
 		d := strings.TrimSuffix(dst, "$1")
 		if !strings.HasPrefix(d, "/") && !hasURLPath(d) {
-			note = "the destination " + d + " has no path: here a '/' joins it to the rest of the path"
+			note = fmt.Sprintf("the destination %s has no path: here a '/' joins it to the rest of the path", excerpt(d))
 		}
 		return []redirects.Rule{{Source: s.lit, MatchType: redirects.StartsWith, Destination: d, StatusCode: code, PreservePath: true}}, note, ""
 	default:

@@ -183,8 +183,19 @@ func readVercelArray(j *jsonLines, sink *Sink) ([]vcLine, error) {
 	}
 	var out []vcLine
 	for j.dec.More() {
+		if err := sink.stopped(); err != nil {
+			return nil, err
+		}
 		var e vcEntry
 		line, raw, err := j.decodeValue(&e)
+		// The redirects are held until the file's settings (which may
+		// follow them) are known: their count is bounded as they are
+		// read, each counted as one rule at least.
+		if sink.maxRules > 0 && len(out) >= sink.maxRules && line > 0 {
+			sink.stop = redirects.Errorf(redirects.EINVALID, "the file holds more than the %d redirects one import takes (line %d holds redirect %d); split it",
+				sink.maxRules, line, sink.maxRules+1)
+			return nil, sink.stop
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			sink.Bad(line, "the redirect is not one Vercel takes: %v", err)
@@ -286,20 +297,16 @@ func (vc *vcFile) entry(l vcLine) {
 	}
 	// Placeholders: each :name of the source, expanded over its values.
 	names := pat.simpleNames()
-	combos := [][]string{nil}
 	for _, n := range names {
-		vals := vc.o.Placeholders[n]
-		if len(vals) == 0 {
+		if len(vc.o.Placeholders[n]) == 0 {
 			sink.Skip(line, "placeholder :%s has no values (give them with --placeholder %s=a,b)", n, n)
 			return
 		}
-		var next [][]string
-		for _, c := range combos {
-			for _, v := range vals {
-				next = append(next, append(append([]string(nil), c...), v))
-			}
-		}
-		combos = next
+	}
+	combos, ok := expandPlaceholders(names, vc.o.Placeholders)
+	if !ok {
+		sink.Skip(line, "placeholders %s would expand into more than %d rules", strings.Join(names, ", "), maxPlaceholderExpansions)
+		return
 	}
 	// With named parameters in the source, Vercel rewrites the destination
 	// through Node's url.parse and url.format, which give an absolute URL
@@ -330,17 +337,13 @@ func (vc *vcFile) entry(l vcLine) {
 	}
 	noted := map[string]bool{}
 	note := func(format string, args ...any) {
-		m := fmt.Sprintf(format, args...)
+		m := noteText(format, args)
 		if !noted[m] {
 			noted[m] = true
 			sink.Note(line, "%s", m)
 		}
 	}
-	for _, c := range combos {
-		vals := map[string]string{}
-		for i, n := range names {
-			vals[n] = c[i]
-		}
+	for _, vals := range combos {
 		lit := pat.literal(vals)
 		d := vcSubstitute(dest, names, vals)
 		if tail == nil {

@@ -139,6 +139,9 @@ func readVercelBulkJSON(in io.Reader, sink *Sink, emit func(*vcBulkEntry)) error
 		return nil
 	}
 	for j.dec.More() {
+		if err := sink.stopped(); err != nil {
+			return err
+		}
 		var raw json.RawMessage
 		line, err := j.value(&raw)
 		if err != nil {
@@ -162,6 +165,9 @@ func readVercelBulkJSONL(in io.Reader, sink *Sink, emit func(*vcBulkEntry)) erro
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	line := 0
 	for sc.Scan() {
+		if err := sink.stopped(); err != nil {
+			return err
+		}
 		line++
 		b := bytes.TrimSpace(sc.Bytes())
 		if line == 1 {

@@ -240,6 +240,9 @@ func (wp *wpFile) readJSON(in io.Reader) error {
 			return nil
 		}
 		for j.dec.More() {
+			if err := sink.stopped(); err != nil {
+				return err
+			}
 			var e wpJSONRedirect
 			line, raw, err := j.decodeValue(&e)
 			var te *json.UnmarshalTypeError
