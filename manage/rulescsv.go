@@ -119,7 +119,9 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 	if from != "" {
 		return h.ruleImportFrom(w, r, p, body, from, placeholders, fileName, importReport{Mode: string(mode), DryRun: dry, Errors: []export.LineError{}})
 	}
-	rules, lines, bad, err := export.ReadRules(body, export.ReadOptions{Hosts: p.Hosts, MaxRows: MaxImportRows})
+	// The reading stops when the client goes; only the bad lines the
+	// report lists are kept, the others counted.
+	f, err := export.ReadFile(r.Context(), body, export.ReadOptions{Hosts: p.Hosts, MaxRows: MaxImportRows, MaxErrors: maxReportErrors})
 	var mbe *http.MaxBytesError
 	if errors.As(body.err, &mbe) {
 		return newError(http.StatusRequestEntityTooLarge, codeBodyTooLarge, "the file is larger than the %d bytes one import takes; split it", h.maxImport)
@@ -128,9 +130,10 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rep := importReport{Mode: string(mode), DryRun: dry, Errors: []export.LineError{}}
-	if len(bad) > 0 {
-		return writeImportFailure(w, rep, http.StatusUnprocessableEntity, codeInvalidImport, bad)
+	if f.BadCount > 0 {
+		return writeImportFailureCount(w, rep, http.StatusUnprocessableEntity, codeInvalidImport, f.Bad, f.BadCount)
 	}
+	rules, lines := f.Rules, f.Lines
 	done, err := h.store.Import(r.Context(), p.ID, rules, redirects.ImportOptions{Mode: mode, DryRun: dry})
 	if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
 		status, apiCode := http.StatusUnprocessableEntity, codeInvalidImport
@@ -149,11 +152,17 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 // writeImportFailure answers the report of a file that nothing was
 // imported from: every bad line counted, the first maxReportErrors listed.
 func writeImportFailure(w http.ResponseWriter, rep importReport, status int, code string, bad []export.LineError) error {
-	rep.ErrorCount = len(bad)
+	return writeImportFailureCount(w, rep, status, code, bad, len(bad))
+}
+
+// writeImportFailureCount is writeImportFailure of count bad lines, of
+// which bad holds the first.
+func writeImportFailureCount(w http.ResponseWriter, rep importReport, status int, code string, bad []export.LineError, count int) error {
+	rep.ErrorCount = count
 	rep.Errors = bad[:min(len(bad), maxReportErrors)]
 	rep.Code = code
-	rep.Error = fmt.Sprintf("%d bad lines; nothing imported", len(bad))
-	if len(bad) == 1 {
+	rep.Error = fmt.Sprintf("%d bad lines; nothing imported", count)
+	if count == 1 {
 		rep.Error = fmt.Sprintf("line %d: %s; nothing imported", bad[0].Line, bad[0].Message)
 	}
 	writeJSON(w, status, rep)

@@ -268,13 +268,17 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rules, lines, bad, err := export.ReadRules(in, export.ReadOptions{Hosts: p.Hosts, Settings: p.Settings})
+	f, err := export.ReadFile(ctx, in, export.ReadOptions{Hosts: p.Hosts, Settings: p.Settings})
 	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
 		return importFailed(redirects.EINVALID, name, redirects.ErrorMessage(err), *errorsFile)
 	}
-	if len(bad) > 0 {
-		return importFailed(redirects.EINVALID, name, redirects.ErrorMessage(export.LineErrors(bad)), *errorsFile)
+	if len(f.Bad) > 0 {
+		return importFailed(redirects.EINVALID, name, redirects.ErrorMessage(export.LineErrors(f.Bad)), *errorsFile)
 	}
+	rules, lines := f.Rules, f.Lines
 	rep, err := s.Import(ctx, p.ID, rules, redirects.ImportOptions{Mode: mode, DryRun: *dryRun})
 	if err != nil {
 		if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
