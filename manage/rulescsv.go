@@ -116,6 +116,10 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, h.maxImport)}
+	// A file refused before its end is read to its end (at most the cap,
+	// never held) before the answer, so that a client still sending it
+	// reads the answer rather than a reset connection.
+	w = &drainFirst{ResponseWriter: w, body: body}
 	if from != "" {
 		return h.ruleImportFrom(w, r, p, body, from, placeholders, fileName, importReport{Mode: string(mode), DryRun: dry, Errors: []export.LineError{}})
 	}
@@ -183,3 +187,33 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// drainFirst is an import's ResponseWriter: before an error answer it
+// reads what is left of the request's body and drops it. Without this,
+// the server closes the connection while the client still sends, and its
+// reset can reach the client before the answer does.
+type drainFirst struct {
+	http.ResponseWriter
+	body    io.Reader
+	written bool
+}
+
+func (d *drainFirst) WriteHeader(status int) {
+	if !d.written {
+		d.written = true
+		if status >= 400 && status != http.StatusRequestEntityTooLarge {
+			io.Copy(io.Discard, d.body)
+		}
+	}
+	d.ResponseWriter.WriteHeader(status)
+}
+
+func (d *drainFirst) Write(p []byte) (int, error) {
+	if !d.written {
+		d.WriteHeader(http.StatusOK)
+	}
+	return d.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (d *drainFirst) Unwrap() http.ResponseWriter { return d.ResponseWriter }
