@@ -253,9 +253,12 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 		hosts[strings.ToLower(h)] = true
 	}
 	var (
-		seen  = map[ruleKey]seenRule{}
-		rows  int
-		rules []redirects.Rule
+		seen = map[ruleKey]seenRule{}
+		rows int
+		// rules are held compact while the file is read: a file refused
+		// (a bad line, or more rules than MaxRows) never holds the
+		// rules whole, and a good one only at the end.
+		rules []compactRule
 		lines []int
 	)
 	for {
@@ -340,7 +343,7 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 		}
 		k := ruleKey{opts.Settings.Key(rule.Source), mt}
 		if first, dup := seen[k]; dup {
-			if other := rules[first.rule].Source; other != rule.Source {
+			if other := rules[first.rule].source; other != rule.Source {
 				fail("source %q clashes with the %s rule for source %q on line %d: the project's settings (%s) compare them as one",
 					rule.Source, mt, other, first.line, opts.Settings)
 			} else {
@@ -349,13 +352,40 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 			continue
 		}
 		seen[k] = seenRule{line, len(rules)}
-		rules = append(rules, rule)
+		rules = append(rules, compact(rule))
 		lines = append(lines, line)
 	}
 	if f.BadCount == 0 {
-		f.Rules, f.Lines = rules, lines
+		seen = nil
+		f.Rules, f.Lines = make([]redirects.Rule, len(rules)), lines
+		for i := range rules {
+			f.Rules[i] = rules[i].rule()
+			rules[i] = compactRule{} // its strings are f.Rules[i]'s now
+		}
 	}
 	return f, nil
+}
+
+// compactRule is a rule of an import file as ReadFile holds it while it
+// reads: a third of a redirects.Rule's size.
+type compactRule struct {
+	source, destination string
+	priority            int32
+	status              int16
+	match               redirects.MatchType
+	preservePath        bool
+	preserveQuery       bool
+}
+
+// compact returns r's compact form; r is valid (Validate), so its status
+// and priority fit.
+func compact(r redirects.Rule) compactRule {
+	return compactRule{r.Source, r.Destination, int32(r.Priority), int16(r.StatusCode), r.MatchType, r.PreservePath, r.PreserveQuery}
+}
+
+func (c *compactRule) rule() redirects.Rule {
+	return redirects.Rule{Source: c.source, Destination: c.destination, Priority: int(c.priority), StatusCode: int(c.status),
+		MatchType: c.match, PreservePath: c.preservePath, PreserveQuery: c.preserveQuery}
 }
 
 // recordLimiter passes an import file through to encoding/csv, counting
