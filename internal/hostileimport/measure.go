@@ -43,7 +43,7 @@ type Result struct {
 	// or when the node's RSS grew past Options.Abort.
 	Cut string
 	// IdleTicks is the CPU time (clock ticks, 1/100 s on Linux) the node
-	// used in one second, a grace after the answer or the cut: near 0
+	// used in one second, half a second after the answer or the cut: near 0
 	// when it stopped working on the import.
 	IdleTicks int64
 	// Took is how long the import took, for reports only.
@@ -163,7 +163,7 @@ func Send(n Node, s Shape, size int64, o Options) Result {
 	res.Sent = body.count()
 	// The second after: the node should be idle, its client gone or
 	// answered.
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	before, err1 := CPUTicks(n.PID)
 	time.Sleep(time.Second)
 	after, err2 := CPUTicks(n.PID)

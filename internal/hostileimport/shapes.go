@@ -13,7 +13,8 @@ import (
 )
 
 // Shape is one hostile file: Head, then Unit(0), Unit(1), ... until the
-// file has its size less Tail, the last unit cut to fit, then Tail.
+// file has its size less Tail, then Tail. The last unit is cut to fit, or
+// when it holds a line end, replaced by as many blank lines.
 type Shape struct {
 	// Name is "FORMAT/SHAPE", FORMAT being "draft" for the draft CSV
 	// route (no from=).
@@ -61,7 +62,13 @@ func (r *shapeReader) Read(p []byte) (int, error) {
 				piece = r.s.Unit(r.unit)
 				r.unit++
 				if room := left - int64(len(r.s.Tail)); int64(len(piece)) > room {
-					piece = piece[:room]
+					// A unit of lines is not cut, so that a file of good
+					// lines stays good: blank lines fill the room.
+					if strings.Contains(piece, "\n") {
+						piece = strings.Repeat("\n", int(room))
+					} else {
+						piece = piece[:room]
+					}
 				}
 			}
 			if int64(len(piece)) > left {
