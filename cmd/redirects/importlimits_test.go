@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"redirects/internal/hostileimport"
 )
 
 // editorImport sets up an organization, a project and an editor token of
@@ -34,7 +36,7 @@ func postImport(t *testing.T, s *manageProcess, project, token, query string, bo
 	req.Header.Set("Content-Type", "text/csv")
 	res, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
 	if err != nil {
-		t.Fatalf("POST .../imports?%s: %v", query, err)
+		t.Fatalf("POST .../imports?%s: no answer: %v", query, err)
 	}
 	defer res.Body.Close()
 	var sb strings.Builder
@@ -102,5 +104,28 @@ func TestImportHugeCSVHeaderOnTheCommandLine(t *testing.T) {
 	c.jsonOf(&listed, "rule", "list", "--project", p, "--json")
 	if len(listed) != 0 {
 		t.Errorf("the draft holds %d rules after a refused import; want none", len(listed))
+	}
+}
+
+// TestImportRefusedEarlyStillAnswers: a 100 MiB draft CSV refused at its
+// second line (a quote left open), sent as fast as loopback takes it, is
+// answered 422 with its report, five times over: the node reads the rest
+// of the body before it answers, where it used to close the connection
+// while the client still sent, and the client often got a reset instead
+// of the answer.
+func TestImportRefusedEarlyStillAnswers(t *testing.T) {
+	c := newCLI(t)
+	s, p, token := editorImport(t, c)
+	var shape hostileimport.Shape
+	for _, sh := range hostileimport.Shapes(nil) {
+		if sh.Name == "draft/open-quote" {
+			shape = sh
+		}
+	}
+	for i := range 5 {
+		r := hostileimport.Send(hostileimport.Node{PID: s.pid, Manage: s.manage, Project: p, Token: token}, shape, 100<<20, hostileimport.Options{})
+		if r.Status != 422 || !strings.Contains(r.Excerpt, "is a quote left open?") {
+			t.Fatalf("try %d: %d %.300s (%v); want 422 naming the open quote", i+1, r.Status, r.Excerpt, r.Err)
+		}
 	}
 }
