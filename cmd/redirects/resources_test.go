@@ -124,35 +124,8 @@ func TestHostilePlanFilesBoundTheCLI(t *testing.T) {
 	dir := t.TempDir()
 	run := func() (code int, out, errs int64, stderr string, maxRSS int64, killed bool) {
 		t.Helper()
-		file := filepath.Join(dir, "project.json")
-		cmd := c.command("plan", "-f", file)
-		var so, se countingBuffer
-		cmd.Stdout, cmd.Stderr = &so, &se
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan struct{})
-		go func() {
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(20 * time.Millisecond):
-				}
-				if rss, err := hostileimport.Proc(cmd.Process.Pid, "VmRSS"); err == nil && rss > 10*size+(256<<20) {
-					killed = true
-					cmd.Process.Kill()
-					return
-				}
-			}
-		}()
-		cmd.Wait()
-		close(done)
-		ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		if ru != nil {
-			maxRSS = ru.Maxrss << 10
-		}
-		return cmd.ProcessState.ExitCode(), so.n, se.n, se.buf.String(), maxRSS, killed
+		r := runMeasured(t, c, 10*size+(256<<20), "plan", "-f", filepath.Join(dir, "project.json"))
+		return r.code, r.out, r.errs, r.stderr, r.maxRSS, r.killed
 	}
 	write := func(name string, r io.Reader) {
 		t.Helper()
@@ -209,6 +182,52 @@ func TestHostilePlanFilesBoundTheCLI(t *testing.T) {
 	}
 }
 
+// measured is what runMeasured saw of a command.
+type measured struct {
+	code      int
+	out, errs int64
+	stderr    string
+	maxRSS    int64
+	killed    bool
+}
+
+// runMeasured runs the binary with args and returns its exit code, the
+// sizes of its outputs, the first MiB of its standard error and its peak
+// RSS (rusage); it kills the process once its RSS passes abort.
+func runMeasured(t *testing.T, c *cli, abort int64, args ...string) measured {
+	t.Helper()
+	cmd := c.command(args...)
+	var so, se countingBuffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done, watched := make(chan struct{}), make(chan bool)
+	go func() {
+		for {
+			select {
+			case <-done:
+				watched <- false
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if rss, err := hostileimport.Proc(cmd.Process.Pid, "VmRSS"); err == nil && rss > abort {
+				cmd.Process.Kill()
+				<-done
+				watched <- true
+				return
+			}
+		}
+	}()
+	cmd.Wait()
+	close(done)
+	m := measured{killed: <-watched, code: cmd.ProcessState.ExitCode(), out: so.n, errs: se.n, stderr: se.buf.String()}
+	if ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage); ru != nil {
+		m.maxRSS = ru.Maxrss << 10
+	}
+	return m
+}
+
 // countingBuffer keeps the first MiB written to it and counts the rest.
 type countingBuffer struct {
 	buf bytes.Buffer
@@ -221,4 +240,56 @@ func (b *countingBuffer) Write(p []byte) (int, error) {
 	}
 	b.n += int64(len(p))
 	return len(p), nil
+}
+
+// TestHostileRuleImportBoundsTheCLI (issue #31): redirects rule import
+// --dry-run of a 100 MB hostile draft CSV of each shape but many good
+// rules (which the command imports, as many as the file holds) fails with
+// an error under 1 MiB and a peak RSS less than 4 times the file's size
+// above that of an import of a small file: it keeps only the bad lines the
+// terminal shows (it held every one: 5 million bad lines took more than
+// 1 GiB).
+func TestHostileRuleImportBoundsTheCLI(t *testing.T) {
+	size := resourceSize(t)
+	c := newCLI(t)
+	_, p, _ := deployed(t, c)
+	file := filepath.Join(t.TempDir(), "rules.csv")
+	write := func(r io.Reader) {
+		t.Helper()
+		f, err := os.Create(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(f, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(strings.NewReader("source,destination,statusCode,matchType\n/a,/b,301,exact\n"))
+	abort := 10*size + (256 << 20)
+	base := runMeasured(t, c, abort, "rule", "import", "--project", p, "--dry-run", file)
+	if base.code != 0 {
+		t.Fatalf("rule import --dry-run of a small file: exit %d: %s", base.code, base.stderr)
+	}
+	for _, shape := range hostileimport.Shapes(nil) {
+		if shape.Name == "draft/many-rules" {
+			continue
+		}
+		t.Run(shape.Name, func(t *testing.T) {
+			write(shape.Reader(size))
+			r := runMeasured(t, c, abort, "rule", "import", "--project", p, "--dry-run", file)
+			t.Logf("%s: exit %d, stderr %d bytes, peak RSS %d MiB (%d above a small file's): %.200q", shape.Name, r.code, r.errs, r.maxRSS>>20, (r.maxRSS-base.maxRSS)>>20, r.stderr)
+			if r.killed {
+				t.Errorf("%s: rule import's RSS passed %d MiB and it was killed", shape.Name, abort>>20)
+			}
+			if r.maxRSS-base.maxRSS >= 4*size {
+				t.Errorf("%s: rule import's peak RSS is %d MiB above a small file's; want under 4 times the file's %d MiB", shape.Name, (r.maxRSS-base.maxRSS)>>20, size>>20)
+			}
+			if r.code != 1 || r.out+r.errs >= 1<<20 {
+				t.Errorf("%s: exit %d, %d bytes written; want 1, with an error under 1 MiB", shape.Name, r.code, r.out+r.errs)
+			}
+		})
+	}
 }
