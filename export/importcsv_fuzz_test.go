@@ -49,8 +49,9 @@ func FuzzReadFile(f *testing.F) {
 		}
 		lines := bytes.Count(in, []byte("\n")) + 1
 		for _, b := range file.Bad {
-			// A clash names two sources of at most 2,048 bytes each.
-			if b.Line < 1 || b.Line > lines || len(b.Message) > 2*redirects.MaxSourceLen+600 {
+			// A clash names two sources of at most 2,048 bytes each,
+			// quoted (an escape takes at most 10 bytes for 4).
+			if b.Line < 1 || b.Line > lines || len(b.Message) > 2*3*redirects.MaxSourceLen+600 {
 				t.Fatalf("bad line %d (of %d) with a message of %d bytes: %.300q", b.Line, lines, len(b.Message), b.Message)
 			}
 		}
