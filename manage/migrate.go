@@ -62,7 +62,7 @@ func importFrom(r *http.Request) (from string, placeholders map[string][]string,
 // its one message.
 func (h *handler) ruleImportFrom(w http.ResponseWriter, r *http.Request, p *redirects.Project, body *bodyReader,
 	from string, placeholders map[string][]string, fileName string, rep importReport) error {
-	res, err := migrate.Read(body, from, migrate.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: placeholders, FileName: fileName})
+	res, err := migrate.Read(r.Context(), body, from, migrate.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: placeholders, FileName: fileName, MaxRules: MaxImportRows})
 	var mbe *http.MaxBytesError
 	if errors.As(body.err, &mbe) {
 		return newError(http.StatusRequestEntityTooLarge, codeBodyTooLarge, "the file is larger than the %d bytes one import takes; split it", h.maxImport)

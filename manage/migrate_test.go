@@ -2,6 +2,7 @@ package manage
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -74,7 +75,7 @@ func testImportFromEveryFormat(t *testing.T, open newStoreFunc) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := migrate.Read(strings.NewReader(f.Example), f.Name, migrate.Options{Settings: p.Settings, Hosts: p.Hosts})
+		want, err := migrate.Read(context.Background(), strings.NewReader(f.Example), f.Name, migrate.Options{Settings: p.Settings, Hosts: p.Hosts})
 		if err != nil {
 			t.Fatalf("%s: migrate.Read of its Example: %v", f.Name, err)
 		}

@@ -230,6 +230,12 @@ func readApache(in io.Reader, o *Options, sink *Sink) error {
 			if cont.Len() == 0 {
 				start = line
 			}
+			if cont.Len() > MaxLineLen {
+				// Without a bound, a file of continued lines would be
+				// one directive as long as the file.
+				sink.Bad(start, "the directive continued from this line is longer than %d bytes", MaxLineLen)
+				return nil
+			}
 			cont.WriteString(t[:len(t)-1])
 			cont.WriteByte(' ')
 			continue
@@ -306,6 +312,11 @@ func (a *apacheReader) line(line int, text string) {
 		a.cond(line, t, f)
 	case "rewriterule":
 		a.rewriteRule(line, f)
+	case "include", "includeoptional":
+		// It may bring in Redirect and RewriteRule lines, at any level.
+		a.sink.Skip(line, "%s %s: the included files are not read; import each on its own", f[0], strings.Join(f[1:], " "))
+	case "rewritemap":
+		a.sink.Skip(line, "RewriteMap %s: the map's entries are not read; a RewriteRule that uses it is skipped", strings.Join(f[1:], " "))
 	default:
 		// Other directives answer no redirect.
 		return

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 // covers its path still answers that path, and is imported as is.
 func TestApacheRewriteBeforeAlias(t *testing.T) {
 	in := "Redirect 301 /a/ /x/\nRewriteEngine On\nRewriteRule ^/a/b$ /y [R=301,L]\n"
-	res, err := Read(strings.NewReader(in), "apache", Options{})
+	res, err := Read(context.Background(), strings.NewReader(in), "apache", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

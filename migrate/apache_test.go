@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -61,7 +62,7 @@ Redirect 301 /loc2
 Redirect gone
 </Location>
 `
-	res, err := Read(strings.NewReader(in), "apache", Options{})
+	res, err := Read(context.Background(), strings.NewReader(in), "apache", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ Redirect gone
 
 func TestApacheBadLines(t *testing.T) {
 	in := "Redirect /only-one\nRedirect 301 /a\nRewriteRule ^a$ /b [R=301,X]\nRedirect gone /g /h\n</IfModule>\nRewriteEngine maybe\nRedirect /a b\n<Directory /x>\n"
-	_, err := Read(strings.NewReader(in), "apache", Options{})
+	_, err := Read(context.Background(), strings.NewReader(in), "apache", Options{})
 	be, ok := err.(*BadLinesError)
 	if !ok {
 		t.Fatalf("err %v, want bad lines", err)
@@ -313,7 +314,7 @@ func TestApacheAgainstApache(t *testing.T) {
 			g.rewrite()
 		}
 		file := g.b.String()
-		res, err := Read(strings.NewReader(file), "apache", Options{})
+		res, err := Read(context.Background(), strings.NewReader(file), "apache", Options{})
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, file)
 		}

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -50,7 +51,7 @@ func benchRead(b *testing.B, format string, file []byte) {
 			}
 		}()
 		before := cpuTime()
-		res, err := Read(bytes.NewReader(file), format, Options{})
+		res, err := Read(context.Background(), bytes.NewReader(file), format, Options{})
 		cpu += cpuTime() - before
 		close(stop)
 		wg.Wait()

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -34,7 +35,7 @@ func benchServerRead(b *testing.B, from string, file []byte, wantRules int) {
 				}
 			}
 		})
-		res, err := Read(bytes.NewReader(file), from, Options{})
+		res, err := Read(context.Background(), bytes.NewReader(file), from, Options{})
 		close(done)
 		wg.Wait()
 		if err != nil || len(res.Rules) < wantRules {

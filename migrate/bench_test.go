@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"runtime"
 	"testing"
@@ -26,7 +27,7 @@ func BenchmarkReadCSV1M(b *testing.B) {
 		runtime.GC()
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
-		res, err := Read(bytes.NewReader(file), "csv", Options{})
+		res, err := Read(context.Background(), bytes.NewReader(file), "csv", Options{})
 		if err != nil || len(res.Rules) != 1_000_000 {
 			b.Fatalf("%v, %d rules", err, len(res.Rules))
 		}

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -33,7 +34,7 @@ func TestCloudflareShapes(t *testing.T) {
 		"example.com/Z/,https://ex.com,301,,,TRUE,TRUE",                // 13 target without path
 	}, "\n") + "\n"
 	o := Options{Hosts: []string{"example.com"}}
-	res, err := Read(strings.NewReader(in), "cloudflare", o)
+	res, err := Read(context.Background(), strings.NewReader(in), "cloudflare", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestCloudflareShapes(t *testing.T) {
 
 func TestCloudflareBadLines(t *testing.T) {
 	in := "example.com/a,/b\n/nohost,/b\nexample.com/c,/d,305\nexample.com/e,/f,301,maybe\nexample.com/g?x=1,/h\nexample.com/i,/j,301,,,,,extra\n"
-	_, err := Read(strings.NewReader(in), "cloudflare", Options{})
+	_, err := Read(context.Background(), strings.NewReader(in), "cloudflare", Options{})
 	be, ok := err.(*BadLinesError)
 	if !ok {
 		t.Fatalf("err %v, want bad lines", err)
@@ -224,7 +225,7 @@ func TestCloudflarePropertyModel(t *testing.T) {
 			b.WriteString(strings.Join(cells, ",") + "\n")
 			list = append(list, e)
 		}
-		res, err := Read(strings.NewReader(b.String()), "cloudflare", Options{Hosts: []string{"example.com"}})
+		res, err := Read(context.Background(), strings.NewReader(b.String()), "cloudflare", Options{Hosts: []string{"example.com"}})
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, b.String())
 		}

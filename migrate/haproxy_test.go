@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ http-request redirect code 302 location /u unless redirect_1
 acl redirect_4 path /old/x
 http-request redirect code 301 location /never if redirect_4
 `
-	res, err := Read(strings.NewReader(in), "haproxy", Options{})
+	res, err := Read(context.Background(), strings.NewReader(in), "haproxy", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ http-request redirect code 301 location /never if redirect_4
 
 func TestHAProxyMapShapes(t *testing.T) {
 	in := "# haproxy-map-prefix: 2 starts_with sources for map_beg (docs/exports.md).\n/a/ 301 /b/\n/g 410\n/e /f\n"
-	res, err := Read(strings.NewReader(in), "auto", Options{})
+	res, err := Read(context.Background(), strings.NewReader(in), "auto", Options{})
 	if err != nil || res.Format != "haproxy-map" {
 		t.Fatalf("%v %+v", err, res)
 	}
@@ -80,7 +81,7 @@ func TestHAProxyMapShapes(t *testing.T) {
 			t.Errorf("%s answers %q, want %q", p, got, want)
 		}
 	}
-	_, err = Read(strings.NewReader("/a\n/b 301 /c extra\n/d x /e\n"), "haproxy-map", Options{})
+	_, err = Read(context.Background(), strings.NewReader("/a\n/b 301 /c extra\n/d x /e\n"), "haproxy-map", Options{})
 	if be, ok := err.(*BadLinesError); !ok || len(be.Lines) != 3 {
 		t.Errorf("err %v, want lines 1-3 bad", err)
 	}
@@ -91,7 +92,7 @@ func TestHAProxyMapShapes(t *testing.T) {
 func TestServerFormatExamples(t *testing.T) {
 	for _, name := range []string{"apache", "nginx", "haproxy", "haproxy-map"} {
 		f := Lookup(name)
-		res, err := Read(strings.NewReader(f.Example), "auto", Options{})
+		res, err := Read(context.Background(), strings.NewReader(f.Example), "auto", Options{})
 		if err != nil || res.Format != name {
 			t.Errorf("%s: %v %+v", name, err, res)
 			continue

@@ -16,12 +16,13 @@ package migrate
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"redirects"
 	"redirects/export"
@@ -51,7 +52,8 @@ type Outcome struct {
 	// Winner, for a line skipped because an earlier line answers every path
 	// it matches, is that earlier line.
 	Winner int `json:"winner,omitempty"`
-	// Text is the line as the file holds it, cut to MaxTextLen bytes.
+	// Text is the line as the file holds it, cut to MaxTextLen bytes (with
+	// an ellipsis), its control characters escaped.
 	Text string `json:"text,omitempty"`
 }
 
@@ -82,6 +84,10 @@ type Options struct {
 	Placeholders map[string][]string
 	// FileName, when known, helps detection ("vercel.json", ".htaccess").
 	FileName string
+	// MaxRules, when not 0, is the most rules one file may make: the read
+	// stops at the line that makes one more, with an EINVALID error naming
+	// the limit and that line.
+	MaxRules int
 }
 
 // Format is one file format the importer reads.
@@ -111,6 +117,9 @@ type Format struct {
 	// the store would refuse, instead of skipping that line; their reader
 	// validates every rule itself (Rule.Validate), so Read does not again.
 	Strict bool
+	// MayBeJSON says the file may be JSON: one that starts with '{' or
+	// '[' is exempt from MaxLineLen (JSON is often written on one line).
+	MayBeJSON bool
 	// Example is a small file in the format, using its common shapes: the
 	// dashboard offers it, and the browser suite imports it.
 	Example string
@@ -240,6 +249,10 @@ type Sink struct {
 	bad   []export.LineError
 	// maxBad stops collecting bad lines past this many.
 	maxBad int
+	// maxRules, when not 0, stops taking rules past this many, and stop
+	// then ends the read (inputGuard asks it before every read).
+	maxRules int
+	stop     error
 	// defaults, when set, replace the format's Defaults for this file.
 	defaults    *redirects.Settings
 	defaultsWhy string
@@ -274,6 +287,12 @@ func (s *Sink) out(line int) *Outcome {
 // that are not FirstMatch (redirects.DefaultPriority unless the format
 // says otherwise: 0 is a priority); Read sets it for FirstMatch formats.
 func (s *Sink) Rule(line int, r redirects.Rule) {
+	if s.maxRules > 0 && len(s.rules) >= s.maxRules {
+		if s.stop == nil {
+			s.stop = redirects.Errorf(redirects.EINVALID, "the file makes more than the %d rules one import takes (line %d makes rule %d); split it", s.maxRules, line, s.maxRules+1)
+		}
+		return
+	}
 	s.rules = append(s.rules, r)
 	s.lines = append(s.lines, line)
 	if n := len(s.ruled); n == 0 || s.ruled[n-1] != line {
@@ -282,16 +301,18 @@ func (s *Sink) Rule(line int, r redirects.Rule) {
 }
 
 // Note records how line's rules answer otherwise than the source platform.
+// Arguments that are strings of the file are quoted as excerpts (see
+// noteText).
 func (s *Sink) Note(line int, format string, args ...any) {
 	o := s.out(line)
-	o.Notes = append(o.Notes, fmt.Sprintf(format, args...))
+	o.Notes = append(o.Notes, noteText(format, args))
 }
 
 // Skip records that line, valid in its format, is not imported, and why.
 func (s *Sink) Skip(line int, format string, args ...any) {
 	o := s.out(line)
 	o.Class = Skipped
-	o.Notes = append(o.Notes, fmt.Sprintf(format, args...))
+	o.Notes = append(o.Notes, noteText(format, args))
 }
 
 // Text keeps the text of a line for the report, once the reader has
@@ -301,22 +322,24 @@ func (s *Sink) Text(line int, text string) {
 	if s.outs[line] == nil {
 		return
 	}
-	if len(text) > MaxTextLen {
-		text = text[:MaxTextLen]
-		for !utf8.ValidString(text) {
-			text = text[:len(text)-1]
-		}
-	}
-	s.texts[line] = text
+	s.texts[line] = plainText(text, MaxTextLen)
 }
 
 // Bad records a line that is not valid in its own format: the file is
 // refused, listing every such line.
 func (s *Sink) Bad(line int, format string, args ...any) {
 	if len(s.bad) < s.maxBad {
-		s.bad = append(s.bad, export.LineError{Line: line, Message: fmt.Sprintf(format, args...)})
+		s.bad = append(s.bad, export.LineError{Line: line, Message: noteText(format, args)})
+		if len(s.bad) == s.maxBad && s.stop == nil {
+			// The report lists no more: the rest of the file is only
+			// checked for binary bytes.
+			s.stop = errEnoughBad
+		}
 	}
 }
+
+// errEnoughBad stops a read once MaxBadLines broken lines are listed.
+var errEnoughBad = errors.New("enough bad lines")
 
 // HasBad reports whether a broken line was recorded.
 func (s *Sink) HasBad() bool { return len(s.bad) > 0 }
@@ -357,16 +380,19 @@ const HeadSize = 64 << 10
 // Read reads in as the format named from ("auto" detects it), and returns
 // the rules to import with the report of every line. A file with broken
 // lines is refused whole: the error is a *BadLinesError. A binary file, a
-// file that is not UTF-8 text, or one no format recognises gets one
-// EINVALID error that says so.
-func Read(in io.Reader, from string, o Options) (*Result, error) {
-	br := bufio.NewReaderSize(in, HeadSize)
+// file that is not UTF-8 text (the whole of it is checked), one with a
+// line longer than MaxLineLen, one that makes more than o.MaxRules rules,
+// or one no format recognises gets one EINVALID error that says so. When
+// ctx ends, the read stops at the reader's next read of the file and Read
+// returns ctx's error.
+func Read(ctx context.Context, in io.Reader, from string, o Options) (*Result, error) {
+	sink := newSink()
+	sink.maxRules = o.MaxRules
+	guard := newInputGuard(ctx, in, func() error { return sink.stop })
+	br := bufio.NewReaderSize(guard, HeadSize)
 	head, err := br.Peek(HeadSize)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return nil, redirects.Errorf(redirects.EINVALID, "reading: %v", err)
-	}
-	if msg := binaryHead(head); msg != "" {
-		return nil, redirects.Errorf(redirects.EINVALID, "%s", msg)
+		return nil, readErr(ctx, guard, err)
 	}
 	res := &Result{}
 	var f *Format
@@ -374,19 +400,39 @@ func Read(in io.Reader, from string, o Options) (*Result, error) {
 		var why string
 		f, why = Detect(head, o.FileName)
 		if f == nil {
+			// A bad byte past the head refuses the file as one in it does.
+			if _, err := io.Copy(io.Discard, br); err != nil {
+				return nil, readErr(ctx, guard, err)
+			}
 			return nil, redirects.Errorf(redirects.EINVALID, "%s", why)
 		}
-		res.Detected = why
+		res.Detected = plainText(why, MaxNoteLen)
 	} else if f = Lookup(from); f == nil {
-		return nil, redirects.Errorf(redirects.EINVALID, "unknown format %q: --from takes %s", from, strings.Join(FormatNames(), ", "))
+		return nil, redirects.Errorf(redirects.EINVALID, "unknown format %q: --from takes %s", excerpt(from), strings.Join(FormatNames(), ", "))
+	}
+	if !f.MayBeJSON || !startsJSON(head) {
+		guard.maxLine = MaxLineLen
 	}
 	res.Format = f.Name
-	sink := newSink()
-	if err := f.Read(br, &o, sink); err != nil {
-		if redirects.ErrorCode(err) == "" || redirects.ErrorCode(err) == redirects.EINTERNAL {
-			return nil, redirects.Errorf(redirects.EINVALID, "reading: %v", err)
+	rerr := f.Read(br, &o, sink)
+	if errors.Is(guard.err, errEnoughBad) || errors.Is(rerr, errEnoughBad) {
+		// The report is full; the rest is only checked, below.
+		guard.err, guard.stop, rerr = nil, nil, nil
+	}
+	// What the reader left unread is checked too: one NUL or invalid
+	// byte anywhere refuses the file (docs/contract.md#migrations). The
+	// bytes br holds have passed the guard already.
+	if guard.err == nil && rerr == nil {
+		_, rerr = io.Copy(io.Discard, guard)
+	}
+	if guard.err != nil {
+		return nil, readErr(ctx, guard, guard.err)
+	}
+	if rerr != nil {
+		if redirects.ErrorCode(rerr) == "" || redirects.ErrorCode(rerr) == redirects.EINTERNAL {
+			return nil, redirects.Errorf(redirects.EINVALID, "reading: %s", plainText(rerr.Error(), MaxNoteLen))
 		}
-		return nil, err
+		return nil, rerr
 	}
 	if len(sink.bad) > 0 {
 		return nil, &BadLinesError{Format: f.Title, Lines: sink.bad}
@@ -396,34 +442,34 @@ func Read(in io.Reader, from string, o Options) (*Result, error) {
 		g.Defaults, g.DefaultsWhy = sink.defaults, sink.defaultsWhy
 		f = &g
 	}
-	if err := finish(f, &o, sink, res); err != nil {
+	if err := finish(ctx, f, &o, sink, res); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// binaryHead returns why head cannot be a text file, or "".
-func binaryHead(head []byte) string {
-	if bytes.IndexByte(head, 0) >= 0 {
-		return "the file is binary (it holds NUL bytes), not a redirect file"
+// readErr is the error of a read the guard ended (or err, another failure
+// to read): ctx's error when it ended, a refusal of the whole file, or the
+// sink's limit.
+func readErr(ctx context.Context, guard *inputGuard, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	h := head
-	// A cut multi-byte character at the end of the head is not an error.
-	for i := 0; i < 3 && len(h) > 0 && !utf8.Valid(h); i++ {
-		h = h[:len(h)-1]
+	var ie *inputError
+	switch {
+	case errors.As(err, &ie):
+		return inputErr(ie)
+	case redirects.ErrorCode(err) == redirects.EINVALID:
+		return err
 	}
-	if !utf8.Valid(h) {
-		i := 0
-		for i < len(head) {
-			r, n := utf8.DecodeRune(head[i:])
-			if r == utf8.RuneError && n <= 1 {
-				break
-			}
-			i += n
-		}
-		return fmt.Sprintf("the file is not UTF-8 text (invalid byte at offset %d); save it as UTF-8 and import it again", i)
-	}
-	return ""
+	return redirects.Errorf(redirects.EINVALID, "reading: %s", plainText(err.Error(), MaxNoteLen))
+}
+
+// startsJSON reports whether head's first byte, past a byte order mark
+// and spaces, opens a JSON object or array.
+func startsJSON(head []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\uFEFF")), " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
 }
 
 // Detect picks the format of a file from its head and name, and says why
@@ -445,17 +491,20 @@ func Detect(head []byte, fileName string) (*Format, string) {
 }
 
 // finish does the work every format shares; see the package comment.
-func finish(f *Format, o *Options, sink *Sink, res *Result) error {
+func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result) error {
 	set := o.Settings
 	var (
 		exact    = make(map[string]int, len(sink.rules)) // key -> line of the first exact rule
 		prefixes = map[string]int{}                      // folded source -> line of the first starts_with rule
-		lens     []int                                   // the distinct lengths of prefixes' keys, sorted
+		covers   = newPrefixSet()                        // prefixes' keys, for coveringPrefix
 		rank     int                                     // the next first-match priority
 		kept     = make([]bool, len(sink.rules))
 		perLine  = map[int]int{} // line -> rules kept, for lines with an outcome
 	)
 	for i := range sink.rules {
+		if i&255 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		r := &sink.rules[i]
 		line := sink.lines[i]
 		if r.StatusCode == 0 {
@@ -466,7 +515,7 @@ func finish(f *Format, o *Options, sink *Sink, res *Result) error {
 		}
 		if !f.Strict {
 			if err := r.Validate(); err != nil {
-				sink.Skip(line, "our rules refuse it: %s", redirects.ErrorMessage(err))
+				sink.Skip(line, "%s", "our rules refuse it: "+redirects.ErrorMessage(err))
 				continue
 			}
 		}
@@ -477,7 +526,7 @@ func finish(f *Format, o *Options, sink *Sink, res *Result) error {
 			if l, ok := exact[key]; ok {
 				winner = l
 			} else if f.FirstMatch {
-				winner = coveringPrefix(set, prefixes, lens, r.Source, true)
+				winner = coveringPrefix(set, prefixes, covers, r.Source, true)
 			}
 			if winner == 0 {
 				exact[key] = line
@@ -487,13 +536,11 @@ func finish(f *Format, o *Options, sink *Sink, res *Result) error {
 			if l, ok := prefixes[src]; ok {
 				winner = l
 			} else if f.FirstMatch {
-				winner = coveringPrefix(set, prefixes, lens, r.Source, false)
+				winner = coveringPrefix(set, prefixes, covers, r.Source, false)
 			}
 			if winner == 0 {
 				prefixes[src] = line
-				if j, found := slices.BinarySearch(lens, len(src)); !found {
-					lens = slices.Insert(lens, j, len(src))
-				}
+				covers.add(src, line)
 			}
 		}
 		if winner != 0 {
@@ -547,7 +594,7 @@ func finish(f *Format, o *Options, sink *Sink, res *Result) error {
 // coveringPrefix returns the line of a recorded starts_with rule that
 // matches every path that a rule with source src matches (an exact rule
 // when exact, else a starts_with one), or 0.
-func coveringPrefix(set redirects.Settings, prefixes map[string]int, lens []int, src string, exact bool) int {
+func coveringPrefix(set redirects.Settings, prefixes map[string]int, covers *prefixSet, src string, exact bool) int {
 	fs := set.FoldCase(src)
 	// Of several, the earliest line answers on the platform.
 	winner := 0
@@ -556,14 +603,7 @@ func coveringPrefix(set redirects.Settings, prefixes map[string]int, lens []int,
 			winner = l
 		}
 	}
-	for _, n := range lens {
-		if n > len(fs) {
-			break
-		}
-		if l, ok := prefixes[fs[:n]]; ok {
-			take(l)
-		}
-	}
+	covers.each(fs, func(l int) bool { take(l); return true })
 	// Under trailingSlash=ignore, a prefix "/a/" also matches the path
 	// "/a", which is all an exact "/a" matches (a prefix "/a" matches
 	// "/ab" too, which "/a/" does not).

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -378,7 +379,7 @@ func testNetlifyProperty(t *testing.T, toml bool) {
 				t.Fatalf("seed %d line %d: the reference read %+v, the writer meant %+v", s, g.line, ref.Redirects[i], g.ref)
 			}
 		}
-		res, err := Read(strings.NewReader(texts[s]), format, o)
+		res, err := Read(context.Background(), strings.NewReader(texts[s]), format, o)
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", s, err, texts[s])
 		}

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,7 +110,7 @@ func TestNetlifyShapes(t *testing.T) {
 		Settings:     redirects.Settings{IgnoreTrailingSlash: true},
 		Placeholders: map[string][]string{"year": {"2024", "2025"}, "month": {"01"}},
 	}
-	res, err := Read(strings.NewReader(in), "netlify", o)
+	res, err := Read(context.Background(), strings.NewReader(in), "netlify", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestNetlifyShapes(t *testing.T) {
 		t.Errorf("suggestion %+v under Netlify's own settings", res.Suggest)
 	}
 	// Under the default settings, the report suggests Netlify's.
-	res, err = Read(strings.NewReader("/a /b\n"), "netlify", Options{})
+	res, err = Read(context.Background(), strings.NewReader("/a /b\n"), "netlify", Options{})
 	if err != nil || res.Suggest == nil || res.Suggest.TrailingSlash != "ignore" || !res.Suggest.CaseSensitive {
 		t.Fatalf("suggestion %+v, %v: want trailingSlash ignore, caseSensitive", res.Suggest, err)
 	}
@@ -154,7 +155,7 @@ func TestNetlifyShapes(t *testing.T) {
 func TestNetlifyPlaceholderOrder(t *testing.T) {
 	in := "/docs/:lang/start /guide/:lang/begin 308\n/docs/* /d/:splat 301\n"
 	o := Options{Settings: redirects.Settings{IgnoreTrailingSlash: true}, Placeholders: map[string][]string{"lang": {"en", "fr"}}}
-	res, err := Read(strings.NewReader(in), "netlify", o)
+	res, err := Read(context.Background(), strings.NewReader(in), "netlify", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,12 +171,12 @@ func TestNetlifyPlaceholderOrder(t *testing.T) {
 // has several hosts.
 func TestNetlifyHosts(t *testing.T) {
 	in := "https://a.example/x /y\nhttps://b.example/z /w\n"
-	res, err := Read(strings.NewReader(in), "netlify", Options{Hosts: []string{"a.example"}})
+	res, err := Read(context.Background(), strings.NewReader(in), "netlify", Options{Hosts: []string{"a.example"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantLineClasses(t, res, map[int]Class{1: AsIs, 2: Skipped}, map[int]string{2: "not one of the project's hosts"})
-	res, err = Read(strings.NewReader(in), "netlify", Options{Hosts: []string{"a.example", "b.example"}})
+	res, err = Read(context.Background(), strings.NewReader(in), "netlify", Options{Hosts: []string{"a.example", "b.example"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestNetlifyHosts(t *testing.T) {
 // every one named.
 func TestNetlifyBadLines(t *testing.T) {
 	in := "/ok /fine\n/nodest\n/a b c\n/x /y abc\n/z 301\n/.netlify/functions/x /y\n"
-	_, err := Read(strings.NewReader(in), "netlify", Options{})
+	_, err := Read(context.Background(), strings.NewReader(in), "netlify", Options{})
 	be, ok := err.(*BadLinesError)
 	if !ok {
 		t.Fatalf("err %v, want bad lines", err)
@@ -262,7 +263,7 @@ func TestNetlifyTOMLShapes(t *testing.T) {
 		`[context.production]`,           // 32
 		`  environment = { A = "b" }`,    // 33
 	}, "\n") + "\n"
-	res, err := Read(strings.NewReader(in), "auto", Options{Settings: redirects.Settings{IgnoreTrailingSlash: true}, FileName: "site/netlify.toml"})
+	res, err := Read(context.Background(), strings.NewReader(in), "auto", Options{Settings: redirects.Settings{IgnoreTrailingSlash: true}, FileName: "site/netlify.toml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestNetlifyTOMLShapes(t *testing.T) {
 	wantRuleAnswers(t, res, redirects.Settings{IgnoreTrailingSlash: true}, map[string]string{
 		"/old": "/new 301", "/news/a?b=1": "/blog/a?b=1 302", "/store": "", "/": "",
 	})
-	_, err = Read(strings.NewReader("[[redirects]]\n  to = \"/x\"\n[[redirects]]\n  from = \"/a\"\n  to = /b\n[[redirects]]\n  from = \"/c\"\n  to = \"/d\"\n  status = \"abc\"\n"), "netlify-toml", Options{})
+	_, err = Read(context.Background(), strings.NewReader("[[redirects]]\n  to = \"/x\"\n[[redirects]]\n  from = \"/a\"\n  to = /b\n[[redirects]]\n  from = \"/c\"\n  to = \"/d\"\n  status = \"abc\"\n"), "netlify-toml", Options{})
 	be, ok := err.(*BadLinesError)
 	if !ok || len(be.Lines) != 3 || be.Lines[0].Line != 1 || be.Lines[1].Line != 5 || be.Lines[2].Line != 6 {
 		t.Fatalf("err %v, want lines 1 (no from), 5 (a bare word) and 6 (a status that is not a number)", err)
@@ -292,7 +293,7 @@ func TestNetlifyTOMLShapes(t *testing.T) {
 // page); the rest reads as Netlify's.
 func TestCloudflarePagesDefaultStatus(t *testing.T) {
 	in := "/home301 / 301\n/home302 /\n/blog/* https://blog.example.com/:splat\n/shop id=:id /blog/:id 301\n/x /404.html 404\n"
-	res, err := Read(strings.NewReader(in), "cloudflare-pages", Options{})
+	res, err := Read(context.Background(), strings.NewReader(in), "cloudflare-pages", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,14 @@ package migrate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Netlify's configuration file, netlify.toml: its [[redirects]] tables
@@ -16,9 +17,8 @@ import (
 // each with from, to, status, force, query, conditions (and headers,
 // signed). A separate format from "netlify" (the same rules, another
 // syntax); each table is reported at the line of its [[redirects]] header.
-// Only the redirects tables are read, with a small reader of the TOML they
-// use (strings, integers, booleans, inline tables, arrays, sub-tables such
-// as [redirects.query]); the rest of the file (build settings, plugins) is
+// Only the redirects tables are read, each parsed by a TOML library (see
+// readNetlifyTOML); the rest of the file (build settings, plugins) is
 // passed over.
 func init() {
 	Register(&Format{
@@ -51,278 +51,183 @@ func detectNetlifyTOML(head []byte, fileName string) (bool, string) {
 	return false, ""
 }
 
-// tomlEntry is one [[redirects]] table being read.
+// tomlEntry is one [[redirects]] table, as the TOML library read it.
 type tomlEntry struct {
 	line   int
 	fields map[string]any
-	sub    string // the sub-table being read ("query", "conditions", ...), or ""
-	bad    bool
 }
 
+// maxTOMLDepth bounds the nesting of arrays and inline tables: a
+// [[redirects]] table needs two levels (conditions = {Country = [...]}).
+const maxTOMLDepth = 64
+
+// maxTOMLTable bounds one [[redirects]] table, so that the library, which
+// takes no context, parses a bounded text at a time.
+const maxTOMLTable = 1 << 20
+
+// readNetlifyTOML cuts the file into its tables with tomlScanner, a light
+// linear scan, and hands each [[redirects]] table (with its
+// [redirects.query]-style sub-tables) to github.com/pelletier/go-toml/v2
+// on its own: line numbers are the table's header line plus the library's
+// row, the context is checked between tables (each read of the file), and
+// the rest of the file is passed over, unparsed. The scan also bounds
+// nesting (maxTOMLDepth) before the library sees a table, though the
+// library bounds it too (10,000 levels, without recursing past them).
 func readNetlifyTOML(in io.Reader, o *Options, sink *Sink) error {
 	sc := scanLines(in)
-	n := 0
-	var cur *tomlEntry
-	inRedirects := false
-	multi := "" // the delimiter of a multi-line string being passed over
-	var pending strings.Builder
-	pendingLine := 0
-	finish := func() {
-		if cur != nil && !cur.bad {
-			readTOMLEntry(cur, o, sink)
+	var (
+		ts        tomlScanner
+		table     strings.Builder // the [[redirects]] table being read
+		tableLine int             // its header's line, 0 outside one
+		tableBad  bool            // it is refused already
+		deep      bool            // the nesting was reported
+	)
+	flush := func() {
+		if tableLine != 0 && !tableBad {
+			readTOMLTable(tableLine, table.String(), o, sink)
 		}
-		cur = nil
+		table.Reset()
+		tableLine, tableBad = 0, false
 	}
+	n := 0
 	for sc.Scan() {
 		n++
 		raw := sc.Text()
 		if n == 1 {
 			raw = trimLineBOM(raw)
 		}
-		if multi != "" {
-			if strings.Contains(raw, multi) {
-				multi = ""
-			}
-			continue
+		name, array, header := ts.line(raw)
+		if ts.depth > maxTOMLDepth && !deep {
+			sink.Bad(n, "arrays and inline tables nested more than %d levels deep", maxTOMLDepth)
+			deep, tableBad = true, true
 		}
-		if pending.Len() > 0 {
-			pending.WriteString("\n" + raw)
-			if !tomlBalanced(pending.String()) {
+		switch {
+		case !header:
+		case array && name == "redirects":
+			flush()
+			tableLine = n
+		case strings.HasPrefix(name, "redirects."):
+			if tableLine == 0 {
+				sink.Bad(n, "table [%s] comes before any [[redirects]]", name)
 				continue
 			}
-			if cur != nil && inRedirects {
-				tomlKeyValue(cur, pendingLine, pending.String(), sink)
-			}
-			pending.Reset()
+		default:
+			flush()
+		}
+		if tableLine == 0 || tableBad {
 			continue
 		}
-		line := strings.TrimSpace(tomlStripComment(raw))
-		if line == "" {
+		if table.Len()+len(raw) >= maxTOMLTable {
+			sink.Bad(tableLine, "the [[redirects]] table is longer than %d bytes (an array or string never closed?)", maxTOMLTable)
+			tableBad = true
+			table.Reset()
 			continue
 		}
-		if line[0] == '[' {
-			name := strings.TrimSpace(strings.Trim(line, "[]"))
-			switch {
-			case line == "[[redirects]]" || strings.HasPrefix(line, "[[") && name == "redirects":
-				finish()
-				inRedirects = true
-				cur = &tomlEntry{line: n, fields: map[string]any{}}
-			case strings.HasPrefix(name, "redirects.") && !strings.HasPrefix(line, "[["):
-				if cur == nil {
-					sink.Bad(n, "table [%s] comes before any [[redirects]]", name)
-					continue
-				}
-				cur.sub = strings.TrimPrefix(name, "redirects.")
-				if _, ok := cur.fields[cur.sub]; !ok {
-					cur.fields[cur.sub] = map[string]any{}
-				}
-			default:
-				finish()
-				inRedirects = false
-			}
-			continue
-		}
-		if !inRedirects {
-			// Another table's line: pass over multi-line strings only.
-			for _, d := range []string{`"""`, `'''`} {
-				if strings.Count(line, d)%2 == 1 {
-					multi = d
-				}
-			}
-			continue
-		}
-		if !tomlBalanced(line) {
-			pending.WriteString(line)
-			pendingLine = n
-			continue
-		}
-		tomlKeyValue(cur, n, line, sink)
+		table.WriteString(raw)
+		table.WriteByte('\n')
 	}
 	if err := sc.Err(); err != nil {
 		return err
 	}
-	if pending.Len() > 0 && inRedirects {
-		sink.Bad(pendingLine, "an array or inline table that is never closed")
-	}
-	finish()
+	flush()
 	return nil
 }
 
-// tomlKeyValue reads "key = value" into the entry (or its sub-table).
-func tomlKeyValue(e *tomlEntry, n int, line string, sink *Sink) {
-	k, v, ok := strings.Cut(line, "=")
-	if !ok {
-		sink.Bad(n, "want key = value in a [[redirects]] table")
-		e.bad = true
+// readTOMLTable parses one [[redirects]] table (text, whose first line is
+// the file's line) with the TOML library and reads it.
+func readTOMLTable(line int, text string, o *Options, sink *Sink) {
+	var doc struct {
+		Redirects []map[string]any `toml:"redirects"`
+	}
+	if err := toml.NewDecoder(strings.NewReader(text)).Decode(&doc); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			// de.Error() is the library's message alone (its String()
+			// would quote the whole line); the sink cuts it to
+			// MaxNoteLen.
+			sink.Bad(line+row-1, "%s", fmt.Sprintf("not valid TOML at column %d: %s", col, strings.TrimPrefix(de.Error(), "toml: ")))
+			return
+		}
+		sink.Bad(line, "not valid TOML: %v", err)
 		return
 	}
-	key := strings.Trim(strings.TrimSpace(k), `"'`)
-	val, rest, err := tomlValue(strings.TrimSpace(v))
-	if err == nil && strings.TrimSpace(rest) != "" {
-		err = fmt.Errorf("unexpected %q after the value", strings.TrimSpace(rest))
+	for _, fields := range doc.Redirects {
+		readTOMLEntry(&tomlEntry{line: line, fields: fields}, o, sink)
 	}
-	if err != nil {
-		sink.Bad(n, "%s: %v", key, err)
-		e.bad = true
-		return
-	}
-	if e.sub != "" {
-		e.fields[e.sub].(map[string]any)[key] = val
-		return
-	}
-	e.fields[key] = val
 }
 
-// tomlValue parses one TOML value at the start of s and returns the rest.
-func tomlValue(s string) (any, string, error) {
-	if s == "" {
-		return nil, "", fmt.Errorf("a value is missing")
+// tomlScanner follows a TOML file line by line, only as far as needed to
+// find its table headers: the strings (one- and multi-line) and the
+// nesting of arrays and inline tables. Each byte is looked at once.
+type tomlScanner struct {
+	depth int
+	ml    string // the delimiter of the multi-line string being read
+}
+
+// line scans one line and returns the table it opens, if it is a table
+// header ([name], or [[name]] when array).
+func (t *tomlScanner) line(s string) (name string, array, header bool) {
+	if t.ml == "" && t.depth == 0 {
+		if u := strings.TrimLeft(s, " \t"); strings.HasPrefix(u, "[") {
+			array = strings.HasPrefix(u, "[[")
+			open, end := "[", "]"
+			if array {
+				open, end = "[[", "]]"
+			}
+			name, _, _ = strings.Cut(u[len(open):], end)
+			return strings.TrimSpace(name), array, true
+		}
 	}
-	switch s[0] {
-	case '"':
-		var b strings.Builder
-		for i := 1; i < len(s); i++ {
-			switch c := s[i]; c {
-			case '"':
-				return b.String(), s[i+1:], nil
-			case '\\':
-				if i+1 >= len(s) {
-					return nil, "", fmt.Errorf("a string ends in a backslash")
+	for i := 0; i < len(s); {
+		if t.ml != "" {
+			switch {
+			case t.ml == `"""` && s[i] == '\\':
+				i += 2
+			case strings.HasPrefix(s[i:], t.ml):
+				i += 3
+				// Up to two more quotes belong to the string.
+				for k := 0; k < 2 && i < len(s) && s[i] == t.ml[0]; k++ {
+					i++
 				}
-				i++
-				switch s[i] {
-				case 'n':
-					b.WriteByte('\n')
-				case 't':
-					b.WriteByte('\t')
-				case '"', '\\', '/':
-					b.WriteByte(s[i])
-				case 'u', 'U':
-					w := 4
-					if s[i] == 'U' {
-						w = 8
-					}
-					if i+w >= len(s) {
-						return nil, "", fmt.Errorf("a short \\u escape")
-					}
-					r, err := strconv.ParseUint(s[i+1:i+1+w], 16, 32)
-					if err != nil || !utf8.ValidRune(rune(r)) {
-						return nil, "", fmt.Errorf("a bad \\u escape")
-					}
-					b.WriteRune(rune(r))
-					i += w
-				default:
-					return nil, "", fmt.Errorf("an unknown escape \\%c", s[i])
-				}
+				t.ml = ""
 			default:
-				b.WriteByte(c)
+				i++
 			}
+			continue
 		}
-		return nil, "", fmt.Errorf("a string that is never closed")
-	case '\'':
-		j := strings.IndexByte(s[1:], '\'')
-		if j < 0 {
-			return nil, "", fmt.Errorf("a string that is never closed")
-		}
-		return s[1 : 1+j], s[2+j:], nil
-	case '{':
-		m := map[string]any{}
-		rest := strings.TrimSpace(s[1:])
-		for !strings.HasPrefix(rest, "}") {
-			k, v, ok := strings.Cut(rest, "=")
-			if !ok {
-				return nil, "", fmt.Errorf("want key = value in an inline table")
+		switch c := s[i]; {
+		case c == '#':
+			return "", false, false
+		case strings.HasPrefix(s[i:], `"""`), strings.HasPrefix(s[i:], `'''`):
+			t.ml = s[i : i+3]
+			i += 3
+		case c == '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
 			}
-			val, r, err := tomlValue(strings.TrimSpace(v))
-			if err != nil {
-				return nil, "", err
-			}
-			m[strings.Trim(strings.TrimSpace(k), `"'`)] = val
-			rest = strings.TrimSpace(r)
-			if strings.HasPrefix(rest, ",") {
-				rest = strings.TrimSpace(rest[1:])
-			} else if !strings.HasPrefix(rest, "}") {
-				return nil, "", fmt.Errorf("want ',' or '}' in an inline table")
-			}
-		}
-		return m, rest[1:], nil
-	case '[':
-		var a []any
-		rest := strings.TrimSpace(s[1:])
-		for !strings.HasPrefix(rest, "]") {
-			val, r, err := tomlValue(rest)
-			if err != nil {
-				return nil, "", err
-			}
-			a = append(a, val)
-			rest = strings.TrimSpace(r)
-			if strings.HasPrefix(rest, ",") {
-				rest = strings.TrimSpace(rest[1:])
-			} else if !strings.HasPrefix(rest, "]") {
-				return nil, "", fmt.Errorf("want ',' or ']' in an array")
-			}
-		}
-		return a, rest[1:], nil
-	}
-	end := strings.IndexAny(s, ",}] \t")
-	if end < 0 {
-		end = len(s)
-	}
-	word := s[:end]
-	switch word {
-	case "true":
-		return true, s[end:], nil
-	case "false":
-		return false, s[end:], nil
-	}
-	if v, err := strconv.ParseInt(strings.ReplaceAll(word, "_", ""), 10, 64); err == nil {
-		return v, s[end:], nil
-	}
-	return nil, "", fmt.Errorf("%q is not a string, number, boolean, array or inline table", word)
-}
-
-// tomlStripComment drops a '#' comment outside strings.
-func tomlStripComment(s string) string {
-	inStr := byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inStr != 0 && c == '\\' && inStr == '"':
 			i++
-		case inStr != 0 && c == inStr:
-			inStr = 0
-		case inStr == 0 && (c == '"' || c == '\''):
-			inStr = c
-		case inStr == 0 && c == '#':
-			return s[:i]
-		}
-	}
-	return s
-}
-
-// tomlBalanced reports whether the brackets and braces of a value outside
-// strings are closed.
-func tomlBalanced(s string) bool {
-	depth := 0
-	inStr := byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inStr != 0 && c == '\\' && inStr == '"':
+		case c == '\'':
+			if j := strings.IndexByte(s[i+1:], '\''); j >= 0 {
+				i += j + 2
+			} else {
+				i = len(s)
+			}
+		case c == '[' || c == '{':
+			t.depth++
 			i++
-		case inStr != 0 && c == inStr:
-			inStr = 0
-		case inStr == 0 && (c == '"' || c == '\''):
-			inStr = c
-		case inStr == 0 && (c == '[' || c == '{'):
-			depth++
-		case inStr == 0 && (c == ']' || c == '}'):
-			depth--
-		case inStr == 0 && c == '#':
-			return depth <= 0
+		case c == ']' || c == '}':
+			if t.depth > 0 {
+				t.depth--
+			}
+			i++
+		default:
+			i++
 		}
 	}
-	return depth <= 0
+	return "", false, false
 }
 
 // readTOMLEntry turns one [[redirects]] table into a netlifyLine and

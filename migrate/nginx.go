@@ -431,14 +431,21 @@ func (r *nginxReader) close() {
 	}
 	// An exact rule whose path a server-level prefix rule takes first.
 	if len(r.serverPrefix) > 0 {
+		// A set of the prefixes, so that each exact path is looked at
+		// once, not once per length.
+		set := newPrefixSet()
+		for src, l := range r.serverPrefix {
+			set.add(src, l)
+		}
 		for _, e := range r.exacts {
-			for n := 1; n <= len(e.src); n++ {
-				if pl, ok := r.serverPrefix[e.src[:n]]; ok && (!e.serverLevel || pl < e.line) {
+			set.each(e.src, func(pl int) bool {
+				if !e.serverLevel || pl < e.line {
 					r.sink.Note(e.line, "nginx answers %s with line %d, a rewrite or map used in the server block, which runs before the locations (or comes first); here the exact rule wins", e.src, pl)
 					r.sink.Text(e.line, e.raw)
-					break
+					return false
 				}
-			}
+				return true
+			})
 		}
 	}
 }
@@ -471,6 +478,13 @@ func (r *nginxReader) directive(w []nginxToken, raw string) {
 		r.ret(t, w, raw)
 	case "rewrite":
 		r.rewrite(t, w, raw)
+	case "include":
+		// It may bring in locations, rewrites and maps, at any level.
+		if len(w) > 1 {
+			r.sink.Skip(line, "include %s: the included file is not read; import it on its own", w[1].text)
+		} else {
+			r.sink.Skip(line, "include: the included file is not read; import it on its own")
+		}
 	default:
 		return
 	}

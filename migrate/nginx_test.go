@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -49,7 +50,7 @@ server {
     location = /args { return 307 /z$is_args$args; }
 }
 `
-	res, err := Read(strings.NewReader(in), "nginx", Options{})
+	res, err := Read(context.Background(), strings.NewReader(in), "nginx", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ server {
 // TestNginxMapFile: a map file alone reads as exact 301s, with one note on
 // the status assumed.
 func TestNginxMapFile(t *testing.T) {
-	res, err := Read(strings.NewReader("/a /b;\n/c https://ex.test/d;\n~^/e /f;\n"), "nginx", Options{})
+	res, err := Read(context.Background(), strings.NewReader("/a /b;\n/c https://ex.test/d;\n~^/e /f;\n"), "nginx", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestNginxMapFile(t *testing.T) {
 
 func TestNginxBadLines(t *testing.T) {
 	in := "server {\n    rewrite ^/a /b bogus;\n    return;\n    location ~~ /x { }\n    location = /y { return 301 /z }\n"
-	_, err := Read(strings.NewReader(in), "nginx", Options{})
+	_, err := Read(context.Background(), strings.NewReader(in), "nginx", Options{})
 	be, ok := err.(*BadLinesError)
 	if !ok {
 		t.Fatalf("err %v, want bad lines", err)
@@ -285,7 +286,7 @@ func TestNginxAgainstNginx(t *testing.T) {
 		}
 		g.add("", "}")
 		file := g.b.String()
-		res, err := Read(strings.NewReader(file), "nginx", Options{})
+		res, err := Read(context.Background(), strings.NewReader(file), "nginx", Options{})
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, file)
 		}

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -41,7 +42,7 @@ func init() {
 
 func TestPipelineClasses(t *testing.T) {
 	in := "P /docs/ /d\nE /docs/a /x\nE /b /y\n\nE /b /z\nP /docs/ /e\nE /bad%zz /q\nP /do /ee\nP /d /dd\n"
-	res, err := Read(strings.NewReader(in), "test-lines", Options{})
+	res, err := Read(context.Background(), strings.NewReader(in), "test-lines", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestPipelineClasses(t *testing.T) {
 // an exact "/a" (the path "/a" is all it matches), not a prefix "/a",
 // which also matches "/ab".
 func TestPipelineSlashTwin(t *testing.T) {
-	res, err := Read(strings.NewReader("P /a/ /x\nP /a /y\nE /a /z\n"), "test-lines", Options{Settings: redirects.Settings{IgnoreTrailingSlash: true}})
+	res, err := Read(context.Background(), strings.NewReader("P /a/ /x\nP /a /y\nE /a /z\n"), "test-lines", Options{Settings: redirects.Settings{IgnoreTrailingSlash: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestPipelineSlashTwin(t *testing.T) {
 }
 
 func TestPipelineBadLines(t *testing.T) {
-	_, err := Read(strings.NewReader("E /a /b\nX\nE /c /d\nbroken line here too\n"), "test-lines", Options{})
+	_, err := Read(context.Background(), strings.NewReader("E /a /b\nX\nE /c /d\nbroken line here too\n"), "test-lines", Options{})
 	be, ok := err.(*BadLinesError)
 	if !ok || len(be.Lines) != 2 || be.Lines[0].Line != 2 || be.Lines[1].Line != 4 {
 		t.Fatalf("err %v, want lines 2 and 4 reported", err)
@@ -106,7 +107,7 @@ func TestPipelineBadLines(t *testing.T) {
 
 func TestDetectRefusesBinary(t *testing.T) {
 	for _, in := range []string{"\x00\x01\x02", "a\xff\xfeb\n", "   \n"} {
-		_, err := Read(strings.NewReader(in), "auto", Options{})
+		_, err := Read(context.Background(), strings.NewReader(in), "auto", Options{})
 		if redirects.ErrorCode(err) != redirects.EINVALID {
 			t.Errorf("%q: err %v, want EINVALID", in, err)
 		}
@@ -145,7 +146,7 @@ func TestPipelineFirstMatchModel(t *testing.T) {
 			fmt.Fprintf(&b, "%s %s %s\n", kind, r.Source, r.Destination)
 			file = append(file, r)
 		}
-		res, err := Read(strings.NewReader(b.String()), "test-lines", Options{Settings: set})
+		res, err := Read(context.Background(), strings.NewReader(b.String()), "test-lines", Options{Settings: set})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

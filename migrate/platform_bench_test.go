@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func benchReadFile(b *testing.B, p, from string, o Options) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := Read(f, from, o)
+		res, err := Read(context.Background(), f, from, o)
 		f.Close()
 		if err != nil {
 			b.Fatal(err)

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -18,7 +19,7 @@ func TestPlatformExamples(t *testing.T) {
 		if name == "shopify" {
 			hosts = []string{"shop.example.com"}
 		}
-		res, err := Read(strings.NewReader(f.Example), "auto", Options{Hosts: hosts})
+		res, err := Read(context.Background(), strings.NewReader(f.Example), "auto", Options{Hosts: hosts})
 		if err != nil {
 			t.Errorf("%s: example: %v", name, err)
 			continue
@@ -46,7 +47,7 @@ func FuzzReadPlatforms(f *testing.F) {
 			return
 		}
 		lines := strings.Count(in, "\n") + 1
-		res, err := Read(strings.NewReader(in), name, Options{Placeholders: map[string][]string{"lang": {"en", "fr"}}})
+		res, err := Read(context.Background(), strings.NewReader(in), name, Options{Placeholders: map[string][]string{"lang": {"en", "fr"}}})
 		if be, ok := err.(*BadLinesError); ok {
 			for _, l := range be.Lines {
 				if l.Line < 1 || l.Line > lines {

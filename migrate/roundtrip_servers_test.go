@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"path/filepath"
 	"regexp"
@@ -104,7 +105,7 @@ func TestExportsRoundTripServers(t *testing.T) {
 
 		paths := rulemodel.Paths(rng, rules, 60)
 		for f, port := range ports {
-			res, err := Read(bytes.NewReader(files[f]), exportReader[f], Options{Settings: set})
+			res, err := Read(context.Background(), bytes.NewReader(files[f]), exportReader[f], Options{Settings: set})
 			if err != nil {
 				t.Fatalf("seed %d %s: %v", seed, f, err)
 			}

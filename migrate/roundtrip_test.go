@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -120,7 +121,7 @@ func TestExportsRoundTrip(t *testing.T) {
 		paths := rulemodel.Paths(rng, rules, 60)
 		for _, e := range content.Exports {
 			from := exportReader[e.Format]
-			res, err := Read(bytes.NewReader(e.Body), from, Options{Settings: set})
+			res, err := Read(context.Background(), bytes.NewReader(e.Body), from, Options{Settings: set})
 			if err != nil {
 				t.Fatalf("seed %d %s: %v\n%s", seed, e.Format, err, e.Body)
 			}

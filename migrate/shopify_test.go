@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -32,7 +33,7 @@ func TestShopifyShapes(t *testing.T) {
 		`"/with,comma",/c`,                          // 12
 	}, "\n") + "\n"
 	o := Options{Settings: redirects.Settings{CaseInsensitive: true, IgnoreTrailingSlash: true}, Hosts: []string{"shop.example.com"}}
-	res, err := Read(strings.NewReader(in), "shopify", o)
+	res, err := Read(context.Background(), strings.NewReader(in), "shopify", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,19 +51,19 @@ func TestShopifyShapes(t *testing.T) {
 	if res.Suggest != nil {
 		t.Errorf("suggestion %+v under Shopify's own settings", res.Suggest)
 	}
-	res, err = Read(strings.NewReader("Redirect from,Redirect to\n/a,/b\n"), "auto", Options{})
+	res, err = Read(context.Background(), strings.NewReader("Redirect from,Redirect to\n/a,/b\n"), "auto", Options{})
 	if err != nil || res.Format != "shopify" || res.Suggest == nil || res.Suggest.CaseSensitive || res.Suggest.TrailingSlash != "ignore" {
 		t.Fatalf("auto: %+v %v: want shopify with a suggestion of caseSensitive=false trailingSlash=ignore", res, err)
 	}
 }
 
 func TestShopifyBadLines(t *testing.T) {
-	_, err := Read(strings.NewReader("Redirect from,Redirect to\n/a,\n,/b\n/c,/d\n/e\n"), "shopify", Options{})
+	_, err := Read(context.Background(), strings.NewReader("Redirect from,Redirect to\n/a,\n,/b\n/c,/d\n/e\n"), "shopify", Options{})
 	be, ok := err.(*BadLinesError)
 	if !ok || len(be.Lines) != 3 || be.Lines[0].Line != 2 || be.Lines[1].Line != 3 || be.Lines[2].Line != 5 {
 		t.Fatalf("err %v, want lines 2, 3 and 5", err)
 	}
-	_, err = Read(strings.NewReader("from,to\n/a,/b\n"), "shopify", Options{})
+	_, err = Read(context.Background(), strings.NewReader("from,to\n/a,/b\n"), "shopify", Options{})
 	if be, ok := err.(*BadLinesError); !ok || be.Lines[0].Line != 1 {
 		t.Fatalf("err %v, want the header refused", err)
 	}
@@ -111,7 +112,7 @@ func TestShopifyPropertyModel(t *testing.T) {
 				byKey[key(from)] = len(rows) - 1
 			}
 		}
-		res, err := Read(strings.NewReader(b.String()), "shopify", Options{Settings: set})
+		res, err := Read(context.Background(), strings.NewReader(b.String()), "shopify", Options{Settings: set})
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, b.String())
 		}

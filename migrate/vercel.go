@@ -24,6 +24,7 @@ import (
 func init() {
 	Register(&Format{
 		Name:       "vercel",
+		MayBeJSON:  true,
 		Title:      "Vercel vercel.json",
 		FirstMatch: true,
 		Defaults:   &redirects.Settings{},

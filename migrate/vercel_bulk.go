@@ -24,6 +24,7 @@ import (
 func init() {
 	Register(&Format{
 		Name:        "vercel-bulk",
+		MayBeJSON:   true,
 		Title:       "Vercel bulk redirects (CSV, JSON or JSONL)",
 		Defaults:    &redirects.Settings{CaseInsensitive: true},
 		DefaultsWhy: "Vercel's bulk redirects ignore case unless a redirect sets caseSensitive, and compare the trailing slash exactly",

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -57,7 +58,7 @@ func TestVercelBulkShapes(t *testing.T) {
 		{"jsonl", jsonlFile, map[int]Class{1: AsIs, 2: AsIs, 4: AsIs, 5: Changed}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := Read(strings.NewReader(c.file), "auto", Options{Settings: set})
+			res, err := Read(context.Background(), strings.NewReader(c.file), "auto", Options{Settings: set})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +76,7 @@ func TestVercelBulkShapes(t *testing.T) {
 	// suggestion names caseSensitive false: the lines that keep Vercel's
 	// default differ as it says, not one by one; the line that sets
 	// caseSensitive answers as the project does.
-	res, err := Read(strings.NewReader(jsonFile), "vercel-bulk", Options{})
+	res, err := Read(context.Background(), strings.NewReader(jsonFile), "vercel-bulk", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestVercelBulkBad(t *testing.T) {
 		{"{\"source\": \"/a\", \"destination\": \"/b\"}\n{\"source\": \"/c\"}\n{\"source\": \"/d\", \"destination\": \"/e\", \"foo\": 1}\n{broken\n", "2 3 4"},
 		{"[\n  {\"source\": \"/a\", \"destination\": \"/b\"},\n  {\"source\": \"a\", \"destination\": \"/b\"},\n  {\"source\": \"/c\", \"destination\": \"/d\", \"permanent\": \"yes\"}\n]\n", "3 4"},
 	} {
-		_, err := Read(strings.NewReader(c.file), "vercel-bulk", Options{})
+		_, err := Read(context.Background(), strings.NewReader(c.file), "vercel-bulk", Options{})
 		be, ok := err.(*BadLinesError)
 		if !ok {
 			t.Errorf("%q: err %v, want bad lines %s", c.file, err, c.lines)
@@ -201,7 +202,7 @@ func TestVercelBulkProperty(t *testing.T) {
 			entries = append(entries, e)
 		}
 		file, lines := vcBulkWrite(rng, entries)
-		res, err := Read(strings.NewReader(file), "vercel-bulk", Options{Settings: set})
+		res, err := Read(context.Background(), strings.NewReader(file), "vercel-bulk", Options{Settings: set})
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, file)
 		}

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -189,7 +190,7 @@ func TestVercelProperty(t *testing.T) {
 		if _, ok := c.Config["trailingSlash"]; ok {
 			set.IgnoreTrailingSlash = true
 		}
-		res, err := Read(bytes.NewReader(text), "vercel", Options{Settings: set, Placeholders: map[string][]string{"lang": {"en", "fr"}}})
+		res, err := Read(context.Background(), bytes.NewReader(text), "vercel", Options{Settings: set, Placeholders: map[string][]string{"lang": {"en", "fr"}}})
 		if err != nil {
 			t.Fatalf("case %d: %v\n%s", i, err, text)
 		}

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -107,7 +108,7 @@ func TestVercelShapes(t *testing.T) {
 }
 `
 	o := Options{Hosts: []string{"example.com"}, Placeholders: map[string][]string{"lang": {"en", "fr", "de"}}}
-	res, err := Read(strings.NewReader(in), "vercel", o)
+	res, err := Read(context.Background(), strings.NewReader(in), "vercel", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestVercelSettings(t *testing.T) {
   "cleanUrls": true,
   "trailingSlash": false
 }`
-	res, err := Read(strings.NewReader(in), "vercel", Options{})
+	res, err := Read(context.Background(), strings.NewReader(in), "vercel", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestVercelSettings(t *testing.T) {
 	wantAnswers(t, res, s.Settings, map[string]string{"/a/": "/b 308", "/a": "/b 308"})
 
 	// trailingSlash: true: a source without its slash never matches.
-	res, err = Read(strings.NewReader("{\"trailingSlash\": true, \"redirects\": [\n{\"source\": \"/a\", \"destination\": \"/b\"},\n{\"source\": \"/a.txt\", \"destination\": \"/t\"},\n{\"source\": \"/c/\", \"destination\": \"/d\"}]}"), "vercel", Options{})
+	res, err = Read(context.Background(), strings.NewReader("{\"trailingSlash\": true, \"redirects\": [\n{\"source\": \"/a\", \"destination\": \"/b\"},\n{\"source\": \"/a.txt\", \"destination\": \"/t\"},\n{\"source\": \"/c/\", \"destination\": \"/d\"}]}"), "vercel", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func TestVercelBadFiles(t *testing.T) {
     { "source": "/h", "destination": "/i" }
   ]
 }`
-	_, err := Read(strings.NewReader(in), "vercel", Options{})
+	_, err := Read(context.Background(), strings.NewReader(in), "vercel", Options{})
 	be, ok := err.(*BadLinesError)
 	if !ok {
 		t.Fatalf("err %v, want bad lines", err)
@@ -238,15 +239,15 @@ func TestVercelBadFiles(t *testing.T) {
 	if itoaList(lines) != "3 4 5 6" {
 		t.Errorf("bad lines %v, want 3 4 5 6: %v", lines, err)
 	}
-	_, err = Read(strings.NewReader("{\n  \"redirects\": [\n    { \"source\": \"/a\", \"destination\": \"/b\" }\n    { \"source\": \"/c\" }\n  ]\n}"), "vercel", Options{})
+	_, err = Read(context.Background(), strings.NewReader("{\n  \"redirects\": [\n    { \"source\": \"/a\", \"destination\": \"/b\" }\n    { \"source\": \"/c\" }\n  ]\n}"), "vercel", Options{})
 	if be, ok := err.(*BadLinesError); !ok || be.Lines[0].Line != 4 {
 		t.Errorf("missing comma: err %v, want line 4", err)
 	}
-	_, err = Read(strings.NewReader("{\n  \"redirects\": [\n    { \"source\": \"/a\", \"destination\": \"/b\" }\n"), "vercel", Options{})
+	_, err = Read(context.Background(), strings.NewReader("{\n  \"redirects\": [\n    { \"source\": \"/a\", \"destination\": \"/b\" }\n"), "vercel", Options{})
 	if _, ok := err.(*BadLinesError); !ok {
 		t.Errorf("cut file: err %v, want bad lines", err)
 	}
-	_, err = Read(strings.NewReader(`{"rewrites": []}`), "vercel", Options{})
+	_, err = Read(context.Background(), strings.NewReader(`{"rewrites": []}`), "vercel", Options{})
 	if be, ok := err.(*BadLinesError); !ok || !strings.Contains(be.Error(), "no \"redirects\"") {
 		t.Errorf("no redirects: err %v", err)
 	}
@@ -294,7 +295,7 @@ func TestExamplesOfVercelAndWordPress(t *testing.T) {
 		"wordpress":   {3, 1, 1},
 	} {
 		f := Lookup(name)
-		res, err := Read(strings.NewReader(f.Example), "auto", Options{
+		res, err := Read(context.Background(), strings.NewReader(f.Example), "auto", Options{
 			Settings:     *f.Defaults,
 			Placeholders: map[string][]string{"lang": {"en", "fr"}},
 		})
@@ -315,7 +316,7 @@ func TestExamplesOfVercelAndWordPress(t *testing.T) {
 // numbers the keys of path-to-regexp).
 func TestVercelGroupNumbers(t *testing.T) {
 	in := "{\"redirects\": [\n{\"source\": \"/:lang/docs/(.*)\", \"destination\": \"/x/$1/$2\"},\n{\"source\": \"/:lang/k/:rest*\", \"destination\": \"/k/:lang/:rest*\"}\n]}"
-	res, err := Read(strings.NewReader(in), "vercel", Options{Placeholders: map[string][]string{"lang": {"en", "fr"}}})
+	res, err := Read(context.Background(), strings.NewReader(in), "vercel", Options{Placeholders: map[string][]string{"lang": {"en", "fr"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

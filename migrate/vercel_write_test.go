@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
@@ -123,7 +124,7 @@ func TestVercelWriterShapes(t *testing.T) {
 		t.Errorf("unexpressed %+v, want rule 3 dropped (410) and rule 5's query", un)
 	}
 	// Read back, the file gives the draft's rules (the 410 aside).
-	res, err := Read(&b, "vercel", Options{})
+	res, err := Read(context.Background(), &b, "vercel", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

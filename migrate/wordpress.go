@@ -29,6 +29,7 @@ import (
 func init() {
 	Register(&Format{
 		Name:       "wordpress",
+		MayBeJSON:  true,
 		Title:      "WordPress Redirection export (CSV or JSON)",
 		FirstMatch: true,
 		Defaults:   &redirects.Settings{CaseInsensitive: true, IgnoreTrailingSlash: true},

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -40,7 +41,7 @@ func TestWordPressCSV(t *testing.T) {
 "^/prefix/","/pre/",1,301,"url",0,"","active"
 "^/blog/x$","/never",1,301,"url",0,"","active"
 `
-	res, err := Read(strings.NewReader(in), "auto", Options{Settings: wpDefaults})
+	res, err := Read(context.Background(), strings.NewReader(in), "auto", Options{Settings: wpDefaults})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestWordPressCSV(t *testing.T) {
 	// Under the project's default (case-sensitive, exact slash) settings:
 	// the suggestion names both (the lines that keep the plugin's
 	// defaults are not noted one by one).
-	res, err = Read(strings.NewReader(in), "wordpress", Options{})
+	res, err = Read(context.Background(), strings.NewReader(in), "wordpress", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestWordPressJSON(t *testing.T) {
     ]
 }
 `
-	res, err := Read(strings.NewReader(in), "auto", Options{Settings: wpDefaults})
+	res, err := Read(context.Background(), strings.NewReader(in), "auto", Options{Settings: wpDefaults})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,11 +197,11 @@ func TestWordPressJSON(t *testing.T) {
 
 // TestWordPressBad: broken files are refused with the line of the error.
 func TestWordPressBad(t *testing.T) {
-	_, err := Read(strings.NewReader("{\n  \"plugin\": {},\n  \"redirects\": [\n    {\"url\": \"/a\", \"action_data\": {\"url\": \"/b\"}},\n    {\"url\": \"/c\" \"action_data\": {}}\n  ]\n}\n"), "wordpress", Options{})
+	_, err := Read(context.Background(), strings.NewReader("{\n  \"plugin\": {},\n  \"redirects\": [\n    {\"url\": \"/a\", \"action_data\": {\"url\": \"/b\"}},\n    {\"url\": \"/c\" \"action_data\": {}}\n  ]\n}\n"), "wordpress", Options{})
 	if be, ok := err.(*BadLinesError); !ok || be.Lines[0].Line != 5 {
 		t.Errorf("err %v, want line 5", err)
 	}
-	_, err = Read(strings.NewReader("source,target,regex,code,type,hits,title,status\n\"/a\",\"/b\",0,abc,\"url\",0,\"\",\"active\"\n\"/c\n"), "wordpress", Options{})
+	_, err = Read(context.Background(), strings.NewReader("source,target,regex,code,type,hits,title,status\n\"/a\",\"/b\",0,abc,\"url\",0,\"\",\"active\"\n\"/c\n"), "wordpress", Options{})
 	be, ok := err.(*BadLinesError)
 	if !ok || len(be.Lines) != 2 || be.Lines[0].Line != 2 || be.Lines[1].Line != 3 {
 		t.Errorf("err %v, want lines 2 and 3", err)
@@ -374,7 +375,7 @@ func TestWordPressProperty(t *testing.T) {
 				reds[i].re = regexp.MustCompile("(?" + flags + ")" + reds[i].url)
 			}
 		}
-		res, err := Read(strings.NewReader(file.text), "wordpress", Options{Settings: wpDefaults})
+		res, err := Read(context.Background(), strings.NewReader(file.text), "wordpress", Options{Settings: wpDefaults})
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, file.text)
 		}
@@ -497,13 +498,13 @@ func TestWordPressJSONOlderShapes(t *testing.T) {
 {"id": 2, "url": "/c", "match_data": {"source": {"flag_case": false}}, "action_code": "302", "action_type": "url", "action_data": {"url": "/d"}, "match_type": "url", "regex": 0, "position": 1},
 {"id": 3, "url": "/e", "action_code": {"x": 1}, "action_type": "url", "action_data": {"url": "/f"}}
 ]}`
-	_, err := Read(strings.NewReader(in), "wordpress", Options{Settings: wpDefaults})
+	_, err := Read(context.Background(), strings.NewReader(in), "wordpress", Options{Settings: wpDefaults})
 	if be, ok := err.(*BadLinesError); !ok || len(be.Lines) != 1 || be.Lines[0].Line != 4 {
 		t.Fatalf("err %v, want line 4 bad (action_code an object)", err)
 	}
 	in = strings.Replace(in, `,
 {"id": 3, "url": "/e", "action_code": {"x": 1}, "action_type": "url", "action_data": {"url": "/f"}}`, "", 1)
-	res, err := Read(strings.NewReader(in), "wordpress", Options{Settings: wpDefaults})
+	res, err := Read(context.Background(), strings.NewReader(in), "wordpress", Options{Settings: wpDefaults})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +517,7 @@ func TestWordPressJSONOlderShapes(t *testing.T) {
 // regex column read as intval(...) === 1 (parse_regex).
 func TestWordPressCSVShort(t *testing.T) {
 	in := "/a,/b\n^/c/(.*)$,/d/$1\n/e(x),/f,0\n/g,/h,true\n"
-	res, err := Read(strings.NewReader(in), "wordpress", Options{Settings: wpDefaults})
+	res, err := Read(context.Background(), strings.NewReader(in), "wordpress", Options{Settings: wpDefaults})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +527,7 @@ func TestWordPressCSVShort(t *testing.T) {
 
 // TestWordPressWrongFormat: a file of another format gets one message.
 func TestWordPressWrongFormat(t *testing.T) {
-	_, err := Read(strings.NewReader("/a /b 301\n/c /d 302\n/e /f\n"), "wordpress", Options{})
+	_, err := Read(context.Background(), strings.NewReader("/a /b 301\n/c /d 302\n/e /f\n"), "wordpress", Options{})
 	be, ok := err.(*BadLinesError)
 	if !ok || len(be.Lines) != 1 || !strings.Contains(be.Error(), "not a Redirection CSV export") {
 		t.Errorf("err %v, want one message", err)

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -61,7 +62,7 @@ func TestNetlifyWriterRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Read(bytes.NewReader(buf.Bytes()), "netlify", Options{Settings: s})
+		res, err := Read(context.Background(), bytes.NewReader(buf.Bytes()), "netlify", Options{Settings: s})
 		if err != nil {
 			t.Fatalf("seed %d: reading back: %v\n%s", seed, err, buf.String())
 		}
@@ -170,7 +171,7 @@ func TestCloudflareWriterRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Read(bytes.NewReader(buf.Bytes()), "auto", Options{Settings: s, Hosts: []string{CloudflareHost}})
+		res, err := Read(context.Background(), bytes.NewReader(buf.Bytes()), "auto", Options{Settings: s, Hosts: []string{CloudflareHost}})
 		if err != nil || res.Format != "cloudflare" {
 			t.Fatalf("seed %d: reading back: %v %+v\n%s", seed, err, res, buf.String())
 		}

@@ -68,9 +68,16 @@ func ParseCases(in io.Reader) ([]Case, error) {
 	for i := range header {
 		header[i] = strings.TrimSpace(strings.TrimPrefix(header[i], "\ufeff"))
 	}
-	if (len(header) != 3 && len(header) != 4) || !slicesEqualFold(header, CasesHeader[:len(header)]) {
-		return nil, redirects.Errorf(redirects.EINVALID, "line 1: the header is %q; want %s[,%s]",
-			strings.Join(header, ","), strings.Join(CasesHeader[:3], ","), CasesHeader[3])
+	// The message names the column, not what it holds: the file may not be
+	// a test file at all, and its first line is not for an error to print.
+	want := fmt.Sprintf("want %s[,%s]", strings.Join(CasesHeader[:3], ","), CasesHeader[3])
+	if len(header) != 3 && len(header) != 4 {
+		return nil, redirects.Errorf(redirects.EINVALID, "line 1: the header has %d columns; %s", len(header), want)
+	}
+	for i := range header {
+		if !strings.EqualFold(header[i], CasesHeader[i]) {
+			return nil, redirects.Errorf(redirects.EINVALID, "line 1: column %d of the header is not %s; %s", i+1, CasesHeader[i], want)
+		}
 	}
 	var cases []Case
 	var problems []string
@@ -156,18 +163,6 @@ func parseCase(rec []string, columns int) (Case, string) {
 		}
 	}
 	return c, ""
-}
-
-func slicesEqualFold(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !strings.EqualFold(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // RunCases runs cases against rules under opts.Settings. opts.Hosts says

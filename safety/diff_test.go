@@ -217,7 +217,8 @@ func TestCases(t *testing.T) {
 func TestParseCasesErrors(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{"", "the test file is empty"},
-		{"source,destination\n", `line 1: the header is "source,destination"; want path,status,destination[,final_destination]`},
+		{"source,destination\n", `line 1: the header has 2 columns; want path,status,destination[,final_destination]`},
+		{"path,state,destination\n", `line 1: column 2 of the header is not status; want path,status,destination[,final_destination]`},
 		{"path,status,destination\n/a,304,/b\nb,301,/c\n/c,none,/d\n/d,301,\n/e,301\n",
 			"the test file has 5 bad lines:\n" +
 				"line 2: status \"304\" is not one of 301, 302, 303, 307, 308, 410, none\n" +

@@ -331,7 +331,7 @@ func (h *handler) importSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := migrate.Read(f, u.from, migrate.Options{Settings: ph.Settings, Hosts: ph.Hosts, Placeholders: u.placeholders, FileName: u.name})
+	res, err := migrate.Read(r.Context(), f, u.from, migrate.Options{Settings: ph.Settings, Hosts: ph.Hosts, Placeholders: u.placeholders, FileName: u.name, MaxRules: manage.MaxImportRows})
 	f.Close()
 	switch {
 	case err != nil && statusOf(err) < 500:
@@ -502,7 +502,7 @@ type importOutcome struct {
 // API's import does: the bad lines of the file, or those the store
 // refuses, are returned with nothing written.
 func (h *handler) runImport(r *http.Request, p *redirects.Project, in io.Reader, u *upload, dry bool) (*importOutcome, error) {
-	res, err := migrate.Read(in, u.from, migrate.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: u.placeholders, FileName: u.name})
+	res, err := migrate.Read(r.Context(), in, u.from, migrate.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: u.placeholders, FileName: u.name, MaxRules: manage.MaxImportRows})
 	var bad *migrate.BadLinesError
 	switch {
 	case errors.As(err, &bad):

@@ -129,7 +129,7 @@ func TestDashboardMigrate(t *testing.T) {
 	// with migrate.Read's under the project's settings.
 	check := func(f *migrate.Format, file string) *migrate.Result {
 		t.Helper()
-		want, err := migrate.Read(strings.NewReader(f.Example), f.Name, migrate.Options{Settings: settings})
+		want, err := migrate.Read(context.Background(), strings.NewReader(f.Example), f.Name, migrate.Options{Settings: settings})
 		if err != nil {
 			t.Fatalf("%s: migrate.Read of its Example: %v", f.Name, err)
 		}
@@ -188,7 +188,7 @@ func TestDashboardMigrate(t *testing.T) {
 			b.click("Apply these settings")
 			b.see("Saved: the draft compares paths")
 			settings = want.Suggest.Settings
-			again, err := migrate.Read(strings.NewReader(f.Example), f.Name, migrate.Options{Settings: settings})
+			again, err := migrate.Read(context.Background(), strings.NewReader(f.Example), f.Name, migrate.Options{Settings: settings})
 			if err != nil {
 				t.Fatal(err)
 			}

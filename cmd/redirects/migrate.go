@@ -14,6 +14,7 @@ import (
 
 	"redirects"
 	"redirects/export"
+	"redirects/manage"
 	"redirects/migrate"
 )
 
@@ -48,7 +49,7 @@ func (c *cmd) ruleImportFrom(ctx context.Context, in io.Reader, name, from strin
 	if name != "standard input" {
 		fileName = filepath.Base(name)
 	}
-	res, err := migrate.Read(in, from, migrate.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: placeholders, FileName: fileName})
+	res, err := migrate.Read(ctx, in, from, migrate.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: placeholders, FileName: fileName, MaxRules: manage.MaxImportRows})
 	if err != nil {
 		var bad *migrate.BadLinesError
 		if errors.As(err, &bad) {

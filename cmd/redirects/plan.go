@@ -22,7 +22,8 @@ var planCommands = []command{
 		summary:  "show what apply would change to make a project match its file; exit 0 none, 2 some, 1 error",
 		about: "FILE is a project file (JSON; docs/plan.md): the project's ID, and optionally its settings,\n" +
 			"hosts, shrink limit, rules (inline or a draft CSV beside the file) and expected-outcome tests.\n" +
-			"A field the file leaves out is left as it is. The plan lists the changes to the project's\n" +
+			"A field the file leaves out is left as it is. Files it names are regular files in its folder\n" +
+			"(no \"..\", no absolute path, no link out of it). The plan lists the changes to the project's\n" +
 			"fields and draft, the deploy that would follow with the paths whose answers change, the lint\n" +
 			"findings and the test results. Exit status: 0 when nothing would change, 2 when something\n" +
 			"would, 1 on an error, including lint errors, failing tests, a shrink beyond the project's\n" +

@@ -1,0 +1,137 @@
+package plan
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"redirects"
+)
+
+// readFiles writes files (the project file is redirects.json) into a
+// folder of the test and reads the project file.
+func readFiles(t *testing.T, files map[string]string) (*Desired, error) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Read(filepath.Join(dir, "redirects.json"))
+}
+
+// wantRefused fails the test unless err is EINVALID, says each of want and
+// has no line longer than 1 KiB.
+func wantRefused(t *testing.T, err error, want ...string) {
+	t.Helper()
+	if redirects.ErrorCode(err) != redirects.EINVALID {
+		t.Fatalf("Read: %v, want an EINVALID error saying %q", err, want)
+	}
+	msg := err.Error()
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Fatalf("Read's error does not say %q:\n%.3000s", w, msg)
+		}
+	}
+	for _, l := range strings.Split(msg, "\n") {
+		if len(l) > 1<<10 {
+			t.Fatalf("Read's error has a line of %d bytes: %.300q...", len(l), l)
+		}
+	}
+}
+
+// TestReadRefusesWhatIsNotText: a project file or test file with a NUL
+// byte or a byte that is not UTF-8 is refused at the byte's line and
+// column, and an inline test holding a NUL (escaped in JSON) is refused
+// too: none of them reaches the database, which would refuse it.
+func TestReadRefusesWhatIsNotText(t *testing.T) {
+	_, err := readFiles(t, map[string]string{"redirects.json": "{\"project\": \"p\",\n  \"rules\": [{\"source\": \"/a\xff\", \"destination\": \"/b\"}]}"})
+	wantRefused(t, err, "line 2, column 27: byte 0xff, which is not UTF-8; the file must be UTF-8 text")
+	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [], "testsFile": "t.csv"}`,
+		"t.csv": "path,status,destination\n/a,none,\n/b\x00,none,\n"})
+	wantRefused(t, err, `testsFile "t.csv": line 3, column 3: a NUL byte; the file must be UTF-8 text`)
+	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [], "tests": [{"path": "/a", "statusCode": 0},
+		{"path": "/b", "statusCode": 301, "destination": "/c\u0000"}]}`})
+	wantRefused(t, err, `tests[1].destination: holds a NUL byte`)
+}
+
+// TestReadQuotesShortExcerpts: what Read quotes of a file is short and
+// escaped: a header of a test file is not quoted at all, a long value of
+// the project file or a bad line beside it is cut, and past 100 problems
+// the error counts the rest.
+func TestReadQuotesShortExcerpts(t *testing.T) {
+	long := strings.Repeat("x", 100_000)
+	_, err := readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [], "testsFile": "t.csv"}`,
+		"t.csv": "HEADER-" + long + ",status,destination\n"})
+	wantRefused(t, err, `testsFile "t.csv": line 1: column 1 of the header is not path`)
+	if strings.Contains(err.Error(), "HEADER-") {
+		t.Fatalf("the error quotes the test file's header: %.300s", err)
+	}
+	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [{"source": "/a", "destination": "/b", "statusCode": 1` + strings.Repeat("0", 100_000) + `}]}`})
+	wantRefused(t, err, "line 1, column 100080: rules[0].statusCode: a JSON number, want a whole number")
+	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rulesFile": "r.csv"}`,
+		"r.csv": "source,destination,statusCode,matchType\n/a,/b,301,exact\n/c,/d,999" + long + ",exact\n"})
+	wantRefused(t, err, `rulesFile "r.csv": line 3: statusCode "999xxx`)
+	var rules []string
+	for i := range 150 {
+		rules = append(rules, fmt.Sprintf(`{"source": "bad%d", "destination": "/b"}`, i))
+	}
+	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [` + strings.Join(rules, ",\n") + `]}`})
+	wantRefused(t, err, `rules[99] (source "bad99")`, "\n... and 50 more problems")
+	if strings.Contains(err.Error(), "rules[100]") {
+		t.Fatalf("the error lists more than 100 problems:\n%s", err)
+	}
+}
+
+// TestReadFilesInsideTheFolder: rulesFile and testsFile may be in a folder
+// below the project file's, through a symbolic link that stays inside.
+func TestReadFilesInsideTheFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"redirects.json": `{"project": "p", "rulesFile": "csv/rules.csv", "testsFile": "./csv/../csv-tests.csv"}`,
+		"csv/rules.csv":  "source,destination,statusCode,matchType\n/a,/b,301,exact\n",
+		"csv/tests.csv":  "path,status,destination\n/a,301,/b\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Read(filepath.Join(dir, "redirects.json"))
+	wantRefused(t, err, `testsFile "./csv/../csv-tests.csv": has a ".." element`)
+	if err := os.Symlink("csv/tests.csv", filepath.Join(dir, "tests.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "redirects.json"), []byte(`{"project": "p", "rulesFile": "csv/rules.csv", "testsFile": "tests.csv"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Read(filepath.Join(dir, "redirects.json"))
+	if err != nil || len(d.Rules) != 1 || len(d.Cases) != 1 || d.Rules[0].Source != "/a" || d.Cases[0].Destination != "/b" {
+		t.Fatalf("Read: %v, %+v; want the rule /a and the case /a", err, d)
+	}
+}
+
+// TestReadRulesOneByOne: inline rules are decoded one at a time, so a
+// value of the wrong type is named by its rule's index and the rules after
+// it are still checked; rules that are not an array, and a string longer
+// than any value of a project file, are refused where they are.
+func TestReadRulesOneByOne(t *testing.T) {
+	_, err := readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [
+  {"source": "/a", "destination": "/b", "statusCode": "301"},
+  {"source": "/c", "destination": "/d", "priority": 1.5},
+  {"source": "e", "destination": "/f"}]}`})
+	wantRefused(t, err, "line 2, column 59: rules[0].statusCode: a JSON string, want a whole number",
+		"line 3, column 58: rules[1].priority: a JSON number, want a whole number",
+		`rules[2] (source "e"): `)
+	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p",
+  "rules": {"source": "/a"}}`})
+	wantRefused(t, err, "line 2, column 12: rules: a JSON object, want an array")
+	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [],
+  "hosts": ["` + strings.Repeat("h", MaxStringLen+1) + `"]}`})
+	wantRefused(t, err, "line 2, column 13: a string longer than 64 KiB")
+}
