@@ -116,10 +116,14 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, h.maxImport)}
-	// A file refused before its end is read to its end (at most the cap,
-	// never held) before the answer, so that a client still sending it
-	// reads the answer rather than a reset connection.
-	w = &drainFirst{ResponseWriter: w, body: body}
+	// A file of a declared length refused before its end is read to its
+	// end (at most the cap, never held) before the answer, so that a
+	// client still sending it reads the answer rather than a reset
+	// connection. A body of no declared length may have no end, and is
+	// not read on.
+	if r.ContentLength > 0 {
+		w = &drainFirst{ResponseWriter: w, body: body}
+	}
 	if from != "" {
 		return h.ruleImportFrom(w, r, p, body, from, placeholders, fileName, importReport{Mode: string(mode), DryRun: dry, Errors: []export.LineError{}})
 	}
