@@ -43,8 +43,8 @@ type Result struct {
 	// or when the node's RSS grew past Options.Abort.
 	Cut string
 	// IdleTicks is the CPU time (clock ticks, 1/100 s on Linux) the node
-	// used in one second, half a second after the answer or the cut: near 0
-	// when it stopped working on the import.
+	// used in the second that starts a second after the answer or the
+	// cut: near 0 when it stopped working on the import within a second.
 	IdleTicks int64
 	// Took is how long the import took, for reports only.
 	Took time.Duration
@@ -161,9 +161,9 @@ func Send(n Node, s Shape, size int64, o Options) Result {
 	res.Err = err
 	res.Took = time.Since(start)
 	res.Sent = body.count()
-	// The second after: the node should be idle, its client gone or
-	// answered.
-	time.Sleep(500 * time.Millisecond)
+	// The node should stop within a second of the answer or the client
+	// leaving: it is idle in the second after that.
+	time.Sleep(time.Second)
 	before, err1 := CPUTicks(n.PID)
 	time.Sleep(time.Second)
 	after, err2 := CPUTicks(n.PID)
