@@ -37,9 +37,10 @@ func resourceSize(t *testing.T) int64 {
 // header), 100 MB each, sent with dry_run=true through the management API
 // of a real serve on a SQLite file with an editor's token: the node stays
 // up (a lookup answers after each), its RSS grows by less than 4 times the
-// file's size, the answer is under 1 MiB, and within a second of the
-// answer, or of the client leaving a slow import after a second, the node
-// is idle (CPU ticks counted over the next second, not wall-clock time).
+// file's size, the answer is under 1 MiB, and the node stops within a
+// second of the answer, or of the client leaving a slow import after a
+// second: it is idle in the second after that (CPU ticks counted, not
+// wall-clock time).
 // A file that makes the node's RSS grow past 10 times its size is cut by
 // the client, so that a runaway import cannot take the machine.
 func TestHostileImportsBoundTheNode(t *testing.T) {
