@@ -3,6 +3,7 @@ package export
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -11,8 +12,22 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"redirects"
+)
+
+// The limits of what one line of an import file may make ReadRules hold.
+const (
+	// MaxLineBytes is the most bytes one record of an import file may
+	// hold: a line, or the lines a quoted field spans. encoding/csv holds
+	// a whole record in memory, so a longer one is refused as it is read,
+	// never held whole. A rule's source and destination are at most 2,048
+	// bytes each (redirects.MaxSourceLen), so no good line comes near it.
+	MaxLineBytes = 64 << 10
+	// excerptBytes is the most bytes of a value, header or line that an
+	// error message quotes.
+	excerptBytes = 80
 )
 
 // csvColumns are the columns of an import file: the first four are
@@ -87,6 +102,20 @@ type ReadOptions struct {
 	// and "/A" when case is ignored) are reported as a clash of their two
 	// lines. The zero value reports identical sources only.
 	Settings redirects.Settings
+	// MaxErrors, when positive, is how many bad lines ReadFile keeps;
+	// File.BadCount counts them all. An API answer lists only the first
+	// few, so it need not hold a million.
+	MaxErrors int
+}
+
+// File is what ReadFile reads from an import file: the rules and the line
+// number of each, or the bad lines (the first ReadOptions.MaxErrors when
+// that is set) and how many there are in all.
+type File struct {
+	Rules    []redirects.Rule
+	Lines    []int
+	Bad      []LineError
+	BadCount int
 }
 
 // ReadCSV reads an import file as ReadRules does, for a project that
@@ -148,32 +177,75 @@ func LineErrors(bad []LineError) error {
 // broken quote ends the report there, since the lines after it can no
 // longer be told apart. err is only a failure to read in.
 func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []int, bad []LineError, err error) {
+	f, err := ReadFile(context.Background(), in, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return f.Rules, f.Lines, f.Bad, nil
+}
+
+// ReadFile reads an import file as ReadRules does, and stops with ctx's
+// error once ctx is done (the client of a request gone). A record longer
+// than MaxLineBytes is a bad line that ends the report, as a broken quote
+// does, and is never held whole; every value, header or line an error
+// quotes is cut to a short excerpt.
+func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error) {
+	f := &File{}
 	br := bufio.NewReaderSize(in, 1<<20)
 	if bom, _ := br.Peek(3); string(bom) == "\uFEFF" {
 		br.Discard(3)
 	}
 	comma, err := sniffComma(br)
 	if err != nil {
-		return nil, nil, nil, redirects.Errorf(redirects.EINVALID, "reading: %v", err)
+		return nil, redirects.Errorf(redirects.EINVALID, "reading: %v", err)
 	}
-	r := csv.NewReader(br)
+	limit := &recordLimiter{ctx: ctx, r: br, max: MaxLineBytes, line: 1, recLine: 1}
+	r := csv.NewReader(bufio.NewReaderSize(limit, 64<<10))
 	r.Comma = comma
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
 	r.LazyQuotes = false
+	var line int
+	addBad := func(e LineError) {
+		f.BadCount++
+		if opts.MaxErrors <= 0 || len(f.Bad) < opts.MaxErrors {
+			f.Bad = append(f.Bad, e)
+		}
+	}
+	fail := func(format string, args ...any) {
+		addBad(LineError{line, fmt.Sprintf(format, args...)})
+	}
+	// readErr turns an error of r.Read into the bad line that ends the
+	// report, or a failure to read in.
+	readErr := func(err error) error {
+		var pe *csv.ParseError
+		var le *longRecordError
+		switch {
+		case errors.As(err, &pe):
+			addBad(LineError{pe.StartLine, pe.Err.Error()})
+			return nil
+		case errors.As(err, &le):
+			addBad(LineError{le.line, le.Error()})
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		}
+		return redirects.Errorf(redirects.EINVALID, "reading: %v", err)
+	}
 	header, err := r.Read()
 	if err == io.EOF {
-		return nil, nil, []LineError{{1, "the file is empty; it needs the header " + strings.Join(csvColumns[:4], ",")}}, nil
+		f.Bad, f.BadCount = []LineError{{1, "the file is empty; it needs the header " + strings.Join(csvColumns[:4], ",")}}, 1
+		return f, nil
 	} else if err != nil {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return nil, nil, []LineError{{pe.StartLine, pe.Err.Error()}}, nil
+		if err := readErr(err); err != nil {
+			return nil, err
 		}
-		return nil, nil, nil, redirects.Errorf(redirects.EINVALID, "reading: %v", err)
+		return f, nil
 	}
 	index, msg := readHeader(header)
 	if msg != "" {
-		return nil, nil, []LineError{{1, msg}}, nil
+		f.Bad, f.BadCount = []LineError{{1, msg}}, 1
+		return f, nil
 	}
 	cols := len(header)
 	hosts := make(map[string]bool, len(opts.Hosts))
@@ -182,26 +254,25 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 	}
 	var (
 		seen = map[ruleKey]seenRule{}
-		line int
 		rows int
+		// rules are held compact while the file is read: a file refused
+		// (a bad line, or more rules than MaxRows) never holds the
+		// rules whole, and a good one only at the end.
+		rules []compactRule
+		lines []int
 	)
-	fail := func(format string, args ...any) {
-		bad = append(bad, LineError{line, fmt.Sprintf(format, args...)})
-	}
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				// A broken quote leaves the rest of the file misaligned, so
-				// the report stops here.
-				bad = append(bad, LineError{pe.StartLine, pe.Err.Error()})
-				break
+			// A broken quote or a record past MaxLineBytes leaves the rest
+			// of the file misaligned, so the report stops here.
+			if err := readErr(err); err != nil {
+				return nil, err
 			}
-			return nil, nil, nil, redirects.Errorf(redirects.EINVALID, "reading: %v", err)
+			break
 		}
 		line, _ = r.FieldPos(0)
 		blank := true
@@ -213,8 +284,11 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 			continue // a blank line, or one of empty fields
 		}
 		if rows++; opts.MaxRows > 0 && rows > opts.MaxRows {
-			fail("the file has more than %d rules, the most one import takes; split it", opts.MaxRows)
+			fail("the file has more than %s rules, the most one import takes; split it", thousands(opts.MaxRows))
 			break
+		}
+		if rows%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		if len(rec) != cols {
 			fail("has %d fields, the header has %d", len(rec), cols)
@@ -230,31 +304,31 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 		status := field(colStatus)
 		code, err := strconv.Atoi(status)
 		if err != nil {
-			fail("statusCode %q is not one of %s", status, statusList)
+			fail("statusCode %s is not one of %s", excerpt(status), statusList)
 			continue
 		}
 		rule.StatusCode = code
 		match := field(colMatch)
 		mt, ok := matchNames[foldName(match)]
 		if !ok {
-			fail("matchType %q is not one of exact, starts_with", match)
+			fail("matchType %s is not one of exact, starts_with", excerpt(match))
 			continue
 		}
 		rule.MatchType = mt
 		if p := field(colPriority); p != "" {
 			n, err := strconv.Atoi(p)
 			if err != nil {
-				fail("priority %q is not a whole number", p)
+				fail("priority %s is not a whole number", excerpt(p))
 				continue
 			}
 			rule.Priority = n
 		}
 		if rule.PreservePath, ok = parseBool(field(colPreservePath)); !ok {
-			fail("preservePath %q is not true or false (an empty cell is false)", field(colPreservePath))
+			fail("preservePath %s is not true or false (an empty cell is false)", excerpt(field(colPreservePath)))
 			continue
 		}
 		if rule.PreserveQuery, ok = parseBool(field(colPreserveQuery)); !ok {
-			fail("preserveQuery %q is not true or false (an empty cell is false)", field(colPreserveQuery))
+			fail("preserveQuery %s is not true or false (an empty cell is false)", excerpt(field(colPreserveQuery)))
 			continue
 		}
 		if src, msg := sourcePath(rule.Source, hosts); msg != "" {
@@ -269,7 +343,7 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 		}
 		k := ruleKey{opts.Settings.Key(rule.Source), mt}
 		if first, dup := seen[k]; dup {
-			if other := rules[first.rule].Source; other != rule.Source {
+			if other := rules[first.rule].source; other != rule.Source {
 				fail("source %q clashes with the %s rule for source %q on line %d: the project's settings (%s) compare them as one",
 					rule.Source, mt, other, first.line, opts.Settings)
 			} else {
@@ -278,13 +352,175 @@ func ReadRules(in io.Reader, opts ReadOptions) (rules []redirects.Rule, lines []
 			continue
 		}
 		seen[k] = seenRule{line, len(rules)}
-		rules = append(rules, rule)
+		rules = append(rules, compact(rule))
 		lines = append(lines, line)
 	}
-	if len(bad) > 0 {
-		return nil, nil, bad, nil
+	if f.BadCount == 0 {
+		seen = nil
+		f.Rules, f.Lines = make([]redirects.Rule, len(rules)), lines
+		for i := range rules {
+			f.Rules[i] = rules[i].rule()
+			rules[i] = compactRule{} // its strings are f.Rules[i]'s now
+		}
 	}
-	return rules, lines, nil, nil
+	return f, nil
+}
+
+// compactRule is a rule of an import file as ReadFile holds it while it
+// reads: a third of a redirects.Rule's size.
+type compactRule struct {
+	source, destination string
+	priority            int32
+	status              int16
+	match               redirects.MatchType
+	preservePath        bool
+	preserveQuery       bool
+}
+
+// compact returns r's compact form; r is valid (Validate), so its status
+// and priority fit.
+func compact(r redirects.Rule) compactRule {
+	return compactRule{r.Source, r.Destination, int32(r.Priority), int16(r.StatusCode), r.MatchType, r.PreservePath, r.PreserveQuery}
+}
+
+func (c *compactRule) rule() redirects.Rule {
+	return redirects.Rule{Source: c.source, Destination: c.destination, Priority: int(c.priority), StatusCode: int(c.status),
+		MatchType: c.match, PreservePath: c.preservePath, PreserveQuery: c.preserveQuery}
+}
+
+// recordLimiter passes an import file through to encoding/csv, counting
+// its lines and the bytes of the record being read (a record spans lines
+// inside a quoted field, a quote opening and closing one as in RFC 4180),
+// and fails with a *longRecordError once a record passes max bytes, so
+// that csv holds at most max bytes of one. It also stops once ctx is done.
+type recordLimiter struct {
+	ctx context.Context
+	r   io.Reader
+	max int
+	// line is the 1-based line of the next byte; recLine the line where
+	// the record being read starts.
+	line, recLine int
+	// recBytes and lineBytes are the bytes read of the record and of the
+	// line.
+	recBytes, lineBytes int
+	quoted              bool
+	err                 error
+}
+
+func (l *recordLimiter) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	if err := l.ctx.Err(); err != nil {
+		l.err = err
+		return 0, err
+	}
+	n, err := l.r.Read(p)
+	for i := 0; i < n; i++ {
+		l.recBytes++
+		l.lineBytes++
+		if l.recBytes > l.max {
+			l.err = l.tooLong(p[i:n])
+			if i == 0 {
+				return 0, l.err
+			}
+			return i, nil // the records before it first
+		}
+		switch p[i] {
+		case '"':
+			l.quoted = !l.quoted
+		case '\n':
+			l.line++
+			l.lineBytes = 0
+			if !l.quoted {
+				l.recBytes, l.recLine = 0, l.line
+			}
+		}
+	}
+	return n, err
+}
+
+// tooLong returns the error of the record that passed the limit at the
+// first byte of rest. A line too long is read on to its end, without
+// being held, so that the error gives its length; a quoted field that
+// runs over many lines is reported where it passed the limit.
+func (l *recordLimiter) tooLong(rest []byte) error {
+	if l.recLine != l.line {
+		return &longRecordError{line: l.recLine, at: l.line, max: l.max}
+	}
+	length := l.lineBytes - 1
+	var buf []byte
+	cr := false // the byte before rest is '\r'
+	for {
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			length += i
+			if i > 0 && rest[i-1] == '\r' || i == 0 && cr {
+				length-- // a CRLF line end is not the line's
+			}
+			break
+		}
+		length += len(rest)
+		cr = len(rest) > 0 && rest[len(rest)-1] == '\r'
+		if err := l.ctx.Err(); err != nil {
+			return err
+		}
+		if buf == nil {
+			buf = make([]byte, 64<<10)
+		}
+		n, err := l.r.Read(buf)
+		rest = buf[:n]
+		if err != nil && n == 0 {
+			break
+		}
+	}
+	return &longRecordError{line: l.line, length: length, max: l.max}
+}
+
+// longRecordError is a record of an import file longer than the limit: a
+// line of length bytes, or a quoted field from line to at.
+type longRecordError struct {
+	line, at, length, max int
+}
+
+func (e *longRecordError) Error() string {
+	if e.at > 0 {
+		return fmt.Sprintf("the quoted field that starts on this line runs on past %s bytes, the most a line may hold (at line %d): is a quote left open?",
+			thousands(e.max), e.at)
+	}
+	return fmt.Sprintf("the line is %s bytes long, more than the %s a line may hold", thousands(e.length), thousands(e.max))
+}
+
+// excerpt quotes s as strconv.Quote does, invalid UTF-8 as U+FFFD, cut to
+// its first excerptBytes bytes (on a character's boundary) with an
+// ellipsis and its length when it is longer: an error message never
+// echoes a value whole.
+func excerpt(s string) string {
+	if len(s) <= excerptBytes {
+		return strconv.Quote(strings.ToValidUTF8(s, "\uFFFD"))
+	}
+	cut := excerptBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(strings.ToValidUTF8(s[:cut], "\uFFFD")+"…") + fmt.Sprintf(" (%d bytes)", len(s))
+}
+
+// shortName is a name as it is when it is short and valid UTF-8, its
+// excerpt otherwise.
+func shortName(s string) string {
+	if len(s) <= excerptBytes && utf8.ValidString(s) {
+		return s
+	}
+	return excerpt(s)
+}
+
+// thousands writes n with a comma between each group of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // ruleKey is what makes a rule one of a kind in a project: its match type
@@ -335,7 +571,10 @@ func readHeader(header []string) ([]int, string) {
 		case !ok && strings.TrimSpace(name) == "":
 			problem = fmt.Sprintf("column %d has no name", i+1)
 		case !ok:
-			problem = fmt.Sprintf("column %q is not one of %s", strings.TrimSpace(name), strings.Join(csvColumns, ", "))
+			problem = fmt.Sprintf("column %s is not one of %s", excerpt(strings.TrimSpace(name)), strings.Join(csvColumns, ", "))
+			if len(header) > 1 {
+				problem += fmt.Sprintf(": it is column %d", i+1)
+			}
 		case index[c] >= 0:
 			problem = fmt.Sprintf("column %q appears twice", csvColumns[c])
 		default:
@@ -354,8 +593,8 @@ func readHeader(header []string) ([]int, string) {
 		}
 	}
 	if problem != "" {
-		return nil, fmt.Sprintf("header is %q; want the columns %s, then optionally %s (%s)",
-			strings.Join(header, ","), strings.Join(csvColumns[:4], ","), optionalColumns, problem)
+		return nil, fmt.Sprintf("header is %s; want the columns %s, then optionally %s (%s)",
+			excerpt(strings.Join(header, ",")), strings.Join(csvColumns[:4], ","), optionalColumns, problem)
 	}
 	return index, ""
 }
@@ -413,7 +652,7 @@ func sourcePath(src string, hosts map[string]bool) (string, string) {
 	}
 	u, err := url.Parse(src)
 	if err != nil || u.Host == "" || u.User != nil {
-		return "", fmt.Sprintf("source %q is not a path starting with '/' nor a URL with a host", src)
+		return "", fmt.Sprintf("source %s is not a path starting with '/' nor a URL with a host", excerpt(src))
 	}
 	host := strings.ToLower(u.Host)
 	if !hosts[host] && !hosts[strings.ToLower(u.Hostname())] {
@@ -421,8 +660,8 @@ func sourcePath(src string, hosts map[string]bool) (string, string) {
 		if len(hosts) > 0 {
 			declared = "it is not one of the hosts the project declares"
 		}
-		return "", fmt.Sprintf("source %q is a URL on host %s, and %s; declare it (redirects project update --host %s, or PATCH the project's hosts) or write the path alone",
-			src, host, declared, u.Hostname())
+		return "", fmt.Sprintf("source %s is a URL on host %s, and %s; declare it (redirects project update --host %s, or PATCH the project's hosts) or write the path alone",
+			excerpt(src), shortName(host), declared, shortName(u.Hostname()))
 	}
 	path := u.EscapedPath()
 	if path == "" {

@@ -2,6 +2,9 @@ package export_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -209,4 +212,98 @@ func BenchmarkReadRules1M(b *testing.B) {
 			b.Fatalf("ReadRules = %d rules, %d bad lines, %v", len(rules), len(bad), err)
 		}
 	}
+}
+
+// TestReadRulesLongLines (issue #31, finding 5): a line or a quoted field
+// longer than export.MaxLineBytes ends the report with a bad line that
+// names its line and length, after the good lines before it; a value or a
+// header too long for a message is quoted as an excerpt with its size.
+func TestReadRulesLongLines(t *testing.T) {
+	head := "source,destination,statusCode,matchType\r\n/a,/b,301,exact\r\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"a long line", head + "/c,/" + strings.Repeat("d", 100000) + ",301,exact\r\n/e,/f,301,exact\r\n",
+			"line 3: the line is 100,014 bytes long, more than the 65,536 a line may hold"},
+		{"a long line at the end", head + strings.Repeat("x", 70000),
+			"line 3: the line is 70,000 bytes long, more than the 65,536 a line may hold"},
+		{"a long header", strings.Repeat("source,", 20000) + "\n/a,/b,301,exact\n",
+			"line 1: the line is 140,000 bytes long"},
+		{"an open quote", head + "\"/c" + strings.Repeat(",/d,301,exact\n", 10000),
+			"line 3: the quoted field that starts on this line runs on past 65,536 bytes, the most a line may hold (at line 4683)"},
+		{"a long value", head + "/c,/d," + strings.Repeat("9", 60000) + ",exact\n",
+			`line 3: statusCode "` + strings.Repeat("9", 80) + `…" (60000 bytes) is not one of`},
+		{"a long bad column", "source,destination,statusCode,matchType," + strings.Repeat("é", 30000) + "\n",
+			`line 1: header is "source,destination,statusCode,matchType,` + strings.Repeat("é", 20) + `…" (60040 bytes); want the columns`},
+		{"invalid UTF-8", "source,destination,statusCode,matchType\n/a,/b,30\xff1,exact\n",
+			"line 2: statusCode \"30\uFFFD1\" is not one of"},
+	} {
+		_, _, err := export.ReadCSV(strings.NewReader(c.in))
+		msg := redirects.ErrorMessage(err)
+		if !strings.HasPrefix(msg, c.want) || len(msg) > 1000 {
+			t.Errorf("%s: %.300q (%d bytes); want a short message starting %q", c.name, msg, len(msg), c.want)
+		}
+	}
+	// The bad column's excerpt names its column.
+	_, _, bad, _ := export.ReadRules(strings.NewReader("source,destination,statusCode,matchType,"+strings.Repeat("n", 500)+"\n"), export.ReadOptions{})
+	if len(bad) != 1 || !strings.HasSuffix(bad[0].Message, "…\" (500 bytes) is not one of source, destination, statusCode, matchType, priority, id, preservePath, preserveQuery: it is column 5)") {
+		t.Errorf("a bad column: %+v", bad)
+	}
+}
+
+// TestReadFileKeepsFirstErrors: with MaxErrors, ReadFile keeps the first
+// bad lines and counts them all; MaxRows ends the reading at the line past
+// it.
+func TestReadFileKeepsFirstErrors(t *testing.T) {
+	var in strings.Builder
+	in.WriteString("source,destination,statusCode,matchType\n")
+	for range 5000 {
+		in.WriteString("/a,/b,999,exact\n")
+	}
+	f, err := export.ReadFile(context.Background(), strings.NewReader(in.String()), export.ReadOptions{MaxErrors: 10})
+	if err != nil || len(f.Bad) != 10 || f.BadCount != 5000 || f.Bad[9].Line != 11 || f.Rules != nil {
+		t.Fatalf("ReadFile: %d bad kept, %d counted, %d rules, err %v; want 10 kept of 5000", len(f.Bad), f.BadCount, len(f.Rules), err)
+	}
+	f, err = export.ReadFile(context.Background(), strings.NewReader(in.String()), export.ReadOptions{MaxRows: 100, MaxErrors: 1000})
+	if err != nil || f.BadCount != 101 || f.Bad[100] != (export.LineError{Line: 102, Message: "the file has more than 100 rules, the most one import takes; split it"}) {
+		t.Fatalf("MaxRows 100: %d bad, last %+v, err %v; want the 101st row's line 102 to end the reading", f.BadCount, f.Bad[len(f.Bad)-1], err)
+	}
+}
+
+// TestReadFileStopsWithItsContext: once the context is done, ReadFile
+// reads no further and returns its error.
+func TestReadFileStopsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &cancelAfter{cancel: cancel, after: 1 << 20}
+	_, err := export.ReadFile(ctx, r, export.ReadOptions{})
+	if !errors.Is(err, context.Canceled) || r.read > 4<<20 {
+		t.Fatalf("ReadFile of an endless file, cancelled after 1 MiB: %v after %d bytes; want context.Canceled within a few MiB", err, r.read)
+	}
+}
+
+// cancelAfter is an endless import file of good rules that cancels its
+// context once after bytes are read.
+type cancelAfter struct {
+	cancel      func()
+	after, read int
+}
+
+func (c *cancelAfter) Read(p []byte) (int, error) {
+	const head = "source,destination,statusCode,matchType\n"
+	n := 0
+	for n < len(p) {
+		var line string
+		if c.read == 0 {
+			line = head
+		} else {
+			line = fmt.Sprintf("/p%d,/q,301,exact\n", c.read)
+		}
+		if len(line) > len(p)-n {
+			break
+		}
+		n += copy(p[n:], line)
+		c.read += len(line)
+	}
+	if c.read >= c.after {
+		c.cancel()
+	}
+	return n, nil
 }

@@ -116,10 +116,20 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	body := &bodyReader{r: http.MaxBytesReader(w, r.Body, h.maxImport)}
+	// A file of a declared length refused before its end is read to its
+	// end (at most the cap, never held) before the answer, so that a
+	// client still sending it reads the answer rather than a reset
+	// connection. A body of no declared length may have no end, and is
+	// not read on.
+	if r.ContentLength > 0 {
+		w = &drainFirst{ResponseWriter: w, body: body}
+	}
 	if from != "" {
 		return h.ruleImportFrom(w, r, p, body, from, placeholders, fileName, importReport{Mode: string(mode), DryRun: dry, Errors: []export.LineError{}})
 	}
-	rules, lines, bad, err := export.ReadRules(body, export.ReadOptions{Hosts: p.Hosts, MaxRows: MaxImportRows})
+	// The reading stops when the client goes; only the bad lines the
+	// report lists are kept, the others counted.
+	f, err := export.ReadFile(r.Context(), body, export.ReadOptions{Hosts: p.Hosts, MaxRows: MaxImportRows, MaxErrors: maxReportErrors})
 	var mbe *http.MaxBytesError
 	if errors.As(body.err, &mbe) {
 		return newError(http.StatusRequestEntityTooLarge, codeBodyTooLarge, "the file is larger than the %d bytes one import takes; split it", h.maxImport)
@@ -128,9 +138,10 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rep := importReport{Mode: string(mode), DryRun: dry, Errors: []export.LineError{}}
-	if len(bad) > 0 {
-		return writeImportFailure(w, rep, http.StatusUnprocessableEntity, codeInvalidImport, bad)
+	if f.BadCount > 0 {
+		return writeImportFailureCount(w, rep, http.StatusUnprocessableEntity, codeInvalidImport, f.Bad, f.BadCount)
 	}
+	rules, lines := f.Rules, f.Lines
 	done, err := h.store.Import(r.Context(), p.ID, rules, redirects.ImportOptions{Mode: mode, DryRun: dry})
 	if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
 		status, apiCode := http.StatusUnprocessableEntity, codeInvalidImport
@@ -149,11 +160,17 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 // writeImportFailure answers the report of a file that nothing was
 // imported from: every bad line counted, the first maxReportErrors listed.
 func writeImportFailure(w http.ResponseWriter, rep importReport, status int, code string, bad []export.LineError) error {
-	rep.ErrorCount = len(bad)
+	return writeImportFailureCount(w, rep, status, code, bad, len(bad))
+}
+
+// writeImportFailureCount is writeImportFailure of count bad lines, of
+// which bad holds the first.
+func writeImportFailureCount(w http.ResponseWriter, rep importReport, status int, code string, bad []export.LineError, count int) error {
+	rep.ErrorCount = count
 	rep.Errors = bad[:min(len(bad), maxReportErrors)]
 	rep.Code = code
-	rep.Error = fmt.Sprintf("%d bad lines; nothing imported", len(bad))
-	if len(bad) == 1 {
+	rep.Error = fmt.Sprintf("%d bad lines; nothing imported", count)
+	if count == 1 {
 		rep.Error = fmt.Sprintf("line %d: %s; nothing imported", bad[0].Line, bad[0].Message)
 	}
 	writeJSON(w, status, rep)
@@ -174,3 +191,33 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// drainFirst is an import's ResponseWriter: before an error answer it
+// reads what is left of the request's body and drops it. Without this,
+// the server closes the connection while the client still sends, and its
+// reset can reach the client before the answer does.
+type drainFirst struct {
+	http.ResponseWriter
+	body    io.Reader
+	written bool
+}
+
+func (d *drainFirst) WriteHeader(status int) {
+	if !d.written {
+		d.written = true
+		if status >= 400 && status != http.StatusRequestEntityTooLarge {
+			io.Copy(io.Discard, d.body)
+		}
+	}
+	d.ResponseWriter.WriteHeader(status)
+}
+
+func (d *drainFirst) Write(p []byte) (int, error) {
+	if !d.written {
+		d.WriteHeader(http.StatusOK)
+	}
+	return d.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (d *drainFirst) Unwrap() http.ResponseWriter { return d.ResponseWriter }

@@ -58,7 +58,10 @@ func foldHeader(s string) string {
 }
 
 func readOurCSV(in io.Reader, o *Options, sink *Sink) error {
-	rules, lines, bad, err := export.ReadRules(in, export.ReadOptions{Hosts: o.Hosts, Settings: o.Settings})
+	// The rule limit is checked as the file is read, and only the bad
+	// lines a report lists are kept: ReadRules returns the rules only at
+	// the end, past the sink's own checks.
+	rules, lines, bad, err := export.ReadRules(in, export.ReadOptions{Hosts: o.Hosts, Settings: o.Settings, MaxRows: o.MaxRules, MaxErrors: MaxBadLines})
 	if err != nil {
 		return err
 	}

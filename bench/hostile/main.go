@@ -11,7 +11,13 @@
 //     loopback addresses while wrk measures lookups: the answers, whether
 //     the node stays up, its RSS growth, the lookups' p99;
 //   - readers: N slow readers (`curl --limit-rate 10K`) of a large
-//     project's export files, on a node of its own: its peak RSS.
+//     project's export files, on a node of its own: its peak RSS;
+//   - imports: every hostile import file of issue #31 (internal/hostileimport:
+//     one line, many lines, lines of a megabyte, deep nesting, a structure
+//     left open, a huge header; -import-mb each) through the management
+//     API's import route, for every format it reads, on a node of its own:
+//     the node's RSS growth, the answer's size, the CPU it uses in the
+//     second after the answer or the client leaving (imports.go).
 //
 // It builds the binary, generates the rule sets (internal/rulegen), imports
 // and deploys them with the CLI into SQLite files of a temporary directory,
@@ -20,6 +26,7 @@
 //
 //	bench/resilience          # the full form: 5,000 connections on 200,000 rules, 1,000 sign-ins, 12 readers of 1,000,000 rules
 //	bench/resilience -short   # small and short, for CI: well under two minutes
+//	bench/resilience -only imports   # the hostile imports alone, 100 MB each
 package main
 
 import (
@@ -58,6 +65,10 @@ type config struct {
 	only                  map[string]bool
 	short                 bool
 	keep                  bool
+	// importMB is the size of each hostile import file; importShapes, when
+	// set, keeps the shapes whose name holds one of its words.
+	importMB     int
+	importShapes string
 	// latency: the p99 goals are checked (not in -short: a shared CI
 	// runner's own noise is past 50 ms; the figures are printed anyway).
 	latency bool
@@ -79,13 +90,16 @@ func main() {
 	flag.IntVar(&c.reads, "readers", 12, "slow readers of the large project's exports")
 	flag.DurationVar(&c.duration, "duration", 20*time.Second, "how long wrk measures lookups in each part")
 	flag.DurationVar(&c.readFor, "read-for", 30*time.Second, "how long the slow readers read")
-	flag.StringVar(&only, "only", "connections,signins,readers", "the parts to run")
+	flag.StringVar(&only, "only", "connections,signins,readers,imports", "the parts to run")
+	flag.IntVar(&c.importMB, "import-mb", 100, "the size of each hostile import file, in MiB")
+	flag.StringVar(&c.importShapes, "import-shapes", "", "the hostile import shapes to send: names holding one of these comma-separated words (default: all)")
 	flag.BoolVar(&c.short, "short", false, "the CI form: 20,000 and 50,000 rules, 300 connections, 100 sign-ins, 4 readers, 3-5 s each; the p99 goals are printed, not checked")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary directory")
 	flag.Parse()
 	if c.short {
 		c.connRules, c.readRules, c.conns, c.signins, c.reads = 20_000, 50_000, 300, 100, 4
 		c.duration, c.readFor = 3*time.Second, 5*time.Second
+		c.importMB = 8
 	}
 	c.p99Goal, c.growthGoal, c.readersGoal = 50*time.Millisecond, 512<<20, 1<<30
 	c.latency = !c.short
@@ -184,14 +198,21 @@ func run(ctx context.Context, c *config) (missed int, err error) {
 		missed += m
 		n.stop()
 	}
+	if c.only["imports"] {
+		m, err := b.imports(ctx)
+		if err != nil {
+			return 0, err
+		}
+		missed += m
+	}
 	return missed, nil
 }
 
 // dataset is a SQLite file with one deployed project of generated rules.
 type dataset struct {
-	db, project string
-	keys        []string
-	hit         string // a path the project answers 200
+	db, org, project string
+	keys             []string
+	hit              string // a path the project answers 200
 }
 
 func (b *bench) cli(ctx context.Context, ds *dataset, args ...string) (string, error) {
@@ -226,11 +247,10 @@ func (b *bench) dataset(ctx context.Context, name string, n, keys int) (*dataset
 		return nil, err
 	}
 	f.Close()
-	org, err := b.cli(ctx, ds, "org", "create", "--name", "bench", "--tier", "enterprise")
-	if err != nil {
+	if ds.org, err = b.cli(ctx, ds, "org", "create", "--name", "bench", "--tier", "enterprise"); err != nil {
 		return nil, err
 	}
-	if ds.project, err = b.cli(ctx, ds, "project", "create", "--org", org, "--name", "bench"); err != nil {
+	if ds.project, err = b.cli(ctx, ds, "project", "create", "--org", ds.org, "--name", "bench"); err != nil {
 		return nil, err
 	}
 	if _, err := b.cli(ctx, ds, "rule", "import", "--project", ds.project, csv); err != nil {

@@ -268,13 +268,23 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rules, lines, bad, err := export.ReadRules(in, export.ReadOptions{Hosts: p.Hosts, Settings: p.Settings})
+	opts := export.ReadOptions{Hosts: p.Hosts, Settings: p.Settings}
+	if *errorsFile == "" {
+		// The terminal shows the first bad lines and counts the others,
+		// which need not be held.
+		opts.MaxErrors = maxShownErrors
+	}
+	f, err := export.ReadFile(ctx, in, opts)
 	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
 		return importFailed(redirects.EINVALID, name, redirects.ErrorMessage(err), *errorsFile)
 	}
-	if len(bad) > 0 {
-		return importFailed(redirects.EINVALID, name, redirects.ErrorMessage(export.LineErrors(bad)), *errorsFile)
+	if f.BadCount > 0 {
+		return importFailedOf(redirects.EINVALID, name, redirects.ErrorMessage(export.LineErrors(f.Bad)), f.BadCount, *errorsFile)
 	}
+	rules, lines := f.Rules, f.Lines
 	rep, err := s.Import(ctx, p.ID, rules, redirects.ImportOptions{Mode: mode, DryRun: *dryRun})
 	if err != nil {
 		if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
@@ -526,6 +536,12 @@ const maxShownErrors = 100
 // first maxShownErrors lines of problems and how many more there are, and
 // with errorsFile every line written there.
 func importFailed(code, name, problems, errorsFile string) error {
+	return importFailedOf(code, name, problems, strings.Count(problems, "\n")+1, errorsFile)
+}
+
+// importFailedOf is importFailed of total bad lines, of which problems
+// holds the first (all of them when errorsFile is set).
+func importFailedOf(code, name, problems string, total int, errorsFile string) error {
 	lines := strings.Split(problems, "\n")
 	var note string
 	if errorsFile != "" {
@@ -534,13 +550,13 @@ func importFailed(code, name, problems, errorsFile string) error {
 			errorsFile = ""
 		}
 	}
-	if len(lines) > maxShownErrors {
+	if total > maxShownErrors {
 		where := "--errors-file FILE writes every one"
 		if errorsFile != "" {
 			where = "every one is in " + errorsFile
 		}
-		more := fmt.Sprintf("... and %d more (%d bad lines in all; %s)", len(lines)-maxShownErrors, len(lines), where)
-		lines = append(lines[:maxShownErrors:maxShownErrors], more)
+		more := fmt.Sprintf("... and %d more (%d bad lines in all; %s)", total-maxShownErrors, total, where)
+		lines = append(lines[:min(len(lines), maxShownErrors):maxShownErrors], more)
 	}
 	return redirects.Errorf(code, "%s: nothing imported:\n%s%s", name, strings.Join(lines, "\n"), note)
 }
