@@ -199,8 +199,7 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 	if err != nil {
 		return nil, redirects.Errorf(redirects.EINVALID, "reading: %v", err)
 	}
-	limit := &recordLimiter{ctx: ctx, r: br, max: MaxLineBytes, line: 1, recLine: 1}
-	r := csv.NewReader(bufio.NewReaderSize(limit, 64<<10))
+	r := csv.NewReader(bufio.NewReaderSize(LimitRecords(ctx, br, MaxLineBytes), 64<<10))
 	r.Comma = comma
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
@@ -219,13 +218,13 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 	// report, or a failure to read in.
 	readErr := func(err error) error {
 		var pe *csv.ParseError
-		var le *longRecordError
+		var le *RecordTooLongError
 		switch {
 		case errors.As(err, &pe):
 			addBad(LineError{pe.StartLine, pe.Err.Error()})
 			return nil
 		case errors.As(err, &le):
-			addBad(LineError{le.line, le.Error()})
+			addBad(LineError{le.Line, le.Error()})
 			return nil
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -388,11 +387,19 @@ func (c *compactRule) rule() redirects.Rule {
 		MatchType: c.match, PreservePath: c.preservePath, PreserveQuery: c.preserveQuery}
 }
 
-// recordLimiter passes an import file through to encoding/csv, counting
-// its lines and the bytes of the record being read (a record spans lines
-// inside a quoted field, a quote opening and closing one as in RFC 4180),
-// and fails with a *longRecordError once a record passes max bytes, so
-// that csv holds at most max bytes of one. It also stops once ctx is done.
+// LimitRecords returns a reader of r to put in front of encoding/csv: it
+// passes r through, counting its lines and the bytes of the record being
+// read (a record spans lines inside a quoted field, a quote opening and
+// closing one as in RFC 4180), and fails with a *RecordTooLongError once a
+// record passes max bytes (its line break counted), so that csv never
+// holds more than max bytes of one: a quote left open no longer makes csv
+// gather the rest of the file into one field. The records before the long
+// one are read first. It also fails with ctx's error once ctx is done.
+func LimitRecords(ctx context.Context, r io.Reader, max int) io.Reader {
+	return &recordLimiter{ctx: ctx, r: r, max: max, line: 1, recLine: 1}
+}
+
+// recordLimiter is the reader of LimitRecords.
 type recordLimiter struct {
 	ctx context.Context
 	r   io.Reader
@@ -446,7 +453,7 @@ func (l *recordLimiter) Read(p []byte) (int, error) {
 // runs over many lines is reported where it passed the limit.
 func (l *recordLimiter) tooLong(rest []byte) error {
 	if l.recLine != l.line {
-		return &longRecordError{line: l.recLine, at: l.line, max: l.max}
+		return &RecordTooLongError{Line: l.recLine, At: l.line, Max: l.max}
 	}
 	length := l.lineBytes - 1
 	var buf []byte
@@ -473,21 +480,27 @@ func (l *recordLimiter) tooLong(rest []byte) error {
 			break
 		}
 	}
-	return &longRecordError{line: l.line, length: length, max: l.max}
+	return &RecordTooLongError{Line: l.line, Length: length, Max: l.max}
 }
 
-// longRecordError is a record of an import file longer than the limit: a
-// line of length bytes, or a quoted field from line to at.
-type longRecordError struct {
-	line, at, length, max int
+// RecordTooLongError is the error of LimitRecords: a record of a CSV file
+// longer than Max bytes. Its message names no line, which is Line.
+type RecordTooLongError struct {
+	// Line is the 1-based line where the record starts.
+	Line int
+	// At, for a quoted field that runs on over lines, is the line where
+	// the record passed Max; 0 for one line too long, which is Length
+	// bytes long (without its line break).
+	At, Length int
+	Max        int
 }
 
-func (e *longRecordError) Error() string {
-	if e.at > 0 {
+func (e *RecordTooLongError) Error() string {
+	if e.At > 0 {
 		return fmt.Sprintf("the quoted field that starts on this line runs on past %s bytes, the most a line may hold (at line %d): is a quote left open?",
-			thousands(e.max), e.at)
+			thousands(e.Max), e.At)
 	}
-	return fmt.Sprintf("the line is %s bytes long, more than the %s a line may hold", thousands(e.length), thousands(e.max))
+	return fmt.Sprintf("the line is %s bytes long, more than the %s a line may hold", thousands(e.Length), thousands(e.Max))
 }
 
 // excerpt quotes s as strconv.Quote does, invalid UTF-8 as U+FFFD, cut to

@@ -98,9 +98,7 @@ func cfBool(s string, def bool) (bool, bool) {
 var cfColumns = []string{"source_url", "target_url", "status", "preserve_query_string", "include_subdomains", "subpath_matching", "preserve_path_suffix"}
 
 func readCloudflare(in io.Reader, o *Options, sink *Sink) error {
-	r := csv.NewReader(in)
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
+	r := newCSVReader(in)
 	first := true
 	for {
 		rec, err := r.Read()
@@ -116,6 +114,9 @@ func readCloudflare(in io.Reader, o *Options, sink *Sink) error {
 					return nil
 				}
 				continue
+			}
+			if csvRecordTooLong(err, sink) {
+				return nil
 			}
 			return err
 		}

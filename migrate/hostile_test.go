@@ -632,3 +632,39 @@ func TestLongLineCRLF(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVOpenQuoteBounded: a quoted field left open, then 10 MB of lines,
+// is refused as a bad line naming the line where the field starts, in
+// every CSV format, and the reader holds at most a record of 64 KiB of it
+// (encoding/csv once gathered the rest of the file into the one field:
+// 400 to 500 MiB of a node's memory for a 100 MB file).
+func TestCSVOpenQuoteBounded(t *testing.T) {
+	rest := strings.Repeat("/c,/d,301\n", 1<<20) // 10 MiB of lines
+	// inBuf is the reader's own input buffer, past Read's HeadSize: the
+	// formats that may be JSON read through 1 MiB.
+	for _, tc := range []struct {
+		from, head string
+		inBuf      int
+	}{
+		{"cloudflare", "example.com/a,https://example.com/b,301\nexample.com/c,\"https://example.com/d\n", 0},
+		{"shopify", "Redirect from,Redirect to\n/a,\"/b\n", 0},
+		{"vercel-bulk", "source,destination,permanent\n/a,\"/b,true\n", 1 << 20},
+		{"wordpress", "source,target,regex,code,type,hits,title,status\n\"/a\",\"/b\n", 1 << 20},
+	} {
+		in := tc.head + rest
+		var err error
+		alloc := allocsOf(func() {
+			_, err = readFile(context.Background(), strings.NewReader(in), tc.from, Options{}, 0)
+		})
+		var be *BadLinesError
+		if !errors.As(err, &be) || len(be.Lines) != 1 || be.Lines[0].Line != 2 ||
+			!strings.Contains(be.Lines[0].Message, "quoted field that starts on this line runs on past 64 KiB") {
+			t.Errorf("%s: err %v, want line 2 refused as a quoted field past 64 KiB", tc.from, err)
+		} else if len(be.Lines[0].Message) > 200 {
+			t.Errorf("%s: a message of %d bytes: %.100q…", tc.from, len(be.Lines[0].Message), be.Lines[0].Message)
+		}
+		if max := uint64(8*MaxLineLen + HeadSize + tc.inBuf); alloc > max {
+			t.Errorf("%s: a file of %d bytes allocated %d bytes while read, want under %d", tc.from, len(in), alloc, max)
+		}
+	}
+}

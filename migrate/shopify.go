@@ -53,9 +53,7 @@ func detectShopify(head []byte, _ string) (bool, string) {
 }
 
 func readShopify(in io.Reader, o *Options, sink *Sink) error {
-	r := csv.NewReader(in)
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
+	r := newCSVReader(in)
 	from, to := -1, -1
 	for first := true; ; first = false {
 		rec, err := r.Read()
@@ -73,6 +71,9 @@ func readShopify(in io.Reader, o *Options, sink *Sink) error {
 					return nil
 				}
 				continue
+			}
+			if csvRecordTooLong(err, sink) {
+				return nil
 			}
 			return err
 		}

@@ -226,9 +226,7 @@ func vcBulkObject(sink *Sink, line int, raw []byte) *vcBulkEntry {
 }
 
 func readVercelBulkCSV(in io.Reader, sink *Sink, emit func(*vcBulkEntry)) error {
-	r := csv.NewReader(in)
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
+	r := newCSVReader(in)
 	var cols []string
 	for {
 		rec, err := r.Read()
@@ -240,6 +238,9 @@ func readVercelBulkCSV(in io.Reader, sink *Sink, emit func(*vcBulkEntry)) error 
 			if errors.As(err, &pe) {
 				sink.Bad(pe.Line, "not valid CSV: %v", pe.Err)
 				// The reader cannot go on past a broken quote.
+				return nil
+			}
+			if csvRecordTooLong(err, sink) {
 				return nil
 			}
 			return err

@@ -113,9 +113,7 @@ type wpFile struct {
 }
 
 func (wp *wpFile) readCSV(in io.Reader) error {
-	r := csv.NewReader(in)
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
+	r := newCSVReader(in)
 	first := true
 	for {
 		rec, err := r.Read()
@@ -126,6 +124,9 @@ func (wp *wpFile) readCSV(in io.Reader) error {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				wp.sink.Bad(pe.Line, "not valid CSV: %v", pe.Err)
+				return nil
+			}
+			if csvRecordTooLong(err, wp.sink) {
 				return nil
 			}
 			return err
