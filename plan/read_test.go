@@ -73,8 +73,15 @@ func TestReadQuotesShortExcerpts(t *testing.T) {
 	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [{"source": "/a", "destination": "/b", "statusCode": 1` + strings.Repeat("0", 100_000) + `}]}`})
 	wantRefused(t, err, "line 1, column 100080: rules[0].statusCode: a JSON number, want a whole number")
 	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rulesFile": "r.csv"}`,
-		"r.csv": "source,destination,statusCode,matchType\n/a,/b,301,exact\n/c,/d,999" + long + ",exact\n"})
+		"r.csv": "source,destination,statusCode,matchType\n/a,/b,301,exact\n/c,/d,999" + long[:10_000] + ",exact\n"})
 	wantRefused(t, err, `rulesFile "r.csv": line 3: statusCode "999xxx`)
+	if strings.Contains(err.Error(), long[:1000]) {
+		t.Fatalf("the error quotes the rules file's value whole: %.300s", err)
+	}
+	// A line longer than a record may be is refused by its length alone.
+	_, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rulesFile": "r.csv"}`,
+		"r.csv": "source,destination,statusCode,matchType\n/a,/b,301,exact\n/c,/d,999" + long + ",exact\n"})
+	wantRefused(t, err, `rulesFile "r.csv": line 3: the line is 100,015 bytes long`)
 	var rules []string
 	for i := range 150 {
 		rules = append(rules, fmt.Sprintf(`{"source": "bad%d", "destination": "/b"}`, i))
