@@ -240,11 +240,15 @@ type Result struct {
 // Apache's mod_alias lines, the file's (a line may give several rules, as
 // a placeholder's expansions are).
 type Sink struct {
-	rules []redirects.Rule
-	lines []int
-	outs  map[int]*Outcome
+	// rules are the rules taken, compact (finish makes redirects.Rules of
+	// them, only for a file within the limit), each from lines' line.
+	rules []heldRule
+	lines []int32
+	// odd holds, by index, the rules whose fields do not fit a heldRule.
+	odd  map[int]redirects.Rule
+	outs map[int]*Outcome
 	// ruled holds the lines that became at least one rule, in order.
-	ruled []int
+	ruled []int32
 	texts map[int]string
 	bad   []export.LineError
 	// maxBad stops collecting bad lines past this many.
@@ -290,15 +294,91 @@ func (s *Sink) Rule(line int, r redirects.Rule) {
 	if s.maxRules > 0 && len(s.rules) >= s.maxRules {
 		if s.stop == nil {
 			s.stop = redirects.Errorf(redirects.EINVALID, "the file makes more than the %d rules one import takes (line %d makes rule %d); split it", s.maxRules, line, s.maxRules+1)
+			if ruleLimitHook != nil {
+				ruleLimitHook()
+			}
 		}
 		return
 	}
-	s.rules = append(s.rules, r)
-	s.lines = append(s.lines, line)
-	if n := len(s.ruled); n == 0 || s.ruled[n-1] != line {
-		s.ruled = append(s.ruled, line)
+	s.rules = append(s.rules, heldRule{})
+	s.lines = append(s.lines, int32(line))
+	s.setRule(len(s.rules)-1, r)
+	if n := len(s.ruled); n == 0 || int(s.ruled[n-1]) != line {
+		s.ruled = append(s.ruled, int32(line))
 	}
 }
+
+// heldRule is a rule as the Sink holds it while a file is read: a third
+// of a redirects.Rule's size, so that a million rules fit in little.
+type heldRule struct {
+	source, destination string
+	priority            int32
+	status              int16
+	flags               uint8
+}
+
+const (
+	heldStartsWith = 1 << iota
+	heldPreservePath
+	heldPreserveQuery
+	heldOdd // the rule is in Sink.odd
+)
+
+// numRules returns how many rules the sink holds.
+func (s *Sink) numRules() int { return len(s.rules) }
+
+// line returns the line of rule i.
+func (s *Sink) line(i int) int { return int(s.lines[i]) }
+
+// rule returns rule i.
+func (s *Sink) rule(i int) redirects.Rule {
+	h := &s.rules[i]
+	if h.flags&heldOdd != 0 {
+		return s.odd[i]
+	}
+	r := redirects.Rule{Source: h.source, Destination: h.destination, Priority: int(h.priority), StatusCode: int(h.status),
+		PreservePath: h.flags&heldPreservePath != 0, PreserveQuery: h.flags&heldPreserveQuery != 0}
+	if h.flags&heldStartsWith != 0 {
+		r.MatchType = redirects.StartsWith
+	}
+	return r
+}
+
+// setRule replaces rule i with r.
+func (s *Sink) setRule(i int, r redirects.Rule) {
+	h := heldRule{source: r.Source, destination: r.Destination, priority: int32(r.Priority), status: int16(r.StatusCode)}
+	switch r.MatchType {
+	case redirects.Exact:
+	case redirects.StartsWith:
+		h.flags |= heldStartsWith
+	default:
+		h.flags |= heldOdd
+	}
+	if r.PreservePath {
+		h.flags |= heldPreservePath
+	}
+	if r.PreserveQuery {
+		h.flags |= heldPreserveQuery
+	}
+	if int(h.priority) != r.Priority || int(h.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" ||
+		!r.CreatedAt.IsZero() || r.Revision != 0 {
+		h.flags |= heldOdd
+	}
+	if h.flags&heldOdd != 0 {
+		if s.odd == nil {
+			s.odd = map[int]redirects.Rule{}
+		}
+		s.odd[i] = r
+		h = heldRule{flags: heldOdd}
+	} else {
+		delete(s.odd, i)
+	}
+	s.rules[i] = h
+}
+
+// ruleLimitHook, when set (by tests), is called once a read reaches
+// MaxRules, while the sink still holds every rule.
+var ruleLimitHook func()
 
 // Note records how line's rules answer otherwise than the source platform.
 // Arguments that are strings of the file are quoted as excerpts (see
@@ -499,19 +579,25 @@ func Detect(head []byte, fileName string) (*Format, string) {
 func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result) error {
 	set := o.Settings
 	var (
-		exact    = make(map[string]int, len(sink.rules)) // key -> line of the first exact rule
+		exact    = make(map[string]int, sink.numRules()) // key -> line of the first exact rule
 		prefixes = map[string]int{}                      // folded source -> line of the first starts_with rule
 		covers   = newPrefixSet()                        // prefixes' keys, for coveringPrefix
 		rank     int                                     // the next first-match priority
-		kept     = make([]bool, len(sink.rules))
-		perLine  = map[int]int{} // line -> rules kept, for lines with an outcome
+		perLine  = map[int]int{}                         // line -> rules kept, for lines with an outcome
+		// The rules kept, in file order.
+		rules     []redirects.Rule
+		ruleLines []int
 	)
-	for i := range sink.rules {
+	if n := sink.numRules(); n > 0 {
+		rules, ruleLines = make([]redirects.Rule, 0, n), make([]int, 0, n)
+	}
+	for i := range sink.numRules() {
 		if i&255 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		r := &sink.rules[i]
-		line := sink.lines[i]
+		rule := sink.rule(i)
+		r := &rule
+		line := sink.line(i)
 		if r.StatusCode == 0 {
 			r.StatusCode = redirects.DefaultStatus
 		}
@@ -576,19 +662,13 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			r.Priority = rank
 			rank++
 		}
-		kept[i] = true
+		rules = append(rules, rule)
+		ruleLines = append(ruleLines, line)
 		perLine[line]++
 	}
-	// The rules kept, in file order.
-	n := 0
-	for i := range sink.rules {
-		if kept[i] {
-			sink.rules[n] = sink.rules[i]
-			sink.lines[n] = sink.lines[i]
-			n++
-		}
-	}
-	res.Rules, res.RuleLines = sink.rules[:n:n], sink.lines[:n:n]
+	sink.rules, sink.lines, sink.odd = nil, nil, nil
+	n := len(rules)
+	res.Rules, res.RuleLines = rules[:n:n], ruleLines[:n:n]
 	classify(sink, perLine, res)
 	if f.Defaults != nil && *f.Defaults != o.Settings {
 		d := *f.Defaults
@@ -656,11 +736,12 @@ func classify(sink *Sink, perLine map[int]int, res *Result) {
 	// As is: every line that kept rules and has no outcome. A reader may
 	// hand rules over out of line order (Apache's mod_alias rules come
 	// after its mod_rewrite ones), so the lines are sorted first.
-	if !sort.IntsAreSorted(sink.ruled) {
-		sort.Ints(sink.ruled)
+	if !slices.IsSorted(sink.ruled) {
+		slices.Sort(sink.ruled)
 		sink.ruled = slices.Compact(sink.ruled)
 	}
-	for _, l := range sink.ruled {
+	for _, l32 := range sink.ruled {
+		l := int(l32)
 		if sink.outs[l] != nil || perLine[l] == 0 {
 			continue
 		}
