@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"testing"
 )
@@ -63,6 +65,13 @@ func TestHeldRulesAtLimit(t *testing.T) {
 				reached = true
 				runtime.GC()
 				runtime.ReadMemStats(&at)
+				if p := os.Getenv("HELD_HEAP_PROFILE"); p != "" {
+					f, err := os.Create(p + "." + c.from)
+					if err == nil {
+						pprof.WriteHeapProfile(f)
+						f.Close()
+					}
+				}
 			}
 			defer func() { ruleLimitHook = nil }()
 			in := io.MultiReader(strings.NewReader(c.head), &numberedReader{format: c.line, n: maxRules + maxRules/10})

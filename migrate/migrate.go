@@ -240,12 +240,9 @@ type Result struct {
 // Apache's mod_alias lines, the file's (a line may give several rules, as
 // a placeholder's expansions are).
 type Sink struct {
-	// rules are the rules taken, compact (finish makes redirects.Rules of
-	// them, only for a file within the limit), each from lines' line.
-	rules []heldRule
-	lines []int32
-	// odd holds, by index, the rules whose fields do not fit a heldRule.
-	odd  map[int]redirects.Rule
+	// held are the rules taken, compact (finish makes redirects.Rules of
+	// them, only for a file within the limit), each with its line.
+	held heldRules
 	outs map[int]*Outcome
 	// ruled holds the lines that became at least one rule, in order.
 	ruled []int32
@@ -291,7 +288,7 @@ func (s *Sink) out(line int) *Outcome {
 // that are not FirstMatch (redirects.DefaultPriority unless the format
 // says otherwise: 0 is a priority); Read sets it for FirstMatch formats.
 func (s *Sink) Rule(line int, r redirects.Rule) {
-	if s.maxRules > 0 && len(s.rules) >= s.maxRules {
+	if s.maxRules > 0 && s.held.len() >= s.maxRules {
 		if s.stop == nil {
 			s.stop = redirects.Errorf(redirects.EINVALID, "the file makes more than the %d rules one import takes (line %d makes rule %d); split it", s.maxRules, line, s.maxRules+1)
 			if ruleLimitHook != nil {
@@ -300,9 +297,7 @@ func (s *Sink) Rule(line int, r redirects.Rule) {
 		}
 		return
 	}
-	s.rules = append(s.rules, heldRule{})
-	s.lines = append(s.lines, int32(line))
-	s.setRule(len(s.rules)-1, r)
+	s.held.add(line, r)
 	if n := len(s.ruled); n == 0 || int(s.ruled[n-1]) != line {
 		s.ruled = append(s.ruled, int32(line))
 	}
@@ -324,57 +319,104 @@ const (
 	heldOdd // the rule is in Sink.odd
 )
 
-// numRules returns how many rules the sink holds.
-func (s *Sink) numRules() int { return len(s.rules) }
+// heldRules are rules as a reader or the Sink holds them while a file is
+// read, each with its line: a heldRule each (with the rare rule whose
+// fields do not fit one aside, whole), its strings cloned so that they do
+// not keep the line they were cut from. When bodies is false (see
+// dropBodies) only the lines are held.
+type heldRules struct {
+	rules []heldRule
+	lines []int32
+	// odd holds, by index, the rules whose fields do not fit a heldRule.
+	odd map[int]redirects.Rule
+	// noBodies is set once dropBodies is called.
+	noBodies bool
+}
+
+func (h *heldRules) len() int { return len(h.lines) }
 
 // line returns the line of rule i.
-func (s *Sink) line(i int) int { return int(s.lines[i]) }
+func (h *heldRules) line(i int) int { return int(h.lines[i]) }
+
+// add appends r, of line.
+func (h *heldRules) add(line int, r redirects.Rule) {
+	h.lines = append(h.lines, int32(line))
+	if h.noBodies {
+		return
+	}
+	h.rules = append(h.rules, heldRule{})
+	h.set(len(h.rules)-1, r)
+}
+
+// dropBodies lets go of the rules, keeping their lines: rule then returns
+// an empty rule.
+func (h *heldRules) dropBodies() {
+	h.rules, h.odd, h.noBodies = nil, nil, true
+}
 
 // rule returns rule i.
-func (s *Sink) rule(i int) redirects.Rule {
-	h := &s.rules[i]
-	if h.flags&heldOdd != 0 {
-		return s.odd[i]
+func (h *heldRules) rule(i int) redirects.Rule {
+	if h.noBodies {
+		return redirects.Rule{}
 	}
-	r := redirects.Rule{Source: h.source, Destination: h.destination, Priority: int(h.priority), StatusCode: int(h.status),
-		PreservePath: h.flags&heldPreservePath != 0, PreserveQuery: h.flags&heldPreserveQuery != 0}
-	if h.flags&heldStartsWith != 0 {
+	c := &h.rules[i]
+	if c.flags&heldOdd != 0 {
+		return h.odd[i]
+	}
+	r := redirects.Rule{Source: c.source, Destination: c.destination, Priority: int(c.priority), StatusCode: int(c.status),
+		PreservePath: c.flags&heldPreservePath != 0, PreserveQuery: c.flags&heldPreserveQuery != 0}
+	if c.flags&heldStartsWith != 0 {
 		r.MatchType = redirects.StartsWith
 	}
 	return r
 }
 
-// setRule replaces rule i with r.
-func (s *Sink) setRule(i int, r redirects.Rule) {
-	h := heldRule{source: r.Source, destination: r.Destination, priority: int32(r.Priority), status: int16(r.StatusCode)}
+// set replaces rule i with r.
+func (h *heldRules) set(i int, r redirects.Rule) {
+	if h.noBodies {
+		return
+	}
+	c := heldRule{source: strings.Clone(r.Source), destination: strings.Clone(r.Destination), priority: int32(r.Priority), status: int16(r.StatusCode)}
 	switch r.MatchType {
 	case redirects.Exact:
 	case redirects.StartsWith:
-		h.flags |= heldStartsWith
+		c.flags |= heldStartsWith
 	default:
-		h.flags |= heldOdd
+		c.flags |= heldOdd
 	}
 	if r.PreservePath {
-		h.flags |= heldPreservePath
+		c.flags |= heldPreservePath
 	}
 	if r.PreserveQuery {
-		h.flags |= heldPreserveQuery
+		c.flags |= heldPreserveQuery
 	}
-	if int(h.priority) != r.Priority || int(h.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" ||
+	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" ||
 		!r.CreatedAt.IsZero() || r.Revision != 0 {
-		h.flags |= heldOdd
+		c.flags |= heldOdd
 	}
-	if h.flags&heldOdd != 0 {
-		if s.odd == nil {
-			s.odd = map[int]redirects.Rule{}
+	if c.flags&heldOdd != 0 {
+		if h.odd == nil {
+			h.odd = map[int]redirects.Rule{}
 		}
-		s.odd[i] = r
-		h = heldRule{flags: heldOdd}
+		h.odd[i] = r
+		c = heldRule{flags: heldOdd}
 	} else {
-		delete(s.odd, i)
+		delete(h.odd, i)
 	}
-	s.rules[i] = h
+	h.rules[i] = c
 }
+
+// numRules returns how many rules the sink holds.
+func (s *Sink) numRules() int { return s.held.len() }
+
+// line returns the line of rule i.
+func (s *Sink) line(i int) int { return s.held.line(i) }
+
+// rule returns rule i.
+func (s *Sink) rule(i int) redirects.Rule { return s.held.rule(i) }
+
+// setRule replaces rule i with r.
+func (s *Sink) setRule(i int, r redirects.Rule) { s.held.set(i, r) }
 
 // ruleLimitHook, when set (by tests), is called once a read reaches
 // MaxRules, while the sink still holds every rule.
@@ -666,7 +708,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		ruleLines = append(ruleLines, line)
 		perLine[line]++
 	}
-	sink.rules, sink.lines, sink.odd = nil, nil, nil
+	sink.held = heldRules{}
 	n := len(rules)
 	res.Rules, res.RuleLines = rules[:n:n], ruleLines[:n:n]
 	classify(sink, perLine, res)

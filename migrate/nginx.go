@@ -242,11 +242,11 @@ func ifCondition(w []nginxToken) string {
 }
 
 type nginxExact struct {
-	line        int
-	src         string
-	serverLevel bool
+	src string
 	// raw is the line's text, kept once the server has a prefix rewrite.
-	raw string
+	raw         string
+	line        int32
+	serverLevel bool
 }
 
 type nginxReader struct {
@@ -473,9 +473,9 @@ func (r *nginxReader) close() {
 		}
 		for _, e := range r.exacts {
 			set.each(e.src, func(pl int) bool {
-				if !e.serverLevel || pl < e.line {
-					r.sink.Note(e.line, "nginx answers %s with line %d, a rewrite or map used in the server block, which runs before the locations (or comes first); here the exact rule wins", e.src, pl)
-					r.sink.Text(e.line, e.raw)
+				if line := int(e.line); !e.serverLevel || pl < line {
+					r.sink.Note(line, "nginx answers %s with line %d, a rewrite or map used in the server block, which runs before the locations (or comes first); here the exact rule wins", e.src, pl)
+					r.sink.Text(line, e.raw)
 					return false
 				}
 				return true
@@ -675,7 +675,7 @@ func (r *nginxReader) record(line int, rule redirects.Rule, serverLevel bool, ra
 		return
 	}
 	if rule.MatchType == redirects.Exact {
-		e := nginxExact{line: line, src: rule.Source, serverLevel: serverLevel}
+		e := nginxExact{line: int32(line), src: strings.Clone(rule.Source), serverLevel: serverLevel}
 		if len(r.serverPrefix) > 0 {
 			e.raw = raw
 		}
