@@ -55,6 +55,7 @@ func TestHeldRulesAtLimit(t *testing.T) {
 		{"haproxy-map", "", "/a%d 301 /b%d\n"},
 		{"netlify", "", "/a%d /b%d 301\n"},
 		{"netlify-toml", "", "[[redirects]]\nfrom = \"/a%d\"\nto = \"/b%d\"\n"},
+		{"vercel", "{\"redirects\":[\n", "{\"source\":\"/a%d\",\"destination\":\"/b%d\"},\n"},
 	} {
 		t.Run(c.from, func(t *testing.T) {
 			runtime.GC()
