@@ -210,23 +210,23 @@ type apacheReader struct {
 	// (every RewriteRule, wherever it stands) before mod_alias, and the
 	// pipeline takes a first-match file's order from the order of the
 	// rules it is given.
-	inAlias  bool
-	deferred []deferredRule
+	inAlias bool
+	// deferred holds them, compact; once they and the sink's rules pass
+	// the limit, the file is refused at one of them, and only their lines
+	// are kept (to name that line).
+	deferred heldRules
 	// tooDeep is set when a section opens past maxApacheDepth.
 	tooDeep bool
-}
-
-// deferredRule is a mod_alias rule held until the file's end.
-type deferredRule struct {
-	line int
-	r    redirects.Rule
 }
 
 // emit hands a rule to the sink, or holds it while a mod_alias directive
 // is read (see inAlias).
 func (a *apacheReader) emit(line int, r redirects.Rule) {
 	if a.inAlias {
-		a.deferred = append(a.deferred, deferredRule{line, r})
+		a.deferred.add(line, r)
+		if m := a.sink.maxRules; m > 0 && !a.deferred.noBodies && a.deferred.len()+a.sink.numRules() > m {
+			a.deferred.dropBodies()
+		}
 		return
 	}
 	a.sink.Rule(line, r)
@@ -282,8 +282,8 @@ func readApache(in io.Reader, o *Options, sink *Sink) error {
 	}
 	// mod_alias answers after mod_rewrite: its rules come last, in their
 	// own order.
-	for _, d := range a.deferred {
-		sink.Rule(d.line, d.r)
+	for i := range a.deferred.len() {
+		sink.Rule(a.deferred.line(i), a.deferred.rule(i))
 	}
 	return nil
 }

@@ -86,7 +86,6 @@ func decodePath(s string) (string, bool) {
 }
 
 type haproxyACL struct {
-	line     int
 	patterns []haproxyPattern
 	// pp, pq: the export's conditional lines for this ACL append the rest
 	// of the path and the query.
@@ -121,8 +120,8 @@ func readHAProxy(in io.Reader, o *Options, sink *Sink) error {
 			}
 			a := acls[f[1]]
 			if a == nil {
-				a = &haproxyACL{line: line}
-				acls[f[1]] = a
+				a = &haproxyACL{}
+				acls[strings.Clone(f[1])] = a // not to keep the line
 			}
 			fetch, pats := f[2], f[3:]
 			ci := false
@@ -150,7 +149,9 @@ func readHAProxy(in io.Reader, o *Options, sink *Sink) error {
 					sink.Bad(line, "the pattern %s holds a malformed escape", p)
 					continue
 				}
-				a.patterns = append(a.patterns, haproxyPattern{src: src, prefix: fetch == "path_beg", ci: ci})
+				if !a.done { // a done ACL's patterns are never read
+					a.patterns = append(a.patterns, haproxyPattern{src: strings.Clone(src), prefix: fetch == "path_beg", ci: ci})
+				}
 			}
 		case f[0] == "http-request" && len(f) > 1 && (f[1] == "redirect" || f[1] == "return"):
 			haproxyRequest(line, text, f, acls, o, sink)
@@ -270,7 +271,12 @@ func haproxyRequest(line int, text string, f []string, acls map[string]*haproxyA
 		}
 		sink.Rule(line, r)
 	}
+	// Only its being done is read again: a million ACLs take little.
+	acls[strings.Clone(f[cond+1])] = haproxyDone
 }
+
+// haproxyDone stands for every ACL that answered already.
+var haproxyDone = &haproxyACL{done: true}
 
 // readHAProxyMap reads a map file of the exports: "SOURCE DESTINATION"
 // (haproxy-map-exact: an exact 301, the snippet's status) or "SOURCE

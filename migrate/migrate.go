@@ -240,11 +240,12 @@ type Result struct {
 // Apache's mod_alias lines, the file's (a line may give several rules, as
 // a placeholder's expansions are).
 type Sink struct {
-	rules []redirects.Rule
-	lines []int
-	outs  map[int]*Outcome
+	// held are the rules taken, compact (finish makes redirects.Rules of
+	// them, only for a file within the limit), each with its line.
+	held heldRules
+	outs map[int]*Outcome
 	// ruled holds the lines that became at least one rule, in order.
-	ruled []int
+	ruled []int32
 	texts map[int]string
 	bad   []export.LineError
 	// maxBad stops collecting bad lines past this many.
@@ -287,18 +288,139 @@ func (s *Sink) out(line int) *Outcome {
 // that are not FirstMatch (redirects.DefaultPriority unless the format
 // says otherwise: 0 is a priority); Read sets it for FirstMatch formats.
 func (s *Sink) Rule(line int, r redirects.Rule) {
-	if s.maxRules > 0 && len(s.rules) >= s.maxRules {
+	if s.maxRules > 0 && s.held.len() >= s.maxRules {
 		if s.stop == nil {
 			s.stop = redirects.Errorf(redirects.EINVALID, "the file makes more than the %d rules one import takes (line %d makes rule %d); split it", s.maxRules, line, s.maxRules+1)
+			if ruleLimitHook != nil {
+				ruleLimitHook()
+			}
 		}
 		return
 	}
-	s.rules = append(s.rules, r)
-	s.lines = append(s.lines, line)
-	if n := len(s.ruled); n == 0 || s.ruled[n-1] != line {
-		s.ruled = append(s.ruled, line)
+	s.held.add(line, r)
+	if n := len(s.ruled); n == 0 || int(s.ruled[n-1]) != line {
+		s.ruled = append(s.ruled, int32(line))
 	}
 }
+
+// heldRule is a rule as the Sink holds it while a file is read: a third
+// of a redirects.Rule's size, so that a million rules fit in little.
+type heldRule struct {
+	source, destination string
+	priority            int32
+	status              int16
+	flags               uint8
+}
+
+const (
+	heldStartsWith = 1 << iota
+	heldPreservePath
+	heldPreserveQuery
+	heldOdd // the rule is in Sink.odd
+)
+
+// heldRules are rules as a reader or the Sink holds them while a file is
+// read, each with its line: a heldRule each (with the rare rule whose
+// fields do not fit one aside, whole), its strings cloned so that they do
+// not keep the line they were cut from. When bodies is false (see
+// dropBodies) only the lines are held.
+type heldRules struct {
+	rules []heldRule
+	lines []int32
+	// odd holds, by index, the rules whose fields do not fit a heldRule.
+	odd map[int]redirects.Rule
+	// noBodies is set once dropBodies is called.
+	noBodies bool
+}
+
+func (h *heldRules) len() int { return len(h.lines) }
+
+// line returns the line of rule i.
+func (h *heldRules) line(i int) int { return int(h.lines[i]) }
+
+// add appends r, of line.
+func (h *heldRules) add(line int, r redirects.Rule) {
+	h.lines = append(h.lines, int32(line))
+	if h.noBodies {
+		return
+	}
+	h.rules = append(h.rules, heldRule{})
+	h.set(len(h.rules)-1, r)
+}
+
+// dropBodies lets go of the rules, keeping their lines: rule then returns
+// an empty rule.
+func (h *heldRules) dropBodies() {
+	h.rules, h.odd, h.noBodies = nil, nil, true
+}
+
+// rule returns rule i.
+func (h *heldRules) rule(i int) redirects.Rule {
+	if h.noBodies {
+		return redirects.Rule{}
+	}
+	c := &h.rules[i]
+	if c.flags&heldOdd != 0 {
+		return h.odd[i]
+	}
+	r := redirects.Rule{Source: c.source, Destination: c.destination, Priority: int(c.priority), StatusCode: int(c.status),
+		PreservePath: c.flags&heldPreservePath != 0, PreserveQuery: c.flags&heldPreserveQuery != 0}
+	if c.flags&heldStartsWith != 0 {
+		r.MatchType = redirects.StartsWith
+	}
+	return r
+}
+
+// set replaces rule i with r.
+func (h *heldRules) set(i int, r redirects.Rule) {
+	if h.noBodies {
+		return
+	}
+	c := heldRule{source: strings.Clone(r.Source), destination: strings.Clone(r.Destination), priority: int32(r.Priority), status: int16(r.StatusCode)}
+	switch r.MatchType {
+	case redirects.Exact:
+	case redirects.StartsWith:
+		c.flags |= heldStartsWith
+	default:
+		c.flags |= heldOdd
+	}
+	if r.PreservePath {
+		c.flags |= heldPreservePath
+	}
+	if r.PreserveQuery {
+		c.flags |= heldPreserveQuery
+	}
+	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" ||
+		!r.CreatedAt.IsZero() || r.Revision != 0 {
+		c.flags |= heldOdd
+	}
+	if c.flags&heldOdd != 0 {
+		if h.odd == nil {
+			h.odd = map[int]redirects.Rule{}
+		}
+		h.odd[i] = r
+		c = heldRule{flags: heldOdd}
+	} else {
+		delete(h.odd, i)
+	}
+	h.rules[i] = c
+}
+
+// numRules returns how many rules the sink holds.
+func (s *Sink) numRules() int { return s.held.len() }
+
+// line returns the line of rule i.
+func (s *Sink) line(i int) int { return s.held.line(i) }
+
+// rule returns rule i.
+func (s *Sink) rule(i int) redirects.Rule { return s.held.rule(i) }
+
+// setRule replaces rule i with r.
+func (s *Sink) setRule(i int, r redirects.Rule) { s.held.set(i, r) }
+
+// ruleLimitHook, when set (by tests), is called once a read reaches
+// MaxRules, while the sink still holds every rule.
+var ruleLimitHook func()
 
 // Note records how line's rules answer otherwise than the source platform.
 // Arguments that are strings of the file are quoted as excerpts (see
@@ -499,19 +621,25 @@ func Detect(head []byte, fileName string) (*Format, string) {
 func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result) error {
 	set := o.Settings
 	var (
-		exact    = make(map[string]int, len(sink.rules)) // key -> line of the first exact rule
+		exact    = make(map[string]int, sink.numRules()) // key -> line of the first exact rule
 		prefixes = map[string]int{}                      // folded source -> line of the first starts_with rule
 		covers   = newPrefixSet()                        // prefixes' keys, for coveringPrefix
 		rank     int                                     // the next first-match priority
-		kept     = make([]bool, len(sink.rules))
-		perLine  = map[int]int{} // line -> rules kept, for lines with an outcome
+		perLine  = map[int]int{}                         // line -> rules kept, for lines with an outcome
+		// The rules kept, in file order.
+		rules     []redirects.Rule
+		ruleLines []int
 	)
-	for i := range sink.rules {
+	if n := sink.numRules(); n > 0 {
+		rules, ruleLines = make([]redirects.Rule, 0, n), make([]int, 0, n)
+	}
+	for i := range sink.numRules() {
 		if i&255 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		r := &sink.rules[i]
-		line := sink.lines[i]
+		rule := sink.rule(i)
+		r := &rule
+		line := sink.line(i)
 		if r.StatusCode == 0 {
 			r.StatusCode = redirects.DefaultStatus
 		}
@@ -576,19 +704,13 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			r.Priority = rank
 			rank++
 		}
-		kept[i] = true
+		rules = append(rules, rule)
+		ruleLines = append(ruleLines, line)
 		perLine[line]++
 	}
-	// The rules kept, in file order.
-	n := 0
-	for i := range sink.rules {
-		if kept[i] {
-			sink.rules[n] = sink.rules[i]
-			sink.lines[n] = sink.lines[i]
-			n++
-		}
-	}
-	res.Rules, res.RuleLines = sink.rules[:n:n], sink.lines[:n:n]
+	sink.held = heldRules{}
+	n := len(rules)
+	res.Rules, res.RuleLines = rules[:n:n], ruleLines[:n:n]
 	classify(sink, perLine, res)
 	if f.Defaults != nil && *f.Defaults != o.Settings {
 		d := *f.Defaults
@@ -656,11 +778,12 @@ func classify(sink *Sink, perLine map[int]int, res *Result) {
 	// As is: every line that kept rules and has no outcome. A reader may
 	// hand rules over out of line order (Apache's mod_alias rules come
 	// after its mod_rewrite ones), so the lines are sorted first.
-	if !sort.IntsAreSorted(sink.ruled) {
-		sort.Ints(sink.ruled)
+	if !slices.IsSorted(sink.ruled) {
+		slices.Sort(sink.ruled)
 		sink.ruled = slices.Compact(sink.ruled)
 	}
-	for _, l := range sink.ruled {
+	for _, l32 := range sink.ruled {
+		l := int(l32)
 		if sink.outs[l] != nil || perLine[l] == 0 {
 			continue
 		}

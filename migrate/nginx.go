@@ -242,11 +242,11 @@ func ifCondition(w []nginxToken) string {
 }
 
 type nginxExact struct {
-	line        int
-	src         string
-	serverLevel bool
+	src string
 	// raw is the line's text, kept once the server has a prefix rewrite.
-	raw string
+	raw         string
+	line        int32
+	serverLevel bool
 }
 
 type nginxReader struct {
@@ -473,9 +473,9 @@ func (r *nginxReader) close() {
 		}
 		for _, e := range r.exacts {
 			set.each(e.src, func(pl int) bool {
-				if !e.serverLevel || pl < e.line {
-					r.sink.Note(e.line, "nginx answers %s with line %d, a rewrite or map used in the server block, which runs before the locations (or comes first); here the exact rule wins", e.src, pl)
-					r.sink.Text(e.line, e.raw)
+				if line := int(e.line); !e.serverLevel || pl < line {
+					r.sink.Note(line, "nginx answers %s with line %d, a rewrite or map used in the server block, which runs before the locations (or comes first); here the exact rule wins", e.src, pl)
+					r.sink.Text(line, e.raw)
 					return false
 				}
 				return true
@@ -675,7 +675,7 @@ func (r *nginxReader) record(line int, rule redirects.Rule, serverLevel bool, ra
 		return
 	}
 	if rule.MatchType == redirects.Exact {
-		e := nginxExact{line: line, src: rule.Source, serverLevel: serverLevel}
+		e := nginxExact{line: int32(line), src: strings.Clone(rule.Source), serverLevel: serverLevel}
 		if len(r.serverPrefix) > 0 {
 			e.raw = raw
 		}
@@ -783,12 +783,12 @@ func (r *nginxReader) useMap(m *nginxMap, line, code int) {
 	outer := r.outerOf(r.top())
 	serverLevel := outer != nil && outer.kind == "server"
 	for _, i := range m.rules {
-		rule := &r.sink.rules[i]
+		rule := r.sink.rule(i)
 		if serverLevel && rule.MatchType == redirects.StartsWith && r.serverPrefix != nil {
 			// The map answers in the server's rewrite phase, before the
 			// locations: its prefixes take the exact locations under them.
 			if _, ok := r.serverPrefix[rule.Source]; !ok {
-				r.serverPrefix[rule.Source] = r.sink.lines[i]
+				r.serverPrefix[rule.Source] = r.sink.line(i)
 			}
 		}
 		if !m.ours {
@@ -800,6 +800,7 @@ func (r *nginxReader) useMap(m *nginxMap, line, code int) {
 		if rule.MatchType == redirects.StartsWith {
 			rule.Priority = r.nextRank()
 		}
+		r.sink.setRule(i, rule)
 	}
 }
 
@@ -816,9 +817,10 @@ func (r *nginxReader) finishMaps() {
 		}
 		rank := 0
 		for _, i := range m.rules {
-			if rule := &r.sink.rules[i]; rule.MatchType == redirects.StartsWith {
+			if rule := r.sink.rule(i); rule.MatchType == redirects.StartsWith {
 				rule.Priority = rank
 				rank++
+				r.sink.setRule(i, rule)
 			}
 		}
 	}
@@ -889,7 +891,7 @@ func (r *nginxReader) mapEntryOf(m *nginxMap, w []nginxToken, raw string) {
 			if m.firstLine == 0 {
 				m.firstLine = line
 			}
-			m.rules = append(m.rules, len(r.sink.rules))
+			m.rules = append(m.rules, r.sink.numRules())
 			r.sink.Rule(line, redirects.Rule{Source: shape.lit, MatchType: redirects.StartsWith, Destination: h.def, StatusCode: code, PreservePath: true, PreserveQuery: h.query})
 			return
 		}
@@ -976,7 +978,7 @@ func (r *nginxReader) mapEntryOf(m *nginxMap, w []nginxToken, raw string) {
 		if rule.Priority == 0 && rule.MatchType == redirects.Exact {
 			rule.Priority = redirects.DefaultPriority
 		}
-		m.rules = append(m.rules, len(r.sink.rules))
+		m.rules = append(m.rules, r.sink.numRules())
 		r.sink.Rule(line, rule)
 	}
 }

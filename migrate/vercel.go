@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -92,6 +93,66 @@ type vcLine struct {
 	pat  *vcPattern
 }
 
+// vcHeld is a redirect as the reader holds it until the file's settings
+// are known: a fifth of a vcLine and its pattern (made again from the
+// source), so that a million redirects take little.
+type vcHeld struct {
+	source, destination string
+	statusCode          string
+	// extra holds has, missing and env, when the redirect has one.
+	extra *vcExtra
+	line  int32
+	flags uint8
+}
+
+type vcExtra struct {
+	has, missing []vcCondition
+	env          []json.RawMessage
+}
+
+const (
+	vcHasPermanent = 1 << iota
+	vcPermanent
+	vcHasStatus
+)
+
+func holdVercel(line int, e vcEntry) vcHeld {
+	h := vcHeld{source: *e.Source, destination: *e.Destination, line: int32(line)}
+	if e.Permanent != nil {
+		h.flags |= vcHasPermanent
+		if *e.Permanent {
+			h.flags |= vcPermanent
+		}
+	}
+	if e.StatusCode != nil {
+		h.flags |= vcHasStatus
+		h.statusCode = string(*e.StatusCode)
+	}
+	if e.Has != nil || e.Missing != nil || e.Env != nil {
+		h.extra = &vcExtra{e.Has, e.Missing, e.Env}
+	}
+	return h
+}
+
+// vcLine returns the redirect h holds, its pattern parsed again.
+func (h *vcHeld) vcLine() vcLine {
+	src, dst := h.source, h.destination
+	e := vcEntry{Source: &src, Destination: &dst}
+	if h.flags&vcHasPermanent != 0 {
+		p := h.flags&vcPermanent != 0
+		e.Permanent = &p
+	}
+	if h.flags&vcHasStatus != 0 {
+		n := json.Number(h.statusCode)
+		e.StatusCode = &n
+	}
+	if h.extra != nil {
+		e.Has, e.Missing, e.Env = h.extra.has, h.extra.missing, h.extra.env
+	}
+	pat, _ := parseVercelSource(src) // it parsed when read
+	return vcLine{line: int(h.line), e: e, pat: pat}
+}
+
 func readVercelJSON(in io.Reader, o *Options, sink *Sink) error {
 	j := newJSONLines(in)
 	t, err := j.token()
@@ -103,7 +164,7 @@ func readVercelJSON(in io.Reader, o *Options, sink *Sink) error {
 		return nil
 	}
 	var (
-		entries       []vcLine
+		entries       []vcHeld
 		trailingSlash *bool
 		cleanURLs     bool
 		sawRedirects  bool
@@ -164,15 +225,16 @@ func readVercelJSON(in io.Reader, o *Options, sink *Sink) error {
 			*trailingSlash, map[bool]string{true: "with", false: "without"}[*trailingSlash]))
 	}
 	vc := vcFile{o: o, sink: sink, trailingSlash: trailingSlash, cleanURLs: cleanURLs}
-	for _, l := range entries {
-		vc.entry(l)
+	for i := range entries {
+		vc.entry(entries[i].vcLine())
+		entries[i] = vcHeld{}
 	}
 	return nil
 }
 
 // readVercelArray reads the redirects array: each entry with its line;
 // an entry that is not valid goes to sink.Bad.
-func readVercelArray(j *jsonLines, sink *Sink) ([]vcLine, error) {
+func readVercelArray(j *jsonLines, sink *Sink) ([]vcHeld, error) {
 	t, err := j.token()
 	if err != nil {
 		return nil, err
@@ -181,7 +243,7 @@ func readVercelArray(j *jsonLines, sink *Sink) ([]vcLine, error) {
 		sink.Bad(j.lineAt(j.dec.InputOffset()), "\"redirects\" must be an array")
 		return nil, nil
 	}
-	var out []vcLine
+	var out []vcHeld
 	for j.dec.More() {
 		if err := sink.stopped(); err != nil {
 			return nil, err
@@ -194,6 +256,10 @@ func readVercelArray(j *jsonLines, sink *Sink) ([]vcLine, error) {
 		if sink.maxRules > 0 && len(out) >= sink.maxRules && line > 0 {
 			sink.stop = redirects.Errorf(redirects.EINVALID, "the file holds more than the %d redirects one import takes (line %d holds redirect %d); split it",
 				sink.maxRules, line, sink.maxRules+1)
+			if ruleLimitHook != nil {
+				ruleLimitHook()
+				runtime.KeepAlive(out) // measured as held
+			}
 			return nil, sink.stop
 		}
 		var te *json.UnmarshalTypeError
@@ -230,12 +296,11 @@ func readVercelArray(j *jsonLines, sink *Sink) ([]vcLine, error) {
 				continue
 			}
 		}
-		pat, err := parseVercelSource(*e.Source)
-		if err != nil {
+		if _, err := parseVercelSource(*e.Source); err != nil {
 			sink.Bad(line, "source %q is not a valid path-to-regexp pattern: %v", *e.Source, err)
 			continue
 		}
-		out = append(out, vcLine{line: line, e: e, pat: pat})
+		out = append(out, holdVercel(line, e))
 	}
 	_, err = j.token() // ']'
 	return out, err
