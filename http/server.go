@@ -41,6 +41,10 @@ type Backend struct {
 type Config struct {
 	Addr      string // edge listener, e.g. ":8080"
 	AdminAddr string // admin listener, e.g. "127.0.0.1:8081"; "" for none
+	// Pprof serves Go's profiles (net/http/pprof) under /debug/pprof/ on
+	// the admin listener, for a CPU profile of the running node. Off by
+	// default: a profile shows the rules and keys the node handles.
+	Pprof bool
 	// Connect opens the backend. If it fails with EUNAVAILABLE (the store
 	// cannot be reached), the server starts anyway, answers 503 on the API,
 	// /healthz and /readyz, and calls Connect again every ConnectRetry until it
