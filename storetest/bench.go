@@ -104,7 +104,9 @@ var flushSizes = []int{1_000, 100_000}
 func BenchAddHits(b *testing.B, open BenchOpener, dbCPU func() time.Duration) {
 	for _, n := range flushSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			ctx := context.Background()
+			// A context that can end, as a node's flush has.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
 			s := open(b)
 			defer s.Close()
 			projectID := benchProject(b, s)
