@@ -38,6 +38,9 @@ func (dialect) Rows(types []string) string {
 // row locks long.
 const arrayRows = 10_000
 
+// RowAtATime is false: RowArgs gives arrays of many rows.
+func (dialect) RowAtATime() bool { return false }
+
 // RowArgs turns each arrayRows rows into one slice per column: []string
 // for TEXT, []int64 for BIGINT.
 func (d dialect) RowArgs(types []string, rows [][]any) ([][]any, error) {

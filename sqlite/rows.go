@@ -24,6 +24,9 @@ func (dialect) Rows(types []string) string {
 	return b.String()
 }
 
+// RowAtATime is true: RowArgs gives the rows themselves.
+func (dialect) RowAtATime() bool { return true }
+
 // RowArgs returns the rows themselves, one argument list each.
 func (dialect) RowArgs(types []string, rows [][]any) ([][]any, error) {
 	for i, row := range rows {

@@ -2,18 +2,27 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
 )
 
-// batch runs query for rows, in order, in the caller's transaction. Its
+// batch runs upsert for rows, in order, in the caller's transaction. Its
 // %s stands for the dialect's rows of an INSERT (Dialect.Rows), in the
 // order given, so every writer that sorts its rows the same way locks them
-// in the same order. The query is prepared once and run once per argument
-// list of Dialect.RowArgs; its text is the same at every call, so the
-// engine parses neither a statement per flush nor a VALUES list per row.
-func (db *DB) batch(ctx context.Context, tx *Tx, query string, types []string, rows [][]any) error {
+// in the same order. The statement is prepared once and run once per
+// argument list of Dialect.RowArgs; its text is the same at every call, so
+// the engine parses neither a statement per flush nor a VALUES list per
+// row.
+//
+// update, if not "", changes one existing row, its values $1, $2, ... in
+// the order of types, as upsert's conflict clause would. Where the dialect
+// runs a row at a time (SQLite), each row tries update first and upsert
+// only when no row changed: the rows a flush counts mostly exist, and an
+// UPDATE finds its row once where an upsert looks for the conflict and
+// then again for its update, which on SQLite costs twice the row.
+func (db *DB) batch(ctx context.Context, tx *Tx, upsert, update string, types []string, rows [][]any) error {
 	for i, row := range rows {
 		if len(row) != len(types) {
 			return fmt.Errorf("batch row %d has %d values for %d columns", i, len(row), len(types))
@@ -26,16 +35,26 @@ func (db *DB) batch(ctx context.Context, tx *Tx, query string, types []string, r
 	if err != nil {
 		return err
 	}
-	query = fmt.Sprintf(query, db.d.Rows(types))
-	if len(lists) == 1 {
-		_, err := tx.ExecContext(ctx, query, lists[0]...)
+	upsert = fmt.Sprintf(upsert, db.d.Rows(types))
+	if !db.d.RowAtATime() {
+		update = ""
+	}
+	if len(lists) == 1 && update == "" {
+		_, err := tx.ExecContext(ctx, upsert, lists[0]...)
 		return err
 	}
-	stmt, err := tx.PrepareContext(ctx, query)
+	ins, err := tx.PrepareContext(ctx, upsert)
 	if err != nil {
 		return err
 	}
-	defer stmt.Close()
+	defer ins.Close()
+	var upd *sql.Stmt
+	if update != "" {
+		if upd, err = tx.PrepareContext(ctx, update); err != nil {
+			return err
+		}
+		defer upd.Close()
+	}
 	// Each run goes without ctx's cancellation, which ctx.Err() checks
 	// between the runs instead: a driver watches a cancellable context in a
 	// goroutine of its own for each statement (modernc.org/sqlite does),
@@ -45,7 +64,16 @@ func (db *DB) batch(ctx context.Context, tx *Tx, query string, types []string, r
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, err := stmt.ExecContext(quiet, args...); err != nil {
+		if upd != nil {
+			res, err := upd.ExecContext(quiet, args...)
+			if err != nil {
+				return err
+			}
+			if affected(res) > 0 {
+				continue
+			}
+		}
+		if _, err := ins.ExecContext(quiet, args...); err != nil {
 			return err
 		}
 	}

@@ -61,6 +61,9 @@ type Dialect interface {
 	// cheap as a row can be; one across a network (PostgreSQL) takes many
 	// rows per list, as arrays, so a flush is a few round trips.
 	RowArgs(types []string, rows [][]any) ([][]any, error)
+	// RowAtATime reports whether each argument list of RowArgs is one
+	// row's values, as they are.
+	RowAtATime() bool
 	// InsertRules inserts the draft rules of an import in their order,
 	// with IDs in the same order, each at revision 1; it checks
 	// rows.Stopped now and then and returns ErrStopped once it is true.

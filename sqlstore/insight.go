@@ -65,6 +65,8 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 	if err := db.batch(ctx, tx, `INSERT INTO rule_hits AS r (project_id, match_type, source, hits, last_hit) %s
 		ON CONFLICT (project_id, match_type, source) DO UPDATE SET hits = r.hits + excluded.hits,
 			last_hit = CASE WHEN excluded.last_hit > r.last_hit THEN excluded.last_hit ELSE r.last_hit END`,
+		`UPDATE rule_hits SET hits = hits + $4, last_hit = CASE WHEN $5 > last_hit THEN $5 ELSE last_hit END
+		WHERE project_id = $1 AND match_type = $2 AND source = $3`,
 		[]string{"TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT"}, rows); err != nil {
 		return db.wrap("add hits", err)
 	}
@@ -204,6 +206,9 @@ func (db *DB) AddMisses(ctx context.Context, misses []redirects.Miss) error {
 		ON CONFLICT (project_id, path) DO UPDATE SET count = m.count + excluded.count,
 			first_seen = CASE WHEN excluded.first_seen < m.first_seen THEN excluded.first_seen ELSE m.first_seen END,
 			last_seen = CASE WHEN excluded.last_seen > m.last_seen THEN excluded.last_seen ELSE m.last_seen END`,
+		`UPDATE misses SET count = count + $3, first_seen = CASE WHEN $4 < first_seen THEN $4 ELSE first_seen END,
+			last_seen = CASE WHEN $5 > last_seen THEN $5 ELSE last_seen END
+		WHERE project_id = $1 AND path = $2`,
 		[]string{"TEXT", "TEXT", "BIGINT", "BIGINT", "BIGINT"}, rows); err != nil {
 		return db.wrap("add misses", err)
 	}
