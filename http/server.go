@@ -378,6 +378,10 @@ func (s *Server) Close(ctx context.Context) error {
 // totals and the keys' daily counts are written in one transaction, so
 // they add up whatever ends the process.
 func (s *Server) flush(ctx context.Context, catalog *Catalog, b *Backend) error {
+	start, hits, misses := time.Now(), catalog.insight.wroteHits.Load(), catalog.insight.wroteMisses.Load()
+	defer func() {
+		s.metrics.flushed(time.Since(start), catalog.insight.wroteHits.Load()-hits, catalog.insight.wroteMisses.Load()-misses)
+	}()
 	taker, _ := b.Flusher.(redirects.UsageTaker)
 	w, _ := catalog.store.(UsageTogetherWriter)
 	if taker == nil || w == nil {
