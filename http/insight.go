@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 	"weak"
@@ -34,6 +35,9 @@ type insight struct {
 	// paths a project per flush interval at most.
 	pendingHits   map[hitID]redirects.RuleHits
 	pendingMisses map[missID]redirects.Miss
+	// wroteHits and wroteMisses count the entries flushes wrote, one per
+	// rule with hits and one per missed path, for the metrics.
+	wroteHits, wroteMisses atomic.Int64
 }
 
 // hitID and missID name what pending merges by.
@@ -162,11 +166,13 @@ func (in *insight) flush(ctx context.Context, store CountWriter, now time.Time) 
 	var herr, merr error
 	if len(hits) > 0 {
 		if herr = store.AddHits(ctx, hits); herr == nil {
+			in.wroteHits.Add(int64(len(hits)))
 			hits = nil
 		}
 	}
 	if len(misses) > 0 {
 		if merr = store.AddMisses(ctx, misses); merr == nil {
+			in.wroteMisses.Add(int64(len(misses)))
 			misses = nil
 		}
 	}

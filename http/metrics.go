@@ -63,6 +63,11 @@ type Metrics struct {
 	fallback prometheus.Gauge
 	// waiting counts the export long-polls being held (waitExport).
 	waiting prometheus.Gauge
+	// flushTime and flushRows count the background work of the flushes
+	// (Server.flush): their time, and the hits and misses entries they
+	// wrote.
+	flushTime prometheus.Observer
+	flushRows [2]prometheus.Counter
 	// shared, set when a shared limiter is opened, reports its counters of
 	// round trips to Redis and of requests that waited for one.
 	shared atomic.Pointer[func() SharedLimiterStats]
@@ -96,6 +101,17 @@ func NewMetrics() *Metrics {
 		Name: "redirects_export_waiting",
 		Help: "Export long-polls (wait=) held until a new deployment or their time is up.",
 	})
+	flushTime := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "redirects_flush_duration_seconds",
+		Help:    "Time to write what the node counted (usage, hits, misses, agents) to the store, once a flush interval.",
+		Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10},
+	})
+	m.flushTime = flushTime
+	flushRows := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "redirects_flush_rows_total",
+		Help: "Entries the flushes wrote to the store: one per rule with hits, one per missed path.",
+	}, []string{"kind"})
+	m.flushRows = [2]prometheus.Counter{flushRows.WithLabelValues("hits"), flushRows.WithLabelValues("misses")}
 	for ep := range numEndpoints {
 		for i, s := range statuses {
 			m.requests[ep][i] = requests.WithLabelValues(endpointNames[ep], strconv.Itoa(s))
@@ -113,7 +129,7 @@ func NewMetrics() *Metrics {
 			return 0
 		})
 	}
-	m.registry.MustRegister(requests, latency, limits, m.fallback, m.waiting,
+	m.registry.MustRegister(requests, latency, limits, m.fallback, m.waiting, flushTime, flushRows,
 		sharedStat("redirects_limiter_redis_round_trips_total",
 			"Round trips of the shared limiter to Redis (shares taken and given back).",
 			func(s SharedLimiterStats) uint64 { return s.RoundTrips }),
@@ -145,6 +161,17 @@ func (m *Metrics) observe(ep endpoint, status int, d time.Duration) {
 }
 
 func (m *Metrics) limiter(r redirects.Refusal) { m.limits[r].Inc() }
+
+// flushed counts a flush that took d and wrote hits and misses entries;
+// nil metrics count nothing.
+func (m *Metrics) flushed(d time.Duration, hits, misses int64) {
+	if m == nil {
+		return
+	}
+	m.flushTime.Observe(d.Seconds())
+	m.flushRows[0].Add(float64(hits))
+	m.flushRows[1].Add(float64(misses))
+}
 
 // SetLimiterFallback records whether shared limits are unreachable.
 func (m *Metrics) SetLimiterFallback(down bool) {

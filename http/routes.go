@@ -1,6 +1,9 @@
 package http
 
-import "net/http"
+import (
+	"net/http"
+	"net/http/pprof"
+)
 
 // The routes of both listeners are listed in this file, and only here.
 
@@ -25,13 +28,25 @@ var notFound = edgeRoute{endpoint: epOther, handler: handleNotFound}
 
 // adminRoutes are the routes of the admin listener (Config.AdminAddr),
 // served by net/http's ServeMux, which answers 404 to any other path and
-// 405 to another method.
+// 405 to another method. Go's profiles are among them only with
+// Config.Pprof, registered here by name (the package's init also puts them
+// on http.DefaultServeMux, which nothing serves).
 func (s *Server) adminRoutes() []adminRoute {
-	return []adminRoute{
+	routes := []adminRoute{
 		{pattern: "GET /metrics", handler: s.metrics.Handler(s.edge)},
 		{pattern: "GET /healthz", handler: http.HandlerFunc(s.edge.ServeHTTP)},
 		{pattern: "GET /readyz", handler: http.HandlerFunc(s.edge.ServeHTTP)},
 	}
+	if s.cfg.Pprof {
+		routes = append(routes,
+			adminRoute{pattern: "GET /debug/pprof/", handler: http.HandlerFunc(pprof.Index)},
+			adminRoute{pattern: "GET /debug/pprof/cmdline", handler: http.HandlerFunc(pprof.Cmdline)},
+			adminRoute{pattern: "GET /debug/pprof/profile", handler: http.HandlerFunc(pprof.Profile)},
+			adminRoute{pattern: "GET /debug/pprof/symbol", handler: http.HandlerFunc(pprof.Symbol)},
+			adminRoute{pattern: "GET /debug/pprof/trace", handler: http.HandlerFunc(pprof.Trace)},
+		)
+	}
+	return routes
 }
 
 // edgeRoute is one path of the edge listener.

@@ -41,6 +41,10 @@ type Backend struct {
 type Config struct {
 	Addr      string // edge listener, e.g. ":8080"
 	AdminAddr string // admin listener, e.g. "127.0.0.1:8081"; "" for none
+	// Pprof serves Go's profiles (net/http/pprof) under /debug/pprof/ on
+	// the admin listener, for a CPU profile of the running node. Off by
+	// default: a profile shows the rules and keys the node handles.
+	Pprof bool
 	// Connect opens the backend. If it fails with EUNAVAILABLE (the store
 	// cannot be reached), the server starts anyway, answers 503 on the API,
 	// /healthz and /readyz, and calls Connect again every ConnectRetry until it
@@ -374,6 +378,10 @@ func (s *Server) Close(ctx context.Context) error {
 // totals and the keys' daily counts are written in one transaction, so
 // they add up whatever ends the process.
 func (s *Server) flush(ctx context.Context, catalog *Catalog, b *Backend) error {
+	start, hits, misses := time.Now(), catalog.insight.wroteHits.Load(), catalog.insight.wroteMisses.Load()
+	defer func() {
+		s.metrics.flushed(time.Since(start), catalog.insight.wroteHits.Load()-hits, catalog.insight.wroteMisses.Load()-misses)
+	}()
 	taker, _ := b.Flusher.(redirects.UsageTaker)
 	w, _ := catalog.store.(UsageTogetherWriter)
 	if taker == nil || w == nil {

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -191,6 +192,52 @@ func benchOpen(b *testing.B) redirects.Store {
 func BenchmarkImport(b *testing.B) { storetest.BenchImport(b, benchOpen) }
 
 func BenchmarkDeploy(b *testing.B) { storetest.BenchDeploy(b, benchOpen) }
+
+// BenchmarkAddHits measures a flush of hits per row:
+//
+//	REDIRECTS_TEST_POSTGRES=... go test -run XXX -bench AddHits ./postgres
+func BenchmarkAddHits(b *testing.B) {
+	storetest.BenchAddHits(b, benchOpen, func() time.Duration { return backendsCPU(b) })
+}
+
+// backendsCPU returns the CPU time the server's backends of the run's
+// database have used, read from /proc: the server must run on this
+// machine, as the tests' 127.0.0.1 has it. It counts the backends alive
+// now, so it is meant for a difference over a stretch in which the
+// store's pool keeps its connections.
+func backendsCPU(b *testing.B) time.Duration {
+	b.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, newDatabase(b))
+	if err != nil {
+		b.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		b.Fatalf("list backends: %v", err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		b.Fatalf("list backends: %v", err)
+	}
+	var total time.Duration
+	for _, pid := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			b.Skipf("the database's backends are not processes of this machine: %v", err)
+		}
+		// Fields 14 and 15 (utime, stime) in clock ticks (USER_HZ,
+		// 100 on Linux), after the
+		// command name, which is in parentheses and may hold spaces.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		for _, s := range f[11:13] {
+			n, _ := strconv.ParseInt(s, 10, 64)
+			total += time.Duration(n) * time.Second / 100
+		}
+	}
+	return total
+}
 
 func newProject(t testing.TB, db *postgres.DB) *redirects.Project {
 	t.Helper()

@@ -173,3 +173,10 @@ func TestOpenExisting(t *testing.T) {
 		t.Fatalf("FindOrgs after OpenExisting = %v, %v; want the one org %s", orgs, err, org.ID)
 	}
 }
+
+// BenchmarkAddHits measures a flush of hits per row:
+//
+//	go test -run XXX -bench AddHits ./sqlite
+func BenchmarkAddHits(b *testing.B) {
+	storetest.BenchAddHits(b, func(b *testing.B) redirects.Store { return open(b, nil) }, nil)
+}

@@ -49,6 +49,21 @@ type Dialect interface {
 	// any of columns holds text, as plain text (no wildcards).
 	Prefix(column string, args *Args, prefix string) string
 	Contains(columns []string, args *Args, text string) string
+	// Rows returns the rows of an INSERT (what follows its column list)
+	// for one argument list of RowArgs, in their order, with values of
+	// types (TEXT or BIGINT). Its text depends on types alone, so a
+	// caller's statement is one text at every call, which stays prepared.
+	Rows(types []string) string
+	// RowArgs returns the argument lists that carry rows, each of
+	// len(types) values (a string for TEXT, an int64 for BIGINT), in
+	// order: one statement runs per list. An engine in the process
+	// (SQLite) takes a row per list, bound to a prepared statement, as
+	// cheap as a row can be; one across a network (PostgreSQL) takes many
+	// rows per list, as arrays, so a flush is a few round trips.
+	RowArgs(types []string, rows [][]any) ([][]any, error)
+	// RowAtATime reports whether each argument list of RowArgs is one
+	// row's values, as they are.
+	RowAtATime() bool
 	// InsertRules inserts the draft rules of an import in their order,
 	// with IDs in the same order, each at revision 1; it checks
 	// rows.Stopped now and then and returns ErrStopped once it is true.

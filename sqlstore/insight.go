@@ -11,49 +11,66 @@ import (
 )
 
 // AddHits adds the hits edge nodes counted to the rules' totals, in one
-// statement. Hits of unknown projects are dropped.
+// transaction. Hits of unknown projects are dropped.
 func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 	if err := redirects.ValidateHits(hits); err != nil {
 		return err
 	}
-	// Sum repeated rules (one statement may not upsert a row twice) and
-	// upsert in one order, so two nodes' flushes cannot deadlock.
-	type key struct{ project, mt, source string }
-	sum := map[key]redirects.RuleHits{}
+	// Upsert in one order, so two nodes' flushes cannot deadlock, and sum
+	// repeated rules (one statement may not upsert a row twice), which
+	// sorting puts side by side.
+	sorted := make([]redirects.RuleHits, 0, len(hits))
 	for _, h := range hits {
-		if h.Hits == 0 {
-			continue
+		if h.Hits != 0 {
+			sorted = append(sorted, h)
 		}
-		k := key{h.ProjectID, h.MatchType.String(), h.Source}
-		s := sum[k]
-		s.Hits += h.Hits
-		if h.LastHit.After(s.LastHit) {
-			s.LastHit = h.LastHit
-		}
-		sum[k] = s
 	}
-	if len(sum) == 0 {
+	if len(sorted) == 0 {
 		return nil
 	}
-	keys := make([]key, 0, len(sum))
-	for k := range sum {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.mt, b.mt), cmp.Compare(a.source, b.source))
+	slices.SortFunc(sorted, func(a, b redirects.RuleHits) int {
+		return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.MatchType.String(), b.MatchType.String()), cmp.Compare(a.Source, b.Source))
 	})
-	rows := make([][]any, len(keys))
-	for i, k := range keys {
-		rows[i] = []any{k.project, k.mt, k.source, sum[k].Hits, sum[k].LastHit.UnixNano()}
+	tx, err := db.beginWrite(ctx, "add hits")
+	if err != nil {
+		return err
 	}
-	// The join drops hits of a project that is gone.
-	if err := bulk(ctx, db.write, `INSERT INTO rule_hits (project_id, match_type, source, hits, last_hit)
-		SELECT v.column1, v.column2, v.column3, v.column4, v.column5 FROM (VALUES %s) AS v
-		JOIN projects p ON p.id = v.column1
-		WHERE true ORDER BY v.column6
-		ON CONFLICT (project_id, match_type, source) DO UPDATE SET hits = rule_hits.hits + excluded.hits,
-			last_hit = CASE WHEN excluded.last_hit > rule_hits.last_hit THEN excluded.last_hit ELSE rule_hits.last_hit END`,
+	defer tx.Rollback()
+	// Hits of a project that is gone are dropped.
+	var projects []string
+	for i, h := range sorted {
+		if i == 0 || h.ProjectID != sorted[i-1].ProjectID {
+			projects = append(projects, h.ProjectID)
+		}
+	}
+	known, err := db.knownProjects(ctx, tx, projects)
+	if err != nil {
+		return err
+	}
+	rows := make([][]any, 0, len(sorted))
+	values := make([]any, 0, 5*len(sorted))
+	for i := 0; i < len(sorted); {
+		h := sorted[i]
+		for i++; i < len(sorted) && sorted[i].ProjectID == h.ProjectID && sorted[i].MatchType == h.MatchType && sorted[i].Source == h.Source; i++ {
+			h.Hits += sorted[i].Hits
+			if sorted[i].LastHit.After(h.LastHit) {
+				h.LastHit = sorted[i].LastHit
+			}
+		}
+		if known[h.ProjectID] {
+			values = append(values, h.ProjectID, h.MatchType.String(), h.Source, h.Hits, h.LastHit.UnixNano())
+			rows = append(rows, values[len(values)-5:len(values):len(values)])
+		}
+	}
+	if err := db.batch(ctx, tx, `INSERT INTO rule_hits AS r (project_id, match_type, source, hits, last_hit) %s
+		ON CONFLICT (project_id, match_type, source) DO UPDATE SET hits = r.hits + excluded.hits,
+			last_hit = CASE WHEN excluded.last_hit > r.last_hit THEN excluded.last_hit ELSE r.last_hit END`,
+		`UPDATE rule_hits SET hits = hits + $4, last_hit = CASE WHEN $5 > last_hit THEN $5 ELSE last_hit END
+		WHERE project_id = $1 AND match_type = $2 AND source = $3`,
 		[]string{"TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT"}, rows); err != nil {
+		return db.wrap("add hits", err)
+	}
+	if err := tx.Commit(); err != nil {
 		return db.wrap("add hits", err)
 	}
 	return nil
@@ -173,13 +190,25 @@ func (db *DB) AddMisses(ctx context.Context, misses []redirects.Miss) error {
 		}
 		start = end
 	}
-	if err := bulk(ctx, tx, `INSERT INTO misses (project_id, path, count, first_seen, last_seen)
-		SELECT v.column1, v.column2, v.column3, v.column4, v.column5 FROM (VALUES %s) AS v
-		JOIN projects p ON p.id = v.column1
-		WHERE true ORDER BY v.column6
-		ON CONFLICT (project_id, path) DO UPDATE SET count = misses.count + excluded.count,
-			first_seen = CASE WHEN excluded.first_seen < misses.first_seen THEN excluded.first_seen ELSE misses.first_seen END,
-			last_seen = CASE WHEN excluded.last_seen > misses.last_seen THEN excluded.last_seen ELSE misses.last_seen END`,
+	// Misses of a project that is gone are dropped.
+	var projects []string
+	for i, k := range keys {
+		if i == 0 || k.project != keys[i-1].project {
+			projects = append(projects, k.project)
+		}
+	}
+	known, err := db.knownProjects(ctx, tx, projects)
+	if err != nil {
+		return err
+	}
+	rows = slices.DeleteFunc(rows, func(row []any) bool { return !known[row[0].(string)] })
+	if err := db.batch(ctx, tx, `INSERT INTO misses AS m (project_id, path, count, first_seen, last_seen) %s
+		ON CONFLICT (project_id, path) DO UPDATE SET count = m.count + excluded.count,
+			first_seen = CASE WHEN excluded.first_seen < m.first_seen THEN excluded.first_seen ELSE m.first_seen END,
+			last_seen = CASE WHEN excluded.last_seen > m.last_seen THEN excluded.last_seen ELSE m.last_seen END`,
+		`UPDATE misses SET count = count + $3, first_seen = CASE WHEN $4 < first_seen THEN $4 ELSE first_seen END,
+			last_seen = CASE WHEN $5 > last_seen THEN $5 ELSE last_seen END
+		WHERE project_id = $1 AND path = $2`,
 		[]string{"TEXT", "TEXT", "BIGINT", "BIGINT", "BIGINT"}, rows); err != nil {
 		return db.wrap("add misses", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"redirects/internal/rulegen"
 
@@ -84,6 +85,66 @@ func BenchDeploy(b *testing.B, open BenchOpener) {
 				}
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rules/s")
+		})
+	}
+}
+
+// flushSizes are the numbers of distinct rules one flush of hits names in
+// BenchAddHits: a quiet interval's and a busy one's.
+var flushSizes = []int{1_000, 100_000}
+
+// BenchAddHits flushes hits of n distinct rules into a store that already
+// holds them (a node's steady state: every row is an update), once per
+// iteration, and reports the cost per flushed row: ns/row in wall time,
+// cpu-ns/row in the CPU (user and system) of the benchmark process, the
+// node's share, and, where dbCPU is not nil (an engine in processes of its
+// own), db-cpu-ns/row in what dbCPU counts (the store's database
+// backends) and all-cpu-ns/row in both. A store's BenchmarkAddHits calls
+// it.
+func BenchAddHits(b *testing.B, open BenchOpener, dbCPU func() time.Duration) {
+	for _, n := range flushSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			// A context that can end, as a node's flush has.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			s := open(b)
+			defer s.Close()
+			projectID := benchProject(b, s)
+			at := time.Unix(1_800_000_000, 0).UTC()
+			hits := make([]redirects.RuleHits, n)
+			for i := range hits {
+				mt := redirects.Exact
+				if i%4 == 0 {
+					mt = redirects.StartsWith
+				}
+				hits[i] = redirects.RuleHits{ProjectID: projectID, MatchType: mt, Source: fmt.Sprintf("/bench/%07d/page", i), Hits: int64(1 + i%7), LastHit: at}
+			}
+			if err := s.AddHits(ctx, hits); err != nil {
+				b.Fatalf("AddHits: %v", err)
+			}
+			cpu, db := processCPU(), time.Duration(0)
+			if dbCPU != nil {
+				db = dbCPU()
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for j := range hits {
+					hits[j].LastHit = at.Add(time.Duration(i+1) * time.Second)
+				}
+				if err := s.AddHits(ctx, hits); err != nil {
+					b.Fatalf("AddHits: %v", err)
+				}
+			}
+			b.StopTimer()
+			rows := float64(n) * float64(b.N)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/rows, "ns/row")
+			cpu = processCPU() - cpu
+			b.ReportMetric(float64(cpu.Nanoseconds())/rows, "cpu-ns/row")
+			if dbCPU != nil {
+				db = dbCPU() - db
+				b.ReportMetric(float64(db.Nanoseconds())/rows, "db-cpu-ns/row")
+				b.ReportMetric(float64((cpu+db).Nanoseconds())/rows, "all-cpu-ns/row")
+			}
 		})
 	}
 }

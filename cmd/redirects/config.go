@@ -22,6 +22,7 @@ type config struct {
 
 	addr        string // --addr, REDIRECTS_ADDR: the edge API's address
 	adminAddr   string // --admin-addr, REDIRECTS_ADMIN_ADDR: /metrics
+	pprof       bool   // serve --pprof: Go's profiles on the admin listener
 	manageAddr  string // --manage-addr, REDIRECTS_MANAGE_ADDR
 	tlsCert     string // --tls-cert, REDIRECTS_TLS_CERT
 	tlsKey      string // --tls-key, REDIRECTS_TLS_KEY
