@@ -65,8 +65,8 @@ func (s *sorted) declarations(format string) []string {
 	}
 	switch format {
 	case "csv":
-		ds = append(ds, declaration{"starts_with", "preservePath", "not carried, the file has SPEC.md's four columns", func(r *redirects.Rule) bool { return r.PreservePath }},
-			declaration{"all", "preserveQuery", "not carried, the file has SPEC.md's four columns", func(r *redirects.Rule) bool { return r.PreserveQuery }})
+		ds = append(ds, declaration{"starts_with", "preservePath", "not carried, the file has four columns (source,destination,statusCode,matchType)", func(r *redirects.Rule) bool { return r.PreservePath }},
+			declaration{"all", "preserveQuery", "not carried, the file has four columns (source,destination,statusCode,matchType)", func(r *redirects.Rule) bool { return r.PreserveQuery }})
 	case "nginx":
 		if s.set.IsDefault() {
 			ds = append(ds, declaration{"all", "a source longer than 255 bytes", "left out, nginx 1.22 mishandles longer location names",
