@@ -9,7 +9,7 @@ import (
 
 // A declaration says, in a file's opening comment and in the deploy report,
 // which rules a format answers otherwise than the lookup API and how: the
-// rules it leaves out and the differences the shapes SPEC.md fixes force
+// rules it leaves out and the differences the shapes docs/contract.md fixes force
 // (docs/exports.md#rule-options-and-settings). Files of a project that uses
 // a rule option or a setting other than the default carry them, one line
 // each, in the form

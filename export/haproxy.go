@@ -13,7 +13,7 @@ import (
 // environment variable. A source starts with '/', so it cannot be read as an
 // ACL flag such as -i or -m.
 //
-// The haproxy format keeps SPEC.md's line shapes exactly: "acl redirect_<n>
+// The haproxy format keeps docs/contract.md's line shapes exactly: "acl redirect_<n>
 // path -i <source>", and path_beg for prefix rules. HAProxy's path is the
 // request path as the client sent it, not decoded, while sources are stored
 // percent-decoded (docs/contract.md#matching). So each source is written in
@@ -95,7 +95,7 @@ func appendLogFormatLiteral(b []byte, s string) []byte {
 }
 
 // haproxyExt is the haproxy format of a project that uses options or
-// settings (docs/exports.md#rule-options-and-settings): the ACLs of SPEC.md's
+// settings (docs/exports.md#rule-options-and-settings): the ACLs of docs/contract.md's
 // shape, with, under trailingSlash ignore, the twin of an exact source and
 // the source of a starts_with rule without its trailing '/' as further
 // patterns of the same ACL; and per rule the redirect lines that compute

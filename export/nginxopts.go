@@ -13,7 +13,7 @@ import (
 
 // nginxExt is the nginx format of a project that uses a rule option or a
 // setting (docs/exports.md#rule-options-and-settings). With the default
-// settings its locations are those of SPEC.md's shape; with others, every
+// settings its locations are those of docs/contract.md's shape; with others, every
 // rule is a regular-expression location matching the decoded path as the
 // settings compare it (~* ignores ASCII case, as PCRE does without UTF
 // mode), exact rules first, then starts_with rules in priority order:

@@ -127,7 +127,7 @@ type Format struct {
 
 // Writer writes a draft in another platform's format, for teams that leave
 // or mirror (redirects rule export --to NAME). These are not edge export
-// formats: SPEC.md's seven stay as they are.
+// formats: docs/contract.md's seven stay as they are.
 type Writer struct {
 	// Name is what --to takes: "netlify", "vercel", "cloudflare".
 	Name string
