@@ -8,7 +8,7 @@ import (
 // Rule options and project settings (docs/contract.md#rule-options): what a
 // lookup answers beyond "the destination as configured", and how a path is
 // compared with the sources. A project that uses none of them answers as
-// SPEC.md says, byte for byte.
+// docs/contract.md says, byte for byte.
 
 // StatusGone is the status of a rule that answers "this page is gone": it
 // has no destination and no options.
@@ -28,7 +28,7 @@ func ValidStatus(code int) bool {
 }
 
 // Settings are a project's matching settings. The zero value is the
-// default, which compares as SPEC.md does: case sensitively, with a trailing
+// default, which compares as docs/contract.md does: case sensitively, with a trailing
 // slash significant. A deploy freezes the project's settings into the
 // deployment, so a lookup answers with the settings of the version it
 // answers from.
@@ -294,7 +294,7 @@ func (r *Rule) CheckOptions() error {
 	return nil
 }
 
-// UsesOptions reports whether r uses anything beyond SPEC.md's rule: a
+// UsesOptions reports whether r uses anything beyond docs/contract.md's basic rule: a
 // status other than 301 and 302, a fragment, preservePath or preserveQuery.
 func (r *Rule) UsesOptions() bool {
 	return r.PreservePath || r.PreserveQuery || (r.StatusCode != 301 && r.StatusCode != 302) ||

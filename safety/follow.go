@@ -171,7 +171,7 @@ func statusBit(code int) uint8 {
 
 func mixed(bits uint8) bool { return bits&(1|16) != 0 && bits&(2|4|8) != 0 }
 
-// mixNote says which statuses a chain mixes: SPEC.md's two as before, any
+// mixNote says which statuses a chain mixes: the contract's first two as before, any
 // others by number.
 func mixNote(bits uint8) string {
 	if bits == 3 {
