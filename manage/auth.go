@@ -77,6 +77,7 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 		}
 		ctx := context.WithValue(r.Context(), callerKey{}, c)
 		ctx = redirects.WithActor(ctx, actor)
+		ctx = redirects.WithPrincipal(ctx, c.principal)
 		return next(w, r.WithContext(ctx))
 	}
 }

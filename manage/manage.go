@@ -18,6 +18,7 @@ import (
 
 	"redirects"
 	"redirects/export"
+	"redirects/service"
 )
 
 // Config configures the management API.
@@ -51,6 +52,9 @@ type Config struct {
 	// Logins counts failed sign-ins; nil makes one from LoginLimits. Give
 	// the dashboard's the same one, so both doors share the limits.
 	Logins *Logins
+	// Services are the service layer the routes call; the zero value is
+	// service.New over Store, Accounts, Clock and Builder.
+	Services redirects.Services
 }
 
 // Defaults of Config.
@@ -61,6 +65,9 @@ const (
 
 // handler holds what every route needs.
 type handler struct {
+	// svc is the service layer: every route decodes, calls it and
+	// encodes.
+	svc      redirects.Services
 	store    redirects.Store
 	accounts redirects.AccountStore
 	clock    redirects.Clock
@@ -96,6 +103,10 @@ func Handler(cfg Config) http.Handler {
 	}
 	if h.clock == nil {
 		h.clock = redirects.SystemClock{}
+	}
+	h.svc = cfg.Services
+	if h.svc == (redirects.Services{}) {
+		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder}).Services()
 	}
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)

@@ -134,6 +134,7 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 		v := &viewer{user: u, session: s, principal: redirects.UserPrincipal(u, ms)}
 		ctx := context.WithValue(r.Context(), viewerKey{}, v)
 		ctx = redirects.WithActor(ctx, redirects.Actor{Kind: redirects.ActorUser, ID: u.ID, Label: u.Email, RemoteAddr: remoteIP(r)})
+		ctx = redirects.WithPrincipal(ctx, v.principal)
 		// An error page is rendered here, with the user in the context,
 		// so it keeps the top bar.
 		r = r.WithContext(ctx)

@@ -20,6 +20,7 @@ import (
 	"redirects"
 	"redirects/export"
 	"redirects/manage"
+	"redirects/service"
 )
 
 // Config configures the dashboard.
@@ -46,10 +47,16 @@ type Config struct {
 	// one address share it, so a form served by one can be posted to
 	// another; empty makes a random key for this process.
 	LoginKey []byte
+	// Services are the service layer the pages call; the zero value is
+	// service.New over Store, Accounts, Clock and Builder.
+	Services redirects.Services
 }
 
 // handler holds what every page needs.
 type handler struct {
+	// svc is the service layer: every page decodes, calls it and
+	// renders.
+	svc      redirects.Services
 	store    redirects.Store
 	accounts redirects.AccountStore
 	clock    redirects.Clock
@@ -90,6 +97,10 @@ func Handler(cfg Config) http.Handler {
 	}
 	if h.builder == nil {
 		h.builder = export.Stream
+	}
+	h.svc = cfg.Services
+	if h.svc == (redirects.Services{}) {
+		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder}).Services()
 	}
 	if len(h.loginKey) == 0 {
 		h.loginKey = make([]byte, 32)

@@ -16,6 +16,8 @@ import (
 	"redirects/export"
 	"redirects/internal/version"
 	"redirects/postgres"
+	"redirects/remote"
+	"redirects/service"
 	"redirects/sqlite"
 )
 
@@ -150,6 +152,9 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	// Every change a command makes is recorded in the audit log as made
 	// by the operating-system user who ran it.
 	ctx = redirects.WithActor(ctx, cliActor(&c.cfg))
+	// Against the database the command line may do anything; through the
+	// management API the server authorizes the token.
+	ctx = localContext(ctx)
 	return c.dispatch(ctx, args)
 }
 
@@ -427,4 +432,44 @@ func (c *cmd) println(s string) {
 
 func (c *cmd) infof(format string, args ...any) {
 	fmt.Fprintf(c.m.Stderr, format+"\n", args...)
+}
+
+// services returns the service layer the run names: the management API's
+// client with --api (or a profile), else the service layer over the
+// database, where the command line may do anything (LocalPrincipal).
+func (c *cmd) services(ctx context.Context) (redirects.Services, error) {
+	s, err := c.open(ctx)
+	if err != nil {
+		return redirects.Services{}, err
+	}
+	if rs, ok := s.(*remote.Store); ok {
+		return rs.Client().Services(), nil
+	}
+	return c.localOver(s).Services, nil
+}
+
+// local returns the service layer over the database, with the operations
+// only the database serves; through the management API it is the error
+// of a command that needs the database.
+func (c *cmd) local(ctx context.Context) (redirects.LocalServices, error) {
+	s, err := c.open(ctx)
+	if err != nil {
+		return redirects.LocalServices{}, err
+	}
+	if _, ok := s.(*remote.Store); ok {
+		return redirects.LocalServices{}, errNeedsDB(c.command)
+	}
+	return c.localOver(s), nil
+}
+
+// localOver is the service layer over the open store s.
+func (c *cmd) localOver(s redirects.Store) redirects.LocalServices {
+	accounts, _ := s.(redirects.AccountStore)
+	return service.New(service.Deps{Store: s, Accounts: accounts, Clock: c.m.Clock}).Local()
+}
+
+// localContext is ctx with the principal of the command line run against
+// the database, which may do anything.
+func localContext(ctx context.Context) context.Context {
+	return redirects.WithPrincipal(ctx, redirects.LocalPrincipal())
 }

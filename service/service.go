@@ -1,0 +1,114 @@
+// Package service is the service layer: every operation of the
+// redirects.Services interfaces, implemented once over a Store and an
+// AccountStore. Each operation authorizes the caller (the
+// redirects.Principal in the context), validates its input, and runs the
+// store's transaction, which writes the audit entry of the
+// redirects.Actor in the context. The command line (with --db), the
+// management API and the dashboard call it; none of them reads or writes
+// the store for an operation of its own.
+package service
+
+import (
+	"context"
+
+	"redirects"
+	"redirects/export"
+)
+
+// Deps is what the service layer runs on.
+type Deps struct {
+	// Store keeps organizations, projects, rules, keys and deployments.
+	Store redirects.Store
+	// Accounts keeps users, memberships, tokens, sessions and the audit
+	// log. It may be nil for a caller that uses no account operation (the
+	// command line on a store without one).
+	Accounts redirects.AccountStore
+	// Clock gives the time of new keys, tokens and sessions; nil is the
+	// system clock.
+	Clock redirects.Clock
+	// Builder renders a deployment's exports; nil is export.Build.
+	Builder redirects.Builder
+}
+
+// Service implements every interface of redirects.LocalServices.
+type Service struct {
+	store    redirects.Store
+	accounts redirects.AccountStore
+	clock    redirects.Clock
+	builder  redirects.Builder
+}
+
+// New returns the service layer over d.
+func New(d Deps) *Service {
+	s := &Service{store: d.Store, accounts: d.Accounts, clock: d.Clock, builder: d.Builder}
+	if s.clock == nil {
+		s.clock = redirects.SystemClock{}
+	}
+	if s.builder == nil {
+		s.builder = export.Build
+	}
+	return s
+}
+
+// Services returns s as every interface the front doors call.
+func (s *Service) Services() redirects.Services {
+	return redirects.Services{
+		Orgs: s, Members: s, Projects: s, Rules: s, Imports: s, Deploys: s,
+		Keys: s, Tokens: s, Webhooks: s, Insight: s, Sessions: s,
+	}
+}
+
+// Local returns s as every interface, those only the database serves
+// included.
+func (s *Service) Local() redirects.LocalServices {
+	return redirects.LocalServices{Services: s.Services(), Users: s}
+}
+
+// authorize decides whether the caller in ctx may do action in
+// organization orgID ("" for the whole service), with
+// redirects.Authorize, the one place that decides.
+func authorize(ctx context.Context, orgID string, action redirects.Action) error {
+	return redirects.Authorize(redirects.PrincipalFrom(ctx), orgID, action)
+}
+
+// org authorizes action in organization id and returns it. A caller with
+// no role in it gets the ENOTFOUND of a missing organization, word for
+// word.
+func (s *Service) org(ctx context.Context, id string, action redirects.Action) (*redirects.Org, error) {
+	if err := authorize(ctx, id, action); err != nil {
+		if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+			return nil, notFound("organization", id)
+		}
+		return nil, err
+	}
+	o, err := s.store.FindOrgByID(ctx, id)
+	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+		return nil, notFound("organization", id)
+	}
+	return o, err
+}
+
+// project loads project id and authorizes action in its organization. A
+// project of an organization the caller has no role in is answered
+// exactly as a missing project.
+func (s *Service) project(ctx context.Context, id string, action redirects.Action) (*redirects.Project, error) {
+	p, err := s.store.FindProjectByID(ctx, id)
+	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+		return nil, notFound("project", id)
+	} else if err != nil {
+		return nil, err
+	}
+	if err := authorize(ctx, p.OrgID, action); err != nil {
+		if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+			return nil, notFound("project", id)
+		}
+		return nil, err
+	}
+	return p, nil
+}
+
+// notFound is the ENOTFOUND of a missing object, in the words the stores
+// use, so that a hidden object cannot be told from a missing one.
+func notFound(what, id string) error {
+	return redirects.Errorf(redirects.ENOTFOUND, "%s %q not found", what, id)
+}

@@ -1,0 +1,39 @@
+package redirects
+
+// The service layer: every operation a person or a script asks of the
+// service, behind small interfaces, one per area. The package service
+// implements them once, over a Store and an AccountStore: it authorizes
+// the caller (the Principal in the context, see WithPrincipal), validates,
+// writes the audit entry (the Actor in the context, see WithActor) and
+// runs the store's transaction, once per operation. The front doors
+// (the command line, the management API, the dashboard) decode a request,
+// call a service and encode its answer; remote.Client implements the same
+// interfaces over the management API, so that a command runs the same
+// code path with --db and with --api.
+//
+// Operations the management API does not serve are in interfaces of
+// their own that remote.Client does not implement, gathered in
+// LocalServices: a command that needs one is known at compile time.
+
+// Services are the operations every front door may call, the management
+// API's client included.
+type Services struct {
+	Orgs     OrgService
+	Members  MemberService
+	Projects ProjectService
+	Rules    RuleService
+	Imports  ImportService
+	Deploys  DeployService
+	Keys     KeyService
+	Tokens   TokenService
+	Webhooks WebhookService
+	Insight  InsightService
+	Sessions SessionService
+}
+
+// LocalServices are Services and the operations only the database itself
+// serves (the command line with --db, and the servers).
+type LocalServices struct {
+	Services
+	Users UserService
+}
