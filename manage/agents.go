@@ -24,6 +24,9 @@ func (h *handler) agentList(w http.ResponseWriter, r *http.Request) error {
 // format's (?format=), both, or all of the project's. It answers how many
 // it forgot. An agent that reports again is listed again.
 func (h *handler) agentDelete(w http.ResponseWriter, r *http.Request) error {
+	if _, err := h.authorizeProject(r, redirects.ActionEditRules); err != nil {
+		return err
+	}
 	var f redirects.AgentFilter
 	var err error
 	if f.Agent, err = query(r, "agent"); err != nil {

@@ -54,7 +54,7 @@ func wantsCSV(r *http.Request) bool {
 // Accept: text/csv.
 func (h *handler) audit(w http.ResponseWriter, r *http.Request) error {
 	orgID := r.PathValue("org")
-	if err := authorize(r, orgID, redirects.ActionRead); err != nil {
+	if _, err := h.authorizeOrg(r, redirects.ActionRead); err != nil {
 		return err
 	}
 	f := redirects.AuditFilter{OrgID: orgID}

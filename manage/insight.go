@@ -32,9 +32,17 @@ func withHits(rules []redirects.Rule, hits []redirects.RuleHits) []ruleHitsJSON 
 	return out
 }
 
+// The hits, misses and agents routes call the service layer's
+// InsightService, which authorizes. Each authorizes first all the same,
+// as every route does (authz.go), so that a caller who may not read or
+// change the project learns that before a mistake in the query.
+
 // hits answers every draft rule with its hits, or with ?staleSince= only
 // the rules not hit since then (docs/contract.md "Hits and misses").
 func (h *handler) hits(w http.ResponseWriter, r *http.Request) error {
+	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
+		return err
+	}
 	since, err := timeParam(r, "staleSince")
 	if err != nil {
 		return err
@@ -50,6 +58,9 @@ func (h *handler) hits(w http.ResponseWriter, r *http.Request) error {
 // misses answers the project's most frequent missed paths (?limit=,
 // default 50).
 func (h *handler) misses(w http.ResponseWriter, r *http.Request) error {
+	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
+		return err
+	}
 	limit, err := queryInt(r, "limit")
 	if err != nil {
 		return err
@@ -99,14 +110,14 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 // missDelete forgets a missed path (?path=), for one nobody will make a
 // rule of.
 func (h *handler) missDelete(w http.ResponseWriter, r *http.Request) error {
+	if _, err := h.authorizeProject(r, redirects.ActionEditRules); err != nil {
+		return err
+	}
 	path, err := query(r, "path")
 	if err != nil {
 		return err
 	}
 	if path == "" {
-		if _, err := h.authorizeProject(r, redirects.ActionEditRules); err != nil {
-			return err
-		}
 		return badQuery("the query parameter \"path\" is missing: give the missed path to forget")
 	}
 	if err := h.svc.Insight.DeleteMiss(r.Context(), r.PathValue("project"), path); err != nil {

@@ -19,7 +19,7 @@ type (
 // be asked for; months before the per-key counting have days and keys of
 // zero.
 func (h *handler) usage(w http.ResponseWriter, r *http.Request) error {
-	if err := authorize(r, r.PathValue("org"), redirects.ActionRead); err != nil {
+	if _, err := h.authorizeOrg(r, redirects.ActionRead); err != nil {
 		return err
 	}
 	month, err := query(r, "month")

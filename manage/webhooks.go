@@ -33,7 +33,7 @@ func (h *handler) webhookList(w http.ResponseWriter, r *http.Request) error {
 // only time the secret is shown.
 func (h *handler) webhookCreate(w http.ResponseWriter, r *http.Request) error {
 	orgID := r.PathValue("org")
-	if err := authorize(r, orgID, redirects.ActionManageWebhooks); err != nil {
+	if _, err := h.authorizeOrg(r, redirects.ActionManageWebhooks); err != nil {
 		return err
 	}
 	var req api.WebhookCreate
@@ -77,7 +77,7 @@ func (h *handler) webhookUpdate(w http.ResponseWriter, r *http.Request) error {
 // endpoint): a caller who may not change the path's endpoint learns it
 // before a mistake in the body.
 func (h *handler) webhookAuthorize(r *http.Request, action redirects.Action) error {
-	if err := authorize(r, r.PathValue("org"), action); err != nil {
+	if _, err := h.authorizeOrg(r, action); err != nil {
 		return err
 	}
 	_, err := h.svc.Webhooks.FindWebhook(r.Context(), r.PathValue("org"), r.PathValue("id"))
