@@ -5,32 +5,8 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 )
-
-// ruleHitsJSON is one rule of the hits report: the draft rule, its hits
-// summed over every edge node, and when it was last hit (null: never).
-type ruleHitsJSON struct {
-	ruleJSON
-	Hits    int64   `json:"hits"`
-	LastHit *string `json:"lastHit"`
-}
-
-// withHits returns rules as the rule list and the hits report show them,
-// each with its hits from hits.
-func withHits(rules []redirects.Rule, hits []redirects.RuleHits) []ruleHitsJSON {
-	idx := redirects.HitIndex(hits)
-	out := make([]ruleHitsJSON, 0, len(rules))
-	for i := range rules {
-		r := &rules[i]
-		j := ruleHitsJSON{ruleJSON: toRuleJSON(r)}
-		if h, ok := idx[redirects.HitKey{MatchType: r.MatchType, Source: r.Source}]; ok {
-			j.Hits = h.Hits
-			j.LastHit = formatExactTimePtr(&h.LastHit)
-		}
-		out = append(out, j)
-	}
-	return out
-}
 
 // hitsJSON is the answer of the hits report: the rules as the rule list
 // shows them, without their revision (the report reads the draft whole,
@@ -82,7 +58,7 @@ func (h *handler) hits(w http.ResponseWriter, r *http.Request) error {
 		out.StaleSince = formatTimePtr(&since)
 	}
 	out.Rules = make([]reportRuleJSON, 0, len(rules))
-	for _, r := range withHits(rules, hits) {
+	for _, r := range api.RulesWithHits(rules, hits) {
 		out.Rules = append(out.Rules, reportRuleJSON{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
 			MatchType: r.MatchType, Priority: r.Priority, CreatedAt: r.CreatedAt, Hits: r.Hits, LastHit: r.LastHit,
 			PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery})
