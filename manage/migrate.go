@@ -97,17 +97,15 @@ func (h *handler) ruleImportFrom(w http.ResponseWriter, r *http.Request, p *redi
 // last redirects.MaxImportUndos imports), 409 CONFLICT when the draft
 // changed since.
 func (h *handler) importUndo(w http.ResponseWriter, r *http.Request) error {
-	projectID := r.PathValue("project")
+	p, err := h.svc.Imports.ImportTarget(r.Context(), r.PathValue("project"))
+	if err != nil {
+		return err
+	}
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
-		// The project is still answered first: a caller who may not see
-		// it learns nothing of its imports.
-		if _, err := h.svc.Imports.ImportTarget(r.Context(), projectID); err != nil {
-			return err
-		}
 		return notFound("import", r.PathValue("id"))
 	}
-	n, err := h.svc.Imports.UndoImport(r.Context(), projectID, id)
+	n, err := h.svc.Imports.UndoImport(r.Context(), p.ID, id)
 	if err != nil {
 		return err
 	}
@@ -120,6 +118,9 @@ func (h *handler) importUndo(w http.ResponseWriter, r *http.Request) error {
 // cannot express counted in the Redirects-Unexpressed header; with Accept:
 // application/json, the file and every rule it could not express as JSON.
 func (h *handler) rulesExport(w http.ResponseWriter, r *http.Request) error {
+	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
+		return err
+	}
 	to, err := query(r, "to")
 	if err != nil {
 		return err

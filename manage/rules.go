@@ -9,6 +9,11 @@ import (
 	"redirects/api"
 )
 
+// Every rule route answers the project first (authorizeProject), before
+// it reads the request, so that a caller who may not see the project
+// learns nothing from what the request holds; the service then decides
+// the operation itself.
+
 // ruleFilter reads q, match and status.
 func ruleFilter(r *http.Request) (redirects.RuleFilter, error) {
 	var f redirects.RuleFilter
@@ -35,8 +40,11 @@ func ruleFilter(r *http.Request) (redirects.RuleFilter, error) {
 
 // ruleList answers a page of draft rules: ?q=&match=&status=&sort=&limit=&after=.
 func (h *handler) ruleList(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
 	var q redirects.RulePageQuery
-	var err error
 	if q.Filter, err = ruleFilter(r); err != nil {
 		return err
 	}
@@ -54,7 +62,7 @@ func (h *handler) ruleList(w http.ResponseWriter, r *http.Request) error {
 	if _, ok := r.URL.Query()["limit"]; ok && q.Limit == 0 {
 		return badQuery("the query parameter \"limit\" is 0; give 1 to %d", redirects.MaxRuleLimit)
 	}
-	page, err := h.svc.Rules.FindRulePage(r.Context(), r.PathValue("project"), q)
+	page, err := h.svc.Rules.FindRulePage(r.Context(), p.ID, q)
 	if err != nil {
 		return err
 	}
@@ -123,6 +131,10 @@ func (h *handler) addRule(w http.ResponseWriter, r *http.Request, rule *redirect
 // to false. A source that clashes with another rule's under the project's
 // settings is refused by the store (ECONFLICT, naming both).
 func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
 	var req api.RuleCreate
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
@@ -132,7 +144,7 @@ func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
 	}
 	f := ruleFields{Destination: req.Destination, StatusCode: req.StatusCode, MatchType: req.MatchType, Priority: req.Priority,
 		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery}
-	rule, err := f.rule(r.PathValue("project"), *req.Source)
+	rule, err := f.rule(p.ID, *req.Source)
 	if err != nil {
 		return err
 	}
@@ -188,11 +200,15 @@ func revision(r *http.Request, body *int64) (int64, error) {
 }
 
 func (h *handler) ruleGet(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionRead)
+	if err != nil {
+		return err
+	}
 	id, err := ruleID(r)
 	if err != nil {
 		return err
 	}
-	rule, err := h.svc.Rules.FindRule(r.Context(), r.PathValue("project"), id)
+	rule, err := h.svc.Rules.FindRule(r.Context(), p.ID, id)
 	if err != nil {
 		return err
 	}
@@ -207,6 +223,10 @@ func (h *handler) ruleGet(w http.ResponseWriter, r *http.Request) error {
 // body) a rule changed since that revision is left as it is and the
 // answer is 409 REVISION_CONFLICT.
 func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
 	id, err := ruleID(r)
 	if err != nil {
 		return err
@@ -227,7 +247,7 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 	if u.Revision, err = revision(r, req.Revision); err != nil {
 		return err
 	}
-	rule, err := h.svc.Rules.UpdateRule(r.Context(), r.PathValue("project"), id, u)
+	rule, err := h.svc.Rules.UpdateRule(r.Context(), p.ID, id, u)
 	if err != nil {
 		return err
 	}
@@ -239,6 +259,10 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 // ruleDelete deletes a draft rule, at the revision of If-Match (or of the
 // optional body) when one is given.
 func (h *handler) ruleDelete(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
 	id, err := ruleID(r)
 	if err != nil {
 		return err
@@ -251,7 +275,7 @@ func (h *handler) ruleDelete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.svc.Rules.DeleteRule(r.Context(), r.PathValue("project"), id, rev); err != nil {
+	if err := h.svc.Rules.DeleteRule(r.Context(), p.ID, id, rev); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -262,6 +286,10 @@ func (h *handler) ruleDelete(w http.ResponseWriter, r *http.Request) error {
 // select, in one transaction, when ?confirm=true says so (no filter: every
 // rule). It answers how many went.
 func (h *handler) ruleDeleteMatching(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	if err != nil {
+		return err
+	}
 	f, err := ruleFilter(r)
 	if err != nil {
 		return err
@@ -273,7 +301,7 @@ func (h *handler) ruleDeleteMatching(w http.ResponseWriter, r *http.Request) err
 	if confirm != "true" {
 		return newError(http.StatusBadRequest, codeConfirmRequired, "deleting every rule that q, match and status select needs ?confirm=true: nothing was deleted")
 	}
-	n, err := h.svc.Rules.DeleteRules(r.Context(), r.PathValue("project"), f)
+	n, err := h.svc.Rules.DeleteRules(r.Context(), p.ID, f)
 	if err != nil {
 		return err
 	}
