@@ -178,11 +178,3 @@ func (h *handler) missDelete(w http.ResponseWriter, r *http.Request) error {
 // command line prints with --json as the store gives them, through the API
 // as with --db.
 func formatExactTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-func formatExactTimePtr(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := formatExactTime(*t)
-	return &s
-}
