@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"redirects"
 	"redirects/service"
@@ -14,6 +15,7 @@ import (
 // organization org, and one organization other that the callers of the
 // tests have no role in.
 type rulesFixture struct {
+	db      redirects.Store
 	svc     redirects.Services
 	project string
 	org     string
@@ -40,7 +42,7 @@ func newRulesFixture(t *testing.T) *rulesFixture {
 	if err := db.CreateProject(ctx, p); err != nil {
 		t.Fatalf("CreateProject: %v", err)
 	}
-	return &rulesFixture{svc: service.New(service.Deps{Store: db, Accounts: db}).Services(), project: p.ID, org: o.ID, other: other.ID}
+	return &rulesFixture{db: db, svc: service.New(service.Deps{Store: db, Accounts: db}).Services(), project: p.ID, org: o.ID, other: other.ID}
 }
 
 // as is a context whose caller has role in organization org.
@@ -194,4 +196,31 @@ func TestImportServiceAuthorization(t *testing.T) {
 	_, err = f.svc.Imports.UndoImport(editor, f.project, rep.UndoID)
 	wantCode(t, "UndoImport again", err, redirects.ENOTFOUND)
 	wantCode(t, "CheckImportUndo once undone", f.svc.Imports.CheckImportUndo(editor, f.project, rep.UndoID), redirects.ENOTFOUND)
+}
+
+// TestRulePageHits checks that a page carries the hits of its rules, and
+// only of its rules.
+func TestRulePageHits(t *testing.T) {
+	f := newRulesFixture(t)
+	editor := f.as(f.org, redirects.RoleEditor)
+	for _, src := range []string{"/a", "/b"} {
+		r := &redirects.Rule{ProjectID: f.project, Source: src, Destination: "/x", StatusCode: 301, MatchType: redirects.Exact, Priority: 100}
+		wantCode(t, "AddRule "+src, f.svc.Rules.AddRule(editor, r), "")
+	}
+	last := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	hits := []redirects.RuleHits{
+		{ProjectID: f.project, MatchType: redirects.Exact, Source: "/a", Hits: 3, LastHit: last},
+		{ProjectID: f.project, MatchType: redirects.Exact, Source: "/b", Hits: 5, LastHit: last},
+	}
+	if err := f.db.AddHits(context.Background(), hits); err != nil {
+		t.Fatalf("AddHits: %v", err)
+	}
+	page, err := f.svc.Rules.FindRulePage(f.as(f.org, redirects.RoleViewer), f.project, redirects.RulePageQuery{Limit: 1})
+	wantCode(t, "FindRulePage", err, "")
+	if len(page.Rules) != 1 || page.Rules[0].Source != "/a" {
+		t.Fatalf("FindRulePage: %+v, want /a alone", page.Rules)
+	}
+	if len(page.Hits) != 1 || page.Hits[0].Source != "/a" || page.Hits[0].Hits != 3 || !page.Hits[0].LastHit.Equal(last) {
+		t.Errorf("FindRulePage: hits %+v, want the 3 hits of /a, last at %s", page.Hits, last)
+	}
 }
