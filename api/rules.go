@@ -115,6 +115,42 @@ type RuleList struct {
 	Total int     `json:"total"`
 }
 
+// RuleFile is a rule of a project file (redirects plan and apply): a field
+// left out takes its default, statusCode 301, matchType exact, priority
+// 100, and the options false.
+type RuleFile struct {
+	Source        string `json:"source"`
+	Destination   string `json:"destination"`
+	StatusCode    int    `json:"statusCode,omitempty"`
+	MatchType     string `json:"matchType,omitempty"`
+	Priority      *int   `json:"priority,omitempty"`
+	PreservePath  bool   `json:"preservePath,omitempty"`
+	PreserveQuery bool   `json:"preserveQuery,omitempty"`
+}
+
+// Rule returns the rule rf describes, its defaults filled in and not yet
+// validated. Errors: EINVALID (the match type).
+func (rf RuleFile) Rule() (redirects.Rule, error) {
+	r := redirects.Rule{Source: rf.Source, Destination: rf.Destination, StatusCode: rf.StatusCode,
+		Priority: redirects.DefaultPriority, PreservePath: rf.PreservePath, PreserveQuery: rf.PreserveQuery}
+	if r.StatusCode == 0 {
+		r.StatusCode = redirects.DefaultStatus
+	}
+	if rf.Priority != nil {
+		r.Priority = *rf.Priority
+	}
+	mt := rf.MatchType
+	if mt == "" {
+		mt = "exact"
+	}
+	m, err := redirects.ParseMatchType(mt)
+	if err != nil {
+		return r, err
+	}
+	r.MatchType = m
+	return r, nil
+}
+
 // RuleCreate is the body of POST .../rules: a new rule, whose
 // statusCode, matchType and priority default as on the command line (301,
 // exact, 100), and its options to false. Its fields are flat (an embedded
