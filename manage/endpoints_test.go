@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 )
 
 // TestEndpoints walks every route once as it is meant to be used: an
@@ -94,7 +95,7 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 	}
 
 	// Rules: add, page, read, change, CSV.
-	var rule ruleJSON
+	var rule api.Rule
 	r = ci.do("POST", pbase+"/rules", map[string]any{"source": "/a", "destination": "/b"}).want(t, 201)
 	r.decode(t, &rule)
 	if rule.StatusCode != 301 || rule.MatchType != "exact" || rule.Priority != 100 || rule.Revision != 1 || r.header.Get("ETag") != `"1"` {
@@ -104,12 +105,12 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 		ci.do("POST", pbase+"/rules", map[string]any{"source": fmt.Sprintf("/blog/%d/", i), "destination": "https://blog.example.com/",
 			"statusCode": 302, "matchType": "starts_with", "priority": 10 + i}).want(t, 201)
 	}
-	var page rulePageJSON
+	var page api.RulePage
 	ci.do("GET", pbase+"/rules?q=/blog/*&limit=3&sort=-priority", nil).want(t, 200).decode(t, &page)
 	if len(page.Rules) != 3 || page.Total != 4 || page.Next == nil || page.Rules[0].Priority != 13 {
 		t.Fatalf("first page = %+v", page)
 	}
-	var page2 rulePageJSON
+	var page2 api.RulePage
 	ci.do("GET", pbase+"/rules?q=/blog/*&limit=3&sort=-priority&after="+*page.Next, nil).want(t, 200).decode(t, &page2)
 	if len(page2.Rules) != 1 || page2.Next != nil || page2.Rules[0].Priority != 10 {
 		t.Fatalf("second page = %+v", page2)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 )
 
 // TestRevisions: a change made against a stale revision answers 409
@@ -152,7 +153,7 @@ func testAuditOfEveryChange(t *testing.T, open newStoreFunc) {
 	var p projectJSON
 	var k keyJSON
 	var tok tokenJSON
-	var rule ruleJSON
+	var rule api.Rule
 	steps := []struct {
 		action string
 		c      *client

@@ -7,31 +7,6 @@ import (
 	"redirects/api"
 )
 
-// ruleHitsJSON is one rule of the rule list: the draft rule, its hits
-// summed over every edge node, and when it was last hit (null: never).
-type ruleHitsJSON struct {
-	ruleJSON
-	Hits    int64   `json:"hits"`
-	LastHit *string `json:"lastHit"`
-}
-
-// withHits returns rules as the rule list shows them, each with its hits
-// from hits.
-func withHits(rules []redirects.Rule, hits []redirects.RuleHits) []ruleHitsJSON {
-	idx := redirects.HitIndex(hits)
-	out := make([]ruleHitsJSON, 0, len(rules))
-	for i := range rules {
-		r := &rules[i]
-		j := ruleHitsJSON{ruleJSON: toRuleJSON(r)}
-		if h, ok := idx[redirects.HitKey{MatchType: r.MatchType, Source: r.Source}]; ok {
-			j.Hits = h.Hits
-			j.LastHit = api.ExactTime(h.LastHit)
-		}
-		out = append(out, j)
-	}
-	return out
-}
-
 // The hits, misses and agents routes call the service layer's
 // InsightService, which authorizes. Each authorizes first all the same,
 // as every route does (authz.go), so that a caller who may not read or
@@ -103,7 +78,7 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("ETag", revisionETag(rule.Revision))
-	writeJSON(w, http.StatusCreated, toRuleJSON(rule))
+	writeJSON(w, http.StatusCreated, api.RuleOf(rule))
 	return nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 	"redirects/internal/openapitest"
 	"redirects/migrate"
@@ -540,20 +541,20 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "GET", pbase+"/rules?limit=1&sort=-source&match=exact&status=301", nil).want(t, 200)
 	d.call(admin, "GET", pbase+"/rules?limit=many", nil).want(t, 400, codeInvalidQuery)
 	d.call(admin, "GET", pbase+"/rules?after=garbage", nil).want(t, 400, "INVALID_INPUT")
-	var rule ruleJSON
+	var rule api.Rule
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/a", "destination": "/b", "statusCode": 302, "matchType": "starts_with", "priority": 5}).want(t, 201).decode(t, &rule)
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/a", "destination": "/c", "matchType": "starts_with"}).want(t, 409, "CONFLICT")
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "no-slash", "destination": "/c"}).want(t, 400, "INVALID_INPUT")
 	// Every status and both options, a fragment, a 410 without a
 	// destination; a PATCH that does not name the options keeps them.
-	var opt ruleJSON
+	var opt api.Rule
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/opt/", "destination": "/kept/#top", "statusCode": 308, "matchType": "starts_with",
 		"preservePath": true, "preserveQuery": true}).want(t, 201).decode(t, &opt)
 	d.call(admin, "PATCH", pbase+"/rules/"+strconv.FormatInt(opt.ID, 10), map[string]any{"statusCode": 307}).want(t, 200).decode(t, &opt)
 	if opt.StatusCode != 307 || !opt.PreservePath || !opt.PreserveQuery || opt.Destination != "/kept/#top" {
 		t.Fatalf("after a PATCH of the status: %+v", opt)
 	}
-	var see, gone410 ruleJSON
+	var see, gone410 api.Rule
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/see", "destination": "/other", "statusCode": 303, "preserveQuery": true}).want(t, 201).decode(t, &see)
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/gone", "statusCode": 410}).want(t, 201).decode(t, &gone410)
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/gone2", "statusCode": 410, "destination": "/x"}).want(t, 400, "INVALID_INPUT")
@@ -581,7 +582,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	// A's project below stay as they are): every mode, a dry run, a full
 	// URL on a declared host, and every refusal, each with its report.
 	const imph = "source,destination,statusCode,matchType\r\n"
-	var rep importReport
+	var rep api.ImportReport
 	d.call(admin, "POST", kpath+"/imports?mode=append&dry_run=true", csvBody(imph+"/i1,/j,301,exact\r\n")).want(t, 200).decode(t, &rep)
 	if !rep.DryRun || rep.Mode != "append" || rep.Added != 1 {
 		t.Fatalf("dry-run append = %+v", rep)
@@ -617,7 +618,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	// Imports with ?from=: the report of every line and, applied, the
 	// undo; the refusals of a file that is not one; the draft as another
 	// platform's file.
-	var mrep migrationReport
+	var mrep api.MigrationReport
 	d.call(admin, "POST", kpath+"/imports?from=auto&mode=upsert&dry_run=true", csvBody(imph+"/i1,/k,301,exact\r\n")).want(t, 200).decode(t, &mrep)
 	if mrep.Migration == nil || mrep.Migration.Format != "csv" || mrep.Migration.Detected == "" || mrep.UndoID != 0 {
 		t.Fatalf("dry run with from=auto = %+v", mrep)
@@ -953,7 +954,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"destination": "/x"}).want(t, 400)
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/gone", "destination": "/found", "statusCode": 302}).want(t, 201)
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/gone", "destination": "/found"}).want(t, 409)
-	var goneRule ruleJSON
+	var goneRule api.Rule
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/retired", "statusCode": 410}).want(t, 201).decode(t, &goneRule)
 	if goneRule.StatusCode != 410 || goneRule.Destination != "" {
 		t.Fatalf("a 410 from a miss = %+v", goneRule)
