@@ -26,11 +26,15 @@ type Members struct {
 	Members []Member `json:"members"`
 }
 
-// MemberRequest is the body of POST /orgs/{org}/members (a user by email
-// address or ID, and a role) and of PATCH /orgs/{org}/members/{user} (the
-// role only).
+// MemberRequest is the body of POST /orgs/{org}/members: a user by email
+// address or ID, and a role.
 type MemberRequest struct {
 	Email  *string `json:"email,omitempty"`
 	UserID *string `json:"userId,omitempty"`
 	Role   *string `json:"role,omitempty"`
+}
+
+// MemberRoleRequest is the body of PATCH /orgs/{org}/members/{user}.
+type MemberRoleRequest struct {
+	Role *string `json:"role,omitempty"`
 }

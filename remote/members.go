@@ -61,7 +61,7 @@ func (c *Client) SetMemberRole(ctx context.Context, orgID, user string, role red
 	}
 	r := string(role)
 	var j api.Member
-	if err := c.do(ctx, "PATCH", "/orgs/"+pathEscape(orgID)+"/members/"+pathEscape(m.UserID), nil, api.MemberRequest{Role: &r}, "", &j); err != nil {
+	if err := c.do(ctx, "PATCH", "/orgs/"+pathEscape(orgID)+"/members/"+pathEscape(m.UserID), nil, api.MemberRoleRequest{Role: &r}, "", &j); err != nil {
 		return nil, err
 	}
 	return j.ToMembership(orgID), nil
