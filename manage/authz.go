@@ -72,3 +72,22 @@ func authorizeTokenRevoke(r *http.Request, t *redirects.ManagementToken) error {
 func roleIn(r *http.Request, orgID string) redirects.Role {
 	return callerOf(r).principal.Roles[orgID]
 }
+
+// orgInputErr answers err, an error of the request's own input, after the
+// checks the service makes first: a caller who may not do action in the
+// path's {org} gets the 404 or 403 the service answers, whatever the body,
+// so a bad body tells nothing of another organization.
+func (h *handler) orgInputErr(r *http.Request, action redirects.Action, err error) error {
+	if _, aerr := h.authorizeOrg(r, action); aerr != nil {
+		return aerr
+	}
+	return err
+}
+
+// projectInputErr is orgInputErr for the project of the path's {project}.
+func (h *handler) projectInputErr(r *http.Request, action redirects.Action, err error) error {
+	if _, aerr := h.authorizeProject(r, action); aerr != nil {
+		return aerr
+	}
+	return err
+}

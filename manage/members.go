@@ -26,20 +26,20 @@ func (h *handler) memberList(w http.ResponseWriter, r *http.Request) error {
 func (h *handler) memberAdd(w http.ResponseWriter, r *http.Request) error {
 	var req api.MemberRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
-		return err
+		return h.orgInputErr(r, redirects.ActionManageMembers, err)
 	}
 	if req.Email == nil && req.UserID == nil {
-		return missingField("email")
+		return h.orgInputErr(r, redirects.ActionManageMembers, missingField("email"))
 	}
 	if req.Email != nil && req.UserID != nil {
-		return redirects.Errorf(redirects.EINVALID, "give the user's email or userId, not both")
+		return h.orgInputErr(r, redirects.ActionManageMembers, redirects.Errorf(redirects.EINVALID, "give the user's email or userId, not both"))
 	}
 	if req.Role == nil {
-		return missingField("role")
+		return h.orgInputErr(r, redirects.ActionManageMembers, missingField("role"))
 	}
 	role, err := redirects.ParseRole(*req.Role)
 	if err != nil {
-		return err
+		return h.orgInputErr(r, redirects.ActionManageMembers, err)
 	}
 	user := ""
 	if req.UserID != nil {
@@ -74,14 +74,14 @@ func memberErr(r *http.Request, err error) error {
 func (h *handler) memberUpdate(w http.ResponseWriter, r *http.Request) error {
 	var req api.MemberRoleRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
-		return err
+		return h.orgInputErr(r, redirects.ActionManageMembers, err)
 	}
 	if req.Role == nil {
-		return missingField("role")
+		return h.orgInputErr(r, redirects.ActionManageMembers, missingField("role"))
 	}
 	role, err := redirects.ParseRole(*req.Role)
 	if err != nil {
-		return err
+		return h.orgInputErr(r, redirects.ActionManageMembers, err)
 	}
 	m, err := h.svc.Members.SetMemberRole(r.Context(), r.PathValue("org"), r.PathValue("user"), role)
 	if err != nil {

@@ -38,17 +38,17 @@ func (h *handler) orgList(w http.ResponseWriter, r *http.Request) error {
 func (h *handler) orgCreate(w http.ResponseWriter, r *http.Request) error {
 	var req api.OrgRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
-		return err
+		return createInputErr(r, err)
 	}
 	if req.Name == nil {
-		return missingField("name")
+		return createInputErr(r, missingField("name"))
 	}
 	if req.Tier == nil {
-		return missingField("tier")
+		return createInputErr(r, missingField("tier"))
 	}
 	t, err := redirects.ParseTier(*req.Tier)
 	if err != nil {
-		return err
+		return createInputErr(r, err)
 	}
 	o := &redirects.Org{Name: *req.Name, Tier: t}
 	if req.RateLimit.Set && !req.RateLimit.Clear {
@@ -78,11 +78,11 @@ func (h *handler) orgGet(w http.ResponseWriter, r *http.Request) error {
 func (h *handler) orgUpdate(w http.ResponseWriter, r *http.Request) error {
 	var req api.OrgRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
-		return err
+		return h.orgInputErr(r, redirects.ActionManageOrgs, err)
 	}
 	u, err := req.Update()
 	if err != nil {
-		return err
+		return h.orgInputErr(r, redirects.ActionManageOrgs, err)
 	}
 	o, err := h.svc.Orgs.UpdateOrg(r.Context(), r.PathValue("org"), u)
 	if err != nil {
@@ -124,11 +124,20 @@ func (h *handler) orgDelete(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("org")
 	confirm, given, err := h.confirmation(w, r)
 	if err != nil {
-		return err
+		return h.orgInputErr(r, redirects.ActionManageOrgs, err)
 	}
 	if err := h.svc.Orgs.DeleteOrg(r.Context(), id, confirm); err != nil {
 		return confirmErr(err, given, "organization", id)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// createInputErr answers err, an error of an organization's creation
+// request, to operators only: others get the refusal the service answers.
+func createInputErr(r *http.Request, err error) error {
+	if aerr := authorize(r, "", redirects.ActionManageOrgs); aerr != nil {
+		return aerr
+	}
+	return err
 }

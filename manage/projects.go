@@ -39,23 +39,23 @@ func (h *handler) projectList(w http.ResponseWriter, r *http.Request) error {
 func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
 	var req api.ProjectRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
-		return err
+		return h.orgInputErr(r, redirects.ActionManageProjects, err)
 	}
 	if req.Name == nil {
-		return missingField("name")
+		return h.orgInputErr(r, redirects.ActionManageProjects, missingField("name"))
 	}
 	for _, f := range []struct {
 		name  string
 		given bool
 	}{{"shrinkLimit", req.ShrinkLimit != nil}, {"caseSensitive", req.CaseSensitive != nil}, {"trailingSlash", req.TrailingSlash != nil}, {"requireStage", req.RequireStage != nil}} {
 		if f.given {
-			return newError(http.StatusBadRequest, codeUnknownField, "the field %q is not one of this request's fields", f.name)
+			return h.orgInputErr(r, redirects.ActionManageProjects, newError(http.StatusBadRequest, codeUnknownField, "the field %q is not one of this request's fields", f.name))
 		}
 	}
 	p := &redirects.Project{OrgID: r.PathValue("org"), Name: *req.Name}
 	if req.KeepExports != nil {
 		if err := redirects.ValidateExportRetention(*req.KeepExports); err != nil {
-			return err
+			return h.orgInputErr(r, redirects.ActionManageProjects, err)
 		}
 		p.ExportRetention = *req.KeepExports
 	}
@@ -91,14 +91,14 @@ func (h *handler) projectGet(w http.ResponseWriter, r *http.Request) error {
 func (h *handler) projectUpdate(w http.ResponseWriter, r *http.Request) error {
 	var req api.ProjectRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
-		return err
+		return h.projectInputErr(r, redirects.ActionManageProjects, err)
 	}
 	if req == (api.ProjectRequest{}) {
-		return missingField("name")
+		return h.projectInputErr(r, redirects.ActionManageProjects, missingField("name"))
 	}
 	u, err := req.Update()
 	if err != nil {
-		return err
+		return h.projectInputErr(r, redirects.ActionManageProjects, err)
 	}
 	p, err := h.svc.Projects.UpdateProject(r.Context(), r.PathValue("project"), u)
 	if err != nil {
@@ -114,7 +114,7 @@ func (h *handler) projectDelete(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("project")
 	confirm, given, err := h.confirmation(w, r)
 	if err != nil {
-		return err
+		return h.projectInputErr(r, redirects.ActionManageProjects, err)
 	}
 	if err := h.svc.Projects.DeleteProject(r.Context(), id, confirm); err != nil {
 		return confirmErr(err, given, "project", id)
