@@ -9,9 +9,9 @@ import (
 
 var _ redirects.MemberService = (*Service)(nil)
 
-// accountStore returns the account side of the store, or the error of a
+// memberAccounts returns the account side of the store, or the error of a
 // store that has none.
-func (s *Service) accountStore() (redirects.AccountStore, error) {
+func (s *Service) memberAccounts() (redirects.AccountStore, error) {
 	if s.accounts == nil {
 		return nil, redirects.Errorf(redirects.EINVALID, "users, members, tokens and the audit log need the database here: run the command with --db (the dashboard and the management API manage them remotely)")
 	}
@@ -24,19 +24,19 @@ func (s *Service) Members(ctx context.Context, orgID string) ([]*redirects.Membe
 	if err != nil {
 		return nil, err
 	}
-	a, err := s.accountStore()
+	a, err := s.memberAccounts()
 	if err != nil {
 		return nil, err
 	}
 	return a.FindMembers(ctx, o.ID)
 }
 
-// authorizeGrant refuses to give a role above the caller's own: only an
+// authorizeMemberGrant refuses to give a role above the caller's own: only an
 // operator (or the command line on the database), or an owner, may make
 // owners. With ActionManageMembers held by owners and operators alone it
 // refuses nothing today; it keeps the rule true if the table ever lets a
 // lower role manage members.
-func authorizeGrant(ctx context.Context, orgID string, role redirects.Role) error {
+func authorizeMemberGrant(ctx context.Context, orgID string, role redirects.Role) error {
 	p := redirects.PrincipalFrom(ctx)
 	if p.Local || p.Operator {
 		return nil
@@ -54,10 +54,10 @@ func (s *Service) AddMember(ctx context.Context, orgID, user string, role redire
 	if err != nil {
 		return nil, err
 	}
-	if err := authorizeGrant(ctx, o.ID, role); err != nil {
+	if err := authorizeMemberGrant(ctx, o.ID, role); err != nil {
 		return nil, err
 	}
-	a, err := s.accountStore()
+	a, err := s.memberAccounts()
 	if err != nil {
 		return nil, err
 	}
@@ -89,10 +89,10 @@ func (s *Service) SetMemberRole(ctx context.Context, orgID, user string, role re
 	if err != nil {
 		return nil, err
 	}
-	if err := authorizeGrant(ctx, o.ID, role); err != nil {
+	if err := authorizeMemberGrant(ctx, o.ID, role); err != nil {
 		return nil, err
 	}
-	m, err := s.member(ctx, o.ID, user)
+	m, err := s.orgMember(ctx, o.ID, user)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (s *Service) RemoveMember(ctx context.Context, orgID, user string) (*redire
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.member(ctx, o.ID, user)
+	m, err := s.orgMember(ctx, o.ID, user)
 	if err != nil {
 		return nil, err
 	}
@@ -120,12 +120,12 @@ func (s *Service) RemoveMember(ctx context.Context, orgID, user string) (*redire
 	return m, nil
 }
 
-// member finds a member of organization orgID by user ID or email address
+// orgMember finds a member of organization orgID by user ID or email address
 // among its members: a user who is no member is not found, whatever else
 // they are, and named as given (an email address normalized), so that it
 // tells no more than that.
-func (s *Service) member(ctx context.Context, orgID, ref string) (*redirects.Membership, error) {
-	a, err := s.accountStore()
+func (s *Service) orgMember(ctx context.Context, orgID, ref string) (*redirects.Membership, error) {
+	a, err := s.memberAccounts()
 	if err != nil {
 		return nil, err
 	}

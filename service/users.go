@@ -9,16 +9,16 @@ import (
 
 var _ redirects.UserService = (*Service)(nil)
 
-// users authorizes the management of users and returns the account store.
-func (s *Service) users(ctx context.Context) (redirects.AccountStore, error) {
+// userAdmin authorizes the management of users and returns the account store.
+func (s *Service) userAdmin(ctx context.Context) (redirects.AccountStore, error) {
 	if err := authorize(ctx, "", redirects.ActionManageUsers); err != nil {
 		return nil, err
 	}
-	return s.accountStore()
+	return s.memberAccounts()
 }
 
-// findUser finds a user by ID ("usr_...") or email address.
-func findUser(ctx context.Context, a redirects.AccountStore, ref string) (*redirects.User, error) {
+// userByRef finds a user by ID ("usr_...") or email address.
+func userByRef(ctx context.Context, a redirects.AccountStore, ref string) (*redirects.User, error) {
 	if strings.HasPrefix(ref, "usr_") {
 		return a.FindUserByID(ctx, ref)
 	}
@@ -27,7 +27,7 @@ func findUser(ctx context.Context, a redirects.AccountStore, ref string) (*redir
 
 // Users returns every user, oldest first.
 func (s *Service) Users(ctx context.Context) ([]*redirects.User, error) {
-	a, err := s.users(ctx)
+	a, err := s.userAdmin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func (s *Service) Users(ctx context.Context) ([]*redirects.User, error) {
 
 // CreateUser creates a user.
 func (s *Service) CreateUser(ctx context.Context, u *redirects.User) error {
-	a, err := s.users(ctx)
+	a, err := s.userAdmin(ctx)
 	if err != nil {
 		return err
 	}
@@ -45,11 +45,11 @@ func (s *Service) CreateUser(ctx context.Context, u *redirects.User) error {
 
 // DisableUser disables a user, unless they are disabled already.
 func (s *Service) DisableUser(ctx context.Context, user string) (*redirects.User, bool, error) {
-	a, err := s.users(ctx)
+	a, err := s.userAdmin(ctx)
 	if err != nil {
 		return nil, false, err
 	}
-	u, err := findUser(ctx, a, user)
+	u, err := userByRef(ctx, a, user)
 	if err != nil {
 		return nil, false, err
 	}
@@ -65,11 +65,11 @@ func (s *Service) DisableUser(ctx context.Context, user string) (*redirects.User
 // SetUserPassword replaces a user's password hash, and with mustChange
 // asks for another at their next sign-in.
 func (s *Service) SetUserPassword(ctx context.Context, user, passwordHash string, mustChange bool) (*redirects.User, error) {
-	a, err := s.users(ctx)
+	a, err := s.userAdmin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	u, err := findUser(ctx, a, user)
+	u, err := userByRef(ctx, a, user)
 	if err != nil {
 		return nil, err
 	}
