@@ -78,7 +78,11 @@ func roleIn(r *http.Request, orgID string) redirects.Role {
 // path's {org} gets the 404 or 403 the service answers, whatever the body,
 // so a bad body tells nothing of another organization.
 func (h *handler) orgInputErr(r *http.Request, action redirects.Action, err error) error {
-	if _, aerr := h.authorizeOrg(r, action); aerr != nil {
+	id := r.PathValue("org")
+	if aerr := authorize(r, id, action); aerr != nil {
+		return aerr
+	}
+	if _, aerr := h.svc.Orgs.Org(r.Context(), id); aerr != nil {
 		return aerr
 	}
 	return err
@@ -86,7 +90,11 @@ func (h *handler) orgInputErr(r *http.Request, action redirects.Action, err erro
 
 // projectInputErr is orgInputErr for the project of the path's {project}.
 func (h *handler) projectInputErr(r *http.Request, action redirects.Action, err error) error {
-	if _, aerr := h.authorizeProject(r, action); aerr != nil {
+	p, aerr := h.svc.Projects.Project(r.Context(), r.PathValue("project"))
+	if aerr != nil {
+		return aerr
+	}
+	if aerr := authorize(r, p.OrgID, action); aerr != nil {
 		return aerr
 	}
 	return err
