@@ -43,12 +43,13 @@ func limitField(r *http.Request, name, label string) (*redirects.Limit, error) {
 
 // orgCreate creates an organization.
 func (h *handler) orgCreate(w http.ResponseWriter, r *http.Request) error {
+	// The form's own checks answer an operator only.
+	if err := authorize(r, "", redirects.ActionManageOrgs); err != nil {
+		return err
+	}
 	back := "/operator/orgs"
 	t, err := redirects.ParseTier(r.PostFormValue("tier"))
 	if err != nil {
-		if err := authorize(r, "", redirects.ActionManageOrgs); err != nil {
-			return err
-		}
 		return h.redirect(w, r, back, flashErr, "Tier: "+message(err))
 	}
 	o := &redirects.Org{Name: r.PostFormValue("name"), Tier: t}
