@@ -9,21 +9,21 @@ import (
 )
 
 func TestMembers(t *testing.T) {
-	f := newFixture(t)
+	f := newOrgsFixture(t)
 	ctx := context.Background()
 	members := f.svc.Members
 	ada := f.user(t, "ada@example.com")
 
 	_, err := members.Members(f.as(redirects.RoleOwner), f.b.ID)
-	wantErr(t, "another organization's members", err, redirects.ENOTFOUND, `organization "`+f.b.ID+`" not found`)
+	wantOrgsErr(t, "another organization's members", err, redirects.ENOTFOUND, `organization "`+f.b.ID+`" not found`)
 	if ms, err := members.Members(f.as(redirects.RoleViewer), f.a.ID); err != nil || len(ms) != 1 {
 		t.Fatalf("a viewer lists members: %v %v", ms, err)
 	}
 
 	_, err = members.AddMember(f.as(redirects.RoleEditor), f.a.ID, ada.Email, redirects.RoleViewer)
-	wantErr(t, "an editor adds a member", err, redirects.EFORBIDDEN, "")
+	wantOrgsErr(t, "an editor adds a member", err, redirects.EFORBIDDEN, "")
 	_, err = members.AddMember(f.as(redirects.RoleOwner), f.a.ID, "nobody@example.com", redirects.RoleViewer)
-	wantErr(t, "an unknown user", err, redirects.ENOTFOUND, "")
+	wantOrgsErr(t, "an unknown user", err, redirects.ENOTFOUND, "")
 	if !errors.Is(err, redirects.ErrUnknownUser) {
 		t.Fatalf("an unknown user is not marked ErrUnknownUser: %v", err)
 	}
@@ -31,7 +31,7 @@ func TestMembers(t *testing.T) {
 	if err != nil || m.UserID != ada.ID || m.Email != ada.Email || m.Role != redirects.RoleEditor {
 		t.Fatalf("an owner adds a member by email: %+v %v", m, err)
 	}
-	if m, err := members.AddMember(operator(), f.a.ID, ada.ID, redirects.RoleViewer); err != nil || m.Role != redirects.RoleViewer {
+	if m, err := members.AddMember(asOperator(), f.a.ID, ada.ID, redirects.RoleViewer); err != nil || m.Role != redirects.RoleViewer {
 		t.Fatalf("an operator changes a role by user ID: %+v %v", m, err)
 	}
 
@@ -39,14 +39,14 @@ func TestMembers(t *testing.T) {
 	if _, err := f.db.DisableUser(ctx, bob.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = members.AddMember(local(), f.a.ID, bob.Email, redirects.RoleViewer)
-	wantErr(t, "a disabled user", err, redirects.EINVALID, "user bob@example.com is disabled")
+	_, err = members.AddMember(asLocal(), f.a.ID, bob.Email, redirects.RoleViewer)
+	wantOrgsErr(t, "a disabled user", err, redirects.EINVALID, "user bob@example.com is disabled")
 	if !errors.Is(err, redirects.ErrUserDisabled) {
 		t.Fatalf("a disabled user is not marked ErrUserDisabled: %v", err)
 	}
 
 	_, err = members.SetMemberRole(f.as(redirects.RoleOwner), f.a.ID, "Bob@example.com", redirects.RoleEditor)
-	wantErr(t, "a role for a user who is no member", err, redirects.ENOTFOUND, `user "bob@example.com" is no member of organization "`+f.a.ID+`"`)
+	wantOrgsErr(t, "a role for a user who is no member", err, redirects.ENOTFOUND, `user "bob@example.com" is no member of organization "`+f.a.ID+`"`)
 	if !errors.Is(err, redirects.ErrNotMember) {
 		t.Fatalf("no member is not marked ErrNotMember: %v", err)
 	}
@@ -55,16 +55,16 @@ func TestMembers(t *testing.T) {
 	}
 
 	_, err = members.RemoveMember(f.as(redirects.RoleViewer), f.a.ID, ada.ID)
-	wantErr(t, "a viewer removes a member", err, redirects.EFORBIDDEN, "")
+	wantOrgsErr(t, "a viewer removes a member", err, redirects.EFORBIDDEN, "")
 	_, err = members.RemoveMember(f.as(redirects.RoleOwner), f.a.ID, "not an address")
-	wantErr(t, "a reference that is no address", err, redirects.EINVALID, "")
+	wantOrgsErr(t, "a reference that is no address", err, redirects.EINVALID, "")
 	if !errors.Is(err, redirects.ErrNotMember) {
 		t.Fatalf("a bad reference is not marked ErrNotMember: %v", err)
 	}
 	if m, err := members.RemoveMember(f.as(redirects.RoleOwner), f.a.ID, ada.ID); err != nil || m.Email != ada.Email {
 		t.Fatalf("an owner removes a member: %+v %v", m, err)
 	}
-	if ms, _ := members.Members(local(), f.a.ID); len(ms) != 1 {
+	if ms, _ := members.Members(asLocal(), f.a.ID); len(ms) != 1 {
 		t.Fatalf("after the removal: %d members, want 1", len(ms))
 	}
 }

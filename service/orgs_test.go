@@ -11,9 +11,9 @@ import (
 	"redirects/sqlite"
 )
 
-// fixture is the service layer over a real SQLite file, with two
+// orgsFixture is the service layer over a real SQLite file, with two
 // organizations, a project in each, and a user who owns the first.
-type fixture struct {
+type orgsFixture struct {
 	db     *sqlite.DB
 	svc    redirects.LocalServices
 	a, b   *redirects.Org
@@ -21,7 +21,7 @@ type fixture struct {
 	owner  *redirects.User
 }
 
-func newFixture(t *testing.T) *fixture {
+func newOrgsFixture(t *testing.T) *orgsFixture {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "redirects.db"))
@@ -29,7 +29,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatalf("open the database: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &fixture{db: db, svc: service.New(service.Deps{Store: db, Accounts: db}).Local()}
+	f := &orgsFixture{db: db, svc: service.New(service.Deps{Store: db, Accounts: db}).Local()}
 	f.a = &redirects.Org{Name: "Acme", Tier: redirects.TierFree}
 	f.b = &redirects.Org{Name: "Other", Tier: redirects.TierPro}
 	for _, o := range []*redirects.Org{f.a, f.b} {
@@ -52,7 +52,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // user creates a user with email address email.
-func (f *fixture) user(t *testing.T, email string) *redirects.User {
+func (f *orgsFixture) user(t *testing.T, email string) *redirects.User {
 	t.Helper()
 	hash, err := redirects.HashPassword("a password long enough")
 	if err != nil {
@@ -66,20 +66,20 @@ func (f *fixture) user(t *testing.T, email string) *redirects.User {
 }
 
 // as returns a context whose caller has role in org a.
-func (f *fixture) as(role redirects.Role) context.Context {
+func (f *orgsFixture) as(role redirects.Role) context.Context {
 	return redirects.WithPrincipal(context.Background(), redirects.Principal{Roles: map[string]redirects.Role{f.a.ID: role}})
 }
 
-func operator() context.Context {
+func asOperator() context.Context {
 	return redirects.WithPrincipal(context.Background(), redirects.Principal{Operator: true})
 }
 
-func local() context.Context {
+func asLocal() context.Context {
 	return redirects.WithPrincipal(context.Background(), redirects.LocalPrincipal())
 }
 
-// wantErr fails unless err has code and, when msg is not "", message msg.
-func wantErr(t *testing.T, what string, err error, code, msg string) {
+// wantOrgsErr fails unless err has code and, when msg is not "", message msg.
+func wantOrgsErr(t *testing.T, what string, err error, code, msg string) {
 	t.Helper()
 	if redirects.ErrorCode(err) != code || msg != "" && redirects.ErrorMessage(err) != msg {
 		t.Fatalf("%s: got %v (code %q), want code %q %q", what, err, redirects.ErrorCode(err), code, msg)
@@ -87,14 +87,14 @@ func wantErr(t *testing.T, what string, err error, code, msg string) {
 }
 
 func TestOrgs(t *testing.T) {
-	f := newFixture(t)
+	f := newOrgsFixture(t)
 	orgs := f.svc.Orgs
 
 	seen, err := orgs.Orgs(f.as(redirects.RoleViewer))
 	if err != nil || len(seen) != 1 || seen[0].ID != f.a.ID {
 		t.Fatalf("a viewer's organizations: %v %v, want only %s", seen, err, f.a.ID)
 	}
-	for _, ctx := range []context.Context{operator(), local()} {
+	for _, ctx := range []context.Context{asOperator(), asLocal()} {
 		if all, err := orgs.Orgs(ctx); err != nil || len(all) != 2 {
 			t.Fatalf("an operator's organizations: %d %v, want 2", len(all), err)
 		}
@@ -104,39 +104,39 @@ func TestOrgs(t *testing.T) {
 	}
 
 	_, err = orgs.Org(f.as(redirects.RoleOwner), f.b.ID)
-	wantErr(t, "another organization", err, redirects.ENOTFOUND, `organization "`+f.b.ID+`" not found`)
+	wantOrgsErr(t, "another organization", err, redirects.ENOTFOUND, `organization "`+f.b.ID+`" not found`)
 	if o, err := orgs.Org(f.as(redirects.RoleViewer), f.a.ID); err != nil || o.Name != "Acme" {
 		t.Fatalf("own organization: %v %v", o, err)
 	}
 
 	err = orgs.CreateOrg(f.as(redirects.RoleOwner), &redirects.Org{Name: "New", Tier: redirects.TierFree})
-	wantErr(t, "an owner creates an organization", err, redirects.EFORBIDDEN, "")
-	err = orgs.CreateOrg(operator(), &redirects.Org{Name: "", Tier: redirects.TierFree})
-	wantErr(t, "an organization without a name", err, redirects.EINVALID, "organization name is empty")
+	wantOrgsErr(t, "an owner creates an organization", err, redirects.EFORBIDDEN, "")
+	err = orgs.CreateOrg(asOperator(), &redirects.Org{Name: "", Tier: redirects.TierFree})
+	wantOrgsErr(t, "an organization without a name", err, redirects.EINVALID, "organization name is empty")
 	o := &redirects.Org{Name: "New", Tier: redirects.TierFree}
-	if err := orgs.CreateOrg(operator(), o); err != nil || o.ID == "" {
+	if err := orgs.CreateOrg(asOperator(), o); err != nil || o.ID == "" {
 		t.Fatalf("an operator creates an organization: %v %+v", err, o)
 	}
 
 	tier := redirects.TierEnterprise
 	_, err = orgs.UpdateOrg(f.as(redirects.RoleOwner), f.a.ID, redirects.OrgUpdate{Tier: &tier})
-	wantErr(t, "an owner changes the tier", err, redirects.EFORBIDDEN, "")
-	_, err = orgs.UpdateOrg(operator(), f.a.ID, redirects.OrgUpdate{})
-	wantErr(t, "an empty update", err, redirects.EINVALID, "")
-	if got, err := orgs.UpdateOrg(operator(), f.a.ID, redirects.OrgUpdate{Tier: &tier}); err != nil || got.Tier != tier {
+	wantOrgsErr(t, "an owner changes the tier", err, redirects.EFORBIDDEN, "")
+	_, err = orgs.UpdateOrg(asOperator(), f.a.ID, redirects.OrgUpdate{})
+	wantOrgsErr(t, "an empty update", err, redirects.EINVALID, "")
+	if got, err := orgs.UpdateOrg(asOperator(), f.a.ID, redirects.OrgUpdate{Tier: &tier}); err != nil || got.Tier != tier {
 		t.Fatalf("an operator changes the tier: %v %v", got, err)
 	}
 
 	err = orgs.DeleteOrg(f.as(redirects.RoleOwner), f.a.ID, "Acme")
-	wantErr(t, "an owner deletes the organization", err, redirects.EFORBIDDEN, "")
-	err = orgs.DeleteOrg(local(), f.b.ID, "Acme")
-	wantErr(t, "a wrong name typed back", err, redirects.EINVALID, "")
+	wantOrgsErr(t, "an owner deletes the organization", err, redirects.EFORBIDDEN, "")
+	err = orgs.DeleteOrg(asLocal(), f.b.ID, "Acme")
+	wantOrgsErr(t, "a wrong name typed back", err, redirects.EINVALID, "")
 	if !errors.Is(err, redirects.ErrNotConfirmed) {
 		t.Fatalf("a wrong name typed back is not marked ErrNotConfirmed: %v", err)
 	}
-	if err := orgs.DeleteOrg(local(), f.b.ID, "Other"); err != nil {
+	if err := orgs.DeleteOrg(asLocal(), f.b.ID, "Other"); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
-	_, err = orgs.Org(local(), f.b.ID)
-	wantErr(t, "a deleted organization", err, redirects.ENOTFOUND, "")
+	_, err = orgs.Org(asLocal(), f.b.ID)
+	wantOrgsErr(t, "a deleted organization", err, redirects.ENOTFOUND, "")
 }
