@@ -90,16 +90,14 @@ func accounts(s redirects.Store) (redirects.AccountStore, error) {
 	return a, nil
 }
 
-// accountReader is what member list, token list and audit read: the
-// database's account side, or the management API's (remote.Store).
+// accountReader is what token list reads: the database's account side, or
+// the management API's (remote.Store).
 type accountReader interface {
-	FindMembers(ctx context.Context, orgID string) ([]*redirects.Membership, error)
 	FindTokens(ctx context.Context, orgID string) ([]*redirects.ManagementToken, error)
-	FindAudit(ctx context.Context, f redirects.AuditFilter) ([]*redirects.AuditEntry, error)
 }
 
 // readAccounts returns the store's account side for reading: through the
-// management API, an organization's members, tokens and audit log.
+// management API, an organization's tokens.
 func readAccounts(s redirects.Store) (accountReader, error) {
 	if rs, ok := s.(*remote.Store); ok {
 		return rs, nil
