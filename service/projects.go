@@ -161,14 +161,16 @@ const maxShownClashes = 100
 
 // projectClashes returns the ECONFLICT error that refuses settings st:
 // the pairs of draft rules that would clash under them, one pair a line
-// (the first maxShownClashes, and how many more).
+// (the first maxShownClashes, and how many more). It opens with the words
+// of the store's own refusal (redirects.ClashError), which the dashboard
+// shows too.
 func projectClashes(st redirects.Settings, clashes []redirects.Clash) error {
 	var b strings.Builder
 	pairs := "a pair"
 	if len(clashes) > 1 {
 		pairs = strconv.Itoa(len(clashes)) + " pairs"
 	}
-	fmt.Fprintf(&b, "the settings %s would make %s of draft rules clash (sources of one match type that they compare as one); nothing changed:", st, pairs)
+	fmt.Fprintf(&b, "the settings %s would make rules clash (%s of draft rules, sources of one match type that they compare as one); nothing changed:", st, pairs)
 	for i, c := range clashes {
 		if i == maxShownClashes {
 			fmt.Fprintf(&b, "\n  ... and %d more", len(clashes)-maxShownClashes)
