@@ -135,7 +135,7 @@ func (h *handler) dailyUsage(r *http.Request, o *redirects.Org, d *usageData) er
 	for _, x := range u.Days {
 		d.DaysPeak = max(d.DaysPeak, x.Count)
 	}
-	projects, err := h.store.FindProjects(r.Context(), o.ID)
+	projects, err := h.svc.Projects.Projects(r.Context(), o.ID)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func (h *handler) renderWebhooks(w http.ResponseWriter, r *http.Request, created
 	if err != nil {
 		return err
 	}
-	ps, err := h.store.FindProjects(r.Context(), o.ID)
+	ps, err := h.svc.Projects.Projects(r.Context(), o.ID)
 	if err != nil {
 		return err
 	}
