@@ -1,4 +1,4 @@
-package http
+package edge
 
 import (
 	"cmp"
@@ -15,8 +15,8 @@ import (
 // export requests (docs/delivery.md#which-servers-have-which-version): the
 // version each applied, per project, agent and format, as of the request.
 // A request is one map lookup under a lock; a request without the
-// Redirects-Applied-Version header costs nothing (serveExport checks the
-// header before calling see). The flusher writes the reports with the
+// Redirects-Applied-Version header costs nothing (the edge checks the
+// header before calling Catalog.SeeAgent). The flusher writes the reports with the
 // counts and forgets them; the store keeps the latest.
 type agentTracker struct {
 	mu sync.Mutex
@@ -38,10 +38,20 @@ type agentSeen struct {
 // the next flush, not the node's memory.
 const maxTrackedAgents = 1 << 14
 
-// AgentWriter is a store that keeps the agents' reports
-// (redirects.AgentStore); a store without it drops them.
+// AgentWriter is what the edge writes of the agents' reports
+// (redirects.AgentStore).
 type AgentWriter interface {
 	RecordAgents(ctx context.Context, reports []redirects.AgentReport) error
+}
+
+// SeeAgent records a sync agent's report on an authenticated export
+// request of project in format, at now: applied is its
+// Redirects-Applied-Version header, agent its Redirects-Agent, userAgent
+// and remoteAddr name it when agent is empty (redirects.AgentName). A
+// request is one map lookup under a lock; the reports are written with the
+// counts (Flush).
+func (s *Catalog) SeeAgent(project, format, applied, agent, userAgent, remoteAddr string, now time.Time) {
+	s.agents.see(project, format, applied, agent, userAgent, remoteAddr, now)
 }
 
 // see records a report of an authenticated export request of project in
@@ -89,8 +99,8 @@ func canonicalFormat(format string) string {
 
 // flush writes the reports seen since the last flush to store and forgets
 // them; on failure they are kept for the next flush (unless newer ones
-// replaced them meanwhile). A store that keeps no agents drops them.
-func (t *agentTracker) flush(ctx context.Context, store any) error {
+// replaced them meanwhile).
+func (t *agentTracker) flush(ctx context.Context, store AgentWriter) error {
 	t.mu.Lock()
 	seen := t.seen
 	t.seen = nil
@@ -98,11 +108,7 @@ func (t *agentTracker) flush(ctx context.Context, store any) error {
 	if len(seen) == 0 {
 		return nil
 	}
-	w, ok := store.(AgentWriter)
-	if !ok {
-		return nil
-	}
-	err := w.RecordAgents(ctx, latestAgents(seen))
+	err := store.RecordAgents(ctx, latestAgents(seen))
 	if err != nil {
 		t.mu.Lock()
 		for id, s := range seen {

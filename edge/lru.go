@@ -1,4 +1,4 @@
-package http
+package edge
 
 // lru is a least-recently-used cache of at most max entries; callers lock.
 // Entries sit in a map and on a doubly linked list in recency order, so a

@@ -1,4 +1,4 @@
-package http
+package edge
 
 import (
 	"context"
@@ -67,10 +67,7 @@ func TestUsageFlushWritesBothInOneTransaction(t *testing.T) {
 	store := &togetherStore{t: t, down: true}
 	cat := &Catalog{store: store}
 	lim := &takerLimiter{}
-	s := &Server{}
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
-	s.cfg.Clock = fixedNow(now)
-	b := &Backend{Flusher: lim}
 	count := func(n int) {
 		c := cat.usage.counter("key_a")
 		for range n {
@@ -79,7 +76,7 @@ func TestUsageFlushWritesBothInOneTransaction(t *testing.T) {
 		}
 	}
 	count(7)
-	if err := s.flush(context.Background(), cat, b); err == nil {
+	if err := cat.Flush(context.Background(), lim, now); err == nil {
 		t.Fatal("a flush to a store that is down succeeded")
 	}
 	if store.monthly != 0 || store.daily != 0 || lim.pending != 7 {
@@ -87,7 +84,7 @@ func TestUsageFlushWritesBothInOneTransaction(t *testing.T) {
 	}
 	count(5)
 	store.down = false
-	if err := s.flush(context.Background(), cat, b); err != nil {
+	if err := cat.Flush(context.Background(), lim, now); err != nil {
 		t.Fatal(err)
 	}
 	if store.monthly != 12 || store.daily != 12 {
@@ -97,11 +94,7 @@ func TestUsageFlushWritesBothInOneTransaction(t *testing.T) {
 	// the one call.
 	lim.pending = 3
 	calls := store.calls
-	if err := s.flush(context.Background(), cat, b); err != nil || store.calls != calls+1 || store.monthly != 15 {
+	if err := cat.Flush(context.Background(), lim, now); err != nil || store.calls != calls+1 || store.monthly != 15 {
 		t.Fatalf("monthly usage alone: %v, %d calls, %d monthly", err, store.calls-calls, store.monthly)
 	}
 }
-
-type fixedNow time.Time
-
-func (f fixedNow) Now() time.Time { return time.Time(f) }

@@ -1,4 +1,4 @@
-package http
+package edge
 
 import (
 	"container/heap"
@@ -28,7 +28,7 @@ type insight struct {
 	// time.
 	snaps []trackedSnap
 	// misses holds each project's sketch, which outlives the views.
-	misses map[string]*missSketch
+	misses map[string]*MissSketch
 	// pending holds what a failed write gave back, for the next flush,
 	// merged by rule and by path so that it stays bounded however long
 	// the store is away: the rules of the snapshots, and missSketchSize
@@ -70,15 +70,15 @@ func (in *insight) track(project string, s *engine.Snapshot) {
 }
 
 // sketch returns the miss sketch of a project, making it if needed.
-func (in *insight) sketch(project string) *missSketch {
+func (in *insight) sketch(project string) *MissSketch {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	m := in.misses[project]
 	if m == nil {
 		if in.misses == nil {
-			in.misses = map[string]*missSketch{}
+			in.misses = map[string]*MissSketch{}
 		}
-		m = &missSketch{}
+		m = &MissSketch{}
 		in.misses[project] = m
 	}
 	return m
@@ -193,12 +193,12 @@ func (in *insight) flush(ctx context.Context, store CountWriter, now time.Time) 
 // at most that one's).
 const missSketchSize = 512
 
-// missSketch is one project's missed paths on this node since the last
+// MissSketch is one project's missed paths on this node since the last
 // flush: a space-saving top-K sketch, a map by path and a min-heap by
 // count, under a lock (a miss is the slow answer; hits take no lock).
 // Memory: at most missSketchSize paths of up to redirects.MaxSourceLen
 // bytes, and about 100 bytes of bookkeeping each.
-type missSketch struct {
+type MissSketch struct {
 	mu     sync.Mutex
 	byPath map[string]*missEntry
 	heap   missHeap
@@ -213,8 +213,23 @@ type missEntry struct {
 	i           int   // index in the heap
 }
 
+// Count counts a miss of path, as the request sent it, in a deployment
+// with settings: in the form rules are written in (what matching compared:
+// under the settings, the path's key), so a rule made from it answers it.
+// Paths no rule could hold (redirects.ValidateSource: bytes that are not
+// UTF-8, control characters, whitespace, "//" and the like) are not
+// counted: nobody could make a rule of them, and they would reach people's
+// terminals and the store as sent.
+func (m *MissSketch) Count(path string, settings redirects.Settings, now time.Time) {
+	p, err := redirects.DecodePath(path)
+	if err != nil || redirects.ValidateSource(p) != nil {
+		return
+	}
+	m.addKey(p, settings, now)
+}
+
 // add counts one miss of path at now.
-func (m *missSketch) add(path string, now time.Time) {
+func (m *MissSketch) add(path string, now time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.addLocked(path, now.UnixNano())
@@ -223,7 +238,7 @@ func (m *missSketch) add(path string, now time.Time) {
 // addKey counts one miss of the decoded path p at now under its key with
 // settings st (redirects.Settings.Key). The key is made in the sketch's
 // own buffer, so a path missed again allocates nothing under any settings.
-func (m *missSketch) addKey(p string, st redirects.Settings, now time.Time) {
+func (m *MissSketch) addKey(p string, st redirects.Settings, now time.Time) {
 	key := st.TrimSlash(p)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -242,7 +257,7 @@ func (m *missSketch) addKey(p string, st redirects.Settings, now time.Time) {
 
 // addLocked is add under m.mu, with t in Unix ns. path may be a view of a
 // buffer: what is kept of it is cloned.
-func (m *missSketch) addLocked(path string, t int64) {
+func (m *MissSketch) addLocked(path string, t int64) {
 	if e := m.byPath[path]; e != nil {
 		e.count++
 		e.last = max(e.last, t)
@@ -268,7 +283,7 @@ func (m *missSketch) addLocked(path string, t int64) {
 
 // take appends the sketch's misses to out, as misses of project, and
 // empties it.
-func (m *missSketch) take(project string, out []redirects.Miss) []redirects.Miss {
+func (m *MissSketch) take(project string, out []redirects.Miss) []redirects.Miss {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, e := range m.heap {

@@ -1,10 +1,18 @@
-package http
+// Package edge is the edge runtime the edge API answers from: the catalog
+// of deployed versions (organizations, projects and keys with each
+// project's compiled live deployment, older versions on demand), the
+// counters of what the edge answered (each key's live lookups, each rule's
+// hits, each project's misses), the sync agents' reports and the export
+// cache. It reads and writes the store through the small interfaces below
+// and knows nothing of HTTP: package http carries its answers.
+package edge
 
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
+	"iter"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,47 +21,69 @@ import (
 	"redirects/engine"
 )
 
-// view is an immutable picture of what the edge needs to answer without
+// View is an immutable picture of what the edge needs to answer without
 // the store: organizations, projects with their latest compiled deployment,
 // and keys by hash. A change builds a new view and swaps it in.
-type view struct {
+type View struct {
 	orgs     map[string]*redirects.Org
-	projects map[string]*projectState
-	keys     map[[32]byte]*edgeKey
+	projects map[string]*Project
+	keys     map[[32]byte]*Key
 	// replaced is closed when a newer view replaces this one: what the
-	// export long-polls wait on (waitExport).
+	// export long-polls wait on.
 	replaced chan struct{}
 }
 
-// edgeKey is a key as the edge holds it: the key and the counter of its
+// Key returns the key whose SHA-256 hash is hash, or nil.
+func (v *View) Key(hash [32]byte) *Key { return v.keys[hash] }
+
+// Project returns the project with ID id, or nil.
+func (v *View) Project(id string) *Project { return v.projects[id] }
+
+// Org returns the organization with ID id, or nil.
+func (v *View) Org(id string) *redirects.Org { return v.orgs[id] }
+
+// Projects returns every project of the view by ID, in no order.
+func (v *View) Projects() iter.Seq2[string, *Project] { return maps.All(v.projects) }
+
+// Replaced returns a channel closed once a newer view replaces v: an
+// export long-poll waits on it for a deployment.
+func (v *View) Replaced() <-chan struct{} { return v.replaced }
+
+// Key is a key as the edge holds it: the key and the counter of its
 // live lookups, which outlives the view (see keyUsage).
-type edgeKey struct {
+type Key struct {
 	*redirects.Key
 	usage *keyCounter
 }
 
-// projectState is a project and its live deployment (the one its live
-// pointer names), if any.
-type projectState struct {
-	project *redirects.Project
-	latest  *deployed
-	// misses counts the project's live lookups that no rule answered; it
+// CountLookup counts one live lookup of the key at now, for its daily
+// usage. It takes no lock and allocates nothing.
+func (k *Key) CountLookup(now time.Time) { k.usage.add(unixDay(now)) }
+
+// Project is a project and its live deployment (the one its live pointer
+// names), if any.
+type Project struct {
+	*redirects.Project
+	// Latest is the live deployment, nil when the project has none.
+	Latest *Deployment
+	// Misses counts the project's live lookups that no rule answered; it
 	// outlives the view (see insight).
-	misses *missSketch
+	Misses *MissSketch
 }
 
-// deployed is one compiled deployment.
-type deployed struct {
-	version int
-	snap    *engine.Snapshot
-	// staged is set on a staged version (never promoted): its lookups
+// Deployment is one compiled deployment.
+type Deployment struct {
+	Version int
+	Snap    *engine.Snapshot
+	// Staged is set on a staged version (never promoted): its lookups
 	// count no hit and no miss (docs/contract.md#staged-deploys).
-	staged bool
+	Staged bool
 }
 
 // CatalogStore is what the catalog reads of a store (the view it answers
-// from and the events that change it) and writes (the usage, hits and
-// misses it counted). See redirects.Store for what each method promises.
+// from and the events that change it) and writes (the usage, hits, misses
+// and agents' reports it counted). See redirects.Store and
+// redirects.AgentStore for what each method promises.
 type CatalogStore interface {
 	LastEventID(ctx context.Context) (int64, error)
 	FindEvents(ctx context.Context, afterID int64, limit int) ([]redirects.Event, error)
@@ -62,6 +92,8 @@ type CatalogStore interface {
 	FindKeys(ctx context.Context, projectID string) ([]*redirects.Key, error)
 	FindDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, []redirects.Rule, error)
 	CountWriter
+	UsageTogetherWriter
+	AgentWriter
 }
 
 // CountWriter is what the edge writes of what it counted: each key's daily
@@ -79,7 +111,7 @@ type CountWriter interface {
 // the view without locks.
 type Catalog struct {
 	store   CatalogStore
-	current atomic.Pointer[view]
+	current atomic.Pointer[View]
 	lastID  atomic.Int64
 	// refreshMu makes Refresh one at a time: each swap closes the view it
 	// replaces exactly once.
@@ -94,7 +126,7 @@ type Catalog struct {
 
 	// old caches compiled older versions, loaded on demand.
 	oldMu sync.Mutex
-	old   *lru[versionKey, *deployed]
+	old   *lru[versionKey, *Deployment]
 	// forgets counts the Refreshes that dropped versions from old: a load
 	// that began before one keeps what it read out of the cache.
 	forgets uint64
@@ -115,7 +147,7 @@ type versionKey struct {
 // project's latest deployment. It keeps up to oldVersions older versions
 // compiled once asked for.
 func LoadCatalog(ctx context.Context, store CatalogStore, oldVersions int) (*Catalog, error) {
-	s := &Catalog{store: store, old: newLRU[versionKey, *deployed](oldVersions)}
+	s := &Catalog{store: store, old: newLRU[versionKey, *Deployment](oldVersions)}
 	last, err := store.LastEventID(ctx)
 	if err != nil {
 		return nil, err
@@ -125,7 +157,7 @@ func LoadCatalog(ctx context.Context, store CatalogStore, oldVersions int) (*Cat
 		return nil, err
 	}
 	for id, p := range c.projects {
-		if p.latest, err = s.loadDeployment(ctx, id, 0); err != nil {
+		if p.Latest, err = s.loadDeployment(ctx, id, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -136,7 +168,7 @@ func LoadCatalog(ctx context.Context, store CatalogStore, oldVersions int) (*Cat
 
 // loadView reads organizations, projects and keys; deployments are carried
 // over from prev where the project is still there.
-func (s *Catalog) loadView(ctx context.Context, prev *view) (*view, error) {
+func (s *Catalog) loadView(ctx context.Context, prev *View) (*View, error) {
 	orgs, err := s.store.FindOrgs(ctx)
 	if err != nil {
 		return nil, err
@@ -149,20 +181,20 @@ func (s *Catalog) loadView(ctx context.Context, prev *view) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &view{
+	c := &View{
 		replaced: make(chan struct{}),
 		orgs:     make(map[string]*redirects.Org, len(orgs)),
-		projects: make(map[string]*projectState, len(projects)),
-		keys:     make(map[[32]byte]*edgeKey, len(keys)),
+		projects: make(map[string]*Project, len(projects)),
+		keys:     make(map[[32]byte]*Key, len(keys)),
 	}
 	for _, o := range orgs {
 		c.orgs[o.ID] = o
 	}
 	for _, p := range projects {
-		ps := &projectState{project: p, misses: s.insight.sketch(p.ID)}
+		ps := &Project{Project: p, Misses: s.insight.sketch(p.ID)}
 		if prev != nil {
 			if old := prev.projects[p.ID]; old != nil {
-				ps.latest = old.latest
+				ps.Latest = old.Latest
 			}
 		}
 		c.projects[p.ID] = ps
@@ -172,14 +204,14 @@ func (s *Catalog) loadView(ctx context.Context, prev *view) (*view, error) {
 		if _, err := hex.Decode(h[:], []byte(k.Hash)); err != nil {
 			return nil, fmt.Errorf("key %s has a malformed hash: %w", k.ID, err)
 		}
-		c.keys[h] = &edgeKey{Key: k, usage: s.usage.counter(k.ID)}
+		c.keys[h] = &Key{Key: k, usage: s.usage.counter(k.ID)}
 	}
 	return c, nil
 }
 
 // loadDeployment compiles one version (0: the latest), or returns nil when
 // the project has no deployment.
-func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version int) (*deployed, error) {
+func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version int) (*Deployment, error) {
 	d, rules, err := s.store.FindDeployment(ctx, projectID, version)
 	if redirects.ErrorCode(err) == redirects.ENOTFOUND && version == 0 {
 		return nil, nil
@@ -188,22 +220,22 @@ func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version 
 	}
 	snap := engine.CompileWith(rules, d.Settings)
 	s.insight.track(projectID, snap)
-	return &deployed{version: d.Version, snap: snap, staged: d.Staged}, nil
+	return &Deployment{Version: d.Version, Snap: snap, Staged: d.Staged}, nil
 }
 
-// FlushUsage writes the live lookups counted per key and day, the hits and
-// misses counted per project and the sync agents' reports since the last
-// flush to the store, as of now. On failure the counts stay pending for
-// the next flush.
-func (s *Catalog) FlushUsage(ctx context.Context, now time.Time) error {
-	return errors.Join(s.usage.flush(ctx, s.store, now), s.insight.flush(ctx, s.store, now), s.agents.flush(ctx, s.store))
-}
+// View returns the current view.
+func (s *Catalog) View() *View { return s.current.Load() }
 
-// view returns the current view.
-func (s *Catalog) view() *view { return s.current.Load() }
+// OnForget has f called with the project and version of each deploy event
+// Refresh applies, after the catalog dropped that version from its own
+// cache: a promote changes whether a version is staged, a discard removes
+// it (the server drops the version's export files). Call it before the
+// first Refresh.
+func (s *Catalog) OnForget(f func(project string, version int)) { s.forget = f }
 
-// refreshBatch is the most events one Refresh reads.
-const refreshBatch = 1000
+// RefreshBatch is the most events one Refresh reads: a Refresh that applied
+// this many may have more to read.
+const RefreshBatch = 1000
 
 // Refresh applies the events recorded since the last refresh. It returns
 // how many it applied.
@@ -211,7 +243,7 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
 	after := s.lastID.Load()
-	events, err := s.store.FindEvents(ctx, after, refreshBatch)
+	events, err := s.store.FindEvents(ctx, after, RefreshBatch)
 	if err != nil || len(events) == 0 {
 		return 0, err
 	}
@@ -233,7 +265,7 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 			return 0, err
 		}
 	} else {
-		next = &view{orgs: cur.orgs, keys: cur.keys, projects: make(map[string]*projectState, len(cur.projects)), replaced: make(chan struct{})}
+		next = &View{orgs: cur.orgs, keys: cur.keys, projects: make(map[string]*Project, len(cur.projects)), replaced: make(chan struct{})}
 		for id, p := range cur.projects {
 			next.projects[id] = p
 		}
@@ -247,7 +279,7 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		next.projects[id] = &projectState{project: p.project, latest: d, misses: p.misses}
+		next.projects[id] = &Project{Project: p.Project, Latest: d, Misses: p.Misses}
 	}
 	// A deploy event's version was deployed, promoted or discarded: a
 	// cached copy of it may say staged when it no longer is, or answer
@@ -272,8 +304,8 @@ func (s *Catalog) Refresh(ctx context.Context) (int, error) {
 	return len(events), nil
 }
 
-// cachedVersion returns a compiled version if it is in memory, or nil.
-func (s *Catalog) cachedVersion(projectID string, version int) *deployed {
+// CachedVersion returns a compiled version if it is in memory, or nil.
+func (s *Catalog) CachedVersion(projectID string, version int) *Deployment {
 	s.oldMu.Lock()
 	defer s.oldMu.Unlock()
 	d, _ := s.old.get(versionKey{projectID, version})
@@ -282,7 +314,7 @@ func (s *Catalog) cachedVersion(projectID string, version int) *deployed {
 
 // Version returns a compiled older (or any) version of a project, from the
 // cache or the store. Errors: ENOTFOUND.
-func (s *Catalog) Version(ctx context.Context, projectID string, version int) (*deployed, error) {
+func (s *Catalog) Version(ctx context.Context, projectID string, version int) (*Deployment, error) {
 	k := versionKey{projectID, version}
 	s.oldMu.Lock()
 	d, ok := s.old.get(k)
