@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 )
 
 // TestEndpoints walks every route once as it is meant to be used: an
@@ -181,12 +182,12 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 	ci.do("GET", pbase+"/lookup?path=/a&version=9", nil).want(t, 404, "NOT_FOUND")
 
 	// Keys.
-	var k keyJSON
+	var k api.Key
 	ci.do("POST", pbase+"/keys", map[string]any{"name": "edge", "test": true}).want(t, 201).decode(t, &k)
 	if !strings.HasPrefix(k.Secret, "redir_test_") || k.Mode != "test" || k.Last4 != k.Secret[len(k.Secret)-4:] {
 		t.Fatalf("key = %+v", k)
 	}
-	var keys struct{ Keys []keyListJSON }
+	var keys struct{ Keys []api.ListedKey }
 	r = ci.do("GET", pbase+"/keys", nil).want(t, 200)
 	r.decode(t, &keys)
 	if len(keys.Keys) != 1 || keys.Keys[0].Secret != "" || strings.Contains(string(r.body), k.Secret) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 )
 
 // TestRevisions: a change made against a stale revision answers 409
@@ -150,7 +151,7 @@ func testAuditOfEveryChange(t *testing.T, open newStoreFunc) {
 	obase := "/manage/v1/orgs/" + a.org.ID
 	pbase := "/manage/v1/projects/" + a.project.ID
 	var p projectJSON
-	var k keyJSON
+	var k api.Key
 	var tok tokenJSON
 	var rule ruleJSON
 	steps := []struct {

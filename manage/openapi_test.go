@@ -21,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 	"redirects/internal/openapitest"
 	"redirects/migrate"
@@ -981,7 +982,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	}
 
 	// Keys.
-	var keys struct{ Keys []keyListJSON }
+	var keys struct{ Keys []api.ListedKey }
 	d.call(admin, "GET", pbase+"/keys", nil).want(t, 200).decode(t, &keys)
 	for _, k := range keys.Keys {
 		if k.ID == a.key.ID && (k.LastUsedAt == nil || *k.LastUsedAt != "2026-03-13") {
@@ -989,7 +990,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		}
 	}
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": strings.Repeat("k", 201)}).want(t, 400, "INVALID_INPUT")
-	var key keyJSON
+	var key api.Key
 	d.call(admin, "POST", pbase+"/keys", nil).want(t, 201)
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": "staging", "test": true}).want(t, 201).decode(t, &key)
 	// A key never used carries "lastUsedAt": null, as the document
@@ -1000,7 +1001,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "DELETE", pbase+"/keys/"+key.ID, nil).want(t, 204)
 	// By its full secret, in the body: the key, revoked; again, the same
 	// revokedAt; a key of no project of this one's, 404; none, 400.
-	var byBody, again keyJSON
+	var byBody, again api.Key
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": "doomed"}).want(t, 201).decode(t, &key)
 	d.call(admin, "POST", pbase+"/revoke-key", map[string]any{"key": key.Secret}).want(t, 200).decode(t, &byBody)
 	if byBody.ID != key.ID || byBody.RevokedAt == nil || byBody.Secret != "" {
