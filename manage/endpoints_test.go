@@ -68,7 +68,7 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 	ada.do("GET", base, nil).want(t, 200)
 
 	// Tokens: the owner makes one for automation; the secret comes once.
-	var tok tokenJSON
+	var tok api.Token
 	ada.do("POST", base+"/tokens", map[string]string{"role": "owner", "label": "CI", "expiresIn": "30d"}).want(t, 201).decode(t, &tok)
 	if !redirects.WellFormedManagementToken(tok.Secret) || tok.Role != "owner" || tok.Label != "CI" || tok.ExpiresAt == nil ||
 		tok.CreatedBy == nil || *tok.CreatedBy != "ada@example.com" || tok.Last4 != tok.Secret[len(tok.Secret)-4:] {

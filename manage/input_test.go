@@ -152,7 +152,7 @@ func testAuditOfEveryChange(t *testing.T, open newStoreFunc) {
 	pbase := "/manage/v1/projects/" + a.project.ID
 	var p projectJSON
 	var k api.Key
-	var tok tokenJSON
+	var tok api.Token
 	var rule ruleJSON
 	steps := []struct {
 		action string

@@ -459,7 +459,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	// Management tokens.
 	d.call(admin, "GET", obase+"/tokens", nil).want(t, 200)
 	d.call(admin, "POST", obase+"/tokens", map[string]any{"role": "viewer", "expiresIn": "soon"}).want(t, 400, "INVALID_INPUT")
-	var tok tokenJSON
+	var tok api.Token
 	d.call(admin, "POST", obase+"/tokens", map[string]any{"role": "editor", "label": "CI", "expiresIn": "30d"}).want(t, 201).decode(t, &tok)
 	d.call(admin, "DELETE", obase+"/tokens/"+tok.ID, nil).want(t, 204)
 	d.call(admin, "DELETE", obase+"/tokens/tok_missing0000000000", nil).want(t, 404, "NOT_FOUND")
