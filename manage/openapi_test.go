@@ -26,6 +26,7 @@ import (
 	"redirects/internal/openapitest"
 	"redirects/migrate"
 	"redirects/safety"
+	"redirects/service"
 )
 
 // manageDocFile is api/manage.openapi.yaml, seen from this package.
@@ -202,7 +203,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		// A small import cap, so the 413 of an import is produced without
 		// sending 200 MB.
 		c.MaxImportBytes = 8192
-		c.LoginLimits = LoginLimits{PerAccount: 3, PerAddress: 1000, Window: time.Hour}
+		c.LoginLimits = service.LoginLimits{PerAccount: 3, PerAddress: 1000, Window: time.Hour}
 	})
 	a := e.newOrg("Alpha")
 	ctx := e.ctx
@@ -378,7 +379,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		t.Fatal(err)
 	}
 	cs := e.session(changer)
-	var before sessionJSON
+	var before api.Session
 	d.call(cs, "GET", "/manage/v1/session", nil).want(t, 200).decode(t, &before)
 	if !before.MustChangePassword {
 		t.Fatalf("a one-time password's session: mustChangePassword false")
@@ -389,7 +390,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW}).want(t, 400, codeMissingField)
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": "wrong", "newPassword": "a new password, long enough"}).want(t, 401, codeUnauthenticated)
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW, "newPassword": "short"}).want(t, 400, "INVALID_INPUT")
-	var after sessionJSON
+	var after api.Session
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW, "newPassword": "a new password, long enough"}).want(t, 200).decode(t, &after)
 	if after.MustChangePassword || after.CSRFToken == "" || after.CSRFToken == before.CSRFToken {
 		t.Fatalf("after the change: %+v", after)
