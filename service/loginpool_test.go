@@ -88,4 +88,3 @@ type fixedClock struct{ t time.Time }
 func (c *fixedClock) Now() time.Time { return c.t }
 
 var _ redirects.Clock = (*fixedClock)(nil)
-
