@@ -56,7 +56,7 @@ func newAccessWorld(t *testing.T) *accessWorld {
 			t.Fatal(err)
 		}
 	}
-	hash, err := redirects.HashPassword("correct horse battery")
+	hash, err := redirects.HashPassword(accessPassword)
 	if err != nil {
 		t.Fatal(err)
 	}

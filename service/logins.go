@@ -10,14 +10,15 @@ import (
 )
 
 // Logins counts failed sign-ins for every door of a listener and bounds
-// the password hashing they cost: the API's POST /manage/v1/session and
-// the dashboard's /login share one, so a guesser gains nothing by
-// switching between them.
+// the password hashing they cost: the service's SignIn and ChangePassword
+// check every password with it, and the API's POST /manage/v1/session and
+// the dashboard's /login share one service's (Deps.Logins), so a guesser
+// gains nothing by switching between them.
 //
 // Each argon2id hash takes 19 MiB for tens of milliseconds, so hashes run
 // in a pool of about the cores' number at once with a short queue: past
-// it a check answers redirects.ErrPasswordsBusy at once, and the process's memory does
-// not depend on how many sign-ins arrive together.
+// it a check answers redirects.ErrPasswordsBusy at once, and the
+// process's memory does not depend on how many sign-ins arrive together.
 type Logins struct {
 	l    *loginLimiter
 	pool *hashPool
@@ -45,10 +46,11 @@ func (l *Logins) Succeed(email string) { l.l.succeed(email) }
 // Verify checks one password for email from addr. It reserves a failure
 // against the account's and the address's limits before anything is
 // hashed, in one step, so that concurrent guesses cannot all pass the
-// check: past a limit it returns a *redirects.SignInLimitError. It then runs check in the
-// hashing pool (redirects.ErrPasswordsBusy when full, the reservation given back). A
-// check that returns true gives the reservation back and forgets the
-// account's failures; one that returns false keeps it as the failure.
+// check: past a limit it returns a *redirects.SignInLimitError. It then
+// runs check in the hashing pool (redirects.ErrPasswordsBusy when full,
+// the reservation given back). A check that returns true gives the
+// reservation back and forgets the account's failures; one that returns
+// false keeps it as the failure.
 func (l *Logins) Verify(ctx context.Context, email, addr string, check func() bool) (bool, error) {
 	a, wait := l.l.reserve(email, addr)
 	if a == nil {
@@ -65,7 +67,8 @@ func (l *Logins) Verify(ctx context.Context, email, addr string, check func() bo
 	return ok, nil
 }
 
-// Hash hashes a new password in the hashing pool: redirects.ErrPasswordsBusy when full.
+// Hash hashes a new password in the hashing pool:
+// redirects.ErrPasswordsBusy when full.
 func (l *Logins) Hash(ctx context.Context, pw string) (string, error) {
 	var (
 		h   string
@@ -98,8 +101,9 @@ func newHashPool(running, waiting int, wait time.Duration) *hashPool {
 	return &hashPool{slots: make(chan struct{}, max(running, 1)), maxWaiting: int64(waiting), wait: wait}
 }
 
-// do runs f in a slot, or returns redirects.ErrPasswordsBusy without running it when the
-// queue is full, the wait too long, or ctx ends first.
+// do runs f in a slot, or returns redirects.ErrPasswordsBusy without
+// running it when the queue is full, the wait too long, or ctx ends
+// first.
 func (p *hashPool) do(ctx context.Context, f func()) error {
 	defer p.inside.Add(-1)
 	if p.inside.Add(1) > int64(cap(p.slots))+p.maxWaiting {
