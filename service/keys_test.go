@@ -103,7 +103,7 @@ func (w *accessWorld) local() context.Context {
 }
 
 // wantCode fails unless err has code (or is nil for "").
-func wantCode(t *testing.T, what string, err error, code string) {
+func wantAccessCode(t *testing.T, what string, err error, code string) {
 	t.Helper()
 	if got := redirects.ErrorCode(err); err == nil && code != "" || err != nil && got != code {
 		t.Fatalf("%s: got error %v (code %q), want code %q", what, err, got, code)
@@ -123,14 +123,14 @@ func TestKeysAuthorization(t *testing.T) {
 	} {
 		ctx := w.as(t, w.users[tc.role])
 		_, err := ks.FindKeys(ctx, w.project.ID)
-		wantCode(t, string(tc.role)+" lists keys", err, tc.readCode)
+		wantAccessCode(t, string(tc.role)+" lists keys", err, tc.readCode)
 		_, _, err = ks.CreateKey(ctx, w.project.ID, "edge", false)
-		wantCode(t, string(tc.role)+" creates a key", err, tc.makeCode)
+		wantAccessCode(t, string(tc.role)+" creates a key", err, tc.makeCode)
 		_, _, err = ks.RevokeKey(ctx, w.project.ID, "key_nope")
 		if tc.makeCode == "" {
-			wantCode(t, string(tc.role)+" revokes an unknown key", err, redirects.ENOTFOUND)
+			wantAccessCode(t, string(tc.role)+" revokes an unknown key", err, redirects.ENOTFOUND)
 		} else {
-			wantCode(t, string(tc.role)+" revokes a key", err, tc.makeCode)
+			wantAccessCode(t, string(tc.role)+" revokes a key", err, tc.makeCode)
 		}
 	}
 
@@ -141,15 +141,15 @@ func TestKeysAuthorization(t *testing.T) {
 		t.Fatalf("owner lists another organization's keys: got %v, want %q", err, want)
 	}
 	_, _, err = ks.CreateKey(ctx, w.otherP.ID, "x", false)
-	wantCode(t, "owner creates a key in another organization", err, redirects.ENOTFOUND)
+	wantAccessCode(t, "owner creates a key in another organization", err, redirects.ENOTFOUND)
 
 	// Nobody in the context may do nothing; an operator reads any.
 	_, err = ks.FindKeys(context.Background(), w.project.ID)
-	wantCode(t, "nobody lists keys", err, redirects.ENOTFOUND)
+	wantAccessCode(t, "nobody lists keys", err, redirects.ENOTFOUND)
 	_, err = ks.FindKeys(w.as(t, w.operator), w.project.ID)
-	wantCode(t, "an operator lists keys", err, "")
+	wantAccessCode(t, "an operator lists keys", err, "")
 	_, _, err = ks.CreateKey(w.as(t, w.operator), w.project.ID, "x", false)
-	wantCode(t, "an operator creates a key", err, redirects.EFORBIDDEN)
+	wantAccessCode(t, "an operator creates a key", err, redirects.EFORBIDDEN)
 }
 
 func TestKeysCreateListRevoke(t *testing.T) {
@@ -158,7 +158,7 @@ func TestKeysCreateListRevoke(t *testing.T) {
 	ctx := w.as(t, w.users[redirects.RoleOwner])
 
 	_, _, err := ks.CreateKey(ctx, w.project.ID, strings.Repeat("x", 201), false)
-	wantCode(t, "a key with a long name", err, redirects.EINVALID)
+	wantAccessCode(t, "a key with a long name", err, redirects.EINVALID)
 
 	live, secret, err := ks.CreateKey(ctx, w.project.ID, "edge", false)
 	if err != nil {
@@ -194,7 +194,7 @@ func TestKeysCreateListRevoke(t *testing.T) {
 	// Revoked by its secret, then again by its ID: the second says so and
 	// keeps the first time.
 	_, _, err = ks.RevokeKey(ctx, w.project.ID, "")
-	wantCode(t, "revoking no key", err, redirects.EINVALID)
+	wantAccessCode(t, "revoking no key", err, redirects.EINVALID)
 	k, revoked, err := ks.RevokeKey(ctx, w.project.ID, secret)
 	if err != nil || !revoked || k.ID != live.ID || k.RevokedAt == nil {
 		t.Fatalf("revoke by secret: got %+v revoked=%v err=%v", k, revoked, err)

@@ -57,8 +57,8 @@ func TestSignInAndSessions(t *testing.T) {
 
 	// Whoami and SignOut are the caller's session's.
 	_, _, err = ss.Whoami(w.as(t, viewer))
-	wantCode(t, "whoami without a session", err, redirects.ENOTFOUND)
-	wantCode(t, "sign-out without a session", ss.SignOut(ctx), redirects.ENOTFOUND)
+	wantAccessCode(t, "whoami without a session", err, redirects.ENOTFOUND)
+	wantAccessCode(t, "sign-out without a session", ss.SignOut(ctx), redirects.ENOTFOUND)
 	sctx := redirects.WithSession(w.as(t, viewer), second.Session)
 	s, u, err = ss.Whoami(sctx)
 	if err != nil || s.ID != second.Session.ID || u.Email != viewer.Email {
@@ -83,7 +83,7 @@ func TestSignInAndSessions(t *testing.T) {
 		t.Fatal("the session of a disabled user works")
 	}
 	_, err = ss.SignIn(ctx, redirects.SignInRequest{Email: viewer.Email, Password: accessPassword, Addr: "192.0.2.1"})
-	wantCode(t, "a disabled user signs in", err, redirects.EUNAUTHORIZED)
+	wantAccessCode(t, "a disabled user signs in", err, redirects.EUNAUTHORIZED)
 	editor, err := ss.SignIn(ctx, redirects.SignInRequest{Email: w.users[redirects.RoleEditor].Email, Password: accessPassword, Addr: "192.0.2.9"})
 	if err != nil {
 		t.Fatal(err)
@@ -149,12 +149,12 @@ func TestChangePassword(t *testing.T) {
 	}
 
 	_, err = ss.ChangePassword(w.as(t, editor), redirects.PasswordChange{Current: accessPassword, New: "another good password"})
-	wantCode(t, "a password change without a session", err, redirects.EFORBIDDEN)
+	wantAccessCode(t, "a password change without a session", err, redirects.EFORBIDDEN)
 	sctx := redirects.WithSession(w.as(t, editor), a.Session)
 	_, err = ss.ChangePassword(sctx, redirects.PasswordChange{Current: accessPassword, New: accessPassword, Addr: "192.0.2.1"})
-	wantCode(t, "the same password", err, redirects.EINVALID)
+	wantAccessCode(t, "the same password", err, redirects.EINVALID)
 	_, err = ss.ChangePassword(sctx, redirects.PasswordChange{Current: accessPassword, New: "short", Addr: "192.0.2.1"})
-	wantCode(t, "a short password", err, redirects.EINVALID)
+	wantAccessCode(t, "a short password", err, redirects.EINVALID)
 
 	in, err := ss.ChangePassword(sctx, redirects.PasswordChange{Current: accessPassword, New: "another good password", Addr: "192.0.2.1"})
 	if err != nil || in.User.MustChangePassword || in.Secret == "" {

@@ -16,7 +16,7 @@ func TestTokenCreateRoleCeiling(t *testing.T) {
 		for _, role := range redirects.Roles {
 			tok, secret, err := ts.CreateToken(ctx, redirects.TokenRequest{OrgID: w.org.ID, Role: role, Label: "ci"})
 			if !member.AtLeast(role) {
-				wantCode(t, string(member)+" creates a "+string(role)+" token", err, redirects.EFORBIDDEN)
+				wantAccessCode(t, string(member)+" creates a "+string(role)+" token", err, redirects.EFORBIDDEN)
 				continue
 			}
 			if err != nil {
@@ -30,15 +30,15 @@ func TestTokenCreateRoleCeiling(t *testing.T) {
 
 	owner := w.as(t, w.users[redirects.RoleOwner])
 	_, _, err := ts.CreateToken(owner, redirects.TokenRequest{OrgID: w.org.ID, Role: "admin"})
-	wantCode(t, "an unknown role", err, redirects.EINVALID)
+	wantAccessCode(t, "an unknown role", err, redirects.EINVALID)
 	_, _, err = ts.CreateToken(owner, redirects.TokenRequest{OrgID: w.org.ID, Role: redirects.RoleViewer, Label: strings.Repeat("l", 201)})
-	wantCode(t, "a long label", err, redirects.EINVALID)
+	wantAccessCode(t, "a long label", err, redirects.EINVALID)
 	_, _, err = ts.CreateToken(owner, redirects.TokenRequest{OrgID: w.other.ID, Role: "admin"})
 	if want := `organization "` + w.other.ID + `" not found`; redirects.ErrorMessage(err) != want {
 		t.Fatalf("a token of another organization: got %v, want %q before the role is read", err, want)
 	}
 	_, _, err = ts.CreateToken(owner, redirects.TokenRequest{OrgID: w.org.ID, Role: redirects.RoleViewer, User: w.users[redirects.RoleViewer].Email})
-	wantCode(t, "a user names another user", err, redirects.EFORBIDDEN)
+	wantAccessCode(t, "a user names another user", err, redirects.EFORBIDDEN)
 
 	// A token cannot make another, whatever its role.
 	tok, _, err := ts.CreateToken(owner, redirects.TokenRequest{OrgID: w.org.ID, Role: redirects.RoleOwner, TTL: time.Hour})
@@ -46,7 +46,7 @@ func TestTokenCreateRoleCeiling(t *testing.T) {
 		t.Fatalf("token with a lifetime: %+v %v", tok, err)
 	}
 	_, _, err = ts.CreateToken(w.asToken(tok), redirects.TokenRequest{OrgID: w.org.ID, Role: redirects.RoleViewer})
-	wantCode(t, "a token creates a token", err, redirects.EFORBIDDEN)
+	wantAccessCode(t, "a token creates a token", err, redirects.EFORBIDDEN)
 }
 
 func TestTokenCreateOnTheCommandLine(t *testing.T) {
@@ -68,9 +68,9 @@ func TestTokenCreateOnTheCommandLine(t *testing.T) {
 		t.Fatalf("an owner token for an editor: got %v, want %q...", err, want)
 	}
 	_, _, err = ts.CreateToken(ctx, redirects.TokenRequest{OrgID: w.org.ID, Role: redirects.RoleViewer, User: "nobody@example.com"})
-	wantCode(t, "a token for an unknown user", err, redirects.ENOTFOUND)
+	wantAccessCode(t, "a token for an unknown user", err, redirects.ENOTFOUND)
 	_, _, err = ts.CreateToken(ctx, redirects.TokenRequest{OrgID: "org_missing", Role: redirects.RoleViewer})
-	wantCode(t, "a token of a missing organization", err, redirects.ENOTFOUND)
+	wantAccessCode(t, "a token of a missing organization", err, redirects.ENOTFOUND)
 }
 
 func TestTokenListAndRevoke(t *testing.T) {
@@ -105,11 +105,11 @@ func TestTokenListAndRevoke(t *testing.T) {
 		}
 	}
 	_, err = ts.FindTokens(owner, w.other.ID)
-	wantCode(t, "another organization's tokens", err, redirects.ENOTFOUND)
+	wantAccessCode(t, "another organization's tokens", err, redirects.ENOTFOUND)
 
 	// A viewer revokes their own token, not another's; an owner any.
 	_, _, err = ts.RevokeToken(viewer, w.org.ID, theirs.ID)
-	wantCode(t, "a viewer revokes an editor's token", err, redirects.EFORBIDDEN)
+	wantAccessCode(t, "a viewer revokes an editor's token", err, redirects.EFORBIDDEN)
 	tok, revoked, err := ts.RevokeToken(viewer, w.org.ID, mine.ID)
 	if err != nil || !revoked || tok.RevokedAt == nil {
 		t.Fatalf("a viewer revokes their own token: %+v revoked=%v %v", tok, revoked, err)
@@ -133,7 +133,7 @@ func TestTokenListAndRevoke(t *testing.T) {
 		t.Fatalf("an unknown token: got %v, want %q", err, want)
 	}
 	_, _, err = ts.RevokeToken(w.as(t, w.users[redirects.RoleOwner]), w.other.ID, nobodys.ID)
-	wantCode(t, "a token of an organization the caller is not in", err, redirects.ENOTFOUND)
+	wantAccessCode(t, "a token of an organization the caller is not in", err, redirects.ENOTFOUND)
 	if _, revoked, err := ts.RevokeToken(owner, w.org.ID, nobodys.ID); err != nil || !revoked {
 		t.Fatalf("an owner revokes the command line's token: revoked=%v %v", revoked, err)
 	}
