@@ -1,18 +1,12 @@
 package manage
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
 	"redirects"
 	"redirects/api"
 )
-
-// DailyUsageReader is what FindOrgUsage reads of a store's daily usage.
-type DailyUsageReader interface {
-	FindDailyUsage(ctx context.Context, orgID, month string) ([]redirects.DailyUsage, error)
-}
 
 func (h *handler) keyList(w http.ResponseWriter, r *http.Request) error {
 	l, err := h.svc.Keys.FindKeys(r.Context(), r.PathValue("project"))

@@ -1018,7 +1018,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	// Usage and audit.
 	var u usageJSON
 	d.call(admin, "GET", obase+"/usage?month=2026-03", nil).want(t, 200).decode(t, &u)
-	if u.Total != 12 || len(u.Days) != 14 || u.Days[12] != (dayJSON{"2026-03-13", 7}) || len(u.Keys) < 2 ||
+	if u.Total != 12 || len(u.Days) != 14 || u.Days[12] != (dayJSON{Day: "2026-03-13", Count: 7}) || len(u.Keys) < 2 ||
 		u.Keys[0].ID != a.key.ID || u.Keys[0].Count != 11 || len(u.Keys[0].Days) != 2 {
 		t.Fatalf("usage in March = %+v", u)
 	}
