@@ -68,7 +68,7 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 	ada.do("GET", base, nil).want(t, 200)
 
 	// Tokens: the owner makes one for automation; the secret comes once.
-	var tok tokenJSON
+	var tok api.Token
 	ada.do("POST", base+"/tokens", map[string]string{"role": "owner", "label": "CI", "expiresIn": "30d"}).want(t, 201).decode(t, &tok)
 	if !redirects.WellFormedManagementToken(tok.Secret) || tok.Role != "owner" || tok.Label != "CI" || tok.ExpiresAt == nil ||
 		tok.CreatedBy == nil || *tok.CreatedBy != "ada@example.com" || tok.Last4 != tok.Secret[len(tok.Secret)-4:] {
@@ -182,12 +182,12 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 	ci.do("GET", pbase+"/lookup?path=/a&version=9", nil).want(t, 404, "NOT_FOUND")
 
 	// Keys.
-	var k keyJSON
+	var k api.Key
 	ci.do("POST", pbase+"/keys", map[string]any{"name": "edge", "test": true}).want(t, 201).decode(t, &k)
 	if !strings.HasPrefix(k.Secret, "redir_test_") || k.Mode != "test" || k.Last4 != k.Secret[len(k.Secret)-4:] {
 		t.Fatalf("key = %+v", k)
 	}
-	var keys struct{ Keys []keyListJSON }
+	var keys struct{ Keys []api.ListedKey }
 	r = ci.do("GET", pbase+"/keys", nil).want(t, 200)
 	r.decode(t, &keys)
 	if len(keys.Keys) != 1 || keys.Keys[0].Secret != "" || strings.Contains(string(r.body), k.Secret) {

@@ -151,8 +151,8 @@ func testAuditOfEveryChange(t *testing.T, open newStoreFunc) {
 	obase := "/manage/v1/orgs/" + a.org.ID
 	pbase := "/manage/v1/projects/" + a.project.ID
 	var p projectJSON
-	var k keyJSON
-	var tok tokenJSON
+	var k api.Key
+	var tok api.Token
 	var rule api.Rule
 	steps := []struct {
 		action string

@@ -26,6 +26,7 @@ import (
 	"redirects/internal/openapitest"
 	"redirects/migrate"
 	"redirects/safety"
+	"redirects/service"
 )
 
 // manageDocFile is api/manage.openapi.yaml, seen from this package.
@@ -202,7 +203,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		// A small import cap, so the 413 of an import is produced without
 		// sending 200 MB.
 		c.MaxImportBytes = 8192
-		c.LoginLimits = LoginLimits{PerAccount: 3, PerAddress: 1000, Window: time.Hour}
+		c.LoginLimits = service.LoginLimits{PerAccount: 3, PerAddress: 1000, Window: time.Hour}
 	})
 	a := e.newOrg("Alpha")
 	ctx := e.ctx
@@ -378,7 +379,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		t.Fatal(err)
 	}
 	cs := e.session(changer)
-	var before sessionJSON
+	var before api.Session
 	d.call(cs, "GET", "/manage/v1/session", nil).want(t, 200).decode(t, &before)
 	if !before.MustChangePassword {
 		t.Fatalf("a one-time password's session: mustChangePassword false")
@@ -389,7 +390,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW}).want(t, 400, codeMissingField)
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": "wrong", "newPassword": "a new password, long enough"}).want(t, 401, codeUnauthenticated)
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW, "newPassword": "short"}).want(t, 400, "INVALID_INPUT")
-	var after sessionJSON
+	var after api.Session
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW, "newPassword": "a new password, long enough"}).want(t, 200).decode(t, &after)
 	if after.MustChangePassword || after.CSRFToken == "" || after.CSRFToken == before.CSRFToken {
 		t.Fatalf("after the change: %+v", after)
@@ -459,7 +460,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	// Management tokens.
 	d.call(admin, "GET", obase+"/tokens", nil).want(t, 200)
 	d.call(admin, "POST", obase+"/tokens", map[string]any{"role": "viewer", "expiresIn": "soon"}).want(t, 400, "INVALID_INPUT")
-	var tok tokenJSON
+	var tok api.Token
 	d.call(admin, "POST", obase+"/tokens", map[string]any{"role": "editor", "label": "CI", "expiresIn": "30d"}).want(t, 201).decode(t, &tok)
 	d.call(admin, "DELETE", obase+"/tokens/"+tok.ID, nil).want(t, 204)
 	d.call(admin, "DELETE", obase+"/tokens/tok_missing0000000000", nil).want(t, 404, "NOT_FOUND")
@@ -982,7 +983,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	}
 
 	// Keys.
-	var keys struct{ Keys []keyListJSON }
+	var keys struct{ Keys []api.ListedKey }
 	d.call(admin, "GET", pbase+"/keys", nil).want(t, 200).decode(t, &keys)
 	for _, k := range keys.Keys {
 		if k.ID == a.key.ID && (k.LastUsedAt == nil || *k.LastUsedAt != "2026-03-13") {
@@ -990,7 +991,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		}
 	}
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": strings.Repeat("k", 201)}).want(t, 400, "INVALID_INPUT")
-	var key keyJSON
+	var key api.Key
 	d.call(admin, "POST", pbase+"/keys", nil).want(t, 201)
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": "staging", "test": true}).want(t, 201).decode(t, &key)
 	// A key never used carries "lastUsedAt": null, as the document
@@ -1001,7 +1002,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "DELETE", pbase+"/keys/"+key.ID, nil).want(t, 204)
 	// By its full secret, in the body: the key, revoked; again, the same
 	// revokedAt; a key of no project of this one's, 404; none, 400.
-	var byBody, again keyJSON
+	var byBody, again api.Key
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": "doomed"}).want(t, 201).decode(t, &key)
 	d.call(admin, "POST", pbase+"/revoke-key", map[string]any{"key": key.Secret}).want(t, 200).decode(t, &byBody)
 	if byBody.ID != key.ID || byBody.RevokedAt == nil || byBody.Secret != "" {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 )
 
 func TestUsagePerDayAndKey(t *testing.T) { runSuite(t, testUsagePerDayAndKey) }
@@ -74,7 +75,7 @@ func testUsagePerDayAndKey(t *testing.T, open newStoreFunc) {
 	viewer.do("GET", "/manage/v1/orgs/"+other.org.ID+"/usage", nil).want(t, 404)
 
 	// The key list shows each key's last day of use.
-	var keys struct{ Keys []keyListJSON }
+	var keys struct{ Keys []api.ListedKey }
 	viewer.do("GET", "/manage/v1/projects/"+o.project.ID+"/keys", nil).want(t, 200).decode(t, &keys)
 	last := map[string]*string{}
 	for _, k := range keys.Keys {

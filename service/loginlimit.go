@@ -1,4 +1,4 @@
-package manage
+package service
 
 import (
 	"net/netip"

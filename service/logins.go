@@ -1,10 +1,7 @@
-package manage
+package service
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -13,14 +10,15 @@ import (
 )
 
 // Logins counts failed sign-ins for every door of a listener and bounds
-// the password hashing they cost: the API's POST /manage/v1/session and
-// the dashboard's /login share one, so a guesser gains nothing by
-// switching between them.
+// the password hashing they cost: the service's SignIn and ChangePassword
+// check every password with it, and the API's POST /manage/v1/session and
+// the dashboard's /login share one service's (Deps.Logins), so a guesser
+// gains nothing by switching between them.
 //
 // Each argon2id hash takes 19 MiB for tens of milliseconds, so hashes run
 // in a pool of about the cores' number at once with a short queue: past
-// it a check answers ErrHashBusy at once, and the process's memory does
-// not depend on how many sign-ins arrive together.
+// it a check answers redirects.ErrPasswordsBusy at once, and the
+// process's memory does not depend on how many sign-ins arrive together.
 type Logins struct {
 	l    *loginLimiter
 	pool *hashPool
@@ -45,40 +43,18 @@ func (l *Logins) Fail(email, addr string) { l.l.fail(email, addr) }
 // Succeed forgets an account's failures after a good sign-in.
 func (l *Logins) Succeed(email string) { l.l.succeed(email) }
 
-// LimitError is Verify's answer past a sign-in limit: nothing was hashed.
-type LimitError struct {
-	// Wait is how long until the next attempt may be tried.
-	Wait time.Duration
-}
-
-// Error says how long to wait.
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("too many failed sign-ins for this account or from this address; try again in %d seconds", e.RetryAfter())
-}
-
-// RetryAfter is Wait in whole seconds, rounded up.
-func (e *LimitError) RetryAfter() int { return int(math.Ceil(e.Wait.Seconds())) }
-
-// ErrHashBusy is Verify's and Hash's answer when the hashing pool and its
-// queue are full: nothing was hashed and nothing counted, and the caller
-// may try again in HashBusyRetryAfter seconds.
-var ErrHashBusy = errors.New("too many passwords are being checked at once; try again in a second")
-
-// HashBusyRetryAfter is the Retry-After, in seconds, sent with
-// ErrHashBusy.
-const HashBusyRetryAfter = 1
-
 // Verify checks one password for email from addr. It reserves a failure
 // against the account's and the address's limits before anything is
 // hashed, in one step, so that concurrent guesses cannot all pass the
-// check: past a limit it returns a *LimitError. It then runs check in the
-// hashing pool (ErrHashBusy when full, the reservation given back). A
-// check that returns true gives the reservation back and forgets the
-// account's failures; one that returns false keeps it as the failure.
+// check: past a limit it returns a *redirects.SignInLimitError. It then
+// runs check in the hashing pool (redirects.ErrPasswordsBusy when full,
+// the reservation given back). A check that returns true gives the
+// reservation back and forgets the account's failures; one that returns
+// false keeps it as the failure.
 func (l *Logins) Verify(ctx context.Context, email, addr string, check func() bool) (bool, error) {
 	a, wait := l.l.reserve(email, addr)
 	if a == nil {
-		return false, &LimitError{Wait: wait}
+		return false, &redirects.SignInLimitError{Wait: wait}
 	}
 	var ok bool
 	if err := l.pool.do(ctx, func() { ok = check() }); err != nil {
@@ -91,7 +67,8 @@ func (l *Logins) Verify(ctx context.Context, email, addr string, check func() bo
 	return ok, nil
 }
 
-// Hash hashes a new password in the hashing pool: ErrHashBusy when full.
+// Hash hashes a new password in the hashing pool:
+// redirects.ErrPasswordsBusy when full.
 func (l *Logins) Hash(ctx context.Context, pw string) (string, error) {
 	var (
 		h   string
@@ -124,21 +101,22 @@ func newHashPool(running, waiting int, wait time.Duration) *hashPool {
 	return &hashPool{slots: make(chan struct{}, max(running, 1)), maxWaiting: int64(waiting), wait: wait}
 }
 
-// do runs f in a slot, or returns ErrHashBusy without running it when the
-// queue is full, the wait too long, or ctx ends first.
+// do runs f in a slot, or returns redirects.ErrPasswordsBusy without
+// running it when the queue is full, the wait too long, or ctx ends
+// first.
 func (p *hashPool) do(ctx context.Context, f func()) error {
 	defer p.inside.Add(-1)
 	if p.inside.Add(1) > int64(cap(p.slots))+p.maxWaiting {
-		return ErrHashBusy
+		return redirects.ErrPasswordsBusy
 	}
 	t := time.NewTimer(p.wait)
 	defer t.Stop()
 	select {
 	case p.slots <- struct{}{}:
 	case <-t.C:
-		return ErrHashBusy
+		return redirects.ErrPasswordsBusy
 	case <-ctx.Done():
-		return ErrHashBusy
+		return redirects.ErrPasswordsBusy
 	}
 	defer func() { <-p.slots }()
 	f()
