@@ -19,6 +19,12 @@ func (h *handler) keyList(w http.ResponseWriter, r *http.Request) error {
 
 // keyCreate makes an edge API key and answers its secret, this once.
 func (h *handler) keyCreate(w http.ResponseWriter, r *http.Request) error {
+	// Authorized before the body is read, as every route is (authz.go),
+	// so that a caller who may not manage the project's keys learns that
+	// before a mistake in the body; the service decides again.
+	if _, err := h.authorizeProject(r, redirects.ActionManageKeys); err != nil {
+		return err
+	}
 	var req api.KeyCreateRequest
 	if err := h.decodeJSON(w, r, &req, true); err != nil {
 		return err
@@ -38,6 +44,12 @@ func (h *handler) keyCreate(w http.ResponseWriter, r *http.Request) error {
 // key: revoking one already revoked changes nothing, and its revokedAt
 // says when it was.
 func (h *handler) keyRevokeBody(w http.ResponseWriter, r *http.Request) error {
+	// Authorized before the body is read, as every route is (authz.go),
+	// so that a caller who may not manage the project's keys learns that
+	// before a mistake in the body; the service decides again.
+	if _, err := h.authorizeProject(r, redirects.ActionManageKeys); err != nil {
+		return err
+	}
 	var req api.KeyRevokeRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
