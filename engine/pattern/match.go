@@ -1,0 +1,321 @@
+package pattern
+
+// maxPath is the longest path the lookup API accepts.
+const maxPath = 2048
+
+// span is where a capture's text is: in the decoded path (to be mapped to
+// its wire form) or in the request's query as sent.
+type span struct {
+	start, end int32
+	query      bool
+	set        bool
+}
+
+// Match is a lookup's answer and its scratch space: reuse one per goroutine
+// so that a lookup allocates nothing (a regex hit allocates its group
+// indexes).
+type Match struct {
+	set      *Set
+	rank     int32
+	wire     string // the path parameter as given
+	wirePath string // wire up to its first '?' or '#'
+	query    string // the request's query, as sent
+	n        int    // decoded path length
+	view     int    // length of the view that matched: n, or the slash twin's
+	buf      [maxPath + 2]byte
+	key      [maxPath + 1]byte
+	hostBuf  [256]byte
+	host     []byte
+	hasHost  bool
+	caps     []span
+	cands    [][]int32
+	cur      []int
+}
+
+// Rule returns the index, in the rules given to Compile, of the rule that
+// answered.
+func (m *Match) Rule() int { return m.set.rules[m.rank].index }
+
+// Kind returns the answering rule's match type.
+func (m *Match) Kind() Kind { return m.set.rules[m.rank].kind }
+
+// Lookup finds the rule answering a request for wire (the lookup API's
+// path parameter: the request path as sent, with its query) on host (""
+// for none: only host-less rules answer; a malformed host, which the API
+// refuses, counts as none). ok is false when no rule answers or wire's
+// path holds a malformed escape.
+func (s *Set) Lookup(host, wire string, m *Match) bool {
+	m.set = s
+	m.wire, m.wirePath, m.query = wire, wire, ""
+	for i := 0; i < len(wire); i++ {
+		if wire[i] == '?' || wire[i] == '#' {
+			m.wirePath = wire[:i]
+			if wire[i] == '?' {
+				m.query = wire[i+1:]
+				for j := 0; j < len(m.query); j++ {
+					if m.query[j] == '#' {
+						m.query = m.query[:j]
+						break
+					}
+				}
+			}
+			break
+		}
+	}
+	if !m.decode() || m.n == 0 || m.buf[0] != '/' {
+		return false
+	}
+	m.hasHost = false
+	if host != "" {
+		h, ok := appendHostKey(m.hostBuf[:0], host)
+		m.host, m.hasHost = h, ok && !containsStar(h)
+	}
+	path := m.buf[:m.n]
+
+	// Exact rules: one hash lookup on the path's key.
+	if len(s.exact) > 0 {
+		k := s.appendKey(m.key[:0], path)
+		for _, rank := range s.exact[string(k)] {
+			c := &s.rules[rank]
+			if c.host != "" && (!m.hasHost || !hostMatches(c.host, m.host)) {
+				continue
+			}
+			m.resetCaps(c.slots)
+			if m.condsHold(c) {
+				m.rank, m.view = rank, m.n
+				return true
+			}
+		}
+	}
+
+	// The other kinds: walk the trees that can hold a rule for this host
+	// along the path (and its slash twin's extra '/'), then try their
+	// rules in rank order.
+	walk := path
+	if s.settings.IgnoreTrailingSlash && (m.n == 0 || path[m.n-1] != '/') {
+		m.buf[m.n] = '/'
+		walk = m.buf[:m.n+1]
+	}
+	fold := s.settings.CaseInsensitive
+	m.cands = m.cands[:0]
+	if m.hasHost {
+		m.cands = s.byHost[string(m.host)].walk(walk, fold, m.cands)
+		if len(s.wild) > 0 {
+			for i := 1; i < len(m.host); i++ {
+				if m.host[i] == '.' {
+					m.cands = s.wild[string(m.host[i:])].walk(walk, fold, m.cands)
+				}
+			}
+		}
+	}
+	m.cands = s.any.walk(walk, fold, m.cands)
+	m.cur = m.cur[:0]
+	for range m.cands {
+		m.cur = append(m.cur, 0)
+	}
+	for {
+		best, bi := int32(-1), -1
+		for i, l := range m.cands {
+			if m.cur[i] < len(l) && (best < 0 || l[m.cur[i]] < best) {
+				best, bi = l[m.cur[i]], i
+			}
+		}
+		if bi < 0 {
+			return false
+		}
+		m.cur[bi]++
+		if m.try(&s.rules[best]) {
+			m.rank = best
+			return true
+		}
+	}
+}
+
+func containsStar(h []byte) bool {
+	for _, c := range h {
+		if c == '*' {
+			return true
+		}
+	}
+	return false
+}
+
+// decode percent-decodes wirePath once into buf.
+func (m *Match) decode() bool {
+	w := m.wirePath
+	if len(w) > maxPath {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c == '%' {
+			if i+2 >= len(w) {
+				return false
+			}
+			hi, ok1 := unhex(w[i+1])
+			lo, ok2 := unhex(w[i+2])
+			if !ok1 || !ok2 {
+				return false
+			}
+			c = hi<<4 | lo
+			i += 2
+		}
+		m.buf[n] = c
+		n++
+	}
+	m.n = n
+	return true
+}
+
+func (m *Match) resetCaps(n int) {
+	if cap(m.caps) < n {
+		m.caps = make([]span, n)
+	}
+	m.caps = m.caps[:n]
+	clear(m.caps)
+}
+
+// try says whether a non-exact rule matches the path or, under trailingSlash
+// ignore, its slash twin.
+func (m *Match) try(c *compiled) bool {
+	m.resetCaps(c.slots)
+	if len(c.conds) > 0 && !m.condsHold(c) {
+		return false
+	}
+	if m.tryView(c, m.n) {
+		m.view = m.n
+		return true
+	}
+	if !m.set.settings.IgnoreTrailingSlash {
+		return false
+	}
+	twin := m.n + 1 // the '/' Lookup wrote after the path
+	if m.n > 1 && m.buf[m.n-1] == '/' {
+		twin = m.n - 1
+	} else if m.n > 0 && m.buf[m.n-1] == '/' {
+		return false
+	}
+	m.buf[m.n] = '/'
+	if m.tryView(c, twin) {
+		m.view = twin
+		return true
+	}
+	return false
+}
+
+func (m *Match) tryView(c *compiled, n int) bool {
+	path := m.buf[:n]
+	fold := m.set.settings.CaseInsensitive
+	switch c.kind {
+	case StartsWith:
+		return len(path) >= len(c.path) && equalFold(path[:len(c.path)], c.path, fold)
+	case Pattern:
+		return m.matchTokens(c, 0, path, 0)
+	case Regex:
+		idx := c.re.FindSubmatchIndex(path)
+		if idx == nil {
+			return false
+		}
+		for g := 0; g*2+1 < len(idx) && g < c.qslot; g++ {
+			m.caps[g] = span{}
+			if idx[2*g] >= 0 {
+				m.caps[g] = span{start: int32(idx[2*g]), end: int32(idx[2*g+1]), set: true}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func equalFold(b []byte, s string, fold bool) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		x, y := b[i], s[i]
+		if fold {
+			if 'A' <= x && x <= 'Z' {
+				x += 32
+			}
+			if 'A' <= y && y <= 'Z' {
+				y += 32
+			}
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// matchTokens matches tokens i.. of a pattern against path from pos: each
+// placeholder, left to right, takes the shortest text that lets the rest
+// match; an optional segment is taken when the rest matches with it
+// (docs/contract.md#pattern-syntax).
+func (m *Match) matchTokens(c *compiled, i int, path []byte, pos int) bool {
+	if i == len(c.toks) {
+		return pos == len(path)
+	}
+	t := &c.toks[i]
+	fold := m.set.settings.CaseInsensitive
+	switch t.kind {
+	case tokLiteral:
+		end := pos + len(t.lit)
+		return end <= len(path) && equalFold(path[pos:end], t.lit, fold) && m.matchTokens(c, i+1, path, end)
+	case tokSegment:
+		for end := pos + 1; end <= len(path) && path[end-1] != '/'; end++ {
+			if m.capture(c, i, path, pos, end) && m.matchTokens(c, i+1, path, end) {
+				return true
+			}
+		}
+		m.caps[t.slot] = span{}
+		return false
+	case tokOptional:
+		if pos < len(path) && path[pos] == '/' {
+			end := pos + 1
+			for end < len(path) && path[end] != '/' {
+				end++
+			}
+			if end > pos+1 && m.capture(c, i, path, pos+1, end) && m.matchTokens(c, i+1, path, end) {
+				return true
+			}
+		}
+		m.caps[t.slot] = span{start: int32(pos), end: int32(pos), set: true}
+		return m.matchTokens(c, i+1, path, pos)
+	case tokStar, tokPlus:
+		last := i == len(c.toks)-1
+		if t.kind == tokStar {
+			m.caps[t.slot] = span{start: int32(pos), end: int32(pos), set: true}
+			if m.matchTokens(c, i+1, path, pos) {
+				return true
+			}
+		}
+		if pos >= len(path) || path[pos] != '/' {
+			return false
+		}
+		if last {
+			if t.kind == tokPlus && pos+1 == len(path) {
+				return false
+			}
+			return m.capture(c, i, path, pos+1, len(path))
+		}
+		for end := pos + 2; end <= len(path); end++ {
+			if (end == len(path) || path[end] == '/') && m.capture(c, i, path, pos+1, end) && m.matchTokens(c, i+1, path, end) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// capture records path[start:end] as token i's capture if its constraint,
+// if any, matches all of it.
+func (m *Match) capture(c *compiled, i int, path []byte, start, end int) bool {
+	if re := c.cons[i]; re != nil && !re.Match(path[start:end]) {
+		return false
+	}
+	m.caps[c.toks[i].slot] = span{start: int32(start), end: int32(end), set: true}
+	return true
+}
