@@ -134,7 +134,7 @@ func parseDestination(d string, kind Kind, p *parsed, rc compiled) ([]destPart, 
 
 // AppendDestination appends the answering rule's destination with its
 // captures inserted in the wire form the request used: bytes that could
-// change how a client reads the URL (control bytes, space, '"', '\'', '<',
+// change how a client reads the URL (control bytes, space, '"', '\”, '<',
 // '>', '\\', '`') percent-encoded, a computed relative destination's
 // leading run of '/' made one, so that no capture can name another host.
 func (m *Match) AppendDestination(dst []byte) []byte {

@@ -117,7 +117,9 @@ func parsePattern(src string) (*parsed, error) {
 	if err := checkChars(field, src); err != nil {
 		return nil, err
 	}
-	pathPart, q, hasQ := strings.Cut(src, "?")
+	// The conditions start at the first '?' that is not a placeholder's
+	// optional modifier: the loop below stops there.
+	pathPart, q, hasQ := src, "", false
 	if !strings.HasPrefix(pathPart, "/") {
 		return nil, errAt(field, 0, "a pattern starts with /")
 	}
@@ -131,9 +133,13 @@ func parsePattern(src string) (*parsed, error) {
 		}
 	}
 	multi := -1
+loop:
 	for i := 0; i < len(pathPart); {
 		c := pathPart[i]
 		switch {
+		case c == '?':
+			pathPart, q, hasQ = src[:i], src[i+1:], true
+			break loop
 		case c == '%':
 			if i+2 >= len(pathPart) {
 				return nil, errAt(field, i, "'%%' must start an escape of two hexadecimal digits")
@@ -195,10 +201,10 @@ func parsePattern(src string) (*parsed, error) {
 				// segment: it takes the '/' before it (so that it can
 				// match nothing) and ends at a '/' or the end.
 				if len(lit) == 0 || lit[len(lit)-1] != '/' || (start > 0 && pathPart[start-1] != '/') {
-					return nil, errAt(field, start, "a %s placeholder must begin a segment (follow a '/')", kindWord(t.kind))
+					return nil, errAt(field, start, "%s placeholder must begin a segment (follow a '/')", kindWord(t.kind))
 				}
-				if i < len(pathPart) && pathPart[i] != '/' {
-					return nil, errAt(field, i, "a %s placeholder must end its segment (be followed by '/' or the end)", kindWord(t.kind))
+				if i < len(pathPart) && pathPart[i] != '/' && pathPart[i] != '?' {
+					return nil, errAt(field, i, "%s placeholder must end its segment (be followed by '/', query conditions or the end; after ':name?' conditions start at a second '?')", kindWord(t.kind))
 				}
 				lit = lit[:len(lit)-1]
 				if t.kind != tokOptional {
@@ -245,11 +251,11 @@ func parsePattern(src string) (*parsed, error) {
 func kindWord(k tokKind) string {
 	switch k {
 	case tokOptional:
-		return "optional"
+		return "an optional"
 	case tokStar:
-		return "'*'"
+		return "a '*'"
 	}
-	return "'+'"
+	return "a '+'"
 }
 
 // constraintEnd returns the index of the ')' that closes the '(' at open,
