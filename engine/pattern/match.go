@@ -311,9 +311,9 @@ func (m *Match) matchTokens(c *compiled, i int, path []byte, pos int) bool {
 }
 
 // capture records path[start:end] as token i's capture if its constraint,
-// if any, matches all of it.
+// if any, matches all of it (an empty capture is not checked).
 func (m *Match) capture(c *compiled, i int, path []byte, start, end int) bool {
-	if re := c.cons[i]; re != nil && !re.Match(path[start:end]) {
+	if re := c.cons[i]; re != nil && start < end && !re.Match(path[start:end]) {
 		return false
 	}
 	m.caps[c.toks[i].slot] = span{start: int32(start), end: int32(end), set: true}

@@ -147,7 +147,7 @@ func compareRules(a, b compiled) int {
 	if c := cmp.Compare(hostRank(a.host), hostRank(b.host)); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(len(b.prefix), len(a.prefix)); c != 0 {
+	if c := cmp.Compare(len(b.prefix), len(a.prefix)); c != 0 && a.kind != Exact {
 		return c
 	}
 	if c := cmpBool(len(a.conds) > 0, len(b.conds) > 0); c != 0 {
