@@ -92,6 +92,10 @@ func TestPatternExamples(t *testing.T) {
 		{"", "/s/a?x=1", "/t/a"},
 		{"", "/s/a?x=2", ""},
 	})
+	check(t, []Rule{{Kind: Pattern, Source: "/s/:q?x=1", Destination: "/t/:q"}}, redirects.Settings{}, []lookupCase{
+		{"", "/s?x=1", ""},
+		{"", "/s/a?x=1", "/t/a"},
+	})
 }
 
 func TestSettingsExamples(t *testing.T) {
@@ -120,7 +124,7 @@ func TestErrorsNamePosition(t *testing.T) {
 		{Rule{Kind: Pattern, Source: "/a:b*"}, "source: position 3: a '*' placeholder must begin a segment (follow a '/')"},
 		{Rule{Kind: Pattern, Source: "/:x([a-)"}, "source: position 4: unclosed constraint"},
 		{Rule{Kind: Pattern, Source: "/:x(a|*)"}, "source: position 7: invalid regular expression: missing argument to repetition operator: \"*\""},
-		{Rule{Kind: Pattern, Source: "/o/:a?x=1"}, "source: position 7: an optional placeholder must end its segment (be followed by '/', query conditions or the end; after ':name?' conditions start at a second '?')"},
+		{Rule{Kind: Pattern, Source: "/o/:a*x"}, "source: position 7: a '*' placeholder must end its segment (be followed by '/', query conditions or the end)"},
 		{Rule{Kind: Pattern, Source: "/:x", Destination: "/:y"}, "destination: position 2: the capture :y is not defined by the source"},
 		{Rule{Kind: Pattern, Source: "/:x", Destination: "https://:x.example.com/"}, "destination: position 9: a capture may not form the scheme or host"},
 		{Rule{Kind: Regex, Source: "/(a", Destination: "/"}, "source: position 1: invalid regular expression: missing closing ): \"/(a\""},

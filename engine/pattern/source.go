@@ -191,8 +191,13 @@ loop:
 						t.kind = tokPlus
 						i++
 					case '?':
-						t.kind = tokOptional
-						i++
+						// A '?' followed by '/', '?' or the end makes the
+						// placeholder optional; any other starts the
+						// conditions.
+						if i+1 == len(pathPart) || pathPart[i+1] == '/' || pathPart[i+1] == '?' {
+							t.kind = tokOptional
+							i++
+						}
 					}
 				}
 			}
@@ -204,7 +209,7 @@ loop:
 					return nil, errAt(field, start, "%s placeholder must begin a segment (follow a '/')", kindWord(t.kind))
 				}
 				if i < len(pathPart) && pathPart[i] != '/' && pathPart[i] != '?' {
-					return nil, errAt(field, i, "%s placeholder must end its segment (be followed by '/', query conditions or the end; after ':name?' conditions start at a second '?')", kindWord(t.kind))
+					return nil, errAt(field, i, "%s placeholder must end its segment (be followed by '/', query conditions or the end)", kindWord(t.kind))
 				}
 				lit = lit[:len(lit)-1]
 				if t.kind != tokOptional {
