@@ -185,18 +185,27 @@ var genProject = rapid.Custom(func(t *rapid.T) []rulemodel.PatternRule {
 // not, with a query using the conditions' parameters.
 func genPath(t *rapid.T, rules []rulemodel.PatternRule) string {
 	var b strings.Builder
-	if len(rules) > 0 && rapid.Bool().Draw(t, "fromRule") {
+	if len(rules) > 0 {
 		r := rules[rapid.IntRange(0, len(rules)-1).Draw(t, "rule")]
-		b.WriteString(strings.TrimRight(rulemodel.LiteralPrefix(r), "/"))
+		switch rapid.IntRange(0, 2).Draw(t, "fromRule") {
+		case 0:
+			b.WriteString(strings.TrimRight(rulemodel.LiteralPrefix(r), "/"))
+		case 1:
+			b.WriteString(instantiate(t, r))
+		}
 	}
-	for k := rapid.IntRange(0, 4).Draw(t, "depth"); k > 0; k-- {
+	depth := rapid.IntRange(0, 4).Draw(t, "depth")
+	if b.Len() > 0 && rapid.Bool().Draw(t, "asIs") {
+		depth = 0
+	}
+	for k := depth; k > 0; k-- {
 		b.WriteString("/" + rapid.SampledFrom(append(words, "", "/evil.example", "x.html")).Draw(t, "word"))
 	}
 	p := b.String()
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p
 	}
-	switch rapid.IntRange(0, 3).Draw(t, "case") {
+	switch rapid.IntRange(0, 5).Draw(t, "case") {
 	case 0:
 		p = strings.ToUpper(p)
 	case 1:
@@ -206,7 +215,7 @@ func genPath(t *rapid.T, rules []rulemodel.PatternRule) string {
 		p += "/"
 	}
 	p = rulemodel.Escape(p, rapid.IntRange(0, 3).Draw(t, "escape") == 0)
-	if rapid.Bool().Draw(t, "query") {
+	if rapid.IntRange(0, 2).Draw(t, "query") > 0 {
 		q := rapid.SliceOfN(rapid.SampledFrom([]string{"p=123", "p=12%33", "id=7", "id=a%20b", "flag", "flag=1", "empty", "empty=", "a+b=c+d", "a%20b=c%20d", "lang=EN", "lang=en", "x=1"}), 1, 4).Draw(t, "params")
 		p += "?" + strings.Join(q, "&")
 	}
@@ -275,4 +284,52 @@ func TestLookupMatchesPatternModel(t *testing.T) {
 			t.Errorf("no lookup was answered by %s: the generators stopped exercising it (%v)", k, seen)
 		}
 	}
+}
+
+// regexSamples are paths each generated regex matches (in some case).
+var regexSamples = []string{"/docs/intro", "/en/page", "/fr/page/", "/a", "/abc/d", "/Docs/42", "/Docs/7/x/y", "/x/", "/x/a/b", "/guide/Intro", "/café/b", "/cafe/b", "/v6/a/b", "/v7"}
+
+// instantiate returns a path a rule's source may match: its placeholders
+// replaced by words (none, one or two segments for a multi-segment one,
+// nothing for an optional one at times).
+func instantiate(t *rapid.T, r rulemodel.PatternRule) string {
+	src := r.Source
+	switch r.Kind {
+	case "regex":
+		return rapid.SampledFrom(regexSamples).Draw(t, "sample")
+	case "pattern":
+	default:
+		if i := strings.Index(src, "?"); i >= 0 {
+			src = src[:i]
+		}
+		return src
+	}
+	var out []string
+	for _, seg := range strings.Split(src, "/")[1:] {
+		if i := strings.Index(seg, "??"); i >= 0 {
+			seg = seg[:i+1]
+		} else if i := strings.IndexAny(seg, "?"); i >= 0 && i+1 < len(seg) {
+			seg = seg[:i]
+		}
+		switch {
+		case !strings.ContainsAny(seg, ":*"):
+			out = append(out, seg)
+		case strings.HasSuffix(seg, "*") || strings.HasSuffix(seg, "+"):
+			for k := rapid.IntRange(0, 2).Draw(t, "splatDepth"); k > 0; k-- {
+				out = append(out, rapid.SampledFrom(words).Draw(t, "word"))
+			}
+		case strings.HasSuffix(seg, "?"):
+			if rapid.Bool().Draw(t, "present") {
+				out = append(out, rapid.SampledFrom(words).Draw(t, "word"))
+			}
+		default:
+			prefix, _, _ := strings.Cut(seg, ":")
+			w := rapid.SampledFrom(append(words, "v6", "v7", "7", "Dx")).Draw(t, "word")
+			if strings.HasSuffix(seg, ".html") {
+				w += ".html"
+			}
+			out = append(out, prefix+w)
+		}
+	}
+	return "/" + strings.Join(out, "/")
 }
