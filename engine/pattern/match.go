@@ -28,6 +28,8 @@ type Match struct {
 	host     []byte
 	hasHost  bool
 	caps     []span
+	failed   []uint64 // per (token, position) of the pattern being tried: no match from there
+	width    int      // positions per token in failed
 	cands    [][]int32
 	cur      []int
 }
@@ -211,6 +213,16 @@ func (m *Match) tryView(c *compiled, n int) bool {
 	case StartsWith:
 		return len(path) >= len(c.path) && equalFold(path[:len(c.path)], c.path, fold)
 	case Pattern:
+		// Whether tokens i.. match from pos depends on nothing else, so a
+		// failure is remembered: the search is then polynomial in the
+		// path's length whatever the pattern, never exponential.
+		m.width = n + 1
+		words := (len(c.toks)*m.width + 63) / 64
+		if cap(m.failed) < words {
+			m.failed = make([]uint64, words)
+		}
+		m.failed = m.failed[:words]
+		clear(m.failed)
 		return m.matchTokens(c, 0, path, 0)
 	case Regex:
 		idx := c.re.FindSubmatchIndex(path)
@@ -226,6 +238,18 @@ func (m *Match) tryView(c *compiled, n int) bool {
 		return true
 	}
 	return false
+}
+
+func sameByte(x, y byte, fold bool) bool {
+	if fold {
+		if 'A' <= x && x <= 'Z' {
+			x += 32
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 32
+		}
+	}
+	return x == y
 }
 
 func equalFold(b []byte, s string, fold bool) bool {
@@ -257,6 +281,19 @@ func (m *Match) matchTokens(c *compiled, i int, path []byte, pos int) bool {
 	if i == len(c.toks) {
 		return pos == len(path)
 	}
+	bit := i*m.width + pos
+	if m.failed[bit/64]&(1<<(bit%64)) != 0 {
+		return false
+	}
+	if m.matchToken(c, i, path, pos) {
+		return true
+	}
+	m.failed[bit/64] |= 1 << (bit % 64)
+	return false
+}
+
+// matchToken matches token i at pos, then the rest.
+func (m *Match) matchToken(c *compiled, i int, path []byte, pos int) bool {
 	t := &c.toks[i]
 	fold := m.set.settings.CaseInsensitive
 	switch t.kind {
@@ -264,7 +301,25 @@ func (m *Match) matchTokens(c *compiled, i int, path []byte, pos int) bool {
 		end := pos + len(t.lit)
 		return end <= len(path) && equalFold(path[pos:end], t.lit, fold) && m.matchTokens(c, i+1, path, end)
 	case tokSegment:
-		for end := pos + 1; end <= len(path) && path[end-1] != '/'; end++ {
+		segEnd := pos
+		for segEnd < len(path) && path[segEnd] != '/' {
+			segEnd++
+		}
+		if i+1 == len(c.toks) || c.toks[i+1].kind == tokLiteral && c.toks[i+1].lit[0] == '/' || c.toks[i+1].kind != tokLiteral && c.toks[i+1].kind != tokSegment {
+			// What follows starts at a '/' or the end: only the whole
+			// rest of the segment can be the capture.
+			if segEnd > pos && m.capture(c, i, path, pos, segEnd) && m.matchTokens(c, i+1, path, segEnd) {
+				return true
+			}
+			m.caps[t.slot] = span{}
+			return false
+		}
+		next := c.toks[i+1].lit[0] // a literal follows: it must start where the capture ends
+		fold := m.set.settings.CaseInsensitive
+		for end := pos + 1; end <= segEnd; end++ {
+			if end < len(path) && !sameByte(path[end], next, fold) {
+				continue
+			}
 			if m.capture(c, i, path, pos, end) && m.matchTokens(c, i+1, path, end) {
 				return true
 			}
