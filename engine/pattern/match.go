@@ -24,6 +24,7 @@ type Match struct {
 	view     int    // length of the view that matched: n, or the slash twin's
 	buf      [maxPath + 2]byte
 	key      [maxPath + 1]byte
+	folded   [maxPath + 2]byte
 	hostBuf  [256]byte
 	host     []byte
 	hasHost  bool
@@ -99,18 +100,22 @@ func (s *Set) Lookup(host, wire string, m *Match) bool {
 		walk = m.buf[:m.n+1]
 	}
 	fold := s.settings.CaseInsensitive
+	folded := walk
+	if fold {
+		folded = appendFold(m.folded[:0], walk)
+	}
 	m.cands = m.cands[:0]
 	if m.hasHost {
-		m.cands = s.byHost[string(m.host)].walk(walk, fold, m.cands)
+		m.cands = s.byHost[string(m.host)].walk(walk, folded, fold, m.cands)
 		if len(s.wild) > 0 {
 			for i := 1; i < len(m.host); i++ {
 				if m.host[i] == '.' {
-					m.cands = s.wild[string(m.host[i:])].walk(walk, fold, m.cands)
+					m.cands = s.wild[string(m.host[i:])].walk(walk, folded, fold, m.cands)
 				}
 			}
 		}
 	}
-	m.cands = s.any.walk(walk, fold, m.cands)
+	m.cands = s.any.walk(walk, folded, fold, m.cands)
 	m.cur = m.cur[:0]
 	for range m.cands {
 		m.cur = append(m.cur, 0)

@@ -65,9 +65,9 @@ type compiled struct {
 type Set struct {
 	rules    []compiled // in the contract's order: the position is the rank
 	exact    map[string][]int32
-	byHost   map[string]*node // exact hosts
-	wild     map[string]*node // "*.example.com" under ".example.com"
-	any      *node
+	byHost   map[string]*tree // exact hosts
+	wild     map[string]*tree // "*.example.com" under ".example.com"
+	any      *tree
 	settings redirects.Settings
 }
 
@@ -83,7 +83,7 @@ func (e *RuleError) Unwrap() error { return e.Err }
 // Compile validates and compiles rules under a project's settings. It
 // refuses the first invalid rule, and more than 10,000 regex rules.
 func Compile(rules []Rule, st redirects.Settings) (*Set, error) {
-	s := &Set{exact: map[string][]int32{}, byHost: map[string]*node{}, wild: map[string]*node{}, any: &node{}, settings: st}
+	s := &Set{exact: map[string][]int32{}, byHost: map[string]*tree{}, wild: map[string]*tree{}, any: &tree{}, settings: st}
 	s.rules = make([]compiled, 0, len(rules))
 	regexes := 0
 	for i := range rules {
@@ -107,22 +107,22 @@ func Compile(rules []Rule, st redirects.Settings) (*Set, error) {
 			s.exact[k] = append(s.exact[k], int32(rank))
 			continue
 		}
-		var root *node
+		var root *tree
 		switch {
 		case c.host == "":
 			root = s.any
 		case c.host[0] == '*':
 			if root = s.wild[c.host[1:]]; root == nil {
-				root = &node{}
+				root = &tree{}
 				s.wild[c.host[1:]] = root
 			}
 		default:
 			if root = s.byHost[c.host]; root == nil {
-				root = &node{}
+				root = &tree{}
 				s.byHost[c.host] = root
 			}
 		}
-		root.insert(s.fold(c.prefix), int32(rank))
+		root.insert(c, s.fold, int32(rank))
 	}
 	return s, nil
 }
