@@ -29,8 +29,10 @@ type Match struct {
 	host     []byte
 	hasHost  bool
 	caps     []span
-	failed   []uint64 // per (token, position) of the pattern being tried: no match from there
-	width    int      // positions per token in failed
+	skip     []int32            // per (token, position) of the pattern being tried: 0, or how far the next position not known to fail is
+	width    int                // positions per token in skip
+	slash    [maxPath + 2]int16 // per position of the view slashFor long: where its segment ends
+	slashFor int
 	cands    [][]int32
 	cur      []int
 }
@@ -74,6 +76,7 @@ func (s *Set) Lookup(host, wire string, m *Match) bool {
 		m.host, m.hasHost = h, ok && !containsStar(h)
 	}
 	path := m.buf[:m.n]
+	m.slashFor = -1
 
 	// Exact rules: one hash lookup on the path's key.
 	if len(s.exact) > 0 {
@@ -221,13 +224,23 @@ func (m *Match) tryView(c *compiled, n int) bool {
 		// Whether tokens i.. match from pos depends on nothing else, so a
 		// failure is remembered: the search is then polynomial in the
 		// path's length whatever the pattern, never exponential.
-		m.width = n + 1
-		words := (len(c.toks)*m.width + 63) / 64
-		if cap(m.failed) < words {
-			m.failed = make([]uint64, words)
+		if m.slashFor != n {
+			end := int16(n)
+			for p := n; p >= 0; p-- {
+				if p < n && path[p] == '/' {
+					end = int16(p)
+				}
+				m.slash[p] = end
+			}
+			m.slashFor = n
 		}
-		m.failed = m.failed[:words]
-		clear(m.failed)
+		m.width = n + 2
+		size := len(c.toks) * m.width
+		if cap(m.skip) < size {
+			m.skip = make([]int32, size)
+		}
+		m.skip = m.skip[:size]
+		clear(m.skip)
 		return m.matchTokens(c, 0, path, 0)
 	case Regex:
 		idx := c.re.FindSubmatchIndex(path)
@@ -286,15 +299,36 @@ func (m *Match) matchTokens(c *compiled, i int, path []byte, pos int) bool {
 	if i == len(c.toks) {
 		return pos == len(path)
 	}
-	bit := i*m.width + pos
-	if m.failed[bit/64]&(1<<(bit%64)) != 0 {
+	if m.skip[i*m.width+pos] != 0 {
 		return false
 	}
 	if m.matchToken(c, i, path, pos) {
 		return true
 	}
-	m.failed[bit/64] |= 1 << (bit % 64)
+	m.skip[i*m.width+pos] = 1
 	return false
+}
+
+// nextIn returns the first position from pos on from which tokens i.. of
+// c are not known to fail (len(path)+1 if none), compressing the runs of
+// known failures it crosses: scanning a placeholder's candidate ends then
+// costs each failure once over the whole search, not once per start, and a
+// pattern's search stays near linear in the path's length.
+func (m *Match) nextIn(c *compiled, i, pos, n int) int {
+	if i == len(c.toks) || pos > n {
+		return pos
+	}
+	row := m.skip[i*m.width : (i+1)*m.width]
+	end := pos
+	for end <= n && row[end] != 0 {
+		end += int(row[end])
+	}
+	for p := pos; p < end && p <= n; {
+		step := int(row[p])
+		row[p] = int32(end - p)
+		p += step
+	}
+	return min(end, n+1)
 }
 
 // matchToken matches token i at pos, then the rest.
@@ -306,10 +340,7 @@ func (m *Match) matchToken(c *compiled, i int, path []byte, pos int) bool {
 		end := pos + len(t.lit)
 		return end <= len(path) && equalFold(path[pos:end], t.lit, fold) && m.matchTokens(c, i+1, path, end)
 	case tokSegment:
-		segEnd := pos
-		for segEnd < len(path) && path[segEnd] != '/' {
-			segEnd++
-		}
+		segEnd := int(m.slash[pos])
 		if i+1 == len(c.toks) || c.toks[i+1].kind == tokLiteral && c.toks[i+1].lit[0] == '/' || c.toks[i+1].kind != tokLiteral && c.toks[i+1].kind != tokSegment {
 			// What follows starts at a '/' or the end: only the whole
 			// rest of the segment can be the capture.
@@ -321,8 +352,9 @@ func (m *Match) matchToken(c *compiled, i int, path []byte, pos int) bool {
 		}
 		next := c.toks[i+1].lit[0] // a literal follows: it must start where the capture ends
 		fold := m.set.settings.CaseInsensitive
-		for end := pos + 1; end <= segEnd; end++ {
-			if end < len(path) && !sameByte(path[end], next, fold) {
+		for end := m.nextIn(c, i+1, pos+1, len(path)); end <= segEnd; end = m.nextIn(c, i+1, end+1, len(path)) {
+			if end == len(path) || !sameByte(path[end], next, fold) {
+				m.skip[(i+1)*m.width+end] = 1 // the literal cannot start there
 				continue
 			}
 			if m.capture(c, i, path, pos, end) && m.matchTokens(c, i+1, path, end) {
@@ -360,8 +392,12 @@ func (m *Match) matchToken(c *compiled, i int, path []byte, pos int) bool {
 			}
 			return m.capture(c, i, path, pos+1, len(path))
 		}
-		for end := pos + 2; end <= len(path); end++ {
-			if (end == len(path) || path[end] == '/') && m.capture(c, i, path, pos+1, end) && m.matchTokens(c, i+1, path, end) {
+		for end := m.nextIn(c, i+1, pos+2, len(path)); end <= len(path); end = m.nextIn(c, i+1, end+1, len(path)) {
+			if end < len(path) && path[end] != '/' {
+				m.skip[(i+1)*m.width+end] = 1 // what follows starts with '/'
+				continue
+			}
+			if m.capture(c, i, path, pos+1, end) && m.matchTokens(c, i+1, path, end) {
 				return true
 			}
 		}
