@@ -152,3 +152,27 @@ func TestHostKey(t *testing.T) {
 		}
 	}
 }
+
+func TestCapturesForExplain(t *testing.T) {
+	s, err := Compile([]Rule{
+		{ID: 1, Kind: Pattern, Source: "/:lang/guide/*?ref=:ref", Destination: "/:lang/:splat"},
+		{ID: 2, Kind: Regex, Source: `/r/(?P<name>[a-z]+)/(\d+)`, Destination: "/$2/${name}"},
+	}, redirects.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Match
+	for wire, want := range map[string]string{
+		"/en/guide/a%20b/c?ref=x+y": "lang=en splat=a%20b/c ref=x+y ",
+		"/r/abc/42":                 "name=abc 2=42 ",
+	} {
+		if !s.Lookup("", wire, &m) {
+			t.Fatalf("%s: no match", wire)
+		}
+		got := ""
+		m.Captures(func(name, value string) { got += name + "=" + value + " " })
+		if got != want {
+			t.Errorf("%s: captures %q, want %q", wire, got, want)
+		}
+	}
+}

@@ -16,9 +16,13 @@ import (
 type Kind uint8
 
 const (
+	// Exact rules match a path with the same key.
 	Exact Kind = iota
+	// StartsWith rules match a path that begins with their source.
 	StartsWith
+	// Pattern rules match placeholders and splats (docs/contract.md#pattern-syntax).
 	Pattern
+	// Regex rules match an RE2 expression (docs/contract.md#regex-rules).
 	Regex
 )
 
