@@ -44,6 +44,9 @@ func splitRegex(src string) (expr, q string, hasQ bool) {
 // capture names (numbered groups are referred to by number).
 func parseRegex(src string) (*parsed, *syntax.Regexp, error) {
 	const field = "source"
+	if err := checkLen(field, src, maxSourceLen); err != nil {
+		return nil, nil, err
+	}
 	if err := checkChars(field, src); err != nil {
 		return nil, nil, err
 	}
