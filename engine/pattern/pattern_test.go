@@ -1,0 +1,178 @@
+package pattern
+
+import (
+	"testing"
+
+	"redirects"
+)
+
+// lookupCase is a request and the destination the rules should answer it
+// with ("" for no answer).
+type lookupCase struct {
+	host, wire, want string
+}
+
+func check(t *testing.T, rules []Rule, st redirects.Settings, cases []lookupCase) {
+	t.Helper()
+	for i := range rules {
+		rules[i].ID = int64(i + 1)
+	}
+	s, err := Compile(rules, st)
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	var m Match
+	for _, c := range cases {
+		got := ""
+		if s.Lookup(c.host, c.wire, &m) {
+			got = string(m.AppendDestination(nil))
+			if got == "" {
+				got = "(empty)"
+			}
+		}
+		if got != c.want {
+			t.Errorf("host %q, path %q: answered %q, want %q", c.host, c.wire, got, c.want)
+		}
+	}
+}
+
+func TestPatternExamples(t *testing.T) {
+	rules := []Rule{
+		{Kind: Pattern, Source: "/:lang/guide/*", Destination: "/:lang/docs/:splat"},
+		{Kind: Pattern, Source: "/docs/*", Destination: "/d/:splat"},
+		{Kind: Pattern, Source: "/p/:slug.html", Destination: "/posts/:slug"},
+		{Kind: Pattern, Source: "/v/:version(v6|v7)/x", Destination: "/new/:version"},
+		{Kind: Pattern, Source: "/o/:a?/end", Destination: "/o2/:a/e"},
+		{Kind: Pattern, Source: "/plus/:rest+", Destination: "/p2/:rest"},
+		{Kind: Pattern, Source: "/go/*", Destination: "/:splat"},
+		{Kind: Pattern, Source: "/lit%3Acolon/:x", Destination: "/c/:x"},
+		{Kind: Regex, Source: `/who\.html`, Destination: "/about"},
+		{Kind: Regex, Source: `/(dom|d)/(?P<id>\d+)`, Destination: "/dd/$1/${id}?$$"},
+		{Kind: Exact, Source: "/index.php?p=123", Destination: "/post-123"},
+		{Kind: Exact, Source: "/index.php", Destination: "/home"},
+		{Kind: Exact, Source: "/store?id=:id", Destination: "/items/:id"},
+		{Kind: Pattern, Host: "old.example.org", Source: "/*", Destination: "https://example.org/:splat", Priority: 200},
+		{Kind: Pattern, Host: "*.example.net", Source: "/w/*", Destination: "/wild/:splat"},
+	}
+	check(t, rules, redirects.Settings{}, []lookupCase{
+		{"", "/en/guide/a/b", "/en/docs/a/b"},
+		{"", "/docs", "/d/"},
+		{"", "/docs/", "/d/"},
+		{"", "/docs/a/b", "/d/a/b"},
+		{"", "/docs/a%20b?x=1", "/d/a%20b"},
+		{"", "/p/hello.html", "/posts/hello"},
+		{"", "/p/.html", ""},
+		{"", "/v/v6/x", "/new/v6"},
+		{"", "/v/v5/x", ""},
+		{"", "/o/end", "/o2//e"},
+		{"", "/o/q/end", "/o2/q/e"},
+		{"", "/plus", ""},
+		{"", "/plus/", ""},
+		{"", "/plus/a/b", "/p2/a/b"},
+		{"", "/go//evil.example", "/evil.example"},
+		{"", "/go/%2F%2Fevil.example", "/%2F%2Fevil.example"},
+		{"", "/lit:colon/z", "/c/z"},
+		{"", "/who.html", "/about"},
+		{"", "/who-html", ""},
+		{"", "/d/42", "/dd/d/42?$"},
+		{"", "/index.php?p=123", "/post-123"},
+		{"", "/index.php?q=1&p=12%33", "/post-123"},
+		{"", "/index.php?p=124", "/home"},
+		{"", "/store?id=a%20b", "/items/a%20b"},
+		{"", "/store", ""},
+		{"old.example.org", "/x/y", "https://example.org/x/y"},
+		{"OLD.example.org.:443", "/x/y", "https://example.org/x/y"},
+		{"old.example.org", "/docs/a", "/d/a"},
+		{"a.b.example.net", "/w/q", "/wild/q"},
+		{"example.net", "/w/q", ""},
+		{"", "/x/y", ""},
+	})
+	check(t, []Rule{{Kind: Pattern, Source: "/s/:q??x=1", Destination: "/t/:q"}}, redirects.Settings{}, []lookupCase{
+		{"", "/s?x=1", "/t/"},
+		{"", "/s/a?x=1", "/t/a"},
+		{"", "/s/a?x=2", ""},
+	})
+	check(t, []Rule{{Kind: Pattern, Source: "/s/:q?x=1", Destination: "/t/:q"}}, redirects.Settings{}, []lookupCase{
+		{"", "/s?x=1", ""},
+		{"", "/s/a?x=1", "/t/a"},
+	})
+}
+
+func TestSettingsExamples(t *testing.T) {
+	rules := []Rule{
+		{Kind: Pattern, Source: "/Docs/:page/", Destination: "/d/:page"},
+		{Kind: Regex, Source: `/Blog/(\w+)`, Destination: "/b/$1"},
+		{Kind: Pattern, Source: "/s/*", Destination: "/s2/:splat"},
+	}
+	check(t, rules, redirects.Settings{CaseInsensitive: true, IgnoreTrailingSlash: true}, []lookupCase{
+		{"", "/docs/Intro", "/d/Intro"},
+		{"", "/DOCS/Intro/", "/d/Intro"},
+		{"", "/blog/Hello/", "/b/Hello"},
+		{"", "/s/a/", "/s2/a/"},
+		{"", "/blog/\u212a", ""},
+	})
+}
+
+func TestErrorsNamePosition(t *testing.T) {
+	for _, c := range []struct {
+		r    Rule
+		want string
+	}{
+		{Rule{Kind: Pattern, Source: "/a/:1"}, "source: position 4: ':' must start a placeholder name (a letter, then letters, digits, '_'); write a literal ':' as %3A"},
+		{Rule{Kind: Pattern, Source: "/a(b"}, "source: position 3: '(' must follow a placeholder name, as its constraint; write a literal '(' as %28"},
+		{Rule{Kind: Pattern, Source: "/a/*/:b*"}, "source: position 6: a second multi-segment placeholder (the first is at position 4)"},
+		{Rule{Kind: Pattern, Source: "/a:b*"}, "source: position 3: a '*' placeholder must begin a segment (follow a '/')"},
+		{Rule{Kind: Pattern, Source: "/:x([a-)"}, "source: position 4: unclosed constraint"},
+		{Rule{Kind: Pattern, Source: "/:x(a|*)"}, "source: position 7: invalid regular expression: missing argument to repetition operator: \"*\""},
+		{Rule{Kind: Pattern, Source: "/o/:a*x"}, "source: position 7: a '*' placeholder must end its segment (be followed by '/', query conditions or the end)"},
+		{Rule{Kind: Pattern, Source: "/:x", Destination: "/:y"}, "destination: position 2: the capture :y is not defined by the source"},
+		{Rule{Kind: Pattern, Source: "/:x", Destination: "https://:x.example.com/"}, "destination: position 9: a capture may not form the scheme or host"},
+		{Rule{Kind: Regex, Source: "/(a", Destination: "/"}, "source: position 1: invalid regular expression: missing closing ): \"/(a\""},
+		{Rule{Kind: Regex, Source: "/(a)", Destination: "/$2"}, "destination: position 2: the capture $2 is not defined by the source"},
+		{Rule{Kind: Pattern, Host: "exa mple.com", Source: "/", Destination: "/"}, "host: position 1: \"exa mple.com\" is not a host name (or *.name)"},
+	} {
+		_, err := Compile([]Rule{c.r}, redirects.Settings{})
+		if err == nil || err.(*RuleError).Err.Error() != c.want {
+			t.Errorf("%+v: error %v, want %q", c.r, err, c.want)
+		}
+	}
+}
+
+func TestHostKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"Example.COM.":          "example.com",
+		"example.com:8080":      "example.com",
+		"bücher.example":        "xn--bcher-kva.example",
+		"Bücher.example":        "xn--bcher-kva.example",
+		"xn--bcher-kva.example": "xn--bcher-kva.example",
+		"*.example.com":         "*.example.com",
+	} {
+		if got, ok := HostKey(in); !ok || got != want {
+			t.Errorf("HostKey(%q) = %q %v, want %q", in, got, ok, want)
+		}
+	}
+}
+
+func TestCapturesForExplain(t *testing.T) {
+	s, err := Compile([]Rule{
+		{ID: 1, Kind: Pattern, Source: "/:lang/guide/*?ref=:ref", Destination: "/:lang/:splat"},
+		{ID: 2, Kind: Regex, Source: `/r/(?P<name>[a-z]+)/(\d+)`, Destination: "/$2/${name}"},
+	}, redirects.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Match
+	for wire, want := range map[string]string{
+		"/en/guide/a%20b/c?ref=x+y": "lang=en splat=a%20b/c ref=x+y ",
+		"/r/abc/42":                 "name=abc 2=42 ",
+	} {
+		if !s.Lookup("", wire, &m) {
+			t.Fatalf("%s: no match", wire)
+		}
+		got := ""
+		m.Captures(func(name, value string) { got += name + "=" + value + " " })
+		if got != want {
+			t.Errorf("%s: captures %q, want %q", wire, got, want)
+		}
+	}
+}
