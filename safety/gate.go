@@ -2,7 +2,6 @@ package safety
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -43,48 +42,11 @@ type GateOptions struct {
 // confirmation however few go.
 const MinShrinkRemoved = 10
 
-// Shrink is what a deploy removes of the live rules. A live rule is removed
-// when the deploy has no rule of its match type and source.
-type Shrink struct {
-	Live    int `json:"live"`
-	Deploy  int `json:"deploy"`
-	Removed int `json:"removed"`
-	// Percent is Removed as a percentage of Live, rounded down to a tenth.
-	Percent float64 `json:"percent"`
-	Limit   int     `json:"limit"`
-	// LeavesNone is set when the deploy removes every live rule and adds
-	// none.
-	LeavesNone bool `json:"leavesNone"`
-	// NeedsConfirmation is set when the deploy removes more than Limit
-	// percent of the live rules (and at least MinShrinkRemoved), or leaves
-	// none, and is not a rollback.
-	NeedsConfirmation bool `json:"needsConfirmation"`
-	// Rollback is set for a rollback, which needs no confirmation.
-	Rollback bool `json:"rollback,omitempty"`
-}
+// Shrink is what a deploy removes of the live rules.
+type Shrink = redirects.DeployShrink
 
 // GateResult is the gate's report on one deploy.
-type GateResult struct {
-	// Target names the rules the deploy would put live: "the draft" or
-	// "version N".
-	Target   string    `json:"target"`
-	Findings []Finding `json:"findings"`
-	Errors   int       `json:"errors"`
-	Warnings int       `json:"warnings"`
-	// Cases is the number of expected-outcome cases run, FailingCases those
-	// that failed.
-	Cases        int          `json:"cases"`
-	FailingCases []CaseResult `json:"failingCases"`
-	Shrink       Shrink       `json:"shrink"`
-	// Blocked lists, one sentence each, why the deploy may not go ahead
-	// with the override it has; empty when it may.
-	Blocked []string `json:"blocked"`
-	// Forced and ShrinkAllowed say which override the deploy needs and
-	// has: forced past blocking findings or failing cases, allowed past
-	// the shrink guard.
-	Forced        bool `json:"forced"`
-	ShrinkAllowed bool `json:"shrinkAllowed"`
-}
+type GateResult = redirects.GateReport
 
 // Gate checks the rules a deploy would put live (deploy) against the live
 // rules and the project's cases: lint errors and failing cases block unless
@@ -160,50 +122,12 @@ func measureShrink(live, deploy []redirects.Rule, opts GateOptions) Shrink {
 	return s
 }
 
-// String says what the deploy removes and why it needs a confirmation.
-func (s Shrink) String() string {
-	if s.LeavesNone {
-		return fmt.Sprintf("this deploy removes all %s live rules and leaves the project with none", Thousands(s.Live))
-	}
-	return fmt.Sprintf("this deploy removes %s of %s live rules (%s %%); the project's limit is %d %%",
-		Thousands(s.Removed), Thousands(s.Live), strconv.FormatFloat(s.Percent, 'f', -1, 64), s.Limit)
-}
-
 // Thousands writes n with commas between groups of three digits: 1,000.
-func Thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func Thousands(n int) string { return redirects.Thousands(n) }
 
-// BlockedError is the error of a deploy the gate refused. It carries the
-// gate's report, and unwraps to a redirects.ECONFLICT error whose message
-// says why.
-type BlockedError struct {
-	Result *GateResult
-}
-
-// Error says why the deploy was refused.
-func (e *BlockedError) Error() string {
-	return "deploy blocked: " + strings.Join(e.Result.Blocked, "; ")
-}
-
-// Unwrap gives the domain's error code: the deploy conflicts with the
-// project's checks.
-func (e *BlockedError) Unwrap() error {
-	return &redirects.Error{Code: redirects.ECONFLICT, Message: e.Error()}
-}
+// BlockedError is the error of a deploy the gate refused, with its
+// report.
+type BlockedError = redirects.DeployBlockedError
 
 // Deploy is the one deploy of the command line, the management API and the
 // dashboard, of the draft and of an earlier version (a rollback): it
