@@ -10,7 +10,7 @@ import (
 
 	"redirects"
 	"redirects/export"
-	"redirects/safety"
+	"redirects/service"
 )
 
 // TestRoles calls every route that changes something, and some that read,
@@ -34,7 +34,7 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		return r.ID
 	}
 	newStaged := func() int {
-		d, err := safety.DeployUnchecked(ctx, e.store, a.project.ID, redirects.DeployOptions{Stage: true}, export.Build)
+		d, err := service.DeployUnchecked(ctx, e.store, a.project.ID, redirects.DeployOptions{Stage: true}, export.Build)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,6 @@ func Ref(r *redirects.Rule) RuleRef {
 		StatusCode: r.StatusCode, Priority: r.Priority, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
 }
 
-
 // Finding is one problem Lint found.
 type Finding = redirects.LintFinding
 

@@ -1,7 +1,7 @@
 package sqlstore
 
 // The deploy's write transaction: WithDeployTx, and deployTx, the
-// redirects.DeployTx that safety.DeployInTx reads and writes through.
+// redirects.DeployTx that service.DeployInTx reads and writes through.
 // A read or write the deploy needs inside its transaction is a method of
 // deployTx here.
 
