@@ -15,7 +15,8 @@ import (
 )
 
 // WithDeployTx runs fn in the deploy's write transaction (see
-// safety.Deploy, the one deploy entry, which checks and writes through fn).
+// the deploy service's Deploy, the one deploy entry, which checks and
+// writes through fn).
 //
 // The transaction first locks the project's row (FOR NO KEY UPDATE; on
 // SQLite the IMMEDIATE transaction holds the database's write lock) and
