@@ -45,7 +45,8 @@ type DeployService interface {
 	// format), EINVALID (a negative version).
 	Export(ctx context.Context, projectID string, version int, format string) (*Deployment, *Export, error)
 	// RuleSet returns the rules of spec ("draft", "live" or a version
-	// number) with the settings they answer with, as the checks (lint,
+	// number) with the settings they answer with and the project's hosts,
+	// as the checks (lint,
 	// diff, explain, lookup, test, verify) read them. With emptyLive,
 	// "live" of a project with nothing deployed is an empty set. Errors:
 	// EINVALID (spec), ENOTFOUND (project or version).
@@ -78,4 +79,7 @@ type RuleSet struct {
 	// project's for the draft, the version's as its deploy froze them
 	// (the default for nothing deployed).
 	Settings Settings
+	// Hosts are the project's own hosts, whose absolute destinations
+	// lead back into the project: lint and the cases follow them.
+	Hosts []string
 }

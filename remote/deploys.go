@@ -180,7 +180,11 @@ func (c *Client) RuleSet(ctx context.Context, projectID, spec string, emptyLive 
 	if err != nil {
 		return nil, err
 	}
-	return &redirects.RuleSet{Rules: t.Rules, Name: t.Name, Version: t.Version, Draft: t.Draft, Settings: t.Settings}, nil
+	p, err := ruleSetSource{c}.FindProjectByID(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	return &redirects.RuleSet{Rules: t.Rules, Name: t.Name, Version: t.Version, Draft: t.Draft, Settings: t.Settings, Hosts: p.Hosts}, nil
 }
 
 // ruleSetSource is safety.RuleSource over the API.
@@ -188,15 +192,19 @@ type ruleSetSource struct{ c *Client }
 
 func (s ruleSetSource) FindProjectByID(ctx context.Context, id string) (*redirects.Project, error) {
 	var j struct {
-		ID            string `json:"id"`
-		OrgID         string `json:"orgId"`
-		CaseSensitive bool   `json:"caseSensitive"`
-		TrailingSlash string `json:"trailingSlash"`
+		ID            string   `json:"id"`
+		OrgID         string   `json:"orgId"`
+		Hosts         []string `json:"hosts"`
+		CaseSensitive bool     `json:"caseSensitive"`
+		TrailingSlash string   `json:"trailingSlash"`
 	}
 	if err := s.c.do(ctx, "GET", deployProjectPath(id), nil, nil, "", &j); err != nil {
 		return nil, err
 	}
-	return &redirects.Project{ID: j.ID, OrgID: j.OrgID,
+	if len(j.Hosts) == 0 {
+		j.Hosts = nil // as the store answers a project without hosts
+	}
+	return &redirects.Project{ID: j.ID, OrgID: j.OrgID, Hosts: j.Hosts,
 		Settings: redirects.Settings{CaseInsensitive: !j.CaseSensitive, IgnoreTrailingSlash: j.TrailingSlash == "ignore"}}, nil
 }
 

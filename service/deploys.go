@@ -170,14 +170,15 @@ func (s *Service) Export(ctx context.Context, projectID string, version int, for
 
 // RuleSet returns the rules of spec of the project (safety.Load).
 func (s *Service) RuleSet(ctx context.Context, projectID, spec string, emptyLive bool) (*redirects.RuleSet, error) {
-	if _, err := s.project(ctx, projectID, redirects.ActionRead); err != nil {
+	p, err := s.project(ctx, projectID, redirects.ActionRead)
+	if err != nil {
 		return nil, err
 	}
 	t, err := safety.Load(ctx, s.store, projectID, spec, emptyLive)
 	if err != nil {
 		return nil, err
 	}
-	return &redirects.RuleSet{Rules: t.Rules, Name: t.Name, Version: t.Version, Draft: t.Draft, Settings: t.Settings}, nil
+	return &redirects.RuleSet{Rules: t.Rules, Name: t.Name, Version: t.Version, Draft: t.Draft, Settings: t.Settings, Hosts: p.Hosts}, nil
 }
 
 // Tests returns the project's stored test file, "" for none.

@@ -228,6 +228,12 @@ func TestDeployReads(t *testing.T) {
 	}
 	_, err = e.svc.RuleSet(ctx, id, "0", false)
 	wantCode(t, "RuleSet(0)", err, redirects.EINVALID)
+	if _, err := e.db.SetProjectHosts(context.Background(), id, []string{"www.example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := e.svc.RuleSet(ctx, id, "1", false); err != nil || len(rs.Hosts) != 1 || rs.Hosts[0] != "www.example.com" {
+		t.Fatalf("RuleSet(1) = %+v, %v; want the project's hosts with it", rs, err)
+	}
 
 	if csv, err := e.svc.Tests(ctx, id); err != nil || csv != "" {
 		t.Fatalf("Tests of a project without = %q, %v", csv, err)

@@ -102,15 +102,20 @@ func parseVersion(flagName, v string, allowLive bool) (string, error) {
 // project through the deploy service, on the database or through the
 // management API alike.
 func (c *cmd) load(ctx context.Context, project, spec string, emptyLive bool) (*safety.Target, error) {
-	svc, err := c.services(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := svc.Deploys.RuleSet(ctx, project, spec, emptyLive)
+	rs, err := c.ruleSet(ctx, project, spec, emptyLive)
 	if err != nil {
 		return nil, err
 	}
 	return safety.TargetOf(rs), nil
+}
+
+// ruleSet is load's rule set, with the project's hosts.
+func (c *cmd) ruleSet(ctx context.Context, project, spec string, emptyLive bool) (*redirects.RuleSet, error) {
+	svc, err := c.services(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return svc.Deploys.RuleSet(ctx, project, spec, emptyLive)
 }
 
 // blocked is the error of a command that ran and found what blocks: exit 1,
@@ -153,21 +158,14 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	t, err := c.load(ctx, *project, spec, false)
+	rs, err := c.ruleSet(ctx, *project, spec, false)
 	if err != nil {
 		return err
 	}
+	t := safety.TargetOf(rs)
 	if len(hosts) == 0 {
 		// Without --host, the hosts the project declares.
-		s, err := c.open(ctx)
-		if err != nil {
-			return err
-		}
-		p, err := s.FindProjectByID(ctx, *project)
-		if err != nil {
-			return err
-		}
-		hosts = p.Hosts
+		hosts = rs.Hosts
 	}
 	findings := t.Lint(safety.LintOptions{Hosts: hosts})
 	errs, warns := safety.Count(findings)
