@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/rulemodel"
 )
 
@@ -31,7 +32,7 @@ func rootLookup(rules []redirects.Rule, s redirects.Settings, wire string) (int,
 			if rules[i].MatchType != redirects.StartsWith {
 				continue
 			}
-			if m, ok := s.Matches(&rules[i], p); ok && (best < 0 || redirects.Better(&rules[i], &rules[best])) {
+			if m, ok := s.Matches(&rules[i], p); ok && (best < 0 || engine.Better(&rules[i], &rules[best])) {
 				best, matched = i, m
 			}
 		}

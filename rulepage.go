@@ -223,6 +223,10 @@ type RulePage struct {
 	Next string
 	// Total counts every rule that the filter selects, on every page.
 	Total int
+	// Hits are the hits of the page's rules that have any, by match type
+	// and source (see HitIndex): the service layer reads them with the
+	// page (RuleService.FindRulePage); a store leaves them nil.
+	Hits []RuleHits
 }
 
 // RuleCursor is a decoded page cursor: the sort keys of the last rule of a

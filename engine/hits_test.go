@@ -89,7 +89,7 @@ func modelMatch(rules []redirects.Rule, path string) *redirects.Rule {
 	for i := range rules {
 		r := &rules[i]
 		if r.MatchType == redirects.StartsWith && len(path) >= len(r.Source) && path[:len(r.Source)] == r.Source {
-			if best == nil || redirects.Better(r, best) {
+			if best == nil || Better(r, best) {
 				best = r
 			}
 		}

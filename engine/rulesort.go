@@ -23,7 +23,7 @@ func SortOrder(rules []redirects.Rule) (exact, prefix []int32) {
 			exact = append(exact, int32(i))
 		}
 		if i > 0 && inOrder {
-			inOrder = redirects.CompareRules(&rules[i-1], &rules[i]) <= 0
+			inOrder = CompareRules(&rules[i-1], &rules[i]) <= 0
 		}
 	}
 	if inOrder {
@@ -153,9 +153,9 @@ func sortByPrecedence(idx []int32, rules []redirects.Rule) {
 		}
 		ra, rb := &rules[a.i], &rules[b.i]
 		switch {
-		case redirects.Better(ra, rb):
+		case Better(ra, rb):
 			return -1
-		case redirects.Better(rb, ra):
+		case Better(rb, ra):
 			return 1
 		}
 		return cmp.Compare(a.i, b.i)

@@ -40,7 +40,7 @@ func TestSortRules(t *testing.T) {
 	rng.Shuffle(len(generated), func(i, j int) { generated[i], generated[j] = generated[j], generated[i] })
 	for n, rules := range [][]redirects.Rule{tricky, generated} {
 		want := slices.Clone(rules)
-		slices.SortStableFunc(want, func(a, b redirects.Rule) int { return redirects.CompareRules(&a, &b) })
+		slices.SortStableFunc(want, func(a, b redirects.Rule) int { return engine.CompareRules(&a, &b) })
 		got := slices.Clone(rules)
 		engine.SortRules(got)
 		if !slices.Equal(got, want) {

@@ -554,7 +554,7 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 			}
 		}
 	}
-	winners := redirects.PrefixWinners(cmp)
+	winners := PrefixWinners(cmp)
 	keys := make([]string, len(winners))
 	values := make([]uint32, len(winners))
 	// answerOf numbers each distinct winner once. PrefixWinners' rules point

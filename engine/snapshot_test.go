@@ -29,7 +29,7 @@ func modelLookup(rules []redirects.Rule, path string) (*redirects.Rule, bool) {
 	var best *redirects.Rule
 	for i := range rules {
 		r := &rules[i]
-		if r.MatchType == redirects.StartsWith && strings.HasPrefix(path, r.Source) && (best == nil || redirects.Better(r, best)) {
+		if r.MatchType == redirects.StartsWith && strings.HasPrefix(path, r.Source) && (best == nil || Better(r, best)) {
 			best = r
 		}
 	}

@@ -248,7 +248,7 @@ func checkShapes(t *testing.T, format string, body []byte, rules []redirects.Rul
 		}
 	}
 	var closure []string
-	for _, w := range redirects.PrefixWinners(sorted) {
+	for _, w := range engine.PrefixWinners(sorted) {
 		closure = append(closure, w.Source+" "+strconv.Itoa(w.Rule.StatusCode)+" "+w.Rule.Destination)
 	}
 	exactNo302 := func() []string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // Validation keeps whitespace, control characters and " ' \ # $ out of
@@ -313,7 +314,7 @@ func (s *sorted) haproxyMapPrefix() []byte {
 	return b
 }
 
-// foldedWinners returns the closure winners (redirects.PrefixWinners) of the
+// foldedWinners returns the closure winners (engine.PrefixWinners) of the
 // starts_with rules with their sources lower-cased, for a map_beg that
 // looks the lower-cased path up: under caseSensitive false no two sources
 // are equal up to case (they would clash), and a winner's answer is its
@@ -328,7 +329,7 @@ func foldedWinners(prefix []rec) []rec {
 	for i := range low {
 		orig[&low[i]] = prefix[i].rule
 	}
-	ws := dedupWinners(redirects.PrefixWinners(low))
+	ws := dedupWinners(engine.PrefixWinners(low))
 	out := make([]rec, len(ws))
 	for i, w := range ws {
 		r := orig[w.Rule]

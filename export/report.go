@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // maxExamples is how many sources a report line or a warning names.
@@ -115,7 +116,7 @@ func computeCases(s *sorted) *caseInfo {
 
 	// Prefix rules: for each starts_with source, the best rule among those
 	// whose source is a case-insensitive prefix of it, found like
-	// redirects.PrefixWinners does, over lower-cased sources.
+	// engine.PrefixWinners does, over lower-cased sources.
 	type lowered struct {
 		low    string
 		r, win *redirects.Rule
@@ -132,7 +133,7 @@ func computeCases(s *sorted) *caseInfo {
 		}
 		best := list[i].r
 		if len(stack) > 0 {
-			if w := list[stack[len(stack)-1]].win; redirects.Better(w, best) {
+			if w := list[stack[len(stack)-1]].win; engine.Better(w, best) {
 				best = w
 			}
 		}

@@ -39,7 +39,7 @@ type sorted struct {
 	prefix []rec
 	// winners has one record per distinct starts_with source, sorted by
 	// source bytes, with the answer of its closure winner (see
-	// redirects.PrefixWinners): the source's own string with the winner's
+	// engine.PrefixWinners): the source's own string with the winner's
 	// destination and status.
 	winners []rec
 	// dupExact and dupPrefix are the sources dropped as repeats.
@@ -68,10 +68,10 @@ type sorted struct {
 // hands it over, is not sorted again.
 func sortRules(rules []redirects.Rule, set redirects.Settings) *sorted {
 	var exact, prefix []int32
-	var winners []redirects.PrefixWinner
+	var winners []engine.PrefixWinner
 	var wg sync.WaitGroup
 	wg.Go(func() { exact, prefix = engine.SortOrder(rules) })
-	wg.Go(func() { winners = dedupWinners(redirects.PrefixWinners(rules)) })
+	wg.Go(func() { winners = dedupWinners(engine.PrefixWinners(rules)) })
 	wg.Wait()
 
 	s := &sorted{all: make([]rec, 0, len(rules)), winners: make([]rec, len(winners)), set: set, ext: !set.IsDefault()}
@@ -121,7 +121,7 @@ func dedup(recs []rec, dropped *[]string) []rec {
 // dedupWinners keeps one winner per source. Within a run of equal sources,
 // PrefixWinners gives each the better of its own rule and the winner before
 // it, so the last of the run holds the best of all of them.
-func dedupWinners(w []redirects.PrefixWinner) []redirects.PrefixWinner {
+func dedupWinners(w []engine.PrefixWinner) []engine.PrefixWinner {
 	out := w[:0]
 	for i := range w {
 		if i+1 < len(w) && w[i+1].Source == w[i].Source {

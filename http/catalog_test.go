@@ -6,37 +6,9 @@ import (
 	"redirects"
 )
 
-func TestLoadCatalog(t *testing.T) {
-	f := newFixture(t, nil)
-	empty := &redirects.Project{OrgID: f.org.ID, Name: "empty"}
-	f.ok(f.db.CreateProject(f.ctx, empty))
-	c, err := LoadCatalog(f.ctx, f.db, 4)
-	f.ok(err)
-	v := c.view()
-	if v.orgs[f.org.ID] == nil {
-		t.Fatal("the organization is not loaded")
-	}
-	ps := v.projects[f.project.ID]
-	if ps == nil || ps.latest == nil || ps.latest.version != 2 {
-		t.Fatalf("project: %+v, want the latest version 2 loaded", ps)
-	}
-	if m, ok := ps.latest.snap.Lookup("/b"); !ok || string(m.JSON()) == "" {
-		t.Fatal("/b is not in the latest deployment")
-	}
-	if ps := v.projects[empty.ID]; ps == nil || ps.latest != nil {
-		t.Fatalf("project without deployments: %+v", ps)
-	}
-	if len(v.keys) != 1 {
-		t.Fatalf("%d keys loaded, want 1", len(v.keys))
-	}
-	if n, err := c.Refresh(f.ctx); err != nil || n != 0 {
-		t.Fatalf("Refresh after loading: %d, %v, want no events", n, err)
-	}
-}
-
 func TestCatalogRefresh(t *testing.T) {
 	f := newFixture(t, nil)
-	before := f.catalog.view()
+	before := f.catalog.View()
 
 	// A deploy replaces the project's latest deployment.
 	f.addRule("/c", "/to-c")
@@ -47,11 +19,11 @@ func TestCatalogRefresh(t *testing.T) {
 	if n := f.refresh(); n == 0 {
 		t.Fatal("Refresh applied no event after a deploy")
 	}
-	after := f.catalog.view()
-	if after == before || after.projects[f.project.ID].latest.version != v3 {
-		t.Fatalf("latest version %d, want %d in a new view", after.projects[f.project.ID].latest.version, v3)
+	after := f.catalog.View()
+	if after == before || after.Project(f.project.ID).Latest.Version != v3 {
+		t.Fatalf("latest version %d, want %d in a new view", after.Project(f.project.ID).Latest.Version, v3)
 	}
-	if before.projects[f.project.ID].latest.version != 2 {
+	if before.Project(f.project.ID).Latest.Version != 2 {
 		t.Fatal("the old view changed: views must be immutable")
 	}
 	if w := f.handle("GET", "/v1/lookup", f.lookupQuery("/c"), f.secret); w.Status != 200 {
@@ -71,15 +43,15 @@ func TestCatalogRefresh(t *testing.T) {
 	wantError(t, f.handle("GET", "/v1/lookup", f.lookupQuery("/a"), secret), errInvalidKey)
 
 	// A catalog event reloads projects, carrying deployments over.
-	latest := f.catalog.view().projects[f.project.ID].latest
+	latest := f.catalog.View().Project(f.project.ID).Latest
 	p := &redirects.Project{OrgID: f.org.ID, Name: "new"}
 	f.ok(f.db.CreateProject(f.ctx, p))
 	f.refresh()
-	v := f.catalog.view()
-	if v.projects[p.ID] == nil {
+	v := f.catalog.View()
+	if v.Project(p.ID) == nil {
 		t.Fatal("a new project is not in the catalog after a refresh")
 	}
-	if v.projects[f.project.ID].latest != latest {
+	if v.Project(f.project.ID).Latest != latest {
 		t.Fatal("a catalog reload recompiled a deployment it should have kept")
 	}
 }
@@ -87,7 +59,7 @@ func TestCatalogRefresh(t *testing.T) {
 func TestCatalogOldVersions(t *testing.T) {
 	f := newFixture(t, nil)
 	id := f.project.ID
-	if f.catalog.cachedVersion(id, 1) != nil {
+	if f.catalog.CachedVersion(id, 1) != nil {
 		t.Fatal("version 1 cached before anyone asked")
 	}
 	// The first lookup of an old version reads the store on the slow path;
@@ -101,8 +73,8 @@ func TestCatalogOldVersions(t *testing.T) {
 	if w.Status != 204 {
 		t.Fatalf("/b in version 1: %d, want 204", w.Status)
 	}
-	d := f.catalog.cachedVersion(id, 1)
-	if d == nil || d.version != 1 {
+	d := f.catalog.CachedVersion(id, 1)
+	if d == nil || d.Version != 1 {
 		t.Fatalf("version 1 not cached after a lookup: %+v", d)
 	}
 	w = new(Resp)
@@ -118,24 +90,5 @@ func TestCatalogOldVersions(t *testing.T) {
 	}
 	if _, err := f.catalog.Version(f.ctx, id, 99); redirects.ErrorCode(err) != redirects.ENOTFOUND {
 		t.Fatalf("Version(99): %v, want ENOTFOUND", err)
-	}
-}
-
-func TestCatalogEviction(t *testing.T) {
-	f := newFixture(t, nil)
-	c, err := LoadCatalog(f.ctx, f.db, 1)
-	f.ok(err)
-	id := f.project.ID
-	if _, err := c.Version(f.ctx, id, 1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Version(f.ctx, id, 2); err != nil {
-		t.Fatal(err)
-	}
-	if c.cachedVersion(id, 1) != nil {
-		t.Fatal("version 1 still cached in a cache of one version")
-	}
-	if d := c.cachedVersion(id, 2); d == nil || d.version != 2 {
-		t.Fatal("version 2, the last loaded, is not cached")
 	}
 }

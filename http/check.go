@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"redirects"
+	"redirects/edge"
 )
 
 // passed is what the check pipeline hands the lookup and export handlers:
@@ -15,7 +16,7 @@ import (
 // parameters.
 type passed struct {
 	lv *live
-	ps *projectState
+	ps *edge.Project
 	q  query
 	// now is when the limiter counted the request; live is whether its
 	// key is a live one (not a test key), whose lookups count as hits and
@@ -50,18 +51,18 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 		e.writeError(w, errMissingKey)
 		return false
 	}
-	v := lv.catalog.view()
+	v := lv.catalog.View()
 	if !redirects.WellFormedKey(key) {
 		e.writeError(w, errInvalidKey)
 		return false
 	}
 	// The key is hashed in place: converting it to []byte would allocate.
-	k := v.keys[sha256.Sum256(unsafe.Slice(unsafe.StringData(key), len(key)))]
-	var ps *projectState
+	k := v.Key(sha256.Sum256(unsafe.Slice(unsafe.StringData(key), len(key))))
+	var ps *edge.Project
 	var org *redirects.Org
 	if k != nil && k.RevokedAt == nil {
-		if ps = v.projects[k.ProjectID]; ps != nil {
-			org = v.orgs[ps.project.OrgID]
+		if ps = v.Project(k.ProjectID); ps != nil {
+			org = v.Org(ps.OrgID)
 		}
 	}
 	if org == nil {
@@ -102,7 +103,7 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 	// A live lookup that passed the limits consumed quota (redirects.Decide):
 	// count it for its key and day too.
 	if lookup && !k.Test {
-		k.usage.add(unixDay(now))
+		k.CountLookup(now)
 	}
 	// 6. Parameters.
 	p.q = parseQuery(r.RawQuery)

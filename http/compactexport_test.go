@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/edge"
 	"redirects/internal/coding"
 	"redirects/internal/rulegen"
 )
 
 // TestEnginesServeCompactExports: a deployment's files of at least
-// CompactMin bytes are held compact by the export cache (their encodings
+// edge.CompactMin bytes are held compact by the export cache (their encodings
 // only, a fraction of the identity's size), and every answer for them, in
 // every coding and through both engines, is byte for byte the stored file
 // the deploy made (redirects.FindExport, the model), with the same ETags
@@ -34,7 +35,7 @@ func TestEnginesServeCompactExports(t *testing.T) {
 	for _, format := range []string{"haproxy", "nginx", "csv", "nginx-map-exact", "haproxy-map-prefix"} {
 		_, stored, err := f.db.FindExport(f.ctx, f.project.ID, version, format)
 		f.ok(err)
-		files = append(files, file{format, stored, len(stored.Body) >= CompactMin})
+		files = append(files, file{format, stored, len(stored.Body) >= edge.CompactMin})
 	}
 	var compact, whole int
 	for _, fl := range files {
@@ -45,11 +46,11 @@ func TestEnginesServeCompactExports(t *testing.T) {
 		}
 	}
 	if compact == 0 || whole == 0 {
-		t.Fatalf("the test needs files on both sides of CompactMin (%d bytes): %d compact, %d whole", CompactMin, compact, whole)
+		t.Fatalf("the test needs files on both sides of edge.CompactMin (%d bytes): %d compact, %d whole", edge.CompactMin, compact, whole)
 	}
 
 	// The cache holds the large files compact, the small ones whole.
-	lv := &live{catalog: f.catalog, limiter: f.limiter, exports: NewExportCache(f.db, 256<<20)}
+	lv := &live{catalog: f.catalog, limiter: f.limiter, exports: edge.NewExportCache(f.db, 256<<20)}
 	f.edge.setLive(lv)
 	for _, fl := range files {
 		w := f.handle("GET", "/v1/export", "project="+f.project.ID+"&format="+fl.format, f.secret)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/edge"
 )
 
 // Edge answers the edge API: the routes of edgeRoutes (routes.go). Handle
@@ -38,10 +39,10 @@ type Edge struct {
 
 // live is what the edge answers from once the store has been loaded.
 type live struct {
-	catalog *Catalog
+	catalog *edge.Catalog
 	limiter redirects.Limiter
 	// exports caches export files read from the store.
-	exports *ExportCache
+	exports *edge.ExportCache
 }
 
 func (e *Edge) setLive(l *live) { e.live.Store(l) }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/edge"
 	"redirects/internal/coding"
 )
 
@@ -21,9 +22,9 @@ func (e *Edge) serveExport(r *Req, w *Resp) (slow func(*Resp)) {
 	// Test keys report nothing: the servers listed are the ones that
 	// serve live traffic, and a test key is handed out more freely.
 	if r.AppliedVersion != "" && p.live {
-		p.lv.catalog.agents.see(p.ps.project.ID, p.q.format, r.AppliedVersion, r.Agent, r.UserAgent, r.RemoteAddr, p.now)
+		p.lv.catalog.SeeAgent(p.ps.ID, p.q.format, r.AppliedVersion, r.Agent, r.UserAgent, r.RemoteAddr, p.now)
 	}
-	if p.q.waitN > 0 && r.IfNoneMatch != "" && p.ps.latest != nil {
+	if p.q.waitN > 0 && r.IfNoneMatch != "" && p.ps.Latest != nil {
 		return e.waitExport(r, w, p.lv, p.ps, p.q.format, time.Duration(p.q.waitN)*time.Second, p.key)
 	}
 	return e.export(w, p.lv.exports, r.IfNoneMatch, r.AcceptEncoding, p.ps, p.q.versionN, p.q.format, p.q.hasWait, p.key)
@@ -47,10 +48,10 @@ const maxWaiting = 10000
 // If-None-Match, the answer waits, up to wait, for a deployment that changes
 // it; then 200 with the new file, or 304 when the time is up or the edge
 // stops. The checks and the counting were done once, when the request came.
-func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format string, wait time.Duration, key string) (slow func(*Resp)) {
-	if ex := lv.exports.Cached(ps.project.ID, ps.latest.version, format); ex != nil &&
+func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *edge.Project, format string, wait time.Duration, key string) (slow func(*Resp)) {
+	if ex := lv.exports.Cached(ps.ID, ps.Latest.Version, format); ex != nil &&
 		!etagMatches(r.IfNoneMatch, exportETag(r.AcceptEncoding, ex)) {
-		w.Set(versionHeader, itoa(ps.latest.version))
+		w.Set(versionHeader, itoa(ps.Latest.Version))
 		e.writeExport(w, r.IfNoneMatch, r.AcceptEncoding, ex, format, key)
 		return nil
 	}
@@ -64,7 +65,7 @@ func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format st
 		ctx = context.Background()
 	}
 	quit := e.quitting()
-	project, format, ifNoneMatch, acceptEncoding, key := ps.project.ID, strings.Clone(format), strings.Clone(r.IfNoneMatch), strings.Clone(r.AcceptEncoding), strings.Clone(key)
+	project, format, ifNoneMatch, acceptEncoding, key := ps.ID, strings.Clone(format), strings.Clone(r.IfNoneMatch), strings.Clone(r.AcceptEncoding), strings.Clone(key)
 	return func(w *Resp) {
 		defer func() {
 			e.waiting.Add(-1)
@@ -73,37 +74,37 @@ func (e *Edge) waitExport(r *Req, w *Resp, lv *live, ps *projectState, format st
 		timer := time.NewTimer(wait)
 		defer timer.Stop()
 		for {
-			v := lv.catalog.view()
-			ps := v.projects[project]
-			if ps == nil || ps.latest == nil {
+			v := lv.catalog.View()
+			ps := v.Project(project)
+			if ps == nil || ps.Latest == nil {
 				// The project was deleted meanwhile.
 				e.writeError(w, errProject)
 				return
 			}
-			ex, err := lv.exports.Get(ctx, project, ps.latest.version, format)
+			ex, err := lv.exports.Get(ctx, project, ps.Latest.Version, format)
 			if err != nil && ctx.Err() != nil {
 				// The client went away while the file was read.
 				e.writeError(w, errUnavailable)
 				return
 			}
 			if err != nil {
-				e.Logger.Error("loading an export", "project", project, "version", ps.latest.version, "format", format, "err", err)
+				e.Logger.Error("loading an export", "project", project, "version", ps.Latest.Version, "format", format, "err", err)
 				e.writeError(w, storeError(err))
 				return
 			}
 			if !etagMatches(ifNoneMatch, exportETag(acceptEncoding, ex)) {
-				w.Set(versionHeader, itoa(ps.latest.version))
+				w.Set(versionHeader, itoa(ps.Latest.Version))
 				e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format, key)
 				return
 			}
 			select {
-			case <-v.replaced:
+			case <-v.Replaced():
 				continue
 			case <-timer.C:
 			case <-quit:
 			case <-ctx.Done():
 			}
-			w.Set(versionHeader, itoa(ps.latest.version))
+			w.Set(versionHeader, itoa(ps.Latest.Version))
 			e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format, key)
 			return
 		}
@@ -123,24 +124,24 @@ func exportETag(acceptEncoding string, ex *redirects.Export) string {
 //
 // feed (the request has a wait parameter) adds the Redirects-Version
 // header, the deployment version of the file (docs/contract.md#the-change-feed).
-func (e *Edge) export(w *Resp, exports *ExportCache, ifNoneMatch, acceptEncoding string, ps *projectState, version int, format string, feed bool, key string) (slow func(*Resp)) {
-	if ps.latest == nil && version == 0 {
+func (e *Edge) export(w *Resp, exports *edge.ExportCache, ifNoneMatch, acceptEncoding string, ps *edge.Project, version int, format string, feed bool, key string) (slow func(*Resp)) {
+	if ps.Latest == nil && version == 0 {
 		e.writeError(w, errNoExports)
 		return nil
 	}
 	// A project with no live version may have staged ones
 	// (docs/contract.md#staged-deploys): a version asked for is read.
 	if version == 0 {
-		version = ps.latest.version
+		version = ps.Latest.Version
 	}
 	if feed {
 		w.Set(versionHeader, itoa(version))
 	}
-	if ex := exports.Cached(ps.project.ID, version, format); ex != nil {
+	if ex := exports.Cached(ps.ID, version, format); ex != nil {
 		e.writeExport(w, ifNoneMatch, acceptEncoding, ex, format, key)
 		return nil
 	}
-	project, format, ifNoneMatch, acceptEncoding, key := ps.project.ID, strings.Clone(format), strings.Clone(ifNoneMatch), strings.Clone(acceptEncoding), strings.Clone(key)
+	project, format, ifNoneMatch, acceptEncoding, key := ps.ID, strings.Clone(format), strings.Clone(ifNoneMatch), strings.Clone(acceptEncoding), strings.Clone(key)
 	return func(w *Resp) {
 		ex, err := exports.Get(context.Background(), project, version, format)
 		if err != nil {
@@ -186,7 +187,7 @@ func (e *Edge) writeExport(w *Resp, ifNoneMatch, acceptEncoding string, ex *redi
 		}
 		// The download holds the file itself, not only its bytes, so that
 		// the export cache's weak pointer to it stays valid meanwhile and
-		// a request for it shares this copy (ExportCache.inUse).
+		// a request for it shares this copy (edge.ExportCache).
 		w.Done = func() {
 			release()
 			runtime.KeepAlive(ex)

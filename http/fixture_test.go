@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/edge"
 	"redirects/export"
 	"redirects/inmem"
 	"redirects/service"
@@ -25,7 +26,7 @@ type fixture struct {
 	org     *redirects.Org
 	project *redirects.Project
 	secret  string
-	catalog *Catalog
+	catalog *edge.Catalog
 	limiter *inmem.Limiter
 	edge    *Edge
 }
@@ -52,10 +53,10 @@ func newFixture(t *testing.T, org *redirects.Org) *fixture {
 	f.secret = f.newKey(false)
 	f.limiter, err = inmem.NewLimiter(ctx, db, redirects.SystemClock{}.Now())
 	f.ok(err)
-	f.catalog, err = LoadCatalog(ctx, db, 4)
+	f.catalog, err = edge.LoadCatalog(ctx, db, 4)
 	f.ok(err)
 	f.edge = &Edge{Clock: redirects.SystemClock{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: NewMetrics()}
-	f.edge.setLive(&live{catalog: f.catalog, limiter: f.limiter, exports: NewExportCache(db, 1<<20)})
+	f.edge.setLive(&live{catalog: f.catalog, limiter: f.limiter, exports: edge.NewExportCache(db, 1<<20)})
 	return f
 }
 
@@ -67,7 +68,7 @@ func (f *fixture) open(engine string) *Server {
 		Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", Engine: engine,
 		Clock: redirects.SystemClock{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Connect: func(context.Context) (*Backend, error) {
-			return &Backend{Store: f.db, Limiter: f.limiter, Flusher: f.limiter}, nil
+			return &Backend{Store: f.db, Limiter: f.limiter, Usage: f.limiter}, nil
 		},
 	})
 	f.ok(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/edge"
 	"redirects/export"
 	"redirects/http/evhttp"
 	"redirects/inmem"
@@ -40,10 +41,10 @@ func BenchmarkHandleLookup(b *testing.B) {
 	must(b, db.CreateKey(ctx, k))
 	limiter, err := inmem.NewLimiter(ctx, db, redirects.SystemClock{}.Now())
 	must(b, err)
-	catalog, err := LoadCatalog(ctx, db, 4)
+	catalog, err := edge.LoadCatalog(ctx, db, 4)
 	must(b, err)
 	e := &Edge{Clock: redirects.SystemClock{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: NewMetrics()}
-	e.setLive(&live{catalog: catalog, limiter: limiter, exports: NewExportCache(db, 1<<20)})
+	e.setLive(&live{catalog: catalog, limiter: limiter, exports: edge.NewExportCache(db, 1<<20)})
 	var path string
 	for _, r := range rules {
 		if r.MatchType == redirects.Exact {

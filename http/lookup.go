@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/edge"
 )
 
 // serveLookup answers /v1/lookup: the check pipeline (check.go), then the
@@ -20,24 +21,24 @@ func (e *Edge) serveLookup(r *Req, w *Resp) (slow func(*Resp)) {
 		return nil
 	}
 	catalog, ps, version, path := p.lv.catalog, p.ps, p.q.versionN, p.q.path
-	var misses *missSketch
+	var misses *edge.MissSketch
 	if p.live {
-		misses = ps.misses
+		misses = ps.Misses
 	}
 	now := p.now
-	d := ps.latest
+	d := ps.Latest
 	switch {
 	case d == nil && version == 0:
 		e.writeError(w, errNoDeployments)
 		return nil
-	case version > 0 && (d == nil || version != d.version):
+	case version > 0 && (d == nil || version != d.Version):
 		// An older version, or a staged one (a project may have only
 		// staged versions: docs/contract.md#staged-deploys).
-		if old := catalog.cachedVersion(ps.project.ID, version); old != nil {
+		if old := catalog.CachedVersion(ps.ID, version); old != nil {
 			d = old
 			break
 		}
-		project, path := ps.project.ID, strings.Clone(path)
+		project, path := ps.ID, strings.Clone(path)
 		return func(w *Resp) {
 			d, err := catalog.Version(context.Background(), project, version)
 			if err != nil {
@@ -60,25 +61,25 @@ func (e *Edge) serveLookup(r *Req, w *Resp) (slow func(*Resp)) {
 // A live lookup (misses not nil) counts a hit of the rule or a miss of the
 // path (docs/contract.md, "Hits and misses"), unless d is a staged version,
 // whose test traffic counts nothing (docs/contract.md#staged-deploys).
-func (e *Edge) writeLookup(w *Resp, d *deployed, path string, misses *missSketch, now time.Time) {
-	if d.staged {
+func (e *Edge) writeLookup(w *Resp, d *edge.Deployment, path string, misses *edge.MissSketch, now time.Time) {
+	if d.Staged {
 		misses = nil
 	}
 	w.Set("Cache-Control", ccLookup)
 	w.Set("Vary", varyKey)
-	m, ok := d.snap.Lookup(path)
+	m, ok := d.Snap.Lookup(path)
 	if !ok {
 		w.Status = http.StatusNoContent
 		if misses != nil {
-			countMiss(misses, path, d.snap.Settings(), now)
+			misses.Count(path, d.Snap.Settings(), now)
 		}
 		return
 	}
 	if misses != nil {
-		d.snap.CountHit(m)
+		d.Snap.CountHit(m)
 		// The flusher harvests a snapshot's counters one last time once it
 		// is unreachable: keep it reachable until the count is in.
-		runtime.KeepAlive(d.snap)
+		runtime.KeepAlive(d.Snap)
 	}
 	w.Status = http.StatusOK
 	w.Set("Content-Type", ctJSON)
@@ -92,18 +93,4 @@ func (e *Edge) writeLookup(w *Resp, d *deployed, path string, misses *missSketch
 		return
 	}
 	w.Body = m.JSON()
-}
-
-// countMiss counts a miss of path in the form rules are written in (what
-// matching compared: under the deployment's settings, the path's key), so
-// a rule made from it answers it. Paths no rule could hold
-// (redirects.ValidateSource: bytes that are not UTF-8, control characters,
-// whitespace, "//" and the like) are not counted: nobody could make a rule
-// of them, and they would reach people's terminals and the store as sent.
-func countMiss(misses *missSketch, path string, settings redirects.Settings, now time.Time) {
-	p, err := redirects.DecodePath(path)
-	if err != nil || redirects.ValidateSource(p) != nil {
-		return
-	}
-	misses.addKey(p, settings, now)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"redirects"
+	"redirects/edge"
 	"redirects/http/evhttp"
 	"redirects/internal/version"
 )
@@ -203,7 +204,7 @@ func (m *Metrics) Handler(e *Edge) http.Handler {
 
 // gatherer returns the metrics with the deployment versions of the catalog
 // that catalog returns at each scrape.
-func (m *Metrics) gatherer(catalog func() *Catalog) prometheus.Gatherer {
+func (m *Metrics) gatherer(catalog func() *edge.Catalog) prometheus.Gatherer {
 	deployments := prometheus.NewRegistry()
 	deployments.MustRegister(deploymentCollector{catalog})
 	all := prometheus.Gatherers{m.registry, deployments}
@@ -218,8 +219,8 @@ func (m *Metrics) gatherer(catalog func() *Catalog) prometheus.Gatherer {
 }
 
 // write writes every metric in Prometheus' text format.
-func (m *Metrics) write(w io.Writer, catalog *Catalog) error {
-	families, err := m.gatherer(func() *Catalog { return catalog }).Gather()
+func (m *Metrics) write(w io.Writer, catalog *edge.Catalog) error {
+	families, err := m.gatherer(func() *edge.Catalog { return catalog }).Gather()
 	if err != nil {
 		return err
 	}
@@ -234,7 +235,7 @@ func (m *Metrics) write(w io.Writer, catalog *Catalog) error {
 
 // catalog returns the catalog the edge answers from, or nil before the
 // store is loaded.
-func (e *Edge) catalog() *Catalog {
+func (e *Edge) catalog() *edge.Catalog {
 	if lv := e.live.Load(); lv != nil {
 		return lv.catalog
 	}
@@ -252,7 +253,7 @@ var deploymentVersionDesc = prometheus.NewDesc("redirects_deployment_version",
 
 // deploymentCollector reports the latest deployment version of every
 // project of a catalog, read at each scrape.
-type deploymentCollector struct{ catalog func() *Catalog }
+type deploymentCollector struct{ catalog func() *edge.Catalog }
 
 func (c deploymentCollector) Describe(ch chan<- *prometheus.Desc) { ch <- deploymentVersionDesc }
 
@@ -261,9 +262,9 @@ func (c deploymentCollector) Collect(ch chan<- prometheus.Metric) {
 	if catalog == nil {
 		return
 	}
-	for id, ps := range catalog.view().projects {
-		if d := ps.latest; d != nil {
-			ch <- prometheus.MustNewConstMetric(deploymentVersionDesc, prometheus.GaugeValue, float64(d.version), id)
+	for id, ps := range catalog.View().Projects() {
+		if d := ps.Latest; d != nil {
+			ch <- prometheus.MustNewConstMetric(deploymentVersionDesc, prometheus.GaugeValue, float64(d.Version), id)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"redirects"
+	"redirects/edge"
 	"redirects/http/evhttp"
 	"redirects/internal/version"
 )
@@ -202,7 +203,7 @@ func TestHandleLookupAllocs(t *testing.T) {
 }
 
 // parseMetrics renders m in Prometheus' text format and parses it back.
-func parseMetrics(t *testing.T, m *Metrics, catalog *Catalog) map[string]*dto.MetricFamily {
+func parseMetrics(t *testing.T, m *Metrics, catalog *edge.Catalog) map[string]*dto.MetricFamily {
 	t.Helper()
 	var b bytes.Buffer
 	if err := m.write(&b, catalog); err != nil {

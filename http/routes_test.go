@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/edge"
 )
 
 func TestRouteTable(t *testing.T) {
@@ -100,7 +101,7 @@ func TestReadyz(t *testing.T) {
 		}
 	}
 	check("before the store is loaded", 503, "not ready: the store has not been loaded yet\n")
-	e.setLive(&live{catalog: f.catalog, limiter: f.limiter, exports: NewExportCache(f.db, 1<<20)})
+	e.setLive(&live{catalog: f.catalog, limiter: f.limiter, exports: edge.NewExportCache(f.db, 1<<20)})
 	check("loaded", 200, "ready\n")
 	e.SetReady(false)
 	check("shutting down", 503, "not ready: shutting down\n")
@@ -216,7 +217,7 @@ var _ redirects.BlockingLimiter = (*blockingLimiter)(nil)
 func TestBlockingLimiter(t *testing.T) {
 	f := newFixture(t, nil)
 	bl := &blockingLimiter{Limiter: f.limiter, blocking: true}
-	f.edge.setLive(&live{catalog: f.catalog, limiter: bl, exports: NewExportCache(f.db, 1<<20)})
+	f.edge.setLive(&live{catalog: f.catalog, limiter: bl, exports: edge.NewExportCache(f.db, 1<<20)})
 	for _, tt := range []struct {
 		path, query string
 		slow        bool

@@ -1,5 +1,7 @@
 // Package http serves the edge API (/v1/lookup, /v1/export) and the admin
-// listener (/metrics) over net/http.
+// listener (/metrics): its routes, checks, headers, errors and metrics,
+// over net/http or the evhttp engine. What it answers from (the catalog of
+// deployments, the counters, the export cache) is package edge's.
 package http
 
 import (
@@ -13,24 +15,28 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/edge"
 	"redirects/http/evhttp"
 )
 
 // Store is what the edge reads and writes of a store: the catalog's part
-// and the export files. A store that also pushes notices of its events
-// (redirects.Notifier) is followed by them.
+// and the export files.
 type Store interface {
-	CatalogStore
+	edge.CatalogStore
 	redirects.ExportSource
 }
 
 // Backend is what the edge answers from: the store, and the limiter that
 // counts against it.
 type Backend struct {
-	Store   Store
-	Limiter redirects.Limiter
-	// Flusher writes counted usage; nil when the limiter keeps none.
-	Flusher redirects.UsageFlusher
+	Store Store
+	// Notifier, when the store pushes notices of its events (PostgreSQL's
+	// LISTEN/NOTIFY), is what the edge follows them by; nil polls alone.
+	Notifier redirects.Notifier
+	Limiter  redirects.Limiter
+	// Usage is the limiter's monthly usage, which the edge writes with
+	// the keys' daily usage; nil when the limiter keeps none.
+	Usage redirects.UsageTaker
 	// Builder renders again the export files of a version whose files the
 	// store pruned (see redirects.FindExport): the deploy's builder. Nil
 	// answers such versions 404.
@@ -74,8 +80,8 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	edge    *Edge
-	backend *Backend // set once connected
-	catalog *Catalog // set once connected
+	backend *Backend      // set once connected
+	catalog *edge.Catalog // set once connected
 	metrics *Metrics
 
 	edgeLn, adminLn   net.Listener
@@ -187,7 +193,7 @@ func (s *Server) connect(ctx, runCtx context.Context) error {
 	if err != nil {
 		return err
 	}
-	catalog, err := LoadCatalog(ctx, b.Store, 16)
+	catalog, err := edge.LoadCatalog(ctx, b.Store, 16)
 	if err != nil {
 		return err
 	}
@@ -197,7 +203,7 @@ func (s *Server) connect(ctx, runCtx context.Context) error {
 	// scavenger gets to it, so it does not add to what the node holds
 	// later (BENCHMARKS.md, "Resilience against hostile clients").
 	debug.FreeOSMemory()
-	notifier, _ := b.Store.(redirects.Notifier)
+	notifier := b.Notifier
 	interval := s.cfg.RefreshInterval
 	if interval <= 0 {
 		interval = 200 * time.Millisecond
@@ -211,9 +217,9 @@ func (s *Server) connect(ctx, runCtx context.Context) error {
 		s.wg.Add(1)
 		go s.listen(runCtx, notifier, kick)
 	}
-	exports := NewExportCache(b.Store, 256<<20)
+	exports := edge.NewExportCache(b.Store, 256<<20)
 	exports.Builder = b.Builder
-	catalog.forget = exports.Forget
+	catalog.OnForget(exports.Forget)
 	s.wg.Add(1)
 	go s.follow(runCtx, catalog, b, interval, kick)
 	s.edge.setLive(&live{catalog: catalog, limiter: b.Limiter, exports: exports})
@@ -283,7 +289,7 @@ func (s *Server) listen(ctx context.Context, n redirects.Notifier, kick chan str
 }
 
 // follow applies store events and flushes usage until ctx ends.
-func (s *Server) follow(ctx context.Context, catalog *Catalog, b *Backend, interval time.Duration, kick <-chan struct{}) {
+func (s *Server) follow(ctx context.Context, catalog *edge.Catalog, b *Backend, interval time.Duration, kick <-chan struct{}) {
 	defer s.wg.Done()
 	refresh := time.NewTicker(interval)
 	defer refresh.Stop()
@@ -308,7 +314,7 @@ func (s *Server) follow(ctx context.Context, catalog *Catalog, b *Backend, inter
 
 // refresh applies new events, logging when reading them starts or stops
 // failing (not on every try).
-func (s *Server) refresh(ctx context.Context, catalog *Catalog, failing *bool) {
+func (s *Server) refresh(ctx context.Context, catalog *edge.Catalog, failing *bool) {
 	for {
 		n, err := catalog.Refresh(ctx)
 		switch {
@@ -322,7 +328,7 @@ func (s *Server) refresh(ctx context.Context, catalog *Catalog, failing *bool) {
 		if n > 0 {
 			s.cfg.Logger.Debug("applied changes", "events", n)
 		}
-		if err != nil || n < refreshBatch {
+		if err != nil || n < edge.RefreshBatch {
 			return
 		}
 	}
@@ -369,62 +375,15 @@ func (s *Server) Close(ctx context.Context) error {
 	return err
 }
 
-// flush writes counted usage to the store: the limiter's monthly usage per
-// organization, then the catalog's per key and day. Both keep what they
-// could not write for the next flush.
-//
-// When the limiter lets its monthly usage be taken (redirects.UsageTaker)
-// and the store writes both at once (UsageTogetherWriter), the monthly
-// totals and the keys' daily counts are written in one transaction, so
-// they add up whatever ends the process.
-func (s *Server) flush(ctx context.Context, catalog *Catalog, b *Backend) error {
-	start, hits, misses := time.Now(), catalog.insight.wroteHits.Load(), catalog.insight.wroteMisses.Load()
-	defer func() {
-		s.metrics.flushed(time.Since(start), catalog.insight.wroteHits.Load()-hits, catalog.insight.wroteMisses.Load()-misses)
-	}()
-	taker, _ := b.Flusher.(redirects.UsageTaker)
-	w, _ := catalog.store.(UsageTogetherWriter)
-	if taker == nil || w == nil {
-		var err error
-		if b.Flusher != nil {
-			err = b.Flusher.Flush(ctx)
-		}
-		return errors.Join(err, catalog.FlushUsage(ctx, s.now()))
-	}
-	monthly := taker.TakeUsage()
-	tw := &usageTogether{CountWriter: catalog.store, w: w, monthly: monthly}
-	err := catalog.usage.flush(ctx, tw, s.now())
-	if !tw.written && err == nil && len(monthly) > 0 {
-		err = w.AddUsageTogether(ctx, monthly, nil)
-		tw.written = err == nil
-	}
-	if !tw.written && len(monthly) > 0 {
-		taker.ReturnUsage(monthly)
-	}
-	return errors.Join(err, catalog.insight.flush(ctx, catalog.store, s.now()), catalog.agents.flush(ctx, catalog.store))
-}
-
-// UsageTogetherWriter is a store that writes monthly and daily usage in
-// one transaction (see redirects.Store).
-type UsageTogetherWriter interface {
-	AddUsageTogether(ctx context.Context, monthly map[string]map[string]int64, daily []redirects.DailyUsage) error
-}
-
-// usageTogether is the CountWriter the keys' usage is flushed through: its
-// AddKeyUsage writes the limiter's monthly usage in the same transaction.
-type usageTogether struct {
-	CountWriter
-	w       UsageTogetherWriter
-	monthly map[string]map[string]int64
-	written bool
-}
-
-func (u *usageTogether) AddKeyUsage(ctx context.Context, counts []redirects.DailyUsage) error {
-	if err := u.w.AddUsageTogether(ctx, u.monthly, counts); err != nil {
-		return err
-	}
-	u.written = true
-	return nil
+// flush writes what the edge counted to the store (edge.Catalog.Flush)
+// and counts the flush in the metrics.
+func (s *Server) flush(ctx context.Context, catalog *edge.Catalog, b *Backend) error {
+	start := time.Now()
+	hits, misses := catalog.Written()
+	err := catalog.Flush(ctx, b.Usage, s.now())
+	nowHits, nowMisses := catalog.Written()
+	s.metrics.flushed(time.Since(start), nowHits-hits, nowMisses-misses)
+	return err
 }
 
 // now reads the server's clock, or the wall's.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/edge"
 	"redirects/export"
 	"redirects/service"
 	"redirects/sqlite"
@@ -38,7 +39,7 @@ func TestCatalogStaged(t *testing.T) {
 	// The control: a live lookup of version 2 counts.
 	f.handle("GET", "/v1/lookup", f.lookupQuery("/a"), f.secret)
 	f.handle("GET", "/v1/lookup", f.lookupQuery("/gone"), f.secret)
-	f.ok(f.catalog.FlushUsage(f.ctx, time.Now()))
+	f.ok(f.catalog.Flush(f.ctx, nil, time.Now()))
 	hits, err := f.db.FindHits(f.ctx, id, nil)
 	f.ok(err)
 	if len(hits) != 1 || hits[0].Source != "/a" || hits[0].Hits != 1 {
@@ -51,18 +52,18 @@ func TestCatalogStaged(t *testing.T) {
 	if len(misses) != 2 || misses[0].Path != "/c" || misses[1].Path != "/gone" {
 		t.Fatalf("misses %+v, want /c and /gone (the live lookups) alone", misses)
 	}
-	if d := f.catalog.cachedVersion(id, 3); d == nil || !d.staged {
+	if d := f.catalog.CachedVersion(id, 3); d == nil || !d.Staged {
 		t.Fatalf("version 3 cached as %+v, want staged", d)
 	}
 
 	_, err = f.db.PromoteDeployment(f.ctx, id, 3)
 	f.ok(err)
 	f.refresh()
-	if d := f.catalog.cachedVersion(id, 3); d != nil {
+	if d := f.catalog.CachedVersion(id, 3); d != nil {
 		t.Fatal("the promoted version is still cached as staged")
 	}
-	if ps := f.catalog.view().projects[id]; ps.latest == nil || ps.latest.version != 3 || ps.latest.staged {
-		t.Fatalf("live after the promote: %+v", ps.latest)
+	if ps := f.catalog.View().Project(id); ps.Latest == nil || ps.Latest.Version != 3 || ps.Latest.Staged {
+		t.Fatalf("live after the promote: %+v", ps.Latest)
 	}
 	if w := f.handle("GET", "/v1/lookup", f.lookupQuery("/c"), f.secret); w.Status != 200 {
 		t.Fatalf("/c after the promote: %d", w.Status)
@@ -97,7 +98,7 @@ func TestCatalogDiscardDuringLoad(t *testing.T) {
 	_, err := service.DeployUnchecked(f.ctx, f.db, id, redirects.DeployOptions{Stage: true}, export.Build)
 	f.ok(err)
 	rs := &racyStore{DB: f.db, version: 3}
-	c, err := LoadCatalog(f.ctx, rs, 4)
+	c, err := edge.LoadCatalog(f.ctx, rs, 4)
 	f.ok(err)
 	rs.hook = func() {
 		f.ok(f.db.DiscardDeployment(f.ctx, id, 3))
@@ -106,10 +107,10 @@ func TestCatalogDiscardDuringLoad(t *testing.T) {
 		}
 	}
 	d, err := c.Version(f.ctx, id, 3)
-	if err != nil || d.version != 3 {
+	if err != nil || d.Version != 3 {
 		t.Fatalf("Version(3) read before the discard: %+v, %v", d, err)
 	}
-	if c.cachedVersion(id, 3) != nil {
+	if c.CachedVersion(id, 3) != nil {
 		t.Fatal("a version discarded while it was read stayed in the cache")
 	}
 	if _, err := c.Version(f.ctx, id, 3); redirects.ErrorCode(err) != redirects.ENOTFOUND {

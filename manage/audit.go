@@ -8,15 +8,12 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 )
 
-// auditPageJSON is a page of entries, newest first. Next, when not null,
-// is the before= of the following (older) page.
-type auditPageJSON struct {
-	Entries []*redirects.AuditEntry `json:"entries"`
-	Next    *string                 `json:"next"`
-}
+// auditPageJSON is a page of the audit log.
+type auditPageJSON = api.AuditPage
 
 // timeParam reads an RFC 3339 time or a date (midnight UTC).
 func timeParam(r *http.Request, name string) (time.Time, error) {
@@ -56,19 +53,14 @@ func wantsCSV(r *http.Request) bool {
 // 100), older than ?before= (an entry ID, for paging); as CSV with
 // Accept: text/csv.
 func (h *handler) audit(w http.ResponseWriter, r *http.Request) error {
-	o, err := h.authorizeOrg(r, redirects.ActionRead)
-	if err != nil {
+	orgID := r.PathValue("org")
+	if _, err := h.authorizeOrg(r, redirects.ActionRead); err != nil {
 		return err
 	}
-	f := redirects.AuditFilter{OrgID: o.ID}
+	f := redirects.AuditFilter{OrgID: orgID}
+	var err error
 	if f.ProjectID, err = query(r, "project"); err != nil {
 		return err
-	}
-	if f.ProjectID != "" {
-		p, err := h.store.FindProjectByID(r.Context(), f.ProjectID)
-		if err != nil || p.OrgID != o.ID {
-			return notFound("project", f.ProjectID)
-		}
 	}
 	if f.Actor, err = query(r, "actor"); err != nil {
 		return err
@@ -96,16 +88,16 @@ func (h *handler) audit(w http.ResponseWriter, r *http.Request) error {
 	if err := f.Validate(); err != nil {
 		return err
 	}
-	entries, err := h.accounts.FindAudit(r.Context(), f)
+	entries, err := h.svc.Insight.FindAudit(r.Context(), f)
 	if err != nil {
 		return err
 	}
 	if wantsCSV(r) {
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="audit-`+o.ID+`.csv"`)
+		w.Header().Set("Content-Disposition", `attachment; filename="audit-`+orgID+`.csv"`)
 		return export.WriteAuditCSV(w, entries)
 	}
-	out := auditPageJSON{Entries: entries}
+	out := api.AuditPage{Entries: entries}
 	if out.Entries == nil {
 		out.Entries = []*redirects.AuditEntry{}
 	}

@@ -8,18 +8,15 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 )
 
 // SessionCookie is the name of the session cookie.
-const SessionCookie = "redirects_session"
+const SessionCookie = api.SessionCookie
 
 // CSRFHeader carries the session's CSRF token on every state-changing
 // request made with the session cookie.
 const CSRFHeader = "X-CSRF-Token"
-
-// sessionTouchInterval is how stale a session's LastSeenAt may grow, so a
-// busy dashboard does not write to the database on every request.
-const sessionTouchInterval = time.Minute
 
 // caller is who makes a request, once authenticated: a user with a session,
 // or a management token.
@@ -78,6 +75,9 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 		ctx := context.WithValue(r.Context(), callerKey{}, c)
 		ctx = redirects.WithActor(ctx, actor)
 		ctx = redirects.WithPrincipal(ctx, c.principal)
+		if c.session != nil {
+			ctx = redirects.WithSession(ctx, c.session)
+		}
 		return next(w, r.WithContext(ctx))
 	}
 }
@@ -120,80 +120,36 @@ func (h *handler) identify(r *http.Request) (*caller, redirects.Actor, error) {
 		redirects.Actor{Kind: redirects.ActorUser, ID: u.ID, Label: u.Email, RemoteAddr: remoteIP(r)}, nil
 }
 
-// sessionOf returns the live session of the request's cookie and its user,
-// or nil, nil when there is none (see SessionOf).
+// sessionOf returns the live session of the request's cookie and its
+// user, or nil, nil when there is none: the service finds it, for the
+// dashboard too, so a sign-in, a sign-out or a disabled user takes effect
+// on both at once.
 func (h *handler) sessionOf(r *http.Request) (*redirects.Session, *redirects.User, error) {
-	return SessionOf(r, h.accounts, h.clock)
+	return h.svc.Sessions.FindSession(r.Context(), cookieSecret(r))
 }
 
-// SessionOf returns the live session of the request's session cookie and
-// its user, or nil, nil when there is none. A session that expired, was
-// ended or whose user is disabled is none: the store finds only live ones.
-// The API and the dashboard both authenticate cookies with it, so a
-// sign-in, a sign-out or a disabled user takes effect on both at once.
-func SessionOf(r *http.Request, accounts redirects.AccountStore, clock redirects.Clock) (*redirects.Session, *redirects.User, error) {
+// cookieSecret is the secret of the request's session cookie, or "".
+func cookieSecret(r *http.Request) string {
 	ck, err := r.Cookie(SessionCookie)
-	if err != nil || ck.Value == "" || len(ck.Value) > 2*redirects.SessionSecretLength {
-		return nil, nil, nil
+	if err != nil {
+		return ""
 	}
-	ctx := r.Context()
-	s, err := accounts.FindSessionByHash(ctx, redirects.HashSessionSecret(ck.Value))
-	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-		return nil, nil, nil
-	} else if err != nil {
-		return nil, nil, err
-	}
-	now := clock.Now()
-	if !s.Active(now) {
-		return nil, nil, nil
-	}
-	u, err := accounts.FindUserByID(ctx, s.UserID)
-	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-		return nil, nil, nil
-	} else if err != nil {
-		return nil, nil, err
-	}
-	if u.Disabled() {
-		return nil, nil, nil
-	}
-	if now.Sub(s.LastSeenAt) >= sessionTouchInterval {
-		if err := accounts.TouchSession(ctx, s.ID); err != nil && redirects.ErrorCode(err) != redirects.ENOTFOUND {
-			return nil, nil, err
-		}
-	}
-	return s, u, nil
+	return ck.Value
 }
 
-// userJSON is a user as the API shows one.
-type userJSON struct {
-	ID       string `json:"id"`
-	Email    string `json:"email"`
-	Operator bool   `json:"operator"`
-}
-
-func toUserJSON(u *redirects.User) userJSON {
-	return userJSON{ID: u.ID, Email: u.Email, Operator: u.Operator}
-}
-
-// sessionJSON answers a login and GET /session.
-type sessionJSON struct {
-	User      userJSON `json:"user"`
-	CSRFToken string   `json:"csrfToken"`
-	ExpiresAt string   `json:"expiresAt"`
-	// MustChangePassword is set while the user's password is a one-time
-	// password: POST /session/password sets their own.
-	MustChangePassword bool `json:"mustChangePassword"`
-}
-
-type loginRequest struct {
-	Email    *string `json:"email"`
-	Password *string `json:"password"`
+// setSessionCookie sends the cookie of a session just started.
+func (h *handler) setSessionCookie(w http.ResponseWriter, in *redirects.SignedIn) {
+	s := in.Session
+	http.SetCookie(w, &http.Cookie{
+		Name: SessionCookie, Value: in.Secret, Path: "/", Expires: s.ExpiresAt,
+		MaxAge: int(s.ExpiresAt.Sub(s.CreatedAt) / time.Second), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode,
+	})
 }
 
 // login signs a user in: POST /manage/v1/session {email, password}. It
 // sets the session cookie and answers the user and the CSRF token.
 func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
-	var req loginRequest
+	var req api.SignInRequest
 	if err := h.decodeJSONMax(w, r, &req, false, min(h.maxBody, MaxSignInBytes)); err != nil {
 		return err
 	}
@@ -203,68 +159,30 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	if req.Password == nil {
 		return missingField("password")
 	}
-	ctx := r.Context()
-	email, err := redirects.NormalizeEmail(*req.Email)
-	if err != nil {
-		// A malformed address names no account, but counts against the
-		// client like any other failure.
-		email = strings.ToLower(strings.TrimSpace(*req.Email))
-	}
-	addr := remoteIP(r)
-	if wait := h.logins.Blocked(email, addr); wait > 0 {
-		return &LimitError{Wait: wait}
-	}
-	var u *redirects.User
-	if err == nil {
-		u, err = h.accounts.FindUserByEmail(ctx, email)
-		if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-			u = nil
-		} else if err != nil {
-			return err
-		}
-	}
-	ok, err := h.logins.Verify(ctx, email, addr, func() bool { return redirects.CheckLogin(u, *req.Password) == nil })
+	in, err := h.svc.Sessions.SignIn(r.Context(), redirects.SignInRequest{Email: *req.Email, Password: *req.Password, Addr: remoteIP(r), Replace: cookieSecret(r)})
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return redirects.Errorf(redirects.EUNAUTHORIZED, "the email address or password is wrong")
-	}
-	// A login from a browser that holds another session ends that one.
-	if old, _, err := h.sessionOf(r); err == nil && old != nil {
-		h.accounts.DeleteSession(ctx, old.ID)
-	}
-	s, secret := redirects.NewSession(u.ID, h.clock.Now(), h.ttl)
-	if err := h.accounts.CreateSession(ctx, s); err != nil {
-		return err
-	}
-	http.SetCookie(w, &http.Cookie{
-		Name: SessionCookie, Value: secret, Path: "/", Expires: s.ExpiresAt,
-		MaxAge: int(h.ttl / time.Second), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode,
-	})
-	writeJSON(w, http.StatusOK, sessionJSON{User: toUserJSON(u), CSRFToken: s.CSRFToken, ExpiresAt: formatTime(s.ExpiresAt), MustChangePassword: u.MustChangePassword})
+	h.setSessionCookie(w, in)
+	writeJSON(w, http.StatusOK, api.SessionOf(in.Session, in.User))
 	return nil
 }
 
 // whoami answers GET /manage/v1/session: the user and CSRF token of the
 // cookie's session, so a reloaded page can carry on.
 func (h *handler) whoami(w http.ResponseWriter, r *http.Request) error {
-	c := callerOf(r)
-	if c.session == nil {
-		return newError(http.StatusNotFound, "NOT_FOUND", "a management token has no session")
+	s, u, err := h.svc.Sessions.Whoami(r.Context())
+	if err != nil {
+		return err
 	}
-	writeJSON(w, http.StatusOK, sessionJSON{User: toUserJSON(c.user), CSRFToken: c.session.CSRFToken, ExpiresAt: formatTime(c.session.ExpiresAt), MustChangePassword: c.user.MustChangePassword})
+	writeJSON(w, http.StatusOK, api.SessionOf(s, u))
 	return nil
 }
 
 // logout ends the cookie's session: DELETE /manage/v1/session. The cookie
 // is useless at once, on every node.
 func (h *handler) logout(w http.ResponseWriter, r *http.Request) error {
-	c := callerOf(r)
-	if c.session == nil {
-		return newError(http.StatusNotFound, "NOT_FOUND", "a management token has no session to end; revoke the token instead")
-	}
-	if err := h.accounts.DeleteSession(r.Context(), c.session.ID); err != nil {
+	if err := h.svc.Sessions.SignOut(r.Context()); err != nil {
 		return err
 	}
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})

@@ -73,18 +73,29 @@ func roleIn(r *http.Request, orgID string) redirects.Role {
 	return callerOf(r).principal.Roles[orgID]
 }
 
-// authorizeGrant refuses to give a role above the caller's own: only an
-// operator, or an owner, may make owners. With ActionManageMembers held by
-// owners and operators alone it refuses nothing today; it keeps the rule
-// true if the table ever lets a lower role manage members.
-func authorizeGrant(r *http.Request, orgID string, role redirects.Role) error {
-	c := callerOf(r)
-	if c.principal.Operator {
-		return nil
+// orgInputErr answers err, an error of the request's own input, after the
+// checks the service makes first: a caller who may not do action in the
+// path's {org} gets the 404 or 403 the service answers, whatever the body,
+// so a bad body tells nothing of another organization.
+func (h *handler) orgInputErr(r *http.Request, action redirects.Action, err error) error {
+	id := r.PathValue("org")
+	if aerr := authorize(r, id, action); aerr != nil {
+		return aerr
 	}
-	own := roleIn(r, orgID)
-	if !own.AtLeast(role) {
-		return redirects.Errorf(redirects.EFORBIDDEN, "role %s may not give the role %s, which is above its own", own, role)
+	if _, aerr := h.svc.Orgs.Org(r.Context(), id); aerr != nil {
+		return aerr
 	}
-	return nil
+	return err
+}
+
+// projectInputErr is orgInputErr for the project of the path's {project}.
+func (h *handler) projectInputErr(r *http.Request, action redirects.Action, err error) error {
+	p, aerr := h.svc.Projects.Project(r.Context(), r.PathValue("project"))
+	if aerr != nil {
+		return aerr
+	}
+	if aerr := authorize(r, p.OrgID, action); aerr != nil {
+		return aerr
+	}
+	return err
 }

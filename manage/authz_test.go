@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 	"redirects/service"
 )
@@ -254,7 +255,7 @@ func testRoles(t *testing.T, open newStoreFunc) {
 	}
 
 	// A member may revoke the tokens they created, whatever their role.
-	var tok tokenJSON
+	var tok api.Token
 	a.sessions[redirects.RoleViewer].do("POST", obase+"/tokens", map[string]any{"role": "viewer", "label": "mine"}).want(t, 201).decode(t, &tok)
 	a.sessions[redirects.RoleViewer].do("DELETE", obase+"/tokens/"+tok.ID, nil).want(t, 204)
 

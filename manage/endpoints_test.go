@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 )
 
 // TestEndpoints walks every route once as it is meant to be used: an
@@ -67,7 +68,7 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 	ada.do("GET", base, nil).want(t, 200)
 
 	// Tokens: the owner makes one for automation; the secret comes once.
-	var tok tokenJSON
+	var tok api.Token
 	ada.do("POST", base+"/tokens", map[string]string{"role": "owner", "label": "CI", "expiresIn": "30d"}).want(t, 201).decode(t, &tok)
 	if !redirects.WellFormedManagementToken(tok.Secret) || tok.Role != "owner" || tok.Label != "CI" || tok.ExpiresAt == nil ||
 		tok.CreatedBy == nil || *tok.CreatedBy != "ada@example.com" || tok.Last4 != tok.Secret[len(tok.Secret)-4:] {
@@ -94,7 +95,7 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 	}
 
 	// Rules: add, page, read, change, CSV.
-	var rule ruleJSON
+	var rule api.Rule
 	r = ci.do("POST", pbase+"/rules", map[string]any{"source": "/a", "destination": "/b"}).want(t, 201)
 	r.decode(t, &rule)
 	if rule.StatusCode != 301 || rule.MatchType != "exact" || rule.Priority != 100 || rule.Revision != 1 || r.header.Get("ETag") != `"1"` {
@@ -104,12 +105,12 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 		ci.do("POST", pbase+"/rules", map[string]any{"source": fmt.Sprintf("/blog/%d/", i), "destination": "https://blog.example.com/",
 			"statusCode": 302, "matchType": "starts_with", "priority": 10 + i}).want(t, 201)
 	}
-	var page rulePageJSON
+	var page api.RulePage
 	ci.do("GET", pbase+"/rules?q=/blog/*&limit=3&sort=-priority", nil).want(t, 200).decode(t, &page)
 	if len(page.Rules) != 3 || page.Total != 4 || page.Next == nil || page.Rules[0].Priority != 13 {
 		t.Fatalf("first page = %+v", page)
 	}
-	var page2 rulePageJSON
+	var page2 api.RulePage
 	ci.do("GET", pbase+"/rules?q=/blog/*&limit=3&sort=-priority&after="+*page.Next, nil).want(t, 200).decode(t, &page2)
 	if len(page2.Rules) != 1 || page2.Next != nil || page2.Rules[0].Priority != 10 {
 		t.Fatalf("second page = %+v", page2)
@@ -181,12 +182,12 @@ func testEndpoints(t *testing.T, open newStoreFunc) {
 	ci.do("GET", pbase+"/lookup?path=/a&version=9", nil).want(t, 404, "NOT_FOUND")
 
 	// Keys.
-	var k keyJSON
+	var k api.Key
 	ci.do("POST", pbase+"/keys", map[string]any{"name": "edge", "test": true}).want(t, 201).decode(t, &k)
 	if !strings.HasPrefix(k.Secret, "redir_test_") || k.Mode != "test" || k.Last4 != k.Secret[len(k.Secret)-4:] {
 		t.Fatalf("key = %+v", k)
 	}
-	var keys struct{ Keys []keyListJSON }
+	var keys struct{ Keys []api.ListedKey }
 	r = ci.do("GET", pbase+"/keys", nil).want(t, 200)
 	r.decode(t, &keys)
 	if len(keys.Keys) != 1 || keys.Keys[0].Secret != "" || strings.Contains(string(r.body), k.Secret) {

@@ -58,12 +58,12 @@ func errorFor(err error) *apiError {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	var le *LimitError
+	var le *redirects.SignInLimitError
 	if errors.As(err, &le) {
 		return &apiError{status: http.StatusTooManyRequests, code: codeLoginLimit, msg: le.Error(), retryAfter: le.RetryAfter()}
 	}
-	if errors.Is(err, ErrHashBusy) {
-		return &apiError{status: http.StatusServiceUnavailable, code: "SERVICE_UNAVAILABLE", msg: ErrHashBusy.Error(), retryAfter: HashBusyRetryAfter}
+	if errors.Is(err, redirects.ErrPasswordsBusy) {
+		return &apiError{status: http.StatusServiceUnavailable, code: "SERVICE_UNAVAILABLE", msg: redirects.ErrPasswordsBusy.Error(), retryAfter: redirects.PasswordsBusyRetryAfter}
 	}
 	msg := redirects.ErrorMessage(err)
 	switch redirects.ErrorCode(err) {

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 	"redirects/postgres"
 	"redirects/service"
@@ -323,7 +324,7 @@ func (e *env) login(email, pw string) (*client, *resp) {
 	if r.status != http.StatusOK {
 		return nil, r
 	}
-	var s sessionJSON
+	var s api.Session
 	r.decode(e.t, &s)
 	c := &client{e: e, csrf: s.CSRFToken}
 	for _, ck := range (&http.Response{Header: r.header}).Cookies() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 	"redirects/internal/rulegen"
 )
@@ -81,7 +82,7 @@ func TestImportAPI1M(t *testing.T) {
 			t.Logf("%s: %d rows in %.1f s, %.1f s CPU of this process (added %d, updated %d, unchanged %d)",
 				name, n, took.Seconds(), cpuTook.Seconds(), rep.Added, rep.Updated, rep.Unchanged)
 		}
-		importOnce("upsert-new", nil, file.Bytes(), importJSON{Added: n})
-		importOnce("upsert-changed", rules, changedFile.Bytes(), importJSON{Updated: n / 10, Unchanged: n - n/10})
+		importOnce("upsert-new", nil, file.Bytes(), importJSON{ImportCounts: api.ImportCounts{Added: n}})
+		importOnce("upsert-changed", rules, changedFile.Bytes(), importJSON{ImportCounts: api.ImportCounts{Updated: n / 10, Unchanged: n - n/10}})
 	})
 }

@@ -6,26 +6,13 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 	"redirects/engine"
 	"redirects/internal/rulegen"
 )
 
 // importJSON is the answer of POST .../imports.
-type importJSON struct {
-	Error     string `json:"error"`
-	Code      string `json:"code"`
-	Mode      string `json:"mode"`
-	DryRun    bool   `json:"dryRun"`
-	Added     int    `json:"added"`
-	Updated   int    `json:"updated"`
-	Unchanged int    `json:"unchanged"`
-	Removed   int    `json:"removed"`
-	Errors    []struct {
-		Line    int    `json:"line"`
-		Message string `json:"message"`
-	} `json:"errors"`
-	ErrorCount int `json:"errorCount"`
-}
+type importJSON = api.ImportReport
 
 // draft returns the project's draft as "matchType source -> destination
 // status priority" lines, in the store's order.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 )
 
 // TestRevisions: a change made against a stale revision answers 409
@@ -150,9 +151,9 @@ func testAuditOfEveryChange(t *testing.T, open newStoreFunc) {
 	obase := "/manage/v1/orgs/" + a.org.ID
 	pbase := "/manage/v1/projects/" + a.project.ID
 	var p projectJSON
-	var k keyJSON
-	var tok tokenJSON
-	var rule ruleJSON
+	var k api.Key
+	var tok api.Token
+	var rule api.Rule
 	steps := []struct {
 		action string
 		c      *client

@@ -1,15 +1,13 @@
 package manage
 
 import (
-	"context"
 	"io"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"redirects"
+	"redirects/service"
 )
 
 // TestConcurrentGuessesReserveBeforeHashing: 50 wrong guesses for one
@@ -17,7 +15,7 @@ import (
 // hash); the rest are 429 with Retry-After, or 503 with Retry-After when
 // the hashing queue is full, and never more hashes than the limit.
 func TestConcurrentGuessesReserveBeforeHashing(t *testing.T) {
-	limits := LoginLimits{PerAccount: 5, PerAddress: 20, Window: 10 * time.Minute}
+	limits := service.LoginLimits{PerAccount: 5, PerAddress: 20, Window: 10 * time.Minute}
 	e := newEnv(t, newSQLite, false, func(c *Config) { c.LoginLimits = limits })
 	u, pw := e.user("hana@example.com", false)
 	var wg sync.WaitGroup
@@ -45,85 +43,6 @@ func TestConcurrentGuessesReserveBeforeHashing(t *testing.T) {
 		e.anon().do("POST", "/manage/v1/session", map[string]string{"email": u.Email, "password": pw}).want(t, 429, codeLoginLimit)
 	}
 }
-
-// TestLoginsGiveBackReservations: a good password gives its reservation
-// back (the address's count too), and a check the pool refused counts
-// nothing.
-func TestLoginsGiveBackReservations(t *testing.T) {
-	clock := &fixedClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := NewLogins(LoginLimits{PerAccount: 2, PerAddress: 2, Window: time.Minute}, clock)
-	ctx := context.Background()
-	for i := range 10 {
-		ok, err := l.Verify(ctx, "a@example.com", "192.0.2.1", func() bool { return true })
-		if !ok || err != nil {
-			t.Fatalf("good sign-in %d: %v %v", i, ok, err)
-		}
-	}
-	// A full pool: nothing runs, nothing counts.
-	l.pool = newHashPool(1, 0, time.Millisecond)
-	l.pool.slots <- struct{}{}
-	for range 5 {
-		if _, err := l.Verify(ctx, "b@example.com", "192.0.2.1", func() bool { t.Fatal("ran in a full pool"); return false }); err != ErrHashBusy {
-			t.Fatalf("full pool: %v, want ErrHashBusy", err)
-		}
-	}
-	<-l.pool.slots
-	if w := l.Blocked("b@example.com", "192.0.2.1"); w != 0 {
-		t.Fatalf("refused checks counted: blocked %v", w)
-	}
-	for range 2 {
-		l.Verify(ctx, "b@example.com", "192.0.2.1", func() bool { return false })
-	}
-	var ran atomic.Bool
-	_, err := l.Verify(ctx, "c@example.com", "192.0.2.1", func() bool { ran.Store(true); return true })
-	if _, ok := err.(*LimitError); !ok || ran.Load() {
-		t.Fatalf("third failure from the address: %v (ran %v), want a LimitError before hashing", err, ran.Load())
-	}
-}
-
-// TestHashPoolBoundsConcurrency: no more than the pool's slots run at once
-// however many callers arrive; past the queue they are refused at once.
-func TestHashPoolBoundsConcurrency(t *testing.T) {
-	p := newHashPool(2, 3, time.Minute)
-	var running, peak atomic.Int32
-	release := make(chan struct{})
-	var wg sync.WaitGroup
-	var busy atomic.Int32
-	for range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := p.do(context.Background(), func() {
-				n := running.Add(1)
-				for {
-					m := peak.Load()
-					if n <= m || peak.CompareAndSwap(m, n) {
-						break
-					}
-				}
-				<-release
-				running.Add(-1)
-			})
-			if err == ErrHashBusy {
-				busy.Add(1)
-			}
-		}()
-	}
-	for busy.Load() < 15 {
-		time.Sleep(time.Millisecond)
-	}
-	close(release)
-	wg.Wait()
-	if peak.Load() > 2 || busy.Load() != 15 {
-		t.Fatalf("peak %d running, %d refused; want at most 2 and 15", peak.Load(), busy.Load())
-	}
-}
-
-type fixedClock struct{ t time.Time }
-
-func (c *fixedClock) Now() time.Time { return c.t }
-
-var _ redirects.Clock = (*fixedClock)(nil)
 
 // TestSignInBodyIsSmall: a sign-in body over MaxSignInBytes is 413 before
 // it is read (Content-Length) or once it passes the cap (chunked).

@@ -45,22 +45,23 @@ type Config struct {
 	SessionTTL time.Duration
 	// LoginLimits caps failed logins; the zero value is
 	// DefaultLoginLimits.
-	LoginLimits LoginLimits
+	LoginLimits service.LoginLimits
 	// Builder renders a deployment's exports; nil is export.Build, the
 	// builder the command line deploys with.
 	Builder redirects.Builder
 	// Logins counts failed sign-ins; nil makes one from LoginLimits. Give
 	// the dashboard's the same one, so both doors share the limits.
-	Logins *Logins
+	Logins *service.Logins
 	// Services are the service layer the routes call; the zero value is
-	// service.New over Store, Accounts, Clock and Builder.
+	// service.New over Store, Accounts, Clock, Builder, Logins and
+	// SessionTTL.
 	Services redirects.Services
 }
 
 // Defaults of Config.
 const (
 	DefaultMaxBodyBytes = 1 << 20
-	DefaultSessionTTL   = 12 * time.Hour
+	DefaultSessionTTL   = service.DefaultSessionTTL
 )
 
 // handler holds what every route needs.
@@ -76,8 +77,6 @@ type handler struct {
 	maxBody  int64
 	// maxImport caps an import body.
 	maxImport int64
-	ttl       time.Duration
-	logins    *Logins
 	builder   redirects.Builder
 }
 
@@ -92,7 +91,6 @@ func Handler(cfg Config) http.Handler {
 		secure:    cfg.Secure,
 		maxBody:   cfg.MaxBodyBytes,
 		maxImport: cfg.MaxImportBytes,
-		ttl:       cfg.SessionTTL,
 		builder:   cfg.Builder,
 	}
 	if h.store == nil {
@@ -106,7 +104,12 @@ func Handler(cfg Config) http.Handler {
 	}
 	h.svc = cfg.Services
 	if h.svc == (redirects.Services{}) {
-		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder}).Services()
+		logins := cfg.Logins
+		if logins == nil {
+			logins = service.NewLogins(cfg.LoginLimits, h.clock)
+		}
+		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder,
+			Logins: logins, SessionTTL: cfg.SessionTTL}).Services()
 	}
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)
@@ -117,15 +120,8 @@ func Handler(cfg Config) http.Handler {
 	if h.maxImport <= 0 {
 		h.maxImport = DefaultMaxImportBytes
 	}
-	if h.ttl <= 0 {
-		h.ttl = DefaultSessionTTL
-	}
 	if h.builder == nil {
 		h.builder = export.Stream
-	}
-	h.logins = cfg.Logins
-	if h.logins == nil {
-		h.logins = NewLogins(cfg.LoginLimits, h.clock)
 	}
 	return h.routes()
 }

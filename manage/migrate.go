@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 	"redirects/migrate"
 )
@@ -15,14 +16,6 @@ import (
 // The import route with ?from= reads another platform's file through the
 // migrate pipeline (docs/migrate.md#importing); without it, the route
 // answers as it always has.
-
-// migrationReport is the answer of POST .../imports?from=: today's counts,
-// the report of every line, and the undo record of an applied import.
-type migrationReport struct {
-	importReport
-	Migration *migrate.Result `json:"migration,omitempty"`
-	UndoID    int64           `json:"undoId,omitempty"`
-}
 
 // importFrom reads the ?from=, ?placeholder= and ?filename= of an
 // import: from is "" when the request names no format (today's draft CSV
@@ -61,7 +54,7 @@ func importFrom(r *http.Request) (from string, placeholders map[string][]string,
 // CSV line is); a binary file or one no format recognises is a 422 with
 // its one message.
 func (h *handler) ruleImportFrom(w http.ResponseWriter, r *http.Request, p *redirects.Project, body *bodyReader,
-	from string, placeholders map[string][]string, fileName string, rep importReport) error {
+	from string, placeholders map[string][]string, fileName string, rep api.ImportReport) error {
 	res, err := migrate.Read(r.Context(), body, from, migrate.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: placeholders, FileName: fileName, MaxRules: MaxImportRows})
 	var mbe *http.MaxBytesError
 	if errors.As(body.err, &mbe) {
@@ -83,7 +76,7 @@ func (h *handler) ruleImportFrom(w http.ResponseWriter, r *http.Request, p *redi
 		writeJSON(w, http.StatusUnprocessableEntity, rep)
 		return nil
 	}
-	done, err := h.store.Import(r.Context(), p.ID, res.Rules, redirects.ImportOptions{Mode: redirects.ImportMode(rep.Mode), DryRun: rep.DryRun})
+	done, err := h.svc.Imports.Import(r.Context(), p.ID, res.Rules, redirects.ImportOptions{Mode: redirects.ImportMode(rep.Mode), DryRun: rep.DryRun})
 	if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
 		status, apiCode := http.StatusUnprocessableEntity, codeInvalidImport
 		if code == redirects.ECONFLICT {
@@ -93,16 +86,9 @@ func (h *handler) ruleImportFrom(w http.ResponseWriter, r *http.Request, p *redi
 	} else if err != nil {
 		return err
 	}
-	rep.Added, rep.Updated, rep.Unchanged, rep.Removed = done.Added, done.Updated, done.Unchanged, done.Removed
-	writeJSON(w, http.StatusOK, migrationReport{importReport: rep, Migration: res, UndoID: done.UndoID})
+	rep.ImportCounts = api.ImportCountsOf(done)
+	writeJSON(w, http.StatusOK, api.MigrationReport{ImportReport: rep, Migration: res, UndoID: done.UndoID})
 	return nil
-}
-
-// importUndoReport is the answer of POST .../imports/{id}/undo.
-type importUndoReport struct {
-	UndoID int64 `json:"undoId"`
-	// Rules is how many rules the draft holds again.
-	Rules int `json:"rules"`
 }
 
 // importUndo puts the draft back as it was before the applied import whose
@@ -111,7 +97,7 @@ type importUndoReport struct {
 // last redirects.MaxImportUndos imports), 409 CONFLICT when the draft
 // changed since.
 func (h *handler) importUndo(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	p, err := h.svc.Imports.ImportTarget(r.Context(), r.PathValue("project"))
 	if err != nil {
 		return err
 	}
@@ -119,22 +105,12 @@ func (h *handler) importUndo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || id <= 0 {
 		return notFound("import", r.PathValue("id"))
 	}
-	n, err := h.store.UndoImport(r.Context(), p.ID, id)
+	n, err := h.svc.Imports.UndoImport(r.Context(), p.ID, id)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, importUndoReport{UndoID: id, Rules: n})
+	writeJSON(w, http.StatusOK, api.ImportUndo{UndoID: id, Rules: n})
 	return nil
-}
-
-// exportReport is the JSON answer of GET .../rules-export.
-type exportReport struct {
-	To       string `json:"to"`
-	FileName string `json:"fileName"`
-	Rules    int    `json:"rules"`
-	// Content is the file.
-	Content     string                `json:"content"`
-	Unexpressed []migrate.Unexpressed `json:"unexpressed"`
 }
 
 // rulesExport answers the draft as another platform's file (?to=, one of
@@ -142,8 +118,7 @@ type exportReport struct {
 // cannot express counted in the Redirects-Unexpressed header; with Accept:
 // application/json, the file and every rule it could not express as JSON.
 func (h *handler) rulesExport(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionRead)
-	if err != nil {
+	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
 		return err
 	}
 	to, err := query(r, "to")
@@ -155,7 +130,7 @@ func (h *handler) rulesExport(w http.ResponseWriter, r *http.Request) error {
 	if to != "csv" && wr == nil {
 		return badQuery("the query parameter \"to\" is %q, not one of %s", to, strings.Join(names, ", "))
 	}
-	rules, err := h.store.FindRules(r.Context(), p.ID)
+	p, rules, err := h.svc.Rules.FindDraft(r.Context(), r.PathValue("project"))
 	if err != nil {
 		return err
 	}
@@ -180,7 +155,7 @@ func (h *handler) rulesExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Redirects-Unexpressed", strconv.Itoa(len(unexpressed)))
 	if wantsJSON(r) {
-		writeJSON(w, http.StatusOK, exportReport{To: to, FileName: fileName, Rules: len(rules), Content: b.String(), Unexpressed: unexpressed})
+		writeJSON(w, http.StatusOK, api.RulesExport{To: to, FileName: fileName, Rules: len(rules), Content: b.String(), Unexpressed: unexpressed})
 		return nil
 	}
 	w.Header().Set("Content-Type", ctype)

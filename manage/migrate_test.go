@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 	"redirects/migrate"
 )
 
@@ -113,7 +114,7 @@ func testImportFromEveryFormat(t *testing.T, open newStoreFunc) {
 		if got := e.draft(a.project.ID); got == before && len(want.Rules) > 0 {
 			t.Fatalf("%s: the import changed nothing", f.Name)
 		}
-		var undo importUndoReport
+		var undo api.ImportUndo
 		c.do("POST", fmt.Sprintf("%s/%d/undo", base, rep.UndoID), nil).want(t, 200).decode(t, &undo)
 		if got := e.draft(a.project.ID); got != before {
 			t.Fatalf("%s: after the undo the draft is\n%s\nwant\n%s", f.Name, got, before)
@@ -181,7 +182,7 @@ func testRulesExport(t *testing.T, open newStoreFunc) {
 			r.header.Get("Content-Disposition") != `attachment; filename="`+wr.FileName+`"` {
 			t.Errorf("to=%s: %v\n%s\nwant\n%s", wr.Name, r.header, r.body, want.String())
 		}
-		var rep exportReport
+		var rep api.RulesExport
 		c.do("GET", base+wr.Name, nil, "Accept", "application/json").want(t, 200).decode(t, &rep)
 		if un == nil {
 			un = []migrate.Unexpressed{}
@@ -190,7 +191,7 @@ func testRulesExport(t *testing.T, open newStoreFunc) {
 			t.Errorf("to=%s as JSON: %+v, want unexpressed %+v", wr.Name, rep, un)
 		}
 	}
-	var rep exportReport
+	var rep api.RulesExport
 	c.do("GET", base+"testlines", nil, "Accept", "application/json").want(t, 200).decode(t, &rep)
 	if len(rep.Unexpressed) != 1 || rep.Unexpressed[0].Source != "/docs/" || !strings.Contains(rep.Content, "/old /new") {
 		t.Errorf("to=testlines: %+v", rep)

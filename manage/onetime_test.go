@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 )
 
 // TestOneTimePassword: a session whose password is a one-time password is
@@ -30,7 +31,7 @@ func testOneTimePassword(t *testing.T, open newStoreFunc) {
 	if c == nil {
 		t.Fatalf("sign-in with a one-time password: %d %s", r.status, r.body)
 	}
-	var s sessionJSON
+	var s api.Session
 	r.decode(t, &s)
 	if !s.MustChangePassword {
 		t.Fatalf("sign-in with a one-time password answered mustChangePassword false: %s", r.body)
@@ -70,7 +71,7 @@ func testOneTimePassword(t *testing.T, open newStoreFunc) {
 
 	const fresh = "a new password, long enough"
 	r = c.do("POST", "/manage/v1/session/password", map[string]string{"currentPassword": pw, "newPassword": fresh}).want(t, 200)
-	var after sessionJSON
+	var after api.Session
 	r.decode(t, &after)
 	c.csrf = after.CSRFToken
 	for _, ck := range (&http.Response{Header: r.header}).Cookies() {

@@ -21,10 +21,12 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 	"redirects/internal/openapitest"
 	"redirects/migrate"
 	"redirects/safety"
+	"redirects/service"
 )
 
 // manageDocFile is api/manage.openapi.yaml, seen from this package.
@@ -201,7 +203,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		// A small import cap, so the 413 of an import is produced without
 		// sending 200 MB.
 		c.MaxImportBytes = 8192
-		c.LoginLimits = LoginLimits{PerAccount: 3, PerAddress: 1000, Window: time.Hour}
+		c.LoginLimits = service.LoginLimits{PerAccount: 3, PerAddress: 1000, Window: time.Hour}
 	})
 	a := e.newOrg("Alpha")
 	ctx := e.ctx
@@ -377,7 +379,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		t.Fatal(err)
 	}
 	cs := e.session(changer)
-	var before sessionJSON
+	var before api.Session
 	d.call(cs, "GET", "/manage/v1/session", nil).want(t, 200).decode(t, &before)
 	if !before.MustChangePassword {
 		t.Fatalf("a one-time password's session: mustChangePassword false")
@@ -388,7 +390,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW}).want(t, 400, codeMissingField)
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": "wrong", "newPassword": "a new password, long enough"}).want(t, 401, codeUnauthenticated)
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW, "newPassword": "short"}).want(t, 400, "INVALID_INPUT")
-	var after sessionJSON
+	var after api.Session
 	d.call(cs, "POST", pwPath, map[string]any{"currentPassword": changerPW, "newPassword": "a new password, long enough"}).want(t, 200).decode(t, &after)
 	if after.MustChangePassword || after.CSRFToken == "" || after.CSRFToken == before.CSRFToken {
 		t.Fatalf("after the change: %+v", after)
@@ -458,7 +460,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	// Management tokens.
 	d.call(admin, "GET", obase+"/tokens", nil).want(t, 200)
 	d.call(admin, "POST", obase+"/tokens", map[string]any{"role": "viewer", "expiresIn": "soon"}).want(t, 400, "INVALID_INPUT")
-	var tok tokenJSON
+	var tok api.Token
 	d.call(admin, "POST", obase+"/tokens", map[string]any{"role": "editor", "label": "CI", "expiresIn": "30d"}).want(t, 201).decode(t, &tok)
 	d.call(admin, "DELETE", obase+"/tokens/"+tok.ID, nil).want(t, 204)
 	d.call(admin, "DELETE", obase+"/tokens/tok_missing0000000000", nil).want(t, 404, "NOT_FOUND")
@@ -540,20 +542,20 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "GET", pbase+"/rules?limit=1&sort=-source&match=exact&status=301", nil).want(t, 200)
 	d.call(admin, "GET", pbase+"/rules?limit=many", nil).want(t, 400, codeInvalidQuery)
 	d.call(admin, "GET", pbase+"/rules?after=garbage", nil).want(t, 400, "INVALID_INPUT")
-	var rule ruleJSON
+	var rule api.Rule
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/a", "destination": "/b", "statusCode": 302, "matchType": "starts_with", "priority": 5}).want(t, 201).decode(t, &rule)
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/a", "destination": "/c", "matchType": "starts_with"}).want(t, 409, "CONFLICT")
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "no-slash", "destination": "/c"}).want(t, 400, "INVALID_INPUT")
 	// Every status and both options, a fragment, a 410 without a
 	// destination; a PATCH that does not name the options keeps them.
-	var opt ruleJSON
+	var opt api.Rule
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/opt/", "destination": "/kept/#top", "statusCode": 308, "matchType": "starts_with",
 		"preservePath": true, "preserveQuery": true}).want(t, 201).decode(t, &opt)
 	d.call(admin, "PATCH", pbase+"/rules/"+strconv.FormatInt(opt.ID, 10), map[string]any{"statusCode": 307}).want(t, 200).decode(t, &opt)
 	if opt.StatusCode != 307 || !opt.PreservePath || !opt.PreserveQuery || opt.Destination != "/kept/#top" {
 		t.Fatalf("after a PATCH of the status: %+v", opt)
 	}
-	var see, gone410 ruleJSON
+	var see, gone410 api.Rule
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/see", "destination": "/other", "statusCode": 303, "preserveQuery": true}).want(t, 201).decode(t, &see)
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/gone", "statusCode": 410}).want(t, 201).decode(t, &gone410)
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/gone2", "statusCode": 410, "destination": "/x"}).want(t, 400, "INVALID_INPUT")
@@ -581,7 +583,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	// A's project below stay as they are): every mode, a dry run, a full
 	// URL on a declared host, and every refusal, each with its report.
 	const imph = "source,destination,statusCode,matchType\r\n"
-	var rep importReport
+	var rep api.ImportReport
 	d.call(admin, "POST", kpath+"/imports?mode=append&dry_run=true", csvBody(imph+"/i1,/j,301,exact\r\n")).want(t, 200).decode(t, &rep)
 	if !rep.DryRun || rep.Mode != "append" || rep.Added != 1 {
 		t.Fatalf("dry-run append = %+v", rep)
@@ -617,7 +619,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	// Imports with ?from=: the report of every line and, applied, the
 	// undo; the refusals of a file that is not one; the draft as another
 	// platform's file.
-	var mrep migrationReport
+	var mrep api.MigrationReport
 	d.call(admin, "POST", kpath+"/imports?from=auto&mode=upsert&dry_run=true", csvBody(imph+"/i1,/k,301,exact\r\n")).want(t, 200).decode(t, &mrep)
 	if mrep.Migration == nil || mrep.Migration.Format != "csv" || mrep.Migration.Detected == "" || mrep.UndoID != 0 {
 		t.Fatalf("dry run with from=auto = %+v", mrep)
@@ -953,7 +955,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"destination": "/x"}).want(t, 400)
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/gone", "destination": "/found", "statusCode": 302}).want(t, 201)
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/gone", "destination": "/found"}).want(t, 409)
-	var goneRule ruleJSON
+	var goneRule api.Rule
 	d.call(admin, "POST", pbase+"/misses/rule", map[string]any{"path": "/retired", "statusCode": 410}).want(t, 201).decode(t, &goneRule)
 	if goneRule.StatusCode != 410 || goneRule.Destination != "" {
 		t.Fatalf("a 410 from a miss = %+v", goneRule)
@@ -981,7 +983,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	}
 
 	// Keys.
-	var keys struct{ Keys []keyListJSON }
+	var keys struct{ Keys []api.ListedKey }
 	d.call(admin, "GET", pbase+"/keys", nil).want(t, 200).decode(t, &keys)
 	for _, k := range keys.Keys {
 		if k.ID == a.key.ID && (k.LastUsedAt == nil || *k.LastUsedAt != "2026-03-13") {
@@ -989,7 +991,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		}
 	}
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": strings.Repeat("k", 201)}).want(t, 400, "INVALID_INPUT")
-	var key keyJSON
+	var key api.Key
 	d.call(admin, "POST", pbase+"/keys", nil).want(t, 201)
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": "staging", "test": true}).want(t, 201).decode(t, &key)
 	// A key never used carries "lastUsedAt": null, as the document
@@ -1000,7 +1002,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "DELETE", pbase+"/keys/"+key.ID, nil).want(t, 204)
 	// By its full secret, in the body: the key, revoked; again, the same
 	// revokedAt; a key of no project of this one's, 404; none, 400.
-	var byBody, again keyJSON
+	var byBody, again api.Key
 	d.call(admin, "POST", pbase+"/keys", map[string]any{"name": "doomed"}).want(t, 201).decode(t, &key)
 	d.call(admin, "POST", pbase+"/revoke-key", map[string]any{"key": key.Secret}).want(t, 200).decode(t, &byBody)
 	if byBody.ID != key.ID || byBody.RevokedAt == nil || byBody.Secret != "" {
@@ -1016,7 +1018,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	// Usage and audit.
 	var u usageJSON
 	d.call(admin, "GET", obase+"/usage?month=2026-03", nil).want(t, 200).decode(t, &u)
-	if u.Total != 12 || len(u.Days) != 14 || u.Days[12] != (dayJSON{"2026-03-13", 7}) || len(u.Keys) < 2 ||
+	if u.Total != 12 || len(u.Days) != 14 || u.Days[12] != (dayJSON{Day: "2026-03-13", Count: 7}) || len(u.Keys) < 2 ||
 		u.Keys[0].ID != a.key.ID || u.Keys[0].Count != 11 || len(u.Keys[0].Days) != 2 {
 		t.Fatalf("usage in March = %+v", u)
 	}

@@ -1,31 +1,17 @@
 package manage
 
 import (
-	"encoding/json"
+	"errors"
 	"net/http"
-	"strconv"
 
 	"redirects"
+	"redirects/api"
 )
 
-// orgJSON is an organization as the API shows one: the CLI's org list
-// --json shape, with the caller's role in it.
-type orgJSON struct {
-	ID                string  `json:"id"`
-	Name              string  `json:"name"`
-	Tier              string  `json:"tier"`
-	RateLimit         string  `json:"rateLimit"`
-	MonthlyQuota      string  `json:"monthlyQuota"`
-	RateLimitOverride bool    `json:"rateLimitOverride"`
-	QuotaOverride     bool    `json:"monthlyQuotaOverride"`
-	CreatedAt         string  `json:"createdAt"`
-	Role              *string `json:"role"`
-}
-
-func toOrgJSON(r *http.Request, o *redirects.Org) orgJSON {
-	j := orgJSON{ID: o.ID, Name: o.Name, Tier: string(o.Tier), RateLimit: o.RateLimit().String(),
-		MonthlyQuota: o.MonthlyQuota().String(), RateLimitOverride: o.RateLimitOverride != nil,
-		QuotaOverride: o.QuotaOverride != nil, CreatedAt: formatTime(o.CreatedAt)}
+// orgOf is the API's shape of organization o, with the caller's role in
+// it.
+func orgOf(r *http.Request, o *redirects.Org) api.OrgOfCaller {
+	j := api.OrgOfCaller{Org: api.OrgOf(o)}
 	if role := roleIn(r, o.ID); role != "" {
 		s := string(role)
 		j.Role = &s
@@ -33,188 +19,125 @@ func toOrgJSON(r *http.Request, o *redirects.Org) orgJSON {
 	return j
 }
 
-// limitValue is a rate limit or quota in a request: a whole number >= 0 or
-// "unlimited", as a JSON number or string; "default" (or null) in an
-// update drops the override.
-type limitValue struct {
-	set   bool
-	clear bool
-	value redirects.Limit
-}
-
-func (l *limitValue) UnmarshalJSON(b []byte) error {
-	l.set = true
-	if string(b) == "null" {
-		l.clear = true
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		s = string(b)
-	}
-	if s == "default" {
-		l.clear = true
-		return nil
-	}
-	v, err := redirects.ParseLimit("limit", s)
-	if err != nil {
-		return redirects.Errorf(redirects.EINVALID, "a limit must be a whole number >= 0, \"unlimited\" or \"default\", not %s", strconv.Quote(s))
-	}
-	l.value = v
-	return nil
-}
-
 // orgList answers the organizations the caller has a role in; every one
 // for an operator.
 func (h *handler) orgList(w http.ResponseWriter, r *http.Request) error {
-	orgs, err := h.store.FindOrgs(r.Context())
+	orgs, err := h.svc.Orgs.Orgs(r.Context())
 	if err != nil {
 		return err
 	}
-	out := make([]orgJSON, 0, len(orgs))
+	out := api.Orgs{Orgs: make([]api.OrgOfCaller, 0, len(orgs))}
 	for _, o := range orgs {
-		if authorize(r, o.ID, redirects.ActionRead) == nil {
-			out = append(out, toOrgJSON(r, o))
-		}
+		out.Orgs = append(out.Orgs, orgOf(r, o))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"orgs": out})
+	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-type orgCreateRequest struct {
-	Name         *string    `json:"name"`
-	Tier         *string    `json:"tier"`
-	RateLimit    limitValue `json:"rateLimit"`
-	MonthlyQuota limitValue `json:"monthlyQuota"`
 }
 
 // orgCreate creates an organization: operators.
 func (h *handler) orgCreate(w http.ResponseWriter, r *http.Request) error {
-	if err := authorize(r, "", redirects.ActionManageOrgs); err != nil {
-		return err
-	}
-	var req orgCreateRequest
+	var req api.OrgRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
-		return err
+		return createInputErr(r, err)
 	}
 	if req.Name == nil {
-		return missingField("name")
+		return createInputErr(r, missingField("name"))
 	}
 	if req.Tier == nil {
-		return missingField("tier")
+		return createInputErr(r, missingField("tier"))
 	}
 	t, err := redirects.ParseTier(*req.Tier)
 	if err != nil {
-		return err
+		return createInputErr(r, err)
 	}
 	o := &redirects.Org{Name: *req.Name, Tier: t}
-	if req.RateLimit.set && !req.RateLimit.clear {
-		o.RateLimitOverride = &req.RateLimit.value
+	if req.RateLimit.Set && !req.RateLimit.Clear {
+		o.RateLimitOverride = &req.RateLimit.Value
 	}
-	if req.MonthlyQuota.set && !req.MonthlyQuota.clear {
-		o.QuotaOverride = &req.MonthlyQuota.value
+	if req.MonthlyQuota.Set && !req.MonthlyQuota.Clear {
+		o.QuotaOverride = &req.MonthlyQuota.Value
 	}
-	if err := o.Validate(); err != nil {
+	if err := h.svc.Orgs.CreateOrg(r.Context(), o); err != nil {
 		return err
 	}
-	if err := h.store.CreateOrg(r.Context(), o); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, toOrgJSON(r, o))
+	writeJSON(w, http.StatusCreated, orgOf(r, o))
 	return nil
 }
 
 func (h *handler) orgGet(w http.ResponseWriter, r *http.Request) error {
-	o, err := h.authorizeOrg(r, redirects.ActionRead)
+	o, err := h.svc.Orgs.Org(r.Context(), r.PathValue("org"))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toOrgJSON(r, o))
+	writeJSON(w, http.StatusOK, orgOf(r, o))
 	return nil
-}
-
-type orgUpdateRequest struct {
-	Name         *string    `json:"name"`
-	Tier         *string    `json:"tier"`
-	RateLimit    limitValue `json:"rateLimit"`
-	MonthlyQuota limitValue `json:"monthlyQuota"`
 }
 
 // orgUpdate changes an organization's name, tier and limit overrides:
 // operators.
 func (h *handler) orgUpdate(w http.ResponseWriter, r *http.Request) error {
-	if _, err := h.authorizeOrg(r, redirects.ActionManageOrgs); err != nil {
-		return err
-	}
-	var req orgUpdateRequest
+	var req api.OrgRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
-		return err
+		return h.orgInputErr(r, redirects.ActionManageOrgs, err)
 	}
-	var u redirects.OrgUpdate
-	u.Name = req.Name
-	if req.Tier != nil {
-		t, err := redirects.ParseTier(*req.Tier)
-		if err != nil {
-			return err
-		}
-		u.Tier = &t
+	u, err := req.Update()
+	if err != nil {
+		return h.orgInputErr(r, redirects.ActionManageOrgs, err)
 	}
-	if req.RateLimit.set {
-		u.ClearRateLimit = req.RateLimit.clear
-		if !req.RateLimit.clear {
-			u.RateLimit = &req.RateLimit.value
-		}
-	}
-	if req.MonthlyQuota.set {
-		u.ClearQuota = req.MonthlyQuota.clear
-		if !req.MonthlyQuota.clear {
-			u.MonthlyQuota = &req.MonthlyQuota.value
-		}
-	}
-	if u.Name == nil && u.Tier == nil && !req.RateLimit.set && !req.MonthlyQuota.set {
-		return redirects.Errorf(redirects.EINVALID, "an update needs at least one of name, tier, rateLimit, monthlyQuota")
-	}
-	o, err := h.store.UpdateOrg(r.Context(), r.PathValue("org"), u)
+	o, err := h.svc.Orgs.UpdateOrg(r.Context(), r.PathValue("org"), u)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toOrgJSON(r, o))
+	writeJSON(w, http.StatusOK, orgOf(r, o))
 	return nil
 }
 
-// confirmRequest is the body of a deletion: the name typed back.
-type confirmRequest struct {
-	Confirm *string `json:"confirm"`
-}
-
-// confirmName reads the confirmation of a deletion and checks it.
-func (h *handler) confirmName(w http.ResponseWriter, r *http.Request, what, id, name string) error {
-	var req confirmRequest
+// confirmation reads the name typed back of a deletion: "" when the body
+// has none, which no name is, so that the service refuses it after it
+// authorized the caller (see confirmErr).
+func (h *handler) confirmation(w http.ResponseWriter, r *http.Request) (confirm string, given bool, err error) {
+	var req api.Confirm
 	if err := h.decodeJSON(w, r, &req, true); err != nil {
-		return err
+		return "", false, err
 	}
 	if req.Confirm == nil {
+		return "", false, nil
+	}
+	return *req.Confirm, true, nil
+}
+
+// confirmErr answers the refusal of a deletion's name typed back with its
+// own code, and says how to confirm when the body had no name.
+func confirmErr(err error, given bool, what, id string) error {
+	switch {
+	case !errors.Is(err, redirects.ErrNotConfirmed):
+		return err
+	case !given:
 		return newError(http.StatusBadRequest, codeConfirm, "deleting %s %s needs {\"confirm\": \"<its name>\"}: nothing was deleted", what, id)
 	}
-	if err := redirects.ConfirmName(what, id, name, *req.Confirm); err != nil {
-		return newError(http.StatusBadRequest, codeConfirm, "%s", redirects.ErrorMessage(err))
-	}
-	return nil
+	return newError(http.StatusBadRequest, codeConfirm, "%s", redirects.ErrorMessage(err))
 }
 
 // orgDelete deletes an organization with its projects: operators, with
 // its name typed back.
 func (h *handler) orgDelete(w http.ResponseWriter, r *http.Request) error {
-	o, err := h.authorizeOrg(r, redirects.ActionManageOrgs)
+	id := r.PathValue("org")
+	confirm, given, err := h.confirmation(w, r)
 	if err != nil {
-		return err
+		return h.orgInputErr(r, redirects.ActionManageOrgs, err)
 	}
-	if err := h.confirmName(w, r, "organization", o.ID, o.Name); err != nil {
-		return err
-	}
-	if err := h.store.DeleteOrg(r.Context(), o.ID); err != nil {
-		return err
+	if err := h.svc.Orgs.DeleteOrg(r.Context(), id, confirm); err != nil {
+		return confirmErr(err, given, "organization", id)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// createInputErr answers err, an error of an organization's creation
+// request, to operators only: others get the refusal the service answers.
+func createInputErr(r *http.Request, err error) error {
+	if aerr := authorize(r, "", redirects.ActionManageOrgs); aerr != nil {
+		return aerr
+	}
+	return err
 }

@@ -3,16 +3,10 @@ package manage
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"redirects"
+	"redirects/api"
 )
-
-// passwordChange is the body of POST /manage/v1/session/password.
-type passwordChange struct {
-	CurrentPassword *string `json:"currentPassword"`
-	NewPassword     *string `json:"newPassword"`
-}
 
 // changePassword sets the signed-in user's password: POST
 // /manage/v1/session/password {currentPassword, newPassword}. It needs the
@@ -20,13 +14,16 @@ type passwordChange struct {
 // a new one that meets the password rules. Every session of the user ends,
 // as with a reset; the answer is a new session, cookie and CSRF token, as
 // a sign-in's, and the one-time mark (mustChangePassword) is cleared. A
-// wrong current password counts as a failed sign-in (see Logins).
+// wrong current password counts as a failed sign-in.
 func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) error {
-	c := callerOf(r)
-	if c.session == nil {
-		return newError(http.StatusForbidden, "FORBIDDEN", "a management token cannot change a password: sign in with the password (POST /manage/v1/session) instead")
+	if callerOf(r).session == nil {
+		// The service refuses a caller without a session before anything
+		// is checked; asked first, its refusal comes before the body is
+		// read.
+		_, err := h.svc.Sessions.ChangePassword(r.Context(), redirects.PasswordChange{})
+		return err
 	}
-	var req passwordChange
+	var req api.PasswordChangeRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
@@ -36,13 +33,8 @@ func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if req.NewPassword == nil {
 		return missingField("newPassword")
 	}
-	// A wrong current password is a failed sign-in: it counts against the
-	// account's and the address's limits, and past them even the right
-	// one is refused for now, so a stolen session cannot guess faster than
-	// the sign-in form lets anyone.
-	addr := remoteIP(r)
-	ok, err := h.logins.Verify(r.Context(), c.user.Email, addr, func() bool { return redirects.VerifyPassword(c.user.PasswordHash, *req.CurrentPassword) })
-	var le *LimitError
+	in, err := h.svc.Sessions.ChangePassword(r.Context(), redirects.PasswordChange{Current: *req.CurrentPassword, New: *req.NewPassword, Addr: remoteIP(r)})
+	var le *redirects.SignInLimitError
 	switch {
 	case errors.As(err, &le):
 		e := newError(http.StatusTooManyRequests, codeLoginLimit, "too many failed sign-ins or password checks for this account or from this address; try again in %d seconds", le.RetryAfter())
@@ -50,33 +42,8 @@ func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) error {
 		return e
 	case err != nil:
 		return err
-	case !ok:
-		return newError(http.StatusUnauthorized, codeUnauthenticated, "the current password is wrong")
 	}
-	if *req.NewPassword == *req.CurrentPassword {
-		return redirects.Errorf(redirects.EINVALID, "newPassword is the current password: choose another")
-	}
-	if err := redirects.CheckPasswordRules(*req.NewPassword); err != nil {
-		return err
-	}
-	hash, err := h.logins.Hash(r.Context(), *req.NewPassword)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	if err := h.accounts.SetUserPassword(ctx, c.user.ID, hash); err != nil {
-		return err
-	}
-	s, secret := redirects.NewSession(c.user.ID, h.clock.Now(), h.ttl)
-	if err := h.accounts.CreateSession(ctx, s); err != nil {
-		return err
-	}
-	http.SetCookie(w, &http.Cookie{
-		Name: SessionCookie, Value: secret, Path: "/", Expires: s.ExpiresAt,
-		MaxAge: int(h.ttl / time.Second), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode,
-	})
-	u := *c.user
-	u.MustChangePassword = false
-	writeJSON(w, http.StatusOK, sessionJSON{User: toUserJSON(&u), CSRFToken: s.CSRFToken, ExpiresAt: formatTime(s.ExpiresAt), MustChangePassword: false})
+	h.setSessionCookie(w, in)
+	writeJSON(w, http.StatusOK, api.SessionOf(in.Session, in.User))
 	return nil
 }

@@ -6,37 +6,13 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/api"
 )
 
-// ruleJSON is a draft rule as the API shows one: the CLI's rule list
-// --limit --json shape.
-type ruleJSON struct {
-	ID          int64  `json:"id"`
-	Source      string `json:"source"`
-	Destination string `json:"destination"`
-	StatusCode  int    `json:"statusCode"`
-	MatchType   string `json:"matchType"`
-	Priority    int    `json:"priority"`
-	Revision    int64  `json:"revision"`
-	CreatedAt   string `json:"createdAt"`
-	// PreservePath and PreserveQuery are the rule's options
-	// (docs/contract.md#rule-options), false on a rule without them.
-	PreservePath  bool `json:"preservePath"`
-	PreserveQuery bool `json:"preserveQuery"`
-}
-
-func toRuleJSON(r *redirects.Rule) ruleJSON {
-	return ruleJSON{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
-		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: formatTime(r.CreatedAt),
-		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
-}
-
-// rulePageJSON is one page of rules; Next is null on the last page.
-type rulePageJSON struct {
-	Rules []ruleHitsJSON `json:"rules"`
-	Next  *string        `json:"next"`
-	Total int            `json:"total"`
-}
+// Every rule route answers the project first (authorizeProject), before
+// it reads the request, so that a caller who may not see the project
+// learns nothing from what the request holds; the service then decides
+// the operation itself.
 
 // ruleFilter reads q, match and status.
 func ruleFilter(r *http.Request) (redirects.RuleFilter, error) {
@@ -86,36 +62,12 @@ func (h *handler) ruleList(w http.ResponseWriter, r *http.Request) error {
 	if _, ok := r.URL.Query()["limit"]; ok && q.Limit == 0 {
 		return badQuery("the query parameter \"limit\" is 0; give 1 to %d", redirects.MaxRuleLimit)
 	}
-	page, err := h.store.FindRulePage(r.Context(), p.ID, q)
+	page, err := h.svc.Rules.FindRulePage(r.Context(), p.ID, q)
 	if err != nil {
 		return err
 	}
-	sources := make([]string, len(page.Rules))
-	for i := range page.Rules {
-		sources[i] = page.Rules[i].Source
-	}
-	hits, err := h.store.FindHits(r.Context(), p.ID, sources)
-	if err != nil {
-		return err
-	}
-	out := rulePageJSON{Rules: withHits(page.Rules, hits), Total: page.Total}
-	if page.Next != "" {
-		out.Next = &page.Next
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, api.RulePageOf(page))
 	return nil
-}
-
-// ruleCreateRequest is a new rule: its source and ruleFields, flat (an
-// embedded struct would name its fields in decoding errors).
-type ruleCreateRequest struct {
-	Source        *string `json:"source"`
-	Destination   *string `json:"destination"`
-	StatusCode    *int    `json:"statusCode"`
-	MatchType     *string `json:"matchType"`
-	Priority      *int    `json:"priority"`
-	PreservePath  *bool   `json:"preservePath"`
-	PreserveQuery *bool   `json:"preserveQuery"`
 }
 
 // ruleFields are the fields of a new rule besides its source, as the rule
@@ -129,7 +81,8 @@ type ruleFields struct {
 	PreserveQuery *bool
 }
 
-// rule returns the validated draft rule of project with source and f;
+// rule returns the draft rule of project with source and f, which the
+// service validates once it has authorized the caller;
 // statusCode, matchType and priority default as on the command line (301,
 // exact, 100), the options to false. A 410 (Gone) needs no destination;
 // every other status does.
@@ -160,19 +113,16 @@ func (f *ruleFields) rule(projectID, source string) (*redirects.Rule, error) {
 	if f.Priority != nil {
 		rule.Priority = *f.Priority
 	}
-	return rule, rule.Validate()
+	return rule, nil
 }
 
 // addRule stores a new draft rule and answers 201 with it.
 func (h *handler) addRule(w http.ResponseWriter, r *http.Request, rule *redirects.Rule) error {
-	if err := h.store.AddRule(r.Context(), rule); err != nil {
+	if err := h.svc.Rules.AddRule(r.Context(), rule); err != nil {
 		return err
 	}
-	if rule.Revision == 0 {
-		rule.Revision = 1
-	}
 	w.Header().Set("ETag", revisionETag(rule.Revision))
-	writeJSON(w, http.StatusCreated, toRuleJSON(rule))
+	writeJSON(w, http.StatusCreated, api.RuleOf(rule))
 	return nil
 }
 
@@ -185,7 +135,7 @@ func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req ruleCreateRequest
+	var req api.RuleCreate
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
@@ -258,24 +208,13 @@ func (h *handler) ruleGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rule, err := h.store.FindRule(r.Context(), p.ID, id)
+	rule, err := h.svc.Rules.FindRule(r.Context(), p.ID, id)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("ETag", revisionETag(rule.Revision))
-	writeJSON(w, http.StatusOK, toRuleJSON(rule))
+	writeJSON(w, http.StatusOK, api.RuleOf(rule))
 	return nil
-}
-
-type ruleUpdateRequest struct {
-	Source        *string `json:"source"`
-	Destination   *string `json:"destination"`
-	StatusCode    *int    `json:"statusCode"`
-	MatchType     *string `json:"matchType"`
-	Priority      *int    `json:"priority"`
-	PreservePath  *bool   `json:"preservePath"`
-	PreserveQuery *bool   `json:"preserveQuery"`
-	Revision      *int64  `json:"revision"`
 }
 
 // ruleUpdate changes the fields of a draft rule the body names and keeps
@@ -292,7 +231,7 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req ruleUpdateRequest
+	var req api.RuleUpdate
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
@@ -305,23 +244,16 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 		}
 		u.MatchType = &mt
 	}
-	if u.Empty() {
-		return redirects.Errorf(redirects.EINVALID, "an update needs at least one of source, destination, statusCode, matchType, priority, preservePath, preserveQuery")
-	}
 	if u.Revision, err = revision(r, req.Revision); err != nil {
 		return err
 	}
-	rule, err := h.store.UpdateRule(r.Context(), p.ID, id, u)
+	rule, err := h.svc.Rules.UpdateRule(r.Context(), p.ID, id, u)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("ETag", revisionETag(rule.Revision))
-	writeJSON(w, http.StatusOK, toRuleJSON(rule))
+	writeJSON(w, http.StatusOK, api.RuleOf(rule))
 	return nil
-}
-
-type ruleDeleteRequest struct {
-	Revision *int64 `json:"revision"`
 }
 
 // ruleDelete deletes a draft rule, at the revision of If-Match (or of the
@@ -335,7 +267,7 @@ func (h *handler) ruleDelete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req ruleDeleteRequest
+	var req api.RuleDelete
 	if err := h.decodeJSON(w, r, &req, true); err != nil {
 		return err
 	}
@@ -343,7 +275,7 @@ func (h *handler) ruleDelete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DeleteRuleRevision(r.Context(), p.ID, id, rev); err != nil {
+	if err := h.svc.Rules.DeleteRule(r.Context(), p.ID, id, rev); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -369,10 +301,10 @@ func (h *handler) ruleDeleteMatching(w http.ResponseWriter, r *http.Request) err
 	if confirm != "true" {
 		return newError(http.StatusBadRequest, codeConfirmRequired, "deleting every rule that q, match and status select needs ?confirm=true: nothing was deleted")
 	}
-	n, err := h.store.DeleteRules(r.Context(), p.ID, f)
+	n, err := h.svc.Rules.DeleteRules(r.Context(), p.ID, f)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"deleted": n})
+	writeJSON(w, http.StatusOK, api.RulesDeleted{Deleted: n})
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 )
 
@@ -19,11 +20,7 @@ import (
 // start with '/' and destinations with '/' or http, so no cell can start a
 // spreadsheet formula.
 func (h *handler) rulesCSV(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionRead)
-	if err != nil {
-		return err
-	}
-	rules, err := h.store.FindRules(r.Context(), p.ID)
+	p, rules, err := h.svc.Rules.FindDraft(r.Context(), r.PathValue("project"))
 	if err != nil {
 		return err
 	}
@@ -50,21 +47,6 @@ const codeInvalidMode = "INVALID_MODE"
 // codeInvalidImport is the 422 of an import file with bad lines.
 const codeInvalidImport = "INVALID_IMPORT"
 
-// importReport is the answer of POST .../imports. On failure it also
-// carries the error and code of every error answer, and no count.
-type importReport struct {
-	Error      string             `json:"error,omitempty"`
-	Code       string             `json:"code,omitempty"`
-	Mode       string             `json:"mode"`
-	DryRun     bool               `json:"dryRun"`
-	Added      int                `json:"added"`
-	Updated    int                `json:"updated"`
-	Unchanged  int                `json:"unchanged"`
-	Removed    int                `json:"removed"`
-	Errors     []export.LineError `json:"errors"`
-	ErrorCount int                `json:"errorCount"`
-}
-
 // importTypes are the Content-Types an import body may have. None of them
 // is one a cross-site form can send without a CORS preflight.
 var importTypes = map[string]bool{"text/csv": true, "application/csv": true, "text/tab-separated-values": true, "application/octet-stream": true}
@@ -77,7 +59,7 @@ var importTypes = map[string]bool{"text/csv": true, "application/csv": true, "te
 // or 409 CONFLICT when the only problems are rules an append would add
 // twice.
 func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionEditRules)
+	p, err := h.svc.Imports.ImportTarget(r.Context(), r.PathValue("project"))
 	if err != nil {
 		return err
 	}
@@ -125,7 +107,7 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 		w = &drainFirst{ResponseWriter: w, body: body}
 	}
 	if from != "" {
-		return h.ruleImportFrom(w, r, p, body, from, placeholders, fileName, importReport{Mode: string(mode), DryRun: dry, Errors: []export.LineError{}})
+		return h.ruleImportFrom(w, r, p, body, from, placeholders, fileName, newImportReport(mode, dry))
 	}
 	// The reading stops when the client goes; only the bad lines the
 	// report lists are kept, the others counted.
@@ -137,12 +119,12 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rep := importReport{Mode: string(mode), DryRun: dry, Errors: []export.LineError{}}
+	rep := newImportReport(mode, dry)
 	if f.BadCount > 0 {
 		return writeImportFailureCount(w, rep, http.StatusUnprocessableEntity, codeInvalidImport, f.Bad, f.BadCount)
 	}
 	rules, lines := f.Rules, f.Lines
-	done, err := h.store.Import(r.Context(), p.ID, rules, redirects.ImportOptions{Mode: mode, DryRun: dry})
+	done, err := h.svc.Imports.Import(r.Context(), p.ID, rules, redirects.ImportOptions{Mode: mode, DryRun: dry})
 	if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
 		status, apiCode := http.StatusUnprocessableEntity, codeInvalidImport
 		if code == redirects.ECONFLICT {
@@ -152,20 +134,25 @@ func (h *handler) ruleImport(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return err
 	}
-	rep.Added, rep.Updated, rep.Unchanged, rep.Removed = done.Added, done.Updated, done.Unchanged, done.Removed
+	rep.ImportCounts = api.ImportCountsOf(done)
 	writeJSON(w, http.StatusOK, rep)
 	return nil
 }
 
+// newImportReport is the report of an import in mode, before its counts.
+func newImportReport(mode redirects.ImportMode, dry bool) api.ImportReport {
+	return api.ImportReport{ImportCounts: api.ImportCounts{Mode: string(mode), DryRun: dry}, Errors: []export.LineError{}}
+}
+
 // writeImportFailure answers the report of a file that nothing was
 // imported from: every bad line counted, the first maxReportErrors listed.
-func writeImportFailure(w http.ResponseWriter, rep importReport, status int, code string, bad []export.LineError) error {
+func writeImportFailure(w http.ResponseWriter, rep api.ImportReport, status int, code string, bad []export.LineError) error {
 	return writeImportFailureCount(w, rep, status, code, bad, len(bad))
 }
 
 // writeImportFailureCount is writeImportFailure of count bad lines, of
 // which bad holds the first.
-func writeImportFailureCount(w http.ResponseWriter, rep importReport, status int, code string, bad []export.LineError, count int) error {
+func writeImportFailureCount(w http.ResponseWriter, rep api.ImportReport, status int, code string, bad []export.LineError, count int) error {
 	rep.ErrorCount = count
 	rep.Errors = bad[:min(len(bad), maxReportErrors)]
 	rep.Code = code

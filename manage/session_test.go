@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
+	"redirects/service"
 )
 
 // TestSessions: login, the cookie's flags, logout and a disabled user end
@@ -33,7 +35,7 @@ func testSessions(t *testing.T, open newStoreFunc) {
 	if c == nil {
 		t.Fatalf("login: %d %s", r.status, r.body)
 	}
-	var s sessionJSON
+	var s api.Session
 	r.decode(t, &s)
 	if s.User.ID != u.ID || s.User.Email != u.Email || s.User.Operator || len(s.CSRFToken) < 20 || s.ExpiresAt == "" {
 		t.Fatalf("login answered %+v", s)
@@ -42,7 +44,7 @@ func testSessions(t *testing.T, open newStoreFunc) {
 	if !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Path != "/" || ck.Secure || ck.MaxAge <= 0 {
 		t.Errorf("cookie %+v: want HttpOnly, SameSite=Lax, Path=/, not Secure without TLS, a Max-Age", ck)
 	}
-	var who sessionJSON
+	var who api.Session
 	c.do("GET", "/manage/v1/session", nil).want(t, 200).decode(t, &who)
 	if who.CSRFToken != s.CSRFToken || who.User.ID != u.ID {
 		t.Errorf("GET /session = %+v", who)
@@ -155,7 +157,7 @@ func testCSRF(t *testing.T, open newStoreFunc) {
 // TestLoginLimits: failed logins are limited per account and per address,
 // with Retry-After; the window slides.
 func TestLoginLimits(t *testing.T) {
-	limits := LoginLimits{PerAccount: 3, PerAddress: 5, Window: 10 * time.Minute}
+	limits := service.LoginLimits{PerAccount: 3, PerAddress: 5, Window: 10 * time.Minute}
 	e := newEnv(t, newSQLite, false, func(c *Config) { c.LoginLimits = limits })
 	u, pw := e.user("frank@example.com", false)
 	login := func(email, pw string) *resp {
@@ -225,7 +227,7 @@ func testTokens(t *testing.T, open newStoreFunc) {
 // per address with the sign-ins, and past the limit the change is refused
 // (429, Retry-After), even with the right password, and so is a sign-in.
 func TestPasswordChangeCountsAgainstLoginLimits(t *testing.T) {
-	limits := LoginLimits{PerAccount: 3, PerAddress: 5, Window: 10 * time.Minute}
+	limits := service.LoginLimits{PerAccount: 3, PerAddress: 5, Window: 10 * time.Minute}
 	e := newEnv(t, newSQLite, false, func(c *Config) { c.LoginLimits = limits })
 	u, pw := e.user("grace@example.com", false)
 	c := e.session(u)

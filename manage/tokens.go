@@ -7,64 +7,16 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 )
 
-// tokenJSON is a management token as the API shows one: the CLI's token
-// list --json shape, never the secret or its hash. Secret is set once, in
-// the answer to its creation.
-type tokenJSON struct {
-	ID         string  `json:"id"`
-	Label      string  `json:"label"`
-	Role       string  `json:"role"`
-	Last4      string  `json:"last4"`
-	CreatedBy  *string `json:"createdBy"`
-	CreatedAt  string  `json:"createdAt"`
-	ExpiresAt  *string `json:"expiresAt"`
-	LastUsedAt *string `json:"lastUsedAt"`
-	RevokedAt  *string `json:"revokedAt"`
-	Secret     string  `json:"secret,omitempty"`
-}
-
-func toTokenJSON(t *redirects.ManagementToken, createdBy string) tokenJSON {
-	j := tokenJSON{ID: t.ID, Label: t.Label, Role: string(t.Role), Last4: t.Last4, CreatedAt: formatTime(t.CreatedAt),
-		ExpiresAt: formatTimePtr(t.ExpiresAt), LastUsedAt: formatTimePtr(t.LastUsedAt), RevokedAt: formatTimePtr(t.RevokedAt)}
-	if t.CreatedBy != "" {
-		j.CreatedBy = &createdBy
-	}
-	return j
-}
-
 func (h *handler) tokenList(w http.ResponseWriter, r *http.Request) error {
-	o, err := h.authorizeOrg(r, redirects.ActionRead)
+	ts, err := h.svc.Tokens.FindTokens(r.Context(), r.PathValue("org"))
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	ts, err := h.accounts.FindTokens(ctx, o.ID)
-	if err != nil {
-		return err
-	}
-	// Creators are named by email; the tokens of one org have few.
-	emails := map[string]string{}
-	out := make([]tokenJSON, 0, len(ts))
-	for _, t := range ts {
-		if _, ok := emails[t.CreatedBy]; t.CreatedBy != "" && !ok {
-			emails[t.CreatedBy] = t.CreatedBy
-			if u, err := h.accounts.FindUserByID(ctx, t.CreatedBy); err == nil {
-				emails[t.CreatedBy] = u.Email
-			}
-		}
-		out = append(out, toTokenJSON(t, emails[t.CreatedBy]))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"tokens": out})
+	writeJSON(w, http.StatusOK, api.TokenList{Tokens: api.TokensOf(ts)})
 	return nil
-}
-
-type tokenCreateRequest struct {
-	Role  *string `json:"role"`
-	Label string  `json:"label"`
-	// ExpiresIn is a duration ("720h") or days ("30d"); "" never expires.
-	ExpiresIn string `json:"expiresIn"`
 }
 
 // parseExpiresIn parses a token lifetime as the CLI's --expires does.
@@ -96,11 +48,12 @@ func parseExpiresIn(s string) (time.Duration, error) {
 func (h *handler) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("org")
 	// Read access first, so an organization the caller has no role in is
-	// not found before the body is looked at.
+	// not found before the body is read: the service decides the same
+	// again, after the body.
 	if err := authorize(r, id, redirects.ActionRead); err != nil {
 		return err
 	}
-	var req tokenCreateRequest
+	var req api.TokenCreateRequest
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
@@ -111,23 +64,19 @@ func (h *handler) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	o, err := h.authorizeOrg(r, redirects.CreateTokenAction(role))
-	if err != nil {
-		return err
-	}
 	ttl, err := parseExpiresIn(req.ExpiresIn)
 	if err != nil {
 		return err
 	}
-	c := callerOf(r)
-	t, secret := redirects.NewManagementToken(o.ID, role, req.Label, c.user.ID, h.clock.Now(), ttl)
-	if err := t.Validate(); err != nil {
+	t, secret, err := h.svc.Tokens.CreateToken(r.Context(), redirects.TokenRequest{OrgID: id, Role: role, Label: req.Label, TTL: ttl})
+	if err != nil {
 		return err
 	}
-	if err := h.accounts.CreateToken(r.Context(), t); err != nil {
-		return err
+	creator := ""
+	if c := callerOf(r); c.user != nil && t.CreatedBy == c.user.ID {
+		creator = c.user.Email
 	}
-	j := toTokenJSON(t, c.user.Email)
+	j := api.TokenOf(t, creator)
 	j.Secret = secret
 	writeJSON(w, http.StatusCreated, j)
 	return nil
@@ -136,29 +85,15 @@ func (h *handler) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 // tokenRevoke revokes a token of the organization: any, for an owner; the
 // caller's own, for any member.
 func (h *handler) tokenRevoke(w http.ResponseWriter, r *http.Request) error {
-	o, err := h.authorizeOrg(r, redirects.ActionRead)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	id := r.PathValue("id")
-	ts, err := h.accounts.FindTokens(ctx, o.ID)
-	if err != nil {
-		return err
-	}
-	var t *redirects.ManagementToken
-	for _, x := range ts {
-		if x.ID == id {
-			t = x
+	if id := r.PathValue("id"); redirects.WellFormedManagementToken(id) {
+		// A full token names no token in a URL, where it does not belong;
+		// the answer never repeats it.
+		if err := authorize(r, r.PathValue("org"), redirects.ActionRead); err != nil {
+			return err
 		}
+		return redirects.Errorf(redirects.ENOTFOUND, "the token ending in %q is not a management token ID (tok_...)", id[len(id)-4:])
 	}
-	if t == nil {
-		return notFound("management token", id)
-	}
-	if err := authorizeTokenRevoke(r, t); err != nil {
-		return err
-	}
-	if _, err := h.accounts.RevokeToken(ctx, o.ID, t.ID); err != nil {
+	if _, _, err := h.svc.Tokens.RevokeToken(r.Context(), r.PathValue("org"), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/api"
 )
 
 func TestUsagePerDayAndKey(t *testing.T) { runSuite(t, testUsagePerDayAndKey) }
@@ -40,8 +41,8 @@ func testUsagePerDayAndKey(t *testing.T, open newStoreFunc) {
 		t.Fatalf("usage = %+v", u)
 	}
 	// Days: the 1st to today, zeros included.
-	if len(u.Days) != 14 || u.Days[0] != (dayJSON{"2026-03-01", 6}) || u.Days[1] != (dayJSON{"2026-03-02", 0}) ||
-		u.Days[12] != (dayJSON{"2026-03-13", 8}) || u.Days[13] != (dayJSON{"2026-03-14", 2}) {
+	if len(u.Days) != 14 || u.Days[0] != (dayJSON{Day: "2026-03-01", Count: 6}) || u.Days[1] != (dayJSON{Day: "2026-03-02", Count: 0}) ||
+		u.Days[12] != (dayJSON{Day: "2026-03-13", Count: 8}) || u.Days[13] != (dayJSON{Day: "2026-03-14", Count: 2}) {
 		t.Fatalf("days = %+v", u.Days)
 	}
 	// Keys: by count; the idle live key with zero; the test key not at all.
@@ -50,7 +51,7 @@ func testUsagePerDayAndKey(t *testing.T, open newStoreFunc) {
 	}
 	k := u.Keys[0]
 	if k.ID != k2.ID || k.Name != "second" || k.Last4 != k2.Last4 || k.ProjectID != o.project.ID || k.Count != 9 ||
-		len(k.Days) != 2 || k.Days[0] != (dayJSON{"2026-03-01", 1}) || k.Days[1] != (dayJSON{"2026-03-13", 8}) {
+		len(k.Days) != 2 || k.Days[0] != (dayJSON{Day: "2026-03-01", Count: 1}) || k.Days[1] != (dayJSON{Day: "2026-03-13", Count: 8}) {
 		t.Fatalf("first key = %+v", k)
 	}
 	if k := u.Keys[1]; k.ID != o.key.ID || k.Count != 7 || len(k.Days) != 2 {
@@ -62,7 +63,7 @@ func testUsagePerDayAndKey(t *testing.T, open newStoreFunc) {
 
 	// A past month: every day of it.
 	viewer.do("GET", "/manage/v1/orgs/"+o.org.ID+"/usage?month=2026-02", nil).want(t, 200).decode(t, &u)
-	if u.Total != 0 || len(u.Days) != 28 || u.Days[27] != (dayJSON{"2026-02-28", 4}) || u.Keys[0].ID != o.key.ID || u.Keys[0].Count != 4 {
+	if u.Total != 0 || len(u.Days) != 28 || u.Days[27] != (dayJSON{Day: "2026-02-28", Count: 4}) || u.Keys[0].ID != o.key.ID || u.Keys[0].Count != 4 {
 		t.Fatalf("February = %+v", u)
 	}
 	// A future month: no days yet.
@@ -74,7 +75,7 @@ func testUsagePerDayAndKey(t *testing.T, open newStoreFunc) {
 	viewer.do("GET", "/manage/v1/orgs/"+other.org.ID+"/usage", nil).want(t, 404)
 
 	// The key list shows each key's last day of use.
-	var keys struct{ Keys []keyListJSON }
+	var keys struct{ Keys []api.ListedKey }
 	viewer.do("GET", "/manage/v1/projects/"+o.project.ID+"/keys", nil).want(t, 200).decode(t, &keys)
 	last := map[string]*string{}
 	for _, k := range keys.Keys {

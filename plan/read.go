@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 	"redirects/safety"
 )
@@ -34,33 +35,21 @@ const (
 // File is a project file as written: JSON, every field but project
 // optional. A field left out is not managed: apply leaves it as it is.
 type File struct {
-	Project     string         `json:"project"`
-	Settings    *SettingsFile  `json:"settings,omitempty"`
-	Hosts       *[]string      `json:"hosts,omitempty"`
-	ShrinkLimit *int           `json:"shrinkLimit,omitempty"`
-	Rules       *[]RuleFile    `json:"rules,omitempty"`
-	RulesFile   string         `json:"rulesFile,omitempty"`
-	Tests       *[]safety.Case `json:"tests,omitempty"`
-	TestsFile   string         `json:"testsFile,omitempty"`
-	Deploy      *bool          `json:"deploy,omitempty"`
+	Project     string          `json:"project"`
+	Settings    *SettingsFile   `json:"settings,omitempty"`
+	Hosts       *[]string       `json:"hosts,omitempty"`
+	ShrinkLimit *int            `json:"shrinkLimit,omitempty"`
+	Rules       *[]api.RuleFile `json:"rules,omitempty"`
+	RulesFile   string          `json:"rulesFile,omitempty"`
+	Tests       *[]safety.Case  `json:"tests,omitempty"`
+	TestsFile   string          `json:"testsFile,omitempty"`
+	Deploy      *bool           `json:"deploy,omitempty"`
 }
 
 // SettingsFile is the settings object of a project file.
 type SettingsFile struct {
 	CaseSensitive *bool  `json:"caseSensitive,omitempty"`
 	TrailingSlash string `json:"trailingSlash,omitempty"`
-}
-
-// RuleFile is one rule of a project file. statusCode defaults to 301,
-// matchType to exact, priority to 100.
-type RuleFile struct {
-	Source        string `json:"source"`
-	Destination   string `json:"destination"`
-	StatusCode    int    `json:"statusCode,omitempty"`
-	MatchType     string `json:"matchType,omitempty"`
-	Priority      *int   `json:"priority,omitempty"`
-	PreservePath  bool   `json:"preservePath,omitempty"`
-	PreserveQuery bool   `json:"preserveQuery,omitempty"`
 }
 
 // Desired is what a project file asks for, read and checked.
@@ -121,7 +110,7 @@ func (p *problems) err() error {
 }
 
 // fileJSON is File as Read decodes it: the rules are not decoded into a
-// slice of RuleFile but one by one from their place in the file
+// slice of api.RuleFile but one by one from their place in the file
 // (decodeRules), each kept only as a redirects.Rule, and not at all once
 // the file has a problem; the tests likewise (decodeTests), each kept only
 // as a line of the test file they make.
@@ -157,7 +146,7 @@ func decodeRules(data []byte, at int, settings redirects.Settings, p *problems) 
 			p.add("rules: more than %d rules, the most one import takes", MaxRulesFileRows)
 			return nil
 		}
-		var rf RuleFile
+		var rf api.RuleFile
 		start := keyStart(data, int64(at)+dec.InputOffset()) // a Decode error's offset counts from here
 		if err := dec.Decode(&rf); err != nil {
 			p.add("%s", jsonProblem(data, int64(start), "rules["+strconv.Itoa(i)+"]", err))
@@ -167,7 +156,7 @@ func decodeRules(data []byte, at int, settings redirects.Settings, p *problems) 
 			}
 			return nil
 		}
-		r, err := rf.rule()
+		r, err := rf.Rule()
 		if err == nil {
 			err = r.Validate()
 		}
@@ -399,27 +388,6 @@ func readAll(r io.Reader, size int64) ([]byte, error) {
 			return b, err
 		}
 	}
-}
-
-func (rf RuleFile) rule() (redirects.Rule, error) {
-	r := redirects.Rule{Source: rf.Source, Destination: rf.Destination, StatusCode: rf.StatusCode,
-		Priority: redirects.DefaultPriority, PreservePath: rf.PreservePath, PreserveQuery: rf.PreserveQuery}
-	if r.StatusCode == 0 {
-		r.StatusCode = redirects.DefaultStatus
-	}
-	if rf.Priority != nil {
-		r.Priority = *rf.Priority
-	}
-	mt := rf.MatchType
-	if mt == "" {
-		mt = "exact"
-	}
-	m, err := redirects.ParseMatchType(mt)
-	if err != nil {
-		return r, err
-	}
-	r.MatchType = m
-	return r, nil
 }
 
 // jsonProblem says what a decoding error of data[base:] is and where: its

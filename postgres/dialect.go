@@ -202,9 +202,9 @@ func (dialect) UpdateRules(ctx context.Context, tx *sqlstore.Tx, projectID strin
 			ids[i], dests[i], codes[i], prios[i] = u.ID, u.Destination, int32(u.StatusCode), int32(u.Priority)
 			paths[i], queries[i] = u.PreservePath, u.PreserveQuery
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE rules AS r SET destination = u.d, status_code = u.s, priority = u.p,
-				preserve_path = u.pp, preserve_query = u.pq, revision = r.revision + 1
-			FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::bool[]) AS u(id, d, s, p, pp, pq)
+		// The arrays' types follow sqlstore.RuleAnswer, with the IDs first.
+		if _, err := tx.ExecContext(ctx, `UPDATE rules AS r SET `+sqlstore.RuleAnswer.SetFrom("u")+`, revision = r.revision + 1
+			FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::bool[]) AS u(id, `+sqlstore.RuleAnswer.List("")+`)
 			WHERE r.id = u.id AND r.project_id = $7`, ids, dests, codes, prios, paths, queries, projectID); err != nil {
 			return err
 		}
@@ -218,8 +218,7 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 	return tx.Raw(func(driverConn any) error {
 		conn := driverConn.(*stdlib.Conn).Conn()
 		_, err := conn.CopyFrom(ctx, pgx.Identifier{"rules"},
-			[]string{"project_id", "match_type", "source", "destination", "status_code", "priority", "created_at",
-				"preserve_path", "preserve_query", "match_key"},
+			append([]string{"project_id", "match_key"}, sqlstore.RuleColumns...),
 			&ruleSource{rows: rows, k: -1})
 		return err
 	})
@@ -230,7 +229,7 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 type ruleSource struct {
 	rows *sqlstore.NewRules
 	k    int
-	row  [10]any
+	row  []any
 	err  error
 }
 
@@ -245,9 +244,9 @@ func (s *ruleSource) Next() bool {
 
 func (s *ruleSource) Values() ([]any, error) {
 	r := s.rows.Rule(s.k)
-	s.row = [10]any{s.rows.ProjectID, r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, s.rows.CreatedAt,
-		r.PreservePath, r.PreserveQuery, s.rows.MatchKey(s.k)}
-	return s.row[:], nil
+	s.row = append(s.row[:0], s.rows.ProjectID, s.rows.MatchKey(s.k),
+		r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, s.rows.CreatedAt)
+	return s.row, nil
 }
 
 func (s *ruleSource) Err() error { return s.err }

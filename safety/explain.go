@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // Candidate is one rule that matches the explained path.
@@ -82,9 +83,9 @@ func ExplainWith(rules []redirects.Rule, s redirects.Settings, path string) Expl
 	}
 	slices.SortStableFunc(prefix, func(a, b *redirects.Rule) int {
 		switch {
-		case redirects.Better(a, b):
+		case engine.Better(a, b):
 			return -1
-		case redirects.Better(b, a):
+		case engine.Better(b, a):
 			return 1
 		}
 		return 0

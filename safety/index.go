@@ -8,7 +8,7 @@
 // Every answer here is the lookup's answer of docs/contract.md (sections
 // Matching and Rule options), under the project's settings: an exact rule
 // whose source has the path's key wins; otherwise the best starts_with rule
-// by redirects.Better among those whose source matches the path; the answer
+// by engine.Better among those whose source matches the path; the answer
 // is the rule's computed destination (redirects.Target). The package keeps
 // an index of its own that answers with the rule itself (engine.Snapshot
 // answers with a destination only), and its tests hold that index to
@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine"
 )
 
 // index answers lookups over a rule set with the index of the answering rule
@@ -28,7 +29,7 @@ import (
 // settings' key (redirects.Settings.Key); the prefix side a sorted array of
 // the distinct starts_with sources as the settings compare them (case
 // folded), each with its closure winner (the rule a lookup of that very path
-// picks, as in redirects.PrefixWinners) and its parent (the longest other
+// picks, as in engine.PrefixWinners) and its parent (the longest other
 // source that prefixes it).
 type index struct {
 	rules []redirects.Rule
@@ -88,10 +89,10 @@ func newIndex(rules []redirects.Rule, s redirects.Settings) *index {
 		if c := strings.Compare(folded(a), folded(b)); c != 0 {
 			return c
 		}
-		if redirects.Better(ra, rb) {
+		if engine.Better(ra, rb) {
 			return -1
 		}
-		if redirects.Better(rb, ra) {
+		if engine.Better(rb, ra) {
 			return 1
 		}
 		return cmp.Compare(a, b)
@@ -125,7 +126,7 @@ func newIndex(rules []redirects.Rule, s redirects.Settings) *index {
 		if len(stack) > 0 {
 			p := stack[len(stack)-1]
 			x.pparent[j] = p
-			if w := x.pwin[p]; redirects.Better(&rules[w], &rules[best]) {
+			if w := x.pwin[p]; engine.Better(&rules[w], &rules[best]) {
 				best = w
 			}
 		}

@@ -13,7 +13,7 @@ import (
 )
 
 // The brute-force model: lookups by scanning every rule, redirects followed
-// path by path. It shares nothing with the index but redirects.Better.
+// path by path. It shares nothing with the index but engine.Better.
 
 var t0 = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -33,7 +33,7 @@ func bruteLookup(rules []redirects.Rule, path string, prefixOnly bool) int {
 	best := -1
 	for i := range rules {
 		r := &rules[i]
-		if r.MatchType == redirects.StartsWith && strings.HasPrefix(path, r.Source) && (best < 0 || redirects.Better(r, &rules[best])) {
+		if r.MatchType == redirects.StartsWith && strings.HasPrefix(path, r.Source) && (best < 0 || engine.Better(r, &rules[best])) {
 			best = i
 		}
 	}

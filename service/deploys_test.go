@@ -71,7 +71,7 @@ func (e *deployEnv) as(role redirects.Role) context.Context {
 	return redirects.WithPrincipal(context.Background(), p)
 }
 
-func wantCode(t *testing.T, what string, err error, code string) {
+func wantDeployCode(t *testing.T, what string, err error, code string) {
 	t.Helper()
 	if redirects.ErrorCode(err) != code {
 		t.Fatalf("%s: error %v (code %q); want code %s", what, err, redirects.ErrorCode(err), code)
@@ -122,19 +122,19 @@ func TestDeployAuthorization(t *testing.T) {
 		},
 	}
 	for name, op := range writes {
-		wantCode(t, name+" by a viewer", op(viewer), redirects.EFORBIDDEN)
+		wantDeployCode(t, name+" by a viewer", op(viewer), redirects.EFORBIDDEN)
 		err := op(stranger)
-		wantCode(t, name+" by a stranger", err, redirects.ENOTFOUND)
+		wantDeployCode(t, name+" by a stranger", err, redirects.ENOTFOUND)
 		if want := `project "` + id + `" not found`; redirects.ErrorMessage(err) != want {
 			t.Fatalf("%s by a stranger: %q; want the store's words %q", name, redirects.ErrorMessage(err), want)
 		}
-		wantCode(t, name+" with no principal", op(context.Background()), redirects.ENOTFOUND)
+		wantDeployCode(t, name+" with no principal", op(context.Background()), redirects.ENOTFOUND)
 	}
 	for name, op := range reads {
 		if err := op(viewer); err != nil {
 			t.Fatalf("%s by a viewer: %v", name, err)
 		}
-		wantCode(t, name+" by a stranger", op(stranger), redirects.ENOTFOUND)
+		wantDeployCode(t, name+" by a stranger", op(stranger), redirects.ENOTFOUND)
 	}
 	// An editor stages version 1, promotes it, and a second staged
 	// version is discarded.
@@ -151,11 +151,11 @@ func TestDeployAuthorization(t *testing.T) {
 	}
 	// Another organization's project is missing to this editor.
 	_, _, err := e.svc.Deploy(editor, e.other.ID, redirects.DeployOptions{})
-	wantCode(t, "Deploy of another organization's project", err, redirects.ENOTFOUND)
+	wantDeployCode(t, "Deploy of another organization's project", err, redirects.ENOTFOUND)
 	_, _, err = e.svc.Version(editor, e.other.ID, 0)
-	wantCode(t, "Version of another organization's project", err, redirects.ENOTFOUND)
+	wantDeployCode(t, "Version of another organization's project", err, redirects.ENOTFOUND)
 	_, _, err = e.svc.Export(editor, e.other.ID, 0, "csv")
-	wantCode(t, "Export of another organization's project", err, redirects.ENOTFOUND)
+	wantDeployCode(t, "Export of another organization's project", err, redirects.ENOTFOUND)
 }
 
 // TestDeployGate deploys through the gate: a loop blocks the deploy with
@@ -227,7 +227,7 @@ func TestDeployReads(t *testing.T) {
 		}
 	}
 	_, err = e.svc.RuleSet(ctx, id, "0", false)
-	wantCode(t, "RuleSet(0)", err, redirects.EINVALID)
+	wantDeployCode(t, "RuleSet(0)", err, redirects.EINVALID)
 	if _, err := e.db.SetProjectHosts(context.Background(), id, []string{"www.example.com"}); err != nil {
 		t.Fatal(err)
 	}
@@ -246,9 +246,9 @@ func TestDeployReads(t *testing.T) {
 		t.Fatalf("Tests = %q, %v; want the file byte for byte", csv, err)
 	}
 	_, err = e.svc.SetTests(editor, id, "path,status,destination\n/a,999,/b\n")
-	wantCode(t, "SetTests(bad)", err, redirects.EINVALID)
+	wantDeployCode(t, "SetTests(bad)", err, redirects.EINVALID)
 	_, err = e.svc.SetTests(editor, id, "")
-	wantCode(t, "SetTests(empty)", err, redirects.EINVALID)
+	wantDeployCode(t, "SetTests(empty)", err, redirects.EINVALID)
 	// A failing case of the stored file blocks the next deploy.
 	if _, err := e.svc.SetTests(editor, id, "path,status,destination\n/old,301,/elsewhere\n"); err != nil {
 		t.Fatal(err)

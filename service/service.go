@@ -10,6 +10,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"redirects"
 	"redirects/export"
@@ -28,6 +29,12 @@ type Deps struct {
 	Clock redirects.Clock
 	// Builder renders a deployment's exports; nil is export.Build.
 	Builder redirects.Builder
+	// Logins counts failed sign-ins and bounds password hashing; nil
+	// makes one with DefaultLoginLimits. Services that serve doors side
+	// by side share one.
+	Logins *Logins
+	// SessionTTL is how long a sign-in lasts; 0 is DefaultSessionTTL.
+	SessionTTL time.Duration
 }
 
 // Service implements every interface of redirects.LocalServices.
@@ -36,16 +43,24 @@ type Service struct {
 	accounts redirects.AccountStore
 	clock    redirects.Clock
 	builder  redirects.Builder
+	logins   *Logins
+	ttl      time.Duration
 }
 
 // New returns the service layer over d.
 func New(d Deps) *Service {
-	s := &Service{store: d.Store, accounts: d.Accounts, clock: d.Clock, builder: d.Builder}
+	s := &Service{store: d.Store, accounts: d.Accounts, clock: d.Clock, builder: d.Builder, logins: d.Logins, ttl: d.SessionTTL}
 	if s.clock == nil {
 		s.clock = redirects.SystemClock{}
 	}
 	if s.builder == nil {
 		s.builder = export.Build
+	}
+	if s.logins == nil {
+		s.logins = NewLogins(LoginLimits{}, s.clock)
+	}
+	if s.ttl <= 0 {
+		s.ttl = DefaultSessionTTL
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"strings"
 
 	driver "modernc.org/sqlite"
@@ -113,9 +114,9 @@ func cantOpen(err error) bool {
 
 // UpdateRules updates each rule by its ID with one prepared statement.
 func (dialect) UpdateRules(ctx context.Context, tx *sqlstore.Tx, projectID string, updates []redirects.StoredMatch) error {
-	stmt, err := tx.PrepareContext(ctx, `UPDATE rules SET destination = $1, status_code = $2, priority = $3,
-			preserve_path = $4, preserve_query = $5, revision = revision + 1
-		WHERE id = $6 AND project_id = $7`)
+	n := len(sqlstore.RuleAnswer)
+	stmt, err := tx.PrepareContext(ctx, `UPDATE rules SET `+sqlstore.RuleAnswer.Set(1)+`, revision = revision + 1
+		WHERE id = $`+strconv.Itoa(n+1)+` AND project_id = $`+strconv.Itoa(n+2))
 	if err != nil {
 		return err
 	}
@@ -130,8 +131,8 @@ func (dialect) UpdateRules(ctx context.Context, tx *sqlstore.Tx, projectID strin
 
 // insertBatch is how many rules one INSERT statement stores. Fewer
 // statements mean fewer trips through database/sql and the driver, which
-// cost about as much as SQLite's own work per row; 64 rows of 11 values stay
-// far below SQLite's limit of 32766 bound values.
+// cost about as much as SQLite's own work per row; 64 rows of 11 values
+// stay far below SQLite's limit of 32766 bound values.
 const insertBatch = 64
 
 // InsertRules inserts the rules insertBatch to a statement, with explicit
@@ -150,10 +151,10 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 		COALESCE((SELECT MAX(id) FROM rules), 0)) + 1`).Scan(&next); err != nil {
 		return err
 	}
-	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	cols := 3 + len(sqlstore.RuleColumns)
+	row := "(" + strings.Repeat("?, ", cols-1) + "?)"
 	prepare := func(n int) (*sql.Stmt, error) {
-		return tx.PrepareContext(ctx, `INSERT INTO rules (id, project_id, source, destination, status_code, match_type, priority, created_at,
-			preserve_path, preserve_query, match_key) VALUES `+
+		return tx.PrepareContext(ctx, `INSERT INTO rules (id, project_id, match_key, `+sqlstore.RuleColumns.List("")+`) VALUES `+
 			strings.Repeat(row+", ", n-1)+row)
 	}
 	n := rows.Len()
@@ -162,7 +163,7 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 		return err
 	}
 	defer full.Close()
-	args := make([]any, 0, 11*insertBatch)
+	args := make([]any, 0, cols*insertBatch)
 	for start := 0; start < n; start += insertBatch {
 		if rows.Stopped() {
 			return sqlstore.ErrStopped
@@ -171,8 +172,8 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 		args = args[:0]
 		for k := start; k < end; k++ {
 			r := rows.Rule(k)
-			args = append(args, next+int64(k), rows.ProjectID, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, rows.CreatedAt,
-				r.PreservePath, r.PreserveQuery, rows.MatchKey(k))
+			args = append(args, next+int64(k), rows.ProjectID, rows.MatchKey(k),
+				r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, rows.CreatedAt)
 		}
 		stmt := full
 		if end-start < insertBatch {

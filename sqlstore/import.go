@@ -165,8 +165,7 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 	// The key compared is match_key, the source as the project's settings
 	// compare it; under the default settings it is NULL and the source is
 	// the key (see ImportBatch.Rekey).
-	rows, err := t.tx.QueryContext(ctx, `SELECT id, match_type = 'starts_with', COALESCE(match_key, source), source, destination, status_code, priority,
-		preserve_path, preserve_query FROM rules WHERE project_id = $1`, projectID)
+	rows, err := t.tx.QueryContext(ctx, `SELECT id, COALESCE(match_key, source), `+RuleSelect("")+` FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
 		return nil, 0, db.wrap("import rules", err)
 	}
@@ -177,10 +176,11 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 		prefix  bool
 		dest    []byte
 		src     []byte
+		created int64                          // read with the rule's columns; an import keeps it
 		stored  = redirects.ImportKey{Pos: -1} // before every batch key with the same rule
 	)
 	for rows.Next() {
-		if err := rows.Scan(&m.ID, &prefix, &stored.Source, &src, &dest, &m.StatusCode, &m.Priority, &m.PreservePath, &m.PreserveQuery); err != nil {
+		if err := rows.Scan(&m.ID, &stored.Source, &prefix, &src, &dest, &m.StatusCode, &m.Priority, &m.PreservePath, &m.PreserveQuery, &created); err != nil {
 			return nil, 0, db.wrap("import rules", err)
 		}
 		n++

@@ -168,9 +168,7 @@ func (d *draftDigest) sum(s redirects.Settings) []byte {
 // read as sql.RawBytes, not copied: a million-rule scan allocates nothing
 // per row).
 func (db *DB) scanDraft(ctx context.Context, q querier, projectID string, fn func(*draftRow)) error {
-	rows, err := q.QueryContext(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority, created_at, revision,
-			preserve_path, preserve_query
-		FROM rules WHERE project_id = $1`, projectID)
+	rows, err := q.QueryContext(ctx, `SELECT id, revision, `+RuleSelect("")+` FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
 		return err
 	}
@@ -180,8 +178,8 @@ func (db *DB) scanDraft(ctx context.Context, q querier, projectID string, fn fun
 		src, dst sql.RawBytes // valid until Next: fn uses them at once
 	)
 	for rows.Next() {
-		if err := rows.Scan(&r.id, &r.prefix, &src, &dst, &r.status, &r.priority, &r.created, &r.revision,
-			&r.preservePath, &r.preserveQuery); err != nil {
+		if err := rows.Scan(&r.id, &r.revision, &r.prefix, &src, &dst, &r.status, &r.priority,
+			&r.preservePath, &r.preserveQuery, &r.created); err != nil {
 			return err
 		}
 		r.source, r.destination = src, dst
@@ -344,15 +342,14 @@ const undoInsertBatch = 64
 // times, and the match keys of p's settings (the digest held the settings
 // too, so they are the ones the rows were stored under).
 func (db *DB) insertDraftRows(ctx context.Context, tx *Tx, p *redirects.Project, rows []draftRow) error {
-	const cols = 12
+	cols := 4 + len(RuleColumns)
 	// To SQLite, $N parameters are named ones; its ? parameters bind by
 	// position: the undo of a million-rule replace took 16 s with them,
 	// 28 s with $N.
 	positional := db.d.Name() == "sqlite"
 	prepare := func(n int) (*sql.Stmt, error) {
 		var q strings.Builder
-		q.WriteString(`INSERT INTO rules (id, project_id, match_type, source, destination, status_code, priority, created_at, revision,
-			preserve_path, preserve_query, match_key) VALUES `)
+		q.WriteString(`INSERT INTO rules (id, project_id, revision, match_key, ` + RuleColumns.List("") + `) VALUES `)
 		for i := range n {
 			if i > 0 {
 				q.WriteByte(',')
@@ -384,8 +381,8 @@ func (db *DB) insertDraftRows(ctx context.Context, tx *Tx, p *redirects.Project,
 				mt = redirects.StartsWith
 			}
 			src := string(r.source)
-			args = append(args, r.id, p.ID, mt.String(), src, string(r.destination), r.status, r.priority, r.created, r.revision,
-				r.preservePath, r.preserveQuery, matchKey(p.Settings, src))
+			args = append(args, r.id, p.ID, r.revision, matchKey(p.Settings, src),
+				mt.String(), src, string(r.destination), r.status, r.priority, r.preservePath, r.preserveQuery, r.created)
 		}
 		stmt := full
 		if len(batch) < undoInsertBatch || full == nil {

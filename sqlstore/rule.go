@@ -43,13 +43,12 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	// error that would abort the transaction; the lock makes the check
 	// below see the rule that clashed.
 	var id int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO rules (project_id, source, destination, status_code, match_type, priority, created_at,
-			preserve_path, preserve_query, match_key)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+	err = tx.QueryRowContext(ctx, `INSERT INTO rules (project_id, match_key, `+RuleColumns.List("")+`)
+		VALUES (`+placeholders(1, len(RuleColumns)+2)+`)
 		ON CONFLICT (project_id, match_type, source) DO NOTHING
 		RETURNING id`,
-		r.ProjectID, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority, now.UnixNano(),
-		r.PreservePath, r.PreserveQuery, matchKey(p.Settings, r.Source)).Scan(&id)
+		r.ProjectID, matchKey(p.Settings, r.Source),
+		r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, now.UnixNano()).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		var existing int64
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3`,
@@ -97,10 +96,8 @@ func (db *DB) findRules(ctx context.Context, q querier, projectID string) ([]red
 	// them) PostgreSQL would sort them on disk, several times slower. The
 	// rows come back in the order they were stored, which for an import is
 	// index order, so SortRules mostly finds them sorted. The match type
-	// comes back as a boolean, which spares a string per row.
-	rows, err := q.QueryContext(ctx, `SELECT id, match_type = 'starts_with', source, destination, status_code, priority, created_at,
-			preserve_path, preserve_query
-		FROM rules WHERE project_id = $1`, projectID)
+	// comes back as a boolean (RuleSelect).
+	rows, err := q.QueryContext(ctx, `SELECT id, `+RuleSelect("")+` FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
 		return nil, db.wrap("find rules", err)
 	}
@@ -114,7 +111,7 @@ func (db *DB) findRules(ctx context.Context, q querier, projectID string) ([]red
 	for rows.Next() {
 		// Scanning into variables declared outside the loop keeps a
 		// million-rule read from allocating a Rule per row.
-		if err := rows.Scan(&r.ID, &prefix, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &created, &r.PreservePath, &r.PreserveQuery); err != nil {
+		if err := rows.Scan(&r.ID, &prefix, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &r.PreservePath, &r.PreserveQuery, &created); err != nil {
 			return nil, db.wrap("find rules", err)
 		}
 		r.MatchType = redirects.Exact

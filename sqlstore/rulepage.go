@@ -11,18 +11,19 @@ import (
 )
 
 // ruleColumns are the columns scanRule reads, in its order.
-const ruleColumns = `id, project_id, source, destination, status_code, match_type, priority, created_at, revision, preserve_path, preserve_query`
+var ruleColumns = `id, project_id, revision, ` + RuleSelect("")
 
 func scanRule(s scanner, r *redirects.Rule) error {
 	var (
-		match   string
+		prefix  bool
 		created int64
 	)
-	if err := s.Scan(&r.ID, &r.ProjectID, &r.Source, &r.Destination, &r.StatusCode, &match, &r.Priority, &created, &r.Revision, &r.PreservePath, &r.PreserveQuery); err != nil {
+	if err := s.Scan(&r.ID, &r.ProjectID, &r.Revision,
+		&prefix, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &r.PreservePath, &r.PreserveQuery, &created); err != nil {
 		return err
 	}
 	r.MatchType = redirects.Exact
-	if match == "starts_with" {
+	if prefix {
 		r.MatchType = redirects.StartsWith
 	}
 	r.CreatedAt = fromNanos(created)
@@ -248,9 +249,9 @@ func (db *DB) UpdateRule(ctx context.Context, projectID string, id int64, u redi
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return nil, db.wrap(op, err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE rules SET source = $1, destination = $2, status_code = $3, match_type = $4, priority = $5,
-			preserve_path = $6, preserve_query = $7, match_key = $8, revision = revision + 1
-		WHERE id = $9`, r.Source, r.Destination, r.StatusCode, r.MatchType.String(), r.Priority,
+	n := len(RuleEditable)
+	if _, err := tx.ExecContext(ctx, `UPDATE rules SET `+RuleEditable.Set(1)+`, match_key = $`+strconv.Itoa(n+1)+`, revision = revision + 1
+		WHERE id = $`+strconv.Itoa(n+2), r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority,
 		r.PreservePath, r.PreserveQuery, matchKey(p.Settings, r.Source), id); err != nil {
 		return nil, db.wrap(op, err)
 	}

@@ -4,10 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"time"
 
 	"redirects"
-	"redirects/manage"
 )
 
 // passwordPath is the change-password page; a user whose password is a
@@ -40,45 +38,29 @@ func (h *handler) passwordChange(w http.ResponseWriter, r *http.Request) error {
 		back += "?next=" + url.QueryEscape(next)
 	}
 	current, fresh := r.PostFormValue("current-password"), r.PostFormValue("new-password")
-	// A wrong current password is a failed sign-in: it counts against the
-	// limits the sign-in form and the API share.
-	addr := remoteIP(r)
-	ok, err := h.logins.Verify(r.Context(), v.user.Email, addr, func() bool { return redirects.VerifyPassword(v.user.PasswordHash, current) })
-	var le *manage.LimitError
-	switch {
-	case errors.As(err, &le):
-		return h.redirect(w, r, back, flashErr, "Too many failed sign-ins or password checks for this account or from this address: try again in "+plural(le.RetryAfter(), "second")+". Nothing was changed.")
-	case errors.Is(err, manage.ErrHashBusy):
-		return h.redirect(w, r, back, flashErr, "Too many passwords are being checked at once: try again in a second. Nothing was changed.")
-	case err != nil:
-		return err
-	case !ok:
-		return h.redirect(w, r, back, flashErr, "The current password is wrong: nothing was changed.")
-	}
+	// The form's own checks first: they tell nothing of the password.
 	switch {
 	case fresh != r.PostFormValue("new-password-again"):
 		return h.redirect(w, r, back, flashErr, "The two new passwords differ: type the same one twice.")
 	case fresh == current:
 		return h.redirect(w, r, back, flashErr, "The new password is the current one: choose another.")
 	}
-	if err := redirects.CheckPasswordRules(fresh); err != nil {
-		return h.redirect(w, r, back, flashErr, "The new password was not set: "+message(err))
-	}
-	hash, err := h.logins.Hash(r.Context(), fresh)
-	if errors.Is(err, manage.ErrHashBusy) {
+	// A wrong current password is a failed sign-in: it counts against the
+	// limits the sign-in form and the API share.
+	in, err := h.svc.Sessions.ChangePassword(r.Context(), redirects.PasswordChange{Current: current, New: fresh, Addr: remoteIP(r)})
+	var le *redirects.SignInLimitError
+	switch {
+	case errors.As(err, &le):
+		return h.redirect(w, r, back, flashErr, "Too many failed sign-ins or password checks for this account or from this address: try again in "+plural(le.RetryAfter(), "second")+". Nothing was changed.")
+	case errors.Is(err, redirects.ErrPasswordsBusy):
 		return h.redirect(w, r, back, flashErr, "Too many passwords are being checked at once: try again in a second. Nothing was changed.")
-	} else if err != nil {
+	case redirects.ErrorCode(err) == redirects.EUNAUTHORIZED:
+		return h.redirect(w, r, back, flashErr, "The current password is wrong: nothing was changed.")
+	case redirects.ErrorCode(err) == redirects.EINVALID:
+		return h.redirect(w, r, back, flashErr, "The new password was not set: "+message(err))
+	case err != nil:
 		return err
 	}
-	ctx := r.Context()
-	if err := h.accounts.SetUserPassword(ctx, v.user.ID, hash); err != nil {
-		return err
-	}
-	s, secret := redirects.NewSession(v.user.ID, h.clock.Now(), h.ttl)
-	if err := h.accounts.CreateSession(ctx, s); err != nil {
-		return err
-	}
-	http.SetCookie(w, &http.Cookie{Name: manage.SessionCookie, Value: secret, Path: "/", Expires: s.ExpiresAt,
-		MaxAge: int(h.ttl / time.Second), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
+	h.setSessionCookie(w, in)
 	return h.redirect(w, r, safeNext(r.PostFormValue("next")), flashOK, "Your password is changed. Every other browser signed in as "+v.user.Email+" is signed out.")
 }

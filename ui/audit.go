@@ -52,7 +52,7 @@ func (h *handler) auditPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	es, err := h.accounts.FindAudit(r.Context(), f)
+	es, err := h.svc.Insight.FindAudit(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (h *handler) auditCSV(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	es, err := h.accounts.FindAudit(r.Context(), f)
+	es, err := h.svc.Insight.FindAudit(r.Context(), f)
 	if err != nil {
 		return err
 	}

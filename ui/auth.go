@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -135,6 +134,7 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 		ctx := context.WithValue(r.Context(), viewerKey{}, v)
 		ctx = redirects.WithActor(ctx, redirects.Actor{Kind: redirects.ActorUser, ID: u.ID, Label: u.Email, RemoteAddr: remoteIP(r)})
 		ctx = redirects.WithPrincipal(ctx, v.principal)
+		ctx = redirects.WithSession(ctx, s)
 		// An error page is rendered here, with the user in the context,
 		// so it keeps the top bar.
 		r = r.WithContext(ctx)
@@ -146,10 +146,25 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 }
 
 // sessionOf returns the live session of the cookie and its user, or nil,
-// nil: manage.SessionOf, the reads the API's sign-in makes, on the same
-// cookie.
+// nil: the service finds it, as it does for the API, on the same cookie.
 func (h *handler) sessionOf(r *http.Request) (*redirects.Session, *redirects.User, error) {
-	return manage.SessionOf(r, h.accounts, h.clock)
+	return h.svc.Sessions.FindSession(r.Context(), cookieSecret(r))
+}
+
+// cookieSecret is the secret of the request's session cookie, or "".
+func cookieSecret(r *http.Request) string {
+	ck, err := r.Cookie(manage.SessionCookie)
+	if err != nil {
+		return ""
+	}
+	return ck.Value
+}
+
+// setSessionCookie sends the cookie of a session just started.
+func (h *handler) setSessionCookie(w http.ResponseWriter, in *redirects.SignedIn) {
+	s := in.Session
+	http.SetCookie(w, &http.Cookie{Name: manage.SessionCookie, Value: in.Secret, Path: "/", Expires: s.ExpiresAt,
+		MaxAge: int(s.ExpiresAt.Sub(s.CreatedAt) / time.Second), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
 }
 
 // safeNext keeps a post-login target on this site: a path with no scheme
@@ -216,52 +231,25 @@ func (h *handler) loginSubmit(w http.ResponseWriter, r *http.Request) error {
 	}
 	raw := r.PostFormValue("email")
 	d := loginData{Email: raw, Next: r.PostFormValue("next")}
-	email, err := redirects.NormalizeEmail(raw)
-	if err != nil {
-		email = strings.ToLower(strings.TrimSpace(raw))
-	}
-	addr := remoteIP(r)
-	if wait := h.logins.Blocked(email, addr); wait > 0 {
-		d.Error = "Too many failed sign-ins for this account or from this address: try again in " + plural(int(math.Ceil(wait.Seconds())), "second") + "."
-		w.Header().Set("Retry-After", itoa(int(math.Ceil(wait.Seconds()))))
-		return h.renderLogin(w, r, http.StatusTooManyRequests, d)
-	}
-	var u *redirects.User
-	if err == nil {
-		u, err = h.accounts.FindUserByEmail(r.Context(), email)
-		if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-			u = nil
-		} else if err != nil {
-			return err
-		}
-	}
-	pw := r.PostFormValue("password")
-	ok, err := h.logins.Verify(r.Context(), email, addr, func() bool { return redirects.CheckLogin(u, pw) == nil })
-	var le *manage.LimitError
+	in, err := h.svc.Sessions.SignIn(r.Context(), redirects.SignInRequest{Email: raw, Password: r.PostFormValue("password"),
+		Addr: remoteIP(r), Replace: cookieSecret(r)})
+	var le *redirects.SignInLimitError
 	switch {
 	case errors.As(err, &le):
 		d.Error = "Too many failed sign-ins for this account or from this address: try again in " + plural(le.RetryAfter(), "second") + "."
 		w.Header().Set("Retry-After", itoa(le.RetryAfter()))
 		return h.renderLogin(w, r, http.StatusTooManyRequests, d)
-	case errors.Is(err, manage.ErrHashBusy):
+	case errors.Is(err, redirects.ErrPasswordsBusy):
 		d.Error = "Too many sign-ins are being checked at once: try again in a second."
-		w.Header().Set("Retry-After", itoa(manage.HashBusyRetryAfter))
+		w.Header().Set("Retry-After", itoa(redirects.PasswordsBusyRetryAfter))
 		return h.renderLogin(w, r, http.StatusServiceUnavailable, d)
-	case err != nil:
-		return err
-	case !ok:
+	case redirects.ErrorCode(err) == redirects.EUNAUTHORIZED:
 		d.Error = "The email address or password is wrong."
 		return h.renderLogin(w, r, http.StatusUnauthorized, d)
-	}
-	if old, _, err := h.sessionOf(r); err == nil && old != nil {
-		h.accounts.DeleteSession(r.Context(), old.ID)
-	}
-	s, secret := redirects.NewSession(u.ID, h.clock.Now(), h.ttl)
-	if err := h.accounts.CreateSession(r.Context(), s); err != nil {
+	case err != nil:
 		return err
 	}
-	http.SetCookie(w, &http.Cookie{Name: manage.SessionCookie, Value: secret, Path: "/", Expires: s.ExpiresAt,
-		MaxAge: int(h.ttl / time.Second), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})
+	h.setSessionCookie(w, in)
 	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: "", Path: "/login", MaxAge: -1})
 	http.Redirect(w, r, safeNext(d.Next), http.StatusSeeOther)
 	return nil
@@ -269,7 +257,7 @@ func (h *handler) loginSubmit(w http.ResponseWriter, r *http.Request) error {
 
 // logout ends the session everywhere and goes back to the sign-in form.
 func (h *handler) logout(w http.ResponseWriter, r *http.Request) error {
-	if err := h.accounts.DeleteSession(r.Context(), viewerOf(r).session.ID); err != nil {
+	if err := h.svc.Sessions.SignOut(r.Context()); err != nil {
 		return err
 	}
 	http.SetCookie(w, &http.Cookie{Name: manage.SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteLaxMode})

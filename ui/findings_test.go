@@ -16,6 +16,7 @@ import (
 
 	"redirects"
 	"redirects/manage"
+	"redirects/service"
 )
 
 // TestImportDefaultsToAppend: the Import tab's mode is append until the
@@ -329,7 +330,7 @@ func TestOneTimePasswordMustBeChanged(t *testing.T) {
 // sign-ins.
 func TestPasswordChangeCountsAgainstLoginLimits(t *testing.T) {
 	e := newEnv(t)
-	logins := manage.NewLogins(manage.LoginLimits{PerAccount: 3, PerAddress: 100}, nil)
+	logins := service.NewLogins(service.LoginLimits{PerAccount: 3, PerAddress: 100}, nil)
 	e.h = Handler(Config{Store: e.db, Accounts: e.db, Logins: logins})
 	api := httptest.NewServer(manage.Handler(manage.Config{Store: e.db, Accounts: e.db, Logins: logins}))
 	defer api.Close()

@@ -191,7 +191,7 @@ func (h *handler) importPage(w http.ResponseWriter, r *http.Request) error {
 			return &pageError{status: http.StatusBadRequest, msg: "Undo: " + strconv.Quote(v) + " is not an import's number."}
 		}
 		d.Undo = &undoData{ID: id}
-		if err := h.store.CheckImportUndo(r.Context(), ph.ID, id); err == nil {
+		if err := h.svc.Imports.CheckImportUndo(r.Context(), ph.ID, id); err == nil {
 			d.Undo.Possible = true
 		} else if statusOf(err) < 500 {
 			d.Undo.Why = message(err)
@@ -422,7 +422,7 @@ func (h *handler) importUndo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || id <= 0 {
 		return &pageError{status: http.StatusBadRequest, msg: "Undo: " + strconv.Quote(raw) + " is not an import's number."}
 	}
-	n, err := h.store.UndoImport(r.Context(), ph.ID, id)
+	n, err := h.svc.Imports.UndoImport(r.Context(), ph.ID, id)
 	if err != nil {
 		if statusOf(err) < 500 {
 			return h.redirect(w, r, "/projects/"+ph.ID+"/import?undo="+raw, flashErr, "The import was not undone: "+message(err))
@@ -477,7 +477,7 @@ func (h *handler) writeDraft(r *http.Request, p *redirects.Project) (*migrate.Wr
 		}
 		return nil, nil, nil, nil, &pageError{status: http.StatusBadRequest, msg: "Format: " + strconv.Quote(to) + " is not one of " + strings.Join(names, ", ") + "."}
 	}
-	rules, err := h.store.FindRules(r.Context(), p.ID)
+	p, rules, err := h.svc.Rules.FindDraft(r.Context(), p.ID)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -517,7 +517,7 @@ func (h *handler) runImport(r *http.Request, p *redirects.Project, in io.Reader,
 		out.readErr = "the file makes " + thousands(len(res.Rules)) + " rules, more than the " + thousands(manage.MaxImportRows) + " one import takes; split it"
 		return out, nil
 	}
-	rep, err := h.store.Import(r.Context(), p.ID, res.Rules, redirects.ImportOptions{Mode: u.mode, DryRun: dry})
+	rep, err := h.svc.Imports.Import(r.Context(), p.ID, res.Rules, redirects.ImportOptions{Mode: u.mode, DryRun: dry})
 	if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
 		out.bad = export.StoreLineErrors(redirects.ErrorMessage(err), res.RuleLines)
 		return out, nil

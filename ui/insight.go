@@ -26,7 +26,7 @@ func (h *handler) missesPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ms, err := h.store.FindMisses(r.Context(), ph.ID, missesShown)
+	ms, err := h.svc.Insight.FindMisses(r.Context(), ph.ID, missesShown)
 	if err != nil {
 		return err
 	}
@@ -55,17 +55,11 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 			return h.redirect(w, r, back, flashErr, message(err))
 		}
 	}
-	if err := rule.Validate(); err != nil {
-		return h.redirect(w, r, back, flashErr, "No rule was added for "+path+": "+message(err))
-	}
-	if err := h.store.AddRule(r.Context(), rule); err != nil {
+	if err := h.svc.Insight.AddRuleFromMiss(r.Context(), rule); err != nil {
 		if statusOf(err) < 500 {
 			return h.redirect(w, r, back, flashErr, "No rule was added for "+path+": "+message(err))
 		}
 		return err
-	}
-	if err := h.store.DeleteMiss(r.Context(), ph.ID, path); err != nil && redirects.ErrorCode(err) != redirects.ENOTFOUND {
-		h.logger.Error("forgetting a miss that a rule now answers", "project", ph.ID, "path", path, "err", err)
 	}
 	target := rule.Destination + " (" + strconv.Itoa(rule.StatusCode) + ")"
 	if rule.StatusCode == redirects.StatusGone {
@@ -83,7 +77,7 @@ func (h *handler) missForget(w http.ResponseWriter, r *http.Request) error {
 	}
 	back := "/projects/" + ph.ID + "/misses"
 	path := r.PostFormValue("path")
-	if err := h.store.DeleteMiss(r.Context(), ph.ID, path); err != nil {
+	if err := h.svc.Insight.DeleteMiss(r.Context(), ph.ID, path); err != nil {
 		if statusOf(err) < 500 {
 			return h.redirect(w, r, back, flashErr, message(err))
 		}

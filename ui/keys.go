@@ -4,14 +4,13 @@ import (
 	"net/http"
 
 	"redirects"
-	"redirects/manage"
 )
 
 type keysData struct {
 	Keys      []*redirects.Key
 	CanManage bool
 	// LastUsed is the last day of this or last month (UTC) on which each
-	// key, by ID, had lookups counted (manage.KeysLastUsed, as the API).
+	// key, by ID, had lookups counted (redirects.KeyList, as the API).
 	LastUsed map[string]string
 	// Secret is set once, on the page that answers the key's creation.
 	Secret string
@@ -29,15 +28,11 @@ func (h *handler) renderKeys(w http.ResponseWriter, r *http.Request, created *re
 	if err != nil {
 		return err
 	}
-	ks, err := h.store.FindKeys(r.Context(), ph.ID)
+	l, err := h.svc.Keys.FindKeys(r.Context(), ph.ID)
 	if err != nil {
 		return err
 	}
-	last, err := manage.KeysLastUsed(r.Context(), h.store, o.ID, h.clock.Now())
-	if err != nil {
-		return err
-	}
-	d := keysData{Keys: ks, CanManage: may(r, o.ID, redirects.ActionManageKeys), Secret: secret, New: created, LastUsed: last}
+	d := keysData{Keys: l.Keys, CanManage: may(r, o.ID, redirects.ActionManageKeys), Secret: secret, New: created, LastUsed: l.LastUsed}
 	return h.render(w, r, http.StatusOK, "keys", &page{Title: "API keys · " + ph.Name, Org: o, Project: ph, Tab: "keys", Data: d})
 }
 
@@ -45,15 +40,14 @@ func (h *handler) renderKeys(w http.ResponseWriter, r *http.Request, created *re
 // the only time it is shown: it is never stored, redirected with or put
 // in a cookie, so a reload of the keys page cannot show it again.
 func (h *handler) keyCreate(w http.ResponseWriter, r *http.Request) error {
-	ph, _, err := h.project(r, redirects.ActionManageKeys)
+	ph, _, err := h.project(r, redirects.ActionRead)
 	if err != nil {
 		return err
 	}
-	k, secret := redirects.NewKey(ph.ID, r.PostFormValue("name"), r.PostFormValue("mode") == "test", h.clock.Now())
-	if err := k.Validate(); err != nil {
+	k, secret, err := h.svc.Keys.CreateKey(r.Context(), ph.ID, r.PostFormValue("name"), r.PostFormValue("mode") == "test")
+	if redirects.ErrorCode(err) == redirects.EINVALID {
 		return h.redirect(w, r, "/projects/"+ph.ID+"/keys", flashErr, "Label: "+message(err))
-	}
-	if err := h.store.CreateKey(r.Context(), k); err != nil {
+	} else if err != nil {
 		return err
 	}
 	return h.renderKeys(w, r, k, secret)
@@ -61,11 +55,11 @@ func (h *handler) keyCreate(w http.ResponseWriter, r *http.Request) error {
 
 // keyOf finds a key of the project by its ID.
 func (h *handler) keyOf(r *http.Request, projectID string) (*redirects.Key, error) {
-	ks, err := h.store.FindKeys(r.Context(), projectID)
+	l, err := h.svc.Keys.FindKeys(r.Context(), projectID)
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range ks {
+	for _, k := range l.Keys {
 		if k.ID == r.PathValue("id") {
 			return k, nil
 		}
@@ -90,7 +84,7 @@ func (h *handler) keyRevokePage(w http.ResponseWriter, r *http.Request) error {
 
 // keyRevoke revokes a key.
 func (h *handler) keyRevoke(w http.ResponseWriter, r *http.Request) error {
-	ph, _, err := h.project(r, redirects.ActionManageKeys)
+	ph, _, err := h.project(r, redirects.ActionRead)
 	if err != nil {
 		return err
 	}
@@ -98,7 +92,7 @@ func (h *handler) keyRevoke(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := h.store.RevokeKey(r.Context(), ph.ID, k.ID); err != nil {
+	if _, _, err := h.svc.Keys.RevokeKey(r.Context(), ph.ID, k.ID); err != nil {
 		return err
 	}
 	return h.redirect(w, r, "/projects/"+ph.ID+"/keys", flashOK, "Revoked key …"+k.Last4+". Requests with it get 401 within a second.")

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"net/http"
 
 	"redirects"
@@ -23,7 +24,7 @@ func (h *handler) membersPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ms, err := h.accounts.FindMembers(r.Context(), o.ID)
+	ms, err := h.svc.Members.Members(r.Context(), o.ID)
 	if err != nil {
 		return err
 	}
@@ -31,56 +32,69 @@ func (h *handler) membersPage(w http.ResponseWriter, r *http.Request) error {
 	return h.render(w, r, http.StatusOK, "members", &page{Title: "Members · " + o.Name, Org: o, Tab: "members", Data: d})
 }
 
-// authorizeGrant refuses a role above the user's own, as the API does:
-// only operators and owners make owners.
-func authorizeGrant(r *http.Request, orgID string, role redirects.Role) error {
-	v := viewerOf(r)
-	if v.principal.Operator {
-		return nil
-	}
-	if own := v.principal.Roles[orgID]; !own.AtLeast(role) {
-		return redirects.Errorf(redirects.EFORBIDDEN, "role %s may not give the role %s, which is above its own", own, role)
-	}
-	return nil
-}
-
 // memberAdd gives a user a role in the organization.
 func (h *handler) memberAdd(w http.ResponseWriter, r *http.Request) error {
 	orgID := r.PathValue("org")
-	if err := authorize(r, orgID, redirects.ActionManageMembers); err != nil {
-		return err
-	}
 	back := "/orgs/" + orgID + "/members"
 	role, err := redirects.ParseRole(r.PostFormValue("role"))
 	if err != nil {
+		if err := authorize(r, orgID, redirects.ActionManageMembers); err != nil {
+			return err
+		}
 		return h.redirect(w, r, back, flashErr, "Role: "+message(err))
 	}
-	if err := authorizeGrant(r, orgID, role); err != nil {
-		return err
-	}
 	email := r.PostFormValue("email")
-	u, err := h.accounts.FindUserByEmail(r.Context(), email)
+	m, err := h.svc.Members.AddMember(r.Context(), orgID, email, role)
 	switch {
-	case redirects.ErrorCode(err) == redirects.ENOTFOUND || redirects.ErrorCode(err) == redirects.EINVALID:
+	case redirects.ErrorCode(err) == redirects.ENOTFOUND && !errors.Is(err, redirects.ErrUnknownUser):
+		return errNotFound("organization")
+	case errors.Is(err, redirects.ErrUnknownUser):
 		return h.redirect(w, r, back, flashErr, "Email address: no user has the address "+email+". An operator creates users (redirects user create), then you add them here.")
+	case errors.Is(err, redirects.ErrUserDisabled):
+		e, _ := redirects.NormalizeEmail(email)
+		return h.redirect(w, r, back, flashErr, "User "+e+" is disabled: an operator must enable them first.")
 	case err != nil:
-		return err
-	case u.Disabled():
-		return h.redirect(w, r, back, flashErr, "User "+u.Email+" is disabled: an operator must enable them first.")
+		return h.flashErr(w, r, back, err)
 	}
-	m := &redirects.Membership{OrgID: orgID, UserID: u.ID, Role: role}
-	if err := h.accounts.SetMember(r.Context(), m); err != nil {
-		if statusOf(err) < 500 {
-			return h.redirect(w, r, back, flashErr, message(err))
+	return h.redirect(w, r, back, flashOK, m.Email+" is now "+string(role)+" of this organization.")
+}
+
+// flashErr shows the refusal of a member's change on the members page;
+// an organization the user may not see, a right they lack and a failure
+// of ours are pages of their own.
+func (h *handler) flashErr(w http.ResponseWriter, r *http.Request, back string, err error) error {
+	switch {
+	case errors.Is(err, redirects.ErrNotMember):
+		return errNotFound("member")
+	case redirects.ErrorCode(err) == redirects.ENOTFOUND:
+		return errNotFound("organization")
+	case redirects.ErrorCode(err) == redirects.EFORBIDDEN, statusOf(err) >= 500:
+		return err
+	}
+	return h.redirect(w, r, back, flashErr, message(err))
+}
+
+// memberRole changes a member's role.
+func (h *handler) memberRole(w http.ResponseWriter, r *http.Request) error {
+	orgID := r.PathValue("org")
+	back := "/orgs/" + orgID + "/members"
+	role, err := redirects.ParseRole(r.PostFormValue("role"))
+	if err != nil {
+		if err := authorize(r, orgID, redirects.ActionManageMembers); err != nil {
+			return err
 		}
-		return err
+		return h.redirect(w, r, back, flashErr, "Role: "+message(err))
 	}
-	return h.redirect(w, r, back, flashOK, u.Email+" is now "+string(role)+" of this organization.")
+	m, err := h.svc.Members.SetMemberRole(r.Context(), orgID, r.PathValue("user"), role)
+	if err != nil {
+		return h.flashErr(w, r, back, err)
+	}
+	return h.redirect(w, r, back, flashOK, m.Email+" is now "+string(role)+". Management tokens they made above that role are revoked.")
 }
 
 // member finds a member of the organization by the path's {user}.
 func (h *handler) member(r *http.Request, orgID string) (*redirects.Membership, error) {
-	ms, err := h.accounts.FindMembers(r.Context(), orgID)
+	ms, err := h.svc.Members.Members(r.Context(), orgID)
 	if err != nil {
 		return nil, err
 	}
@@ -90,34 +104,6 @@ func (h *handler) member(r *http.Request, orgID string) (*redirects.Membership, 
 		}
 	}
 	return nil, errNotFound("member")
-}
-
-// memberRole changes a member's role.
-func (h *handler) memberRole(w http.ResponseWriter, r *http.Request) error {
-	orgID := r.PathValue("org")
-	if err := authorize(r, orgID, redirects.ActionManageMembers); err != nil {
-		return err
-	}
-	back := "/orgs/" + orgID + "/members"
-	role, err := redirects.ParseRole(r.PostFormValue("role"))
-	if err != nil {
-		return h.redirect(w, r, back, flashErr, "Role: "+message(err))
-	}
-	if err := authorizeGrant(r, orgID, role); err != nil {
-		return err
-	}
-	m, err := h.member(r, orgID)
-	if err != nil {
-		return err
-	}
-	m.Role = role
-	if err := h.accounts.SetMember(r.Context(), m); err != nil {
-		if statusOf(err) < 500 {
-			return h.redirect(w, r, back, flashErr, message(err))
-		}
-		return err
-	}
-	return h.redirect(w, r, back, flashOK, m.Email+" is now "+string(role)+". Management tokens they made above that role are revoked.")
 }
 
 type memberRemoveData struct{ Member *redirects.Membership }
@@ -141,19 +127,10 @@ func (h *handler) memberRemovePage(w http.ResponseWriter, r *http.Request) error
 // memberRemove removes a member and revokes the tokens they made here.
 func (h *handler) memberRemove(w http.ResponseWriter, r *http.Request) error {
 	orgID := r.PathValue("org")
-	if err := authorize(r, orgID, redirects.ActionManageMembers); err != nil {
-		return err
-	}
-	m, err := h.member(r, orgID)
-	if err != nil {
-		return err
-	}
 	back := "/orgs/" + orgID + "/members"
-	if err := h.accounts.RemoveMember(r.Context(), orgID, m.UserID); err != nil {
-		if statusOf(err) < 500 {
-			return h.redirect(w, r, back, flashErr, message(err))
-		}
-		return err
+	m, err := h.svc.Members.RemoveMember(r.Context(), orgID, r.PathValue("user"))
+	if err != nil {
+		return h.flashErr(w, r, back, err)
 	}
 	if m.UserID == viewerOf(r).user.ID && !viewerOf(r).principal.Operator {
 		return h.redirect(w, r, "/", flashOK, "You left the organization.")

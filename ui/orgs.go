@@ -66,7 +66,7 @@ func (h *handler) orgPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	ps, err := h.store.FindProjects(ctx, o.ID)
+	ps, err := h.svc.Projects.Projects(ctx, o.ID)
 	if err != nil {
 		return err
 	}
@@ -89,12 +89,9 @@ func (h *handler) orgPage(w http.ResponseWriter, r *http.Request) error {
 	return h.render(w, r, http.StatusOK, "org", &page{Title: o.Name, Org: o, Data: d})
 }
 
-// org authorizes reading an organization and loads it.
+// org loads an organization the user may read.
 func (h *handler) org(r *http.Request, id string) (*redirects.Org, error) {
-	if err := authorize(r, id, redirects.ActionRead); err != nil {
-		return nil, err
-	}
-	o, err := h.store.FindOrgByID(r.Context(), id)
+	o, err := h.svc.Orgs.Org(r.Context(), id)
 	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
 		return nil, errNotFound("organization")
 	}
@@ -158,15 +155,14 @@ func (h *handler) deployAuthors(r *http.Request, p *redirects.Project, n int) (m
 // projectCreate creates a project in an organization.
 func (h *handler) projectCreate(w http.ResponseWriter, r *http.Request) error {
 	orgID := r.PathValue("org")
-	if err := authorize(r, orgID, redirects.ActionManageProjects); err != nil {
-		return err
-	}
 	p := &redirects.Project{OrgID: orgID, Name: r.PostFormValue("name")}
-	if err := p.Validate(); err != nil {
-		return h.redirect(w, r, "/orgs/"+orgID, flashErr, "Project name: "+message(err))
-	}
-	if err := h.store.CreateProject(r.Context(), p); err != nil {
-		if statusOf(err) < 500 {
+	if err := h.svc.Projects.CreateProject(r.Context(), p); err != nil {
+		switch {
+		case redirects.ErrorCode(err) == redirects.ENOTFOUND:
+			return errNotFound("organization")
+		case redirects.ErrorCode(err) == redirects.EINVALID:
+			return h.redirect(w, r, "/orgs/"+orgID, flashErr, "Project name: "+message(err))
+		case statusOf(err) < 500 && redirects.ErrorCode(err) != redirects.EFORBIDDEN:
 			return h.redirect(w, r, "/orgs/"+orgID, flashErr, message(err))
 		}
 		return err
@@ -193,20 +189,18 @@ var projectTabs = []tab{{"Rules", "rules"}, {"Import", "import"}, {"Deploy", "de
 // project loads the project of the path, authorizes action in its
 // organization, and returns the header and organization of its pages.
 func (h *handler) project(r *http.Request, action redirects.Action) (*projectHeader, *redirects.Org, error) {
-	id := r.PathValue("project")
-	p, err := h.store.FindProjectByID(r.Context(), id)
+	p, err := h.svc.Projects.Project(r.Context(), r.PathValue("project"))
 	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
 		return nil, nil, errNotFound("project")
 	} else if err != nil {
 		return nil, nil, err
 	}
+	// The page's own action: the service of each operation the page
+	// leads to decides again.
 	if err := authorize(r, p.OrgID, action); err != nil {
-		if statusOf(err) == http.StatusNotFound {
-			return nil, nil, errNotFound("project")
-		}
 		return nil, nil, err
 	}
-	o, err := h.store.FindOrgByID(r.Context(), p.OrgID)
+	o, err := h.svc.Orgs.Org(r.Context(), p.OrgID)
 	if err != nil {
 		return nil, nil, err
 	}

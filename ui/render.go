@@ -170,18 +170,7 @@ func (h *handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 // visibleOrgs returns the organizations the user has a role in, or every
 // one for an operator: what the API's GET /orgs lists.
 func (h *handler) visibleOrgs(r *http.Request) ([]*redirects.Org, error) {
-	v := viewerOf(r)
-	all, err := h.store.FindOrgs(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	var out []*redirects.Org
-	for _, o := range all {
-		if redirects.Authorize(v.principal, o.ID, redirects.ActionRead) == nil {
-			out = append(out, o)
-		}
-	}
-	return out, nil
+	return h.svc.Orgs.Orgs(r.Context())
 }
 
 // flash is the message of the last action, shown once on the next page.

@@ -105,26 +105,18 @@ type ruleRow struct {
 	LastHit time.Time // zero: never hit
 }
 
-// withHits returns rules with their hits (docs/contract.md, "Hits and
-// misses").
-func (h *handler) withHits(r *http.Request, projectID string, rules []redirects.Rule) ([]ruleRow, error) {
-	sources := make([]string, len(rules))
-	for i := range rules {
-		sources[i] = rules[i].Source
-	}
-	hits, err := h.store.FindHits(r.Context(), projectID, sources)
-	if err != nil {
-		return nil, err
-	}
-	idx := redirects.HitIndex(hits)
-	rows := make([]ruleRow, len(rules))
-	for i, rule := range rules {
+// withHits returns the rules of pg with their hits (docs/contract.md,
+// "Hits and misses").
+func withHits(pg *redirects.RulePage) []ruleRow {
+	idx := redirects.HitIndex(pg.Hits)
+	rows := make([]ruleRow, len(pg.Rules))
+	for i, rule := range pg.Rules {
 		rows[i].Rule = rule
 		if hh, ok := idx[redirects.HitKey{MatchType: rule.MatchType, Source: rule.Source}]; ok {
 			rows[i].Hits, rows[i].LastHit = hh.Hits, hh.LastHit
 		}
 	}
-	return rows, nil
+	return rows
 }
 
 var ruleSorts = []option{
@@ -156,13 +148,11 @@ func (h *handler) rulesPage(w http.ResponseWriter, r *http.Request) error {
 	if backwards {
 		pq.Sort, pq.After = reverseSort(sort), q.Before
 	}
-	pg, err := h.store.FindRulePage(r.Context(), ph.ID, pq)
+	pg, err := h.svc.Rules.FindRulePage(r.Context(), ph.ID, pq)
 	if err != nil {
 		return err
 	}
-	if d.Rules, err = h.withHits(r, ph.ID, pg.Rules); err != nil {
-		return err
-	}
+	d.Rules = withHits(pg)
 	d.Total = pg.Total
 	for i := range d.Rules {
 		d.ShowOptions = d.ShowOptions || len(optionWords(d.Rules[i].Rule)) > 0
@@ -249,9 +239,7 @@ func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
 	rule, err := ruleForm(r)
 	if err == nil {
 		rule.ProjectID = ph.ID
-		if err = rule.Validate(); err == nil {
-			err = h.store.AddRule(r.Context(), rule)
-		}
+		err = h.svc.Rules.AddRule(r.Context(), rule)
 	}
 	if err != nil {
 		if statusOf(err) >= 500 {
@@ -287,7 +275,7 @@ func (h *handler) ruleEditPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rule, err := h.store.FindRule(r.Context(), ph.ID, id)
+	rule, err := h.svc.Rules.FindRule(r.Context(), ph.ID, id)
 	if err != nil {
 		return err
 	}
@@ -320,7 +308,7 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return h.redirect(w, r, edit, flashErr, message(err))
 	}
-	cur, err := h.store.FindRule(r.Context(), ph.ID, id)
+	cur, err := h.svc.Rules.FindRule(r.Context(), ph.ID, id)
 	if err != nil {
 		return err
 	}
@@ -352,7 +340,7 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 		}
 		return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Nothing to change in rule "+cur.Source+".")
 	}
-	rule, err := h.store.UpdateRule(r.Context(), ph.ID, id, u)
+	rule, err := h.svc.Rules.UpdateRule(r.Context(), ph.ID, id, u)
 	switch {
 	case redirects.ErrorCode(err) == redirects.EREVISION:
 		return h.redirect(w, r, edit, flashErr, staleRule)
@@ -374,7 +362,7 @@ func (h *handler) ruleDeletePage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rule, err := h.store.FindRule(r.Context(), ph.ID, id)
+	rule, err := h.svc.Rules.FindRule(r.Context(), ph.ID, id)
 	if err != nil {
 		return err
 	}
@@ -394,7 +382,7 @@ func (h *handler) ruleDelete(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := readRuleQuery(r)
 	rev, _ := strconv.ParseInt(r.PostFormValue("revision"), 10, 64)
-	err = h.store.DeleteRuleRevision(r.Context(), ph.ID, id, max(rev, 0))
+	err = h.svc.Rules.DeleteRule(r.Context(), ph.ID, id, max(rev, 0))
 	switch {
 	case redirects.ErrorCode(err) == redirects.EREVISION:
 		return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashErr, "This rule was changed by someone else since you opened it: look at it again before you delete it. Nothing was deleted.")
@@ -421,7 +409,7 @@ func (h *handler) ruleBulkDeletePage(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	pg, err := h.store.FindRulePage(r.Context(), ph.ID, redirects.RulePageQuery{Filter: f, Limit: 1})
+	pg, err := h.svc.Rules.FindRulePage(r.Context(), ph.ID, redirects.RulePageQuery{Filter: f, Limit: 1})
 	if err != nil {
 		return err
 	}
@@ -441,7 +429,7 @@ func (h *handler) ruleBulkDelete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	n, err := h.store.DeleteRules(r.Context(), ph.ID, f)
+	n, err := h.svc.Rules.DeleteRules(r.Context(), ph.ID, f)
 	if err != nil {
 		return err
 	}
@@ -456,7 +444,7 @@ func (h *handler) rulesCSV(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rules, err := h.store.FindRules(r.Context(), ph.ID)
+	_, rules, err := h.svc.Rules.FindDraft(r.Context(), ph.ID)
 	if err != nil {
 		return err
 	}

@@ -24,10 +24,10 @@ func (h *handler) settingsShrinkLimit(w http.ResponseWriter, r *http.Request) er
 		err = redirects.Errorf(redirects.EINVALID, "the shrink limit %q is not a whole number", raw)
 	}
 	if err == nil {
-		_, err = h.store.SetProjectShrinkLimit(r.Context(), ph.ID, n)
+		_, err = h.svc.Projects.UpdateProject(r.Context(), ph.ID, redirects.ProjectUpdate{ShrinkLimit: &n})
 	}
 	if err != nil {
-		if statusOf(err) < 500 {
+		if statusOf(err) < 500 && redirects.ErrorCode(err) != redirects.EFORBIDDEN {
 			return h.redirect(w, r, back, flashErr, "The shrink limit was not saved: "+message(err))
 		}
 		return err
@@ -50,9 +50,9 @@ func (h *handler) settingsHosts(w http.ResponseWriter, r *http.Request) error {
 	if _, err := redirects.NormalizeHosts(hosts); err != nil {
 		return h.redirect(w, r, back, flashErr, "The hosts were not saved: "+message(err))
 	}
-	p, err := h.store.SetProjectHosts(r.Context(), ph.ID, hosts)
+	p, err := h.svc.Projects.UpdateProject(r.Context(), ph.ID, redirects.ProjectUpdate{Hosts: &hosts})
 	if err != nil {
-		if statusOf(err) < 500 {
+		if statusOf(err) < 500 && redirects.ErrorCode(err) != redirects.EFORBIDDEN {
 			return h.redirect(w, r, back, flashErr, "The hosts were not saved: "+message(err))
 		}
 		return err

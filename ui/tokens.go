@@ -44,27 +44,18 @@ func (h *handler) renderTokens(w http.ResponseWriter, r *http.Request, created *
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	ts, err := h.accounts.FindTokens(ctx, o.ID)
+	ts, err := h.svc.Tokens.FindTokens(r.Context(), o.ID)
 	if err != nil {
 		return err
-	}
-	ms, err := h.accounts.FindMembers(ctx, o.ID)
-	if err != nil {
-		return err
-	}
-	emails := map[string]string{}
-	for _, m := range ms {
-		emails[m.UserID] = m.Email
 	}
 	now := h.clock.Now()
 	d := tokensData{Roles: redirects.Roles, Lifetimes: tokenLifetimes, Secret: secret, New: created}
 	for _, t := range ts {
-		by := emails[t.CreatedBy]
-		if by == "" && t.CreatedBy == "" {
+		by := t.Creator
+		if t.CreatedBy == "" {
 			by = "command line"
 		}
-		d.Tokens = append(d.Tokens, tokenRow{ManagementToken: t, By: by, CanRevoke: t.RevokedAt == nil && mayRevokeToken(r, t),
+		d.Tokens = append(d.Tokens, tokenRow{ManagementToken: t.ManagementToken, By: by, CanRevoke: t.RevokedAt == nil && mayRevokeToken(r, t.ManagementToken),
 			Expired: t.ExpiresAt != nil && !now.Before(*t.ExpiresAt)})
 	}
 	return h.render(w, r, http.StatusOK, "tokens", &page{Title: "Tokens · " + o.Name, Org: o, Tab: "tokens", Data: d})
@@ -91,9 +82,6 @@ func (h *handler) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return h.redirect(w, r, back, flashErr, "Role: "+message(err))
 	}
-	if err := authorize(r, orgID, redirects.CreateTokenAction(role)); err != nil {
-		return err
-	}
 	ttl, ok := time.Duration(0), false
 	for _, l := range tokenLifetimes {
 		if l.Value == r.PostFormValue("expires") {
@@ -103,12 +91,9 @@ func (h *handler) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return h.redirect(w, r, back, flashErr, "Expires: choose one of the lifetimes offered.")
 	}
-	t, secret := redirects.NewManagementToken(orgID, role, r.PostFormValue("label"), viewerOf(r).user.ID, h.clock.Now(), ttl)
-	if err := t.Validate(); err != nil {
-		return h.redirect(w, r, back, flashErr, message(err))
-	}
-	if err := h.accounts.CreateToken(r.Context(), t); err != nil {
-		if statusOf(err) < 500 {
+	t, secret, err := h.svc.Tokens.CreateToken(r.Context(), redirects.TokenRequest{OrgID: orgID, Role: role, Label: r.PostFormValue("label"), TTL: ttl})
+	if err != nil {
+		if s := statusOf(err); s < 500 && s != http.StatusForbidden && s != http.StatusNotFound {
 			return h.redirect(w, r, back, flashErr, message(err))
 		}
 		return err
@@ -118,16 +103,16 @@ func (h *handler) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 
 // tokenOf finds a token of the organization by the path's {id}.
 func (h *handler) tokenOf(r *http.Request, orgID string) (*redirects.ManagementToken, error) {
-	ts, err := h.accounts.FindTokens(r.Context(), orgID)
+	ts, err := h.svc.Tokens.FindTokens(r.Context(), orgID)
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range ts {
 		if t.ID == r.PathValue("id") {
-			if !mayRevokeToken(r, t) {
+			if !mayRevokeToken(r, t.ManagementToken) {
 				return nil, redirects.Errorf(redirects.EFORBIDDEN, "only an owner may revoke a token another user made")
 			}
-			return t, nil
+			return t.ManagementToken, nil
 		}
 	}
 	return nil, errNotFound("token")
@@ -158,7 +143,7 @@ func (h *handler) tokenRevoke(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := h.accounts.RevokeToken(r.Context(), orgID, t.ID); err != nil {
+	if _, _, err := h.svc.Tokens.RevokeToken(r.Context(), orgID, t.ID); err != nil {
 		return err
 	}
 	return h.redirect(w, r, "/orgs/"+orgID+"/tokens", flashOK, "Revoked token …"+t.Last4+". Requests with it get 401 at once.")

@@ -19,7 +19,6 @@ import (
 
 	"redirects"
 	"redirects/export"
-	"redirects/manage"
 	"redirects/service"
 )
 
@@ -36,11 +35,11 @@ type Config struct {
 	// Secure marks cookies Secure: set it when the listener serves TLS.
 	Secure bool
 	// SessionTTL is how long a sign-in lasts; 0 is
-	// manage.DefaultSessionTTL.
+	// service.DefaultSessionTTL.
 	SessionTTL time.Duration
 	// Logins counts failed sign-ins; give the API's, so both doors share
 	// the limits. Nil makes one with the default limits.
-	Logins *manage.Logins
+	Logins *service.Logins
 	// Builder renders a deployment's exports; nil is export.Build.
 	Builder redirects.Builder
 	// LoginKey signs the sign-in form's token. Management nodes behind
@@ -48,7 +47,8 @@ type Config struct {
 	// another; empty makes a random key for this process.
 	LoginKey []byte
 	// Services are the service layer the pages call; the zero value is
-	// service.New over Store, Accounts, Clock and Builder.
+	// service.New over Store, Accounts, Clock, Builder, Logins and
+	// SessionTTL.
 	Services redirects.Services
 }
 
@@ -62,8 +62,6 @@ type handler struct {
 	clock    redirects.Clock
 	logger   *slog.Logger
 	secure   bool
-	ttl      time.Duration
-	logins   *manage.Logins
 	builder  redirects.Builder
 	// uploads keeps the import files checked and waiting for an Apply.
 	uploads *uploads
@@ -75,7 +73,7 @@ type handler struct {
 // nil: that is a wiring mistake.
 func Handler(cfg Config) http.Handler {
 	h := &handler{store: cfg.Store, accounts: cfg.Accounts, clock: cfg.Clock, logger: cfg.Logger,
-		secure: cfg.Secure, ttl: cfg.SessionTTL, logins: cfg.Logins, builder: cfg.Builder, uploads: &uploads{},
+		secure: cfg.Secure, builder: cfg.Builder, uploads: &uploads{},
 		loginKey: cfg.LoginKey}
 	if h.store == nil {
 		panic("ui: Config.Store is nil")
@@ -89,18 +87,17 @@ func Handler(cfg Config) http.Handler {
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)
 	}
-	if h.ttl <= 0 {
-		h.ttl = manage.DefaultSessionTTL
-	}
-	if h.logins == nil {
-		h.logins = manage.NewLogins(manage.LoginLimits{}, h.clock)
-	}
 	if h.builder == nil {
 		h.builder = export.Stream
 	}
 	h.svc = cfg.Services
 	if h.svc == (redirects.Services{}) {
-		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder}).Services()
+		logins := cfg.Logins
+		if logins == nil {
+			logins = service.NewLogins(service.LoginLimits{}, h.clock)
+		}
+		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder,
+			Logins: logins, SessionTTL: cfg.SessionTTL}).Services()
 	}
 	if len(h.loginKey) == 0 {
 		h.loginKey = make([]byte, 32)

@@ -2,10 +2,8 @@ package ui
 
 import (
 	"net/http"
-	"time"
 
 	"redirects"
-	"redirects/manage"
 )
 
 // usageMonths is how many months the usage chart shows, this one last.
@@ -58,14 +56,14 @@ type dayBar struct {
 }
 
 type keyUsageRow struct {
-	manage.KeyUsage
+	redirects.KeyUsage
 	Project    string
 	TodayCount int64
 	Days       []dayBar
 }
 
 // dayBars draws days, every day of the month so far, as bars 10 wide.
-func dayBars(days []manage.DayCount) []dayBar {
+func dayBars(days []redirects.DayCount) []dayBar {
 	var peak int64
 	for _, d := range days {
 		peak = max(peak, d.Count)
@@ -94,17 +92,15 @@ func (h *handler) usagePage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := h.clock.Now().UTC()
-	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	d := usageData{Quota: o.MonthlyQuota(), RateLimit: o.RateLimit(), Today: redirects.UsageDay(now)}
+	months, err := h.svc.Insight.FindUsageMonths(r.Context(), o.ID, usageMonths)
+	if err != nil {
+		return err
+	}
 	var peak int64
-	for i := usageMonths - 1; i >= 0; i-- {
-		month := first.AddDate(0, -i, 0).Format("2006-01")
-		counts, err := h.store.FindUsage(r.Context(), month)
-		if err != nil {
-			return err
-		}
-		d.Months = append(d.Months, usageMonth{Month: month, Total: counts[o.ID]})
-		peak = max(peak, counts[o.ID])
+	for _, m := range months {
+		d.Months = append(d.Months, usageMonth{Month: m.Month, Total: m.Total})
+		peak = max(peak, m.Total)
 	}
 	for i := range d.Months {
 		m := &d.Months[i]
@@ -122,16 +118,16 @@ func (h *handler) usagePage(w http.ResponseWriter, r *http.Request) error {
 		d.UsedPercent = int(d.This.Total * 100 / int64(d.Quota))
 		d.QuotaBar, d.Warn = min(d.UsedPercent, 100), d.UsedPercent >= quotaWarnPercent
 	}
-	if err := h.dailyUsage(r, o, first, now, &d); err != nil {
+	if err := h.dailyUsage(r, o, &d); err != nil {
 		return err
 	}
 	return h.render(w, r, http.StatusOK, "usage", &page{Title: "Usage · " + o.Name, Org: o, Tab: "usage", Data: d})
 }
 
-// dailyUsage adds this month's days and keys to d, from the function the
+// dailyUsage adds this month's days and keys to d, from the service the
 // API's usage answers with.
-func (h *handler) dailyUsage(r *http.Request, o *redirects.Org, first, now time.Time, d *usageData) error {
-	u, err := manage.FindOrgUsage(r.Context(), h.store, o, first, now)
+func (h *handler) dailyUsage(r *http.Request, o *redirects.Org, d *usageData) error {
+	u, err := h.svc.Insight.FindOrgUsage(r.Context(), o.ID, "")
 	if err != nil {
 		return err
 	}
@@ -139,7 +135,7 @@ func (h *handler) dailyUsage(r *http.Request, o *redirects.Org, first, now time.
 	for _, x := range u.Days {
 		d.DaysPeak = max(d.DaysPeak, x.Count)
 	}
-	projects, err := h.store.FindProjects(r.Context(), o.ID)
+	projects, err := h.svc.Projects.Projects(r.Context(), o.ID)
 	if err != nil {
 		return err
 	}
@@ -152,9 +148,9 @@ func (h *handler) dailyUsage(r *http.Request, o *redirects.Org, first, now time.
 		for _, day := range k.Days {
 			perDay[day.Day] = day.Count
 		}
-		all := make([]manage.DayCount, len(u.Days))
+		all := make([]redirects.DayCount, len(u.Days))
 		for i, day := range u.Days {
-			all[i] = manage.DayCount{Day: day.Day, Count: perDay[day.Day]}
+			all[i] = redirects.DayCount{Day: day.Day, Count: perDay[day.Day]}
 		}
 		d.Keys = append(d.Keys, keyUsageRow{KeyUsage: k, Project: names[k.ProjectID], TodayCount: perDay[d.Today], Days: dayBars(all)})
 	}

@@ -9,17 +9,8 @@ import (
 )
 
 // The webhooks pages: an organization's endpoints, their last deliveries,
-// and the forms that change them (docs/delivery.md#webhooks). Reading is
-// reading the organization; every change is an owner's
-// (ActionManageWebhooks), as in the API.
-
-func (h *handler) webhookStore() (redirects.WebhookStore, error) {
-	w, ok := h.store.(redirects.WebhookStore)
-	if !ok {
-		return nil, redirects.Errorf(redirects.EINTERNAL, "the store keeps no webhooks")
-	}
-	return w, nil
-}
+// and the forms that change them (docs/delivery.md#webhooks), through the
+// service layer's WebhookService, which authorizes as for the API.
 
 type webhooksData struct {
 	Webhooks  []*redirects.WebhookEndpoint
@@ -40,15 +31,11 @@ func (h *handler) renderWebhooks(w http.ResponseWriter, r *http.Request, created
 	if err != nil {
 		return err
 	}
-	ws, err := h.webhookStore()
+	es, err := h.svc.Webhooks.FindWebhooks(r.Context(), o.ID)
 	if err != nil {
 		return err
 	}
-	es, err := ws.FindWebhooks(r.Context(), o.ID)
-	if err != nil {
-		return err
-	}
-	ps, err := h.store.FindProjects(r.Context(), o.ID)
+	ps, err := h.svc.Projects.Projects(r.Context(), o.ID)
 	if err != nil {
 		return err
 	}
@@ -66,14 +53,10 @@ func (h *handler) webhookCreate(w http.ResponseWriter, r *http.Request) error {
 	if err := authorize(r, orgID, redirects.ActionManageWebhooks); err != nil {
 		return err
 	}
-	ws, err := h.webhookStore()
-	if err != nil {
-		return err
-	}
 	back := "/orgs/" + orgID + "/webhooks"
 	actions := strings.FieldsFunc(r.PostFormValue("actions"), func(c rune) bool { return c == ',' || c == ' ' || c == '\n' || c == '\r' })
-	e := redirects.NewWebhookEndpoint(orgID, strings.TrimSpace(r.PostFormValue("url")), actions, r.PostForm["project"])
-	if err := ws.CreateWebhook(r.Context(), e); err != nil {
+	e, err := h.svc.Webhooks.CreateWebhook(r.Context(), orgID, strings.TrimSpace(r.PostFormValue("url")), actions, r.PostForm["project"])
+	if err != nil {
 		if statusOf(err) < 500 {
 			return h.redirect(w, r, back, flashErr, message(err))
 		}
@@ -82,56 +65,52 @@ func (h *handler) webhookCreate(w http.ResponseWriter, r *http.Request) error {
 	return h.renderWebhooks(w, r, e)
 }
 
-// webhookOf authorizes action and returns the endpoint of the path's {id},
-// which must be the organization's.
-func (h *handler) webhookOf(r *http.Request, action redirects.Action) (redirects.WebhookStore, *redirects.WebhookEndpoint, error) {
+// webhookOf authorizes action in the path's {org} and returns the
+// endpoint of the path's {id}, which must be the organization's.
+func (h *handler) webhookOf(r *http.Request, action redirects.Action) (*redirects.WebhookEndpoint, error) {
 	orgID := r.PathValue("org")
 	if err := authorize(r, orgID, action); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ws, err := h.webhookStore()
-	if err != nil {
-		return nil, nil, err
+	e, err := h.svc.Webhooks.FindWebhook(r.Context(), orgID, r.PathValue("id"))
+	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
+		return nil, errNotFound("webhook")
 	}
-	e, err := ws.FindWebhook(r.Context(), r.PathValue("id"))
-	if redirects.ErrorCode(err) == redirects.ENOTFOUND || err == nil && e.OrgID != orgID {
-		return nil, nil, errNotFound("webhook")
-	}
-	return ws, e, err
+	return e, err
 }
 
 // webhookAction runs one of the endpoint forms: pause, resume, delete,
 // test, rotate.
 func (h *handler) webhookAction(w http.ResponseWriter, r *http.Request) error {
-	ws, e, err := h.webhookOf(r, redirects.ActionManageWebhooks)
+	e, err := h.webhookOf(r, redirects.ActionManageWebhooks)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	ctx, ws := r.Context(), h.svc.Webhooks
 	back := "/orgs/" + e.OrgID + "/webhooks"
 	switch r.PathValue("action") {
 	case "pause":
-		if _, err := ws.SetWebhookPaused(ctx, e.ID, true); err != nil {
+		if _, err := ws.SetWebhookPaused(ctx, e.OrgID, e.ID, true); err != nil {
 			return err
 		}
 		return h.redirect(w, r, back, flashOK, "Paused "+e.URL+": its deliveries wait until it resumes.")
 	case "resume":
-		if _, err := ws.SetWebhookPaused(ctx, e.ID, false); err != nil {
+		if _, err := ws.SetWebhookPaused(ctx, e.OrgID, e.ID, false); err != nil {
 			return err
 		}
 		return h.redirect(w, r, back, flashOK, "Resumed "+e.URL+": what it queued is sent now.")
 	case "delete":
-		if err := ws.DeleteWebhook(ctx, e.ID); err != nil {
+		if err := ws.DeleteWebhook(ctx, e.OrgID, e.ID); err != nil {
 			return err
 		}
 		return h.redirect(w, r, back, flashOK, "Deleted the webhook to "+e.URL+" and its deliveries.")
 	case "test":
-		if _, err := ws.SendWebhookTest(ctx, e.ID); err != nil {
+		if _, err := ws.SendWebhookTest(ctx, e.OrgID, e.ID); err != nil {
 			return err
 		}
 		return h.redirect(w, r, back+"/"+e.ID, flashOK, "A test event is on its way: its delivery is listed below.")
 	case "rotate":
-		rot, err := ws.RotateWebhookSecret(ctx, e.ID, 24*time.Hour)
+		rot, err := ws.RotateWebhookSecret(ctx, e.OrgID, e.ID, 24*time.Hour)
 		if err != nil {
 			return err
 		}
@@ -153,11 +132,11 @@ func (h *handler) webhookPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ws, e, err := h.webhookOf(r, redirects.ActionRead)
+	e, err := h.webhookOf(r, redirects.ActionRead)
 	if err != nil {
 		return err
 	}
-	ds, err := ws.FindWebhookDeliveries(r.Context(), e.ID, 50)
+	ds, err := h.svc.Webhooks.FindWebhookDeliveries(r.Context(), o.ID, e.ID, 50)
 	if err != nil {
 		return err
 	}
@@ -167,17 +146,15 @@ func (h *handler) webhookPage(w http.ResponseWriter, r *http.Request) error {
 
 // webhookRedeliver makes one of the endpoint's deliveries due again.
 func (h *handler) webhookRedeliver(w http.ResponseWriter, r *http.Request) error {
-	ws, e, err := h.webhookOf(r, redirects.ActionManageWebhooks)
+	e, err := h.webhookOf(r, redirects.ActionManageWebhooks)
 	if err != nil {
 		return err
 	}
-	d, err := ws.FindWebhookDelivery(r.Context(), r.PathValue("delivery"))
-	if redirects.ErrorCode(err) == redirects.ENOTFOUND || err == nil && d.EndpointID != e.ID {
+	did := r.PathValue("delivery")
+	d, err := h.svc.Webhooks.Redeliver(r.Context(), e.OrgID, e.ID, did)
+	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
 		return errNotFound("delivery")
 	} else if err != nil {
-		return err
-	}
-	if _, err := ws.Redeliver(r.Context(), d.ID); err != nil {
 		return err
 	}
 	return h.redirect(w, r, "/orgs/"+e.OrgID+"/webhooks/"+e.ID, flashOK, "Delivery "+d.ID+" is due again.")

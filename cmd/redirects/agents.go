@@ -21,12 +21,6 @@ var agentCommands = []command{
 	},
 }
 
-// agentDeleter is what agents delete needs of a store: the SQL stores and
-// the management API's client both have it.
-type agentDeleter interface {
-	DeleteAgents(ctx context.Context, projectID string, f redirects.AgentFilter) (int, error)
-}
-
 func (c *cmd) agentsDelete(ctx context.Context, args []string) error {
 	fs := c.flags("agents delete")
 	project := fs.String("project", "", "project ID")
@@ -42,15 +36,11 @@ func (c *cmd) agentsDelete(ctx context.Context, args []string) error {
 	if err := f.Validate(); err != nil {
 		return err
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	d, ok := s.(agentDeleter)
-	if !ok {
-		return redirects.Errorf(redirects.EINTERNAL, "the store keeps no agents' reports")
-	}
-	n, err := d.DeleteAgents(ctx, *project, f)
+	n, err := svc.Insight.DeleteAgents(ctx, *project, f)
 	if err != nil {
 		return err
 	}

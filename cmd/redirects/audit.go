@@ -69,7 +69,10 @@ func (c *cmd) audit(ctx context.Context, args []string) error {
 	limit := fs.Int("limit", redirects.DefaultAuditLimit, "at most this many entries, newest first; 0 for all")
 	asCSV := fs.Bool("csv", false, "print CSV")
 	asJSON := fs.Bool("json", false, "print JSON")
-	_, s, err := c.start(ctx, fs, args, nil)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
@@ -80,21 +83,7 @@ func (c *cmd) audit(ctx context.Context, args []string) error {
 		return usagef("audit: --limit %d is below zero", *limit)
 	}
 	f.Since, f.Until = since.t, until.t
-	a, err := readAccounts(s)
-	if err != nil {
-		return err
-	}
-	if f.OrgID != "" {
-		if _, err := s.FindOrgByID(ctx, f.OrgID); err != nil {
-			return err
-		}
-	}
-	if f.ProjectID != "" {
-		if _, err := s.FindProjectByID(ctx, f.ProjectID); err != nil {
-			return err
-		}
-	}
-	entries, err := findAudit(ctx, a, f, *limit)
+	entries, err := findAudit(ctx, svc.Insight, f, *limit)
 	if err != nil {
 		return err
 	}
@@ -125,7 +114,7 @@ func (c *cmd) audit(ctx context.Context, args []string) error {
 }
 
 // findAudit reads up to limit entries (0 for all), a page at a time.
-func findAudit(ctx context.Context, a accountReader, f redirects.AuditFilter, limit int) ([]*redirects.AuditEntry, error) {
+func findAudit(ctx context.Context, a redirects.InsightService, f redirects.AuditFilter, limit int) ([]*redirects.AuditEntry, error) {
 	var out []*redirects.AuditEntry
 	for {
 		f.Limit = redirects.MaxAuditLimit

@@ -50,6 +50,10 @@ type Main struct {
 	sendsNoWebhooks bool
 
 	store redirects.Store
+	// db is store when it is a database (opened from --db), with the
+	// notices of its events when it pushes them: what serve answers from.
+	db      Database
+	notices redirects.Notifier
 	// command is the command or group being run, once known: a usage
 	// error points to its help.
 	command string
@@ -116,7 +120,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 func (m *Main) Close() error {
 	if m.store != nil {
 		err := m.store.Close()
-		m.store = nil
+		m.store, m.db, m.notices = nil, nil, nil
 		return err
 	}
 	return nil
@@ -342,19 +346,20 @@ func (c *cmd) open(ctx context.Context) (redirects.Store, error) {
 		c.m.store = r
 		return r, nil
 	}
-	s, err := openStore(ctx, c.cfg.databaseURL(), c.m.Clock, c.command != nil && c.command.readOnly)
+	s, notices, err := openDatabase(ctx, c.cfg.databaseURL(), c.m.Clock, c.command != nil && c.command.readOnly)
 	if err != nil {
 		return nil, err
 	}
-	c.m.store = s
+	c.m.store, c.m.db, c.m.notices = s, s, notices
 	return s, nil
 }
 
-// Database is a store with its account side, as sqlite.DB and postgres.DB
-// are: what OpenStore opens.
+// Database is a store with its account side and the sync agents' reports,
+// as sqlite.DB and postgres.DB are: what OpenStore opens.
 type Database interface {
 	redirects.Store
 	redirects.AccountStore
+	redirects.AgentStore
 }
 
 // OpenStore opens the store a database URL names, creating a SQLite file
@@ -366,12 +371,19 @@ func OpenStore(ctx context.Context, url string, clock redirects.Clock) (Database
 // openStore opens the store a database URL names; with mustExist, a SQLite
 // file that does not exist is an error.
 func openStore(ctx context.Context, url string, clock redirects.Clock, mustExist bool) (Database, error) {
+	db, _, err := openDatabase(ctx, url, clock, mustExist)
+	return db, err
+}
+
+// openDatabase is openStore, and returns the database's notices of its
+// events when it pushes them (PostgreSQL), else nil.
+func openDatabase(ctx context.Context, url string, clock redirects.Clock, mustExist bool) (Database, redirects.Notifier, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		path := strings.TrimPrefix(url, "sqlite:")
 		path = strings.TrimPrefix(path, "//")
 		if path == "" {
-			return nil, redirects.Errorf(redirects.EINVALID, "database URL %q names no file; write sqlite:PATH", url)
+			return nil, nil, redirects.Errorf(redirects.EINVALID, "database URL %q names no file; write sqlite:PATH", url)
 		}
 		open := sqlite.Open
 		if mustExist {
@@ -379,27 +391,27 @@ func openStore(ctx context.Context, url string, clock redirects.Clock, mustExist
 		}
 		db, err := open(ctx, path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, redirects.Errorf(redirects.ENOTFOUND, "database file %s does not exist (create it with a command that writes, "+
+			return nil, nil, redirects.Errorf(redirects.ENOTFOUND, "database file %s does not exist (create it with a command that writes, "+
 				"e.g. \"redirects org create\", or check --db / REDIRECTS_DB)", path)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", url, err)
+			return nil, nil, fmt.Errorf("open %s: %w", url, err)
 		}
 		if clock != nil {
 			db.Clock = clock
 		}
-		return db, nil
+		return db, nil, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		db, err := postgres.Open(ctx, url)
 		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", redact(url), err)
+			return nil, nil, fmt.Errorf("open %s: %w", redact(url), err)
 		}
 		if clock != nil {
 			db.Clock = clock
 		}
-		return db, nil
+		return db, db, nil
 	}
-	return nil, redirects.Errorf(redirects.EINVALID, "database URL %q is neither sqlite:PATH nor postgres://...", redact(url))
+	return nil, nil, redirects.Errorf(redirects.EINVALID, "database URL %q is neither sqlite:PATH nor postgres://...", redact(url))
 }
 
 // redact hides a password in a URL for messages.

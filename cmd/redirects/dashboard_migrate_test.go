@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"redirects"
+	"redirects/api"
 	"redirects/migrate"
 )
 
@@ -327,7 +328,7 @@ func fullShot(b *browser, name string) {
 
 // ruleList reads the project's draft through the CLI's JSON.
 func ruleList(s *dashboardServer, t *testing.T, project string) ([]redirects.Rule, error) {
-	var rows []ruleJSON
+	var rows []api.Rule
 	if err := json.Unmarshal([]byte(s.cli(t, "", "rule", "list", "--project", project, "--json")), &rows); err != nil {
 		return nil, err
 	}

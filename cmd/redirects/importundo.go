@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"redirects"
+	"redirects/api"
 )
 
 // importUndoCommands is "rule undo-import", in its own file beside rule.go
@@ -23,12 +24,6 @@ var importUndoCommands = []command{
 	},
 }
 
-// importUndoJSON is rule undo-import --json.
-type importUndoJSON struct {
-	Import int64 `json:"import"`
-	Rules  int   `json:"rules"`
-}
-
 func (c *cmd) ruleUndoImport(ctx context.Context, args []string) error {
 	fs := c.flags("rule undo-import")
 	project := fs.String("project", "", "project ID")
@@ -43,16 +38,16 @@ func (c *cmd) ruleUndoImport(ctx context.Context, args []string) error {
 	if *id <= 0 {
 		return usagef("rule undo-import: --import is the positive undoId an import's report gives")
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	n, err := s.UndoImport(ctx, *project, *id)
+	n, err := svc.Imports.UndoImport(ctx, *project, *id)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return c.printJSON(importUndoJSON{Import: *id, Rules: n})
+		return c.printJSON(api.ImportUndone{Import: *id, Rules: n})
 	}
 	c.println(strconv.Itoa(n))
 	return nil

@@ -64,23 +64,13 @@ func (c *cmd) hits(ctx context.Context, args []string) error {
 	if err := required(fs, "project"); err != nil {
 		return err
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	if _, err := s.FindProjectByID(ctx, *project); err != nil {
-		return err
-	}
-	rules, err := s.FindRules(ctx, *project)
+	rules, hits, err := svc.Insight.FindRuleHits(ctx, *project, stale.t)
 	if err != nil {
 		return err
-	}
-	hits, err := s.FindHits(ctx, *project, nil)
-	if err != nil {
-		return err
-	}
-	if !stale.t.IsZero() {
-		rules = redirects.StaleRules(rules, hits, stale.t)
 	}
 	byRule := redirects.HitIndex(hits)
 	out := make([]hitJSON, 0, len(rules))
@@ -142,14 +132,11 @@ func (c *cmd) misses(ctx context.Context, args []string) error {
 	if *limit < 1 || *limit > redirects.MaxStoredMisses {
 		return usagef("--limit %d is out of range: give 1 to %d", *limit, redirects.MaxStoredMisses)
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	if _, err := s.FindProjectByID(ctx, *project); err != nil {
-		return err
-	}
-	misses, err := s.FindMisses(ctx, *project, *limit)
+	misses, err := svc.Insight.FindMisses(ctx, *project, *limit)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"redirects"
-	"redirects/remote"
+	"redirects/api"
 )
 
 // keyCommands are the "key" commands: API keys of a project.
@@ -50,20 +49,12 @@ func (c *cmd) keyCreate(ctx context.Context, args []string) error {
 	if err := required(fs, "project"); err != nil {
 		return err
 	}
-	k, secret := redirects.NewKey(*project, *name, *test, c.m.Clock.Now())
-	if err := k.Validate(); err != nil {
-		return err
-	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	if rs, ok := s.(*remote.Store); ok {
-		// Through the management API, the server makes the secret.
-		if k, secret, err = rs.NewKey(ctx, *project, *name, *test); err != nil {
-			return err
-		}
-	} else if err := s.CreateKey(ctx, k); err != nil {
+	k, secret, err := svc.Keys.CreateKey(ctx, *project, *name, *test)
+	if err != nil {
 		return err
 	}
 	c.println(secret)
@@ -71,43 +62,36 @@ func (c *cmd) keyCreate(ctx context.Context, args []string) error {
 	return nil
 }
 
-// keyJSON is the --json shape of an API key: never the key itself.
-type keyJSON struct {
-	ID        string  `json:"id"`
-	Name      string  `json:"name"`
-	Mode      string  `json:"mode"`
-	Last4     string  `json:"last4"`
-	CreatedAt string  `json:"createdAt"`
-	RevokedAt *string `json:"revokedAt"`
-}
-
 func (c *cmd) keyList(ctx context.Context, args []string) error {
 	fs := c.flags("key list")
 	project := fs.String("project", "", "project ID")
 	asJSON := fs.Bool("json", false, "print JSON")
-	_, s, err := c.start(ctx, fs, args, []string{"project"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	keys, err := s.FindKeys(ctx, *project)
+	l, err := svc.Keys.FindKeys(ctx, *project)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		out := make([]keyJSON, 0, len(keys))
-		for _, k := range keys {
-			j := keyJSON{ID: k.ID, Name: k.Name, Mode: k.Mode(), Last4: k.Last4, CreatedAt: k.CreatedAt.Format(timeFormat)}
-			if k.RevokedAt != nil {
-				r := k.RevokedAt.Format(timeFormat)
-				j.RevokedAt = &r
-			}
-			out = append(out, j)
+		// The list's shape without lastUsedAt, which the table does not
+		// show either.
+		out := make([]api.Key, 0, len(l.Keys))
+		for _, k := range l.Keys {
+			out = append(out, api.KeyOf(k))
 		}
 		return c.printJSON(out)
 	}
 	w := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tNAME\tMODE\tLAST4\tCREATED\tREVOKED")
-	for _, k := range keys {
+	for _, k := range l.Keys {
 		revoked := "-"
 		if k.RevokedAt != nil {
 			revoked = k.RevokedAt.Format(timeFormat)
@@ -120,28 +104,25 @@ func (c *cmd) keyList(ctx context.Context, args []string) error {
 func (c *cmd) keyRevoke(ctx context.Context, args []string) error {
 	fs := c.flags("key revoke")
 	project := fs.String("project", "", "project ID")
-	pos, s, err := c.start(ctx, fs, args, []string{"project"}, "KEY_ID_OR_FULL_KEY")
+	pos, err := parse(fs, args, "KEY_ID_OR_FULL_KEY")
 	if err != nil {
 		return err
 	}
-	ref := pos[0]
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
+	if err != nil {
+		return err
+	}
 	// Revoking a revoked key changes nothing and succeeds, so that scripts
 	// may repeat it; the operator is told, since it may be the wrong key.
-	keys, _ := s.FindKeys(ctx, *project)
-	k, err := s.RevokeKey(ctx, *project, ref)
+	k, revoked, err := svc.Keys.RevokeKey(ctx, *project, pos[0])
 	if err != nil {
 		return err
 	}
-	// The key as it was (found by the ID the store answers: through the
-	// management API a key's hash is not known here).
-	var before *redirects.Key
-	for _, old := range keys {
-		if old.ID == k.ID {
-			before = old
-		}
-	}
-	if before != nil && before.RevokedAt != nil {
-		c.infof("redirects: key %s was already revoked on %s", k.ID, before.RevokedAt.Format(timeFormat))
+	if !revoked {
+		c.infof("redirects: key %s was already revoked on %s", k.ID, k.RevokedAt.Format(timeFormat))
 		return nil
 	}
 	c.infof("revoked key %s (...%s)", k.ID, k.Last4)

@@ -17,6 +17,7 @@ import (
 
 	"redirects"
 	"redirects/manage"
+	"redirects/service"
 	"redirects/ui"
 )
 
@@ -102,7 +103,7 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 	m := &managementServer{done: make(chan error, 1)}
 	// The API and the dashboard share one login counter, so switching
 	// doors gains a guesser nothing.
-	logins := manage.NewLogins(manage.LoginLimits{}, c.m.Clock)
+	logins := service.NewLogins(service.LoginLimits{}, c.m.Clock)
 	// The sign-in form's key: shared by the management nodes behind one
 	// address when REDIRECTS_LOGIN_KEY is set, else one per process (a
 	// store that reconnects keeps it).

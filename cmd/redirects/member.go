@@ -3,11 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"redirects"
-	"redirects/remote"
+	"redirects/api"
 )
 
 // memberCommands are the "member" commands.
@@ -42,7 +41,13 @@ func (c *cmd) memberAdd(ctx context.Context, args []string) error {
 	org := fs.String("org", "", "organization ID")
 	who := fs.String("user", "", "the user's email address or ID")
 	role := fs.String("role", "", "owner, editor or viewer")
-	_, s, err := c.start(ctx, fs, args, []string{"org", "user", "role"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "org", "user", "role"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
@@ -50,57 +55,36 @@ func (c *cmd) memberAdd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if rs, ok := s.(*remote.Store); ok {
-		m, err := rs.AddMember(ctx, *org, *who, r)
-		if err != nil {
-			return err
-		}
-		c.infof("%s <%s> is %s of organization %s", m.UserID, m.Email, m.Role, *org)
-		return nil
-	}
-	a, err := accounts(s)
+	m, err := svc.Members.AddMember(ctx, *org, *who, r)
 	if err != nil {
 		return err
 	}
-	u, err := findUser(ctx, a, *who)
-	if err != nil {
-		return err
-	}
-	if err := a.SetMember(ctx, &redirects.Membership{OrgID: *org, UserID: u.ID, Role: r}); err != nil {
-		return err
-	}
-	c.infof("%s <%s> is %s of organization %s", u.ID, u.Email, r, *org)
+	c.infof("%s <%s> is %s of organization %s", m.UserID, m.Email, m.Role, *org)
 	return nil
-}
-
-// memberJSON is the --json shape of a membership.
-type memberJSON struct {
-	UserID    string `json:"userId"`
-	Email     string `json:"email"`
-	Role      string `json:"role"`
-	CreatedAt string `json:"createdAt"`
 }
 
 func (c *cmd) memberList(ctx context.Context, args []string) error {
 	fs := c.flags("member list")
 	org := fs.String("org", "", "organization ID")
 	asJSON := fs.Bool("json", false, "print JSON")
-	_, s, err := c.start(ctx, fs, args, []string{"org"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "org"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	a, err := readAccounts(s)
-	if err != nil {
-		return err
-	}
-	ms, err := a.FindMembers(ctx, *org)
+	ms, err := svc.Members.Members(ctx, *org)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		out := make([]memberJSON, 0, len(ms))
+		out := make([]api.Member, 0, len(ms))
 		for _, m := range ms {
-			out = append(out, memberJSON{UserID: m.UserID, Email: m.Email, Role: string(m.Role), CreatedAt: m.CreatedAt.Format(timeFormat)})
+			out = append(out, api.MemberOf(m))
 		}
 		return c.printJSON(out)
 	}
@@ -116,46 +100,20 @@ func (c *cmd) memberRemove(ctx context.Context, args []string) error {
 	fs := c.flags("member remove")
 	org := fs.String("org", "", "organization ID")
 	who := fs.String("user", "", "the user's email address or ID")
-	_, s, err := c.start(ctx, fs, args, []string{"org", "user"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "org", "user"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	if rs, ok := s.(*remote.Store); ok {
-		m, err := rs.RemoveMember(ctx, *org, *who)
-		if err != nil {
-			return err
-		}
-		c.infof("removed %s <%s> from organization %s; the tokens they created in it are revoked", m.UserID, m.Email, *org)
-		return nil
-	}
-	a, err := accounts(s)
+	m, err := svc.Members.RemoveMember(ctx, *org, *who)
 	if err != nil {
 		return err
 	}
-	// A user who is no member, whether or not they exist, is named as
-	// given, as through the API (which tells no more).
-	noMember := func() error {
-		ref := *who
-		if e, err := redirects.NormalizeEmail(ref); err == nil && !strings.HasPrefix(ref, "usr_") {
-			ref = e
-		}
-		return redirects.Errorf(redirects.ENOTFOUND, "user %q is no member of organization %q", ref, *org)
-	}
-	u, err := findUser(ctx, a, *who)
-	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-		if _, err := s.FindOrgByID(ctx, *org); err != nil {
-			return err
-		}
-		return noMember()
-	} else if err != nil {
-		return err
-	}
-	if err := a.RemoveMember(ctx, *org, u.ID); err != nil {
-		if redirects.ErrorCode(err) == redirects.ENOTFOUND && strings.Contains(redirects.ErrorMessage(err), "is no member") {
-			return noMember()
-		}
-		return err
-	}
-	c.infof("removed %s <%s> from organization %s; the tokens they created in it are revoked", u.ID, u.Email, *org)
+	c.infof("removed %s <%s> from organization %s; the tokens they created in it are revoked", m.UserID, m.Email, *org)
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 	"redirects/manage"
 	"redirects/migrate"
@@ -22,26 +23,16 @@ import (
 // report of an import lists; --json lists every one.
 const maxShownOutcomes = 100
 
-// migrationJSON is rule import's --json answer with --from: the import's
-// counts, then the report of every line.
-type migrationJSON struct {
-	importReportJSON
-	// UndoID names the applied import for "rule undo-import"; absent for
-	// a dry run.
-	UndoID    int64           `json:"undoId,omitempty"`
-	Migration *migrate.Result `json:"migration"`
-}
-
 // ruleImportFrom is rule import with --from: the file is read by its
 // format's reader (migrate.Read), the report of every line printed, and the
 // rules imported as the mode says.
 func (c *cmd) ruleImportFrom(ctx context.Context, in io.Reader, name, from string, placeholders map[string][]string,
 	project string, mode redirects.ImportMode, dryRun, asJSON bool, errorsFile string) error {
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	p, err := s.FindProjectByID(ctx, project)
+	p, err := svc.Imports.ImportTarget(ctx, project)
 	if err != nil {
 		return err
 	}
@@ -61,7 +52,7 @@ func (c *cmd) ruleImportFrom(ctx context.Context, in io.Reader, name, from strin
 		}
 		return redirects.Errorf(redirects.ErrorCode(err), "%s: nothing imported: %s", name, redirects.ErrorMessage(err))
 	}
-	rep, err := s.Import(ctx, p.ID, res.Rules, redirects.ImportOptions{Mode: mode, DryRun: dryRun})
+	rep, err := svc.Imports.Import(ctx, p.ID, res.Rules, redirects.ImportOptions{Mode: mode, DryRun: dryRun})
 	if err != nil {
 		if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
 			return importFailed(code, name, export.RuleLines(redirects.ErrorMessage(err), res.RuleLines), errorsFile)
@@ -73,10 +64,8 @@ func (c *cmd) ruleImportFrom(ctx context.Context, in io.Reader, name, from strin
 			return redirects.Errorf(redirects.EINVALID, "imported %d rules, but cannot write --errors-file: %v", len(res.Rules), err)
 		}
 	}
-	counts := importReportJSON{Mode: string(rep.Mode), DryRun: rep.DryRun, Added: rep.Added, Updated: rep.Updated,
-		Unchanged: rep.Unchanged, Removed: rep.Removed}
 	if asJSON {
-		return c.printJSON(migrationJSON{importReportJSON: counts, UndoID: rep.UndoID, Migration: res})
+		return c.printJSON(api.MigrationCounts{ImportCounts: api.ImportCountsOf(rep), UndoID: rep.UndoID, Migration: res})
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
 	printMigration(bw, res)
@@ -176,7 +165,13 @@ func (c *cmd) ruleExport(ctx context.Context, args []string) error {
 	to := fs.String("to", "csv", "the format: csv (the draft CSV, which rule import reads back), or "+strings.Join(writerNames(), ", "))
 	out := fs.String("out", "", "write to `FILE` instead of standard output")
 	asJSON := fs.Bool("json", false, "print what the format cannot express as JSON on stdout (needs --out)")
-	_, s, err := c.start(ctx, fs, args, []string{"project"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
@@ -189,11 +184,7 @@ func (c *cmd) ruleExport(ctx context.Context, args []string) error {
 	if *asJSON && *out == "" {
 		return usagef("rule export: --json prints the report on stdout, so it needs --out FILE for the rules")
 	}
-	p, err := s.FindProjectByID(ctx, *project)
-	if err != nil {
-		return err
-	}
-	rules, err := s.FindRules(ctx, p.ID)
+	p, rules, err := svc.Rules.FindDraft(ctx, *project)
 	if err != nil {
 		return err
 	}
@@ -235,7 +226,7 @@ func (c *cmd) ruleExport(ctx context.Context, args []string) error {
 		if unexpressed == nil {
 			unexpressed = []migrate.Unexpressed{}
 		}
-		return c.printJSON(map[string]any{"format": *to, "rules": len(rules), "unexpressed": unexpressed})
+		return c.printJSON(api.RulesExported{Format: *to, Rules: len(rules), Unexpressed: unexpressed})
 	}
 	for _, u := range unexpressed {
 		what := "answers otherwise"

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 )
 
 // orgsWhyDB is why creating, changing and deleting organizations needs
@@ -119,11 +120,11 @@ func (c *cmd) orgCreate(ctx context.Context, args []string) error {
 	if quota.set {
 		o.QuotaOverride = &quota.value
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	if err := s.CreateOrg(ctx, o); err != nil {
+	if err := svc.Orgs.CreateOrg(ctx, o); err != nil {
 		return err
 	}
 	c.println(o.ID)
@@ -168,29 +169,16 @@ func (c *cmd) orgUpdate(ctx context.Context, args []string) error {
 			u.MonthlyQuota = &quota.value
 		}
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	o, err := s.UpdateOrg(ctx, pos[0], u)
+	o, err := svc.Orgs.UpdateOrg(ctx, pos[0], u)
 	if err != nil {
 		return err
 	}
 	c.infof("updated %s: tier %s, rate limit %s/min, monthly quota %s", o.ID, o.Tier, o.RateLimit(), o.MonthlyQuota())
 	return nil
-}
-
-// orgJSON is the --json shape of an organization.
-type orgJSON struct {
-	ID           string `json:"id"`
-	Name         string `json:"name"`
-	Tier         string `json:"tier"`
-	RateLimit    string `json:"rateLimit"`
-	MonthlyQuota string `json:"monthlyQuota"`
-	// Overrides say whether the limits are the tier's or the org's own.
-	RateLimitOverride bool   `json:"rateLimitOverride"`
-	QuotaOverride     bool   `json:"monthlyQuotaOverride"`
-	CreatedAt         string `json:"createdAt"`
 }
 
 func (c *cmd) orgList(ctx context.Context, args []string) error {
@@ -199,23 +187,18 @@ func (c *cmd) orgList(ctx context.Context, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	orgs, err := s.FindOrgs(ctx)
+	orgs, err := svc.Orgs.Orgs(ctx)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		out := make([]orgJSON, 0, len(orgs))
+		out := make([]api.Org, 0, len(orgs))
 		for _, o := range orgs {
-			out = append(out, orgJSON{
-				ID: o.ID, Name: o.Name, Tier: string(o.Tier),
-				RateLimit: o.RateLimit().String(), MonthlyQuota: o.MonthlyQuota().String(),
-				RateLimitOverride: o.RateLimitOverride != nil, QuotaOverride: o.QuotaOverride != nil,
-				CreatedAt: o.CreatedAt.Format(timeFormat),
-			})
+			out = append(out, api.OrgOf(o))
 		}
 		return c.printJSON(out)
 	}
@@ -230,20 +213,20 @@ func (c *cmd) orgList(ctx context.Context, args []string) error {
 func (c *cmd) orgDelete(ctx context.Context, args []string) error {
 	fs := c.flags("org delete")
 	confirm := fs.String("confirm", "", "the organization's name, typed back")
-	pos, s, err := c.start(ctx, fs, args, []string{"confirm"}, "ORG_ID")
+	pos, err := parse(fs, args, "ORG_ID")
 	if err != nil {
 		return err
 	}
-	o, err := s.FindOrgByID(ctx, pos[0])
+	if err := required(fs, "confirm"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	if err := redirects.ConfirmName("organization", o.ID, o.Name, *confirm); err != nil {
+	if err := svc.Orgs.DeleteOrg(ctx, pos[0], *confirm); err != nil {
 		return err
 	}
-	if err := s.DeleteOrg(ctx, o.ID); err != nil {
-		return err
-	}
-	c.infof("deleted organization %s (%q) with its projects", o.ID, o.Name)
+	c.infof("deleted organization %s (%q) with its projects", pos[0], *confirm)
 	return nil
 }

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"redirects"
+	"redirects/api"
 )
 
 // projectCommands are the "project" commands.
@@ -73,38 +73,22 @@ func (c *cmd) projectCreate(ctx context.Context, args []string) error {
 	name := fs.String("name", "", "project name")
 	var hosts hostsFlag
 	fs.Var(&hosts, "host", "a host name the project's site answers on (repeatable), such as www.example.com")
-	_, s, err := c.start(ctx, fs, args, []string{"org", "name"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "org", "name"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
 	p := &redirects.Project{OrgID: *org, Name: *name, Hosts: hosts}
-	if err := s.CreateProject(ctx, p); err != nil {
+	if err := svc.Projects.CreateProject(ctx, p); err != nil {
 		return err
 	}
 	c.println(p.ID)
 	return nil
-}
-
-// projectJSON is the --json shape of a project.
-type projectJSON struct {
-	ID        string `json:"id"`
-	OrgID     string `json:"orgId"`
-	Name      string `json:"name"`
-	CreatedAt string `json:"createdAt"`
-	// KeepExports is how many of the latest deployments keep their export
-	// files (Project.ExportRetention).
-	KeepExports int `json:"keepExports"`
-	// Hosts are the host names the project declares, [] for none.
-	Hosts []string `json:"hosts"`
-	// CaseSensitive and TrailingSlash are the project's matching settings
-	// for its draft (redirects.Settings).
-	CaseSensitive bool   `json:"caseSensitive"`
-	TrailingSlash string `json:"trailingSlash"`
-	// LiveVersion is the version the edge answers without one (0: none);
-	// RequireStage says deploys must be staged
-	// (docs/contract.md#staged-deploys).
-	LiveVersion  int  `json:"liveVersion"`
-	RequireStage bool `json:"requireStage"`
 }
 
 func (c *cmd) projectList(ctx context.Context, args []string) error {
@@ -114,23 +98,18 @@ func (c *cmd) projectList(ctx context.Context, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	projects, err := s.FindProjects(ctx, *org)
+	projects, err := svc.Projects.Projects(ctx, *org)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		out := make([]projectJSON, 0, len(projects))
+		out := make([]api.ProjectRow, 0, len(projects))
 		for _, p := range projects {
-			hosts := p.Hosts
-			if hosts == nil {
-				hosts = []string{}
-			}
-			out = append(out, projectJSON{ID: p.ID, OrgID: p.OrgID, Name: p.Name, CreatedAt: p.CreatedAt.Format(timeFormat), Hosts: hosts, KeepExports: p.ExportRetention,
-				CaseSensitive: p.Settings.CaseSensitive(), TrailingSlash: p.Settings.TrailingSlash(), LiveVersion: p.LiveVersion, RequireStage: p.RequireStage})
+			out = append(out, api.ProjectRowOf(p))
 		}
 		return c.printJSON(out)
 	}
@@ -146,11 +125,17 @@ func (c *cmd) projectRename(ctx context.Context, args []string) error {
 	fs := c.flags("project rename")
 	project := fs.String("project", "", "project ID")
 	name := fs.String("name", "", "new project name")
-	_, s, err := c.start(ctx, fs, args, []string{"project", "name"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project", "name"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	p, err := s.UpdateProject(ctx, *project, *name)
+	p, err := svc.Projects.UpdateProject(ctx, *project, redirects.ProjectUpdate{Name: name})
 	if err != nil {
 		return err
 	}
@@ -160,12 +145,9 @@ func (c *cmd) projectRename(ctx context.Context, args []string) error {
 
 // projectUpdate changes a project: its name, the hosts it declares (--host,
 // repeatable, replaces the list; --clear-hosts empties it), how many of its
-// latest deployments keep their export files, its deploy shrink limit and
-// its matching settings. Every value is checked before anything is stored,
-// so a bad one changes nothing: settings under which draft rules would
-// clash are refused with the list of them, and stored first, so that the
-// store's own refusal (a rule added meanwhile) leaves the rest unchanged
-// too.
+// latest deployments keep their export files, its deploy shrink limit, its
+// matching settings and whether it takes staged deploys only. The service
+// checks every value before it stores any, so a bad one changes nothing.
 func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 	fs := c.flags("project update")
 	project := fs.String("project", "", "project ID")
@@ -178,87 +160,57 @@ func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 	caseSensitive := fs.Bool("case-sensitive", true, "compare the letters of sources and paths with regard to case; =false ignores it")
 	slash := fs.String("trailing-slash", "", "trailing-slash matching `MODE`: exact (a trailing / counts) or ignore (a path matches with and without one)")
 	requireStage := fs.Bool("require-stage", false, "take only staged deploys (deploy --stage, then promote); =false takes plain deploys again")
-	_, s, err := c.start(ctx, fs, args, []string{"project"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
 	setHosts := isSet(fs, "host") || *clear
-	setName, setKeep, setLimit := isSet(fs, "name"), isSet(fs, "keep-exports"), isSet(fs, "shrink-limit")
-	setCase, setSlash, setStage := isSet(fs, "case-sensitive"), isSet(fs, "trailing-slash"), isSet(fs, "require-stage")
+	var u redirects.ProjectUpdate
+	if isSet(fs, "name") {
+		u.Name = name
+	}
+	if setHosts {
+		list := []string(hosts)
+		if list == nil {
+			list = []string{}
+		}
+		u.Hosts = &list
+	}
+	if isSet(fs, "keep-exports") {
+		u.ExportRetention = keep
+	}
+	if isSet(fs, "shrink-limit") {
+		u.ShrinkLimit = limit
+	}
+	if isSet(fs, "case-sensitive") {
+		ci := !*caseSensitive
+		u.CaseInsensitive = &ci
+	}
+	if isSet(fs, "require-stage") {
+		u.RequireStage = requireStage
+	}
 	switch {
-	case !setName && !setHosts && !setKeep && !setLimit && !setCase && !setSlash && !setStage:
+	case u.IsEmpty() && !isSet(fs, "trailing-slash"):
 		return usagef("project update needs at least one of --name, --host, --clear-hosts, --keep-exports, --shrink-limit, --case-sensitive, --trailing-slash, --require-stage")
 	case isSet(fs, "host") && *clear:
 		return usagef("project update takes --host or --clear-hosts, not both")
 	}
-	if setHosts {
-		if _, err := redirects.NormalizeHosts(hosts); err != nil {
-			return err
-		}
-	}
-	if setKeep {
-		if err := redirects.ValidateExportRetention(*keep); err != nil {
-			return err
-		}
-	}
-	if setLimit {
-		if err := redirects.ValidateShrinkLimit(*limit); err != nil {
-			return err
-		}
-	}
-	var ignoreSlash bool
-	if setSlash {
-		if ignoreSlash, err = redirects.ParseTrailingSlash(*slash); err != nil {
-			return err
-		}
-	}
-	p, err := s.FindProjectByID(ctx, *project)
-	if err != nil {
-		return err
-	}
-	settings := p.Settings
-	if setCase {
-		settings.CaseInsensitive = !*caseSensitive
-	}
-	if setSlash {
-		settings.IgnoreTrailingSlash = ignoreSlash
-	}
-	if settings != p.Settings {
-		rules, err := s.FindRules(ctx, p.ID)
+	if isSet(fs, "trailing-slash") {
+		ignore, err := redirects.ParseTrailingSlash(*slash)
 		if err != nil {
 			return err
 		}
-		if clashes := redirects.Clashes(rules, settings, 0); len(clashes) > 0 {
-			return clashList(settings, clashes)
-		}
-		if p, err = s.SetProjectSettings(ctx, p.ID, settings); err != nil {
-			return err
-		}
+		u.IgnoreTrailingSlash = &ignore
 	}
-	if setName {
-		if p, err = s.UpdateProject(ctx, p.ID, *name); err != nil {
-			return err
-		}
-	}
-	if setHosts {
-		if p, err = s.SetProjectHosts(ctx, p.ID, hosts); err != nil {
-			return err
-		}
-	}
-	if setKeep {
-		if p, err = s.SetExportRetention(ctx, p.ID, *keep); err != nil {
-			return err
-		}
-	}
-	if setLimit {
-		if p, err = s.SetProjectShrinkLimit(ctx, p.ID, *limit); err != nil {
-			return err
-		}
-	}
-	if setStage {
-		if p, err = s.SetProjectRequireStage(ctx, p.ID, *requireStage); err != nil {
-			return err
-		}
+	p, err := svc.Projects.UpdateProject(ctx, *project, u)
+	if err != nil {
+		return err
 	}
 	hostList := "none"
 	if len(p.Hosts) > 0 {
@@ -273,44 +225,23 @@ func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 	return nil
 }
 
-// clashList returns the ECONFLICT error that refuses settings s: the pairs
-// of draft rules that would clash under them, one pair a line (the first
-// maxShownErrors, and how many more).
-func clashList(s redirects.Settings, clashes []redirects.Clash) error {
-	var b strings.Builder
-	pairs := "a pair"
-	if len(clashes) > 1 {
-		pairs = strconv.Itoa(len(clashes)) + " pairs"
-	}
-	fmt.Fprintf(&b, "the settings %s would make %s of draft rules clash (sources of one match type that they compare as one); nothing changed:", s, pairs)
-	for i, c := range clashes {
-		if i == maxShownErrors {
-			fmt.Fprintf(&b, "\n  ... and %d more", len(clashes)-maxShownErrors)
-			break
-		}
-		fmt.Fprintf(&b, "\n  %s rule %d %q and rule %d %q", c.A.MatchType, c.A.ID, c.A.Source, c.B.ID, c.B.Source)
-	}
-	return redirects.Errorf(redirects.ECONFLICT, "%s", b.String())
-}
-
 func (c *cmd) projectDelete(ctx context.Context, args []string) error {
 	fs := c.flags("project delete")
 	project := fs.String("project", "", "project ID")
 	confirm := fs.String("confirm", "", "the project's name, typed back")
-	_, s, err := c.start(ctx, fs, args, []string{"project", "confirm"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project", "confirm"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	p, err := s.FindProjectByID(ctx, *project)
-	if err != nil {
+	if err := svc.Projects.DeleteProject(ctx, *project, *confirm); err != nil {
 		return err
 	}
-	if err := redirects.ConfirmName("project", p.ID, p.Name, *confirm); err != nil {
-		return err
-	}
-	if err := s.DeleteProject(ctx, p.ID); err != nil {
-		return err
-	}
-	c.infof("deleted project %s (%q) with its rules, keys, deployments and exports", p.ID, p.Name)
+	c.infof("deleted project %s (%q) with its rules, keys, deployments and exports", *project, *confirm)
 	return nil
 }

@@ -87,19 +87,23 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 	}
 	// Each run prints a fresh key; the keys earlier runs printed are
 	// revoked, so a demo database does not gather live keys.
-	keys, err := s.FindKeys(ctx, p.ID)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	for _, old := range keys {
+	keys, err := svc.Keys.FindKeys(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	for _, old := range keys.Keys {
 		if old.Name == "quickstart" && old.RevokedAt == nil {
-			if _, err := s.RevokeKey(ctx, p.ID, old.ID); err != nil {
+			if _, _, err := svc.Keys.RevokeKey(ctx, p.ID, old.ID); err != nil {
 				return err
 			}
 		}
 	}
-	k, secret := redirects.NewKey(p.ID, "quickstart", false, c.m.Clock.Now())
-	if err := s.CreateKey(ctx, k); err != nil {
+	_, secret, err := svc.Keys.CreateKey(ctx, p.ID, "quickstart", false)
+	if err != nil {
 		return err
 	}
 	var login string

@@ -131,7 +131,7 @@ func (c *cmd) login(ctx context.Context, args []string) error {
 		return err
 	}
 	// The token must work: list the organizations it reaches.
-	orgs, err := remote.NewStore(cl).FindOrgs(ctx)
+	orgs, err := cl.Orgs(ctx)
 	if err != nil {
 		return err
 	}

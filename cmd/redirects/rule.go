@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 	"redirects/migrate"
 )
@@ -203,11 +204,11 @@ func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
 	if err := r.Validate(); err != nil {
 		return err
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	if err := s.AddRule(ctx, r); err != nil {
+	if err := svc.Rules.AddRule(ctx, r); err != nil {
 		return err
 	}
 	c.println(strconv.FormatInt(r.ID, 10))
@@ -260,11 +261,11 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	if *from != "" {
 		return c.ruleImportFrom(ctx, in, name, *from, placeholders, *project, mode, *dryRun, *asJSON, *errorsFile)
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	p, err := s.FindProjectByID(ctx, *project)
+	p, err := svc.Imports.ImportTarget(ctx, *project)
 	if err != nil {
 		return err
 	}
@@ -285,7 +286,7 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 		return importFailedOf(redirects.EINVALID, name, redirects.ErrorMessage(export.LineErrors(f.Bad)), f.BadCount, *errorsFile)
 	}
 	rules, lines := f.Rules, f.Lines
-	rep, err := s.Import(ctx, p.ID, rules, redirects.ImportOptions{Mode: mode, DryRun: *dryRun})
+	rep, err := svc.Imports.Import(ctx, p.ID, rules, redirects.ImportOptions{Mode: mode, DryRun: *dryRun})
 	if err != nil {
 		if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
 			return importFailed(code, name, export.RuleLines(redirects.ErrorMessage(err), lines), *errorsFile)
@@ -301,8 +302,7 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	}
 	switch {
 	case *asJSON:
-		return c.printJSON(importReportJSON{Mode: string(rep.Mode), DryRun: rep.DryRun, Added: rep.Added, Updated: rep.Updated,
-			Unchanged: rep.Unchanged, Removed: rep.Removed})
+		return c.printJSON(api.ImportCountsOf(rep))
 	case !*dryRun && mode != redirects.ImportUpsert:
 		// append and replace print the number of rules imported, as
 		// they always have.
@@ -320,53 +320,36 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	return nil
 }
 
-// importReportJSON is the --json shape of rule import's report: the
-// management API's, less its errors (a failed import exits 1).
-type importReportJSON struct {
-	Mode      string `json:"mode"`
-	DryRun    bool   `json:"dryRun"`
-	Added     int    `json:"added"`
-	Updated   int    `json:"updated"`
-	Unchanged int    `json:"unchanged"`
-	Removed   int    `json:"removed"`
-}
-
-// ruleJSON is the --json shape of a draft rule. The options come last:
-// they were added after the others.
-type ruleJSON struct {
-	ID            int64  `json:"id"`
-	Source        string `json:"source"`
-	Destination   string `json:"destination"`
-	StatusCode    int    `json:"statusCode"`
-	MatchType     string `json:"matchType"`
-	Priority      int    `json:"priority"`
-	CreatedAt     string `json:"createdAt"`
-	PreservePath  bool   `json:"preservePath"`
-	PreserveQuery bool   `json:"preserveQuery"`
-}
-
 func (c *cmd) ruleList(ctx context.Context, args []string) error {
 	fs := c.flags("rule list")
 	project := fs.String("project", "", "project ID")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pf := pageFlags(fs)
-	_, s, err := c.start(ctx, fs, args, []string{"project"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
 	if isSet(fs, pageFlagNames...) {
-		return c.ruleListPage(ctx, s, *project, pf, *asJSON, isSet(fs, "limit", "after"))
+		return c.ruleListPage(ctx, svc.Rules, *project, pf, *asJSON, isSet(fs, "limit", "after"))
 	}
-	rules, err := s.FindRules(ctx, *project)
+	_, rules, err := svc.Rules.FindDraft(ctx, *project)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		out := make([]ruleJSON, 0, len(rules))
-		for _, r := range rules {
-			out = append(out, ruleJSON{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
-				MatchType: r.MatchType.String(), Priority: r.Priority, CreatedAt: r.CreatedAt.Format(timeFormat),
-				PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery})
+		out := make([]api.Rule, 0, len(rules))
+		for i := range rules {
+			j := api.RuleOf(&rules[i])
+			// The whole draft is read as a deploy reads it, without
+			// revisions.
+			j.Revision = 0
+			out = append(out, j)
 		}
 		return c.printJSON(out)
 	}
@@ -475,11 +458,11 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 	if *revision < 0 {
 		return redirects.Errorf(redirects.EINVALID, "revision %d is not a positive whole number", *revision)
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	r, err := s.UpdateRule(ctx, *project, id, u)
+	r, err := svc.Rules.UpdateRule(ctx, *project, id, u)
 	if err != nil {
 		return err
 	}
@@ -520,11 +503,11 @@ func (c *cmd) ruleDelete(ctx context.Context, args []string) error {
 	if *revision < 0 {
 		return redirects.Errorf(redirects.EINVALID, "revision %d is not a positive whole number", *revision)
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	return s.DeleteRuleRevision(ctx, *project, id, *revision)
+	return svc.Rules.DeleteRule(ctx, *project, id, *revision)
 }
 
 // maxShownErrors is how many bad lines an import reports on the terminal; a

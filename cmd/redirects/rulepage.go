@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"redirects"
+	"redirects/api"
 )
 
 // filterFlagSet holds the flags that make a redirects.RuleFilter.
@@ -61,38 +62,9 @@ func pageFlags(fs *flag.FlagSet) *pageFlagSet {
 	}
 }
 
-// rulePageJSON is the --json shape of a rule page, the shape of the
-// management API's rule list.
-type rulePageJSON struct {
-	Rules []rulePageRuleJSON `json:"rules"`
-	// Next is null on the last page.
-	Next  *string `json:"next"`
-	Total int     `json:"total"`
-}
-
-// rulePageRuleJSON is a rule of a page: ruleJSON with its revision.
-type rulePageRuleJSON struct {
-	ID            int64  `json:"id"`
-	Source        string `json:"source"`
-	Destination   string `json:"destination"`
-	StatusCode    int    `json:"statusCode"`
-	MatchType     string `json:"matchType"`
-	Priority      int    `json:"priority"`
-	Revision      int64  `json:"revision"`
-	CreatedAt     string `json:"createdAt"`
-	PreservePath  bool   `json:"preservePath"`
-	PreserveQuery bool   `json:"preserveQuery"`
-}
-
-func ruleToPageJSON(r *redirects.Rule) rulePageRuleJSON {
-	return rulePageRuleJSON{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
-		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: r.CreatedAt.Format(timeFormat),
-		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
-}
-
 // ruleListPage prints rules through FindRulePage: one page when paged
 // (--limit or --after), else every page, as one listing.
-func (c *cmd) ruleListPage(ctx context.Context, s redirects.Store, projectID string, pf *pageFlagSet, asJSON, paged bool) error {
+func (c *cmd) ruleListPage(ctx context.Context, s redirects.RuleService, projectID string, pf *pageFlagSet, asJSON, paged bool) error {
 	f, err := pf.filter()
 	if err != nil {
 		return err
@@ -116,9 +88,9 @@ func (c *cmd) ruleListPage(ctx context.Context, s redirects.Store, projectID str
 		q.After = page.Next
 	}
 	if asJSON {
-		out := rulePageJSON{Rules: make([]rulePageRuleJSON, 0, len(rules)), Total: page.Total}
+		out := api.RuleList{Rules: make([]api.Rule, 0, len(rules)), Total: page.Total}
 		for i := range rules {
-			out.Rules = append(out.Rules, ruleToPageJSON(&rules[i]))
+			out.Rules = append(out.Rules, api.RuleOf(&rules[i]))
 		}
 		if page.Next != "" {
 			out.Next = &page.Next
@@ -183,11 +155,11 @@ func (c *cmd) ruleDeleteMatching(ctx context.Context, fs *flag.FlagSet, projectI
 		}
 		return usagef("rule delete --all-matching deletes %s; add --yes to confirm", what)
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	n, err := s.DeleteRules(ctx, projectID, f)
+	n, err := svc.Rules.DeleteRules(ctx, projectID, f)
 	if err != nil {
 		return err
 	}

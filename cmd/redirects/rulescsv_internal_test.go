@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 	"redirects/export"
 	"redirects/internal/rulemodel"
 )
@@ -84,7 +85,7 @@ func TestDraftCSVRoundTripThroughTheAPI(t *testing.T) {
 	// the IDs and times a replace renews.
 	listed := func(p string) []string {
 		t.Helper()
-		var rules []ruleJSON
+		var rules []api.Rule
 		if err := json.Unmarshal([]byte(run("", "rule", "list", "--project", p, "--json")), &rules); err != nil {
 			t.Fatal(err)
 		}

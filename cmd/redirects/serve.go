@@ -92,7 +92,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 		}
 	}()
 	connect := func(ctx context.Context) (*edgehttp.Backend, error) {
-		s, err := c.open(ctx)
+		s, notices, err := c.database(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -108,13 +108,13 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 				s := rl.Stats()
 				return edgehttp.SharedLimiterStats{RoundTrips: s.RoundTrips, Waits: s.Waits, Timeouts: s.Timeouts, LocalAdmits: s.LocalAdmits}
 			})
-			return &edgehttp.Backend{Store: s, Limiter: rl, Flusher: rl, Builder: builder}, nil
+			return &edgehttp.Backend{Store: s, Notifier: notices, Limiter: rl, Usage: rl, Builder: builder}, nil
 		}
 		ll, err := inmem.NewLimiter(ctx, s, c.m.Clock.Now())
 		if err != nil {
 			return nil, err
 		}
-		return &edgehttp.Backend{Store: s, Limiter: ll, Flusher: ll, Builder: builder}, nil
+		return &edgehttp.Backend{Store: s, Notifier: notices, Limiter: ll, Usage: ll, Builder: builder}, nil
 	}
 	srv, err := edgehttp.Open(ctx, edgehttp.Config{
 		Addr: addr, AdminAddr: admin, Connect: connect, Clock: c.m.Clock, Logger: logger, Metrics: metrics, Engine: engine,
@@ -161,6 +161,18 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// database opens the database the edge answers from (--db), with the
+// notices of its events when it pushes them (else nil).
+func (c *cmd) database(ctx context.Context) (Database, redirects.Notifier, error) {
+	if _, err := c.open(ctx); err != nil {
+		return nil, nil, err
+	}
+	if c.m.db == nil {
+		return nil, nil, errNeedsDB(c.command)
+	}
+	return c.m.db, c.m.notices, nil
 }
 
 // startWebhooks starts sending the webhooks' outbox (package webhook) on

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"redirects"
-	"redirects/remote"
+	"redirects/api"
 )
 
 // tokenCommands are the "token" commands: management API tokens.
@@ -78,7 +78,7 @@ func (f *durationFlag) Set(s string) error {
 // user's: they must be a member of the organization with a role at least
 // the token's, and the token is revoked when they lose that role. Without
 // it, the token has no creator (the audit log names the operating-system
-// user who ran the command) and lives until it expires or is revoked.
+// user who ran it) and lives until it expires or is revoked.
 func (c *cmd) tokenCreate(ctx context.Context, args []string) error {
 	fs := c.flags("token create")
 	org := fs.String("org", "", "organization ID")
@@ -87,106 +87,52 @@ func (c *cmd) tokenCreate(ctx context.Context, args []string) error {
 	var expires durationFlag
 	fs.Var(&expires, "expires", "lifetime, a `DURATION` such as 720h or 30d (default: never expires)")
 	who := fs.String("user", "", "the user (email or ID) the token is created by and for")
-	_, s, err := c.start(ctx, fs, args, []string{"org", "role"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "org", "role"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	r, err := redirects.ParseRole(*role)
+	t, secret, err := svc.Tokens.CreateToken(ctx, redirects.TokenRequest{OrgID: *org, Role: redirects.Role(*role), Label: *name, TTL: expires.d, User: *who})
 	if err != nil {
-		return err
-	}
-	a, err := accounts(s)
-	if err != nil {
-		return err
-	}
-	createdBy := ""
-	if *who != "" {
-		u, err := findUser(ctx, a, *who)
-		if err != nil {
-			return err
-		}
-		ms, err := a.FindMemberships(ctx, u.ID)
-		if err != nil {
-			return err
-		}
-		if err := redirects.Authorize(redirects.UserPrincipal(u, ms), *org, redirects.CreateTokenAction(r)); err != nil {
-			return redirects.Errorf(redirects.ErrorCode(err), "%s: %s", u.Email, redirects.ErrorMessage(err))
-		}
-		createdBy = u.ID
-	}
-	t, secret := redirects.NewManagementToken(*org, r, *name, createdBy, c.m.Clock.Now(), expires.d)
-	if err := a.CreateToken(ctx, t); err != nil {
 		return err
 	}
 	c.println(secret)
-	c.infof("created management token %s (%s of organization %s); the full token is shown only now: store it safely", t.ID, r, *org)
+	c.infof("created management token %s (%s of organization %s); the full token is shown only now: store it safely", t.ID, t.Role, *org)
 	return nil
-}
-
-// tokenJSON is the --json shape of a management token: never the token
-// itself or its hash.
-type tokenJSON struct {
-	ID         string  `json:"id"`
-	Label      string  `json:"label"`
-	Role       string  `json:"role"`
-	Last4      string  `json:"last4"`
-	CreatedBy  *string `json:"createdBy"`
-	CreatedAt  string  `json:"createdAt"`
-	ExpiresAt  *string `json:"expiresAt"`
-	LastUsedAt *string `json:"lastUsedAt"`
-	RevokedAt  *string `json:"revokedAt"`
 }
 
 func (c *cmd) tokenList(ctx context.Context, args []string) error {
 	fs := c.flags("token list")
 	org := fs.String("org", "", "organization ID")
 	asJSON := fs.Bool("json", false, "print JSON")
-	_, s, err := c.start(ctx, fs, args, []string{"org"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "org"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	a, err := readAccounts(s)
+	ts, err := svc.Tokens.FindTokens(ctx, *org)
 	if err != nil {
 		return err
-	}
-	ts, err := a.FindTokens(ctx, *org)
-	if err != nil {
-		return err
-	}
-	// Creators are named by email; the tokens of one org have few. The
-	// management API names them by email already.
-	emails := map[string]string{}
-	users, _ := a.(redirects.AccountStore)
-	for _, t := range ts {
-		if _, ok := emails[t.CreatedBy]; t.CreatedBy != "" && !ok {
-			emails[t.CreatedBy] = t.CreatedBy
-			if users == nil {
-				continue
-			}
-			if u, err := users.FindUserByID(ctx, t.CreatedBy); err == nil {
-				emails[t.CreatedBy] = u.Email
-			}
-		}
 	}
 	if *asJSON {
-		out := make([]tokenJSON, 0, len(ts))
-		for _, t := range ts {
-			j := tokenJSON{ID: t.ID, Label: t.Label, Role: string(t.Role), Last4: t.Last4, CreatedAt: t.CreatedAt.Format(timeFormat),
-				ExpiresAt: formatTimePtr(t.ExpiresAt), LastUsedAt: formatTimePtr(t.LastUsedAt), RevokedAt: formatTimePtr(t.RevokedAt)}
-			if t.CreatedBy != "" {
-				e := emails[t.CreatedBy]
-				j.CreatedBy = &e
-			}
-			out = append(out, j)
-		}
-		return c.printJSON(out)
+		return c.printJSON(api.TokensOf(ts))
 	}
 	w := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tLABEL\tROLE\tLAST4\tCREATED BY\tCREATED\tEXPIRES\tLAST USED\tREVOKED")
 	for _, t := range ts {
 		by := "-"
-		if t.CreatedBy != "" {
-			by = emails[t.CreatedBy]
+		if t.Creator != "" {
+			by = t.Creator
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, orDash(&t.Label), t.Role, t.Last4, by, t.CreatedAt.Format(timeFormat),
 			orDash(formatTimePtr(t.ExpiresAt)), orDash(formatTimePtr(t.LastUsedAt)), orDash(formatTimePtr(t.RevokedAt)))
@@ -197,52 +143,23 @@ func (c *cmd) tokenList(ctx context.Context, args []string) error {
 func (c *cmd) tokenRevoke(ctx context.Context, args []string) error {
 	fs := c.flags("token revoke")
 	org := fs.String("org", "", "organization ID")
-	pos, s, err := c.start(ctx, fs, args, []string{"org"}, "TOKEN_ID")
+	pos, err := parse(fs, args, "TOKEN_ID")
 	if err != nil {
 		return err
 	}
-	if rs, ok := s.(*remote.Store); ok {
-		if redirects.WellFormedManagementToken(pos[0]) {
-			return redirects.Errorf(redirects.EINVALID, "through the management API, token revoke takes the token's ID (tok_..., see \"redirects token list\"), not the full token, which the API takes in no URL")
-		}
-		before, err := rs.RevokeToken(ctx, *org, pos[0])
-		if err != nil {
-			return err
-		}
-		if before.RevokedAt != nil {
-			c.infof("redirects: management token %s was already revoked on %s", before.ID, before.RevokedAt.Format(timeFormat))
-			return nil
-		}
-		c.infof("revoked management token %s (...%s)", before.ID, before.Last4)
-		return nil
+	if err := required(fs, "org"); err != nil {
+		return err
 	}
-	a, err := accounts(s)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	ref := pos[0]
-	if redirects.WellFormedManagementToken(ref) {
-		// A full token names itself; the error never repeats it.
-		t, err := a.FindTokenByHash(ctx, redirects.HashKey(ref))
-		if err != nil {
-			return redirects.Errorf(redirects.ENOTFOUND, "the token ending in %q is not an active management token", ref[len(ref)-4:])
-		}
-		ref = t.ID
-	}
-	var before *redirects.ManagementToken
-	if ts, err := a.FindTokens(ctx, *org); err == nil {
-		for _, t := range ts {
-			if t.ID == ref {
-				before = t
-			}
-		}
-	}
-	t, err := a.RevokeToken(ctx, *org, ref)
+	t, revoked, err := svc.Tokens.RevokeToken(ctx, *org, pos[0])
 	if err != nil {
 		return err
 	}
-	if before != nil && before.RevokedAt != nil {
-		c.infof("redirects: management token %s was already revoked on %s", t.ID, before.RevokedAt.Format(timeFormat))
+	if !revoked {
+		c.infof("redirects: management token %s was already revoked on %s", t.ID, t.RevokedAt.Format(timeFormat))
 		return nil
 	}
 	c.infof("revoked management token %s (...%s)", t.ID, t.Last4)

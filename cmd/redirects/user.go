@@ -90,16 +90,14 @@ func accounts(s redirects.Store) (redirects.AccountStore, error) {
 	return a, nil
 }
 
-// accountReader is what member list, token list and audit read: the
-// database's account side, or the management API's (remote.Store).
+// accountReader is what token list reads: the database's account side, or
+// the management API's (remote.Store).
 type accountReader interface {
-	FindMembers(ctx context.Context, orgID string) ([]*redirects.Membership, error)
 	FindTokens(ctx context.Context, orgID string) ([]*redirects.ManagementToken, error)
-	FindAudit(ctx context.Context, f redirects.AuditFilter) ([]*redirects.AuditEntry, error)
 }
 
 // readAccounts returns the store's account side for reading: through the
-// management API, an organization's members, tokens and audit log.
+// management API, an organization's tokens.
 func readAccounts(s redirects.Store) (accountReader, error) {
 	if rs, ok := s.(*remote.Store); ok {
 		return rs, nil
@@ -163,18 +161,14 @@ func (c *cmd) userCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	a, err := accounts(s)
+	svc, err := c.local(ctx)
 	if err != nil {
 		return err
 	}
 	// A printed one-time password is the user's to replace at their first
 	// sign-in on the dashboard.
 	u := &redirects.User{Email: e, PasswordHash: hash, Operator: *operator, MustChangePassword: generated}
-	if err := a.CreateUser(ctx, u); err != nil {
+	if err := svc.Users.CreateUser(ctx, u); err != nil {
 		return err
 	}
 	c.println(u.ID)
@@ -203,15 +197,14 @@ type userJSON struct {
 func (c *cmd) userList(ctx context.Context, args []string) error {
 	fs := c.flags("user list")
 	asJSON := fs.Bool("json", false, "print JSON")
-	_, s, err := c.start(ctx, fs, args, nil)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	svc, err := c.local(ctx)
 	if err != nil {
 		return err
 	}
-	a, err := accounts(s)
-	if err != nil {
-		return err
-	}
-	users, err := a.FindUsers(ctx)
+	users, err := svc.Users.Users(ctx)
 	if err != nil {
 		return err
 	}
@@ -233,24 +226,21 @@ func (c *cmd) userList(ctx context.Context, args []string) error {
 
 func (c *cmd) userDisable(ctx context.Context, args []string) error {
 	fs := c.flags("user disable")
-	pos, s, err := c.start(ctx, fs, args, nil, "EMAIL_OR_ID")
+	pos, err := parse(fs, args, "EMAIL_OR_ID")
 	if err != nil {
 		return err
 	}
-	a, err := accounts(s)
+	svc, err := c.local(ctx)
 	if err != nil {
 		return err
 	}
-	u, err := findUser(ctx, a, pos[0])
+	u, already, err := svc.Users.DisableUser(ctx, pos[0])
 	if err != nil {
 		return err
 	}
-	if u.Disabled() {
+	if already {
 		c.infof("user %s <%s> was already disabled", u.ID, u.Email)
 		return nil
-	}
-	if _, err := a.DisableUser(ctx, u.ID); err != nil {
-		return err
 	}
 	c.infof("disabled user %s <%s>: their sessions are ended and the tokens they created revoked", u.ID, u.Email)
 	return nil
@@ -271,25 +261,15 @@ func (c *cmd) userResetPassword(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := c.open(ctx)
+	svc, err := c.local(ctx)
 	if err != nil {
 		return err
 	}
-	a, err := accounts(s)
+	u, err := svc.Users.SetUserPassword(ctx, pos[0], hash, generated)
 	if err != nil {
-		return err
-	}
-	u, err := findUser(ctx, a, pos[0])
-	if err != nil {
-		return err
-	}
-	if err := a.SetUserPassword(ctx, u.ID, hash); err != nil {
 		return err
 	}
 	if generated {
-		if err := a.RequirePasswordChange(ctx, u.ID); err != nil {
-			return err
-		}
 		c.infof("reset the password of %s <%s>; one-time password (shown only now): %s", u.ID, u.Email, pw)
 	} else {
 		c.infof("reset the password of %s <%s>", u.ID, u.Email)

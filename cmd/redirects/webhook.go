@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"redirects"
-	"redirects/remote"
 )
 
 // webhookCommands are the "webhook" commands: the audit log sent as a
@@ -85,20 +84,9 @@ var webhookCommands = []command{
 	},
 }
 
-func webhooks(s redirects.Store) (redirects.WebhookStore, error) {
-	if rs, ok := s.(*remote.Store); ok {
-		return rs.Webhooks(), nil
-	}
-	w, ok := s.(redirects.WebhookStore)
-	if !ok {
-		return nil, redirects.Errorf(redirects.EINVALID, "webhook commands need the database here: run them with --db (the dashboard and the management API manage webhooks remotely)")
-	}
-	return w, nil
-}
-
 // webhookStart parses a webhook command's flags and returns its one
-// positional argument and the store.
-func (c *cmd) webhookStart(ctx context.Context, name string, args []string, setup func(fs *flag.FlagSet)) (string, redirects.WebhookStore, error) {
+// positional argument and the webhook service.
+func (c *cmd) webhookStart(ctx context.Context, name string, args []string, setup func(fs *flag.FlagSet)) (string, redirects.WebhookService, error) {
 	fs := c.flags(name)
 	if setup != nil {
 		setup(fs)
@@ -107,12 +95,15 @@ func (c *cmd) webhookStart(ctx context.Context, name string, args []string, setu
 	if name == "webhook redeliver" {
 		what = "DELIVERY_ID"
 	}
-	pos, s, err := c.start(ctx, fs, args, nil, what)
+	pos, err := parse(fs, args, what)
 	if err != nil {
 		return "", nil, err
 	}
-	w, err := webhooks(s)
-	return pos[0], w, err
+	svc, err := c.services(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	return pos[0], svc.Webhooks, nil
 }
 
 func (c *cmd) webhookCreate(ctx context.Context, args []string) error {
@@ -122,16 +113,18 @@ func (c *cmd) webhookCreate(ctx context.Context, args []string) error {
 	var actions, projects hostsFlag
 	fs.Var(&actions, "action", "an audit `ACTION` (rule.create) or an object's actions (rule.*); repeatable; none: every action")
 	fs.Var(&projects, "project", "a `PROJECT_ID` whose entries to send (repeatable); none: every project")
-	_, s, err := c.start(ctx, fs, args, []string{"org", "url"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "org", "url"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	w, err := webhooks(s)
+	e, err := svc.Webhooks.CreateWebhook(ctx, *org, *u, actions, projects)
 	if err != nil {
-		return err
-	}
-	e := redirects.NewWebhookEndpoint(*org, *u, actions, projects)
-	if err := w.CreateWebhook(ctx, e); err != nil {
 		return err
 	}
 	c.println(e.ID)
@@ -144,20 +137,19 @@ func (c *cmd) webhookList(ctx context.Context, args []string) error {
 	fs := c.flags("webhook list")
 	org := fs.String("org", "", "organization ID")
 	asJSON := fs.Bool("json", false, "print JSON")
-	_, s, err := c.start(ctx, fs, args, []string{"org"})
-	if err != nil {
+	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	w, err := webhooks(s)
+	if err := required(fs, "org"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
 	// An unknown organization is not found, as member list and token
-	// list say and as the management API answers, not an empty list.
-	if _, err := s.FindOrgByID(ctx, *org); err != nil {
-		return err
-	}
-	es, err := w.FindWebhooks(ctx, *org)
+	// list say, not an empty list.
+	es, err := svc.Webhooks.FindWebhooks(ctx, *org)
 	if err != nil {
 		return err
 	}
@@ -195,7 +187,7 @@ func (c *cmd) webhookSetPaused(ctx context.Context, name string, args []string, 
 	if err != nil {
 		return err
 	}
-	e, err := w.SetWebhookPaused(ctx, id, paused)
+	e, err := w.SetWebhookPaused(ctx, "", id, paused)
 	if err != nil {
 		return err
 	}
@@ -208,7 +200,7 @@ func (c *cmd) webhookDelete(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.DeleteWebhook(ctx, id); err != nil {
+	if err := w.DeleteWebhook(ctx, "", id); err != nil {
 		return err
 	}
 	c.infof("deleted webhook %s and its deliveries", id)
@@ -220,7 +212,7 @@ func (c *cmd) webhookTest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	did, err := w.SendWebhookTest(ctx, id)
+	did, err := w.SendWebhookTest(ctx, "", id)
 	if err != nil {
 		return err
 	}
@@ -239,10 +231,7 @@ func (c *cmd) webhookDeliveries(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := w.FindWebhook(ctx, id); err != nil {
-		return err
-	}
-	ds, err := w.FindWebhookDeliveries(ctx, id, *limit)
+	ds, err := w.FindWebhookDeliveries(ctx, "", id, *limit)
 	if err != nil {
 		return err
 	}
@@ -287,7 +276,7 @@ func (c *cmd) webhookRedeliver(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := w.Redeliver(ctx, id)
+	d, err := w.Redeliver(ctx, "", "", id)
 	if err != nil {
 		return err
 	}
@@ -303,7 +292,7 @@ func (c *cmd) webhookRotate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	e, err := w.RotateWebhookSecret(ctx, id, *overlap)
+	e, err := w.RotateWebhookSecret(ctx, "", id, *overlap)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ import (
 type store interface {
 	redirects.Store
 	redirects.AccountStore
+	redirects.AgentStore
 }
 
 // Fixture is what a fixture's JSON file records beside its answers: the
