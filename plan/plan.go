@@ -14,24 +14,18 @@ import (
 	"redirects/safety"
 )
 
-// Projects is what a plan reads and apply changes of a project besides
-// its rule sets, its test file and its deploys: its fields and its draft.
-// The store (or the management API's client of it) serves them until the
-// project and import services do.
-type Projects interface {
-	FindProjectByID(ctx context.Context, id string) (*redirects.Project, error)
-	SetProjectHosts(ctx context.Context, id string, hosts []string) (*redirects.Project, error)
-	SetProjectShrinkLimit(ctx context.Context, id string, percent int) (*redirects.Project, error)
-	SetProjectSettings(ctx context.Context, id string, s redirects.Settings) (*redirects.Project, error)
-	Import(ctx context.Context, projectID string, rules []redirects.Rule, opts redirects.ImportOptions) (*redirects.ImportReport, error)
+// Services are what a plan reads and apply runs: the project's fields
+// (Projects), its draft (Imports), and the deploy service, which reads
+// the rule sets and the test file and deploys through the gate.
+type Services struct {
+	Projects redirects.ProjectService
+	Imports  redirects.ImportService
+	Deploys  redirects.DeployService
 }
 
-// Services are what a plan reads and apply runs: the project's fields and
-// draft, and the deploy service, which reads the rule sets and the test
-// file and deploys through the gate.
-type Services struct {
-	Projects Projects
-	Deploys  redirects.DeployService
+// ServicesOf returns what a plan needs of the service layer s.
+func ServicesOf(s redirects.Services) Services {
+	return Services{Projects: s.Projects, Imports: s.Imports, Deploys: s.Deploys}
 }
 
 // Plan is what would change to make a project match its file.
@@ -96,7 +90,7 @@ func (p *Plan) Blocked() []string {
 // (safety.DiffOptions.MaxPaths); allowShrink lets a shrink beyond the
 // project's limit through, as deploy --allow-shrink does.
 func Make(ctx context.Context, s Services, d *Desired, maxPaths int, allowShrink bool) (*Plan, error) {
-	p, err := s.Projects.FindProjectByID(ctx, d.ProjectID)
+	p, err := s.Projects.Project(ctx, d.ProjectID)
 	if err != nil {
 		return nil, err
 	}
@@ -167,6 +161,11 @@ func Make(ctx context.Context, s Services, d *Desired, maxPaths int, allowShrink
 	return pl, nil
 }
 
+// settingsUpdate is the project update that sets the matching settings s.
+func settingsUpdate(s redirects.Settings) redirects.ProjectUpdate {
+	return redirects.ProjectUpdate{CaseInsensitive: &s.CaseInsensitive, IgnoreTrailingSlash: &s.IgnoreTrailingSlash}
+}
+
 // target reads spec's rule set of the project through the deploy service.
 func target(ctx context.Context, s redirects.DeployService, projectID, spec string, emptyLive bool) (*safety.Target, error) {
 	rs, err := s.RuleSet(ctx, projectID, spec, emptyLive)
@@ -225,13 +224,13 @@ func Apply(ctx context.Context, s Services, pl *Plan, message string) (*Applied,
 		return a, redirects.Errorf(redirects.ErrorCode(err), "%s (already applied: %s)", redirects.ErrorMessage(err), strings.Join(a.Steps, ", "))
 	}
 	if pl.Hosts != nil {
-		if _, err := s.Projects.SetProjectHosts(ctx, pl.ProjectID, d.Hosts); err != nil {
+		if _, err := s.Projects.UpdateProject(ctx, pl.ProjectID, redirects.ProjectUpdate{Hosts: &d.Hosts}); err != nil {
 			return fail(err)
 		}
 		a.Steps = append(a.Steps, "hosts")
 	}
 	if pl.ShrinkLimit != nil {
-		if _, err := s.Projects.SetProjectShrinkLimit(ctx, pl.ProjectID, *d.ShrinkLimit); err != nil {
+		if _, err := s.Projects.UpdateProject(ctx, pl.ProjectID, redirects.ProjectUpdate{ShrinkLimit: d.ShrinkLimit}); err != nil {
 			return fail(err)
 		}
 		a.Steps = append(a.Steps, "shrinkLimit")
@@ -249,7 +248,7 @@ func Apply(ctx context.Context, s Services, pl *Plan, message string) (*Applied,
 		a.Steps = append(a.Steps, "tests")
 	}
 	importDraft := func() error {
-		rep, err := s.Projects.Import(ctx, pl.ProjectID, d.Rules, redirects.ImportOptions{Mode: redirects.ImportReplace})
+		rep, err := s.Imports.Import(ctx, pl.ProjectID, d.Rules, redirects.ImportOptions{Mode: redirects.ImportReplace})
 		if err != nil {
 			return err
 		}
@@ -262,12 +261,12 @@ func Apply(ctx context.Context, s Services, pl *Plan, message string) (*Applied,
 		// The draft's rules must not clash under the settings in force
 		// when they are written: settings first, unless the draft as it
 		// is clashes under the new ones; then the rules first.
-		_, err := s.Projects.SetProjectSettings(ctx, pl.ProjectID, *d.Settings)
+		_, err := s.Projects.UpdateProject(ctx, pl.ProjectID, settingsUpdate(*d.Settings))
 		if redirects.ErrorCode(err) == redirects.ECONFLICT && pl.DraftChanges() {
 			if err := importDraft(); err != nil {
 				return fail(err)
 			}
-			_, err = s.Projects.SetProjectSettings(ctx, pl.ProjectID, *d.Settings)
+			_, err = s.Projects.UpdateProject(ctx, pl.ProjectID, settingsUpdate(*d.Settings))
 		} else if err == nil && pl.DraftChanges() {
 			a.Steps = append(a.Steps, "settings")
 			if err := importDraft(); err != nil {

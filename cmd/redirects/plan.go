@@ -128,19 +128,14 @@ func (c *cmd) makePlan(ctx context.Context, file string, maxPaths int, allowShri
 	return plan.Make(ctx, s, d, maxPaths, allowShrink)
 }
 
-// planServices are what plan and apply run on: the deploy service, and the
-// store (or the management API's client of it) for the project's fields
-// and draft.
+// planServices are what plan and apply run on: the service layer, on the
+// database or through the management API alike.
 func (c *cmd) planServices(ctx context.Context) (plan.Services, error) {
-	s, err := c.open(ctx)
-	if err != nil {
-		return plan.Services{}, err
-	}
 	svc, err := c.services(ctx)
 	if err != nil {
 		return plan.Services{}, err
 	}
-	return plan.Services{Projects: s, Deploys: svc.Deploys}, nil
+	return plan.ServicesOf(svc), nil
 }
 
 func (c *cmd) apply(ctx context.Context, args []string) error {
