@@ -301,7 +301,8 @@ type DeployStore interface {
 	// deploy lock (see DeployTx) and commits it when fn returns nil; when
 	// fn fails, nothing it wrote is kept and its error is returned as it
 	// is. It is a store's whole part in a deploy: deploys go through
-	// safety.Deploy, which checks what it writes in this transaction.
+	// the deploy service (DeployService.Deploy), which checks what it
+	// writes in this transaction.
 	// Errors: EUNAVAILABLE, and whatever fn returns.
 	WithDeployTx(ctx context.Context, fn func(tx DeployTx) error) error
 }

@@ -8,7 +8,7 @@ import (
 // Store keeps organizations, projects, draft rules, keys and deployments.
 // Every method is one transaction. Implementations: sqlite.DB and
 // postgres.DB; storetest.Run holds them to the same behaviour. Deploys
-// (see safety.Deploy) and ImportRules share their steps through DeployInTx and
+// (see DeployService) and ImportRules share their steps through DeployInTx and
 // ImportInTx, so a store only reads and writes rows.
 type Store interface {
 	// CreateOrg stores o, setting its ID and CreatedAt.

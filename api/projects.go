@@ -57,10 +57,9 @@ type ProjectDetail struct {
 	// versions are staged: docs/contract.md#staged-deploys), or null while
 	// none is live.
 	LiveVersion *int `json:"liveVersion"`
-	// LastDeploy is the live deployment in the API's deployment shape, or
-	// null; the route that answers sets it.
-	LastDeploy any `json:"lastDeploy"`
-	RuleCount  int `json:"ruleCount"`
+	// LastDeploy is the live deployment, or null.
+	LastDeploy *Deployment `json:"lastDeploy"`
+	RuleCount  int         `json:"ruleCount"`
 	// ShrinkLimit is the percentage of the live rules a deploy may remove
 	// without allowShrink.
 	ShrinkLimit int `json:"shrinkLimit"`

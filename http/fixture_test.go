@@ -12,7 +12,7 @@ import (
 	"redirects/edge"
 	"redirects/export"
 	"redirects/inmem"
-	"redirects/safety"
+	"redirects/service"
 	"redirects/sqlite"
 )
 
@@ -96,7 +96,7 @@ func (f *fixture) addRule(source, dest string) {
 
 func (f *fixture) deploy() int {
 	f.t.Helper()
-	d, err := safety.DeployUnchecked(f.ctx, f.db, f.project.ID, redirects.DeployOptions{}, export.Build)
+	d, err := service.DeployUnchecked(f.ctx, f.db, f.project.ID, redirects.DeployOptions{}, export.Build)
 	f.ok(err)
 	return d.Version
 }

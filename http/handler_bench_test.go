@@ -13,7 +13,7 @@ import (
 	"redirects/http/evhttp"
 	"redirects/inmem"
 	"redirects/internal/rulegen"
-	"redirects/safety"
+	"redirects/service"
 	"redirects/sqlite"
 )
 
@@ -35,7 +35,7 @@ func BenchmarkHandleLookup(b *testing.B) {
 	rules := rulegen.Rules(100_000, 0.5, 1)
 	_, err = db.ImportRules(ctx, p.ID, rules, false)
 	must(b, err)
-	_, err = safety.DeployUnchecked(ctx, db, p.ID, redirects.DeployOptions{}, export.Build)
+	_, err = service.DeployUnchecked(ctx, db, p.ID, redirects.DeployOptions{}, export.Build)
 	must(b, err)
 	k, secret := redirects.NewKey(p.ID, "", false, redirects.SystemClock{}.Now())
 	must(b, db.CreateKey(ctx, k))

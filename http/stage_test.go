@@ -8,7 +8,7 @@ import (
 	"redirects"
 	"redirects/edge"
 	"redirects/export"
-	"redirects/safety"
+	"redirects/service"
 	"redirects/sqlite"
 )
 
@@ -20,7 +20,7 @@ func TestCatalogStaged(t *testing.T) {
 	f := newFixture(t, nil)
 	id := f.project.ID
 	f.addRule("/c", "/to-c")
-	d, err := safety.DeployUnchecked(f.ctx, f.db, id, redirects.DeployOptions{Stage: true}, export.Build)
+	d, err := service.DeployUnchecked(f.ctx, f.db, id, redirects.DeployOptions{Stage: true}, export.Build)
 	f.ok(err)
 	if d.Version != 3 {
 		t.Fatalf("staged version %d, want 3", d.Version)
@@ -95,7 +95,7 @@ func TestCatalogDiscardDuringLoad(t *testing.T) {
 	f := newFixture(t, nil)
 	id := f.project.ID
 	f.addRule("/c", "/to-c")
-	_, err := safety.DeployUnchecked(f.ctx, f.db, id, redirects.DeployOptions{Stage: true}, export.Build)
+	_, err := service.DeployUnchecked(f.ctx, f.db, id, redirects.DeployOptions{Stage: true}, export.Build)
 	f.ok(err)
 	rs := &racyStore{DB: f.db, version: 3}
 	c, err := edge.LoadCatalog(f.ctx, rs, 4)

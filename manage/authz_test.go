@@ -11,7 +11,7 @@ import (
 	"redirects"
 	"redirects/api"
 	"redirects/export"
-	"redirects/safety"
+	"redirects/service"
 )
 
 // TestRoles calls every route that changes something, and some that read,
@@ -35,7 +35,7 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		return r.ID
 	}
 	newStaged := func() int {
-		d, err := safety.DeployUnchecked(ctx, e.store, a.project.ID, redirects.DeployOptions{Stage: true}, export.Build)
+		d, err := service.DeployUnchecked(ctx, e.store, a.project.ID, redirects.DeployOptions{Stage: true}, export.Build)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,99 +9,39 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/api"
 	"redirects/safety"
 )
 
-// deploymentJSON is a deployment as the API shows one: the CLI's
-// deployments --json shape.
-type deploymentJSON struct {
-	Version     int    `json:"version"`
-	CreatedAt   string `json:"createdAt"`
-	ExactRules  int    `json:"exactRules"`
-	PrefixRules int    `json:"prefixRules"`
-	Message     string `json:"message"`
-	FromVersion *int   `json:"fromVersion"`
-	Report      string `json:"report"`
-	// CaseSensitive and TrailingSlash are the matching settings the deploy
-	// froze: lookups of this version compare paths with them.
-	CaseSensitive bool   `json:"caseSensitive"`
-	TrailingSlash string `json:"trailingSlash"`
-	// Live is set on the version the edge answers without a version;
-	// Staged on a version deployed with stage and never promoted;
-	// PromotedAt is when a promote last made the version live, null when
-	// none did (docs/contract.md#staged-deploys).
-	Live       bool    `json:"live"`
-	Staged     bool    `json:"staged"`
-	PromotedAt *string `json:"promotedAt"`
-}
+// deploymentJSON is a deployment as the API shows one.
+type deploymentJSON = api.Deployment
 
-func toDeploymentJSON(d *redirects.Deployment) deploymentJSON {
-	j := deploymentJSON{Version: d.Version, CreatedAt: formatTime(d.CreatedAt), ExactRules: d.ExactCount,
-		PrefixRules: d.PrefixCount, Message: d.Message, Report: d.Report,
-		CaseSensitive: d.Settings.CaseSensitive(), TrailingSlash: d.Settings.TrailingSlash()}
-	if d.FromVersion > 0 {
-		v := d.FromVersion
-		j.FromVersion = &v
-	}
-	j.Live, j.Staged = d.Live, d.Staged
-	if !d.PromotedAt.IsZero() {
-		at := formatTime(d.PromotedAt)
-		j.PromotedAt = &at
-	}
-	return j
-}
+func toDeploymentJSON(d *redirects.Deployment) deploymentJSON { return api.DeploymentOf(d) }
 
 // deploymentList answers a project's deployments, version 1 first.
 func (h *handler) deploymentList(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionRead)
+	ds, err := h.svc.Deploys.Deployments(r.Context(), r.PathValue("project"))
 	if err != nil {
 		return err
 	}
-	ds, err := h.store.FindDeployments(r.Context(), p.ID)
-	if err != nil {
-		return err
-	}
-	out := make([]deploymentJSON, 0, len(ds))
+	out := api.Deployments{Deployments: make([]api.Deployment, 0, len(ds))}
 	for _, d := range ds {
-		out = append(out, toDeploymentJSON(d))
+		out.Deployments = append(out.Deployments, api.DeploymentOf(d))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"deployments": out})
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
-type deployRequest struct {
-	Message     string `json:"message"`
-	FromVersion *int   `json:"fromVersion"`
-	// Force, with Reason, deploys past lint errors and failing
-	// expected-outcome cases; AllowShrink past the shrink guard.
-	Force       bool   `json:"force"`
-	Reason      string `json:"reason"`
-	AllowShrink bool   `json:"allowShrink"`
-	// Stage stores the version without making it live; promote does.
-	Stage bool `json:"stage"`
-}
-
 // codeDeployBlocked is the answer to a deploy the gate refused.
-const codeDeployBlocked = "DEPLOY_BLOCKED"
-
-// blockedBody is the 409 of a blocked deploy: the error, and the gate's
-// report of why.
-type blockedBody struct {
-	errorBody
-	Gate *safety.GateResult `json:"gate"`
-}
+const codeDeployBlocked = api.CodeDeployBlocked
 
 // deploymentCreate deploys the draft rules, or with fromVersion the rules
-// of that version again (a rollback), with the builder the command line
-// deploys with, after the checks of package safety, and answers the new
+// of that version again (a rollback), through the deploy service, whose
+// gate checks them in the deploy's transaction, and answers the new
 // version. A blocked deploy changes nothing and answers 409 DEPLOY_BLOCKED
 // with the report.
 func (h *handler) deploymentCreate(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionDeploy)
-	if err != nil {
-		return err
-	}
-	var req deployRequest
+	var req api.DeployRequest
 	if err := h.decodeJSON(w, r, &req, true); err != nil {
 		return err
 	}
@@ -113,13 +53,10 @@ func (h *handler) deploymentCreate(w http.ResponseWriter, r *http.Request) error
 		}
 		opts.FromVersion = *req.FromVersion
 	}
-	if err := opts.Validate(); err != nil {
-		return err
-	}
-	d, g, err := safety.Deploy(r.Context(), h.store, p.ID, opts, h.builder)
-	var be *safety.BlockedError
+	d, g, err := h.svc.Deploys.Deploy(r.Context(), r.PathValue("project"), opts)
+	var be *redirects.DeployBlockedError
 	if errors.As(err, &be) {
-		writeJSON(w, http.StatusConflict, blockedBody{errorBody: errorBody{Error: redirects.ErrorMessage(err), Code: codeDeployBlocked}, Gate: g})
+		writeJSON(w, http.StatusConflict, api.DeployBlocked{Error: redirects.ErrorMessage(err), Code: codeDeployBlocked, Gate: g})
 		return nil
 	}
 	if err != nil {
@@ -144,15 +81,11 @@ func deploymentVersion(r *http.Request) (int, error) {
 // not gated again: the gate ran when it was deployed or staged. Promoting
 // the live version changes nothing.
 func (h *handler) deploymentPromote(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionDeploy)
-	if err != nil {
-		return err
-	}
 	v, err := deploymentVersion(r)
 	if err != nil {
 		return err
 	}
-	d, err := h.store.PromoteDeployment(r.Context(), p.ID, v)
+	d, err := h.svc.Deploys.Promote(r.Context(), r.PathValue("project"), v)
 	if err != nil {
 		return err
 	}
@@ -163,15 +96,11 @@ func (h *handler) deploymentPromote(w http.ResponseWriter, r *http.Request) erro
 // deploymentDiscard discards a staged version that was never promoted; the
 // live version, or one that was ever live, is refused (409 CONFLICT).
 func (h *handler) deploymentDiscard(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionDeploy)
-	if err != nil {
-		return err
-	}
 	v, err := deploymentVersion(r)
 	if err != nil {
 		return err
 	}
-	if err := h.store.DiscardDeployment(r.Context(), p.ID, v); err != nil {
+	if err := h.svc.Deploys.Discard(r.Context(), r.PathValue("project"), v); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -182,10 +111,6 @@ func (h *handler) deploymentDiscard(w http.ResponseWriter, r *http.Request) erro
 // ?fromVersion=N of that version, without deploying: what a deploy would be
 // refused for, with no override. The dashboard shows it before a deploy.
 func (h *handler) deployCheck(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionRead)
-	if err != nil {
-		return err
-	}
 	var opts redirects.DeployOptions
 	if v := r.URL.Query().Get("fromVersion"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -194,7 +119,7 @@ func (h *handler) deployCheck(w http.ResponseWriter, r *http.Request) error {
 		}
 		opts.FromVersion = n
 	}
-	g, err := safety.CheckDeploy(r.Context(), h.store, p.ID, opts)
+	g, err := h.svc.Deploys.CheckDeploy(r.Context(), r.PathValue("project"), opts)
 	if err != nil {
 		return err
 	}
@@ -204,16 +129,13 @@ func (h *handler) deployCheck(w http.ResponseWriter, r *http.Request) error {
 
 // testsGet answers the project's stored test file as CSV.
 func (h *handler) testsGet(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionRead)
-	if err != nil {
-		return err
-	}
-	csv, err := h.store.FindProjectTests(r.Context(), p.ID)
+	id := r.PathValue("project")
+	csv, err := h.svc.Deploys.Tests(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	if csv == "" {
-		return newError(http.StatusNotFound, "NOT_FOUND", "project %s has no stored test file", p.ID)
+		return newError(http.StatusNotFound, "NOT_FOUND", "project %s has no stored test file", id)
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
@@ -224,8 +146,9 @@ func (h *handler) testsGet(w http.ResponseWriter, r *http.Request) error {
 // testsPut stores the project's test file, sent as text/csv; a file with a
 // bad line is refused whole, with every bad line named.
 func (h *handler) testsPut(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionDeploy)
-	if err != nil {
+	// A caller who may not change the file hears so before anything about
+	// the body: the service decides again when it stores it.
+	if _, err := h.authorizeProject(r, redirects.ActionDeploy); err != nil {
 		return err
 	}
 	ct := r.Header.Get("Content-Type")
@@ -246,25 +169,18 @@ func (h *handler) testsPut(w http.ResponseWriter, r *http.Request) error {
 		return redirects.Errorf(redirects.EINVALID, "the test file is empty; its first line must be the header %s (DELETE removes the stored file)",
 			strings.Join(safety.CasesHeader[:3], ","))
 	}
-	n, err := safety.CountTests(string(body))
+	n, err := h.svc.Deploys.SetTests(r.Context(), r.PathValue("project"), string(body))
 	if err != nil {
 		return err
 	}
-	if err := h.store.SetProjectTests(r.Context(), p.ID, string(body)); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"cases": n})
+	writeJSON(w, http.StatusOK, api.TestsStored{Cases: n})
 	return nil
 }
 
 // testsDelete removes the project's stored test file; deploys then run no
 // cases.
 func (h *handler) testsDelete(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionDeploy)
-	if err != nil {
-		return err
-	}
-	if err := h.store.SetProjectTests(r.Context(), p.ID, ""); err != nil {
+	if err := h.svc.Deploys.DeleteTests(r.Context(), r.PathValue("project")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -6,6 +6,7 @@ import (
 	"redirects"
 	"redirects/export"
 	"redirects/safety"
+	"redirects/service"
 )
 
 func TestDiffAndExplain(t *testing.T) { runSuite(t, testDiffAndExplain) }
@@ -63,7 +64,7 @@ func testDiffAndExplain(t *testing.T, open newStoreFunc) {
 	if d.PathsChanged != 3 || len(d.Impact) != 1 {
 		t.Fatalf("diff with maxPaths=1 = %+v", d)
 	}
-	if _, err := safety.DeployUnchecked(e.ctx, e.store, o.project.ID, redirects.DeployOptions{}, export.Build); err != nil {
+	if _, err := service.DeployUnchecked(e.ctx, e.store, o.project.ID, redirects.DeployOptions{}, export.Build); err != nil {
 		t.Fatal(err)
 	}
 	// Between two versions, both ways.

@@ -15,10 +15,7 @@ import (
 // and the command line do (redirects.FindExport). The command line's
 // export through this API (package remote) prints it.
 func (h *handler) versionExport(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionRead)
-	if err != nil {
-		return err
-	}
+	id := r.PathValue("project")
 	s := r.PathValue("version")
 	v, err := strconv.Atoi(s)
 	if err != nil || v <= 0 {
@@ -28,7 +25,7 @@ func (h *handler) versionExport(w http.ResponseWriter, r *http.Request) error {
 	if !slices.Contains(redirects.Formats, format) {
 		return newError(http.StatusNotFound, "NOT_FOUND", "export format %q not found: the formats are %s", format, strings.Join(redirects.Formats, ", "))
 	}
-	d, e, err := redirects.FindExport(r.Context(), h.store, h.builder, p.ID, v, format)
+	d, e, err := h.svc.Deploys.Export(r.Context(), id, v, format)
 	if err != nil {
 		return err
 	}
@@ -37,7 +34,7 @@ func (h *handler) versionExport(w http.ResponseWriter, r *http.Request) error {
 		ct = "text/csv; charset=utf-8"
 	}
 	w.Header().Set("Content-Type", ct)
-	w.Header().Set("Content-Disposition", `attachment; filename="`+p.ID+`-v`+strconv.Itoa(d.Version)+`-`+format+`.`+redirects.FormatExtension(format)+`"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+id+`-v`+strconv.Itoa(d.Version)+`-`+format+`.`+redirects.FormatExtension(format)+`"`)
 	w.Header().Set("Redirects-Version", strconv.Itoa(d.Version))
 	if e.ETag != "" {
 		w.Header().Set("ETag", e.ETag)

@@ -24,7 +24,7 @@ import (
 	"redirects/api"
 	"redirects/export"
 	"redirects/postgres"
-	"redirects/safety"
+	"redirects/service"
 	"redirects/sqlite"
 	"redirects/storetest"
 )
@@ -381,7 +381,7 @@ func (e *env) newOrg(name string) *org {
 	if err := e.store.AddRule(ctx, o.rule); err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := safety.DeployUnchecked(ctx, e.store, o.project.ID, redirects.DeployOptions{Message: "first"}, export.Build); err != nil {
+	if _, err := service.DeployUnchecked(ctx, e.store, o.project.ID, redirects.DeployOptions{Message: "first"}, export.Build); err != nil {
 		e.t.Fatal(err)
 	}
 	o.key, _ = redirects.NewKey(o.project.ID, "edge", false, e.clock.Now())

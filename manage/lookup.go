@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"redirects"
+	"redirects/api"
 	"redirects/engine"
 	"redirects/safety"
 )
@@ -27,37 +28,10 @@ func versionParam(r *http.Request, name, def string) (string, error) {
 	return s, nil
 }
 
-// targetVersion is how an answer names the rule set it read: "draft", a
-// version number, or null for nothing deployed.
-func targetVersion(t *safety.Target) any {
-	switch {
-	case t.Draft:
-		return "draft"
-	case t.Version == 0:
-		return nil
-	}
-	return t.Version
-}
-
-// lookupJSON answers a lookup. Answer is what the edge's /v1/lookup
-// would answer for the path, or null for no rule (the edge's 204);
-// Explanation is which rules matched and why the answering one won, as
-// `redirects explain --json` prints it.
-type lookupJSON struct {
-	Path        string             `json:"path"`
-	Version     any                `json:"version"`
-	Answer      json.RawMessage    `json:"answer"`
-	Explanation safety.Explanation `json:"explanation"`
-}
-
 // lookup answers ?path= against the draft (version=draft), a deployed
 // version, or the latest deployment (no version, or version=live), with
 // the engine the edge runs, and explains the answer.
 func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionRead)
-	if err != nil {
-		return err
-	}
 	path, err := query(r, "path")
 	if err != nil {
 		return err
@@ -69,26 +43,16 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t, err := safety.Load(r.Context(), h.store, p.ID, spec, false)
+	rs, err := h.svc.Deploys.RuleSet(r.Context(), r.PathValue("project"), spec, false)
 	if err != nil {
 		return err
 	}
-	out := lookupJSON{Path: path, Version: targetVersion(t), Answer: json.RawMessage("null"), Explanation: t.Explain(path)}
-	if m, ok := engine.CompileWith(t.Rules, t.Settings).Lookup(path); ok {
+	out := api.Lookup{Path: path, Version: api.RuleSetVersion(rs), Answer: json.RawMessage("null"), Explanation: safety.ExplainWith(rs.Rules, rs.Settings, path)}
+	if m, ok := engine.CompileWith(rs.Rules, rs.Settings).Lookup(path); ok {
 		out.Answer = json.RawMessage(m.AppendJSON(nil, path))
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-// diffJSON answers a diff: `redirects diff --json` with the versions
-// compared.
-type diffJSON struct {
-	From        string `json:"from"`
-	To          string `json:"to"`
-	FromVersion any    `json:"fromVersion"`
-	ToVersion   any    `json:"toVersion"`
-	safety.DiffResult
 }
 
 // diff answers what changes from ?from= to ?to= (each draft, live or a
@@ -97,10 +61,6 @@ type diffJSON struct {
 // at most ?maxPaths= of them (default safety.DefaultMaxPaths, -1 for all).
 // A project with nothing deployed diffs from an empty "live".
 func (h *handler) diff(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionRead)
-	if err != nil {
-		return err
-	}
 	from, err := versionParam(r, "from", "live")
 	if err != nil {
 		return err
@@ -120,15 +80,15 @@ func (h *handler) diff(w http.ResponseWriter, r *http.Request) error {
 		maxPaths = n
 	}
 	ctx := r.Context()
-	a, err := safety.Load(ctx, h.store, p.ID, from, true)
+	a, err := h.svc.Deploys.RuleSet(ctx, r.PathValue("project"), from, true)
 	if err != nil {
 		return err
 	}
-	b, err := safety.Load(ctx, h.store, p.ID, to, true)
+	b, err := h.svc.Deploys.RuleSet(ctx, r.PathValue("project"), to, true)
 	if err != nil {
 		return err
 	}
-	d := a.Diff(b, safety.DiffOptions{MaxPaths: maxPaths})
-	writeJSON(w, http.StatusOK, diffJSON{From: a.Name, To: b.Name, FromVersion: targetVersion(a), ToVersion: targetVersion(b), DiffResult: d})
+	d := safety.Diff(a.Rules, b.Rules, safety.DiffOptions{MaxPaths: maxPaths, From: a.Settings, To: b.Settings})
+	writeJSON(w, http.StatusOK, api.Diff{From: a.Name, To: b.Name, FromVersion: api.RuleSetVersion(a), ToVersion: api.RuleSetVersion(b), DiffResult: d})
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 
 	"redirects"
 	"redirects/export"
-	"redirects/safety"
+	"redirects/service"
 )
 
 // docGrant is one line of the role table of docs/manage.md and the README,
@@ -316,7 +316,7 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 			return call{pbase + "/deployments", map[string]any{"message": "matrix"}}
 		case "POST /manage/v1/projects/{project}/deployments/{version}/promote", "DELETE /manage/v1/projects/{project}/deployments/{version}":
 			// A fresh staged version for each call: promoted or discarded.
-			d, err := safety.DeployUnchecked(ctx, e.store, o.project.ID, redirects.DeployOptions{Stage: true}, export.Build)
+			d, err := service.DeployUnchecked(ctx, e.store, o.project.ID, redirects.DeployOptions{Stage: true}, export.Build)
 			if err != nil {
 				t.Fatal(err)
 			}

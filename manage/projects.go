@@ -9,19 +9,7 @@ import (
 
 // projectDetailJSON is one project with what a person needs next: the
 // live version, the last deployment and the number of draft rules.
-// It is api.ProjectDetail with the deployment shape this package declares.
-type projectDetailJSON struct {
-	api.Project
-	// LiveVersion is the live version (the latest deployed one, unless
-	// versions are staged: docs/contract.md#staged-deploys), or null while
-	// none is live.
-	LiveVersion *int            `json:"liveVersion"`
-	LastDeploy  *deploymentJSON `json:"lastDeploy"`
-	RuleCount   int             `json:"ruleCount"`
-	// ShrinkLimit is the percentage of the live rules a deploy may remove
-	// without allowShrink.
-	ShrinkLimit int `json:"shrinkLimit"`
-}
+type projectDetailJSON = api.ProjectDetail
 
 func (h *handler) projectList(w http.ResponseWriter, r *http.Request) error {
 	ps, err := h.svc.Projects.Projects(r.Context(), r.PathValue("org"))
@@ -77,7 +65,7 @@ func (h *handler) projectGet(w http.ResponseWriter, r *http.Request) error {
 	p := o.Project
 	out := projectDetailJSON{Project: api.ProjectOf(p), ShrinkLimit: p.ShrinkLimit, RuleCount: o.RuleCount}
 	if d := o.Live; d != nil {
-		j := toDeploymentJSON(d)
+		j := api.DeploymentOf(d)
 		out.LiveVersion, out.LastDeploy = &d.Version, &j
 	}
 	writeJSON(w, http.StatusOK, out)

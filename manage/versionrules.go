@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"redirects"
 	"redirects/export"
 )
 
@@ -14,21 +13,18 @@ import (
 // command line through this API (package remote) lints, diffs and looks up
 // versions from it. The version's settings are in the deployments list.
 func (h *handler) versionRulesCSV(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.authorizeProject(r, redirects.ActionRead)
-	if err != nil {
-		return err
-	}
+	id := r.PathValue("project")
 	s := r.PathValue("version")
 	v, err := strconv.Atoi(s)
 	if err != nil || v <= 0 {
 		return newError(http.StatusNotFound, "NOT_FOUND", "version %q not found: versions are positive whole numbers", s)
 	}
-	d, rules, err := h.store.FindDeployment(r.Context(), p.ID, v)
+	d, rules, err := h.svc.Deploys.Version(r.Context(), id, v)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+p.ID+`-v`+strconv.Itoa(d.Version)+`.csv"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+id+`-v`+strconv.Itoa(d.Version)+`.csv"`)
 	w.Header().Set("Redirects-Version", strconv.Itoa(d.Version))
 	return export.WriteDraftCSV(w, rules)
 }

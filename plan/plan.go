@@ -14,15 +14,18 @@ import (
 	"redirects/safety"
 )
 
-// Store is what a plan reads and apply writes.
-type Store interface {
-	safety.RuleSource
-	FindProjectTests(ctx context.Context, id string) (string, error)
-	SetProjectTests(ctx context.Context, id, csv string) error
-	SetProjectHosts(ctx context.Context, id string, hosts []string) (*redirects.Project, error)
-	SetProjectShrinkLimit(ctx context.Context, id string, percent int) (*redirects.Project, error)
-	SetProjectSettings(ctx context.Context, id string, s redirects.Settings) (*redirects.Project, error)
-	Import(ctx context.Context, projectID string, rules []redirects.Rule, opts redirects.ImportOptions) (*redirects.ImportReport, error)
+// Services are what a plan reads and apply runs: the project's fields
+// (Projects), its draft (Imports), and the deploy service, which reads
+// the rule sets and the test file and deploys through the gate.
+type Services struct {
+	Projects redirects.ProjectService
+	Imports  redirects.ImportService
+	Deploys  redirects.DeployService
+}
+
+// ServicesOf returns what a plan needs of the service layer s.
+func ServicesOf(s redirects.Services) Services {
+	return Services{Projects: s.Projects, Imports: s.Imports, Deploys: s.Deploys}
 }
 
 // Plan is what would change to make a project match its file.
@@ -86,8 +89,8 @@ func (p *Plan) Blocked() []string {
 // Make compares the project with d. maxPaths bounds the paths listed
 // (safety.DiffOptions.MaxPaths); allowShrink lets a shrink beyond the
 // project's limit through, as deploy --allow-shrink does.
-func Make(ctx context.Context, s Store, d *Desired, maxPaths int, allowShrink bool) (*Plan, error) {
-	p, err := s.FindProjectByID(ctx, d.ProjectID)
+func Make(ctx context.Context, s Services, d *Desired, maxPaths int, allowShrink bool) (*Plan, error) {
+	p, err := s.Projects.Project(ctx, d.ProjectID)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +115,7 @@ func Make(ctx context.Context, s Store, d *Desired, maxPaths int, allowShrink bo
 		limit = *d.ShrinkLimit
 	}
 	cases := d.Cases
-	stored, err := s.FindProjectTests(ctx, p.ID)
+	stored, err := s.Deploys.Tests(ctx, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -129,14 +132,14 @@ func Make(ctx context.Context, s Store, d *Desired, maxPaths int, allowShrink bo
 	} else {
 		cases = storedCases
 	}
-	draft, err := safety.Load(ctx, s, p.ID, "draft", false)
+	draft, err := target(ctx, s.Deploys, p.ID, "draft", false)
 	if err != nil {
 		return nil, err
 	}
 	want := &safety.Target{Rules: d.Rules, Name: d.Path, Settings: settings}
 	pl.Draft = draft.Diff(want, safety.DiffOptions{MaxPaths: maxPaths})
 	pl.Settings, pl.Draft.Settings = pl.Draft.Settings, nil
-	live, err := safety.Load(ctx, s, p.ID, "live", true)
+	live, err := target(ctx, s.Deploys, p.ID, "live", true)
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +159,20 @@ func Make(ctx context.Context, s Store, d *Desired, maxPaths int, allowShrink bo
 		pl.Gate.Blocked = slices.DeleteFunc(pl.Gate.Blocked, func(b string) bool { return b == pl.Gate.Shrink.String() })
 	}
 	return pl, nil
+}
+
+// settingsUpdate is the project update that sets the matching settings s.
+func settingsUpdate(s redirects.Settings) redirects.ProjectUpdate {
+	return redirects.ProjectUpdate{CaseInsensitive: &s.CaseInsensitive, IgnoreTrailingSlash: &s.IgnoreTrailingSlash}
+}
+
+// target reads spec's rule set of the project through the deploy service.
+func target(ctx context.Context, s redirects.DeployService, projectID, spec string, emptyLive bool) (*safety.Target, error) {
+	rs, err := s.RuleSet(ctx, projectID, spec, emptyLive)
+	if err != nil {
+		return nil, err
+	}
+	return safety.TargetOf(rs), nil
 }
 
 func nonNil(s []string) []string {
@@ -189,16 +206,12 @@ type Applied struct {
 	Gate       *safety.GateResult      `json:"-"`
 }
 
-// DeployFunc deploys a project through the deploy gate: safety.Deploy on a
-// database, the management API's deploy through package remote.
-type DeployFunc func(ctx context.Context, projectID string, opts redirects.DeployOptions) (*redirects.Deployment, *safety.GateResult, error)
-
 // Apply makes the project match its file: the project's fields, then the
-// draft (replaced in one import), then a deploy through the gate (deploy,
-// with message). It changes nothing when the plan is blocked; the caller
+// draft (replaced in one import), then a deploy through the deploy
+// service's gate, with message. It changes nothing when the plan is blocked; the caller
 // checks Changes first for a no-op. A step that fails leaves the earlier
 // ones applied, and the error names them.
-func Apply(ctx context.Context, s Store, pl *Plan, message string, deploy DeployFunc) (*Applied, error) {
+func Apply(ctx context.Context, s Services, pl *Plan, message string) (*Applied, error) {
 	if b := pl.Blocked(); len(b) > 0 {
 		return nil, redirects.Errorf(redirects.ECONFLICT, "nothing applied: %s", strings.Join(b, "; "))
 	}
@@ -211,25 +224,31 @@ func Apply(ctx context.Context, s Store, pl *Plan, message string, deploy Deploy
 		return a, redirects.Errorf(redirects.ErrorCode(err), "%s (already applied: %s)", redirects.ErrorMessage(err), strings.Join(a.Steps, ", "))
 	}
 	if pl.Hosts != nil {
-		if _, err := s.SetProjectHosts(ctx, pl.ProjectID, d.Hosts); err != nil {
+		if _, err := s.Projects.UpdateProject(ctx, pl.ProjectID, redirects.ProjectUpdate{Hosts: &d.Hosts}); err != nil {
 			return fail(err)
 		}
 		a.Steps = append(a.Steps, "hosts")
 	}
 	if pl.ShrinkLimit != nil {
-		if _, err := s.SetProjectShrinkLimit(ctx, pl.ProjectID, *d.ShrinkLimit); err != nil {
+		if _, err := s.Projects.UpdateProject(ctx, pl.ProjectID, redirects.ProjectUpdate{ShrinkLimit: d.ShrinkLimit}); err != nil {
 			return fail(err)
 		}
 		a.Steps = append(a.Steps, "shrinkLimit")
 	}
 	if pl.Tests != nil {
-		if err := s.SetProjectTests(ctx, pl.ProjectID, d.Tests); err != nil {
+		var err error
+		if d.Tests == "" {
+			err = s.Deploys.DeleteTests(ctx, pl.ProjectID)
+		} else {
+			_, err = s.Deploys.SetTests(ctx, pl.ProjectID, d.Tests)
+		}
+		if err != nil {
 			return fail(err)
 		}
 		a.Steps = append(a.Steps, "tests")
 	}
 	importDraft := func() error {
-		rep, err := s.Import(ctx, pl.ProjectID, d.Rules, redirects.ImportOptions{Mode: redirects.ImportReplace})
+		rep, err := s.Imports.Import(ctx, pl.ProjectID, d.Rules, redirects.ImportOptions{Mode: redirects.ImportReplace})
 		if err != nil {
 			return err
 		}
@@ -242,12 +261,12 @@ func Apply(ctx context.Context, s Store, pl *Plan, message string, deploy Deploy
 		// The draft's rules must not clash under the settings in force
 		// when they are written: settings first, unless the draft as it
 		// is clashes under the new ones; then the rules first.
-		_, err := s.SetProjectSettings(ctx, pl.ProjectID, *d.Settings)
+		_, err := s.Projects.UpdateProject(ctx, pl.ProjectID, settingsUpdate(*d.Settings))
 		if redirects.ErrorCode(err) == redirects.ECONFLICT && pl.DraftChanges() {
 			if err := importDraft(); err != nil {
 				return fail(err)
 			}
-			_, err = s.SetProjectSettings(ctx, pl.ProjectID, *d.Settings)
+			_, err = s.Projects.UpdateProject(ctx, pl.ProjectID, settingsUpdate(*d.Settings))
 		} else if err == nil && pl.DraftChanges() {
 			a.Steps = append(a.Steps, "settings")
 			if err := importDraft(); err != nil {
@@ -268,7 +287,7 @@ func Apply(ctx context.Context, s Store, pl *Plan, message string, deploy Deploy
 		if message == "" {
 			message = "apply " + filepath.Base(d.Path)
 		}
-		dep, g, err := deploy(ctx, pl.ProjectID, redirects.DeployOptions{Message: message, Override: pl.override, Stage: pl.Stage})
+		dep, g, err := s.Deploys.Deploy(ctx, pl.ProjectID, redirects.DeployOptions{Message: message, Override: pl.override, Stage: pl.Stage})
 		a.Gate = g
 		if err != nil {
 			return fail(err)

@@ -22,7 +22,7 @@ import (
 	"redirects/internal/rulegen"
 	"redirects/internal/testproxy"
 	"redirects/postgres"
-	"redirects/safety"
+	"redirects/service"
 	"redirects/storetest"
 )
 
@@ -282,12 +282,12 @@ func TestNotify(t *testing.T) {
 	}
 
 	p := newProject(t, db) // an org event and a project event
-	if _, err := safety.DeployUnchecked(ctx, db, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+	if _, err := service.DeployUnchecked(ctx, db, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		return nil, errors.New("renderer broke")
 	}); err == nil {
 		t.Fatalf("Deploy with a failing builder succeeded")
 	}
-	if _, err := safety.DeployUnchecked(ctx, db, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+	if _, err := service.DeployUnchecked(ctx, db, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		return &redirects.DeployContent{}, nil
 	}); err != nil {
 		t.Fatalf("Deploy: %v", err)
@@ -383,7 +383,7 @@ func TestDeleteProjectCascades(t *testing.T) {
 			t.Fatalf("ImportRules: %v", err)
 		}
 	}
-	if _, err := safety.DeployUnchecked(ctx, db, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+	if _, err := service.DeployUnchecked(ctx, db, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv", Body: []byte("x\n"), ETag: `"x"`}}}, nil
 	}); err != nil {
 		t.Fatalf("Deploy: %v", err)
@@ -432,7 +432,7 @@ func TestDeployLeavesDraftFree(t *testing.T) {
 	if err := db.AddRule(ctx, first); err != nil {
 		t.Fatalf("AddRule: %v", err)
 	}
-	_, err := safety.DeployUnchecked(ctx, db, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+	_, err := service.DeployUnchecked(ctx, db, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		if err := other.AddRule(wctx, &redirects.Rule{ProjectID: p.ID, Source: "/b", Destination: "/x", StatusCode: 301, Priority: 100}); err != nil {

@@ -70,14 +70,13 @@ func (c *Client) Project(ctx context.Context, id string) (*redirects.Project, er
 // ProjectOverview returns a project with its live deployment and number
 // of draft rules.
 func (c *Client) ProjectOverview(ctx context.Context, id string) (*redirects.ProjectOverview, error) {
-	var live *deploymentJSON
-	j := api.ProjectDetail{LastDeploy: &live}
+	var j api.ProjectDetail
 	if err := c.do(ctx, "GET", "/projects/"+pathEscape(id), nil, nil, "", &j); err != nil {
 		return nil, err
 	}
 	o := &redirects.ProjectOverview{Project: j.ToProject(), RuleCount: j.RuleCount}
-	if live != nil {
-		o.Live = live.deployment(id)
+	if j.LastDeploy != nil {
+		o.Live = j.LastDeploy.Deployment(id)
 	}
 	return o, nil
 }

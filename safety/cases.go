@@ -13,36 +13,10 @@ import (
 )
 
 // Case is one expected outcome: what the lookup of Path must answer.
-type Case struct {
-	// Line is the case's line in its file, for messages.
-	Line int `json:"line"`
-	// Path is the requested path as a client sends it, and may carry a
-	// query string (/old?x=1), which a preserveQuery rule passes on.
-	Path string `json:"path"`
-	// StatusCode is one of redirects.StatusCodes (410: gone, with an empty
-	// destination), or 0 when no rule may answer.
-	StatusCode int `json:"statusCode"`
-	// Destination is the computed destination the answer must carry
-	// (redirects.Target: with the rest of the path and the query when the
-	// rule keeps them).
-	Destination string `json:"destination,omitempty"`
-	// FinalDestination, when set, is where following the project's own
-	// rules from the answer must end (see LintOptions.Hosts).
-	FinalDestination string `json:"finalDestination,omitempty"`
-}
+type Case = redirects.TestCase
 
 // CaseResult is the outcome of one case.
-type CaseResult struct {
-	Case Case   `json:"case"`
-	Got  Answer `json:"got"`
-	// GotFinal is where following the answer ends; empty for no answer or
-	// a loop (Loop).
-	GotFinal string `json:"gotFinal,omitempty"`
-	Loop     bool   `json:"loop,omitempty"`
-	Pass     bool   `json:"pass"`
-	// Problems says, one sentence each, what differs from the case.
-	Problems []string `json:"problems,omitempty"`
-}
+type CaseResult = redirects.CaseResult
 
 // CasesHeader is the header line of a test file; the fourth column is
 // optional.

@@ -3,7 +3,6 @@ package safety
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"redirects"
@@ -11,29 +10,7 @@ import (
 
 // Answer is what a lookup answers for a path: a status and a destination,
 // or status 0 for no redirect.
-type Answer struct {
-	StatusCode  int    `json:"statusCode"`
-	Destination string `json:"destination,omitempty"`
-	// RuleID names the answering rule; it is not part of what a client sees
-	// and so not compared.
-	RuleID int64 `json:"ruleId,omitempty"`
-}
-
-// Same reports whether a client sees the same answer in a and b.
-func (a Answer) Same(b Answer) bool {
-	return a.StatusCode == b.StatusCode && a.Destination == b.Destination
-}
-
-// String reads "301 /new", "410 gone" or "no redirect".
-func (a Answer) String() string {
-	switch a.StatusCode {
-	case 0:
-		return "no redirect"
-	case redirects.StatusGone:
-		return "410 gone"
-	}
-	return strconv.Itoa(a.StatusCode) + " " + a.Destination
-}
+type Answer = redirects.LookupAnswer
 
 // SamplePath returns the path below a starts_with source that Diff and
 // Verify probe besides the source itself: the source with "_" appended after

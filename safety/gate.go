@@ -1,16 +1,14 @@
 package safety
 
 import (
-	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"redirects"
 )
 
-// The deploy gate: what runs before every deploy, from the command line and
-// the management API alike, and refuses one that would put a loop, a
+// The deploy gate: what the deploy service runs before every deploy, from
+// every front door alike, and refuses one that would put a loop, a
 // failing expected-outcome case or a large loss of rules live unless the
 // caller overrides it (see redirects.DeployOverride).
 
@@ -43,48 +41,11 @@ type GateOptions struct {
 // confirmation however few go.
 const MinShrinkRemoved = 10
 
-// Shrink is what a deploy removes of the live rules. A live rule is removed
-// when the deploy has no rule of its match type and source.
-type Shrink struct {
-	Live    int `json:"live"`
-	Deploy  int `json:"deploy"`
-	Removed int `json:"removed"`
-	// Percent is Removed as a percentage of Live, rounded down to a tenth.
-	Percent float64 `json:"percent"`
-	Limit   int     `json:"limit"`
-	// LeavesNone is set when the deploy removes every live rule and adds
-	// none.
-	LeavesNone bool `json:"leavesNone"`
-	// NeedsConfirmation is set when the deploy removes more than Limit
-	// percent of the live rules (and at least MinShrinkRemoved), or leaves
-	// none, and is not a rollback.
-	NeedsConfirmation bool `json:"needsConfirmation"`
-	// Rollback is set for a rollback, which needs no confirmation.
-	Rollback bool `json:"rollback,omitempty"`
-}
+// Shrink is what a deploy removes of the live rules.
+type Shrink = redirects.DeployShrink
 
 // GateResult is the gate's report on one deploy.
-type GateResult struct {
-	// Target names the rules the deploy would put live: "the draft" or
-	// "version N".
-	Target   string    `json:"target"`
-	Findings []Finding `json:"findings"`
-	Errors   int       `json:"errors"`
-	Warnings int       `json:"warnings"`
-	// Cases is the number of expected-outcome cases run, FailingCases those
-	// that failed.
-	Cases        int          `json:"cases"`
-	FailingCases []CaseResult `json:"failingCases"`
-	Shrink       Shrink       `json:"shrink"`
-	// Blocked lists, one sentence each, why the deploy may not go ahead
-	// with the override it has; empty when it may.
-	Blocked []string `json:"blocked"`
-	// Forced and ShrinkAllowed say which override the deploy needs and
-	// has: forced past blocking findings or failing cases, allowed past
-	// the shrink guard.
-	Forced        bool `json:"forced"`
-	ShrinkAllowed bool `json:"shrinkAllowed"`
-}
+type GateResult = redirects.GateReport
 
 // Gate checks the rules a deploy would put live (deploy) against the live
 // rules and the project's cases: lint errors and failing cases block unless
@@ -160,168 +121,12 @@ func measureShrink(live, deploy []redirects.Rule, opts GateOptions) Shrink {
 	return s
 }
 
-// String says what the deploy removes and why it needs a confirmation.
-func (s Shrink) String() string {
-	if s.LeavesNone {
-		return fmt.Sprintf("this deploy removes all %s live rules and leaves the project with none", Thousands(s.Live))
-	}
-	return fmt.Sprintf("this deploy removes %s of %s live rules (%s %%); the project's limit is %d %%",
-		Thousands(s.Removed), Thousands(s.Live), strconv.FormatFloat(s.Percent, 'f', -1, 64), s.Limit)
-}
-
 // Thousands writes n with commas between groups of three digits: 1,000.
-func Thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func Thousands(n int) string { return redirects.Thousands(n) }
 
-// BlockedError is the error of a deploy the gate refused. It carries the
-// gate's report, and unwraps to a redirects.ECONFLICT error whose message
-// says why.
-type BlockedError struct {
-	Result *GateResult
-}
-
-// Error says why the deploy was refused.
-func (e *BlockedError) Error() string {
-	return "deploy blocked: " + strings.Join(e.Result.Blocked, "; ")
-}
-
-// Unwrap gives the domain's error code: the deploy conflicts with the
-// project's checks.
-func (e *BlockedError) Unwrap() error {
-	return &redirects.Error{Code: redirects.ECONFLICT, Message: e.Error()}
-}
-
-// Deploy is the one deploy of the command line, the management API and the
-// dashboard, of the draft and of an earlier version (a rollback): it
-// deploys through the pipeline (DeployInTx) with the gate run in the
-// deploy's write transaction, on exactly the rules the deploy writes, against the
-// project's own hosts, shrink limit and stored test file as that
-// transaction reads them. A blocked deploy changes nothing and returns a
-// *BlockedError with the report. The audit entry of a deploy records only
-// the overrides it needed, so the log shows what was gone past, not what
-// was asked for just in case. The report is returned with a deployment
-// too, for its warnings; it is nil when the deploy failed before the gate
-// ran. Errors: ENOTFOUND (project or version), EINVALID, what build returns, EINVALID for a bad stored test file,
-// and ECONFLICT (the *BlockedError).
-func Deploy(ctx context.Context, s redirects.DeployStore, projectID string, opts redirects.DeployOptions, build redirects.Builder) (*redirects.Deployment, *GateResult, error) {
-	var g *GateResult
-	d, err := deploy(ctx, s, projectID, opts, build, func(ctx context.Context, c *DeployCheck) (redirects.DeployOverride, error) {
-		var err error
-		if g, err = check(ctx, c); err != nil {
-			return redirects.DeployOverride{}, err
-		}
-		if len(g.Blocked) > 0 {
-			return redirects.DeployOverride{}, &BlockedError{Result: g}
-		}
-		o := c.Options.Override
-		if !g.Forced {
-			o.Force, o.Reason = false, ""
-		}
-		if !g.ShrinkAllowed {
-			o.AllowShrink = false
-		}
-		return o, nil
-	})
-	if err != nil {
-		return nil, g, err
-	}
-	return d, g, nil
-}
-
-// check runs the gate on the deploy c describes: c's rules against the
-// live rules, the project's hosts and shrink limit, and its stored test
-// file, read with c.Reader. Errors: EINVALID (the stored test file).
-func check(ctx context.Context, c *DeployCheck) (*GateResult, error) {
-	live := true
-	liveRules, err := c.Reader.FindLiveRules(ctx, c.Project.ID)
-	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
-		live, err = false, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	csv, err := c.Reader.FindProjectTests(ctx, c.Project.ID)
-	if err != nil {
-		return nil, err
-	}
-	var cases []Case
-	if csv != "" {
-		if cases, err = ParseCases(strings.NewReader(csv)); err != nil {
-			return nil, redirects.Errorf(redirects.EINVALID, "the project's stored test file: %s", redirects.ErrorMessage(err))
-		}
-	}
-	opts := c.Options
-	// The settings a deploy freezes are the project's (see DeployInTx).
-	g := Gate(liveRules, c.Rules, cases, GateOptions{Hosts: c.Project.Hosts, Settings: c.Project.Settings, ShrinkLimit: c.Project.ShrinkLimit, Live: live,
-		Rollback: opts.FromVersion > 0, Override: opts.Override})
-	g.Target = "the draft"
-	if opts.FromVersion > 0 {
-		g.Target = "version " + strconv.Itoa(opts.FromVersion)
-	}
-	return g, nil
-}
-
-// GateStore is what CheckDeploy reads of a store.
-type GateStore interface {
-	FindProjectByID(ctx context.Context, id string) (*redirects.Project, error)
-	FindRules(ctx context.Context, projectID string) ([]redirects.Rule, error)
-	FindDeployment(ctx context.Context, projectID string, version int) (*redirects.Deployment, []redirects.Rule, error)
-	FindProjectTests(ctx context.Context, id string) (string, error)
-}
-
-// CheckDeploy is a dry run of Deploy: the gate's report on the deploy opts
-// describes, run as Deploy runs it, on the rules it would put live (the
-// draft, or opts.FromVersion's) and the project's own hosts, shrink limit
-// and stored test file, read from s without taking the deploy's lock. It
-// says what a deploy would be refused for now; the deploy checks again,
-// in its transaction, what it writes. Errors: ENOTFOUND (the project or
-// the version), EINVALID (the options, the stored test file).
-func CheckDeploy(ctx context.Context, s GateStore, projectID string, opts redirects.DeployOptions) (*GateResult, error) {
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	p, err := s.FindProjectByID(ctx, projectID)
-	if err != nil {
-		return nil, err
-	}
-	var rules []redirects.Rule
-	if opts.FromVersion > 0 {
-		_, rules, err = s.FindDeployment(ctx, projectID, opts.FromVersion)
-	} else {
-		rules, err = s.FindRules(ctx, projectID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return check(ctx, &DeployCheck{Project: p, Options: opts, Rules: rules, Reader: gateReader{s}})
-}
-
-// gateReader is the redirects.DeployReader of CheckDeploy: reads of s, each
-// in a transaction of its own.
-type gateReader struct{ s GateStore }
-
-func (r gateReader) FindLiveRules(ctx context.Context, projectID string) ([]redirects.Rule, error) {
-	_, rules, err := r.s.FindDeployment(ctx, projectID, 0)
-	return rules, err
-}
-
-func (r gateReader) FindProjectTests(ctx context.Context, projectID string) (string, error) {
-	return r.s.FindProjectTests(ctx, projectID)
-}
+// BlockedError is the error of a deploy the gate refused, with its
+// report.
+type BlockedError = redirects.DeployBlockedError
 
 // plural returns "1 case", "2 cases": n with the form of the word for it.
 func plural(n int, one, many string) string {

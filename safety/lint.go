@@ -4,14 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"redirects"
 )
 
 // Severity says whether a finding blocks a deploy.
-type Severity string
+type Severity = redirects.FindingSeverity
 
 // Severities of findings.
 const (
@@ -22,7 +21,7 @@ const (
 )
 
 // Kind names what a finding is about.
-type Kind string
+type Kind = redirects.FindingKind
 
 // Kinds of findings, errors first.
 const (
@@ -55,20 +54,8 @@ const (
 var kindOrder = map[Kind]int{KindLoop: 0, KindSelfMatch: 1, KindPathGrowth: 2, KindChain: 3, KindShadowed: 4,
 	KindRedundant: 5, KindOverlap: 6, KindDoubleSlash: 7}
 
-// RuleRef names a rule in a finding, an explanation or a diff, with the
-// fields that matter to matching.
-type RuleRef struct {
-	ID          int64  `json:"id"`
-	MatchType   string `json:"matchType"`
-	Source      string `json:"source"`
-	Destination string `json:"destination"`
-	StatusCode  int    `json:"statusCode"`
-	Priority    int    `json:"priority"`
-	// PreservePath and PreserveQuery are the rule's options
-	// (docs/contract.md#rule-options).
-	PreservePath  bool `json:"preservePath,omitempty"`
-	PreserveQuery bool `json:"preserveQuery,omitempty"`
-}
+// RuleRef names a rule in a finding, an explanation or a diff.
+type RuleRef = redirects.RuleRef
 
 // Ref returns the RuleRef of r.
 func Ref(r *redirects.Rule) RuleRef {
@@ -76,35 +63,8 @@ func Ref(r *redirects.Rule) RuleRef {
 		StatusCode: r.StatusCode, Priority: r.Priority, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
 }
 
-// String names the rule for messages: rule 12 (starts_with /a).
-func (r RuleRef) String() string {
-	return "rule " + strconv.FormatInt(r.ID, 10) + " (" + r.MatchType + " " + r.Source + ")"
-}
-
 // Finding is one problem Lint found.
-type Finding struct {
-	Severity Severity `json:"severity"`
-	Kind     Kind     `json:"kind"`
-	Message  string   `json:"message"`
-	// Rules are the rules involved: for a loop or a chain in the order they
-	// are followed, otherwise the rule the finding is about first.
-	Rules []RuleRef `json:"rules"`
-	// Path shows the finding: for a loop or a chain the paths requested one
-	// after the other (a loop's last path is its first), otherwise the path
-	// at which the rules meet.
-	Path []string `json:"path"`
-	// FinalDestination is, for a chain, where following it ends: the
-	// answer of its last rule (see Lint on the requests followed). Empty
-	// when the chain runs into a loop.
-	FinalDestination string `json:"finalDestination,omitempty"`
-	// MixedStatus is set on a chain of both permanent (301, 308) and
-	// temporary (302, 303, 307) answers.
-	MixedStatus bool `json:"mixedStatus,omitempty"`
-	// Hops is the number of redirects of a chain or a loop (for a chain into
-	// a loop, up to and once around the loop); Rules lists at most
-	// MaxChainRules of them.
-	Hops int `json:"hops,omitempty"`
-}
+type Finding = redirects.LintFinding
 
 // MaxChainRules bounds the rules a chain finding lists.
 const MaxChainRules = 16

@@ -125,3 +125,9 @@ func (t *Target) Verify(ctx context.Context, baseURL string, opts VerifyOptions)
 	opts.Settings = t.Settings
 	return Verify(ctx, baseURL, t.Rules, opts)
 }
+
+// TargetOf is the target of the rule set rs, as the deploy service reads
+// one (redirects.DeployService.RuleSet).
+func TargetOf(rs *redirects.RuleSet) *Target {
+	return &Target{Rules: rs.Rules, Name: rs.Name, Version: rs.Version, Draft: rs.Draft, Settings: rs.Settings}
+}

@@ -14,7 +14,7 @@ import (
 // change and its record commit together. A zero Time is the clock's.
 //
 // Every store method that changes something calls it before it commits;
-// Deploy and Import record theirs through safety.DeployInTx and
+// Deploy and Import record theirs through service.DeployInTx and
 // redirects.ImportInTx (the RecordAudit of deployTx and importTx).
 func (db *DB) recordAudit(ctx context.Context, tx querier, e *redirects.AuditEntry) error {
 	if e.Time.IsZero() {

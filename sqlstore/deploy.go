@@ -1,7 +1,7 @@
 package sqlstore
 
 // The deploy's write transaction: WithDeployTx, and deployTx, the
-// redirects.DeployTx that safety.DeployInTx reads and writes through.
+// redirects.DeployTx that service.DeployInTx reads and writes through.
 // A read or write the deploy needs inside its transaction is a method of
 // deployTx here.
 
@@ -15,7 +15,8 @@ import (
 )
 
 // WithDeployTx runs fn in the deploy's write transaction (see
-// safety.Deploy, the one deploy entry, which checks and writes through fn).
+// the deploy service's Deploy, the one deploy entry, which checks and
+// writes through fn).
 //
 // The transaction first locks the project's row (FOR NO KEY UPDATE; on
 // SQLite the IMMEDIATE transaction holds the database's write lock) and

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"redirects"
-	"redirects/safety"
+	"redirects/service"
 )
 
 func (e *env) audit(f redirects.AuditFilter) []*redirects.AuditEntry {
@@ -274,7 +274,7 @@ func testAuditDeploy(t *testing.T, e *env) {
 	e.rule(p.ID, "/c", "/d", redirects.StartsWith, 0)
 	e.deploy(p.ID, redirects.DeployOptions{Message: "first"})
 	e.deploy(p.ID, redirects.DeployOptions{Message: "back", FromVersion: 1})
-	if _, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{FromVersion: 9}, build); redirects.ErrorCode(err) != redirects.ENOTFOUND {
+	if _, err := service.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{FromVersion: 9}, build); redirects.ErrorCode(err) != redirects.ENOTFOUND {
 		t.Fatalf("Deploy(version 9) = %v, want ENOTFOUND", err)
 	}
 

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"redirects/internal/rulegen"
-
 	"redirects"
-	"redirects/safety"
+	"redirects/internal/rulegen"
+	"redirects/service"
 )
 
 // BenchOpener returns a new, empty store; the benchmark closes it.
@@ -80,7 +79,7 @@ func BenchDeploy(b *testing.B, open BenchOpener) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := safety.DeployUnchecked(ctx, s, projectID, redirects.DeployOptions{}, countBuild); err != nil {
+				if _, err := service.DeployUnchecked(ctx, s, projectID, redirects.DeployOptions{}, countBuild); err != nil {
 					b.Fatalf("Deploy: %v", err)
 				}
 			}

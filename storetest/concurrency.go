@@ -8,10 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"redirects/internal/rulegen"
-
 	"redirects"
-	"redirects/safety"
+	"redirects/internal/rulegen"
+	"redirects/service"
 )
 
 // testConcurrentOpen opens one new database from many stores at once: each
@@ -67,7 +66,7 @@ func testConcurrentWriters(t *testing.T, d *Database) {
 					errs <- fmt.Errorf("writer %d: AddRule: %w", w, err)
 				}
 				if i%(rulesEach/deploysEach) == rulesEach/deploysEach-1 {
-					if _, err := safety.DeployUnchecked(ctx, s, p.ID, redirects.DeployOptions{}, countBuild); err != nil {
+					if _, err := service.DeployUnchecked(ctx, s, p.ID, redirects.DeployOptions{}, countBuild); err != nil {
 						errs <- fmt.Errorf("writer %d: Deploy: %w", w, err)
 					}
 				}
@@ -149,7 +148,7 @@ func testConcurrentDeploys(t *testing.T, d *Database) {
 			}
 			defer s.Close()
 			for i := 0; i < deploysEach; i++ {
-				if _, err := safety.DeployUnchecked(ctx, s, p.ID, redirects.DeployOptions{Message: fmt.Sprintf("writer %d #%d", w, i)}, countBuild); err != nil {
+				if _, err := service.DeployUnchecked(ctx, s, p.ID, redirects.DeployOptions{Message: fmt.Sprintf("writer %d #%d", w, i)}, countBuild); err != nil {
 					errs <- fmt.Errorf("writer %d: Deploy: %w", w, err)
 				}
 			}
@@ -224,7 +223,7 @@ func testReadDuringWrite(t *testing.T, d *Database) {
 	inBuild, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error)
 	go func() {
-		_, err := safety.DeployUnchecked(ctx, w, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+		_, err := service.DeployUnchecked(ctx, w, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 			close(inBuild)
 			<-release // hold the lock
 			return &redirects.DeployContent{}, nil

@@ -9,6 +9,7 @@ import (
 
 	"redirects"
 	"redirects/safety"
+	"redirects/service"
 )
 
 // editFirst is a store whose deploy transaction starts only after edit has
@@ -24,6 +25,19 @@ func (s *editFirst) WithDeployTx(ctx context.Context, fn func(redirects.DeployTx
 	s.edits++
 	s.edit()
 	return s.Store.WithDeployTx(ctx, fn)
+}
+
+// gated is the deploy service over s with the suite's builder: the deploy
+// through the gate that every front door calls. The suite's context is
+// the local principal's, which may do anything.
+func gated(s redirects.Store) redirects.DeployService {
+	return service.New(service.Deps{Store: s, Builder: build})
+}
+
+// asLocal is ctx with the local principal, as the command line's with
+// the database.
+func asLocal(ctx context.Context) context.Context {
+	return redirects.WithPrincipal(ctx, redirects.LocalPrincipal())
 }
 
 // hostLoopProject makes a project on www.example.com whose draft has the
@@ -46,7 +60,7 @@ func (e *env) hostLoopProject() *redirects.Project {
 func testDeployChecksWhatItWrites(t *testing.T, e *env) {
 	p := e.hostLoopProject()
 	s := &editFirst{Store: e.s, edit: func() { e.rule(p.ID, "/b", "/a", redirects.Exact, 100) }}
-	d, g, err := safety.Deploy(e.ctx, s, p.ID, redirects.DeployOptions{Message: "with /b"}, build)
+	d, g, err := gated(s).Deploy(asLocal(e.ctx), p.ID, redirects.DeployOptions{Message: "with /b"})
 	var be *safety.BlockedError
 	if !errors.As(err, &be) || redirects.ErrorCode(err) != redirects.ECONFLICT || d != nil {
 		t.Fatalf("deploy with a loop added before its transaction = %v, %v; want it blocked", d, err)
@@ -58,7 +72,7 @@ func testDeployChecksWhatItWrites(t *testing.T, e *env) {
 		t.Fatalf("deployments after the blocked deploy: %d, %v; want the 1 before it", len(ds), err)
 	}
 	// The dry run sees the project's hosts too.
-	if g, err := safety.CheckDeploy(e.ctx, e.s, p.ID, redirects.DeployOptions{}); err != nil || g.Errors != 1 || len(g.Blocked) != 1 {
+	if g, err := gated(e.s).CheckDeploy(asLocal(e.ctx), p.ID, redirects.DeployOptions{}); err != nil || g.Errors != 1 || len(g.Blocked) != 1 {
 		t.Fatalf("CheckDeploy = %+v, %v; want the loop, blocking", g, err)
 	}
 }
@@ -91,7 +105,7 @@ func testDeployRacesEdits(t *testing.T, e *env) {
 	})
 	var deployed, blocked int
 	for range 40 {
-		_, _, err := safety.Deploy(e.ctx, e.s, p.ID, redirects.DeployOptions{}, build)
+		_, _, err := gated(e.s).Deploy(asLocal(e.ctx), p.ID, redirects.DeployOptions{})
 		var be *safety.BlockedError
 		switch {
 		case err == nil:

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"redirects"
-	"redirects/safety"
+	"redirects/service"
 )
 
 func testDeployVersions(t *testing.T, e *env) {
@@ -109,7 +109,7 @@ func testDeployRollback(t *testing.T, e *env) {
 
 	at := e.clock.Add(time.Hour)
 	var seen []redirects.Rule
-	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{Message: "back to one", FromVersion: 1}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+	d, err := service.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{Message: "back to one", FromVersion: 1}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		seen = slices.Clone(rules)
 		return build(rules, redirects.Settings{})
 	})
@@ -137,7 +137,7 @@ func testDeployUnknownVersion(t *testing.T, e *env) {
 	e.rule(p.ID, "/a", "/x", redirects.Exact, 100)
 	e.deploy(p.ID, redirects.DeployOptions{})
 	called := false
-	_, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{FromVersion: 9}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+	_, err := service.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{FromVersion: 9}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		called = true
 		return build(rules, redirects.Settings{})
 	})
@@ -158,7 +158,7 @@ func testDeployBuilderError(t *testing.T, e *env) {
 		t.Fatalf("LastEventID: %v", err)
 	}
 	errBuild := errors.New("renderer broke")
-	_, err = safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+	_, err = service.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		return nil, errBuild
 	})
 	if !errors.Is(err, errBuild) {
@@ -216,10 +216,10 @@ func testDeployStreamedExports(t *testing.T, e *env) {
 		t.Fatalf("LastEventID: %v", err)
 	}
 	errStream := errors.New("the third file broke")
-	if _, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, stream(errStream, false)); !errors.Is(err, errStream) {
+	if _, err := service.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, stream(errStream, false)); !errors.Is(err, errStream) {
 		t.Fatalf("Deploy with a failing Each = %v, want its error", err)
 	}
-	if _, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, stream(nil, true)); redirects.ErrorCode(err) != redirects.EINTERNAL {
+	if _, err := service.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, stream(nil, true)); redirects.ErrorCode(err) != redirects.EINTERNAL {
 		t.Fatalf("Deploy with a file repeated in Each = %v, want EINTERNAL", err)
 	}
 	if ds, err := e.s.FindDeployments(e.ctx, p.ID); err != nil || len(ds) != 0 {
@@ -231,7 +231,7 @@ func testDeployStreamedExports(t *testing.T, e *env) {
 		t.Errorf("LastEventID after failed streamed deploys = %d, %v; want %d (no event)", now, err, last)
 	}
 
-	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, stream(nil, false))
+	d, err := service.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, stream(nil, false))
 	if err != nil {
 		t.Fatalf("Deploy with a streaming builder: %v", err)
 	}
@@ -260,7 +260,7 @@ func testDeployBuilderSeesSortedRules(t *testing.T, e *env) {
 	e.rule(p.ID, "/first", "/x", redirects.StartsWith, 0)
 	draft := e.rules(p.ID)
 	var seen []redirects.Rule
-	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+	d, err := service.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		seen = slices.Clone(rules)
 		return build(rules, redirects.Settings{})
 	})
@@ -280,7 +280,7 @@ func testDeployBuilderCannotChangeSnapshot(t *testing.T, e *env) {
 	p := e.newProject()
 	a := e.rule(p.ID, "/a", "/x", redirects.Exact, 100)
 	b := e.rule(p.ID, "/b", "/y", redirects.StartsWith, 100)
-	d, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+	d, err := service.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		c, err := build(rules, redirects.Settings{})
 		rules[0].Destination = "/changed"
 		rules[0], rules[1] = rules[1], rules[0]
@@ -362,7 +362,7 @@ func testDeployNotFound(t *testing.T, e *env) {
 	_, err = e.s.FindDeployments(e.ctx, "prj_nope")
 	wantCode(t, "FindDeployments(unknown project)", err, redirects.ENOTFOUND, "prj_nope")
 	called := false
-	_, err = safety.DeployUnchecked(e.ctx, e.s, "prj_nope", redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+	_, err = service.DeployUnchecked(e.ctx, e.s, "prj_nope", redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		called = true
 		return build(rules, redirects.Settings{})
 	})

@@ -8,7 +8,7 @@ import (
 	"redirects"
 	"redirects/export"
 	"redirects/internal/coding"
-	"redirects/safety"
+	"redirects/service"
 )
 
 // testDeployExportEncodings checks that export files round-trip through the
@@ -29,7 +29,7 @@ func testDeployExportEncodings(t *testing.T, e *env) {
 		"csv": {"zstd", "gzip"}, "nginx": {"gzip"}, "nginx-map-exact": nil, "nginx-map-prefix": {"zstd", "gzip"},
 	}
 	var made map[string]redirects.Export
-	_, err := safety.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
+	_, err := service.DeployUnchecked(e.ctx, e.s, p.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		made = map[string]redirects.Export{}
 		body := func(f string) []byte {
 			var b bytes.Buffer

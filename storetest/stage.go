@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"redirects"
-	"redirects/safety"
+	"redirects/service"
 )
 
 // Staged deploys (docs/contract.md#staged-deploys): a staged version is
@@ -303,7 +303,7 @@ func testStageDiscard(t *testing.T, e *env) {
 // deployErr deploys without failing the test: for deploys that must be
 // refused.
 func deployErr(e *env, projectID string, opts redirects.DeployOptions) (*redirects.Deployment, error) {
-	return safety.DeployUnchecked(e.ctx, e.s, projectID, opts, build)
+	return service.DeployUnchecked(e.ctx, e.s, projectID, opts, build)
 }
 
 // testStageRetention: retention counts staged versions as any others.

@@ -28,7 +28,7 @@ import (
 
 	"redirects"
 	"redirects/engine"
-	"redirects/safety"
+	"redirects/service"
 )
 
 // Opener returns a new, empty store that takes its times from clock. The
@@ -183,7 +183,7 @@ func (e *env) rules(projectID string) []redirects.Rule {
 
 func (e *env) deploy(projectID string, opts redirects.DeployOptions) *redirects.Deployment {
 	e.t.Helper()
-	d, err := safety.DeployUnchecked(e.ctx, e.s, projectID, opts, build)
+	d, err := service.DeployUnchecked(e.ctx, e.s, projectID, opts, build)
 	if err != nil {
 		e.t.Fatalf("Deploy(%+v): %v", opts, err)
 	}

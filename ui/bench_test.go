@@ -14,7 +14,7 @@ import (
 	"redirects/export"
 	"redirects/internal/rulegen"
 	"redirects/manage"
-	"redirects/safety"
+	"redirects/service"
 )
 
 // BenchmarkRulesPage renders the Rules tab, the whole handler from the
@@ -30,7 +30,7 @@ func BenchmarkRulesPage(b *testing.B) {
 	if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: "/live", Destination: "/x", StatusCode: 301, Priority: 100}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := safety.DeployUnchecked(ctx, e.db, e.project.ID, redirects.DeployOptions{Message: "v1"}, export.Build); err != nil {
+	if _, err := service.DeployUnchecked(ctx, e.db, e.project.ID, redirects.DeployOptions{Message: "v1"}, export.Build); err != nil {
 		b.Fatal(err)
 	}
 	rules := rulegen.Rules(1_000_000, 0.2, 1)

@@ -58,13 +58,14 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	draft, err := h.store.FindRules(ctx, ph.ID)
+	draftSet, err := h.svc.Deploys.RuleSet(ctx, ph.ID, "draft", false)
 	if err != nil {
 		return err
 	}
+	draft := draftSet.Rules
 	var live []redirects.Rule
 	if ph.Live != nil {
-		if _, live, err = h.store.FindDeployment(ctx, ph.ID, ph.Live.Version); err != nil {
+		if _, live, err = h.svc.Deploys.Version(ctx, ph.ID, ph.Live.Version); err != nil {
 			return err
 		}
 	}
@@ -73,7 +74,7 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 		liveSettings = ph.Live.Settings
 	}
 	diff := safety.Diff(live, draft, safety.DiffOptions{MaxPaths: 50, From: liveSettings, To: ph.Settings})
-	gate, err := safety.CheckDeploy(ctx, h.store, ph.ID, redirects.DeployOptions{})
+	gate, err := h.svc.Deploys.CheckDeploy(ctx, ph.ID, redirects.DeployOptions{})
 	if err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func capped[T any](s []T) ([]T, int) {
 }
 
 // deploy makes the draft rules live as the next version, through the
-// deploy gate (safety.Deploy), as the API and the command line do: lint
+// deploy service's gate, as the API and the command line do: lint
 // errors and failing cases need "force" and a reason, a large shrink needs
 // "allow-shrink".
 func (h *handler) deploy(w http.ResponseWriter, r *http.Request) error {
@@ -156,9 +157,9 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) error {
 	if !opts.Override.Force {
 		opts.Override.Reason = ""
 	}
-	d, _, err := safety.Deploy(r.Context(), h.store, ph.ID, opts, h.builder)
+	d, _, err := h.svc.Deploys.Deploy(r.Context(), ph.ID, opts)
 	if err != nil {
-		var be *safety.BlockedError
+		var be *redirects.DeployBlockedError
 		if errors.As(err, &be) {
 			return h.redirect(w, r, "/projects/"+ph.ID+"/deploy", flashErr, "Nothing was deployed: "+strings.Join(be.Result.Blocked, "; ")+".")
 		}
@@ -212,7 +213,7 @@ func (h *handler) historyPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ds, err := h.store.FindDeployments(r.Context(), ph.ID)
+	ds, err := h.svc.Deploys.Deployments(r.Context(), ph.ID)
 	if err != nil {
 		return err
 	}
@@ -273,7 +274,7 @@ func (h *handler) rollbackPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	target, _, err := h.store.FindDeployment(r.Context(), ph.ID, v)
+	target, _, err := h.svc.Deploys.Version(r.Context(), ph.ID, v)
 	if err != nil {
 		return err
 	}
@@ -299,9 +300,9 @@ func (h *handler) rollback(w http.ResponseWriter, r *http.Request) error {
 		msg = "Roll back to version " + itoa(v)
 	}
 	opts := redirects.DeployOptions{Message: msg, FromVersion: v}
-	d, _, err := safety.Deploy(r.Context(), h.store, ph.ID, opts, h.builder)
+	d, _, err := h.svc.Deploys.Deploy(r.Context(), ph.ID, opts)
 	if err != nil {
-		var be *safety.BlockedError
+		var be *redirects.DeployBlockedError
 		if errors.As(err, &be) {
 			return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashErr, "Nothing was rolled back: "+strings.Join(be.Result.Blocked, "; ")+
 				". Roll back past them with: redirects deploy --project "+ph.ID+" --from-version "+itoa(v)+" --force --reason TEXT")
@@ -331,7 +332,7 @@ func (h *handler) exportFile(w http.ResponseWriter, r *http.Request) error {
 	}
 	// A version whose files the retention pruned is rendered again, as
 	// the CLI and the edge do.
-	_, e, err := redirects.FindExport(r.Context(), h.store, h.builder, ph.ID, v, format)
+	_, e, err := h.svc.Deploys.Export(r.Context(), ph.ID, v, format)
 	if err != nil {
 		return err
 	}

@@ -35,13 +35,13 @@ func (h *handler) testPage(w http.ResponseWriter, r *http.Request) error {
 			return h.redirect(w, r, "/projects/"+ph.ID+"/test", flashErr, "Path: start it with / (at most "+thousands(redirects.MaxSourceLen)+" bytes), for example /old-page.")
 		}
 		ctx := r.Context()
-		draft, err := h.store.FindRules(ctx, ph.ID)
+		draft, err := h.svc.Deploys.RuleSet(ctx, ph.ID, "draft", false)
 		if err != nil {
 			return err
 		}
-		d.Results = append(d.Results, explained{Name: "Draft", Explanation: safety.ExplainWith(draft, ph.Settings, d.Path)})
+		d.Results = append(d.Results, explained{Name: "Draft", Explanation: safety.ExplainWith(draft.Rules, draft.Settings, d.Path)})
 		if ph.Live != nil {
-			_, live, err := h.store.FindDeployment(ctx, ph.ID, ph.Live.Version)
+			_, live, err := h.svc.Deploys.Version(ctx, ph.ID, ph.Live.Version)
 			if err != nil {
 				return err
 			}

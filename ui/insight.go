@@ -115,7 +115,7 @@ func (h *handler) settingsPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	tests, err := h.store.FindProjectTests(r.Context(), ph.ID)
+	tests, err := h.svc.Deploys.Tests(r.Context(), ph.ID)
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,12 @@ func (h *handler) settingsTests(w http.ResponseWriter, r *http.Request) error {
 	}
 	back := "/projects/" + ph.ID + "/settings"
 	tests := r.PostFormValue("tests")
-	if err := h.store.SetProjectTests(r.Context(), ph.ID, tests); err != nil {
+	if tests == "" {
+		err = h.svc.Deploys.DeleteTests(r.Context(), ph.ID)
+	} else {
+		_, err = h.svc.Deploys.SetTests(r.Context(), ph.ID, tests)
+	}
+	if err != nil {
 		if statusOf(err) < 500 {
 			return h.redirect(w, r, back, flashErr, "The test file was not saved: "+message(err))
 		}

@@ -7,7 +7,7 @@ import (
 
 	"redirects"
 	"redirects/export"
-	"redirects/safety"
+	"redirects/service"
 )
 
 // TestPrunedExportIsRenderedAgain (finding 9): the export of a version
@@ -25,7 +25,7 @@ func TestPrunedExportIsRenderedAgain(t *testing.T) {
 		if err := e.db.AddRule(ctx, &redirects.Rule{ProjectID: e.project.ID, Source: "/r" + dest, Destination: dest, StatusCode: 301, MatchType: redirects.Exact, Priority: 100}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := safety.DeployUnchecked(ctx, e.db, e.project.ID, redirects.DeployOptions{Message: "v"}, export.Build); err != nil {
+		if _, err := service.DeployUnchecked(ctx, e.db, e.project.ID, redirects.DeployOptions{Message: "v"}, export.Build); err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {

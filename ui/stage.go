@@ -52,12 +52,12 @@ func (h *handler) stagedComparison(r *http.Request, projectID string, ds []*redi
 	var liveSettings redirects.Settings // nothing live: the default
 	if v.Live != nil {
 		var err error
-		if _, live, err = h.store.FindDeployment(ctx, projectID, v.Live.Version); err != nil {
+		if _, live, err = h.svc.Deploys.Version(ctx, projectID, v.Live.Version); err != nil {
 			return nil, err
 		}
 		liveSettings = v.Live.Settings
 	}
-	_, staged, err := h.store.FindDeployment(ctx, projectID, v.Staged.Version)
+	_, staged, err := h.svc.Deploys.Version(ctx, projectID, v.Staged.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (h *handler) promote(w http.ResponseWriter, r *http.Request) error {
 	if ph.Live != nil {
 		was = ph.Live.Version
 	}
-	d, err := h.store.PromoteDeployment(r.Context(), ph.ID, v)
+	d, err := h.svc.Deploys.Promote(r.Context(), ph.ID, v)
 	if err != nil {
 		if statusOf(err) < 500 {
 			return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashErr, "Nothing was promoted: "+message(err))
@@ -115,7 +115,7 @@ func (h *handler) discard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.DiscardDeployment(r.Context(), ph.ID, v); err != nil {
+	if err := h.svc.Deploys.Discard(r.Context(), ph.ID, v); err != nil {
 		if statusOf(err) < 500 {
 			return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashErr, "Nothing was discarded: "+message(err))
 		}

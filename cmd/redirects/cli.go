@@ -477,7 +477,7 @@ func (c *cmd) local(ctx context.Context) (redirects.LocalServices, error) {
 // localOver is the service layer over the open store s.
 func (c *cmd) localOver(s redirects.Store) redirects.LocalServices {
 	accounts, _ := s.(redirects.AccountStore)
-	return service.New(service.Deps{Store: s, Accounts: accounts, Clock: c.m.Clock}).Local()
+	return service.New(service.Deps{Store: s, Accounts: accounts, Clock: c.m.Clock, Builder: builder}).Local()
 }
 
 // localContext is ctx with the principal of the command line run against

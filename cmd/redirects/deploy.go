@@ -10,8 +10,7 @@ import (
 	"text/tabwriter"
 
 	"redirects"
-	"redirects/plan"
-	"redirects/remote"
+	"redirects/api"
 	"redirects/safety"
 )
 
@@ -101,7 +100,7 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	if !*force && isSet(fs, "reason") {
 		return usagef("deploy --reason is only taken with --force")
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
@@ -110,11 +109,11 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	if c.cfg.goMemLimit == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(DeployMemoryLimit))
 	}
-	d, g, err := c.deployFunc(s)(ctx, *project, opts)
+	d, g, err := svc.Deploys.Deploy(ctx, *project, opts)
 	if g != nil {
 		c.printGate(g)
 	}
-	var be *safety.BlockedError
+	var be *redirects.DeployBlockedError
 	if errors.As(err, &be) {
 		return redirects.Errorf(redirects.ECONFLICT, "deploy of %s blocked, nothing changed: %s", g.Target, strings.Join(blockedHints(g), "; "))
 	}
@@ -142,18 +141,6 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 		c.infof("%s", r)
 	}
 	return nil
-}
-
-// deployFunc returns how a deploy runs on s: safety.Deploy on a database;
-// through the management API, the server runs the gate in its deploy's
-// transaction, and a blocked deploy answers its report as an error.
-func (c *cmd) deployFunc(s redirects.Store) plan.DeployFunc {
-	if rs, ok := s.(*remote.Store); ok {
-		return rs.Deploy
-	}
-	return func(ctx context.Context, projectID string, opts redirects.DeployOptions) (*redirects.Deployment, *safety.GateResult, error) {
-		return safety.Deploy(ctx, s, projectID, opts, builder)
-	}
 }
 
 // Most findings of each severity that a deploy prints; "redirects lint"
@@ -216,49 +203,28 @@ func blockedHints(g *safety.GateResult) []string {
 	return out
 }
 
-// deploymentJSON is the --json shape of a deployment.
-type deploymentJSON struct {
-	Version     int    `json:"version"`
-	CreatedAt   string `json:"createdAt"`
-	ExactRules  int    `json:"exactRules"`
-	PrefixRules int    `json:"prefixRules"`
-	Message     string `json:"message"`
-	FromVersion *int   `json:"fromVersion"`
-	Report      string `json:"report"`
-	// Live and Staged say where the version stands
-	// (docs/contract.md#staged-deploys); PromotedAt is when a promote last
-	// made it live, null when none did.
-	Live       bool    `json:"live"`
-	Staged     bool    `json:"staged"`
-	PromotedAt *string `json:"promotedAt"`
-}
-
 func (c *cmd) deployments(ctx context.Context, args []string) error {
 	fs := c.flags("deployments")
 	project := fs.String("project", "", "project ID")
 	asJSON := fs.Bool("json", false, "print JSON")
-	_, s, err := c.start(ctx, fs, args, []string{"project"})
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := required(fs, "project"); err != nil {
+		return err
+	}
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	ds, err := s.FindDeployments(ctx, *project)
+	ds, err := svc.Deploys.Deployments(ctx, *project)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		out := make([]deploymentJSON, 0, len(ds))
+		out := make([]api.DeploymentRow, 0, len(ds))
 		for _, d := range ds {
-			j := deploymentJSON{Version: d.Version, CreatedAt: d.CreatedAt.Format(timeFormat), ExactRules: d.ExactCount,
-				PrefixRules: d.PrefixCount, Message: d.Message, Report: d.Report, Live: d.Live, Staged: d.Staged}
-			if !d.PromotedAt.IsZero() {
-				at := d.PromotedAt.Format(timeFormat)
-				j.PromotedAt = &at
-			}
-			if d.FromVersion > 0 {
-				v := d.FromVersion
-				j.FromVersion = &v
-			}
-			out = append(out, j)
+			out = append(out, api.DeploymentRowOf(d))
 		}
 		return c.printJSON(out)
 	}
@@ -285,8 +251,8 @@ func (c *cmd) deployments(ctx context.Context, args []string) error {
 
 // versionArgs parses the flags of a command on one version of a project
 // (promote, discard): --project and a positive --version, both required,
-// and opens the store.
-func (c *cmd) versionArgs(ctx context.Context, name, versionUsage string, args []string) (string, int, redirects.Store, error) {
+// and returns the deploy service.
+func (c *cmd) versionArgs(ctx context.Context, name, versionUsage string, args []string) (string, int, redirects.DeployService, error) {
 	fs := c.flags(name)
 	project := fs.String("project", "", "project ID")
 	version := fs.Int("version", 0, versionUsage)
@@ -302,8 +268,8 @@ func (c *cmd) versionArgs(ctx context.Context, name, versionUsage string, args [
 	if *version <= 0 {
 		return "", 0, nil, redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
 	}
-	s, err := c.open(ctx)
-	return *project, *version, s, err
+	svc, err := c.services(ctx)
+	return *project, *version, svc.Deploys, err
 }
 
 // promote moves the project's live pointer to a version.
@@ -312,22 +278,28 @@ func (c *cmd) promote(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	before, err := s.FindProjectByID(ctx, project)
+	ds, err := s.Deployments(ctx, project)
 	if err != nil {
 		return err
 	}
-	d, err := s.PromoteDeployment(ctx, project, version)
+	wasLive := 0
+	for _, d := range ds {
+		if d.Live {
+			wasLive = d.Version
+		}
+	}
+	d, err := s.Promote(ctx, project, version)
 	if err != nil {
 		return err
 	}
 	c.println(strconv.Itoa(d.Version))
-	if before.LiveVersion == d.Version {
+	if wasLive == d.Version {
 		c.infof("version %d of %s is already live; nothing changed", d.Version, d.ProjectID)
 		return nil
 	}
 	was := "none"
-	if before.LiveVersion > 0 {
-		was = "version " + strconv.Itoa(before.LiveVersion)
+	if wasLive > 0 {
+		was = "version " + strconv.Itoa(wasLive)
 	}
 	c.infof("version %d of %s is live (was %s): %d exact and %d prefix rules", d.Version, d.ProjectID, was, d.ExactCount, d.PrefixCount)
 	return nil
@@ -339,7 +311,7 @@ func (c *cmd) discard(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.DiscardDeployment(ctx, project, version); err != nil {
+	if err := s.Discard(ctx, project, version); err != nil {
 		return err
 	}
 	c.infof("discarded staged version %d of %s", version, project)

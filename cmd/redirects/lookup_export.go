@@ -53,11 +53,11 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 	if _, err := redirects.DecodePath(*path); err != nil {
 		return err
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	d, rules, err := s.FindDeployment(ctx, *project, *version)
+	d, rules, err := svc.Deploys.Version(ctx, *project, *version)
 	if err != nil {
 		return err
 	}
@@ -85,13 +85,13 @@ func (c *cmd) export(ctx context.Context, args []string) error {
 	if isSet(fs, "version") && *version <= 0 {
 		return redirects.Errorf(redirects.EINVALID, "--version %d is not a positive version number", *version)
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
 	// A version whose export files were pruned is rendered again, with the
 	// deploy's builder, into the same bytes.
-	_, e, err := redirects.FindExport(ctx, s, builder, *project, *version, *format)
+	_, e, err := svc.Deploys.Export(ctx, *project, *version, *format)
 	if err != nil {
 		return err
 	}

@@ -121,11 +121,21 @@ func (c *cmd) makePlan(ctx context.Context, file string, maxPaths int, allowShri
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.open(ctx)
+	s, err := c.planServices(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return plan.Make(ctx, s, d, maxPaths, allowShrink)
+}
+
+// planServices are what plan and apply run on: the service layer, on the
+// database or through the management API alike.
+func (c *cmd) planServices(ctx context.Context) (plan.Services, error) {
+	svc, err := c.services(ctx)
+	if err != nil {
+		return plan.Services{}, err
+	}
+	return plan.ServicesOf(svc), nil
 }
 
 func (c *cmd) apply(ctx context.Context, args []string) error {
@@ -158,15 +168,15 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 		c.infof("apply of %s: no changes", file)
 		return nil
 	}
-	s, err := c.open(ctx)
+	s, err := c.planServices(ctx)
 	if err != nil {
 		return err
 	}
-	a, err := plan.Apply(ctx, s, pl, *message, c.deployFunc(s))
+	a, err := plan.Apply(ctx, s, pl, *message)
 	if a != nil && a.Gate != nil && err != nil {
 		c.printGate(a.Gate)
 	}
-	var be *safety.BlockedError
+	var be *redirects.DeployBlockedError
 	if errors.As(err, &be) {
 		return redirects.Errorf(redirects.ECONFLICT, "apply of %s: the deploy was blocked: %s", file, strings.Join(blockedHints(be.Result), "; "))
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"redirects"
-	"redirects/safety"
+	"redirects/service"
 )
 
 // quickstartCommands is "quickstart": demo data, then serve.
@@ -81,7 +81,7 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 		if _, err := s.ImportRules(ctx, p.ID, demoRules, true); err != nil {
 			return err
 		}
-		if _, err := safety.DeployUnchecked(ctx, s, p.ID, redirects.DeployOptions{Message: "quickstart"}, builder); err != nil {
+		if _, err := service.DeployUnchecked(ctx, s, p.ID, redirects.DeployOptions{Message: "quickstart"}, builder); err != nil {
 			return err
 		}
 	}

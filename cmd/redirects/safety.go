@@ -99,9 +99,23 @@ func parseVersion(flagName, v string, allowLive bool) (string, error) {
 }
 
 // load reads the rules of spec ("draft", "live" or a version number) of a
-// project, as the management API does (see safety.Load).
-func load(ctx context.Context, s redirects.Store, project, spec string, emptyLive bool) (*safety.Target, error) {
-	return safety.Load(ctx, s, project, spec, emptyLive)
+// project through the deploy service, on the database or through the
+// management API alike.
+func (c *cmd) load(ctx context.Context, project, spec string, emptyLive bool) (*safety.Target, error) {
+	rs, err := c.ruleSet(ctx, project, spec, emptyLive)
+	if err != nil {
+		return nil, err
+	}
+	return safety.TargetOf(rs), nil
+}
+
+// ruleSet is load's rule set, with the project's hosts.
+func (c *cmd) ruleSet(ctx context.Context, project, spec string, emptyLive bool) (*redirects.RuleSet, error) {
+	svc, err := c.services(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return svc.Deploys.RuleSet(ctx, project, spec, emptyLive)
 }
 
 // blocked is the error of a command that ran and found what blocks: exit 1,
@@ -144,21 +158,14 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := c.open(ctx)
+	rs, err := c.ruleSet(ctx, *project, spec, false)
 	if err != nil {
 		return err
 	}
-	t, err := load(ctx, s, *project, spec, false)
-	if err != nil {
-		return err
-	}
+	t := safety.TargetOf(rs)
 	if len(hosts) == 0 {
 		// Without --host, the hosts the project declares.
-		p, err := s.FindProjectByID(ctx, *project)
-		if err != nil {
-			return err
-		}
-		hosts = p.Hosts
+		hosts = rs.Hosts
 	}
 	findings := t.Lint(safety.LintOptions{Hosts: hosts})
 	errs, warns := safety.Count(findings)
@@ -217,15 +224,11 @@ func (c *cmd) diff(ctx context.Context, args []string) error {
 	if *maxPaths == 0 || *maxPaths < -1 {
 		return redirects.Errorf(redirects.EINVALID, "--max-paths %d is neither a positive number nor -1 (all)", *maxPaths)
 	}
-	s, err := c.open(ctx)
+	a, err := c.load(ctx, *project, fromSpec, true)
 	if err != nil {
 		return err
 	}
-	a, err := load(ctx, s, *project, fromSpec, true)
-	if err != nil {
-		return err
-	}
-	b, err := load(ctx, s, *project, toSpec, true)
+	b, err := c.load(ctx, *project, toSpec, true)
 	if err != nil {
 		return err
 	}
@@ -286,11 +289,7 @@ func (c *cmd) explain(ctx context.Context, args []string) error {
 	if (*path)[0] != '/' || len(*path) > redirects.MaxSourceLen {
 		return redirects.Errorf(redirects.EINVALID, "--path %q must start with / and be at most %d bytes, as the API requires", *path, redirects.MaxSourceLen)
 	}
-	s, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	t, err := load(ctx, s, *project, spec, false)
+	t, err := c.load(ctx, *project, spec, false)
 	if err != nil {
 		return err
 	}
@@ -357,11 +356,7 @@ func (c *cmd) verify(ctx context.Context, args []string) error {
 	if *timeout <= 0 {
 		return redirects.Errorf(redirects.EINVALID, "--timeout %s is not positive", *timeout)
 	}
-	s, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	t, err := load(ctx, s, *project, spec, false)
+	t, err := c.load(ctx, *project, spec, false)
 	if err != nil {
 		return err
 	}

@@ -76,12 +76,12 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 			return redirects.Errorf(redirects.EINVALID, "%s: %s", pos[0], redirects.ErrorMessage(err))
 		}
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
-		csv, err := s.FindProjectTests(ctx, *project)
+		csv, err := svc.Deploys.Tests(ctx, *project)
 		if err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 			return redirects.Errorf(redirects.EINVALID, "the stored test file: %s", redirects.ErrorMessage(err))
 		}
 	}
-	t, err := load(ctx, s, *project, spec, false)
+	t, err := c.load(ctx, *project, spec, false)
 	if err != nil {
 		return err
 	}
@@ -154,11 +154,11 @@ func (c *cmd) testSet(ctx context.Context, args []string) error {
 	if err != nil {
 		return redirects.Errorf(redirects.EINVALID, "%s: %s", pos[0], redirects.ErrorMessage(err))
 	}
-	s, err := c.open(ctx)
+	svc, err := c.services(ctx)
 	if err != nil {
 		return err
 	}
-	if err := s.SetProjectTests(ctx, *project, string(body)); err != nil {
+	if _, err := svc.Deploys.SetTests(ctx, *project, string(body)); err != nil {
 		return err
 	}
 	c.infof("stored the test file of %s: %s; every deploy runs them", *project, plural(n, "case", "cases"))

@@ -1,4 +1,4 @@
-package safety
+package service
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 
 // The deploy pipeline, written once for every store over its
 // redirects.DeployTx and run with a gate in the deploy's write
-// transaction. Deploy (gate.go) is the entry everything that deploys rules
-// a person wrote goes through.
+// transaction. Service.Deploy (deploys.go) is the entry everything that
+// deploys rules a person wrote goes through.
 
 // DeployCheck is what a DeployGate sees of a deploy, read in the deploy's
 // write transaction: the project as stored (its hosts, its shrink limit),
@@ -30,7 +30,7 @@ type DeployCheck struct {
 // read and sorted and before anything is rendered or written. It returns
 // the override the deploy goes past, which the deploy's audit entry
 // records, or an error, which stops the deploy with nothing written.
-// Deploy runs this package's Gate as one; a rule changed after the check
+// Service.Deploy runs safety.Gate as one; a rule changed after the check
 // waits for the deploy's lock and goes live only with the next deploy,
 // which checks it again.
 type DeployGate func(ctx context.Context, c *DeployCheck) (redirects.DeployOverride, error)
@@ -56,11 +56,11 @@ func deploy(ctx context.Context, s redirects.DeployStore, projectID string, opts
 	return d, nil
 }
 
-// DeployUnchecked is Deploy without a gate: it deploys what it reads, with
-// opts.Override recorded as given. It is for tests of the stores, for
-// benchmarks and for the quickstart's first deploy of rules it wrote
-// itself; everything that deploys rules a person wrote goes through
-// Deploy.
+// DeployUnchecked is a deploy without a gate and without a caller to
+// authorize: it deploys what it reads, with opts.Override recorded as
+// given. It is for tests of the stores, for benchmarks and for the
+// quickstart's first deploy of rules it wrote itself; everything that
+// deploys rules a person wrote goes through Service.Deploy.
 func DeployUnchecked(ctx context.Context, s redirects.DeployStore, projectID string, opts redirects.DeployOptions, build redirects.Builder) (*redirects.Deployment, error) {
 	return deploy(ctx, s, projectID, opts, build, func(_ context.Context, c *DeployCheck) (redirects.DeployOverride, error) {
 		return c.Options.Override, nil

@@ -1,4 +1,4 @@
-package safety_test
+package service_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 
 	"redirects"
 	"redirects/engine"
-	"redirects/safety"
+	"redirects/service"
 )
 
 // TestNewRelease checks the store-independent steps of a deploy: one sort,
@@ -30,7 +30,7 @@ func TestNewRelease(t *testing.T) {
 		rs[0].Destination = "/changed" // must not reach the snapshot
 		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv"}}, Report: "r"}, nil
 	}
-	r, err := safety.NewRelease("prj_1", redirects.DeployOptions{Message: "m", FromVersion: 2}, rules(), redirects.Settings{}, build, now)
+	r, err := service.NewRelease("prj_1", redirects.DeployOptions{Message: "m", FromVersion: 2}, rules(), redirects.Settings{}, build, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,15 +53,15 @@ func TestNewRelease(t *testing.T) {
 	repeated := func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) {
 		return &redirects.DeployContent{Exports: []redirects.Export{{Format: "csv"}, {Format: "csv"}}}, nil
 	}
-	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), redirects.Settings{}, repeated, now); err == nil {
+	if _, err := service.NewRelease("prj_1", redirects.DeployOptions{}, rules(), redirects.Settings{}, repeated, now); err == nil {
 		t.Fatal("a repeated export format was accepted")
 	}
 	boom := errors.New("boom")
 	failing := func(_ []redirects.Rule, _ redirects.Settings) (*redirects.DeployContent, error) { return nil, boom }
-	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), redirects.Settings{}, failing, now); err != boom {
+	if _, err := service.NewRelease("prj_1", redirects.DeployOptions{}, rules(), redirects.Settings{}, failing, now); err != boom {
 		t.Fatalf("builder error came back as %v, want it as it is", err)
 	}
-	if _, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules(), redirects.Settings{}, nil, now); err == nil {
+	if _, err := service.NewRelease("prj_1", redirects.DeployOptions{}, rules(), redirects.Settings{}, nil, now); err == nil {
 		t.Fatal("a nil builder was accepted")
 	}
 	if err := (redirects.DeployOptions{FromVersion: -1}).Validate(); redirects.ErrorCode(err) != redirects.EINVALID {
@@ -87,7 +87,7 @@ func TestNewReleaseLeavesStreamedFilesToTheStore(t *testing.T) {
 		}}, nil
 	}
 	rules := []redirects.Rule{{ID: 1, Source: "/a", Destination: "/b", StatusCode: 301, MatchType: redirects.Exact}}
-	r, err := safety.NewRelease("prj_1", redirects.DeployOptions{}, rules, redirects.Settings{}, build, time.Now())
+	r, err := service.NewRelease("prj_1", redirects.DeployOptions{}, rules, redirects.Settings{}, build, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
