@@ -3,7 +3,7 @@ package api
 import (
 	"redirects"
 	"redirects/export"
-	"redirects/migrate"
+	"redirects/importer"
 )
 
 // ImportCounts are what an import did, or with a dry run would do, to the
@@ -40,7 +40,7 @@ type ImportReport struct {
 // applied import.
 type MigrationReport struct {
 	ImportReport
-	Migration *migrate.Result `json:"migration,omitempty"`
+	Migration *importer.Result `json:"migration,omitempty"`
 	UndoID    int64           `json:"undoId,omitempty"`
 }
 
@@ -50,7 +50,7 @@ type MigrationReport struct {
 type MigrationCounts struct {
 	ImportCounts
 	UndoID    int64           `json:"undoId,omitempty"`
-	Migration *migrate.Result `json:"migration"`
+	Migration *importer.Result `json:"migration"`
 }
 
 // ImportUndo is the answer of POST .../imports/{id}/undo.
@@ -74,7 +74,7 @@ type RulesExport struct {
 	Rules    int    `json:"rules"`
 	// Content is the file.
 	Content     string                `json:"content"`
-	Unexpressed []migrate.Unexpressed `json:"unexpressed"`
+	Unexpressed []importer.Unexpressed `json:"unexpressed"`
 }
 
 // RulesExported is the command line's rule export --json: the format, how
@@ -82,5 +82,5 @@ type RulesExport struct {
 type RulesExported struct {
 	Format      string                `json:"format"`
 	Rules       int                   `json:"rules"`
-	Unexpressed []migrate.Unexpressed `json:"unexpressed"`
+	Unexpressed []importer.Unexpressed `json:"unexpressed"`
 }

@@ -10,7 +10,7 @@ import (
 	"redirects"
 	"redirects/api"
 	"redirects/export"
-	"redirects/migrate"
+	"redirects/importer"
 )
 
 // The import route with ?from= reads another platform's file through the
@@ -35,19 +35,19 @@ func importFrom(r *http.Request) (from string, placeholders map[string][]string,
 		}
 		return "", nil, "", nil
 	}
-	if from != "auto" && migrate.Lookup(from) == nil {
-		return "", nil, "", badQuery("the query parameter \"from\" is %q, not one of %s", from, strings.Join(migrate.FormatNames(), ", "))
+	if from != "auto" && importer.Lookup(from) == nil {
+		return "", nil, "", badQuery("the query parameter \"from\" is %q, not one of %s", from, strings.Join(importer.FormatNames(), ", "))
 	}
 	placeholders = map[string][]string{}
 	for _, v := range ph {
-		if err := migrate.ParsePlaceholder(placeholders, v); err != nil {
+		if err := importer.ParsePlaceholder(placeholders, v); err != nil {
 			return "", nil, "", badQuery("the query parameter \"placeholder\": %s", redirects.ErrorMessage(err))
 		}
 	}
 	return from, placeholders, fileName, nil
 }
 
-// ruleImportFrom is ruleImport with ?from=: migrate.Read reads the body,
+// ruleImportFrom is ruleImport with ?from=: importer.Read reads the body,
 // the store imports its rules as the mode says, and the answer adds the
 // report of every line (and undoId when applied). A file with broken lines
 // is refused whole, every bad line listed (422 INVALID_IMPORT, as a bad
@@ -55,12 +55,12 @@ func importFrom(r *http.Request) (from string, placeholders map[string][]string,
 // its one message.
 func (h *handler) ruleImportFrom(w http.ResponseWriter, r *http.Request, p *redirects.Project, body *bodyReader,
 	from string, placeholders map[string][]string, fileName string, rep api.ImportReport) error {
-	res, err := migrate.Read(r.Context(), body, from, migrate.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: placeholders, FileName: fileName, MaxRules: MaxImportRows})
+	res, err := importer.Read(r.Context(), body, from, importer.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: placeholders, FileName: fileName, MaxRules: MaxImportRows})
 	var mbe *http.MaxBytesError
 	if errors.As(body.err, &mbe) {
 		return newError(http.StatusRequestEntityTooLarge, codeBodyTooLarge, "the file is larger than the %d bytes one import takes; split it", h.maxImport)
 	}
-	var bad *migrate.BadLinesError
+	var bad *importer.BadLinesError
 	switch {
 	case errors.As(err, &bad):
 		return writeImportFailure(w, rep, http.StatusUnprocessableEntity, codeInvalidImport, bad.Lines)
@@ -114,7 +114,7 @@ func (h *handler) importUndo(w http.ResponseWriter, r *http.Request) error {
 }
 
 // rulesExport answers the draft as another platform's file (?to=, one of
-// migrate.Writers(), or csv for the draft CSV), with what the format
+// importer.Writers(), or csv for the draft CSV), with what the format
 // cannot express counted in the Redirects-Unexpressed header; with Accept:
 // application/json, the file and every rule it could not express as JSON.
 func (h *handler) rulesExport(w http.ResponseWriter, r *http.Request) error {
@@ -126,7 +126,7 @@ func (h *handler) rulesExport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	names := append([]string{"csv"}, writerNames()...)
-	wr := migrate.LookupWriter(to)
+	wr := importer.LookupWriter(to)
 	if to != "csv" && wr == nil {
 		return badQuery("the query parameter \"to\" is %q, not one of %s", to, strings.Join(names, ", "))
 	}
@@ -136,14 +136,14 @@ func (h *handler) rulesExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	var (
 		b           bytes.Buffer
-		unexpressed = []migrate.Unexpressed{}
+		unexpressed = []importer.Unexpressed{}
 		fileName    = p.ID + "-draft.csv"
 		ctype       = "text/csv; charset=utf-8"
 	)
 	if wr == nil {
 		err = export.WriteDraftCSV(&b, rules)
 	} else {
-		var u []migrate.Unexpressed
+		var u []importer.Unexpressed
 		u, err = wr.Write(&b, rules, p.Settings, p.Hosts)
 		if u != nil {
 			unexpressed = u
@@ -177,7 +177,7 @@ func wantsJSON(r *http.Request) bool {
 
 func writerNames() []string {
 	var names []string
-	for _, w := range migrate.Writers() {
+	for _, w := range importer.Writers() {
 		names = append(names, w.Name)
 	}
 	return names

@@ -13,7 +13,7 @@ import (
 
 	"redirects"
 	"redirects/api"
-	"redirects/migrate"
+	"redirects/importer"
 )
 
 // A writer for the tests of GET .../rules-export while the platforms'
@@ -21,12 +21,12 @@ import (
 // line "source destination" per exact rule; every starts_with rule is left
 // out as unexpressed.
 func init() {
-	migrate.RegisterWriter(&migrate.Writer{Name: "testlines", FileName: "redirects.txt", ContentType: "text/plain; charset=utf-8",
-		Write: func(w io.Writer, rules []redirects.Rule, _ redirects.Settings, _ []string) ([]migrate.Unexpressed, error) {
-			var un []migrate.Unexpressed
+	importer.RegisterWriter(&importer.Writer{Name: "testlines", FileName: "redirects.txt", ContentType: "text/plain; charset=utf-8",
+		Write: func(w io.Writer, rules []redirects.Rule, _ redirects.Settings, _ []string) ([]importer.Unexpressed, error) {
+			var un []importer.Unexpressed
 			for _, r := range rules {
 				if r.MatchType != redirects.Exact {
-					un = append(un, migrate.Unexpressed{RuleID: r.ID, Source: r.Source, Dropped: true, Reason: "only exact rules"})
+					un = append(un, importer.Unexpressed{RuleID: r.ID, Source: r.Source, Dropped: true, Reason: "only exact rules"})
 					continue
 				}
 				fmt.Fprintf(w, "%s %s\n", r.Source, r.Destination)
@@ -59,7 +59,7 @@ type migrationJSON struct {
 
 // TestImportFromEveryFormat imports the Example of every registered format
 // through the API, as auto and by name: the migration report is
-// migrate.Read's, byte for byte; a dry run writes nothing; the applied
+// importer.Read's, byte for byte; a dry run writes nothing; the applied
 // import answers an undoId, and the undo puts the draft back.
 func TestImportFromEveryFormat(t *testing.T) { runSuite(t, testImportFromEveryFormat) }
 
@@ -68,24 +68,24 @@ func testImportFromEveryFormat(t *testing.T, open newStoreFunc) {
 	a := e.newOrg("Mig")
 	c := a.tokens[redirects.RoleEditor]
 	base := "/manage/v1/projects/" + a.project.ID + "/imports"
-	if len(migrate.Formats()) == 0 {
+	if len(importer.Formats()) == 0 {
 		t.Fatal("no format is registered")
 	}
-	for _, f := range migrate.Formats() {
+	for _, f := range importer.Formats() {
 		p, err := e.store.FindProjectByID(e.ctx, a.project.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := migrate.Read(context.Background(), strings.NewReader(f.Example), f.Name, migrate.Options{Settings: p.Settings, Hosts: p.Hosts})
+		want, err := importer.Read(context.Background(), strings.NewReader(f.Example), f.Name, importer.Options{Settings: p.Settings, Hosts: p.Hosts})
 		if err != nil {
-			t.Fatalf("%s: migrate.Read of its Example: %v", f.Name, err)
+			t.Fatalf("%s: importer.Read of its Example: %v", f.Name, err)
 		}
 		wantJSON, _ := json.Marshal(want)
 		before := e.draft(a.project.ID)
 		for _, from := range []string{f.Name, "auto"} {
 			var rep migrationJSON
 			c.do("POST", base+"?mode=upsert&dry_run=true&from="+from, csvBody(f.Example)).want(t, 200).decode(t, &rep)
-			var got migrate.Result
+			var got importer.Result
 			if err := json.Unmarshal(rep.Migration, &got); err != nil {
 				t.Fatalf("%s from=%s: migration %s: %v", f.Name, from, rep.Migration, err)
 			}
@@ -97,7 +97,7 @@ func testImportFromEveryFormat(t *testing.T, open newStoreFunc) {
 			}
 			gotJSON, _ := json.Marshal(&got)
 			if !bytes.Equal(gotJSON, wantJSON) {
-				t.Errorf("%s from=%s: migration\n%s\nwant migrate.Read's\n%s", f.Name, from, gotJSON, wantJSON)
+				t.Errorf("%s from=%s: migration\n%s\nwant importer.Read's\n%s", f.Name, from, gotJSON, wantJSON)
 			}
 			if rep.UndoID != 0 || rep.Added+rep.Updated+rep.Unchanged != len(want.Rules) {
 				t.Errorf("%s from=%s dry run: %+v, want the counts of %d rules and no undoId", f.Name, from, rep, len(want.Rules))
@@ -170,7 +170,7 @@ func testRulesExport(t *testing.T, open newStoreFunc) {
 	p, _ := e.store.FindProjectByID(e.ctx, a.project.ID)
 	rules, _ := e.store.FindRules(e.ctx, a.project.ID)
 	base := "/manage/v1/projects/" + a.project.ID + "/rules-export?to="
-	for _, wr := range migrate.Writers() {
+	for _, wr := range importer.Writers() {
 		var want bytes.Buffer
 		un, err := wr.Write(&want, rules, p.Settings, p.Hosts)
 		if err != nil {
@@ -185,7 +185,7 @@ func testRulesExport(t *testing.T, open newStoreFunc) {
 		var rep api.RulesExport
 		c.do("GET", base+wr.Name, nil, "Accept", "application/json").want(t, 200).decode(t, &rep)
 		if un == nil {
-			un = []migrate.Unexpressed{}
+			un = []importer.Unexpressed{}
 		}
 		if rep.Content != want.String() || !reflect.DeepEqual(rep.Unexpressed, un) || rep.To != wr.Name || rep.Rules != len(rules) {
 			t.Errorf("to=%s as JSON: %+v, want unexpressed %+v", wr.Name, rep, un)

@@ -24,7 +24,7 @@ import (
 	"redirects/api"
 	"redirects/export"
 	"redirects/internal/openapitest"
-	"redirects/migrate"
+	"redirects/importer"
 	"redirects/safety"
 	"redirects/service"
 )
@@ -646,7 +646,7 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		!strings.HasPrefix(string(r.body), "source,destination") {
 		t.Fatalf("rules-export?to=csv: %v %q", r.header, r.body)
 	}
-	for _, wr := range migrate.Writers() {
+	for _, wr := range importer.Writers() {
 		d.call(admin, "GET", kpath+"/rules-export?to="+wr.Name, nil).want(t, 200)
 		d.call(admin, "GET", kpath+"/rules-export?to="+wr.Name, nil, "Accept", "application/json").want(t, 200)
 	}

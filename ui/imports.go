@@ -17,7 +17,7 @@ import (
 	"redirects"
 	"redirects/export"
 	"redirects/manage"
-	"redirects/migrate"
+	"redirects/importer"
 )
 
 // The Import tab checks a CSV file with a dry run first and writes it only
@@ -117,7 +117,7 @@ type importData struct {
 	Modes []redirects.ImportMode
 	Mode  redirects.ImportMode
 	// Formats are the picker's choices after auto; From is the one chosen.
-	Formats []*migrate.Format
+	Formats []*importer.Format
 	From    string
 	// Placeholders is the placeholder field as sent.
 	Placeholders string
@@ -128,10 +128,10 @@ type importData struct {
 	// Migration is what the format's reader made of every line, Format
 	// its format's title; Lines are its first diffListMax changed and
 	// skipped lines.
-	Migration *migrate.Result
+	Migration *importer.Result
 	Format    string
 	AsIs      string
-	Lines     []migrate.Outcome
+	Lines     []importer.Outcome
 	// Suggest is the settings suggestion in words; CanManage says the user
 	// may apply it (the Settings tab's right).
 	Suggest   string
@@ -150,7 +150,7 @@ type importData struct {
 	// Undo is the import just applied, when its page shows it.
 	Undo *undoData
 	// Writers are the formats the draft downloads as.
-	Writers []*migrate.Writer
+	Writers []*importer.Writer
 	// Export is the report of a download, when one was asked for.
 	Export *exportData
 }
@@ -165,15 +165,15 @@ type undoData struct {
 
 // exportData is what a writer could not express of the draft.
 type exportData struct {
-	Writer      *migrate.Writer
+	Writer      *importer.Writer
 	Rules       int
-	Unexpressed []migrate.Unexpressed
+	Unexpressed []importer.Unexpressed
 	Count       int
 }
 
 func (h *handler) importPageData(r *http.Request, o *redirects.Org) importData {
-	return importData{Modes: importModes, Mode: redirects.ImportAppend, Formats: migrate.Formats(), From: "auto",
-		Writers: migrate.Writers(), CanManage: may(r, o.ID, redirects.ActionManageProjects)}
+	return importData{Modes: importModes, Mode: redirects.ImportAppend, Formats: importer.Formats(), From: "auto",
+		Writers: importer.Writers(), CanManage: may(r, o.ID, redirects.ActionManageProjects)}
 }
 
 // importPage is the Import tab: the form that checks a file, the Undo of
@@ -247,8 +247,8 @@ func (h *handler) importCheck(w http.ResponseWriter, r *http.Request) error {
 	if d.From == "" {
 		d.From = "auto"
 	}
-	if !slices.Contains(migrate.FormatNames(), d.From) {
-		return &pageError{status: http.StatusBadRequest, msg: "Format: " + strconv.Quote(d.From) + " is not one of " + strings.Join(migrate.FormatNames(), ", ") + "."}
+	if !slices.Contains(importer.FormatNames(), d.From) {
+		return &pageError{status: http.StatusBadRequest, msg: "Format: " + strconv.Quote(d.From) + " is not one of " + strings.Join(importer.FormatNames(), ", ") + "."}
 	}
 	d.Placeholders = form.values.Get("placeholders")
 	placeholders, err := parsePlaceholders(d.Placeholders)
@@ -282,7 +282,7 @@ func (h *handler) checkUpload(r *http.Request, p *redirects.Project, u *upload, 
 	d.Migration = out.res
 	if out.res != nil {
 		d.Format = out.res.Format
-		if fm := migrate.Lookup(out.res.Format); fm != nil {
+		if fm := importer.Lookup(out.res.Format); fm != nil {
 			d.Format = fm.Title
 		}
 		d.AsIs = rangesText(out.res.AsIsLines)
@@ -331,7 +331,7 @@ func (h *handler) importSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := migrate.Read(r.Context(), f, u.from, migrate.Options{Settings: ph.Settings, Hosts: ph.Hosts, Placeholders: u.placeholders, FileName: u.name, MaxRules: manage.MaxImportRows})
+	res, err := importer.Read(r.Context(), f, u.from, importer.Options{Settings: ph.Settings, Hosts: ph.Hosts, Placeholders: u.placeholders, FileName: u.name, MaxRules: manage.MaxImportRows})
 	f.Close()
 	switch {
 	case err != nil && statusOf(err) < 500:
@@ -467,12 +467,12 @@ func (h *handler) importExportFile(w http.ResponseWriter, r *http.Request) error
 }
 
 // writeDraft writes the draft with the writer ?to= names.
-func (h *handler) writeDraft(r *http.Request, p *redirects.Project) (*migrate.Writer, []redirects.Rule, []migrate.Unexpressed, []byte, error) {
+func (h *handler) writeDraft(r *http.Request, p *redirects.Project) (*importer.Writer, []redirects.Rule, []importer.Unexpressed, []byte, error) {
 	to := r.URL.Query().Get("to")
-	wr := migrate.LookupWriter(to)
+	wr := importer.LookupWriter(to)
 	if wr == nil {
 		var names []string
-		for _, w := range migrate.Writers() {
+		for _, w := range importer.Writers() {
 			names = append(names, w.Name)
 		}
 		return nil, nil, nil, nil, &pageError{status: http.StatusBadRequest, msg: "Format: " + strconv.Quote(to) + " is not one of " + strings.Join(names, ", ") + "."}
@@ -492,18 +492,18 @@ func (h *handler) writeDraft(r *http.Request, p *redirects.Project) (*migrate.Wr
 // importOutcome is what runImport made of a file: the reader's report and
 // the store's, or the bad lines, or the one message of an unreadable file.
 type importOutcome struct {
-	res     *migrate.Result
+	res     *importer.Result
 	rep     *redirects.ImportReport
 	bad     []export.LineError
 	readErr string
 }
 
-// runImport reads a file as u says (migrate.Read) and imports it as the
+// runImport reads a file as u says (importer.Read) and imports it as the
 // API's import does: the bad lines of the file, or those the store
 // refuses, are returned with nothing written.
 func (h *handler) runImport(r *http.Request, p *redirects.Project, in io.Reader, u *upload, dry bool) (*importOutcome, error) {
-	res, err := migrate.Read(r.Context(), in, u.from, migrate.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: u.placeholders, FileName: u.name, MaxRules: manage.MaxImportRows})
-	var bad *migrate.BadLinesError
+	res, err := importer.Read(r.Context(), in, u.from, importer.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: u.placeholders, FileName: u.name, MaxRules: manage.MaxImportRows})
+	var bad *importer.BadLinesError
 	switch {
 	case errors.As(err, &bad):
 		return &importOutcome{bad: bad.Lines}, nil
@@ -533,7 +533,7 @@ func (h *handler) runImport(r *http.Request, p *redirects.Project, in io.Reader,
 func parsePlaceholders(s string) (map[string][]string, error) {
 	m := map[string][]string{}
 	for _, f := range strings.FieldsFunc(s, func(c rune) bool { return c == ' ' || c == ';' || c == '\n' || c == '\r' || c == '\t' }) {
-		if err := migrate.ParsePlaceholder(m, f); err != nil {
+		if err := importer.ParsePlaceholder(m, f); err != nil {
 			return nil, err
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"redirects/internal/hostileimport"
-	"redirects/migrate"
+	"redirects/importer"
 )
 
 // imports sends every hostile import shape (internal/hostileimport) of
@@ -41,7 +41,7 @@ func (b *bench) imports(ctx context.Context) (missed int, err error) {
 	fmt.Printf("\n== imports: hostile files of %d MiB through POST .../imports?dry_run=true, pid %d\n", b.cfg.importMB, n.pid)
 	fmt.Printf("%-32s %6s %10s %9s %9s %10s %6s  %s\n", "shape", "status", "reply", "sent MiB", "took", "RSS+ MiB", "ticks", "notes")
 	const idle = 20
-	for _, s := range hostileimport.Shapes(migrate.FormatNames()[1:]) {
+	for _, s := range hostileimport.Shapes(importer.FormatNames()[1:]) {
 		if ctx.Err() != nil {
 			return missed, ctx.Err()
 		}

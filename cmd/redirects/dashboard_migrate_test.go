@@ -21,7 +21,7 @@ import (
 
 	"redirects"
 	"redirects/api"
-	"redirects/migrate"
+	"redirects/importer"
 )
 
 // registerBrowserTestFormat adds, once, a format and a writer for the
@@ -32,8 +32,8 @@ import (
 // registered from the test, not from init, so that no other test of the
 // binary sees them unless it runs after this one.
 var registerBrowserTestFormat = sync.OnceFunc(func() {
-	if migrate.Lookup("browsertest") == nil {
-		migrate.Register(&migrate.Format{
+	if importer.Lookup("browsertest") == nil {
+		importer.Register(&importer.Format{
 			Name: "browsertest", Title: "Browser suite's test format", FirstMatch: true,
 			Defaults:    &redirects.Settings{IgnoreTrailingSlash: true},
 			DefaultsWhy: "the browser suite's platform ignores a trailing slash",
@@ -43,7 +43,7 @@ var registerBrowserTestFormat = sync.OnceFunc(func() {
 			// Lines "FROM TO [STATUS]"; FROM ending in /* is a prefix; a
 			// 200 is a rewrite (skipped); a query in FROM is dropped
 			// (changed).
-			Read: func(in io.Reader, _ *migrate.Options, sink *migrate.Sink) error {
+			Read: func(in io.Reader, _ *importer.Options, sink *importer.Sink) error {
 				sc := bufio.NewScanner(in)
 				for n := 1; sc.Scan(); n++ {
 					line := strings.TrimSpace(sc.Text())
@@ -84,13 +84,13 @@ var registerBrowserTestFormat = sync.OnceFunc(func() {
 			Example: "# browsertest\n/old /new\n/blog/* /news/ 301\n/blog/2019 /archive\n/search?q=1 /find\n/app /index.html 200\n/gone /x 302\n",
 		})
 	}
-	if len(migrate.Writers()) == 0 {
-		migrate.RegisterWriter(&migrate.Writer{Name: "browsertest", FileName: "redirects.txt", ContentType: "text/plain; charset=utf-8",
-			Write: func(w io.Writer, rules []redirects.Rule, _ redirects.Settings, _ []string) ([]migrate.Unexpressed, error) {
-				var un []migrate.Unexpressed
+	if len(importer.Writers()) == 0 {
+		importer.RegisterWriter(&importer.Writer{Name: "browsertest", FileName: "redirects.txt", ContentType: "text/plain; charset=utf-8",
+			Write: func(w io.Writer, rules []redirects.Rule, _ redirects.Settings, _ []string) ([]importer.Unexpressed, error) {
+				var un []importer.Unexpressed
 				for _, r := range rules {
 					if r.MatchType != redirects.Exact {
-						un = append(un, migrate.Unexpressed{RuleID: r.ID, Source: r.Source, Dropped: true, Reason: "only exact rules"})
+						un = append(un, importer.Unexpressed{RuleID: r.ID, Source: r.Source, Dropped: true, Reason: "only exact rules"})
 						continue
 					}
 					fmt.Fprintf(w, "%s %s\n", r.Source, r.Destination)
@@ -102,7 +102,7 @@ var registerBrowserTestFormat = sync.OnceFunc(func() {
 
 // TestDashboardMigrate walks the Import tab in Chromium with every
 // registered format: its Example is checked (detected, and the classes
-// shown are migrate.Read's, line by line), the settings suggestion is
+// shown are importer.Read's, line by line), the settings suggestion is
 // applied where the format makes one (refused first while two rules would
 // clash under it), the import is applied, and undone: the draft is back as
 // it was. An undo after an edit is refused. Last, the draft downloads as
@@ -127,12 +127,12 @@ func TestDashboardMigrate(t *testing.T) {
 	var settings redirects.Settings
 
 	// check uploads a format's Example, as auto, and compares the report
-	// with migrate.Read's under the project's settings.
-	check := func(f *migrate.Format, file string) *migrate.Result {
+	// with importer.Read's under the project's settings.
+	check := func(f *importer.Format, file string) *importer.Result {
 		t.Helper()
-		want, err := migrate.Read(context.Background(), strings.NewReader(f.Example), f.Name, migrate.Options{Settings: settings})
+		want, err := importer.Read(context.Background(), strings.NewReader(f.Example), f.Name, importer.Options{Settings: settings})
 		if err != nil {
-			t.Fatalf("%s: migrate.Read of its Example: %v", f.Name, err)
+			t.Fatalf("%s: importer.Read of its Example: %v", f.Name, err)
 		}
 		b.open("/projects/" + project + "/import")
 		b.run(chromedp.SetUploadFiles(chromedp.ID("import-file"), []string{file}))
@@ -140,7 +140,7 @@ func TestDashboardMigrate(t *testing.T) {
 		// look alike, such as the test format's and Netlify's, are told
 		// apart by the picker).
 		from := "auto"
-		if d, _ := migrate.Detect([]byte(f.Example), ""); d != f {
+		if d, _ := importer.Detect([]byte(f.Example), ""); d != f {
 			from = f.Name
 		}
 		b.choose("Format", from)
@@ -150,7 +150,7 @@ func TestDashboardMigrate(t *testing.T) {
 		return want
 	}
 
-	formats := migrate.Formats()
+	formats := importer.Formats()
 	for i, f := range formats {
 		file := filepath.Join(dir, fmt.Sprintf("%d-%s", i, f.Name))
 		if err := os.WriteFile(file, []byte(f.Example), 0o644); err != nil {
@@ -189,7 +189,7 @@ func TestDashboardMigrate(t *testing.T) {
 			b.click("Apply these settings")
 			b.see("Saved: the draft compares paths")
 			settings = want.Suggest.Settings
-			again, err := migrate.Read(context.Background(), strings.NewReader(f.Example), f.Name, migrate.Options{Settings: settings})
+			again, err := importer.Read(context.Background(), strings.NewReader(f.Example), f.Name, importer.Options{Settings: settings})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -240,7 +240,7 @@ func TestDashboardMigrate(t *testing.T) {
 
 	// The draft as each writer's file.
 	b.open("/projects/" + project + "/import")
-	for _, wr := range migrate.Writers() {
+	for _, wr := range importer.Writers() {
 		rules, err := ruleList(s, t, project)
 		if err != nil {
 			t.Fatal(err)
@@ -284,7 +284,7 @@ func TestDashboardMigrate(t *testing.T) {
 // wantClasses fails unless the Import tab's report shows res: the format,
 // the count of each class, the as-is ranges and each changed or skipped
 // line with its class and rule count.
-func wantClasses(t *testing.T, b *browser, f *migrate.Format, res *migrate.Result) {
+func wantClasses(t *testing.T, b *browser, f *importer.Format, res *importer.Result) {
 	t.Helper()
 	b.see("Read as "+f.Title, "As is: "+pluralOf(res.AsIs, "line"), "Changed: "+pluralOf(res.Changed, "line"), "Skipped: "+pluralOf(res.Skipped, "line"))
 	if res.AsIs > 0 {
@@ -304,7 +304,7 @@ func wantClasses(t *testing.T, b *browser, f *migrate.Format, res *migrate.Resul
 		want = append(want, fmt.Sprintf("%d %s %d", o.Line, o.Class, o.Rules))
 	}
 	if rows != strings.Join(want, "\n") {
-		t.Errorf("%s: the report's lines:\n%s\nwant migrate.Read's:\n%s", f.Name, rows, strings.Join(want, "\n"))
+		t.Errorf("%s: the report's lines:\n%s\nwant importer.Read's:\n%s", f.Name, rows, strings.Join(want, "\n"))
 	}
 	if res.Suggest == nil {
 		b.notSee("Apply these settings")

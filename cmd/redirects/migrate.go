@@ -16,7 +16,7 @@ import (
 	"redirects/api"
 	"redirects/export"
 	"redirects/manage"
-	"redirects/migrate"
+	"redirects/importer"
 )
 
 // maxShownOutcomes caps the changed and skipped lines that the terminal
@@ -24,7 +24,7 @@ import (
 const maxShownOutcomes = 100
 
 // ruleImportFrom is rule import with --from: the file is read by its
-// format's reader (migrate.Read), the report of every line printed, and the
+// format's reader (importer.Read), the report of every line printed, and the
 // rules imported as the mode says.
 func (c *cmd) ruleImportFrom(ctx context.Context, in io.Reader, name, from string, placeholders map[string][]string,
 	project string, mode redirects.ImportMode, dryRun, asJSON bool, errorsFile string) error {
@@ -40,9 +40,9 @@ func (c *cmd) ruleImportFrom(ctx context.Context, in io.Reader, name, from strin
 	if name != "standard input" {
 		fileName = filepath.Base(name)
 	}
-	res, err := migrate.Read(ctx, in, from, migrate.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: placeholders, FileName: fileName, MaxRules: manage.MaxImportRows})
+	res, err := importer.Read(ctx, in, from, importer.Options{Settings: p.Settings, Hosts: p.Hosts, Placeholders: placeholders, FileName: fileName, MaxRules: manage.MaxImportRows})
 	if err != nil {
-		var bad *migrate.BadLinesError
+		var bad *importer.BadLinesError
 		if errors.As(err, &bad) {
 			problems := make([]string, len(bad.Lines))
 			for i, l := range bad.Lines {
@@ -88,7 +88,7 @@ func (c *cmd) ruleImportFrom(ctx context.Context, in io.Reader, name, from strin
 // printMigration writes the terminal report of a read file: its format,
 // the count of each class, every changed and skipped line (up to
 // maxShownOutcomes) and the settings suggestion.
-func printMigration(bw *bufio.Writer, res *migrate.Result) {
+func printMigration(bw *bufio.Writer, res *importer.Result) {
 	format := res.Format
 	if res.Detected != "" {
 		format += " (detected: " + res.Detected + ")"
@@ -154,7 +154,7 @@ type placeholderFlag map[string][]string
 
 func (p placeholderFlag) String() string { return "" }
 func (p placeholderFlag) Set(v string) error {
-	return migrate.ParsePlaceholder(p, v)
+	return importer.ParsePlaceholder(p, v)
 }
 
 // ruleExport writes the draft in another platform's format (or as the
@@ -175,9 +175,9 @@ func (c *cmd) ruleExport(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var wr *migrate.Writer
+	var wr *importer.Writer
 	if *to != "csv" {
-		if wr = migrate.LookupWriter(*to); wr == nil {
+		if wr = importer.LookupWriter(*to); wr == nil {
 			return usagef("rule export: --to %q is not one of csv, %s", *to, strings.Join(writerNames(), ", "))
 		}
 	}
@@ -202,7 +202,7 @@ func (c *cmd) ruleExport(ctx context.Context, args []string) error {
 		dst = f
 	}
 	bw := bufio.NewWriter(dst)
-	var unexpressed []migrate.Unexpressed
+	var unexpressed []importer.Unexpressed
 	if wr == nil {
 		err = export.WriteDraftCSV(bw, rules)
 	} else {
@@ -224,7 +224,7 @@ func (c *cmd) ruleExport(ctx context.Context, args []string) error {
 	}
 	if *asJSON {
 		if unexpressed == nil {
-			unexpressed = []migrate.Unexpressed{}
+			unexpressed = []importer.Unexpressed{}
 		}
 		return c.printJSON(api.RulesExported{Format: *to, Rules: len(rules), Unexpressed: unexpressed})
 	}
@@ -243,7 +243,7 @@ func (c *cmd) ruleExport(ctx context.Context, args []string) error {
 
 func writerNames() []string {
 	var names []string
-	for _, w := range migrate.Writers() {
+	for _, w := range importer.Writers() {
 		names = append(names, w.Name)
 	}
 	return names

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"redirects/migrate"
+	"redirects/importer"
 )
 
 // TestImportFromCLI: rule import --from reads a file by its format, reports
@@ -106,7 +106,7 @@ func TestImportEveryFormatCLI(t *testing.T) {
 	org, _ := c.setup()
 	dir := t.TempDir()
 	tried := 0
-	for _, f := range migrate.Formats() {
+	for _, f := range importer.Formats() {
 		if f.Example == "" || strings.HasPrefix(f.Name, "test-") {
 			continue
 		}
@@ -147,7 +147,7 @@ func TestImportEveryFormatCLI(t *testing.T) {
 			t.Errorf("%s: --from auto gave no reason: %+v", f.Name, auto)
 		}
 	}
-	if tried < len(migrate.Formats())-1 {
-		t.Errorf("only %d of %d formats have an example", tried, len(migrate.Formats()))
+	if tried < len(importer.Formats())-1 {
+		t.Errorf("only %d of %d formats have an example", tried, len(importer.Formats()))
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"redirects/internal/hostileimport"
-	"redirects/migrate"
+	"redirects/importer"
 	"redirects/plan"
 )
 
@@ -71,7 +71,7 @@ func TestHostileImportsBoundTheNode(t *testing.T) {
 		s = startManageProcess(t, c, nil)
 	}
 	const idle = 20 // clock ticks (0.2 s) of CPU in the second measured
-	for _, shape := range hostileimport.Shapes(migrate.FormatNames()[1:]) {
+	for _, shape := range hostileimport.Shapes(importer.FormatNames()[1:]) {
 		t.Run(shape.Name, func(t *testing.T) {
 			check := func(r hostileimport.Result) {
 				t.Helper()

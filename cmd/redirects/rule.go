@@ -14,7 +14,7 @@ import (
 	"redirects"
 	"redirects/api"
 	"redirects/export"
-	"redirects/migrate"
+	"redirects/importer"
 )
 
 // ruleCommands are the "rule" commands: the draft rules of a project.
@@ -223,7 +223,7 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	dryRun := fs.Bool("dry-run", false, "print what the import would do and write nothing")
 	asJSON := fs.Bool("json", false, "print the import report as JSON")
 	errorsFile := fs.String("errors-file", "", "write every bad line's error to `FILE` (left empty when there are none)")
-	from := fs.String("from", "", "read the file as `FORMAT`: auto (detect it), or one of "+strings.Join(migrate.FormatNames()[1:], ", ")+"; without it, the draft CSV as always")
+	from := fs.String("from", "", "read the file as `FORMAT`: auto (detect it), or one of "+strings.Join(importer.FormatNames()[1:], ", ")+"; without it, the draft CSV as always")
 	placeholders := placeholderFlag{}
 	fs.Var(placeholders, "placeholder", "expand the placeholder NAME over the values given (`NAME=V1,V2`); repeatable; with --from")
 	pos, err := parse(fs, args, "FILE (or - for standard input)")

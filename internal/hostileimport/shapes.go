@@ -159,7 +159,7 @@ var formats = map[string]formatShapes{
 }
 
 // Shapes returns the hostile shapes of the draft CSV route and of each
-// of the formats named (migrate.FormatNames less "auto"); a format this
+// of the formats named (importer.FormatNames less "auto"); a format this
 // package has no shapes for gets the generic ones (one line, many lines).
 func Shapes(names []string) []Shape {
 	header := "source,destination,statusCode,matchType\n"

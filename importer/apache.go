@@ -1,0 +1,798 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// Apache httpd configuration and .htaccess files: mod_alias's Redirect,
+// RedirectPermanent, RedirectTemp and RedirectMatch, and the common shapes
+// of mod_rewrite's RewriteRule with the R, G, L, NC, QSA and QSD flags
+// (https://httpd.apache.org/docs/2.4/mod/mod_alias.html,
+// https://httpd.apache.org/docs/2.4/rewrite/flags.html). docs/migrate.md
+// "Apache" says what each shape becomes.
+func init() {
+	Register(&Format{
+		Name:        "apache",
+		Title:       "Apache httpd configuration or .htaccess",
+		FirstMatch:  true,
+		Defaults:    &redirects.Settings{},
+		DefaultsWhy: "Apache compares paths case-sensitively and with a trailing slash significant",
+		Detect:      detectApache,
+		Read:        readApache,
+		Example: "# .htaccess\n" +
+			"Redirect 301 /old /new\n" +
+			"RedirectPermanent /docs/ https://docs.example.com/\n" +
+			"Redirect gone /retired\n" +
+			"RedirectMatch 302 ^/blog/(.*)$ /news/$1\n" +
+			"RewriteEngine On\n" +
+			"RewriteRule ^shop/?$ /store [R=301,L]\n" +
+			"RewriteRule ^cart(.*)$ /basket$1 [R=308,L,QSA]\n",
+	})
+}
+
+// detectApache: a line that is an Apache redirect directive, with its
+// arguments' shape (a Redirect's URL-path starts with '/', a RedirectMatch
+// has a regular expression and a URL, RewriteEngine takes On or Off), so
+// that a CSV header such as Shopify's "Redirect from,Redirect to" is not
+// taken for one.
+func detectApache(head []byte, _ string) (bool, string) {
+	for line := range bytes.SplitSeq(head, []byte("\n")) {
+		f := strings.Fields(string(line))
+		if len(f) < 2 {
+			continue
+		}
+		args := f[1:]
+		switch strings.ToLower(f[0]) {
+		case "redirect", "redirectpermanent", "redirecttemp":
+			if _, ok := apacheStatus(args[0]); ok {
+				args = args[1:]
+			}
+			if len(args) >= 1 && len(args) <= 2 && strings.HasPrefix(args[0], "/") && (len(args) == 1 || isURL(args[1])) {
+				return true, "a line is the Apache directive " + f[0]
+			}
+		case "redirectmatch":
+			if _, ok := apacheStatus(args[0]); ok {
+				args = args[1:]
+			}
+			if len(args) >= 1 && len(args) <= 2 && (len(args) == 1 || isURL(args[1])) {
+				return true, "a line is the Apache directive " + f[0]
+			}
+		case "rewriterule":
+			if len(args) >= 2 && len(args) <= 3 {
+				return true, "a line is the Apache directive " + f[0]
+			}
+		case "rewriteengine":
+			if len(args) == 1 && (strings.EqualFold(args[0], "on") || strings.EqualFold(args[0], "off")) {
+				return true, "a line is the Apache directive " + f[0]
+			}
+		}
+	}
+	return false, ""
+}
+
+// apacheFields splits a directive line into its arguments: words separated
+// by spaces, or quoted with " or ' (a backslash escapes the quote).
+func apacheFields(s string) ([]string, bool) {
+	var out []string
+	i := 0
+	for {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
+			i++
+		}
+		if i >= len(s) {
+			return out, true
+		}
+		if q := s[i]; q == '"' || q == '\'' {
+			var b strings.Builder
+			i++
+			for {
+				if i >= len(s) {
+					return out, false
+				}
+				if s[i] == '\\' && i+1 < len(s) && s[i+1] == q {
+					b.WriteByte(q)
+					i += 2
+					continue
+				}
+				if s[i] == q {
+					i++
+					break
+				}
+				b.WriteByte(s[i])
+				i++
+			}
+			out = append(out, b.String())
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\r' {
+			j++
+		}
+		out = append(out, s[i:j])
+		i = j
+	}
+}
+
+// apacheStatus reads mod_alias's status argument: a keyword or a number.
+func apacheStatus(s string) (int, bool) {
+	switch strings.ToLower(s) {
+	case "permanent":
+		return 301, true
+	case "temp":
+		return 302, true
+	case "seeother":
+		return 303, true
+	case "gone":
+		return 410, true
+	}
+	if n, err := strconv.Atoi(s); err == nil && len(s) == 3 {
+		return n, true
+	}
+	return 0, false
+}
+
+// isURL reports whether s is what Apache takes as a redirect target: an
+// absolute URL (scheme://...) or a path.
+func isURL(s string) bool {
+	if strings.HasPrefix(s, "/") {
+		return true
+	}
+	i := strings.Index(s, "://")
+	if i <= 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		if c := s[j]; !isAlnum(c) && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// rewriteFlags are mod_rewrite's flags, by their long and short names
+// (https://httpd.apache.org/docs/2.4/rewrite/flags.html).
+var rewriteFlags = map[string]string{
+	"b": "B", "bctls": "BCTLS", "bne": "BNE", "bnp": "BNP", "backrefnoplus": "BNP",
+	"c": "C", "chain": "C", "co": "CO", "cookie": "CO", "dpi": "DPI", "discardpath": "DPI",
+	"e": "E", "env": "E", "end": "END", "f": "F", "forbidden": "F", "g": "G", "gone": "G",
+	"h": "H", "handler": "H", "l": "L", "last": "L", "n": "N", "next": "N",
+	"nc": "NC", "nocase": "NC", "ne": "NE", "noescape": "NE", "ns": "NS", "nosubreq": "NS",
+	"p": "P", "proxy": "P", "pt": "PT", "passthrough": "PT", "qsa": "QSA", "qsappend": "QSA",
+	"qsd": "QSD", "qsdiscard": "QSD", "qsl": "QSL", "qslast": "QSL", "r": "R", "redirect": "R",
+	"s": "S", "skip": "S", "t": "T", "type": "T", "unsafeallow3f": "UnsafeAllow3F",
+	"unsafeprefixstat": "UnsafePrefixStat",
+}
+
+// apacheBlock is an open section, with the scope it and the sections
+// around it give the lines inside, worked out once as it opens (a
+// directive reads it from the innermost section, in constant time).
+type apacheBlock struct {
+	name, arg string
+	lower     string // name in lower case
+	line      int
+	// skip and note are what scope returns inside the section.
+	skip, note string
+	// loc is the argument of the innermost <Location>, unquoted.
+	loc string
+	// locSkip and locNotes are what locationRedirect reports inside it:
+	// the first section that keeps a Redirect without URL-path out, and
+	// the notes of the <VirtualHost> sections outside that one.
+	locSkip  string
+	locNotes []string
+}
+
+// maxApacheDepth caps how deeply sections nest: a deeper one is a bad
+// line, and the read stops there.
+const maxApacheDepth = 64
+
+type apacheCond struct {
+	line       int
+	text       string
+	host       bool
+	testString string
+}
+
+type apacheReader struct {
+	o      *Options
+	sink   *Sink
+	blocks []apacheBlock
+	engine bool
+	conds  []apacheCond
+	// inAlias is set while a mod_alias directive (Redirect, RedirectMatch)
+	// is read: its rules wait in deferred, because Apache runs mod_rewrite
+	// (every RewriteRule, wherever it stands) before mod_alias, and the
+	// pipeline takes a first-match file's order from the order of the
+	// rules it is given.
+	inAlias bool
+	// deferred holds them, compact; once they and the sink's rules pass
+	// the limit, the file is refused at one of them, and only their lines
+	// are kept (to name that line).
+	deferred heldRules
+	// tooDeep is set when a section opens past maxApacheDepth.
+	tooDeep bool
+}
+
+// emit hands a rule to the sink, or holds it while a mod_alias directive
+// is read (see inAlias).
+func (a *apacheReader) emit(line int, r redirects.Rule) {
+	if a.inAlias {
+		a.deferred.add(line, r)
+		if m := a.sink.maxRules; m > 0 && !a.deferred.noBodies && a.deferred.len()+a.sink.numRules() > m {
+			a.deferred.dropBodies()
+		}
+		return
+	}
+	a.sink.Rule(line, r)
+}
+
+func readApache(in io.Reader, o *Options, sink *Sink) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	a := &apacheReader{o: o, sink: sink}
+	line := 0
+	var cont strings.Builder
+	start := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\uFEFF")
+		}
+		// A backslash at the end of a line continues the directive.
+		if t := strings.TrimRight(text, " \t\r"); strings.HasSuffix(t, "\\") {
+			if cont.Len() == 0 {
+				start = line
+			}
+			if cont.Len() > MaxLineLen {
+				// Without a bound, a file of continued lines would be
+				// one directive as long as the file.
+				sink.Bad(start, "the directive continued from this line is longer than %d bytes", MaxLineLen)
+				return nil
+			}
+			cont.WriteString(t[:len(t)-1])
+			cont.WriteByte(' ')
+			continue
+		}
+		at := line
+		if cont.Len() > 0 {
+			cont.WriteString(text)
+			text, at = cont.String(), start
+			cont.Reset()
+		}
+		a.line(at, text)
+		if a.tooDeep {
+			return nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if cont.Len() > 0 {
+		a.line(start, cont.String())
+	}
+	for _, b := range a.blocks {
+		sink.Bad(b.line, "<%s> is not closed", b.name)
+	}
+	// mod_alias answers after mod_rewrite: its rules come last, in their
+	// own order.
+	for i := range a.deferred.len() {
+		sink.Rule(a.deferred.line(i), a.deferred.rule(i))
+	}
+	return nil
+}
+
+func (a *apacheReader) line(line int, text string) {
+	t := strings.TrimSpace(text)
+	if t == "" || t[0] == '#' {
+		return
+	}
+	if strings.HasPrefix(t, "</") {
+		name := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(t[2:]), ">"))
+		if n := len(a.blocks); n == 0 || a.blocks[n-1].lower != name {
+			a.sink.Bad(line, "%s closes no open section", t)
+			return
+		}
+		a.blocks = a.blocks[:len(a.blocks)-1]
+		return
+	}
+	if t[0] == '<' {
+		if !strings.HasSuffix(t, ">") {
+			a.sink.Bad(line, "the section %s does not end with >", t)
+			return
+		}
+		name, arg, _ := strings.Cut(strings.TrimSpace(t[1:len(t)-1]), " ")
+		if len(a.blocks) >= maxApacheDepth {
+			a.sink.Bad(line, "the section <%s> is nested more than %d levels deep", name, maxApacheDepth)
+			a.tooDeep = true
+			return
+		}
+		a.open(line, name, strings.TrimSpace(arg))
+		return
+	}
+	f, ok := apacheFields(t)
+	if !ok {
+		a.sink.Bad(line, "a quote is not closed")
+		return
+	}
+	switch strings.ToLower(f[0]) {
+	case "redirect", "redirectpermanent", "redirecttemp":
+		a.inAlias = true
+		a.redirect(line, f)
+		a.inAlias = false
+	case "redirectmatch":
+		a.inAlias = true
+		a.redirectMatch(line, f)
+		a.inAlias = false
+	case "rewriteengine":
+		if len(f) != 2 || (!strings.EqualFold(f[1], "on") && !strings.EqualFold(f[1], "off")) {
+			a.sink.Bad(line, "RewriteEngine takes On or Off")
+			return
+		}
+		a.engine = strings.EqualFold(f[1], "on")
+	case "rewritecond":
+		a.cond(line, t, f)
+	case "rewriterule":
+		a.rewriteRule(line, f)
+	case "include", "includeoptional":
+		// It may bring in Redirect and RewriteRule lines, at any level.
+		a.sink.Skip(line, "%s %s: the included files are not read; import each on its own", f[0], strings.Join(f[1:], " "))
+	case "rewritemap":
+		a.sink.Skip(line, "RewriteMap %s: the map's entries are not read; a RewriteRule that uses it is skipped", strings.Join(f[1:], " "))
+	default:
+		// Other directives answer no redirect.
+		return
+	}
+	a.sink.Text(line, text)
+}
+
+// open pushes a section, with the scope of the lines inside it: that of
+// the section around it, narrowed by this one. Messages quote the file's
+// names and arguments as excerpts.
+func (a *apacheReader) open(line int, name, arg string) {
+	b := apacheBlock{name: name, arg: arg, lower: strings.ToLower(name), line: line}
+	if n := len(a.blocks); n > 0 {
+		p := &a.blocks[n-1]
+		b.skip, b.note, b.loc, b.locSkip, b.locNotes = p.skip, p.note, p.loc, p.locSkip, p.locNotes
+	}
+	outside := fmt.Sprintf("inside <%s %s>: a condition or scope our rules cannot express", excerpt(name), excerpt(arg))
+	switch b.lower {
+	case "ifmodule", "ifdefine", "ifversion", "ifdirective", "ifsection", "iffile":
+		// Read: the modules this reader reads are loaded where the
+		// file is used.
+	case "virtualhost":
+		b.note = fmt.Sprintf("inside <VirtualHost %s>: Apache answers it only for that virtual host, here for every host of the project", excerpt(arg))
+	case "directory":
+		b.note = fmt.Sprintf("inside <Directory %s>: Apache answers it only for requests mapped into that directory, here for every path", excerpt(arg))
+	case "location":
+		b.note = fmt.Sprintf("inside <Location %s>: Apache answers it only under that path, here for every path", excerpt(arg))
+		b.loc = strings.Trim(arg, `"'`)
+	default:
+		if b.skip == "" {
+			b.skip = outside
+		}
+	}
+	if b.skip != "" {
+		b.note = ""
+	}
+	if b.locSkip == "" {
+		switch b.lower {
+		case "location", "ifmodule", "ifdefine", "ifversion":
+		case "virtualhost":
+			b.locNotes = append(b.locNotes[:len(b.locNotes):len(b.locNotes)], b.note)
+		default:
+			b.locSkip = outside
+		}
+	}
+	a.blocks = append(a.blocks, b)
+}
+
+// scope returns why the sections around a line keep its rules out (skip),
+// or how they narrow them (note).
+func (a *apacheReader) scope() (skip, note string) {
+	if n := len(a.blocks); n > 0 {
+		return a.blocks[n-1].skip, a.blocks[n-1].note
+	}
+	return "", ""
+}
+
+// redirect reads Redirect, RedirectPermanent and RedirectTemp: mod_alias
+// matches the URL-path against the decoded request path segment-wise (a
+// URL-path /a matches /a and /a/..., not /ab) and appends the rest of the
+// path to the URL; the request's query is appended when the URL has none.
+func (a *apacheReader) redirect(line int, f []string) {
+	name, args := f[0], f[1:]
+	code := 302
+	switch strings.ToLower(name) {
+	case "redirectpermanent":
+		code = 301
+	case "redirecttemp":
+		code = 302
+	default:
+		if len(args) > 0 {
+			if c, ok := apacheStatus(args[0]); ok {
+				code, args = c, args[1:]
+			}
+		}
+	}
+	redirectish := code >= 300 && code < 400
+	// Inside <Location PATH> the URL-path may be left out: the redirect
+	// answers the location's paths (PATH, PATH/...) with the URL, the rest
+	// of the path not appended (checked against Apache 2.4).
+	if loc := a.location(); loc != "" && (redirectish && len(args) == 1 && isURL(args[0]) || !redirectish && len(args) == 0) {
+		a.locationRedirect(line, loc, code, args)
+		return
+	}
+	switch {
+	case len(args) == 0:
+		a.sink.Bad(line, "%s needs a URL-path", name)
+		return
+	case redirectish && len(args) == 1:
+		a.sink.Bad(line, "%s %s needs a URL to redirect to", name, args[0])
+		return
+	case !redirectish && len(args) > 1:
+		a.sink.Bad(line, "%s with status %d takes no URL (Redirect URL not valid for this status)", name, code)
+		return
+	case len(args) > 2:
+		a.sink.Bad(line, "%s takes [status] URL-path URL, not %d arguments", name, len(args))
+		return
+	case redirectish && !isURL(args[1]):
+		a.sink.Bad(line, "%s to %s: the URL is neither absolute nor a path (Redirect to non-URL)", name, args[1])
+		return
+	}
+	if skip, note := a.scope(); skip != "" {
+		a.sink.Skip(line, "%s", skip)
+		return
+	} else if note != "" {
+		a.sink.Note(line, "%s", note)
+	}
+	src := args[0]
+	if !strings.HasPrefix(src, "/") {
+		a.sink.Skip(line, "the URL-path %s does not start with '/'", src)
+		return
+	}
+	if strings.Contains(src, "%") {
+		a.sink.Skip(line, "the URL-path %s holds '%%': Apache compares it with the decoded request path, so %%XX stands for itself there", src)
+		return
+	}
+	if !redirects.ValidStatus(code) {
+		a.sink.Skip(line, "status %d is not one of ours (301, 302, 303, 307, 308, 410)", code)
+		return
+	}
+	var dst string
+	if code != 410 {
+		dst = args[1]
+	}
+	pq := code != 410 && !strings.Contains(dst, "?")
+	if pq && strings.Contains(dst, "#") {
+		a.sink.Note(line, "Apache appends the request's query after the URL's fragment; here before it")
+	}
+	if strings.HasSuffix(src, "/") {
+		if code != 410 && !strings.HasPrefix(dst, "/") && !hasURLPath(dst) {
+			a.sink.Note(line, "the URL %s has no path: Apache appends the rest of the path to the host, here after a '/'", dst)
+		}
+		a.emit(line, redirects.Rule{Source: src, MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreservePath: code != 410, PreserveQuery: pq})
+		return
+	}
+	// /a: exactly /a, and /a/... with the rest appended after the URL.
+	pdst := dst
+	if code != 410 {
+		if strings.ContainsAny(dst, "?#") {
+			a.sink.Note(line, "Apache appends the rest of the path after the URL's query or fragment (%s); here the rest joins the URL's path", dst)
+			p, q, fr := redirects.SplitDestination(dst)
+			pdst = p + "/"
+			if q != "" {
+				pdst += "?" + q
+			}
+			pdst += fr
+		} else {
+			pdst = dst + "/"
+		}
+	}
+	a.emit(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
+	a.emit(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: pdst, StatusCode: code, PreservePath: code != 410, PreserveQuery: pq})
+}
+
+// location returns the path of the innermost <Location> around the line,
+// or "".
+func (a *apacheReader) location() string {
+	if n := len(a.blocks); n > 0 {
+		return a.blocks[n-1].loc
+	}
+	return ""
+}
+
+// locationRedirect reads a Redirect without its URL-path inside
+// <Location loc>.
+func (a *apacheReader) locationRedirect(line int, loc string, code int, args []string) {
+	b := &a.blocks[len(a.blocks)-1] // inside a <Location>
+	for _, n := range b.locNotes {
+		a.sink.Note(line, "%s", n)
+	}
+	if b.locSkip != "" {
+		a.sink.Skip(line, "%s", b.locSkip)
+		return
+	}
+	if !strings.HasPrefix(loc, "/") || strings.ContainsAny(loc, "%*?[") {
+		a.sink.Skip(line, "the location %s is not a plain path", loc)
+		return
+	}
+	if !redirects.ValidStatus(code) {
+		a.sink.Skip(line, "status %d is not one of ours (301, 302, 303, 307, 308, 410)", code)
+		return
+	}
+	dst := ""
+	if code != 410 {
+		dst = args[0]
+		if strings.Contains(dst, "%{") {
+			a.sink.Skip(line, "the URL %s is an expression with variables", dst)
+			return
+		}
+	}
+	pq := code != 410 && !strings.Contains(dst, "?")
+	src := strings.TrimSuffix(loc, "/")
+	if src != "" {
+		a.emit(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
+	}
+	a.emit(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreserveQuery: pq})
+}
+
+// redirectMatch reads RedirectMatch [status] regex [URL].
+func (a *apacheReader) redirectMatch(line int, f []string) {
+	name, args := f[0], f[1:]
+	code := 302
+	if len(args) > 0 {
+		if c, ok := apacheStatus(args[0]); ok {
+			code, args = c, args[1:]
+		}
+	}
+	redirectish := code >= 300 && code < 400
+	switch {
+	case len(args) == 0:
+		a.sink.Bad(line, "%s needs a regular expression", name)
+		return
+	case redirectish && len(args) == 1:
+		a.sink.Bad(line, "%s %s needs a URL to redirect to", name, args[0])
+		return
+	case !redirectish && len(args) > 1:
+		a.sink.Bad(line, "%s with status %d takes no URL", name, code)
+		return
+	case len(args) > 2:
+		a.sink.Bad(line, "%s takes [status] regex URL, not %d arguments", name, len(args))
+		return
+	}
+	if skip, note := a.scope(); skip != "" {
+		a.sink.Skip(line, "%s", skip)
+		return
+	} else if note != "" {
+		a.sink.Note(line, "%s", note)
+	}
+	if !redirects.ValidStatus(code) {
+		a.sink.Skip(line, "status %d is not one of ours (301, 302, 303, 307, 308, 410)", code)
+		return
+	}
+	shape, why := parseRegexShape(args[0], false)
+	if why != "" {
+		a.sink.Skip(line, "%s", why)
+		return
+	}
+	dst := ""
+	if code != 410 {
+		dst = args[1]
+	}
+	a.regexRules(line, shape, dst, code, code != 410 && !strings.Contains(dst, "?"), args[0])
+}
+
+func (a *apacheReader) regexRules(line int, shape regexShape, dst string, code int, pq bool, re string) {
+	if strings.Contains(shape.lit, "%") {
+		a.sink.Skip(line, "the regular expression %s holds '%%': Apache matches it against the decoded path, so %%XX stands for itself there", re)
+		return
+	}
+	rules, note, skip := shapeRules(shape, dst, code, a.o.Settings)
+	if skip != "" {
+		a.sink.Skip(line, "%s", skip)
+		return
+	}
+	if note != "" {
+		a.sink.Note(line, "%s", note)
+	}
+	if shape.ci && !a.o.Settings.CaseInsensitive && hasLetter(shape.lit) {
+		a.sink.Note(line, "Apache matches %s regardless of case; here as the project compares, case-sensitively", re)
+	}
+	if shape.capture || !shape.exact {
+		a.sink.Note(line, "regex %s read as starts_with %s%s", re, shape.lit, map[bool]string{true: " with preservePath", false: ""}[rules[0].PreservePath])
+	}
+	if pq && strings.Contains(dst, "#") {
+		a.sink.Note(line, "Apache appends the request's query after the URL's fragment; here before it")
+	}
+	for _, r := range rules {
+		r.PreserveQuery = pq
+		a.emit(line, r)
+	}
+}
+
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; 'a' <= c && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// cond records a RewriteCond for the next RewriteRule.
+func (a *apacheReader) cond(line int, t string, f []string) {
+	if len(f) < 3 || len(f) > 4 {
+		a.sink.Bad(line, "RewriteCond takes TestString CondPattern [flags]")
+		return
+	}
+	host := strings.EqualFold(f[1], "%{HTTP_HOST}") && !strings.HasPrefix(f[2], "!")
+	if len(f) == 4 {
+		fl := strings.ToLower(strings.Trim(f[3], "[]"))
+		host = host && (fl == "nc" || fl == "nocase")
+	}
+	a.conds = append(a.conds, apacheCond{line: line, text: t, host: host, testString: f[1]})
+}
+
+// rewriteRule reads RewriteRule pattern target [flags].
+func (a *apacheReader) rewriteRule(line int, f []string) {
+	conds := a.conds
+	a.conds = nil
+	if len(f) < 3 || len(f) > 4 {
+		a.sink.Bad(line, "RewriteRule takes Pattern Substitution [flags]")
+		return
+	}
+	pattern, target := f[1], f[2]
+	flags := map[string]string{}
+	if len(f) == 4 {
+		fl := f[3]
+		if !strings.HasPrefix(fl, "[") || !strings.HasSuffix(fl, "]") {
+			a.sink.Bad(line, "the flags %s are not in [brackets]", fl)
+			return
+		}
+		for _, x := range strings.Split(fl[1:len(fl)-1], ",") {
+			k, v, _ := strings.Cut(strings.TrimSpace(x), "=")
+			name, ok := rewriteFlags[strings.ToLower(k)]
+			if !ok {
+				a.sink.Bad(line, "unknown RewriteRule flag %s", x)
+				return
+			}
+			flags[name] = v
+		}
+	}
+	skipConds := func() {
+		for _, c := range conds {
+			a.sink.Skip(c.line, "a condition of the RewriteRule on line %d, which is not imported", line)
+			a.sink.Text(c.line, c.text)
+		}
+	}
+	skip := func(format string, args ...any) {
+		a.sink.Skip(line, format, args...)
+		skipConds()
+	}
+	if !a.engine {
+		skip("RewriteEngine is not On above it: Apache does not run the rule")
+		return
+	}
+	if s, note := a.scope(); s != "" {
+		skip("%s", s)
+		return
+	} else if note != "" {
+		a.sink.Note(line, "%s", note)
+	}
+	for _, c := range conds {
+		if !c.host {
+			skip("it has a RewriteCond on %s (line %d): conditions other than a plain host are not importable", c.testString, c.line)
+			return
+		}
+	}
+	for _, fl := range []string{"C", "N", "S", "P", "PT", "F", "E", "CO", "H", "T"} {
+		if _, ok := flags[fl]; ok {
+			skip("the flag %s (chains, loops, skips, proxies, forbids or sets more than a redirect) is not importable", fl)
+			return
+		}
+	}
+	if strings.HasPrefix(pattern, "!") {
+		skip("a negated pattern %s matches every path but some", pattern)
+		return
+	}
+	code := 0
+	_, gone := flags["G"]
+	if rv, ok := flags["R"]; ok {
+		code = 302
+		if rv != "" {
+			c, ok := apacheStatus(rv)
+			if !ok {
+				a.sink.Bad(line, "R=%s is not a status", rv)
+				return
+			}
+			code = c
+		}
+		if code < 300 || code > 399 {
+			// Apache drops the substitution for a status outside 3xx.
+			gone = gone || code == 410
+		}
+	} else if !gone && isURL(target) && !strings.HasPrefix(target, "/") {
+		code = 302 // an absolute URL redirects without R
+	}
+	if gone {
+		code = 410
+	}
+	if code == 0 {
+		skip("an internal rewrite (no R flag): Apache serves other content, not a redirect")
+		return
+	}
+	if !redirects.ValidStatus(code) {
+		skip("status %d is not one of ours (301, 302, 303, 307, 308, 410)", code)
+		return
+	}
+	shape, why := parseRegexShape(pattern, true)
+	if why != "" {
+		skip("%s", why)
+		return
+	}
+	if _, nc := flags["NC"]; nc {
+		shape.ci = true
+	}
+	dst, pq := "", false
+	if code != 410 {
+		if target == "-" {
+			skip("no substitution (-) with R: Apache redirects to the path itself")
+			return
+		}
+		if strings.Contains(target, "%{") || condRef(target) {
+			skip("the substitution %s uses server variables or condition references", target)
+			return
+		}
+		if !isURL(target) {
+			skip("the substitution %s is relative: Apache prefixes the RewriteBase or the directory", target)
+			return
+		}
+		dst = target
+		_, qsa := flags["QSA"]
+		_, qsd := flags["QSD"]
+		switch {
+		case strings.HasSuffix(dst, "?") && strings.Count(dst, "?") == 1:
+			dst = strings.TrimSuffix(dst, "?")
+		case strings.Contains(dst, "?"):
+			pq = qsa && !qsd
+			if _, ne := flags["NE"]; pq && !ne {
+				// Found against Apache 2.4: the query is appended to the
+				// substitution before it is escaped.
+				a.sink.Note(line, "without [NE] Apache escapes each '%%' of the request's query it appends (%%20 becomes %%2520); here the query is passed on as sent")
+			}
+		default:
+			pq = !qsd
+		}
+		if _, ne := flags["NE"]; !ne && strings.Contains(dst, "#") {
+			a.sink.Note(line, "without [NE] Apache escapes the '#' of %s as %%23; here it starts a fragment", dst)
+		}
+	}
+	_, l := flags["L"]
+	_, end := flags["END"]
+	if !l && !end && code != 410 {
+		a.sink.Note(line, "without [L] Apache goes on with the rules below, which may change the redirect's URL; read as if [L] were set")
+	}
+	for _, c := range conds {
+		a.sink.Note(line, "host condition dropped (line %d)", c.line)
+		a.sink.Skip(c.line, "a host condition of the RewriteRule on line %d: dropped, the rule is imported for every host", line)
+		a.sink.Text(c.line, c.text)
+	}
+	a.regexRules(line, shape, dst, code, pq, pattern)
+}
+
+// condRef reports whether s holds a RewriteCond back-reference %0..%9.
+func condRef(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '%' && '0' <= s[i+1] && s[i+1] <= '9' {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,836 @@
+// Package migrate reads the redirect files that teams bring from other
+// platforms (and the project's own draft CSV and exports) into draft rules,
+// and says of every input line whether it imports as is, changed, or is
+// skipped, and why (docs/contract.md#migrations).
+//
+// A format is a Reader that tells a Sink, line by line, the rules each line
+// becomes, what about them differs from the source platform, what it skips,
+// and which lines are broken. Read runs a reader and then does what every
+// format shares: it checks each rule as the store would, skips the rules
+// that could never answer on the source platform (an earlier line answers
+// every path they match), sets priorities so that first-match formats keep
+// their order, and compares the platform's matching defaults with the
+// project's settings.
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"redirects"
+	"redirects/export"
+)
+
+// Class is what became of an input line.
+type Class string
+
+const (
+	// AsIs: the line's rules answer every request as the source platform
+	// would.
+	AsIs Class = "as-is"
+	// Changed: imported, but some request is answered otherwise; the notes
+	// say which and how.
+	Changed Class = "changed"
+	// Skipped: valid in its format, but not imported; the notes say why.
+	Skipped Class = "skipped"
+)
+
+// Outcome is a changed or skipped line of the input.
+type Outcome struct {
+	Line  int      `json:"line"`
+	Class Class    `json:"class"`
+	Notes []string `json:"notes"`
+	// Rules is how many rules the line became (0 when skipped).
+	Rules int `json:"rules"`
+	// Winner, for a line skipped because an earlier line answers every path
+	// it matches, is that earlier line.
+	Winner int `json:"winner,omitempty"`
+	// Text is the line as the file holds it, cut to MaxTextLen bytes (with
+	// an ellipsis), its control characters escaped.
+	Text string `json:"text,omitempty"`
+}
+
+// MaxTextLen caps Outcome.Text.
+const MaxTextLen = 200
+
+// Suggestion names project settings under which the project would match as
+// the source platform does.
+type Suggestion struct {
+	Settings      redirects.Settings `json:"-"`
+	CaseSensitive bool               `json:"caseSensitive"`
+	TrailingSlash string             `json:"trailingSlash"`
+	// Why says what the platform does, and which setting would match.
+	Why string `json:"why"`
+}
+
+// Options are what a reader needs of the project and the user.
+type Options struct {
+	// Settings are the project's matching settings: shadowing is decided
+	// under them, and the suggestion compares them with the platform's.
+	Settings redirects.Settings
+	// Hosts are the project's hosts: an absolute source URL on one of them
+	// is read as its path.
+	Hosts []string
+	// Placeholders are the values to expand each named placeholder over
+	// (--placeholder lang=en,fr,de); a placeholder without values skips its
+	// line.
+	Placeholders map[string][]string
+	// FileName, when known, helps detection ("vercel.json", ".htaccess").
+	FileName string
+	// MaxRules, when not 0, is the most rules one file may make: the read
+	// stops at the line that makes one more, with an EINVALID error naming
+	// the limit and that line.
+	MaxRules int
+}
+
+// Format is one file format the importer reads.
+type Format struct {
+	// Name is what --from takes: "netlify", "vercel", ...
+	Name string
+	// Title names the format for people: "Netlify and Cloudflare Pages _redirects".
+	Title string
+	// FirstMatch says the source platform answers with the first line that
+	// matches: the pipeline keeps the order through priorities and skips
+	// the lines an earlier one shadows. Otherwise the platform picks by
+	// specificity, and a repeated source is skipped as a repeat.
+	FirstMatch bool
+	// Defaults are the platform's own matching settings, nil when they are
+	// the project's to choose (ours).
+	Defaults *redirects.Settings
+	// DefaultsWhy says what the platform does, for the suggestion:
+	// "Netlify ignores a trailing slash".
+	DefaultsWhy string
+	// Detect reports whether head (the file's first bytes) and the file
+	// name look like this format, and why, for --from auto.
+	Detect func(head []byte, fileName string) (bool, string)
+	// Read reads in and tells sink what each line becomes. It returns only
+	// a failure to read; broken lines go to Sink.Bad.
+	Read func(in io.Reader, o *Options, sink *Sink) error
+	// Strict formats (the project's own CSV) refuse a file with any rule
+	// the store would refuse, instead of skipping that line; their reader
+	// validates every rule itself (Rule.Validate), so Read does not again.
+	Strict bool
+	// MayBeJSON says the file may be JSON: one that starts with '{' or
+	// '[' is exempt from MaxLineLen (JSON is often written on one line).
+	MayBeJSON bool
+	// Example is a small file in the format, using its common shapes: the
+	// dashboard offers it, and the browser suite imports it.
+	Example string
+}
+
+// Writer writes a draft in another platform's format, for teams that leave
+// or mirror (redirects rule export --to NAME). These are not edge export
+// formats: docs/contract.md's seven stay as they are.
+type Writer struct {
+	// Name is what --to takes: "netlify", "vercel", "cloudflare".
+	Name string
+	// FileName is the file the platform reads: "_redirects".
+	FileName string
+	// ContentType is the file's media type, for downloads.
+	ContentType string
+	// Write writes rules (a draft, under the project's settings s, on the
+	// project's hosts, which formats whose sources are URLs need) to w and
+	// returns what it could not express, one entry per rule left out or
+	// answered otherwise there.
+	Write func(w io.Writer, rules []redirects.Rule, s redirects.Settings, hosts []string) ([]Unexpressed, error)
+}
+
+// Unexpressed is a rule that a Writer could not write as it answers here.
+type Unexpressed struct {
+	RuleID int64  `json:"ruleId"`
+	Source string `json:"source"`
+	// Dropped says the rule is not in the file at all (otherwise it is
+	// there, answering otherwise as Reason says).
+	Dropped bool   `json:"dropped"`
+	Reason  string `json:"reason"`
+}
+
+var writers []*Writer
+
+// RegisterWriter adds a writer; each writer's file calls it from init.
+func RegisterWriter(w *Writer) {
+	for _, x := range writers {
+		if x.Name == w.Name {
+			panic("migrate: writer " + w.Name + " registered twice")
+		}
+	}
+	writers = append(writers, w)
+}
+
+// Writers returns the registered writers.
+func Writers() []*Writer { return writers }
+
+// LookupWriter returns the writer named name, or nil.
+func LookupWriter(name string) *Writer {
+	for _, w := range writers {
+		if w.Name == name {
+			return w
+		}
+	}
+	return nil
+}
+
+var formats []*Format
+
+// Register adds a format; each reader's file calls it from init.
+func Register(f *Format) {
+	for _, g := range formats {
+		if g.Name == f.Name {
+			panic("migrate: format " + f.Name + " registered twice")
+		}
+	}
+	formats = append(formats, f)
+}
+
+// Formats returns the registered formats, in the order detection tries
+// them.
+func Formats() []*Format { return formats }
+
+// Lookup returns the format named name, or nil.
+func Lookup(name string) *Format {
+	for _, f := range formats {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// FormatNames returns the names --from takes, "auto" first.
+func FormatNames() []string {
+	names := []string{"auto"}
+	for _, f := range formats {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// Result is what Read made of a file.
+type Result struct {
+	Format string `json:"format"`
+	// Detected says, for --from auto, why this format was chosen.
+	Detected string `json:"detected,omitempty"`
+	// Rules are the rules to import, in file order, each from RuleLines'
+	// line.
+	Rules     []redirects.Rule `json:"-"`
+	RuleLines []int            `json:"-"`
+	// Counts of lines by class.
+	AsIs    int `json:"asIs"`
+	Changed int `json:"changed"`
+	Skipped int `json:"skipped"`
+	// AsIsLines are the as-is lines as ranges of line numbers (first,
+	// last), so that a million-line file is reported in a few bytes.
+	AsIsLines [][2]int `json:"asIsLines"`
+	// Lines are the changed and skipped lines, by line number.
+	Lines []Outcome `json:"lines"`
+	// Suggest, when the platform's matching defaults differ from the
+	// project's settings, names the settings that would match.
+	Suggest *Suggestion `json:"suggestion,omitempty"`
+}
+
+// Sink takes what a reader makes of each line. Lines are 1-based. Rules
+// are taken in the order the source platform tries them, which is, but for
+// Apache's mod_alias lines, the file's (a line may give several rules, as
+// a placeholder's expansions are).
+type Sink struct {
+	// held are the rules taken, compact (finish makes redirects.Rules of
+	// them, only for a file within the limit), each with its line.
+	held heldRules
+	outs map[int]*Outcome
+	// ruled holds the lines that became at least one rule, in order.
+	ruled []int32
+	texts map[int]string
+	bad   []export.LineError
+	// maxBad stops collecting bad lines past this many.
+	maxBad int
+	// maxRules, when not 0, stops taking rules past this many, and stop
+	// then ends the read (inputGuard asks it before every read).
+	maxRules int
+	stop     error
+	// defaults, when set, replace the format's Defaults for this file.
+	defaults    *redirects.Settings
+	defaultsWhy string
+}
+
+// SetDefaults replaces the format's Defaults and DefaultsWhy for this
+// file, for a platform whose matching depends on settings the file itself
+// holds (vercel.json's trailingSlash).
+func (s *Sink) SetDefaults(d redirects.Settings, why string) {
+	s.defaults, s.defaultsWhy = &d, why
+}
+
+// MaxBadLines caps how many broken lines one report lists.
+const MaxBadLines = 1000
+
+func newSink() *Sink {
+	return &Sink{outs: map[int]*Outcome{}, texts: map[int]string{}, maxBad: MaxBadLines}
+}
+
+func (s *Sink) out(line int) *Outcome {
+	o := s.outs[line]
+	if o == nil {
+		o = &Outcome{Line: line}
+		s.outs[line] = o
+	}
+	return o
+}
+
+// Rule records a rule that line became. The source may be percent-encoded
+// or decoded; Read puts it in canonical form. A status of 0 is
+// redirects.DefaultStatus. The priority is the reader's to set for formats
+// that are not FirstMatch (redirects.DefaultPriority unless the format
+// says otherwise: 0 is a priority); Read sets it for FirstMatch formats.
+func (s *Sink) Rule(line int, r redirects.Rule) {
+	if s.maxRules > 0 && s.held.len() >= s.maxRules {
+		if s.stop == nil {
+			s.stop = redirects.Errorf(redirects.EINVALID, "the file makes more than the %d rules one import takes (line %d makes rule %d); split it", s.maxRules, line, s.maxRules+1)
+			if ruleLimitHook != nil {
+				ruleLimitHook()
+			}
+		}
+		return
+	}
+	s.held.add(line, r)
+	if n := len(s.ruled); n == 0 || int(s.ruled[n-1]) != line {
+		s.ruled = append(s.ruled, int32(line))
+	}
+}
+
+// heldRule is a rule as the Sink holds it while a file is read: a third
+// of a redirects.Rule's size, so that a million rules fit in little.
+type heldRule struct {
+	source, destination string
+	priority            int32
+	status              int16
+	flags               uint8
+}
+
+const (
+	heldStartsWith = 1 << iota
+	heldPreservePath
+	heldPreserveQuery
+	heldOdd // the rule is in Sink.odd
+)
+
+// heldRules are rules as a reader or the Sink holds them while a file is
+// read, each with its line: a heldRule each (with the rare rule whose
+// fields do not fit one aside, whole), its strings cloned so that they do
+// not keep the line they were cut from. When bodies is false (see
+// dropBodies) only the lines are held.
+type heldRules struct {
+	rules []heldRule
+	lines []int32
+	// odd holds, by index, the rules whose fields do not fit a heldRule.
+	odd map[int]redirects.Rule
+	// noBodies is set once dropBodies is called.
+	noBodies bool
+}
+
+func (h *heldRules) len() int { return len(h.lines) }
+
+// line returns the line of rule i.
+func (h *heldRules) line(i int) int { return int(h.lines[i]) }
+
+// add appends r, of line.
+func (h *heldRules) add(line int, r redirects.Rule) {
+	h.lines = append(h.lines, int32(line))
+	if h.noBodies {
+		return
+	}
+	h.rules = append(h.rules, heldRule{})
+	h.set(len(h.rules)-1, r)
+}
+
+// dropBodies lets go of the rules, keeping their lines: rule then returns
+// an empty rule.
+func (h *heldRules) dropBodies() {
+	h.rules, h.odd, h.noBodies = nil, nil, true
+}
+
+// rule returns rule i.
+func (h *heldRules) rule(i int) redirects.Rule {
+	if h.noBodies {
+		return redirects.Rule{}
+	}
+	c := &h.rules[i]
+	if c.flags&heldOdd != 0 {
+		return h.odd[i]
+	}
+	r := redirects.Rule{Source: c.source, Destination: c.destination, Priority: int(c.priority), StatusCode: int(c.status),
+		PreservePath: c.flags&heldPreservePath != 0, PreserveQuery: c.flags&heldPreserveQuery != 0}
+	if c.flags&heldStartsWith != 0 {
+		r.MatchType = redirects.StartsWith
+	}
+	return r
+}
+
+// set replaces rule i with r.
+func (h *heldRules) set(i int, r redirects.Rule) {
+	if h.noBodies {
+		return
+	}
+	c := heldRule{source: strings.Clone(r.Source), destination: strings.Clone(r.Destination), priority: int32(r.Priority), status: int16(r.StatusCode)}
+	switch r.MatchType {
+	case redirects.Exact:
+	case redirects.StartsWith:
+		c.flags |= heldStartsWith
+	default:
+		c.flags |= heldOdd
+	}
+	if r.PreservePath {
+		c.flags |= heldPreservePath
+	}
+	if r.PreserveQuery {
+		c.flags |= heldPreserveQuery
+	}
+	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" ||
+		!r.CreatedAt.IsZero() || r.Revision != 0 {
+		c.flags |= heldOdd
+	}
+	if c.flags&heldOdd != 0 {
+		if h.odd == nil {
+			h.odd = map[int]redirects.Rule{}
+		}
+		h.odd[i] = r
+		c = heldRule{flags: heldOdd}
+	} else {
+		delete(h.odd, i)
+	}
+	h.rules[i] = c
+}
+
+// numRules returns how many rules the sink holds.
+func (s *Sink) numRules() int { return s.held.len() }
+
+// line returns the line of rule i.
+func (s *Sink) line(i int) int { return s.held.line(i) }
+
+// rule returns rule i.
+func (s *Sink) rule(i int) redirects.Rule { return s.held.rule(i) }
+
+// setRule replaces rule i with r.
+func (s *Sink) setRule(i int, r redirects.Rule) { s.held.set(i, r) }
+
+// ruleLimitHook, when set (by tests), is called once a read reaches
+// MaxRules, while the sink still holds every rule.
+var ruleLimitHook func()
+
+// Note records how line's rules answer otherwise than the source platform.
+// Arguments that are strings of the file are quoted as excerpts (see
+// noteText).
+func (s *Sink) Note(line int, format string, args ...any) {
+	o := s.out(line)
+	o.Notes = append(o.Notes, noteText(format, args))
+}
+
+// Skip records that line, valid in its format, is not imported, and why.
+func (s *Sink) Skip(line int, format string, args ...any) {
+	o := s.out(line)
+	o.Class = Skipped
+	o.Notes = append(o.Notes, noteText(format, args))
+}
+
+// Text keeps the text of a line for the report, once the reader has
+// called Note or Skip for it (the text of lines that import as is is not
+// kept, so that memory does not grow with them).
+func (s *Sink) Text(line int, text string) {
+	if s.outs[line] == nil {
+		return
+	}
+	s.texts[line] = plainText(text, MaxTextLen)
+}
+
+// Bad records a line that is not valid in its own format: the file is
+// refused, listing every such line.
+func (s *Sink) Bad(line int, format string, args ...any) {
+	if len(s.bad) < s.maxBad {
+		s.bad = append(s.bad, export.LineError{Line: line, Message: noteText(format, args)})
+		if len(s.bad) == s.maxBad && s.stop == nil {
+			// The report lists no more: the rest of the file is only
+			// checked for binary bytes.
+			s.stop = errEnoughBad
+		}
+	}
+}
+
+// stopped returns the error that ends the read (the rule limit passed,
+// or enough bad lines), for a reader to return as soon as it sees it
+// rather than at the guard's next read of the file.
+func (s *Sink) stopped() error { return s.stop }
+
+// errEnoughBad stops a read once MaxBadLines broken lines are listed.
+var errEnoughBad = errors.New("enough bad lines")
+
+// HasBad reports whether a broken line was recorded.
+func (s *Sink) HasBad() bool { return len(s.bad) > 0 }
+
+// BadLinesError is the error of a file with broken lines: every one, with
+// its line number.
+type BadLinesError struct {
+	Format string
+	Lines  []export.LineError
+}
+
+func (e *BadLinesError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the file is not valid %s: ", e.Format)
+	if len(e.Lines) == 1 {
+		b.WriteString("1 bad line")
+	} else {
+		fmt.Fprintf(&b, "%d bad lines", len(e.Lines))
+	}
+	if len(e.Lines) >= MaxBadLines {
+		fmt.Fprintf(&b, " (the first %d)", MaxBadLines)
+	}
+	for _, l := range e.Lines {
+		fmt.Fprintf(&b, "\nline %d: %s", l.Line, l.Message)
+	}
+	return b.String()
+}
+
+// RedirectsError returns the redirects error (EINVALID) that the CLI and
+// the APIs report for e.
+func (e *BadLinesError) RedirectsError() error {
+	return &redirects.Error{Code: redirects.EINVALID, Message: e.Error()}
+}
+
+// HeadSize is how much of a file detection looks at.
+const HeadSize = 64 << 10
+
+// Read reads in as the format named from ("auto" detects it), and returns
+// the rules to import with the report of every line. A file with broken
+// lines is refused whole: the error is a *BadLinesError. A binary file, a
+// file that is not UTF-8 text (the whole of it is checked), one with a
+// line longer than MaxLineLen, one that makes more than o.MaxRules rules,
+// or one no format recognises gets one EINVALID error that says so. When
+// ctx ends, the read stops at the reader's next read of the file and Read
+// returns ctx's error.
+func Read(ctx context.Context, in io.Reader, from string, o Options) (*Result, error) {
+	sink := newSink()
+	sink.maxRules = o.MaxRules
+	guard := newInputGuard(ctx, in, func() error { return sink.stop })
+	br := bufio.NewReaderSize(guard, HeadSize)
+	head, err := br.Peek(HeadSize)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, readErr(ctx, guard, err)
+	}
+	res := &Result{}
+	var f *Format
+	if from == "" || from == "auto" {
+		var why string
+		f, why = Detect(head, o.FileName)
+		if f == nil {
+			// A bad byte past the head refuses the file as one in it does.
+			if _, err := io.Copy(io.Discard, br); err != nil {
+				return nil, readErr(ctx, guard, err)
+			}
+			return nil, redirects.Errorf(redirects.EINVALID, "%s", why)
+		}
+		res.Detected = plainText(why, MaxNoteLen)
+	} else if f = Lookup(from); f == nil {
+		return nil, redirects.Errorf(redirects.EINVALID, "unknown format %q: --from takes %s", excerpt(from), strings.Join(FormatNames(), ", "))
+	}
+	if !f.MayBeJSON || !startsJSON(head) {
+		guard.maxLine = MaxLineLen
+	}
+	res.Format = f.Name
+	rerr := f.Read(br, &o, sink)
+	if errors.Is(guard.err, errEnoughBad) || errors.Is(rerr, errEnoughBad) {
+		// The report is full; the rest is only checked, below.
+		guard.err, guard.stop, rerr = nil, nil, nil
+	}
+	// What the reader left unread is checked too: one NUL or invalid
+	// byte anywhere refuses the file (docs/contract.md#migrations). The
+	// bytes br holds have passed the guard already.
+	if guard.err == nil && rerr == nil {
+		_, rerr = io.Copy(io.Discard, guard)
+	}
+	if guard.err != nil {
+		return nil, readErr(ctx, guard, guard.err)
+	}
+	if rerr != nil {
+		if redirects.ErrorCode(rerr) == "" || redirects.ErrorCode(rerr) == redirects.EINTERNAL {
+			return nil, redirects.Errorf(redirects.EINVALID, "reading: %s", plainText(rerr.Error(), MaxNoteLen))
+		}
+		return nil, rerr
+	}
+	if len(sink.bad) > 0 {
+		return nil, &BadLinesError{Format: f.Title, Lines: sink.bad}
+	}
+	if sink.defaults != nil {
+		g := *f
+		g.Defaults, g.DefaultsWhy = sink.defaults, sink.defaultsWhy
+		f = &g
+	}
+	if err := finish(ctx, f, &o, sink, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// readErr is the error of a read the guard ended (or err, another failure
+// to read): ctx's error when it ended, a refusal of the whole file, or the
+// sink's limit.
+func readErr(ctx context.Context, guard *inputGuard, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var ie *inputError
+	switch {
+	case errors.As(err, &ie):
+		return inputErr(ie)
+	case redirects.ErrorCode(err) == redirects.EINVALID:
+		return err
+	}
+	return redirects.Errorf(redirects.EINVALID, "reading: %s", plainText(err.Error(), MaxNoteLen))
+}
+
+// startsJSON reports whether head's first byte, past a byte order mark
+// and spaces, opens a JSON object or array.
+func startsJSON(head []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\uFEFF")), " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+}
+
+// Detect picks the format of a file from its head and name, and says why
+// ("its header names the columns ..."); nil and the reason when none fits.
+func Detect(head []byte, fileName string) (*Format, string) {
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\uFEFF")))
+	if len(trimmed) == 0 {
+		return nil, "the file is empty"
+	}
+	for _, f := range formats {
+		if f.Detect == nil {
+			continue
+		}
+		if ok, why := f.Detect(head, fileName); ok {
+			return f, why
+		}
+	}
+	return nil, "no known redirect format recognised this file; name one with --from (" + strings.Join(FormatNames()[1:], ", ") + ")"
+}
+
+// finish does the work every format shares; see the package comment.
+func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result) error {
+	set := o.Settings
+	var (
+		exact    = make(map[string]int, sink.numRules()) // key -> line of the first exact rule
+		prefixes = map[string]int{}                      // folded source -> line of the first starts_with rule
+		covers   = newPrefixSet()                        // prefixes' keys, for coveringPrefix
+		rank     int                                     // the next first-match priority
+		perLine  = map[int]int{}                         // line -> rules kept, for lines with an outcome
+		// The rules kept, in file order.
+		rules     []redirects.Rule
+		ruleLines []int
+	)
+	if n := sink.numRules(); n > 0 {
+		rules, ruleLines = make([]redirects.Rule, 0, n), make([]int, 0, n)
+	}
+	for i := range sink.numRules() {
+		if i&255 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		rule := sink.rule(i)
+		r := &rule
+		line := sink.line(i)
+		if r.StatusCode == 0 {
+			r.StatusCode = redirects.DefaultStatus
+		}
+		if f.FirstMatch {
+			r.Priority = redirects.DefaultPriority // starts_with rules get their rank below
+		}
+		if !f.Strict {
+			if err := r.Validate(); err != nil {
+				// The message quotes the rule's values (at most 80 bytes each,
+				// Go-quoted): cut it so that escapes cannot lengthen it.
+				sink.Skip(line, "%s", "our rules refuse it: "+plainText(redirects.ErrorMessage(err), 3*MaxExcerpt))
+				continue
+			}
+		}
+		// Shadowing: does an earlier rule answer every path this one matches?
+		winner := 0
+		if r.MatchType == redirects.Exact {
+			key := set.Key(r.Source)
+			if l, ok := exact[key]; ok {
+				winner = l
+			} else if f.FirstMatch {
+				winner = coveringPrefix(set, prefixes, covers, r.Source, true)
+			}
+			if winner == 0 {
+				exact[key] = line
+			}
+		} else {
+			src := set.FoldCase(r.Source)
+			if l, ok := prefixes[src]; ok {
+				winner = l
+			} else if f.FirstMatch {
+				winner = coveringPrefix(set, prefixes, covers, r.Source, false)
+			}
+			if winner == 0 {
+				prefixes[src] = line
+				covers.add(src, line)
+			}
+		}
+		if winner != 0 {
+			what := "an earlier line answers every path it matches"
+			if !f.FirstMatch || winner == line {
+				what = "it repeats the source of an earlier line"
+			}
+			if winner == line {
+				sink.Note(line, "one of its rules repeats another of the same line and was dropped")
+				continue
+			}
+			o := sink.out(line)
+			o.Notes = append(o.Notes, fmt.Sprintf("%s: line %d wins on the source platform", what, winner))
+			if o.Winner == 0 {
+				o.Winner = winner
+			}
+			// A line whose every rule is shadowed is skipped; one with
+			// some rules kept is changed (see classify).
+			continue
+		}
+		if f.FirstMatch && r.MatchType == redirects.StartsWith {
+			if rank > redirects.MaxPriority {
+				sink.Skip(line, "more than %d prefix rules: priorities cannot keep the file's order past that", redirects.MaxPriority+1)
+				continue
+			}
+			r.Priority = rank
+			rank++
+		}
+		rules = append(rules, rule)
+		ruleLines = append(ruleLines, line)
+		perLine[line]++
+	}
+	sink.held = heldRules{}
+	n := len(rules)
+	res.Rules, res.RuleLines = rules[:n:n], ruleLines[:n:n]
+	classify(sink, perLine, res)
+	if f.Defaults != nil && *f.Defaults != o.Settings {
+		d := *f.Defaults
+		res.Suggest = &Suggestion{Settings: d, CaseSensitive: d.CaseSensitive(), TrailingSlash: d.TrailingSlash(),
+			Why: suggestWhy(f, o.Settings)}
+	}
+	return nil
+}
+
+// coveringPrefix returns the line of a recorded starts_with rule that
+// matches every path that a rule with source src matches (an exact rule
+// when exact, else a starts_with one), or 0.
+func coveringPrefix(set redirects.Settings, prefixes map[string]int, covers *prefixSet, src string, exact bool) int {
+	fs := set.FoldCase(src)
+	// Of several, the earliest line answers on the platform.
+	winner := 0
+	take := func(l int) {
+		if winner == 0 || l < winner {
+			winner = l
+		}
+	}
+	covers.each(fs, func(l int) bool { take(l); return true })
+	// Under trailingSlash=ignore, a prefix "/a/" also matches the path
+	// "/a", which is all an exact "/a" matches (a prefix "/a" matches
+	// "/ab" too, which "/a/" does not).
+	if exact && set.IgnoreTrailingSlash && !strings.HasSuffix(fs, "/") {
+		if l, ok := prefixes[fs+"/"]; ok {
+			take(l)
+		}
+	}
+	return winner
+}
+
+// classify sorts every line that became a rule or has an outcome into the
+// three classes.
+func classify(sink *Sink, perLine map[int]int, res *Result) {
+	lines := make([]int, 0, len(sink.outs))
+	for l := range sink.outs {
+		lines = append(lines, l)
+	}
+	sort.Ints(lines)
+	for _, l := range lines {
+		o := sink.outs[l]
+		kept := perLine[l]
+		o.Rules = kept
+		switch {
+		case kept == 0:
+			o.Class = Skipped
+		case o.Class == Skipped:
+			// Some rules of the line were skipped, others kept.
+			o.Class = Changed
+		case len(o.Notes) > 0:
+			o.Class = Changed
+		default:
+			continue
+		}
+		o.Text = sink.texts[l]
+		if o.Class == Skipped {
+			res.Skipped++
+		} else {
+			res.Changed++
+		}
+		res.Lines = append(res.Lines, *o)
+	}
+	// As is: every line that kept rules and has no outcome. A reader may
+	// hand rules over out of line order (Apache's mod_alias rules come
+	// after its mod_rewrite ones), so the lines are sorted first.
+	if !slices.IsSorted(sink.ruled) {
+		slices.Sort(sink.ruled)
+		sink.ruled = slices.Compact(sink.ruled)
+	}
+	for _, l32 := range sink.ruled {
+		l := int(l32)
+		if sink.outs[l] != nil || perLine[l] == 0 {
+			continue
+		}
+		res.AsIs++
+		if n := len(res.AsIsLines); n > 0 && res.AsIsLines[n-1][1] >= l-1 {
+			res.AsIsLines[n-1][1] = l
+		} else {
+			res.AsIsLines = append(res.AsIsLines, [2]int{l, l})
+		}
+	}
+	if res.AsIsLines == nil {
+		res.AsIsLines = [][2]int{}
+	}
+	if res.Lines == nil {
+		res.Lines = []Outcome{}
+	}
+}
+
+func suggestWhy(f *Format, project redirects.Settings) string {
+	d := *f.Defaults
+	var sets []string
+	if d.CaseInsensitive != project.CaseInsensitive {
+		sets = append(sets, fmt.Sprintf("--case-sensitive=%t", !d.CaseInsensitive))
+	}
+	if d.IgnoreTrailingSlash != project.IgnoreTrailingSlash {
+		sets = append(sets, "--trailing-slash "+d.TrailingSlash())
+	}
+	return fmt.Sprintf("%s; the project's settings (%s) differ: \"redirects project update %s\" would match", f.DefaultsWhy, project, strings.Join(sets, " "))
+}
+
+// ParsePlaceholder parses one --placeholder value, "name=v1,v2,...", into
+// m. A name may be given with or without its ':'.
+func ParsePlaceholder(m map[string][]string, v string) error {
+	name, vals, ok := strings.Cut(v, "=")
+	name = strings.TrimPrefix(strings.TrimSpace(name), ":")
+	if !ok || name == "" {
+		return redirects.Errorf(redirects.EINVALID, "placeholder %q is not NAME=VALUE,VALUE,...", v)
+	}
+	for _, x := range strings.Split(vals, ",") {
+		x = strings.TrimSpace(x)
+		if x == "" {
+			return redirects.Errorf(redirects.EINVALID, "placeholder %q has an empty value", v)
+		}
+		if strings.ContainsAny(x, "/?#") {
+			return redirects.Errorf(redirects.EINVALID, "placeholder %s value %q holds '/', '?' or '#'", name, x)
+		}
+		m[name] = append(m[name], x)
+	}
+	return nil
+}

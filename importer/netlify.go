@@ -1,0 +1,419 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"redirects"
+)
+
+// Cloudflare Pages' _redirects (the cloudflare-pages format): Netlify's
+// syntax with another default status, "code (default: 302)"
+// (developers.cloudflare.com/pages/configuration/redirects/). The files
+// look alike, so detection names it only when the file's first comment
+// names Cloudflare Pages (it is registered before netlify, which takes
+// every other _redirects file); --from cloudflare-pages chooses it.
+// Cloudflare does not document how its paths compare, so it has no
+// defaults to suggest.
+func init() {
+	Register(&Format{
+		Name:       "cloudflare-pages",
+		Title:      "Cloudflare Pages _redirects",
+		FirstMatch: true,
+		Detect:     detectCloudflarePages,
+		Read: func(in io.Reader, o *Options, sink *Sink) error {
+			return readRedirectsFile(in, o, sink, 302)
+		},
+		Example: "# Cloudflare Pages _redirects (302 by default)\n" +
+			"/home301  /  301\n" +
+			"/home302  /\n" +
+			"/blog/*   https://blog.example.com/:splat\n" +
+			"/products/:code/:name  /products?code=:code&name=:name\n" +
+			"/app/*    /index.html  200\n",
+	})
+}
+
+// Netlify's and Cloudflare Pages' _redirects file
+// (https://docs.netlify.com/routing/redirects/ and its "Redirect options";
+// https://developers.cloudflare.com/pages/configuration/redirects/). Lines
+// are split as Netlify's own parser, netlify-redirect-parser, splits them:
+//
+//	from [query...] to [status[!]] [conditions...]   # comment
+//
+// Netlify answers with the first line that matches, compares paths case
+// sensitively, ignores a trailing slash, and passes the request's query on
+// to the destination.
+func init() {
+	Register(&Format{
+		Name:        "netlify",
+		Title:       "Netlify and Cloudflare Pages _redirects",
+		FirstMatch:  true,
+		Defaults:    netlifyDefaults,
+		DefaultsWhy: netlifyDefaultsWhy,
+		Detect:      detectNetlify,
+		Read:        readNetlify,
+		Example: "# Netlify _redirects\n" +
+			"/home              /                    301\n" +
+			"/blog/my-post.php  /blog/my-post\n" +
+			"/news/*            /blog/:splat         302\n" +
+			"/docs/:lang/start  /guide/:lang/start   308\n" +
+			"/store id=:id      /blog/:id            301\n" +
+			"/old-shop          https://shop.example.com/  301!\n" +
+			"/app/*             /index.html          200\n" +
+			"/                  /fr                  302  Country=fr\n",
+	})
+}
+
+// Netlify's matching settings: paths are case sensitive ("Paths are
+// case-sensitive", its redirects page), and a trailing slash is ignored.
+var netlifyDefaults = &redirects.Settings{IgnoreTrailingSlash: true}
+
+const netlifyDefaultsWhy = "Netlify compares paths case sensitively and ignores a trailing slash " +
+	"(its CDN normalises the URL before the redirect rules run)"
+
+// detectNetlify: a file named _redirects, or one whose first lines (up to
+// twenty, comments aside) all have the shape "from to [status]" with paths
+// or http(s) URLs separated by whitespace. The CSV formats have commas in
+// their first field; Apache and nginx lines start with a directive, and the
+// lines of an nginx map file end with ';'.
+func detectNetlify(head []byte, fileName string) (bool, string) {
+	if path.Base(strings.ReplaceAll(fileName, "\\", "/")) == "_redirects" {
+		return true, "the file is named _redirects"
+	}
+	head = bytes.TrimPrefix(head, []byte("\uFEFF"))
+	lines := strings.Split(string(head), "\n")
+	if len(head) == HeadSize && len(lines) > 1 {
+		lines = lines[:len(lines)-1] // the last may be cut
+	}
+	seen := 0
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		f := strings.Fields(l)
+		if len(f) < 2 || !netlifyPathOrURL(f[0]) || strings.Contains(f[0], ",") || strings.HasSuffix(l, ";") {
+			// A ';' ends the lines of an nginx map file (/old /new;).
+			return false, ""
+		}
+		to := -1
+		for i, p := range f[1:] {
+			if netlifyPathOrURL(p) {
+				to = i + 1
+				break
+			}
+			if !strings.Contains(p, "=") && (len(p) == 0 || p[0] < '0' || p[0] > '9') {
+				return false, ""
+			}
+		}
+		if to < 0 && !(len(f[1]) > 0 && '0' <= f[1][0] && f[1][0] <= '9') {
+			return false, ""
+		}
+		if seen++; seen == 20 {
+			break
+		}
+	}
+	if seen == 0 {
+		return false, ""
+	}
+	return true, "its lines have the shape \"from to [status]\" of a _redirects file"
+}
+
+// detectCloudflarePages: a _redirects file (by name or shape) whose first
+// line is a comment that names Cloudflare Pages.
+func detectCloudflarePages(head []byte, fileName string) (bool, string) {
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\uFEFF")), " \t\r\n")
+	first, _, _ := bytes.Cut(h, []byte("\n"))
+	if len(first) == 0 || first[0] != '#' || !bytes.Contains(bytes.ToLower(first), []byte("cloudflare pages")) {
+		return false, ""
+	}
+	if ok, _ := detectNetlify(head, fileName); !ok {
+		return false, ""
+	}
+	return true, "a _redirects file whose first comment names Cloudflare Pages"
+}
+
+func netlifyPathOrURL(s string) bool {
+	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+// netlifyLine is one redirect line as netlify-redirect-parser reads it.
+type netlifyLine struct {
+	from  string
+	query [][2]string // key, value ("" when the part has no '=')
+	to    string
+	// status is 0 when the line gives none (301); statusText is the part.
+	status     int
+	statusText string
+	force      bool
+	conditions [][2]string
+}
+
+// parseNetlifyLine splits a trimmed, non-comment line as Netlify's parser
+// does, or returns why the line is broken.
+func parseNetlifyLine(line string) (netlifyLine, string) {
+	var l netlifyLine
+	parts := strings.Fields(line)
+	for i, p := range parts {
+		if p[0] == '#' {
+			parts = parts[:i]
+			break
+		}
+	}
+	l.from, parts = parts[0], parts[1:]
+	if len(parts) == 0 {
+		return l, "missing destination path/URL after " + quoteField(l.from)
+	}
+	var last []string
+	if _, ok := jsParseInt(parts[0]); ok {
+		// A forward rule: no destination (valid only for a 2xx splat).
+		last = parts
+	} else {
+		to := -1
+		for i, p := range parts {
+			if netlifyPathOrURL(p) {
+				to = i
+				break
+			}
+		}
+		if to < 0 {
+			return l, "the destination must start with \"/\", \"http:\" or \"https:\""
+		}
+		for _, q := range parts[:to] {
+			k, v, _ := strings.Cut(q, "=")
+			l.query = append(l.query, [2]string{k, v})
+		}
+		l.to, last = parts[to], parts[to+1:]
+	}
+	if len(last) > 0 {
+		n, ok := jsParseInt(last[0])
+		if !ok {
+			return l, "invalid status code " + quoteField(last[0])
+		}
+		l.status, l.statusText, l.force = n, last[0], strings.HasSuffix(last[0], "!")
+		for _, c := range last[1:] {
+			k, v, _ := strings.Cut(c, "=")
+			l.conditions = append(l.conditions, [2]string{k, v})
+		}
+	}
+	if l.to == "" {
+		if strings.HasSuffix(l.from, "/*") && l.status >= 200 && l.status < 300 {
+			l.to = strings.TrimSuffix(l.from, "/*") + "/:splat"
+		} else {
+			return l, "missing destination path/URL (only a 2xx splat rule may leave it out)"
+		}
+	}
+	p := l.from
+	if _, _, up, ok := splitSourceURL(l.from); ok {
+		p = up
+	} else if netlifyPathOrURL(l.from) && !strings.HasPrefix(l.from, "/") {
+		return l, "invalid URL " + quoteField(l.from)
+	}
+	if strings.HasPrefix(p, "/.netlify") {
+		return l, "the path must not start with /.netlify"
+	}
+	return l, ""
+}
+
+// jsParseInt is JavaScript's parseInt(s, 10) as Netlify's parser applies
+// it to a status ("301!" is 301): optional spaces and sign, then digits;
+// ok is false when there are none (NaN).
+func jsParseInt(s string) (int, bool) {
+	s = strings.TrimLeft(s, " \t")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	n, digits := 0, 0
+	for digits < len(s) && '0' <= s[digits] && s[digits] <= '9' {
+		if n < 1e9 {
+			n = n*10 + int(s[digits]-'0')
+		}
+		digits++
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+func quoteField(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func readNetlify(in io.Reader, o *Options, sink *Sink) error {
+	return readRedirectsFile(in, o, sink, 301)
+}
+
+// readRedirectsFile reads a _redirects file whose lines without a status
+// answer defStatus.
+func readRedirectsFile(in io.Reader, o *Options, sink *Sink, defStatus int) error {
+	sc := scanLines(in)
+	n := 0
+	for sc.Scan() {
+		n++
+		raw := sc.Text()
+		if n == 1 {
+			raw = trimLineBOM(raw)
+		}
+		line := strings.TrimSpace(raw)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		l, bad := parseNetlifyLine(line)
+		if bad != "" {
+			sink.Bad(n, "%s", bad)
+			continue
+		}
+		if l.status == 0 {
+			l.status = defStatus
+		}
+		readNetlifyRule(n, &l, o, sink)
+		sink.Text(n, raw)
+	}
+	return sc.Err()
+}
+
+// readNetlifyRule tells sink what one parsed line (of a _redirects file or
+// a netlify.toml [[redirects]] table) becomes.
+func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink) {
+	status := l.status
+	if status == 0 {
+		status = 301
+	}
+	switch {
+	case status == 200 && (strings.HasPrefix(l.to, "http://") || strings.HasPrefix(l.to, "https://")):
+		sink.Skip(n, "a proxy (status 200 to %s): Netlify fetches that URL and serves it here, which is not a redirect", l.to)
+		return
+	case status == 200:
+		sink.Skip(n, "a rewrite (status 200): Netlify serves %s at this path without redirecting", l.to)
+		return
+	case status == 404:
+		sink.Skip(n, "a custom 404 page (status 404): Netlify serves %s with a 404, which is not a redirect", l.to)
+		return
+	case status == 410:
+		sink.Note(n, "Netlify serves %s with status 410; here the 410 answers without a page", l.to)
+	case redirects.ValidStatus(status):
+	default:
+		sink.Skip(n, "status %d: Netlify serves %s with status %d (a rewrite), not a redirect our rules can make", status, l.to, status)
+		return
+	}
+	if len(l.conditions) > 0 {
+		var names []string
+		for _, c := range l.conditions {
+			names = append(names, c[0]+"="+c[1])
+		}
+		sink.Skip(n, "condition %s: our rules cannot redirect by country, language, role, cookie or signature", strings.Join(names, " "))
+		return
+	}
+	if len(l.query) > 0 {
+		var qs []string
+		for _, q := range l.query {
+			qs = append(qs, q[0]+"="+q[1])
+		}
+		sink.Skip(n, "query condition %s: our rules do not match on the query string, so they would redirect %s without it too", strings.Join(qs, " "), l.from)
+		return
+	}
+	from := l.from
+	if _, host, p, ok := splitSourceURL(from); ok {
+		note, skip := hostDecision(o, host, true)
+		if skip != "" {
+			sink.Skip(n, "%s", skip)
+			return
+		}
+		if note != "" {
+			sink.Note(n, "%s", note)
+		}
+		from = p
+	}
+	if i := strings.IndexAny(from, "?#"); i >= 0 {
+		sink.Skip(n, "the source %s holds a query or fragment, which Netlify never matches in a path", from)
+		return
+	}
+	splat := strings.HasSuffix(from, "*")
+	if splat {
+		from = from[:len(from)-1]
+	}
+	if strings.IndexByte(from, '*') >= 0 {
+		sink.Skip(n, "a '*' before the end of the source %s: Netlify reads a splat only at its end", l.from)
+		return
+	}
+	// Placeholders: whole segments ":name" of the source.
+	var names []string
+	if strings.Contains(from, "/:") {
+		for _, seg := range strings.Split(from, "/") {
+			if len(seg) > 1 && seg[0] == ':' {
+				names = append(names, seg[1:])
+			}
+		}
+	}
+	for _, name := range names {
+		if len(o.Placeholders[name]) == 0 {
+			sink.Skip(n, "placeholder :%s has no values: give them with --placeholder %s=VALUE,VALUE,...", name, name)
+			return
+		}
+	}
+	to, preservePath := l.to, false
+	if k := strings.Count(to, ":splat"); splat && k > 0 {
+		end := len(to)
+		if i := strings.IndexAny(to, "?#"); i >= 0 {
+			end = i
+		}
+		if k > 1 || !strings.HasSuffix(to[:end], ":splat") {
+			sink.Skip(n, "the destination %s uses :splat other than at the end of its path: our rules can only append the rest of the path there", l.to)
+			return
+		}
+		to, preservePath = to[:end-len(":splat")]+to[end:], true
+	}
+	if status == 307 {
+		sink.Note(n, "Netlify documents 307 as unsupported (it suggests 302); here the rule answers 307")
+	}
+	mt := redirects.Exact
+	if splat {
+		mt = redirects.StartsWith
+	}
+	rule := func(src, dst string) redirects.Rule {
+		r := redirects.Rule{Source: src, Destination: dst, StatusCode: status, MatchType: mt,
+			PreservePath: preservePath, PreserveQuery: true}
+		if status == 410 {
+			r.Destination, r.PreservePath, r.PreserveQuery = "", false, false
+		}
+		return r
+	}
+	if len(names) == 0 {
+		sink.Rule(n, rule(from, to))
+		return
+	}
+	combos, ok := expandPlaceholders(names, o.Placeholders)
+	if !ok {
+		sink.Skip(n, "placeholders %s would expand into more than %d rules", strings.Join(names, ", "), maxPlaceholderExpansions)
+		return
+	}
+	var desc []string
+	for _, name := range names {
+		desc = append(desc, ":"+name+" ("+strings.Join(o.Placeholders[name], ", ")+")")
+	}
+	sink.Note(n, "placeholder %s expanded into %d rules: other values are not redirected", strings.Join(desc, ", "), len(combos))
+	for _, vals := range combos {
+		var b strings.Builder
+		for i, seg := range strings.Split(from, "/") {
+			if i > 0 {
+				b.WriteByte('/')
+			}
+			if len(seg) > 1 && seg[0] == ':' {
+				seg = vals[seg[1:]]
+			}
+			b.WriteString(seg)
+		}
+		sink.Rule(n, rule(b.String(), substitutePlaceholders(to, vals)))
+	}
+}

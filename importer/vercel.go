@@ -1,0 +1,792 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// vercel.json's redirects (docs/migrate.md#vercel), read as Vercel builds
+// them: @vercel/routing-utils compiles each source with path-to-regexp
+// 6.1.0 (strict, sensitive, delimiter '/'), and the routes are tried in
+// the array's order, after the routes of cleanUrls and trailingSlash
+// (https://vercel.com/docs/project-configuration#redirects; routing-utils'
+// getTransformedRoutes and convertRedirects). A redirect is 308 unless
+// permanent is false (307) or statusCode names another; the request's
+// query is passed on, as Next.js documents for the same redirects.
+func init() {
+	Register(&Format{
+		Name:       "vercel",
+		MayBeJSON:  true,
+		Title:      "Vercel vercel.json",
+		FirstMatch: true,
+		Defaults:   &redirects.Settings{},
+		DefaultsWhy: "Vercel compares a vercel.json redirect's source with the path case-sensitively " +
+			"and with its trailing slash exactly (path-to-regexp, sensitive and strict)",
+		Detect: detectVercelJSON,
+		Read:   readVercelJSON,
+		Example: `{
+  "trailingSlash": false,
+  "redirects": [
+    { "source": "/me", "destination": "/profile" },
+    { "source": "/user", "destination": "/api/user", "permanent": false },
+    { "source": "/old", "destination": "https://example.com/new", "statusCode": 301 },
+    { "source": "/blog/:path*", "destination": "/news/:path*" },
+    { "source": "/docs/(.*)", "destination": "/guide/$1" },
+    { "source": "/:lang/about", "destination": "/:lang/company" },
+    { "source": "/beta", "destination": "/", "has": [{ "type": "cookie", "key": "beta" }] }
+  ]
+}
+`,
+	})
+}
+
+// detectVercelJSON: a file named vercel.json, or a JSON object with a
+// "redirects" key whose entries have "source" and "destination" (and not
+// WordPress Redirection's "match_url" or "action_data").
+func detectVercelJSON(head []byte, fileName string) (bool, string) {
+	if path.Base(strings.ReplaceAll(fileName, "\\", "/")) == "vercel.json" {
+		return true, "the file is named vercel.json"
+	}
+	h := bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\uFEFF")))
+	if len(h) == 0 || h[0] != '{' {
+		return false, ""
+	}
+	if bytes.Contains(h, []byte(`"redirects"`)) && bytes.Contains(h, []byte(`"source"`)) &&
+		bytes.Contains(h, []byte(`"destination"`)) && !bytes.Contains(h, []byte(`"match_url"`)) && !bytes.Contains(h, []byte(`"action_data"`)) {
+		return true, `a JSON object with a "redirects" array of source and destination entries`
+	}
+	return false, ""
+}
+
+// vcEntry is one redirect of a vercel.json, as the file holds it.
+type vcEntry struct {
+	Source      *string           `json:"source,omitempty"`
+	Destination *string           `json:"destination,omitempty"`
+	Permanent   *bool             `json:"permanent,omitempty"`
+	StatusCode  *json.Number      `json:"statusCode,omitempty"`
+	Has         []vcCondition     `json:"has,omitempty"`
+	Missing     []vcCondition     `json:"missing,omitempty"`
+	Env         []json.RawMessage `json:"env,omitempty"`
+}
+
+type vcCondition struct {
+	Type  string          `json:"type"`
+	Key   string          `json:"key,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// vcLine is a redirect and its line. Its text is made again from it for
+// the lines the report lists (keeping every line's text would hold the
+// file).
+type vcLine struct {
+	line int
+	e    vcEntry
+	pat  *vcPattern
+}
+
+// vcHeld is a redirect as the reader holds it until the file's settings
+// are known: a fifth of a vcLine and its pattern (made again from the
+// source), so that a million redirects take little.
+type vcHeld struct {
+	source, destination string
+	statusCode          string
+	// extra holds has, missing and env, when the redirect has one.
+	extra *vcExtra
+	line  int32
+	flags uint8
+}
+
+type vcExtra struct {
+	has, missing []vcCondition
+	env          []json.RawMessage
+}
+
+const (
+	vcHasPermanent = 1 << iota
+	vcPermanent
+	vcHasStatus
+)
+
+func holdVercel(line int, e vcEntry) vcHeld {
+	h := vcHeld{source: *e.Source, destination: *e.Destination, line: int32(line)}
+	if e.Permanent != nil {
+		h.flags |= vcHasPermanent
+		if *e.Permanent {
+			h.flags |= vcPermanent
+		}
+	}
+	if e.StatusCode != nil {
+		h.flags |= vcHasStatus
+		h.statusCode = string(*e.StatusCode)
+	}
+	if e.Has != nil || e.Missing != nil || e.Env != nil {
+		h.extra = &vcExtra{e.Has, e.Missing, e.Env}
+	}
+	return h
+}
+
+// vcLine returns the redirect h holds, its pattern parsed again.
+func (h *vcHeld) vcLine() vcLine {
+	src, dst := h.source, h.destination
+	e := vcEntry{Source: &src, Destination: &dst}
+	if h.flags&vcHasPermanent != 0 {
+		p := h.flags&vcPermanent != 0
+		e.Permanent = &p
+	}
+	if h.flags&vcHasStatus != 0 {
+		n := json.Number(h.statusCode)
+		e.StatusCode = &n
+	}
+	if h.extra != nil {
+		e.Has, e.Missing, e.Env = h.extra.has, h.extra.missing, h.extra.env
+	}
+	pat, _ := parseVercelSource(src) // it parsed when read
+	return vcLine{line: int(h.line), e: e, pat: pat}
+}
+
+func readVercelJSON(in io.Reader, o *Options, sink *Sink) error {
+	j := newJSONLines(in)
+	t, err := j.token()
+	if err != nil {
+		return jsonBad(sink, err)
+	}
+	if d, ok := t.(json.Delim); !ok || d != '{' {
+		sink.Bad(j.lineAt(j.dec.InputOffset()), "vercel.json must be a JSON object, with a \"redirects\" array")
+		return nil
+	}
+	var (
+		entries       []vcHeld
+		trailingSlash *bool
+		cleanURLs     bool
+		sawRedirects  bool
+	)
+	for j.dec.More() {
+		kt, err := j.token()
+		if err != nil {
+			return jsonBad(sink, err)
+		}
+		key, _ := kt.(string)
+		switch key {
+		case "redirects":
+			sawRedirects = true
+			if entries, err = readVercelArray(j, sink); err != nil {
+				return jsonBad(sink, err)
+			}
+		case "trailingSlash", "cleanUrls":
+			var raw json.RawMessage
+			line, err := j.value(&raw)
+			if err != nil {
+				return jsonBad(sink, err)
+			}
+			var b bool
+			if err := json.Unmarshal(raw, &b); err != nil {
+				sink.Bad(line, "%s must be true or false, not %s", key, jsonText(raw))
+				continue
+			}
+			if key == "cleanUrls" {
+				cleanURLs = b
+			} else {
+				trailingSlash = &b
+			}
+		default:
+			if err := j.skipValue(); err != nil {
+				return jsonBad(sink, err)
+			}
+		}
+	}
+	if _, err := j.token(); err != nil { // the closing '}'
+		return jsonBad(sink, err)
+	}
+	if _, err := j.dec.Token(); err != io.EOF {
+		sink.Bad(j.lineAt(j.dec.InputOffset()), "more after the end of the JSON object")
+		return nil
+	}
+	if !sawRedirects {
+		sink.Bad(1, "vercel.json has no \"redirects\" array")
+		return nil
+	}
+	if sink.HasBad() {
+		return nil
+	}
+	if trailingSlash != nil {
+		sink.SetDefaults(redirects.Settings{IgnoreTrailingSlash: true}, fmt.Sprintf(
+			"Vercel compares a vercel.json redirect's source case-sensitively; with trailingSlash: %t it first redirects "+
+				"a path to its form %s a trailing slash, so that a redirect answers both forms (the other after one more 308; "+
+				"with false every trailing slash goes, one 308 each, where trailingSlash ignore removes one)",
+			*trailingSlash, map[bool]string{true: "with", false: "without"}[*trailingSlash]))
+	}
+	vc := vcFile{o: o, sink: sink, trailingSlash: trailingSlash, cleanURLs: cleanURLs}
+	for i := range entries {
+		vc.entry(entries[i].vcLine())
+		entries[i] = vcHeld{}
+	}
+	return nil
+}
+
+// readVercelArray reads the redirects array: each entry with its line;
+// an entry that is not valid goes to sink.Bad.
+func readVercelArray(j *jsonLines, sink *Sink) ([]vcHeld, error) {
+	t, err := j.token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := t.(json.Delim); !ok || d != '[' {
+		sink.Bad(j.lineAt(j.dec.InputOffset()), "\"redirects\" must be an array")
+		return nil, nil
+	}
+	var out []vcHeld
+	for j.dec.More() {
+		if err := sink.stopped(); err != nil {
+			return nil, err
+		}
+		var e vcEntry
+		line, raw, err := j.decodeValue(&e)
+		// The redirects are held until the file's settings (which may
+		// follow them) are known: their count is bounded as they are
+		// read, each counted as one rule at least.
+		if sink.maxRules > 0 && len(out) >= sink.maxRules && line > 0 {
+			sink.stop = redirects.Errorf(redirects.EINVALID, "the file holds more than the %d redirects one import takes (line %d holds redirect %d); split it",
+				sink.maxRules, line, sink.maxRules+1)
+			if ruleLimitHook != nil {
+				ruleLimitHook()
+				runtime.KeepAlive(out) // measured as held
+			}
+			return nil, sink.stop
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			sink.Bad(line, "the redirect is not one Vercel takes: %v", err)
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		unknown := ""
+		jsonKeys(raw, func(k string) bool {
+			switch k {
+			case "source", "destination", "permanent", "statusCode", "has", "missing", "env":
+				return true
+			}
+			unknown = k
+			return false
+		})
+		if unknown != "" {
+			sink.Bad(line, "the redirect is not one Vercel takes: unknown field %q", unknown)
+			continue
+		}
+		switch {
+		case e.Source == nil || e.Destination == nil:
+			sink.Bad(line, "a redirect needs a source and a destination")
+			continue
+		case e.Permanent != nil && e.StatusCode != nil:
+			sink.Bad(line, "a redirect cannot define both permanent and statusCode")
+			continue
+		}
+		if e.StatusCode != nil {
+			if n, err := strconv.Atoi(e.StatusCode.String()); err != nil || n < 100 || n > 999 {
+				sink.Bad(line, "statusCode %s is not an integer from 100 to 999", e.StatusCode)
+				continue
+			}
+		}
+		if _, err := parseVercelSource(*e.Source); err != nil {
+			sink.Bad(line, "source %q is not a valid path-to-regexp pattern: %v", *e.Source, err)
+			continue
+		}
+		out = append(out, holdVercel(line, e))
+	}
+	_, err = j.token() // ']'
+	return out, err
+}
+
+type vcFile struct {
+	o             *Options
+	sink          *Sink
+	trailingSlash *bool
+	cleanURLs     bool
+}
+
+func (vc *vcFile) entry(l vcLine) {
+	sink, line, e := vc.sink, l.line, l.e
+	defer func() {
+		if sink.outs[line] != nil {
+			text, _ := json.Marshal(e)
+			sink.Text(line, string(text))
+		}
+	}()
+	status := 308
+	switch {
+	case e.Permanent != nil && !*e.Permanent:
+		status = 307
+	case e.StatusCode != nil:
+		status, _ = strconv.Atoi(e.StatusCode.String())
+	}
+	if len(e.Env) > 0 {
+		sink.Skip(line, "its destination takes environment variables (env), known only on Vercel")
+		return
+	}
+	if len(e.Missing) > 0 {
+		sink.Skip(line, "a missing condition (%s) answers only some requests there", vcConditions(e.Missing))
+		return
+	}
+	var hostNote string
+	if len(e.Has) > 0 {
+		if len(e.Has) == 1 && e.Has[0].Type == "host" {
+			var v string
+			if json.Unmarshal(e.Has[0].Value, &v) == nil && vcProjectHost(vc.o, v) {
+				hostNote = fmt.Sprintf("host condition %s dropped: it is one of the project's hosts", v)
+			}
+		}
+		if hostNote == "" {
+			sink.Skip(line, "a has condition (%s) answers only some requests there", vcConditions(e.Has))
+			return
+		}
+	}
+	src, dest := *e.Source, *e.Destination
+	pat := l.pat
+	if !strings.HasPrefix(src, "/") {
+		sink.Skip(line, "source %s is not a path", src)
+		return
+	}
+	tail := pat.tail()
+	if !pat.supported() {
+		sink.Skip(line, "source pattern %s has no equivalent here (only literal paths, :name placeholders, and a trailing :name*, :name+ or (.*) are read)", src)
+		return
+	}
+	// Placeholders: each :name of the source, expanded over its values.
+	names := pat.simpleNames()
+	for _, n := range names {
+		if len(vc.o.Placeholders[n]) == 0 {
+			sink.Skip(line, "placeholder :%s has no values (give them with --placeholder %s=a,b)", n, n)
+			return
+		}
+	}
+	combos, ok := expandPlaceholders(names, vc.o.Placeholders)
+	if !ok {
+		sink.Skip(line, "placeholders %s would expand into more than %d rules", strings.Join(names, ", "), maxPlaceholderExpansions)
+		return
+	}
+	// With named parameters in the source, Vercel rewrites the destination
+	// through Node's url.parse and url.format, which give an absolute URL
+	// without a path the path "/".
+	if len(names) > 0 || tail != nil && tail.name != "" {
+		dest = vcFormatURL(dest)
+	}
+	// The destination's reference to the tail, if any.
+	var destPrefix string
+	preserve := false
+	if tail != nil {
+		var ok bool
+		destPrefix, preserve, ok = vcTailDest(dest, tail, len(names)+1)
+		if !ok {
+			sink.Skip(line, "its destination %s uses the source's %s elsewhere than at the end of its path", dest, tail.ref())
+			return
+		}
+	}
+	for _, n := range names {
+		vals := vc.o.Placeholders[n]
+		sink.Note(line, "placeholder :%s expanded over %d values (%s): Vercel matches any value there", n, len(vals), strings.Join(vals, ", "))
+	}
+	if hostNote != "" {
+		sink.Note(line, "%s", hostNote)
+	}
+	if strings.Contains(dest, "?") {
+		sink.Note(line, "Vercel merges the request's query parameters into the destination's; here the request's query is appended after the destination's")
+	}
+	noted := map[string]bool{}
+	note := func(format string, args ...any) {
+		m := noteText(format, args)
+		if !noted[m] {
+			noted[m] = true
+			sink.Note(line, "%s", m)
+		}
+	}
+	for _, vals := range combos {
+		lit := pat.literal(vals)
+		d := vcSubstitute(dest, names, vals)
+		if tail == nil {
+			vc.rule(line, redirects.Rule{Source: lit, Destination: d, MatchType: redirects.Exact, StatusCode: status, PreserveQuery: true}, note)
+			continue
+		}
+		dp := vcSubstitute(destPrefix, names, vals)
+		switch tail.kind {
+		case vcStar, vcPlus:
+			if tail.kind == vcStar && lit != "" {
+				// :path* also matches no segment at all: the path is the
+				// literal itself, and the destination loses the reference.
+				vc.rule(line, redirects.Rule{Source: lit, Destination: dp, MatchType: redirects.Exact, StatusCode: status, PreserveQuery: true}, note)
+			}
+			note("%s matches neither %s/ nor a path ending in '/' or holding '//' on Vercel (each segment non-empty); here starts_with %s/ answers them too", tail.ref(), lit, lit)
+			vc.rule(line, redirects.Rule{Source: lit + "/", Destination: dp, MatchType: redirects.StartsWith, StatusCode: status, PreservePath: preserve, PreserveQuery: true}, note)
+		case vcAny:
+			vc.rule(line, redirects.Rule{Source: lit + tail.prefix, Destination: dp, MatchType: redirects.StartsWith, StatusCode: status, PreservePath: preserve, PreserveQuery: true}, note)
+		}
+	}
+}
+
+// rule records r unless vercel.json's cleanUrls or trailingSlash keep
+// every path it matches from reaching it, and notes how they change it.
+func (vc *vcFile) rule(line int, r redirects.Rule, note func(string, ...any)) {
+	src := r.Source
+	if r.MatchType == redirects.Exact {
+		if t := strings.TrimSuffix(src, "/"); vc.cleanURLs && (strings.HasSuffix(t, ".html") || path.Base(t) == "index") {
+			vc.sink.Skip(line, "cleanUrls: Vercel redirects %s to its clean form before its redirects, so this source never matches there", src)
+			return
+		}
+		if vc.cleanURLs && src != "/" {
+			t := strings.TrimSuffix(src, "/")
+			note("cleanUrls: Vercel also answers %s.html, %s/index and %s/index.html with this rule (after one 308 to %s); here they are not redirected", t, t, t, src)
+		}
+		if ts := vc.trailingSlash; ts != nil && src != "/" {
+			slash := strings.HasSuffix(src, "/")
+			lastDot := strings.Contains(path.Base(src), ".")
+			switch {
+			case !*ts && slash:
+				vc.sink.Skip(line, "trailingSlash: false: Vercel redirects %s to %s before its redirects, so this source never matches there", src, strings.TrimSuffix(src, "/"))
+				return
+			case *ts && !slash && !lastDot:
+				vc.sink.Skip(line, "trailingSlash: true: Vercel redirects %s to %s/ before its redirects, so this source never matches there", src, src)
+				return
+			case *ts && slash && lastDot:
+				vc.sink.Skip(line, "trailingSlash: true: Vercel redirects %s (a file name) to %s before its redirects, so this source never matches there", src, strings.TrimSuffix(src, "/"))
+				return
+			}
+		}
+	} else {
+		if vc.cleanURLs {
+			note("cleanUrls: a path under %s ending in .html or /index is redirected to its clean form on Vercel before this rule", src)
+		}
+		if ts := vc.trailingSlash; ts != nil {
+			if *ts {
+				note("trailingSlash: true: a path under %s without a trailing '/' (and without a '.' in its last segment) gets one on Vercel before this rule", src)
+			} else {
+				note("trailingSlash: false: a path under %s loses its trailing '/' on Vercel before this rule", src)
+			}
+		}
+	}
+	vc.sink.Rule(line, r)
+}
+
+// vcFormatURL gives an absolute destination without a path the path "/",
+// as url.format does.
+func vcFormatURL(d string) string {
+	for _, scheme := range []string{"http://", "https://"} {
+		if len(d) > len(scheme) && strings.EqualFold(d[:len(scheme)], scheme) {
+			rest := d[len(scheme):]
+			if i := strings.IndexAny(rest, "/?#"); i < 0 {
+				return d + "/"
+			} else if rest[i] != '/' {
+				return d[:len(scheme)+i] + "/" + rest[i:]
+			}
+		}
+	}
+	return d
+}
+
+func vcConditions(cs []vcCondition) string {
+	var parts []string
+	for _, c := range cs {
+		s := c.Type
+		if c.Key != "" {
+			s += " " + c.Key
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func vcProjectHost(o *Options, h string) bool {
+	for _, x := range o.Hosts {
+		if strings.EqualFold(x, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// vcSubstitute replaces each :name of s (not followed by a name
+// character) with its value, and each $N that names the N-th group of the
+// source (names are the source's groups, in order) with its group's.
+func vcSubstitute(s string, names []string, vals map[string]string) string {
+	if len(vals) == 0 || !strings.ContainsAny(s, ":$") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ':':
+			j := i + 1
+			for j < len(s) && vcNameByte(s[j]) {
+				j++
+			}
+			if v, ok := vals[s[i+1:j]]; ok && j > i+1 {
+				b.WriteString(v)
+				i = j - 1
+				continue
+			}
+		case '$':
+			j := i + 1
+			for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+				j++
+			}
+			if n, err := strconv.Atoi(s[i+1 : j]); err == nil && n >= 1 && n <= len(names) {
+				b.WriteString(vals[names[n-1]])
+				i = j - 1
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func vcNameByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// vcTailDest finds the destination's reference to the source's tail
+// parameter, the group group of the source: it must end the destination's
+// path part (":path*", ":path+", ":path" or "$N"). It returns the
+// destination without it and whether the rest of the path is passed on;
+// ok is false when the reference is elsewhere.
+func vcTailDest(dest string, t *vcParam, group int) (prefix string, preserve, ok bool) {
+	end := len(dest)
+	if i := strings.IndexAny(dest, "?#"); i >= 0 {
+		end = i
+	}
+	p, rest := dest[:end], dest[end:]
+	dollar := "$" + strconv.Itoa(group)
+	refs := []string{dollar}
+	if t.name != "" {
+		refs = append([]string{":" + t.name + "*", ":" + t.name + "+", ":" + t.name}, refs...)
+	}
+	count := 0
+	for i := 0; i < len(dest); i++ {
+		switch {
+		case t.name != "" && dest[i] == ':' && strings.HasPrefix(dest[i+1:], t.name) &&
+			(i+1+len(t.name) == len(dest) || !vcNameByte(dest[i+1+len(t.name)])):
+			count++
+		case strings.HasPrefix(dest[i:], dollar) && (i+len(dollar) == len(dest) || dest[i+len(dollar)] < '0' || dest[i+len(dollar)] > '9'):
+			count++
+		}
+	}
+	if count == 0 {
+		return dest, false, true
+	}
+	if count > 1 {
+		return "", false, false
+	}
+	for _, r := range refs {
+		if strings.HasSuffix(p, r) {
+			return p[:len(p)-len(r)] + rest, true, true
+		}
+	}
+	return "", false, false
+}
+
+// The source patterns read: path-to-regexp 6.1.0's syntax, of which
+// literal text, :name parameters without a pattern or modifier, and one
+// trailing :name*, :name+, (.*) or :name(.*) have an equivalent.
+
+type vcTailKind int
+
+const (
+	vcNone vcTailKind = iota
+	vcStar            // :name* (zero or more segments)
+	vcPlus            // :name+ (one or more)
+	vcAny             // (.*) or :name(.*): anything
+)
+
+type vcParam struct {
+	name     string // "" for an unnamed group
+	pattern  string
+	modifier string
+	prefix   string // "/" or ""
+	kind     vcTailKind
+}
+
+func (p *vcParam) ref() string {
+	if p.name == "" {
+		return "(" + p.pattern + ")"
+	}
+	s := ":" + p.name
+	if p.pattern != "" {
+		s += "(" + p.pattern + ")"
+	}
+	return s + p.modifier
+}
+
+type vcItem struct {
+	lit   string
+	param *vcParam
+}
+
+type vcPattern struct{ items []vcItem }
+
+// parseVercelSource splits a source as path-to-regexp 6.1.0's lexer and
+// parser do (delimiter '/', prefixes "./"), and refuses what it refuses.
+func parseVercelSource(s string) (*vcPattern, error) {
+	p := &vcPattern{}
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			p.items = append(p.items, vcItem{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		switch c {
+		case '\\':
+			if i+1 >= len(s) {
+				return nil, fmt.Errorf("a '\\' ends it")
+			}
+			lit.WriteByte(s[i+1])
+			i += 2
+			continue
+		case ':', '(':
+			prm := &vcParam{}
+			if c == ':' {
+				j := i + 1
+				for j < len(s) && vcNameByte(s[j]) {
+					j++
+				}
+				if j == i+1 {
+					return nil, fmt.Errorf("missing parameter name at %d", i)
+				}
+				prm.name = s[i+1 : j]
+				i = j
+			}
+			if i < len(s) && s[i] == '(' {
+				depth, j := 1, i+1
+				for j < len(s) && depth > 0 {
+					switch s[j] {
+					case '\\':
+						j++
+					case '(':
+						depth++
+					case ')':
+						depth--
+					}
+					j++
+				}
+				if depth != 0 {
+					return nil, fmt.Errorf("unbalanced pattern at %d", i)
+				}
+				prm.pattern = s[i+1 : j-1]
+				if prm.pattern == "" {
+					return nil, fmt.Errorf("missing pattern at %d", i)
+				}
+				i = j
+			}
+			if i < len(s) && (s[i] == '*' || s[i] == '+' || s[i] == '?') {
+				prm.modifier = string(s[i])
+				i++
+			}
+			// The prefix: a '/' or '.' just before, taken from the literal.
+			if l := lit.String(); strings.HasSuffix(l, "/") || strings.HasSuffix(l, ".") {
+				prm.prefix = l[len(l)-1:]
+				lit.Reset()
+				lit.WriteString(l[:len(l)-1])
+			}
+			flush()
+			p.items = append(p.items, vcItem{param: prm})
+			continue
+		case '{', '}':
+			// Groups: read as unsupported patterns.
+			flush()
+			p.items = append(p.items, vcItem{param: &vcParam{pattern: string(c), modifier: "{"}})
+			i++
+			continue
+		case '*', '+', '?':
+			return nil, fmt.Errorf("unexpected %q at %d", c, i)
+		}
+		lit.WriteByte(c)
+		i++
+	}
+	flush()
+	return p, nil
+}
+
+// simpleNames are the :name parameters with no pattern or modifier, and
+// a '/' (or nothing) before them: placeholders.
+func (p *vcPattern) simpleNames() []string {
+	var out []string
+	for k, it := range p.items {
+		if it.param != nil && it.param.simple() && !(k == len(p.items)-1 && p.tail() != nil) {
+			out = append(out, it.param.name)
+		}
+	}
+	return out
+}
+
+func (prm *vcParam) simple() bool {
+	return prm.name != "" && prm.pattern == "" && prm.modifier == "" && prm.prefix != "."
+}
+
+// tail returns the last item when it is a tail parameter.
+func (p *vcPattern) tail() *vcParam {
+	if len(p.items) == 0 {
+		return nil
+	}
+	prm := p.items[len(p.items)-1].param
+	if prm == nil {
+		return nil
+	}
+	switch {
+	case prm.pattern == "" && prm.name != "" && prm.prefix == "/" && prm.modifier == "*":
+		prm.kind = vcStar
+	case prm.pattern == "" && prm.name != "" && prm.prefix == "/" && prm.modifier == "+":
+		prm.kind = vcPlus
+	case prm.pattern == ".*" && prm.modifier == "" && prm.prefix != ".":
+		prm.kind = vcAny
+	default:
+		return nil
+	}
+	return prm
+}
+
+// supported reports whether every parameter is a placeholder or the tail.
+func (p *vcPattern) supported() bool {
+	t := p.tail()
+	seen := map[string]bool{}
+	for k, it := range p.items {
+		if it.param == nil {
+			continue
+		}
+		if k == len(p.items)-1 && t != nil {
+			continue
+		}
+		if !it.param.simple() || seen[it.param.name] {
+			return false
+		}
+		seen[it.param.name] = true
+	}
+	return true
+}
+
+// literal is the source with its placeholders given their values, up to
+// the tail (which it leaves out, with its prefix).
+func (p *vcPattern) literal(vals map[string]string) string {
+	var b strings.Builder
+	t := p.tail()
+	for k, it := range p.items {
+		switch {
+		case it.param == nil:
+			b.WriteString(it.lit)
+		case k == len(p.items)-1 && t != nil:
+		default:
+			b.WriteString(it.param.prefix)
+			b.WriteString(vals[it.param.name])
+		}
+	}
+	return b.String()
+}
