@@ -31,9 +31,14 @@ type Services struct {
 	Sessions SessionService
 }
 
-// LocalServices are Services and the operations only the database itself
-// serves (the command line with --db, and the servers).
+// LocalServices are Services and the operations served only where the
+// database is: by the command line with --db, and by the management API
+// and the dashboard, which run beside it; the API's client does not
+// implement them.
 type LocalServices struct {
 	Services
-	Users UserService
+	Users      UserService
+	Issuer     TokenIssuer
+	UndoChecks ImportUndoChecker
+	Cookies    SessionResolver
 }

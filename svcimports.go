@@ -26,6 +26,13 @@ type ImportService interface {
 	// undone already, or older than the project's last MaxImportUndos
 	// imports), EFORBIDDEN, ECONFLICT (the draft changed since).
 	UndoImport(ctx context.Context, projectID string, undoID int64) (int, error)
+}
+
+// ImportUndoChecker tells whether an import can still be undone, without
+// undoing it. It is served where the database is (LocalServices): the
+// dashboard's Import tab offers the undo only when it would work; the
+// management API answers the question only by undoing.
+type ImportUndoChecker interface {
 	// CheckImportUndo reports whether UndoImport would put the draft back
 	// now: nil, or the error UndoImport would return. It changes nothing.
 	CheckImportUndo(ctx context.Context, projectID string, undoID int64) error

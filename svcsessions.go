@@ -26,11 +26,6 @@ type SessionService interface {
 	// disabled user and a wrong password), *SignInLimitError (past the
 	// limits: nothing was checked), ErrPasswordsBusy.
 	SignIn(ctx context.Context, req SignInRequest) (*SignedIn, error)
-	// FindSession returns the live session whose cookie secret is secret,
-	// and its user, recording its use at most once a minute. A session
-	// that expired or ended, or whose user is disabled, is none: nil, nil
-	// and no error.
-	FindSession(ctx context.Context, secret string) (*Session, *User, error)
 	// Whoami returns the caller's session (SessionFrom) and user.
 	// Errors: ENOTFOUND (a caller without a session: a management token).
 	Whoami(ctx context.Context) (*Session, *User, error)
@@ -112,4 +107,16 @@ func WithSession(ctx context.Context, s *Session) context.Context {
 func SessionFrom(ctx context.Context) *Session {
 	s, _ := ctx.Value(sessionKey{}).(*Session)
 	return s
+}
+
+// SessionResolver finds the session of a cookie. It is served where the
+// database is (LocalServices): the management API and the dashboard
+// resolve their callers' cookies; the API's client, which authenticates
+// with a management token, has none to resolve.
+type SessionResolver interface {
+	// FindSession returns the live session whose cookie secret is secret,
+	// and its user, recording its use at most once a minute. A session
+	// that expired or ended, or whose user is disabled, is none: nil, nil
+	// and no error.
+	FindSession(ctx context.Context, secret string) (*Session, *User, error)
 }

@@ -9,17 +9,6 @@ import (
 // authorizes the caller in the context, validates, and changes or reads
 // the store once.
 type TokenService interface {
-	// CreateToken creates a management token and returns it with its
-	// full secret, which is shown this once and never stored. The caller
-	// needs CreateTokenAction of the token's role: a user with a role at
-	// least the token's (a token cannot make another), who becomes its
-	// creator; or the command line run against the database, for the
-	// token's User or for nobody.
-	// Errors: ENOTFOUND (the organization, or one the caller has no role
-	// in; the User), EFORBIDDEN (the caller's or the User's role, a
-	// management token, a User named by another caller), EINVALID (the
-	// role, the label, the lifetime).
-	CreateToken(ctx context.Context, req TokenRequest) (*ManagementToken, string, error)
 	// FindTokens returns the management tokens of organization orgID,
 	// revoked and expired ones too, oldest first, each with its creator's
 	// email address. The caller needs ActionRead.
@@ -37,6 +26,24 @@ type TokenService interface {
 	// secret), EFORBIDDEN, EINVALID (a full token through the management
 	// API, which takes none in a URL).
 	RevokeToken(ctx context.Context, orgID, ref string) (t *ManagementToken, revoked bool, err error)
+}
+
+// TokenIssuer creates management tokens. It is served where the database
+// is (LocalServices): by the dashboard and the management API to a
+// signed-in user, and by the command line with --db; never through the
+// API's client, whose management token may not make another.
+type TokenIssuer interface {
+	// CreateToken creates a management token and returns it with its
+	// full secret, which is shown this once and never stored. The caller
+	// needs CreateTokenAction of the token's role: a user with a role at
+	// least the token's (a token cannot make another), who becomes its
+	// creator; or the command line run against the database, for the
+	// token's User or for nobody.
+	// Errors: ENOTFOUND (the organization, or one the caller has no role
+	// in; the User), EFORBIDDEN (the caller's or the User's role, a
+	// management token, a User named by another caller), EINVALID (the
+	// role, the label, the lifetime).
+	CreateToken(ctx context.Context, req TokenRequest) (*ManagementToken, string, error)
 }
 
 // TokenRequest is what CreateToken makes a token of.

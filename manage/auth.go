@@ -125,7 +125,7 @@ func (h *handler) identify(r *http.Request) (*caller, redirects.Actor, error) {
 // dashboard too, so a sign-in, a sign-out or a disabled user takes effect
 // on both at once.
 func (h *handler) sessionOf(r *http.Request) (*redirects.Session, *redirects.User, error) {
-	return h.svc.Sessions.FindSession(r.Context(), cookieSecret(r))
+	return h.svc.Cookies.FindSession(r.Context(), cookieSecret(r))
 }
 
 // cookieSecret is the secret of the request's session cookie, or "".

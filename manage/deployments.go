@@ -20,6 +20,11 @@ func toDeploymentJSON(d *redirects.Deployment) deploymentJSON { return api.Deplo
 
 // deploymentList answers a project's deployments, version 1 first.
 func (h *handler) deploymentList(w http.ResponseWriter, r *http.Request) error {
+	// Authorized first, as every route is (authz.go): a caller who may
+	// not see the project learns nothing from a mistake in the request.
+	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
+		return err
+	}
 	ds, err := h.svc.Deploys.Deployments(r.Context(), r.PathValue("project"))
 	if err != nil {
 		return err
@@ -41,6 +46,11 @@ const codeDeployBlocked = api.CodeDeployBlocked
 // version. A blocked deploy changes nothing and answers 409 DEPLOY_BLOCKED
 // with the report.
 func (h *handler) deploymentCreate(w http.ResponseWriter, r *http.Request) error {
+	// Authorized first, as every route is (authz.go): a caller who may
+	// not see the project learns nothing from a mistake in the request.
+	if _, err := h.authorizeProject(r, redirects.ActionDeploy); err != nil {
+		return err
+	}
 	var req api.DeployRequest
 	if err := h.decodeJSON(w, r, &req, true); err != nil {
 		return err
@@ -81,6 +91,11 @@ func deploymentVersion(r *http.Request) (int, error) {
 // not gated again: the gate ran when it was deployed or staged. Promoting
 // the live version changes nothing.
 func (h *handler) deploymentPromote(w http.ResponseWriter, r *http.Request) error {
+	// Authorized first, as every route is (authz.go): a caller who may
+	// not see the project learns nothing from a mistake in the request.
+	if _, err := h.authorizeProject(r, redirects.ActionDeploy); err != nil {
+		return err
+	}
 	v, err := deploymentVersion(r)
 	if err != nil {
 		return err
@@ -96,6 +111,11 @@ func (h *handler) deploymentPromote(w http.ResponseWriter, r *http.Request) erro
 // deploymentDiscard discards a staged version that was never promoted; the
 // live version, or one that was ever live, is refused (409 CONFLICT).
 func (h *handler) deploymentDiscard(w http.ResponseWriter, r *http.Request) error {
+	// Authorized first, as every route is (authz.go): a caller who may
+	// not see the project learns nothing from a mistake in the request.
+	if _, err := h.authorizeProject(r, redirects.ActionDeploy); err != nil {
+		return err
+	}
 	v, err := deploymentVersion(r)
 	if err != nil {
 		return err
@@ -111,6 +131,11 @@ func (h *handler) deploymentDiscard(w http.ResponseWriter, r *http.Request) erro
 // ?fromVersion=N of that version, without deploying: what a deploy would be
 // refused for, with no override. The dashboard shows it before a deploy.
 func (h *handler) deployCheck(w http.ResponseWriter, r *http.Request) error {
+	// Authorized first, as every route is (authz.go): a caller who may
+	// not see the project learns nothing from a mistake in the request.
+	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
+		return err
+	}
 	var opts redirects.DeployOptions
 	if v := r.URL.Query().Get("fromVersion"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -129,6 +154,11 @@ func (h *handler) deployCheck(w http.ResponseWriter, r *http.Request) error {
 
 // testsGet answers the project's stored test file as CSV.
 func (h *handler) testsGet(w http.ResponseWriter, r *http.Request) error {
+	// Authorized first, as every route is (authz.go): a caller who may
+	// not see the project learns nothing from a mistake in the request.
+	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
+		return err
+	}
 	id := r.PathValue("project")
 	csv, err := h.svc.Deploys.Tests(r.Context(), id)
 	if err != nil {
@@ -180,6 +210,11 @@ func (h *handler) testsPut(w http.ResponseWriter, r *http.Request) error {
 // testsDelete removes the project's stored test file; deploys then run no
 // cases.
 func (h *handler) testsDelete(w http.ResponseWriter, r *http.Request) error {
+	// Authorized first, as every route is (authz.go): a caller who may
+	// not see the project learns nothing from a mistake in the request.
+	if _, err := h.authorizeProject(r, redirects.ActionDeploy); err != nil {
+		return err
+	}
 	if err := h.svc.Deploys.DeleteTests(r.Context(), r.PathValue("project")); err != nil {
 		return err
 	}

@@ -15,6 +15,11 @@ import (
 // and the command line do (redirects.FindExport). The command line's
 // export through this API (package remote) prints it.
 func (h *handler) versionExport(w http.ResponseWriter, r *http.Request) error {
+	// Authorized first, as every route is (authz.go): a caller who may
+	// not see the project learns nothing from a mistake in the request.
+	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
+		return err
+	}
 	id := r.PathValue("project")
 	s := r.PathValue("version")
 	v, err := strconv.Atoi(s)

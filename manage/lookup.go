@@ -32,6 +32,11 @@ func versionParam(r *http.Request, name, def string) (string, error) {
 // version, or the latest deployment (no version, or version=live), with
 // the engine the edge runs, and explains the answer.
 func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
+	// Authorized first, as every route is (authz.go): a caller who may
+	// not see the project learns nothing from a mistake in the request.
+	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
+		return err
+	}
 	path, err := query(r, "path")
 	if err != nil {
 		return err
@@ -61,6 +66,11 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 // at most ?maxPaths= of them (default safety.DefaultMaxPaths, -1 for all).
 // A project with nothing deployed diffs from an empty "live".
 func (h *handler) diff(w http.ResponseWriter, r *http.Request) error {
+	// Authorized first, as every route is (authz.go): a caller who may
+	// not see the project learns nothing from a mistake in the request.
+	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
+		return err
+	}
 	from, err := versionParam(r, "from", "live")
 	if err != nil {
 		return err

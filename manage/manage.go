@@ -55,7 +55,7 @@ type Config struct {
 	// Services are the service layer the routes call; the zero value is
 	// service.New over Store, Accounts, Clock, Builder, Logins and
 	// SessionTTL.
-	Services redirects.Services
+	Services redirects.LocalServices
 }
 
 // Defaults of Config.
@@ -68,7 +68,7 @@ const (
 type handler struct {
 	// svc is the service layer: every route decodes, calls it and
 	// encodes.
-	svc      redirects.Services
+	svc      redirects.LocalServices
 	store    redirects.Store
 	accounts redirects.AccountStore
 	clock    redirects.Clock
@@ -103,13 +103,13 @@ func Handler(cfg Config) http.Handler {
 		h.clock = redirects.SystemClock{}
 	}
 	h.svc = cfg.Services
-	if h.svc == (redirects.Services{}) {
+	if h.svc == (redirects.LocalServices{}) {
 		logins := cfg.Logins
 		if logins == nil {
 			logins = service.NewLogins(cfg.LoginLimits, h.clock)
 		}
 		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder,
-			Logins: logins, SessionTTL: cfg.SessionTTL}).Services()
+			Logins: logins, SessionTTL: cfg.SessionTTL}).Local()
 	}
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)

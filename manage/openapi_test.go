@@ -23,8 +23,8 @@ import (
 	"redirects"
 	"redirects/api"
 	"redirects/export"
-	"redirects/internal/openapitest"
 	"redirects/importer"
+	"redirects/internal/openapitest"
 	"redirects/safety"
 	"redirects/service"
 )

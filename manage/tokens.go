@@ -68,7 +68,7 @@ func (h *handler) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t, secret, err := h.svc.Tokens.CreateToken(r.Context(), redirects.TokenRequest{OrgID: id, Role: role, Label: req.Label, TTL: ttl})
+	t, secret, err := h.svc.Issuer.CreateToken(r.Context(), redirects.TokenRequest{OrgID: id, Role: role, Label: req.Label, TTL: ttl})
 	if err != nil {
 		return err
 	}

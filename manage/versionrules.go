@@ -2,6 +2,7 @@ package manage
 
 import (
 	"net/http"
+	"redirects"
 	"strconv"
 
 	"redirects/export"
@@ -13,6 +14,11 @@ import (
 // command line through this API (package remote) lints, diffs and looks up
 // versions from it. The version's settings are in the deployments list.
 func (h *handler) versionRulesCSV(w http.ResponseWriter, r *http.Request) error {
+	// Authorized first, as every route is (authz.go): a caller who may
+	// not see the project learns nothing from a mistake in the request.
+	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
+		return err
+	}
 	id := r.PathValue("project")
 	s := r.PathValue("version")
 	v, err := strconv.Atoi(s)

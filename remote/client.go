@@ -141,11 +141,6 @@ func (c *Client) apiError(status int, method, path string, data []byte) error {
 	return &redirects.Error{Code: code, Message: e.Error}
 }
 
-// errDatabase is what a store method the API does not serve answers.
-func errDatabase(what string) error {
-	return redirects.Errorf(redirects.EINVALID, "%s needs the database: the management API (--api) does not serve it; run the command with --db", what)
-}
-
 func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s)
 	return t

@@ -18,7 +18,7 @@ var _ redirects.ImportService = (*Client)(nil)
 // ImportTarget reads the project through GET /projects/{id}; the import
 // route itself decides whether the caller may edit its rules.
 func (c *Client) ImportTarget(ctx context.Context, projectID string) (*redirects.Project, error) {
-	return NewStore(c).FindProjectByID(ctx, projectID)
+	return c.Project(ctx, projectID)
 }
 
 // Import sends the rules as the draft CSV (rules.csv's columns, which the
@@ -71,7 +71,3 @@ func (c *Client) UndoImport(ctx context.Context, projectID string, undoID int64)
 	return j.Rules, err
 }
 
-// CheckImportUndo needs the database: the API answers it only by undoing.
-func (c *Client) CheckImportUndo(context.Context, string, int64) error {
-	return errDatabase("checking whether an import can be undone")
-}

@@ -51,7 +51,7 @@ func (c *Client) FindRulePage(ctx context.Context, projectID string, q redirects
 // FindDraft reads the project, then every page of its rules, and orders
 // them as the store does (engine.SortRules), without revisions.
 func (c *Client) FindDraft(ctx context.Context, projectID string) (*redirects.Project, []redirects.Rule, error) {
-	p, err := NewStore(c).FindProjectByID(ctx, projectID)
+	p, err := c.Project(ctx, projectID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -41,13 +41,6 @@ func signedIn(data []byte, header http.Header) (*redirects.SignedIn, error) {
 	return out, nil
 }
 
-// FindSession cannot find a session by its cookie through the API, which
-// authenticates the client by its management token: the server that
-// holds the sessions resolves cookies.
-func (c *Client) FindSession(ctx context.Context, secret string) (*redirects.Session, *redirects.User, error) {
-	return nil, nil, errDatabase("finding a session by its cookie")
-}
-
 // Whoami answers GET /session: a management token has no session, which
 // the API says with its NOT_FOUND.
 func (c *Client) Whoami(ctx context.Context) (*redirects.Session, *redirects.User, error) {

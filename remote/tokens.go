@@ -10,25 +10,6 @@ import (
 
 var _ redirects.TokenService = (*Client)(nil)
 
-// CreateToken asks the API for a token, which a signed-in user may
-// create and a management token may not: through --api it answers the
-// API's refusal. A token for another user needs the database.
-func (c *Client) CreateToken(ctx context.Context, req redirects.TokenRequest) (*redirects.ManagementToken, string, error) {
-	if req.User != "" {
-		return nil, "", errDatabase("creating a token for another user")
-	}
-	role := string(req.Role)
-	body := api.TokenCreateRequest{Role: &role, Label: req.Label}
-	if req.TTL > 0 {
-		body.ExpiresIn = req.TTL.String()
-	}
-	var j api.Token
-	if err := c.do(ctx, "POST", "/orgs/"+pathEscape(req.OrgID)+"/tokens", nil, body, "", &j); err != nil {
-		return nil, "", err
-	}
-	return j.Domain(req.OrgID).ManagementToken, j.Secret, nil
-}
-
 // FindTokens returns the organization's management tokens, oldest first,
 // each with its creator's email address.
 func (c *Client) FindTokens(ctx context.Context, orgID string) ([]*redirects.ListedToken, error) {

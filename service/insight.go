@@ -228,8 +228,8 @@ func (s *Service) FindAudit(ctx context.Context, f redirects.AuditFilter) ([]*re
 // agentStore is the store's agents' side: both SQL stores keep agents'
 // reports.
 func (s *Service) agentStore() (redirects.AgentStore, error) {
-	as, ok := s.store.(redirects.AgentStore)
-	if !ok {
+	as := s.agents
+	if as == nil {
 		return nil, redirects.Errorf(redirects.EINTERNAL, "the store keeps no agents")
 	}
 	return as, nil

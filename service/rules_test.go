@@ -16,7 +16,7 @@ import (
 // tests have no role in.
 type rulesFixture struct {
 	db      redirects.Store
-	svc     redirects.Services
+	svc     redirects.LocalServices
 	project string
 	org     string
 	other   string
@@ -42,7 +42,7 @@ func newRulesFixture(t *testing.T) *rulesFixture {
 	if err := db.CreateProject(ctx, p); err != nil {
 		t.Fatalf("CreateProject: %v", err)
 	}
-	return &rulesFixture{db: db, svc: service.New(service.Deps{Store: db, Accounts: db}).Services(), project: p.ID, org: o.ID, other: other.ID}
+	return &rulesFixture{db: db, svc: service.New(service.Deps{Store: db, Accounts: db}).Local(), project: p.ID, org: o.ID, other: other.ID}
 }
 
 // as is a context whose caller has role in organization org.
@@ -182,8 +182,8 @@ func TestImportServiceAuthorization(t *testing.T) {
 	_, err = f.svc.Imports.Import(editor, f.project, rules(), redirects.ImportOptions{Mode: "merge"})
 	wantRuleCode(t, "an unknown mode", err, redirects.EINVALID)
 
-	wantRuleCode(t, "CheckImportUndo as a viewer", f.svc.Imports.CheckImportUndo(viewer, f.project, rep.UndoID), redirects.EFORBIDDEN)
-	wantRuleCode(t, "CheckImportUndo as an editor", f.svc.Imports.CheckImportUndo(editor, f.project, rep.UndoID), "")
+	wantRuleCode(t, "CheckImportUndo as a viewer", f.svc.UndoChecks.CheckImportUndo(viewer, f.project, rep.UndoID), redirects.EFORBIDDEN)
+	wantRuleCode(t, "CheckImportUndo as an editor", f.svc.UndoChecks.CheckImportUndo(editor, f.project, rep.UndoID), "")
 	_, err = f.svc.Imports.UndoImport(viewer, f.project, rep.UndoID)
 	wantRuleCode(t, "UndoImport as a viewer", err, redirects.EFORBIDDEN)
 	_, err = f.svc.Imports.UndoImport(stranger, f.project, rep.UndoID)
@@ -195,7 +195,7 @@ func TestImportServiceAuthorization(t *testing.T) {
 	}
 	_, err = f.svc.Imports.UndoImport(editor, f.project, rep.UndoID)
 	wantRuleCode(t, "UndoImport again", err, redirects.ENOTFOUND)
-	wantRuleCode(t, "CheckImportUndo once undone", f.svc.Imports.CheckImportUndo(editor, f.project, rep.UndoID), redirects.ENOTFOUND)
+	wantRuleCode(t, "CheckImportUndo once undone", f.svc.UndoChecks.CheckImportUndo(editor, f.project, rep.UndoID), redirects.ENOTFOUND)
 }
 
 // TestRulePageHits checks that a page carries the hits of its rules, and

@@ -35,6 +35,12 @@ type Deps struct {
 	Logins *Logins
 	// SessionTTL is how long a sign-in lasts; 0 is DefaultSessionTTL.
 	SessionTTL time.Duration
+	// Webhooks keeps the webhook endpoints and their outbox, and Agents
+	// the sync agents' reports; nil is Store when it keeps them, as
+	// sqlite.DB and postgres.DB do (the one place the service asks), else
+	// the operations on them fail with EINTERNAL.
+	Webhooks redirects.WebhookStore
+	Agents   redirects.AgentStore
 }
 
 // Service implements every interface of redirects.LocalServices.
@@ -45,11 +51,20 @@ type Service struct {
 	builder  redirects.Builder
 	logins   *Logins
 	ttl      time.Duration
+	webhooks redirects.WebhookStore
+	agents   redirects.AgentStore
 }
 
 // New returns the service layer over d.
 func New(d Deps) *Service {
-	s := &Service{store: d.Store, accounts: d.Accounts, clock: d.Clock, builder: d.Builder, logins: d.Logins, ttl: d.SessionTTL}
+	s := &Service{store: d.Store, accounts: d.Accounts, clock: d.Clock, builder: d.Builder, logins: d.Logins, ttl: d.SessionTTL,
+		webhooks: d.Webhooks, agents: d.Agents}
+	if s.webhooks == nil {
+		s.webhooks, _ = d.Store.(redirects.WebhookStore)
+	}
+	if s.agents == nil {
+		s.agents, _ = d.Store.(redirects.AgentStore)
+	}
 	if s.clock == nil {
 		s.clock = redirects.SystemClock{}
 	}
@@ -76,7 +91,7 @@ func (s *Service) Services() redirects.Services {
 // Local returns s as every interface, those only the database serves
 // included.
 func (s *Service) Local() redirects.LocalServices {
-	return redirects.LocalServices{Services: s.Services(), Users: s}
+	return redirects.LocalServices{Services: s.Services(), Users: s, Issuer: s, UndoChecks: s, Cookies: s}
 }
 
 // authorize decides whether the caller in ctx may do action in

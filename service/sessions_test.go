@@ -14,7 +14,7 @@ const accessPassword = "correct horse battery"
 
 func TestSignInAndSessions(t *testing.T) {
 	w := newAccessWorld(t)
-	ss := w.svc.Services().Sessions
+	ss := w.svc
 	ctx := context.Background()
 	viewer := w.users[redirects.RoleViewer]
 
@@ -97,7 +97,7 @@ func TestSignInAndSessions(t *testing.T) {
 func TestSignInLimits(t *testing.T) {
 	w := newAccessWorld(t)
 	logins := service.NewLogins(service.LoginLimits{PerAccount: 2, PerAddress: 3, Window: time.Minute}, w.clock)
-	ss := service.New(service.Deps{Store: w.db, Accounts: w.db, Clock: w.clock, Logins: logins}).Services().Sessions
+	ss := service.New(service.Deps{Store: w.db, Accounts: w.db, Clock: w.clock, Logins: logins})
 	ctx := context.Background()
 	owner := w.users[redirects.RoleOwner]
 	for range 2 {
@@ -133,7 +133,7 @@ func TestSignInLimits(t *testing.T) {
 
 func TestChangePassword(t *testing.T) {
 	w := newAccessWorld(t)
-	ss := w.svc.Services().Sessions
+	ss := w.svc
 	ctx := context.Background()
 	editor := w.users[redirects.RoleEditor]
 	if err := w.db.RequirePasswordChange(w.local(), editor.ID); err != nil {

@@ -10,7 +10,7 @@ import (
 
 func TestTokenCreateRoleCeiling(t *testing.T) {
 	w := newAccessWorld(t)
-	ts := w.svc.Services().Tokens
+	ts := w.svc
 	for _, member := range redirects.Roles {
 		ctx := w.as(t, w.users[member])
 		for _, role := range redirects.Roles {
@@ -51,7 +51,7 @@ func TestTokenCreateRoleCeiling(t *testing.T) {
 
 func TestTokenCreateOnTheCommandLine(t *testing.T) {
 	w := newAccessWorld(t)
-	ts := w.svc.Services().Tokens
+	ts := w.svc
 	ctx := w.local()
 
 	tok, _, err := ts.CreateToken(ctx, redirects.TokenRequest{OrgID: w.org.ID, Role: redirects.RoleOwner})
@@ -75,7 +75,7 @@ func TestTokenCreateOnTheCommandLine(t *testing.T) {
 
 func TestTokenListAndRevoke(t *testing.T) {
 	w := newAccessWorld(t)
-	ts := w.svc.Services().Tokens
+	ts := w.svc
 	owner, editor, viewer := w.as(t, w.users[redirects.RoleOwner]), w.as(t, w.users[redirects.RoleEditor]), w.as(t, w.users[redirects.RoleViewer])
 
 	mine, _, err := ts.CreateToken(viewer, redirects.TokenRequest{OrgID: w.org.ID, Role: redirects.RoleViewer, Label: "mine"})

@@ -16,8 +16,8 @@ var _ redirects.WebhookService = (*Service)(nil)
 
 // webhookStore is the store's webhook side: both SQL stores keep webhooks.
 func (s *Service) webhookStore() (redirects.WebhookStore, error) {
-	w, ok := s.store.(redirects.WebhookStore)
-	if !ok {
+	w := s.webhooks
+	if w == nil {
 		return nil, redirects.Errorf(redirects.EINTERNAL, "the store keeps no webhooks")
 	}
 	return w, nil

@@ -148,7 +148,7 @@ func (h *handler) authenticate(next func(http.ResponseWriter, *http.Request) err
 // sessionOf returns the live session of the cookie and its user, or nil,
 // nil: the service finds it, as it does for the API, on the same cookie.
 func (h *handler) sessionOf(r *http.Request) (*redirects.Session, *redirects.User, error) {
-	return h.svc.Sessions.FindSession(r.Context(), cookieSecret(r))
+	return h.svc.Cookies.FindSession(r.Context(), cookieSecret(r))
 }
 
 // cookieSecret is the secret of the request's session cookie, or "".

@@ -228,20 +228,18 @@ func (h *handler) historyPage(w http.ResponseWriter, r *http.Request) error {
 	for _, dep := range slices.Backward(ds) {
 		d.Rows = append(d.Rows, historyRow{Deployment: dep, By: authors[dep.Version], Live: ph.Live != nil && dep.Version == ph.Live.Version})
 	}
-	if as, ok := h.store.(redirects.AgentStore); ok {
-		live, reports, err := redirects.ProjectAgents(r.Context(), h.store, as, ph.ID)
-		if err != nil {
-			return err
+	live, reports, err := h.svc.Insight.FindAgents(r.Context(), ph.ID)
+	if err != nil {
+		return err
+	}
+	d.LiveVersion = live
+	d.CanForget = may(r, o.ID, redirects.ActionEditRules)
+	for _, a := range reports {
+		behind := a.Behind(live)
+		if behind {
+			d.Behind++
 		}
-		d.LiveVersion = live
-		d.CanForget = may(r, o.ID, redirects.ActionEditRules)
-		for _, a := range reports {
-			behind := a.Behind(live)
-			if behind {
-				d.Behind++
-			}
-			d.Servers = append(d.Servers, serverRow{AgentReport: a, Behind: behind})
-		}
+		d.Servers = append(d.Servers, serverRow{AgentReport: a, Behind: behind})
 	}
 	return h.render(w, r, http.StatusOK, "history", &page{Title: "History · " + ph.Name, Org: o, Project: ph, Tab: "history", Data: d})
 }
@@ -367,12 +365,8 @@ func (h *handler) forgetServers(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	back := "/projects/" + ph.ID + "/history#servers"
-	as, ok := h.store.(redirects.AgentStore)
-	if !ok {
-		return h.redirect(w, r, back, flashErr, "This store keeps no servers' reports.")
-	}
 	f := redirects.AgentFilter{Agent: r.PostFormValue("agent"), Format: r.PostFormValue("format")}
-	n, err := as.DeleteAgents(r.Context(), ph.ID, f)
+	n, err := h.svc.Insight.DeleteAgents(r.Context(), ph.ID, f)
 	if err != nil {
 		if statusOf(err) < 500 {
 			return h.redirect(w, r, back, flashErr, "Nothing was forgotten: "+message(err))

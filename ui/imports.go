@@ -16,8 +16,8 @@ import (
 
 	"redirects"
 	"redirects/export"
-	"redirects/manage"
 	"redirects/importer"
+	"redirects/manage"
 )
 
 // The Import tab checks a CSV file with a dry run first and writes it only
@@ -191,7 +191,7 @@ func (h *handler) importPage(w http.ResponseWriter, r *http.Request) error {
 			return &pageError{status: http.StatusBadRequest, msg: "Undo: " + strconv.Quote(v) + " is not an import's number."}
 		}
 		d.Undo = &undoData{ID: id}
-		if err := h.svc.Imports.CheckImportUndo(r.Context(), ph.ID, id); err == nil {
+		if err := h.svc.UndoChecks.CheckImportUndo(r.Context(), ph.ID, id); err == nil {
 			d.Undo.Possible = true
 		} else if statusOf(err) < 500 {
 			d.Undo.Why = message(err)

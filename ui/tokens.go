@@ -91,7 +91,7 @@ func (h *handler) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return h.redirect(w, r, back, flashErr, "Expires: choose one of the lifetimes offered.")
 	}
-	t, secret, err := h.svc.Tokens.CreateToken(r.Context(), redirects.TokenRequest{OrgID: orgID, Role: role, Label: r.PostFormValue("label"), TTL: ttl})
+	t, secret, err := h.svc.Issuer.CreateToken(r.Context(), redirects.TokenRequest{OrgID: orgID, Role: role, Label: r.PostFormValue("label"), TTL: ttl})
 	if err != nil {
 		if s := statusOf(err); s < 500 && s != http.StatusForbidden && s != http.StatusNotFound {
 			return h.redirect(w, r, back, flashErr, message(err))

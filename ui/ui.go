@@ -49,14 +49,14 @@ type Config struct {
 	// Services are the service layer the pages call; the zero value is
 	// service.New over Store, Accounts, Clock, Builder, Logins and
 	// SessionTTL.
-	Services redirects.Services
+	Services redirects.LocalServices
 }
 
 // handler holds what every page needs.
 type handler struct {
 	// svc is the service layer: every page decodes, calls it and
 	// renders.
-	svc      redirects.Services
+	svc      redirects.LocalServices
 	store    redirects.Store
 	accounts redirects.AccountStore
 	clock    redirects.Clock
@@ -91,13 +91,13 @@ func Handler(cfg Config) http.Handler {
 		h.builder = export.Stream
 	}
 	h.svc = cfg.Services
-	if h.svc == (redirects.Services{}) {
+	if h.svc == (redirects.LocalServices{}) {
 		logins := cfg.Logins
 		if logins == nil {
 			logins = service.NewLogins(service.LoginLimits{}, h.clock)
 		}
 		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder,
-			Logins: logins, SessionTTL: cfg.SessionTTL}).Services()
+			Logins: logins, SessionTTL: cfg.SessionTTL}).Local()
 	}
 	if len(h.loginKey) == 0 {
 		h.loginKey = make([]byte, 32)

@@ -16,8 +16,8 @@ import (
 	"redirects/export"
 	"redirects/internal/version"
 	"redirects/postgres"
-	"redirects/remote"
 	"redirects/service"
+	"redirects/webhook"
 	"redirects/sqlite"
 )
 
@@ -303,23 +303,6 @@ func required(fs *flag.FlagSet, names ...string) error {
 	return nil
 }
 
-// start parses a command line (flags and the named positional arguments),
-// checks the required flags, and opens the store.
-func (c *cmd) start(ctx context.Context, fs *flag.FlagSet, args []string, requiredFlags []string, positional ...string) ([]string, redirects.Store, error) {
-	pos, err := parse(fs, args, positional...)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := required(fs, requiredFlags...); err != nil {
-		return nil, nil, err
-	}
-	s, err := c.open(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pos, s, nil
-}
-
 // isSet reports whether any of the named flags was given.
 func isSet(fs *flag.FlagSet, names ...string) bool {
 	set := false
@@ -331,20 +314,18 @@ func isSet(fs *flag.FlagSet, names ...string) bool {
 	return set
 }
 
-// open opens the store named by --db, REDIRECTS_DB or the default.
-func (c *cmd) open(ctx context.Context) (redirects.Store, error) {
-	if c.m.store != nil {
-		return c.m.store, nil
+// open opens the database named by --db, REDIRECTS_DB or the default.
+// A run against a management API (--api or a profile) has no database:
+// open answers the error of a command that needs one.
+func (c *cmd) open(ctx context.Context) (Database, error) {
+	if c.m.db != nil {
+		return c.m.db, nil
 	}
-	if r, err := c.remote(); err != nil || r != nil {
+	if cl, err := c.remote(); err != nil || cl != nil {
 		if err != nil {
 			return nil, err
 		}
-		if c.command != nil && c.command.needsDB {
-			return nil, errNeedsDB(c.command)
-		}
-		c.m.store = r
-		return r, nil
+		return nil, errNeedsDB(c.command)
 	}
 	s, notices, err := openDatabase(ctx, c.cfg.databaseURL(), c.m.Clock, c.command != nil && c.command.readOnly)
 	if err != nil {
@@ -360,6 +341,8 @@ type Database interface {
 	redirects.Store
 	redirects.AccountStore
 	redirects.AgentStore
+	redirects.WebhookStore
+	webhook.Store
 }
 
 // OpenStore opens the store a database URL names, creating a SQLite file
@@ -450,14 +433,18 @@ func (c *cmd) infof(format string, args ...any) {
 // client with --api (or a profile), else the service layer over the
 // database, where the command line may do anything (LocalPrincipal).
 func (c *cmd) services(ctx context.Context) (redirects.Services, error) {
-	s, err := c.open(ctx)
+	cl, err := c.remote()
 	if err != nil {
 		return redirects.Services{}, err
 	}
-	if rs, ok := s.(*remote.Store); ok {
-		return rs.Client().Services(), nil
+	if cl != nil {
+		if c.command != nil && c.command.needsDB {
+			return redirects.Services{}, errNeedsDB(c.command)
+		}
+		return cl.Services(), nil
 	}
-	return c.localOver(s).Services, nil
+	l, err := c.local(ctx)
+	return l.Services, err
 }
 
 // local returns the service layer over the database, with the operations
@@ -468,16 +455,12 @@ func (c *cmd) local(ctx context.Context) (redirects.LocalServices, error) {
 	if err != nil {
 		return redirects.LocalServices{}, err
 	}
-	if _, ok := s.(*remote.Store); ok {
-		return redirects.LocalServices{}, errNeedsDB(c.command)
-	}
 	return c.localOver(s), nil
 }
 
-// localOver is the service layer over the open store s.
-func (c *cmd) localOver(s redirects.Store) redirects.LocalServices {
-	accounts, _ := s.(redirects.AccountStore)
-	return service.New(service.Deps{Store: s, Accounts: accounts, Clock: c.m.Clock, Builder: builder}).Local()
+// localOver is the service layer over the open database s.
+func (c *cmd) localOver(s Database) redirects.LocalServices {
+	return service.New(service.Deps{Store: s, Accounts: s, Webhooks: s, Agents: s, Clock: c.m.Clock, Builder: builder}).Local()
 }
 
 // localContext is ctx with the principal of the command line run against

@@ -289,8 +289,14 @@ func TestAddCommand(t *testing.T) {
 			fs := c.flags("rule frob")
 			fs.String("project", "", "project ID")
 			fs.Bool("twice", false, "frob it twice")
-			pos, _, err := c.start(ctx, fs, args, []string{"project"}, "RULE_ID")
+			pos, err := parse(fs, args, "RULE_ID")
 			if err != nil {
+				return err
+			}
+			if err := required(fs, "project"); err != nil {
+				return err
+			}
+			if _, err := c.services(ctx); err != nil {
 				return err
 			}
 			ran = append(ran, pos[0])

@@ -172,11 +172,7 @@ const demoOperatorEmail = "admin@example.com"
 // demoOperator makes admin@example.com (an operator, created if missing)
 // owner of the demo organization, gives it a fresh one-time password and
 // returns it. A reset ends the user's earlier sessions.
-func demoOperator(ctx context.Context, s redirects.Store, orgID string) (string, error) {
-	a, err := accounts(s)
-	if err != nil {
-		return "", err
-	}
+func demoOperator(ctx context.Context, a redirects.AccountStore, orgID string) (string, error) {
 	pw := redirects.NewPassword()
 	hash, err := redirects.HashPassword(pw)
 	if err != nil {

@@ -66,11 +66,11 @@ func (cf *config) profilePath() (string, error) {
 	return filepath.Join(dir, "redirects", "profile.json"), nil
 }
 
-// remote returns the management API's store when the run names one, nil
+// remote returns the management API's client when the run names one, nil
 // when it runs against a database. --db wins over everything; then --api
 // and --token; then REDIRECTS_DB; then REDIRECTS_API and REDIRECTS_TOKEN;
 // then the saved profile.
-func (c *cmd) remote() (*remote.Store, error) {
+func (c *cmd) remote() (*remote.Client, error) {
 	cf := &c.cfg
 	api, token := "", ""
 	switch {
@@ -108,7 +108,7 @@ func (c *cmd) remote() (*remote.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return remote.NewStore(cl), nil
+	return cl, nil
 }
 
 func (c *cmd) login(ctx context.Context, args []string) error {

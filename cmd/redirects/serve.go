@@ -181,11 +181,10 @@ func (c *cmd) database(ctx context.Context) (Database, redirects.Notifier, error
 // sends: the store's leases keep one delivery to one node at a time.
 func (c *cmd) startWebhooks(ctx context.Context, logger *slog.Logger) (stop func()) {
 	s, err := c.open(ctx)
-	ws, ok := s.(webhook.Store)
-	if err != nil || !ok || c.m.sendsNoWebhooks {
+	if err != nil || c.m.sendsNoWebhooks {
 		return func() {}
 	}
-	snd := &webhook.Sender{Store: ws, Clock: c.m.Clock, AllowPrivate: c.cfg.webhookAllowPrivate, Logger: logger}
+	snd := &webhook.Sender{Store: s, Clock: c.m.Clock, AllowPrivate: c.cfg.webhookAllowPrivate, Logger: logger}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {

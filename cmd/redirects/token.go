@@ -93,11 +93,11 @@ func (c *cmd) tokenCreate(ctx context.Context, args []string) error {
 	if err := required(fs, "org", "role"); err != nil {
 		return err
 	}
-	svc, err := c.services(ctx)
+	svc, err := c.local(ctx)
 	if err != nil {
 		return err
 	}
-	t, secret, err := svc.Tokens.CreateToken(ctx, redirects.TokenRequest{OrgID: *org, Role: redirects.Role(*role), Label: *name, TTL: expires.d, User: *who})
+	t, secret, err := svc.Issuer.CreateToken(ctx, redirects.TokenRequest{OrgID: *org, Role: redirects.Role(*role), Label: *name, TTL: expires.d, User: *who})
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"redirects"
-	"redirects/remote"
 )
 
 // usersWhyDB is why the user commands need the database.
@@ -79,30 +78,6 @@ func cliActor(cf *config) redirects.Actor {
 		name += " (sudo from " + s + ")"
 	}
 	return redirects.Actor{Kind: redirects.ActorCLI, Label: name}
-}
-
-// accounts returns the store's account side.
-func accounts(s redirects.Store) (redirects.AccountStore, error) {
-	a, ok := s.(redirects.AccountStore)
-	if !ok {
-		return nil, redirects.Errorf(redirects.EINVALID, "users, members, tokens and the audit log need the database here: run the command with --db (the dashboard and the management API manage them remotely)")
-	}
-	return a, nil
-}
-
-// accountReader is what token list reads: the database's account side, or
-// the management API's (remote.Store).
-type accountReader interface {
-	FindTokens(ctx context.Context, orgID string) ([]*redirects.ManagementToken, error)
-}
-
-// readAccounts returns the store's account side for reading: through the
-// management API, an organization's tokens.
-func readAccounts(s redirects.Store) (accountReader, error) {
-	if rs, ok := s.(*remote.Store); ok {
-		return rs, nil
-	}
-	return accounts(s)
 }
 
 // findUser finds a user by ID ("usr_...") or email address.
