@@ -29,7 +29,10 @@ func (h *handler) authorizeOrg(r *http.Request, action redirects.Action) (*redir
 	if err := authorize(r, id, action); err != nil {
 		return nil, err
 	}
-	o, err := h.store.FindOrgByID(r.Context(), id)
+	// Whoever may do an action in an organization may read it
+	// (redirects.Authorize's table), so the service's read decides nothing
+	// more.
+	o, err := h.svc.Orgs.Org(r.Context(), id)
 	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
 		return nil, notFound("organization", id)
 	}
@@ -41,7 +44,9 @@ func (h *handler) authorizeOrg(r *http.Request, action redirects.Action) (*redir
 // caller has no role in is answered exactly as a missing project.
 func (h *handler) authorizeProject(r *http.Request, action redirects.Action) (*redirects.Project, error) {
 	id := r.PathValue("project")
-	p, err := h.store.FindProjectByID(r.Context(), id)
+	// The service reads the project, answering a project of an
+	// organization the caller has no role in as a missing one.
+	p, err := h.svc.Projects.Project(r.Context(), id)
 	if redirects.ErrorCode(err) == redirects.ENOTFOUND {
 		return nil, notFound("project", id)
 	} else if err != nil {

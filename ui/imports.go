@@ -341,7 +341,7 @@ func (h *handler) importSettings(w http.ResponseWriter, r *http.Request) error {
 	case res.Suggest == nil:
 		d.Notice = "Nothing to change: the draft already compares paths " + describeSettings(ph.Settings) + "."
 	default:
-		if _, err := h.store.SetProjectSettings(r.Context(), ph.ID, res.Suggest.Settings); err != nil {
+		if _, err := h.svc.Projects.UpdateProject(r.Context(), ph.ID, settingsUpdate(res.Suggest.Settings)); err != nil {
 			if statusOf(err) >= 500 {
 				return err
 			}
@@ -362,7 +362,7 @@ func (h *handler) importSettings(w http.ResponseWriter, r *http.Request) error {
 
 // reloadProject reads the page's project again after a change.
 func (h *handler) reloadProject(r *http.Request, ph *projectHeader) (*projectHeader, error) {
-	p, err := h.store.FindProjectByID(r.Context(), ph.ID)
+	p, err := h.svc.Projects.Project(r.Context(), ph.ID)
 	if err != nil {
 		return nil, err
 	}

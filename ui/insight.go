@@ -125,12 +125,12 @@ func (h *handler) settingsPage(w http.ResponseWriter, r *http.Request) error {
 	if ph.Live != nil {
 		d.LiveChanges = settingChanges(ph.Live.Settings, ph.Settings)
 	}
-	pg, err := h.store.FindRulePage(r.Context(), ph.ID, redirects.RulePageQuery{Limit: 1})
+	pg, err := h.svc.Rules.FindRulePage(r.Context(), ph.ID, redirects.RulePageQuery{Limit: 1})
 	if err != nil {
 		return err
 	}
 	if d.Rules = pg.Total; d.Rules <= clashPreviewMax || r.URL.Query().Get("preview") == "1" {
-		rules, err := h.store.FindRules(r.Context(), ph.ID)
+		_, rules, err := h.svc.Rules.FindDraft(r.Context(), ph.ID)
 		if err != nil {
 			return err
 		}

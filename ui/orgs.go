@@ -76,7 +76,7 @@ func (h *handler) orgPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	for _, p := range ps {
 		row := projectRow{Project: p}
-		page, err := h.store.FindRulePage(ctx, p.ID, redirects.RulePageQuery{Limit: 1})
+		page, err := h.svc.Rules.FindRulePage(ctx, p.ID, redirects.RulePageQuery{Limit: 1})
 		if err != nil {
 			return err
 		}
@@ -104,7 +104,7 @@ func (h *handler) live(r *http.Request, p *redirects.Project) (*deployInfo, erro
 	// FindDeployments reads metadata only; FindDeployment would also
 	// decode the version's rules, a million of them on a large project,
 	// on every page.
-	ds, err := h.store.FindDeployments(r.Context(), p.ID)
+	ds, err := h.svc.Deploys.Deployments(r.Context(), p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (h *handler) live(r *http.Request, p *redirects.Project) (*deployInfo, erro
 // deploy or its staging, read among the newest 3n such entries (promotes
 // and discards are entries too).
 func (h *handler) deployAuthors(r *http.Request, p *redirects.Project, n int) (map[int]string, error) {
-	es, err := h.accounts.FindAudit(r.Context(), redirects.AuditFilter{OrgID: p.OrgID, ProjectID: p.ID, Action: "deployment.*", Limit: min(max(3*n, 1), redirects.MaxAuditLimit)})
+	es, err := h.svc.Insight.FindAudit(r.Context(), redirects.AuditFilter{OrgID: p.OrgID, ProjectID: p.ID, Action: "deployment.*", Limit: min(max(3*n, 1), redirects.MaxAuditLimit)})
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +212,7 @@ func (h *handler) project(r *http.Request, action redirects.Action) (*projectHea
 		// Whether the draft changed since the deploy, from the newest rule
 		// change in the audit log: one indexed row. How much changed is
 		// the Deploy tab's diff, which reads every rule.
-		es, err := h.accounts.FindAudit(r.Context(), redirects.AuditFilter{OrgID: p.OrgID, ProjectID: p.ID, Action: "rule.*", Limit: 1})
+		es, err := h.svc.Insight.FindAudit(r.Context(), redirects.AuditFilter{OrgID: p.OrgID, ProjectID: p.ID, Action: "rule.*", Limit: 1})
 		if err != nil {
 			return nil, nil, err
 		}

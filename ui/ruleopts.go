@@ -222,7 +222,7 @@ func (h *handler) settingsMatching(w http.ResponseWriter, r *http.Request) error
 	if s == ph.Settings {
 		return h.redirect(w, r, back, flashOK, "Nothing to change: the draft already compares paths "+describeSettings(s)+".")
 	}
-	if _, err := h.store.SetProjectSettings(r.Context(), ph.ID, s); err != nil {
+	if _, err := h.svc.Projects.UpdateProject(r.Context(), ph.ID, settingsUpdate(s)); err != nil {
 		if redirects.ErrorCode(err) == redirects.ECONFLICT {
 			// The store's message lists the pairs; a flash is a cookie,
 			// so a long list is cut (the page's preview lists them too).
@@ -253,4 +253,9 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// settingsUpdate is the project update that sets the matching settings s.
+func settingsUpdate(s redirects.Settings) redirects.ProjectUpdate {
+	return redirects.ProjectUpdate{CaseInsensitive: &s.CaseInsensitive, IgnoreTrailingSlash: &s.IgnoreTrailingSlash}
 }
