@@ -543,7 +543,7 @@ func TestAuthzTableCoversEveryOperation(t *testing.T) {
 		op, _, _ := strings.Cut(r.op, "/")
 		rows[op] = true
 		if (r.action == "") == (r.rule == nil) {
-			t.Errorf("row %q needs an action or a rule, not both", r.op)
+			t.Errorf("row %q needs exactly one of an action and a rule", r.op)
 		}
 	}
 	known := map[string]bool{}
