@@ -23,8 +23,8 @@ import (
 	"redirects"
 	"redirects/api"
 	"redirects/export"
-	"redirects/internal/openapitest"
 	"redirects/importer"
+	"redirects/internal/openapitest"
 	"redirects/safety"
 	"redirects/service"
 )
@@ -106,7 +106,7 @@ func (d *manageDoc) call(c *client, method, target string, body any, hdr ...stri
 	}
 	var code string
 	if r.status >= 400 {
-		var e errorBody
+		var e api.Error
 		if err := json.Unmarshal(r.body, &e); err != nil {
 			t.Fatalf("%s: error answer %d without a JSON body: %s", what, r.status, r.body)
 		}
