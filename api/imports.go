@@ -41,7 +41,7 @@ type ImportReport struct {
 type MigrationReport struct {
 	ImportReport
 	Migration *importer.Result `json:"migration,omitempty"`
-	UndoID    int64           `json:"undoId,omitempty"`
+	UndoID    int64            `json:"undoId,omitempty"`
 }
 
 // MigrationCounts is the command line's rule import --from --json: the
@@ -49,7 +49,7 @@ type MigrationReport struct {
 // the report of every line.
 type MigrationCounts struct {
 	ImportCounts
-	UndoID    int64           `json:"undoId,omitempty"`
+	UndoID    int64            `json:"undoId,omitempty"`
 	Migration *importer.Result `json:"migration"`
 }
 
@@ -73,14 +73,14 @@ type RulesExport struct {
 	FileName string `json:"fileName"`
 	Rules    int    `json:"rules"`
 	// Content is the file.
-	Content     string                `json:"content"`
+	Content     string                 `json:"content"`
 	Unexpressed []importer.Unexpressed `json:"unexpressed"`
 }
 
 // RulesExported is the command line's rule export --json: the format, how
 // many rules, and what the format could not express.
 type RulesExported struct {
-	Format      string                `json:"format"`
-	Rules       int                   `json:"rules"`
+	Format      string                 `json:"format"`
+	Rules       int                    `json:"rules"`
 	Unexpressed []importer.Unexpressed `json:"unexpressed"`
 }

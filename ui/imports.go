@@ -16,8 +16,8 @@ import (
 
 	"redirects"
 	"redirects/export"
-	"redirects/manage"
 	"redirects/importer"
+	"redirects/manage"
 )
 
 // The Import tab checks a CSV file with a dry run first and writes it only

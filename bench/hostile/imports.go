@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"redirects/internal/hostileimport"
 	"redirects/importer"
+	"redirects/internal/hostileimport"
 )
 
 // imports sends every hostile import shape (internal/hostileimport) of

@@ -15,8 +15,8 @@ import (
 	"redirects"
 	"redirects/api"
 	"redirects/export"
-	"redirects/manage"
 	"redirects/importer"
+	"redirects/manage"
 )
 
 // maxShownOutcomes caps the changed and skipped lines that the terminal

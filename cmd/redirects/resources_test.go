@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"redirects/internal/hostileimport"
 	"redirects/importer"
+	"redirects/internal/hostileimport"
 	"redirects/plan"
 )
 
