@@ -255,3 +255,23 @@ func (as *Agents) Reports(projectID string) []redirects.AgentReport {
 type AgentsDeleted struct {
 	Deleted int `json:"deleted"`
 }
+
+// HitsRow is one rule of hits --json: the rule and its hits, and when it
+// was last hit (null: never), as the store holds the time.
+type HitsRow struct {
+	Source      string     `json:"source"`
+	MatchType   string     `json:"matchType"`
+	Destination string     `json:"destination"`
+	StatusCode  int        `json:"statusCode"`
+	Hits        int64      `json:"hits"`
+	LastHit     *time.Time `json:"lastHit"`
+}
+
+// MissesRow is one path of misses --json, with the times as the store
+// holds them.
+type MissesRow struct {
+	Path      string    `json:"path"`
+	Count     int64     `json:"count"`
+	FirstSeen time.Time `json:"firstSeen"`
+	LastSeen  time.Time `json:"lastSeen"`
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/api"
 )
 
 // apiError is one error answer: the HTTP status, the API's code and a
@@ -101,13 +102,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if e.status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="redirects"`)
 	}
-	writeJSON(w, e.status, errorBody{Error: e.msg, Code: e.code})
-}
-
-// errorBody is the shape of every error: the edge API's.
-type errorBody struct {
-	Error string `json:"error"`
-	Code  string `json:"code"`
+	writeJSON(w, e.status, api.Error{Error: e.msg, Code: e.code})
 }
 
 // writeJSON answers v as JSON with status.

@@ -272,7 +272,7 @@ func (r *resp) decode(t *testing.T, v any) {
 // errBody returns the error answer's code and message.
 func (r *resp) errBody(t *testing.T) (code, msg string) {
 	t.Helper()
-	var e errorBody
+	var e api.Error
 	r.decode(t, &e)
 	return e.Code, e.Error
 }

@@ -106,7 +106,7 @@ func (d *manageDoc) call(c *client, method, target string, body any, hdr ...stri
 	}
 	var code string
 	if r.status >= 400 {
-		var e errorBody
+		var e api.Error
 		if err := json.Unmarshal(r.body, &e); err != nil {
 			t.Fatalf("%s: error answer %d without a JSON body: %s", what, r.status, r.body)
 		}

@@ -28,6 +28,13 @@ func ServicesOf(s redirects.Services) Services {
 	return Services{Projects: s.Projects, Imports: s.Imports, Deploys: s.Deploys}
 }
 
+// Report is plan's --json answer: the plan, after whether it changes
+// anything.
+type Report struct {
+	Changes bool `json:"changes"`
+	*Plan
+}
+
 // Plan is what would change to make a project match its file.
 type Plan struct {
 	ProjectID   string                 `json:"project"`

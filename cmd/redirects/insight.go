@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"redirects"
+	"redirects/api"
 )
 
 // insightCommands are hits and misses: what the edge nodes counted.
@@ -39,16 +40,6 @@ var insightCommands = []command{
 	},
 }
 
-// hitJSON is one rule of hits --json.
-type hitJSON struct {
-	Source      string     `json:"source"`
-	MatchType   string     `json:"matchType"`
-	Destination string     `json:"destination"`
-	StatusCode  int        `json:"statusCode"`
-	Hits        int64      `json:"hits"`
-	LastHit     *time.Time `json:"lastHit"`
-}
-
 // hits lists the draft's rules with the hits the edge counted for each
 // (docs/contract.md "Hits and misses"); with --stale-since, only the rules
 // with no hit since then.
@@ -73,9 +64,9 @@ func (c *cmd) hits(ctx context.Context, args []string) error {
 		return err
 	}
 	byRule := redirects.HitIndex(hits)
-	out := make([]hitJSON, 0, len(rules))
+	out := make([]api.HitsRow, 0, len(rules))
 	for _, r := range rules {
-		h := hitJSON{Source: r.Source, MatchType: r.MatchType.String(), Destination: r.Destination, StatusCode: r.StatusCode}
+		h := api.HitsRow{Source: r.Source, MatchType: r.MatchType.String(), Destination: r.Destination, StatusCode: r.StatusCode}
 		if rh, ok := byRule[redirects.HitKey{MatchType: r.MatchType, Source: r.Source}]; ok {
 			h.Hits = rh.Hits
 			last := rh.LastHit
@@ -108,14 +99,6 @@ func (c *cmd) hits(ctx context.Context, args []string) error {
 	return nil
 }
 
-// missJSON is one path of misses --json.
-type missJSON struct {
-	Path      string    `json:"path"`
-	Count     int64     `json:"count"`
-	FirstSeen time.Time `json:"firstSeen"`
-	LastSeen  time.Time `json:"lastSeen"`
-}
-
 // misses lists the paths that live lookups asked for and no rule
 // answered, most frequent first.
 func (c *cmd) misses(ctx context.Context, args []string) error {
@@ -140,9 +123,9 @@ func (c *cmd) misses(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := make([]missJSON, 0, len(misses))
+	out := make([]api.MissesRow, 0, len(misses))
 	for _, m := range misses {
-		out = append(out, missJSON{Path: m.Path, Count: m.Count, FirstSeen: m.FirstSeen, LastSeen: m.LastSeen})
+		out = append(out, api.MissesRow{Path: m.Path, Count: m.Count, FirstSeen: m.FirstSeen, LastSeen: m.LastSeen})
 	}
 	if *asJSON {
 		return c.printJSON(out)

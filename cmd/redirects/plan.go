@@ -79,12 +79,6 @@ type fsAdder interface {
 	Bool(name string, value bool, usage string) *bool
 }
 
-// planJSON is plan's --json answer.
-type planJSON struct {
-	Changes bool `json:"changes"`
-	*plan.Plan
-}
-
 func (c *cmd) plan(ctx context.Context, args []string) error {
 	var stage *bool
 	file, maxPaths, allowShrink, asJSON, err := c.planArgs("plan", args, func(fs fsAdder) {
@@ -99,7 +93,7 @@ func (c *cmd) plan(ctx context.Context, args []string) error {
 	}
 	pl.Stage = *stage
 	if asJSON {
-		if err := c.printJSON(planJSON{Changes: pl.Changes(), Plan: pl}); err != nil {
+		if err := c.printJSON(plan.Report{Changes: pl.Changes(), Plan: pl}); err != nil {
 			return err
 		}
 	} else if err := printPlan(c.m.Stdout, pl); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 	"redirects/safety"
 )
 
@@ -132,15 +133,6 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// lintJSON is the --json shape of lint.
-type lintJSON struct {
-	Target   string           `json:"target"`
-	Version  int              `json:"version,omitempty"`
-	Errors   int              `json:"errors"`
-	Warnings int              `json:"warnings"`
-	Findings []safety.Finding `json:"findings"`
-}
-
 func (c *cmd) lint(ctx context.Context, args []string) error {
 	fs := c.flags("lint")
 	project := fs.String("project", "", "project ID")
@@ -173,7 +165,7 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 		if findings == nil {
 			findings = []safety.Finding{}
 		}
-		if err := c.printJSON(lintJSON{Target: t.Name, Version: t.Version, Errors: errs, Warnings: warns, Findings: findings}); err != nil {
+		if err := c.printJSON(api.LintReport{Target: t.Name, Version: t.Version, Errors: errs, Warnings: warns, Findings: findings}); err != nil {
 			return err
 		}
 	} else {
@@ -191,13 +183,6 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 	}
 	c.infof("%s", summary)
 	return nil
-}
-
-// diffJSON is the --json shape of diff.
-type diffJSON struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-	safety.DiffResult
 }
 
 func (c *cmd) diff(ctx context.Context, args []string) error {
@@ -234,7 +219,7 @@ func (c *cmd) diff(ctx context.Context, args []string) error {
 	}
 	d := a.Diff(b, safety.DiffOptions{MaxPaths: *maxPaths})
 	if *asJSON {
-		return c.printJSON(diffJSON{From: a.Name, To: b.Name, DiffResult: d})
+		return c.printJSON(api.DiffReport{From: a.Name, To: b.Name, DiffResult: d})
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
 	if st := d.Settings; st != nil {
@@ -264,12 +249,6 @@ func (c *cmd) diff(ctx context.Context, args []string) error {
 	return nil
 }
 
-// explainJSON is the --json shape of explain.
-type explainJSON struct {
-	Target string `json:"target"`
-	safety.Explanation
-}
-
 func (c *cmd) explain(ctx context.Context, args []string) error {
 	fs := c.flags("explain")
 	project := fs.String("project", "", "project ID")
@@ -295,7 +274,7 @@ func (c *cmd) explain(ctx context.Context, args []string) error {
 	}
 	e := t.Explain(*path)
 	if *asJSON {
-		return c.printJSON(explainJSON{Target: t.Name, Explanation: e})
+		return c.printJSON(api.ExplainReport{Target: t.Name, Explanation: e})
 	}
 	if e.Answer == nil {
 		c.println(fmt.Sprintf("%s: no rule of %s matches %s: no redirect", *path, t.Name, e.Matched))
@@ -322,14 +301,6 @@ func (c *cmd) explain(ctx context.Context, args []string) error {
 		return err
 	}
 	return bw.Flush()
-}
-
-// verifyJSON is the --json shape of verify.
-type verifyJSON struct {
-	Target     string            `json:"target"`
-	BaseURL    string            `json:"baseUrl"`
-	Paths      int               `json:"paths"`
-	Mismatches []safety.Mismatch `json:"mismatches"`
 }
 
 func (c *cmd) verify(ctx context.Context, args []string) error {
@@ -369,7 +340,7 @@ func (c *cmd) verify(ctx context.Context, args []string) error {
 		if mismatches == nil {
 			mismatches = []safety.Mismatch{}
 		}
-		if err := c.printJSON(verifyJSON{Target: t.Name, BaseURL: *baseURL, Paths: paths, Mismatches: mismatches}); err != nil {
+		if err := c.printJSON(api.VerifyReport{Target: t.Name, BaseURL: *baseURL, Paths: paths, Mismatches: mismatches}); err != nil {
 			return err
 		}
 	} else {

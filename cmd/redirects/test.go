@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/api"
 	"redirects/safety"
 )
 
@@ -35,14 +36,6 @@ var testCommands = []command{
 		example: `redirects test set --project "$PROJECT" cases.csv`,
 		run:     (*cmd).testSet,
 	},
-}
-
-// testJSON is the --json shape of test.
-type testJSON struct {
-	Target  string              `json:"target"`
-	Cases   int                 `json:"cases"`
-	Failed  int                 `json:"failed"`
-	Results []safety.CaseResult `json:"results"`
 }
 
 func (c *cmd) test(ctx context.Context, args []string) error {
@@ -104,7 +97,7 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 		}
 	}
 	if *asJSON {
-		if err := c.printJSON(testJSON{Target: t.Name, Cases: len(results), Failed: failed, Results: results}); err != nil {
+		if err := c.printJSON(api.TestReport{Target: t.Name, Cases: len(results), Failed: failed, Results: results}); err != nil {
 			return err
 		}
 	} else {
