@@ -31,7 +31,7 @@ var authzAcross = []struct {
 		return err
 	}},
 	{"their import's undo checked in our project", func(ctx context.Context, f *authzFixture) error {
-		return f.svc.Imports.CheckImportUndo(ctx, f.project.ID, f.theirs.undoID)
+		return f.svc.UndoChecks.CheckImportUndo(ctx, f.project.ID, f.theirs.undoID)
 	}},
 	{"their key revoked in our project", func(ctx context.Context, f *authzFixture) error {
 		_, _, err := f.svc.Keys.RevokeKey(ctx, f.project.ID, f.theirs.key.ID)

@@ -270,8 +270,8 @@ var authzTable = []authzRow{
 		_, err := f.svc.Imports.UndoImport(ctx, f.project.ID, f.undoID)
 		return err
 	}},
-	{op: "Imports.CheckImportUndo", action: redirects.ActionEditRules, call: func(ctx context.Context, f *authzFixture) error {
-		return f.svc.Imports.CheckImportUndo(ctx, f.project.ID, f.undoID)
+	{op: "UndoChecks.CheckImportUndo", action: redirects.ActionEditRules, call: func(ctx context.Context, f *authzFixture) error {
+		return f.svc.UndoChecks.CheckImportUndo(ctx, f.project.ID, f.undoID)
 	}},
 
 	// Deploys.
@@ -333,12 +333,12 @@ var authzTable = []authzRow{
 	}},
 
 	// Tokens.
-	{op: "Tokens.CreateToken", rule: authzCreateToken(redirects.RoleEditor), call: func(ctx context.Context, f *authzFixture) error {
-		_, _, err := f.svc.Tokens.CreateToken(ctx, redirects.TokenRequest{OrgID: f.org.ID, Role: redirects.RoleEditor, Label: "new"})
+	{op: "Issuer.CreateToken", rule: authzCreateToken(redirects.RoleEditor), call: func(ctx context.Context, f *authzFixture) error {
+		_, _, err := f.svc.Issuer.CreateToken(ctx, redirects.TokenRequest{OrgID: f.org.ID, Role: redirects.RoleEditor, Label: "new"})
 		return err
 	}},
-	{op: "Tokens.CreateToken/for another user", rule: authzCreateTokenFor(redirects.RoleViewer), call: func(ctx context.Context, f *authzFixture) error {
-		_, _, err := f.svc.Tokens.CreateToken(ctx, redirects.TokenRequest{OrgID: f.org.ID, Role: redirects.RoleViewer, Label: "theirs", User: f.users["spare"].Email})
+	{op: "Issuer.CreateToken/for another user", rule: authzCreateTokenFor(redirects.RoleViewer), call: func(ctx context.Context, f *authzFixture) error {
+		_, _, err := f.svc.Issuer.CreateToken(ctx, redirects.TokenRequest{OrgID: f.org.ID, Role: redirects.RoleViewer, Label: "theirs", User: f.users["spare"].Email})
 		return err
 	}},
 	{op: "Tokens.FindTokens", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
@@ -465,8 +465,8 @@ var authzTable = []authzRow{
 		_, err := f.svc.Sessions.SignIn(ctx, redirects.SignInRequest{Email: f.users["spare"].Email, Password: authzPassword, Addr: "192.0.2.1"})
 		return err
 	}},
-	{op: "Sessions.FindSession", rule: authzPublic, call: func(ctx context.Context, f *authzFixture) error {
-		sess, _, err := f.svc.Sessions.FindSession(ctx, f.spareSecret)
+	{op: "Cookies.FindSession", rule: authzPublic, call: func(ctx context.Context, f *authzFixture) error {
+		sess, _, err := f.svc.Cookies.FindSession(ctx, f.spareSecret)
 		if err == nil && sess == nil {
 			return redirects.Errorf(redirects.EINTERNAL, "the spare user's session is not found")
 		}
