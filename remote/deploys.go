@@ -191,13 +191,9 @@ func (c *Client) RuleSet(ctx context.Context, projectID, spec string, emptyLive 
 type ruleSetSource struct{ c *Client }
 
 func (s ruleSetSource) FindProjectByID(ctx context.Context, id string) (*redirects.Project, error) {
-	var j struct {
-		ID            string   `json:"id"`
-		OrgID         string   `json:"orgId"`
-		Hosts         []string `json:"hosts"`
-		CaseSensitive bool     `json:"caseSensitive"`
-		TrailingSlash string   `json:"trailingSlash"`
-	}
+	// Only the project's identity, hosts and matching settings matter to a
+	// rule set; the rest of the answer is left as the zero value.
+	var j api.Project
 	if err := s.c.do(ctx, "GET", deployProjectPath(id), nil, nil, "", &j); err != nil {
 		return nil, err
 	}
