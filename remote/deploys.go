@@ -39,15 +39,11 @@ func (c *Client) Deploy(ctx context.Context, projectID string, opts redirects.De
 	if err != nil {
 		return nil, nil, err
 	}
-	body := map[string]any{"message": opts.Message, "force": opts.Override.Force, "allowShrink": opts.Override.AllowShrink}
-	if opts.Stage {
-		body["stage"] = true
-	}
-	if opts.Override.Reason != "" {
-		body["reason"] = opts.Override.Reason
-	}
+	body := api.DeployRequest{Message: opts.Message, Force: opts.Override.Force, Reason: opts.Override.Reason,
+		AllowShrink: opts.Override.AllowShrink, Stage: opts.Stage}
 	if opts.FromVersion > 0 {
-		body["fromVersion"] = opts.FromVersion
+		v := opts.FromVersion
+		body.FromVersion = &v
 	}
 	path := deployProjectPath(projectID) + "/deployments"
 	status, data, err := c.send(ctx, "POST", path, nil, body, "")
