@@ -577,20 +577,6 @@ var doorJSONExceptions = map[string]string{
 		"configuration directory: no route takes or answers it",
 }
 
-// doorJSONPending are management-API shapes still declared in doors, in
-// files that are being moved off remote.Store onto the service layer; they
-// go to api/ (or away with remote.Store) with that change, which removes
-// them from this list. An entry that no longer matches fails the test.
-var doorJSONPending = map[string]bool{
-	"cmd/redirects/user.go userJSON":                  true,
-	"remote/client.go Client.apiError":                true,
-	"remote/deploys.go ruleSetSource.FindProjectByID": true,
-	"remote/insight.go Client.AddRuleFromMiss":        true,
-	"remote/insight.go Client.FindAudit":              true,
-	"remote/orgs.go Client.deleteConfirmed":           true,
-	"remote/webhooks.go Client.reachedOrgIDs":         true,
-}
-
 // TestArchitectureShapesInAPI: no door declares a JSON-tagged struct (a
 // named type, or an anonymous struct in a function or a variable) but
 // the exceptions: the management API's shapes are declared once, in api/.
@@ -636,18 +622,13 @@ func TestArchitectureShapesInAPI(t *testing.T) {
 		}
 	}
 	for key := range found {
-		if doorJSONExceptions[key] == "" && !doorJSONPending[key] {
+		if doorJSONExceptions[key] == "" {
 			t.Errorf("%s declares a JSON-tagged struct: declare the management API's shapes in api/ (or, if it is not one, list it in doorJSONExceptions with why)", key)
 		}
 	}
 	for key := range doorJSONExceptions {
 		if !found[key] {
 			t.Errorf("doorJSONExceptions lists %s, which declares no JSON-tagged struct any more", key)
-		}
-	}
-	for key := range doorJSONPending {
-		if !found[key] {
-			t.Errorf("doorJSONPending lists %s, which declares no JSON-tagged struct any more: take it off the list", key)
 		}
 	}
 }

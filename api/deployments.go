@@ -98,10 +98,11 @@ func DeploymentRowOf(d *redirects.Deployment) DeploymentRow {
 	return j
 }
 
-// DeployRequest is the body of a deploy.
+// DeployRequest is the body of a deploy. FromVersion is left out, not
+// null, when the deploy is of the draft.
 type DeployRequest struct {
 	Message     string `json:"message"`
-	FromVersion *int   `json:"fromVersion"`
+	FromVersion *int   `json:"fromVersion,omitempty"`
 	// Force, with Reason, deploys past lint errors and failing
 	// expected-outcome cases; AllowShrink past the shrink guard.
 	Force       bool   `json:"force"`

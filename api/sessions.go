@@ -1,6 +1,10 @@
 package api
 
-import "redirects"
+import (
+	"time"
+
+	"redirects"
+)
 
 // User is a user as the management API shows one.
 type User struct {
@@ -12,6 +16,28 @@ type User struct {
 // UserOf is u as the API shows it.
 func UserOf(u *redirects.User) User {
 	return User{ID: u.ID, Email: u.Email, Operator: u.Operator}
+}
+
+// UserRow is the command line's user list --json element: a user with
+// their state, never the password hash. Times are RFC 3339 in the
+// database's own zone, as the table beside it prints them.
+type UserRow struct {
+	ID         string  `json:"id"`
+	Email      string  `json:"email"`
+	Operator   bool    `json:"operator"`
+	Disabled   bool    `json:"disabled"`
+	CreatedAt  string  `json:"createdAt"`
+	DisabledAt *string `json:"disabledAt"`
+}
+
+// UserRowOf is u as the user list shows it.
+func UserRowOf(u *redirects.User) UserRow {
+	j := UserRow{ID: u.ID, Email: u.Email, Operator: u.Operator, Disabled: u.Disabled(), CreatedAt: u.CreatedAt.Format(time.RFC3339)}
+	if u.DisabledAt != nil {
+		at := u.DisabledAt.Format(time.RFC3339)
+		j.DisabledAt = &at
+	}
+	return j
 }
 
 // Session answers a sign-in, GET /session and a password change: the

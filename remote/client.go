@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 )
 
 // Client calls the management API with a management token.
@@ -127,10 +128,7 @@ func (c *Client) sendHeader(ctx context.Context, method, path string, query url.
 
 // apiError is the redirects error of an error answer.
 func (c *Client) apiError(status int, method, path string, data []byte) error {
-	var e struct {
-		Error string `json:"error"`
-		Code  string `json:"code"`
-	}
+	var e api.Error
 	if json.Unmarshal(data, &e) != nil || e.Error == "" {
 		return redirects.Errorf(redirects.EINTERNAL, "the management API at %s answered %d to %s %s", c.Base, status, method, path)
 	}

@@ -39,15 +39,11 @@ func (c *Client) Deploy(ctx context.Context, projectID string, opts redirects.De
 	if err != nil {
 		return nil, nil, err
 	}
-	body := map[string]any{"message": opts.Message, "force": opts.Override.Force, "allowShrink": opts.Override.AllowShrink}
-	if opts.Stage {
-		body["stage"] = true
-	}
-	if opts.Override.Reason != "" {
-		body["reason"] = opts.Override.Reason
-	}
+	body := api.DeployRequest{Message: opts.Message, Force: opts.Override.Force, Reason: opts.Override.Reason,
+		AllowShrink: opts.Override.AllowShrink, Stage: opts.Stage}
 	if opts.FromVersion > 0 {
-		body["fromVersion"] = opts.FromVersion
+		v := opts.FromVersion
+		body.FromVersion = &v
 	}
 	path := deployProjectPath(projectID) + "/deployments"
 	status, data, err := c.send(ctx, "POST", path, nil, body, "")
@@ -191,13 +187,9 @@ func (c *Client) RuleSet(ctx context.Context, projectID, spec string, emptyLive 
 type ruleSetSource struct{ c *Client }
 
 func (s ruleSetSource) FindProjectByID(ctx context.Context, id string) (*redirects.Project, error) {
-	var j struct {
-		ID            string   `json:"id"`
-		OrgID         string   `json:"orgId"`
-		Hosts         []string `json:"hosts"`
-		CaseSensitive bool     `json:"caseSensitive"`
-		TrailingSlash string   `json:"trailingSlash"`
-	}
+	// Only the project's identity, hosts and matching settings matter to a
+	// rule set; the rest of the answer is left as the zero value.
+	var j api.Project
 	if err := s.c.do(ctx, "GET", deployProjectPath(id), nil, nil, "", &j); err != nil {
 		return nil, err
 	}

@@ -70,4 +70,3 @@ func (c *Client) UndoImport(ctx context.Context, projectID string, undoID int64)
 	err := c.do(ctx, "POST", "/projects/"+pathEscape(projectID)+"/imports/"+strconv.FormatInt(undoID, 10)+"/undo", nil, nil, "", &j)
 	return j.Rules, err
 }
-

@@ -105,11 +105,7 @@ func (c *Client) AddRuleFromMiss(ctx context.Context, r *redirects.Rule) error {
 	mt := r.MatchType.String()
 	body := api.MissRule{Path: &r.Source, Destination: &r.Destination, StatusCode: &r.StatusCode, MatchType: &mt, Priority: &r.Priority,
 		PreservePath: &r.PreservePath, PreserveQuery: &r.PreserveQuery}
-	var j struct {
-		ID        int64  `json:"id"`
-		Revision  int64  `json:"revision"`
-		CreatedAt string `json:"createdAt"`
-	}
+	var j api.Rule
 	if err := c.do(ctx, "POST", insightProjectPath(r.ProjectID)+"/misses/rule", nil, body, "", &j); err != nil {
 		return err
 	}
@@ -130,9 +126,7 @@ func (c *Client) FindAudit(ctx context.Context, f redirects.AuditFilter) ([]*red
 	switch {
 	case f.OrgID != "":
 	case f.ProjectID != "":
-		var p struct {
-			OrgID string `json:"orgId"`
-		}
+		var p api.Project
 		if err := c.do(ctx, "GET", insightProjectPath(f.ProjectID), nil, nil, "", &p); err != nil {
 			return nil, err
 		}

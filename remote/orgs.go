@@ -89,9 +89,7 @@ func (c *Client) deleteConfirmed(ctx context.Context, path, confirm string) erro
 		return nil
 	}
 	err = c.apiError(status, "DELETE", path, data)
-	var e struct {
-		Code string `json:"code"`
-	}
+	var e api.Error
 	if json.Unmarshal(data, &e) == nil && e.Code == "CONFIRMATION_MISMATCH" {
 		return redirects.Mark(err, redirects.ErrNotConfirmed)
 	}

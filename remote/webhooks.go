@@ -19,11 +19,7 @@ var _ redirects.WebhookService = (*Client)(nil)
 
 // reachedOrgIDs returns the IDs of the organizations the token reaches.
 func (c *Client) reachedOrgIDs(ctx context.Context) ([]string, error) {
-	var j struct {
-		Orgs []struct {
-			ID string `json:"id"`
-		} `json:"orgs"`
-	}
+	var j api.Orgs
 	if err := c.do(ctx, "GET", "/orgs", nil, nil, "", &j); err != nil {
 		return nil, err
 	}

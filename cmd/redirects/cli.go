@@ -17,8 +17,8 @@ import (
 	"redirects/internal/version"
 	"redirects/postgres"
 	"redirects/service"
-	"redirects/webhook"
 	"redirects/sqlite"
+	"redirects/webhook"
 )
 
 // Exit codes of every command.

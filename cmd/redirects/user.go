@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 )
 
 // usersWhyDB is why the user commands need the database.
@@ -159,16 +160,6 @@ func (c *cmd) userCreate(ctx context.Context, args []string) error {
 	return nil
 }
 
-// userJSON is the --json shape of a user: never the password hash.
-type userJSON struct {
-	ID         string  `json:"id"`
-	Email      string  `json:"email"`
-	Operator   bool    `json:"operator"`
-	Disabled   bool    `json:"disabled"`
-	CreatedAt  string  `json:"createdAt"`
-	DisabledAt *string `json:"disabledAt"`
-}
-
 func (c *cmd) userList(ctx context.Context, args []string) error {
 	fs := c.flags("user list")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -184,10 +175,9 @@ func (c *cmd) userList(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		out := make([]userJSON, 0, len(users))
+		out := make([]api.UserRow, 0, len(users))
 		for _, u := range users {
-			out = append(out, userJSON{ID: u.ID, Email: u.Email, Operator: u.Operator, Disabled: u.Disabled(),
-				CreatedAt: u.CreatedAt.Format(timeFormat), DisabledAt: formatTimePtr(u.DisabledAt)})
+			out = append(out, api.UserRowOf(u))
 		}
 		return c.printJSON(out)
 	}
