@@ -189,14 +189,3 @@ func (h *handler) logout(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
-
-// formatTime is the API's time format: RFC 3339 in UTC.
-func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-func formatTimePtr(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := formatTime(*t)
-	return &s
-}

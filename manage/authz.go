@@ -61,18 +61,6 @@ func (h *handler) authorizeProject(r *http.Request, action redirects.Action) (*r
 	return p, nil
 }
 
-// authorizeTokenRevoke decides whether the caller may revoke token t of
-// its organization: an owner may revoke any (ActionManageTokens), and a
-// user the tokens they created, whatever their role, so nobody is stuck
-// with a token they cannot end.
-func authorizeTokenRevoke(r *http.Request, t *redirects.ManagementToken) error {
-	c := callerOf(r)
-	if c.user != nil && t.CreatedBy == c.user.ID {
-		return authorize(r, t.OrgID, redirects.ActionRead)
-	}
-	return authorize(r, t.OrgID, redirects.ActionManageTokens)
-}
-
 // roleIn returns the caller's role in an organization, or "" for none.
 func roleIn(r *http.Request, orgID string) redirects.Role {
 	return callerOf(r).principal.Roles[orgID]

@@ -64,6 +64,12 @@ func (h *handler) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The role asked for is authorized before the rest of the body is
+	// read, so a caller who may not make such a token learns that first;
+	// the service decides the same again.
+	if err := authorize(r, id, redirects.CreateTokenAction(role)); err != nil {
+		return err
+	}
 	ttl, err := parseExpiresIn(req.ExpiresIn)
 	if err != nil {
 		return err

@@ -82,6 +82,11 @@ func (h *handler) tokenCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return h.redirect(w, r, back, flashErr, "Role: "+message(err))
 	}
+	// The role asked for is authorized before the lifetime is read, as
+	// the API does; the service decides the same again.
+	if err := authorize(r, orgID, redirects.CreateTokenAction(role)); err != nil {
+		return err
+	}
 	ttl, ok := time.Duration(0), false
 	for _, l := range tokenLifetimes {
 		if l.Value == r.PostFormValue("expires") {

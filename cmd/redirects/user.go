@@ -81,14 +81,6 @@ func cliActor(cf *config) redirects.Actor {
 	return redirects.Actor{Kind: redirects.ActorCLI, Label: name}
 }
 
-// findUser finds a user by ID ("usr_...") or email address.
-func findUser(ctx context.Context, a redirects.AccountStore, ref string) (*redirects.User, error) {
-	if strings.HasPrefix(ref, "usr_") {
-		return a.FindUserByID(ctx, ref)
-	}
-	return a.FindUserByEmail(ctx, ref)
-}
-
 // readPassword reads a password from standard input: the first line, less
 // its line ending, so `echo "$PW" | redirects ...` and a file both work.
 func (c *cmd) readPassword() (string, error) {
