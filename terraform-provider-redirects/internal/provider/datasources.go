@@ -56,8 +56,8 @@ func (d *organizationDataSource) Read(ctx context.Context, req datasource.ReadRe
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 
-// versionsDataSource lists a project's deployments, newest first as the
-// API answers them.
+// versionsDataSource lists a project's deployments, version 1 first as
+// the API answers them.
 type versionsDataSource struct{ svc redirects.Services }
 
 func newVersionsDataSource() datasource.DataSource { return &versionsDataSource{} }
