@@ -123,9 +123,6 @@ func projectUpdateOf(ctx context.Context, p *redirects.Project, m projectModel) 
 	var hosts []string
 	m.Hosts.ElementsAs(ctx, &hosts, false)
 	if !equalStrings(p.Hosts, hosts) {
-		if hosts == nil {
-			hosts = []string{} // none: an empty list, not a null
-		}
 		u.Hosts = &hosts
 	}
 	if ci := !m.CaseSensitive.ValueBool(); p.Settings.CaseInsensitive != ci {
