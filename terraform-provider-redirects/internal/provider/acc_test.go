@@ -202,7 +202,7 @@ func TestAccProvider(t *testing.T) {
 		ProtoV6ProviderFactories: factories(),
 		CheckDestroy: func(*terraform.State) error {
 			c, _ := remote.NewClient(s.api, s.token)
-			ps, err := remote.NewStore(c).FindProjects(context.Background(), s.org)
+			ps, err := c.Projects(context.Background(), s.org)
 			if err != nil {
 				return err
 			}
@@ -228,7 +228,7 @@ func TestAccProvider(t *testing.T) {
 				PreConfig: func() {
 					// ... and changes nothing.
 					c, _ := remote.NewClient(s.api, s.token)
-					if ps, err := remote.NewStore(c).FindProjects(context.Background(), s.org); err != nil || len(ps) != 0 {
+					if ps, err := c.Projects(context.Background(), s.org); err != nil || len(ps) != 0 {
 						t.Errorf("after the failed plans: %d projects, %v", len(ps), err)
 					}
 				},
@@ -390,7 +390,7 @@ resource "redirects_webhook" "audit" {
 		ProtoV6ProviderFactories: factories(),
 		CheckDestroy: func(*terraform.State) error {
 			c, _ := remote.NewClient(s.api, s.token)
-			if _, err := remote.NewStore(c).FindWebhook(context.Background(), s.org, id); !notFound(err) {
+			if _, err := c.FindWebhook(context.Background(), s.org, id); !notFound(err) {
 				return fmt.Errorf("after destroy, webhook %s: %v", id, err)
 			}
 			return nil

@@ -13,12 +13,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"redirects/remote"
+	"redirects"
 )
 
 // apiKeyResource is an edge API key; its secret is known once, when it is
 // made, and kept in the state (sensitive).
-type apiKeyResource struct{ s *remote.Store }
+type apiKeyResource struct{ svc redirects.Services }
 
 func newAPIKeyResource() resource.Resource { return &apiKeyResource{} }
 
@@ -55,7 +55,7 @@ func (r *apiKeyResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 }
 
 func (r *apiKeyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.s = storeOf(req.ProviderData, &resp.Diagnostics)
+	r.svc = servicesOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *apiKeyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -64,7 +64,7 @@ func (r *apiKeyResource) Create(ctx context.Context, req resource.CreateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	k, secret, err := r.s.NewKey(ctx, m.ProjectID.ValueString(), m.Name.ValueString(), m.Test.ValueBool())
+	k, secret, err := r.svc.Keys.CreateKey(ctx, m.ProjectID.ValueString(), m.Name.ValueString(), m.Test.ValueBool())
 	if err != nil {
 		resp.Diagnostics.AddError("Creating the key", err.Error())
 		return
@@ -79,7 +79,7 @@ func (r *apiKeyResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	keys, err := r.s.FindKeys(ctx, m.ProjectID.ValueString())
+	keys, err := r.svc.Keys.FindKeys(ctx, m.ProjectID.ValueString())
 	if notFound(err) {
 		resp.State.RemoveResource(ctx)
 		return
@@ -88,7 +88,7 @@ func (r *apiKeyResource) Read(ctx context.Context, req resource.ReadRequest, res
 		resp.Diagnostics.AddError("Reading the keys", err.Error())
 		return
 	}
-	for _, k := range keys {
+	for _, k := range keys.Keys {
 		if k.ID == m.ID.ValueString() && k.RevokedAt == nil {
 			m.Name, m.Test, m.Last4 = types.StringValue(k.Name), types.BoolValue(k.Test), types.StringValue(k.Last4)
 			resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
@@ -112,7 +112,7 @@ func (r *apiKeyResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, err := r.s.RevokeKey(ctx, m.ProjectID.ValueString(), m.ID.ValueString()); err != nil && !notFound(err) {
+	if _, _, err := r.svc.Keys.RevokeKey(ctx, m.ProjectID.ValueString(), m.ID.ValueString()); err != nil && !notFound(err) {
 		resp.Diagnostics.AddError("Revoking the key", err.Error())
 	}
 }

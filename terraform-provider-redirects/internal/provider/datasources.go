@@ -8,11 +8,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"redirects/remote"
+	"redirects"
 )
 
 // organizationDataSource reads an organization by ID.
-type organizationDataSource struct{ s *remote.Store }
+type organizationDataSource struct{ svc redirects.Services }
 
 func newOrganizationDataSource() datasource.DataSource { return &organizationDataSource{} }
 
@@ -38,7 +38,7 @@ func (d *organizationDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 }
 
 func (d *organizationDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.s = storeOf(req.ProviderData, &resp.Diagnostics)
+	d.svc = servicesOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *organizationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -47,7 +47,7 @@ func (d *organizationDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	o, err := d.s.FindOrgByID(ctx, m.ID.ValueString())
+	o, err := d.svc.Orgs.Org(ctx, m.ID.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Reading the organization", err.Error())
 		return
@@ -56,9 +56,9 @@ func (d *organizationDataSource) Read(ctx context.Context, req datasource.ReadRe
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 
-// versionsDataSource lists a project's deployments, newest first as the
-// API answers them.
-type versionsDataSource struct{ s *remote.Store }
+// versionsDataSource lists a project's deployments, version 1 first as
+// the API answers them.
+type versionsDataSource struct{ svc redirects.Services }
 
 func newVersionsDataSource() datasource.DataSource { return &versionsDataSource{} }
 
@@ -99,7 +99,7 @@ func (d *versionsDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 }
 
 func (d *versionsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.s = storeOf(req.ProviderData, &resp.Diagnostics)
+	d.svc = servicesOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *versionsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -108,7 +108,7 @@ func (d *versionsDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ds, err := d.s.FindDeployments(ctx, m.ProjectID.ValueString())
+	ds, err := d.svc.Deploys.Deployments(ctx, m.ProjectID.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Reading the deployments", err.Error())
 		return

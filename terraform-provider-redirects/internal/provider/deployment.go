@@ -18,14 +18,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"redirects"
-	"redirects/remote"
 )
 
 // deploymentResource is one deploy of the draft. Versions are immutable:
 // a change of any argument (the triggers above all) deploys again, and
 // destroying it only forgets it; the version stays in the history and
 // stays live until another deploy.
-type deploymentResource struct{ s *remote.Store }
+type deploymentResource struct{ svc redirects.Services }
 
 func newDeploymentResource() resource.Resource { return &deploymentResource{} }
 
@@ -69,7 +68,7 @@ func (r *deploymentResource) Schema(_ context.Context, _ resource.SchemaRequest,
 }
 
 func (r *deploymentResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.s = storeOf(req.ProviderData, &resp.Diagnostics)
+	r.svc = servicesOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (m *deploymentModel) set(d *redirects.Deployment) {
@@ -88,7 +87,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	d, _, err := r.s.Deploy(ctx, m.ProjectID.ValueString(), redirects.DeployOptions{Message: m.Message.ValueString(),
+	d, _, err := r.svc.Deploys.Deploy(ctx, m.ProjectID.ValueString(), redirects.DeployOptions{Message: m.Message.ValueString(),
 		Override: redirects.DeployOverride{AllowShrink: m.AllowShrink.ValueBool()}})
 	if err != nil {
 		resp.Diagnostics.AddError("Deploying", err.Error())
@@ -109,7 +108,7 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		resp.Diagnostics.AddError("Invalid deployment ID", err.Error())
 		return
 	}
-	ds, err := r.s.FindDeployments(ctx, project)
+	ds, err := r.svc.Deploys.Deployments(ctx, project)
 	if notFound(err) {
 		resp.State.RemoveResource(ctx)
 		return

@@ -17,10 +17,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"redirects"
-	"redirects/remote"
 )
 
-type projectResource struct{ s *remote.Store }
+type projectResource struct{ svc redirects.Services }
 
 func newProjectResource() resource.Resource { return &projectResource{} }
 
@@ -64,7 +63,7 @@ func (r *projectResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 }
 
 func (r *projectResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.s = storeOf(req.ProviderData, &resp.Diagnostics)
+	r.svc = servicesOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *projectResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -80,7 +79,7 @@ func (r *projectResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	p := &redirects.Project{OrgID: m.OrgID.ValueString(), Name: m.Name.ValueString(), Hosts: hosts,
 		ExportRetention: int(m.KeepExports.ValueInt64())}
-	if err := r.s.CreateProject(ctx, p); err != nil {
+	if err := r.svc.Projects.CreateProject(ctx, p); err != nil {
 		resp.Diagnostics.AddError("Creating the project", err.Error())
 		return
 	}
@@ -96,42 +95,49 @@ func (r *projectResource) Create(ctx context.Context, req resource.CreateRequest
 	resp.Diagnostics.Append(resp.State.Set(ctx, projectModelOf(got))...)
 }
 
-// apply sets what differs between the project p and the model m.
+// apply changes what differs between the project p and the model m, in
+// one update (the service checks every field before it stores any), and
+// returns the project as stored.
 func (r *projectResource) apply(ctx context.Context, p *redirects.Project, m projectModel) (*redirects.Project, error) {
-	var err error
-	id := p.ID
-	if p.Name != m.Name.ValueString() {
-		if p, err = r.s.UpdateProject(ctx, id, m.Name.ValueString()); err != nil {
-			return nil, err
-		}
+	u, err := projectUpdateOf(ctx, p, m)
+	if err != nil {
+		return nil, err
+	}
+	if u.IsEmpty() {
+		return p, nil
+	}
+	return r.svc.Projects.UpdateProject(ctx, p.ID, u)
+}
+
+// projectUpdateOf returns the change that makes project p what model m
+// says: the fields that differ, and no other.
+func projectUpdateOf(ctx context.Context, p *redirects.Project, m projectModel) (redirects.ProjectUpdate, error) {
+	var u redirects.ProjectUpdate
+	ts := m.TrailingSlash.ValueString()
+	if ts != redirects.TrailingSlashExact && ts != redirects.TrailingSlashIgnore {
+		return u, redirects.Errorf(redirects.EINVALID, "trailing_slash %q must be \"exact\" or \"ignore\"", ts)
+	}
+	if name := m.Name.ValueString(); p.Name != name {
+		u.Name = &name
 	}
 	var hosts []string
 	m.Hosts.ElementsAs(ctx, &hosts, false)
 	if !equalStrings(p.Hosts, hosts) {
-		if p, err = r.s.SetProjectHosts(ctx, id, hosts); err != nil {
-			return nil, err
-		}
+		u.Hosts = &hosts
 	}
-	set := redirects.Settings{CaseInsensitive: !m.CaseSensitive.ValueBool(), IgnoreTrailingSlash: m.TrailingSlash.ValueString() == redirects.TrailingSlashIgnore}
-	if ts := m.TrailingSlash.ValueString(); ts != redirects.TrailingSlashExact && ts != redirects.TrailingSlashIgnore {
-		return nil, redirects.Errorf(redirects.EINVALID, "trailing_slash %q must be \"exact\" or \"ignore\"", ts)
+	if ci := !m.CaseSensitive.ValueBool(); p.Settings.CaseInsensitive != ci {
+		u.CaseInsensitive = &ci
 	}
-	if p.Settings != set {
-		if p, err = r.s.SetProjectSettings(ctx, id, set); err != nil {
-			return nil, err
-		}
+	if ignore := ts == redirects.TrailingSlashIgnore; p.Settings.IgnoreTrailingSlash != ignore {
+		u.IgnoreTrailingSlash = &ignore
 	}
-	if int64(p.ShrinkLimit) != m.ShrinkLimit.ValueInt64() {
-		if p, err = r.s.SetProjectShrinkLimit(ctx, id, int(m.ShrinkLimit.ValueInt64())); err != nil {
-			return nil, err
-		}
+	if n := int(m.ShrinkLimit.ValueInt64()); p.ShrinkLimit != n {
+		u.ShrinkLimit = &n
 	}
-	if int64(p.ExportRetention) != m.KeepExports.ValueInt64() {
-		if p, err = r.s.SetExportRetention(ctx, id, int(m.KeepExports.ValueInt64())); err != nil {
-			return nil, err
-		}
+	if n := int(m.KeepExports.ValueInt64()); p.ExportRetention != n {
+		u.ExportRetention = &n
 	}
-	return p, nil
+	return u, nil
 }
 
 func equalStrings(a, b []string) bool {
@@ -167,7 +173,7 @@ func (r *projectResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p, err := r.s.FindProjectByID(ctx, m.ID.ValueString())
+	p, err := r.svc.Projects.Project(ctx, m.ID.ValueString())
 	if notFound(err) {
 		resp.State.RemoveResource(ctx)
 		return
@@ -185,7 +191,7 @@ func (r *projectResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p, err := r.s.FindProjectByID(ctx, m.ID.ValueString())
+	p, err := r.svc.Projects.Project(ctx, m.ID.ValueString())
 	if err == nil {
 		p, err = r.apply(ctx, p, m)
 	}
@@ -202,7 +208,14 @@ func (r *projectResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.s.DeleteProject(ctx, m.ID.ValueString()); err != nil && !notFound(err) {
+	// The service deletes a project when its name is typed back: the
+	// name as stored, which a rename elsewhere may have changed since the
+	// state was written.
+	p, err := r.svc.Projects.Project(ctx, m.ID.ValueString())
+	if err == nil {
+		err = r.svc.Projects.DeleteProject(ctx, p.ID, p.Name)
+	}
+	if err != nil && !notFound(err) {
 		resp.Diagnostics.AddError("Deleting the project", err.Error())
 	}
 }

@@ -1,6 +1,8 @@
 // Package provider is the OpenTofu/Terraform provider of redirects: it
 // manages projects, their draft rule set, deployments and API keys through
-// the management API, with the main module's package remote as its client.
+// the management API. Its resources call the service layer
+// (redirects.Services) that the main module's remote.Client implements
+// over the API, the same code the command line runs with --api.
 package provider
 
 import (
@@ -86,8 +88,8 @@ func (p *redirectsProvider) Configure(ctx context.Context, req provider.Configur
 		resp.Diagnostics.AddError("Invalid provider configuration", err.Error())
 		return
 	}
-	s := remote.NewStore(c)
-	resp.ResourceData, resp.DataSourceData = s, s
+	svc := c.Services()
+	resp.ResourceData, resp.DataSourceData = svc, svc
 }
 
 func (p *redirectsProvider) Resources(context.Context) []func() resource.Resource {
@@ -102,16 +104,18 @@ func (p *redirectsProvider) DataSources(context.Context) []func() datasource.Dat
 	return []func() datasource.DataSource{newOrganizationDataSource, newVersionsDataSource}
 }
 
-// storeOf returns the configured store, or adds an error.
-func storeOf(data any, d *diag.Diagnostics) *remote.Store {
+// servicesOf returns the configured services, or adds an error. Before
+// the provider is configured (data nil) it returns the zero Services,
+// whose methods the framework does not call yet.
+func servicesOf(data any, d *diag.Diagnostics) redirects.Services {
 	if data == nil {
-		return nil
+		return redirects.Services{}
 	}
-	s, ok := data.(*remote.Store)
+	svc, ok := data.(redirects.Services)
 	if !ok {
 		d.AddError("Unexpected provider data", fmt.Sprintf("%T", data))
 	}
-	return s
+	return svc
 }
 
 // notFound reports whether err is the API's 404.

@@ -76,6 +76,18 @@ func canonicalize(text string) (*canonical, error) {
 	return c, nil
 }
 
+// canonicalOf returns the canonical form of rules that the service
+// answers: written as the draft's rules.csv is, then read as a configured
+// text is, so that the draft and the configuration are compared in the same
+// form.
+func canonicalOf(rules []redirects.Rule) (*canonical, error) {
+	var buf bytes.Buffer
+	if err := export.WriteDraftCSV(&buf, rules); err != nil {
+		return nil, err
+	}
+	return canonicalize(buf.String())
+}
+
 // rulesCSVType is the string type of rules_csv.
 type rulesCSVType struct{ basetypes.StringType }
 

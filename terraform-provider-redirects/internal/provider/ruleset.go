@@ -12,13 +12,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"redirects"
-	"redirects/remote"
 )
 
 // ruleSetResource is a project's whole draft as one resource: applying it
-// is one import with mode replace (all or nothing), reading it one
-// download of the draft's rules.csv.
-type ruleSetResource struct{ s *remote.Store }
+// is one import with mode replace (all or nothing), reading it the draft
+// rule set, which the API's client reads in one download of the draft's
+// rules.csv.
+type ruleSetResource struct{ svc redirects.Services }
 
 func newRuleSetResource() resource.Resource { return &ruleSetResource{} }
 
@@ -56,7 +56,7 @@ func (r *ruleSetResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 }
 
 func (r *ruleSetResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.s = storeOf(req.ProviderData, &resp.Diagnostics)
+	r.svc = servicesOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *ruleSetResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -111,7 +111,7 @@ func (r *ruleSetResource) replace(ctx context.Context, m *ruleSetModel) error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.s.Import(ctx, m.ProjectID.ValueString(), c.Rules, redirects.ImportOptions{Mode: redirects.ImportReplace}); err != nil {
+	if _, err := r.svc.Imports.Import(ctx, m.ProjectID.ValueString(), c.Rules, redirects.ImportOptions{Mode: redirects.ImportReplace}); err != nil {
 		return err
 	}
 	m.ID = m.ProjectID
@@ -159,22 +159,25 @@ func (r *ruleSetResource) Update(ctx context.Context, req resource.UpdateRequest
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 
-// Read downloads the draft, so that a change made elsewhere (the
-// dashboard, the CLI) shows as drift.
+// Read reads the draft, so that a change made elsewhere (the dashboard,
+// the CLI) shows as drift. It asks the deploy service for the draft rule
+// set rather than the rule service for the draft: the two hold the same
+// rules, and the API's client reads the rule set from rules.csv in one
+// download, where it reads the draft a page of rules at a time.
 func (r *ruleSetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var m ruleSetModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	data, err := r.s.DraftCSV(ctx, m.ID.ValueString())
+	draft, err := r.svc.Deploys.RuleSet(ctx, m.ID.ValueString(), "draft", false)
 	if notFound(err) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err == nil {
 		var c *canonical
-		if c, err = canonicalize(string(data)); err == nil {
+		if c, err = canonicalOf(draft.Rules); err == nil {
 			m.ProjectID = m.ID
 			m.RulesCSV = rulesCSV{StringValue: types.StringValue(c.Text)}
 			m.Digest = types.StringValue(c.Digest)
@@ -199,7 +202,7 @@ func (r *ruleSetResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	_, err := r.s.Import(ctx, m.ID.ValueString(), nil, redirects.ImportOptions{Mode: redirects.ImportReplace})
+	_, err := r.svc.Imports.Import(ctx, m.ID.ValueString(), nil, redirects.ImportOptions{Mode: redirects.ImportReplace})
 	if err != nil && !notFound(err) {
 		resp.Diagnostics.AddError("Emptying the draft", err.Error())
 	}

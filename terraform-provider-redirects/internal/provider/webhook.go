@@ -15,13 +15,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"redirects/remote"
+	"redirects"
 )
 
 // webhookResource is an organization's webhook endpoint (the audit log as
 // a stream). The API changes only paused in place; any other change
 // makes a new endpoint, with a new secret.
-type webhookResource struct{ s *remote.Store }
+type webhookResource struct{ svc redirects.Services }
 
 func newWebhookResource() resource.Resource { return &webhookResource{} }
 
@@ -64,10 +64,10 @@ func (r *webhookResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 }
 
 func (r *webhookResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.s = storeOf(req.ProviderData, &resp.Diagnostics)
+	r.svc = servicesOf(req.ProviderData, &resp.Diagnostics)
 }
 
-func (m *webhookModel) set(w *remote.Webhook) {
+func (m *webhookModel) set(w *redirects.WebhookEndpoint) {
 	list := func(ss []string) types.List {
 		v := make([]attr.Value, len(ss))
 		for i, s := range ss {
@@ -77,7 +77,7 @@ func (m *webhookModel) set(w *remote.Webhook) {
 	}
 	m.ID, m.OrgID, m.URL = types.StringValue(w.ID), types.StringValue(w.OrgID), types.StringValue(w.URL)
 	m.Actions, m.Projects = list(w.Actions), list(w.Projects)
-	m.Paused, m.Status = types.BoolValue(w.Paused), types.StringValue(w.Status)
+	m.Paused, m.Status = types.BoolValue(w.Paused), types.StringValue(w.Status())
 }
 
 func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -89,7 +89,7 @@ func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	w, err := r.s.CreateWebhook(ctx, m.OrgID.ValueString(), m.URL.ValueString(), actions, projects)
+	w, err := r.svc.Webhooks.CreateWebhook(ctx, m.OrgID.ValueString(), m.URL.ValueString(), actions, projects)
 	if err != nil {
 		resp.Diagnostics.AddError("Creating the webhook", err.Error())
 		return
@@ -99,7 +99,7 @@ func (r *webhookResource) Create(ctx context.Context, req resource.CreateRequest
 	m.set(w)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 	if paused {
-		if w, err = r.s.SetWebhookPaused(ctx, w.OrgID, w.ID, true); err != nil {
+		if w, err = r.svc.Webhooks.SetWebhookPaused(ctx, w.OrgID, w.ID, true); err != nil {
 			resp.Diagnostics.AddError("Pausing the webhook", err.Error())
 			return
 		}
@@ -114,7 +114,7 @@ func (r *webhookResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	w, err := r.s.FindWebhook(ctx, m.OrgID.ValueString(), m.ID.ValueString())
+	w, err := r.svc.Webhooks.FindWebhook(ctx, m.OrgID.ValueString(), m.ID.ValueString())
 	if notFound(err) {
 		resp.State.RemoveResource(ctx)
 		return
@@ -133,7 +133,7 @@ func (r *webhookResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	w, err := r.s.SetWebhookPaused(ctx, m.OrgID.ValueString(), m.ID.ValueString(), m.Paused.ValueBool())
+	w, err := r.svc.Webhooks.SetWebhookPaused(ctx, m.OrgID.ValueString(), m.ID.ValueString(), m.Paused.ValueBool())
 	if err != nil {
 		resp.Diagnostics.AddError("Updating the webhook", err.Error())
 		return
@@ -148,7 +148,7 @@ func (r *webhookResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.s.DeleteWebhook(ctx, m.OrgID.ValueString(), m.ID.ValueString()); err != nil && !notFound(err) {
+	if err := r.svc.Webhooks.DeleteWebhook(ctx, m.OrgID.ValueString(), m.ID.ValueString()); err != nil && !notFound(err) {
 		resp.Diagnostics.AddError("Deleting the webhook", err.Error())
 	}
 }
