@@ -80,9 +80,11 @@ func (f *follows) grows(x *index, i int32) bool {
 // rule has at most one successor (the rule answering its answer), so the
 // rules form a functional graph: each walk from an unvisited rule either
 // ends, joins a walk done before, or closes a cycle on itself, and every
-// rule is walked once. Chain facts (last rule, hops, statuses) are then
-// filled in backwards along each walk from what its successor already
-// knows.
+// rule is walked once. Whether a walk ends or runs into a loop is then
+// filled in backwards along it from what its successor already knows; a
+// chain's own finding follows the real requests (walkChain), since the
+// next rule answers the rest of the request the previous one made, not
+// its own representative request.
 func lintFollow(x *index, hosts ownHosts) []Finding {
 	rules := x.rules
 	f := followAll(x, hosts)
@@ -96,8 +98,6 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 	onCycle := make([]bool, len(rules))
 	last := make([]int32, len(rules)) // the chain's last rule, or -1 into a loop
 	into := make([]int32, len(rules)) // for a chain into a loop, a rule on the loop
-	hops := make([]int32, len(rules))
-	statuses := make([]uint8, len(rules)) // statusBit of every answer on the way
 	var out []Finding
 	walk := make([]int32, 0, 16)
 	for start := range rules {
@@ -115,17 +115,11 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 			// The walk closed a cycle at i.
 			k := slices.Index(walk, i)
 			cycle := walk[k:]
-			var bits uint8
-			for _, c := range cycle {
-				bits |= statusBit(rules[c].StatusCode)
-			}
 			for _, c := range cycle {
 				state[c] = done
 				onCycle[c] = true
 				last[c] = -1
 				into[c] = c
-				hops[c] = int32(len(cycle))
-				statuses[c] = bits
 			}
 			out = append(out, loopFinding(x, &f, cycle))
 			walk = walk[:k]
@@ -133,11 +127,10 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 		for k := len(walk) - 1; k >= 0; k-- {
 			r := walk[k]
 			state[r] = done
-			bit := statusBit(rules[r].StatusCode)
 			if n := next[r]; n < 0 {
-				last[r], hops[r], statuses[r] = r, 0, bit
+				last[r] = r
 			} else {
-				last[r], hops[r], statuses[r], into[r] = last[n], hops[n]+1, bit|statuses[n], into[n]
+				last[r], into[r] = last[n], into[n]
 				if onCycle[n] {
 					last[r] = -1
 				}
@@ -146,7 +139,7 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 		for _, c := range walk {
 			if next[c] >= 0 {
 				growth := last[c] < 0 && next[into[c]] == into[c] && f.grows(x, into[c])
-				out = append(out, chainFinding(x, &f, c, last[c], int(hops[c]), statuses[c], growth))
+				out = append(out, chainFinding(x, hosts, &f, c, growth))
 			}
 		}
 	}
@@ -238,21 +231,76 @@ func loopFinding(x *index, f *follows, cycle []int32) Finding {
 	return out
 }
 
-// chainFinding describes the chain that starts at rule i; growth says that
-// it runs into a rule whose path grows rather than into a loop.
-func chainFinding(x *index, f *follows, i, last int32, hops int, bits uint8, growth bool) Finding {
-	out := Finding{Severity: SeverityWarning, Kind: KindChain, Hops: hops + 1, MixedStatus: mixed(bits)}
+// chainWalk is the chain that starts at a rule, followed request by
+// request as a client follows it: the rule's answer to its representative
+// request, then the lookup's answer to each next request, with the rest of
+// that very request (redirects.Target), not the next rule's own
+// representative one.
+type chainWalk struct {
+	rules []int32  // the rules that answer, in order, the first rule first
+	paths []string // the decoded path each of them answers
+	final string   // where following ends; "" when it loops
+	loop  bool     // a request came again, or MaxFollow redirects passed
+	bits  uint8    // statusBit of every answer on the way
+}
+
+// walkChain follows rule i's answer through the rules as x.final does
+// (a request made twice, or more than MaxFollow redirects, is a loop),
+// recording the rules on the way. It costs at most MaxFollow lookups.
+func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
 	from, _ := requested(representative(&x.rules[i]))
-	out.Path = append(out.Path, from)
-	for r, n := i, 0; r >= 0 && n <= hops && n < MaxChainRules; r, n = f.next[r], n+1 {
-		out.Rules = append(out.Rules, Ref(&x.rules[r]))
-		if f.next[r] >= 0 && n < hops {
-			out.Path = append(out.Path, f.path[r])
+	w := chainWalk{rules: []int32{i}, paths: []string{from}, bits: statusBit(x.rules[i].StatusCode)}
+	// The representative request is not among the requests seen: rule i
+	// answers it by choice, where the lookup may pick another rule.
+	var seen []string
+	dest := f.answer[i]
+	for n := 0; ; n++ {
+		wire, ok := hosts.followWire(dest)
+		if !ok {
+			w.final = dest
+			return w
 		}
+		p, _ := requested(wire)
+		j, m := x.lookup(p)
+		if j < 0 || x.rules[j].StatusCode == redirects.StatusGone {
+			w.final = dest
+			return w
+		}
+		w.rules = append(w.rules, j)
+		w.paths = append(w.paths, p)
+		w.bits |= statusBit(x.rules[j].StatusCode)
+		req := x.set.Key(p) + "?" + redirects.RequestQuery(wire)
+		if slices.Contains(seen, req) || n >= MaxFollow {
+			w.loop = true
+			// Listed up to the first rule that answers again: past it the
+			// loop, or the growing path, repeats itself.
+			for k := 1; k < len(w.rules); k++ {
+				if slices.Contains(w.rules[:k], w.rules[k]) {
+					w.rules, w.paths = w.rules[:k+1], w.paths[:k+1]
+					break
+				}
+			}
+			return w
+		}
+		seen = append(seen, req)
+		dest = redirects.Target(&x.rules[j], wire, m)
 	}
+}
+
+// chainFinding describes the chain that starts at rule i, followed with
+// the rest of each request (walkChain); growth says that the rules lead
+// into a rule whose path grows rather than into a loop.
+func chainFinding(x *index, hosts ownHosts, f *follows, i int32, growth bool) Finding {
+	w := walkChain(x, hosts, f, i)
+	out := Finding{Severity: SeverityWarning, Kind: KindChain, Hops: len(w.rules), MixedStatus: mixed(w.bits)}
+	shown := min(len(w.rules), MaxChainRules)
+	for _, r := range w.rules[:shown] {
+		out.Rules = append(out.Rules, Ref(&x.rules[r]))
+	}
+	out.Path = slices.Clone(w.paths[:shown])
 	first := out.Rules[0]
 	by := out.Rules[1]
-	if last < 0 {
+	if w.loop {
 		end := "into a redirect loop"
 		if growth {
 			end = "into a path that grows on each redirect"
@@ -260,11 +308,11 @@ func chainFinding(x *index, f *follows, i, last int32, hops int, bits uint8, gro
 		out.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again, %s", first, f.answer[i], by, end)
 		return out
 	}
-	out.FinalDestination = f.answer[last]
+	out.FinalDestination = w.final
 	out.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again: %d redirects in a row end at %s; point it at %s directly",
-		first, f.answer[i], by, hops+1, out.FinalDestination, out.FinalDestination)
+		first, f.answer[i], by, out.Hops, out.FinalDestination, out.FinalDestination)
 	if out.MixedStatus {
-		out.Message += mixNote(bits)
+		out.Message += mixNote(w.bits)
 	}
 	return out
 }

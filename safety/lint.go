@@ -110,8 +110,11 @@ func Count(findings []Finding) (errors, warnings int) {
 // (redirects.Target): each rule is followed from its representative
 // request, its source as a browser requests it (for a preservePath rule
 // the source with "_" or "/_" appended, SamplePath, so that a rest is
-// appended), and each next rule from its own representative request. A 410
-// answers no destination and ends a chain.
+// appended). A chain is then followed request by request as a client
+// follows it, each next rule answering the request the previous answer
+// makes, with its rest and query: a chain finding's final destination is
+// what the lookup answers along the way. A 410 answers no destination and
+// ends a chain.
 func Lint(rules []redirects.Rule, opts LintOptions) []Finding {
 	x := newIndex(rules, opts.Settings)
 	var out []Finding

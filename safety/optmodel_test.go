@@ -153,25 +153,17 @@ func optModel(rules []redirects.Rule, s redirects.Settings, hosts []string) []op
 			to, _ := modelDecode(w)
 			m.grows = modelKey(s, from) != modelKey(s, to)
 		}
-		// Where following ends, rule by rule.
-		seen := map[int]bool{}
+		// Where following ends, request by request, as a client follows
+		// the rule's answer.
+		var codes []int
+		m.final, _, codes = modelWalk(rules, s, hosts, m.answer)
 		perm, temp := false, false
-		for cur = i; ; cur = out[cur].next {
-			switch rules[cur].StatusCode {
+		for _, c := range append(codes, rules[i].StatusCode) {
+			switch c {
 			case 301, 308:
 				perm = true
 			default:
 				temp = true
-			}
-			seen[cur] = true
-			n := out[cur].next
-			if n < 0 {
-				m.final = out[cur].answer
-				break
-			}
-			if seen[n] {
-				m.final = ""
-				break
 			}
 		}
 		m.mixed = perm && temp
@@ -386,16 +378,25 @@ func checkOptionModel(t *testing.T, s redirects.Settings, rules []redirects.Rule
 // that leaves the project or that no redirect answers; a request made
 // twice, or more than MaxFollow redirects, is a loop.
 func modelFinal(rules []redirects.Rule, s redirects.Settings, hosts []string, dest string) (string, bool) {
+	end, loop, _ := modelWalk(rules, s, hosts, dest)
+	return end, loop
+}
+
+// modelWalk is modelFinal that also returns the status of every answer on
+// the way.
+func modelWalk(rules []redirects.Rule, s redirects.Settings, hosts []string, dest string) (string, bool, []int) {
 	seen := map[string]bool{}
+	var codes []int
 	for n := 0; ; n++ {
 		w, ok := modelFollowWire(hosts, dest)
 		if !ok {
-			return dest, false
+			return dest, false, codes
 		}
 		a, ok := rulemodel.Lookup(rules, rulemodel.Of(s), w)
 		if !ok || a.Status == redirects.StatusGone {
-			return dest, false
+			return dest, false, codes
 		}
+		codes = append(codes, a.Status)
 		p, _ := modelDecode(w)
 		q := ""
 		if i := strings.IndexByte(w, '?'); i >= 0 {
@@ -403,7 +404,7 @@ func modelFinal(rules []redirects.Rule, s redirects.Settings, hosts []string, de
 		}
 		req := modelKey(s, p) + "?" + q
 		if seen[req] || n >= MaxFollow {
-			return "", true
+			return "", true, codes
 		}
 		seen[req] = true
 		dest = a.Destination
