@@ -425,6 +425,15 @@ func (c *cmd) println(s string) {
 	fmt.Fprintln(c.m.Stdout, s)
 }
 
+// article returns the indefinite article of word: "an append import", "a
+// replace import".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
 func (c *cmd) infof(format string, args ...any) {
 	fmt.Fprintf(c.m.Stderr, format+"\n", args...)
 }
