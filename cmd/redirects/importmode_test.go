@@ -100,8 +100,9 @@ func TestProjectHostsCLI(t *testing.T) {
 	c.fail(1, "host www.example.com, and the project declares no hosts", "rule", "import", "--project", p, file)
 
 	r := c.exec("", "project", "update", "--project", p, "--host", "WWW.example.com", "--host", "example.com")
-	if r.code != 0 || !strings.Contains(r.stderr, "hosts www.example.com example.com") {
-		t.Fatalf("project update --host: exit %d stderr %q", r.code, r.stderr)
+	// The project as it now is, on standard output: what the command did.
+	if r.code != 0 || !strings.Contains(r.stdout, "hosts www.example.com example.com") || r.stderr != "" {
+		t.Fatalf("project update --host: exit %d stdout %q stderr %q; want 0, the hosts on stdout and nothing on stderr", r.code, r.stdout, r.stderr)
 	}
 	if n := c.ok("rule", "import", "--project", p, file); n != "1" {
 		t.Fatalf("import of a URL source printed %q", n)
