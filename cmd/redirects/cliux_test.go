@@ -161,9 +161,13 @@ func TestSuggestions(t *testing.T) {
 		{`unknown command "rules" (did you mean "rule"?)`, []string{"rules", "list"}},
 		{`unknown command "rule lsit" (did you mean "rule list"?)`, []string{"rule", "lsit"}},
 		{`unknown command "user reset-pasword" (did you mean "user reset-password"?)`, []string{"user", "reset-pasword"}},
-		{`flag provided but not defined: -jsno (did you mean "--json"?)`, []string{"org", "list", "--jsno"}},
-		{`flag provided but not defined: -projcet (did you mean "--project"?)`, []string{"rule", "list", "--projcet", "x"}},
-		{`flag provided but not defined: -dbb (did you mean "--db"?)`, []string{"--dbb", "x", "org", "list"}},
+		// The flag is echoed as it was typed, with its one or two dashes.
+		{`flag provided but not defined: --jsno (did you mean "--json"?)`, []string{"org", "list", "--jsno"}},
+		{`flag provided but not defined: --projcet (did you mean "--project"?)`, []string{"rule", "list", "--projcet", "x"}},
+		{`flag provided but not defined: -projct (did you mean "--project"?)`, []string{"rule", "list", "-projct", "x"}},
+		{`flag provided but not defined: --projct (did you mean "--project"?)`, []string{"rule", "list", "--projct=x"}},
+		{`flag provided but not defined: --dbb (did you mean "--db"?)`, []string{"--dbb", "x", "org", "list"}},
+		{`flag provided but not defined: -dbb (did you mean "--db"?)`, []string{"-dbb", "x", "org", "list"}},
 		{`unknown command "frob"`, []string{"help", "frob"}},
 	} {
 		c.fail(2, tc.want, tc.args...)
