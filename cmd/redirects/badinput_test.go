@@ -58,7 +58,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"no command given", nil},
 		{`unknown command "frobnicate"`, []string{"frobnicate"}},
 		{`unknown command "rule frob"`, []string{"rule", "frob"}},
-		{"flag provided but not defined: -bogus", []string{"org", "list", "--bogus"}},
+		{"flag provided but not defined: --bogus", []string{"org", "list", "--bogus"}},
 		{"rule add needs --project", []string{"rule", "add", "--source", "/a", "--destination", "/b"}},
 		{"invalid value", []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--priority", "high"}},
 		{"rule delete takes RULE_ID", []string{"rule", "delete", "--project", p}},

@@ -139,7 +139,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 			fmt.Fprint(m.Stdout, usage())
 			return err
 		}
-		return usagef("%v%s", err, suggestFlag(err, flagNames(global)))
+		return usagef("%s", flagError(err, args, flagNames(global)))
 	}
 	args = global.Args()
 	if *showVersion {
@@ -271,7 +271,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				}
 				return nil, err
 			}
-			return nil, usagef("%s: %v%s", fs.Name(), err, suggestFlag(err, flagNames(fs)))
+			return nil, usagef("%s: %s", fs.Name(), flagError(err, args, flagNames(fs)))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -283,14 +283,26 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, checkFlags(fs)
 }
 
-// suggestFlag returns a suggestion for the flag that err says is not
-// defined, or "".
-func suggestFlag(err error, names []string) string {
-	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+// flagError is the message of a flag package's error from parsing args.
+// A flag that is not defined is echoed as it was typed (the package
+// writes it with one dash whatever was typed), followed by the nearest
+// flag of names, if one is close.
+func flagError(err error, args, names []string) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
 	if !ok {
-		return ""
+		return err.Error()
 	}
-	return suggest("--"+strings.TrimLeft(name, "-"), names)
+	typed := "-" + name
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if n, _, _ := strings.Cut(a, "="); n == "-"+name || n == "--"+name {
+			typed = n
+			break
+		}
+	}
+	return "flag provided but not defined: " + typed + suggest("--"+name, names)
 }
 
 // required checks that each named flag was given a non-empty value.
@@ -423,6 +435,15 @@ func (c *cmd) printJSON(v any) error {
 
 func (c *cmd) println(s string) {
 	fmt.Fprintln(c.m.Stdout, s)
+}
+
+// article returns the indefinite article of word: "an append import", "a
+// replace import".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func (c *cmd) infof(format string, args ...any) {

@@ -161,9 +161,13 @@ func TestSuggestions(t *testing.T) {
 		{`unknown command "rules" (did you mean "rule"?)`, []string{"rules", "list"}},
 		{`unknown command "rule lsit" (did you mean "rule list"?)`, []string{"rule", "lsit"}},
 		{`unknown command "user reset-pasword" (did you mean "user reset-password"?)`, []string{"user", "reset-pasword"}},
-		{`flag provided but not defined: -jsno (did you mean "--json"?)`, []string{"org", "list", "--jsno"}},
-		{`flag provided but not defined: -projcet (did you mean "--project"?)`, []string{"rule", "list", "--projcet", "x"}},
-		{`flag provided but not defined: -dbb (did you mean "--db"?)`, []string{"--dbb", "x", "org", "list"}},
+		// The flag is echoed as it was typed, with its one or two dashes.
+		{`flag provided but not defined: --jsno (did you mean "--json"?)`, []string{"org", "list", "--jsno"}},
+		{`flag provided but not defined: --projcet (did you mean "--project"?)`, []string{"rule", "list", "--projcet", "x"}},
+		{`flag provided but not defined: -projct (did you mean "--project"?)`, []string{"rule", "list", "-projct", "x"}},
+		{`flag provided but not defined: --projct (did you mean "--project"?)`, []string{"rule", "list", "--projct=x"}},
+		{`flag provided but not defined: --dbb (did you mean "--db"?)`, []string{"--dbb", "x", "org", "list"}},
+		{`flag provided but not defined: -dbb (did you mean "--db"?)`, []string{"-dbb", "x", "org", "list"}},
 		{`unknown command "frob"`, []string{"help", "frob"}},
 	} {
 		c.fail(2, tc.want, tc.args...)
@@ -348,4 +352,28 @@ func TestUnknownPostgresDatabase(t *testing.T) {
 	want := fmt.Sprintf("redirects: PostgreSQL database \"redirects_nosuchdb\" does not exist on %s:%d\n", cfg.Host, cfg.Port)
 	c.fail(1, want, "org", "list")
 	c.fail(1, want, "org", "create", "--name", "Acme", "--tier", "free")
+}
+
+// TestLookupMissSaysSo: a path no rule answers is said in one line on
+// standard error, exit 0, nothing on standard output; with --json,
+// standard output is null. A hit prints the rule as it always has.
+func TestLookupMissSaysSo(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	c.ok("rule", "add", "--project", p, "--source", "/old", "--destination", "/new")
+	c.ok("deploy", "--project", p)
+	r := c.exec("", "lookup", "--project", p, "--path", "/nothing")
+	if want := fmt.Sprintf("no rule answers \"/nothing\" in version 1 of project %s\n", p); r.code != 0 || r.stdout != "" || r.stderr != want {
+		t.Errorf("lookup of a miss: exit %d, stdout %q, stderr %q; want 0, nothing and %q", r.code, r.stdout, r.stderr, want)
+	}
+	r = c.exec("", "lookup", "--project", p, "--path", "/nothing", "--json")
+	if r.code != 0 || r.stdout != "null\n" || r.stderr != "" {
+		t.Errorf("lookup --json of a miss: exit %d, stdout %q, stderr %q; want 0, null and nothing", r.code, r.stdout, r.stderr)
+	}
+	want := `{"destination":"/new","statusCode":301,"matchType":"exact"}` + "\n"
+	for _, args := range [][]string{{"lookup", "--project", p, "--path", "/old"}, {"lookup", "--project", p, "--path", "/old", "--json"}} {
+		if r := c.exec("", args...); r.code != 0 || r.stdout != want || r.stderr != "" {
+			t.Errorf("redirects %s: exit %d, stdout %q, stderr %q; want 0, %q and nothing", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
+		}
+	}
 }

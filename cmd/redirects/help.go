@@ -6,6 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -62,7 +65,8 @@ func printHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	if fs != nil && len(flagNames(fs)) > 0 {
 		fmt.Fprint(w, "\nFlags:\n")
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fs.VisitAll(func(f *flag.Flag) {
+		for _, names := range flagLines(fs) {
+			f := fs.Lookup(names[len(names)-1])
 			typ, usage := flag.UnquoteUsage(f)
 			if def := f.DefValue; def != "" && def != "false" && def != "0" {
 				if typ == "string" {
@@ -70,11 +74,21 @@ func printHelp(w io.Writer, name string, fs *flag.FlagSet) {
 				}
 				usage += " (default " + def + ")"
 			}
-			if typ != "" {
-				typ = " " + typ
+			arg := flagArg(d, f.Name, typ)
+			if arg != "" {
+				arg = " " + arg
 			}
-			fmt.Fprintf(tw, "  --%s%s\t%s\n", f.Name, typ, usage)
-		})
+			for i, n := range names {
+				// A one-letter flag is typed with one dash, as the
+				// synopsis writes it; the others with two.
+				if len(n) == 1 {
+					names[i] = "-" + n
+				} else {
+					names[i] = "--" + n
+				}
+			}
+			fmt.Fprintf(tw, "  %s%s\t%s\n", strings.Join(names, ", "), arg, usage)
+		}
 		tw.Flush()
 	}
 	if d.example != "" {
@@ -161,4 +175,59 @@ func flagNames(fs *flag.FlagSet) []string {
 	var out []string
 	fs.VisitAll(func(f *flag.Flag) { out = append(out, "--"+f.Name) })
 	return out
+}
+
+// flagLines returns the flags of fs one help line each, in the order of
+// their names: flags that set the same variable (plan's -f and --file)
+// share a line, the shortest name first.
+func flagLines(fs *flag.FlagSet) [][]string {
+	var lines [][]string
+	var values []flag.Value
+	fs.VisitAll(func(f *flag.Flag) {
+		for i, v := range values {
+			if sameValue(v, f.Value) {
+				lines[i] = append(lines[i], f.Name)
+				slices.SortStableFunc(lines[i], func(a, b string) int { return cmp.Compare(len(a), len(b)) })
+				return
+			}
+		}
+		lines = append(lines, []string{f.Name})
+		values = append(values, f.Value)
+	})
+	return lines
+}
+
+// sameValue reports whether two flags set the same variable: the flag
+// package's values are pointers to it.
+func sameValue(a, b flag.Value) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Kind() == reflect.Pointer && va.Pointer() == vb.Pointer()
+}
+
+// goTypes are the names flag.UnquoteUsage gives a flag's argument when its
+// usage names none: Go's, which mean nothing to a user.
+var goTypes = []string{"string", "int", "int64", "uint", "uint64", "float64", "float", "duration", "value"}
+
+// flagArg returns what a flag's help line calls its argument: the name its
+// usage gives (typ, from flag.UnquoteUsage), else the word the command's
+// synopsis writes after it ("--project P"), else N for a number, DURATION
+// for a duration, or the flag's name in capitals; "" for a flag that takes
+// none.
+func flagArg(d *command, name, typ string) string {
+	if typ == "" || !slices.Contains(goTypes, typ) {
+		return typ
+	}
+	re := regexp.MustCompile(`--` + regexp.QuoteMeta(name) + `[ =]([^\s\[\]-][^\s\[\]]*)`)
+	for _, s := range d.synopsis {
+		if m := re.FindStringSubmatch(s); m != nil {
+			return m[1]
+		}
+	}
+	switch typ {
+	case "int", "int64", "uint", "uint64", "float64", "float":
+		return "N"
+	case "duration":
+		return "DURATION"
+	}
+	return strings.ToUpper(name)
 }

@@ -206,7 +206,53 @@ func helpFlags(t *testing.T, name string) []string {
 	}
 	_, list, _ := strings.Cut(out, "\nFlags:\n")
 	list, _, _ = strings.Cut(list, "\n\n")
-	return regexp.MustCompile(`(?m)^  (--[a-z][a-z-]*)`).FindAllString(list, -1)
+	var flags []string
+	for _, m := range regexp.MustCompile(`(?m)^  (?:(-[a-z]), )?(--[a-z][a-z-]*)`).FindAllStringSubmatch(list, -1) {
+		if m[1] != "" {
+			flags = append(flags, m[1])
+		}
+		flags = append(flags, m[2])
+	}
+	return flags
+}
+
+// TestHelpFlagsSayWhatTheyTake: every command's list of flags names each
+// flag as it is typed (a one-letter flag with one dash, beside the long
+// name that sets the same value) and its argument by what it is, never
+// by a Go type.
+func TestHelpFlagsSayWhatTheyTake(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "none.db")
+	goType := regexp.MustCompile(`(?m)^  (?:-[a-z], )?--[a-z][a-z-]* (string|int|int64|uint|uint64|float64|duration|value)\b`)
+	oneLetter := regexp.MustCompile(`(?m)^  --[a-z]\b`)
+	for _, c := range commands {
+		if c.run == nil {
+			continue
+		}
+		out, _, code := inProcess(t, db, "", append(strings.Fields(c.name), "--help")...)
+		if code != 0 {
+			t.Fatalf("redirects %s --help: exit %d", c.name, code)
+		}
+		_, list, _ := strings.Cut(out, "\nFlags:\n")
+		list, _, _ = strings.Cut(list, "\n\n")
+		for _, m := range goType.FindAllString(list, -1) {
+			t.Errorf("redirects %s --help names a flag's argument by its Go type: %q", c.name, strings.TrimSpace(m))
+		}
+		for _, m := range oneLetter.FindAllString(list, -1) {
+			t.Errorf("redirects %s --help lists a one-letter flag with two dashes: %q", c.name, strings.TrimSpace(m))
+		}
+	}
+	for _, name := range []string{"plan", "apply"} {
+		out, _, _ := inProcess(t, db, "", name, "--help")
+		if !regexp.MustCompile(`(?m)^  -f, --file FILE +the project FILE \(JSON\)$`).MatchString(out) {
+			t.Errorf("redirects %s --help does not list -f and --file on one line:\n%s", name, out)
+		}
+	}
+	out, _, _ := inProcess(t, db, "", "project", "update", "--help")
+	for _, want := range []string{"\n  --project P ", "\n  --host H ", "\n  --name NAME "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("redirects project update --help does not say %q:\n%s", want, out)
+		}
+	}
 }
 
 // TestSynopsisNamesEveryFlag: a command's synopsis in the table names every
@@ -222,9 +268,9 @@ func TestSynopsisNamesEveryFlag(t *testing.T) {
 		var named []string
 		for _, s := range c.synopsis {
 			named = append(named, flagRE.FindAllString(s, -1)...)
-			// A one-letter flag is written -f, and listed by --help as --f.
+			// A one-letter flag is written -f, and listed so by --help.
 			for _, m := range shortFlagRE.FindAllStringSubmatch(s, -1) {
-				named = append(named, "--"+m[1])
+				named = append(named, "-"+m[1])
 			}
 		}
 		var takes []string

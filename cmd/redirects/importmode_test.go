@@ -22,8 +22,28 @@ func TestImportModesCLI(t *testing.T) {
 	before := c.ok("rule", "list", "--project", p, "--json")
 
 	r := c.exec("", "rule", "import", "--project", p, "--mode", "upsert", "--dry-run", file)
-	if r.code != 0 || !strings.Contains(r.stderr, "dry run of a upsert import: nothing written") {
+	if r.code != 0 || !strings.Contains(r.stderr, "dry run of an upsert import: nothing written") {
 		t.Fatalf("upsert --dry-run: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// Each mode's dry run takes its article, from the CSV and from another
+	// format alike.
+	fresh := filepath.Join(dir, "fresh.csv")
+	os.WriteFile(fresh, []byte("source,destination,statusCode,matchType\n/fresh,/x,301,exact\n"), 0o644)
+	redirectsFile := filepath.Join(dir, "_redirects")
+	os.WriteFile(redirectsFile, []byte("/shop /store 301\n"), 0o644)
+	for _, tc := range []struct{ want, mode, from string }{
+		{"dry run of an append import: nothing written", "append", ""},
+		{"dry run of a replace import: nothing written", "replace", ""},
+		{"dry run of an append import: nothing written", "append", "netlify"},
+		{"dry run of an upsert import: nothing written", "upsert", "netlify"},
+	} {
+		args := []string{"rule", "import", "--project", p, "--mode", tc.mode, "--dry-run", fresh}
+		if tc.from != "" {
+			args = []string{"rule", "import", "--project", p, "--mode", tc.mode, "--from", tc.from, "--dry-run", redirectsFile}
+		}
+		if r := c.exec("", args...); r.code != 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%s: exit %d stderr %q; want 0 and %q", strings.Join(args, " "), r.code, r.stderr, tc.want)
+		}
 	}
 	if want := "added      1\nupdated    1\nunchanged  0\nremoved    0\n"; r.stdout != want {
 		t.Fatalf("upsert --dry-run printed %q, want %q", r.stdout, want)
@@ -80,8 +100,9 @@ func TestProjectHostsCLI(t *testing.T) {
 	c.fail(1, "host www.example.com, and the project declares no hosts", "rule", "import", "--project", p, file)
 
 	r := c.exec("", "project", "update", "--project", p, "--host", "WWW.example.com", "--host", "example.com")
-	if r.code != 0 || !strings.Contains(r.stderr, "hosts www.example.com example.com") {
-		t.Fatalf("project update --host: exit %d stderr %q", r.code, r.stderr)
+	// The project as it now is, on standard output: what the command did.
+	if r.code != 0 || !strings.Contains(r.stdout, "hosts www.example.com example.com") || r.stderr != "" {
+		t.Fatalf("project update --host: exit %d stdout %q stderr %q; want 0, the hosts on stdout and nothing on stderr", r.code, r.stdout, r.stderr)
 	}
 	if n := c.ok("rule", "import", "--project", p, file); n != "1" {
 		t.Fatalf("import of a URL source printed %q", n)

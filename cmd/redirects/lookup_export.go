@@ -15,8 +15,10 @@ import (
 var lookupExportCommands = []command{
 	{
 		name:     "lookup",
-		synopsis: []string{"--project P --path PATH [--version N]"},
+		synopsis: []string{"--project P --path PATH [--version N] [--json]"},
 		summary:  "look a path up in a deployed version, as the edge API would",
+		about: "The rule that answers is printed as JSON. When no rule answers, one line on standard error\n" +
+			"says so and the exit status is 0; with --json, standard output is null instead.",
 		example:  `redirects lookup --project "$PROJECT" --path /old`,
 		readOnly: true,
 		run:      (*cmd).lookup,
@@ -36,6 +38,7 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 	project := fs.String("project", "", "project ID")
 	path := fs.String("path", "", "URL path to look up")
 	version := fs.Int("version", 0, "deployment version (default: the latest)")
+	asJSON := fs.Bool("json", false, "print JSON: the answer, or null when no rule answers")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -62,8 +65,16 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 		return err
 	}
 	m, ok := engine.CompileWith(rules, d.Settings).Lookup(*path)
-	if ok {
+	switch {
+	case ok:
 		fmt.Fprintf(c.m.Stdout, "%s\n", m.AppendJSON(nil, *path))
+	case *asJSON:
+		c.println("null")
+	default:
+		// A miss is an answer, not an error: the edge API's 404. Said on
+		// standard error so that standard output stays empty, as scripts
+		// that test it expect.
+		c.infof("no rule answers %q in version %d of project %s", *path, d.Version, *project)
 	}
 	return nil
 }

@@ -78,7 +78,7 @@ func (c *cmd) ruleImportFrom(ctx context.Context, in io.Reader, name, from strin
 		return err
 	}
 	if dryRun {
-		c.infof("dry run of a %s import: nothing written", mode)
+		c.infof("dry run of %s %s import: nothing written", article(string(mode)), mode)
 	} else if rep.UndoID > 0 {
 		c.infof("undo it, until the draft changes again, with: redirects rule undo-import --project %s --import %d", p.ID, rep.UndoID)
 	}

@@ -54,7 +54,7 @@ var planCommands = []command{
 func (c *cmd) planArgs(name string, args []string, extra func(fsAdder)) (file string, maxPaths int, allowShrink, asJSON bool, err error) {
 	fs := c.flags(name)
 	f := fs.String("f", "", "the project `FILE` (JSON)")
-	fs.StringVar(f, "file", "", "the project `FILE` (JSON), as -f")
+	fs.StringVar(f, "file", "", "the project `FILE` (JSON)")
 	mp := fs.Int("max-paths", safety.DefaultMaxPaths, "changed paths to list (all: -1)")
 	as := fs.Bool("allow-shrink", false, "let a deploy remove more live rules than the project's shrink limit")
 	js := fs.Bool("json", false, "print JSON")

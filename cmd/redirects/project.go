@@ -220,7 +220,8 @@ func (c *cmd) projectUpdate(ctx context.Context, args []string) error {
 	if p.RequireStage {
 		staged = ", staged deploys required"
 	}
-	c.infof("project %s: name %q, hosts %s, export files kept for the last %d deployments, shrink limit %d %%, %s%s",
+	// The project as it now is: the command's outcome, on standard output.
+	fmt.Fprintf(c.m.Stdout, "project %s: name %q, hosts %s, export files kept for the last %d deployments, shrink limit %d %%, %s%s\n",
 		p.ID, p.Name, hostList, p.ExportRetention, p.ShrinkLimit, p.Settings, staged)
 	return nil
 }

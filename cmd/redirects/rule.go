@@ -315,7 +315,7 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 		return err
 	}
 	if *dryRun {
-		c.infof("dry run of a %s import: nothing written", mode)
+		c.infof("dry run of %s %s import: nothing written", article(string(mode)), mode)
 	}
 	return nil
 }

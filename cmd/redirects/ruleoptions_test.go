@@ -337,8 +337,8 @@ func TestProjectSettingsCLI(t *testing.T) {
 	c.ok("rule", "delete", "--project", p, fmt.Sprint(ids["/docs"].ID))
 	c.fail(1, `exact rule 4 "/x" and rule 3 "/x/"`, "project", "update", "--project", p, "--case-sensitive=false", "--trailing-slash", "ignore")
 	r = c.exec("", "project", "update", "--project", p, "--case-sensitive=false")
-	if r.code != 0 || !strings.Contains(r.stderr, "caseSensitive=false trailingSlash=exact") {
-		t.Fatalf("project update --case-sensitive=false: exit %d, stderr %q", r.code, r.stderr)
+	if r.code != 0 || !strings.Contains(r.stdout, "caseSensitive=false trailingSlash=exact") || r.stderr != "" {
+		t.Fatalf("project update --case-sensitive=false: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	if got := c.projectSettings(p); got != "caseSensitive=false trailingSlash=exact" {
 		t.Fatalf("after --case-sensitive=false: %s", got)
