@@ -412,9 +412,6 @@ func (h *handler) importApply(w http.ResponseWriter, r *http.Request) error {
 	}
 	rep := out.rep
 	msg := "Imported " + plural(rep.Added+rep.Updated+rep.Unchanged, "rule") + " (" + thousands(rep.Updated) + " updated"
-	if rep.Unchanged > 0 {
-		msg += ", " + thousands(rep.Unchanged) + " unchanged"
-	}
 	if rep.Removed > 0 {
 		msg += ", " + thousands(rep.Removed) + " removed"
 	}
