@@ -154,7 +154,8 @@ func (b *ImportBatch) Err(projectID string, clashes map[int32]StoredMatch) error
 				line(i, ECONFLICT, "a%s %s rule for source %q clashes with the stored rule ID %d (source %q) in project %s: under %s their sources compare equal",
 					article(r.MatchType), r.MatchType, r.Source, m.ID, m.Source, projectID, b.settings)
 			} else {
-				line(i, ECONFLICT, "%s (rule ID %d)", ConflictMessage(&c), m.ID)
+				line(i, ECONFLICT, "%s (rule ID %d) with another destination, status code, priority or options; %s",
+					ConflictMessage(&c), m.ID, AppendClashHint)
 			}
 		}
 	}
@@ -169,8 +170,12 @@ type ImportMode string
 
 // The import modes.
 const (
-	// ImportAppend adds the file's rules; a rule whose match type and
-	// source the draft already has fails the whole import.
+	// ImportAppend adds the file's rules. A rule the draft already has as
+	// it is (same match type, source, destination, status code, priority
+	// and options) is counted unchanged, so that a file imported again
+	// imports nothing; a rule whose match type and source the draft holds
+	// with anything else fails the whole import, since updating it is
+	// what ImportUpsert is for.
 	ImportAppend ImportMode = "append"
 	// ImportUpsert adds the file's new rules and gives the draft's rules
 	// with the same match type and source the file's destination, status
@@ -179,6 +184,10 @@ const (
 	// ImportReplace replaces every draft rule by the file's.
 	ImportReplace ImportMode = "replace"
 )
+
+// AppendClashHint ends the problem of an appended rule whose source the
+// draft holds with another rule: the mode that updates it.
+const AppendClashHint = "import with mode upsert to update it"
 
 // ParseImportMode parses "append", "upsert" or "replace"; "" is append.
 // Errors: EINVALID.
@@ -305,28 +314,30 @@ func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *Impor
 	var updates []StoredMatch
 	for _, m := range matches {
 		r := &batch.Rules[m.Pos]
-		if r.Destination == m.Destination && r.StatusCode == m.StatusCode && r.Priority == m.Priority &&
-			r.PreservePath == m.PreservePath && r.PreserveQuery == m.PreserveQuery {
+		same := r.Destination == m.Destination && r.StatusCode == m.StatusCode && r.Priority == m.Priority &&
+			r.PreservePath == m.PreservePath && r.PreserveQuery == m.PreserveQuery
+		if same && mode == ImportAppend && m.Source != "" && m.Source != r.Source {
+			// An append does not respell a stored source: the two
+			// spellings clash, as they did before.
+			same = false
+		}
+		if same {
 			rep.Unchanged++
 			continue
 		}
 		rep.Updated++
-		if mode == ImportUpsert {
+		switch mode {
+		case ImportAppend:
+			if clashes == nil {
+				clashes = make(map[int32]StoredMatch)
+			}
+			clashes[m.Pos] = m
+		case ImportUpsert:
 			updates = append(updates, StoredMatch{ID: m.ID, Destination: r.Destination, StatusCode: r.StatusCode, Priority: r.Priority,
 				PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Pos: m.Pos})
 		}
 	}
-	switch mode {
-	case ImportAppend:
-		if len(matches) > 0 {
-			clashes = make(map[int32]StoredMatch, len(matches))
-			for _, m := range matches {
-				clashes[m.Pos] = m
-			}
-		}
-		rep.Updated, rep.Unchanged = 0, 0
-		rep.Added = len(batch.Rules)
-	case ImportReplace:
+	if mode == ImportReplace {
 		rep.Removed = stored - len(matches)
 	}
 	var writeErr error
@@ -361,10 +372,11 @@ func writeImport(ctx context.Context, tx ImportTx, projectID string, batch *Impo
 		if err := tx.DeleteRules(ctx, projectID); err != nil {
 			return err
 		}
-	case ImportUpsert:
+	case ImportAppend, ImportUpsert:
 		if len(matches) > 0 {
 			// Only the rules the draft lacks are inserted, still in
-			// index order.
+			// index order (an append that gets here has only
+			// unchanged matches).
 			matched := make([]bool, len(batch.Rules))
 			for _, m := range matches {
 				matched[m.Pos] = true

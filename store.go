@@ -81,7 +81,8 @@ type Store interface {
 	AddRule(ctx context.Context, r *Rule) error
 	// ImportRules stores rules all or nothing; with replace, they replace
 	// every draft rule of the project. Each rule is validated; conflicts
-	// within the batch or with existing rules fail the whole import.
+	// within the batch, or (without replace) with existing rules that the
+	// batch does not repeat as they are, fail the whole import.
 	// Errors: EINVALID (every problem, one per line), ENOTFOUND, ECONFLICT.
 	ImportRules(ctx context.Context, projectID string, rules []Rule, replace bool) (int, error)
 	// Import stores rules in the draft as opts.Mode says (see ImportMode),

@@ -59,6 +59,9 @@ func testImportModes(t *testing.T, open newStoreFunc) {
 	if rep.ErrorCount != 1 || len(rep.Errors) != 1 || rep.Errors[0].Line != 2 || !strings.Contains(rep.Errors[0].Message, `source "/old" already exists`) {
 		t.Fatalf("append of a clash = %+v", rep)
 	}
+	if !strings.Contains(rep.Errors[0].Message, "mode upsert") || strings.Contains(rep.Error, "bad line") {
+		t.Fatalf("append of a clash does not name the upsert mode, or speaks of a bad line: %+v", rep)
+	}
 	// The default mode is append.
 	c.do("POST", base, file).want(t, 409, "CONFLICT")
 
@@ -73,6 +76,20 @@ func testImportModes(t *testing.T, open newStoreFunc) {
 	c.do("POST", base+"?mode=append", csvBody("source,destination,statusCode,matchType\n/c,/x,301,exact\n")).want(t, 200).decode(t, &rep)
 	if rep.Mode != "append" || rep.Added != 1 {
 		t.Fatalf("append = %+v", rep)
+	}
+	// Append of a file the draft already holds as it is: every rule
+	// unchanged, no error.
+	rep = importJSON{}
+	c.do("POST", base+"?mode=append", file).want(t, 200).decode(t, &rep)
+	if rep.Mode != "append" || rep.Added != 0 || rep.Unchanged != 2 || rep.ErrorCount != 0 {
+		t.Fatalf("append of the upserted file = %+v", rep)
+	}
+	// Two lines that the draft holds otherwise: the summary counts them
+	// as clashes, not bad lines.
+	rep = importJSON{}
+	c.do("POST", base+"?mode=append", csvBody("source,destination,statusCode,matchType\n/old,/x,301,exact\n/c,/y,301,exact\n")).want(t, 409, "CONFLICT").decode(t, &rep)
+	if rep.ErrorCount != 2 || strings.Contains(rep.Error, "bad line") || !strings.Contains(rep.Error, "mode upsert") {
+		t.Fatalf("append of two clashes = %+v", rep)
 	}
 	c.do("POST", base+"?mode=REPLACE", csvBody("source,destination,statusCode,matchType\n/old,/newer,302,exact\n/d,/x,301,exact\n")).want(t, 200).decode(t, &rep)
 	if rep.Added != 1 || rep.Unchanged != 1 || rep.Removed != 2 {

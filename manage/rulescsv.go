@@ -157,6 +157,11 @@ func writeImportFailureCount(w http.ResponseWriter, rep api.ImportReport, status
 	rep.Errors = bad[:min(len(bad), maxReportErrors)]
 	rep.Code = code
 	rep.Error = fmt.Sprintf("%d bad lines; nothing imported", count)
+	if code == "CONFLICT" {
+		// The file is fine: its lines hold sources the draft has with
+		// other rules, which an upsert updates.
+		rep.Error = fmt.Sprintf("%d lines hold sources the draft has with other rules; nothing imported (mode upsert updates them)", count)
+	}
 	if count == 1 {
 		rep.Error = fmt.Sprintf("line %d: %s; nothing imported", bad[0].Line, bad[0].Message)
 	}

@@ -177,8 +177,15 @@ func TestImportServiceAuthorization(t *testing.T) {
 	if rep.Mode != redirects.ImportAppend || rep.Added != 2 || rep.UndoID == 0 {
 		t.Fatalf("Import: %+v, want an append of 2 with an undo record", rep)
 	}
-	_, err = f.svc.Imports.Import(editor, f.project, rules(), redirects.ImportOptions{})
-	wantRuleCode(t, "the same append again", err, redirects.ECONFLICT)
+	again, err := f.svc.Imports.Import(editor, f.project, rules(), redirects.ImportOptions{DryRun: true})
+	wantRuleCode(t, "the same append again", err, "")
+	if again.Added != 0 || again.Unchanged != 2 {
+		t.Errorf("the same append again: %+v, want 2 unchanged", again)
+	}
+	changed := rules()
+	changed[0].Destination += "-moved"
+	_, err = f.svc.Imports.Import(editor, f.project, changed, redirects.ImportOptions{})
+	wantRuleCode(t, "an append that changes a rule", err, redirects.ECONFLICT)
 	_, err = f.svc.Imports.Import(editor, f.project, rules(), redirects.ImportOptions{Mode: "merge"})
 	wantRuleCode(t, "an unknown mode", err, redirects.EINVALID)
 

@@ -10,7 +10,8 @@ import (
 )
 
 // ImportRules stores rules as draft rules of projectID, all or nothing, and
-// returns how many it stored. With replace, they replace every draft rule of
+// returns how many rules the batch holds (a rule the draft already has as
+// it is stays as it is, and is counted). With replace, they replace every draft rule of
 // the project (an empty slice then clears the draft). The rules' ID,
 // ProjectID and CreatedAt are ignored and rules itself is left unchanged:
 // every stored rule gets the clock's time and a new ID from the rules
@@ -22,7 +23,8 @@ import (
 // one per line, each line "rule N: ..." with N the rule's 1-based position
 // in rules, so a caller can translate positions to line numbers. A rule is
 // invalid, or repeats the match type and source of an earlier rule of the
-// batch (naming it), or clashes with a stored rule (without replace). The
+// batch (naming it), or clashes with a stored rule that it does not repeat
+// as it is (without replace). The
 // code is ECONFLICT when every problem is a clash, EINVALID otherwise.
 //
 // Repeats within the batch are found in Go on the sorted batch; clashes by

@@ -168,7 +168,8 @@ func testImportUnknownProject(t *testing.T, e *env) {
 
 // testImportLarge imports enough rules to take the parallel paths of
 // ImportRules (sorting halves, validating while inserting, COPY) and checks
-// what comes back, that importing them again reports every clash, that one
+// what comes back, that importing them again stores nothing and importing
+// them with other destinations reports every clash, that one
 // bad rule among many stops everything, and that replacing a large draft
 // with itself stores the same rules anew.
 func testImportLarge(t *testing.T, e *env) {
@@ -197,13 +198,24 @@ func testImportLarge(t *testing.T, e *env) {
 		}
 	}
 
-	// Importing the same rules again clashes with every one of them.
-	_, err := e.s.ImportRules(e.ctx, p.ID, rules, false)
+	// Importing the same rules again stores nothing new; importing them
+	// with other destinations clashes with every one of them.
+	if _, err := e.s.ImportRules(e.ctx, p.ID, rules, false); err != nil {
+		t.Fatalf("ImportRules(again) = %v, want nil", err)
+	}
+	if got := len(e.rules(p.ID)); got != n {
+		t.Fatalf("FindRules after importing again = %d rules, want %d", got, n)
+	}
+	moved := slices.Clone(rules)
+	for i := range moved {
+		moved[i].Destination += "-moved"
+	}
+	_, err := e.s.ImportRules(e.ctx, p.ID, moved, false)
 	if code := redirects.ErrorCode(err); code != redirects.ECONFLICT {
-		t.Fatalf("ImportRules(again) = %v, want ECONFLICT", err)
+		t.Fatalf("ImportRules(other destinations) = %.200v, want ECONFLICT", err)
 	}
 	if lines := strings.Count(redirects.ErrorMessage(err), "\n") + 1; lines != n {
-		t.Errorf("ImportRules(again) reports %d clashes, want %d", lines, n)
+		t.Errorf("ImportRules(other destinations) reports %d clashes, want %d", lines, n)
 	}
 
 	// A space fails validation; a NUL byte fails it too, before PostgreSQL

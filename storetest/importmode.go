@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,9 +88,9 @@ func testImportModes(t *testing.T, e *env) {
 	rep, err = e.s.Import(e.ctx, p.ID, in, redirects.ImportOptions{Mode: redirects.ImportUpsert})
 	wantReport(t, "Import(upsert again)", rep, err, redirects.ImportReport{Mode: redirects.ImportUpsert, Unchanged: 3})
 
-	// Append refuses the clashes, and says which stored rules they are.
-	_, err = e.s.Import(e.ctx, p.ID, in, redirects.ImportOptions{Mode: redirects.ImportAppend})
-	wantCode(t, "Import(append) of clashing rules", err, redirects.ECONFLICT)
+	// Append of the same file finds every rule as the draft has it.
+	rep, err = e.s.Import(e.ctx, p.ID, in, redirects.ImportOptions{Mode: redirects.ImportAppend})
+	wantReport(t, "Import(append) of the upserted file", rep, err, redirects.ImportReport{Mode: redirects.ImportAppend, Unchanged: 3})
 
 	rep, err = e.s.Import(e.ctx, p.ID, in[:2], redirects.ImportOptions{Mode: redirects.ImportReplace})
 	wantReport(t, "Import(replace)", rep, err, redirects.ImportReport{Mode: redirects.ImportReplace, Unchanged: 2, Removed: 2})
@@ -138,4 +140,40 @@ func testImportDeployAudited(t *testing.T, e *env) {
 	if entries[0].ObjectID != p.ID+"@2" {
 		t.Errorf("rollback entry's object = %q, want %s@2", entries[0].ObjectID, p.ID)
 	}
+}
+
+// testImportAppendAgain imports a file in append mode into a draft that
+// already has some of its rules: a rule the draft has as it is counts as
+// unchanged and is not stored twice, and a source the draft holds with
+// another rule fails the import with a problem that names the upsert mode.
+func testImportAppendAgain(t *testing.T, e *env) {
+	p := e.newProject()
+	in := batch("/a", "/b*", "/c")
+	rep, err := e.s.Import(e.ctx, p.ID, in, redirects.ImportOptions{})
+	wantReport(t, "Import(append)", rep, err, redirects.ImportReport{Mode: redirects.ImportAppend, Added: 3})
+	before := e.rules(p.ID)
+
+	for _, dry := range []bool{true, false} {
+		rep, err = e.s.Import(e.ctx, p.ID, in, redirects.ImportOptions{DryRun: dry})
+		wantReport(t, fmt.Sprintf("Import(append again, dry run %t)", dry), rep, err,
+			redirects.ImportReport{Mode: redirects.ImportAppend, DryRun: dry, Unchanged: 3})
+		wantRules(t, "rules after appending the same file", e.rules(p.ID), before)
+	}
+
+	more := append(batch("/d"), in...)
+	rep, err = e.s.Import(e.ctx, p.ID, more, redirects.ImportOptions{Mode: redirects.ImportAppend})
+	wantReport(t, "Import(append) of one new rule and the same three", rep, err, redirects.ImportReport{Mode: redirects.ImportAppend, Added: 1, Unchanged: 3})
+	if s := sources(e.rules(p.ID)); !slices.Equal(s, []string{"exact /a", "exact /c", "exact /d", "starts_with /b"}) {
+		t.Errorf("rules after appending /d = %v", s)
+	}
+	before = e.rules(p.ID)
+
+	changed := batch("/a", "/b*", "/c", "/e")
+	changed[1].Destination = "/elsewhere"
+	_, err = e.s.Import(e.ctx, p.ID, changed, redirects.ImportOptions{Mode: redirects.ImportAppend})
+	wantCode(t, "Import(append) of a changed rule", err, redirects.ECONFLICT, "rule 2: ", `"/b"`, "mode upsert")
+	if msg := redirects.ErrorMessage(err); strings.Count(msg, "\n") != 0 {
+		t.Errorf("Import(append) of a changed rule reports %q, want only rule 2", msg)
+	}
+	wantRules(t, "rules after a refused append", e.rules(p.ID), before)
 }

@@ -61,6 +61,7 @@ func Run(t *testing.T, open Opener) {
 		{"Import/UnknownProject", testImportUnknownProject},
 		{"Import/Large", testImportLarge},
 		{"Import/Modes", testImportModes},
+		{"Import/AppendAgain", testImportAppendAgain},
 		{"Import/DeployAudited", testImportDeployAudited},
 		{"Import/Undo", testImportUndo},
 		{"Import/UndoAfterEdit", testImportUndoAfterEdit},

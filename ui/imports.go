@@ -145,6 +145,9 @@ type importData struct {
 	Errors     []export.LineError
 	ErrorCount int
 	ReadError  string
+	// Conflict says every problem is a line whose source the draft holds
+	// with another rule: the file is fine, and the upsert mode imports it.
+	Conflict bool
 	// Upload is the ID the Apply button sends, when the file is good.
 	Upload string
 	// Undo is the import just applied, when its page shows it.
@@ -298,6 +301,7 @@ func (h *handler) checkUpload(r *http.Request, p *redirects.Project, u *upload, 
 	case len(out.bad) > 0:
 		d.ErrorCount = len(out.bad)
 		d.Errors = out.bad[:min(len(out.bad), diffListMax)]
+		d.Conflict = out.conflict
 		return http.StatusUnprocessableEntity, nil
 	}
 	d.Report = out.rep
@@ -398,7 +402,11 @@ func (h *handler) importApply(w http.ResponseWriter, r *http.Request) error {
 		// now adds a rule twice, say): nothing was written.
 		msg := out.readErr
 		if msg == "" {
-			msg = "line " + itoa(out.bad[0].Line) + ": " + out.bad[0].Message + " (" + plural(len(out.bad), "bad line") + ")"
+			what := "bad line"
+			if out.conflict {
+				what = "clashing line"
+			}
+			msg = "line " + itoa(out.bad[0].Line) + ": " + out.bad[0].Message + " (" + plural(len(out.bad), what) + ")"
 		}
 		return h.redirect(w, r, back, flashErr, "Nothing was imported: "+msg+"; the draft changed since the check. Check the file again.")
 	}
@@ -496,6 +504,9 @@ type importOutcome struct {
 	rep     *redirects.ImportReport
 	bad     []export.LineError
 	readErr string
+	// conflict says every line of bad clashes with a draft rule (an
+	// append of rules the draft holds otherwise), none is invalid.
+	conflict bool
 }
 
 // runImport reads a file as u says (importer.Read) and imports it as the
@@ -520,6 +531,7 @@ func (h *handler) runImport(r *http.Request, p *redirects.Project, in io.Reader,
 	rep, err := h.svc.Imports.Import(r.Context(), p.ID, res.Rules, redirects.ImportOptions{Mode: u.mode, DryRun: dry})
 	if code := redirects.ErrorCode(err); code == redirects.EINVALID || code == redirects.ECONFLICT {
 		out.bad = export.StoreLineErrors(redirects.ErrorMessage(err), res.RuleLines)
+		out.conflict = code == redirects.ECONFLICT
 		return out, nil
 	} else if err != nil {
 		return nil, err

@@ -191,3 +191,32 @@ func TestImportFileThatIsNoFormat(t *testing.T) {
 		t.Fatalf("%d rules after refused files", n)
 	}
 }
+
+// TestImportAppendAgain: checking in append mode a file whose rules the
+// draft already has is no error (they are unchanged), and a file that
+// changes a draft rule is told to use upsert, not to fix the file.
+func TestImportAppendAgain(t *testing.T) {
+	e := newEnv(t)
+	res, body := e.postFile(e.cookie, map[string]string{"csrf": e.csrf, "mode": "replace"}, goodCSV)
+	m := uploadField.FindStringSubmatch(body)
+	if res.StatusCode != http.StatusOK || m == nil {
+		t.Fatalf("checking a good file: %d\n%s", res.StatusCode, body)
+	}
+	if res := e.postAs(e.cookie, "/projects/"+e.project.ID+"/import/apply", url.Values{"csrf": {e.csrf}, "upload": {m[1]}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("applying it: %d", res.StatusCode)
+	}
+	if n := e.ruleCount(t); n != 2 {
+		t.Fatalf("%d rules after the import, want 2", n)
+	}
+	res, body = e.postFile(e.cookie, map[string]string{"csrf": e.csrf, "mode": "append"}, goodCSV)
+	if res.StatusCode != http.StatusOK || !uploadField.MatchString(body) || strings.Contains(body, "bad line") {
+		t.Fatalf("checking the same file in append mode: %d, want 200 and an Apply\n%s", res.StatusCode, body)
+	}
+	res, body = e.postFile(e.cookie, map[string]string{"csrf": e.csrf, "mode": "append"},
+		"source,destination,statusCode,matchType\n/a,/elsewhere,301,exact\n/c,/d,302,exact\n")
+	if res.StatusCode != http.StatusUnprocessableEntity || strings.Contains(body, "bad line") || strings.Contains(body, "Fix it in the file") ||
+		!strings.Contains(body, `data-kind="conflict"`) || !strings.Contains(body, "upsert") || !strings.Contains(body, `<td class="num">2</td>`) ||
+		uploadField.MatchString(body) {
+		t.Fatalf("checking a file that changes /a in append mode: %d, want 422, line 2 listed, upsert named and no bad line\n%s", res.StatusCode, body)
+	}
+}

@@ -90,6 +90,44 @@ func TestImportModesCLI(t *testing.T) {
 	}
 }
 
+// TestImportAppendAgainCLI imports a file twice in the default mode: the
+// second finds every rule unchanged and succeeds; a file that changes a
+// rule is refused with a line that names --mode upsert, not a bad line.
+func TestImportAppendAgainCLI(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	file := filepath.Join(t.TempDir(), "rules.csv")
+	os.WriteFile(file, []byte("source,destination,statusCode,matchType\n/a,/b,301,exact\n/c,/d,302,exact\n"), 0o644)
+	if n := c.ok("rule", "import", "--project", p, file); n != "2" {
+		t.Fatalf("first import printed %q, want 2", n)
+	}
+	before := c.ok("rule", "list", "--project", p, "--json")
+	r := c.exec("", "rule", "import", "--project", p, file)
+	if r.code != 0 || r.stdout != "2\n" || !strings.Contains(r.stderr, "0 added; 2 the draft already had as they are were left unchanged") {
+		t.Fatalf("the same file again: exit %d stdout %q stderr %q, want exit 0, 2 and both rules unchanged", r.code, r.stdout, r.stderr)
+	}
+	if after := c.ok("rule", "list", "--project", p, "--json"); after != before {
+		t.Fatalf("importing the same file again changed the draft:\n%s\n%s", before, after)
+	}
+	if out := c.ok("rule", "import", "--project", p, "--dry-run", file); out != "added      0\nupdated    0\nunchanged  2\nremoved    0" {
+		t.Fatalf("--dry-run of the same file printed %q", out)
+	}
+
+	os.WriteFile(file, []byte("source,destination,statusCode,matchType\n/a,/elsewhere,301,exact\n/c,/d,302,exact\n/e,/f,301,exact\n"), 0o644)
+	errs := filepath.Join(t.TempDir(), "errors.txt")
+	r = c.exec("", "rule", "import", "--project", p, "--errors-file", errs, file)
+	if r.code != 1 || !strings.Contains(r.stderr, "line 2: ") || !strings.Contains(r.stderr, "--mode upsert") ||
+		strings.Contains(r.stderr, "line 3:") || strings.Contains(r.stderr, "bad line") {
+		t.Fatalf("a file that changes /a: exit %d stderr %q, want exit 1, line 2 alone and --mode upsert named", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(errs); !strings.HasPrefix(string(b), "line 2: ") || !strings.Contains(string(b), "--mode upsert") {
+		t.Fatalf("--errors-file holds %q", b)
+	}
+	if out := c.ok("rule", "import", "--project", p, "--mode", "upsert", file); out != "added      1\nupdated    1\nunchanged  1\nremoved    0" {
+		t.Fatalf("upsert printed %q", out)
+	}
+}
+
 // TestProjectHostsCLI declares a project's hosts and imports full-URL
 // sources on them.
 func TestProjectHostsCLI(t *testing.T) {

@@ -169,9 +169,11 @@ the project's settings compare as one (/a and /A when caseSensitive is false).
 The import is all or nothing: if any line is bad, nothing is imported and
 every bad line is reported with its line number: the first 100 on the
 terminal, and every one in FILE with --errors-file FILE. Without --replace the rules
-are added to the draft, and a source that already has a rule of the same
-match type is an error; with --replace they take the place of every draft
-rule of the project. Nothing is live until "redirects deploy". The command
+are added to the draft: a rule the draft already has as the file says is
+left unchanged (so a file imported again imports nothing), and a source that
+has a rule of the same match type with another destination, status code,
+priority or options is an error that --mode upsert resolves; with --replace
+they take the place of every draft rule of the project. Nothing is live until "redirects deploy". The command
 prints the number of rules imported.`
 
 func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
@@ -219,7 +221,7 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 	fs := c.flags("rule import")
 	project := fs.String("project", "", "project ID")
 	replace := fs.Bool("replace", false, "replace every draft rule of the project (--mode replace)")
-	modeFlag := fs.String("mode", "append", "append (a rule the draft has fails the import), upsert (by match type and source) or replace")
+	modeFlag := fs.String("mode", "append", "append (a rule the draft has as it is is left unchanged; one it has otherwise fails the import), upsert (by match type and source) or replace")
 	dryRun := fs.Bool("dry-run", false, "print what the import would do and write nothing")
 	asJSON := fs.Bool("json", false, "print the import report as JSON")
 	errorsFile := fs.String("errors-file", "", "write every bad line's error to `FILE` (left empty when there are none)")
@@ -307,6 +309,7 @@ func (c *cmd) ruleImport(ctx context.Context, args []string) error {
 		// append and replace print the number of rules imported, as
 		// they always have.
 		c.println(strconv.Itoa(len(rules)))
+		appendUnchanged(c, rep)
 		return nil
 	}
 	w := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
@@ -510,6 +513,14 @@ func (c *cmd) ruleDelete(ctx context.Context, args []string) error {
 	return svc.Rules.DeleteRule(ctx, *project, id, *revision)
 }
 
+// appendUnchanged says, on standard error, how many rules of an applied
+// append the draft already had as they are, which it left unchanged.
+func appendUnchanged(c *cmd, rep *redirects.ImportReport) {
+	if rep.Mode == redirects.ImportAppend && !rep.DryRun && rep.Unchanged > 0 {
+		c.infof("%d added; %d the draft already had as they are were left unchanged", rep.Added, rep.Unchanged)
+	}
+}
+
 // maxShownErrors is how many bad lines an import reports on the terminal; a
 // file with a million bad lines should not flood it. --errors-file gets
 // every one.
@@ -525,6 +536,14 @@ func importFailed(code, name, problems, errorsFile string) error {
 // importFailedOf is importFailed of total bad lines, of which problems
 // holds the first (all of them when errorsFile is set).
 func importFailedOf(code, name, problems string, total int, errorsFile string) error {
+	what, hint := "bad lines", ""
+	if code == redirects.ECONFLICT {
+		// Every problem is a rule the draft holds otherwise: the file is
+		// fine, and the mode that updates the draft is the fix.
+		problems = strings.ReplaceAll(problems, redirects.AppendClashHint, "import with --mode upsert to update it")
+		what = "lines that clash with the draft"
+		hint = "\nthe draft holds these sources with other rules; rules it has as the file says are left unchanged: --mode upsert gives the draft the file's rules"
+	}
 	lines := strings.Split(problems, "\n")
 	var note string
 	if errorsFile != "" {
@@ -538,8 +557,8 @@ func importFailedOf(code, name, problems string, total int, errorsFile string) e
 		if errorsFile != "" {
 			where = "every one is in " + errorsFile
 		}
-		more := fmt.Sprintf("... and %d more (%d bad lines in all; %s)", total-maxShownErrors, total, where)
+		more := fmt.Sprintf("... and %d more (%d %s in all; %s)", total-maxShownErrors, total, what, where)
 		lines = append(lines[:min(len(lines), maxShownErrors):maxShownErrors], more)
 	}
-	return redirects.Errorf(code, "%s: nothing imported:\n%s%s", name, strings.Join(lines, "\n"), note)
+	return redirects.Errorf(code, "%s: nothing imported:\n%s%s%s", name, strings.Join(lines, "\n"), hint, note)
 }
