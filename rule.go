@@ -16,25 +16,46 @@ const (
 	Exact MatchType = iota
 	// StartsWith rules match a path that begins with their source.
 	StartsWith
+	// Pattern rules match placeholders and splats
+	// (docs/contract.md#pattern-syntax).
+	Pattern
+	// Regex rules match an RE2 expression (docs/contract.md#regex-rules).
+	Regex
 )
+
+// MatchTypes lists the match types in the order the API documents them.
+var MatchTypes = []MatchType{Exact, StartsWith, Pattern, Regex}
 
 // String returns the name used by the API, the CLI and the exports.
 func (m MatchType) String() string {
-	if m == StartsWith {
+	switch m {
+	case StartsWith:
 		return "starts_with"
+	case Pattern:
+		return "pattern"
+	case Regex:
+		return "regex"
 	}
 	return "exact"
 }
 
-// ParseMatchType parses "exact" or "starts_with".
+// Literal reports whether the match type compares the source as literal
+// text: exact and starts_with.
+func (m MatchType) Literal() bool { return m == Exact || m == StartsWith }
+
+// ParseMatchType parses "exact", "starts_with", "pattern" or "regex".
 func ParseMatchType(s string) (MatchType, error) {
 	switch s {
 	case "exact":
 		return Exact, nil
 	case "starts_with":
 		return StartsWith, nil
+	case "pattern":
+		return Pattern, nil
+	case "regex":
+		return Regex, nil
 	}
-	return 0, Errorf(EINVALID, "matchType %q is not one of exact, starts_with", s)
+	return 0, Errorf(EINVALID, "matchType %q is not one of exact, starts_with, pattern, regex", s)
 }
 
 // Limits of a rule's fields.
@@ -72,6 +93,18 @@ type Rule struct {
 	// PreserveQuery passes the request's query string on to the
 	// destination. See docs/contract.md#rule-options for both.
 	PreserveQuery bool
+	// Host, when set, scopes the rule to lookups for that host
+	// (docs/contract.md#hosts): a host name, or "*." and a host name for
+	// its subdomains, stored as its host key. "" answers every host.
+	Host string
+}
+
+// Extended reports whether the rule uses what a literal rule does not: a
+// pattern or regex match type, a host, or query conditions in its source.
+// A version whose rules are all not extended answers and is stored exactly
+// as before pattern rules existed.
+func (r *Rule) Extended() bool {
+	return !r.MatchType.Literal() || r.Host != "" || strings.IndexByte(r.Source, '?') >= 0
 }
 
 // forbiddenSource lists the characters a source may not hold, besides

@@ -3,15 +3,13 @@ package pattern
 import (
 	"strings"
 	"testing"
-
-	"redirects"
 )
 
 // TestPatternHitDoesNotAllocate: a hit of a pattern with placeholders, a
 // splat, a constraint, a host and a query condition, its destination
 // rendered into a buffer, allocates nothing once the Match has grown.
 func TestPatternHitDoesNotAllocate(t *testing.T) {
-	for _, st := range []redirects.Settings{{}, {CaseInsensitive: true, IgnoreTrailingSlash: true}} {
+	for _, st := range []Settings{{}, {CaseInsensitive: true, IgnoreTrailingSlash: true}} {
 		s, err := Compile([]Rule{
 			{ID: 1, Kind: Pattern, Source: "/:lang/guide/*", Destination: "/:lang/docs/:splat"},
 			{ID: 2, Kind: Pattern, Host: "*.example.com", Source: "/v/:version(v6|v7)/:page.html?ref=:ref", Destination: "https://example.com/:version/:page?from=:ref"},
@@ -47,7 +45,7 @@ func TestPatternHitDoesNotAllocate(t *testing.T) {
 // failure remembered, so it ends (in O(placeholders × length²) steps; the
 // benchmark measures it) instead of trying every split.
 func TestPathologicalPatternEnds(t *testing.T) {
-	s, err := Compile([]Rule{{ID: 1, Kind: Pattern, Source: "/:a-:b-:c-:d-:e-:f-:g-:h(x)/end", Destination: "/:h"}}, redirects.Settings{})
+	s, err := Compile([]Rule{{ID: 1, Kind: Pattern, Source: "/:a-:b-:c-:d-:e-:f-:g-:h(x)/end", Destination: "/:h"}}, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"redirects"
 )
 
 // realisticPatterns returns n pattern rules shaped like real sets:
@@ -40,7 +38,7 @@ func realisticPatterns(n int) []Rule {
 
 func mustCompile(b *testing.B, rules []Rule) *Set {
 	b.Helper()
-	s, err := Compile(rules, redirects.Settings{})
+	s, err := Compile(rules, Settings{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -143,7 +141,7 @@ func BenchmarkCompile100kPatterns(b *testing.B) {
 	rules := realisticPatterns(100000)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Compile(rules, redirects.Settings{}); err != nil {
+		if _, err := Compile(rules, Settings{}); err != nil {
 			b.Fatal(err)
 		}
 	}

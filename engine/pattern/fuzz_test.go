@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"redirects"
 )
 
 // FuzzCompile holds the parser to its contract on any input: it never
@@ -30,7 +28,7 @@ func FuzzCompile(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src, dest, path string, kind uint8, host string) {
 		k := Kind(kind % 4)
-		set, err := Compile([]Rule{{ID: 1, Kind: k, Source: src, Destination: dest, Host: host}}, redirects.Settings{CaseInsensitive: kind&4 != 0, IgnoreTrailingSlash: kind&8 != 0})
+		set, err := Compile([]Rule{{ID: 1, Kind: k, Source: src, Destination: dest, Host: host}}, Settings{CaseInsensitive: kind&4 != 0, IgnoreTrailingSlash: kind&8 != 0})
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) {

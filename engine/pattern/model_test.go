@@ -243,7 +243,7 @@ func TestLookupMatchesPatternModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		st := genSettings.Draw(t, "settings")
 		rules := genProject.Draw(t, "rules")
-		set, err := pattern.Compile(toEngine(rules), st)
+		set, err := pattern.Compile(toEngine(rules), pattern.Settings(st))
 		if err != nil {
 			t.Fatalf("Compile refused a generated rule: %v", err)
 		}

@@ -2,8 +2,6 @@ package pattern
 
 import (
 	"testing"
-
-	"redirects"
 )
 
 // lookupCase is a request and the destination the rules should answer it
@@ -12,7 +10,7 @@ type lookupCase struct {
 	host, wire, want string
 }
 
-func check(t *testing.T, rules []Rule, st redirects.Settings, cases []lookupCase) {
+func check(t *testing.T, rules []Rule, st Settings, cases []lookupCase) {
 	t.Helper()
 	for i := range rules {
 		rules[i].ID = int64(i + 1)
@@ -54,7 +52,7 @@ func TestPatternExamples(t *testing.T) {
 		{Kind: Pattern, Host: "old.example.org", Source: "/*", Destination: "https://example.org/:splat", Priority: 200},
 		{Kind: Pattern, Host: "*.example.net", Source: "/w/*", Destination: "/wild/:splat"},
 	}
-	check(t, rules, redirects.Settings{}, []lookupCase{
+	check(t, rules, Settings{}, []lookupCase{
 		{"", "/en/guide/a/b", "/en/docs/a/b"},
 		{"", "/docs", "/d/"},
 		{"", "/docs/", "/d/"},
@@ -87,12 +85,12 @@ func TestPatternExamples(t *testing.T) {
 		{"example.net", "/w/q", ""},
 		{"", "/x/y", ""},
 	})
-	check(t, []Rule{{Kind: Pattern, Source: "/s/:q??x=1", Destination: "/t/:q"}}, redirects.Settings{}, []lookupCase{
+	check(t, []Rule{{Kind: Pattern, Source: "/s/:q??x=1", Destination: "/t/:q"}}, Settings{}, []lookupCase{
 		{"", "/s?x=1", "/t/"},
 		{"", "/s/a?x=1", "/t/a"},
 		{"", "/s/a?x=2", ""},
 	})
-	check(t, []Rule{{Kind: Pattern, Source: "/s/:q?x=1", Destination: "/t/:q"}}, redirects.Settings{}, []lookupCase{
+	check(t, []Rule{{Kind: Pattern, Source: "/s/:q?x=1", Destination: "/t/:q"}}, Settings{}, []lookupCase{
 		{"", "/s?x=1", ""},
 		{"", "/s/a?x=1", "/t/a"},
 	})
@@ -104,7 +102,7 @@ func TestSettingsExamples(t *testing.T) {
 		{Kind: Regex, Source: `/Blog/(\w+)`, Destination: "/b/$1"},
 		{Kind: Pattern, Source: "/s/*", Destination: "/s2/:splat"},
 	}
-	check(t, rules, redirects.Settings{CaseInsensitive: true, IgnoreTrailingSlash: true}, []lookupCase{
+	check(t, rules, Settings{CaseInsensitive: true, IgnoreTrailingSlash: true}, []lookupCase{
 		{"", "/docs/Intro", "/d/Intro"},
 		{"", "/DOCS/Intro/", "/d/Intro"},
 		{"", "/blog/Hello/", "/b/Hello"},
@@ -131,7 +129,7 @@ func TestErrorsNamePosition(t *testing.T) {
 		{Rule{Kind: Regex, Source: "/(a)", Destination: "/$2"}, "destination: position 2: the capture $2 is not defined by the source"},
 		{Rule{Kind: Pattern, Host: "exa mple.com", Source: "/", Destination: "/"}, "host: position 1: \"exa mple.com\" is not a host name (or *.name)"},
 	} {
-		_, err := Compile([]Rule{c.r}, redirects.Settings{})
+		_, err := Compile([]Rule{c.r}, Settings{})
 		if err == nil || err.(*RuleError).Err.Error() != c.want {
 			t.Errorf("%+v: error %v, want %q", c.r, err, c.want)
 		}
@@ -157,7 +155,7 @@ func TestCapturesForExplain(t *testing.T) {
 	s, err := Compile([]Rule{
 		{ID: 1, Kind: Pattern, Source: "/:lang/guide/*?ref=:ref", Destination: "/:lang/:splat"},
 		{ID: 2, Kind: Regex, Source: `/r/(?P<name>[a-z]+)/(\d+)`, Destination: "/$2/${name}"},
-	}, redirects.Settings{})
+	}, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

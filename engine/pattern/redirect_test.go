@@ -7,7 +7,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"redirects"
 	"redirects/engine/pattern"
 )
 
@@ -35,7 +34,7 @@ func TestNoOpenRedirect(t *testing.T) {
 		default:
 			src, dest = "/go?to=:to", rapid.SampledFrom([]string{"/:to", "https://example.org/:to"}).Draw(t, "dest")
 		}
-		st := redirects.Settings{CaseInsensitive: rapid.Bool().Draw(t, "ci"), IgnoreTrailingSlash: rapid.Bool().Draw(t, "ignore")}
+		st := pattern.Settings{CaseInsensitive: rapid.Bool().Draw(t, "ci"), IgnoreTrailingSlash: rapid.Bool().Draw(t, "ignore")}
 		set, err := pattern.Compile([]pattern.Rule{{ID: 1, Kind: kind, Source: src, Destination: dest}}, st)
 		if err != nil {
 			t.Fatalf("Compile(%q → %q): %v", src, dest, err)

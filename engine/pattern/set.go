@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"redirects"
 )
 
 // Kind is a rule's match type.
@@ -63,6 +61,13 @@ type compiled struct {
 	id       int64
 }
 
+// Settings are a project's matching settings (docs/contract.md#settings),
+// field for field redirects.Settings, which converts to it.
+type Settings struct {
+	CaseInsensitive     bool
+	IgnoreTrailingSlash bool
+}
+
 // Set is a compiled rule set: exact rules by key, the others in radix trees
 // by host and literal prefix. A Set is immutable and safe for concurrent
 // lookups.
@@ -72,7 +77,7 @@ type Set struct {
 	byHost   map[string]*tree // exact hosts
 	wild     map[string]*tree // "*.example.com" under ".example.com"
 	any      *tree
-	settings redirects.Settings
+	settings Settings
 }
 
 // RuleError is a refused rule: its index in the rules given to Compile.
@@ -86,7 +91,7 @@ func (e *RuleError) Unwrap() error { return e.Err }
 
 // Compile validates and compiles rules under a project's settings. It
 // refuses the first invalid rule, and more than 10,000 regex rules.
-func Compile(rules []Rule, st redirects.Settings) (*Set, error) {
+func Compile(rules []Rule, st Settings) (*Set, error) {
 	s := &Set{exact: map[string][]int32{}, byHost: map[string]*tree{}, wild: map[string]*tree{}, any: &tree{}, settings: st}
 	s.rules = make([]compiled, 0, len(rules))
 	regexes := 0
@@ -184,7 +189,7 @@ func hostRank(h string) int {
 	return 0
 }
 
-func compileRule(r *Rule, st redirects.Settings) (compiled, error) {
+func compileRule(r *Rule, st Settings) (compiled, error) {
 	c := compiled{kind: r.Kind, priority: r.Priority, created: r.CreatedAt, id: r.ID}
 	if r.Host != "" {
 		h, ok := HostKey(r.Host)
