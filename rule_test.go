@@ -118,3 +118,12 @@ func TestParseMatchType(t *testing.T) {
 		}
 	}
 }
+
+func TestMatchTypesAreThePatternKinds(t *testing.T) {
+	for _, m := range MatchTypes {
+		r := Rule{MatchType: m}
+		if got := r.PatternRule().Kind.String(); got != m.String() {
+			t.Errorf("match type %s is the engine's %s", m, got)
+		}
+	}
+}
