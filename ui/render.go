@@ -110,6 +110,8 @@ var funcs = template.FuncMap{
 		return &d.Attempts[len(d.Attempts)-1]
 	},
 	"millis": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	// fieldErr pairs a rule form's field error with its element's id.
+	"fieldErr": func(e *fieldError, id string) fieldErrorView { return fieldErrorView{E: e, ID: id} },
 }
 
 // orgTell returns what tells the organization o apart from the others of
@@ -133,12 +135,19 @@ func parseTemplates() map[string]*template.Template {
 	if err != nil {
 		panic(err)
 	}
+	// Files named _*.html hold templates that several pages share (the
+	// rule form): every page's set has them.
+	partials, err := fs.Glob(templateFS, "templates/_*.html")
+	if err != nil {
+		panic(err)
+	}
 	for _, n := range names {
 		base := strings.TrimSuffix(path.Base(n), ".html")
-		if base == "layout" {
+		if base == "layout" || strings.HasPrefix(base, "_") {
 			continue
 		}
-		out[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n))
+		files := append([]string{"templates/layout.html"}, partials...)
+		out[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, append(files, n)...))
 	}
 	return out
 }

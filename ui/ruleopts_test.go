@@ -95,8 +95,11 @@ func TestRuleFormOptions(t *testing.T) {
 		{url.Values{"source": {"/x"}, "destination": {""}, "status": {"301"}, "match": {"exact"}}, "Destination: give a path starting with / or an http(s):// URL. Only a 410 (Gone) has none."},
 		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"304"}, "match": {"exact"}}, "Status: choose one of 301, 302, 303, 307, 308, 410."},
 	} {
-		if f := flashText(e.postFollow(t, rules, tc.form)); !strings.Contains(f, tc.says) {
-			t.Errorf("adding %v: %q, want it to say %q", tc.form, f, tc.says)
+		// A refused rule comes back in its form, the error beside the
+		// field and the summary above it (it was a flash message).
+		status, _, text := e.ruleFormPost(t, rules, tc.form)
+		if status != http.StatusUnprocessableEntity || !strings.Contains(text, "The rule was not added: "+tc.says) {
+			t.Errorf("adding %v: %d %q, want 422 and it to say %q", tc.form, status, text, tc.says)
 		}
 	}
 	if r := e.rule(t, "/x"); r != nil {

@@ -18,16 +18,16 @@ const rulesPerPage = 50
 // ruleQuery is the rules table's state, from the URL: search, filters,
 // sort and cursor.
 type ruleQuery struct {
-	Q, Match, Status, Sort string
-	After, Before          string
+	Q, Match, Status, Host, Sort string
+	After, Before                string
 }
 
 func readRuleQuery(r *http.Request) ruleQuery {
 	// The table's state is always in the URL, also of a form's action:
 	// the form's own fields (status, match) are the rule's.
 	v := r.URL.Query()
-	return ruleQuery{Q: v.Get("q"), Match: v.Get("match"), Status: v.Get("status"), Sort: v.Get("sort"),
-		After: v.Get("after"), Before: v.Get("before")}
+	return ruleQuery{Q: v.Get("q"), Match: v.Get("match"), Status: v.Get("status"), Host: strings.TrimSpace(v.Get("host")),
+		Sort: v.Get("sort"), After: v.Get("after"), Before: v.Get("before")}
 }
 
 // filter turns the search and filters into the store's, naming what is
@@ -37,7 +37,7 @@ func (q ruleQuery) filter() (redirects.RuleFilter, error) {
 	if q.Match != "" {
 		mt, err := redirects.ParseMatchType(q.Match)
 		if err != nil {
-			return f, &pageError{status: http.StatusBadRequest, msg: "Match type " + strconv.Quote(q.Match) + " is not exact or starts_with."}
+			return f, &pageError{status: http.StatusBadRequest, msg: "Match type " + strconv.Quote(q.Match) + " is not one of exact, starts_with, pattern, regex."}
 		}
 		f.MatchType = &mt
 	}
@@ -54,11 +54,13 @@ func (q ruleQuery) filter() (redirects.RuleFilter, error) {
 // Params returns the query's filter and sort, for links and hidden fields
 // (without the cursor).
 func (q ruleQuery) Params() map[string]string {
-	return map[string]string{"q": q.Q, "match": q.Match, "status": q.Status, "sort": q.Sort}
+	return map[string]string{"q": q.Q, "match": q.Match, "status": q.Status, "host": q.Host, "sort": q.Sort}
 }
 
 // Filtered reports whether a search or filter narrows the table.
-func (q ruleQuery) Filtered() bool { return q.Q != "" || q.Match != "" || q.Status != "" }
+func (q ruleQuery) Filtered() bool {
+	return q.Q != "" || q.Match != "" || q.Status != "" || q.Host != ""
+}
 
 // encodeQuery writes the non-empty values as a query string.
 func encodeQuery(m map[string]string) string {
@@ -80,20 +82,20 @@ func reverseSort(s redirects.RuleSort) redirects.RuleSort {
 }
 
 type rulesData struct {
-	Query        ruleQuery
-	Rules        []ruleRow
-	Total        int
-	Next, Prev   string
-	CanEdit      bool
-	Sorts        []option
-	Statuses     []int
-	DefaultPrio  int
-	PriorityHelp string
-	// StatusOptions are the add form's statuses.
-	StatusOptions []option
+	Query      ruleQuery
+	Rules      []ruleRow
+	Total      int
+	Next, Prev string
+	CanEdit    bool
+	Sorts      []option
+	Statuses   []int
+	MatchTypes []redirects.MatchType
+	// Form is the add form, nil for a reader.
+	Form *ruleFormData
 	// ShowOptions is true when a rule of the page has an option: the
-	// table then has a column for them.
-	ShowOptions bool
+	// table then has a column for them; ShowHost when a rule of the page
+	// has a host, or the table is filtered by one.
+	ShowOptions, ShowHost bool
 }
 
 type option struct{ Value, Label string }
@@ -133,8 +135,25 @@ func (h *handler) rulesPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := readRuleQuery(r)
-	d := rulesData{Query: q, CanEdit: may(r, o.ID, redirects.ActionEditRules), Sorts: ruleSorts,
-		Statuses: redirects.StatusCodes, StatusOptions: statusOptions, DefaultPrio: redirects.DefaultPriority}
+	var f *ruleFormData
+	if may(r, o.ID, redirects.ActionEditRules) {
+		f = h.addForm(r, ph, q, ruleValues{Status: "301", Match: "exact", Priority: strconv.Itoa(redirects.DefaultPriority)})
+	}
+	return h.showRules(w, r, http.StatusOK, ph, o, q, f)
+}
+
+// addForm is the rules page's add form with the values v.
+func (h *handler) addForm(r *http.Request, ph *projectHeader, q ruleQuery, v ruleValues) *ruleFormData {
+	return &ruleFormData{Prefix: "new-", Action: rulesURL(ph.ID, q.Params()), Submit: "Add rule", V: v,
+		Errors: formErrors{}, Statuses: statusOptions, MatchTypes: matchTypeOptions,
+		Regexes: h.regexCount(r.Context(), ph.ID), RegexMax: maxRegexRules}
+}
+
+// showRules renders the Rules tab with the add form f (nil for a reader):
+// the empty form, or the one just posted with its preview or refusals.
+func (h *handler) showRules(w http.ResponseWriter, r *http.Request, status int, ph *projectHeader, o *redirects.Org, q ruleQuery, form *ruleFormData) error {
+	d := rulesData{Query: q, CanEdit: form != nil, Sorts: ruleSorts, Statuses: redirects.StatusCodes,
+		MatchTypes: redirects.MatchTypes, Form: form}
 	f, err := q.filter()
 	if err != nil {
 		return err
@@ -154,8 +173,10 @@ func (h *handler) rulesPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	d.Rules = withHits(pg)
 	d.Total = pg.Total
+	d.ShowHost = q.Host != ""
 	for i := range d.Rules {
 		d.ShowOptions = d.ShowOptions || len(optionWords(d.Rules[i].Rule)) > 0
+		d.ShowHost = d.ShowHost || d.Rules[i].Host != ""
 	}
 	base := q.Params()
 	link := func(key, cursor string) string {
@@ -181,7 +202,7 @@ func (h *handler) rulesPage(w http.ResponseWriter, r *http.Request) error {
 			d.Prev = link("before", redirects.CursorAfter(reverseSort(sort), &d.Rules[0].Rule))
 		}
 	}
-	return h.render(w, r, http.StatusOK, "rules", &page{Title: "Rules · " + ph.Name, Org: o, Project: ph, Tab: "rules", Data: d})
+	return h.render(w, r, status, "rules", &page{Title: "Rules · " + ph.Name, Org: o, Project: ph, Tab: "rules", Data: d})
 }
 
 // rulesURL is the Rules tab of a project with a table state.
@@ -193,61 +214,49 @@ func rulesURL(projectID string, q map[string]string) string {
 	return u
 }
 
-// ruleForm reads the fields of the add and edit forms: the options are
-// checkboxes, sent only when checked (and, with the page's script, only
-// when they apply; the form's own fields are checked by Rule.Validate
-// either way).
-func ruleForm(r *http.Request) (*redirects.Rule, error) {
-	rule := &redirects.Rule{Source: strings.TrimSpace(r.PostFormValue("source")), Destination: strings.TrimSpace(r.PostFormValue("destination")),
-		PreservePath: checked(r, "preserve-path"), PreserveQuery: checked(r, "preserve-query")}
-	var err error
-	if rule.StatusCode, err = strconv.Atoi(r.PostFormValue("status")); err != nil || !redirects.ValidStatus(rule.StatusCode) {
-		return nil, &pageError{status: http.StatusBadRequest, msg: "Status: choose one of 301, 302, 303, 307, 308, 410."}
-	}
-	if rule.Destination == "" && rule.StatusCode != redirects.StatusGone {
-		return nil, &pageError{status: http.StatusBadRequest, msg: "Destination: give a path starting with / or an http(s):// URL. Only a 410 (Gone) has none."}
-	}
-	if rule.MatchType, err = redirects.ParseMatchType(r.PostFormValue("match")); err != nil {
-		return nil, &pageError{status: http.StatusBadRequest, msg: "Match: choose exact or starts_with."}
-	}
-	rule.Priority = redirects.DefaultPriority
-	if s := strings.TrimSpace(r.PostFormValue("priority")); s != "" {
-		if rule.Priority, err = strconv.Atoi(s); err != nil {
-			return nil, &pageError{status: http.StatusBadRequest, msg: "Priority " + strconv.Quote(s) + " is not a whole number."}
-		}
-	}
-	// The options that do not apply, in the form's words (Rule.Validate
-	// refuses them too, in the API's).
-	switch {
-	case rule.StatusCode == redirects.StatusGone && rule.Destination != "":
-		return nil, &pageError{status: http.StatusBadRequest, msg: "Destination: a 410 (Gone) has none. Empty it, or choose another status."}
-	case rule.StatusCode == redirects.StatusGone && (rule.PreservePath || rule.PreserveQuery):
-		return nil, &pageError{status: http.StatusBadRequest, msg: "Options: a 410 (Gone) keeps nothing of the request. Uncheck them, or choose another status."}
-	case rule.PreservePath && rule.MatchType != redirects.StartsWith:
-		return nil, &pageError{status: http.StatusBadRequest, msg: "Keep the rest of the path: only a starts_with rule has a rest to keep. Choose starts_with, or uncheck it."}
-	}
-	return rule, nil
-}
-
-// ruleCreate adds a draft rule.
+// ruleCreate adds a draft rule, or, sent with the Preview button, shows
+// the form again with what the rule would answer for the sample request
+// and saves nothing. A refused rule is shown again as typed, each error
+// beside its field.
 func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
-	ph, _, err := h.project(r, redirects.ActionEditRules)
+	ph, o, err := h.project(r, redirects.ActionEditRules)
 	if err != nil {
 		return err
 	}
-	back := rulesURL(ph.ID, readRuleQuery(r).Params())
-	rule, err := ruleForm(r)
-	if err == nil {
+	q := readRuleQuery(r)
+	v := readValues(r)
+	f := h.addForm(r, ph, q, v)
+	if previewing(r) {
+		f.Preview = preview(v, ph.Settings, f.Errors)
+		f.settle("The rule cannot be previewed: ")
+		return h.showRules(w, r, http.StatusOK, ph, o, q, f)
+	}
+	rule := ruleOf(v, f.Errors)
+	if len(f.Errors) == 0 {
 		rule.ProjectID = ph.ID
-		err = h.svc.Rules.AddRule(r.Context(), rule)
-	}
-	if err != nil {
-		if statusOf(err) >= 500 {
-			return err
+		if err := h.svc.Rules.AddRule(r.Context(), rule); err != nil {
+			if statusOf(err) >= 500 {
+				return err
+			}
+			if !locate(err, rule, v, f.Errors) {
+				f.Errors.add("form", "", message(err), -1)
+			}
 		}
-		return h.redirect(w, r, back, flashErr, "The rule was not added: "+message(err))
 	}
-	return h.redirect(w, r, back, flashOK, "Added "+rule.MatchType.String()+" rule "+rule.Source+" → "+ruleTarget(rule)+". Deploy to make it live.")
+	if len(f.Errors) > 0 {
+		f.settle("The rule was not added: ")
+		return h.showRules(w, r, http.StatusUnprocessableEntity, ph, o, q, f)
+	}
+	return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Added "+rule.MatchType.String()+" rule "+ruleName(rule)+" → "+ruleTarget(rule)+". Deploy to make it live.")
+}
+
+// ruleName is a rule's source, with its host when it has one:
+// "old.example.com /docs/*".
+func ruleName(r *redirects.Rule) string {
+	if r.Host != "" {
+		return r.Host + " " + r.Source
+	}
+	return r.Source
 }
 
 // ruleID reads the path's {id}.
@@ -260,9 +269,18 @@ func ruleID(r *http.Request) (int64, error) {
 }
 
 type ruleEditData struct {
-	Rule     *redirects.Rule
-	Query    ruleQuery
-	Statuses []option
+	Rule  *redirects.Rule
+	Query ruleQuery
+	// Form is the edit form (nil on the delete page).
+	Form *ruleFormData
+}
+
+// editForm is the edit form of rule with the values v.
+func (h *handler) editForm(r *http.Request, ph *projectHeader, rule *redirects.Rule, q ruleQuery, v ruleValues) *ruleFormData {
+	return &ruleFormData{Action: "/projects/" + ph.ID + "/rules/" + strconv.FormatInt(rule.ID, 10) + "/edit?" + encodeQuery(q.Params()),
+		Submit: "Save rule", Revision: rule.Revision, Cancel: rulesURL(ph.ID, q.Params()), V: v,
+		Errors: formErrors{}, Statuses: statusOptions, MatchTypes: matchTypeOptions,
+		Regexes: h.regexCount(r.Context(), ph.ID), RegexMax: maxRegexRules}
 }
 
 // ruleEditPage shows a rule in a form that carries its revision.
@@ -279,8 +297,13 @@ func (h *handler) ruleEditPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return h.render(w, r, http.StatusOK, "rule_edit", &page{Title: "Edit rule " + rule.Source, Org: o, Project: ph, Tab: "rules",
-		Data: ruleEditData{Rule: rule, Query: readRuleQuery(r), Statuses: statusOptions}})
+	q := readRuleQuery(r)
+	return h.showEdit(w, r, http.StatusOK, ph, o, rule, q, h.editForm(r, ph, rule, q, valuesOf(rule)))
+}
+
+func (h *handler) showEdit(w http.ResponseWriter, r *http.Request, status int, ph *projectHeader, o *redirects.Org, rule *redirects.Rule, q ruleQuery, f *ruleFormData) error {
+	return h.render(w, r, status, "rule_edit", &page{Title: "Edit rule " + rule.Source, Org: o, Project: ph, Tab: "rules",
+		Data: ruleEditData{Rule: rule, Query: q, Form: f}})
 }
 
 // staleRule is the message of an edit or delete made against an old
@@ -288,9 +311,11 @@ func (h *handler) ruleEditPage(w http.ResponseWriter, r *http.Request) error {
 const staleRule = "This rule was changed by someone else since you opened it: reload to see the current version. Nothing was changed."
 
 // ruleUpdate changes a draft rule if it is still at the revision the form
-// was made from; otherwise it changes nothing and says so.
+// was made from; otherwise it changes nothing and says so. Sent with the
+// Preview button, it shows the form again with what the changed rule
+// would answer, and changes nothing.
 func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
-	ph, _, err := h.project(r, redirects.ActionEditRules)
+	ph, o, err := h.project(r, redirects.ActionEditRules)
 	if err != nil {
 		return err
 	}
@@ -304,13 +329,23 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || rev <= 0 {
 		return &pageError{status: http.StatusBadRequest, msg: "The form has no rule revision: open the rule again from the rules table."}
 	}
-	want, err := ruleForm(r)
-	if err != nil {
-		return h.redirect(w, r, edit, flashErr, message(err))
-	}
 	cur, err := h.svc.Rules.FindRule(r.Context(), ph.ID, id)
 	if err != nil {
 		return err
+	}
+	v := readValues(r)
+	shown := *cur
+	shown.Revision = rev // the form's: a save from it is checked against it
+	f := h.editForm(r, ph, &shown, q, v)
+	if previewing(r) {
+		f.Preview = preview(v, ph.Settings, f.Errors)
+		f.settle("The rule cannot be previewed: ")
+		return h.showEdit(w, r, http.StatusOK, ph, o, &shown, q, f)
+	}
+	want := ruleOf(v, f.Errors)
+	if len(f.Errors) > 0 {
+		f.settle("The rule was not changed: ")
+		return h.showEdit(w, r, http.StatusUnprocessableEntity, ph, o, &shown, q, f)
 	}
 	u := redirects.RuleUpdate{Revision: rev}
 	if want.Source != cur.Source {
@@ -338,18 +373,22 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 		if cur.Revision != rev {
 			return h.redirect(w, r, edit, flashErr, staleRule)
 		}
-		return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Nothing to change in rule "+cur.Source+".")
+		return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Nothing to change in rule "+ruleName(cur)+".")
 	}
 	rule, err := h.svc.Rules.UpdateRule(r.Context(), ph.ID, id, u)
 	switch {
 	case redirects.ErrorCode(err) == redirects.EREVISION:
 		return h.redirect(w, r, edit, flashErr, staleRule)
 	case err != nil && statusOf(err) < 500:
-		return h.redirect(w, r, edit, flashErr, "The rule was not changed: "+message(err))
+		if !locate(err, want, v, f.Errors) {
+			f.Errors.add("form", "", message(err), -1)
+		}
+		f.settle("The rule was not changed: ")
+		return h.showEdit(w, r, http.StatusUnprocessableEntity, ph, o, &shown, q, f)
 	case err != nil:
 		return err
 	}
-	return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Saved rule "+rule.Source+" → "+ruleTarget(rule)+". Deploy to make the change live.")
+	return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Saved rule "+ruleName(rule)+" → "+ruleTarget(rule)+". Deploy to make the change live.")
 }
 
 // ruleDeletePage asks before a rule is deleted.

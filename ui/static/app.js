@@ -3,7 +3,8 @@
 // a busy bar while an import file uploads and is checked, and on rule
 // forms ([data-rule-form]) shows only the options that apply: "keep the
 // rest of the path" for starts_with rules, no option and no destination
-// for a 410 (the server refuses them either way, naming the field).
+// for a 410 (the server refuses them either way, naming the field), and
+// makes Enter in the preview's sample fields preview rather than save.
 (function () {
   "use strict";
   function ruleForm(f) {
@@ -36,6 +37,11 @@
   document.addEventListener("change", function (e) {
     var f = e.target.form;
     if (f && f.hasAttribute("data-rule-form") && (e.target.name === "status" || e.target.name === "match")) ruleForm(f);
+  });
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "Enter" || !e.target.hasAttribute || !e.target.hasAttribute("data-preview-input")) return;
+    var b = e.target.form && e.target.form.querySelector("[data-preview-button]");
+    if (b) { e.preventDefault(); b.click(); }
   });
   document.addEventListener("click", function (e) {
     var b = e.target.closest("[data-copy]");

@@ -1,0 +1,121 @@
+package ui
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// ruleFormPost posts the add form of the env's project and returns the
+// status and the page's text (tags stripped, entities decoded).
+func (e *env) ruleFormPost(t *testing.T, target string, form url.Values) (int, string, string) {
+	t.Helper()
+	form.Set("csrf", e.csrf)
+	res, body := e.do("POST", target, form, true)
+	return res.StatusCode, body, pageText(body)
+}
+
+var (
+	blockTags = regexp.MustCompile(`(?s)</?(?:p|div|td|th|tr|dt|dd|li|h\d|label|option|legend|caption|br|input|button|select)\b[^>]*>`)
+	tags      = regexp.MustCompile(`(?s)<[^>]*>`)
+)
+
+// pageText is a page's text, as a person reads it: tags gone (a block's
+// a space), entities decoded, white space folded.
+func pageText(body string) string {
+	s := tags.ReplaceAllString(blockTags.ReplaceAllString(body, " "), "")
+	return strings.Join(strings.Fields(html.UnescapeString(s)), " ")
+}
+
+func ruleValuesForm(kv ...string) url.Values {
+	v := url.Values{"status": {"301"}, "match": {"exact"}, "priority": {"100"}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Set(kv[i], kv[i+1])
+	}
+	return v
+}
+
+// draftCount is how many draft rules the env's project holds.
+func (e *env) draftCount(t *testing.T) int {
+	t.Helper()
+	rules, err := e.db.FindRules(context.Background(), e.project.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(rules)
+}
+
+// TestRulePreviewSavesNothing previews a starts_with rule that keeps the
+// rest of the path and the query: the page shows the answer as a lookup
+// gives it, keeps every value typed, and the draft stays empty.
+func TestRulePreviewSavesNothing(t *testing.T) {
+	e := newEnv(t)
+	target := "/projects/" + e.project.ID + "/rules"
+	status, body, text := e.ruleFormPost(t, target, ruleValuesForm("action", "preview", "source", "/blog/", "match", "starts_with",
+		"destination", "https://news.example.com/", "status", "308", "preserve-path", "1", "preserve-query", "1",
+		"sample-path", "/blog/2020/hello?utm=x"))
+	if status != http.StatusOK {
+		t.Fatalf("preview: %d\n%s", status, text)
+	}
+	for _, want := range []string{"Matches /blog/2020/hello?utm=x: answers 308 → https://news.example.com/2020/hello?utm=x",
+		"The source has no placeholder: nothing is captured.", "nothing is saved until you press “Add rule”"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the preview does not say %q:\n%s", want, text)
+		}
+	}
+	for _, want := range []string{`value="/blog/"`, `value="https://news.example.com/"`, `value="/blog/2020/hello?utm=x"`, `<option value="308" selected>`, `<option value="starts_with" selected>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the form shown again lacks %s", want)
+		}
+	}
+	if n := e.draftCount(t); n != 0 {
+		t.Fatalf("a preview saved %d rules", n)
+	}
+
+	// A path the rule does not match says so.
+	_, _, text = e.ruleFormPost(t, target, ruleValuesForm("action", "preview", "source", "/blog/", "match", "starts_with",
+		"destination", "/news/", "sample-path", "/shop/blog/"))
+	if !strings.Contains(text, "Does not match /shop/blog/. The sample path does not match the source.") {
+		t.Errorf("a preview of a path the rule does not match:\n%s", text)
+	}
+}
+
+// TestRuleRefusedBesideItsField posts rules the domain refuses: the page
+// comes back with the values typed, the error under the field it names,
+// the position marked, and the draft unchanged.
+func TestRuleRefusedBesideItsField(t *testing.T) {
+	e := newEnv(t)
+	target := "/projects/" + e.project.ID + "/rules"
+	status, body, text := e.ruleFormPost(t, target, ruleValuesForm("source", "/a b", "destination", "/x"))
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("a refused rule: %d, want 422", status)
+	}
+	if !strings.Contains(text, "The rule was not added: Source") {
+		t.Errorf("no summary of the refusal:\n%s", text)
+	}
+	errs := regexp.MustCompile(`(?s)<p class="field-error" id="new-source-error">(.*?)</p>`).FindStringSubmatch(body)
+	if errs == nil {
+		t.Fatalf("no error under the source field:\n%s", body)
+	}
+	if !strings.Contains(errs[1], "at byte 2") || !strings.Contains(errs[1], `/a<mark> </mark>b`) {
+		t.Errorf("the source's error does not mark byte 2: %s", errs[1])
+	}
+	if !strings.Contains(body, `aria-describedby="new-syntax new-source-error" aria-invalid="true" autofocus`) {
+		t.Errorf("the source field is not marked invalid and focused")
+	}
+	if !strings.Contains(body, `value="/a b"`) {
+		t.Errorf("the value typed is not shown again")
+	}
+	if n := e.draftCount(t); n != 0 {
+		t.Fatalf("a refused rule was saved (%d rules)", n)
+	}
+	// A form error of the dashboard's own: beside the priority.
+	_, body, _ = e.ruleFormPost(t, target, ruleValuesForm("source", "/a", "destination", "/x", "priority", "soon"))
+	if !strings.Contains(html.UnescapeString(body), `id="new-priority-error">Priority "soon" is not a whole number.`) {
+		t.Errorf("no error under the priority field:\n%s", body)
+	}
+}
