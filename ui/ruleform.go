@@ -318,15 +318,9 @@ func conditionsWord(r *redirects.Rule) string {
 
 // matchTypeOptions are the match type select's choices.
 var matchTypeOptions = func() []option {
-	words := map[redirects.MatchType]string{
-		redirects.Exact:      "exact: this path only",
-		redirects.StartsWith: "starts_with: this path and below",
-		redirects.Pattern:    "pattern: placeholders, splats",
-		redirects.Regex:      "regex: an RE2 expression",
-	}
 	out := make([]option, len(redirects.MatchTypes))
 	for i, mt := range redirects.MatchTypes {
-		out[i] = option{Value: mt.String(), Label: words[mt]}
+		out[i] = option{Value: mt.String(), Label: mt.String()}
 	}
 	return out
 }()
