@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine/pattern"
 	"redirects/export"
 )
 
@@ -48,7 +49,19 @@ func (q ruleQuery) filter() (redirects.RuleFilter, error) {
 		}
 		f.StatusCode = n
 	}
-	return f, f.Validate()
+	if q.Host != "" {
+		// An empty field is every host (the store's "" would be the
+		// host-less rules only).
+		h := q.Host
+		f.Host = &h
+	}
+	if err := f.Validate(); err != nil {
+		if f.Host != nil && strings.HasPrefix(redirects.ErrorMessage(err), "host") {
+			return f, &pageError{status: http.StatusBadRequest, msg: "Host " + strconv.Quote(q.Host) + " is not a host name: give one such as www.example.com, or *.example.com for the rules of every subdomain."}
+		}
+		return f, err
+	}
+	return f, nil
 }
 
 // Params returns the query's filter and sort, for links and hidden fields
@@ -250,6 +263,18 @@ func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
 	return h.redirect(w, r, rulesURL(ph.ID, q.Params()), flashOK, "Added "+rule.MatchType.String()+" rule "+ruleName(rule)+" → "+ruleTarget(rule)+". Deploy to make it live.")
 }
 
+// hostKeyOr is a rule's host in the form the store keeps it, or h as
+// typed when it is not a host (the update then refuses it, naming it).
+func hostKeyOr(h string) string {
+	if h == "" {
+		return ""
+	}
+	if k, err := pattern.RuleHost(h); err == nil {
+		return k
+	}
+	return h
+}
+
 // ruleName is a rule's source, with its host when it has one:
 // "old.example.com /docs/*".
 func ruleName(r *redirects.Rule) string {
@@ -368,6 +393,9 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 	}
 	if want.PreserveQuery != cur.PreserveQuery {
 		u.PreserveQuery = &want.PreserveQuery
+	}
+	if host := hostKeyOr(want.Host); host != cur.Host {
+		u.Host = &want.Host
 	}
 	if u.Empty() {
 		if cur.Revision != rev {
