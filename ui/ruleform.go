@@ -281,7 +281,9 @@ func preview(v ruleValues, st redirects.Settings, fe formErrors) *rulePreview {
 		return pv
 	}
 	pv.Matches = true
-	m.Captures(func(name, value string) { pv.Captures = append(pv.Captures, capture{name, value}) })
+	m.Captures(func(name, value string) {
+		pv.Captures = append(pv.Captures, capture{captureName(valid.MatchType, name), value})
+	})
 	pv.Status = valid.StatusCode
 	if valid.StatusCode != redirects.StatusGone {
 		expanded := valid
@@ -297,6 +299,19 @@ func preview(v ruleValues, st redirects.Settings, fe formErrors) *rulePreview {
 		pv.Destination = redirects.Target(&expanded, v.SamplePath, matched)
 	}
 	return pv
+}
+
+// captureName is how a destination names a capture: ":lang" for a
+// pattern's (and a literal rule's query capture), "$1" or "${page}" for a
+// regex's.
+func captureName(mt redirects.MatchType, name string) string {
+	if mt != redirects.Regex {
+		return ":" + name
+	}
+	if _, err := strconv.Atoi(name); err == nil {
+		return "$" + name
+	}
+	return "${" + name + "}"
 }
 
 // hostCovers reports whether a rule's host key answers a request's.

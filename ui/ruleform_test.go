@@ -119,3 +119,65 @@ func TestRuleRefusedBesideItsField(t *testing.T) {
 		t.Errorf("no error under the priority field:\n%s", body)
 	}
 }
+
+// TestPatternPreviewAndRefusals previews a pattern and a regex rule, and
+// posts malformed ones: each refusal sits under the field it names, with
+// the position marked, and the draft stays empty.
+func TestPatternPreviewAndRefusals(t *testing.T) {
+	e := newEnv(t)
+	target := "/projects/" + e.project.ID + "/rules"
+	_, body, text := e.ruleFormPost(t, target, ruleValuesForm("action", "preview", "source", "/:lang/docs/*", "match", "pattern",
+		"destination", "/:lang/guide/:splat", "sample-path", "/en/docs/a/b"))
+	if !strings.Contains(text, "Matches /en/docs/a/b: answers 301 → /en/guide/a/b") ||
+		!strings.Contains(body, `<td class="mono">:lang</td><td class="mono">en</td>`) ||
+		!strings.Contains(body, `<td class="mono">:splat</td><td class="mono">a/b</td>`) {
+		t.Errorf("the pattern's preview:\n%s", text)
+	}
+	_, body, text = e.ruleFormPost(t, target, ruleValuesForm("action", "preview", "source", `^/p/(?P<id>\d+)$`, "match", "regex",
+		"destination", "/posts/${id}", "host", "Old.Example.com", "sample-path", "/p/42", "sample-host", "old.example.com:443"))
+	if !strings.Contains(text, "Matches old.example.com:443 /p/42: answers 301 → /posts/42") ||
+		!strings.Contains(body, `<td class="mono">${id}</td><td class="mono">42</td>`) {
+		t.Errorf("the regex's preview:\n%s", text)
+	}
+
+	for _, tc := range []struct {
+		name, action, source, match, dest, field, value, mark string
+	}{
+		{"second splat", "save", "/docs/*/more/*", "pattern", "/x", "source", "/docs/*/more/*", "*"},
+		{"second splat, previewed", "preview", "/docs/*/more/*", "pattern", "/x", "source", "/docs/*/more/*", "*"},
+		{"unclosed group", "save", `^/p/(\d+$`, "regex", "/posts/$1", "source", `^/p/(\d+$`, ""},
+		{"undefined capture", "save", "/a/:id", "pattern", "/b/:slug", "destination", "/b/:slug", ":"},
+		{"third group", "save", `^/(a)/(b)$`, "regex", "/x/$3", "destination", "/x/$3", "$"},
+	} {
+		status, body, _ := e.ruleFormPost(t, target, ruleValuesForm("action", tc.action, "source", tc.source, "match", tc.match, "destination", tc.dest))
+		want := http.StatusUnprocessableEntity
+		if tc.action == "preview" {
+			want = http.StatusOK
+		}
+		if status != want {
+			t.Errorf("%s: %d, want %d", tc.name, status, want)
+		}
+		m := regexp.MustCompile(`(?s)<p class="field-error" id="new-` + tc.field + `-error">(.*?)</p>`).FindStringSubmatch(body)
+		if m == nil {
+			t.Errorf("%s: no error under %s:\n%s", tc.name, tc.field, pageText(body))
+			continue
+		}
+		msg := html.UnescapeString(m[1])
+		if !strings.Contains(msg, "position") && !strings.Contains(msg, "at byte") {
+			t.Errorf("%s: the error names no position: %s", tc.name, msg)
+		}
+		mk := regexp.MustCompile(`<mark[^>]*>(.*?)</mark>`).FindStringSubmatch(msg)
+		if mk == nil || tc.mark != "" && mk[1] != tc.mark {
+			t.Errorf("%s: the marked character: %v, want %q (%s)", tc.name, mk, tc.mark, msg)
+		}
+		if !strings.Contains(html.UnescapeString(body), `value="`+tc.value+`"`) {
+			t.Errorf("%s: the value typed is not shown again", tc.name)
+		}
+		if strings.Contains(body, `class="preview-result`) {
+			t.Errorf("%s: a refused rule shows a preview", tc.name)
+		}
+	}
+	if n := e.draftCount(t); n != 0 {
+		t.Fatalf("the draft holds %d rules after previews and refusals", n)
+	}
+}
