@@ -170,7 +170,7 @@ func locate(err error, rule *redirects.Rule, v ruleValues, fe formErrors) bool {
 	if !errors.As(err, &pe) {
 		pe = nil
 		var ce *pattern.Error
-		if _, err := pattern.Compile([]pattern.Rule{rule.PatternRule()}, pattern.Settings{}); errors.As(err, &ce) {
+		if errors.As(pattern.Check(rule.PatternRule()), &ce) {
 			pe = ce
 		}
 	}

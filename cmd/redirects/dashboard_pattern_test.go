@@ -19,7 +19,7 @@ func (b *browser) fullShot(name string) {
 	for _, w := range []int64{1280, 375} {
 		b.run(chromedp.EmulateViewport(w, 800), chromedp.Sleep(50*time.Millisecond))
 		b.checkPage(name, w)
-		png := get(b, chromedp.FullScreenshot(90))
+		png := get(b, chromedp.FullScreenshot(100))
 		if err := os.WriteFile(filepath.Join(b.dir, fmt.Sprintf("%02d-%s-full-%d.png", b.n, name, w)), png, 0o644); err != nil {
 			b.t.Fatal(err)
 		}
