@@ -110,6 +110,12 @@ var funcs = template.FuncMap{
 		return &d.Attempts[len(d.Attempts)-1]
 	},
 	"millis": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	// capName names a capture as a destination of a rule of match type
+	// mt writes it: ":lang", "$1", "${id}".
+	"capName": func(mt, name string) string {
+		m, _ := redirects.ParseMatchType(mt)
+		return captureName(m, name)
+	},
 	// fieldErr pairs a rule form's field error with its element's id.
 	"fieldErr": func(e *fieldError, id string) fieldErrorView { return fieldErrorView{E: e, ID: id} },
 }

@@ -135,7 +135,7 @@ func TestPatternPreviewAndRefusals(t *testing.T) {
 	}
 	_, body, text = e.ruleFormPost(t, target, ruleValuesForm("action", "preview", "source", `^/p/(?P<id>\d+)$`, "match", "regex",
 		"destination", "/posts/${id}", "host", "Old.Example.com", "sample-path", "/p/42", "sample-host", "old.example.com:443"))
-	if !strings.Contains(text, "Matches old.example.com:443 /p/42: answers 301 → /posts/42") ||
+	if !strings.Contains(text, "Matches /p/42 on old.example.com:443: answers 301 → /posts/42") ||
 		!strings.Contains(body, `<td class="mono">${id}</td><td class="mono">42</td>`) {
 		t.Errorf("the regex's preview:\n%s", text)
 	}

@@ -90,7 +90,7 @@ func TestDashboardPatternRules(t *testing.T) {
 	b.see("Does not match /p/42. This rule answers only requests for old.example.com: give a sample host.")
 	b.fill("Sample host", "old.example.com")
 	b.click("Preview")
-	b.see("Matches old.example.com /p/42: answers 301 → /posts/42")
+	b.see("Matches /p/42 on old.example.com: answers 301 → /posts/42")
 	caps = get(b, chromedp.Evaluate[string](`[...document.querySelectorAll(".captures tbody tr")].map(r => r.cells[0].textContent + "=" + r.cells[1].textContent).join(" ")`))
 	if caps != "$1=42" {
 		t.Errorf("the regex preview's captures: %q, want $1=42", caps)
@@ -161,7 +161,9 @@ func TestDashboardPatternRules(t *testing.T) {
 	b.fill("Host", "old.example.com")
 	b.click("Apply")
 	b.see("1 rule matches, 1 shown", `^/p/(\d+)$`)
-	b.notSee("/:lang/docs/*")
+	if rows := get(b, chromedp.Evaluate[string](`[...document.querySelectorAll("table.rules tbody tr")].map(r => r.cells[0].textContent + " " + r.cells[1].textContent).join("; ")`)); rows != `old.example.com ^/p/(\d+)$` {
+		t.Errorf("the rules of host old.example.com: %q", rows)
+	}
 	b.shot("rules-host")
 	b.open(rules)
 	b.see("3 rules, 3 shown", "any")
@@ -172,8 +174,12 @@ func TestDashboardPatternRules(t *testing.T) {
 	b.fill("Path", "/p/7")
 	b.fill("Host", "old.example.com")
 	b.click("Test")
-	b.see("→ /posts/7", `by rule`, "1", "7")
+	b.see(`301 → /posts/7, by rule 2 (regex old.example.com ^/p/(\d+)$).`)
+	if caps := get(b, chromedp.Evaluate[string](`[...document.querySelectorAll(".captures tbody tr")].map(r => r.cells[0].textContent + "=" + r.cells[1].textContent).join(" ")`)); caps != "$1=7" {
+		t.Errorf("Test a path's captures: %q, want $1=7", caps)
+	}
 	b.shot("test-host")
+	// Without the host, the host-scoped rule does not answer.
 	b.open("/projects/" + project + "/test?path=/p/7")
-	b.see("No rule answers")
+	b.see("No rule answers /p/7: the edge answers 204 (no redirect).")
 }
