@@ -13,9 +13,9 @@ import (
 	"redirects/internal/rulemodel"
 )
 
-// patternRules are rules of every match type, with hosts, conditions and
+// encodedRules are rules of every match type, with hosts, conditions and
 // options, as Validate stores them.
-func patternRules() []redirects.Rule {
+func encodedRules() []redirects.Rule {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 	rules := []redirects.Rule{
 		{ID: 1, MatchType: redirects.Exact, Source: "/index.php?p=123", Destination: "/post-123", StatusCode: 301},
@@ -42,7 +42,7 @@ func patternRules() []redirects.Rule {
 // format 3 and reads back with every field; one without is written as
 // before (formats 1 and 2).
 func TestEncodeRulesPatterns(t *testing.T) {
-	rules := patternRules()
+	rules := encodedRules()
 	b := engine.EncodeRules(rules)
 	if b[0] != 3 {
 		t.Fatalf("format %d for pattern rules, want 3", b[0])
@@ -84,7 +84,7 @@ func TestEncodeRulesPatterns(t *testing.T) {
 // written by a newer redirects, and the error says to upgrade, not that the
 // snapshot is corrupt.
 func TestDecodeRulesNewerVersion(t *testing.T) {
-	b := engine.EncodeRules(patternRules())
+	b := engine.EncodeRules(encodedRules())
 	b[0] = 4
 	_, err := engine.DecodeRules("prj_x", b)
 	if redirects.ErrorCode(err) != redirects.EINTERNAL || !strings.Contains(err.Error(), "newer redirects") ||
@@ -98,7 +98,7 @@ func TestDecodeRulesNewerVersion(t *testing.T) {
 // was) refuses a version holding pattern rules, hosts or query conditions
 // with a clear error, and still reads every version without them.
 func TestOldNodeRefusesPatternVersion(t *testing.T) {
-	for i, r := range patternRules() {
+	for i, r := range encodedRules() {
 		if !r.Extended() {
 			continue
 		}
