@@ -54,10 +54,14 @@ type Plan struct {
 	// DeployWanted is false when the file says "deploy": false.
 	DeployWanted bool               `json:"deployWanted"`
 	Gate         *safety.GateResult `json:"gate"`
-	// Role is the caller's role in the project's organization, when
-	// Services.Role says it; NeedsRole lists the changes it may not make.
-	Role        redirects.Role        `json:"role,omitempty"`
-	NeedsRole   []RoleNeed            `json:"needsRole,omitempty"`
+	// Needs lists each change apply would make with the least role that
+	// may make it. ApplyRole is the role apply is checked against (see
+	// Make), "" for none; RoleFrom says where it came from: "caller" (the
+	// caller's own role through the API) or "apply-role" (the caller
+	// said, for a plan made with another token than apply's).
+	Needs       []RoleNeed            `json:"needs"`
+	ApplyRole   redirects.Role        `json:"applyRole,omitempty"`
+	RoleFrom    string                `json:"roleFrom,omitempty"`
 	CaseResults []safety.CaseResult   `json:"-"`
 	Live        *redirects.Deployment `json:"-"`
 	// Stage makes Apply stage its deploy instead of making it live
@@ -69,21 +73,35 @@ type Plan struct {
 	override     redirects.DeployOverride
 }
 
-// RoleNeed is a change of the file that the caller's role may not make:
-// the file's field and the least role that may.
+// RoleNeed is a change of the file: the file's field and the least role
+// that may make it.
 type RoleNeed struct {
 	Field string         `json:"field"`
 	Role  redirects.Role `json:"role"`
 }
 
-// String says what the field needs and how to get past it.
-func (n RoleNeed) String(has redirects.Role) string {
-	caller := "the caller has no role in the organization"
-	if has != "" {
-		caller = "the caller is " + article(string(has)) + " " + string(has)
+// refusal says that role may not make the change, and how to get past it.
+func (n RoleNeed) refusal(role redirects.Role, from string) string {
+	who := "the caller is " + article(string(role)) + " " + string(role)
+	if from == "apply-role" {
+		who = "apply runs as " + article(string(role)) + " " + string(role) + " (--apply-role)"
 	}
-	return fmt.Sprintf("%s needs the %s role to apply (%s): run it with %s %s token, or leave %q out of the file",
-		n.Field, n.Role, caller, article(string(n.Role)), n.Role, n.Field)
+	return fmt.Sprintf("%s needs the %s role to apply (%s): apply with %s %s token, or leave %q out of the file",
+		n.Field, n.Role, who, article(string(n.Role)), n.Role, n.Field)
+}
+
+// Options say how to plan.
+type Options struct {
+	// MaxPaths bounds the paths listed (safety.DiffOptions.MaxPaths).
+	MaxPaths int
+	// Override is what the deploy lets through, as deploy's --force
+	// --reason and --allow-shrink do.
+	Override redirects.DeployOverride
+	// ApplyRole is the role of the token apply will run with, for a plan
+	// made with another (a viewer token that only plans); "" for the
+	// caller's own role when it may change anything (an editor or an
+	// owner, through the API).
+	ApplyRole redirects.Role
 }
 
 func article(word string) string {
@@ -121,8 +139,12 @@ func (p *Plan) DraftChanges() bool {
 // a project that requires staged deploys.
 func (p *Plan) Blocked() []string {
 	b := slices.Clip(p.Gate.Blocked)
-	for _, n := range p.NeedsRole {
-		b = append(b, n.String(p.Role))
+	if p.RoleFrom != "" {
+		for _, n := range p.Needs {
+			if !p.ApplyRole.AtLeast(n.Role) {
+				b = append(b, n.refusal(p.ApplyRole, p.RoleFrom))
+			}
+		}
 	}
 	if p.Deploy != nil && p.requireStage && !p.Stage {
 		b = append(b, "the project requires staged deploys: apply --stage, then \"redirects promote\"")
@@ -130,10 +152,12 @@ func (p *Plan) Blocked() []string {
 	return b
 }
 
-// Make compares the project with d. maxPaths bounds the paths listed
-// (safety.DiffOptions.MaxPaths); override is what the deploy lets
-// through, as deploy's --force --reason and --allow-shrink do.
-func Make(ctx context.Context, s Services, d *Desired, maxPaths int, override redirects.DeployOverride) (*Plan, error) {
+// Make compares the project with d, as opts say. The role apply is
+// checked against is opts.ApplyRole, else the caller's (Services.Role)
+// when it is an editor's or an owner's; a viewer's plan lists what apply
+// needs without checking it.
+func Make(ctx context.Context, s Services, d *Desired, opts Options) (*Plan, error) {
+	override, maxPaths := opts.Override, opts.MaxPaths
 	if err := override.Validate(); err != nil {
 		return nil, err
 	}
@@ -205,18 +229,25 @@ func Make(ctx context.Context, s Services, d *Desired, maxPaths int, override re
 		// Nothing goes live: the shrink guard has nothing to guard.
 		pl.Gate.Blocked = slices.DeleteFunc(pl.Gate.Blocked, func(b string) bool { return b == pl.Gate.Shrink.String() })
 	}
-	if s.Role != nil {
-		if pl.Role, err = s.Role(ctx, p.OrgID); err != nil {
+	pl.Needs = pl.roleNeeds(p.OrgID)
+	switch {
+	case opts.ApplyRole != "":
+		pl.ApplyRole, pl.RoleFrom = opts.ApplyRole, "apply-role"
+	case s.Role != nil:
+		role, err := s.Role(ctx, p.OrgID)
+		if err != nil {
 			return nil, err
 		}
-		pl.NeedsRole = pl.roleNeeds(p.OrgID)
+		if role.AtLeast(redirects.RoleEditor) {
+			pl.ApplyRole, pl.RoleFrom = role, "caller"
+		}
 	}
 	return pl, nil
 }
 
-// roleNeeds lists the changes the caller's role may not make, each with the
-// action apply takes for it: the authorization table decides, as it does
-// when apply runs.
+// roleNeeds lists the changes apply would make, each with the least role
+// that may take the action apply takes for it: the authorization table
+// decides, as it does when apply runs.
 func (p *Plan) roleNeeds(orgID string) []RoleNeed {
 	var steps []struct {
 		field  string
@@ -236,12 +267,8 @@ func (p *Plan) roleNeeds(orgID string) []RoleNeed {
 	add(p.Tests != nil, "tests", redirects.ActionDeploy)
 	add(p.DraftChanges(), "rules", redirects.ActionEditRules)
 	add(p.Deploy != nil, "deploy", redirects.ActionDeploy)
-	var out []RoleNeed
-	caller := redirects.Principal{Roles: map[string]redirects.Role{orgID: p.Role}}
+	out := []RoleNeed{}
 	for _, st := range steps {
-		if redirects.Authorize(caller, orgID, st.action) == nil {
-			continue
-		}
 		least := redirects.RoleOwner
 		for _, r := range []redirects.Role{redirects.RoleViewer, redirects.RoleEditor} {
 			if redirects.Authorize(redirects.Principal{Roles: map[string]redirects.Role{orgID: r}}, orgID, st.action) == nil {

@@ -18,7 +18,7 @@ import (
 var planCommands = []command{
 	{
 		name:     "plan",
-		synopsis: []string{"-f|--file FILE [--stage] [--max-paths N] [--force --reason TEXT] [--allow-shrink] [--json]"},
+		synopsis: []string{"-f|--file FILE [--stage] [--max-paths N] [--force --reason TEXT] [--allow-shrink] [--apply-role ROLE] [--json]"},
 		summary:  "show what apply would change to make a project match its file; exit 0 none, 2 some, 1 error",
 		about: "FILE is a project file (JSON; docs/plan.md): the project's ID, and optionally its settings,\n" +
 			"hosts, shrink limit, rules (inline or a draft CSV beside the file) and expected-outcome tests.\n" +
@@ -28,8 +28,10 @@ var planCommands = []command{
 			"findings and the test results. Exit status: 0 when nothing would change, 2 when something\n" +
 			"would, 1 on an error, including lint errors, failing tests, a shrink beyond the project's\n" +
 			"limit (without --allow-shrink), on a project that requires staged deploys a deploy without\n" +
-			"--stage, or, through the API, a change the caller's role may not make (settings, hosts and\n" +
-			"shrinkLimit need an owner; rules, tests and the deploy an editor): what apply would refuse.\n" +
+			"--stage, or a change apply's role may not make (settings, hosts and shrinkLimit need an\n" +
+			"owner; rules, tests and the deploy an editor): what apply would refuse. Apply's role is\n" +
+			"--apply-role ROLE, for a plan made with a viewer token; else, through the API, the caller's\n" +
+			"role when it is an editor's or an owner's.\n" +
 			"Problems name the file's rules by their place: rules[3], or the rules file's line.\n" +
 			"--force --reason TEXT and --allow-shrink plan as apply with them would run.",
 		example: "redirects plan -f redirects.json\n" +
@@ -111,13 +113,23 @@ type fsAdder interface {
 
 func (c *cmd) plan(ctx context.Context, args []string) error {
 	var stage *bool
+	var applyRole *string
 	file, maxPaths, override, asJSON, err := c.planArgs("plan", args, func(fs fsAdder) {
 		stage = fs.Bool("stage", false, "plan the deploy as apply --stage would make it (staged)")
+		applyRole = fs.String("apply-role", "", "check the file against the `ROLE` of apply's token (viewer, editor, owner): for a plan made with a viewer token")
 	})
 	if err != nil {
 		return err
 	}
-	pl, err := c.makePlan(ctx, file, maxPaths, override)
+	opts := plan.Options{MaxPaths: maxPaths, Override: override}
+	if *applyRole != "" {
+		r, err := redirects.ParseRole(*applyRole)
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "--apply-role %q: want viewer, editor or owner", *applyRole)
+		}
+		opts.ApplyRole = r
+	}
+	pl, err := c.makePlan(ctx, file, opts)
 	if err != nil {
 		return err
 	}
@@ -140,7 +152,7 @@ func (c *cmd) plan(ctx context.Context, args []string) error {
 	return &exitStatus{code: 2}
 }
 
-func (c *cmd) makePlan(ctx context.Context, file string, maxPaths int, override redirects.DeployOverride) (*plan.Plan, error) {
+func (c *cmd) makePlan(ctx context.Context, file string, opts plan.Options) (*plan.Plan, error) {
 	d, err := plan.Read(file)
 	if err != nil {
 		return nil, err
@@ -149,7 +161,7 @@ func (c *cmd) makePlan(ctx context.Context, file string, maxPaths int, override 
 	if err != nil {
 		return nil, err
 	}
-	return plan.Make(ctx, s, d, maxPaths, override)
+	return plan.Make(ctx, s, d, opts)
 }
 
 // planServices are what plan and apply run on: the service layer, on the
@@ -178,7 +190,7 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	pl, err := c.makePlan(ctx, file, maxPaths, override)
+	pl, err := c.makePlan(ctx, file, plan.Options{MaxPaths: maxPaths, Override: override})
 	if err != nil {
 		return err
 	}
@@ -235,6 +247,28 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 		c.infof("apply of %s: changed %s; nothing deployed", file, what)
 	}
 	return nil
+}
+
+// roleLine says the least role apply needs, and for which fields: "role:
+// apply needs owner (hosts), editor (rules, deploy)"; "" when apply would
+// change nothing.
+func roleLine(needs []plan.RoleNeed) string {
+	var parts []string
+	for _, r := range []redirects.Role{redirects.RoleOwner, redirects.RoleEditor, redirects.RoleViewer} {
+		var fields []string
+		for _, n := range needs {
+			if n.Role == r {
+				fields = append(fields, n.Field)
+			}
+		}
+		if len(fields) > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%s)", r, strings.Join(fields, ", ")))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "role: apply needs " + strings.Join(parts, ", ")
 }
 
 func planSummary(pl *plan.Plan) string {
@@ -314,6 +348,9 @@ func printPlan(out io.Writer, pl *plan.Plan) error {
 	fmt.Fprintf(bw, "tests: %s, %d failing\n", plural(g.Cases, "case", "cases"), len(g.FailingCases))
 	for _, r := range g.FailingCases {
 		fmt.Fprintf(bw, "FAIL  line %d: %s: %s\n", r.Case.Line, r.Case.Path, strings.Join(r.Problems, "; "))
+	}
+	if line := roleLine(pl.Needs); line != "" {
+		fmt.Fprintln(bw, line)
 	}
 	for _, b := range planRefusals(pl) {
 		fmt.Fprintf(bw, "blocked: %s\n", b)

@@ -10,7 +10,8 @@ import (
 
 // TestPlanPredictsApply runs plan and apply through the management API
 // with an editor token: a file that sets hosts plans with exit 1 naming
-// the field and the owner role, and apply refuses it changing nothing;
+// the field and the owner role, and apply refuses it changing nothing (a
+// viewer token's plan predicts it with --apply-role);
 // the same file without hosts plans with exit 2 and applies. A loop is
 // named by its place in the file (rules[1]), the refusal suggests --force
 // --reason TEXT, and apply takes those flags as deploy does.
@@ -65,13 +66,19 @@ func TestPlanPredictsApply(t *testing.T) {
 	if list, _ := runCLI(t, db, 0, "rule", "list", "--project", p); strings.Contains(list, "/old") {
 		t.Errorf("a refused apply changed the draft:\n%s", list)
 	}
-	// A viewer may plan, and is told it may not apply.
-	_, errs = as(viewer, 1, "plan", "-f", file)
-	for _, want := range []string{"rules needs the editor role to apply (the caller is a viewer)", "deploy needs the editor role"} {
-		if !strings.Contains(errs, want) {
-			t.Errorf("plan with a viewer token: %s\nwant %q", errs, want)
-		}
+	// A viewer token plans (CI's plan job) and is told the role apply
+	// needs; with --apply-role, the role of apply's token, it predicts
+	// apply's refusal.
+	out, _ = as(viewer, 2, "plan", "-f", file)
+	if want := "role: apply needs owner (hosts), editor (rules, deploy)"; !strings.Contains(out, want) {
+		t.Errorf("plan with a viewer token:\n%s\nwant %q", out, want)
 	}
+	_, errs = as(viewer, 1, "plan", "-f", file, "--apply-role", "editor")
+	if want := "hosts needs the owner role to apply (apply runs as an editor (--apply-role))"; !strings.Contains(errs, want) {
+		t.Errorf("plan --apply-role editor with a viewer token: %s\nwant %q", errs, want)
+	}
+	as(viewer, 2, "plan", "-f", file, "--apply-role", "owner")
+	as(viewer, 1, "plan", "-f", file, "--apply-role", "boss")
 
 	// Without hosts, what plan says is what apply does.
 	write(`"rules": [{"source": "/old", "destination": "/new"}]`)

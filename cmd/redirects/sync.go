@@ -117,7 +117,13 @@ func (c *cmd) sync(ctx context.Context, args []string) error {
 			return redirects.Errorf(redirects.EINVALID, "%v", err)
 		}
 	}
-	logger, _ := newLogger(c.m.Stderr, slog.LevelInfo, *logFormat)
+	// --once says what it did in its own lines, one per target: the log
+	// lines would say it twice.
+	level := slog.LevelInfo
+	if *once {
+		level = slog.LevelError + 4
+	}
+	logger, _ := newLogger(c.m.Stderr, level, *logFormat)
 	agent := &syncagent.Agent{Targets: targets, Logger: logger, Metrics: syncagent.NewMetrics(),
 		UserAgent: "redirects-sync/" + version.Get().Version, MaxBytes: *maxBytes}
 	if *metricsAddr != "" {
