@@ -49,7 +49,7 @@ An export larger than --max-bytes (default 1 GiB, decompressed size) is refused 
 stays. A plain http:// edge that is not on this machine (loopback) is refused at start unless
 --allow-insecure-edge is given: the agent writes what the edge sends into the server's configuration.
 A check or reload runs in its own process group, killed whole after 5 minutes.`,
-		example: "redirects sync --edge https://edge.example.com --key \"$KEY\" --project \"$PROJECT\" --format nginx-map-exact --out /etc/nginx/redirects.map --check 'nginx -t' --reload 'nginx -s reload'\nredirects sync --config /etc/redirects/sync.conf --metrics-addr 127.0.0.1:9465",
+		example: "redirects sync --edge https://edge.example.com --key \"$KEY\" --project \"$PROJECT\" --format nginx --out /etc/nginx/redirects/www.conf --check 'nginx -t -q' --reload 'nginx -s reload'\nredirects sync --config /etc/redirects/sync.conf --metrics-addr 127.0.0.1:9465",
 		run:     (*cmd).sync,
 	},
 }
