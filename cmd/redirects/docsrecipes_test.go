@@ -418,9 +418,9 @@ func TestDocsGitHubWorkflow(t *testing.T) {
 		t.Fatal("the workflow has not one job")
 	}
 	job := jobs.get(jobs.keys[0])
-	ran := map[string]int{}
-	for _, event := range []string{"pull_request", "push"} {
-		s.writeFile(t, `{"source": "/old", "destination": "/`+event+`"}`)
+	// run runs the job for event: the steps it ran, and the first that
+	// failed with its output.
+	run := func(event string) (ran int, failed, out string) {
 		vars := map[string]string{}
 		if e := job.get("env"); e != nil {
 			for _, k := range e.keys {
@@ -441,8 +441,8 @@ func TestDocsGitHubWorkflow(t *testing.T) {
 					continue
 				}
 			}
-			run := st.get("run").str()
-			if run == "" {
+			script := st.get("run").str()
+			if script == "" {
 				continue // uses: actions/checkout: the repository is there
 			}
 			env := map[string]string{}
@@ -454,18 +454,33 @@ func TestDocsGitHubWorkflow(t *testing.T) {
 					env[k] = expand(e.get(k).str())
 				}
 			}
-			if ghExpr.MatchString(run) {
-				run = expand(run)
+			if ghExpr.MatchString(script) {
+				script = expand(script)
 			}
-			out, err := runShell(t, s.repo, s.d.env(env), run)
+			out, err := runShell(t, s.repo, s.d.env(env), script)
+			ran++
 			if err != nil {
-				t.Fatalf("%s: step %q failed (%v):\n%s", event, st.get("name").str(), err, out)
+				return ran, st.get("name").str(), out
 			}
-			ran[event]++
 		}
+		return ran, "", ""
 	}
-	if ran["pull_request"] < 2 || ran["push"] < 2 {
-		t.Fatalf("steps run: %v; want the download and the plan, then the download and the apply", ran)
+	// A pull request that would need an owner's token fails its plan, not
+	// its merge.
+	servertest.WriteFile(t, filepath.Join(s.repo, "redirects", "www.json"),
+		[]byte(`{"project": "`+s.d.project+`", "hosts": ["www.example.com"], "rules": [{"source": "/old", "destination": "/hosts"}]}`))
+	if _, failed, out := run("pull_request"); failed != "plan" || !strings.Contains(out, "hosts needs the owner role") {
+		t.Errorf("a pull request setting hosts: step %q failed, want the plan naming hosts and the owner role:\n%s", failed, out)
+	}
+	for _, event := range []string{"pull_request", "push"} {
+		s.writeFile(t, `{"source": "/old", "destination": "/`+event+`"}`)
+		ran, failed, out := run(event)
+		if failed != "" {
+			t.Fatalf("%s: step %q failed:\n%s", event, failed, out)
+		}
+		if ran < 2 {
+			t.Fatalf("%s: %d steps ran; want the download, then the plan or the apply", event, ran)
+		}
 	}
 	s.checkApplied(t, "/old", "/push")
 }
@@ -484,9 +499,9 @@ func TestDocsGitLabPipeline(t *testing.T) {
 		{"CI_PIPELINE_SOURCE": "push", "CI_COMMIT_BRANCH": "main", "CI_DEFAULT_BRANCH": "main", "CI_COMMIT_TITLE": hostileMessage},
 	}
 	rule := regexp.MustCompile(`^\[\{if: '(\$\w+) == ("(\w+)"|\$(\w+))'\}\]$`)
-	ranJobs := 0
-	for i, pipe := range pipelines {
-		s.writeFile(t, `{"source": "/old", "destination": "/mr`+strconv.Itoa(i)+`"}`)
+	// run runs the jobs of a pipeline: how many ran, and the first that
+	// failed with its output.
+	run := func(pipe map[string]string) (ran int, failed, out string) {
 		for _, name := range gitlab.keys {
 			job := gitlab.get(name)
 			if strings.HasPrefix(name, ".") || job.get("script") == nil {
@@ -528,14 +543,28 @@ func TestDocsGitLabPipeline(t *testing.T) {
 				}
 			}
 			out, err := runShell(t, s.repo, s.d.env(vars), strings.Join(lines, "\n"))
+			ran++
 			if err != nil {
-				t.Fatalf("pipeline %d: job %s failed (%v):\n%s", i, name, err, out)
+				return ran, name, out
 			}
-			ranJobs++
 		}
+		return ran, "", ""
 	}
-	if ranJobs != 2 {
-		t.Fatalf("%d jobs ran, want 2: the plan in the merge request, the apply on the default branch", ranJobs)
+	// A merge request that would need an owner's token fails its plan.
+	servertest.WriteFile(t, filepath.Join(s.repo, "redirects", "www.json"),
+		[]byte(`{"project": "`+s.d.project+`", "hosts": ["www.example.com"], "rules": [{"source": "/old", "destination": "/hosts"}]}`))
+	if _, failed, out := run(pipelines[0]); failed != "redirects-plan" || !strings.Contains(out, "hosts needs the owner role") {
+		t.Errorf("a merge request setting hosts: job %q failed, want the plan naming hosts and the owner role:\n%s", failed, out)
+	}
+	for i, pipe := range pipelines {
+		s.writeFile(t, `{"source": "/old", "destination": "/mr`+strconv.Itoa(i)+`"}`)
+		ran, failed, out := run(pipe)
+		if failed != "" {
+			t.Fatalf("pipeline %d: job %s failed:\n%s", i, failed, out)
+		}
+		if ran != 1 {
+			t.Fatalf("pipeline %d: %d jobs ran, want 1 (the plan in a merge request, the apply on the default branch)", i, ran)
+		}
 	}
 	s.checkApplied(t, "/old", "/mr1")
 }
