@@ -85,12 +85,13 @@ func (b *browser) checkPage(name string, width int64) {
 //
 //	REDIRECTS_README_SCREENSHOTS=$PWD/docs/screenshots go test -run 'TestDashboard' ./cmd/redirects
 var readmeShots = map[string]string{
-	"rules-hits":     "rules.png",
-	"deploy-blocked": "deploy.png",
-	"import-errors":  "import.png",
-	"misses":         "misses.png",
-	"usage":          "usage.png",
-	"settings":       "settings.png",
+	"rules-hits":           "rules.png",
+	"rule-preview-pattern": "rule-preview.png",
+	"deploy-blocked":       "deploy.png",
+	"import-errors":        "import.png",
+	"misses":               "misses.png",
+	"usage":                "usage.png",
+	"settings":             "settings.png",
 }
 
 // readmeShot writes the full page, at 1280 px, to the README's screenshot
