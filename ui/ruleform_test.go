@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"redirects"
 )
 
 // ruleFormPost posts the add form of the env's project and returns the
@@ -179,5 +181,61 @@ func TestPatternPreviewAndRefusals(t *testing.T) {
 	}
 	if n := e.draftCount(t); n != 0 {
 		t.Fatalf("the draft holds %d rules after previews and refusals", n)
+	}
+}
+
+// TestRulesFilterByHost filters the rules table by host and match type:
+// the Host column shows when a rule of the page has a host, a host typed
+// in another case or form finds the rules of its key, and a malformed host
+// is refused naming the field.
+func TestRulesFilterByHost(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, r := range []redirects.Rule{
+		{Source: "/plain", Destination: "/a", MatchType: redirects.Exact},
+		{Source: "/:lang/docs/*", Destination: "/:lang/guide/:splat", MatchType: redirects.Pattern},
+		{Source: `^/p/(\d+)$`, Destination: "/posts/$1", MatchType: redirects.Regex, Host: "old.example.com"},
+		{Source: "/shop/", Destination: "https://shop.example.com/", MatchType: redirects.StartsWith, Host: "*.example.org"},
+	} {
+		r.ProjectID, r.StatusCode, r.Priority = e.project.ID, 301, redirects.DefaultPriority
+		if err := e.db.AddRule(ctx, &r); err != nil {
+			t.Fatalf("%s: %v", r.Source, err)
+		}
+	}
+	rules := "/projects/" + e.project.ID + "/rules"
+	rows := func(body string) []string {
+		var out []string
+		for _, m := range regexp.MustCompile(`(?s)<tr>\s*(.*?)</tr>`).FindAllStringSubmatch(body, -1) {
+			cells := regexp.MustCompile(`(?s)<td[^>]*>(.*?)</td>`).FindAllStringSubmatch(m[1], 3)
+			if len(cells) == 3 {
+				out = append(out, pageText(cells[0][1])+" "+pageText(cells[1][1])+" "+pageText(cells[2][1]))
+			}
+		}
+		return out
+	}
+	_, body := e.do("GET", rules, nil, true)
+	if !strings.Contains(body, `<th scope="col" title="The host a rule answers on; “any” answers on every host">Host</th>`) {
+		t.Fatalf("no Host column with host-scoped rules on the page")
+	}
+	if got := strings.Join(rows(body), "; "); got != `any /:lang/docs/* pattern; any /plain exact; *.example.org /shop/ starts_with; old.example.com ^/p/(\d+)$ regex` {
+		t.Errorf("the table's rows: %s", got)
+	}
+	if !strings.Contains(body, `class="mono path wrap" title="/:lang/docs/*"`) || !strings.Contains(body, `class="mono path" title="/plain"`) {
+		t.Errorf("pattern and regex sources do not wrap, or literal ones do")
+	}
+	_, body = e.do("GET", rules+"?host=OLD.example.com.", nil, true)
+	if got := strings.Join(rows(body), "; "); got != `old.example.com ^/p/(\d+)$ regex` || !strings.Contains(pageText(body), "1 rule matches, 1 shown") {
+		t.Errorf("filtered by OLD.example.com.: %s", got)
+	}
+	_, body = e.do("GET", rules+"?match=pattern", nil, true)
+	if got := strings.Join(rows(body), "; "); got != `/:lang/docs/* pattern 301` {
+		t.Errorf("filtered by pattern: %s", got)
+	}
+	if strings.Contains(body, `>Host</th>`) {
+		t.Errorf("a Host column on a page whose rules have none")
+	}
+	res, body := e.do("GET", rules+"?host=bad+host", nil, true)
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(html.UnescapeString(body), `Host "bad host" is not a host name`) {
+		t.Errorf("a malformed host filter: %d\n%s", res.StatusCode, pageText(body))
 	}
 }
