@@ -168,4 +168,11 @@ func TestDashboardPatternRules(t *testing.T) {
 	b.open(rules)
 	b.see("3 rules, 3 shown", "any")
 	b.fullShot("rules-patterns")
+
+	// Delete the host-scoped rule: the confirmation names its host.
+	b.open(rules + "?host=old.example.com")
+	b.click("Delete")
+	b.see(`Delete rule old.example.com ^/p/(\d+)$?`, `The regex rule ^/p/(\d+)$ on old.example.com → /posts/$1 (301) leaves the draft.`)
+	b.click("Delete rule")
+	b.see(`Deleted rule old.example.com ^/p/(\d+)$. Deploy to make the change live.`, "0 rules match, 0 shown")
 }
