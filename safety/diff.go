@@ -149,7 +149,7 @@ func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
 	for _, p := range samplePaths(a, b, opts.From, opts.To) {
 		res.PathsChecked++
 		wire := wireOf(p)
-		oa, ob := xa.answer(wire), xb.answer(wire)
+		oa, ob := xa.answer("", wire), xb.answer("", wire)
 		if !oa.Same(ob) {
 			res.PathsChanged++
 			if limit < 0 || len(res.Impact) < limit {

@@ -40,24 +40,64 @@ type follows struct {
 	answer []string
 	path   []string
 	next   []int32
+	// host is, for a project with extended rules, the host of the request
+	// that answer leads to; nil otherwise.
+	host []string
+}
+
+// rep returns the request lint follows rule i from: representative for a
+// literal rule (on no host), a sample of an extended rule's source on its
+// host. ok is false for an extended rule without a sample.
+func (x *index) rep(i int32) (host, wire string, ok bool) {
+	r := &x.rules[i]
+	if x.ext == nil || !r.Extended() {
+		return "", representative(r), true
+	}
+	return x.sample(i)
 }
 
 func followAll(x *index, hosts ownHosts) follows {
 	n := len(x.rules)
 	f := follows{answer: make([]string, n), path: make([]string, n), next: make([]int32, n)}
+	if x.ext != nil {
+		f.host = make([]string, n)
+	}
 	for i := range x.rules {
 		r := &x.rules[i]
 		f.next[i] = -1
 		if r.StatusCode == redirects.StatusGone {
 			continue
 		}
-		f.answer[i] = repAnswer(r)
-		p, ok := hosts.follow(f.answer[i])
+		if x.ext == nil || !r.Extended() {
+			f.answer[i] = repAnswer(r)
+		} else {
+			h, wire, ok := x.sample(int32(i))
+			if !ok {
+				continue
+			}
+			if f.answer[i], ok = x.ownAnswer(int32(i), h, wire); !ok {
+				continue
+			}
+		}
+		if x.ext == nil {
+			p, ok := hosts.follow(f.answer[i])
+			if !ok {
+				continue
+			}
+			f.path[i] = p
+			if j, _ := x.lookup(p); j >= 0 && x.rules[j].StatusCode != redirects.StatusGone {
+				f.next[i] = j
+			}
+			continue
+		}
+		h, _, _ := x.rep(int32(i))
+		nh, wire, ok := hosts.followReq(h, f.answer[i])
 		if !ok {
 			continue
 		}
-		f.path[i] = p
-		if j, _ := x.lookup(p); j >= 0 && x.rules[j].StatusCode != redirects.StatusGone {
+		f.path[i], _ = requested(wire)
+		f.host[i] = nh
+		if j, _ := x.resolve(nh, wire); j >= 0 && x.rules[j].StatusCode != redirects.StatusGone {
 			f.next[i] = j
 		}
 	}
@@ -72,7 +112,8 @@ func (f *follows) grows(x *index, i int32) bool {
 	if !r.PreservePath || r.MatchType != redirects.StartsWith {
 		return false
 	}
-	from, _ := requested(representative(r))
+	_, wire, _ := x.rep(i)
+	from, _ := requested(wire)
 	return x.set.Key(from) != x.set.Key(f.path[i])
 }
 
@@ -195,7 +236,8 @@ func loopFinding(x *index, f *follows, cycle []int32) Finding {
 		// is followed from, then where it leads.
 		c := ordered[0]
 		r := Ref(&x.rules[c])
-		from, _ := requested(representative(&x.rules[c]))
+		_, wire, _ := x.rep(c)
+		from, _ := requested(wire)
 		out.Kind = KindPathGrowth
 		out.Rules = []RuleRef{r}
 		out.Path = []string{from, f.path[c]}
@@ -248,20 +290,23 @@ type chainWalk struct {
 // (a request made twice, or more than MaxFollow redirects, is a loop),
 // recording the rules on the way. It costs at most MaxFollow lookups.
 func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
-	from, _ := requested(representative(&x.rules[i]))
+	host, from, _ := x.rep(i)
+	from, _ = requested(from)
 	w := chainWalk{rules: []int32{i}, paths: []string{from}, bits: statusBit(x.rules[i].StatusCode)}
 	// The representative request is not among the requests seen: rule i
 	// answers it by choice, where the lookup may pick another rule.
 	var seen []string
 	dest := f.answer[i]
 	for n := 0; ; n++ {
-		wire, ok := hosts.followWire(dest)
+		var wire string
+		var ok bool
+		host, wire, ok = hosts.followReq(host, dest)
 		if !ok {
 			w.final = dest
 			return w
 		}
 		p, _ := requested(wire)
-		j, m := x.lookup(p)
+		j, next := x.resolve(host, wire)
 		if j < 0 || x.rules[j].StatusCode == redirects.StatusGone {
 			w.final = dest
 			return w
@@ -270,6 +315,9 @@ func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
 		w.paths = append(w.paths, p)
 		w.bits |= statusBit(x.rules[j].StatusCode)
 		req := x.set.Key(p) + "?" + redirects.RequestQuery(wire)
+		if x.ext != nil {
+			req = host + " " + req
+		}
 		if slices.Contains(seen, req) || n >= MaxFollow {
 			w.loop = true
 			// Listed up to the first rule that answers again: past it the
@@ -283,7 +331,7 @@ func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
 			return w
 		}
 		seen = append(seen, req)
-		dest = redirects.Target(&x.rules[j], wire, m)
+		dest = next
 	}
 }
 

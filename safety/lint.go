@@ -60,7 +60,7 @@ type RuleRef = redirects.RuleRef
 // Ref returns the RuleRef of r.
 func Ref(r *redirects.Rule) RuleRef {
 	return RuleRef{ID: r.ID, MatchType: r.MatchType.String(), Source: r.Source, Destination: r.Destination,
-		StatusCode: r.StatusCode, Priority: r.Priority, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
+		StatusCode: r.StatusCode, Priority: r.Priority, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host}
 }
 
 // Finding is one problem Lint found.
@@ -118,8 +118,12 @@ func Count(findings []Finding) (errors, warnings int) {
 func Lint(rules []redirects.Rule, opts LintOptions) []Finding {
 	x := newIndex(rules, opts.Settings)
 	var out []Finding
-	out = append(out, lintFollow(x, newOwnHosts(opts.Hosts))...)
+	if x.ext != nil {
+		out = append(out, x.ext.invalid...)
+	}
+	out = append(out, lintFollow(x, newOwnHosts(opts.Hosts).withRules(x))...)
 	out = append(out, lintPrefixes(x)...)
+	out = append(out, lintCovered(x)...)
 	out = append(out, lintRedundant(x)...)
 	out = append(out, lintDoubleSlash(x)...)
 	slices.SortStableFunc(out, func(a, b Finding) int {
@@ -147,7 +151,7 @@ func lintPrefixes(x *index) []Finding {
 	var out []Finding
 	for i := range rules {
 		r := &rules[i]
-		if r.MatchType != redirects.StartsWith {
+		if r.MatchType != redirects.StartsWith || x.ppos[i] < 0 {
 			continue
 		}
 		j := x.ppos[i]
@@ -292,7 +296,7 @@ func lintDoubleSlash(x *index) []Finding {
 	var out []Finding
 	for i := range x.rules {
 		r := &x.rules[i]
-		if !r.PreservePath || r.MatchType != redirects.StartsWith || r.StatusCode == redirects.StatusGone || strings.HasSuffix(r.Source, "/") {
+		if !r.PreservePath || r.MatchType != redirects.StartsWith || r.StatusCode == redirects.StatusGone || strings.HasSuffix(r.Source, "/") || strings.Contains(r.Source, "?") {
 			continue
 		}
 		path, _, _ := redirects.SplitDestination(r.Destination)
