@@ -162,7 +162,16 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 				last[c] = -1
 				into[c] = c
 			}
-			out = append(out, loopFinding(x, &f, cycle))
+			if x.cycleReal(hosts, &f, cycle) {
+				out = append(out, loopFinding(x, &f, cycle))
+			} else {
+				// Followed from sample requests the rules lead into each
+				// other, but the requests they make do not repeat: a
+				// chain, reported from each rule as it really goes.
+				for _, c := range cycle {
+					out = append(out, chainFinding(x, hosts, &f, c, false))
+				}
+			}
 			walk = walk[:k]
 		}
 		for k := len(walk) - 1; k >= 0; k-- {
@@ -218,6 +227,31 @@ func mixNote(bits uint8) string {
 		}
 	}
 	return " (the chain mixes permanent and temporary answers: " + strings.Join(codes[:len(codes)-1], ", ") + " and " + codes[len(codes)-1] + ")"
+}
+
+// cycleReal reports whether a cycle of rules, found by following each
+// rule from its own representative request, is a loop of the requests a
+// client makes. It is, for literal rules: each answers the next one's
+// representative path. An extended rule is followed from a sample of its
+// source, and the next rule answers another request than its own sample,
+// with other captures: the cycle is real when following the requests from
+// its first rule's sample makes one of them again.
+func (x *index) cycleReal(hosts ownHosts, f *follows, cycle []int32) bool {
+	if x.ext == nil {
+		return true
+	}
+	low := cycle[0]
+	ext := false
+	for _, c := range cycle {
+		ext = ext || x.rules[c].Extended()
+		if x.rules[c].ID < x.rules[low].ID {
+			low = c
+		}
+	}
+	if !ext {
+		return true
+	}
+	return walkChain(x, hosts, f, low).loop
 }
 
 // loopFinding describes a cycle of rules, rotated to start at its lowest
