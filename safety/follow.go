@@ -140,6 +140,26 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 	last := make([]int32, len(rules)) // the chain's last rule, or -1 into a loop
 	into := make([]int32, len(rules)) // for a chain into a loop, a rule on the loop
 	var out []Finding
+	// chain reports the chain from rule c. With extended rules, a chain
+	// whose requests run into a loop the rules' own samples did not show
+	// reports that loop too, once.
+	loops := map[string]bool{}
+	chain := func(c int32, growth bool) {
+		fd, w := chainFinding(x, hosts, &f, c, growth)
+		out = append(out, fd)
+		if x.ext == nil || len(w.cycle) == 0 {
+			return
+		}
+		ids := make([]int32, len(w.cycle))
+		copy(ids, w.cycle)
+		slices.Sort(ids)
+		key := fmt.Sprint(ids)
+		if onCycle[w.cycle[0]] || loops[key] {
+			return
+		}
+		loops[key] = true
+		out = append(out, walkLoopFinding(x, w))
+	}
 	walk := make([]int32, 0, 16)
 	for start := range rules {
 		if state[start] != unseen {
@@ -169,7 +189,7 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 				// other, but the requests they make do not repeat: a
 				// chain, reported from each rule as it really goes.
 				for _, c := range cycle {
-					out = append(out, chainFinding(x, hosts, &f, c, false))
+					chain(c, false)
 				}
 			}
 			walk = walk[:k]
@@ -189,7 +209,7 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 		for _, c := range walk {
 			if next[c] >= 0 {
 				growth := last[c] < 0 && next[into[c]] == into[c] && f.grows(x, into[c])
-				out = append(out, chainFinding(x, hosts, &f, c, growth))
+				chain(c, growth)
 			}
 		}
 	}
@@ -318,6 +338,11 @@ type chainWalk struct {
 	final string   // where following ends; "" when it loops
 	loop  bool     // a request came again, or MaxFollow redirects passed
 	bits  uint8    // statusBit of every answer on the way
+	// cycle and cyclePaths are, when a request came again, the rules
+	// from its first answer to the request before it came again, and the
+	// paths they answer (the first one again at the end).
+	cycle      []int32
+	cyclePaths []string
 }
 
 // walkChain follows rule i's answer through the rules as x.final does
@@ -352,8 +377,12 @@ func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
 		if x.ext != nil {
 			req = host + " " + req
 		}
-		if slices.Contains(seen, req) || n >= MaxFollow {
+		if k := slices.Index(seen, req); k >= 0 || n >= MaxFollow {
 			w.loop = true
+			if k >= 0 {
+				w.cycle = slices.Clone(w.rules[k+1 : len(w.rules)-1])
+				w.cyclePaths = slices.Clone(w.paths[k+1:])
+			}
 			// Listed up to the first rule that answers again: past it the
 			// loop, or the growing path, repeats itself.
 			for k := 1; k < len(w.rules); k++ {
@@ -372,7 +401,7 @@ func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
 // chainFinding describes the chain that starts at rule i, followed with
 // the rest of each request (walkChain); growth says that the rules lead
 // into a rule whose path grows rather than into a loop.
-func chainFinding(x *index, hosts ownHosts, f *follows, i int32, growth bool) Finding {
+func chainFinding(x *index, hosts ownHosts, f *follows, i int32, growth bool) (Finding, chainWalk) {
 	w := walkChain(x, hosts, f, i)
 	out := Finding{Severity: SeverityWarning, Kind: KindChain, Hops: len(w.rules), MixedStatus: mixed(w.bits)}
 	shown := min(len(w.rules), MaxChainRules)
@@ -388,7 +417,7 @@ func chainFinding(x *index, hosts ownHosts, f *follows, i int32, growth bool) Fi
 			end = "into a path that grows on each redirect"
 		}
 		out.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again, %s", first, f.answer[i], by, end)
-		return out
+		return out, w
 	}
 	out.FinalDestination = w.final
 	out.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again: %d redirects in a row end at %s; point it at %s directly",
@@ -396,5 +425,42 @@ func chainFinding(x *index, hosts ownHosts, f *follows, i int32, growth bool) Fi
 	if out.MixedStatus {
 		out.Message += mixNote(w.bits)
 	}
+	return out, w
+}
+
+// walkLoopFinding describes a loop that following the requests from a
+// rule's sample ran into, where the rules' own samples do not lead into
+// each other (a placeholder's sample value that another rule's constraint
+// refuses): rotated to start at its lowest ID, as loopFinding does.
+func walkLoopFinding(x *index, w chainWalk) Finding {
+	low := 0
+	for k, c := range w.cycle {
+		if x.rules[c].ID < x.rules[w.cycle[low]].ID {
+			low = k
+		}
+	}
+	n := len(w.cycle)
+	out := Finding{Severity: SeverityError, Kind: KindLoop, Hops: n}
+	for k := range n {
+		out.Rules = append(out.Rules, Ref(&x.rules[w.cycle[(low+k)%n]]))
+		out.Path = append(out.Path, w.cyclePaths[(low+k)%n])
+	}
+	out.Path = append(out.Path, out.Path[0])
+	if n == 1 {
+		out.Kind = KindSelfMatch
+		out.Message = fmt.Sprintf("%s answers %s with a request it answers again: a redirect loop", out.Rules[0], out.Path[0])
+		return out
+	}
+	shown := min(n, MaxChainRules)
+	names := make([]string, shown)
+	for k, r := range out.Rules[:shown] {
+		names[k] = r.String()
+	}
+	path := strings.Join(out.Path, " -> ")
+	if shown < n {
+		path = strings.Join(out.Path[:shown+1], " -> ") + " -> ..."
+		names = append(names, "...")
+	}
+	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", n, path, strings.Join(names, ", "))
 	return out
 }
