@@ -95,7 +95,7 @@ func followAll(x *index, hosts ownHosts) follows {
 		if !ok {
 			continue
 		}
-		f.path[i], _ = requested(wire)
+		f.path[i] = shownPath(wire)
 		f.host[i] = nh
 		if j, _ := x.resolve(nh, wire); j >= 0 && x.rules[j].StatusCode != redirects.StatusGone {
 			f.next[i] = j
@@ -350,7 +350,11 @@ type chainWalk struct {
 // recording the rules on the way. It costs at most MaxFollow lookups.
 func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
 	host, from, _ := x.rep(i)
-	from, _ = requested(from)
+	if x.ext != nil {
+		from = shownPath(from)
+	} else {
+		from, _ = requested(from)
+	}
 	w := chainWalk{rules: []int32{i}, paths: []string{from}, bits: statusBit(x.rules[i].StatusCode)}
 	// The representative request is not among the requests seen: rule i
 	// answers it by choice, where the lookup may pick another rule.
@@ -371,7 +375,11 @@ func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
 			return w
 		}
 		w.rules = append(w.rules, j)
-		w.paths = append(w.paths, p)
+		if x.ext != nil {
+			w.paths = append(w.paths, shownPath(wire))
+		} else {
+			w.paths = append(w.paths, p)
+		}
 		w.bits |= statusBit(x.rules[j].StatusCode)
 		req := x.set.Key(p) + "?" + redirects.RequestQuery(wire)
 		if x.ext != nil {
@@ -463,4 +471,15 @@ func walkLoopFinding(x *index, w chainWalk) Finding {
 	}
 	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", n, path, strings.Join(names, ", "))
 	return out
+}
+
+// shownPath is how a finding shows a request in a project with extended
+// rules: its decoded path and, when it has one, its query as sent, which
+// query conditions read.
+func shownPath(wire string) string {
+	p, _ := requested(wire)
+	if q := redirects.RequestQuery(wire); q != "" {
+		return p + "?" + q
+	}
+	return p
 }
