@@ -270,9 +270,13 @@ func (x *index) ownAnswer(i int32, host, wire string) (string, bool) {
 // longest other text that prefixes it), as the literal index holds the
 // starts_with sources.
 type coverIndex struct {
-	text   []string
-	rules  [][]int32
-	parent []int32
+	text []string
+	// anyHost holds each text's host-less rules, byHost its host-scoped
+	// ones by host key (nil when it has none): a rule is only compared
+	// with those that can answer its host.
+	anyHost [][]int32
+	byHost  []map[string][]int32
+	parent  []int32
 }
 
 func newCoverIndex(x *index) *coverIndex {
@@ -292,7 +296,20 @@ func newCoverIndex(x *index) *coverIndex {
 	slices.Sort(c.text)
 	stack := make([]int32, 0, 16)
 	for j, s := range c.text {
-		c.rules = append(c.rules, byText[s])
+		var any []int32
+		var hosted map[string][]int32
+		for _, w := range byText[s] {
+			if h := x.ext.host[w]; h == "" {
+				any = append(any, w)
+			} else {
+				if hosted == nil {
+					hosted = map[string][]int32{}
+				}
+				hosted[h] = append(hosted[h], w)
+			}
+		}
+		c.anyHost = append(c.anyHost, any)
+		c.byHost = append(c.byHost, hosted)
 		for len(stack) > 0 && !strings.HasPrefix(s, c.text[stack[len(stack)-1]]) {
 			stack = stack[:len(stack)-1]
 		}
@@ -306,15 +323,21 @@ func newCoverIndex(x *index) *coverIndex {
 	return c
 }
 
-// covering calls fn with each rule whose text prefixes p.
-func (c *coverIndex) covering(p string, fn func(int32)) {
+// covering calls fn with each rule whose text prefixes p and that has no
+// host or host key host.
+func (c *coverIndex) covering(p, host string, fn func(int32)) {
 	j := int32(sortSearch(len(c.text), func(i int) bool { return c.text[i] > p })) - 1
 	for j >= 0 && !strings.HasPrefix(p, c.text[j]) {
 		j = c.parent[j]
 	}
 	for ; j >= 0; j = c.parent[j] {
-		for _, w := range c.rules[j] {
+		for _, w := range c.anyHost[j] {
 			fn(w)
+		}
+		if host != "" && c.byHost[j] != nil {
+			for _, w := range c.byHost[j][host] {
+				fn(w)
+			}
 		}
 	}
 }
@@ -353,7 +376,9 @@ func lintCovered(x *index) []Finding {
 				best = w
 			}
 		}
-		cov.covering(p, consider)
+		if len(cov.text) > 0 {
+			cov.covering(p, e.host[i], consider)
+		}
 		if r.Extended() {
 			if j := x.longestPrefix(p); j >= 0 {
 				consider(x.pwin[j])
