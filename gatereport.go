@@ -132,7 +132,8 @@ type CaseResult struct {
 }
 
 // DeployShrink is what a deploy removes of the live rules. A live rule is
-// removed when the deploy has no rule of its match type and source.
+// removed when the deploy has no rule of its match type, source and host
+// key.
 type DeployShrink struct {
 	Live    int `json:"live"`
 	Deploy  int `json:"deploy"`

@@ -323,3 +323,23 @@ func TestVerifySendsHost(t *testing.T) {
 		t.Errorf("verify without a host: the API answers nothing, as the server does: %v %+v", err, ms)
 	}
 }
+
+func TestGateBlocksLoopThroughPatterns(t *testing.T) {
+	draft := xr(t,
+		"pattern /:lang/guide/* /:lang/docs/:splat",
+		"pattern /:lang/docs/* /:lang/guide/:splat",
+	)
+	g := Gate(nil, draft, nil, GateOptions{ShrinkLimit: 10})
+	if len(g.Blocked) != 1 || g.Errors != 1 || findKind(g.Findings, KindLoop) == nil {
+		t.Fatalf("a loop through :lang: blocked %q with %d errors, findings %v", g.Blocked, g.Errors, kinds(g.Findings))
+	}
+	// A failing case on a host blocks too; the same rule moved to
+	// another host is a removed rule for the shrink guard.
+	live := xr(t, "exact /a /b host=example.com")
+	cases := []Case{{Line: 2, Path: "/a", Host: "example.com", StatusCode: 301, Destination: "/b"}}
+	moved := xr(t, "exact /a /b host=example.org")
+	g = Gate(live, moved, cases, GateOptions{ShrinkLimit: 10, Live: true})
+	if len(g.FailingCases) != 1 || g.Shrink.Removed != 1 {
+		t.Errorf("a rule moved to another host: failing cases %+v, shrink %+v", g.FailingCases, g.Shrink)
+	}
+}
