@@ -36,7 +36,7 @@ var safetyCommands = []command{
 	},
 	{
 		name:     "explain",
-		synopsis: []string{"--project P --path PATH [--version N|draft|live] [--json]"},
+		synopsis: []string{"--project P --path PATH [--host H] [--version N|draft|live] [--json]"},
 		summary:  "show which rule answers a path and why",
 		example:  `redirects explain --project "$PROJECT" --path /blog/post`,
 		readOnly: true,
@@ -48,7 +48,7 @@ var safetyCommands = []command{
 var verifyCommands = []command{
 	{
 		name:     "verify",
-		synopsis: []string{"--base-url URL --project P [--version N|draft|live] [--concurrency N] [--timeout D] [--json]"},
+		synopsis: []string{"--base-url URL --project P [--host H] [--version N|draft|live] [--concurrency N] [--timeout D] [--json]"},
 		summary:  "ask a running web server for every rule's source and check its answers",
 		about:    "Exits 1 when the server answers otherwise.",
 		example:  `redirects verify --base-url http://127.0.0.1:8080 --project "$PROJECT"`,

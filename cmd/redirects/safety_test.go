@@ -151,6 +151,11 @@ func TestDiffAndExplainCommands(t *testing.T) {
 	}
 	c.fail(2, "explain needs --path", "explain", "--project", p)
 	c.fail(1, "--path \"x\" must start with /", "explain", "--project", p, "--path", "x")
+	// --host is the lookup's host: host-less rules answer every host.
+	if out := c.ok("explain", "--project", p, "--path", "/old", "--host", "Example.com"); !strings.HasPrefix(out, "/old on Example.com: 301 /new, by rule 1 (exact /old) of the draft") {
+		t.Fatalf("explain --host printed:\n%s", out)
+	}
+	c.fail(1, `--host "a b" is not a host name`, "explain", "--project", p, "--path", "/old", "--host", "a b")
 }
 
 func TestTestCommand(t *testing.T) {
