@@ -176,7 +176,7 @@ func parseCase(rec []string, columns int, cols caseColumns) (Case, string) {
 	}
 	if cols.host >= 0 && rec[cols.host] != "" {
 		c.Host = rec[cols.host]
-		if k, ok := pattern.HostKey(c.Host); !ok || strings.Contains(k, "*") {
+		if !ValidLookupHost(c.Host) {
 			return Case{}, fmt.Sprintf("host %q is not a host name", c.Host)
 		}
 	}
@@ -317,4 +317,12 @@ func WriteJUnit(w io.Writer, suite string, results []CaseResult) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// ValidLookupHost reports whether h is a host a lookup may be for
+// (docs/contract.md#hosts): a host name, in either IDN form, with or
+// without a port and a trailing dot; not a wildcard.
+func ValidLookupHost(h string) bool {
+	k, ok := pattern.HostKey(h)
+	return ok && !strings.Contains(k, "*")
 }

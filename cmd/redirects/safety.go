@@ -11,7 +11,6 @@ import (
 
 	"redirects"
 	"redirects/api"
-	"redirects/engine/pattern"
 	"redirects/safety"
 )
 
@@ -390,7 +389,7 @@ func checkHostFlag(h string) error {
 	if h == "" {
 		return nil
 	}
-	if k, ok := pattern.HostKey(h); !ok || strings.Contains(k, "*") {
+	if !safety.ValidLookupHost(h) {
 		return redirects.Errorf(redirects.EINVALID, "--host %q is not a host name", h)
 	}
 	return nil
