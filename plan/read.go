@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,9 +193,12 @@ func decodeTests(data []byte, at int, p *problems) string {
 		p.add("line %d, column %d: tests: a JSON %s, want an array", line, col, jsonKind(tok))
 		return ""
 	}
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	w.Write(safety.CasesHeader)
+	// The rows are written once all are read: the host column is there
+	// only when a test names a host, so that a file without one reads as
+	// before.
+	var rows [][]string
+	var starts, index []int
+	hosts := false
 	for i := 0; dec.More(); i++ {
 		var c safety.Case
 		start := keyStart(data, int64(at)+dec.InputOffset())
@@ -206,7 +210,7 @@ func decodeTests(data []byte, at int, p *problems) string {
 			}
 			return ""
 		}
-		for _, v := range []struct{ key, s string }{{"path", c.Path}, {"destination", c.Destination}, {"finalDestination", c.FinalDestination}} {
+		for _, v := range []struct{ key, s string }{{"path", c.Path}, {"destination", c.Destination}, {"finalDestination", c.FinalDestination}, {"host", c.Host}} {
 			if strings.ContainsRune(v.s, 0) {
 				p.add("tests[%d].%s: holds a NUL byte", i, v.key)
 			}
@@ -215,14 +219,27 @@ func decodeTests(data []byte, at int, p *problems) string {
 		if c.StatusCode != 0 && c.StatusCode != 204 {
 			status = strconv.Itoa(c.StatusCode)
 		}
-		w.Write([]string{c.Path, status, c.Destination, c.FinalDestination})
+		rows = append(rows, []string{c.Path, status, c.Destination, c.FinalDestination, c.Host})
+		starts, index = append(starts, start), append(index, i)
+		hosts = hosts || c.Host != ""
+	}
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	header := safety.CasesHeader
+	if hosts {
+		header = append(slices.Clip(header), safety.CasesHostColumn)
+	}
+	w.Write(header)
+	for i, row := range rows {
+		w.Write(row[:len(header)])
 		w.Flush()
 		if b.Len() > redirects.MaxTestsLen {
-			line, col := newPositions(data).at(start)
-			p.add("line %d, column %d: tests[%d]: the tests make a test file longer than the %d MiB a project's test file may be", line, col, i, redirects.MaxTestsLen>>20)
+			line, col := newPositions(data).at(starts[i])
+			p.add("line %d, column %d: tests[%d]: the tests make a test file longer than the %d MiB a project's test file may be", line, col, index[i], redirects.MaxTestsLen>>20)
 			return ""
 		}
 	}
+	w.Flush()
 	return b.String()
 }
 
