@@ -36,12 +36,6 @@ type extended struct {
 	matches sync.Pool
 }
 
-// KindInvalid: the rule engine refuses a rule (a malformed or oversized
-// regex or pattern), which validation normally does first.
-const KindInvalid Kind = "invalid"
-
-func init() { kindOrder[KindInvalid] = -1 }
-
 // newExtended builds the extended part of x, or returns nil when no rule
 // is extended.
 func newExtended(x *index) *extended {

@@ -49,9 +49,13 @@ const (
 	// and whose destination's path does, so a request below the source
 	// ("/x/a" for "/x") is answered with "//" at the join ("/y//a").
 	KindDoubleSlash Kind = "double-slash"
+	// KindInvalid: the rule engine refuses a rule (a malformed or
+	// oversized pattern or regex), which validation normally does first;
+	// such a rule never answers.
+	KindInvalid Kind = "invalid"
 )
 
-var kindOrder = map[Kind]int{KindLoop: 0, KindSelfMatch: 1, KindPathGrowth: 2, KindChain: 3, KindShadowed: 4,
+var kindOrder = map[Kind]int{KindInvalid: -1, KindLoop: 0, KindSelfMatch: 1, KindPathGrowth: 2, KindChain: 3, KindShadowed: 4,
 	KindRedundant: 5, KindOverlap: 6, KindDoubleSlash: 7}
 
 // RuleRef names a rule in a finding, an explanation or a diff.
@@ -280,6 +284,14 @@ func sameBeneath(x *index, r *redirects.Rule) bool {
 		}
 		wire := wireOf(p)
 		for _, q := range []string{"", probeQuery} {
+			if x.ext != nil {
+				// Without the exact rule a pattern, regex or
+				// conditioned rule might answer instead: the warning is
+				// only given when none matches.
+				if i, _, _ := x.resolveExt("", wire+q, p); i >= 0 {
+					return false
+				}
+			}
 			if redirects.Target(r, wire+q, len(p)) != redirects.Target(&x.rules[w], wire+q, m) {
 				return false
 			}

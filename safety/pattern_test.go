@@ -343,3 +343,17 @@ func TestGateBlocksLoopThroughPatterns(t *testing.T) {
 		t.Errorf("a rule moved to another host: failing cases %+v, shrink %+v", g.FailingCases, g.Shrink)
 	}
 }
+
+func TestLintRedundantWithPatterns(t *testing.T) {
+	// The exact rule answers as the starts_with rule would, but without it
+	// the pattern rule, of a better priority, would answer: it is not
+	// redundant.
+	rules := xr(t, "exact /docs/a /d", "prefix /docs/ /d", "pattern /:x/a /p priority=10")
+	if f := findKind(Lint(rules, LintOptions{}), KindRedundant); f != nil {
+		t.Errorf("a redundant warning though a pattern would answer without the rule: %+v", f)
+	}
+	rules = xr(t, "exact /docs/a /d", "prefix /docs/ /d", "pattern /:x/b /p priority=10")
+	if f := findKind(Lint(rules, LintOptions{}), KindRedundant); f == nil {
+		t.Errorf("no redundant warning where no pattern matches")
+	}
+}
