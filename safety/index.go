@@ -22,6 +22,7 @@ import (
 
 	"redirects"
 	"redirects/engine"
+	"redirects/engine/pattern"
 )
 
 // index answers lookups over a rule set with the index of the answering rule
@@ -246,6 +247,11 @@ func newOwnHosts(hosts []string) ownHosts {
 	return h
 }
 
+// ruleHostMark starts the entries of ownHosts that are rules' host keys,
+// which a destination's host is compared with in its host key form (so
+// that either IDN form, a port or a trailing dot matches).
+const ruleHostMark = "\x00"
+
 // withRules adds the host keys of x's rules: declared hosts and rule
 // hosts alike are the project's own (docs/contract.md#hosts).
 func (h ownHosts) withRules(x *index) ownHosts {
@@ -254,7 +260,8 @@ func (h ownHosts) withRules(x *index) ownHosts {
 	}
 	for _, k := range x.ext.host {
 		if k != "" {
-			h[k] = true
+			h[ruleHostMark] = true
+			h[ruleHostMark+k] = true
 		}
 	}
 	return h
@@ -271,6 +278,21 @@ func (h ownHosts) own(host string) bool {
 	}
 	for i := 1; i < len(name); i++ {
 		if name[i] == '.' && h["*"+name[i:]] {
+			return true
+		}
+	}
+	if !h[ruleHostMark] {
+		return false
+	}
+	k, ok := pattern.HostKey(host)
+	if !ok {
+		return false
+	}
+	if h[ruleHostMark+k] {
+		return true
+	}
+	for i := 1; i < len(k); i++ {
+		if k[i] == '.' && h[ruleHostMark+"*"+k[i:]] {
 			return true
 		}
 	}

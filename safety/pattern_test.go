@@ -357,3 +357,15 @@ func TestLintRedundantWithPatterns(t *testing.T) {
 		t.Errorf("no redundant warning where no pattern matches")
 	}
 }
+
+func TestLintRuleHostsInEitherForm(t *testing.T) {
+	// The rule's host is stored as its key; the destination names it in
+	// Unicode, with other case, a port and a trailing dot: the same host.
+	rules := xr(t,
+		"exact /a https://BÜCHER.example.:443/b host=xn--bcher-kva.example",
+		"exact /b /a",
+	)
+	if f := findKind(Lint(rules, LintOptions{}), KindLoop); f == nil {
+		t.Errorf("no loop through a rule's host written in its other form")
+	}
+}

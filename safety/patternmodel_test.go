@@ -292,9 +292,13 @@ func TestLintChainsFollowTheModel(t *testing.T) {
 			}
 		}
 		for _, f := range fs {
-			if f.Kind == KindShadowed {
+			switch f.Kind {
+			case KindShadowed:
 				checkNeverAnswers(t, p, x, f)
 				seen["shadowed"]++
+			case KindRedundant:
+				checkRedundant(t, p, f)
+				seen["redundant"]++
 			}
 		}
 	})
@@ -331,6 +335,21 @@ func checkNeverAnswers(t *rapid.T, p pmSet, x *index, f Finding) {
 			if a, ok := rulemodel.LookupPatterns(mr, rulemodel.Of(p.st), h, w); ok && int32(a.Rule) == r {
 				t.Fatalf("settings %+v, rules %+v: %s; but the model answers %q on %q with it", p.st, p.rules, f.Message, w, h)
 			}
+		}
+	}
+}
+
+// checkRedundant holds a "redundant" warning to the model: without the
+// exact rule, its source (and with a query) is answered the same.
+func checkRedundant(t *rapid.T, p pmSet, f Finding) {
+	r := ruleIndex(p.rules, f.Rules[0].ID)
+	without := append(append([]redirects.Rule{}, p.rules[:r]...), p.rules[r+1:]...)
+	src := p.rules[r].Source
+	for _, w := range []string{rulemodel.Escape(src, false), rulemodel.Escape(src, false) + probeQuery} {
+		a, okA := rulemodel.LookupPatterns(toModel(p.rules), rulemodel.Of(p.st), "", w)
+		b, okB := rulemodel.LookupPatterns(toModel(without), rulemodel.Of(p.st), "", w)
+		if okA != okB || !okA || a.Destination != b.Destination || p.rules[a.Rule].StatusCode != without[b.Rule].StatusCode {
+			t.Fatalf("settings %+v, rules %+v: %s; but without it the model answers %q otherwise (%+v, %+v)", p.st, p.rules, f.Message, w, a, b)
 		}
 	}
 }
