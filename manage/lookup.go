@@ -66,16 +66,8 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 		// Pattern, regex, host-scoped or conditioned rules: the literal
 		// engine does not take them, the explanation's answer is the
 		// contract's (docs/contract.md#pattern-rules).
-		if e.Answer != nil {
-			b, err := json.Marshal(struct {
-				Destination string `json:"destination"`
-				StatusCode  int    `json:"statusCode"`
-				MatchType   string `json:"matchType"`
-			}{e.Destination, e.StatusCode, e.Answer.MatchType})
-			if err != nil {
-				return err
-			}
-			out.Answer = b
+		if out.Answer, err = api.ExplainedAnswer(&e); err != nil {
+			return err
 		}
 	} else if m, ok := engine.CompileWith(rs.Rules, rs.Settings).Lookup(path); ok {
 		out.Answer = json.RawMessage(m.AppendJSON(nil, path))
