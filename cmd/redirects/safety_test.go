@@ -173,6 +173,12 @@ func TestTestCommand(t *testing.T) {
 	if strings.Count(out, "ok    line") != 3 {
 		t.Fatalf("test printed:\n%s", out)
 	}
+	// A host column: host-less rules answer every host.
+	hosted := filepath.Join(dir, "hosted.csv")
+	os.WriteFile(hosted, []byte("path,status,destination,host\n/old,302,/mid,www.example.com\n/old,302,/mid,\n"), 0o644)
+	if out := c.ok("test", "--project", p, hosted); !strings.Contains(out, "ok    line 2: /old on www.example.com: 302 /mid") || !strings.Contains(out, "ok    line 3: /old: 302 /mid") {
+		t.Fatalf("test with a host column printed:\n%s", out)
+	}
 
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("path,status,destination\n/old,301,/mid\n/nope,none,\n"), 0o644)
