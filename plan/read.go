@@ -193,12 +193,22 @@ func decodeTests(data []byte, at int, p *problems) string {
 		p.add("line %d, column %d: tests: a JSON %s, want an array", line, col, jsonKind(tok))
 		return ""
 	}
-	// The rows are written once all are read: the host column is there
-	// only when a test names a host, so that a file without one reads as
+	// The test file is written as the tests are read, so that tests past
+	// the largest test file are refused as soon as they are; the rows are
+	// kept (a bounded number, then) to write it again with a host column
+	// when a test names a host, so that a file without one reads as
 	// before.
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write(safety.CasesHeader)
 	var rows [][]string
 	var starts, index []int
 	hosts := false
+	tooLong := func(at, i int) string {
+		line, col := newPositions(data).at(at)
+		p.add("line %d, column %d: tests[%d]: the tests make a test file longer than the %d MiB a project's test file may be", line, col, i, redirects.MaxTestsLen>>20)
+		return ""
+	}
 	for i := 0; dec.More(); i++ {
 		var c safety.Case
 		start := keyStart(data, int64(at)+dec.InputOffset())
@@ -219,27 +229,29 @@ func decodeTests(data []byte, at int, p *problems) string {
 		if c.StatusCode != 0 && c.StatusCode != 204 {
 			status = strconv.Itoa(c.StatusCode)
 		}
-		rows = append(rows, []string{c.Path, status, c.Destination, c.FinalDestination, c.Host})
+		row := []string{c.Path, status, c.Destination, c.FinalDestination, c.Host}
+		w.Write(row[:4])
+		w.Flush()
+		if b.Len() > redirects.MaxTestsLen {
+			return tooLong(start, i)
+		}
+		rows = append(rows, row)
 		starts, index = append(starts, start), append(index, i)
 		hosts = hosts || c.Host != ""
 	}
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	header := safety.CasesHeader
-	if hosts {
-		header = append(slices.Clip(header), safety.CasesHostColumn)
+	if !hosts {
+		return b.String()
 	}
-	w.Write(header)
-	for i, row := range rows {
-		w.Write(row[:len(header)])
+	b.Reset()
+	w = csv.NewWriter(&b)
+	w.Write(append(slices.Clip(safety.CasesHeader), safety.CasesHostColumn))
+	for k, row := range rows {
+		w.Write(row)
 		w.Flush()
 		if b.Len() > redirects.MaxTestsLen {
-			line, col := newPositions(data).at(starts[i])
-			p.add("line %d, column %d: tests[%d]: the tests make a test file longer than the %d MiB a project's test file may be", line, col, index[i], redirects.MaxTestsLen>>20)
-			return ""
+			return tooLong(starts[k], index[k])
 		}
 	}
-	w.Flush()
 	return b.String()
 }
 

@@ -239,7 +239,7 @@ func (c *cmd) diff(ctx context.Context, args []string) error {
 			ch.From.StatusCode, ch.From.Destination, ch.From.Priority, ch.To.StatusCode, ch.To.Destination, ch.To.Priority)
 	}
 	for _, p := range d.Impact {
-		fmt.Fprintf(bw, "path %s: %s -> %s\n", p.Path, p.From, p.To)
+		fmt.Fprintf(bw, "path %s%s: %s -> %s\n", p.Path, onHost(p.Host), p.From, p.To)
 	}
 	if err := bw.Flush(); err != nil {
 		return err
