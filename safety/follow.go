@@ -323,7 +323,7 @@ func loopFinding(x *index, f *follows, cycle []int32) Finding {
 		path = strings.Join(out.Path[:shown+1], " -> ") + " -> ..."
 		names = append(names, "...")
 	}
-	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", len(ordered), path, strings.Join(names, ", "))
+	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", len(ordered), path, strings.Join(names, ", ")) + sampleNote(x, ordered)
 	return out
 }
 
@@ -469,7 +469,7 @@ func walkLoopFinding(x *index, w chainWalk) Finding {
 		path = strings.Join(out.Path[:shown+1], " -> ") + " -> ..."
 		names = append(names, "...")
 	}
-	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", n, path, strings.Join(names, ", "))
+	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", n, path, strings.Join(names, ", ")) + sampleNote(x, w.cycle)
 	return out
 }
 
@@ -482,4 +482,16 @@ func shownPath(wire string) string {
 		return p + "?" + q
 	}
 	return p
+}
+
+// sampleNote says, for a loop through pattern or regex rules, that its
+// paths are samples: each placeholder's name stands for any value it
+// takes.
+func sampleNote(x *index, rules []int32) string {
+	for _, c := range rules {
+		if mt := x.rules[c].MatchType; mt == redirects.Pattern || mt == redirects.Regex {
+			return "; the paths are samples, each placeholder written as its name"
+		}
+	}
+	return ""
 }
