@@ -47,7 +47,7 @@ func (s *sorted) declarations(format string) []string {
 	if !s.ext {
 		return nil
 	}
-	ds := extendedDeclarations(format, len(s.extd) > 0)
+	ds := s.extendedDeclarations(format)
 	statusAs301 := func() {
 		var codes []int
 		for _, c := range redirects.StatusCodes {
@@ -74,7 +74,7 @@ func (s *sorted) declarations(format string) []string {
 		ds = append(ds, declaration{"starts_with", "preservePath", "not carried, the file has four columns (source,destination,statusCode,matchType)", func(r *redirects.Rule) bool { return r.PreservePath }, false},
 			declaration{"all", "preserveQuery", "not carried, the file has four columns (source,destination,statusCode,matchType)", func(r *redirects.Rule) bool { return r.PreserveQuery }, false})
 	case "nginx":
-		if s.set.IsDefault() {
+		if s.set.IsDefault() && s.chain == nil {
 			ds = append(ds, declaration{"all", "a source longer than 255 bytes", "left out, nginx 1.22 mishandles longer location names",
 				func(r *redirects.Rule) bool { return len(r.Source) > maxNginxLocation }, false})
 		}
@@ -125,8 +125,8 @@ func (s *sorted) declarations(format string) []string {
 // and leaves out the rules with a host, which it has no column for; the
 // other formats leave every extended rule out, each kind declared on a
 // line of its own.
-func extendedDeclarations(format string, has bool) []declaration {
-	if !has {
+func (s *sorted) extendedDeclarations(format string) []declaration {
+	if len(s.extd) == 0 {
 		return nil
 	}
 	hasHost := func(r *redirects.Rule) bool { return r.Host != "" }
@@ -135,6 +135,14 @@ func extendedDeclarations(format string, has bool) []declaration {
 	}
 	every := func(*redirects.Rule) bool { return true }
 	conds := func(r *redirects.Rule) bool { return strings.IndexByte(r.Source, '?') >= 0 }
+	if format == "nginx" && s.chain != nil {
+		ds := []declaration{{"regex", "any source", "left out, nginx cannot match an RE2 expression against the path as the request sent it", every, true}}
+		if s.set.IgnoreTrailingSlash {
+			return append(ds, declaration{"pattern", "any source", "left out, the file does not match a pattern's slash twin", every, true})
+		}
+		return append(ds, declaration{"pattern", "a constraint", "left out, nginx cannot match an RE2 constraint against the path as the request sent it",
+			func(r *redirects.Rule) bool { return hasConstraint(r.Source) }, true})
+	}
 	const literal = "left out, this file matches literal paths only"
 	const hosts = "left out, this file answers every host alike"
 	const query = "left out, this file does not read the query"

@@ -289,7 +289,7 @@ func (s *sorted) report() string {
 	}
 	add(n, "nginx: sources left out because they are longer than 255 bytes, which nginx 1.22 mishandles in locations (one such location catches every request)", ex)
 
-	if w := nginxInsertionWork(s.exact, s.winners); w > nginxInsertionWarn && s.set.IsDefault() {
+	if w := nginxInsertionWork(s.exact, s.winners); w > nginxInsertionWarn && s.set.IsDefault() && s.chain == nil {
 		lines = append(lines, "nginx: "+strconv.Itoa(len(s.exact))+" exact and "+strconv.Itoa(len(s.winners))+
 			" prefix locations take nginx versions that sort locations by insertion (such as 1.22) some "+
 			strconv.FormatInt(w/1_000_000, 10)+" million comparisons to load (about "+
@@ -303,8 +303,11 @@ func (s *sorted) report() string {
 	if n := len(s.prefix); n > linearScanWarn {
 		slow = append(slow, "nginx-map-prefix ("+strconv.Itoa(n)+" regular expressions)")
 	}
-	if n := len(s.exact) + len(s.prefix); n > linearScanWarn && !s.set.IsDefault() {
+	if n := len(s.exact) + len(s.prefix); n > linearScanWarn && !s.set.IsDefault() && s.chain == nil {
 		slow = append(slow, "nginx ("+strconv.Itoa(n)+" regular-expression locations)")
+	}
+	if n := len(s.chain); n > linearScanWarn {
+		slow = append(slow, "nginx ("+strconv.Itoa(n)+" server-level regular expressions)")
 	}
 	if len(slow) > 0 {
 		lines = append(lines, strings.Join(slow, ", ")+": tested one by one per request, which is slow above about 10,000 rules (haproxy-map-exact with haproxy-map-prefix, and nginx-map-exact, look rules up in trees and hashes)")

@@ -69,6 +69,10 @@ type sorted struct {
 	// the lookup API does or declares them (declare.go); a project that
 	// has some is ext, so its files carry the declarations.
 	extd []rec
+	// chain is every rule in the lookup API's order, for the formats that
+	// answer extended rules (nginxchain.go); nil without extended rules,
+	// or when the pattern engine refuses the rules.
+	chain []chainRule
 }
 
 // sortRules computes the orders of sorted. The order of all is the one of
@@ -77,6 +81,7 @@ type sorted struct {
 // order nor on the sort algorithm. Input in that order already, as a deploy
 // hands it over, is not sorted again.
 func sortRules(rules []redirects.Rule, set redirects.Settings) *sorted {
+	orig := rules
 	rules, extd := splitExtended(rules)
 	var exact, prefix []int32
 	var winners []engine.PrefixWinner
@@ -95,6 +100,7 @@ func sortRules(rules []redirects.Rule, set redirects.Settings) *sorted {
 		for i, r := range extd {
 			s.extd[i] = newRec(r)
 		}
+		s.chain = makeChain(orig, set)
 	}
 	for _, i := range exact {
 		s.all = append(s.all, newRec(&rules[i]))

@@ -1,0 +1,395 @@
+package export
+
+import (
+	"strconv"
+	"strings"
+
+	"redirects"
+	"redirects/engine/pattern"
+)
+
+// The nginx format of a project with extended rules (redirects.Rule.Extended:
+// patterns, hosts, query conditions) is a chain of server-level "if"
+// directives, one regular expression per rule over
+//
+//	$redirects_request = "$host $request_uri"
+//
+// in the lookup API's order (pattern.Set.Views). nginx runs a server's
+// rewrite directives in file order before it picks a location; the first
+// expression that matches sets $redirects_answer and clears
+// $redirects_request, so no later one matches, and the lines at the end
+// return the answer. A location cannot fall through to the next when a
+// host or a query condition does not hold; a chain of ifs can.
+//
+// Each expression matches the request path as the client sent it
+// ($request_uri, not decoded), written so that it matches every spelling
+// of the decoded path the lookup API compares: each byte of a source as
+// itself or as %XX (either case of hex digit), '/' also as %2F, a
+// placeholder as escapes and bytes that decode to no '/'. So the API's
+// decoding is the file's too, no "//" is merged (as in the API, unlike
+// $uri), and every capture is a slice of the request as sent, which is
+// what the API inserts; a decoded capture ($uri's) could carry a CR LF
+// into the Location header. Captures are named groups, which nginx makes
+// variables; a rule's destination refers to them as ${redirects_cN}.
+//
+// Everything written inside the quotes is either a byte class of ASCII
+// letters, digits and \xHH escapes, or text validation keeps free of
+// whitespace, quotes, '\', '$', '{', '}' and ';' (destinations and the
+// host key), so nothing can end the string or start a variable but what
+// the renderer writes.
+
+// chainRule is one rule of the chain: the engine's view of it and the rule.
+type chainRule struct {
+	v pattern.View
+	r *redirects.Rule
+}
+
+// makeChain compiles rules with the pattern engine and returns them in the
+// API's order, or nil when the engine refuses them (rules stored before
+// validation knew patterns): the files then leave every extended rule out,
+// as declared.
+func makeChain(rules []redirects.Rule, set redirects.Settings) []chainRule {
+	prs := make([]pattern.Rule, len(rules))
+	for i := range rules {
+		prs[i] = rules[i].PatternRule()
+	}
+	ps, err := pattern.Compile(prs, set.PatternSettings())
+	if err != nil {
+		return nil
+	}
+	views := ps.Views()
+	out := make([]chainRule, len(views))
+	for i, v := range views {
+		out[i] = chainRule{v: v, r: &rules[v.Index]}
+	}
+	return out
+}
+
+// nginxChainAnswers reports whether the chain answers r as the lookup API
+// does: every rule but regex rules, pattern rules with a constraint, and
+// pattern rules under trailingSlash ignore (declare.go names them).
+func nginxChainAnswers(r *redirects.Rule, set redirects.Settings) bool {
+	switch r.MatchType {
+	case redirects.Regex:
+		return false
+	case redirects.Pattern:
+		return !set.IgnoreTrailingSlash && !hasConstraint(r.Source)
+	}
+	return true
+}
+
+// hasConstraint reports whether a pattern source holds a constraint: a '('
+// before its conditions (a literal '(' is written %28).
+func hasConstraint(src string) bool {
+	return strings.IndexByte(src, '(') >= 0
+}
+
+// nginxChainStatuses are the statuses the closing lines return.
+var nginxChainStatuses = []int{301, 302, 303, 307, 308}
+
+func (s *sorted) nginxChain() []byte {
+	var h strings.Builder
+	n := 0
+	for _, c := range s.chain {
+		if nginxChainAnswers(c.r, s.set) {
+			n++
+		}
+	}
+	h.WriteString("# nginx: " + countNoun(n, "redirect rule") + " for a server block (docs/exports.md).\n")
+	h.WriteString("# The project has rules with patterns, hosts or query conditions, so each rule is a server-level\n")
+	h.WriteString("# if over the request's host, path as sent and query, in the lookup API's order: the first that\n")
+	h.WriteString("# matches sets the answer, the lines at the end return it. They run before the server's locations.\n")
+	s.writeDeclarations(&h, "nginx")
+	b := make([]byte, 0, h.Len()+512+textSize(s.all, 300)+textSize(s.extd, 600))
+	b = append(b, h.String()...)
+	b = append(b, "set $redirects_request \"$host $request_uri\";\nset $redirects_answer \"\";\n"...)
+	for _, c := range s.chain {
+		if nginxChainAnswers(c.r, s.set) {
+			b = appendChainRule(b, c, s.set)
+		}
+	}
+	b = append(b, "if ($redirects_answer ~ \"^c([0-9]+) //+(.*)\") { set $redirects_answer \"$1 /$2\"; }\n"...)
+	for _, code := range nginxChainStatuses {
+		c := strconv.Itoa(code)
+		b = append(b, "if ($redirects_answer ~ \"^c?"+c+" (.*)\") { return "+c+" $1; }\n"...)
+	}
+	return append(b, "if ($redirects_answer = 410) { return 410; }\n"...)
+}
+
+// Byte classes of the request path as sent ($request_uri): segUnit is one
+// byte or escape that decodes to anything but '/', anyUnit to anything; a
+// raw '\' is in neither (the API never inserts one as it is), nor '?' (the
+// query starts there), '%' (escapes start there), space or a control byte
+// (nginx refuses them on the request line).
+const (
+	segUnit = `(?:%(?!2[Ff])[0-9A-Fa-f]{2}|[^/?%#\x5c\x00-\x20\x7f])`
+	anyUnit = `(?:%[0-9A-Fa-f]{2}|[^?%#\x5c\x00-\x20\x7f])`
+	slash   = `(?:/|%2[Ff])`
+)
+
+// appendChainRule appends the ifs of one rule: one per case of its
+// answer (a rest and a query, a rest, a query, neither), the first that
+// applies answering, as appendNginxAnswer's.
+func appendChainRule(b []byte, c chainRule, set redirects.Settings) []byte {
+	r := c.r
+	pp := r.PreservePath && r.MatchType == redirects.StartsWith && r.StatusCode != redirects.StatusGone
+	pq := r.PreserveQuery && r.StatusCode != redirects.StatusGone
+	names := map[string]string{}
+	for _, p := range c.v.Pieces {
+		if p.Name != "" {
+			names[p.Name] = "redirects_c" + strconv.Itoa(len(names)+1)
+		}
+	}
+	for _, q := range c.v.Conds {
+		if q.Op == pattern.CondCapture {
+			names[q.Name] = "redirects_c" + strconv.Itoa(len(names)+1)
+		}
+	}
+	dest := chainDest(c.v.Dest, names)
+	computed := false
+	for _, d := range c.v.Dest {
+		computed = computed || d.Capture != ""
+	}
+	path, query, fragment := redirects.SplitDestination(dest)
+	type variant struct {
+		rest, query bool
+		answer      string
+	}
+	var vs []variant
+	if pp && pq {
+		a := string(appendJoinPath(nil, path)) + "${redirects_rest}?" + string(appendQueryAnd(nil, query)) + "${redirects_q}" + fragment
+		vs = append(vs, variant{true, true, a})
+	}
+	if pp {
+		a := string(appendJoinPath(nil, path)) + "${redirects_rest}"
+		if query != "" {
+			a += "?" + query
+		}
+		vs = append(vs, variant{true, false, a + fragment})
+	}
+	if pq {
+		vs = append(vs, variant{false, true, path + "?" + string(appendQueryAnd(nil, query)) + "${redirects_q}" + fragment})
+	}
+	vs = append(vs, variant{false, false, dest})
+	for _, v := range vs {
+		b = append(b, "if ($redirects_request ~ \"^"...)
+		b = appendHostPattern(b, c.v.Host)
+		b = append(b, ' ')
+		b = appendPathPattern(b, c.v, set, names, v.rest)
+		b = appendQueryPattern(b, c.v.Conds, names, v.query)
+		b = append(b, "$\") { set $redirects_answer \""...)
+		switch {
+		case r.StatusCode == redirects.StatusGone:
+			b = append(b, "410"...)
+		default:
+			if computed {
+				b = append(b, 'c')
+			}
+			b = strconv.AppendInt(b, int64(r.StatusCode), 10)
+			b = append(b, ' ')
+			b = append(b, v.answer...)
+		}
+		b = append(b, "\"; set $redirects_request \"\"; }\n"...)
+	}
+	return b
+}
+
+// chainDest writes a destination with its captures as nginx variables.
+func chainDest(parts []pattern.DestPart, names map[string]string) string {
+	var d strings.Builder
+	for _, p := range parts {
+		if p.Capture == "" {
+			d.WriteString(p.Text)
+			continue
+		}
+		d.WriteString("${" + names[p.Capture] + "}")
+	}
+	return d.String()
+}
+
+// appendHostPattern matches $host (lower-cased, without port or trailing
+// dot) against a rule's host key: any host, one host, or any subdomain.
+func appendHostPattern(b []byte, host string) []byte {
+	switch {
+	case host == "":
+		return append(b, "[^ ]*"...)
+	case strings.HasPrefix(host, "*."):
+		b = append(b, "[^ ]+"...)
+		host = host[1:]
+	}
+	for i := 0; i < len(host); i++ {
+		b = appendByteClass(b, host[i])
+	}
+	return b
+}
+
+// appendPathPattern matches the request path as sent against the rule's
+// path part: an exact key, a prefix with the rest (captured as
+// redirects_rest when rest), or a pattern's pieces.
+func appendPathPattern(b []byte, v pattern.View, set redirects.Settings, names map[string]string, rest bool) []byte {
+	fold := set.CaseInsensitive
+	switch v.Kind {
+	case pattern.Exact:
+		p := v.Path
+		if set.IgnoreTrailingSlash {
+			if len(p) > 1 && p[len(p)-1] == '/' {
+				p = p[:len(p)-1]
+			}
+			b = appendLiteralPath(b, p, fold)
+			return append(b, slash+"?"...)
+		}
+		return appendLiteralPath(b, v.Path, fold)
+	case pattern.StartsWith:
+		p := v.Path
+		if set.IgnoreTrailingSlash && len(p) > 1 && p[len(p)-1] == '/' {
+			b = appendLiteralPath(b, p[:len(p)-1], fold)
+			if rest {
+				return append(b, slash+"(?<redirects_rest>[^?]+)"...)
+			}
+			return append(b, "(?:"+slash+"[^?]*)?"...)
+		}
+		b = appendLiteralPath(b, p, fold)
+		if rest {
+			return append(b, "(?<redirects_rest>[^?]+)"...)
+		}
+		return append(b, "[^?]*"...)
+	}
+	for i, p := range v.Pieces {
+		last := i == len(v.Pieces)-1
+		group := "(?<" + names[p.Name] + ">"
+		switch p.Kind {
+		case pattern.PieceLiteral:
+			b = appendLiteralPath(b, p.Text, fold)
+		case pattern.PieceSegment:
+			b = append(b, group+segUnit+"+?)"...)
+		case pattern.PieceOptional:
+			b = append(b, "(?:"+slash+group+segUnit+"+))?"...)
+		case pattern.PieceStar:
+			if last {
+				b = append(b, "(?:"+slash+group+anyUnit+"*))??"...)
+			} else {
+				b = append(b, "(?:"+slash+group+anyUnit+"+?))??"...)
+			}
+		case pattern.PiecePlus:
+			b = append(b, slash+group+anyUnit+"+?)"...)
+		}
+	}
+	return b
+}
+
+// appendQueryPattern matches the query: each condition a lookahead from
+// its start (any parameter, in any order; a capture takes the first
+// occurrence), and the query itself captured as redirects_q when query.
+func appendQueryPattern(b []byte, conds []pattern.Cond, names map[string]string, query bool) []byte {
+	if len(conds) == 0 {
+		if query {
+			return append(b, "[?](?<redirects_q>.+)"...)
+		}
+		return append(b, "(?:[?].*)?"...)
+	}
+	b = append(b, "[?]"...)
+	for _, c := range conds {
+		b = append(b, "(?=(?:[^&]*&)*?"...)
+		b = appendQueryText(b, c.Key, true)
+		switch c.Op {
+		case pattern.CondEqual:
+			b = append(b, '=')
+			b = appendQueryText(b, c.Value, false)
+		case pattern.CondCapture:
+			b = append(b, "(?:=(?<"+names[c.Name]+">[^&]*))?"...)
+		case pattern.CondPresent:
+			b = append(b, "(?:=[^&]*)?"...)
+		case pattern.CondEmpty:
+			b = append(b, "=?"...)
+		}
+		b = append(b, "(?:&|$))"...)
+	}
+	if query {
+		return append(b, "(?<redirects_q>.+)"...)
+	}
+	return append(b, ".*"...)
+}
+
+// appendLiteralPath matches each byte of decoded text as the request may
+// send it: as itself (where a request line may hold it) or as %XX, '/'
+// also as %2F, and an ASCII letter in either case when fold.
+func appendLiteralPath(b []byte, text string, fold bool) []byte {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '/':
+			b = append(b, slash...)
+		case fold && isASCIILetter(c):
+			lo, up := c|0x20, c&^0x20
+			b = append(b, "(?:"...)
+			b = appendByteClass(b, lo)
+			b = append(b, '|')
+			b = appendByteClass(b, up)
+			b = append(b, '|')
+			b = appendEscapePattern(b, lo)
+			b = append(b, '|')
+			b = appendEscapePattern(b, up)
+			b = append(b, ')')
+		case c > ' ' && c != 0x7f && c != '%' && c != '?' && c != '#' && c != '\\':
+			b = append(b, "(?:"...)
+			b = appendByteClass(b, c)
+			b = append(b, '|')
+			b = appendEscapePattern(b, c)
+			b = append(b, ')')
+		default:
+			b = appendEscapePattern(b, c)
+		}
+	}
+	return b
+}
+
+// appendQueryText matches decoded text of a query key or value as the
+// request may send it: a space as '+' or %20, '+', '&', '#' (and '=' in a
+// key) only escaped, a '%' as %25 or a '%' that starts no escape, any other
+// byte as itself or %XX.
+func appendQueryText(b []byte, text string, key bool) []byte {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == ' ':
+			b = append(b, `(?:\x2b|%20)`...)
+		case c == '%':
+			b = append(b, `(?:%25|%(?![0-9A-Fa-f]{2}))`...)
+		case c == '+' || c == '&' || c == '#' || c == '=' && key || c < ' ' || c == 0x7f:
+			b = appendEscapePattern(b, c)
+		default:
+			b = append(b, "(?:"...)
+			b = appendByteClass(b, c)
+			b = append(b, '|')
+			b = appendEscapePattern(b, c)
+			b = append(b, ')')
+		}
+	}
+	return b
+}
+
+// appendByteClass matches byte c: letters and digits as themselves, every
+// other byte as \xHH, which needs no quoting in nginx or HAProxy.
+func appendByteClass(b []byte, c byte) []byte {
+	if isASCIILetter(c) || '0' <= c && c <= '9' {
+		return append(b, c)
+	}
+	return append(b, '\\', 'x', hexUpper[c>>4], hexUpper[c&15])
+}
+
+// appendEscapePattern matches %XX for byte c, either case of hex letter.
+func appendEscapePattern(b []byte, c byte) []byte {
+	b = append(b, '%')
+	for _, d := range []byte{hexUpper[c>>4], hexUpper[c&15]} {
+		if 'A' <= d && d <= 'F' {
+			b = append(b, '[', d, d|0x20, ']')
+		} else {
+			b = append(b, d)
+		}
+	}
+	return b
+}
+
+const hexUpper = "0123456789ABCDEF"
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
