@@ -108,10 +108,12 @@ func (s *sorted) nginxChain() []byte {
 			b = appendChainRule(b, c, s.set)
 		}
 	}
-	b = append(b, "if ($redirects_answer ~ \"^c([0-9]+) //+(.*)\") { set $redirects_answer \"$1 /$2\"; }\n"...)
+	// Named captures, not $1: nginx escapes a numbered capture in "set"
+	// when the request's path held an escape or a '+'.
+	b = append(b, "if ($redirects_answer ~ \"^c(?<redirects_code>[0-9]+) //+(?<redirects_to>.*)\") { set $redirects_answer \"${redirects_code} /${redirects_to}\"; }\n"...)
 	for _, code := range nginxChainStatuses {
 		c := strconv.Itoa(code)
-		b = append(b, "if ($redirects_answer ~ \"^c?"+c+" (.*)\") { return "+c+" $1; }\n"...)
+		b = append(b, "if ($redirects_answer ~ \"^c?"+c+" (?<redirects_to>.*)\") { return "+c+" $redirects_to; }\n"...)
 	}
 	return append(b, "if ($redirects_answer = 410) { return 410; }\n"...)
 }
