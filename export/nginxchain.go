@@ -129,10 +129,23 @@ const (
 	slash   = `(?:/|%2[Ff])`
 )
 
-// appendChainRule appends the ifs of one rule: one per case of its
-// answer (a rest and a query, a rest, a query, neither), the first that
-// applies answering, as appendNginxAnswer's.
-func appendChainRule(b []byte, c chainRule, set redirects.Settings) []byte {
+// chainVariant is one case of a rule's answer: the regular expression
+// over "$host $request_uri" that selects it, the status, and the answer's
+// text, literal pieces and the names of the groups it inserts.
+type chainVariant struct {
+	re       string
+	code     int
+	computed bool // the destination inserts a capture: a leading run of '/' is made one
+	answer   []chainPart
+}
+
+// chainPart is literal text of an answer, or the name of a group.
+type chainPart struct{ text, group string }
+
+// chainVariants returns the cases of one rule's answer, the first that
+// applies answering, as appendNginxAnswer's: a rest and a query, a rest,
+// a query, neither.
+func chainVariants(c chainRule, set redirects.Settings) []chainVariant {
 	r := c.r
 	pp := r.PreservePath && r.MatchType == redirects.StartsWith && r.StatusCode != redirects.StatusGone
 	pq := r.PreserveQuery && r.StatusCode != redirects.StatusGone
@@ -147,66 +160,135 @@ func appendChainRule(b []byte, c chainRule, set redirects.Settings) []byte {
 			names[q.Name] = "redirects_c" + strconv.Itoa(len(names)+1)
 		}
 	}
-	dest := chainDest(c.v.Dest, names)
+	var dest []chainPart
 	computed := false
 	for _, d := range c.v.Dest {
-		computed = computed || d.Capture != ""
+		if d.Capture != "" {
+			dest = append(dest, chainPart{group: names[d.Capture]})
+			computed = true
+		} else {
+			dest = append(dest, chainPart{text: d.Text})
+		}
 	}
-	path, query, fragment := redirects.SplitDestination(dest)
+	path, query, fragment := splitChainDest(dest)
+	lit := func(s string) chainPart { return chainPart{text: s} }
+	grp := func(g string) chainPart { return chainPart{group: g} }
+	joinPath := func() []chainPart {
+		out := append([]chainPart(nil), path...)
+		if t := partsText(path); !strings.HasPrefix(t, "/") && !hasURLPath(t) {
+			out = append(out, lit("/"))
+		}
+		return out
+	}
+	queryAnd := func() []chainPart {
+		if len(query) == 0 {
+			return nil
+		}
+		return append(append([]chainPart(nil), query...), lit("&"))
+	}
 	type variant struct {
 		rest, query bool
-		answer      string
+		answer      []chainPart
 	}
 	var vs []variant
 	if pp && pq {
-		a := string(appendJoinPath(nil, path)) + "${redirects_rest}?" + string(appendQueryAnd(nil, query)) + "${redirects_q}" + fragment
-		vs = append(vs, variant{true, true, a})
+		a := append(joinPath(), grp("redirects_rest"), lit("?"))
+		a = append(append(a, queryAnd()...), grp("redirects_q"))
+		vs = append(vs, variant{true, true, append(a, fragment...)})
 	}
 	if pp {
-		a := string(appendJoinPath(nil, path)) + "${redirects_rest}"
-		if query != "" {
-			a += "?" + query
+		a := append(joinPath(), grp("redirects_rest"))
+		if len(query) > 0 {
+			a = append(append(a, lit("?")), query...)
 		}
-		vs = append(vs, variant{true, false, a + fragment})
+		vs = append(vs, variant{true, false, append(a, fragment...)})
 	}
 	if pq {
-		vs = append(vs, variant{false, true, path + "?" + string(appendQueryAnd(nil, query)) + "${redirects_q}" + fragment})
+		a := append(append([]chainPart(nil), path...), lit("?"))
+		a = append(append(a, queryAnd()...), grp("redirects_q"))
+		vs = append(vs, variant{false, true, append(a, fragment...)})
 	}
 	vs = append(vs, variant{false, false, dest})
+	out := make([]chainVariant, 0, len(vs))
 	for _, v := range vs {
-		b = append(b, "if ($redirects_request ~ \"^"...)
+		b := []byte{'^'}
 		b = appendHostPattern(b, c.v.Host)
 		b = append(b, ' ')
 		b = appendPathPattern(b, c.v, set, names, v.rest)
 		b = appendQueryPattern(b, c.v.Conds, names, v.query)
-		b = append(b, "$\") { set $redirects_answer \""...)
-		switch {
-		case r.StatusCode == redirects.StatusGone:
+		b = append(b, '$')
+		out = append(out, chainVariant{re: string(b), code: r.StatusCode, computed: computed, answer: v.answer})
+	}
+	return out
+}
+
+// splitChainDest splits a destination's parts into its path, query and
+// fragment at its first literal '?' and '#', as
+// redirects.SplitDestination splits a destination.
+func splitChainDest(parts []chainPart) (path, query, fragment []chainPart) {
+	cur := &path
+	inQuery := false
+	for _, p := range parts {
+		for p.group == "" && p.text != "" {
+			i := strings.IndexAny(p.text, "?#")
+			if inQuery {
+				i = strings.IndexByte(p.text, '#')
+			}
+			if i < 0 || cur == &fragment {
+				break
+			}
+			if i > 0 {
+				*cur = append(*cur, chainPart{text: p.text[:i]})
+			}
+			if p.text[i] == '?' {
+				cur, inQuery = &query, true
+			} else {
+				cur = &fragment
+				*cur = append(*cur, chainPart{text: "#"})
+			}
+			p.text = p.text[i+1:]
+		}
+		if p.group != "" || p.text != "" {
+			*cur = append(*cur, p)
+		}
+	}
+	return path, query, fragment
+}
+
+// partsText is the literal text of parts, groups left out.
+func partsText(parts []chainPart) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.text)
+	}
+	return b.String()
+}
+
+// appendChainRule appends the ifs of one rule, one per chainVariant.
+func appendChainRule(b []byte, c chainRule, set redirects.Settings) []byte {
+	for _, v := range chainVariants(c, set) {
+		b = append(b, "if ($redirects_request ~ \""...)
+		b = append(b, v.re...)
+		b = append(b, "\") { set $redirects_answer \""...)
+		if v.code == redirects.StatusGone {
 			b = append(b, "410"...)
-		default:
-			if computed {
+		} else {
+			if v.computed {
 				b = append(b, 'c')
 			}
-			b = strconv.AppendInt(b, int64(r.StatusCode), 10)
+			b = strconv.AppendInt(b, int64(v.code), 10)
 			b = append(b, ' ')
-			b = append(b, v.answer...)
+			for _, p := range v.answer {
+				if p.group != "" {
+					b = append(b, "${"+p.group+"}"...)
+				} else {
+					b = append(b, p.text...)
+				}
+			}
 		}
 		b = append(b, "\"; set $redirects_request \"\"; }\n"...)
 	}
 	return b
-}
-
-// chainDest writes a destination with its captures as nginx variables.
-func chainDest(parts []pattern.DestPart, names map[string]string) string {
-	var d strings.Builder
-	for _, p := range parts {
-		if p.Capture == "" {
-			d.WriteString(p.Text)
-			continue
-		}
-		d.WriteString("${" + names[p.Capture] + "}")
-	}
-	return d.String()
 }
 
 // appendHostPattern matches $host (lower-cased, without port or trailing
