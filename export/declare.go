@@ -84,7 +84,7 @@ func (s *sorted) declarations(format string) []string {
 			letter("exact", "matched regardless of case, nginx map keys ignore it")
 		}
 	case "haproxy":
-		if !s.set.CaseInsensitive {
+		if !s.set.CaseInsensitive && s.chain == nil {
 			letter("all", "matched regardless of case, the ACLs' -i ignores it")
 		}
 	case "haproxy-map-exact":
@@ -135,13 +135,25 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 	}
 	every := func(*redirects.Rule) bool { return true }
 	conds := func(r *redirects.Rule) bool { return strings.IndexByte(r.Source, '?') >= 0 }
-	if format == "nginx" && s.chain != nil {
-		ds := []declaration{{"regex", "any source", "left out, nginx cannot match an RE2 expression against the path as the request sent it", every, true}}
+	if (format == "nginx" || format == "haproxy") && s.chain != nil {
+		server := map[string]string{"nginx": "nginx", "haproxy": "HAProxy"}[format]
+		ds := []declaration{{"regex", "any source", "left out, " + server + " cannot match an RE2 expression against the path as the request sent it", every, true}}
 		if s.set.IgnoreTrailingSlash {
-			return append(ds, declaration{"pattern", "any source", "left out, the file does not match a pattern's slash twin", every, true})
+			ds = append(ds, declaration{"pattern", "any source", "left out, the file does not match a pattern's slash twin", every, true})
+		} else {
+			ds = append(ds, declaration{"pattern", "a constraint", "left out, " + server + " cannot match an RE2 constraint against the path as the request sent it",
+				func(r *redirects.Rule) bool { return hasConstraint(r.Source) }, true})
 		}
-		return append(ds, declaration{"pattern", "a constraint", "left out, nginx cannot match an RE2 constraint against the path as the request sent it",
-			func(r *redirects.Rule) bool { return hasConstraint(r.Source) }, true})
+		if format == "haproxy" {
+			many := map[*redirects.Rule]bool{}
+			for _, c := range s.chain {
+				if nginxChainAnswers(c.r, s.set) && !haproxyChainAnswers(c, s.set) {
+					many[c.r] = true
+				}
+			}
+			ds = append(ds, declaration{"all", "more than 9 captures", "left out, regsub inserts \\1 to \\9 only", func(r *redirects.Rule) bool { return many[r] }, true})
+		}
+		return ds
 	}
 	const literal = "left out, this file matches literal paths only"
 	const hosts = "left out, this file answers every host alike"

@@ -247,13 +247,7 @@ func TestPatternsNginx(t *testing.T) {
 	// extended rule, over the four projects: each kind must have answered
 	// some, or the test proved nothing about it.
 	tally := map[string]int{}
-	defer func() {
-		for _, k := range []string{"pattern", "host", "query conditions"} {
-			if tally[k] == 0 && !t.Failed() {
-				t.Errorf("no request was answered as the lookup API by a rule with %s: the test tests too little (REDIRECTS_TEST_SEED=%d)", k, seed)
-			}
-		}
-	}()
+	defer checkTally(t, tally, seed)
 	for i, set := range optionSettings {
 		t.Run(set.String(), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, uint64(i)+100))
@@ -293,27 +287,22 @@ func TestPatternsNginx(t *testing.T) {
 			servertest.Check(t, bin, append([]string{"-t"}, args...)...)
 			servertest.Start(t, ports, bin, args...)
 
-			var reqs []patternRequest
-			for _, p := range patternPaths(rng, rules, 700) {
-				reqs = append(reqs, patternRequest{requestHosts[rng.IntN(len(requestHosts))], p})
-			}
-			for _, p := range literalPaths[:min(len(literalPaths), 150)] {
-				reqs = append(reqs, patternRequest{"", p})
-			}
-			comparePatterns(t, tally, "nginx", set, rules, files["nginx"], nginxPort, 404, reqs)
+			comparePatterns(t, tally, "nginx", set, rules, files["nginx"], nginxPort, 404, patternRequests(rng, rules, literalPaths))
 			compareOptions(t, set, literal, files, literalPaths, cases)
 		})
 	}
 }
 
 // TestPatternsHAProxy runs the haproxy exports of random projects with
-// extended rules, which they leave out and declare, in real haproxy.
+// extended rules, of each settings, in real haproxy.
 func TestPatternsHAProxy(t *testing.T) {
 	bin := servertest.LookPath(t, "haproxy")
 	seed := testSeed(t, uint64(time.Now().UnixNano()))
+	tally := map[string]int{}
+	defer checkTally(t, tally, seed)
 	for i, set := range optionSettings {
 		t.Run(set.String(), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(seed, uint64(i)+100))
+			rng := rand.New(rand.NewPCG(seed, uint64(i)+200))
 			t.Logf("REDIRECTS_TEST_SEED=%d", seed)
 			literal, literalPaths := optionProject(t, rng, set)
 			rules := append(literal, patternRules(rng, literal, 60)...)
@@ -325,16 +314,17 @@ func TestPatternsHAProxy(t *testing.T) {
 			if set.CaseInsensitive {
 				exactLines, prefixLines = export.HAProxyMapExactFoldSnippet, export.HAProxyMapPrefixFoldSnippet+"\n"+export.HAProxyMapPrefixStatusSnippet
 			}
+			haproxyPort := servertest.FreePort(t)
 			cases := []optionCase{
-				{"haproxy", servertest.FreePort(t), 204, []string{"haproxy"}, true, true, true, true},
 				{"haproxy-map-exact", servertest.FreePort(t), 204, []string{"haproxy-map-exact"}, true, false, false, false},
 				{"haproxy-map-prefix", servertest.FreePort(t), 204, []string{"haproxy-map-prefix"}, false, true, false, false},
 				{"haproxy-map-exact+haproxy-map-prefix", servertest.FreePort(t), 204, []string{"haproxy-map-exact", "haproxy-map-prefix"}, true, true, false, false},
 			}
-			frontends := []string{string(files["haproxy"]), exactLines, prefixLines, exactLines + "\n" + prefixLines}
+			frontends := []string{exactLines, prefixLines, exactLines + "\n" + prefixLines}
 			var conf strings.Builder
 			conf.WriteString(servertest.HAProxyHead)
-			var ports []int
+			conf.WriteString(servertest.HAProxyFrontend("chain", haproxyPort, dir, string(files["haproxy"])))
+			ports := []int{haproxyPort}
 			for i, c := range cases {
 				conf.WriteString(servertest.HAProxyFrontend("f"+strconv.Itoa(i), c.port, dir, frontends[i]))
 				ports = append(ports, c.port)
@@ -343,8 +333,33 @@ func TestPatternsHAProxy(t *testing.T) {
 			servertest.WriteFile(t, cfg, []byte(conf.String()))
 			servertest.Check(t, bin, "-c", "-f", cfg)
 			servertest.Start(t, ports, bin, "-db", "-f", cfg)
+			comparePatterns(t, tally, "haproxy", set, rules, files["haproxy"], haproxyPort, 204, patternRequests(rng, rules, literalPaths))
 			compareOptions(t, set, literal, files, literalPaths, cases)
 		})
+	}
+}
+
+// patternRequests returns the requests of a test: random hosts with
+// patternPaths, and the literal project's paths without a host.
+func patternRequests(rng *rand.Rand, rules []redirects.Rule, literalPaths []string) []patternRequest {
+	var reqs []patternRequest
+	for _, p := range patternPaths(rng, rules, 700) {
+		reqs = append(reqs, patternRequest{requestHosts[rng.IntN(len(requestHosts))], p})
+	}
+	for _, p := range literalPaths[:min(len(literalPaths), 150)] {
+		reqs = append(reqs, patternRequest{"", p})
+	}
+	return reqs
+}
+
+// checkTally fails a test in which some kind of extended rule answered no
+// request as the lookup API over its four projects: it proved nothing
+// about that kind.
+func checkTally(t *testing.T, tally map[string]int, seed uint64) {
+	for _, k := range []string{"pattern", "host", "query conditions"} {
+		if tally[k] == 0 && !t.Failed() {
+			t.Errorf("no request was answered as the lookup API by a rule with %s: the test tests too little (REDIRECTS_TEST_SEED=%d)", k, seed)
+		}
 	}
 }
 
