@@ -138,12 +138,8 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 	if (format == "nginx" || format == "haproxy") && s.chain != nil {
 		server := map[string]string{"nginx": "nginx", "haproxy": "HAProxy"}[format]
 		ds := []declaration{{"regex", "any source", "left out, " + server + " cannot match an RE2 expression against the path as the request sent it", every, true}}
-		if s.set.IgnoreTrailingSlash {
-			ds = append(ds, declaration{"pattern", "any source", "left out, the file does not match a pattern's slash twin", every, true})
-		} else {
-			ds = append(ds, declaration{"pattern", "a constraint", "left out, " + server + " cannot match an RE2 constraint against the path as the request sent it",
-				func(r *redirects.Rule) bool { return hasConstraint(r.Source) }, true})
-		}
+		ds = append(ds, declaration{"pattern", "a constraint", "left out, " + server + " cannot match an RE2 constraint against the path as the request sent it",
+			func(r *redirects.Rule) bool { return hasConstraint(r.Source) }, true})
 		if format == "haproxy" {
 			many := map[*redirects.Rule]bool{}
 			for _, c := range s.chain {

@@ -43,7 +43,9 @@ func haproxyChainAnswers(c chainRule, set redirects.Settings) bool {
 }
 
 // groupNumbers numbers the named groups of an expression the chain wrote
-// (its only capturing groups), in order; ok is false past nine.
+// (its only capturing groups), in order of their first appearance: a
+// branch reset group repeats them in each alternative with the same
+// numbers. ok is false past nine.
 func groupNumbers(re string) (map[string]int, bool) {
 	nums := map[string]int{}
 	for i := 0; ; {
@@ -53,7 +55,9 @@ func groupNumbers(re string) (map[string]int, bool) {
 		}
 		i += j + 3
 		k := strings.IndexByte(re[i:], '>')
-		nums[re[i:i+k]] = len(nums) + 1
+		if _, ok := nums[re[i:i+k]]; !ok {
+			nums[re[i:i+k]] = len(nums) + 1
+		}
 		if len(nums) > 9 {
 			return nil, false
 		}

@@ -66,14 +66,14 @@ func makeChain(rules []redirects.Rule, set redirects.Settings) []chainRule {
 }
 
 // nginxChainAnswers reports whether the chain answers r as the lookup API
-// does: every rule but regex rules, pattern rules with a constraint, and
-// pattern rules under trailingSlash ignore (declare.go names them).
+// does: every rule but regex rules and pattern rules with a constraint
+// (declare.go names them).
 func nginxChainAnswers(r *redirects.Rule, set redirects.Settings) bool {
 	switch r.MatchType {
 	case redirects.Regex:
 		return false
 	case redirects.Pattern:
-		return !set.IgnoreTrailingSlash && !hasConstraint(r.Source)
+		return !hasConstraint(r.Source)
 	}
 	return true
 }
@@ -338,8 +338,33 @@ func appendPathPattern(b []byte, v pattern.View, set redirects.Settings, names m
 		}
 		return append(b, "[^?]*"...)
 	}
-	for i, p := range v.Pieces {
-		last := i == len(v.Pieces)-1
+	if !set.IgnoreTrailingSlash {
+		return appendPieces(b, v.Pieces, fold, names)
+	}
+	// trailingSlash ignore: the path, or else its slash twin (the path
+	// without its trailing '/', or with one added), as alternatives of a
+	// branch reset group, so the captures keep their names and numbers in
+	// each; PCRE tries them in order. A '/' is added only where the
+	// pattern ends with a literal '/': nothing else can match more for it.
+	const notRoot = "(?!/(?:[?]|$))" // the root has no twin
+	b = append(b, "(?|"...)
+	b = appendPieces(b, v.Pieces, fold, names)
+	b = append(b, "|"+notRoot...)
+	b = appendPieces(b, v.Pieces, fold, names)
+	b = append(b, slash...)
+	if n := len(v.Pieces); n > 0 && v.Pieces[n-1].Kind == pattern.PieceLiteral && strings.HasSuffix(v.Pieces[n-1].Text, "/") {
+		pieces := append([]pattern.Piece(nil), v.Pieces...)
+		pieces[n-1].Text = strings.TrimSuffix(pieces[n-1].Text, "/")
+		b = append(b, "|"+notRoot...)
+		b = appendPieces(b, pieces, fold, names)
+	}
+	return append(b, ')')
+}
+
+// appendPieces matches a pattern's pieces against the path as sent.
+func appendPieces(b []byte, pieces []pattern.Piece, fold bool, names map[string]string) []byte {
+	for i, p := range pieces {
+		last := i == len(pieces)-1
 		group := "(?<" + names[p.Name] + ">"
 		switch p.Kind {
 		case pattern.PieceLiteral:
