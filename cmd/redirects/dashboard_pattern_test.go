@@ -34,7 +34,8 @@ func (b *browser) fullShot(name string) {
 // and an undefined capture beside the field with the position and adds
 // nothing; the edit form previews and saves; the table filters by match
 // type and host, shows the host column and wraps long sources without
-// scrolling sideways.
+// scrolling sideways; the deploy page names hosts; Test a path takes a
+// host and shows the captures; the delete confirmation names the host.
 func TestDashboardPatternRules(t *testing.T) {
 	s := startDashboard(t)
 	b := newBrowser(t, s.manage)
@@ -168,6 +169,25 @@ func TestDashboardPatternRules(t *testing.T) {
 	b.open(rules)
 	b.see("3 rules, 3 shown", "any")
 	b.fullShot("rules-patterns")
+
+	// The deploy page names each added rule's host.
+	b.open("/projects/" + project + "/deploy")
+	b.see("Added (3)", `old.example.com ^/p/(\d+)$`, "*.example.org ^/archive/", "on old.example.com: no redirect → 301 /posts/")
+	b.fullShot("deploy-patterns")
+
+	// Test a path takes a host, and shows what the answering rule captured.
+	b.open("/projects/" + project + "/test")
+	b.fill("Path", "/p/7")
+	b.fill("Host", "old.example.com")
+	b.click("Test")
+	b.see(`301 → /posts/7, by rule 2 (regex old.example.com ^/p/(\d+)$).`)
+	if caps := get(b, chromedp.Evaluate[string](`[...document.querySelectorAll(".captures tbody tr")].map(r => r.cells[0].textContent + "=" + r.cells[1].textContent).join(" ")`)); caps != "$1=7" {
+		t.Errorf("Test a path's captures: %q, want $1=7", caps)
+	}
+	b.shot("test-host")
+	// Without the host, the host-scoped rule does not answer.
+	b.open("/projects/" + project + "/test?path=/p/7")
+	b.see("No rule answers /p/7: the edge answers 204 (no redirect).")
 
 	// Delete the host-scoped rule: the confirmation names its host.
 	b.open(rules + "?host=old.example.com")
