@@ -4,12 +4,14 @@ import (
 	"context"
 	"html"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
 	"redirects"
+	"redirects/manage"
 )
 
 // ruleFormPost posts the add form of the env's project and returns the
@@ -237,5 +239,42 @@ func TestRulesFilterByHost(t *testing.T) {
 	res, body := e.do("GET", rules+"?host=bad+host", nil, true)
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(html.UnescapeString(body), `Host "bad host" is not a host name`) {
 		t.Errorf("a malformed host filter: %d\n%s", res.StatusCode, pageText(body))
+	}
+}
+
+// TestTestPathTakesAHost explains a path asked of a host: a host-scoped
+// rule answers only with it, the page lists what the rule captured, and a
+// malformed host is refused naming the field.
+func TestTestPathTakesAHost(t *testing.T) {
+	e := newEnv(t)
+	r := redirects.Rule{ProjectID: e.project.ID, Source: `^/p/(?P<id>\d+)$`, Destination: "/posts/${id}", MatchType: redirects.Regex,
+		Host: "old.example.com", StatusCode: 301, Priority: redirects.DefaultPriority}
+	if err := e.db.AddRule(context.Background(), &r); err != nil {
+		t.Fatal(err)
+	}
+	test := "/projects/" + e.project.ID + "/test"
+	_, body := e.do("GET", test+"?path=/p/7&host=Old.Example.com:8443", nil, true)
+	text := pageText(body)
+	if !strings.Contains(text, "301 → /posts/7, by rule") || !strings.Contains(body, `<td class="mono">${id}</td><td class="mono">7</td>`) ||
+		!strings.Contains(body, `value="Old.Example.com:8443"`) {
+		t.Errorf("Test a path of /p/7 on Old.Example.com:8443:\n%s", text)
+	}
+	_, body = e.do("GET", test+"?path=/p/7", nil, true)
+	if text := pageText(body); !strings.Contains(text, "No rule answers /p/7: the edge answers 204") {
+		t.Errorf("Test a path of /p/7 without a host:\n%s", text)
+	}
+	res, _ := e.do("GET", test+"?path=/p/7&host=*.example.com", nil, true)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a wildcard host: %d, want a redirect with the error", res.StatusCode)
+	}
+	req := httptest.NewRequest("GET", res.Header.Get("Location"), nil)
+	req.AddCookie(&http.Cookie{Name: manage.SessionCookie, Value: e.cookie})
+	for _, c := range res.Cookies() {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	e.h.ServeHTTP(rec, req)
+	if f := flashText(html.UnescapeString(rec.Body.String())); !strings.HasPrefix(f, "Host: give a host name as a browser sends it") {
+		t.Errorf("a wildcard host's message: %q", f)
 	}
 }
