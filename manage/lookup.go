@@ -44,6 +44,13 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 	if path == "" || path[0] != '/' || len(path) > redirects.MaxSourceLen {
 		return badQuery("the query parameter \"path\" must start with / and be at most %d bytes", redirects.MaxSourceLen)
 	}
+	host, err := query(r, "host")
+	if err != nil {
+		return err
+	}
+	if host != "" && !redirects.ValidLookupHost(host) {
+		return badQuery("the query parameter \"host\" is %q, not a host name (labels of letters, digits and '-', an optional :port)", host)
+	}
 	spec, err := versionParam(r, "version", "live")
 	if err != nil {
 		return err
@@ -53,7 +60,11 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := api.Lookup{Path: path, Version: api.RuleSetVersion(rs), Answer: json.RawMessage("null"), Explanation: safety.ExplainWith(rs.Rules, rs.Settings, path)}
-	if m, ok := engine.CompileWith(rs.Rules, rs.Settings).Lookup(path); ok {
+	snap, err := engine.CompileChecked(rs.Rules, rs.Settings)
+	if err != nil {
+		return err
+	}
+	if m, ok := snap.LookupHost(host, path); ok {
 		out.Answer = json.RawMessage(m.AppendJSON(nil, path))
 	}
 	writeJSON(w, http.StatusOK, out)
