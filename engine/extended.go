@@ -205,26 +205,32 @@ func (s *Snapshot) LookupHost(host, wire string) (Match, bool) {
 // lookupExtended is LookupHost on a snapshot with a pattern.Set.
 func (s *Snapshot) lookupExtended(host, wire string) (Match, bool) {
 	x := s.ext
-	pm := matchPool.Get().(*pattern.Match)
-	tried, ok := false, false
+	var pm *pattern.Match // taken from the pool only when the set is asked
+	ok := false
 	if x.exact {
-		ok, tried = x.set.Lookup(host, wire, pm), true
+		pm = matchPool.Get().(*pattern.Match)
+		ok = x.set.Lookup(host, wire, pm)
 		if ok && pm.Kind() == pattern.Exact {
 			return s.extMatch(pm), true
 		}
 	}
 	lm, lok := s.lookupLiteral(wire)
 	if lok && lm.mt == redirects.Exact {
-		matchPool.Put(pm)
+		if pm != nil {
+			matchPool.Put(pm)
+		}
 		return lm, true
 	}
-	if x.other && !tried {
+	if x.other && pm == nil {
+		pm = matchPool.Get().(*pattern.Match)
 		ok = x.set.Lookup(host, wire, pm)
 	}
 	if ok && (!lok || x.before(pm, lm.rec)) {
 		return s.extMatch(pm), true
 	}
-	matchPool.Put(pm)
+	if pm != nil {
+		matchPool.Put(pm)
+	}
 	return lm, lok
 }
 
