@@ -23,6 +23,10 @@ type RuleFilter struct {
 	MatchType *MatchType
 	// StatusCode, when not 0, keeps only the rules with that status.
 	StatusCode int
+	// Host, when not nil, keeps only the rules of that host: "" the
+	// host-less rules, a host name (or "*." and one) the rules scoped to
+	// exactly it. Validate puts it in its host key form, as rules store it.
+	Host *string
 }
 
 // MaxQueryLen is the longest RuleFilter.Query: longer than any source or
@@ -38,8 +42,18 @@ func (f *RuleFilter) Validate() error {
 	if !validText(f.Query) {
 		return Errorf(EINVALID, "search query %s is not valid UTF-8 or holds a NUL byte", quoteShort(f.Query))
 	}
-	if f.MatchType != nil && *f.MatchType != Exact && *f.MatchType != StartsWith {
-		return Errorf(EINVALID, "matchType %d is not one of exact, starts_with", *f.MatchType)
+	if f.MatchType != nil && *f.MatchType > Regex {
+		return Errorf(EINVALID, "matchType %d is not one of exact, starts_with, pattern, regex", *f.MatchType)
+	}
+	if f.Host != nil && *f.Host != "" {
+		r := Rule{Host: *f.Host}
+		if err := r.normalizeHost(); err != nil {
+			return err
+		}
+		if r.Host != *f.Host {
+			h := r.Host
+			f.Host = &h
+		}
 	}
 	if f.StatusCode != 0 && !ValidStatus(f.StatusCode) {
 		return Errorf(EINVALID, "status %d is not one of 301, 302, 303, 307, 308, 410", f.StatusCode)
@@ -69,6 +83,9 @@ func (f *RuleFilter) Match(r *Rule) bool {
 		return false
 	}
 	if f.StatusCode != 0 && r.StatusCode != f.StatusCode {
+		return false
+	}
+	if f.Host != nil && r.Host != *f.Host {
 		return false
 	}
 	if p, ok := f.Prefix(); ok {
@@ -295,6 +312,9 @@ type RuleUpdate struct {
 	// does not know them changes nothing it does not name.
 	PreservePath  *bool
 	PreserveQuery *bool
+	// Host, when set, changes the rule's host ("" removes it): see
+	// Rule.Host.
+	Host *string
 	// Revision, when not 0, is the revision the caller last read: the
 	// update is made only if the rule is still at that revision, and fails
 	// with EREVISION otherwise (optimistic concurrency).
@@ -304,7 +324,7 @@ type RuleUpdate struct {
 // Empty reports whether u changes no field.
 func (u *RuleUpdate) Empty() bool {
 	return u.Source == nil && u.Destination == nil && u.StatusCode == nil && u.MatchType == nil && u.Priority == nil &&
-		u.PreservePath == nil && u.PreserveQuery == nil
+		u.PreservePath == nil && u.PreserveQuery == nil && u.Host == nil
 }
 
 // Apply changes r as u says. It neither validates r nor touches its revision.
@@ -329,6 +349,9 @@ func (u *RuleUpdate) Apply(r *Rule) {
 	}
 	if u.PreserveQuery != nil {
 		r.PreserveQuery = *u.PreserveQuery
+	}
+	if u.Host != nil {
+		r.Host = *u.Host
 	}
 }
 
