@@ -290,3 +290,19 @@ func (m Match) appendExpanded(b []byte, wire string, inJSON bool) []byte {
 	n := copy(b[start:], b[mid:])
 	return b[:start+n]
 }
+
+// AnswerJSON returns the lookup body a version of rules under settings
+// answers for a request of wire on host, as the edge sends it, nil when no
+// rule answers: a lookup made once, outside the edge (the command line,
+// the management API).
+func AnswerJSON(rules []redirects.Rule, settings redirects.Settings, host, wire string) ([]byte, error) {
+	snap, err := CompileChecked(rules, settings)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := snap.LookupHost(host, wire)
+	if !ok {
+		return nil, nil
+	}
+	return m.AppendJSON(nil, wire), nil
+}

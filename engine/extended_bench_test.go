@@ -2,8 +2,8 @@ package engine_test
 
 import (
 	"fmt"
-	"strings"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"

@@ -60,12 +60,12 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := api.Lookup{Path: path, Version: api.RuleSetVersion(rs), Answer: json.RawMessage("null"), Explanation: safety.ExplainWith(rs.Rules, rs.Settings, path)}
-	snap, err := engine.CompileChecked(rs.Rules, rs.Settings)
+	body, err := engine.AnswerJSON(rs.Rules, rs.Settings, host, path)
 	if err != nil {
 		return err
 	}
-	if m, ok := snap.LookupHost(host, path); ok {
-		out.Answer = json.RawMessage(m.AppendJSON(nil, path))
+	if body != nil {
+		out.Answer = json.RawMessage(body)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

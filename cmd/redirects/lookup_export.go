@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"redirects"
-	"redirects/engine"
 )
 
 // lookupExportCommands are the commands that read a deployed version as
@@ -65,25 +65,26 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, rules, err := svc.Deploys.Version(ctx, *project, *version)
+	spec := "live"
+	if *version > 0 {
+		spec = strconv.Itoa(*version)
+	}
+	// The service answers with the edge's engine; through --api, the
+	// server's, so only the answer travels.
+	res, err := svc.Deploys.Lookup(ctx, *project, spec, *host, *path)
 	if err != nil {
 		return err
 	}
-	snap, err := engine.CompileChecked(rules, d.Settings)
-	if err != nil {
-		return err
-	}
-	m, ok := snap.LookupHost(*host, *path)
 	switch {
-	case ok:
-		fmt.Fprintf(c.m.Stdout, "%s\n", m.AppendJSON(nil, *path))
+	case res.Body != nil:
+		fmt.Fprintf(c.m.Stdout, "%s\n", res.Body)
 	case *asJSON:
 		c.println("null")
 	default:
 		// A miss is an answer, not an error: the edge API's 404. Said on
 		// standard error so that standard output stays empty, as scripts
 		// that test it expect.
-		c.infof("no rule answers %q in version %d of project %s", *path, d.Version, *project)
+		c.infof("no rule answers %q in version %d of project %s", *path, res.Version, *project)
 	}
 	return nil
 }
