@@ -1,6 +1,7 @@
 package redirects
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -50,7 +51,7 @@ func ValidateHits(hits []RuleHits) error {
 			return Errorf(EINVALID, "hits of rule %q name no project", h.Source)
 		case h.Source == "":
 			return Errorf(EINVALID, "hits of project %s name no rule source", h.ProjectID)
-		case h.MatchType != Exact && h.MatchType != StartsWith:
+		case !slices.Contains(MatchTypes, h.MatchType):
 			return Errorf(EINVALID, "hits of rule %q have an unknown match type", h.Source)
 		case h.Hits < 0:
 			return Errorf(EINVALID, "hit count %d of rule %q is negative", h.Hits, h.Source)
