@@ -43,6 +43,24 @@ func patternProject(projectID string) []redirects.Rule {
 	return rules
 }
 
+// deployPatterns deploys the draft, its export files rendered of its
+// literal rules: the exports do not render pattern rules yet (another part
+// of this work), the lookups of the version are what is tested.
+func (f *fixture) deployPatterns() int {
+	f.t.Helper()
+	d, err := service.DeployUnchecked(f.ctx, f.db, f.project.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, st redirects.Settings) (*redirects.DeployContent, error) {
+		var literal []redirects.Rule
+		for _, r := range rules {
+			if r.MatchType.Literal() {
+				literal = append(literal, r)
+			}
+		}
+		return export.Build(literal, st)
+	})
+	f.ok(err)
+	return d.Version
+}
+
 // TestPatternLookupOverHTTP holds the lookup API, over real HTTP on
 // 127.0.0.1 on both engines, with the rules stored in a real SQLite file
 // and deployed, to the brute-force model of docs/contract.md#pattern-rules
@@ -70,19 +88,7 @@ func TestPatternLookupOverHTTP(t *testing.T) {
 				f.ok(err)
 				_, err = f.db.SetProjectSettings(f.ctx, f.project.ID, settings)
 				f.ok(err)
-				// The exports do not render pattern rules yet (another part of
-				// this work): the deploy renders the files of the literal ones.
-				d, err := service.DeployUnchecked(f.ctx, f.db, f.project.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, st redirects.Settings) (*redirects.DeployContent, error) {
-					var literal []redirects.Rule
-					for _, r := range rules {
-						if r.MatchType.Literal() {
-							literal = append(literal, r)
-						}
-					}
-					return export.Build(literal, st)
-				})
-				f.ok(err)
-				version := d.Version
+				version := f.deployPatterns()
 				stored, err := f.db.FindRules(f.ctx, f.project.ID)
 				f.ok(err)
 				for _, host := range hosts {
