@@ -449,7 +449,8 @@ func unsafeString(b []byte) string {
 // prefix side one walk down the prefix index, so the cost is O(len(path))
 // whatever the number of rules, and nothing is allocated. A nil snapshot
 // matches nothing, so a server can hold a nil one before the first
-// deployment.
+// deployment. It answers among the literal rules only: on a snapshot with
+// extended rules, Lookup and LookupHost answer from every rule.
 func (s *Snapshot) LookupDecoded(path string) (Match, bool) {
 	if s == nil {
 		return Match{}, false
