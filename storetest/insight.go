@@ -76,7 +76,7 @@ func testHits(t *testing.T, e *env) {
 	for k, n := range map[redirects.HitKey]int64{
 		{MatchType: redirects.Pattern, Host: "www.example.com", Source: "/:lang/*"}: 3,
 		{MatchType: redirects.Pattern, Source: "/:lang/*"}:                          5,
-		{MatchType: redirects.Regex, Host: "*.example.com", Source: `/(\d+)`}:      4,
+		{MatchType: redirects.Regex, Host: "*.example.com", Source: `/(\d+)`}:       4,
 		{MatchType: redirects.Exact, Source: "/a"}:                                  5,
 	} {
 		if byKey[k].Hits != n {
