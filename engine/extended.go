@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,30 +31,44 @@ type extended struct {
 	// exact and other say whether the set holds exact rules, and rules of
 	// the other kinds: a lookup asks it only for what it can answer.
 	exact, other bool
-	// order is, per record of the snapshot, what the contract's order
-	// compares of a literal starts_with rule against an extended one.
-	order []ruleOrder
+	// order is, per literal starts_with record of the snapshot (record
+	// number less firstPrefix), what the contract's order compares of it
+	// against an extended rule: 24 bytes a record, only in a snapshot with
+	// extended rules.
+	order       []literalOrder
+	firstPrefix uint32
 }
 
-// ruleOrder is what the contract's order compares of a rule besides its
-// host and conditions (docs/contract.md#precedence).
-type ruleOrder struct {
-	priority int
-	prefix   int // a literal starts_with rule's source length; unused for extended rules
-	created  time.Time
+// literalOrder is what the contract's order compares of a literal
+// starts_with rule besides its host and conditions, which it has none of
+// (docs/contract.md#precedence).
+type literalOrder struct {
+	created  int64 // nanos(CreatedAt)
 	id       int64
+	priority int32 // validation keeps priorities within 0 to 1,000,000
+	prefix   uint16
+}
+
+// nanos is t in Unix nanoseconds, the zero time first.
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return math.MinInt64
+	}
+	return t.UnixNano()
 }
 
 // extRule is an extended rule as a lookup answers it.
 type extRule struct {
-	ruleOrder
-	dest    string
-	status  uint16
-	mt      redirects.MatchType
-	flags   byte
-	host    bool
-	pathLen int    // a starts_with source's path part, in decoded bytes: what preservePath keeps after
-	hit     uint32 // its hit counter
+	priority int
+	created  int64 // nanos(CreatedAt)
+	id       int64
+	dest     string
+	status   uint16
+	mt       redirects.MatchType
+	flags    byte
+	host     bool
+	pathLen  int    // a starts_with source's path part, in decoded bytes: what preservePath keeps after
+	hit      uint32 // its hit counter
 }
 
 // matchPool holds the pattern engine's scratch space (a Match is some
@@ -97,16 +112,14 @@ func CompileChecked(rules []redirects.Rule, settings redirects.Settings) (*Snaps
 		return nil, err
 	}
 	s := CompileWith(literal, settings)
-	x := &extended{set: set, rules: make([]extRule, len(ext)), order: make([]ruleOrder, len(s.hits.recs))}
-	for a, rec := range s.hits.recs {
-		x.order[a].prefix = int(binary16(s.arena, rec))
-	}
+	x := &extended{set: set, rules: make([]extRule, len(ext)), firstPrefix: uint32(s.exactLen)}
+	x.order = make([]literalOrder, len(s.hits.recs)-s.exactLen)
 	fillLiteralOrder(s, literal, x.order)
 	keys := make([]redirects.HitKey, len(ext))
 	base := uint32(len(s.hits.recs))
 	for i, r := range ext {
 		e := &x.rules[i]
-		e.ruleOrder = ruleOrder{priority: r.Priority, created: r.CreatedAt, id: r.ID}
+		e.priority, e.created, e.id = r.Priority, nanos(r.CreatedAt), r.ID
 		e.dest, e.status, e.mt, e.host = r.Destination, uint16(r.StatusCode), r.MatchType, r.Host != ""
 		if r.PreservePath && r.MatchType == redirects.StartsWith {
 			e.flags |= flagPreservePath
@@ -131,15 +144,11 @@ func CompileChecked(rules []redirects.Rule, settings redirects.Settings) (*Snaps
 	return s, nil
 }
 
-// binary16 reads the little-endian uint16 at off: a record's source length.
-func binary16(arena []byte, off uint32) uint16 {
-	return uint16(arena[off]) | uint16(arena[off+1])<<8
-}
-
-// fillLiteralOrder sets the priority, age and ID of every literal
-// starts_with record: Compile numbered its answers, and a record holds its
-// rule's source (or key), by which the rule is found again.
-func fillLiteralOrder(s *Snapshot, literal []redirects.Rule, order []ruleOrder) {
+// fillLiteralOrder sets the priority, age, ID and source length of every
+// literal starts_with record: Compile numbered its answers, exact ones
+// first, and a record holds its rule's source (or its case-folded form), by
+// which the rule is found again.
+func fillLiteralOrder(s *Snapshot, literal []redirects.Rule, order []literalOrder) {
 	bySource := make(map[string]*redirects.Rule)
 	for i := range literal {
 		r := &literal[i]
@@ -154,12 +163,11 @@ func fillLiteralOrder(s *Snapshot, literal []redirects.Rule, order []ruleOrder) 
 			bySource[k] = r
 		}
 	}
-	for a, rec := range s.hits.recs {
-		if redirects.MatchType(s.arena[rec+8]) != redirects.StartsWith {
-			continue
-		}
-		if r := bySource[s.recordSource(rec)]; r != nil {
-			order[a].priority, order[a].created, order[a].id = r.Priority, r.CreatedAt, r.ID
+	for a, rec := range s.hits.recs[s.exactLen:] {
+		src := s.recordSource(rec)
+		order[a].prefix = uint16(len(src))
+		if r := bySource[src]; r != nil {
+			order[a].priority, order[a].created, order[a].id = int32(r.Priority), nanos(r.CreatedAt), r.ID
 		}
 	}
 }
@@ -169,21 +177,21 @@ func fillLiteralOrder(s *Snapshot, literal []redirects.Rule, order []ruleOrder) 
 // host-scoped before host-less; the longer literal prefix; with conditions
 // before without; the older rule; the lower ID.
 func (x *extended) before(pm *pattern.Match, a uint32) bool {
-	e, l := &x.rules[pm.Rule()], &x.order[a]
-	if e.priority != l.priority {
-		return e.priority < l.priority
+	e, l := &x.rules[pm.Rule()], &x.order[a-x.firstPrefix]
+	if e.priority != int(l.priority) {
+		return e.priority < int(l.priority)
 	}
 	if e.host {
 		return true
 	}
-	if p := len(pm.LiteralPrefix()); p != l.prefix {
-		return p > l.prefix
+	if p := len(pm.LiteralPrefix()); p != int(l.prefix) {
+		return p > int(l.prefix)
 	}
 	if pm.Conditional() {
 		return true
 	}
-	if c := e.created.Compare(l.created); c != 0 {
-		return c < 0
+	if e.created != l.created {
+		return e.created < l.created
 	}
 	return e.id < l.id
 }
