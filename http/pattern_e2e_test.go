@@ -141,3 +141,30 @@ func TestPatternLookupOverHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestHandlePatternLookupAllocs: a lookup with a host answered by a
+// host-scoped pattern rule with a splat renders its expanded answer into
+// the connection's scratch buffer and allocates nothing, hit counted.
+func TestHandlePatternLookupAllocs(t *testing.T) {
+	f := newFixture(t, nil)
+	f.ok(f.db.AddRule(f.ctx, &redirects.Rule{ProjectID: f.project.ID, Source: "/:lang/guide/*", Destination: "https://docs.example.com/:lang/:splat",
+		StatusCode: 301, MatchType: redirects.Pattern, Host: "www.example.com"}))
+	f.deployPatterns()
+	f.refresh()
+	q := Req{Method: "GET", Path: "/v1/lookup", RawQuery: f.lookupQuery("/en/guide/a/b") + "&host=WWW.example.com", APIKey: f.secret, Ctx: f.ctx}
+	want := `{"destination":"https://docs.example.com/en/a/b","statusCode":301,"matchType":"pattern"}`
+	scratch := make([]byte, 0, 512)
+	var w Resp
+	allocs := testing.AllocsPerRun(1000, func() {
+		w = Resp{Scratch: scratch}
+		if slow := f.edge.Handle(&q, &w); slow != nil || w.Status != 200 {
+			t.Fatalf("lookup hit: slow path %v, status %d", slow != nil, w.Status)
+		}
+	})
+	if string(w.Body) != want {
+		t.Fatalf("body %s, want %s", w.Body, want)
+	}
+	if allocs != 0 {
+		t.Errorf("%v allocations per pattern lookup", allocs)
+	}
+}
