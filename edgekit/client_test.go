@@ -312,7 +312,7 @@ func TestMiddlewareSendsHostAndQuery(t *testing.T) {
 	c := &edgekit.Client{Edge: edge.URL, Key: "k", Project: "prj", CacheEntries: -1}
 	h := c.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), nil)
 	for _, tc := range []struct{ host, target, want string }{
-		{"Docs.Example.com:8443", "/index.php?p=123", "project=prj&path=%2Findex.php%3Fp%3D123&host=Docs.Example.com%3A8443"},
+		{"Docs.Example.com.:8443", "/index.php?p=123", "project=prj&path=%2Findex.php%3Fp%3D123&host=docs.example.com"},
 		{"bücher.example", "/a%20b", "project=prj&path=%2Fa%2520b&host=b%C3%BCcher.example"},
 		{"[::1]:8080", "/old", "project=prj&path=%2Fold"},
 		{"a_b.example", "/old", "project=prj&path=%2Fold"},

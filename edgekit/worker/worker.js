@@ -30,7 +30,7 @@ export default {
     const path = url.pathname + url.search;
     let answer;
     try {
-      answer = await lookup(hostName(url.host), path, env, ctx);
+      answer = await lookup(hostName(url.hostname), path, env, ctx);
     } catch (err) {
       console.log(`redirects: lookup of ${path} failed, passed on: ${err}`);
       answer = null;
@@ -42,12 +42,15 @@ export default {
   },
 };
 
-// hostName returns the request's host as the lookup API takes it (a host
-// name with an optional :port; the URL parser gives an IDN's A-label form),
-// or "" for what cannot be a rule's host, such as an IPv6 literal, which
-// the API would refuse: only rules without a host answer then.
-function hostName(host) {
-  return /^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?(:[0-9]+)?$/.test(host) ? host : "";
+// hostName returns the request's host name (without its port: the URL
+// parser gives it lower-cased, an IDN in its A-label form) as the lookup
+// API compares it, its host key, so that one cache entry serves every port
+// and spelling; "" for what cannot be a rule's host, such as an IPv6
+// literal, which the API would refuse: only rules without a host answer
+// then.
+function hostName(name) {
+  name = name.replace(/\.$/, "");
+  return /^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(name) ? name : "";
 }
 
 function pass(request, env) {
