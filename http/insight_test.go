@@ -110,7 +110,7 @@ func TestEdgeCountsHitsAndMissesByHost(t *testing.T) {
 	f := newFixture(t, nil)
 	f.ok(f.db.AddRule(f.ctx, &redirects.Rule{ProjectID: f.project.ID, Source: "/a", Destination: "/shop-a", StatusCode: 301, MatchType: redirects.Exact, Host: "shop.example.com"}))
 	f.ok(f.db.AddRule(f.ctx, &redirects.Rule{ProjectID: f.project.ID, Source: "/:lang(en|fr)/*", Destination: "/:lang/d/:splat", StatusCode: 301, MatchType: redirects.Pattern}))
-	f.deployPatterns()
+	f.deploy()
 	f.refresh()
 	for _, q := range []string{"&host=shop.example.com", "&host=SHOP.Example.com:443", "", "&host=www.example.com", "/x"} {
 		path, host := "/a", q

@@ -12,9 +12,7 @@ import (
 	"testing"
 
 	"redirects"
-	"redirects/export"
 	"redirects/internal/rulemodel"
-	"redirects/service"
 )
 
 // patternProject is a project of every kind of rule, as real files have
@@ -41,24 +39,6 @@ func patternProject(projectID string) []redirects.Rule {
 	rules[4].PreserveQuery = true
 	rules[9].StatusCode = redirects.StatusGone
 	return rules
-}
-
-// deployPatterns deploys the draft, its export files rendered of its
-// literal rules: the exports do not render pattern rules yet (another part
-// of this work), the lookups of the version are what is tested.
-func (f *fixture) deployPatterns() int {
-	f.t.Helper()
-	d, err := service.DeployUnchecked(f.ctx, f.db, f.project.ID, redirects.DeployOptions{}, func(rules []redirects.Rule, st redirects.Settings) (*redirects.DeployContent, error) {
-		var literal []redirects.Rule
-		for _, r := range rules {
-			if r.MatchType.Literal() {
-				literal = append(literal, r)
-			}
-		}
-		return export.Build(literal, st)
-	})
-	f.ok(err)
-	return d.Version
 }
 
 // TestPatternLookupOverHTTP holds the lookup API, over real HTTP on
@@ -88,7 +68,7 @@ func TestPatternLookupOverHTTP(t *testing.T) {
 				f.ok(err)
 				_, err = f.db.SetProjectSettings(f.ctx, f.project.ID, settings)
 				f.ok(err)
-				version := f.deployPatterns()
+				version := f.deploy()
 				stored, err := f.db.FindRules(f.ctx, f.project.ID)
 				f.ok(err)
 				for _, host := range hosts {
@@ -149,7 +129,7 @@ func TestHandlePatternLookupAllocs(t *testing.T) {
 	f := newFixture(t, nil)
 	f.ok(f.db.AddRule(f.ctx, &redirects.Rule{ProjectID: f.project.ID, Source: "/:lang/guide/*", Destination: "https://docs.example.com/:lang/:splat",
 		StatusCode: 301, MatchType: redirects.Pattern, Host: "www.example.com"}))
-	f.deployPatterns()
+	f.deploy()
 	f.refresh()
 	q := Req{Method: "GET", Path: "/v1/lookup", RawQuery: f.lookupQuery("/en/guide/a/b") + "&host=WWW.example.com", APIKey: f.secret, Ctx: f.ctx}
 	want := `{"destination":"https://docs.example.com/en/a/b","statusCode":301,"matchType":"pattern"}`
