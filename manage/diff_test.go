@@ -149,6 +149,14 @@ func testDiffAndExplain(t *testing.T, open newStoreFunc) {
 			t.Errorf("%s: %q, want a message naming host", q, msg)
 		}
 	}
+	// host: the lookup's host, which host-less rules answer too; a
+	// malformed or repeated one is refused.
+	viewer.do("GET", pbase+"/lookup?path=/old&version=1&host=Example.com", nil).want(t, 200).decode(t, &lk)
+	if lk.Answer["destination"] != "/new" || lk.Explanation.Host != "Example.com" {
+		t.Fatalf("lookup on a host = %+v", lk)
+	}
+	viewer.do("GET", pbase+"/lookup?path=/old&host=a%20b", nil).want(t, 400, codeInvalidQuery)
+	viewer.do("GET", pbase+"/lookup?path=/old&host=a.example&host=b.example", nil).want(t, 400, codeInvalidQuery)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -59,7 +59,9 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := api.Lookup{Path: path, Version: api.RuleSetVersion(rs), Answer: json.RawMessage("null"), Explanation: safety.ExplainWith(rs.Rules, rs.Settings, path)}
+	// The answer is the edge's engine's (engine.AnswerJSON), every kind of
+	// rule alike; the explanation says why (safety.ExplainFor).
+	out := api.Lookup{Path: path, Version: api.RuleSetVersion(rs), Answer: json.RawMessage("null"), Explanation: safety.ExplainFor(rs.Rules, rs.Settings, host, path)}
 	body, err := engine.AnswerJSON(rs.Rules, rs.Settings, host, path)
 	if err != nil {
 		return err
