@@ -16,6 +16,9 @@ type missesData struct {
 	CanEdit bool
 	// Statuses are the statuses a rule made of a miss may have.
 	Statuses []int
+	// ShowHost is true when a miss was asked on a host: the table then
+	// has a column for it.
+	ShowHost bool
 }
 
 // missesPage is the Misses tab: the paths live lookups asked for most that
@@ -31,6 +34,9 @@ func (h *handler) missesPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d := missesData{Misses: ms, CanEdit: may(r, o.ID, redirects.ActionEditRules), Statuses: redirects.StatusCodes}
+	for _, m := range ms {
+		d.ShowHost = d.ShowHost || m.Host != ""
+	}
 	return h.render(w, r, http.StatusOK, "misses", &page{Title: "Misses · " + ph.Name, Org: o, Project: ph, Tab: "misses", Data: d})
 }
 
@@ -50,6 +56,9 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 			return h.redirect(w, r, back, flashErr, "Status: choose one of 301, 302, 303, 307, 308, 410.")
 		}
 	}
+	// A miss asked on a host makes a rule for that host, unless its "only
+	// on" box is unchecked.
+	rule.Host = r.PostFormValue("host")
 	if m := r.PostFormValue("match"); m != "" {
 		if rule.MatchType, err = redirects.ParseMatchType(m); err != nil {
 			return h.redirect(w, r, back, flashErr, message(err))
@@ -65,7 +74,7 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 	if rule.StatusCode == redirects.StatusGone {
 		target = "410 Gone"
 	}
-	return h.redirect(w, r, back, flashOK, "Added to the draft: "+path+" → "+target+". Deploy to make it live.")
+	return h.redirect(w, r, back, flashOK, "Added to the draft: "+ruleName(rule)+" → "+target+". Deploy to make it live.")
 }
 
 // missForget forgets a missed path nobody will make a rule of; new misses

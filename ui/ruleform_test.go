@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"redirects"
 	"redirects/manage"
@@ -276,5 +277,34 @@ func TestTestPathTakesAHost(t *testing.T) {
 	e.h.ServeHTTP(rec, req)
 	if f := flashText(html.UnescapeString(rec.Body.String())); !strings.HasPrefix(f, "Host: give a host name as a browser sends it") {
 		t.Errorf("a wildcard host's message: %q", f)
+	}
+}
+
+// TestMissOnAHost: a miss asked on a host shows its host, and the rule
+// made of it answers on that host unless "only on" is unchecked.
+func TestMissOnAHost(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	if err := e.db.AddMisses(context.Background(), []redirects.Miss{
+		{ProjectID: e.project.ID, Host: "old.example.com", Path: "/promo", Count: 3, FirstSeen: now, LastSeen: now},
+		{ProjectID: e.project.ID, Path: "/gone", Count: 2, FirstSeen: now, LastSeen: now},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	misses := "/projects/" + e.project.ID + "/misses"
+	_, page := e.do("GET", misses, nil, true)
+	if !strings.Contains(page, `<td class="mono host">old.example.com</td>`) || !strings.Contains(page, `<input type="checkbox" name="host" value="old.example.com" checked> only on old.example.com`) {
+		t.Fatalf("the misses table does not show the host:\n%s", pageText(page))
+	}
+	got := e.postFollow(t, misses+"/rule", url.Values{"path": {"/promo"}, "host": {"old.example.com"}, "destination": {"/sale"}, "status": {"302"}})
+	if f := flashText(got); f != "Added to the draft: old.example.com /promo → /sale (302). Deploy to make it live." {
+		t.Fatalf("a rule from a miss on a host: %q", f)
+	}
+	if r := e.rule(t, "/promo"); r == nil || r.Host != "old.example.com" {
+		t.Fatalf("stored: %+v", r)
+	}
+	e.postFollow(t, misses+"/rule", url.Values{"path": {"/gone"}, "destination": {""}, "status": {"410"}})
+	if r := e.rule(t, "/gone"); r == nil || r.Host != "" {
+		t.Fatalf("a rule from a miss without a host: %+v", r)
 	}
 }
