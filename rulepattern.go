@@ -2,6 +2,8 @@ package redirects
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -158,7 +160,7 @@ func (r *Rule) patternError(err error) error {
 	default:
 		return Errorf(EINVALID, "%s: %s", e.Field, e.Msg)
 	}
-	return Errorf(EINVALID, "%s %s: at byte %d, %s", e.Field, quoteShort(v), e.Pos, e.Msg)
+	return Errorf(EINVALID, "%s %s: at byte %d, %s", e.Field, quoteTyped(v), e.Pos, e.Msg)
 }
 
 // RuleKey is what a project holds one rule of (docs/contract.md#keys): a
@@ -234,4 +236,31 @@ func (r *Rule) canonicalize() {
 			r.Host = h
 		}
 	}
+}
+
+// quoteTyped quotes a pattern, regex or host as it was typed: between double
+// quotes, a '"' escaped and control bytes and invalid UTF-8 written as Go
+// escapes, but a '\\' kept single, so that a regex's `\d` reads as written and
+// the byte positions of a message count in what the reader sees.
+func quoteTyped(s string) string {
+	tail := ""
+	if len(s) > 80 {
+		s, tail = s[:80], fmt.Sprintf("... (%d bytes)", len(s))
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i, c := range s {
+		switch {
+		case c == '"':
+			b.WriteString(`\"`)
+		case c == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsControl(c) || unicode.IsSpace(c):
+			b.WriteString(strings.Trim(strconv.QuoteRune(c), "'"))
+		default:
+			b.WriteRune(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String() + tail
 }

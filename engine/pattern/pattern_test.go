@@ -116,18 +116,18 @@ func TestErrorsNamePosition(t *testing.T) {
 		r    Rule
 		want string
 	}{
-		{Rule{Kind: Pattern, Source: "/a/:1"}, "source: position 4: ':' must start a placeholder name (a letter, then letters, digits, '_'); write a literal ':' as %3A"},
-		{Rule{Kind: Pattern, Source: "/a(b"}, "source: position 3: '(' must follow a placeholder name, as its constraint; write a literal '(' as %28"},
-		{Rule{Kind: Pattern, Source: "/a/*/:b*"}, "source: position 6: a second multi-segment placeholder (the first is at position 4)"},
-		{Rule{Kind: Pattern, Source: "/a:b*"}, "source: position 3: a '*' placeholder must begin a segment (follow a '/')"},
-		{Rule{Kind: Pattern, Source: "/:x([a-)"}, "source: position 4: unclosed constraint"},
-		{Rule{Kind: Pattern, Source: "/:x(a|*)"}, "source: position 7: invalid regular expression: missing argument to repetition operator: \"*\""},
-		{Rule{Kind: Pattern, Source: "/o/:a*x"}, "source: position 7: a '*' placeholder must end its segment (be followed by '/', query conditions or the end)"},
-		{Rule{Kind: Pattern, Source: "/:x", Destination: "/:y"}, "destination: position 2: the capture :y is not defined by the source"},
-		{Rule{Kind: Pattern, Source: "/:x", Destination: "https://:x.example.com/"}, "destination: position 9: a capture may not form the scheme or host"},
-		{Rule{Kind: Regex, Source: "/(a", Destination: "/"}, "source: position 1: invalid regular expression: missing closing ): \"/(a\""},
-		{Rule{Kind: Regex, Source: "/(a)", Destination: "/$2"}, "destination: position 2: the capture $2 is not defined by the source"},
-		{Rule{Kind: Pattern, Host: "exa mple.com", Source: "/", Destination: "/"}, "host: position 1: \"exa mple.com\" is not a host name (or *.name)"},
+		{Rule{Kind: Pattern, Source: "/a/:1"}, "source: at byte 3, ':' must start a placeholder name (a letter, then letters, digits, '_'); write a literal ':' as %3A"},
+		{Rule{Kind: Pattern, Source: "/a(b"}, "source: at byte 2, '(' must follow a placeholder name, as its constraint; write a literal '(' as %28"},
+		{Rule{Kind: Pattern, Source: "/a/*/:b*"}, "source: at byte 5, a second multi-segment placeholder (the first is at byte 3)"},
+		{Rule{Kind: Pattern, Source: "/a:b*"}, "source: at byte 2, a '*' placeholder must begin a segment (follow a '/')"},
+		{Rule{Kind: Pattern, Source: "/:x([a-)"}, "source: at byte 3, unclosed constraint"},
+		{Rule{Kind: Pattern, Source: "/:x(a|*)"}, "source: at byte 6, invalid regular expression: missing argument to repetition operator: \"*\""},
+		{Rule{Kind: Pattern, Source: "/o/:a*x"}, "source: at byte 6, a '*' placeholder must end its segment (be followed by '/', query conditions or the end)"},
+		{Rule{Kind: Pattern, Source: "/:x", Destination: "/:y"}, "destination: at byte 1, the capture :y is not defined by the source"},
+		{Rule{Kind: Pattern, Source: "/:x", Destination: "https://:x.example.com/"}, "destination: at byte 8, a capture may not form the scheme or host"},
+		{Rule{Kind: Regex, Source: "/(a", Destination: "/"}, "source: at byte 0, invalid regular expression: missing closing ): \"/(a\""},
+		{Rule{Kind: Regex, Source: "/(a)", Destination: "/$2"}, "destination: at byte 1, the capture $2 is not defined by the source"},
+		{Rule{Kind: Pattern, Host: "exa mple.com", Source: "/", Destination: "/"}, "host: at byte 0, \"exa mple.com\" is not a host name (or *.name)"},
 	} {
 		_, err := Compile([]Rule{c.r}, Settings{})
 		if err == nil || err.(*RuleError).Err.Error() != c.want {

@@ -20,9 +20,10 @@ type Error struct {
 	Msg   string
 }
 
-// Error names the field and the 1-based position, as the contract asks.
+// Error names the field and the 0-based byte where it is wrong, as the
+// domain's messages count bytes.
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s: position %d: %s", e.Field, e.Pos+1, e.Msg)
+	return fmt.Sprintf("%s: at byte %d, %s", e.Field, e.Pos, e.Msg)
 }
 
 func errAt(field string, pos int, format string, args ...any) *Error {
@@ -214,7 +215,7 @@ loop:
 				lit = lit[:len(lit)-1]
 				if t.kind != tokOptional {
 					if multi >= 0 {
-						return nil, errAt(field, start, "a second multi-segment placeholder (the first is at position %d)", multi+1)
+						return nil, errAt(field, start, "a second multi-segment placeholder (the first is at byte %d)", multi)
 					}
 					multi = start
 				}
