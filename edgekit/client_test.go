@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"redirects"
 	"redirects/edgekit"
+	"redirects/sqlite"
 )
 
 // binary is redirects, built once for the tests.
@@ -73,6 +75,7 @@ func startService(t *testing.T) *service {
 	s.project = s.run("project", "create", "--org", org, "--name", "www")
 	s.run("rule", "add", "--project", s.project, "--source", "/old", "--destination", "/new")
 	s.run("rule", "add", "--project", s.project, "--source", "/blog/", "--destination", "https://blog.example.com/", "--status", "302", "--match", "starts_with")
+	addHostRule(t, s.db, s.project)
 	s.run("deploy", "--project", s.project)
 	s.key = s.run("key", "create", "--project", s.project)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -105,6 +108,23 @@ func startService(t *testing.T) *service {
 			t.Fatalf("redirects serve is not healthy after 30 s: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// addHostRule adds, through the store, an exact rule /hosted -> /on-local
+// scoped to the host 127.0.0.1, which the test servers listen on: only a
+// lookup that sends the request's host gets it.
+func addHostRule(t *testing.T, db, project string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, strings.TrimPrefix(db, "sqlite:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.AddRule(ctx, &redirects.Rule{ProjectID: project, Source: "/hosted", Destination: "/on-local", StatusCode: 301,
+		MatchType: redirects.Exact, Priority: 100, Host: "127.0.0.1"}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -176,6 +196,10 @@ func TestMiddlewareAgainstTheService(t *testing.T) {
 	}
 	if code, loc := get(t, url+"/blog/post"); code != 302 || loc != "https://blog.example.com/" {
 		t.Errorf("/blog/post: %d %q, want 302 https://blog.example.com/", code, loc)
+	}
+	// The request's host goes with the lookup: a rule scoped to it answers.
+	if code, loc := get(t, url+"/hosted"); code != 301 || loc != "/on-local" {
+		t.Errorf("/hosted on 127.0.0.1: %d %q, want 301 /on-local", code, loc)
 	}
 	if code, _ := get(t, url+"/other"); code != 200 || served.Load() != 1 {
 		t.Errorf("/other: %d, app served %d; want 200 from the app", code, served.Load())

@@ -4,6 +4,7 @@
 package worker_test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -16,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"redirects"
+	"redirects/sqlite"
 )
 
 // workerd returns the runtime's binary: node_modules/.bin/workerd here, or
@@ -116,6 +120,17 @@ func TestWorkerInWorkerd(t *testing.T) {
 	project := run("project", "create", "--org", org, "--name", "www")
 	run("rule", "add", "--project", project, "--source", "/old", "--destination", "/new")
 	run("rule", "add", "--project", project, "--source", "/blog/", "--destination", "https://blog.example.com/", "--status", "302", "--match", "starts_with")
+	// A rule scoped to the host the Worker listens on: only a lookup that
+	// sends the request's host gets it.
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "redirects.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddRule(context.Background(), &redirects.Rule{ProjectID: project, Source: "/hosted", Destination: "/on-local", StatusCode: 301,
+		MatchType: redirects.Exact, Priority: 100, Host: "127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	run("deploy", "--project", project)
 	key := run("key", "create", "--project", project)
 	edgeAddr := freeAddr(t)
@@ -191,6 +206,9 @@ const worker :Workerd.Worker = (
 	}
 	if code, loc, _ := get("/blog/post"); code != 302 || loc != "https://blog.example.com/" {
 		t.Errorf("/blog/post: %d %q, want 302 https://blog.example.com/", code, loc)
+	}
+	if code, loc, _ := get("/hosted"); code != 301 || loc != "/on-local" {
+		t.Errorf("/hosted on 127.0.0.1: %d %q, want 301 /on-local", code, loc)
 	}
 	if code, _, body := get("/other"); code != 200 || body != "origin /other" {
 		t.Errorf("/other: %d %q, want 200 from the origin", code, body)
