@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"redirects/engine/pattern"
 )
 
 // RuleFilter selects draft rules of a project. The zero value selects every
@@ -23,6 +25,10 @@ type RuleFilter struct {
 	MatchType *MatchType
 	// StatusCode, when not 0, keeps only the rules with that status.
 	StatusCode int
+	// Host, when not nil, keeps only the rules scoped to that host (its
+	// host key, docs/contract.md#hosts); a pointer to "" keeps the
+	// host-less rules.
+	Host *string
 }
 
 // MaxQueryLen is the longest RuleFilter.Query: longer than any source or
@@ -30,7 +36,7 @@ type RuleFilter struct {
 const MaxQueryLen = MaxSourceLen + 1
 
 // Validate checks a filter and returns an EINVALID *Error naming what is
-// wrong.
+// wrong. It puts Host in its host key form, the form rules store.
 func (f *RuleFilter) Validate() error {
 	if len(f.Query) > MaxQueryLen {
 		return Errorf(EINVALID, "search query is %d bytes long, more than the %d allowed", len(f.Query), MaxQueryLen)
@@ -38,8 +44,15 @@ func (f *RuleFilter) Validate() error {
 	if !validText(f.Query) {
 		return Errorf(EINVALID, "search query %s is not valid UTF-8 or holds a NUL byte", quoteShort(f.Query))
 	}
-	if f.MatchType != nil && *f.MatchType != Exact && *f.MatchType != StartsWith {
-		return Errorf(EINVALID, "matchType %d is not one of exact, starts_with", *f.MatchType)
+	if f.MatchType != nil && *f.MatchType > Regex {
+		return Errorf(EINVALID, "matchType %d is not one of exact, starts_with, pattern, regex", *f.MatchType)
+	}
+	if f.Host != nil && *f.Host != "" {
+		k, ok := pattern.HostKey(*f.Host)
+		if !ok {
+			return Errorf(EINVALID, "host %s is not a host name, or \"*.\" and a host name", quoteShort(*f.Host))
+		}
+		f.Host = &k
 	}
 	if f.StatusCode != 0 && !ValidStatus(f.StatusCode) {
 		return Errorf(EINVALID, "status %d is not one of 301, 302, 303, 307, 308, 410", f.StatusCode)
@@ -69,6 +82,9 @@ func (f *RuleFilter) Match(r *Rule) bool {
 		return false
 	}
 	if f.StatusCode != 0 && r.StatusCode != f.StatusCode {
+		return false
+	}
+	if f.Host != nil && r.Host != *f.Host {
 		return false
 	}
 	if p, ok := f.Prefix(); ok {
@@ -295,6 +311,9 @@ type RuleUpdate struct {
 	// does not know them changes nothing it does not name.
 	PreservePath  *bool
 	PreserveQuery *bool
+	// Host, when set, changes the host the rule is scoped to
+	// (docs/contract.md#hosts); a pointer to "" makes it answer every host.
+	Host *string
 	// Revision, when not 0, is the revision the caller last read: the
 	// update is made only if the rule is still at that revision, and fails
 	// with EREVISION otherwise (optimistic concurrency).
@@ -304,7 +323,7 @@ type RuleUpdate struct {
 // Empty reports whether u changes no field.
 func (u *RuleUpdate) Empty() bool {
 	return u.Source == nil && u.Destination == nil && u.StatusCode == nil && u.MatchType == nil && u.Priority == nil &&
-		u.PreservePath == nil && u.PreserveQuery == nil
+		u.PreservePath == nil && u.PreserveQuery == nil && u.Host == nil
 }
 
 // Apply changes r as u says. It neither validates r nor touches its revision.
@@ -329,6 +348,9 @@ func (u *RuleUpdate) Apply(r *Rule) {
 	}
 	if u.PreserveQuery != nil {
 		r.PreserveQuery = *u.PreserveQuery
+	}
+	if u.Host != nil {
+		r.Host = *u.Host
 	}
 }
 
