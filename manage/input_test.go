@@ -81,7 +81,7 @@ func testBadInput(t *testing.T, open newStoreFunc) {
 		{"bad trailingSlash", "PATCH", pbase, `{"trailingSlash": "strip"}`, nil, 400, "INVALID_INPUT", "trailingSlash"},
 		{"settings on create", "POST", obase + "/projects", `{"name": "n", "caseSensitive": false}`, nil, 400, codeUnknownField, `"caseSensitive"`},
 		{"bad status filter", "GET", rules + "?status=304", nil, nil, 400, "INVALID_INPUT", "status 304"},
-		{"bad match", "POST", rules, `{"source": "/a", "destination": "/b", "matchType": "regex"}`, nil, 400, "INVALID_INPUT", "matchType"},
+		{"bad match", "POST", rules, `{"source": "/a", "destination": "/b", "matchType": "glob"}`, nil, 400, "INVALID_INPUT", "matchType"},
 		{"duplicate rule", "POST", rules, `{"source": "/old", "destination": "/b"}`, nil, 409, "CONFLICT", ""},
 		{"empty update", "PATCH", fmt.Sprintf("%s/%d", rules, a.rule.ID), `{}`, nil, 400, "INVALID_INPUT", "at least one"},
 		{"bad rule ID", "GET", rules + "/abc", nil, nil, 404, "NOT_FOUND", "abc"},

@@ -22,7 +22,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		args []string
 	}{
 		{"statusCode 304 is not one of 301, 302, 303, 307, 308, 410", []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--status", "304"}},
-		{`matchType "regex" is not one of exact, starts_with`, []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--match", "regex"}},
+		{`matchType "glob" is not one of exact, starts_with, pattern, regex`, []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--match", "glob"}},
 		{"priority 1000001 is outside 0..1000000", []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--priority", "1000001"}},
 		{"priority -1 is outside", []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--priority", "-1"}},
 		{`forbidden character ';'`, []string{"rule", "add", "--project", p, "--source", "/a;b", "--destination", "/b"}},

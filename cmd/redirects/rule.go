@@ -165,7 +165,8 @@ const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per 
   destination    a path starting with / or an http:// or https:// URL, which
                  may end with a #fragment; empty for a 410
   statusCode     301, 302, 303, 307, 308, or 410 (Gone: no destination)
-  matchType      exact or starts_with
+  matchType      exact, starts_with, pattern (placeholders: /:lang/docs/*) or
+                 regex (an RE2 expression: ^/p/(\d+)$)
   priority       optional column: the precedence of a starts_with rule, lower
                  first (0..1000000); an empty cell, or a file without the
                  column, gives 100
@@ -174,15 +175,19 @@ const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per 
   preserveQuery  optional column, true or false: the request's query string
                  is passed on to the destination
                  (an empty cell, or a file without the column, is false)
+  host           optional column: the host the rule answers only
+                 (*.example.com: any subdomain); an empty cell, or a file
+                 without the column, answers every host
 
 The header names the columns, in any order; the optional ones (priority, id,
-preservePath, preserveQuery) may be left out, so a file of the four columns
+preservePath, preserveQuery, host) may be left out, so a file of the four columns
 source,destination,statusCode,matchType is read as it always was. Case, and
 a UTF-8 byte order mark, do not matter. Blank lines are skipped. A field
 that holds a comma, a double quote or a line break is put in double quotes,
 with a double quote inside it doubled: "/a,b" or "/say ""hi""". One file may
-not hold two rules with the same matchType and source, nor two whose sources
-the project's settings compare as one (/a and /A when caseSensitive is false).
+not hold two rules with the same matchType, host and source, nor two whose
+sources the project's settings compare as one (/a and /A when caseSensitive
+is false).
 
 The import is all or nothing: if any line is bad, nothing is imported and
 every bad line is reported with its line number: the first 100 on the

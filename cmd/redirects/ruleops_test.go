@@ -114,7 +114,7 @@ func TestRuleListPages(t *testing.T) {
 	c.fail(1, "cursor", "rule", "list", "--project", p, "--limit", "2", "--after", "garbage!")
 	c.fail(1, "sort", "rule", "list", "--project", p, "--sort", "destination")
 	c.fail(1, "limit", "rule", "list", "--project", p, "--limit", "5000")
-	c.fail(1, "matchType", "rule", "list", "--project", p, "--match", "regex")
+	c.fail(1, "matchType", "rule", "list", "--project", p, "--match", "glob")
 	c.fail(1, "not found", "rule", "list", "--project", "prj_nope", "--limit", "2")
 }
 
