@@ -137,8 +137,8 @@ func decodeRules(data []byte, at int, settings redirects.Settings, p *problems) 
 	}
 	rules := []redirects.Rule{}
 	type key struct {
-		match  redirects.MatchType
-		source string
+		match        redirects.MatchType
+		host, source string
 	}
 	seen := map[key]int{}
 	for i := 0; dec.More(); i++ {
@@ -164,9 +164,13 @@ func decodeRules(data []byte, at int, settings redirects.Settings, p *problems) 
 			p.add("rules[%d] (source %s): %s", i, quoteShort(rf.Source), redirects.ErrorMessage(err))
 			continue
 		}
-		k := key{r.MatchType, settings.Key(r.Source)}
+		k := key{r.MatchType, r.Host, sourceKey(settings, &r)}
 		if j, dup := seen[k]; dup {
-			p.add("rules[%d]: a %s rule for source %q is already rules[%d] (under the settings %s)", i, r.MatchType, r.Source, j, settings)
+			on := ""
+			if r.Host != "" {
+				on = " on host " + r.Host
+			}
+			p.add("rules[%d]: a %s rule for source %q%s is already rules[%d] (under the settings %s)", i, r.MatchType, r.Source, on, j, settings)
 			continue
 		}
 		seen[k] = i
@@ -444,4 +448,18 @@ func jsonType(t reflect.Type) string {
 		return "a whole number that fits in " + strconv.Itoa(t.Bits()) + " bits"
 	}
 	return t.String()
+}
+
+// sourceKey is the key of r's source under settings (docs/contract.md#keys):
+// a literal rule's path keyed by the settings, its query conditions as
+// written; a pattern's or a regex's source as written.
+func sourceKey(settings redirects.Settings, r *redirects.Rule) string {
+	if !r.MatchType.Literal() {
+		return r.Source
+	}
+	path, conds, ok := strings.Cut(r.Source, "?")
+	if ok {
+		return settings.Key(path) + "?" + conds
+	}
+	return settings.Key(path)
 }
