@@ -220,6 +220,9 @@ func RuleAuditFields(r *Rule) map[string]any {
 	if r.PreserveQuery {
 		m["preserveQuery"] = true
 	}
+	if r.Host != "" {
+		m["host"] = r.Host
+	}
 	return m
 }
 

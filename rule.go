@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"redirects/engine/pattern"
 )
 
 // MatchType says how a rule's source is compared with a requested path.
@@ -117,27 +119,37 @@ const forbiddenSource = "?#\"'\\;{}$"
 const forbiddenDest = "\"'\\;{}$"
 
 // Validate checks every field of r and returns an EINVALID *Error naming the
-// first field that is wrong and why. It puts r.Source in its canonical form
-// (CanonicalSource), the one it is stored and matched in, so every writer
-// stores that form; it writes r.Source only when the form differs.
+// first field that is wrong and why (and, for a pattern, a regex, query
+// conditions or captures, the byte where it is wrong). It puts r.Source and
+// r.Host in the forms they are stored and matched in, so every writer
+// stores those forms: an exact or starts_with source's path part in its
+// canonical form (CanonicalSource), its query conditions as written; a
+// pattern or regex source as written; the host as its host key. It writes
+// r.Source and r.Host only when the form differs.
 func (r *Rule) Validate() error {
-	src, err := CanonicalSource(r.Source)
-	if err != nil {
+	if r.MatchType > Regex {
+		return Errorf(EINVALID, "matchType %d is not one of exact, starts_with, pattern, regex", r.MatchType)
+	}
+	if err := r.validateSource(); err != nil {
 		return err
 	}
-	if src != r.Source {
-		r.Source = src
+	if err := r.normalizeHost(); err != nil {
+		return err
 	}
 	if !ValidStatus(r.StatusCode) {
 		return Errorf(EINVALID, "statusCode %d is not one of 301, 302, 303, 307, 308, 410", r.StatusCode)
 	}
 	if r.StatusCode != StatusGone || r.Destination != "" {
-		if err := ValidateDestination(r.Destination); err != nil {
+		if err := r.validateDestination(); err != nil {
 			return err
 		}
 	}
-	if r.MatchType != Exact && r.MatchType != StartsWith {
-		return Errorf(EINVALID, "matchType %d is not one of exact, starts_with", r.MatchType)
+	if r.Extended() {
+		// The engine checks what only it knows: the conditions, the
+		// captures the destination names, the regex's compiled size.
+		if err := pattern.Check(r.PatternRule()); err != nil {
+			return r.patternError(err)
+		}
 	}
 	if err := r.CheckOptions(); err != nil {
 		return err

@@ -289,6 +289,9 @@ func (r *Rule) CheckOptions() error {
 		return nil
 	}
 	if r.PreservePath && r.MatchType != StartsWith {
+		if r.MatchType == Pattern {
+			return Errorf(EINVALID, "preservePath applies to starts_with rules only; this rule's matchType is pattern, where a splat (/*) keeps the rest of the path: /old/* -> /new/:splat")
+		}
 		return Errorf(EINVALID, "preservePath applies to starts_with rules only; this rule's matchType is %s", r.MatchType)
 	}
 	return nil
@@ -301,25 +304,21 @@ func (r *Rule) UsesOptions() bool {
 		strings.IndexByte(r.Destination, '#') >= 0
 }
 
-// Clash is two rules of one match type whose sources have the same key
-// under some settings (Settings.Key).
+// Clash is two rules of one match type and host whose sources have the
+// same key under some settings (Settings.RuleKey).
 type Clash struct {
 	A, B *Rule
 }
 
 // Clashes returns the pairs of rules that clash under settings s: rules of
-// one match type whose sources have the same key. Each pair's A comes first
-// in rules. At most limit pairs are returned (limit <= 0: all).
+// one match type and host whose sources have the same key. Each pair's A
+// comes first in rules. At most limit pairs are returned (limit <= 0: all).
 func Clashes(rules []Rule, s Settings, limit int) []Clash {
-	type k struct {
-		mt  MatchType
-		key string
-	}
-	first := make(map[k]*Rule, len(rules))
+	first := make(map[RuleKey]*Rule, len(rules))
 	var out []Clash
 	for i := range rules {
 		r := &rules[i]
-		key := k{r.MatchType, s.Key(r.Source)}
+		key := s.RuleKey(r)
 		if a, ok := first[key]; ok {
 			out = append(out, Clash{A: a, B: r})
 			if limit > 0 && len(out) >= limit {
@@ -338,7 +337,7 @@ func ClashError(s Settings, clashes []Clash) error {
 	var b strings.Builder
 	b.WriteString("the settings ")
 	b.WriteString(s.String())
-	b.WriteString(" would make rules clash (sources of one match type with the same key): ")
+	b.WriteString(" would make rules clash (sources of one match type and host with the same key): ")
 	for i, c := range clashes {
 		if i > 0 {
 			b.WriteString("; ")
@@ -352,6 +351,11 @@ func ClashError(s Settings, clashes []Clash) error {
 		b.WriteString(strconv.FormatInt(c.B.ID, 10))
 		b.WriteString(" ")
 		b.WriteString(quoteShort(c.B.Source))
+		if c.A.Host != "" {
+			b.WriteString(" (host ")
+			b.WriteString(c.A.Host)
+			b.WriteString(")")
+		}
 	}
 	return Errorf(ECONFLICT, "%s", b.String())
 }

@@ -27,7 +27,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"priority -1 is outside", []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--priority", "-1"}},
 		{`forbidden character ';'`, []string{"rule", "add", "--project", p, "--source", "/a;b", "--destination", "/b"}},
 		{`forbidden character '{'`, []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "/b{c}"}},
-		{`forbidden character '?'`, []string{"rule", "add", "--project", p, "--source", "/a?b", "--destination", "/b"}},
+		{`forbidden character '?'`, []string{"rule", "add", "--project", p, "--source", "/a%3Fb", "--destination", "/b"}},
 		{"whitespace or a control character", []string{"rule", "add", "--project", p, "--source", "/a b", "--destination", "/b"}},
 		{"must start with '/'", []string{"rule", "add", "--project", p, "--source", "a", "--destination", "/b"}},
 		{"must be a path starting with '/' or an http:// or https:// URL", []string{"rule", "add", "--project", p, "--source", "/a", "--destination", "ftp://x"}},

@@ -24,6 +24,12 @@ func parseDestination(d string, kind Kind, p *parsed, rc compiled) ([]destPart, 
 	if !validUTF8(d) {
 		return nil, errAt(field, firstBadUTF8(d), "not valid UTF-8")
 	}
+	// A literal rule without captures keeps a literal destination's checks
+	// (docs/contract.md#rules-and-their-validation, which the domain
+	// applies): its destination is answered as written, so nothing here can
+	// form a host, and a '`' or an absolute URL without a host name that
+	// those checks take is taken here too.
+	captures := kind == Pattern || kind == Regex || len(p.names) > 0
 	authEnd := 1 // where the scheme and host end; a capture before it is refused
 	lower := strings.ToLower(d)
 	switch {
@@ -33,7 +39,7 @@ func parseDestination(d string, kind Kind, p *parsed, rc compiled) ([]destPart, 
 		if j := strings.IndexAny(d[i:], "/?#"); j >= 0 {
 			authEnd = i + j
 		}
-		if authEnd == i {
+		if authEnd == i && captures {
 			return nil, errAt(field, i, "an absolute destination names a host")
 		}
 	case strings.HasPrefix(d, "//") || strings.HasPrefix(d, "/\\"):
@@ -56,7 +62,6 @@ func parseDestination(d string, kind Kind, p *parsed, rc compiled) ([]destPart, 
 		}
 		return -1
 	}
-	captures := kind == Pattern || kind == Regex || len(p.names) > 0
 	var parts []destPart
 	var lit strings.Builder
 	ref := func(pos, slot int, name string) error {
@@ -77,7 +82,7 @@ func parseDestination(d string, kind Kind, p *parsed, rc compiled) ([]destPart, 
 	for i := 0; i < len(d); i++ {
 		c := d[i]
 		switch {
-		case c <= ' ' || c == 0x7f || c == '"' || c == '\'' || c == '\\' || c == ';' || c == '`':
+		case c <= ' ' || c == 0x7f || c == '"' || c == '\'' || c == '\\' || c == ';' || c == '`' && captures:
 			return nil, errAt(field, i, "%q is not allowed", c)
 		case c == '#':
 			if hashes++; hashes > 1 {

@@ -192,9 +192,9 @@ func hostRank(h string) int {
 func compileRule(r *Rule, st Settings) (compiled, error) {
 	c := compiled{kind: r.Kind, priority: r.Priority, created: r.CreatedAt, id: r.ID}
 	if r.Host != "" {
-		h, ok := HostKey(r.Host)
-		if !ok || strings.Contains(h[min(1, len(h)):], "*") || (h[0] == '*' && !strings.HasPrefix(h, "*.")) {
-			return c, errAt("host", 0, "%q is not a host name (or *.name)", r.Host)
+		h, err := RuleHost(r.Host)
+		if err != nil {
+			return c, err
 		}
 		c.host = h
 	}
@@ -261,6 +261,26 @@ func compileRule(r *Rule, st Settings) (compiled, error) {
 	}
 	c.dest = d
 	return c, nil
+}
+
+// Check validates one rule as Compile does, without building a set: it
+// returns the first refusal, an *Error naming the field and the position,
+// or nil when Compile would take the rule. Settings do not change what is
+// valid.
+func Check(r Rule) error {
+	_, err := compileRule(&r, Settings{})
+	return err
+}
+
+// RuleHost returns a rule's host in its host key form
+// (docs/contract.md#hosts): a host name, or "*." and a host name, either
+// IDN form accepted. A malformed host is an *Error of the field "host".
+func RuleHost(h string) (string, error) {
+	k, ok := HostKey(h)
+	if !ok || strings.Contains(k[min(1, len(k)):], "*") || (k[0] == '*' && !strings.HasPrefix(k, "*.")) {
+		return "", errAt("host", 0, "%q is not a host name (or *.name)", h)
+	}
+	return k, nil
 }
 
 func countQueryNames(p *parsed) int {
