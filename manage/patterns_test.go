@@ -144,7 +144,7 @@ func testRulePatternsBadInput(t *testing.T, open newStoreFunc) {
 		{"an undefined capture", map[string]any{"source": "/a/:x", "destination": "/b/:y", "matchType": "pattern"}, []string{"destination", "y"}},
 		{"a group the regex lacks", map[string]any{"source": "^/a/(.*)$", "destination": "/b/$2", "matchType": "regex"}, []string{"destination", "$2"}},
 		{"a capture in the host", map[string]any{"source": "/go/:site", "destination": "https://:site/", "matchType": "pattern"}, []string{"destination"}},
-		{"an oversized regex", map[string]any{"source": "^/" + strings.Repeat("a", 1100) + "$", "destination": "/x", "matchType": "regex"}, []string{"source", "1,024"}},
+		{"an oversized regex", map[string]any{"source": "^/" + strings.Repeat("a", 1100) + "$", "destination": "/x", "matchType": "regex"}, []string{"source", "1024"}},
 		{"a malformed host", map[string]any{"source": "/a", "destination": "/b", "host": "not a host"}, []string{"host"}},
 		{"an unknown match type", map[string]any{"source": "/a", "destination": "/b", "matchType": "glob"}, []string{"matchType", "pattern, regex"}},
 	} {

@@ -48,7 +48,12 @@ func ruleFilter(r *http.Request) (redirects.RuleFilter, error) {
 		if err != nil {
 			return f, err
 		}
-		f.Host = &host
+		// A malformed host is the query's fault, as a repeated one is.
+		hf := redirects.RuleFilter{Host: &host}
+		if err := hf.Validate(); err != nil {
+			return f, badQuery("the query parameter \"host\": %s", redirects.ErrorMessage(err))
+		}
+		f.Host = hf.Host
 	}
 	return f, f.Validate()
 }
