@@ -106,9 +106,10 @@ func testRulePatternsAndHosts(t *testing.T, open newStoreFunc) {
 	if got.Host != "new.example.com" {
 		t.Fatalf("after a PATCH of the host = %+v", got)
 	}
-	c.do("PATCH", one, map[string]any{"host": ""}).want(t, 200).decode(t, &got)
-	if got.Host != "" {
-		t.Fatalf("after a PATCH of host \"\" = %+v, want no host", got)
+	var none api.Rule // decoded afresh: the answer leaves an empty host out
+	c.do("PATCH", one, map[string]any{"host": ""}).want(t, 200).decode(t, &none)
+	if none.Host != "" || none.ID != pat.ID {
+		t.Fatalf("after a PATCH of host \"\" = %+v, want no host", none)
 	}
 	stored, err := e.store.FindRule(e.ctx, a.project.ID, pat.ID)
 	if err != nil || stored.Host != "" || stored.MatchType != redirects.Pattern {
