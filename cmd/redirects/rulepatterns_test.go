@@ -150,7 +150,7 @@ func TestRulePatternsCLI(t *testing.T) {
 
 	// The draft CSV: a host column only when a rule has one.
 	out, _ = run("rule", "export", "--project", "P")
-	want("rule export", out, "source,destination,statusCode,matchType,priority,host\r\n", ",*.example.org\r\n", `^/p/(\d+)$,/posts/$1,301,regex,100,`+"\r\n")
+	want("rule export", out, "source,destination,statusCode,matchType,priority,id,host\r\n", ",4,*.example.org\r\n", `^/p/(\d+)$,/posts/$1,301,regex,100,3,`+"\r\n")
 	_, errs = run("rule", "import", "--project", "P", badCSV)
 	want("an import of bad lines", errs, "line 2: source", "line 3: matchType", "line 4: host")
 	run("rule", "import", "--project", "P", "--mode", "replace", csvFile)
