@@ -151,7 +151,7 @@ func testSemanticEquality(t *testing.T, extended bool) {
 		k := rng.IntN(len(changed))
 		switch rng.IntN(3) {
 		case 0:
-			changed[k].dest += "x"
+			changed[k].dest = "/x" + changed[k].dest
 		case 1:
 			changed[k].status = map[int]int{301: 302, 302: 301, 307: 308, 308: 307}[changed[k].status]
 		case 2:
