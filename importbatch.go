@@ -14,16 +14,17 @@ import (
 )
 
 // ImportKey is a rule of an import batch by its place in a store's unique
-// index of rules: match type, then source bytes, then position in the batch.
-// A store whose index orders the same way (Exact before StartsWith, sources
+// index of rules: match type, then source bytes, then host, then position
+// in the batch. A store whose index orders the same way (sources and hosts
 // in Go's string order) can walk its stored rules beside ImportBatch.Keys.
 type ImportKey struct {
 	Source string
+	Host   string
 	Pos    int32 // the rule's 0-based position in ImportBatch.Rules
 	Match  MatchType
 }
 
-// CompareImportKeys orders keys by match type, source, then position.
+// CompareImportKeys orders keys by match type, source, host, then position.
 func CompareImportKeys(a, b ImportKey) int {
 	if c := cmp.Compare(a.Match, b.Match); c != 0 {
 		return c
@@ -31,20 +32,25 @@ func CompareImportKeys(a, b ImportKey) int {
 	if c := strings.Compare(a.Source, b.Source); c != 0 {
 		return c
 	}
+	if c := strings.Compare(a.Host, b.Host); c != 0 {
+		return c
+	}
 	return cmp.Compare(a.Pos, b.Pos)
 }
 
-// SameRule reports whether k and o have the same match type and source, so
-// that one store cannot hold both.
-func (k ImportKey) SameRule(o ImportKey) bool { return k.Match == o.Match && k.Source == o.Source }
+// SameRule reports whether k and o have the same match type, source and
+// host, so that one store cannot hold both (docs/contract.md#keys).
+func (k ImportKey) SameRule(o ImportKey) bool {
+	return k.Match == o.Match && k.Source == o.Source && k.Host == o.Host
+}
 
 // ImportBatch is the store-independent part of Store.ImportRules: the batch
 // sorted in index order, the repeats within it, its validation and the one
 // error that reports every problem. A store adds what needs its database:
 // the clashes with stored rules and the insert.
 type ImportBatch struct {
-	// Rules is the batch as the caller gave it, but for sources put in
-	// their canonical form (CanonicalSource) before anything else.
+	// Rules is the batch as the caller gave it, but for sources and hosts
+	// put in the forms Validate stores before anything else.
 	Rules []Rule
 	// Keys holds one key per rule, in the order of CompareImportKeys.
 	Keys []ImportKey
@@ -66,7 +72,7 @@ func NewImportBatch(rules []Rule) (*ImportBatch, error) {
 	if len(rules) > math.MaxInt32 {
 		return nil, Errorf(EINVALID, "%d rules are more than one import can hold", len(rules))
 	}
-	canonicalSources(rules)
+	canonicalize(rules)
 	b := &ImportBatch{Rules: rules, Keys: sortImportKeys(rules)}
 	b.firstOf, b.repeats = findRepeats(b.Keys)
 	b.validated = make(chan []string, 1) // buffered: an abandoned batch leaks nothing
@@ -85,7 +91,7 @@ func NewImportBatch(rules []Rule) (*ImportBatch, error) {
 
 // Rekey makes the batch compare its sources as settings s do
 // (docs/contract.md#rule-options): each key's Source becomes the source's
-// key (Settings.Key), the keys are sorted again and the repeats found
+// key (Settings.SourceKey), the keys are sorted again and the repeats found
 // again, so that two rules that clash under s are repeats, and a store that
 // compares stored keys with them finds the clashes and the rules an upsert
 // updates. Under the default settings it changes nothing. A store calls it
@@ -96,14 +102,15 @@ func (b *ImportBatch) Rekey(s Settings) {
 	}
 	b.settings = s
 	for i := range b.Keys {
-		b.Keys[i].Source = s.Key(b.Rules[b.Keys[i].Pos].Source)
+		r := &b.Rules[b.Keys[i].Pos]
+		b.Keys[i].Source = s.SourceKey(r.MatchType, r.Source)
 	}
 	slices.SortFunc(b.Keys, CompareImportKeys)
 	b.firstOf, b.repeats = findRepeats(b.Keys)
 }
 
 // HasRepeats reports whether two rules of the batch have the same match
-// type and source, which dooms the import.
+// type, source and host, which dooms the import.
 func (b *ImportBatch) HasRepeats() bool { return b.repeats }
 
 // Failed reports whether validation has already found an invalid rule, so
@@ -140,10 +147,10 @@ func (b *ImportBatch) Err(projectID string, clashes map[int32]StoredMatch) error
 			line(i, EINVALID, "%s", msg)
 		} else if f := b.firstOf[i]; f >= 0 {
 			if other := b.Rules[f].Source; other != r.Source {
-				line(i, EINVALID, "a%s %s rule for source %q clashes with rule %d of this import (source %q): under %s their sources compare equal",
-					article(r.MatchType), r.MatchType, r.Source, f+1, other, b.settings)
+				line(i, EINVALID, "a%s %s rule for source %q%s clashes with rule %d of this import (source %q): under %s their sources compare equal",
+					article(r.MatchType), r.MatchType, r.Source, onHost(r), f+1, other, b.settings)
 			} else {
-				line(i, EINVALID, "a%s %s rule for source %q is already rule %d of this import", article(r.MatchType), r.MatchType, r.Source, f+1)
+				line(i, EINVALID, "a%s %s rule for source %q%s is already rule %d of this import", article(r.MatchType), r.MatchType, r.Source, onHost(r), f+1)
 			}
 		} else if m, ok := clashes[int32(i)]; ok {
 			c := *r
@@ -151,8 +158,8 @@ func (b *ImportBatch) Err(projectID string, clashes map[int32]StoredMatch) error
 			// "rule ID", not "rule": callers rewrite "rule N" as a
 			// position in the batch, and this N is a stored rule's ID.
 			if m.Source != "" && m.Source != r.Source {
-				line(i, ECONFLICT, "a%s %s rule for source %q clashes with the stored rule ID %d (source %q) in project %s: under %s their sources compare equal",
-					article(r.MatchType), r.MatchType, r.Source, m.ID, m.Source, projectID, b.settings)
+				line(i, ECONFLICT, "a%s %s rule for source %q%s clashes with the stored rule ID %d (source %q) in project %s: under %s their sources compare equal",
+					article(r.MatchType), r.MatchType, r.Source, onHost(r), m.ID, m.Source, projectID, b.settings)
 			} else {
 				line(i, ECONFLICT, "%s (rule ID %d) with another destination, status code, priority or options; %s",
 					ConflictMessage(&c), m.ID, AppendClashHint)
@@ -272,6 +279,8 @@ type ImportTx interface {
 	UpdateRules(ctx context.Context, projectID string, updates []StoredMatch) error
 	// RecordAudit appends an audit entry in the transaction.
 	RecordAudit(ctx context.Context, e *AuditEntry) error
+	// CountRegexRules returns how many regex rules the project stores.
+	CountRegexRules(ctx context.Context, projectID string) (int, error)
 }
 
 // ImportUndoTx is an ImportTx that keeps the undo record of an applied
@@ -340,12 +349,19 @@ func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *Impor
 	if mode == ImportReplace {
 		rep.Removed = stored - len(matches)
 	}
+	limitErr, err := importRegexLimit(ctx, tx, projectID, batch, mode, matches)
+	if err != nil {
+		return nil, err
+	}
 	var writeErr error
-	if len(clashes) == 0 && !batch.HasRepeats() && !opts.DryRun {
+	if len(clashes) == 0 && !batch.HasRepeats() && limitErr == nil && !opts.DryRun {
 		writeErr = writeImport(ctx, tx, projectID, batch, mode, matches, updates, now)
 	}
 	if err := batch.Err(projectID, clashes); err != nil {
 		return nil, err
+	}
+	if limitErr != nil {
+		return nil, limitErr
 	}
 	if writeErr != nil {
 		return nil, writeErr
@@ -362,6 +378,30 @@ func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *Impor
 		return nil, err
 	}
 	return rep, nil
+}
+
+// importRegexLimit returns, as limitErr, the refusal of an import that would
+// leave the project with more than MaxRegexRules regex rules: the batch's
+// for a replace, else the stored ones and the batch's that the draft does
+// not hold yet. err is a failure to count them.
+func importRegexLimit(ctx context.Context, tx ImportTx, projectID string, batch *ImportBatch, mode ImportMode, matches []StoredMatch) (limitErr, err error) {
+	n := CountRegex(batch.Rules)
+	if n == 0 {
+		return nil, nil
+	}
+	if mode != ImportReplace {
+		stored, err := tx.CountRegexRules(ctx, projectID)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range matches {
+			if batch.Rules[m.Pos].MatchType == Regex {
+				n--
+			}
+		}
+		n += stored
+	}
+	return CheckRegexLimit(n), nil
 }
 
 // writeImport makes the writes of an import that nothing dooms.
@@ -397,18 +437,27 @@ func writeImport(ctx context.Context, tx ImportTx, projectID string, batch *Impo
 	return tx.InsertRules(ctx, projectID, batch, keys, now)
 }
 
-// ConflictMessage says that r's match type and source are taken by a stored
-// rule of r's project.
+// ConflictMessage says that r's match type, source and host are taken by a
+// stored rule of r's project.
 func ConflictMessage(r *Rule) string {
-	return fmt.Sprintf("a%s %s rule for source %q already exists in project %s",
-		article(r.MatchType), r.MatchType, r.Source, r.ProjectID)
+	return fmt.Sprintf("a%s %s rule for source %q%s already exists in project %s",
+		article(r.MatchType), r.MatchType, r.Source, onHost(r), r.ProjectID)
 }
 
 // KeyConflictMessage says that r clashes under settings s with the stored
 // rule id whose source is other (docs/contract.md#rule-options).
 func KeyConflictMessage(r *Rule, s Settings, id int64, other string) string {
-	return fmt.Sprintf("a%s %s rule for source %q clashes with rule %d (source %q) in project %s: under %s their sources compare equal",
-		article(r.MatchType), r.MatchType, r.Source, id, other, r.ProjectID, s)
+	return fmt.Sprintf("a%s %s rule for source %q%s clashes with rule %d (source %q) in project %s: under %s their sources compare equal",
+		article(r.MatchType), r.MatchType, r.Source, onHost(r), id, other, r.ProjectID, s)
+}
+
+// onHost names r's host for a message about r, or says nothing of a
+// host-less rule, whose messages stay as they were before hosts.
+func onHost(r *Rule) string {
+	if r.Host == "" {
+		return ""
+	}
+	return " on host " + r.Host
 }
 
 func article(m MatchType) string {
@@ -423,7 +472,7 @@ func article(m MatchType) string {
 func sortImportKeys(rules []Rule) []ImportKey {
 	keys := make([]ImportKey, len(rules))
 	for i := range rules {
-		keys[i] = ImportKey{Source: rules[i].Source, Pos: int32(i), Match: rules[i].MatchType}
+		keys[i] = ImportKey{Source: rules[i].Source, Host: rules[i].Host, Pos: int32(i), Match: rules[i].MatchType}
 	}
 	if len(keys) < 10_000 {
 		slices.SortFunc(keys, CompareImportKeys)
@@ -446,8 +495,8 @@ func sortImportKeys(rules []Rule) []ImportKey {
 }
 
 // findRepeats returns, for each position of the batch, the position of the
-// earlier rule with the same match type and source, or -1, and whether
-// there is any.
+// earlier rule with the same match type, source and host, or -1, and
+// whether there is any.
 func findRepeats(keys []ImportKey) (firstOf []int32, found bool) {
 	firstOf = make([]int32, len(keys))
 	for k, key := range keys {
@@ -465,19 +514,14 @@ func findRepeats(keys []ImportKey) (firstOf []int32, found bool) {
 	return firstOf, found
 }
 
-// canonicalSources puts each source of rules that holds an escape in its
-// canonical form, so that repeats and clashes are found between the forms
-// that are stored, and Validate, which runs concurrently with the store's
-// inserts, finds nothing left to rewrite. A source that cannot be put in
-// that form is left for Validate to report.
-func canonicalSources(rules []Rule) {
+// canonicalize puts each source and host of rules in the form Validate
+// stores (Rule.canonicalize), so that repeats and clashes are found between
+// the forms that are stored, and Validate, which runs concurrently with the
+// store's inserts, finds nothing left to rewrite. A source or host that
+// cannot be put in that form is left for Validate to report.
+func canonicalize(rules []Rule) {
 	for i := range rules {
-		if strings.IndexByte(rules[i].Source, '%') < 0 {
-			continue
-		}
-		if c, err := CanonicalSource(rules[i].Source); err == nil {
-			rules[i].Source = c
-		}
+		rules[i].canonicalize()
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"redirects/engine/pattern"
 )
 
 // RuleFilter selects draft rules of a project. The zero value selects every
@@ -23,9 +25,9 @@ type RuleFilter struct {
 	MatchType *MatchType
 	// StatusCode, when not 0, keeps only the rules with that status.
 	StatusCode int
-	// Host, when not nil, keeps only the rules of that host: "" the
-	// host-less rules, a host name (or "*." and one) the rules scoped to
-	// exactly it. Validate puts it in its host key form, as rules store it.
+	// Host, when not nil, keeps only the rules scoped to that host (its
+	// host key, docs/contract.md#hosts); a pointer to "" keeps the
+	// host-less rules.
 	Host *string
 }
 
@@ -34,7 +36,7 @@ type RuleFilter struct {
 const MaxQueryLen = MaxSourceLen + 1
 
 // Validate checks a filter and returns an EINVALID *Error naming what is
-// wrong.
+// wrong. It puts Host in its host key form, the form rules store.
 func (f *RuleFilter) Validate() error {
 	if len(f.Query) > MaxQueryLen {
 		return Errorf(EINVALID, "search query is %d bytes long, more than the %d allowed", len(f.Query), MaxQueryLen)
@@ -46,14 +48,11 @@ func (f *RuleFilter) Validate() error {
 		return Errorf(EINVALID, "matchType %d is not one of exact, starts_with, pattern, regex", *f.MatchType)
 	}
 	if f.Host != nil && *f.Host != "" {
-		r := Rule{Host: *f.Host}
-		if err := r.normalizeHost(); err != nil {
-			return err
+		k, ok := pattern.HostKey(*f.Host)
+		if !ok {
+			return Errorf(EINVALID, "host %s is not a host name, or \"*.\" and a host name", quoteShort(*f.Host))
 		}
-		if r.Host != *f.Host {
-			h := r.Host
-			f.Host = &h
-		}
+		f.Host = &k
 	}
 	if f.StatusCode != 0 && !ValidStatus(f.StatusCode) {
 		return Errorf(EINVALID, "status %d is not one of 301, 302, 303, 307, 308, 410", f.StatusCode)
@@ -312,8 +311,8 @@ type RuleUpdate struct {
 	// does not know them changes nothing it does not name.
 	PreservePath  *bool
 	PreserveQuery *bool
-	// Host, when set, changes the rule's host ("" removes it): see
-	// Rule.Host.
+	// Host, when set, changes the host the rule is scoped to
+	// (docs/contract.md#hosts); a pointer to "" makes it answer every host.
 	Host *string
 	// Revision, when not 0, is the revision the caller last read: the
 	// update is made only if the rule is still at that revision, and fails

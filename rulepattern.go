@@ -190,3 +190,48 @@ func (s Settings) SourceKey(mt MatchType, source string) string {
 	}
 	return s.Key(source)
 }
+
+// MaxRegexRules is the most regex rules a project holds
+// (docs/contract.md#regex-rules): each one a lookup may try is an RE2 match.
+const MaxRegexRules = 10_000
+
+// CheckRegexLimit returns nil when a project may hold n regex rules, and an
+// EINVALID naming the limit otherwise.
+func CheckRegexLimit(n int) error {
+	if n > MaxRegexRules {
+		return Errorf(EINVALID, "matchType regex: a project holds at most %d regex rules, and this would make %d; use pattern or starts_with rules where they do", MaxRegexRules, n)
+	}
+	return nil
+}
+
+// CountRegex returns how many of rules are regex rules.
+func CountRegex(rules []Rule) int {
+	n := 0
+	for i := range rules {
+		if rules[i].MatchType == Regex {
+			n++
+		}
+	}
+	return n
+}
+
+// canonicalize puts r's source and host in the forms Validate stores, where
+// it can, and leaves them as they are where it cannot (for Validate to
+// report): an import does it before it validates its rules concurrently
+// with the store's writes, so that Validate rewrites nothing then.
+func (r *Rule) canonicalize() {
+	if r.MatchType.Literal() && strings.IndexByte(r.Source, '%') >= 0 {
+		path, conds, hasQ := strings.Cut(r.Source, "?")
+		if c, err := CanonicalSource(path); err == nil {
+			if hasQ {
+				c += "?" + conds
+			}
+			r.Source = c
+		}
+	}
+	if r.Host != "" {
+		if h, err := pattern.RuleHost(r.Host); err == nil {
+			r.Host = h
+		}
+	}
+}

@@ -43,6 +43,11 @@ func FuzzLookupBody(f *testing.F) {
 			if r.Validate() != nil {
 				return
 			}
+			if r.Extended() {
+				// A source with query conditions ("/a?b") is no path to
+				// look up: the pattern engine's tests hold such rules.
+				return
+			}
 			// A valid rule compiles to a lookup body that is valid JSON
 			// and gives the destination back unchanged.
 			s := Compile([]redirects.Rule{r})

@@ -9,12 +9,19 @@ import (
 
 // The first byte of EncodeRules' output is the format's version, so the
 // format can change without misreading stored deployments. Version 2 adds a
-// byte of option flags per rule; EncodeRules writes version 1 when no rule
-// has an option flag, so the snapshots of rules without options are stored
-// byte for byte as before options existed.
+// byte of option flags per rule; version 3 adds the rule's host after the
+// flags, and match types beyond exact and starts_with. EncodeRules writes
+// the lowest version that holds its rules: version 1 when no rule has an
+// option flag, so the snapshots of rules without options are stored byte
+// for byte as before options existed, and version 3 only when some rule is
+// Extended (a pattern or regex rule, a host, query conditions), so that a
+// node older than pattern rules refuses such a version instead of answering
+// it wrongly (it reads versions 1 and 2 only, and calls any other
+// corrupt).
 const (
 	ruleEncodingVersion  = 1
 	ruleEncodingOptions  = 2
+	ruleEncodingPatterns = 3
 	encPreservePath      = 1
 	encPreserveQuery     = 2
 	ruleEncodingFlagMask = encPreservePath | encPreserveQuery
@@ -25,13 +32,16 @@ const (
 func EncodeRules(rules []redirects.Rule) []byte {
 	size := 1 + binary.MaxVarintLen64
 	for i := range rules {
-		size += len(rules[i].Source) + len(rules[i].Destination) + 5*binary.MaxVarintLen64 + 3
+		size += len(rules[i].Source) + len(rules[i].Destination) + len(rules[i].Host) + 6*binary.MaxVarintLen64 + 3
 	}
 	version := byte(ruleEncodingVersion)
 	for i := range rules {
+		if rules[i].Extended() {
+			version = ruleEncodingPatterns
+			break
+		}
 		if rules[i].PreservePath || rules[i].PreserveQuery {
 			version = ruleEncodingOptions
-			break
 		}
 	}
 	b := make([]byte, 0, size)
@@ -48,7 +58,7 @@ func EncodeRules(rules []redirects.Rule) []byte {
 		b = append(b, byte(r.MatchType))
 		b = binary.AppendVarint(b, int64(r.Priority))
 		b = binary.AppendVarint(b, r.CreatedAt.UnixNano())
-		if version == ruleEncodingOptions {
+		if version >= ruleEncodingOptions {
 			var flags byte
 			if r.PreservePath {
 				flags |= encPreservePath
@@ -58,21 +68,39 @@ func EncodeRules(rules []redirects.Rule) []byte {
 			}
 			b = append(b, flags)
 		}
+		if version >= ruleEncodingPatterns {
+			b = binary.AppendUvarint(b, uint64(len(r.Host)))
+			b = append(b, r.Host...)
+		}
 	}
 	return b
 }
 
 // DecodeRules parses the output of EncodeRules. Every rule gets projectID.
+// A version this node does not know was written by a newer redirects: the
+// error says so, and that this node must be upgraded to read it.
 func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 	bad := redirects.Errorf(redirects.EINTERNAL, "stored rule snapshot of project %s is corrupt", projectID)
-	if len(b) == 0 || (b[0] != ruleEncodingVersion && b[0] != ruleEncodingOptions) {
+	if len(b) == 0 {
 		return nil, bad
 	}
-	options := b[0] == ruleEncodingOptions
+	version := b[0]
+	if version > ruleEncodingPatterns {
+		return nil, redirects.Errorf(redirects.EINTERNAL,
+			"stored rule snapshot of project %s has encoding version %d, which a newer redirects wrote; this node reads versions 1 to %d: upgrade it to read this version",
+			projectID, version, ruleEncodingPatterns)
+	}
+	if version < ruleEncodingVersion {
+		return nil, bad
+	}
 	d := decoder{b: b[1:]}
 	n := d.uvarint()
 	if d.err || n > uint64(len(b)) {
 		return nil, bad
+	}
+	maxType := redirects.StartsWith
+	if version >= ruleEncodingPatterns {
+		maxType = redirects.Regex
 	}
 	rules := make([]redirects.Rule, n)
 	for i := range rules {
@@ -85,14 +113,17 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 		r.MatchType = redirects.MatchType(d.byte())
 		r.Priority = int(d.varint())
 		r.CreatedAt = time.Unix(0, d.varint()).UTC()
-		if options {
+		if version >= ruleEncodingOptions {
 			flags := d.byte()
 			if flags&^ruleEncodingFlagMask != 0 {
 				return nil, bad
 			}
 			r.PreservePath, r.PreserveQuery = flags&encPreservePath != 0, flags&encPreserveQuery != 0
 		}
-		if d.err {
+		if version >= ruleEncodingPatterns {
+			r.Host = d.str()
+		}
+		if d.err || r.MatchType > maxType {
 			return nil, bad
 		}
 	}

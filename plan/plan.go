@@ -223,6 +223,14 @@ func Apply(ctx context.Context, s Services, pl *Plan, message string) (*Applied,
 		return nil, redirects.Errorf(redirects.ECONFLICT, "nothing applied: %s", strings.Join(b, "; "))
 	}
 	d := pl.desired
+	if pl.DraftChanges() {
+		// The draft is written after the project's fields: a draft the
+		// import would refuse for its number of regex rules is refused
+		// before anything is applied.
+		if err := redirects.CheckRegexLimit(redirects.CountRegex(d.Rules)); err != nil {
+			return nil, redirects.Errorf(redirects.ErrorCode(err), "nothing applied: %s", redirects.ErrorMessage(err))
+		}
+	}
 	a := &Applied{Steps: []string{}}
 	fail := func(err error) (*Applied, error) {
 		if len(a.Steps) == 0 {

@@ -245,7 +245,7 @@ func (s *ruleSource) Next() bool {
 func (s *ruleSource) Values() ([]any, error) {
 	r := s.rows.Rule(s.k)
 	s.row = append(s.row[:0], s.rows.ProjectID, s.rows.MatchKey(s.k),
-		r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, s.rows.CreatedAt)
+		r.MatchType.String(), r.Host, r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, s.rows.CreatedAt)
 	return s.row, nil
 }
 

@@ -131,7 +131,7 @@ func (dialect) UpdateRules(ctx context.Context, tx *sqlstore.Tx, projectID strin
 
 // insertBatch is how many rules one INSERT statement stores. Fewer
 // statements mean fewer trips through database/sql and the driver, which
-// cost about as much as SQLite's own work per row; 64 rows of 11 values
+// cost about as much as SQLite's own work per row; 64 rows of 12 values
 // stay far below SQLite's limit of 32766 bound values.
 const insertBatch = 64
 
@@ -173,7 +173,7 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 		for k := start; k < end; k++ {
 			r := rows.Rule(k)
 			args = append(args, next+int64(k), rows.ProjectID, rows.MatchKey(k),
-				r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, rows.CreatedAt)
+				r.MatchType.String(), r.Host, r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, rows.CreatedAt)
 		}
 		stmt := full
 		if end-start < insertBatch {

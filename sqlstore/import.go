@@ -175,21 +175,18 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 	var (
 		matches []redirects.StoredMatch
 		m       redirects.StoredMatch
-		prefix  bool
+		mt      int64
 		dest    []byte
 		src     []byte
 		created int64                          // read with the rule's columns; an import keeps it
 		stored  = redirects.ImportKey{Pos: -1} // before every batch key with the same rule
 	)
 	for rows.Next() {
-		if err := rows.Scan(&m.ID, &stored.Source, &prefix, &src, &dest, &m.StatusCode, &m.Priority, &m.PreservePath, &m.PreserveQuery, &created); err != nil {
+		if err := rows.Scan(&m.ID, &stored.Source, &mt, &stored.Host, &src, &dest, &m.StatusCode, &m.Priority, &m.PreservePath, &m.PreserveQuery, &created); err != nil {
 			return nil, 0, db.wrap("import rules", err)
 		}
 		n++
-		stored.Match = redirects.Exact
-		if prefix {
-			stored.Match = redirects.StartsWith
-		}
+		stored.Match = ScanMatchType(mt)
 		k, _ := slices.BinarySearchFunc(keys, stored, redirects.CompareImportKeys)
 		if k < len(keys) && keys[k].SameRule(stored) {
 			m.Pos = keys[k].Pos
@@ -203,15 +200,25 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 	return matches, n, nil
 }
 
+// CountRegexRules returns how many regex rules the project stores.
+func (t importTx) CountRegexRules(ctx context.Context, projectID string) (int, error) {
+	var n int
+	if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM rules WHERE project_id = $1 AND match_type = 'regex'`, projectID).Scan(&n); err != nil {
+		return 0, t.db.wrap("import rules", err)
+	}
+	return n, nil
+}
+
 // ErrStopped ends an insert that validation has already doomed.
 var ErrStopped = errors.New("stopped: the batch has invalid rules")
 
 // InsertRules stores the rules of the batch that keys name, in index order
 // (keys, a subsequence of batch.Keys): the engines' collations of source
-// are Go's string order, and 'exact' < 'starts_with' as Exact <
-// StartsWith, so the rules table's UNIQUE index grows at one end instead
-// of at random places, and the IDs follow the same order (see
-// Dialect.InsertRules). It stops with ErrStopped once the batch's
+// and host are Go's string order, so within a match type the rules table's
+// UNIQUE index grows at one end instead of at random places, and the IDs
+// follow the same order (see Dialect.InsertRules). ('exact' <
+// 'starts_with' as Exact < StartsWith; the pattern and regex rules, fewer,
+// come between them in the index.) It stops with ErrStopped once the batch's
 // validation has failed.
 func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redirects.ImportBatch, keys []redirects.ImportKey, now time.Time) error {
 	if len(keys) == 0 {
@@ -248,7 +255,7 @@ func (n *NewRules) Rule(k int) *redirects.Rule { return &n.batch.Rules[n.keys[k]
 
 // MatchKey returns the match_key column of the k-th rule: nil under the
 // default settings, the source's key otherwise.
-func (n *NewRules) MatchKey(k int) any { return matchKey(n.Settings, n.Rule(k).Source) }
+func (n *NewRules) MatchKey(k int) any { return matchKey(n.Settings, n.Rule(k)) }
 
 // Stopped reports whether the batch's validation, which runs meanwhile,
 // has failed: the insert should then stop with ErrStopped.

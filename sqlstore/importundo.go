@@ -23,7 +23,8 @@ import (
 // that makes the rule what it is, raw.
 type draftRow struct {
 	id            int64
-	prefix        bool
+	matchType     redirects.MatchType
+	host          []byte
 	source        []byte
 	destination   []byte
 	status        int64
@@ -35,29 +36,66 @@ type draftRow struct {
 }
 
 // draftEncoding is the first byte of an encoded draft: the version of the
-// encoding below.
-const draftEncoding = 1
+// encoding below. Version 2 is written when a rule has a flag of
+// draftExtended, which version 1 does not know, so that a node that reads
+// only version 1 refuses the record instead of misreading it; a draft
+// without such rules is encoded exactly as before.
+const (
+	draftEncoding         = 1
+	draftEncodingExtended = 2
+)
 
-// appendRow appends r in the draft encoding: the ID, a flags byte, the
-// source and destination with their lengths, status, priority, creation
-// time and revision, as varints.
-func appendRow(b []byte, r *draftRow) []byte {
-	b = binary.AppendUvarint(b, uint64(r.id))
+// The flags byte of a rule in the draft encoding.
+const (
+	draftStartsWith    = 1
+	draftPreservePath  = 2
+	draftPreserveQuery = 4
+	draftPattern       = 8
+	draftRegex         = 16
+	draftHost          = 32 // the host follows the destination
+	draftExtended      = draftPattern | draftRegex | draftHost
+	draftFlags         = draftStartsWith | draftPreservePath | draftPreserveQuery | draftExtended
+)
+
+// rowFlags returns the flags byte of r.
+func rowFlags(r *draftRow) byte {
 	var flags byte
-	if r.prefix {
-		flags |= 1
+	switch r.matchType {
+	case redirects.StartsWith:
+		flags |= draftStartsWith
+	case redirects.Pattern:
+		flags |= draftPattern
+	case redirects.Regex:
+		flags |= draftRegex
 	}
 	if r.preservePath {
-		flags |= 2
+		flags |= draftPreservePath
 	}
 	if r.preserveQuery {
-		flags |= 4
+		flags |= draftPreserveQuery
 	}
+	if len(r.host) > 0 {
+		flags |= draftHost
+	}
+	return flags
+}
+
+// appendRow appends r in the draft encoding: the ID, a flags byte, the
+// source and destination with their lengths (and the host likewise, when
+// the flags say so), status, priority, creation time and revision, as
+// varints.
+func appendRow(b []byte, r *draftRow) []byte {
+	b = binary.AppendUvarint(b, uint64(r.id))
+	flags := rowFlags(r)
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(len(r.source)))
 	b = append(b, r.source...)
 	b = binary.AppendUvarint(b, uint64(len(r.destination)))
 	b = append(b, r.destination...)
+	if flags&draftHost != 0 {
+		b = binary.AppendUvarint(b, uint64(len(r.host)))
+		b = append(b, r.host...)
+	}
 	b = binary.AppendUvarint(b, uint64(r.status))
 	b = binary.AppendVarint(b, r.priority)
 	b = binary.AppendVarint(b, r.created)
@@ -66,8 +104,12 @@ func appendRow(b []byte, r *draftRow) []byte {
 
 // decodeRows reads an encoded draft back.
 func decodeRows(b []byte) ([]draftRow, error) {
-	if len(b) == 0 || b[0] != draftEncoding {
-		return nil, errors.New("undo record: unknown draft encoding")
+	if len(b) == 0 || (b[0] != draftEncoding && b[0] != draftEncodingExtended) {
+		return nil, errors.New("undo record: unknown draft encoding (written by a newer redirects?)")
+	}
+	known := byte(draftFlags &^ draftExtended)
+	if b[0] == draftEncodingExtended {
+		known = draftFlags
 	}
 	b = b[1:]
 	bad := errors.New("undo record: the draft encoding is cut short")
@@ -108,9 +150,23 @@ func decodeRows(b []byte) ([]draftRow, error) {
 		}
 		flags := b[0]
 		b = b[1:]
-		r.prefix, r.preservePath, r.preserveQuery = flags&1 != 0, flags&2 != 0, flags&4 != 0
+		if flags&^known != 0 {
+			return nil, errors.New("undo record: a rule's flags are unknown to this draft encoding")
+		}
+		switch {
+		case flags&draftStartsWith != 0:
+			r.matchType = redirects.StartsWith
+		case flags&draftPattern != 0:
+			r.matchType = redirects.Pattern
+		case flags&draftRegex != 0:
+			r.matchType = redirects.Regex
+		}
+		r.preservePath, r.preserveQuery = flags&draftPreservePath != 0, flags&draftPreserveQuery != 0
 		r.source = bytesOf()
 		r.destination = bytesOf()
+		if flags&draftHost != 0 {
+			r.host = bytesOf()
+		}
 		r.status = int64(uv())
 		r.priority = sv()
 		r.created = sv()
@@ -174,15 +230,16 @@ func (db *DB) scanDraft(ctx context.Context, q querier, projectID string, fn fun
 	}
 	defer rows.Close()
 	var (
-		r        draftRow
-		src, dst sql.RawBytes // valid until Next: fn uses them at once
+		r              draftRow
+		mt             int64
+		host, src, dst sql.RawBytes // valid until Next: fn uses them at once
 	)
 	for rows.Next() {
-		if err := rows.Scan(&r.id, &r.revision, &r.prefix, &src, &dst, &r.status, &r.priority,
+		if err := rows.Scan(&r.id, &r.revision, &mt, &host, &src, &dst, &r.status, &r.priority,
 			&r.preservePath, &r.preserveQuery, &r.created); err != nil {
 			return err
 		}
-		r.source, r.destination = src, dst
+		r.matchType, r.host, r.source, r.destination = ScanMatchType(mt), host, src, dst
 		fn(&r)
 	}
 	return rows.Err()
@@ -194,6 +251,9 @@ func (db *DB) snapshotDraft(ctx context.Context, q querier, projectID string) ([
 	b := []byte{draftEncoding}
 	n := 0
 	err := db.scanDraft(ctx, q, projectID, func(r *draftRow) {
+		if rowFlags(r)&draftExtended != 0 {
+			b[0] = draftEncodingExtended
+		}
 		b = appendRow(b, r)
 		n++
 	})
@@ -376,13 +436,9 @@ func (db *DB) insertDraftRows(ctx context.Context, tx *Tx, p *redirects.Project,
 		args = args[:0]
 		for i := range batch {
 			r := &batch[i]
-			mt := redirects.Exact
-			if r.prefix {
-				mt = redirects.StartsWith
-			}
-			src := string(r.source)
-			args = append(args, r.id, p.ID, r.revision, matchKey(p.Settings, src),
-				mt.String(), src, string(r.destination), r.status, r.priority, r.preservePath, r.preserveQuery, r.created)
+			rule := redirects.Rule{MatchType: r.matchType, Source: string(r.source)}
+			args = append(args, r.id, p.ID, r.revision, matchKey(p.Settings, &rule),
+				r.matchType.String(), string(r.host), rule.Source, string(r.destination), r.status, r.priority, r.preservePath, r.preserveQuery, r.created)
 		}
 		stmt := full
 		if len(batch) < undoInsertBatch || full == nil {

@@ -38,6 +38,11 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	} else if other != 0 {
 		return db.keyConflict(ctx, tx, r, p.Settings, other)
 	}
+	if r.MatchType == redirects.Regex {
+		if err := db.checkRegexLimit(ctx, tx, r.ProjectID, 1, 0); err != nil {
+			return err
+		}
+	}
 	now := db.now()
 	// ON CONFLICT DO NOTHING turns a clash into "no row" instead of an
 	// error that would abort the transaction; the lock makes the check
@@ -45,14 +50,14 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO rules (project_id, match_key, `+RuleColumns.List("")+`)
 		VALUES (`+placeholders(1, len(RuleColumns)+2)+`)
-		ON CONFLICT (project_id, match_type, source) DO NOTHING
+		ON CONFLICT (project_id, match_type, source, host) DO NOTHING
 		RETURNING id`,
-		r.ProjectID, matchKey(p.Settings, r.Source),
-		r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, now.UnixNano()).Scan(&id)
+		r.ProjectID, matchKey(p.Settings, r),
+		r.MatchType.String(), r.Host, r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, now.UnixNano()).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		var existing int64
-		if err := tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3`,
-			r.ProjectID, r.MatchType.String(), r.Source).Scan(&existing); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3 AND host = $4`,
+			r.ProjectID, r.MatchType.String(), r.Source, r.Host).Scan(&existing); err != nil {
 			return db.wrap(op, err)
 		}
 		return redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", redirects.ConflictMessage(r), existing)
@@ -96,7 +101,7 @@ func (db *DB) findRules(ctx context.Context, q querier, projectID string) ([]red
 	// them) PostgreSQL would sort them on disk, several times slower. The
 	// rows come back in the order they were stored, which for an import is
 	// index order, so SortRules mostly finds them sorted. The match type
-	// comes back as a boolean (RuleSelect).
+	// comes back as a small integer (RuleSelect).
 	rows, err := q.QueryContext(ctx, `SELECT id, `+RuleSelect("")+` FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
 		return nil, db.wrap("find rules", err)
@@ -105,19 +110,16 @@ func (db *DB) findRules(ctx context.Context, q querier, projectID string) ([]red
 	var (
 		out     []redirects.Rule
 		r       = redirects.Rule{ProjectID: projectID}
-		prefix  bool
+		mt      int64
 		created int64
 	)
 	for rows.Next() {
 		// Scanning into variables declared outside the loop keeps a
 		// million-rule read from allocating a Rule per row.
-		if err := rows.Scan(&r.ID, &prefix, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &r.PreservePath, &r.PreserveQuery, &created); err != nil {
+		if err := rows.Scan(&r.ID, &mt, &r.Host, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &r.PreservePath, &r.PreserveQuery, &created); err != nil {
 			return nil, db.wrap("find rules", err)
 		}
-		r.MatchType = redirects.Exact
-		if prefix {
-			r.MatchType = redirects.StartsWith
-		}
+		r.MatchType = ScanMatchType(mt)
 		r.CreatedAt = fromNanos(created)
 		out = append(out, r)
 	}
@@ -130,6 +132,17 @@ func (db *DB) findRules(ctx context.Context, q querier, projectID string) ([]red
 // DeleteRule deletes a draft rule of a project, whatever its revision.
 func (db *DB) DeleteRule(ctx context.Context, projectID string, id int64) error {
 	return db.DeleteRuleRevision(ctx, projectID, id, 0)
+}
+
+// checkRegexLimit refuses, with an EINVALID naming the limit, a write that
+// would make a project hold more than redirects.MaxRegexRules regex rules:
+// adding regex rules to it, of which leaving are among those it holds.
+func (db *DB) checkRegexLimit(ctx context.Context, q querier, projectID string, adding, leaving int) error {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM rules WHERE project_id = $1 AND match_type = 'regex'`, projectID).Scan(&n); err != nil {
+		return db.wrap("count regex rules", err)
+	}
+	return redirects.CheckRegexLimit(n - leaving + adding)
 }
 
 // keyConflict returns the ECONFLICT error of r clashing under settings s

@@ -14,18 +14,12 @@ import (
 var ruleColumns = `id, project_id, revision, ` + RuleSelect("")
 
 func scanRule(s scanner, r *redirects.Rule) error {
-	var (
-		prefix  bool
-		created int64
-	)
+	var mt, created int64
 	if err := s.Scan(&r.ID, &r.ProjectID, &r.Revision,
-		&prefix, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &r.PreservePath, &r.PreserveQuery, &created); err != nil {
+		&mt, &r.Host, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &r.PreservePath, &r.PreserveQuery, &created); err != nil {
 		return err
 	}
-	r.MatchType = redirects.Exact
-	if prefix {
-		r.MatchType = redirects.StartsWith
-	}
+	r.MatchType = ScanMatchType(mt)
 	r.CreatedAt = fromNanos(created)
 	return nil
 }
@@ -83,11 +77,15 @@ func filterSQL(d Dialect, args *Args, projectID string, f *redirects.RuleFilter)
 	if f.StatusCode != 0 {
 		b.WriteString(` AND status_code = ` + args.Add(f.StatusCode))
 	}
+	if f.Host != nil {
+		b.WriteString(` AND host = ` + args.Add(*f.Host))
+	}
 	if p, ok := f.Prefix(); ok {
 		if f.MatchType == nil {
-			// Both match types, named, so the UNIQUE index (project_id,
-			// match_type, source) serves the source range once per type.
-			b.WriteString(` AND match_type IN ('exact', 'starts_with')`)
+			// Every match type, named, so the UNIQUE index (project_id,
+			// match_type, source, host) serves the source range once per
+			// type.
+			b.WriteString(` AND match_type IN ('exact', 'starts_with', 'pattern', 'regex')`)
 		}
 		if p != "" {
 			b.WriteString(` AND ` + d.Prefix("source", args, p))
@@ -146,17 +144,17 @@ func (db *DB) FindRulePage(ctx context.Context, projectID string, q redirects.Ru
 	_, prefix := q.Filter.Prefix()
 	if q.Sort.Key() == "source" && q.Filter.MatchType == nil && (q.Filter.Query == "" || prefix) {
 		// The source order is read from the UNIQUE index (project_id,
-		// match_type, source), once per match type, and merged: an index of
-		// its own made large imports slower.
-		var lists [2][]redirects.Rule
-		for i, m := range []redirects.MatchType{redirects.Exact, redirects.StartsWith} {
+		// match_type, source, host), once per match type, and merged: an
+		// index of its own made large imports slower.
+		lists := make([][]redirects.Rule, len(redirects.MatchTypes))
+		for i, m := range redirects.MatchTypes {
 			f := q.Filter
 			f.MatchType = &m
 			if lists[i], err = db.readPage(ctx, tx, projectID, &f, q.Sort, cursor, want); err != nil {
 				return nil, err
 			}
 		}
-		page.Rules = redirects.MergeRules(q.Sort, want, lists[0], lists[1])
+		page.Rules = redirects.MergeRules(q.Sort, want, lists...)
 	} else if page.Rules, err = db.readPage(ctx, tx, projectID, &q.Filter, q.Sort, cursor, want); err != nil {
 		return nil, err
 	}
@@ -232,6 +230,7 @@ func (db *DB) UpdateRule(ctx context.Context, projectID string, id int64, u redi
 		return nil, err
 	}
 	before := redirects.RuleAuditFields(r)
+	wasType := r.MatchType
 	u.Apply(r)
 	if err := r.Validate(); err != nil {
 		return nil, err
@@ -242,17 +241,22 @@ func (db *DB) UpdateRule(ctx context.Context, projectID string, id int64, u redi
 		return nil, db.keyConflict(ctx, tx, r, p.Settings, other)
 	}
 	var existing int64
-	err = tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3 AND id <> $4`,
-		projectID, r.MatchType.String(), r.Source, id).Scan(&existing)
+	err = tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3 AND host = $4 AND id <> $5`,
+		projectID, r.MatchType.String(), r.Source, r.Host, id).Scan(&existing)
 	if err == nil {
 		return nil, redirects.Errorf(redirects.ECONFLICT, "%s (rule %d)", redirects.ConflictMessage(r), existing)
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return nil, db.wrap(op, err)
 	}
+	if r.MatchType == redirects.Regex && wasType != redirects.Regex {
+		if err := db.checkRegexLimit(ctx, tx, projectID, 1, 0); err != nil {
+			return nil, err
+		}
+	}
 	n := len(RuleEditable)
 	if _, err := tx.ExecContext(ctx, `UPDATE rules SET `+RuleEditable.Set(1)+`, match_key = $`+strconv.Itoa(n+1)+`, revision = revision + 1
-		WHERE id = $`+strconv.Itoa(n+2), r.MatchType.String(), r.Source, r.Destination, r.StatusCode, r.Priority,
-		r.PreservePath, r.PreserveQuery, matchKey(p.Settings, r.Source), id); err != nil {
+		WHERE id = $`+strconv.Itoa(n+2), r.MatchType.String(), r.Host, r.Source, r.Destination, r.StatusCode, r.Priority,
+		r.PreservePath, r.PreserveQuery, matchKey(p.Settings, r), id); err != nil {
 		return nil, db.wrap(op, err)
 	}
 	b, a := redirects.AuditDiff(before, redirects.RuleAuditFields(r))

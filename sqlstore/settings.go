@@ -41,7 +41,7 @@ func (db *DB) SetProjectSettings(ctx context.Context, id string, s redirects.Set
 		if !s.IsDefault() && len(rules) > 0 {
 			rows := make([][]any, len(rules))
 			for i := range rules {
-				rows[i] = []any{rules[i].ID, s.Key(rules[i].Source)}
+				rows[i] = []any{rules[i].ID, s.SourceKey(rules[i].MatchType, rules[i].Source)}
 			}
 			if err := bulk(ctx, tx, `UPDATE rules SET match_key = v.column2 FROM (VALUES %s) AS v WHERE rules.id = v.column1`,
 				[]string{"BIGINT", "TEXT"}, rows); err != nil {
@@ -53,26 +53,25 @@ func (db *DB) SetProjectSettings(ctx context.Context, id string, s redirects.Set
 	})
 }
 
-// findRuleKeys returns the ID, match type and source of every draft rule
-// of a project, what a clash check needs.
+// findRuleKeys returns the ID, match type, host and source of every draft
+// rule of a project, what a clash check needs.
 func (db *DB) findRuleKeys(ctx context.Context, q querier, projectID string) ([]redirects.Rule, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, match_type = 'starts_with', source FROM rules WHERE project_id = $1 ORDER BY id`, projectID)
+	rows, err := q.QueryContext(ctx, `SELECT id, `+RuleColumns[:3].List("")+` FROM rules WHERE project_id = $1 ORDER BY id`, projectID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var (
-		out    []redirects.Rule
-		r      redirects.Rule
-		prefix bool
+		out []redirects.Rule
+		r   redirects.Rule
+		mt  string
 	)
 	for rows.Next() {
-		if err := rows.Scan(&r.ID, &prefix, &r.Source); err != nil {
+		if err := rows.Scan(&r.ID, &mt, &r.Host, &r.Source); err != nil {
 			return nil, err
 		}
-		r.MatchType = redirects.Exact
-		if prefix {
-			r.MatchType = redirects.StartsWith
+		if r.MatchType, err = redirects.ParseMatchType(mt); err != nil {
+			return nil, err
 		}
 		out = append(out, r)
 	}
@@ -80,25 +79,26 @@ func (db *DB) findRuleKeys(ctx context.Context, q querier, projectID string) ([]
 }
 
 // matchKey returns the value of a rule's match_key column under settings s:
-// nil under the default settings, the key otherwise.
-func matchKey(s redirects.Settings, source string) any {
+// nil under the default settings, the source's key otherwise
+// (Settings.SourceKey).
+func matchKey(s redirects.Settings, r *redirects.Rule) any {
 	if s.IsDefault() {
 		return nil
 	}
-	return s.Key(source)
+	return s.SourceKey(r.MatchType, r.Source)
 }
 
 // keyClash returns the ID of a draft rule other than id (0: none) of the
-// match type and key of r under settings s, or 0. It is the clash check of
-// AddRule and UpdateRule under settings that are not the default; under the
-// default ones the UNIQUE index on the source decides.
+// match type, host and key of r under settings s, or 0. It is the clash
+// check of AddRule and UpdateRule under settings that are not the default;
+// under the default ones the UNIQUE index on the source decides.
 func (db *DB) keyClash(ctx context.Context, q querier, s redirects.Settings, r *redirects.Rule, id int64) (int64, error) {
 	if s.IsDefault() {
 		return 0, nil
 	}
 	var existing int64
-	rows, err := q.QueryContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND match_key = $3 AND id <> $4`,
-		r.ProjectID, r.MatchType.String(), s.Key(r.Source), id)
+	rows, err := q.QueryContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND match_key = $3 AND host = $4 AND id <> $5`,
+		r.ProjectID, r.MatchType.String(), s.SourceKey(r.MatchType, r.Source), r.Host, id)
 	if err != nil {
 		return 0, err
 	}
