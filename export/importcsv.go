@@ -256,7 +256,7 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 		hosts[strings.ToLower(h)] = true
 	}
 	var (
-		seen = map[ruleKey]seenRule{}
+		seen = map[redirects.RuleKey]seenRule{}
 		rows int
 		// rules are held compact while the file is read: a file refused
 		// (a bad line, or more rules than MaxRows) never holds the
@@ -349,7 +349,7 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 			fail("%s", redirects.ErrorMessage(err))
 			continue
 		}
-		k := keyOf(&rule, opts.Settings)
+		k := opts.Settings.RuleKey(&rule)
 		if first, dup := seen[k]; dup {
 			if other := rules[first.rule].source; other != rule.Source {
 				fail("source %q clashes with the %s rule for source %q%s on line %d: the project's settings (%s) compare them as one",
@@ -545,28 +545,6 @@ func thousands(n int) string {
 	return s
 }
 
-// ruleKey is what makes a rule one of a kind in a project
-// (docs/contract.md#keys): its match type, its host and its source's key.
-type ruleKey struct {
-	source, host string
-	match        redirects.MatchType
-}
-
-// keyOf returns the key of r, a valid rule, under settings s: a literal
-// rule's source is keyed by its path's key under s, its query conditions
-// as written; a pattern's or a regex's source is its key as written.
-func keyOf(r *redirects.Rule, s redirects.Settings) ruleKey {
-	src := r.Source
-	if r.MatchType.Literal() {
-		path, conds, hasConds := strings.Cut(src, "?")
-		src = s.Key(path)
-		if hasConds {
-			src += "?" + conds
-		}
-	}
-	return ruleKey{source: src, host: r.Host, match: r.MatchType}
-}
-
 // onHost names a rule's host in a message: " on host H", or nothing for a
 // rule of every host.
 func onHost(host string) string {
@@ -576,7 +554,7 @@ func onHost(host string) string {
 	return " on host " + host
 }
 
-// seenRule is where a ruleKey first appeared: the line and the index in
+// seenRule is where a rule's key (redirects.RuleKey) first appeared: the line and the index in
 // the rules read.
 type seenRule struct {
 	line, rule int

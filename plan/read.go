@@ -136,11 +136,7 @@ func decodeRules(data []byte, at int, settings redirects.Settings, p *problems) 
 		return nil
 	}
 	rules := []redirects.Rule{}
-	type key struct {
-		match        redirects.MatchType
-		host, source string
-	}
-	seen := map[key]int{}
+	seen := map[redirects.RuleKey]int{}
 	for i := 0; dec.More(); i++ {
 		if i == MaxRulesFileRows {
 			p.add("rules: more than %d rules, the most one import takes", MaxRulesFileRows)
@@ -164,7 +160,7 @@ func decodeRules(data []byte, at int, settings redirects.Settings, p *problems) 
 			p.add("rules[%d] (source %s): %s", i, quoteShort(rf.Source), redirects.ErrorMessage(err))
 			continue
 		}
-		k := key{r.MatchType, r.Host, sourceKey(settings, &r)}
+		k := settings.RuleKey(&r)
 		if j, dup := seen[k]; dup {
 			on := ""
 			if r.Host != "" {
@@ -448,18 +444,4 @@ func jsonType(t reflect.Type) string {
 		return "a whole number that fits in " + strconv.Itoa(t.Bits()) + " bits"
 	}
 	return t.String()
-}
-
-// sourceKey is the key of r's source under settings (docs/contract.md#keys):
-// a literal rule's path keyed by the settings, its query conditions as
-// written; a pattern's or a regex's source as written.
-func sourceKey(settings redirects.Settings, r *redirects.Rule) string {
-	if !r.MatchType.Literal() {
-		return r.Source
-	}
-	path, conds, ok := strings.Cut(r.Source, "?")
-	if ok {
-		return settings.Key(path) + "?" + conds
-	}
-	return settings.Key(path)
 }
