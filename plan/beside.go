@@ -132,30 +132,30 @@ func (c *countReader) Read(p []byte) (int, error) {
 
 // rules reads the rules CSV name (rulesFile) as an import is, up to
 // MaxRulesFileSize and MaxRulesFileRows, and reports its problems to bad.
-func (b *beside) rules(name string, opts export.ReadOptions, bad func(string, ...any)) []redirects.Rule {
+func (b *beside) rules(name string, opts export.ReadOptions, bad func(string, ...any)) ([]redirects.Rule, []int) {
 	f, msg := b.open("rulesFile", name, MaxRulesFileSize, "a rules file")
 	if msg != "" {
 		bad("%s", msg)
-		return nil
+		return nil, nil
 	}
 	defer f.Close()
 	cr := &countReader{r: io.LimitReader(f, MaxRulesFileSize+1)}
 	opts.MaxRows = MaxRulesFileRows
-	rules, _, badLines, err := export.ReadRules(cr, opts)
+	rules, lines, badLines, err := export.ReadRules(cr, opts)
 	field := "rulesFile " + quoteShort(name)
 	switch {
 	case cr.n > MaxRulesFileSize:
 		// It grew after it was measured.
 		bad("%s: is larger than the %d MiB a rules file may be", field, MaxRulesFileSize>>20)
-		return nil
+		return nil, nil
 	case err != nil:
 		bad("%s: %s", field, redirects.ErrorMessage(err))
-		return nil
+		return nil, nil
 	}
 	for _, l := range badLines {
 		bad("%s: line %d: %s", field, l.Line, l.Message)
 	}
-	return rules
+	return rules, lines
 }
 
 // tests reads the test file name (testsFile), up to

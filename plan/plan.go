@@ -6,6 +6,7 @@ package plan
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +22,11 @@ type Services struct {
 	Projects redirects.ProjectService
 	Imports  redirects.ImportService
 	Deploys  redirects.DeployService
+	// Role returns the caller's role in organization orgID ("" for
+	// none), so that a plan refuses what apply would be refused for
+	// lack of a role; nil for a caller who may do anything (the command
+	// line on the database).
+	Role func(ctx context.Context, orgID string) (redirects.Role, error)
 }
 
 // ServicesOf returns what a plan needs of the service layer s.
@@ -46,10 +52,18 @@ type Plan struct {
 	Draft       safety.DiffResult      `json:"draft"`
 	Deploy      *DeployPlan            `json:"deploy,omitempty"`
 	// DeployWanted is false when the file says "deploy": false.
-	DeployWanted bool                  `json:"deployWanted"`
-	Gate         *safety.GateResult    `json:"gate"`
-	CaseResults  []safety.CaseResult   `json:"-"`
-	Live         *redirects.Deployment `json:"-"`
+	DeployWanted bool               `json:"deployWanted"`
+	Gate         *safety.GateResult `json:"gate"`
+	// Needs lists each change apply would make with the least role that
+	// may make it. ApplyRole is the role apply is checked against (see
+	// Make), "" for none; RoleFrom says where it came from: "caller" (the
+	// caller's own role through the API) or "apply-role" (the caller
+	// said, for a plan made with another token than apply's).
+	Needs       []RoleNeed            `json:"needs"`
+	ApplyRole   redirects.Role        `json:"applyRole,omitempty"`
+	RoleFrom    string                `json:"roleFrom,omitempty"`
+	CaseResults []safety.CaseResult   `json:"-"`
+	Live        *redirects.Deployment `json:"-"`
 	// Stage makes Apply stage its deploy instead of making it live
 	// (docs/contract.md#staged-deploys); set by the caller.
 	Stage   bool `json:"-"`
@@ -57,6 +71,44 @@ type Plan struct {
 	// requireStage is the project's: a deploy must be staged.
 	requireStage bool
 	override     redirects.DeployOverride
+}
+
+// RoleNeed is a change of the file: the file's field and the least role
+// that may make it.
+type RoleNeed struct {
+	Field string         `json:"field"`
+	Role  redirects.Role `json:"role"`
+}
+
+// refusal says that role may not make the change, and how to get past it.
+func (n RoleNeed) refusal(role redirects.Role, from string) string {
+	who := "the caller is " + article(string(role)) + " " + string(role)
+	if from == "apply-role" {
+		who = "apply runs as " + article(string(role)) + " " + string(role) + " (--apply-role)"
+	}
+	return fmt.Sprintf("%s needs the %s role to apply (%s): apply with %s %s token, or leave %q out of the file",
+		n.Field, n.Role, who, article(string(n.Role)), n.Role, n.Field)
+}
+
+// Options say how to plan.
+type Options struct {
+	// MaxPaths bounds the paths listed (safety.DiffOptions.MaxPaths).
+	MaxPaths int
+	// Override is what the deploy lets through, as deploy's --force
+	// --reason and --allow-shrink do.
+	Override redirects.DeployOverride
+	// ApplyRole is the role of the token apply will run with, for a plan
+	// made with another (a viewer token that only plans); "" for the
+	// caller's own role when it may change anything (an editor or an
+	// owner, through the API).
+	ApplyRole redirects.Role
+}
+
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // Change is a field's value now and in the file.
@@ -86,22 +138,34 @@ func (p *Plan) DraftChanges() bool {
 // shrink beyond the limit (unless allowed), a deploy that is not staged on
 // a project that requires staged deploys.
 func (p *Plan) Blocked() []string {
-	b := p.Gate.Blocked
+	b := slices.Clip(p.Gate.Blocked)
+	if p.RoleFrom != "" {
+		for _, n := range p.Needs {
+			if !p.ApplyRole.AtLeast(n.Role) {
+				b = append(b, n.refusal(p.ApplyRole, p.RoleFrom))
+			}
+		}
+	}
 	if p.Deploy != nil && p.requireStage && !p.Stage {
-		b = append(slices.Clip(b), "the project requires staged deploys: apply --stage, then \"redirects promote\"")
+		b = append(b, "the project requires staged deploys: apply --stage, then \"redirects promote\"")
 	}
 	return b
 }
 
-// Make compares the project with d. maxPaths bounds the paths listed
-// (safety.DiffOptions.MaxPaths); allowShrink lets a shrink beyond the
-// project's limit through, as deploy --allow-shrink does.
-func Make(ctx context.Context, s Services, d *Desired, maxPaths int, allowShrink bool) (*Plan, error) {
+// Make compares the project with d, as opts say. The role apply is
+// checked against is opts.ApplyRole, else the caller's (Services.Role)
+// when it is an editor's or an owner's; a viewer's plan lists what apply
+// needs without checking it.
+func Make(ctx context.Context, s Services, d *Desired, opts Options) (*Plan, error) {
+	override, maxPaths := opts.Override, opts.MaxPaths
+	if err := override.Validate(); err != nil {
+		return nil, err
+	}
 	p, err := s.Projects.Project(ctx, d.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	pl := &Plan{ProjectID: p.ID, ProjectName: p.Name, desired: d, override: redirects.DeployOverride{AllowShrink: allowShrink},
+	pl := &Plan{ProjectID: p.ID, ProjectName: p.Name, desired: d, override: override,
 		DeployWanted: d.Deploy, requireStage: p.RequireStage}
 	settings := p.Settings
 	if d.Settings != nil {
@@ -159,13 +223,94 @@ func Make(ctx context.Context, s Services, d *Desired, maxPaths int, allowShrink
 			pl.Deploy = &DeployPlan{LiveVersion: live.Version, Diff: ld}
 		}
 	}
-	pl.Gate = safety.Gate(live.Rules, d.Rules, cases, safety.GateOptions{Hosts: hosts, Settings: settings,
+	pl.Gate = gate(live.Rules, d, cases, safety.GateOptions{Hosts: hosts, Settings: settings,
 		ShrinkLimit: limit, Live: live.Version > 0, Override: pl.override})
 	if !d.Deploy {
 		// Nothing goes live: the shrink guard has nothing to guard.
 		pl.Gate.Blocked = slices.DeleteFunc(pl.Gate.Blocked, func(b string) bool { return b == pl.Gate.Shrink.String() })
 	}
+	pl.Needs = pl.roleNeeds(p.OrgID)
+	switch {
+	case opts.ApplyRole != "":
+		pl.ApplyRole, pl.RoleFrom = opts.ApplyRole, "apply-role"
+	case s.Role != nil:
+		role, err := s.Role(ctx, p.OrgID)
+		if err != nil {
+			return nil, err
+		}
+		if role.AtLeast(redirects.RoleEditor) {
+			pl.ApplyRole, pl.RoleFrom = role, "caller"
+		}
+	}
 	return pl, nil
+}
+
+// roleNeeds lists the changes apply would make, each with the least role
+// that may take the action apply takes for it: the authorization table
+// decides, as it does when apply runs.
+func (p *Plan) roleNeeds(orgID string) []RoleNeed {
+	var steps []struct {
+		field  string
+		action redirects.Action
+	}
+	add := func(change bool, field string, a redirects.Action) {
+		if change {
+			steps = append(steps, struct {
+				field  string
+				action redirects.Action
+			}{field, a})
+		}
+	}
+	add(p.Settings != nil, "settings", redirects.ActionManageProjects)
+	add(p.Hosts != nil, "hosts", redirects.ActionManageProjects)
+	add(p.ShrinkLimit != nil, "shrinkLimit", redirects.ActionManageProjects)
+	add(p.Tests != nil, "tests", redirects.ActionDeploy)
+	add(p.DraftChanges(), "rules", redirects.ActionEditRules)
+	add(p.Deploy != nil, "deploy", redirects.ActionDeploy)
+	out := []RoleNeed{}
+	for _, st := range steps {
+		least := redirects.RoleOwner
+		for _, r := range []redirects.Role{redirects.RoleViewer, redirects.RoleEditor} {
+			if redirects.Authorize(redirects.Principal{Roles: map[string]redirects.Role{orgID: r}}, orgID, st.action) == nil {
+				least = r
+				break
+			}
+		}
+		out = append(out, RoleNeed{Field: st.field, Role: least})
+	}
+	return out
+}
+
+// gate runs the deploy gate over the file's rules, its findings naming
+// each rule by its place in the file (rules[3], or the rules file's line)
+// rather than by an ID, which a rule of a file does not have yet.
+func gate(live []redirects.Rule, d *Desired, cases []safety.Case, opts safety.GateOptions) *safety.GateResult {
+	rules := slices.Clone(d.Rules)
+	for i := range rules {
+		rules[i].ID = int64(i + 1)
+	}
+	g := safety.Gate(live, rules, cases, opts)
+	for i := range g.Findings {
+		f := &g.Findings[i]
+		for j := range f.Rules {
+			ref := &f.Rules[j]
+			if ref.ID < 1 || ref.ID > int64(len(rules)) {
+				continue
+			}
+			at := d.place(int(ref.ID - 1))
+			f.Message = strings.ReplaceAll(f.Message, ref.String(), at+" ("+ref.MatchType+" "+ref.Source+")")
+			ref.ID = 0
+		}
+	}
+	return g
+}
+
+// place names the file's i-th rule where the file holds it.
+func (d *Desired) place(i int) string {
+	if d.RulesFile != "" && i < len(d.RuleLines) {
+		return fmt.Sprintf("rulesFile %s line %d", quoteShort(d.RulesFile), d.RuleLines[i])
+	}
+	return fmt.Sprintf("rules[%d]", i)
 }
 
 // settingsUpdate is the project update that sets the matching settings s.

@@ -64,6 +64,11 @@ type Desired struct {
 	HostsSet    bool
 	ShrinkLimit *int
 	Rules       []redirects.Rule
+	// RulesFile names the CSV the rules are read from, "" for inline
+	// rules; RuleLines holds each rule's line in it. A message names a
+	// rule by its place: rules[3], or the CSV's line.
+	RulesFile string
+	RuleLines []int
 	// Tests is the test file to store (the CSV that safety.ParseCases
 	// reads), and Cases its cases; TestsSet says the file manages them.
 	Tests    string
@@ -341,7 +346,8 @@ func Read(path string) (*Desired, error) {
 	case file.Rules != nil:
 		d.Rules = decodeRules(data, at.rules, settings, p)
 	default:
-		d.Rules = b.rules(file.RulesFile, export.ReadOptions{Settings: settings, Hosts: d.Hosts}, bad)
+		d.Rules, d.RuleLines = b.rules(file.RulesFile, export.ReadOptions{Settings: settings, Hosts: d.Hosts}, bad)
+		d.RulesFile = file.RulesFile
 	}
 	switch {
 	case file.Tests != nil && file.TestsFile != "":

@@ -51,6 +51,20 @@ func (c *Client) Org(ctx context.Context, id string) (*redirects.Org, error) {
 	return j.ToOrg(), nil
 }
 
+// RoleIn returns the caller's role in organization id, as the API answers
+// it: "" for none (an operator who is not a member). Errors: ENOTFOUND,
+// also for an organization the caller has no role in.
+func (c *Client) RoleIn(ctx context.Context, id string) (redirects.Role, error) {
+	var j api.OrgOfCaller
+	if err := c.do(ctx, "GET", "/orgs/"+pathEscape(id), nil, nil, "", &j); err != nil {
+		return "", err
+	}
+	if j.Role == nil {
+		return "", nil
+	}
+	return redirects.ParseRole(*j.Role)
+}
+
 // UpdateOrg changes an organization.
 func (c *Client) UpdateOrg(ctx context.Context, id string, u redirects.OrgUpdate) (*redirects.Org, error) {
 	var req api.OrgRequest

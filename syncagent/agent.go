@@ -172,20 +172,35 @@ func (a *Agent) newState(t *Target) *state {
 	return st
 }
 
+// Current is a target that a pass left current: the version in place (0
+// when the edge did not say, as before a first deploy), whether this pass
+// applied it, and the file that holds it.
+type Current struct {
+	Target  string
+	Version int
+	Applied bool
+	Out     string
+}
+
 // Once makes one pass over every target: fetch the live file, and apply it
-// when it differs from the one in place. It returns the failures, joined;
-// nil when every target is current.
-func (a *Agent) Once(ctx context.Context) error {
+// when it differs from the one in place. It returns the targets left
+// current, and the failures of the others, joined (each an *Error); nil
+// when every target is current.
+func (a *Agent) Once(ctx context.Context) ([]Current, error) {
 	a.defaults()
 	var errs []error
+	var done []Current
 	for i := range a.Targets {
 		st := a.newState(&a.Targets[i])
+		before := st.applied
 		if err := a.round(ctx, st, 0); err != nil {
 			errs = append(errs, err)
+		} else {
+			done = append(done, Current{Target: st.t.label(), Version: st.version, Applied: st.applied != before, Out: st.t.Out})
 		}
 		a.report(ctx, st)
 	}
-	return errors.Join(errs...)
+	return done, errors.Join(errs...)
 }
 
 // report tells the edge which version the target has applied when the
@@ -257,8 +272,13 @@ func (a *Agent) follow(ctx context.Context, st *state) {
 func (a *Agent) round(ctx context.Context, st *state, wait time.Duration) error {
 	t := st.t
 	fail := func(stage Stage, err error) error {
-		a.Metrics.failure(t.label(), stage)
 		e := &Error{Target: t.label(), Stage: stage, Err: err}
+		if ctx.Err() != nil {
+			// The agent is stopping: a request or command it cut short
+			// is not a failure of the target; the caller logs the stop.
+			return e
+		}
+		a.Metrics.failure(t.label(), stage)
 		a.Logger.Error("sync failed", "target", t.label(), "stage", string(stage), "err", err)
 		return e
 	}

@@ -27,7 +27,7 @@ func TestCheckKilledWhole(t *testing.T) {
 	a := &Agent{Targets: []Target{{Name: "slow", Edge: hostileEdge(t, body, body, false), Key: "redir_live_x", Project: "p", Format: "nginx-map-exact", Out: out,
 		Check: "echo $$ > " + pidFile + "; " + sleep + "; true"}}}
 	done := make(chan error, 1)
-	go func() { done <- a.Once(context.Background()) }()
+	go func() { _, err := a.Once(context.Background()); done <- err }()
 	var err error
 	select {
 	case err = <-done:

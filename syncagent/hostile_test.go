@@ -66,7 +66,7 @@ func TestAgentRefusesLargeExport(t *testing.T) {
 	out := oldFile(t)
 	a := &Agent{Targets: []Target{{Name: "big", Edge: hostileEdge(t, body, body, false), Key: "redir_live_x", Project: "p", Format: "nginx-map-exact", Out: out}},
 		MaxBytes: 64 << 10}
-	err := a.Once(context.Background())
+	_, err := a.Once(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "--max-bytes 65536") {
 		t.Fatalf("Once with a 4.2 MB export and --max-bytes 65536: %v, want an error naming --max-bytes", err)
 	}
@@ -90,7 +90,7 @@ func TestAgentRefusesGzipBomb(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	err := a.Once(context.Background())
+	_, err := a.Once(context.Background())
 	runtime.ReadMemStats(&after)
 	if err == nil || !strings.Contains(err.Error(), "--max-bytes 1048576") {
 		t.Fatalf("Once with a %d-byte gzip bomb of 256 MiB: %v, want an error naming --max-bytes", bomb.Len(), err)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,8 +67,12 @@ func TestAgentReportsAppliedVersion(t *testing.T) {
 	a := &Agent{Targets: []Target{target}, Host: "web-1"}
 
 	// A first --once applies version 4, then reports it.
-	if err := a.Once(context.Background()); err != nil {
+	done, err := a.Once(context.Background())
+	if err != nil {
 		t.Fatal(err)
+	}
+	if want := []Current{{Target: "exact", Version: 4, Applied: true, Out: out}}; !slices.Equal(done, want) {
+		t.Errorf("first --once: current %+v, want %+v", done, want)
 	}
 	if got, want := strings.Join(feed.seen(), " | "), "- | 4 web-1 exact"; got != want {
 		t.Errorf("first --once: requests reported %q, want %q", got, want)
@@ -75,8 +80,12 @@ func TestAgentReportsAppliedVersion(t *testing.T) {
 	// A second one learns that the file in place is version 4 (304), then
 	// reports it.
 	feed.reports = nil
-	if err := a.Once(context.Background()); err != nil {
+	done, err = a.Once(context.Background())
+	if err != nil {
 		t.Fatal(err)
+	}
+	if want := []Current{{Target: "exact", Version: 4, Applied: false, Out: out}}; !slices.Equal(done, want) {
+		t.Errorf("second --once: current %+v, want %+v", done, want)
 	}
 	if got, want := strings.Join(feed.seen(), " | "), "- | 4 web-1 exact"; got != want {
 		t.Errorf("second --once: requests reported %q, want %q", got, want)
@@ -88,14 +97,14 @@ func TestAgentReportsAppliedVersion(t *testing.T) {
 	feed.reports, feed.version, feed.body = nil, 5, []byte("/a /b;\n/c /d;\n")
 	feed.mu.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { a.Run(ctx); close(done) }()
+	stopped := make(chan struct{})
+	go func() { a.Run(ctx); close(stopped) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for len(feed.seen()) < 4 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	cancel()
-	<-done
+	<-stopped
 	got := feed.seen()
 	if len(got) < 4 || got[0] != "-" || got[1] != "5 web-1 exact" || got[2] != "5 web-1 exact" {
 		t.Errorf("long-running agent: requests reported %q, want none, then version 5 on each long-poll", got)

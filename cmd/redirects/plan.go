@@ -18,7 +18,7 @@ import (
 var planCommands = []command{
 	{
 		name:     "plan",
-		synopsis: []string{"-f|--file FILE [--stage] [--max-paths N] [--allow-shrink] [--json]"},
+		synopsis: []string{"-f|--file FILE [--stage] [--max-paths N] [--force --reason TEXT] [--allow-shrink] [--apply-role ROLE] [--json]"},
 		summary:  "show what apply would change to make a project match its file; exit 0 none, 2 some, 1 error",
 		about: "FILE is a project file (JSON; docs/plan.md): the project's ID, and optionally its settings,\n" +
 			"hosts, shrink limit, rules (inline or a draft CSV beside the file) and expected-outcome tests.\n" +
@@ -27,8 +27,13 @@ var planCommands = []command{
 			"fields and draft, the deploy that would follow with the paths whose answers change, the lint\n" +
 			"findings and the test results. Exit status: 0 when nothing would change, 2 when something\n" +
 			"would, 1 on an error, including lint errors, failing tests, a shrink beyond the project's\n" +
-			"limit (without --allow-shrink) or, on a project that requires staged deploys, a deploy\n" +
-			"without --stage: what apply would refuse.",
+			"limit (without --allow-shrink), on a project that requires staged deploys a deploy without\n" +
+			"--stage, or a change apply's role may not make (settings, hosts and shrinkLimit need an\n" +
+			"owner; rules, tests and the deploy an editor): what apply would refuse. Apply's role is\n" +
+			"--apply-role ROLE, for a plan made with a viewer token; else, through the API, the caller's\n" +
+			"role when it is an editor's or an owner's.\n" +
+			"Problems name the file's rules by their place: rules[3], or the rules file's line.\n" +
+			"--force --reason TEXT and --allow-shrink plan as apply with them would run.",
 		example: "redirects plan -f redirects.json\n" +
 			"redirects plan -f redirects.json --json > plan.json; echo $?",
 		readOnly: true,
@@ -36,12 +41,14 @@ var planCommands = []command{
 	},
 	{
 		name:     "apply",
-		synopsis: []string{"-f|--file FILE [--message TEXT] [--stage] [--max-paths N] [--allow-shrink] [--json]"},
+		synopsis: []string{"-f|--file FILE [--message TEXT] [--stage] [--max-paths N] [--force --reason TEXT] [--allow-shrink] [--json]"},
 		summary:  "make a project match its file: its fields, the draft (replaced at once), then a deploy",
 		about: "apply does what plan shows, and nothing when plan shows nothing (exit 0, \"no changes\"). The\n" +
 			"draft is replaced in one import, then deployed through the deploy gate, unless the file says\n" +
-			"\"deploy\": false. Lint errors, failing tests or a shrink beyond the limit (without\n" +
-			"--allow-shrink) refuse the apply before anything changes (exit 1). It prints the version it\n" +
+			"\"deploy\": false. Lint errors and failing tests (without --force --reason TEXT, which the\n" +
+			"audit log records, as deploy takes them), a shrink beyond the limit (without --allow-shrink)\n" +
+			"or a change the caller's role may not make refuse the apply before anything changes (exit\n" +
+			"1). It prints the version it\n" +
 			"deployed, if any. With --stage the deploy is staged (\"redirects promote\" makes it live); plan\n" +
 			"compares with the live version, so until the staged version is promoted, plan still shows\n" +
 			"the deploy and another apply --stage stages another version.",
@@ -50,27 +57,52 @@ var planCommands = []command{
 	},
 }
 
-// planArgs parses plan's and apply's common flags.
-func (c *cmd) planArgs(name string, args []string, extra func(fsAdder)) (file string, maxPaths int, allowShrink, asJSON bool, err error) {
+// planArgs parses plan's and apply's common flags: the override is what
+// the deploy lets through, as deploy's --force --reason and --allow-shrink.
+func (c *cmd) planArgs(name string, args []string, extra func(fsAdder)) (file string, maxPaths int, override redirects.DeployOverride, asJSON bool, err error) {
 	fs := c.flags(name)
 	f := fs.String("f", "", "the project `FILE` (JSON)")
 	fs.StringVar(f, "file", "", "the project `FILE` (JSON)")
 	mp := fs.Int("max-paths", safety.DefaultMaxPaths, "changed paths to list (all: -1)")
 	as := fs.Bool("allow-shrink", false, "let a deploy remove more live rules than the project's shrink limit")
+	force := fs.Bool("force", false, "deploy past lint errors and failing expected-outcome cases (needs --reason)")
+	reason := fs.String("reason", "", "why the deploy is forced, for the audit log")
 	js := fs.Bool("json", false, "print JSON")
 	if extra != nil {
 		extra(fs)
 	}
 	if _, err := parse(fs, args); err != nil {
-		return "", 0, false, false, err
+		return "", 0, override, false, err
 	}
 	if *f == "" {
-		return "", 0, false, false, usagef("%s needs -f FILE", name)
+		return "", 0, override, false, usagef("%s needs -f FILE", name)
+	}
+	if *force && strings.TrimSpace(*reason) == "" {
+		return "", 0, override, false, usagef("%s --force needs --reason TEXT, which the audit log records", name)
+	}
+	if !*force && isSet(fs, "reason") {
+		return "", 0, override, false, usagef("%s --reason is only taken with --force", name)
 	}
 	if *mp == 0 || *mp < -1 {
-		return "", 0, false, false, redirects.Errorf(redirects.EINVALID, "--max-paths %d is neither a positive number nor -1 (all)", *mp)
+		return "", 0, override, false, redirects.Errorf(redirects.EINVALID, "--max-paths %d is neither a positive number nor -1 (all)", *mp)
 	}
-	return *f, *mp, *as, *js, nil
+	return *f, *mp, redirects.DeployOverride{Force: *force, Reason: *reason, AllowShrink: *as}, *js, nil
+}
+
+// planRefusals says why apply would refuse the plan, each with the flag
+// that gets past it where one does.
+func planRefusals(pl *plan.Plan) []string {
+	g := pl.Gate
+	out := pl.Blocked()
+	for i, b := range out {
+		switch {
+		case b == g.Shrink.String():
+			out[i] = b + ": pass --allow-shrink to apply anyway"
+		case !g.Forced && (g.Errors > 0 || len(g.FailingCases) > 0) && strings.HasSuffix(b, "or the deploy forced with a reason"):
+			out[i] = gateProblems(g) + " must be fixed, or pass --force --reason TEXT to apply anyway"
+		}
+	}
+	return out
 }
 
 // fsAdder is the part of a flag set that adds flags.
@@ -81,13 +113,23 @@ type fsAdder interface {
 
 func (c *cmd) plan(ctx context.Context, args []string) error {
 	var stage *bool
-	file, maxPaths, allowShrink, asJSON, err := c.planArgs("plan", args, func(fs fsAdder) {
+	var applyRole *string
+	file, maxPaths, override, asJSON, err := c.planArgs("plan", args, func(fs fsAdder) {
 		stage = fs.Bool("stage", false, "plan the deploy as apply --stage would make it (staged)")
+		applyRole = fs.String("apply-role", "", "check the file against the `ROLE` of apply's token (viewer, editor, owner): for a plan made with a viewer token")
 	})
 	if err != nil {
 		return err
 	}
-	pl, err := c.makePlan(ctx, file, maxPaths, allowShrink)
+	opts := plan.Options{MaxPaths: maxPaths, Override: override}
+	if *applyRole != "" {
+		r, err := redirects.ParseRole(*applyRole)
+		if err != nil {
+			return redirects.Errorf(redirects.EINVALID, "--apply-role %q: want viewer, editor or owner", *applyRole)
+		}
+		opts.ApplyRole = r
+	}
+	pl, err := c.makePlan(ctx, file, opts)
 	if err != nil {
 		return err
 	}
@@ -99,7 +141,7 @@ func (c *cmd) plan(ctx context.Context, args []string) error {
 	} else if err := printPlan(c.m.Stdout, pl); err != nil {
 		return err
 	}
-	if b := pl.Blocked(); len(b) > 0 {
+	if b := planRefusals(pl); len(b) > 0 {
 		return redirects.Errorf(redirects.EINVALID, "plan of %s: apply would refuse it: %s", file, strings.Join(b, "; "))
 	}
 	if !pl.Changes() {
@@ -110,7 +152,7 @@ func (c *cmd) plan(ctx context.Context, args []string) error {
 	return &exitStatus{code: 2}
 }
 
-func (c *cmd) makePlan(ctx context.Context, file string, maxPaths int, allowShrink bool) (*plan.Plan, error) {
+func (c *cmd) makePlan(ctx context.Context, file string, opts plan.Options) (*plan.Plan, error) {
 	d, err := plan.Read(file)
 	if err != nil {
 		return nil, err
@@ -119,7 +161,7 @@ func (c *cmd) makePlan(ctx context.Context, file string, maxPaths int, allowShri
 	if err != nil {
 		return nil, err
 	}
-	return plan.Make(ctx, s, d, maxPaths, allowShrink)
+	return plan.Make(ctx, s, d, opts)
 }
 
 // planServices are what plan and apply run on: the service layer, on the
@@ -129,20 +171,26 @@ func (c *cmd) planServices(ctx context.Context) (plan.Services, error) {
 	if err != nil {
 		return plan.Services{}, err
 	}
-	return plan.ServicesOf(svc), nil
+	s := plan.ServicesOf(svc)
+	// Through the API the caller has a role, which the plan checks as
+	// apply's requests would be; on the database it may do anything.
+	if cl, err := c.remote(); err == nil && cl != nil {
+		s.Role = cl.RoleIn
+	}
+	return s, nil
 }
 
 func (c *cmd) apply(ctx context.Context, args []string) error {
 	var message *string
 	var stage *bool
-	file, maxPaths, allowShrink, asJSON, err := c.planArgs("apply", args, func(fs fsAdder) {
+	file, maxPaths, override, asJSON, err := c.planArgs("apply", args, func(fs fsAdder) {
 		message = fs.String("message", "", "the deployment's message (default: \"apply FILE\")")
 		stage = fs.Bool("stage", false, "stage the deploy instead of making it live (\"redirects promote\" does)")
 	})
 	if err != nil {
 		return err
 	}
-	pl, err := c.makePlan(ctx, file, maxPaths, allowShrink)
+	pl, err := c.makePlan(ctx, file, plan.Options{MaxPaths: maxPaths, Override: override})
 	if err != nil {
 		return err
 	}
@@ -152,7 +200,7 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	if b := pl.Blocked(); len(b) > 0 {
+	if b := planRefusals(pl); len(b) > 0 {
 		return redirects.Errorf(redirects.EINVALID, "apply of %s refused, nothing changed: %s", file, strings.Join(b, "; "))
 	}
 	if !pl.Changes() {
@@ -199,6 +247,28 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 		c.infof("apply of %s: changed %s; nothing deployed", file, what)
 	}
 	return nil
+}
+
+// roleLine says the least role apply needs, and for which fields: "role:
+// apply needs owner (hosts), editor (rules, deploy)"; "" when apply would
+// change nothing.
+func roleLine(needs []plan.RoleNeed) string {
+	var parts []string
+	for _, r := range []redirects.Role{redirects.RoleOwner, redirects.RoleEditor, redirects.RoleViewer} {
+		var fields []string
+		for _, n := range needs {
+			if n.Role == r {
+				fields = append(fields, n.Field)
+			}
+		}
+		if len(fields) > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%s)", r, strings.Join(fields, ", ")))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "role: apply needs " + strings.Join(parts, ", ")
 }
 
 func planSummary(pl *plan.Plan) string {
@@ -279,7 +349,10 @@ func printPlan(out io.Writer, pl *plan.Plan) error {
 	for _, r := range g.FailingCases {
 		fmt.Fprintf(bw, "FAIL  line %d: %s: %s\n", r.Case.Line, r.Case.Path, strings.Join(r.Problems, "; "))
 	}
-	for _, b := range pl.Blocked() {
+	if line := roleLine(pl.Needs); line != "" {
+		fmt.Fprintln(bw, line)
+	}
+	for _, b := range planRefusals(pl) {
 		fmt.Fprintf(bw, "blocked: %s\n", b)
 	}
 	return bw.Flush()

@@ -31,21 +31,25 @@ long-poll of /v1/export: a new deploy arrives within a second, an idle agent mak
 minute) and needs only the edge's address and the project's API key, no database. Each new file is
 written beside --out and renamed over it, then --check runs (nginx -t, haproxy -c -f ...); when the
 check fails the previous file is put back, nothing is reloaded, and the agent says so in its log, its
-metrics and (with --once) its exit status, 1. Then --reload runs. Commands run with sh -c.
+metrics and (with --once) its exit status. Then --reload runs. Commands run with sh -c.
 
 With --haproxy-socket the target is an HAProxy map (haproxy-map-exact or haproxy-map-prefix) swapped
 through the Runtime API (prepare map, add map @VER, commit map): atomic, no reload. --haproxy-map
 names the map as HAProxy's configuration does (default: --out, which is written too, for restarts).
 
---once makes one pass (cron, CI) and exits 0 when every target is current. Without it the agent runs
-until stopped, retrying failures with back-off (1 s doubling to 60 s). --config FILE reads several
+--once makes one pass (cron, CI, a first run): it prints a line per current target (the version and
+the file) and exits 0 when every target is current; else, by the first step that failed, 3 (fetch
+or write: the file in place stays), 4 (check: the previous file is put back) or 5 (reload: the
+checked file is in place, as on a first run before the server is started). Without it the agent runs
+until stopped (SIGTERM, SIGINT: logged as a stop), retrying failures with back-off (1 s doubling to
+60 s). --config FILE reads several
 targets (docs/delivery.md). --metrics-addr serves Prometheus metrics at /metrics.
 
 An export larger than --max-bytes (default 1 GiB, decompressed size) is refused and the file in place
 stays. A plain http:// edge that is not on this machine (loopback) is refused at start unless
 --allow-insecure-edge is given: the agent writes what the edge sends into the server's configuration.
 A check or reload runs in its own process group, killed whole after 5 minutes.`,
-		example: "redirects sync --edge https://edge.example.com --key \"$KEY\" --project \"$PROJECT\" --format nginx-map-exact --out /etc/nginx/redirects.map --check 'nginx -t' --reload 'nginx -s reload'\nredirects sync --config /etc/redirects/sync.conf --metrics-addr 127.0.0.1:9465",
+		example: "redirects sync --edge https://edge.example.com --key \"$KEY\" --project \"$PROJECT\" --format nginx --out /etc/nginx/redirects/www.conf --check 'nginx -t -q' --reload 'nginx -s reload'\nredirects sync --config /etc/redirects/sync.conf --metrics-addr 127.0.0.1:9465",
 		run:     (*cmd).sync,
 	},
 }
@@ -113,7 +117,13 @@ func (c *cmd) sync(ctx context.Context, args []string) error {
 			return redirects.Errorf(redirects.EINVALID, "%v", err)
 		}
 	}
-	logger, _ := newLogger(c.m.Stderr, slog.LevelInfo, *logFormat)
+	// --once says what it did in its own lines, one per target: the log
+	// lines would say it twice.
+	level := slog.LevelInfo
+	if *once {
+		level = slog.LevelError + 4
+	}
+	logger, _ := newLogger(c.m.Stderr, level, *logFormat)
 	agent := &syncagent.Agent{Targets: targets, Logger: logger, Metrics: syncagent.NewMetrics(),
 		UserAgent: "redirects-sync/" + version.Get().Version, MaxBytes: *maxBytes}
 	if *metricsAddr != "" {
@@ -132,21 +142,80 @@ func (c *cmd) sync(ctx context.Context, args []string) error {
 		}
 	}
 	if *once {
-		err := agent.Once(ctx)
-		if err != nil {
-			var e *syncagent.Error
-			for _, one := range unjoin(err) {
-				if errors.As(one, &e) {
-					fmt.Fprintf(c.m.Stderr, "redirects: sync: %v\n", e)
-				}
-			}
-			return redirects.Errorf(redirects.EINVALID, "sync: %d of %d targets are not current", len(unjoin(err)), len(targets))
-		}
-		return nil
+		return c.syncOnce(ctx, agent, len(targets))
 	}
 	logger.Info("following the live deployment", "targets", len(targets))
 	agent.Run(ctx)
+	// A stop signal (SIGTERM, SIGINT) is how the agent ends: not an error.
+	logger.Info("stopped", "reason", context.Cause(ctx).Error())
 	return nil
+}
+
+// The exit statuses of sync --once when a target is not current, by the
+// first step that failed (docs/delivery.md#the-first-run): a fetch (or the
+// write of the file) leaves the file in place as it was; a check puts the
+// previous file back; a reload (or an HAProxy swap) leaves the new file in
+// place, checked, and the server answering what it had loaded, as at a
+// first run before the server is started.
+const (
+	syncExitFetch  = 3
+	syncExitCheck  = 4
+	syncExitReload = 5
+)
+
+// syncExit returns the exit status of a failed stage.
+func syncExit(s syncagent.Stage) int {
+	switch s {
+	case syncagent.StageCheck:
+		return syncExitCheck
+	case syncagent.StageReload, syncagent.StageHAProxy:
+		return syncExitReload
+	}
+	return syncExitFetch
+}
+
+// syncOnce makes one pass: a line on stdout for each target left current
+// (the version and the file), a line on stderr for each one that is not,
+// and the exit status of the earliest step that failed.
+func (c *cmd) syncOnce(ctx context.Context, agent *syncagent.Agent, targets int) error {
+	done, err := agent.Once(ctx)
+	for _, d := range done {
+		what := "applied to"
+		if !d.Applied {
+			what = "already in"
+		}
+		line := fmt.Sprintf("version %d %s %s", d.Version, what, d.Out)
+		if d.Version == 0 {
+			line = fmt.Sprintf("the live export %s %s", what, d.Out)
+		}
+		if d.Target != d.Out {
+			line = d.Target + ": " + line
+		}
+		c.println(line)
+	}
+	if err == nil {
+		return nil
+	}
+	code := 0
+	failed := unjoin(err)
+	for _, one := range failed {
+		var e *syncagent.Error
+		if !errors.As(one, &e) {
+			code = syncExitFetch
+			fmt.Fprintf(c.m.Stderr, "redirects: sync: %v\n", one)
+			continue
+		}
+		fmt.Fprintf(c.m.Stderr, "redirects: sync: %v\n", e)
+		if x := syncExit(e.Stage); code == 0 || x < code {
+			code = x
+		}
+	}
+	hint := ""
+	if code == syncExitReload {
+		hint = " (a reload failed: the checked file is in place; start or reload the server)"
+	}
+	fmt.Fprintf(c.m.Stderr, "redirects: sync: %d of %d targets are not current%s\n", len(failed), targets, hint)
+	return &exitStatus{code: code}
 }
 
 // unjoin returns the errors errors.Join joined, or err alone.

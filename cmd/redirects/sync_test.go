@@ -3,6 +3,7 @@ package main_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -282,10 +283,11 @@ reload = kill -HUP $(cat %s/nginx.pid)
 	if !strings.Contains(a.logs.String(), "version 3 failed the check; version 2 stays in place, not reloaded") {
 		t.Errorf("the agent's log does not say the check failed:\n%s", a.logs.String())
 	}
-	// --once says so with its exit status, and leaves the file as it was.
+	// --once says so with its exit status (4: the check), and leaves the
+	// file as it was.
 	r := c.exec("", "sync", "--edge", e.base, "--key", key, "--project", project, "--format", "nginx-map-exact", "--out", exactMap, "--check", check, "--once")
-	if r.code != 1 || !strings.Contains(r.stderr, "failed the check") {
-		t.Errorf("sync --once over a failing check: exit %d, stderr %q; want 1 and the failed check", r.code, r.stderr)
+	if r.code != 4 || !strings.Contains(r.stderr, "failed the check") {
+		t.Errorf("sync --once over a failing check: exit %d, stderr %q; want 4 and the failed check", r.code, r.stderr)
 	}
 	if again, _ := os.ReadFile(exactMap); string(again) != string(body) {
 		t.Error("sync --once with a failing check changed the file")
@@ -424,15 +426,15 @@ func TestSyncRefuses(t *testing.T) {
 	// any request (192.0.2.1 is a documentation address).
 	c.fail(1, "--allow-insecure-edge", "sync", "--edge", "http://192.0.2.1:9", "--key", key, "--project", "p", "--format", "csv", "--out", out, "--once")
 	c.fail(1, "--max-bytes 0: want a positive number", "sync", "--edge", "http://127.0.0.1:1", "--key", key, "--project", "p", "--format", "csv", "--out", out, "--max-bytes", "0")
-	// The edge cannot be reached: --once says so and exits 1.
-	c.fail(1, "1 of 1 targets are not current", "sync", "--edge", "http://127.0.0.1:1", "--key", key, "--project", "p", "--format", "csv", "--out", out, "--once")
+	// The edge cannot be reached: --once says so and exits 3 (fetch).
+	c.fail(3, "1 of 1 targets are not current", "sync", "--edge", "http://127.0.0.1:1", "--key", key, "--project", "p", "--format", "csv", "--out", out, "--once")
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed sync wrote %s (stat: %v)", out, err)
 	}
 }
 
 // TestSyncReloadFails holds a failed reload: the checked file stays in
-// place, and --once exits 1 naming the reload and its output.
+// place, and --once exits 5 naming the reload and its output.
 func TestSyncReloadFails(t *testing.T) {
 	c := newCLI(t)
 	_, project := c.setup()
@@ -444,10 +446,73 @@ func TestSyncReloadFails(t *testing.T) {
 	out := filepath.Join(dir, "a.map")
 	r := c.exec("", "sync", "--edge", e.base, "--key", key, "--project", project, "--format", "haproxy-map-exact", "--out", out,
 		"--check", "grep -q '^/a /b$' "+out, "--reload", "echo reload refused >&2; exit 3", "--once")
-	if r.code != 1 || !strings.Contains(r.stderr, "reload: ") || !strings.Contains(r.stderr, "reload refused") {
-		t.Errorf("sync --once with a failing reload: exit %d, stderr %q; want 1 naming the reload and its output", r.code, r.stderr)
+	if r.code != 5 || !strings.Contains(r.stderr, "reload: ") || !strings.Contains(r.stderr, "reload refused") {
+		t.Errorf("sync --once with a failing reload: exit %d, stderr %q; want 5 naming the reload and its output", r.code, r.stderr)
 	}
 	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "\n/a /b\n") {
 		t.Errorf("the checked file is not in place after the failed reload (err %v): %q", err, b)
+	}
+}
+
+// TestSyncFirstRun holds the agent's first run as docs/delivery.md orders
+// it: before the server runs, the first --once writes and checks the file,
+// and its reload (a signal to a server that is not running) fails with
+// exit status 5, the file in place; once the server runs, --once prints
+// one line, the version and the file. The long-running agent logs a stop
+// signal as a stop, not as a failure.
+func TestSyncFirstRun(t *testing.T) {
+	c := newCLI(t)
+	_, project := c.setup()
+	c.ok("rule", "add", "--project", project, "--source", "/a", "--destination", "/b")
+	c.ok("deploy", "--project", project)
+	key := c.ok("key", "create", "--project", project)
+	e := startEdge(t, c)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.map")
+	reload := "kill -HUP $(cat " + filepath.Join(dir, "nginx.pid") + ")"
+	args := []string{"sync", "--edge", e.base, "--key", key, "--project", project, "--format", "haproxy-map-exact", "--out", out,
+		"--check", "grep -q '^/a /b$' " + out, "--reload", reload, "--once"}
+	r := c.exec("", args...)
+	if r.code != 5 || !strings.Contains(r.stderr, "reload: ") || !strings.Contains(r.stderr, "the checked file is in place") {
+		t.Errorf("first sync --once, the server not running: exit %d, stderr %q; want 5, the reload named", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) == "" || !strings.Contains(string(b), "\n/a /b\n") {
+		t.Fatalf("the first sync --once did not write the file (err %v): %q", err, b)
+	}
+	// The server runs now (its reload works): the file is current, and
+	// one line says so.
+	args[len(args)-2] = "true" // the reload
+	r = c.exec("", args...)
+	if want := "version 1 already in " + out + "\n"; r.code != 0 || r.stdout != want {
+		t.Errorf("sync --once over a current file: exit %d, stdout %q; want 0 and %q", r.code, r.stdout, want)
+	}
+	fresh := filepath.Join(dir, "b.map")
+	r = c.exec("", "sync", "--edge", e.base, "--key", key, "--project", project, "--format", "haproxy-map-exact", "--out", fresh, "--once")
+	if want := "version 1 applied to " + fresh + "\n"; r.code != 0 || r.stdout != want {
+		t.Errorf("sync --once of a new file: exit %d, stdout %q; want 0 and %q", r.code, r.stdout, want)
+	}
+
+	// A stop signal ends the agent with a log line that says so.
+	m := c.newMain(nil)
+	var logs syncBuffer
+	m.Stdout, m.Stderr = &logs, &logs
+	ctx, stop := context.WithCancelCause(context.Background())
+	exited := make(chan int, 1)
+	go func() {
+		exited <- m.Run(ctx, []string{"sync", "--edge", e.base, "--key", key, "--project", project, "--format", "haproxy-map-exact", "--out", fresh})
+	}()
+	waitMinute(t, "the agent to start following", func() bool { return strings.Contains(logs.String(), "following the live deployment") })
+	time.Sleep(200 * time.Millisecond) // into its long-poll
+	stop(errors.New("terminated signal received"))
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Errorf("sync stopped by a signal exited %d, want 0", code)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("sync did not stop within 15 s of the signal")
+	}
+	if got := logs.String(); strings.Contains(got, "level=ERROR") || !strings.Contains(got, `msg=stopped reason="terminated signal received"`) {
+		t.Errorf("the agent's log at a stop signal:\n%s\nwant msg=stopped with the signal, and no error", got)
 	}
 }
