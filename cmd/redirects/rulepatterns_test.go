@@ -44,14 +44,29 @@ func TestRulePatternsCLI(t *testing.T) {
 	badCSV := filepath.Join(dir, "bad.csv")
 	os.WriteFile(badCSV, []byte("source,destination,statusCode,matchType,host\n/:a:b,/x,301,pattern,\n/a,/b,301,glob,\n/c,/d,301,exact,bad host\n"), 0o644)
 
+	// projectFile writes project p's file for plan and apply: pattern,
+	// regex and host-scoped rules, one source on two hosts.
+	projectFile := func(p string) string {
+		f := filepath.Join(dir, p+".json")
+		os.WriteFile(f, []byte(`{"project": "`+p+`", "rules": [
+			{"source": "/moved", "destination": "/a", "host": "Old.Example.COM"},
+			{"source": "/moved", "destination": "/b"},
+			{"source": "/:lang/docs/*", "destination": "/:lang/guide/:splat", "matchType": "pattern", "host": "*.example.org"},
+			{"source": "^/p/(\\d+)$", "destination": "/posts/$1", "matchType": "regex", "statusCode": 308}], "deploy": false}`), 0o644)
+		return f
+	}
 	norm := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
 	run := func(args ...string) (local, remote string) {
 		t.Helper()
+		// P is each side's project, F its project file.
 		argsFor := func(p string) []string {
 			out := make([]string, len(args))
 			for i, a := range args {
-				if a == "P" {
+				switch a {
+				case "P":
 					a = p
+				case "F":
+					a = projectFile(p)
 				}
 				out[i] = a
 			}
@@ -61,7 +76,9 @@ func TestRulePatternsCLI(t *testing.T) {
 		m := &Main{Stdin: strings.NewReader(""), Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, Getenv: func(string) string { return "" }}
 		ro, re, rc := runMain(t, m, append([]string{"--api", api, "--token", token}, argsFor(pServed)...))
 		what := strings.Join(args, " ")
-		clean := func(s, p string) string { return norm.ReplaceAllString(strings.ReplaceAll(s, p, "P"), "T") }
+		clean := func(s, p string) string {
+			return norm.ReplaceAllString(strings.ReplaceAll(strings.ReplaceAll(s, projectFile(p), "F"), p, "P"), "T")
+		}
 		if lc != rc {
 			t.Errorf("%s: exit %d with --db, %d through the API\n--db: %s%s\n--api: %s%s", what, lc, rc, lo, le, ro, re)
 		}
@@ -163,4 +180,16 @@ func TestRulePatternsCLI(t *testing.T) {
 	out, _ = run("rule", "export", "--project", "P")
 	want("rule export after the host's rules went", out, "/imported,/there,302,exact,", "/:y/old/*,/:y/new/:splat,301,pattern,")
 	wantNot("rule export after the host's rules went", out, "host", "imported.example.com")
+
+	// plan and apply with the project file: the rules as it says them.
+	out, _ = run("plan", "-f", "F")
+	want("plan of pattern and host rules", out, "+ pattern /:lang/docs/*", "+ regex ^/p/(\\d+)$", "+ exact /moved")
+	run("apply", "-f", "F")
+	out, _ = run("rule", "list", "--project", "P")
+	want("rule list after apply", out, "HOST", "old.example.com", "*.example.org", `^/p/(\d+)$`)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 5 {
+		t.Errorf("rule list after apply: %d lines, want a header and 4 rules:\n%s", len(lines), out)
+	}
+	out, _ = run("plan", "-f", "F")
+	want("plan once applied", out, "draft: 0 to add, 0 to remove, 0 to change, 4 unchanged")
 }
