@@ -81,8 +81,6 @@ func write(rng *rand.Rand, rules []testRule) string {
 	return b.String()
 }
 
-func randomRules(rng *rand.Rand) []testRule { return randomRuleSet(rng, false) }
-
 // randomRuleSet returns a random rule set; with extended, of every match
 // type, some rules scoped to a host and some sources with query
 // conditions, so that rules differing only in their host or kind are
