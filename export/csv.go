@@ -12,6 +12,16 @@ func (s *sorted) csv() []byte {
 		b = appendCSVFields(b, r.src, r.dst, r.code, r.mt)
 		b = append(b, '\r', '\n')
 	}
+	// The extended rules the four columns can carry: pattern and regex
+	// rows with their matchType, query conditions in the source; a rule
+	// with a host has no column for it and is left out (the deploy report
+	// declares it).
+	for _, r := range s.extd {
+		if r.rule.Host == "" {
+			b = appendCSVFields(b, r.src, r.dst, r.code, r.mt)
+			b = append(b, '\r', '\n')
+		}
+	}
 	return b
 }
 

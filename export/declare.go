@@ -16,17 +16,23 @@ import (
 //
 //	# Differs: <match type> rules with <condition>: <effect> (<n> rules, e.g. <sources>)
 //
-// where <match type> is exact, starts_with or all, and <condition> one of
-// "statusCode <codes>", "preservePath", "preserveQuery", "a letter in the
-// source", "a source ending in /" and "a source longer than 255 bytes". The
+// where <match type> is exact, starts_with, pattern, regex or all, and
+// <condition> one of "statusCode <codes>", "preservePath", "preserveQuery",
+// "a letter in the source", "a source ending in /", "a source longer than
+// 255 bytes", and for the extended rules (redirects.Rule.Extended) "any
+// source" (every rule of the match type), "a host" and "query
+// conditions". The
 // differential tests read these lines: a path the lookup API answers with a
 // declared rule may be answered otherwise, and so may a path a declared
 // rule matches regardless of case and trailing slash; nothing else may.
 type declaration struct {
-	mt     string // "exact", "starts_with" or "all"
+	mt     string // "exact", "starts_with", "pattern", "regex" or "all"
 	cond   string
 	effect string
 	match  func(*redirects.Rule) bool
+	// extd: the declaration is about extended rules (sorted.extd), not
+	// the literal ones the format holds (sorted.all).
+	extd bool
 }
 
 // declPrefix starts every declaration line, after "# " in a file.
@@ -41,7 +47,7 @@ func (s *sorted) declarations(format string) []string {
 	if !s.ext {
 		return nil
 	}
-	var ds []declaration
+	ds := s.extendedDeclarations(format)
 	statusAs301 := func() {
 		var codes []int
 		for _, c := range redirects.StatusCodes {
@@ -51,26 +57,26 @@ func (s *sorted) declarations(format string) []string {
 		}
 		if len(codes) > 0 {
 			ds = append(ds, declaration{"exact", "statusCode " + joinCodes(codes), "served as 301, the map has no status column",
-				func(r *redirects.Rule) bool { return r.StatusCode != 301 && r.StatusCode != redirects.StatusGone }})
+				func(r *redirects.Rule) bool { return r.StatusCode != 301 && r.StatusCode != redirects.StatusGone }, false})
 		}
 		ds = append(ds, declaration{"exact", "statusCode 410", "left out, the map has no status column",
-			func(r *redirects.Rule) bool { return r.StatusCode == redirects.StatusGone }})
+			func(r *redirects.Rule) bool { return r.StatusCode == redirects.StatusGone }, false})
 	}
 	letter := func(mt, effect string) {
-		ds = append(ds, declaration{mt, "a letter in the source", effect, func(r *redirects.Rule) bool { return hasLetter(r.Source) }})
+		ds = append(ds, declaration{mt, "a letter in the source", effect, func(r *redirects.Rule) bool { return hasLetter(r.Source) }, false})
 	}
-	preservePath := declaration{"starts_with", "preservePath", "the rest of the path is not appended", func(r *redirects.Rule) bool { return r.PreservePath }}
+	preservePath := declaration{"starts_with", "preservePath", "the rest of the path is not appended", func(r *redirects.Rule) bool { return r.PreservePath }, false}
 	preserveQuery := func(mt string) declaration {
-		return declaration{mt, "preserveQuery", "the request's query is not passed on", func(r *redirects.Rule) bool { return r.PreserveQuery }}
+		return declaration{mt, "preserveQuery", "the request's query is not passed on", func(r *redirects.Rule) bool { return r.PreserveQuery }, false}
 	}
 	switch format {
 	case "csv":
-		ds = append(ds, declaration{"starts_with", "preservePath", "not carried, the file has four columns (source,destination,statusCode,matchType)", func(r *redirects.Rule) bool { return r.PreservePath }},
-			declaration{"all", "preserveQuery", "not carried, the file has four columns (source,destination,statusCode,matchType)", func(r *redirects.Rule) bool { return r.PreserveQuery }})
+		ds = append(ds, declaration{"starts_with", "preservePath", "not carried, the file has four columns (source,destination,statusCode,matchType)", func(r *redirects.Rule) bool { return r.PreservePath }, false},
+			declaration{"all", "preserveQuery", "not carried, the file has four columns (source,destination,statusCode,matchType)", func(r *redirects.Rule) bool { return r.PreserveQuery }, false})
 	case "nginx":
-		if s.set.IsDefault() {
+		if s.set.IsDefault() && s.chain == nil {
 			ds = append(ds, declaration{"all", "a source longer than 255 bytes", "left out, nginx 1.22 mishandles longer location names",
-				func(r *redirects.Rule) bool { return len(r.Source) > maxNginxLocation }})
+				func(r *redirects.Rule) bool { return len(r.Source) > maxNginxLocation }, false})
 		}
 	case "nginx-map-exact":
 		statusAs301()
@@ -78,7 +84,7 @@ func (s *sorted) declarations(format string) []string {
 			letter("exact", "matched regardless of case, nginx map keys ignore it")
 		}
 	case "haproxy":
-		if !s.set.CaseInsensitive {
+		if !s.set.CaseInsensitive && s.chain == nil {
 			letter("all", "matched regardless of case, the ACLs' -i ignores it")
 		}
 	case "haproxy-map-exact":
@@ -88,17 +94,21 @@ func (s *sorted) declarations(format string) []string {
 		ds = append(ds, preservePath, preserveQuery("starts_with"))
 		if s.set.IgnoreTrailingSlash {
 			ds = append(ds, declaration{"starts_with", "a source ending in /", "the path without that / is not matched, map_beg compares prefixes only",
-				func(r *redirects.Rule) bool { return len(r.Source) > 1 && strings.HasSuffix(r.Source, "/") }})
+				func(r *redirects.Rule) bool { return len(r.Source) > 1 && strings.HasSuffix(r.Source, "/") }, false})
 		}
 	}
 	var lines []string
 	for _, d := range ds {
 		n, ex := 0, []string(nil)
-		for i := range s.all {
-			r := s.all[i].rule
+		recs := s.all
+		if d.extd {
+			recs = s.extd
+		}
+		for i := range recs {
+			r := recs[i].rule
 			if (d.mt == "all" || d.mt == r.MatchType.String()) && d.match(r) {
 				if n++; n <= maxExamples {
-					ex = append(ex, shortSource(r.Source))
+					ex = append(ex, example(r))
 				}
 			}
 		}
@@ -107,6 +117,57 @@ func (s *sorted) declarations(format string) []string {
 		}
 	}
 	return lines
+}
+
+// extendedDeclarations returns the declarations of format for the
+// extended rules (redirects.Rule.Extended), when the project has some:
+// the csv keeps pattern and regex rows, which its matchType column names,
+// and leaves out the rules with a host, which it has no column for; the
+// other formats leave every extended rule out, each kind declared on a
+// line of its own.
+func (s *sorted) extendedDeclarations(format string) []declaration {
+	if len(s.extd) == 0 {
+		return nil
+	}
+	hasHost := func(r *redirects.Rule) bool { return r.Host != "" }
+	if format == "csv" {
+		return []declaration{{"all", "a host", "left out, the file has no host column", hasHost, true}}
+	}
+	every := func(*redirects.Rule) bool { return true }
+	conds := func(r *redirects.Rule) bool { return strings.IndexByte(r.Source, '?') >= 0 }
+	if (format == "nginx" || format == "haproxy") && s.chain != nil {
+		server := map[string]string{"nginx": "nginx", "haproxy": "HAProxy"}[format]
+		ds := []declaration{{"regex", "any source", "left out, " + server + " cannot match an RE2 expression against the path as the request sent it", every, true}}
+		ds = append(ds, declaration{"pattern", "a constraint", "left out, " + server + " cannot match an RE2 constraint against the path as the request sent it",
+			func(r *redirects.Rule) bool { return hasConstraint(r.Source) }, true})
+		if format == "haproxy" {
+			many := map[*redirects.Rule]bool{}
+			for _, c := range s.chain {
+				if nginxChainAnswers(c.r, s.set) && !haproxyChainAnswers(c, s.set) {
+					many[c.r] = true
+				}
+			}
+			ds = append(ds, declaration{"all", "more than 9 captures", "left out, regsub inserts \\1 to \\9 only", func(r *redirects.Rule) bool { return many[r] }, true})
+		}
+		return ds
+	}
+	const literal = "left out, this file matches literal paths only"
+	const hosts = "left out, this file answers every host alike"
+	const query = "left out, this file does not read the query"
+	return []declaration{
+		{"pattern", "any source", literal, every, true},
+		{"regex", "any source", literal, every, true},
+		{"exact", "a host", hosts, hasHost, true},
+		{"starts_with", "a host", hosts, hasHost, true},
+		{"exact", "query conditions", query, conds, true},
+		{"starts_with", "query conditions", query, conds, true},
+	}
+}
+
+// example is how a declaration names a rule: its source, after its host
+// when it has one (old.example.com/docs/*).
+func example(r *redirects.Rule) string {
+	return shortSource(r.Host + r.Source)
 }
 
 // hasExactStatus reports whether an exact rule has status code.

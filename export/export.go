@@ -59,7 +59,7 @@ func init() {
 // unknown match type.
 func checkMatchTypes(rules []redirects.Rule) error {
 	for i := range rules {
-		if rules[i].MatchType != redirects.Exact && rules[i].MatchType != redirects.StartsWith {
+		if rules[i].MatchType > redirects.Regex {
 			return redirects.Errorf(redirects.EINVALID, "rule %d has an unknown match type %d", rules[i].ID, rules[i].MatchType)
 		}
 	}

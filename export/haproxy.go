@@ -35,6 +35,9 @@ const haproxyHead = `# haproxy: one ACL and redirect per rule (docs/exports.md).
 `
 
 func (s *sorted) haproxy() []byte {
+	if s.chain != nil {
+		return s.haproxyChain()
+	}
 	if s.ext {
 		return s.haproxyExt()
 	}

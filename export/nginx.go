@@ -19,6 +19,9 @@ import (
 const maxNginxLocation = 255
 
 func (s *sorted) nginx() []byte {
+	if s.chain != nil {
+		return s.nginxChain()
+	}
 	if s.ext {
 		return s.nginxExt()
 	}

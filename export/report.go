@@ -247,7 +247,9 @@ func (s *sorted) report() string {
 		if !s.set.CaseInsensitive {
 			_, _, left := s.exactMapEntries()
 			add(len(left), "nginx-map-exact: exact keys left out because nginx map keys are case-insensitive and an earlier key is equal to them up to case", dupExamples(left))
-			add(len(s.cases().haproxy), "haproxy: source paths answered by another rule than in the lookup API, because the ACLs match case-insensitively (-i)", dupExamples(s.cases().haproxy))
+			if s.chain == nil { // the chain compares case as the API does
+				add(len(s.cases().haproxy), "haproxy: source paths answered by another rule than in the lookup API, because the ACLs match case-insensitively (-i)", dupExamples(s.cases().haproxy))
+			}
 		}
 	} else {
 		for _, r := range s.exact {
@@ -272,7 +274,11 @@ func (s *sorted) report() string {
 			}
 		}
 	}
-	add(n, `nginx, nginx-map-exact, nginx-map-prefix: sources that do not match as in the lookup API because they hold "//", "/./" or "/../", which nginx normalizes in the request path before matching (validation refuses them now: edit these rules)`, ex)
+	normalizing := "nginx, nginx-map-exact, nginx-map-prefix"
+	if s.chain != nil {
+		normalizing = "nginx-map-exact, nginx-map-prefix" // the chain matches $request_uri
+	}
+	add(n, normalizing+`: sources that do not match as in the lookup API because they hold "//", "/./" or "/../", which nginx normalizes in the request path before matching (validation refuses them now: edit these rules)`, ex)
 
 	n, ex = 0, nil
 	for _, recs := range [][]rec{s.exact, s.winners} {
@@ -289,7 +295,7 @@ func (s *sorted) report() string {
 	}
 	add(n, "nginx: sources left out because they are longer than 255 bytes, which nginx 1.22 mishandles in locations (one such location catches every request)", ex)
 
-	if w := nginxInsertionWork(s.exact, s.winners); w > nginxInsertionWarn && s.set.IsDefault() {
+	if w := nginxInsertionWork(s.exact, s.winners); w > nginxInsertionWarn && s.set.IsDefault() && s.chain == nil {
 		lines = append(lines, "nginx: "+strconv.Itoa(len(s.exact))+" exact and "+strconv.Itoa(len(s.winners))+
 			" prefix locations take nginx versions that sort locations by insertion (such as 1.22) some "+
 			strconv.FormatInt(w/1_000_000, 10)+" million comparisons to load (about "+
@@ -297,14 +303,17 @@ func (s *sorted) report() string {
 	}
 
 	var slow []string
-	if n := len(s.exact) + len(s.prefix); n > linearScanWarn {
+	if n := len(s.exact) + len(s.prefix); n > linearScanWarn && s.chain == nil {
 		slow = append(slow, "haproxy ("+strconv.Itoa(n)+" ACLs)")
 	}
 	if n := len(s.prefix); n > linearScanWarn {
 		slow = append(slow, "nginx-map-prefix ("+strconv.Itoa(n)+" regular expressions)")
 	}
-	if n := len(s.exact) + len(s.prefix); n > linearScanWarn && !s.set.IsDefault() {
+	if n := len(s.exact) + len(s.prefix); n > linearScanWarn && !s.set.IsDefault() && s.chain == nil {
 		slow = append(slow, "nginx ("+strconv.Itoa(n)+" regular-expression locations)")
+	}
+	if n := len(s.chain); n > linearScanWarn {
+		slow = append(slow, "nginx ("+strconv.Itoa(n)+" server-level regular expressions)", "haproxy ("+strconv.Itoa(n)+" regular expressions)")
 	}
 	if len(slow) > 0 {
 		lines = append(lines, strings.Join(slow, ", ")+": tested one by one per request, which is slow above about 10,000 rules (haproxy-map-exact with haproxy-map-prefix, and nginx-map-exact, look rules up in trees and hashes)")

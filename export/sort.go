@@ -1,7 +1,9 @@
 package export
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 	"sync"
 
 	"redirects"
@@ -59,6 +61,18 @@ type sorted struct {
 	mapOnce          sync.Once
 	mapAll, mapNginx []mapEntry
 	mapLeft          []caseDup
+
+	// extd holds the extended rules (redirects.Rule.Extended: a pattern or
+	// regex match type, a host, or query conditions), which the literal
+	// orders above leave out: exact ones by source bytes, then the others
+	// in priority order (extendedOrder). A format either answers them as
+	// the lookup API does or declares them (declare.go); a project that
+	// has some is ext, so its files carry the declarations.
+	extd []rec
+	// chain is every rule in the lookup API's order, for the formats that
+	// answer extended rules (nginxchain.go); nil without extended rules,
+	// or when the pattern engine refuses the rules.
+	chain []chainRule
 }
 
 // sortRules computes the orders of sorted. The order of all is the one of
@@ -67,6 +81,8 @@ type sorted struct {
 // order nor on the sort algorithm. Input in that order already, as a deploy
 // hands it over, is not sorted again.
 func sortRules(rules []redirects.Rule, set redirects.Settings) *sorted {
+	orig := rules
+	rules, extd := splitExtended(rules)
 	var exact, prefix []int32
 	var winners []engine.PrefixWinner
 	var wg sync.WaitGroup
@@ -77,6 +93,14 @@ func sortRules(rules []redirects.Rule, set redirects.Settings) *sorted {
 	s := &sorted{all: make([]rec, 0, len(rules)), winners: make([]rec, len(winners)), set: set, ext: !set.IsDefault()}
 	for i := 0; i < len(rules) && !s.ext; i++ {
 		s.ext = rules[i].UsesOptions()
+	}
+	if len(extd) > 0 {
+		s.ext = true
+		s.extd = make([]rec, len(extd))
+		for i, r := range extd {
+			s.extd[i] = newRec(r)
+		}
+		s.chain = makeChain(orig, set)
 	}
 	for _, i := range exact {
 		s.all = append(s.all, newRec(&rules[i]))
@@ -135,4 +159,69 @@ func dedupWinners(w []engine.PrefixWinner) []engine.PrefixWinner {
 // newRec returns the record of r.
 func newRec(r *redirects.Rule) rec {
 	return rec{src: r.Source, dst: r.Destination, code: int32(r.StatusCode), mt: r.MatchType, rule: r}
+}
+
+// splitExtended returns the rules that are not extended
+// (redirects.Rule.Extended), and the extended ones in the order of
+// extendedOrder. Without extended rules, as in every project that uses no
+// pattern, host or condition, it returns rules itself and copies nothing.
+func splitExtended(rules []redirects.Rule) ([]redirects.Rule, []*redirects.Rule) {
+	n := 0
+	for i := range rules {
+		if rules[i].Extended() {
+			n++
+		}
+	}
+	if n == 0 {
+		return rules, nil
+	}
+	lit := make([]redirects.Rule, 0, len(rules)-n)
+	extd := make([]*redirects.Rule, 0, n)
+	for i := range rules {
+		if rules[i].Extended() {
+			extd = append(extd, &rules[i])
+		} else {
+			lit = append(lit, rules[i])
+		}
+	}
+	slices.SortStableFunc(extd, extendedOrder)
+	return lit, extd
+}
+
+// extendedOrder orders extended rules as the files list them: exact rules
+// first, by host and source bytes; then the others by priority, the
+// host-scoped before the host-less, the longer source, the older rule, the
+// lower ID (engine.Better), the source. It is a file order, stable from
+// deploy to deploy; which rule answers a path is the lookup API's
+// precedence (docs/contract.md#precedence), which a format that answers
+// extended rules computes itself.
+func extendedOrder(a, b *redirects.Rule) int {
+	if (a.MatchType == redirects.Exact) != (b.MatchType == redirects.Exact) {
+		if a.MatchType == redirects.Exact {
+			return -1
+		}
+		return 1
+	}
+	if a.MatchType == redirects.Exact {
+		if c := strings.Compare(a.Host, b.Host); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Source, b.Source)
+	}
+	if a.Priority != b.Priority {
+		return cmp.Compare(a.Priority, b.Priority)
+	}
+	if (a.Host == "") != (b.Host == "") {
+		if a.Host != "" {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case engine.Better(a, b):
+		return -1
+	case engine.Better(b, a):
+		return 1
+	}
+	return strings.Compare(a.Host, b.Host)
 }

@@ -1,0 +1,97 @@
+package export_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"redirects"
+	"redirects/export"
+)
+
+// extendedRules is a project with one rule of each extended kind beside
+// two literal ones.
+func extendedRules() []redirects.Rule {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	return []redirects.Rule{
+		{ID: 1, CreatedAt: t0, MatchType: redirects.Exact, Source: "/old", Destination: "/new", StatusCode: 301},
+		{ID: 2, CreatedAt: t0, MatchType: redirects.StartsWith, Source: "/blog/", Destination: "/news/", StatusCode: 302},
+		{ID: 3, CreatedAt: t0, MatchType: redirects.Pattern, Source: "/:lang/docs/*", Destination: "/docs/:lang/:splat", StatusCode: 301},
+		{ID: 4, CreatedAt: t0, MatchType: redirects.Regex, Source: `^/p/(\d{1,3})$`, Destination: "/q/$1", StatusCode: 301},
+		{ID: 5, CreatedAt: t0, MatchType: redirects.Exact, Source: "/index.php?p=123", Destination: "/post", StatusCode: 301},
+		{ID: 6, CreatedAt: t0, MatchType: redirects.StartsWith, Source: "/", Destination: "https://example.org/", StatusCode: 301, Host: "old.example.com"},
+	}
+}
+
+// TestExtendedRulesDeclared: the csv keeps pattern and regex rows with
+// their matchType (by priority, then the longer source) and conditions in
+// the source, and leaves the host-scoped rule out; each format that leaves a kind out says so in its opening
+// comment, with an example, and the report lists the same lines.
+func TestExtendedRulesDeclared(t *testing.T) {
+	c, err := export.Build(extendedRules(), redirects.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, e := range c.Exports {
+		files[e.Format] = string(e.Body)
+	}
+	wantCSV := "source,destination,statusCode,matchType\r\n/old,/new,301,exact\r\n/blog/,/news/,302,starts_with\r\n" +
+		"/index.php?p=123,/post,301,exact\r\n\"^/p/(\\d{1,3})$\",/q/$1,301,regex\r\n/:lang/docs/*,/docs/:lang/:splat,301,pattern\r\n"
+	if files["csv"] != wantCSV {
+		t.Errorf("csv:\n%q\nwant\n%q", files["csv"], wantCSV)
+	}
+	for format, want := range map[string][]string{
+		"nginx":              {"# Differs: regex rules with any source: left out, nginx cannot match an RE2 expression against the path as the request sent it (1 rule, e.g. ^/p/(\\d{1,3})$)"},
+		"haproxy":            {"# Differs: regex rules with any source: left out, HAProxy cannot match"},
+		"nginx-map-exact":    {"# Differs: pattern rules with any source: left out, this file matches literal paths only (1 rule, e.g. /:lang/docs/*)", "# Differs: exact rules with query conditions: left out, this file does not read the query (1 rule, e.g. /index.php?p=123)"},
+		"nginx-map-prefix":   {"# Differs: regex rules with any source: left out", "# Differs: starts_with rules with a host: left out, this file answers every host alike (1 rule, e.g. old.example.com/)"},
+		"haproxy-map-exact":  {"# Differs: pattern rules with any source: left out"},
+		"haproxy-map-prefix": {"# Differs: starts_with rules with a host: left out"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(files[format], "\n"+w) {
+				t.Errorf("%s does not declare %q:\n%s", format, w, files[format])
+			}
+		}
+	}
+	for _, w := range []string{
+		"csv: all rules with a host: left out, the file has no host column (1 rule, e.g. old.example.com/)\n",
+		"nginx-map-exact: pattern rules with any source: left out, this file matches literal paths only (1 rule, e.g. /:lang/docs/*)\n",
+	} {
+		if !strings.Contains(c.Report, w) {
+			t.Errorf("the report does not say %q:\n%s", w, c.Report)
+		}
+	}
+	// The literal rules keep their lines in the formats that leave the
+	// others out.
+	for format, w := range map[string]string{"nginx-map-exact": "\n    /old /new;\n", "haproxy-map-exact": "\n/old /new\n", "haproxy-map-prefix": "\n/blog/ 302 /news/\n"} {
+		if !strings.Contains(files[format], w) {
+			t.Errorf("%s lost a literal rule's line %q:\n%s", format, w, files[format])
+		}
+	}
+}
+
+// TestExtendedRulesEngineRefuses: rules the pattern engine refuses (as
+// rules stored before it existed could be) are left out of every format
+// and declared, and the literal ones rendered as before.
+func TestExtendedRulesEngineRefuses(t *testing.T) {
+	rules := extendedRules()
+	rules[2].Source = "/:a:b" // two placeholders with no text between them
+	c, err := export.Build(rules, redirects.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range c.Exports {
+		if e.Format == "csv" {
+			continue
+		}
+		if !strings.Contains(string(e.Body), "\n# Differs: pattern rules with any source: left out, this file matches literal paths only (1 rule, e.g. /:a:b)\n") {
+			t.Errorf("%s does not declare the pattern rule the engine refuses:\n%s", e.Format, e.Body)
+		}
+	}
+	b, _ := export.BuildFormat("nginx", rules, redirects.Settings{})
+	if !strings.Contains(string(b), "\nlocation = /old { return 301 /new; }\n") {
+		t.Errorf("nginx lost the exact rule's location:\n%s", b)
+	}
+}

@@ -1,0 +1,131 @@
+package export
+
+import (
+	"strconv"
+	"strings"
+
+	"redirects"
+)
+
+// The haproxy format of a project with extended rules is the chain of
+// nginxchain.go in HAProxy's words: the frontend sets txn.redirects_req to
+// the host (lower-cased, its port and a trailing dot removed, as the host
+// key) and the path and query as sent (pathq), then one "http-request
+// redirect" per rule case, in the lookup API's order, conditioned on the
+// case's expression (-m reg); HAProxy runs http-request rules in file order
+// and stops at the first redirect. The location is regsub of the same
+// expression over the same variable, the answer's captures as \1 to \9.
+//
+// Quoting: an ACL's expression is a single-quoted word, in which HAProxy
+// expands nothing and escapes nothing; regsub's arguments are
+// double-quoted inside the single-quoted location, where HAProxy's argument
+// parser reads a backslash as an escape, so every backslash is doubled.
+// The expressions hold no quote (every byte that is not a letter or a
+// digit is written \xHH), the answers' text no quote, backslash or
+// whitespace (validation), so nothing can end a word early.
+
+// haproxyChainHead sets the variable the chain matches.
+const haproxyChainHead = `http-request set-var-fmt(txn.redirects_req) '%[req.hdr(host),lower,regsub(":[0-9]*$",""),regsub("[.]$","")] %[pathq]'` + "\n"
+
+// haproxyChainAnswers reports whether the chain answers r as the lookup
+// API does: as nginx's, and with at most nine groups an answer inserts
+// (regsub has \1 to \9).
+func haproxyChainAnswers(c chainRule, set redirects.Settings) bool {
+	if !nginxChainAnswers(c.r, set) {
+		return false
+	}
+	for _, v := range chainVariants(c, set) {
+		if _, ok := groupNumbers(v.re); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// groupNumbers numbers the named groups of an expression the chain wrote
+// (its only capturing groups), in order of their first appearance: a
+// branch reset group repeats them in each alternative with the same
+// numbers. ok is false past nine.
+func groupNumbers(re string) (map[string]int, bool) {
+	nums := map[string]int{}
+	for i := 0; ; {
+		j := strings.Index(re[i:], "(?<")
+		if j < 0 {
+			return nums, true
+		}
+		i += j + 3
+		k := strings.IndexByte(re[i:], '>')
+		if _, ok := nums[re[i:i+k]]; !ok {
+			nums[re[i:i+k]] = len(nums) + 1
+		}
+		if len(nums) > 9 {
+			return nil, false
+		}
+	}
+}
+
+func (s *sorted) haproxyChain() []byte {
+	var h strings.Builder
+	n := 0
+	for _, c := range s.chain {
+		if haproxyChainAnswers(c, s.set) {
+			n++
+		}
+	}
+	h.WriteString("# haproxy: " + countNoun(n, "redirect rule") + " for a frontend (docs/exports.md).\n")
+	h.WriteString("# The project has rules with patterns, hosts or query conditions, so each rule is an http-request\n")
+	h.WriteString("# redirect conditioned on a regular expression over the host and the path and query as sent, in\n")
+	h.WriteString("# the lookup API's order: HAProxy answers with the first that matches.\n")
+	s.writeDeclarations(&h, "haproxy")
+	b := make([]byte, 0, h.Len()+512+textSize(s.all, 600)+textSize(s.extd, 1200))
+	b = append(b, h.String()...)
+	b = append(b, haproxyChainHead...)
+	for _, c := range s.chain {
+		if !haproxyChainAnswers(c, s.set) {
+			continue
+		}
+		for _, v := range chainVariants(c, s.set) {
+			b = appendHAProxyChainVariant(b, v)
+		}
+	}
+	return b
+}
+
+func appendHAProxyChainVariant(b []byte, v chainVariant) []byte {
+	if v.code == redirects.StatusGone {
+		b = append(b, "http-request return status 410"...)
+	} else {
+		nums, _ := groupNumbers(v.re)
+		b = append(b, "http-request redirect code "...)
+		b = strconv.AppendInt(b, int64(v.code), 10)
+		b = append(b, " location '%[var(txn.redirects_req),regsub(\""...)
+		b = appendDoubledBackslashes(b, v.re)
+		b = append(b, "\",\""...)
+		for _, p := range v.answer {
+			if p.group != "" {
+				b = append(b, '\\', '\\')
+				b = strconv.AppendInt(b, int64(nums[p.group]), 10)
+			} else {
+				b = append(b, p.text...)
+			}
+		}
+		b = append(b, "\")"...)
+		if v.computed {
+			b = append(b, ",regsub(\"^//+\",\"/\")"...)
+		}
+		b = append(b, "]'"...)
+	}
+	b = append(b, " if { var(txn.redirects_req) -m reg '"...)
+	b = append(b, v.re...)
+	return append(b, "' }\n"...)
+}
+
+func appendDoubledBackslashes(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			b = append(b, '\\')
+		}
+		b = append(b, s[i])
+	}
+	return b
+}

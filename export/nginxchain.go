@@ -1,0 +1,504 @@
+package export
+
+import (
+	"strconv"
+	"strings"
+
+	"redirects"
+	"redirects/engine/pattern"
+)
+
+// The nginx format of a project with extended rules (redirects.Rule.Extended:
+// patterns, hosts, query conditions) is a chain of server-level "if"
+// directives, one regular expression per rule over
+//
+//	$redirects_request = "$host $request_uri"
+//
+// in the lookup API's order (pattern.Set.Views). nginx runs a server's
+// rewrite directives in file order before it picks a location; the first
+// expression that matches sets $redirects_answer and clears
+// $redirects_request, so no later one matches, and the lines at the end
+// return the answer. A location cannot fall through to the next when a
+// host or a query condition does not hold; a chain of ifs can.
+//
+// Each expression matches the request path as the client sent it
+// ($request_uri, not decoded), written so that it matches every spelling
+// of the decoded path the lookup API compares: each byte of a source as
+// itself or as %XX (either case of hex digit), '/' also as %2F, a
+// placeholder as escapes and bytes that decode to no '/'. So the API's
+// decoding is the file's too, no "//" is merged (as in the API, unlike
+// $uri), and every capture is a slice of the request as sent, which is
+// what the API inserts; a decoded capture ($uri's) could carry a CR LF
+// into the Location header. Captures are named groups, which nginx makes
+// variables; a rule's destination refers to them as ${redirects_cN}.
+//
+// Everything written inside the quotes is either a byte class of ASCII
+// letters, digits and \xHH escapes, or text validation keeps free of
+// whitespace, quotes, '\', '$', '{', '}' and ';' (destinations and the
+// host key), so nothing can end the string or start a variable but what
+// the renderer writes.
+
+// chainRule is one rule of the chain: the engine's view of it and the rule.
+type chainRule struct {
+	v pattern.View
+	r *redirects.Rule
+}
+
+// makeChain compiles rules with the pattern engine and returns them in the
+// API's order, or nil when the engine refuses them (rules stored before
+// validation knew patterns): the files then leave every extended rule out,
+// as declared.
+func makeChain(rules []redirects.Rule, set redirects.Settings) []chainRule {
+	prs := make([]pattern.Rule, len(rules))
+	for i := range rules {
+		prs[i] = rules[i].PatternRule()
+	}
+	ps, err := pattern.Compile(prs, set.PatternSettings())
+	if err != nil {
+		return nil
+	}
+	views := ps.Views()
+	out := make([]chainRule, len(views))
+	for i, v := range views {
+		out[i] = chainRule{v: v, r: &rules[v.Index]}
+	}
+	return out
+}
+
+// nginxChainAnswers reports whether the chain answers r as the lookup API
+// does: every rule but regex rules and pattern rules with a constraint
+// (declare.go names them).
+func nginxChainAnswers(r *redirects.Rule, set redirects.Settings) bool {
+	switch r.MatchType {
+	case redirects.Regex:
+		return false
+	case redirects.Pattern:
+		return !hasConstraint(r.Source)
+	}
+	return true
+}
+
+// hasConstraint reports whether a pattern source holds a constraint: a '('
+// before its conditions (a literal '(' is written %28).
+func hasConstraint(src string) bool {
+	return strings.IndexByte(src, '(') >= 0
+}
+
+// nginxChainStatuses are the statuses the closing lines return.
+var nginxChainStatuses = []int{301, 302, 303, 307, 308}
+
+func (s *sorted) nginxChain() []byte {
+	var h strings.Builder
+	n := 0
+	for _, c := range s.chain {
+		if nginxChainAnswers(c.r, s.set) {
+			n++
+		}
+	}
+	h.WriteString("# nginx: " + countNoun(n, "redirect rule") + " for a server block (docs/exports.md).\n")
+	h.WriteString("# The project has rules with patterns, hosts or query conditions, so each rule is a server-level\n")
+	h.WriteString("# if over the request's host, path as sent and query, in the lookup API's order: the first that\n")
+	h.WriteString("# matches sets the answer, the lines at the end return it. They run before the server's locations.\n")
+	s.writeDeclarations(&h, "nginx")
+	b := make([]byte, 0, h.Len()+512+textSize(s.all, 300)+textSize(s.extd, 600))
+	b = append(b, h.String()...)
+	b = append(b, "set $redirects_request \"$host $request_uri\";\nset $redirects_answer \"\";\n"...)
+	for _, c := range s.chain {
+		if nginxChainAnswers(c.r, s.set) {
+			b = appendChainRule(b, c, s.set)
+		}
+	}
+	// Named captures, not $1: nginx escapes a numbered capture in "set"
+	// when the request's path held an escape or a '+'.
+	b = append(b, "if ($redirects_answer ~ \"^c(?<redirects_code>[0-9]+) //+(?<redirects_to>.*)\") { set $redirects_answer \"${redirects_code} /${redirects_to}\"; }\n"...)
+	for _, code := range nginxChainStatuses {
+		c := strconv.Itoa(code)
+		b = append(b, "if ($redirects_answer ~ \"^c?"+c+" (?<redirects_to>.*)\") { return "+c+" $redirects_to; }\n"...)
+	}
+	return append(b, "if ($redirects_answer = 410) { return 410; }\n"...)
+}
+
+// Byte classes of the request path as sent ($request_uri): segUnit is one
+// byte or escape that decodes to anything but '/', anyUnit to anything; a
+// raw '\' is in neither (the API never inserts one as it is), nor '?' (the
+// query starts there), '%' (escapes start there), space or a control byte
+// (nginx refuses them on the request line).
+const (
+	segUnit = `(?:%(?!2[Ff])[0-9A-Fa-f]{2}|[^/?%#\x5c\x00-\x20\x7f])`
+	anyUnit = `(?:%[0-9A-Fa-f]{2}|[^?%#\x5c\x00-\x20\x7f])`
+	slash   = `(?:/|%2[Ff])`
+)
+
+// chainVariant is one case of a rule's answer: the regular expression
+// over "$host $request_uri" that selects it, the status, and the answer's
+// text, literal pieces and the names of the groups it inserts.
+type chainVariant struct {
+	re       string
+	code     int
+	computed bool // the destination inserts a capture: a leading run of '/' is made one
+	answer   []chainPart
+}
+
+// chainPart is literal text of an answer, or the name of a group.
+type chainPart struct{ text, group string }
+
+// chainVariants returns the cases of one rule's answer, the first that
+// applies answering, as appendNginxAnswer's: a rest and a query, a rest,
+// a query, neither.
+func chainVariants(c chainRule, set redirects.Settings) []chainVariant {
+	r := c.r
+	pp := r.PreservePath && r.MatchType == redirects.StartsWith && r.StatusCode != redirects.StatusGone
+	pq := r.PreserveQuery && r.StatusCode != redirects.StatusGone
+	names := map[string]string{}
+	for _, p := range c.v.Pieces {
+		if p.Name != "" {
+			names[p.Name] = "redirects_c" + strconv.Itoa(len(names)+1)
+		}
+	}
+	for _, q := range c.v.Conds {
+		if q.Op == pattern.CondCapture {
+			names[q.Name] = "redirects_c" + strconv.Itoa(len(names)+1)
+		}
+	}
+	var dest []chainPart
+	computed := false
+	for _, d := range c.v.Dest {
+		if d.Capture != "" {
+			dest = append(dest, chainPart{group: names[d.Capture]})
+			computed = true
+		} else {
+			dest = append(dest, chainPart{text: d.Text})
+		}
+	}
+	path, query, fragment := splitChainDest(dest)
+	lit := func(s string) chainPart { return chainPart{text: s} }
+	grp := func(g string) chainPart { return chainPart{group: g} }
+	joinPath := func() []chainPart {
+		out := append([]chainPart(nil), path...)
+		if t := partsText(path); !strings.HasPrefix(t, "/") && !hasURLPath(t) {
+			out = append(out, lit("/"))
+		}
+		return out
+	}
+	queryAnd := func() []chainPart {
+		if len(query) == 0 {
+			return nil
+		}
+		return append(append([]chainPart(nil), query...), lit("&"))
+	}
+	type variant struct {
+		rest, query bool
+		answer      []chainPart
+	}
+	var vs []variant
+	if pp && pq {
+		a := append(joinPath(), grp("redirects_rest"), lit("?"))
+		a = append(append(a, queryAnd()...), grp("redirects_q"))
+		vs = append(vs, variant{true, true, append(a, fragment...)})
+	}
+	if pp {
+		a := append(joinPath(), grp("redirects_rest"))
+		if len(query) > 0 {
+			a = append(append(a, lit("?")), query...)
+		}
+		vs = append(vs, variant{true, false, append(a, fragment...)})
+	}
+	if pq {
+		a := append(append([]chainPart(nil), path...), lit("?"))
+		a = append(append(a, queryAnd()...), grp("redirects_q"))
+		vs = append(vs, variant{false, true, append(a, fragment...)})
+	}
+	vs = append(vs, variant{false, false, dest})
+	out := make([]chainVariant, 0, len(vs))
+	for _, v := range vs {
+		b := []byte{'^'}
+		b = appendHostPattern(b, c.v.Host)
+		b = append(b, ' ')
+		b = appendPathPattern(b, c.v, set, names, v.rest)
+		b = appendQueryPattern(b, c.v.Conds, names, v.query)
+		b = append(b, '$')
+		out = append(out, chainVariant{re: string(b), code: r.StatusCode, computed: computed, answer: v.answer})
+	}
+	return out
+}
+
+// splitChainDest splits a destination's parts into its path, query and
+// fragment at its first literal '?' and '#', as
+// redirects.SplitDestination splits a destination.
+func splitChainDest(parts []chainPart) (path, query, fragment []chainPart) {
+	cur := &path
+	inQuery := false
+	for _, p := range parts {
+		for p.group == "" && p.text != "" {
+			i := strings.IndexAny(p.text, "?#")
+			if inQuery {
+				i = strings.IndexByte(p.text, '#')
+			}
+			if i < 0 || cur == &fragment {
+				break
+			}
+			if i > 0 {
+				*cur = append(*cur, chainPart{text: p.text[:i]})
+			}
+			if p.text[i] == '?' {
+				cur, inQuery = &query, true
+			} else {
+				cur = &fragment
+				*cur = append(*cur, chainPart{text: "#"})
+			}
+			p.text = p.text[i+1:]
+		}
+		if p.group != "" || p.text != "" {
+			*cur = append(*cur, p)
+		}
+	}
+	return path, query, fragment
+}
+
+// partsText is the literal text of parts, groups left out.
+func partsText(parts []chainPart) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.text)
+	}
+	return b.String()
+}
+
+// appendChainRule appends the ifs of one rule, one per chainVariant.
+func appendChainRule(b []byte, c chainRule, set redirects.Settings) []byte {
+	for _, v := range chainVariants(c, set) {
+		b = append(b, "if ($redirects_request ~ \""...)
+		b = append(b, v.re...)
+		b = append(b, "\") { set $redirects_answer \""...)
+		if v.code == redirects.StatusGone {
+			b = append(b, "410"...)
+		} else {
+			if v.computed {
+				b = append(b, 'c')
+			}
+			b = strconv.AppendInt(b, int64(v.code), 10)
+			b = append(b, ' ')
+			for _, p := range v.answer {
+				if p.group != "" {
+					b = append(b, "${"+p.group+"}"...)
+				} else {
+					b = append(b, p.text...)
+				}
+			}
+		}
+		b = append(b, "\"; set $redirects_request \"\"; }\n"...)
+	}
+	return b
+}
+
+// appendHostPattern matches $host (lower-cased, without port or trailing
+// dot) against a rule's host key: any host, one host, or any subdomain.
+func appendHostPattern(b []byte, host string) []byte {
+	switch {
+	case host == "":
+		return append(b, "[^ ]*"...)
+	case strings.HasPrefix(host, "*."):
+		b = append(b, "[^ ]+"...)
+		host = host[1:]
+	}
+	for i := 0; i < len(host); i++ {
+		b = appendByteClass(b, host[i])
+	}
+	return b
+}
+
+// appendPathPattern matches the request path as sent against the rule's
+// path part: an exact key, a prefix with the rest (captured as
+// redirects_rest when rest), or a pattern's pieces.
+func appendPathPattern(b []byte, v pattern.View, set redirects.Settings, names map[string]string, rest bool) []byte {
+	fold := set.CaseInsensitive
+	switch v.Kind {
+	case pattern.Exact:
+		p := v.Path
+		if set.IgnoreTrailingSlash {
+			if len(p) > 1 && p[len(p)-1] == '/' {
+				p = p[:len(p)-1]
+			}
+			b = appendLiteralPath(b, p, fold)
+			return append(b, slash+"?"...)
+		}
+		return appendLiteralPath(b, v.Path, fold)
+	case pattern.StartsWith:
+		p := v.Path
+		if set.IgnoreTrailingSlash && len(p) > 1 && p[len(p)-1] == '/' {
+			b = appendLiteralPath(b, p[:len(p)-1], fold)
+			if rest {
+				return append(b, slash+"(?<redirects_rest>[^?]+)"...)
+			}
+			return append(b, "(?:"+slash+"[^?]*)?"...)
+		}
+		b = appendLiteralPath(b, p, fold)
+		if rest {
+			return append(b, "(?<redirects_rest>[^?]+)"...)
+		}
+		return append(b, "[^?]*"...)
+	}
+	if !set.IgnoreTrailingSlash {
+		return appendPieces(b, v.Pieces, fold, names)
+	}
+	// trailingSlash ignore: the path, or else its slash twin (the path
+	// without its trailing '/', or with one added), as alternatives of a
+	// branch reset group, so the captures keep their names and numbers in
+	// each; PCRE tries them in order. A '/' is added only where the
+	// pattern ends with a literal '/': nothing else can match more for it.
+	const notRoot = "(?!/(?:[?]|$))" // the root has no twin
+	b = append(b, "(?|"...)
+	b = appendPieces(b, v.Pieces, fold, names)
+	b = append(b, "|"+notRoot...)
+	b = appendPieces(b, v.Pieces, fold, names)
+	b = append(b, slash...)
+	if n := len(v.Pieces); n > 0 && v.Pieces[n-1].Kind == pattern.PieceLiteral && strings.HasSuffix(v.Pieces[n-1].Text, "/") {
+		pieces := append([]pattern.Piece(nil), v.Pieces...)
+		pieces[n-1].Text = strings.TrimSuffix(pieces[n-1].Text, "/")
+		b = append(b, "|"+notRoot...)
+		b = appendPieces(b, pieces, fold, names)
+	}
+	return append(b, ')')
+}
+
+// appendPieces matches a pattern's pieces against the path as sent.
+func appendPieces(b []byte, pieces []pattern.Piece, fold bool, names map[string]string) []byte {
+	for i, p := range pieces {
+		last := i == len(pieces)-1
+		group := "(?<" + names[p.Name] + ">"
+		switch p.Kind {
+		case pattern.PieceLiteral:
+			b = appendLiteralPath(b, p.Text, fold)
+		case pattern.PieceSegment:
+			b = append(b, group+segUnit+"+?)"...)
+		case pattern.PieceOptional:
+			b = append(b, "(?:"+slash+group+segUnit+"+))?"...)
+		case pattern.PieceStar:
+			if last {
+				b = append(b, "(?:"+slash+group+anyUnit+"*))??"...)
+			} else {
+				b = append(b, "(?:"+slash+group+anyUnit+"+?))??"...)
+			}
+		case pattern.PiecePlus:
+			b = append(b, slash+group+anyUnit+"+?)"...)
+		}
+	}
+	return b
+}
+
+// appendQueryPattern matches the query: each condition a lookahead from
+// its start (any parameter, in any order; a capture takes the first
+// occurrence), and the query itself captured as redirects_q when query.
+func appendQueryPattern(b []byte, conds []pattern.Cond, names map[string]string, query bool) []byte {
+	if len(conds) == 0 {
+		if query {
+			return append(b, "[?](?<redirects_q>.+)"...)
+		}
+		return append(b, "(?:[?].*)?"...)
+	}
+	b = append(b, "[?]"...)
+	for _, c := range conds {
+		b = append(b, "(?=(?:[^&]*&)*?"...)
+		b = appendQueryText(b, c.Key, true)
+		switch c.Op {
+		case pattern.CondEqual:
+			b = append(b, '=')
+			b = appendQueryText(b, c.Value, false)
+		case pattern.CondCapture:
+			b = append(b, "(?:=(?<"+names[c.Name]+">[^&]*))?"...)
+		case pattern.CondPresent:
+			b = append(b, "(?:=[^&]*)?"...)
+		case pattern.CondEmpty:
+			b = append(b, "=?"...)
+		}
+		b = append(b, "(?:&|$))"...)
+	}
+	if query {
+		return append(b, "(?<redirects_q>.+)"...)
+	}
+	return append(b, ".*"...)
+}
+
+// appendLiteralPath matches each byte of decoded text as the request may
+// send it: as itself (where a request line may hold it) or as %XX, '/'
+// also as %2F, and an ASCII letter in either case when fold.
+func appendLiteralPath(b []byte, text string, fold bool) []byte {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '/':
+			b = append(b, slash...)
+		case fold && isASCIILetter(c):
+			lo, up := c|0x20, c&^0x20
+			b = append(b, "(?:"...)
+			b = appendByteClass(b, lo)
+			b = append(b, '|')
+			b = appendByteClass(b, up)
+			b = append(b, '|')
+			b = appendEscapePattern(b, lo)
+			b = append(b, '|')
+			b = appendEscapePattern(b, up)
+			b = append(b, ')')
+		case c > ' ' && c != 0x7f && c != '%' && c != '?' && c != '#' && c != '\\':
+			b = append(b, "(?:"...)
+			b = appendByteClass(b, c)
+			b = append(b, '|')
+			b = appendEscapePattern(b, c)
+			b = append(b, ')')
+		default:
+			b = appendEscapePattern(b, c)
+		}
+	}
+	return b
+}
+
+// appendQueryText matches decoded text of a query key or value as the
+// request may send it: a space as '+' or %20, '+', '&', '#' (and '=' in a
+// key) only escaped, a '%' as %25 or a '%' that starts no escape, any other
+// byte as itself or %XX.
+func appendQueryText(b []byte, text string, key bool) []byte {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == ' ':
+			b = append(b, `(?:\x2b|%20)`...)
+		case c == '%':
+			b = append(b, `(?:%25|%(?![0-9A-Fa-f]{2}))`...)
+		case c == '+' || c == '&' || c == '#' || c == '=' && key || c < ' ' || c == 0x7f:
+			b = appendEscapePattern(b, c)
+		default:
+			b = append(b, "(?:"...)
+			b = appendByteClass(b, c)
+			b = append(b, '|')
+			b = appendEscapePattern(b, c)
+			b = append(b, ')')
+		}
+	}
+	return b
+}
+
+// appendByteClass matches byte c: letters and digits as themselves, every
+// other byte as \xHH, which needs no quoting in nginx or HAProxy.
+func appendByteClass(b []byte, c byte) []byte {
+	if isASCIILetter(c) || '0' <= c && c <= '9' {
+		return append(b, c)
+	}
+	return append(b, '\\', 'x', hexUpper[c>>4], hexUpper[c&15])
+}
+
+// appendEscapePattern matches %XX for byte c, either case of hex letter.
+func appendEscapePattern(b []byte, c byte) []byte {
+	b = append(b, '%')
+	for _, d := range []byte{hexUpper[c>>4], hexUpper[c&15]} {
+		if 'A' <= d && d <= 'F' {
+			b = append(b, '[', d, d|0x20, ']')
+		} else {
+			b = append(b, d)
+		}
+	}
+	return b
+}
+
+const hexUpper = "0123456789ABCDEF"
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }

@@ -1,0 +1,162 @@
+package export_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"redirects"
+	"redirects/engine/pattern"
+	"redirects/export"
+	"redirects/internal/servertest"
+)
+
+// The nginx format's lines for a project with extended rules
+// (nginxchain.go): the two sets, one if per rule case, the closing lines.
+// A regular expression is a quoted string with no '"' and no "\\" in it
+// (nginx would read the first as its end and rewrite the second); an
+// answer is a status and a destination whose only variables are the
+// captures the renderer names.
+var chainShapes = []*regexp.Regexp{
+	regexp.MustCompile(`^set \$redirects_request "\$host \$request_uri";$`),
+	regexp.MustCompile(`^set \$redirects_answer "";$`),
+	regexp.MustCompile(`^if \(\$redirects_request ~ "\^(?:[^"\\\x00-\x1f\x7f]|\\[^"\\\x00-\x1f\x7f])*\$"\) \{ set \$redirects_answer "(?:c?(?:301|302|303|307|308) (?:[^\x00-\x20\x7f"'\\;{}$]|\$\{redirects_(?:c[0-9]+|rest|q)\})+|410)"; set \$redirects_request ""; \}$`),
+	regexp.MustCompile(`^if \(\$redirects_answer ~ "\^c\(\?<redirects_code>\[0-9\]\+\) //\+\(\?<redirects_to>\.\*\)"\) \{ set \$redirects_answer "\$\{redirects_code\} /\$\{redirects_to\}"; \}$`),
+	regexp.MustCompile(`^if \(\$redirects_answer ~ "\^c\?(30[12378]) \(\?<redirects_to>\.\*\)"\) \{ return (30[12378]) \$redirects_to; \}$`),
+	regexp.MustCompile(`^if \(\$redirects_answer = 410\) \{ return 410; \}$`),
+}
+
+// The haproxy format's lines for a project with extended rules
+// (haproxychain.go): the set-var line, then per rule case a redirect or a
+// 410 whose ACL expression is a single-quoted word and whose location is
+// regsub of a double-quoted expression (backslashes doubled) into a
+// double-quoted answer of destination text and \1 to \9.
+var haproxyChainShapes = []*regexp.Regexp{
+	regexp.MustCompile(`^http-request set-var-fmt\(txn\.redirects_req\) '%\[req\.hdr\(host\),lower,regsub\(":\[0-9\]\*\$",""\),regsub\("\[\.\]\$",""\)\] %\[pathq\]'$`),
+	regexp.MustCompile(`^http-request (?:redirect code (?:301|302|303|307|308) location '%\[var\(txn\.redirects_req\),regsub\("\^(?:[^"'\\\x00-\x1f\x7f]|\\\\[^"'\\\x00-\x1f\x7f])*\$","(?:[^\x00-\x20\x7f"'\\;{}$]|\\\\[1-9])+"\)(?:,regsub\("\^//\+","/"\))?\]'|return status 410) if \{ var\(txn\.redirects_req\) -m reg '\^[^'\x00-\x1f\x7f]*\$' \}$`),
+}
+
+// FuzzHAProxyPatterns is FuzzNginxPatterns for the haproxy format, with
+// haproxy -c.
+func FuzzHAProxyPatterns(f *testing.F) {
+	addPatternSeeds(f)
+	bin, err := exec.LookPath("haproxy")
+	f.Fuzz(func(t *testing.T, source, dest, host string, kind, opts uint8) {
+		rules, set, ok := fuzzPatternRules(source, dest, host, kind, opts)
+		if !ok {
+			return
+		}
+		body, _ := export.BuildFormat("haproxy", rules, set)
+		checkLines(t, "haproxy", body, haproxyChainShapes)
+		if err != nil {
+			return
+		}
+		dir := t.TempDir()
+		cfg := filepath.Join(dir, "haproxy.cfg")
+		servertest.WriteFile(t, cfg, []byte(servertest.HAProxyHead+servertest.HAProxyFrontend("f", servertest.FreePort(t), dir, string(body))))
+		servertest.Check(t, bin, "-c", "-q", "-f", cfg)
+	})
+}
+
+// FuzzNginxPatterns renders random extended rules, with every byte the
+// pattern engine lets through in sources, hosts, conditions and
+// destinations, into the nginx format; every line must have one of its
+// shapes, and the real nginx -t must load the file in a server block.
+func FuzzNginxPatterns(f *testing.F) {
+	addPatternSeeds(f)
+	bin, err := exec.LookPath("nginx")
+	f.Fuzz(func(t *testing.T, source, dest, host string, kind, opts uint8) {
+		rules, set, ok := fuzzPatternRules(source, dest, host, kind, opts)
+		if !ok {
+			return
+		}
+		body, _ := export.BuildFormat("nginx", rules, set)
+		checkLines(t, "nginx", body, chainShapes)
+		if err != nil {
+			return // no nginx here: the shapes alone
+		}
+		dir := t.TempDir()
+		servertest.WriteFile(t, filepath.Join(dir, "redirects.conf"), body)
+		conf := servertest.NginxConf(dir, "", []string{export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet}, []int{servertest.FreePort(t)})
+		servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+		servertest.Check(t, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+	})
+}
+
+// addPatternSeeds adds the seed corpus of the pattern fuzz targets:
+// sources, destinations and hosts with every character that could end a
+// word or start a variable, for each match type.
+func addPatternSeeds(f *testing.F) {
+	for _, s := range [][3]string{
+		{"/:lang/docs/*", "/docs/:lang/:splat", ""},
+		{"/a%22b/:x", "/q/:x?y=1#f", "example.com"},
+		{"/%24x/%7B%7D/:y+", "https://ex.com/:y", "*.example.com"},
+		{"/s/:q??x=1&k=:v", "/r/:v/:q", ""},
+		{"/x?a%26b=c%3Dd&e+f", "/y", "xn--caf-dma.example"},
+		{"/v:id(\\d+)/:rest*", "/z/:rest", ""},
+		{"/é/:a.html", "/b/:a", "bücher.example"},
+		{"/a\"b", "/b", ""},
+		{"/a", "/b\"; return 200; #", ""},
+		{"/a", "/b${x}", ""},
+		{"/a\\", "/b", ""},
+		{"/go/*", "/:splat", ""},
+		{`^/p/(\d+)$`, "/q/$1", ""},
+		{"/a?p=%22%5C%24%27", "/b", ""},
+		{"/a/:b/:c/:d/:e/:f/:g/:h/:i/:j/:k", "/:k/:a", ""},
+		{"/a%27b/:x", "/%27:x'", ""},
+	} {
+		for kind := range uint8(4) {
+			f.Add(s[0], s[1], s[2], kind, uint8(kind*3))
+		}
+	}
+}
+
+// fuzzPatternRules returns the fuzzed rule, if the pattern engine takes it
+// and it is extended, with two literal rules, and the settings.
+func fuzzPatternRules(source, dest, host string, kind, opts uint8) ([]redirects.Rule, redirects.Settings, bool) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	set := redirects.Settings{CaseInsensitive: opts&1 != 0, IgnoreTrailingSlash: opts&2 != 0}
+	r := redirects.Rule{ID: 1, CreatedAt: t0, MatchType: redirects.MatchType(kind % 4), Source: source, Destination: dest, Host: host, StatusCode: []int{301, 302, 303, 307, 308, 410}[int(opts>>2)%6]}
+	if r.StatusCode == redirects.StatusGone {
+		r.Destination = ""
+	}
+	r.PreserveQuery = opts&32 != 0 && r.StatusCode != redirects.StatusGone
+	r.PreservePath = opts&64 != 0 && r.MatchType == redirects.StartsWith && r.StatusCode != redirects.StatusGone
+	if _, err := pattern.Compile([]pattern.Rule{r.PatternRule()}, set.PatternSettings()); err != nil || !r.Extended() {
+		return nil, set, false
+	}
+	return []redirects.Rule{
+		r,
+		{ID: 2, CreatedAt: t0, MatchType: redirects.Exact, Source: "/old", Destination: "/new", StatusCode: 301},
+		{ID: 3, CreatedAt: t0, MatchType: redirects.StartsWith, Source: "/blog/", Destination: "/news/", StatusCode: 302, PreservePath: true},
+	}, set, true
+}
+
+// checkLines fails unless every line of body after its opening comment
+// has one of shapes (and a return's status is its condition's).
+func checkLines(t *testing.T, format string, body []byte, shapes []*regexp.Regexp) {
+	t.Helper()
+	n := 0
+	for i, l := range strings.Split(strings.TrimSuffix(string(body), "\n"), "\n") {
+		if commentLine.MatchString(l) && n == 0 {
+			continue
+		}
+		n++
+		matched := false
+		for _, re := range shapes {
+			if m := re.FindStringSubmatch(l); m != nil {
+				matched = len(m) < 3 || m[1] == m[2]
+				break
+			}
+		}
+		if !matched {
+			t.Fatalf("%s line %d %q has none of the format's shapes\nfile:\n%s", format, i+1, l, body)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%s: no line after the comment:\n%s", format, body)
+	}
+}

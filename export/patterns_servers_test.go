@@ -1,0 +1,507 @@
+package export_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"redirects"
+	"redirects/engine/pattern"
+	"redirects/export"
+	"redirects/internal/rulemodel"
+	"redirects/internal/servertest"
+)
+
+// The pattern rules' differential tests run random projects that mix the
+// literal rules of internal/rulemodel (every status and option) with
+// pattern, regex, host-scoped and conditioned rules through real nginx and
+// haproxy. The nginx format, which answers extended rules, is held against
+// the lookup API (the pattern engine for the rule that answers and its
+// destination, the options' model for the options) on requests with and
+// without hosts, queries and escapes: every answer must be the API's, or
+// the API's answer must come from a rule its opening comment declares.
+// The other formats leave extended rules out and declare them; they are
+// held against the API of the literal rules alone with compareOptions, so
+// a left-out rule can change no other answer.
+
+// patternWords are the segments of random pattern sources and the paths
+// that instantiate them.
+var patternWords = []string{"docs", "Docs", "en", "fr", "guide", "a", "b", "v6", "v7", "42", "x.html", "café"}
+
+// patternHosts are rules' hosts; requestHosts are the Host headers sent
+// ("" sends none but the server's address).
+var (
+	patternHosts = []string{"example.com", "*.example.com", "a.example.com", "*.a.example.com", "xn--caf-dma.example"}
+	requestHosts = []string{"", "example.com", "A.Example.COM", "b.a.example.com:8443", "example.com.", "x.example.com", "other.org", "xn--caf-dma.example"}
+	patternConds = []string{"p=123", "id=:qid", "flag", "empty=", "a+b=c%20d", "lang=en"}
+	requestQuery = []string{"", "", "?p=123", "?p=124", "?id=7&p=123", "?x=1&id=a%20b", "?flag", "?flag=1", "?empty", "?empty=", "?empty=1", "?a+b=c+d", "?a%20b=c%20d", "?lang=en&lang=fr", "?lang=fr&lang=en"}
+)
+
+// randomPattern returns a pattern source and the capture names it defines.
+func randomPattern(rng *rand.Rand) (string, []string) {
+	var b strings.Builder
+	var names []string
+	multi := false
+	n := 1 + rng.IntN(3)
+	for i := range n {
+		b.WriteByte('/')
+		name := "p" + strconv.Itoa(i)
+		switch rng.IntN(10) {
+		case 0, 1, 2:
+			b.WriteString(patternWords[rng.IntN(len(patternWords))])
+		case 3:
+			b.WriteString(":" + name)
+			names = append(names, name)
+		case 4:
+			b.WriteString(":" + name + []string{"(v6|v7)", `(\d+)`, "([a-z]+)"}[rng.IntN(3)])
+			names = append(names, name)
+		case 5:
+			b.WriteString(":" + name + ".html")
+			names = append(names, name)
+		case 6:
+			b.WriteString("v:" + name)
+			names = append(names, name)
+		case 7:
+			if i == n-1 || rng.IntN(2) == 0 {
+				b.WriteString(":" + name + "?")
+				names = append(names, name)
+			} else {
+				b.WriteString("guide")
+			}
+		default:
+			if multi {
+				b.WriteString("guide")
+				continue
+			}
+			multi = true
+			switch rng.IntN(3) {
+			case 0:
+				b.WriteString("*")
+				names = append(names, "splat")
+			case 1:
+				b.WriteString(":" + name + "*")
+				names = append(names, name)
+			default:
+				b.WriteString(":" + name + "+")
+				names = append(names, name)
+			}
+		}
+	}
+	return b.String(), names
+}
+
+// patternRules returns random extended rules after the literal ones, with
+// IDs and creation times that follow theirs; each is checked by the
+// pattern engine, and one per kind, host and source is kept.
+func patternRules(rng *rand.Rand, literal []redirects.Rule, n int) []redirects.Rule {
+	base := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	seen := map[string]bool{}
+	var out []redirects.Rule
+	for len(out) < n {
+		r := redirects.Rule{ID: int64(len(literal) + len(out) + 1), CreatedAt: base.Add(time.Duration(len(out)) * time.Second)}
+		r.Priority = rng.IntN(3) * 50
+		r.StatusCode = redirects.StatusCodes[rng.IntN(len(redirects.StatusCodes))]
+		var names []string
+		switch rng.IntN(6) {
+		case 0, 1, 2:
+			r.MatchType = redirects.Pattern
+			r.Source, names = randomPattern(rng)
+		case 3:
+			r.MatchType = redirects.Regex
+			r.Source = []string{`^/r/(\d+)$`, `/(en|fr)/old/(?P<rest>.*)`, `/docs/v[0-9]+/.*`}[rng.IntN(3)]
+		default:
+			r.MatchType = []redirects.MatchType{redirects.Exact, redirects.StartsWith}[rng.IntN(2)]
+			r.Source = "/" + patternWords[rng.IntN(len(patternWords))]
+			if rng.IntN(2) == 0 {
+				r.Source += "/" + patternWords[rng.IntN(len(patternWords))]
+			}
+		}
+		if rng.IntN(3) == 0 || r.MatchType.Literal() && rng.IntN(2) == 0 {
+			c := patternConds[rng.IntN(len(patternConds))]
+			if r.MatchType == redirects.Regex {
+				r.Source += "$?" + c
+			} else {
+				r.Source += "?" + c
+			}
+			if c == "id=:qid" {
+				names = append(names, "qid")
+			}
+		}
+		if rng.IntN(3) == 0 || r.MatchType.Literal() && !strings.Contains(r.Source, "?") {
+			r.Host = patternHosts[rng.IntN(len(patternHosts))]
+		}
+		if r.StatusCode != redirects.StatusGone {
+			r.Destination = patternDestination(rng, r.MatchType, names)
+			r.PreserveQuery = rng.IntN(3) == 0
+			r.PreservePath = r.MatchType == redirects.StartsWith && rng.IntN(2) == 0
+		}
+		key := r.MatchType.String() + " " + r.Host + " " + r.Source
+		if seen[key] {
+			continue
+		}
+		if _, err := pattern.Compile([]pattern.Rule{r.PatternRule()}, pattern.Settings{}); err != nil {
+			continue
+		}
+		seen[key] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+// patternDestination inserts some of the captures: after a path, after a
+// host, and at the start of a path (where the API makes a leading run of
+// '/' one).
+func patternDestination(rng *rand.Rand, mt redirects.MatchType, names []string) string {
+	if mt == redirects.Regex {
+		return []string{"/num/$1", "/to/$1?x=1", "https://ex.com/$1#top", "/fixed"}[rng.IntN(4)]
+	}
+	if len(names) == 0 || rng.IntN(5) == 0 {
+		return []string{"/new", "/b?x=1", "https://ex.com/p", "/c#top"}[rng.IntN(4)]
+	}
+	ref := func() string { return ":" + names[rng.IntN(len(names))] }
+	switch rng.IntN(4) {
+	case 0:
+		return "/to/" + ref()
+	case 1:
+		return "https://ex.com/" + ref() + "?x=1"
+	case 2:
+		return "/" + ref() + "/end#f"
+	}
+	return "/" + ref()
+}
+
+var placeholderRE = regexp.MustCompile(`:[A-Za-z][A-Za-z0-9_]*(\([^)]*\))?[*+?]?|\*`)
+
+// patternPaths returns requests for rules: pattern sources with their
+// placeholders filled, literal sources with rests, each with a random query,
+// some escaped, some with a doubled '/'.
+func patternPaths(rng *rand.Rand, rules []redirects.Rule, n int) []string {
+	var out []string
+	for len(out) < n {
+		r := rules[rng.IntN(len(rules))]
+		src, _, _ := strings.Cut(r.Source, "?")
+		var p string
+		switch r.MatchType {
+		case redirects.Pattern:
+			if strings.Contains(src, ":p") && rng.IntN(8) == 0 {
+				src = strings.Replace(src, "?", "", 1)
+			}
+			p = placeholderRE.ReplaceAllStringFunc(src, func(string) string {
+				w := patternWords[rng.IntN(len(patternWords))]
+				switch rng.IntN(5) {
+				case 0:
+					return w + "/" + patternWords[rng.IntN(len(patternWords))]
+				case 1:
+					return ""
+				}
+				return w
+			})
+			p = strings.ReplaceAll(p, "(", "")
+		case redirects.Regex:
+			p = []string{"/r/12", "/r/x", "/en/old/a/b", "/fr/old/", "/docs/v6/x", "/docs/v/x"}[rng.IntN(6)]
+		default:
+			p = src
+			if rng.IntN(2) == 0 {
+				p += []string{"/", "x", "/a/b"}[rng.IntN(3)]
+			}
+		}
+		// A request target starting with "//" would be sent as a
+		// scheme-relative URL by the client: one '/' is enough there.
+		p = "/" + strings.TrimLeft(p, "/")
+		switch rng.IntN(6) {
+		case 0:
+			p = strings.ToUpper(p)
+		case 1:
+			// A doubled '/' past the first (a request target starting
+			// with "//" is read as a scheme-relative URL by the client).
+			if i := strings.IndexByte(p[1:], '/'); i >= 0 {
+				p = p[:i+1] + "/" + p[i+1:]
+			}
+		}
+		p = rulemodel.Escape(p, rng.IntN(3) == 0)
+		if i := strings.IndexByte(p[1:], '/'); i >= 0 && rng.IntN(4) == 0 {
+			p = p[:i+1] + "%2F" + p[i+2:] // a '/' past the first escaped
+		}
+		out = append(out, p+requestQuery[rng.IntN(len(requestQuery))])
+	}
+	return out
+}
+
+// patternRequest is one request: the Host header and the request target.
+type patternRequest struct{ host, path string }
+
+// TestPatternsNginx runs the nginx exports of random projects with
+// extended rules, of each settings, in real nginx.
+func TestPatternsNginx(t *testing.T) {
+	bin := servertest.LookPath(t, "nginx")
+	seed := testSeed(t, uint64(time.Now().UnixNano()))
+	// tally counts the requests answered as the lookup API by each kind of
+	// extended rule, over the four projects: each kind must have answered
+	// some, or the test proved nothing about it.
+	tally := map[string]int{}
+	defer checkTally(t, tally, seed)
+	for i, set := range optionSettings {
+		t.Run(set.String(), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, uint64(i)+100))
+			t.Logf("REDIRECTS_TEST_SEED=%d", seed)
+			literal, literalPaths := optionProject(t, rng, set)
+			rules := append(literal, patternRules(rng, literal, 60)...)
+			files := buildFiles(t, rules, set)
+			dir := t.TempDir()
+			servertest.WriteFile(t, filepath.Join(dir, "redirects.conf"), files["nginx"])
+			servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["nginx-map-exact"])
+			servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["nginx-map-prefix"])
+			sizes := regexp.MustCompile(`(?m)^#     (map_hash_\w+ \d+;)$`).FindAllStringSubmatch(string(files["nginx-map-exact"]), -1)
+			if len(sizes) != 2 {
+				t.Fatalf("nginx-map-exact's comment does not give the two map_hash sizes:\n%s", files["nginx-map-exact"])
+			}
+			prefixLines := export.NginxMapPrefixSnippet + "\n" + export.NginxMapPrefixStatusSnippet
+			nginxPort := servertest.FreePort(t)
+			cases := []optionCase{
+				{"nginx-map-exact", servertest.FreePort(t), 204, []string{"nginx-map-exact"}, true, false, false, false},
+				{"nginx-map-prefix", servertest.FreePort(t), 204, []string{"nginx-map-prefix"}, false, true, false, false},
+				{"nginx-map-exact+nginx-map-prefix", servertest.FreePort(t), 204, []string{"nginx-map-exact", "nginx-map-prefix"}, true, true, false, false},
+			}
+			servers := []string{
+				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet + "\nlocation / { return 404; }",
+				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxMapExactSnippet + "\nreturn 204;",
+				export.NginxAbsoluteRedirectSnippet + "\n" + prefixLines + "\nreturn 204;",
+				export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxMapExactSnippet + "\n" + prefixLines + "\nreturn 204;",
+			}
+			ports := []int{nginxPort}
+			for _, c := range cases {
+				ports = append(ports, c.port)
+			}
+			http := sizes[0][1] + "\n" + sizes[1][1] + "\n" + export.NginxMapExactHTTPSnippet + "\n" + export.NginxMapPrefixHTTPSnippet
+			conf := servertest.NginxConf(dir, http, servers, ports)
+			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+			args := []string{"-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf")}
+			servertest.Check(t, bin, append([]string{"-t"}, args...)...)
+			servertest.Start(t, ports, bin, args...)
+
+			comparePatterns(t, tally, "nginx", set, rules, files["nginx"], nginxPort, 404, patternRequests(rng, rules, literalPaths))
+			compareOptions(t, set, literal, files, literalPaths, cases)
+		})
+	}
+}
+
+// TestPatternsHAProxy runs the haproxy exports of random projects with
+// extended rules, of each settings, in real haproxy.
+func TestPatternsHAProxy(t *testing.T) {
+	bin := servertest.LookPath(t, "haproxy")
+	seed := testSeed(t, uint64(time.Now().UnixNano()))
+	tally := map[string]int{}
+	defer checkTally(t, tally, seed)
+	for i, set := range optionSettings {
+		t.Run(set.String(), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, uint64(i)+200))
+			t.Logf("REDIRECTS_TEST_SEED=%d", seed)
+			literal, literalPaths := optionProject(t, rng, set)
+			rules := append(literal, patternRules(rng, literal, 60)...)
+			files := buildFiles(t, rules, set)
+			dir := t.TempDir()
+			servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
+			servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
+			exactLines, prefixLines := export.HAProxyMapExactSnippet, export.HAProxyMapPrefixSnippet+"\n"+export.HAProxyMapPrefixStatusSnippet
+			if set.CaseInsensitive {
+				exactLines, prefixLines = export.HAProxyMapExactFoldSnippet, export.HAProxyMapPrefixFoldSnippet+"\n"+export.HAProxyMapPrefixStatusSnippet
+			}
+			haproxyPort := servertest.FreePort(t)
+			cases := []optionCase{
+				{"haproxy-map-exact", servertest.FreePort(t), 204, []string{"haproxy-map-exact"}, true, false, false, false},
+				{"haproxy-map-prefix", servertest.FreePort(t), 204, []string{"haproxy-map-prefix"}, false, true, false, false},
+				{"haproxy-map-exact+haproxy-map-prefix", servertest.FreePort(t), 204, []string{"haproxy-map-exact", "haproxy-map-prefix"}, true, true, false, false},
+			}
+			frontends := []string{exactLines, prefixLines, exactLines + "\n" + prefixLines}
+			var conf strings.Builder
+			conf.WriteString(servertest.HAProxyHead)
+			conf.WriteString(servertest.HAProxyFrontend("chain", haproxyPort, dir, string(files["haproxy"])))
+			ports := []int{haproxyPort}
+			for i, c := range cases {
+				conf.WriteString(servertest.HAProxyFrontend("f"+strconv.Itoa(i), c.port, dir, frontends[i]))
+				ports = append(ports, c.port)
+			}
+			cfg := filepath.Join(dir, "haproxy.cfg")
+			servertest.WriteFile(t, cfg, []byte(conf.String()))
+			servertest.Check(t, bin, "-c", "-f", cfg)
+			servertest.Start(t, ports, bin, "-db", "-f", cfg)
+			comparePatterns(t, tally, "haproxy", set, rules, files["haproxy"], haproxyPort, 204, patternRequests(rng, rules, literalPaths))
+			compareOptions(t, set, literal, files, literalPaths, cases)
+		})
+	}
+}
+
+// patternRequests returns the requests of a test: random hosts with
+// patternPaths, and the literal project's paths without a host.
+func patternRequests(rng *rand.Rand, rules []redirects.Rule, literalPaths []string) []patternRequest {
+	var reqs []patternRequest
+	for _, p := range patternPaths(rng, rules, 700) {
+		reqs = append(reqs, patternRequest{requestHosts[rng.IntN(len(requestHosts))], p})
+	}
+	for _, p := range literalPaths[:min(len(literalPaths), 150)] {
+		reqs = append(reqs, patternRequest{"", p})
+	}
+	return reqs
+}
+
+// checkTally fails a test in which some kind of extended rule answered no
+// request as the lookup API over its four projects: it proved nothing
+// about that kind.
+func checkTally(t *testing.T, tally map[string]int, seed uint64) {
+	for _, k := range []string{"pattern", "host", "query conditions"} {
+		if tally[k] == 0 && !t.Failed() {
+			t.Errorf("no request was answered as the lookup API by a rule with %s: the test tests too little (REDIRECTS_TEST_SEED=%d)", k, seed)
+		}
+	}
+}
+
+// apiAnswer is the lookup API's answer to a request for wire on host: the
+// pattern engine picks the rule and expands its destination, and the
+// options' model applies its status and options to it. rule is the index
+// of the rule that answers, or -1.
+func apiAnswer(t *testing.T, ps *pattern.Set, rules []redirects.Rule, model rulemodel.Settings, host, wire string) (answer, int) {
+	var m pattern.Match
+	if !ps.Lookup(host, wire, &m) {
+		return answer{}, -1
+	}
+	r := rules[m.Rule()]
+	c := r
+	c.Host, c.Destination = "", string(m.AppendDestination(nil))
+	if r.StatusCode == redirects.StatusGone {
+		c.Destination = ""
+	}
+	if r.MatchType == redirects.StartsWith {
+		c.Source, _, _ = strings.Cut(r.Source, "?")
+	} else {
+		d, _ := modelPath(wire)
+		c.MatchType, c.Source, c.PreservePath = redirects.Exact, d, false
+	}
+	a, ok := rulemodel.Lookup([]redirects.Rule{c}, model, wire)
+	if !ok {
+		t.Fatalf("the options' model does not match %s with %s %q, which the pattern engine matched (rule %s %q)", wire, c.MatchType, c.Source, r.MatchType, r.Source)
+	}
+	return answer{a.Status, a.Destination}, m.Rule()
+}
+
+// comparePatterns sends every request to the server on port and holds each
+// answer against apiAnswer, allowing a difference only where the API's
+// answer comes from a rule the file declares.
+func comparePatterns(t *testing.T, tally map[string]int, format string, set redirects.Settings, rules []redirects.Rule, body []byte, port, noMatch int, reqs []patternRequest) {
+	t.Helper()
+	prs := make([]pattern.Rule, len(rules))
+	for i := range rules {
+		prs[i] = rules[i].PatternRule()
+	}
+	ps, err := pattern.Compile(prs, set.PatternSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := declaredRules(t, format, body, rules)
+	client := &http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true, ResponseHeaderTimeout: time.Minute}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	got := make([]answer, len(reqs))
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for i := range next {
+				got[i], errs[i] = askHost(ctx, client, port, reqs[i], noMatch)
+			}
+		})
+	}
+	for i := range reqs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	model := rulemodel.Of(set)
+	same, differ, bad := 0, 0, 0
+	kinds := map[string]int{}
+	for i, q := range reqs {
+		if errs[i] != nil {
+			t.Fatalf("%s: GET %s (Host %s): %v", format, q.path, q.host, errs[i])
+		}
+		host := q.host
+		if host == "" {
+			host = "127.0.0.1:" + strconv.Itoa(port)
+		}
+		want, w := apiAnswer(t, ps, rules, model, host, q.path)
+		if got[i] == want {
+			same++
+			if w >= 0 && rules[w].Extended() {
+				kinds[extendedKind(&rules[w])]++
+			}
+			continue
+		}
+		if w >= 0 && declared[&rules[w]] {
+			differ++
+			continue
+		}
+		if bad++; bad <= 10 {
+			rule := "no rule"
+			if w >= 0 {
+				r := rules[w]
+				rule = fmt.Sprintf("%s %s%s -> %d %q pp=%v pq=%v", r.MatchType, r.Host, r.Source, r.StatusCode, r.Destination, r.PreservePath, r.PreserveQuery)
+			}
+			t.Errorf("%s (%s): GET %s (Host %q) answered %v; the lookup API answers %v (%s), and no declaration covers it", format, set, q.path, q.host, got[i], want, rule)
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%s: %d of %d requests answered otherwise than the lookup API without a declaration", format, bad, len(reqs))
+	}
+	for k, n := range kinds {
+		tally[k] += n
+	}
+	t.Logf("%s: %d rules (%d declared), %d requests: %d answered as the lookup API (by extended rules: %v), %d differently where declared",
+		format, len(rules), len(declared), len(reqs), same, kinds, differ)
+}
+
+// extendedKind names what makes a rule extended, for the test's tally.
+func extendedKind(r *redirects.Rule) string {
+	switch {
+	case r.MatchType == redirects.Pattern:
+		return "pattern"
+	case r.MatchType == redirects.Regex:
+		return "regex"
+	case r.Host != "":
+		return "host"
+	}
+	return "query conditions"
+}
+
+// askHost is askAny with a Host header.
+func askHost(ctx context.Context, client *http.Transport, port int, q patternRequest, noMatch int) (answer, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/", nil)
+	if err != nil {
+		return answer{}, err
+	}
+	req.URL.Opaque = q.path
+	if q.host != "" {
+		req.Host = q.host
+	}
+	resp, err := client.RoundTrip(req)
+	if err != nil {
+		return answer{}, err
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case 301, 302, 303, 307, 308:
+		return answer{resp.StatusCode, resp.Header.Get("Location")}, nil
+	case 410:
+		return answer{code: 410}, nil
+	case noMatch:
+		return answer{}, nil
+	}
+	return answer{}, fmt.Errorf("unexpected status %s", resp.Status)
+}
