@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"redirects"
 	"redirects/api"
@@ -160,4 +162,47 @@ func (c *cmd) ruleDeleteMatching(ctx context.Context, fs *flag.FlagSet, projectI
 	}
 	c.println(strconv.Itoa(n))
 	return nil
+}
+
+// printRules prints rules as a table, with each rule's revision when
+// withRevision is set. The HOST column is there only when a rule has a
+// host, so that a project without hosts is listed as it always was.
+func (c *cmd) printRules(rules []redirects.Rule, withRevision bool) error {
+	hosts := false
+	for i := range rules {
+		hosts = hosts || rules[i].Host != ""
+	}
+	bw := bufio.NewWriter(c.m.Stdout)
+	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	// row writes one line of cells: the first four, the revision and the
+	// host where the table has them, then the last three.
+	row := func(cells [9]string) {
+		out := append(make([]string, 0, len(cells)), cells[:4]...)
+		if withRevision {
+			out = append(out, cells[4])
+		}
+		if hosts {
+			out = append(out, cells[5])
+		}
+		fmt.Fprintln(w, strings.Join(append(out, cells[6:]...), "\t"))
+	}
+	row([9]string{"ID", "MATCH", "PRIORITY", "STATUS", "REVISION", "HOST", "SOURCE", "DESTINATION", "OPTIONS"})
+	for i := range rules {
+		r := &rules[i]
+		row([9]string{strconv.FormatInt(r.ID, 10), r.MatchType.String(), strconv.Itoa(r.Priority), strconv.Itoa(r.StatusCode),
+			strconv.FormatInt(r.Revision, 10), hostCell(r), r.Source, destinationCell(r), optionsCell(r)})
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// hostCell is a rule's host in a table: "-" for none, which answers every
+// host.
+func hostCell(r *redirects.Rule) string {
+	if r.Host == "" {
+		return "-"
+	}
+	return r.Host
 }
