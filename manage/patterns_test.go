@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -114,6 +115,26 @@ func testRulePatternsAndHosts(t *testing.T, open newStoreFunc) {
 	stored, err := e.store.FindRule(e.ctx, a.project.ID, pat.ID)
 	if err != nil || stored.Host != "" || stored.MatchType != redirects.Pattern {
 		t.Fatalf("stored = %+v (%v)", stored, err)
+	}
+
+	// rules.csv has the host column, and imports back as it is: a replace
+	// import of it changes nothing.
+	csv := string(c.do("GET", rules+".csv", nil).want(t, 200).body)
+	for _, want := range []string{"source,destination,statusCode,matchType,priority,id,host\r\n",
+		fmt.Sprintf("/moved,/here,301,exact,100,%d,old.example.com\r\n", onHost.ID), `^/p/(\d+)$,/posts/$1,301,regex,100,`} {
+		if !strings.Contains(csv, want) {
+			t.Errorf("rules.csv lacks %q:\n%s", want, csv)
+		}
+	}
+	var rep api.ImportCounts
+	c.do("POST", "/manage/v1/projects/"+a.project.ID+"/imports?mode=replace", csvBody(csv)).want(t, 200).decode(t, &rep)
+	if rep.Added != 0 || rep.Removed != 0 || rep.Updated != 0 {
+		t.Errorf("rules.csv imported back with replace: %+v, want nothing added, removed or updated", rep)
+	}
+	// A replace gives the rules new IDs: the rest is as it was.
+	noIDs := regexp.MustCompile(`,\d+,([^,\r]*)\r\n`)
+	if again := string(c.do("GET", rules+".csv", nil).want(t, 200).body); noIDs.ReplaceAllString(again, ",$1\r\n") != noIDs.ReplaceAllString(csv, ",$1\r\n") {
+		t.Errorf("rules.csv after importing it back:\n%s\nwas:\n%s", again, csv)
 	}
 }
 
