@@ -31,11 +31,18 @@ type RuleRef struct {
 	// (docs/contract.md#rule-options).
 	PreservePath  bool `json:"preservePath,omitempty"`
 	PreserveQuery bool `json:"preserveQuery,omitempty"`
+	// Host is the rule's host, "" for every host (docs/contract.md#hosts).
+	Host string `json:"host,omitempty"`
 }
 
-// String names the rule for messages: rule 12 (starts_with /a).
+// String names the rule for messages: rule 12 (starts_with /a), or with a
+// host rule 12 (pattern /:lang/a on example.com).
 func (r RuleRef) String() string {
-	return "rule " + strconv.FormatInt(r.ID, 10) + " (" + r.MatchType + " " + r.Source + ")"
+	s := "rule " + strconv.FormatInt(r.ID, 10) + " (" + r.MatchType + " " + r.Source
+	if r.Host != "" {
+		s += " on " + r.Host
+	}
+	return s + ")"
 }
 
 // LintFinding is one problem the lint of a rule set found.
@@ -106,6 +113,9 @@ type TestCase struct {
 	// FinalDestination, when set, is where following the project's own
 	// rules from the answer must end.
 	FinalDestination string `json:"finalDestination,omitempty"`
+	// Host is the host the request is for (docs/contract.md#hosts); ""
+	// is a lookup without a host, which host-less rules alone answer.
+	Host string `json:"host,omitempty"`
 }
 
 // CaseResult is the outcome of one expected-outcome case.
@@ -122,7 +132,8 @@ type CaseResult struct {
 }
 
 // DeployShrink is what a deploy removes of the live rules. A live rule is
-// removed when the deploy has no rule of its match type and source.
+// removed when the deploy has no rule of its match type, source and host
+// key.
 type DeployShrink struct {
 	Live    int `json:"live"`
 	Deploy  int `json:"deploy"`

@@ -30,6 +30,21 @@ type Lookup struct {
 	Explanation safety.Explanation `json:"explanation"`
 }
 
+// ExplainedAnswer returns the lookup's answer as the edge's /v1/lookup
+// writes it, taken from an explanation (its answering rule, status and
+// computed destination), or null without an answer. The management API
+// answers so for pattern, regex, host-scoped and conditioned rules.
+func ExplainedAnswer(e *safety.Explanation) (json.RawMessage, error) {
+	if e.Answer == nil {
+		return json.RawMessage("null"), nil
+	}
+	return json.Marshal(struct {
+		Destination string `json:"destination"`
+		StatusCode  int    `json:"statusCode"`
+		MatchType   string `json:"matchType"`
+	}{e.Destination, e.StatusCode, e.Answer.MatchType})
+}
+
 // Diff is the answer of a diff: `redirects diff --json` with the versions
 // compared.
 type Diff struct {

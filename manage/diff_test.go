@@ -135,6 +135,14 @@ func testDiffAndExplain(t *testing.T, open newStoreFunc) {
 		t.Fatalf("lookup of version 1 = %+v", lk)
 	}
 	viewer.do("GET", pbase+"/lookup?path=/old&version=-1", nil).want(t, 400, codeInvalidQuery)
+	// host: the lookup's host, which host-less rules answer too; a
+	// malformed or repeated one is refused.
+	viewer.do("GET", pbase+"/lookup?path=/old&version=1&host=Example.com", nil).want(t, 200).decode(t, &lk)
+	if lk.Answer["destination"] != "/new" || lk.Explanation.Host != "Example.com" {
+		t.Fatalf("lookup on a host = %+v", lk)
+	}
+	viewer.do("GET", pbase+"/lookup?path=/old&host=a%20b", nil).want(t, 400, codeInvalidQuery)
+	viewer.do("GET", pbase+"/lookup?path=/old&host=a.example&host=b.example", nil).want(t, 400, codeInvalidQuery)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -3,6 +3,7 @@ package manage
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 
 	"redirects"
 	"redirects/api"
@@ -44,6 +45,13 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 	if path == "" || path[0] != '/' || len(path) > redirects.MaxSourceLen {
 		return badQuery("the query parameter \"path\" must start with / and be at most %d bytes", redirects.MaxSourceLen)
 	}
+	host, err := query(r, "host")
+	if err != nil {
+		return err
+	}
+	if host != "" && !safety.ValidLookupHost(host) {
+		return badQuery("the query parameter \"host\" is %q, not a host name", host)
+	}
 	spec, err := versionParam(r, "version", "live")
 	if err != nil {
 		return err
@@ -52,8 +60,16 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := api.Lookup{Path: path, Version: api.RuleSetVersion(rs), Answer: json.RawMessage("null"), Explanation: safety.ExplainWith(rs.Rules, rs.Settings, path)}
-	if m, ok := engine.CompileWith(rs.Rules, rs.Settings).Lookup(path); ok {
+	e := safety.ExplainFor(rs.Rules, rs.Settings, host, path)
+	out := api.Lookup{Path: path, Version: api.RuleSetVersion(rs), Answer: json.RawMessage("null"), Explanation: e}
+	if slices.ContainsFunc(rs.Rules, func(r redirects.Rule) bool { return r.Extended() }) {
+		// Pattern, regex, host-scoped or conditioned rules: the literal
+		// engine does not take them, the explanation's answer is the
+		// contract's (docs/contract.md#pattern-rules).
+		if out.Answer, err = api.ExplainedAnswer(&e); err != nil {
+			return err
+		}
+	} else if m, ok := engine.CompileWith(rs.Rules, rs.Settings).Lookup(path); ok {
 		out.Answer = json.RawMessage(m.AppendJSON(nil, path))
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,9 +198,22 @@ func decodeTests(data []byte, at int, p *problems) string {
 		p.add("line %d, column %d: tests: a JSON %s, want an array", line, col, jsonKind(tok))
 		return ""
 	}
+	// The test file is written as the tests are read, so that tests past
+	// the largest test file are refused as soon as they are; the rows are
+	// kept (a bounded number, then) to write it again with a host column
+	// when a test names a host, so that a file without one reads as
+	// before.
 	var b strings.Builder
 	w := csv.NewWriter(&b)
 	w.Write(safety.CasesHeader)
+	var rows [][]string
+	var starts, index []int
+	hosts := false
+	tooLong := func(at, i int) string {
+		line, col := newPositions(data).at(at)
+		p.add("line %d, column %d: tests[%d]: the tests make a test file longer than the %d MiB a project's test file may be", line, col, i, redirects.MaxTestsLen>>20)
+		return ""
+	}
 	for i := 0; dec.More(); i++ {
 		var c safety.Case
 		start := keyStart(data, int64(at)+dec.InputOffset())
@@ -211,7 +225,7 @@ func decodeTests(data []byte, at int, p *problems) string {
 			}
 			return ""
 		}
-		for _, v := range []struct{ key, s string }{{"path", c.Path}, {"destination", c.Destination}, {"finalDestination", c.FinalDestination}} {
+		for _, v := range []struct{ key, s string }{{"path", c.Path}, {"destination", c.Destination}, {"finalDestination", c.FinalDestination}, {"host", c.Host}} {
 			if strings.ContainsRune(v.s, 0) {
 				p.add("tests[%d].%s: holds a NUL byte", i, v.key)
 			}
@@ -220,12 +234,27 @@ func decodeTests(data []byte, at int, p *problems) string {
 		if c.StatusCode != 0 && c.StatusCode != 204 {
 			status = strconv.Itoa(c.StatusCode)
 		}
-		w.Write([]string{c.Path, status, c.Destination, c.FinalDestination})
+		row := []string{c.Path, status, c.Destination, c.FinalDestination, c.Host}
+		w.Write(row[:4])
 		w.Flush()
 		if b.Len() > redirects.MaxTestsLen {
-			line, col := newPositions(data).at(start)
-			p.add("line %d, column %d: tests[%d]: the tests make a test file longer than the %d MiB a project's test file may be", line, col, i, redirects.MaxTestsLen>>20)
-			return ""
+			return tooLong(start, i)
+		}
+		rows = append(rows, row)
+		starts, index = append(starts, start), append(index, i)
+		hosts = hosts || c.Host != ""
+	}
+	if !hosts {
+		return b.String()
+	}
+	b.Reset()
+	w = csv.NewWriter(&b)
+	w.Write(append(slices.Clip(safety.CasesHeader), safety.CasesHostColumn))
+	for k, row := range rows {
+		w.Write(row)
+		w.Flush()
+		if b.Len() > redirects.MaxTestsLen {
+			return tooLong(starts[k], index[k])
 		}
 	}
 	return b.String()

@@ -202,3 +202,24 @@ func TestReadSkipsValuesOfNoShape(t *testing.T) {
 		wantRefused(t, err, want)
 	}
 }
+
+// TestReadKeepsATestsHost: an inline test's host becomes the test file's
+// host column; a file whose tests name none has no such column.
+func TestReadKeepsATestsHost(t *testing.T) {
+	d, err := readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [], "tests": [
+		{"path": "/a", "statusCode": 301, "destination": "/b", "host": "old.example"},
+		{"path": "/c", "statusCode": 0}]}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "path,status,destination,final_destination,host\n/a,301,/b,,old.example\n/c,none,,,\n"; d.Tests != want {
+		t.Fatalf("test file %q, want %q", d.Tests, want)
+	}
+	d, err = readFiles(t, map[string]string{"redirects.json": `{"project": "p", "rules": [], "tests": [{"path": "/c", "statusCode": 0}]}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "path,status,destination,final_destination\n/c,none,,\n"; d.Tests != want {
+		t.Fatalf("test file without hosts %q, want %q", d.Tests, want)
+	}
+}

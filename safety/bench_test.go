@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"fmt"
 	"syscall"
 	"testing"
 	"time"
@@ -120,4 +121,54 @@ func cpuTime() time.Duration {
 // collection included.
 func reportCPU(b *testing.B, start time.Duration) {
 	b.ReportMetric((cpuTime()-start).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// patternRules returns n pattern and regex rules shaped like real sets:
+// language and version prefixes, blog splats, a domain move per host
+// (every tenth rule), query captures on every fiftieth, a regex on every
+// twentieth; numbered from firstID.
+func patternRules(n int, firstID int64) []redirects.Rule {
+	t0 := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	rules := make([]redirects.Rule, 0, n)
+	for i := 0; len(rules) < n; i++ {
+		r := redirects.Rule{MatchType: redirects.Pattern, StatusCode: 301, Priority: 100}
+		switch i % 20 {
+		case 0, 1, 2, 3, 4, 5, 6, 7:
+			r.Source, r.Destination = fmt.Sprintf("/:lang/section%d/page%d", i%97, i), fmt.Sprintf("/:lang/docs/s%d/p%d", i%97, i)
+		case 8, 9, 10, 11, 12:
+			r.Source, r.Destination = fmt.Sprintf("/docs/v:version(\\d+)/topic%d/:page", i), fmt.Sprintf("/docs/:version/t%d/:page", i)
+		case 13, 14, 15, 16:
+			r.Source, r.Destination = fmt.Sprintf("/blog/%d/post-%d/*", 2000+i%25, i), fmt.Sprintf("/posts/%d/:splat", i)
+		case 17, 18:
+			r.Host, r.Source, r.Destination = fmt.Sprintf("old%d.example.com", i), "/*", "https://www.example.com/:splat"
+		default:
+			r.MatchType = redirects.Regex
+			r.Source, r.Destination = fmt.Sprintf(`/archive/%d/(\d+)/(?P<slug>[a-z-]+)`, i), fmt.Sprintf("/a/%d/$1/${slug}", i)
+		}
+		if i%50 == 0 && r.MatchType == redirects.Pattern {
+			r.Source += "?ref=:ref"
+			r.Destination += "?from=:ref"
+		}
+		r.ID, r.CreatedAt = firstID+int64(i), t0.Add(time.Duration(i)*time.Second)
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// BenchmarkLint1MPatterns lints 990,000 generated literal rules and
+// 10,000 pattern and regex rules (patternRules), the size a deploy must
+// lint in under 10 s (BENCHMARKS.md#lint-with-pattern-rules):
+//
+//	go test -run '^$' -bench 'Lint1MPatterns' -benchtime 3x -benchmem ./safety
+func BenchmarkLint1MPatterns(b *testing.B) {
+	rules := append(rulegen.Rules(990_000, 0.3, 1), patternRules(10_000, 2_000_000)...)
+	var findings []Finding
+	cpu := cpuTime()
+	for b.Loop() {
+		findings = Lint(rules, LintOptions{Hosts: benchHosts})
+	}
+	reportCPU(b, cpu)
+	e, w := Count(findings)
+	b.ReportMetric(float64(e), "errors")
+	b.ReportMetric(float64(w), "warnings")
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // Case is one expected outcome: what the lookup of Path must answer.
@@ -19,11 +20,17 @@ type Case = redirects.TestCase
 type CaseResult = redirects.CaseResult
 
 // CasesHeader is the header line of a test file; the fourth column is
-// optional.
+// optional, and so is CasesHostColumn after the first three.
 var CasesHeader = []string{"path", "status", "destination", "final_destination"}
 
+// CasesHostColumn is the optional column of a test file that names the
+// host a case's request is for (docs/contract.md#hosts); a case without
+// one is a lookup without a host.
+const CasesHostColumn = "host"
+
 // ParseCases reads a test file: CSV (RFC 4180) with the header
-// path,status,destination and optionally final_destination. path may carry
+// path,status,destination and optionally final_destination and host (in
+// either order after the first three). path may carry
 // a query string. status is 301, 302, 303, 307 or 308 with the destination
 // the answer must carry, 410 (gone) with an empty destination, or "none"
 // (or 204, the API's answer) for a path no rule may answer, whose
@@ -47,12 +54,22 @@ func ParseCases(in io.Reader) ([]Case, error) {
 	// The message names the column, not what it holds: the file may not be
 	// a test file at all, and its first line is not for an error to print.
 	want := fmt.Sprintf("want %s[,%s]", strings.Join(CasesHeader[:3], ","), CasesHeader[3])
-	if len(header) != 3 && len(header) != 4 {
+	if len(header) != 3 && len(header) != 4 && len(header) != 5 {
 		return nil, redirects.Errorf(redirects.EINVALID, "line 1: the header has %d columns; %s", len(header), want)
 	}
+	cols := caseColumns{final: -1, host: -1}
 	for i := range header {
-		if !strings.EqualFold(header[i], CasesHeader[i]) {
+		switch {
+		case i < 3 && strings.EqualFold(header[i], CasesHeader[i]):
+		case i >= 3 && cols.final < 0 && strings.EqualFold(header[i], CasesHeader[3]):
+			cols.final = i
+		case i >= 3 && cols.host < 0 && strings.EqualFold(header[i], CasesHostColumn):
+			cols.host = i
+		case i < 3:
 			return nil, redirects.Errorf(redirects.EINVALID, "line 1: column %d of the header is not %s; %s", i+1, CasesHeader[i], want)
+		default:
+			return nil, redirects.Errorf(redirects.EINVALID, "line 1: column %d of the header is neither %s nor %s (each at most once); %s[,%s]",
+				i+1, CasesHeader[3], CasesHostColumn, want, CasesHostColumn)
 		}
 	}
 	var cases []Case
@@ -74,7 +91,7 @@ func ParseCases(in io.Reader) ([]Case, error) {
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
-		c, msg := parseCase(rec, len(header))
+		c, msg := parseCase(rec, len(header), cols)
 		if msg != "" {
 			if bad++; bad <= maxCaseProblems {
 				problems = append(problems, fmt.Sprintf("line %d: %s", line, msg))
@@ -121,7 +138,11 @@ func CountTests(csv string) (int, error) {
 	return len(cases), nil
 }
 
-func parseCase(rec []string, columns int) (Case, string) {
+// caseColumns says where a test file's optional columns are, -1 for
+// absent.
+type caseColumns struct{ final, host int }
+
+func parseCase(rec []string, columns int, cols caseColumns) (Case, string) {
 	if len(rec) != columns {
 		return Case{}, fmt.Sprintf("%d fields, want %d as in the header", len(rec), columns)
 	}
@@ -147,10 +168,16 @@ func parseCase(rec []string, columns int) (Case, string) {
 	default:
 		return Case{}, fmt.Sprintf("status %q is not one of 301, 302, 303, 307, 308, 410, none", s)
 	}
-	if columns == 4 {
-		c.FinalDestination = rec[3]
+	if cols.final >= 0 {
+		c.FinalDestination = rec[cols.final]
 		if c.FinalDestination != "" && (c.StatusCode == 0 || c.StatusCode == redirects.StatusGone) {
 			return Case{}, "a case expecting no redirect takes no final_destination"
+		}
+	}
+	if cols.host >= 0 && rec[cols.host] != "" {
+		c.Host = rec[cols.host]
+		if !ValidLookupHost(c.Host) {
+			return Case{}, fmt.Sprintf("host %q is not a host name", c.Host)
 		}
 	}
 	return c, ""
@@ -160,16 +187,16 @@ func parseCase(rec []string, columns int) (Case, string) {
 // which absolute destinations are followed for final destinations.
 func RunCases(rules []redirects.Rule, cases []Case, opts LintOptions) []CaseResult {
 	x := newIndex(rules, opts.Settings)
-	hosts := newOwnHosts(opts.Hosts)
+	hosts := newOwnHosts(opts.Hosts).withRules(x)
 	out := make([]CaseResult, len(cases))
 	for k, c := range cases {
 		// A case's path is as a client asks for it: matched as the edge
 		// matches it, decoded once, and answered with the computed
 		// destination.
 		res := CaseResult{Case: c}
-		res.Got = x.answer(c.Path)
+		res.Got = x.answer(c.Host, c.Path)
 		if isRedirect(res.Got.StatusCode) {
-			res.GotFinal, res.Loop = x.final(hosts, res.Got.Destination)
+			res.GotFinal, res.Loop = x.final(hosts, c.Host, res.Got.Destination)
 		}
 		if !res.Got.Same(Answer{StatusCode: c.StatusCode, Destination: c.Destination}) {
 			want := Answer{StatusCode: c.StatusCode, Destination: c.Destination}
@@ -198,19 +225,24 @@ const MaxFollow = 64
 // destinations, and returns where it ends (a destination that leaves the
 // project, that no rule answers, or that a 410 answers), or loop when a
 // request comes again or MaxFollow redirects pass.
-func (x *index) final(hosts ownHosts, dest string) (end string, loop bool) {
+func (x *index) final(hosts ownHosts, host, dest string) (end string, loop bool) {
 	seen := map[string]bool{}
 	for n := 0; ; n++ {
-		wire, ok := hosts.followWire(dest)
+		var wire string
+		var ok bool
+		host, wire, ok = hosts.followReq(host, dest)
 		if !ok {
 			return dest, false
 		}
-		a := x.answer(wire)
+		a := x.answer(host, wire)
 		if !isRedirect(a.StatusCode) {
 			return dest, false
 		}
 		p, _ := requested(wire)
 		req := x.set.Key(p) + "?" + redirects.RequestQuery(wire)
+		if x.ext != nil {
+			req = host + " " + req
+		}
 		if seen[req] || n >= MaxFollow {
 			return "", true
 		}
@@ -263,7 +295,11 @@ type junitFailure struct {
 func WriteJUnit(w io.Writer, suite string, results []CaseResult) error {
 	s := junitSuite{Name: suite, Tests: len(results), Failures: Failed(results), Cases: make([]junitCase, 0, len(results))}
 	for _, r := range results {
-		c := junitCase{Name: fmt.Sprintf("line %d: %s", r.Case.Line, r.Case.Path), ClassName: suite}
+		name := fmt.Sprintf("line %d: %s", r.Case.Line, r.Case.Path)
+		if r.Case.Host != "" {
+			name += " on " + r.Case.Host
+		}
+		c := junitCase{Name: name, ClassName: suite}
 		if !r.Pass {
 			msg := strings.Join(r.Problems, "; ")
 			c.Failure = &junitFailure{Message: msg, Type: "mismatch", Text: r.Case.Path + ": " + msg}
@@ -281,4 +317,12 @@ func WriteJUnit(w io.Writer, suite string, results []CaseResult) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// ValidLookupHost reports whether h is a host a lookup may be for
+// (docs/contract.md#hosts): a host name, in either IDN form, with or
+// without a port and a trailing dot; not a wildcard.
+func ValidLookupHost(h string) bool {
+	k, ok := pattern.HostKey(h)
+	return ok && !strings.Contains(k, "*")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // Answer is what a lookup answers for a path: a status and a destination,
@@ -55,6 +56,9 @@ type SettingsChange struct {
 // PathChange is a path whose answer differs between the versions.
 type PathChange struct {
 	Path string `json:"path"`
+	// Host is the host the path was looked up on, for a sample of a
+	// host-scoped rule; "" for a lookup without a host.
+	Host string `json:"host,omitempty"`
 	From Answer `json:"from"`
 	To   Answer `json:"to"`
 }
@@ -94,9 +98,11 @@ type DiffOptions struct {
 const DefaultMaxPaths = 100
 
 // Diff compares two rule sets (from, the older, and to). Rules are the same
-// rule when they share a match type and source; they changed when the
-// destination, the status, an option or (for starts_with rules, the only
-// ones it orders) the priority differs. The impact is computed by looking
+// rule when they share a match type, a source (its query conditions
+// included) and a host key; they changed when the destination, the status,
+// an option or (for the rules it orders: all but exact ones) the priority
+// differs. Extended rules add a sample request each (on its host) to the
+// paths looked up. The impact is computed by looking
 // up sample paths in both sets, each under its settings. Neither slice is
 // modified.
 func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
@@ -149,7 +155,7 @@ func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
 	for _, p := range samplePaths(a, b, opts.From, opts.To) {
 		res.PathsChecked++
 		wire := wireOf(p)
-		oa, ob := xa.answer(wire), xb.answer(wire)
+		oa, ob := xa.answer("", wire), xb.answer("", wire)
 		if !oa.Same(ob) {
 			res.PathsChanged++
 			if limit < 0 || len(res.Impact) < limit {
@@ -157,7 +163,44 @@ func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
 			}
 		}
 	}
+	for _, q := range extSamples(xa, xb) {
+		res.PathsChecked++
+		oa, ob := xa.answer(q.host, q.wire), xb.answer(q.host, q.wire)
+		if !oa.Same(ob) {
+			res.PathsChanged++
+			if limit < 0 || len(res.Impact) < limit {
+				res.Impact = append(res.Impact, PathChange{Path: q.wire, Host: q.host, From: oa, To: ob})
+			}
+		}
+	}
 	return res
+}
+
+// request is a lookup's host and path as a client sends it.
+type request struct{ host, wire string }
+
+// extSamples returns the sample requests of the extended rules of xa and
+// xb (index.sample: a request each rule's source matches, on its host),
+// each once, by path then host.
+func extSamples(xa, xb *index) []request {
+	var out []request
+	for _, x := range []*index{xa, xb} {
+		if x.ext == nil {
+			continue
+		}
+		for i := range x.rules {
+			if !x.rules[i].Extended() {
+				continue
+			}
+			if h, w, ok := x.sample(int32(i)); ok {
+				out = append(out, request{h, w})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b request) int {
+		return cmp.Or(strings.Compare(a.wire, b.wire), strings.Compare(a.host, b.host))
+	})
+	return slices.Compact(out)
 }
 
 // samplePaths returns, sorted and each once, the sources of a and b (both
@@ -176,6 +219,10 @@ func samplePaths(a, b []*redirects.Rule, sa, sb redirects.Settings) []string {
 			r, i = a[i], i+1
 		} else {
 			r, j = b[j], j+1
+		}
+		if r.Extended() {
+			// Its source is no path: extSamples asks a request it matches.
+			continue
 		}
 		if n := len(sources); n == 0 || sources[n-1] != r.Source {
 			sources = append(sources, r.Source)
@@ -236,7 +283,22 @@ func compareIdentity(a, b *redirects.Rule) int {
 	if c := strings.Compare(a.Source, b.Source); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.MatchType, b.MatchType)
+	if c := cmp.Compare(a.MatchType, b.MatchType); c != 0 {
+		return c
+	}
+	if a.Host == b.Host {
+		return 0
+	}
+	return strings.Compare(hostKey(a.Host), hostKey(b.Host))
+}
+
+// hostKey is a rule's host key (docs/contract.md#hosts), or the host as
+// written when it is not a host name.
+func hostKey(h string) string {
+	if k, ok := pattern.HostKey(h); ok {
+		return k
+	}
+	return h
 }
 
 func changedFields(a, b *redirects.Rule) []string {
@@ -253,7 +315,7 @@ func changedFields(a, b *redirects.Rule) []string {
 	if a.PreserveQuery != b.PreserveQuery {
 		f = append(f, "preserveQuery")
 	}
-	if a.MatchType == redirects.StartsWith && a.Priority != b.Priority {
+	if a.MatchType != redirects.Exact && a.Priority != b.Priority {
 		f = append(f, "priority")
 	}
 	return f

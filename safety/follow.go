@@ -40,24 +40,64 @@ type follows struct {
 	answer []string
 	path   []string
 	next   []int32
+	// host is, for a project with extended rules, the host of the request
+	// that answer leads to; nil otherwise.
+	host []string
+}
+
+// rep returns the request lint follows rule i from: representative for a
+// literal rule (on no host), a sample of an extended rule's source on its
+// host. ok is false for an extended rule without a sample.
+func (x *index) rep(i int32) (host, wire string, ok bool) {
+	r := &x.rules[i]
+	if x.ext == nil || !r.Extended() {
+		return "", representative(r), true
+	}
+	return x.sample(i)
 }
 
 func followAll(x *index, hosts ownHosts) follows {
 	n := len(x.rules)
 	f := follows{answer: make([]string, n), path: make([]string, n), next: make([]int32, n)}
+	if x.ext != nil {
+		f.host = make([]string, n)
+	}
 	for i := range x.rules {
 		r := &x.rules[i]
 		f.next[i] = -1
 		if r.StatusCode == redirects.StatusGone {
 			continue
 		}
-		f.answer[i] = repAnswer(r)
-		p, ok := hosts.follow(f.answer[i])
+		if x.ext == nil || !r.Extended() {
+			f.answer[i] = repAnswer(r)
+		} else {
+			h, wire, ok := x.sample(int32(i))
+			if !ok {
+				continue
+			}
+			if f.answer[i], ok = x.ownAnswer(int32(i), h, wire); !ok {
+				continue
+			}
+		}
+		if x.ext == nil {
+			p, ok := hosts.follow(f.answer[i])
+			if !ok {
+				continue
+			}
+			f.path[i] = p
+			if j, _ := x.lookup(p); j >= 0 && x.rules[j].StatusCode != redirects.StatusGone {
+				f.next[i] = j
+			}
+			continue
+		}
+		h, _, _ := x.rep(int32(i))
+		nh, wire, ok := hosts.followReq(h, f.answer[i])
 		if !ok {
 			continue
 		}
-		f.path[i] = p
-		if j, _ := x.lookup(p); j >= 0 && x.rules[j].StatusCode != redirects.StatusGone {
+		f.path[i] = shownPath(wire)
+		f.host[i] = nh
+		if j, _ := x.resolve(nh, wire); j >= 0 && x.rules[j].StatusCode != redirects.StatusGone {
 			f.next[i] = j
 		}
 	}
@@ -72,7 +112,8 @@ func (f *follows) grows(x *index, i int32) bool {
 	if !r.PreservePath || r.MatchType != redirects.StartsWith {
 		return false
 	}
-	from, _ := requested(representative(r))
+	_, wire, _ := x.rep(i)
+	from, _ := requested(wire)
 	return x.set.Key(from) != x.set.Key(f.path[i])
 }
 
@@ -99,6 +140,26 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 	last := make([]int32, len(rules)) // the chain's last rule, or -1 into a loop
 	into := make([]int32, len(rules)) // for a chain into a loop, a rule on the loop
 	var out []Finding
+	// chain reports the chain from rule c. With extended rules, a chain
+	// whose requests run into a loop the rules' own samples did not show
+	// reports that loop too, once.
+	loops := map[string]bool{}
+	chain := func(c int32, growth bool) {
+		fd, w := chainFinding(x, hosts, &f, c, growth)
+		out = append(out, fd)
+		if x.ext == nil || len(w.cycle) == 0 {
+			return
+		}
+		ids := make([]int32, len(w.cycle))
+		copy(ids, w.cycle)
+		slices.Sort(ids)
+		key := fmt.Sprint(ids)
+		if onCycle[w.cycle[0]] || loops[key] {
+			return
+		}
+		loops[key] = true
+		out = append(out, walkLoopFinding(x, w))
+	}
 	walk := make([]int32, 0, 16)
 	for start := range rules {
 		if state[start] != unseen {
@@ -121,7 +182,16 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 				last[c] = -1
 				into[c] = c
 			}
-			out = append(out, loopFinding(x, &f, cycle))
+			if x.cycleReal(hosts, &f, cycle) {
+				out = append(out, loopFinding(x, &f, cycle))
+			} else {
+				// Followed from sample requests the rules lead into each
+				// other, but the requests they make do not repeat: a
+				// chain, reported from each rule as it really goes.
+				for _, c := range cycle {
+					chain(c, false)
+				}
+			}
 			walk = walk[:k]
 		}
 		for k := len(walk) - 1; k >= 0; k-- {
@@ -139,7 +209,7 @@ func lintFollow(x *index, hosts ownHosts) []Finding {
 		for _, c := range walk {
 			if next[c] >= 0 {
 				growth := last[c] < 0 && next[into[c]] == into[c] && f.grows(x, into[c])
-				out = append(out, chainFinding(x, hosts, &f, c, growth))
+				chain(c, growth)
 			}
 		}
 	}
@@ -179,6 +249,31 @@ func mixNote(bits uint8) string {
 	return " (the chain mixes permanent and temporary answers: " + strings.Join(codes[:len(codes)-1], ", ") + " and " + codes[len(codes)-1] + ")"
 }
 
+// cycleReal reports whether a cycle of rules, found by following each
+// rule from its own representative request, is a loop of the requests a
+// client makes. It is, for literal rules: each answers the next one's
+// representative path. An extended rule is followed from a sample of its
+// source, and the next rule answers another request than its own sample,
+// with other captures: the cycle is real when following the requests from
+// its first rule's sample makes one of them again.
+func (x *index) cycleReal(hosts ownHosts, f *follows, cycle []int32) bool {
+	if x.ext == nil {
+		return true
+	}
+	low := cycle[0]
+	ext := false
+	for _, c := range cycle {
+		ext = ext || x.rules[c].Extended()
+		if x.rules[c].ID < x.rules[low].ID {
+			low = c
+		}
+	}
+	if !ext {
+		return true
+	}
+	return walkChain(x, hosts, f, low).loop
+}
+
 // loopFinding describes a cycle of rules, rotated to start at its lowest
 // ID so the same loop reads the same way every time.
 func loopFinding(x *index, f *follows, cycle []int32) Finding {
@@ -195,7 +290,8 @@ func loopFinding(x *index, f *follows, cycle []int32) Finding {
 		// is followed from, then where it leads.
 		c := ordered[0]
 		r := Ref(&x.rules[c])
-		from, _ := requested(representative(&x.rules[c]))
+		_, wire, _ := x.rep(c)
+		from, _ := requested(wire)
 		out.Kind = KindPathGrowth
 		out.Rules = []RuleRef{r}
 		out.Path = []string{from, f.path[c]}
@@ -227,7 +323,7 @@ func loopFinding(x *index, f *follows, cycle []int32) Finding {
 		path = strings.Join(out.Path[:shown+1], " -> ") + " -> ..."
 		names = append(names, "...")
 	}
-	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", len(ordered), path, strings.Join(names, ", "))
+	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", len(ordered), path, strings.Join(names, ", ")) + sampleNote(x, ordered)
 	return out
 }
 
@@ -242,36 +338,59 @@ type chainWalk struct {
 	final string   // where following ends; "" when it loops
 	loop  bool     // a request came again, or MaxFollow redirects passed
 	bits  uint8    // statusBit of every answer on the way
+	// cycle and cyclePaths are, when a request came again, the rules
+	// from its first answer to the request before it came again, and the
+	// paths they answer (the first one again at the end).
+	cycle      []int32
+	cyclePaths []string
 }
 
 // walkChain follows rule i's answer through the rules as x.final does
 // (a request made twice, or more than MaxFollow redirects, is a loop),
 // recording the rules on the way. It costs at most MaxFollow lookups.
 func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
-	from, _ := requested(representative(&x.rules[i]))
+	host, from, _ := x.rep(i)
+	if x.ext != nil {
+		from = shownPath(from)
+	} else {
+		from, _ = requested(from)
+	}
 	w := chainWalk{rules: []int32{i}, paths: []string{from}, bits: statusBit(x.rules[i].StatusCode)}
 	// The representative request is not among the requests seen: rule i
 	// answers it by choice, where the lookup may pick another rule.
 	var seen []string
 	dest := f.answer[i]
 	for n := 0; ; n++ {
-		wire, ok := hosts.followWire(dest)
+		var wire string
+		var ok bool
+		host, wire, ok = hosts.followReq(host, dest)
 		if !ok {
 			w.final = dest
 			return w
 		}
 		p, _ := requested(wire)
-		j, m := x.lookup(p)
+		j, next := x.resolve(host, wire)
 		if j < 0 || x.rules[j].StatusCode == redirects.StatusGone {
 			w.final = dest
 			return w
 		}
 		w.rules = append(w.rules, j)
-		w.paths = append(w.paths, p)
+		if x.ext != nil {
+			w.paths = append(w.paths, shownPath(wire))
+		} else {
+			w.paths = append(w.paths, p)
+		}
 		w.bits |= statusBit(x.rules[j].StatusCode)
 		req := x.set.Key(p) + "?" + redirects.RequestQuery(wire)
-		if slices.Contains(seen, req) || n >= MaxFollow {
+		if x.ext != nil {
+			req = host + " " + req
+		}
+		if k := slices.Index(seen, req); k >= 0 || n >= MaxFollow {
 			w.loop = true
+			if k >= 0 {
+				w.cycle = slices.Clone(w.rules[k+1 : len(w.rules)-1])
+				w.cyclePaths = slices.Clone(w.paths[k+1:])
+			}
 			// Listed up to the first rule that answers again: past it the
 			// loop, or the growing path, repeats itself.
 			for k := 1; k < len(w.rules); k++ {
@@ -283,14 +402,14 @@ func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
 			return w
 		}
 		seen = append(seen, req)
-		dest = redirects.Target(&x.rules[j], wire, m)
+		dest = next
 	}
 }
 
 // chainFinding describes the chain that starts at rule i, followed with
 // the rest of each request (walkChain); growth says that the rules lead
 // into a rule whose path grows rather than into a loop.
-func chainFinding(x *index, hosts ownHosts, f *follows, i int32, growth bool) Finding {
+func chainFinding(x *index, hosts ownHosts, f *follows, i int32, growth bool) (Finding, chainWalk) {
 	w := walkChain(x, hosts, f, i)
 	out := Finding{Severity: SeverityWarning, Kind: KindChain, Hops: len(w.rules), MixedStatus: mixed(w.bits)}
 	shown := min(len(w.rules), MaxChainRules)
@@ -306,7 +425,7 @@ func chainFinding(x *index, hosts ownHosts, f *follows, i int32, growth bool) Fi
 			end = "into a path that grows on each redirect"
 		}
 		out.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again, %s", first, f.answer[i], by, end)
-		return out
+		return out, w
 	}
 	out.FinalDestination = w.final
 	out.Message = fmt.Sprintf("%s redirects to %s, which %s redirects again: %d redirects in a row end at %s; point it at %s directly",
@@ -314,5 +433,65 @@ func chainFinding(x *index, hosts ownHosts, f *follows, i int32, growth bool) Fi
 	if out.MixedStatus {
 		out.Message += mixNote(w.bits)
 	}
+	return out, w
+}
+
+// walkLoopFinding describes a loop that following the requests from a
+// rule's sample ran into, where the rules' own samples do not lead into
+// each other (a placeholder's sample value that another rule's constraint
+// refuses): rotated to start at its lowest ID, as loopFinding does.
+func walkLoopFinding(x *index, w chainWalk) Finding {
+	low := 0
+	for k, c := range w.cycle {
+		if x.rules[c].ID < x.rules[w.cycle[low]].ID {
+			low = k
+		}
+	}
+	n := len(w.cycle)
+	out := Finding{Severity: SeverityError, Kind: KindLoop, Hops: n}
+	for k := range n {
+		out.Rules = append(out.Rules, Ref(&x.rules[w.cycle[(low+k)%n]]))
+		out.Path = append(out.Path, w.cyclePaths[(low+k)%n])
+	}
+	out.Path = append(out.Path, out.Path[0])
+	if n == 1 {
+		out.Kind = KindSelfMatch
+		out.Message = fmt.Sprintf("%s answers %s with a request it answers again: a redirect loop", out.Rules[0], out.Path[0])
+		return out
+	}
+	shown := min(n, MaxChainRules)
+	names := make([]string, shown)
+	for k, r := range out.Rules[:shown] {
+		names[k] = r.String()
+	}
+	path := strings.Join(out.Path, " -> ")
+	if shown < n {
+		path = strings.Join(out.Path[:shown+1], " -> ") + " -> ..."
+		names = append(names, "...")
+	}
+	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", n, path, strings.Join(names, ", ")) + sampleNote(x, w.cycle)
 	return out
+}
+
+// shownPath is how a finding shows a request in a project with extended
+// rules: its decoded path and, when it has one, its query as sent, which
+// query conditions read.
+func shownPath(wire string) string {
+	p, _ := requested(wire)
+	if q := redirects.RequestQuery(wire); q != "" {
+		return p + "?" + q
+	}
+	return p
+}
+
+// sampleNote says, for a loop through pattern or regex rules, that its
+// paths are samples: each placeholder's name stands for any value it
+// takes.
+func sampleNote(x *index, rules []int32) string {
+	for _, c := range rules {
+		if mt := x.rules[c].MatchType; mt == redirects.Pattern || mt == redirects.Regex {
+			return "; the paths are samples, each placeholder written as its name"
+		}
+	}
+	return ""
 }

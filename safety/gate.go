@@ -97,16 +97,19 @@ func measureShrink(live, deploy []redirects.Rule, opts GateOptions) Shrink {
 		return s
 	}
 	s.Live = len(live)
+	// A rule is kept when the deploy has one of its match type, source
+	// (query conditions included) and host key (docs/contract.md#keys).
 	type key struct {
 		m      redirects.MatchType
 		source string
+		host   string
 	}
 	kept := make(map[key]bool, len(deploy))
 	for i := range deploy {
-		kept[key{deploy[i].MatchType, deploy[i].Source}] = true
+		kept[key{deploy[i].MatchType, deploy[i].Source, hostKey(deploy[i].Host)}] = true
 	}
 	for i := range live {
-		if !kept[key{live[i].MatchType, live[i].Source}] {
+		if !kept[key{live[i].MatchType, live[i].Source, hostKey(live[i].Host)}] {
 			s.Removed++
 		}
 	}

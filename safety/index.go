@@ -22,6 +22,7 @@ import (
 
 	"redirects"
 	"redirects/engine"
+	"redirects/engine/pattern"
 )
 
 // index answers lookups over a rule set with the index of the answering rule
@@ -46,6 +47,10 @@ type index struct {
 	// ppos is, for every rule, the index in psrc of its source if it is a
 	// starts_with rule, else -1.
 	ppos []int32
+	// ext holds the extended rules (patterns, regexes, hosts, query
+	// conditions), which the fields above leave out; nil when there are
+	// none.
+	ext *extended
 }
 
 // newIndex builds the index of rules under settings s. rules is retained,
@@ -65,9 +70,14 @@ func newIndex(rules []redirects.Rule, s redirects.Settings) *index {
 		}
 		folded = func(i int32) string { return fold[i] }
 	}
+	x.ext = newExtended(x)
+	literal := func(i int) bool { return x.ext == nil || !rules[i].Extended() }
 	var prefix []int32
 	nExact := 0
 	for i := range rules {
+		if !literal(i) {
+			continue
+		}
 		if rules[i].MatchType == redirects.StartsWith {
 			prefix = append(prefix, int32(i))
 		} else {
@@ -76,7 +86,7 @@ func newIndex(rules []redirects.Rule, s redirects.Settings) *index {
 	}
 	x.exact = make(map[string]int32, nExact)
 	for i := range rules {
-		if rules[i].MatchType != redirects.StartsWith {
+		if literal(i) && rules[i].MatchType != redirects.StartsWith {
 			// The first exact rule of a key answers, as in Compile.
 			k := s.Key(rules[i].Source)
 			if _, dup := x.exact[k]; !dup {
@@ -184,19 +194,16 @@ func (x *index) find(s string) int32 {
 }
 
 // answer returns the lookup API's answer to wire, a requested path as a
-// client sends it (query and fragment included): the rule's computed
-// destination (redirects.Target).
-func (x *index) answer(wire string) Answer {
-	p, err := redirects.DecodePath(wire)
-	if err != nil {
-		return Answer{}
-	}
-	i, m := x.lookup(p)
+// client sends it (query and fragment included), on host ("" for none):
+// the rule's computed destination (redirects.Target, with the captures
+// inserted).
+func (x *index) answer(host, wire string) Answer {
+	i, dest := x.resolve(host, wire)
 	if i < 0 {
 		return Answer{}
 	}
 	r := &x.rules[i]
-	return Answer{StatusCode: r.StatusCode, Destination: redirects.Target(r, wire, m), RuleID: r.ID}
+	return Answer{StatusCode: r.StatusCode, Destination: dest, RuleID: r.ID}
 }
 
 // longestPrefix returns the index in psrc of the longest source that
@@ -228,7 +235,8 @@ func sortSearch(n int, f func(int) bool) int {
 }
 
 // ownHosts is the set of hosts whose absolute destinations lead back into
-// the project, lower-cased.
+// the project, lower-cased: the hosts lint is given and the rules' own
+// hosts ("*.example.com" for any subdomain of example.com).
 type ownHosts map[string]bool
 
 func newOwnHosts(hosts []string) ownHosts {
@@ -237,6 +245,58 @@ func newOwnHosts(hosts []string) ownHosts {
 		h[strings.ToLower(strings.TrimSpace(s))] = true
 	}
 	return h
+}
+
+// ruleHostMark starts the entries of ownHosts that are rules' host keys,
+// which a destination's host is compared with in its host key form (so
+// that either IDN form, a port or a trailing dot matches).
+const ruleHostMark = "\x00"
+
+// withRules adds the host keys of x's rules: declared hosts and rule
+// hosts alike are the project's own (docs/contract.md#hosts).
+func (h ownHosts) withRules(x *index) ownHosts {
+	if x.ext == nil {
+		return h
+	}
+	for _, k := range x.ext.host {
+		if k != "" {
+			h[ruleHostMark] = true
+			h[ruleHostMark+k] = true
+		}
+	}
+	return h
+}
+
+// own reports whether host (lower-cased, maybe with a port) is one of h.
+func (h ownHosts) own(host string) bool {
+	if h[host] {
+		return true
+	}
+	name, _, hasPort := strings.Cut(host, ":")
+	if hasPort && h[name] {
+		return true
+	}
+	for i := 1; i < len(name); i++ {
+		if name[i] == '.' && h["*"+name[i:]] {
+			return true
+		}
+	}
+	if !h[ruleHostMark] {
+		return false
+	}
+	k, ok := pattern.HostKey(host)
+	if !ok {
+		return false
+	}
+	if h[ruleHostMark+k] {
+		return true
+	}
+	for i := 1; i < len(k); i++ {
+		if k[i] == '.' && h[ruleHostMark+"*"+k[i:]] {
+			return true
+		}
+	}
+	return false
 }
 
 // follow returns the path a client requests next when answered with dest,
@@ -258,35 +318,40 @@ func (h ownHosts) follow(dest string) (path string, ok bool) {
 // dest, as it sends it (its path and query, without the fragment), or false
 // as follow does.
 func (h ownHosts) followWire(dest string) (wire string, ok bool) {
+	_, wire, ok = h.followReq("", dest)
+	return wire, ok
+}
+
+// followReq is followWire for a request on host: the next request's host
+// is host for a relative destination, else the destination's (lower-cased,
+// as written).
+func (h ownHosts) followReq(host, dest string) (next, wire string, ok bool) {
 	if f := strings.IndexByte(dest, '#'); f >= 0 {
 		dest = dest[:f]
 	}
 	if strings.HasPrefix(dest, "/") {
 		_, err := redirects.DecodePath(dest)
-		return dest, err == nil
+		return host, dest, err == nil
 	}
 	rest, found := cutSchemeFold(dest)
 	if !found || len(h) == 0 {
-		return "", false
+		return "", "", false
 	}
 	end := strings.IndexAny(rest, "/?")
-	host, path := rest, "/"
+	next, path := rest, "/"
 	if end >= 0 {
-		host = rest[:end]
+		next = rest[:end]
 		path = rest[end:]
 		if rest[end] == '?' {
 			path = "/" + path
 		}
 	}
-	host = strings.ToLower(host)
-	if !h[host] {
-		name, _, hasPort := strings.Cut(host, ":")
-		if !hasPort || !h[name] {
-			return "", false
-		}
+	next = strings.ToLower(next)
+	if !h.own(next) {
+		return "", "", false
 	}
 	_, err := redirects.DecodePath(path)
-	return path, err == nil
+	return next, path, err == nil
 }
 
 // requested returns a requested path in the form matching compares, and

@@ -49,9 +49,13 @@ const (
 	// and whose destination's path does, so a request below the source
 	// ("/x/a" for "/x") is answered with "//" at the join ("/y//a").
 	KindDoubleSlash Kind = "double-slash"
+	// KindInvalid: the rule engine refuses a rule (a malformed or
+	// oversized pattern or regex), which validation normally does first;
+	// such a rule never answers.
+	KindInvalid Kind = "invalid"
 )
 
-var kindOrder = map[Kind]int{KindLoop: 0, KindSelfMatch: 1, KindPathGrowth: 2, KindChain: 3, KindShadowed: 4,
+var kindOrder = map[Kind]int{KindInvalid: -1, KindLoop: 0, KindSelfMatch: 1, KindPathGrowth: 2, KindChain: 3, KindShadowed: 4,
 	KindRedundant: 5, KindOverlap: 6, KindDoubleSlash: 7}
 
 // RuleRef names a rule in a finding, an explanation or a diff.
@@ -60,7 +64,7 @@ type RuleRef = redirects.RuleRef
 // Ref returns the RuleRef of r.
 func Ref(r *redirects.Rule) RuleRef {
 	return RuleRef{ID: r.ID, MatchType: r.MatchType.String(), Source: r.Source, Destination: r.Destination,
-		StatusCode: r.StatusCode, Priority: r.Priority, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
+		StatusCode: r.StatusCode, Priority: r.Priority, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host}
 }
 
 // Finding is one problem Lint found.
@@ -118,8 +122,12 @@ func Count(findings []Finding) (errors, warnings int) {
 func Lint(rules []redirects.Rule, opts LintOptions) []Finding {
 	x := newIndex(rules, opts.Settings)
 	var out []Finding
-	out = append(out, lintFollow(x, newOwnHosts(opts.Hosts))...)
+	if x.ext != nil {
+		out = append(out, x.ext.invalid...)
+	}
+	out = append(out, lintFollow(x, newOwnHosts(opts.Hosts).withRules(x))...)
 	out = append(out, lintPrefixes(x)...)
+	out = append(out, lintCovered(x)...)
 	out = append(out, lintRedundant(x)...)
 	out = append(out, lintDoubleSlash(x)...)
 	slices.SortStableFunc(out, func(a, b Finding) int {
@@ -147,7 +155,7 @@ func lintPrefixes(x *index) []Finding {
 	var out []Finding
 	for i := range rules {
 		r := &rules[i]
-		if r.MatchType != redirects.StartsWith {
+		if r.MatchType != redirects.StartsWith || x.ppos[i] < 0 {
 			continue
 		}
 		j := x.ppos[i]
@@ -276,6 +284,14 @@ func sameBeneath(x *index, r *redirects.Rule) bool {
 		}
 		wire := wireOf(p)
 		for _, q := range []string{"", probeQuery} {
+			if x.ext != nil {
+				// Without the exact rule a pattern, regex or
+				// conditioned rule might answer instead: the warning is
+				// only given when none matches.
+				if i, _, _ := x.resolveExt("", wire+q, p); i >= 0 {
+					return false
+				}
+			}
 			if redirects.Target(r, wire+q, len(p)) != redirects.Target(&x.rules[w], wire+q, m) {
 				return false
 			}
@@ -292,7 +308,7 @@ func lintDoubleSlash(x *index) []Finding {
 	var out []Finding
 	for i := range x.rules {
 		r := &x.rules[i]
-		if !r.PreservePath || r.MatchType != redirects.StartsWith || r.StatusCode == redirects.StatusGone || strings.HasSuffix(r.Source, "/") {
+		if !r.PreservePath || r.MatchType != redirects.StartsWith || r.StatusCode == redirects.StatusGone || strings.HasSuffix(r.Source, "/") || strings.Contains(r.Source, "?") {
 			continue
 		}
 		path, _, _ := redirects.SplitDestination(r.Destination)

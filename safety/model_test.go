@@ -248,7 +248,7 @@ func TestIndexIsTheEngine(t *testing.T) {
 			if ok {
 				want = Answer{StatusCode: m.StatusCode(), Destination: m.Destination()}
 			}
-			got := x.answer(p)
+			got := x.answer("", p)
 			if !got.Same(want) {
 				t.Fatalf("index answers %s with %v, the engine with %v", p, got, want)
 			}

@@ -107,6 +107,12 @@ func (t *Target) Explain(path string) Explanation {
 	return ExplainWith(t.Rules, t.Settings, path)
 }
 
+// ExplainFor is ExplainFor of the target's rules and settings, for a
+// lookup on host.
+func (t *Target) ExplainFor(host, path string) Explanation {
+	return ExplainFor(t.Rules, t.Settings, host, path)
+}
+
 // RunCases is RunCases on the target's rules with its settings and opts'
 // hosts.
 func (t *Target) RunCases(cases []Case, opts LintOptions) []CaseResult {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // VerifyOptions says how Verify asks the server.
@@ -27,6 +28,11 @@ type VerifyOptions struct {
 	// API's answers are computed with them, and the paths requested include
 	// each exact source's other spellings under them (VerifyPathsFor).
 	Settings redirects.Settings
+	// Host, when set, is the host the requests are for: sent as each
+	// request's Host header, and the API's answers are the lookup's for it
+	// (docs/contract.md#hosts). Empty: the base URL's host is sent and the
+	// answers are a lookup's without a host.
+	Host string
 }
 
 // Mismatch is a path the server answers otherwise than the API.
@@ -67,6 +73,23 @@ func VerifyPathsFor(rules []redirects.Rule, s redirects.Settings) []string {
 	for i := range rules {
 		r := &rules[i]
 		var ps []string
+		if r.Extended() {
+			// A sample request the rule's source matches, its query
+			// included (docs/contract.md#pattern-rules).
+			info, err := pattern.Inspect(r.PatternRule(), s.PatternSettings())
+			if err != nil || info.SamplePath == "" {
+				continue
+			}
+			p := info.SamplePath
+			if r.MatchType == redirects.StartsWith {
+				p = SamplePath(p)
+			}
+			if info.SampleQuery != "" {
+				p += "?" + info.SampleQuery
+			}
+			paths = append(paths, p)
+			continue
+		}
 		if r.MatchType == redirects.StartsWith {
 			ps = []string{SamplePath(r.Source)}
 		} else {
@@ -130,12 +153,12 @@ func Verify(ctx context.Context, baseURL string, rules []redirects.Rule, opts Ve
 	for range opts.Concurrency {
 		wg.Go(func() {
 			for i := range next {
-				status, loc, err := ask(ctx, rt, base, paths[i], opts.Timeout)
+				status, loc, err := ask(ctx, rt, base, opts.Host, paths[i], opts.Timeout)
 				if err != nil {
 					cancel(fmt.Errorf("GET %s%s: %w", strings.TrimSuffix(baseURL, "/"), paths[i], err))
 					continue
 				}
-				mismatches[i] = compareAnswer(base, paths[i], x.answer(wireOf(paths[i])), status, loc)
+				mismatches[i] = compareAnswer(base, paths[i], x.answer(opts.Host, requestOf(paths[i])), status, loc)
 			}
 		})
 	}
@@ -161,10 +184,21 @@ feed:
 	return out, nil
 }
 
-// ask sends GET path, percent-encoded as browsers send it
-// (redirects.RequestPath), as the raw request target, and returns the
-// status and Location.
-func ask(ctx context.Context, rt http.RoundTripper, base *url.URL, path string, timeout time.Duration) (int, string, error) {
+// requestOf returns a path Verify requests as browsers send it: the decoded
+// path before its first '?' as redirects.RequestPath writes it, the query
+// after it as it is.
+func requestOf(path string) string {
+	p, q, hasQ := strings.Cut(path, "?")
+	if !hasQ {
+		return wireOf(p)
+	}
+	return wireOf(p) + "?" + q
+}
+
+// ask sends GET path, percent-encoded as browsers send it (requestOf), as
+// the raw request target, with host (when set) as its Host header, and
+// returns the status and Location.
+func ask(ctx context.Context, rt http.RoundTripper, base *url.URL, host, path string, timeout time.Duration) (int, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, "GET", base.Scheme+"://"+base.Host+"/", nil)
@@ -174,7 +208,10 @@ func ask(ctx context.Context, rt http.RoundTripper, base *url.URL, path string, 
 	// The path as browsers send it: a raw non-ASCII byte is not allowed on
 	// a request line (HAProxy answers 400), and the haproxy export's ACLs
 	// compare the path as sent.
-	req.URL.Opaque = redirects.RequestPath(path)
+	req.URL.Opaque = requestOf(path)
+	if host != "" {
+		req.Host = host
+	}
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		return 0, "", err

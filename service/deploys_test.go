@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/safety"
 	"redirects/service"
 	"redirects/sqlite"
 )
@@ -262,5 +263,41 @@ func TestDeployReads(t *testing.T) {
 	}
 	if csv, _ := e.svc.Tests(ctx, id); csv != "" {
 		t.Fatalf("Tests after DeleteTests = %q", csv)
+	}
+}
+
+// TestDeployGatePatterns: the gate of a deploy read from a real store
+// follows pattern rules: a loop through :lang blocks the deploy; the test
+// file's host column is run on the rules' hosts.
+func TestDeployGatePatterns(t *testing.T) {
+	e := newDeployEnv(t)
+	ctx, id := e.as(redirects.RoleEditor), e.project.ID
+	for _, r := range []redirects.Rule{
+		{Source: "/:lang/guide/*", Destination: "/:lang/docs/:splat", MatchType: redirects.Pattern},
+		{Source: "/:lang/docs/*", Destination: "/:lang/guide/:splat", MatchType: redirects.Pattern},
+	} {
+		r.ProjectID, r.StatusCode, r.Priority = id, 301, 100
+		if err := e.db.AddRule(context.Background(), &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, g, err := e.svc.Deploy(ctx, id, redirects.DeployOptions{})
+	if redirects.ErrorCode(err) != redirects.ECONFLICT || g == nil || g.Errors != 1 || g.Findings[0].Kind != "loop" {
+		t.Fatalf("Deploy of a loop through :lang = %+v, %v; want it blocked by the loop", g, err)
+	}
+	hosted := redirects.Rule{ProjectID: id, Source: "/*", Destination: "https://example.com/:splat", MatchType: redirects.Pattern, Host: "old.example.com", StatusCode: 301, Priority: 100}
+	if err := e.db.AddRule(context.Background(), &hosted); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := e.svc.RuleSet(ctx, id, "draft", false)
+	if err != nil || len(rs.Rules) != 4 || rs.Rules[3].Host != "old.example.com" {
+		t.Fatalf("RuleSet(draft) = %+v, %v", rs, err)
+	}
+	cases := []safety.Case{{Line: 2, Host: "old.example.com", Path: "/a/b", StatusCode: 301, Destination: "https://example.com/a/b"},
+		{Line: 3, Path: "/a/b"}} // no host: the host-scoped rule does not answer
+	for _, r := range safety.TargetOf(rs).RunCases(cases, safety.LintOptions{}) {
+		if !r.Pass {
+			t.Errorf("case %+v on a rule's host: %v", r.Case, r.Problems)
+		}
 	}
 }

@@ -314,13 +314,13 @@ func printPlan(out io.Writer, pl *plan.Plan) error {
 	d := pl.Draft
 	fmt.Fprintf(bw, "draft: %d to add, %d to remove, %d to change, %d unchanged\n", len(d.Added), len(d.Removed), len(d.Changed), d.Unchanged)
 	for _, r := range d.Added {
-		fmt.Fprintf(bw, "+ %s %s -> %d %s (priority %d)\n", r.MatchType, r.Source, r.StatusCode, r.Destination, r.Priority)
+		fmt.Fprintf(bw, "+ %s %s%s -> %d %s (priority %d)\n", r.MatchType, r.Source, onHost(r.Host), r.StatusCode, r.Destination, r.Priority)
 	}
 	for _, r := range d.Removed {
-		fmt.Fprintf(bw, "- %s %s -> %d %s (priority %d)\n", r.MatchType, r.Source, r.StatusCode, r.Destination, r.Priority)
+		fmt.Fprintf(bw, "- %s %s%s -> %d %s (priority %d)\n", r.MatchType, r.Source, onHost(r.Host), r.StatusCode, r.Destination, r.Priority)
 	}
 	for _, ch := range d.Changed {
-		fmt.Fprintf(bw, "~ %s %s: %d %s (priority %d) -> %d %s (priority %d)\n", ch.To.MatchType, ch.To.Source,
+		fmt.Fprintf(bw, "~ %s %s%s: %d %s (priority %d) -> %d %s (priority %d)\n", ch.To.MatchType, ch.To.Source, onHost(ch.To.Host),
 			ch.From.StatusCode, ch.From.Destination, ch.From.Priority, ch.To.StatusCode, ch.To.Destination, ch.To.Priority)
 	}
 	switch dp := pl.Deploy; {
@@ -335,7 +335,7 @@ func printPlan(out io.Writer, pl *plan.Plan) error {
 		}
 		fmt.Fprintf(bw, "deploy: %s -> a new version: %d of %d sample paths answer differently\n", from, dp.Diff.PathsChanged, dp.Diff.PathsChecked)
 		for _, p := range dp.Diff.Impact {
-			fmt.Fprintf(bw, "path %s: %s -> %s\n", p.Path, p.From, p.To)
+			fmt.Fprintf(bw, "path %s%s: %s -> %s\n", p.Path, onHost(p.Host), p.From, p.To)
 		}
 	}
 	g := pl.Gate

@@ -35,7 +35,7 @@ var safetyCommands = []command{
 	},
 	{
 		name:     "explain",
-		synopsis: []string{"--project P --path PATH [--version N|draft|live] [--json]"},
+		synopsis: []string{"--project P --path PATH [--host H] [--version N|draft|live] [--json]"},
 		summary:  "show which rule answers a path and why",
 		example:  `redirects explain --project "$PROJECT" --path /blog/post`,
 		readOnly: true,
@@ -47,7 +47,7 @@ var safetyCommands = []command{
 var verifyCommands = []command{
 	{
 		name:     "verify",
-		synopsis: []string{"--base-url URL --project P [--version N|draft|live] [--concurrency N] [--timeout D] [--json]"},
+		synopsis: []string{"--base-url URL --project P [--host H] [--version N|draft|live] [--concurrency N] [--timeout D] [--json]"},
 		summary:  "ask a running web server for every rule's source and check its answers",
 		about:    "Exits 1 when the server answers otherwise.",
 		example:  `redirects verify --base-url http://127.0.0.1:8080 --project "$PROJECT"`,
@@ -229,17 +229,17 @@ func (c *cmd) diff(ctx context.Context, args []string) error {
 			st.From.CaseSensitive, st.From.TrailingSlash, st.To.CaseSensitive, st.To.TrailingSlash)
 	}
 	for _, r := range d.Added {
-		fmt.Fprintf(bw, "+ %s %s -> %d %s (priority %d)\n", r.MatchType, r.Source, r.StatusCode, r.Destination, r.Priority)
+		fmt.Fprintf(bw, "+ %s %s%s -> %d %s (priority %d)\n", r.MatchType, r.Source, onHost(r.Host), r.StatusCode, r.Destination, r.Priority)
 	}
 	for _, r := range d.Removed {
-		fmt.Fprintf(bw, "- %s %s -> %d %s (priority %d)\n", r.MatchType, r.Source, r.StatusCode, r.Destination, r.Priority)
+		fmt.Fprintf(bw, "- %s %s%s -> %d %s (priority %d)\n", r.MatchType, r.Source, onHost(r.Host), r.StatusCode, r.Destination, r.Priority)
 	}
 	for _, ch := range d.Changed {
-		fmt.Fprintf(bw, "~ %s %s: %d %s (priority %d) -> %d %s (priority %d)\n", ch.To.MatchType, ch.To.Source,
+		fmt.Fprintf(bw, "~ %s %s%s: %d %s (priority %d) -> %d %s (priority %d)\n", ch.To.MatchType, ch.To.Source, onHost(ch.To.Host),
 			ch.From.StatusCode, ch.From.Destination, ch.From.Priority, ch.To.StatusCode, ch.To.Destination, ch.To.Priority)
 	}
 	for _, p := range d.Impact {
-		fmt.Fprintf(bw, "path %s: %s -> %s\n", p.Path, p.From, p.To)
+		fmt.Fprintf(bw, "path %s%s: %s -> %s\n", p.Path, onHost(p.Host), p.From, p.To)
 	}
 	if err := bw.Flush(); err != nil {
 		return err
@@ -253,6 +253,7 @@ func (c *cmd) explain(ctx context.Context, args []string) error {
 	fs := c.flags("explain")
 	project := fs.String("project", "", "project ID")
 	path := fs.String("path", "", "URL path to explain")
+	host := fs.String("host", "", "the host the request is for (default none: host-less rules only)")
 	version := fs.String("version", "draft", "draft, live or a version number")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parse(fs, args); err != nil {
@@ -268,11 +269,14 @@ func (c *cmd) explain(ctx context.Context, args []string) error {
 	if (*path)[0] != '/' || len(*path) > redirects.MaxSourceLen {
 		return redirects.Errorf(redirects.EINVALID, "--path %q must start with / and be at most %d bytes, as the API requires", *path, redirects.MaxSourceLen)
 	}
+	if err := checkHostFlag(*host); err != nil {
+		return err
+	}
 	t, err := c.load(ctx, *project, spec, false)
 	if err != nil {
 		return err
 	}
-	e := t.Explain(*path)
+	e := t.ExplainFor(*host, *path)
 	if *asJSON {
 		return c.printJSON(api.ExplainReport{Target: t.Name, Explanation: e})
 	}
@@ -283,9 +287,16 @@ func (c *cmd) explain(ctx context.Context, args []string) error {
 	bw := bufio.NewWriter(c.m.Stdout)
 	// The answer as the lookup gives it: the computed destination (the
 	// rest of the path or the query kept, docs/contract.md#rule-options).
-	fmt.Fprintf(bw, "%s: %d %s, by %s of %s\n", *path, e.StatusCode, e.Destination, e.Answer, t.Name)
+	on := ""
+	if *host != "" {
+		on = " on " + *host
+	}
+	fmt.Fprintf(bw, "%s%s: %d %s, by %s of %s\n", *path, on, e.StatusCode, e.Destination, e.Answer, t.Name)
 	if !t.Settings.IsDefault() {
 		fmt.Fprintf(bw, "compared with %s\n", t.Settings)
+	}
+	for _, cp := range e.Captures {
+		fmt.Fprintf(bw, "captured %s = %q\n", cp.Name, cp.Value)
 	}
 	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "\tID\tMATCH\tPRIORITY\tSOURCE\tDESTINATION\tWHY")
@@ -310,6 +321,7 @@ func (c *cmd) verify(ctx context.Context, args []string) error {
 	version := fs.String("version", "live", "live, draft or a version number")
 	concurrency := fs.Int("concurrency", 8, "requests in flight")
 	timeout := fs.Duration("timeout", 10*time.Second, "timeout of each request")
+	host := fs.String("host", "", "the Host header to send, and the host the API's answers are for (default the base URL's host, answered as a lookup without a host)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -327,11 +339,14 @@ func (c *cmd) verify(ctx context.Context, args []string) error {
 	if *timeout <= 0 {
 		return redirects.Errorf(redirects.EINVALID, "--timeout %s is not positive", *timeout)
 	}
+	if err := checkHostFlag(*host); err != nil {
+		return err
+	}
 	t, err := c.load(ctx, *project, spec, false)
 	if err != nil {
 		return err
 	}
-	mismatches, err := t.Verify(ctx, *baseURL, safety.VerifyOptions{Concurrency: *concurrency, Timeout: *timeout})
+	mismatches, err := t.Verify(ctx, *baseURL, safety.VerifyOptions{Concurrency: *concurrency, Timeout: *timeout, Host: *host})
 	if err != nil {
 		return err
 	}
@@ -357,5 +372,25 @@ func (c *cmd) verify(ctx context.Context, args []string) error {
 		return blocked("%s", summary)
 	}
 	c.infof("%s", summary)
+	return nil
+}
+
+// onHost reads " on HOST" for a rule with a host, "" for one without.
+func onHost(h string) string {
+	if h == "" {
+		return ""
+	}
+	return " on " + h
+}
+
+// checkHostFlag checks --host as the lookup API checks its host parameter
+// (docs/contract.md#hosts): empty, or a host name. Errors: EINVALID.
+func checkHostFlag(h string) error {
+	if h == "" {
+		return nil
+	}
+	if !safety.ValidLookupHost(h) {
+		return redirects.Errorf(redirects.EINVALID, "--host %q is not a host name", h)
+	}
 	return nil
 }

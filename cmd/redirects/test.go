@@ -104,9 +104,9 @@ func (c *cmd) test(ctx context.Context, args []string) error {
 		bw := bufio.NewWriter(c.m.Stdout)
 		for _, r := range results {
 			if r.Pass {
-				fmt.Fprintf(bw, "ok    line %d: %s: %s\n", r.Case.Line, r.Case.Path, r.Got)
+				fmt.Fprintf(bw, "ok    line %d: %s%s: %s\n", r.Case.Line, r.Case.Path, onHost(r.Case.Host), r.Got)
 			} else {
-				fmt.Fprintf(bw, "FAIL  line %d: %s: %s\n", r.Case.Line, r.Case.Path, strings.Join(r.Problems, "; "))
+				fmt.Fprintf(bw, "FAIL  line %d: %s%s: %s\n", r.Case.Line, r.Case.Path, onHost(r.Case.Host), strings.Join(r.Problems, "; "))
 			}
 		}
 		if err := bw.Flush(); err != nil {

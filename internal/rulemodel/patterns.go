@@ -28,6 +28,11 @@ type PatternRule struct {
 type PatternAnswer struct {
 	Rule        int
 	Destination string
+	// Captures holds each capture by name, in the wire form it is
+	// inserted in (before the escaping of the destination): a regex
+	// group as "$1" and, when named, also by its name; a placeholder or a
+	// query capture by its name. A group that took no part is absent.
+	Captures map[string]string
 }
 
 // KnownALabels are the A-labels of the non-ASCII labels the generators use:
@@ -159,7 +164,11 @@ func LookupPatterns(rules []PatternRule, s Settings, host, wire string) (Pattern
 		st, e := min(c.start, len(path)), min(c.end, len(path)) // an added twin '/' is not the path's
 		return wirePath[offs[st]:offs[e]]
 	}
-	return PatternAnswer{Rule: best.i, Destination: expand(rules[best.i], best.m, wireOf)}, true
+	caps := map[string]string{}
+	for k, c := range best.m.caps {
+		caps[k] = wireOf(c)
+	}
+	return PatternAnswer{Rule: best.i, Destination: expand(rules[best.i], best.m, wireOf), Captures: caps}, true
 }
 
 // before is the contract's precedence between two matching rules of the
