@@ -1,6 +1,7 @@
 package redirects
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -14,9 +15,12 @@ import (
 type RuleHits struct {
 	ProjectID string
 	MatchType MatchType
-	Source    string
-	Hits      int64
-	LastHit   time.Time
+	// Host is the rule's host ("" for none): hits count per match type,
+	// host and source (docs/contract.md#keys).
+	Host    string
+	Source  string
+	Hits    int64
+	LastHit time.Time
 }
 
 // Miss is a path of a project that live lookups asked for and no rule
@@ -25,6 +29,9 @@ type RuleHits struct {
 // sum over every node.
 type Miss struct {
 	ProjectID string
+	// Host is the lookup's host key ("" for a lookup without one): misses
+	// count per host and path (docs/contract.md#keys).
+	Host      string
 	Path      string
 	Count     int64
 	FirstSeen time.Time
@@ -44,7 +51,7 @@ func ValidateHits(hits []RuleHits) error {
 			return Errorf(EINVALID, "hits of rule %q name no project", h.Source)
 		case h.Source == "":
 			return Errorf(EINVALID, "hits of project %s name no rule source", h.ProjectID)
-		case h.MatchType != Exact && h.MatchType != StartsWith:
+		case !slices.Contains(MatchTypes, h.MatchType):
 			return Errorf(EINVALID, "hits of rule %q have an unknown match type", h.Source)
 		case h.Hits < 0:
 			return Errorf(EINVALID, "hit count %d of rule %q is negative", h.Hits, h.Source)
@@ -79,7 +86,7 @@ func StaleRules(rules []Rule, hits []RuleHits, since time.Time) []Rule {
 	last := HitIndex(hits)
 	var out []Rule
 	for _, r := range rules {
-		if h, ok := last[HitKey{r.MatchType, r.Source}]; ok && !h.LastHit.Before(since) {
+		if h, ok := last[r.HitKey()]; ok && !h.LastHit.Before(since) {
 			continue
 		}
 		out = append(out, r)
@@ -90,14 +97,18 @@ func StaleRules(rules []Rule, hits []RuleHits, since time.Time) []Rule {
 // HitKey names a rule within a project, as its hits are counted.
 type HitKey struct {
 	MatchType MatchType
+	Host      string
 	Source    string
 }
+
+// HitKey returns the key r's hits count under.
+func (r *Rule) HitKey() HitKey { return HitKey{r.MatchType, r.Host, r.Source} }
 
 // HitIndex indexes a project's hits by rule.
 func HitIndex(hits []RuleHits) map[HitKey]RuleHits {
 	m := make(map[HitKey]RuleHits, len(hits))
 	for _, h := range hits {
-		m[HitKey{h.MatchType, h.Source}] = h
+		m[HitKey{h.MatchType, h.Host, h.Source}] = h
 	}
 	return m
 }

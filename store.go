@@ -76,14 +76,16 @@ type Store interface {
 	DeleteOrg(ctx context.Context, id string) error
 
 	// AddRule validates and stores a draft rule, setting its ID and
-	// CreatedAt. Errors: EINVALID, ENOTFOUND (the project), ECONFLICT (a rule
-	// with the same match type and source exists).
+	// CreatedAt. Errors: EINVALID (the rule, or a regex rule past
+	// MaxRegexRules), ENOTFOUND (the project), ECONFLICT (a rule with the
+	// same match type, host and source key exists).
 	AddRule(ctx context.Context, r *Rule) error
 	// ImportRules stores rules all or nothing; with replace, they replace
 	// every draft rule of the project. Each rule is validated; conflicts
 	// within the batch, or (without replace) with existing rules that the
 	// batch does not repeat as they are, fail the whole import.
-	// Errors: EINVALID (every problem, one per line), ENOTFOUND, ECONFLICT.
+	// Errors: EINVALID (every problem, one per line; or a draft past
+	// MaxRegexRules regex rules), ENOTFOUND, ECONFLICT.
 	ImportRules(ctx context.Context, projectID string, rules []Rule, replace bool) (int, error)
 	// Import stores rules in the draft as opts.Mode says (see ImportMode),
 	// all or nothing, and reports what it did; with opts.DryRun it reports
@@ -119,7 +121,7 @@ type Store interface {
 	// unless the rule is still at that revision. Errors: ENOTFOUND (the
 	// project or the rule), EREVISION (a stale revision), EINVALID (as for
 	// AddRule, or an update that changes no field), ECONFLICT (another rule
-	// has the new match type and source).
+	// has the new match type, host and source key).
 	UpdateRule(ctx context.Context, projectID string, id int64, u RuleUpdate) (*Rule, error)
 	// DeleteRuleRevision deletes a draft rule if it is still at revision
 	// (0: whatever its revision). Errors: ENOTFOUND, EREVISION.

@@ -51,6 +51,13 @@ type DeployService interface {
 	// "live" of a project with nothing deployed is an empty set. Errors:
 	// EINVALID (spec), ENOTFOUND (project or version).
 	RuleSet(ctx context.Context, projectID, spec string, emptyLive bool) (*RuleSet, error)
+	// Lookup answers what the edge would answer for a request of path
+	// (the request path as sent, with its query) on host ("" for none:
+	// only rules without a host answer, docs/contract.md#hosts) in the
+	// rules of spec ("draft", "live" or a version number), with the engine
+	// the edge runs. Errors: EINVALID (spec, path, host), ENOTFOUND
+	// (project or version).
+	Lookup(ctx context.Context, projectID, spec, host, path string) (*LookupResult, error)
 	// Tests returns the project's stored expected-outcome test file, ""
 	// when it has none. Errors: ENOTFOUND.
 	Tests(ctx context.Context, projectID string) (string, error)
@@ -62,6 +69,16 @@ type DeployService interface {
 	// DeleteTests removes the project's test file; deploys then run no
 	// cases. Errors: ENOTFOUND, EFORBIDDEN.
 	DeleteTests(ctx context.Context, projectID string) error
+}
+
+// LookupResult is what a lookup of a rule set answers.
+type LookupResult struct {
+	// Version is the version looked in, 0 for the draft (Draft).
+	Version int
+	Draft   bool
+	// Body is the edge's /v1/lookup body, byte for byte, nil when no rule
+	// answers (the edge's 204).
+	Body []byte
 }
 
 // RuleSet is a project's draft rules or the rules of one of its

@@ -120,7 +120,7 @@ func HitsOf(rules []redirects.Rule, hits []redirects.RuleHits, staleSince time.T
 		r := &rules[i]
 		j := HitRule{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode, MatchType: r.MatchType.String(),
 			Priority: r.Priority, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
-		if h, ok := idx[redirects.HitKey{MatchType: r.MatchType, Source: r.Source}]; ok {
+		if h, ok := idx[r.HitKey()]; ok {
 			j.Hits = h.Hits
 			j.LastHit = ExactTime(h.LastHit)
 		}

@@ -63,7 +63,7 @@ func RulesWithHits(rules []redirects.Rule, hits []redirects.RuleHits) []RuleHits
 	for i := range rules {
 		r := &rules[i]
 		j := RuleHits{Rule: RuleOf(r)}
-		if h, ok := idx[redirects.HitKey{MatchType: r.MatchType, Source: r.Source}]; ok {
+		if h, ok := idx[r.HitKey()]; ok {
 			j.Hits = h.Hits
 			last := exactRuleTime(h.LastHit)
 			j.LastHit = &last
@@ -97,7 +97,7 @@ func (j *RulePage) Page(projectID string) *redirects.RulePage {
 		r := &j.Rules[i]
 		page.Rules[i] = r.Rule.Rule(projectID)
 		if r.LastHit != nil || r.Hits != 0 {
-			h := redirects.RuleHits{ProjectID: projectID, MatchType: page.Rules[i].MatchType, Source: r.Source, Hits: r.Hits}
+			h := redirects.RuleHits{ProjectID: projectID, MatchType: page.Rules[i].MatchType, Host: page.Rules[i].Host, Source: r.Source, Hits: r.Hits}
 			if r.LastHit != nil {
 				h.LastHit = parseRuleTime(*r.LastHit)
 			}

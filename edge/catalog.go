@@ -218,7 +218,10 @@ func (s *Catalog) loadDeployment(ctx context.Context, projectID string, version 
 	} else if err != nil {
 		return nil, err
 	}
-	snap := engine.CompileWith(rules, d.Settings)
+	snap, err := engine.CompileChecked(rules, d.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("compiling version %d of project %s: %w", d.Version, projectID, err)
+	}
 	s.insight.track(projectID, snap)
 	return &Deployment{Version: d.Version, Snap: snap, Staged: d.Staged}, nil
 }

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"redirects"
 	"redirects/engine"
+	"redirects/engine/pattern"
 )
 
 // insight counts, on this node, what docs/contract.md "Hits and misses"
@@ -46,7 +48,7 @@ type hitID struct {
 	redirects.HitKey
 }
 
-type missID struct{ project, path string }
+type missID struct{ project, host, path string }
 
 // maxPendingMisses bounds the missed paths a node keeps for the store while
 // it cannot write them: a store away for long loses the counts of paths
@@ -103,8 +105,8 @@ func (in *insight) harvest(now time.Time) ([]redirects.RuleHits, []redirects.Mis
 		// Read the weak pointer first: once it is nil, no request can
 		// count any more, so this harvest is the last one needed.
 		gone := t.snap.Value() == nil
-		t.hits.Harvest(func(mt redirects.MatchType, source string, n int64) {
-			hits = append(hits, redirects.RuleHits{ProjectID: t.project, MatchType: mt, Source: strings.Clone(source), Hits: n, LastHit: now})
+		t.hits.Harvest(func(k redirects.HitKey, n int64) {
+			hits = append(hits, redirects.RuleHits{ProjectID: t.project, MatchType: k.MatchType, Host: k.Host, Source: strings.Clone(k.Source), Hits: n, LastHit: now})
 		})
 		if !gone {
 			kept = append(kept, t)
@@ -127,7 +129,7 @@ func (in *insight) giveBack(hits []redirects.RuleHits, misses []redirects.Miss) 
 		in.pendingHits = map[hitID]redirects.RuleHits{}
 	}
 	for _, h := range hits {
-		id := hitID{h.ProjectID, redirects.HitKey{MatchType: h.MatchType, Source: h.Source}}
+		id := hitID{h.ProjectID, redirects.HitKey{MatchType: h.MatchType, Host: h.Host, Source: h.Source}}
 		if p, ok := in.pendingHits[id]; ok {
 			h.Hits += p.Hits
 			if p.LastHit.After(h.LastHit) {
@@ -140,7 +142,7 @@ func (in *insight) giveBack(hits []redirects.RuleHits, misses []redirects.Miss) 
 		in.pendingMisses = map[missID]redirects.Miss{}
 	}
 	for _, m := range misses {
-		id := missID{m.ProjectID, m.Path}
+		id := missID{m.ProjectID, m.Host, m.Path}
 		p, ok := in.pendingMisses[id]
 		if !ok && len(in.pendingMisses) >= maxPendingMisses {
 			continue // the store is away long: new paths are not kept
@@ -199,7 +201,9 @@ const missSketchSize = 512
 // Memory: at most missSketchSize paths of up to redirects.MaxSourceLen
 // bytes, and about 100 bytes of bookkeeping each.
 type MissSketch struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// byPath is keyed by the path's key, or, for a lookup with a host, by
+	// the host's key, a NUL and the path's key (neither holds a NUL).
 	byPath map[string]*missEntry
 	heap   missHeap
 	// fold is where addKey folds a path's letters, under mu.
@@ -221,11 +225,18 @@ type missEntry struct {
 // counted: nobody could make a rule of them, and they would reach people's
 // terminals and the store as sent.
 func (m *MissSketch) Count(path string, settings redirects.Settings, now time.Time) {
+	m.CountHost("", path, settings, now)
+}
+
+// CountHost is Count for a lookup on host (docs/contract.md#keys: the miss
+// log records the lookup's host, in its host key form); "" is a lookup
+// without a host, and a host that is not one counts as none.
+func (m *MissSketch) CountHost(host, path string, settings redirects.Settings, now time.Time) {
 	p, err := redirects.DecodePath(path)
 	if err != nil || redirects.ValidateSource(p) != nil {
 		return
 	}
-	m.addKey(p, settings, now)
+	m.addKey(host, p, settings, now)
 }
 
 // add counts one miss of path at now.
@@ -238,15 +249,28 @@ func (m *MissSketch) add(path string, now time.Time) {
 // addKey counts one miss of the decoded path p at now under its key with
 // settings st (redirects.Settings.Key). The key is made in the sketch's
 // own buffer, so a path missed again allocates nothing under any settings.
-func (m *MissSketch) addKey(p string, st redirects.Settings, now time.Time) {
+func (m *MissSketch) addKey(host, p string, st redirects.Settings, now time.Time) {
 	key := st.TrimSlash(p)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if st.CaseInsensitive && strings.ContainsFunc(key, func(r rune) bool { return 'A' <= r && r <= 'Z' }) {
-		m.fold = append(m.fold[:0], key...)
-		for i, c := range m.fold {
-			if 'A' <= c && c <= 'Z' {
-				m.fold[i] = c + 'a' - 'A'
+	hostKey := false
+	if host != "" {
+		b, ok := pattern.AppendHostKey(m.fold[:0], host)
+		if ok && bytes.IndexByte(b, '*') < 0 {
+			m.fold, hostKey = append(b, 0), true
+		}
+	}
+	if hostKey || st.CaseInsensitive && strings.ContainsFunc(key, func(r rune) bool { return 'A' <= r && r <= 'Z' }) {
+		if !hostKey {
+			m.fold = m.fold[:0]
+		}
+		start := len(m.fold)
+		m.fold = append(m.fold, key...)
+		if st.CaseInsensitive {
+			for i, c := range m.fold[start:] {
+				if 'A' <= c && c <= 'Z' {
+					m.fold[start+i] = c + 'a' - 'A'
+				}
 			}
 		}
 		// A view of the buffer: addLocked clones what it keeps.
@@ -287,7 +311,11 @@ func (m *MissSketch) take(project string, out []redirects.Miss) []redirects.Miss
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, e := range m.heap {
-		out = append(out, redirects.Miss{ProjectID: project, Path: e.path, Count: e.count,
+		host, path := "", e.path
+		if i := strings.IndexByte(path, 0); i >= 0 {
+			host, path = path[:i], path[i+1:]
+		}
+		out = append(out, redirects.Miss{ProjectID: project, Host: host, Path: path, Count: e.count,
 			FirstSeen: time.Unix(0, e.first).UTC(), LastSeen: time.Unix(0, e.last).UTC()})
 	}
 	m.heap = m.heap[:0]

@@ -106,14 +106,27 @@ func (c *Client) init() {
 }
 
 // Lookup returns the redirect for a request path (as the client sent it,
-// escaped, without the query string), or nil when no rule matches. On
-// failure (timeout, the API unreachable or answering an error, the breaker
-// open) it returns nil and the error: the caller goes on as if no rule
-// matched.
+// escaped, with its query string if it has one), or nil when no rule
+// matches, for a request without a host: only rules without a host answer.
+// On failure (timeout, the API unreachable or answering an error, the
+// breaker open) it returns nil and the error: the caller goes on as if no
+// rule matched.
 func (c *Client) Lookup(ctx context.Context, path string) (*Redirect, error) {
+	return c.LookupHost(ctx, "", path)
+}
+
+// LookupHost is Lookup for a request to host (its Host header): rules
+// scoped to that host answer too (the lookup API's host parameter,
+// docs/contract.md#hosts). Answers are cached per host and path.
+func (c *Client) LookupHost(ctx context.Context, host, path string) (*Redirect, error) {
 	c.init()
 	now := c.Now()
-	if r, ok := c.cached(path, now); ok {
+	key := path
+	if host != "" {
+		// A host holds no space: the key cannot be another host's path.
+		key = host + " " + path
+	}
+	if r, ok := c.cached(key, now); ok {
 		return r, nil
 	}
 	if err := c.allow(now); err != nil {
@@ -121,7 +134,7 @@ func (c *Client) Lookup(ctx context.Context, path string) (*Redirect, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
-	r, maxAge, err := c.ask(ctx, path)
+	r, maxAge, err := c.ask(ctx, host, path)
 	c.record(err)
 	if err != nil {
 		return nil, err
@@ -130,14 +143,44 @@ func (c *Client) Lookup(ctx context.Context, path string) (*Redirect, error) {
 		maxAge = c.MaxAge
 	}
 	if maxAge > 0 {
-		c.store(path, r, now.Add(maxAge))
+		c.store(key, r, now.Add(maxAge))
 	}
 	return r, nil
 }
 
+// hostName returns a request's Host as the lookup API compares it, its
+// host key for an ASCII name (lower-cased, without a port or a trailing
+// dot), so that one cache entry serves every port and spelling; a name
+// outside ASCII goes as it is, the API converts it. It returns "" (no host:
+// rules without one answer) for what cannot be a rule's host, such as an
+// IPv6 literal, which the API would refuse.
+func hostName(h string) string {
+	if i := strings.LastIndexByte(h, ':'); i >= 0 {
+		for _, c := range []byte(h[i+1:]) {
+			if c < '0' || c > '9' {
+				return ""
+			}
+		}
+		h = h[:i]
+	}
+	h = strings.TrimSuffix(h, ".")
+	if h == "" || strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
+		return ""
+	}
+	for _, c := range []byte(h) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c >= 0x80) {
+			return ""
+		}
+	}
+	return strings.ToLower(h)
+}
+
 // ask makes one request of the lookup API.
-func (c *Client) ask(ctx context.Context, path string) (*Redirect, time.Duration, error) {
+func (c *Client) ask(ctx context.Context, host, path string) (*Redirect, time.Duration, error) {
 	u := strings.TrimSuffix(c.Edge, "/") + "/v1/lookup?project=" + url.QueryEscape(c.Project) + "&path=" + url.QueryEscape(path)
+	if host != "" {
+		u += "&host=" + url.QueryEscape(host)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, 0, err
@@ -274,14 +317,20 @@ func (c *Client) record(err error) {
 
 // Middleware redirects GET and HEAD requests that a rule answers, and
 // passes every other request to next: no rule, another method, or a
-// lookup that failed (fail-open; onError, if not nil, hears of it).
+// lookup that failed (fail-open; onError, if not nil, hears of it). It
+// asks for the request's path with its query (rules with query conditions
+// read it) on the request's host (rules scoped to a host answer only it).
 func (c *Client) Middleware(next http.Handler, onError func(*http.Request, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			next.ServeHTTP(w, r)
 			return
 		}
-		red, err := c.Lookup(r.Context(), r.URL.EscapedPath())
+		path := r.URL.EscapedPath()
+		if r.URL.RawQuery != "" {
+			path += "?" + r.URL.RawQuery
+		}
+		red, err := c.LookupHost(r.Context(), hostName(r.Host), path)
 		if err != nil && onError != nil {
 			onError(r, err)
 		}

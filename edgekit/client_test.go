@@ -298,3 +298,30 @@ func TestCacheHonoursCacheControl(t *testing.T) {
 		t.Errorf("a lookup past max-age with the service stopped did not fail (%+v): the answer outlived its max-age", r)
 	}
 }
+
+// TestMiddlewareSendsHostAndQuery: the middleware asks for the request's
+// path with its query on the request's host, and leaves out a host the
+// lookup API would refuse (an IPv6 literal), asking without one.
+func TestMiddlewareSendsHostAndQuery(t *testing.T) {
+	var asked atomic.Value
+	edge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Store(r.URL.RawQuery)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer edge.Close()
+	c := &edgekit.Client{Edge: edge.URL, Key: "k", Project: "prj", CacheEntries: -1}
+	h := c.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), nil)
+	for _, tc := range []struct{ host, target, want string }{
+		{"Docs.Example.com.:8443", "/index.php?p=123", "project=prj&path=%2Findex.php%3Fp%3D123&host=docs.example.com"},
+		{"bücher.example", "/a%20b", "project=prj&path=%2Fa%2520b&host=b%C3%BCcher.example"},
+		{"[::1]:8080", "/old", "project=prj&path=%2Fold"},
+		{"a_b.example", "/old", "project=prj&path=%2Fold"},
+	} {
+		r := httptest.NewRequest(http.MethodGet, tc.target, nil)
+		r.Host = tc.host
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if got, _ := asked.Load().(string); got != tc.want {
+			t.Errorf("Host %q, %s: asked %q, want %q", tc.host, tc.target, got, tc.want)
+		}
+	}
+}

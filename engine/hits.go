@@ -24,6 +24,9 @@ type HitCounters struct {
 	// orig holds the sources of the records that hold a key instead
 	// (settings other than the default, docs/contract.md#rule-options).
 	orig sourceTable
+	// ext names the counters past recs: the rules of the snapshot's
+	// pattern set, in its order.
+	ext []redirects.HitKey
 }
 
 // sourceTable maps record numbers, added in increasing order, to sources.
@@ -66,9 +69,11 @@ func (s *Snapshot) Hits() *HitCounters {
 // Harvest calls fn with every rule counted since the last harvest and its
 // count, and sets the counters back to zero. A count taken between the read
 // and the reset of a counter is kept for the next harvest: the counter is
-// swapped, not cleared. source is a view of the snapshot's memory: callers
-// that keep it past fn should clone it, or the snapshot stays in memory.
-func (h *HitCounters) Harvest(fn func(mt redirects.MatchType, source string, n int64)) {
+// swapped, not cleared. A rule is named by its match type, host and source
+// (docs/contract.md#keys); the source may be a view of the snapshot's
+// memory: callers that keep it past fn should clone it, or the snapshot
+// stays in memory.
+func (h *HitCounters) Harvest(fn func(k redirects.HitKey, n int64)) {
 	if h == nil {
 		return
 	}
@@ -78,11 +83,15 @@ func (h *HitCounters) Harvest(fn func(mt redirects.MatchType, source string, n i
 			continue
 		}
 		n := c.Swap(0)
+		if i >= len(h.recs) {
+			fn(h.ext[i-len(h.recs)], int64(n))
+			continue
+		}
 		rec := h.recs[i]
 		source, ok := h.orig.get(uint32(i))
 		if !ok {
 			source = arenaSource(h.arena, rec)
 		}
-		fn(redirects.MatchType(h.arena[rec+8]), source, int64(n))
+		fn(redirects.HitKey{MatchType: redirects.MatchType(h.arena[rec+8]), Source: source}, int64(n))
 	}
 }

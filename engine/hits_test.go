@@ -46,8 +46,7 @@ func TestCountHit(t *testing.T) {
 		want[redirects.HitKey{MatchType: r.MatchType, Source: r.Source}]++
 	}
 	got := map[redirects.HitKey]int64{}
-	s.Hits().Harvest(func(mt redirects.MatchType, source string, n int64) {
-		k := redirects.HitKey{MatchType: mt, Source: source}
+	s.Hits().Harvest(func(k redirects.HitKey, n int64) {
 		if _, dup := got[k]; dup {
 			t.Errorf("rule %v harvested twice", k)
 		}
@@ -56,8 +55,8 @@ func TestCountHit(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("harvest = %v\nwant %v", got, want)
 	}
-	s.Hits().Harvest(func(mt redirects.MatchType, source string, n int64) {
-		t.Errorf("second harvest found %d hits of %s %q, want none", n, mt, source)
+	s.Hits().Harvest(func(k redirects.HitKey, n int64) {
+		t.Errorf("second harvest found %d hits of %s %q, want none", n, k.MatchType, k.Source)
 	})
 }
 

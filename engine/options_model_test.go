@@ -64,7 +64,8 @@ func checkAgainstModel(t *testing.T, snap *engine.Snapshot, rules []redirects.Ru
 	// The hit counts for the rule the model picked.
 	snap.CountHit(m)
 	n := 0
-	snap.Hits().Harvest(func(mt redirects.MatchType, source string, c int64) {
+	snap.Hits().Harvest(func(k redirects.HitKey, c int64) {
+		mt, source := k.MatchType, k.Source
 		n++
 		if mt != r.MatchType || source != r.Source || c != 1 {
 			t.Fatalf("settings %v, path %q: the hit counted %d for %v %q, want 1 for rule %d (%v %q)", st, path, c, mt, source, r.ID, r.MatchType, r.Source)

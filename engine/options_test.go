@@ -100,7 +100,7 @@ func TestHitsKeepSourcesUnderSettings(t *testing.T) {
 		snap.CountHit(m)
 	}
 	got := map[string]int64{}
-	snap.Hits().Harvest(func(mt redirects.MatchType, source string, n int64) { got[mt.String()+" "+source] += n })
+	snap.Hits().Harvest(func(k redirects.HitKey, n int64) { got[k.MatchType.String()+" "+k.Source] += n })
 	want := map[string]int64{"exact /Docs/": 2, "exact /lower": 1, "starts_with /API/": 2}
 	if len(got) != len(want) {
 		t.Fatalf("harvested %v, want %v", got, want)

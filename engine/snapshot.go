@@ -2,6 +2,7 @@ package engine
 
 import (
 	"redirects"
+	"redirects/engine/pattern"
 
 	"encoding/binary"
 	"fmt"
@@ -56,6 +57,11 @@ type Snapshot struct {
 	// source otherwise, so a lookup compares what it reads anyway; the
 	// hit counters keep the sources that differ from their keys.
 	settings redirects.Settings
+
+	// ext answers the rules a literal index cannot (pattern, regex, a
+	// host, query conditions); nil when the deployment has none, and the
+	// snapshot then answers exactly as before they existed.
+	ext *extended
 }
 
 // A record in the arena is a header of recordHeader bytes, then the rule's
@@ -87,6 +93,9 @@ type Match struct {
 	// matched is how many decoded bytes of the path the rule's source
 	// covers: what preservePath keeps after.
 	matched int
+	// pm is the pattern engine's answer, for a rule the snapshot's
+	// pattern set answered: its destination is expanded from it.
+	pm *pattern.Match
 }
 
 // Destination returns the matched rule's destination as configured; nothing
@@ -103,6 +112,9 @@ func (m Match) PreserveQuery() bool { return m.flags&flagPreserveQuery != 0 }
 // configured: the rule keeps a rest of the path or a query that wire has.
 // Only then does the answer need AppendJSON; otherwise JSON is the body.
 func (m Match) Computed(wire string) bool {
+	if m.pm != nil {
+		return true
+	}
 	rest, query := m.appended(wire)
 	return rest != "" || query != ""
 }
@@ -137,11 +149,15 @@ func (m Match) AppendTarget(b []byte, wire string) []byte {
 // destination, escaped as JSON does, rendered into b.
 func (m Match) AppendJSON(b []byte, wire string) []byte {
 	rest, reqQuery := m.appended(wire)
-	if rest == "" && reqQuery == "" {
+	if rest == "" && reqQuery == "" && m.pm == nil {
 		return append(b, m.json...)
 	}
 	b = append(b, bodyStart...)
-	b = m.appendComputed(b, rest, reqQuery, true)
+	if m.pm != nil {
+		b = m.appendExpanded(b, wire, true)
+	} else {
+		b = m.appendComputed(b, m.dest, rest, reqQuery, true)
+	}
 	b = append(b, `","statusCode":`...)
 	b = strconv.AppendInt(b, int64(m.status), 10)
 	b = append(b, `,"matchType":"`...)
@@ -152,13 +168,16 @@ func (m Match) AppendJSON(b []byte, wire string) []byte {
 // appendTarget is AppendTarget, each piece escaped as a JSON string's
 // inside when inJSON.
 func (m Match) appendTarget(b []byte, wire string, inJSON bool) []byte {
+	if m.pm != nil {
+		return m.appendExpanded(b, wire, inJSON)
+	}
 	rest, reqQuery := m.appended(wire)
-	return m.appendComputed(b, rest, reqQuery, inJSON)
+	return m.appendComputed(b, m.dest, rest, reqQuery, inJSON)
 }
 
-// appendComputed is appendTarget with what the options append already
-// found.
-func (m Match) appendComputed(b []byte, rest, reqQuery string, inJSON bool) []byte {
+// appendComputed is appendTarget with the destination dest (as configured,
+// or with its captures expanded) and what the options append already found.
+func (m Match) appendComputed(b []byte, dest, rest, reqQuery string, inJSON bool) []byte {
 	put := func(b []byte, s string) []byte {
 		if inJSON {
 			return AppendJSONString(b, s)
@@ -169,9 +188,9 @@ func (m Match) appendComputed(b []byte, rest, reqQuery string, inJSON bool) []by
 		return b
 	}
 	if rest == "" && reqQuery == "" {
-		return put(b, m.dest)
+		return put(b, dest)
 	}
-	path, query, fragment := redirects.SplitDestination(m.dest)
+	path, query, fragment := redirects.SplitDestination(dest)
 	b = put(b, path)
 	if rest != "" {
 		if len(path) == 0 || path[0] != '/' && !hasURLPath(path) {
@@ -241,10 +260,11 @@ func (s *Snapshot) Len() int {
 	if s == nil {
 		return 0
 	}
-	return s.exactLen + s.prefixLen
+	return s.exactLen + s.prefixLen + s.ExtendedLen()
 }
 
-// ExactLen returns the number of exact rules the snapshot was compiled from.
+// ExactLen returns the number of literal exact rules (no host, no query
+// conditions) the snapshot was compiled from.
 func (s *Snapshot) ExactLen() int {
 	if s == nil {
 		return 0
@@ -252,8 +272,8 @@ func (s *Snapshot) ExactLen() int {
 	return s.exactLen
 }
 
-// PrefixLen returns the number of starts_with rules the snapshot was compiled
-// from.
+// PrefixLen returns the number of literal starts_with rules the snapshot was
+// compiled from.
 func (s *Snapshot) PrefixLen() int {
 	if s == nil {
 		return 0
@@ -266,8 +286,19 @@ func (s *Snapshot) PrefixLen() int {
 // percent-decoded once (as DecodePath does), and LookupDecoded matches the
 // result. A path with a malformed escape matches nothing. Nothing is
 // allocated: an escaped path is decoded into a buffer on the stack (a path
-// over 2,048 bytes aside, which the edge refuses).
+// over 2,048 bytes aside, which the edge refuses). It is the lookup without
+// a host: on a snapshot with extended rules, LookupHost("", path), which
+// also reads the query path carries for rules with conditions.
 func (s *Snapshot) Lookup(path string) (Match, bool) {
+	if s != nil && s.ext != nil {
+		return s.lookupExtended("", path)
+	}
+	return s.lookupLiteral(path)
+}
+
+// lookupLiteral is Lookup among the literal rules: the hash table and the
+// prefix index.
+func (s *Snapshot) lookupLiteral(path string) (Match, bool) {
 	p := path
 	if i := strings.IndexByte(p, '?'); i >= 0 {
 		p = p[:i]
@@ -418,7 +449,8 @@ func unsafeString(b []byte) string {
 // prefix side one walk down the prefix index, so the cost is O(len(path))
 // whatever the number of rules, and nothing is allocated. A nil snapshot
 // matches nothing, so a server can hold a nil one before the first
-// deployment.
+// deployment. It answers among the literal rules only: on a snapshot with
+// extended rules, Lookup and LookupHost answer from every rule.
 func (s *Snapshot) LookupDecoded(path string) (Match, bool) {
 	if s == nil {
 		return Match{}, false

@@ -177,7 +177,7 @@ func BenchmarkHarvestHits(b *testing.B) {
 		}
 		b.StartTimer()
 		n := 0
-		bs.snap.Hits().Harvest(func(redirects.MatchType, string, int64) { n++ })
+		bs.snap.Hits().Harvest(func(redirects.HitKey, int64) { n++ })
 		if n == 0 {
 			b.Fatal("nothing harvested")
 		}

@@ -101,3 +101,50 @@ func TestEdgeDoesNotCountUnholdablePaths(t *testing.T) {
 		t.Fatalf("misses = %+v, want /ok alone", misses)
 	}
 }
+
+// TestEdgeCountsHitsAndMissesByHost: a live lookup's hit counts for the
+// rule that answered, named by its host too, so two rules differing only
+// in their host count apart; a miss is recorded under the lookup's host
+// key (docs/contract.md#keys).
+func TestEdgeCountsHitsAndMissesByHost(t *testing.T) {
+	f := newFixture(t, nil)
+	f.ok(f.db.AddRule(f.ctx, &redirects.Rule{ProjectID: f.project.ID, Source: "/a", Destination: "/shop-a", StatusCode: 301, MatchType: redirects.Exact, Host: "shop.example.com"}))
+	f.ok(f.db.AddRule(f.ctx, &redirects.Rule{ProjectID: f.project.ID, Source: "/:lang(en|fr)/*", Destination: "/:lang/d/:splat", StatusCode: 301, MatchType: redirects.Pattern}))
+	f.deploy()
+	f.refresh()
+	for _, q := range []string{"&host=shop.example.com", "&host=SHOP.Example.com:443", "", "&host=www.example.com", "/x"} {
+		path, host := "/a", q
+		if q == "/x" {
+			path, host = "/en/x", ""
+		}
+		if w := f.handle("GET", "/v1/lookup", f.lookupQuery(path)+host, f.secret); w.Status != 200 {
+			t.Fatalf("lookup %s%s: %d %s", path, host, w.Status, w.Body)
+		}
+	}
+	for _, host := range []string{"WWW.example.com.", "www.example.com", ""} {
+		if w := f.handle("GET", "/v1/lookup", f.lookupQuery("/nope")+"&host="+host, f.secret); w.Status != 204 {
+			t.Fatalf("lookup /nope on %q: %d %s", host, w.Status, w.Body)
+		}
+	}
+	now := time.Now().UTC()
+	f.ok(f.catalog.Flush(f.ctx, nil, now))
+	hits, err := f.db.FindHits(f.ctx, f.project.ID, nil)
+	f.ok(err)
+	want := []redirects.RuleHits{
+		{ProjectID: f.project.ID, MatchType: redirects.Exact, Source: "/a", Hits: 2, LastHit: now},
+		{ProjectID: f.project.ID, MatchType: redirects.Exact, Host: "shop.example.com", Source: "/a", Hits: 2, LastHit: now},
+		{ProjectID: f.project.ID, MatchType: redirects.Pattern, Source: "/:lang(en|fr)/*", Hits: 1, LastHit: now},
+	}
+	if fmt.Sprint(hits) != fmt.Sprint(want) {
+		t.Errorf("hits = %v\nwant %v", hits, want)
+	}
+	misses, err := f.db.FindMisses(f.ctx, f.project.ID, 10)
+	f.ok(err)
+	var got []string
+	for _, m := range misses {
+		got = append(got, fmt.Sprintf("%s%s=%d", m.Host, m.Path, m.Count))
+	}
+	if w := []string{"www.example.com/nope=2", "/nope=1"}; !slices.Equal(got, w) {
+		t.Errorf("misses = %v, want %v", got, w)
+	}
+}

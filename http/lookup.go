@@ -20,7 +20,7 @@ func (e *Edge) serveLookup(r *Req, w *Resp) (slow func(*Resp)) {
 	if !e.check(r, w, true, &p) {
 		return nil
 	}
-	catalog, ps, version, path := p.lv.catalog, p.ps, p.q.versionN, p.q.path
+	catalog, ps, version, path, host := p.lv.catalog, p.ps, p.q.versionN, p.q.path, p.q.host
 	var misses *edge.MissSketch
 	if p.live {
 		misses = ps.Misses
@@ -38,7 +38,7 @@ func (e *Edge) serveLookup(r *Req, w *Resp) (slow func(*Resp)) {
 			d = old
 			break
 		}
-		project, path := ps.ID, strings.Clone(path)
+		project, path, host := ps.ID, strings.Clone(path), strings.Clone(host)
 		return func(w *Resp) {
 			d, err := catalog.Version(context.Background(), project, version)
 			if err != nil {
@@ -50,28 +50,29 @@ func (e *Edge) serveLookup(r *Req, w *Resp) (slow func(*Resp)) {
 				e.writeError(w, storeError(err))
 				return
 			}
-			e.writeLookup(w, d, path, misses, now)
+			e.writeLookup(w, d, host, path, misses, now)
 		}
 	}
-	e.writeLookup(w, d, path, misses, now)
+	e.writeLookup(w, d, host, path, misses, now)
 	return nil
 }
 
-// writeLookup answers the match of path in d: 200 with the rule, or 204.
+// writeLookup answers the match of path on host ("" for none) in d: 200
+// with the rule, or 204.
 // A live lookup (misses not nil) counts a hit of the rule or a miss of the
 // path (docs/contract.md, "Hits and misses"), unless d is a staged version,
 // whose test traffic counts nothing (docs/contract.md#staged-deploys).
-func (e *Edge) writeLookup(w *Resp, d *edge.Deployment, path string, misses *edge.MissSketch, now time.Time) {
+func (e *Edge) writeLookup(w *Resp, d *edge.Deployment, host, path string, misses *edge.MissSketch, now time.Time) {
 	if d.Staged {
 		misses = nil
 	}
 	w.Set("Cache-Control", ccLookup)
 	w.Set("Vary", varyKey)
-	m, ok := d.Snap.Lookup(path)
+	m, ok := d.Snap.LookupHost(host, path)
 	if !ok {
 		w.Status = http.StatusNoContent
 		if misses != nil {
-			misses.Count(path, d.Snap.Settings(), now)
+			misses.CountHost(host, path, d.Snap.Settings(), now)
 		}
 		return
 	}
@@ -85,11 +86,14 @@ func (e *Edge) writeLookup(w *Resp, d *edge.Deployment, path string, misses *edg
 	w.Set("Content-Type", ctJSON)
 	if m.Computed(path) {
 		// docs/contract.md#rule-options: the answer keeps a rest of the
-		// path or the query, rendered into the connection's scratch
-		// buffer (nil on the slow path and on net/http, where it
-		// allocates).
+		// path or the query, or inserts captures
+		// (docs/contract.md#captures-in-destinations), rendered into the
+		// connection's scratch buffer (nil on the slow path and on
+		// net/http, where it allocates).
 		w.Scratch = m.AppendJSON(w.Scratch[:0], path)
 		w.Body = w.Scratch
+		// Rendered: the match's scratch space can serve another lookup.
+		m.Release()
 		return
 	}
 	w.Body = m.JSON()

@@ -1,18 +1,26 @@
 package http
 
 import (
+	"bytes"
+	"cmp"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // query holds the parameters of an edge request.
 type query struct {
 	project, path, format, version string
-	hasVersion                     bool
-	versionN                       int
+	// host is the lookup's host (docs/contract.md#hosts), "" for none;
+	// hostBad its first malformed escape or repetition, which only a
+	// lookup reports (an export ignores the parameter).
+	host       string
+	hostBad    *apiError
+	hasVersion bool
+	versionN   int
 	// wait is the export's long-poll (docs/contract.md#the-change-feed):
 	// how long to hold an answer that would be 304 for a new deployment.
 	wait    string
@@ -35,6 +43,12 @@ func (q *query) check(lookup bool) *apiError {
 		return q.bad
 	}
 	if lookup {
+		if q.hostBad != nil {
+			return q.hostBad
+		}
+		if q.host != "" && !validHost(q.host) {
+			return errInvalidHost
+		}
 		if q.path == "" {
 			return errMissingPath
 		}
@@ -89,7 +103,7 @@ func (q *query) check(lookup bool) *apiError {
 // which docs/contract.md puts first.
 func parseQuery(raw string) query {
 	var q query
-	var seen [5]bool
+	var seen [6]bool
 	bad := func(e *apiError, param string) {
 		if q.bad == nil {
 			q.bad, q.badParam = e, param
@@ -125,16 +139,26 @@ func parseQuery(raw string) query {
 		case "wait":
 			i, dst = 4, &q.wait
 			q.hasWait = true
+		case "host":
+			i, dst = 5, &q.host
 		default:
 			continue
 		}
 		if seen[i] {
+			if k == "host" {
+				q.hostBad = cmp.Or(q.hostBad, errRepeatedHost)
+				continue
+			}
 			bad(errBadQuery("Repeated "+k+" parameter"), k)
 			continue
 		}
 		seen[i] = true
 		if strings.IndexByte(v, '%') >= 0 || strings.IndexByte(v, '+') >= 0 {
 			uv, err := url.QueryUnescape(v)
+			if err != nil && k == "host" {
+				q.hostBad = cmp.Or(q.hostBad, errHostEscape)
+				continue
+			}
 			if err != nil {
 				bad(errBadQuery("Malformed query string: bad escape in the "+k+" parameter"), k)
 				continue
@@ -144,6 +168,15 @@ func parseQuery(raw string) query {
 		*dst = v
 	}
 	return q
+}
+
+// validHost reports whether h is a request's host as docs/contract.md#hosts
+// defines it (a wildcard names rules' hosts, never a request's), without
+// allocating for an ASCII host.
+func validHost(h string) bool {
+	var buf [256]byte
+	k, ok := pattern.AppendHostKey(buf[:0], h)
+	return ok && bytes.IndexByte(k, '*') < 0
 }
 
 func allDigits(s string) bool {

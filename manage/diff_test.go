@@ -1,6 +1,7 @@
 package manage
 
 import (
+	"strings"
 	"testing"
 
 	"redirects"
@@ -135,6 +136,19 @@ func testDiffAndExplain(t *testing.T, open newStoreFunc) {
 		t.Fatalf("lookup of version 1 = %+v", lk)
 	}
 	viewer.do("GET", pbase+"/lookup?path=/old&version=-1", nil).want(t, 400, codeInvalidQuery)
+
+	// A host: rules without one answer it; a malformed or repeated host
+	// is refused naming the parameter.
+	viewer.do("GET", pbase+"/lookup?path=/old&version=1&host=WWW.Example.com:443", nil).want(t, 200).decode(t, &lk)
+	if lk.Answer["destination"] != "/new" {
+		t.Fatalf("lookup of version 1 on a host = %+v", lk)
+	}
+	for _, q := range []string{"&host=*.example.com", "&host=a_b.example", "&host=a.example&host=b.example"} {
+		_, msg := viewer.do("GET", pbase+"/lookup?path=/old&version=1"+q, nil).want(t, 400, codeInvalidQuery).errBody(t)
+		if !strings.Contains(msg, `"host"`) {
+			t.Errorf("%s: %q, want a message naming host", q, msg)
+		}
+	}
 	// host: the lookup's host, which host-less rules answer too; a
 	// malformed or repeated one is refused.
 	viewer.do("GET", pbase+"/lookup?path=/old&version=1&host=Example.com", nil).want(t, 200).decode(t, &lk)

@@ -3,7 +3,6 @@ package manage
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 
 	"redirects"
 	"redirects/api"
@@ -49,8 +48,8 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if host != "" && !safety.ValidLookupHost(host) {
-		return badQuery("the query parameter \"host\" is %q, not a host name", host)
+	if host != "" && !redirects.ValidLookupHost(host) {
+		return badQuery("the query parameter \"host\" is %q, not a host name (labels of letters, digits and '-', an optional :port)", host)
 	}
 	spec, err := versionParam(r, "version", "live")
 	if err != nil {
@@ -60,17 +59,15 @@ func (h *handler) lookup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	e := safety.ExplainFor(rs.Rules, rs.Settings, host, path)
-	out := api.Lookup{Path: path, Version: api.RuleSetVersion(rs), Answer: json.RawMessage("null"), Explanation: e}
-	if slices.ContainsFunc(rs.Rules, func(r redirects.Rule) bool { return r.Extended() }) {
-		// Pattern, regex, host-scoped or conditioned rules: the literal
-		// engine does not take them, the explanation's answer is the
-		// contract's (docs/contract.md#pattern-rules).
-		if out.Answer, err = api.ExplainedAnswer(&e); err != nil {
-			return err
-		}
-	} else if m, ok := engine.CompileWith(rs.Rules, rs.Settings).Lookup(path); ok {
-		out.Answer = json.RawMessage(m.AppendJSON(nil, path))
+	// The answer is the edge's engine's (engine.AnswerJSON), every kind of
+	// rule alike; the explanation says why (safety.ExplainFor).
+	out := api.Lookup{Path: path, Version: api.RuleSetVersion(rs), Answer: json.RawMessage("null"), Explanation: safety.ExplainFor(rs.Rules, rs.Settings, host, path)}
+	body, err := engine.AnswerJSON(rs.Rules, rs.Settings, host, path)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		out.Answer = json.RawMessage(body)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -306,6 +306,10 @@ var authzTable = []authzRow{
 		_, err := f.svc.Deploys.RuleSet(ctx, f.project.ID, "live", false)
 		return err
 	}},
+	{op: "Deploys.Lookup", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := f.svc.Deploys.Lookup(ctx, f.project.ID, "live", "www.example.com", "/old")
+		return err
+	}},
 	{op: "Deploys.Tests", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
 		_, err := f.svc.Deploys.Tests(ctx, f.project.ID)
 		return err

@@ -117,6 +117,10 @@ func TestDeployAuthorization(t *testing.T) {
 			_, err := e.svc.RuleSet(ctx, id, "draft", false)
 			return err
 		},
+		"Lookup": func(ctx context.Context) error {
+			_, err := e.svc.Lookup(ctx, id, "draft", "", "/old")
+			return err
+		},
 		"Tests": func(ctx context.Context) error {
 			_, err := e.svc.Tests(ctx, id)
 			return err
@@ -229,6 +233,32 @@ func TestDeployReads(t *testing.T) {
 	}
 	_, err = e.svc.RuleSet(ctx, id, "0", false)
 	wantDeployCode(t, "RuleSet(0)", err, redirects.EINVALID)
+
+	// Lookup answers with the edge's engine and body; a bad path, host or
+	// version is refused naming it.
+	if res, err := e.svc.Lookup(ctx, id, "live", "WWW.Example.com:443", "/old?x=1"); err != nil || res.Version != 1 || res.Draft ||
+		string(res.Body) != `{"destination":"/new","statusCode":301,"matchType":"exact"}` {
+		t.Fatalf("Lookup(live, /old) = %+v, %v", res, err)
+	}
+	if res, err := e.svc.Lookup(ctx, id, "draft", "", "/nothing"); err != nil || !res.Draft || res.Body != nil {
+		t.Fatalf("Lookup(draft, /nothing) = %+v, %v; want no answer", res, err)
+	}
+	for _, c := range []struct{ spec, host, path, want string }{
+		{"live", "*.example.com", "/old", "host"},
+		{"live", "a_b", "/old", "host"},
+		{"live", "", "old", "path"},
+		{"live", "", "/a%zz", "%"},
+		{"0", "", "/old", "0"},
+	} {
+		_, err := e.svc.Lookup(ctx, id, c.spec, c.host, c.path)
+		wantDeployCode(t, "Lookup("+c.spec+", "+c.host+", "+c.path+")", err, redirects.EINVALID)
+		if err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Lookup(%s, %q, %q): %v, want it to name %s", c.spec, c.host, c.path, err, c.want)
+		}
+	}
+	if _, err := e.svc.Lookup(ctx, id, "9", "", "/old"); redirects.ErrorCode(err) != redirects.ENOTFOUND {
+		t.Errorf("Lookup of version 9: %v, want ENOTFOUND", err)
+	}
 	if _, err := e.db.SetProjectHosts(context.Background(), id, []string{"www.example.com"}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,6 @@ package sqlstore
 import (
 	"cmp"
 	"context"
-	"database/sql"
-	"errors"
 	"slices"
 
 	"redirects"
@@ -29,7 +27,7 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 		return nil
 	}
 	slices.SortFunc(sorted, func(a, b redirects.RuleHits) int {
-		return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.MatchType.String(), b.MatchType.String()), cmp.Compare(a.Source, b.Source))
+		return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.MatchType.String(), b.MatchType.String()), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Host, b.Host))
 	})
 	tx, err := db.beginWrite(ctx, "add hits")
 	if err != nil {
@@ -48,26 +46,26 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 		return err
 	}
 	rows := make([][]any, 0, len(sorted))
-	values := make([]any, 0, 5*len(sorted))
+	values := make([]any, 0, 6*len(sorted))
 	for i := 0; i < len(sorted); {
 		h := sorted[i]
-		for i++; i < len(sorted) && sorted[i].ProjectID == h.ProjectID && sorted[i].MatchType == h.MatchType && sorted[i].Source == h.Source; i++ {
+		for i++; i < len(sorted) && sorted[i].ProjectID == h.ProjectID && sorted[i].MatchType == h.MatchType && sorted[i].Source == h.Source && sorted[i].Host == h.Host; i++ {
 			h.Hits += sorted[i].Hits
 			if sorted[i].LastHit.After(h.LastHit) {
 				h.LastHit = sorted[i].LastHit
 			}
 		}
 		if known[h.ProjectID] {
-			values = append(values, h.ProjectID, h.MatchType.String(), h.Source, h.Hits, h.LastHit.UnixNano())
-			rows = append(rows, values[len(values)-5:len(values):len(values)])
+			values = append(values, h.ProjectID, h.MatchType.String(), h.Source, h.Hits, h.LastHit.UnixNano(), h.Host)
+			rows = append(rows, values[len(values)-6:len(values):len(values)])
 		}
 	}
-	if err := db.batch(ctx, tx, `INSERT INTO rule_hits AS r (project_id, match_type, source, hits, last_hit) %s
-		ON CONFLICT (project_id, match_type, source) DO UPDATE SET hits = r.hits + excluded.hits,
+	if err := db.batch(ctx, tx, `INSERT INTO rule_hits AS r (project_id, match_type, source, hits, last_hit, host) %s
+		ON CONFLICT (project_id, match_type, source, host) DO UPDATE SET hits = r.hits + excluded.hits,
 			last_hit = CASE WHEN excluded.last_hit > r.last_hit THEN excluded.last_hit ELSE r.last_hit END`,
 		`UPDATE rule_hits SET hits = hits + $4, last_hit = CASE WHEN $5 > last_hit THEN $5 ELSE last_hit END
-		WHERE project_id = $1 AND match_type = $2 AND source = $3`,
-		[]string{"TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT"}, rows); err != nil {
+		WHERE project_id = $1 AND match_type = $2 AND source = $3 AND host = $6`,
+		[]string{"TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT", "TEXT"}, rows); err != nil {
 		return db.wrap("add hits", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -81,7 +79,7 @@ func (db *DB) FindHits(ctx context.Context, projectID string, sources []string) 
 	if len(sources) > redirects.MaxRuleLimit {
 		return nil, redirects.Errorf(redirects.EINVALID, "hits of %d sources asked for at once; at most %d", len(sources), redirects.MaxRuleLimit)
 	}
-	query, args := `SELECT match_type, source, hits, last_hit FROM rule_hits WHERE project_id = $1`, []any{projectID}
+	query, args := `SELECT match_type, host, source, hits, last_hit FROM rule_hits WHERE project_id = $1`, []any{projectID}
 	if sources != nil {
 		if len(sources) == 0 {
 			return nil, nil
@@ -91,12 +89,12 @@ func (db *DB) FindHits(ctx context.Context, projectID string, sources []string) 
 			args = append(args, src)
 		}
 	}
-	rows, err := db.read.QueryContext(ctx, query+` ORDER BY match_type, source`, args...)
+	rows, err := db.read.QueryContext(ctx, query+` ORDER BY match_type, source, host`, args...)
 	return collect(db, "find hits", rows, err, func(s scanner) (redirects.RuleHits, error) {
 		h := redirects.RuleHits{ProjectID: projectID}
 		var mt string
 		var last int64
-		if err := s.Scan(&mt, &h.Source, &h.Hits, &last); err != nil {
+		if err := s.Scan(&mt, &h.Host, &h.Source, &h.Hits, &last); err != nil {
 			return h, err
 		}
 		h.LastHit = fromNanos(last)
@@ -113,13 +111,13 @@ func (db *DB) AddMisses(ctx context.Context, misses []redirects.Miss) error {
 	if err := redirects.ValidateMisses(misses); err != nil {
 		return err
 	}
-	type key struct{ project, path string }
+	type key struct{ project, path, host string }
 	sum := map[key]redirects.Miss{}
 	for _, m := range misses {
 		if m.Count == 0 {
 			continue
 		}
-		k := key{m.ProjectID, m.Path}
+		k := key{m.ProjectID, m.Path, m.Host}
 		s, ok := sum[k]
 		if !ok || m.FirstSeen.Before(s.FirstSeen) {
 			s.FirstSeen = m.FirstSeen
@@ -138,7 +136,7 @@ func (db *DB) AddMisses(ctx context.Context, misses []redirects.Miss) error {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.path, b.path))
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.path, b.path), cmp.Compare(a.host, b.host))
 	})
 	tx, err := db.beginWrite(ctx, "add misses")
 	if err != nil {
@@ -160,7 +158,7 @@ func (db *DB) AddMisses(ctx context.Context, misses []redirects.Miss) error {
 		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(min(count), 0) FROM misses WHERE project_id = $1`, project).Scan(&n, &least); err != nil {
 			return db.wrap("add misses", err)
 		}
-		held := map[string]bool{}
+		held := map[[2]string]bool{} // path and host
 		if n >= redirects.MaxStoredMisses {
 			for s := start; s < end; s += bulkRows {
 				part := keys[s:min(s+bulkRows, end)]
@@ -168,10 +166,10 @@ func (db *DB) AddMisses(ctx context.Context, misses []redirects.Miss) error {
 				for _, k := range part {
 					args = append(args, k.path)
 				}
-				res, err := tx.QueryContext(ctx, `SELECT path FROM misses WHERE project_id = $1 AND path IN (`+placeholders(2, len(part))+`)`, args...)
-				known, err := collect(db, "add misses", res, err, func(s scanner) (string, error) {
-					var p string
-					return p, s.Scan(&p)
+				res, err := tx.QueryContext(ctx, `SELECT path, host FROM misses WHERE project_id = $1 AND path IN (`+placeholders(2, len(part))+`)`, args...)
+				known, err := collect(db, "add misses", res, err, func(s scanner) ([2]string, error) {
+					var p [2]string
+					return p, s.Scan(&p[0], &p[1])
 				})
 				if err != nil {
 					return err
@@ -183,10 +181,10 @@ func (db *DB) AddMisses(ctx context.Context, misses []redirects.Miss) error {
 		}
 		for i := start; i < end; i++ {
 			m := sum[keys[i]]
-			if n >= redirects.MaxStoredMisses && !held[keys[i].path] {
+			if n >= redirects.MaxStoredMisses && !held[[2]string{keys[i].path, keys[i].host}] {
 				m.Count += least
 			}
-			rows[i] = []any{project, keys[i].path, m.Count, m.FirstSeen.UnixNano(), m.LastSeen.UnixNano()}
+			rows[i] = []any{project, keys[i].path, m.Count, m.FirstSeen.UnixNano(), m.LastSeen.UnixNano(), keys[i].host}
 		}
 		start = end
 	}
@@ -202,23 +200,23 @@ func (db *DB) AddMisses(ctx context.Context, misses []redirects.Miss) error {
 		return err
 	}
 	rows = slices.DeleteFunc(rows, func(row []any) bool { return !known[row[0].(string)] })
-	if err := db.batch(ctx, tx, `INSERT INTO misses AS m (project_id, path, count, first_seen, last_seen) %s
-		ON CONFLICT (project_id, path) DO UPDATE SET count = m.count + excluded.count,
+	if err := db.batch(ctx, tx, `INSERT INTO misses AS m (project_id, path, count, first_seen, last_seen, host) %s
+		ON CONFLICT (project_id, path, host) DO UPDATE SET count = m.count + excluded.count,
 			first_seen = CASE WHEN excluded.first_seen < m.first_seen THEN excluded.first_seen ELSE m.first_seen END,
 			last_seen = CASE WHEN excluded.last_seen > m.last_seen THEN excluded.last_seen ELSE m.last_seen END`,
 		`UPDATE misses SET count = count + $3, first_seen = CASE WHEN $4 < first_seen THEN $4 ELSE first_seen END,
 			last_seen = CASE WHEN $5 > last_seen THEN $5 ELSE last_seen END
-		WHERE project_id = $1 AND path = $2`,
-		[]string{"TEXT", "TEXT", "BIGINT", "BIGINT", "BIGINT"}, rows); err != nil {
+		WHERE project_id = $1 AND path = $2 AND host = $6`,
+		[]string{"TEXT", "TEXT", "BIGINT", "BIGINT", "BIGINT", "TEXT"}, rows); err != nil {
 		return db.wrap("add misses", err)
 	}
 	for i, k := range keys {
 		if i > 0 && keys[i-1].project == k.project {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM misses WHERE project_id = $1 AND path IN (
-			SELECT path FROM (
-				SELECT path, row_number() OVER (ORDER BY count DESC, last_seen DESC, path) AS r
+		if _, err := tx.ExecContext(ctx, `DELETE FROM misses WHERE project_id = $1 AND (path, host) IN (
+			SELECT path, host FROM (
+				SELECT path, host, row_number() OVER (ORDER BY count DESC, last_seen DESC, path, host) AS r
 				FROM misses WHERE project_id = $1) ranked
 			WHERE r > $2)`, k.project, redirects.MaxStoredMisses); err != nil {
 			return db.wrap("add misses", err)
@@ -232,19 +230,19 @@ func (db *DB) AddMisses(ctx context.Context, misses []redirects.Miss) error {
 
 // FindMisses returns a project's most frequent missed paths.
 func (db *DB) FindMisses(ctx context.Context, projectID string, limit int) ([]redirects.Miss, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT path, count, first_seen, last_seen FROM misses
-		WHERE project_id = $1 ORDER BY count DESC, path LIMIT $2`, projectID, limit)
+	rows, err := db.read.QueryContext(ctx, `SELECT host, path, count, first_seen, last_seen FROM misses
+		WHERE project_id = $1 ORDER BY count DESC, path, host LIMIT $2`, projectID, limit)
 	return collect(db, "find misses", rows, err, func(s scanner) (redirects.Miss, error) {
 		m := redirects.Miss{ProjectID: projectID}
 		var first, last int64
-		err := s.Scan(&m.Path, &m.Count, &first, &last)
+		err := s.Scan(&m.Host, &m.Path, &m.Count, &first, &last)
 		m.FirstSeen, m.LastSeen = fromNanos(first), fromNanos(last)
 		return m, err
 	})
 }
 
-// DeleteMiss forgets a missed path of a project and records a miss.delete
-// audit entry.
+// DeleteMiss forgets a missed path of a project, on every host it was
+// missed on, and records a miss.delete audit entry.
 func (db *DB) DeleteMiss(ctx context.Context, projectID, path string) error {
 	const op = "delete miss"
 	tx, err := db.beginWrite(ctx, op)
@@ -256,11 +254,14 @@ func (db *DB) DeleteMiss(ctx context.Context, projectID, path string) error {
 	if err != nil {
 		return err
 	}
-	var count int64
-	err = tx.QueryRowContext(ctx, `DELETE FROM misses WHERE project_id = $1 AND path = $2 RETURNING count`, projectID, path).Scan(&count)
-	if errors.Is(err, sql.ErrNoRows) {
+	var count, n int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(count), 0), count(*) FROM misses WHERE project_id = $1 AND path = $2`, projectID, path).Scan(&count, &n); err != nil {
+		return db.wrap(op, err)
+	}
+	if n == 0 {
 		return redirects.Errorf(redirects.ENOTFOUND, "path %q is not among the misses of project %s", path, projectID)
-	} else if err != nil {
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM misses WHERE project_id = $1 AND path = $2`, projectID, path); err != nil {
 		return db.wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditMissDelete, p.OrgID, p.ID, "miss", path, map[string]any{"path": path, "count": count}, nil); err != nil {

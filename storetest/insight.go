@@ -64,6 +64,25 @@ func testHits(t *testing.T, e *env) {
 	if got, _ := e.s.FindHits(e.ctx, p.ID, nil); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after a refused AddHits: %v, want %v", got, want)
 	}
+	// Rules that differ only in their host count apart (docs/contract.md#keys),
+	// and pattern and regex rules count.
+	add(
+		redirects.RuleHits{ProjectID: p.ID, MatchType: redirects.Pattern, Host: "www.example.com", Source: "/:lang/*", Hits: 2, LastHit: t1},
+		redirects.RuleHits{ProjectID: p.ID, MatchType: redirects.Pattern, Source: "/:lang/*", Hits: 5, LastHit: t1},
+		redirects.RuleHits{ProjectID: p.ID, MatchType: redirects.Pattern, Host: "www.example.com", Source: "/:lang/*", Hits: 1, LastHit: t2},
+		redirects.RuleHits{ProjectID: p.ID, MatchType: redirects.Regex, Host: "*.example.com", Source: `/(\d+)`, Hits: 4, LastHit: t2},
+	)
+	byKey := redirects.HitIndex(mustHits(t, e, p.ID))
+	for k, n := range map[redirects.HitKey]int64{
+		{MatchType: redirects.Pattern, Host: "www.example.com", Source: "/:lang/*"}: 3,
+		{MatchType: redirects.Pattern, Source: "/:lang/*"}:                          5,
+		{MatchType: redirects.Regex, Host: "*.example.com", Source: `/(\d+)`}:       4,
+		{MatchType: redirects.Exact, Source: "/a"}:                                  5,
+	} {
+		if byKey[k].Hits != n {
+			t.Errorf("hits of %+v: %d, want %d", k, byKey[k].Hits, n)
+		}
+	}
 	// Hits go with their project.
 	if err := e.s.DeleteProject(e.ctx, q.ID); err != nil {
 		t.Fatal(err)
@@ -71,6 +90,15 @@ func testHits(t *testing.T, e *env) {
 	if got, err := e.s.FindHits(e.ctx, q.ID, nil); err != nil || len(got) != 0 {
 		t.Errorf("FindHits(deleted project) = %v, %v; want none", got, err)
 	}
+}
+
+func mustHits(t *testing.T, e *env, projectID string) []redirects.RuleHits {
+	t.Helper()
+	got, err := e.s.FindHits(e.ctx, projectID, nil)
+	if err != nil {
+		t.Fatalf("FindHits: %v", err)
+	}
+	return got
 }
 
 func testMisses(t *testing.T, e *env) {
@@ -133,6 +161,27 @@ func testMisses(t *testing.T, e *env) {
 	}
 	if got, _ := e.s.FindMisses(e.ctx, q.ID, 10); len(got) != 1 || got[0].Count != 1 {
 		t.Errorf("FindMisses(q) = %v, want /old once", got)
+	}
+	// A miss is recorded under the lookup's host: one path on two hosts is
+	// two misses; forgetting the path forgets both.
+	h := e.project(a.ID, "h")
+	add(
+		redirects.Miss{ProjectID: h.ID, Path: "/new", Count: 2, FirstSeen: at(1), LastSeen: at(1)},
+		redirects.Miss{ProjectID: h.ID, Host: "www.example.com", Path: "/new", Count: 9, FirstSeen: at(6), LastSeen: at(7)},
+		redirects.Miss{ProjectID: h.ID, Host: "www.example.com", Path: "/new", Count: 1, FirstSeen: at(8), LastSeen: at(8)},
+	)
+	hosted := []redirects.Miss{
+		{ProjectID: h.ID, Host: "www.example.com", Path: "/new", Count: 10, FirstSeen: at(6), LastSeen: at(8)},
+		{ProjectID: h.ID, Path: "/new", Count: 2, FirstSeen: at(1), LastSeen: at(1)},
+	}
+	if got, _ := e.s.FindMisses(e.ctx, h.ID, 10); fmt.Sprint(got) != fmt.Sprint(hosted) {
+		t.Errorf("misses on a host: %v\nwant %v", got, hosted)
+	}
+	if err := e.s.DeleteMiss(e.ctx, h.ID, "/new"); err != nil {
+		t.Fatalf("DeleteMiss(/new): %v", err)
+	}
+	if got, _ := e.s.FindMisses(e.ctx, h.ID, 10); len(got) != 0 {
+		t.Errorf("after DeleteMiss(/new) on two hosts: %v, want none", got)
 	}
 	// The store keeps the MaxStoredMisses most frequent paths per project.
 	var many []redirects.Miss

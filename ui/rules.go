@@ -112,7 +112,7 @@ func withHits(pg *redirects.RulePage) []ruleRow {
 	rows := make([]ruleRow, len(pg.Rules))
 	for i, rule := range pg.Rules {
 		rows[i].Rule = rule
-		if hh, ok := idx[redirects.HitKey{MatchType: rule.MatchType, Source: rule.Source}]; ok {
+		if hh, ok := idx[rule.HitKey()]; ok {
 			rows[i].Hits, rows[i].LastHit = hh.Hits, hh.LastHit
 		}
 	}

@@ -45,6 +45,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{`version 99`, []string{"deploy", "--project", p, "--from-version", "99"}},
 		{`version 99`, []string{"lookup", "--project", p, "--path", "/taken", "--version", "99"}},
 		{`--path "taken" must start with /`, []string{"lookup", "--project", p, "--path", "taken"}},
+		{`--host "a_b.example" is not a host name`, []string{"lookup", "--project", p, "--path", "/taken", "--host", "a_b.example"}},
 		{`format "apache" is not one of csv, nginx`, []string{"export", "--project", p, "--format", "apache"}},
 		{`rule 999 not found in project`, []string{"rule", "delete", "--project", p, "999"}},
 	} {

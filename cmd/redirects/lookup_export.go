@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"redirects"
-	"redirects/engine"
 )
 
 // lookupExportCommands are the commands that read a deployed version as
@@ -15,10 +15,11 @@ import (
 var lookupExportCommands = []command{
 	{
 		name:     "lookup",
-		synopsis: []string{"--project P --path PATH [--version N] [--json]"},
+		synopsis: []string{"--project P --path PATH [--host H] [--version N] [--json]"},
 		summary:  "look a path up in a deployed version, as the edge API would",
 		about: "The rule that answers is printed as JSON. When no rule answers, one line on standard error\n" +
-			"says so and the exit status is 0; with --json, standard output is null instead.",
+			"says so and the exit status is 0; with --json, standard output is null instead. --host is the\n" +
+			"request's host, as the edge API's host parameter: rules scoped to it answer too.",
 		example:  `redirects lookup --project "$PROJECT" --path /old`,
 		readOnly: true,
 		run:      (*cmd).lookup,
@@ -37,6 +38,7 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 	fs := c.flags("lookup")
 	project := fs.String("project", "", "project ID")
 	path := fs.String("path", "", "URL path to look up")
+	host := fs.String("host", "", "the request's host: rules scoped to it answer too (default: none, only rules without a host)")
 	version := fs.Int("version", 0, "deployment version (default: the latest)")
 	asJSON := fs.Bool("json", false, "print JSON: the answer, or null when no rule answers")
 	if _, err := parse(fs, args); err != nil {
@@ -51,6 +53,9 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 	if (*path)[0] != '/' || len(*path) > redirects.MaxSourceLen {
 		return redirects.Errorf(redirects.EINVALID, "--path %q must start with / and be at most %d bytes, as the API requires", *path, redirects.MaxSourceLen)
 	}
+	if *host != "" && !redirects.ValidLookupHost(*host) {
+		return redirects.Errorf(redirects.EINVALID, "--host %q is not a host name (labels of letters, digits and '-', an optional :port)", *host)
+	}
 	// The path is matched decoded once (docs/contract.md#matching); an
 	// escape that cannot decode is refused, as the API refuses it.
 	if _, err := redirects.DecodePath(*path); err != nil {
@@ -60,21 +65,26 @@ func (c *cmd) lookup(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, rules, err := svc.Deploys.Version(ctx, *project, *version)
+	spec := "live"
+	if *version > 0 {
+		spec = strconv.Itoa(*version)
+	}
+	// The service answers with the edge's engine; through --api, the
+	// server's, so only the answer travels.
+	res, err := svc.Deploys.Lookup(ctx, *project, spec, *host, *path)
 	if err != nil {
 		return err
 	}
-	m, ok := engine.CompileWith(rules, d.Settings).Lookup(*path)
 	switch {
-	case ok:
-		fmt.Fprintf(c.m.Stdout, "%s\n", m.AppendJSON(nil, *path))
+	case res.Body != nil:
+		fmt.Fprintf(c.m.Stdout, "%s\n", res.Body)
 	case *asJSON:
 		c.println("null")
 	default:
 		// A miss is an answer, not an error: the edge API's 404. Said on
 		// standard error so that standard output stays empty, as scripts
 		// that test it expect.
-		c.infof("no rule answers %q in version %d of project %s", *path, d.Version, *project)
+		c.infof("no rule answers %q in version %d of project %s", *path, res.Version, *project)
 	}
 	return nil
 }

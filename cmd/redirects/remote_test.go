@@ -73,6 +73,8 @@ var remoteScenario = []remoteStep{
 	{args: []string{"lookup", "--project", "P", "--path", "/DOCS/a/b?x=1"}},
 	{args: []string{"lookup", "--project", "P", "--path", "/a", "--version", "1"}},
 	{args: []string{"lookup", "--project", "P", "--path", "/a", "--version", "9"}},
+	{args: []string{"lookup", "--project", "P", "--path", "/a", "--host", "WWW.Example.com:443"}},
+	{args: []string{"lookup", "--project", "P", "--path", "/a", "--host", "*.example.com"}},
 	{args: []string{"lint", "--project", "P", "--version", "live"}},
 	{args: []string{"lint", "--project", "P"}},
 	{args: []string{"diff", "--project", "P"}},

@@ -227,7 +227,9 @@ const config :Workerd.Config = (
 		if got := get(addrA); got != "301 /new" {
 			problems = append(problems, "first /old: "+got+", want 301 /new")
 		}
-		cacheKey := "redirects-lookup.invalid/" + project + "/old"
+		// The key holds the request's host name (not its port: both
+		// Workers listen on 127.0.0.1), as answers differ by host.
+		cacheKey := "redirects-lookup.invalid/" + project + "/127.0.0.1/old"
 		// The put runs after the answer (ctx.waitUntil).
 		put := false
 		for deadline := time.Now().Add(5 * time.Second); !put && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {

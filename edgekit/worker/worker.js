@@ -2,7 +2,9 @@
 // with the project's redirect rules and passes every other request on.
 //
 // For each GET or HEAD request it asks the lookup API (GET /v1/lookup) for
-// the request's path, unless an answer is cached: in the isolate's memory
+// the request's path and query on the request's host (rules scoped to a
+// host answer only it; rules with query conditions read the query),
+// unless an answer is cached: in the isolate's memory
 // and in the Workers Cache API, each for as long as the answer's
 // Cache-Control allows (300 s, a "no rule" answer included). A lookup that
 // takes longer than TIMEOUT_MS (500 ms by default), fails, or is refused
@@ -15,7 +17,7 @@
 // OPEN_SECONDS, and ORIGIN (a service to pass requests to instead of
 // fetch(request), the origin of the zone).
 
-const memory = new Map(); // path -> {answer, expires}
+const memory = new Map(); // host and path -> {answer, expires}
 const MEMORY_ENTRIES = 10000;
 const breaker = { failures: 0, openUntil: 0, probing: false };
 
@@ -25,11 +27,12 @@ export default {
       return pass(request, env);
     }
     const url = new URL(request.url);
+    const path = url.pathname + url.search;
     let answer;
     try {
-      answer = await lookup(url.pathname, env, ctx);
+      answer = await lookup(hostName(url.hostname), path, env, ctx);
     } catch (err) {
-      console.log(`redirects: lookup of ${url.pathname} failed, passed on: ${err}`);
+      console.log(`redirects: lookup of ${path} failed, passed on: ${err}`);
       answer = null;
     }
     if (answer && answer.destination) {
@@ -39,19 +42,33 @@ export default {
   },
 };
 
+// hostName returns the request's host name (without its port: the URL
+// parser gives it lower-cased, an IDN in its A-label form) as the lookup
+// API compares it, its host key, so that one cache entry serves every port
+// and spelling; "" for what cannot be a rule's host, such as an IPv6
+// literal, which the API would refuse: only rules without a host answer
+// then.
+function hostName(name) {
+  name = name.replace(/\.$/, "");
+  return /^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(name) ? name : "";
+}
+
 function pass(request, env) {
   return env.ORIGIN ? env.ORIGIN.fetch(request) : fetch(request);
 }
 
 // lookup returns the rule's answer ({destination, statusCode, matchType}),
 // {} for no rule, or throws when the lookup API cannot answer in time.
-async function lookup(path, env, ctx) {
+async function lookup(host, path, env, ctx) {
   const now = Date.now();
-  const mem = memory.get(path);
+  // A host holds no space: the key cannot be another host's path.
+  const key = host ? `${host} ${path}` : path;
+  const mem = memory.get(key);
   if (mem && mem.expires > now) {
     return mem.answer;
   }
-  const cacheKey = new Request(`https://redirects-lookup.invalid/${encodeURIComponent(env.PROJECT)}${path}`);
+  const scope = host ? `${encodeURIComponent(env.PROJECT)}/${encodeURIComponent(host)}` : encodeURIComponent(env.PROJECT);
+  const cacheKey = new Request(`https://redirects-lookup.invalid/${scope}${path}`);
   let cache = typeof caches !== "undefined" ? caches.default : null;
   let hit = null;
   if (cache) {
@@ -64,7 +81,7 @@ async function lookup(path, env, ctx) {
     }
     if (hit) {
       const answer = await hit.json();
-      remember(path, answer, maxAge(hit.headers.get("Cache-Control")), now);
+      remember(key, answer, maxAge(hit.headers.get("Cache-Control")), now);
       return answer;
     }
   }
@@ -78,7 +95,10 @@ async function lookup(path, env, ctx) {
   const timer = setTimeout(() => controller.abort(), limit(env.TIMEOUT_MS, 500));
   let resp;
   try {
-    const q = `project=${encodeURIComponent(env.PROJECT)}&path=${encodeURIComponent(path)}`;
+    let q = `project=${encodeURIComponent(env.PROJECT)}&path=${encodeURIComponent(path)}`;
+    if (host) {
+      q += `&host=${encodeURIComponent(host)}`;
+    }
     resp = await fetch(`${env.EDGE.replace(/\/$/, "")}/v1/lookup?${q}`, {
       headers: { "X-API-Key": env.KEY },
       signal: controller.signal,
@@ -99,7 +119,7 @@ async function lookup(path, env, ctx) {
   breaker.probing = false;
   const age = maxAge(resp.headers.get("Cache-Control"));
   if (age > 0) {
-    remember(path, answer, age, now);
+    remember(key, answer, age, now);
     if (cache) {
       const stored = new Response(JSON.stringify(answer), {
         headers: { "Content-Type": "application/json", "Cache-Control": `max-age=${age}` },
@@ -125,12 +145,12 @@ function failed(env, resp) {
   }
 }
 
-function remember(path, answer, age, now) {
+function remember(key, answer, age, now) {
   if (age <= 0) return;
   if (memory.size >= MEMORY_ENTRIES) {
     memory.delete(memory.keys().next().value); // the oldest entry
   }
-  memory.set(path, { answer, expires: now + age * 1000 });
+  memory.set(key, { answer, expires: now + age * 1000 });
 }
 
 // maxAge reads max-age from Cache-Control, 0 when no-store, no-cache or

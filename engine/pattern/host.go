@@ -14,6 +14,12 @@ func HostKey(h string) (string, bool) {
 	return string(b), ok
 }
 
+// AppendHostKey appends HostKey(h) to dst, for a caller that checks or keys
+// a request's host on a path that must not allocate; it allocates only for a
+// host with a label outside ASCII. A request's host is never a wildcard: a
+// key holding '*' is one a caller refuses.
+func AppendHostKey(dst []byte, h string) ([]byte, bool) { return appendHostKey(dst, h) }
+
 // appendHostKey appends HostKey(h) to dst; it allocates only for a host
 // with a label outside ASCII.
 func appendHostKey(dst []byte, h string) ([]byte, bool) {

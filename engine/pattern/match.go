@@ -415,3 +415,12 @@ func (m *Match) capture(c *compiled, i int, path []byte, start, end int) bool {
 	m.caps[c.toks[i].slot] = span{start: int32(start), end: int32(end), set: true}
 	return true
 }
+
+// LiteralPrefix returns the answering rule's literal prefix, which the
+// contract's order compares after priority and host
+// (docs/contract.md#precedence): a caller that merges this set's answer with
+// another index's compares it there.
+func (m *Match) LiteralPrefix() string { return m.set.rules[m.rank].prefix }
+
+// Conditional reports whether the answering rule has query conditions.
+func (m *Match) Conditional() bool { return len(m.set.rules[m.rank].conds) > 0 }
