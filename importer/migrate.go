@@ -391,7 +391,7 @@ func (h *heldRules) set(i int, r redirects.Rule) {
 		c.flags |= heldPreserveQuery
 	}
 	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" ||
-		!r.CreatedAt.IsZero() || r.Revision != 0 {
+		!r.CreatedAt.IsZero() || r.Revision != 0 || r.Host != "" {
 		c.flags |= heldOdd
 	}
 	if c.flags&heldOdd != 0 {
@@ -654,9 +654,14 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 				continue
 			}
 		}
-		// Shadowing: does an earlier rule answer every path this one matches?
+		// Shadowing: does an earlier rule answer every path this one
+		// matches? Asked of literal rules of every host only: a pattern, a
+		// regex, a host or a condition is not what the literal shadowing
+		// knows (a strict reader has refused two rules of one key).
 		winner := 0
-		if r.MatchType == redirects.Exact {
+		switch {
+		case r.Extended():
+		case r.MatchType == redirects.Exact:
 			key := set.Key(r.Source)
 			if l, ok := exact[key]; ok {
 				winner = l
@@ -666,7 +671,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			if winner == 0 {
 				exact[key] = line
 			}
-		} else {
+		default:
 			src := set.FoldCase(r.Source)
 			if l, ok := prefixes[src]; ok {
 				winner = l
