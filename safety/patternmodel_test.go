@@ -293,7 +293,13 @@ func TestLintChainsFollowTheModel(t *testing.T) {
 					from += "?" + q
 				}
 				loops := false
-				for _, h := range append([]string{host, "", "www.example.com", "a.example.com"}, pmDeclared...) {
+				hosts := append(append([]string{host}, pmLookupHosts...), pmDeclared...)
+				for _, r := range p.rules {
+					if r.Host != "" {
+						hosts = append(hosts, strings.Replace(r.Host, "*", "www", 1))
+					}
+				}
+				for _, h := range hosts {
 					if _, l := modelFollow(p.rules, p.st, h, from); l {
 						loops = true
 						break
