@@ -41,7 +41,10 @@ func TestHistoryCountsKinds(t *testing.T) {
 	add("/:lang/docs/*", "/:lang/guide/:splat", redirects.Pattern)
 	add("/v/:n", "/version/:n", redirects.Pattern)
 	add(`^/p/(\d+)$`, "/posts/$1", redirects.Regex)
-	deploy()
+	got := e.postFollow(t, "/projects/"+e.project.ID+"/deploy", url.Values{"message": {"m"}})
+	if f, want := html.UnescapeString(flashText(got)), "Deployed version 2 (1 exact rule, 1 starts_with rule, 2 pattern rules, 1 regex rule)."; !strings.HasPrefix(f, want) {
+		t.Fatalf("after the deploy: %q, want it to start with %q", f, want)
+	}
 	_, page = e.do("GET", history, nil, true)
 	for _, want := range []string{`<th scope="col" class="num">starts_with</th><th scope="col" class="num">pattern</th><th scope="col" class="num">regex</th>`,
 		"<td class=\"num\">1</td>\n<td class=\"num\">2</td><td class=\"num\">1</td>",
