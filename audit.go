@@ -263,6 +263,7 @@ func ImportAuditEntry(ctx context.Context, at time.Time, p *Project, n int, rep 
 // actor in ctx.
 func DeployAuditEntry(ctx context.Context, p *Project, d *Deployment) *AuditEntry {
 	after := map[string]any{"version": d.Version, "message": d.Message, "exactRules": d.ExactCount, "prefixRules": d.PrefixCount}
+	d.AddKindCounts(after)
 	if d.FromVersion != 0 {
 		after["fromVersion"] = d.FromVersion
 	}

@@ -16,8 +16,12 @@ type Deployment struct {
 	// FromVersion is the version whose rules were deployed again (a
 	// rollback), or 0 when the draft rules were deployed.
 	FromVersion int
-	ExactCount  int
-	PrefixCount int
+	// ExactCount, PrefixCount, PatternCount and RegexCount are the
+	// version's rules of each match type (PrefixCount: starts_with).
+	ExactCount   int
+	PrefixCount  int
+	PatternCount int
+	RegexCount   int
 	// Report says what the export formats cannot express, for the operator.
 	Report string
 	// Override is what the deploy went past, from DeployOptions. The audit
@@ -339,4 +343,16 @@ func FormatExtension(format string) string {
 		return "map"
 	}
 	return ""
+}
+
+// AddKindCounts adds the counts of pattern and regex rules to m, an audit
+// entry's deployment, under "patternRules" and "regexRules", each only when
+// above 0, so the entry of a version without them reads as before.
+func (d *Deployment) AddKindCounts(m map[string]any) {
+	if d.PatternCount > 0 {
+		m["patternRules"] = d.PatternCount
+	}
+	if d.RegexCount > 0 {
+		m["regexRules"] = d.RegexCount
+	}
 }

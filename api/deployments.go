@@ -12,9 +12,13 @@ type Deployment struct {
 	CreatedAt   string `json:"createdAt"`
 	ExactRules  int    `json:"exactRules"`
 	PrefixRules int    `json:"prefixRules"`
-	Message     string `json:"message"`
-	FromVersion *int   `json:"fromVersion"`
-	Report      string `json:"report"`
+	// PatternRules and RegexRules are left out when 0, so a version
+	// without them is shown as before.
+	PatternRules int    `json:"patternRules,omitempty"`
+	RegexRules   int    `json:"regexRules,omitempty"`
+	Message      string `json:"message"`
+	FromVersion  *int   `json:"fromVersion"`
+	Report       string `json:"report"`
 	// CaseSensitive and TrailingSlash are the matching settings the deploy
 	// froze: lookups of this version compare paths with them.
 	CaseSensitive bool   `json:"caseSensitive"`
@@ -31,7 +35,7 @@ type Deployment struct {
 // DeploymentOf returns d as the API shows it, its times in UTC.
 func DeploymentOf(d *redirects.Deployment) Deployment {
 	j := Deployment{Version: d.Version, CreatedAt: d.CreatedAt.UTC().Format(time.RFC3339), ExactRules: d.ExactCount,
-		PrefixRules: d.PrefixCount, Message: d.Message, Report: d.Report,
+		PrefixRules: d.PrefixCount, PatternRules: d.PatternCount, RegexRules: d.RegexCount, Message: d.Message, Report: d.Report,
 		CaseSensitive: d.Settings.CaseSensitive(), TrailingSlash: d.Settings.TrailingSlash()}
 	if d.FromVersion > 0 {
 		v := d.FromVersion
@@ -48,7 +52,7 @@ func DeploymentOf(d *redirects.Deployment) Deployment {
 // Deployment returns the deployment of project projectID that j shows.
 func (j *Deployment) Deployment(projectID string) *redirects.Deployment {
 	d := &redirects.Deployment{ProjectID: projectID, Version: j.Version, CreatedAt: parseDeploymentTime(j.CreatedAt), ExactCount: j.ExactRules,
-		PrefixCount: j.PrefixRules, Message: j.Message, Report: j.Report,
+		PrefixCount: j.PrefixRules, PatternCount: j.PatternRules, RegexCount: j.RegexRules, Message: j.Message, Report: j.Report,
 		Settings: redirects.Settings{CaseInsensitive: !j.CaseSensitive, IgnoreTrailingSlash: j.TrailingSlash == "ignore"}}
 	if j.FromVersion != nil {
 		d.FromVersion = *j.FromVersion
@@ -72,9 +76,13 @@ type DeploymentRow struct {
 	CreatedAt   string `json:"createdAt"`
 	ExactRules  int    `json:"exactRules"`
 	PrefixRules int    `json:"prefixRules"`
-	Message     string `json:"message"`
-	FromVersion *int   `json:"fromVersion"`
-	Report      string `json:"report"`
+	// PatternRules and RegexRules are left out when 0, so a version
+	// without them is shown as before.
+	PatternRules int    `json:"patternRules,omitempty"`
+	RegexRules   int    `json:"regexRules,omitempty"`
+	Message      string `json:"message"`
+	FromVersion  *int   `json:"fromVersion"`
+	Report       string `json:"report"`
 	// Live and Staged say where the version stands
 	// (docs/contract.md#staged-deploys); PromotedAt is when a promote last
 	// made it live, null when none did.
@@ -86,7 +94,8 @@ type DeploymentRow struct {
 // DeploymentRowOf returns d as `redirects deployments --json` prints it.
 func DeploymentRowOf(d *redirects.Deployment) DeploymentRow {
 	j := DeploymentRow{Version: d.Version, CreatedAt: d.CreatedAt.Format(time.RFC3339), ExactRules: d.ExactCount,
-		PrefixRules: d.PrefixCount, Message: d.Message, Report: d.Report, Live: d.Live, Staged: d.Staged}
+		PrefixRules: d.PrefixCount, PatternRules: d.PatternCount, RegexRules: d.RegexCount, Message: d.Message, Report: d.Report,
+		Live: d.Live, Staged: d.Staged}
 	if !d.PromotedAt.IsZero() {
 		at := d.PromotedAt.Format(time.RFC3339)
 		j.PromotedAt = &at

@@ -105,6 +105,9 @@ type HitRule struct {
 	// list shows them.
 	PreservePath  bool `json:"preservePath"`
 	PreserveQuery bool `json:"preserveQuery"`
+	// Host is the rule's host key, left out for a rule of every host: a
+	// rule's hits count per match type, host and source.
+	Host string `json:"host,omitempty"`
 }
 
 // HitsOf is the hits report of rules with hits; staleSince, when not
@@ -119,7 +122,8 @@ func HitsOf(rules []redirects.Rule, hits []redirects.RuleHits, staleSince time.T
 	for i := range rules {
 		r := &rules[i]
 		j := HitRule{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode, MatchType: r.MatchType.String(),
-			Priority: r.Priority, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
+			Priority: r.Priority, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery,
+			Host: r.Host}
 		if h, ok := idx[r.HitKey()]; ok {
 			j.Hits = h.Hits
 			j.LastHit = ExactTime(h.LastHit)
@@ -143,14 +147,14 @@ func (h *Hits) RulesAndHits(projectID string) ([]redirects.Rule, []redirects.Rul
 		}
 		created, _ := time.Parse(time.RFC3339, j.CreatedAt)
 		rules = append(rules, redirects.Rule{ID: j.ID, ProjectID: projectID, Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode,
-			MatchType: mt, Priority: j.Priority, CreatedAt: created, PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery})
-		k := redirects.HitKey{MatchType: mt, Source: j.Source}
+			MatchType: mt, Priority: j.Priority, CreatedAt: created, PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host})
+		k := redirects.HitKey{MatchType: mt, Host: j.Host, Source: j.Source}
 		if j.LastHit == nil || seen[k] {
 			continue
 		}
 		seen[k] = true
 		last, _ := time.Parse(time.RFC3339Nano, *j.LastHit)
-		hits = append(hits, redirects.RuleHits{ProjectID: projectID, MatchType: mt, Source: j.Source, Hits: j.Hits, LastHit: last})
+		hits = append(hits, redirects.RuleHits{ProjectID: projectID, MatchType: mt, Host: j.Host, Source: j.Source, Hits: j.Hits, LastHit: last})
 	}
 	return rules, hits, nil
 }
@@ -169,19 +173,23 @@ type Misses struct {
 	Misses []Miss `json:"misses"`
 }
 
-// Miss is one missed path.
+// Miss is one missed path, on one host.
 type Miss struct {
 	Path      string `json:"path"`
 	Count     int64  `json:"count"`
 	FirstSeen string `json:"firstSeen"`
 	LastSeen  string `json:"lastSeen"`
+	// Host is the host key of the lookups that missed, left out for
+	// lookups without a host: misses count per host and path.
+	Host string `json:"host,omitempty"`
 }
 
 // MissesOf is the misses report of ms.
 func MissesOf(ms []redirects.Miss) Misses {
 	out := Misses{Misses: make([]Miss, 0, len(ms))}
 	for _, m := range ms {
-		out.Misses = append(out.Misses, Miss{Path: m.Path, Count: m.Count, FirstSeen: *ExactTime(m.FirstSeen), LastSeen: *ExactTime(m.LastSeen)})
+		out.Misses = append(out.Misses, Miss{Path: m.Path, Count: m.Count, FirstSeen: *ExactTime(m.FirstSeen), LastSeen: *ExactTime(m.LastSeen),
+			Host: m.Host})
 	}
 	return out
 }
@@ -193,14 +201,15 @@ func (ms *Misses) Domain(projectID string) []redirects.Miss {
 	for i, m := range ms.Misses {
 		first, _ := time.Parse(time.RFC3339Nano, m.FirstSeen)
 		last, _ := time.Parse(time.RFC3339Nano, m.LastSeen)
-		out[i] = redirects.Miss{ProjectID: projectID, Path: m.Path, Count: m.Count, FirstSeen: first, LastSeen: last}
+		out[i] = redirects.Miss{ProjectID: projectID, Host: m.Host, Path: m.Path, Count: m.Count, FirstSeen: first, LastSeen: last}
 	}
 	return out
 }
 
 // MissRule is the body of POST /projects/{project}/misses/rule: a draft
 // rule made of a missed path, the path its source. Only path is required;
-// the others default as a new rule's do.
+// the others default as a new rule's do (host: none, a rule of every
+// host; give a miss's host for a rule of that host only).
 type MissRule struct {
 	Path          *string `json:"path"`
 	Destination   *string `json:"destination"`
@@ -209,6 +218,7 @@ type MissRule struct {
 	Priority      *int    `json:"priority,omitempty"`
 	PreservePath  *bool   `json:"preservePath,omitempty"`
 	PreserveQuery *bool   `json:"preserveQuery,omitempty"`
+	Host          *string `json:"host,omitempty"`
 }
 
 // Agents is the answer of GET /projects/{project}/agents: which servers
@@ -265,6 +275,8 @@ type HitsRow struct {
 	StatusCode  int        `json:"statusCode"`
 	Hits        int64      `json:"hits"`
 	LastHit     *time.Time `json:"lastHit"`
+	// Host is the rule's host, left out for a rule of every host.
+	Host string `json:"host,omitempty"`
 }
 
 // MissesRow is one path of misses --json, with the times as the store
@@ -274,4 +286,6 @@ type MissesRow struct {
 	Count     int64     `json:"count"`
 	FirstSeen time.Time `json:"firstSeen"`
 	LastSeen  time.Time `json:"lastSeen"`
+	// Host is the lookups' host, left out for lookups without one.
+	Host string `json:"host,omitempty"`
 }

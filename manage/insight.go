@@ -69,7 +69,7 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 		return missingField("path")
 	}
 	f := ruleFields{Destination: req.Destination, StatusCode: req.StatusCode, MatchType: req.MatchType, Priority: req.Priority,
-		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery}
+		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery, Host: req.Host}
 	rule, err := f.rule(p.ID, *req.Path)
 	if err != nil {
 		return err

@@ -755,6 +755,38 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "GET", pbase+"/lookup?path=/blog/x&version=latest", nil).want(t, 400, codeInvalidQuery)
 	d.call(admin, "GET", kpath+"/lookup?path=/old&version=live", nil).want(t, 404, "NOT_FOUND")
 
+	// Pattern and regex counts of a deployment, and the host of misses and
+	// hits, as the document describes them.
+	var kp projectJSON
+	d.call(admin, "POST", obase+"/projects", map[string]any{"name": "kinds"}).want(t, 201).decode(t, &kp)
+	kinds := "/manage/v1/projects/" + kp.ID
+	d.call(admin, "POST", kinds+"/rules", map[string]any{"source": "/:lang/docs/*", "destination": "/:lang/guide/:splat", "matchType": "pattern"}).want(t, 201)
+	d.call(admin, "POST", kinds+"/rules", map[string]any{"source": `^/p/(\d+)$`, "destination": "/posts/$1", "matchType": "regex"}).want(t, 201)
+	d.call(admin, "POST", kinds+"/rules", map[string]any{"source": "/moved", "destination": "/shop", "host": "shop.example.com"}).want(t, 201)
+	var kd struct {
+		PatternRules, RegexRules, PrefixRules int
+	}
+	d.call(admin, "POST", kinds+"/deployments", nil).want(t, 201).decode(t, &kd)
+	if kd.PatternRules != 1 || kd.RegexRules != 1 || kd.PrefixRules != 0 {
+		t.Fatalf("deployment of pattern and regex rules = %+v, want 1 pattern, 1 regex, 0 prefix", kd)
+	}
+	d.call(admin, "GET", kinds+"/deployments", nil).want(t, 200)
+	now := time.Now()
+	if err := e.store.AddMisses(ctx, []redirects.Miss{{ProjectID: kp.ID, Host: "shop.example.com", Path: "/gone", Count: 2, FirstSeen: now, LastSeen: now}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.AddHits(ctx, []redirects.RuleHits{{ProjectID: kp.ID, MatchType: redirects.Exact, Host: "shop.example.com", Source: "/moved", Hits: 3, LastHit: now}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := d.call(admin, "GET", kinds+"/misses", nil).want(t, 200); !strings.Contains(string(r.body), `"host":"shop.example.com"`) {
+		t.Fatalf("misses of a host: %s", r.body)
+	}
+	if r := d.call(admin, "GET", kinds+"/hits", nil).want(t, 200); !strings.Contains(string(r.body), `"host":"shop.example.com"`) {
+		t.Fatalf("hits of a host-scoped rule: %s", r.body)
+	}
+	d.call(admin, "POST", kinds+"/misses/rule", map[string]any{"path": "/gone", "destination": "/x", "host": "Shop.Example.com"}).want(t, 201)
+	d.call(admin, "POST", kinds+"/misses/rule", map[string]any{"path": "/gone2", "destination": "/x", "host": "not a host"}).want(t, 400, "INVALID_INPUT")
+
 	// The deploy gate, on a project of its own: the stored test file, the
 	// check, a deploy a loop blocks and the same deploy forced.
 	var gp projectJSON

@@ -105,11 +105,15 @@ func (c *Client) AddRuleFromMiss(ctx context.Context, r *redirects.Rule) error {
 	mt := r.MatchType.String()
 	body := api.MissRule{Path: &r.Source, Destination: &r.Destination, StatusCode: &r.StatusCode, MatchType: &mt, Priority: &r.Priority,
 		PreservePath: &r.PreservePath, PreserveQuery: &r.PreserveQuery}
+	if r.Host != "" {
+		body.Host = &r.Host
+	}
 	var j api.Rule
 	if err := c.do(ctx, "POST", insightProjectPath(r.ProjectID)+"/misses/rule", nil, body, "", &j); err != nil {
 		return err
 	}
 	r.ID, r.Revision, r.CreatedAt = j.ID, j.Revision, parseTime(j.CreatedAt)
+	r.Host = j.Host
 	return nil
 }
 

@@ -130,10 +130,15 @@ func NewRelease(projectID string, opts redirects.DeployOptions, rules []redirect
 		Snapshot: engine.EncodeRules(rules),
 	}
 	for i := range rules {
-		if rules[i].MatchType == redirects.Exact {
+		switch rules[i].MatchType {
+		case redirects.Exact:
 			r.Deployment.ExactCount++
-		} else {
+		case redirects.StartsWith:
 			r.Deployment.PrefixCount++
+		case redirects.Pattern:
+			r.Deployment.PatternCount++
+		case redirects.Regex:
+			r.Deployment.RegexCount++
 		}
 	}
 	content, err := redirects.Render(rules, settings, build)

@@ -106,3 +106,25 @@ func TestNewReleaseLeavesStreamedFilesToTheStore(t *testing.T) {
 		t.Fatalf("EachExport = %v after %v (%d rendered); want EINTERNAL at the repeated csv, after csv and nginx", err, got, rendered)
 	}
 }
+
+// TestNewReleaseCountsKinds checks that a release counts each match type
+// apart: pattern and regex rules are not starts_with rules.
+func TestNewReleaseCountsKinds(t *testing.T) {
+	rules := []redirects.Rule{
+		{ID: 1, Source: "/a", Destination: "/x", StatusCode: 301, MatchType: redirects.Exact},
+		{ID: 2, Source: "/b", Destination: "/x", StatusCode: 301, MatchType: redirects.StartsWith},
+		{ID: 3, Source: "/:lang/*", Destination: "/:lang", StatusCode: 301, MatchType: redirects.Pattern},
+		{ID: 4, Source: "/v/:n", Destination: "/x/:n", StatusCode: 301, MatchType: redirects.Pattern},
+		{ID: 5, Source: `^/p/(\d+)$`, Destination: "/posts/$1", StatusCode: 301, MatchType: redirects.Regex},
+	}
+	build := func([]redirects.Rule, redirects.Settings) (*redirects.DeployContent, error) {
+		return &redirects.DeployContent{}, nil
+	}
+	r, err := service.NewRelease("prj_1", redirects.DeployOptions{}, rules, redirects.Settings{}, build, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := r.Deployment; d.ExactCount != 1 || d.PrefixCount != 1 || d.PatternCount != 2 || d.RegexCount != 1 {
+		t.Fatalf("counts = %d exact, %d prefix, %d pattern, %d regex; want 1, 1, 2, 1", d.ExactCount, d.PrefixCount, d.PatternCount, d.RegexCount)
+	}
+}

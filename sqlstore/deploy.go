@@ -103,10 +103,11 @@ func (t deployTx) InsertRelease(ctx context.Context, orgID string, r *redirects.
 		return db.wrap(op, err)
 	}
 	if _, err := t.tx.ExecContext(ctx, `INSERT INTO deployments
-		(project_id, version, created_at, message, from_version, exact_count, prefix_count, report, rules, case_sensitive, trailing_slash, staged)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		d.ProjectID, d.Version, d.CreatedAt.UnixNano(), d.Message, d.FromVersion, d.ExactCount, d.PrefixCount, d.Report,
-		r.Snapshot, d.Settings.CaseSensitive(), d.Settings.TrailingSlash(), d.Staged); err != nil {
+		(project_id, version, created_at, message, from_version, exact_count, prefix_count, pattern_count, regex_count, report, rules,
+		case_sensitive, trailing_slash, staged)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		d.ProjectID, d.Version, d.CreatedAt.UnixNano(), d.Message, d.FromVersion, d.ExactCount, d.PrefixCount, d.PatternCount, d.RegexCount,
+		d.Report, r.Snapshot, d.Settings.CaseSensitive(), d.Settings.TrailingSlash(), d.Staged); err != nil {
 		return db.wrap(op, err)
 	}
 	// The snapshot is written: let it go before the files are rendered.

@@ -100,7 +100,8 @@ func (db *DB) findExport(ctx context.Context, projectID string, version int, for
 
 // deploymentColumns are what scanDeployment reads; the last says whether the
 // version is the one the project's live pointer names.
-const deploymentColumns = `version, created_at, message, from_version, exact_count, prefix_count, report, case_sensitive, trailing_slash,
+const deploymentColumns = `version, created_at, message, from_version, exact_count, prefix_count, pattern_count, regex_count, report,
+	case_sensitive, trailing_slash,
 	staged, promoted_at, version = (SELECT live_version FROM projects WHERE projects.id = deployments.project_id)`
 
 // findDeployment returns one version of an existing project, or its live
@@ -146,7 +147,7 @@ func scanDeployment(s scanner, projectID string, extra ...any) (*redirects.Deplo
 		slash   string
 		promo   sql.NullInt64
 	)
-	dest := append([]any{&d.Version, &created, &d.Message, &d.FromVersion, &d.ExactCount, &d.PrefixCount, &d.Report, &cs, &slash,
+	dest := append([]any{&d.Version, &created, &d.Message, &d.FromVersion, &d.ExactCount, &d.PrefixCount, &d.PatternCount, &d.RegexCount, &d.Report, &cs, &slash,
 		&d.Staged, &promo, &d.Live}, extra...)
 	if err := s.Scan(dest...); err != nil {
 		return nil, err

@@ -110,6 +110,7 @@ func (db *DB) DiscardDeployment(ctx context.Context, projectID string, version i
 		return db.wrap(op, err)
 	}
 	before := map[string]any{"version": version, "message": d.Message, "exactRules": d.ExactCount, "prefixRules": d.PrefixCount, "staged": true}
+	d.AddKindCounts(before)
 	if err := db.audit(ctx, tx, redirects.AuditDiscard, p.OrgID, p.ID, "deployment", p.ID+"@"+strconv.Itoa(version), before, nil); err != nil {
 		return db.wrap(op, err)
 	}

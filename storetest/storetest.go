@@ -72,6 +72,7 @@ func Run(t *testing.T, open Opener) {
 		{"Key/Revoke", testKeyRevoke},
 		{"Key/OtherProject", testKeyOtherProject},
 		{"Deploy/Versions", testDeployVersions},
+		{"Deploy/CountsKinds", testDeployCountsKinds},
 		{"Deploy/SnapshotImmutable", testDeploySnapshotImmutable},
 		{"Deploy/Rollback", testDeployRollback},
 		{"Deploy/UnknownVersion", testDeployUnknownVersion},

@@ -170,11 +170,24 @@ func (h *handler) deploy(w http.ResponseWriter, r *http.Request) error {
 	}
 	if d.Staged {
 		return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashOK, "Staged version "+itoa(d.Version)+" ("+
-			plural(d.ExactCount, "exact rule")+", "+plural(d.PrefixCount, "starts_with rule")+"). It is not live: lookups with version="+itoa(d.Version)+
+			ruleKinds(d)+"). It is not live: lookups with version="+itoa(d.Version)+
 			" answer with it until you promote it.")
 	}
 	return h.redirect(w, r, "/projects/"+ph.ID+"/history", flashOK, "Deployed version "+itoa(d.Version)+" ("+
-		plural(d.ExactCount, "exact rule")+", "+plural(d.PrefixCount, "starts_with rule")+"). It is live: edge nodes answer with it within a second.")
+		ruleKinds(d)+"). It is live: edge nodes answer with it within a second.")
+}
+
+// ruleKinds says how many rules of each match type version d holds,
+// naming pattern and regex rules only when it has some.
+func ruleKinds(d *redirects.Deployment) string {
+	s := plural(d.ExactCount, "exact rule") + ", " + plural(d.PrefixCount, "starts_with rule")
+	if d.PatternCount > 0 {
+		s += ", " + plural(d.PatternCount, "pattern rule")
+	}
+	if d.RegexCount > 0 {
+		s += ", " + plural(d.RegexCount, "regex rule")
+	}
+	return s
 }
 
 type historyRow struct {
@@ -184,7 +197,9 @@ type historyRow struct {
 }
 
 type historyData struct {
-	Rows      []historyRow
+	Rows []historyRow
+	// Kinds shows the pattern and regex columns: a version has such rules.
+	Kinds     bool
 	Formats   []string
 	CanDeploy bool
 	// LiveVersion and Servers are which servers have which version: the
@@ -227,6 +242,7 @@ func (h *handler) historyPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	for _, dep := range slices.Backward(ds) {
 		d.Rows = append(d.Rows, historyRow{Deployment: dep, By: authors[dep.Version], Live: ph.Live != nil && dep.Version == ph.Live.Version})
+		d.Kinds = d.Kinds || dep.PatternCount > 0 || dep.RegexCount > 0
 	}
 	live, reports, err := h.svc.Insight.FindAgents(r.Context(), ph.ID)
 	if err != nil {

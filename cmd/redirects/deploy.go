@@ -126,10 +126,10 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 		what = fmt.Sprintf("rules of version %d", d.FromVersion)
 	}
 	if d.Staged {
-		c.infof("staged version %d of %s: %d exact and %d prefix rules (%s); not live until \"redirects promote --project %s --version %d\"",
-			d.Version, d.ProjectID, d.ExactCount, d.PrefixCount, what, d.ProjectID, d.Version)
+		c.infof("staged version %d of %s: %s (%s); not live until \"redirects promote --project %s --version %d\"",
+			d.Version, d.ProjectID, ruleCounts(d), what, d.ProjectID, d.Version)
 	} else {
-		c.infof("deployed version %d of %s: %d exact and %d prefix rules (%s)", d.Version, d.ProjectID, d.ExactCount, d.PrefixCount, what)
+		c.infof("deployed version %d of %s: %s (%s)", d.Version, d.ProjectID, ruleCounts(d), what)
 	}
 	if g.Forced {
 		c.infof("forced past %s; the audit log records the reason", gateProblems(g))
@@ -228,8 +228,18 @@ func (c *cmd) deployments(ctx context.Context, args []string) error {
 		}
 		return c.printJSON(out)
 	}
+	// The PATTERN and REGEX columns are shown only when a version has such
+	// rules, so the listing of a project without them reads as before.
+	kinds := false
+	for _, d := range ds {
+		kinds = kinds || d.PatternCount > 0 || d.RegexCount > 0
+	}
 	w := tabwriter.NewWriter(c.m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "VERSION\tCREATED\tEXACT\tPREFIX\tMESSAGE")
+	if kinds {
+		fmt.Fprintln(w, "VERSION\tCREATED\tEXACT\tPREFIX\tPATTERN\tREGEX\tMESSAGE")
+	} else {
+		fmt.Fprintln(w, "VERSION\tCREATED\tEXACT\tPREFIX\tMESSAGE")
+	}
 	for _, d := range ds {
 		msg := d.Message
 		if d.FromVersion > 0 {
@@ -243,6 +253,11 @@ func (c *cmd) deployments(ctx context.Context, args []string) error {
 			msg = strings.TrimSpace("(staged) " + msg)
 		case d.Live && d.Version != ds[len(ds)-1].Version:
 			msg = strings.TrimSpace("(live) " + msg)
+		}
+		if kinds {
+			fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%d\t%d\t%s\n", d.Version, d.CreatedAt.Format(timeFormat), d.ExactCount, d.PrefixCount,
+				d.PatternCount, d.RegexCount, msg)
+			continue
 		}
 		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\n", d.Version, d.CreatedAt.Format(timeFormat), d.ExactCount, d.PrefixCount, msg)
 	}
@@ -301,7 +316,7 @@ func (c *cmd) promote(ctx context.Context, args []string) error {
 	if wasLive > 0 {
 		was = "version " + strconv.Itoa(wasLive)
 	}
-	c.infof("version %d of %s is live (was %s): %d exact and %d prefix rules", d.Version, d.ProjectID, was, d.ExactCount, d.PrefixCount)
+	c.infof("version %d of %s is live (was %s): %s", d.Version, d.ProjectID, was, ruleCounts(d))
 	return nil
 }
 
@@ -316,4 +331,18 @@ func (c *cmd) discard(ctx context.Context, args []string) error {
 	}
 	c.infof("discarded staged version %d of %s", version, project)
 	return nil
+}
+
+// ruleCounts says how many rules of each match type version d holds: "3
+// exact and 1 prefix rules" (prefix: starts_with), naming pattern and regex
+// rules only when it has some.
+func ruleCounts(d *redirects.Deployment) string {
+	parts := []string{fmt.Sprintf("%d exact", d.ExactCount), fmt.Sprintf("%d prefix", d.PrefixCount)}
+	if d.PatternCount > 0 {
+		parts = append(parts, fmt.Sprintf("%d pattern", d.PatternCount))
+	}
+	if d.RegexCount > 0 {
+		parts = append(parts, fmt.Sprintf("%d regex", d.RegexCount))
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1] + " rules"
 }

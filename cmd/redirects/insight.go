@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -21,8 +22,9 @@ var insightCommands = []command{
 		remark:   "hits and last hit of each draft rule",
 		summary:  "show each draft rule's hits and last hit, as the edge nodes counted them",
 		about: "Hits are counted for live keys' lookups by every edge node and written every second; a rule is\n" +
-			"named by its match type and source, so its hits carry over deploys. --stale-since takes a time\n" +
-			"(RFC 3339), a date (2006-01-02) or a duration ago (90d), and lists only the rules with no hit since.",
+			"named by its match type, host and source, so its hits carry over deploys. A HOST column is printed\n" +
+			"when a rule has a host. --stale-since takes a time (RFC 3339), a date (2006-01-02) or a duration\n" +
+			"ago (90d), and lists only the rules with no hit since.",
 		example:  `redirects hits --project "$PROJECT" --stale-since 90d`,
 		readOnly: true,
 		run:      (*cmd).hits,
@@ -33,7 +35,8 @@ var insightCommands = []command{
 		remark:   "the paths asked for most that no rule answered",
 		summary:  "show the paths live lookups asked for most that no rule answered (204)",
 		about: "Each edge node keeps its most frequent missed paths per project and writes them every second;\n" +
-			"the store keeps the 10,000 most frequent per project.",
+			"the store keeps the 10,000 most frequent per project. A path counts per host the lookups sent;\n" +
+			"a HOST column is printed when a miss has one (\"-\": lookups without a host).",
 		example:  `redirects misses --project "$PROJECT" --limit 20`,
 		readOnly: true,
 		run:      (*cmd).misses,
@@ -66,8 +69,8 @@ func (c *cmd) hits(ctx context.Context, args []string) error {
 	byRule := redirects.HitIndex(hits)
 	out := make([]api.HitsRow, 0, len(rules))
 	for _, r := range rules {
-		h := api.HitsRow{Source: r.Source, MatchType: r.MatchType.String(), Destination: r.Destination, StatusCode: r.StatusCode}
-		if rh, ok := byRule[redirects.HitKey{MatchType: r.MatchType, Source: r.Source}]; ok {
+		h := api.HitsRow{Source: r.Source, MatchType: r.MatchType.String(), Destination: r.Destination, StatusCode: r.StatusCode, Host: r.Host}
+		if rh, ok := byRule[r.HitKey()]; ok {
 			h.Hits = rh.Hits
 			last := rh.LastHit
 			h.LastHit = &last
@@ -79,11 +82,22 @@ func (c *cmd) hits(ctx context.Context, args []string) error {
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
 	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "HITS\tLAST HIT\tMATCH\tSOURCE\tDESTINATION")
+	// A HOST column only when a rule has a host, so a project without
+	// hosts lists as before.
+	hosts := slices.ContainsFunc(out, func(h api.HitsRow) bool { return h.Host != "" })
+	if hosts {
+		fmt.Fprintln(w, "HITS\tLAST HIT\tMATCH\tHOST\tSOURCE\tDESTINATION")
+	} else {
+		fmt.Fprintln(w, "HITS\tLAST HIT\tMATCH\tSOURCE\tDESTINATION")
+	}
 	for _, h := range out {
 		last := "never"
 		if h.LastHit != nil {
 			last = h.LastHit.UTC().Format(time.RFC3339)
+		}
+		if hosts {
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", h.Hits, last, h.MatchType, orDash(&h.Host), h.Source, h.Destination)
+			continue
 		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", h.Hits, last, h.MatchType, h.Source, h.Destination)
 	}
@@ -125,15 +139,28 @@ func (c *cmd) misses(ctx context.Context, args []string) error {
 	}
 	out := make([]api.MissesRow, 0, len(misses))
 	for _, m := range misses {
-		out = append(out, api.MissesRow{Path: m.Path, Count: m.Count, FirstSeen: m.FirstSeen, LastSeen: m.LastSeen})
+		out = append(out, api.MissesRow{Path: m.Path, Count: m.Count, FirstSeen: m.FirstSeen, LastSeen: m.LastSeen, Host: m.Host})
 	}
 	if *asJSON {
 		return c.printJSON(out)
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
 	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "COUNT\tFIRST SEEN\tLAST SEEN\tPATH")
+	// A HOST column only when a miss has a host, so a project whose
+	// lookups send none lists as before.
+	hosts := slices.ContainsFunc(out, func(m api.MissesRow) bool { return m.Host != "" })
+	if hosts {
+		fmt.Fprintln(w, "COUNT\tFIRST SEEN\tLAST SEEN\tHOST\tPATH")
+	} else {
+		fmt.Fprintln(w, "COUNT\tFIRST SEEN\tLAST SEEN\tPATH")
+	}
 	for _, m := range out {
+		if hosts {
+			host := printable(m.Host)
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", m.Count, m.FirstSeen.Format(time.RFC3339), m.LastSeen.Format(time.RFC3339),
+				orDash(&host), printable(m.Path))
+			continue
+		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", m.Count, m.FirstSeen.Format(time.RFC3339), m.LastSeen.Format(time.RFC3339), printable(m.Path))
 	}
 	if err := w.Flush(); err != nil {

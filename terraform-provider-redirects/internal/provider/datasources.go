@@ -63,12 +63,14 @@ type versionsDataSource struct{ svc redirects.Services }
 func newVersionsDataSource() datasource.DataSource { return &versionsDataSource{} }
 
 type versionModel struct {
-	Version     types.Int64  `tfsdk:"version"`
-	Message     types.String `tfsdk:"message"`
-	CreatedAt   types.String `tfsdk:"created_at"`
-	FromVersion types.Int64  `tfsdk:"from_version"`
-	ExactRules  types.Int64  `tfsdk:"exact_rules"`
-	PrefixRules types.Int64  `tfsdk:"prefix_rules"`
+	Version      types.Int64  `tfsdk:"version"`
+	Message      types.String `tfsdk:"message"`
+	CreatedAt    types.String `tfsdk:"created_at"`
+	FromVersion  types.Int64  `tfsdk:"from_version"`
+	ExactRules   types.Int64  `tfsdk:"exact_rules"`
+	PrefixRules  types.Int64  `tfsdk:"prefix_rules"`
+	PatternRules types.Int64  `tfsdk:"pattern_rules"`
+	RegexRules   types.Int64  `tfsdk:"regex_rules"`
 }
 
 type versionsModel struct {
@@ -87,12 +89,14 @@ func (d *versionsDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"project_id": schema.StringAttribute{Required: true},
 			"versions": schema.ListNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{
 				Attributes: map[string]schema.Attribute{
-					"version":      schema.Int64Attribute{Computed: true},
-					"message":      schema.StringAttribute{Computed: true},
-					"created_at":   schema.StringAttribute{Computed: true},
-					"from_version": schema.Int64Attribute{Computed: true, Description: "The version redeployed (a rollback), or 0."},
-					"exact_rules":  schema.Int64Attribute{Computed: true},
-					"prefix_rules": schema.Int64Attribute{Computed: true},
+					"version":       schema.Int64Attribute{Computed: true},
+					"message":       schema.StringAttribute{Computed: true},
+					"created_at":    schema.StringAttribute{Computed: true},
+					"from_version":  schema.Int64Attribute{Computed: true, Description: "The version redeployed (a rollback), or 0."},
+					"exact_rules":   schema.Int64Attribute{Computed: true},
+					"prefix_rules":  schema.Int64Attribute{Computed: true, Description: "The version's starts_with rules."},
+					"pattern_rules": schema.Int64Attribute{Computed: true},
+					"regex_rules":   schema.Int64Attribute{Computed: true},
 				}}},
 		},
 	}
@@ -117,7 +121,8 @@ func (d *versionsDataSource) Read(ctx context.Context, req datasource.ReadReques
 	for i, x := range ds {
 		m.Versions[i] = versionModel{Version: types.Int64Value(int64(x.Version)), Message: types.StringValue(x.Message),
 			CreatedAt: types.StringValue(x.CreatedAt.UTC().Format(time.RFC3339)), FromVersion: types.Int64Value(int64(x.FromVersion)),
-			ExactRules: types.Int64Value(int64(x.ExactCount)), PrefixRules: types.Int64Value(int64(x.PrefixCount))}
+			ExactRules: types.Int64Value(int64(x.ExactCount)), PrefixRules: types.Int64Value(int64(x.PrefixCount)),
+			PatternRules: types.Int64Value(int64(x.PatternCount)), RegexRules: types.Int64Value(int64(x.RegexCount))}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }

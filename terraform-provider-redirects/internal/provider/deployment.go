@@ -38,6 +38,10 @@ type deploymentModel struct {
 	CreatedAt   types.String `tfsdk:"created_at"`
 	ExactRules  types.Int64  `tfsdk:"exact_rules"`
 	PrefixRules types.Int64  `tfsdk:"prefix_rules"`
+	// PatternRules and RegexRules count the version's rules of those match
+	// types (prefix_rules counts its starts_with rules).
+	PatternRules types.Int64 `tfsdk:"pattern_rules"`
+	RegexRules   types.Int64 `tfsdk:"regex_rules"`
 }
 
 func (r *deploymentResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -59,10 +63,12 @@ func (r *deploymentResource) Schema(_ context.Context, _ resource.SchemaRequest,
 				Description:   "Values whose change deploys again, e.g. { rules = redirects_rule_set.www.digest }."},
 			"allow_shrink": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description: "Let the deploy remove more of the live rules than the project's shrink_limit."},
-			"version":      schema.Int64Attribute{Computed: true, PlanModifiers: keepInt},
-			"created_at":   schema.StringAttribute{Computed: true, PlanModifiers: keep},
-			"exact_rules":  schema.Int64Attribute{Computed: true, PlanModifiers: keepInt},
-			"prefix_rules": schema.Int64Attribute{Computed: true, PlanModifiers: keepInt},
+			"version":       schema.Int64Attribute{Computed: true, PlanModifiers: keepInt},
+			"created_at":    schema.StringAttribute{Computed: true, PlanModifiers: keep},
+			"exact_rules":   schema.Int64Attribute{Computed: true, PlanModifiers: keepInt},
+			"prefix_rules":  schema.Int64Attribute{Computed: true, PlanModifiers: keepInt, Description: "The version's starts_with rules."},
+			"pattern_rules": schema.Int64Attribute{Computed: true, PlanModifiers: keepInt, Description: "The version's pattern rules."},
+			"regex_rules":   schema.Int64Attribute{Computed: true, PlanModifiers: keepInt, Description: "The version's regex rules."},
 		},
 	}
 }
@@ -79,6 +85,8 @@ func (m *deploymentModel) set(d *redirects.Deployment) {
 	m.CreatedAt = types.StringValue(d.CreatedAt.UTC().Format(time.RFC3339))
 	m.ExactRules = types.Int64Value(int64(d.ExactCount))
 	m.PrefixRules = types.Int64Value(int64(d.PrefixCount))
+	m.PatternRules = types.Int64Value(int64(d.PatternCount))
+	m.RegexRules = types.Int64Value(int64(d.RegexCount))
 }
 
 func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
