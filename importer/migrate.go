@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -390,7 +391,7 @@ func (h *heldRules) set(i int, r redirects.Rule) {
 	if r.PreserveQuery {
 		c.flags |= heldPreserveQuery
 	}
-	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" ||
+	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" || r.Host != "" ||
 		!r.CreatedAt.IsZero() || r.Revision != 0 {
 		c.flags |= heldOdd
 	}
@@ -624,6 +625,12 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		exact    = make(map[string]int, sink.numRules()) // key -> line of the first exact rule
 		prefixes = map[string]int{}                      // folded source -> line of the first starts_with rule
 		covers   = newPrefixSet()                        // prefixes' keys, for coveringPrefix
+		// host and folded source -> line of the first host-scoped
+		// starts_with rule; kind, host and source -> line of the first
+		// pattern or regex rule; a first-match file's regex rules so far.
+		hostPrefixes = map[string]int{}
+		others       = map[string]int{}
+		earlierRe    []earlierRegex
 		rank     int                                     // the next first-match priority
 		perLine  = map[int]int{}                         // line -> rules kept, for lines with an outcome
 		// The rules kept, in file order.
@@ -655,18 +662,50 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			}
 		}
 		// Shadowing: does an earlier rule answer every path this one matches?
+		// A host-scoped rule is shadowed by an earlier one of its host or
+		// without a host; a rule without a host only by one without
+		// (docs/contract.md#hosts). Host-scoped prefixes and pattern or
+		// regex rules shadow no later literal rule but the ones below.
 		winner := 0
-		if r.MatchType == redirects.Exact {
+		switch {
+		case !r.MatchType.Literal():
+			key := r.MatchType.String() + "\x00" + r.Host + "\x00" + r.Source
+			if l, ok := others[key]; ok {
+				winner = l
+			} else {
+				others[key] = line
+				if f.FirstMatch && r.MatchType == redirects.Regex {
+					if re, err := regexp.Compile(regexAnchored(r.Source, set)); err == nil {
+						earlierRe = append(earlierRe, earlierRegex{re: re, host: r.Host, line: line})
+					}
+				}
+			}
+		case r.MatchType == redirects.Exact:
 			key := set.Key(r.Source)
-			if l, ok := exact[key]; ok {
+			if l, ok := exact["\x00"+key]; ok {
+				winner = l
+			} else if l, ok := exact[r.Host+"\x00"+key]; ok {
 				winner = l
 			} else if f.FirstMatch {
 				winner = coveringPrefix(set, prefixes, covers, r.Source, true)
+				if winner == 0 {
+					winner = coveringRegex(earlierRe, r.Host, r.Source)
+				}
 			}
 			if winner == 0 {
-				exact[key] = line
+				exact[r.Host+"\x00"+key] = line
 			}
-		} else {
+		case r.Host != "":
+			src := r.Host + "\x00" + set.FoldCase(r.Source)
+			if l, ok := hostPrefixes[src]; ok {
+				winner = l
+			} else if f.FirstMatch {
+				winner = coveringPrefix(set, prefixes, covers, r.Source, false)
+			}
+			if winner == 0 {
+				hostPrefixes[src] = line
+			}
+		default:
 			src := set.FoldCase(r.Source)
 			if l, ok := prefixes[src]; ok {
 				winner = l
@@ -696,7 +735,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			// some rules kept is changed (see classify).
 			continue
 		}
-		if f.FirstMatch && r.MatchType == redirects.StartsWith {
+		if f.FirstMatch && r.MatchType != redirects.Exact {
 			if rank > redirects.MaxPriority {
 				sink.Skip(line, "more than %d prefix rules: priorities cannot keep the file's order past that", redirects.MaxPriority+1)
 				continue
