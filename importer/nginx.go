@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -264,6 +265,14 @@ type nginxReader struct {
 	// strict counts the = and ^~ locations of the server.
 	regexRead []int
 	strict    int
+	// regexRules: lines of regular-expression locations read as regex
+	// rules; carets counts the ^~ locations of the server, which nginx
+	// prefers to them when the longest prefix.
+	regexRules []int
+	carets     int
+	// serverRegex are the server-level rewrites read as regex rules, for
+	// the exact rules whose paths they take first.
+	serverRegex []earlierRegex
 	// serverPrefix maps the source of each server-level starts_with rule
 	// of this server to its line; exacts are the server's exact rules.
 	serverPrefix map[string]int
@@ -358,6 +367,7 @@ func (r *nginxReader) open(w []nginxToken, raw string) {
 			b.kind = "server"
 			r.servers++
 			r.regexLocs, r.plain, r.regexRead, r.strict = 0, nil, nil, 0
+			r.regexRules, r.carets, r.serverRegex = nil, 0, nil
 			r.serverPrefix, r.exacts = map[string]int{}, nil
 		}
 	case "location":
@@ -378,9 +388,15 @@ func (r *nginxReader) open(w []nginxToken, raw string) {
 			if b.mod != "" {
 				r.strict++
 			}
+			if b.mod == "^~" {
+				r.carets++
+			}
 		case "~", "~*":
 			r.regexLocs++
-			if src, exact, ok := ourRegexLocation(b.path); ok {
+			// ~* of a path with letters is read as a regex rule with
+			// (?i) unless the project compares regardless of case.
+			ciLetters := w[1].text == "~*" && !r.o.Settings.CaseInsensitive
+			if src, exact, ok := ourRegexLocation(b.path); ok && !(ciLetters && hasLetter(src)) {
 				b.mod, b.path = "ours~", src
 				r.regexRead = append(r.regexRead, line)
 				if exact {
@@ -461,6 +477,19 @@ func (r *nginxReader) close() {
 	if r.strict > 0 {
 		for _, l := range r.regexRead {
 			r.sink.Note(l, "a regular-expression location, read as a literal: nginx prefers the server's = and ^~ locations to it, here it comes first")
+		}
+	}
+	if r.carets > 0 {
+		for _, l := range r.regexRules {
+			r.sink.Note(l, "nginx prefers the server's ^~ location to a regular-expression location when it is the longest prefix of the path; here this rule comes first")
+		}
+	}
+	// An exact rule whose path a server-level rewrite read as a regex
+	// rule takes first.
+	for _, e := range r.exacts {
+		if l := coveringRegex(r.serverRegex, "", e.src); l != 0 {
+			r.sink.Note(int(e.line), "nginx answers %s with line %d, a rewrite in the server block, which runs before the locations; here the exact rule wins", e.src, l)
+			r.sink.Text(int(e.line), e.raw)
 		}
 	}
 	// An exact rule whose path a server-level prefix rule takes first.
@@ -627,8 +656,12 @@ func (r *nginxReader) nextRank() int {
 
 func (r *nginxReader) retLocation(t *nginxBlock, line, code int, url, raw string) {
 	r.scopeNote(line)
-	if t.mod == "~" || t.mod == "~*" || t.mod == "@" {
-		r.sink.Skip(line, "a return in a regular-expression or named location (%s %s): not importable", t.mod, t.path)
+	if t.mod == "~" || t.mod == "~*" {
+		r.retRegexLocation(t, line, code, url, raw)
+		return
+	}
+	if t.mod == "@" {
+		r.sink.Skip(line, "a return in a named location (%s %s): not importable", t.mod, t.path)
 		return
 	}
 	if strings.Contains(t.path, "%") {
@@ -667,6 +700,50 @@ func (r *nginxReader) retLocation(t *nginxBlock, line, code int, url, raw string
 	}
 	r.record(line, rule, false, raw)
 	r.sink.Rule(line, rule)
+}
+
+// retRegexLocation reads the return of a regular-expression location: a
+// regex rule (its $N captures kept) ranked in file order before the prefix
+// locations, as nginx tries the regular-expression locations in order
+// before a prefix location without ^~.
+func (r *nginxReader) retRegexLocation(t *nginxBlock, line, code int, url, raw string) {
+	pq := false
+	dst := url
+	if d, ok := strings.CutSuffix(dst, "$is_args$args"); ok {
+		dst, pq = d, true
+	}
+	rule, why := nginxRegexRule(t.path, t.mod == "~*", dst, code)
+	if why != "" {
+		r.sink.Skip(line, "%s", why)
+		return
+	}
+	rule.PreserveQuery = pq && code != 410
+	rule.Priority = r.nextRank()
+	r.regexRules = append(r.regexRules, line)
+	r.record(line, rule, false, raw)
+	r.sink.Rule(line, rule)
+}
+
+// nginxRegexRule is the regex rule of an nginx regular expression re
+// (searched in the decoded path; ci: ~* or (?i)) redirecting to dst with
+// code, or why there is none: dst may insert $1..$9, no other variable.
+func nginxRegexRule(re string, ci bool, dst string, code int) (redirects.Rule, string) {
+	src, groups, why := pcreRegex(re, false, ci)
+	if why != "" {
+		return redirects.Rule{}, why
+	}
+	d := ""
+	if code != 410 {
+		for i := 0; i+1 < len(dst); i++ {
+			if dst[i] == '$' && (dst[i+1] < '0' || dst[i+1] > '9') {
+				return redirects.Rule{}, fmt.Sprintf("the URL %s uses variables other than $1..$9 and $is_args$args at its end", excerpt(dst))
+			}
+		}
+		if d, why = pcreDestination(dst, groups, false); why != "" {
+			return redirects.Rule{}, why
+		}
+	}
+	return redirects.Rule{Source: src, MatchType: redirects.Regex, Destination: d, StatusCode: code}, ""
 }
 
 // record keeps what the server-close checks need of a rule.
@@ -1066,6 +1143,27 @@ func (r *nginxReader) rewrite(t *nginxBlock, w []nginxToken, raw string) {
 	}
 	r.scopeNote(line)
 	shape, why := parseRegexShape(re, false)
+	if t.kind == "server" && (why != "" || !shape.exact || shape.ci && !r.o.Settings.CaseInsensitive && hasLetter(shape.lit)) {
+		// A regex rule, ranked with the server's other rewrites: they
+		// run in order before nginx picks a location.
+		dst, pq := repl, true
+		if strings.HasSuffix(dst, "?") {
+			dst, pq = strings.TrimSuffix(dst, "?"), false
+		}
+		rule, why := nginxRegexRule(re, false, dst, code)
+		if why != "" {
+			r.sink.Skip(line, "%s", why)
+			return
+		}
+		rule.PreserveQuery = pq
+		rule.Priority = r.nextRank()
+		if re, err := regexp.Compile(regexAnchored(rule.Source, r.o.Settings)); err == nil {
+			r.serverRegex = append(r.serverRegex, earlierRegex{re: re, line: line})
+		}
+		r.record(line, rule, true, raw)
+		r.sink.Rule(line, rule)
+		return
+	}
 	if why != "" {
 		r.sink.Skip(line, "%s", why)
 		return
