@@ -631,8 +631,8 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		hostPrefixes = map[string]int{}
 		others       = map[string]int{}
 		earlierRe    []earlierRegex
-		rank     int                                     // the next first-match priority
-		perLine  = map[int]int{}                         // line -> rules kept, for lines with an outcome
+		rank         int             // the next first-match priority
+		perLine      = map[int]int{} // line -> rules kept, for lines with an outcome
 		// The rules kept, in file order.
 		rules     []redirects.Rule
 		ruleLines []int

@@ -135,13 +135,13 @@ func TestNginxBadLines(t *testing.T) {
 // one server block, each destination marked /d<line>.
 type nginxGen struct {
 	regexLocs, plain []int // lines of regular-expression and plain prefix locations
-	rng     *rand.Rand
-	b       strings.Builder
-	line    int
-	want    map[int]Class
-	sources []redirects.Rule
-	locs    map[string]bool
-	keys    map[string]bool
+	rng              *rand.Rand
+	b                strings.Builder
+	line             int
+	want             map[int]Class
+	sources          []redirects.Rule
+	locs             map[string]bool
+	keys             map[string]bool
 	// prefixes are the literals of the server-level prefix rewrites: nginx
 	// answers an exact location under one of them with the rewrite.
 	prefixes []string

@@ -142,7 +142,7 @@ func endsWithDollar(re string) bool {
 }
 
 // re2Bytes writes the bytes a regex source may not hold (whitespace,
-// control bytes, '"', '\'', ';', '#', '`') as \xHH escapes, escaped or not,
+// control bytes, '"', '\”, ';', '#', '`') as \xHH escapes, escaped or not,
 // inside a class or not. Under ci, a run of bytes outside ASCII is written
 // (?-i:...): PCRE as the platforms build it (without UTF) folds ASCII
 // letters only, where RE2's (?i) folds every letter; a quantifier after
