@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // nginx configuration files and map files: location = / ^~ / prefix
@@ -277,6 +279,8 @@ type nginxReader struct {
 	// of this server to its line; exacts are the server's exact rules.
 	serverPrefix map[string]int
 	exacts       []nginxExact
+	// spans are the server blocks, in file order.
+	spans []nginxServer
 	// mapFile: entries at the top level make the file a map file.
 	mapFile *nginxMap
 	// pending are the uses of maps defined further down: variable ->
@@ -345,6 +349,7 @@ func readNginx(in io.Reader, o *Options, sink *Sink) error {
 	for _, b := range r.blocks {
 		sink.Bad(b.line, "the %s block is not closed", b.kind)
 	}
+	r.scopeHosts()
 	r.finishMaps()
 	return nil
 }
@@ -366,6 +371,7 @@ func (r *nginxReader) open(w []nginxToken, raw string) {
 		if t := r.top(); t == nil || t.kind == "http" {
 			b.kind = "server"
 			r.servers++
+			r.spans = append(r.spans, nginxServer{line: line, start: r.sink.numRules(), end: -1})
 			r.regexLocs, r.plain, r.regexRead, r.strict = 0, nil, nil, 0
 			r.regexRules, r.carets, r.serverRegex = nil, 0, nil
 			r.serverPrefix, r.exacts = map[string]int{}, nil
@@ -469,6 +475,9 @@ func (r *nginxReader) close() {
 	if b.kind != "server" {
 		return
 	}
+	if n := len(r.spans); n > 0 {
+		r.spans[n-1].end = r.sink.numRules()
+	}
 	if r.regexLocs > 0 {
 		for _, l := range r.plain {
 			r.sink.Note(l, "nginx tries the server's regular-expression locations before a prefix location without ^~: one of them may take a path here answered by this location")
@@ -513,10 +522,90 @@ func (r *nginxReader) close() {
 	}
 }
 
-// scopeNote notes on line what the enclosing blocks change.
-func (r *nginxReader) scopeNote(line int) {
-	if r.servers > 1 {
-		r.sink.Note(line, "in server block %d: nginx answers it only for that server's names, here for every host of the project", r.servers)
+// scopeNote notes on line what the enclosing blocks change: nothing, as
+// scopeHosts scopes a server block's rules once the file is read.
+func (r *nginxReader) scopeNote(line int) {}
+
+// nginxServer is a server block: its rules (indexes start to end of the
+// sink's), its names and whether it is the default server of its port.
+type nginxServer struct {
+	line, start, end int
+	names            []string
+	dflt             bool
+}
+
+// serverHosts returns the host keys of a server block's names (a
+// wildcard *.example.com as is, .example.com as example.com and
+// *.example.com), or why they cannot scope its rules.
+func serverHosts(names []string) ([]string, string) {
+	var hosts []string
+	for _, n := range names {
+		switch {
+		case n == "" || n == "_" || n == `""`:
+			continue
+		case strings.HasPrefix(n, "~"):
+			return nil, fmt.Sprintf("the server name %s is a regular expression", excerpt(n))
+		case strings.HasSuffix(n, ".*") || strings.Contains(n, "$"):
+			return nil, fmt.Sprintf("the server name %s is not a host or a leading wildcard", excerpt(n))
+		}
+		wild := ""
+		if strings.HasPrefix(n, "*.") {
+			n, wild = n[2:], "*."
+		} else if strings.HasPrefix(n, ".") {
+			n = n[1:]
+			if h, ok := pattern.HostKey(n); ok {
+				hosts = append(hosts, h)
+			}
+			wild = "*."
+		}
+		h, ok := pattern.HostKey(n)
+		if !ok {
+			return nil, fmt.Sprintf("the server name %s is not a host name", excerpt(n))
+		}
+		hosts = append(hosts, wild+h)
+	}
+	if len(hosts) == 0 {
+		return nil, "it has no server name"
+	}
+	return hosts, ""
+}
+
+// scopeHosts scopes the rules of each server block of a file of several
+// to the block's names (host-scoped rules, one per name), as nginx answers
+// a server block only for its names; a file of one server block answers
+// every host, as nginx does with the only server of a port.
+func (r *nginxReader) scopeHosts() {
+	if len(r.spans) < 2 || r.sink.held.noBodies {
+		return
+	}
+	// Without listen ... default_server, the first server block is the
+	// default one.
+	if !slices.ContainsFunc(r.spans, func(s nginxServer) bool { return s.dflt }) {
+		r.spans[0].dflt = true
+	}
+	for k, sv := range r.spans {
+		if sv.end < 0 {
+			sv.end = r.sink.numRules()
+		}
+		hosts, why := serverHosts(sv.names)
+		if why != "" {
+			for i := sv.start; i < sv.end; i++ {
+				r.sink.Note(r.sink.line(i), "in server block %d (line %d): nginx answers it only for that server's names, here for every host of the project (%s)", k+1, sv.line, why)
+			}
+			continue
+		}
+		for i := sv.start; i < sv.end; i++ {
+			rule, line := r.sink.rule(i), r.sink.line(i)
+			if sv.dflt {
+				r.sink.Note(line, "in the default server block (line %d): nginx also answers the hosts no server block names with it; here only %s", sv.line, strings.Join(hosts, ", "))
+			}
+			rule.Host = hosts[0]
+			r.sink.setRule(i, rule)
+			for _, h := range hosts[1:] {
+				rule.Host = h
+				r.sink.Rule(line, rule)
+			}
+		}
 	}
 }
 
@@ -537,6 +626,23 @@ func (r *nginxReader) directive(w []nginxToken, raw string) {
 		return
 	}
 	switch w[0].text {
+	case "server_name":
+		if t != nil && t.kind == "server" && len(r.spans) > 0 {
+			sv := &r.spans[len(r.spans)-1]
+			for _, n := range w[1:] {
+				sv.names = append(sv.names, strings.ToLower(n.text))
+			}
+		}
+		return
+	case "listen":
+		if t != nil && t.kind == "server" && len(r.spans) > 0 {
+			for _, n := range w[1:] {
+				if n.text == "default_server" || n.text == "default" {
+					r.spans[len(r.spans)-1].dflt = true
+				}
+			}
+		}
+		return
 	case "return":
 		r.ret(t, w, raw)
 	case "rewrite":
