@@ -1,0 +1,189 @@
+package importer
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+
+	"redirects"
+	"redirects/engine/pattern"
+)
+
+// TestPCRERegex: each platform expression's regex-rule source, or the
+// reason there is none.
+func TestPCRERegex(t *testing.T) {
+	for _, c := range []struct {
+		re     string
+		perDir bool
+		ci     bool
+		src    string
+		groups int
+		why    string
+	}{
+		{re: "^/blog/(.*)$", src: "/blog/(.*)", groups: 1},
+		{re: "^/(dom|d)$", src: "/(dom|d)", groups: 1},
+		{re: "/anywhere", src: ".*?(?:/anywhere).*"},
+		{re: "^/a", src: "/a.*"},
+		{re: "x$", src: ".*?x"},
+		{re: "^/a$|^/b$", src: ".*?(?:^/a$|^/b$).*"},
+		{re: "(?i)^/Docs$", src: "(?i)/Docs"},
+		{re: "^/caf\xc3\xa9$", ci: true, src: "(?i)/caf(?-i:\xc3\xa9)"},
+		{re: "^p/([0-9]+)/?$", perDir: true, src: "/p/([0-9]+)/?", groups: 1},
+		{re: "^/?p$", perDir: true, src: "/p"},
+		{re: "^/p$", perDir: true, src: "/p"},
+		{re: "old", perDir: true, src: "/.*?(?:old).*"},
+		{re: "^/a b#c$", src: `/a\x20b\x23c`},
+		{re: `^/a\ b$`, src: `/a\x20b`},
+		{re: `^/x([0-9])\1$`, why: "RE2 does not have"},
+		{re: `^/x(?=y)`, why: "RE2 does not have"},
+		{re: `^/x++$`, why: "RE2 does not have"},
+		{re: `^/\v$`, why: `\v`},
+		{re: "^/caf\xc3\xa9+$", why: "quantifier follows a character outside ASCII"},
+		{re: "^/[\xc3\xa9]$", ci: true, why: "class holds a byte outside ASCII"},
+		{re: "^/" + strings.Repeat("a", 1100) + "$", why: "longer than the 1024 bytes"},
+	} {
+		src, groups, why := pcreRegex(c.re, c.perDir, c.ci)
+		if c.why != "" {
+			if why == "" || !strings.Contains(why, c.why) {
+				t.Errorf("%q: source %q, why %q; want a reason with %q", c.re, src, why, c.why)
+			}
+			continue
+		}
+		if why != "" || src != c.src || groups != c.groups {
+			t.Errorf("%q: %q %d (%s), want %q %d", c.re, src, groups, why, c.src, c.groups)
+			continue
+		}
+		// The engine takes it as a regex rule's source.
+		r := redirects.Rule{Source: src, MatchType: redirects.Regex, Destination: "/x", StatusCode: 301}
+		if err := r.Validate(); err != nil {
+			t.Errorf("%q: %q is refused: %v", c.re, src, err)
+		}
+	}
+}
+
+// TestPCREDestination: $1..$9 kept, other '$' literal, $0, a missing
+// group and braces refused.
+func TestPCREDestination(t *testing.T) {
+	for _, c := range []struct {
+		dst       string
+		groups    int
+		backslash bool
+		want, why string
+	}{
+		{dst: "/news/$1", groups: 1, want: "/news/$1"},
+		{dst: "/p/$2/$1?x=$1", groups: 2, want: "/p/$2/$1?x=$1"},
+		{dst: "/price$", want: "/price$$"},
+		{dst: `/a\$1`, groups: 1, backslash: true, want: "/a$$1"},
+		{dst: "/$0", groups: 1, why: "$0"},
+		{dst: "/$2", groups: 1, why: "$2, a group"},
+		{dst: "/{x}", why: "braces"},
+	} {
+		got, why := pcreDestination(c.dst, c.groups, c.backslash)
+		if c.why != "" {
+			if !strings.Contains(why, c.why) {
+				t.Errorf("%q: %q, why %q; want a reason with %q", c.dst, got, why, c.why)
+			}
+			continue
+		}
+		if got != c.want || why != "" {
+			t.Errorf("%q: %q (%s), want %q", c.dst, got, why, c.want)
+		}
+	}
+}
+
+// TestPCRERegexSearch: the converted source, anchored as the engine
+// anchors it, matches exactly the paths in which the platform's search
+// finds the expression, with the same groups (Go's unanchored
+// leftmost-first search is PCRE's for these expressions).
+func TestPCRERegexSearch(t *testing.T) {
+	exprs := []string{"^/a/(.*)$", "/b(x*)", "^/(a|ab)(b*)", "(a+)/", "^/a$|b", "c(d)?$", "^/(x|y)?z", "(?i)^/A(b+)", "[ab]{2}"}
+	alphabet := []string{"/", "a", "b", "x", "y", "z", "c", "d", "A", "B"}
+	rng := rand.New(rand.NewPCG(3, 36))
+	for _, e := range exprs {
+		src, _, why := pcreRegex(e, false, false)
+		if why != "" {
+			t.Fatalf("%q: %s", e, why)
+		}
+		search := regexp.MustCompile(e)
+		anchored := regexp.MustCompile("^(?:" + src + ")$")
+		for range 3000 {
+			var b strings.Builder
+			b.WriteByte('/')
+			for k := rng.IntN(7); k > 0; k-- {
+				b.WriteString(alphabet[rng.IntN(len(alphabet))])
+			}
+			p := b.String()
+			want := search.FindStringSubmatch(p)
+			got := anchored.FindStringSubmatch(p)
+			if (want == nil) != (got == nil) {
+				t.Fatalf("%q on %q: search %q, rule %q (%s)", e, p, want, got, src)
+			}
+			for i := 1; i < len(want); i++ {
+				if want[i] != got[i] {
+					t.Fatalf("%q on %q: group %d %q, the rule's %q (%s)", e, p, i, want[i], got[i], src)
+				}
+			}
+		}
+	}
+}
+
+// TestApacheHostCond and TestServerHosts: the host tests that scope rules.
+func TestApacheHostCond(t *testing.T) {
+	for _, c := range []struct {
+		pat   string
+		flags []string
+		want  string
+		why   string
+	}{
+		{pat: `^www\.example\.com$`, flags: []string{"[NC]"}, want: "www.example.com"},
+		{pat: `^Example.COM$`, want: "example.com"},
+		{pat: `^(www\.)?example\.com$`, want: "example.com www.example.com"},
+		{pat: `=old.example.org`, want: "old.example.org"},
+		{pat: `!^www\.`, why: "negated"},
+		{pat: `example\.com`, why: "not an anchored host"},
+		{pat: `^(a|b)\.example$`, why: "more than one host"},
+		{pat: `^www\.example\.com$`, flags: []string{"[NC,OR]"}, why: "flag"},
+	} {
+		hosts, why := apacheHostCond(c.pat, c.flags)
+		if c.why != "" {
+			if !strings.Contains(why, c.why) {
+				t.Errorf("%s: %v, why %q; want a reason with %q", c.pat, hosts, why, c.why)
+			}
+			continue
+		}
+		if strings.Join(hosts, " ") != c.want || why != "" {
+			t.Errorf("%s: %v (%s), want %s", c.pat, hosts, why, c.want)
+		}
+		for _, h := range hosts {
+			if k, ok := pattern.HostKey(h); !ok || k != h {
+				t.Errorf("%s: host %q is not a host key", c.pat, h)
+			}
+		}
+	}
+}
+
+func TestServerHosts(t *testing.T) {
+	for _, c := range []struct {
+		names     []string
+		want, why string
+	}{
+		{names: []string{"example.org", "www.example.org"}, want: "example.org www.example.org"},
+		{names: []string{"*.example.org"}, want: "*.example.org"},
+		{names: []string{".example.org"}, want: "example.org *.example.org"},
+		{names: []string{"_"}, why: "no server name"},
+		{names: []string{`~^(?<s>.+)\.example\.net$`}, why: "regular expression"},
+		{names: []string{"www.example.*"}, why: "not a host or a leading wildcard"},
+	} {
+		hosts, why := serverHosts(c.names)
+		if c.why != "" {
+			if !strings.Contains(why, c.why) {
+				t.Errorf("%v: %v, why %q; want a reason with %q", c.names, hosts, why, c.why)
+			}
+			continue
+		}
+		if strings.Join(hosts, " ") != c.want || why != "" {
+			t.Errorf("%v: %v (%s), want %s", c.names, hosts, why, c.want)
+		}
+	}
+}
