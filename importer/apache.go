@@ -599,9 +599,17 @@ func (a *apacheReader) regexRules(line int, re string, perDir, ci bool, hosts []
 	var rules []redirects.Rule
 	shape, why := parseLiteralDotShape(re, perDir)
 	shape.ci = shape.ci || ci
-	if why == "" && shape.exact && !strings.Contains(shape.lit, "%") &&
+	if why == "" && !strings.Contains(shape.lit, "%") &&
 		!(shape.ci && !a.o.Settings.CaseInsensitive && hasLetter(shape.lit)) {
-		rules, _, why = shapeRules(shape, dst, code, a.o.Settings)
+		// An anchored literal (exact), a prefix (starts_with) or a prefix
+		// with its rest captured as $1 at the end of the URL (starts_with
+		// with preservePath, which appends the rest where $1 stands):
+		// they answer as the expression does.
+		var note string
+		rules, note, why = shapeRules(shape, dst, code, a.o.Settings)
+		if why == "" && note != "" {
+			a.sink.Note(line, "%s", note)
+		}
 	} else {
 		why = "regex"
 	}

@@ -630,7 +630,8 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		// pattern or regex rule; a first-match file's regex rules so far.
 		hostPrefixes = map[string]int{}
 		others       = map[string]int{}
-		earlierRe    []earlierRegex
+		earlierRe    = newRegexIndex()
+		regexes      int             // regex rules kept
 		rank         int             // the next first-match priority
 		perLine      = map[int]int{} // line -> rules kept, for lines with an outcome
 		// The rules kept, in file order.
@@ -674,9 +675,15 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 				winner = l
 			} else {
 				others[key] = line
+				if r.MatchType == redirects.Regex {
+					if regexes++; regexes > maxRegexRules {
+						sink.Skip(line, "more than %d regex rules, a project's limit: split the file or write the rest as literal rules", maxRegexRules)
+						continue
+					}
+				}
 				if f.FirstMatch && r.MatchType == redirects.Regex {
 					if re, err := regexp.Compile(regexAnchored(r.Source, set)); err == nil {
-						earlierRe = append(earlierRe, earlierRegex{re: re, host: r.Host, line: line})
+						earlierRe.add(earlierRegex{re: re, host: r.Host, line: line})
 					}
 				}
 			}
@@ -689,7 +696,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			} else if f.FirstMatch {
 				winner = coveringPrefix(set, prefixes, covers, r.Source, true)
 				if winner == 0 {
-					winner = coveringRegex(earlierRe, r.Host, r.Source)
+					winner = earlierRe.covering(r.Host, r.Source)
 				}
 			}
 			if winner == 0 {

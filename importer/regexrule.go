@@ -86,6 +86,10 @@ func pcreRegex(re string, perDir, ci bool) (src string, groups int, why string) 
 
 // syntaxCode returns the kind of a regexp/syntax error, without the
 // expression it quotes.
+// maxRegexRules is the most regex rules a project holds
+// (docs/contract.md#regex-rules): a file's regex rules past it are skipped.
+const maxRegexRules = 10000
+
 // maxRegexLen is the longest expression of a regex rule
 // (docs/contract.md#regex-rules).
 const maxRegexLen = 1024
@@ -288,4 +292,53 @@ func coveringRegex(rs []earlierRegex, host, src string) int {
 		}
 	}
 	return 0
+}
+
+// regexIndex holds the regex rules of a first-match file so far by their
+// literal prefix, so that an exact rule below is tried only against those
+// that can match it.
+type regexIndex struct {
+	byLine   map[int][]earlierRegex // by the first line of their prefix
+	first    map[string]int
+	prefixes *prefixSet
+	bare     []earlierRegex // no literal prefix
+}
+
+func newRegexIndex() *regexIndex { return &regexIndex{byLine: map[int][]earlierRegex{}} }
+
+func (x *regexIndex) add(e earlierRegex) {
+	p, _ := e.re.LiteralPrefix()
+	if p == "" {
+		x.bare = append(x.bare, e)
+		return
+	}
+	if x.prefixes == nil {
+		x.prefixes, x.first = newPrefixSet(), map[string]int{}
+	}
+	l, ok := x.first[p]
+	if !ok {
+		l = e.line
+		x.first[p] = l
+		x.prefixes.add(p, l)
+	}
+	x.byLine[l] = append(x.byLine[l], e)
+}
+
+// covering returns the earliest line of a held regex rule that answers
+// every path an exact rule of host and source answers, or 0.
+func (x *regexIndex) covering(host, src string) int {
+	path, _, _ := strings.Cut(src, "?")
+	winner := coveringRegex(x.bare, host, src)
+	if x.prefixes != nil {
+		x.prefixes.each(path, func(l int) bool {
+			if winner != 0 && l > winner {
+				return true
+			}
+			if w := coveringRegex(x.byLine[l], host, src); w != 0 && (winner == 0 || w < winner) {
+				winner = w
+			}
+			return true
+		})
+	}
+	return winner
 }

@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -185,5 +187,40 @@ func TestServerHosts(t *testing.T) {
 		if strings.Join(hosts, " ") != c.want || why != "" {
 			t.Errorf("%v: %v (%s), want %s", c.names, hosts, why, c.want)
 		}
+	}
+}
+
+// TestRegexShadowsLaterExact: in a first-match file, an exact rule whose
+// path an earlier regex rule matches is shadowed, naming that line (the
+// engine would answer it with the exact rule); one the regex does not
+// match is kept.
+func TestRegexShadowsLaterExact(t *testing.T) {
+	in := "RewriteEngine On\nRewriteRule ^(a|b)/x$ /ab [R=301,L]\nRedirect /a/x /never\nRedirect /c/x /c2\n"
+	res, err := Read(context.Background(), strings.NewReader(in), "apache", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, win := classes(res)
+	if cl[2] != AsIs || cl[3] != Changed || win[3] != 2 || cl[4] != AsIs {
+		t.Errorf("classes %v, winners %v; want line 3 changed, shadowed by line 2: %+v", cl, win, res.Lines)
+	}
+	if a, ok := lookupImported(t, res, redirects.Settings{}, "", "/a/x"); !ok || a.line != 2 || a.target != "/ab" {
+		t.Errorf("/a/x answers %+v %v, want line 2's /ab", a, ok)
+	}
+}
+
+// TestRegexRuleCap: a file's regex rules past a project's 10,000 are
+// skipped with the limit named; the rest import.
+func TestRegexRuleCap(t *testing.T) {
+	var b strings.Builder
+	for i := range maxRegexRules + 2 {
+		fmt.Fprintf(&b, "RedirectMatch 301 ^/(a|b)%d$ /x\n", i)
+	}
+	res, err := Read(context.Background(), strings.NewReader(b.String()), "apache", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rules) != maxRegexRules || res.Skipped != 2 || !strings.Contains(res.Lines[0].Notes[0], "more than 10000 regex rules") {
+		t.Fatalf("%d rules, %d skipped (%+v), want %d and 2 naming the limit", len(res.Rules), res.Skipped, res.Lines, maxRegexRules)
 	}
 }
