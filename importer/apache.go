@@ -202,6 +202,10 @@ type apacheCond struct {
 	// names none this reader reads.
 	hosts []string
 	why   string
+	// query: a condition on %{QUERY_STRING}; param is the query condition
+	// it is (key=value), note how it answers otherwise, if it does.
+	query       bool
+	param, note string
 }
 
 type apacheReader struct {
@@ -220,6 +224,8 @@ type apacheReader struct {
 	// the limit, the file is refused at one of them, and only their lines
 	// are kept (to name that line).
 	deferred heldRules
+	// condRules are the query conditions of the RewriteRule being read.
+	condRules []string
 	// tooDeep is set when a section opens past maxApacheDepth.
 	tooDeep bool
 }
@@ -636,6 +642,12 @@ func (a *apacheReader) regexRules(line int, re string, perDir, ci bool, hosts []
 	}
 	for _, h := range hosts {
 		for _, r := range rules {
+			if len(a.condRules) > 0 {
+				if r.MatchType == redirects.Regex {
+					r.Source += "$"
+				}
+				r.Source += "?" + strings.Join(a.condRules, "&")
+			}
 			r.PreserveQuery = pq
 			r.Host = h
 			a.emit(line, r)
@@ -659,9 +671,13 @@ func (a *apacheReader) cond(line int, t string, f []string) {
 		return
 	}
 	c := apacheCond{line: line, text: t, testString: f[1]}
-	if strings.EqualFold(f[1], "%{HTTP_HOST}") {
+	switch {
+	case strings.EqualFold(f[1], "%{HTTP_HOST}"):
 		c.host = true
 		c.hosts, c.why = apacheHostCond(f[2], f[3:])
+	case strings.EqualFold(f[1], "%{QUERY_STRING}"):
+		c.query = true
+		c.param, c.note, c.why = apacheQueryCond(f[2], f[3:])
 	}
 	a.conds = append(a.conds, c)
 }
@@ -761,15 +777,25 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 	} else if note != "" {
 		a.sink.Note(line, "%s", note)
 	}
-	var hosts []string
+	var hosts, params []string
 	for _, c := range conds {
-		if !c.host {
+		if c.query && c.why == "" {
+			params = append(params, c.param)
+			if c.note != "" {
+				a.sink.Note(line, "%s (line %d)", c.note, c.line)
+			}
+			continue
+		}
+		if !c.host && !c.query {
 			skip("it has a RewriteCond on %s (line %d): conditions other than a host test are not importable", c.testString, c.line)
 			return
 		}
 		if c.why != "" {
 			skip("its RewriteCond on line %d: %s", c.line, c.why)
 			return
+		}
+		if c.query {
+			continue
 		}
 		if hosts != nil {
 			skip("it has more than one host condition (line %d): not importable", c.line)
@@ -857,7 +883,9 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 	if !l && !end && code != 410 {
 		a.sink.Note(line, "without [L] Apache goes on with the rules below, which may change the redirect's URL; read as if [L] were set")
 	}
+	a.condRules = params
 	a.regexRules(line, pattern, true, nc, hosts, dst, code, pq)
+	a.condRules = nil
 }
 
 // condRef reports whether s holds a RewriteCond back-reference %0..%9.
@@ -868,4 +896,42 @@ func condRef(s string) bool {
 		}
 	}
 	return false
+}
+
+// apacheQueryCond reads the CondPattern of a RewriteCond on
+// %{QUERY_STRING} that tests one parameter: (^|&)key=value(&|$) is the
+// query condition key=value, as is; ^key=value$, ^key=value and
+// key=value are read as it too, with a note (Apache tests the whole
+// query string, or a part of it). Keys and values are letters, digits and
+// - _ . ~ (the raw query and its decoded form alike). It returns why not
+// for any other test.
+func apacheQueryCond(pat string, flags []string) (param, note, why string) {
+	if len(flags) > 0 {
+		return "", "", fmt.Sprintf("the query condition's flags %s are not importable", excerpt(strings.Join(flags, " ")))
+	}
+	body := pat
+	switch {
+	case strings.HasPrefix(body, "(^|&)") && strings.HasSuffix(body, "(&|$)"):
+		body = body[5 : len(body)-5]
+	case strings.HasPrefix(body, "^") && strings.HasSuffix(body, "$"):
+		body = body[1 : len(body)-1]
+		note = fmt.Sprintf("Apache requires the whole query string to be %s; here a parameter %s among any others", excerpt(body), excerpt(body))
+	default:
+		body = strings.TrimPrefix(body, "^")
+		note = fmt.Sprintf("Apache tests %s as a regular expression on the raw query string; here a parameter %s among any others", excerpt(pat), excerpt(body))
+	}
+	body = strings.ReplaceAll(body, `\.`, ".")
+	k, v, ok := strings.Cut(body, "=")
+	if !ok || k == "" || v == "" {
+		return "", "", fmt.Sprintf("the query condition %s is not a test of one parameter's value", excerpt(pat))
+	}
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; !isAlnum(c) && strings.IndexByte("-_.~=", c) < 0 {
+			return "", "", fmt.Sprintf("the query condition %s is not a test of one parameter's literal value", excerpt(pat))
+		}
+	}
+	if strings.Count(body, "=") != 1 {
+		return "", "", fmt.Sprintf("the query condition %s is not a test of one parameter's value", excerpt(pat))
+	}
+	return body, note, ""
 }

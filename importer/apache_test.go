@@ -75,7 +75,10 @@ Redirect gone
 		// RewriteCond line 21 makes no rule of its own) are as is.
 		11: AsIs, 12: AsIs, 13: AsIs,
 		16: AsIs, 17: AsIs, 18: Changed, 19: AsIs, 20: Skipped,
-		22: AsIs, 23: Skipped, 24: Skipped, 25: AsIs, 26: Changed,
+		// 24: a query condition (^id=1$, which Apache tests against the
+		// whole query string) since query conditions: changed, noted;
+		// its RewriteCond line 23 makes no rule of its own.
+		22: AsIs, 24: Changed, 25: AsIs, 26: Changed,
 		29: Changed, 32: Skipped, 35: AsIs, 38: AsIs,
 	}
 	for l, c := range want {
@@ -100,7 +103,7 @@ Redirect gone
 		{"/m", "/n", 301}, {"/m/", "", 0}, {"/o/", "/oo", 302}, {"/o", "/oo", 302},
 		{"/blog/2020/x?a=b", "/news/2020/x?a=b", 301},
 		{"/shop/", "/store", 301}, {"/cart/1?z", "/basket/1?z", 308},
-		{"/q?w=1", "/r?k=v&w=1", 302}, {"/host", "/h", 301}, {"/old", "", 410}, {"/cond", "", 0},
+		{"/q?w=1", "/r?k=v&w=1", 302}, {"/host", "/h", 301}, {"/old", "", 410}, {"/cond", "", 0}, {"/cond?id=1", "/c?id=1", 301},
 		{"/anywhere", "/x", 301}, {"/in/anywhere/x", "/x", 301}, {"/x.y", "/z", 301}, {"/NC", "/ncd", 301},
 		{"/internal", "", 0}, {"/if", "", 0},
 		// A Redirect without its URL-path in <Location>: checked against
@@ -244,8 +247,15 @@ func (g *apacheGen) rewrite() {
 	case 3:
 		g.add(c, "RewriteRule %s$ /d%d [R=301,L,QSD]", g.rewritePattern(lit), g.line+1)
 	case 4:
-		g.add(Skipped, "RewriteCond %%{QUERY_STRING} ^k=v$")
-		g.add(Skipped, "RewriteRule %s$ /d%d [R=301,L]", g.rewritePattern(lit), g.line+1)
+		// A query condition: a parameter test is as is; a test of the
+		// whole query string is changed.
+		if g.rng.IntN(2) == 0 {
+			g.add("", "RewriteCond %%{QUERY_STRING} (^|&)k=v(&|$)")
+			g.add(AsIs, "RewriteRule %s$ /d%d [R=301,L]", g.rewritePattern(lit), g.line+1)
+		} else {
+			g.add("", "RewriteCond %%{QUERY_STRING} ^k=v$")
+			g.add(Changed, "RewriteRule %s$ /d%d [R=301,L]", g.rewritePattern(lit), g.line+1)
+		}
 	case 5:
 		// A host condition: a rule of that host (the requests are asked
 		// on 127.0.0.1 and on www.other.example).
@@ -361,8 +371,21 @@ func TestApacheAgainstApache(t *testing.T) {
 				continue
 			}
 			// Every other path is asked on another host, which the
-			// rules of a host condition do not answer.
+			// rules of a host condition do not answer; some carry the
+			// parameter query conditions test.
 			host := []string{"127.0.0.1", "www.other.example"}[i%2]
+			switch i % 3 {
+			case 1:
+				if strings.Contains(p, "?") {
+					p = strings.Replace(p, "?", "?k=v&", 1)
+				} else {
+					p += "?k=v"
+				}
+			case 2:
+				if !strings.Contains(p, "?") {
+					p += "?a=1&k=v"
+				}
+			}
 			code, loc := askHost(t, port, host, p)
 			loc = strings.TrimPrefix(loc, "http://"+host)
 			theirs := 0

@@ -689,9 +689,20 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			}
 		case r.MatchType == redirects.Exact:
 			key := set.Key(r.Source)
+			// A rule with query conditions is also shadowed by an
+			// earlier exact rule of its path without conditions.
+			path, _, conds := strings.Cut(r.Source, "?")
+			pkey := key
+			if conds {
+				pkey = set.Key(path)
+			}
 			if l, ok := exact["\x00"+key]; ok {
 				winner = l
 			} else if l, ok := exact[r.Host+"\x00"+key]; ok {
+				winner = l
+			} else if l, ok := exact["\x00"+pkey]; ok && conds && f.FirstMatch {
+				winner = l
+			} else if l, ok := exact[r.Host+"\x00"+pkey]; ok && conds && f.FirstMatch {
 				winner = l
 			} else if f.FirstMatch {
 				winner = coveringPrefix(set, prefixes, covers, r.Source, true)
