@@ -1305,9 +1305,8 @@ func (r *nginxReader) rewrite(t *nginxBlock, w []nginxToken, raw string) {
 	if note != "" {
 		r.sink.Note(line, "%s", note)
 	}
-	if shape.capture || !shape.exact {
-		r.sink.Note(line, "regex %s read as starts_with %s%s", re, shape.lit, map[bool]string{true: " with preservePath", false: ""}[rules[0].PreservePath])
-	}
+	// A prefix (with its rest captured as $1 at the end of the
+	// replacement: preservePath) answers as the expression does: as is.
 	for _, rule := range rules {
 		rule.PreserveQuery = pq
 		if t.kind == "server" {
