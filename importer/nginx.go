@@ -746,7 +746,7 @@ func (r *nginxReader) retServer(line, code int, url string) {
 	if code == 410 {
 		pp, pq = false, false
 	}
-	r.sink.Note(line, "a return in the server block redirects every path of the server: read as starts_with / for every host")
+	r.sink.Note(line, "a return in the server block redirects every path of the server: read as starts_with /, whatever port or scheme the server listens on")
 	rule := redirects.Rule{Source: "/", MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreservePath: pp, PreserveQuery: pq, Priority: r.nextRank()}
 	r.record(line, rule, true, "")
 	r.sink.Rule(line, rule)
