@@ -31,6 +31,11 @@ func pcreRegex(re string, perDir, ci bool) (src string, groups int, why string) 
 		return "", 0, "the regular expression is empty"
 	}
 	alt := topLevelAlternation(body)
+	if alt && perDir && strings.Contains(body, "^") {
+		// Each branch's ^ is the start of the path without its '/',
+		// which the rule's source, matching the whole path, has not.
+		return "", 0, fmt.Sprintf("the regular expression %s anchors a branch of an alternation outside a group in a per-directory pattern", excerpt(re))
+	}
 	var b strings.Builder
 	if ci {
 		b.WriteString("(?i)")

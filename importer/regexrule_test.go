@@ -37,6 +37,8 @@ func TestPCRERegex(t *testing.T) {
 		{re: "old", perDir: true, src: "/.*?(?:old).*"},
 		{re: "^/a b#c$", src: `/a\x20b\x23c`},
 		{re: `^/a\ b$`, src: `/a\x20b`},
+		{re: "^a$|^b$", perDir: true, why: "anchors a branch"},
+		{re: "a|b", perDir: true, src: "/.*?(?:a|b).*"},
 		{re: `^/x([0-9])\1$`, why: "RE2 does not have"},
 		{re: `^/x(?=y)`, why: "RE2 does not have"},
 		{re: `^/x++$`, why: "RE2 does not have"},
