@@ -391,8 +391,8 @@ func (h *heldRules) set(i int, r redirects.Rule) {
 	if r.PreserveQuery {
 		c.flags |= heldPreserveQuery
 	}
-	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" || r.Host != "" ||
-		!r.CreatedAt.IsZero() || r.Revision != 0 {
+	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" ||
+		!r.CreatedAt.IsZero() || r.Revision != 0 || r.Host != "" {
 		c.flags |= heldOdd
 	}
 	if c.flags&heldOdd != 0 {
@@ -667,8 +667,11 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		// without a host; a rule without a host only by one without
 		// (docs/contract.md#hosts). Host-scoped prefixes and pattern or
 		// regex rules shadow no later literal rule but the ones below.
+		// A strict reader has refused two rules of one key: its pattern,
+		// regex, host-scoped and conditioned rules are kept as they are.
 		winner := 0
 		switch {
+		case f.Strict && r.Extended():
 		case !r.MatchType.Literal():
 			key := r.MatchType.String() + "\x00" + r.Host + "\x00" + r.Source
 			if l, ok := others[key]; ok {
