@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // Apache httpd configuration and .htaccess files: mod_alias's Redirect,
@@ -197,6 +198,14 @@ type apacheCond struct {
 	text       string
 	host       bool
 	testString string
+	// hosts are the hosts a host condition names, or why says why it
+	// names none this reader reads.
+	hosts []string
+	why   string
+	// query: a condition on %{QUERY_STRING}; param is the query condition
+	// it is (key=value), note how it answers otherwise, if it does.
+	query       bool
+	param, note string
 }
 
 type apacheReader struct {
@@ -215,6 +224,8 @@ type apacheReader struct {
 	// the limit, the file is refused at one of them, and only their lines
 	// are kept (to name that line).
 	deferred heldRules
+	// condRules are the query conditions of the RewriteRule being read.
+	condRules []string
 	// tooDeep is set when a section opens past maxApacheDepth.
 	tooDeep bool
 }
@@ -577,43 +588,70 @@ func (a *apacheReader) redirectMatch(line int, f []string) {
 		a.sink.Skip(line, "status %d is not one of ours (301, 302, 303, 307, 308, 410)", code)
 		return
 	}
-	shape, why := parseRegexShape(args[0], false)
-	if why != "" {
-		a.sink.Skip(line, "%s", why)
-		return
-	}
 	dst := ""
 	if code != 410 {
 		dst = args[1]
 	}
-	a.regexRules(line, shape, dst, code, code != 410 && !strings.Contains(dst, "?"), args[0])
+	a.regexRules(line, args[0], false, false, nil, dst, code, code != 410 && !strings.Contains(dst, "?"))
 }
 
-func (a *apacheReader) regexRules(line int, shape regexShape, dst string, code int, pq bool, re string) {
-	if strings.Contains(shape.lit, "%") {
-		a.sink.Skip(line, "the regular expression %s holds '%%': Apache matches it against the decoded path, so %%XX stands for itself there", re)
-		return
+// regexRules emits the rules of a RedirectMatch or RewriteRule whose
+// expression is re (perDir: a RewriteRule's, searched in the path without
+// its leading '/'; ci: [NC]), for each of hosts (none: every host). An
+// anchored literal, with an optional trailing slash, becomes exact rules;
+// every other expression RE2 reads as PCRE does becomes a regex rule with
+// $N captures (docs/migrate.md "Apache").
+func (a *apacheReader) regexRules(line int, re string, perDir, ci bool, hosts []string, dst string, code int, pq bool) {
+	var rules []redirects.Rule
+	shape, why := parseLiteralDotShape(re, perDir)
+	shape.ci = shape.ci || ci
+	if why == "" && !strings.Contains(shape.lit, "%") &&
+		!(shape.ci && !a.o.Settings.CaseInsensitive && hasLetter(shape.lit)) {
+		// An anchored literal (exact), a prefix (starts_with) or a prefix
+		// with its rest captured as $1 at the end of the URL (starts_with
+		// with preservePath, which appends the rest where $1 stands):
+		// they answer as the expression does.
+		var note string
+		rules, note, why = shapeRules(shape, dst, code, a.o.Settings)
+		if why == "" && note != "" {
+			a.sink.Note(line, "%s", note)
+		}
+	} else {
+		why = "regex"
 	}
-	rules, note, skip := shapeRules(shape, dst, code, a.o.Settings)
-	if skip != "" {
-		a.sink.Skip(line, "%s", skip)
-		return
-	}
-	if note != "" {
-		a.sink.Note(line, "%s", note)
-	}
-	if shape.ci && !a.o.Settings.CaseInsensitive && hasLetter(shape.lit) {
-		a.sink.Note(line, "Apache matches %s regardless of case; here as the project compares, case-sensitively", re)
-	}
-	if shape.capture || !shape.exact {
-		a.sink.Note(line, "regex %s read as starts_with %s%s", re, shape.lit, map[bool]string{true: " with preservePath", false: ""}[rules[0].PreservePath])
+	if why != "" {
+		src, groups, why := pcreRegex(re, perDir, ci)
+		if why != "" {
+			a.sink.Skip(line, "%s", why)
+			return
+		}
+		d := ""
+		if code != 410 {
+			if d, why = pcreDestination(dst, groups, true); why != "" {
+				a.sink.Skip(line, "%s", why)
+				return
+			}
+		}
+		rules = []redirects.Rule{{Source: src, MatchType: redirects.Regex, Destination: d, StatusCode: code}}
 	}
 	if pq && strings.Contains(dst, "#") {
 		a.sink.Note(line, "Apache appends the request's query after the URL's fragment; here before it")
 	}
-	for _, r := range rules {
-		r.PreserveQuery = pq
-		a.emit(line, r)
+	if len(hosts) == 0 {
+		hosts = []string{""}
+	}
+	for _, h := range hosts {
+		for _, r := range rules {
+			if len(a.condRules) > 0 {
+				if r.MatchType == redirects.Regex {
+					r.Source += "$"
+				}
+				r.Source += "?" + strings.Join(a.condRules, "&")
+			}
+			r.PreserveQuery = pq
+			r.Host = h
+			a.emit(line, r)
+		}
 	}
 }
 
@@ -632,12 +670,65 @@ func (a *apacheReader) cond(line int, t string, f []string) {
 		a.sink.Bad(line, "RewriteCond takes TestString CondPattern [flags]")
 		return
 	}
-	host := strings.EqualFold(f[1], "%{HTTP_HOST}") && !strings.HasPrefix(f[2], "!")
-	if len(f) == 4 {
-		fl := strings.ToLower(strings.Trim(f[3], "[]"))
-		host = host && (fl == "nc" || fl == "nocase")
+	c := apacheCond{line: line, text: t, testString: f[1]}
+	switch {
+	case strings.EqualFold(f[1], "%{HTTP_HOST}"):
+		c.host = true
+		c.hosts, c.why = apacheHostCond(f[2], f[3:])
+	case strings.EqualFold(f[1], "%{QUERY_STRING}"):
+		c.query = true
+		c.param, c.note, c.why = apacheQueryCond(f[2], f[3:])
 	}
-	a.conds = append(a.conds, apacheCond{line: line, text: t, host: host, testString: f[1]})
+	a.conds = append(a.conds, c)
+}
+
+// apacheHostCond reads the CondPattern of a RewriteCond on %{HTTP_HOST}
+// that names hosts: ^host$ (its dots escaped or not), ^(www\.)?host$ (the
+// host and www.host) and =host. The host key compares letters regardless
+// of case, as browsers send hosts in lower case. It returns why not for any
+// other test (a negation, an unanchored search, [OR]).
+func apacheHostCond(pat string, flags []string) ([]string, string) {
+	if len(flags) == 1 {
+		for _, fl := range strings.Split(strings.Trim(flags[0], "[]"), ",") {
+			switch strings.ToLower(strings.TrimSpace(fl)) {
+			case "nc", "nocase":
+			default:
+				return nil, fmt.Sprintf("the host condition's flag %s is not importable", excerpt(fl))
+			}
+		}
+	}
+	if strings.HasPrefix(pat, "!") {
+		return nil, fmt.Sprintf("the negated host condition %s matches every host but some", excerpt(pat))
+	}
+	var body string
+	www := false
+	switch {
+	case strings.HasPrefix(pat, "="):
+		body = pat[1:]
+	case strings.HasPrefix(pat, "^") && strings.HasSuffix(pat, "$") && !strings.HasSuffix(pat, `\$`):
+		body = pat[1 : len(pat)-1]
+		if b, ok := strings.CutPrefix(body, `(www\.)?`); ok {
+			body, www = b, true
+		}
+		body = strings.ReplaceAll(body, `\.`, ".")
+		body = strings.ReplaceAll(body, `\-`, "-")
+	default:
+		return nil, fmt.Sprintf("the host condition %s is not an anchored host (^host$) or =host", excerpt(pat))
+	}
+	body = strings.TrimSuffix(body, ".")
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; !isAlnum(c) && c != '.' && c != '-' {
+			return nil, fmt.Sprintf("the host condition %s tests more than one host name", excerpt(pat))
+		}
+	}
+	h, ok := pattern.HostKey(body)
+	if !ok || strings.Contains(h, "..") {
+		return nil, fmt.Sprintf("the host condition %s names no valid host", excerpt(pat))
+	}
+	if www {
+		return []string{h, "www." + h}, ""
+	}
+	return []string{h}, ""
 }
 
 // rewriteRule reads RewriteRule pattern target [flags].
@@ -686,11 +777,31 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 	} else if note != "" {
 		a.sink.Note(line, "%s", note)
 	}
+	var hosts, params []string
 	for _, c := range conds {
-		if !c.host {
-			skip("it has a RewriteCond on %s (line %d): conditions other than a plain host are not importable", c.testString, c.line)
+		if c.query && c.why == "" {
+			params = append(params, c.param)
+			if c.note != "" {
+				a.sink.Note(line, "%s (line %d)", c.note, c.line)
+			}
+			continue
+		}
+		if !c.host && !c.query {
+			skip("it has a RewriteCond on %s (line %d): conditions other than a host test are not importable", c.testString, c.line)
 			return
 		}
+		if c.why != "" {
+			skip("its RewriteCond on line %d: %s", c.line, c.why)
+			return
+		}
+		if c.query {
+			continue
+		}
+		if hosts != nil {
+			skip("it has more than one host condition (line %d): not importable", c.line)
+			return
+		}
+		hosts = c.hosts
 	}
 	for _, fl := range []string{"C", "N", "S", "P", "PT", "F", "E", "CO", "H", "T"} {
 		if _, ok := flags[fl]; ok {
@@ -732,14 +843,7 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 		skip("status %d is not one of ours (301, 302, 303, 307, 308, 410)", code)
 		return
 	}
-	shape, why := parseRegexShape(pattern, true)
-	if why != "" {
-		skip("%s", why)
-		return
-	}
-	if _, nc := flags["NC"]; nc {
-		shape.ci = true
-	}
+	_, nc := flags["NC"]
 	dst, pq := "", false
 	if code != 410 {
 		if target == "-" {
@@ -779,12 +883,9 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 	if !l && !end && code != 410 {
 		a.sink.Note(line, "without [L] Apache goes on with the rules below, which may change the redirect's URL; read as if [L] were set")
 	}
-	for _, c := range conds {
-		a.sink.Note(line, "host condition dropped (line %d)", c.line)
-		a.sink.Skip(c.line, "a host condition of the RewriteRule on line %d: dropped, the rule is imported for every host", line)
-		a.sink.Text(c.line, c.text)
-	}
-	a.regexRules(line, shape, dst, code, pq, pattern)
+	a.condRules = params
+	a.regexRules(line, pattern, true, nc, hosts, dst, code, pq)
+	a.condRules = nil
 }
 
 // condRef reports whether s holds a RewriteCond back-reference %0..%9.
@@ -795,4 +896,42 @@ func condRef(s string) bool {
 		}
 	}
 	return false
+}
+
+// apacheQueryCond reads the CondPattern of a RewriteCond on
+// %{QUERY_STRING} that tests one parameter: (^|&)key=value(&|$) is the
+// query condition key=value, as is; ^key=value$, ^key=value and
+// key=value are read as it too, with a note (Apache tests the whole
+// query string, or a part of it). Keys and values are letters, digits and
+// - _ . ~ (the raw query and its decoded form alike). It returns why not
+// for any other test.
+func apacheQueryCond(pat string, flags []string) (param, note, why string) {
+	if len(flags) > 0 {
+		return "", "", fmt.Sprintf("the query condition's flags %s are not importable", excerpt(strings.Join(flags, " ")))
+	}
+	body := pat
+	switch {
+	case strings.HasPrefix(body, "(^|&)") && strings.HasSuffix(body, "(&|$)"):
+		body = body[5 : len(body)-5]
+	case strings.HasPrefix(body, "^") && strings.HasSuffix(body, "$"):
+		body = body[1 : len(body)-1]
+		note = fmt.Sprintf("Apache requires the whole query string to be %s; here a parameter %s among any others", excerpt(body), excerpt(body))
+	default:
+		body = strings.TrimPrefix(body, "^")
+		note = fmt.Sprintf("Apache tests %s as a regular expression on the raw query string; here a parameter %s among any others", excerpt(pat), excerpt(body))
+	}
+	body = strings.ReplaceAll(body, `\.`, ".")
+	k, v, ok := strings.Cut(body, "=")
+	if !ok || k == "" || v == "" {
+		return "", "", fmt.Sprintf("the query condition %s is not a test of one parameter's value", excerpt(pat))
+	}
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; !isAlnum(c) && strings.IndexByte("-_.~=", c) < 0 {
+			return "", "", fmt.Sprintf("the query condition %s is not a test of one parameter's literal value", excerpt(pat))
+		}
+	}
+	if strings.Count(body, "=") != 1 {
+		return "", "", fmt.Sprintf("the query condition %s is not a test of one parameter's value", excerpt(pat))
+	}
+	return body, note, ""
 }

@@ -17,6 +17,12 @@ import (
 // Location header.
 func ask(t *testing.T, port int, wire string) (int, string) {
 	t.Helper()
+	return askHost(t, port, "127.0.0.1", wire)
+}
+
+// askHost is ask with the Host header host.
+func askHost(t *testing.T, port int, host, wire string) (int, string) {
+	t.Helper()
 	if i := strings.IndexByte(wire, '#'); i >= 0 {
 		wire = wire[:i]
 	}
@@ -26,7 +32,7 @@ func ask(t *testing.T, port int, wire string) (int, string) {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", wire)
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", wire, host)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatalf("GET %s: %v", wire, err)

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -624,8 +625,15 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		exact    = make(map[string]int, sink.numRules()) // key -> line of the first exact rule
 		prefixes = map[string]int{}                      // folded source -> line of the first starts_with rule
 		covers   = newPrefixSet()                        // prefixes' keys, for coveringPrefix
-		rank     int                                     // the next first-match priority
-		perLine  = map[int]int{}                         // line -> rules kept, for lines with an outcome
+		// host and folded source -> line of the first host-scoped
+		// starts_with rule; kind, host and source -> line of the first
+		// pattern or regex rule; a first-match file's regex rules so far.
+		hostPrefixes = map[string]int{}
+		others       = map[string]int{}
+		earlierRe    = newRegexIndex()
+		regexes      int             // regex rules kept
+		rank         int             // the next first-match priority
+		perLine      = map[int]int{} // line -> rules kept, for lines with an outcome
 		// The rules kept, in file order.
 		rules     []redirects.Rule
 		ruleLines []int
@@ -654,22 +662,69 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 				continue
 			}
 		}
-		// Shadowing: does an earlier rule answer every path this one
-		// matches? Asked of literal rules of every host only: a pattern, a
-		// regex, a host or a condition is not what the literal shadowing
-		// knows (a strict reader has refused two rules of one key).
+		// Shadowing: does an earlier rule answer every path this one matches?
+		// A host-scoped rule is shadowed by an earlier one of its host or
+		// without a host; a rule without a host only by one without
+		// (docs/contract.md#hosts). Host-scoped prefixes and pattern or
+		// regex rules shadow no later literal rule but the ones below.
+		// A strict reader has refused two rules of one key: its pattern,
+		// regex, host-scoped and conditioned rules are kept as they are.
 		winner := 0
 		switch {
-		case r.Extended():
+		case f.Strict && r.Extended():
+		case !r.MatchType.Literal():
+			key := r.MatchType.String() + "\x00" + r.Host + "\x00" + r.Source
+			if l, ok := others[key]; ok {
+				winner = l
+			} else {
+				others[key] = line
+				if r.MatchType == redirects.Regex {
+					if regexes++; regexes > maxRegexRules {
+						sink.Skip(line, "more than %d regex rules, a project's limit: split the file or write the rest as literal rules", maxRegexRules)
+						continue
+					}
+				}
+				if f.FirstMatch && r.MatchType == redirects.Regex {
+					if re, err := regexp.Compile(regexAnchored(r.Source, set)); err == nil {
+						earlierRe.add(earlierRegex{re: re, host: r.Host, line: line})
+					}
+				}
+			}
 		case r.MatchType == redirects.Exact:
 			key := set.Key(r.Source)
-			if l, ok := exact[key]; ok {
+			// A rule with query conditions is also shadowed by an
+			// earlier exact rule of its path without conditions.
+			path, _, conds := strings.Cut(r.Source, "?")
+			pkey := key
+			if conds {
+				pkey = set.Key(path)
+			}
+			if l, ok := exact["\x00"+key]; ok {
+				winner = l
+			} else if l, ok := exact[r.Host+"\x00"+key]; ok {
+				winner = l
+			} else if l, ok := exact["\x00"+pkey]; ok && conds && f.FirstMatch {
+				winner = l
+			} else if l, ok := exact[r.Host+"\x00"+pkey]; ok && conds && f.FirstMatch {
 				winner = l
 			} else if f.FirstMatch {
 				winner = coveringPrefix(set, prefixes, covers, r.Source, true)
+				if winner == 0 {
+					winner = earlierRe.covering(r.Host, r.Source)
+				}
 			}
 			if winner == 0 {
-				exact[key] = line
+				exact[r.Host+"\x00"+key] = line
+			}
+		case r.Host != "":
+			src := r.Host + "\x00" + set.FoldCase(r.Source)
+			if l, ok := hostPrefixes[src]; ok {
+				winner = l
+			} else if f.FirstMatch {
+				winner = coveringPrefix(set, prefixes, covers, r.Source, false)
+			}
+			if winner == 0 {
+				hostPrefixes[src] = line
 			}
 		default:
 			src := set.FoldCase(r.Source)
@@ -701,7 +756,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			// some rules kept is changed (see classify).
 			continue
 		}
-		if f.FirstMatch && r.MatchType == redirects.StartsWith {
+		if f.FirstMatch && r.MatchType != redirects.Exact {
 			if rank > redirects.MaxPriority {
 				sink.Skip(line, "more than %d prefix rules: priorities cannot keep the file's order past that", redirects.MaxPriority+1)
 				continue

@@ -5,10 +5,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // nginx configuration files and map files: location = / ^~ / prefix
@@ -264,10 +267,20 @@ type nginxReader struct {
 	// strict counts the = and ^~ locations of the server.
 	regexRead []int
 	strict    int
+	// regexRules: lines of regular-expression locations read as regex
+	// rules; carets counts the ^~ locations of the server, which nginx
+	// prefers to them when the longest prefix.
+	regexRules []int
+	carets     int
+	// serverRegex are the server-level rewrites read as regex rules, for
+	// the exact rules whose paths they take first.
+	serverRegex []earlierRegex
 	// serverPrefix maps the source of each server-level starts_with rule
 	// of this server to its line; exacts are the server's exact rules.
 	serverPrefix map[string]int
 	exacts       []nginxExact
+	// spans are the server blocks, in file order.
+	spans []nginxServer
 	// mapFile: entries at the top level make the file a map file.
 	mapFile *nginxMap
 	// pending are the uses of maps defined further down: variable ->
@@ -336,6 +349,7 @@ func readNginx(in io.Reader, o *Options, sink *Sink) error {
 	for _, b := range r.blocks {
 		sink.Bad(b.line, "the %s block is not closed", b.kind)
 	}
+	r.scopeHosts()
 	r.finishMaps()
 	return nil
 }
@@ -357,7 +371,9 @@ func (r *nginxReader) open(w []nginxToken, raw string) {
 		if t := r.top(); t == nil || t.kind == "http" {
 			b.kind = "server"
 			r.servers++
+			r.spans = append(r.spans, nginxServer{line: line, start: r.sink.numRules(), end: -1})
 			r.regexLocs, r.plain, r.regexRead, r.strict = 0, nil, nil, 0
+			r.regexRules, r.carets, r.serverRegex = nil, 0, nil
 			r.serverPrefix, r.exacts = map[string]int{}, nil
 		}
 	case "location":
@@ -378,9 +394,15 @@ func (r *nginxReader) open(w []nginxToken, raw string) {
 			if b.mod != "" {
 				r.strict++
 			}
+			if b.mod == "^~" {
+				r.carets++
+			}
 		case "~", "~*":
 			r.regexLocs++
-			if src, exact, ok := ourRegexLocation(b.path); ok {
+			// ~* of a path with letters is read as a regex rule with
+			// (?i) unless the project compares regardless of case.
+			ciLetters := w[1].text == "~*" && !r.o.Settings.CaseInsensitive
+			if src, exact, ok := ourRegexLocation(b.path); ok && !(ciLetters && hasLetter(src)) {
 				b.mod, b.path = "ours~", src
 				r.regexRead = append(r.regexRead, line)
 				if exact {
@@ -453,6 +475,9 @@ func (r *nginxReader) close() {
 	if b.kind != "server" {
 		return
 	}
+	if n := len(r.spans); n > 0 {
+		r.spans[n-1].end = r.sink.numRules()
+	}
 	if r.regexLocs > 0 {
 		for _, l := range r.plain {
 			r.sink.Note(l, "nginx tries the server's regular-expression locations before a prefix location without ^~: one of them may take a path here answered by this location")
@@ -461,6 +486,19 @@ func (r *nginxReader) close() {
 	if r.strict > 0 {
 		for _, l := range r.regexRead {
 			r.sink.Note(l, "a regular-expression location, read as a literal: nginx prefers the server's = and ^~ locations to it, here it comes first")
+		}
+	}
+	if r.carets > 0 {
+		for _, l := range r.regexRules {
+			r.sink.Note(l, "nginx prefers the server's ^~ location to a regular-expression location when it is the longest prefix of the path; here this rule comes first")
+		}
+	}
+	// An exact rule whose path a server-level rewrite read as a regex
+	// rule takes first.
+	for _, e := range r.exacts {
+		if l := coveringRegex(r.serverRegex, "", e.src); l != 0 {
+			r.sink.Note(int(e.line), "nginx answers %s with line %d, a rewrite in the server block, which runs before the locations; here the exact rule wins", e.src, l)
+			r.sink.Text(int(e.line), e.raw)
 		}
 	}
 	// An exact rule whose path a server-level prefix rule takes first.
@@ -484,10 +522,90 @@ func (r *nginxReader) close() {
 	}
 }
 
-// scopeNote notes on line what the enclosing blocks change.
-func (r *nginxReader) scopeNote(line int) {
-	if r.servers > 1 {
-		r.sink.Note(line, "in server block %d: nginx answers it only for that server's names, here for every host of the project", r.servers)
+// scopeNote notes on line what the enclosing blocks change: nothing, as
+// scopeHosts scopes a server block's rules once the file is read.
+func (r *nginxReader) scopeNote(line int) {}
+
+// nginxServer is a server block: its rules (indexes start to end of the
+// sink's), its names and whether it is the default server of its port.
+type nginxServer struct {
+	line, start, end int
+	names            []string
+	dflt             bool
+}
+
+// serverHosts returns the host keys of a server block's names (a
+// wildcard *.example.com as is, .example.com as example.com and
+// *.example.com), or why they cannot scope its rules.
+func serverHosts(names []string) ([]string, string) {
+	var hosts []string
+	for _, n := range names {
+		switch {
+		case n == "" || n == "_" || n == `""`:
+			continue
+		case strings.HasPrefix(n, "~"):
+			return nil, fmt.Sprintf("the server name %s is a regular expression", excerpt(n))
+		case strings.HasSuffix(n, ".*") || strings.Contains(n, "$"):
+			return nil, fmt.Sprintf("the server name %s is not a host or a leading wildcard", excerpt(n))
+		}
+		wild := ""
+		if strings.HasPrefix(n, "*.") {
+			n, wild = n[2:], "*."
+		} else if strings.HasPrefix(n, ".") {
+			n = n[1:]
+			if h, ok := pattern.HostKey(n); ok {
+				hosts = append(hosts, h)
+			}
+			wild = "*."
+		}
+		h, ok := pattern.HostKey(n)
+		if !ok {
+			return nil, fmt.Sprintf("the server name %s is not a host name", excerpt(n))
+		}
+		hosts = append(hosts, wild+h)
+	}
+	if len(hosts) == 0 {
+		return nil, "it has no server name"
+	}
+	return hosts, ""
+}
+
+// scopeHosts scopes the rules of each server block of a file of several
+// to the block's names (host-scoped rules, one per name), as nginx answers
+// a server block only for its names; a file of one server block answers
+// every host, as nginx does with the only server of a port.
+func (r *nginxReader) scopeHosts() {
+	if len(r.spans) < 2 || r.sink.held.noBodies {
+		return
+	}
+	// Without listen ... default_server, the first server block is the
+	// default one.
+	if !slices.ContainsFunc(r.spans, func(s nginxServer) bool { return s.dflt }) {
+		r.spans[0].dflt = true
+	}
+	for k, sv := range r.spans {
+		if sv.end < 0 {
+			sv.end = r.sink.numRules()
+		}
+		hosts, why := serverHosts(sv.names)
+		if why != "" {
+			for i := sv.start; i < sv.end; i++ {
+				r.sink.Note(r.sink.line(i), "in server block %d (line %d): nginx answers it only for that server's names, here for every host of the project (%s)", k+1, sv.line, why)
+			}
+			continue
+		}
+		for i := sv.start; i < sv.end; i++ {
+			rule, line := r.sink.rule(i), r.sink.line(i)
+			if sv.dflt {
+				r.sink.Note(line, "in the default server block (line %d): nginx also answers the hosts no server block names with it; here only %s", sv.line, strings.Join(hosts, ", "))
+			}
+			rule.Host = hosts[0]
+			r.sink.setRule(i, rule)
+			for _, h := range hosts[1:] {
+				rule.Host = h
+				r.sink.Rule(line, rule)
+			}
+		}
 	}
 }
 
@@ -508,6 +626,23 @@ func (r *nginxReader) directive(w []nginxToken, raw string) {
 		return
 	}
 	switch w[0].text {
+	case "server_name":
+		if t != nil && t.kind == "server" && len(r.spans) > 0 {
+			sv := &r.spans[len(r.spans)-1]
+			for _, n := range w[1:] {
+				sv.names = append(sv.names, strings.ToLower(n.text))
+			}
+		}
+		return
+	case "listen":
+		if t != nil && t.kind == "server" && len(r.spans) > 0 {
+			for _, n := range w[1:] {
+				if n.text == "default_server" || n.text == "default" {
+					r.spans[len(r.spans)-1].dflt = true
+				}
+			}
+		}
+		return
 	case "return":
 		r.ret(t, w, raw)
 	case "rewrite":
@@ -611,7 +746,7 @@ func (r *nginxReader) retServer(line, code int, url string) {
 	if code == 410 {
 		pp, pq = false, false
 	}
-	r.sink.Note(line, "a return in the server block redirects every path of the server: read as starts_with / for every host")
+	r.sink.Note(line, "a return in the server block redirects every path of the server: read as starts_with /, whatever port or scheme the server listens on")
 	rule := redirects.Rule{Source: "/", MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreservePath: pp, PreserveQuery: pq, Priority: r.nextRank()}
 	r.record(line, rule, true, "")
 	r.sink.Rule(line, rule)
@@ -627,8 +762,12 @@ func (r *nginxReader) nextRank() int {
 
 func (r *nginxReader) retLocation(t *nginxBlock, line, code int, url, raw string) {
 	r.scopeNote(line)
-	if t.mod == "~" || t.mod == "~*" || t.mod == "@" {
-		r.sink.Skip(line, "a return in a regular-expression or named location (%s %s): not importable", t.mod, t.path)
+	if t.mod == "~" || t.mod == "~*" {
+		r.retRegexLocation(t, line, code, url, raw)
+		return
+	}
+	if t.mod == "@" {
+		r.sink.Skip(line, "a return in a named location (%s %s): not importable", t.mod, t.path)
 		return
 	}
 	if strings.Contains(t.path, "%") {
@@ -667,6 +806,50 @@ func (r *nginxReader) retLocation(t *nginxBlock, line, code int, url, raw string
 	}
 	r.record(line, rule, false, raw)
 	r.sink.Rule(line, rule)
+}
+
+// retRegexLocation reads the return of a regular-expression location: a
+// regex rule (its $N captures kept) ranked in file order before the prefix
+// locations, as nginx tries the regular-expression locations in order
+// before a prefix location without ^~.
+func (r *nginxReader) retRegexLocation(t *nginxBlock, line, code int, url, raw string) {
+	pq := false
+	dst := url
+	if d, ok := strings.CutSuffix(dst, "$is_args$args"); ok {
+		dst, pq = d, true
+	}
+	rule, why := nginxRegexRule(t.path, t.mod == "~*", dst, code)
+	if why != "" {
+		r.sink.Skip(line, "%s", why)
+		return
+	}
+	rule.PreserveQuery = pq && code != 410
+	rule.Priority = r.nextRank()
+	r.regexRules = append(r.regexRules, line)
+	r.record(line, rule, false, raw)
+	r.sink.Rule(line, rule)
+}
+
+// nginxRegexRule is the regex rule of an nginx regular expression re
+// (searched in the decoded path; ci: ~* or (?i)) redirecting to dst with
+// code, or why there is none: dst may insert $1..$9, no other variable.
+func nginxRegexRule(re string, ci bool, dst string, code int) (redirects.Rule, string) {
+	src, groups, why := pcreRegex(re, false, ci)
+	if why != "" {
+		return redirects.Rule{}, why
+	}
+	d := ""
+	if code != 410 {
+		for i := 0; i+1 < len(dst); i++ {
+			if dst[i] == '$' && (dst[i+1] < '0' || dst[i+1] > '9') {
+				return redirects.Rule{}, fmt.Sprintf("the URL %s uses variables other than $1..$9 and $is_args$args at its end", excerpt(dst))
+			}
+		}
+		if d, why = pcreDestination(dst, groups, false); why != "" {
+			return redirects.Rule{}, why
+		}
+	}
+	return redirects.Rule{Source: src, MatchType: redirects.Regex, Destination: d, StatusCode: code}, ""
 }
 
 // record keeps what the server-close checks need of a rule.
@@ -1066,6 +1249,27 @@ func (r *nginxReader) rewrite(t *nginxBlock, w []nginxToken, raw string) {
 	}
 	r.scopeNote(line)
 	shape, why := parseRegexShape(re, false)
+	if t.kind == "server" && (why != "" || !shape.exact || shape.ci && !r.o.Settings.CaseInsensitive && hasLetter(shape.lit)) {
+		// A regex rule, ranked with the server's other rewrites: they
+		// run in order before nginx picks a location.
+		dst, pq := repl, true
+		if strings.HasSuffix(dst, "?") {
+			dst, pq = strings.TrimSuffix(dst, "?"), false
+		}
+		rule, why := nginxRegexRule(re, false, dst, code)
+		if why != "" {
+			r.sink.Skip(line, "%s", why)
+			return
+		}
+		rule.PreserveQuery = pq
+		rule.Priority = r.nextRank()
+		if re, err := regexp.Compile(regexAnchored(rule.Source, r.o.Settings)); err == nil {
+			r.serverRegex = append(r.serverRegex, earlierRegex{re: re, line: line})
+		}
+		r.record(line, rule, true, raw)
+		r.sink.Rule(line, rule)
+		return
+	}
 	if why != "" {
 		r.sink.Skip(line, "%s", why)
 		return
@@ -1101,9 +1305,8 @@ func (r *nginxReader) rewrite(t *nginxBlock, w []nginxToken, raw string) {
 	if note != "" {
 		r.sink.Note(line, "%s", note)
 	}
-	if shape.capture || !shape.exact {
-		r.sink.Note(line, "regex %s read as starts_with %s%s", re, shape.lit, map[bool]string{true: " with preservePath", false: ""}[rules[0].PreservePath])
-	}
+	// A prefix (with its rest captured as $1 at the end of the
+	// replacement: preservePath) answers as the expression does: as is.
 	for _, rule := range rules {
 		rule.PreserveQuery = pq
 		if t.kind == "server" {

@@ -28,6 +28,18 @@ type regexShape struct {
 // literal (Apache's per-directory patterns see the path without it);
 // "^/?" is read as the path's own '/' either way.
 func parseRegexShape(re string, perDir bool) (regexShape, string) {
+	return parseShape(re, perDir, false)
+}
+
+// parseLiteralDotShape is parseRegexShape reading an unescaped '.' that no
+// quantifier follows as itself: the anchored literals of Apache files
+// (^/who.html$) where the '.' is meant as the dot it almost always meets
+// (docs/migrate.md "Apache").
+func parseLiteralDotShape(re string, perDir bool) (regexShape, string) {
+	return parseShape(re, perDir, true)
+}
+
+func parseShape(re string, perDir, dot bool) (regexShape, string) {
 	var s regexShape
 	if strings.HasPrefix(re, "(?i)") {
 		s.ci = true
@@ -60,6 +72,9 @@ loop:
 			}
 			b.WriteByte(n)
 			i += 2
+		case dot && c == '.' && (i+1 >= len(re) || strings.IndexByte("*+?{", re[i+1]) < 0):
+			b.WriteByte(c)
+			i++
 		case strings.IndexByte(".[]()*+?{}|$^", c) >= 0:
 			break loop
 		default:

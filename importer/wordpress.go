@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -484,7 +485,7 @@ func (wp *wpFile) regexRedirect(w *wpRedirect, status int, ignoreCase bool) {
 	}
 	lit, ok := wpRegexLiteral(body)
 	if !ok {
-		skip("only anchored literals, an optional trailing slash and one trailing (.*) are read")
+		wp.regexRule(w, status, ignoreCase, skip)
 		return
 	}
 	target := w.target
@@ -569,4 +570,68 @@ func wpRegexLiteral(body string) (string, bool) {
 		}
 	}
 	return b.String(), b.Len() > 0
+}
+
+// regexRule reads a regex source anchored at the start that is not a
+// literal shape as a regex rule (docs/migrate.md#wordpress-redirection):
+// the plugin runs preg_match and preg_replace on the request URL, so an
+// expression ending in $ is the rule's source as it is, and one that does
+// not keeps the rest of the URL after the replacement: the rule captures
+// the rest of the path and inserts it at the end of the target, and passes
+// the query on. flag_case is (?i).
+func (wp *wpFile) regexRule(w *wpRedirect, status int, ignoreCase bool, skip func(string)) {
+	sink, line, o := wp.sink, w.line, wp.o
+	re := w.url
+	if topLevelAlternation(re) {
+		skip("an alternation outside a group: the plugin anchors its first branch only")
+		return
+	}
+	if ignoreCase {
+		for i := 0; i < len(re); i++ {
+			if re[i] >= 0x80 {
+				skip("it ignores case and holds a character outside ASCII, which PHP's PCRE and RE2 may fold differently")
+				return
+			}
+		}
+	}
+	anchoredEnd := endsWithDollar(re)
+	src, groups, why := pcreRegex(re, false, ignoreCase)
+	if why != "" {
+		skip(why)
+		return
+	}
+	target := w.target
+	if status == redirects.StatusGone {
+		target = ""
+	}
+	if strings.Contains(target, `\`) {
+		skip("its target uses a \\N reference")
+		return
+	}
+	pq := false
+	if !anchoredEnd {
+		if groups >= 9 {
+			skip("it has nine groups: the rest of the URL the plugin keeps needs a tenth")
+			return
+		}
+		if strings.ContainsAny(target, "?#") {
+			skip("the plugin appends the rest of the URL after the target's query or fragment")
+			return
+		}
+		src = strings.TrimSuffix(src, ".*") + "(.*)"
+		groups++
+		if target != "" {
+			target += fmt.Sprintf("$%d", groups)
+		}
+		pq = status != redirects.StatusGone
+	}
+	dst, why := pcreDestination(target, groups, false)
+	if why != "" {
+		skip(why)
+		return
+	}
+	if o.Settings.IgnoreTrailingSlash {
+		sink.Note(line, "regex %s: under trailingSlash ignore the rule here also answers a path with its trailing slash changed", re)
+	}
+	sink.Rule(line, redirects.Rule{Source: src, Destination: dst, MatchType: redirects.Regex, StatusCode: status, PreserveQuery: pq})
 }

@@ -53,7 +53,7 @@ func TestWordPressCSV(t *testing.T) {
 		4:  Changed, // ^/blog/(.*)$ is starts_with /blog/; under trailingSlash ignore it also answers /blog
 		5:  Changed, // ^/exact$ does not ignore the trailing slash
 		6:  AsIs,    // ^/slash/?$: the project ignores the slash
-		7:  Skipped, // \d
+		7:  Changed, // \d: a regex rule (was skipped); under trailingSlash ignore it also answers /post/12/
 		8:  AsIs,
 		9:  Skipped, // 404
 		10: Skipped, // disabled
@@ -67,6 +67,12 @@ func TestWordPressCSV(t *testing.T) {
 	for _, o := range res.Lines {
 		if o.Line == 14 && o.Winner != 2 || o.Line == 16 && o.Winner != 4 {
 			t.Errorf("line %d: winner %d", o.Line, o.Winner)
+		}
+	}
+	for path, want := range map[string]string{"/post/12": "/p/12", "/POST/7?x=1": "/p/7", "/post/x": ""} {
+		a, ok := lookupImported(t, res, wpDefaults, "", path)
+		if got := a.target; !ok && want != "" || ok && (got != want || a.status != 301) {
+			t.Errorf("%s answers %+v %v, want %q", path, a, ok, want)
 		}
 	}
 	wantAnswers(t, res, wpDefaults, map[string]string{
@@ -531,5 +537,37 @@ func TestWordPressWrongFormat(t *testing.T) {
 	be, ok := err.(*BadLinesError)
 	if !ok || len(be.Lines) != 1 || !strings.Contains(be.Error(), "not a Redirection CSV export") {
 		t.Errorf("err %v, want one message", err)
+	}
+}
+
+// TestWordPressRegexRules: regex sources that are not literal shapes
+// become regex rules: one ending in $ as it is, one that does not keeps
+// the rest of the URL (path and query) after the target, as preg_replace
+// does; flag_case is (?i).
+func TestWordPressRegexRules(t *testing.T) {
+	in := `[{"url": "^/p/([0-9]+)/(a|b)$", "action_data": {"url": "/q/$2/$1"}, "action_code": 301, "action_type": "url", "match_type": "url", "regex": true, "enabled": true, "position": 0, "match_data": {"source": {"flag_case": false, "flag_trailing": false, "flag_regex": true}}},
+{"url": "^/docs/v[0-9]+", "action_data": {"url": "/docs/latest"}, "action_code": 302, "action_type": "url", "match_type": "url", "regex": true, "enabled": true, "position": 1, "match_data": {"source": {"flag_case": true, "flag_trailing": false, "flag_regex": true}}},
+{"url": "^/x$|^/y$", "action_data": {"url": "/z"}, "action_code": 301, "action_type": "url", "match_type": "url", "regex": true, "enabled": true, "position": 2}]`
+	in = `{"redirects": ` + in + `}`
+	res, err := Read(context.Background(), strings.NewReader(in), "wordpress", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{"/p/12/b", "/q/b/12 301"}, {"/p/12/B", ""}, {"/p/12/b?k=1", "/q/b/12 301"},
+		{"/docs/v2/intro?k=1", "/docs/latest/intro?k=1 302"}, {"/DOCS/V10", "/docs/latest 302"}, {"/docs/x", ""},
+		{"/x", ""},
+	} {
+		a, ok := lookupImported(t, res, redirects.Settings{}, "", c.path)
+		got := ""
+		if ok {
+			got = fmt.Sprintf("%s %d", a.target, a.status)
+		}
+		if got != c.want {
+			t.Errorf("%s answers %q, want %q", c.path, got, c.want)
+		}
+	}
+	if res.Skipped != 1 || !strings.Contains(res.Lines[len(res.Lines)-1].Notes[0], "alternation") {
+		t.Errorf("want the alternation outside a group skipped: %+v", res.Lines)
 	}
 }
