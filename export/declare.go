@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // A declaration says, in a file's opening comment and in the deploy report,
@@ -137,13 +138,27 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 	conds := func(r *redirects.Rule) bool { return strings.IndexByte(r.Source, '?') >= 0 }
 	if (format == "nginx" || format == "haproxy") && s.chain != nil {
 		server := map[string]string{"nginx": "nginx", "haproxy": "HAProxy"}[format]
-		ds := []declaration{{"regex", "any source", "left out, " + server + " cannot match an RE2 expression against the path as the request sent it", every, true}}
-		ds = append(ds, declaration{"pattern", "a constraint", "left out, " + server + " cannot match an RE2 constraint against the path as the request sent it",
-			func(r *redirects.Rule) bool { return hasConstraint(r.Source) }, true})
+		leftOut, plain := map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}
+		for _, c := range s.chain {
+			switch {
+			case !nginxChainAnswers(c, s.set):
+				leftOut[c.r] = true
+			case c.v.Kind == pattern.Regex || hasConstraints(c.v.Pieces):
+				plain[c.r] = true
+			}
+		}
+		ds := []declaration{
+			{"regex", "any source", "left out, under trailingSlash ignore the API also tries the path with a / added, which " + server + " cannot match against the path as sent",
+				func(r *redirects.Rule) bool { return leftOut[r] }, true},
+			{"regex", "an escaped request path", plainEffect(server), func(r *redirects.Rule) bool { return plain[r] }, true},
+			{"pattern", "a constraint inside a segment", "left out, the capture is the shortest text the constraint and the rest allow, which " + server + " cannot try",
+				func(r *redirects.Rule) bool { return leftOut[r] }, true},
+			{"pattern", "a constraint, for an escaped request path", plainEffect(server), func(r *redirects.Rule) bool { return plain[r] }, true},
+		}
 		if format == "haproxy" {
 			many := map[*redirects.Rule]bool{}
 			for _, c := range s.chain {
-				if nginxChainAnswers(c.r, s.set) && !haproxyChainAnswers(c, s.set) {
+				if nginxChainAnswers(c, s.set) && !haproxyChainAnswers(c, s.set) {
 					many[c.r] = true
 				}
 			}
@@ -162,6 +177,13 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 		{"exact", "query conditions", query, conds, true},
 		{"starts_with", "query conditions", query, conds, true},
 	}
+}
+
+// plainEffect is the effect of the chain's residue for RE2 expressions
+// (chainregex.go).
+func plainEffect(server string) string {
+	return "not matched when the path as sent holds an escape or a byte other than letters, digits and " + plainBytes[62:] +
+		", " + server + " matches the RE2 expression against the path as sent"
 }
 
 // example is how a declaration names a rule: its source, after its host
