@@ -155,6 +155,10 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 				func(r *redirects.Rule) bool { return leftOut[r] }, true},
 			{"pattern", "a constraint, for an escaped request path", plainEffect(server), func(r *redirects.Rule) bool { return plain[r] }, true},
 		}
+		if format == "nginx" {
+			ds = append(ds, declaration{"regex", "a $ in the destination", "written %24, a string of a server block cannot hold a literal $",
+				func(r *redirects.Rule) bool { return !leftOut[r] && strings.Contains(r.Destination, "$$") }, true})
+		}
 		if format == "haproxy" {
 			many := map[*redirects.Rule]bool{}
 			for _, c := range s.chain {

@@ -282,7 +282,9 @@ func appendChainRule(b []byte, c chainRule, set redirects.Settings) []byte {
 				if p.group != "" {
 					b = append(b, "${"+p.group+"}"...)
 				} else {
-					b = append(b, p.text...)
+					// A regex rule's "$$" is a literal '$', which no
+					// string of a server block can hold (declare.go).
+					b = append(b, strings.ReplaceAll(p.text, "$", "%24")...)
 				}
 			}
 		}

@@ -272,6 +272,8 @@ func declaredRules(t *testing.T, format string, body []byte, rules []redirects.R
 			match = func(r *redirects.Rule) bool { return r.Host != "" }
 		case cond == "query conditions":
 			match = func(r *redirects.Rule) bool { return strings.Contains(r.Source, "?") }
+		case cond == "a $ in the destination":
+			match = func(r *redirects.Rule) bool { return strings.Contains(r.Destination, "$$") }
 		case cond == "a constraint inside a segment":
 			match = func(r *redirects.Rule) bool { return strings.Contains(r.Source, "(") && !export.ChainBoundsConstraints(*r) }
 		case cond == "an escaped request path" || cond == "a constraint, for an escaped request path":
