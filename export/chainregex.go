@@ -214,10 +214,22 @@ func (w *pcreWriter) class(b []byte, s byteSet) []byte {
 		return append(b, "(?!)"...)
 	}
 	b = append(b, '[')
-	for c := byte(0); c < 128; c++ {
-		if s.has(c) {
-			b = appendByteClass(b, c)
+	for c := 0; c < 128; c++ {
+		if !s.has(byte(c)) {
+			continue
 		}
+		d := c
+		for d+1 < 128 && s.has(byte(d+1)) {
+			d++
+		}
+		b = appendByteClass(b, byte(c))
+		if d > c+1 {
+			b = append(b, '-')
+		}
+		if d > c {
+			b = appendByteClass(b, byte(d))
+		}
+		c = d
 	}
 	return append(b, ']')
 }

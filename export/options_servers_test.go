@@ -275,7 +275,9 @@ func declaredRules(t *testing.T, format string, body []byte, rules []redirects.R
 		case cond == "a $ in the destination":
 			match = func(r *redirects.Rule) bool { return strings.Contains(r.Destination, "$$") }
 		case cond == "a constraint inside a segment":
-			match = func(r *redirects.Rule) bool { return strings.Contains(r.Source, "(") && !export.ChainBoundsConstraints(*r) }
+			match = func(r *redirects.Rule) bool {
+				return strings.Contains(r.Source, "(") && !export.ChainBoundsConstraints(*r)
+			}
 		case cond == "an escaped request path" || cond == "a constraint, for an escaped request path":
 			// Declared for some requests only: plainDeclared reads them.
 			continue

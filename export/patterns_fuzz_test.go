@@ -33,10 +33,11 @@ var chainShapes = []*regexp.Regexp{
 // (haproxychain.go): the set-var line, then per rule case a redirect or a
 // 410 whose ACL expression is a single-quoted word and whose location is
 // regsub of a double-quoted expression (backslashes doubled) into a
-// double-quoted answer of destination text and \1 to \9.
+// double-quoted answer of destination text and \1 to \9 (a '$' is
+// literal there: a regex rule's "$$").
 var haproxyChainShapes = []*regexp.Regexp{
 	regexp.MustCompile(`^http-request set-var-fmt\(txn\.redirects_req\) '%\[req\.hdr\(host\),lower,regsub\(":\[0-9\]\*\$",""\),regsub\("\[\.\]\$",""\)\] %\[pathq\]'$`),
-	regexp.MustCompile(`^http-request (?:redirect code (?:301|302|303|307|308) location '%\[var\(txn\.redirects_req\),regsub\("\^(?:[^"'\\\x00-\x1f\x7f]|\\\\[^"'\\\x00-\x1f\x7f])*\$","(?:[^\x00-\x20\x7f"'\\;{}$]|\\\\[1-9])+"\)(?:,regsub\("\^//\+","/"\))?\]'|return status 410) if \{ var\(txn\.redirects_req\) -m reg '\^[^'\x00-\x1f\x7f]*\$' \}$`),
+	regexp.MustCompile(`^http-request (?:redirect code (?:301|302|303|307|308) location '%\[var\(txn\.redirects_req\),regsub\("\^(?:[^"'\\\x00-\x1f\x7f]|\\\\[^"'\\\x00-\x1f\x7f])*\$","(?:[^\x00-\x20\x7f"'\\;{}]|\\\\[1-9])+"\)(?:,regsub\("\^//\+","/"\))?\]'|return status 410) if \{ var\(txn\.redirects_req\) -m reg '\^[^'\x00-\x1f\x7f]*\$' \}$`),
 }
 
 // FuzzHAProxyPatterns is FuzzNginxPatterns for the haproxy format, with
@@ -107,6 +108,13 @@ func addPatternSeeds(f *testing.F) {
 		{"/a?p=%22%5C%24%27", "/b", ""},
 		{"/a/:b/:c/:d/:e/:f/:g/:h/:i/:j/:k", "/:k/:a", ""},
 		{"/a%27b/:x", "/%27:x'", ""},
+		// RE2 in regex rules and constraints: every construct, and the
+		// bytes nginx and HAProxy read as quotes, escapes or variables.
+		{`(?i)^/a(?P<n>[\$\{\}\x22\x27\\]+)\b.{2,5}?$|/(b|c)*?`, "/q/${n}/$2/$$", ""},
+		{`/x/(\x22|\\|\$|\{|\}|\x00|\n)\z(?m:^$)`, "https://ex.com/$1", "a.example"},
+		{`/(?s:.)\Q${}\E\pL\d\w\s\B[[:alpha:]]{0,3}[^a-z]+`, "/$$1", ""},
+		{`/v:id([^/]{1,3})/:b(\\|\x22|\$|\{1\})?`, "/z/:id/:b", ""},
+		{`/:a((?i)k|\x{212a}|[\x{80}-\x{10ffff}])/x`, "/:a", ""},
 	} {
 		for kind := range uint8(4) {
 			f.Add(s[0], s[1], s[2], kind, uint8(kind*3))
