@@ -191,9 +191,14 @@ func plainEffect(server string) string {
 }
 
 // example is how a declaration names a rule: its source, after its host
-// when it has one (old.example.com/docs/*).
+// and a space when it has one (old.example.com /docs/*): a regex source
+// need not start with '/', so host and source written together could read
+// as one word (*.example.org^/archive/).
 func example(r *redirects.Rule) string {
-	return shortSource(r.Host + r.Source)
+	if r.Host == "" {
+		return shortSource(r.Source)
+	}
+	return r.Host + " " + shortSource(r.Source)
 }
 
 // hasExactStatus reports whether an exact rule has status code.

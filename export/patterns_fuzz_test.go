@@ -133,6 +133,9 @@ func fuzzPatternRules(source, dest, host string, kind, opts uint8) ([]redirects.
 	}
 	r.PreserveQuery = opts&32 != 0 && r.StatusCode != redirects.StatusGone
 	r.PreservePath = opts&64 != 0 && r.MatchType == redirects.StartsWith && r.StatusCode != redirects.StatusGone
+	if r.StatusCode != redirects.StatusGone && r.Destination == "" {
+		return nil, set, false // refused by every writer (redirects.Rule.Validate)
+	}
 	if _, err := pattern.Compile([]pattern.Rule{r.PatternRule()}, set.PatternSettings()); err != nil || !r.Extended() {
 		return nil, set, false
 	}
