@@ -1,0 +1,110 @@
+package export_test
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"redirects"
+	"redirects/export"
+	"redirects/internal/rulegen"
+	"redirects/internal/servertest"
+)
+
+// patterns100k is a project of 100,000 rules of which 10,000 are pattern
+// rules (randomPattern's, each under a literal segment of its own, a
+// third host-scoped, a fifth with a query condition), the rest
+// rulegen's literal rules (a tenth starts_with).
+func patterns100k() []redirects.Rule {
+	rules := rulegen.Rules(90_000, 0.1, 1)
+	rng := rand.New(rand.NewPCG(7, 7))
+	t0 := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 10_000 {
+		src, names := randomPattern(rng)
+		r := redirects.Rule{ID: int64(len(rules) + 1), CreatedAt: t0, MatchType: redirects.Pattern, StatusCode: 301,
+			Source: "/s" + strconv.Itoa(i) + src, Priority: rng.IntN(3) * 50}
+		if i%5 == 0 {
+			r.Source += "?" + patternConds[rng.IntN(len(patternConds))]
+		}
+		if i%3 == 0 {
+			r.Host = patternHosts[rng.IntN(len(patternHosts))]
+		}
+		r.Destination = "/new/" + strconv.Itoa(i)
+		if len(names) > 0 {
+			r.Destination += "/:" + names[0]
+		}
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// BenchmarkDeployPatterns100k renders each format of patterns100k, as a
+// deploy does, and has the real servers load the nginx and haproxy files
+// (nginx -t, haproxy -c, each in a server or a frontend with the map
+// formats' snippets):
+//
+//	go test -run '^$' -bench DeployPatterns100k -benchtime 1x ./export
+func BenchmarkDeployPatterns100k(b *testing.B) {
+	rules := patterns100k()
+	files := map[string][]byte{}
+	for _, f := range redirects.Formats {
+		b.Run("render/"+f, func(b *testing.B) {
+			for b.Loop() {
+				body, ok := export.BuildFormat(f, rules, redirects.Settings{})
+				if !ok {
+					b.Fatalf("no format %s", f)
+				}
+				files[f] = body
+			}
+			b.ReportMetric(float64(len(files[f]))/1e6, "MB")
+		})
+	}
+	dir := b.TempDir()
+	for f, body := range files {
+		servertest.WriteFile(b, filepath.Join(dir, f), body)
+	}
+	b.Run("nginx-t/nginx", func(b *testing.B) {
+		bin := servertest.LookPath(b, "nginx")
+		conf := servertest.NginxConf(dir, "", []string{"include " + filepath.Join(dir, "nginx") + ";\nlocation / { return 404; }"}, []int{servertest.FreePort(b)})
+		checkServer(b, dir, "nginx-chain.conf", conf, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c")
+	})
+	b.Run("nginx-t/nginx-map-exact+nginx-map-prefix", func(b *testing.B) {
+		bin := servertest.LookPath(b, "nginx")
+		servertest.WriteFile(b, filepath.Join(dir, "redirects-exact.map"), files["nginx-map-exact"])
+		servertest.WriteFile(b, filepath.Join(dir, "redirects-prefix.map"), files["nginx-map-prefix"])
+		sizes := regexp.MustCompile(`(?m)^#     (map_hash_\w+ \d+;)$`).FindAllStringSubmatch(string(files["nginx-map-exact"]), -1)
+		if len(sizes) != 2 {
+			b.Fatal("nginx-map-exact's comment does not give the two map_hash sizes")
+		}
+		http := sizes[0][1] + "\n" + sizes[1][1] + "\n" + export.NginxMapExactHTTPSnippet + "\n" + export.NginxMapPrefixHTTPSnippet
+		conf := servertest.NginxConf(dir, http, []string{export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\n" + export.NginxMapPrefixStatusSnippet + "\nreturn 204;"}, []int{servertest.FreePort(b)})
+		checkServer(b, dir, "nginx-maps.conf", conf, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c")
+	})
+	b.Run("haproxy-c/haproxy", func(b *testing.B) {
+		bin := servertest.LookPath(b, "haproxy")
+		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("chain", servertest.FreePort(b), dir, string(files["haproxy"]))
+		checkServer(b, dir, "haproxy-chain.cfg", conf, bin, "-c", "-q", "-f")
+	})
+	b.Run("haproxy-c/haproxy-map-exact+haproxy-map-prefix", func(b *testing.B) {
+		bin := servertest.LookPath(b, "haproxy")
+		servertest.WriteFile(b, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
+		servertest.WriteFile(b, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
+		lines := export.HAProxyMapExactSnippet + "\n" + export.HAProxyMapPrefixSnippet + "\n" + export.HAProxyMapPrefixStatusSnippet
+		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("maps", servertest.FreePort(b), dir, lines)
+		checkServer(b, dir, "haproxy-maps.cfg", conf, bin, "-c", "-q", "-f")
+	})
+}
+
+// checkServer writes conf as name in dir and times the server's check of
+// it (args end with the flag that takes the configuration's path).
+func checkServer(b *testing.B, dir, name, conf, bin string, args ...string) {
+	b.Helper()
+	path := filepath.Join(dir, name)
+	servertest.WriteFile(b, path, []byte(conf))
+	for b.Loop() {
+		servertest.Check(b, bin, append(args, path)...)
+	}
+}
