@@ -1,7 +1,9 @@
 package export_test
 
 import (
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -68,8 +70,10 @@ func BenchmarkDeployPatterns100k(b *testing.B) {
 	}
 	b.Run("nginx-t/nginx", func(b *testing.B) {
 		bin := servertest.LookPath(b, "nginx")
-		conf := servertest.NginxConf(dir, "", []string{"include " + filepath.Join(dir, "nginx") + ";\nlocation / { return 404; }"}, []int{servertest.FreePort(b)})
-		checkServer(b, dir, "nginx-chain.conf", conf, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c")
+		port := servertest.FreePort(b)
+		conf := servertest.NginxConf(dir, "", []string{"include " + filepath.Join(dir, "nginx") + ";\nlocation / { return 404; }"}, []int{port})
+		path := checkServer(b, dir, "nginx-chain.conf", conf, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c")
+		askMiss(b, "request-miss/nginx", port, bin, "-p", dir, "-e", "stderr", "-c", path)
 	})
 	b.Run("nginx-t/nginx-map-exact+nginx-map-prefix", func(b *testing.B) {
 		bin := servertest.LookPath(b, "nginx")
@@ -80,31 +84,59 @@ func BenchmarkDeployPatterns100k(b *testing.B) {
 			b.Fatal("nginx-map-exact's comment does not give the two map_hash sizes")
 		}
 		http := sizes[0][1] + "\n" + sizes[1][1] + "\n" + export.NginxMapExactHTTPSnippet + "\n" + export.NginxMapPrefixHTTPSnippet
-		conf := servertest.NginxConf(dir, http, []string{export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\n" + export.NginxMapPrefixStatusSnippet + "\nreturn 204;"}, []int{servertest.FreePort(b)})
-		checkServer(b, dir, "nginx-maps.conf", conf, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c")
+		port := servertest.FreePort(b)
+		conf := servertest.NginxConf(dir, http, []string{export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\n" + export.NginxMapPrefixStatusSnippet + "\nreturn 204;"}, []int{port})
+		path := checkServer(b, dir, "nginx-maps.conf", conf, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c")
+		askMiss(b, "request-miss/nginx-map-exact+nginx-map-prefix", port, bin, "-p", dir, "-e", "stderr", "-c", path)
 	})
 	b.Run("haproxy-c/haproxy", func(b *testing.B) {
 		bin := servertest.LookPath(b, "haproxy")
-		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("chain", servertest.FreePort(b), dir, string(files["haproxy"]))
-		checkServer(b, dir, "haproxy-chain.cfg", conf, bin, "-c", "-q", "-f")
+		port := servertest.FreePort(b)
+		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("chain", port, dir, string(files["haproxy"]))
+		path := checkServer(b, dir, "haproxy-chain.cfg", conf, bin, "-c", "-q", "-f")
+		askMiss(b, "request-miss/haproxy", port, bin, "-db", "-f", path)
 	})
 	b.Run("haproxy-c/haproxy-map-exact+haproxy-map-prefix", func(b *testing.B) {
 		bin := servertest.LookPath(b, "haproxy")
 		servertest.WriteFile(b, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
 		servertest.WriteFile(b, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
 		lines := export.HAProxyMapExactSnippet + "\n" + export.HAProxyMapPrefixSnippet + "\n" + export.HAProxyMapPrefixStatusSnippet
-		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("maps", servertest.FreePort(b), dir, lines)
-		checkServer(b, dir, "haproxy-maps.cfg", conf, bin, "-c", "-q", "-f")
+		port := servertest.FreePort(b)
+		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("maps", port, dir, lines)
+		path := checkServer(b, dir, "haproxy-maps.cfg", conf, bin, "-c", "-q", "-f")
+		askMiss(b, "request-miss/haproxy-map-exact+haproxy-map-prefix", port, bin, "-db", "-f", path)
 	})
 }
 
 // checkServer writes conf as name in dir and times the server's check of
-// it (args end with the flag that takes the configuration's path).
-func checkServer(b *testing.B, dir, name, conf, bin string, args ...string) {
+// it (args end with the flag that takes the configuration's path); it
+// returns the configuration's path.
+func checkServer(b *testing.B, dir, name, conf, bin string, args ...string) string {
 	b.Helper()
 	path := filepath.Join(dir, name)
 	servertest.WriteFile(b, path, []byte(conf))
 	for b.Loop() {
 		servertest.Check(b, bin, append(args, path)...)
 	}
+	return path
+}
+
+// askMiss starts the server and times one request for a path no rule
+// answers, the slowest for a chain: every expression is tried.
+func askMiss(b *testing.B, name string, port int, bin string, args ...string) {
+	b.Run(name, func(b *testing.B) {
+		servertest.Start(b, []int{port}, bin, args...)
+		url := "http://127.0.0.1:" + strconv.Itoa(port) + "/no/rule/answers/this?x=1"
+		for b.Loop() {
+			resp, err := http.Get(url)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 404 && resp.StatusCode != 204 {
+				b.Fatalf("GET %s: %s, want no redirect", url, resp.Status)
+			}
+		}
+	})
 }
