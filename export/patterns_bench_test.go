@@ -4,6 +4,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -16,15 +17,15 @@ import (
 	"redirects/internal/servertest"
 )
 
-// patterns100k is a project of 100,000 rules of which 10,000 are pattern
+// patternsProject is a project of n rules of which a tenth are pattern
 // rules (randomPattern's, each under a literal segment of its own, a
 // third host-scoped, a fifth with a query condition), the rest
 // rulegen's literal rules (a tenth starts_with).
-func patterns100k() []redirects.Rule {
-	rules := rulegen.Rules(90_000, 0.1, 1)
+func patternsProject(n int) []redirects.Rule {
+	rules := rulegen.Rules(n-n/10, 0.1, 1)
 	rng := rand.New(rand.NewPCG(7, 7))
 	t0 := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	for i := range 10_000 {
+	for i := range n / 10 {
 		src, names := randomPattern(rng)
 		r := redirects.Rule{ID: int64(len(rules) + 1), CreatedAt: t0, MatchType: redirects.Pattern, StatusCode: 301,
 			Source: "/s" + strconv.Itoa(i) + src, Priority: rng.IntN(3) * 50}
@@ -43,28 +44,44 @@ func patterns100k() []redirects.Rule {
 	return rules
 }
 
-// BenchmarkDeployPatterns100k renders each format of patterns100k, as a
-// deploy does, and has the real servers load the nginx and haproxy files
-// (nginx -t, haproxy -c, each in a server or a frontend with the map
-// formats' snippets):
+// BenchmarkDeployPatterns100k renders each format of patternsProject's
+// 100,000 rules (REDIRECTS_BENCH_RULES sets another size), as a deploy
+// does, has the real servers load the nginx and haproxy files (nginx -t,
+// haproxy -c, each in a server or a frontend with the map formats'
+// snippets), and times a request no rule answers:
 //
 //	go test -run '^$' -bench DeployPatterns100k -benchtime 1x ./export
 func BenchmarkDeployPatterns100k(b *testing.B) {
-	rules := patterns100k()
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("REDIRECTS_BENCH_RULES")); err == nil && v > 0 {
+		n = v
+	}
+	rules := patternsProject(n)
 	files := map[string][]byte{}
 	for _, f := range redirects.Formats {
+		// Rendered once here too, for the servers' benchmarks when
+		// -bench leaves the rendering out.
+		body, ok := export.BuildFormat(f, rules, redirects.Settings{})
+		if !ok {
+			b.Fatalf("no format %s", f)
+		}
+		files[f] = body
 		b.Run("render/"+f, func(b *testing.B) {
 			for b.Loop() {
-				body, ok := export.BuildFormat(f, rules, redirects.Settings{})
-				if !ok {
-					b.Fatalf("no format %s", f)
-				}
-				files[f] = body
+				export.BuildFormat(f, rules, redirects.Settings{})
 			}
 			b.ReportMetric(float64(len(files[f]))/1e6, "MB")
 		})
 	}
 	dir := b.TempDir()
+	// The request benchmarks run after the checks, as siblings: a
+	// benchmark with sub-benchmarks reports no time of its own.
+	var later []func()
+	defer func() {
+		for _, f := range later {
+			f()
+		}
+	}()
 	for f, body := range files {
 		servertest.WriteFile(b, filepath.Join(dir, f), body)
 	}
@@ -73,7 +90,7 @@ func BenchmarkDeployPatterns100k(b *testing.B) {
 		port := servertest.FreePort(b)
 		conf := servertest.NginxConf(dir, "", []string{"include " + filepath.Join(dir, "nginx") + ";\nlocation / { return 404; }"}, []int{port})
 		path := checkServer(b, dir, "nginx-chain.conf", conf, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c")
-		askMiss(b, "request-miss/nginx", port, bin, "-p", dir, "-e", "stderr", "-c", path)
+		later = append(later, func() { askMiss(b, "request-miss/nginx", port, bin, "-p", dir, "-e", "stderr", "-c", path) })
 	})
 	b.Run("nginx-t/nginx-map-exact+nginx-map-prefix", func(b *testing.B) {
 		bin := servertest.LookPath(b, "nginx")
@@ -87,14 +104,16 @@ func BenchmarkDeployPatterns100k(b *testing.B) {
 		port := servertest.FreePort(b)
 		conf := servertest.NginxConf(dir, http, []string{export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\n" + export.NginxMapPrefixStatusSnippet + "\nreturn 204;"}, []int{port})
 		path := checkServer(b, dir, "nginx-maps.conf", conf, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c")
-		askMiss(b, "request-miss/nginx-map-exact+nginx-map-prefix", port, bin, "-p", dir, "-e", "stderr", "-c", path)
+		later = append(later, func() {
+			askMiss(b, "request-miss/nginx-map-exact+nginx-map-prefix", port, bin, "-p", dir, "-e", "stderr", "-c", path)
+		})
 	})
 	b.Run("haproxy-c/haproxy", func(b *testing.B) {
 		bin := servertest.LookPath(b, "haproxy")
 		port := servertest.FreePort(b)
 		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("chain", port, dir, string(files["haproxy"]))
 		path := checkServer(b, dir, "haproxy-chain.cfg", conf, bin, "-c", "-q", "-f")
-		askMiss(b, "request-miss/haproxy", port, bin, "-db", "-f", path)
+		later = append(later, func() { askMiss(b, "request-miss/haproxy", port, bin, "-db", "-f", path) })
 	})
 	b.Run("haproxy-c/haproxy-map-exact+haproxy-map-prefix", func(b *testing.B) {
 		bin := servertest.LookPath(b, "haproxy")
@@ -104,7 +123,9 @@ func BenchmarkDeployPatterns100k(b *testing.B) {
 		port := servertest.FreePort(b)
 		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("maps", port, dir, lines)
 		path := checkServer(b, dir, "haproxy-maps.cfg", conf, bin, "-c", "-q", "-f")
-		askMiss(b, "request-miss/haproxy-map-exact+haproxy-map-prefix", port, bin, "-db", "-f", path)
+		later = append(later, func() {
+			askMiss(b, "request-miss/haproxy-map-exact+haproxy-map-prefix", port, bin, "-db", "-f", path)
+		})
 	})
 }
 
@@ -121,22 +142,30 @@ func checkServer(b *testing.B, dir, name, conf, bin string, args ...string) stri
 	return path
 }
 
-// askMiss starts the server and times one request for a path no rule
-// answers, the slowest for a chain: every expression is tried.
+// askMiss starts the server and times a request for a path no rule
+// answers, the slowest for a chain: every expression is tried. An
+// operation is ten requests, after one that warms the connection up.
 func askMiss(b *testing.B, name string, port int, bin string, args ...string) {
 	b.Run(name, func(b *testing.B) {
 		servertest.Start(b, []int{port}, bin, args...)
 		url := "http://127.0.0.1:" + strconv.Itoa(port) + "/no/rule/answers/this?x=1"
+		get(b, url)
 		for b.Loop() {
-			resp, err := http.Get(url)
-			if err != nil {
-				b.Fatal(err)
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 404 && resp.StatusCode != 204 {
-				b.Fatalf("GET %s: %s, want no redirect", url, resp.Status)
+			for range 10 {
+				get(b, url)
 			}
 		}
 	})
+}
+
+func get(b *testing.B, url string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 404 && resp.StatusCode != 204 {
+		b.Fatalf("GET %s: %s, want no redirect", url, resp.Status)
+	}
 }
