@@ -74,6 +74,10 @@ func BenchmarkDeployPatterns100k(b *testing.B) {
 		})
 	}
 	dir := b.TempDir()
+	// Each server's files in a directory of its own: the map formats of
+	// nginx and haproxy have the same names.
+	ndir, hdir := filepath.Join(dir, "nginx"), filepath.Join(dir, "haproxy")
+	root := b
 	// The request benchmarks run after the checks, as siblings: a
 	// benchmark with sub-benchmarks reports no time of its own.
 	var later []func()
@@ -82,49 +86,52 @@ func BenchmarkDeployPatterns100k(b *testing.B) {
 			f()
 		}
 	}()
-	for f, body := range files {
-		servertest.WriteFile(b, filepath.Join(dir, f), body)
+	for _, d := range []string{ndir, hdir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.Run("nginx-t/nginx", func(b *testing.B) {
 		bin := servertest.LookPath(b, "nginx")
 		port := servertest.FreePort(b)
-		conf := servertest.NginxConf(dir, "", []string{"include " + filepath.Join(dir, "nginx") + ";\nlocation / { return 404; }"}, []int{port})
-		path := checkServer(b, dir, "nginx-chain.conf", conf, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c")
-		later = append(later, func() { askMiss(b, "request-miss/nginx", port, bin, "-p", dir, "-e", "stderr", "-c", path) })
+		servertest.WriteFile(b, filepath.Join(ndir, "redirects.conf"), files["nginx"])
+		conf := servertest.NginxConf(ndir, "", []string{"include /etc/nginx/redirects.conf;\nlocation / { return 404; }"}, []int{port})
+		path := checkServer(b, ndir, "nginx-chain.conf", conf, bin, "-t", "-q", "-p", ndir, "-e", "stderr", "-c")
+		later = append(later, func() { askMiss(root, "request-miss/nginx", port, bin, "-p", ndir, "-e", "stderr", "-c", path) })
 	})
 	b.Run("nginx-t/nginx-map-exact+nginx-map-prefix", func(b *testing.B) {
 		bin := servertest.LookPath(b, "nginx")
-		servertest.WriteFile(b, filepath.Join(dir, "redirects-exact.map"), files["nginx-map-exact"])
-		servertest.WriteFile(b, filepath.Join(dir, "redirects-prefix.map"), files["nginx-map-prefix"])
+		servertest.WriteFile(b, filepath.Join(ndir, "redirects-exact.map"), files["nginx-map-exact"])
+		servertest.WriteFile(b, filepath.Join(ndir, "redirects-prefix.map"), files["nginx-map-prefix"])
 		sizes := regexp.MustCompile(`(?m)^#     (map_hash_\w+ \d+;)$`).FindAllStringSubmatch(string(files["nginx-map-exact"]), -1)
 		if len(sizes) != 2 {
 			b.Fatal("nginx-map-exact's comment does not give the two map_hash sizes")
 		}
 		http := sizes[0][1] + "\n" + sizes[1][1] + "\n" + export.NginxMapExactHTTPSnippet + "\n" + export.NginxMapPrefixHTTPSnippet
 		port := servertest.FreePort(b)
-		conf := servertest.NginxConf(dir, http, []string{export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\n" + export.NginxMapPrefixStatusSnippet + "\nreturn 204;"}, []int{port})
-		path := checkServer(b, dir, "nginx-maps.conf", conf, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c")
+		conf := servertest.NginxConf(ndir, http, []string{export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\n" + export.NginxMapPrefixStatusSnippet + "\nreturn 204;"}, []int{port})
+		path := checkServer(b, ndir, "nginx-maps.conf", conf, bin, "-t", "-q", "-p", ndir, "-e", "stderr", "-c")
 		later = append(later, func() {
-			askMiss(b, "request-miss/nginx-map-exact+nginx-map-prefix", port, bin, "-p", dir, "-e", "stderr", "-c", path)
+			askMiss(root, "request-miss/nginx-map-exact+nginx-map-prefix", port, bin, "-p", ndir, "-e", "stderr", "-c", path)
 		})
 	})
 	b.Run("haproxy-c/haproxy", func(b *testing.B) {
 		bin := servertest.LookPath(b, "haproxy")
 		port := servertest.FreePort(b)
-		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("chain", port, dir, string(files["haproxy"]))
-		path := checkServer(b, dir, "haproxy-chain.cfg", conf, bin, "-c", "-q", "-f")
-		later = append(later, func() { askMiss(b, "request-miss/haproxy", port, bin, "-db", "-f", path) })
+		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("chain", port, hdir, string(files["haproxy"]))
+		path := checkServer(b, hdir, "haproxy-chain.cfg", conf, bin, "-c", "-q", "-f")
+		later = append(later, func() { askMiss(root, "request-miss/haproxy", port, bin, "-db", "-f", path) })
 	})
 	b.Run("haproxy-c/haproxy-map-exact+haproxy-map-prefix", func(b *testing.B) {
 		bin := servertest.LookPath(b, "haproxy")
-		servertest.WriteFile(b, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
-		servertest.WriteFile(b, filepath.Join(dir, "redirects-prefix.map"), files["haproxy-map-prefix"])
+		servertest.WriteFile(b, filepath.Join(hdir, "redirects-exact.map"), files["haproxy-map-exact"])
+		servertest.WriteFile(b, filepath.Join(hdir, "redirects-prefix.map"), files["haproxy-map-prefix"])
 		lines := export.HAProxyMapExactSnippet + "\n" + export.HAProxyMapPrefixSnippet + "\n" + export.HAProxyMapPrefixStatusSnippet
 		port := servertest.FreePort(b)
-		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("maps", port, dir, lines)
-		path := checkServer(b, dir, "haproxy-maps.cfg", conf, bin, "-c", "-q", "-f")
+		conf := servertest.HAProxyHead + servertest.HAProxyFrontend("maps", port, hdir, lines)
+		path := checkServer(b, hdir, "haproxy-maps.cfg", conf, bin, "-c", "-q", "-f")
 		later = append(later, func() {
-			askMiss(b, "request-miss/haproxy-map-exact+haproxy-map-prefix", port, bin, "-db", "-f", path)
+			askMiss(root, "request-miss/haproxy-map-exact+haproxy-map-prefix", port, bin, "-db", "-f", path)
 		})
 	})
 }
