@@ -21,8 +21,11 @@ import (
 // <condition> one of "statusCode <codes>", "preservePath", "preserveQuery",
 // "a letter in the source", "a source ending in /", "a source longer than
 // 255 bytes", and for the extended rules (redirects.Rule.Extended) "any
-// source" (every rule of the match type), "a host" and "query
-// conditions". The
+// source" (every rule of the match type), "a host", "query conditions",
+// "a constraint inside a segment" and "a $ in the destination"; "an
+// escaped request path" and "a constraint, for an escaped request path"
+// are about requests, not rules: the rule answers otherwise only a path
+// sent with an escape or a byte outside plainBytes (chainregex.go). The
 // differential tests read these lines: a path the lookup API answers with a
 // declared rule may be answered otherwise, and so may a path a declared
 // rule matches regardless of case and trailing slash; nothing else may.
