@@ -255,6 +255,59 @@ func regexChainable(ignoreSlash bool) bool {
 	return !ignoreSlash
 }
 
+// maxPCRESize bounds pcreSize of the RE2 expressions of one rule. PCRE2
+// (as nginx and HAProxy build it) refuses an expression that compiles to
+// more than 64 KiB, and nginx then refuses the whole file: a bounded
+// repeat is compiled as that many copies ("(.{1000}){4}" is too large),
+// so a rule over the bound is left out and declared instead.
+const maxPCRESize = 16 << 10
+
+// pcreSize estimates, from above, the bytes PCRE2 compiles re's writing
+// to: a class is a 32-byte bitmap, and a repeat {n,m} copies its
+// expression m times (n+1 when unbounded).
+func pcreSize(re *syntax.Regexp) int {
+	n := 8
+	for _, s := range re.Sub {
+		n += pcreSize(s)
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		n += 40 * len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		n += 40
+	case syntax.OpRepeat:
+		copies := max(re.Min, re.Max, 1)
+		if re.Max < 0 {
+			copies = re.Min + 1
+		}
+		n = n * copies
+	}
+	return min(n, 1<<30)
+}
+
+// ruleTooLarge reports whether the RE2 expressions of a rule, its regex
+// or its constraints, are over maxPCRESize together.
+func ruleTooLarge(v pattern.View, source string) bool {
+	size := 0
+	exprs := []string{}
+	if v.Kind == pattern.Regex {
+		exprs = append(exprs, pattern.RegexExpression(source))
+	}
+	for _, p := range v.Pieces {
+		if p.Constraint != "" {
+			exprs = append(exprs, p.Constraint)
+		}
+	}
+	for _, e := range exprs {
+		re, ok := parseRE2(e)
+		if !ok {
+			return true
+		}
+		size += pcreSize(re)
+	}
+	return size > maxPCRESize
+}
+
 // constraintsBounded reports whether each constraint of a pattern is on a
 // placeholder that ends its segment (:name or :name? followed by '/', the
 // conditions or the end): its capture is then the whole segment, which a

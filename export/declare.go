@@ -22,7 +22,8 @@ import (
 // "a letter in the source", "a source ending in /", "a source longer than
 // 255 bytes", and for the extended rules (redirects.Rule.Extended) "any
 // source" (every rule of the match type), "a host", "query conditions",
-// "a constraint inside a segment" and "a $ in the destination"; "an
+// "a constraint inside a segment", "a large RE2 expression" and "a $ in
+// the destination"; "an
 // escaped request path" and "a constraint, for an escaped request path"
 // are about requests, not rules: the rule answers otherwise only a path
 // sent with an escape or a byte outside plainBytes (chainregex.go). The
@@ -141,9 +142,11 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 	conds := func(r *redirects.Rule) bool { return strings.IndexByte(r.Source, '?') >= 0 }
 	if (format == "nginx" || format == "haproxy") && s.chain != nil {
 		server := map[string]string{"nginx": "nginx", "haproxy": "HAProxy"}[format]
-		leftOut, plain := map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}
+		leftOut, plain, large := map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}
 		for _, c := range s.chain {
 			switch {
+			case ruleTooLarge(c.v, c.r.Source):
+				large[c.r] = true
 			case !nginxChainAnswers(c, s.set):
 				leftOut[c.r] = true
 			case c.v.Kind == pattern.Regex || hasConstraints(c.v.Pieces):
@@ -157,6 +160,8 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 			{"pattern", "a constraint inside a segment", "left out, the capture is the shortest text the constraint and the rest allow, which " + server + " cannot try",
 				func(r *redirects.Rule) bool { return leftOut[r] }, true},
 			{"pattern", "a constraint, for an escaped request path", plainEffect(server), func(r *redirects.Rule) bool { return plain[r] }, true},
+			{"all", "a large RE2 expression", "left out, PCRE2 could refuse it as too large, and " + server + " the whole file with it",
+				func(r *redirects.Rule) bool { return large[r] }, true},
 		}
 		if format == "nginx" {
 			ds = append(ds, declaration{"regex", "a $ in the destination", "written %24, a string of a server block cannot hold a literal $",

@@ -21,3 +21,13 @@ func ChainBoundsConstraints(r redirects.Rule) bool {
 	}
 	return constraintsBounded(ps.Views()[0].Pieces)
 }
+
+// ChainTooLarge reports whether the nginx and haproxy chains leave rule r
+// out for the size of its RE2 expressions (ruleTooLarge).
+func ChainTooLarge(r redirects.Rule) bool {
+	ps, err := pattern.Compile([]pattern.Rule{r.PatternRule()}, pattern.Settings{})
+	if err != nil {
+		return false
+	}
+	return ruleTooLarge(ps.Views()[0], r.Source)
+}

@@ -67,9 +67,13 @@ func makeChain(rules []redirects.Rule, set redirects.Settings) []chainRule {
 
 // nginxChainAnswers reports whether the chain answers c's rule as the
 // lookup API does, up to the residue declare.go names: every rule but
-// regex rules under trailingSlash ignore and pattern rules with a
-// constraint it cannot bound (chainregex.go).
+// regex rules under trailingSlash ignore, pattern rules with a
+// constraint it cannot bound, and rules whose RE2 expressions PCRE2 could
+// refuse as too large (chainregex.go).
 func nginxChainAnswers(c chainRule, set redirects.Settings) bool {
+	if ruleTooLarge(c.v, c.r.Source) {
+		return false
+	}
 	switch c.v.Kind {
 	case pattern.Regex:
 		return regexChainable(set.IgnoreTrailingSlash)

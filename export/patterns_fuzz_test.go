@@ -115,6 +115,7 @@ func addPatternSeeds(f *testing.F) {
 		{`/(?s:.)\Q${}\E\pL\d\w\s\B[[:alpha:]]{0,3}[^a-z]+`, "/$$1", ""},
 		{`/v:id([^/]{1,3})/:b(\\|\x22|\$|\{1\})?`, "/z/:id/:b", ""},
 		{`/:a((?i)k|\x{212a}|[\x{80}-\x{10ffff}])/x`, "/:a", ""},
+		{`^/(.{1000})(.{1000})(\w{1000}){1,9}$`, "/x/$1", ""},
 	} {
 		for kind := range uint8(4) {
 			f.Add(s[0], s[1], s[2], kind, uint8(kind*3))
@@ -169,5 +170,43 @@ func checkLines(t *testing.T, format string, body []byte, shapes []*regexp.Regex
 	}
 	if n == 0 {
 		t.Fatalf("%s: no line after the comment:\n%s", format, body)
+	}
+}
+
+// TestChainLeavesLargeExpressionsOut: an RE2 expression that PCRE2 would
+// compile past its size limit (bounded repeats are copies) is left out of
+// the nginx and haproxy chains and declared, so the servers still load the
+// file; one under the bound is written.
+func TestChainLeavesLargeExpressionsOut(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rules := []redirects.Rule{
+		{ID: 1, CreatedAt: t0, MatchType: redirects.Regex, Source: `^/(.{1000})(.{1000})(.{1000})(.{1000})(\w{1000})$`, Destination: "/x/$1", StatusCode: 301},
+		{ID: 2, CreatedAt: t0, MatchType: redirects.Pattern, Source: `/big/:a(.{1000}x{1000})`, Destination: "/y/:a", StatusCode: 301},
+		{ID: 3, CreatedAt: t0, MatchType: redirects.Regex, Source: `^/ok/(\w{200})$`, Destination: "/z/$1", StatusCode: 301},
+	}
+	for _, f := range []string{"nginx", "haproxy"} {
+		body, _ := export.BuildFormat(f, rules, redirects.Settings{})
+		if !strings.Contains(string(body), "\n# Differs: all rules with a large RE2 expression: left out, PCRE2 could refuse it as too large") ||
+			!strings.Contains(string(body), "(2 rules, e.g. ^/(.{1000})") {
+			t.Errorf("%s does not declare the two large rules:\n%s", f, body)
+		}
+		if n := strings.Count(string(body), "{200}"); n == 0 {
+			t.Errorf("%s left out the rule under the bound:\n%s", f, body)
+		}
+		bin, err := exec.LookPath(f)
+		if err != nil {
+			continue
+		}
+		dir := t.TempDir()
+		if f == "nginx" {
+			servertest.WriteFile(t, filepath.Join(dir, "redirects.conf"), body)
+			conf := servertest.NginxConf(dir, "", []string{export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet}, []int{servertest.FreePort(t)})
+			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+			servertest.Check(t, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+		} else {
+			cfg := filepath.Join(dir, "haproxy.cfg")
+			servertest.WriteFile(t, cfg, []byte(servertest.HAProxyHead+servertest.HAProxyFrontend("f", servertest.FreePort(t), dir, string(body))))
+			servertest.Check(t, bin, "-c", "-q", "-f", cfg)
+		}
 	}
 }
