@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // A declaration says, in a file's opening comment and in the deploy report,
@@ -20,8 +21,12 @@ import (
 // <condition> one of "statusCode <codes>", "preservePath", "preserveQuery",
 // "a letter in the source", "a source ending in /", "a source longer than
 // 255 bytes", and for the extended rules (redirects.Rule.Extended) "any
-// source" (every rule of the match type), "a host" and "query
-// conditions". The
+// source" (every rule of the match type), "a host", "query conditions",
+// "a constraint inside a segment", "a large RE2 expression" and "a $ in
+// the destination"; "an
+// escaped request path" and "a constraint, for an escaped request path"
+// are about requests, not rules: the rule answers otherwise only a path
+// sent with an escape or a byte outside plainBytes (chainregex.go). The
 // differential tests read these lines: a path the lookup API answers with a
 // declared rule may be answered otherwise, and so may a path a declared
 // rule matches regardless of case and trailing slash; nothing else may.
@@ -137,13 +142,35 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 	conds := func(r *redirects.Rule) bool { return strings.IndexByte(r.Source, '?') >= 0 }
 	if (format == "nginx" || format == "haproxy") && s.chain != nil {
 		server := map[string]string{"nginx": "nginx", "haproxy": "HAProxy"}[format]
-		ds := []declaration{{"regex", "any source", "left out, " + server + " cannot match an RE2 expression against the path as the request sent it", every, true}}
-		ds = append(ds, declaration{"pattern", "a constraint", "left out, " + server + " cannot match an RE2 constraint against the path as the request sent it",
-			func(r *redirects.Rule) bool { return hasConstraint(r.Source) }, true})
+		leftOut, plain, large := map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}
+		for _, c := range s.chain {
+			switch {
+			case ruleTooLarge(c.v, c.r.Source):
+				large[c.r] = true
+			case !nginxChainAnswers(c, s.set):
+				leftOut[c.r] = true
+			case c.v.Kind == pattern.Regex || hasConstraints(c.v.Pieces):
+				plain[c.r] = true
+			}
+		}
+		ds := []declaration{
+			{"regex", "any source", "left out, under trailingSlash ignore the API also tries the path with a / added, which " + server + " cannot match against the path as sent",
+				func(r *redirects.Rule) bool { return leftOut[r] }, true},
+			{"regex", "an escaped request path", plainEffect(server), func(r *redirects.Rule) bool { return plain[r] }, true},
+			{"pattern", "a constraint inside a segment", "left out, the capture is the shortest text the constraint and the rest allow, which " + server + " cannot try",
+				func(r *redirects.Rule) bool { return leftOut[r] }, true},
+			{"pattern", "a constraint, for an escaped request path", plainEffect(server), func(r *redirects.Rule) bool { return plain[r] }, true},
+			{"all", "a large RE2 expression", "left out, PCRE2 could refuse it as too large, and " + server + " the whole file with it",
+				func(r *redirects.Rule) bool { return large[r] }, true},
+		}
+		if format == "nginx" {
+			ds = append(ds, declaration{"regex", "a $ in the destination", "written %24, a string of a server block cannot hold a literal $",
+				func(r *redirects.Rule) bool { return !leftOut[r] && strings.Contains(r.Destination, "$$") }, true})
+		}
 		if format == "haproxy" {
 			many := map[*redirects.Rule]bool{}
 			for _, c := range s.chain {
-				if nginxChainAnswers(c.r, s.set) && !haproxyChainAnswers(c, s.set) {
+				if nginxChainAnswers(c, s.set) && !haproxyChainAnswers(c, s.set) {
 					many[c.r] = true
 				}
 			}
@@ -164,10 +191,22 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 	}
 }
 
+// plainEffect is the effect of the chain's residue for RE2 expressions
+// (chainregex.go).
+func plainEffect(server string) string {
+	return "not matched when the path as sent holds an escape or a byte other than letters, digits and " + plainBytes[62:] +
+		", " + server + " matches the RE2 expression against the path as sent"
+}
+
 // example is how a declaration names a rule: its source, after its host
-// when it has one (old.example.com/docs/*).
+// and a space when it has one (old.example.com /docs/*): a regex source
+// need not start with '/', so host and source written together could read
+// as one word (*.example.org^/archive/).
 func example(r *redirects.Rule) string {
-	return shortSource(r.Host + r.Source)
+	if r.Host == "" {
+		return shortSource(r.Source)
+	}
+	return r.Host + " " + shortSource(r.Source)
 }
 
 // hasExactStatus reports whether an exact rule has status code.

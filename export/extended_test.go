@@ -42,10 +42,10 @@ func TestExtendedRulesDeclared(t *testing.T) {
 		t.Errorf("csv:\n%q\nwant\n%q", files["csv"], wantCSV)
 	}
 	for format, want := range map[string][]string{
-		"nginx":              {"# Differs: regex rules with any source: left out, nginx cannot match an RE2 expression against the path as the request sent it (1 rule, e.g. ^/p/(\\d{1,3})$)"},
-		"haproxy":            {"# Differs: regex rules with any source: left out, HAProxy cannot match"},
+		"nginx":              {"# Differs: regex rules with an escaped request path: not matched when the path as sent holds an escape or a byte other than letters, digits and -._~!$&()*+,;=:@/, nginx matches the RE2 expression against the path as sent (1 rule, e.g. ^/p/(\\d{1,3})$)"},
+		"haproxy":            {"# Differs: regex rules with an escaped request path: not matched when"},
 		"nginx-map-exact":    {"# Differs: pattern rules with any source: left out, this file matches literal paths only (1 rule, e.g. /:lang/docs/*)", "# Differs: exact rules with query conditions: left out, this file does not read the query (1 rule, e.g. /index.php?p=123)"},
-		"nginx-map-prefix":   {"# Differs: regex rules with any source: left out", "# Differs: starts_with rules with a host: left out, this file answers every host alike (1 rule, e.g. old.example.com/)"},
+		"nginx-map-prefix":   {"# Differs: regex rules with any source: left out", "# Differs: starts_with rules with a host: left out, this file answers every host alike (1 rule, e.g. old.example.com /)"},
 		"haproxy-map-exact":  {"# Differs: pattern rules with any source: left out"},
 		"haproxy-map-prefix": {"# Differs: starts_with rules with a host: left out"},
 	} {
@@ -56,7 +56,7 @@ func TestExtendedRulesDeclared(t *testing.T) {
 		}
 	}
 	for _, w := range []string{
-		"csv: all rules with a host: left out, the file has no host column (1 rule, e.g. old.example.com/)\n",
+		"csv: all rules with a host: left out, the file has no host column (1 rule, e.g. old.example.com /)\n",
 		"nginx-map-exact: pattern rules with any source: left out, this file matches literal paths only (1 rule, e.g. /:lang/docs/*)\n",
 	} {
 		if !strings.Contains(c.Report, w) {
@@ -93,5 +93,38 @@ func TestExtendedRulesEngineRefuses(t *testing.T) {
 	b, _ := export.BuildFormat("nginx", rules, redirects.Settings{})
 	if !strings.Contains(string(b), "\nlocation = /old { return 301 /new; }\n") {
 		t.Errorf("nginx lost the exact rule's location:\n%s", b)
+	}
+}
+
+// TestReportNamesHostAndSource: the report names a host-scoped rule by its
+// host, a space and its source (a regex source need not start with '/'),
+// and lists declarations only for the kinds the rules use.
+func TestReportNamesHostAndSource(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rules := []redirects.Rule{
+		{ID: 1, CreatedAt: t0, MatchType: redirects.Exact, Source: "/old", Destination: "/new", StatusCode: 301},
+		{ID: 2, CreatedAt: t0, MatchType: redirects.Regex, Source: `^/archive/(\d+)$`, Destination: "/a/$1", StatusCode: 301, Host: "*.example.org"},
+	}
+	rep := export.Report(rules, redirects.Settings{})
+	if want := "(1 rule, e.g. *.example.org ^/archive/(\\d+)$)\n"; !strings.Contains(rep, want) {
+		t.Errorf("the report does not name the rule as %q:\n%s", want, rep)
+	}
+	for _, kind := range []string{"pattern rules", "query conditions", "a constraint"} {
+		if strings.Contains(rep, kind) {
+			t.Errorf("the report speaks of %s, which no rule uses:\n%s", kind, rep)
+		}
+	}
+	// The nginx and haproxy formats answer this regex rule but for paths
+	// sent with escapes: they say so, and nothing more of it.
+	for _, format := range []string{"nginx", "haproxy"} {
+		var got []string
+		for l := range strings.SplitSeq(rep, "\n") {
+			if strings.HasPrefix(l, format+": ") {
+				got = append(got, l)
+			}
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0], format+": regex rules with an escaped request path: ") {
+			t.Errorf("the report gives %s the lines %q, want one on regex rules with an escaped request path:\n%s", format, got, rep)
+		}
 	}
 }

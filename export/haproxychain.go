@@ -31,7 +31,7 @@ const haproxyChainHead = `http-request set-var-fmt(txn.redirects_req) '%[req.hdr
 // API does: as nginx's, and with at most nine groups an answer inserts
 // (regsub has \1 to \9).
 func haproxyChainAnswers(c chainRule, set redirects.Settings) bool {
-	if !nginxChainAnswers(c.r, set) {
+	if !nginxChainAnswers(c, set) {
 		return false
 	}
 	for _, v := range chainVariants(c, set) {
@@ -43,7 +43,7 @@ func haproxyChainAnswers(c chainRule, set redirects.Settings) bool {
 }
 
 // groupNumbers numbers the named groups of an expression the chain wrote
-// (its only capturing groups), in order of their first appearance: a
+// (its only capturing groups; "(?<=" and "(?<!" are lookbehinds), in order of their first appearance: a
 // branch reset group repeats them in each alternative with the same
 // numbers. ok is false past nine.
 func groupNumbers(re string) (map[string]int, bool) {
@@ -54,6 +54,9 @@ func groupNumbers(re string) (map[string]int, bool) {
 			return nums, true
 		}
 		i += j + 3
+		if re[i] == '=' || re[i] == '!' {
+			continue // a lookbehind
+		}
 		k := strings.IndexByte(re[i:], '>')
 		if _, ok := nums[re[i:i+k]]; !ok {
 			nums[re[i:i+k]] = len(nums) + 1

@@ -65,23 +65,22 @@ func makeChain(rules []redirects.Rule, set redirects.Settings) []chainRule {
 	return out
 }
 
-// nginxChainAnswers reports whether the chain answers r as the lookup API
-// does: every rule but regex rules and pattern rules with a constraint
-// (declare.go names them).
-func nginxChainAnswers(r *redirects.Rule, set redirects.Settings) bool {
-	switch r.MatchType {
-	case redirects.Regex:
+// nginxChainAnswers reports whether the chain answers c's rule as the
+// lookup API does, up to the residue declare.go names: every rule but
+// regex rules under trailingSlash ignore, pattern rules with a
+// constraint it cannot bound, and rules whose RE2 expressions PCRE2 could
+// refuse as too large (chainregex.go).
+func nginxChainAnswers(c chainRule, set redirects.Settings) bool {
+	if ruleTooLarge(c.v, c.r.Source) {
 		return false
-	case redirects.Pattern:
-		return !hasConstraint(r.Source)
+	}
+	switch c.v.Kind {
+	case pattern.Regex:
+		return regexChainable(set.IgnoreTrailingSlash)
+	case pattern.Pattern:
+		return constraintsBounded(c.v.Pieces)
 	}
 	return true
-}
-
-// hasConstraint reports whether a pattern source holds a constraint: a '('
-// before its conditions (a literal '(' is written %28).
-func hasConstraint(src string) bool {
-	return strings.IndexByte(src, '(') >= 0
 }
 
 // nginxChainStatuses are the statuses the closing lines return.
@@ -91,7 +90,7 @@ func (s *sorted) nginxChain() []byte {
 	var h strings.Builder
 	n := 0
 	for _, c := range s.chain {
-		if nginxChainAnswers(c.r, s.set) {
+		if nginxChainAnswers(c, s.set) {
 			n++
 		}
 	}
@@ -104,7 +103,7 @@ func (s *sorted) nginxChain() []byte {
 	b = append(b, h.String()...)
 	b = append(b, "set $redirects_request \"$host $request_uri\";\nset $redirects_answer \"\";\n"...)
 	for _, c := range s.chain {
-		if nginxChainAnswers(c.r, s.set) {
+		if nginxChainAnswers(c, s.set) {
 			b = appendChainRule(b, c, s.set)
 		}
 	}
@@ -153,6 +152,11 @@ func chainVariants(c chainRule, set redirects.Settings) []chainVariant {
 	for _, p := range c.v.Pieces {
 		if p.Name != "" {
 			names[p.Name] = "redirects_c" + strconv.Itoa(len(names)+1)
+		}
+	}
+	if c.v.Kind == pattern.Regex {
+		if re, ok := parseRE2(pattern.RegexExpression(r.Source)); ok {
+			regexNames(re, c.v.Dest, names)
 		}
 	}
 	for _, q := range c.v.Conds {
@@ -214,7 +218,7 @@ func chainVariants(c chainRule, set redirects.Settings) []chainVariant {
 		b := []byte{'^'}
 		b = appendHostPattern(b, c.v.Host)
 		b = append(b, ' ')
-		b = appendPathPattern(b, c.v, set, names, v.rest)
+		b = appendPathPattern(b, c, set, names, v.rest)
 		b = appendQueryPattern(b, c.v.Conds, names, v.query)
 		b = append(b, '$')
 		out = append(out, chainVariant{re: string(b), code: r.StatusCode, computed: computed, answer: v.answer})
@@ -282,7 +286,9 @@ func appendChainRule(b []byte, c chainRule, set redirects.Settings) []byte {
 				if p.group != "" {
 					b = append(b, "${"+p.group+"}"...)
 				} else {
-					b = append(b, p.text...)
+					// A regex rule's "$$" is a literal '$', which no
+					// string of a server block can hold (declare.go).
+					b = append(b, strings.ReplaceAll(p.text, "$", "%24")...)
 				}
 			}
 		}
@@ -310,9 +316,12 @@ func appendHostPattern(b []byte, host string) []byte {
 // appendPathPattern matches the request path as sent against the rule's
 // path part: an exact key, a prefix with the rest (captured as
 // redirects_rest when rest), or a pattern's pieces.
-func appendPathPattern(b []byte, v pattern.View, set redirects.Settings, names map[string]string, rest bool) []byte {
+func appendPathPattern(b []byte, c chainRule, set redirects.Settings, names map[string]string, rest bool) []byte {
 	fold := set.CaseInsensitive
+	v := c.v
 	switch v.Kind {
+	case pattern.Regex:
+		return appendRegexPath(b, pattern.RegexExpression(c.r.Source), fold, names)
 	case pattern.Exact:
 		p := v.Path
 		if set.IgnoreTrailingSlash {
@@ -337,6 +346,9 @@ func appendPathPattern(b []byte, v pattern.View, set redirects.Settings, names m
 			return append(b, "(?<redirects_rest>[^?]+)"...)
 		}
 		return append(b, "[^?]*"...)
+	}
+	if hasConstraints(v.Pieces) {
+		b = append(b, plainPathAhead...)
 	}
 	if !set.IgnoreTrailingSlash {
 		return appendPieces(b, v.Pieces, fold, names)
@@ -370,9 +382,16 @@ func appendPieces(b []byte, pieces []pattern.Piece, fold bool, names map[string]
 		case pattern.PieceLiteral:
 			b = appendLiteralPath(b, p.Text, fold)
 		case pattern.PieceSegment:
+			if p.Constraint != "" {
+				b = appendConstraintAhead(b, p.Constraint, fold)
+			}
 			b = append(b, group+segUnit+"+?)"...)
 		case pattern.PieceOptional:
-			b = append(b, "(?:"+slash+group+segUnit+"+))?"...)
+			b = append(b, "(?:"+slash...)
+			if p.Constraint != "" {
+				b = appendConstraintAhead(b, p.Constraint, fold)
+			}
+			b = append(b, group+segUnit+"+))?"...)
 		case pattern.PieceStar:
 			if last {
 				b = append(b, "(?:"+slash+group+anyUnit+"*))??"...)

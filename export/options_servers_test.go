@@ -272,8 +272,17 @@ func declaredRules(t *testing.T, format string, body []byte, rules []redirects.R
 			match = func(r *redirects.Rule) bool { return r.Host != "" }
 		case cond == "query conditions":
 			match = func(r *redirects.Rule) bool { return strings.Contains(r.Source, "?") }
-		case cond == "a constraint":
-			match = func(r *redirects.Rule) bool { return strings.Contains(r.Source, "(") }
+		case cond == "a large RE2 expression":
+			match = func(r *redirects.Rule) bool { return export.ChainTooLarge(*r) }
+		case cond == "a $ in the destination":
+			match = func(r *redirects.Rule) bool { return strings.Contains(r.Destination, "$$") }
+		case cond == "a constraint inside a segment":
+			match = func(r *redirects.Rule) bool {
+				return strings.Contains(r.Source, "(") && !export.ChainBoundsConstraints(*r)
+			}
+		case cond == "an escaped request path" || cond == "a constraint, for an escaped request path":
+			// Declared for some requests only: plainDeclared reads them.
+			continue
 		default:
 			t.Fatalf("%s: unknown condition in the declaration %q", format, line)
 		}

@@ -33,10 +33,11 @@ var chainShapes = []*regexp.Regexp{
 // (haproxychain.go): the set-var line, then per rule case a redirect or a
 // 410 whose ACL expression is a single-quoted word and whose location is
 // regsub of a double-quoted expression (backslashes doubled) into a
-// double-quoted answer of destination text and \1 to \9.
+// double-quoted answer of destination text and \1 to \9 (a '$' is
+// literal there: a regex rule's "$$").
 var haproxyChainShapes = []*regexp.Regexp{
 	regexp.MustCompile(`^http-request set-var-fmt\(txn\.redirects_req\) '%\[req\.hdr\(host\),lower,regsub\(":\[0-9\]\*\$",""\),regsub\("\[\.\]\$",""\)\] %\[pathq\]'$`),
-	regexp.MustCompile(`^http-request (?:redirect code (?:301|302|303|307|308) location '%\[var\(txn\.redirects_req\),regsub\("\^(?:[^"'\\\x00-\x1f\x7f]|\\\\[^"'\\\x00-\x1f\x7f])*\$","(?:[^\x00-\x20\x7f"'\\;{}$]|\\\\[1-9])+"\)(?:,regsub\("\^//\+","/"\))?\]'|return status 410) if \{ var\(txn\.redirects_req\) -m reg '\^[^'\x00-\x1f\x7f]*\$' \}$`),
+	regexp.MustCompile(`^http-request (?:redirect code (?:301|302|303|307|308) location '%\[var\(txn\.redirects_req\),regsub\("\^(?:[^"'\\\x00-\x1f\x7f]|\\\\[^"'\\\x00-\x1f\x7f])*\$","(?:[^\x00-\x20\x7f"'\\;{}]|\\\\[1-9])+"\)(?:,regsub\("\^//\+","/"\))?\]'|return status 410) if \{ var\(txn\.redirects_req\) -m reg '\^[^'\x00-\x1f\x7f]*\$' \}$`),
 }
 
 // FuzzHAProxyPatterns is FuzzNginxPatterns for the haproxy format, with
@@ -107,6 +108,14 @@ func addPatternSeeds(f *testing.F) {
 		{"/a?p=%22%5C%24%27", "/b", ""},
 		{"/a/:b/:c/:d/:e/:f/:g/:h/:i/:j/:k", "/:k/:a", ""},
 		{"/a%27b/:x", "/%27:x'", ""},
+		// RE2 in regex rules and constraints: every construct, and the
+		// bytes nginx and HAProxy read as quotes, escapes or variables.
+		{`(?i)^/a(?P<n>[\$\{\}\x22\x27\\]+)\b.{2,5}?$|/(b|c)*?`, "/q/${n}/$2/$$", ""},
+		{`/x/(\x22|\\|\$|\{|\}|\x00|\n)\z(?m:^$)`, "https://ex.com/$1", "a.example"},
+		{`/(?s:.)\Q${}\E\pL\d\w\s\B[[:alpha:]]{0,3}[^a-z]+`, "/$$1", ""},
+		{`/v:id([^/]{1,3})/:b(\\|\x22|\$|\{1\})?`, "/z/:id/:b", ""},
+		{`/:a((?i)k|\x{212a}|[\x{80}-\x{10ffff}])/x`, "/:a", ""},
+		{`^/(.{1000})(.{1000})(\w{1000}){1,9}$`, "/x/$1", ""},
 	} {
 		for kind := range uint8(4) {
 			f.Add(s[0], s[1], s[2], kind, uint8(kind*3))
@@ -125,6 +134,9 @@ func fuzzPatternRules(source, dest, host string, kind, opts uint8) ([]redirects.
 	}
 	r.PreserveQuery = opts&32 != 0 && r.StatusCode != redirects.StatusGone
 	r.PreservePath = opts&64 != 0 && r.MatchType == redirects.StartsWith && r.StatusCode != redirects.StatusGone
+	if r.StatusCode != redirects.StatusGone && r.Destination == "" {
+		return nil, set, false // refused by every writer (redirects.Rule.Validate)
+	}
 	if _, err := pattern.Compile([]pattern.Rule{r.PatternRule()}, set.PatternSettings()); err != nil || !r.Extended() {
 		return nil, set, false
 	}
@@ -158,5 +170,43 @@ func checkLines(t *testing.T, format string, body []byte, shapes []*regexp.Regex
 	}
 	if n == 0 {
 		t.Fatalf("%s: no line after the comment:\n%s", format, body)
+	}
+}
+
+// TestChainLeavesLargeExpressionsOut: an RE2 expression that PCRE2 would
+// compile past its size limit (bounded repeats are copies) is left out of
+// the nginx and haproxy chains and declared, so the servers still load the
+// file; one under the bound is written.
+func TestChainLeavesLargeExpressionsOut(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rules := []redirects.Rule{
+		{ID: 1, CreatedAt: t0, MatchType: redirects.Regex, Source: `^/(.{1000})(.{1000})(.{1000})(.{1000})(\w{1000})$`, Destination: "/x/$1", StatusCode: 301},
+		{ID: 2, CreatedAt: t0, MatchType: redirects.Pattern, Source: `/big/:a(.{1000}x{1000})`, Destination: "/y/:a", StatusCode: 301},
+		{ID: 3, CreatedAt: t0, MatchType: redirects.Regex, Source: `^/ok/(\w{200})$`, Destination: "/z/$1", StatusCode: 301},
+	}
+	for _, f := range []string{"nginx", "haproxy"} {
+		body, _ := export.BuildFormat(f, rules, redirects.Settings{})
+		if !strings.Contains(string(body), "\n# Differs: all rules with a large RE2 expression: left out, PCRE2 could refuse it as too large") ||
+			!strings.Contains(string(body), "(2 rules, e.g. ^/(.{1000})") {
+			t.Errorf("%s does not declare the two large rules:\n%s", f, body)
+		}
+		if n := strings.Count(string(body), "{200}"); n == 0 {
+			t.Errorf("%s left out the rule under the bound:\n%s", f, body)
+		}
+		bin, err := exec.LookPath(f)
+		if err != nil {
+			continue
+		}
+		dir := t.TempDir()
+		if f == "nginx" {
+			servertest.WriteFile(t, filepath.Join(dir, "redirects.conf"), body)
+			conf := servertest.NginxConf(dir, "", []string{export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet}, []int{servertest.FreePort(t)})
+			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+			servertest.Check(t, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+		} else {
+			cfg := filepath.Join(dir, "haproxy.cfg")
+			servertest.WriteFile(t, cfg, []byte(servertest.HAProxyHead+servertest.HAProxyFrontend("f", servertest.FreePort(t), dir, string(body))))
+			servertest.Check(t, bin, "-c", "-q", "-f", cfg)
+		}
 	}
 }

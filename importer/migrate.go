@@ -156,13 +156,56 @@ type Unexpressed struct {
 var writers []*Writer
 
 // RegisterWriter adds a writer; each writer's file calls it from init.
+// The writers translate literal rules: a pattern or regex rule, a rule
+// with a host and one with query conditions (redirects.Rule.Extended) is
+// left out of every file and listed, so that no platform reads a pattern
+// or a regex as a literal path.
 func RegisterWriter(w *Writer) {
 	for _, x := range writers {
 		if x.Name == w.Name {
 			panic("migrate: writer " + w.Name + " registered twice")
 		}
 	}
+	write := w.Write
+	w.Write = func(out io.Writer, rules []redirects.Rule, s redirects.Settings, hosts []string) ([]Unexpressed, error) {
+		literal, left := withoutExtended(rules, w.Name)
+		un, err := write(out, literal, s, hosts)
+		return append(left, un...), err
+	}
 	writers = append(writers, w)
+}
+
+// withoutExtended returns the literal rules that have no host and no
+// query conditions, and the others as left out of a file for platform.
+func withoutExtended(rules []redirects.Rule, platform string) ([]redirects.Rule, []Unexpressed) {
+	var left []Unexpressed
+	for i := range rules {
+		r := &rules[i]
+		if !r.Extended() {
+			continue
+		}
+		var what string
+		switch {
+		case r.MatchType == redirects.Pattern || r.MatchType == redirects.Regex:
+			what = "a " + r.MatchType.String() + " rule"
+		case r.Host != "":
+			what = "a rule with a host (" + r.Host + ")"
+		default:
+			what = "a rule with query conditions"
+		}
+		left = append(left, Unexpressed{RuleID: r.ID, Source: r.Source, Dropped: true,
+			Reason: what + ": left out, the " + platform + " file is written with literal rules for every host only"})
+	}
+	if left == nil {
+		return rules, nil
+	}
+	kept := make([]redirects.Rule, 0, len(rules)-len(left))
+	for i := range rules {
+		if !rules[i].Extended() {
+			kept = append(kept, rules[i])
+		}
+	}
+	return kept, left
 }
 
 // Writers returns the registered writers.

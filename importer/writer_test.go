@@ -226,3 +226,42 @@ func TestCloudflareWriterUnexpressed(t *testing.T) {
 		t.Errorf("with hosts: %q, want %q", got, want)
 	}
 }
+
+// TestWritersLeaveExtendedOut: every writer leaves pattern, regex,
+// host-scoped and conditioned rules out of its file and lists each as
+// dropped, and writes the literal rules as it does without them.
+func TestWritersLeaveExtendedOut(t *testing.T) {
+	literal := []redirects.Rule{
+		{ID: 1, MatchType: redirects.Exact, Source: "/old", Destination: "/new", StatusCode: 301},
+		{ID: 2, MatchType: redirects.StartsWith, Source: "/blog/", Destination: "/news/", StatusCode: 301, PreservePath: true},
+	}
+	extended := []redirects.Rule{
+		{ID: 3, MatchType: redirects.Pattern, Source: "/:lang/docs/*", Destination: "/d/:lang", StatusCode: 301},
+		{ID: 4, MatchType: redirects.Regex, Source: `^/p/(\d+)$`, Destination: "/q/$1", StatusCode: 301},
+		{ID: 5, MatchType: redirects.Exact, Source: "/shop", Destination: "/store", StatusCode: 301, Host: "old.example.com"},
+		{ID: 6, MatchType: redirects.Exact, Source: "/index.php?p=1", Destination: "/one", StatusCode: 301},
+	}
+	for _, w := range Writers() {
+		var want, got bytes.Buffer
+		wantUn, err := w.Write(&want, literal, redirects.Settings{}, []string{"example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		un, err := w.Write(&got, append(append([]redirects.Rule(nil), literal...), extended...), redirects.Settings{}, []string{"example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s: the file with extended rules is\n%s\nwant the literal rules' file\n%s", w.Name, got.String(), want.String())
+		}
+		dropped := map[int64]bool{}
+		for _, u := range un {
+			if u.Dropped && u.RuleID >= 3 {
+				dropped[u.RuleID] = true
+			}
+		}
+		if len(dropped) != 4 || len(un) != len(wantUn)+4 {
+			t.Errorf("%s: unexpressed %+v, want rules 3 to 6 dropped beside %+v", w.Name, un, wantUn)
+		}
+	}
+}

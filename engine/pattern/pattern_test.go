@@ -174,3 +174,18 @@ func TestCapturesForExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestRegexExpression: a regex rule's expression is its source up to the
+// first "$?" outside an escape and a class, where the conditions start.
+func TestRegexExpression(t *testing.T) {
+	for src, want := range map[string]string{
+		`^/p/(\d+)$?id=:id`: `^/p/(\d+)`,
+		`^/a\$?b$`:          `^/a\$?b$`,
+		`^/[$?]x$?k`:        `^/[$?]x`,
+		`/plain`:            `/plain`,
+	} {
+		if got := RegexExpression(src); got != want {
+			t.Errorf("RegexExpression(%q) = %q, want %q", src, got, want)
+		}
+	}
+}

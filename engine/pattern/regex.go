@@ -227,3 +227,10 @@ func (p *parsed) checkCompiles() error {
 	}
 	return nil
 }
+
+// RegexExpression returns a regex rule's RE2 expression: its source
+// without the query conditions.
+func RegexExpression(src string) string {
+	expr, _, _ := splitRegex(src)
+	return expr
+}

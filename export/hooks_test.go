@@ -1,0 +1,33 @@
+package export
+
+import (
+	"redirects"
+	"redirects/engine/pattern"
+)
+
+// The differential tests (package export_test) read the chain's residue
+// through these.
+
+// IsPlainPath reports whether the chain matches a request path against
+// RE2 expressions (chainregex.go).
+var IsPlainPath = isPlainPath
+
+// ChainBoundsConstraints reports whether the nginx and haproxy chains
+// answer pattern rule r's constraints (constraintsBounded).
+func ChainBoundsConstraints(r redirects.Rule) bool {
+	ps, err := pattern.Compile([]pattern.Rule{r.PatternRule()}, pattern.Settings{})
+	if err != nil {
+		return false
+	}
+	return constraintsBounded(ps.Views()[0].Pieces)
+}
+
+// ChainTooLarge reports whether the nginx and haproxy chains leave rule r
+// out for the size of its RE2 expressions (ruleTooLarge).
+func ChainTooLarge(r redirects.Rule) bool {
+	ps, err := pattern.Compile([]pattern.Rule{r.PatternRule()}, pattern.Settings{})
+	if err != nil {
+		return false
+	}
+	return ruleTooLarge(ps.Views()[0], r.Source)
+}
