@@ -186,9 +186,19 @@ func (c *cmd) newFlagSet(name string) *flag.FlagSet {
 }
 
 // flags returns a flag set for a command that also accepts --db.
+//
+// A command that runs through the management API also takes --api and
+// --token, after its name as before it, so that its help shows how to run
+// it remotely; their defaults are the global flags' values, which its
+// help does not print (a token is a secret).
 func (c *cmd) flags(name string) *flag.FlagSet {
 	fs := c.newFlagSet(name)
 	fs.StringVar(&c.cfg.db, "db", c.cfg.db, "database `URL`: sqlite:PATH or postgres://... (or REDIRECTS_DB; default "+DefaultDB+")")
+	if cm := findCommand(name); cm != nil && !cm.needsDB {
+		fs.StringVar(&c.cfg.api, "api", c.cfg.api, "run through the management API at `URL` (or REDIRECTS_API, or \"redirects login\")")
+		fs.StringVar(&c.cfg.token, "token", c.cfg.token, "the management `TOKEN` for --api (or REDIRECTS_TOKEN)")
+		fs.Lookup("api").DefValue, fs.Lookup("token").DefValue = "", ""
+	}
 	return fs
 }
 
