@@ -349,12 +349,34 @@ func (c *cmd) open(ctx context.Context) (Database, error) {
 		}
 		return nil, errNeedsDB(c.command)
 	}
+	if err := c.checkCIStore(); err != nil {
+		return nil, err
+	}
 	s, notices, err := openDatabase(ctx, c.cfg.databaseURL(), c.m.Clock, c.command != nil && c.command.readOnly)
 	if err != nil {
 		return nil, err
 	}
 	c.m.store, c.m.db, c.m.notices = s, s, notices
 	return s, nil
+}
+
+// checkCIStore refuses, in CI (the CI variable that GitHub Actions,
+// GitLab CI and most others set), a command that could run through the
+// management API when neither the API nor a database is configured and
+// the default database file does not exist: there, a new file in the
+// job's checkout is never what was meant, and "create one with redirects
+// org create" would be the wrong advice. It names the variables to set.
+func (c *cmd) checkCIStore() error {
+	cf := &c.cfg
+	if !cf.ci || cf.db != "" || cf.envDB != "" || c.command == nil || c.command.needsDB {
+		return nil
+	}
+	path := strings.TrimPrefix(DefaultDB, "sqlite:")
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	return redirects.Errorf(redirects.EINVALID, "%s has no management API or database to run on (CI is set, and neither REDIRECTS_API nor REDIRECTS_DB is): "+
+		"set REDIRECTS_API and REDIRECTS_TOKEN (a management token, from \"redirects token create\" or the dashboard's Tokens tab), or REDIRECTS_DB", c.command.name)
 }
 
 // Database is a store with its account side and the sync agents' reports,
