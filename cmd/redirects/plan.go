@@ -216,7 +216,7 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 	}
 	a, err := plan.Apply(ctx, s, pl, *message)
 	if a != nil && a.Gate != nil && err != nil {
-		c.printGate(a.Gate)
+		c.printGate(a.Gate, verboseLimits)
 	}
 	var be *redirects.DeployBlockedError
 	if errors.As(err, &be) {
