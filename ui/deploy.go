@@ -65,6 +65,9 @@ type deployData struct {
 	// FirstErrors are the errors listed above the button (at most
 	// attentionShown), LaterErrors the others listed, below it.
 	FirstErrors, LaterErrors []safety.Finding
+	// FirstCases and LaterCases split the failing expected-outcome cases
+	// likewise.
+	FirstCases, LaterCases []safety.CaseResult
 }
 
 // attentionShown is how many blocking errors the deploy page lists above
@@ -136,6 +139,8 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 	d.Warnings, d.MoreWarnings = capped(d.Warnings)
 	n := min(attentionShown, len(d.Errors))
 	d.FirstErrors, d.LaterErrors = d.Errors[:n], d.Errors[n:]
+	n = min(attentionShown, len(gate.FailingCases))
+	d.FirstCases, d.LaterCases = gate.FailingCases[:n], gate.FailingCases[n:]
 	d.Added, d.MoreAdded = capped(diff.Added)
 	d.Removed, d.MoreRemove = capped(diff.Removed)
 	d.Changed, d.MoreChange = capped(diff.Changed)

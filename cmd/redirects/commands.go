@@ -23,7 +23,8 @@ type command struct {
 	// synopsis is what follows the name on its usage line, one line for
 	// each form of the command ("--project P [--json]"); none for a
 	// command that takes nothing. It names every flag the command takes
-	// but --db, which every command takes.
+	// but --db, which every command takes, and --api and --token, which
+	// every command that runs through the management API takes.
 	synopsis []string
 	// remark is a few words after the synopsis in the usage text, or "".
 	remark string

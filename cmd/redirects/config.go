@@ -65,9 +65,13 @@ func readConfig(getenv func(string) string) config {
 		goMemLimit:  getenv("GOMEMLIMIT"),
 		user:        getenv("USER"),
 		sudoUser:    getenv("SUDO_USER"),
-		ci:          getenv("CI") != "" && getenv("CI") != "false",
+		ci:          isCI(getenv("CI")),
 	}
 }
+
+// isCI reports whether the CI variable says the run is a
+// continuous-integration job: set, and not "false" or "0".
+func isCI(v string) bool { return v != "" && v != "false" && v != "0" }
 
 // databaseURL is the database of the run: --db, else REDIRECTS_DB, else
 // DefaultDB.
