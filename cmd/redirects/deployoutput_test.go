@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,36 @@ func TestDeployOutputRanks(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "redirects: deploy of the draft blocked, nothing changed: 1 lint error: pass --force --reason TEXT") ||
 		len(lines) < 2 || !strings.HasPrefix(lines[1], "error    loop ") {
 		t.Errorf("a blocked deploy does not say so first, then why:\n%s", r.stderr)
+	}
+}
+
+// TestDiffListsTwentyPaths: diff lists the first 20 paths that answer
+// differently unless --max-paths says otherwise, says how to list them
+// all, and keeps the counts whole; the sample path below a starts_with
+// source reads "example", never "_".
+func TestDiffListsTwentyPaths(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	var csv strings.Builder
+	csv.WriteString("source,destination,statusCode,matchType\n/blog/,/news/,301,starts_with\n")
+	for i := range 30 {
+		fmt.Fprintf(&csv, "/page-%02d,/p/%d,301,exact\n", i, i)
+	}
+	if r := c.exec(csv.String(), "rule", "import", "--project", p, "-"); r.code != 0 {
+		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
+	}
+	r := c.exec("", "diff", "--project", p)
+	if n := strings.Count("\n"+r.stdout, "\npath /"); r.code != 0 || n != 20 {
+		t.Fatalf("diff: exit %d, %d paths listed, want 20:\n%s", r.code, n, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "32 of 32 sample paths answer differently (20 listed); --max-paths -1 lists every one") {
+		t.Errorf("diff does not keep the counts whole and say how to list every path:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "path /blog/example: no redirect -> 301 /news/\n") || strings.Contains(r.stdout, "/_") {
+		t.Errorf("the sample path below /blog/ is not /blog/example:\n%s", r.stdout)
+	}
+	r = c.exec("", "diff", "--project", p, "--max-paths", "-1")
+	if n := strings.Count("\n"+r.stdout, "\npath /"); r.code != 0 || n != 32 || strings.Contains(r.stderr, "--max-paths -1 lists") {
+		t.Errorf("diff --max-paths -1: exit %d, %d paths listed, want 32:\n%s\n%s", r.code, n, r.stdout, r.stderr)
 	}
 }
