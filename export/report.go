@@ -14,8 +14,8 @@ import (
 const maxExamples = 3
 
 // linearScanWarn is the rule count above which the report warns about the
-// formats that test rules one by one (PERF-NOTES.md: 10k ACLs serve ~2k
-// requests per second).
+// formats that test rules one by one: docs/exports.md gives the figures
+// for each format, and advises the maps above about 10,000 rules.
 const linearScanWarn = 10_000
 
 // nginxInsertionWarn is the nginxInsertionWork above which the report warns:

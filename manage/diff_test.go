@@ -56,7 +56,7 @@ func testDiffAndExplain(t *testing.T, open newStoreFunc) {
 		d.Changed[0].To.Source != "/old" || len(d.Changed[0].Fields) != 1 || d.Changed[0].Fields[0] != "destination" {
 		t.Fatalf("diff live -> draft = %+v", d)
 	}
-	// Sample paths: /old, /blog/ and /blog/_ answer differently.
+	// Sample paths: /old, /blog/ and /blog/example answer differently.
 	if d.PathsChecked != 3 || d.PathsChanged != 3 || len(d.Impact) != 3 || d.Impact[0].Path != "/blog/" ||
 		d.Impact[2].Path != "/old" || d.Impact[2].From.Destination != "/new" || d.Impact[2].To.Destination != "/newer" {
 		t.Fatalf("diff impact = %+v", d)

@@ -73,8 +73,8 @@ type DiffResult struct {
 	// Unchanged counts the rules equal in both.
 	Unchanged int `json:"unchanged"`
 	// PathsChecked is the number of sample paths looked up in both:
-	// every source of either set, and SamplePath of each starts_with
-	// source; each of those with a query too for a preserveQuery rule;
+	// every source of either set, and a path below each starts_with
+	// source (DiffOptions.Seen, else SampleRest); each of those with a query too for a preserveQuery rule;
 	// and when the settings differ, each source's other spellings (its
 	// letters' case swapped, its other trailing-slash form). PathsChanged
 	// of them answer differently (with the computed destination);
@@ -92,6 +92,48 @@ type DiffOptions struct {
 	// From and To are the matching settings of the two sets (each
 	// Target's Settings); the zero value is the default.
 	From, To redirects.Settings
+	// Seen are paths visitors asked for, such as the project's miss log:
+	// the path Diff looks up below a starts_with source takes its rest
+	// from the first of them (in byte order) below the source, so that the
+	// changed paths it lists are ones people ask for; without one it is
+	// the source and SampleRest. Paths holding '%', '?', '#' or bytes that
+	// a client escapes are not taken.
+	Seen []string
+}
+
+// SampleRest is the rest of the path below a starts_with source that Diff
+// looks up when no path of DiffOptions.Seen is below it: a word a reader
+// takes for a sample ("/blog/example"), where "_" reads as a typo or as
+// a path of the site.
+const SampleRest = "example"
+
+// diffSample returns the path Diff looks up below a starts_with source:
+// the first path of seen (sorted, each usable as it is sent) below it,
+// else the source and SampleRest.
+func diffSample(source string, seen []string) string {
+	i, _ := slices.BinarySearch(seen, source)
+	for ; i < len(seen) && strings.HasPrefix(seen[i], source); i++ {
+		if len(seen[i]) > len(source) {
+			return seen[i]
+		}
+	}
+	if strings.HasSuffix(source, "/") {
+		return source + SampleRest
+	}
+	return source + "/" + SampleRest
+}
+
+// seenPaths returns the paths of seen that diffSample may take, sorted,
+// each once: those a client sends as they are written.
+func seenPaths(seen []string) []string {
+	out := make([]string, 0, len(seen))
+	for _, p := range seen {
+		if p != "" && p[0] == '/' && wireOf(p) == p && !strings.ContainsAny(p, "?#") {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // DefaultMaxPaths is the number of changed paths a diff lists by default.
@@ -152,7 +194,7 @@ func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
 	if limit == 0 {
 		limit = DefaultMaxPaths
 	}
-	for _, p := range samplePaths(a, b, opts.From, opts.To) {
+	for _, p := range samplePaths(a, b, opts.From, opts.To, seenPaths(opts.Seen)) {
 		res.PathsChecked++
 		wire := wireOf(p)
 		oa, ob := xa.answer("", wire), xb.answer("", wire)
@@ -204,11 +246,12 @@ func extSamples(xa, xb *index) []request {
 }
 
 // samplePaths returns, sorted and each once, the sources of a and b (both
-// sorted by source) and SamplePath of their starts_with sources, with the
+// sorted by source) and a path below each of their starts_with sources
+// (diffSample, from seen, sorted), with the
 // additions DiffResult.PathsChecked names for options and for settings sa
 // and sb. Sorting and merging costs less than a set of a few million
 // strings.
-func samplePaths(a, b []*redirects.Rule, sa, sb redirects.Settings) []string {
+func samplePaths(a, b []*redirects.Rule, sa, sb redirects.Settings, seen []string) []string {
 	swap := sa.CaseInsensitive != sb.CaseInsensitive
 	twin := sa.IgnoreTrailingSlash != sb.IgnoreTrailingSlash
 	sources := make([]string, 0, len(a)+len(b))
@@ -228,9 +271,10 @@ func samplePaths(a, b []*redirects.Rule, sa, sb redirects.Settings) []string {
 			sources = append(sources, r.Source)
 		}
 		if r.MatchType == redirects.StartsWith {
-			below = append(below, SamplePath(r.Source))
+			p := diffSample(r.Source, seen)
+			below = append(below, p)
 			if r.PreserveQuery {
-				below = append(below, SamplePath(r.Source)+probeQuery)
+				below = append(below, p+probeQuery)
 			}
 		}
 		if r.PreserveQuery {

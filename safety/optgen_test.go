@@ -50,7 +50,7 @@ func TestDiffIsTheOptionModel(t *testing.T) {
 			changed[p.Path] = true
 		}
 		a, b := sortedByIdentity(from), sortedByIdentity(to)
-		samples := samplePaths(a, b, sa, sb)
+		samples := samplePaths(a, b, sa, sb, nil)
 		if len(samples) != d.PathsChecked || len(d.Impact) != d.PathsChanged {
 			t.Fatalf("%d samples, %d checked; %d listed, %d changed", len(samples), d.PathsChecked, len(d.Impact), d.PathsChanged)
 		}

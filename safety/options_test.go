@@ -254,7 +254,7 @@ func TestDiffSettings(t *testing.T) {
 	want = []string{
 		"rule 2 (starts_with /blog/) preservePath",
 		"rule 3 (exact /q) preserveQuery",
-		"/blog/_: 301 /news/_ -> 301 /news/",
+		"/blog/example: 301 /news/example -> 301 /news/",
 		"/q?q=1: 301 /r -> 301 /r?q=1",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

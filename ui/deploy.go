@@ -15,6 +15,14 @@ import (
 // diffListMax caps each list of the deploy page: the counts are whole.
 const diffListMax = 100
 
+// deployPathsShown is how many of the paths that answer differently the
+// deploy page lists; its count is whole, and "redirects diff" lists more.
+const deployPathsShown = 20
+
+// deploySeenMisses is how many of the project's most frequent missed paths
+// the deploy page reads for sample paths (safety.DiffOptions.Seen).
+const deploySeenMisses = 1000
+
 type deployData struct {
 	Diff       safety.DiffResult
 	Draft      int
@@ -46,9 +54,25 @@ type deployData struct {
 	MoreWarnings int
 	NeedsForce   bool
 	// ExportReport is what the deploy's report will say the export files
-	// answer otherwise than the lookup API (export.Report), "" for nothing.
-	ExportReport string
+	// answer otherwise than the lookup API (export.Report), "" for nothing;
+	// ExportKinds is the same, each kind of difference once with the
+	// formats it concerns, and ExportFormats those formats.
+	ExportReport  string
+	ExportKinds   []export.ReportKind
+	ExportFormats []string
+	// MorePaths is how many changed paths the page does not list.
+	MorePaths int
+	// FirstErrors are the errors listed above the button (at most
+	// attentionShown), LaterErrors the others listed, below it.
+	FirstErrors, LaterErrors []safety.Finding
+	// FirstCases and LaterCases split the failing expected-outcome cases
+	// likewise.
+	FirstCases, LaterCases []safety.CaseResult
 }
+
+// attentionShown is how many blocking errors the deploy page lists above
+// its button: what needs attention first, the rest below.
+const attentionShown = 3
 
 // deployPage is the Deploy tab: what deploying the draft changes against
 // the live version (safety.Diff), a message, and the button.
@@ -73,7 +97,18 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 	if ph.Live != nil {
 		liveSettings = ph.Live.Settings
 	}
-	diff := safety.Diff(live, draft, safety.DiffOptions{MaxPaths: 50, From: liveSettings, To: ph.Settings})
+	// The paths visitors asked for that no rule answered give the sample
+	// paths below starts_with sources their rests: a changed path the
+	// page lists is then one people ask for.
+	misses, err := h.svc.Insight.FindMisses(ctx, ph.ID, deploySeenMisses)
+	if err != nil {
+		return err
+	}
+	seen := make([]string, 0, len(misses))
+	for _, m := range misses {
+		seen = append(seen, m.Path)
+	}
+	diff := safety.Diff(live, draft, safety.DiffOptions{MaxPaths: deployPathsShown, From: liveSettings, To: ph.Settings, Seen: seen})
 	gate, err := h.svc.Deploys.CheckDeploy(ctx, ph.ID, redirects.DeployOptions{})
 	if err != nil {
 		return err
@@ -89,6 +124,9 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 	// The same lines the deploy's report will hold (docs/contract.md,
 	// "Export shapes"): the rules the export files answer otherwise.
 	d.ExportReport = export.Report(draft, ph.Settings)
+	d.ExportKinds = export.ReportKinds(d.ExportReport)
+	d.ExportFormats = export.ReportFormats(d.ExportKinds)
+	d.MorePaths = diff.PathsChanged - len(diff.Impact)
 	d.NeedsForce = gate.Errors > 0 || len(gate.FailingCases) > 0
 	for _, f := range gate.Findings {
 		if f.Severity == safety.SeverityError {
@@ -99,6 +137,10 @@ func (h *handler) deployPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	d.Errors, d.MoreErrors = capped(d.Errors)
 	d.Warnings, d.MoreWarnings = capped(d.Warnings)
+	n := min(attentionShown, len(d.Errors))
+	d.FirstErrors, d.LaterErrors = d.Errors[:n], d.Errors[n:]
+	n = min(attentionShown, len(gate.FailingCases))
+	d.FirstCases, d.LaterCases = gate.FailingCases[:n], gate.FailingCases[n:]
 	d.Added, d.MoreAdded = capped(diff.Added)
 	d.Removed, d.MoreRemove = capped(diff.Removed)
 	d.Changed, d.MoreChange = capped(diff.Changed)

@@ -375,9 +375,23 @@ func TestDeployPageShowsExportReport(t *testing.T) {
 	if want == "" {
 		t.Fatal("export.Report finds nothing to say of a 410 and a 308")
 	}
+	// The page states each kind of difference of the report once, with
+	// the formats it concerns (the report states it per format).
 	_, page := e.do("GET", deploy, nil, true)
-	if !strings.Contains(page, `id="export-report"`) || !strings.Contains(page, html.EscapeString(want)) {
-		t.Fatalf("the deploy page does not list the export report %q:\n%s", want, page)
+	if !strings.Contains(page, `id="export-report"`) {
+		t.Fatalf("the deploy page has no export report:\n%s", page)
+	}
+	kinds := export.ReportKinds(want)
+	if len(kinds) >= strings.Count(want, "\n") {
+		t.Fatalf("the report %q has %d kinds: the maps' 410 and 308 lines are one kind each", want, len(kinds))
+	}
+	for _, k := range kinds {
+		if n := strings.Count(page, html.EscapeString(k.What)); n != 1 {
+			t.Errorf("the deploy page states %q %d times, want once:\n%s", k.What, n, page)
+		}
+		if len(k.Formats) == 0 {
+			t.Errorf("kind %q names no format", k.What)
+		}
 	}
 	c, err := export.Build(draft, redirects.Settings{})
 	if err != nil || c.Report != want {

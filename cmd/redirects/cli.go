@@ -186,9 +186,19 @@ func (c *cmd) newFlagSet(name string) *flag.FlagSet {
 }
 
 // flags returns a flag set for a command that also accepts --db.
+//
+// A command that runs through the management API also takes --api and
+// --token, after its name as before it, so that its help shows how to run
+// it remotely; their defaults are the global flags' values, which its
+// help does not print (a token is a secret).
 func (c *cmd) flags(name string) *flag.FlagSet {
 	fs := c.newFlagSet(name)
 	fs.StringVar(&c.cfg.db, "db", c.cfg.db, "database `URL`: sqlite:PATH or postgres://... (or REDIRECTS_DB; default "+DefaultDB+")")
+	if cm := findCommand(name); cm != nil && !cm.needsDB {
+		fs.StringVar(&c.cfg.api, "api", c.cfg.api, "run through the management API at `URL` (or REDIRECTS_API, or \"redirects login\")")
+		fs.StringVar(&c.cfg.token, "token", c.cfg.token, "the management `TOKEN` for --api (or REDIRECTS_TOKEN)")
+		fs.Lookup("api").DefValue, fs.Lookup("token").DefValue = "", ""
+	}
 	return fs
 }
 
@@ -339,12 +349,34 @@ func (c *cmd) open(ctx context.Context) (Database, error) {
 		}
 		return nil, errNeedsDB(c.command)
 	}
+	if err := c.checkCIStore(); err != nil {
+		return nil, err
+	}
 	s, notices, err := openDatabase(ctx, c.cfg.databaseURL(), c.m.Clock, c.command != nil && c.command.readOnly)
 	if err != nil {
 		return nil, err
 	}
 	c.m.store, c.m.db, c.m.notices = s, s, notices
 	return s, nil
+}
+
+// checkCIStore refuses, in CI (the CI variable that GitHub Actions,
+// GitLab CI and most others set), a command that could run through the
+// management API when neither the API nor a database is configured and
+// the default database file does not exist: there, a new file in the
+// job's checkout is never what was meant, and "create one with redirects
+// org create" would be the wrong advice. It names the variables to set.
+func (c *cmd) checkCIStore() error {
+	cf := &c.cfg
+	if !cf.ci || cf.db != "" || cf.envDB != "" || c.command == nil || c.command.needsDB {
+		return nil
+	}
+	path := strings.TrimPrefix(DefaultDB, "sqlite:")
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	return redirects.Errorf(redirects.EINVALID, "%s has no management API or database to run on (CI is set, and neither REDIRECTS_API nor REDIRECTS_DB is): "+
+		"set REDIRECTS_API and REDIRECTS_TOKEN (a management token, from \"redirects token create\" or the dashboard's Tokens tab), or REDIRECTS_DB", c.command.name)
 }
 
 // Database is a store with its account side and the sync agents' reports,

@@ -20,15 +20,18 @@ func usageCommands(t *testing.T, c *cli) (names []string, flags map[string][]str
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("redirects --help: exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
 	}
-	_, list, ok := strings.Cut(r.stdout, "\nCommands:\n")
+	_, list, ok := strings.Cut(r.stdout, "\nCommands, by task:\n")
 	if !ok {
-		t.Fatalf("redirects --help has no Commands: section:\n%s", r.stdout)
+		t.Fatalf("redirects --help has no Commands section:\n%s", r.stdout)
 	}
-	list, _, _ = strings.Cut(list, "\n\n")
+	list, _, _ = strings.Cut(list, "\nEvery command takes")
 	word := regexp.MustCompile(`^[a-z][a-z-]*$`)
 	flagRE := regexp.MustCompile(`--[a-z][a-z-]*`)
 	flags = map[string][]string{}
 	for _, line := range strings.Split(list, "\n") {
+		if !strings.HasPrefix(line, "  ") {
+			continue // a blank line or a task's heading
+		}
 		line, _, _ = strings.Cut(strings.TrimSpace(line), "   ") // the remark after a synopsis
 		var words []string
 		for _, w := range strings.Fields(line) {
@@ -82,6 +85,54 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("help created the database %s (stat: %v)", path, err)
+	}
+}
+
+// TestUsageGroupedByTask: the top-level help lists the commands under a
+// heading per task, each command under its task's heading (the key
+// commands under keys and tokens, not among the rule commands), and no
+// command under "Other".
+func TestUsageGroupedByTask(t *testing.T) {
+	c := newCLI(t)
+	out := c.ok("--help")
+	sections := map[string]string{}
+	var order []string
+	heading := ""
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "  ") && heading != "":
+			sections[heading] += strings.TrimSpace(line) + "\n"
+		case strings.HasSuffix(line, ":") && !strings.HasPrefix(line, " "):
+			heading = strings.TrimSuffix(line, ":")
+			order = append(order, heading)
+		case line == "":
+		default:
+			heading = ""
+		}
+	}
+	want := map[string][]string{
+		"Organizations and projects":       {"org create ", "project update "},
+		"Rules":                            {"rule add ", "rule import ", "rule undo-import "},
+		"Deploys":                          {"deploy ", "promote ", "plan ", "apply ", "deployments "},
+		"Checks":                           {"lint ", "diff ", "explain ", "test ", "verify "},
+		"Lookups, exports and traffic":     {"lookup ", "export ", "misses "},
+		"Keys and tokens":                  {"key create ", "token create ", "login "},
+		"Members, users and the audit log": {"member add ", "user create ", "audit "},
+		"Delivery":                         {"sync ", "agents delete ", "webhook create "},
+		"The server":                       {"serve ", "quickstart ", "version", "help "},
+	}
+	for title, cmds := range want {
+		for _, cmd := range cmds {
+			if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(cmd)).MatchString(sections[title]) {
+				t.Errorf("redirects --help: %q is not under the heading %q (headings %q):\n%s", cmd, title, order, out)
+			}
+		}
+	}
+	if strings.Contains(sections["Rules"], "key ") {
+		t.Errorf("redirects --help lists key commands among the rule commands:\n%s", sections["Rules"])
+	}
+	if s, ok := sections["Other"]; ok {
+		t.Errorf("redirects --help lists commands under Other, which no task names (add them to helpGroups):\n%s", s)
 	}
 }
 

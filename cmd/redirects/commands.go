@@ -23,7 +23,8 @@ type command struct {
 	// synopsis is what follows the name on its usage line, one line for
 	// each form of the command ("--project P [--json]"); none for a
 	// command that takes nothing. It names every flag the command takes
-	// but --db, which every command takes.
+	// but --db, which every command takes, and --api and --token, which
+	// every command that runs through the management API takes.
 	synopsis []string
 	// remark is a few words after the synopsis in the usage text, or "".
 	remark string
@@ -220,8 +221,39 @@ func wrap(text, indent string, width int) string {
 // start, unless the line is longer.
 const remarkColumn = 51
 
+// helpGroups are the headings of the usage text, by task, each with the
+// first words of the commands it lists, in the order of the command
+// table. A command whose first word is in none is listed under "Other"
+// (a test keeps that heading empty).
+var helpGroups = []struct {
+	title string
+	words []string
+}{
+	{"Organizations and projects", []string{"org", "project"}},
+	{"Rules", []string{"rule"}},
+	{"Deploys", []string{"plan", "apply", "deploy", "promote", "discard", "deployments"}},
+	{"Checks", []string{"lint", "diff", "explain", "test", "verify"}},
+	{"Lookups, exports and traffic", []string{"lookup", "export", "hits", "misses"}},
+	{"Keys and tokens", []string{"key", "token", "login", "logout"}},
+	{"Members, users and the audit log", []string{"member", "user", "audit"}},
+	{"Delivery", []string{"sync", "agents", "webhook"}},
+	{"The server", []string{"serve", "quickstart", "version", "help"}},
+}
+
+// helpGroupOf returns the title of the usage text's heading that lists
+// command name.
+func helpGroupOf(name string) string {
+	w, _, _ := strings.Cut(name, " ")
+	for _, g := range helpGroups {
+		if slices.Contains(g.words, w) {
+			return g.title
+		}
+	}
+	return "Other"
+}
+
 // usage returns the usage text: every command of the table, one line per
-// form.
+// form, under a heading per task (helpGroups).
 func usage() string {
 	var b strings.Builder
 	b.WriteString(`redirects: redirect rule lookup and export service
@@ -230,21 +262,32 @@ Usage: redirects [--db URL] COMMAND [flags]
        redirects --api URL --token TOKEN COMMAND [flags]   (through the management API)
        redirects --version
 
-Commands:
+Commands, by task:
 `)
-	for _, cm := range commands {
-		if cm.run == nil {
-			continue
-		}
-		lines := usageLines(cm.name)
-		// Only this command's own forms: its subcommands follow it.
-		lines = lines[:max(len(cm.synopsis), 1)]
-		for i, line := range lines {
-			line = "  " + line
-			if i == 0 && cm.remark != "" {
-				line += strings.Repeat(" ", max(3, remarkColumn-len(line))) + cm.remark
+	titles := make([]string, 0, len(helpGroups)+1)
+	for _, g := range helpGroups {
+		titles = append(titles, g.title)
+	}
+	for _, title := range append(titles, "Other") {
+		first := true
+		for _, cm := range commands {
+			if cm.run == nil || helpGroupOf(cm.name) != title {
+				continue
 			}
-			fmt.Fprintln(&b, line)
+			if first {
+				fmt.Fprintf(&b, "\n%s:\n", title)
+				first = false
+			}
+			lines := usageLines(cm.name)
+			// Only this command's own forms: its subcommands follow it.
+			lines = lines[:max(len(cm.synopsis), 1)]
+			for i, line := range lines {
+				line = "  " + line
+				if i == 0 && cm.remark != "" {
+					line += strings.Repeat(" ", max(3, remarkColumn-len(line))) + cm.remark
+				}
+				fmt.Fprintln(&b, line)
+			}
 		}
 	}
 	var local []string

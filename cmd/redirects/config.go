@@ -38,6 +38,8 @@ type config struct {
 
 	user     string // USER: who runs the command, if the process's user has no name
 	sudoUser string // SUDO_USER: who ran sudo
+
+	ci bool // CI set (and not "false"): a continuous-integration job, where no one types
 }
 
 // readConfig reads the environment into a config. A variable that is set
@@ -63,8 +65,13 @@ func readConfig(getenv func(string) string) config {
 		goMemLimit:  getenv("GOMEMLIMIT"),
 		user:        getenv("USER"),
 		sudoUser:    getenv("SUDO_USER"),
+		ci:          isCI(getenv("CI")),
 	}
 }
+
+// isCI reports whether the CI variable says the run is a
+// continuous-integration job: set, and not "false" or "0".
+func isCI(v string) bool { return v != "" && v != "false" && v != "0" }
 
 // databaseURL is the database of the run: --db, else REDIRECTS_DB, else
 // DefaultDB.

@@ -16,13 +16,13 @@ func TestReadConfig(t *testing.T) {
 		"REDIRECTS_REDIS": "redis://r", "REDIRECTS_REDIS_PREFIX": "p:", "REDIRECTS_LOG_LEVEL": "debug",
 		"REDIRECTS_LOG_FORMAT": "json", "REDIRECTS_ENGINE": "net/http", "REDIRECTS_LOGIN_KEY": "k", "USER": "ada", "SUDO_USER": "bob",
 		"GOMEMLIMIT": "700MiB", "REDIRECTS_API": "https://admin.example.com", "REDIRECTS_TOKEN": "redir_mgmt_x",
-		"XDG_CONFIG_HOME": "/cfg", "HOME": "/home/ada",
+		"XDG_CONFIG_HOME": "/cfg", "HOME": "/home/ada", "CI": "true",
 	}
 	var asked []string
 	cf := readConfig(func(k string) string { asked = append(asked, k); return env[k] })
 	want := config{envDB: "sqlite:env.db", addr: ":1", adminAddr: ":2", manageAddr: ":3", tlsCert: "c.pem", tlsKey: "k.pem",
 		redis: "redis://r", redisPrefix: "p:", logLevel: "debug", logFormat: "json", engine: "net/http", loginKey: "k", goMemLimit: "700MiB", user: "ada", sudoUser: "bob",
-		envAPI: "https://admin.example.com", envToken: "redir_mgmt_x", configHome: "/cfg", home: "/home/ada"}
+		envAPI: "https://admin.example.com", envToken: "redir_mgmt_x", configHome: "/cfg", home: "/home/ada", ci: true}
 	if cf != want {
 		t.Errorf("readConfig = %+v, want %+v", cf, want)
 	}

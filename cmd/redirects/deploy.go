@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"redirects"
 	"redirects/api"
+	"redirects/export"
 	"redirects/safety"
 )
 
@@ -19,7 +21,7 @@ import (
 var deployCommands = []command{
 	{
 		name:     "deploy",
-		synopsis: []string{"--project P [--message TEXT] [--from-version N] [--stage] [--force --reason TEXT] [--allow-shrink]"},
+		synopsis: []string{"--project P [--message TEXT] [--from-version N] [--stage] [--force --reason TEXT] [--allow-shrink] [--verbose]"},
 		summary:  "make the draft rules live as a new version and print the version",
 		about: "With --from-version the rules of an earlier version go live again (a rollback).\n" +
 			"With --stage the version is stored but not live: lookups and exports answer it only with\n" +
@@ -31,7 +33,12 @@ var deployCommands = []command{
 			"A deploy that removes more of the live rules than the project's shrink limit (10 % unless\n" +
 			"\"project update --shrink-limit\" says otherwise; once at least 10 rules go), or all of them,\n" +
 			"needs --allow-shrink; a rollback does not.\n" +
-			"A blocked deploy changes nothing, says why on stderr and exits 1; warnings block nothing.",
+			"A blocked deploy changes nothing, says why on stderr and exits 1; warnings block nothing.\n" +
+			"\n" +
+			"The version goes to stdout. On stderr the outcome comes first (deployed or blocked, and why),\n" +
+			"then at most a few lines that need attention: the first findings, and the export formats that\n" +
+			"answer some of the rules otherwise than the lookup API. --verbose lists up to 100 errors and\n" +
+			"20 warnings, and each kind of export difference once with the formats it concerns.",
 		example: "redirects deploy --project \"$PROJECT\" --message \"spring cleanup\"\n" +
 			"redirects deploy --project \"$PROJECT\" --from-version 3\n" +
 			"redirects deploy --project \"$PROJECT\" --stage --message \"try on the edge first\"\n" +
@@ -85,6 +92,7 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	reason := fs.String("reason", "", "why the deploy is forced, for the audit log")
 	allowShrink := fs.Bool("allow-shrink", false, "deploy even if it removes more live rules than the project's shrink limit, or all of them")
 	stage := fs.Bool("stage", false, "store the version without making it live (\"redirects promote\" does)")
+	verbose := fs.Bool("verbose", false, "list the findings and the export files' differences in full")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -110,14 +118,21 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(DeployMemoryLimit))
 	}
 	d, g, err := svc.Deploys.Deploy(ctx, *project, opts)
-	if g != nil {
-		c.printGate(g)
+	shown := attentionLimits
+	if *verbose {
+		shown = verboseLimits
 	}
 	var be *redirects.DeployBlockedError
 	if errors.As(err, &be) {
-		return redirects.Errorf(redirects.ECONFLICT, "deploy of %s blocked, nothing changed: %s", g.Target, strings.Join(blockedHints(g), "; "))
+		// The outcome first, then why: the findings that block it.
+		c.infof("redirects: deploy of %s blocked, nothing changed: %s", g.Target, strings.Join(blockedHints(g), "; "))
+		c.printGate(g, shown)
+		return &exitStatus{code: exitError}
 	}
 	if err != nil {
+		if g != nil {
+			c.printGate(g, shown)
+		}
 		return err
 	}
 	c.println(strconv.Itoa(d.Version))
@@ -137,43 +152,86 @@ func (c *cmd) deploy(ctx context.Context, args []string) error {
 	if g.ShrinkAllowed {
 		c.infof("allowed to shrink: %s", g.Shrink)
 	}
-	if r := strings.TrimSpace(d.Report); r != "" {
-		c.infof("%s", r)
-	}
+	c.printGate(g, shown)
+	c.printExportKinds(d.Report, *verbose)
 	return nil
 }
 
-// Most findings of each severity that a deploy prints; "redirects lint"
-// lists them all. A million generated rules can have tens of thousands of
-// warnings, which would bury the deploy's own lines.
-const (
-	maxShownGateErrors   = 100
-	maxShownGateWarnings = 20
+// gateLimits are how many findings of each kind a deploy prints.
+type gateLimits struct{ errors, warnings, cases int }
+
+// attentionLimits are a deploy's default: the few lines that need
+// attention, under the outcome. verboseLimits are those of --verbose: a
+// million generated rules can have tens of thousands of warnings, which
+// would bury the deploy's own lines even then; "redirects lint" lists
+// them all.
+var (
+	attentionLimits = gateLimits{errors: 3, warnings: 3, cases: 3}
+	verboseLimits   = gateLimits{errors: 100, warnings: 20, cases: 100}
 )
 
 // printGate writes the gate's findings and failing cases on standard
-// error, one a line, as lint and test print them, up to
-// maxShownGateErrors errors and maxShownGateWarnings warnings, then how
-// many more there are.
-func (c *cmd) printGate(g *safety.GateResult) {
+// error, one a line, as lint and test print them, up to the limits of
+// each, then how many more there are and where they are listed.
+func (c *cmd) printGate(g *safety.GateResult, max gateLimits) {
 	var errs, warns int
 	for _, f := range g.Findings {
-		n, max := &warns, maxShownGateWarnings
+		n, limit := &warns, max.warnings
 		if f.Severity == safety.SeverityError {
-			n, max = &errs, maxShownGateErrors
+			n, limit = &errs, max.errors
 		}
-		if *n++; *n <= max {
+		if *n++; *n <= limit {
 			c.infof("%-7s  %-10s  %s", f.Severity, f.Kind, f.Message)
 		}
 	}
-	if errs > maxShownGateErrors {
-		c.infof("... and %d more errors (\"redirects lint\" lists every finding)", errs-maxShownGateErrors)
+	more := func(n int, one, many string, limit, verbose int) {
+		if n <= limit {
+			return
+		}
+		where := `"redirects lint" lists every finding`
+		if limit < verbose {
+			where = fmt.Sprintf(`--verbose lists up to %d; %s`, verbose, where)
+		}
+		c.infof("... and %s (%s)", plural(n-limit, "more "+one, "more "+many), where)
 	}
-	if warns > maxShownGateWarnings {
-		c.infof("... and %d more warnings (\"redirects lint\" lists every finding)", warns-maxShownGateWarnings)
-	}
-	for _, r := range g.FailingCases {
+	more(errs, "error", "errors", max.errors, verboseLimits.errors)
+	more(warns, "warning", "warnings", max.warnings, verboseLimits.warnings)
+	for i, r := range g.FailingCases {
+		if i == max.cases {
+			c.infof("... and %d more failing cases (\"redirects test\" lists every one)", len(g.FailingCases)-i)
+			break
+		}
 		c.infof("FAIL  line %d: %s: %s", r.Case.Line, r.Case.Path, strings.Join(r.Problems, "; "))
+	}
+}
+
+// printExportKinds writes, under a deploy's outcome, which export formats
+// answer some of its rules otherwise than the lookup API: one line by
+// default, and with verbose each kind of difference once, with the
+// formats it concerns (the stored report states it per format).
+func (c *cmd) printExportKinds(report string, verbose bool) {
+	kinds := export.ReportKinds(report)
+	if len(kinds) == 0 {
+		return
+	}
+	formats := export.ReportFormats(kinds)
+	verb := "answer"
+	if len(formats) == 1 {
+		verb = "answers"
+	}
+	if !verbose {
+		c.infof("export files: %s %s some rules otherwise than the lookup API (%s; --verbose lists them)",
+			cmp.Or(strings.Join(formats, ", "), "some formats"), verb, plural(len(kinds), "kind of difference", "kinds of difference"))
+		return
+	}
+	c.infof("export files: %s %s some rules otherwise than the lookup API; the formats not named answer as it:",
+		cmp.Or(strings.Join(formats, ", "), "some formats"), verb)
+	for _, k := range kinds {
+		if len(k.Formats) == 0 {
+			c.infof("  %s", k.What)
+			continue
+		}
+		c.infof("  %s: %s", strings.Join(k.Formats, ", "), k.What)
 	}
 }
 

@@ -166,8 +166,8 @@ func TestTestSet(t *testing.T) {
 	c.fail(1, "nope", "test", "set", "--project", "prj_nope", good)
 }
 
-// TestDeployCapsWarnings: a deploy prints at most 20 warnings, then how
-// many more there are; lint lists them all.
+// TestDeployCapsWarnings: a deploy prints at most 3 warnings, with
+// --verbose at most 20, then how many more there are; lint lists them all.
 func TestDeployCapsWarnings(t *testing.T) {
 	c := newCLI(t)
 	_, p := c.setup()
@@ -180,7 +180,17 @@ func TestDeployCapsWarnings(t *testing.T) {
 	if r := c.exec(csv.String(), "rule", "import", "--project", p, "-"); r.code != 0 {
 		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
 	}
-	r := c.exec("", "deploy", "--project", p)
+	// The few lines that need attention by default (the point of
+	// --verbose, which the rest of this test passes).
+	r := c.exec("", "deploy", "--project", p, "--message", "one")
+	if r.code != 0 {
+		t.Fatalf("deploy: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stderr, "warning  chain"); n != 3 || !strings.Contains(r.stderr, `... and 22 more warnings (--verbose lists up to 20; "redirects lint" lists every finding)`) {
+		t.Fatalf("deploy printed %d chain warnings, want 3 and how many more:\n%s", n, r.stderr)
+	}
+	c.ok("rule", "add", "--project", p, "--source", "/another", "--destination", "/end")
+	r = c.exec("", "deploy", "--project", p, "--verbose")
 	if r.code != 0 {
 		t.Fatalf("deploy: exit %d\n%s", r.code, r.stderr)
 	}

@@ -63,7 +63,7 @@ func (c *cmd) planArgs(name string, args []string, extra func(fsAdder)) (file st
 	fs := c.flags(name)
 	f := fs.String("f", "", "the project `FILE` (JSON)")
 	fs.StringVar(f, "file", "", "the project `FILE` (JSON)")
-	mp := fs.Int("max-paths", safety.DefaultMaxPaths, "changed paths to list (all: -1)")
+	mp := fs.Int("max-paths", cliMaxPaths, "changed paths to list (all: -1)")
 	as := fs.Bool("allow-shrink", false, "let a deploy remove more live rules than the project's shrink limit")
 	force := fs.Bool("force", false, "deploy past lint errors and failing expected-outcome cases (needs --reason)")
 	reason := fs.String("reason", "", "why the deploy is forced, for the audit log")
@@ -216,7 +216,7 @@ func (c *cmd) apply(ctx context.Context, args []string) error {
 	}
 	a, err := plan.Apply(ctx, s, pl, *message)
 	if a != nil && a.Gate != nil && err != nil {
-		c.printGate(a.Gate)
+		c.printGate(a.Gate, verboseLimits)
 	}
 	var be *redirects.DeployBlockedError
 	if errors.As(err, &be) {

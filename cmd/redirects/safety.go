@@ -185,12 +185,18 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 	return nil
 }
 
+// cliMaxPaths is how many of the paths that answer differently diff,
+// plan and apply list unless --max-paths says otherwise: the counts are
+// whole, and a terminal shows the first few (the management API's
+// default is safety.DefaultMaxPaths).
+const cliMaxPaths = 20
+
 func (c *cmd) diff(ctx context.Context, args []string) error {
 	fs := c.flags("diff")
 	project := fs.String("project", "", "project ID")
 	from := fs.String("from", "live", "live, draft or a version number")
 	to := fs.String("to", "draft", "live, draft or a version number")
-	maxPaths := fs.Int("max-paths", safety.DefaultMaxPaths, "changed paths to list (all: -1)")
+	maxPaths := fs.Int("max-paths", cliMaxPaths, "changed paths to list (all: -1)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -244,8 +250,12 @@ func (c *cmd) diff(ctx context.Context, args []string) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	c.infof("diff of %s -> %s: %d added, %d removed, %d changed, %d unchanged; %d of %d sample paths answer differently (%d listed)",
-		a.Name, b.Name, len(d.Added), len(d.Removed), len(d.Changed), d.Unchanged, d.PathsChanged, d.PathsChecked, len(d.Impact))
+	more := ""
+	if d.PathsChanged > len(d.Impact) {
+		more = "; --max-paths -1 lists every one"
+	}
+	c.infof("diff of %s -> %s: %d added, %d removed, %d changed, %d unchanged; %d of %d sample paths answer differently (%d listed)%s",
+		a.Name, b.Name, len(d.Added), len(d.Removed), len(d.Changed), d.Unchanged, d.PathsChanged, d.PathsChecked, len(d.Impact), more)
 	return nil
 }
 

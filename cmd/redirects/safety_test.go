@@ -91,7 +91,7 @@ func TestDiffAndExplainCommands(t *testing.T) {
 	// Nothing deployed: everything is added.
 	out := c.ok("diff", "--project", p)
 	for _, want := range []string{"+ exact /old -> 301 /new (priority 100)", "+ starts_with /blog -> 301 /news (priority 100)",
-		"path /blog/_: no redirect -> 301 /news"} {
+		"path /blog/example: no redirect -> 301 /news"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("diff before the first deploy lacks %q:\n%s", want, out)
 		}
