@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ type modelStore interface {
 
 // modelChecks bounds the random projects tried on each store, so that
 // both stores together take seconds.
-const modelChecks = 30
+const modelChecks = 60
 
 // TestLookupMatchesModelOverHTTP is the property test of the lookup API
 // end to end: random projects mixing every kind of rule, host, query
@@ -58,11 +59,11 @@ const modelChecks = 30
 func TestLookupMatchesModelOverHTTP(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		open func(t *testing.T) modelStore
+		open func(t *testing.T) (modelStore, redirects.Notifier)
 	}{{"sqlite", openModelSQLite}, {"postgres", openModelPostgres}} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			db := c.open(t)
+			db, notices := c.open(t)
 			org := &redirects.Org{Name: "acme", Tier: redirects.TierEnterprise}
 			if err := db.CreateOrg(ctx, org); err != nil {
 				t.Fatal(err)
@@ -71,23 +72,36 @@ func TestLookupMatchesModelOverHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := Open(ctx, Config{
-				Addr: "127.0.0.1:0", Engine: "net/http", RefreshInterval: 10 * time.Millisecond,
-				Clock: redirects.SystemClock{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-				Connect: func(context.Context) (*Backend, error) {
-					return &Backend{Store: db, Limiter: limiter, Usage: limiter}, nil
-				},
-			})
-			if err != nil {
-				t.Fatal(err)
+			// SQLite's edge polls the store's events, here every 10 ms;
+			// PostgreSQL's follows its notices, as the binary's does.
+			refresh := 10 * time.Millisecond
+			if notices != nil {
+				refresh = 0
 			}
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				if err := s.Close(ctx); err != nil {
-					t.Errorf("Close: %v", err)
+			var servers []*Server
+			for _, engine := range []string{"evhttp", "net/http"} {
+				if engine == "evhttp" && runtime.GOOS != "linux" {
+					continue // evhttp needs Linux epoll
 				}
-			})
+				s, err := Open(ctx, Config{
+					Addr: "127.0.0.1:0", Engine: engine, RefreshInterval: refresh,
+					Clock: redirects.SystemClock{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+					Connect: func(context.Context) (*Backend, error) {
+						return &Backend{Store: db, Notifier: notices, Limiter: limiter, Usage: limiter}, nil
+					},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() {
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					defer cancel()
+					if err := s.Close(ctx); err != nil {
+						t.Errorf("Close %s: %v", engine, err)
+					}
+				})
+				servers = append(servers, s)
+			}
 			client := &nethttp.Client{Timeout: 10 * time.Second}
 			seen := map[string]int{}
 			checks := 0
@@ -124,7 +138,7 @@ func TestLookupMatchesModelOverHTTP(t *testing.T) {
 				if len(stored) != len(rules) {
 					rt.Fatalf("%d rules stored of %d imported", len(stored), len(rules))
 				}
-				get := func(host, wire string) (int, []byte) {
+				get := func(s *Server, host, wire string) (int, []byte) {
 					u := fmt.Sprintf("http://%s/v1/lookup?project=%s&path=%s", s.Addr(), p.ID, url.QueryEscape(wire))
 					if host != "" {
 						u += "&host=" + url.QueryEscape(host)
@@ -140,22 +154,28 @@ func TestLookupMatchesModelOverHTTP(t *testing.T) {
 					if err != nil {
 						rt.Fatal(err)
 					}
+					if ct := resp.Header.Get("Content-Type"); resp.StatusCode == 200 && ct != ctJSON {
+						rt.Fatalf("host %q, path %q: Content-Type %q, want %q", host, wire, ct, ctJSON)
+					}
 					return resp.StatusCode, body
 				}
 				// The edge learns of the new key and version by polling
 				// the store's events.
-				for deadline := time.Now().Add(10 * time.Second); ; {
-					code, body := get("", "/")
-					if code == 200 || code == 204 {
-						break
+				for _, s := range servers {
+					for deadline := time.Now().Add(10 * time.Second); ; {
+						code, body := get(s, "", "/")
+						if code == 200 || code == 204 {
+							break
+						}
+						if time.Now().After(deadline) {
+							rt.Fatalf("the edge does not answer the new project: %d %s", code, body)
+						}
+						time.Sleep(5 * time.Millisecond)
 					}
-					if time.Now().After(deadline) {
-						rt.Fatalf("the edge does not answer the new project: %d %s", code, body)
-					}
-					time.Sleep(5 * time.Millisecond)
 				}
-				for _, q := range modelRequests(rt, stored) {
-					code, body := get(q.host, q.wire)
+				for i, q := range modelRequests(rt, stored) {
+					// Each request is asked of one engine, in turn.
+					code, body := get(servers[i%len(servers)], q.host, q.wire)
 					want, wok := rulemodel.LookupRules(stored, rulemodel.Of(st), q.host, q.wire)
 					switch {
 					case !wok && (code != 204 || len(body) != 0):
@@ -193,7 +213,7 @@ func TestLookupMatchesModelOverHTTP(t *testing.T) {
 					}
 				}
 			})
-			t.Logf("answers by what they exercised: %v", seen)
+			t.Logf("%d projects, answers by what they exercised: %v", min(checks, modelChecks), seen)
 			for _, k := range []string{"exact", "starts_with", "pattern", "regex", "host", "conditions", "computed", "miss"} {
 				if seen[k] == 0 {
 					t.Errorf("no lookup was answered by %s: the generators stopped exercising it (%v)", k, seen)
@@ -265,11 +285,20 @@ type modelRequest struct{ host, wire string }
 var (
 	// modelToken is a pattern's capturing piece, with its constraint and
 	// modifier, or its splat.
-	modelToken   = regexp.MustCompile(`:[A-Za-z_][A-Za-z0-9_]*(\([^)]*\))?[?+]?|\*`)
-	modelValues  = []string{"en", "2024", "x", "a,b", "café", "v6", "12", "Docs"}
-	modelRegexes = []string{"/p/42", "/p/x", "/en/page", "/fr/Page/", "/n/123", "/n/1234", "/guide/Intro", "/GUIDE/x/y", "/x/abc", "/x/"}
-	modelParams  = []string{"p=123", "p=12%33", "id=7", "id=a%20b", "flag", "empty=", "a+b=c%20d", "a%20b=c+d", "x=2"}
-	modelOther   = []string{"", "other.example", "example.com", "A.Example.ORG", "bücher.example", "xn--bcher-kva.example", "example.com.:443"}
+	modelToken  = regexp.MustCompile(`:[A-Za-z_][A-Za-z0-9_]*(\([^)]*\))?[?+]?|\*`)
+	modelValues = []string{"en", "2024", "x", "a,b", "café", "v6", "12", "Docs"}
+	// modelRegexes are paths of the shapes of rulegen's regexes, by a
+	// piece of the regex they are for; some match it, some not.
+	modelRegexes = []struct {
+		piece string
+		paths []string
+	}{
+		{"/p/", []string{"/p/42", "/p/x", "/p/7/"}}, {"(en|fr)", []string{"/en/page", "/fr/Page/", "/de/page"}},
+		{"/n/", []string{"/n/123", "/n/1234", "/n/"}}, {"/guide/", []string{"/guide/Intro", "/GUIDE/x/y", "/guide/"}},
+		{"/x/", []string{"/x/abc", "/x/", "/x/ABC/d"}},
+	}
+	modelParams = []string{"p=123", "p=12%33", "id=7", "id=a%20b", "flag", "empty=", "a+b=c%20d", "a%20b=c+d", "x=2"}
+	modelOther  = []string{"", "other.example", "example.com", "A.Example.ORG", "bücher.example", "xn--bcher-kva.example", "example.com.:443"}
 )
 
 // modelRequests draws the requests asked of a project: for each rule, its
@@ -290,7 +319,16 @@ func modelRequests(t *rapid.T, rules []redirects.Rule) []modelRequest {
 				}
 			}
 			if r.MatchType == redirects.Regex {
-				path, query = rapid.SampledFrom(modelRegexes).Draw(t, "regexPath"), r.Source
+				var samples []string
+				for _, re := range modelRegexes {
+					if strings.Contains(r.Source, re.piece) == (rapid.IntRange(0, 5).Draw(t, "otherShape") > 0) {
+						samples = append(samples, re.paths...)
+					}
+				}
+				if len(samples) == 0 {
+					samples = []string{"/p/42", "/en/page"}
+				}
+				path, query = rapid.SampledFrom(samples).Draw(t, "regexPath"), r.Source
 			}
 			if r.MatchType == redirects.Pattern {
 				var segs []string
@@ -368,18 +406,18 @@ func modelHost(t *rapid.T, rule string) string {
 	return h
 }
 
-func openModelSQLite(t *testing.T) modelStore {
+func openModelSQLite(t *testing.T) (modelStore, redirects.Notifier) {
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "redirects.db"))
 	if err != nil {
 		t.Fatalf("opening the store: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db
+	return db, nil
 }
 
 // openModelPostgres opens a store in a new database of the server
 // REDIRECTS_TEST_POSTGRES names, dropped when the test ends.
-func openModelPostgres(t *testing.T) modelStore {
+func openModelPostgres(t *testing.T) (modelStore, redirects.Notifier) {
 	admin := os.Getenv("REDIRECTS_TEST_POSTGRES")
 	if admin == "" {
 		t.Skip("REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' go test -run LookupMatchesModel ./http")
@@ -416,5 +454,5 @@ func openModelPostgres(t *testing.T) modelStore {
 		t.Fatalf("postgres.Open: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db
+	return db, db
 }
