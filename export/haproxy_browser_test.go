@@ -14,7 +14,7 @@ import (
 	"redirects/internal/servertest"
 )
 
-// TestHAProxyLinesOfSPEC: the haproxy format's ACL lines have SPEC.md's
+// TestHAProxyLinesOfSPEC: the haproxy format's ACL lines have the format's fixed
 // shapes exactly, "acl redirect_<n> path -i <source>" and path_beg for
 // prefix rules, with each source as browsers send it.
 func TestHAProxyLinesOfSPEC(t *testing.T) {
@@ -49,7 +49,7 @@ func TestHAProxyLinesOfSPEC(t *testing.T) {
 		}
 	}
 	if strings.Contains(body, "url_dec") || strings.Contains(body, " -m ") {
-		t.Errorf("the haproxy export departs from SPEC.md's shapes:\n%s", body)
+		t.Errorf("the haproxy export departs from its fixed shapes:\n%s", body)
 	}
 }
 

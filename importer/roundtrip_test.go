@@ -97,7 +97,7 @@ func TestExportsRoundTrip(t *testing.T) {
 		set, rules := rulemodel.Project(rng, 10)
 		if seed%3 == 0 {
 			// A third of the projects use no option nor setting: the files
-			// of SPEC.md's shapes.
+			// of the formats' fixed shapes.
 			set = redirects.Settings{}
 			for i := range rules {
 				rules[i].PreservePath, rules[i].PreserveQuery = false, false
@@ -157,7 +157,7 @@ func TestExportsRoundTrip(t *testing.T) {
 				}
 			}
 			if e.Format == "csv" {
-				// SPEC.md's four columns carry no priority: the file
+				// The csv format's four columns carry no priority: the file
 				// answers as its rules with the default priority.
 				held = append([]redirects.Rule(nil), rules...)
 				for i := range held {
