@@ -127,7 +127,13 @@ func Lint(rules []redirects.Rule, opts LintOptions) []Finding {
 	}
 	out = append(out, lintFollow(x, newOwnHosts(opts.Hosts).withRules(x))...)
 	out = append(out, lintPrefixes(x)...)
-	out = append(out, lintCovered(x)...)
+	covered := lintCovered(x)
+	out = append(out, covered...)
+	shadowed := map[int64]bool{}
+	for _, f := range covered {
+		shadowed[f.Rules[0].ID] = true
+	}
+	out = append(out, lintDuplicates(x, shadowed)...)
 	out = append(out, lintRedundant(x)...)
 	out = append(out, lintDoubleSlash(x)...)
 	slices.SortStableFunc(out, func(a, b Finding) int {

@@ -205,6 +205,67 @@ func TestLintNeverAnswers(t *testing.T) {
 	}
 }
 
+// TestLintNeverAnswersSameRequests: of two rules of one match type and
+// host that match the same requests (sources equal up to placeholder
+// names, case folding, the order and escapes of their conditions), the
+// later in the contract's order is reported once, naming the earlier;
+// sources that only nearly match the same are not.
+func TestLintNeverAnswersSameRequests(t *testing.T) {
+	ci := redirects.Settings{CaseInsensitive: true}
+	for _, tc := range []struct {
+		name  string
+		st    redirects.Settings
+		rules []string
+		want  map[int64]int64 // shadowed rule -> the rule named first
+	}{
+		{"placeholder names", redirects.Settings{}, []string{"pattern /n/:x /a/:x", "pattern /n/:y /b/:y"}, map[int64]int64{2: 1}},
+		{"placeholder names, constraints equal", redirects.Settings{}, []string{`pattern /n/:x(\d+)/:r* /a`, `pattern /n/:y(\d+)/* /b`}, map[int64]int64{2: 1}},
+		{"priority decides", redirects.Settings{}, []string{"pattern /n/:x /a", "pattern /n/:y /b priority=10"}, map[int64]int64{1: 2}},
+		{"case folded", ci, []string{"pattern /N/:x /a", "pattern /n/:x /b"}, map[int64]int64{2: 1}},
+		{"case kept", redirects.Settings{}, []string{"pattern /N/:x /a", "pattern /n/:x /b"}, nil},
+		{"conditions reordered and escaped", redirects.Settings{}, []string{"exact /j?a=1&b=2 /a", "exact /j?b=2&a=1 /b", "exact /j?a=%31&b=2 /c"}, map[int64]int64{2: 1, 3: 1}},
+		{"a capture is a presence test", redirects.Settings{}, []string{"exact /j?id=:v /a/:v", "exact /j?id /b"}, map[int64]int64{2: 1}},
+		{"conditions on a pattern", redirects.Settings{}, []string{"pattern /p/:x?a=1&b /a", "pattern /p/:y?b&a=%31 /b"}, map[int64]int64{2: 1}},
+		{"host-scoped alike", redirects.Settings{}, []string{"pattern /n/:x /a host=a.example", "pattern /n/:y /b host=a.example"}, map[int64]int64{2: 1}},
+		{"other hosts", redirects.Settings{}, []string{"pattern /n/:x /a host=a.example", "pattern /n/:y /b host=b.example"}, nil},
+		{"other constraints", redirects.Settings{}, []string{`pattern /n/:x(\d+) /a`, "pattern /n/:y([0-9]+) /b"}, nil},
+		{"optional against required", redirects.Settings{}, []string{"pattern /n/:x? /a", "pattern /n/:y /b"}, nil},
+		{"other condition values", redirects.Settings{}, []string{"exact /j?a=1 /a", "exact /j?a=2 /b"}, nil},
+		{"a condition more", redirects.Settings{}, []string{"exact /j?a=1 /a", "exact /j?a=1&b /b"}, nil},
+		{"splat and named splat, reported once", redirects.Settings{}, []string{"pattern /n/* /a", "pattern /n/:rest* /b"}, map[int64]int64{2: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rules := xr(t, tc.rules...)
+			for _, r := range rules {
+				if err := r.Validate(); err != nil {
+					t.Fatalf("rule %+v: %v", r, err)
+				}
+			}
+			got := map[int64]int64{}
+			for _, f := range Lint(rules, LintOptions{Settings: tc.st}) {
+				if f.Kind != KindShadowed {
+					continue
+				}
+				if _, twice := got[f.Rules[0].ID]; twice {
+					t.Errorf("rule %d reported twice", f.Rules[0].ID)
+				}
+				got[f.Rules[0].ID] = f.Rules[1].ID
+				if f.Severity != SeverityWarning || !strings.Contains(f.Message, "never answers") {
+					t.Errorf("finding %+v: want a never-answers warning", f)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("never-answers warnings %v, want %v", got, tc.want)
+			}
+			for k, v := range tc.want {
+				if got[k] != v {
+					t.Errorf("never-answers warnings %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
 func TestExplainCaptures(t *testing.T) {
 	rules := xr(t,
 		"pattern /:lang/guide/* /:lang/docs/:splat",
