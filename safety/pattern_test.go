@@ -115,6 +115,36 @@ func TestLintLoopThroughRegexAndHost(t *testing.T) {
 	}
 }
 
+// TestLintLoopNamesItsHost: a loop through host-scoped rules says which
+// host it is on (a lookup without it never shows the loop); a loop of
+// host-less rules names none.
+func TestLintLoopNamesItsHost(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rules []string
+		kind  Kind
+		want  string // in the message; "" for no host named
+	}{
+		{"two exact rules", []string{"exact /fr /docs host=example.com", "exact /docs /fr host=example.com"}, KindLoop, " on host example.com: /fr -> /docs -> /fr"},
+		{"one of two scoped", []string{"exact /fr /docs host=example.com", "exact /docs /fr"}, KindLoop, " on host example.com:"},
+		{"a wildcard", []string{"pattern /a/:x /b/:x host=*.example.com", "pattern /b/:x /a/:x host=*.example.com"}, KindLoop, " on host www.example.com:"},
+		{"across hosts", []string{`regex /a/(\d+) https://new.example/b/$1 host=old.example`, "pattern /b/:n https://old.example/a/:n host=new.example"}, KindLoop, " on hosts "},
+		{"self-match", []string{"pattern /s/:x /s/:x host=example.com"}, KindSelfMatch, "a redirect loop on host example.com"},
+		{"host-less", []string{"exact /fr /docs", "exact /docs /fr", "pattern /z/:x /y host=example.com"}, KindLoop, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := Lint(xr(t, tc.rules...), LintOptions{})
+			f := findKind(fs, tc.kind)
+			if f == nil {
+				t.Fatalf("no %s finding; got %+v", tc.kind, fs)
+			}
+			if tc.want == "" && strings.Contains(f.Message, " on host") || !strings.Contains(f.Message, tc.want) {
+				t.Errorf("message %q, want it to hold %q", f.Message, tc.want)
+			}
+		})
+	}
+}
+
 func TestLintChainThroughPatternsFinalDestination(t *testing.T) {
 	rules := xr(t,
 		"pattern /old/:id /mid/:id",
