@@ -57,7 +57,8 @@ type SettingsChange struct {
 type PathChange struct {
 	Path string `json:"path"`
 	// Host is the host the path was looked up on, for a sample of a
-	// host-scoped rule; "" for a lookup without a host.
+	// host-scoped rule or any sample looked up on a rule's host; "" for a
+	// lookup without a host.
 	Host string `json:"host,omitempty"`
 	From Answer `json:"from"`
 	To   Answer `json:"to"`
@@ -76,7 +77,10 @@ type DiffResult struct {
 	// every source of either set, and SamplePath of each starts_with
 	// source; each of those with a query too for a preserveQuery rule;
 	// and when the settings differ, each source's other spellings (its
-	// letters' case swapped, its other trailing-slash form). PathsChanged
+	// letters' case swapped, its other trailing-slash form); a sample
+	// request per extended rule on its host (extSamples); and, with
+	// host-scoped rules, each of these on each rule host (ruleHosts, up to
+	// MaxHostLookups). PathsChanged
 	// of them answer differently (with the computed destination);
 	// Impact lists the first DiffOptions.MaxPaths of those in byte order.
 	PathsChecked int          `json:"pathsChecked"`
