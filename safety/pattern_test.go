@@ -460,3 +460,31 @@ func TestLintRuleHostsInEitherForm(t *testing.T) {
 		t.Errorf("no loop through a rule's host written in its other form")
 	}
 }
+
+// TestDiffLooksSamplesUpOnRuleHosts: a host-scoped rule added in front of
+// a host-less one changes the answer to the latter's source on its host,
+// which only a lookup of that source on the rule's host shows.
+func TestDiffLooksSamplesUpOnRuleHosts(t *testing.T) {
+	from := xr(t, "prefix /a /x")
+	to := xr(t, "prefix /a /x", "pattern /:p+ /z host=example.com priority=10")
+	d := Diff(from, to, DiffOptions{MaxPaths: -1})
+	var rows []string
+	found := false
+	for _, c := range d.Impact {
+		rows = append(rows, c.Host+" "+c.Path+": "+c.From.String()+" -> "+c.To.String())
+		found = found || c.Host == "example.com" && c.Path == "/a" && c.From.Destination == "/x" && c.To.Destination == "/z"
+	}
+	if !found {
+		t.Errorf("impact %q: want /a on example.com, /x -> /z", rows)
+	}
+	// Without host-scoped rules nothing is looked up on a host.
+	d = Diff(from, xr(t, "prefix /a /y"), DiffOptions{MaxPaths: -1})
+	for _, c := range d.Impact {
+		if c.Host != "" {
+			t.Errorf("a row on host %q in a project without hosts: %+v", c.Host, c)
+		}
+	}
+	if d.PathsChecked != 2 {
+		t.Errorf("%d paths checked, want 2 (/a, /a/_)", d.PathsChecked)
+	}
+}
