@@ -57,7 +57,8 @@ type SettingsChange struct {
 type PathChange struct {
 	Path string `json:"path"`
 	// Host is the host the path was looked up on, for a sample of a
-	// host-scoped rule; "" for a lookup without a host.
+	// host-scoped rule or any sample looked up on a rule's host; "" for a
+	// lookup without a host.
 	Host string `json:"host,omitempty"`
 	From Answer `json:"from"`
 	To   Answer `json:"to"`
@@ -76,7 +77,10 @@ type DiffResult struct {
 	// every source of either set, and a path below each starts_with
 	// source (DiffOptions.Seen, else SampleRest); each of those with a query too for a preserveQuery rule;
 	// and when the settings differ, each source's other spellings (its
-	// letters' case swapped, its other trailing-slash form). PathsChanged
+	// letters' case swapped, its other trailing-slash form); a sample
+	// request per extended rule on its host (extSamples); and, with
+	// host-scoped rules, each of these on each rule host (ruleHosts, up to
+	// MaxHostLookups). PathsChanged
 	// of them answer differently (with the computed destination);
 	// Impact lists the first DiffOptions.MaxPaths of those in byte order.
 	PathsChecked int          `json:"pathsChecked"`
@@ -194,28 +198,62 @@ func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
 	if limit == 0 {
 		limit = DefaultMaxPaths
 	}
-	for _, p := range samplePaths(a, b, opts.From, opts.To, seenPaths(opts.Seen)) {
+	hosts := ruleHosts(xa, xb)
+	budget := MaxHostLookups
+	check := func(path, host, wire string) {
 		res.PathsChecked++
-		wire := wireOf(p)
-		oa, ob := xa.answer("", wire), xb.answer("", wire)
+		oa, ob := xa.answer(host, wire), xb.answer(host, wire)
 		if !oa.Same(ob) {
 			res.PathsChanged++
 			if limit < 0 || len(res.Impact) < limit {
-				res.Impact = append(res.Impact, PathChange{Path: p, From: oa, To: ob})
+				res.Impact = append(res.Impact, PathChange{Path: path, Host: host, From: oa, To: ob})
 			}
 		}
 	}
-	for _, q := range extSamples(xa, xb) {
-		res.PathsChecked++
-		oa, ob := xa.answer(q.host, q.wire), xb.answer(q.host, q.wire)
-		if !oa.Same(ob) {
-			res.PathsChanged++
-			if limit < 0 || len(res.Impact) < limit {
-				res.Impact = append(res.Impact, PathChange{Path: q.wire, Host: q.host, From: oa, To: ob})
+	// each checks a sample on its host, then on the rules' hosts (a
+	// host-scoped rule may answer it there), within the budget.
+	each := func(path, host, wire string) {
+		check(path, host, wire)
+		for _, h := range hosts {
+			if h != host && budget > 0 {
+				budget--
+				check(path, h, wire)
 			}
 		}
+	}
+	for _, p := range samplePaths(a, b, opts.From, opts.To, seenPaths(opts.Seen)) {
+		each(p, "", wireOf(p))
+	}
+	for _, q := range extSamples(xa, xb, opts.From, opts.To) {
+		each(q.wire, q.host, q.wire)
 	}
 	return res
+}
+
+// MaxHostLookups bounds the lookups a diff makes of its samples on the
+// hosts of host-scoped rules besides each sample's own host.
+const MaxHostLookups = 1 << 20
+
+// ruleHosts returns, sorted and each once, a host each host-scoped rule
+// of xa and xb answers on: its host key, or a wildcard's "www" subdomain.
+func ruleHosts(xa, xb *index) []string {
+	var out []string
+	for _, x := range []*index{xa, xb} {
+		if x.ext == nil {
+			continue
+		}
+		for _, h := range x.ext.host {
+			switch {
+			case h == "":
+			case h[0] == '*':
+				out = append(out, "www"+h[1:])
+			default:
+				out = append(out, h)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // request is a lookup's host and path as a client sends it.
@@ -223,8 +261,12 @@ type request struct{ host, wire string }
 
 // extSamples returns the sample requests of the extended rules of xa and
 // xb (index.sample: a request each rule's source matches, on its host),
-// each once, by path then host.
-func extSamples(xa, xb *index) []request {
+// each once, by path then host; when settings sa and sb differ, also each
+// sample's other spellings, as samplePaths adds for a literal source (its
+// path's letters' case swapped, its other trailing-slash form).
+func extSamples(xa, xb *index, sa, sb redirects.Settings) []request {
+	swap := sa.CaseInsensitive != sb.CaseInsensitive
+	twin := sa.IgnoreTrailingSlash != sb.IgnoreTrailingSlash
 	var out []request
 	for _, x := range []*index{xa, xb} {
 		if x.ext == nil {
@@ -234,8 +276,26 @@ func extSamples(xa, xb *index) []request {
 			if !x.rules[i].Extended() {
 				continue
 			}
-			if h, w, ok := x.sample(int32(i)); ok {
-				out = append(out, request{h, w})
+			h, w, ok := x.sample(int32(i))
+			if !ok {
+				continue
+			}
+			out = append(out, request{h, w})
+			path, query, hasQ := strings.Cut(w, "?")
+			if hasQ {
+				query = "?" + query
+			}
+			if swap {
+				if q := swapCase(path); q != path {
+					out = append(out, request{h, q + query})
+				}
+			}
+			if twin && len(path) > 1 {
+				if strings.HasSuffix(path, "/") {
+					out = append(out, request{h, path[:len(path)-1] + query})
+				} else {
+					out = append(out, request{h, path + "/" + query})
+				}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -410,4 +411,302 @@ func (x *index) why(w, l int32) string {
 		return fmt.Sprintf("same priority %d, longer literal prefix", rw.Priority)
 	}
 	return fmt.Sprintf("same priority %d and literal prefix length, older rule", rw.Priority)
+}
+
+// lintDuplicates finds the rules that can never answer because another
+// rule of the same match type and host key matches exactly the same
+// requests and comes first in the contract's order: their sources are the
+// same up to placeholder and capture names, the case folding of the
+// settings, escapes in literal text, and the order, escapes and repeats
+// of their query conditions (sameKey). Rules already reported by skip
+// are left out. Exact and starts_with rules without a host or conditions
+// are the literal index's (lintPrefixes).
+func lintDuplicates(x *index, skip map[int64]bool) []Finding {
+	if x.ext == nil {
+		return nil
+	}
+	e := x.ext
+	groups := map[string][]int32{}
+	for i := range x.rules {
+		r := &x.rules[i]
+		if !e.ok[i] || !r.Extended() || skip[r.ID] {
+			continue
+		}
+		k, ok := sameKey(x.set, r)
+		if !ok {
+			continue
+		}
+		k = r.MatchType.String() + "\x00" + e.host[i] + "\x00" + k
+		groups[k] = append(groups[k], int32(i))
+	}
+	var out []Finding
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		first := g[0]
+		for _, c := range g[1:] {
+			if x.before(c, first) {
+				first = c
+			}
+		}
+		wr := Ref(&x.rules[first])
+		for _, c := range g {
+			if c == first {
+				continue
+			}
+			r := &x.rules[c]
+			path := e.info[c].SamplePath
+			if path == "" {
+				path = r.Source
+			}
+			out = append(out, Finding{
+				Severity: SeverityWarning, Kind: KindShadowed,
+				Message: fmt.Sprintf("%s never answers: %s matches the same requests and takes precedence (%s)",
+					Ref(r), wr, x.whyDuplicate(first, c)),
+				Rules: []RuleRef{Ref(r), wr},
+				Path:  []string{path},
+			})
+		}
+	}
+	return out
+}
+
+// before reports whether rule a comes before rule b in the contract's
+// order, both of the same match type.
+func (x *index) before(a, b int32) bool {
+	if x.rules[a].MatchType != redirects.Exact {
+		return x.rank(a, b) < 0
+	}
+	ra, rb := &x.rules[a], &x.rules[b]
+	if c := ra.CreatedAt.Compare(rb.CreatedAt); c != 0 {
+		return c < 0
+	}
+	return ra.ID < rb.ID
+}
+
+// whyDuplicate says why rule w comes before rule l, which matches the
+// same requests.
+func (x *index) whyDuplicate(w, l int32) string {
+	rw, rl := &x.rules[w], &x.rules[l]
+	if rw.MatchType != redirects.Exact && rw.Priority != rl.Priority {
+		return fmt.Sprintf("priority %d beats %d", rw.Priority, rl.Priority)
+	}
+	if !rw.CreatedAt.Equal(rl.CreatedAt) {
+		return "older rule"
+	}
+	return "lower ID"
+}
+
+// sameKey returns a text that two rules' sources (of one match type) share
+// only when they match the same paths and queries under settings st: the
+// path's literal text decoded and case folded as st says, placeholders
+// numbered in order (a constraint kept as written, "*" read as ":splat*"),
+// and the query conditions decoded, a capture read as a presence test,
+// sorted and without repeats. ok is false for a source it does not read
+// (a regex, whose expression it leaves to lintCovered, or a malformed
+// one).
+func sameKey(st redirects.Settings, r *redirects.Rule) (string, bool) {
+	var b strings.Builder
+	var q string
+	switch r.MatchType {
+	case redirects.Exact, redirects.StartsWith:
+		path, cond, _ := strings.Cut(r.Source, "?")
+		if r.MatchType == redirects.Exact {
+			path = st.Key(path)
+		} else {
+			path = st.FoldCase(path)
+		}
+		b.WriteString(strconv.Quote(path))
+		q = cond
+	case redirects.Pattern:
+		var ok bool
+		if q, ok = patternKey(&b, st, r.Source); !ok {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	conds, ok := condKey(q)
+	if !ok {
+		return "", false
+	}
+	b.WriteString("?")
+	b.WriteString(conds)
+	return b.String(), true
+}
+
+// patternKey writes the key of a pattern source's path part to b and
+// returns its query conditions.
+func patternKey(b *strings.Builder, st redirects.Settings, src string) (string, bool) {
+	var lit []byte
+	flush := func() {
+		if len(lit) > 0 {
+			b.WriteString("L" + strconv.Quote(st.FoldCase(string(lit))))
+			lit = lit[:0]
+		}
+	}
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '?':
+			flush()
+			return src[i+1:], true
+		case c == '%':
+			if i+2 >= len(src) {
+				return "", false
+			}
+			hi, ok1 := unhexByte(src[i+1])
+			lo, ok2 := unhexByte(src[i+2])
+			if !ok1 || !ok2 {
+				return "", false
+			}
+			lit = append(lit, hi<<4|lo)
+			i += 3
+		case c == '*':
+			flush()
+			b.WriteString("P*;")
+			i++
+		case c == ':':
+			flush()
+			j := i + 1
+			for j < len(src) && (isNameByte(src[j])) {
+				j++
+			}
+			if j == i+1 {
+				return "", false
+			}
+			i = j
+			b.WriteString("P")
+			if i < len(src) && src[i] == '(' {
+				end, ok := constraintClose(src, i)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(strconv.Quote(src[i : end+1]))
+				i = end + 1
+			}
+			if i < len(src) {
+				switch src[i] {
+				case '*', '+':
+					b.WriteByte(src[i])
+					i++
+				case '?':
+					if i+1 == len(src) || src[i+1] == '/' || src[i+1] == '?' {
+						b.WriteByte('?')
+						i++
+					}
+				}
+			}
+			b.WriteByte(';')
+		default:
+			lit = append(lit, c)
+			i++
+		}
+	}
+	flush()
+	return "", true
+}
+
+// condKey returns the query conditions q (as written in a source, without
+// the '?') as a sorted set: each decoded once ('+' a space), a capture
+// read as a presence test.
+func condKey(q string) (string, bool) {
+	if q == "" {
+		return "", true
+	}
+	var set []string
+	for _, part := range strings.Split(q, "&") {
+		k, v, hasV := strings.Cut(part, "=")
+		key, ok := decodeQueryText(k)
+		if !ok {
+			return "", false
+		}
+		switch {
+		case !hasV || strings.HasPrefix(v, ":"):
+			set = append(set, strconv.Quote(key))
+		case v == "":
+			set = append(set, strconv.Quote(key)+"=")
+		default:
+			val, ok := decodeQueryText(v)
+			if !ok {
+				return "", false
+			}
+			set = append(set, strconv.Quote(key)+"="+strconv.Quote(val))
+		}
+	}
+	slices.Sort(set)
+	return strings.Join(slices.Compact(set), "&"), true
+}
+
+// decodeQueryText decodes a query key or value once, '+' read as a space,
+// as the engine reads a condition; ok is false for a malformed escape.
+func decodeQueryText(s string) (string, bool) {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '+':
+			b = append(b, ' ')
+		case '%':
+			if i+2 >= len(s) {
+				return "", false
+			}
+			hi, ok1 := unhexByte(s[i+1])
+			lo, ok2 := unhexByte(s[i+2])
+			if !ok1 || !ok2 {
+				return "", false
+			}
+			b = append(b, hi<<4|lo)
+			i += 2
+		default:
+			b = append(b, s[i])
+		}
+	}
+	return string(b), true
+}
+
+func isNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+func unhexByte(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// constraintClose returns the index of the ')' that closes the '(' at
+// open, skipping escapes, character classes and nested groups, as the
+// engine reads a constraint.
+func constraintClose(s string, open int) (int, bool) {
+	depth, class := 0, false
+	for i := open; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			i++
+		case class:
+			if c == ']' {
+				class = false
+			}
+		case c == '[':
+			class = true
+			if i+1 < len(s) && s[i+1] == ']' {
+				i++
+			}
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return i, true
+			}
+		}
+	}
+	return 0, false
 }

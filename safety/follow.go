@@ -307,7 +307,8 @@ func loopFinding(x *index, f *follows, cycle []int32) Finding {
 	}
 	if len(ordered) == 1 {
 		out.Kind = KindSelfMatch
-		out.Message = fmt.Sprintf("%s answers its own destination %s: a redirect loop", out.Rules[0], f.answer[ordered[0]])
+		out.Message = fmt.Sprintf("%s answers its own destination %s: a redirect loop", out.Rules[0], f.answer[ordered[0]]) +
+			onHosts(x, ordered, f.host)
 		return out
 	}
 	out.Kind = KindLoop
@@ -323,7 +324,8 @@ func loopFinding(x *index, f *follows, cycle []int32) Finding {
 		path = strings.Join(out.Path[:shown+1], " -> ") + " -> ..."
 		names = append(names, "...")
 	}
-	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", len(ordered), path, strings.Join(names, ", ")) + sampleNote(x, ordered)
+	out.Message = fmt.Sprintf("redirect loop of %d rules%s: %s (%s)", len(ordered), onHosts(x, ordered, f.host), path, strings.Join(names, ", ")) +
+		sampleNote(x, ordered)
 	return out
 }
 
@@ -343,6 +345,9 @@ type chainWalk struct {
 	// paths they answer (the first one again at the end).
 	cycle      []int32
 	cyclePaths []string
+	// hosts are, with extended rules, the host each path is requested on
+	// ("" for none), and cycleHosts those of cyclePaths.
+	hosts, cycleHosts []string
 }
 
 // walkChain follows rule i's answer through the rules as x.final does
@@ -355,7 +360,7 @@ func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
 	} else {
 		from, _ = requested(from)
 	}
-	w := chainWalk{rules: []int32{i}, paths: []string{from}, bits: statusBit(x.rules[i].StatusCode)}
+	w := chainWalk{rules: []int32{i}, paths: []string{from}, hosts: []string{host}, bits: statusBit(x.rules[i].StatusCode)}
 	// The representative request is not among the requests seen: rule i
 	// answers it by choice, where the lookup may pick another rule.
 	var seen []string
@@ -375,6 +380,7 @@ func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
 			return w
 		}
 		w.rules = append(w.rules, j)
+		w.hosts = append(w.hosts, host)
 		if x.ext != nil {
 			w.paths = append(w.paths, shownPath(wire))
 		} else {
@@ -390,12 +396,13 @@ func walkChain(x *index, hosts ownHosts, f *follows, i int32) chainWalk {
 			if k >= 0 {
 				w.cycle = slices.Clone(w.rules[k+1 : len(w.rules)-1])
 				w.cyclePaths = slices.Clone(w.paths[k+1:])
+				w.cycleHosts = slices.Clone(w.hosts[k+1:])
 			}
 			// Listed up to the first rule that answers again: past it the
 			// loop, or the growing path, repeats itself.
 			for k := 1; k < len(w.rules); k++ {
 				if slices.Contains(w.rules[:k], w.rules[k]) {
-					w.rules, w.paths = w.rules[:k+1], w.paths[:k+1]
+					w.rules, w.paths, w.hosts = w.rules[:k+1], w.paths[:k+1], w.hosts[:k+1]
 					break
 				}
 			}
@@ -456,7 +463,8 @@ func walkLoopFinding(x *index, w chainWalk) Finding {
 	out.Path = append(out.Path, out.Path[0])
 	if n == 1 {
 		out.Kind = KindSelfMatch
-		out.Message = fmt.Sprintf("%s answers %s with a request it answers again: a redirect loop", out.Rules[0], out.Path[0])
+		out.Message = fmt.Sprintf("%s answers %s with a request it answers again: a redirect loop", out.Rules[0], out.Path[0]) +
+			cycleOn(x, w.cycle, w.cycleHosts)
 		return out
 	}
 	shown := min(n, MaxChainRules)
@@ -469,7 +477,8 @@ func walkLoopFinding(x *index, w chainWalk) Finding {
 		path = strings.Join(out.Path[:shown+1], " -> ") + " -> ..."
 		names = append(names, "...")
 	}
-	out.Message = fmt.Sprintf("redirect loop of %d rules: %s (%s)", n, path, strings.Join(names, ", ")) + sampleNote(x, w.cycle)
+	out.Message = fmt.Sprintf("redirect loop of %d rules%s: %s (%s)", n, cycleOn(x, w.cycle, w.cycleHosts), path, strings.Join(names, ", ")) +
+		sampleNote(x, w.cycle)
 	return out
 }
 
@@ -494,4 +503,47 @@ func sampleNote(x *index, rules []int32) string {
 		}
 	}
 	return ""
+}
+
+// onHosts says which hosts a loop of rules is on, when one of its rules is
+// host-scoped (a lookup without that host never shows the loop): " on
+// host H" (" on hosts H1, H2"), or "". reqHost is, per rule, the host of
+// the request its answer leads to (follows.host; nil without extended
+// rules).
+func onHosts(x *index, rules []int32, reqHost []string) string {
+	if reqHost == nil {
+		return ""
+	}
+	hs := make([]string, len(rules))
+	for k, c := range rules {
+		hs[k] = reqHost[c]
+	}
+	return cycleOn(x, rules, hs)
+}
+
+// cycleOn is onHosts given the host of each request of the loop.
+func cycleOn(x *index, rules []int32, hosts []string) string {
+	if x.ext == nil {
+		return ""
+	}
+	scoped := false
+	for _, c := range rules {
+		scoped = scoped || x.ext.host[c] != ""
+	}
+	if !scoped {
+		return ""
+	}
+	var names []string
+	for _, h := range hosts {
+		if h != "" && !slices.Contains(names, h) {
+			names = append(names, h)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return " on host " + names[0]
+	}
+	return " on hosts " + strings.Join(names, ", ")
 }

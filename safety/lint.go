@@ -36,8 +36,10 @@ const (
 	KindPathGrowth Kind = "path-growth"
 	// KindChain: a rule's destination is itself redirected by the project.
 	KindChain Kind = "chain"
-	// KindShadowed: a starts_with rule never answers, because a rule with a
-	// shorter or equal source takes precedence on every path it matches.
+	// KindShadowed: a rule never answers, because a rule with a shorter or
+	// equal source takes precedence on every path it matches (lintPrefixes,
+	// lintCovered), or one of its match type and host that matches the
+	// same requests comes first (lintDuplicates).
 	KindShadowed Kind = "shadowed"
 	// KindRedundant: an exact rule answers as the starts_with rule beneath
 	// it would.
@@ -127,7 +129,13 @@ func Lint(rules []redirects.Rule, opts LintOptions) []Finding {
 	}
 	out = append(out, lintFollow(x, newOwnHosts(opts.Hosts).withRules(x))...)
 	out = append(out, lintPrefixes(x)...)
-	out = append(out, lintCovered(x)...)
+	covered := lintCovered(x)
+	out = append(out, covered...)
+	shadowed := map[int64]bool{}
+	for _, f := range covered {
+		shadowed[f.Rules[0].ID] = true
+	}
+	out = append(out, lintDuplicates(x, shadowed)...)
 	out = append(out, lintRedundant(x)...)
 	out = append(out, lintDoubleSlash(x)...)
 	slices.SortStableFunc(out, func(a, b Finding) int {

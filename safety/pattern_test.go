@@ -115,6 +115,36 @@ func TestLintLoopThroughRegexAndHost(t *testing.T) {
 	}
 }
 
+// TestLintLoopNamesItsHost: a loop through host-scoped rules says which
+// host it is on (a lookup without it never shows the loop); a loop of
+// host-less rules names none.
+func TestLintLoopNamesItsHost(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rules []string
+		kind  Kind
+		want  string // in the message; "" for no host named
+	}{
+		{"two exact rules", []string{"exact /fr /docs host=example.com", "exact /docs /fr host=example.com"}, KindLoop, " on host example.com: /fr -> /docs -> /fr"},
+		{"one of two scoped", []string{"exact /fr /docs host=example.com", "exact /docs /fr"}, KindLoop, " on host example.com:"},
+		{"a wildcard", []string{"pattern /a/:x /b/:x host=*.example.com", "pattern /b/:x /a/:x host=*.example.com"}, KindLoop, " on host www.example.com:"},
+		{"across hosts", []string{`regex /a/(\d+) https://new.example/b/$1 host=old.example`, "pattern /b/:n https://old.example/a/:n host=new.example"}, KindLoop, " on hosts "},
+		{"self-match", []string{"pattern /s/:x /s/:x host=example.com"}, KindSelfMatch, "a redirect loop on host example.com"},
+		{"host-less", []string{"exact /fr /docs", "exact /docs /fr", "pattern /z/:x /y host=example.com"}, KindLoop, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := Lint(xr(t, tc.rules...), LintOptions{})
+			f := findKind(fs, tc.kind)
+			if f == nil {
+				t.Fatalf("no %s finding; got %+v", tc.kind, fs)
+			}
+			if tc.want == "" && strings.Contains(f.Message, " on host") || !strings.Contains(f.Message, tc.want) {
+				t.Errorf("message %q, want it to hold %q", f.Message, tc.want)
+			}
+		})
+	}
+}
+
 func TestLintChainThroughPatternsFinalDestination(t *testing.T) {
 	rules := xr(t,
 		"pattern /old/:id /mid/:id",
@@ -200,6 +230,67 @@ func TestLintNeverAnswers(t *testing.T) {
 				t.Errorf("no never-answers warning; got %v", kinds(fs))
 			case tc.by != 0 && (f.Rules[1].ID != tc.by || f.Rules[0].ID != 2 || f.Severity != SeverityWarning):
 				t.Errorf("warning %+v: want rule 2 covered by rule %d", f, tc.by)
+			}
+		})
+	}
+}
+
+// TestLintNeverAnswersSameRequests: of two rules of one match type and
+// host that match the same requests (sources equal up to placeholder
+// names, case folding, the order and escapes of their conditions), the
+// later in the contract's order is reported once, naming the earlier;
+// sources that only nearly match the same are not.
+func TestLintNeverAnswersSameRequests(t *testing.T) {
+	ci := redirects.Settings{CaseInsensitive: true}
+	for _, tc := range []struct {
+		name  string
+		st    redirects.Settings
+		rules []string
+		want  map[int64]int64 // shadowed rule -> the rule named first
+	}{
+		{"placeholder names", redirects.Settings{}, []string{"pattern /n/:x /a/:x", "pattern /n/:y /b/:y"}, map[int64]int64{2: 1}},
+		{"placeholder names, constraints equal", redirects.Settings{}, []string{`pattern /n/:x(\d+)/:r* /a`, `pattern /n/:y(\d+)/* /b`}, map[int64]int64{2: 1}},
+		{"priority decides", redirects.Settings{}, []string{"pattern /n/:x /a", "pattern /n/:y /b priority=10"}, map[int64]int64{1: 2}},
+		{"case folded", ci, []string{"pattern /N/:x /a", "pattern /n/:x /b"}, map[int64]int64{2: 1}},
+		{"case kept", redirects.Settings{}, []string{"pattern /N/:x /a", "pattern /n/:x /b"}, nil},
+		{"conditions reordered and escaped", redirects.Settings{}, []string{"exact /j?a=1&b=2 /a", "exact /j?b=2&a=1 /b", "exact /j?a=%31&b=2 /c"}, map[int64]int64{2: 1, 3: 1}},
+		{"a capture is a presence test", redirects.Settings{}, []string{"exact /j?id=:v /a/:v", "exact /j?id /b"}, map[int64]int64{2: 1}},
+		{"conditions on a pattern", redirects.Settings{}, []string{"pattern /p/:x?a=1&b /a", "pattern /p/:y?b&a=%31 /b"}, map[int64]int64{2: 1}},
+		{"host-scoped alike", redirects.Settings{}, []string{"pattern /n/:x /a host=a.example", "pattern /n/:y /b host=a.example"}, map[int64]int64{2: 1}},
+		{"other hosts", redirects.Settings{}, []string{"pattern /n/:x /a host=a.example", "pattern /n/:y /b host=b.example"}, nil},
+		{"other constraints", redirects.Settings{}, []string{`pattern /n/:x(\d+) /a`, "pattern /n/:y([0-9]+) /b"}, nil},
+		{"optional against required", redirects.Settings{}, []string{"pattern /n/:x? /a", "pattern /n/:y /b"}, nil},
+		{"other condition values", redirects.Settings{}, []string{"exact /j?a=1 /a", "exact /j?a=2 /b"}, nil},
+		{"a condition more", redirects.Settings{}, []string{"exact /j?a=1 /a", "exact /j?a=1&b /b"}, nil},
+		{"splat and named splat, reported once", redirects.Settings{}, []string{"pattern /n/* /a", "pattern /n/:rest* /b"}, map[int64]int64{2: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rules := xr(t, tc.rules...)
+			for _, r := range rules {
+				if err := r.Validate(); err != nil {
+					t.Fatalf("rule %+v: %v", r, err)
+				}
+			}
+			got := map[int64]int64{}
+			for _, f := range Lint(rules, LintOptions{Settings: tc.st}) {
+				if f.Kind != KindShadowed {
+					continue
+				}
+				if _, twice := got[f.Rules[0].ID]; twice {
+					t.Errorf("rule %d reported twice", f.Rules[0].ID)
+				}
+				got[f.Rules[0].ID] = f.Rules[1].ID
+				if f.Severity != SeverityWarning || !strings.Contains(f.Message, "never answers") {
+					t.Errorf("finding %+v: want a never-answers warning", f)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("never-answers warnings %v, want %v", got, tc.want)
+			}
+			for k, v := range tc.want {
+				if got[k] != v {
+					t.Errorf("never-answers warnings %v, want %v", got, tc.want)
+				}
 			}
 		})
 	}
@@ -367,5 +458,33 @@ func TestLintRuleHostsInEitherForm(t *testing.T) {
 	)
 	if f := findKind(Lint(rules, LintOptions{}), KindLoop); f == nil {
 		t.Errorf("no loop through a rule's host written in its other form")
+	}
+}
+
+// TestDiffLooksSamplesUpOnRuleHosts: a host-scoped rule added in front of
+// a host-less one changes the answer to the latter's source on its host,
+// which only a lookup of that source on the rule's host shows.
+func TestDiffLooksSamplesUpOnRuleHosts(t *testing.T) {
+	from := xr(t, "prefix /a /x")
+	to := xr(t, "prefix /a /x", "pattern /:p+ /z host=example.com priority=10")
+	d := Diff(from, to, DiffOptions{MaxPaths: -1})
+	var rows []string
+	found := false
+	for _, c := range d.Impact {
+		rows = append(rows, c.Host+" "+c.Path+": "+c.From.String()+" -> "+c.To.String())
+		found = found || c.Host == "example.com" && c.Path == "/a" && c.From.Destination == "/x" && c.To.Destination == "/z"
+	}
+	if !found {
+		t.Errorf("impact %q: want /a on example.com, /x -> /z", rows)
+	}
+	// Without host-scoped rules nothing is looked up on a host.
+	d = Diff(from, xr(t, "prefix /a /y"), DiffOptions{MaxPaths: -1})
+	for _, c := range d.Impact {
+		if c.Host != "" {
+			t.Errorf("a row on host %q in a project without hosts: %+v", c.Host, c)
+		}
+	}
+	if d.PathsChecked != 2 {
+		t.Errorf("%d paths checked, want 2 (/a, /a/_)", d.PathsChecked)
 	}
 }

@@ -150,12 +150,68 @@ var pmProject = rapid.Custom(func(t *rapid.T) pmSet {
 			rules = append(rules, m)
 		}
 	}
+	// A quarter also hold a near-duplicate of a rule (pmTwin), which lint
+	// reports as never answering when the two match the same requests.
+	if k := rapid.IntRange(0, 4*len(rules)-1).Draw(t, "twin"); k < len(rules) {
+		if tw, ok := pmTwin(t, &rules[k], st); ok {
+			rules = append(rules, tw)
+		}
+	}
 	for i := range rules {
 		rules[i].ID = int64(i + 1)
 		rules[i].CreatedAt = t0.Add(time.Duration(i) * time.Minute)
 	}
 	return pmSet{st, rules}
 })
+
+// pmTwin draws a rule that matches what r matches, or nearly: r's source
+// with its placeholders and query captures renamed, its letters' case
+// swapped (under caseSensitive false, outside constraints), its
+// conditions escaped and, with a second condition added to both, in the
+// other order; another priority now and then. r is changed when a
+// condition is added to it. ok is false when the engine refuses the twin.
+func pmTwin(t *rapid.T, r *redirects.Rule, st redirects.Settings) (redirects.Rule, bool) {
+	if r.MatchType == redirects.Regex {
+		return redirects.Rule{}, false
+	}
+	tw := *r
+	path, q, hasQ := strings.Cut(r.Source, "?")
+	if r.MatchType == redirects.Pattern {
+		// "?" can be an optional modifier: the conditions are the
+		// drawn ones, after the last '?'.
+		if i := strings.LastIndex(r.Source, "?"); i >= 0 && i+1 < len(r.Source) && r.Source[i+1] != '/' && r.Source[i+1] != '?' {
+			path, q, hasQ = r.Source[:i], r.Source[i+1:], true
+		} else {
+			path, q, hasQ = r.Source, "", false
+		}
+		path = strings.ReplaceAll(path, ":p", ":z")
+	}
+	if st.CaseInsensitive && !strings.Contains(path, "(") && rapid.Bool().Draw(t, "swapCase") {
+		path = swapCase(path)
+	}
+	src := path
+	if hasQ {
+		twq := strings.NewReplacer("p=123", "p=%31%323", ":qid", ":qz", "empty=", "%65mpty=").Replace(q)
+		if rapid.Bool().Draw(t, "second") {
+			extra := rapid.SampledFrom([]string{"lang=en", "v", "x=a+b"}).Draw(t, "extra")
+			q += "&" + extra
+			twq = strings.Replace(extra, "a+b", "a%20b", 1) + "&" + twq
+			r.Source += "&" + extra
+		}
+		src += "?" + twq
+	}
+	tw.Source = src
+	tw.Destination = strings.NewReplacer(":p", ":z", ":qid", ":qz").Replace(tw.Destination)
+	if rapid.IntRange(0, 3).Draw(t, "twinPriority") == 0 {
+		tw.Priority = rapid.SampledFrom([]int{0, 1, 100}).Draw(t, "priority")
+	}
+	for _, x := range []*redirects.Rule{r, &tw} {
+		if x.Validate() != nil || pattern.Check(x.PatternRule()) != nil {
+			return redirects.Rule{}, false
+		}
+	}
+	return tw, true
+}
 
 type pmSet struct {
 	st    redirects.Settings
@@ -315,6 +371,9 @@ func TestLintChainsFollowTheModel(t *testing.T) {
 			case KindShadowed:
 				checkNeverAnswers(t, p, x, f)
 				seen["shadowed"]++
+				if strings.Contains(f.Message, "matches the same requests") {
+					seen["duplicate"]++
+				}
 			case KindRedundant:
 				checkRedundant(t, p, f)
 				seen["redundant"]++
@@ -322,7 +381,7 @@ func TestLintChainsFollowTheModel(t *testing.T) {
 		}
 	})
 	t.Logf("findings checked: %v", seen)
-	for _, k := range []string{"chain", "loop", "shadowed"} {
+	for _, k := range []string{"chain", "loop", "shadowed", "duplicate"} {
 		if seen[k] == 0 {
 			t.Errorf("no %s finding was checked: the generators stopped exercising it (%v)", k, seen)
 		}
