@@ -75,7 +75,8 @@ func TestValidatePatternMessages(t *testing.T) {
 		{"pattern with a dollar", Rule{MatchType: Pattern, Source: "/a$b", Destination: "/"}, []string{`source "/a$b": at byte 2,`, "percent-encoded"}},
 		{"pattern with a quote", Rule{MatchType: Pattern, Source: `/a"b`, Destination: "/"}, []string{`source "/a\"b": at byte 2,`, "not allowed"}},
 		{"pattern with NBSP", Rule{MatchType: Pattern, Source: "/a\u00a0b", Destination: "/"}, []string{"source", "(U+00A0) at byte 2"}},
-		{"malformed regex", Rule{MatchType: Regex, Source: `/a(b`, Destination: "/"}, []string{`source "/a(b": at byte 0, invalid regular expression: missing closing )`}},
+		// The unclosed group is placed at its own '(' (RE2 reports the whole expression).
+		{"malformed regex", Rule{MatchType: Regex, Source: `/a(b`, Destination: "/"}, []string{`source "/a(b": at byte 2, invalid regular expression: missing closing )`}},
 		{"regex bad repeat", Rule{MatchType: Regex, Source: `/ab**`, Destination: "/"}, []string{`source "/ab**": at byte 3, invalid regular expression: invalid nested repetition operator`}},
 		{"oversized regex", Rule{MatchType: Regex, Source: longRegex, Destination: "/"}, []string{"source", "at byte 1024, longer than 1024 bytes"}},
 		{"regex compiles too large", Rule{MatchType: Regex, Source: hugeRegex, Destination: "/"}, []string{"source", "at byte 0, the regular expression compiles to", "instructions, more than 10000"}},
@@ -101,6 +102,9 @@ func TestValidatePatternMessages(t *testing.T) {
 		{"wildcard inside a host", Rule{MatchType: Exact, Source: "/a", Destination: "/b", Host: "a.*.b"}, []string{`host "a.*.b" is not a host name`}},
 		{"bare wildcard host", Rule{MatchType: Exact, Source: "/a", Destination: "/b", Host: "*"}, []string{`host "*" is not a host name`}},
 		{"host too long", Rule{MatchType: Exact, Source: "/a", Destination: "/b", Host: strings.Repeat("a.", 127) + "com"}, []string{"host", "is not a host name"}},
+		{"host label starting with -", Rule{MatchType: Exact, Source: "/a", Destination: "/b", Host: "*.-a.example"}, []string{`host "*.-a.example" is not a host name`}},
+		{"host label ending with -", Rule{MatchType: Exact, Source: "/a", Destination: "/b", Host: "a-.example"}, []string{`host "a-.example" is not a host name`}},
+		{"host label over 63 bytes", Rule{MatchType: Exact, Source: "/a", Destination: "/b", Host: strings.Repeat("b", 64) + ".example"}, []string{"host", "is not a host name"}},
 		{"preservePath on a pattern", Rule{MatchType: Pattern, Source: "/a/*", Destination: "/b/:splat", PreservePath: true}, []string{"preservePath applies to starts_with rules only", "splat"}},
 		{"pattern 410 with destination", Rule{MatchType: Pattern, Source: "/a/*", Destination: "/b", StatusCode: 410}, []string{"destination must be empty for statusCode 410"}},
 	} {

@@ -148,33 +148,6 @@ func (c *Client) LookupHost(ctx context.Context, host, path string) (*Redirect, 
 	return r, nil
 }
 
-// hostName returns a request's Host as the lookup API compares it, its
-// host key for an ASCII name (lower-cased, without a port or a trailing
-// dot), so that one cache entry serves every port and spelling; a name
-// outside ASCII goes as it is, the API converts it. It returns "" (no host:
-// rules without one answer) for what cannot be a rule's host, such as an
-// IPv6 literal, which the API would refuse.
-func hostName(h string) string {
-	if i := strings.LastIndexByte(h, ':'); i >= 0 {
-		for _, c := range []byte(h[i+1:]) {
-			if c < '0' || c > '9' {
-				return ""
-			}
-		}
-		h = h[:i]
-	}
-	h = strings.TrimSuffix(h, ".")
-	if h == "" || strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
-		return ""
-	}
-	for _, c := range []byte(h) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c >= 0x80) {
-			return ""
-		}
-	}
-	return strings.ToLower(h)
-}
-
 // ask makes one request of the lookup API.
 func (c *Client) ask(ctx context.Context, host, path string) (*Redirect, time.Duration, error) {
 	u := strings.TrimSuffix(c.Edge, "/") + "/v1/lookup?project=" + url.QueryEscape(c.Project) + "&path=" + url.QueryEscape(path)

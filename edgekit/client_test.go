@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 
 	"redirects"
 	"redirects/edgekit"
+	"redirects/engine/pattern"
 	"redirects/sqlite"
 )
 
@@ -346,6 +348,46 @@ func TestMiddlewareSendsHostAndQuery(t *testing.T) {
 		h.ServeHTTP(httptest.NewRecorder(), r)
 		if got, _ := asked.Load().(string); got != tc.want {
 			t.Errorf("Host %q, %s: asked %q, want %q", tc.host, tc.target, got, tc.want)
+		}
+	}
+}
+
+// TestMiddlewareHostIsTheAPIs: the middleware sends a request's host
+// exactly when the lookup API takes it as a host (redirects.ValidLookupHost)
+// and asks without one otherwise, so that a host the API would refuse
+// still gets the host-less rules' answer rather than a failed lookup.
+func TestMiddlewareHostIsTheAPIs(t *testing.T) {
+	var asked atomic.Value
+	edge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Store(r.URL.Query())
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer edge.Close()
+	c := &edgekit.Client{Edge: edge.URL, Key: "k", Project: "prj", CacheEntries: -1}
+	h := c.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), nil)
+	long := strings.Repeat("a", 63)
+	for _, host := range []string{
+		"example.com", "Example.COM.:80", "a-b.example", "x.example.com.", "bücher.example", "BÜCHER.example:1",
+		long + ".example", strings.Repeat(long+".", 3) + strings.Repeat("a", 61), // 253 bytes
+		"-a.example", "a-.example", "a.-b", long + "a.example", strings.Repeat(long+".", 3) + strings.Repeat("a", 62),
+		strings.Repeat("a", 58) + "ü.example", "-ü.example", "ü-.example", strings.Repeat("ü", 20) + ".example",
+		"*.example.com", "a..b", ".a", "a b", "a_b", "[::1]", "127.0.0.1", "example.com:x", "",
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/old", nil)
+		r.Host = host
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		q, _ := asked.Load().(url.Values)
+		sent, has := q["host"]
+		want := host != "" && redirects.ValidLookupHost(host)
+		if has != want {
+			t.Errorf("Host %q: sent host %q (%v), want a host sent: %v", host, sent, has, want)
+			continue
+		}
+		if has {
+			got, _ := pattern.HostKey(sent[0])
+			if k, _ := pattern.HostKey(host); got != k {
+				t.Errorf("Host %q: sent %q, whose host key is %q, want %q", host, sent[0], got, k)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,10 @@ func TestLookupHostParameter(t *testing.T) {
 		{"empty label", q + "&host=a..example", errInvalidHost},
 		{"IPv6 literal", q + "&host=%5B%3A%3A1%5D", errInvalidHost},
 		{"port not a number", q + "&host=a.example:http", errInvalidHost},
+		{"label starting with -", q + "&host=-a.example", errInvalidHost},
+		{"label ending with -", q + "&host=a-.example", errInvalidHost},
+		{"label over 63 bytes", q + "&host=" + strings.Repeat("a", 64) + ".example", errInvalidHost},
+		{"name over 253 bytes", q + "&host=" + strings.Repeat("a.", 127) + "aa", errInvalidHost},
 		{"host before a missing path", "project=" + f.project.ID + "&host=a_b", errInvalidHost},
 		{"another repeat first", q + "&path=/b&host=a_b", errBadQuery("Repeated path parameter")},
 	} {
@@ -32,7 +37,7 @@ func TestLookupHostParameter(t *testing.T) {
 			wantError(t, f.handle("GET", "/v1/lookup", c.raw, f.secret), c.want)
 		})
 	}
-	for _, host := range []string{"", "www.example.com", "WWW.Example.COM.:8443", "b%C3%BCcher.example", "xn--bcher-kva.example", "127.0.0.1:8080"} {
+	for _, host := range []string{"", "www.example.com", "WWW.Example.COM.:8443", "b%C3%BCcher.example", "xn--bcher-kva.example", "127.0.0.1:8080", "a-b--c.example", strings.Repeat("a", 63) + ".example"} {
 		w := f.handle("GET", "/v1/lookup", q+"&host="+host, f.secret)
 		if w.Status != 200 || string(w.Body) != `{"destination":"/to-a","statusCode":301,"matchType":"exact"}` {
 			t.Errorf("host %q: %d %s, want the host-less rule's answer", host, w.Status, w.Body)

@@ -53,7 +53,7 @@ func ParseCases(in io.Reader) ([]Case, error) {
 	}
 	// The message names the column, not what it holds: the file may not be
 	// a test file at all, and its first line is not for an error to print.
-	want := fmt.Sprintf("want %s[,%s]", strings.Join(CasesHeader[:3], ","), CasesHeader[3])
+	want := fmt.Sprintf("want %s[,%s][,%s] (the last two in either order)", strings.Join(CasesHeader[:3], ","), CasesHeader[3], CasesHostColumn)
 	if len(header) != 3 && len(header) != 4 && len(header) != 5 {
 		return nil, redirects.Errorf(redirects.EINVALID, "line 1: the header has %d columns; %s", len(header), want)
 	}
@@ -68,8 +68,8 @@ func ParseCases(in io.Reader) ([]Case, error) {
 		case i < 3:
 			return nil, redirects.Errorf(redirects.EINVALID, "line 1: column %d of the header is not %s; %s", i+1, CasesHeader[i], want)
 		default:
-			return nil, redirects.Errorf(redirects.EINVALID, "line 1: column %d of the header is neither %s nor %s (each at most once); %s[,%s]",
-				i+1, CasesHeader[3], CasesHostColumn, want, CasesHostColumn)
+			return nil, redirects.Errorf(redirects.EINVALID, "line 1: column %d of the header is neither %s nor %s (each at most once); %s",
+				i+1, CasesHeader[3], CasesHostColumn, want)
 		}
 	}
 	var cases []Case

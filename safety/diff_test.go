@@ -219,6 +219,10 @@ func TestParseCasesErrors(t *testing.T) {
 		{"", "the test file is empty"},
 		{"source,destination\n", `line 1: the header has 2 columns; want path,status,destination[,final_destination]`},
 		{"path,state,destination\n", `line 1: column 2 of the header is not status; want path,status,destination[,final_destination]`},
+		// Every header error names every column the file takes.
+		{"path,status\n", `line 1: the header has 2 columns; want path,status,destination[,final_destination][,host] (the last two in either order)`},
+		{"path,status,destination,final,host\n", `line 1: column 4 of the header is neither final_destination nor host (each at most once); want path,status,destination[,final_destination][,host] (the last two in either order)`},
+		{"path,status,destination,host,host\n", `line 1: column 5 of the header is neither final_destination nor host (each at most once); want path,status,destination[,final_destination][,host] (the last two in either order)`},
 		{"path,status,destination\n/a,304,/b\nb,301,/c\n/c,none,/d\n/d,301,\n/e,301\n",
 			"the test file has 5 bad lines:\n" +
 				"line 2: status \"304\" is not one of 301, 302, 303, 307, 308, 410, none\n" +

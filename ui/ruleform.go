@@ -340,10 +340,6 @@ var matchTypeOptions = func() []option {
 	return out
 }()
 
-// maxRegexRules is how many regex rules a project may hold
-// (docs/contract.md#regex-rules).
-const maxRegexRules = 10_000
-
 // ruleFormData is the add or edit form as a page shows it.
 type ruleFormData struct {
 	// Prefix is put before every control's id: "new-" on the rules page,

@@ -159,7 +159,7 @@ func (h *handler) rulesPage(w http.ResponseWriter, r *http.Request) error {
 func (h *handler) addForm(r *http.Request, ph *projectHeader, q ruleQuery, v ruleValues) *ruleFormData {
 	return &ruleFormData{Prefix: "new-", Action: rulesURL(ph.ID, q.Params()), Submit: "Add rule", V: v,
 		Errors: formErrors{}, Statuses: statusOptions, MatchTypes: matchTypeOptions,
-		Regexes: h.regexCount(r.Context(), ph.ID), RegexMax: maxRegexRules}
+		Regexes: h.regexCount(r.Context(), ph.ID), RegexMax: redirects.MaxRegexRules}
 }
 
 // showRules renders the Rules tab with the add form f (nil for a reader):
@@ -305,7 +305,7 @@ func (h *handler) editForm(r *http.Request, ph *projectHeader, rule *redirects.R
 	return &ruleFormData{Action: "/projects/" + ph.ID + "/rules/" + strconv.FormatInt(rule.ID, 10) + "/edit?" + encodeQuery(q.Params()),
 		Submit: "Save rule", Revision: rule.Revision, Cancel: rulesURL(ph.ID, q.Params()), V: v,
 		Errors: formErrors{}, Statuses: statusOptions, MatchTypes: matchTypeOptions,
-		Regexes: h.regexCount(r.Context(), ph.ID), RegexMax: maxRegexRules}
+		Regexes: h.regexCount(r.Context(), ph.ID), RegexMax: redirects.MaxRegexRules}
 }
 
 // ruleEditPage shows a rule in a form that carries its revision.

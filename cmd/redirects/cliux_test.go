@@ -200,6 +200,21 @@ func TestRuleImportHelpDescribesCSV(t *testing.T) {
 	}
 }
 
+// TestTestHelpDescribesTheFile checks that test --help names every column
+// and every status the test file takes (safety.ParseCases).
+func TestTestHelpDescribesTheFile(t *testing.T) {
+	c := newCLI(t)
+	out := c.ok("test", "--help")
+	for _, want := range []string{
+		"path,status,destination[,final_destination][,host]", "in either order",
+		"301, 302, 303, 307 or 308", "410", "none (or 204)", "host is the host", "query",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("test --help does not say %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestSuggestions names the closest command or flag to a typo, and none
 // when nothing is close.
 func TestSuggestions(t *testing.T) {

@@ -308,15 +308,32 @@ func (c *cmd) explain(ctx context.Context, args []string) error {
 	for _, cp := range e.Captures {
 		fmt.Fprintf(bw, "captured %s = %q\n", cp.Name, cp.Value)
 	}
+	// A HOST column, as rule list has, when a candidate has a host: two
+	// rules of one source on two hosts are told apart by it.
+	hosts := false
+	for _, cand := range e.Candidates {
+		hosts = hosts || cand.Rule.Host != ""
+	}
 	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "\tID\tMATCH\tPRIORITY\tSOURCE\tDESTINATION\tWHY")
+	if hosts {
+		fmt.Fprintln(w, "\tID\tMATCH\tPRIORITY\tHOST\tSOURCE\tDESTINATION\tWHY")
+	} else {
+		fmt.Fprintln(w, "\tID\tMATCH\tPRIORITY\tSOURCE\tDESTINATION\tWHY")
+	}
 	for _, cand := range e.Candidates {
 		mark := ""
 		if cand.Answers {
 			mark = "*"
 		}
 		r := cand.Rule
-		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\t%d %s\t%s\n", mark, r.ID, r.MatchType, r.Priority, r.Source, r.StatusCode, r.Destination, cand.Reason)
+		host := ""
+		switch {
+		case hosts && r.Host == "":
+			host = "-\t" // a rule of every host, as rule list shows it
+		case hosts:
+			host = r.Host + "\t"
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s%s\t%d %s\t%s\n", mark, r.ID, r.MatchType, r.Priority, host, r.Source, r.StatusCode, r.Destination, cand.Reason)
 	}
 	if err := w.Flush(); err != nil {
 		return err

@@ -317,3 +317,31 @@ func TestPatternSafetyCommands(t *testing.T) {
 		t.Fatalf("test printed:\n%s", out)
 	}
 }
+
+// TestExplainHostColumn: explain's table has a HOST column when a candidate
+// has a host ("-" for a rule of every host), so that two rules of one
+// source on different hosts are told apart; without one it is as before.
+func TestExplainHostColumn(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	c.ok("rule", "add", "--project", p, "--source", "/w", "--destination", "/every")
+	out := c.ok("explain", "--project", p, "--path", "/w", "--host", "a.example.com")
+	if lines := strings.Split(out, "\n"); len(lines) != 3 || strings.Fields(lines[1])[3] != "SOURCE" || strings.Contains(out, "HOST") {
+		t.Fatalf("explain without a host-scoped rule printed:\n%s", out)
+	}
+	c.ok("rule", "add", "--project", p, "--source", "/w", "--destination", "/on-a", "--host", "A.example.com")
+	out = c.ok("explain", "--project", p, "--path", "/w", "--host", "a.example.com")
+	lines := strings.Split(out, "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "/w on a.example.com: 301 /on-a, by rule") {
+		t.Fatalf("explain printed:\n%s", out)
+	}
+	if got := strings.Fields(lines[1]); strings.Join(got, " ") != "ID MATCH PRIORITY HOST SOURCE DESTINATION WHY" {
+		t.Fatalf("explain's header is %q:\n%s", got, out)
+	}
+	if f := strings.Fields(lines[2]); len(f) < 8 || f[0] != "*" || f[4] != "a.example.com" || f[5] != "/w" || f[7] != "/on-a" {
+		t.Fatalf("explain's answering row is %q:\n%s", f, out)
+	}
+	if f := strings.Fields(lines[3]); len(f) < 7 || f[3] != "-" || f[4] != "/w" || f[6] != "/every" {
+		t.Fatalf("explain's second row is %q:\n%s", f, out)
+	}
+}

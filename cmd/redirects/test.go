@@ -19,8 +19,13 @@ var testCommands = []command{
 		name:     "test",
 		synopsis: []string{"--project P [FILE] [--version N|draft|live] [--junit FILE] [--host H]... [--json]"},
 		summary:  "check expected outcomes from a file against a version",
-		about: "FILE is CSV with the header path,status,destination[,final_destination], one case a line:\n" +
-			"status is 301, 302, or none for a path no rule may answer. Exits 1 when a case fails.\n" +
+		about: "FILE is CSV with the header path,status,destination[,final_destination][,host] (the last two\n" +
+			"optional, in either order), one case a line. path is the request as a client sends it (a query\n" +
+			"string included); status is 301, 302, 303, 307 or 308 with the destination the answer must\n" +
+			"carry, 410 (gone) with an empty destination, or none (or 204) with an empty destination for a\n" +
+			"path no rule may answer; final_destination is where following the project's own rules must end;\n" +
+			"host is the host the case's request is for (empty: a lookup without a host, which only rules\n" +
+			"without a host answer). Exits 1 when a case fails.\n" +
 			"Without FILE, the project's stored test file.",
 		example:  `redirects test --project "$PROJECT" cases.txt --junit results.xml`,
 		readOnly: true,

@@ -46,12 +46,16 @@ export default {
 // parser gives it lower-cased, an IDN in its A-label form) as the lookup
 // API compares it, its host key, so that one cache entry serves every port
 // and spelling; "" for what cannot be a rule's host, such as an IPv6
-// literal, which the API would refuse: only rules without a host answer
-// then.
+// literal, a label that starts or ends with '-' or is over 63 bytes, or a
+// name over 253 bytes, which the API would refuse: only rules without a
+// host answer then.
 function hostName(name) {
   name = name.replace(/\.$/, "");
-  return /^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(name) ? name : "";
+  return name.length <= 253 && hostPattern.test(name) ? name : "";
 }
+
+const hostLabel = "[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?";
+const hostPattern = new RegExp(`^${hostLabel}(\\.${hostLabel})*$`);
 
 function pass(request, env) {
   return env.ORIGIN ? env.ORIGIN.fetch(request) : fetch(request);

@@ -5,10 +5,15 @@ import (
 	"unicode/utf8"
 )
 
+// maxLabelLen is the most bytes a label of a host key holds (RFC 1035), an
+// A-label counted with its "xn--".
+const maxLabelLen = 63
+
 // HostKey returns the form a host is compared in (docs/contract.md#hosts):
 // ASCII letters lower-cased, a port and a trailing dot removed, each label
 // outside ASCII in its A-label (Punycode) form. ok is false for an empty or
-// malformed host.
+// malformed host: an empty label, a label that starts or ends with '-' or is
+// longer than 63 bytes, or a key longer than 253 bytes.
 func HostKey(h string) (string, bool) {
 	b, ok := appendHostKey(nil, h)
 	return string(b), ok
@@ -40,9 +45,12 @@ func appendHostKey(dst []byte, h string) ([]byte, bool) {
 		if len(dst) > start {
 			dst = append(dst, '.')
 		}
-		if label == "" {
+		// A label neither starts nor ends with '-' (RFC 952/1123, and
+		// IDNA for a label outside ASCII).
+		if label == "" || label[0] == '-' || label[len(label)-1] == '-' {
 			return dst, false
 		}
+		labelStart := len(dst)
 		ascii := true
 		for i := 0; i < len(label); i++ {
 			if label[i] >= 0x80 {
@@ -61,6 +69,9 @@ func appendHostKey(dst []byte, h string) ([]byte, bool) {
 				}
 				dst = append(dst, c)
 			}
+			if len(dst)-labelStart > maxLabelLen {
+				return dst, false
+			}
 			continue
 		}
 		if !utf8.ValidString(label) {
@@ -72,6 +83,9 @@ func appendHostKey(dst []byte, h string) ([]byte, bool) {
 		}
 		dst = append(dst, "xn--"...)
 		dst = append(dst, enc...)
+		if len(dst)-labelStart > maxLabelLen {
+			return dst, false
+		}
 	}
 	if len(dst)-start > 253 {
 		return dst, false

@@ -1,6 +1,7 @@
 package pattern
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -125,9 +126,19 @@ func TestErrorsNamePosition(t *testing.T) {
 		{Rule{Kind: Pattern, Source: "/o/:a*x"}, "source: at byte 6, a '*' placeholder must end its segment (be followed by '/', query conditions or the end)"},
 		{Rule{Kind: Pattern, Source: "/:x", Destination: "/:y"}, "destination: at byte 1, the capture :y is not defined by the source"},
 		{Rule{Kind: Pattern, Source: "/:x", Destination: "https://:x.example.com/"}, "destination: at byte 8, a capture may not form the scheme or host"},
-		{Rule{Kind: Regex, Source: "/(a", Destination: "/"}, "source: at byte 0, invalid regular expression: missing closing ): \"/(a\""},
+		// Errors RE2 reports for the whole expression are placed: the
+		// unclosed '(', the stray ')', the second group of a name, the
+		// trailing '\\'.
+		{Rule{Kind: Regex, Source: "/(a", Destination: "/"}, "source: at byte 1, invalid regular expression: missing closing ): \"/(a\""},
+		{Rule{Kind: Regex, Source: "^/r/(a", Destination: "/"}, "source: at byte 4, invalid regular expression: missing closing ): \"^/r/(a\""},
+		{Rule{Kind: Regex, Source: "^/(x)/[(]\\((?:a(b)", Destination: "/"}, "source: at byte 11, invalid regular expression: missing closing ): \"^/(x)/[(]\\\\((?:a(b)\""},
+		{Rule{Kind: Regex, Source: "^/[)]a\\Q)\\E)b", Destination: "/"}, "source: at byte 11, invalid regular expression: unexpected ): \"^/[)]a\\\\Q)\\\\E)b\""},
+		{Rule{Kind: Regex, Source: "(?P<n>a)(?P<n>b)", Destination: "/"}, "source: at byte 8, the capture \"n\" is defined twice"},
+		{Rule{Kind: Regex, Source: "/[[:alpha:](]/(?<n>a)/(x)/(?P<n>b)", Destination: "/"}, "source: at byte 26, the capture \"n\" is defined twice"},
+		{Rule{Kind: Regex, Source: "/a\\", Destination: "/"}, "source: at byte 2, invalid regular expression: trailing backslash at end of expression: \"\""},
 		{Rule{Kind: Regex, Source: "/(a)", Destination: "/$2"}, "destination: at byte 1, the capture $2 is not defined by the source"},
 		{Rule{Kind: Pattern, Host: "exa mple.com", Source: "/", Destination: "/"}, "host: at byte 0, \"exa mple.com\" is not a host name (or *.name)"},
+		{Rule{Kind: Pattern, Host: "-a.example.com", Source: "/", Destination: "/"}, "host: at byte 0, \"-a.example.com\" is not a host name (or *.name)"},
 	} {
 		_, err := Compile([]Rule{c.r}, Settings{})
 		if err == nil || err.(*RuleError).Err.Error() != c.want {
@@ -138,15 +149,29 @@ func TestErrorsNamePosition(t *testing.T) {
 
 func TestHostKey(t *testing.T) {
 	for in, want := range map[string]string{
-		"Example.COM.":          "example.com",
-		"example.com:8080":      "example.com",
-		"bücher.example":        "xn--bcher-kva.example",
-		"Bücher.example":        "xn--bcher-kva.example",
-		"xn--bcher-kva.example": "xn--bcher-kva.example",
-		"*.example.com":         "*.example.com",
+		"Example.COM.":                       "example.com",
+		"example.com:8080":                   "example.com",
+		"bücher.example":                     "xn--bcher-kva.example",
+		"Bücher.example":                     "xn--bcher-kva.example",
+		"xn--bcher-kva.example":              "xn--bcher-kva.example",
+		"*.example.com":                      "*.example.com",
+		strings.Repeat("a", 63) + ".example": strings.Repeat("a", 63) + ".example",
+		"a-b--c.example":                     "a-b--c.example",
 	} {
 		if got, ok := HostKey(in); !ok || got != want {
 			t.Errorf("HostKey(%q) = %q %v, want %q", in, got, ok, want)
+		}
+	}
+	// A label starts and ends with a letter or digit and holds at most 63
+	// bytes (an A-label with its "xn--"); the key at most 253.
+	for _, in := range []string{
+		"-a.example", "a-.example", "a.-example", "example.com-", "*.-a.example",
+		strings.Repeat("a", 64) + ".example", "-bücher.example", "bücher-.example",
+		strings.Repeat("a", 58) + "ü.example", // its A-label is longer than 63 bytes
+		strings.Repeat("a.", 127) + "aa", "", "a..b", "a b",
+	} {
+		if got, ok := HostKey(in); ok {
+			t.Errorf("HostKey(%q) = %q, want it refused", in, got)
 		}
 	}
 }

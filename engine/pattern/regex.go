@@ -3,6 +3,7 @@ package pattern
 import (
 	"regexp"
 	"regexp/syntax"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -59,9 +60,16 @@ func parseRegex(src string) (*parsed, *syntax.Regexp, error) {
 		return nil, nil, err
 	}
 	p := &parsed{}
-	for _, n := range re.CapNames() {
+	groups := scanGroups(expr).captures
+	for i, n := range re.CapNames() {
 		if n != "" {
-			if err := p.addName(n, 0); err != nil {
+			// A name's error is at its group's '(' (CapNames()[i] is the
+			// group opened i-th, as scanGroups counts them).
+			pos := 0
+			if i-1 < len(groups) {
+				pos = groups[i-1]
+			}
+			if err := p.addName(n, pos); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -84,6 +92,17 @@ func parseRE2(field, expr string, base int) (*syntax.Regexp, error) {
 			if i := indexOf(expr, se.Expr); i >= 0 {
 				pos = i
 			}
+			// Errors Go reports for the whole expression (or none of it)
+			// are placed where they are.
+			g := scanGroups(expr)
+			switch {
+			case se.Code == syntax.ErrMissingParen && g.unclosed >= 0:
+				pos = g.unclosed
+			case se.Code == syntax.ErrUnexpectedParen && g.unexpected >= 0:
+				pos = g.unexpected
+			case se.Code == syntax.ErrTrailingBackslash && expr != "":
+				pos = len(expr) - 1
+			}
 			return nil, errAt(field, base+pos, "invalid regular expression: %s: %q", se.Code, se.Expr)
 		}
 		return nil, errAt(field, base, "invalid regular expression: %v", err)
@@ -96,6 +115,82 @@ func parseRE2(field, expr string, base int) (*syntax.Regexp, error) {
 		return nil, errAt(field, base, "the regular expression compiles to %d instructions, more than %d", len(prog.Inst), maxProgramInst)
 	}
 	return re, nil
+}
+
+// regexGroups is what scanGroups finds in an expression: the offset of
+// each capturing group's '(' in the order RE2 numbers them, the last '('
+// left unclosed and the first ')' closing nothing (-1 for none).
+type regexGroups struct {
+	captures             []int
+	unclosed, unexpected int
+}
+
+// scanGroups finds the groups of an RE2 expression as RE2's parser reads
+// them: '\' escapes, \Q...\E quotes, and character classes (with a
+// leading ']' and [:name:] inside) hold no group.
+func scanGroups(expr string) regexGroups {
+	g := regexGroups{unclosed: -1, unexpected: -1}
+	var open []int
+	for i := 0; i < len(expr); i++ {
+		switch expr[i] {
+		case '\\':
+			if strings.HasPrefix(expr[i:], `\Q`) {
+				end := strings.Index(expr[i+2:], `\E`)
+				if end < 0 {
+					i = len(expr)
+				} else {
+					i += 2 + end + 1
+				}
+				continue
+			}
+			i++
+		case '[':
+			i = classEnd(expr, i)
+		case '(':
+			open = append(open, i)
+			rest := expr[i+1:]
+			if !strings.HasPrefix(rest, "?") || strings.HasPrefix(rest, "?P<") || strings.HasPrefix(rest, "?<") {
+				g.captures = append(g.captures, i)
+			}
+		case ')':
+			if len(open) == 0 {
+				if g.unexpected < 0 {
+					g.unexpected = i
+				}
+				continue
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) > 0 {
+		g.unclosed = open[len(open)-1]
+	}
+	return g
+}
+
+// classEnd returns the offset of the ']' closing the character class that
+// opens at expr[i], or the last offset of expr when none does.
+func classEnd(expr string, i int) int {
+	j := i + 1
+	if j < len(expr) && expr[j] == '^' {
+		j++
+	}
+	if j < len(expr) && expr[j] == ']' {
+		j++ // a ']' first in a class is itself
+	}
+	for ; j < len(expr); j++ {
+		switch {
+		case expr[j] == '\\':
+			j++
+		case strings.HasPrefix(expr[j:], "[:"):
+			if end := strings.Index(expr[j+2:], ":]"); end >= 0 {
+				j += 2 + end + 1
+			}
+		case expr[j] == ']':
+			return j
+		}
+	}
+	return len(expr) - 1
 }
 
 func indexOf(s, sub string) int {
