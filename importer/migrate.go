@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 	"redirects/export"
 )
 
@@ -247,7 +248,13 @@ type Sink struct {
 	// ruled holds the lines that became at least one rule, in order.
 	ruled []int32
 	texts map[int]string
-	bad   []export.LineError
+	// ruledText holds, for lines that became rules and had no outcome
+	// when the reader gave their text, that text cut to MaxTextLen bytes
+	// (in one arena, so that a million lines cost no map): finish may give
+	// them an outcome later (a shadowed line), and its report lists them
+	// with their text.
+	ruledText ruledTexts
+	bad       []export.LineError
 	// maxBad stops collecting bad lines past this many.
 	maxBad int
 	// maxRules, when not 0, stops taking rules past this many, and stop
@@ -390,7 +397,7 @@ func (h *heldRules) set(i int, r redirects.Rule) {
 	if r.PreserveQuery {
 		c.flags |= heldPreserveQuery
 	}
-	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" ||
+	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" || r.Host != "" ||
 		!r.CreatedAt.IsZero() || r.Revision != 0 {
 		c.flags |= heldOdd
 	}
@@ -442,9 +449,95 @@ func (s *Sink) Skip(line int, format string, args ...any) {
 // kept, so that memory does not grow with them).
 func (s *Sink) Text(line int, text string) {
 	if s.outs[line] == nil {
+		if n := len(s.ruled); n > 0 && int(s.ruled[n-1]) == line {
+			s.ruledText.add(n-1, text)
+		}
 		return
 	}
 	s.texts[line] = plainText(text, MaxTextLen)
+}
+
+// text returns the text kept of line for the report.
+func (s *Sink) text(line int) string {
+	if t, ok := s.texts[line]; ok {
+		return t
+	}
+	return s.ruledText.get(s.ruled, line)
+}
+
+type ruledTexts struct {
+	chunks [][]byte
+	starts []uint32
+	// size is the arena's size so far (whole chunks before the last).
+	size  int
+	index map[int32]int // built on the first get, when ruled is not sorted
+}
+
+const (
+	noText         = ^uint32(0)
+	ruledTextChunk = 1 << 20
+	// maxRuledText caps the arena (some 300,000 lines of a usual file;
+	// the importer's memory per rule stays within its bound): past it, a
+	// line listed later comes without its text.
+	maxRuledText = 16 << 20
+	// maxRuledTextLen is how much of a line is kept: plainText cuts to
+	// MaxTextLen, and the few bytes more let it tell a cut line (it adds
+	// the ellipsis) from one that fits.
+	maxRuledTextLen = MaxTextLen + 4
+)
+
+// add keeps text as the text of ruled line i.
+func (r *ruledTexts) add(i int, text string) {
+	if len(text) > maxRuledTextLen {
+		text = text[:maxRuledTextLen]
+	}
+	if i < len(r.starts) || r.size+len(text)+1 > maxRuledText {
+		return
+	}
+	for len(r.starts) < i {
+		r.starts = append(r.starts, noText)
+	}
+	n := len(r.chunks)
+	if n == 0 || len(r.chunks[n-1])+len(text)+1 > ruledTextChunk {
+		if n > 0 {
+			r.size += ruledTextChunk - len(r.chunks[n-1])
+		}
+		r.chunks = append(r.chunks, make([]byte, 0, ruledTextChunk))
+		n++
+	}
+	r.starts = append(r.starts, uint32(r.size))
+	c := append(append(r.chunks[n-1], byte(len(text))), text...)
+	r.size += len(c) - len(r.chunks[n-1])
+	r.chunks[n-1] = c
+}
+
+// get returns the text kept of line, "" when none was.
+func (r *ruledTexts) get(ruled []int32, line int) string {
+	var i int
+	if slices.IsSorted(ruled) {
+		var ok bool
+		if i, ok = slices.BinarySearch(ruled, int32(line)); !ok {
+			return ""
+		}
+	} else {
+		if r.index == nil {
+			r.index = make(map[int32]int, len(ruled))
+			for k, l := range ruled {
+				r.index[l] = k
+			}
+		}
+		var ok bool
+		if i, ok = r.index[int32(line)]; !ok {
+			return ""
+		}
+	}
+	if i >= len(r.starts) || r.starts[i] == noText {
+		return ""
+	}
+	at := int(r.starts[i])
+	c := r.chunks[at/ruledTextChunk]
+	at %= ruledTextChunk
+	return plainText(string(c[at+1:at+1+int(c[at])]), MaxTextLen)
 }
 
 // Bad records a line that is not valid in its own format: the file is
@@ -622,6 +715,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 	set := o.Settings
 	var (
 		exact    = make(map[string]int, sink.numRules()) // key -> line of the first exact rule
+		extended = map[string]int{}                      // extendedKey -> line of the first such rule
 		prefixes = map[string]int{}                      // folded source -> line of the first starts_with rule
 		covers   = newPrefixSet()                        // prefixes' keys, for coveringPrefix
 		rank     int                                     // the next first-match priority
@@ -656,7 +750,26 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		}
 		// Shadowing: does an earlier rule answer every path this one matches?
 		winner := 0
-		if r.MatchType == redirects.Exact {
+		if r.Extended() {
+			// A pattern, a regex, a host or query conditions: only a repeat
+			// is found here, and an earlier host-less literal prefix over
+			// an exact rule; exact rules under an earlier pattern are found
+			// below, once every pattern is known.
+			key := extendedKey(set, r)
+			if l, ok := extended[key]; ok {
+				winner = l
+			} else if f.FirstMatch && r.MatchType == redirects.Exact && r.Host == "" {
+				path, _, _ := strings.Cut(r.Source, "?")
+				if l, ok := exact[set.Key(path)]; ok {
+					winner = l
+				} else {
+					winner = coveringPrefix(set, prefixes, covers, path, true)
+				}
+			}
+			if winner == 0 {
+				extended[key] = line
+			}
+		} else if r.MatchType == redirects.Exact {
 			key := set.Key(r.Source)
 			if l, ok := exact[key]; ok {
 				winner = l
@@ -696,7 +809,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			// some rules kept is changed (see classify).
 			continue
 		}
-		if f.FirstMatch && r.MatchType == redirects.StartsWith {
+		if f.FirstMatch && r.MatchType != redirects.Exact {
 			if rank > redirects.MaxPriority {
 				sink.Skip(line, "more than %d prefix rules: priorities cannot keep the file's order past that", redirects.MaxPriority+1)
 				continue
@@ -709,6 +822,9 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		perLine[line]++
 	}
 	sink.held = heldRules{}
+	if f.FirstMatch {
+		rules, ruleLines = dropExactUnderPatterns(set, sink, perLine, rules, ruleLines)
+	}
 	n := len(rules)
 	res.Rules, res.RuleLines = rules[:n:n], ruleLines[:n:n]
 	classify(sink, perLine, res)
@@ -719,6 +835,100 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 	}
 	return nil
 }
+
+// extendedKey is the key under which two rules with a pattern, a regex, a
+// host or query conditions repeat each other: their match type, host and
+// source (an exact or starts_with one's path by its key, its conditions as
+// written).
+func extendedKey(set redirects.Settings, r *redirects.Rule) string {
+	src := r.Source
+	if r.MatchType.Literal() {
+		path, q, hasQ := strings.Cut(src, "?")
+		if r.MatchType == redirects.Exact {
+			path = set.Key(path)
+		} else {
+			path = set.FoldCase(path)
+		}
+		if src = path; hasQ {
+			src += "?" + q
+		}
+	}
+	return r.MatchType.String() + " " + r.Host + " " + src
+}
+
+// dropExactUnderPatterns drops, in a first-match file, the exact rules that
+// an earlier line's pattern, regex or host-scoped prefix rule answers on
+// the platform: here an exact rule answers before any of them
+// (docs/contract.md#precedence). It names the earlier line as the winner,
+// as the shadowing of finish does. A host-less exact rule that an earlier
+// host-scoped rule answers on its host only is kept, and its line changed:
+// the note names the host and the line.
+func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]int, rules []redirects.Rule, lines []int) ([]redirects.Rule, []int) {
+	var pats []pattern.Rule
+	var patLines []int
+	var hosts []string
+	seen := map[string]bool{}
+	extended := false
+	for i := range rules {
+		r := &rules[i]
+		if r.MatchType == redirects.Exact {
+			continue
+		}
+		extended = extended || !r.MatchType.Literal() || r.Host != ""
+		pats = append(pats, r.PatternRule())
+		patLines = append(patLines, lines[i])
+		if h := r.Host; h != "" && !seen[h] && !strings.HasPrefix(h, "*.") && len(hosts) < maxShadowHosts {
+			seen[h] = true
+			hosts = append(hosts, h)
+		}
+	}
+	if !extended {
+		// Literal prefixes only: finish's coveringPrefix has found them.
+		return rules, lines
+	}
+	ps, err := pattern.Compile(pats, set.PatternSettings())
+	if err != nil {
+		// Each rule passed Validate; a set over the engine's limits is
+		// refused whole when it is saved, with its own message.
+		return rules, lines
+	}
+	var m pattern.Match
+	keep := 0
+	for i := range rules {
+		r := &rules[i]
+		if r.MatchType == redirects.Exact {
+			path, _, _ := strings.Cut(r.Source, "?")
+			wire := pattern.EscapePath(path)
+			if ps.Lookup(r.Host, wire, &m) {
+				if w := patLines[m.Rule()]; w < lines[i] {
+					o := sink.out(lines[i])
+					o.Notes = append(o.Notes, fmt.Sprintf("an earlier line answers every path it matches: line %d wins on the source platform", w))
+					if o.Winner == 0 {
+						o.Winner = w
+					}
+					perLine[lines[i]]--
+					continue
+				}
+			}
+			if r.Host == "" {
+				for _, h := range hosts {
+					if ps.Lookup(h, wire, &m) {
+						if w := patLines[m.Rule()]; w < lines[i] {
+							sink.Note(lines[i], "on host %s, line %d answers it on the source platform; here this line does", h, w)
+						}
+					}
+				}
+			}
+		}
+		rules[keep], lines[keep] = rules[i], lines[i]
+		keep++
+	}
+	return rules[:keep], lines[:keep]
+}
+
+// maxShadowHosts caps the hosts dropExactUnderPatterns asks each exact rule
+// on.
+const maxShadowHosts = 64
 
 // coveringPrefix returns the line of a recorded starts_with rule that
 // matches every path that a rule with source src matches (an exact rule
@@ -767,7 +977,7 @@ func classify(sink *Sink, perLine map[int]int, res *Result) {
 		default:
 			continue
 		}
-		o.Text = sink.texts[l]
+		o.Text = sink.text(l)
 		if o.Class == Skipped {
 			res.Skipped++
 		} else {
