@@ -864,8 +864,8 @@ func extendedKey(set redirects.Settings, r *redirects.Rule) string {
 // host-scoped rule answers on its host only is kept, and its line changed:
 // the note names the host and the line.
 func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]int, rules []redirects.Rule, lines []int) ([]redirects.Rule, []int) {
-	var pats []pattern.Rule
-	var patLines []int
+	var pats, loose []pattern.Rule
+	var patLines, looseLines []int
 	var hosts []string
 	seen := map[string]bool{}
 	extended := false
@@ -874,9 +874,15 @@ func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]
 		if r.MatchType == redirects.Exact {
 			continue
 		}
-		extended = extended || !r.MatchType.Literal() || r.Host != ""
+		extended = extended || r.Extended()
 		pats = append(pats, r.PatternRule())
 		patLines = append(patLines, lines[i])
+		if src, ok := withoutConditions(r); ok {
+			lr := r.PatternRule()
+			lr.Source = src
+			loose = append(loose, lr)
+			looseLines = append(looseLines, lines[i])
+		}
 		if h := r.Host; h != "" && !seen[h] && !strings.HasPrefix(h, "*.") && len(hosts) < maxShadowHosts {
 			seen[h] = true
 			hosts = append(hosts, h)
@@ -891,6 +897,13 @@ func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]
 		// Each rule passed Validate; a set over the engine's limits is
 		// refused whole when it is saved, with its own message.
 		return rules, lines
+	}
+	// loose holds the rules with query conditions, without them: an exact
+	// rule on a path one of them matches answers, here, the queries that
+	// rule answers on the platform.
+	var ls *pattern.Set
+	if len(loose) > 0 {
+		ls, _ = pattern.Compile(loose, set.PatternSettings())
 	}
 	var m pattern.Match
 	keep := 0
@@ -910,11 +923,18 @@ func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]
 					continue
 				}
 			}
+			if ls != nil && ls.Lookup(r.Host, wire, &m) {
+				if w := looseLines[m.Rule()]; w < lines[i] {
+					sink.Note(lines[i], "with the query parameters line %d asks for, line %d answers it on the source platform; here this line does", w, w)
+					sink.Note(w, "line %d, later, answers %s here with this line's query parameters: on the source platform this line does", lines[i], path)
+				}
+			}
 			if r.Host == "" {
 				for _, h := range hosts {
 					if ps.Lookup(h, wire, &m) {
 						if w := patLines[m.Rule()]; w < lines[i] {
 							sink.Note(lines[i], "on host %s, line %d answers it on the source platform; here this line does", h, w)
+							sink.Note(w, "line %d, later, answers %s here on host %s: on the source platform this line does", lines[i], path, h)
 						}
 					}
 				}
@@ -924,6 +944,57 @@ func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]
 		keep++
 	}
 	return rules[:keep], lines[:keep]
+}
+
+// withoutConditions returns r's source without its query conditions, and
+// false when it has none.
+func withoutConditions(r *redirects.Rule) (string, bool) {
+	src := r.Source
+	switch r.MatchType {
+	case redirects.Exact, redirects.StartsWith:
+		p, _, ok := strings.Cut(src, "?")
+		return p, ok
+	case redirects.Regex:
+		for i := 0; i+1 < len(src); i++ {
+			switch src[i] {
+			case '\\':
+				i++
+			case '$':
+				if src[i+1] == '?' {
+					return src[:i+1], true
+				}
+			}
+		}
+		return src, false
+	}
+	// A pattern: the conditions start at the first '?' that is not a
+	// placeholder's modifier (right after its name or constraint, followed
+	// by '/', '?' or the end).
+	for i := 0; i < len(src); i++ {
+		if src[i] != '?' {
+			continue
+		}
+		if i+1 == len(src) || src[i+1] == '/' || src[i+1] == '?' {
+			if afterPlaceholder(src[:i]) {
+				continue
+			}
+		}
+		return src[:i], true
+	}
+	return src, false
+}
+
+// afterPlaceholder reports whether s ends with a placeholder's name or
+// constraint.
+func afterPlaceholder(s string) bool {
+	if strings.HasSuffix(s, ")") {
+		return strings.Contains(s, ":")
+	}
+	j := len(s)
+	for j > 0 && (isPlaceholderByte(s[j-1])) {
+		j--
+	}
+	return j < len(s) && j > 0 && s[j-1] == ':'
 }
 
 // maxShadowHosts caps the hosts dropExactUnderPatterns asks each exact rule

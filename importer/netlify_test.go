@@ -218,8 +218,8 @@ func TestNetlifyHosts(t *testing.T) {
 		}
 		// On a.example, line 1 answers /x and /z on Netlify; here lines 3
 		// and 4 do, and their notes say so, with their text.
-		wantLineClasses(t, res, map[int]Class{1: AsIs, 2: AsIs, 3: Changed, 4: Changed},
-			map[int]string{3: "on host a.example, line 1 answers it", 4: "on host a.example, line 1 answers it"})
+		wantLineClasses(t, res, map[int]Class{1: Changed, 2: AsIs, 3: Changed, 4: Changed},
+			map[int]string{1: "line 3, later, answers /x here on host a.example", 3: "on host a.example, line 1 answers it", 4: "on host a.example, line 1 answers it"})
 		for _, o := range res.Lines {
 			if want := strings.Split(in, "\n")[o.Line-1]; o.Text != want {
 				t.Errorf("line %d: text %q, want %q", o.Line, o.Text, want)
