@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"redirects"
@@ -553,22 +554,38 @@ func netlifyWantClass(r refRedirect, expand bool) Class {
 	return AsIs
 }
 
+// answerCache holds the last result engineAnswer compiled.
+var answerCache struct {
+	sync.Mutex
+	res  *Result
+	set  redirects.Settings
+	snap *engine.Snapshot
+	prs  []rulemodel.PatternRule
+}
+
 // engineAnswer looks wire up on host among res's rules as the edge does
 // (the engine, for the target and status) and names the line of the rule
 // that answers (the contract's model, rulemodel.LookupPatterns).
 func engineAnswer(t *testing.T, res *Result, set redirects.Settings, host, wire string) (line int, target string, status int, ok bool) {
 	t.Helper()
-	snap, err := engine.CompileChecked(res.Rules, set)
-	if err != nil {
-		t.Fatal(err)
+	answerCache.Lock()
+	defer answerCache.Unlock()
+	c := &answerCache
+	if c.res != res || c.set != set {
+		snap, err := engine.CompileChecked(res.Rules, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prs := make([]rulemodel.PatternRule, len(res.Rules))
+		for i, r := range res.Rules {
+			prs[i] = rulemodel.PatternRule{Kind: r.MatchType.String(), Host: r.Host, Source: r.Source, Destination: r.Destination, Priority: r.Priority, ID: int64(i + 1)}
+		}
+		c.res, c.set, c.snap, c.prs = res, set, snap, prs
 	}
+	snap, prs := c.snap, c.prs
 	m, ok := snap.LookupHost(host, wire)
 	if !ok {
 		return -1, "", 0, false
-	}
-	prs := make([]rulemodel.PatternRule, len(res.Rules))
-	for i, r := range res.Rules {
-		prs[i] = rulemodel.PatternRule{Kind: r.MatchType.String(), Host: r.Host, Source: r.Source, Destination: r.Destination, Priority: r.Priority, ID: int64(i + 1)}
 	}
 	a, mok := rulemodel.LookupPatterns(prs, rulemodel.Of(set), host, wire)
 	if !mok {
