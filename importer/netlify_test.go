@@ -386,3 +386,65 @@ func TestCloudflarePagesDefaultStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestNetlifyPatternsOneToOne: each Netlify construct becomes one rule, as
+// is, without --placeholder, and answers as Netlify does; an exact line
+// under an earlier placeholder line is shadowed, naming it.
+func TestNetlifyPatternsOneToOne(t *testing.T) {
+	cases := []struct {
+		line    string
+		mt      redirects.MatchType
+		host    string
+		answers map[string]string
+	}{
+		{"/blog/:year/:slug /posts/:slug 301", redirects.Pattern, "",
+			map[string]string{"/blog/2024/hi": "/posts/hi 301", "/blog/2024/hi/": "/posts/hi 301", "/blog/2024": ""}},
+		{"/docs/:lang/* /guide/:splat?l=:lang 302", redirects.Pattern, "",
+			map[string]string{"/docs/fr/a/b": "/guide/a/b?l=fr 302", "/docs/fr": "/guide/?l=fr 302"}},
+		{"/in/* /out/:splat/index.html 301", redirects.Pattern, "",
+			map[string]string{"/in/a": "/out/a/index.html 301"}},
+		{"/store id=:id /items/:id 301", redirects.Exact, "",
+			map[string]string{"/store?id=9": "/items/9?id=9 301", "/store": ""}},
+		{"/shop page=2 /shop-2 301", redirects.Exact, "",
+			map[string]string{"/shop?page=2": "/shop-2?page=2 301", "/shop?page=3": ""}},
+		{"/p/:id ref=:src /q/:id/:src 301", redirects.Pattern, "",
+			map[string]string{"/p/1?ref=x": "/q/1/x?ref=x 301", "/p/1": ""}},
+		{"https://old.example.org/* https://example.org/:splat 301!", redirects.StartsWith, "old.example.org",
+			map[string]string{"old.example.org /a": "https://example.org/a 301", "/a": "", "example.org /a": ""}},
+		{"http://old.example.org/x/:n https://example.org/:n 301", redirects.Pattern, "old.example.org",
+			map[string]string{"old.example.org /x/1": "https://example.org/1 301", "/x/1": ""}},
+		{"/a:b/:c /d 301", redirects.Pattern, "",
+			map[string]string{"/a:b/1": "/d 301"}},
+	}
+	set := redirects.Settings{IgnoreTrailingSlash: true}
+	for _, c := range cases {
+		res, err := Read(context.Background(), strings.NewReader(c.line+"\n"), "netlify", Options{Settings: set})
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		if res.AsIs != 1 || len(res.Rules) != 1 || res.Rules[0].MatchType != c.mt || res.Rules[0].Host != c.host {
+			t.Fatalf("%s: %d as is, rules %+v (report %+v): want one %s rule on %q", c.line, res.AsIs, res.Rules, res.Lines, c.mt, c.host)
+		}
+		wantHostAnswers(t, res, set, c.answers)
+	}
+	// First-match order: an exact line under an earlier pattern is
+	// shadowed, naming it; a later pattern comes after an earlier prefix.
+	in := "/blog/:slug /p/:slug\n/blog/hello /never\n/x/* /first/:splat\n/x/:a /second/:a\n"
+	res, err := Read(context.Background(), strings.NewReader(in), "netlify", Options{Settings: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLineClasses(t, res, map[int]Class{1: AsIs, 2: Skipped, 3: AsIs, 4: AsIs}, map[int]string{2: "line 1 wins"})
+	if o := outcomeAt(res, 2); o.Winner != 1 || o.Text != "/blog/hello /never" {
+		t.Errorf("line 2: winner %d, text %q: want 1 and the line", o.Winner, o.Text)
+	}
+	wantHostAnswers(t, res, set, map[string]string{"/blog/hello": "/p/hello 301", "/x/y": "/first/y 301"})
+	// Notes name the platform: no line of a Netlify file speaks of nginx.
+	for _, o := range res.Lines {
+		for _, n := range o.Notes {
+			if strings.Contains(strings.ToLower(n), "nginx") {
+				t.Errorf("line %d: a Netlify note speaks of nginx: %s", o.Line, n)
+			}
+		}
+	}
+}

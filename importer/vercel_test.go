@@ -316,3 +316,47 @@ func TestVercelGroupNumbers(t *testing.T) {
 		"/fr/k/a": "/k/fr/a 308", "/en/k": "/k/en/ 308",
 	})
 }
+
+// TestVercelPatternsOneToOne: each path-to-regexp form and each has
+// condition on host or query becomes one rule, as is, that answers as
+// Vercel does; what has no equivalent is skipped naming it.
+func TestVercelPatternsOneToOne(t *testing.T) {
+	in := `{"redirects": [
+{"source": "/a/:name", "destination": "/b/:name"},
+{"source": "/c/:rest*", "destination": "/d/:rest*"},
+{"source": "/e/:rest+", "destination": "/f/:rest"},
+{"source": "/g/:opt?", "destination": "/h/:opt"},
+{"source": "/i/:id(\\d+)", "destination": "/j/$1"},
+{"source": "/k/:version(v6|v7)/x", "destination": "/l/:version"},
+{"source": "/m/(.*)/n", "destination": "/o/$1"},
+{"source": "/p", "destination": "/q", "has": [{"type": "host", "value": "old.example.org"}]},
+{"source": "/r", "destination": "/s/:ref", "has": [{"type": "query", "key": "ref"}]},
+{"source": "/t", "destination": "/u", "has": [{"type": "query", "key": "page", "value": "home"}]},
+{"source": "/v", "destination": "/w", "has": [{"type": "query", "key": "page", "value": "(a|b)"}]},
+{"source": "/x", "destination": "/y", "has": [{"type": "cookie", "key": "beta"}]},
+{"source": "/z/:a(?!no)", "destination": "/"}
+]}`
+	res, err := Read(context.Background(), strings.NewReader(in), "vercel", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClasses(t, res, map[int]Class{2: AsIs, 3: AsIs, 4: AsIs, 5: AsIs, 6: AsIs, 7: AsIs, 8: AsIs, 9: AsIs, 10: AsIs, 11: AsIs,
+		12: Skipped, 13: Skipped, 14: Skipped})
+	for l, want := range map[int]string{12: "regular expression (a|b)", 13: "cookie beta", 14: "our rules refuse it"} {
+		if n := notesOf(res, l); !strings.Contains(n, want) {
+			t.Errorf("line %d notes %q, want %q", l, n, want)
+		}
+	}
+	wantAnswers(t, res, redirects.Settings{}, map[string]string{
+		"/a/x": "/b/x 308", "/a/x/y": "", "/a/": "",
+		"/c": "/d/ 308", "/c/1/2": "/d/1/2 308",
+		"/e/1/2": "/f/1/2 308", "/e": "",
+		"/g": "/h/ 308", "/g/1": "/h/1 308", "/g/1/2": "",
+		"/i/42": "/j/42 308", "/i/4x": "",
+		"/k/v6/x": "/l/v6 308", "/k/v8/x": "",
+		"/m/a/b/n":           "/o/a/b 308",
+		"old.example.org /p": "/q 308", "OLD.example.org:443 /p": "/q 308", "/p": "", "other.example /p": "",
+		"/r?ref=hn": "/s/hn?ref=hn 308", "/r": "",
+		"/t?page=home": "/u?page=home 308", "/t?page=about": "",
+	})
+}
