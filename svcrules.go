@@ -10,8 +10,8 @@ import "context"
 type RuleService interface {
 	// AddRule validates and stores a draft rule of r.ProjectID, setting
 	// its ID, Revision and CreatedAt. Errors: ENOTFOUND (the project),
-	// EFORBIDDEN, EINVALID, ECONFLICT (a rule with the same match type and
-	// source, or one that clashes with it under the project's settings).
+	// EFORBIDDEN, EINVALID, ECONFLICT (a rule with the same match type, host
+	// and source, or one that clashes with it under the project's settings).
 	AddRule(ctx context.Context, r *Rule) error
 	// FindRule returns one draft rule with its revision. Errors: ENOTFOUND
 	// (the project or the rule).
@@ -30,7 +30,8 @@ type RuleService interface {
 	// only if the rule is still at that revision. Errors: ENOTFOUND (the
 	// project or the rule), EFORBIDDEN, EINVALID (as AddRule's, or an
 	// update that names no field), EREVISION (a stale revision), ECONFLICT
-	// (another rule has the new match type and source).
+	// (another rule has the new match type, host and
+	// source).
 	UpdateRule(ctx context.Context, projectID string, id int64, u RuleUpdate) (*Rule, error)
 	// DeleteRule deletes a draft rule if it is still at revision (0:
 	// whatever its revision). Errors: ENOTFOUND (the project or the rule),

@@ -12,7 +12,9 @@ import (
 // rule list and the hits report show it, and the command line's rule list
 // --json prints it. Revision is left out where the rules were read whole
 // (rule list without a page flag), as a deploy reads them, without
-// revisions. The options come last: they were added after the others.
+// revisions. The options come last: they were added after the others,
+// and the host after them, left out when the rule has none, so that a
+// project without hosts is answered byte for byte as before.
 type Rule struct {
 	ID          int64  `json:"id"`
 	Source      string `json:"source"`
@@ -26,13 +28,15 @@ type Rule struct {
 	// (docs/contract.md#rule-options), false on a rule without them.
 	PreservePath  bool `json:"preservePath"`
 	PreserveQuery bool `json:"preserveQuery"`
+	// Host scopes the rule to one host key (docs/contract.md#hosts).
+	Host string `json:"host,omitempty"`
 }
 
 // RuleOf is r as the API shows it.
 func RuleOf(r *redirects.Rule) Rule {
 	return Rule{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
 		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: ruleTime(r.CreatedAt),
-		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
+		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host}
 }
 
 // Rule returns j as a rule of project projectID.
@@ -40,7 +44,7 @@ func (j *Rule) Rule(projectID string) redirects.Rule {
 	mt, _ := redirects.ParseMatchType(j.MatchType)
 	return redirects.Rule{ID: j.ID, ProjectID: projectID, Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode,
 		MatchType: mt, Priority: j.Priority, Revision: j.Revision, CreatedAt: parseRuleTime(j.CreatedAt),
-		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery}
+		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host}
 }
 
 // RuleHits is a rule of the rule list: the draft rule, its hits summed
@@ -117,7 +121,7 @@ type RuleList struct {
 
 // RuleFile is a rule of a project file (redirects plan and apply): a field
 // left out takes its default, statusCode 301, matchType exact, priority
-// 100, and the options false.
+// 100, the options false and no host.
 type RuleFile struct {
 	Source        string `json:"source"`
 	Destination   string `json:"destination"`
@@ -126,13 +130,31 @@ type RuleFile struct {
 	Priority      *int   `json:"priority,omitempty"`
 	PreservePath  bool   `json:"preservePath,omitempty"`
 	PreserveQuery bool   `json:"preserveQuery,omitempty"`
+	Host          string `json:"host,omitempty"`
+}
+
+// RuleFileOf is r as a project file holds it: the defaults left out.
+func RuleFileOf(r *redirects.Rule) RuleFile {
+	rf := RuleFile{Source: r.Source, Destination: r.Destination, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery,
+		Host: r.Host}
+	if r.StatusCode != redirects.DefaultStatus {
+		rf.StatusCode = r.StatusCode
+	}
+	if r.MatchType != redirects.Exact {
+		rf.MatchType = r.MatchType.String()
+	}
+	if r.Priority != redirects.DefaultPriority {
+		p := r.Priority
+		rf.Priority = &p
+	}
+	return rf
 }
 
 // Rule returns the rule rf describes, its defaults filled in and not yet
 // validated. Errors: EINVALID (the match type).
 func (rf RuleFile) Rule() (redirects.Rule, error) {
 	r := redirects.Rule{Source: rf.Source, Destination: rf.Destination, StatusCode: rf.StatusCode,
-		Priority: redirects.DefaultPriority, PreservePath: rf.PreservePath, PreserveQuery: rf.PreserveQuery}
+		Priority: redirects.DefaultPriority, PreservePath: rf.PreservePath, PreserveQuery: rf.PreserveQuery, Host: rf.Host}
 	if r.StatusCode == 0 {
 		r.StatusCode = redirects.DefaultStatus
 	}
@@ -153,8 +175,8 @@ func (rf RuleFile) Rule() (redirects.Rule, error) {
 
 // RuleCreate is the body of POST .../rules: a new rule, whose
 // statusCode, matchType and priority default as on the command line (301,
-// exact, 100), and its options to false. Its fields are flat (an embedded
-// struct would name its fields in decoding errors).
+// exact, 100), its options to false and its host to none. Its fields are
+// flat (an embedded struct would name its fields in decoding errors).
 type RuleCreate struct {
 	Source        *string `json:"source"`
 	Destination   *string `json:"destination"`
@@ -163,13 +185,19 @@ type RuleCreate struct {
 	Priority      *int    `json:"priority"`
 	PreservePath  *bool   `json:"preservePath"`
 	PreserveQuery *bool   `json:"preserveQuery"`
+	Host          *string `json:"host,omitempty"`
 }
 
-// RuleCreateOf is the body that adds r.
+// RuleCreateOf is the body that adds r; a rule without a host sends none,
+// as a client that predates hosts did.
 func RuleCreateOf(r *redirects.Rule) RuleCreate {
 	mt := r.MatchType.String()
-	return RuleCreate{Source: &r.Source, Destination: &r.Destination, StatusCode: &r.StatusCode, MatchType: &mt,
+	j := RuleCreate{Source: &r.Source, Destination: &r.Destination, StatusCode: &r.StatusCode, MatchType: &mt,
 		Priority: &r.Priority, PreservePath: &r.PreservePath, PreserveQuery: &r.PreserveQuery}
+	if r.Host != "" {
+		j.Host = &r.Host
+	}
+	return j
 }
 
 // RuleUpdate is the body of PATCH .../rules/{id}: the fields to change,
@@ -182,13 +210,16 @@ type RuleUpdate struct {
 	Priority      *int    `json:"priority,omitempty"`
 	PreservePath  *bool   `json:"preservePath,omitempty"`
 	PreserveQuery *bool   `json:"preserveQuery,omitempty"`
-	Revision      *int64  `json:"revision,omitempty"`
+	// Host, when given, changes the rule's host; "" makes it answer every
+	// host.
+	Host     *string `json:"host,omitempty"`
+	Revision *int64  `json:"revision,omitempty"`
 }
 
 // RuleUpdateOf is the body of u.
 func RuleUpdateOf(u redirects.RuleUpdate) RuleUpdate {
 	j := RuleUpdate{Source: u.Source, Destination: u.Destination, StatusCode: u.StatusCode, Priority: u.Priority,
-		PreservePath: u.PreservePath, PreserveQuery: u.PreserveQuery}
+		PreservePath: u.PreservePath, PreserveQuery: u.PreserveQuery, Host: u.Host}
 	if u.MatchType != nil {
 		mt := u.MatchType.String()
 		j.MatchType = &mt
@@ -209,7 +240,8 @@ type RulesDeleted struct {
 	Deleted int `json:"deleted"`
 }
 
-// RuleFilterQuery is f as the rule routes' query: q, match and status.
+// RuleFilterQuery is f as the rule routes' query: q, match, status and
+// host (present and empty for the host-less rules).
 func RuleFilterQuery(f redirects.RuleFilter) url.Values {
 	q := url.Values{}
 	if f.Query != "" {
@@ -220,6 +252,9 @@ func RuleFilterQuery(f redirects.RuleFilter) url.Values {
 	}
 	if f.StatusCode != 0 {
 		q.Set("status", strconv.Itoa(f.StatusCode))
+	}
+	if f.Host != nil {
+		q.Set("host", *f.Host)
 	}
 	return q
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -15,17 +16,20 @@ import (
 // safety checks all answer by it (docs/contract.md#matching).
 
 // CompareRules orders rules in the canonical order of a deployment: exact
-// rules by source bytes, then starts_with rules in precedence order (see
-// Better). Only identical rules compare equal.
+// rules (and pattern and regex rules) by source bytes, then starts_with
+// rules in precedence order (see Better). Rules of one source (of another
+// match type or host) go by match type, host and ID, so that the order
+// does not depend on the order the rules came in. Only identical rules
+// compare equal.
 func CompareRules(a, b *redirects.Rule) int {
-	if a.MatchType != b.MatchType {
-		if a.MatchType == redirects.Exact {
+	if sa, sb := a.MatchType == redirects.StartsWith, b.MatchType == redirects.StartsWith; sa != sb {
+		if sb {
 			return -1
 		}
 		return 1
 	}
-	if a.MatchType == redirects.Exact {
-		return strings.Compare(a.Source, b.Source)
+	if a.MatchType != redirects.StartsWith {
+		return cmp.Or(strings.Compare(a.Source, b.Source), sameSource(a, b))
 	}
 	switch {
 	case Better(a, b):
@@ -34,6 +38,12 @@ func CompareRules(a, b *redirects.Rule) int {
 		return 1
 	}
 	return 0
+}
+
+// sameSource orders two rules of one source of the exact group: by match
+// type, host and ID.
+func sameSource(a, b *redirects.Rule) int {
+	return cmp.Or(cmp.Compare(a.MatchType, b.MatchType), strings.Compare(a.Host, b.Host), cmp.Compare(a.ID, b.ID))
 }
 
 // Better reports whether starts_with rule a takes precedence over b when

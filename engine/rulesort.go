@@ -30,7 +30,7 @@ func SortOrder(rules []redirects.Rule) (exact, prefix []int32) {
 		return exact, prefix
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { sortBySource(exact, rules) })
+	wg.Go(func() { sortBySource(exact, rules); sortSameSource(exact, rules) })
 	sortByPrecedence(prefix, rules)
 	wg.Wait()
 	return exact, prefix
@@ -72,6 +72,22 @@ func sortBySource(idx []int32, rules []redirects.Rule) {
 	sortDigits(keys, rules, 0)
 	for j := range keys {
 		idx[j] = keys[j].i
+	}
+}
+
+// sortSameSource orders each run of idx (sorted by source) whose rules
+// share a source as CompareRules does: by match type, host and ID. Only a
+// project with pattern, regex or host-scoped rules has such runs.
+func sortSameSource(idx []int32, rules []redirects.Rule) {
+	for lo := 0; lo < len(idx); {
+		hi := lo + 1
+		for hi < len(idx) && rules[idx[hi]].Source == rules[idx[lo]].Source {
+			hi++
+		}
+		if hi-lo > 1 {
+			slices.SortStableFunc(idx[lo:hi], func(a, b int32) int { return sameSource(&rules[a], &rules[b]) })
+		}
+		lo = hi
 	}
 }
 

@@ -31,8 +31,8 @@ const (
 )
 
 // csvColumns are the columns of an import file: the first four are
-// required, priority, id and the two options optional.
-var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id", "preservePath", "preserveQuery"}
+// required, priority, id, the two options and host optional.
+var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id", "preservePath", "preserveQuery", "host"}
 
 // The indexes of csvColumns.
 const (
@@ -44,6 +44,7 @@ const (
 	colID
 	colPreservePath
 	colPreserveQuery
+	colHost
 	numColumns
 )
 
@@ -53,14 +54,15 @@ const (
 var columnNames = map[string]int{
 	"source": colSource, "destination": colDest, "statuscode": colStatus, "status": colStatus,
 	"matchtype": colMatch, "match": colMatch, "priority": colPriority, "id": colID,
-	"preservepath": colPreservePath, "preservequery": colPreserveQuery,
+	"preservepath": colPreservePath, "preservequery": colPreserveQuery, "host": colHost,
 }
 
 // matchNames maps a match type, folded by foldName, to the match type:
-// exact, starts_with in any case, with a space or none ("Starts With",
-// "startsWith"), and prefix for starts_with.
+// exact, starts_with, pattern and regex in any case, with a space or none
+// ("Starts With", "startsWith"), and prefix for starts_with.
 var matchNames = map[string]redirects.MatchType{
 	"exact": redirects.Exact, "startswith": redirects.StartsWith, "prefix": redirects.StartsWith,
+	"pattern": redirects.Pattern, "regex": redirects.Regex,
 }
 
 // foldName lower-cases s and drops its spaces, underscores and hyphens, so
@@ -147,7 +149,8 @@ func LineErrors(bad []LineError) error {
 
 // ReadRules reads an import file: CSV (RFC 4180) whose header names the
 // columns source, destination, statusCode and matchType, and optionally
-// priority, id, preservePath and preserveQuery, in any order. It accepts
+// priority, id, preservePath, preserveQuery and host, in any order. It
+// accepts
 // the files that spreadsheets and other tools write:
 //
 //   - a UTF-8 byte order mark, CRLF or LF line ends;
@@ -156,9 +159,9 @@ func LineErrors(bad []LineError) error {
 //   - header names in any case, with spaces, underscores or hyphens
 //     ("Status Code", "status_code", "STATUSCODE"), and "status" and
 //     "match" for statusCode and matchType;
-//   - match types in any case, with or without a space or underscore
-//     ("Exact", "EXACT", "Starts With", "startsWith"), and "prefix" for
-//     starts_with;
+//   - match types (exact, starts_with, pattern, regex) in any case, with
+//     or without a space or underscore ("Exact", "EXACT", "Starts With",
+//     "startsWith"), and "prefix" for starts_with;
 //   - spaces around every value, which are dropped, and lines whose
 //     fields are all empty, which are skipped;
 //   - an empty priority, which is redirects.DefaultPriority;
@@ -166,8 +169,9 @@ func LineErrors(bad []LineError) error {
 //     (spreadsheets write TRUE and FALSE), an empty cell or a file
 //     without the column being false;
 //   - an empty destination, which a 410 (Gone) rule has and needs;
-//   - a source that is an http or https URL on one of opts.Hosts, read as
-//     its path.
+//   - a source of an exact or starts_with rule that is an http or https
+//     URL on one of opts.Hosts, read as its path;
+//   - an empty host, or a file without the column: a rule of every host.
 //
 // The id column (which rules.csv of the management API writes) is read
 // and ignored: an import matches rules by match type and source.
@@ -252,7 +256,7 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 		hosts[strings.ToLower(h)] = true
 	}
 	var (
-		seen = map[ruleKey]seenRule{}
+		seen = map[redirects.RuleKey]seenRule{}
 		rows int
 		// rules are held compact while the file is read: a file refused
 		// (a bad line, or more rules than MaxRows) never holds the
@@ -299,7 +303,8 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 			}
 			return rec[index[c]]
 		}
-		rule := redirects.Rule{Source: field(colSource), Destination: field(colDest), Priority: redirects.DefaultPriority}
+		rule := redirects.Rule{Source: field(colSource), Destination: field(colDest), Priority: redirects.DefaultPriority,
+			Host: field(colHost)}
 		status := field(colStatus)
 		code, err := strconv.Atoi(status)
 		if err != nil {
@@ -310,7 +315,7 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 		match := field(colMatch)
 		mt, ok := matchNames[foldName(match)]
 		if !ok {
-			fail("matchType %s is not one of exact, starts_with", excerpt(match))
+			fail("matchType %s is not one of exact, starts_with, pattern, regex", excerpt(match))
 			continue
 		}
 		rule.MatchType = mt
@@ -330,23 +335,27 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 			fail("preserveQuery %s is not true or false (an empty cell is false)", excerpt(field(colPreserveQuery)))
 			continue
 		}
-		if src, msg := sourcePath(rule.Source, hosts); msg != "" {
-			fail("%s", msg)
-			continue
-		} else {
-			rule.Source = src
+		if mt.Literal() {
+			// A pattern or a regex is not a URL: "https?://..." is an
+			// expression, not a path on a host.
+			if src, msg := sourcePath(rule.Source, hosts); msg != "" {
+				fail("%s", msg)
+				continue
+			} else {
+				rule.Source = src
+			}
 		}
 		if err := rule.Validate(); err != nil {
 			fail("%s", redirects.ErrorMessage(err))
 			continue
 		}
-		k := ruleKey{opts.Settings.Key(rule.Source), mt}
+		k := opts.Settings.RuleKey(&rule)
 		if first, dup := seen[k]; dup {
 			if other := rules[first.rule].source; other != rule.Source {
-				fail("source %q clashes with the %s rule for source %q on line %d: the project's settings (%s) compare them as one",
-					rule.Source, mt, other, first.line, opts.Settings)
+				fail("source %q clashes with the %s rule for source %q%s on line %d: the project's settings (%s) compare them as one",
+					rule.Source, mt, other, onHost(rule.Host), first.line, opts.Settings)
 			} else {
-				fail("a %s rule for source %q already appears on line %d", mt, rule.Source, first.line)
+				fail("a %s rule for source %q%s already appears on line %d", mt, rule.Source, onHost(rule.Host), first.line)
 			}
 			continue
 		}
@@ -368,23 +377,23 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 // compactRule is a rule of an import file as ReadFile holds it while it
 // reads: a third of a redirects.Rule's size.
 type compactRule struct {
-	source, destination string
-	priority            int32
-	status              int16
-	match               redirects.MatchType
-	preservePath        bool
-	preserveQuery       bool
+	source, destination, host string
+	priority                  int32
+	status                    int16
+	match                     redirects.MatchType
+	preservePath              bool
+	preserveQuery             bool
 }
 
 // compact returns r's compact form; r is valid (Validate), so its status
 // and priority fit.
 func compact(r redirects.Rule) compactRule {
-	return compactRule{r.Source, r.Destination, int32(r.Priority), int16(r.StatusCode), r.MatchType, r.PreservePath, r.PreserveQuery}
+	return compactRule{r.Source, r.Destination, r.Host, int32(r.Priority), int16(r.StatusCode), r.MatchType, r.PreservePath, r.PreserveQuery}
 }
 
 func (c *compactRule) rule() redirects.Rule {
 	return redirects.Rule{Source: c.source, Destination: c.destination, Priority: int(c.priority), StatusCode: int(c.status),
-		MatchType: c.match, PreservePath: c.preservePath, PreserveQuery: c.preserveQuery}
+		MatchType: c.match, PreservePath: c.preservePath, PreserveQuery: c.preserveQuery, Host: c.host}
 }
 
 // LimitRecords returns a reader of r to put in front of encoding/csv: it
@@ -536,14 +545,16 @@ func thousands(n int) string {
 	return s
 }
 
-// ruleKey is what makes a rule one of a kind in a project: its match type
-// and its source's key under the project's settings.
-type ruleKey struct {
-	source string
-	match  redirects.MatchType
+// onHost names a rule's host in a message: " on host H", or nothing for a
+// rule of every host.
+func onHost(host string) string {
+	if host == "" {
+		return ""
+	}
+	return " on host " + host
 }
 
-// seenRule is where a ruleKey first appeared: the line and the index in
+// seenRule is where a rule's key (redirects.RuleKey) first appeared: the line and the index in
 // the rules read.
 type seenRule struct {
 	line, rule int
@@ -726,16 +737,19 @@ func StoreLineErrors(msg string, lines []int) []LineError {
 
 // importHeader is the first record of an import file that WriteCSV writes:
 // the csv export's columns and the priority; draftHeader adds each rule's
-// ID. optionsHeader ends either when a rule of the file uses an option.
+// ID. optionsHeader ends either when a rule of the file uses an option,
+// and hostHeader, after it, when a rule of the file has a host.
 const (
 	importHeader  = "source,destination,statusCode,matchType,priority"
 	draftHeader   = importHeader + ",id"
 	optionsHeader = ",preservePath,preserveQuery"
+	hostHeader    = ",host"
 )
 
 // WriteCSV writes rules, in the order given, as an import file that ReadCSV
 // reads back: the header source,destination,statusCode,matchType,priority
-// (and preservePath,preserveQuery at the end when a rule uses either), then
+// (and preservePath,preserveQuery at the end when a rule uses either, and
+// host after them when a rule has one), then
 // one record per rule, fields quoted as in the csv export. Unlike the
 // export, it keeps each rule's priority and options, so a rule set
 // survives the round trip whole.
@@ -747,25 +761,25 @@ func WriteCSV(w io.Writer, rules []redirects.Rule) error {
 // of the management API's rules.csv: WriteCSV's columns with each rule's ID
 // after the priority, so the header is
 // source,destination,statusCode,matchType,priority,id, with
-// preservePath,preserveQuery at the end when a rule uses either. ReadRules
-// reads it back (the id column is ignored), so a draft exported and
-// imported with replace deploys to the same answers.
+// preservePath,preserveQuery at the end when a rule uses either, and host
+// after them when a rule has one. ReadRules reads it back (the id column is
+// ignored), so a draft exported and imported with replace deploys to the
+// same answers.
 //
-// The option columns are written only when needed so that a draft that uses
-// no option gets the file it always got, byte for byte, and a script that
-// reads it keeps working; the new columns come last, after those it knows.
+// The option and host columns are written only when needed so that a draft
+// that uses neither gets the file it always got, byte for byte, and a
+// script that reads it keeps working; the new columns come last, after
+// those it knows.
 func WriteDraftCSV(w io.Writer, rules []redirects.Rule) error {
 	return writeRules(w, rules, true)
 }
 
 // writeRules writes WriteCSV's file, or with withID WriteDraftCSV's.
 func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
-	options := false
+	options, hosts := false, false
 	for i := range rules {
-		if rules[i].PreservePath || rules[i].PreserveQuery {
-			options = true
-			break
-		}
+		options = options || rules[i].PreservePath || rules[i].PreserveQuery
+		hosts = hosts || rules[i].Host != ""
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	header := importHeader
@@ -775,6 +789,9 @@ func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
 	bw.WriteString(header)
 	if options {
 		bw.WriteString(optionsHeader)
+	}
+	if hosts {
+		bw.WriteString(hostHeader)
 	}
 	bw.WriteString("\r\n")
 	var b []byte
@@ -792,6 +809,10 @@ func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
 			b = strconv.AppendBool(b, r.PreservePath)
 			b = append(b, ',')
 			b = strconv.AppendBool(b, r.PreserveQuery)
+		}
+		if hosts {
+			b = append(b, ',')
+			b = appendCSVField(b, r.Host)
 		}
 		b = append(b, '\r', '\n')
 		if _, err := bw.Write(b); err != nil {

@@ -397,8 +397,8 @@ func (h *heldRules) set(i int, r redirects.Rule) {
 	if r.PreserveQuery {
 		c.flags |= heldPreserveQuery
 	}
-	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" || r.Host != "" ||
-		!r.CreatedAt.IsZero() || r.Revision != 0 {
+	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" ||
+		!r.CreatedAt.IsZero() || r.Revision != 0 || r.Host != "" {
 		c.flags |= heldOdd
 	}
 	if c.flags&heldOdd != 0 {
@@ -748,9 +748,11 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 				continue
 			}
 		}
-		// Shadowing: does an earlier rule answer every path this one matches?
+		// Shadowing: does an earlier rule answer every path this one
+		// matches? (A strict reader has refused two rules of one key.)
 		winner := 0
-		if r.Extended() {
+		switch {
+		case r.Extended():
 			// A pattern, a regex, a host or query conditions: only a repeat
 			// is found here, and an earlier host-less literal prefix over
 			// an exact rule; exact rules under an earlier pattern are found
@@ -769,7 +771,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			if winner == 0 {
 				extended[key] = line
 			}
-		} else if r.MatchType == redirects.Exact {
+		case r.MatchType == redirects.Exact:
 			key := set.Key(r.Source)
 			if l, ok := exact[key]; ok {
 				winner = l
@@ -779,7 +781,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			if winner == 0 {
 				exact[key] = line
 			}
-		} else {
+		default:
 			src := set.FoldCase(r.Source)
 			if l, ok := prefixes[src]; ok {
 				winner = l

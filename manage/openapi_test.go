@@ -561,8 +561,19 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/gone2", "statusCode": 410, "destination": "/x"}).want(t, 400, "INVALID_INPUT")
 	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/gone2"}).want(t, 400, codeMissingField)
 	d.call(admin, "GET", pbase+"/rules?status=410", nil).want(t, 200)
+	// Pattern and regex rules, a host: answered, listed and filtered as
+	// the document says.
+	var pat, re api.Rule
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/:lang/docs/*", "destination": "/:lang/guide/:splat", "matchType": "pattern",
+		"host": "Old.Example.com"}).want(t, 201).decode(t, &pat)
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": `^/p/(\d+)$`, "destination": "/posts/$1", "matchType": "regex"}).want(t, 201).decode(t, &re)
+	d.call(admin, "POST", pbase+"/rules", map[string]any{"source": "/:a:b", "destination": "/x", "matchType": "pattern"}).want(t, 400, "INVALID_INPUT")
+	d.call(admin, "PATCH", pbase+"/rules/"+strconv.FormatInt(pat.ID, 10), map[string]any{"host": "*.example.org"}).want(t, 200)
+	d.call(admin, "GET", pbase+"/rules?matchType=pattern&host=*.example.org", nil).want(t, 200)
+	d.call(admin, "GET", pbase+"/rules?match=regex&host=", nil).want(t, 200)
+	d.call(admin, "GET", pbase+"/rules?host=a..b", nil).want(t, 400, codeInvalidQuery)
 	d.call(admin, "GET", pbase+"/hits", nil).want(t, 200)
-	for _, id := range []int64{opt.ID, see.ID, gone410.ID} {
+	for _, id := range []int64{opt.ID, see.ID, gone410.ID, pat.ID, re.ID} {
 		d.call(admin, "DELETE", pbase+"/rules/"+strconv.FormatInt(id, 10), nil).want(t, 204)
 	}
 	rpath := pbase + "/rules/" + strconv.FormatInt(rule.ID, 10)

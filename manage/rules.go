@@ -14,31 +14,51 @@ import (
 // learns nothing from what the request holds; the service then decides
 // the operation itself.
 
-// ruleFilter reads q, match and status.
+// ruleFilter reads q, match (or matchType, its other name), status and
+// host: a host present and empty selects the host-less rules.
 func ruleFilter(r *http.Request) (redirects.RuleFilter, error) {
 	var f redirects.RuleFilter
 	var err error
 	if f.Query, err = query(r, "q"); err != nil {
 		return f, err
 	}
-	match, err := query(r, "match")
+	name := "match"
+	if _, ok := r.URL.Query()["matchType"]; ok {
+		if _, both := r.URL.Query()["match"]; both {
+			return f, badQuery("the query parameters \"match\" and \"matchType\" are one filter; give one of them")
+		}
+		name = "matchType"
+	}
+	match, err := query(r, name)
 	if err != nil {
 		return f, err
 	}
 	if match != "" {
 		mt, err := redirects.ParseMatchType(match)
 		if err != nil {
-			return f, badQuery("the query parameter \"match\" is %q, not exact or starts_with", match)
+			return f, badQuery("the query parameter %q is %q, not one of exact, starts_with, pattern, regex", name, match)
 		}
 		f.MatchType = &mt
 	}
 	if f.StatusCode, err = queryInt(r, "status"); err != nil {
 		return f, err
 	}
+	if _, ok := r.URL.Query()["host"]; ok {
+		host, err := query(r, "host")
+		if err != nil {
+			return f, err
+		}
+		// A malformed host is the query's fault, as a repeated one is.
+		hf := redirects.RuleFilter{Host: &host}
+		if err := hf.Validate(); err != nil {
+			return f, badQuery("the query parameter \"host\": %s", redirects.ErrorMessage(err))
+		}
+		f.Host = hf.Host
+	}
 	return f, f.Validate()
 }
 
-// ruleList answers a page of draft rules: ?q=&match=&status=&sort=&limit=&after=.
+// ruleList answers a page of draft rules: ?q=&match=&status=&host=&sort=&limit=&after=.
 func (h *handler) ruleList(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.authorizeProject(r, redirects.ActionRead)
 	if err != nil {
@@ -79,13 +99,14 @@ type ruleFields struct {
 	Priority      *int
 	PreservePath  *bool
 	PreserveQuery *bool
+	Host          *string
 }
 
 // rule returns the draft rule of project with source and f, which the
 // service validates once it has authorized the caller;
 // statusCode, matchType and priority default as on the command line (301,
-// exact, 100), the options to false. A 410 (Gone) needs no destination;
-// every other status does.
+// exact, 100), the options to false and the host to none. A 410 (Gone)
+// needs no destination; every other status does.
 func (f *ruleFields) rule(projectID, source string) (*redirects.Rule, error) {
 	rule := &redirects.Rule{ProjectID: projectID, Source: source,
 		StatusCode: redirects.DefaultStatus, MatchType: redirects.Exact, Priority: redirects.DefaultPriority}
@@ -112,6 +133,9 @@ func (f *ruleFields) rule(projectID, source string) (*redirects.Rule, error) {
 	}
 	if f.Priority != nil {
 		rule.Priority = *f.Priority
+	}
+	if f.Host != nil {
+		rule.Host = *f.Host
 	}
 	return rule, nil
 }
@@ -143,7 +167,7 @@ func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
 		return missingField("source")
 	}
 	f := ruleFields{Destination: req.Destination, StatusCode: req.StatusCode, MatchType: req.MatchType, Priority: req.Priority,
-		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery}
+		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery, Host: req.Host}
 	rule, err := f.rule(p.ID, *req.Source)
 	if err != nil {
 		return err
@@ -236,7 +260,7 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	u := redirects.RuleUpdate{Source: req.Source, Destination: req.Destination, StatusCode: req.StatusCode, Priority: req.Priority,
-		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery}
+		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery, Host: req.Host}
 	if req.MatchType != nil {
 		mt, err := redirects.ParseMatchType(*req.MatchType)
 		if err != nil {
@@ -282,7 +306,7 @@ func (h *handler) ruleDelete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// ruleDeleteMatching deletes every draft rule that ?q=&match=&status=
+// ruleDeleteMatching deletes every draft rule that ?q=&match=&status=&host=
 // select, in one transaction, when ?confirm=true says so (no filter: every
 // rule). It answers how many went.
 func (h *handler) ruleDeleteMatching(w http.ResponseWriter, r *http.Request) error {
@@ -299,7 +323,7 @@ func (h *handler) ruleDeleteMatching(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	if confirm != "true" {
-		return newError(http.StatusBadRequest, codeConfirmRequired, "deleting every rule that q, match and status select needs ?confirm=true: nothing was deleted")
+		return newError(http.StatusBadRequest, codeConfirmRequired, "deleting every rule that q, match, status and host select needs ?confirm=true: nothing was deleted")
 	}
 	n, err := h.svc.Rules.DeleteRules(r.Context(), p.ID, f)
 	if err != nil {

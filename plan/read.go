@@ -142,11 +142,7 @@ func decodeRules(data []byte, at int, settings redirects.Settings, p *problems) 
 		return nil
 	}
 	rules := []redirects.Rule{}
-	type key struct {
-		match  redirects.MatchType
-		source string
-	}
-	seen := map[key]int{}
+	seen := map[redirects.RuleKey]int{}
 	for i := 0; dec.More(); i++ {
 		if i == MaxRulesFileRows {
 			p.add("rules: more than %d rules, the most one import takes", MaxRulesFileRows)
@@ -170,9 +166,13 @@ func decodeRules(data []byte, at int, settings redirects.Settings, p *problems) 
 			p.add("rules[%d] (source %s): %s", i, quoteShort(rf.Source), redirects.ErrorMessage(err))
 			continue
 		}
-		k := key{r.MatchType, settings.Key(r.Source)}
+		k := settings.RuleKey(&r)
 		if j, dup := seen[k]; dup {
-			p.add("rules[%d]: a %s rule for source %q is already rules[%d] (under the settings %s)", i, r.MatchType, r.Source, j, settings)
+			on := ""
+			if r.Host != "" {
+				on = " on host " + r.Host
+			}
+			p.add("rules[%d]: a %s rule for source %q%s is already rules[%d] (under the settings %s)", i, r.MatchType, r.Source, on, j, settings)
 			continue
 		}
 		seen[k] = i

@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"redirects"
+	"redirects/engine/pattern"
 	"redirects/internal/rulemodel"
 )
 
@@ -137,6 +138,18 @@ var pmRule = rapid.Custom(func(t *rapid.T) redirects.Rule {
 var pmProject = rapid.Custom(func(t *rapid.T) pmSet {
 	st := redirects.Settings{CaseInsensitive: rapid.Bool().Draw(t, "ci"), IgnoreTrailingSlash: rapid.Bool().Draw(t, "ignore")}
 	rules := rapid.SliceOfN(pmRule, 1, 16).Draw(t, "rules")
+	// A quarter of the projects also hold a rule's mirror (its destination
+	// as the source, its source as the destination), which random rules
+	// alone make a loop of too rarely for the loop findings to be checked.
+	if k := rapid.IntRange(0, 4*len(rules)-1).Draw(t, "mirror"); k < len(rules) {
+		r := rules[k]
+		m := redirects.Rule{MatchType: r.MatchType, Host: r.Host, Source: r.Destination, Destination: r.Source,
+			StatusCode: r.StatusCode, Priority: r.Priority}
+		if r.MatchType != redirects.Regex && r.StatusCode != redirects.StatusGone && strings.HasPrefix(r.Destination, "/") &&
+			m.Validate() == nil && pattern.Check(m.PatternRule()) == nil {
+			rules = append(rules, m)
+		}
+	}
 	for i := range rules {
 		rules[i].ID = int64(i + 1)
 		rules[i].CreatedAt = t0.Add(time.Duration(i) * time.Minute)
@@ -280,7 +293,13 @@ func TestLintChainsFollowTheModel(t *testing.T) {
 					from += "?" + q
 				}
 				loops := false
-				for _, h := range append([]string{host, "", "www.example.com", "a.example.com"}, pmDeclared...) {
+				hosts := append(append([]string{host}, pmLookupHosts...), pmDeclared...)
+				for _, r := range p.rules {
+					if r.Host != "" {
+						hosts = append(hosts, strings.Replace(r.Host, "*", "www", 1))
+					}
+				}
+				for _, h := range hosts {
 					if _, l := modelFollow(p.rules, p.st, h, from); l {
 						loops = true
 						break

@@ -135,7 +135,7 @@ func TestRuleImportHelpDescribesCSV(t *testing.T) {
 	out := c.ok("rule", "import", "--help")
 	for _, want := range []string{
 		"source,destination,statusCode,matchType,priority",
-		"301, 302, 303, 307, 308, or 410 (Gone: no destination)", "exact or starts_with", "optional column",
+		"301, 302, 303, 307, 308, or 410 (Gone: no destination)", "exact, starts_with, pattern", "regex", "optional column", "host",
 		"preservePath", "preserveQuery", "#fragment", "empty for a 410",
 		`double quotes`, `"/a,b"`, "all or nothing", "--errors-file", "--replace", "in any order",
 	} {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -23,17 +22,19 @@ var ruleCommands = []command{
 	{
 		name: "rule add",
 		synopsis: []string{
-			"--project P --source S --destination D [--status 301|302|303|307|308] [--match exact|starts_with] [--priority N] [--preserve-path] [--preserve-query]",
-			"--project P --source S --status 410 [--match exact|starts_with] [--priority N]",
+			"--project P --source S --destination D [--status 301|302|303|307|308] [--match exact|starts_with|pattern|regex] [--host H] [--priority N] [--preserve-path] [--preserve-query]",
+			"--project P --source S --status 410 [--match exact|starts_with|pattern|regex] [--host H] [--priority N]",
 		},
 		summary: "add one draft rule and print its ID",
 		about: "An exact rule answers one path; a starts_with rule answers every path under its source, and of\n" +
 			"several starts_with rules the one with the lowest priority wins. Nothing is live until\n" +
-			"\"redirects deploy\".\n\n" + ruleOptionsHelp,
+			"\"redirects deploy\".\n\n" + rulePatternHelp + "\n\n" + ruleOptionsHelp,
 		example: "redirects rule add --project \"$PROJECT\" --source /old --destination /new\n" +
 			"redirects rule add --project \"$PROJECT\" --source /blog --destination https://blog.example.com/ --match starts_with --status 302\n" +
 			"redirects rule add --project \"$PROJECT\" --source /docs/ --destination https://docs.example.com/ --match starts_with --status 308 --preserve-path --preserve-query\n" +
-			"redirects rule add --project \"$PROJECT\" --source /retired --status 410",
+			"redirects rule add --project \"$PROJECT\" --source /retired --status 410\n" +
+			"redirects rule add --project \"$PROJECT\" --match pattern --source '/:lang/docs/*' --destination '/:lang/guide/:splat'\n" +
+			"redirects rule add --project \"$PROJECT\" --match regex --source '^/p/(\\d+)$' --destination '/posts/$1' --host old.example.com",
 		run: (*cmd).ruleAdd,
 	},
 	{
@@ -67,42 +68,58 @@ var ruleCommands = []command{
 		name: "rule list",
 		synopsis: []string{
 			"--project P [--json]",
-			"--project P [--search Q] [--match M] [--status N] [--sort S] [--limit N] [--after CURSOR] [--json]",
+			"--project P [--search Q] [--match M] [--status N] [--host H] [--sort S] [--limit N] [--after CURSOR] [--json]",
 		},
 		summary: "list the draft rules of a project, all of them or one page",
-		about: "Without --search, --match, --status, --sort, --limit or --after every rule is printed, by source.\n" +
-			"With --limit one page is printed, and the next page's cursor on stderr, for --after.",
+		about: "Without --search, --match, --status, --host, --sort, --limit or --after every rule is printed, by\n" +
+			"source. With --limit one page is printed, and the next page's cursor on stderr, for --after.\n" +
+			"A HOST column is printed when a rule has a host (\"-\": a rule of every host); --host H lists\n" +
+			"the rules scoped to H, and --host= those of every host.",
 		example: "redirects rule list --project \"$PROJECT\"\n" +
-			"redirects rule list --project \"$PROJECT\" --search '/blog*' --limit 50 --json",
+			"redirects rule list --project \"$PROJECT\" --search '/blog*' --limit 50 --json\n" +
+			"redirects rule list --project \"$PROJECT\" --match pattern --host old.example.com",
 		readOnly: true,
 		run:      (*cmd).ruleList,
 	},
 	{
 		name:     "rule update",
-		synopsis: []string{"--project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--priority N] [--preserve-path[=false]] [--preserve-query[=false]] [--revision N]"},
+		synopsis: []string{"--project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--host H] [--priority N] [--preserve-path[=false]] [--preserve-query[=false]] [--revision N]"},
 		summary:  "change a draft rule",
-		about: "Only the flags given change: --preserve-path=false turns that option off, and leaving a flag\n" +
-			"out keeps what the rule has. --status 410 also empties the destination and turns both options\n" +
-			"off, unless they are given. With --revision the update is refused if the rule has changed since.\n\n" +
-			ruleOptionsHelp,
+		about: "Only the flags given change: --preserve-path=false turns that option off, --host= makes the\n" +
+			"rule answer every host again, and leaving a flag out keeps what the rule has. --status 410 also\n" +
+			"empties the destination and turns both options off, unless they are given. With --revision the\n" +
+			"update is refused if the rule has changed since.\n\n" +
+			rulePatternHelp + "\n\n" + ruleOptionsHelp,
 		example: "redirects rule update --project \"$PROJECT\" 42 --destination /newer\n" +
-			"redirects rule update --project \"$PROJECT\" 42 --status 307 --preserve-query --preserve-path=false",
+			"redirects rule update --project \"$PROJECT\" 42 --status 307 --preserve-query --preserve-path=false\n" +
+			"redirects rule update --project \"$PROJECT\" 42 --match pattern --source '/blog/:year/:slug' --host www.example.com",
 		run: (*cmd).ruleUpdate,
 	},
 	{
 		name: "rule delete",
 		synopsis: []string{
 			"--project P RULE_ID [--revision N]",
-			"--project P --all-matching [--search Q] [--match M] [--status N] --yes",
+			"--project P --all-matching [--search Q] [--match M] [--status N] [--host H] --yes",
 		},
 		summary: "delete a draft rule, or every rule a filter selects",
-		about: "With --all-matching every rule that --search, --match and --status select is deleted; --yes\n" +
-			"confirms it.",
+		about: "With --all-matching every rule that --search, --match, --status and --host select is deleted;\n" +
+			"--yes confirms it.",
 		example: "redirects rule delete --project \"$PROJECT\" 42\n" +
 			"redirects rule delete --project \"$PROJECT\" --all-matching --search '/old*' --yes",
 		run: (*cmd).ruleDelete,
 	},
 }
+
+// rulePatternHelp is the part of rule add's and rule update's help on the
+// pattern and regex match types and the host (docs/contract.md#pattern-rules).
+const rulePatternHelp = `--match pattern takes placeholders: :name is one segment, :name* (or * alone, :splat) any
+number of segments, :name+ one or more, :name? an optional one, :name(RE2) a constrained one;
+the destination inserts them by name: /:lang/docs/* -> /:lang/guide/:splat. --match regex takes
+an RE2 expression matched against the whole path; the destination inserts $1..$9 and ${name}:
+^/p/(\d+)$ -> /posts/$1. Any match type's source may end with query conditions:
+/index.php?p=:id -> /posts/:id. --host H scopes the rule to lookups for host H (*.example.com:
+any subdomain); without it the rule answers every host. A bad pattern or regex is refused
+with the byte where it goes wrong. docs/contract.md#pattern-rules has the whole syntax.`
 
 // ruleOptionsHelp is the part of rule add's and rule update's help on the
 // statuses and options (docs/contract.md#rule-options).
@@ -147,7 +164,8 @@ const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per 
   destination    a path starting with / or an http:// or https:// URL, which
                  may end with a #fragment; empty for a 410
   statusCode     301, 302, 303, 307, 308, or 410 (Gone: no destination)
-  matchType      exact or starts_with
+  matchType      exact, starts_with, pattern (placeholders: /:lang/docs/*) or
+                 regex (an RE2 expression: ^/p/(\d+)$)
   priority       optional column: the precedence of a starts_with rule, lower
                  first (0..1000000); an empty cell, or a file without the
                  column, gives 100
@@ -156,15 +174,19 @@ const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per 
   preserveQuery  optional column, true or false: the request's query string
                  is passed on to the destination
                  (an empty cell, or a file without the column, is false)
+  host           optional column: the host the rule answers only
+                 (*.example.com: any subdomain); an empty cell, or a file
+                 without the column, answers every host
 
 The header names the columns, in any order; the optional ones (priority, id,
-preservePath, preserveQuery) may be left out, so a file of the four columns
+preservePath, preserveQuery, host) may be left out, so a file of the four columns
 source,destination,statusCode,matchType is read as it always was. Case, and
 a UTF-8 byte order mark, do not matter. Blank lines are skipped. A field
 that holds a comma, a double quote or a line break is put in double quotes,
 with a double quote inside it doubled: "/a,b" or "/say ""hi""". One file may
-not hold two rules with the same matchType and source, nor two whose sources
-the project's settings compare as one (/a and /A when caseSensitive is false).
+not hold two rules with the same matchType, host and source, nor two whose
+sources the project's settings compare as one (/a and /A when caseSensitive
+is false).
 
 The import is all or nothing: if any line is bad, nothing is imported and
 every bad line is reported with its line number: the first 100 on the
@@ -182,7 +204,8 @@ func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
 	source := fs.String("source", "", "path the rule applies to, starting with /")
 	dest := fs.String("destination", "", "path or http(s) URL to redirect to, which may end with a #fragment (none for 410)")
 	status := fs.Int("status", redirects.DefaultStatus, "301, 302, 303, 307, 308, or 410 (Gone: no destination)")
-	match := fs.String("match", "exact", "exact or starts_with")
+	match := fs.String("match", "exact", "exact, starts_with, pattern or regex")
+	host := fs.String("host", "", "answer only lookups for this `HOST` (*.example.com: any subdomain); none: every host")
 	priority := fs.Int("priority", redirects.DefaultPriority, "precedence of a starts_with rule, lower first (0..1000000)")
 	preservePath := fs.Bool("preserve-path", false, "append the rest of the requested path to the destination's path (starts_with rules only)")
 	preserveQuery := fs.Bool("preserve-query", false, "pass the request's query string on to the destination")
@@ -202,7 +225,7 @@ func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
 		return err
 	}
 	r := &redirects.Rule{ProjectID: *project, Source: *source, Destination: *dest, StatusCode: *status, MatchType: mt, Priority: *priority,
-		PreservePath: *preservePath, PreserveQuery: *preserveQuery}
+		PreservePath: *preservePath, PreserveQuery: *preserveQuery, Host: *host}
 	if err := r.Validate(); err != nil {
 		return err
 	}
@@ -356,17 +379,7 @@ func (c *cmd) ruleList(ctx context.Context, args []string) error {
 		}
 		return c.printJSON(out)
 	}
-	bw := bufio.NewWriter(c.m.Stdout)
-	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tMATCH\tPRIORITY\tSTATUS\tSOURCE\tDESTINATION\tOPTIONS")
-	for i := range rules {
-		r := &rules[i]
-		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.MatchType, r.Priority, r.StatusCode, r.Source, destinationCell(r), optionsCell(r))
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return c.printRules(rules, false)
 }
 
 // destinationCell is a rule's destination in a table: "-" for none (a 410),
@@ -398,7 +411,8 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 	source := fs.String("source", "", "new source")
 	dest := fs.String("destination", "", "new destination")
 	status := fs.Int("status", 0, "new status: 301, 302, 303, 307, 308, or 410 (Gone: no destination)")
-	match := fs.String("match", "", "new match type: exact or starts_with")
+	match := fs.String("match", "", "new match type: exact, starts_with, pattern or regex")
+	host := fs.String("host", "", "new `HOST` the rule answers only (*.example.com: any subdomain); --host= for every host")
 	priority := fs.Int("priority", 0, "new priority (0..1000000)")
 	preservePath := fs.Bool("preserve-path", false, "append the rest of the requested path (starts_with rules only); =false turns it off")
 	preserveQuery := fs.Bool("preserve-query", false, "pass the request's query string on; =false turns it off")
@@ -434,6 +448,9 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 	if isSet(fs, "priority") {
 		u.Priority = priority
 	}
+	if isSet(fs, "host") {
+		u.Host = host
+	}
 	if isSet(fs, "preserve-path") {
 		u.PreservePath = preservePath
 	}
@@ -456,7 +473,7 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 		}
 	}
 	if u.Empty() {
-		return usagef("rule update needs at least one of --source, --destination, --status, --match, --priority, --preserve-path, --preserve-query")
+		return usagef("rule update needs at least one of --source, --destination, --status, --match, --host, --priority, --preserve-path, --preserve-query")
 	}
 	if *revision < 0 {
 		return redirects.Errorf(redirects.EINVALID, "revision %d is not a positive whole number", *revision)
@@ -477,7 +494,7 @@ func (c *cmd) ruleDelete(ctx context.Context, args []string) error {
 	fs := c.flags("rule delete")
 	project := fs.String("project", "", "project ID")
 	revision := fs.Int64("revision", 0, "delete only if the rule is still at this revision")
-	all := fs.Bool("all-matching", false, "delete every rule that --search, --match and --status select (needs --yes)")
+	all := fs.Bool("all-matching", false, "delete every rule that --search, --match, --status and --host select (needs --yes)")
 	yes := fs.Bool("yes", false, "confirm --all-matching")
 	ff := filterFlags(fs)
 	if hasFlag(args, "all-matching") {
@@ -496,8 +513,8 @@ func (c *cmd) ruleDelete(ctx context.Context, args []string) error {
 	if err := required(fs, "project"); err != nil {
 		return err
 	}
-	if isSet(fs, "yes", "search", "match", "status") {
-		return usagef("rule delete: --yes, --search, --match and --status go with --all-matching")
+	if isSet(fs, "yes", "search", "match", "status", "host") {
+		return usagef("rule delete: --yes, --search, --match, --status and --host go with --all-matching")
 	}
 	id, err := strconv.ParseInt(pos[0], 10, 64)
 	if err != nil || id <= 0 {

@@ -15,16 +15,20 @@ import (
 
 // filterFlagSet holds the flags that make a redirects.RuleFilter.
 type filterFlagSet struct {
+	fs     *flag.FlagSet
 	search *string
 	match  *string
 	status *int
+	host   *string
 }
 
 func filterFlags(fs *flag.FlagSet) *filterFlagSet {
 	return &filterFlagSet{
+		fs:     fs,
 		search: fs.String("search", "", "only rules whose source or destination holds this text, or whose source starts with it if it ends in *"),
-		match:  fs.String("match", "", "only rules of this match type: exact or starts_with"),
+		match:  fs.String("match", "", "only rules of this match type: exact, starts_with, pattern or regex"),
 		status: fs.Int("status", 0, "only rules with this status: 301, 302, 303, 307, 308 or 410"),
+		host:   fs.String("host", "", "only rules scoped to this `HOST` (*.example.com for a wildcard); --host= for the rules of every host"),
 	}
 }
 
@@ -37,6 +41,9 @@ func (f *filterFlagSet) filter() (redirects.RuleFilter, error) {
 			return rf, err
 		}
 		rf.MatchType = &mt
+	}
+	if isSet(f.fs, "host") {
+		rf.Host = f.host
 	}
 	return rf, rf.Validate()
 }
@@ -51,7 +58,7 @@ type pageFlagSet struct {
 
 // pageFlagNames are the flags that turn "rule list" from its full listing
 // into pages.
-var pageFlagNames = []string{"search", "match", "status", "sort", "limit", "after"}
+var pageFlagNames = []string{"search", "match", "status", "host", "sort", "limit", "after"}
 
 func pageFlags(fs *flag.FlagSet) *pageFlagSet {
 	return &pageFlagSet{
@@ -97,17 +104,7 @@ func (c *cmd) ruleListPage(ctx context.Context, s redirects.RuleService, project
 		}
 		return c.printJSON(out)
 	}
-	bw := bufio.NewWriter(c.m.Stdout)
-	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tMATCH\tPRIORITY\tSTATUS\tREVISION\tSOURCE\tDESTINATION\tOPTIONS")
-	for i := range rules {
-		r := &rules[i]
-		fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.MatchType, r.Priority, r.StatusCode, r.Revision, r.Source, destinationCell(r), optionsCell(r))
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
+	if err := c.printRules(rules, true); err != nil {
 		return err
 	}
 	if paged {
@@ -150,8 +147,8 @@ func (c *cmd) ruleDeleteMatching(ctx context.Context, fs *flag.FlagSet, projectI
 	}
 	if !yes {
 		what := "every rule of the project"
-		if isSet(fs, "search", "match", "status") {
-			what = "every rule that --search, --match and --status select"
+		if isSet(fs, "search", "match", "status", "host") {
+			what = "every rule that --search, --match, --status and --host select"
 		}
 		return usagef("rule delete --all-matching deletes %s; add --yes to confirm", what)
 	}
@@ -165,4 +162,47 @@ func (c *cmd) ruleDeleteMatching(ctx context.Context, fs *flag.FlagSet, projectI
 	}
 	c.println(strconv.Itoa(n))
 	return nil
+}
+
+// printRules prints rules as a table, with each rule's revision when
+// withRevision is set. The HOST column is there only when a rule has a
+// host, so that a project without hosts is listed as it always was.
+func (c *cmd) printRules(rules []redirects.Rule, withRevision bool) error {
+	hosts := false
+	for i := range rules {
+		hosts = hosts || rules[i].Host != ""
+	}
+	bw := bufio.NewWriter(c.m.Stdout)
+	w := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	// row writes one line of cells: the first four, the revision and the
+	// host where the table has them, then the last three.
+	row := func(cells [9]string) {
+		out := append(make([]string, 0, len(cells)), cells[:4]...)
+		if withRevision {
+			out = append(out, cells[4])
+		}
+		if hosts {
+			out = append(out, cells[5])
+		}
+		fmt.Fprintln(w, strings.Join(append(out, cells[6:]...), "\t"))
+	}
+	row([9]string{"ID", "MATCH", "PRIORITY", "STATUS", "REVISION", "HOST", "SOURCE", "DESTINATION", "OPTIONS"})
+	for i := range rules {
+		r := &rules[i]
+		row([9]string{strconv.FormatInt(r.ID, 10), r.MatchType.String(), strconv.Itoa(r.Priority), strconv.Itoa(r.StatusCode),
+			strconv.FormatInt(r.Revision, 10), hostCell(r), r.Source, destinationCell(r), optionsCell(r)})
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// hostCell is a rule's host in a table: "-" for none, which answers every
+// host.
+func hostCell(r *redirects.Rule) string {
+	if r.Host == "" {
+		return "-"
+	}
+	return r.Host
 }

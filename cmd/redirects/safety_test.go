@@ -280,9 +280,6 @@ func TestVerifyCommand(t *testing.T) {
 // reports the loop through :lang, explain --host names the captures, and
 // test runs a host column.
 func TestPatternSafetyCommands(t *testing.T) {
-	// The management API's rules.csv, which the CLI reads rules through
-	// with --api, does not carry pattern rules yet.
-	skipInAPIMode(t, "the API's rules.csv does not carry pattern rules yet")
 	c := newCLI(t)
 	_, p := c.setup()
 	db := c.openDB()

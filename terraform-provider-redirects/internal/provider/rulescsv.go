@@ -2,10 +2,12 @@ package provider
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -43,7 +45,10 @@ var (
 // canonicalize parses a rule set's text: the rules ordered as the store
 // orders a draft (engine.SortRules), written back with export.WriteCSV
 // with LF line ends. Results are cached by the text's hash, since a plan
-// compares the same large texts several times.
+// compares the same large texts several times. A set with pattern, regex,
+// host-scoped or conditioned rules (redirects.Rule.Extended) is then put
+// in canonicalOrder, which the draft's order does not fix for them; a set
+// without is written as it always was, so its digest does not change.
 func canonicalize(text string) (*canonical, error) {
 	key := sha256.Sum256([]byte(text))
 	canonMu.Lock()
@@ -60,6 +65,9 @@ func canonicalize(text string) (*canonical, error) {
 		return nil, export.LineErrors(bad)
 	}
 	engine.SortRules(rules)
+	if slices.ContainsFunc(rules, func(r redirects.Rule) bool { return r.Extended() }) {
+		slices.SortStableFunc(rules, canonicalOrder)
+	}
 	var buf bytes.Buffer
 	if err := export.WriteCSV(&buf, rules); err != nil {
 		return nil, err
@@ -74,6 +82,25 @@ func canonicalize(text string) (*canonical, error) {
 	canonCache[key] = c
 	canonMu.Unlock()
 	return c, nil
+}
+
+// canonicalOrder orders rules by match type, host and source, which a set
+// holds one rule of (docs/contract.md#keys), and then by the rest of what
+// the CSV holds of them.
+func canonicalOrder(a, b redirects.Rule) int {
+	return cmp.Or(cmp.Compare(a.MatchType, b.MatchType), strings.Compare(a.Host, b.Host), strings.Compare(a.Source, b.Source),
+		cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.StatusCode, b.StatusCode), strings.Compare(a.Destination, b.Destination),
+		cmpBool(a.PreservePath, b.PreservePath), cmpBool(a.PreserveQuery, b.PreserveQuery))
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // canonicalOf returns the canonical form of rules that the service

@@ -47,7 +47,7 @@ func (r *ruleSetResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Description: "The draft as the CSV of \"redirects rule import\" (usually file(\"rules.csv\")); texts holding the same rules are equal, whatever their formatting or order. " +
 					"Marked sensitive so that a plan does not print it: tofu's line diff of a long text takes memory that grows with the square of its lines; changes summarizes the plan instead."},
 			"changes": schema.StringAttribute{Computed: true,
-				Description: "What the last plan changes in the draft: \"N added, N changed, N removed\" by match type and source."},
+				Description: "What the last plan changes in the draft: \"N added, N changed, N removed\" by match type, host and source."},
 			"digest": schema.StringAttribute{Computed: true,
 				Description: "SHA-256 of the rule set's canonical text: a redirects_deployment trigger."},
 			"rule_count": schema.Int64Attribute{Computed: true},
@@ -212,10 +212,11 @@ func (r *ruleSetResource) ImportState(ctx context.Context, req resource.ImportSt
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
 }
 
-// ruleKey is what identifies a draft rule: its match type and source.
+// ruleKey is what identifies a draft rule: its match type, host and
+// source.
 type ruleKey struct {
-	match  redirects.MatchType
-	source string
+	match        redirects.MatchType
+	host, source string
 }
 
 // summarize counts the rules that going from old to new adds, changes
@@ -223,11 +224,11 @@ type ruleKey struct {
 func summarize(old, new []redirects.Rule) string {
 	before := make(map[ruleKey]redirects.Rule, len(old))
 	for _, r := range old {
-		before[ruleKey{r.MatchType, r.Source}] = r
+		before[ruleKey{r.MatchType, r.Host, r.Source}] = r
 	}
 	added, changed := 0, 0
 	for _, r := range new {
-		k := ruleKey{r.MatchType, r.Source}
+		k := ruleKey{r.MatchType, r.Host, r.Source}
 		o, ok := before[k]
 		switch {
 		case !ok:
