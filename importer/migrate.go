@@ -744,7 +744,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			if err := r.Validate(); err != nil {
 				// The message quotes the rule's values (at most 80 bytes each,
 				// Go-quoted): cut it so that escapes cannot lengthen it.
-				sink.Skip(line, "%s", "our rules refuse it: "+plainText(redirects.ErrorMessage(err), 3*MaxExcerpt))
+				sink.Skip(line, "%s", "our rules refuse it: "+plainText(platformNeutral(f, redirects.ErrorMessage(err)), 3*MaxExcerpt))
 				continue
 			}
 		}
@@ -836,6 +836,21 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			Why: suggestWhy(f, o.Settings)}
 	}
 	return nil
+}
+
+// platformNeutral drops, from a refusal the report gives for a line of
+// another platform's file, the reason that names nginx (the refusal
+// stands: our rules take no such source), so that the notes of a file
+// speak of its own platform.
+func platformNeutral(f *Format, msg string) string {
+	if f.Name == "nginx" {
+		return msg
+	}
+	for _, why := range []string{", which nginx merges in request paths, so it would never match there",
+		", which nginx resolves in request paths, so it would never match there"} {
+		msg = strings.Replace(msg, why, "", 1)
+	}
+	return msg
 }
 
 // extendedKey is the key under which two rules with a pattern, a regex, a

@@ -448,3 +448,23 @@ func TestNetlifyPatternsOneToOne(t *testing.T) {
 		}
 	}
 }
+
+// TestNetlifyNotesNameNoOtherPlatform: a line our rules refuse is skipped
+// with a note that speaks of the source and of Netlify, never of nginx.
+func TestNetlifyNotesNameNoOtherPlatform(t *testing.T) {
+	res, err := Read(context.Background(), strings.NewReader("/a//b /c\n/d/../e /f\n"), "netlify", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLineClasses(t, res, map[int]Class{1: Skipped, 2: Skipped}, map[int]string{1: `empty segment ("//")`, 2: `".." segment`})
+	for _, o := range res.Lines {
+		for _, n := range o.Notes {
+			if strings.Contains(strings.ToLower(n), "nginx") {
+				t.Errorf("line %d: %s", o.Line, n)
+			}
+		}
+		if o.Text == "" {
+			t.Errorf("line %d has no text", o.Line)
+		}
+	}
+}
