@@ -87,8 +87,8 @@ type vcCondition struct {
 }
 
 // vcLine is a redirect and its line. Its text is made again from it for
-// the lines the report lists (keeping every line's text would hold the
-// file).
+// the lines the report lists, and for those that become rules (which the
+// Sink keeps cut, in an arena, for a shadowed line listed later).
 type vcLine struct {
 	line int
 	e    vcEntry
@@ -318,7 +318,9 @@ type vcFile struct {
 func (vc *vcFile) entry(l vcLine) {
 	sink, line, e := vc.sink, l.line, l.e
 	defer func() {
-		if sink.outs[line] != nil {
+		// The text of a line listed now, and of one that became a rule,
+		// which the pipeline may list later (shadowed).
+		if n := len(sink.ruled); sink.outs[line] != nil || n > 0 && int(sink.ruled[n-1]) == line {
 			text, _ := json.Marshal(e)
 			sink.Text(line, string(text))
 		}

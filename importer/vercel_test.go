@@ -126,6 +126,10 @@ func TestVercelShapes(t *testing.T) {
 		if (o.Line == 17 && o.Winner != 4) || (o.Line == 18 && o.Winner != 7) {
 			t.Errorf("line %d: winner %d", o.Line, o.Winner)
 		}
+		// Every listed line carries its text, a shadowed one too.
+		if o.Text == "" || !strings.HasPrefix(o.Text, `{"source":`) {
+			t.Errorf("line %d: text %q", o.Line, o.Text)
+		}
 	}
 	wantAnswers(t, res, redirects.Settings{}, map[string]string{
 		"/me":                   "/profile.html 308",
