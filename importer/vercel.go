@@ -313,6 +313,8 @@ type vcFile struct {
 	sink          *Sink
 	trailingSlash *bool
 	cleanURLs     bool
+	// regexes counts the regex rules made, up to redirects.MaxRegexRules.
+	regexes int
 }
 
 func (vc *vcFile) entry(l vcLine) {
@@ -355,8 +357,15 @@ func (vc *vcFile) entry(l vcLine) {
 	// A source our literal rules cannot take as it is (a placeholder
 	// without --placeholder values, a modifier, a constraint) becomes a
 	// regex rule: path-to-regexp's own expression.
-	if vcWantsRegex(pat, tail, vc.o, dest) {
+	// Past the regex rules a project holds, the rest take the literal
+	// forms of before: expanded, prefix rules (changed) or skipped.
+	if vcWantsRegex(pat, tail, vc.o, dest) && vc.regexes < redirects.MaxRegexRules {
+		vc.regexes++
 		vc.regexEntry(line, pat, src, dest, host, conds, status)
+		return
+	}
+	if !pat.supported() {
+		sink.Skip(line, "source pattern %s: the file has more than the %d regex rules a project holds, and this one has no literal form", src, redirects.MaxRegexRules)
 		return
 	}
 	// Placeholders: each :name of the source, expanded over its values.

@@ -364,3 +364,4 @@ func TestVercelPatternsOneToOne(t *testing.T) {
 		"/t?page=home": "/u?page=home 308", "/t?page=about": "",
 	})
 }
+
