@@ -364,4 +364,3 @@ func TestVercelPatternsOneToOne(t *testing.T) {
 		"/t?page=home": "/u?page=home 308", "/t?page=about": "",
 	})
 }
-
