@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 	"redirects/export"
 )
 
@@ -291,7 +292,13 @@ type Sink struct {
 	// ruled holds the lines that became at least one rule, in order.
 	ruled []int32
 	texts map[int]string
-	bad   []export.LineError
+	// ruledText holds, for lines that became rules and had no outcome
+	// when the reader gave their text, that text cut to MaxTextLen bytes
+	// (in one arena, so that a million lines cost no map): finish may give
+	// them an outcome later (a shadowed line), and its report lists them
+	// with their text.
+	ruledText ruledTexts
+	bad       []export.LineError
 	// maxBad stops collecting bad lines past this many.
 	maxBad int
 	// maxRules, when not 0, stops taking rules past this many, and stop
@@ -486,9 +493,95 @@ func (s *Sink) Skip(line int, format string, args ...any) {
 // kept, so that memory does not grow with them).
 func (s *Sink) Text(line int, text string) {
 	if s.outs[line] == nil {
+		if n := len(s.ruled); n > 0 && int(s.ruled[n-1]) == line {
+			s.ruledText.add(n-1, text)
+		}
 		return
 	}
 	s.texts[line] = plainText(text, MaxTextLen)
+}
+
+// text returns the text kept of line for the report.
+func (s *Sink) text(line int) string {
+	if t, ok := s.texts[line]; ok {
+		return t
+	}
+	return s.ruledText.get(s.ruled, line)
+}
+
+type ruledTexts struct {
+	chunks [][]byte
+	starts []uint32
+	// size is the arena's size so far (whole chunks before the last).
+	size  int
+	index map[int32]int // built on the first get, when ruled is not sorted
+}
+
+const (
+	noText         = ^uint32(0)
+	ruledTextChunk = 1 << 20
+	// maxRuledText caps the arena (some 300,000 lines of a usual file;
+	// the importer's memory per rule stays within its bound): past it, a
+	// line listed later comes without its text.
+	maxRuledText = 16 << 20
+	// maxRuledTextLen is how much of a line is kept: plainText cuts to
+	// MaxTextLen, and the few bytes more let it tell a cut line (it adds
+	// the ellipsis) from one that fits.
+	maxRuledTextLen = MaxTextLen + 4
+)
+
+// add keeps text as the text of ruled line i.
+func (r *ruledTexts) add(i int, text string) {
+	if len(text) > maxRuledTextLen {
+		text = text[:maxRuledTextLen]
+	}
+	if i < len(r.starts) || r.size+len(text)+1 > maxRuledText {
+		return
+	}
+	for len(r.starts) < i {
+		r.starts = append(r.starts, noText)
+	}
+	n := len(r.chunks)
+	if n == 0 || len(r.chunks[n-1])+len(text)+1 > ruledTextChunk {
+		if n > 0 {
+			r.size += ruledTextChunk - len(r.chunks[n-1])
+		}
+		r.chunks = append(r.chunks, make([]byte, 0, ruledTextChunk))
+		n++
+	}
+	r.starts = append(r.starts, uint32(r.size))
+	c := append(append(r.chunks[n-1], byte(len(text))), text...)
+	r.size += len(c) - len(r.chunks[n-1])
+	r.chunks[n-1] = c
+}
+
+// get returns the text kept of line, "" when none was.
+func (r *ruledTexts) get(ruled []int32, line int) string {
+	var i int
+	if slices.IsSorted(ruled) {
+		var ok bool
+		if i, ok = slices.BinarySearch(ruled, int32(line)); !ok {
+			return ""
+		}
+	} else {
+		if r.index == nil {
+			r.index = make(map[int32]int, len(ruled))
+			for k, l := range ruled {
+				r.index[l] = k
+			}
+		}
+		var ok bool
+		if i, ok = r.index[int32(line)]; !ok {
+			return ""
+		}
+	}
+	if i >= len(r.starts) || r.starts[i] == noText {
+		return ""
+	}
+	at := int(r.starts[i])
+	c := r.chunks[at/ruledTextChunk]
+	at %= ruledTextChunk
+	return plainText(string(c[at+1:at+1+int(c[at])]), MaxTextLen)
 }
 
 // Bad records a line that is not valid in its own format: the file is
@@ -701,7 +794,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			if err := r.Validate(); err != nil {
 				// The message quotes the rule's values (at most 80 bytes each,
 				// Go-quoted): cut it so that escapes cannot lengthen it.
-				sink.Skip(line, "%s", "our rules refuse it: "+plainText(redirects.ErrorMessage(err), 3*MaxExcerpt))
+				sink.Skip(line, "%s", "our rules refuse it: "+plainText(platformNeutral(f, redirects.ErrorMessage(err)), 3*MaxExcerpt))
 				continue
 			}
 		}
@@ -751,9 +844,9 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			} else if l, ok := exact[r.Host+"\x00"+pkey]; ok && conds && f.FirstMatch {
 				winner = l
 			} else if f.FirstMatch {
-				winner = coveringPrefix(set, prefixes, covers, r.Source, true)
+				winner = coveringPrefix(set, prefixes, covers, path, true)
 				if winner == 0 {
-					winner = earlierRe.covering(r.Host, r.Source)
+					winner = earlierRe.covering(r.Host, path)
 				}
 			}
 			if winner == 0 {
@@ -812,6 +905,9 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		perLine[line]++
 	}
 	sink.held = heldRules{}
+	if f.FirstMatch {
+		rules, ruleLines = dropExactUnderPatterns(set, sink, perLine, rules, ruleLines)
+	}
 	n := len(rules)
 	res.Rules, res.RuleLines = rules[:n:n], ruleLines[:n:n]
 	classify(sink, perLine, res)
@@ -822,6 +918,166 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 	}
 	return nil
 }
+
+// platformNeutral drops, from a refusal the report gives for a line of
+// another platform's file, the reason that names nginx (the refusal
+// stands: our rules take no such source), so that the notes of a file
+// speak of its own platform.
+func platformNeutral(f *Format, msg string) string {
+	if f.Name == "nginx" {
+		return msg
+	}
+	for _, why := range []string{", which nginx merges in request paths, so it would never match there",
+		", which nginx resolves in request paths, so it would never match there"} {
+		msg = strings.Replace(msg, why, "", 1)
+	}
+	return msg
+}
+
+// dropExactUnderPatterns drops, in a first-match file, the exact rules that
+// an earlier line's pattern, regex or host-scoped prefix rule answers on
+// the platform: here an exact rule answers before any of them
+// (docs/contract.md#precedence). It names the earlier line as the winner,
+// as the shadowing of finish does. A host-less exact rule that an earlier
+// host-scoped rule answers on its host only is kept, and its line changed:
+// the note names the host and the line.
+func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]int, rules []redirects.Rule, lines []int) ([]redirects.Rule, []int) {
+	var pats, loose []pattern.Rule
+	var patLines, looseLines []int
+	var hosts []string
+	seen := map[string]bool{}
+	extended := false
+	for i := range rules {
+		r := &rules[i]
+		if r.MatchType == redirects.Exact {
+			continue
+		}
+		extended = extended || r.Extended()
+		pats = append(pats, r.PatternRule())
+		patLines = append(patLines, lines[i])
+		if src, ok := withoutConditions(r); ok {
+			lr := r.PatternRule()
+			lr.Source = src
+			loose = append(loose, lr)
+			looseLines = append(looseLines, lines[i])
+		}
+		if h := r.Host; h != "" && !seen[h] && !strings.HasPrefix(h, "*.") && len(hosts) < maxShadowHosts {
+			seen[h] = true
+			hosts = append(hosts, h)
+		}
+	}
+	if !extended {
+		// Literal prefixes only: finish's coveringPrefix has found them.
+		return rules, lines
+	}
+	ps, err := pattern.Compile(pats, set.PatternSettings())
+	if err != nil {
+		// Each rule passed Validate; a set over the engine's limits is
+		// refused whole when it is saved, with its own message.
+		return rules, lines
+	}
+	// loose holds the rules with query conditions, without them: an exact
+	// rule on a path one of them matches answers, here, the queries that
+	// rule answers on the platform.
+	var ls *pattern.Set
+	if len(loose) > 0 {
+		ls, _ = pattern.Compile(loose, set.PatternSettings())
+	}
+	var m pattern.Match
+	keep := 0
+	for i := range rules {
+		r := &rules[i]
+		if r.MatchType == redirects.Exact {
+			path, _, _ := strings.Cut(r.Source, "?")
+			wire := pattern.EscapePath(path)
+			if ps.Lookup(r.Host, wire, &m) {
+				if w := patLines[m.Rule()]; w < lines[i] {
+					o := sink.out(lines[i])
+					o.Notes = append(o.Notes, fmt.Sprintf("an earlier line answers every path it matches: line %d wins on the source platform", w))
+					if o.Winner == 0 {
+						o.Winner = w
+					}
+					perLine[lines[i]]--
+					continue
+				}
+			}
+			if ls != nil && ls.Lookup(r.Host, wire, &m) {
+				if w := looseLines[m.Rule()]; w < lines[i] {
+					sink.Note(lines[i], "with the query parameters line %d asks for, line %d answers it on the source platform; here this line does", w, w)
+					sink.Note(w, "line %d, later, answers %s here with this line's query parameters: on the source platform this line does", lines[i], path)
+				}
+			}
+			if r.Host == "" {
+				for _, h := range hosts {
+					if ps.Lookup(h, wire, &m) {
+						if w := patLines[m.Rule()]; w < lines[i] {
+							sink.Note(lines[i], "on host %s, line %d answers it on the source platform; here this line does", h, w)
+							sink.Note(w, "line %d, later, answers %s here on host %s: on the source platform this line does", lines[i], path, h)
+						}
+					}
+				}
+			}
+		}
+		rules[keep], lines[keep] = rules[i], lines[i]
+		keep++
+	}
+	return rules[:keep], lines[:keep]
+}
+
+// withoutConditions returns r's source without its query conditions, and
+// false when it has none.
+func withoutConditions(r *redirects.Rule) (string, bool) {
+	src := r.Source
+	switch r.MatchType {
+	case redirects.Exact, redirects.StartsWith:
+		p, _, ok := strings.Cut(src, "?")
+		return p, ok
+	case redirects.Regex:
+		for i := 0; i+1 < len(src); i++ {
+			switch src[i] {
+			case '\\':
+				i++
+			case '$':
+				if src[i+1] == '?' {
+					return src[:i+1], true
+				}
+			}
+		}
+		return src, false
+	}
+	// A pattern: the conditions start at the first '?' that is not a
+	// placeholder's modifier (right after its name or constraint, followed
+	// by '/', '?' or the end).
+	for i := 0; i < len(src); i++ {
+		if src[i] != '?' {
+			continue
+		}
+		if i+1 == len(src) || src[i+1] == '/' || src[i+1] == '?' {
+			if afterPlaceholder(src[:i]) {
+				continue
+			}
+		}
+		return src[:i], true
+	}
+	return src, false
+}
+
+// afterPlaceholder reports whether s ends with a placeholder's name or
+// constraint.
+func afterPlaceholder(s string) bool {
+	if strings.HasSuffix(s, ")") {
+		return strings.Contains(s, ":")
+	}
+	j := len(s)
+	for j > 0 && (isPlaceholderByte(s[j-1])) {
+		j--
+	}
+	return j < len(s) && j > 0 && s[j-1] == ':'
+}
+
+// maxShadowHosts caps the hosts dropExactUnderPatterns asks each exact rule
+// on.
+const maxShadowHosts = 64
 
 // coveringPrefix returns the line of a recorded starts_with rule that
 // matches every path that a rule with source src matches (an exact rule
@@ -870,7 +1126,7 @@ func classify(sink *Sink, perLine map[int]int, res *Result) {
 		default:
 			continue
 		}
-		o.Text = sink.texts[l]
+		o.Text = sink.text(l)
 		if o.Class == Skipped {
 			res.Skipped++
 		} else {

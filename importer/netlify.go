@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // Cloudflare Pages' _redirects (the cloudflare-pages format): Netlify's
@@ -25,7 +26,7 @@ func init() {
 		FirstMatch: true,
 		Detect:     detectCloudflarePages,
 		Read: func(in io.Reader, o *Options, sink *Sink) error {
-			return readRedirectsFile(in, o, sink, 302)
+			return readRedirectsFile(in, o, sink, 302, cloudflarePages)
 		},
 		Example: "# Cloudflare Pages _redirects (302 by default)\n" +
 			"/home301  /  301\n" +
@@ -250,13 +251,21 @@ func quoteField(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
+// The platforms whose _redirects files readRedirectsFile reads.
+const (
+	netlifyName     = "Netlify"
+	cloudflarePages = "Cloudflare Pages"
+)
+
 func readNetlify(in io.Reader, o *Options, sink *Sink) error {
-	return readRedirectsFile(in, o, sink, 301)
+	return readRedirectsFile(in, o, sink, 301, netlifyName)
 }
 
-// readRedirectsFile reads a _redirects file whose lines without a status
+// readRedirectsFile reads a _redirects file of platform pf (netlifyName or
+// cloudflarePages, which its notes name) whose lines without a status
 // answer defStatus.
-func readRedirectsFile(in io.Reader, o *Options, sink *Sink, defStatus int) error {
+
+func readRedirectsFile(in io.Reader, o *Options, sink *Sink, defStatus int, pf string) error {
 	sc := scanLines(in)
 	n := 0
 	for sc.Scan() {
@@ -277,7 +286,7 @@ func readRedirectsFile(in io.Reader, o *Options, sink *Sink, defStatus int) erro
 		if l.status == 0 {
 			l.status = defStatus
 		}
-		readNetlifyRule(n, &l, o, sink)
+		readNetlifyRule(n, &l, o, sink, pf)
 		sink.Text(n, raw)
 	}
 	return sc.Err()
@@ -285,26 +294,27 @@ func readRedirectsFile(in io.Reader, o *Options, sink *Sink, defStatus int) erro
 
 // readNetlifyRule tells sink what one parsed line (of a _redirects file or
 // a netlify.toml [[redirects]] table) becomes.
-func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink) {
+func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink, pf string) {
+	cf := pf == cloudflarePages
 	status := l.status
 	if status == 0 {
 		status = 301
 	}
 	switch {
 	case status == 200 && (strings.HasPrefix(l.to, "http://") || strings.HasPrefix(l.to, "https://")):
-		sink.Skip(n, "a proxy (status 200 to %s): Netlify fetches that URL and serves it here, which is not a redirect", l.to)
+		sink.Skip(n, "a proxy (status 200 to %s): "+pf+" fetches that URL and serves it here, which is not a redirect", l.to)
 		return
 	case status == 200:
-		sink.Skip(n, "a rewrite (status 200): Netlify serves %s at this path without redirecting", l.to)
+		sink.Skip(n, "a rewrite (status 200): "+pf+" serves %s at this path without redirecting", l.to)
 		return
 	case status == 404:
-		sink.Skip(n, "a custom 404 page (status 404): Netlify serves %s with a 404, which is not a redirect", l.to)
+		sink.Skip(n, "a custom 404 page (status 404): "+pf+" serves %s with a 404, which is not a redirect", l.to)
 		return
 	case status == 410:
-		sink.Note(n, "Netlify serves %s with status 410; here the 410 answers without a page", l.to)
+		sink.Note(n, pf+" serves %s with status 410; here the 410 answers without a page", l.to)
 	case redirects.ValidStatus(status):
 	default:
-		sink.Skip(n, "status %d: Netlify serves %s with status %d (a rewrite), not a redirect our rules can make", status, l.to, status)
+		sink.Skip(n, "status %d: "+pf+" serves %s with status %d (a rewrite), not a redirect our rules can make", status, l.to, status)
 		return
 	}
 	if len(l.conditions) > 0 {
@@ -315,28 +325,31 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink) {
 		sink.Skip(n, "condition %s: our rules cannot redirect by country, language, role, cookie or signature", strings.Join(names, " "))
 		return
 	}
-	if len(l.query) > 0 {
-		var qs []string
-		for _, q := range l.query {
-			qs = append(qs, q[0]+"="+q[1])
-		}
-		sink.Skip(n, "query condition %s: our rules do not match on the query string, so they would redirect %s without it too", strings.Join(qs, " "), l.from)
+	if cf && len(l.query) > 0 {
+		sink.Skip(n, "query condition %s: Cloudflare Pages matches no query parameters, so the line never answers there", netlifyQueryText(l.query))
 		return
 	}
-	from := l.from
-	if _, host, p, ok := splitSourceURL(from); ok {
-		note, skip := hostDecision(o, host, true)
-		if skip != "" {
-			sink.Skip(n, "%s", skip)
+	from, host := l.from, ""
+	if _, _, _, ok := splitSourceURL(from); ok && cf {
+		sink.Skip(n, "a domain-level source (%s): Cloudflare Pages takes only paths, so the line never answers there", l.from)
+		return
+	}
+	if _, h, p, ok := splitSourceURL(from); ok {
+		// A domain line: the rule answers on that host only, as on Netlify.
+		key, ok := pattern.HostKey(h)
+		if !ok {
+			sink.Skip(n, "the host of %s is not a host name our rules take", l.from)
 			return
 		}
-		if note != "" {
-			sink.Note(n, "%s", note)
-		}
-		from = p
+		host, from = key, p
 	}
 	if i := strings.IndexAny(from, "?#"); i >= 0 {
-		sink.Skip(n, "the source %s holds a query or fragment, which Netlify never matches in a path", from)
+		sink.Skip(n, "the source %s holds a query or fragment, which "+pf+" never matches in a path", from)
+		return
+	}
+	conds, bad := netlifyConditions(l.query)
+	if bad != "" {
+		sink.Skip(n, "%s", bad)
 		return
 	}
 	splat := strings.HasSuffix(from, "*")
@@ -344,7 +357,7 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink) {
 		from = from[:len(from)-1]
 	}
 	if strings.IndexByte(from, '*') >= 0 {
-		sink.Skip(n, "a '*' before the end of the source %s: Netlify reads a splat only at its end", l.from)
+		sink.Skip(n, "a '*' before the end of the source %s: "+pf+" reads a splat only at its end", l.from)
 		return
 	}
 	// Placeholders: whole segments ":name" of the source.
@@ -356,34 +369,52 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink) {
 			}
 		}
 	}
+	expand := len(names) > 0
 	for _, name := range names {
 		if len(o.Placeholders[name]) == 0 {
-			sink.Skip(n, "placeholder :%s has no values: give them with --placeholder %s=VALUE,VALUE,...", name, name)
-			return
+			expand = false
 		}
 	}
 	to, preservePath := l.to, false
-	if k := strings.Count(to, ":splat"); splat && k > 0 {
+	literal := len(names) == 0 || expand
+	if k := strings.Count(to, ":splat"); literal && splat && k > 0 {
 		end := len(to)
 		if i := strings.IndexAny(to, "?#"); i >= 0 {
 			end = i
 		}
 		if k > 1 || !strings.HasSuffix(to[:end], ":splat") {
-			sink.Skip(n, "the destination %s uses :splat other than at the end of its path: our rules can only append the rest of the path there", l.to)
+			literal = false // the splat goes elsewhere than the end: a pattern
+		} else {
+			to, preservePath = to[:end-len(":splat")]+to[end:], true
+		}
+	}
+	if !literal {
+		src, why := netlifyPatternSource(from, splat)
+		if why != "" {
+			sink.Skip(n, "%s", why)
 			return
 		}
-		to, preservePath = to[:end-len(":splat")]+to[end:], true
+		if status == 307 && !cf {
+			sink.Note(n, pf+" documents 307 as unsupported (it suggests 302); here the rule answers 307")
+		}
+		r := redirects.Rule{Source: src + conds, Destination: l.to, StatusCode: status, MatchType: redirects.Pattern,
+			Host: host, PreserveQuery: true}
+		if status == 410 {
+			r.Destination, r.PreserveQuery = "", false
+		}
+		sink.Rule(n, r)
+		return
 	}
-	if status == 307 {
-		sink.Note(n, "Netlify documents 307 as unsupported (it suggests 302); here the rule answers 307")
+	if status == 307 && !cf {
+		sink.Note(n, pf+" documents 307 as unsupported (it suggests 302); here the rule answers 307")
 	}
 	mt := redirects.Exact
 	if splat {
 		mt = redirects.StartsWith
 	}
 	rule := func(src, dst string) redirects.Rule {
-		r := redirects.Rule{Source: src, Destination: dst, StatusCode: status, MatchType: mt,
-			PreservePath: preservePath, PreserveQuery: true}
+		r := redirects.Rule{Source: src + conds, Destination: dst, StatusCode: status, MatchType: mt,
+			Host: host, PreservePath: preservePath, PreserveQuery: true}
 		if status == 410 {
 			r.Destination, r.PreservePath, r.PreserveQuery = "", false, false
 		}
@@ -416,4 +447,118 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink) {
 		}
 		sink.Rule(n, rule(b.String(), substitutePlaceholders(to, vals)))
 	}
+}
+
+// netlifyConditions turns a line's query parts ("id=:id", "page=2",
+// "ref") into the query conditions of a source ("?id=:id&page=2&ref"), or
+// says why it cannot. Netlify matches a part with a ":name" value on any
+// value of the parameter, capturing it, and another on that value.
+func netlifyConditions(query [][2]string) (string, string) {
+	if len(query) == 0 {
+		return "", ""
+	}
+	var b strings.Builder
+	for i, q := range query {
+		if i > 0 {
+			b.WriteByte('&')
+		} else {
+			b.WriteByte('?')
+		}
+		if q[0] == "" {
+			return "", "query condition " + quoteField(q[0]+"="+q[1]) + " has no parameter name"
+		}
+		b.WriteString(conditionText(q[0]))
+		switch v := q[1]; {
+		case len(v) > 1 && v[0] == ':':
+			if !validCaptureName(v[1:]) {
+				return "", "query condition " + quoteField(q[0]+"="+v) + ": the placeholder's name holds other than letters, digits and '_'"
+			}
+			b.WriteString("=" + v)
+		case v != "":
+			b.WriteString("=" + conditionText(v))
+		}
+	}
+	return b.String(), ""
+}
+
+// conditionText writes a condition's key or value as a source's query
+// conditions hold it: the bytes they may not hold, and those that would
+// read otherwise ('&', '=', '+', a leading ':'), percent-encoded.
+func conditionText(s string) string {
+	const hexd = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c == 0x7f || strings.IndexByte("?#\"'\\;{}$&=+", c) >= 0 || (i == 0 && c == ':') {
+			b.WriteByte('%')
+			b.WriteByte(hexd[c>>4])
+			b.WriteByte(hexd[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// validCaptureName reports whether s is a capture name: an ASCII letter,
+// then letters, digits and '_'.
+func validCaptureName(s string) bool {
+	if s == "" || !('a' <= s[0]|0x20 && s[0]|0x20 <= 'z') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c|0x20 && c|0x20 <= 'z') && !('0' <= c && c <= '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// netlifyPatternSource writes a _redirects path (its trailing '*' cut off,
+// splat says it had one) as a pattern source: each whole segment ":name" a
+// placeholder, the splat '*', and every other byte the pattern syntax
+// reads otherwise percent-encoded, so that it stays literal text. It says
+// why when the path has no such form.
+func netlifyPatternSource(from string, splat bool) (string, string) {
+	const hexd = "0123456789ABCDEF"
+	var b strings.Builder
+	for i, seg := range strings.Split(from, "/") {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		if len(seg) > 1 && seg[0] == ':' {
+			if !validCaptureName(seg[1:]) {
+				return "", "placeholder " + quoteField(seg) + ": its name holds other than letters, digits and '_', which our patterns do not read as Netlify does"
+			}
+			b.WriteString(seg)
+			continue
+		}
+		for k := 0; k < len(seg); k++ {
+			c := seg[k]
+			if strings.IndexByte(":*(?\\$|{}", c) >= 0 {
+				b.WriteByte('%')
+				b.WriteByte(hexd[c>>4])
+				b.WriteByte(hexd[c&15])
+				continue
+			}
+			b.WriteByte(c)
+		}
+	}
+	if splat {
+		if !strings.HasSuffix(from, "/") {
+			return "", "a splat inside a segment (" + quoteField(from+"*") + ") that also has placeholders or a :splat before the end: our patterns take a splat only as a whole segment"
+		}
+		b.WriteByte('*')
+	}
+	return b.String(), ""
+}
+
+// netlifyQueryText is a line's query parts as written, for a note.
+func netlifyQueryText(query [][2]string) string {
+	var qs []string
+	for _, q := range query {
+		qs = append(qs, q[0]+"="+q[1])
+	}
+	return strings.Join(qs, " ")
 }

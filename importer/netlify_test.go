@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/rulemodel"
 )
 
@@ -72,6 +73,31 @@ func wantRuleAnswers(t *testing.T, res *Result, set redirects.Settings, answers 
 	}
 }
 
+// wantHostAnswers checks what res's rules answer through the engine, as
+// a lookup does: each key is a path, or a host, a space and a path; each
+// answer the target and status ("" for none).
+func wantHostAnswers(t *testing.T, res *Result, set redirects.Settings, answers map[string]string) {
+	t.Helper()
+	snap, err := engine.CompileChecked(res.Rules, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range answers {
+		host, p, ok := strings.Cut(k, " ")
+		if !ok {
+			host, p = "", k
+		}
+		m, ok := snap.LookupHost(host, p)
+		got := ""
+		if ok {
+			got = string(m.AppendTarget(nil, p)) + " " + strconv.Itoa(m.StatusCode())
+		}
+		if got != want {
+			t.Errorf("%s answers %q, want %q", k, got, want)
+		}
+	}
+}
+
 // TestNetlifyShapes reads a _redirects file with every shape of Netlify's
 // documentation (https://docs.netlify.com/routing/redirects/ and
 // .../redirect-options/: status codes, splats, placeholders, query
@@ -85,9 +111,9 @@ func TestNetlifyShapes(t *testing.T) {
 		"/blog/my-post.php  /blog/my-post   302",                                     // 3
 		"/news/*            /blog/:splat    301",                                     // 4 splat appended
 		"/old/*             /new            301",                                     // 5 splat without :splat
-		"/mid/*             /x/:splat/index.html 301",                                // 6 splat inside: skipped
+		"/mid/*             /x/:splat/index.html 301",                                // 6 splat inside: a pattern
 		"/archive/:year/:month /blog/:year/:month 301",                               // 7 placeholders expanded
-		"/tag/:name         /t/:name        301",                                     // 8 no values: skipped
+		"/tag/:name         /t/:name        301",                                     // 8 no values: a pattern
 		"/store id=:id      /blog/:id       301",                                     // 9 query condition
 		"/pass-through      /index.html     200",                                     // 10 rewrite
 		"/api/*             https://api.example.com/:splat 200",                      // 11 proxy
@@ -115,13 +141,12 @@ func TestNetlifyShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantLineClasses(t, res, map[int]Class{
-		2: AsIs, 3: AsIs, 4: AsIs, 5: AsIs, 6: Skipped, 7: Changed, 8: Skipped, 9: Skipped, 10: Skipped,
-		11: Skipped, 12: Skipped, 13: Skipped, 14: Skipped, 15: AsIs, 16: Changed, 17: Changed, 19: Changed,
+		2: AsIs, 3: AsIs, 4: AsIs, 5: AsIs, 6: AsIs, 7: Changed, 8: AsIs, 9: AsIs, 10: Skipped,
+		11: Skipped, 12: Skipped, 13: Skipped, 14: Skipped, 15: AsIs, 16: Changed, 17: Changed, 19: AsIs,
 		20: Skipped, 21: AsIs, 22: Skipped, 23: Skipped, 24: Skipped, 25: AsIs,
 	}, map[int]string{
-		6: ":splat other than at the end", 7: "expanded into 2 rules", 8: "--placeholder name=",
-		9: "do not match on the query string", 10: "rewrite", 11: "proxy", 12: "custom 404",
-		13: "Country=il", 14: "Role=admin", 19: "the project declares no hosts", 16: "without a page", 17: "307", 20: "status 418",
+		7: "expanded into 2 rules", 10: "rewrite", 11: "proxy", 12: "custom 404",
+		13: "Country=il", 14: "Role=admin", 16: "without a page", 17: "307", 20: "status 418",
 		22: "line 2 wins", 23: "line 4 wins", 24: "'*' before the end",
 	})
 	wantRuleAnswers(t, res, o.Settings, map[string]string{
@@ -137,7 +162,21 @@ func TestNetlifyShapes(t *testing.T) {
 		"/gone":                 " 410",
 		"/authors/c%C3%A9line":  "/authors/about-c%C3%A9line 301",
 		"/q?k=v":                "/dest?x=1&k=v 301",
-		"/legacy/a":             "https://www.example.com/blog/a 301", "/archive/2025/01": "/blog/2025/01 301", "/archive/2023/01": "",
+		"/archive/2025/01":      "/blog/2025/01 301", "/archive/2023/01": "",
+	})
+	// Placeholders without values, a splat inside the destination, query
+	// conditions and a domain line are rules of their own kind.
+	wantHostAnswers(t, res, o.Settings, map[string]string{
+		"/mid/a/b":                   "/x/a/b/index.html 301",
+		"/tag/go":                    "/t/go 301",
+		"/tag/go/":                   "/t/go 301",
+		"/tag/go/more":               "",
+		"/store?id=7":                "/blog/7?id=7 301",
+		"/store?x=1&id=":             "/blog/?x=1&id= 301",
+		"/store":                     "",
+		"blog.example.com /legacy/a": "https://www.example.com/blog/a 301",
+		"/legacy/a":                  "",
+		"www.example.com /legacy/a":  "",
 	})
 	if res.Suggest != nil {
 		t.Errorf("suggestion %+v under Netlify's own settings", res.Suggest)
@@ -166,21 +205,37 @@ func TestNetlifyPlaceholderOrder(t *testing.T) {
 	})
 }
 
-// TestNetlifyHosts: a domain-level source is read as its path on one of
-// the project's hosts, skipped on another host, and noted when the project
-// has several hosts.
+// TestNetlifyHosts: a domain-level source becomes a rule scoped to its
+// host, whatever hosts the project declares, so that it answers on that
+// host only, as on Netlify; a line after it on another host is not
+// shadowed by it.
 func TestNetlifyHosts(t *testing.T) {
-	in := "https://a.example/x /y\nhttps://b.example/z /w\n"
-	res, err := Read(context.Background(), strings.NewReader(in), "netlify", Options{Hosts: []string{"a.example"}})
-	if err != nil {
-		t.Fatal(err)
+	in := "https://a.example/* https://c.example/:splat 301!\nhttps://B.Example./z /w\n/x /y\n/z /v\n"
+	for _, hosts := range [][]string{nil, {"a.example"}, {"a.example", "b.example"}} {
+		res, err := Read(context.Background(), strings.NewReader(in), "netlify", Options{Hosts: hosts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// On a.example, line 1 answers /x and /z on Netlify; here lines 3
+		// and 4 do, and their notes say so, with their text.
+		wantLineClasses(t, res, map[int]Class{1: Changed, 2: AsIs, 3: Changed, 4: Changed},
+			map[int]string{1: "line 3, later, answers /x here on host a.example", 3: "on host a.example, line 1 answers it", 4: "on host a.example, line 1 answers it"})
+		for _, o := range res.Lines {
+			if want := strings.Split(in, "\n")[o.Line-1]; o.Text != want {
+				t.Errorf("line %d: text %q, want %q", o.Line, o.Text, want)
+			}
+		}
+		if len(res.Rules) != 4 || res.Rules[0].Host != "a.example" || res.Rules[1].Host != "b.example" || res.Rules[2].Host != "" {
+			t.Fatalf("hosts %v: rules %+v", hosts, res.Rules)
+		}
+		wantHostAnswers(t, res, redirects.Settings{}, map[string]string{
+			"a.example /y": "https://c.example/y 301",
+			"b.example /z": "/w 301",
+			"b.example /x": "/y 301",
+			"/z":           "/v 301",
+			"/x":           "/y 301",
+		})
 	}
-	wantLineClasses(t, res, map[int]Class{1: AsIs, 2: Skipped}, map[int]string{2: "not one of the project's hosts"})
-	res, err = Read(context.Background(), strings.NewReader(in), "netlify", Options{Hosts: []string{"a.example", "b.example"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantLineClasses(t, res, map[int]Class{1: Changed, 2: Changed}, map[int]string{1: "host condition dropped"})
 }
 
 // TestNetlifyBadLines: lines Netlify's parser refuses refuse the file,
@@ -270,10 +325,10 @@ func TestNetlifyTOMLShapes(t *testing.T) {
 	if res.Format != "netlify-toml" {
 		t.Fatalf("format %q, want netlify-toml", res.Format)
 	}
-	wantLineClasses(t, res, map[int]Class{6: AsIs, 9: AsIs, 14: Skipped, 18: Skipped, 24: Changed, 29: Skipped},
-		map[int]string{14: "query condition id=:id", 18: "Country=GB", 24: "headers dropped", 29: "rewrite"})
-	wantRuleAnswers(t, res, redirects.Settings{IgnoreTrailingSlash: true}, map[string]string{
-		"/old": "/new 301", "/news/a?b=1": "/blog/a?b=1 302", "/store": "", "/": "",
+	wantLineClasses(t, res, map[int]Class{6: AsIs, 9: AsIs, 14: AsIs, 18: Skipped, 24: Changed, 29: Skipped},
+		map[int]string{18: "Country=GB", 24: "headers dropped", 29: "rewrite"})
+	wantHostAnswers(t, res, redirects.Settings{IgnoreTrailingSlash: true}, map[string]string{
+		"/old": "/new 301", "/news/a?b=1": "/blog/a?b=1 302", "/store": "", "/store?id=4": "/blog/4?id=4 301", "/": "",
 	})
 	_, err = Read(context.Background(), strings.NewReader("[[redirects]]\n  to = \"/x\"\n[[redirects]]\n  from = \"/a\"\n  to = /b\n[[redirects]]\n  from = \"/c\"\n  to = \"/d\"\n  status = \"abc\"\n"), "netlify-toml", Options{})
 	be, ok := err.(*BadLinesError)
@@ -297,7 +352,15 @@ func TestCloudflarePagesDefaultStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLineClasses(t, res, map[int]Class{1: AsIs, 2: AsIs, 3: AsIs, 4: Skipped, 5: Skipped}, nil)
+	wantLineClasses(t, res, map[int]Class{1: AsIs, 2: AsIs, 3: AsIs, 4: Skipped, 5: Skipped},
+		map[int]string{4: "Cloudflare Pages matches no query parameters", 5: "Cloudflare Pages serves"})
+	for _, o := range res.Lines {
+		for _, note := range o.Notes {
+			if strings.Contains(note, "Netlify") {
+				t.Errorf("line %d: a Cloudflare Pages note names Netlify: %s", o.Line, note)
+			}
+		}
+	}
 	wantRuleAnswers(t, res, redirects.Settings{}, map[string]string{
 		"/home301": "/ 301", "/home302": "/ 302", "/blog/a/b": "https://blog.example.com/a/b 302",
 	})
@@ -320,6 +383,88 @@ func TestCloudflarePagesDefaultStatus(t *testing.T) {
 		}
 		if got != c.want && !(c.want == "" && got != "cloudflare-pages" && got != "netlify") {
 			t.Errorf("detect %q %q = %q, want %q", c.head, c.name, got, c.want)
+		}
+	}
+}
+
+// TestNetlifyPatternsOneToOne: each Netlify construct becomes one rule, as
+// is, without --placeholder, and answers as Netlify does; an exact line
+// under an earlier placeholder line is shadowed, naming it.
+func TestNetlifyPatternsOneToOne(t *testing.T) {
+	cases := []struct {
+		line    string
+		mt      redirects.MatchType
+		host    string
+		answers map[string]string
+	}{
+		{"/blog/:year/:slug /posts/:slug 301", redirects.Pattern, "",
+			map[string]string{"/blog/2024/hi": "/posts/hi 301", "/blog/2024/hi/": "/posts/hi 301", "/blog/2024": ""}},
+		{"/docs/:lang/* /guide/:splat?l=:lang 302", redirects.Pattern, "",
+			map[string]string{"/docs/fr/a/b": "/guide/a/b?l=fr 302", "/docs/fr": "/guide/?l=fr 302"}},
+		{"/in/* /out/:splat/index.html 301", redirects.Pattern, "",
+			map[string]string{"/in/a": "/out/a/index.html 301"}},
+		{"/store id=:id /items/:id 301", redirects.Exact, "",
+			map[string]string{"/store?id=9": "/items/9?id=9 301", "/store": ""}},
+		{"/shop page=2 /shop-2 301", redirects.Exact, "",
+			map[string]string{"/shop?page=2": "/shop-2?page=2 301", "/shop?page=3": ""}},
+		{"/p/:id ref=:src /q/:id/:src 301", redirects.Pattern, "",
+			map[string]string{"/p/1?ref=x": "/q/1/x?ref=x 301", "/p/1": ""}},
+		{"https://old.example.org/* https://example.org/:splat 301!", redirects.StartsWith, "old.example.org",
+			map[string]string{"old.example.org /a": "https://example.org/a 301", "/a": "", "example.org /a": ""}},
+		{"http://old.example.org/x/:n https://example.org/:n 301", redirects.Pattern, "old.example.org",
+			map[string]string{"old.example.org /x/1": "https://example.org/1 301", "/x/1": ""}},
+		{"/a:b/:c /d 301", redirects.Pattern, "",
+			map[string]string{"/a:b/1": "/d 301"}},
+	}
+	set := redirects.Settings{IgnoreTrailingSlash: true}
+	for _, c := range cases {
+		res, err := Read(context.Background(), strings.NewReader(c.line+"\n"), "netlify", Options{Settings: set})
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		if res.AsIs != 1 || len(res.Rules) != 1 || res.Rules[0].MatchType != c.mt || res.Rules[0].Host != c.host {
+			t.Fatalf("%s: %d as is, rules %+v (report %+v): want one %s rule on %q", c.line, res.AsIs, res.Rules, res.Lines, c.mt, c.host)
+		}
+		wantHostAnswers(t, res, set, c.answers)
+	}
+	// First-match order: an exact line under an earlier pattern is
+	// shadowed, naming it; a later pattern comes after an earlier prefix.
+	in := "/blog/:slug /p/:slug\n/blog/hello /never\n/x/* /first/:splat\n/x/:a /second/:a\n"
+	res, err := Read(context.Background(), strings.NewReader(in), "netlify", Options{Settings: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLineClasses(t, res, map[int]Class{1: AsIs, 2: Skipped, 3: AsIs, 4: AsIs}, map[int]string{2: "line 1 wins"})
+	if o := outcomeAt(res, 2); o.Winner != 1 || o.Text != "/blog/hello /never" {
+		t.Errorf("line 2: winner %d, text %q: want 1 and the line", o.Winner, o.Text)
+	}
+	wantHostAnswers(t, res, set, map[string]string{"/blog/hello": "/p/hello 301", "/x/y": "/first/y 301"})
+	// Notes name the platform: no line of a Netlify file speaks of nginx.
+	for _, o := range res.Lines {
+		for _, n := range o.Notes {
+			if strings.Contains(strings.ToLower(n), "nginx") {
+				t.Errorf("line %d: a Netlify note speaks of nginx: %s", o.Line, n)
+			}
+		}
+	}
+}
+
+// TestNetlifyNotesNameNoOtherPlatform: a line our rules refuse is skipped
+// with a note that speaks of the source and of Netlify, never of nginx.
+func TestNetlifyNotesNameNoOtherPlatform(t *testing.T) {
+	res, err := Read(context.Background(), strings.NewReader("/a//b /c\n/d/../e /f\n"), "netlify", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLineClasses(t, res, map[int]Class{1: Skipped, 2: Skipped}, map[int]string{1: `empty segment ("//")`, 2: `".." segment`})
+	for _, o := range res.Lines {
+		for _, n := range o.Notes {
+			if strings.Contains(strings.ToLower(n), "nginx") {
+				t.Errorf("line %d: %s", o.Line, n)
+			}
+		}
+		if o.Text == "" {
+			t.Errorf("line %d has no text", o.Line)
 		}
 	}
 }

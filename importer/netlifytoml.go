@@ -298,7 +298,7 @@ func readTOMLEntry(e *tomlEntry, o *Options, sink *Sink) {
 	if h, ok := e.fields["headers"].(map[string]any); ok && len(h) > 0 {
 		sink.Note(n, "custom headers dropped: our rules answer a redirect without them")
 	}
-	readNetlifyRule(n, &l, o, sink)
+	readNetlifyRule(n, &l, o, sink, netlifyName)
 	sink.Text(n, fmt.Sprintf("[[redirects]] from = %q to = %q", l.from, l.to))
 }
 

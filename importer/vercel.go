@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // vercel.json's redirects (docs/migrate.md#vercel), read as Vercel builds
@@ -85,8 +87,8 @@ type vcCondition struct {
 }
 
 // vcLine is a redirect and its line. Its text is made again from it for
-// the lines the report lists (keeping every line's text would hold the
-// file).
+// the lines the report lists, and for those that become rules (which the
+// Sink keeps cut, in an arena, for a shadowed line listed later).
 type vcLine struct {
 	line int
 	e    vcEntry
@@ -311,12 +313,16 @@ type vcFile struct {
 	sink          *Sink
 	trailingSlash *bool
 	cleanURLs     bool
+	// regexes counts the regex rules made, up to redirects.MaxRegexRules.
+	regexes int
 }
 
 func (vc *vcFile) entry(l vcLine) {
 	sink, line, e := vc.sink, l.line, l.e
 	defer func() {
-		if sink.outs[line] != nil {
+		// The text of a line listed now, and of one that became a rule,
+		// which the pipeline may list later (shadowed).
+		if n := len(sink.ruled); sink.outs[line] != nil || n > 0 && int(sink.ruled[n-1]) == line {
 			text, _ := json.Marshal(e)
 			sink.Text(line, string(text))
 		}
@@ -336,18 +342,10 @@ func (vc *vcFile) entry(l vcLine) {
 		sink.Skip(line, "a missing condition (%s) answers only some requests there", vcConditions(e.Missing))
 		return
 	}
-	var hostNote string
-	if len(e.Has) > 0 {
-		if len(e.Has) == 1 && e.Has[0].Type == "host" {
-			var v string
-			if json.Unmarshal(e.Has[0].Value, &v) == nil && vcProjectHost(vc.o, v) {
-				hostNote = fmt.Sprintf("host condition %s dropped: it is one of the project's hosts", v)
-			}
-		}
-		if hostNote == "" {
-			sink.Skip(line, "a has condition (%s) answers only some requests there", vcConditions(e.Has))
-			return
-		}
+	host, conds, why := vcHas(e.Has, *e.Destination)
+	if why != "" {
+		sink.Skip(line, "%s", why)
+		return
 	}
 	src, dest := *e.Source, *e.Destination
 	pat := l.pat
@@ -356,8 +354,18 @@ func (vc *vcFile) entry(l vcLine) {
 		return
 	}
 	tail := pat.tail()
+	// A source our literal rules cannot take as it is (a placeholder
+	// without --placeholder values, a modifier, a constraint) becomes a
+	// regex rule: path-to-regexp's own expression.
+	// Past the regex rules a project holds, the rest take the literal
+	// forms of before: expanded, prefix rules (changed) or skipped.
+	if vcWantsRegex(pat, tail, vc.o, dest) && vc.regexes < redirects.MaxRegexRules {
+		vc.regexes++
+		vc.regexEntry(line, pat, src, dest, host, conds, status)
+		return
+	}
 	if !pat.supported() {
-		sink.Skip(line, "source pattern %s has no equivalent here (only literal paths, :name placeholders, and a trailing :name*, :name+ or (.*) are read)", src)
+		sink.Skip(line, "source pattern %s: the file has more than the %d regex rules a project holds, and this one has no literal form", src, redirects.MaxRegexRules)
 		return
 	}
 	// Placeholders: each :name of the source, expanded over its values.
@@ -394,9 +402,6 @@ func (vc *vcFile) entry(l vcLine) {
 		vals := vc.o.Placeholders[n]
 		sink.Note(line, "placeholder :%s expanded over %d values (%s): Vercel matches any value there", n, len(vals), strings.Join(vals, ", "))
 	}
-	if hostNote != "" {
-		sink.Note(line, "%s", hostNote)
-	}
 	if strings.Contains(dest, "?") {
 		sink.Note(line, "Vercel merges the request's query parameters into the destination's; here the request's query is appended after the destination's")
 	}
@@ -412,7 +417,7 @@ func (vc *vcFile) entry(l vcLine) {
 		lit := pat.literal(vals)
 		d := vcSubstitute(dest, names, vals)
 		if tail == nil {
-			vc.rule(line, redirects.Rule{Source: lit, Destination: d, MatchType: redirects.Exact, StatusCode: status, PreserveQuery: true}, note)
+			vc.rule(line, redirects.Rule{Source: lit + conds, Host: host, Destination: d, MatchType: redirects.Exact, StatusCode: status, PreserveQuery: true}, note)
 			continue
 		}
 		dp := vcSubstitute(destPrefix, names, vals)
@@ -421,12 +426,12 @@ func (vc *vcFile) entry(l vcLine) {
 			if tail.kind == vcStar && lit != "" {
 				// :path* also matches no segment at all: the path is the
 				// literal itself, and the destination loses the reference.
-				vc.rule(line, redirects.Rule{Source: lit, Destination: dp, MatchType: redirects.Exact, StatusCode: status, PreserveQuery: true}, note)
+				vc.rule(line, redirects.Rule{Source: lit + conds, Host: host, Destination: dp, MatchType: redirects.Exact, StatusCode: status, PreserveQuery: true}, note)
 			}
 			note("%s matches neither %s/ nor a path ending in '/' or holding '//' on Vercel (each segment non-empty); here starts_with %s/ answers them too", tail.ref(), lit, lit)
-			vc.rule(line, redirects.Rule{Source: lit + "/", Destination: dp, MatchType: redirects.StartsWith, StatusCode: status, PreservePath: preserve, PreserveQuery: true}, note)
+			vc.rule(line, redirects.Rule{Source: lit + "/" + conds, Host: host, Destination: dp, MatchType: redirects.StartsWith, StatusCode: status, PreservePath: preserve, PreserveQuery: true}, note)
 		case vcAny:
-			vc.rule(line, redirects.Rule{Source: lit + tail.prefix, Destination: dp, MatchType: redirects.StartsWith, StatusCode: status, PreservePath: preserve, PreserveQuery: true}, note)
+			vc.rule(line, redirects.Rule{Source: lit + tail.prefix + conds, Host: host, Destination: dp, MatchType: redirects.StartsWith, StatusCode: status, PreservePath: preserve, PreserveQuery: true}, note)
 		}
 	}
 }
@@ -435,6 +440,9 @@ func (vc *vcFile) entry(l vcLine) {
 // every path it matches from reaching it, and notes how they change it.
 func (vc *vcFile) rule(line int, r redirects.Rule, note func(string, ...any)) {
 	src := r.Source
+	if r.MatchType.Literal() {
+		src, _, _ = strings.Cut(src, "?")
+	}
 	if r.MatchType == redirects.Exact {
 		if t := strings.TrimSuffix(src, "/"); vc.cleanURLs && (strings.HasSuffix(t, ".html") || path.Base(t) == "index") {
 			vc.sink.Skip(line, "cleanUrls: Vercel redirects %s to its clean form before its redirects, so this source never matches there", src)
@@ -789,4 +797,217 @@ func (p *vcPattern) literal(vals map[string]string) string {
 		}
 	}
 	return b.String()
+}
+
+// vcHas reads a redirect's has conditions: a host (a name, not a regular
+// expression) and query parameters (a key, and a value that is no regular
+// expression) become the rule's host and query conditions ("?k=v&k2");
+// why says what has no equivalent. A query key without a value that the
+// destination names (":k") is captured.
+func vcHas(has []vcCondition, dest string) (host, conds, why string) {
+	var parts []string
+	for _, c := range has {
+		var v string
+		hasV := len(c.Value) > 0 && string(c.Value) != "null"
+		if hasV && json.Unmarshal(c.Value, &v) != nil {
+			return "", "", fmt.Sprintf("a has condition (%s) whose value is not a string", vcConditions([]vcCondition{c}))
+		}
+		switch c.Type {
+		case "host":
+			key, ok := pattern.HostKey(v)
+			switch {
+			case !hasV || host != "":
+				return "", "", "a has condition on the host without one value: our rules name one host"
+			case !vcLiteral(v) || !ok:
+				return "", "", fmt.Sprintf("a has condition on the host %s is a regular expression: our rules name one host", v)
+			}
+			host = key
+		case "query":
+			k := conditionText(c.Key)
+			switch {
+			case c.Key == "":
+				return "", "", "a has condition on the query without a key"
+			case hasV && !vcLiteral(v):
+				return "", "", fmt.Sprintf("a has condition on the query parameter %s with the regular expression %s: our query conditions compare values", c.Key, v)
+			case hasV && v != "":
+				parts = append(parts, k+"="+conditionText(v))
+			case validCaptureName(c.Key) && vcNamesParam(dest, c.Key):
+				parts = append(parts, k+"=:"+c.Key)
+			default:
+				parts = append(parts, k)
+			}
+		default:
+			return "", "", fmt.Sprintf("a has condition (%s) answers only some requests there", vcConditions(has))
+		}
+	}
+	if len(parts) > 0 {
+		conds = "?" + strings.Join(parts, "&")
+	}
+	return host, conds, ""
+}
+
+// vcNamesParam reports whether s holds ":name" not followed by a name byte.
+func vcNamesParam(s, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], ":"+name)
+		if j < 0 {
+			return false
+		}
+		end := i + j + 1 + len(name)
+		if end == len(s) || !vcNameByte(s[end]) {
+			return true
+		}
+		i = end
+	}
+}
+
+// vcLiteral reports whether a has value holds no regular expression
+// syntax but a '.' (a host's dots, which match themselves too).
+func vcLiteral(v string) bool {
+	return !strings.ContainsAny(v, "\\^$*+?()[]{}|")
+}
+
+// vcWantsRegex reports whether a source becomes a regex rule: it has a
+// parameter that is neither a placeholder given values (--placeholder)
+// nor a (.*) tail whose destination reference ends the path; a :name* or
+// :name+ tail too, which a prefix rule would answer more widely.
+func vcWantsRegex(pat *vcPattern, tail *vcParam, o *Options, dest string) bool {
+	if !pat.supported() {
+		return true
+	}
+	for _, n := range pat.simpleNames() {
+		if len(o.Placeholders[n]) == 0 {
+			return true
+		}
+	}
+	if tail == nil {
+		return false
+	}
+	if tail.kind != vcAny {
+		return true
+	}
+	_, _, ok := vcTailDest(dest, tail, len(pat.simpleNames())+1)
+	return !ok
+}
+
+// regexEntry records a redirect whose source becomes a regex rule.
+func (vc *vcFile) regexEntry(line int, pat *vcPattern, src, dest, host, conds string, status int) {
+	expr, names, why := pat.regex()
+	if why != "" {
+		vc.sink.Skip(line, "source pattern %s: %s", src, why)
+		return
+	}
+	if len(names) > 0 {
+		dest = vcFormatURL(dest)
+	}
+	for _, part := range strings.Split(strings.TrimPrefix(conds, "?"), "&") {
+		if _, v, ok := strings.Cut(part, "=:"); ok {
+			names = append(names, v)
+		}
+	}
+	d := vcRegexDest(dest, names)
+	if strings.Contains(dest, "?") {
+		vc.sink.Note(line, "Vercel merges the request's query parameters into the destination's; here the request's query is appended after the destination's")
+	}
+	source := expr
+	if conds != "" {
+		source += "$" + conds
+	}
+	noted := map[string]bool{}
+	note := func(format string, args ...any) {
+		m := noteText(format, args)
+		if !noted[m] {
+			noted[m] = true
+			vc.sink.Note(line, "%s", m)
+		}
+	}
+	vc.rule(line, redirects.Rule{Source: source, Host: host, Destination: d, MatchType: redirects.Regex, StatusCode: status, PreserveQuery: true}, note)
+}
+
+// vcRegexDest writes a destination for a regex rule: each :name of the
+// source's names (a modifier '*' or '+' after it dropped, as Vercel drops
+// it) becomes ${name}; $N stays; any other '$', '{' and '}' are written
+// so that they stay literal.
+func vcRegexDest(dest string, names []string) string {
+	known := map[string]bool{}
+	for _, n := range names {
+		known[n] = true
+	}
+	var b strings.Builder
+	for i := 0; i < len(dest); i++ {
+		switch c := dest[i]; c {
+		case ':':
+			j := i + 1
+			for j < len(dest) && vcNameByte(dest[j]) {
+				j++
+			}
+			if j > i+1 && known[dest[i+1:j]] {
+				b.WriteString("${" + dest[i+1:j] + "}")
+				if j < len(dest) && (dest[j] == '*' || dest[j] == '+') {
+					j++
+				}
+				i = j - 1
+				continue
+			}
+			b.WriteByte(c)
+		case '$':
+			if i+1 < len(dest) && '1' <= dest[i+1] && dest[i+1] <= '9' {
+				b.WriteByte(c)
+			} else {
+				b.WriteString("$$")
+			}
+		case '{':
+			b.WriteString("%7B")
+		case '}':
+			b.WriteString("%7D")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// regex writes the source as path-to-regexp 6.1.0's tokensToRegexp does
+// (strict, sensitive: the '^' and '$' left to the regex rule's anchoring),
+// a named parameter as a named group, with its default pattern [^/]+?.
+// It returns the names of the named parameters, or why it cannot.
+func (p *vcPattern) regex() (string, []string, string) {
+	var b strings.Builder
+	var names []string
+	for _, it := range p.items {
+		prm := it.param
+		if prm == nil {
+			b.WriteString(regexp.QuoteMeta(it.lit))
+			continue
+		}
+		if prm.modifier == "{" {
+			return "", nil, "a group in braces ({...}), which is not read here"
+		}
+		pt := prm.pattern
+		if pt == "" {
+			pt = `[^/]+?`
+		}
+		open := "("
+		if prm.name != "" {
+			if !validCaptureName(prm.name) {
+				return "", nil, "the parameter name :" + prm.name + " does not start with a letter"
+			}
+			open = "(?P<" + prm.name + ">"
+			names = append(names, prm.name)
+		}
+		pre := regexp.QuoteMeta(prm.prefix)
+		switch {
+		case pre != "" && (prm.modifier == "+" || prm.modifier == "*"):
+			mod := ""
+			if prm.modifier == "*" {
+				mod = "?"
+			}
+			b.WriteString("(?:" + pre + open + "(?:" + pt + ")(?:" + pre + "(?:" + pt + "))*))" + mod)
+		case pre != "":
+			b.WriteString("(?:" + pre + open + pt + "))" + prm.modifier)
+		default:
+			b.WriteString(open + pt + ")" + prm.modifier)
+		}
+	}
+	return b.String(), names, ""
 }

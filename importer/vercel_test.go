@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"redirects"
-	"redirects/internal/rulemodel"
 )
 
 // classesOf returns the class of every line of res that became a rule or
@@ -45,16 +44,9 @@ func wantClasses(t *testing.T, res *Result, want map[int]Class) {
 // destination and status given ("" for no answer).
 func wantAnswers(t *testing.T, res *Result, s redirects.Settings, want map[string]string) {
 	t.Helper()
-	for p, w := range want {
-		a, ok := rulemodel.Lookup(res.Rules, rulemodel.Of(s), p)
-		got := ""
-		if ok {
-			got = a.Destination + " " + itoa(a.Status)
-		}
-		if got != w {
-			t.Errorf("%s answers %q, want %q", p, got, w)
-		}
-	}
+	// The engine answers, as a lookup does: regex, host-scoped and
+	// conditional rules among the rest.
+	wantHostAnswers(t, res, s, want)
 }
 
 func itoa(n int) string {
@@ -114,58 +106,60 @@ func TestVercelShapes(t *testing.T) {
 	}
 	wantClasses(t, res, map[int]Class{
 		4: AsIs, 5: AsIs, 6: AsIs,
-		7:  Changed, // :path*: an exact /blog and starts_with /blog/, stricter on Vercel
-		8:  AsIs,    // (.*) is starts_with with preservePath, exactly
+		7:  AsIs, // :path*: path-to-regexp's expression, a regex rule
+		8:  AsIs, // (.*) is starts_with with preservePath, exactly
 		9:  AsIs,
 		10: Changed, // :lang expanded over three values
-		11: Skipped, // :slug has no values
+		11: AsIs,    // :slug has no values: a regex rule
 		12: Skipped, // a header condition
-		14: Changed, // a host condition on the project's host, dropped
+		14: AsIs,    // a host condition: a rule on that host
 		15: Skipped, // missing
-		16: Skipped, // a regex group
+		16: AsIs,    // a regex group: a regex rule
 		17: Skipped, // /me again: line 4 wins
 		18: Skipped, // /blog/a: line 7 wins
-		19: Changed, // :path+ without a reference in the destination
+		19: AsIs,    // :path+ without a reference in the destination: a regex rule
 	})
 	if n := notesOf(res, 10); !strings.Contains(n, "placeholder :lang expanded over 3 values (en, fr, de)") {
 		t.Errorf("line 10 notes %q", n)
-	}
-	if n := notesOf(res, 11); !strings.Contains(n, "placeholder :slug has no values") {
-		t.Errorf("line 11 notes %q", n)
-	}
-	if n := notesOf(res, 14); !strings.Contains(n, "host condition example.com dropped") {
-		t.Errorf("line 14 notes %q", n)
 	}
 	for _, o := range res.Lines {
 		if (o.Line == 17 && o.Winner != 4) || (o.Line == 18 && o.Winner != 7) {
 			t.Errorf("line %d: winner %d", o.Line, o.Winner)
 		}
+		// Every listed line carries its text, a shadowed one too.
+		if o.Text == "" || !strings.HasPrefix(o.Text, `{"source":`) {
+			t.Errorf("line %d: text %q", o.Line, o.Text)
+		}
 	}
 	wantAnswers(t, res, redirects.Settings{}, map[string]string{
-		"/me":             "/profile.html 308",
-		"/user?x=1":       "/api/user?x=1 307", // the query is passed on
-		"/view-source":    "https://github.com/vercel/vercel 301",
-		"/blog":           "/news/ 308", // :path* matches no segment: Location /news/$1 with $1 empty
-		"/blog/a/b":       "/news/a/b 308",
-		"/docs/x/y":       "/guide/x/y 308",
-		"/docs":           "",
-		"/api/v1/users":   "https://api.example.com/v1/users 308",
-		"/fr/about":       "/fr/company 308",
-		"/it/about":       "",
-		"/home":           "/ 308",
-		"/old/a/b":        "/new 308",
-		"/old":            "",
-		"/ME":             "", // case-sensitive
-		"/me/":            "", // strict
-		"/item/12":        "",
-		"/post/hello":     "",
-		"/beta":           "",
-		"/uk/x":           "",
-		"/view-source/":   "",
-		"/blog/a":         "/news/a 308",
-		"/docs/":          "/guide/ 308",
-		"/api/":           "https://api.example.com/ 308",
-		"/blog/a?q=1&r=2": "/news/a?q=1&r=2 308",
+		"/me":                   "/profile.html 308",
+		"/user?x=1":             "/api/user?x=1 307", // the query is passed on
+		"/view-source":          "https://github.com/vercel/vercel 301",
+		"/blog":                 "/news/ 308", // :path* matches no segment: Location /news/$1 with $1 empty
+		"/blog/a/b":             "/news/a/b 308",
+		"/docs/x/y":             "/guide/x/y 308",
+		"/docs":                 "",
+		"/api/v1/users":         "https://api.example.com/v1/users 308",
+		"/fr/about":             "/fr/company 308",
+		"/it/about":             "",
+		"/home":                 "", // on example.com only
+		"example.com /home":     "/ 308",
+		"www.example.com /home": "",
+		"/old/a/b":              "/new 308",
+		"/old":                  "",
+		"/ME":                   "", // case-sensitive
+		"/me/":                  "", // strict
+		"/item/12":              "/i/12 308",
+		"/item/1x":              "",
+		"/post/hello":           "/p/hello 308",
+		"/post/hello/x":         "",
+		"/beta":                 "",
+		"/uk/x":                 "",
+		"/view-source/":         "",
+		"/blog/a":               "/news/a 308",
+		"/docs/":                "/guide/ 308",
+		"/api/":                 "https://api.example.com/ 308",
+		"/blog/a?q=1&r=2":       "/news/a?q=1&r=2 308",
 	})
 	if res.Suggest != nil {
 		t.Errorf("the project's default settings are Vercel's, yet a suggestion %+v", res.Suggest)
@@ -320,9 +314,53 @@ func TestVercelGroupNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantClasses(t, res, map[int]Class{2: Changed, 3: Changed})
+	wantClasses(t, res, map[int]Class{2: Changed, 3: AsIs}) // 3: :rest* is a regex rule
 	wantAnswers(t, res, redirects.Settings{}, map[string]string{
 		"/en/docs/a/b": "/x/en/a/b 308", "/fr/docs/": "/x/fr/ 308", "/de/docs/a": "",
 		"/fr/k/a": "/k/fr/a 308", "/en/k": "/k/en/ 308",
+	})
+}
+
+// TestVercelPatternsOneToOne: each path-to-regexp form and each has
+// condition on host or query becomes one rule, as is, that answers as
+// Vercel does; what has no equivalent is skipped naming it.
+func TestVercelPatternsOneToOne(t *testing.T) {
+	in := `{"redirects": [
+{"source": "/a/:name", "destination": "/b/:name"},
+{"source": "/c/:rest*", "destination": "/d/:rest*"},
+{"source": "/e/:rest+", "destination": "/f/:rest"},
+{"source": "/g/:opt?", "destination": "/h/:opt"},
+{"source": "/i/:id(\\d+)", "destination": "/j/$1"},
+{"source": "/k/:version(v6|v7)/x", "destination": "/l/:version"},
+{"source": "/m/(.*)/n", "destination": "/o/$1"},
+{"source": "/p", "destination": "/q", "has": [{"type": "host", "value": "old.example.org"}]},
+{"source": "/r", "destination": "/s/:ref", "has": [{"type": "query", "key": "ref"}]},
+{"source": "/t", "destination": "/u", "has": [{"type": "query", "key": "page", "value": "home"}]},
+{"source": "/v", "destination": "/w", "has": [{"type": "query", "key": "page", "value": "(a|b)"}]},
+{"source": "/x", "destination": "/y", "has": [{"type": "cookie", "key": "beta"}]},
+{"source": "/z/:a(?!no)", "destination": "/"}
+]}`
+	res, err := Read(context.Background(), strings.NewReader(in), "vercel", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClasses(t, res, map[int]Class{2: AsIs, 3: AsIs, 4: AsIs, 5: AsIs, 6: AsIs, 7: AsIs, 8: AsIs, 9: AsIs, 10: AsIs, 11: AsIs,
+		12: Skipped, 13: Skipped, 14: Skipped})
+	for l, want := range map[int]string{12: "regular expression (a|b)", 13: "cookie beta", 14: "our rules refuse it"} {
+		if n := notesOf(res, l); !strings.Contains(n, want) {
+			t.Errorf("line %d notes %q, want %q", l, n, want)
+		}
+	}
+	wantAnswers(t, res, redirects.Settings{}, map[string]string{
+		"/a/x": "/b/x 308", "/a/x/y": "", "/a/": "",
+		"/c": "/d/ 308", "/c/1/2": "/d/1/2 308",
+		"/e/1/2": "/f/1/2 308", "/e": "",
+		"/g": "/h/ 308", "/g/1": "/h/1 308", "/g/1/2": "",
+		"/i/42": "/j/42 308", "/i/4x": "",
+		"/k/v6/x": "/l/v6 308", "/k/v8/x": "",
+		"/m/a/b/n":           "/o/a/b 308",
+		"old.example.org /p": "/q 308", "OLD.example.org:443 /p": "/q 308", "/p": "", "other.example /p": "",
+		"/r?ref=hn": "/s/hn?ref=hn 308", "/r": "",
+		"/t?page=home": "/u?page=home 308", "/t?page=about": "",
 	})
 }

@@ -87,7 +87,7 @@ func TestWordPressCSV(t *testing.T) {
 		"/draft":            "",
 		"/abs":              "/a 301",
 		"/prefix/x/y?z":     "/pre/x/y?z 301",
-		"/post/12":          "",
+		"/post/12":          "/p/12 301", // line 7, a regex rule
 		"/pass":             "",
 		"/old-page?utm=x":   "/new-page 301", // the declared difference: flag_query exact would not redirect it
 		"/blog":             "/news/ 301",    // line 4's note
@@ -109,7 +109,7 @@ func TestWordPressCSV(t *testing.T) {
 		"/removed/":         " 410",
 		"/abs/":             "/a 301",
 		"/old-page//":       "",
-		"/post/12/":         "",
+		"/post/12/":         "/p/12 301", // line 7 under trailingSlash ignore
 		"/blog/a%20b":       "/news/a%20b 301",
 		"/Shop/":            "https://shop.example.com/ 302",
 		"/exact?x=1":        "/e 308",
