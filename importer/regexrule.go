@@ -89,16 +89,16 @@ func pcreRegex(re string, perDir, ci bool) (src string, groups int, why string) 
 	return src, parsed.MaxCap(), ""
 }
 
-// syntaxCode returns the kind of a regexp/syntax error, without the
-// expression it quotes.
 // maxRegexRules is the most regex rules a project holds
 // (docs/contract.md#regex-rules): a file's regex rules past it are skipped.
-const maxRegexRules = 10000
+const maxRegexRules = redirects.MaxRegexRules
 
 // maxRegexLen is the longest expression of a regex rule
 // (docs/contract.md#regex-rules).
 const maxRegexLen = 1024
 
+// syntaxCode returns the kind of a regexp/syntax error, without the
+// expression it quotes.
 func syntaxCode(err error) string {
 	if e, ok := err.(*syntax.Error); ok {
 		return fmt.Sprintf("%s: %s", e.Code, excerpt(e.Expr))
