@@ -579,7 +579,7 @@ func patternKey(b *strings.Builder, st redirects.Settings, src string) (string, 
 			i = j
 			b.WriteString("P")
 			if i < len(src) && src[i] == '(' {
-				end, ok := constraintClose(src, i)
+				end, ok := pattern.ConstraintClose(src, i)
 				if !ok {
 					return "", false
 				}
@@ -677,36 +677,6 @@ func unhexByte(c byte) (byte, bool) {
 		return c - 'a' + 10, true
 	case 'A' <= c && c <= 'F':
 		return c - 'A' + 10, true
-	}
-	return 0, false
-}
-
-// constraintClose returns the index of the ')' that closes the '(' at
-// open, skipping escapes, character classes and nested groups, as the
-// engine reads a constraint.
-func constraintClose(s string, open int) (int, bool) {
-	depth, class := 0, false
-	for i := open; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\':
-			i++
-		case class:
-			if c == ']' {
-				class = false
-			}
-		case c == '[':
-			class = true
-			if i+1 < len(s) && s[i+1] == ']' {
-				i++
-			}
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-			if depth == 0 {
-				return i, true
-			}
-		}
 	}
 	return 0, false
 }

@@ -267,6 +267,16 @@ func kindWord(k tokKind) string {
 // constraintEnd returns the index of the ')' that closes the '(' at open,
 // skipping escapes, character classes and nested groups.
 func constraintEnd(s string, open int) (int, error) {
+	if end, ok := ConstraintClose(s, open); ok {
+		return end, nil
+	}
+	return 0, errAt("source", open, "unclosed constraint")
+}
+
+// ConstraintClose returns the index of the ')' that closes the '(' at open
+// in a pattern source, skipping escapes, character classes and nested
+// groups, as the engine reads a constraint; false when none closes it.
+func ConstraintClose(s string, open int) (int, bool) {
 	depth, class := 0, false
 	for i := open; i < len(s); i++ {
 		switch c := s[i]; {
@@ -286,11 +296,11 @@ func constraintEnd(s string, open int) (int, error) {
 		case c == ')':
 			depth--
 			if depth == 0 {
-				return i, nil
+				return i, true
 			}
 		}
 	}
-	return 0, errAt("source", open, "unclosed constraint")
+	return 0, false
 }
 
 func (p *parsed) addName(name string, pos int) error {
