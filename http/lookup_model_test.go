@@ -29,6 +29,8 @@ import (
 	"redirects/postgres"
 	"redirects/service"
 	"redirects/sqlite"
+
+	"redirects/internal/testreport"
 )
 
 // modelStore is what the model test needs of a store: the store, what a
@@ -417,8 +419,9 @@ func openModelSQLite(t *testing.T) (modelStore, redirects.Notifier) {
 func openModelPostgres(t *testing.T) (modelStore, redirects.Notifier) {
 	admin := os.Getenv("REDIRECTS_TEST_POSTGRES")
 	if admin == "" {
-		t.Skip("REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' go test -run LookupMatchesModel ./http")
+		testreport.Skip(t, testreport.Postgres, "REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' go test -run LookupMatchesModel ./http")
 	}
+	testreport.Ran(t, testreport.Postgres)
 	b := make([]byte, 6)
 	rand.Read(b)
 	name := "redirects_http_" + hex.EncodeToString(b)

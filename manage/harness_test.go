@@ -27,6 +27,8 @@ import (
 	"redirects/service"
 	"redirects/sqlite"
 	"redirects/storetest"
+
+	"redirects/internal/testreport"
 )
 
 // testStore is what both stores are.
@@ -111,8 +113,9 @@ func newPostgres(t *testing.T, clock redirects.Clock) testStore {
 	t.Helper()
 	admin := os.Getenv("REDIRECTS_TEST_POSTGRES")
 	if admin == "" {
-		t.Skip("REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' go test ./manage")
+		testreport.Skip(t, testreport.Postgres, "REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' go test ./manage")
 	}
+	testreport.Ran(t, testreport.Postgres)
 	pgDB.once.Do(func() {
 		name := "redirects_manage_" + randomHex(6)
 		if pgDB.err = pgExec(admin, `CREATE DATABASE `+name); pgDB.err == nil {

@@ -20,6 +20,8 @@ import (
 
 	"redirects"
 	"redirects/sqlite"
+
+	"redirects/internal/testreport"
 )
 
 // workerd returns the runtime's binary: node_modules/.bin/workerd here, or
@@ -28,13 +30,15 @@ func workerd(t *testing.T) string {
 	t.Helper()
 	if abs, err := filepath.Abs("node_modules/.bin/workerd"); err == nil {
 		if _, err := os.Stat(abs); err == nil {
+			testreport.Ran(t, testreport.Worker)
 			return abs
 		}
 	}
 	if p, err := exec.LookPath("workerd"); err == nil {
+		testreport.Ran(t, testreport.Worker)
 		return p
 	}
-	t.Skip("workerd is not installed: run npm install in edgekit/worker")
+	testreport.Skip(t, testreport.Worker, "workerd is not installed: run npm ci in edgekit/worker")
 	return ""
 }
 
