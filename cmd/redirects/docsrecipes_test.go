@@ -248,7 +248,8 @@ func TestDocsRecipes(t *testing.T) {
 				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(archive) }))
 				t.Cleanup(srv.Close)
 				d.project = d.c.ok("project", "create", "--org", d.org, "--name", "from-ci")
-				vars["PROJECT"] = d.project
+				d.key = d.c.ok("key", "create", "--project", d.project)
+				vars["PROJECT"], vars["KEY"] = d.project, d.key
 				vars["REDIRECTS_RELEASE_URL"] = srv.URL + "/redirects_v0.0.0-test_linux_amd64.tar.gz"
 				vars["REDIRECTS_PLAN_TOKEN"] = d.c.ok("token", "create", "--org", d.org, "--role", "viewer", "--name", "ci-plan")
 				vars["REDIRECTS_APPLY_TOKEN"] = d.c.ok("token", "create", "--org", d.org, "--role", "editor", "--name", "ci-apply")
