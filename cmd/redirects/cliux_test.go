@@ -194,7 +194,7 @@ func TestRuleImportHelpDescribesCSV(t *testing.T) {
 			t.Errorf("rule import --help does not say %q:\n%s", want, out)
 		}
 	}
-	// The reader takes the columns in any order, as the README says.
+	// The reader takes the columns in any order, as docs/cli.md says.
 	if strings.Contains(out, "in this order") {
 		t.Errorf("rule import --help says the columns come in one order; the reader takes any:\n%s", out)
 	}
