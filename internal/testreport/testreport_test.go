@@ -81,3 +81,68 @@ func TestParseRefusesOtherLines(t *testing.T) {
 		t.Fatalf("err %v, want one naming line 2", err)
 	}
 }
+
+// TestEverySuiteIsRecorded: .ci/run names the report file and prints the
+// table whatever its exit status, and every suite is recorded somewhere:
+// tofu by .ci/run after the provider's tests, each other by a test file
+// of the module that calls Ran and Skip (or LeftOut) with it.
+func TestEverySuiteIsRecorded(t *testing.T) {
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`export REDIRECTS_TEST_REPORT=`, `trap suites_table EXIT`, `go run ./internal/testreport/cmd/testreport "$REDIRECTS_TEST_REPORT"`, `printf 'tofu\tran\t`} {
+		if !strings.Contains(string(ci), want) {
+			t.Errorf(".ci/run has no %q", want)
+		}
+	}
+	names := map[string]string{Postgres: "Postgres", Redis: "Redis", Browser: "Browser", Axe: "Axe", Worker: "Worker", NPM: "NPM", Nginx: "Nginx", HAProxy: "HAProxy", Apache: "Apache"}
+	ran, skipped := map[string]bool{}, map[string]bool{}
+	err = filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git" || d.Name() == "terraform-provider-redirects" || d.Name() == "testreport") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		src := string(b)
+		for _, c := range names {
+			ran[c] = ran[c] || strings.Contains(src, "testreport.Ran(t, testreport."+c+")")
+			skipped[c] = skipped[c] || strings.Contains(src, "testreport.Skip(t, testreport."+c+",") || strings.Contains(src, "testreport.LeftOut(t, testreport."+c+",")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// nginx, HAProxy and Apache are recorded through servertest.LookPath,
+	// by the suite its table gives the binary.
+	for _, c := range []string{"Nginx", "HAProxy", "Apache"} {
+		ran[c], skipped[c] = true, true
+	}
+	lp, err := os.ReadFile("../servertest/servertest.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for bin, c := range map[string]string{"nginx": "Nginx", "haproxy": "HAProxy", "apache2": "Apache"} {
+		if !strings.Contains(string(lp), `"`+bin+`": testreport.`+c) {
+			t.Errorf("servertest.LookPath does not record %s as testreport.%s", bin, c)
+		}
+	}
+	for _, s := range Suites {
+		c, ok := names[s]
+		if !ok {
+			continue // tofu: .ci/run
+		}
+		if !ran[c] || !skipped[c] {
+			t.Errorf("no test records the suite %s both when it runs (Ran) and when it skips (Skip or LeftOut): ran %v, skipped %v", s, ran[c], skipped[c])
+		}
+	}
+}
