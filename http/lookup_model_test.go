@@ -26,11 +26,10 @@ import (
 	"redirects/inmem"
 	"redirects/internal/rulegen"
 	"redirects/internal/rulemodel"
+	"redirects/internal/testreport"
 	"redirects/postgres"
 	"redirects/service"
 	"redirects/sqlite"
-
-	"redirects/internal/testreport"
 )
 
 // modelStore is what the model test needs of a store: the store, what a

@@ -16,7 +16,6 @@ import (
 	"redirects"
 	"redirects/engine"
 	"redirects/internal/rulemodel"
-
 	"redirects/internal/testreport"
 )
 

@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"redirects"
-
 	"redirects/internal/testreport"
 )
 

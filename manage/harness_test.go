@@ -23,12 +23,11 @@ import (
 	"redirects"
 	"redirects/api"
 	"redirects/export"
+	"redirects/internal/testreport"
 	"redirects/postgres"
 	"redirects/service"
 	"redirects/sqlite"
 	"redirects/storetest"
-
-	"redirects/internal/testreport"
 )
 
 // testStore is what both stores are.

@@ -21,11 +21,10 @@ import (
 	"redirects"
 	"redirects/internal/rulegen"
 	"redirects/internal/testproxy"
+	"redirects/internal/testreport"
 	"redirects/postgres"
 	"redirects/service"
 	"redirects/storetest"
-
-	"redirects/internal/testreport"
 )
 
 // envURL names the environment variable that holds the URL of a PostgreSQL

@@ -15,10 +15,9 @@ import (
 
 	"redirects"
 	"redirects/internal/testproxy"
+	"redirects/internal/testreport"
 	"redirects/redis"
 	"redirects/sqlite"
-
-	"redirects/internal/testreport"
 )
 
 type fixedClock struct{ t time.Time }

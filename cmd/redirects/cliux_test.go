@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"redirects/internal/testreport"
 )
 
 // usageCommands returns the commands of "redirects --help", each with the
@@ -403,8 +405,9 @@ func TestRevokeTwiceSaysSo(t *testing.T) {
 func TestUnknownPostgresDatabase(t *testing.T) {
 	admin := os.Getenv("REDIRECTS_TEST_POSTGRES")
 	if admin == "" {
-		t.Skip("REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'")
+		testreport.Skip(t, testreport.Postgres, "REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'")
 	}
+	testreport.Ran(t, testreport.Postgres)
 	cfg, err := pgx.ParseConfig(admin)
 	if err != nil {
 		t.Fatalf("REDIRECTS_TEST_POSTGRES: %v", err)

@@ -23,7 +23,6 @@ import (
 	"redirects"
 	main "redirects/cmd/redirects"
 	"redirects/http/evhttp"
-
 	"redirects/internal/testreport"
 )
 

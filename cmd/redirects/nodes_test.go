@@ -19,7 +19,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"redirects/internal/testproxy"
-
 	"redirects/internal/testreport"
 )
 

@@ -19,9 +19,8 @@ import (
 	"time"
 
 	"redirects"
-	"redirects/sqlite"
-
 	"redirects/internal/testreport"
+	"redirects/sqlite"
 )
 
 // workerd returns the runtime's binary: node_modules/.bin/workerd here, or
