@@ -37,18 +37,24 @@ type hitIDs struct {
 // integers bound, an integer key looked up.
 const hitByID = `UPDATE rule_hits SET hits = hits + ?, last_hit = max(last_hit, ?) WHERE id = ?`
 
-// hitUpsert is the flush of a row whose id this DB does not know: it
-// inserts the row or adds to it, and returns its id.
-const hitUpsert = `INSERT INTO rule_hits AS r (project_id, match_type, source, hits, last_hit, host) VALUES (?, ?, ?, ?, ?, ?)
-	ON CONFLICT (project_id, match_type, source, host) DO UPDATE SET hits = r.hits + excluded.hits,
-		last_hit = max(r.last_hit, excluded.last_hit)
-	RETURNING id`
+// hitFind and hitInsert are the flush of a row whose id this DB does not
+// know: the row is looked up by its key, then updated by its id or
+// inserted. An upsert would do both in one statement, but to return the
+// id it needs RETURNING, which SQLite runs as a trigger, and a statement
+// with a trigger writes a statement journal (a page per statement, spilt
+// to a file after 64 KiB): four times the CPU per row. The writing
+// transaction holds SQLite's write lock, so no row can appear between the
+// two.
+const (
+	hitFind   = `SELECT id FROM rule_hits WHERE project_id = ? AND match_type = ? AND source = ? AND host = ?`
+	hitInsert = `INSERT INTO rule_hits (project_id, match_type, source, host, hits, last_hit) VALUES (?, ?, ?, ?, ?, ?)`
+)
 
 // addHitsByID adds hits (summed, sorted, of known projects) in tx, a row
 // at a time on the driver's connection: database/sql's locks and argument
 // conversion cost as much per row as the row. Rows with a remembered id
-// are updated by it; the others are upserted, and their ids returned in
-// fresh, to remember once tx commits. The caller holds db.hitIDs.mu.
+// are updated by it; the others are looked up by their key, updated or
+// inserted, and their ids returned in fresh, to remember once tx commits. The caller holds db.hitIDs.mu.
 func (db *DB) addHitsByID(ctx context.Context, tx *Tx, hits []redirects.RuleHits) (fresh map[hitKey]int64, err error) {
 	known := db.hitIDs.ids
 	fresh = map[hitKey]int64{}
@@ -61,9 +67,9 @@ func (db *DB) addHitsByID(ctx context.Context, tx *Tx, hits []redirects.RuleHits
 		// between the runs instead: modernc.org/sqlite watches a
 		// cancellable context with a goroutine per statement.
 		quiet := context.WithoutCancel(ctx)
-		var upd, ups driver.Stmt
+		var upd, find, ins driver.Stmt
 		defer func() {
-			for _, s := range []driver.Stmt{upd, ups} {
+			for _, s := range []driver.Stmt{upd, find, ins} {
 				if s != nil {
 					s.Close()
 				}
@@ -96,16 +102,36 @@ func (db *DB) addHitsByID(ctx context.Context, tx *Tx, hits []redirects.RuleHits
 				}
 				delete(known, k)
 			}
-			if ups == nil {
-				if ups, err = conn.PrepareContext(quiet, hitUpsert); err != nil {
+			if find == nil {
+				if find, err = conn.PrepareContext(quiet, hitFind); err != nil {
 					return err
 				}
 			}
-			args[0].Value, args[1].Value, args[2].Value = h.ProjectID, h.MatchType.String(), h.Source
-			args[3].Value, args[4].Value, args[5].Value = h.Hits, h.LastHit.UnixNano(), h.Host
-			id, err := queryID(quiet, ups, args)
+			args[0].Value, args[1].Value, args[2].Value, args[3].Value = h.ProjectID, h.MatchType.String(), h.Source, h.Host
+			id, found, err := queryID(quiet, find, args[:4])
 			if err != nil {
 				return err
+			}
+			if found {
+				if upd == nil {
+					if upd, err = conn.PrepareContext(quiet, hitByID); err != nil {
+						return err
+					}
+				}
+				args[0].Value, args[1].Value, args[2].Value = h.Hits, h.LastHit.UnixNano(), id
+				if _, err := execStmt(quiet, upd, args[:3]); err != nil {
+					return err
+				}
+			} else {
+				if ins == nil {
+					if ins, err = conn.PrepareContext(quiet, hitInsert); err != nil {
+						return err
+					}
+				}
+				args[4].Value, args[5].Value = h.Hits, h.LastHit.UnixNano()
+				if id, err = insertID(quiet, ins, args); err != nil {
+					return err
+				}
 			}
 			fresh[k] = id
 		}
@@ -141,30 +167,42 @@ func execStmt(ctx context.Context, s driver.Stmt, args []driver.NamedValue) (int
 	return res.RowsAffected()
 }
 
-// queryID runs s with args and returns the one integer of its one row.
-func queryID(ctx context.Context, s driver.Stmt, args []driver.NamedValue) (int64, error) {
+// insertID runs s, an INSERT of one row, with args and returns the row's
+// id.
+func insertID(ctx context.Context, s driver.Stmt, args []driver.NamedValue) (int64, error) {
+	x, ok := s.(driver.StmtExecContext)
+	if !ok {
+		return 0, fmt.Errorf("add hits: driver statement %T cannot run with a context", s)
+	}
+	res, err := x.ExecContext(ctx, args)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// queryID runs s with args and returns the one integer of its first row,
+// and false if it has none.
+func queryID(ctx context.Context, s driver.Stmt, args []driver.NamedValue) (int64, bool, error) {
 	q, ok := s.(driver.StmtQueryContext)
 	if !ok {
-		return 0, fmt.Errorf("add hits: driver statement %T cannot query with a context", s)
+		return 0, false, fmt.Errorf("add hits: driver statement %T cannot query with a context", s)
 	}
 	rows, err := q.QueryContext(ctx, args)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	defer rows.Close()
 	dest := make([]driver.Value, 1)
 	if err := rows.Next(dest); err != nil {
 		if err == io.EOF {
-			return 0, fmt.Errorf("add hits: the upsert returned no id")
+			return 0, false, nil
 		}
-		return 0, err
+		return 0, false, err
 	}
 	id, ok := dest[0].(int64)
 	if !ok {
-		return 0, fmt.Errorf("add hits: the upsert returned an id of type %T", dest[0])
+		return 0, false, fmt.Errorf("add hits: a rule_hits id of type %T", dest[0])
 	}
-	// Run the statement to its end, as Exec would.
-	for rows.Next(dest) == nil {
-	}
-	return id, nil
+	return id, true, nil
 }
