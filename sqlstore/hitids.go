@@ -54,7 +54,8 @@ const (
 // at a time on the driver's connection: database/sql's locks and argument
 // conversion cost as much per row as the row. Rows with a remembered id
 // are updated by it; the others are looked up by their key, updated or
-// inserted, and their ids returned in fresh, to remember once tx commits. The caller holds db.hitIDs.mu.
+// inserted, and their ids returned in fresh, to remember once tx commits.
+// The caller holds db.hitIDs.mu.
 func (db *DB) addHitsByID(ctx context.Context, tx *Tx, hits []redirects.RuleHits) (fresh map[hitKey]int64, err error) {
 	known := db.hitIDs.ids
 	fresh = map[hitKey]int64{}
