@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"redirects"
@@ -151,6 +152,9 @@ func (db *DB) rememberHitIDs(fresh map[hitKey]int64) {
 		if len(db.hitIDs.ids) >= maxHitIDs {
 			break
 		}
+		// A copy of the strings, so that the memory keeps no caller's
+		// buffer alive (a snapshot's, say) for as long as it keeps the id.
+		k.project, k.source, k.host = strings.Clone(k.project), strings.Clone(k.source), strings.Clone(k.host)
 		db.hitIDs.ids[k] = id
 	}
 }
