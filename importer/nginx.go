@@ -160,9 +160,21 @@ func (z *nginxTokenizer) next() (nginxToken, bool, string) {
 			z.rest = z.rest[i+1:]
 			return nginxToken{text: b.String(), line: z.line, quoted: true}, true, ""
 		}
-		i := 0
+		// A '{' right after '$' opens a variable's braces (${name}), as
+		// nginx's own reader takes it: it and its '}' belong to the word.
+		i, braced := 0, false
 		for i < len(z.rest) {
 			d := z.rest[i]
+			if d == '{' && i > 0 && z.rest[i-1] == '$' && !braced {
+				braced = true
+				i++
+				continue
+			}
+			if d == '}' && braced {
+				braced = false
+				i++
+				continue
+			}
 			if d == ' ' || d == '\t' || d == '\r' || d == ';' || d == '{' || (d == '}' && (i == 0 || z.rest[i-1] != '$')) {
 				break
 			}
