@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/engine"
 	"redirects/internal/servertest"
 )
 
@@ -103,6 +104,7 @@ type corpusRun struct {
 	same int
 	// misses are a few asks answered otherwise, for the failure message.
 	misses []string
+	snap   *engine.Snapshot
 }
 
 // importCorpusFile imports f under the settings its report suggests (the
@@ -446,13 +448,23 @@ func corpusAsks(rng *rand.Rand, f corpusFile, res *Result, defaultHost string) [
 	return out
 }
 
-// ourAnswer is how the imported rules answer a.
-func ourAnswer(t *testing.T, res *Result, set redirects.Settings, a corpusAsk) corpusAnswer {
-	got, ok := lookupImported(t, res, set, a.Host, a.Wire)
+// ourAnswer is how the imported rules answer a, as the edge does (the
+// engine, compiled once per file).
+func (r *corpusRun) ourAnswer(t *testing.T, a corpusAsk) corpusAnswer {
+	t.Helper()
+	if r.snap == nil {
+		snap, err := engine.CompileChecked(r.res.Rules, r.set)
+		if err != nil {
+			t.Fatalf("%s/%s: the imported rules do not compile: %v", r.folder, r.name, err)
+		}
+		r.snap = snap
+	}
+	m, ok := r.snap.LookupHost(a.Host, a.Wire)
 	if !ok {
 		return corpusAnswer{}
 	}
-	return corpusAnswer{status: got.status, loc: got.target}
+	defer m.Release()
+	return corpusAnswer{status: m.StatusCode(), loc: string(m.AppendTarget(nil, a.Wire))}
 }
 
 // sameAnswer reports whether two answers are the same redirect (or both
@@ -579,7 +591,7 @@ func outcomesText(res *Result) string {
 
 // record compares the platform's answer with ours for ask i of r.
 func (r *corpusRun) record(t *testing.T, a corpusAsk, theirs corpusAnswer) {
-	ours := ourAnswer(t, r.res, r.set, a)
+	ours := r.ourAnswer(t, a)
 	if sameAnswer(theirs, ours, a.Host) {
 		r.same++
 		return
@@ -754,6 +766,8 @@ func nginxRunnable(text string, port int) string {
 	dropDepth := 0  // > 0 inside a block left out
 	inStmt := false // inside a directive left out that spans lines
 	mapDepth := 0   // > 0 inside a map block, whose lines are entries
+	// pendingOpen: the brace of a block kept is on the next line.
+	pendingOpen, pendingServer := false, false
 	for line := range strings.SplitSeq(text, "\n") {
 		t := strings.TrimSpace(line)
 		// A comment starts a word (a '#' within one is the word's).
@@ -786,7 +800,19 @@ func nginxRunnable(text string, port int) string {
 		if len(word) > 0 {
 			w = word[0]
 		}
+		if t == "{" && pendingOpen {
+			// The brace of the block kept on the line before.
+			b.WriteString("{\n")
+			pendingOpen = false
+			if pendingServer {
+				fmt.Fprintf(&b, "listen 127.0.0.1:%d;\nabsolute_redirect on;\n", port)
+			}
+			continue
+		}
+		pendingOpen = false
 		if t == "}" || nginxKeep[w] {
+			pendingOpen = opens == 0 && !strings.HasSuffix(t, ";") && t != "}"
+			pendingServer = pendingOpen && w == "server"
 			b.WriteString(t + "\n")
 			if w == "map" {
 				mapDepth = opens - closes
