@@ -140,11 +140,26 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 	}
 	every := func(*redirects.Rule) bool { return true }
 	conds := func(r *redirects.Rule) bool { return strings.IndexByte(r.Source, '?') >= 0 }
-	if (format == "nginx" || format == "haproxy") && s.chain != nil {
-		server := map[string]string{"nginx": "nginx", "haproxy": "HAProxy"}[format]
+	// holds reports whether format holds a rule of the chain: the
+	// nginx map formats hold the exact rules, or the others.
+	holds := func(r *redirects.Rule) bool {
+		switch format {
+		case "nginx-map-exact":
+			return r.MatchType == redirects.Exact
+		case "nginx-map-prefix":
+			return r.MatchType != redirects.Exact
+		}
+		return true
+	}
+	if (format == "nginx" || format == "haproxy" || format == "nginx-map-exact" || format == "nginx-map-prefix") && s.chain != nil {
+		server := map[string]string{"haproxy": "HAProxy"}[format]
+		if server == "" {
+			server = "nginx"
+		}
 		leftOut, plain, large := map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}
 		for _, c := range s.chain {
 			switch {
+			case !holds(c.r):
 			case ruleTooLarge(c.v, c.r.Source):
 				large[c.r] = true
 			case !nginxChainAnswers(c, s.set):
@@ -163,9 +178,13 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 			{"all", "a large RE2 expression", "left out, PCRE2 could refuse it as too large, and " + server + " the whole file with it",
 				func(r *redirects.Rule) bool { return large[r] }, true},
 		}
-		if format == "nginx" {
-			ds = append(ds, declaration{"regex", "a $ in the destination", "written %24, a string of a server block cannot hold a literal $",
-				func(r *redirects.Rule) bool { return !leftOut[r] && strings.Contains(r.Destination, "$$") }, true})
+		if format != "haproxy" {
+			where := "a string of a server block"
+			if format != "nginx" {
+				where = "an nginx map value"
+			}
+			ds = append(ds, declaration{"regex", "a $ in the destination", "written %24, " + where + " cannot hold a literal $",
+				func(r *redirects.Rule) bool { return holds(r) && !leftOut[r] && strings.Contains(r.Destination, "$$") }, true})
 		}
 		if format == "haproxy" {
 			many := map[*redirects.Rule]bool{}
