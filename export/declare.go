@@ -197,9 +197,16 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 		}
 		return ds
 	}
-	const literal = "left out, this file matches literal paths only"
 	const hosts = "left out, this file answers every host alike"
 	const query = "left out, this file does not read the query"
+	literal := "left out, this file matches literal paths only"
+	if s.chain != nil && strings.HasPrefix(format, "haproxy-map") {
+		// HAProxy reads a map file with one match method: map_reg and
+		// map_regm would compile every key as a regular expression,
+		// docs/contract.md's literal ones too, and an unanchored one such
+		// as "/" would match every request.
+		literal += ", map_reg would read its literal keys as regular expressions too"
+	}
 	return []declaration{
 		{"pattern", "any source", literal, every, true},
 		{"regex", "any source", literal, every, true},
