@@ -262,12 +262,25 @@ func joinCodes(codes []int) string {
 }
 
 // shortSource is a source as a report or a comment names it: sources over
-// 60 bytes are cut, with their length.
+// 60 bytes are cut, with their length, and a control byte is written %XX,
+// so that no source can end a comment line (and start a line of the file)
+// or hide in one.
 func shortSource(src string) string {
-	if len(src) <= 60 {
+	if len(src) > 60 {
+		src = src[:40] + "... (" + strconv.Itoa(len(src)) + " bytes)"
+	}
+	if !strings.ContainsFunc(src, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return src
 	}
-	return src[:40] + "... (" + strconv.Itoa(len(src)) + " bytes)"
+	var b strings.Builder
+	for i := 0; i < len(src); i++ {
+		if c := src[i]; c < 0x20 || c == 0x7f {
+			b.WriteString("%" + string(hexUpper[c>>4]) + string(hexUpper[c&15]))
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // hasLetter reports whether s holds an ASCII letter, the bytes case
