@@ -86,7 +86,6 @@ func (h *handler) routeTable() []route {
 		{method: "GET", pattern: v1 + "/projects/{project}/misses", handler: h.misses},
 		{method: "DELETE", pattern: v1 + "/projects/{project}/misses", handler: h.missDelete},
 		{method: "POST", pattern: v1 + "/projects/{project}/misses/rule", handler: h.missRule},
-		{method: "GET", pattern: v1 + "/projects/{project}/agents", handler: h.agentList},
 		{method: "DELETE", pattern: v1 + "/projects/{project}/agents", handler: h.agentDelete},
 
 		{method: "GET", pattern: v1 + "/projects/{project}/keys", handler: h.keyList},
