@@ -152,7 +152,11 @@ func netlifyWriteLine(r *redirects.Rule, v *pattern.View, s redirects.Settings) 
 		why = append(why, "Netlify compares paths case sensitively: "+path+" in other case is not redirected there")
 	}
 	if !s.IgnoreTrailingSlash && path != "/" {
-		why = append(why, "Netlify ignores a trailing slash: "+toggleSlash(path)+" is redirected there too")
+		if r.MatchType == redirects.Pattern {
+			why = append(why, "Netlify ignores a trailing slash: a path this pattern matches with its trailing '/' toggled is redirected there too")
+		} else {
+			why = append(why, "Netlify ignores a trailing slash: "+toggleSlash(path)+" is redirected there too")
+		}
 	}
 	if r.StatusCode != redirects.StatusGone && !r.PreserveQuery {
 		why = append(why, "Netlify passes the request's query on to the destination")
