@@ -137,3 +137,46 @@ func TestReportNamesHostAndSource(t *testing.T) {
 		}
 	}
 }
+
+// TestReportDeclaresOnlyUsedKinds: the deploy report (and so the
+// dashboard's Deploy tab, export.ReportKinds of it) and each file's
+// opening comment declare a kind of extended rule only when the draft has
+// such a rule: a draft with one kind beside literal rules names that kind
+// and no other.
+func TestReportDeclaresOnlyUsedKinds(t *testing.T) {
+	all := extendedRules()
+	// What a declaration of each kind says, in the report and the files.
+	kinds := map[int64]string{3: "pattern rules", 4: "regex rules", 5: "query conditions", 6: "with a host"}
+	for id, kind := range kinds {
+		rules := append(append([]redirects.Rule(nil), all[:2]...), all[id-1])
+		c, err := export.Build(rules, redirects.Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every declaration: the report's lines, the Deploy tab's kinds,
+		// each file's "# Differs:" lines.
+		decls := strings.Split(strings.TrimSpace(c.Report), "\n")
+		for _, k := range export.ReportKinds(c.Report) {
+			decls = append(decls, k.What)
+		}
+		for _, e := range c.Exports {
+			for _, line := range strings.Split(string(e.Body), "\n") {
+				if strings.HasPrefix(line, "# Differs: ") {
+					decls = append(decls, e.Format+" "+line)
+				}
+			}
+		}
+		named := false
+		for _, d := range decls {
+			named = named || strings.Contains(d, kind)
+			for other, okind := range kinds {
+				if other != id && strings.Contains(d, okind) {
+					t.Errorf("rule %d alone (%s): %q declares %q, which the draft does not use", id, kind, d, okind)
+				}
+			}
+		}
+		if !named {
+			t.Errorf("rule %d alone: no declaration names %q:\n%s", id, kind, strings.Join(decls, "\n"))
+		}
+	}
+}

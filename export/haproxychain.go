@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // The haproxy format of a project with extended rules is the chain of
@@ -24,8 +25,13 @@ import (
 // digit is written \xHH), the answers' text no quote, backslash or
 // whitespace (validation), so nothing can end a word early.
 
-// haproxyChainHead sets the variable the chain matches.
-const haproxyChainHead = `http-request set-var-fmt(txn.redirects_req) '%[req.hdr(host),lower,regsub(":[0-9]*$",""),regsub("[.]$","")] %[pathq]'` + "\n"
+// haproxyChainHead sets the variable the chain matches, and the two its
+// literal rules compare (haproxyLiteralACLs): the host key and the
+// decoded path (unset when the path holds a malformed escape: no literal
+// rule answers it, as the lookup API does not).
+const haproxyChainHead = `http-request set-var-fmt(txn.redirects_req) '%[req.hdr(host),lower,regsub(":[0-9]*$",""),regsub("[.]$","")] %[pathq]'` + "\n" +
+	`http-request set-var(txn.redirects_host) 'req.hdr(host),lower,regsub(":[0-9]*$",""),regsub("[.]$","")'` + "\n" +
+	`http-request set-var(txn.redirects_path) path,url_dec` + "\n"
 
 // haproxyChainAnswers reports whether the chain answers r as the lookup
 // API does: as nginx's, and with at most nine groups an answer inserts
@@ -88,6 +94,10 @@ func (s *sorted) haproxyChain() []byte {
 			continue
 		}
 		for _, v := range chainVariants(c, s.set) {
+			if acls, ok := haproxyLiteralACLs(c, v, s.set); ok {
+				b = appendHAProxyLiteralVariant(b, v, acls)
+				continue
+			}
 			b = appendHAProxyChainVariant(b, v)
 		}
 	}
@@ -121,6 +131,136 @@ func appendHAProxyChainVariant(b []byte, v chainVariant) []byte {
 	b = append(b, " if { var(txn.redirects_req) -m reg '"...)
 	b = append(b, v.re...)
 	return append(b, "' }\n"...)
+}
+
+// Scale: a regular expression costs HAProxy's configuration check and
+// memory about 14 kB and 2 ms each with PCRE2's JIT (BENCHMARKS.md), two
+// per case (the ACL and regsub), so a project of 100,000 rules did not
+// load. A literal rule's case (exact or starts_with, on every host or one,
+// without query conditions, without the rest of the path) needs neither:
+// its ACLs compare the decoded path (txn.redirects_path: -m str for an
+// exact key, -m beg for a prefix, -i when the project ignores case) and
+// the host key (-m str, -m end for subdomains), and its location is its
+// text, with %[query] for the query passed on. Only pattern and regex
+// rules, conditions and appended rests keep their expressions.
+
+// haproxyLiteralACLs returns the conditions of a literal rule's case as
+// alternatives of ACLs (each alternative's ACLs all hold), or ok false
+// when the case needs its expression: a pattern, a regex, query
+// conditions, the rest of the path, or a key a configuration word cannot
+// hold as it is.
+func haproxyLiteralACLs(c chainRule, v chainVariant, set redirects.Settings) ([][]string, bool) {
+	if c.v.Kind != pattern.Exact && c.v.Kind != pattern.StartsWith || len(c.v.Conds) > 0 || v.rest {
+		return nil, false
+	}
+	for _, p := range v.answer {
+		if p.group != "" && p.group != "redirects_q" {
+			return nil, false
+		}
+	}
+	i := ""
+	if set.CaseInsensitive {
+		i = "-i "
+	}
+	word := func(s string) (string, bool) {
+		for k := 0; k < len(s); k++ {
+			if c := s[k]; c <= ' ' || c == 0x7f || c == '\'' || c == '\\' {
+				return "", false
+			}
+		}
+		return "'" + s + "'", true
+	}
+	var common []string
+	switch h := c.v.Host; {
+	case h == "":
+	case strings.HasPrefix(h, "*."):
+		w, ok := word(h[1:])
+		if !ok {
+			return nil, false
+		}
+		// Any subdomain: the suffix, and at least one byte before it.
+		common = append(common, "{ var(txn.redirects_host) -m end "+w+" }",
+			"{ var(txn.redirects_host) -m len "+strconv.Itoa(len(h))+": }")
+	default:
+		w, ok := word(h)
+		if !ok {
+			return nil, false
+		}
+		common = append(common, "{ var(txn.redirects_host) -m str "+w+" }")
+	}
+	if v.query {
+		common = append(common, "{ query -m len 1: }")
+	}
+	p := c.v.Path
+	var paths []string
+	switch {
+	case c.v.Kind == pattern.Exact && set.IgnoreTrailingSlash:
+		if len(p) > 1 && p[len(p)-1] == '/' {
+			p = p[:len(p)-1]
+		}
+		a, ok1 := word(p)
+		b, ok2 := word(p + "/")
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		paths = []string{"{ var(txn.redirects_path) -m str " + i + a + " " + b + " }"}
+	case c.v.Kind == pattern.Exact:
+		a, ok := word(p)
+		if !ok {
+			return nil, false
+		}
+		paths = []string{"{ var(txn.redirects_path) -m str " + i + a + " }"}
+	case set.IgnoreTrailingSlash && len(p) > 1 && p[len(p)-1] == '/':
+		a, ok1 := word(p)
+		b, ok2 := word(p[:len(p)-1])
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		paths = []string{"{ var(txn.redirects_path) -m beg " + i + a + " }", "{ var(txn.redirects_path) -m str " + i + b + " }"}
+	default:
+		a, ok := word(p)
+		if !ok {
+			return nil, false
+		}
+		paths = []string{"{ var(txn.redirects_path) -m beg " + i + a + " }"}
+	}
+	var out [][]string
+	for _, pa := range paths {
+		out = append(out, append(append([]string(nil), common...), pa))
+	}
+	return out, true
+}
+
+// appendHAProxyLiteralVariant appends a literal rule's case: its answer's
+// text as a log-format location ('%' doubled, the query as %[query]),
+// under its ACLs.
+func appendHAProxyLiteralVariant(b []byte, v chainVariant, acls [][]string) []byte {
+	if v.code == redirects.StatusGone {
+		b = append(b, "http-request return status 410"...)
+	} else {
+		b = append(b, "http-request redirect code "...)
+		b = strconv.AppendInt(b, int64(v.code), 10)
+		b = append(b, " location '"...)
+		for _, p := range v.answer {
+			if p.group == "redirects_q" {
+				b = append(b, "%[query]"...)
+				continue
+			}
+			b = append(b, strings.ReplaceAll(p.text, "%", "%%")...)
+		}
+		b = append(b, '\'')
+	}
+	b = append(b, " if"...)
+	for k, alt := range acls {
+		if k > 0 {
+			b = append(b, " ||"...)
+		}
+		for _, a := range alt {
+			b = append(b, ' ')
+			b = append(b, a...)
+		}
+	}
+	return append(b, '\n')
 }
 
 func appendDoubledBackslashes(b []byte, s string) []byte {

@@ -129,6 +129,10 @@ type chainVariant struct {
 	code     int
 	computed bool // the destination inserts a capture: a leading run of '/' is made one
 	answer   []chainPart
+	// rest and query say which case of the options it is: the rest of
+	// the path appended (redirects_rest), the query passed on
+	// (redirects_q, a query that is not empty).
+	rest, query bool
 }
 
 // chainPart is literal text of an answer, or the name of a group.
@@ -214,7 +218,7 @@ func chainVariants(c chainRule, set redirects.Settings) []chainVariant {
 		b = appendPathPattern(b, c, set, names, v.rest)
 		b = appendQueryPattern(b, c.v.Conds, names, v.query)
 		b = append(b, '$')
-		out = append(out, chainVariant{re: string(b), code: r.StatusCode, computed: computed, answer: v.answer})
+		out = append(out, chainVariant{re: string(b), code: r.StatusCode, computed: computed, answer: v.answer, rest: v.rest, query: v.query})
 	}
 	return out
 }

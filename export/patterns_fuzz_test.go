@@ -34,9 +34,15 @@ var chainShapes = []*regexp.Regexp{
 // 410 whose ACL expression is a single-quoted word and whose location is
 // regsub of a double-quoted expression (backslashes doubled) into a
 // double-quoted answer of destination text and \1 to \9 (a '$' is
-// literal there: a regex rule's "$$").
+// literal there: a regex rule's "$$"); a literal rule's case compares the
+// host and the decoded path with single-quoted words holding no quote,
+// backslash or whitespace, its location destination text ('%' doubled)
+// and the query.
 var haproxyChainShapes = []*regexp.Regexp{
 	regexp.MustCompile(`^http-request set-var-fmt\(txn\.redirects_req\) '%\[req\.hdr\(host\),lower,regsub\(":\[0-9\]\*\$",""\),regsub\("\[\.\]\$",""\)\] %\[pathq\]'$`),
+	regexp.MustCompile(`^http-request set-var\(txn\.redirects_host\) 'req\.hdr\(host\),lower,regsub\(":\[0-9\]\*\$",""\),regsub\("\[\.\]\$",""\)'$`),
+	regexp.MustCompile(`^http-request set-var\(txn\.redirects_path\) path,url_dec$`),
+	regexp.MustCompile(`^http-request (?:redirect code (?:301|302|303|307|308) location '(?:[^\x00-\x20\x7f"'\\;{}%]|%%|%\[query\])+'|return status 410) if(?: \{ (?:var\(txn\.redirects_(?:host|path)\) -m (?:str|beg|end) (?:-i )?'[^'\x00-\x20\x7f\\]+'(?: '[^'\x00-\x20\x7f\\]+')?|var\(txn\.redirects_host\) -m len [0-9]+:|query -m len 1:) \}| \|\|)+$`),
 	regexp.MustCompile(`^http-request (?:redirect code (?:301|302|303|307|308) location '%\[var\(txn\.redirects_req\),regsub\("\^(?:[^"'\\\x00-\x1f\x7f]|\\\\[^"'\\\x00-\x1f\x7f])*\$","(?:[^\x00-\x20\x7f"'\\;{}]|\\\\[1-9])+"\)(?:,regsub\("\^//\+","/"\))?\]'|return status 410) if \{ var\(txn\.redirects_req\) -m reg '\^[^'\x00-\x1f\x7f]*\$' \}$`),
 }
 

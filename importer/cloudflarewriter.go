@@ -15,8 +15,16 @@ import (
 // source and target URLs carry a host: the project's first host, or, for a
 // project that declares none, CloudflareHost, to be replaced before the
 // upload (docs/migrate.md says so).
+//
+// Of the extended rules (redirects.Rule.Extended), a Bulk Redirect List
+// has the form of one: an exact or starts_with rule on one host is written
+// with that host in its source URL (and before a path destination), and
+// answers there only, as here. Cloudflare's Bulk Redirects match literal
+// URLs: pattern and regex rules, query conditions and hosts that name
+// subdomains (include_subdomains takes the host itself too) are left out
+// and listed.
 func init() {
-	RegisterWriter(&Writer{Name: "cloudflare", FileName: "bulk-redirects.csv", ContentType: "text/csv; charset=utf-8", Write: writeCloudflare})
+	RegisterWriter(&Writer{Name: "cloudflare", FileName: "bulk-redirects.csv", ContentType: "text/csv; charset=utf-8", Write: writeCloudflare, Extended: true})
 }
 
 // CloudflareHost is the host the cloudflare writer puts in every source
@@ -31,7 +39,26 @@ func writeCloudflare(w io.Writer, rules []redirects.Rule, s redirects.Settings, 
 	}
 	cw := csv.NewWriter(w)
 	var out []Unexpressed
-	written := map[string]bool{} // source paths: Cloudflare refuses a repeated source URL
+	if hasExtended(rules) {
+		// Rules on a host first: they answer before the rules for every
+		// host here, and Cloudflare takes one redirect per source URL.
+		var kept []redirects.Rule
+		for pass := range 2 {
+			for i := range rules {
+				r := &rules[i]
+				if (r.Host != "") != (pass == 0) {
+					continue
+				}
+				if why := cloudflareExtended(r); why != "" {
+					out = append(out, Unexpressed{RuleID: r.ID, Source: r.Source, Dropped: true, Reason: ruleKindText(r) + ": " + why})
+					continue
+				}
+				kept = append(kept, *r)
+			}
+		}
+		rules = kept
+	}
+	written := map[string]bool{} // source URLs: Cloudflare refuses a repeated one
 	var prefixes []*redirects.Rule
 	for i := range rules {
 		if rules[i].MatchType == redirects.StartsWith {
@@ -40,18 +67,22 @@ func writeCloudflare(w io.Writer, rules []redirects.Rule, s redirects.Settings, 
 	}
 	for i := range rules {
 		r := &rules[i]
+		host := host
+		if r.Host != "" {
+			host = r.Host
+		}
 		var why []string
 		if r.StatusCode == redirects.StatusGone {
 			out = append(out, Unexpressed{RuleID: r.ID, Source: r.Source, Dropped: true,
 				Reason: "Cloudflare Bulk Redirects only redirect (301, 302, 307, 308): a 410 has no equivalent"})
 			continue
 		}
-		if written[r.Source] {
+		if written[host+r.Source] {
 			out = append(out, Unexpressed{RuleID: r.ID, Source: r.Source, Dropped: true,
 				Reason: "Cloudflare takes one URL redirect per source URL, and another rule has this source"})
 			continue
 		}
-		written[r.Source] = true
+		written[host+r.Source] = true
 		status := r.StatusCode
 		if status == 303 {
 			status = 302
@@ -80,7 +111,7 @@ func writeCloudflare(w io.Writer, rules []redirects.Rule, s redirects.Settings, 
 				}
 			}
 			for _, a := range prefixes {
-				if a != r && a.Priority < r.Priority && len(a.Source) < len(r.Source) && strings.HasPrefix(s.FoldCase(r.Source), s.FoldCase(a.Source)) {
+				if a != r && a.Host == r.Host && a.Priority < r.Priority && len(a.Source) < len(r.Source) && strings.HasPrefix(s.FoldCase(r.Source), s.FoldCase(a.Source)) {
 					why = append(why, fmt.Sprintf("here the rule for %s (a lower priority) answers the paths under %s; Cloudflare picks the longer source", a.Source, r.Source))
 					break
 				}
@@ -103,6 +134,20 @@ func writeCloudflare(w io.Writer, rules []redirects.Rule, s redirects.Settings, 
 	}
 	cw.Flush()
 	return out, cw.Error()
+}
+
+// cloudflareExtended says why an extended rule has no Bulk Redirect, or ""
+// for a rule on one host, which its source URL names.
+func cloudflareExtended(r *redirects.Rule) string {
+	switch {
+	case r.MatchType == redirects.Pattern || r.MatchType == redirects.Regex:
+		return "Cloudflare's Bulk Redirects match literal URLs (its patterns are Single Redirects' expressions, which a list does not hold)"
+	case strings.IndexByte(r.Source, '?') >= 0:
+		return "Cloudflare's Bulk Redirects match no query parameters"
+	case wildcardHost(r.Host):
+		return "Cloudflare's include_subdomains takes the host itself too, which " + r.Host + " does not"
+	}
+	return ""
 }
 
 // isBareOrigin reports whether an absolute URL has no path (our

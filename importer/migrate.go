@@ -142,6 +142,10 @@ type Writer struct {
 	// returns what it could not express, one entry per rule left out or
 	// answered otherwise there.
 	Write func(w io.Writer, rules []redirects.Rule, s redirects.Settings, hosts []string) ([]Unexpressed, error)
+	// Extended says Write writes extended rules (redirects.Rule.Extended)
+	// itself, in the platform's syntax where it has one; otherwise they
+	// are left out of its file and listed.
+	Extended bool
 }
 
 // Unexpressed is a rule that a Writer could not write as it answers here.
@@ -157,10 +161,10 @@ type Unexpressed struct {
 var writers []*Writer
 
 // RegisterWriter adds a writer; each writer's file calls it from init.
-// The writers translate literal rules: a pattern or regex rule, a rule
-// with a host and one with query conditions (redirects.Rule.Extended) is
-// left out of every file and listed, so that no platform reads a pattern
-// or a regex as a literal path.
+// A writer that does not say it writes extended rules (Writer.Extended)
+// translates literal rules: a pattern or regex rule, a rule with a host
+// and one with query conditions is left out of its file and listed, so
+// that no platform reads a pattern or a regex as a literal path.
 func RegisterWriter(w *Writer) {
 	for _, x := range writers {
 		if x.Name == w.Name {
@@ -168,6 +172,10 @@ func RegisterWriter(w *Writer) {
 		}
 	}
 	write := w.Write
+	if w.Extended {
+		writers = append(writers, w)
+		return
+	}
 	w.Write = func(out io.Writer, rules []redirects.Rule, s redirects.Settings, hosts []string) ([]Unexpressed, error) {
 		literal, left := withoutExtended(rules, w.Name)
 		un, err := write(out, literal, s, hosts)

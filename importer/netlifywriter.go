@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // The netlify writer: a draft as a _redirects file (Netlify and Cloudflare
@@ -16,8 +17,18 @@ import (
 // matching prefers them (lower priority, then longer source). Every line
 // is forced ("!"): our rules answer whether or not a file exists at the
 // path, and an unforced Netlify rule gives way to a file.
+//
+// A draft with extended rules is written in the lookup API's order
+// (docs/contract.md#precedence), each rule in Netlify's syntax where it
+// has one: a pattern's whole-segment placeholders as ":name", its final
+// splat as "*" (the destination's capture as ":splat"), query conditions
+// as "key=value" and "key=:name" parts, an exact host as a domain line
+// (https://host/path). Regex rules, wildcard hosts, constraints, the
+// optional and one-or-more placeholders, a placeholder inside a segment,
+// a splat before the end and "key=" conditions have none: those rules are
+// left out and listed.
 func init() {
-	RegisterWriter(&Writer{Name: "netlify", FileName: "_redirects", ContentType: "text/plain; charset=utf-8", Write: writeNetlify})
+	RegisterWriter(&Writer{Name: "netlify", FileName: "_redirects", ContentType: "text/plain; charset=utf-8", Write: writeNetlify, Extended: true})
 }
 
 // netlifyGonePage is what a 410 rule serves on Netlify, which has no
@@ -25,18 +36,92 @@ func init() {
 const netlifyGonePage = "/404.html"
 
 func writeNetlify(w io.Writer, rules []redirects.Rule, s redirects.Settings, _ []string) ([]Unexpressed, error) {
-	order := netlifyOrder(rules)
-	bw := bufio.NewWriterSize(w, 64<<10)
-	fmt.Fprintf(bw, "# Netlify _redirects written by redirects (%d rules; project settings %s)\n", len(order), s)
 	var out []Unexpressed
+	var order []redirects.Rule
+	var views []pattern.View
+	if hasExtended(rules) {
+		var ok bool
+		if views, ok = writerViews(rules, s); ok {
+			order = make([]redirects.Rule, len(views))
+			for i, v := range views {
+				order[i] = rules[v.Index]
+			}
+		} else {
+			rules, out = withoutExtended(rules, "netlify")
+		}
+	}
+	if order == nil {
+		order = netlifyOrder(rules)
+	}
+	written := 0
+	var lines strings.Builder
 	seen := map[string]int64{} // exact sources as Netlify compares them -> first rule
-	for _, r := range order {
-		var why []string
-		src := netlifyEscape(r.Source)
-		dst := r.Destination
+	for k := range order {
+		r := &order[k]
+		var v *pattern.View
+		if views != nil {
+			v = &views[k]
+		}
+		src, dst, why, drop := netlifyWriteLine(r, v, s)
+		if drop != "" {
+			out = append(out, Unexpressed{RuleID: r.ID, Source: r.Source, Dropped: true, Reason: drop})
+			continue
+		}
+		if r.MatchType == redirects.Exact {
+			key := r.Host + " " + strings.TrimSuffix(src, "/")
+			if first, ok := seen[key]; ok {
+				why = append(why, fmt.Sprintf("Netlify ignores a trailing slash: the rule %d for the same path comes first there", first))
+			} else {
+				seen[key] = r.ID
+			}
+		}
+		written++
+		fmt.Fprintf(&lines, "%s  %s  %d!\n", src, dst, r.StatusCode)
+		if len(why) > 0 {
+			out = append(out, Unexpressed{RuleID: r.ID, Source: r.Source, Reason: strings.Join(why, "; ")})
+		}
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fmt.Fprintf(bw, "# Netlify _redirects written by redirects (%d rules; project settings %s)\n", written, s)
+	bw.WriteString(lines.String())
+	return out, bw.Flush()
+}
+
+// netlifyWriteLine returns a rule's source (with its query parts) and
+// destination as a _redirects line writes them, what Netlify answers
+// otherwise, or why the rule has no line (drop). v is the engine's view of
+// the rule, nil in a draft without extended rules.
+func netlifyWriteLine(r *redirects.Rule, v *pattern.View, s redirects.Settings) (src, dst string, why []string, drop string) {
+	var host string
+	if r.Host != "" {
+		if wildcardHost(r.Host) {
+			return "", "", nil, ruleKindText(r) + ": Netlify's domain lines name one host, not its subdomains"
+		}
+		host = "https://" + r.Host
+	}
+	path, _, _ := strings.Cut(r.Source, "?")
+	dst = r.Destination
+	switch r.MatchType {
+	case redirects.Regex:
+		return "", "", nil, "a regex rule: Netlify's _redirects has no regular expressions"
+	case redirects.Pattern:
+		var d string
+		src, d = netlifyPattern(v)
+		if d != "" {
+			return "", "", nil, "a pattern rule: " + d
+		}
+		rename := map[string]string{}
+		for _, p := range v.Pieces {
+			if p.Kind == pattern.PieceStar {
+				rename[p.Name] = "splat"
+			}
+		}
+		dst = destWithCaptures(v, rename)
+	default:
+		src = netlifyEscape(path)
 		if r.MatchType == redirects.StartsWith {
-			if !strings.HasSuffix(r.Source, "/") {
-				why = append(why, fmt.Sprintf("Netlify documents splats after a '/' only: %s* may not redirect %sx there", src, r.Source))
+			if !strings.HasSuffix(path, "/") {
+				why = append(why, fmt.Sprintf("Netlify documents splats after a '/' only: %s* may not redirect %sx there", src, path))
 			}
 			src += "*"
 			if r.PreservePath {
@@ -51,39 +136,99 @@ func writeNetlify(w io.Writer, rules []redirects.Rule, s redirects.Settings, _ [
 				dst = p + ":splat" + dst[end:]
 			}
 		}
-		status := fmt.Sprint(r.StatusCode)
-		if r.StatusCode == redirects.StatusGone {
-			dst = netlifyGonePage
+	}
+	if v != nil && len(v.Conds) > 0 {
+		q, d := netlifyQuery(v)
+		if d != "" {
+			return "", "", nil, ruleKindText(r) + ": " + d
 		}
-		if s.CaseInsensitive && hasASCIILetter(r.Source) {
-			why = append(why, "Netlify compares paths case sensitively: "+r.Source+" in other case is not redirected there")
-		}
-		if !s.IgnoreTrailingSlash && r.Source != "/" {
-			why = append(why, "Netlify ignores a trailing slash: "+toggleSlash(r.Source)+" is redirected there too")
-		}
-		if r.StatusCode != redirects.StatusGone && !r.PreserveQuery {
-			why = append(why, "Netlify passes the request's query on to the destination")
-		}
-		if r.StatusCode == 307 {
-			why = append(why, "Netlify documents 307 as unsupported")
-		}
-		if r.StatusCode != redirects.StatusGone && strings.Contains(r.Destination, "#") {
-			why = append(why, "the destination has a fragment: where Netlify puts the request's query is not documented")
-		}
-		if r.MatchType == redirects.Exact {
-			key := strings.TrimSuffix(r.Source, "/")
-			if first, ok := seen[key]; ok {
-				why = append(why, fmt.Sprintf("Netlify ignores a trailing slash: the rule %d for the same path comes first there", first))
-			} else {
-				seen[key] = r.ID
-			}
-		}
-		fmt.Fprintf(bw, "%s  %s  %s!\n", src, dst, status)
-		if len(why) > 0 {
-			out = append(out, Unexpressed{RuleID: r.ID, Source: r.Source, Reason: strings.Join(why, "; ")})
+		src += q
+	}
+	src = host + src
+	if r.StatusCode == redirects.StatusGone {
+		dst = netlifyGonePage
+	}
+	if s.CaseInsensitive && hasASCIILetter(path) {
+		why = append(why, "Netlify compares paths case sensitively: "+path+" in other case is not redirected there")
+	}
+	if !s.IgnoreTrailingSlash && path != "/" {
+		if r.MatchType == redirects.Pattern {
+			why = append(why, "Netlify ignores a trailing slash: a path this pattern matches with its trailing '/' toggled is redirected there too")
+		} else {
+			why = append(why, "Netlify ignores a trailing slash: "+toggleSlash(path)+" is redirected there too")
 		}
 	}
-	return out, bw.Flush()
+	if r.StatusCode != redirects.StatusGone && !r.PreserveQuery {
+		why = append(why, "Netlify passes the request's query on to the destination")
+	}
+	if r.StatusCode == 307 {
+		why = append(why, "Netlify documents 307 as unsupported")
+	}
+	if r.StatusCode != redirects.StatusGone && strings.Contains(r.Destination, "#") {
+		why = append(why, "the destination has a fragment: where Netlify puts the request's query is not documented")
+	}
+	return src, dst, why, ""
+}
+
+// netlifyPattern writes a pattern's pieces as a _redirects source, or
+// says why Netlify has no such source: its placeholders are whole
+// segments without a constraint, and its only splat ends the source.
+func netlifyPattern(v *pattern.View) (string, string) {
+	var b strings.Builder
+	for i, p := range v.Pieces {
+		last := i == len(v.Pieces)-1
+		switch p.Kind {
+		case pattern.PieceLiteral:
+			b.WriteString(netlifyEscape(p.Text))
+		case pattern.PieceSegment:
+			if p.Constraint != "" {
+				return "", "Netlify's placeholders take no constraint (" + p.Name + ")"
+			}
+			before := b.String()
+			if !strings.HasSuffix(before, "/") || !last && !strings.HasPrefix(v.Pieces[i+1].Text, "/") && v.Pieces[i+1].Kind == pattern.PieceLiteral {
+				return "", "Netlify's placeholders are whole segments (:" + p.Name + " shares its segment with text)"
+			}
+			if p.Name == "splat" {
+				return "", "Netlify's :splat is its splat's capture, not a segment's"
+			}
+			b.WriteString(":" + p.Name)
+		case pattern.PieceStar:
+			if !last {
+				return "", "Netlify reads a splat only at the end of a source"
+			}
+			if p.Constraint != "" {
+				return "", "Netlify's splat takes no constraint"
+			}
+			b.WriteString("/*")
+		default:
+			return "", "Netlify has no optional or one-or-more placeholder (:" + p.Name + ")"
+		}
+	}
+	return b.String(), ""
+}
+
+// netlifyQuery writes a rule's query conditions as a _redirects line's
+// query parts (" key=value key=:name"), or says why Netlify has none: a
+// part without a value is dropped by Netlify's parser, so a parameter
+// with any value is a capture of a name of its own, and an empty value
+// has no form.
+func netlifyQuery(v *pattern.View) (string, string) {
+	names := viewNames(v)
+	var b strings.Builder
+	for _, c := range v.Conds {
+		b.WriteString(" " + queryEscape(c.Key) + "=")
+		switch c.Op {
+		case pattern.CondEqual:
+			b.WriteString(queryEscape(c.Value))
+		case pattern.CondCapture:
+			b.WriteString(":" + c.Name)
+		case pattern.CondPresent:
+			b.WriteString(":" + freshName(names, "q"))
+		default:
+			return "", "Netlify has no condition on an empty value (" + c.Key + "=)"
+		}
+	}
+	return b.String(), ""
 }
 
 // netlifyOrder returns rules in the order our matching prefers them: exact

@@ -21,6 +21,20 @@ import (
 type vercelCase struct {
 	Config map[string]any `json:"config"`
 	Paths  []string       `json:"paths"`
+	// AnyPaths, when set, are sent instead of Paths: paths, or
+	// {"host": ..., "path": ...} objects (reference.js).
+	AnyPaths []any `json:"-"`
+}
+
+func (c vercelCase) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		Config map[string]any `json:"config"`
+		Paths  any            `json:"paths"`
+	}
+	if c.AnyPaths != nil {
+		return json.Marshal(plain{c.Config, c.AnyPaths})
+	}
+	return json.Marshal(plain{c.Config, c.Paths})
 }
 
 // vercelAnswer is the reference's answer to one path: the index of the

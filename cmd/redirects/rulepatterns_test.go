@@ -168,6 +168,14 @@ func TestRulePatternsCLI(t *testing.T) {
 	// The draft CSV: a host column only when a rule has one.
 	out, _ = run("rule", "export", "--project", "P")
 	want("rule export", out, "source,destination,statusCode,matchType,priority,id,host\r\n", ",4,*.example.org\r\n", `^/p/(\d+)$,/posts/$1,301,regex,100,3,`+"\r\n")
+	// The platforms' files: each extended rule in the platform's syntax,
+	// or listed on stderr as left out.
+	out, errs = run("rule", "export", "--project", "P", "--to", "netlify")
+	want("rule export --to netlify", out, "/:lang/docs/*  /:lang/guide/:splat  301!\n", "/index.php p=:id  /posts/:id  308!\n")
+	want("rule export --to netlify's list", errs, "rule 3 (^/p/(\\d+)$): left out: a regex rule", "rule 4 (/moved/:x): left out: a pattern rule: Netlify's domain lines name one host, not its subdomains")
+	out, errs = run("rule", "export", "--project", "P", "--to", "vercel")
+	want("rule export --to vercel", out, `{"source":"/index.php","has":[{"type":"query","key":"p"}],"destination":"/posts/:p","permanent":true}`, `{"source":"/:lang/docs/:splat(.*)","destination":"/:lang/guide/:splat","statusCode":301}`)
+	want("rule export --to vercel's list", errs, "rule 3 (^/p/(\\d+)$): left out: a regex rule")
 	_, errs = run("rule", "import", "--project", "P", badCSV)
 	want("an import of bad lines", errs, "line 2: source", "line 3: matchType", "line 4: host")
 	run("rule", "import", "--project", "P", "--mode", "replace", csvFile)

@@ -7,13 +7,53 @@
 // redirects that cleanUrls and trailingSlash add are followed as a client
 // would (up to 5 times).
 //
-// stdin: [{"config": {vercel.json}, "paths": ["/a?q", ...]}, ...]
+// A path may be given with a host ({"host": "h", "path": "/a?q"}): the
+// redirects' has conditions on the host and the query are then matched as
+// Next.js' matchHas does (each value an anchored regular expression, its
+// named groups given to the Location; a key without a value present with a
+// non-empty value, which it gives as :key; a repeated parameter's last
+// value). A bare path carries no host, and redirects with has never match.
+//
+// stdin: [{"config": {vercel.json}, "paths": ["/a?q", {"host": "h", "path": "/b"}, ...]}, ...]
 // stdout: one array per case, one answer per path:
 //   {"redirect": index in config.redirects or -1, "location": "...", "status": 308}
 'use strict';
 const { getTransformedRoutes } = require('@vercel/routing-utils');
+const querystring = require('querystring');
 
-function answer(routes, first, wire) {
+// matchHas returns the params a route's has conditions give, or null when
+// one does not hold.
+function matchHas(has, host, query) {
+  const qs = querystring.parse(query);
+  const params = {};
+  for (const h of has) {
+    let value;
+    if (h.type === 'host') {
+      value = host ? host.split(':', 1)[0].toLowerCase() : undefined;
+    } else if (h.type === 'query') {
+      value = qs[h.key];
+    } else {
+      return null;
+    }
+    if (Array.isArray(value)) value = value.slice(-1)[0];
+    if (!h.value && value) {
+      params[h.key] = value;
+      continue;
+    }
+    if (value) {
+      const m = value.match(new RegExp(`^${h.value}$`));
+      if (m) {
+        Object.assign(params, m.groups || {});
+        if (h.type === 'host' && m[0]) params.host = m[0];
+        continue;
+      }
+    }
+    return null;
+  }
+  return params;
+}
+
+function answer(routes, first, wire, host) {
   let hops = 0;
   for (;;) {
     const q = wire.indexOf('?');
@@ -22,17 +62,23 @@ function answer(routes, first, wire) {
     let hit = null;
     for (let i = 0; i < routes.length; i++) {
       const r = routes[i];
-      if (r.has || r.missing) continue; // the requests carry no headers, cookies or hosts
+      if (r.missing) continue;
+      let params = {};
+      if (r.has) {
+        if (host === undefined) continue; // a bare path carries no host
+        params = matchHas(r.has, host, query);
+        if (!params) continue;
+      }
       const m = new RegExp(r.src).exec(path);
       if (!m) continue;
-      hit = { i, r, m };
+      hit = { i, r, m, params };
       break;
     }
     if (!hit || !hit.r.headers || !hit.r.headers.Location) {
       return { redirect: -1, location: '', status: 0 };
     }
-    const groups = hit.m.groups || {};
-    let loc = hit.r.headers.Location.replace(/\$([1-9a-zA-Z]+)/g, (_, k) => {
+    const groups = { ...hit.params, ...(hit.m.groups || {}) };
+    let loc = hit.r.headers.Location.replace(/\$([1-9][0-9]*|[a-zA-Z_][a-zA-Z0-9_]*)/g, (_, k) => {
       const n = parseInt(k, 10);
       const v = isNaN(n) ? groups[k] : hit.m[n];
       return v === undefined ? '' : v;
@@ -64,7 +110,7 @@ process.stdin.on('end', () => {
     }
     const all = routes || [];
     const first = all.length - (c.config.redirects || []).length;
-    out.push(c.paths.map(p => answer(all, first, p)));
+    out.push(c.paths.map(p => (typeof p === 'string' ? answer(all, first, p) : answer(all, first, p.path, p.host))));
   }
   process.stdout.write(JSON.stringify(out));
 });
