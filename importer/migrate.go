@@ -501,6 +501,17 @@ func (s *Sink) Text(line int, text string) {
 	s.texts[line] = plainText(text, MaxTextLen)
 }
 
+// KeepsText says whether Text would keep the text of line: a reader that
+// has to build a line's text (a CSV record joined again) asks first, so
+// that lines nothing reports cost no text.
+func (s *Sink) KeepsText(line int) bool {
+	if s.outs[line] != nil {
+		return true
+	}
+	n := len(s.ruled)
+	return n > 0 && int(s.ruled[n-1]) == line
+}
+
 // text returns the text kept of line for the report.
 func (s *Sink) text(line int) string {
 	if t, ok := s.texts[line]; ok {
