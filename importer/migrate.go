@@ -557,7 +557,14 @@ func (r *ruledTexts) add(i int, text string) {
 		if n > 0 {
 			r.size += ruledTextChunk - len(r.chunks[n-1])
 		}
-		r.chunks = append(r.chunks, make([]byte, 0, ruledTextChunk))
+		// The first chunk starts small and grows as append grows it (a
+		// file of few listed lines costs no megabyte); the offsets count
+		// every chunk as ruledTextChunk bytes either way.
+		c := ruledTextChunk
+		if n == 0 {
+			c = 4 << 10
+		}
+		r.chunks = append(r.chunks, make([]byte, 0, c))
 		n++
 	}
 	r.starts = append(r.starts, uint32(r.size))
