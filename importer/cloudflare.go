@@ -126,9 +126,10 @@ func readCloudflare(in io.Reader, o *Options, sink *Sink) error {
 			first = false
 		}
 		readCloudflareLine(line, rec, o, sink)
-		if len(rec) > 1 && sink.outs[line] != nil {
-			// Only a changed or skipped line's text is kept: the join is
-			// not made for the others.
+		if len(rec) > 1 && sink.KeepsText(line) {
+			// Only the text of a changed or skipped line, or of one that
+			// became a rule (finish may skip it as shadowed), is kept: the
+			// join is not made for the others.
 			sink.Text(line, strings.Join(rec, ","))
 		}
 	}

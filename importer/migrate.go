@@ -515,6 +515,17 @@ func (s *Sink) Text(line int, text string) {
 	s.texts[line] = plainText(text, MaxTextLen)
 }
 
+// KeepsText says whether Text would keep the text of line: a reader that
+// has to build a line's text (a CSV record joined again) asks first, so
+// that lines nothing reports cost no text.
+func (s *Sink) KeepsText(line int) bool {
+	if s.outs[line] != nil {
+		return true
+	}
+	n := len(s.ruled)
+	return n > 0 && int(s.ruled[n-1]) == line
+}
+
 // text returns the text kept of line for the report.
 func (s *Sink) text(line int) string {
 	if t, ok := s.texts[line]; ok {
@@ -560,7 +571,14 @@ func (r *ruledTexts) add(i int, text string) {
 		if n > 0 {
 			r.size += ruledTextChunk - len(r.chunks[n-1])
 		}
-		r.chunks = append(r.chunks, make([]byte, 0, ruledTextChunk))
+		// The first chunk starts small and grows as append grows it (a
+		// file of few listed lines costs no megabyte); the offsets count
+		// every chunk as ruledTextChunk bytes either way.
+		c := ruledTextChunk
+		if n == 0 {
+			c = 4 << 10
+		}
+		r.chunks = append(r.chunks, make([]byte, 0, c))
 		n++
 	}
 	r.starts = append(r.starts, uint32(r.size))

@@ -102,9 +102,10 @@ func readShopify(in io.Reader, o *Options, sink *Sink) error {
 			continue
 		}
 		readShopifyRow(line, strings.TrimSpace(rec[from]), strings.TrimSpace(rec[to]), o, sink)
-		if sink.outs[line] != nil {
-			// Only a changed or skipped line's text is kept: the join is
-			// not made for the others.
+		if sink.KeepsText(line) {
+			// Only the text of a changed or skipped line, or of one that
+			// became a rule (finish may skip it as shadowed), is kept: the
+			// join is not made for the others.
 			sink.Text(line, strings.Join(rec, ","))
 		}
 	}

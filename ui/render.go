@@ -98,6 +98,7 @@ var funcs = template.FuncMap{
 	"plural":  plural,
 	"query":   func(v map[string]string) template.URL { return template.URL(encodeQuery(v)) },
 	"orgTell": orgTell,
+	"icon":    icon,
 	"changes": auditChanges,
 	// statusTitle and optionWords show rule options (ruleopts.go).
 	"statusTitle": statusTitle,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,11 +24,11 @@ var axeSource = sync.OnceValues(func() (string, error) {
 
 // axeRun runs axe-core on the page with the WCAG 2.x A and AA rules and
 // the best practices, plus label-content-name-mismatch (experimental in
-// axe, and a WCAG 2.1 A criterion), and answers the serious and critical
-// violations.
+// axe, and a WCAG 2.1 A criterion) and target-size (WCAG 2.2 AA, off by
+// default in axe), and answers the serious and critical violations.
 const axeRun = `axe.run(document, {
   resultTypes: ['violations'],
-  rules: {'label-content-name-mismatch': {enabled: true}},
+  rules: {'label-content-name-mismatch': {enabled: true}, 'target-size': {enabled: true}},
 }).then(r => JSON.stringify(r.violations
   .filter(v => v.impact === 'serious' || v.impact === 'critical')
   .map(v => ({id: v.id, impact: v.impact, help: v.help,
@@ -46,13 +47,54 @@ const overflowing = `(() => {
   return 'page ' + document.documentElement.scrollWidth + ' px wide in a ' + w + ' px viewport: ' + out.join(', ');
 })()`
 
-// checkPage fails the test when the page at width px scrolls sideways, or,
-// with REDIRECTS_TEST_AXE set, when axe-core finds a serious or critical
-// violation.
+// designRules checks, on the page as shown, the dashboard's design
+// system (ui/static/app.css) and answers what breaks it, one problem a
+// line: h1, h2 and h3 each at least 1.2 times the size of the next; at
+// most one primary action (a control filled with the primary colour);
+// destructive buttons in another colour than the primary one; no link or
+// button of the top bar underlined; at 1280 px (wide), no table scrolling
+// sideways in its box, every cell in view.
+const designRules = `((wide) => {
+  const out = [];
+  const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+  const size = sel => [...document.querySelectorAll(sel)].filter(shown).map(e => parseFloat(getComputedStyle(e).fontSize));
+  // The headings of the page's own levels, not the small ones of side boxes (.syntax).
+  const [h1, h2, h3] = [size('h1'), size('h2'), size('main h3:not(.syntax h3)')];
+  if (h1.length && h2.length && Math.min(...h1) < 1.2 * Math.max(...h2)) out.push('h1 ' + Math.min(...h1) + ' px is not 1.2 times h2 ' + Math.max(...h2) + ' px');
+  if (h2.length && h3.length && Math.min(...h2) < 1.2 * Math.max(...h3)) out.push('h2 ' + Math.min(...h2) + ' px is not 1.2 times h3 ' + Math.max(...h3) + ' px');
+  const probe = document.createElement('button');
+  probe.className = 'primary';
+  document.body.appendChild(probe);
+  const primary = getComputedStyle(probe).backgroundColor;
+  probe.remove();
+  const controls = [...document.querySelectorAll('main button, main a.button, main .actions a')].filter(shown);
+  const filled = controls.filter(e => getComputedStyle(e).backgroundColor === primary);
+  if (filled.length > 1) out.push(filled.length + ' primary actions: ' + filled.map(e => e.textContent.trim()).join(', '));
+  for (const e of controls.filter(e => e.classList.contains('danger'))) {
+    const cs = getComputedStyle(e);
+    if (cs.backgroundColor === primary || cs.color === primary || cs.borderTopColor === primary) out.push('the destructive ' + e.textContent.trim() + ' has the primary colour');
+  }
+  for (const e of document.querySelectorAll('header.topbar a, header.topbar button')) {
+    if (getComputedStyle(e).textDecorationLine !== 'none') out.push('the top bar underlines ' + e.textContent.trim());
+  }
+  if (wide) {
+    for (const w of document.querySelectorAll('.table-wrap')) {
+      if (shown(w) && w.scrollWidth > w.clientWidth + 1) out.push('a table (' + (w.querySelector('caption, table[id], table[class]') || w).textContent.slice(0, 40).trim() + ') is ' + (w.scrollWidth - w.clientWidth) + ' px wider than its box');
+    }
+  }
+  return out.join('\n');
+})`
+
+// checkPage fails the test when the page at width px scrolls sideways or
+// breaks the design rules (designRules), or, with REDIRECTS_TEST_AXE set,
+// when axe-core finds a serious or critical violation.
 func (b *browser) checkPage(name string, width int64) {
 	b.t.Helper()
 	if msg := get(b, chromedp.Evaluate[string](overflowing)); msg != "" {
 		b.t.Errorf("%s at %d px: %s", name, width, msg)
+	}
+	if msg := get(b, chromedp.Evaluate[string](fmt.Sprintf("%s(%t)", designRules, width >= 1280))); msg != "" {
+		b.t.Errorf("%s at %d px: %s", name, width, strings.ReplaceAll(msg, "\n", "\n    "))
 	}
 	src, err := axeSource()
 	if err != nil {

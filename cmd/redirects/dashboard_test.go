@@ -86,7 +86,7 @@ func newBrowser(t *testing.T, base string) *browser {
 		chromedp.WindowSize(1280, 800), chromedp.Flag("lang", "en-US"))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 10*time.Minute)
+	ctx, cancelT := context.WithTimeout(ctx, 20*time.Minute)
 	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
 	b := &browser{t: t, ctx: ctx, base: base, dir: screenshotDir(t)}
 	b.run(chromedp.EmulateViewport(1280, 800))
