@@ -94,7 +94,7 @@ func FlattenChains(rules []redirects.Rule, opts LintOptions) ([]redirects.ChainF
 			}
 		}
 		if reason == "" && mixed(bits) {
-			reason, why = redirects.ChainMixed, "the chain mixes permanent and temporary answers"+mixNote(bits)
+			reason, why = redirects.ChainMixed, "its statuses are not of one class"+mixNote(bits)
 		}
 		if reason == "" && w.final != r.Destination {
 			nr := *r
