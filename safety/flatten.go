@@ -42,6 +42,22 @@ func FlattenChains(rules []redirects.Rule, opts LintOptions) ([]redirects.ChainF
 	probes := hostProbes(x)
 	var fixes []redirects.ChainFix
 	var left []redirects.ChainLeft
+	// on holds, for each rule on a chain left alone, the chain's first
+	// rule: the whole chain is left alone, not only its first rule.
+	on := map[int32]int32{}
+	reasonOf := map[int32]redirects.ChainLeftReason{}
+	var fixAt []int32
+	leave := func(i int32, reason redirects.ChainLeftReason, msg string, walks ...[]int32) {
+		left = append(left, leftOf(&x.rules[i], reason, msg))
+		reasonOf[i] = reason
+		for _, w := range walks {
+			for _, j := range w {
+				if _, ok := on[j]; !ok {
+					on[j] = i
+				}
+			}
+		}
+	}
 	for i := range x.rules {
 		r := &x.rules[i]
 		if r.StatusCode == redirects.StatusGone {
@@ -55,14 +71,16 @@ func FlattenChains(rules []redirects.Rule, opts LintOptions) ([]redirects.ChainF
 			(keepsQuery && x.ext != nil)
 		if dependent {
 			if f.next[i] >= 0 {
-				left = append(left, leftOf(r, redirects.ChainInexpressible, "where the chain ends depends on the request it answers (the rest of the path, its query or a capture), which one destination cannot say"))
+				h, _, _ := x.rep(int32(i))
+				w := flattenWalk(x, hosts, h, f.answer[i])
+				leave(int32(i), redirects.ChainInexpressible, "where the chain ends depends on the request it answers (the rest of the path, its query or a capture), which one destination cannot say", w.rules)
 			}
 			continue
 		}
-		on := flattenHosts(x, int32(i), probes)
-		walks := make([]flatWalk, len(on))
+		hs := flattenHosts(x, int32(i), probes)
+		walks := make([]flatWalk, len(hs))
 		chained := false
-		for k, h := range on {
+		for k, h := range hs {
 			walks[k] = flattenWalk(x, hosts, h, r.Destination)
 			chained = chained || len(walks[k].rules) > 0
 		}
@@ -82,7 +100,7 @@ func FlattenChains(rules []redirects.Rule, opts LintOptions) ([]redirects.ChainF
 				reason, why = redirects.ChainGone, "the chain ends at a 410"
 			case reason == "" && wk.final != w.final:
 				reason, why = redirects.ChainInexpressible, fmt.Sprintf("the chain ends at %s on host %s and at %s on host %s, which one destination cannot say",
-					w.final, hostName(on[0]), wk.final, hostName(on[k]))
+					w.final, hostName(hs[0]), wk.final, hostName(hs[k]))
 			}
 			if reason == "" && keepsQuery {
 				for _, j := range wk.rules {
@@ -107,11 +125,28 @@ func FlattenChains(rules []redirects.Rule, opts LintOptions) ([]redirects.ChainF
 		}
 		switch {
 		case reason != "":
-			left = append(left, leftOf(r, reason, why))
+			rs := make([][]int32, len(walks))
+			for k := range walks {
+				rs[k] = walks[k].rules
+			}
+			leave(int32(i), reason, why, rs...)
 		case w.final != r.Destination:
 			fixes = append(fixes, redirects.ChainFix{Rule: *r, Destination: w.final, Hops: 1 + len(w.rules)})
+			fixAt = append(fixAt, int32(i))
 		}
 	}
+	// A rule on a chain left alone stays as it is, though its own chain
+	// would flatten.
+	kept := fixes[:0]
+	for k, fx := range fixes {
+		i := fixAt[k]
+		if c, ok := on[i]; ok && c != i {
+			left = append(left, leftOf(&x.rules[i], reasonOf[c], fmt.Sprintf("it is on the chain of %s, which is left alone", Ref(&x.rules[c]))))
+			continue
+		}
+		kept = append(kept, fx)
+	}
+	fixes = kept
 	slices.SortFunc(fixes, func(a, b redirects.ChainFix) int { return cmp.Compare(a.Rule.ID, b.Rule.ID) })
 	slices.SortStableFunc(left, func(a, b redirects.ChainLeft) int { return cmp.Compare(a.Rule.ID, b.Rule.ID) })
 	return fixes, left
