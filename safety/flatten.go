@@ -178,19 +178,37 @@ type flatWalk struct {
 func flattenWalk(x *index, hosts ownHosts, host, dest string) flatWalk {
 	var w flatWalk
 	var seen []string
+	// origin is the scheme and host of the last absolute destination on
+	// the way: a relative end is on that host, not the first request's.
+	origin := ""
+	end := func(dest string) string {
+		if origin != "" && strings.HasPrefix(dest, "/") {
+			return origin + dest
+		}
+		return dest
+	}
 	for n := 0; ; n++ {
 		h, wire, ok := hosts.followReq(host, dest)
 		if !ok {
-			w.final = dest
+			w.final = end(dest)
 			return w
+		}
+		if !strings.HasPrefix(dest, "/") {
+
+			rest := dest[strings.Index(dest, "://")+3:]
+			if k := strings.IndexAny(rest, "/?#"); k >= 0 {
+				origin = dest[:len(dest)-len(rest)+k]
+			} else {
+				origin = dest
+			}
 		}
 		j, next := x.resolve(h, wire)
 		if j < 0 {
-			w.final = dest
+			w.final = end(dest)
 			return w
 		}
 		if x.rules[j].StatusCode == redirects.StatusGone {
-			w.final, w.gone = dest, true
+			w.final, w.gone = end(dest), true
 			return w
 		}
 		p, _ := requested(wire)
