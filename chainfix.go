@@ -1,6 +1,6 @@
 package redirects
 
-// Flattening chains (docs/plan.md#flattening-chains): each draft rule whose
+// Flattening chains (docs/chains.md): each draft rule whose
 // destination the project answers again gets the end of the chain as its
 // destination, computed as the lookup answers; the chains that cannot be
 // flattened safely are reported and left alone.

@@ -9,7 +9,7 @@ import (
 	"redirects"
 )
 
-// Flattening chains (docs/plan.md#flattening-chains). A rule whose answer
+// Flattening chains (docs/chains.md). A rule whose answer
 // does not depend on the request (no kept rest of the path, no capture)
 // answers every request it answers with its destination D; the lookup then
 // follows D to the end of its chain, F. Giving the rule the destination F

@@ -25,7 +25,7 @@ var safetyCommands = []command{
 			"project redirects again at the end of its chain (as lookups answer it; statuses never change),\n" +
 			"and the chains it leaves alone (mixed 301/308 and 302/303/307, a 410 at the end, an end that\n" +
 			"depends on the request, loops). --write saves it as one change of the draft, which\n" +
-			"rule undo-import --import ID undoes (ID is what it prints). See docs/plan.md#flattening-chains.",
+			"rule undo-import --import ID undoes (ID is what it prints). See docs/chains.md.",
 		example:  "redirects lint --project \"$PROJECT\" --host www.example.com\nredirects lint --project \"$PROJECT\" --fix chains --write",
 		readOnly: true,
 		run:      (*cmd).lint,
