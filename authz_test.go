@@ -11,7 +11,7 @@ import (
 
 // TestAuthorize walks every action for every kind of principal in
 // organization org_A and compares Authorize's answer with the table the
-// README documents: "ok" allowed, "403" EFORBIDDEN, "404" ENOTFOUND.
+// docs/accounts.md documents: "ok" allowed, "403" EFORBIDDEN, "404" ENOTFOUND.
 func TestAuthorize(t *testing.T) {
 	const org = "org_A"
 	user := func(operator bool, role redirects.Role) redirects.Principal {
@@ -66,7 +66,7 @@ func TestAuthorize(t *testing.T) {
 		redirects.ActionManageUsers:       "403 403 403 404 ok  ok  403 403 403 404 404",
 	}
 	if got, want := len(redirects.Actions()), len(table); got != want {
-		t.Fatalf("Authorize knows %d actions, the test table %d: add the new ones here and to the README", got, want)
+		t.Fatalf("Authorize knows %d actions, the test table %d: add the new ones here and to docs/accounts.md", got, want)
 	}
 	for _, a := range redirects.Actions() {
 		row, ok := table[a]

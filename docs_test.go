@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestDocsNameREADMESections: every README section the docs send a reader
@@ -43,8 +44,181 @@ func TestDocsNameREADMESections(t *testing.T) {
 			}
 		}
 	}
-	if n == 0 {
-		t.Fatal("no reference to a README section found: the pattern no longer matches the docs")
+	_ = n // the docs now link to the pages the README's sections moved to (TestDocsLinksResolve)
+}
+
+// readmeMaxLines is how long the README may be: a path into docs/, not a
+// reference (issue #37).
+const readmeMaxLines = 150
+
+// TestREADMEIsAPath: the README is at most readmeMaxLines lines and holds
+// what a newcomer needs: the two commands (run, test) in sh blocks under
+// "Run it" and "Test it", the three journeys each with a recipe that
+// TestDocsRecipes runs, a screenshot, and a link to every page of docs/;
+// and .ci/run runs the README's test command.
+func TestREADMEIsAPath(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	if n := strings.Count(strings.TrimRight(readme, "\n"), "\n") + 1; n > readmeMaxLines {
+		t.Errorf("README.md has %d lines, more than %d: put the detail in docs/ and link to it", n, readmeMaxLines)
+	}
+	// section returns the text under the heading, to the next heading of
+	// its level or above.
+	section := func(heading string) string {
+		level := strings.Count(strings.Fields(heading)[0], "#")
+		_, after, ok := strings.Cut(readme, "\n"+heading+"\n")
+		if !ok {
+			t.Errorf("README.md has no %q", heading)
+			return ""
+		}
+		for _, m := range regexp.MustCompile("(?m)^(#{1,6}) ").FindAllStringSubmatchIndex(after, -1) {
+			if m[3]-m[2] <= level && !inFence(after[:m[0]]) {
+				return after[:m[0]]
+			}
+		}
+		return after
+	}
+	for heading, command := range map[string]string{"## Run it": "go run ./cmd/redirects quickstart", "## Test it": "go test ./..."} {
+		if !strings.Contains(section(heading), "```sh\n"+command+"\n```") {
+			t.Errorf("README.md's %q has no sh block of %q", heading, command)
+		}
+	}
+	for _, journey := range []string{"### Migrate a file", "### Put rules in front of nginx or HAProxy", "### Manage from CI"} {
+		if n := strings.Count(section(journey), "```sh recipe\n"); n != 1 {
+			t.Errorf("README.md's %q has %d blocks marked sh recipe, want 1 (TestDocsRecipes runs it)", journey, n)
+		}
+	}
+	if !regexp.MustCompile(`!\[[^\]]+\]\(docs/screenshots/[^)]+\.png\)`).MatchString(readme) {
+		t.Error("README.md shows no screenshot of docs/screenshots")
+	}
+	pages, _ := filepath.Glob("docs/*.md")
+	if len(pages) == 0 {
+		t.Fatal("no docs/*.md")
+	}
+	for _, p := range pages {
+		if !strings.Contains(readme, "]("+p+")") && !strings.Contains(readme, "]("+p+"#") {
+			t.Errorf("README.md does not link to %s", p)
+		}
+	}
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^\s*(time\s+)?go test \./\.\.\.`).Match(ci) {
+		t.Error(".ci/run does not run the README's test command, go test ./...")
+	}
+}
+
+// inFence says whether text ends inside a fenced block.
+func inFence(text string) bool {
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			n++
+		}
+	}
+	return n%2 == 1
+}
+
+// mdLink matches a Markdown link or image: its target in group 1.
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// TestDocsLinksResolve: every relative link of the README and docs/*.md
+// names a file of the repository, and an anchor in a Markdown file names
+// one of its headings (as GitHub makes anchors of them), so that moving
+// text between pages cannot leave a link behind.
+func TestDocsLinksResolve(t *testing.T) {
+	files, _ := filepath.Glob("docs/*.md")
+	files = append(files, "README.md")
+	anchors := map[string]map[string]bool{}
+	anchorsOf := func(file string) map[string]bool {
+		if a, ok := anchors[file]; ok {
+			return a
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil
+		}
+		a := map[string]bool{}
+		seen := map[string]int{}
+		text := string(b)
+		for _, m := range regexp.MustCompile(`(?m)^#{1,6} (.+)$`).FindAllStringSubmatchIndex(text, -1) {
+			if inFence(text[:m[0]]) {
+				continue
+			}
+			slug := githubAnchor(text[m[2]:m[3]])
+			if n := seen[slug]; n > 0 {
+				a[fmt.Sprintf("%s-%d", slug, n)] = true
+			} else {
+				a[slug] = true
+			}
+			seen[slug]++
+		}
+		anchors[file] = a
+		return a
+	}
+	links := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for _, m := range mdLink.FindAllStringSubmatchIndex(text, -1) {
+			target := text[m[2]:m[3]]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") || inFence(text[:m[0]]) {
+				continue
+			}
+			links++
+			path, anchor, _ := strings.Cut(target, "#")
+			file := f
+			if path != "" {
+				file = filepath.Join(filepath.Dir(f), path)
+				if _, err := os.Stat(file); err != nil {
+					t.Errorf("%s links to %s, which does not exist", f, target)
+					continue
+				}
+			}
+			if anchor != "" && strings.HasSuffix(file, ".md") && !anchorsOf(file)[anchor] {
+				t.Errorf("%s links to %s: %s has no heading with the anchor #%s", f, target, file, anchor)
+			}
+		}
+	}
+	if links == 0 {
+		t.Fatal("no relative link found: the pattern no longer matches the docs")
+	}
+}
+
+// githubAnchor returns the anchor GitHub gives a heading: lower case,
+// punctuation dropped but for hyphens and underscores, spaces as hyphens.
+func githubAnchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TestGitHubAnchor: the anchors of a few headings, as GitHub makes them.
+func TestGitHubAnchor(t *testing.T) {
+	for heading, want := range map[string]string{
+		"Run it":                              "run-it",
+		"The `nginx` format":                  "the-nginx-format",
+		"Pattern rules and hosts":             "pattern-rules-and-hosts",
+		"What `sync --once` returns":          "what-sync---once-returns",
+		"Lookup path: socket to answer (1.2)": "lookup-path-socket-to-answer-12",
+	} {
+		if got := githubAnchor(heading); got != want {
+			t.Errorf("githubAnchor(%q) = %q, want %q", heading, got, want)
+		}
 	}
 }
 

@@ -157,9 +157,9 @@ func (b *ImportBatch) Err(projectID string, clashes map[int32]StoredMatch) error
 			c.ProjectID = projectID
 			// "rule ID", not "rule": callers rewrite "rule N" as a
 			// position in the batch, and this N is a stored rule's ID.
-			if m.Source != "" && m.Source != r.Source {
+			if m.Rule.Source != "" && m.Rule.Source != r.Source {
 				line(i, ECONFLICT, "a%s %s rule for source %q%s clashes with the stored rule ID %d (source %q) in project %s: under %s their sources compare equal",
-					article(r.MatchType), r.MatchType, r.Source, onHost(r), m.ID, m.Source, projectID, b.settings)
+					article(r.MatchType), r.MatchType, r.Source, onHost(r), m.ID, m.Rule.Source, projectID, b.settings)
 			} else {
 				line(i, ECONFLICT, "%s (rule ID %d) with another destination, status code, priority or options; %s",
 					ConflictMessage(&c), m.ID, AppendClashHint)
@@ -251,15 +251,12 @@ const MaxImportUndos = 5
 // StoredMatch is a stored draft rule whose match type and source a rule
 // of an import batch has, with the fields an upsert may change.
 type StoredMatch struct {
-	ID          int64
-	Destination string
-	StatusCode  int
-	Priority    int
-	// The options, and the stored source (which, under settings that are
-	// not the default, may be spelt otherwise than the batch's).
-	PreservePath  bool
-	PreserveQuery bool
-	Source        string
+	ID int64
+	// Rule is the stored rule (its source, under settings that are not
+	// the default, may be spelt otherwise than the batch's); in an
+	// update, the rule whose answer (every field but the key: match
+	// type, host and source) the stored one takes.
+	Rule Rule
 	// Pos is the 0-based position in ImportBatch.Rules of the first rule
 	// of the batch with the stored rule's key.
 	Pos int32
@@ -337,9 +334,8 @@ func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *Impor
 	var updates []StoredMatch
 	for _, m := range matches {
 		r := &batch.Rules[m.Pos]
-		same := r.Destination == m.Destination && r.StatusCode == m.StatusCode && r.Priority == m.Priority &&
-			r.PreservePath == m.PreservePath && r.PreserveQuery == m.PreserveQuery
-		if same && mode == ImportAppend && m.Source != "" && m.Source != r.Source {
+		same := sameAnswer(*r, m.Rule)
+		if same && mode == ImportAppend && m.Rule.Source != "" && m.Rule.Source != r.Source {
 			// An append does not respell a stored source: the two
 			// spellings clash, as they did before.
 			same = false
@@ -356,8 +352,7 @@ func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *Impor
 			}
 			clashes[m.Pos] = m
 		case ImportUpsert:
-			updates = append(updates, StoredMatch{ID: m.ID, Destination: r.Destination, StatusCode: r.StatusCode, Priority: r.Priority,
-				PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Pos: m.Pos})
+			updates = append(updates, StoredMatch{ID: m.ID, Rule: *r, Pos: m.Pos})
 		}
 	}
 	if mode == ImportReplace {
@@ -580,4 +575,16 @@ func validateRules(rules []Rule, workers int) []string {
 	}
 	wg.Wait()
 	return invalid
+}
+
+// sameAnswer reports whether a and b answer alike: every field equal but
+// the key (match type, host and source) and the row's own (ID, project,
+// revision, creation time), so that a field added to Rule is compared
+// without a word here.
+func sameAnswer(a, b Rule) bool {
+	for _, r := range []*Rule{&a, &b} {
+		r.ID, r.ProjectID, r.Revision, r.CreatedAt = 0, "", 0, time.Time{}
+		r.MatchType, r.Host, r.Source = Exact, "", ""
+	}
+	return a == b
 }

@@ -354,6 +354,37 @@ func (u *RuleUpdate) Apply(r *Rule) {
 	}
 }
 
+// RuleChanges returns the update that turns cur into want: each field of
+// a rule's that want has otherwise than cur (its revision left 0).
+func RuleChanges(cur, want *Rule) RuleUpdate {
+	var u RuleUpdate
+	if want.Source != cur.Source {
+		u.Source = &want.Source
+	}
+	if want.Destination != cur.Destination {
+		u.Destination = &want.Destination
+	}
+	if want.StatusCode != cur.StatusCode {
+		u.StatusCode = &want.StatusCode
+	}
+	if want.MatchType != cur.MatchType {
+		u.MatchType = &want.MatchType
+	}
+	if want.Priority != cur.Priority {
+		u.Priority = &want.Priority
+	}
+	if want.PreservePath != cur.PreservePath {
+		u.PreservePath = &want.PreservePath
+	}
+	if want.PreserveQuery != cur.PreserveQuery {
+		u.PreserveQuery = &want.PreserveQuery
+	}
+	if want.Host != cur.Host {
+		u.Host = &want.Host
+	}
+	return u
+}
+
 // CheckRevision returns nil if a rule at revision current may be changed
 // by a caller that expects revision want (0: any), else an EREVISION error.
 func CheckRevision(ruleID, current, want int64) error {

@@ -200,6 +200,48 @@ func RuleCreateOf(r *redirects.Rule) RuleCreate {
 	return j
 }
 
+// Rule returns the rule j adds to project projectID, which the service
+// validates once it has authorized the caller: statusCode, matchType and
+// priority default as on the command line (301, exact, 100), the options to
+// false and the host to none. A 410 (Gone) needs no destination; every
+// other status does. missing names a required field j lacks ("source",
+// "destination"), for the caller to refuse in its own words; err is
+// EINVALID (the match type).
+func (j *RuleCreate) Rule(projectID string) (r *redirects.Rule, missing string, err error) {
+	if j.Source == nil {
+		return nil, "source", nil
+	}
+	r = &redirects.Rule{ProjectID: projectID, Source: *j.Source,
+		StatusCode: redirects.DefaultStatus, MatchType: redirects.Exact, Priority: redirects.DefaultPriority}
+	if j.StatusCode != nil {
+		r.StatusCode = *j.StatusCode
+	}
+	switch {
+	case j.Destination != nil:
+		r.Destination = *j.Destination
+	case r.StatusCode != redirects.StatusGone:
+		return nil, "destination", nil
+	}
+	if j.PreservePath != nil {
+		r.PreservePath = *j.PreservePath
+	}
+	if j.PreserveQuery != nil {
+		r.PreserveQuery = *j.PreserveQuery
+	}
+	if j.MatchType != nil {
+		if r.MatchType, err = redirects.ParseMatchType(*j.MatchType); err != nil {
+			return nil, "", err
+		}
+	}
+	if j.Priority != nil {
+		r.Priority = *j.Priority
+	}
+	if j.Host != nil {
+		r.Host = *j.Host
+	}
+	return r, "", nil
+}
+
 // RuleUpdate is the body of PATCH .../rules/{id}: the fields to change,
 // and the revision the change is made against (or none).
 type RuleUpdate struct {
@@ -228,6 +270,21 @@ func RuleUpdateOf(u redirects.RuleUpdate) RuleUpdate {
 		j.Revision = &u.Revision
 	}
 	return j
+}
+
+// Update returns the change j asks for, its revision left 0 (the caller
+// reads it with If-Match). Errors: EINVALID (the match type).
+func (j *RuleUpdate) Update() (redirects.RuleUpdate, error) {
+	u := redirects.RuleUpdate{Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode, Priority: j.Priority,
+		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host}
+	if j.MatchType != nil {
+		mt, err := redirects.ParseMatchType(*j.MatchType)
+		if err != nil {
+			return u, err
+		}
+		u.MatchType = &mt
+	}
+	return u, nil
 }
 
 // RuleDelete is the optional body of DELETE .../rules/{id}.

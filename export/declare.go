@@ -140,11 +140,26 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 	}
 	every := func(*redirects.Rule) bool { return true }
 	conds := func(r *redirects.Rule) bool { return strings.IndexByte(r.Source, '?') >= 0 }
-	if (format == "nginx" || format == "haproxy") && s.chain != nil {
-		server := map[string]string{"nginx": "nginx", "haproxy": "HAProxy"}[format]
+	// holds reports whether format holds a rule of the chain: the
+	// nginx map formats hold the exact rules, or the others.
+	holds := func(r *redirects.Rule) bool {
+		switch format {
+		case "nginx-map-exact":
+			return r.MatchType == redirects.Exact
+		case "nginx-map-prefix":
+			return r.MatchType != redirects.Exact
+		}
+		return true
+	}
+	if (format == "nginx" || format == "haproxy" || format == "nginx-map-exact" || format == "nginx-map-prefix") && s.chain != nil {
+		server := map[string]string{"haproxy": "HAProxy"}[format]
+		if server == "" {
+			server = "nginx"
+		}
 		leftOut, plain, large := map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}
 		for _, c := range s.chain {
 			switch {
+			case !holds(c.r):
 			case ruleTooLarge(c.v, c.r.Source):
 				large[c.r] = true
 			case !nginxChainAnswers(c, s.set):
@@ -163,9 +178,13 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 			{"all", "a large RE2 expression", "left out, PCRE2 could refuse it as too large, and " + server + " the whole file with it",
 				func(r *redirects.Rule) bool { return large[r] }, true},
 		}
-		if format == "nginx" {
-			ds = append(ds, declaration{"regex", "a $ in the destination", "written %24, a string of a server block cannot hold a literal $",
-				func(r *redirects.Rule) bool { return !leftOut[r] && strings.Contains(r.Destination, "$$") }, true})
+		if format != "haproxy" {
+			where := "a string of a server block"
+			if format != "nginx" {
+				where = "an nginx map value"
+			}
+			ds = append(ds, declaration{"regex", "a $ in the destination", "written %24, " + where + " cannot hold a literal $",
+				func(r *redirects.Rule) bool { return holds(r) && !leftOut[r] && strings.Contains(r.Destination, "$$") }, true})
 		}
 		if format == "haproxy" {
 			many := map[*redirects.Rule]bool{}
@@ -178,9 +197,16 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 		}
 		return ds
 	}
-	const literal = "left out, this file matches literal paths only"
 	const hosts = "left out, this file answers every host alike"
 	const query = "left out, this file does not read the query"
+	literal := "left out, this file matches literal paths only"
+	if s.chain != nil && strings.HasPrefix(format, "haproxy-map") {
+		// HAProxy reads a map file with one match method: map_reg and
+		// map_regm would compile every key as a regular expression,
+		// docs/contract.md's literal ones too, and an unanchored one such
+		// as "/" would match every request.
+		literal += ", map_reg would read its literal keys as regular expressions too"
+	}
 	return []declaration{
 		{"pattern", "any source", literal, every, true},
 		{"regex", "any source", literal, every, true},
@@ -236,12 +262,25 @@ func joinCodes(codes []int) string {
 }
 
 // shortSource is a source as a report or a comment names it: sources over
-// 60 bytes are cut, with their length.
+// 60 bytes are cut, with their length, and a control byte is written %XX,
+// so that no source can end a comment line (and start a line of the file)
+// or hide in one.
 func shortSource(src string) string {
-	if len(src) <= 60 {
+	if len(src) > 60 {
+		src = src[:40] + "... (" + strconv.Itoa(len(src)) + " bytes)"
+	}
+	if !strings.ContainsFunc(src, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return src
 	}
-	return src[:40] + "... (" + strconv.Itoa(len(src)) + " bytes)"
+	var b strings.Builder
+	for i := 0; i < len(src); i++ {
+		if c := src[i]; c < 0x20 || c == 0x7f {
+			b.WriteString("%" + string(hexUpper[c>>4]) + string(hexUpper[c&15]))
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // hasLetter reports whether s holds an ASCII letter, the bytes case

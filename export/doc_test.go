@@ -29,6 +29,9 @@ func TestDocQuotesSnippets(t *testing.T) {
 		"HAProxyMapPrefixStatusSnippet": export.HAProxyMapPrefixStatusSnippet,
 		"HAProxyMapExactFoldSnippet":    export.HAProxyMapExactFoldSnippet,
 		"HAProxyMapPrefixFoldSnippet":   export.HAProxyMapPrefixFoldSnippet,
+		"NginxAnswerSnippet":            export.NginxAnswerSnippet,
+		"NginxMapExactExtendedSnippet":  export.NginxMapExactExtendedSnippet,
+		"NginxMapPrefixExtendedSnippet": export.NginxMapPrefixExtendedSnippet,
 	} {
 		found := false
 		for _, indent := range []string{"", "    ", "        "} {

@@ -44,9 +44,8 @@ func TestExtendedRulesDeclared(t *testing.T) {
 	for format, want := range map[string][]string{
 		"nginx":              {"# Differs: regex rules with an escaped request path: not matched when the path as sent holds an escape or a byte other than letters, digits and -._~!$&()*+,;=:@/, nginx matches the RE2 expression against the path as sent (1 rule, e.g. ^/p/(\\d{1,3})$)"},
 		"haproxy":            {"# Differs: regex rules with an escaped request path: not matched when"},
-		"nginx-map-exact":    {"# Differs: pattern rules with any source: left out, this file matches literal paths only (1 rule, e.g. /:lang/docs/*)", "# Differs: exact rules with query conditions: left out, this file does not read the query (1 rule, e.g. /index.php?p=123)"},
-		"nginx-map-prefix":   {"# Differs: regex rules with any source: left out", "# Differs: starts_with rules with a host: left out, this file answers every host alike (1 rule, e.g. old.example.com /)"},
-		"haproxy-map-exact":  {"# Differs: pattern rules with any source: left out"},
+		"nginx-map-prefix":   {"# Differs: regex rules with an escaped request path: not matched when"},
+		"haproxy-map-exact":  {"# Differs: pattern rules with any source: left out, this file matches literal paths only, map_reg would read its literal keys as regular expressions too (1 rule, e.g. /:lang/docs/*)", "# Differs: exact rules with query conditions: left out, this file does not read the query (1 rule, e.g. /index.php?p=123)"},
 		"haproxy-map-prefix": {"# Differs: starts_with rules with a host: left out"},
 	} {
 		for _, w := range want {
@@ -57,10 +56,20 @@ func TestExtendedRulesDeclared(t *testing.T) {
 	}
 	for _, w := range []string{
 		"csv: all rules with a host: left out, the file has no host column (1 rule, e.g. old.example.com /)\n",
-		"nginx-map-exact: pattern rules with any source: left out, this file matches literal paths only (1 rule, e.g. /:lang/docs/*)\n",
+		"haproxy-map-prefix: starts_with rules with a host: left out, this file answers every host alike (1 rule, e.g. old.example.com /)\n",
 	} {
 		if !strings.Contains(c.Report, w) {
 			t.Errorf("the report does not say %q:\n%s", w, c.Report)
+		}
+	}
+	// The nginx map formats answer the extended rules they hold in a
+	// second map, and declare none of them left out.
+	for format, w := range map[string]string{
+		"nginx-map-exact":  "\nmap \"$host $request_uri\" $redirect_exact_extended {\n",
+		"nginx-map-prefix": "\nmap \"$host $request_uri\" $redirect_prefix_extended {\n",
+	} {
+		if !strings.Contains(files[format], w) || strings.Contains(files[format], ": left out") {
+			t.Errorf("%s does not answer the extended rules in its second map:\n%s", format, files[format])
 		}
 	}
 	// The literal rules keep their lines in the formats that leave the

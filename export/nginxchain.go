@@ -83,9 +83,6 @@ func nginxChainAnswers(c chainRule, set redirects.Settings) bool {
 	return true
 }
 
-// nginxChainStatuses are the statuses the closing lines return.
-var nginxChainStatuses = []int{301, 302, 303, 307, 308}
-
 func (s *sorted) nginxChain() []byte {
 	var h strings.Builder
 	n := 0
@@ -109,12 +106,8 @@ func (s *sorted) nginxChain() []byte {
 	}
 	// Named captures, not $1: nginx escapes a numbered capture in "set"
 	// when the request's path held an escape or a '+'.
-	b = append(b, "if ($redirects_answer ~ \"^c(?<redirects_code>[0-9]+) //+(?<redirects_to>.*)\") { set $redirects_answer \"${redirects_code} /${redirects_to}\"; }\n"...)
-	for _, code := range nginxChainStatuses {
-		c := strconv.Itoa(code)
-		b = append(b, "if ($redirects_answer ~ \"^c?"+c+" (?<redirects_to>.*)\") { return "+c+" $redirects_to; }\n"...)
-	}
-	return append(b, "if ($redirects_answer = 410) { return 410; }\n"...)
+	b = append(b, NginxAnswerSnippet...)
+	return append(b, '\n')
 }
 
 // Byte classes of the request path as sent ($request_uri): segUnit is one
@@ -274,24 +267,7 @@ func appendChainRule(b []byte, c chainRule, set redirects.Settings) []byte {
 		b = append(b, "if ($redirects_request ~ \""...)
 		b = append(b, v.re...)
 		b = append(b, "\") { set $redirects_answer \""...)
-		if v.code == redirects.StatusGone {
-			b = append(b, "410"...)
-		} else {
-			if v.computed {
-				b = append(b, 'c')
-			}
-			b = strconv.AppendInt(b, int64(v.code), 10)
-			b = append(b, ' ')
-			for _, p := range v.answer {
-				if p.group != "" {
-					b = append(b, "${"+p.group+"}"...)
-				} else {
-					// A regex rule's "$$" is a literal '$', which no
-					// string of a server block can hold (declare.go).
-					b = append(b, strings.ReplaceAll(p.text, "$", "%24")...)
-				}
-			}
-		}
+		b = appendChainAnswer(b, v)
 		b = append(b, "\"; set $redirects_request \"\"; }\n"...)
 	}
 	return b

@@ -302,6 +302,10 @@ func (s *sorted) nginxMapExactExt() []byte {
 	h.WriteString("# In the server block:\n")
 	writeCommentLines(&h, NginxAbsoluteRedirectSnippet)
 	writeCommentLines(&h, NginxMapExactSnippet)
+	ext := s.exactChain()
+	if len(ext) > 0 {
+		writeExtendedSnippet(&h, "redirect_exact_extended", countVariants(ext, s.set), NginxMapExactExtendedSnippet)
+	}
 	s.writeDeclarations(&h, "nginx-map-exact")
 	if len(left) > 0 {
 		h.WriteString("# Warning: nginx map keys are case-insensitive and nginx refuses two keys that are equal up to case,\n")
@@ -322,7 +326,11 @@ func (s *sorted) nginxMapExactExt() []byte {
 		b = appendNginxMapValue(b, e.r, "redirect_exact_args")
 		b = append(b, ";\n"...)
 	}
-	return append(b, "}\n"...)
+	b = append(b, "}\n"...)
+	if len(ext) > 0 {
+		b = appendNginxExtendedMap(b, "redirect_exact_extended", ext, s.set)
+	}
+	return b
 }
 
 // nginxMapPrefixExt is nginx-map-prefix for a project that uses options or
@@ -349,6 +357,10 @@ func (s *sorted) nginxMapPrefixExt() []byte {
 	}
 	if more {
 		writeCommentLines(&h, NginxMapPrefixStatusSnippet)
+	}
+	ext := s.prefixChain()
+	if len(ext) > 0 {
+		writeExtendedSnippet(&h, "redirect_prefix_extended", countVariants(ext, s.set), NginxMapPrefixExtendedSnippet)
 	}
 	s.writeDeclarations(&h, "nginx-map-prefix")
 
@@ -386,7 +398,11 @@ func (s *sorted) nginxMapPrefixExt() []byte {
 		}
 		b = append(b, "\";\n"...)
 	}
-	return append(b, "}\n"...)
+	b = append(b, "}\n"...)
+	if len(ext) > 0 {
+		b = appendNginxExtendedMap(b, "redirect_prefix_extended", ext, s.set)
+	}
+	return b
 }
 
 // appendRuleMap appends the map that gives the destination the k-th rule

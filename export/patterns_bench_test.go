@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"bytes"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -109,7 +110,16 @@ func BenchmarkDeployPatterns100k(b *testing.B) {
 		}
 		http := sizes[0][1] + "\n" + sizes[1][1] + "\n" + export.NginxMapExactHTTPSnippet + "\n" + export.NginxMapPrefixHTTPSnippet
 		port := servertest.FreePort(b)
-		conf := servertest.NginxConf(ndir, http, []string{export.NginxMapExactSnippet + "\n" + export.NginxMapPrefixSnippet + "\n" + export.NginxMapPrefixStatusSnippet + "\nreturn 204;"}, []int{port})
+		// The extended maps' lines first, when the files hold them.
+		server := export.NginxMapExactSnippet + "\n"
+		if bytes.Contains(files["nginx-map-exact"], []byte("$redirect_exact_extended {")) {
+			server = export.NginxMapExactExtendedSnippet + "\n" + server
+		}
+		if bytes.Contains(files["nginx-map-prefix"], []byte("$redirect_prefix_extended {")) {
+			server += export.NginxMapPrefixExtendedSnippet + "\n"
+		}
+		server += export.NginxMapPrefixSnippet + "\n" + export.NginxMapPrefixStatusSnippet + "\nreturn 204;"
+		conf := servertest.NginxConf(ndir, http, []string{server}, []int{port})
 		path := checkServer(b, ndir, "nginx-maps.conf", conf, bin, "-t", "-q", "-p", ndir, "-e", "stderr", "-c")
 		later = append(later, func() {
 			askMiss(root, "request-miss/nginx-map-exact+nginx-map-prefix", port, bin, "-p", ndir, "-e", "stderr", "-c", path)

@@ -95,3 +95,34 @@ http-request redirect code 302 location %[var(txn.redirect_prefix),field(2,' ')]
 http-request redirect code 301 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 301 }
 http-request redirect code 302 location %[var(txn.redirect_prefix),field(2,' ')] if { var(txn.redirect_prefix),field(1,' ') -m str 302 }`
 )
+
+// The lines that serve the extended rules (patterns, regexes, hosts, query
+// conditions) of the nginx map formats. Such a file holds, after the map of
+// docs/contract.md's shape, a second map over "$host $request_uri" whose
+// regular expressions are those of the nginx format's chain (nginxchain.go)
+// in the lookup API's order; its value is the answer, "<status>
+// <destination>" ("c<status>" when the destination inserts a capture, whose
+// leading run of '/' is made one) or "410".
+const (
+	// NginxAnswerSnippet returns the answer in $redirects_answer, if any.
+	// The nginx format of a project with extended rules ends with these
+	// lines; the map formats' extended snippets end with them too.
+	NginxAnswerSnippet = `if ($redirects_answer ~ "^c(?<redirects_code>[0-9]+) //+(?<redirects_to>.*)") { set $redirects_answer "${redirects_code} /${redirects_to}"; }
+if ($redirects_answer ~ "^c?301 (?<redirects_to>.*)") { return 301 $redirects_to; }
+if ($redirects_answer ~ "^c?302 (?<redirects_to>.*)") { return 302 $redirects_to; }
+if ($redirects_answer ~ "^c?303 (?<redirects_to>.*)") { return 303 $redirects_to; }
+if ($redirects_answer ~ "^c?307 (?<redirects_to>.*)") { return 307 $redirects_to; }
+if ($redirects_answer ~ "^c?308 (?<redirects_to>.*)") { return 308 $redirects_to; }
+if ($redirects_answer = 410) { return 410; }`
+
+	// NginxMapExactExtendedSnippet goes in a server block before
+	// NginxMapExactSnippet when nginx-map-exact holds exact rules with a
+	// host or query conditions: they come first in the lookup API's order.
+	NginxMapExactExtendedSnippet = "set $redirects_answer $redirect_exact_extended;\n" + NginxAnswerSnippet
+
+	// NginxMapPrefixExtendedSnippet goes in a server block before
+	// NginxMapPrefixSnippet when nginx-map-prefix holds pattern or regex
+	// rules, or starts_with rules with a host or query conditions (and
+	// after the lines of nginx-map-exact when both maps are used).
+	NginxMapPrefixExtendedSnippet = "set $redirects_answer $redirect_prefix_extended;\n" + NginxAnswerSnippet
+)

@@ -26,6 +26,7 @@ import (
 	"redirects/inmem"
 	"redirects/internal/rulegen"
 	"redirects/internal/rulemodel"
+	"redirects/internal/testreport"
 	"redirects/postgres"
 	"redirects/service"
 	"redirects/sqlite"
@@ -417,8 +418,9 @@ func openModelSQLite(t *testing.T) (modelStore, redirects.Notifier) {
 func openModelPostgres(t *testing.T) (modelStore, redirects.Notifier) {
 	admin := os.Getenv("REDIRECTS_TEST_POSTGRES")
 	if admin == "" {
-		t.Skip("REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' go test -run LookupMatchesModel ./http")
+		testreport.Skip(t, testreport.Postgres, "REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' go test -run LookupMatchesModel ./http")
 	}
+	testreport.Ran(t, testreport.Postgres)
 	b := make([]byte, 6)
 	rand.Read(b)
 	name := "redirects_http_" + hex.EncodeToString(b)

@@ -414,6 +414,11 @@ func (h *heldRules) rule(i int) redirects.Rule {
 	if c.flags&heldOdd != 0 {
 		return h.odd[i]
 	}
+	return c.rule()
+}
+
+// rule returns the rule c holds (c is not odd).
+func (c *heldRule) rule() redirects.Rule {
 	r := redirects.Rule{Source: c.source, Destination: c.destination, Priority: int(c.priority), StatusCode: int(c.status),
 		PreservePath: c.flags&heldPreservePath != 0, PreserveQuery: c.flags&heldPreserveQuery != 0}
 	if c.flags&heldStartsWith != 0 {
@@ -441,8 +446,9 @@ func (h *heldRules) set(i int, r redirects.Rule) {
 	if r.PreserveQuery {
 		c.flags |= heldPreserveQuery
 	}
-	if int(c.priority) != r.Priority || int(c.status) != r.StatusCode || r.ID != 0 || r.ProjectID != "" ||
-		!r.CreatedAt.IsZero() || r.Revision != 0 || r.Host != "" {
+	if c.flags&heldOdd == 0 && c.rule() != r {
+		// A field c does not hold (a host, any field added to Rule
+		// since), or a value that does not fit.
 		c.flags |= heldOdd
 	}
 	if c.flags&heldOdd != 0 {

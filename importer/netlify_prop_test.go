@@ -16,6 +16,7 @@ import (
 	"redirects"
 	"redirects/engine"
 	"redirects/internal/rulemodel"
+	"redirects/internal/testreport"
 )
 
 // netlifyRef runs Netlify's own parser (a file ending in .toml read as
@@ -29,11 +30,12 @@ func netlifyRef(t *testing.T, files []string) []refParsed {
 	dir, _ := filepath.Abs("testdata/netlify")
 	lib := filepath.Join(dir, "node_modules", "netlify-redirect-parser", "lib", "index.js")
 	if _, err := os.Stat(lib); err != nil {
-		t.Skip("netlify-redirect-parser is not installed: run `npm ci --prefix importer/testdata/netlify`")
+		testreport.Skip(t, testreport.NPM, "netlify-redirect-parser is not installed: run `npm ci --prefix importer/testdata/netlify`")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
+		testreport.Skip(t, testreport.NPM, "node is not installed")
 	}
+	testreport.Ran(t, testreport.NPM)
 	script := filepath.Join(t.TempDir(), "parse.mjs")
 	src := `import { parseAllRedirects } from ` + jsStringLit(lib) + `;
 const out = [];

@@ -160,9 +160,21 @@ func (z *nginxTokenizer) next() (nginxToken, bool, string) {
 			z.rest = z.rest[i+1:]
 			return nginxToken{text: b.String(), line: z.line, quoted: true}, true, ""
 		}
-		i := 0
+		// A '{' right after '$' opens a variable's braces (${name}), as
+		// nginx's own reader takes it: it and its '}' belong to the word.
+		i, braced := 0, false
 		for i < len(z.rest) {
 			d := z.rest[i]
+			if d == '{' && i > 0 && z.rest[i-1] == '$' && !braced {
+				braced = true
+				i++
+				continue
+			}
+			if d == '}' && braced {
+				braced = false
+				i++
+				continue
+			}
 			if d == ' ' || d == '\t' || d == '\r' || d == ';' || d == '{' || (d == '}' && (i == 0 || z.rest[i-1] != '$')) {
 				break
 			}
@@ -818,7 +830,8 @@ func (r *nginxReader) retRegexLocation(t *nginxBlock, line, code int, url, raw s
 	if d, ok := strings.CutSuffix(dst, "$is_args$args"); ok {
 		dst, pq = d, true
 	}
-	rule, why := nginxRegexRule(t.path, t.mod == "~*", dst, code)
+	re, dst := numberNamedGroups(t.path, dst)
+	rule, why := nginxRegexRule(re, t.mod == "~*", dst, code)
 	if why != "" {
 		r.sink.Skip(line, "%s", why)
 		return
@@ -1229,7 +1242,7 @@ func (r *nginxReader) rewrite(t *nginxBlock, w []nginxToken, raw string) {
 			return
 		}
 	}
-	re, repl := w[1].text, w[2].text
+	re, repl := numberNamedGroups(w[1].text, w[2].text)
 	code := 0
 	switch {
 	case flag == "permanent":
@@ -1330,3 +1343,91 @@ func (r *nginxReader) rewrite(t *nginxBlock, w []nginxToken, raw string) {
 
 // re returns a map key's regular expression.
 func re(key string) string { return strings.TrimPrefix(strings.TrimPrefix(key, "~"), "*") }
+
+// numberNamedGroups writes the named groups of an nginx (PCRE) regular
+// expression, (?<name>...), (?P<name>...) and (?'name'...), as the
+// numbered groups they also are, and the variables $name and ${name} of
+// dst that insert them as $1..$9, which regex rules insert. It returns re
+// and dst unchanged when re has no named group, or one past the ninth.
+func numberNamedGroups(re, dst string) (string, string) {
+	if !strings.Contains(re, "(?<") && !strings.Contains(re, "(?P<") && !strings.Contains(re, "(?'") {
+		return re, dst
+	}
+	names := map[string]int{}
+	var b strings.Builder
+	n, class := 0, false
+	for i := 0; i < len(re); i++ {
+		c := re[i]
+		switch {
+		case c == '\\' && i+1 < len(re):
+			b.WriteString(re[i : i+2])
+			i++
+			continue
+		case class:
+			class = c != ']'
+		case c == '[':
+			class = true
+			if strings.HasPrefix(re[i+1:], "]") || strings.HasPrefix(re[i+1:], "^]") {
+				// A ']' first in a class is a member.
+				j := strings.IndexByte(re[i+1:], ']') + i + 1
+				b.WriteString(re[i : j+1])
+				i = j
+				continue
+			}
+		case c == '(' && !strings.HasPrefix(re[i+1:], "?"):
+			n++
+		case c == '(':
+			rest := re[i+1:]
+			var open, close string
+			switch {
+			case strings.HasPrefix(rest, "?<") && !strings.HasPrefix(rest, "?<=") && !strings.HasPrefix(rest, "?<!"):
+				open, close = "?<", ">"
+			case strings.HasPrefix(rest, "?P<"):
+				open, close = "?P<", ">"
+			case strings.HasPrefix(rest, "?'"):
+				open, close = "?'", "'"
+			}
+			if open == "" {
+				break
+			}
+			end := strings.Index(rest[len(open):], close)
+			if end < 0 {
+				return re, dst
+			}
+			n++
+			names[rest[len(open):len(open)+end]] = n
+			b.WriteByte('(')
+			i += len(open) + end + len(close)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	if n > 9 {
+		return re, dst
+	}
+	var d strings.Builder
+	for i := 0; i < len(dst); i++ {
+		if dst[i] != '$' {
+			d.WriteByte(dst[i])
+			continue
+		}
+		name, j := "", i+1
+		if strings.HasPrefix(dst[j:], "{") {
+			if k := strings.IndexByte(dst[j:], '}'); k > 0 {
+				name, j = dst[j+1:j+k], j+k+1
+			}
+		} else {
+			for j < len(dst) && (isPlaceholderByte(dst[j])) {
+				j++
+			}
+			name = dst[i+1 : j]
+		}
+		if k, ok := names[name]; ok {
+			fmt.Fprintf(&d, "$%d", k)
+			i = j - 1
+			continue
+		}
+		d.WriteByte('$')
+	}
+	return b.String(), d.String()
+}

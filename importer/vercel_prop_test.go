@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"redirects"
+	"redirects/internal/testreport"
 )
 
 // vercelCase is one vercel.json and the request paths to ask of it.
@@ -38,11 +39,12 @@ func vercelRef(t *testing.T, cases []vercelCase) [][]vercelAnswer {
 	t.Helper()
 	dir, _ := filepath.Abs("testdata/vercel")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@vercel", "routing-utils")); err != nil {
-		t.Skip("@vercel/routing-utils is not installed: run `npm ci --prefix importer/testdata/vercel`")
+		testreport.Skip(t, testreport.NPM, "@vercel/routing-utils is not installed: run `npm ci --prefix importer/testdata/vercel`")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
+		testreport.Skip(t, testreport.NPM, "node is not installed")
 	}
+	testreport.Ran(t, testreport.NPM)
 	in, _ := json.Marshal(cases)
 	cmd := exec.Command("node", filepath.Join(dir, "reference.js"))
 	cmd.Stdin = bytes.NewReader(in)

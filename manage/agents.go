@@ -7,18 +7,7 @@ import (
 	"redirects/api"
 )
 
-// agentList answers which servers have which version: the project's live
-// version and each agent's last applied version
-// (docs/delivery.md#which-servers-have-which-version). Reading it is
-// reading the project.
-func (h *handler) agentList(w http.ResponseWriter, r *http.Request) error {
-	live, reports, err := h.svc.Insight.FindAgents(r.Context(), r.PathValue("project"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, api.AgentsOf(live, reports))
-	return nil
-}
+// GET .../agents is api.AgentsOp.
 
 // agentDelete forgets sync agents' reports: one agent's (?agent=), one
 // format's (?format=), both, or all of the project's. It answers how many

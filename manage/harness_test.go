@@ -23,6 +23,7 @@ import (
 	"redirects"
 	"redirects/api"
 	"redirects/export"
+	"redirects/internal/testreport"
 	"redirects/postgres"
 	"redirects/service"
 	"redirects/sqlite"
@@ -111,8 +112,9 @@ func newPostgres(t *testing.T, clock redirects.Clock) testStore {
 	t.Helper()
 	admin := os.Getenv("REDIRECTS_TEST_POSTGRES")
 	if admin == "" {
-		t.Skip("REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' go test ./manage")
+		testreport.Skip(t, testreport.Postgres, "REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' go test ./manage")
 	}
+	testreport.Ran(t, testreport.Postgres)
 	pgDB.once.Do(func() {
 		name := "redirects_manage_" + randomHex(6)
 		if pgDB.err = pgExec(admin, `CREATE DATABASE `+name); pgDB.err == nil {

@@ -68,9 +68,8 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 	if req.Path == nil {
 		return missingField("path")
 	}
-	f := ruleFields{Destination: req.Destination, StatusCode: req.StatusCode, MatchType: req.MatchType, Priority: req.Priority,
-		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery, Host: req.Host}
-	rule, err := f.rule(p.ID, *req.Path)
+	rule, err := newRule(p.ID, &api.RuleCreate{Source: req.Path, Destination: req.Destination, StatusCode: req.StatusCode,
+		MatchType: req.MatchType, Priority: req.Priority, PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery, Host: req.Host})
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"redirects/service"
 )
 
-// docGrant is one line of the role table of docs/manage.md and the README,
+// docGrant is one line of the role table of docs/manage.md and docs/accounts.md,
 // written out here rather than read from redirects.Authorize, so a route
 // that authorizes the wrong action, or a table that drifts from the docs,
 // makes TestAuthorizationMatrix fail.

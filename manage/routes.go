@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/api"
 )
 
 // route is one route of the management API.
@@ -26,11 +27,12 @@ type route struct {
 	handler func(http.ResponseWriter, *http.Request) error
 }
 
-// routeTable lists every route of the listener, once. The patterns are
-// net/http.ServeMux's; {org}, {project}, {id} and {user} are path values.
+// routeTable lists every route of the listener, once: those below, then
+// the routes declared as api.Ops. The patterns are net/http.ServeMux's;
+// {org}, {project}, {id} and {user} are path values.
 func (h *handler) routeTable() []route {
 	const v1 = "/manage/v1"
-	return []route{
+	rs := []route{
 		{method: "POST", pattern: v1 + "/session", public: true, handler: h.login},
 		{method: "GET", pattern: v1 + "/session", oneTime: true, handler: h.whoami},
 		{method: "DELETE", pattern: v1 + "/session", oneTime: true, handler: h.logout},
@@ -86,7 +88,6 @@ func (h *handler) routeTable() []route {
 		{method: "GET", pattern: v1 + "/projects/{project}/misses", handler: h.misses},
 		{method: "DELETE", pattern: v1 + "/projects/{project}/misses", handler: h.missDelete},
 		{method: "POST", pattern: v1 + "/projects/{project}/misses/rule", handler: h.missRule},
-		{method: "GET", pattern: v1 + "/projects/{project}/agents", handler: h.agentList},
 		{method: "DELETE", pattern: v1 + "/projects/{project}/agents", handler: h.agentDelete},
 
 		{method: "GET", pattern: v1 + "/projects/{project}/keys", handler: h.keyList},
@@ -106,13 +107,22 @@ func (h *handler) routeTable() []route {
 		{method: "GET", pattern: v1 + "/orgs/{org}/webhooks/{id}/deliveries", handler: h.webhookDeliveries},
 		{method: "POST", pattern: v1 + "/orgs/{org}/webhooks/{id}/deliveries/{delivery}/redeliver", handler: h.webhookRedeliver},
 	}
+	for _, op := range api.Ops() {
+		rs = append(rs, h.opRoute(op))
+	}
+	return rs
 }
 
 // routes returns the listener's handler: every route of routeTable, a 405
 // with Allow for a known path and another method, a 404 for anything else,
-// and the headers every answer carries.
+// and the headers every answer carries. The 405s are a mux of their own,
+// of the paths without methods, asked when no route answered: in one mux,
+// a path without a method beside a method's path with a wildcard where
+// the first has a fixed segment (".../rules/count" beside "GET
+// .../rules/{id}") is a conflict net/http refuses.
 func (h *handler) routes() http.Handler {
 	mux := http.NewServeMux()
+	notAllowed := http.NewServeMux()
 	allow := map[string][]string{}
 	var paths []string
 	for _, rt := range h.routeTable() {
@@ -134,9 +144,13 @@ func (h *handler) routes() http.Handler {
 		slices.Sort(methods)
 		e := newError(http.StatusMethodNotAllowed, codeMethod, "%s takes %s", p, strings.Join(methods, ", "))
 		e.allow = strings.Join(methods, ", ")
-		mux.HandleFunc(p, h.serve(func(http.ResponseWriter, *http.Request) error { return e }))
+		notAllowed.HandleFunc(p, h.serve(func(http.ResponseWriter, *http.Request) error { return e }))
 	}
-	mux.HandleFunc("/", h.serve(func(_ http.ResponseWriter, r *http.Request) error {
+	mux.HandleFunc("/", h.serve(func(w http.ResponseWriter, r *http.Request) error {
+		if f, p := notAllowed.Handler(r); p != "" {
+			f.ServeHTTP(w, r)
+			return nil
+		}
 		return newError(http.StatusNotFound, "NOT_FOUND", "no route %s; the management API is under /manage/v1/", r.URL.Path)
 	}))
 	return h.headers(mux)

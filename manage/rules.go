@@ -90,54 +90,14 @@ func (h *handler) ruleList(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// ruleFields are the fields of a new rule besides its source, as the rule
-// and the rule-from-a-miss routes take them.
-type ruleFields struct {
-	Destination   *string
-	StatusCode    *int
-	MatchType     *string
-	Priority      *int
-	PreservePath  *bool
-	PreserveQuery *bool
-	Host          *string
-}
-
-// rule returns the draft rule of project with source and f, which the
-// service validates once it has authorized the caller;
-// statusCode, matchType and priority default as on the command line (301,
-// exact, 100), the options to false and the host to none. A 410 (Gone)
-// needs no destination; every other status does.
-func (f *ruleFields) rule(projectID, source string) (*redirects.Rule, error) {
-	rule := &redirects.Rule{ProjectID: projectID, Source: source,
-		StatusCode: redirects.DefaultStatus, MatchType: redirects.Exact, Priority: redirects.DefaultPriority}
-	if f.StatusCode != nil {
-		rule.StatusCode = *f.StatusCode
+// newRule returns the rule body j adds to project projectID (api.RuleCreate.Rule),
+// a missing required field refused as such.
+func newRule(projectID string, j *api.RuleCreate) (*redirects.Rule, error) {
+	rule, missing, err := j.Rule(projectID)
+	if missing != "" {
+		return nil, missingField(missing)
 	}
-	switch {
-	case f.Destination != nil:
-		rule.Destination = *f.Destination
-	case rule.StatusCode != redirects.StatusGone:
-		return nil, missingField("destination")
-	}
-	if f.PreservePath != nil {
-		rule.PreservePath = *f.PreservePath
-	}
-	if f.PreserveQuery != nil {
-		rule.PreserveQuery = *f.PreserveQuery
-	}
-	if f.MatchType != nil {
-		var err error
-		if rule.MatchType, err = redirects.ParseMatchType(*f.MatchType); err != nil {
-			return nil, err
-		}
-	}
-	if f.Priority != nil {
-		rule.Priority = *f.Priority
-	}
-	if f.Host != nil {
-		rule.Host = *f.Host
-	}
-	return rule, nil
+	return rule, err
 }
 
 // addRule stores a new draft rule and answers 201 with it.
@@ -163,12 +123,7 @@ func (h *handler) ruleCreate(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
-	if req.Source == nil {
-		return missingField("source")
-	}
-	f := ruleFields{Destination: req.Destination, StatusCode: req.StatusCode, MatchType: req.MatchType, Priority: req.Priority,
-		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery, Host: req.Host}
-	rule, err := f.rule(p.ID, *req.Source)
+	rule, err := newRule(p.ID, &req)
 	if err != nil {
 		return err
 	}
@@ -259,14 +214,9 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decodeJSON(w, r, &req, false); err != nil {
 		return err
 	}
-	u := redirects.RuleUpdate{Source: req.Source, Destination: req.Destination, StatusCode: req.StatusCode, Priority: req.Priority,
-		PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery, Host: req.Host}
-	if req.MatchType != nil {
-		mt, err := redirects.ParseMatchType(*req.MatchType)
-		if err != nil {
-			return err
-		}
-		u.MatchType = &mt
+	u, err := req.Update()
+	if err != nil {
+		return err
 	}
 	if u.Revision, err = revision(r, req.Revision); err != nil {
 		return err

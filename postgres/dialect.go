@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -188,26 +190,70 @@ func unavailable(err error) bool {
 const updateBatch = 10_000
 
 // UpdateRules updates the rules updateBatch at a time, each batch one
-// UPDATE joined to the arrays of its values.
+// UPDATE joined to the arrays of its values: one array of the IDs, and one
+// for each column of sqlstore.RuleAnswer, typed after its values.
 func (dialect) UpdateRules(ctx context.Context, tx *sqlstore.Tx, projectID string, updates []redirects.StoredMatch) error {
 	for start := 0; start < len(updates); start += updateBatch {
 		part := updates[start:min(start+updateBatch, len(updates))]
 		ids := make([]int64, len(part))
-		dests := make([]string, len(part))
-		codes := make([]int32, len(part))
-		prios := make([]int32, len(part))
-		paths := make([]bool, len(part))
-		queries := make([]bool, len(part))
-		for i, u := range part {
-			ids[i], dests[i], codes[i], prios[i] = u.ID, u.Destination, int32(u.StatusCode), int32(u.Priority)
-			paths[i], queries[i] = u.PreservePath, u.PreserveQuery
+		var cols []answerArray
+		var vals []any
+		for i := range part {
+			ids[i] = part[i].ID
+			vals = sqlstore.RuleAnswerValues(vals[:0], &part[i].Rule)
+			if cols == nil {
+				cols = make([]answerArray, len(vals))
+			}
+			for j, v := range vals {
+				if err := cols[j].set(i, len(part), v); err != nil {
+					return err
+				}
+			}
 		}
-		// The arrays' types follow sqlstore.RuleAnswer, with the IDs first.
+		args := []any{ids}
+		unnest := "$1::bigint[]"
+		for j := range cols {
+			args = append(args, cols[j].values)
+			unnest += ", $" + strconv.Itoa(j+2) + "::" + cols[j].sqlType + "[]"
+		}
+		args = append(args, projectID)
 		if _, err := tx.ExecContext(ctx, `UPDATE rules AS r SET `+sqlstore.RuleAnswer.SetFrom("u")+`, revision = r.revision + 1
-			FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::bool[]) AS u(id, `+sqlstore.RuleAnswer.List("")+`)
-			WHERE r.id = u.id AND r.project_id = $7`, ids, dests, codes, prios, paths, queries, projectID); err != nil {
+			FROM unnest(`+unnest+`) AS u(id, `+sqlstore.RuleAnswer.List("")+`)
+			WHERE r.id = u.id AND r.project_id = $`+strconv.Itoa(len(args)), args...); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// answerArray is the array of one column's values of an UpdateRules
+// batch, typed after the first value: text, int or bool.
+type answerArray struct {
+	values  any
+	sqlType string
+}
+
+// set puts v at i of an array of n values, which it makes at first.
+func (a *answerArray) set(i, n int, v any) error {
+	if a.values == nil {
+		switch v.(type) {
+		case string:
+			a.values, a.sqlType = make([]string, n), "text"
+		case int:
+			a.values, a.sqlType = make([]int32, n), "int"
+		case bool:
+			a.values, a.sqlType = make([]bool, n), "bool"
+		default:
+			return fmt.Errorf("update rules: no array type for a %T column", v)
+		}
+	}
+	switch vs := a.values.(type) {
+	case []string:
+		vs[i] = v.(string)
+	case []int32:
+		vs[i] = int32(v.(int))
+	case []bool:
+		vs[i] = v.(bool)
 	}
 	return nil
 }
@@ -244,8 +290,7 @@ func (s *ruleSource) Next() bool {
 
 func (s *ruleSource) Values() ([]any, error) {
 	r := s.rows.Rule(s.k)
-	s.row = append(s.row[:0], s.rows.ProjectID, s.rows.MatchKey(s.k),
-		r.MatchType.String(), r.Host, r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, s.rows.CreatedAt)
+	s.row = sqlstore.RuleValues(append(s.row[:0], s.rows.ProjectID, s.rows.MatchKey(s.k)), r, s.rows.CreatedAt)
 	return s.row, nil
 }
 

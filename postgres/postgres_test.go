@@ -21,6 +21,7 @@ import (
 	"redirects"
 	"redirects/internal/rulegen"
 	"redirects/internal/testproxy"
+	"redirects/internal/testreport"
 	"redirects/postgres"
 	"redirects/service"
 	"redirects/storetest"
@@ -36,8 +37,9 @@ func adminURL(t testing.TB) string {
 	t.Helper()
 	u := os.Getenv(envURL)
 	if u == "" {
-		t.Skipf("%s is not set; run with %s='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' go test ./postgres", envURL, envURL)
+		testreport.Skip(t, testreport.Postgres, fmt.Sprintf("%s is not set; run with %s='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' go test ./postgres", envURL, envURL))
 	}
+	testreport.Ran(t, testreport.Postgres)
 	return u
 }
 

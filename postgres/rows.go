@@ -41,6 +41,11 @@ const arrayRows = 10_000
 // RowAtATime is false: RowArgs gives arrays of many rows.
 func (dialect) RowAtATime() bool { return false }
 
+// HitIDs is false: a flush sends arrays of keys (Rows), and an id would
+// save the backends nothing of what an UPDATE costs them (a new row
+// version and its WAL).
+func (dialect) HitIDs() bool { return false }
+
 // RowArgs turns each arrayRows rows into one slice per column: []string
 // for TEXT, []int64 for BIGINT.
 func (d dialect) RowArgs(types []string, rows [][]any) ([][]any, error) {

@@ -15,6 +15,7 @@ import (
 
 	"redirects"
 	"redirects/internal/testproxy"
+	"redirects/internal/testreport"
 	"redirects/redis"
 	"redirects/sqlite"
 )
@@ -28,8 +29,9 @@ func redisURL(t *testing.T) string {
 	t.Helper()
 	u := os.Getenv("REDIRECTS_TEST_REDIS")
 	if u == "" {
-		t.Skip("set REDIRECTS_TEST_REDIS=redis://127.0.0.1:6379/0 to run the Redis tests (.ci/run does)")
+		testreport.Skip(t, testreport.Redis, "set REDIRECTS_TEST_REDIS=redis://127.0.0.1:6379/0 to run the Redis tests (.ci/run does)")
 	}
+	testreport.Ran(t, testreport.Redis)
 	return u
 }
 

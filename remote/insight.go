@@ -183,8 +183,8 @@ func (c *Client) FindAudit(ctx context.Context, f redirects.AuditFilter) ([]*red
 
 // FindAgents implements redirects.InsightService.
 func (c *Client) FindAgents(ctx context.Context, projectID string) (int, []redirects.AgentReport, error) {
-	var j api.Agents
-	if err := c.do(ctx, "GET", insightProjectPath(projectID)+"/agents", nil, nil, "", &j); err != nil {
+	j, err := Call(ctx, c, api.AgentsOp, projectID, api.None{})
+	if err != nil {
 		return 0, nil, err
 	}
 	return j.LiveVersion, j.Reports(projectID), nil

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -132,4 +133,120 @@ func TestFlushStatementsStayPrepared(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0].Hits != 4 || got[1].Hits != 1 {
 		t.Errorf("FindHits = %v, %v; want /r/0 with 4 hits and /r/1200 with 1", got, err)
 	}
+}
+
+// TestFlushByRememberedIDs flushes random hits through two stores on one
+// file, as two processes would, while rows go away behind their backs and
+// a flush fails after inserting rows: every total stays what a model of
+// docs/contract.md's counting says, so an id a store remembers never
+// changes another rule's row (ids are never given twice, and the ids of a
+// rolled-back flush are not remembered).
+func TestFlushByRememberedIDs(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "redirects.db")
+	a, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer a.Close()
+	b, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer b.Close()
+	o := &redirects.Org{Name: "a", Tier: redirects.TierEnterprise}
+	if err := a.CreateOrg(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	p := &redirects.Project{OrgID: o.ID, Name: "p"}
+	if err := a.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	type total struct{ hits, last int64 }
+	model := map[redirects.HitKey]total{}
+	hosts := []string{"", "www.example.com"}
+	kinds := []redirects.MatchType{redirects.Exact, redirects.StartsWith}
+	check := func(when string) {
+		t.Helper()
+		got, err := b.FindHits(ctx, p.ID, nil)
+		if err != nil {
+			t.Fatalf("%s: FindHits: %v", when, err)
+		}
+		seen := map[redirects.HitKey]total{}
+		for _, h := range got {
+			seen[redirects.HitKey{MatchType: h.MatchType, Host: h.Host, Source: h.Source}] = total{h.Hits, h.LastHit.UnixNano()}
+		}
+		if fmt.Sprint(seen) != fmt.Sprint(model) {
+			t.Fatalf("%s: stored hits\n%v\nwant\n%v", when, seen, model)
+		}
+	}
+	r := rand.New(rand.NewPCG(33, 1))
+	for round := range 60 {
+		s := a
+		if r.IntN(3) == 0 {
+			s = b
+		}
+		var hits []redirects.RuleHits
+		for range 1 + r.IntN(40) {
+			h := redirects.RuleHits{ProjectID: p.ID, MatchType: kinds[r.IntN(2)], Host: hosts[r.IntN(2)],
+				Source: fmt.Sprintf("/r/%d", r.IntN(60)), Hits: int64(r.IntN(5)), LastHit: time.Unix(int64(r.IntN(1000)), 0)}
+			hits = append(hits, h)
+			if h.Hits == 0 {
+				continue
+			}
+			k := redirects.HitKey{MatchType: h.MatchType, Host: h.Host, Source: h.Source}
+			m := model[k]
+			m.hits += h.Hits
+			m.last = max(m.last, h.LastHit.UnixNano())
+			model[k] = m
+		}
+		if err := s.AddHits(ctx, hits); err != nil {
+			t.Fatalf("round %d: AddHits: %v", round, err)
+		}
+		check(fmt.Sprintf("round %d", round))
+		if r.IntN(5) == 0 {
+			// Rows go away behind both stores' backs.
+			n := r.IntN(60)
+			if _, err := a.write.ExecContext(ctx, `DELETE FROM rule_hits WHERE source >= $1`, fmt.Sprintf("/r/%d", n)); err != nil {
+				t.Fatal(err)
+			}
+			for k := range model {
+				if k.Source >= fmt.Sprintf("/r/%d", n) {
+					delete(model, k)
+				}
+			}
+			check(fmt.Sprintf("round %d, rows deleted", round))
+		}
+	}
+
+	// A flush that fails after inserting rows leaves nothing, and the ids
+	// its inserts were given, given again to other rows, never receive
+	// the failed rows' hits.
+	if _, err := a.write.ExecContext(ctx, `CREATE TRIGGER boom BEFORE INSERT ON rule_hits WHEN NEW.source = '/zz' BEGIN SELECT RAISE(ABORT, 'boom'); END`); err != nil {
+		t.Fatal(err)
+	}
+	flush := func(s *DB, sources ...string) error {
+		var hits []redirects.RuleHits
+		for _, src := range sources {
+			hits = append(hits, redirects.RuleHits{ProjectID: p.ID, MatchType: redirects.Exact, Source: src, Hits: 1, LastHit: time.Unix(1, 0)})
+		}
+		return s.AddHits(ctx, hits)
+	}
+	if err := flush(a, "/n/1", "/n/2", "/n/3", "/zz"); err == nil {
+		t.Fatal("AddHits with a row the trigger refuses succeeded")
+	}
+	check("after a failed flush")
+	if _, err := a.write.ExecContext(ctx, `DROP TRIGGER boom`); err != nil {
+		t.Fatal(err)
+	}
+	if err := flush(b, "/m/1", "/m/2", "/m/3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := flush(a, "/n/1", "/n/2", "/n/3"); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"/m/1", "/m/2", "/m/3", "/n/1", "/n/2", "/n/3"} {
+		model[redirects.HitKey{MatchType: redirects.Exact, Source: src}] = total{1, time.Unix(1, 0).UnixNano()}
+	}
+	check("after the flushes that followed the failed one")
 }

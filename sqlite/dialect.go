@@ -121,8 +121,11 @@ func (dialect) UpdateRules(ctx context.Context, tx *sqlstore.Tx, projectID strin
 		return err
 	}
 	defer stmt.Close()
-	for _, u := range updates {
-		if _, err := stmt.ExecContext(ctx, u.Destination, u.StatusCode, u.Priority, u.PreservePath, u.PreserveQuery, u.ID, projectID); err != nil {
+	var args []any
+	for i := range updates {
+		u := &updates[i]
+		args = append(sqlstore.RuleAnswerValues(args[:0], &u.Rule), u.ID, projectID)
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return err
 		}
 	}
@@ -172,8 +175,7 @@ func (dialect) InsertRules(ctx context.Context, tx *sqlstore.Tx, rows *sqlstore.
 		args = args[:0]
 		for k := start; k < end; k++ {
 			r := rows.Rule(k)
-			args = append(args, next+int64(k), rows.ProjectID, rows.MatchKey(k),
-				r.MatchType.String(), r.Host, r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, rows.CreatedAt)
+			args = sqlstore.RuleValues(append(args, next+int64(k), rows.ProjectID, rows.MatchKey(k)), r, rows.CreatedAt)
 		}
 		stmt := full
 		if end-start < insertBatch {

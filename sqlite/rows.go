@@ -27,6 +27,9 @@ func (dialect) Rows(types []string) string {
 // RowAtATime is true: RowArgs gives the rows themselves.
 func (dialect) RowAtATime() bool { return true }
 
+// HitIDs is true: rule_hits.id is an AUTOINCREMENT key (migration 0018).
+func (dialect) HitIDs() bool { return true }
+
 // RowArgs returns the rows themselves, one argument list each.
 func (dialect) RowArgs(types []string, rows [][]any) ([][]any, error) {
 	for i, row := range rows {

@@ -64,6 +64,10 @@ type Dialect interface {
 	// RowAtATime reports whether each argument list of RowArgs is one
 	// row's values, as they are.
 	RowAtATime() bool
+	// HitIDs reports whether rule_hits rows have an integer id, never
+	// reused, that AddHits may remember and update a row by (SQLite); the
+	// driver's connection then offers driver.ConnPrepareContext.
+	HitIDs() bool
 	// InsertRules inserts the draft rules of an import in their order,
 	// with IDs in the same order, each at revision 1; it checks
 	// rows.Stopped now and then and returns ErrStopped once it is true.

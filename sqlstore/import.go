@@ -174,24 +174,20 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 	defer rows.Close()
 	var (
 		matches []redirects.StoredMatch
-		m       redirects.StoredMatch
-		mt      int64
-		dest    []byte
-		src     []byte
-		created int64                          // read with the rule's columns; an import keeps it
+		w       RuleRow
 		stored  = redirects.ImportKey{Pos: -1} // before every batch key with the same rule
 	)
+	dests := w.Dests(&w.Rule.ID, &stored.Source)
 	for rows.Next() {
-		if err := rows.Scan(&m.ID, &stored.Source, &mt, &stored.Host, &src, &dest, &m.StatusCode, &m.Priority, &m.PreservePath, &m.PreserveQuery, &created); err != nil {
+		if err := rows.Scan(dests...); err != nil {
 			return nil, 0, db.wrap("import rules", err)
 		}
 		n++
-		stored.Match = ScanMatchType(mt)
+		w.Done()
+		stored.Match, stored.Host = w.Rule.MatchType, w.Rule.Host
 		k, _ := slices.BinarySearchFunc(keys, stored, redirects.CompareImportKeys)
 		if k < len(keys) && keys[k].SameRule(stored) {
-			m.Pos = keys[k].Pos
-			m.Destination, m.Source = string(dest), string(src)
-			matches = append(matches, m)
+			matches = append(matches, redirects.StoredMatch{ID: w.Rule.ID, Rule: w.Rule, Pos: keys[k].Pos})
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -29,6 +29,10 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 	slices.SortFunc(sorted, func(a, b redirects.RuleHits) int {
 		return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.MatchType.String(), b.MatchType.String()), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Host, b.Host))
 	})
+	if db.d.HitIDs() {
+		db.hitIDs.mu.Lock()
+		defer db.hitIDs.mu.Unlock()
+	}
 	tx, err := db.beginWrite(ctx, "add hits")
 	if err != nil {
 		return err
@@ -45,8 +49,15 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 	if err != nil {
 		return err
 	}
-	rows := make([][]any, 0, len(sorted))
-	values := make([]any, 0, 6*len(sorted))
+	var rows [][]any
+	var values []any
+	var summed []redirects.RuleHits
+	if db.d.HitIDs() {
+		summed = make([]redirects.RuleHits, 0, len(sorted))
+	} else {
+		rows = make([][]any, 0, len(sorted))
+		values = make([]any, 0, 6*len(sorted))
+	}
 	for i := 0; i < len(sorted); {
 		h := sorted[i]
 		for i++; i < len(sorted) && sorted[i].ProjectID == h.ProjectID && sorted[i].MatchType == h.MatchType && sorted[i].Source == h.Source && sorted[i].Host == h.Host; i++ {
@@ -55,10 +66,25 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 				h.LastHit = sorted[i].LastHit
 			}
 		}
-		if known[h.ProjectID] {
+		switch {
+		case !known[h.ProjectID]:
+		case summed != nil:
+			summed = append(summed, h)
+		default:
 			values = append(values, h.ProjectID, h.MatchType.String(), h.Source, h.Hits, h.LastHit.UnixNano(), h.Host)
 			rows = append(rows, values[len(values)-6:len(values):len(values)])
 		}
+	}
+	if summed != nil {
+		fresh, err := db.addHitsByID(ctx, tx, summed)
+		if err != nil {
+			return db.wrap("add hits", err)
+		}
+		if err := tx.Commit(); err != nil {
+			return db.wrap("add hits", err)
+		}
+		db.rememberHitIDs(fresh)
+		return nil
 	}
 	if err := db.batch(ctx, tx, `INSERT INTO rule_hits AS r (project_id, match_type, source, hits, last_hit, host) %s
 		ON CONFLICT (project_id, match_type, source, host) DO UPDATE SET hits = r.hits + excluded.hits,

@@ -52,8 +52,7 @@ func (db *DB) AddRule(ctx context.Context, r *redirects.Rule) error {
 		VALUES (`+placeholders(1, len(RuleColumns)+2)+`)
 		ON CONFLICT (project_id, match_type, source, host) DO NOTHING
 		RETURNING id`,
-		r.ProjectID, matchKey(p.Settings, r),
-		r.MatchType.String(), r.Host, r.Source, r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery, now.UnixNano()).Scan(&id)
+		RuleValues([]any{r.ProjectID, matchKey(p.Settings, r)}, r, now.UnixNano())...).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		var existing int64
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM rules WHERE project_id = $1 AND match_type = $2 AND source = $3 AND host = $4`,
@@ -107,21 +106,17 @@ func (db *DB) findRules(ctx context.Context, q querier, projectID string) ([]red
 		return nil, db.wrap("find rules", err)
 	}
 	defer rows.Close()
-	var (
-		out     []redirects.Rule
-		r       = redirects.Rule{ProjectID: projectID}
-		mt      int64
-		created int64
-	)
+	var out []redirects.Rule
+	// Scanning into one RuleRow keeps a million-rule read from
+	// allocating a Rule per row.
+	w := &RuleRow{Rule: redirects.Rule{ProjectID: projectID}}
+	dests := w.Dests(&w.Rule.ID)
 	for rows.Next() {
-		// Scanning into variables declared outside the loop keeps a
-		// million-rule read from allocating a Rule per row.
-		if err := rows.Scan(&r.ID, &mt, &r.Host, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &r.PreservePath, &r.PreserveQuery, &created); err != nil {
+		if err := rows.Scan(dests...); err != nil {
 			return nil, db.wrap("find rules", err)
 		}
-		r.MatchType = ScanMatchType(mt)
-		r.CreatedAt = fromNanos(created)
-		out = append(out, r)
+		w.Done()
+		out = append(out, w.Rule)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, db.wrap("find rules", err)

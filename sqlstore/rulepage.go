@@ -13,15 +13,20 @@ import (
 // ruleColumns are the columns scanRule reads, in its order.
 var ruleColumns = `id, project_id, revision, ` + RuleSelect("")
 
-func scanRule(s scanner, r *redirects.Rule) error {
-	var mt, created int64
-	if err := s.Scan(&r.ID, &r.ProjectID, &r.Revision,
-		&mt, &r.Host, &r.Source, &r.Destination, &r.StatusCode, &r.Priority, &r.PreservePath, &r.PreserveQuery, &created); err != nil {
-		return err
+// ruleRow returns a RuleRow for the rows of a query of ruleColumns.
+func ruleRow() *RuleRow {
+	w := &RuleRow{}
+	w.Dests(&w.Rule.ID, &w.Rule.ProjectID, &w.Rule.Revision)
+	return w
+}
+
+// scanRule scans a row of ruleColumns into w and returns the rule.
+func scanRule(s scanner, w *RuleRow) (redirects.Rule, error) {
+	if err := s.Scan(w.dests...); err != nil {
+		return redirects.Rule{}, err
 	}
-	r.MatchType = ScanMatchType(mt)
-	r.CreatedAt = fromNanos(created)
-	return nil
+	w.Done()
+	return w.Rule, nil
 }
 
 // FindRule returns one draft rule of a project.
@@ -45,8 +50,7 @@ func (db *DB) findRule(ctx context.Context, q querier, projectID string, id int6
 	if forUpdate {
 		query += db.d.Lock("FOR UPDATE")
 	}
-	var r redirects.Rule
-	err := scanRule(q.QueryRowContext(ctx, query, projectID, id), &r)
+	r, err := scanRule(q.QueryRowContext(ctx, query, projectID, id), ruleRow())
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, redirects.Errorf(redirects.ENOTFOUND, "rule %d not found in project %s", id, projectID)
 	} else if err != nil {
@@ -187,9 +191,10 @@ func (db *DB) readPage(ctx context.Context, tx *Tx, projectID string, f *redirec
 	}
 	defer rows.Close()
 	out := make([]redirects.Rule, 0, want)
+	w := ruleRow()
 	for rows.Next() {
-		var r redirects.Rule
-		if err := scanRule(rows, &r); err != nil {
+		r, err := scanRule(rows, w)
+		if err != nil {
 			return nil, db.wrap(op, err)
 		}
 		out = append(out, r)
@@ -255,8 +260,7 @@ func (db *DB) UpdateRule(ctx context.Context, projectID string, id int64, u redi
 	}
 	n := len(RuleEditable)
 	if _, err := tx.ExecContext(ctx, `UPDATE rules SET `+RuleEditable.Set(1)+`, match_key = $`+strconv.Itoa(n+1)+`, revision = revision + 1
-		WHERE id = $`+strconv.Itoa(n+2), r.MatchType.String(), r.Host, r.Source, r.Destination, r.StatusCode, r.Priority,
-		r.PreservePath, r.PreserveQuery, matchKey(p.Settings, r), id); err != nil {
+		WHERE id = $`+strconv.Itoa(n+2), append(ruleEditableValues(nil, r), matchKey(p.Settings, r), id)...); err != nil {
 		return nil, db.wrap(op, err)
 	}
 	b, a := redirects.AuditDiff(before, redirects.RuleAuditFields(r))

@@ -41,6 +41,9 @@ type DB struct {
 	// are one pool.
 	write, read *sql.DB
 	d           Dialect
+
+	// hitIDs are the rule_hits ids AddHits remembers (Dialect.HitIDs).
+	hitIDs hitIDs
 }
 
 // New returns a DB that writes through write and reads through read (one

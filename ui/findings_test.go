@@ -157,7 +157,7 @@ func TestFaviconAndCompression(t *testing.T) {
 }
 
 // TestSettingsForms: Settings sets the shrink limit and the hosts, as the
-// README says; a bad value names what is wrong and changes nothing.
+// docs/dashboard.md says; a bad value names what is wrong and changes nothing.
 func TestSettingsForms(t *testing.T) {
 	e := newEnv(t)
 	base := "/projects/" + e.project.ID + "/settings"

@@ -372,29 +372,11 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 		f.settle("The rule was not changed: ")
 		return h.showEdit(w, r, http.StatusUnprocessableEntity, ph, o, &shown, q, f)
 	}
-	u := redirects.RuleUpdate{Revision: rev}
-	if want.Source != cur.Source {
-		u.Source = &want.Source
-	}
-	if want.Destination != cur.Destination {
-		u.Destination = &want.Destination
-	}
-	if want.StatusCode != cur.StatusCode {
-		u.StatusCode = &want.StatusCode
-	}
-	if want.MatchType != cur.MatchType {
-		u.MatchType = &want.MatchType
-	}
-	if want.Priority != cur.Priority {
-		u.Priority = &want.Priority
-	}
-	if want.PreservePath != cur.PreservePath {
-		u.PreservePath = &want.PreservePath
-	}
-	if want.PreserveQuery != cur.PreserveQuery {
-		u.PreserveQuery = &want.PreserveQuery
-	}
-	if host := hostKeyOr(want.Host); host != cur.Host {
+	cmp := *want
+	cmp.Host = hostKeyOr(want.Host) // the host as stored, to compare
+	u := redirects.RuleChanges(cur, &cmp)
+	u.Revision = rev
+	if u.Host != nil {
 		u.Host = &want.Host
 	}
 	if u.Empty() {

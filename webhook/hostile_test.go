@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/internal/testreport"
 	"redirects/postgres"
 	"redirects/storetest"
 	"redirects/webhook"
@@ -28,8 +29,9 @@ func eachStore(t *testing.T, test func(t *testing.T, s store, clock *storetest.C
 	t.Run("postgres", func(t *testing.T) {
 		url := os.Getenv("REDIRECTS_TEST_POSTGRES")
 		if url == "" {
-			t.Skip("REDIRECTS_TEST_POSTGRES is not set")
+			testreport.Skip(t, testreport.Postgres, "REDIRECTS_TEST_POSTGRES is not set")
 		}
+		testreport.Ran(t, testreport.Postgres)
 		db, err := postgres.Open(context.Background(), newPostgresDatabase(t, url))
 		if err != nil {
 			t.Fatal(err)

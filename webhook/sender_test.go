@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"redirects"
+	"redirects/internal/testreport"
 	"redirects/postgres"
 	"redirects/sqlite"
 	"redirects/storetest"
@@ -296,8 +297,9 @@ func TestTimeout(t *testing.T) {
 func TestTwoNodesSendOnce(t *testing.T) {
 	url := os.Getenv("REDIRECTS_TEST_POSTGRES")
 	if url == "" {
-		t.Skip("REDIRECTS_TEST_POSTGRES is not set")
+		testreport.Skip(t, testreport.Postgres, "REDIRECTS_TEST_POSTGRES is not set")
 	}
+	testreport.Ran(t, testreport.Postgres)
 	ctx := context.Background()
 	db := newPostgresDatabase(t, url)
 	var nodes []*postgres.DB

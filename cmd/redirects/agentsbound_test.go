@@ -20,6 +20,7 @@ import (
 	"redirects"
 	main "redirects/cmd/redirects"
 	"redirects/internal/servertest"
+	"redirects/internal/testreport"
 )
 
 // TestAgentReportsBounded floods a real `redirects serve` with export
@@ -34,7 +35,7 @@ func TestAgentReportsBounded(t *testing.T) {
 		"sqlite": func(t *testing.T) string { return "sqlite:" + t.TempDir() + "/redirects.db" },
 		"postgres": func(t *testing.T) string {
 			if os.Getenv("REDIRECTS_TEST_POSTGRES") == "" {
-				t.Skip("REDIRECTS_TEST_POSTGRES is not set: no PostgreSQL server to test on")
+				testreport.Skip(t, testreport.Postgres, "REDIRECTS_TEST_POSTGRES is not set: no PostgreSQL server to test on")
 			}
 			return newPostgresDatabase(t)
 		},

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"redirects/internal/testreport"
 )
 
 // usageCommands returns the commands of "redirects --help", each with the
@@ -194,7 +196,7 @@ func TestRuleImportHelpDescribesCSV(t *testing.T) {
 			t.Errorf("rule import --help does not say %q:\n%s", want, out)
 		}
 	}
-	// The reader takes the columns in any order, as the README says.
+	// The reader takes the columns in any order, as docs/cli.md says.
 	if strings.Contains(out, "in this order") {
 		t.Errorf("rule import --help says the columns come in one order; the reader takes any:\n%s", out)
 	}
@@ -403,8 +405,9 @@ func TestRevokeTwiceSaysSo(t *testing.T) {
 func TestUnknownPostgresDatabase(t *testing.T) {
 	admin := os.Getenv("REDIRECTS_TEST_POSTGRES")
 	if admin == "" {
-		t.Skip("REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'")
+		testreport.Skip(t, testreport.Postgres, "REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'")
 	}
+	testreport.Ran(t, testreport.Postgres)
 	cfg, err := pgx.ParseConfig(admin)
 	if err != nil {
 		t.Fatalf("REDIRECTS_TEST_POSTGRES: %v", err)

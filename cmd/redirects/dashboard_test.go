@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"redirects/internal/testreport"
 )
 
 // browser drives one headless Chromium tab through the dashboard and saves
@@ -33,18 +35,27 @@ type browser struct {
 // chromium returns the path of Debian's Chromium, or skips the test.
 func chromium(t *testing.T) string {
 	t.Helper()
+	found := func(p string) string {
+		testreport.Ran(t, testreport.Browser)
+		if os.Getenv("REDIRECTS_TEST_AXE") != "" {
+			testreport.Ran(t, testreport.Axe)
+		} else {
+			testreport.LeftOut(t, testreport.Axe, "REDIRECTS_TEST_AXE is not set (.ci/run runs the browser suite with axe-core once more)")
+		}
+		return p
+	}
 	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser"} {
 		if _, err := os.Stat(p); err == nil {
-			return p
+			return found(p)
 		}
 	}
 	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
+		return found(p)
 	}
 	if os.Getenv("CI") != "" {
 		t.Fatal("chromium is not installed; .ci/run installs it (apt-get install chromium)")
 	}
-	t.Skip("chromium is not installed: apt-get install chromium to run the dashboard's browser tests")
+	testreport.Skip(t, testreport.Browser, "chromium is not installed: apt-get install chromium to run the dashboard's browser tests")
 	return ""
 }
 

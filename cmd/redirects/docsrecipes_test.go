@@ -209,7 +209,11 @@ func runShell(t *testing.T, dir string, env []string, script string) (string, er
 // TestDocsRecipes runs every recipe of the docs as written, in a folder of
 // its own, with EDGE, KEY and PROJECT naming a real edge, a live key and a
 // deployed project, REDIRECTS_API and REDIRECTS_TOKEN the management API
-// and an editor token, and PORT a free port. A recipe that starts nginx
+// and an editor token, and PORT a free port. A recipe that uses
+// REDIRECTS_RELEASE_URL (a CI job's steps) gets a release archive there,
+// laid out as release/build lays it out, a viewer token in
+// REDIRECTS_PLAN_TOKEN, an editor token in REDIRECTS_APPLY_TOKEN, and in
+// PROJECT a project with no rules, which the file must reach the edge of. A recipe that starts nginx
 // (it leaves nginx.pid) must have nginx answer each rule as the lookup API
 // does, 302, 307 and 410 included, and keep doing so after a deploy (the
 // agent it started applies it).
@@ -233,8 +237,24 @@ func TestDocsRecipes(t *testing.T) {
 			dir := filepath.Join(d.dir, "work")
 			os.Mkdir(dir, 0o755)
 			port := servertest.FreePort(t)
-			env := d.env(map[string]string{"EDGE": d.edge, "KEY": d.key, "PROJECT": d.project,
-				"REDIRECTS_API": d.api, "REDIRECTS_TOKEN": token, "PORT": strconv.Itoa(port)})
+			vars := map[string]string{"EDGE": d.edge, "KEY": d.key, "PROJECT": d.project,
+				"REDIRECTS_API": d.api, "REDIRECTS_TOKEN": token, "PORT": strconv.Itoa(port)}
+			// A CI recipe downloads the release archive and plans and
+			// applies a project file, with a viewer and an editor token,
+			// on a project that has no rules yet.
+			ci := strings.Contains(r.text, "REDIRECTS_RELEASE_URL")
+			if ci {
+				archive := releaseArchive(t)
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(archive) }))
+				t.Cleanup(srv.Close)
+				d.project = d.c.ok("project", "create", "--org", d.org, "--name", "from-ci")
+				d.key = d.c.ok("key", "create", "--project", d.project)
+				vars["PROJECT"], vars["KEY"] = d.project, d.key
+				vars["REDIRECTS_RELEASE_URL"] = srv.URL + "/redirects_v0.0.0-test_linux_amd64.tar.gz"
+				vars["REDIRECTS_PLAN_TOKEN"] = d.c.ok("token", "create", "--org", d.org, "--role", "viewer", "--name", "ci-plan")
+				vars["REDIRECTS_APPLY_TOKEN"] = d.c.ok("token", "create", "--org", d.org, "--role", "editor", "--name", "ci-apply")
+			}
+			env := d.env(vars)
 			t.Cleanup(func() {
 				if pid, err := os.ReadFile(filepath.Join(dir, "nginx.pid")); err == nil {
 					if n, err := strconv.Atoi(strings.TrimSpace(string(pid))); err == nil {
@@ -245,6 +265,14 @@ func TestDocsRecipes(t *testing.T) {
 			out, err := runShell(t, dir, env, r.text)
 			if err != nil {
 				t.Fatalf("%s:%d: the recipe failed (%v):\n%s", r.file, r.line, err, out)
+			}
+			if ci {
+				// The apply deployed the file: the edge answers its rules.
+				status, dest := 0, ""
+				waitMinute(t, "the edge to answer the applied file", func() bool {
+					status, dest = d.lookup(t, "/old")
+					return status == 301 && dest == "/new"
+				})
 			}
 			if _, err := os.Stat(filepath.Join(dir, "nginx.pid")); err != nil {
 				return

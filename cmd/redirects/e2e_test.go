@@ -23,6 +23,7 @@ import (
 	"redirects"
 	main "redirects/cmd/redirects"
 	"redirects/http/evhttp"
+	"redirects/internal/testreport"
 )
 
 // Most end-to-end tests run the program in process: Main with its streams,
@@ -174,6 +175,7 @@ func newPostgresDatabase(t *testing.T) string {
 	if admin == "" {
 		t.Fatal("REDIRECTS_TEST_E2E_STORE=postgres needs REDIRECTS_TEST_POSTGRES (a server URL)")
 	}
+	testreport.Ran(t, testreport.Postgres)
 	b := make([]byte, 6)
 	rand.Read(b)
 	name := "redirects_e2e_" + hex.EncodeToString(b)

@@ -148,7 +148,7 @@ func testEdgeErrors(t *testing.T, c *cli) {
 	}
 
 	// A request the engine cannot read at all (a header line without a
-	// colon) gets the engine's own answer, as the README documents.
+	// colon) gets the engine's own answer, as docs/api.md documents.
 	bad := e.raw("GET " + lookupURL(p, "/old") + " HTTP/1.1\r\nHost: x\r\nX-API-Key " + key + "\r\n\r\n")
 	switch c.engine {
 	case "evhttp":

@@ -290,17 +290,17 @@ func TestSynopsisNamesEveryFlag(t *testing.T) {
 	}
 }
 
-// TestREADMEReadOnly holds the README's list of the commands that only
-// read to the table.
+// TestREADMEReadOnly holds docs/cli.md's list of the commands that only
+// read (moved there from the README) to the table.
 func TestREADMEReadOnly(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/cli.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, list, ok := strings.Cut(string(b), "A command that only reads (")
 	list, _, _ = strings.Cut(list, ")")
 	if !ok {
-		t.Fatal(`README.md has no "A command that only reads (...)"`)
+		t.Fatal(`docs/cli.md has no "A command that only reads (...)"`)
 	}
 	var readme, table []string
 	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(list, -1) {
@@ -314,7 +314,7 @@ func TestREADMEReadOnly(t *testing.T) {
 	slices.Sort(readme)
 	slices.Sort(table)
 	if !slices.Equal(readme, table) {
-		t.Errorf("README.md says these commands only read:\n%q\nthe table says:\n%q", readme, table)
+		t.Errorf("docs/cli.md says these commands only read:\n%q\nthe table says:\n%q", readme, table)
 	}
 }
 

@@ -29,6 +29,7 @@ import (
 
 	"redirects"
 	"redirects/internal/testproxy"
+	"redirects/internal/testreport"
 )
 
 // syncBuffer is a bytes.Buffer that a running Main writes while the test
@@ -369,8 +370,9 @@ func TestServeManagementAPIWithoutItsDatabase(t *testing.T) {
 func TestManagementAPIReachesItsDatabaseLater(t *testing.T) {
 	admin := os.Getenv("REDIRECTS_TEST_POSTGRES")
 	if admin == "" {
-		t.Skip("REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'")
+		testreport.Skip(t, testreport.Postgres, "REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'")
 	}
+	testreport.Ran(t, testreport.Postgres)
 	name := "redirects_manage_" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	pgExec := func(sql string) {
 		t.Helper()

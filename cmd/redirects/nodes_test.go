@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"redirects/internal/testproxy"
+	"redirects/internal/testreport"
 )
 
 // redisServer is a redis-server of the test's own, so the test may stop,
@@ -85,8 +86,9 @@ func (r *redisServer) cli(args ...string) string {
 func multiNode(t *testing.T, c *cli) *redisServer {
 	t.Helper()
 	if os.Getenv("REDIRECTS_TEST_POSTGRES") == "" {
-		t.Skip("set REDIRECTS_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable to run the multi-node tests (.ci/run does)")
+		testreport.Skip(t, testreport.Postgres, "set REDIRECTS_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable to run the multi-node tests (.ci/run does)")
 	}
+	testreport.Ran(t, testreport.Postgres)
 	if _, err := exec.LookPath("redis-cli"); err != nil {
 		t.Skip("redis-cli is not installed (apt-get install redis-server)")
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"redirects"
@@ -129,7 +131,8 @@ func (c *cmd) quickstart(ctx context.Context, args []string) error {
 		if c.manage.bound != "" {
 			printManageLogin(&b, c.manage.bound, c.manage.tls != nil, login)
 		}
-		fmt.Fprintf(&b, "Press Ctrl-C to stop. Manage rules with: redirects rule add --project %s ...\n", p.ID)
+		exe, _ := os.Executable()
+		fmt.Fprintf(&b, "Press Ctrl-C to stop. Manage rules with: %s rule add --project %s ...\n", commandHint(c.m.Getenv, exe, os.Args[0]), p.ID)
 		fmt.Fprint(c.m.Stdout, b.String())
 	})
 }
@@ -223,4 +226,36 @@ func printManageLogin(b *strings.Builder, addr string, tls bool, password string
 	fmt.Fprintf(b, "# sign in (keeps the session cookie in cookies.txt; the answer holds the csrfToken for changes):\n")
 	fmt.Fprintf(b, "curl -c cookies.txt -H 'Content-Type: application/json' -d '{\"email\":\"%s\",\"password\":\"%s\"}' '%s/session'\n\n", demoOperatorEmail, password, base)
 	fmt.Fprintf(b, "# your organizations:\ncurl -b cookies.txt '%s/orgs'\n\n", base)
+}
+
+// commandHint returns how to run this program again, for the line that
+// suggests a next command: "redirects" when a redirects binary is on
+// PATH, "go run ./cmd/redirects" when the program runs under go run (a
+// binary in go's build cache folder exe), else the path it was started by
+// (exe, the executable, when arg0 is a bare name).
+func commandHint(getenv func(string) string, exe, arg0 string) string {
+	for _, dir := range filepath.SplitList(getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		for _, name := range []string{"redirects", "redirects.exe"} {
+			if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				return "redirects"
+			}
+		}
+	}
+	if exe != "" && strings.Contains(exe, string(filepath.Separator)+"go-build") && filepath.Base(filepath.Dir(exe)) == "exe" {
+		return "go run ./cmd/redirects"
+	}
+	hint := exe
+	if strings.ContainsRune(arg0, filepath.Separator) || exe == "" {
+		hint = arg0
+	}
+	if hint == "" {
+		return "redirects"
+	}
+	if strings.ContainsAny(hint, " \t'\"$\\") {
+		return "'" + strings.ReplaceAll(hint, "'", `'\''`) + "'"
+	}
+	return hint
 }

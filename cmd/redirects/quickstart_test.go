@@ -12,7 +12,9 @@ import (
 )
 
 // TestQuickstart runs "redirects quickstart" as the README shows and runs
-// the curl commands it prints.
+// the curl commands it prints. With no redirects binary on PATH, its last
+// line suggests the command by the path it was started by, never a bare
+// "redirects" that the shell would not find.
 func TestQuickstart(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed (apt-get install curl)")
@@ -21,7 +23,7 @@ func TestQuickstart(t *testing.T) {
 	run := func() []string {
 		cmd := exec.Command(binary(t), "quickstart", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0")
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "REDIRECTS_DB=")
+		cmd.Env = append(os.Environ(), "REDIRECTS_DB=", "PATH="+t.TempDir())
 		var logs syncBuffer
 		cmd.Stderr = &logs
 		out, err := cmd.StdoutPipe()
@@ -59,6 +61,20 @@ func TestQuickstart(t *testing.T) {
 				}
 			case <-deadline:
 				t.Fatalf("quickstart printed no three curl commands in 20 s")
+			}
+		}
+		for last := ""; !strings.HasPrefix(last, "Press Ctrl-C"); {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatal("quickstart ended early, before its last line")
+				}
+				last = l
+			case <-deadline:
+				t.Fatal("quickstart printed no last line in 20 s")
+			}
+			if strings.HasPrefix(last, "Press Ctrl-C") && !strings.Contains(last, "Manage rules with: "+binary(t)+" rule add --project ") {
+				t.Errorf("with no redirects on PATH, the last line is %q; want it to name %s", last, binary(t))
 			}
 		}
 		var outs []string

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/api"
 	"redirects/remote"
 )
 
@@ -187,4 +188,23 @@ func readAllLimit(r io.Reader, n int64) ([]byte, error) {
 		return nil, redirects.Errorf(redirects.EINVALID, "standard input holds more than %d bytes: give the token alone", n)
 	}
 	return data, nil
+}
+
+// runOp makes op's call for project: through the management API with
+// --api (remote.Call), over the database otherwise (op.Call on the local
+// service layer), the same operation either way.
+func runOp[In, Out any](ctx context.Context, c *cmd, op *api.Op[In, Out], project string, in In) (Out, error) {
+	var zero Out
+	cl, err := c.remote()
+	if err != nil {
+		return zero, err
+	}
+	if cl != nil {
+		return remote.Call(ctx, cl, op, project, in)
+	}
+	l, err := c.local(ctx)
+	if err != nil {
+		return zero, err
+	}
+	return op.Call(ctx, l.Services, project, in)
 }

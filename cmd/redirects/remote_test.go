@@ -122,6 +122,8 @@ var remoteScenario = []remoteStep{
 	{args: []string{"misses", "--project", "P"}},
 	{args: []string{"misses", "--project", "P", "--json"}},
 	{args: []string{"misses", "--project", "P", "--limit", "0"}},
+	{args: []string{"agents", "list", "--project", "P"}},
+	{args: []string{"agents", "list", "--project", "prj_nope"}},
 	{args: []string{"agents", "delete", "--project", "P"}},
 	{args: []string{"agents", "delete", "--project", "P", "--agent", "web-1", "--format", "nginx"}},
 	{args: []string{"agents", "delete", "--project", "P", "--format", "bogus"}},

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/internal/testreport"
 	"redirects/sqlite"
 )
 
@@ -28,13 +29,15 @@ func workerd(t *testing.T) string {
 	t.Helper()
 	if abs, err := filepath.Abs("node_modules/.bin/workerd"); err == nil {
 		if _, err := os.Stat(abs); err == nil {
+			testreport.Ran(t, testreport.Worker)
 			return abs
 		}
 	}
 	if p, err := exec.LookPath("workerd"); err == nil {
+		testreport.Ran(t, testreport.Worker)
 		return p
 	}
-	t.Skip("workerd is not installed: run npm install in edgekit/worker")
+	testreport.Skip(t, testreport.Worker, "workerd is not installed: run npm ci in edgekit/worker")
 	return ""
 }
 

@@ -16,16 +16,23 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"redirects/internal/testreport"
 )
 
 // LookPath returns the path of the named server binary, or skips the test
 // with a message saying how to install it.
 func LookPath(t testing.TB, name string) string {
 	t.Helper()
+	suite := map[string]string{"nginx": testreport.Nginx, "haproxy": testreport.HAProxy, "apache2": testreport.Apache}[name]
+	if suite == "" {
+		suite = name
+	}
 	bin, err := exec.LookPath(name)
 	if err != nil {
-		t.Skipf("%s is not on PATH: skipping the test against a real %s (apt-get install nginx-light haproxy)", name, name)
+		testreport.Skip(t, suite, fmt.Sprintf("%s is not on PATH: skipping the test against a real %s (apt-get install nginx-light haproxy apache2)", name, name))
 	}
+	testreport.Ran(t, suite)
 	return bin
 }
 

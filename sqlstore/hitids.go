@@ -1,0 +1,213 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"redirects"
+)
+
+// hitKey names a rule_hits row.
+type hitKey struct {
+	project, source, host string
+	matchType             redirects.MatchType
+}
+
+// maxHitIDs bounds the ids a DB remembers: past it, the next flush starts
+// over with an empty memory (its rows go through the upsert once more).
+const maxHitIDs = 1 << 19
+
+// hitIDs remembers the rule_hits id of each row this DB flushed, where the
+// dialect has them (Dialect.HitIDs). An id is never reused
+// (AUTOINCREMENT), so a remembered id names its row or, once the row is
+// gone (its project deleted, by this process or another), no row: an
+// update by it then changes nothing, and the row goes through the upsert.
+// mu is held for a whole flush, from before its transaction begins to
+// after it ends, and the ids a flush's upserts return are remembered only
+// once it commits: a rolled-back insert's id may be given again.
+type hitIDs struct {
+	mu  sync.Mutex
+	ids map[hitKey]int64
+}
+
+// hitByID is SQLite's flush of a row it has flushed before: three
+// integers bound, an integer key looked up.
+const hitByID = `UPDATE rule_hits SET hits = hits + ?, last_hit = max(last_hit, ?) WHERE id = ?`
+
+// hitFind and hitInsert are the flush of a row whose id this DB does not
+// know: the row is looked up by its key, then updated by its id or
+// inserted. An upsert would do both in one statement, but to return the
+// id it needs RETURNING, which SQLite runs as a trigger, and a statement
+// with a trigger writes a statement journal (a page per statement, spilt
+// to a file after 64 KiB): four times the CPU per row. The writing
+// transaction holds SQLite's write lock, so no row can appear between the
+// two.
+const (
+	hitFind   = `SELECT id FROM rule_hits WHERE project_id = ? AND match_type = ? AND source = ? AND host = ?`
+	hitInsert = `INSERT INTO rule_hits (project_id, match_type, source, host, hits, last_hit) VALUES (?, ?, ?, ?, ?, ?)`
+)
+
+// addHitsByID adds hits (summed, sorted, of known projects) in tx, a row
+// at a time on the driver's connection: database/sql's locks and argument
+// conversion cost as much per row as the row. Rows with a remembered id
+// are updated by it; the others are looked up by their key, updated or
+// inserted, and their ids returned in fresh, to remember once tx commits.
+// The caller holds db.hitIDs.mu.
+func (db *DB) addHitsByID(ctx context.Context, tx *Tx, hits []redirects.RuleHits) (fresh map[hitKey]int64, err error) {
+	known := db.hitIDs.ids
+	fresh = map[hitKey]int64{}
+	err = tx.Raw(func(dc any) error {
+		conn, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("add hits: driver connection %T cannot prepare", dc)
+		}
+		// Each run goes without ctx's cancellation, which ctx.Err() checks
+		// between the runs instead: modernc.org/sqlite watches a
+		// cancellable context with a goroutine per statement.
+		quiet := context.WithoutCancel(ctx)
+		var upd, find, ins driver.Stmt
+		defer func() {
+			for _, s := range []driver.Stmt{upd, find, ins} {
+				if s != nil {
+					s.Close()
+				}
+			}
+		}()
+		args := make([]driver.NamedValue, 6)
+		for i := range args {
+			args[i].Ordinal = i + 1
+		}
+		for i, h := range hits {
+			if i%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			k := hitKey{h.ProjectID, h.Source, h.Host, h.MatchType}
+			if id, ok := known[k]; ok {
+				if upd == nil {
+					if upd, err = conn.PrepareContext(quiet, hitByID); err != nil {
+						return err
+					}
+				}
+				args[0].Value, args[1].Value, args[2].Value = h.Hits, h.LastHit.UnixNano(), id
+				n, err := execStmt(quiet, upd, args[:3])
+				if err != nil {
+					return err
+				}
+				if n > 0 {
+					continue
+				}
+				delete(known, k)
+			}
+			if find == nil {
+				if find, err = conn.PrepareContext(quiet, hitFind); err != nil {
+					return err
+				}
+			}
+			args[0].Value, args[1].Value, args[2].Value, args[3].Value = h.ProjectID, h.MatchType.String(), h.Source, h.Host
+			id, found, err := queryID(quiet, find, args[:4])
+			if err != nil {
+				return err
+			}
+			if found {
+				if upd == nil {
+					if upd, err = conn.PrepareContext(quiet, hitByID); err != nil {
+						return err
+					}
+				}
+				args[0].Value, args[1].Value, args[2].Value = h.Hits, h.LastHit.UnixNano(), id
+				if _, err := execStmt(quiet, upd, args[:3]); err != nil {
+					return err
+				}
+			} else {
+				if ins == nil {
+					if ins, err = conn.PrepareContext(quiet, hitInsert); err != nil {
+						return err
+					}
+				}
+				args[4].Value, args[5].Value = h.Hits, h.LastHit.UnixNano()
+				if id, err = insertID(quiet, ins, args); err != nil {
+					return err
+				}
+			}
+			fresh[k] = id
+		}
+		return nil
+	})
+	return fresh, err
+}
+
+// rememberHitIDs keeps the ids of a committed flush. The caller holds
+// db.hitIDs.mu.
+func (db *DB) rememberHitIDs(fresh map[hitKey]int64) {
+	if db.hitIDs.ids == nil || len(db.hitIDs.ids)+len(fresh) > maxHitIDs {
+		db.hitIDs.ids = make(map[hitKey]int64, min(len(fresh), maxHitIDs))
+	}
+	for k, id := range fresh {
+		if len(db.hitIDs.ids) >= maxHitIDs {
+			break
+		}
+		// A copy of the strings, so that the memory keeps no caller's
+		// buffer alive (a snapshot's, say) for as long as it keeps the id.
+		k.project, k.source, k.host = strings.Clone(k.project), strings.Clone(k.source), strings.Clone(k.host)
+		db.hitIDs.ids[k] = id
+	}
+}
+
+// execStmt runs s with args and returns how many rows it changed.
+func execStmt(ctx context.Context, s driver.Stmt, args []driver.NamedValue) (int64, error) {
+	x, ok := s.(driver.StmtExecContext)
+	if !ok {
+		return 0, fmt.Errorf("add hits: driver statement %T cannot run with a context", s)
+	}
+	res, err := x.ExecContext(ctx, args)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// insertID runs s, an INSERT of one row, with args and returns the row's
+// id.
+func insertID(ctx context.Context, s driver.Stmt, args []driver.NamedValue) (int64, error) {
+	x, ok := s.(driver.StmtExecContext)
+	if !ok {
+		return 0, fmt.Errorf("add hits: driver statement %T cannot run with a context", s)
+	}
+	res, err := x.ExecContext(ctx, args)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// queryID runs s with args and returns the one integer of its first row,
+// and false if it has none.
+func queryID(ctx context.Context, s driver.Stmt, args []driver.NamedValue) (int64, bool, error) {
+	q, ok := s.(driver.StmtQueryContext)
+	if !ok {
+		return 0, false, fmt.Errorf("add hits: driver statement %T cannot query with a context", s)
+	}
+	rows, err := q.QueryContext(ctx, args)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, 1)
+	if err := rows.Next(dest); err != nil {
+		if err == io.EOF {
+			return 0, false, nil
+		}
+		return 0, false, err
+	}
+	id, ok := dest[0].(int64)
+	if !ok {
+		return 0, false, fmt.Errorf("add hits: a rule_hits id of type %T", dest[0])
+	}
+	return id, true, nil
+}
