@@ -403,9 +403,9 @@ func checkExpected(batch *ImportBatch, matches []StoredMatch, expect []string) e
 		return Errorf(ECONFLICT, "the draft changed since it was read: %d of its rules are gone", len(batch.Rules)-len(matches))
 	}
 	for _, m := range matches {
-		if m.Destination != expect[m.Pos] {
+		if m.Rule.Destination != expect[m.Pos] {
 			r := &batch.Rules[m.Pos]
-			return Errorf(ECONFLICT, "the draft changed since it was read: the rule with source %s now redirects to %s", quoteShort(r.Source), quoteShort(m.Destination))
+			return Errorf(ECONFLICT, "the draft changed since it was read: the rule with source %s now redirects to %s", quoteShort(r.Source), quoteShort(m.Rule.Destination))
 		}
 	}
 	return nil
