@@ -71,6 +71,7 @@ const (
 	AuditRuleDeleteMany = "rule.delete_matching"
 	AuditRuleImport     = "rule.import"
 	AuditRuleImportUndo = "rule.import_undo"
+	AuditRuleFlatten    = "rule.flatten_chains"
 	AuditKeyCreate      = "key.create"
 	AuditKeyRevoke      = "key.revoke"
 	AuditDeploy         = "deployment.create"

@@ -214,6 +214,15 @@ type ImportOptions struct {
 	// DryRun computes the report and writes nothing, not even an audit
 	// entry.
 	DryRun bool
+	// Expect, when set, holds per rule (same position) the destination the
+	// draft's rule with its match type, host and source must still have:
+	// otherwise, or when the draft lacks such a rule, the import fails with
+	// ECONFLICT and writes nothing. Flattening chains (an upsert of the
+	// rules it rewrites) uses it to change only the draft it read.
+	Expect []string
+	// Action is the audit action the import records: "" is
+	// AuditRuleImport.
+	Action string
 }
 
 // ImportReport says what an import did, or with DryRun would do, to the
@@ -316,6 +325,11 @@ func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *Impor
 		return nil, err
 	}
 	rep := &ImportReport{Mode: mode, DryRun: opts.DryRun, Added: len(batch.Rules) - len(matches)}
+	if opts.Expect != nil {
+		if err := checkExpected(batch, matches, opts.Expect); err != nil {
+			return nil, err
+		}
+	}
 	var clashes map[int32]StoredMatch
 	var updates []StoredMatch
 	for _, m := range matches {
@@ -369,10 +383,32 @@ func ImportInTx(ctx context.Context, tx ImportTx, projectID string, batch *Impor
 			return nil, err
 		}
 	}
-	if err := tx.RecordAudit(ctx, ImportAuditEntry(ctx, now, p, len(batch.Rules), rep)); err != nil {
+	e := ImportAuditEntry(ctx, now, p, len(batch.Rules), rep)
+	if opts.Action != "" {
+		e.Action = opts.Action
+	}
+	if err := tx.RecordAudit(ctx, e); err != nil {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// checkExpected is ImportOptions.Expect's check: every rule of the batch
+// matches a stored rule whose destination is the expected one.
+func checkExpected(batch *ImportBatch, matches []StoredMatch, expect []string) error {
+	if len(expect) != len(batch.Rules) {
+		return Errorf(EINVALID, "%d expected destinations for %d rules", len(expect), len(batch.Rules))
+	}
+	if len(matches) != len(batch.Rules) {
+		return Errorf(ECONFLICT, "the draft changed since it was read: %d of its rules are gone", len(batch.Rules)-len(matches))
+	}
+	for _, m := range matches {
+		if m.Rule.Destination != expect[m.Pos] {
+			r := &batch.Rules[m.Pos]
+			return Errorf(ECONFLICT, "the draft changed since it was read: the rule with source %s now redirects to %s", quoteShort(r.Source), quoteShort(m.Rule.Destination))
+		}
+	}
+	return nil
 }
 
 // importRegexLimit returns, as limitErr, the refusal of an import that would

@@ -41,4 +41,13 @@ type RuleService interface {
 	// selects (the zero filter: every rule) and returns how many went.
 	// Errors: ENOTFOUND (the project), EFORBIDDEN, EINVALID (the filter).
 	DeleteRules(ctx context.Context, projectID string, f RuleFilter) (int, error)
+	// FlattenChains reports, for the draft, the rules whose chain
+	// flattening rewrites and the chains it leaves alone (see
+	// FlattenReport); with opts.Write it saves the rewrites as one upsert
+	// of those rules, which records a rule.flatten_chains audit entry and
+	// which UndoImport undoes as an import. Reading needs ActionRead,
+	// writing ActionEditRules. Errors: ENOTFOUND (the project),
+	// EFORBIDDEN, ECONFLICT (the draft changed between the read and the
+	// write).
+	FlattenChains(ctx context.Context, projectID string, opts FlattenOptions) (*FlattenReport, error)
 }

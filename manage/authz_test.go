@@ -180,6 +180,8 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"undo import", redirects.RoleEditor, func() call {
 			return call{"POST", fmt.Sprintf("%s/imports/%d/undo", pbase, newImportUndo(t, e, a.project.ID)), nil}
 		}},
+		{"read the chains flattening would fix", redirects.RoleViewer, func() call { return call{"GET", pbase + "/chains", nil} }},
+		{"flatten chains", redirects.RoleEditor, func() call { return call{"POST", pbase + "/chains/flatten", nil} }},
 		{"export as another platform's file", redirects.RoleViewer, func() call { return call{"GET", pbase + "/rules-export?to=csv", nil} }},
 		{"import", redirects.RoleEditor, func() call {
 			return call{"POST", pbase + "/imports?mode=upsert", csvBody("source,destination,statusCode,matchType\n/imported,/x,301,exact\n")}

@@ -80,6 +80,8 @@ var docRouteActions = map[string]string{
 	"POST /manage/v1/projects/{project}/imports":                               "rules.edit",
 	"POST /manage/v1/projects/{project}/imports/{id}/undo":                     "rules.edit",
 	"GET /manage/v1/projects/{project}/rules-export":                           "read",
+	"GET /manage/v1/projects/{project}/chains":                                 "read",
+	"POST /manage/v1/projects/{project}/chains/flatten":                        "rules.edit",
 	"GET /manage/v1/projects/{project}/deployments":                            "read",
 	"POST /manage/v1/projects/{project}/deployments":                           "deploy",
 	"POST /manage/v1/projects/{project}/deployments/{version}/promote":         "deploy",
@@ -310,6 +312,20 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 			return call{fmt.Sprintf("%s/imports/%d/undo", pbase, newImportUndo(t, e, o.project.ID)), nil}
 		case "GET /manage/v1/projects/{project}/rules-export":
 			return call{pbase + "/rules-export?to=csv", nil}
+		case "GET /manage/v1/projects/{project}/chains":
+			return call{pbase + "/chains", nil}
+		case "POST /manage/v1/projects/{project}/chains/flatten":
+			// A fresh chain for each call, so that each flattens one.
+			n := uniq()
+			for _, r := range []redirects.Rule{
+				{ProjectID: o.project.ID, Source: fmt.Sprintf("/cha%d", n), Destination: fmt.Sprintf("/chb%d", n), StatusCode: 301, Priority: 100},
+				{ProjectID: o.project.ID, Source: fmt.Sprintf("/chb%d", n), Destination: "https://elsewhere.example/", StatusCode: 301, Priority: 100},
+			} {
+				if err := e.store.AddRule(ctx, &r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return call{pbase + "/chains/flatten", nil}
 		case "GET /manage/v1/projects/{project}/deployments":
 			return call{pbase + "/deployments", nil}
 		case "POST /manage/v1/projects/{project}/deployments":

@@ -662,6 +662,21 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		d.call(admin, "GET", kpath+"/rules-export?to="+wr.Name, nil, "Accept", "application/json").want(t, 200)
 	}
 	d.call(admin, "GET", kpath+"/rules-export?to=nope", nil).want(t, 400, codeInvalidQuery)
+	// Chains: what flattening would change, the change, and its undo.
+	d.call(admin, "POST", kpath+"/rules", map[string]any{"source": "/ch1", "destination": "/ch2"}).want(t, 201)
+	d.call(admin, "POST", kpath+"/rules", map[string]any{"source": "/ch2", "destination": "https://elsewhere.example/ch"}).want(t, 201)
+	var fr api.FlattenReport
+	d.call(admin, "GET", kpath+"/chains?host=www.example.com", nil).want(t, 200).decode(t, &fr)
+	if len(fr.Fixes) != 1 || fr.Fixes[0].Destination != "https://elsewhere.example/ch" || fr.Written {
+		t.Fatalf("GET .../chains = %+v", fr)
+	}
+	d.call(admin, "GET", kpath+"/chains?host=", nil).want(t, 400, codeInvalidQuery)
+	d.call(admin, "POST", kpath+"/chains/flatten?host=", nil).want(t, 400, codeInvalidQuery)
+	d.call(admin, "POST", kpath+"/chains/flatten", nil).want(t, 200).decode(t, &fr)
+	if len(fr.Fixes) != 1 || !fr.Written || fr.UndoID == 0 {
+		t.Fatalf("POST .../chains/flatten = %+v", fr)
+	}
+	d.call(admin, "POST", fmt.Sprintf("%s/imports/%d/undo", kpath, fr.UndoID), nil).want(t, 200)
 
 	// Deployments, diff and lookup.
 	d.call(admin, "GET", pbase+"/deployments", nil).want(t, 200)

@@ -69,6 +69,8 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: v1 + "/projects/{project}/imports", handler: h.ruleImport},
 		{method: "POST", pattern: v1 + "/projects/{project}/imports/{id}/undo", handler: h.importUndo},
 		{method: "GET", pattern: v1 + "/projects/{project}/rules-export", handler: h.rulesExport},
+		{method: "GET", pattern: v1 + "/projects/{project}/chains", handler: h.chains},
+		{method: "POST", pattern: v1 + "/projects/{project}/chains/flatten", handler: h.chainsFlatten},
 
 		{method: "GET", pattern: v1 + "/projects/{project}/deployments", handler: h.deploymentList},
 		{method: "POST", pattern: v1 + "/projects/{project}/deployments", handler: h.deploymentCreate},

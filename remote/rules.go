@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 
 	"redirects"
@@ -103,4 +104,25 @@ func (c *Client) DeleteRules(ctx context.Context, projectID string, f redirects.
 	var j api.RulesDeleted
 	err := c.do(ctx, "DELETE", rulesPath(projectID), q, nil, "", &j)
 	return j.Deleted, err
+}
+
+// FlattenChains reads the report through GET .../chains, or flattens
+// through POST .../chains/flatten with opts.Write.
+func (c *Client) FlattenChains(ctx context.Context, projectID string, opts redirects.FlattenOptions) (*redirects.FlattenReport, error) {
+	method, path := "GET", "/projects/"+pathEscape(projectID)+"/chains"
+	if opts.Write {
+		method, path = "POST", path+"/flatten"
+	}
+	var q url.Values
+	for _, h := range opts.Hosts {
+		if q == nil {
+			q = url.Values{}
+		}
+		q.Add("host", h)
+	}
+	var j api.FlattenReport
+	if err := c.do(ctx, method, path, q, nil, "", &j); err != nil {
+		return nil, err
+	}
+	return j.Report(projectID), nil
 }

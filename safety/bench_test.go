@@ -172,3 +172,43 @@ func BenchmarkLint1MPatterns(b *testing.B) {
 	b.ReportMetric(float64(e), "errors")
 	b.ReportMetric(float64(w), "warnings")
 }
+
+// BenchmarkFlatten1M computes the rewrites of flattening chains on a
+// million generated rules (30% starts_with), a tenth of whose destinations
+// point at another rule's source so that chains are many (withChains): the
+// size flattening must handle in under 10 s (BENCHMARKS.md has the
+// figures).
+//
+//	go test -run '^$' -bench 'Flatten1M' -benchtime 3x ./safety
+func BenchmarkFlatten1M(b *testing.B) {
+	rules := withChains(rulegen.Rules(1_000_000, 0.3, 1))
+	var fixes []redirects.ChainFix
+	var left []redirects.ChainLeft
+	cpu := cpuTime()
+	for b.Loop() {
+		fixes, left = FlattenChains(rules, LintOptions{Hosts: benchHosts})
+	}
+	reportCPU(b, cpu)
+	b.ReportMetric(float64(len(fixes)), "fixes")
+	b.ReportMetric(float64(len(left)), "left")
+}
+
+// withChains points every tenth rule that is not a 410 at another rule's
+// source, deterministically by position, and gives every thirtieth a 302:
+// chains of every length, some of them mixed, some loops.
+func withChains(rules []redirects.Rule) []redirects.Rule {
+	n := len(rules)
+	for i := range rules {
+		r := &rules[i]
+		if r.StatusCode == redirects.StatusGone {
+			continue
+		}
+		if i%10 == 0 {
+			r.Destination = rules[(i*7+13)%n].Source
+		}
+		if i%30 == 0 {
+			r.StatusCode = 302
+		}
+	}
+	return rules
+}

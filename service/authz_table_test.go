@@ -257,6 +257,15 @@ var authzTable = []authzRow{
 		return err
 	}},
 
+	{op: "Rules.FlattenChains/read", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := f.svc.Rules.FlattenChains(ctx, f.project.ID, redirects.FlattenOptions{})
+		return err
+	}},
+	{op: "Rules.FlattenChains/write", action: redirects.ActionEditRules, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := f.svc.Rules.FlattenChains(ctx, f.project.ID, redirects.FlattenOptions{Write: true})
+		return err
+	}},
+
 	// Imports.
 	{op: "Imports.ImportTarget", action: redirects.ActionEditRules, call: func(ctx context.Context, f *authzFixture) error {
 		_, err := f.svc.Imports.ImportTarget(ctx, f.project.ID)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"redirects"
+	"redirects/safety"
 )
 
 var _ redirects.RuleService = (*Service)(nil)
@@ -109,4 +110,47 @@ func (s *Service) DeleteRules(ctx context.Context, projectID string, f redirects
 		return 0, err
 	}
 	return s.store.DeleteRules(ctx, p.ID, f)
+}
+
+// FlattenChains authorizes ActionRead (ActionEditRules with opts.Write),
+// computes the rewrites of the draft (safety.FlattenChains, under the
+// project's settings and hosts) and, with opts.Write, saves them as one
+// upsert of the rewritten rules that expects each still to have the
+// destination it was read with, recorded as rule.flatten_chains and kept
+// for UndoImport.
+func (s *Service) FlattenChains(ctx context.Context, projectID string, opts redirects.FlattenOptions) (*redirects.FlattenReport, error) {
+	action := redirects.ActionRead
+	if opts.Write {
+		action = redirects.ActionEditRules
+	}
+	p, err := s.project(ctx, projectID, action)
+	if err != nil {
+		return nil, err
+	}
+	hosts := opts.Hosts
+	if len(hosts) == 0 {
+		hosts = p.Hosts
+	}
+	rules, err := s.store.FindRules(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	fixes, left := safety.FlattenChains(rules, safety.LintOptions{Settings: p.Settings, Hosts: hosts})
+	rep := &redirects.FlattenReport{Fixes: fixes, Left: left}
+	if !opts.Write || len(fixes) == 0 {
+		return rep, nil
+	}
+	batch := make([]redirects.Rule, len(fixes))
+	expect := make([]string, len(fixes))
+	for k := range fixes {
+		batch[k] = fixes[k].Rule
+		batch[k].Destination = fixes[k].Destination
+		expect[k] = fixes[k].Rule.Destination
+	}
+	ir, err := s.store.Import(ctx, p.ID, batch, redirects.ImportOptions{Mode: redirects.ImportUpsert, Expect: expect, Action: redirects.AuditRuleFlatten})
+	if err != nil {
+		return nil, err
+	}
+	rep.Written, rep.UndoID = true, ir.UndoID
+	return rep, nil
 }

@@ -65,6 +65,9 @@ func (h *handler) routeTable() []route {
 		{method: "GET", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDeletePage},
 		{method: "POST", pattern: "/projects/{project}/rules/delete", handler: h.ruleBulkDelete},
 
+		{method: "GET", pattern: "/projects/{project}/chains", handler: h.chainsPage},
+		{method: "POST", pattern: "/projects/{project}/chains", handler: h.chainsFlatten},
+
 		{method: "GET", pattern: "/projects/{project}/import", handler: h.importPage},
 		{method: "POST", pattern: "/projects/{project}/import", handler: h.importCheck, maxBody: maxImportForm, stream: true},
 		{method: "POST", pattern: "/projects/{project}/import/apply", handler: h.importApply},

@@ -18,10 +18,15 @@ import (
 var safetyCommands = []command{
 	{
 		name:     "lint",
-		synopsis: []string{"--project P [--version N|draft|live] [--host H]... [--json]"},
+		synopsis: []string{"--project P [--version N|draft|live] [--host H]... [--json]", "--project P --fix chains [--write] [--host H]... [--json]"},
 		summary:  "check a version's rules for loops, chains, shadowed and redundant rules",
-		about:    "Exits 1 when it finds what blocks a deploy.",
-		example:  `redirects lint --project "$PROJECT" --host www.example.com`,
+		about: "Exits 1 when it finds what blocks a deploy.\n\n" +
+			"--fix chains prints, as a diff, the draft change that points each rule whose destination the\n" +
+			"project redirects again at the end of its chain (as lookups answer it; statuses never change),\n" +
+			"and the chains it leaves alone (mixed 301/308 and 302/303/307, a 410 at the end, an end that\n" +
+			"depends on the request, loops). --write saves it as one change of the draft, which\n" +
+			"rule undo-import --import ID undoes (ID is what it prints). See docs/chains.md.",
+		example:  "redirects lint --project \"$PROJECT\" --host www.example.com\nredirects lint --project \"$PROJECT\" --fix chains --write",
 		readOnly: true,
 		run:      (*cmd).lint,
 	},
@@ -140,11 +145,25 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 	var hosts hostsFlag
 	fs.Var(&hosts, "host", "a host of the project's own (repeatable; default: the hosts the project declares): absolute destinations on it are followed")
 	asJSON := fs.Bool("json", false, "print JSON")
+	fix := fs.String("fix", "", "print the draft change that fixes what lint finds: chains")
+	write := fs.Bool("write", false, "with --fix, save the change in the draft")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := required(fs, "project"); err != nil {
 		return err
+	}
+	if *write && *fix == "" {
+		return usagef("lint: --write saves what --fix changes; give --fix %s", redirects.FixChains)
+	}
+	if *fix != "" {
+		if *fix != redirects.FixChains {
+			return usagef("lint: --fix %q is not a fix lint knows; the one fix is %s", *fix, redirects.FixChains)
+		}
+		if *version != "draft" {
+			return usagef("lint: --fix changes the draft; --version %s is not the draft", *version)
+		}
+		return c.lintFixChains(ctx, *project, hosts, *write, *asJSON)
 	}
 	spec, err := parseVersion("version", *version, true)
 	if err != nil {
@@ -183,6 +202,60 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 	}
 	c.infof("%s", summary)
 	return nil
+}
+
+// lintFixChains is lint --fix chains: the draft change as a diff, each
+// rewritten rule's line before and after, and the chains left alone;
+// with write, the change saved.
+func (c *cmd) lintFixChains(ctx context.Context, project string, hosts []string, write, asJSON bool) error {
+	svc, err := c.services(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := svc.Rules.FlattenChains(ctx, project, redirects.FlattenOptions{Write: write, Hosts: hosts})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return c.printJSON(api.FlattenReportOf(rep))
+	}
+	bw := bufio.NewWriter(c.m.Stdout)
+	if len(rep.Fixes) > 0 {
+		fmt.Fprintf(bw, "--- draft\n+++ draft with chains flattened\n")
+	}
+	for _, f := range rep.Fixes {
+		r := f.Rule
+		fmt.Fprintf(bw, "@@ rule %d: %d redirects in a row become 1 @@\n", r.ID, f.Hops)
+		fmt.Fprintf(bw, "-%s\n", chainLine(&r, r.Destination))
+		fmt.Fprintf(bw, "+%s\n", chainLine(&r, f.Destination))
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	for _, l := range rep.Left {
+		c.infof("%s", l.Message)
+	}
+	switch {
+	case len(rep.Fixes) == 0:
+		c.infof("lint --fix chains: no chain to flatten, %s left alone", plural(len(rep.Left), "chain", "chains"))
+	case rep.Written:
+		c.infof("lint --fix chains: %s rewritten, %s left alone; undo with: redirects rule undo-import --project %s --import %d",
+			plural(len(rep.Fixes), "rule", "rules"), plural(len(rep.Left), "chain", "chains"), project, rep.UndoID)
+	default:
+		c.infof("lint --fix chains: %s to rewrite, %s left alone; --write saves the change",
+			plural(len(rep.Fixes), "rule", "rules"), plural(len(rep.Left), "chain", "chains"))
+	}
+	return nil
+}
+
+// chainLine is a rule's line in lint --fix's diff with destination dest:
+// its match type, host and source, status and destination.
+func chainLine(r *redirects.Rule, dest string) string {
+	src := r.Source
+	if r.Host != "" {
+		src = r.Host + " " + src
+	}
+	return fmt.Sprintf("%s %s %d %s", r.MatchType, src, r.StatusCode, dest)
 }
 
 // cliMaxPaths is how many of the paths that answer differently diff,
