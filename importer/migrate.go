@@ -286,6 +286,24 @@ type Result struct {
 	// Suggest, when the platform's matching defaults differ from the
 	// project's settings, names the settings that would match.
 	Suggest *Suggestion `json:"suggestion,omitempty"`
+	// SuggestHosts, when the file's rules are scoped to hosts the project
+	// does not declare, names them and the hosts to declare.
+	SuggestHosts *HostSuggestion `json:"hostSuggestion,omitempty"`
+}
+
+// HostSuggestion names the hosts the file's rules are scoped to that the
+// project does not declare (wildcards aside: a project declares host
+// names only).
+type HostSuggestion struct {
+	// Hosts are those hosts, in the order the file first uses them, at
+	// most redirects.MaxProjectHosts of them.
+	Hosts []string `json:"hosts"`
+	// Declare is the list "project update --host" takes to declare them:
+	// the project's hosts, then Hosts; empty when that would be more than
+	// a project declares.
+	Declare []string `json:"declare"`
+	// Why says what the file uses and the command that declares them.
+	Why string `json:"why"`
 }
 
 // Sink takes what a reader makes of each line. Lines are 1-based. Rules
@@ -948,7 +966,56 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		res.Suggest = &Suggestion{Settings: d, CaseSensitive: d.CaseSensitive(), TrailingSlash: d.TrailingSlash(),
 			Why: suggestWhy(f, o.Settings)}
 	}
+	res.SuggestHosts = suggestHosts(res.Rules, o.Hosts)
 	return nil
+}
+
+func hostsWord(n int) string {
+	if n == 1 {
+		return "1 host"
+	}
+	return fmt.Sprintf("%d hosts", n)
+}
+
+// suggestHosts names the hosts rules are scoped to that declared lacks, or
+// returns nil when there are none.
+func suggestHosts(rules []redirects.Rule, declared []string) *HostSuggestion {
+	seen := map[string]bool{}
+	for _, h := range declared {
+		seen[strings.ToLower(h)] = true
+	}
+	var hosts []string
+	more := false
+	for i := range rules {
+		h := rules[i].Host
+		if h == "" || seen[h] || strings.HasPrefix(h, "*.") {
+			continue
+		}
+		if len(hosts) == redirects.MaxProjectHosts {
+			more = true
+			break
+		}
+		if _, err := redirects.NormalizeHosts([]string{h}); err != nil {
+			continue
+		}
+		seen[h] = true
+		hosts = append(hosts, h)
+	}
+	if len(hosts) == 0 {
+		return nil
+	}
+	s := &HostSuggestion{Hosts: hosts, Declare: []string{}}
+	what := fmt.Sprintf("the file's rules answer on %s the project does not declare (%s)", hostsWord(len(hosts)), strings.Join(hosts, ", "))
+	if more {
+		what = fmt.Sprintf("the file's rules answer on more than %d hosts the project does not declare (the first: %s)", redirects.MaxProjectHosts, strings.Join(hosts, ", "))
+	}
+	if more || len(declared)+len(hosts) > redirects.MaxProjectHosts {
+		s.Why = fmt.Sprintf("%s; a project declares at most %d hosts: declare the ones its site answers on", what, redirects.MaxProjectHosts)
+		return s
+	}
+	s.Declare = append(append(s.Declare, declared...), hosts...)
+	s.Why = fmt.Sprintf("%s: \"redirects project update --host %s\" would declare them", what, strings.Join(s.Declare, " --host "))
+	return s
 }
 
 // platformNeutral drops, from a refusal the report gives for a line of

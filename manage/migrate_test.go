@@ -201,3 +201,46 @@ func testRulesExport(t *testing.T, open newStoreFunc) {
 		t.Errorf("an unknown writer's 400 does not name the writers: %s", r.body)
 	}
 }
+
+// TestImportHostSuggestion: an import with ?from= whose rules are scoped
+// to hosts the project does not declare answers migration.hostSuggestion
+// (the hosts, the list to declare, the command), beside the fields the
+// report always has; once PATCH declares that list, it is gone.
+func TestImportHostSuggestion(t *testing.T) { runSuite(t, testImportHostSuggestion) }
+
+func testImportHostSuggestion(t *testing.T, open newStoreFunc) {
+	e := newEnv(t, open, false, nil)
+	a := e.newOrg("Hosts")
+	owner := a.tokens[redirects.RoleOwner]
+	pbase := "/manage/v1/projects/" + a.project.ID
+	owner.do("PATCH", pbase, map[string]any{"hosts": []string{"www.example.org"}}).want(t, 200)
+	file := csvBody("https://old.example.org/* https://www.example.org/:splat 301!\n" +
+		"https://Blog.Example.net/a /b 301\n" +
+		"https://*.example.com/w /b 301\n" +
+		"/plain /elsewhere 301\n")
+	var rep struct {
+		Migration map[string]json.RawMessage `json:"migration"`
+	}
+	owner.do("POST", pbase+"/imports?from=netlify&dry_run=true", file).want(t, 200).decode(t, &rep)
+	for _, k := range []string{"format", "asIs", "changed", "skipped", "asIsLines", "lines", "suggestion"} {
+		if _, ok := rep.Migration[k]; !ok {
+			t.Errorf("migration lacks %q: %v", k, rep.Migration)
+		}
+	}
+	const want = `{"hosts":["old.example.org","blog.example.net"],"declare":["www.example.org","old.example.org","blog.example.net"],` +
+		`"why":"the file's rules answer on 2 hosts the project does not declare (old.example.org, blog.example.net): ` +
+		`\"redirects project update --host www.example.org --host old.example.org --host blog.example.net\" would declare them"}`
+	if got := string(rep.Migration["hostSuggestion"]); got != want {
+		t.Fatalf("hostSuggestion\n%s\nwant\n%s", got, want)
+	}
+	var hs importer.HostSuggestion
+	if err := json.Unmarshal(rep.Migration["hostSuggestion"], &hs); err != nil {
+		t.Fatal(err)
+	}
+	owner.do("PATCH", pbase, map[string]any{"hosts": hs.Declare}).want(t, 200)
+	rep.Migration = nil
+	owner.do("POST", pbase+"/imports?from=netlify&dry_run=true", file).want(t, 200).decode(t, &rep)
+	if got, ok := rep.Migration["hostSuggestion"]; ok || rep.Migration["format"] == nil {
+		t.Fatalf("after declaring the hosts: hostSuggestion %s in %v", got, rep.Migration)
+	}
+}

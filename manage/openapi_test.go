@@ -635,6 +635,10 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if mrep.Migration == nil || mrep.Migration.Format != "csv" || mrep.Migration.Detected == "" || mrep.UndoID != 0 {
 		t.Fatalf("dry run with from=auto = %+v", mrep)
 	}
+	d.call(admin, "POST", kpath+"/imports?from=netlify&dry_run=true", csvBody("https://old.example.org/* /:splat 301!\n")).want(t, 200).decode(t, &mrep)
+	if hs := mrep.Migration.SuggestHosts; hs == nil || !slices.Equal(hs.Hosts, []string{"old.example.org"}) || hs.Declare[len(hs.Declare)-1] != "old.example.org" {
+		t.Fatalf("dry run of a domain line: hostSuggestion %+v", hs)
+	}
 	d.call(admin, "POST", kpath+"/imports?from=csv&mode=append&filename=more.csv", csvBody(imph+"/i5,/k,301,exact\r\n")).want(t, 200).decode(t, &mrep)
 	if mrep.UndoID == 0 || mrep.Migration.AsIs != 1 {
 		t.Fatalf("applied import with from=csv = %+v", mrep)

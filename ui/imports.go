@@ -136,6 +136,10 @@ type importData struct {
 	// may apply it (the Settings tab's right).
 	Suggest   string
 	CanManage bool
+	// SuggestHosts are the hosts "Apply these settings" declares (the
+	// project's, then the file's): empty when the report suggests none or
+	// more than a project declares.
+	SuggestHosts []string
 	// Notice is a message about the report (a suggestion applied or
 	// refused), Failed whether it is an error.
 	Notice string
@@ -293,6 +297,10 @@ func (h *handler) checkUpload(r *http.Request, p *redirects.Project, u *upload, 
 		if s := out.res.Suggest; s != nil {
 			d.Suggest = describeSettings(s.Settings)
 		}
+		d.SuggestHosts = nil
+		if s := out.res.SuggestHosts; s != nil {
+			d.SuggestHosts = s.Declare
+		}
 	}
 	switch {
 	case out.readErr != "":
@@ -342,16 +350,27 @@ func (h *handler) importSettings(w http.ResponseWriter, r *http.Request) error {
 		d.Notice, d.Failed = "Nothing was changed: "+message(err), true
 	case err != nil:
 		return err
-	case res.Suggest == nil:
+	case res.Suggest == nil && (res.SuggestHosts == nil || len(res.SuggestHosts.Declare) == 0):
 		d.Notice = "Nothing to change: the draft already compares paths " + describeSettings(ph.Settings) + "."
 	default:
-		if _, err := h.svc.Projects.UpdateProject(r.Context(), ph.ID, settingsUpdate(res.Suggest.Settings)); err != nil {
+		var up redirects.ProjectUpdate
+		var saved []string
+		if res.Suggest != nil {
+			up = settingsUpdate(res.Suggest.Settings)
+			saved = append(saved, "the draft compares paths "+describeSettings(res.Suggest.Settings)+", as the file's platform does")
+		}
+		if hs := res.SuggestHosts; hs != nil && len(hs.Declare) > 0 {
+			declare := slices.Clone(hs.Declare)
+			up.Hosts = &declare
+			saved = append(saved, "the project declares the hosts "+strings.Join(hs.Hosts, ", ")+" the file's rules answer on")
+		}
+		if _, err := h.svc.Projects.UpdateProject(r.Context(), ph.ID, up); err != nil {
 			if statusOf(err) >= 500 {
 				return err
 			}
 			d.Notice, d.Failed = "The settings were not changed: "+clip(message(err), 600)+" Change or delete one rule of each pair, or import without the suggestion.", true
 		} else {
-			d.Notice = "Saved: the draft compares paths " + describeSettings(res.Suggest.Settings) + ", as the file's platform does. The file was checked again under them."
+			d.Notice = "Saved: " + strings.Join(saved, "; ") + ". The file was checked again under them."
 			if ph, err = h.reloadProject(r, ph); err != nil {
 				return err
 			}

@@ -115,6 +115,9 @@ func printMigration(bw *bufio.Writer, res *importer.Result) {
 	if res.Suggest != nil {
 		fmt.Fprintf(bw, "suggestion: %s\n", res.Suggest.Why)
 	}
+	if res.SuggestHosts != nil {
+		fmt.Fprintf(bw, "suggestion: %s\n", res.SuggestHosts.Why)
+	}
 }
 
 func lineCount(n int) string {
