@@ -43,3 +43,31 @@ func TestHandleLookupAllocsWithLimits(t *testing.T) {
 		t.Errorf("body %q", w.Body)
 	}
 }
+
+// TestHandleLookupAllocsEncodedPath: a lookup hit whose path parameter is
+// percent-encoded whole (encodeURIComponent: each slash "%2F"), under real
+// limits, allocates nothing, and finds the rule.
+func TestHandleLookupAllocsEncodedPath(t *testing.T) {
+	rate, quota := redirects.Limit(1_000_000_000), redirects.Limit(1_000_000_000_000)
+	f := newFixture(t, &redirects.Org{Name: "acme", Tier: redirects.TierPro, RateLimitOverride: &rate, QuotaOverride: &quota})
+	raw := strings.Replace(f.lookupQuery("/a"), "path=/a", "path=%2F%61", 1)
+	if raw == f.lookupQuery("/a") {
+		t.Fatalf("the query %q has no path=/a to encode", raw)
+	}
+	q := Req{Method: "GET", Path: "/v1/lookup", RawQuery: raw, APIKey: f.secret, Ctx: f.ctx}
+	var w Resp
+	var scratch []byte
+	allocs := testing.AllocsPerRun(1000, func() {
+		w = Resp{Scratch: scratch[:0]}
+		if slow := f.edge.Handle(&q, &w); slow != nil || w.Status != 200 {
+			t.Fatalf("lookup hit: slow path %v, status %d", slow != nil, w.Status)
+		}
+		scratch = w.Scratch
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per lookup hit", allocs)
+	}
+	if !strings.Contains(string(w.Body), `"/to-a"`) {
+		t.Errorf("body %q", w.Body)
+	}
+}
