@@ -21,8 +21,9 @@ type hitKey struct {
 // over with an empty memory (its rows go through the upsert once more).
 const maxHitIDs = 1 << 19
 
-// hitIDs remembers the rule_hits id of each row this DB flushed, where the
-// dialect has them (Dialect.HitIDs). An id is never reused
+// hitIDs remembers the rule_hits rows this DB flushed: the id of each,
+// where the dialect has them (Dialect.HitIDs), or only that it exists
+// (id 0; addHitsByKey). An id is never reused
 // (AUTOINCREMENT), so a remembered id names its row or, once the row is
 // gone (its project deleted, by this process or another), no row: an
 // update by it then changes nothing, and the row goes through the upsert.

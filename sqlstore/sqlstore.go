@@ -42,7 +42,8 @@ type DB struct {
 	write, read *sql.DB
 	d           Dialect
 
-	// hitIDs are the rule_hits ids AddHits remembers (Dialect.HitIDs).
+	// hitIDs are the rule_hits rows AddHits remembers, with their ids
+	// where the dialect has them (Dialect.HitIDs).
 	hitIDs hitIDs
 }
 
