@@ -43,40 +43,63 @@ const hitUpdate = `UPDATE rule_hits AS r SET hits = r.hits + u.hits,
 // keeps its hits for the next.
 func (db *DB) addHitsByKey(ctx context.Context, tx *Tx, hits []redirects.RuleHits) (fresh map[hitKey]int64, vanished bool, err error) {
 	known := db.hitIDs.ids
-	var again, first [][]any
-	values := make([]any, 0, 6*len(hits))
+	var again, first hitArrays
 	fresh = map[hitKey]int64{}
 	for _, h := range hits {
-		values = append(values, h.ProjectID, h.MatchType.String(), h.Source, h.Hits, h.LastHit.UnixNano(), h.Host)
-		row := values[len(values)-6 : len(values) : len(values)]
 		k := hitKey{h.ProjectID, h.Source, h.Host, h.MatchType}
 		if _, ok := known[k]; ok {
-			again = append(again, row)
+			again.add(h)
 		} else {
-			first = append(first, row)
+			first.add(h)
 			fresh[k] = 0
 		}
 	}
-	if len(again) > 0 {
-		lists, err := db.d.RowArgs(hitColumns, again)
+	update := fmt.Sprintf(hitUpdate, db.d.Rows(hitColumns))
+	var n int64
+	for start := 0; start < len(again.source); start += hitArrayRows {
+		res, err := tx.ExecContext(ctx, update, again.args(start)...)
 		if err != nil {
 			return nil, false, err
 		}
-		update := fmt.Sprintf(hitUpdate, db.d.Rows(hitColumns))
-		var n int64
-		for _, args := range lists {
-			res, err := tx.ExecContext(ctx, update, args...)
-			if err != nil {
-				return nil, false, err
-			}
-			n += affected(res)
-		}
-		if n != int64(len(again)) {
-			return nil, true, nil
-		}
+		n += affected(res)
 	}
-	if err := db.batch(ctx, tx, hitUpsert, "", hitColumns, first); err != nil {
-		return nil, false, err
+	if n != int64(len(again.source)) {
+		return nil, true, nil
+	}
+	upsert := fmt.Sprintf(hitUpsert, db.d.Rows(hitColumns))
+	for start := 0; start < len(first.source); start += hitArrayRows {
+		if _, err := tx.ExecContext(ctx, upsert, first.args(start)...); err != nil {
+			return nil, false, err
+		}
 	}
 	return fresh, false, nil
+}
+
+// hitArrayRows is how many rows one statement of addHitsByKey carries:
+// a flush of many rows is a few round trips, none of which holds its row
+// locks long.
+const hitArrayRows = 10_000
+
+// hitArrays are rule_hits rows as one slice per column, in the order of
+// hitColumns: the arguments of Dialect.Rows where the dialect does not
+// run a row at a time, built without a []any per row (RowArgs) since a
+// flush sends many.
+type hitArrays struct {
+	project, matchType, source, host []string
+	hits, lastHit                    []int64
+}
+
+func (a *hitArrays) add(h redirects.RuleHits) {
+	a.project = append(a.project, h.ProjectID)
+	a.matchType = append(a.matchType, h.MatchType.String())
+	a.source = append(a.source, h.Source)
+	a.hits = append(a.hits, h.Hits)
+	a.lastHit = append(a.lastHit, h.LastHit.UnixNano())
+	a.host = append(a.host, h.Host)
+}
+
+// args returns the arguments of the hitArrayRows rows from start.
+func (a *hitArrays) args(start int) []any {
+	end := min(start+hitArrayRows, len(a.source))
+	return []any{a.project[start:end], a.matchType[start:end], a.source[start:end], a.hits[start:end], a.lastHit[start:end], a.host[start:end]}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 
 	"redirects"
 )
@@ -26,9 +27,7 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 	if len(sorted) == 0 {
 		return nil
 	}
-	slices.SortFunc(sorted, func(a, b redirects.RuleHits) int {
-		return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.MatchType.String(), b.MatchType.String()), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Host, b.Host))
-	})
+	slices.SortFunc(sorted, compareHits)
 	// Both paths remember what they flushed (db.hitIDs): SQLite the ids of
 	// its rows, PostgreSQL that the rows exist.
 	db.hitIDs.mu.Lock()
@@ -94,6 +93,23 @@ func (db *DB) addHits(ctx context.Context, sorted []redirects.RuleHits) (vanishe
 	}
 	db.rememberHitIDs(fresh)
 	return false, nil
+}
+
+// compareHits orders hits by their rule_hits key: project, match type
+// (by its name), source, host. It compares a field only when those before
+// it are equal (cmp.Or would compare them all): most rows of a flush
+// share their project, and a sort compares n log n times.
+func compareHits(a, b redirects.RuleHits) int {
+	if c := strings.Compare(a.ProjectID, b.ProjectID); c != 0 {
+		return c
+	}
+	if a.MatchType != b.MatchType {
+		return strings.Compare(a.MatchType.String(), b.MatchType.String())
+	}
+	if c := strings.Compare(a.Source, b.Source); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Host, b.Host)
 }
 
 // FindHits returns the hits of every rule of a project that has some.
