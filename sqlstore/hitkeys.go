@@ -29,8 +29,8 @@ const hitUpdate = `UPDATE rule_hits AS r SET hits = r.hits + u.hits,
 
 // addHitsByKey adds hits (summed, sorted, of known projects) in tx where
 // the dialect sends many rows per statement (PostgreSQL). The rows this
-// DB has flushed before (remembered in db.hitIDs, with no id) go through
-// hitUpdate, the others through hitUpsert; fresh are the keys of the
+// DB has flushed before (their keys' hashes in db.hitIDs.rows) go through
+// hitUpdate, the others through hitUpsert; fresh are the hashes of the
 // latter, to remember once tx commits. If hitUpdate changed fewer rows
 // than it was sent, a remembered row is gone: it reports vanished, and
 // the caller rolls tx back and flushes again with nothing remembered, so
@@ -41,17 +41,16 @@ const hitUpdate = `UPDATE rule_hits AS r SET hits = r.hits + u.hits,
 // different statements of the two, and PostgreSQL then ends one flush
 // with a deadlock error: that flush fails, changing nothing, and the node
 // keeps its hits for the next.
-func (db *DB) addHitsByKey(ctx context.Context, tx *Tx, hits []redirects.RuleHits) (fresh map[hitKey]int64, vanished bool, err error) {
-	known := db.hitIDs.ids
+func (db *DB) addHitsByKey(ctx context.Context, tx *Tx, hits []redirects.RuleHits) (fresh []uint64, vanished bool, err error) {
+	known, seed := db.hitIDs.rows, db.hitIDs.seed
 	var again, first hitArrays
-	fresh = map[hitKey]int64{}
 	for _, h := range hits {
-		k := hitKey{h.ProjectID, h.Source, h.Host, h.MatchType}
+		k := hashHitKey(seed, hitKey{h.ProjectID, h.Source, h.Host, h.MatchType})
 		if _, ok := known[k]; ok {
 			again.add(h)
 		} else {
 			first.add(h)
-			fresh[k] = 0
+			fresh = append(fresh, k)
 		}
 	}
 	update := fmt.Sprintf(hitUpdate, db.d.Rows(hitColumns))

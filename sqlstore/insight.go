@@ -37,7 +37,7 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 		// A row this DB flushed before is gone (its project deleted, a
 		// restore): the flush was rolled back, changing nothing, and runs
 		// again with nothing remembered, every row through the upsert.
-		db.hitIDs.ids = nil
+		db.hitIDs.forget()
 		_, err = db.addHits(ctx, sorted)
 	}
 	return err
@@ -77,10 +77,11 @@ func (db *DB) addHits(ctx context.Context, sorted []redirects.RuleHits) (vanishe
 		}
 	}
 	var fresh map[hitKey]int64
+	var freshRows []uint64
 	if db.d.HitIDs() {
 		fresh, err = db.addHitsByID(ctx, tx, summed)
 	} else {
-		fresh, vanished, err = db.addHitsByKey(ctx, tx, summed)
+		freshRows, vanished, err = db.addHitsByKey(ctx, tx, summed)
 	}
 	if err != nil {
 		return false, db.wrap("add hits", err)
@@ -91,7 +92,11 @@ func (db *DB) addHits(ctx context.Context, sorted []redirects.RuleHits) (vanishe
 	if err := tx.Commit(); err != nil {
 		return false, db.wrap("add hits", err)
 	}
-	db.rememberHitIDs(fresh)
+	if db.d.HitIDs() {
+		db.rememberHitIDs(fresh)
+	} else {
+		db.rememberHitRows(freshRows)
+	}
 	return false, nil
 }
 

@@ -25,6 +25,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"time"
 
 	"redirects"
@@ -51,7 +52,7 @@ type DB struct {
 // *sql.DB may serve both), in dialect d. The caller has brought the schema
 // up to date (Migrate) and closes the pools.
 func New(write, read *sql.DB, d Dialect) *DB {
-	return &DB{Clock: redirects.SystemClock{}, write: write, read: read, d: d}
+	return &DB{Clock: redirects.SystemClock{}, write: write, read: read, d: d, hitIDs: hitIDs{seed: maphash.MakeSeed()}}
 }
 
 // now returns the clock's time, cut to what the database keeps (unix
