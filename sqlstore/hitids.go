@@ -2,9 +2,9 @@ package sqlstore
 
 import (
 	"context"
-	"hash/maphash"
 	"database/sql/driver"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"strings"
 	"sync"
