@@ -63,6 +63,14 @@ func FuzzHAProxyPatterns(f *testing.F) {
 		if !ok {
 			return
 		}
+		// The fuzzed source and destination as a literal rule too, when
+		// validation takes them: the file writes it in docs/contract.md's
+		// shape among the chain's cases.
+		lit := redirects.Rule{ID: 4, CreatedAt: rules[0].CreatedAt, MatchType: redirects.MatchType(kind % 2), Source: source, Destination: dest, StatusCode: 302,
+			PreserveQuery: opts&32 != 0, PreservePath: opts&64 != 0 && kind%2 == 1}
+		if lit.Validate() == nil && !lit.Extended() {
+			rules = append(rules, lit)
+		}
 		body, _ := export.BuildFormat("haproxy", rules, set)
 		checkLines(t, "haproxy", body, haproxyChainShapes)
 		if err != nil {
