@@ -94,7 +94,7 @@ func (s *sorted) declarations(format string) []string {
 			if !s.set.CaseInsensitive {
 				letter("all", "matched regardless of case, the ACLs' -i ignores it")
 			}
-		default:
+		case s.haproxySpec():
 			// The literal rules in docs/contract.md's shape
 			// (haproxySpecShaped), among the chain's cases.
 			for _, mt := range []string{"exact", "starts_with"} {

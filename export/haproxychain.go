@@ -101,13 +101,38 @@ func haproxySpecShaped(r *redirects.Rule) bool {
 		!strings.ContainsFunc(r.Destination, func(c rune) bool { return c <= ' ' || c == 0x7f || c == '\'' || c == '"' || c == '\\' })
 }
 
+// haproxySpecMax bounds the literal rules the chain writes in
+// docs/contract.md's shape. HAProxy looks an ACL name up by walking the
+// frontend's list of ACLs, when it is declared and when a condition names
+// it, so loading n named ACLs costs about n squared: haproxy -c took 0.5 s
+// of CPU for 10,000, 2.4 s for 20,000 and 12 s for 40,000 (BENCHMARKS.md),
+// minutes for the 90,000 literal rules of a 100,000-rule project. A
+// project with more literal rules keeps them all as chain cases, which are
+// anonymous ACLs, and the opening comment says so.
+var haproxySpecMax = 10_000
+
+// haproxySpec reports whether the chain writes the literal rules that
+// haproxySpecShaped in docs/contract.md's shape: at most haproxySpecMax of
+// them.
+func (s *sorted) haproxySpec() bool {
+	n := 0
+	for _, r := range s.all {
+		if haproxySpecShaped(r.rule) {
+			n++
+		}
+	}
+	return n <= haproxySpecMax
+}
+
 func (s *sorted) haproxyChain() []byte {
+	specOn := s.haproxySpec()
+	shaped := func(r *redirects.Rule) bool { return specOn && haproxySpecShaped(r) }
 	var h strings.Builder
 	n, spec, other := 0, 0, 0
 	var ex []string
 	for _, c := range s.chain {
 		switch {
-		case haproxySpecShaped(c.r):
+		case shaped(c.r):
 			n++
 			spec++
 			continue
@@ -131,7 +156,12 @@ func (s *sorted) haproxyChain() []byte {
 	if spec > 0 {
 		h.WriteString("# Each ACL of a literal rule matches the request path\n" + haproxyACLNote)
 	}
-	if other > 0 {
+	switch {
+	case !specOn:
+		h.WriteString("# The " + countNoun(other, "literal rule") + " " + isAre(other) + " written as chain cases too, which answer as the lookup API,\n")
+		h.WriteString("# not as acl redirect_<n> lines: HAProxy looks each ACL name up among all the others, so more than\n")
+		h.WriteString("# " + strconv.Itoa(haproxySpecMax) + " named ACLs would make loading the file take minutes (docs/exports.md).\n")
+	case other > 0:
 		h.WriteString("# " + countNoun(other, "literal rule") + " whose source or destination an ACL word cannot hold as it is " + isAre(other) +
 			" written as chain cases instead, which answer as the lookup API (e.g. " + strings.Join(ex, ", ") + ").\n")
 	}
@@ -141,7 +171,7 @@ func (s *sorted) haproxyChain() []byte {
 	b = append(b, haproxyChainHead...)
 	k := 0
 	write := func(c chainRule) {
-		if haproxySpecShaped(c.r) {
+		if shaped(c.r) {
 			k++
 			if c.v.Kind == pattern.Exact {
 				b = appendHAProxyExactACL(b, k, c.r.Source, s.set)
