@@ -105,8 +105,10 @@ func haproxySpecShaped(r *redirects.Rule) bool {
 // docs/contract.md's shape. HAProxy looks an ACL name up by walking the
 // frontend's list of ACLs, when it is declared and when a condition names
 // it, so loading n named ACLs costs about n squared: haproxy -c took 0.5 s
-// of CPU for 10,000, 2.4 s for 20,000 and 12 s for 40,000 (BENCHMARKS.md),
-// minutes for the 90,000 literal rules of a 100,000-rule project. A
+// of CPU for 10,000 alone, 2.5 s for 20,000 and 12.6 s for 40,000, 3 s for
+// a project of 10,000 literal rules and 1,111 patterns, and was stopped
+// unfinished after two minutes of CPU for the 90,000 literal rules of a
+// 100,000-rule project (BENCHMARKS.md). A
 // project with more literal rules keeps them all as chain cases, which are
 // anonymous ACLs, and the opening comment says so.
 var haproxySpecMax = 10_000
