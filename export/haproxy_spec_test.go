@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"redirects"
+	"redirects/export"
 	"redirects/internal/rulemodel"
 )
 
@@ -193,4 +195,39 @@ func checkSpecShape(t *testing.T, body []byte, rules []redirects.Rule) int {
 // logFormatLiteral is a destination as a log-format string writes it.
 func logFormatLiteral(s string) string {
 	return strings.NewReplacer("%", "%%", "#", `\#`).Replace(s)
+}
+
+// TestHAProxySpecBound: the haproxy format of a project with extended
+// rules writes its literal rules as ACL lines up to the bound
+// (export.SetHAProxySpecMax) and declares their -i and path as sent; one
+// literal rule more and they are all chain cases, the opening comment says
+// why, and nothing is declared of them.
+func TestHAProxySpecBound(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rules := []redirects.Rule{
+		{ID: 1, CreatedAt: t0, MatchType: redirects.Exact, Source: "/a", Destination: "/x", StatusCode: 301},
+		{ID: 2, CreatedAt: t0, MatchType: redirects.Exact, Source: "/b", Destination: "/y", StatusCode: 302},
+		{ID: 3, CreatedAt: t0, MatchType: redirects.StartsWith, Source: "/c/", Destination: "/z/", StatusCode: 301},
+		{ID: 4, CreatedAt: t0, MatchType: redirects.Pattern, Source: "/p/:x", Destination: "/q/:x", StatusCode: 301},
+	}
+	for _, c := range []struct {
+		max  int
+		acls int
+	}{{3, 3}, {2, 0}} {
+		restore := export.SetHAProxySpecMax(c.max)
+		body, _ := export.BuildFormat("haproxy", rules, redirects.Settings{})
+		restore()
+		s := string(body)
+		if n := strings.Count(s, "\nacl redirect_"); n != c.acls {
+			t.Errorf("bound %d: %d ACL lines, want %d:\n%s", c.max, n, c.acls, s)
+		}
+		declared := strings.Contains(s, "# Differs: exact rules with a letter in the source: ") && strings.Contains(s, "# Differs: starts_with rules with "+haproxyEscapedCond+": ")
+		said := strings.Contains(s, "# The 3 literal rules are written as chain cases too") && strings.Contains(s, "more than\n# 2 named ACLs would make loading the file take minutes")
+		if declared != (c.acls > 0) || said != (c.acls == 0) {
+			t.Errorf("bound %d: declarations %v, comment on the bound %v:\n%s", c.max, declared, said, s)
+		}
+		if c.acls == 0 && strings.Count(s, "var(txn.redirects_path) -m ") != 3 {
+			t.Errorf("bound %d: the literal rules are not the chain's -m str/-m beg cases:\n%s", c.max, s)
+		}
+	}
 }
