@@ -245,6 +245,8 @@ const dashboardPassword = "correct horse battery staple"
 
 func startDashboard(t *testing.T) *dashboardServer {
 	t.Helper()
+	storeIndependent(t, "the dashboard's browser tests run on a SQLite file of their own")
+	browserInAxeStep(t)
 	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
 	for _, args := range [][]string{
 		{"user", "create", "--email", "ops@example.com", "--operator", "--password-stdin"},
