@@ -10,9 +10,10 @@ import (
 // then with REDIRECTS_TEST_E2E_STORE=postgres and =api. The variable only
 // changes the store of the CLIs that newCLI makes (e2e_test.go, package
 // main_test). The tests of package main cannot call newCLI (an internal
-// test cannot import the external test package): each names its own SQLite
-// file, so it runs exactly the same in the second and third pass as in the
-// first. The slow ones skip there.
+// test cannot import the external test package): each names its own
+// database (a SQLite file, or a PostgreSQL database it makes), so it runs
+// exactly the same in the second and third pass as in the first. The slow
+// ones (the browser suite, and those above a second or so) skip there.
 
 // storeIndependent skips the test in the PostgreSQL and API passes, saying
 // why. It is declared in package main so that only a test whose store does
