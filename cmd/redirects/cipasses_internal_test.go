@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -48,3 +49,40 @@ func browserInAxeStep(t *testing.T) {
 
 // axeStepRuns is the -run pattern of .ci/run's axe-core step.
 var axeStepRuns = regexp.MustCompile(`^TestDashboard`)
+
+// TestCIRunsTheBrowserSuiteOnce reads .ci/run: REDIRECTS_TEST_BROWSER_LATER
+// is set for go test ./... only when the axe-core step after it runs the
+// browser tests with the pattern browserInAxeStep checks (axeStepRuns), and
+// it is unset before the store passes.
+func TestCIRunsTheBrowserSuiteOnce(t *testing.T) {
+	b, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci := string(b)
+	at := func(s string) int {
+		t.Helper()
+		i := strings.Index(ci, s)
+		if i < 0 {
+			t.Fatalf(".ci/run has no %q", s)
+		}
+		return i
+	}
+	set := at("export REDIRECTS_TEST_BROWSER_LATER=1\n")
+	tests := at("time go test ./...\n")
+	axe := at(`REDIRECTS_TEST_AXE="$axe" go test -timeout 20m -run '` + axeStepRuns.String() + `' ./cmd/redirects` + "\n")
+	unset := at("unset REDIRECTS_TEST_BROWSER_LATER\n")
+	postgres := at("REDIRECTS_TEST_E2E_STORE=postgres go test")
+	if !(set < tests && tests < axe && axe < unset && unset < postgres) {
+		t.Errorf(".ci/run: want REDIRECTS_TEST_BROWSER_LATER set, go test ./..., the axe-core step, the variable unset, then the store passes, in that order; at %d, %d, %d, %d, %d", set, tests, axe, unset, postgres)
+	}
+	n := 0
+	for _, line := range strings.Split(ci, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "#") && strings.Contains(line, "REDIRECTS_TEST_BROWSER_LATER") {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf(".ci/run names REDIRECTS_TEST_BROWSER_LATER outside comments on %d lines, want 2 (set, unset)", n)
+	}
+}
