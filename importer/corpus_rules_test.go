@@ -2,7 +2,6 @@ package importer
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -154,34 +153,5 @@ func TestApacheSchemeUpgrade(t *testing.T) {
 		if len(res.Rules) != 0 {
 			t.Errorf("%q: rules %+v", c.in, res.Rules)
 		}
-	}
-}
-
-// TestNetlifyLiteralPatternCap: past maxLiteralPatterns such lines stay
-// exact, and changed, naming the domain line.
-func TestNetlifyLiteralPatternCap(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("https://old.example/* https://new.example/:splat 301!\n")
-	n := maxLiteralPatterns + 2
-	for i := range n {
-		fmt.Fprintf(&b, "/p%d /q%d 302\n", i, i)
-	}
-	res, err := Read(context.Background(), strings.NewReader(b.String()), "netlify", Options{Settings: redirects.Settings{IgnoreTrailingSlash: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	patterns := 0
-	for _, r := range res.Rules {
-		if r.MatchType == redirects.Pattern {
-			patterns++
-		}
-	}
-	if patterns != maxLiteralPatterns {
-		t.Errorf("%d literal patterns, want %d", patterns, maxLiteralPatterns)
-	}
-	classes := classesByLine(res)
-	if classes[2] != AsIs || classes[maxLiteralPatterns+1] != AsIs || classes[maxLiteralPatterns+2] != Changed || classes[n+1] != Changed {
-		t.Errorf("classes: line 2 %q, line %d %q, line %d %q, line %d %q", classes[2], maxLiteralPatterns+1, classes[maxLiteralPatterns+1],
-			maxLiteralPatterns+2, classes[maxLiteralPatterns+2], n+1, classes[n+1])
 	}
 }

@@ -1159,7 +1159,7 @@ func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]
 				// earlier lines' rules: the earlier line answers on its
 				// host, as on the source platform, and this one elsewhere.
 				if len(wins) > 0 {
-					if lit, ok := literalPattern(*r, prevPri, maxPri); ok && len(converted) < maxLiteralPatterns {
+					if lit, ok := literalPattern(*r, prevPri, maxPri); ok {
 						if converted == nil {
 							converted = map[int]bool{}
 						}
@@ -1190,11 +1190,6 @@ func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]
 	}
 	return rules[:keep], lines[:keep]
 }
-
-// maxLiteralPatterns caps the exact rules of a file made literal patterns
-// (dropExactUnderPatterns): past it, the lines stay exact and changed, so
-// that a large file keeps its exact rules' single hash lookup.
-const maxLiteralPatterns = 10000
 
 // literalPattern returns an exact rule as a pattern rule that matches its
 // path alone (under the same settings, the same paths), with the priority
