@@ -155,3 +155,24 @@ func TestApacheSchemeUpgrade(t *testing.T) {
 		}
 	}
 }
+
+// TestNetlifyDollarSource: a source holding '$' (which literal sources
+// refuse) becomes a pattern holding it percent-encoded, as literal text.
+func TestNetlifyDollarSource(t *testing.T) {
+	in := "/docs/$LATEST_VERSION$/*  /docs/:splat\n/a{b}  /c 302\n"
+	set := redirects.Settings{IgnoreTrailingSlash: true}
+	res, err := Read(context.Background(), strings.NewReader(in), "netlify", Options{Settings: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLineClasses(t, res, map[int]Class{1: AsIs, 2: AsIs}, nil)
+	wantHostAnswers(t, res, set, map[string]string{
+		"/docs/$LATEST_VERSION$/a/b":   "/docs/a/b 301",
+		"/docs/$LATEST_VERSION$/x?k=v": "/docs/x?k=v 301",
+		"/docs/%24LATEST_VERSION%24/x": "/docs/x 301",
+		"/docs/LATEST_VERSION/x":       "",
+		"/docs/$LATEST_VERSIONx/x":     "",
+		"/a%7Bb%7D":                    "/c 302",
+		"/ab":                          "",
+	})
+}

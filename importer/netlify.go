@@ -415,6 +415,11 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink, pf string) {
 	}
 	to, preservePath := l.to, false
 	literal := len(names) == 0 || expand
+	if strings.ContainsAny(from, "${}\\") {
+		// Literal sources refuse these bytes; a pattern holds them
+		// percent-encoded, as literal text (netlifyPatternSource).
+		literal = false
+	}
 	if k := strings.Count(to, ":splat"); literal && splat && k > 0 {
 		end := len(to)
 		if i := strings.IndexAny(to, "?#"); i >= 0 {
