@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"time"
 
 	"redirects"
@@ -241,16 +240,10 @@ type Agent struct {
 }
 
 // AgentsOp is GET /projects/{project}/agents, declared once for the
-// management API and its client: which servers have which version
-// (InsightService.FindAgents; reading it is reading the project).
-var AgentsOp = Declare(&Op[None, Agents]{Method: "GET", Path: "/projects/{project}/agents",
-	Call: func(ctx context.Context, svc redirects.Services, project string, _ None) (Agents, error) {
-		live, reports, err := svc.Insight.FindAgents(ctx, project)
-		if err != nil {
-			return Agents{}, err
-		}
-		return AgentsOf(live, reports), nil
-	}})
+// management API and its client: which servers have which version. The
+// service layer implements it (service.Implement; reading it is reading
+// the project).
+var AgentsOp = Declare(&Op[None, Agents]{Method: "GET", Path: "/projects/{project}/agents"})
 
 // AgentsOf is the agents' answer of a project whose live version is live.
 func AgentsOf(live int, reports []redirects.AgentReport) Agents {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 )
 
 // Insight: what the edge nodes counted (usage, hits, misses), what the
@@ -247,6 +248,15 @@ func (s *Service) FindAgents(ctx context.Context, projectID string) (int, []redi
 	}
 	return redirects.ProjectAgents(ctx, s.store, as, p.ID)
 }
+
+// The implementation of api.AgentsOp: FindAgents, in the route's shape.
+var _ = Implement(api.AgentsOp, func(s *Service, ctx context.Context, projectID string, _ api.None) (api.Agents, error) {
+	live, reports, err := s.FindAgents(ctx, projectID)
+	if err != nil {
+		return api.Agents{}, err
+	}
+	return api.AgentsOf(live, reports), nil
+})
 
 // DeleteAgents implements redirects.InsightService.
 func (s *Service) DeleteAgents(ctx context.Context, projectID string, f redirects.AgentFilter) (int, error) {
