@@ -29,6 +29,11 @@ type Op[In, Out any] struct {
 	// form; {project} (the project's ID) is the one path value an Op
 	// takes.
 	Path string
+	// Action, when set, is what the route asks of the caller on the
+	// project before it reads the input, as every route of the API does
+	// (a caller who may not see the project learns nothing from a
+	// mistake in the query); the operation decides again.
+	Action redirects.Action
 	// Call, when set, makes the operation of the service layer's
 	// methods, which authorize the caller in ctx, for project and in;
 	// when nil, the operation is the service layer's own (Do).
@@ -54,6 +59,8 @@ type Route interface {
 	// Own reports whether the Op is an operation of its own, without a
 	// Call, which the service layer implements.
 	Own() bool
+	// ProjectAction returns the Op's Action.
+	ProjectAction() redirects.Action
 	// Serve decodes the input with decode (given a pointer to it), makes
 	// the call and returns the answer.
 	Serve(ctx context.Context, svc redirects.Services, project string, decode func(in any) error) (any, error)
@@ -64,6 +71,9 @@ func (op *Op[In, Out]) MethodPath() (string, string) { return op.Method, op.Path
 
 // Own reports whether op has no Call: the service layer implements it.
 func (op *Op[In, Out]) Own() bool { return op.Call == nil }
+
+// ProjectAction returns op's Action.
+func (op *Op[In, Out]) ProjectAction() redirects.Action { return op.Action }
 
 // Serve decodes op's input and makes its call.
 func (op *Op[In, Out]) Serve(ctx context.Context, svc redirects.Services, project string, decode func(any) error) (any, error) {

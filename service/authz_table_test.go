@@ -443,8 +443,8 @@ var authzTable = []authzRow{
 		_, err := f.svc.Insight.FindUsageMonths(ctx, f.org.ID, 3)
 		return err
 	}},
-	{op: "Insight.FindRuleHits", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
-		_, _, err := f.svc.Insight.FindRuleHits(ctx, f.project.ID, time.Time{})
+	{op: "Ops.GET /projects/{project}/hits", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := api.HitsOp.Do(ctx, f.svc.Services, f.project.ID, api.HitsQuery{})
 		return err
 	}},
 	{op: "Insight.FindMisses", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
