@@ -92,7 +92,10 @@ func declared(t *testing.T, file string) map[string]bool {
 		if s, ok := typ.(*ast.StarExpr); ok {
 			typ = s.X
 		}
-		if ix, ok := typ.(*ast.IndexExpr); ok {
+		switch ix := typ.(type) {
+		case *ast.IndexExpr:
+			typ = ix.X
+		case *ast.IndexListExpr: // T[P, Q]
 			typ = ix.X
 		}
 		if id, ok := typ.(*ast.Ident); ok {

@@ -29,6 +29,9 @@ type Services struct {
 	Webhooks WebhookService
 	Insight  InsightService
 	Sessions SessionService
+	// Ops makes the operations declared as values (api.Op) that no
+	// area's interface names (svcops.go).
+	Ops OpService
 }
 
 // LocalServices are Services and the operations served only where the

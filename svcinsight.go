@@ -1,9 +1,6 @@
 package redirects
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // InsightService is the service layer's insight (see Services): what the
 // edge nodes counted (usage, hits, misses), what the sync agents reported,
@@ -21,11 +18,6 @@ type InsightService interface {
 	// months up to this one (UTC), oldest first. Errors: ENOTFOUND (the
 	// organization), EINVALID (n below 1 or above 120).
 	FindUsageMonths(ctx context.Context, orgID string, n int) ([]MonthUsage, error)
-	// FindRuleHits returns the project's draft rules and the hits the edge
-	// nodes counted for them (docs/contract.md "Hits and misses"); with a
-	// staleSince that is not zero, only the rules not hit since then.
-	// Errors: ENOTFOUND (the project).
-	FindRuleHits(ctx context.Context, projectID string, staleSince time.Time) ([]Rule, []RuleHits, error)
 	// FindMisses returns the project's most frequent missed paths, at most
 	// limit (1 to MaxStoredMisses). Errors: ENOTFOUND (the project),
 	// EINVALID (the limit).

@@ -1,7 +1,8 @@
 package api
 
 import (
-	"context"
+	"fmt"
+	"net/url"
 	"time"
 
 	"redirects"
@@ -110,6 +111,50 @@ type HitRule struct {
 	// rule's hits count per match type, host and source.
 	Host string `json:"host,omitempty"`
 }
+
+// HitsQuery is the query of GET /projects/{project}/hits: with StaleSince
+// not zero (?staleSince=, a time or a date), only the rules not hit since
+// then.
+type HitsQuery struct {
+	StaleSince time.Time
+}
+
+// Values is q as a query.
+func (q HitsQuery) Values() url.Values {
+	if q.StaleSince.IsZero() {
+		return nil
+	}
+	return url.Values{"staleSince": {q.StaleSince.UTC().Format(time.RFC3339Nano)}}
+}
+
+// ReadQuery reads ?staleSince=: a time (RFC 3339) or a date.
+func (q *HitsQuery) ReadQuery(v url.Values) error {
+	const name = "staleSince"
+	switch vs := v[name]; len(vs) {
+	case 0:
+		return nil
+	case 1:
+		if vs[0] == "" {
+			return nil
+		}
+		if t, err := time.Parse(time.RFC3339Nano, vs[0]); err == nil {
+			q.StaleSince = t.UTC()
+			return nil
+		}
+		if t, err := time.Parse(time.DateOnly, vs[0]); err == nil {
+			q.StaleSince = t
+			return nil
+		}
+		return fmt.Errorf("the query parameter %q is %q, neither a time (2026-03-14T15:09:26Z) nor a date (2026-03-14)", name, vs[0])
+	default:
+		return fmt.Errorf("the query parameter %q is given %d times; give it once", name, len(vs))
+	}
+}
+
+// HitsOp is GET /projects/{project}/hits: every draft rule with its hits
+// (docs/contract.md "Hits and misses"), an operation the service layer
+// implements (service.Implement). Reading it is reading the project.
+var HitsOp = Declare(&Op[HitsQuery, Hits]{Method: "GET", Path: "/projects/{project}/hits", Action: redirects.ActionRead})
 
 // HitsOf is the hits report of rules with hits; staleSince, when not
 // zero, is the time the rules were chosen as not hit since.
@@ -241,16 +286,10 @@ type Agent struct {
 }
 
 // AgentsOp is GET /projects/{project}/agents, declared once for the
-// management API and its client: which servers have which version
-// (InsightService.FindAgents; reading it is reading the project).
-var AgentsOp = Declare(&Op[None, Agents]{Method: "GET", Path: "/projects/{project}/agents",
-	Call: func(ctx context.Context, svc redirects.Services, project string, _ None) (Agents, error) {
-		live, reports, err := svc.Insight.FindAgents(ctx, project)
-		if err != nil {
-			return Agents{}, err
-		}
-		return AgentsOf(live, reports), nil
-	}})
+// management API and its client: which servers have which version. The
+// service layer implements it (service.Implement; reading it is reading
+// the project).
+var AgentsOp = Declare(&Op[None, Agents]{Method: "GET", Path: "/projects/{project}/agents"})
 
 // AgentsOf is the agents' answer of a project whose live version is live.
 func AgentsOf(live int, reports []redirects.AgentReport) Agents {

@@ -7,28 +7,10 @@ import (
 	"redirects/api"
 )
 
-// The hits, misses and agents routes call the service layer's
-// InsightService, which authorizes. Each authorizes first all the same,
+// The misses routes call the service layer's InsightService, which
+// authorizes (the hits and agents routes are api.Ops, manage/ops.go). Each authorizes first all the same,
 // as every route does (authz.go), so that a caller who may not read or
 // change the project learns that before a mistake in the query.
-
-// hits answers every draft rule with its hits, or with ?staleSince= only
-// the rules not hit since then (docs/contract.md "Hits and misses").
-func (h *handler) hits(w http.ResponseWriter, r *http.Request) error {
-	if _, err := h.authorizeProject(r, redirects.ActionRead); err != nil {
-		return err
-	}
-	since, err := timeParam(r, "staleSince")
-	if err != nil {
-		return err
-	}
-	rules, hits, err := h.svc.Insight.FindRuleHits(r.Context(), r.PathValue("project"), since)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, api.HitsOf(rules, hits, since))
-	return nil
-}
 
 // misses answers the project's most frequent missed paths (?limit=,
 // default 50).

@@ -18,6 +18,11 @@ type queryReader interface {
 func (h *handler) opRoute(op api.Route) route {
 	method, path := op.MethodPath()
 	return route{method: method, pattern: "/manage/v1" + path, handler: func(w http.ResponseWriter, r *http.Request) error {
+		if action := op.ProjectAction(); action != "" {
+			if _, err := h.authorizeProject(r, action); err != nil {
+				return err
+			}
+		}
 		out, err := op.Serve(r.Context(), h.svc.Services, r.PathValue("project"), func(in any) error {
 			if method != "GET" {
 				return h.decodeJSON(w, r, in, true)

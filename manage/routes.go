@@ -84,7 +84,6 @@ func (h *handler) routeTable() []route {
 		{method: "DELETE", pattern: v1 + "/projects/{project}/tests", handler: h.testsDelete},
 		{method: "GET", pattern: v1 + "/projects/{project}/diff", handler: h.diff},
 		{method: "GET", pattern: v1 + "/projects/{project}/lookup", anyPath: true, handler: h.lookup},
-		{method: "GET", pattern: v1 + "/projects/{project}/hits", handler: h.hits},
 		{method: "GET", pattern: v1 + "/projects/{project}/misses", handler: h.misses},
 		{method: "DELETE", pattern: v1 + "/projects/{project}/misses", handler: h.missDelete},
 		{method: "POST", pattern: v1 + "/projects/{project}/misses/rule", handler: h.missRule},

@@ -62,24 +62,6 @@ func (c *Client) FindUsageMonths(ctx context.Context, orgID string, n int) ([]re
 	return out, nil
 }
 
-// FindRuleHits implements redirects.InsightService. The hits are those of
-// the rules the report lists.
-func (c *Client) FindRuleHits(ctx context.Context, projectID string, staleSince time.Time) ([]redirects.Rule, []redirects.RuleHits, error) {
-	var q url.Values
-	if !staleSince.IsZero() {
-		q = url.Values{"staleSince": {staleSince.UTC().Format(time.RFC3339Nano)}}
-	}
-	var j api.Hits
-	if err := c.do(ctx, "GET", insightProjectPath(projectID)+"/hits", q, nil, "", &j); err != nil {
-		return nil, nil, err
-	}
-	rules, hits, err := j.RulesAndHits(projectID)
-	if err != nil {
-		return nil, nil, redirects.Errorf(redirects.EINTERNAL, "the management API's hits: %s", redirects.ErrorMessage(err))
-	}
-	return rules, hits, nil
-}
-
 // FindMisses implements redirects.InsightService.
 func (c *Client) FindMisses(ctx context.Context, projectID string, limit int) ([]redirects.Miss, error) {
 	if limit < 1 || limit > redirects.MaxStoredMisses {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
+	"redirects/service"
 )
 
 // The authorization table of the service layer: every operation of
@@ -23,7 +25,8 @@ import (
 // authzRow is one operation of the table.
 type authzRow struct {
 	// op is "Field.Method" of redirects.LocalServices, with "/variant"
-	// when a method has rows for several kinds of argument.
+	// when a method has rows for several kinds of argument, or "Ops." and
+	// the route of an operation declared as a value (no variants).
 	op string
 	// action is what the operation needs in the fixture's organization,
 	// or with whole on the whole service (organization "").
@@ -147,7 +150,9 @@ func authzListed(ctx context.Context, f *authzFixture, ours, theirs bool, what, 
 
 func authzPtr[T any](v T) *T { return &v }
 
-// authzTable is every operation of redirects.LocalServices.
+// authzTable is every operation of redirects.LocalServices: every method
+// of its interfaces, and for Ops every operation declared as a value that
+// the service layer implements ("Ops." and its route).
 var authzTable = []authzRow{
 	// Orgs.
 	{op: "Orgs.Orgs", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
@@ -438,8 +443,8 @@ var authzTable = []authzRow{
 		_, err := f.svc.Insight.FindUsageMonths(ctx, f.org.ID, 3)
 		return err
 	}},
-	{op: "Insight.FindRuleHits", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
-		_, _, err := f.svc.Insight.FindRuleHits(ctx, f.project.ID, time.Time{})
+	{op: "Ops.GET /projects/{project}/hits", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := api.HitsOp.Do(ctx, f.svc.Services, f.project.ID, api.HitsQuery{})
 		return err
 	}},
 	{op: "Insight.FindMisses", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
@@ -466,6 +471,10 @@ var authzTable = []authzRow{
 	}},
 	{op: "Insight.FindAgents", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
 		_, _, err := f.svc.Insight.FindAgents(ctx, f.project.ID)
+		return err
+	}},
+	{op: "Ops.GET /projects/{project}/agents", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := api.AgentsOp.Do(ctx, f.svc.Services, f.project.ID, api.None{})
 		return err
 	}},
 	{op: "Insight.DeleteAgents", action: redirects.ActionEditRules, call: func(ctx context.Context, f *authzFixture) error {
@@ -532,6 +541,12 @@ func authzOperations(t reflect.Type) []string {
 		switch {
 		case field.Anonymous && field.Type.Kind() == reflect.Struct:
 			out = append(out, authzOperations(field.Type)...)
+		case field.Name == "Ops":
+			// The operations declared as values: one per
+			// implementation registered (service.Implement), by route.
+			for _, route := range service.Implemented() {
+				out = append(out, "Ops."+route)
+			}
 		case field.Type.Kind() == reflect.Interface:
 			for j := 0; j < field.Type.NumMethod(); j++ {
 				out = append(out, field.Name+"."+field.Type.Method(j).Name)
@@ -554,6 +569,9 @@ func TestAuthzTableCoversEveryOperation(t *testing.T) {
 		}
 		seen[r.op] = true
 		op, _, _ := strings.Cut(r.op, "/")
+		if strings.HasPrefix(r.op, "Ops.") {
+			op = r.op // a route, whose slashes are not a variant's
+		}
 		rows[op] = true
 		if (r.action == "") == (r.rule == nil) {
 			t.Errorf("row %q needs exactly one of an action and a rule", r.op)

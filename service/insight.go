@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/api"
 )
 
 // Insight: what the edge nodes counted (usage, hits, misses), what the
@@ -128,7 +129,19 @@ func (s *Service) FindUsageMonths(ctx context.Context, orgID string, n int) ([]r
 	return out, nil
 }
 
-// FindRuleHits implements redirects.InsightService.
+// The implementation of api.HitsOp: FindRuleHits, in the route's shape.
+var _ = Implement(api.HitsOp, func(s *Service, ctx context.Context, projectID string, q api.HitsQuery) (api.Hits, error) {
+	rules, hits, err := s.FindRuleHits(ctx, projectID, q.StaleSince)
+	if err != nil {
+		return api.Hits{}, err
+	}
+	return api.HitsOf(rules, hits, q.StaleSince), nil
+})
+
+// FindRuleHits returns the project's draft rules and the hits the edge
+// nodes counted for them (docs/contract.md "Hits and misses"); with a
+// staleSince that is not zero, only the rules not hit since then. Errors:
+// ENOTFOUND (the project).
 func (s *Service) FindRuleHits(ctx context.Context, projectID string, staleSince time.Time) ([]redirects.Rule, []redirects.RuleHits, error) {
 	p, err := s.project(ctx, projectID, redirects.ActionRead)
 	if err != nil {
@@ -247,6 +260,15 @@ func (s *Service) FindAgents(ctx context.Context, projectID string) (int, []redi
 	}
 	return redirects.ProjectAgents(ctx, s.store, as, p.ID)
 }
+
+// The implementation of api.AgentsOp: FindAgents, in the route's shape.
+var _ = Implement(api.AgentsOp, func(s *Service, ctx context.Context, projectID string, _ api.None) (api.Agents, error) {
+	live, reports, err := s.FindAgents(ctx, projectID)
+	if err != nil {
+		return api.Agents{}, err
+	}
+	return api.AgentsOf(live, reports), nil
+})
 
 // DeleteAgents implements redirects.InsightService.
 func (s *Service) DeleteAgents(ctx context.Context, projectID string, f redirects.AgentFilter) (int, error) {

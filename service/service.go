@@ -84,7 +84,7 @@ func New(d Deps) *Service {
 func (s *Service) Services() redirects.Services {
 	return redirects.Services{
 		Orgs: s, Members: s, Projects: s, Rules: s, Imports: s, Deploys: s,
-		Keys: s, Tokens: s, Webhooks: s, Insight: s, Sessions: s,
+		Keys: s, Tokens: s, Webhooks: s, Insight: s, Sessions: s, Ops: s,
 	}
 }
 

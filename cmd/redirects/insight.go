@@ -58,13 +58,13 @@ func (c *cmd) hits(ctx context.Context, args []string) error {
 	if err := required(fs, "project"); err != nil {
 		return err
 	}
-	svc, err := c.services(ctx)
+	j, err := runOp(ctx, c, api.HitsOp, *project, api.HitsQuery{StaleSince: stale.t})
 	if err != nil {
 		return err
 	}
-	rules, hits, err := svc.Insight.FindRuleHits(ctx, *project, stale.t)
+	rules, hits, err := j.RulesAndHits(*project)
 	if err != nil {
-		return err
+		return redirects.Errorf(redirects.EINTERNAL, "the hits report: %s", redirects.ErrorMessage(err))
 	}
 	byRule := redirects.HitIndex(hits)
 	out := make([]api.HitsRow, 0, len(rules))

@@ -190,9 +190,9 @@ func readAllLimit(r io.Reader, n int64) ([]byte, error) {
 	return data, nil
 }
 
-// runOp makes op's call for project: through the management API with
-// --api (remote.Call), over the database otherwise (op.Call on the local
-// service layer), the same operation either way.
+// runOp makes op for project: through the management API with --api
+// (remote.Call), over the database otherwise (op.Do on the local service
+// layer), the same operation either way.
 func runOp[In, Out any](ctx context.Context, c *cmd, op *api.Op[In, Out], project string, in In) (Out, error) {
 	var zero Out
 	cl, err := c.remote()
@@ -206,5 +206,5 @@ func runOp[In, Out any](ctx context.Context, c *cmd, op *api.Op[In, Out], projec
 	if err != nil {
 		return zero, err
 	}
-	return op.Call(ctx, l.Services, project, in)
+	return op.Do(ctx, l.Services, project, in)
 }
