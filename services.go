@@ -29,6 +29,8 @@ type Services struct {
 	Webhooks WebhookService
 	Insight  InsightService
 	Sessions SessionService
+	// Suggestions turns the miss log into rules (svcsuggest.go).
+	Suggestions SuggestionService
 }
 
 // LocalServices are Services and the operations served only where the
