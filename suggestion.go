@@ -42,6 +42,7 @@ const (
 
 // The audit actions of suggestions.
 const (
+	AuditSuggestionRefresh = "suggestion.refresh"
 	AuditSuggestionAccept  = "suggestion.accept"
 	AuditSuggestionDismiss = "suggestion.dismiss"
 )
@@ -49,8 +50,8 @@ const (
 // Suggestion is a rule proposed for a missed path: an exact rule from
 // Path (on Host, "" for every host) to Destination with StatusCode.
 type Suggestion struct {
-	// ID names the suggestion: SuggestionID of its project, host, path
-	// and destination, so computing again gives the same ID.
+	// ID names the suggestion in its project: SuggestionID of its host,
+	// path and destination, so computing again gives the same ID.
 	ID        string
 	ProjectID string
 	Host      string
@@ -83,10 +84,10 @@ func (s *Suggestion) Rule() *Rule {
 }
 
 // SuggestionID returns the ID of the suggestion of a rule from path on
-// host to destination in a project: "sg_" and 16 hex digits of their
-// SHA-256.
-func SuggestionID(projectID, host, path, destination string) string {
-	h := sha256.Sum256([]byte(projectID + "\x00" + host + "\x00" + path + "\x00" + destination))
+// host to destination: "sg_" and 16 hex digits of their SHA-256. It is
+// unique within a project.
+func SuggestionID(host, path, destination string) string {
+	h := sha256.Sum256([]byte(host + "\x00" + path + "\x00" + destination))
 	return "sg_" + hex.EncodeToString(h[:8])
 }
 
@@ -112,7 +113,8 @@ const (
 // SuggestionStore keeps suggestions: sqlite.DB and postgres.DB do.
 type SuggestionStore interface {
 	// ReplaceSuggestions deletes the project's open suggestions and
-	// stores s, but for those whose ID it holds accepted or dismissed.
+	// stores s, but for those whose ID it holds accepted or dismissed,
+	// and records a suggestion.refresh audit entry.
 	ReplaceSuggestions(ctx context.Context, projectID string, s []Suggestion) error
 	// FindSuggestions returns every stored suggestion of the project.
 	FindSuggestions(ctx context.Context, projectID string) ([]Suggestion, error)

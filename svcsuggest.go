@@ -17,7 +17,7 @@ type SuggestionService interface {
 	// ones first, most missed first. Errors: ENOTFOUND (the project).
 	FindSuggestions(ctx context.Context, projectID string) ([]Suggestion, error)
 	// AcceptSuggestion adds the open suggestion's rule to the draft
-	// (audit: suggestion.accept) and returns it. Errors: ENOTFOUND (the
+	// (audit: suggestion.accept), forgets the miss, and returns the rule. Errors: ENOTFOUND (the
 	// project, the suggestion), EFORBIDDEN, ECONFLICT (not open, or a rule
 	// with that source).
 	AcceptSuggestion(ctx context.Context, projectID, id string) (*Rule, error)

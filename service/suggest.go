@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 
 	"redirects"
@@ -93,7 +94,7 @@ func (s *Service) Suggest(ctx context.Context, projectID string, opts redirects.
 	for _, cs := range cands {
 		for _, c := range cs {
 			c.ProjectID, c.State, c.CreatedAt = p.ID, redirects.SuggestionOpen, now
-			c.ID = redirects.SuggestionID(p.ID, c.Host, c.Path, c.Destination)
+			c.ID = redirects.SuggestionID(c.Host, c.Path, c.Destination)
 			if closed[c.ID] {
 				continue
 			}
@@ -171,6 +172,22 @@ func (s *Service) AcceptSuggestion(ctx context.Context, projectID, id string) (*
 	}
 	if _, err := st.SetSuggestionState(ctx, p.ID, id, redirects.SuggestionAccepted); err != nil {
 		return nil, err
+	}
+	// A rule answers the path now: forget the miss, as making a rule of a
+	// miss does; one that cannot be forgotten stays listed.
+	if err := s.store.DeleteMiss(ctx, p.ID, r.Source); err != nil && redirects.ErrorCode(err) != redirects.ENOTFOUND {
+		slog.Default().Error("forgetting a miss that an accepted suggestion answers", "project", p.ID, "path", r.Source, "err", err)
+	}
+	// The rule as the draft now holds it: its ID and creation time.
+	if rules, err = s.store.FindRules(ctx, p.ID); err == nil {
+		for k := range rules {
+			if x := &rules[k]; x.MatchType == r.MatchType && x.Source == r.Source && strings.EqualFold(x.Host, r.Host) {
+				if full, err := s.store.FindRule(ctx, p.ID, x.ID); err == nil {
+					return full, nil
+				}
+				return x, nil
+			}
+		}
 	}
 	return r, nil
 }

@@ -23,8 +23,8 @@ func scanSuggestion(projectID string, s scanner) (redirects.Suggestion, error) {
 }
 
 // ReplaceSuggestions deletes the project's open suggestions and stores s,
-// but for those whose ID it holds accepted or dismissed, in one
-// transaction.
+// but for those whose ID it holds accepted or dismissed, and records a
+// suggestion.refresh audit entry, in one transaction.
 func (db *DB) ReplaceSuggestions(ctx context.Context, projectID string, s []redirects.Suggestion) error {
 	const op = "replace suggestions"
 	tx, err := db.beginWrite(ctx, op)
@@ -32,12 +32,15 @@ func (db *DB) ReplaceSuggestions(ctx context.Context, projectID string, s []redi
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := db.findProject(ctx, tx, projectID, ""); err != nil {
+	p, err := db.findProject(ctx, tx, projectID, "")
+	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM suggestions WHERE project_id = $1 AND state = 'open'`, projectID); err != nil {
+	res, err := tx.ExecContext(ctx, `DELETE FROM suggestions WHERE project_id = $1 AND state = 'open'`, projectID)
+	if err != nil {
 		return db.wrap(op, err)
 	}
+	before, _ := res.RowsAffected()
 	for _, g := range s {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO suggestions (project_id, `+suggestionColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'open', $13)
@@ -45,6 +48,9 @@ func (db *DB) ReplaceSuggestions(ctx context.Context, projectID string, s []redi
 			projectID, g.ID, g.Host, g.Path, g.Destination, g.StatusCode, string(g.Kind), g.Confidence, g.Misses, g.Evidence, g.Reason, g.Setting, g.CreatedAt.UnixNano()); err != nil {
 			return db.wrap(op, err)
 		}
+	}
+	if err := db.audit(ctx, tx, redirects.AuditSuggestionRefresh, p.OrgID, p.ID, "suggestions", p.ID, map[string]any{"open": before}, map[string]any{"open": len(s)}); err != nil {
+		return db.wrap(op, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return db.wrap(op, err)

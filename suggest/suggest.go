@@ -57,7 +57,7 @@ func Candidates(in Input) [][]redirects.Suggestion {
 		var kept []redirects.Suggestion
 		for _, c := range cs {
 			c.Host, c.Path, c.Misses = m.Host, m.Path, m.Count
-			if c.Kind != redirects.SuggestSitemap && len(ix.pages) > 0 {
+			if c.Kind != redirects.SuggestSitemap && ix.comparable(c.Destination) {
 				if ix.pages[ix.norm(c.Destination)] {
 					c.Confidence = min(99, c.Confidence+sitemapBoost)
 					c.Reason += "; the sitemap lists the destination"
@@ -115,6 +115,9 @@ type index struct {
 	urls    []page
 	byToken map[string][]int
 	hosts   map[string]bool
+	// pageHosts: the hosts of the sitemap's pages, "" for those on a
+	// project host (which become paths).
+	pageHosts map[string]bool
 }
 
 type page struct {
@@ -124,7 +127,7 @@ type page struct {
 }
 
 func newIndex(in Input) *index {
-	ix := &index{in: in, exact: map[string][]*redirects.Rule{}, byParent: map[string][]*redirects.Rule{}, pages: map[string]bool{}, byToken: map[string][]int{}, hosts: map[string]bool{}}
+	ix := &index{in: in, exact: map[string][]*redirects.Rule{}, byParent: map[string][]*redirects.Rule{}, pages: map[string]bool{}, byToken: map[string][]int{}, hosts: map[string]bool{}, pageHosts: map[string]bool{}}
 	for _, h := range in.Hosts {
 		ix.hosts[strings.ToLower(h)] = true
 	}
@@ -147,6 +150,9 @@ func newIndex(in Input) *index {
 		}
 		seen[d] = true
 		ix.pages[d] = true
+		if pu, err := url.Parse(d); err == nil {
+			ix.pageHosts[strings.ToLower(pu.Hostname())] = true
+		}
 		p := page{dest: d}
 		p.slug, p.all = urlTokens(u)
 		p.slugJoined = strings.Join(p.slug, "-")
@@ -157,6 +163,20 @@ func newIndex(in Input) *index {
 		}
 	}
 	return ix
+}
+
+// comparable reports whether the sitemap could list destination d: a
+// path when the sitemap has pages on a project host, a URL when it has
+// pages on the URL's host.
+func (ix *index) comparable(d string) bool {
+	u, err := url.Parse(d)
+	if err != nil {
+		return false
+	}
+	if u.Host == "" {
+		return ix.pageHosts[""]
+	}
+	return ix.pageHosts[strings.ToLower(u.Hostname())]
 }
 
 // norm returns a sitemap URL as a rule's destination: a URL on one of the
