@@ -400,19 +400,14 @@ func (ix *index) sitemap(m redirects.Miss) []redirects.Suggestion {
 	}
 	slug, all := pathTokens(m.Path)
 	slugJoined := strings.Join(slug, "-")
-	cand := map[int]bool{}
-	for _, t := range uniq(all) {
-		for _, k := range ix.byToken[t] {
-			cand[k] = true
-		}
-	}
+	cand := ix.candidatePages(all)
 	type scored struct {
 		k int
 		s float64
 	}
 	dirs := ix.siblingDirs(m)
 	var best []scored
-	for k := range cand {
+	for _, k := range cand {
 		p := &ix.urls[k]
 		s := score(slug, all, slugJoined, p.slug, p.all, p.slugJoined)
 		if len(dirs) > 0 {
@@ -443,6 +438,59 @@ func (ix *index) sitemap(m redirects.Miss) []redirects.Suggestion {
 		})
 	}
 	return out
+}
+
+// The bounds of the pages scored for one missed path: a word on more
+// than commonShare of the pages (and more than minCommon) does not pick
+// candidates unless the path has no other; of the pages sharing words
+// with the path, the maxScored sharing the most are scored.
+const (
+	commonShare = 20 // 1/20: 5 %
+	minCommon   = 500
+	maxScored   = 300
+)
+
+// candidatePages returns the pages worth scoring for a path's words: those
+// sharing its rarer words, the maxScored sharing the most of them (ties:
+// sitemap order), so that a sitemap of 50,000 pages costs a bounded
+// number of scorings per path.
+func (ix *index) candidatePages(words []string) []int {
+	common := max(minCommon, len(ix.urls)/commonShare)
+	var rare, all []string
+	for _, w := range uniq(words) {
+		if n := len(ix.byToken[w]); n > 0 {
+			all = append(all, w)
+			if n <= common {
+				rare = append(rare, w)
+			}
+		}
+	}
+	if len(rare) == 0 && len(all) > 0 {
+		// Only common words: the rarest of them, its first pages.
+		sort.Slice(all, func(i, j int) bool { return len(ix.byToken[all[i]]) < len(ix.byToken[all[j]]) })
+		rare = all[:1]
+	}
+	shared := map[int]int{}
+	for _, w := range rare {
+		list := ix.byToken[w]
+		if len(list) > common {
+			list = list[:common]
+		}
+		for _, k := range list {
+			shared[k]++
+		}
+	}
+	out := make([]int, 0, len(shared))
+	for k := range shared {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if shared[out[i]] != shared[out[j]] {
+			return shared[out[i]] > shared[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out[:min(len(out), maxScored)]
 }
 
 // siblingDirs returns the folders of the destinations of the rules of the
