@@ -1,4 +1,4 @@
--- 0019_reserved: the number is taken by a change of another branch; this
--- placeholder keeps the versions without a gap and does nothing. It goes
--- when that change is merged.
+-- 0019_reserved: a placeholder that keeps the versions contiguous until
+-- the change that owns number 0019 is merged; that change's file replaces
+-- this one.
 SELECT 1;
