@@ -32,6 +32,8 @@ type Services struct {
 	// Ops makes the operations declared as values (api.Op) that no
 	// area's interface names (svcops.go).
 	Ops OpService
+	// Suggestions turns the miss log into rules (svcsuggest.go).
+	Suggestions SuggestionService
 }
 
 // LocalServices are Services and the operations served only where the

@@ -87,6 +87,17 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		}
 		return path
 	}
+	// newSuggestion stores an open suggestion of the project (each call
+	// replaces the open ones) and returns its ID.
+	newSuggestion := func() string {
+		path := fmt.Sprintf("/suggested%d", uniq())
+		g := redirects.Suggestion{ID: redirects.SuggestionID("", path, "/new"), ProjectID: a.project.ID, Path: path, Destination: "/new",
+			StatusCode: 301, Kind: redirects.SuggestSitemap, Confidence: 50, Misses: 1, Evidence: "/new", Reason: "a test", State: redirects.SuggestionOpen}
+		if err := e.store.(redirects.SuggestionStore).ReplaceSuggestions(ctx, a.project.ID, []redirects.Suggestion{g}); err != nil {
+			t.Fatal(err)
+		}
+		return g.ID
+	}
 	type call struct {
 		method, path string
 		body         any
@@ -182,6 +193,14 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		}},
 		{"read the chains flattening would fix", redirects.RoleViewer, func() call { return call{"GET", pbase + "/chains", nil} }},
 		{"flatten chains", redirects.RoleEditor, func() call { return call{"POST", pbase + "/chains/flatten", nil} }},
+		{"read suggestions", redirects.RoleViewer, func() call { return call{"GET", pbase + "/suggestions", nil} }},
+		{"compute suggestions", redirects.RoleEditor, func() call { return call{"POST", pbase + "/suggestions", map[string]any{"limit": 5}} }},
+		{"accept a suggestion", redirects.RoleEditor, func() call {
+			return call{"POST", pbase + "/suggestions/accept", map[string]any{"id": newSuggestion()}}
+		}},
+		{"dismiss a suggestion", redirects.RoleEditor, func() call {
+			return call{"POST", pbase + "/suggestions/dismiss", map[string]any{"id": newSuggestion()}}
+		}},
 		{"export as another platform's file", redirects.RoleViewer, func() call { return call{"GET", pbase + "/rules-export?to=csv", nil} }},
 		{"import", redirects.RoleEditor, func() call {
 			return call{"POST", pbase + "/imports?mode=upsert", csvBody("source,destination,statusCode,matchType\n/imported,/x,301,exact\n")}

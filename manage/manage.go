@@ -19,12 +19,17 @@ import (
 	"redirects"
 	"redirects/export"
 	"redirects/service"
+	"redirects/suggest"
 )
 
 // Config configures the management API.
 type Config struct {
 	// Store keeps organizations, projects, rules, keys and deployments.
 	Store redirects.Store
+	// SitemapAllowPrivate lets the sitemaps of suggestions be fetched
+	// from loopback, private and link-local addresses, as
+	// serve --webhook-allow-private lets webhooks.
+	SitemapAllowPrivate bool
 	// Accounts keeps users, memberships, tokens, sessions and the audit
 	// log.
 	Accounts redirects.AccountStore
@@ -109,7 +114,7 @@ func Handler(cfg Config) http.Handler {
 			logins = service.NewLogins(cfg.LoginLimits, h.clock)
 		}
 		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder,
-			Logins: logins, SessionTTL: cfg.SessionTTL}).Local()
+			Logins: logins, SessionTTL: cfg.SessionTTL, Sitemaps: &suggest.Fetcher{AllowPrivate: cfg.SitemapAllowPrivate}}).Local()
 	}
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)

@@ -115,6 +115,11 @@ var docRouteActions = map[string]string{
 	"POST /manage/v1/orgs/{org}/webhooks/{id}/secret":                          "webhooks.manage",
 	"GET /manage/v1/orgs/{org}/webhooks/{id}/deliveries":                       "read",
 	"POST /manage/v1/orgs/{org}/webhooks/{id}/deliveries/{delivery}/redeliver": "webhooks.manage",
+
+	"GET /manage/v1/projects/{project}/suggestions":          "read",
+	"POST /manage/v1/projects/{project}/suggestions":         "rules.edit",
+	"POST /manage/v1/projects/{project}/suggestions/accept":  "rules.edit",
+	"POST /manage/v1/projects/{project}/suggestions/dismiss": "rules.edit",
 }
 
 // principal is a kind of caller of the matrix.
@@ -378,6 +383,18 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 				t.Fatal(err)
 			}
 			return call{pbase + "/misses?path=" + path, nil}
+		case "GET /manage/v1/projects/{project}/suggestions":
+			return call{pbase + "/suggestions", nil}
+		case "POST /manage/v1/projects/{project}/suggestions":
+			return call{pbase + "/suggestions", map[string]any{"limit": 10}}
+		case "POST /manage/v1/projects/{project}/suggestions/accept", "POST /manage/v1/projects/{project}/suggestions/dismiss":
+			path := fmt.Sprintf("/suggested%d", uniq())
+			g := redirects.Suggestion{ID: redirects.SuggestionID("", path, "/new"), ProjectID: o.project.ID, Path: path, Destination: "/new",
+				StatusCode: 301, Kind: redirects.SuggestSitemap, Confidence: 50, Misses: 1, Evidence: "/new", Reason: "a test", State: redirects.SuggestionOpen}
+			if err := e.store.(redirects.SuggestionStore).ReplaceSuggestions(ctx, o.project.ID, []redirects.Suggestion{g}); err != nil {
+				t.Fatal(err)
+			}
+			return call{pbase + key[strings.LastIndex(key, "/suggestions"):], map[string]any{"id": g.ID}}
 		case "POST /manage/v1/projects/{project}/misses/rule":
 			return call{pbase + "/misses/rule", map[string]any{"path": fmt.Sprintf("/miss%d", uniq()), "destination": "/x"}}
 		case "POST /manage/v1/projects/{project}/keys":

@@ -944,6 +944,31 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if deleted.Deleted != 1 || len(agentsAns.Agents) != 1 || agentsAns.Agents[0].Agent != "web-1 /etc/nginx/redirects.conf" {
 		t.Fatalf("after deleting web-2: deleted %d, agents %+v; want 1 deleted and web-1 left", deleted.Deleted, agentsAns.Agents)
 	}
+	// Suggestions from two misses and a sitemap: computed, listed, one
+	// accepted and one dismissed, each once (a second time is 409).
+	if err := e.store.AddMisses(ctx, []redirects.Miss{
+		{ProjectID: a.project.ID, Path: "/suggest-me-one", Count: 4, FirstSeen: hitAt, LastSeen: hitAt},
+		{ProjectID: a.project.ID, Path: "/suggest-me-two", Count: 2, FirstSeen: hitAt, LastSeen: hitAt},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var sugg api.Suggestions
+	d.call(admin, "POST", pbase+"/suggestions", map[string]any{"sitemap": []string{"https://elsewhere.example/pages/suggest-me-one", "https://elsewhere.example/pages/suggest-me-two"}}).want(t, 200).decode(t, &sugg)
+	byPath := map[string]string{}
+	for _, g := range sugg.Suggestions {
+		byPath[g.Path] = g.ID
+	}
+	if byPath["/suggest-me-one"] == "" || byPath["/suggest-me-two"] == "" {
+		t.Fatalf("POST .../suggestions = %+v; want one for each miss", sugg)
+	}
+	d.call(admin, "GET", pbase+"/suggestions", nil).want(t, 200)
+	d.call(admin, "POST", pbase+"/suggestions/accept", map[string]any{"id": byPath["/suggest-me-one"]}).want(t, 200)
+	d.call(admin, "POST", pbase+"/suggestions/accept", map[string]any{"id": byPath["/suggest-me-one"]}).want(t, 409)
+	d.call(admin, "POST", pbase+"/suggestions/dismiss", map[string]any{"id": byPath["/suggest-me-two"]}).want(t, 200)
+	d.call(admin, "POST", pbase+"/suggestions/dismiss", map[string]any{"id": byPath["/suggest-me-two"]}).want(t, 409)
+	if err := e.store.DeleteMiss(ctx, a.project.ID, "/suggest-me-two"); err != nil {
+		t.Fatal(err)
+	}
 	var hitsAns struct {
 		StaleSince *string
 		Rules      []struct {

@@ -186,7 +186,15 @@ func newAuthzTemplate(t *testing.T) *authzFixture {
 	// The store keeps the agents' reports of the last AgentRetention by
 	// the wall clock.
 	must(f.db.RecordAgents(ctx, []redirects.AgentReport{{ProjectID: f.project.ID, Agent: "web-1", Format: "nginx", AppliedVersion: 1, SeenAt: time.Now().UTC()}}))
+	// Two open suggestions: one to accept, one to dismiss.
+	must(f.db.ReplaceSuggestions(ctx, f.project.ID, []redirects.Suggestion{authzSuggestion(f.project.ID, "/suggested-a"), authzSuggestion(f.project.ID, "/suggested-d")}))
 	return f
+}
+
+// authzSuggestion is an open suggestion of a rule from path.
+func authzSuggestion(projectID, path string) redirects.Suggestion {
+	return redirects.Suggestion{ID: redirects.SuggestionID("", path, "/new"), ProjectID: projectID, Path: path, Destination: "/new",
+		StatusCode: 301, Kind: redirects.SuggestSitemap, Confidence: 50, Misses: 1, Evidence: "/new", Reason: "a test", State: redirects.SuggestionOpen}
 }
 
 // newAuthzFixture returns a fixture of its own, for t: a copy of the

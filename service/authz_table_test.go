@@ -482,6 +482,23 @@ var authzTable = []authzRow{
 		return err
 	}},
 
+	// Suggestions.
+	{op: "Suggestions.Suggest", action: redirects.ActionEditRules, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := f.svc.Suggestions.Suggest(ctx, f.project.ID, redirects.SuggestOptions{})
+		return err
+	}},
+	{op: "Suggestions.FindSuggestions", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := f.svc.Suggestions.FindSuggestions(ctx, f.project.ID)
+		return err
+	}},
+	{op: "Suggestions.AcceptSuggestion", action: redirects.ActionEditRules, fresh: true, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := f.svc.Suggestions.AcceptSuggestion(ctx, f.project.ID, authzSuggestion(f.project.ID, "/suggested-a").ID)
+		return err
+	}},
+	{op: "Suggestions.DismissSuggestion", action: redirects.ActionEditRules, fresh: true, call: func(ctx context.Context, f *authzFixture) error {
+		return f.svc.Suggestions.DismissSuggestion(ctx, f.project.ID, authzSuggestion(f.project.ID, "/suggested-d").ID)
+	}},
+
 	// Sessions.
 	{op: "Sessions.SignIn", rule: authzPublic, call: func(ctx context.Context, f *authzFixture) error {
 		_, err := f.svc.Sessions.SignIn(ctx, redirects.SignInRequest{Email: f.users["spare"].Email, Password: authzPassword, Addr: "192.0.2.1"})

@@ -14,6 +14,7 @@ import (
 
 	"redirects"
 	"redirects/export"
+	"redirects/suggest"
 )
 
 // Deps is what the service layer runs on.
@@ -41,6 +42,11 @@ type Deps struct {
 	// the operations on them fail with EINTERNAL.
 	Webhooks redirects.WebhookStore
 	Agents   redirects.AgentStore
+	// Suggestions keeps suggestions; nil is Store when it keeps them.
+	Suggestions redirects.SuggestionStore
+	// Sitemaps fetches the sitemaps Suggest is given the URL of; nil is
+	// a suggest.Fetcher under the webhooks' address rules.
+	Sitemaps *suggest.Fetcher
 }
 
 // Service implements every interface of redirects.LocalServices.
@@ -53,12 +59,18 @@ type Service struct {
 	ttl      time.Duration
 	webhooks redirects.WebhookStore
 	agents   redirects.AgentStore
+	// suggestions and sitemaps: see Deps.
+	suggestions redirects.SuggestionStore
+	sitemaps    *suggest.Fetcher
 }
 
 // New returns the service layer over d.
 func New(d Deps) *Service {
 	s := &Service{store: d.Store, accounts: d.Accounts, clock: d.Clock, builder: d.Builder, logins: d.Logins, ttl: d.SessionTTL,
-		webhooks: d.Webhooks, agents: d.Agents}
+		webhooks: d.Webhooks, agents: d.Agents, suggestions: d.Suggestions, sitemaps: d.Sitemaps}
+	if s.suggestions == nil {
+		s.suggestions, _ = d.Store.(redirects.SuggestionStore)
+	}
 	if s.webhooks == nil {
 		s.webhooks, _ = d.Store.(redirects.WebhookStore)
 	}
@@ -85,6 +97,7 @@ func (s *Service) Services() redirects.Services {
 	return redirects.Services{
 		Orgs: s, Members: s, Projects: s, Rules: s, Imports: s, Deploys: s,
 		Keys: s, Tokens: s, Webhooks: s, Insight: s, Sessions: s, Ops: s,
+		Suggestions: s,
 	}
 }
 

@@ -19,6 +19,8 @@ type missesData struct {
 	// ShowHost is true when a miss was asked on a host: the table then
 	// has a column for it.
 	ShowHost bool
+	// Suggestions are the open suggestions (ui/suggest.go).
+	Suggestions []redirects.Suggestion
 }
 
 // missesPage is the Misses tab: the paths live lookups asked for most that
@@ -37,6 +39,7 @@ func (h *handler) missesPage(w http.ResponseWriter, r *http.Request) error {
 	for _, m := range ms {
 		d.ShowHost = d.ShowHost || m.Host != ""
 	}
+	d.Suggestions = h.openSuggestions(r, ph.ID)
 	return h.render(w, r, http.StatusOK, "misses", &page{Title: "Misses · " + ph.Name, Org: o, Project: ph, Tab: "misses", Data: d})
 }
 

@@ -20,12 +20,17 @@ import (
 	"redirects"
 	"redirects/export"
 	"redirects/service"
+	"redirects/suggest"
 )
 
 // Config configures the dashboard.
 type Config struct {
 	// Store keeps organizations, projects, rules, keys and deployments.
 	Store redirects.Store
+	// SitemapAllowPrivate lets the sitemaps of suggestions be fetched
+	// from loopback, private and link-local addresses, as
+	// serve --webhook-allow-private lets webhooks.
+	SitemapAllowPrivate bool
 	// Accounts keeps users, sessions and the audit log.
 	Accounts redirects.AccountStore
 	// Clock gives the time of sessions; nil is the system clock.
@@ -97,7 +102,7 @@ func Handler(cfg Config) http.Handler {
 			logins = service.NewLogins(service.LoginLimits{}, h.clock)
 		}
 		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder,
-			Logins: logins, SessionTTL: cfg.SessionTTL}).Local()
+			Logins: logins, SessionTTL: cfg.SessionTTL, Sitemaps: &suggest.Fetcher{AllowPrivate: cfg.SitemapAllowPrivate}}).Local()
 	}
 	if len(h.loginKey) == 0 {
 		h.loginKey = make([]byte, 32)

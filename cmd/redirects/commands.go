@@ -65,7 +65,7 @@ func init() {
 		orgCommands, projectCommands, ruleCommands, keyCommands,
 		importUndoCommands, deployCommands, planCommands, lookupExportCommands, remoteCommands,
 		userCommands, memberCommands, tokenCommands, auditCommands, webhookCommands,
-		safetyCommands, testCommands, verifyCommands, insightCommands,
+		safetyCommands, testCommands, verifyCommands, insightCommands, suggestCommands,
 		agentCommands, serveCommands, syncCommands, quickstartCommands, versionCommands, helpCommands,
 	)
 }
@@ -233,7 +233,7 @@ var helpGroups = []struct {
 	{"Rules", []string{"rule"}},
 	{"Deploys", []string{"plan", "apply", "deploy", "promote", "discard", "deployments"}},
 	{"Checks", []string{"lint", "diff", "explain", "test", "verify"}},
-	{"Lookups, exports and traffic", []string{"lookup", "export", "hits", "misses"}},
+	{"Lookups, exports and traffic", []string{"lookup", "export", "hits", "misses", "suggest"}},
 	{"Keys and tokens", []string{"key", "token", "login", "logout"}},
 	{"Members, users and the audit log", []string{"member", "user", "audit"}},
 	{"Delivery", []string{"sync", "agents", "webhook"}},

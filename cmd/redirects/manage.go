@@ -114,8 +114,8 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 	}
 	api := func(s Database) http.Handler {
 		mux := http.NewServeMux()
-		mux.Handle("/manage/", manage.Handler(manage.Config{Store: s, Accounts: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
-		mux.Handle("/", ui.Handler(ui.Config{Store: s, Accounts: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins, LoginKey: loginKey}))
+		mux.Handle("/manage/", manage.Handler(manage.Config{Store: s, Accounts: s, SitemapAllowPrivate: c.cfg.webhookAllowPrivate, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
+		mux.Handle("/", ui.Handler(ui.Config{Store: s, Accounts: s, SitemapAllowPrivate: c.cfg.webhookAllowPrivate, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins, LoginKey: loginKey}))
 		return mux
 	}
 	s, err := OpenStore(ctx, url, c.m.Clock)

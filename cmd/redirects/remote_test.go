@@ -128,6 +128,13 @@ var remoteScenario = []remoteStep{
 	{args: []string{"agents", "delete", "--project", "P", "--agent", "web-1", "--format", "nginx"}},
 	{args: []string{"agents", "delete", "--project", "P", "--format", "bogus"}},
 	{args: []string{"agents", "delete", "--project", "prj_nope"}},
+	{args: []string{"suggest", "--project", "P", "--limit", "0"}},
+	{args: []string{"suggest", "--project", "P", "--json"}},
+	{args: []string{"suggest", "list", "--project", "P"}},
+	{args: []string{"suggest", "list", "--project", "prj_nope"}},
+	{args: []string{"suggest", "accept", "--project", "P", "--id", "sg_0000000000000000"}},
+	{args: []string{"suggest", "dismiss", "--project", "P", "--id", "sg_0000000000000000"}},
+	{args: []string{"suggest", "dismiss", "--project", "prj_nope", "--id", "sg_0000000000000000"}},
 
 	// Export files of deployed versions, and of one whose files the
 	// retention pruned, rendered again.

@@ -47,7 +47,7 @@ func (c *cmd) serve(ctx context.Context, args []string) error {
 	fs.StringVar(&cf.logLevel, "log-level", cmp.Or(cf.logLevel, "info"), "debug logs every request (or REDIRECTS_LOG_LEVEL)")
 	fs.StringVar(&cf.logFormat, "log-format", cmp.Or(cf.logFormat, "text"), "log lines as text (key=value) or json (or REDIRECTS_LOG_FORMAT)")
 	fs.StringVar(&cf.engine, "engine", cmp.Or(cf.engine, "evhttp"), "HTTP engine of the edge listener: evhttp or net/http (or REDIRECTS_ENGINE)")
-	fs.BoolVar(&cf.webhookAllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private and link-local addresses (on-premise use)")
+	fs.BoolVar(&cf.webhookAllowPrivate, "webhook-allow-private", false, "let webhooks and the sitemaps of suggestions reach loopback, private and link-local addresses (on-premise use)")
 	fs.BoolVar(&cf.pprof, "pprof", false, "serve Go's profiles under /debug/pprof/ on the admin address (a CPU profile of the running node)")
 	c.manage = c.manageFlags(fs, "")
 	if _, err := parse(fs, args); err != nil {
