@@ -29,6 +29,7 @@ type Services struct {
 	Webhooks WebhookService
 	Insight  InsightService
 	Sessions SessionService
+	Checks   CheckService
 }
 
 // LocalServices are Services and the operations served only where the

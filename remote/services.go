@@ -8,6 +8,6 @@ import "redirects"
 func (c *Client) Services() redirects.Services {
 	return redirects.Services{
 		Orgs: c, Members: c, Projects: c, Rules: c, Imports: c, Deploys: c,
-		Keys: c, Tokens: c, Webhooks: c, Insight: c, Sessions: c,
+		Keys: c, Tokens: c, Webhooks: c, Insight: c, Sessions: c, Checks: c,
 	}
 }

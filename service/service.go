@@ -41,6 +41,11 @@ type Deps struct {
 	// the operations on them fail with EINTERNAL.
 	Webhooks redirects.WebhookStore
 	Agents   redirects.AgentStore
+	// Checker requests destinations for CheckDestinations (nil: checks
+	// fail with EINTERNAL), and Checks keeps the results (nil: Store,
+	// when it keeps them).
+	Checker redirects.DestinationChecker
+	Checks  redirects.CheckStore
 }
 
 // Service implements every interface of redirects.LocalServices.
@@ -53,12 +58,17 @@ type Service struct {
 	ttl      time.Duration
 	webhooks redirects.WebhookStore
 	agents   redirects.AgentStore
+	checker  redirects.DestinationChecker
+	checks   redirects.CheckStore
 }
 
 // New returns the service layer over d.
 func New(d Deps) *Service {
 	s := &Service{store: d.Store, accounts: d.Accounts, clock: d.Clock, builder: d.Builder, logins: d.Logins, ttl: d.SessionTTL,
-		webhooks: d.Webhooks, agents: d.Agents}
+		webhooks: d.Webhooks, agents: d.Agents, checker: d.Checker, checks: d.Checks}
+	if s.checks == nil {
+		s.checks, _ = d.Store.(redirects.CheckStore)
+	}
 	if s.webhooks == nil {
 		s.webhooks, _ = d.Store.(redirects.WebhookStore)
 	}
@@ -84,7 +94,7 @@ func New(d Deps) *Service {
 func (s *Service) Services() redirects.Services {
 	return redirects.Services{
 		Orgs: s, Members: s, Projects: s, Rules: s, Imports: s, Deploys: s,
-		Keys: s, Tokens: s, Webhooks: s, Insight: s, Sessions: s,
+		Keys: s, Tokens: s, Webhooks: s, Insight: s, Sessions: s, Checks: s,
 	}
 }
 
