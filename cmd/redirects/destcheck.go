@@ -111,3 +111,21 @@ func (c *cmd) printChecks(cs []api.DestinationCheck, summary string) error {
 	c.infof("%s", summary)
 	return nil
 }
+
+// lastChecks returns the project's last destination checks by
+// destination, for lint's warnings.
+func (c *cmd) lastChecks(ctx context.Context, project string) (map[string]redirects.DestinationCheck, error) {
+	svc, err := c.services(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := svc.Checks.FindDestinationChecks(ctx, project)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]redirects.DestinationCheck, len(cs))
+	for _, d := range cs {
+		out[d.Destination] = d
+	}
+	return out, nil
+}

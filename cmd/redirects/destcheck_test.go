@@ -122,6 +122,13 @@ func TestCheckCLI(t *testing.T) {
 		t.Fatalf("destination.broken audit entries: %v\n%s\nwant 2", err, audit)
 	}
 
+	// Lint warns of every rule whose destination broke, with --db and
+	// through the API alike, and a deploy is not blocked by it.
+	lint, _ := runCLI(t, db, 0, "lint", "--project", p)
+	lintAPI, _, _ := viaAPI("lint", "--project", p)
+	if strings.Count(lint, "broken-destination") != 4 || lint != lintAPI {
+		t.Fatalf("lint after the check: --db\n%s\n--api\n%s\nwant 4 broken-destination warnings, the same both ways", lint, lintAPI)
+	}
 	lastDB, _ := runCLI(t, db, 0, "check", "--project", p, "--last", "--json")
 	lastAPI, errs, code := viaAPI("check", "--project", p, "--last", "--json")
 	if code != 0 || lastAPI != lastDB {
