@@ -149,6 +149,13 @@ type CheckStore interface {
 	// FindDestinationChecks returns the project's results, by
 	// destination.
 	FindDestinationChecks(ctx context.Context, projectID string) ([]DestinationCheck, error)
+	// ClaimDestinationCheck takes the project's lease of scheduled checks
+	// for owner until now + lease and reports whether it did: only when
+	// the last scheduled check started at least every ago and no other
+	// owner holds the lease. Of owners that race, one gets it.
+	ClaimDestinationCheck(ctx context.Context, projectID, owner string, every, lease time.Duration) (bool, error)
+	// ReleaseDestinationCheck gives the lease back if owner holds it.
+	ReleaseDestinationCheck(ctx context.Context, projectID, owner string) error
 }
 
 // CheckBaseURL returns the URL relative destinations are resolved

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"redirects"
 )
@@ -93,4 +94,49 @@ func SortChecks(cs []redirects.DestinationCheck) {
 	slices.SortStableFunc(cs, func(a, b redirects.DestinationCheck) int {
 		return cmp.Or(cmp.Compare(rank(&a), rank(&b)), cmp.Compare(a.Destination, b.Destination))
 	})
+}
+
+// CheckLease bounds a scheduled check's hold on a project: a node that
+// stops mid-check leaves the project to another node after it.
+const CheckLease = time.Hour
+
+// RunScheduledChecks checks every project with a live version whose
+// scheduled check is due (its last one started at least every ago) and
+// whose lease owner gets (serve --check-destinations-every): of the nodes
+// of a cluster, one checks a project at a time. It runs as the service
+// itself (the system actor in the audit log) and calls done after each
+// project's check. It returns the first error of listing the projects or
+// the context's.
+func (s *Service) RunScheduledChecks(ctx context.Context, owner string, every time.Duration, done func(projectID string, rep *redirects.CheckReport, err error)) error {
+	cs, err := s.checkStore()
+	if err != nil {
+		return err
+	}
+	ps, err := s.store.FindProjects(ctx, "")
+	if err != nil {
+		return err
+	}
+	ctx = redirects.WithActor(redirects.WithPrincipal(ctx, redirects.LocalPrincipal()), redirects.Actor{Kind: redirects.ActorSystem, Label: "scheduled destination check"})
+	for _, p := range ps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p.LiveVersion == 0 || len(p.Hosts) == 0 {
+			continue // nothing to check, or no base URL to check against
+		}
+		ok, err := cs.ClaimDestinationCheck(ctx, p.ID, owner, every, CheckLease)
+		if err != nil {
+			done(p.ID, nil, err)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		rep, err := s.CheckDestinations(ctx, p.ID, redirects.CheckOptions{})
+		done(p.ID, rep, err)
+		if err := cs.ReleaseDestinationCheck(context.WithoutCancel(ctx), p.ID, owner); err != nil {
+			done(p.ID, nil, err)
+		}
+	}
+	return nil
 }

@@ -99,3 +99,32 @@ func (db *DB) findDestinationChecks(ctx context.Context, q querier, projectID st
 		return d, err
 	})
 }
+
+// ClaimDestinationCheck takes the project's scheduled-check lease for
+// owner until now + lease, when the last scheduled check started at
+// least every ago and no other node holds the lease, in one statement:
+// of nodes that race, one gets it.
+func (db *DB) ClaimDestinationCheck(ctx context.Context, projectID, owner string, every, lease time.Duration) (bool, error) {
+	now := db.now()
+	res, err := db.write.ExecContext(ctx, `INSERT INTO destination_check_runs (project_id, owner, lease_until, started_at)
+		SELECT id, $2, $3, $4 FROM projects WHERE id = $1
+		ON CONFLICT (project_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until, started_at = excluded.started_at
+		WHERE destination_check_runs.lease_until <= $4 AND destination_check_runs.started_at <= $5`,
+		projectID, owner, now.Add(lease).UnixNano(), now.UnixNano(), now.Add(-every).UnixNano())
+	if err != nil {
+		return false, db.wrap("claim destination check", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, db.wrap("claim destination check", err)
+	}
+	return n == 1, nil
+}
+
+// ReleaseDestinationCheck gives the lease back, if owner holds it.
+func (db *DB) ReleaseDestinationCheck(ctx context.Context, projectID, owner string) error {
+	if _, err := db.write.ExecContext(ctx, `UPDATE destination_check_runs SET lease_until = 0 WHERE project_id = $1 AND owner = $2`, projectID, owner); err != nil {
+		return db.wrap("release destination check", err)
+	}
+	return nil
+}

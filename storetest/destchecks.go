@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +22,7 @@ var checkTests = []struct {
 }{
 	{"Checks/Record", testChecksRecord},
 	{"Checks/KilledMidway", testChecksKilledMidway},
+	{"Checks/Lease", testChecksLease},
 }
 
 func (e *env) checkStore() redirects.CheckStore {
@@ -165,5 +168,71 @@ func testChecksKilledMidway(t *testing.T, e *env) {
 	q := e.project(p.OrgID, "no hosts")
 	if _, err := svc.CheckDestinations(ctx, q.ID, redirects.CheckOptions{}); redirects.ErrorCode(err) != redirects.EINVALID || !strings.Contains(err.Error(), "--base-url") {
 		t.Errorf("no host, no base URL: %v, want EINVALID naming --base-url", err)
+	}
+}
+
+// testChecksLease: the lease of scheduled checks goes to one owner of
+// many that race; no other gets it while it is held or before the period
+// since the last start is over, whoever released it.
+func testChecksLease(t *testing.T, e *env) {
+	p := e.newProject()
+	cs := e.checkStore()
+	const every, lease = 10 * time.Minute, time.Hour
+	var won atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := cs.ClaimDestinationCheck(e.ctx, p.ID, fmt.Sprintf("node-%d", i), every, lease)
+			if err != nil {
+				t.Errorf("ClaimDestinationCheck: %v", err)
+			}
+			if ok {
+				won.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if won.Load() != 1 {
+		t.Fatalf("%d of 8 racing owners got the lease, want 1", won.Load())
+	}
+	claim := func(owner string) bool {
+		t.Helper()
+		ok, err := cs.ClaimDestinationCheck(e.ctx, p.ID, owner, every, lease)
+		if err != nil {
+			t.Fatalf("ClaimDestinationCheck(%s): %v", owner, err)
+		}
+		return ok
+	}
+	e.clock.Add(every + time.Minute)
+	if claim("late") {
+		t.Fatal("a held lease was taken by another owner")
+	}
+	for i := range 8 {
+		if err := cs.ReleaseDestinationCheck(e.ctx, p.ID, fmt.Sprintf("node-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !claim("late") {
+		t.Fatal("a released lease whose period is over was not taken")
+	}
+	if err := cs.ReleaseDestinationCheck(e.ctx, p.ID, "late"); err != nil {
+		t.Fatal(err)
+	}
+	if claim("early") {
+		t.Fatal("a check was due again before its period was over")
+	}
+	e.clock.Add(every)
+	if !claim("early") {
+		t.Fatal("a check was not due after its period")
+	}
+	// A lease left by a node that stopped goes after it runs out.
+	e.clock.Add(lease + time.Second)
+	if !claim("next") {
+		t.Fatal("a lease that ran out was not taken")
+	}
+	if ok, err := cs.ClaimDestinationCheck(e.ctx, "prj_missing", "x", every, lease); ok || err != nil {
+		t.Errorf("a missing project's lease: %v, %v; want not taken, no error", ok, err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"log/slog"
+	"time"
 
 	"redirects"
 	"redirects/api"
@@ -128,4 +130,50 @@ func (c *cmd) lastChecks(ctx context.Context, project string) (map[string]redire
 		out[d.Destination] = d
 	}
 	return out, nil
+}
+
+// startChecks starts the scheduled destination checks of serve
+// --check-destinations-every on this node, and returns the function that
+// stops them (a check cut short stores nothing). Every node runs the
+// schedule; the store's lease per project lets one node check a project
+// at a time, and a project once a period whichever node does.
+func (c *cmd) startChecks(ctx context.Context, logger *slog.Logger) (stop func()) {
+	every := c.cfg.checkEvery
+	if every <= 0 {
+		return func() {}
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return func() {}
+	}
+	svc := service.New(service.Deps{Store: s, Accounts: s, Clock: c.m.Clock, Builder: builder, Checker: destcheck.New(c.cfg.checkAllowPrivate)})
+	owner := "node_" + redirects.NewWebhookDeliveryID()[4:]
+	tick := min(every, time.Minute)
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			err := svc.RunScheduledChecks(ctx, owner, every, func(project string, rep *redirects.CheckReport, err error) {
+				switch {
+				case err != nil && ctx.Err() == nil:
+					logger.Warn("destination check", "project", project, "err", err)
+				case rep != nil:
+					logger.Info("destination check", "project", project, "checked", len(rep.Checks), "newly_broken", len(rep.NewlyBroken), "skipped", rep.Skipped)
+				}
+			})
+			if err != nil && ctx.Err() == nil {
+				logger.Warn("destination checks", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(tick):
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

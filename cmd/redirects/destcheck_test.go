@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -168,5 +170,54 @@ func TestCheckCLI(t *testing.T) {
 	after, _ := runCLI(t, db, 0, "check", "--project", p, "--last", "--json")
 	if after != lastDB {
 		t.Errorf("after a check killed midway:\n%s\nwant the results before it:\n%s", after, lastDB)
+	}
+}
+
+// TestCheckSchedule: two nodes serve one database with
+// --check-destinations-every; the project's destinations are checked at
+// once when they start, by one node only (each destination requested
+// once), recorded, and the check is audited once.
+func TestCheckSchedule(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "schedule.db")
+	var mu sync.Mutex
+	requests := map[string]int{}
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests[r.URL.Path]++
+		mu.Unlock()
+		if r.URL.Path == "/dead" {
+			http.NotFound(w, r)
+		}
+	}))
+	defer web.Close()
+	org, _ := runCLI(t, db, 0, "org", "create", "--name", "Acme", "--tier", "pro")
+	org = strings.TrimSpace(org)
+	p, _ := runCLI(t, db, 0, "project", "create", "--org", org, "--name", "www")
+	p = strings.TrimSpace(p)
+	runCLI(t, db, 0, "project", "update", "--project", p, "--host", "www.example.com")
+	runCLI(t, db, 0, "rule", "add", "--project", p, "--source", "/a", "--destination", web.URL+"/live")
+	runCLI(t, db, 0, "rule", "add", "--project", p, "--source", "/b", "--destination", web.URL+"/dead")
+	runCLI(t, db, 0, "deploy", "--project", p)
+	for range 2 {
+		start(t, db, "serve", "--addr", freeAddr(t), "--admin-addr", "", "--engine", "net/http",
+			"--check-destinations-every", "1h", "--check-allow-private")
+	}
+	var last api.DestinationChecks
+	waitFor(t, "a scheduled check is recorded", func() bool {
+		out, _, _ := inProcess(t, db, "", "check", "--project", p, "--last", "--json")
+		return json.Unmarshal([]byte(out), &last) == nil && len(last.Checks) == 2
+	})
+	time.Sleep(500 * time.Millisecond) // the other node had its chance
+	mu.Lock()
+	got := fmt.Sprint(requests)
+	mu.Unlock()
+	if got != "map[/dead:1 /live:1]" || last.Broken != 1 || last.Checks[0].Destination != web.URL+"/dead" {
+		t.Fatalf("requests %s, results %+v; want each destination requested once, /dead broken and listed first", got, last)
+	}
+	audit, _ := runCLI(t, db, 0, "audit", "--org", org, "--action", "destination.check", "--json")
+	var entries []redirects.AuditEntry
+	if err := json.Unmarshal([]byte(audit), &entries); err != nil || len(entries) != 1 || entries[0].Actor.Kind != redirects.ActorSystem {
+		t.Fatalf("destination.check entries: %v\n%s\nwant one, by the system", err, audit)
 	}
 }

@@ -144,6 +144,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 		logger.Info("serving", "addr", srv.Addr(), "admin", srv.AdminAddr(), "engine", engine)
 	}
 	stopSender := c.startWebhooks(ctx, logger)
+	stopChecks := c.startChecks(ctx, logger)
 	if ready != nil {
 		ready(srv.Addr())
 	}
@@ -158,6 +159,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 		logger.Error("stopping the management API", "error", err)
 	}
 	stopSender()
+	stopChecks()
 	if err := srv.Close(shutdown); err != nil {
 		return err
 	}

@@ -20,3 +20,15 @@ CREATE TABLE destination_checks (
 	error       TEXT    NOT NULL,
 	PRIMARY KEY (project_id, destination)
 );
+
+-- destination_check_runs: the scheduled checks' lease per project
+-- (serve --check-destinations-every): the node that owns it until
+-- lease_until (Unix nanoseconds, 0 when released) runs the project's
+-- check; started_at is when the last scheduled check started, so the
+-- next is due a period later whichever node runs it.
+CREATE TABLE destination_check_runs (
+	project_id  TEXT    NOT NULL PRIMARY KEY REFERENCES projects (id) ON DELETE CASCADE,
+	owner       TEXT    NOT NULL,
+	lease_until BIGINT  NOT NULL,
+	started_at  BIGINT  NOT NULL
+);
