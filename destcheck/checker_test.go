@@ -21,6 +21,12 @@ import (
 // returns its base URL.
 func serveOn(t *testing.T, ip string, h http.Handler) string {
 	t.Helper()
+	return serveOnCleanup(t, ip, h)
+}
+
+// serveOnCleanup is serveOn for a test or a benchmark.
+func serveOnCleanup(t testing.TB, ip string, h http.Handler) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", ip+":0")
 	if err != nil {
 		t.Skipf("cannot listen on %s: %v", ip, err)
