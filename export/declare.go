@@ -89,8 +89,22 @@ func (s *sorted) declarations(format string) []string {
 			letter("exact", "matched regardless of case, nginx map keys ignore it")
 		}
 	case "haproxy":
-		if !s.set.CaseInsensitive && s.chain == nil {
-			letter("all", "matched regardless of case, the ACLs' -i ignores it")
+		switch {
+		case s.chain == nil:
+			if !s.set.CaseInsensitive {
+				letter("all", "matched regardless of case, the ACLs' -i ignores it")
+			}
+		case s.haproxySpec():
+			// The literal rules in docs/contract.md's shape
+			// (haproxySpecShaped), among the chain's cases.
+			for _, mt := range []string{"exact", "starts_with"} {
+				if !s.set.CaseInsensitive {
+					ds = append(ds, declaration{mt, "a letter in the source", "matched regardless of case, the ACLs' -i ignores it",
+						func(r *redirects.Rule) bool { return haproxySpecShaped(r) && hasLetter(r.Source) }, false})
+				}
+				ds = append(ds, declaration{mt, "a request path escaped otherwise than browsers do", "not matched, the ACL compares the path as sent with the source as browsers send it",
+					haproxySpecShaped, false})
+			}
 		}
 	case "haproxy-map-exact":
 		statusAs301()

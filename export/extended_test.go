@@ -124,10 +124,15 @@ func TestReportNamesHostAndSource(t *testing.T) {
 		}
 	}
 	// The nginx and haproxy formats answer this regex rule but for paths
-	// sent with escapes: they say so, and nothing more of it.
+	// sent with escapes: they say so, and nothing more of it. (haproxy
+	// writes the literal rule /old in docs/contract.md's shape, and
+	// declares what its ACL does: those lines are about /old.)
 	for _, format := range []string{"nginx", "haproxy"} {
 		var got []string
 		for l := range strings.SplitSeq(rep, "\n") {
+			if format == "haproxy" && strings.HasPrefix(l, "haproxy: exact rules with ") && strings.HasSuffix(l, "(1 rule, e.g. /old)") {
+				continue
+			}
 			if strings.HasPrefix(l, format+": ") {
 				got = append(got, l)
 			}

@@ -26,8 +26,11 @@ import (
 // path,url_dec instead, as their snippets show.
 
 // haproxyHead is the opening comment of the haproxy format.
-const haproxyHead = `# haproxy: one ACL and redirect per rule (docs/exports.md). Each ACL matches the request path
-# as the client sent it (path, not decoded), so each source is written as browsers send it:
+const haproxyHead = "# haproxy: one ACL and redirect per rule (docs/exports.md). Each ACL matches the request path\n" + haproxyACLNote
+
+// haproxyACLNote says how the ACLs of docs/contract.md's shape match, after
+// a line that starts to.
+const haproxyACLNote = `# as the client sent it (path, not decoded), so each source is written as browsers send it:
 # bytes outside ASCII and the characters " < > \ ^ ` + "`" + ` { | } % as %XX in upper-case hex, the rest
 # as it is (-i also ignores the case of the hex digits). A request that escapes what browsers
 # do not (an unreserved character such as %61 for a, '/' as %2F, '[' as %5B) or sends raw
@@ -114,37 +117,52 @@ func (s *sorted) haproxyExt() []byte {
 	b = append(b, "# Exact match redirects\n"...)
 	for _, r := range s.exact {
 		n++
-		b = append(b, "acl redirect_"...)
-		b = strconv.AppendInt(b, int64(n), 10)
-		b = append(b, " path -i "...)
-		b = redirects.AppendRequestPath(b, r.src)
-		if s.set.IgnoreTrailingSlash && r.src != "/" {
-			b = append(b, ' ')
-			if t := strings.TrimSuffix(r.src, "/"); t != r.src {
-				b = redirects.AppendRequestPath(b, t)
-			} else {
-				b = redirects.AppendRequestPath(b, r.src+"/")
-			}
-		}
-		b = append(b, '\n')
+		b = appendHAProxyExactACL(b, n, r.src, s.set)
 		b = appendHAProxyAnswer(b, n, r.rule)
 	}
 	b = append(b, "# Prefix redirects\n"...)
 	for _, r := range s.prefix {
 		n++
+		b = appendHAProxyPrefixACL(b, n, r.src, s.set)
+		b = appendHAProxyAnswer(b, n, r.rule)
+	}
+	return b
+}
+
+// appendHAProxyExactACL appends ACL redirect_<n> of an exact source in
+// docs/contract.md's shape, with, under trailingSlash ignore, the source's
+// twin as a further pattern.
+func appendHAProxyExactACL(b []byte, n int, src string, set redirects.Settings) []byte {
+	b = append(b, "acl redirect_"...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, " path -i "...)
+	b = redirects.AppendRequestPath(b, src)
+	if set.IgnoreTrailingSlash && src != "/" {
+		b = append(b, ' ')
+		if t := strings.TrimSuffix(src, "/"); t != src {
+			b = redirects.AppendRequestPath(b, t)
+		} else {
+			b = redirects.AppendRequestPath(b, src+"/")
+		}
+	}
+	return append(b, '\n')
+}
+
+// appendHAProxyPrefixACL appends ACL redirect_<n> of a starts_with source
+// in docs/contract.md's shape, with, under trailingSlash ignore, a second
+// line matching the source without its trailing '/' exactly.
+func appendHAProxyPrefixACL(b []byte, n int, src string, set redirects.Settings) []byte {
+	b = append(b, "acl redirect_"...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, " path_beg -i "...)
+	b = redirects.AppendRequestPath(b, src)
+	b = append(b, '\n')
+	if set.IgnoreTrailingSlash && len(src) > 1 && src[len(src)-1] == '/' {
 		b = append(b, "acl redirect_"...)
 		b = strconv.AppendInt(b, int64(n), 10)
-		b = append(b, " path_beg -i "...)
-		b = redirects.AppendRequestPath(b, r.src)
+		b = append(b, " path -i "...)
+		b = redirects.AppendRequestPath(b, src[:len(src)-1])
 		b = append(b, '\n')
-		if s.set.IgnoreTrailingSlash && len(r.src) > 1 && r.src[len(r.src)-1] == '/' {
-			b = append(b, "acl redirect_"...)
-			b = strconv.AppendInt(b, int64(n), 10)
-			b = append(b, " path -i "...)
-			b = redirects.AppendRequestPath(b, r.src[:len(r.src)-1])
-			b = append(b, '\n')
-		}
-		b = appendHAProxyAnswer(b, n, r.rule)
 	}
 	return b
 }

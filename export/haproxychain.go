@@ -73,25 +73,118 @@ func groupNumbers(re string) (map[string]int, bool) {
 	}
 }
 
-func (s *sorted) haproxyChain() []byte {
-	var h strings.Builder
+// haproxySpecShaped reports whether the chain writes c's rule in
+// docs/contract.md's line shape: an "acl redirect_<n> path -i" (path_beg
+// for starts_with) of its source as browsers send it and the redirect
+// lines of haproxyExt. That is every literal rule (no host, no
+// conditions: redirects.Rule.Extended) whose source as browsers send it
+// holds no byte that would end or quote the bare word and whose
+// destination none that would end the location (validation keeps them
+// out: a rule stored before it, say). It needs no regular expression, so
+// no size bound either.
+//
+// Order: the lines stand where the rule stands in the lookup API's order
+// (docs/contract.md#precedence), so the first line that matches answers,
+// as in the chain, except that the extended exact rules come before the
+// literal ones. Exact rules of different keys never compete, and for one
+// key an extended exact rule (a host, query conditions) always comes first
+// in the API's order; so moving them ahead changes no answer, and a
+// literal exact rule's -i cannot take a request from an exact rule of a
+// host whose source differs from its own only in case. What the shape
+// answers otherwise (-i in a case-sensitive project, a path not escaped as
+// browsers do) is declared.
+func haproxySpecShaped(r *redirects.Rule) bool {
+	if r.Extended() || r.MatchType != redirects.Exact && r.MatchType != redirects.StartsWith {
+		return false
+	}
+	return !strings.ContainsAny(redirects.RequestPath(r.Source), "'#") &&
+		!strings.ContainsFunc(r.Destination, func(c rune) bool { return c <= ' ' || c == 0x7f || c == '\'' || c == '"' || c == '\\' })
+}
+
+// haproxySpecMax bounds the literal rules the chain writes in
+// docs/contract.md's shape. HAProxy looks an ACL name up by walking the
+// frontend's list of ACLs, when it is declared and when a condition names
+// it, so loading n named ACLs costs about n squared: haproxy -c took 0.5 s
+// of CPU for 10,000 alone, 2.5 s for 20,000 and 12.6 s for 40,000, 3 s for
+// a project of 10,000 literal rules and 1,111 patterns, and was stopped
+// unfinished after two minutes of CPU for the 90,000 literal rules of a
+// 100,000-rule project (BENCHMARKS.md). A
+// project with more literal rules keeps them all as chain cases, which are
+// anonymous ACLs, and the opening comment says so.
+var haproxySpecMax = 10_000
+
+// haproxySpec reports whether the chain writes the literal rules that
+// haproxySpecShaped in docs/contract.md's shape: at most haproxySpecMax of
+// them.
+func (s *sorted) haproxySpec() bool {
 	n := 0
-	for _, c := range s.chain {
-		if haproxyChainAnswers(c, s.set) {
+	for _, r := range s.all {
+		if haproxySpecShaped(r.rule) {
 			n++
 		}
 	}
+	return n <= haproxySpecMax
+}
+
+func (s *sorted) haproxyChain() []byte {
+	specOn := s.haproxySpec()
+	shaped := func(r *redirects.Rule) bool { return specOn && haproxySpecShaped(r) }
+	var h strings.Builder
+	n, spec, other := 0, 0, 0
+	var ex []string
+	for _, c := range s.chain {
+		switch {
+		case shaped(c.r):
+			n++
+			spec++
+			continue
+		case !haproxyChainAnswers(c, s.set):
+			continue
+		}
+		n++
+		if !c.r.Extended() {
+			if other++; other <= maxExamples {
+				ex = append(ex, shortSource(c.r.Source))
+			}
+		}
+	}
 	h.WriteString("# haproxy: " + countNoun(n, "redirect rule") + " for a frontend (docs/exports.md).\n")
-	h.WriteString("# The project has rules with patterns, hosts or query conditions, so each rule is an http-request\n")
-	h.WriteString("# redirect conditioned on a regular expression over the host and the path and query as sent, in\n")
-	h.WriteString("# the lookup API's order: HAProxy answers with the first that matches.\n")
+	h.WriteString("# The project has rules with patterns, hosts or query conditions. Its literal rules (no host, no\n")
+	h.WriteString("# query conditions) keep one ACL and redirect each, as in a project without them; each other rule\n")
+	h.WriteString("# is an http-request redirect conditioned on a regular expression over the host and the path and\n")
+	h.WriteString("# query as sent. All are in the lookup API's order (exact rules with a host or query conditions\n")
+	h.WriteString("# before the literal exact rules, which changes no answer): HAProxy answers with the first that\n")
+	h.WriteString("# matches.\n")
+	if spec > 0 {
+		h.WriteString("# Each ACL of a literal rule matches the request path\n" + haproxyACLNote)
+	}
+	switch {
+	case !specOn:
+		h.WriteString("# The " + countNoun(other, "literal rule") + " " + isAre(other) + " written as chain cases too, which answer as the lookup API,\n")
+		h.WriteString("# not as acl redirect_<n> lines: HAProxy looks each ACL name up among all the others, so more than\n")
+		h.WriteString("# " + strconv.Itoa(haproxySpecMax) + " named ACLs would make loading the file take minutes (docs/exports.md).\n")
+	case other > 0:
+		h.WriteString("# " + countNoun(other, "literal rule") + " whose source or destination an ACL word cannot hold as it is " + isAre(other) +
+			" written as chain cases instead, which answer as the lookup API (e.g. " + strings.Join(ex, ", ") + ").\n")
+	}
 	s.writeDeclarations(&h, "haproxy")
 	b := make([]byte, 0, h.Len()+512+textSize(s.all, 600)+textSize(s.extd, 1200))
 	b = append(b, h.String()...)
 	b = append(b, haproxyChainHead...)
-	for _, c := range s.chain {
+	k := 0
+	write := func(c chainRule) {
+		if shaped(c.r) {
+			k++
+			if c.v.Kind == pattern.Exact {
+				b = appendHAProxyExactACL(b, k, c.r.Source, s.set)
+			} else {
+				b = appendHAProxyPrefixACL(b, k, c.r.Source, s.set)
+			}
+			b = appendHAProxyAnswer(b, k, c.r)
+			return
+		}
 		if !haproxyChainAnswers(c, s.set) {
-			continue
+			return
 		}
 		for _, v := range chainVariants(c, s.set) {
 			if acls, ok := haproxyLiteralACLs(c, v, s.set); ok {
@@ -99,6 +192,23 @@ func (s *sorted) haproxyChain() []byte {
 				continue
 			}
 			b = appendHAProxyChainVariant(b, v)
+		}
+	}
+	b = append(b, "# Exact match redirects\n"...)
+	for _, c := range s.chain {
+		if c.v.Kind == pattern.Exact && c.r.Extended() {
+			write(c)
+		}
+	}
+	for _, c := range s.chain {
+		if c.v.Kind == pattern.Exact && !c.r.Extended() {
+			write(c)
+		}
+	}
+	b = append(b, "# Prefix redirects\n"...)
+	for _, c := range s.chain {
+		if c.v.Kind != pattern.Exact {
+			write(c)
 		}
 	}
 	return b

@@ -31,3 +31,12 @@ func ChainTooLarge(r redirects.Rule) bool {
 	}
 	return ruleTooLarge(ps.Views()[0], r.Source)
 }
+
+// SetHAProxySpecMax sets the bound on the literal rules the haproxy chain
+// writes in docs/contract.md's shape (haproxySpecMax) and returns the
+// function that restores it.
+func SetHAProxySpecMax(n int) func() {
+	old := haproxySpecMax
+	haproxySpecMax = n
+	return func() { haproxySpecMax = old }
+}

@@ -280,7 +280,7 @@ func declaredRules(t *testing.T, format string, body []byte, rules []redirects.R
 			match = func(r *redirects.Rule) bool {
 				return strings.Contains(r.Source, "(") && !export.ChainBoundsConstraints(*r)
 			}
-		case cond == "an escaped request path" || cond == "a constraint, for an escaped request path":
+		case cond == "an escaped request path" || cond == "a constraint, for an escaped request path" || cond == haproxyEscapedCond:
 			// Declared for some requests only: plainDeclared reads them.
 			continue
 		default:

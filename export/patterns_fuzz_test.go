@@ -43,6 +43,13 @@ var haproxyChainShapes = []*regexp.Regexp{
 	regexp.MustCompile(`^http-request set-var\(txn\.redirects_host\) 'req\.hdr\(host\),lower,regsub\(":\[0-9\]\*\$",""\),regsub\("\[\.\]\$",""\)'$`),
 	regexp.MustCompile(`^http-request set-var\(txn\.redirects_path\) path,url_dec$`),
 	regexp.MustCompile(`^http-request (?:redirect code (?:301|302|303|307|308) location '(?:[^\x00-\x20\x7f"'\\;{}%]|%%|%\[query\])+'|return status 410) if(?: \{ (?:var\(txn\.redirects_(?:host|path)\) -m (?:str|beg|end) (?:-i )?'[^'\x00-\x20\x7f\\]+'(?: '[^'\x00-\x20\x7f\\]+')?|var\(txn\.redirects_host\) -m len [0-9]+:|query -m len 1:) \}| \|\|)+$`),
+	// A literal rule's lines in docs/contract.md's shape (haproxy.go),
+	// under the two section comments: an ACL whose patterns are sources as
+	// browsers send them, and redirects whose location is destination
+	// text ('%' doubled, '#' escaped) with the kept path and the query.
+	regexp.MustCompile(`^# (?:Exact match|Prefix) redirects$`),
+	regexp.MustCompile(`^acl redirect_[0-9]+ path(?:_beg)? -i /[^\x00-\x20\x7f"'\\#%{}]*(?:%[0-9A-F]{2}[^\x00-\x20\x7f"'\\#%{}]*)*(?: /[^\x00-\x20\x7f"'\\#%{}]*(?:%[0-9A-F]{2}[^\x00-\x20\x7f"'\\#%{}]*)*)?$`),
+	regexp.MustCompile(`^http-request (?:redirect code (?:301|302|303|307|308) location (?:[^\x00-\x20\x7f"'\\#%]|%%|\\#|%\[path,bytes\([0-9]+\)\]|%\[query\])+|return status 410) if redirect_[0-9]+(?: \{ path,length gt [0-9]+ \})?(?: \{ query -m len gt 0 \})?$`),
 	regexp.MustCompile(`^http-request (?:redirect code (?:301|302|303|307|308) location '%\[var\(txn\.redirects_req\),regsub\("\^(?:[^"'\\\x00-\x1f\x7f]|\\\\[^"'\\\x00-\x1f\x7f])*\$","(?:[^\x00-\x20\x7f"'\\;{}]|\\\\[1-9])+"\)(?:,regsub\("\^//\+","/"\))?\]'|return status 410) if \{ var\(txn\.redirects_req\) -m reg '\^[^'\x00-\x1f\x7f]*\$' \}$`),
 }
 
@@ -55,6 +62,14 @@ func FuzzHAProxyPatterns(f *testing.F) {
 		rules, set, ok := fuzzPatternRules(source, dest, host, kind, opts)
 		if !ok {
 			return
+		}
+		// The fuzzed source and destination as a literal rule too, when
+		// validation takes them: the file writes it in docs/contract.md's
+		// shape among the chain's cases.
+		lit := redirects.Rule{ID: 4, CreatedAt: rules[0].CreatedAt, MatchType: redirects.MatchType(kind % 2), Source: source, Destination: dest, StatusCode: 302,
+			PreserveQuery: opts&32 != 0, PreservePath: opts&64 != 0 && kind%2 == 1}
+		if lit.Validate() == nil && !lit.Extended() {
+			rules = append(rules, lit)
 		}
 		body, _ := export.BuildFormat("haproxy", rules, set)
 		checkLines(t, "haproxy", body, haproxyChainShapes)

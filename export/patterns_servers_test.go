@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -392,12 +393,28 @@ func TestPatternsHAProxy(t *testing.T) {
 	seed := testSeed(t, uint64(time.Now().UnixNano()))
 	tally := map[string]int{}
 	defer checkTally(t, tally, seed)
-	for i, set := range optionSettings {
-		t.Run(set.String(), func(t *testing.T) {
+	defer func() {
+		if tally["literal"] == 0 && !t.Failed() {
+			t.Errorf("no request was answered as the lookup API by a literal rule in docs/contract.md's shape (REDIRECTS_TEST_SEED=%d)", seed)
+		}
+	}()
+	// A fifth project, of the first settings, has more literal rules than
+	// the haproxy format writes as ACLs (export.SetHAProxySpecMax): they
+	// are chain cases, which compare case and the decoded path as the API.
+	for i, set := range append(slices.Clone(optionSettings), optionSettings[0]) {
+		above := i == len(optionSettings)
+		name := set.String()
+		if above {
+			name += "/above-the-ACL-bound"
+		}
+		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, uint64(i)+200))
 			t.Logf("REDIRECTS_TEST_SEED=%d", seed)
 			literal, literalPaths := optionProject(t, rng, set)
 			rules := append(literal, patternRules(rng, literal, 60)...)
+			if above {
+				defer export.SetHAProxySpecMax(len(literal) - 1)()
+			}
 			files := buildFiles(t, rules, set)
 			dir := t.TempDir()
 			servertest.WriteFile(t, filepath.Join(dir, "redirects-exact.map"), files["haproxy-map-exact"])
@@ -425,6 +442,13 @@ func TestPatternsHAProxy(t *testing.T) {
 			servertest.WriteFile(t, cfg, []byte(conf.String()))
 			servertest.Check(t, bin, "-c", "-f", cfg)
 			servertest.Start(t, ports, bin, "-db", "-f", cfg)
+			if above {
+				if strings.Contains(string(files["haproxy"]), "\nacl redirect_") || !strings.Contains(string(files["haproxy"]), " named ACLs would make loading the file take minutes") {
+					t.Fatalf("a project above the bound has ACL lines, or no comment saying why not:\n%s", files["haproxy"])
+				}
+			} else if n := checkSpecShape(t, files["haproxy"], rules); n == 0 {
+				t.Fatal("the project has no literal rule")
+			}
 			reqs := patternRequests(rng, rules, literalPaths)
 			comparePatterns(t, tally, "haproxy", set, rules, files["haproxy"], haproxyPort, 204, reqs)
 			compareOptions(t, set, literal, files, literalPaths, cases)
@@ -518,6 +542,20 @@ func comparePatternsWith(t *testing.T, tally map[string]int, format string, set 
 		t.Fatal(err)
 	}
 	declared := declaredRules(t, format, body, rules)
+	// The haproxy format writes the literal rules in docs/contract.md's
+	// shape (an ACL of the path as sent, -i): what it declares of them is
+	// about requests only, a case the source does not have (specCase) and
+	// a path not escaped as browsers do (browser), not about every
+	// request the rule answers.
+	spec := format == "haproxy"
+	browser := browserDeclared(t, format, body, rules)
+	if spec {
+		for r := range declared {
+			if !r.Extended() {
+				delete(declared, r)
+			}
+		}
+	}
 	if relaxed {
 		// The map formats' declarations about literal rules (statuses,
 		// case) are about their main map: an extended rule is declared
@@ -584,6 +622,8 @@ func comparePatternsWith(t *testing.T, tally map[string]int, format string, set 
 			same++
 			if w >= 0 && rules[w].Extended() {
 				kinds[extendedKind(&rules[w])]++
+			} else if w >= 0 && spec {
+				kinds["literal"]++
 			}
 			continue
 		}
@@ -592,6 +632,14 @@ func comparePatternsWith(t *testing.T, tally map[string]int, format string, set 
 			continue
 		}
 		if w >= 0 && plain[&rules[w]] && !export.IsPlainPath(q.path) {
+			differ++
+			continue
+		}
+		if w >= 0 && browser[&rules[w]] && !sentAsBrowser(q.path) {
+			differ++
+			continue
+		}
+		if spec && specCase(t, format, body, rules, set, q.path) {
 			differ++
 			continue
 		}

@@ -247,7 +247,9 @@ func (s *sorted) report() string {
 		if !s.set.CaseInsensitive {
 			_, _, left := s.exactMapEntries()
 			add(len(left), "nginx-map-exact: exact keys left out because nginx map keys are case-insensitive and an earlier key is equal to them up to case", dupExamples(left))
-			if s.chain == nil { // the chain compares case as the API does
+			// The chain's literal rules, in the API's order, are declared
+			// by match type when -i applies to them (declarations).
+			if s.chain == nil {
 				add(len(s.cases().haproxy), "haproxy: source paths answered by another rule than in the lookup API, because the ACLs match case-insensitively (-i)", dupExamples(s.cases().haproxy))
 			}
 		}

@@ -106,7 +106,14 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 		k.CountLookup(now)
 	}
 	// 6. Parameters.
-	p.q = parseQuery(r.RawQuery)
+	// A lookup's escaped values go into the connection's scratch buffer;
+	// an export's (its format may be kept by the agents' tracker) are
+	// allocated.
+	if lookup {
+		p.q = parseQueryInto(r.RawQuery, &w.Scratch)
+	} else {
+		p.q = parseQuery(r.RawQuery)
+	}
 	if perr := p.q.check(lookup); perr != nil {
 		e.writeError(w, perr)
 		return false

@@ -19,7 +19,7 @@ func (e *Edge) serveEv(req *evhttp.Request, resp *evhttp.Response) func(*evhttp.
 			q.Agent, q.UserAgent = req.Header(redirects.AgentHeader), req.Header("User-Agent")
 		}
 	}
-	w := Resp{Scratch: resp.Scratch}
+	w := Resp{Scratch: resp.Scratch[:0]}
 	slow := e.Handle(&q, &w)
 	if slow == nil {
 		copyResp(resp, &w)

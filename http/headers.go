@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"redirects"
 )
@@ -30,21 +31,31 @@ func (e *Edge) writeError(w *Resp, ae *apiError) {
 
 // setLimitHeaders writes the rate headers, and for lookups the quota headers.
 func (e *Edge) setLimitHeaders(w *Resp, d *redirects.Decision, lookup bool) {
-	w.Set("X-RateLimit-Limit", limitValue(d.RateLimit))
-	w.Set("X-RateLimit-Remaining", limitValue(d.RateRemaining))
+	w.Set("X-RateLimit-Limit", w.limitValue(d.RateLimit))
+	w.Set("X-RateLimit-Remaining", w.limitValue(d.RateRemaining))
 	w.Set("X-RateLimit-Reset", e.times.minute.get(d.RateReset))
 	if lookup {
-		w.Set("X-Quota-Limit", limitValue(d.QuotaLimit))
-		w.Set("X-Quota-Remaining", limitValue(d.QuotaRemaining))
+		w.Set("X-Quota-Limit", w.limitValue(d.QuotaLimit))
+		w.Set("X-Quota-Remaining", w.limitValue(d.QuotaRemaining))
 		w.Set("X-Quota-Reset", e.times.month.get(d.QuotaReset))
 	}
 }
 
-func limitValue(l redirects.Limit) string {
+// limitValue is a limit header's value. A count past the table of small
+// numbers (a rate limit of millions, a quota of billions, and what remains
+// of them) is formatted into w's scratch buffer, after what it holds, so it
+// allocates nothing on the evhttp engine: the value lives until the next
+// request on the connection, and the head is written before that.
+func (w *Resp) limitValue(l redirects.Limit) string {
 	if l.IsUnlimited() {
 		return unlimitedText
 	}
-	return itoa(int(l))
+	if l >= 0 && l < redirects.Limit(len(smallInts)) {
+		return smallInts[l]
+	}
+	start := len(w.Scratch)
+	w.Scratch = strconv.AppendInt(w.Scratch, int64(l), 10)
+	return unsafe.String(&w.Scratch[start], len(w.Scratch)-start)
 }
 
 // smallInts holds the decimal form of 0..9999, so most counts and lengths

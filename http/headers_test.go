@@ -1,7 +1,9 @@
 package http
 
 import (
+	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,8 +20,31 @@ func TestItoa(t *testing.T) {
 
 func TestLimitValue(t *testing.T) {
 	for l, want := range map[redirects.Limit]string{redirects.Unlimited: "unlimited", 0: "0", 100: "100", 1_000_000: "1000000"} {
-		if got := limitValue(l); got != want {
+		var w Resp
+		if got := w.limitValue(l); got != want {
 			t.Errorf("limitValue(%d) = %q, want %q", l, got, want)
+		}
+	}
+}
+
+// TestLimitValuesShareScratch: values formatted into one answer's scratch
+// buffer, one after the other and past its growth, each keep their digits
+// (the model: strconv), and a body rendered after them does not touch them.
+func TestLimitValuesShareScratch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 1))
+	for range 200 {
+		w := Resp{Scratch: make([]byte, 0, rng.IntN(40))}
+		var got, want []string
+		for range 1 + rng.IntN(6) {
+			l := redirects.Limit(rng.Int64N(1 << uint(rng.IntN(62))))
+			got = append(got, w.limitValue(l))
+			want = append(want, strconv.FormatInt(int64(l), 10))
+		}
+		w.Scratch = append(w.Scratch, strings.Repeat("b", rng.IntN(100))...)
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("value %d = %q, want %q", i, got[i], want[i])
+			}
 		}
 	}
 }

@@ -90,8 +90,11 @@ func (e *Edge) writeLookup(w *Resp, d *edge.Deployment, host, path string, misse
 		// (docs/contract.md#captures-in-destinations), rendered into the
 		// connection's scratch buffer (nil on the slow path and on
 		// net/http, where it allocates).
-		w.Scratch = m.AppendJSON(w.Scratch[:0], path)
-		w.Body = w.Scratch
+		// The body goes after what the scratch buffer holds already (the
+		// limit headers' values, setLimitHeaders).
+		start := len(w.Scratch)
+		w.Scratch = m.AppendJSON(w.Scratch, path)
+		w.Body = w.Scratch[start:]
 		// Rendered: the match's scratch space can serve another lookup.
 		m.Release()
 		return

@@ -3,9 +3,11 @@ package http
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"net/url"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"redirects"
 	"redirects/engine/pattern"
@@ -101,7 +103,15 @@ func (q *query) check(lookup bool) *apiError {
 // ignored. A malformed escape or a repeated known parameter is recorded in
 // q.bad (the first one found) for check to report after MISSING_PROJECT,
 // which docs/contract.md puts first.
-func parseQuery(raw string) query {
+func parseQuery(raw string) query { return parseQueryInto(raw, nil) }
+
+// parseQueryInto is parseQuery with the values that have escapes
+// unescaped into *buf (appended after what it holds; nil: allocated), so
+// that a lookup whose path parameter is percent-encoded whole (a client's
+// encodeURIComponent: "%2F" for each slash) allocates nothing on the
+// evhttp engine. The values are then views of *buf, valid until the
+// connection's next request: what outlives the answer clones them.
+func parseQueryInto(raw string, buf *[]byte) query {
 	var q query
 	var seen [6]bool
 	bad := func(e *apiError, param string) {
@@ -154,7 +164,13 @@ func parseQuery(raw string) query {
 		}
 		seen[i] = true
 		if strings.IndexByte(v, '%') >= 0 || strings.IndexByte(v, '+') >= 0 {
-			uv, err := url.QueryUnescape(v)
+			var uv string
+			var err error
+			if buf != nil {
+				uv, err = unescapeInto(buf, v)
+			} else {
+				uv, err = url.QueryUnescape(v)
+			}
 			if err != nil && k == "host" {
 				q.hostBad = cmp.Or(q.hostBad, errHostEscape)
 				continue
@@ -168,6 +184,50 @@ func parseQuery(raw string) query {
 		*dst = v
 	}
 	return q
+}
+
+// errBadEscape is unescapeInto's error; the answer names the parameter,
+// not the escape.
+var errBadEscape = errors.New("bad escape")
+
+// unescapeInto is url.QueryUnescape (a '+' is a space, a '%' takes two hex
+// digits) appending the result to *buf and returning a view of it.
+func unescapeInto(buf *[]byte, s string) (string, error) {
+	b, start := *buf, len(*buf)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				*buf = b[:start]
+				return "", errBadEscape
+			}
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		case '+':
+			b = append(b, ' ')
+		default:
+			b = append(b, c)
+		}
+	}
+	*buf = b
+	if len(b) == start {
+		return "", nil
+	}
+	return unsafe.String(&b[start], len(b)-start), nil
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }
 
 // validHost reports whether h is a request's host as docs/contract.md#hosts

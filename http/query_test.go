@@ -1,6 +1,8 @@
 package http
 
 import (
+	"math/rand/v2"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -124,4 +126,67 @@ func describe(e *apiError) string {
 		return "no error"
 	}
 	return e.code + " " + e.msg
+}
+
+// TestUnescapeIntoIsQueryUnescape: the unescaping into a buffer is
+// url.QueryUnescape (the model) on random values of escapes, broken
+// escapes, pluses and bytes, and leaves what the buffer held before, and
+// the values unescaped into it before, as they were.
+func TestUnescapeIntoIsQueryUnescape(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 2))
+	const alphabet = "%%%+/aZ09fFgG\xc3\xa9 "
+	for range 5000 {
+		buf := []byte(strings.Repeat("x", rng.IntN(4)))
+		held := string(buf)
+		var got, want []string
+		for range 1 + rng.IntN(4) {
+			b := make([]byte, rng.IntN(12))
+			for i := range b {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			s := string(b)
+			u, err := unescapeInto(&buf, s)
+			m, merr := url.QueryUnescape(s)
+			if (err != nil) != (merr != nil) || err == nil && u != m {
+				t.Fatalf("unescapeInto(%q) = %q, %v; url.QueryUnescape: %q, %v", s, u, err, m, merr)
+			}
+			if err == nil {
+				got, want = append(got, u), append(want, m)
+			}
+		}
+		if string(buf[:len(held)]) != held {
+			t.Fatalf("the buffer's first bytes changed: %q, want %q", buf[:len(held)], held)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("value %d changed to %q, want %q", i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestParseQueryIntoIsParseQuery: a query parsed with its escapes
+// unescaped into a buffer reads as the allocating parse of it, errors
+// included.
+func TestParseQueryIntoIsParseQuery(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 3))
+	parts := []string{"project=p1", "path=%2Fa%2Fb", "path=/a+b", "path=%zz", "host=ex%41mple.com", "host=%", "format=csv",
+		"version=3", "wait=5", "p%61th=/c", "x=%", "&", "path=", "host=a.b"}
+	for range 2000 {
+		var ps []string
+		for range rng.IntN(6) {
+			ps = append(ps, parts[rng.IntN(len(parts))])
+		}
+		raw := strings.Join(ps, "&")
+		var buf []byte
+		got, want := parseQueryInto(raw, &buf), parseQuery(raw)
+		if got.project != want.project || got.path != want.path || got.host != want.host || got.format != want.format ||
+			got.version != want.version || got.wait != want.wait || got.hasVersion != want.hasVersion || got.hasWait != want.hasWait ||
+			(got.bad == nil) != (want.bad == nil) || got.badParam != want.badParam || (got.hostBad == nil) != (want.hostBad == nil) {
+			t.Fatalf("%q: parseQueryInto %+v, parseQuery %+v", raw, got, want)
+		}
+		if got.bad != nil && string(got.bad.body) != string(want.bad.body) {
+			t.Fatalf("%q: error %s, want %s", raw, got.bad.body, want.bad.body)
+		}
+	}
 }

@@ -731,6 +731,66 @@ func apacheHostCond(pat string, flags []string) ([]string, string) {
 	return []string{h}, ""
 }
 
+// apacheSchemeUpgrade reports whether a RewriteRule sends every request
+// that arrives on plain HTTP to https on the same host with the same path:
+// a condition %{HTTPS} !on (or off, or %{SERVER_PORT} 80), a pattern that
+// captures the whole path, and https://<host>/$1 or
+// https://<host>%{REQUEST_URI}, where <host> is %{HTTP_HOST},
+// %{SERVER_NAME} or the host the rule's host condition names. It returns
+// the line of the HTTPS condition.
+func apacheSchemeUpgrade(conds []apacheCond, pat, target string) (int, bool) {
+	line, hostCond := 0, ""
+	for _, c := range conds {
+		f := strings.Fields(c.text)
+		if len(f) < 3 {
+			return 0, false
+		}
+		test, cp := strings.ToUpper(f[1]), strings.ToLower(strings.Trim(f[2], `"`))
+		switch {
+		case test == "%{HTTPS}" && (cp == "!on" || cp == "off" || cp == "=off" || cp == "!=on" || cp == "^off$"):
+			line = c.line
+		case test == "%{SERVER_PORT}" && (cp == "80" || cp == "=80" || cp == "^80$"):
+			line = c.line
+		case c.host && hostCond == "":
+			h := strings.TrimPrefix(strings.Trim(f[2], `"`), "^")
+			h = strings.TrimSuffix(strings.TrimPrefix(h, "="), "$")
+			hostCond = strings.ToLower(strings.ReplaceAll(h, `\.`, "."))
+		default:
+			return 0, false
+		}
+	}
+	if line == 0 {
+		return 0, false
+	}
+	var host, rest string
+	switch strings.Trim(pat, `"`) {
+	case "^(.*)$", "^/?(.*)$", "(.*)", "^(.*)", "^/?(.*)":
+		rest = "/$1"
+	case "^", ".*", "^.*$", "^.*", "^/?.*$":
+		rest = "%{REQUEST_URI}"
+	default:
+		return 0, false
+	}
+	t := strings.Trim(target, `"`)
+	t, ok := strings.CutPrefix(t, "https://")
+	if !ok {
+		return 0, false
+	}
+	if host, ok = strings.CutSuffix(t, rest); !ok && rest == "/$1" {
+		host, ok = strings.CutSuffix(t, "%{REQUEST_URI}")
+	}
+	if !ok {
+		return 0, false
+	}
+	switch {
+	case host == "%{HTTP_HOST}" || host == "%{SERVER_NAME}":
+		return line, true
+	case hostCond != "" && strings.EqualFold(host, hostCond):
+		return line, true
+	}
+	return 0, false
+}
+
 // rewriteRule reads RewriteRule pattern target [flags].
 func (a *apacheReader) rewriteRule(line int, f []string) {
 	conds := a.conds
@@ -776,6 +836,10 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 		return
 	} else if note != "" {
 		a.sink.Note(line, "%s", note)
+	}
+	if l, ok := apacheSchemeUpgrade(conds, pattern, target); ok {
+		skip("not a path redirect: its condition on line %d holds on plain HTTP only, and it sends the request to https on the host asked with the same path, a scheme redirect, which the TLS front before the edge makes (docs/migrate.md)", l)
+		return
 	}
 	var hosts, params []string
 	for _, c := range conds {

@@ -4,8 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	crand "crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -47,18 +55,15 @@ var corpusFormats = map[string]string{
 // files below the file floor, each file's own.
 const (
 	corpusFileFloor  = 0.90
-	corpusLinesFloor = 0.96
-	corpusAsksFloor  = 0.95
+	corpusLinesFloor = 0.98
+	corpusAsksFloor  = 0.98
 )
 
 var corpusFileFloors = map[string]float64{
-	"apache/beam.apache.org.htaccess":  0.8,
-	"apache/kafka.apache.org.htaccess": 0,
-	"netlify/vite.dev_redirects":       0,
-	"nginx/h5bp.example.com.conf":      0,
-	"nginx/jitsi-meet.example.conf":    0,
-	"nginx/mastodon.example.conf":      0,
-	"vercel/excalidraw.vercel.json":    0.5,
+	"apache/kafka.apache.org.htaccess":     0,
+	"netlify-toml/unocss.dev.netlify.toml": 0,
+	"nginx/h5bp.example.com.conf":          0,
+	"vercel/excalidraw.vercel.json":        0.5,
 }
 
 type corpusFile struct {
@@ -150,7 +155,7 @@ func importCorpusFile(t *testing.T, f corpusFile) (*Result, redirects.Settings) 
 // a RewriteCond, which the report lists with its rule).
 func notRedirectNote(notes []string) bool {
 	for _, n := range notes {
-		if strings.Contains(n, "not a redirect") || strings.Contains(n, "(a rewrite)") ||
+		if strings.Contains(n, "not a redirect") || strings.Contains(n, "not a path redirect") || strings.Contains(n, "(a rewrite)") ||
 			strings.Contains(n, "an internal rewrite") || strings.Contains(n, "without redirecting") ||
 			strings.Contains(n, "a proxy (status 200") || strings.Contains(n, "the included file") ||
 			strings.Contains(n, "a map default answers") || strings.Contains(n, "the map reads") ||
@@ -453,6 +458,15 @@ func corpusAsks(rng *rand.Rand, f corpusFile, res *Result, defaultHost string) [
 			out = append(out, a)
 		}
 	}
+	// A path of a rule without a host is asked on the hosts the file's
+	// rules name too (at most four), where an earlier line of that host
+	// may answer it on the platform.
+	var hosts []string
+	for _, r := range res.Rules {
+		if r.Host != "" && !strings.HasPrefix(r.Host, "*.") && !slices.Contains(hosts, r.Host) && len(hosts) < 4 {
+			hosts = append(hosts, r.Host)
+		}
+	}
 	// The root and a path of no rule are asked of every file.
 	for _, s := range append([][2]string{{"", "/"}, {"", "/x/y"}}, corpusSources(rng, f, res)...) {
 		host, p := s[0], s[1]
@@ -471,6 +485,10 @@ func corpusAsks(rng *rand.Rand, f corpusFile, res *Result, defaultHost string) [
 			ask(host, v)
 			if host != "" {
 				ask("", v)
+			} else {
+				for _, h := range hosts {
+					ask(h, v)
+				}
 			}
 		}
 	}
@@ -592,16 +610,21 @@ func TestCorpus(t *testing.T) {
 	fmt.Fprintf(&b, "| all | %d files | %d | %d (%s) | | | %d | %d (%s) |\n", len(runs), lines, asIs, pct(asIs, lines), asks, same, pct(same, asks))
 	t.Logf("corpus figures:\n%s", b.String())
 	// The goals of docs/migrate.md (97 % of lines as is, no file below
-	// 90 %, 99 % of requests as the platform) are not all met yet: with
-	// REDIRECTS_CORPUS_GOALS=1 the test holds them; otherwise it holds
-	// the figures measured when the corpus was gathered, so that no change
-	// makes them worse (docs/migrate.md gives them, and what falls short).
+	// 90 %, 99 % of requests as the platform) are not all met yet (97 %
+	// of lines is): with REDIRECTS_CORPUS_GOALS=1 the test holds them;
+	// otherwise it holds the figures measured now, so that no change makes
+	// them worse (docs/migrate.md gives them, and what falls short).
+	// REDIRECTS_CORPUS_SHOW=1 logs the outcomes of each file that falls
+	// short anywhere.
 	goals := os.Getenv("REDIRECTS_CORPUS_GOALS") == "1"
 	fileFloor, linesFloor, asksFloor := corpusFileFloor, corpusLinesFloor, corpusAsksFloor
 	if goals {
 		fileFloor, linesFloor, asksFloor = 0.90, 0.97, 0.99
 	}
 	for _, r := range runs {
+		if os.Getenv("REDIRECTS_CORPUS_SHOW") == "1" && (len(r.misses) > 0 || r.asIs < r.lines) {
+			t.Logf("%s/%s outcomes:\n%s", r.folder, r.name, outcomesText(r.res))
+		}
 		if len(r.misses) > 0 {
 			t.Logf("%s/%s: answered otherwise than the platform:\n%s", r.folder, r.name, strings.Join(r.misses, "\n"))
 		}
@@ -799,9 +822,16 @@ var nginxKeep = map[string]bool{"server": true, "location": true, "rewrite": tru
 
 // nginxRunnable returns a file's lines that nginx can run here: kept
 // directives only, each server listening on port (a file of bare
-// directives becomes one server's).
-func nginxRunnable(text string, port int) string {
+// directives becomes one server's), or, when it listens with ssl only, on
+// tl.port with TLS (tl.cert and tl.key), and on both when it listens
+// both ways. It returns the ports listened on.
+func nginxRunnable(text string, port int, tl nginxTLS) (string, []int) {
 	var b strings.Builder
+	// Each server's listen lines are written once its block is read: a
+	// marker holds their place.
+	const marker = "\x00listen\x00\n"
+	type listens struct{ ssl, plain bool }
+	var servers []listens
 	hasServer := regexp.MustCompile(`(?m)^\s*server\s*\{`).MatchString(text)
 	if !hasServer {
 		fmt.Fprintf(&b, "server {\nlisten 127.0.0.1:%d;\nabsolute_redirect on;\n", port)
@@ -848,7 +878,8 @@ func nginxRunnable(text string, port int) string {
 			b.WriteString("{\n")
 			pendingOpen = false
 			if pendingServer {
-				fmt.Fprintf(&b, "listen 127.0.0.1:%d;\nabsolute_redirect on;\n", port)
+				b.WriteString(marker)
+				servers = append(servers, listens{})
 			}
 			continue
 		}
@@ -861,9 +892,17 @@ func nginxRunnable(text string, port int) string {
 				mapDepth = opens - closes
 			}
 			if w == "server" && opens > closes {
-				fmt.Fprintf(&b, "listen 127.0.0.1:%d;\nabsolute_redirect on;\n", port)
+				b.WriteString(marker)
+				servers = append(servers, listens{})
 			}
 			continue
+		}
+		if w == "listen" && len(servers) > 0 {
+			if slices.Contains(word, "ssl") {
+				servers[len(servers)-1].ssl = true
+			} else {
+				servers[len(servers)-1].plain = true
+			}
 		}
 		switch {
 		case opens > closes:
@@ -875,7 +914,57 @@ func nginxRunnable(text string, port int) string {
 	if !hasServer {
 		b.WriteString("}\n")
 	}
-	return b.String()
+	out, anyPlain, anySSL := b.String(), !hasServer, false
+	for _, sv := range servers {
+		l := ""
+		if sv.plain || !sv.ssl {
+			anyPlain = true
+			l += fmt.Sprintf("listen 127.0.0.1:%d;\n", port)
+		}
+		if sv.ssl {
+			anySSL = true
+			l += fmt.Sprintf("listen 127.0.0.1:%d ssl;\nssl_certificate %s;\nssl_certificate_key %s;\n", tl.port, tl.cert, tl.key)
+		}
+		out = strings.Replace(out, marker, l+"absolute_redirect on;\n", 1)
+	}
+	var ports []int
+	if anyPlain {
+		ports = append(ports, port)
+	}
+	if anySSL {
+		ports = append(ports, tl.port)
+	}
+	return out, ports
+}
+
+// nginxTLS is where a server of a file that listens with ssl listens in
+// the test, with its certificate and key files.
+type nginxTLS struct {
+	port      int
+	cert, key string
+}
+
+// writeTestCert writes a self-signed certificate and its key (PEM) in dir.
+func writeTestCert(t *testing.T, dir string) (cert, key string) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "corpus.test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), DNSNames: []string{"corpus.test"}}
+	der, err := x509.CreateCertificate(crand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	servertest.WriteFile(t, cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	servertest.WriteFile(t, key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}))
+	return cert, key
 }
 
 var serverNameRe = regexp.MustCompile(`(?m)^\s*server_name\s+([^;]+);`)
@@ -887,10 +976,22 @@ func askNginx(t *testing.T, rs []*corpusRun) {
 	for i, r := range rs {
 		dir := t.TempDir()
 		port := servertest.FreePort(t)
+		tl := nginxTLS{port: servertest.FreePort(t)}
+		tl.cert, tl.key = writeTestCert(t, dir)
 		conf := filepath.Join(dir, "nginx.conf")
-		servertest.WriteFile(t, conf, []byte(servertest.NginxConf(dir, nginxRunnable(string(r.text), port), nil, nil)))
+		runnable, ports := nginxRunnable(string(r.text), port, tl)
+		servertest.WriteFile(t, conf, []byte(servertest.NginxConf(dir, runnable, nil, nil)))
 		servertest.Check(t, bin, "-t", "-c", conf)
-		servertest.Start(t, []int{port}, bin, "-c", conf)
+		servertest.Start(t, ports, bin, "-c", conf)
+		anySSL := slices.Contains(ports, tl.port)
+		// A file whose servers listen with ssl is asked over TLS, as the
+		// edge answers behind TLS (docs/migrate.md): its servers that
+		// listen on plain HTTP only, which send their requests to https,
+		// are not asked.
+		askPort, useTLS := port, anySSL
+		if anySSL {
+			askPort = tl.port
+		}
 		rng := rand.New(rand.NewPCG(uint64(i), 39))
 		r.asks = corpusAsks(rng, r.corpusFile, r.res, "127.0.0.1")
 		// The hosts the file's servers name are asked too.
@@ -922,7 +1023,7 @@ func askNginx(t *testing.T, rs []*corpusRun) {
 		// no such path is asked.
 		r.asks = slices.DeleteFunc(r.asks, func(a corpusAsk) bool { return strings.Contains(a.Wire, "//") })
 		for _, a := range r.asks {
-			code, loc := askRetry(t, port, a.Host, a.Wire)
+			code, loc := askRetryTLS(t, askPort, a.Host, a.Wire, useTLS)
 			theirs := corpusAnswer{status: code, loc: loc}
 			if !(code >= 300 && code < 400 || code == 410) {
 				theirs = corpusAnswer{}
@@ -937,6 +1038,13 @@ func askNginx(t *testing.T, rs []*corpusRun) {
 // server's worker may still be starting when its port first answers.
 func askRetry(t *testing.T, port int, host, wire string) (int, string) {
 	t.Helper()
+	return askRetryTLS(t, port, host, wire, false)
+}
+
+// askRetryTLS is askRetry, over TLS when useTLS is set (the server's
+// certificate is not checked: the test made it).
+func askRetryTLS(t *testing.T, port int, host, wire string, useTLS bool) (int, string) {
+	t.Helper()
 	if i := strings.IndexByte(wire, '#'); i >= 0 {
 		wire = wire[:i]
 	}
@@ -948,6 +1056,9 @@ func askRetry(t *testing.T, port int, host, wire string) (int, string) {
 		var c net.Conn
 		if c, err = net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 5*time.Second); err != nil {
 			continue
+		}
+		if useTLS {
+			c = tls.Client(c, &tls.Config{ServerName: host, InsecureSkipVerify: true})
 		}
 		c.SetDeadline(time.Now().Add(10 * time.Second))
 		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", wire, host)

@@ -334,6 +334,31 @@ type Sink struct {
 	// defaults, when set, replace the format's Defaults for this file.
 	defaults    *redirects.Settings
 	defaultsWhy string
+	// passes are lines of a first-match file that answer on their platform
+	// without a redirect (a rewrite, a proxy, a custom 404 page): a later
+	// line that matches their paths answers them here (handOffs).
+	passes []passLine
+}
+
+// passLine is a line that answers its paths on its platform without a
+// redirect: its host ("" for every host) and sample paths it matches.
+type passLine struct {
+	line int
+	host string
+	// src is the line's source as a pattern ("" when it cannot be one).
+	src   string
+	paths []string
+}
+
+// maxPasses caps the lines handOffs checks.
+const maxPasses = 64
+
+// Pass records that line answers paths (samples of its source) on host
+// without redirecting, so that a later line matching them is noted.
+func (s *Sink) Pass(line int, host, src string, paths ...string) {
+	if len(s.passes) < maxPasses {
+		s.passes = append(s.passes, passLine{line: line, host: host, src: src, paths: paths})
+	}
 }
 
 // SetDefaults replaces the format's Defaults and DefaultsWhy for this
@@ -957,6 +982,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 	sink.held = heldRules{}
 	if f.FirstMatch {
 		rules, ruleLines = dropExactUnderPatterns(set, sink, perLine, rules, ruleLines)
+		handOffs(set, sink, rules, ruleLines)
 	}
 	n := len(rules)
 	res.Rules, res.RuleLines = rules[:n:n], ruleLines[:n:n]
@@ -1084,6 +1110,16 @@ func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]
 	}
 	var m pattern.Match
 	keep := 0
+	// prevPri is the highest rank of the rules before rule i that are not
+	// exact, maxPri that of them all; converted marks (by their index in
+	// the rules kept) the exact rules made literal patterns.
+	prevPri, maxPri := -1, 0
+	for i := range rules {
+		if rules[i].MatchType != redirects.Exact {
+			maxPri = max(maxPri, rules[i].Priority)
+		}
+	}
+	var converted map[int]bool
 	for i := range rules {
 		r := &rules[i]
 		if r.MatchType == redirects.Exact {
@@ -1107,20 +1143,230 @@ func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]
 				}
 			}
 			if r.Host == "" {
+				type under struct {
+					host string
+					line int
+				}
+				var wins []under
 				for _, h := range hosts {
 					if ps.Lookup(h, wire, &m) {
 						if w := patLines[m.Rule()]; w < lines[i] {
-							sink.Note(lines[i], "on host %s, line %d answers it on the source platform; here this line does", h, w)
-							sink.Note(w, "line %d, later, answers %s here on host %s: on the source platform this line does", lines[i], path, h)
+							wins = append(wins, under{h, w})
+						}
+					}
+				}
+				// The rule becomes a literal pattern ranked after the
+				// earlier lines' rules: the earlier line answers on its
+				// host, as on the source platform, and this one elsewhere.
+				if len(wins) > 0 {
+					if lit, ok := literalPattern(*r, prevPri, maxPri); ok {
+						if converted == nil {
+							converted = map[int]bool{}
+						}
+						rules[i] = lit
+						converted[keep] = true
+					} else {
+						for _, u := range wins {
+							sink.Note(lines[i], "on host %s, line %d answers it on the source platform; here this line does", u.host, u.line)
+							sink.Note(u.line, "line %d, later, answers %s here on host %s: on the source platform this line does", lines[i], path, u.host)
 						}
 					}
 				}
 			}
+		} else {
+			prevPri = max(prevPri, r.Priority)
 		}
 		rules[keep], lines[keep] = rules[i], lines[i]
 		keep++
 	}
+	// Room for the literal patterns: the other rules' ranks double, and
+	// each literal pattern takes the odd rank after the last earlier one's.
+	for i := range keep {
+		if converted[i] {
+			rules[i].Priority = 2*rules[i].Priority + 1
+		} else if converted != nil && rules[i].MatchType != redirects.Exact {
+			rules[i].Priority *= 2
+		}
+	}
 	return rules[:keep], lines[:keep]
+}
+
+// literalPattern returns an exact rule as a pattern rule that matches its
+// path alone (under the same settings, the same paths), with the priority
+// prev (doubled and made odd by the caller), or false when its source
+// holds what a pattern reads otherwise, carries query conditions, the
+// ranks would pass redirects.MaxPriority, or the rule is refused.
+func literalPattern(r redirects.Rule, prev, maxPri int) (redirects.Rule, bool) {
+	if strings.ContainsAny(r.Source, ":*()?+[]{}\\") || 2*maxPri+1 > redirects.MaxPriority || prev < 0 {
+		return r, false
+	}
+	r.MatchType = redirects.Pattern
+	r.Priority = prev
+	if r.Validate() != nil {
+		return r, false
+	}
+	return r, true
+}
+
+// handOffs notes, in a first-match file, the later lines that answer here
+// the paths of a line that answers them on the platform without a
+// redirect (sink.passes): on the platform that line comes first and no
+// redirect is made; here the later line redirects them, so it is changed,
+// and the line that does not redirect names it. Both ways are probed: the
+// sample paths of the line that does not redirect, asked of the later
+// rules, and sample paths of each later rule, asked of that line.
+func handOffs(set redirects.Settings, sink *Sink, rules []redirects.Rule, lines []int) {
+	if len(sink.passes) == 0 {
+		return
+	}
+	// pats are the rules that are not exact, loose those with query
+	// conditions, without them (kept apart: a lookup gives one rule).
+	var pats, loose []pattern.Rule
+	var patLines, looseLines []int
+	exact := map[string]int{}
+	var hosts []string
+	seen := map[string]bool{}
+	for i := range rules {
+		r := &rules[i]
+		if h := r.Host; h != "" && !seen[h] && !strings.HasPrefix(h, "*.") && len(hosts) < maxShadowHosts {
+			seen[h] = true
+			hosts = append(hosts, h)
+		}
+		// A rule with query conditions is probed without them: it
+		// answers the requests that carry them.
+		if r.MatchType == redirects.Exact {
+			path, _, _ := strings.Cut(r.Source, "?")
+			k := r.Host + "\x00" + set.Key(path)
+			if _, ok := exact[k]; !ok {
+				exact[k] = lines[i]
+			}
+			continue
+		}
+		pr := r.PatternRule()
+		if src, conds := withoutConditions(r); conds {
+			pr.Source = src
+			loose = append(loose, pr)
+			looseLines = append(looseLines, lines[i])
+			continue
+		}
+		pats = append(pats, pr)
+		patLines = append(patLines, lines[i])
+	}
+	noted := map[[2]int]bool{}
+	note := func(pass, w int, path, h string) {
+		if noted[[2]int{pass, w}] {
+			return
+		}
+		noted[[2]int{pass, w}] = true
+		if h != "" {
+			sink.Note(w, "line %d, earlier, answers %s on host %s on the source platform without a redirect; here this line redirects it", pass, path, h)
+			sink.Note(pass, "line %d, later, redirects %s on host %s here", w, path, h)
+		} else {
+			sink.Note(w, "line %d, earlier, answers %s on the source platform without a redirect; here this line redirects it", pass, path)
+			sink.Note(pass, "line %d, later, redirects %s here", w, path)
+		}
+	}
+	var m pattern.Match
+	ps, err := pattern.Compile(pats, set.PatternSettings())
+	if err != nil {
+		ps = nil
+	}
+	ls, err := pattern.Compile(loose, set.PatternSettings())
+	if err != nil {
+		ls = nil
+	}
+	var passPats []pattern.Rule
+	var passIdx []int
+	for k, p := range sink.passes {
+		on := []string{p.host}
+		if p.host == "" {
+			on = append(on, hosts...)
+		}
+		for _, h := range on {
+			for _, path := range p.paths {
+				path, err := redirects.DecodePath(path)
+				if err != nil {
+					continue
+				}
+				w := 0
+				if l, ok := exact[h+"\x00"+set.Key(path)]; ok {
+					w = l
+				} else if l, ok := exact["\x00"+set.Key(path)]; ok {
+					w = l
+				} else if ps != nil && ps.Lookup(h, pattern.EscapePath(path), &m) {
+					w = patLines[m.Rule()]
+				}
+				if w > p.line {
+					note(p.line, w, path, h)
+				}
+				if ls != nil && ls.Lookup(h, pattern.EscapePath(path), &m) {
+					if w := looseLines[m.Rule()]; w > p.line {
+						note(p.line, w, path, h)
+					}
+				}
+			}
+		}
+		if p.src != "" {
+			// Earlier lines first: the line is the priority.
+			passPats = append(passPats, pattern.Rule{Kind: pattern.Kind(redirects.Pattern), Host: p.host, Source: p.src, Destination: "/", Priority: p.line})
+			passIdx = append(passIdx, k)
+		}
+	}
+	if len(passPats) == 0 {
+		return
+	}
+	pp, err := pattern.Compile(passPats, set.PatternSettings())
+	if err != nil {
+		return
+	}
+	passHosts := []string{""}
+	for _, p := range sink.passes {
+		if p.host != "" && !slices.Contains(passHosts, p.host) {
+			passHosts = append(passHosts, p.host)
+		}
+	}
+	first := sink.passes[0].line
+	for i := range rules {
+		if lines[i] <= first {
+			continue
+		}
+		on := passHosts
+		if rules[i].Host != "" {
+			on = []string{rules[i].Host}
+		}
+		for _, path := range ruleSamples(&rules[i]) {
+			for _, h := range on {
+				if pp.Lookup(h, pattern.EscapePath(path), &m) {
+					if p := sink.passes[passIdx[m.Rule()]]; p.line < lines[i] {
+						note(p.line, lines[i], path, h)
+					}
+				}
+			}
+		}
+	}
+}
+
+var samplePlaceholder = regexp.MustCompile(`:[A-Za-z_][A-Za-z0-9_]*(\([^)]*\))?[*+?]?`)
+
+// ruleSamples returns paths a rule matches (its placeholders filled with
+// "x"; with the query its conditions ask for), none for a regex rule.
+func ruleSamples(r *redirects.Rule) []string {
+	src, _ := withoutConditions(r)
+	switch r.MatchType {
+	case redirects.Exact:
+		return []string{src}
+	case redirects.StartsWith:
+		return []string{src, strings.TrimSuffix(src, "/") + "/x"}
+	case redirects.Pattern:
+		p := samplePlaceholder.ReplaceAllString(src, "x")
+		if strings.HasSuffix(p, "/*") {
+			p = p[:len(p)-1] + "x"
+		}
+		if d, err := redirects.DecodePath(p); err == nil && !strings.Contains(d, "*") {
+			return []string{d}
+		}
+	}
+	return nil
 }
 
 // withoutConditions returns r's source without its query conditions, and

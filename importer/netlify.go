@@ -292,6 +292,35 @@ func readRedirectsFile(in io.Reader, o *Options, sink *Sink, defStatus int, pf s
 	return sc.Err()
 }
 
+// netlifyPassPaths returns the host of a line's source ("" for none), the
+// source as a pattern ("" when it is none), and sample paths it matches:
+// its placeholders and splat filled with "x", and a splat's bare prefix.
+func netlifyPassPaths(from string) (string, string, []string) {
+	host := ""
+	if _, h, p, ok := splitSourceURL(from); ok {
+		if key, ok := pattern.HostKey(h); ok {
+			host, from = key, p
+		}
+	}
+	segs := strings.Split(from, "/")
+	for i, seg := range segs {
+		if strings.HasPrefix(seg, ":") || seg == "*" {
+			segs[i] = "x"
+		}
+	}
+	paths := []string{strings.Join(segs, "/")}
+	splat := strings.HasSuffix(from, "*")
+	base := strings.TrimSuffix(from, "*")
+	if splat && !strings.Contains(base, ":") {
+		paths = append(paths, base)
+	}
+	src := ""
+	if !strings.ContainsAny(base, "*?#") {
+		src, _ = netlifyPatternSource(base, splat)
+	}
+	return host, src, paths
+}
+
 // readNetlifyRule tells sink what one parsed line (of a _redirects file or
 // a netlify.toml [[redirects]] table) becomes.
 func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink, pf string) {
@@ -299,6 +328,15 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink, pf string) {
 	status := l.status
 	if status == 0 {
 		status = 301
+	}
+	if status == 200 || status == 404 || !redirects.ValidStatus(status) && status != 410 {
+		// The line answers its paths without a redirect (unless it has
+		// conditions the requests may not meet): a later line that
+		// matches them answers them here.
+		if len(l.conditions) == 0 && len(l.query) == 0 {
+			host, src, paths := netlifyPassPaths(l.from)
+			sink.Pass(n, host, src, paths...)
+		}
 	}
 	switch {
 	case status == 200 && (strings.HasPrefix(l.to, "http://") || strings.HasPrefix(l.to, "https://")):
@@ -377,6 +415,11 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink, pf string) {
 	}
 	to, preservePath := l.to, false
 	literal := len(names) == 0 || expand
+	if strings.ContainsAny(from, "${}\\") {
+		// Literal sources refuse these bytes; a pattern holds them
+		// percent-encoded, as literal text (netlifyPatternSource).
+		literal = false
+	}
 	if k := strings.Count(to, ":splat"); literal && splat && k > 0 {
 		end := len(to)
 		if i := strings.IndexAny(to, "?#"); i >= 0 {

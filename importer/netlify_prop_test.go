@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -406,7 +407,8 @@ func testNetlifyProperty(t *testing.T, toml, expand bool) {
 				// query or on a host), which the notes of both lines say.
 				stolen := classes[g.line] == Changed && want == AsIs
 				for _, n := range o.Notes {
-					stolen = stolen && (strings.Contains(n, ", later, answers ") || strings.Contains(n, "on the source platform; here this line does"))
+					stolen = stolen && (strings.Contains(n, ", later, answers ") || strings.Contains(n, "on the source platform; here this line does") ||
+						strings.Contains(n, "on the source platform without a redirect; here this line redirects it"))
 				}
 				if !shadowed && !stolen {
 					t.Fatalf("seed %d: line %d is %q %q, its shape gives %q\n%s", s, g.line, classes[g.line], o.Notes, want, texts[s])
@@ -438,6 +440,16 @@ func testNetlifyProperty(t *testing.T, toml, expand bool) {
 				continue
 			}
 			if c == Skipped {
+				// A line Netlify answers without a redirect (a rewrite, a
+				// custom 404 page) that a later line answers here: the
+				// later line's report names it.
+				if r := gen[wi].ref; ok && gl > wl && (r.Status == 200 || r.Status == 404) && len(r.Conditions) == 0 && len(r.Query) == 0 {
+					want := fmt.Sprintf("line %d, earlier, answers ", wl)
+					if !slices.ContainsFunc(outcomeAt(res, gl).Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+						t.Fatalf("seed %d: %q answers from line %d here, from line %d (no redirect) on Netlify; line %d's notes %q do not name it\n%s", s, p, gl, wl, gl, outcomeAt(res, gl).Notes, texts[s])
+					}
+					asserted++
+				}
 				continue
 			}
 			asserted++

@@ -216,19 +216,17 @@ func TestNetlifyHosts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// On a.example, line 1 answers /x and /z on Netlify; here lines 3
-		// and 4 do, and their notes say so, with their text.
-		wantLineClasses(t, res, map[int]Class{1: Changed, 2: AsIs, 3: Changed, 4: Changed},
-			map[int]string{1: "line 3, later, answers /x here on host a.example", 3: "on host a.example, line 1 answers it", 4: "on host a.example, line 1 answers it"})
-		for _, o := range res.Lines {
-			if want := strings.Split(in, "\n")[o.Line-1]; o.Text != want {
-				t.Errorf("line %d: text %q, want %q", o.Line, o.Text, want)
-			}
-		}
-		if len(res.Rules) != 4 || res.Rules[0].Host != "a.example" || res.Rules[1].Host != "b.example" || res.Rules[2].Host != "" {
+		// On a.example, line 1 answers /x and /z on Netlify: lines 3 and 4
+		// become literal patterns ranked after line 1, so that line 1
+		// answers them on its host here too, and they elsewhere.
+		wantLineClasses(t, res, map[int]Class{1: AsIs, 2: AsIs, 3: AsIs, 4: AsIs}, nil)
+		if len(res.Rules) != 4 || res.Rules[0].Host != "a.example" || res.Rules[1].Host != "b.example" || res.Rules[2].Host != "" ||
+			res.Rules[2].MatchType != redirects.Pattern || res.Rules[2].Priority <= res.Rules[0].Priority {
 			t.Fatalf("hosts %v: rules %+v", hosts, res.Rules)
 		}
 		wantHostAnswers(t, res, redirects.Settings{}, map[string]string{
+			"a.example /x": "https://c.example/x 301",
+			"a.example /z": "https://c.example/z 301",
 			"a.example /y": "https://c.example/y 301",
 			"b.example /z": "/w 301",
 			"b.example /x": "/y 301",

@@ -544,6 +544,8 @@ type nginxServer struct {
 	line, start, end int
 	names            []string
 	dflt             bool
+	// ssl and plain: whether the server listens with ssl, and without.
+	ssl, plain bool
 }
 
 // serverHosts returns the host keys of a server block's names (a
@@ -648,10 +650,20 @@ func (r *nginxReader) directive(w []nginxToken, raw string) {
 		return
 	case "listen":
 		if t != nil && t.kind == "server" && len(r.spans) > 0 {
+			sv := &r.spans[len(r.spans)-1]
+			ssl := false
 			for _, n := range w[1:] {
 				if n.text == "default_server" || n.text == "default" {
-					r.spans[len(r.spans)-1].dflt = true
+					sv.dflt = true
 				}
+				if n.text == "ssl" {
+					ssl = true
+				}
+			}
+			if ssl {
+				sv.ssl = true
+			} else {
+				sv.plain = true
 			}
 		}
 		return
@@ -715,6 +727,22 @@ func (r *nginxReader) ret(t *nginxBlock, w []nginxToken, raw string) {
 	if code == 410 {
 		url = ""
 	}
+	if sv := r.server(); sv != nil && (t.kind == "server" || t.kind == "location") {
+		if schemeUpgrade(url, sv) {
+			r.sink.Skip(line, "not a path redirect: the server (line %d) listens on plain HTTP only and sends every request to https on the host asked (%s), a scheme redirect, which the TLS front before the edge makes (docs/migrate.md)", sv.line, excerpt(url))
+			return
+		}
+		if rest, ok := strings.CutPrefix(url, "$scheme://"); ok && sv.ssl != sv.plain {
+			// The server listens with ssl only (or without only): its
+			// $scheme is always https (or http).
+			// That is exact: no note.
+			scheme := "https"
+			if !sv.ssl {
+				scheme = "http"
+			}
+			url = scheme + "://" + rest
+		}
+	}
 	switch t.kind {
 	case "if":
 		r.retIf(t, line, code, url)
@@ -723,6 +751,44 @@ func (r *nginxReader) ret(t *nginxBlock, w []nginxToken, raw string) {
 	case "server":
 		r.retServer(line, code, url)
 	}
+}
+
+// server returns the server block being read, nil outside one.
+func (r *nginxReader) server() *nginxServer {
+	for i := len(r.blocks) - 1; i >= 0; i-- {
+		if r.blocks[i].kind == "server" {
+			if n := len(r.spans); n > 0 && r.spans[n-1].end < 0 {
+				return &r.spans[n-1]
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// schemeUpgrade reports whether url, returned by a server that listens on
+// plain HTTP only, sends the request to https on the same host with the
+// same path and query: https://$host$request_uri (or $server_name,
+// $http_host, or the server's only name).
+func schemeUpgrade(url string, sv *nginxServer) bool {
+	if !sv.plain || sv.ssl {
+		return false
+	}
+	rest, ok := strings.CutPrefix(url, "https://")
+	if !ok {
+		return false
+	}
+	host, ok := strings.CutSuffix(rest, "$request_uri")
+	if !ok {
+		if host, ok = strings.CutSuffix(rest, "$uri$is_args$args"); !ok {
+			return false
+		}
+	}
+	switch host {
+	case "$host", "$server_name", "$http_host":
+		return true
+	}
+	return len(sv.names) == 1 && strings.EqualFold(host, sv.names[0])
 }
 
 // answer reads a return URL: its destination, whether it passes the

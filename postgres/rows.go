@@ -5,31 +5,24 @@ import (
 	"strings"
 )
 
-// Rows reads the rows from one array argument per column with unnest,
-// in their order (WITH ORDINALITY numbers them): pgx sends the arrays in
-// binary, with no statement text per row, and its statement cache keeps
-// the statement prepared.
+// Rows reads the rows from one array argument per column, each column's
+// unnest in the select list: they run side by side, row by row, in the
+// arrays' order, as the rows go into the statement, so every writer that
+// sorts its rows the same way locks them in the same order. pgx sends the
+// arrays in binary, with no statement text per row, and its statement
+// cache keeps the statement prepared. (unnest in FROM, WITH ORDINALITY
+// and an ORDER BY, did the same at more of the backend's CPU: a function
+// in FROM stores all its rows first, spilling past work_mem to a
+// temporary file, and the ORDER BY sorted them again.)
 func (dialect) Rows(types []string) string {
 	var b strings.Builder
 	b.WriteString("SELECT ")
-	for i := range types {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "u.c%d", i+1)
-	}
-	b.WriteString(" FROM unnest(")
 	for i, t := range types {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "$%d::%s[]", i+1, t)
+		fmt.Fprintf(&b, "unnest($%d::%s[])", i+1, t)
 	}
-	b.WriteString(") WITH ORDINALITY AS u(")
-	for i := range types {
-		fmt.Fprintf(&b, "c%d, ", i+1)
-	}
-	b.WriteString("n) ORDER BY u.n")
 	return b.String()
 }
 
@@ -41,9 +34,12 @@ const arrayRows = 10_000
 // RowAtATime is false: RowArgs gives arrays of many rows.
 func (dialect) RowAtATime() bool { return false }
 
-// HitIDs is false: a flush sends arrays of keys (Rows), and an id would
-// save the backends nothing of what an UPDATE costs them (a new row
-// version and its WAL).
+// HitIDs is false: a flush sends arrays of keys (Rows), an UPDATE for
+// the rows it has flushed before and an upsert for the others
+// (sqlstore.addHitsByKey). An id would save the backends little of what
+// an UPDATE costs them (a new row version and its WAL, on its own page
+// since migration 0021), and a restore with pg_restore, which a running
+// node does not see, could give a remembered id to another row.
 func (dialect) HitIDs() bool { return false }
 
 // RowArgs turns each arrayRows rows into one slice per column: []string

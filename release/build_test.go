@@ -173,7 +173,9 @@ func TestReproducible(t *testing.T) {
 }
 
 // TestArchive checks what the archive holds and how: the binary, README.md,
-// LICENSE and THIRD-PARTY-LICENSES in one directory named after the archive, in name order, owned
+// LICENSE, THIRD-PARTY-LICENSES and the pages the README links to (docs/,
+// CHANGELOG.md, SECURITY.md, BENCHMARKS.md), every link of theirs resolving
+// inside the archive, in one directory named after the archive, in name order, owned
 // by 0, with fixed modes and the commit's time; a gzip header without name
 // or time; a static binary without build paths.
 func TestArchive(t *testing.T) {
@@ -203,11 +205,34 @@ func TestArchive(t *testing.T) {
 	}
 	want := []entry{
 		{dir + "/", 0o755},
+		{dir + "/BENCHMARKS.md", 0o644},
+		{dir + "/CHANGELOG.md", 0o644},
 		{dir + "/LICENSE", 0o644},
 		{dir + "/README.md", 0o644},
+		{dir + "/SECURITY.md", 0o644},
 		{dir + "/THIRD-PARTY-LICENSES", 0o644},
-		{dir + "/redirects", 0o755},
+		{dir + "/docs/", 0o755},
 	}
+	shipped := []string{"BENCHMARKS.md", "CHANGELOG.md", "README.md", "SECURITY.md", "LICENSE"}
+	for _, glob := range []string{"docs/*.md", "docs/screenshots/*.png"} {
+		names, err := filepath.Glob(filepath.Join(root, glob))
+		if err != nil || len(names) == 0 {
+			t.Fatalf("%s: %v, %d files", glob, err, len(names))
+		}
+		sort.Strings(names)
+		if glob == "docs/screenshots/*.png" {
+			want = append(want, entry{dir + "/docs/screenshots/", 0o755})
+		}
+		for _, n := range names {
+			rel := filepath.ToSlash(strings.TrimPrefix(n, root+"/"))
+			want = append(want, entry{dir + "/" + rel, 0o644})
+			shipped = append(shipped, rel)
+		}
+	}
+	want = append(want, entry{dir + "/redirects", 0o755})
+	// tar --sort=name: each directory's entries by name, depth first, which
+	// for these names is the order of the whole path.
+	sort.Slice(want, func(i, j int) bool { return want[i].name < want[j].name })
 	var got []entry
 	files := map[string][]byte{}
 	tr := tar.NewReader(zr)
@@ -237,9 +262,32 @@ func TestArchive(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("archive entries (name, mode) = %v\nwant %v", got, want)
 	}
-	for _, name := range []string{"README.md", "LICENSE"} {
+	for _, name := range shipped {
 		if !bytes.Equal(files[name], readFile(t, filepath.Join(root, name))) {
 			t.Errorf("the archive's %s is not the repository's", name)
+		}
+	}
+	// The README's links, and the docs' links, work from the unpacked
+	// archive: every relative link names a file the archive holds. Only the
+	// provider's page stays behind, with the source tree it is built from.
+	link := regexp.MustCompile(`\]\(([^)#\s]+)(?:#[^)]*)?\)`)
+	for name, b := range files {
+		if !strings.HasSuffix(name, ".md") {
+			continue
+		}
+		text := string(b)
+		for _, m := range link.FindAllStringSubmatchIndex(text, -1) {
+			target := text[m[2]:m[3]]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") || inFence(text[:m[0]]) {
+				continue
+			}
+			resolved := filepath.ToSlash(filepath.Clean(filepath.Join(filepath.Dir(name), target)))
+			if strings.HasPrefix(resolved, "terraform-provider-redirects/") {
+				continue
+			}
+			if _, ok := files[resolved]; !ok {
+				t.Errorf("the archive's %s links to %s, which the archive does not hold", name, target)
+			}
 		}
 	}
 	if !bytes.Contains(files["LICENSE"], []byte("Apache License\n                           Version 2.0, January 2004")) {
@@ -526,4 +574,16 @@ func mustInt(t *testing.T, s string) int64 {
 		t.Fatalf("%q is not a number: %v", s, err)
 	}
 	return n
+}
+
+// inFence reports whether the end of text lies inside a fenced code block,
+// where "](" is code, not a link.
+func inFence(text string) bool {
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			n++
+		}
+	}
+	return n%2 == 1
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"strings"
 	"sync"
@@ -21,8 +22,9 @@ type hitKey struct {
 // over with an empty memory (its rows go through the upsert once more).
 const maxHitIDs = 1 << 19
 
-// hitIDs remembers the rule_hits id of each row this DB flushed, where the
-// dialect has them (Dialect.HitIDs). An id is never reused
+// hitIDs remembers the rule_hits rows this DB flushed: the id of each,
+// where the dialect has them (Dialect.HitIDs), or else a hash of each
+// row's key (rows; addHitsByKey). An id is never reused
 // (AUTOINCREMENT), so a remembered id names its row or, once the row is
 // gone (its project deleted, by this process or another), no row: an
 // update by it then changes nothing, and the row goes through the upsert.
@@ -32,6 +34,34 @@ const maxHitIDs = 1 << 19
 type hitIDs struct {
 	mu  sync.Mutex
 	ids map[hitKey]int64
+	// rows holds the hash (hashHitKey, with seed) of the key of each row
+	// flushed, where the dialect has no ids. A hash two keys share makes
+	// a row not yet stored look flushed: its update changes no row, and
+	// the flush starts over as an upsert (addHitsByKey), so a collision
+	// costs time, never a hit. A set of integers is a fifth of the memory
+	// of the keys and gives the garbage collector nothing to scan.
+	rows map[uint64]struct{}
+	seed maphash.Seed
+}
+
+// hashHitKey returns the hash of k that hitIDs.rows holds.
+func hashHitKey(seed maphash.Seed, k hitKey) uint64 { return maphash.Comparable(seed, k) }
+
+// forget empties the memory. The caller holds mu.
+func (m *hitIDs) forget() { m.ids, m.rows = nil, nil }
+
+// rememberHitRows keeps the key hashes of a committed flush. The caller
+// holds db.hitIDs.mu.
+func (db *DB) rememberHitRows(fresh []uint64) {
+	if db.hitIDs.rows == nil || len(db.hitIDs.rows)+len(fresh) > maxHitIDs {
+		db.hitIDs.rows = make(map[uint64]struct{}, min(len(fresh), maxHitIDs))
+	}
+	for _, h := range fresh {
+		if len(db.hitIDs.rows) >= maxHitIDs {
+			break
+		}
+		db.hitIDs.rows[h] = struct{}{}
+	}
 }
 
 // hitByID is SQLite's flush of a row it has flushed before: three

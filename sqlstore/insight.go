@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 
 	"redirects"
 )
@@ -26,16 +27,29 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 	if len(sorted) == 0 {
 		return nil
 	}
-	slices.SortFunc(sorted, func(a, b redirects.RuleHits) int {
-		return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.MatchType.String(), b.MatchType.String()), cmp.Compare(a.Source, b.Source), cmp.Compare(a.Host, b.Host))
-	})
-	if db.d.HitIDs() {
-		db.hitIDs.mu.Lock()
-		defer db.hitIDs.mu.Unlock()
+	slices.SortFunc(sorted, compareHits)
+	// Both paths remember what they flushed (db.hitIDs): SQLite the ids of
+	// its rows, PostgreSQL that the rows exist.
+	db.hitIDs.mu.Lock()
+	defer db.hitIDs.mu.Unlock()
+	vanished, err := db.addHits(ctx, sorted)
+	if vanished {
+		// A row this DB flushed before is gone (its project deleted, a
+		// restore): the flush was rolled back, changing nothing, and runs
+		// again with nothing remembered, every row through the upsert.
+		db.hitIDs.forget()
+		_, err = db.addHits(ctx, sorted)
 	}
+	return err
+}
+
+// addHits is one try of AddHits, of sorted hits, in one transaction. It
+// reports vanished, with the transaction rolled back, when a row it
+// remembered is gone (PostgreSQL). The caller holds db.hitIDs.mu.
+func (db *DB) addHits(ctx context.Context, sorted []redirects.RuleHits) (vanished bool, err error) {
 	tx, err := db.beginWrite(ctx, "add hits")
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tx.Rollback()
 	// Hits of a project that is gone are dropped.
@@ -47,17 +61,9 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 	}
 	known, err := db.knownProjects(ctx, tx, projects)
 	if err != nil {
-		return err
+		return false, err
 	}
-	var rows [][]any
-	var values []any
-	var summed []redirects.RuleHits
-	if db.d.HitIDs() {
-		summed = make([]redirects.RuleHits, 0, len(sorted))
-	} else {
-		rows = make([][]any, 0, len(sorted))
-		values = make([]any, 0, 6*len(sorted))
-	}
+	summed := make([]redirects.RuleHits, 0, len(sorted))
 	for i := 0; i < len(sorted); {
 		h := sorted[i]
 		for i++; i < len(sorted) && sorted[i].ProjectID == h.ProjectID && sorted[i].MatchType == h.MatchType && sorted[i].Source == h.Source && sorted[i].Host == h.Host; i++ {
@@ -66,38 +72,49 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 				h.LastHit = sorted[i].LastHit
 			}
 		}
-		switch {
-		case !known[h.ProjectID]:
-		case summed != nil:
+		if known[h.ProjectID] {
 			summed = append(summed, h)
-		default:
-			values = append(values, h.ProjectID, h.MatchType.String(), h.Source, h.Hits, h.LastHit.UnixNano(), h.Host)
-			rows = append(rows, values[len(values)-6:len(values):len(values)])
 		}
 	}
-	if summed != nil {
-		fresh, err := db.addHitsByID(ctx, tx, summed)
-		if err != nil {
-			return db.wrap("add hits", err)
-		}
-		if err := tx.Commit(); err != nil {
-			return db.wrap("add hits", err)
-		}
-		db.rememberHitIDs(fresh)
-		return nil
+	var fresh map[hitKey]int64
+	var freshRows []uint64
+	if db.d.HitIDs() {
+		fresh, err = db.addHitsByID(ctx, tx, summed)
+	} else {
+		freshRows, vanished, err = db.addHitsByKey(ctx, tx, summed)
 	}
-	if err := db.batch(ctx, tx, `INSERT INTO rule_hits AS r (project_id, match_type, source, hits, last_hit, host) %s
-		ON CONFLICT (project_id, match_type, source, host) DO UPDATE SET hits = r.hits + excluded.hits,
-			last_hit = CASE WHEN excluded.last_hit > r.last_hit THEN excluded.last_hit ELSE r.last_hit END`,
-		`UPDATE rule_hits SET hits = hits + $4, last_hit = CASE WHEN $5 > last_hit THEN $5 ELSE last_hit END
-		WHERE project_id = $1 AND match_type = $2 AND source = $3 AND host = $6`,
-		[]string{"TEXT", "TEXT", "TEXT", "BIGINT", "BIGINT", "TEXT"}, rows); err != nil {
-		return db.wrap("add hits", err)
+	if err != nil {
+		return false, db.wrap("add hits", err)
+	}
+	if vanished {
+		return true, nil
 	}
 	if err := tx.Commit(); err != nil {
-		return db.wrap("add hits", err)
+		return false, db.wrap("add hits", err)
 	}
-	return nil
+	if db.d.HitIDs() {
+		db.rememberHitIDs(fresh)
+	} else {
+		db.rememberHitRows(freshRows)
+	}
+	return false, nil
+}
+
+// compareHits orders hits by their rule_hits key: project, match type
+// (by its name), source, host. It compares a field only when those before
+// it are equal (cmp.Or would compare them all): most rows of a flush
+// share their project, and a sort compares n log n times.
+func compareHits(a, b redirects.RuleHits) int {
+	if c := strings.Compare(a.ProjectID, b.ProjectID); c != 0 {
+		return c
+	}
+	if a.MatchType != b.MatchType {
+		return strings.Compare(a.MatchType.String(), b.MatchType.String())
+	}
+	if c := strings.Compare(a.Source, b.Source); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Host, b.Host)
 }
 
 // FindHits returns the hits of every rule of a project that has some.

@@ -25,6 +25,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"time"
 
 	"redirects"
@@ -42,7 +43,8 @@ type DB struct {
 	write, read *sql.DB
 	d           Dialect
 
-	// hitIDs are the rule_hits ids AddHits remembers (Dialect.HitIDs).
+	// hitIDs are the rule_hits rows AddHits remembers, with their ids
+	// where the dialect has them (Dialect.HitIDs).
 	hitIDs hitIDs
 }
 
@@ -50,7 +52,7 @@ type DB struct {
 // *sql.DB may serve both), in dialect d. The caller has brought the schema
 // up to date (Migrate) and closes the pools.
 func New(write, read *sql.DB, d Dialect) *DB {
-	return &DB{Clock: redirects.SystemClock{}, write: write, read: read, d: d}
+	return &DB{Clock: redirects.SystemClock{}, write: write, read: read, d: d, hitIDs: hitIDs{seed: maphash.MakeSeed()}}
 }
 
 // now returns the clock's time, cut to what the database keeps (unix

@@ -245,6 +245,8 @@ const dashboardPassword = "correct horse battery staple"
 
 func startDashboard(t *testing.T) *dashboardServer {
 	t.Helper()
+	storeIndependent(t, "the dashboard's browser tests run on a SQLite file of their own")
+	browserInAxeStep(t)
 	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
 	for _, args := range [][]string{
 		{"user", "create", "--email", "ops@example.com", "--operator", "--password-stdin"},
@@ -951,6 +953,7 @@ func TestDashboard(t *testing.T) {
 // TestQuickstartPrintsTheDashboard: quickstart prints the dashboard's
 // address, and its one-time login signs in there.
 func TestQuickstartPrintsTheDashboard(t *testing.T) {
+	storeIndependent(t, "it runs on a SQLite file of its own")
 	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
 	r := start(t, db, "quickstart", "--addr", "127.0.0.1:0", "--admin-addr", "", "--manage-addr", "127.0.0.1:0")
 	dashboard := regexp.MustCompile(`Dashboard: (http://\S+)/  \(sign in with the login below\)\nManagement API: \S+\nLogin: (\S+)  one-time password \(shown once\): (\S+)`)

@@ -168,6 +168,7 @@ func apiCall(t *testing.T, c *http.Client, method, url, csrf string, body, out a
 // on its own listener; an operator made on the command line signs in and
 // creates an organization; the program stops cleanly.
 func TestServeManagementAPI(t *testing.T) {
+	storeIndependent(t, "it runs on a SQLite file of its own")
 	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
 	const pw = "correct horse battery staple"
 	if _, errs, code := inProcess(t, db, pw+"\n", "user", "create", "--email", "ops@example.com", "--operator", "--password-stdin"); code != 0 {
@@ -288,6 +289,7 @@ var manageLogin = regexp.MustCompile(`Management API: (http://\S+)/\nLogin: (\S+
 // and a login that works, as owner of the demo organization; a second run
 // gives a new password and ends the first.
 func TestQuickstartManagementAPI(t *testing.T) {
+	storeIndependent(t, "it runs on a SQLite file of its own")
 	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
 	run := func() (base, email, pw string, stop func()) {
 		r := start(t, db, "quickstart", "--addr", "127.0.0.1:0", "--admin-addr", "", "--manage-addr", "127.0.0.1:0")
@@ -368,6 +370,7 @@ func TestServeManagementAPIWithoutItsDatabase(t *testing.T) {
 // TestManagementAPIReachesItsDatabaseLater: once the database answers, the
 // management API serves without a restart.
 func TestManagementAPIReachesItsDatabaseLater(t *testing.T) {
+	storeIndependent(t, "it makes a PostgreSQL database of its own")
 	admin := os.Getenv("REDIRECTS_TEST_POSTGRES")
 	if admin == "" {
 		testreport.Skip(t, testreport.Postgres, "REDIRECTS_TEST_POSTGRES is not set; run with REDIRECTS_TEST_POSTGRES='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'")

@@ -15,6 +15,7 @@ import (
 // (exit 2) and the next apply undoes it; a file that fails lint or a test
 // exits 1 from plan and apply, and apply changes nothing.
 func TestPlanApply(t *testing.T) {
+	storeIndependent(t, "it runs on a SQLite file of its own")
 	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
 	org, _ := runCLI(t, db, 0, "org", "create", "--name", "Acme", "--tier", "pro")
 	org = strings.TrimSpace(org)

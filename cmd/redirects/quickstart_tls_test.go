@@ -32,6 +32,7 @@ func loginFormToken(t *testing.T, page string) string {
 // commands too, and the dashboard it names answers there over TLS with
 // Strict-Transport-Security on the sign-in page.
 func TestQuickstartTLSPrintsHTTPS(t *testing.T) {
+	storeIndependent(t, "it runs on a SQLite file of its own")
 	dir := t.TempDir()
 	certFile, keyFile, pool := selfSigned(t, dir)
 	db := "sqlite:" + filepath.Join(dir, "r.db")

@@ -225,6 +225,7 @@ var remoteScenario = []remoteStep{
 // serve (--api and --token), and requires the same output, errors and
 // exit codes from both, IDs, secrets and times aside.
 func TestRemoteCLI(t *testing.T) {
+	storeIndependent(t, "it runs on a SQLite file of its own")
 	dir := t.TempDir()
 	dbLocal := "sqlite:" + filepath.Join(dir, "local.db")
 	dbServed := "sqlite:" + filepath.Join(dir, "served.db")
@@ -464,6 +465,7 @@ func scenarioCommand(args []string) string {
 // scenario, which requires the API to answer it as the database does. A
 // new command fails here until it is one of the three.
 func TestEveryCommandRemote(t *testing.T) {
+	storeIndependent(t, "it runs on a SQLite file of its own")
 	exercised := map[string]bool{}
 	for _, st := range remoteScenario {
 		exercised[scenarioCommand(st.args)] = true

@@ -15,6 +15,7 @@ import (
 // output, errors and exit codes of both; it checks what the --db side
 // prints, so that two equally wrong answers fail too.
 func TestRulePatternsCLI(t *testing.T) {
+	storeIndependent(t, "it runs on a SQLite file of its own")
 	dir := t.TempDir()
 	dbLocal := "sqlite:" + filepath.Join(dir, "local.db")
 	dbServed := "sqlite:" + filepath.Join(dir, "served.db")

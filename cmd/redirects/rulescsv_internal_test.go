@@ -24,6 +24,7 @@ import (
 // imported on the command line, downloaded as the management API's
 // rules.csv and imported back with --replace, come back rule for rule.
 func TestDraftCSVRoundTripThroughTheAPI(t *testing.T) {
+	storeIndependent(t, "it runs on a SQLite file of its own")
 	db := "sqlite:" + filepath.Join(t.TempDir(), "r.db")
 	run := func(stdin string, args ...string) string {
 		t.Helper()

@@ -1004,7 +1004,7 @@ func (l *loop) respond(c *conn) {
 	} else {
 		c.addOut(start)
 		c.addBody(body, done)
-		if cap(resp.Scratch) > 0 && cap(body) > 0 && &resp.Scratch[:1][0] == &body[:1][0] {
+		if inScratch(resp.Scratch, body) {
 			// The body is written later from the scratch buffer: the
 			// next request must not render over it.
 			resp.Scratch = nil
@@ -1012,6 +1012,16 @@ func (l *loop) respond(c *conn) {
 		c.capSndBuf()
 	}
 	l.queued(c, closing)
+}
+
+// inScratch reports whether body lies in scratch's memory (a handler may
+// render a body after other values it put in the scratch buffer).
+func inScratch(scratch, body []byte) bool {
+	if cap(scratch) == 0 || cap(body) == 0 {
+		return false
+	}
+	base, p := uintptr(unsafe.Pointer(&scratch[:1][0])), uintptr(unsafe.Pointer(&body[:1][0]))
+	return p >= base && p < base+uintptr(cap(scratch))
 }
 
 // queued ends respond once c.resp is queued: the response is reset for the

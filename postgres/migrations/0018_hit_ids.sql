@@ -1,5 +1,5 @@
--- 0018_hit_ids: nothing on PostgreSQL. The SQLite store's 0018 rebuilds
--- rule_hits with an integer id; PostgreSQL's flush of hits needs no such
--- change. This file keeps the two engines' versions in step, so that
--- 0019 is 0019 on both.
+-- 0018_hit_ids: SQLite's rule_hits got an integer id (its 0018); on
+-- PostgreSQL a flush updates its rows by their key (see 0021), and
+-- nothing changes. The number is kept so both engines' migrations count
+-- alike.
 SELECT 1;
