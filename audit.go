@@ -92,6 +92,11 @@ const (
 	AuditWebhookUpdate  = "webhook.update"
 	AuditWebhookDelete  = "webhook.delete"
 	AuditWebhookRotate  = "webhook.rotate_secret"
+	// AuditDestinationCheck is a check of a project's destinations, and
+	// AuditDestinationBroken a destination that worked and no longer does
+	// (docs/contract.md#destination-checks).
+	AuditDestinationCheck  = "destination.check"
+	AuditDestinationBroken = "destination.broken"
 )
 
 // AuditEntry records one change: who, when, from where, what.

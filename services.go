@@ -34,6 +34,9 @@ type Services struct {
 	Ops OpService
 	// Suggestions turns the miss log into rules (svcsuggest.go).
 	Suggestions SuggestionService
+	// Checks requests the live version's destinations and keeps where they
+	// led (svcchecks.go).
+	Checks CheckService
 }
 
 // LocalServices are Services and the operations served only where the

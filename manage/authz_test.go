@@ -132,6 +132,10 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"misses", redirects.RoleViewer, func() call { return call{"GET", pbase + "/misses", nil} }},
 		{"agents", redirects.RoleViewer, func() call { return call{"GET", pbase + "/agents", nil} }},
 		{"forget agents", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/agents?agent=web-1", nil} }},
+		{"destination checks", redirects.RoleViewer, func() call { return call{"GET", pbase + "/destination-checks", nil} }},
+		{"check destinations", redirects.RoleEditor, func() call {
+			return call{"POST", pbase + "/destination-checks", map[string]any{"baseUrl": "https://www.example.com"}}
+		}},
 		{"forget miss", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/misses?path=" + newMiss(), nil} }},
 		{"rule from miss", redirects.RoleEditor, func() call {
 			return call{"POST", pbase + "/misses/rule", map[string]any{"path": fmt.Sprintf("/miss%d", uniq()), "destination": "/x"}}

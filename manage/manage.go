@@ -58,9 +58,12 @@ type Config struct {
 	// the dashboard's the same one, so both doors share the limits.
 	Logins *service.Logins
 	// Services are the service layer the routes call; the zero value is
-	// service.New over Store, Accounts, Clock, Builder, Logins and
-	// SessionTTL.
+	// service.New over Store, Accounts, Clock, Builder, Logins,
+	// SessionTTL and Checker.
 	Services redirects.LocalServices
+	// Checker requests destinations for POST .../destination-checks;
+	// nil answers it with an internal error.
+	Checker redirects.DestinationChecker
 }
 
 // Defaults of Config.
@@ -114,7 +117,8 @@ func Handler(cfg Config) http.Handler {
 			logins = service.NewLogins(cfg.LoginLimits, h.clock)
 		}
 		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder,
-			Logins: logins, SessionTTL: cfg.SessionTTL, Sitemaps: &suggest.Fetcher{AllowPrivate: cfg.SitemapAllowPrivate}}).Local()
+			Logins: logins, SessionTTL: cfg.SessionTTL, Sitemaps: &suggest.Fetcher{AllowPrivate: cfg.SitemapAllowPrivate},
+			Checker: cfg.Checker}).Local()
 	}
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)

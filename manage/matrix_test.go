@@ -99,6 +99,8 @@ var docRouteActions = map[string]string{
 	"GET /manage/v1/projects/{project}/misses":                                 "read",
 	"GET /manage/v1/projects/{project}/agents":                                 "read",
 	"DELETE /manage/v1/projects/{project}/agents":                              "rules.edit",
+	"POST /manage/v1/projects/{project}/destination-checks":                    "rules.edit",
+	"GET /manage/v1/projects/{project}/destination-checks":                     "read",
 	"DELETE /manage/v1/projects/{project}/misses":                              "rules.edit",
 	"POST /manage/v1/projects/{project}/misses/rule":                           "rules.edit",
 	"POST /manage/v1/projects/{project}/keys":                                  "keys.manage",
@@ -370,6 +372,10 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 			return call{pbase + "/misses", nil}
 		case "GET /manage/v1/projects/{project}/agents":
 			return call{pbase + "/agents", nil}
+		case "POST /manage/v1/projects/{project}/destination-checks":
+			return call{pbase + "/destination-checks", map[string]any{"baseUrl": "https://www.example.com"}}
+		case "GET /manage/v1/projects/{project}/destination-checks":
+			return call{pbase + "/destination-checks", nil}
 		case "DELETE /manage/v1/projects/{project}/agents":
 			agent := fmt.Sprintf("web-%d", uniq())
 			if err := e.store.(redirects.AgentStore).RecordAgents(ctx, []redirects.AgentReport{{ProjectID: o.project.ID, Agent: agent, Format: "nginx", AppliedVersion: 1, SeenAt: e.clock.Now()}}); err != nil {

@@ -969,6 +969,28 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 	if err := e.store.DeleteMiss(ctx, a.project.ID, "/suggest-me-two"); err != nil {
 		t.Fatal(err)
 	}
+	// Destination checks: none before the first; a bad base URL is a 400
+	// and checks nothing; a check answers every destination, and the list
+	// then holds them.
+	var checksAns struct {
+		Checks []struct{ Destination, Outcome string }
+		Broken int
+	}
+	d.call(admin, "GET", pbase+"/destination-checks", nil).want(t, 200).decode(t, &checksAns)
+	if checksAns.Checks == nil || len(checksAns.Checks) != 0 {
+		t.Fatalf("destination checks before any = %+v, want an empty list", checksAns)
+	}
+	d.call(admin, "POST", pbase+"/destination-checks", map[string]any{"baseUrl": "ftp://www.example.com"}).want(t, 400, "INVALID_INPUT")
+	var reportAns struct {
+		Checks      []struct{ Destination string }
+		Skipped     int
+		NewlyBroken []string
+	}
+	d.call(admin, "POST", pbase+"/destination-checks", map[string]any{"baseUrl": "https://www.example.com"}).want(t, 200).decode(t, &reportAns)
+	d.call(admin, "GET", pbase+"/destination-checks", nil).want(t, 200).decode(t, &checksAns)
+	if len(reportAns.Checks) == 0 || len(checksAns.Checks) != len(reportAns.Checks) || reportAns.NewlyBroken == nil {
+		t.Fatalf("a check = %+v, then the list %+v; want every destination in both", reportAns, checksAns)
+	}
 	var hitsAns struct {
 		StaleSince *string
 		Rules      []struct {

@@ -9,6 +9,6 @@ func (c *Client) Services() redirects.Services {
 	return redirects.Services{
 		Orgs: c, Members: c, Projects: c, Rules: c, Imports: c, Deploys: c,
 		Keys: c, Tokens: c, Webhooks: c, Insight: c, Sessions: c, Ops: c,
-		Suggestions: c,
+		Suggestions: c, Checks: c,
 	}
 }

@@ -58,7 +58,7 @@ const (
 )
 
 var kindOrder = map[Kind]int{KindInvalid: -1, KindLoop: 0, KindSelfMatch: 1, KindPathGrowth: 2, KindChain: 3, KindShadowed: 4,
-	KindRedundant: 5, KindOverlap: 6, KindDoubleSlash: 7}
+	KindRedundant: 5, KindOverlap: 6, KindDoubleSlash: 7, KindBrokenDestination: 8, KindOffsiteDestination: 9}
 
 // RuleRef names a rule in a finding, an explanation or a diff.
 type RuleRef = redirects.RuleRef
@@ -84,6 +84,10 @@ type LintOptions struct {
 	// Settings are the project's matching settings (the draft's, or the
 	// version's): paths are compared with them.
 	Settings redirects.Settings
+	// Destinations are the project's last destination checks by
+	// destination (CheckService.FindDestinationChecks): rules whose
+	// destination is broken or leads off-site are warned of. nil for none.
+	Destinations map[string]redirects.DestinationCheck
 }
 
 // Blocking reports whether any finding is an error.
@@ -138,6 +142,7 @@ func Lint(rules []redirects.Rule, opts LintOptions) []Finding {
 	out = append(out, lintDuplicates(x, shadowed)...)
 	out = append(out, lintRedundant(x)...)
 	out = append(out, lintDoubleSlash(x)...)
+	out = append(out, lintDestinations(rules, opts.Destinations)...)
 	slices.SortStableFunc(out, func(a, b Finding) int {
 		if a.Severity != b.Severity {
 			if a.Severity == SeverityError {

@@ -481,6 +481,14 @@ var authzTable = []authzRow{
 		_, err := f.svc.Insight.DeleteAgents(ctx, f.project.ID, redirects.AgentFilter{Agent: "web-1"})
 		return err
 	}},
+	{op: "Checks.CheckDestinations", action: redirects.ActionEditRules, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := f.svc.Checks.CheckDestinations(ctx, f.project.ID, redirects.CheckOptions{BaseURL: "https://www.example.com"})
+		return err
+	}},
+	{op: "Checks.FindDestinationChecks", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := f.svc.Checks.FindDestinationChecks(ctx, f.project.ID)
+		return err
+	}},
 
 	// Suggestions.
 	{op: "Suggestions.Suggest", action: redirects.ActionEditRules, call: func(ctx context.Context, f *authzFixture) error {

@@ -47,6 +47,11 @@ type Deps struct {
 	// Sitemaps fetches the sitemaps Suggest is given the URL of; nil is
 	// a suggest.Fetcher under the webhooks' address rules.
 	Sitemaps *suggest.Fetcher
+	// Checker requests destinations for CheckDestinations (nil: checks
+	// fail with EINTERNAL), and Checks keeps the results (nil: Store,
+	// when it keeps them).
+	Checker redirects.DestinationChecker
+	Checks  redirects.CheckStore
 }
 
 // Service implements every interface of redirects.LocalServices.
@@ -62,14 +67,20 @@ type Service struct {
 	// suggestions and sitemaps: see Deps.
 	suggestions redirects.SuggestionStore
 	sitemaps    *suggest.Fetcher
+	checker     redirects.DestinationChecker
+	checks      redirects.CheckStore
 }
 
 // New returns the service layer over d.
 func New(d Deps) *Service {
 	s := &Service{store: d.Store, accounts: d.Accounts, clock: d.Clock, builder: d.Builder, logins: d.Logins, ttl: d.SessionTTL,
-		webhooks: d.Webhooks, agents: d.Agents, suggestions: d.Suggestions, sitemaps: d.Sitemaps}
+		webhooks: d.Webhooks, agents: d.Agents, suggestions: d.Suggestions, sitemaps: d.Sitemaps,
+		checker: d.Checker, checks: d.Checks}
 	if s.suggestions == nil {
 		s.suggestions, _ = d.Store.(redirects.SuggestionStore)
+	}
+	if s.checks == nil {
+		s.checks, _ = d.Store.(redirects.CheckStore)
 	}
 	if s.webhooks == nil {
 		s.webhooks, _ = d.Store.(redirects.WebhookStore)
@@ -97,7 +108,7 @@ func (s *Service) Services() redirects.Services {
 	return redirects.Services{
 		Orgs: s, Members: s, Projects: s, Rules: s, Imports: s, Deploys: s,
 		Keys: s, Tokens: s, Webhooks: s, Insight: s, Sessions: s, Ops: s,
-		Suggestions: s,
+		Suggestions: s, Checks: s,
 	}
 }
 

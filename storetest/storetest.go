@@ -121,6 +121,7 @@ func Run(t *testing.T, open Opener) {
 	tests = append(tests, webhookTests...)
 	tests = append(tests, patternTests...)
 	tests = append(tests, suggestionTests...)
+	tests = append(tests, checkTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := NewClock(Start)

@@ -84,6 +84,8 @@ func (h *handler) routeTable() []route {
 		{method: "POST", pattern: "/projects/{project}/history/{version}/promote", handler: h.promote},
 		{method: "POST", pattern: "/projects/{project}/history/{version}/discard", handler: h.discard},
 		{method: "POST", pattern: "/projects/{project}/history/servers/forget", handler: h.forgetServers},
+		{method: "GET", pattern: "/projects/{project}/destinations", handler: h.destinationsPage},
+		{method: "POST", pattern: "/projects/{project}/destinations", handler: h.destinationsCheck},
 		{method: "GET", pattern: "/projects/{project}/versions/{version}/exports/{format}", handler: h.exportFile},
 		{method: "GET", pattern: "/projects/{project}/test", handler: h.testPage},
 		{method: "GET", pattern: "/projects/{project}/misses", handler: h.missesPage},

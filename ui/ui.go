@@ -55,6 +55,9 @@ type Config struct {
 	// service.New over Store, Accounts, Clock, Builder, Logins and
 	// SessionTTL.
 	Services redirects.LocalServices
+	// Checker requests destinations for the Destinations page's Check now
+	// when Services is the zero value; nil answers it with an error.
+	Checker redirects.DestinationChecker
 }
 
 // handler holds what every page needs.
@@ -102,7 +105,8 @@ func Handler(cfg Config) http.Handler {
 			logins = service.NewLogins(service.LoginLimits{}, h.clock)
 		}
 		h.svc = service.New(service.Deps{Store: h.store, Accounts: h.accounts, Clock: h.clock, Builder: h.builder,
-			Logins: logins, SessionTTL: cfg.SessionTTL, Sitemaps: &suggest.Fetcher{AllowPrivate: cfg.SitemapAllowPrivate}}).Local()
+			Logins: logins, SessionTTL: cfg.SessionTTL, Sitemaps: &suggest.Fetcher{AllowPrivate: cfg.SitemapAllowPrivate},
+			Checker: cfg.Checker}).Local()
 	}
 	if len(h.loginKey) == 0 {
 		h.loginKey = make([]byte, 32)

@@ -88,16 +88,7 @@ var ErrPrivateAddress = errors.New("refused: not a public address (serve --webho
 func NewClient(allowPrivate bool) *http.Client {
 	d := &net.Dialer{Timeout: Timeout}
 	if !allowPrivate {
-		d.Control = func(network, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return fmt.Errorf("%w: %s", ErrPrivateAddress, address)
-			}
-			if !Public(ap.Addr()) {
-				return fmt.Errorf("%w: %s%s", ErrPrivateAddress, ap.Addr(), rangeOf(ap.Addr()))
-			}
-			return nil
-		}
+		d.Control = PublicOnly
 	}
 	return &http.Client{
 		Timeout: Timeout,
@@ -111,6 +102,24 @@ func NewClient(allowPrivate bool) *http.Client {
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// PublicOnly is the address rule of webhooks as a net.Dialer's Control:
+// it refuses a connection to an address that is not Public, with an
+// error that wraps ErrPrivateAddress and names the address and its range.
+// It checks the address actually connected to, after DNS resolution, so a
+// name that resolves to a public address at check time and a private one
+// at dial time (DNS rebinding) is still refused. Destination checks use
+// it too.
+func PublicOnly(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrPrivateAddress, address)
+	}
+	if !Public(ap.Addr()) {
+		return fmt.Errorf("%w: %s%s", ErrPrivateAddress, ap.Addr(), rangeOf(ap.Addr()))
+	}
+	return nil
 }
 
 // specialPurpose are the ranges of IANA's IPv4 and IPv6 Special-Purpose

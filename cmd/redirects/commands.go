@@ -66,7 +66,7 @@ func init() {
 		importUndoCommands, deployCommands, planCommands, lookupExportCommands, remoteCommands,
 		userCommands, memberCommands, tokenCommands, auditCommands, webhookCommands,
 		safetyCommands, testCommands, verifyCommands, insightCommands, suggestCommands,
-		agentCommands, serveCommands, syncCommands, quickstartCommands, versionCommands, helpCommands,
+		agentCommands, destCheckCommands, serveCommands, syncCommands, quickstartCommands, versionCommands, helpCommands,
 	)
 }
 
@@ -232,7 +232,7 @@ var helpGroups = []struct {
 	{"Organizations and projects", []string{"org", "project"}},
 	{"Rules", []string{"rule"}},
 	{"Deploys", []string{"plan", "apply", "deploy", "promote", "discard", "deployments"}},
-	{"Checks", []string{"lint", "diff", "explain", "test", "verify"}},
+	{"Checks", []string{"lint", "diff", "explain", "test", "verify", "check"}},
 	{"Lookups, exports and traffic", []string{"lookup", "export", "hits", "misses", "suggest"}},
 	{"Keys and tokens", []string{"key", "token", "login", "logout"}},
 	{"Members, users and the audit log", []string{"member", "user", "audit"}},

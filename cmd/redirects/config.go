@@ -1,6 +1,9 @@
 package main
 
-import "cmp"
+import (
+	"cmp"
+	"time"
+)
 
 // config is what configures a run besides a command's own flags: the
 // database, the listeners, the log, the shared limiter and who runs it.
@@ -35,6 +38,9 @@ type config struct {
 	goMemLimit  string // GOMEMLIMIT: when set, deploy keeps the Go runtime's limit instead of DeployMemoryLimit
 
 	webhookAllowPrivate bool // --webhook-allow-private: webhooks may reach private addresses
+
+	checkAllowPrivate bool          // serve --check-allow-private: destination checks may reach private addresses
+	checkEvery        time.Duration // serve --check-destinations-every: 0 never
 
 	user     string // USER: who runs the command, if the process's user has no name
 	sudoUser string // SUDO_USER: who ran sudo

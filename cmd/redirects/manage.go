@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"redirects"
+	"redirects/destcheck"
 	"redirects/manage"
 	"redirects/service"
+	suggestion "redirects/suggest"
 	"redirects/ui"
 )
 
@@ -114,8 +116,13 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 	}
 	api := func(s Database) http.Handler {
 		mux := http.NewServeMux()
-		mux.Handle("/manage/", manage.Handler(manage.Config{Store: s, Accounts: s, SitemapAllowPrivate: c.cfg.webhookAllowPrivate, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins}))
-		mux.Handle("/", ui.Handler(ui.Config{Store: s, Accounts: s, SitemapAllowPrivate: c.cfg.webhookAllowPrivate, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins, LoginKey: loginKey}))
+		// One service layer for both doors, with the destination checker
+		// this process was started with (--check-allow-private) and the
+		// sitemaps' fetcher (--webhook-allow-private).
+		svc := service.New(service.Deps{Store: s, Accounts: s, Clock: c.m.Clock, Builder: builder, Logins: logins,
+			Checker: destcheck.New(c.cfg.checkAllowPrivate), Sitemaps: &suggestion.Fetcher{AllowPrivate: c.cfg.webhookAllowPrivate}}).Local()
+		mux.Handle("/manage/", manage.Handler(manage.Config{Store: s, Accounts: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins, Services: svc}))
+		mux.Handle("/", ui.Handler(ui.Config{Store: s, Accounts: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins, LoginKey: loginKey, Services: svc}))
 		return mux
 	}
 	s, err := OpenStore(ctx, url, c.m.Clock)

@@ -153,6 +153,12 @@ var remoteScenario = []remoteStep{
 	// verify against a web server that answers 404 to everything.
 	{args: []string{"verify", "--base-url", "E", "--project", "P"}},
 	{args: []string{"verify", "--base-url", "E", "--project", "P", "--version", "1", "--json"}},
+	// The server was started without --check-allow-private: E, on
+	// loopback, is refused on both sides.
+	{args: []string{"check", "--project", "P", "--base-url", "E"}},
+	{args: []string{"check", "--project", "P", "--last"}},
+	{args: []string{"check", "--project", "P", "--base-url", "ftp://E"}},
+	{args: []string{"check", "--project", "prj_nope"}},
 
 	// Members.
 	{args: []string{"member", "add", "--org", "O", "--user", "ada@example.com", "--role", "editor"}, capture: "U"},

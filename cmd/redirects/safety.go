@@ -178,7 +178,11 @@ func (c *cmd) lint(ctx context.Context, args []string) error {
 		// Without --host, the hosts the project declares.
 		hosts = rs.Hosts
 	}
-	findings := t.Lint(safety.LintOptions{Hosts: hosts})
+	dests, err := c.lastChecks(ctx, *project)
+	if err != nil {
+		return err
+	}
+	findings := t.Lint(safety.LintOptions{Hosts: hosts, Destinations: dests})
 	errs, warns := safety.Count(findings)
 	if *asJSON {
 		if findings == nil {

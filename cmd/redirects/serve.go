@@ -20,7 +20,7 @@ var serveCommands = []command{
 	{
 		name:     "serve",
 		needsDB:  true,
-		synopsis: []string{"[--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]] [--webhook-allow-private] [--pprof]"},
+		synopsis: []string{"[--addr HOST:PORT] [--admin-addr HOST:PORT] [--redis URL] [--log-level LEVEL] [--log-format text|json] [--engine evhttp|net/http] [--manage-addr HOST:PORT [--tls-cert FILE --tls-key FILE]] [--webhook-allow-private] [--pprof] [--check-destinations-every DURATION] [--check-allow-private]"},
 		summary:  "serve the edge API (and /metrics on the admin address)",
 		about:    "The database must exist: create it with a command that writes first.",
 		example:  "redirects serve --addr 127.0.0.1:8080",
@@ -48,6 +48,8 @@ func (c *cmd) serve(ctx context.Context, args []string) error {
 	fs.StringVar(&cf.logFormat, "log-format", cmp.Or(cf.logFormat, "text"), "log lines as text (key=value) or json (or REDIRECTS_LOG_FORMAT)")
 	fs.StringVar(&cf.engine, "engine", cmp.Or(cf.engine, "evhttp"), "HTTP engine of the edge listener: evhttp or net/http (or REDIRECTS_ENGINE)")
 	fs.BoolVar(&cf.webhookAllowPrivate, "webhook-allow-private", false, "let webhooks and the sitemaps of suggestions reach loopback, private and link-local addresses (on-premise use)")
+	fs.DurationVar(&cf.checkEvery, "check-destinations-every", 0, "check every project's live destinations this often, one node of the cluster at a time (0: never; see redirects check)")
+	fs.BoolVar(&cf.checkAllowPrivate, "check-allow-private", false, "let destination checks reach loopback, private and link-local addresses")
 	fs.BoolVar(&cf.pprof, "pprof", false, "serve Go's profiles under /debug/pprof/ on the admin address (a CPU profile of the running node)")
 	c.manage = c.manageFlags(fs, "")
 	if _, err := parse(fs, args); err != nil {
@@ -142,6 +144,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 		logger.Info("serving", "addr", srv.Addr(), "admin", srv.AdminAddr(), "engine", engine)
 	}
 	stopSender := c.startWebhooks(ctx, logger)
+	stopChecks := c.startChecks(ctx, logger)
 	if ready != nil {
 		ready(srv.Addr())
 	}
@@ -156,6 +159,7 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 		logger.Error("stopping the management API", "error", err)
 	}
 	stopSender()
+	stopChecks()
 	if err := srv.Close(shutdown); err != nil {
 		return err
 	}
