@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"redirects"
@@ -69,7 +71,7 @@ func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Ru
 			return nil, err
 		}
 		itx.before = &draftSnapshot{}
-		if itx.before.data, itx.before.rules, err = db.snapshotDraft(ctx, tx, projectID); err != nil {
+		if itx.before.data, itx.before.rules, itx.before.after, err = db.snapshotDraft(ctx, tx, projectID); err != nil {
 			return nil, db.wrap(op, err)
 		}
 	}
@@ -94,10 +96,49 @@ type importTx struct {
 	before *draftSnapshot
 }
 
-// draftSnapshot is a draft as snapshotDraft encodes it.
+// draftSnapshot is a draft as snapshotDraft encodes it, and the digest of
+// the draft as the import's writes change it: the draft's digest before,
+// less the rules an update changes and plus them changed, plus the rules
+// inserted, read back from the transaction, so that the undo record needs
+// no second scan of the whole draft. stale says that a write could not
+// be followed so: the undo record then digests the whole draft again.
 type draftSnapshot struct {
 	data  []byte
 	rules int
+	after draftDigest
+	stale bool
+}
+
+// digestIDs adds to (or with remove, takes from) s.after the stored rules
+// of the project with the given IDs, and returns how many it found.
+func (t importTx) digestIDs(ctx context.Context, projectID string, ids []int64, remove bool) (int, error) {
+	const chunk = 500
+	n := 0
+	var args []any
+	for start := 0; start < len(ids); start += chunk {
+		end := min(start+chunk, len(ids))
+		args = args[:0]
+		var in strings.Builder
+		for k, id := range ids[start:end] {
+			if k > 0 {
+				in.WriteString(", ")
+			}
+			in.WriteString("$" + strconv.Itoa(k+2))
+			args = append(args, id)
+		}
+		err := t.db.scanDraftWhere(ctx, t.tx, projectID, "id IN ("+in.String()+")", args, func(r *draftRow) {
+			n++
+			if remove {
+				t.before.after.remove(r)
+			} else {
+				t.before.after.add(r)
+			}
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }
 
 // SaveImportUndo stores the undo record of the import (see
@@ -106,7 +147,11 @@ func (t importTx) SaveImportUndo(ctx context.Context, p *redirects.Project, mode
 	if t.before == nil {
 		return 0, nil
 	}
-	id, err := t.db.saveImportUndo(ctx, t.tx, p, mode, t.before.data, t.before.rules)
+	var after []byte
+	if !t.before.stale {
+		after = t.before.after.sum(p.Settings)
+	}
+	id, err := t.db.saveImportUndo(ctx, t.tx, p, mode, t.before.data, t.before.rules, after)
 	if err != nil {
 		return 0, t.db.wrap("import rules", err)
 	}
@@ -120,8 +165,27 @@ func (t importTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) erro
 // UpdateRules gives rules, by ID, the destination, status code and
 // priority of an upsert import (see Dialect.UpdateRules).
 func (t importTx) UpdateRules(ctx context.Context, projectID string, updates []redirects.StoredMatch) error {
+	var ids []int64
+	if t.before != nil && !t.before.stale {
+		ids = make([]int64, len(updates))
+		for k := range updates {
+			ids[k] = updates[k].ID
+		}
+		if n, err := t.digestIDs(ctx, projectID, ids, true); err != nil {
+			return t.db.wrap("import rules", err)
+		} else if n != len(ids) {
+			t.before.stale = true
+		}
+	}
 	if err := t.db.d.UpdateRules(ctx, t.tx, projectID, updates); err != nil {
 		return t.db.wrap("import rules", err)
+	}
+	if t.before != nil && !t.before.stale {
+		if n, err := t.digestIDs(ctx, projectID, ids, false); err != nil {
+			return t.db.wrap("import rules", err)
+		} else if n != len(ids) {
+			t.before.stale = true
+		}
 	}
 	return nil
 }
@@ -147,6 +211,9 @@ func (t importTx) DeleteRules(ctx context.Context, projectID string) error {
 	db := t.db
 	if _, err := t.tx.ExecContext(ctx, `DELETE FROM rules WHERE project_id = $1`, projectID); err != nil {
 		return db.wrap("import rules", err)
+	}
+	if t.before != nil {
+		t.before.after = draftDigest{} // the digest of no rule
 	}
 	return nil
 }
@@ -224,9 +291,30 @@ func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redi
 	if err != nil {
 		return err
 	}
+	// Every rule inserted gets an ID above every ID handed out before, so
+	// above the project's largest: those are the rules the digest adds.
+	// Should the count say otherwise, the undo record digests the draft.
+	var above int64
+	if t.before != nil && !t.before.stale {
+		if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM rules WHERE project_id = $1`, projectID).Scan(&above); err != nil {
+			return t.db.wrap("import rules", err)
+		}
+	}
 	rows := &NewRules{ProjectID: projectID, CreatedAt: now.UnixNano(), Settings: p.Settings, batch: batch, keys: keys}
 	if err := t.db.d.InsertRules(ctx, t.tx, rows); err != nil {
 		return t.db.wrap("import rules", err)
+	}
+	if t.before != nil && !t.before.stale {
+		n := 0
+		if err := t.db.scanDraftWhere(ctx, t.tx, projectID, "id > $2", []any{above}, func(r *draftRow) {
+			n++
+			t.before.after.add(r)
+		}); err != nil {
+			return t.db.wrap("import rules", err)
+		}
+		if n != len(keys) {
+			t.before.stale = true
+		}
 	}
 	return nil
 }

@@ -192,7 +192,12 @@ type draftDigest struct {
 
 func (d *draftDigest) add(r *draftRow) {
 	d.buf = appendRow(d.buf[:0], r)
-	h := sha256.Sum256(d.buf)
+	d.addEncoded(d.buf)
+}
+
+// addEncoded adds the rule whose encoding (appendRow) is enc.
+func (d *draftDigest) addEncoded(enc []byte) {
+	h := sha256.Sum256(enc)
 	hi, lo := binary.BigEndian.Uint64(h[:8]), binary.BigEndian.Uint64(h[8:16])
 	var carry uint64
 	d.lo, carry = d.lo+lo, 0
@@ -201,6 +206,21 @@ func (d *draftDigest) add(r *draftRow) {
 	}
 	d.hi += hi + carry
 	d.n++
+}
+
+// remove takes back the rule r that add added: the digest is then that of
+// the other rules (the sum is modulo 2^128).
+func (d *draftDigest) remove(r *draftRow) {
+	d.buf = appendRow(d.buf[:0], r)
+	h := sha256.Sum256(d.buf)
+	hi, lo := binary.BigEndian.Uint64(h[:8]), binary.BigEndian.Uint64(h[8:16])
+	var borrow uint64
+	if d.lo < lo {
+		borrow = 1
+	}
+	d.lo -= lo
+	d.hi -= hi + borrow
+	d.n--
 }
 
 // sum returns the digest of the rules added, under settings s.
@@ -224,7 +244,17 @@ func (d *draftDigest) sum(s redirects.Settings) []byte {
 // read as sql.RawBytes, not copied: a million-rule scan allocates nothing
 // per row).
 func (db *DB) scanDraft(ctx context.Context, q querier, projectID string, fn func(*draftRow)) error {
-	rows, err := q.QueryContext(ctx, `SELECT id, revision, `+RuleSelect("")+` FROM rules WHERE project_id = $1`, projectID)
+	return db.scanDraftWhere(ctx, q, projectID, "", nil, fn)
+}
+
+// scanDraftWhere is scanDraft of the rules that the condition where (SQL
+// after AND, its parameters numbered from $2) also selects.
+func (db *DB) scanDraftWhere(ctx context.Context, q querier, projectID, where string, args []any, fn func(*draftRow)) error {
+	query := `SELECT id, revision, ` + RuleSelect("") + ` FROM rules WHERE project_id = $1`
+	if where != "" {
+		query += " AND " + where
+	}
+	rows, err := q.QueryContext(ctx, query, append([]any{projectID}, args...)...)
 	if err != nil {
 		return err
 	}
@@ -246,21 +276,25 @@ func (db *DB) scanDraft(ctx context.Context, q querier, projectID string, fn fun
 }
 
 // snapshotDraft returns the project's draft in the draft encoding,
-// compressed, and how many rules it holds.
-func (db *DB) snapshotDraft(ctx context.Context, q querier, projectID string) ([]byte, int, error) {
+// compressed, how many rules it holds, and its digest (before sum), from
+// one scan.
+func (db *DB) snapshotDraft(ctx context.Context, q querier, projectID string) ([]byte, int, draftDigest, error) {
 	b := []byte{draftEncoding}
 	n := 0
+	var d draftDigest
 	err := db.scanDraft(ctx, q, projectID, func(r *draftRow) {
 		if rowFlags(r)&draftExtended != 0 {
 			b[0] = draftEncodingExtended
 		}
+		start := len(b)
 		b = appendRow(b, r)
+		d.addEncoded(b[start:])
 		n++
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, draftDigest{}, err
 	}
-	return coding.ZstdBytes(b), n, nil
+	return coding.ZstdBytes(b), n, d, nil
 }
 
 // digestDraft returns the digest of the project's draft under settings s.
@@ -274,11 +308,14 @@ func (db *DB) digestDraft(ctx context.Context, q querier, projectID string, s re
 
 // saveImportUndo stores the undo record of an import in its transaction
 // and drops the project's records past the latest
-// redirects.MaxImportUndos.
-func (db *DB) saveImportUndo(ctx context.Context, tx *Tx, p *redirects.Project, mode redirects.ImportMode, before []byte, n int) (int64, error) {
-	after, err := db.digestDraft(ctx, tx, p.ID, p.Settings)
-	if err != nil {
-		return 0, err
+// redirects.MaxImportUndos. after is the digest of the draft as the import
+// left it, or nil to compute it from the whole draft.
+func (db *DB) saveImportUndo(ctx context.Context, tx *Tx, p *redirects.Project, mode redirects.ImportMode, before []byte, n int, after []byte) (int64, error) {
+	if after == nil {
+		var err error
+		if after, err = db.digestDraft(ctx, tx, p.ID, p.Settings); err != nil {
+			return 0, err
+		}
 	}
 	var id int64
 	if err := tx.QueryRowContext(ctx, `INSERT INTO import_undos (project_id, created_at, mode, rules, before_draft, after_digest)
