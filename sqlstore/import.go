@@ -182,6 +182,11 @@ func (t importTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) erro
 // priority of an upsert import (see Dialect.UpdateRules).
 func (t importTx) UpdateRules(ctx context.Context, projectID string, updates []redirects.StoredMatch) error {
 	var ids []int64
+	if t.before != nil && len(updates) > sparseStored {
+		// Read back by ID, so many rules cost more than the one scan of
+		// the whole draft the undo record then makes.
+		t.before.stale = true
+	}
 	if t.before != nil && !t.before.stale {
 		ids = make([]int64, len(updates))
 		shared := true
@@ -261,7 +266,7 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 	// The key compared is match_key, the source as the project's settings
 	// compare it; under the default settings it is NULL and the source is
 	// the key (see ImportBatch.Rekey).
-	if b := t.before; b != nil && b.found != nil && len(b.found) <= sparseStored && sameKeys(keys, b.keys) {
+	if b := t.before; b != nil && b.found != nil && sameKeys(keys, b.keys) {
 		ids := make([]int64, 0, len(b.found))
 		pos := make(map[int64]int32, len(b.found))
 		for id, sh := range b.found {
@@ -305,8 +310,22 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 }
 
 // sparseStored is the largest batch whose stored rules FindStored reads in
-// two steps (findStoredSparse).
-const sparseStored = 200_000
+// two steps (findStoredSparse), the most stored matches an applied
+// import's snapshot keeps (more are found by reading every stored rule
+// whole), and the most updated rules whose digest is read back by ID
+// (more, and the undo record digests the whole draft again).
+var sparseStored = 200_000
+
+// SetSparseStored sets the batch size past which an import takes the paths
+// of large batches (every stored rule read whole, the undo record's digest
+// taken again from the whole draft) to n, and returns the function that
+// puts it back: the store suites run their import tests with 0 so that
+// small batches prove those paths too. Not for use beside other imports.
+func SetSparseStored(n int) (restore func()) {
+	old := sparseStored
+	sparseStored = n
+	return func() { sparseStored = old }
+}
 
 // findStoredSparse is FindStored for a batch of up to sparseStored keys,
 // such as the rules lint --fix chains rewrites in a large draft: it reads

@@ -325,8 +325,13 @@ func (db *DB) snapshotDraft(ctx context.Context, q querier, projectID string, ke
 		}
 		stored := redirects.ImportKey{Match: r.matchType, Source: key, Host: string(r.host), Pos: -1}
 		k, _ := slices.BinarySearchFunc(keys, stored, redirects.CompareImportKeys)
-		if k < len(keys) && keys[k].SameRule(stored) {
+		if k < len(keys) && keys[k].SameRule(stored) && s.found != nil {
 			s.found[r.id] = storedShare{pos: keys[k].Pos, hi: hi, lo: lo}
+			if len(s.found) > sparseStored {
+				// FindStored then reads every stored rule whole (see
+				// sparseStored), so the matches are not kept.
+				s.found = nil
+			}
 		}
 	})
 	if err != nil {
