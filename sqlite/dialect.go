@@ -134,9 +134,13 @@ func (dialect) UpdateRules(ctx context.Context, tx *sqlstore.Tx, projectID strin
 
 // insertBatch is how many rules one INSERT statement stores. Fewer
 // statements mean fewer trips through database/sql and the driver, which
-// cost about as much as SQLite's own work per row; 64 rows of 12 values
-// stay far below SQLite's limit of 32766 bound values.
-const insertBatch = 64
+// cost about as much as SQLite's own work per row, and fewer copies of the
+// pages a statement finds already written to its statement journal (each
+// statement of a transaction may abort alone, so SQLite keeps the pages it
+// changes; 512 rows a statement take about 1.3 s of CPU off a
+// million-rule import that 64 took, and 2,048 no more); 512 rows of 12
+// values stay below SQLite's limit of 32766 bound values.
+const insertBatch = 512
 
 // InsertRules inserts the rules insertBatch to a statement, with explicit
 // IDs in their order, starting above every ID handed out before. Both

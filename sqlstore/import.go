@@ -3,7 +3,10 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"redirects"
@@ -65,11 +68,15 @@ func (db *DB) Import(ctx context.Context, projectID string, rules []redirects.Ru
 		// An applied import keeps the draft as it was, for UndoImport,
 		// read under the locks the import takes (FindProject takes them
 		// again in ImportInTx).
-		if _, err := itx.FindProject(ctx, projectID); err != nil {
+		p, err := itx.FindProject(ctx, projectID)
+		if err != nil {
 			return nil, err
 		}
-		itx.before = &draftSnapshot{}
-		if itx.before.data, itx.before.rules, err = db.snapshotDraft(ctx, tx, projectID); err != nil {
+		// The same scan finds the stored rules the batch matches, under
+		// the project's settings (ImportInTx rekeys the batch again, to
+		// the same keys).
+		batch.Rekey(p.Settings)
+		if itx.before, err = db.snapshotDraft(ctx, tx, projectID, batch.Keys); err != nil {
 			return nil, db.wrap(op, err)
 		}
 	}
@@ -94,10 +101,60 @@ type importTx struct {
 	before *draftSnapshot
 }
 
-// draftSnapshot is a draft as snapshotDraft encodes it.
+// draftSnapshot is a draft as snapshotDraft encodes it, and the digest of
+// the draft as the import's writes change it: the draft's digest before,
+// less the rules an update changes and plus them changed, plus the rules
+// inserted, read back from the transaction, so that the undo record needs
+// no second scan of the whole draft. stale says that a write could not
+// be followed so: the undo record then digests the whole draft again.
 type draftSnapshot struct {
 	data  []byte
 	rules int
+	after draftDigest
+	stale bool
+	// keys are the batch's keys the scan looked the stored rules up in,
+	// and found the stored rules they match, by ID.
+	keys  []redirects.ImportKey
+	found map[int64]storedShare
+}
+
+// storedShare is a stored rule an import batch matches: the position of
+// the batch's rule, and the stored rule's share of the digest (rowSum).
+type storedShare struct {
+	pos    int32
+	hi, lo uint64
+}
+
+// digestIDs adds to (or with remove, takes from) s.after the stored rules
+// of the project with the given IDs, and returns how many it found.
+func (t importTx) digestIDs(ctx context.Context, projectID string, ids []int64, remove bool) (int, error) {
+	const chunk = 500
+	n := 0
+	var args []any
+	for start := 0; start < len(ids); start += chunk {
+		end := min(start+chunk, len(ids))
+		args = args[:0]
+		var in strings.Builder
+		for k, id := range ids[start:end] {
+			if k > 0 {
+				in.WriteString(", ")
+			}
+			in.WriteString("$" + strconv.Itoa(k+2))
+			args = append(args, id)
+		}
+		err := t.db.scanDraftWhere(ctx, t.tx, projectID, "id IN ("+in.String()+")", args, func(r *draftRow) {
+			n++
+			if remove {
+				t.before.after.remove(r)
+			} else {
+				t.before.after.add(r)
+			}
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }
 
 // SaveImportUndo stores the undo record of the import (see
@@ -106,7 +163,11 @@ func (t importTx) SaveImportUndo(ctx context.Context, p *redirects.Project, mode
 	if t.before == nil {
 		return 0, nil
 	}
-	id, err := t.db.saveImportUndo(ctx, t.tx, p, mode, t.before.data, t.before.rules)
+	var after []byte
+	if !t.before.stale {
+		after = t.before.after.sum(p.Settings)
+	}
+	id, err := t.db.saveImportUndo(ctx, t.tx, p, mode, t.before.data, t.before.rules, after)
 	if err != nil {
 		return 0, t.db.wrap("import rules", err)
 	}
@@ -120,8 +181,43 @@ func (t importTx) RecordAudit(ctx context.Context, e *redirects.AuditEntry) erro
 // UpdateRules gives rules, by ID, the destination, status code and
 // priority of an upsert import (see Dialect.UpdateRules).
 func (t importTx) UpdateRules(ctx context.Context, projectID string, updates []redirects.StoredMatch) error {
+	var ids []int64
+	if t.before != nil && len(updates) > sparseStored {
+		// Read back by ID, so many rules cost more than the one scan of
+		// the whole draft the undo record then makes.
+		t.before.stale = true
+	}
+	if t.before != nil && !t.before.stale {
+		ids = make([]int64, len(updates))
+		shared := true
+		for k := range updates {
+			ids[k] = updates[k].ID
+			_, ok := t.before.found[ids[k]]
+			shared = shared && ok
+		}
+		switch {
+		case shared: // each rule's share as the snapshot read it
+			for _, id := range ids {
+				sh := t.before.found[id]
+				t.before.after.removeSum(sh.hi, sh.lo)
+			}
+		default:
+			if n, err := t.digestIDs(ctx, projectID, ids, true); err != nil {
+				return t.db.wrap("import rules", err)
+			} else if n != len(ids) {
+				t.before.stale = true
+			}
+		}
+	}
 	if err := t.db.d.UpdateRules(ctx, t.tx, projectID, updates); err != nil {
 		return t.db.wrap("import rules", err)
+	}
+	if t.before != nil && !t.before.stale {
+		if n, err := t.digestIDs(ctx, projectID, ids, false); err != nil {
+			return t.db.wrap("import rules", err)
+		} else if n != len(ids) {
+			t.before.stale = true
+		}
 	}
 	return nil
 }
@@ -148,6 +244,9 @@ func (t importTx) DeleteRules(ctx context.Context, projectID string) error {
 	if _, err := t.tx.ExecContext(ctx, `DELETE FROM rules WHERE project_id = $1`, projectID); err != nil {
 		return db.wrap("import rules", err)
 	}
+	if t.before != nil {
+		t.before.after = draftDigest{} // the digest of no rule
+	}
 	return nil
 }
 
@@ -167,6 +266,20 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 	// The key compared is match_key, the source as the project's settings
 	// compare it; under the default settings it is NULL and the source is
 	// the key (see ImportBatch.Rekey).
+	if b := t.before; b != nil && b.found != nil && sameKeys(keys, b.keys) {
+		ids := make([]int64, 0, len(b.found))
+		pos := make(map[int64]int32, len(b.found))
+		for id, sh := range b.found {
+			ids = append(ids, id)
+			pos[id] = sh.pos
+		}
+		slices.Sort(ids)
+		matches, err := t.readMatches(ctx, projectID, ids, pos)
+		return matches, b.rules, err
+	}
+	if len(keys) <= sparseStored {
+		return t.findStoredSparse(ctx, projectID, keys)
+	}
 	rows, err := t.tx.QueryContext(ctx, `SELECT id, COALESCE(match_key, source), `+RuleSelect("")+` FROM rules WHERE project_id = $1`, projectID)
 	if err != nil {
 		return nil, 0, db.wrap("import rules", err)
@@ -194,6 +307,115 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 		return nil, 0, db.wrap("import rules", err)
 	}
 	return matches, n, nil
+}
+
+// sparseStored is the largest batch whose stored rules FindStored reads in
+// two steps (findStoredSparse), the most stored matches an applied
+// import's snapshot keeps (more are found by reading every stored rule
+// whole), and the most updated rules whose digest is read back by ID
+// (more, and the undo record digests the whole draft again).
+var sparseStored = 200_000
+
+// SetSparseStored sets the batch size past which an import takes the paths
+// of large batches (every stored rule read whole, the undo record's digest
+// taken again from the whole draft) to n, and returns the function that
+// puts it back: the store suites run their import tests with 0 so that
+// small batches prove those paths too. Not for use beside other imports.
+func SetSparseStored(n int) (restore func()) {
+	old := sparseStored
+	sparseStored = n
+	return func() { sparseStored = old }
+}
+
+// findStoredSparse is FindStored for a batch of up to sparseStored keys,
+// such as the rules lint --fix chains rewrites in a large draft: it reads
+// only the key of every stored rule (ID, match type, key and host, without
+// the destination and the other columns a match needs), looks each up in
+// the batch as FindStored does, then reads the whole rules of the IDs
+// that matched. The result is FindStored's.
+func (t importTx) findStoredSparse(ctx context.Context, projectID string, keys []redirects.ImportKey) ([]redirects.StoredMatch, int, error) {
+	db := t.db
+	rows, err := t.tx.QueryContext(ctx, `SELECT id, `+matchTypeCase("match_type")+`, COALESCE(match_key, source), host FROM rules WHERE project_id = $1`, projectID)
+	if err != nil {
+		return nil, 0, db.wrap("import rules", err)
+	}
+	defer rows.Close()
+	var (
+		n         int
+		id, mt    int64
+		key, host string // the driver's strings, not copies
+		pos       = map[int64]int32{}
+		ids       []int64
+	)
+	for rows.Next() {
+		if err := rows.Scan(&id, &mt, &key, &host); err != nil {
+			return nil, 0, db.wrap("import rules", err)
+		}
+		n++
+		stored := redirects.ImportKey{Match: ScanMatchType(mt), Source: key, Host: host, Pos: -1}
+		k, _ := slices.BinarySearchFunc(keys, stored, redirects.CompareImportKeys)
+		if k < len(keys) && keys[k].SameRule(stored) {
+			pos[id] = keys[k].Pos
+			ids = append(ids, id)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, db.wrap("import rules", err)
+	}
+	rows.Close()
+	matches, err := t.readMatches(ctx, projectID, ids, pos)
+	return matches, n, err
+}
+
+// sameKeys reports whether a and b are the same keys, in the same order.
+func sameKeys(a, b []redirects.ImportKey) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
+}
+
+// readMatches reads the stored rules with the given IDs, each paired with
+// the batch position pos gives it.
+func (t importTx) readMatches(ctx context.Context, projectID string, ids []int64, pos map[int64]int32) ([]redirects.StoredMatch, error) {
+	db := t.db
+	matches := make([]redirects.StoredMatch, 0, len(ids))
+	const chunk = 500
+	var (
+		args []any
+		w    RuleRow
+	)
+	dests := w.Dests(&w.Rule.ID)
+	for start := 0; start < len(ids); start += chunk {
+		end := min(start+chunk, len(ids))
+		args = append(args[:0], projectID)
+		var in strings.Builder
+		for k, id := range ids[start:end] {
+			if k > 0 {
+				in.WriteString(", ")
+			}
+			in.WriteString("$" + strconv.Itoa(k+2))
+			args = append(args, id)
+		}
+		rows, err := t.tx.QueryContext(ctx, `SELECT id, `+RuleSelect("")+` FROM rules WHERE project_id = $1 AND id IN (`+in.String()+`)`, args...)
+		if err != nil {
+			return nil, db.wrap("import rules", err)
+		}
+		for rows.Next() {
+			if err := rows.Scan(dests...); err != nil {
+				rows.Close()
+				return nil, db.wrap("import rules", err)
+			}
+			w.Done()
+			matches = append(matches, redirects.StoredMatch{ID: w.Rule.ID, Rule: w.Rule, Pos: pos[w.Rule.ID]})
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return nil, db.wrap("import rules", err)
+		}
+		rows.Close()
+	}
+	if len(matches) != len(ids) {
+		return nil, db.wrap("import rules", fmt.Errorf("%d of %d stored rules read again", len(matches), len(ids)))
+	}
+	return matches, nil
 }
 
 // CountRegexRules returns how many regex rules the project stores.
@@ -224,9 +446,30 @@ func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redi
 	if err != nil {
 		return err
 	}
+	// Every rule inserted gets an ID above every ID handed out before, so
+	// above the project's largest: those are the rules the digest adds.
+	// Should the count say otherwise, the undo record digests the draft.
+	var above int64
+	if t.before != nil && !t.before.stale {
+		if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM rules WHERE project_id = $1`, projectID).Scan(&above); err != nil {
+			return t.db.wrap("import rules", err)
+		}
+	}
 	rows := &NewRules{ProjectID: projectID, CreatedAt: now.UnixNano(), Settings: p.Settings, batch: batch, keys: keys}
 	if err := t.db.d.InsertRules(ctx, t.tx, rows); err != nil {
 		return t.db.wrap("import rules", err)
+	}
+	if t.before != nil && !t.before.stale {
+		n := 0
+		if err := t.db.scanDraftWhere(ctx, t.tx, projectID, "id > $2", []any{above}, func(r *draftRow) {
+			n++
+			t.before.after.add(r)
+		}); err != nil {
+			return t.db.wrap("import rules", err)
+		}
+		if n != len(keys) {
+			t.before.stale = true
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,8 +193,25 @@ type draftDigest struct {
 
 func (d *draftDigest) add(r *draftRow) {
 	d.buf = appendRow(d.buf[:0], r)
-	h := sha256.Sum256(d.buf)
-	hi, lo := binary.BigEndian.Uint64(h[:8]), binary.BigEndian.Uint64(h[8:16])
+	d.addSum(rowSum(d.buf))
+}
+
+// remove takes back the rule r that add added: the digest is then that of
+// the other rules (the sum is modulo 2^128).
+func (d *draftDigest) remove(r *draftRow) {
+	d.buf = appendRow(d.buf[:0], r)
+	d.removeSum(rowSum(d.buf))
+}
+
+// rowSum is a rule's share of the digest: the first 16 bytes of the
+// SHA-256 of its encoding enc (appendRow).
+func rowSum(enc []byte) (hi, lo uint64) {
+	h := sha256.Sum256(enc)
+	return binary.BigEndian.Uint64(h[:8]), binary.BigEndian.Uint64(h[8:16])
+}
+
+// addSum adds a rule whose share is hi, lo.
+func (d *draftDigest) addSum(hi, lo uint64) {
 	var carry uint64
 	d.lo, carry = d.lo+lo, 0
 	if d.lo < lo {
@@ -201,6 +219,17 @@ func (d *draftDigest) add(r *draftRow) {
 	}
 	d.hi += hi + carry
 	d.n++
+}
+
+// removeSum takes back a rule whose share is hi, lo.
+func (d *draftDigest) removeSum(hi, lo uint64) {
+	var borrow uint64
+	if d.lo < lo {
+		borrow = 1
+	}
+	d.lo -= lo
+	d.hi -= hi + borrow
+	d.n--
 }
 
 // sum returns the digest of the rules added, under settings s.
@@ -224,7 +253,28 @@ func (d *draftDigest) sum(s redirects.Settings) []byte {
 // read as sql.RawBytes, not copied: a million-rule scan allocates nothing
 // per row).
 func (db *DB) scanDraft(ctx context.Context, q querier, projectID string, fn func(*draftRow)) error {
-	rows, err := q.QueryContext(ctx, `SELECT id, revision, `+RuleSelect("")+` FROM rules WHERE project_id = $1`, projectID)
+	return db.scanDraftWhere(ctx, q, projectID, "", nil, fn)
+}
+
+// scanDraftWhere is scanDraft of the rules that the condition where (SQL
+// after AND, its parameters numbered from $2) also selects.
+func (db *DB) scanDraftWhere(ctx context.Context, q querier, projectID, where string, args []any, fn func(*draftRow)) error {
+	return db.scanDraftKeys(ctx, q, projectID, where, args, false, func(r *draftRow, _ string) { fn(r) })
+}
+
+// scanDraftKeys is scanDraftWhere that, with withKey, also reads each
+// rule's key as an import compares it (COALESCE(match_key, source), see
+// importTx.FindStored) and passes it to fn ("" without withKey).
+func (db *DB) scanDraftKeys(ctx context.Context, q querier, projectID, where string, args []any, withKey bool, fn func(r *draftRow, key string)) error {
+	query := `SELECT id, revision, ` + RuleSelect("")
+	if withKey {
+		query += `, COALESCE(match_key, source)`
+	}
+	query += ` FROM rules WHERE project_id = $1`
+	if where != "" {
+		query += " AND " + where
+	}
+	rows, err := q.QueryContext(ctx, query, append([]any{projectID}, args...)...)
 	if err != nil {
 		return err
 	}
@@ -233,34 +283,62 @@ func (db *DB) scanDraft(ctx context.Context, q querier, projectID string, fn fun
 		r              draftRow
 		mt             int64
 		host, src, dst sql.RawBytes // valid until Next: fn uses them at once
+		key            string
 	)
+	dests := []any{&r.id, &r.revision, &mt, &host, &src, &dst, &r.status, &r.priority,
+		&r.preservePath, &r.preserveQuery, &r.created}
+	if withKey {
+		dests = append(dests, &key)
+	}
 	for rows.Next() {
-		if err := rows.Scan(&r.id, &r.revision, &mt, &host, &src, &dst, &r.status, &r.priority,
-			&r.preservePath, &r.preserveQuery, &r.created); err != nil {
+		if err := rows.Scan(dests...); err != nil {
 			return err
 		}
 		r.matchType, r.host, r.source, r.destination = ScanMatchType(mt), host, src, dst
-		fn(&r)
+		fn(&r, key)
 	}
 	return rows.Err()
 }
 
 // snapshotDraft returns the project's draft in the draft encoding,
-// compressed, and how many rules it holds.
-func (db *DB) snapshotDraft(ctx context.Context, q querier, projectID string) ([]byte, int, error) {
+// compressed, with how many rules it holds and its digest, from one scan.
+// With keys (an import batch's, sorted and rekeyed), the same scan also
+// finds the stored rules that FindStored would match with them, and keeps
+// each one's share of the digest.
+func (db *DB) snapshotDraft(ctx context.Context, q querier, projectID string, keys []redirects.ImportKey) (*draftSnapshot, error) {
 	b := []byte{draftEncoding}
-	n := 0
-	err := db.scanDraft(ctx, q, projectID, func(r *draftRow) {
+	s := &draftSnapshot{keys: keys}
+	if keys != nil {
+		s.found = map[int64]storedShare{}
+	}
+	err := db.scanDraftKeys(ctx, q, projectID, "", nil, keys != nil, func(r *draftRow, key string) {
 		if rowFlags(r)&draftExtended != 0 {
 			b[0] = draftEncodingExtended
 		}
+		start := len(b)
 		b = appendRow(b, r)
-		n++
+		hi, lo := rowSum(b[start:])
+		s.after.addSum(hi, lo)
+		s.rules++
+		if keys == nil {
+			return
+		}
+		stored := redirects.ImportKey{Match: r.matchType, Source: key, Host: string(r.host), Pos: -1}
+		k, _ := slices.BinarySearchFunc(keys, stored, redirects.CompareImportKeys)
+		if k < len(keys) && keys[k].SameRule(stored) && s.found != nil {
+			s.found[r.id] = storedShare{pos: keys[k].Pos, hi: hi, lo: lo}
+			if len(s.found) > sparseStored {
+				// FindStored then reads every stored rule whole (see
+				// sparseStored), so the matches are not kept.
+				s.found = nil
+			}
+		}
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return coding.ZstdBytes(b), n, nil
+	s.data = coding.ZstdBytes(b)
+	return s, nil
 }
 
 // digestDraft returns the digest of the project's draft under settings s.
@@ -274,11 +352,14 @@ func (db *DB) digestDraft(ctx context.Context, q querier, projectID string, s re
 
 // saveImportUndo stores the undo record of an import in its transaction
 // and drops the project's records past the latest
-// redirects.MaxImportUndos.
-func (db *DB) saveImportUndo(ctx context.Context, tx *Tx, p *redirects.Project, mode redirects.ImportMode, before []byte, n int) (int64, error) {
-	after, err := db.digestDraft(ctx, tx, p.ID, p.Settings)
-	if err != nil {
-		return 0, err
+// redirects.MaxImportUndos. after is the digest of the draft as the import
+// left it, or nil to compute it from the whole draft.
+func (db *DB) saveImportUndo(ctx context.Context, tx *Tx, p *redirects.Project, mode redirects.ImportMode, before []byte, n int, after []byte) (int64, error) {
+	if after == nil {
+		var err error
+		if after, err = db.digestDraft(ctx, tx, p.ID, p.Settings); err != nil {
+			return 0, err
+		}
 	}
 	var id int64
 	if err := tx.QueryRowContext(ctx, `INSERT INTO import_undos (project_id, created_at, mode, rules, before_draft, after_digest)

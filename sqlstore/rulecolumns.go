@@ -169,7 +169,12 @@ func RuleSelect(alias string) string {
 	if alias != "" {
 		mt = alias + "." + mt
 	}
-	return "CASE " + mt + " WHEN 'starts_with' THEN 1 WHEN 'pattern' THEN 2 WHEN 'regex' THEN 3 ELSE 0 END" + strings.TrimPrefix(l, mt)
+	return matchTypeCase(mt) + strings.TrimPrefix(l, mt)
+}
+
+// matchTypeCase reads the match type column mt as RuleSelect does.
+func matchTypeCase(mt string) string {
+	return "CASE " + mt + " WHEN 'starts_with' THEN 1 WHEN 'pattern' THEN 2 WHEN 'regex' THEN 3 ELSE 0 END"
 }
 
 // ScanMatchType returns the match type RuleSelect read as n.

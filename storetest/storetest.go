@@ -68,6 +68,7 @@ func Run(t *testing.T, open Opener) {
 		{"Import/UndoReplace", testImportUndoReplace},
 		{"Import/UndoLarge", testImportUndoLarge},
 		{"Import/UndoKeepsLatest", testImportUndoKeepsLatest},
+		{"Import/UndoRandom", testImportUndoRandom},
 		{"Key/CreateAndFind", testKeyCreateAndFind},
 		{"Key/Revoke", testKeyRevoke},
 		{"Key/OtherProject", testKeyOtherProject},

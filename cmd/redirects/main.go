@@ -15,5 +15,6 @@ func main() {
 	m := NewMain()
 	code := m.Run(ctx, os.Args[1:])
 	stop()
+	profileStop()
 	os.Exit(code)
 }
