@@ -114,7 +114,7 @@ func (j *CheckReport) Report() *redirects.CheckReport {
 // declared once for the management API and its client: check every
 // destination of the live version (CheckService.CheckDestinations; an
 // editor's action).
-var CheckDestinationsOp = Declare(&Op[CheckInput, CheckReport]{Method: "POST", Path: "/projects/{project}/destination-checks",
+var CheckDestinationsOp = Declare(&Op[CheckInput, CheckReport]{Method: "POST", Path: "/projects/{project}/destination-checks", Action: redirects.ActionEditRules,
 	Call: func(ctx context.Context, svc redirects.Services, project string, in CheckInput) (CheckReport, error) {
 		rep, err := svc.Checks.CheckDestinations(ctx, project, redirects.CheckOptions{BaseURL: in.BaseURL})
 		if err != nil {
@@ -126,7 +126,7 @@ var CheckDestinationsOp = Declare(&Op[CheckInput, CheckReport]{Method: "POST", P
 // DestinationChecksOp is GET /projects/{project}/destination-checks: the
 // results of the last checks (CheckService.FindDestinationChecks; reading
 // the project).
-var DestinationChecksOp = Declare(&Op[None, DestinationChecks]{Method: "GET", Path: "/projects/{project}/destination-checks",
+var DestinationChecksOp = Declare(&Op[None, DestinationChecks]{Method: "GET", Path: "/projects/{project}/destination-checks", Action: redirects.ActionRead,
 	Call: func(ctx context.Context, svc redirects.Services, project string, _ None) (DestinationChecks, error) {
 		cs, err := svc.Checks.FindDestinationChecks(ctx, project)
 		if err != nil {

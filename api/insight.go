@@ -289,7 +289,7 @@ type Agent struct {
 // management API and its client: which servers have which version. The
 // service layer implements it (service.Implement; reading it is reading
 // the project).
-var AgentsOp = Declare(&Op[None, Agents]{Method: "GET", Path: "/projects/{project}/agents"})
+var AgentsOp = Declare(&Op[None, Agents]{Method: "GET", Path: "/projects/{project}/agents", Action: redirects.ActionRead})
 
 // AgentsOf is the agents' answer of a project whose live version is live.
 func AgentsOf(live int, reports []redirects.AgentReport) Agents {

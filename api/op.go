@@ -34,6 +34,9 @@ type Op[In, Out any] struct {
 	// (a caller who may not see the project learns nothing from a
 	// mistake in the query); the operation decides again.
 	Action redirects.Action
+	// Upload marks an input that may be large by design (a sitemap's
+	// URLs): its body is capped as an import's is, not as other bodies.
+	Upload bool
 	// Call, when set, makes the operation of the service layer's
 	// methods, which authorize the caller in ctx, for project and in;
 	// when nil, the operation is the service layer's own (Do).
@@ -61,10 +64,15 @@ type Route interface {
 	Own() bool
 	// ProjectAction returns the Op's Action.
 	ProjectAction() redirects.Action
+	// IsUpload returns the Op's Upload.
+	IsUpload() bool
 	// Serve decodes the input with decode (given a pointer to it), makes
 	// the call and returns the answer.
 	Serve(ctx context.Context, svc redirects.Services, project string, decode func(in any) error) (any, error)
 }
+
+// IsUpload returns op's Upload.
+func (op *Op[In, Out]) IsUpload() bool { return op.Upload }
 
 // MethodPath returns op's method and path.
 func (op *Op[In, Out]) MethodPath() (string, string) { return op.Method, op.Path }

@@ -90,7 +90,7 @@ type SuggestionDone struct {
 // The suggestion routes (docs/manage.md#suggestions): reading is a
 // viewer's, computing, accepting and dismissing an editor's.
 var (
-	SuggestionsOp = Declare(&Op[None, Suggestions]{Method: "GET", Path: "/projects/{project}/suggestions",
+	SuggestionsOp = Declare(&Op[None, Suggestions]{Method: "GET", Path: "/projects/{project}/suggestions", Action: redirects.ActionRead,
 		Call: func(ctx context.Context, svc redirects.Services, project string, _ None) (Suggestions, error) {
 			gs, err := svc.Suggestions.FindSuggestions(ctx, project)
 			if err != nil {
@@ -98,7 +98,8 @@ var (
 			}
 			return SuggestionsOf(gs), nil
 		}})
-	SuggestOp = Declare(&Op[SuggestRequest, Suggestions]{Method: "POST", Path: "/projects/{project}/suggestions",
+	SuggestOp = Declare(&Op[SuggestRequest, Suggestions]{Method: "POST", Path: "/projects/{project}/suggestions", Action: redirects.ActionEditRules,
+		Upload: true,
 		Call: func(ctx context.Context, svc redirects.Services, project string, in SuggestRequest) (Suggestions, error) {
 			gs, err := svc.Suggestions.Suggest(ctx, project, redirects.SuggestOptions{Sitemap: in.Sitemap, SitemapURL: in.SitemapURL, Limit: in.Limit})
 			if err != nil {
@@ -106,7 +107,7 @@ var (
 			}
 			return SuggestionsOf(gs), nil
 		}})
-	SuggestionAcceptOp = Declare(&Op[SuggestionRef, SuggestionDone]{Method: "POST", Path: "/projects/{project}/suggestions/accept",
+	SuggestionAcceptOp = Declare(&Op[SuggestionRef, SuggestionDone]{Method: "POST", Path: "/projects/{project}/suggestions/accept", Action: redirects.ActionEditRules,
 		Call: func(ctx context.Context, svc redirects.Services, project string, in SuggestionRef) (SuggestionDone, error) {
 			r, err := svc.Suggestions.AcceptSuggestion(ctx, project, in.ID)
 			if err != nil {
@@ -115,7 +116,7 @@ var (
 			j := RuleOf(r)
 			return SuggestionDone{ID: in.ID, State: redirects.SuggestionAccepted, Rule: &j}, nil
 		}})
-	SuggestionDismissOp = Declare(&Op[SuggestionRef, SuggestionDone]{Method: "POST", Path: "/projects/{project}/suggestions/dismiss",
+	SuggestionDismissOp = Declare(&Op[SuggestionRef, SuggestionDone]{Method: "POST", Path: "/projects/{project}/suggestions/dismiss", Action: redirects.ActionEditRules,
 		Call: func(ctx context.Context, svc redirects.Services, project string, in SuggestionRef) (SuggestionDone, error) {
 			if err := svc.Suggestions.DismissSuggestion(ctx, project, in.ID); err != nil {
 				return SuggestionDone{}, err

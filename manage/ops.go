@@ -25,7 +25,11 @@ func (h *handler) opRoute(op api.Route) route {
 		}
 		out, err := op.Serve(r.Context(), h.svc.Services, r.PathValue("project"), func(in any) error {
 			if method != "GET" {
-				return h.decodeJSON(w, r, in, true)
+				limit := h.maxBody
+				if op.IsUpload() {
+					limit = h.maxImport
+				}
+				return h.decodeJSONMax(w, r, in, true, limit)
 			}
 			if q, ok := in.(queryReader); ok {
 				if err := q.ReadQuery(r.URL.Query()); err != nil {

@@ -170,7 +170,9 @@ func (s *Service) AcceptSuggestion(ctx context.Context, projectID, id string) (*
 	if _, err := s.store.Import(ctx, p.ID, []redirects.Rule{*r}, redirects.ImportOptions{Mode: redirects.ImportAppend, Action: redirects.AuditSuggestionAccept}); err != nil {
 		return nil, err
 	}
-	if _, err := st.SetSuggestionState(ctx, p.ID, id, redirects.SuggestionAccepted); err != nil {
+	// The rule is in the draft: a suggestion that a computation running
+	// meanwhile replaced (ENOTFOUND) is accepted all the same.
+	if _, err := st.SetSuggestionState(ctx, p.ID, id, redirects.SuggestionAccepted); err != nil && redirects.ErrorCode(err) != redirects.ENOTFOUND {
 		return nil, err
 	}
 	// A rule answers the path now: forget the miss, as making a rule of a

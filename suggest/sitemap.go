@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"redirects"
 	"redirects/webhook"
@@ -213,6 +214,7 @@ func (b *budget) readXML(ctx context.Context, r io.Reader, open Opener, depth in
 // at dial time, unless AllowPrivate), no redirect followed.
 type Fetcher struct {
 	AllowPrivate bool
+	once         sync.Once // makes client: one Fetcher serves concurrent requests
 	client       *http.Client
 }
 
@@ -222,9 +224,7 @@ func (f *Fetcher) Open(ctx context.Context, loc string) (io.ReadCloser, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%q is not an http or https URL", loc)
 	}
-	if f.client == nil {
-		f.client = webhook.NewClient(f.AllowPrivate)
-	}
+	f.once.Do(func() { f.client = webhook.NewClient(f.AllowPrivate) })
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
 	if err != nil {
 		return nil, err
