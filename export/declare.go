@@ -241,12 +241,14 @@ func plainEffect(server string) string {
 // example is how a declaration names a rule: its source, after its host
 // and a space when it has one (old.example.com /docs/*): a regex source
 // need not start with '/', so host and source written together could read
-// as one word (*.example.org^/archive/).
+// as one word (*.example.org^/archive/). Both are written as shortSource
+// writes a source, so a control byte in a host stored unvalidated cannot
+// end the comment line either.
 func example(r *redirects.Rule) string {
 	if r.Host == "" {
 		return shortSource(r.Source)
 	}
-	return r.Host + " " + shortSource(r.Source)
+	return shortSource(r.Host) + " " + shortSource(r.Source)
 }
 
 // hasExactStatus reports whether an exact rule has status code.
