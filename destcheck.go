@@ -104,7 +104,78 @@ type CheckTarget struct {
 // not ""). Check returns one result per target, in their order, or the
 // context's error when it is cancelled before every target is done.
 type DestinationChecker interface {
-	Check(ctx context.Context, targets []CheckTarget, projectURL string) ([]DestinationCheck, error)
+	// progress, when not nil, is called with each result as it is done,
+	// from the checker's goroutines.
+	Check(ctx context.Context, targets []CheckTarget, projectURL string, progress func(*DestinationCheck)) ([]DestinationCheck, error)
+}
+
+// The limits of a check that runs in the background (docs/contract.md#destination-checks):
+// the node running it records how far it has got and renews its lease
+// every CheckJobBeat; a check whose lease ran out (its node stopped or
+// lost the database) is failed, abandoned, and the project's results
+// stay as they were. A project keeps its CheckJobsKept latest checks.
+const (
+	CheckJobLease = 2 * time.Minute
+	CheckJobBeat  = 2 * time.Second
+	CheckJobsKept = 10
+)
+
+// CheckJobState is where a check that runs in the background is.
+type CheckJobState string
+
+// The states of a check.
+const (
+	CheckRunning CheckJobState = "running"
+	CheckDone    CheckJobState = "done"
+	CheckFailed  CheckJobState = "failed"
+)
+
+// NewCheckJobID returns a new random check ID.
+func NewCheckJobID() string { return "chk_" + randomBase62(16) }
+
+// CheckJob is one check of a project's destinations, started by a caller
+// or the schedule and read while it runs: how many destinations it
+// requests, how many are done and broken so far, and, once done, its
+// report. Only one runs per project at a time.
+type CheckJob struct {
+	ID        string
+	ProjectID string
+	State     CheckJobState
+	// Owner is the node running it, and LeaseUntil when its hold ends
+	// unless renewed.
+	Owner      string
+	LeaseUntil time.Time
+	// BaseURL is what relative destinations were resolved against.
+	BaseURL string
+	// Total is the destinations to request, Checked those done so far,
+	// Broken those of them that are broken, Skipped those that insert
+	// captures.
+	Total, Checked, Broken, Skipped int
+	StartedAt                       time.Time
+	// FinishedAt is when it ended (zero while it runs).
+	FinishedAt time.Time
+	// Error says why a failed check failed.
+	Error string
+	// Report is a done check's results (nil otherwise).
+	Report *CheckReport
+}
+
+// Abandoned reports whether j is recorded as running but its lease ran
+// out at now: its node stopped without ending it.
+func (j *CheckJob) Abandoned(now time.Time) bool {
+	return j.State == CheckRunning && !now.Before(j.LeaseUntil)
+}
+
+// AsSeen returns j as a reader sees it at now: a check whose lease ran
+// out is failed, abandoned.
+func (j *CheckJob) AsSeen(now time.Time) *CheckJob {
+	if !j.Abandoned(now) {
+		return j
+	}
+	c := *j
+	c.State, c.FinishedAt = CheckFailed, j.LeaseUntil
+	c.Error = "abandoned: the node running the check stopped renewing its lease (" + j.LeaseUntil.UTC().Format(time.RFC3339) + "); the results before it stay"
+	return &c
 }
 
 // CheckStore keeps the results of destination checks (both SQL stores
@@ -126,6 +197,29 @@ type CheckStore interface {
 	ClaimDestinationCheck(ctx context.Context, projectID, owner string, every, lease time.Duration) (bool, error)
 	// ReleaseDestinationCheck gives the lease back if owner holds it.
 	ReleaseDestinationCheck(ctx context.Context, projectID, owner string) error
+
+	// StartCheckJob records job as its project's running check. A running
+	// check of the project whose lease ran out is failed (abandoned)
+	// first; the project keeps its CheckJobsKept latest checks. Errors:
+	// ENOTFOUND (the project), ECONFLICT (a check of the project runs,
+	// named in the message).
+	StartCheckJob(ctx context.Context, job *CheckJob) error
+	// ProgressCheckJob records how far the running check id has got and
+	// holds it until leaseUntil. Errors: ECONFLICT (it no longer runs,
+	// or its lease ran out).
+	ProgressCheckJob(ctx context.Context, id string, checked, broken int, leaseUntil time.Time) error
+	// FinishCheckJob ends the running check id: failed with failure when
+	// not "", else done with checks, which it records as
+	// RecordDestinationChecks does, in the same transaction, returning
+	// the destinations that broke. Errors: ECONFLICT (it no longer runs,
+	// or its lease ran out: nothing is recorded).
+	FinishCheckJob(ctx context.Context, id string, checks []DestinationCheck, skipped int, failure string) ([]string, error)
+	// FindCheckJob returns the project's check id, its report when
+	// done. Errors: ENOTFOUND.
+	FindCheckJob(ctx context.Context, projectID, id string) (*CheckJob, error)
+	// FindRunningCheckJob returns the project's check recorded as
+	// running (its lease may have run out), or nil.
+	FindRunningCheckJob(ctx context.Context, projectID string) (*CheckJob, error)
 }
 
 // CheckBaseURL returns the URL relative destinations are resolved

@@ -217,13 +217,19 @@ type ImportOptions struct {
 	// Expect, when set, holds per rule (same position) the destination the
 	// draft's rule with its match type, host and source must still have:
 	// otherwise, or when the draft lacks such a rule, the import fails with
-	// ECONFLICT and writes nothing. Flattening chains (an upsert of the
-	// rules it rewrites) uses it to change only the draft it read.
+	// ECONFLICT and writes nothing: a caller that read the draft in an
+	// earlier transaction changes only the draft it read. (Flattening
+	// chains reads and writes in one, Store.RewriteDraft.)
 	Expect []string
 	// Action is the audit action the import records: "" is
 	// AuditRuleImport.
 	Action string
 }
+
+// DraftRewrite derives, from project p and its draft (every draft rule, as
+// Store.FindRules returns them), the rules that Store.RewriteDraft
+// imports; none leaves the draft as it is.
+type DraftRewrite func(p *Project, draft []Rule) ([]Rule, error)
 
 // ImportReport says what an import did, or with DryRun would do, to the
 // draft, by match type and source: Added rules are new, Updated ones got

@@ -53,6 +53,9 @@ func CanonicalSource(source string) (string, error) {
 		}
 		return "", Errorf(EINVALID, "source %s is %d bytes long decoded, more than the %d allowed", name(), len(d), MaxSourceLen)
 	}
+	if asciiClean(d, "%"+forbiddenSource) {
+		return checkSegments(d, name)
+	}
 	if i := InvalidUTF8At(d); i >= 0 {
 		return "", Errorf(EINVALID, "source %s is not valid UTF-8 at byte %d", name(), i)
 	}
@@ -66,6 +69,12 @@ func CanonicalSource(source string) (string, error) {
 			return "", Errorf(EINVALID, "source %s holds the forbidden character %q at byte %d", name(), c, i)
 		}
 	}
+	return checkSegments(d, name)
+}
+
+// checkSegments returns the decoded source d, or refuses it for a segment
+// nginx merges or resolves; name names the source in the error.
+func checkSegments(d string, name func() string) (string, error) {
 	// Segments: d[0] is '/', so the first is the one after it. A trailing
 	// empty segment is a source ending in '/', which is fine.
 	rest := d[1:]

@@ -100,6 +100,17 @@ type Store interface {
 	// already, or older than the project's last MaxImportUndos imports),
 	// ECONFLICT (the draft changed since the import; nothing changes).
 	UndoImport(ctx context.Context, projectID string, undoID int64) (int, error)
+	// RewriteDraft is Import of the rules that rewrite derives from the
+	// draft, in one transaction: the store reads the draft once (as
+	// FindRules returns it) under the import's locks, keeps it for the
+	// undo record from that same read, hands it to rewrite, and imports
+	// the rules rewrite returns as opts says, so the draft cannot change
+	// between the read and the write. Nothing is written when rewrite
+	// returns no rule (the report's UndoID is then 0) or an error, which
+	// RewriteDraft returns as it is. rewrite must not keep or change the
+	// draft it is given. Errors: as Import's, and EINVALID when
+	// opts.Expect is set (the one read makes it moot).
+	RewriteDraft(ctx context.Context, projectID string, rewrite DraftRewrite, opts ImportOptions) (*ImportReport, error)
 	// CheckImportUndo reports whether UndoImport would put the draft back
 	// now: nil, or the error UndoImport would return. It changes nothing.
 	CheckImportUndo(ctx context.Context, projectID string, undoID int64) error

@@ -47,7 +47,7 @@ type RuleService interface {
 	// of those rules, which records a rule.flatten_chains audit entry and
 	// which UndoImport undoes as an import. Reading needs ActionRead,
 	// writing ActionEditRules. Errors: ENOTFOUND (the project),
-	// EFORBIDDEN, ECONFLICT (the draft changed between the read and the
-	// write).
+	// EFORBIDDEN. The write reads the draft under the lock every writer of
+	// the draft takes, so no change comes between its read and its write.
 	FlattenChains(ctx context.Context, projectID string, opts FlattenOptions) (*FlattenReport, error)
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"net/url"
 	"time"
 
 	"redirects"
@@ -61,11 +62,12 @@ func checksFrom(js []DestinationCheck) []redirects.DestinationCheck {
 }
 
 // DestinationChecks is GET .../destination-checks's answer (and redirects
-// check --list --json): the results of the last checks, broken first,
-// and how many are broken.
+// check --last --json): the results of the last checks, broken first,
+// how many are broken, and the check that runs now, if one does.
 type DestinationChecks struct {
-	Checks []DestinationCheck `json:"checks"`
-	Broken int                `json:"broken"`
+	Checks  []DestinationCheck `json:"checks"`
+	Broken  int                `json:"broken"`
+	Running *CheckJob          `json:"running,omitempty"`
 }
 
 // DestinationChecksOf is the answer listing cs.
@@ -84,8 +86,9 @@ type CheckInput struct {
 	BaseURL string `json:"baseUrl,omitempty"`
 }
 
-// CheckReport is POST .../destination-checks's answer (and redirects
-// check --json): every destination checked, in the order of the rules,
+// CheckReport is a done check's report: POST
+// .../destination-checks?wait=true's answer when the check ends within
+// the request, a CheckJob's report (and redirects check --json): every destination checked, in the order of the rules,
 // how many are broken, how many were skipped for inserting captures, and
 // those that worked at the check before and are broken now.
 type CheckReport struct {
@@ -110,18 +113,63 @@ func (j *CheckReport) Report() *redirects.CheckReport {
 	return &redirects.CheckReport{Checks: checksFrom(j.Checks), Skipped: j.Skipped, NewlyBroken: j.NewlyBroken}
 }
 
-// CheckDestinationsOp is POST /projects/{project}/destination-checks,
-// declared once for the management API and its client: check every
-// destination of the live version (CheckService.CheckDestinations; an
-// editor's action).
-var CheckDestinationsOp = Declare(&Op[CheckInput, CheckReport]{Method: "POST", Path: "/projects/{project}/destination-checks", Action: redirects.ActionEditRules,
-	Call: func(ctx context.Context, svc redirects.Services, project string, in CheckInput) (CheckReport, error) {
-		rep, err := svc.Checks.CheckDestinations(ctx, project, redirects.CheckOptions{BaseURL: in.BaseURL})
-		if err != nil {
-			return CheckReport{}, err
-		}
-		return CheckReportOf(rep), nil
-	}})
+// CheckJob is a check that runs in the background: POST
+// .../destination-checks's answer (202 Accepted, with its Location) and
+// GET .../destination-checks/{id}'s. state is running, done or failed;
+// total is the destinations it requests, checked those done so far and
+// broken those of them that are broken; a failed check says why in
+// error, a done one carries its report, as POST ...?wait=true answers it.
+type CheckJob struct {
+	ID         string       `json:"id"`
+	Project    string       `json:"project"`
+	State      string       `json:"state"`
+	BaseURL    string       `json:"baseUrl"`
+	Total      int          `json:"total"`
+	Checked    int          `json:"checked"`
+	Broken     int          `json:"broken"`
+	Skipped    int          `json:"skipped"`
+	StartedAt  string       `json:"startedAt"`
+	FinishedAt string       `json:"finishedAt,omitempty"`
+	Error      string       `json:"error,omitempty"`
+	Report     *CheckReport `json:"report,omitempty"`
+}
+
+// CheckJobOf is j as the API shows it.
+func CheckJobOf(j *redirects.CheckJob) CheckJob {
+	out := CheckJob{ID: j.ID, Project: j.ProjectID, State: string(j.State), BaseURL: j.BaseURL, Total: j.Total, Checked: j.Checked,
+		Broken: j.Broken, Skipped: j.Skipped, StartedAt: j.StartedAt.UTC().Format(time.RFC3339), Error: j.Error}
+	if !j.FinishedAt.IsZero() {
+		out.FinishedAt = j.FinishedAt.UTC().Format(time.RFC3339)
+	}
+	if j.Report != nil {
+		r := CheckReportOf(j.Report)
+		out.Report = &r
+	}
+	return out
+}
+
+// Job returns j as the domain holds it.
+func (j *CheckJob) Job() *redirects.CheckJob {
+	out := &redirects.CheckJob{ID: j.ID, ProjectID: j.Project, State: redirects.CheckJobState(j.State), BaseURL: j.BaseURL,
+		Total: j.Total, Checked: j.Checked, Broken: j.Broken, Skipped: j.Skipped, Error: j.Error}
+	out.StartedAt, _ = time.Parse(time.RFC3339, j.StartedAt)
+	if j.FinishedAt != "" {
+		out.FinishedAt, _ = time.Parse(time.RFC3339, j.FinishedAt)
+	}
+	if j.Report != nil {
+		out.Report = j.Report.Report()
+	}
+	return out
+}
+
+// ChecksURL is the path, under /manage/v1, of the project's checks.
+func ChecksURL(project string) string {
+	return "/projects/" + url.PathEscape(project) + "/destination-checks"
+}
+
+// CheckURL is the path, under /manage/v1, of the project's check id:
+// the Location of POST .../destination-checks's answer.
+func CheckURL(project, id string) string { return ChecksURL(project) + "/" + url.PathEscape(id) }
 
 // DestinationChecksOp is GET /projects/{project}/destination-checks: the
 // results of the last checks (CheckService.FindDestinationChecks; reading
@@ -132,5 +180,14 @@ var DestinationChecksOp = Declare(&Op[None, DestinationChecks]{Method: "GET", Pa
 		if err != nil {
 			return DestinationChecks{}, err
 		}
-		return DestinationChecksOf(cs), nil
+		out := DestinationChecksOf(cs)
+		run, err := svc.Checks.RunningDestinationCheck(ctx, project)
+		if err != nil {
+			return DestinationChecks{}, err
+		}
+		if run != nil {
+			j := CheckJobOf(run)
+			out.Running = &j
+		}
+		return out, nil
 	}})

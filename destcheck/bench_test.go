@@ -32,7 +32,7 @@ func BenchmarkCheck10k(b *testing.B) {
 			cpu0 := cpuTime()
 			b.ResetTimer()
 			for range b.N {
-				got, err := c.Check(context.Background(), targets, "")
+				got, err := c.Check(context.Background(), targets, "", nil)
 				if err != nil || len(got) != len(targets) || got[len(got)-1].Outcome != redirects.CheckOK {
 					b.Fatalf("Check: %v, %d results", err, len(got))
 				}

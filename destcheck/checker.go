@@ -25,17 +25,22 @@ import (
 )
 
 // Checker implements redirects.DestinationChecker over HTTP. The zero
-// value checks with the limits of redirects (CheckPerHost, CheckTotal,
-// CheckTimeout, CheckMaxHops) and refuses private targets.
+// value checks with the limits of redirects (CheckPerHost and CheckTotal
+// for the whole process, CheckTimeout, CheckMaxHops) and refuses private
+// targets.
 type Checker struct {
 	// AllowPrivate lets checks reach loopback, private and link-local
 	// addresses (--check-allow-private).
 	AllowPrivate bool
-	// Timeout, PerHost, Total and MaxHops replace the defaults when not
-	// zero (for tests).
-	Timeout        time.Duration
-	PerHost, Total int
-	MaxHops        int
+	// Timeout and MaxHops replace the defaults when not zero (for
+	// tests).
+	Timeout time.Duration
+	MaxHops int
+	// Limits bounds the requests in flight; nil is the process's one
+	// Limits (Shared), so that checks that overlap (two projects, a
+	// scheduled check beside one asked for) share CheckPerHost per host
+	// and CheckTotal in all instead of each getting its own.
+	Limits *Limits
 
 	// control replaces webhook.PublicOnly as the dialer's Control when
 	// set (tests: a loopback server stands for a public one).
@@ -54,11 +59,8 @@ func (c *Checker) init() {
 	if c.Timeout <= 0 {
 		c.Timeout = redirects.CheckTimeout
 	}
-	if c.PerHost <= 0 {
-		c.PerHost = redirects.CheckPerHost
-	}
-	if c.Total <= 0 {
-		c.Total = redirects.CheckTotal
+	if c.Limits == nil {
+		c.Limits = Shared
 	}
 	if c.MaxHops <= 0 {
 		c.MaxHops = redirects.CheckMaxHops
@@ -76,7 +78,7 @@ func (c *Checker) init() {
 			DialContext:           d.DialContext,
 			TLSHandshakeTimeout:   c.Timeout,
 			ResponseHeaderTimeout: c.Timeout,
-			MaxIdleConnsPerHost:   c.PerHost,
+			MaxIdleConnsPerHost:   c.Limits.perHost,
 			IdleConnTimeout:       30 * time.Second,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -94,19 +96,22 @@ func UserAgent(projectURL string) string {
 }
 
 // Check implements redirects.DestinationChecker.
-func (c *Checker) Check(ctx context.Context, targets []redirects.CheckTarget, projectURL string) ([]redirects.DestinationCheck, error) {
+func (c *Checker) Check(ctx context.Context, targets []redirects.CheckTarget, projectURL string, progress func(*redirects.DestinationCheck)) ([]redirects.DestinationCheck, error) {
 	c.once.Do(c.init)
 	ua := UserAgent(projectURL)
 	out := make([]redirects.DestinationCheck, len(targets))
-	lim := &limits{total: make(chan struct{}, c.Total), hosts: map[string]chan struct{}{}, perHost: c.PerHost}
+	lim := c.Limits
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range min(c.Total, len(targets)) {
+	for range min(cap(lim.total), len(targets)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
 				out[i] = c.one(ctx, lim, targets[i], ua)
+				if progress != nil && ctx.Err() == nil {
+					progress(&out[i])
+				}
 			}
 		}()
 	}
@@ -158,41 +163,69 @@ func hostOf(raw string) string {
 	return strings.ToLower(u.Hostname())
 }
 
-// limits bounds the requests in flight: perHost per host name, and
-// cap(total) in all.
-type limits struct {
+// Limits bounds the requests in flight of every check that uses it:
+// perHost per host name, and cap(total) in all.
+type Limits struct {
 	total   chan struct{}
 	perHost int
 	mu      sync.Mutex
-	hosts   map[string]chan struct{}
+	hosts   map[string]*hostSlots
 }
+
+// hostSlots are one host's slots and how many requests hold or wait for
+// one (the host is forgotten when none does).
+type hostSlots struct {
+	slots chan struct{}
+	users int
+}
+
+// NewLimits returns limits of perHost requests at a time per host and
+// total in all (at least 1 each).
+func NewLimits(perHost, total int) *Limits {
+	return &Limits{total: make(chan struct{}, max(total, 1)), perHost: max(perHost, 1), hosts: map[string]*hostSlots{}}
+}
+
+// Shared is the process's limits of destination checks:
+// redirects.CheckPerHost per host and redirects.CheckTotal in all,
+// whichever checks run at once.
+var Shared = NewLimits(redirects.CheckPerHost, redirects.CheckTotal)
 
 // acquire waits for a slot of host and one of the total, and returns the
 // function that gives both back.
-func (l *limits) acquire(ctx context.Context, host string) (func(), error) {
+func (l *Limits) acquire(ctx context.Context, host string) (func(), error) {
 	l.mu.Lock()
 	h, ok := l.hosts[host]
 	if !ok {
-		h = make(chan struct{}, l.perHost)
+		h = &hostSlots{slots: make(chan struct{}, l.perHost)}
 		l.hosts[host] = h
 	}
+	h.users++
 	l.mu.Unlock()
+	leave := func() {
+		l.mu.Lock()
+		if h.users--; h.users == 0 {
+			delete(l.hosts, host)
+		}
+		l.mu.Unlock()
+	}
 	select {
-	case h <- struct{}{}:
+	case h.slots <- struct{}{}:
 	case <-ctx.Done():
+		leave()
 		return nil, ctx.Err()
 	}
 	select {
 	case l.total <- struct{}{}:
 	case <-ctx.Done():
-		<-h
+		<-h.slots
+		leave()
 		return nil, ctx.Err()
 	}
-	return func() { <-l.total; <-h }, nil
+	return func() { <-l.total; <-h.slots; leave() }, nil
 }
 
 // one checks one target: each hop requested, redirects followed.
-func (c *Checker) one(ctx context.Context, lim *limits, t redirects.CheckTarget, ua string) redirects.DestinationCheck {
+func (c *Checker) one(ctx context.Context, lim *Limits, t redirects.CheckTarget, ua string) redirects.DestinationCheck {
 	start := time.Now()
 	d := redirects.DestinationCheck{Destination: t.Destination, URL: t.URL, CheckedAt: start.UTC()}
 	cur, err := url.Parse(t.URL)
@@ -256,7 +289,7 @@ func isRedirect(status int) bool {
 // request makes one hop's request within the limits: HEAD, then GET when
 // the server answers HEAD with 405 or 501. A body is read up to
 // redirects.CheckMaxBody, so the connection may be reused, and no further.
-func (c *Checker) request(ctx context.Context, lim *limits, u *url.URL, ua string) (status int, location string, err error) {
+func (c *Checker) request(ctx context.Context, lim *Limits, u *url.URL, ua string) (status int, location string, err error) {
 	release, err := lim.acquire(ctx, strings.ToLower(u.Hostname()))
 	if err != nil {
 		return 0, "", err

@@ -111,7 +111,7 @@ func TestCheckOutcomes(t *testing.T) {
 		targets = append(targets, redirects.CheckTarget{Destination: u, URL: u})
 	}
 	c := &Checker{Timeout: 500 * time.Millisecond, control: publicExcept127_0_0_1}
-	got, err := c.Check(context.Background(), targets, "https://www.example.com")
+	got, err := c.Check(context.Background(), targets, "https://www.example.com", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestCheckOutcomes(t *testing.T) {
 	// Without the flag, the loopback server itself is refused; with it,
 	// the redirect to the other loopback address is followed.
 	strict := New(false)
-	got, err = strict.Check(context.Background(), []redirects.CheckTarget{{Destination: "/ok", URL: base + "/ok"}}, "")
+	got, err = strict.Check(context.Background(), []redirects.CheckTarget{{Destination: "/ok", URL: base + "/ok"}}, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestCheckOutcomes(t *testing.T) {
 		t.Errorf("loopback without the flag: %s %q, want refused naming loopback and --check-allow-private", got[0].Outcome, got[0].Error)
 	}
 	open := &Checker{AllowPrivate: true, Timeout: 500 * time.Millisecond}
-	got, err = open.Check(context.Background(), []redirects.CheckTarget{{Destination: "x", URL: base + "/to-private"}}, "")
+	got, err = open.Check(context.Background(), []redirects.CheckTarget{{Destination: "x", URL: base + "/to-private"}}, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,8 +156,10 @@ func TestCheckOutcomes(t *testing.T) {
 }
 
 // TestCheckLimits counts the requests in flight per host and overall
-// while 12 hosts (loopback addresses) are checked 20 destinations each:
-// never more than 2 per host nor 16 in all.
+// while two checks run at once, by two checkers as two projects' checks
+// (or a scheduled one and one asked for) are, over 12 hosts (loopback
+// addresses) of 20 destinations each: never more than 2 per host nor 16
+// in all, for the whole process.
 func TestCheckLimits(t *testing.T) {
 	var mu sync.Mutex
 	inFlight, maxAll := 0, 0
@@ -183,15 +185,32 @@ func TestCheckLimits(t *testing.T) {
 			targets = append(targets, redirects.CheckTarget{Destination: d, URL: d})
 		}
 	}
-	c := &Checker{AllowPrivate: true}
-	got, err := c.Check(context.Background(), targets, "")
-	if err != nil {
-		t.Fatal(err)
+	var wg sync.WaitGroup
+	results := make([][]redirects.DestinationCheck, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = New(true).Check(context.Background(), targets, "", nil)
+		}()
 	}
-	for _, d := range got {
-		if d.Outcome != redirects.CheckOK {
-			t.Fatalf("%s: %s (%s), want ok", d.URL, d.Outcome, d.Error)
+	wg.Wait()
+	for i := range 2 {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
 		}
+		for _, d := range results[i] {
+			if d.Outcome != redirects.CheckOK {
+				t.Fatalf("%s: %s (%s), want ok", d.URL, d.Outcome, d.Error)
+			}
+		}
+	}
+	Shared.mu.Lock()
+	left := len(Shared.hosts)
+	Shared.mu.Unlock()
+	if left != 0 {
+		t.Errorf("the shared limits still hold %d hosts after every check ended, want none", left)
 	}
 	if maxAll > redirects.CheckTotal || maxAll < 3 {
 		t.Errorf("at most %d requests in flight overall, want between 3 and %d", maxAll, redirects.CheckTotal)
@@ -220,7 +239,7 @@ func TestCheckCancelled(t *testing.T) {
 		d := fmt.Sprintf("%s/%d", u, k)
 		targets = append(targets, redirects.CheckTarget{Destination: d, URL: d})
 	}
-	got, err := (&Checker{AllowPrivate: true}).Check(ctx, targets, "")
+	got, err := (&Checker{AllowPrivate: true}).Check(ctx, targets, "", nil)
 	if err != context.Canceled || got != nil {
 		t.Fatalf("Check = %d results, %v; want none and context.Canceled", len(got), err)
 	}

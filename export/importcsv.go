@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -108,6 +109,13 @@ type ReadOptions struct {
 	// File.BadCount counts them all. An API answer lists only the first
 	// few, so it need not hold a million.
 	MaxErrors int
+	// Each, when set, takes each good rule with its line as it is read,
+	// and ReadFile returns no rule (File.Rules and File.Lines stay
+	// empty): for a caller that holds them its own way, and that drops
+	// them when File.Bad lists a line. ReadFile still holds each rule
+	// (with the record it was read from) until it returns, to find the
+	// lines that repeat one.
+	Each func(line int, r redirects.Rule)
 }
 
 // File is what ReadFile reads from an import file: the rules and the line
@@ -255,15 +263,17 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 	for _, h := range opts.Hosts {
 		hosts[strings.ToLower(h)] = true
 	}
-	var (
-		seen = map[redirects.RuleKey]seenRule{}
-		rows int
-		// rules are held compact while the file is read: a file refused
-		// (a bad line, or more rules than MaxRows) never holds the
-		// rules whole, and a good one only at the end.
-		rules []compactRule
-		lines []int
-	)
+	// rules are held compact while the file is read: a file refused (a
+	// bad line, or more rules than MaxRows) never holds the rules whole,
+	// and a good one only at the end. The rules of opts.Each are held
+	// for their keys (a held rule's strings share the record's one
+	// string, so the destination costs nothing more).
+	var rules heldRules
+	seen := newSeenRules(func(i int32) redirects.RuleKey {
+		h := rules.at(i)
+		return opts.Settings.RuleKey(&redirects.Rule{MatchType: h.match, Host: h.host, Source: h.source})
+	})
+	rows := 0
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -278,6 +288,10 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 			break
 		}
 		line, _ = r.FieldPos(0)
+		if line > math.MaxInt32 {
+			fail("the file has more than %s lines, the most one import reads; split it", thousands(math.MaxInt32))
+			break
+		}
 		blank := true
 		for i := range rec {
 			rec[i] = strings.TrimSpace(rec[i])
@@ -350,8 +364,9 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 			continue
 		}
 		k := opts.Settings.RuleKey(&rule)
-		if first, dup := seen[k]; dup {
-			if other := rules[first.rule].source; other != rule.Source {
+		if i, dup := seen.get(k); dup {
+			first := rules.at(i)
+			if other := first.source; other != rule.Source {
 				fail("source %q clashes with the %s rule for source %q%s on line %d: the project's settings (%s) compare them as one",
 					rule.Source, mt, other, onHost(rule.Host), first.line, opts.Settings)
 			} else {
@@ -359,41 +374,25 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 			}
 			continue
 		}
-		seen[k] = seenRule{line, len(rules)}
-		rules = append(rules, compact(rule))
-		lines = append(lines, line)
+		seen.add(k)
+		if opts.Each != nil {
+			opts.Each(line, rule)
+		}
+		rules.add(hold(&rule, line))
 	}
-	if f.BadCount == 0 {
+	if f.BadCount == 0 && opts.Each == nil {
 		seen = nil
-		f.Rules, f.Lines = make([]redirects.Rule, len(rules)), lines
-		for i := range rules {
-			f.Rules[i] = rules[i].rule()
-			rules[i] = compactRule{} // its strings are f.Rules[i]'s now
+		f.Rules, f.Lines = make([]redirects.Rule, rules.n), make([]int, rules.n)
+		i := 0
+		for c := range rules.chunks {
+			for j := range rules.chunks[c] {
+				f.Rules[i], f.Lines[i] = rules.chunks[c][j].rule(), int(rules.chunks[c][j].line)
+				i++
+			}
+			rules.chunks[c] = nil // its strings are f.Rules's now
 		}
 	}
 	return f, nil
-}
-
-// compactRule is a rule of an import file as ReadFile holds it while it
-// reads: a third of a redirects.Rule's size.
-type compactRule struct {
-	source, destination, host string
-	priority                  int32
-	status                    int16
-	match                     redirects.MatchType
-	preservePath              bool
-	preserveQuery             bool
-}
-
-// compact returns r's compact form; r is valid (Validate), so its status
-// and priority fit.
-func compact(r redirects.Rule) compactRule {
-	return compactRule{r.Source, r.Destination, r.Host, int32(r.Priority), int16(r.StatusCode), r.MatchType, r.PreservePath, r.PreserveQuery}
-}
-
-func (c *compactRule) rule() redirects.Rule {
-	return redirects.Rule{Source: c.source, Destination: c.destination, Priority: int(c.priority), StatusCode: int(c.status),
-		MatchType: c.match, PreservePath: c.preservePath, PreserveQuery: c.preserveQuery, Host: c.host}
 }
 
 // LimitRecords returns a reader of r to put in front of encoding/csv: it
@@ -552,12 +551,6 @@ func onHost(host string) string {
 		return ""
 	}
 	return " on host " + host
-}
-
-// seenRule is where a rule's key (redirects.RuleKey) first appeared: the line and the index in
-// the rules read.
-type seenRule struct {
-	line, rule int
 }
 
 // statusList names the statuses a rule may have, for error messages.

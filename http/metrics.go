@@ -72,6 +72,9 @@ type Metrics struct {
 	// shared, set when a shared limiter is opened, reports its counters of
 	// round trips to Redis and of requests that waited for one.
 	shared atomic.Pointer[func() SharedLimiterStats]
+	// droppedHits, set when the store counts them, reports the hit batch
+	// entries its folds dropped (sqlstore's DroppedHitEntries).
+	droppedHits atomic.Pointer[func() int64]
 	// engine, set before the admin listener starts, reports the evhttp
 	// engine's connection counters.
 	engine func() evhttp.Stats
@@ -143,6 +146,15 @@ func NewMetrics() *Metrics {
 		sharedStat("redirects_limiter_local_admits_total",
 			"Requests admitted without Redis's answer (Redis late): the most this node can have admitted beyond a shared limit.",
 			func(s SharedLimiterStats) uint64 { return s.LocalAdmits }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "redirects_flush_hit_entries_dropped_total",
+			Help: "Entries of hit batches (PostgreSQL) this node's folds dropped because they matched no rule: rules deleted since, or ids a physical restore of the database took back.",
+		}, func() float64 {
+			if p := m.droppedHits.Load(); p != nil {
+				return float64((*p)())
+			}
+			return 0
+		}),
 		engineCollector{m},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -187,6 +199,10 @@ func (m *Metrics) SetLimiterFallback(down bool) {
 type SharedLimiterStats struct {
 	RoundTrips, Waits, Timeouts, LocalAdmits uint64
 }
+
+// SetDroppedHitEntries has /metrics report the hit batch entries the
+// store's folds dropped (redirects_flush_hit_entries_dropped_total).
+func (m *Metrics) SetDroppedHitEntries(dropped func() int64) { m.droppedHits.Store(&dropped) }
 
 // SetSharedLimiterStats has /metrics report a shared limiter's counters,
 // read from stats.

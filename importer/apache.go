@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -206,6 +208,25 @@ type apacheCond struct {
 	// it is (key=value), note how it answers otherwise, if it does.
 	query       bool
 	param, note string
+	// uri: a negated test of %{REQUEST_URI}; excluded is the RE2
+	// expression of the paths it fails on (matched against the whole
+	// path), or why says why not.
+	uri      bool
+	excluded string
+	// backref: a test of the RewriteRule's group $backref, which must
+	// differ from notText (RewriteCond $N !=text).
+	backref int
+	notText string
+}
+
+// apacheSkip is a RewriteRule "pattern - [S=n]": when re (RE2, the whole
+// path) matches, Apache skips the next left RewriteRules; why says why
+// the rules it skips cannot leave its paths out.
+type apacheSkip struct {
+	line int
+	left int
+	re   string
+	why  string
 }
 
 type apacheReader struct {
@@ -226,9 +247,36 @@ type apacheReader struct {
 	deferred heldRules
 	// condRules are the query conditions of the RewriteRule being read.
 	condRules []string
+	// excluded are the paths its negated %{REQUEST_URI} conditions fail
+	// on (RE2, matched against the whole path), with the first such
+	// condition's line.
+	excluded     []string
+	excludedLine int
+	// groupNE are the texts its RewriteCond $N !=text tests leave out,
+	// by group.
+	groupNE map[int][]string
+	// skips are the [S=n] windows open at the line read: at most
+	// maxSkipWindows importable ones and one refused (the refused windows
+	// open at once all cover the next rule, so the longest stands for
+	// them all). A section with rules of its own starts with none.
+	skips []apacheSkip
+	// chainLine is the line of the RewriteRule above with the flag C: the
+	// next one runs only when that one matched.
+	chainLine int
+	// skipConds lists the RewriteRule's conditions as skipped with it.
+	skipConds func()
 	// tooDeep is set when a section opens past maxApacheDepth.
 	tooDeep bool
+	// restRegexes counts the regex rules made for a Redirect to a URL
+	// with a query or fragment (maxApacheRestRegexes).
+	restRegexes int
 }
+
+// maxApacheRestRegexes caps the regex rules a file's Redirects to a URL
+// with a query or fragment make, so that they leave most of a project's
+// regex rules (redirects.MaxRegexRules) to the file's own expressions:
+// past it, the rest of the path joins the URL's path, changed, noted.
+const maxApacheRestRegexes = 1000
 
 // emit hands a rule to the sink, or holds it while a mod_alias directive
 // is read (see inAlias).
@@ -293,9 +341,7 @@ func readApache(in io.Reader, o *Options, sink *Sink) error {
 	}
 	// mod_alias answers after mod_rewrite: its rules come last, in their
 	// own order.
-	for i := range a.deferred.len() {
-		sink.Rule(a.deferred.line(i), a.deferred.rule(i))
-	}
+	sink.takeHeld(&a.deferred)
 	return nil
 }
 
@@ -311,6 +357,7 @@ func (a *apacheReader) line(line int, text string) {
 			return
 		}
 		a.blocks = a.blocks[:len(a.blocks)-1]
+		a.newRuleList(name)
 		return
 	}
 	if t[0] == '<' {
@@ -402,6 +449,20 @@ func (a *apacheReader) open(line int, name, arg string) {
 		}
 	}
 	a.blocks = append(a.blocks, b)
+	a.newRuleList(b.lower)
+}
+
+// newRuleList starts a new list of RewriteRules where a section (lower:
+// its name in lower case) opens or closes, unless it is a conditional
+// one (<IfModule> and the like), whose lines belong to the list around
+// it: Apache keeps one list per server, virtual host and directory
+// context, and a skip or a chain reaches no rule of another list.
+func (a *apacheReader) newRuleList(lower string) {
+	switch lower {
+	case "ifmodule", "ifdefine", "ifversion", "ifdirective", "ifsection", "iffile":
+		return
+	}
+	a.skips, a.chainLine = nil, 0
 }
 
 // scope returns why the sections around a line keep its rules out (skip),
@@ -493,6 +554,14 @@ func (a *apacheReader) redirect(line int, f []string) {
 	}
 	// /a: exactly /a, and /a/... with the rest appended after the URL.
 	pdst := dst
+	if code != 410 && strings.ContainsAny(dst, "?#") && !strings.ContainsAny(dst, "${}") && a.restRegexes < maxApacheRestRegexes {
+		// After the URL's query or fragment, where Apache appends it: a
+		// regex rule inserts the rest there.
+		a.restRegexes++
+		a.emit(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
+		a.emit(line, redirects.Rule{Source: literalRE(src) + "(/(?s:.*))", MatchType: redirects.Regex, Destination: dst + "$1", StatusCode: code, PreserveQuery: pq})
+		return
+	}
 	if code != 410 {
 		if strings.ContainsAny(dst, "?#") {
 			a.sink.Note(line, "Apache appends the rest of the path after the URL's query or fragment (%s); here the rest joins the URL's path", dst)
@@ -605,7 +674,7 @@ func (a *apacheReader) regexRules(line int, re string, perDir, ci bool, hosts []
 	var rules []redirects.Rule
 	shape, why := parseLiteralDotShape(re, perDir)
 	shape.ci = shape.ci || ci
-	if why == "" && !strings.Contains(shape.lit, "%") &&
+	if why == "" && len(a.excluded) == 0 && len(a.groupNE) == 0 && !strings.Contains(shape.lit, "%") &&
 		!(shape.ci && !a.o.Settings.CaseInsensitive && hasLetter(shape.lit)) {
 		// An anchored literal (exact), a prefix (starts_with) or a prefix
 		// with its rest captured as $1 at the end of the URL (starts_with
@@ -631,6 +700,35 @@ func (a *apacheReader) regexRules(line int, re string, perDir, ci bool, hosts []
 				a.sink.Skip(line, "%s", why)
 				return
 			}
+		}
+		if len(a.excluded) > 0 || len(a.groupNE) > 0 {
+			if ci || a.o.Settings.CaseInsensitive {
+				a.sink.Skip(line, "its RewriteCond on line %d tests the path with regard to case, the rule without", a.excludedLine)
+				a.skipConds()
+				return
+			}
+			// Literal text and a captured rest (excludeFromRest); else
+			// groups of a class each (excludeAtGroup), which a test of a
+			// group needs.
+			out, why := "", "a test of a group"
+			if len(a.groupNE) == 0 {
+				out, why = excludeFromRest(src, a.excluded)
+			}
+			if why != "" {
+				gsrc, gd, gwhy := excludeAtGroup(src, d, a.excluded, a.groupNE)
+				if gwhy != "" {
+					if _, _, rest := restCapture(src); len(a.groupNE) > 0 || !rest {
+						// Not of excludeFromRest's shape: the reason is
+						// excludeAtGroup's.
+						why = gwhy
+					}
+					a.sink.Skip(line, "its RewriteCond or skip on line %d excludes paths: %s", a.excludedLine, why)
+					a.skipConds()
+					return
+				}
+				out, d = gsrc, gd
+			}
+			src = out
 		}
 		rules = []redirects.Rule{{Source: src, MatchType: redirects.Regex, Destination: d, StatusCode: code}}
 	}
@@ -678,6 +776,24 @@ func (a *apacheReader) cond(line int, t string, f []string) {
 	case strings.EqualFold(f[1], "%{QUERY_STRING}"):
 		c.query = true
 		c.param, c.note, c.why = apacheQueryCond(f[2], f[3:])
+	case strings.EqualFold(f[1], "%{REQUEST_URI}") && strings.HasPrefix(f[2], "!"):
+		c.uri = true
+		c.excluded, c.why = apacheURIExcluded(f[2][1:], f[3:])
+	case strings.EqualFold(f[1], "expr"):
+		if body, ok := apacheURIExpr(f[2]); ok {
+			c.uri = true
+			c.excluded, c.why = apacheURIExcluded(body, f[3:])
+		}
+	case len(f[1]) == 2 && f[1][0] == '$' && '1' <= f[1][1] && f[1][1] <= '9' && strings.HasPrefix(f[2], "!="):
+		// $N !=text: the rule's group N must not be text.
+		c.backref, c.notText = int(f[1][1]-'0'), f[2][2:]
+		if c.notText == `""` {
+			// Apache reads ="" as the empty string.
+			c.notText = ""
+		}
+		if len(f) > 3 {
+			c.why = fmt.Sprintf("the test of %s has flags %s", f[1], f[3])
+		}
 	}
 	a.conds = append(a.conds, c)
 }
@@ -817,6 +933,21 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 			flags[name] = v
 		}
 	}
+	// A rule after one with the flag C runs only when that one matched.
+	chained := a.chainLine
+	a.chainLine = 0
+	if _, ok := flags["C"]; ok {
+		a.chainLine = line
+	}
+	// Each RewriteRule counts toward the [S=n] windows open above it:
+	// covering are those windows, with left the rules each covers after
+	// this one (0: its window ends here). They are bounded (skipRule), so
+	// the work of a rule is too.
+	for i := range a.skips {
+		a.skips[i].left--
+	}
+	covering := slices.Clone(a.skips)
+	a.skips = slices.DeleteFunc(a.skips, func(w apacheSkip) bool { return w.left <= 0 })
 	skipConds := func() {
 		for _, c := range conds {
 			a.sink.Skip(c.line, "a condition of the RewriteRule on line %d, which is not imported", line)
@@ -837,12 +968,47 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 	} else if note != "" {
 		a.sink.Note(line, "%s", note)
 	}
+	if sv, ok := flags["S"]; ok {
+		n, read, why := a.skipRule(line, pattern, target, sv, len(flags), len(conds), covering, chained)
+		switch {
+		case n < 1:
+			skip("not a redirect, and it skips no rule: Apache reads S=%s as %d", sv, n)
+		case why == "":
+			skip("not a redirect: when its pattern matches, Apache skips the next %d RewriteRules, which are imported without the paths it matches%s", n, read)
+		default:
+			skip("the flag S (a skip of the next %d RewriteRules) is not importable, nor are the rules it skips: %s%s", n, why, read)
+		}
+		return
+	}
+	if chained != 0 {
+		skip("it is chained to the RewriteRule on line %d (its flag C): Apache tests it only after that rule matched and rewrote the path, which no rule of ours can follow", chained)
+		return
+	}
 	if l, ok := apacheSchemeUpgrade(conds, pattern, target); ok {
 		skip("not a path redirect: its condition on line %d holds on plain HTTP only, and it sends the request to https on the host asked with the same path, a scheme redirect, which the TLS front before the edge makes (docs/migrate.md)", l)
 		return
 	}
-	var hosts, params []string
+	var hosts, params, excluded []string
+	var groupNE map[int][]string
+	excludedLine := 0
 	for _, c := range conds {
+		if c.backref > 0 && c.why == "" {
+			if groupNE == nil {
+				groupNE = map[int][]string{}
+			}
+			groupNE[c.backref] = append(groupNE[c.backref], c.notText)
+			if excludedLine == 0 {
+				excludedLine = c.line
+			}
+			continue
+		}
+		if c.uri && c.why == "" {
+			excluded = append(excluded, c.excluded)
+			if excludedLine == 0 {
+				excludedLine = c.line
+			}
+			continue
+		}
 		if c.query && c.why == "" {
 			params = append(params, c.param)
 			if c.note != "" {
@@ -850,7 +1016,7 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 			}
 			continue
 		}
-		if !c.host && !c.query {
+		if !c.host && !c.query && !c.uri && c.backref == 0 {
 			skip("it has a RewriteCond on %s (line %d): conditions other than a host test are not importable", c.testString, c.line)
 			return
 		}
@@ -858,7 +1024,7 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 			skip("its RewriteCond on line %d: %s", c.line, c.why)
 			return
 		}
-		if c.query {
+		if c.query || c.uri {
 			continue
 		}
 		if hosts != nil {
@@ -866,6 +1032,21 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 			return
 		}
 		hosts = c.hosts
+	}
+	size := 0
+	for _, w := range covering {
+		if w.why != "" {
+			skip("the skip on line %d passes over it for some paths: %s", w.line, w.why)
+			return
+		}
+		if size += len(w.re); size > maxSkipExcluded {
+			skip("the skips over it, up to the one on line %d, leave out paths of more than %d bytes of expressions", w.line, maxSkipExcluded)
+			return
+		}
+		excluded = append(excluded, w.re)
+		if excludedLine == 0 {
+			excludedLine = w.line
+		}
 	}
 	for _, fl := range []string{"C", "N", "S", "P", "PT", "F", "E", "CO", "H", "T"} {
 		if _, ok := flags[fl]; ok {
@@ -947,9 +1128,106 @@ func (a *apacheReader) rewriteRule(line int, f []string) {
 	if !l && !end && code != 410 {
 		a.sink.Note(line, "without [L] Apache goes on with the rules below, which may change the redirect's URL; read as if [L] were set")
 	}
-	a.condRules = params
+	a.condRules, a.excluded, a.excludedLine, a.groupNE, a.skipConds = params, excluded, excludedLine, groupNE, skipConds
 	a.regexRules(line, pattern, true, nc, hosts, dst, code, pq)
-	a.condRules = nil
+	a.condRules, a.excluded, a.groupNE, a.skipConds = nil, nil, nil, nil
+}
+
+// maxSkipWindows bounds the importable [S=n] windows open at once, and
+// maxSkipExcluded the bytes of the skips' expressions left out of one
+// rule: each rule below them builds an automaton of those expressions,
+// so that a file of many skips would cost its rules' count times theirs.
+// A skip past them is refused, with the rules it covers. Kafka's four
+// skips take 4 windows and about 120 bytes.
+const (
+	maxSkipWindows  = 16
+	maxSkipExcluded = 2048
+)
+
+// skipRule opens the window of a RewriteRule with the flag S=sv: the
+// next n RewriteRules answer none of the paths its pattern matches.
+// Apache reads sv's leading digits (atoi: "1x" is 1, "x" is 0, which
+// skips nothing); read notes how when sv is not only digits. covering
+// are the windows that cover this rule, with the rules each covers after
+// it; chained the line of a rule this one is chained to (flag C), or 0.
+// It returns why the rules it covers cannot be imported without its
+// paths: a skip that rewrites too, has other flags or conditions, is
+// chained, has a pattern RE2 cannot read, that a covering window ends
+// before (whose skip passes over this one for the paths it matches, so
+// that the paths left out are no longer the union of the patterns), or
+// past the bounds above.
+func (a *apacheReader) skipRule(line int, pattern, target, sv string, nflags, nconds int, covering []apacheSkip, chained int) (n int, read, why string) {
+	n, ok := apacheAtoi(sv)
+	if !ok {
+		read = fmt.Sprintf(" (Apache reads S=%s as S=%d)", sv, n)
+	}
+	if n < 1 {
+		return n, read, ""
+	}
+	w := apacheSkip{line: line, left: n}
+	switch {
+	case chained != 0:
+		w.why = fmt.Sprintf("the skip is chained to the RewriteRule on line %d (its flag C), which runs it only when that rule matched", chained)
+	case target != "-":
+		w.why = "the rule rewrites the path too"
+	case nflags > 1:
+		w.why = "the rule has flags beside S"
+	case nconds > 0:
+		w.why = "the skip has conditions"
+	case strings.HasPrefix(pattern, "!"):
+		w.why = "the skip's pattern is negated"
+	default:
+		w.re, _, w.why = pcreRegex(pattern, true, false)
+	}
+	for _, o := range covering {
+		if w.why == "" && o.left < n {
+			w.why = fmt.Sprintf("the skip on line %d, whose window ends first, passes over this one for the paths it matches", o.line)
+		}
+	}
+	open, refused := 0, -1
+	for i, o := range a.skips {
+		if o.why == "" {
+			open++
+		} else {
+			refused = i
+		}
+	}
+	if w.why == "" && open >= maxSkipWindows {
+		w.why = fmt.Sprintf("more than %d skips are open at once", maxSkipWindows)
+	}
+	switch {
+	case w.why == "" || refused < 0:
+		a.skips = append(a.skips, w)
+	case a.skips[refused].left < n:
+		// The refused windows open cover the next rule each: the one
+		// that reaches furthest covers every rule the others do.
+		a.skips[refused] = w
+	}
+	return n, read, w.why
+}
+
+// apacheAtoi reads s as C's atoi does, which Apache uses for S=n: blanks,
+// a sign, then the leading digits (none: 0); ok reports that s is only
+// digits. A count past a billion is read as a billion (any file's rules
+// are fewer).
+func apacheAtoi(s string) (n int, ok bool) {
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	i := 0
+	for ; i < len(t) && '0' <= t[i] && t[i] <= '9'; i++ {
+		if n < 1e9 {
+			n = n*10 + int(t[i]-'0')
+		}
+	}
+	n = min(n, 1e9)
+	if neg {
+		n = -n
+	}
+	return n, i > 0 && i == len(s)
 }
 
 // condRef reports whether s holds a RewriteCond back-reference %0..%9.
@@ -998,4 +1276,53 @@ func apacheQueryCond(pat string, flags []string) (param, note, why string) {
 		return "", "", fmt.Sprintf("the query condition %s is not a test of one parameter's value", excerpt(pat))
 	}
 	return body, note, ""
+}
+
+// apacheURIExpr reads an ap_expr that tests %{REQUEST_URI} against a
+// regular expression it must not match, m|re| (any delimiter but a
+// letter, digit or space) or /re/, and returns the expression.
+func apacheURIExpr(s string) (string, bool) {
+	s, ok := strings.CutPrefix(strings.TrimSpace(s), "%{REQUEST_URI}")
+	if !ok {
+		return "", false
+	}
+	s, ok = strings.CutPrefix(strings.TrimSpace(s), "!~")
+	if !ok {
+		return "", false
+	}
+	s = strings.TrimPrefix(strings.TrimSpace(s), "m")
+	if len(s) < 2 || isAlnum(s[0]) || s[0] == ' ' || s[len(s)-1] != s[0] || strings.IndexByte(s[1:len(s)-1], s[0]) >= 0 {
+		return "", false
+	}
+	return s[1 : len(s)-1], true
+}
+
+// apacheURIExcluded reads the CondPattern of a negated test of
+// %{REQUEST_URI} (the decoded path, which the rule's paths are too): an
+// expression anchored at the path's start, which excludes the paths it
+// matches (all that start so, unless it ends with $). It returns the RE2
+// expression of those paths, matched against the whole path, or why not.
+func apacheURIExcluded(pat string, flags []string) (string, string) {
+	if len(flags) > 0 {
+		return "", fmt.Sprintf("the path condition's flags %s are not importable", excerpt(strings.Join(flags, " ")))
+	}
+	body, ok := strings.CutPrefix(pat, "^")
+	if !ok {
+		return "", fmt.Sprintf("the path condition %s searches the path anywhere, not from its start", excerpt(pat))
+	}
+	whole := endsWithDollar(body)
+	if whole {
+		body = body[:len(body)-1]
+	}
+	conv, why := re2Bytes(body, false)
+	if why != "" {
+		return "", why
+	}
+	if !whole {
+		conv = "(?:" + conv + ")(?s:.*)"
+	}
+	if _, err := syntax.Parse(conv, syntax.Perl); err != nil {
+		return "", fmt.Sprintf("the path condition %s uses what RE2 does not have (%v)", excerpt(pat), syntaxCode(err))
+	}
+	return conv, ""
 }

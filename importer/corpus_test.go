@@ -56,14 +56,13 @@ var corpusFormats = map[string]string{
 const (
 	corpusFileFloor  = 0.90
 	corpusLinesFloor = 0.98
-	corpusAsksFloor  = 0.98
+	corpusAsksFloor  = 0.99
 )
 
 var corpusFileFloors = map[string]float64{
-	"apache/kafka.apache.org.htaccess":     0,
-	"netlify-toml/unocss.dev.netlify.toml": 0,
-	"nginx/h5bp.example.com.conf":          0,
-	"vercel/excalidraw.vercel.json":        0.5,
+	"apache/kafka.apache.org.htaccess": 0,
+	"nginx/h5bp.example.com.conf":      0,
+	"vercel/excalidraw.vercel.json":    0.5,
 }
 
 type corpusFile struct {
@@ -610,8 +609,8 @@ func TestCorpus(t *testing.T) {
 	fmt.Fprintf(&b, "| all | %d files | %d | %d (%s) | | | %d | %d (%s) |\n", len(runs), lines, asIs, pct(asIs, lines), asks, same, pct(same, asks))
 	t.Logf("corpus figures:\n%s", b.String())
 	// The goals of docs/migrate.md (97 % of lines as is, no file below
-	// 90 %, 99 % of requests as the platform) are not all met yet (97 %
-	// of lines is): with REDIRECTS_CORPUS_GOALS=1 the test holds them;
+	// 90 %, 99 % of requests as the platform) are not all met yet (no
+	// file below 90 % is not): with REDIRECTS_CORPUS_GOALS=1 the test holds them;
 	// otherwise it holds the figures measured now, so that no change makes
 	// them worse (docs/migrate.md gives them, and what falls short).
 	// REDIRECTS_CORPUS_SHOW=1 logs the outcomes of each file that falls

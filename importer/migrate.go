@@ -22,7 +22,6 @@ import (
 	"io"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"redirects"
@@ -314,10 +313,10 @@ type Sink struct {
 	// held are the rules taken, compact (finish makes redirects.Rules of
 	// them, only for a file within the limit), each with its line.
 	held heldRules
-	outs map[int]*Outcome
+	// outs are the lines' outcomes and the texts kept of them, by line.
+	outs outcomes
 	// ruled holds the lines that became at least one rule, in order.
 	ruled []int32
-	texts map[int]string
 	// ruledText holds, for lines that became rules and had no outcome
 	// when the reader gave their text, that text cut to MaxTextLen bytes
 	// (in one arena, so that a million lines cost no map): finish may give
@@ -334,6 +333,8 @@ type Sink struct {
 	// defaults, when set, replace the format's Defaults for this file.
 	defaults    *redirects.Settings
 	defaultsWhy string
+	// notes are the first notes of lines, shared by text (addNote).
+	notes map[string][]string
 	// passes are lines of a first-match file that answer on their platform
 	// without a redirect (a rewrite, a proxy, a custom 404 page): a later
 	// line that matches their paths answers them here (handOffs).
@@ -372,16 +373,149 @@ func (s *Sink) SetDefaults(d redirects.Settings, why string) {
 const MaxBadLines = 1000
 
 func newSink() *Sink {
-	return &Sink{outs: map[int]*Outcome{}, texts: map[int]string{}, maxBad: MaxBadLines}
+	return &Sink{outs: outcomes{pages: map[int]*outcomePage{}}, maxBad: MaxBadLines}
 }
 
-func (s *Sink) out(line int) *Outcome {
-	o := s.outs[line]
-	if o == nil {
-		o = &Outcome{Line: line}
-		s.outs[line] = o
+func (s *Sink) out(line int) *lineOutcome { return s.outs.make(line) }
+
+// hasOut reports whether line has an outcome.
+func (s *Sink) hasOut(line int) bool { return s.outs.get(line) != nil }
+
+// outcomes are the Sink's outcomes of lines, in pages of outcomePage lines
+// (a map of every line of a file whose half a million lines each have one
+// cost more than the reading), their outcomes allocated in slabs.
+type outcomes struct {
+	pages map[int]*outcomePage
+	slab  []lineOutcome
+	n     int
+	// texts holds the texts kept of lines, end to end.
+	texts textArena
+}
+
+// lineOutcome is what the Sink holds of a line's outcome while the file is
+// read: an Outcome but for what its page tells (the line) and what
+// classify works out (the class, the rules kept), 40 bytes to an
+// Outcome's 80, so that a report of half a million lines is not held as
+// two slices of Outcomes while classify copies it.
+type lineOutcome struct {
+	notes []string
+	// textChunk, textAt and textLen place the text kept of the line (see
+	// outcomePage.kept) in outcomes.texts.
+	textChunk, textAt uint32
+	textLen           uint16
+	// skipped says Skip was called for the line.
+	skipped bool
+	// winner is Outcome.Winner.
+	winner int32
+}
+
+// textArena holds the texts of listed lines end to end, in chunks of
+// textChunk bytes: a line's text costs its bytes (not a string's header
+// and its allocation's rounding, some 30 bytes more of a short line), and
+// the report's Texts are cut from the chunks without a copy.
+type textArena struct {
+	done []string
+	cur  strings.Builder
+}
+
+// textChunk is the most one chunk of a textArena holds.
+const textChunk = 1 << 20
+
+// add appends t (at most 65,535 bytes) and returns where it is.
+func (a *textArena) add(t string) (chunk, at uint32) {
+	if a.cur.Len()+len(t) > textChunk {
+		a.done = append(a.done, a.cur.String())
+		a.cur = strings.Builder{}
+		a.cur.Grow(textChunk)
 	}
-	return o
+	at = uint32(a.cur.Len())
+	a.cur.WriteString(t)
+	return uint32(len(a.done)), at
+}
+
+// get returns the text of n bytes added at chunk and at.
+func (a *textArena) get(chunk, at uint32, n uint16) string {
+	if int(chunk) < len(a.done) {
+		return a.done[chunk][at : at+uint32(n)]
+	}
+	// The builder's String does not copy; the bytes it covers are never
+	// written again.
+	return a.cur.String()[at : at+uint32(n)]
+}
+
+// outcomePageLines is how many lines one page of outcomes covers.
+const outcomePageLines = 1024
+
+type outcomePage struct {
+	outs [outcomePageLines]*lineOutcome
+	// kept marks the lines whose text is kept (an empty text is kept).
+	kept [outcomePageLines / 64]uint64
+	// had marks the lines whose outcome classify has taken (and let go
+	// of).
+	had [outcomePageLines / 64]uint64
+}
+
+// had reports whether classify took an outcome of line.
+func (o *outcomes) had(line int) bool {
+	if p := o.pages[line/outcomePageLines]; p != nil {
+		i := line % outcomePageLines
+		return p.had[i/64]&(1<<(i%64)) != 0
+	}
+	return false
+}
+
+// get returns line's outcome, nil when it has none.
+func (o *outcomes) get(line int) *lineOutcome {
+	if p := o.pages[line/outcomePageLines]; p != nil {
+		return p.outs[line%outcomePageLines]
+	}
+	return nil
+}
+
+// make returns line's outcome, made if it has none.
+func (o *outcomes) make(line int) *lineOutcome {
+	p := o.pages[line/outcomePageLines]
+	if p == nil {
+		p = &outcomePage{}
+		o.pages[line/outcomePageLines] = p
+	}
+	i := line % outcomePageLines
+	if p.outs[i] == nil {
+		if len(o.slab) == 0 {
+			o.slab = make([]lineOutcome, min(1024, 16+o.n))
+		}
+		p.outs[i], o.slab = &o.slab[0], o.slab[1:]
+		o.n++
+	}
+	return p.outs[i]
+}
+
+// setTextOf keeps text (plainText's, at most some 800 bytes) as the text
+// of out.
+func (o *outcomes) setTextOf(out *lineOutcome, text string) {
+	if len(text) > 0xFFFF {
+		text = text[:0xFFFF]
+	}
+	out.textChunk, out.textAt = o.texts.add(text)
+	out.textLen = uint16(len(text))
+}
+
+// setText keeps text as the text of line, which has an outcome.
+func (o *outcomes) setText(line int, text string) {
+	p := o.pages[line/outcomePageLines]
+	i := line % outcomePageLines
+	o.setTextOf(p.outs[i], text)
+	p.kept[i/64] |= 1 << (i % 64)
+}
+
+// pageKeys returns the keys of the pages, in order.
+func (o *outcomes) pageKeys() []int {
+	keys := make([]int, 0, len(o.pages))
+	for k := range o.pages {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // Rule records a rule that line became. The source may be percent-encoded
@@ -402,6 +536,24 @@ func (s *Sink) Rule(line int, r redirects.Rule) {
 	s.held.add(line, r)
 	if n := len(s.ruled); n == 0 || int(s.ruled[n-1]) != line {
 		s.ruled = append(s.ruled, int32(line))
+	}
+}
+
+// takeHeld calls Rule with each rule h holds, in order. A sink that holds
+// no rule yet takes h itself when h is within the limit: its strings are
+// the held ones already, not cloned again.
+func (s *Sink) takeHeld(h *heldRules) {
+	if s.held.len() > 0 || h.noBodies || s.maxRules > 0 && h.len() > s.maxRules {
+		for i := range h.len() {
+			s.Rule(h.line(i), h.rule(i))
+		}
+		return
+	}
+	s.held, *h = *h, heldRules{}
+	for _, l := range s.held.lines {
+		if n := len(s.ruled); n == 0 || s.ruled[n-1] != l {
+			s.ruled = append(s.ruled, l)
+		}
 	}
 }
 
@@ -427,7 +579,10 @@ const (
 // not keep the line they were cut from. When bodies is false (see
 // dropBodies) only the lines are held.
 type heldRules struct {
-	rules []heldRule
+	// rules are in chunks of heldChunk: a million rules never make one
+	// slice that append copies again and again, each copy a stretch the
+	// garbage collector cannot interrupt.
+	rules [][]heldRule
 	lines []int32
 	// odd holds, by index, the rules whose fields do not fit a heldRule.
 	odd map[int]redirects.Rule
@@ -446,9 +601,25 @@ func (h *heldRules) add(line int, r redirects.Rule) {
 	if h.noBodies {
 		return
 	}
-	h.rules = append(h.rules, heldRule{})
-	h.set(len(h.rules)-1, r)
+	i := len(h.lines) - 1
+	if c := i / heldChunk; c == len(h.rules) {
+		// The first chunk grows as append grows it, so that a small
+		// file's rules cost no more than they did.
+		var next []heldRule
+		if c > 0 {
+			next = make([]heldRule, 0, heldChunk)
+		}
+		h.rules = append(h.rules, next)
+	}
+	h.rules[i/heldChunk] = append(h.rules[i/heldChunk], heldRule{})
+	h.set(i, r)
 }
+
+// heldChunk is how many rules one chunk of heldRules.rules holds.
+const heldChunk = 16384
+
+// at returns the place of rule i.
+func (h *heldRules) at(i int) *heldRule { return &h.rules[i/heldChunk][i%heldChunk] }
 
 // dropBodies lets go of the rules, keeping their lines: rule then returns
 // an empty rule.
@@ -461,7 +632,7 @@ func (h *heldRules) rule(i int) redirects.Rule {
 	if h.noBodies {
 		return redirects.Rule{}
 	}
-	c := &h.rules[i]
+	c := h.at(i)
 	if c.flags&heldOdd != 0 {
 		return h.odd[i]
 	}
@@ -511,7 +682,7 @@ func (h *heldRules) set(i int, r redirects.Rule) {
 	} else {
 		delete(h.odd, i)
 	}
-	h.rules[i] = c
+	*h.at(i) = c
 }
 
 // numRules returns how many rules the sink holds.
@@ -534,48 +705,70 @@ var ruleLimitHook func()
 // Arguments that are strings of the file are quoted as excerpts (see
 // noteText).
 func (s *Sink) Note(line int, format string, args ...any) {
-	o := s.out(line)
-	o.Notes = append(o.Notes, noteText(format, args))
+	s.addNote(s.out(line), noteText(format, args))
 }
 
 // Skip records that line, valid in its format, is not imported, and why.
 func (s *Sink) Skip(line int, format string, args ...any) {
 	o := s.out(line)
-	o.Class = Skipped
-	o.Notes = append(o.Notes, noteText(format, args))
+	o.skipped = true
+	s.addNote(o, noteText(format, args))
 }
+
+// addNote appends note to o's notes. A line's first note is a slice that
+// every line with the same note shares (most lines a file skips are
+// skipped for one reason, in the same words): a report line then costs no
+// note of its own. The shared slices are full (their capacity is their
+// length), so that a second note is appended to a copy.
+func (s *Sink) addNote(o *lineOutcome, note string) {
+	if o.notes != nil {
+		o.notes = append(o.notes, note)
+		return
+	}
+	if n, ok := s.notes[note]; ok {
+		o.notes = n
+		return
+	}
+	if len(s.notes) >= maxSharedNotes || s.notes == nil {
+		// A file whose notes all differ (each names a line) would make
+		// the map cost more than it saves: it starts over when full, and
+		// the notes that repeat come back into it.
+		s.notes = make(map[string][]string, 64)
+	}
+	n := []string{note}
+	s.notes[note] = n
+	o.notes = n
+}
+
+// maxSharedNotes caps the notes Sink.addNote shares.
+const maxSharedNotes = 4096
 
 // Text keeps the text of a line for the report, once the reader has
 // called Note or Skip for it (the text of lines that import as is is not
 // kept, so that memory does not grow with them).
 func (s *Sink) Text(line int, text string) {
-	if s.outs[line] == nil {
+	if !s.hasOut(line) {
 		if n := len(s.ruled); n > 0 && int(s.ruled[n-1]) == line {
 			s.ruledText.add(n-1, text)
 		}
 		return
 	}
-	s.texts[line] = plainText(text, MaxTextLen)
+	s.outs.setText(line, plainText(text, MaxTextLen))
 }
 
 // KeepsText says whether Text would keep the text of line: a reader that
 // has to build a line's text (a CSV record joined again) asks first, so
 // that lines nothing reports cost no text.
 func (s *Sink) KeepsText(line int) bool {
-	if s.outs[line] != nil {
+	if s.hasOut(line) {
 		return true
 	}
 	n := len(s.ruled)
-	return n > 0 && int(s.ruled[n-1]) == line
+	return n > 0 && int(s.ruled[n-1]) == line && !s.ruledText.full()
 }
 
-// text returns the text kept of line for the report.
-func (s *Sink) text(line int) string {
-	if t, ok := s.texts[line]; ok {
-		return t
-	}
-	return s.ruledText.get(s.ruled, line)
-}
+// full says whether the arena takes no more text (add would drop any).
+func (r *ruledTexts) full() bool { return r.size+1 > maxRuledText }
 
 type ruledTexts struct {
 	chunks [][]byte
@@ -833,18 +1026,18 @@ func Detect(head []byte, fileName string) (*Format, string) {
 func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result) error {
 	set := o.Settings
 	var (
-		exact    = make(map[string]int, sink.numRules()) // key -> line of the first exact rule
-		prefixes = map[string]int{}                      // folded source -> line of the first starts_with rule
-		covers   = newPrefixSet()                        // prefixes' keys, for coveringPrefix
+		exact    = make(map[hostKey]int, sink.numRules()) // host and key -> line of the first exact rule
+		prefixes = map[string]int{}                       // folded source -> line of the first starts_with rule
+		covers   = newPrefixSet()                         // prefixes' keys, for coveringPrefix
 		// host and folded source -> line of the first host-scoped
 		// starts_with rule; kind, host and source -> line of the first
 		// pattern or regex rule; a first-match file's regex rules so far.
 		hostPrefixes = map[string]int{}
 		others       = map[string]int{}
 		earlierRe    = newRegexIndex()
-		regexes      int             // regex rules kept
-		rank         int             // the next first-match priority
-		perLine      = map[int]int{} // line -> rules kept, for lines with an outcome
+		regexes      int                         // regex rules kept
+		rank         int                         // the next first-match priority
+		perLine      = newLineCounts(sink.ruled) // line -> rules kept
 		// The rules kept, in file order.
 		rules     []redirects.Rule
 		ruleLines []int
@@ -910,13 +1103,15 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			if conds {
 				pkey = set.Key(path)
 			}
-			if l, ok := exact["\x00"+key]; ok {
+			// A lookup is made only where it may answer: without a host or
+			// conditions it would repeat the first.
+			if l, ok := exact[hostKey{"", key}]; ok {
 				winner = l
-			} else if l, ok := exact[r.Host+"\x00"+key]; ok {
+			} else if l, ok := lookupIf(exact, r.Host != "", r.Host, key); ok {
 				winner = l
-			} else if l, ok := exact["\x00"+pkey]; ok && conds && f.FirstMatch {
+			} else if l, ok := lookupIf(exact, conds && f.FirstMatch, "", pkey); ok {
 				winner = l
-			} else if l, ok := exact[r.Host+"\x00"+pkey]; ok && conds && f.FirstMatch {
+			} else if l, ok := lookupIf(exact, conds && f.FirstMatch && r.Host != "", r.Host, pkey); ok {
 				winner = l
 			} else if f.FirstMatch {
 				winner = coveringPrefix(set, prefixes, covers, path, true)
@@ -925,7 +1120,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 				}
 			}
 			if winner == 0 {
-				exact[r.Host+"\x00"+key] = line
+				exact[hostKey{r.Host, key}] = line
 			}
 		case r.Host != "":
 			src := r.Host + "\x00" + set.FoldCase(r.Source)
@@ -959,9 +1154,9 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 				continue
 			}
 			o := sink.out(line)
-			o.Notes = append(o.Notes, fmt.Sprintf("%s: line %d wins on the source platform", what, winner))
-			if o.Winner == 0 {
-				o.Winner = winner
+			sink.addNote(o, fmt.Sprintf("%s: line %d wins on the source platform", what, winner))
+			if o.winner == 0 {
+				o.winner = int32(winner)
 			}
 			// A line whose every rule is shadowed is skipped; one with
 			// some rules kept is changed (see classify).
@@ -977,7 +1172,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		}
 		rules = append(rules, rule)
 		ruleLines = append(ruleLines, line)
-		perLine[line]++
+		perLine.add(line, 1)
 	}
 	sink.held = heldRules{}
 	if f.FirstMatch {
@@ -995,6 +1190,20 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 	res.SuggestHosts = suggestHosts(res.Rules, o.Hosts)
 	return nil
 }
+
+// lookupIf returns exact's line of host and key when ask is true.
+func lookupIf(exact map[hostKey]int, ask bool, host, key string) (int, bool) {
+	if !ask {
+		return 0, false
+	}
+	l, ok := exact[hostKey{host, key}]
+	return l, ok
+}
+
+// hostKey is a host ("" for every host) and a source's key under the
+// project's settings: the key of finish's map of exact rules, two strings
+// rather than one made of them for each of a million rules.
+type hostKey struct{ host, key string }
 
 func hostsWord(n int) string {
 	if n == 1 {
@@ -1066,7 +1275,7 @@ func platformNeutral(f *Format, msg string) string {
 // as the shadowing of finish does. A host-less exact rule that an earlier
 // host-scoped rule answers on its host only is kept, and its line changed:
 // the note names the host and the line.
-func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]int, rules []redirects.Rule, lines []int) ([]redirects.Rule, []int) {
+func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine *lineCounts, rules []redirects.Rule, lines []int) ([]redirects.Rule, []int) {
 	var pats, loose []pattern.Rule
 	var patLines, looseLines []int
 	var hosts []string
@@ -1128,11 +1337,11 @@ func dropExactUnderPatterns(set redirects.Settings, sink *Sink, perLine map[int]
 			if ps.Lookup(r.Host, wire, &m) {
 				if w := patLines[m.Rule()]; w < lines[i] {
 					o := sink.out(lines[i])
-					o.Notes = append(o.Notes, fmt.Sprintf("an earlier line answers every path it matches: line %d wins on the source platform", w))
-					if o.Winner == 0 {
-						o.Winner = w
+					sink.addNote(o, fmt.Sprintf("an earlier line answers every path it matches: line %d wins on the source platform", w))
+					if o.winner == 0 {
+						o.winner = int32(w)
 					}
-					perLine[lines[i]]--
+					perLine.add(lines[i], -1)
 					continue
 				}
 			}
@@ -1450,34 +1659,52 @@ func coveringPrefix(set redirects.Settings, prefixes map[string]int, covers *pre
 
 // classify sorts every line that became a rule or has an outcome into the
 // three classes.
-func classify(sink *Sink, perLine map[int]int, res *Result) {
-	lines := make([]int, 0, len(sink.outs))
-	for l := range sink.outs {
-		lines = append(lines, l)
+func classify(sink *Sink, perLine *lineCounts, res *Result) {
+	if sink.outs.n > 0 {
+		res.Lines = make([]Outcome, 0, sink.outs.n)
 	}
-	sort.Ints(lines)
-	for _, l := range lines {
-		o := sink.outs[l]
-		kept := perLine[l]
-		o.Rules = kept
-		switch {
-		case kept == 0:
-			o.Class = Skipped
-		case o.Class == Skipped:
-			// Some rules of the line were skipped, others kept.
-			o.Class = Changed
-		case len(o.Notes) > 0:
-			o.Class = Changed
-		default:
-			continue
+	// The outcomes are copied into res.Lines, each let go of once copied
+	// (its page marks that the line had one), so that a slab of them is
+	// freed once every line it holds is copied (lines are mostly given
+	// outcomes in order) and the report is not held twice over at its
+	// peak.
+	sink.outs.slab = nil
+	for _, k := range sink.outs.pageKeys() {
+		p := sink.outs.pages[k]
+		for i, o := range p.outs {
+			if o == nil {
+				continue
+			}
+			p.outs[i] = nil
+			p.had[i/64] |= 1 << (i % 64)
+			l := k*outcomePageLines + i
+			kept := perLine.get(l)
+			out := Outcome{Line: l, Notes: o.notes, Rules: kept, Winner: int(o.winner)}
+			switch {
+			case kept == 0:
+				out.Class = Skipped
+			case o.skipped:
+				// Some rules of the line were skipped, others kept.
+				out.Class = Changed
+			case len(o.notes) > 0:
+				out.Class = Changed
+			default:
+				continue
+			}
+			if p.kept[i/64]&(1<<(i%64)) != 0 {
+				out.Text = sink.outs.texts.get(o.textChunk, o.textAt, o.textLen)
+			} else {
+				// A line given its outcome after its text (a shadowed
+				// line): the text is in the arena of ruled lines.
+				out.Text = sink.ruledText.get(sink.ruled, l)
+			}
+			if out.Class == Skipped {
+				res.Skipped++
+			} else {
+				res.Changed++
+			}
+			res.Lines = append(res.Lines, out)
 		}
-		o.Text = sink.text(l)
-		if o.Class == Skipped {
-			res.Skipped++
-		} else {
-			res.Changed++
-		}
-		res.Lines = append(res.Lines, *o)
 	}
 	// As is: every line that kept rules and has no outcome. A reader may
 	// hand rules over out of line order (Apache's mod_alias rules come
@@ -1488,7 +1715,7 @@ func classify(sink *Sink, perLine map[int]int, res *Result) {
 	}
 	for _, l32 := range sink.ruled {
 		l := int(l32)
-		if sink.outs[l] != nil || perLine[l] == 0 {
+		if sink.outs.had(l) || perLine.get(l) == 0 {
 			continue
 		}
 		res.AsIs++
@@ -1504,6 +1731,47 @@ func classify(sink *Sink, perLine map[int]int, res *Result) {
 	if res.Lines == nil {
 		res.Lines = []Outcome{}
 	}
+}
+
+// lineCounts counts the rules kept of each line, by line number: a slice
+// when most lines up to the last keep rules (a large file's, where a map
+// of a million lines costs more than the reading), else a map, so that a
+// file of few rules among many other lines costs no more than it did.
+type lineCounts struct {
+	n []int32
+	m map[int]int
+}
+
+// newLineCounts returns counts for the lines of ruled.
+func newLineCounts(ruled []int32) *lineCounts {
+	last := int32(0)
+	for _, l := range ruled {
+		last = max(last, l)
+	}
+	if int(last) < 4*len(ruled)+1024 {
+		return &lineCounts{n: make([]int32, last+1)}
+	}
+	return &lineCounts{m: map[int]int{}}
+}
+
+// add adds d to line's count.
+func (c *lineCounts) add(line, d int) {
+	if c.m != nil || line < 0 || line >= len(c.n) {
+		if c.m == nil {
+			c.m = map[int]int{}
+		}
+		c.m[line] += d
+		return
+	}
+	c.n[line] += int32(d)
+}
+
+// get returns line's count.
+func (c *lineCounts) get(line int) int {
+	if line >= 0 && line < len(c.n) {
+		return int(c.n[line]) + c.m[line]
+	}
+	return c.m[line]
 }
 
 func suggestWhy(f *Format, project redirects.Settings) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/url"
 	"path"
 	"strings"
 
@@ -413,7 +414,7 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink, pf string) {
 			expand = false
 		}
 	}
-	to, preservePath := l.to, false
+	to, preservePath, splatAt := l.to, false, 0
 	literal := len(names) == 0 || expand
 	if strings.ContainsAny(from, "${}\\") {
 		// Literal sources refuse these bytes; a pattern holds them
@@ -428,7 +429,7 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink, pf string) {
 		if k > 1 || !strings.HasSuffix(to[:end], ":splat") {
 			literal = false // the splat goes elsewhere than the end: a pattern
 		} else {
-			to, preservePath = to[:end-len(":splat")]+to[end:], true
+			to, preservePath, splatAt = to[:end-len(":splat")]+to[end:], true, end-len(":splat")
 		}
 	}
 	if !literal {
@@ -464,6 +465,10 @@ func readNetlifyRule(n int, l *netlifyLine, o *Options, sink *Sink, pf string) {
 		return r
 	}
 	if len(names) == 0 {
+		if r, ok := netlifyAfterPasses(sink, o.Settings, rule(from, to), splatAt); ok {
+			sink.Rule(n, r)
+			return
+		}
 		sink.Rule(n, rule(from, to))
 		return
 	}
@@ -604,4 +609,55 @@ func netlifyQueryText(query [][2]string) string {
 		qs = append(qs, q[0]+"="+q[1])
 	}
 	return strings.Join(qs, " ")
+}
+
+// netlifyAfterPasses returns a line "/* dest/:splat" that comes after
+// lines answering some of its paths without a redirect (rewrites, custom
+// 404 pages: sink.passes, on its host or every host) as a regex rule
+// that matches every path but theirs, so that those paths stay
+// unanswered, as on the platform, where the earlier line comes first
+// (r: the rule the line makes otherwise, starts_with "/" with
+// preservePath, its rest inserted in its destination at splatAt). It
+// returns false when no such line comes before it, or when one is not a
+// literal path or a literal path and a splat, which it writes as the
+// paths excluded.
+func netlifyAfterPasses(sink *Sink, set redirects.Settings, r redirects.Rule, splatAt int) (redirects.Rule, bool) {
+	if r.MatchType != redirects.StartsWith || r.Source != "/" || !r.PreservePath || set.CaseInsensitive ||
+		r.StatusCode == 410 || strings.ContainsAny(r.Destination, "${}") {
+		return r, false
+	}
+	var excluded []string
+	for _, p := range sink.passes {
+		if p.host != "" && p.host != r.Host {
+			continue
+		}
+		base, splat := strings.CutSuffix(p.src, "/*")
+		if p.src == "" || strings.ContainsAny(base, ":*()") || !strings.HasPrefix(base, "/") {
+			return r, false
+		}
+		lit, err := url.PathUnescape(base)
+		if err != nil {
+			return r, false
+		}
+		// The platform takes a path with a slash added as the path:
+		// /a answers /a/, and /a/* answers /a.
+		if splat {
+			excluded = append(excluded, literalRE(lit)+`(?:/(?s:.*))?`)
+		} else {
+			excluded = append(excluded, literalRE(strings.TrimSuffix(lit, "/"))+`/?`)
+		}
+	}
+	if len(excluded) == 0 {
+		return r, false
+	}
+	src, why := excludeFromRest("/(.*)", excluded)
+	if why != "" {
+		return r, false
+	}
+	r.Source, r.MatchType, r.PreservePath = src, redirects.Regex, false
+	r.Destination = r.Destination[:splatAt] + "$1" + r.Destination[splatAt:]
+	if r.Validate() != nil {
+		return redirects.Rule{}, false
+	}
+	return r, true
 }

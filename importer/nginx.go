@@ -913,7 +913,10 @@ func (r *nginxReader) retRegexLocation(t *nginxBlock, line, code int, url, raw s
 // (searched in the decoded path; ci: ~* or (?i)) redirecting to dst with
 // code, or why there is none: dst may insert $1..$9, no other variable.
 func nginxRegexRule(re string, ci bool, dst string, code int) (redirects.Rule, string) {
-	src, groups, why := pcreRegex(re, false, ci)
+	src, groups, why, ok := nginxLookahead(re, ci)
+	if !ok {
+		src, groups, why = pcreRegex(re, false, ci)
+	}
 	if why != "" {
 		return redirects.Rule{}, why
 	}
@@ -1327,6 +1330,11 @@ func (r *nginxReader) rewrite(t *nginxBlock, w []nginxToken, raw string) {
 		return
 	}
 	r.scopeNote(line)
+	if strings.Contains(repl, "#") && !strings.HasSuffix(repl, "?") {
+		// Found against nginx: a request's query follows the whole
+		// replacement, fragment included (/a#b?k=v).
+		r.sink.Note(line, "nginx appends the request's query after the URL's fragment; here before it")
+	}
 	shape, why := parseRegexShape(re, false)
 	if t.kind == "server" && (why != "" || !shape.exact || shape.ci && !r.o.Settings.CaseInsensitive && hasLetter(shape.lit)) {
 		// A regex rule, ranked with the server's other rewrites: they

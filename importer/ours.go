@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strings"
 
@@ -58,18 +59,17 @@ func foldHeader(s string) string {
 }
 
 func readOurCSV(in io.Reader, o *Options, sink *Sink) error {
-	// The rule limit is checked as the file is read, and only the bad
-	// lines a report lists are kept: ReadRules returns the rules only at
-	// the end, past the sink's own checks.
-	rules, lines, bad, err := export.ReadRules(in, export.ReadOptions{Hosts: o.Hosts, Settings: o.Settings, MaxRows: o.MaxRules, MaxErrors: MaxBadLines})
+	// The rule limit is checked as the file is read (MaxRows: the sink's
+	// own limit is never reached), and only the bad lines a report lists
+	// are kept. Good rules go to the sink as they are read, held once;
+	// a file with a bad line is refused whole all the same (Read).
+	f, err := export.ReadFile(context.Background(), in, export.ReadOptions{Hosts: o.Hosts, Settings: o.Settings, MaxRows: o.MaxRules, MaxErrors: MaxBadLines,
+		Each: sink.Rule})
 	if err != nil {
 		return err
 	}
-	for _, b := range bad {
+	for _, b := range f.Bad {
 		sink.Bad(b.Line, "%s", b.Message)
-	}
-	for i := range rules {
-		sink.Rule(lines[i], rules[i])
 	}
 	return nil
 }

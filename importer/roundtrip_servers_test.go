@@ -53,20 +53,9 @@ func TestExportsRoundTripServers(t *testing.T) {
 			t.Fatalf("no map_hash sizes in nginx-map-exact")
 		}
 		ports := map[string]int{}
-		used := map[int]bool{}
-		// freePort is a free port no other server of this test has: two
-		// calls of FreePort may return the same port.
-		freePort := func() int {
-			for {
-				if p := servertest.FreePort(t); !used[p] {
-					used[p] = true
-					return p
-				}
-			}
-		}
 		var nports []int
 		for _, f := range []string{"nginx", "nginx-map-exact", "nginx-map-prefix"} {
-			ports[f] = freePort()
+			ports[f] = servertest.FreePort(t)
 			nports = append(nports, ports[f])
 		}
 		prefixLines := export.NginxMapPrefixSnippet + "\n" + export.NginxMapPrefixStatusSnippet
@@ -93,7 +82,7 @@ func TestExportsRoundTripServers(t *testing.T) {
 		cfg.WriteString(servertest.HAProxyHead)
 		var hports []int
 		for i, f := range []string{"haproxy", "haproxy-map-exact", "haproxy-map-prefix"} {
-			ports[f] = freePort()
+			ports[f] = servertest.FreePort(t)
 			hports = append(hports, ports[f])
 			body := []string{string(files["haproxy"]), exactLines, hprefix}[i]
 			cfg.WriteString(servertest.HAProxyFrontend("f"+strconv.Itoa(i), ports[f], hdir, body))

@@ -246,23 +246,37 @@ func readVercelArray(j *jsonLines, sink *Sink) ([]vcHeld, error) {
 		return nil, nil
 	}
 	var out []vcHeld
+	// The common entries first, by hand; the decoder reads from the first
+	// entry the fast reader does not take.
+	fast, first := vcFastStart(j), true
+	for !vcFastOff {
+		if err := sink.stopped(); err != nil {
+			return nil, err
+		}
+		var e vcEntry
+		line, ok := fast.next(first, &e)
+		if !ok {
+			break
+		}
+		first = false
+		if err := vcLimit(sink, line, out); err != nil {
+			return nil, err
+		}
+		if h, ok := vcCheckEntry(sink, line, e); ok {
+			out = append(out, h)
+		}
+	}
+	if err := fast.handBack(j, first); err != nil {
+		return nil, err
+	}
 	for j.dec.More() {
 		if err := sink.stopped(); err != nil {
 			return nil, err
 		}
 		var e vcEntry
 		line, raw, err := j.decodeValue(&e)
-		// The redirects are held until the file's settings (which may
-		// follow them) are known: their count is bounded as they are
-		// read, each counted as one rule at least.
-		if sink.maxRules > 0 && len(out) >= sink.maxRules && line > 0 {
-			sink.stop = redirects.Errorf(redirects.EINVALID, "the file holds more than the %d redirects one import takes (line %d holds redirect %d); split it",
-				sink.maxRules, line, sink.maxRules+1)
-			if ruleLimitHook != nil {
-				ruleLimitHook()
-				runtime.KeepAlive(out) // measured as held
-			}
-			return nil, sink.stop
+		if err := vcLimit(sink, line, out); err != nil {
+			return nil, err
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
@@ -284,28 +298,53 @@ func readVercelArray(j *jsonLines, sink *Sink) ([]vcHeld, error) {
 			sink.Bad(line, "the redirect is not one Vercel takes: unknown field %q", unknown)
 			continue
 		}
-		switch {
-		case e.Source == nil || e.Destination == nil:
-			sink.Bad(line, "a redirect needs a source and a destination")
-			continue
-		case e.Permanent != nil && e.StatusCode != nil:
-			sink.Bad(line, "a redirect cannot define both permanent and statusCode")
-			continue
+		if h, ok := vcCheckEntry(sink, line, e); ok {
+			out = append(out, h)
 		}
-		if e.StatusCode != nil {
-			if n, err := strconv.Atoi(e.StatusCode.String()); err != nil || n < 100 || n > 999 {
-				sink.Bad(line, "statusCode %s is not an integer from 100 to 999", e.StatusCode)
-				continue
-			}
-		}
-		if _, err := parseVercelSource(*e.Source); err != nil {
-			sink.Bad(line, "source %q is not a valid path-to-regexp pattern: %v", *e.Source, err)
-			continue
-		}
-		out = append(out, holdVercel(line, e))
 	}
 	_, err = j.token() // ']'
 	return out, err
+}
+
+// vcLimit stops the read at the redirect of line when out holds as many
+// as one import takes. The redirects are held until the file's settings
+// (which may follow them) are known: their count is bounded as they are
+// read, each counted as one rule at least.
+func vcLimit(sink *Sink, line int, out []vcHeld) error {
+	if sink.maxRules > 0 && len(out) >= sink.maxRules && line > 0 {
+		sink.stop = redirects.Errorf(redirects.EINVALID, "the file holds more than the %d redirects one import takes (line %d holds redirect %d); split it",
+			sink.maxRules, line, sink.maxRules+1)
+		if ruleLimitHook != nil {
+			ruleLimitHook()
+			runtime.KeepAlive(out) // measured as held
+		}
+		return sink.stop
+	}
+	return nil
+}
+
+// vcCheckEntry returns the redirect e of line as the reader holds it, or
+// reports on sink why Vercel refuses it.
+func vcCheckEntry(sink *Sink, line int, e vcEntry) (vcHeld, bool) {
+	switch {
+	case e.Source == nil || e.Destination == nil:
+		sink.Bad(line, "a redirect needs a source and a destination")
+		return vcHeld{}, false
+	case e.Permanent != nil && e.StatusCode != nil:
+		sink.Bad(line, "a redirect cannot define both permanent and statusCode")
+		return vcHeld{}, false
+	}
+	if e.StatusCode != nil {
+		if n, err := strconv.Atoi(e.StatusCode.String()); err != nil || n < 100 || n > 999 {
+			sink.Bad(line, "statusCode %s is not an integer from 100 to 999", e.StatusCode)
+			return vcHeld{}, false
+		}
+	}
+	if _, err := parseVercelSource(*e.Source); err != nil {
+		sink.Bad(line, "source %q is not a valid path-to-regexp pattern: %v", *e.Source, err)
+		return vcHeld{}, false
+	}
+	return holdVercel(line, e), true
 }
 
 type vcFile struct {
@@ -322,9 +361,8 @@ func (vc *vcFile) entry(l vcLine) {
 	defer func() {
 		// The text of a line listed now, and of one that became a rule,
 		// which the pipeline may list later (shadowed).
-		if n := len(sink.ruled); sink.outs[line] != nil || n > 0 && int(sink.ruled[n-1]) == line {
-			text, _ := json.Marshal(e)
-			sink.Text(line, string(text))
+		if sink.KeepsText(line) {
+			sink.Text(line, vcEntryText(&e))
 		}
 	}()
 	status := 308
@@ -641,6 +679,19 @@ type vcPattern struct{ items []vcItem }
 // parseVercelSource splits a source as path-to-regexp 6.1.0's lexer and
 // parser do (delimiter '/', prefixes "./"), and refuses what it refuses.
 func parseVercelSource(s string) (*vcPattern, error) {
+	// A source of literal characters only (most of a large file's) is one
+	// literal item, as the scan below makes it, without its copy.
+	if !strings.ContainsAny(s, `\:(){}*+?`) {
+		if s == "" {
+			return &vcPattern{}, nil
+		}
+		return &vcPattern{items: []vcItem{{lit: s}}}, nil
+	}
+	return parseVercelSourceScan(s)
+}
+
+// parseVercelSourceScan is parseVercelSource's scan of every character.
+func parseVercelSourceScan(s string) (*vcPattern, error) {
 	p := &vcPattern{}
 	var lit strings.Builder
 	flush := func() {

@@ -362,7 +362,7 @@ func vcBulkRule(o *Options, sink *Sink, e *vcBulkEntry) {
 		Source: *e.source, Destination: *e.destination, MatchType: redirects.Exact, StatusCode: status,
 		Priority: redirects.DefaultPriority, PreserveQuery: e.query != nil && *e.query,
 	})
-	if sink.outs[line] != nil {
+	if sink.hasOut(line) {
 		switch {
 		case e.raw != nil:
 			e.text = jsonText(e.raw)

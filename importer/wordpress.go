@@ -83,7 +83,8 @@ type wpRedirect struct {
 	id       int64
 	flags    wpFlags
 	text     string
-	raw      []byte // a JSON redirect, for its text
+	raw      []byte   // a JSON redirect, for its text
+	rec      []string // a CSV redirect's fields, for its text
 }
 
 // wpFlags are a redirect's source flags; nil fields take the site's
@@ -152,7 +153,7 @@ func (wp *wpFile) readCSV(in io.Reader) error {
 			continue
 		}
 		w := &wpRedirect{line: line, url: strings.TrimSpace(rec[0]), target: strings.TrimSpace(rec[1]), code: 301, action: "url", enabled: true}
-		w.text = strings.Join(rec, ",")
+		w.rec = rec // joined for its text only when the line is listed
 		if len(rec) > 2 {
 			// The plugin's import: intval(regex) === 1 (parse_regex).
 			w.regex = wpIntval(rec[2]) == 1
@@ -342,9 +343,12 @@ func (wp *wpFile) jsonRedirect(line int, raw []byte, e *wpJSONRedirect) *wpRedir
 func (wp *wpFile) redirect(w *wpRedirect) {
 	sink, line, o := wp.sink, w.line, wp.o
 	defer func() {
-		if sink.outs[line] != nil {
-			if w.raw != nil {
+		if sink.hasOut(line) {
+			switch {
+			case w.raw != nil:
 				w.text = jsonText(w.raw)
+			case w.rec != nil:
+				w.text = strings.Join(w.rec, ",")
 			}
 			sink.Text(line, w.text)
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"redirects"
 	"redirects/api"
@@ -133,8 +134,21 @@ func testRoles(t *testing.T, open newStoreFunc) {
 		{"agents", redirects.RoleViewer, func() call { return call{"GET", pbase + "/agents", nil} }},
 		{"forget agents", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/agents?agent=web-1", nil} }},
 		{"destination checks", redirects.RoleViewer, func() call { return call{"GET", pbase + "/destination-checks", nil} }},
+		{"read a destination check", redirects.RoleViewer, func() call {
+			cs := e.store.(redirects.CheckStore)
+			now := e.clock.Now()
+			job := &redirects.CheckJob{ID: redirects.NewCheckJobID(), ProjectID: a.project.ID, Owner: "roles", LeaseUntil: now.Add(time.Hour),
+				BaseURL: "https://www.example.com", StartedAt: now}
+			if err := cs.StartCheckJob(ctx, job); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cs.FinishCheckJob(ctx, job.ID, nil, 0, "made by the role test"); err != nil {
+				t.Fatal(err)
+			}
+			return call{"GET", pbase + "/destination-checks/" + job.ID, nil}
+		}},
 		{"check destinations", redirects.RoleEditor, func() call {
-			return call{"POST", pbase + "/destination-checks", map[string]any{"baseUrl": "https://www.example.com"}}
+			return call{"POST", pbase + "/destination-checks?wait=true", map[string]any{"baseUrl": "https://www.example.com"}}
 		}},
 		{"forget miss", redirects.RoleEditor, func() call { return call{"DELETE", pbase + "/misses?path=" + newMiss(), nil} }},
 		{"rule from miss", redirects.RoleEditor, func() call {
@@ -337,6 +351,23 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 		deliveries[o.org.ID] = did
 		return did
 	}
+	checks := map[string]string{}
+	checkOf := func(o *org) string {
+		if id, ok := checks[o.org.ID]; ok {
+			return id
+		}
+		cs := e.store.(redirects.CheckStore)
+		job := &redirects.CheckJob{ID: redirects.NewCheckJobID(), ProjectID: o.project.ID, Owner: "others", LeaseUntil: e.clock.Now().Add(time.Hour),
+			BaseURL: "https://www.example.com", StartedAt: e.clock.Now()}
+		if err := cs.StartCheckJob(e.ctx, job); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.FinishCheckJob(e.ctx, job.ID, nil, 0, "made by the test"); err != nil {
+			t.Fatal(err)
+		}
+		checks[o.org.ID] = job.ID
+		return job.ID
+	}
 	placeholder := regexp.MustCompile(`\{[a-z]+\}`)
 	fill := func(rt route, o *org, missing bool) string {
 		return placeholder.ReplaceAllStringFunc(rt.pattern, func(p string) string {
@@ -366,6 +397,8 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 					return webhookOf(o)
 				case strings.Contains(rt.pattern, "/imports/"):
 					return "1"
+				case strings.Contains(rt.pattern, "/destination-checks/"):
+					return checkOf(o)
 				}
 			case "{delivery}":
 				return deliveryOf(o)
@@ -380,6 +413,7 @@ func testOtherOrganizations(t *testing.T, open newStoreFunc) {
 	walked := 0
 	webhookOf(b)
 	deliveryOf(b)
+	checkOf(b)
 	before := auditCount(t, e, b.org.ID)
 	for _, rt := range hnd.routeTable() {
 		if !strings.Contains(rt.pattern, "{") {

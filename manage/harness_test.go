@@ -409,7 +409,7 @@ func (e *env) newOrg(name string) *org {
 // checker has tests of its own (package destcheck).
 type okChecker struct{}
 
-func (okChecker) Check(ctx context.Context, targets []redirects.CheckTarget, _ string) ([]redirects.DestinationCheck, error) {
+func (okChecker) Check(ctx context.Context, targets []redirects.CheckTarget, _ string, _ func(*redirects.DestinationCheck)) ([]redirects.DestinationCheck, error) {
 	out := make([]redirects.DestinationCheck, len(targets))
 	for i, tg := range targets {
 		out[i] = redirects.DestinationCheck{Destination: tg.Destination, URL: tg.URL, Outcome: redirects.CheckOK, Status: 200, FinalURL: tg.URL, CheckedAt: storetest.Start}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"redirects"
 	"redirects/export"
@@ -101,6 +102,7 @@ var docRouteActions = map[string]string{
 	"DELETE /manage/v1/projects/{project}/agents":                              "rules.edit",
 	"POST /manage/v1/projects/{project}/destination-checks":                    "rules.edit",
 	"GET /manage/v1/projects/{project}/destination-checks":                     "read",
+	"GET /manage/v1/projects/{project}/destination-checks/{id}":                "read",
 	"DELETE /manage/v1/projects/{project}/misses":                              "rules.edit",
 	"POST /manage/v1/projects/{project}/misses/rule":                           "rules.edit",
 	"POST /manage/v1/projects/{project}/keys":                                  "keys.manage",
@@ -373,7 +375,20 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 		case "GET /manage/v1/projects/{project}/agents":
 			return call{pbase + "/agents", nil}
 		case "POST /manage/v1/projects/{project}/destination-checks":
-			return call{pbase + "/destination-checks", map[string]any{"baseUrl": "https://www.example.com"}}
+			// Waited for, so that the next cell does not find it running.
+			return call{pbase + "/destination-checks?wait=true", map[string]any{"baseUrl": "https://www.example.com"}}
+		case "GET /manage/v1/projects/{project}/destination-checks/{id}":
+			cs := e.store.(redirects.CheckStore)
+			now := e.clock.Now()
+			job := &redirects.CheckJob{ID: redirects.NewCheckJobID(), ProjectID: o.project.ID, Owner: "matrix", LeaseUntil: now.Add(time.Hour),
+				BaseURL: "https://www.example.com", StartedAt: now}
+			if err := cs.StartCheckJob(ctx, job); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cs.FinishCheckJob(ctx, job.ID, nil, 0, "made by the matrix"); err != nil {
+				t.Fatal(err)
+			}
+			return call{pbase + "/destination-checks/" + job.ID, nil}
 		case "GET /manage/v1/projects/{project}/destination-checks":
 			return call{pbase + "/destination-checks", nil}
 		case "DELETE /manage/v1/projects/{project}/agents":
@@ -475,6 +490,8 @@ func testAuthorizationMatrix(t *testing.T, open newStoreFunc) {
 				return "/whk_missing00000000"
 			case strings.HasPrefix(s, "/whd_"):
 				return "/whd_missing00000000"
+			case strings.HasPrefix(s, "/chk_"):
+				return "/chk_missing00000000"
 			}
 			return "/999999"
 		})
@@ -557,8 +574,8 @@ const matrixTests = "path,status,destination\n/old,301,/new\n"
 
 // idInPath matches an ID segment of a path; idInBody an ID in an answer.
 var (
-	idInPath = regexp.MustCompile(`/((org|prj|usr|key|tok|whk|whd)_[A-Za-z0-9]+|\d+)`)
-	idInBody = regexp.MustCompile(`"(org|prj|usr|key|tok|whk|whd)_[A-Za-z0-9]+"|"\d+"|\\"(org|prj|usr|key|tok|whk|whd)_[A-Za-z0-9]+\\"|\\"\d+\\"`)
+	idInPath = regexp.MustCompile(`/((org|prj|usr|key|tok|whk|whd|chk)_[A-Za-z0-9]+|\d+)`)
+	idInBody = regexp.MustCompile(`"(org|prj|usr|key|tok|whk|whd|chk)_[A-Za-z0-9]+"|"\d+"|\\"(org|prj|usr|key|tok|whk|whd|chk)_[A-Za-z0-9]+\\"|\\"\d+\\"`)
 )
 
 // auditedInOrg reports whether a change through the route is recorded in

@@ -87,7 +87,11 @@ func (h *handler) ruleImportFrom(w http.ResponseWriter, r *http.Request, p *redi
 		return err
 	}
 	rep.ImportCounts = api.ImportCountsOf(done)
-	writeJSON(w, http.StatusOK, api.MigrationReport{ImportReport: rep, Migration: res, UndoID: done.UndoID})
+	// The report's lines are written as they are encoded: a report of
+	// half a million lines is not built whole in memory first.
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	api.WriteMigrationReport(w, api.MigrationReport{ImportReport: rep, Migration: res, UndoID: done.UndoID}) // a failed write is the client's loss
 	return nil
 }
 

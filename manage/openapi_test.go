@@ -987,10 +987,52 @@ func testManageOpenAPI(t *testing.T, open newStoreFunc) {
 		Skipped     int
 		NewlyBroken []string
 	}
-	d.call(admin, "POST", pbase+"/destination-checks", map[string]any{"baseUrl": "https://www.example.com"}).want(t, 200).decode(t, &reportAns)
+	d.call(admin, "POST", pbase+"/destination-checks?wait=true", map[string]any{"baseUrl": "https://www.example.com"}).want(t, 200).decode(t, &reportAns)
 	d.call(admin, "GET", pbase+"/destination-checks", nil).want(t, 200).decode(t, &checksAns)
 	if len(reportAns.Checks) == 0 || len(checksAns.Checks) != len(reportAns.Checks) || reportAns.NewlyBroken == nil {
 		t.Fatalf("a check = %+v, then the list %+v; want every destination in both", reportAns, checksAns)
+	}
+	d.call(admin, "POST", pbase+"/destination-checks?wait=maybe", nil).want(t, 400, "INVALID_QUERY")
+	// Without ?wait, a check is started and answered 202 with its
+	// Location, which shows it running or done.
+	var jobAns struct {
+		ID, State string
+		Total     int
+		Report    *struct {
+			Checks []struct{ Destination string }
+		}
+	}
+	started := d.call(admin, "POST", pbase+"/destination-checks", map[string]any{"baseUrl": "https://www.example.com"}).want(t, 202)
+	started.decode(t, &jobAns)
+	loc := started.header.Get("Location")
+	if jobAns.State != "running" || loc != pbase+"/destination-checks/"+jobAns.ID || jobAns.Total != len(reportAns.Checks) {
+		t.Fatalf("POST .../destination-checks = %+v, Location %q; want running, %d destinations, at %s/destination-checks/%s", jobAns, loc, len(reportAns.Checks), pbase, jobAns.ID)
+	}
+	for deadline := time.Now().Add(10 * time.Second); jobAns.State == "running" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		d.call(admin, "GET", loc, nil).want(t, 200).decode(t, &jobAns)
+	}
+	if jobAns.State != "done" || jobAns.Report == nil || len(jobAns.Report.Checks) != len(reportAns.Checks) {
+		t.Fatalf("GET %s = %+v; want done with its report", loc, jobAns)
+	}
+	d.call(admin, "GET", pbase+"/destination-checks/chk_missing", nil).want(t, 404, "NOT_FOUND")
+	// One check runs per project at a time: a second is a 409 naming the
+	// one that runs (here one recorded as a node would record it).
+	jobs := e.store.(redirects.CheckStore)
+	running := &redirects.CheckJob{ID: redirects.NewCheckJobID(), ProjectID: a.project.ID, Owner: "another node",
+		LeaseUntil: e.clock.Now().Add(time.Hour), BaseURL: "https://www.example.com", StartedAt: e.clock.Now()}
+	if err := jobs.StartCheckJob(ctx, running); err != nil {
+		t.Fatal(err)
+	}
+	if r := d.call(admin, "POST", pbase+"/destination-checks", map[string]any{"baseUrl": "https://www.example.com"}).want(t, 409, "CONFLICT"); !strings.Contains(string(r.body), running.ID) {
+		t.Errorf("a second check: %s, want the message to name %s", r.body, running.ID)
+	}
+	var listAns struct{ Running *struct{ ID, State string } }
+	d.call(admin, "GET", pbase+"/destination-checks", nil).want(t, 200).decode(t, &listAns)
+	if listAns.Running == nil || listAns.Running.ID != running.ID || listAns.Running.State != "running" {
+		t.Fatalf("GET .../destination-checks while a check runs: running = %+v, want %s", listAns.Running, running.ID)
+	}
+	if _, err := jobs.FinishCheckJob(ctx, running.ID, nil, 0, "ended by the test"); err != nil {
+		t.Fatal(err)
 	}
 	var hitsAns struct {
 		StaleSince *string

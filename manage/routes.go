@@ -88,6 +88,8 @@ func (h *handler) routeTable() []route {
 		{method: "DELETE", pattern: v1 + "/projects/{project}/misses", handler: h.missDelete},
 		{method: "POST", pattern: v1 + "/projects/{project}/misses/rule", handler: h.missRule},
 		{method: "DELETE", pattern: v1 + "/projects/{project}/agents", handler: h.agentDelete},
+		{method: "POST", pattern: v1 + "/projects/{project}/destination-checks", handler: h.destinationCheckStart},
+		{method: "GET", pattern: v1 + "/projects/{project}/destination-checks/{id}", handler: h.destinationCheckGet},
 
 		{method: "GET", pattern: v1 + "/projects/{project}/keys", handler: h.keyList},
 		{method: "POST", pattern: v1 + "/projects/{project}/keys", handler: h.keyCreate},

@@ -2,8 +2,10 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -115,6 +117,28 @@ func TestFlushByRememberedRows(t *testing.T) {
 			}
 			count(hits)
 		}
+		if r.IntN(6) == 0 {
+			// A fold of each store at once, while a third flush appends:
+			// each batch is folded once.
+			hits := batch()
+			var ea, eb, ef error
+			var wg sync.WaitGroup
+			wg.Add(3)
+			go func() { defer wg.Done(); ea = a.FoldHits(ctx) }()
+			go func() { defer wg.Done(); eb = b.FoldHits(ctx) }()
+			go func() { defer wg.Done(); ef = a.AddHits(ctx, hits) }()
+			wg.Wait()
+			if ef == nil {
+				count(hits)
+			}
+			for _, err := range []error{ea, eb, ef} {
+				// Two writers waiting on each other's rows: PostgreSQL
+				// ends one, which changes nothing.
+				if err != nil && !strings.Contains(err.Error(), "deadlock") {
+					t.Fatalf("round %d: fold or flush: %v", round, err)
+				}
+			}
+		}
 		check(fmt.Sprintf("round %d", round))
 		if r.IntN(5) == 0 {
 			// Rows go away behind both stores' backs.
@@ -158,5 +182,119 @@ func TestFlushByRememberedRows(t *testing.T) {
 		}
 		count(failed)
 		check("after the flushes that followed the failed one")
+	}
+}
+
+// TestHitBatches checks what the batches of migration 0025 promise
+// beyond the counting model of TestFlushByRememberedRows: a flush of
+// rows a store remembers appends one batch and changes no count until a
+// fold; the batches outlive the store that appended them (a node that
+// ends after its flush commits loses nothing), and another store's read
+// counts them; an entry whose token no longer matches its row adds
+// nothing; a restore that removed a remembered row sends the flush back
+// to writing by key; and batches naming a deleted project's rows fold
+// away.
+func TestHitBatches(t *testing.T) {
+	ctx := context.Background()
+	a, url := newStore(t)
+	raw, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close(ctx)
+	p := newProject(t, a)
+	at := time.Unix(1_800_000_000, 0)
+	hits := func(n int64) []redirects.RuleHits {
+		return []redirects.RuleHits{
+			{ProjectID: p.ID, MatchType: redirects.Exact, Source: "/a", Hits: n, LastHit: at.Add(time.Duration(n) * time.Second)},
+			{ProjectID: p.ID, MatchType: redirects.StartsWith, Source: "/b", Host: "x.example", Hits: 2 * n, LastHit: at},
+		}
+	}
+	state := func() (batches, stored int64) {
+		t.Helper()
+		if err := raw.QueryRow(ctx, `SELECT (SELECT count(*) FROM rule_hit_batches), (SELECT coalesce(sum(hits), 0) FROM rule_hit_counts)`).Scan(&batches, &stored); err != nil {
+			t.Fatal(err)
+		}
+		return batches, stored
+	}
+	want := func(s *postgres.DB, a, b int64) {
+		t.Helper()
+		got, err := s.FindHits(ctx, p.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].Source != "/a" || got[0].Hits != a || got[1].Source != "/b" || got[1].Hits != b {
+			t.Fatalf("hits %+v, want /a %d and /b %d", got, a, b)
+		}
+	}
+	// The first flush writes the rows by key; the next three append.
+	for n := int64(1); n <= 4; n++ {
+		if err := a.AddHits(ctx, hits(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if batches, stored := state(); batches != 3 || stored != 3 {
+		t.Fatalf("%d batches and %d hits stored after four flushes, want 3 batches and the first flush's 3 hits", batches, stored)
+	}
+	// The store ends; another reads, folding what it left.
+	a.Close()
+	b := open(t, url)
+	want(b, 1+2+3+4, 2*(1+2+3+4))
+	if batches, stored := state(); batches != 0 || stored != 30 {
+		t.Fatalf("%d batches and %d hits stored after a read, want 0 and 30", batches, stored)
+	}
+
+	// An entry whose token is not its row's (a row a restore gave the
+	// id of another) adds nothing; the valid entries beside it count.
+	if err := b.AddHits(ctx, hits(1)); err != nil { // b learns the rows' ids
+		t.Fatal(err)
+	}
+	if err := b.AddHits(ctx, hits(5)); err != nil {
+		t.Fatal(err)
+	}
+	var id, token int64
+	if err := raw.QueryRow(ctx, `SELECT id, token FROM rule_hits WHERE source = '/a'`).Scan(&id, &token); err != nil {
+		t.Fatal(err)
+	}
+	entry := make([]byte, 32)
+	for i, v := range []int64{id, token + 1, 1000, 0} {
+		binary.LittleEndian.PutUint64(entry[8*i:], uint64(v))
+	}
+	if _, err := raw.Exec(ctx, `INSERT INTO rule_hit_batches (n, entries) VALUES (1, $1)`, entry); err != nil {
+		t.Fatal(err)
+	}
+	want(b, 10+1+5, 20+2+10)
+
+	// A restore (pg_restore of a dump taken before /a's row was written)
+	// removes /a's row without the delete trigger and writes the
+	// generation's row again, token unchanged: the store's next flush
+	// finds the generation changed, forgets its rows and writes /a by
+	// key again, where an append would name an id that is gone.
+	if _, err := raw.Exec(ctx, `ALTER TABLE rule_hits DISABLE TRIGGER rule_hits_deleted;
+		DELETE FROM rule_hits WHERE source = '/a';
+		ALTER TABLE rule_hits ENABLE TRIGGER rule_hits_deleted;
+		UPDATE rule_hit_generation SET token = token`); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.AddHits(ctx, hits(7)); err != nil {
+		t.Fatal(err)
+	}
+	want(b, 7, 20+2+10+14)
+
+	// Batches of a project deleted before their fold fold away.
+	if err := b.AddHits(ctx, hits(1)); err != nil {
+		t.Fatal(err)
+	}
+	if batches, _ := state(); batches != 1 {
+		t.Fatalf("%d batches, want 1", batches)
+	}
+	if err := b.DeleteProject(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.FoldHits(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if batches, stored := state(); batches != 0 || stored != 0 {
+		t.Fatalf("%d batches and %d hits stored after the project's deletion and a fold, want none", batches, stored)
 	}
 }

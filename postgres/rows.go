@@ -34,13 +34,22 @@ const arrayRows = 10_000
 // RowAtATime is false: RowArgs gives arrays of many rows.
 func (dialect) RowAtATime() bool { return false }
 
-// HitIDs is false: a flush sends arrays of keys (Rows), an UPDATE for
-// the rows it has flushed before and an upsert for the others
-// (sqlstore.addHitsByKey). An id would save the backends little of what
-// an UPDATE costs them (a new row version and its WAL, on its own page
-// since migration 0021), and a restore with pg_restore, which a running
-// node does not see, could give a remembered id to another row.
+// HitIDs is false: a flush of rows a node has flushed before appends
+// them as one batch (rule_hit_batches, migration 0025) that a fold adds
+// to rule_hits later, each row once for many batches; the others are
+// upserted by key (sqlstore.addHitsByBatch). An UPDATE of each row at
+// each flush cost the backends a new row version and its WAL per row and
+// flush.
 func (dialect) HitIDs() bool { return false }
+
+// HitRows joins rule_hits' keys with their counts, which a fold rewrites
+// in a narrow table of their own (migration 0025; FindHits folds the
+// pending batches first).
+func (dialect) HitRows() string { return `rule_hits JOIN rule_hit_counts USING (id)` }
+
+// RuleCountTriggers is true: statement-level triggers keep rule_counts
+// (migration 0003).
+func (dialect) RuleCountTriggers() bool { return true }
 
 // RowArgs turns each arrayRows rows into one slice per column: []string
 // for TEXT, []int64 for BIGINT.

@@ -77,6 +77,14 @@ func FlattenChains(rules []redirects.Rule, opts LintOptions) ([]redirects.ChainF
 			}
 			continue
 		}
+		if x.ext == nil && f.next[i] < 0 {
+			// Without extended rules, the walk's first step is the one
+			// followAll took, from the same destination (the rule's own:
+			// it does not depend on the request) on no host: it found no
+			// rule to go on to, so the walk would end at once, with no
+			// chain.
+			continue
+		}
 		hs := flattenHosts(x, int32(i), probes)
 		walks := make([]flatWalk, len(hs))
 		chained := false

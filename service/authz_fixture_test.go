@@ -186,10 +186,19 @@ func newAuthzTemplate(t *testing.T) *authzFixture {
 	// The store keeps the agents' reports of the last AgentRetention by
 	// the wall clock.
 	must(f.db.RecordAgents(ctx, []redirects.AgentReport{{ProjectID: f.project.ID, Agent: "web-1", Format: "nginx", AppliedVersion: 1, SeenAt: time.Now().UTC()}}))
+	// A destination check that ended, to read.
+	job := &redirects.CheckJob{ID: authzCheckJob, ProjectID: f.project.ID, Owner: "authz", LeaseUntil: f.now.Add(time.Hour),
+		BaseURL: "https://www.example.com", StartedAt: f.now}
+	must(f.db.StartCheckJob(ctx, job))
+	_, err = f.db.FinishCheckJob(ctx, job.ID, nil, 0, "made by the fixture")
+	must(err)
 	// Two open suggestions: one to accept, one to dismiss.
 	must(f.db.ReplaceSuggestions(ctx, f.project.ID, []redirects.Suggestion{authzSuggestion(f.project.ID, "/suggested-a"), authzSuggestion(f.project.ID, "/suggested-d")}))
 	return f
 }
+
+// authzCheckJob is the ID of the fixture's destination check.
+const authzCheckJob = "chk_authzfixture00000"
 
 // authzSuggestion is an open suggestion of a rule from path.
 func authzSuggestion(projectID, path string) redirects.Suggestion {
@@ -318,7 +327,7 @@ func (f *authzFixture) snapshot() map[string]string {
 // authorization table holds who may check, package destcheck how.
 type okChecker struct{}
 
-func (okChecker) Check(ctx context.Context, targets []redirects.CheckTarget, _ string) ([]redirects.DestinationCheck, error) {
+func (okChecker) Check(ctx context.Context, targets []redirects.CheckTarget, _ string, _ func(*redirects.DestinationCheck)) ([]redirects.DestinationCheck, error) {
 	out := make([]redirects.DestinationCheck, len(targets))
 	for i, tg := range targets {
 		out[i] = redirects.DestinationCheck{Destination: tg.Destination, URL: tg.URL, Outcome: redirects.CheckOK, Status: 200, FinalURL: tg.URL, CheckedAt: time.Unix(0, 0)}

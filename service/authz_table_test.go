@@ -485,6 +485,28 @@ var authzTable = []authzRow{
 		_, err := f.svc.Checks.CheckDestinations(ctx, f.project.ID, redirects.CheckOptions{BaseURL: "https://www.example.com"})
 		return err
 	}},
+	{op: "Checks.StartDestinationCheck", action: redirects.ActionEditRules, call: func(ctx context.Context, f *authzFixture) error {
+		job, err := f.svc.Checks.StartDestinationCheck(ctx, f.project.ID, redirects.CheckOptions{BaseURL: "https://www.example.com"})
+		if err != nil {
+			return err
+		}
+		// The check runs in the background: the cell ends when it does,
+		// so that the next finds the store at rest.
+		for deadline := time.Now().Add(10 * time.Second); job.State == redirects.CheckRunning && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if job, err = f.svc.Checks.FindDestinationCheck(ctx, f.project.ID, job.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{op: "Checks.FindDestinationCheck", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := f.svc.Checks.FindDestinationCheck(ctx, f.project.ID, authzCheckJob)
+		return err
+	}},
+	{op: "Checks.RunningDestinationCheck", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
+		_, err := f.svc.Checks.RunningDestinationCheck(ctx, f.project.ID)
+		return err
+	}},
 	{op: "Checks.FindDestinationChecks", action: redirects.ActionRead, call: func(ctx context.Context, f *authzFixture) error {
 		_, err := f.svc.Checks.FindDestinationChecks(ctx, f.project.ID)
 		return err

@@ -112,12 +112,12 @@ func (s *Service) DeleteRules(ctx context.Context, projectID string, f redirects
 	return s.store.DeleteRules(ctx, p.ID, f)
 }
 
-// FlattenChains authorizes ActionRead (ActionEditRules with opts.Write),
-// computes the rewrites of the draft (safety.FlattenChains, under the
-// project's settings and hosts) and, with opts.Write, saves them as one
-// upsert of the rewritten rules that expects each still to have the
-// destination it was read with, recorded as rule.flatten_chains and kept
-// for UndoImport.
+// FlattenChains authorizes ActionRead (ActionEditRules with opts.Write)
+// and computes the rewrites of the draft (safety.FlattenChains, under the
+// project's settings and hosts). With opts.Write the store reads the draft
+// in the transaction that saves the rewrites (Store.RewriteDraft), one
+// upsert of the rewritten rules recorded as rule.flatten_chains and kept
+// for UndoImport; without, it reads the draft as FindRules does.
 func (s *Service) FlattenChains(ctx context.Context, projectID string, opts redirects.FlattenOptions) (*redirects.FlattenReport, error) {
 	action := redirects.ActionRead
 	if opts.Write {
@@ -127,30 +127,38 @@ func (s *Service) FlattenChains(ctx context.Context, projectID string, opts redi
 	if err != nil {
 		return nil, err
 	}
-	hosts := opts.Hosts
-	if len(hosts) == 0 {
-		hosts = p.Hosts
+	rep := &redirects.FlattenReport{}
+	// flatten fills rep from project q and its draft, and returns the
+	// rewritten rules.
+	flatten := func(q *redirects.Project, rules []redirects.Rule) []redirects.Rule {
+		hosts := opts.Hosts
+		if len(hosts) == 0 {
+			hosts = q.Hosts
+		}
+		rep.Fixes, rep.Left = safety.FlattenChains(rules, safety.LintOptions{Settings: q.Settings, Hosts: hosts})
+		batch := make([]redirects.Rule, len(rep.Fixes))
+		for k := range rep.Fixes {
+			batch[k] = rep.Fixes[k].Rule
+			batch[k].Destination = rep.Fixes[k].Destination
+		}
+		return batch
 	}
-	rules, err := s.store.FindRules(ctx, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	fixes, left := safety.FlattenChains(rules, safety.LintOptions{Settings: p.Settings, Hosts: hosts})
-	rep := &redirects.FlattenReport{Fixes: fixes, Left: left}
-	if !opts.Write || len(fixes) == 0 {
+	if !opts.Write {
+		rules, err := s.store.FindRules(ctx, p.ID)
+		if err != nil {
+			return nil, err
+		}
+		flatten(p, rules)
 		return rep, nil
 	}
-	batch := make([]redirects.Rule, len(fixes))
-	expect := make([]string, len(fixes))
-	for k := range fixes {
-		batch[k] = fixes[k].Rule
-		batch[k].Destination = fixes[k].Destination
-		expect[k] = fixes[k].Rule.Destination
-	}
-	ir, err := s.store.Import(ctx, p.ID, batch, redirects.ImportOptions{Mode: redirects.ImportUpsert, Expect: expect, Action: redirects.AuditRuleFlatten})
+	ir, err := s.store.RewriteDraft(ctx, p.ID, func(q *redirects.Project, draft []redirects.Rule) ([]redirects.Rule, error) {
+		return flatten(q, draft), nil
+	}, redirects.ImportOptions{Mode: redirects.ImportUpsert, Action: redirects.AuditRuleFlatten})
 	if err != nil {
 		return nil, err
 	}
-	rep.Written, rep.UndoID = true, ir.UndoID
+	if len(rep.Fixes) > 0 {
+		rep.Written, rep.UndoID = true, ir.UndoID
+	}
 	return rep, nil
 }

@@ -52,6 +52,14 @@ type Deps struct {
 	// when it keeps them).
 	Checker redirects.DestinationChecker
 	Checks  redirects.CheckStore
+	// Background runs the checks StartDestinationCheck starts after the
+	// request that started them ends; nil is one of this Service's own,
+	// never stopped. Services that serve doors side by side share one,
+	// which the process stops as it shuts down.
+	Background *Background
+	// Node names this process as the owner of the checks it runs; ""
+	// is a random name.
+	Node string
 }
 
 // Service implements every interface of redirects.LocalServices.
@@ -69,13 +77,21 @@ type Service struct {
 	sitemaps    *suggest.Fetcher
 	checker     redirects.DestinationChecker
 	checks      redirects.CheckStore
+	background  *Background
+	node        string
 }
 
 // New returns the service layer over d.
 func New(d Deps) *Service {
 	s := &Service{store: d.Store, accounts: d.Accounts, clock: d.Clock, builder: d.Builder, logins: d.Logins, ttl: d.SessionTTL,
 		webhooks: d.Webhooks, agents: d.Agents, suggestions: d.Suggestions, sitemaps: d.Sitemaps,
-		checker: d.Checker, checks: d.Checks}
+		checker: d.Checker, checks: d.Checks, background: d.Background, node: d.Node}
+	if s.background == nil {
+		s.background = NewBackground()
+	}
+	if s.node == "" {
+		s.node = "node_" + redirects.NewWebhookDeliveryID()[4:]
+	}
 	if s.suggestions == nil {
 		s.suggestions, _ = d.Store.(redirects.SuggestionStore)
 	}

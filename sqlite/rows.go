@@ -30,6 +30,14 @@ func (dialect) RowAtATime() bool { return true }
 // HitIDs is true: rule_hits.id is an AUTOINCREMENT key (migration 0018).
 func (dialect) HitIDs() bool { return true }
 
+// HitRows joins rule_hits' keys with their counts, which a flush rewrites
+// in a narrow table of their own (migration 0023).
+func (dialect) HitRows() string { return `rule_hits JOIN rule_hit_counts USING (id)` }
+
+// RuleCountTriggers is false: rule_counts is kept by the writers of rules
+// (migration 0022 dropped the per-row triggers).
+func (dialect) RuleCountTriggers() bool { return false }
+
 // RowArgs returns the rows themselves, one argument list each.
 func (dialect) RowArgs(types []string, rows [][]any) ([][]any, error) {
 	for i, row := range rows {

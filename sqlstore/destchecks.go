@@ -25,6 +25,19 @@ func (db *DB) RecordDestinationChecks(ctx context.Context, projectID string, che
 	if err != nil {
 		return nil, err
 	}
+	broke, err := db.recordDestinationChecks(ctx, tx, p, checks, skipped)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, db.wrap(op, err)
+	}
+	return broke, nil
+}
+
+// recordDestinationChecks is RecordDestinationChecks in tx.
+func (db *DB) recordDestinationChecks(ctx context.Context, tx *Tx, p *redirects.Project, checks []redirects.DestinationCheck, skipped int) ([]string, error) {
+	const op = "record destination checks"
 	prev, err := db.findDestinationChecks(ctx, tx, p.ID)
 	if err != nil {
 		return nil, err
@@ -68,9 +81,6 @@ func (db *DB) RecordDestinationChecks(ctx context.Context, projectID string, che
 		}
 	}
 	if err := db.audit(ctx, tx, redirects.AuditDestinationCheck, p.OrgID, p.ID, "project", p.ID, nil, counts); err != nil {
-		return nil, db.wrap(op, err)
-	}
-	if err := tx.Commit(); err != nil {
 		return nil, db.wrap(op, err)
 	}
 	return broke, nil

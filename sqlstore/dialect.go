@@ -64,10 +64,24 @@ type Dialect interface {
 	// RowAtATime reports whether each argument list of RowArgs is one
 	// row's values, as they are.
 	RowAtATime() bool
-	// HitIDs reports whether rule_hits rows have an integer id, never
-	// reused, that AddHits may remember and update a row by (SQLite); the
-	// driver's connection then offers driver.ConnPrepareContext.
+	// HitIDs reports whether AddHits updates rule_hits rows by an
+	// integer id it remembers, never reused, a row at a time (SQLite); the
+	// driver's connection then offers driver.ConnPrepareContext. Where it
+	// is false (PostgreSQL), AddHits appends the rows it remembers as a
+	// batch (rule_hit_batches, migration 0025) and FoldHits adds the
+	// batches to the counts.
 	HitIDs() bool
+	// HitRows returns what a query reads rule_hits' rows from, each with
+	// its project_id, match_type, source, host, hits and last_hit: the
+	// key joined with its counts (SQLite, migration 0023; PostgreSQL,
+	// migration 0025, whose pending batches FindHits folds first).
+	HitRows() string
+	// RuleCountTriggers reports whether the schema's triggers keep
+	// rule_counts, the number of rules of each project (PostgreSQL's, once
+	// per statement). Where they do not (SQLite, where a trigger ran once
+	// per row), every writer of rules adjusts it in its own transaction
+	// (DB.addRuleCount, DB.setRuleCount), so it stays exact.
+	RuleCountTriggers() bool
 	// InsertRules inserts the draft rules of an import in their order,
 	// with IDs in the same order, each at revision 1; it checks
 	// rows.Stopped now and then and returns ErrStopped once it is true.

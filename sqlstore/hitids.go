@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"strings"
 	"sync"
 
 	"redirects"
@@ -23,73 +22,84 @@ type hitKey struct {
 const maxHitIDs = 1 << 19
 
 // hitIDs remembers the rule_hits rows this DB flushed: the id of each,
-// where the dialect has them (Dialect.HitIDs), or else a hash of each
-// row's key (rows; addHitsByKey). An id is never reused
+// where the dialect has them (Dialect.HitIDs), or else the id and token
+// of each (refs; addHitsByBatch). An id is never reused
 // (AUTOINCREMENT), so a remembered id names its row or, once the row is
 // gone (its project deleted, by this process or another), no row: an
 // update by it then changes nothing, and the row goes through the upsert.
 // mu is held for a whole flush, from before its transaction begins to
-// after it ends, and the ids a flush's upserts return are remembered only
-// once it commits: a rolled-back insert's id may be given again.
+// after it ends, and the ids of the rows a flush inserts are remembered
+// only once it commits: a rolled-back insert's id may be given again.
 type hitIDs struct {
-	mu  sync.Mutex
-	ids map[hitKey]int64
-	// rows holds the hash (hashHitKey, with seed) of the key of each row
-	// flushed, where the dialect has no ids. A hash two keys share makes
-	// a row not yet stored look flushed: its update changes no row, and
-	// the flush starts over as an upsert (addHitsByKey), so a collision
-	// costs time, never a hit. A set of integers is a fifth of the memory
-	// of the keys and gives the garbage collector nothing to scan.
-	rows map[uint64]struct{}
+	mu sync.Mutex
+	// ids holds the id of each row flushed, by its key's 128-bit hash
+	// (idKey), not by the key: a lookup by the key hashed its strings and
+	// then compared them with the remembered copies, scattered over the
+	// heap, which cost a quarter of a flush of 100,000 known rows. Two
+	// keys share a 128-bit hash with a probability of about n^2/2^129, 1
+	// in 10^27 at maxHitIDs keys; the map holds no pointer for the garbage
+	// collector to scan.
+	ids map[hitHash]int64
+	// refs holds the id and token of each row flushed, by its key's
+	// hash, where the dialect has no ids of its own to remember
+	// (PostgreSQL: addHitsByBatch), read while rule_hit_generation's
+	// row was gen (hasGen).
+	refs   map[hitHash]hitRef
+	gen    hitGen
+	hasGen bool
+	// uncounted and uncountedAppends are the entries and batches
+	// appended since an append last counted the entries pending
+	// (FoldCheckEntries).
+	uncounted, uncountedAppends int
+	// buf is the last batch's bytes, reused by the next.
+	buf  []byte
 	seed maphash.Seed
+	// seed2 is idKey's second seed, independent of seed.
+	seed2 maphash.Seed
 }
 
-// hashHitKey returns the hash of k that hitIDs.rows holds.
-func hashHitKey(seed maphash.Seed, k hitKey) uint64 { return maphash.Comparable(seed, k) }
+// hitHash is a key's hash in hitIDs.ids: two 64-bit hashes of independent
+// seeds.
+type hitHash [2]uint64
+
+// idKey returns the hash of k that hitIDs.ids holds.
+func (m *hitIDs) idKey(k hitKey) hitHash {
+	return hitHash{maphash.Comparable(m.seed, k), maphash.Comparable(m.seed2, k)}
+}
 
 // forget empties the memory. The caller holds mu.
-func (m *hitIDs) forget() { m.ids, m.rows = nil, nil }
-
-// rememberHitRows keeps the key hashes of a committed flush. The caller
-// holds db.hitIDs.mu.
-func (db *DB) rememberHitRows(fresh []uint64) {
-	if db.hitIDs.rows == nil || len(db.hitIDs.rows)+len(fresh) > maxHitIDs {
-		db.hitIDs.rows = make(map[uint64]struct{}, min(len(fresh), maxHitIDs))
-	}
-	for _, h := range fresh {
-		if len(db.hitIDs.rows) >= maxHitIDs {
-			break
-		}
-		db.hitIDs.rows[h] = struct{}{}
-	}
-}
+func (m *hitIDs) forget() { m.ids, m.refs, m.hasGen = nil, nil, false }
 
 // hitByID is SQLite's flush of a row it has flushed before: three
-// integers bound, an integer key looked up.
-const hitByID = `UPDATE rule_hits SET hits = hits + ?, last_hit = max(last_hit, ?) WHERE id = ?`
+// integers bound, an integer key looked up, and a row of three integers
+// rewritten (rule_hit_counts, migration 0023), not the row of the key.
+const hitByID = `UPDATE rule_hit_counts SET hits = hits + ?, last_hit = max(last_hit, ?) WHERE id = ?`
 
-// hitFind and hitInsert are the flush of a row whose id this DB does not
-// know: the row is looked up by its key, then updated by its id or
-// inserted. An upsert would do both in one statement, but to return the
-// id it needs RETURNING, which SQLite runs as a trigger, and a statement
-// with a trigger writes a statement journal (a page per statement, spilt
-// to a file after 64 KiB): four times the CPU per row. The writing
-// transaction holds SQLite's write lock, so no row can appear between the
-// two.
+// hitFind, hitInsert and hitCountInsert are the flush of a row whose id
+// this DB does not know: the key's row is looked up, then its counts are
+// updated by its id, or the key and its counts are inserted. An upsert
+// would do the key's part in one statement, but to return the id it needs
+// RETURNING, which SQLite runs as a trigger, and a statement with a
+// trigger writes a statement journal (a page per statement, spilt to a
+// file after 64 KiB): four times the CPU per row. The writing transaction
+// holds SQLite's write lock, so no row can appear between the two.
 const (
-	hitFind   = `SELECT id FROM rule_hits WHERE project_id = ? AND match_type = ? AND source = ? AND host = ?`
-	hitInsert = `INSERT INTO rule_hits (project_id, match_type, source, host, hits, last_hit) VALUES (?, ?, ?, ?, ?, ?)`
+	hitFind        = `SELECT id FROM rule_hits WHERE project_id = ? AND match_type = ? AND source = ? AND host = ?`
+	hitInsert      = `INSERT INTO rule_hits (project_id, match_type, source, host) VALUES (?, ?, ?, ?)`
+	hitCountInsert = `INSERT INTO rule_hit_counts (id, hits, last_hit) VALUES (?, ?, ?)`
 )
 
-// addHitsByID adds hits (summed, sorted, of known projects) in tx, a row
-// at a time on the driver's connection: database/sql's locks and argument
-// conversion cost as much per row as the row. Rows with a remembered id
-// are updated by it; the others are looked up by their key, updated or
-// inserted, and their ids returned in fresh, to remember once tx commits.
-// The caller holds db.hitIDs.mu.
-func (db *DB) addHitsByID(ctx context.Context, tx *Tx, hits []redirects.RuleHits) (fresh map[hitKey]int64, err error) {
+// addHitsByID adds hits (of known projects, in any order, a rule maybe
+// named more than once) in tx, a row at a time on the driver's
+// connection: database/sql's locks and argument conversion cost as much
+// per row as the row. Rows with a remembered id are updated by it; the
+// others are looked up by their key, updated or inserted, and their ids
+// returned in fresh, to remember once tx commits. A rule named again
+// finds the row its first mention inserted. The caller holds
+// db.hitIDs.mu.
+func (db *DB) addHitsByID(ctx context.Context, tx *Tx, hits []redirects.RuleHits) (fresh map[hitHash]int64, err error) {
 	known := db.hitIDs.ids
-	fresh = map[hitKey]int64{}
+	fresh = map[hitHash]int64{}
 	err = tx.Raw(func(dc any) error {
 		conn, ok := dc.(driver.ConnPrepareContext)
 		if !ok {
@@ -99,15 +109,15 @@ func (db *DB) addHitsByID(ctx context.Context, tx *Tx, hits []redirects.RuleHits
 		// between the runs instead: modernc.org/sqlite watches a
 		// cancellable context with a goroutine per statement.
 		quiet := context.WithoutCancel(ctx)
-		var upd, find, ins driver.Stmt
+		var upd, find, ins, insCount driver.Stmt
 		defer func() {
-			for _, s := range []driver.Stmt{upd, find, ins} {
+			for _, s := range []driver.Stmt{upd, find, ins, insCount} {
 				if s != nil {
 					s.Close()
 				}
 			}
 		}()
-		args := make([]driver.NamedValue, 6)
+		args := make([]driver.NamedValue, 4)
 		for i := range args {
 			args[i].Ordinal = i + 1
 		}
@@ -117,7 +127,7 @@ func (db *DB) addHitsByID(ctx context.Context, tx *Tx, hits []redirects.RuleHits
 					return err
 				}
 			}
-			k := hitKey{h.ProjectID, h.Source, h.Host, h.MatchType}
+			k := db.hitIDs.idKey(hitKey{h.ProjectID, h.Source, h.Host, h.MatchType})
 			if id, ok := known[k]; ok {
 				if upd == nil {
 					if upd, err = conn.PrepareContext(quiet, hitByID); err != nil {
@@ -151,19 +161,34 @@ func (db *DB) addHitsByID(ctx context.Context, tx *Tx, hits []redirects.RuleHits
 					}
 				}
 				args[0].Value, args[1].Value, args[2].Value = h.Hits, h.LastHit.UnixNano(), id
-				if _, err := execStmt(quiet, upd, args[:3]); err != nil {
+				n, err := execStmt(quiet, upd, args[:3])
+				if err != nil {
 					return err
 				}
+				if n > 0 {
+					fresh[k] = id
+					continue
+				}
+				// A key without counts: none is written so, but one
+				// inserted by hand would otherwise take no hit.
 			} else {
 				if ins == nil {
 					if ins, err = conn.PrepareContext(quiet, hitInsert); err != nil {
 						return err
 					}
 				}
-				args[4].Value, args[5].Value = h.Hits, h.LastHit.UnixNano()
-				if id, err = insertID(quiet, ins, args); err != nil {
+				if id, err = insertID(quiet, ins, args[:4]); err != nil {
 					return err
 				}
+			}
+			if insCount == nil {
+				if insCount, err = conn.PrepareContext(quiet, hitCountInsert); err != nil {
+					return err
+				}
+			}
+			args[0].Value, args[1].Value, args[2].Value = id, h.Hits, h.LastHit.UnixNano()
+			if _, err := execStmt(quiet, insCount, args[:3]); err != nil {
+				return err
 			}
 			fresh[k] = id
 		}
@@ -174,17 +199,14 @@ func (db *DB) addHitsByID(ctx context.Context, tx *Tx, hits []redirects.RuleHits
 
 // rememberHitIDs keeps the ids of a committed flush. The caller holds
 // db.hitIDs.mu.
-func (db *DB) rememberHitIDs(fresh map[hitKey]int64) {
+func (db *DB) rememberHitIDs(fresh map[hitHash]int64) {
 	if db.hitIDs.ids == nil || len(db.hitIDs.ids)+len(fresh) > maxHitIDs {
-		db.hitIDs.ids = make(map[hitKey]int64, min(len(fresh), maxHitIDs))
+		db.hitIDs.ids = make(map[hitHash]int64, min(len(fresh), maxHitIDs))
 	}
 	for k, id := range fresh {
 		if len(db.hitIDs.ids) >= maxHitIDs {
 			break
 		}
-		// A copy of the strings, so that the memory keeps no caller's
-		// buffer alive (a snapshot's, say) for as long as it keeps the id.
-		k.project, k.source, k.host = strings.Clone(k.project), strings.Clone(k.source), strings.Clone(k.host)
 		db.hitIDs.ids[k] = id
 	}
 }

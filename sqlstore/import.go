@@ -116,13 +116,42 @@ type draftSnapshot struct {
 	// and found the stored rules they match, by ID.
 	keys  []redirects.ImportKey
 	found map[int64]storedShare
+	// matches, when matched is set, are the stored rules the keys match,
+	// as FindStored returns them: the draft was read whole already
+	// (DB.RewriteDraft).
+	matches []redirects.StoredMatch
+	matched bool
 }
 
 // storedShare is a stored rule an import batch matches: the position of
-// the batch's rule, and the stored rule's share of the digest (rowSum).
+// the batch's rule, the stored rule's share of the digest (rowSum), and
+// what an update of the rule keeps (its key, creation time and revision),
+// from which its share after the update follows (updatedRow).
 type storedShare struct {
-	pos    int32
-	hi, lo uint64
+	pos          int32
+	hi, lo       uint64
+	matchType    redirects.MatchType
+	host, source string
+	created, rev int64
+}
+
+// updatedRow returns the stored rule sh after Dialect.UpdateRules gave it
+// u's answer: its key and creation time as stored, the answer's columns
+// (RuleAnswer) from u, the revision one more.
+func (sh *storedShare) updatedRow(id int64, u *redirects.Rule) *draftRow {
+	return &draftRow{
+		id:            id,
+		matchType:     sh.matchType,
+		host:          []byte(sh.host),
+		source:        []byte(sh.source),
+		destination:   []byte(u.Destination),
+		status:        int64(u.StatusCode),
+		priority:      int64(u.Priority),
+		created:       sh.created,
+		revision:      sh.rev + 1,
+		preservePath:  u.PreservePath,
+		preserveQuery: u.PreserveQuery,
+	}
 }
 
 // digestIDs adds to (or with remove, takes from) s.after the stored rules
@@ -196,11 +225,16 @@ func (t importTx) UpdateRules(ctx context.Context, projectID string, updates []r
 			shared = shared && ok
 		}
 		switch {
-		case shared: // each rule's share as the snapshot read it
-			for _, id := range ids {
+		case shared:
+			// Each rule's share as the snapshot read it goes, and its
+			// share as the update leaves it comes: the rows need not be
+			// read back.
+			for k, id := range ids {
 				sh := t.before.found[id]
 				t.before.after.removeSum(sh.hi, sh.lo)
+				t.before.after.add(sh.updatedRow(id, &updates[k].Rule))
 			}
+			ids = nil
 		default:
 			if n, err := t.digestIDs(ctx, projectID, ids, true); err != nil {
 				return t.db.wrap("import rules", err)
@@ -212,7 +246,7 @@ func (t importTx) UpdateRules(ctx context.Context, projectID string, updates []r
 	if err := t.db.d.UpdateRules(ctx, t.tx, projectID, updates); err != nil {
 		return t.db.wrap("import rules", err)
 	}
-	if t.before != nil && !t.before.stale {
+	if t.before != nil && !t.before.stale && ids != nil {
 		if n, err := t.digestIDs(ctx, projectID, ids, false); err != nil {
 			return t.db.wrap("import rules", err)
 		} else if n != len(ids) {
@@ -244,6 +278,9 @@ func (t importTx) DeleteRules(ctx context.Context, projectID string) error {
 	if _, err := t.tx.ExecContext(ctx, `DELETE FROM rules WHERE project_id = $1`, projectID); err != nil {
 		return db.wrap("import rules", err)
 	}
+	if err := db.setRuleCount(ctx, t.tx, projectID, 0); err != nil {
+		return db.wrap("import rules", err)
+	}
 	if t.before != nil {
 		t.before.after = draftDigest{} // the digest of no rule
 	}
@@ -266,6 +303,9 @@ func (t importTx) FindStored(ctx context.Context, projectID string, keys []redir
 	// The key compared is match_key, the source as the project's settings
 	// compare it; under the default settings it is NULL and the source is
 	// the key (see ImportBatch.Rekey).
+	if b := t.before; b != nil && b.matched && sameKeys(keys, b.keys) {
+		return b.matches, b.rules, nil
+	}
 	if b := t.before; b != nil && b.found != nil && sameKeys(keys, b.keys) {
 		ids := make([]int64, 0, len(b.found))
 		pos := make(map[int64]int32, len(b.found))
@@ -459,7 +499,17 @@ func (t importTx) InsertRules(ctx context.Context, projectID string, batch *redi
 	if err := t.db.d.InsertRules(ctx, t.tx, rows); err != nil {
 		return t.db.wrap("import rules", err)
 	}
-	if t.before != nil && !t.before.stale {
+	if err := t.db.addRuleCount(ctx, t.tx, projectID, int64(len(keys))); err != nil {
+		return t.db.wrap("import rules", err)
+	}
+	if t.before != nil && !t.before.stale && rows.FirstID > above {
+		// The dialect gave the rules the IDs FirstID, FirstID+1, ...: each
+		// stored row is the rule as inserted, at revision 1, so the digest
+		// adds them as they are, without reading them back.
+		for k := range keys {
+			t.before.after.add(rows.draftRow(k))
+		}
+	} else if t.before != nil && !t.before.stale {
 		n := 0
 		if err := t.db.scanDraftWhere(ctx, t.tx, projectID, "id > $2", []any{above}, func(r *draftRow) {
 			n++
@@ -482,8 +532,34 @@ type NewRules struct {
 	CreatedAt int64
 	// Settings are the project's: MatchKey gives each rule's match_key.
 	Settings redirects.Settings
-	batch    *redirects.ImportBatch
-	keys     []redirects.ImportKey
+	// FirstID, set by a dialect that chooses the IDs itself, is the ID of
+	// the first rule; the others follow it in order. 0 when the engine
+	// numbers them (the rules are then read back for the undo record's
+	// digest).
+	FirstID int64
+	batch   *redirects.ImportBatch
+	keys    []redirects.ImportKey
+	row     draftRow
+}
+
+// draftRow returns the k-th rule as stored (see FirstID), in a row reused
+// by the next call.
+func (n *NewRules) draftRow(k int) *draftRow {
+	r := n.Rule(k)
+	n.row = draftRow{
+		id:            n.FirstID + int64(k),
+		matchType:     r.MatchType,
+		host:          append(n.row.host[:0], r.Host...),
+		source:        append(n.row.source[:0], r.Source...),
+		destination:   append(n.row.destination[:0], r.Destination...),
+		status:        int64(r.StatusCode),
+		priority:      int64(r.Priority),
+		created:       n.CreatedAt,
+		revision:      1,
+		preservePath:  r.PreservePath,
+		preserveQuery: r.PreserveQuery,
+	}
+	return &n.row
 }
 
 // Len returns the number of rules.
@@ -491,6 +567,10 @@ func (n *NewRules) Len() int { return len(n.keys) }
 
 // Rule returns the k-th rule, 0 <= k < Len().
 func (n *NewRules) Rule(k int) *redirects.Rule { return &n.batch.Rules[n.keys[k].Pos] }
+
+// Keyed reports whether the rules have a match_key (MatchKey is not nil):
+// under settings other than the default ones.
+func (n *NewRules) Keyed() bool { return !n.Settings.IsDefault() }
 
 // MatchKey returns the match_key column of the k-th rule: nil under the
 // default settings, the source's key otherwise.

@@ -1,12 +1,14 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,8 +62,14 @@ const (
 
 // rowFlags returns the flags byte of r.
 func rowFlags(r *draftRow) byte {
+	return flagsOf(r.matchType, r.preservePath, r.preserveQuery, len(r.host) > 0)
+}
+
+// flagsOf returns the flags byte of a rule of match type mt, with its
+// options and with or without a host.
+func flagsOf(mt redirects.MatchType, preservePath, preserveQuery, host bool) byte {
 	var flags byte
-	switch r.matchType {
+	switch mt {
 	case redirects.StartsWith:
 		flags |= draftStartsWith
 	case redirects.Pattern:
@@ -69,13 +77,13 @@ func rowFlags(r *draftRow) byte {
 	case redirects.Regex:
 		flags |= draftRegex
 	}
-	if r.preservePath {
+	if preservePath {
 		flags |= draftPreservePath
 	}
-	if r.preserveQuery {
+	if preserveQuery {
 		flags |= draftPreserveQuery
 	}
-	if len(r.host) > 0 {
+	if host {
 		flags |= draftHost
 	}
 	return flags
@@ -86,21 +94,34 @@ func rowFlags(r *draftRow) byte {
 // the flags say so), status, priority, creation time and revision, as
 // varints.
 func appendRow(b []byte, r *draftRow) []byte {
-	b = binary.AppendUvarint(b, uint64(r.id))
-	flags := rowFlags(r)
+	return appendFieldsOf(b, r.id, rowFlags(r), r.source, r.destination, r.host, r.status, r.priority, r.created, r.revision)
+}
+
+// appendRule is appendRow of a rule as a scan (RuleRow) reads it, with
+// its creation time in unix nanoseconds: the rule's strings are encoded
+// as they are, not copied into a draftRow first.
+func appendRule(b []byte, r *redirects.Rule, created int64) []byte {
+	flags := flagsOf(r.MatchType, r.PreservePath, r.PreserveQuery, r.Host != "")
+	return appendFieldsOf(b, r.ID, flags, r.Source, r.Destination, r.Host, int64(r.StatusCode), int64(r.Priority), created, r.Revision)
+}
+
+// appendFieldsOf is the draft encoding of one rule's fields (see
+// appendRow), its text as strings or bytes.
+func appendFieldsOf[T string | []byte](b []byte, id int64, flags byte, source, destination, host T, status, priority, created, revision int64) []byte {
+	b = binary.AppendUvarint(b, uint64(id))
 	b = append(b, flags)
-	b = binary.AppendUvarint(b, uint64(len(r.source)))
-	b = append(b, r.source...)
-	b = binary.AppendUvarint(b, uint64(len(r.destination)))
-	b = append(b, r.destination...)
+	b = binary.AppendUvarint(b, uint64(len(source)))
+	b = append(b, source...)
+	b = binary.AppendUvarint(b, uint64(len(destination)))
+	b = append(b, destination...)
 	if flags&draftHost != 0 {
-		b = binary.AppendUvarint(b, uint64(len(r.host)))
-		b = append(b, r.host...)
+		b = binary.AppendUvarint(b, uint64(len(host)))
+		b = append(b, host...)
 	}
-	b = binary.AppendUvarint(b, uint64(r.status))
-	b = binary.AppendVarint(b, r.priority)
-	b = binary.AppendVarint(b, r.created)
-	return binary.AppendUvarint(b, uint64(r.revision))
+	b = binary.AppendUvarint(b, uint64(status))
+	b = binary.AppendVarint(b, priority)
+	b = binary.AppendVarint(b, created)
+	return binary.AppendUvarint(b, uint64(revision))
 }
 
 // decodeRows reads an encoded draft back.
@@ -306,18 +327,16 @@ func (db *DB) scanDraftKeys(ctx context.Context, q querier, projectID, where str
 // finds the stored rules that FindStored would match with them, and keeps
 // each one's share of the digest.
 func (db *DB) snapshotDraft(ctx context.Context, q querier, projectID string, keys []redirects.ImportKey) (*draftSnapshot, error) {
-	b := []byte{draftEncoding}
+	var enc draftEncoder
+	var row []byte
 	s := &draftSnapshot{keys: keys}
 	if keys != nil {
 		s.found = map[int64]storedShare{}
 	}
 	err := db.scanDraftKeys(ctx, q, projectID, "", nil, keys != nil, func(r *draftRow, key string) {
-		if rowFlags(r)&draftExtended != 0 {
-			b[0] = draftEncodingExtended
-		}
-		start := len(b)
-		b = appendRow(b, r)
-		hi, lo := rowSum(b[start:])
+		row = appendRow(row[:0], r)
+		enc.add(row, rowFlags(r))
+		hi, lo := rowSum(row)
 		s.after.addSum(hi, lo)
 		s.rules++
 		if keys == nil {
@@ -326,7 +345,8 @@ func (db *DB) snapshotDraft(ctx context.Context, q querier, projectID string, ke
 		stored := redirects.ImportKey{Match: r.matchType, Source: key, Host: string(r.host), Pos: -1}
 		k, _ := slices.BinarySearchFunc(keys, stored, redirects.CompareImportKeys)
 		if k < len(keys) && keys[k].SameRule(stored) && s.found != nil {
-			s.found[r.id] = storedShare{pos: keys[k].Pos, hi: hi, lo: lo}
+			s.found[r.id] = storedShare{pos: keys[k].Pos, hi: hi, lo: lo, matchType: r.matchType,
+				host: string(r.host), source: string(r.source), created: r.created, rev: r.revision}
 			if len(s.found) > sparseStored {
 				// FindStored then reads every stored rule whole (see
 				// sparseStored), so the matches are not kept.
@@ -337,8 +357,68 @@ func (db *DB) snapshotDraft(ctx context.Context, q querier, projectID string, ke
 	if err != nil {
 		return nil, err
 	}
-	s.data = coding.ZstdBytes(b)
+	s.data = enc.compressed()
 	return s, nil
+}
+
+// draftEncoder builds a draft's encoding rule by rule, compressed as it
+// goes: the rules are gathered in a buffer of 1 MiB, which is compressed
+// into the record each time it fills, so the encoding of a million-rule
+// draft (about 100 MB) is never held whole. Its first byte, the version,
+// is known only at the end (an extended rule makes it 2): it is a zstd
+// frame of its own, put before the frame of the rules (a zstd stream may
+// hold frames one after the other, and decodes to their contents joined).
+type draftEncoder struct {
+	extended bool
+	buf      []byte
+	out      bytes.Buffer
+	z        io.WriteCloser
+}
+
+// draftChunk is the size of the buffer a draftEncoder compresses at once.
+const draftChunk = 1 << 20
+
+// add appends the encoding of one rule, row, whose flags byte is flags.
+func (e *draftEncoder) add(row []byte, flags byte) {
+	if flags&draftExtended != 0 {
+		e.extended = true
+	}
+	if len(e.buf)+len(row) > draftChunk {
+		e.flush()
+	}
+	if e.buf == nil {
+		e.buf = make([]byte, 0, draftChunk)
+	}
+	e.buf = append(e.buf, row...)
+}
+
+// flush compresses the buffered rules.
+func (e *draftEncoder) flush() {
+	if len(e.buf) == 0 {
+		return
+	}
+	if e.z == nil {
+		e.z = coding.NewZstdWriter(&e.out)
+	}
+	e.z.Write(e.buf) // a bytes.Buffer does not fail
+	e.buf = e.buf[:0]
+}
+
+// compressed returns the encoding of the rules added, compressed as an
+// undo record keeps it.
+func (e *draftEncoder) compressed() []byte {
+	encoding := byte(draftEncoding)
+	if e.extended {
+		encoding = draftEncodingExtended
+	}
+	b := coding.ZstdBytes([]byte{encoding})
+	e.flush()
+	if e.z != nil {
+		e.z.Close()
+		b = append(b, e.out.Bytes()...)
+	}
+	e.buf, e.out, e.z = nil, bytes.Buffer{}, nil
+	return b
 }
 
 // digestDraft returns the digest of the project's draft under settings s.
@@ -411,6 +491,9 @@ func (db *DB) UndoImport(ctx context.Context, projectID string, undoID int64) (i
 	}
 	removed, _ := res.RowsAffected()
 	if err := db.insertDraftRows(ctx, tx, p, rows); err != nil {
+		return 0, db.wrap(op, err)
+	}
+	if err := db.setRuleCount(ctx, tx, projectID, int64(len(rows))); err != nil {
 		return 0, db.wrap(op, err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM import_undos WHERE id = $1`, undoID); err != nil {

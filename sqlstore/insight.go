@@ -15,89 +15,89 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 	if err := redirects.ValidateHits(hits); err != nil {
 		return err
 	}
-	// Upsert in one order, so two nodes' flushes cannot deadlock, and sum
-	// repeated rules (one statement may not upsert a row twice), which
-	// sorting puts side by side.
-	sorted := make([]redirects.RuleHits, 0, len(hits))
+	rows := make([]redirects.RuleHits, 0, len(hits))
 	for _, h := range hits {
 		if h.Hits != 0 {
-			sorted = append(sorted, h)
+			rows = append(rows, h)
 		}
 	}
-	if len(sorted) == 0 {
+	if len(rows) == 0 {
 		return nil
 	}
-	slices.SortFunc(sorted, compareHits)
-	// Both paths remember what they flushed (db.hitIDs): SQLite the ids of
-	// its rows, PostgreSQL that the rows exist.
 	db.hitIDs.mu.Lock()
 	defer db.hitIDs.mu.Unlock()
-	vanished, err := db.addHits(ctx, sorted)
-	if vanished {
-		// A row this DB flushed before is gone (its project deleted, a
-		// restore): the flush was rolled back, changing nothing, and runs
-		// again with nothing remembered, every row through the upsert.
-		db.hitIDs.forget()
-		_, err = db.addHits(ctx, sorted)
+	if !db.d.HitIDs() {
+		// PostgreSQL: batches appended by id, folded now and then.
+		return db.addHitsByBatch(ctx, rows)
 	}
-	return err
-}
-
-// addHits is one try of AddHits, of sorted hits, in one transaction. It
-// reports vanished, with the transaction rolled back, when a row it
-// remembered is gone (PostgreSQL). The caller holds db.hitIDs.mu.
-func (db *DB) addHits(ctx context.Context, sorted []redirects.RuleHits) (vanished bool, err error) {
+	// SQLite, which remembers the ids of its rows (db.hitIDs), needs no
+	// order: its writer holds the whole database, and it writes a row at
+	// a time, so a rule named twice is added to twice; the sort was a
+	// tenth of its flush.
 	tx, err := db.beginWrite(ctx, "add hits")
 	if err != nil {
-		return false, err
+		return err
 	}
 	defer tx.Rollback()
-	// Hits of a project that is gone are dropped.
+	kept, err := db.keptHits(ctx, tx, rows)
+	if err != nil {
+		return err
+	}
+	fresh, err := db.addHitsByID(ctx, tx, kept)
+	if err != nil {
+		return db.wrap("add hits", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return db.wrap("add hits", err)
+	}
+	db.rememberHitIDs(fresh)
+	return nil
+}
+
+// keptHits returns the hits of projects that exist, locked in tx so
+// they stay until it ends (knownProjects): hits of a project that is
+// gone are dropped. Most flushes name known projects only, and get hits
+// as it is.
+func (db *DB) keptHits(ctx context.Context, tx *Tx, hits []redirects.RuleHits) ([]redirects.RuleHits, error) {
 	var projects []string
-	for i, h := range sorted {
-		if i == 0 || h.ProjectID != sorted[i-1].ProjectID {
+	for i, h := range hits {
+		if i == 0 || h.ProjectID != hits[i-1].ProjectID {
 			projects = append(projects, h.ProjectID)
 		}
 	}
+	slices.Sort(projects)
+	projects = slices.Compact(projects)
 	known, err := db.knownProjects(ctx, tx, projects)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	summed := make([]redirects.RuleHits, 0, len(sorted))
-	for i := 0; i < len(sorted); {
-		h := sorted[i]
-		for i++; i < len(sorted) && sorted[i].ProjectID == h.ProjectID && sorted[i].MatchType == h.MatchType && sorted[i].Source == h.Source && sorted[i].Host == h.Host; i++ {
-			h.Hits += sorted[i].Hits
-			if sorted[i].LastHit.After(h.LastHit) {
-				h.LastHit = sorted[i].LastHit
+	if len(known) == len(projects) {
+		return hits, nil
+	}
+	kept := make([]redirects.RuleHits, 0, len(hits))
+	for _, h := range hits {
+		if known[h.ProjectID] {
+			kept = append(kept, h)
+		}
+	}
+	return kept, nil
+}
+
+// sumHits sums, in place, the hits of each rule that sorted hits name
+// more than once, and returns the rows left, one a rule.
+func sumHits(hits []redirects.RuleHits) []redirects.RuleHits {
+	out := hits[:0]
+	for i := 0; i < len(hits); {
+		h := hits[i]
+		for i++; i < len(hits) && hits[i].ProjectID == h.ProjectID && hits[i].MatchType == h.MatchType && hits[i].Source == h.Source && hits[i].Host == h.Host; i++ {
+			h.Hits += hits[i].Hits
+			if hits[i].LastHit.After(h.LastHit) {
+				h.LastHit = hits[i].LastHit
 			}
 		}
-		if known[h.ProjectID] {
-			summed = append(summed, h)
-		}
+		out = append(out, h)
 	}
-	var fresh map[hitKey]int64
-	var freshRows []uint64
-	if db.d.HitIDs() {
-		fresh, err = db.addHitsByID(ctx, tx, summed)
-	} else {
-		freshRows, vanished, err = db.addHitsByKey(ctx, tx, summed)
-	}
-	if err != nil {
-		return false, db.wrap("add hits", err)
-	}
-	if vanished {
-		return true, nil
-	}
-	if err := tx.Commit(); err != nil {
-		return false, db.wrap("add hits", err)
-	}
-	if db.d.HitIDs() {
-		db.rememberHitIDs(fresh)
-	} else {
-		db.rememberHitRows(freshRows)
-	}
-	return false, nil
+	return out
 }
 
 // compareHits orders hits by their rule_hits key: project, match type
@@ -122,7 +122,12 @@ func (db *DB) FindHits(ctx context.Context, projectID string, sources []string) 
 	if len(sources) > redirects.MaxRuleLimit {
 		return nil, redirects.Errorf(redirects.EINVALID, "hits of %d sources asked for at once; at most %d", len(sources), redirects.MaxRuleLimit)
 	}
-	query, args := `SELECT match_type, host, source, hits, last_hit FROM rule_hits WHERE project_id = $1`, []any{projectID}
+	// PostgreSQL's flushes leave batches that rule_hits does not count
+	// yet: they are folded into it first.
+	if err := db.FoldHits(ctx); err != nil {
+		return nil, err
+	}
+	query, args := `SELECT match_type, host, source, hits, last_hit FROM `+db.d.HitRows()+` WHERE project_id = $1`, []any{projectID}
 	if sources != nil {
 		if len(sources) == 0 {
 			return nil, nil

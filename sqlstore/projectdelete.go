@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 
 	"redirects"
 )
@@ -31,7 +32,35 @@ func (db *DB) UpdateProject(ctx context.Context, id, name string) (*redirects.Pr
 // trigger projects_delete_rules its rules, in the same statement. The
 // project's row lock (taken by the DELETE) waits for a deploy, an import or
 // a rule edit of the project in progress, and they for it.
+//
+// The cascade deletes the project's rule_hit_counts rows in the order they
+// lie in, while a fold of hit batches (FoldHits) locks them in id order:
+// PostgreSQL may end one of the two as deadlocked. A delete so ended
+// changed nothing and is tried again, up to three times in all.
 func (db *DB) DeleteProject(ctx context.Context, id string) error {
+	return retryDeadlock(ctx, func() error { return db.deleteProject(ctx, id) })
+}
+
+// retryDeadlock runs try up to three times while it fails as a deadlock
+// (SQLSTATE 40P01: the database rolled its transaction back).
+func retryDeadlock(ctx context.Context, try func() error) error {
+	var err error
+	for range 3 {
+		if err = try(); err == nil || !isDeadlock(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	return err
+}
+
+// isDeadlock reports whether err is PostgreSQL's deadlock_detected.
+func isDeadlock(err error) bool {
+	var s interface{ SQLState() string }
+	return errors.As(err, &s) && s.SQLState() == "40P01"
+}
+
+// deleteProject is one try of DeleteProject.
+func (db *DB) deleteProject(ctx context.Context, id string) error {
 	const op = "delete project"
 	tx, err := db.beginWrite(ctx, op)
 	if err != nil {
@@ -59,8 +88,14 @@ func (db *DB) DeleteProject(ctx context.Context, id string) error {
 
 // DeleteOrg deletes an organization and records an org event. The foreign
 // keys cascade to its projects (and, through them and the trigger, to
-// everything of theirs) and its usage.
+// everything of theirs) and its usage. Like DeleteProject it is tried
+// again if it deadlocks with a fold of hit batches.
 func (db *DB) DeleteOrg(ctx context.Context, id string) error {
+	return retryDeadlock(ctx, func() error { return db.deleteOrg(ctx, id) })
+}
+
+// deleteOrg is one try of DeleteOrg.
+func (db *DB) deleteOrg(ctx context.Context, id string) error {
 	const op = "delete organization"
 	tx, err := db.beginWrite(ctx, op)
 	if err != nil {

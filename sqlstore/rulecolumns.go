@@ -99,6 +99,12 @@ func RuleValues(dst []any, r *redirects.Rule, created int64) []any {
 	return append(appendFields(dst, ruleFields, r), created)
 }
 
+// RuleEditableValues appends the values of r's RuleEditable (its fields,
+// without the creation time) to dst.
+func RuleEditableValues(dst []any, r *redirects.Rule) []any {
+	return appendFields(dst, ruleFields, r)
+}
+
 // RuleAnswerValues appends the values of r's RuleAnswer to dst.
 func RuleAnswerValues(dst []any, r *redirects.Rule) []any {
 	return appendFields(dst, ruleFields[ruleKeyFields:], r)

@@ -283,9 +283,14 @@ func (db *DB) DeleteRuleRevision(ctx context.Context, projectID string, id, revi
 		return err
 	}
 	defer tx.Rollback()
-	p, err := db.findProject(ctx, tx, projectID, "")
+	// The draft's lock, as every writer of the draft takes it: a delete
+	// cannot come between a rewrite's read of the draft and its write.
+	p, err := db.findProject(ctx, tx, projectID, "FOR KEY SHARE")
 	if err != nil {
 		return err
+	}
+	if err := db.d.LockDraft(ctx, tx, projectID); err != nil {
+		return db.wrap(op, err)
 	}
 	r, err := db.findRule(ctx, tx, projectID, id, true)
 	if err != nil {
@@ -294,7 +299,11 @@ func (db *DB) DeleteRuleRevision(ctx context.Context, projectID string, id, revi
 	if err := redirects.CheckRevision(id, r.Revision, revision); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE id = $1`, id); err != nil {
+	res, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE id = $1`, id)
+	if err != nil {
+		return db.wrap(op, err)
+	}
+	if err := db.addRuleCount(ctx, tx, projectID, -affected(res)); err != nil {
 		return db.wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditRuleDelete, p.OrgID, p.ID, "rule", strconv.FormatInt(id, 10), redirects.RuleAuditFields(r), nil); err != nil {
@@ -318,14 +327,20 @@ func (db *DB) DeleteRules(ctx context.Context, projectID string, f redirects.Rul
 		return 0, err
 	}
 	defer tx.Rollback()
-	p, err := db.findProject(ctx, tx, projectID, "")
+	p, err := db.findProject(ctx, tx, projectID, "FOR KEY SHARE")
 	if err != nil {
 		return 0, err
+	}
+	if err := db.d.LockDraft(ctx, tx, projectID); err != nil {
+		return 0, db.wrap(op, err)
 	}
 	var args Args
 	where := filterSQL(db.d, &args, projectID, &f)
 	tag, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE `+where, args...)
 	if err != nil {
+		return 0, db.wrap(op, err)
+	}
+	if err := db.addRuleCount(ctx, tx, projectID, -affected(tag)); err != nil {
 		return 0, db.wrap(op, err)
 	}
 	if err := db.audit(ctx, tx, redirects.AuditRuleDeleteMany, p.OrgID, p.ID, "project", p.ID, redirects.RuleFilterAuditFields(&f, int(affected(tag))), nil); err != nil {

@@ -26,6 +26,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"redirects"
@@ -46,13 +48,31 @@ type DB struct {
 	// hitIDs are the rule_hits rows AddHits remembers, with their ids
 	// where the dialect has them (Dialect.HitIDs).
 	hitIDs hitIDs
+	// droppedHits counts the batch entries folds dropped
+	// (DroppedHitEntries).
+	droppedHits atomic.Int64
+	// logger, if set (SetLogger), takes the warnings of the folds;
+	// otherwise slog's default logger does.
+	logger atomic.Pointer[slog.Logger]
+}
+
+// SetLogger has the DB log its warnings (a fold that dropped batch
+// entries after a restore of the database) to l.
+func (db *DB) SetLogger(l *slog.Logger) { db.logger.Store(l) }
+
+// log returns the logger of SetLogger, or slog's default.
+func (db *DB) log() *slog.Logger {
+	if l := db.logger.Load(); l != nil {
+		return l
+	}
+	return slog.Default()
 }
 
 // New returns a DB that writes through write and reads through read (one
 // *sql.DB may serve both), in dialect d. The caller has brought the schema
 // up to date (Migrate) and closes the pools.
 func New(write, read *sql.DB, d Dialect) *DB {
-	return &DB{Clock: redirects.SystemClock{}, write: write, read: read, d: d, hitIDs: hitIDs{seed: maphash.MakeSeed()}}
+	return &DB{Clock: redirects.SystemClock{}, write: write, read: read, d: d, hitIDs: hitIDs{seed: maphash.MakeSeed(), seed2: maphash.MakeSeed()}}
 }
 
 // now returns the clock's time, cut to what the database keeps (unix

@@ -20,6 +20,7 @@ func RunImports(t *testing.T, open Opener) {
 		{"Import/UndoAfterEdit", testImportUndoAfterEdit},
 		{"Import/UndoReplace", testImportUndoReplace},
 		{"Import/UndoRandom", testImportUndoRandom},
+		{"Import/RewriteDraft", testRewriteDraft},
 		{"Patterns/ImportUndo", testPatternsImportUndo},
 	}
 	for _, tc := range tests {

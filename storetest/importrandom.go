@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,12 +21,15 @@ import (
 // rules on its own, the applied import in the scan that makes its undo
 // record); CheckImportUndo accepts the record, so the digest the import
 // kept of the draft it left is the draft's; and UndoImport puts the draft
-// back exactly (IDs, revisions, creation times).
+// back exactly (IDs, revisions, creation times). The seeds past the
+// first 24 import the same way through RewriteDraft, whose rewrite must be
+// given the draft as FindRules returns it.
 func testImportUndoRandom(t *testing.T, e *env) {
 	sources := []string{"/a", "/A", "/b", "/B/c", "/b/c", "/d/", "/D/", "/e", "/f/g", "/F/G", "/h"}
 	hosts := []string{"", "", "", "shop.example.com"}
 	dests := []string{"/to/1", "/to/2", "https://other.example.org/3"}
-	for seed := range uint64(24) {
+	for seed := range uint64(48) {
+		viaRewrite := seed >= 24
 		rng := rand.New(rand.NewPCG(seed, 36))
 		mode := []redirects.ImportMode{redirects.ImportAppend, redirects.ImportUpsert, redirects.ImportReplace}[seed%3]
 		settings := redirects.Settings{CaseInsensitive: seed%2 == 1}
@@ -94,7 +98,12 @@ func testImportUndoRandom(t *testing.T, e *env) {
 					r = s
 					break
 				}
-				r.ID, r.ProjectID, r.Revision, r.CreatedAt = 0, "", 0, time.Time{}
+				r.ProjectID, r.Revision, r.CreatedAt = "", 0, time.Time{}
+				if !viaRewrite || seed%2 == 1 {
+					// A rewrite may name the stored rules it rewrites by
+					// ID (as flattening does), or not.
+					r.ID = 0
+				}
 				if mode != redirects.ImportAppend && rng.IntN(2) == 0 {
 					r.Destination = dests[rng.IntN(len(dests))]
 					if settings.CaseInsensitive && rng.IntN(2) == 0 && r.Source != "" {
@@ -135,11 +144,28 @@ func testImportUndoRandom(t *testing.T, e *env) {
 			want.Removed = len(stored) - want.Updated - want.Unchanged
 		}
 
-		dry, err := e.s.Import(e.ctx, p.ID, batch, redirects.ImportOptions{Mode: mode, DryRun: true})
-		if err != nil {
-			t.Fatalf("seed %d: dry run of %s %v: %v", seed, mode, batch, err)
+		if viaRewrite && len(batch) == 0 {
+			// A rewrite that returns no rule writes nothing, whatever the
+			// mode (an import of none would still replace the draft).
+			rep := e.rewriteDraft(p.ID, nil, redirects.ImportOptions{Mode: mode})
+			if rep.UndoID != 0 || rep.Added+rep.Updated+rep.Removed != 0 {
+				t.Fatalf("seed %d: a rewrite of no rule reported %+v", seed, *rep)
+			}
+			wantDraft(t, fmt.Sprintf("seed %d: the draft after a rewrite of no rule", seed), e.draftOf(p.ID), before)
+			continue
 		}
-		rep := e.importRules(p.ID, batch, mode)
+		var dry, rep *redirects.ImportReport
+		var err error
+		if viaRewrite {
+			dry = e.rewriteDraft(p.ID, batch, redirects.ImportOptions{Mode: mode, DryRun: true})
+			rep = e.rewriteDraft(p.ID, batch, redirects.ImportOptions{Mode: mode})
+		} else {
+			dry, err = e.s.Import(e.ctx, p.ID, batch, redirects.ImportOptions{Mode: mode, DryRun: true})
+			if err != nil {
+				t.Fatalf("seed %d: dry run of %s %v: %v", seed, mode, batch, err)
+			}
+			rep = e.importRules(p.ID, batch, mode)
+		}
 		for _, got := range []*redirects.ImportReport{dry, rep} {
 			if got.Added != want.Added || got.Updated != want.Updated || got.Unchanged != want.Unchanged || got.Removed != want.Removed {
 				t.Fatalf("seed %d: %s of %d rules (dry run %t) reported added %d updated %d unchanged %d removed %d; the model says %d %d %d %d",
@@ -195,4 +221,39 @@ func keysOf(rules []redirects.Rule) []string {
 		out[i] = r.MatchType.String() + " " + r.Host + " " + r.Source
 	}
 	return out
+}
+
+// rewriteDraft is RewriteDraft of projectID whose rewrite returns batch,
+// once it has checked that the draft it is given is FindRules' (fields,
+// IDs, creation times; revisions 0) and that the project is projectID.
+// An applied rewrite of a non-empty batch must name its undo record.
+func (e *env) rewriteDraft(projectID string, batch []redirects.Rule, opts redirects.ImportOptions) *redirects.ImportReport {
+	e.t.Helper()
+	want := e.rules(projectID)
+	calls := 0
+	rep, err := e.s.RewriteDraft(e.ctx, projectID, func(p *redirects.Project, draft []redirects.Rule) ([]redirects.Rule, error) {
+		calls++
+		if p.ID != projectID {
+			return nil, fmt.Errorf("rewrite given project %s, want %s", p.ID, projectID)
+		}
+		if len(draft) != len(want) {
+			return nil, fmt.Errorf("rewrite given %d rules %v, FindRules has %d %v", len(draft), keysOf(draft), len(want), keysOf(want))
+		}
+		for i := range draft {
+			if draft[i] != want[i] {
+				return nil, fmt.Errorf("rewrite given rule %+v at %d, FindRules has %+v", draft[i], i, want[i])
+			}
+		}
+		return slices.Clone(batch), nil
+	}, opts)
+	if err != nil {
+		e.t.Fatalf("RewriteDraft(%s, dry run %t, %d rules): %v", opts.Mode, opts.DryRun, len(batch), err)
+	}
+	if calls != 1 {
+		e.t.Fatalf("RewriteDraft called its rewrite %d times, want 1", calls)
+	}
+	if !opts.DryRun && len(batch) > 0 && rep.UndoID == 0 {
+		e.t.Fatalf("RewriteDraft(%s) applied without an UndoID", opts.Mode)
+	}
+	return rep
 }

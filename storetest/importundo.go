@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -264,5 +265,131 @@ func testImportUndoKeepsLatest(t *testing.T, e *env) {
 			t.Fatalf("UndoImport of import %d: %v", i, err)
 		}
 		wantDraft(t, fmt.Sprintf("draft after undoing import %d", i), e.draftOf(p.ID), drafts[i])
+	}
+}
+
+// testRewriteDraft: RewriteDraft refuses expected destinations and returns
+// its rewrite's error, both changing nothing; a rewrite of some of the draft's rules is audited
+// under the action asked for, and undone exactly; a project that does not
+// exist is ENOTFOUND before any rewrite runs.
+func testRewriteDraft(t *testing.T, e *env) {
+	p := e.newProject()
+	e.rule(p.ID, "/a", "/b", redirects.Exact, 100)
+	e.rule(p.ID, "/b", "/c", redirects.Exact, 100)
+	e.rule(p.ID, "/old/", "/b", redirects.StartsWith, 7)
+	e.clock.Add(time.Hour)
+	before := e.draftOf(p.ID)
+	pointAtC := func(_ *redirects.Project, draft []redirects.Rule) ([]redirects.Rule, error) {
+		var out []redirects.Rule
+		for _, r := range draft {
+			if r.Destination == "/b" {
+				r.Destination = "/c"
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	}
+	upsert := redirects.ImportOptions{Mode: redirects.ImportUpsert, Action: redirects.AuditRuleFlatten}
+
+	bad := upsert
+	bad.Expect = []string{"/b", "/b"}
+	_, err := e.s.RewriteDraft(e.ctx, p.ID, pointAtC, bad)
+	wantCode(t, "RewriteDraft with expected destinations", err, redirects.EINVALID)
+	failed := errors.New("the rewrite failed")
+	_, err = e.s.RewriteDraft(e.ctx, p.ID, func(*redirects.Project, []redirects.Rule) ([]redirects.Rule, error) {
+		return nil, failed
+	}, upsert)
+	if !errors.Is(err, failed) {
+		t.Fatalf("RewriteDraft whose rewrite fails = %v, want its error", err)
+	}
+	_, err = e.s.RewriteDraft(e.ctx, "prj_missing", func(*redirects.Project, []redirects.Rule) ([]redirects.Rule, error) {
+		t.Fatal("the rewrite of a missing project ran")
+		return nil, nil
+	}, upsert)
+	wantCode(t, "RewriteDraft of a missing project", err, redirects.ENOTFOUND)
+	wantDraft(t, "draft after refused rewrites", e.draftOf(p.ID), before)
+	if n := len(e.audit(redirects.AuditFilter{ProjectID: p.ID, Action: redirects.AuditRuleFlatten})); n != 0 {
+		t.Fatalf("%d audit entries of refused rewrites, want none", n)
+	}
+
+	rep, err := e.s.RewriteDraft(e.ctx, p.ID, pointAtC, upsert)
+	if err != nil {
+		t.Fatalf("RewriteDraft: %v", err)
+	}
+	if rep.Updated != 2 || rep.Added != 0 || rep.UndoID == 0 {
+		t.Fatalf("RewriteDraft reported %+v, want 2 updated and an undo record", *rep)
+	}
+	for _, r := range e.rules(p.ID) {
+		if r.Destination == "/b" {
+			t.Errorf("rule %s still redirects to /b", r.Source)
+		}
+	}
+	if n := len(e.audit(redirects.AuditFilter{ProjectID: p.ID, Action: redirects.AuditRuleFlatten})); n != 1 {
+		t.Fatalf("%d audit entries of the rewrite, want 1", n)
+	}
+	e.clock.Add(time.Minute)
+	if _, err := e.s.UndoImport(e.ctx, p.ID, rep.UndoID); err != nil {
+		t.Fatalf("UndoImport of the rewrite: %v", err)
+	}
+	wantDraft(t, "draft after undoing the rewrite", e.draftOf(p.ID), before)
+}
+
+// testRewriteDraftDeletes: a delete of one rule, or of rules by a filter,
+// started while a RewriteDraft's rewrite computes, waits for the rewrite's
+// write: the draft the rewrite read is the draft it writes over, its report
+// counts what it changed, and its undo record describes the draft it left
+// (the undo is refused only because the delete came after it).
+func testRewriteDraftDeletes(t *testing.T, e *env) {
+	for _, byFilter := range []bool{false, true} {
+		p := e.newProject()
+		e.rule(p.ID, "/a", "/b", redirects.Exact, 100)
+		e.rule(p.ID, "/b", "/c", redirects.Exact, 100)
+		c := e.rule(p.ID, "/c", "/d", redirects.Exact, 100)
+		deleted := make(chan error, 1)
+		early := false
+		rep, err := e.s.RewriteDraft(e.ctx, p.ID, func(_ *redirects.Project, draft []redirects.Rule) ([]redirects.Rule, error) {
+			go func() {
+				if byFilter {
+					_, err := e.s.DeleteRules(e.ctx, p.ID, redirects.RuleFilter{Query: "/c*"})
+					deleted <- err
+					return
+				}
+				deleted <- e.s.DeleteRule(e.ctx, p.ID, c.ID)
+			}()
+			// A delete that does not wait has long finished after
+			// this; one that waits cannot finish before the write.
+			select {
+			case <-deleted:
+				early = true
+			case <-time.After(500 * time.Millisecond):
+			}
+			var out []redirects.Rule
+			for _, r := range draft {
+				if r.Destination == "/b" || r.Destination == "/c" {
+					r.Destination = "/d"
+					out = append(out, r)
+				}
+			}
+			return out, nil
+		}, redirects.ImportOptions{Mode: redirects.ImportUpsert, Action: redirects.AuditRuleFlatten})
+		if err != nil {
+			t.Fatalf("RewriteDraft: %v", err)
+		}
+		if early {
+			t.Fatalf("a delete (by filter %t) finished while the rewrite computed, between its read of the draft and its write", byFilter)
+		}
+		if err := <-deleted; err != nil {
+			t.Fatalf("the delete after the rewrite: %v", err)
+		}
+		if rep.Updated != 2 {
+			t.Fatalf("RewriteDraft reported %d updated, want 2", rep.Updated)
+		}
+		got := map[string]string{}
+		for _, r := range e.rules(p.ID) {
+			got[r.Source] = r.Destination
+		}
+		if len(got) != 2 || got["/a"] != "/d" || got["/b"] != "/d" {
+			t.Fatalf("draft after the rewrite and the delete: %v, want /a and /b to /d", got)
+		}
 	}
 }

@@ -90,6 +90,18 @@ func testHits(t *testing.T, e *env) {
 	if got, err := e.s.FindHits(e.ctx, q.ID, nil); err != nil || len(got) != 0 {
 		t.Errorf("FindHits(deleted project) = %v, %v; want none", got, err)
 	}
+	// A node that flushed q's rule before its deletion flushes it again:
+	// the hits are dropped, and p's, in the same flush, count.
+	add(
+		redirects.RuleHits{ProjectID: q.ID, MatchType: redirects.Exact, Source: "/a", Hits: 2, LastHit: t2},
+		redirects.RuleHits{ProjectID: p.ID, MatchType: redirects.Exact, Source: "/a", Hits: 2, LastHit: t2},
+	)
+	if got, err := e.s.FindHits(e.ctx, q.ID, nil); err != nil || len(got) != 0 {
+		t.Errorf("FindHits(deleted project) after a flush naming it = %v, %v; want none", got, err)
+	}
+	if got := redirects.HitIndex(mustHits(t, e, p.ID))[redirects.HitKey{MatchType: redirects.Exact, Source: "/a"}].Hits; got != 7 {
+		t.Errorf("hits of p's exact /a after a flush beside a deleted project: %d, want 7", got)
+	}
 }
 
 func mustHits(t *testing.T, e *env, projectID string) []redirects.RuleHits {

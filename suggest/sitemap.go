@@ -9,10 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"redirects"
 	"redirects/webhook"
@@ -209,13 +212,58 @@ func (b *budget) readXML(ctx context.Context, r io.Reader, open Opener, depth in
 	return nil
 }
 
+// The limits of fetching a sitemap: a request (its body of up to
+// MaxSitemapBytes included) ends after SitemapTimeout, and follows at
+// most SitemapMaxRedirects redirects.
+const (
+	SitemapTimeout      = 60 * time.Second
+	SitemapMaxRedirects = 5
+)
+
 // Fetcher fetches sitemaps over HTTP(S) under the webhooks' address rules
-// (webhook.NewClient: private, loopback and link-local addresses refused
-// at dial time, unless AllowPrivate), no redirect followed.
+// (webhook.PublicOnly: private, loopback and link-local addresses refused
+// at dial time, unless AllowPrivate), for every hop of the up to
+// SitemapMaxRedirects redirects it follows, each request within
+// SitemapTimeout.
 type Fetcher struct {
 	AllowPrivate bool
-	once         sync.Once // makes client: one Fetcher serves concurrent requests
-	client       *http.Client
+	// control replaces webhook.PublicOnly as the dialer's Control when
+	// set (tests: a loopback server stands for a public one).
+	control func(network, address string, c syscall.RawConn) error
+	once    sync.Once // makes client: one Fetcher serves concurrent requests
+	client  *http.Client
+}
+
+// newClient is f's client: every connection, a redirect's included, is
+// dialled under the address rule.
+func (f *Fetcher) newClient() *http.Client {
+	d := &net.Dialer{Timeout: webhook.Timeout}
+	switch {
+	case f.control != nil:
+		d.Control = f.control
+	case !f.AllowPrivate:
+		d.Control = webhook.PublicOnly
+	}
+	return &http.Client{
+		Timeout: SitemapTimeout,
+		Transport: &http.Transport{
+			Proxy:                 nil,
+			DialContext:           d.DialContext,
+			TLSHandshakeTimeout:   webhook.Timeout,
+			ResponseHeaderTimeout: SitemapTimeout / 2,
+			MaxIdleConnsPerHost:   2,
+			IdleConnTimeout:       30 * time.Second,
+		},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > SitemapMaxRedirects {
+				return fmt.Errorf("more than %d redirects", SitemapMaxRedirects)
+			}
+			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+				return fmt.Errorf("a redirect to %s, not an http or https URL", req.URL.Redacted())
+			}
+			return nil
+		},
+	}
 }
 
 // Open GETs loc and returns its body, for a status 200 only.
@@ -224,7 +272,7 @@ func (f *Fetcher) Open(ctx context.Context, loc string) (io.ReadCloser, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%q is not an http or https URL", loc)
 	}
-	f.once.Do(func() { f.client = webhook.NewClient(f.AllowPrivate) })
+	f.once.Do(func() { f.client = f.newClient() })
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
 	if err != nil {
 		return nil, err

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 
 	"redirects"
@@ -154,4 +156,59 @@ func TestFetchSitemap(t *testing.T) {
 	wantInvalid(t, "a 404", err, "404")
 	_, err = (&Fetcher{}).Fetch(context.Background(), "ftp://a.example/s.xml")
 	wantInvalid(t, "an ftp URL", err, "not an http or https URL")
+}
+
+// TestFetchSitemapRedirects: a sitemap that moved is followed through up
+// to 5 redirects (a 6th is an error naming the limit); every hop is
+// dialled under the address rule, so a redirect from a server standing
+// for a public one (127.0.0.1) to a private address (127.0.0.2) is
+// refused with the webhooks' error.
+func TestFetchSitemapRedirects(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("cannot listen on 127.0.0.2: %v", err)
+	}
+	private := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, urlset("https://a.example/secret"))
+	})}}
+	private.Start()
+	defer private.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		switch {
+		case r.URL.Path == "/sitemap.xml":
+			io.WriteString(w, urlset("https://a.example/1"))
+		case r.URL.Path == "/to-private":
+			http.Redirect(w, r, private.URL+"/sitemap.xml", http.StatusFound)
+		case strings.HasPrefix(r.URL.Path, "/hop/"):
+			fmt.Sscanf(strings.TrimPrefix(r.URL.Path, "/hop/"), "%d", &n)
+			if n == 0 {
+				http.Redirect(w, r, "/sitemap.xml", http.StatusMovedPermanently)
+				return
+			}
+			http.Redirect(w, r, fmt.Sprintf("/hop/%d", n-1), http.StatusFound)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	f := &Fetcher{control: func(network, address string, c syscall.RawConn) error {
+		if strings.HasPrefix(address, "127.0.0.1:") {
+			return nil
+		}
+		return webhook.PublicOnly(network, address, c)
+	}}
+	// /hop/4 is 5 redirects away from the sitemap: 4, 3, 2, 1, 0, sitemap.
+	got, err := f.Fetch(context.Background(), srv.URL+"/hop/4")
+	if err != nil || strings.Join(got, " ") != "https://a.example/1" {
+		t.Fatalf("5 redirects: %v, %v; want the sitemap's URL", got, err)
+	}
+	_, err = f.Fetch(context.Background(), srv.URL+"/hop/5")
+	wantInvalid(t, "6 redirects", err, "more than 5 redirects")
+	_, err = f.Fetch(context.Background(), srv.URL+"/to-private")
+	wantInvalid(t, "a redirect to a private address", err, "not a public address")
+	got, err = (&Fetcher{AllowPrivate: true}).Fetch(context.Background(), srv.URL+"/to-private")
+	if err != nil || strings.Join(got, " ") != "https://a.example/secret" {
+		t.Fatalf("a redirect to a private address, allowed: %v, %v", got, err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"redirects"
 	"redirects/export"
@@ -49,7 +50,10 @@ type Main struct {
 	// starts to deliver them.
 	sendsNoWebhooks bool
 
-	store redirects.Store
+	// openMu makes open safe to call from the goroutines serve starts
+	// (the edge's reconnection, the scheduled checks' retries).
+	openMu sync.Mutex
+	store  redirects.Store
 	// db is store when it is a database (opened from --db), with the
 	// notices of its events when it pushes them: what serve answers from.
 	db      Database
@@ -340,6 +344,8 @@ func isSet(fs *flag.FlagSet, names ...string) bool {
 // A run against a management API (--api or a profile) has no database:
 // open answers the error of a command that needs one.
 func (c *cmd) open(ctx context.Context) (Database, error) {
+	c.m.openMu.Lock()
+	defer c.m.openMu.Unlock()
 	if c.m.db != nil {
 		return c.m.db, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -47,13 +48,45 @@ const overflowing = `(() => {
   return 'page ' + document.documentElement.scrollWidth + ' px wide in a ' + w + ' px viewport: ' + out.join(', ');
 })()`
 
+// tableFits answers, for a table on a narrow screen, what of it does not
+// fit: its box scrolling sideways, or its first cell that reaches past
+// the screen's edges.
+const tableFits = `((t) => {
+  const out = [];
+  const screen = document.documentElement.clientWidth;
+  const w = t.closest('.table-wrap') || t;
+  const name = (t.closest('[aria-label]') || t).getAttribute('aria-label') || t.className;
+  if (w.scrollWidth > w.clientWidth + 1) out.push('the table (' + name + ') is ' + (w.scrollWidth - w.clientWidth) + ' px wider than its box');
+  for (const c of t.querySelectorAll('td')) {
+    const r = c.getBoundingClientRect();
+    if (r.width > 0 && (r.left < 0 || r.right > screen + 1)) {
+      out.push('a cell of the table (' + name + ', ' + (c.dataset.label || c.textContent.slice(0, 20)) + ') spans ' + Math.round(r.left) + ' to ' + Math.round(r.right) + ' px of a ' + screen + ' px screen');
+      break;
+    }
+  }
+  return out;
+})`
+
+// fits fails the test when the table sel names does not fit the screen
+// at width px (tableFits).
+func (b *browser) fits(sel string, width int64) {
+	b.t.Helper()
+	b.run(chromedp.EmulateViewport(width, 800), chromedp.Sleep(50*time.Millisecond))
+	msg := get(b, chromedp.Evaluate[string](fmt.Sprintf(`(() => { const t = document.querySelector(%q); return t ? %s(t).join('; ') : 'no table %s'; })()`, sel, tableFits, sel)))
+	if msg != "" {
+		b.t.Errorf("at %d px: %s", width, msg)
+	}
+	b.run(chromedp.EmulateViewport(1280, 800))
+}
+
 // designRules checks, on the page as shown, the dashboard's design
 // system (ui/static/app.css) and answers what breaks it, one problem a
 // line: h1, h2 and h3 each at least 1.2 times the size of the next; at
 // most one primary action (a control filled with the primary colour);
 // destructive buttons in another colour than the primary one; no link or
 // button of the top bar underlined; at 1280 px (wide), no table scrolling
-// sideways in its box, every cell in view.
+// sideways in its box; narrower, every table shown as cards (table.cards)
+// fitting the screen (tableFits).
 const designRules = `((wide) => {
   const out = [];
   const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
@@ -81,6 +114,9 @@ const designRules = `((wide) => {
     for (const w of document.querySelectorAll('.table-wrap')) {
       if (shown(w) && w.scrollWidth > w.clientWidth + 1) out.push('a table (' + (w.querySelector('caption, table[id], table[class]') || w).textContent.slice(0, 40).trim() + ') is ' + (w.scrollWidth - w.clientWidth) + ' px wider than its box');
     }
+  }
+  if (!wide) {
+    for (const t of [...document.querySelectorAll('table.cards')].filter(shown)) out.push(...(` + tableFits + `)(t));
   }
   return out.join('\n');
 })`

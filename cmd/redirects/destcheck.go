@@ -10,7 +10,6 @@ import (
 	"redirects"
 	"redirects/api"
 	"redirects/destcheck"
-	"redirects/remote"
 	"redirects/service"
 )
 
@@ -30,7 +29,9 @@ var destCheckCommands = []command{
 			"--check-allow-private (with --db; through --api, the server's serve --check-allow-private\n" +
 			"decides). --last prints the last check's results without checking (broken first).\n" +
 			"Output: one line per destination that is broken, leads off-site or was refused, and a summary\n" +
-			"on stderr; --json prints what POST (or, with --last, GET) .../destination-checks answers.",
+			"on stderr; --json prints a done check's report (or, with --last, what GET .../destination-checks\n" +
+			"answers). Through --api the server runs the check: the command starts it and reads it until it\n" +
+			"ends, however long it takes; a check of the project that runs already is an error naming it.",
 		example: `redirects check --project "$PROJECT" --base-url https://www.example.com`,
 		run:     (*cmd).check,
 	},
@@ -66,25 +67,28 @@ func (c *cmd) check(ctx context.Context, args []string) error {
 		}
 		return c.printChecks(j.Checks, fmt.Sprintf("check --last: %s, %d broken", plural(len(j.Checks), "destination", "destinations"), j.Broken))
 	}
-	var rep api.CheckReport
-	in := api.CheckInput{BaseURL: *base}
+	// Through --api the check runs on the server, started by one request
+	// and read by others until it ends (remote.Client.CheckDestinations),
+	// so that no request lasts as long as a large check.
+	var checks redirects.CheckService
 	if cl != nil {
 		if *allowPrivate {
 			return usagef("check --check-allow-private applies with --db; through --api the server decides (serve --check-allow-private)")
 		}
-		rep, err = remote.Call(ctx, cl, api.CheckDestinationsOp, *project, in)
+		checks = cl
 	} else {
 		s, oerr := c.open(ctx)
 		if oerr != nil {
 			return oerr
 		}
-		svc := service.New(service.Deps{Store: s, Accounts: s, Webhooks: s, Agents: s, Clock: c.m.Clock, Builder: builder,
-			Checker: destcheck.New(*allowPrivate)}).Services()
-		rep, err = api.CheckDestinationsOp.Call(ctx, svc, *project, in)
+		checks = service.New(service.Deps{Store: s, Accounts: s, Webhooks: s, Agents: s, Clock: c.m.Clock, Builder: builder,
+			Checker: destcheck.New(*allowPrivate)})
 	}
+	report, err := checks.CheckDestinations(ctx, *project, redirects.CheckOptions{BaseURL: *base})
 	if err != nil {
 		return err
 	}
+	rep := api.CheckReportOf(report)
 	if *asJSON {
 		return c.printJSON(rep)
 	}
@@ -136,25 +140,27 @@ func (c *cmd) lastChecks(ctx context.Context, project string) (map[string]redire
 // --check-destinations-every on this node, and returns the function that
 // stops them (a check cut short stores nothing). Every node runs the
 // schedule; the store's lease per project lets one node check a project
-// at a time, and a project once a period whichever node does.
+// at a time, and a project once a period whichever node does. A database
+// that cannot be opened yet (down as serve starts) is tried again, with
+// a warning each time, until it opens or serve stops.
 func (c *cmd) startChecks(ctx context.Context, logger *slog.Logger) (stop func()) {
 	every := c.cfg.checkEvery
 	if every <= 0 {
 		return func() {}
 	}
-	s, err := c.open(ctx)
-	if err != nil {
-		return func() {}
-	}
-	svc := service.New(service.Deps{Store: s, Accounts: s, Clock: c.m.Clock, Builder: builder, Checker: destcheck.New(c.cfg.checkAllowPrivate)})
 	owner := "node_" + redirects.NewWebhookDeliveryID()[4:]
 	tick := min(every, time.Minute)
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		s, err := waitForDatabase(ctx, logger, "scheduled destination checks", c.open, 2*time.Second, time.Minute)
+		if err != nil {
+			return // serve stopped first
+		}
+		svc := service.New(service.Deps{Store: s, Accounts: s, Clock: c.m.Clock, Builder: builder, Checker: destcheck.New(c.cfg.checkAllowPrivate)})
 		for {
-			err := svc.RunScheduledChecks(ctx, owner, every, func(project string, rep *redirects.CheckReport, err error) {
+			fails := svc.RunScheduledChecks(ctx, owner, every, func(project string, rep *redirects.CheckReport, err error) {
 				switch {
 				case err != nil && ctx.Err() == nil:
 					logger.Warn("destination check", "project", project, "err", err)
@@ -162,9 +168,7 @@ func (c *cmd) startChecks(ctx context.Context, logger *slog.Logger) (stop func()
 					logger.Info("destination check", "project", project, "checked", len(rep.Checks), "newly_broken", len(rep.NewlyBroken), "skipped", rep.Skipped)
 				}
 			})
-			if err != nil && ctx.Err() == nil {
-				logger.Warn("destination checks", "err", err)
-			}
+			logScheduleFailures(logger, fails)
 			select {
 			case <-ctx.Done():
 				return
@@ -175,5 +179,42 @@ func (c *cmd) startChecks(ctx context.Context, logger *slog.Logger) (stop func()
 	return func() {
 		cancel()
 		<-done
+	}
+}
+
+// logScheduleFailures logs a warning per failure of a pass of the
+// schedule (one per cause, not per project or destination): what could
+// not be done, how many projects it struck and the first of them, and
+// the first error.
+func logScheduleFailures(logger *slog.Logger, fails []service.ScheduleFailure) {
+	for _, f := range fails {
+		args := []any{"err", f.Err}
+		if len(f.Projects) > 0 {
+			args = []any{"projects", len(f.Projects), "first_project", f.Projects[0], "err", f.Err}
+		}
+		logger.Warn("scheduled destination checks could not "+f.Cause, args...)
+	}
+}
+
+// waitForDatabase calls open until it succeeds, and returns what it
+// opened, or until ctx ends, and returns ctx's error. Each failure is
+// logged as a warning naming what waits, then tried again after retry,
+// doubled each time up to most.
+func waitForDatabase(ctx context.Context, logger *slog.Logger, what string, open func(context.Context) (Database, error), retry, most time.Duration) (Database, error) {
+	for {
+		s, err := open(ctx)
+		if err == nil {
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		logger.Warn(what+" wait for the database", "err", err, "retry_in", retry.String())
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(retry):
+		}
+		retry = min(2*retry, most)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -219,5 +220,46 @@ func TestCheckSchedule(t *testing.T) {
 	var entries []redirects.AuditEntry
 	if err := json.Unmarshal([]byte(audit), &entries); err != nil || len(entries) != 1 || entries[0].Actor.Kind != redirects.ActorSystem {
 		t.Fatalf("destination.check entries: %v\n%s\nwant one, by the system", err, audit)
+	}
+}
+
+// TestCheckScheduleLogsFailures: serve's scheduled checks log a failure
+// of the store once per pass and cause, naming how many projects it
+// struck, not once per project: here the table of the schedule's leases
+// is dropped from the real SQLite file before serve starts, so that
+// claiming each of two projects' leases fails.
+func TestCheckScheduleLogsFailures(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "schedule.db")
+	db := "sqlite:" + path
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer web.Close()
+	org, _ := runCLI(t, db, 0, "org", "create", "--name", "Acme", "--tier", "pro")
+	org = strings.TrimSpace(org)
+	for _, name := range []string{"www", "shop"} {
+		p, _ := runCLI(t, db, 0, "project", "create", "--org", org, "--name", name)
+		p = strings.TrimSpace(p)
+		runCLI(t, db, 0, "project", "update", "--project", p, "--host", name+".example.com")
+		runCLI(t, db, 0, "rule", "add", "--project", p, "--source", "/a", "--destination", web.URL+"/live")
+		runCLI(t, db, 0, "deploy", "--project", p)
+	}
+	conn, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec("DROP TABLE destination_check_runs"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	srv := start(t, db, "serve", "--addr", freeAddr(t), "--admin-addr", "", "--engine", "net/http",
+		"--check-destinations-every", "1h", "--check-allow-private")
+	const line = "scheduled destination checks could not claim a project's lease"
+	waitFor(t, "serve logs that the leases could not be claimed", func() bool {
+		return strings.Contains(srv.errb.String(), line)
+	})
+	time.Sleep(500 * time.Millisecond) // a line per project would have come by now
+	log := srv.errb.String()
+	if n := strings.Count(log, line); n != 1 || !strings.Contains(log, "projects=2") || !strings.Contains(log, "destination_check_runs") {
+		t.Fatalf("%d lines %q; want one, naming 2 projects and the store's error:\n%s", n, line, log)
 	}
 }

@@ -44,4 +44,9 @@ func TestFlushMetrics(t *testing.T) {
 	if count == nil || count[1] == "0" {
 		t.Errorf("/metrics counts no flush (redirects_flush_duration_seconds_count %v):\n%s", count, m)
 	}
+	// No rule was deleted and the database was not restored: no batch
+	// entry was dropped.
+	if !strings.Contains(m, "redirects_flush_hit_entries_dropped_total 0\n") {
+		t.Errorf("/metrics reports no redirects_flush_hit_entries_dropped_total 0:\n%s", m)
+	}
 }

@@ -80,6 +80,10 @@ type managementServer struct {
 	// when stop's grace runs out, so that an import (which reads with its
 	// request's context) stops with the server instead of holding it.
 	cancelRequests context.CancelFunc
+	// checks runs the destination checks started through the API and the
+	// dashboard; stop ends them (each failed, the results before it kept)
+	// before the store closes.
+	checks *service.Background
 }
 
 // manageRetry is how often a management listener started without its
@@ -102,7 +106,7 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 	}
 	tlsConfig := o.tls
 	url := c.cfg.databaseURL()
-	m := &managementServer{done: make(chan error, 1)}
+	m := &managementServer{done: make(chan error, 1), checks: service.NewBackground()}
 	// The API and the dashboard share one login counter, so switching
 	// doors gains a guesser nothing.
 	logins := service.NewLogins(service.LoginLimits{}, c.m.Clock)
@@ -120,7 +124,7 @@ func (c *cmd) startManage(ctx context.Context, o *manageOptions, logger *slog.Lo
 		// this process was started with (--check-allow-private) and the
 		// sitemaps' fetcher (--webhook-allow-private).
 		svc := service.New(service.Deps{Store: s, Accounts: s, Clock: c.m.Clock, Builder: builder, Logins: logins,
-			Checker: destcheck.New(c.cfg.checkAllowPrivate), Sitemaps: &suggestion.Fetcher{AllowPrivate: c.cfg.webhookAllowPrivate}}).Local()
+			Checker: destcheck.New(c.cfg.checkAllowPrivate), Background: m.checks, Sitemaps: &suggestion.Fetcher{AllowPrivate: c.cfg.webhookAllowPrivate}}).Local()
 		mux.Handle("/manage/", manage.Handler(manage.Config{Store: s, Accounts: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins, Services: svc}))
 		mux.Handle("/", ui.Handler(ui.Config{Store: s, Accounts: s, Clock: c.m.Clock, Logger: logger, Secure: tlsConfig != nil, Builder: builder, Logins: logins, LoginKey: loginKey, Services: svc}))
 		return mux
@@ -221,6 +225,7 @@ func (m *managementServer) stop(ctx context.Context) error {
 	if serveErr := <-m.done; err == nil {
 		err = serveErr
 	}
+	m.checks.Stop()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.store != nil {

@@ -98,6 +98,13 @@ func (c *cmd) runServer(ctx context.Context, addr, admin, redisURL, level, logFo
 		if err != nil {
 			return nil, err
 		}
+		if d, ok := s.(interface {
+			SetLogger(*slog.Logger)
+			DroppedHitEntries() int64
+		}); ok {
+			d.SetLogger(logger)
+			metrics.SetDroppedHitEntries(d.DroppedHitEntries)
+		}
 		if redisURL != "" {
 			rl, err := redis.Open(ctx, redisURL, cmp.Or(c.cfg.redisPrefix, "redirects:"), s, logger, c.m.Clock)
 			if err != nil {

@@ -22,6 +22,8 @@ func FuzzCompile(f *testing.F) {
 		{"/:x((((", "/", "/"},
 		{"/%3A/%2A/%28", "/", "/:/*/("},
 		{"/:a:b", "/", "/xy"},
+		{"^/old/\\Qa.php", "/new", "/old/a.php"},
+		{"/docs/:p(\\Qa.b)", "/d/:p", "/docs/a.b"},
 	} {
 		f.Add(s[0], s[1], s[2], uint8(Pattern), "")
 		f.Add(s[0], s[1], s[2], uint8(Regex), "*.example.com")

@@ -243,6 +243,12 @@ func (m *Match) tryView(c *compiled, n int) bool {
 		clear(m.skip)
 		return m.matchTokens(c, 0, path, 0)
 	case Regex:
+		if fold {
+			// The expression is lower-cased (compileRE): it runs on the
+			// view with its ASCII letters lower-cased, which Lookup wrote
+			// into m.folded (the slash twin's added '/' included).
+			path = m.folded[:n]
+		}
 		idx := c.re.FindSubmatchIndex(path)
 		if idx == nil {
 			return false
@@ -409,8 +415,16 @@ func (m *Match) matchToken(c *compiled, i int, path []byte, pos int) bool {
 // capture records path[start:end] as token i's capture if its constraint,
 // if any, matches all of it (an empty capture is not checked).
 func (m *Match) capture(c *compiled, i int, path []byte, start, end int) bool {
-	if re := c.cons[i]; re != nil && start < end && !re.Match(path[start:end]) {
-		return false
+	if re := c.cons[i]; re != nil && start < end {
+		text := path[start:end]
+		if m.set.settings.CaseInsensitive {
+			// The constraint is lower-cased (compileRE): it runs on the
+			// capture's text with its ASCII letters lower-cased.
+			text = m.folded[start:end]
+		}
+		if !re.Match(text) {
+			return false
+		}
 	}
 	m.caps[c.toks[i].slot] = span{start: int32(start), end: int32(end), set: true}
 	return true

@@ -1,8 +1,10 @@
 package pattern
 
 import (
+	"cmp"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -203,11 +205,26 @@ func indexOf(s, sub string) int {
 }
 
 // compileRE anchors an expression at both ends and, under caseInsensitive,
-// folds its ASCII letters only (never RE2's Unicode (?i), which would also
-// fold 'K' with the Kelvin sign).
-func compileRE(re *syntax.Regexp, fold bool) *regexp.Regexp {
+// lower-cases its ASCII letters (lowerASCII): the expression then runs on
+// the path with its ASCII letters lower-cased (Match.folded), which answers
+// as the expression with each of its letters also matching the letter's
+// other case would on the path as it is, and keeps the program RE2 builds
+// for the expression as written, its one-pass form and literal prefix
+// included (never RE2's Unicode (?i), which would also fold 'K' with the
+// Kelvin sign). expr is the expression as written, re its parse
+// (parseRE2). Without folding, expr itself is compiled inside a group that
+// captures nothing: the same expression as re anchored, and without
+// syntax.Regexp.String, which costs some 125,000 case-folding lookups for
+// each character class such as [^/] (milliseconds a rule, for every
+// pattern rule with a placeholder). An expression holding \Q takes the
+// printed parse too: a \Q that no \E closes quotes the rest of the text,
+// the group's closing parenthesis included.
+func compileRE(expr string, re *syntax.Regexp, fold bool) *regexp.Regexp {
+	if !fold && !strings.Contains(expr, `\Q`) {
+		return regexp.MustCompile(`\A(?:` + expr + `)\z`)
+	}
 	if fold {
-		re = foldASCII(re)
+		re = lowerASCII(re)
 	}
 	anchored := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: []*syntax.Regexp{
 		{Op: syntax.OpBeginText}, re, {Op: syntax.OpEndText},
@@ -215,54 +232,72 @@ func compileRE(re *syntax.Regexp, fold bool) *regexp.Regexp {
 	return regexp.MustCompile(anchored.String())
 }
 
-// foldASCII returns re with every ASCII letter it matches also matching the
-// letter's other case, and its own Unicode case folding left as written.
-func foldASCII(re *syntax.Regexp) *syntax.Regexp {
+// lowerASCII returns re with every upper-case ASCII letter it matches
+// replaced by the letter's lower case, and what RE2 folds itself ((?i))
+// left as written. Run on a path whose ASCII letters are lower-cased, it
+// answers as re with each ASCII letter it matches also matching the
+// letter's other case answers on the path as written: a character c is in
+// a class C with its letters' other cases added if and only if lower(c) is
+// in lowerASCII's class (C without A-Z, and the lower case of what C holds
+// of A-Z); a literal RE2 folds itself holds both cases of an ASCII letter
+// or neither; and lower-casing ASCII moves no byte and changes none of a
+// character outside ASCII, so the groups are found at the same offsets.
+func lowerASCII(re *syntax.Regexp) *syntax.Regexp {
 	c := *re
 	c.Sub = make([]*syntax.Regexp, len(re.Sub))
 	for i, s := range re.Sub {
-		c.Sub[i] = foldASCII(s)
+		c.Sub[i] = lowerASCII(s)
 	}
 	switch c.Op {
 	case syntax.OpLiteral:
 		if c.Flags&syntax.FoldCase != 0 {
 			break
 		}
-		var parts []*syntax.Regexp
-		for _, r := range c.Rune {
-			if o, ok := otherCase(r); ok {
-				parts = append(parts, &syntax.Regexp{Op: syntax.OpCharClass, Rune: []rune{r, r, o, o}})
-			} else {
-				parts = append(parts, &syntax.Regexp{Op: syntax.OpLiteral, Rune: []rune{r}})
+		c.Rune = append([]rune(nil), c.Rune...)
+		for i, r := range c.Rune {
+			if 'A' <= r && r <= 'Z' {
+				c.Rune[i] = r + 32
 			}
 		}
-		return &syntax.Regexp{Op: syntax.OpConcat, Sub: parts}
 	case syntax.OpCharClass:
-		rs := append([]rune(nil), c.Rune...)
+		var rs []rune
 		for i := 0; i+1 < len(c.Rune); i += 2 {
 			lo, hi := c.Rune[i], c.Rune[i+1]
-			for _, up := range [][2]rune{{'A', 'Z'}, {'a', 'z'}} {
-				a, b := max(lo, up[0]), min(hi, up[1])
-				if a <= b {
-					oa, _ := otherCase(a)
-					ob, _ := otherCase(b)
-					rs = append(rs, oa, ob)
-				}
+			// What the range holds outside A-Z stays; what it holds of
+			// A-Z moves to a-z.
+			if lo < 'A' {
+				rs = append(rs, lo, min(hi, 'A'-1))
+			}
+			if hi > 'Z' {
+				rs = append(rs, max(lo, 'Z'+1), hi)
+			}
+			if a, b := max(lo, 'A'), min(hi, 'Z'); a <= b {
+				rs = append(rs, a+32, b+32)
 			}
 		}
-		c.Rune = rs
+		c.Rune = mergeRanges(rs)
 	}
 	return &c
 }
 
-func otherCase(r rune) (rune, bool) {
-	switch {
-	case 'a' <= r && r <= 'z':
-		return r - 32, true
-	case 'A' <= r && r <= 'Z':
-		return r + 32, true
+// mergeRanges sorts a character class's ranges and merges those that
+// overlap or touch, as the parser leaves a class.
+func mergeRanges(rs []rune) []rune {
+	type rng struct{ lo, hi rune }
+	var list []rng
+	for i := 0; i+1 < len(rs); i += 2 {
+		list = append(list, rng{rs[i], rs[i+1]})
 	}
-	return r, false
+	slices.SortFunc(list, func(a, b rng) int { return cmp.Compare(a.lo, b.lo) })
+	out := make([]rune, 0, len(rs))
+	for _, r := range list {
+		if n := len(out); n > 0 && r.lo <= out[n-1]+1 {
+			out[n-1] = max(out[n-1], r.hi)
+			continue
+		}
+		out = append(out, r.lo, r.hi)
+	}
+	return out
 }
 
 func validUTF8(s string) bool { return utf8.ValidString(s) }

@@ -225,7 +225,7 @@ func compileRule(r *Rule, st Settings) (compiled, error) {
 		for i, t := range p.tokens {
 			if t.constraint != "" {
 				re, _ := parseRE2("source", t.constraint, t.pos)
-				c.cons[i] = compileRE(re, st.CaseInsensitive)
+				c.cons[i] = compileRE(t.constraint, re, st.CaseInsensitive)
 			}
 		}
 		c.slots = len(p.names) - countQueryNames(p)
@@ -235,7 +235,8 @@ func compileRule(r *Rule, st Settings) (compiled, error) {
 			return c, err
 		}
 		p = pr
-		c.re = compileRE(re, st.CaseInsensitive)
+		expr, _, _ := splitRegex(r.Source)
+		c.re = compileRE(expr, re, st.CaseInsensitive)
 		c.prefix = literalPrefixOf(re)
 		c.slots = c.re.NumSubexp() + 1
 	default:

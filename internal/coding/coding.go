@@ -72,6 +72,18 @@ func ZstdBytes(body []byte) []byte {
 	return zenc().EncodeAll(body, make([]byte, 0, len(body)/5+64))
 }
 
+// NewZstdWriter returns a writer that compresses what is written to it
+// into w as one zstd frame, as ZstdBytes does, without the whole body in
+// memory at once; Close ends the frame.
+func NewZstdWriter(w io.Writer) io.WriteCloser {
+	e, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedFastest),
+		zstd.WithWindowSize(MaxZstdWindow), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+	if err != nil {
+		panic("coding: " + err.Error()) // the options are valid
+	}
+	return e
+}
+
 // Decode returns the bytes b stands for in content coding c ("" and
 // "identity" return b itself).
 func Decode(c string, b []byte) ([]byte, error) {

@@ -28,12 +28,14 @@ type Result struct {
 	Shape string
 	Size  int64
 	// Status is the answer's status (0 when none came); Err the client's
-	// error when none came.
+	// error when none came, or when the answer's body broke off.
 	Status int
 	Err    error
-	// Reply is the answer's size in bytes; Excerpt its first 200.
+	// Reply is the answer's size in bytes; Excerpt its first 200, Tail
+	// its last 16.
 	Reply   int64
 	Excerpt string
+	Tail    string
 	// Sent is how much of the file went before the answer or the cut.
 	Sent int64
 	// Before is the node's RSS before; Growth its peak RSS during the
@@ -150,9 +152,11 @@ func Send(n Node, s Shape, size int64, o Options) Result {
 	if err == nil {
 		var sb strings.Builder
 		kept, _ := io.Copy(&sb, io.LimitReader(r.Body, o.ReplyLimit))
-		rest, err2 := io.Copy(io.Discard, r.Body)
+		var tail tailWriter
+		rest, err2 := io.Copy(&tail, r.Body)
 		r.Body.Close()
 		res.Status, res.Reply, res.Excerpt = r.StatusCode, kept+rest, sb.String()
+		res.Tail = tail.last(sb.String())
 		if len(res.Excerpt) > 200 {
 			res.Excerpt = res.Excerpt[:200]
 		}
@@ -221,4 +225,24 @@ func CPUTicks(pid int) (int64, error) {
 		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, b)
 	}
 	return u + s, nil
+}
+
+// tailWriter keeps the last tailBytes bytes written to it.
+type tailWriter struct{ b []byte }
+
+const tailBytes = 16
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.b = append(t.b, p[max(0, len(p)-tailBytes):]...)
+	if len(t.b) > tailBytes {
+		t.b = append(t.b[:0], t.b[len(t.b)-tailBytes:]...)
+	}
+	return len(p), nil
+}
+
+// last returns the last tailBytes bytes of the answer: of what t took, or
+// of kept (the answer's beginning) when t took fewer.
+func (t *tailWriter) last(kept string) string {
+	s := kept + string(t.b)
+	return s[max(0, len(s)-tailBytes):]
 }

@@ -215,3 +215,42 @@ func PlanShapes() []Shape {
 			Tail: `{"source":"/z","destination":"/b"}]}` + "\n"},
 	)
 }
+
+// ApacheSkips is a file of Apache RewriteRule [S=n] skips whose windows
+// all stay open (each ends where the one before it does), each followed
+// by a redirect inside them all: the import's work for a rule grows with
+// the windows over it unless they are bounded (the importer's test and
+// benchmark of skips read it). It is not among Shapes: every line of it
+// is skipped, and an import keeps a report line for each skipped line,
+// so that 100 MB of it, as of any lines the import skips, grows a node by
+// more than the resource test's bound, whatever the skips cost.
+func ApacheSkips() Shape {
+	return Shape{Name: "apache/skips", From: "apache", Head: "RewriteEngine On\n", Unit: func(i int) string {
+		return fmt.Sprintf("RewriteRule ^/?(\\d+)/w%d - [S=%d]\nRewriteRule ^/?(\\d+)/([a-z]+) /d/$1#$2 [R=302,L,NE]\n", i, 1_000_000_000-2*i)
+	}}
+}
+
+// ReportShapes are files whose every line the import lists in its report,
+// one by one: lines skipped in apache, nginx, netlify and vercel files,
+// and lines changed in an Apache file. They are not hostile (each line is
+// valid, and the answer lists each), but a report line costs a node more
+// than the line does: the resource test of reports bounds what they cost.
+func ReportShapes() []Shape {
+	return []Shape{
+		{Name: "apache/skipped", From: "apache", Unit: func(i int) string {
+			return fmt.Sprintf("RewriteRule ^/a%d$ /b%d [R=301,L]\n", i, i)
+		}},
+		{Name: "apache/changed", From: "apache", Head: "RewriteEngine On\n", Unit: func(i int) string {
+			return fmt.Sprintf("RewriteRule ^/a%d$ /b%d [R=301]\n", i, i)
+		}},
+		{Name: "nginx/skipped", From: "nginx", Unit: func(i int) string {
+			return fmt.Sprintf("rewrite ^/a%d$ /b%d permanent;\n", i, i)
+		}},
+		{Name: "netlify/skipped", From: "netlify", Unit: func(i int) string {
+			return fmt.Sprintf("/a%d /b%d 200\n", i, i)
+		}},
+		{Name: "vercel/skipped", From: "vercel", Head: "{\"redirects\": [\n", Tail: "{\"source\": \"/z\", \"destination\": \"/y\", \"permanent\": true}]}\n", Unit: func(i int) string {
+			return fmt.Sprintf("{\"source\": \"/a%d\", \"destination\": \"/b%d\", \"permanent\": true, \"has\": [{\"type\": \"header\", \"key\": \"x\"}]},\n", i, i)
+		}},
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -103,15 +104,64 @@ func Start(t testing.TB, ports []int, bin string, args ...string) int {
 	return cmd.Process.Pid
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago and
+// that no other caller holds until the test ends: not this process (two
+// binds to port 0 may return the same port once the first is closed), and
+// not another test process of the same machine (go test runs packages in
+// parallel), through a lock file per port in the temporary directory, held
+// until the test's cleanup, which runs after the servers it started have
+// stopped. Before this, two haproxy processes of two packages could both
+// listen on one port (haproxy sets SO_REUSEPORT) and the kernel shared the
+// connections between them, so half of one test's requests were answered by
+// the other test's configuration.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	dir := filepath.Join(os.TempDir(), "redirects-test-ports")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	for range 1000 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		portsMu.Lock()
+		taken := portsHeld[port]
+		portsHeld[port] = true
+		portsMu.Unlock()
+		if taken {
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(port)), os.O_CREATE|os.O_RDWR, 0o666)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lockFile(f); err != nil {
+			f.Close()
+			release(port)
+			continue
+		}
+		t.Cleanup(func() {
+			f.Close() // closing the file releases its lock
+			release(port)
+		})
+		return port
+	}
+	t.Fatal("no free port on 127.0.0.1 after 1000 tries")
+	return 0
+}
+
+var (
+	portsMu   sync.Mutex
+	portsHeld = map[int]bool{}
+)
+
+func release(port int) {
+	portsMu.Lock()
+	delete(portsHeld, port)
+	portsMu.Unlock()
 }
 
 // WriteFile writes body to path or fails the test.
@@ -153,9 +203,12 @@ http {
 }
 
 // HAProxyHead is the minimal global and defaults sections of a test
-// configuration; the frontends follow.
+// configuration; the frontends follow. noreuseport: a port another process
+// listens on makes haproxy fail to start, saying so, where SO_REUSEPORT
+// would have let both listen and share the connections.
 const HAProxyHead = `global
     maxconn 512
+    noreuseport
 defaults
     mode http
     timeout connect 5s
