@@ -65,7 +65,7 @@ func (c *cmd) ruleImportFrom(ctx context.Context, in io.Reader, name, from strin
 		}
 	}
 	if asJSON {
-		return c.printMigrationJSON(api.MigrationCounts{ImportCounts: api.ImportCountsOf(rep), UndoID: rep.UndoID, Migration: res})
+		return api.WriteMigrationCounts(c.m.Stdout, api.MigrationCounts{ImportCounts: api.ImportCountsOf(rep), UndoID: rep.UndoID, Migration: res})
 	}
 	bw := bufio.NewWriter(c.m.Stdout)
 	printMigration(bw, res)
