@@ -16,71 +16,72 @@ import (
 	"redirects/sqlstore"
 )
 
-// TestFlushPhysicalRestore: a restore that brings back an earlier copy of
-// the database files (PITR, a filesystem snapshot, an async standby
-// promoted), simulated with CREATE DATABASE ... TEMPLATE. Hits flushed
-// after the restore of a rule the node learned after the snapshot are
-// counted: the append refuses an id above the id sequence, and the node
-// flushes by key.
-func TestFlushPhysicalRestore(t *testing.T) {
+// restoreCase is a database with a recovery point: a project whose rule
+// /a a node flushed one hit of before the copy (snap) was taken.
+type restoreCase struct {
+	admin, src, snap, url string
+	p                     *redirects.Project
+	at                    time.Time
+}
+
+func newRestoreCase(t *testing.T) *restoreCase {
+	t.Helper()
 	ctx := context.Background()
-	admin := adminURL(t)
-	src, snap := randomName("fl_src_"), randomName("fl_snap_")
-	if err := adminExec(admin, `CREATE DATABASE `+src); err != nil {
+	c := &restoreCase{admin: adminURL(t), src: randomName("fl_src_"), snap: randomName("fl_snap_"), at: time.Unix(1_800_000_000, 0)}
+	if err := adminExec(c.admin, `CREATE DATABASE `+c.src); err != nil {
 		t.Fatal(err)
 	}
-	defer adminExec(admin, `DROP DATABASE IF EXISTS `+src+` WITH (FORCE)`)
-	defer adminExec(admin, `DROP DATABASE IF EXISTS `+snap+` WITH (FORCE)`)
-	url := withParam(t, admin, "dbname", src)
-	x, err := postgres.Open(ctx, url)
+	t.Cleanup(func() {
+		adminExec(c.admin, `DROP DATABASE IF EXISTS `+c.src+` WITH (FORCE)`)
+		adminExec(c.admin, `DROP DATABASE IF EXISTS `+c.snap+` WITH (FORCE)`)
+	})
+	c.url = withParam(t, c.admin, "dbname", c.src)
+	x, err := postgres.Open(ctx, c.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newProject(t, x)
-	at := time.Unix(1_800_000_000, 0)
-	h := func(src string, n int64) redirects.RuleHits {
-		return redirects.RuleHits{ProjectID: p.ID, MatchType: redirects.Exact, Source: src, Hits: n, LastHit: at}
-	}
-	if err := x.AddHits(ctx, []redirects.RuleHits{h("/a", 1)}); err != nil {
+	c.p = newProject(t, x)
+	if err := x.AddHits(ctx, []redirects.RuleHits{c.hits("/a", 1)}); err != nil {
 		t.Fatal(err)
 	}
 	x.Close()
 	// The backup / recovery point.
-	if err := adminExec(admin, `CREATE DATABASE `+snap+` TEMPLATE `+src); err != nil {
+	if err := adminExec(c.admin, `CREATE DATABASE `+c.snap+` TEMPLATE `+c.src); err != nil {
 		t.Fatal(err)
 	}
-	// The node runs on: learns /b.
-	n, err := postgres.Open(ctx, url)
+	return c
+}
+
+// hits is n hits of the project's exact rule src.
+func (c *restoreCase) hits(src string, n int64) redirects.RuleHits {
+	return redirects.RuleHits{ProjectID: c.p.ID, MatchType: redirects.Exact, Source: src, Hits: n, LastHit: c.at}
+}
+
+// open opens a node on the database.
+func (c *restoreCase) open(t *testing.T) *postgres.DB {
+	t.Helper()
+	n, err := postgres.Open(context.Background(), c.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer n.Close()
-	for range 2 {
-		if err := n.AddHits(ctx, []redirects.RuleHits{h("/a", 1), h("/b", 1)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Restore the earlier copy; the node is not restarted.
-	if err := adminExec(admin, `DROP DATABASE `+src+` WITH (FORCE)`); err != nil {
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+// restore brings the recovery point back in place of the database.
+func (c *restoreCase) restore(t *testing.T) {
+	t.Helper()
+	if err := adminExec(c.admin, `DROP DATABASE `+c.src+` WITH (FORCE)`); err != nil {
 		t.Fatal(err)
 	}
-	if err := adminExec(admin, `CREATE DATABASE `+src+` TEMPLATE `+snap); err != nil {
+	if err := adminExec(c.admin, `CREATE DATABASE `+c.src+` TEMPLATE `+c.snap); err != nil {
 		t.Fatal(err)
 	}
-	ok := 0
-	for i := 0; ok < 3 && i < 20; i++ {
-		if err := n.AddHits(ctx, []redirects.RuleHits{h("/a", 10), h("/b", 10)}); err != nil {
-			t.Logf("flush after restore: %v", err)
-			continue
-		}
-		ok++
-	}
-	got, err := n.FindHits(ctx, p.ID, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("after restore + %d flushes of /a 10, /b 10: %+v", ok, got)
-	want := map[string]int64{"/a": 1 + 10*int64(ok), "/b": 10 * int64(ok)}
+}
+
+// wantHits checks that got holds exactly want's sources with their hits.
+func wantHits(t *testing.T, got []redirects.RuleHits, want map[string]int64) {
+	t.Helper()
 	for _, g := range got {
 		if want[g.Source] != g.Hits {
 			t.Errorf("%s: %d hits, want %d", g.Source, g.Hits, want[g.Source])
@@ -90,6 +91,41 @@ func TestFlushPhysicalRestore(t *testing.T) {
 	for s, w := range want {
 		t.Errorf("%s: missing, want %d hits", s, w)
 	}
+}
+
+// TestFlushPhysicalRestore: a restore that brings back an earlier copy of
+// the database files (PITR, a filesystem snapshot, an async standby
+// promoted), simulated with CREATE DATABASE ... TEMPLATE. Hits flushed
+// after the restore of a rule the node learned after the snapshot are
+// counted: the append refuses an id above the id sequence, and the node
+// flushes by key.
+func TestFlushPhysicalRestore(t *testing.T) {
+	ctx := context.Background()
+	c := newRestoreCase(t)
+	h := c.hits
+	// The node runs on: learns /b.
+	n := c.open(t)
+	for range 2 {
+		if err := n.AddHits(ctx, []redirects.RuleHits{h("/a", 1), h("/b", 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Restore the earlier copy; the node is not restarted.
+	c.restore(t)
+	ok := 0
+	for i := 0; ok < 3 && i < 20; i++ {
+		if err := n.AddHits(ctx, []redirects.RuleHits{h("/a", 10), h("/b", 10)}); err != nil {
+			t.Logf("flush after restore: %v", err)
+			continue
+		}
+		ok++
+	}
+	got, err := n.FindHits(ctx, c.p.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("after restore + %d flushes of /a 10, /b 10: %+v", ok, got)
+	wantHits(t, got, map[string]int64{"/a": 1 + 10*int64(ok), "/b": 10 * int64(ok)})
 	if d := n.DroppedHitEntries(); d != 0 {
 		t.Errorf("%d batch entries dropped, want none", d)
 	}
@@ -104,53 +140,18 @@ func TestFlushPhysicalRestore(t *testing.T) {
 // flushes go by key and are counted.
 func TestFlushRestoreReusedIDs(t *testing.T) {
 	ctx := context.Background()
-	admin := adminURL(t)
-	src, snap := randomName("fl_src_"), randomName("fl_snap_")
-	if err := adminExec(admin, `CREATE DATABASE `+src); err != nil {
-		t.Fatal(err)
-	}
-	defer adminExec(admin, `DROP DATABASE IF EXISTS `+src+` WITH (FORCE)`)
-	defer adminExec(admin, `DROP DATABASE IF EXISTS `+snap+` WITH (FORCE)`)
-	url := withParam(t, admin, "dbname", src)
-	x, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := newProject(t, x)
-	at := time.Unix(1_800_000_000, 0)
-	h := func(src string, n int64) redirects.RuleHits {
-		return redirects.RuleHits{ProjectID: p.ID, MatchType: redirects.Exact, Source: src, Hits: n, LastHit: at}
-	}
-	if err := x.AddHits(ctx, []redirects.RuleHits{h("/a", 1)}); err != nil {
-		t.Fatal(err)
-	}
-	x.Close()
-	if err := adminExec(admin, `CREATE DATABASE `+snap+` TEMPLATE `+src); err != nil {
-		t.Fatal(err)
-	}
-	n, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer n.Close()
+	c := newRestoreCase(t)
+	h := c.hits
+	n := c.open(t)
 	// n learns /b and /c after the recovery point.
 	for range 2 {
 		if err := n.AddHits(ctx, []redirects.RuleHits{h("/a", 1), h("/b", 1), h("/c", 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := adminExec(admin, `DROP DATABASE `+src+` WITH (FORCE)`); err != nil {
-		t.Fatal(err)
-	}
-	if err := adminExec(admin, `CREATE DATABASE `+src+` TEMPLATE `+snap); err != nil {
-		t.Fatal(err)
-	}
+	c.restore(t)
 	// Another node creates rows: they take the ids n remembers for /b, /c.
-	o, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
+	o := c.open(t)
 	others := []redirects.RuleHits{h("/x", 5), h("/y", 5), h("/z", 5)}
 	if err := o.AddHits(ctx, others); err != nil {
 		t.Fatal(err)
@@ -174,23 +175,14 @@ func TestFlushRestoreReusedIDs(t *testing.T) {
 	if flushed != 4 {
 		t.Fatalf("%d flushes went through", flushed)
 	}
-	got, err := o.FindHits(ctx, p.ID, nil)
+	got, err := o.FindHits(ctx, c.p.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The first flush after the restore, by the reused ids, is lost for
 	// /b and /c; the three after it are counted; /x, /y, /z get nothing
 	// of them.
-	want := map[string]int64{"/a": 1 + 40, "/b": 30, "/c": 30, "/x": 5, "/y": 5, "/z": 5}
-	for _, g := range got {
-		if want[g.Source] != g.Hits {
-			t.Errorf("%s: %d hits, want %d", g.Source, g.Hits, want[g.Source])
-		}
-		delete(want, g.Source)
-	}
-	for s, w := range want {
-		t.Errorf("%s: missing, want %d hits", s, w)
-	}
+	wantHits(t, got, map[string]int64{"/a": 1 + 40, "/b": 30, "/c": 30, "/x": 5, "/y": 5, "/z": 5})
 }
 
 // TestFlushConcurrentModel: four stores flush (and fold at random) at once
