@@ -71,7 +71,9 @@ const tableFits = `((t) => {
 // at width px (tableFits).
 func (b *browser) fits(sel string, width int64) {
 	b.t.Helper()
-	b.run(chromedp.EmulateViewport(width, 800), chromedp.Sleep(50*time.Millisecond))
+	b.run(chromedp.EmulateViewport(width, 800))
+	// The page lays out at the new width before it is measured.
+	get(b, chromedp.Poll[chromedp.Void](fmt.Sprintf("window.innerWidth === %d", width), chromedp.WithPollingTimeout(10*time.Second)))
 	msg := get(b, chromedp.Evaluate[string](fmt.Sprintf(`(() => { const t = document.querySelector(%q); return t ? %s(t).join('; ') : 'no table %s'; })()`, sel, tableFits, sel)))
 	if msg != "" {
 		b.t.Errorf("at %d px: %s", width, msg)
