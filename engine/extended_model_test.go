@@ -142,6 +142,7 @@ var xRule = rapid.Custom(func(t *rapid.T) redirects.Rule {
 	r.Destination = d.String()
 	r.PreserveQuery = rapid.IntRange(0, 2).Draw(t, "preserveQuery") == 0
 	r.PreservePath = r.MatchType == redirects.StartsWith && rapid.Bool().Draw(t, "preservePath")
+	r.QueryAfterFragment = r.PreserveQuery && strings.Contains(r.Destination, "#") && rapid.Bool().Draw(t, "queryAfterFragment")
 	return r
 })
 
