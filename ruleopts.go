@@ -247,8 +247,8 @@ func AppendTarget(b []byte, r *Rule, wire string, matched int) []byte {
 // AppendAfterFragment appends to b, which ends with a destination's
 // fragment, the request's query reqQuery as queryAfterFragment puts it
 // (docs/contract.md#rule-options): nothing when reqQuery is empty, else '&'
-// and reqQuery when dest (the destination the answer is computed from, its
-// captures expanded) holds a '?' anywhere, '?' and reqQuery otherwise, as
+// and reqQuery when dest (the rule's destination as written, before any
+// capture is inserted) holds a '?' anywhere, '?' and reqQuery otherwise, as
 // nginx's rewrite appends the request's arguments.
 func AppendAfterFragment(b []byte, dest, reqQuery string) []byte {
 	if reqQuery == "" {

@@ -213,7 +213,9 @@ func (m Match) appendComputed(b []byte, dest, rest, reqQuery string, inJSON bool
 		}
 		b = put(b, fragment)
 		if reqQuery != "" {
-			if strings.IndexByte(dest, '?') >= 0 {
+			// The destination as written decides, not its captures (m.dest
+			// is the rule's destination before expansion).
+			if strings.IndexByte(m.dest, '?') >= 0 {
 				b = append(b, '&')
 			} else {
 				b = append(b, '?')

@@ -76,7 +76,7 @@ func withOptions(r redirects.Rule, dest, wire string) string {
 		path += fragment
 		switch {
 		case reqQuery == "":
-		case strings.Contains(dest, "?"):
+		case strings.Contains(r.Destination, "?"): // as written, not expanded
 			path += "&" + reqQuery
 		default:
 			path += "?" + reqQuery
