@@ -226,6 +226,8 @@ type nginxMap struct {
 	helper bool
 	def    string
 	query  bool
+	// qaf says the query is appended after the fragment.
+	qaf bool
 	// code is the status of the use above the map's definition, 0 else.
 	code int
 }
@@ -1130,6 +1132,12 @@ func (r *nginxReader) mapEntry(t *nginxBlock, w []nginxToken, raw string) {
 			m.def = w[1].text
 		} else if strings.Contains(w[0].text, "[?](.+)") {
 			m.query = true
+			if len(w) == 2 {
+				// The query after the fragment ("/c#sec?$1"):
+				// queryAfterFragment.
+				_, frag, ok := strings.Cut(w[1].text, "#")
+				m.qaf = m.qaf || ok && (strings.HasSuffix(frag, "$1") || strings.HasSuffix(frag, "$2"))
+			}
 		}
 		return
 	}
@@ -1186,7 +1194,8 @@ func (r *nginxReader) mapEntryOf(m *nginxMap, w []nginxToken, raw string) {
 				m.firstLine = line
 			}
 			m.rules = append(m.rules, r.sink.numRules())
-			r.sink.Rule(line, redirects.Rule{Source: shape.lit, MatchType: redirects.StartsWith, Destination: h.def, StatusCode: code, PreservePath: true, PreserveQuery: h.query})
+			r.sink.Rule(line, redirects.Rule{Source: shape.lit, MatchType: redirects.StartsWith, Destination: h.def, StatusCode: code, PreservePath: true, PreserveQuery: h.query,
+				QueryAfterFragment: h.query && h.qaf && strings.Contains(h.def, "#")})
 			return
 		}
 	}
