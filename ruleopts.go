@@ -196,8 +196,10 @@ func WireRest(wire string, n int) string {
 // options): for a 410 nothing; with nothing to append (no preservePath rest,
 // no request query to pass on) the destination as configured; otherwise the
 // destination's path part, the rest of the requested path, the query (the
-// destination's, '&', the request's; or either alone) and the fragment. An
-// absolute destination without a path gets the path "/" before a rest.
+// destination's, '&', the request's; or either alone) and the fragment, or
+// with queryAfterFragment the destination's query, the fragment and then
+// the request's query (AppendAfterFragment). An absolute destination
+// without a path gets the path "/" before a rest.
 func AppendTarget(b []byte, r *Rule, wire string, matched int) []byte {
 	if r.StatusCode == StatusGone {
 		return b
@@ -301,7 +303,9 @@ func (s Settings) Matches(r *Rule, p string) (matched int, ok bool) {
 
 // CheckOptions checks the fields of r that depend on each other: a 410 has
 // no destination and no option, every other status a destination;
-// preservePath is for starts_with rules only. The errors name the field.
+// preservePath is for starts_with rules only; queryAfterFragment goes with
+// preserveQuery and a destination with a fragment. The errors name the
+// field.
 func (r *Rule) CheckOptions() error {
 	if r.StatusCode == StatusGone {
 		switch {
@@ -344,7 +348,8 @@ func (r *Rule) checkQueryAfterFragment() error {
 }
 
 // UsesOptions reports whether r uses anything beyond docs/contract.md's basic rule: a
-// status other than 301 and 302, a fragment, preservePath or preserveQuery.
+// status other than 301 and 302, a fragment, preservePath, preserveQuery or
+// queryAfterFragment.
 func (r *Rule) UsesOptions() bool {
 	return r.PreservePath || r.PreserveQuery || r.QueryAfterFragment || (r.StatusCode != 301 && r.StatusCode != 302) ||
 		strings.IndexByte(r.Destination, '#') >= 0
