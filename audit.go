@@ -226,6 +226,9 @@ func RuleAuditFields(r *Rule) map[string]any {
 	if r.PreserveQuery {
 		m["preserveQuery"] = true
 	}
+	if r.QueryAfterFragment {
+		m["queryAfterFragment"] = true
+	}
 	if r.Host != "" {
 		m["host"] = r.Host
 	}

@@ -31,6 +31,8 @@ type RuleRef struct {
 	// (docs/contract.md#rule-options).
 	PreservePath  bool `json:"preservePath,omitempty"`
 	PreserveQuery bool `json:"preserveQuery,omitempty"`
+	// QueryAfterFragment is the rule's queryAfterFragment.
+	QueryAfterFragment bool `json:"queryAfterFragment,omitempty"`
 	// Host is the rule's host, "" for every host (docs/contract.md#hosts).
 	Host string `json:"host,omitempty"`
 }

@@ -95,6 +95,11 @@ type Rule struct {
 	// PreserveQuery passes the request's query string on to the
 	// destination. See docs/contract.md#rule-options for both.
 	PreserveQuery bool
+	// QueryAfterFragment (with PreserveQuery, for a destination with a
+	// fragment) appends the request's query after the destination's
+	// fragment, as Apache and nginx do, instead of joining it to the
+	// destination's query before the fragment.
+	QueryAfterFragment bool
 	// Host, when set, scopes the rule to lookups for that host
 	// (docs/contract.md#hosts): a host name, or "*." and a host name for
 	// its subdomains, stored as its host key. "" answers every host.

@@ -196,8 +196,10 @@ func WireRest(wire string, n int) string {
 // options): for a 410 nothing; with nothing to append (no preservePath rest,
 // no request query to pass on) the destination as configured; otherwise the
 // destination's path part, the rest of the requested path, the query (the
-// destination's, '&', the request's; or either alone) and the fragment. An
-// absolute destination without a path gets the path "/" before a rest.
+// destination's, '&', the request's; or either alone) and the fragment, or
+// with queryAfterFragment the destination's query, the fragment and then
+// the request's query (AppendAfterFragment). An absolute destination
+// without a path gets the path "/" before a rest.
 func AppendTarget(b []byte, r *Rule, wire string, matched int) []byte {
 	if r.StatusCode == StatusGone {
 		return b
@@ -220,6 +222,14 @@ func AppendTarget(b []byte, r *Rule, wire string, matched int) []byte {
 		}
 		b = append(b, rest...)
 	}
+	if r.QueryAfterFragment {
+		if query != "" {
+			b = append(b, '?')
+			b = append(b, query...)
+		}
+		b = append(b, fragment...)
+		return AppendAfterFragment(b, r.Destination, reqQuery)
+	}
 	switch {
 	case query != "" && reqQuery != "":
 		b = append(b, '?')
@@ -234,6 +244,24 @@ func AppendTarget(b []byte, r *Rule, wire string, matched int) []byte {
 		b = append(b, reqQuery...)
 	}
 	return append(b, fragment...)
+}
+
+// AppendAfterFragment appends to b, which ends with a destination's
+// fragment, the request's query reqQuery as queryAfterFragment puts it
+// (docs/contract.md#rule-options): nothing when reqQuery is empty, else '&'
+// and reqQuery when dest (the rule's destination as written, before any
+// capture is inserted) holds a '?' anywhere, '?' and reqQuery otherwise, as
+// nginx's rewrite appends the request's arguments.
+func AppendAfterFragment(b []byte, dest, reqQuery string) []byte {
+	if reqQuery == "" {
+		return b
+	}
+	if strings.IndexByte(dest, '?') >= 0 {
+		b = append(b, '&')
+	} else {
+		b = append(b, '?')
+	}
+	return append(b, reqQuery...)
 }
 
 // Target returns AppendTarget's destination as a string.
@@ -275,7 +303,9 @@ func (s Settings) Matches(r *Rule, p string) (matched int, ok bool) {
 
 // CheckOptions checks the fields of r that depend on each other: a 410 has
 // no destination and no option, every other status a destination;
-// preservePath is for starts_with rules only. The errors name the field.
+// preservePath is for starts_with rules only; queryAfterFragment goes with
+// preserveQuery and a destination with a fragment. The errors name the
+// field.
 func (r *Rule) CheckOptions() error {
 	if r.StatusCode == StatusGone {
 		switch {
@@ -285,8 +315,13 @@ func (r *Rule) CheckOptions() error {
 			return Errorf(EINVALID, "preservePath does not apply to statusCode 410 (Gone), which has no destination")
 		case r.PreserveQuery:
 			return Errorf(EINVALID, "preserveQuery does not apply to statusCode 410 (Gone), which has no destination")
+		case r.QueryAfterFragment:
+			return Errorf(EINVALID, "queryAfterFragment does not apply to statusCode 410 (Gone), which has no destination")
 		}
 		return nil
+	}
+	if err := r.checkQueryAfterFragment(); err != nil {
+		return err
 	}
 	if r.PreservePath && r.MatchType != StartsWith {
 		if r.MatchType == Pattern {
@@ -297,10 +332,26 @@ func (r *Rule) CheckOptions() error {
 	return nil
 }
 
+// checkQueryAfterFragment refuses queryAfterFragment where it does not
+// apply: without preserveQuery, or on a destination without a fragment.
+func (r *Rule) checkQueryAfterFragment() error {
+	if !r.QueryAfterFragment {
+		return nil
+	}
+	if !r.PreserveQuery {
+		return Errorf(EINVALID, "queryAfterFragment applies with preserveQuery only: it says where the request's query goes, and this rule does not pass it on")
+	}
+	if strings.IndexByte(r.Destination, '#') < 0 {
+		return Errorf(EINVALID, "queryAfterFragment applies to a destination with a fragment only; destination %s has no '#'", quoteShort(r.Destination))
+	}
+	return nil
+}
+
 // UsesOptions reports whether r uses anything beyond docs/contract.md's basic rule: a
-// status other than 301 and 302, a fragment, preservePath or preserveQuery.
+// status other than 301 and 302, a fragment, preservePath, preserveQuery or
+// queryAfterFragment.
 func (r *Rule) UsesOptions() bool {
-	return r.PreservePath || r.PreserveQuery || (r.StatusCode != 301 && r.StatusCode != 302) ||
+	return r.PreservePath || r.PreserveQuery || r.QueryAfterFragment || (r.StatusCode != 301 && r.StatusCode != 302) ||
 		strings.IndexByte(r.Destination, '#') >= 0
 }
 

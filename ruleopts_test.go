@@ -50,6 +50,7 @@ func TestTargetMatchesModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 26))
 	for round := 0; round < 300; round++ {
 		s, rules := rulemodel.Project(rng, 1+rng.IntN(30))
+		rulemodel.WithQueryAfterFragment(rng, rules)
 		for _, wire := range rulemodel.Paths(rng, rules, 60) {
 			want, wok := rulemodel.Lookup(rules, rulemodel.Of(s), wire)
 			got, dest, ok := rootLookup(rules, s, wire)
@@ -77,6 +78,12 @@ func TestTargetExamples(t *testing.T) {
 		{redirects.Rule{Destination: "/b", PreserveQuery: true, StatusCode: 301}, "/a#g?q=1", 2, "/b"},
 		{redirects.Rule{Destination: "/d/", MatchType: redirects.StartsWith, PreservePath: true, StatusCode: 308}, "/caf%C3%A9/x%20y?z", 4, "/d/%C3%A9/x%20y"},
 		{redirects.Rule{StatusCode: 410}, "/gone?q", 5, ""},
+		{redirects.Rule{Destination: "/documentation#design", PreserveQuery: true, QueryAfterFragment: true, StatusCode: 301}, "/design.html?k=v", 12, "/documentation#design?k=v"},
+		{redirects.Rule{Destination: "/b?x=1#f", PreserveQuery: true, QueryAfterFragment: true, StatusCode: 301}, "/a?q=1#g", 2, "/b?x=1#f&q=1"},
+		{redirects.Rule{Destination: "/b#f?x", PreserveQuery: true, QueryAfterFragment: true, StatusCode: 301}, "/a?q=1", 2, "/b#f?x&q=1"},
+		{redirects.Rule{Destination: "/b#f", PreserveQuery: true, QueryAfterFragment: true, StatusCode: 301}, "/a", 2, "/b#f"},
+		{redirects.Rule{Destination: "https://ex.com#f", MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true, QueryAfterFragment: true, StatusCode: 301}, "/x/a?q", 3, "https://ex.com/a#f?q"},
+		{redirects.Rule{Destination: "/d#f", MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true, QueryAfterFragment: true, StatusCode: 301}, "/x/a", 2, "/d/a#f"},
 	} {
 		if got := redirects.Target(&c.rule, c.wire, c.matched); got != c.want {
 			t.Errorf("Target(%+v, %q, %d) = %q, want %q", c.rule, c.wire, c.matched, got, c.want)
@@ -98,6 +105,12 @@ func TestRuleOptionsValidation(t *testing.T) {
 		{redirects.Rule{Source: "/a", Destination: "/b#x#y", StatusCode: 301}, "second '#'"},
 		{redirects.Rule{Source: "/a", Destination: "/b", StatusCode: 304}, "statusCode 304"},
 		{redirects.Rule{Source: "/a", Destination: "/b", StatusCode: 303, MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true}, ""},
+		{redirects.Rule{Source: "/a", Destination: "/b#f", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true}, ""},
+		{redirects.Rule{Source: "/a", Destination: "/b#f", StatusCode: 301, QueryAfterFragment: true}, "queryAfterFragment applies with preserveQuery only"},
+		{redirects.Rule{Source: "/a", Destination: "/b?x=1", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true}, "queryAfterFragment applies to a destination with a fragment only"},
+		{redirects.Rule{Source: "/a", StatusCode: 410, QueryAfterFragment: true}, "queryAfterFragment does not apply to statusCode 410"},
+		{redirects.Rule{Source: "/(a)", Destination: "/b#$1", StatusCode: 301, MatchType: redirects.Regex, PreserveQuery: true, QueryAfterFragment: true}, ""},
+		{redirects.Rule{Source: "/:a", Destination: "/b/:a", StatusCode: 301, MatchType: redirects.Pattern, PreserveQuery: true, QueryAfterFragment: true}, "queryAfterFragment applies to a destination with a fragment only"},
 	} {
 		err := c.rule.Validate()
 		switch {

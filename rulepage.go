@@ -311,6 +311,9 @@ type RuleUpdate struct {
 	// does not know them changes nothing it does not name.
 	PreservePath  *bool
 	PreserveQuery *bool
+	// QueryAfterFragment, when set, changes the rule's queryAfterFragment;
+	// nil keeps it.
+	QueryAfterFragment *bool
 	// Host, when set, changes the host the rule is scoped to
 	// (docs/contract.md#hosts); a pointer to "" makes it answer every host.
 	Host *string
@@ -323,7 +326,7 @@ type RuleUpdate struct {
 // Empty reports whether u changes no field.
 func (u *RuleUpdate) Empty() bool {
 	return u.Source == nil && u.Destination == nil && u.StatusCode == nil && u.MatchType == nil && u.Priority == nil &&
-		u.PreservePath == nil && u.PreserveQuery == nil && u.Host == nil
+		u.PreservePath == nil && u.PreserveQuery == nil && u.QueryAfterFragment == nil && u.Host == nil
 }
 
 // Apply changes r as u says. It neither validates r nor touches its revision.
@@ -348,6 +351,9 @@ func (u *RuleUpdate) Apply(r *Rule) {
 	}
 	if u.PreserveQuery != nil {
 		r.PreserveQuery = *u.PreserveQuery
+	}
+	if u.QueryAfterFragment != nil {
+		r.QueryAfterFragment = *u.QueryAfterFragment
 	}
 	if u.Host != nil {
 		r.Host = *u.Host
@@ -378,6 +384,9 @@ func RuleChanges(cur, want *Rule) RuleUpdate {
 	}
 	if want.PreserveQuery != cur.PreserveQuery {
 		u.PreserveQuery = &want.PreserveQuery
+	}
+	if want.QueryAfterFragment != cur.QueryAfterFragment {
+		u.QueryAfterFragment = &want.QueryAfterFragment
 	}
 	if want.Host != cur.Host {
 		u.Host = &want.Host

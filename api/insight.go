@@ -110,6 +110,9 @@ type HitRule struct {
 	// Host is the rule's host key, left out for a rule of every host: a
 	// rule's hits count per match type, host and source.
 	Host string `json:"host,omitempty"`
+	// QueryAfterFragment is the rule's queryAfterFragment option, left out
+	// when false.
+	QueryAfterFragment bool `json:"queryAfterFragment,omitempty"`
 }
 
 // HitsQuery is the query of GET /projects/{project}/hits: with StaleSince
@@ -169,7 +172,7 @@ func HitsOf(rules []redirects.Rule, hits []redirects.RuleHits, staleSince time.T
 		r := &rules[i]
 		j := HitRule{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode, MatchType: r.MatchType.String(),
 			Priority: r.Priority, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery,
-			Host: r.Host}
+			Host: r.Host, QueryAfterFragment: r.QueryAfterFragment}
 		if h, ok := idx[r.HitKey()]; ok {
 			j.Hits = h.Hits
 			j.LastHit = ExactTime(h.LastHit)
@@ -193,7 +196,8 @@ func (h *Hits) RulesAndHits(projectID string) ([]redirects.Rule, []redirects.Rul
 		}
 		created, _ := time.Parse(time.RFC3339, j.CreatedAt)
 		rules = append(rules, redirects.Rule{ID: j.ID, ProjectID: projectID, Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode,
-			MatchType: mt, Priority: j.Priority, CreatedAt: created, PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host})
+			MatchType: mt, Priority: j.Priority, CreatedAt: created, PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host,
+			QueryAfterFragment: j.QueryAfterFragment})
 		k := redirects.HitKey{MatchType: mt, Host: j.Host, Source: j.Source}
 		if j.LastHit == nil || seen[k] {
 			continue
@@ -265,6 +269,8 @@ type MissRule struct {
 	PreservePath  *bool   `json:"preservePath,omitempty"`
 	PreserveQuery *bool   `json:"preserveQuery,omitempty"`
 	Host          *string `json:"host,omitempty"`
+	// QueryAfterFragment is the rule's queryAfterFragment option.
+	QueryAfterFragment *bool `json:"queryAfterFragment,omitempty"`
 }
 
 // Agents is the answer of GET /projects/{project}/agents: which servers

@@ -30,13 +30,16 @@ type Rule struct {
 	PreserveQuery bool `json:"preserveQuery"`
 	// Host scopes the rule to one host key (docs/contract.md#hosts).
 	Host string `json:"host,omitempty"`
+	// QueryAfterFragment is the rule's queryAfterFragment option, left out
+	// when false (so a rule without it reads as before the option).
+	QueryAfterFragment bool `json:"queryAfterFragment,omitempty"`
 }
 
 // RuleOf is r as the API shows it.
 func RuleOf(r *redirects.Rule) Rule {
 	return Rule{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
 		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: ruleTime(r.CreatedAt),
-		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host}
+		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host, QueryAfterFragment: r.QueryAfterFragment}
 }
 
 // Rule returns j as a rule of project projectID.
@@ -44,7 +47,7 @@ func (j *Rule) Rule(projectID string) redirects.Rule {
 	mt, _ := redirects.ParseMatchType(j.MatchType)
 	return redirects.Rule{ID: j.ID, ProjectID: projectID, Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode,
 		MatchType: mt, Priority: j.Priority, Revision: j.Revision, CreatedAt: parseRuleTime(j.CreatedAt),
-		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host}
+		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host, QueryAfterFragment: j.QueryAfterFragment}
 }
 
 // RuleHits is a rule of the rule list: the draft rule, its hits summed
@@ -131,12 +134,14 @@ type RuleFile struct {
 	PreservePath  bool   `json:"preservePath,omitempty"`
 	PreserveQuery bool   `json:"preserveQuery,omitempty"`
 	Host          string `json:"host,omitempty"`
+	// QueryAfterFragment is the rule's queryAfterFragment option.
+	QueryAfterFragment bool `json:"queryAfterFragment,omitempty"`
 }
 
 // RuleFileOf is r as a project file holds it: the defaults left out.
 func RuleFileOf(r *redirects.Rule) RuleFile {
 	rf := RuleFile{Source: r.Source, Destination: r.Destination, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery,
-		Host: r.Host}
+		Host: r.Host, QueryAfterFragment: r.QueryAfterFragment}
 	if r.StatusCode != redirects.DefaultStatus {
 		rf.StatusCode = r.StatusCode
 	}
@@ -154,7 +159,8 @@ func RuleFileOf(r *redirects.Rule) RuleFile {
 // validated. Errors: EINVALID (the match type).
 func (rf RuleFile) Rule() (redirects.Rule, error) {
 	r := redirects.Rule{Source: rf.Source, Destination: rf.Destination, StatusCode: rf.StatusCode,
-		Priority: redirects.DefaultPriority, PreservePath: rf.PreservePath, PreserveQuery: rf.PreserveQuery, Host: rf.Host}
+		Priority: redirects.DefaultPriority, PreservePath: rf.PreservePath, PreserveQuery: rf.PreserveQuery, Host: rf.Host,
+		QueryAfterFragment: rf.QueryAfterFragment}
 	if r.StatusCode == 0 {
 		r.StatusCode = redirects.DefaultStatus
 	}
@@ -186,6 +192,9 @@ type RuleCreate struct {
 	PreservePath  *bool   `json:"preservePath"`
 	PreserveQuery *bool   `json:"preserveQuery"`
 	Host          *string `json:"host,omitempty"`
+	// QueryAfterFragment is the rule's queryAfterFragment option, false
+	// when left out.
+	QueryAfterFragment *bool `json:"queryAfterFragment,omitempty"`
 }
 
 // RuleCreateOf is the body that adds r; a rule without a host sends none,
@@ -196,6 +205,11 @@ func RuleCreateOf(r *redirects.Rule) RuleCreate {
 		Priority: &r.Priority, PreservePath: &r.PreservePath, PreserveQuery: &r.PreserveQuery}
 	if r.Host != "" {
 		j.Host = &r.Host
+	}
+	if r.QueryAfterFragment {
+		// Sent only when set, as the host: a server older than the option
+		// takes the body of a rule without it.
+		j.QueryAfterFragment = &r.QueryAfterFragment
 	}
 	return j
 }
@@ -228,6 +242,9 @@ func (j *RuleCreate) Rule(projectID string) (r *redirects.Rule, missing string, 
 	if j.PreserveQuery != nil {
 		r.PreserveQuery = *j.PreserveQuery
 	}
+	if j.QueryAfterFragment != nil {
+		r.QueryAfterFragment = *j.QueryAfterFragment
+	}
 	if j.MatchType != nil {
 		if r.MatchType, err = redirects.ParseMatchType(*j.MatchType); err != nil {
 			return nil, "", err
@@ -256,12 +273,15 @@ type RuleUpdate struct {
 	// host.
 	Host     *string `json:"host,omitempty"`
 	Revision *int64  `json:"revision,omitempty"`
+	// QueryAfterFragment, when given, changes the rule's
+	// queryAfterFragment option.
+	QueryAfterFragment *bool `json:"queryAfterFragment,omitempty"`
 }
 
 // RuleUpdateOf is the body of u.
 func RuleUpdateOf(u redirects.RuleUpdate) RuleUpdate {
 	j := RuleUpdate{Source: u.Source, Destination: u.Destination, StatusCode: u.StatusCode, Priority: u.Priority,
-		PreservePath: u.PreservePath, PreserveQuery: u.PreserveQuery, Host: u.Host}
+		PreservePath: u.PreservePath, PreserveQuery: u.PreserveQuery, Host: u.Host, QueryAfterFragment: u.QueryAfterFragment}
 	if u.MatchType != nil {
 		mt := u.MatchType.String()
 		j.MatchType = &mt
@@ -276,7 +296,7 @@ func RuleUpdateOf(u redirects.RuleUpdate) RuleUpdate {
 // reads it with If-Match). Errors: EINVALID (the match type).
 func (j *RuleUpdate) Update() (redirects.RuleUpdate, error) {
 	u := redirects.RuleUpdate{Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode, Priority: j.Priority,
-		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host}
+		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host, QueryAfterFragment: j.QueryAfterFragment}
 	if j.MatchType != nil {
 		mt, err := redirects.ParseMatchType(*j.MatchType)
 		if err != nil {

@@ -126,6 +126,9 @@ func CompileChecked(rules []redirects.Rule, settings redirects.Settings) (*Snaps
 		}
 		if r.PreserveQuery {
 			e.flags |= flagPreserveQuery
+			if r.QueryAfterFragment {
+				e.flags |= flagQueryAfterFragment
+			}
 		}
 		if r.MatchType == redirects.StartsWith {
 			e.pathLen = len(redirects.WirePath(r.Source))

@@ -83,13 +83,20 @@ func TestLookupHostAnswers(t *testing.T) {
 // and prefix hits, pattern hits with placeholders and splats, and misses
 // allocate nothing, their bodies rendered into a buffer with room.
 func TestLookupHostDoesNotAllocate(t *testing.T) {
+	// A pattern rule that puts the request's query after its fragment.
+	qaf := redirects.Rule{ID: 100, Source: "/d/:page", Destination: "/manual/:page#top", MatchType: redirects.Pattern, StatusCode: 301,
+		Priority: 100, PreserveQuery: true, QueryAfterFragment: true}
 	for _, st := range []redirects.Settings{{}, {CaseInsensitive: true, IgnoreTrailingSlash: true}} {
-		snap, err := engine.CompileChecked(extendedRules(), st)
+		snap, err := engine.CompileChecked(append(extendedRules(), qaf), st)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if m, ok := snap.LookupHost("", "/d/intro?k=v"); !ok || string(m.AppendTarget(nil, "/d/intro?k=v")) != "/manual/intro#top?k=v" {
+			t.Fatalf("settings %v: /d/intro?k=v answers %q (%v), want /manual/intro#top?k=v", st, m.AppendTarget(nil, "/d/intro?k=v"), ok)
+		}
 		buf := make([]byte, 0, 512)
 		for _, c := range []struct{ host, wire string }{
+			{"", "/d/intro?k=v"},
 			{"", "/old"},
 			{"a.example.com", "/old"},
 			{"", "/blog/2024/x"},

@@ -96,6 +96,7 @@ func TestLookupMatchesRuleModel(t *testing.T) {
 				for seed := range projects {
 					rng := rand.New(rand.NewPCG(uint64(seed), 20))
 					st, rules := rulemodel.Project(rng, 1+rng.IntN(40))
+					rulemodel.WithQueryAfterFragment(rng, rules)
 					snap := engine.CompileWith(rules, st)
 					if snap.Settings() != st {
 						t.Fatalf("Settings() = %v, compiled with %v", snap.Settings(), st)
@@ -116,6 +117,12 @@ func TestLookupMatchesRuleModel(t *testing.T) {
 						if want.Destination != r.Destination {
 							seen["computed"]++
 						}
+						if r.QueryAfterFragment {
+							seen["queryAfterFragment"]++
+							if strings.Contains(p, "?") && want.Destination != r.Destination {
+								seen["queryAfterFragment computed"]++
+							}
+						}
 						switch {
 						case r.PreservePath:
 							seen["preservePath"]++
@@ -127,7 +134,7 @@ func TestLookupMatchesRuleModel(t *testing.T) {
 						}
 					}
 				}
-				for _, k := range []string{"miss", "computed", "preservePath", "preserveQuery", "fragment",
+				for _, k := range []string{"miss", "computed", "preservePath", "preserveQuery", "fragment", "queryAfterFragment", "queryAfterFragment computed",
 					"status 301", "status 302", "status 303", "status 307", "status 308", "status 410",
 					"settings caseSensitive=true trailingSlash=exact", "settings caseSensitive=false trailingSlash=exact",
 					"settings caseSensitive=true trailingSlash=ignore", "settings caseSensitive=false trailingSlash=ignore"} {
@@ -165,6 +172,14 @@ func TestLookupOptionsTable(t *testing.T) {
 			"/xa", `{"destination":"https://ex.com/a","statusCode":308,"matchType":"starts_with"}`},
 		{"queries joined, fragment last", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y?d=1#f", StatusCode: 307, MatchType: sw, PreservePath: true, PreserveQuery: true}},
 			"/x/a%20b?q=2#g", `{"destination":"/y/a%20b?d=1&q=2#f","statusCode":307,"matchType":"starts_with"}`},
+		{"queryAfterFragment: the request's query after the fragment", redirects.Settings{}, []rule{{ID: 1, Source: "/design.html", Destination: "/documentation#design", StatusCode: 301, MatchType: ex, PreserveQuery: true, QueryAfterFragment: true}},
+			"/design.html?k=v", `{"destination":"/documentation#design?k=v","statusCode":301,"matchType":"exact"}`},
+		{"queryAfterFragment: the rest before the fragment, the query after", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y?d=1#f", StatusCode: 307, MatchType: sw, PreservePath: true, PreserveQuery: true, QueryAfterFragment: true}},
+			"/x/a%20b?q=2#g", `{"destination":"/y/a%20b?d=1#f&q=2","statusCode":307,"matchType":"starts_with"}`},
+		{"queryAfterFragment: '&' after a fragment holding '?'", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y#f?a=1", StatusCode: 302, MatchType: ex, PreserveQuery: true, QueryAfterFragment: true}},
+			"/x?q", `{"destination":"/y#f?a=1&q","statusCode":302,"matchType":"exact"}`},
+		{"queryAfterFragment: no request query, as configured", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y#f", StatusCode: 308, MatchType: ex, PreserveQuery: true, QueryAfterFragment: true}},
+			"/x?", `{"destination":"/y#f","statusCode":308,"matchType":"exact"}`},
 		{"an empty destination query counts as none", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y?", StatusCode: 301, MatchType: ex, PreserveQuery: true}},
 			"/x?q", `{"destination":"/y?q","statusCode":301,"matchType":"exact"}`},
 		{"nothing to append: as configured", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y?", StatusCode: 303, MatchType: sw, PreservePath: true, PreserveQuery: true}},
@@ -289,7 +304,7 @@ func withOptions(rules []redirects.Rule, rng *rand.Rand) []redirects.Rule {
 	for i := range rules {
 		r := &rules[i]
 		r.StatusCode = redirects.StatusCodes[rng.IntN(len(redirects.StatusCodes))]
-		r.PreservePath, r.PreserveQuery = false, false
+		r.PreservePath, r.PreserveQuery, r.QueryAfterFragment = false, false, false
 		if r.StatusCode == redirects.StatusGone {
 			r.Destination = ""
 			continue
@@ -299,6 +314,7 @@ func withOptions(rules []redirects.Rule, rng *rand.Rand) []redirects.Rule {
 		}
 		r.PreserveQuery = rng.IntN(2) == 0
 		r.PreservePath = r.MatchType == redirects.StartsWith && rng.IntN(2) == 0
+		r.QueryAfterFragment = r.PreserveQuery && strings.Contains(r.Destination, "#") && rng.IntN(2) == 0
 	}
 	return rules
 }

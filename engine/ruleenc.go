@@ -17,14 +17,19 @@ import (
 // Extended (a pattern or regex rule, a host, query conditions), so that a
 // node older than pattern rules refuses such a version instead of answering
 // it wrongly (it reads versions 1 and 2 only, and calls any other
-// corrupt).
+// corrupt). Version 4 is version 3's layout with one more flag,
+// queryAfterFragment, written only when some rule has it, so that a node
+// older than the option refuses the version instead of answering its
+// rules with the query before the fragment.
 const (
-	ruleEncodingVersion  = 1
-	ruleEncodingOptions  = 2
-	ruleEncodingPatterns = 3
-	encPreservePath      = 1
-	encPreserveQuery     = 2
-	ruleEncodingFlagMask = encPreservePath | encPreserveQuery
+	ruleEncodingVersion            = 1
+	ruleEncodingOptions            = 2
+	ruleEncodingPatterns           = 3
+	ruleEncodingQueryAfterFragment = 4
+	encPreservePath                = 1
+	encPreserveQuery               = 2
+	encQueryAfterFragment          = 4
+	ruleEncodingFlagMask           = encPreservePath | encPreserveQuery
 )
 
 // EncodeRules returns a compact binary form of rules, for stores to keep a
@@ -36,12 +41,15 @@ func EncodeRules(rules []redirects.Rule) []byte {
 	}
 	version := byte(ruleEncodingVersion)
 	for i := range rules {
-		if rules[i].Extended() {
-			version = ruleEncodingPatterns
+		if rules[i].QueryAfterFragment {
+			version = ruleEncodingQueryAfterFragment
 			break
 		}
+		if rules[i].Extended() {
+			version = max(version, ruleEncodingPatterns)
+		}
 		if rules[i].PreservePath || rules[i].PreserveQuery {
-			version = ruleEncodingOptions
+			version = max(version, ruleEncodingOptions)
 		}
 	}
 	b := make([]byte, 0, size)
@@ -66,6 +74,9 @@ func EncodeRules(rules []redirects.Rule) []byte {
 			if r.PreserveQuery {
 				flags |= encPreserveQuery
 			}
+			if r.QueryAfterFragment {
+				flags |= encQueryAfterFragment
+			}
 			b = append(b, flags)
 		}
 		if version >= ruleEncodingPatterns {
@@ -85,10 +96,10 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 		return nil, bad
 	}
 	version := b[0]
-	if version > ruleEncodingPatterns {
+	if version > ruleEncodingQueryAfterFragment {
 		return nil, redirects.Errorf(redirects.EINTERNAL,
 			"stored rule snapshot of project %s has encoding version %d, which a newer redirects wrote; this node reads versions 1 to %d: upgrade it to read this version",
-			projectID, version, ruleEncodingPatterns)
+			projectID, version, ruleEncodingQueryAfterFragment)
 	}
 	if version < ruleEncodingVersion {
 		return nil, bad
@@ -97,6 +108,10 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 	n := d.uvarint()
 	if d.err || n > uint64(len(b)) {
 		return nil, bad
+	}
+	mask := byte(ruleEncodingFlagMask)
+	if version >= ruleEncodingQueryAfterFragment {
+		mask |= encQueryAfterFragment
 	}
 	maxType := redirects.StartsWith
 	if version >= ruleEncodingPatterns {
@@ -115,10 +130,11 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 		r.CreatedAt = time.Unix(0, d.varint()).UTC()
 		if version >= ruleEncodingOptions {
 			flags := d.byte()
-			if flags&^ruleEncodingFlagMask != 0 {
+			if flags&^mask != 0 {
 				return nil, bad
 			}
 			r.PreservePath, r.PreserveQuery = flags&encPreservePath != 0, flags&encPreserveQuery != 0
+			r.QueryAfterFragment = flags&encQueryAfterFragment != 0
 		}
 		if version >= ruleEncodingPatterns {
 			r.Host = d.str()

@@ -85,11 +85,48 @@ func TestEncodeRulesPatterns(t *testing.T) {
 // snapshot is corrupt.
 func TestDecodeRulesNewerVersion(t *testing.T) {
 	b := engine.EncodeRules(encodedRules())
-	b[0] = 4
+	b[0] = 5
 	_, err := engine.DecodeRules("prj_x", b)
 	if redirects.ErrorCode(err) != redirects.EINTERNAL || !strings.Contains(err.Error(), "newer redirects") ||
 		!strings.Contains(err.Error(), "upgrade") || strings.Contains(err.Error(), "corrupt") {
-		t.Fatalf("DecodeRules of format 4 = %v, want an error that says a newer redirects wrote it and to upgrade", err)
+		t.Fatalf("DecodeRules of format 5 = %v, want an error that says a newer redirects wrote it and to upgrade", err)
+	}
+}
+
+// TestEncodeRulesQueryAfterFragment: a version with a queryAfterFragment
+// rule is written in format 4 and reads back with every field; format 3
+// (and 2) with that flag set is corrupt, so a node that reads format 3
+// never takes it for another flag; versions without it keep their format.
+func TestEncodeRulesQueryAfterFragment(t *testing.T) {
+	rules := encodedRules()
+	qaf := redirects.Rule{ID: 7, ProjectID: "prj_x", MatchType: redirects.StartsWith, Source: "/design", Destination: "/doc?a=1#design",
+		StatusCode: 301, Priority: redirects.DefaultPriority, PreservePath: true, PreserveQuery: true, QueryAfterFragment: true,
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)}
+	if err := qaf.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range [][]redirects.Rule{append(rules[:len(rules):len(rules)], qaf), {qaf}, {rules[5], qaf}} {
+		b := engine.EncodeRules(set)
+		if b[0] != 4 {
+			t.Fatalf("format %d for a queryAfterFragment rule, want 4", b[0])
+		}
+		got, err := engine.DecodeRules("prj_x", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, set) {
+			t.Fatalf("round trip changed the rules:\n got %+v\nwant %+v", got, set)
+		}
+		for _, old := range []byte{2, 3} {
+			b := append([]byte(nil), b...)
+			b[0] = old
+			if _, err := engine.DecodeRules("prj_x", b); err == nil || !strings.Contains(err.Error(), "corrupt") {
+				t.Fatalf("format %d with the queryAfterFragment flag: %v, want corrupt", old, err)
+			}
+		}
+	}
+	if b := engine.EncodeRules(rules); b[0] != 3 {
+		t.Fatalf("format %d for pattern rules without queryAfterFragment, want 3", b[0])
 	}
 }
 

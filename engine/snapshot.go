@@ -75,6 +75,9 @@ const (
 	flagDestAfter     = 1 // the destination follows the body instead of being in it
 	flagPreservePath  = 2 // the rule's preservePath (docs/contract.md#rule-options)
 	flagPreserveQuery = 4 // the rule's preserveQuery
+	// flagQueryAfterFragment is the rule's queryAfterFragment: the
+	// request's query goes after the destination's fragment.
+	flagQueryAfterFragment = 8
 )
 
 // Match is the answer of Snapshot.Lookup: a small value that points into the
@@ -106,6 +109,9 @@ func (m Match) Destination() string { return m.dest }
 // PreservePath and PreserveQuery return the matched rule's options.
 func (m Match) PreservePath() bool  { return m.flags&flagPreservePath != 0 }
 func (m Match) PreserveQuery() bool { return m.flags&flagPreserveQuery != 0 }
+
+// QueryAfterFragment returns the matched rule's queryAfterFragment.
+func (m Match) QueryAfterFragment() bool { return m.flags&flagQueryAfterFragment != 0 }
 
 // Computed reports whether the answer to the requested path wire (in its
 // wire form, as Lookup was given it) differs from the destination as
@@ -197,6 +203,26 @@ func (m Match) appendComputed(b []byte, dest, rest, reqQuery string, inJSON bool
 			b = append(b, '/')
 		}
 		b = put(b, rest)
+	}
+	if m.flags&flagQueryAfterFragment != 0 {
+		// The request's query after the fragment, as text
+		// (redirects.AppendAfterFragment).
+		if query != "" {
+			b = append(b, '?')
+			b = put(b, query)
+		}
+		b = put(b, fragment)
+		if reqQuery != "" {
+			// The destination as written decides, not its captures (m.dest
+			// is the rule's destination before expansion).
+			if strings.IndexByte(m.dest, '?') >= 0 {
+				b = append(b, '&')
+			} else {
+				b = append(b, '?')
+			}
+			b = put(b, reqQuery)
+		}
+		return b
 	}
 	switch {
 	case query != "" && reqQuery != "":
@@ -664,6 +690,9 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 		}
 		if r.PreserveQuery {
 			flags |= flagPreserveQuery
+			if r.QueryAfterFragment {
+				flags |= flagQueryAfterFragment
+			}
 		}
 		if len(arena)-body != bodyLen(len(r.Destination), r.StatusCode, mt) {
 			// The body escaped something, so it does not hold the

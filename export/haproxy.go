@@ -202,10 +202,15 @@ func appendHAProxyAnswer(b []byte, n int, r *redirects.Rule) []byte {
 		b = redirect(b)
 		b = appendLogFormatLiteral(b, string(appendJoinPath(nil, path)))
 		b = append(b, rest...)
-		b = append(b, '?')
-		b = appendLogFormatLiteral(b, string(appendQueryAnd(nil, query)))
-		b = append(b, "%[query]"...)
-		b = appendLogFormatLiteral(b, fragment)
+		if r.QueryAfterFragment {
+			b = appendLogFormatLiteral(b, string(appendAfterFragment(nil, r, query, fragment, "")))
+			b = append(b, "%[query]"...)
+		} else {
+			b = append(b, '?')
+			b = appendLogFormatLiteral(b, string(appendQueryAnd(nil, query)))
+			b = append(b, "%[query]"...)
+			b = appendLogFormatLiteral(b, fragment)
+		}
 		b = cond(b, hasRest+hasQuery)
 	}
 	if pp {
@@ -221,11 +226,16 @@ func appendHAProxyAnswer(b []byte, n int, r *redirects.Rule) []byte {
 	}
 	if r.PreserveQuery {
 		b = redirect(b)
-		b = appendLogFormatLiteral(b, path)
-		b = append(b, '?')
-		b = appendLogFormatLiteral(b, string(appendQueryAnd(nil, query)))
-		b = append(b, "%[query]"...)
-		b = appendLogFormatLiteral(b, fragment)
+		if r.QueryAfterFragment {
+			b = appendLogFormatLiteral(b, r.Destination+afterFragmentJoin(r))
+			b = append(b, "%[query]"...)
+		} else {
+			b = appendLogFormatLiteral(b, path)
+			b = append(b, '?')
+			b = appendLogFormatLiteral(b, string(appendQueryAnd(nil, query)))
+			b = append(b, "%[query]"...)
+			b = appendLogFormatLiteral(b, fragment)
+		}
 		b = cond(b, hasQuery)
 	}
 	b = redirect(b)

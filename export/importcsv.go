@@ -32,8 +32,8 @@ const (
 )
 
 // csvColumns are the columns of an import file: the first four are
-// required, priority, id, the two options and host optional.
-var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id", "preservePath", "preserveQuery", "host"}
+// required, priority, id, the options and host optional.
+var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id", "preservePath", "preserveQuery", "host", "queryAfterFragment"}
 
 // The indexes of csvColumns.
 const (
@@ -46,6 +46,7 @@ const (
 	colPreservePath
 	colPreserveQuery
 	colHost
+	colQueryAfterFragment
 	numColumns
 )
 
@@ -56,6 +57,7 @@ var columnNames = map[string]int{
 	"source": colSource, "destination": colDest, "statuscode": colStatus, "status": colStatus,
 	"matchtype": colMatch, "match": colMatch, "priority": colPriority, "id": colID,
 	"preservepath": colPreservePath, "preservequery": colPreserveQuery, "host": colHost,
+	"queryafterfragment": colQueryAfterFragment,
 }
 
 // matchNames maps a match type, folded by foldName, to the match type:
@@ -157,7 +159,8 @@ func LineErrors(bad []LineError) error {
 
 // ReadRules reads an import file: CSV (RFC 4180) whose header names the
 // columns source, destination, statusCode and matchType, and optionally
-// priority, id, preservePath, preserveQuery and host, in any order. It
+// priority, id, preservePath, preserveQuery, host and queryAfterFragment,
+// in any order. It
 // accepts
 // the files that spreadsheets and other tools write:
 //
@@ -173,7 +176,8 @@ func LineErrors(bad []LineError) error {
 //   - spaces around every value, which are dropped, and lines whose
 //     fields are all empty, which are skipped;
 //   - an empty priority, which is redirects.DefaultPriority;
-//   - preservePath and preserveQuery as true or false in any case
+//   - preservePath, preserveQuery and queryAfterFragment as true or false
+//     in any case
 //     (spreadsheets write TRUE and FALSE), an empty cell or a file
 //     without the column being false;
 //   - an empty destination, which a 410 (Gone) rule has and needs;
@@ -347,6 +351,10 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 		}
 		if rule.PreserveQuery, ok = parseBool(field(colPreserveQuery)); !ok {
 			fail("preserveQuery %s is not true or false (an empty cell is false)", excerpt(field(colPreserveQuery)))
+			continue
+		}
+		if rule.QueryAfterFragment, ok = parseBool(field(colQueryAfterFragment)); !ok {
+			fail("queryAfterFragment %s is not true or false (an empty cell is false)", excerpt(field(colQueryAfterFragment)))
 			continue
 		}
 		if mt.Literal() {
@@ -737,12 +745,16 @@ const (
 	draftHeader   = importHeader + ",id"
 	optionsHeader = ",preservePath,preserveQuery"
 	hostHeader    = ",host"
+	// qafHeader ends the header, after the host's, when a rule of the file
+	// has queryAfterFragment.
+	qafHeader = ",queryAfterFragment"
 )
 
 // WriteCSV writes rules, in the order given, as an import file that ReadCSV
 // reads back: the header source,destination,statusCode,matchType,priority
 // (and preservePath,preserveQuery at the end when a rule uses either, and
-// host after them when a rule has one), then
+// host after them when a rule has one, and queryAfterFragment last when a
+// rule has it), then
 // one record per rule, fields quoted as in the csv export. Unlike the
 // export, it keeps each rule's priority and options, so a rule set
 // survives the round trip whole.
@@ -755,7 +767,8 @@ func WriteCSV(w io.Writer, rules []redirects.Rule) error {
 // after the priority, so the header is
 // source,destination,statusCode,matchType,priority,id, with
 // preservePath,preserveQuery at the end when a rule uses either, and host
-// after them when a rule has one. ReadRules reads it back (the id column is
+// after them when a rule has one, and queryAfterFragment last when a rule
+// has it. ReadRules reads it back (the id column is
 // ignored), so a draft exported and imported with replace deploys to the
 // same answers.
 //
@@ -769,10 +782,11 @@ func WriteDraftCSV(w io.Writer, rules []redirects.Rule) error {
 
 // writeRules writes WriteCSV's file, or with withID WriteDraftCSV's.
 func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
-	options, hosts := false, false
+	options, hosts, qaf := false, false, false
 	for i := range rules {
 		options = options || rules[i].PreservePath || rules[i].PreserveQuery
 		hosts = hosts || rules[i].Host != ""
+		qaf = qaf || rules[i].QueryAfterFragment
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	header := importHeader
@@ -785,6 +799,9 @@ func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
 	}
 	if hosts {
 		bw.WriteString(hostHeader)
+	}
+	if qaf {
+		bw.WriteString(qafHeader)
 	}
 	bw.WriteString("\r\n")
 	var b []byte
@@ -806,6 +823,10 @@ func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
 		if hosts {
 			b = append(b, ',')
 			b = appendCSVField(b, r.Host)
+		}
+		if qaf {
+			b = append(b, ',')
+			b = strconv.AppendBool(b, r.QueryAfterFragment)
 		}
 		b = append(b, '\r', '\n')
 		if _, err := bw.Write(b); err != nil {

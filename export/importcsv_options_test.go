@@ -18,7 +18,8 @@ import (
 func sameRule(got, want redirects.Rule) bool {
 	return got.Source == want.Source && got.Destination == want.Destination && got.StatusCode == want.StatusCode &&
 		got.MatchType == want.MatchType && got.Priority == want.Priority &&
-		got.PreservePath == want.PreservePath && got.PreserveQuery == want.PreserveQuery
+		got.PreservePath == want.PreservePath && got.PreserveQuery == want.PreserveQuery &&
+		got.QueryAfterFragment == want.QueryAfterFragment
 }
 
 // TestDraftCSVRoundTripProperty writes random rule sets of the model's
@@ -31,6 +32,9 @@ func TestDraftCSVRoundTripProperty(t *testing.T) {
 		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 20))
 		s := redirects.Settings{CaseInsensitive: rapid.Bool().Draw(t, "caseInsensitive"), IgnoreTrailingSlash: rapid.Bool().Draw(t, "ignoreSlash")}
 		rules := rulemodel.Rules(rng, rapid.IntRange(0, 60).Draw(t, "n"), s)
+		if rapid.Bool().Draw(t, "queryAfterFragment") {
+			rulemodel.WithQueryAfterFragment(rng, rules)
+		}
 		if len(rules) > 0 && rapid.Bool().Draw(t, "comma") {
 			// A field that needs quoting.
 			i := rapid.IntRange(0, len(rules)-1).Draw(t, "commaRule")
@@ -38,9 +42,10 @@ func TestDraftCSVRoundTripProperty(t *testing.T) {
 				rules[i].Destination = "/a,b?q=1#x,y"
 			}
 		}
-		options := false
+		options, qaf := false, false
 		for _, r := range rules {
 			options = options || r.PreservePath || r.PreserveQuery
+			qaf = qaf || r.QueryAfterFragment
 		}
 		for _, w := range []struct {
 			name   string
@@ -58,6 +63,9 @@ func TestDraftCSVRoundTripProperty(t *testing.T) {
 			want := w.header
 			if options {
 				want += ",preservePath,preserveQuery"
+			}
+			if qaf {
+				want += ",queryAfterFragment"
 			}
 			if header != want {
 				t.Fatalf("%s: header %q, want %q", w.name, header, want)
@@ -105,6 +113,17 @@ func TestDraftCSVWithoutOptionsUnchanged(t *testing.T) {
 	if buf.String() != want {
 		t.Fatalf("WriteDraftCSV with an option =\n%q\nwant\n%q", buf.String(), want)
 	}
+	// queryAfterFragment adds its column last, only when a rule has it.
+	rules[2].PreserveQuery, rules[2].QueryAfterFragment = true, true
+	buf.Reset()
+	if err := export.WriteDraftCSV(&buf, rules); err != nil {
+		t.Fatal(err)
+	}
+	want = "source,destination,statusCode,matchType,priority,id,preservePath,preserveQuery,queryAfterFragment\r\n/a,/b,301,exact,100,7,false,true,false\r\n" +
+		"/gone,,410,starts_with,5,9,false,false,false\r\n/c,/d#top,303,exact,100,11,false,true,true\r\n"
+	if buf.String() != want {
+		t.Fatalf("WriteDraftCSV with queryAfterFragment =\n%q\nwant\n%q", buf.String(), want)
+	}
 }
 
 // TestReadRulesOptions reads the option columns in any order and case, an
@@ -132,6 +151,22 @@ func TestReadRulesOptions(t *testing.T) {
 	for i := range want {
 		if rules[i] != want[i] || lines[i] != i+2 {
 			t.Errorf("rule %d = %+v on line %d, want %+v on line %d", i, rules[i], lines[i], want[i], i+2)
+		}
+	}
+
+	qaf := "source,destination,statusCode,matchType,Query After Fragment,preserveQuery\n/design.html,/documentation#design,301,exact,TRUE,true\n/a,/b#f,301,exact,,true\n"
+	rules, _, bad, err = export.ReadRules(strings.NewReader(qaf), export.ReadOptions{})
+	if err != nil || bad != nil || len(rules) != 2 || !rules[0].QueryAfterFragment || !rules[0].PreserveQuery || rules[1].QueryAfterFragment {
+		t.Fatalf("queryAfterFragment column: %+v %+v %v", rules, bad, err)
+	}
+	for _, tc := range []struct{ in, says string }{
+		{"source,destination,statusCode,matchType,queryAfterFragment\n/a,/b#f,301,exact,yes\n", `queryAfterFragment "yes" is not true or false`},
+		{"source,destination,statusCode,matchType,queryAfterFragment\n/a,/b#f,301,exact,true\n", "queryAfterFragment applies with preserveQuery only"},
+		{"source,destination,statusCode,matchType,queryAfterFragment,preserveQuery\n/a,/b,301,exact,true,true\n", "queryAfterFragment applies to a destination with a fragment only"},
+	} {
+		_, _, bad, _ := export.ReadRules(strings.NewReader(tc.in), export.ReadOptions{})
+		if len(bad) != 1 || bad[0].Line != 2 || !strings.Contains(bad[0].Message, tc.says) {
+			t.Errorf("ReadRules(%q) bad lines %+v, want line 2 saying %q", tc.in, bad, tc.says)
 		}
 	}
 

@@ -3,6 +3,7 @@ package export_test
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,7 +44,8 @@ func validRules(t *rapid.T) []redirects.Rule {
 // revision.
 func sameFileRule(a, b redirects.Rule) bool {
 	return a.Source == b.Source && a.Destination == b.Destination && a.StatusCode == b.StatusCode && a.MatchType == b.MatchType &&
-		a.Priority == b.Priority && a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery && a.Host == b.Host
+		a.Priority == b.Priority && a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery && a.Host == b.Host &&
+		a.QueryAfterFragment == b.QueryAfterFragment
 }
 
 // TestDraftCSVRoundTripAnyKind: random rules of every kind, host, query
@@ -69,8 +71,10 @@ func TestDraftCSVRoundTripAnyKind(t *testing.T) {
 				t.Fatal(err)
 			}
 			header, _, _ := strings.Cut(buf.String(), "\r\n")
-			if strings.HasSuffix(header, ",host") != hosts {
-				t.Fatalf("header %q with hosts %t", header, hosts)
+			qaf := slices.ContainsFunc(rules, func(r redirects.Rule) bool { return r.QueryAfterFragment })
+			h, hasQAF := strings.CutSuffix(header, ",queryAfterFragment")
+			if strings.HasSuffix(h, ",host") != hosts || hasQAF != qaf {
+				t.Fatalf("header %q with hosts %t, queryAfterFragment %t", header, hosts, qaf)
 			}
 			got, _, err := export.ReadCSV(bytes.NewReader(buf.Bytes()))
 			if err != nil {

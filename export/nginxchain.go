@@ -192,10 +192,24 @@ func chainVariants(c chainRule, set redirects.Settings) []chainVariant {
 		answer      []chainPart
 	}
 	var vs []variant
+	// queryAfterFragment: the destination's own query and its fragment,
+	// then the request's query after join (afterFragmentJoin: the
+	// destination as written decides).
+	qaf := pq && r.QueryAfterFragment
+	join := afterFragmentJoin(r)
 	if pp && pq {
-		a := append(joinPath(), grp("redirects_rest"), lit("?"))
-		a = append(append(a, queryAnd()...), grp("redirects_q"))
-		vs = append(vs, variant{true, true, append(a, fragment...)})
+		if qaf {
+			a := append(joinPath(), grp("redirects_rest"))
+			if len(query) > 0 {
+				a = append(append(a, lit("?")), query...)
+			}
+			a = append(append(a, fragment...), lit(join), grp("redirects_q"))
+			vs = append(vs, variant{true, true, a})
+		} else {
+			a := append(joinPath(), grp("redirects_rest"), lit("?"))
+			a = append(append(a, queryAnd()...), grp("redirects_q"))
+			vs = append(vs, variant{true, true, append(a, fragment...)})
+		}
 	}
 	if pp {
 		a := append(joinPath(), grp("redirects_rest"))
@@ -204,7 +218,10 @@ func chainVariants(c chainRule, set redirects.Settings) []chainVariant {
 		}
 		vs = append(vs, variant{true, false, append(a, fragment...)})
 	}
-	if pq {
+	if pq && qaf {
+		a := append(append([]chainPart(nil), dest...), lit(join), grp("redirects_q"))
+		vs = append(vs, variant{false, true, a})
+	} else if pq {
 		a := append(append([]chainPart(nil), path...), lit("?"))
 		a = append(append(a, queryAnd()...), grp("redirects_q"))
 		vs = append(vs, variant{false, true, append(a, fragment...)})

@@ -113,10 +113,15 @@ func appendNginxAnswer(b []byte, r *redirects.Rule) []byte {
 			b = append(b, "if ($request_uri ~ \""+skip+"[?](.+)\") { "...)
 			b = ret(b)
 			b = appendJoinPath(b, path)
-			b = append(b, "$1?"...)
-			b = appendQueryAnd(b, query)
-			b = append(b, "$2"...)
-			b = append(b, fragment...)
+			if r.QueryAfterFragment {
+				b = append(b, "$1"...)
+				b = appendAfterFragment(b, r, query, fragment, "$2")
+			} else {
+				b = append(b, "$1?"...)
+				b = appendQueryAnd(b, query)
+				b = append(b, "$2"...)
+				b = append(b, fragment...)
+			}
 			b = append(b, "; } "...)
 		}
 		if pp {
@@ -135,16 +140,45 @@ func appendNginxAnswer(b []byte, r *redirects.Rule) []byte {
 			b = append(b, "if ($is_args) { "...)
 			b = ret(b)
 			b = append(b, path...)
-			b = append(b, '?')
-			b = appendQueryAnd(b, query)
-			b = append(b, "$args"...)
-			b = append(b, fragment...)
+			if r.QueryAfterFragment {
+				b = appendAfterFragment(b, r, query, fragment, "$args")
+			} else {
+				b = append(b, '?')
+				b = appendQueryAnd(b, query)
+				b = append(b, "$args"...)
+				b = append(b, fragment...)
+			}
 			b = append(b, "; } "...)
 		}
 	}
 	b = ret(b)
 	b = append(b, r.Destination...)
 	return append(b, ';')
+}
+
+// appendAfterFragment appends what follows a queryAfterFragment rule r's
+// path part (and rest) when the request has a query (docs/contract.md#rule-
+// options): the destination's own query, its fragment, then the join
+// (afterFragmentJoin) and reqQuery, the server's text for the request's
+// query.
+func appendAfterFragment(b []byte, r *redirects.Rule, query, fragment, reqQuery string) []byte {
+	if query != "" {
+		b = append(b, '?')
+		b = append(b, query...)
+	}
+	b = append(b, fragment...)
+	b = append(b, afterFragmentJoin(r)...)
+	return append(b, reqQuery...)
+}
+
+// afterFragmentJoin is what joins the request's query after a
+// queryAfterFragment rule's fragment: "&" when its destination as written
+// holds a '?', "?" otherwise (redirects.AppendAfterFragment).
+func afterFragmentJoin(r *redirects.Rule) string {
+	if strings.IndexByte(r.Destination, '?') >= 0 {
+		return "&"
+	}
+	return "?"
 }
 
 // appendJoinPath appends a destination's path part before a rest is
@@ -255,6 +289,16 @@ func appendNginxMapValue(b []byte, r *redirects.Rule, args string) []byte {
 	if !r.PreserveQuery {
 		return append(b, r.Destination...)
 	}
+	if r.QueryAfterFragment {
+		// After the whole destination: "&" and the query from args's map
+		// when the destination holds a '?', "?" and it otherwise.
+		b = append(b, r.Destination...)
+		if afterFragmentJoin(r) == "&" {
+			b = append(b, '$')
+			return append(b, args...)
+		}
+		return append(b, "$is_args$args"...)
+	}
 	path, query, fragment := redirects.SplitDestination(r.Destination)
 	b = append(b, path...)
 	switch {
@@ -274,10 +318,11 @@ func appendNginxMapValue(b []byte, r *redirects.Rule, args string) []byte {
 
 // appendArgsMap appends the map that gives "&" and the request's query, or
 // nothing when it has none, under the name v, when a rule of rules needs it
-// (preserveQuery and a destination query).
+// (preserveQuery and a destination query, or queryAfterFragment and a '?'
+// in the destination).
 func appendArgsMap(b []byte, v string, rules []*redirects.Rule) []byte {
 	for _, r := range rules {
-		if _, q, _ := redirects.SplitDestination(r.Destination); r.PreserveQuery && q != "" {
+		if _, q, _ := redirects.SplitDestination(r.Destination); r.PreserveQuery && (q != "" || r.QueryAfterFragment && afterFragmentJoin(r) == "&") {
 			return append(b, "map $args $"+v+" {\n    default \"\";\n    \"~.\" \"&$args\";\n}\n"...)
 		}
 	}
@@ -423,10 +468,15 @@ func appendRuleMap(b []byte, k int, r *redirects.Rule) []byte {
 	if r.PreserveQuery {
 		b = append(b, "    \"~"+skip+"[?](.+)\" \""...)
 		b = appendJoinPath(b, path)
-		b = append(b, "$1?"...)
-		b = appendQueryAnd(b, query)
-		b = append(b, "$2"...)
-		b = append(b, fragment...)
+		if r.QueryAfterFragment {
+			b = append(b, "$1"...)
+			b = appendAfterFragment(b, r, query, fragment, "$2")
+		} else {
+			b = append(b, "$1?"...)
+			b = appendQueryAnd(b, query)
+			b = append(b, "$2"...)
+			b = append(b, fragment...)
+		}
 		b = append(b, "\";\n"...)
 	}
 	b = append(b, "    \"~"+skip+"\" \""...)
@@ -441,10 +491,14 @@ func appendRuleMap(b []byte, k int, r *redirects.Rule) []byte {
 	if r.PreserveQuery {
 		b = append(b, "    \"~[?](.+)\" \""...)
 		b = append(b, path...)
-		b = append(b, '?')
-		b = appendQueryAnd(b, query)
-		b = append(b, "$1"...)
-		b = append(b, fragment...)
+		if r.QueryAfterFragment {
+			b = appendAfterFragment(b, r, query, fragment, "$1")
+		} else {
+			b = append(b, '?')
+			b = appendQueryAnd(b, query)
+			b = append(b, "$1"...)
+			b = append(b, fragment...)
+		}
 		b = append(b, "\";\n"...)
 	}
 	return append(b, "}\n"...)

@@ -47,14 +47,16 @@ func optionProject(t *testing.T, rng *rand.Rand, set redirects.Settings) ([]redi
 	t.Helper()
 	for range 100 {
 		rules := rulemodel.Rules(rng, 60+rng.IntN(60), set)
+		rulemodel.WithQueryAfterFragment(rng, rules)
 		have := map[string]bool{}
 		for _, r := range rules {
 			have["status "+strconv.Itoa(r.StatusCode)] = true
 			have["preservePath"] = have["preservePath"] || r.PreservePath
 			have["preserveQuery"] = have["preserveQuery"] || r.PreserveQuery
 			have["fragment"] = have["fragment"] || strings.Contains(r.Destination, "#")
+			have["queryAfterFragment"] = have["queryAfterFragment"] || r.QueryAfterFragment
 		}
-		if len(have) < len(redirects.StatusCodes)+3 {
+		if len(have) < len(redirects.StatusCodes)+4 {
 			continue
 		}
 		var paths []string
@@ -416,7 +418,7 @@ func compareOptions(t *testing.T, set redirects.Settings, rules []redirects.Rule
 					rule := "no rule"
 					if ok {
 						r := held[a.Rule]
-						rule = fmt.Sprintf("%s %s -> %d %q pp=%v pq=%v", r.MatchType, r.Source, r.StatusCode, r.Destination, r.PreservePath, r.PreserveQuery)
+						rule = fmt.Sprintf("%s %s -> %d %q pp=%v pq=%v qaf=%v", r.MatchType, r.Source, r.StatusCode, r.Destination, r.PreservePath, r.PreserveQuery, r.QueryAfterFragment)
 					}
 					t.Errorf("%s (%s): GET %s answered %v; the lookup API answers %v (%s), and no declaration covers it", c.name, set, p, got[i], want, rule)
 				}

@@ -140,6 +140,13 @@ func addPatternSeeds(f *testing.F) {
 	} {
 		for kind := range uint8(4) {
 			f.Add(s[0], s[1], s[2], kind, uint8(kind*3))
+			// preserveQuery and queryAfterFragment, on a destination with
+			// a fragment.
+			d := s[1]
+			if !strings.Contains(d, "#") {
+				d += "#g"
+			}
+			f.Add(s[0], d, s[2], kind, uint8(kind*3)|32|128)
 		}
 	}
 }
@@ -155,6 +162,7 @@ func fuzzPatternRules(source, dest, host string, kind, opts uint8) ([]redirects.
 	}
 	r.PreserveQuery = opts&32 != 0 && r.StatusCode != redirects.StatusGone
 	r.PreservePath = opts&64 != 0 && r.MatchType == redirects.StartsWith && r.StatusCode != redirects.StatusGone
+	r.QueryAfterFragment = r.PreserveQuery && opts&128 != 0 && strings.Contains(r.Destination, "#")
 	if r.StatusCode != redirects.StatusGone && r.Destination == "" {
 		return nil, set, false // refused by every writer (redirects.Rule.Validate)
 	}

@@ -177,6 +177,7 @@ func patternRules(rng *rand.Rand, literal []redirects.Rule, n int) []redirects.R
 			r.Destination = patternDestination(rng, r.MatchType, names)
 			r.PreserveQuery = rng.IntN(3) == 0
 			r.PreservePath = r.MatchType == redirects.StartsWith && rng.IntN(2) == 0
+			r.QueryAfterFragment = r.PreserveQuery && strings.Contains(r.Destination, "#") && rng.IntN(2) == 0
 		}
 		key := r.MatchType.String() + " " + r.Host + " " + r.Source
 		if seen[key] {
@@ -672,7 +673,7 @@ func comparePatternsWith(t *testing.T, tally map[string]int, format string, set 
 			rule := "no rule"
 			if w >= 0 {
 				r := rules[w]
-				rule = fmt.Sprintf("%s %s%s -> %d %q pp=%v pq=%v", r.MatchType, r.Host, r.Source, r.StatusCode, r.Destination, r.PreservePath, r.PreserveQuery)
+				rule = fmt.Sprintf("%s %s%s -> %d %q pp=%v pq=%v qaf=%v", r.MatchType, r.Host, r.Source, r.StatusCode, r.Destination, r.PreservePath, r.PreserveQuery, r.QueryAfterFragment)
 			}
 			t.Errorf("%s (%s): GET %s (Host %q) answered %v; the lookup API answers %v (%s), and no declaration covers it", format, set, q.path, q.host, got[i], want, rule)
 		}

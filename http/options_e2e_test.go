@@ -35,6 +35,9 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 			asked, matched := 0, 0
 			for round := 0; round < 12; round++ {
 				settings, rules := rulemodel.Project(rng, 1+rng.IntN(40))
+				// queryAfterFragment from draws of its own, so that the
+				// projects' other draws stay as they were.
+				rulemodel.WithQueryAfterFragment(rand.New(rand.NewPCG(uint64(round), 31)), rules)
 				_, err := f.db.SetProjectSettings(f.ctx, f.project.ID, redirects.Settings{})
 				f.ok(err)
 				_, err = f.db.ImportRules(f.ctx, f.project.ID, slices.Clone(rules), true)

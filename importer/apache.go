@@ -542,14 +542,18 @@ func (a *apacheReader) redirect(line int, f []string) {
 		dst = args[1]
 	}
 	pq := code != 410 && !strings.Contains(dst, "?")
-	if pq && strings.Contains(dst, "#") {
-		a.sink.Note(line, "Apache appends the request's query after the URL's fragment; here before it")
-	}
+	// Apache appends the request's query after the whole URL, its
+	// fragment included: queryAfterFragment.
+	qaf := pq && strings.Contains(dst, "#")
 	if strings.HasSuffix(src, "/") {
 		if code != 410 && !strings.HasPrefix(dst, "/") && !hasURLPath(dst) {
 			a.sink.Note(line, "the URL %s has no path: Apache appends the rest of the path to the host, here after a '/'", dst)
 		}
-		a.emit(line, redirects.Rule{Source: src, MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreservePath: code != 410, PreserveQuery: pq})
+		if qaf {
+			a.sink.Note(line, "Apache appends the rest of the path after the URL's fragment (%s); here the rest joins the URL's path", dst)
+		}
+		a.emit(line, redirects.Rule{Source: src, MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreservePath: code != 410, PreserveQuery: pq,
+			QueryAfterFragment: qaf})
 		return
 	}
 	// /a: exactly /a, and /a/... with the rest appended after the URL.
@@ -558,8 +562,9 @@ func (a *apacheReader) redirect(line int, f []string) {
 		// After the URL's query or fragment, where Apache appends it: a
 		// regex rule inserts the rest there.
 		a.restRegexes++
-		a.emit(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
-		a.emit(line, redirects.Rule{Source: literalRE(src) + "(/(?s:.*))", MatchType: redirects.Regex, Destination: dst + "$1", StatusCode: code, PreserveQuery: pq})
+		a.emit(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq, QueryAfterFragment: qaf})
+		a.emit(line, redirects.Rule{Source: literalRE(src) + "(/(?s:.*))", MatchType: redirects.Regex, Destination: dst + "$1", StatusCode: code, PreserveQuery: pq,
+			QueryAfterFragment: qaf})
 		return
 	}
 	if code != 410 {
@@ -575,8 +580,9 @@ func (a *apacheReader) redirect(line int, f []string) {
 			pdst = dst + "/"
 		}
 	}
-	a.emit(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
-	a.emit(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: pdst, StatusCode: code, PreservePath: code != 410, PreserveQuery: pq})
+	a.emit(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq, QueryAfterFragment: qaf})
+	a.emit(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: pdst, StatusCode: code, PreservePath: code != 410, PreserveQuery: pq,
+		QueryAfterFragment: qaf})
 }
 
 // location returns the path of the innermost <Location> around the line,
@@ -616,11 +622,12 @@ func (a *apacheReader) locationRedirect(line int, loc string, code int, args []s
 		}
 	}
 	pq := code != 410 && !strings.Contains(dst, "?")
+	qaf := pq && strings.Contains(dst, "#") // after the fragment, as Apache appends it
 	src := strings.TrimSuffix(loc, "/")
 	if src != "" {
-		a.emit(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq})
+		a.emit(line, redirects.Rule{Source: src, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq, QueryAfterFragment: qaf})
 	}
-	a.emit(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreserveQuery: pq})
+	a.emit(line, redirects.Rule{Source: src + "/", MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreserveQuery: pq, QueryAfterFragment: qaf})
 }
 
 // redirectMatch reads RedirectMatch [status] regex [URL].
@@ -732,9 +739,6 @@ func (a *apacheReader) regexRules(line int, re string, perDir, ci bool, hosts []
 		}
 		rules = []redirects.Rule{{Source: src, MatchType: redirects.Regex, Destination: d, StatusCode: code}}
 	}
-	if pq && strings.Contains(dst, "#") {
-		a.sink.Note(line, "Apache appends the request's query after the URL's fragment; here before it")
-	}
 	if len(hosts) == 0 {
 		hosts = []string{""}
 	}
@@ -747,6 +751,9 @@ func (a *apacheReader) regexRules(line int, re string, perDir, ci bool, hosts []
 				r.Source += "?" + strings.Join(a.condRules, "&")
 			}
 			r.PreserveQuery = pq
+			// Apache appends the request's query after the whole URL,
+			// its fragment included (after '&' when the URL holds a '?').
+			r.QueryAfterFragment = pq && strings.Contains(r.Destination, "#")
 			r.Host = h
 			a.emit(line, r)
 		}

@@ -90,7 +90,10 @@ type haproxyACL struct {
 	// pp, pq: the export's conditional lines for this ACL append the rest
 	// of the path and the query.
 	pp, pq bool
-	done   bool
+	// qaf: the query is appended after the destination's fragment
+	// (queryAfterFragment).
+	qaf  bool
+	done bool
 }
 
 type haproxyPattern struct {
@@ -191,6 +194,13 @@ func haproxyRequest(line int, text string, f []string, acls map[string]*haproxyA
 		}
 		if strings.Contains(extra, "query -m len gt 0") {
 			a.pq = true
+			for i := 2; i+1 < cond; i++ {
+				if f[i] == "location" {
+					// The query after the fragment: /b#top?%[query].
+					_, frag, ok := strings.Cut(strings.ReplaceAll(f[i+1], `\#`, "#"), "#")
+					a.qaf = a.qaf || ok && strings.HasSuffix(frag, "%[query]")
+				}
+			}
 		}
 		if a.pp || a.pq {
 			return
@@ -266,6 +276,7 @@ func haproxyRequest(line int, text string, f []string, acls map[string]*haproxyA
 		if code != 410 {
 			r.PreservePath = a.pp && p.prefix
 			r.PreserveQuery = a.pq
+			r.QueryAfterFragment = a.pq && a.qaf && strings.Contains(dst, "#")
 		} else {
 			r.Destination = ""
 		}

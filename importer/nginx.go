@@ -226,6 +226,8 @@ type nginxMap struct {
 	helper bool
 	def    string
 	query  bool
+	// qaf says the query is appended after the fragment.
+	qaf bool
 	// code is the status of the use above the map's definition, 0 else.
 	code int
 }
@@ -810,6 +812,25 @@ func answer(url string) (dst string, pp, pq bool, why string) {
 	return dst, pp, pq, ""
 }
 
+// returnFragment reads what a return's URL appends after a destination
+// with a fragment: nginx writes the variables as text, so the request's
+// query ($is_args$args) follows the fragment, "?" first whatever the URL
+// holds: queryAfterFragment when the URL holds no '?' (which joins it with
+// '&'), a note otherwise; the path ($request_uri) follows it too, which a
+// rule puts before the fragment.
+func (r *nginxReader) returnFragment(line int, rule *redirects.Rule, pp bool) {
+	if rule.StatusCode == 410 || !rule.PreserveQuery || !strings.Contains(rule.Destination, "#") {
+		return
+	}
+	if pp && rule.MatchType == redirects.StartsWith {
+		r.sink.Note(line, "nginx appends the request's path and query after the URL's fragment (%s); here the rest of the path joins the URL's path and the query follows the fragment", rule.Destination)
+	}
+	if strings.Contains(rule.Destination, "?") {
+		r.sink.Note(line, "nginx appends '?' and the request's query after the URL's fragment (%s); here '&' and the query", rule.Destination)
+	}
+	rule.QueryAfterFragment = true
+}
+
 func (r *nginxReader) retServer(line, code int, url string) {
 	r.scopeNote(line)
 	dst, pp, pq, why := answer(url)
@@ -826,6 +847,7 @@ func (r *nginxReader) retServer(line, code int, url string) {
 	}
 	r.sink.Note(line, "a return in the server block redirects every path of the server: read as starts_with /, whatever port or scheme the server listens on")
 	rule := redirects.Rule{Source: "/", MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreservePath: pp, PreserveQuery: pq, Priority: r.nextRank()}
+	r.returnFragment(line, &rule, pp)
 	r.record(line, rule, true, "")
 	r.sink.Rule(line, rule)
 }
@@ -875,9 +897,10 @@ func (r *nginxReader) retLocation(t *nginxBlock, line, code int, url, raw string
 			rule.Priority = r.nextRank()
 		}
 	}
+	r.returnFragment(line, &rule, pp)
 	r.ourBody(t, &rule)
 	if code == 410 {
-		rule.Destination, rule.PreservePath, rule.PreserveQuery = "", false, false
+		rule.Destination, rule.PreservePath, rule.PreserveQuery, rule.QueryAfterFragment = "", false, false, false
 	}
 	if t.mod == "" {
 		r.plain = append(r.plain, line)
@@ -974,6 +997,9 @@ func (r *nginxReader) ourBody(t *nginxBlock, rule *redirects.Rule) {
 	}
 	if strings.Contains(t.ifVar, "Q") {
 		rule.PreserveQuery = true
+		if strings.Contains(t.ifVar, "F") && strings.Contains(rule.Destination, "#") {
+			rule.QueryAfterFragment = true
+		}
 	}
 }
 
@@ -985,7 +1011,7 @@ func (r *nginxReader) retIf(t *nginxBlock, line, code int, url string) {
 	if outer != nil && outer.kind == "location" && (strings.HasPrefix(t.ifVar, "?$request_uri ~ "+ourSkip) || t.ifVar == "is_args") {
 		// One of the ifs of the project's own export: read with the
 		// location's final return.
-		r.ourIf(outer, t, line)
+		r.ourIf(outer, t, line, url)
 		return
 	}
 	if strings.HasPrefix(t.ifVar, "?") {
@@ -1014,9 +1040,14 @@ func (r *nginxReader) retIf(t *nginxBlock, line, code int, url string) {
 
 // ourIf records what one of the export's ifs says of the location's rule;
 // the location's own return line carries the rule.
-func (r *nginxReader) ourIf(loc, t *nginxBlock, line int) {
+func (r *nginxReader) ourIf(loc, t *nginxBlock, line int, url string) {
 	if t.ifVar == "is_args" {
 		loc.ifVar += "Q"
+		if _, frag, ok := strings.Cut(url, "#"); ok && strings.HasSuffix(frag, "$args") {
+			// The query after the fragment (/b#top?$args):
+			// queryAfterFragment.
+			loc.ifVar += "F"
+		}
 		return
 	}
 	loc.ifVar += "P"
@@ -1101,6 +1132,12 @@ func (r *nginxReader) mapEntry(t *nginxBlock, w []nginxToken, raw string) {
 			m.def = w[1].text
 		} else if strings.Contains(w[0].text, "[?](.+)") {
 			m.query = true
+			if len(w) == 2 {
+				// The query after the fragment ("/c#sec?$1"):
+				// queryAfterFragment.
+				_, frag, ok := strings.Cut(w[1].text, "#")
+				m.qaf = m.qaf || ok && (strings.HasSuffix(frag, "$1") || strings.HasSuffix(frag, "$2"))
+			}
 		}
 		return
 	}
@@ -1157,7 +1194,8 @@ func (r *nginxReader) mapEntryOf(m *nginxMap, w []nginxToken, raw string) {
 				m.firstLine = line
 			}
 			m.rules = append(m.rules, r.sink.numRules())
-			r.sink.Rule(line, redirects.Rule{Source: shape.lit, MatchType: redirects.StartsWith, Destination: h.def, StatusCode: code, PreservePath: true, PreserveQuery: h.query})
+			r.sink.Rule(line, redirects.Rule{Source: shape.lit, MatchType: redirects.StartsWith, Destination: h.def, StatusCode: code, PreservePath: true, PreserveQuery: h.query,
+				QueryAfterFragment: h.query && h.qaf && strings.Contains(h.def, "#")})
 			return
 		}
 	}
@@ -1170,8 +1208,19 @@ func (r *nginxReader) mapEntryOf(m *nginxMap, w []nginxToken, raw string) {
 	if i := strings.IndexByte(val, '#'); i >= 0 {
 		val, frag = val[:i], val[i:]
 	}
+	// With queryAfterFragment the export writes what appends the query
+	// after the fragment ("/b#top$is_args$args", "/b?x=1#top$redirect_exact_args").
+	qaf := false
+	for _, v := range []string{"$is_args$args", "$redirect_exact_args", "$redirect_prefix_args"} {
+		if f, ok := strings.CutSuffix(frag, v); ok && (v == "$is_args$args") == !strings.Contains(val+f, "?") {
+			frag, qaf = f, true
+			break
+		}
+	}
 	dst, pp, pq, why := answer(val)
 	switch {
+	case qaf:
+		pq = true
 	case strings.HasSuffix(val, "?$args"):
 		dst, pq, why = strings.TrimSuffix(val, "$args"), true, ""
 	case strings.HasSuffix(val, "$redirect_exact_args") || strings.HasSuffix(val, "$redirect_prefix_args"):
@@ -1209,6 +1258,7 @@ func (r *nginxReader) mapEntryOf(m *nginxMap, w []nginxToken, raw string) {
 		}
 		for i := range rules {
 			rules[i].PreserveQuery = pq
+			rules[i].QueryAfterFragment = qaf
 		}
 	} else {
 		if why != "" || pp {
@@ -1225,7 +1275,7 @@ func (r *nginxReader) mapEntryOf(m *nginxMap, w []nginxToken, raw string) {
 		if m.from == "request_uri" {
 			r.sink.Note(line, "the map reads $request_uri: nginx matches the key only for a request without a query, escaped as written; here any")
 		}
-		rules = []redirects.Rule{{Source: key, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq}}
+		rules = []redirects.Rule{{Source: key, MatchType: redirects.Exact, Destination: dst, StatusCode: code, PreserveQuery: pq, QueryAfterFragment: qaf}}
 	}
 	if m.firstLine == 0 {
 		m.firstLine = line
@@ -1238,7 +1288,7 @@ func (r *nginxReader) mapEntryOf(m *nginxMap, w []nginxToken, raw string) {
 			}
 		}
 		if rule.StatusCode == 410 {
-			rule.Destination, rule.PreserveQuery, rule.PreservePath = "", false, false
+			rule.Destination, rule.PreserveQuery, rule.PreservePath, rule.QueryAfterFragment = "", false, false, false
 		}
 		if rule.Priority == 0 && rule.MatchType == redirects.Exact {
 			rule.Priority = redirects.DefaultPriority
@@ -1330,11 +1380,9 @@ func (r *nginxReader) rewrite(t *nginxBlock, w []nginxToken, raw string) {
 		return
 	}
 	r.scopeNote(line)
-	if strings.Contains(repl, "#") && !strings.HasSuffix(repl, "?") {
-		// Found against nginx: a request's query follows the whole
-		// replacement, fragment included (/a#b?k=v).
-		r.sink.Note(line, "nginx appends the request's query after the URL's fragment; here before it")
-	}
+	// Found against nginx: a request's query follows the whole
+	// replacement, fragment included (/a#b?k=v, /a?x#b&k=v):
+	// queryAfterFragment, set on each rule below with preserveQuery.
 	shape, why := parseRegexShape(re, false)
 	if t.kind == "server" && (why != "" || !shape.exact || shape.ci && !r.o.Settings.CaseInsensitive && hasLetter(shape.lit)) {
 		// A regex rule, ranked with the server's other rewrites: they
@@ -1349,6 +1397,7 @@ func (r *nginxReader) rewrite(t *nginxBlock, w []nginxToken, raw string) {
 			return
 		}
 		rule.PreserveQuery = pq
+		rule.QueryAfterFragment = pq && strings.Contains(rule.Destination, "#")
 		rule.Priority = r.nextRank()
 		if re, err := regexp.Compile(regexAnchored(rule.Source, r.o.Settings)); err == nil {
 			r.serverRegex = append(r.serverRegex, earlierRegex{re: re, line: line})
@@ -1392,10 +1441,14 @@ func (r *nginxReader) rewrite(t *nginxBlock, w []nginxToken, raw string) {
 	if note != "" {
 		r.sink.Note(line, "%s", note)
 	}
+	if len(rules) > 0 && rules[0].PreservePath && strings.Contains(rules[0].Destination, "#") {
+		r.sink.Note(line, "nginx appends the rest of the path after the URL's fragment (%s); here the rest joins the URL's path", rules[0].Destination)
+	}
 	// A prefix (with its rest captured as $1 at the end of the
 	// replacement: preservePath) answers as the expression does: as is.
 	for _, rule := range rules {
 		rule.PreserveQuery = pq
+		rule.QueryAfterFragment = pq && strings.Contains(rule.Destination, "#")
 		if t.kind == "server" {
 			rule.Priority = r.nextRank()
 		} else {

@@ -79,9 +79,9 @@ rewrite ^/c/(?!(ab)+x)(.*) /d/$2 permanent;
 }
 
 // TestNginxRewriteFragmentQuery: nginx appends a request's query after a
-// rewrite's replacement, fragment included (asked of a real nginx), which
-// a rule cannot (the query goes before the fragment): such a line is
-// changed, noted; one ending in '?' passes no query and is as is.
+// rewrite's replacement, fragment included (asked of a real nginx), as a
+// rule with queryAfterFragment does: such a line is as is, and so is one
+// ending in '?', which passes no query.
 func TestNginxRewriteFragmentQuery(t *testing.T) {
 	server := "absolute_redirect off;\nrewrite ^/a$ /b#c redirect;\nrewrite ^/d$ /e#f? redirect;\n"
 	res, err := Read(context.Background(), strings.NewReader("server {\n"+server+"}\n"), "nginx", Options{})
@@ -89,8 +89,13 @@ func TestNginxRewriteFragmentQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl, _ := classes(res)
-	if cl[3] != Changed || cl[4] != AsIs {
-		t.Errorf("lines 3 and 4: %q and %q, want changed and as is (%+v)", cl[3], cl[4], res.Lines)
+	if cl[3] != AsIs || cl[4] != AsIs {
+		t.Errorf("lines 3 and 4: %q and %q, want as is and as is (%+v)", cl[3], cl[4], res.Lines)
+	}
+	for p, want := range map[string]string{"/a?k=v": "/b#c?k=v", "/d?k=v": "/e#f", "/a": "/b#c"} {
+		if a, ok := lookupImported(t, res, redirects.Settings{}, "", p); !ok || a.target != want {
+			t.Errorf("the import answers %s with %+v %v, want %q", p, a, ok, want)
+		}
 	}
 	bin := servertest.LookPath(t, "nginx")
 	dir := t.TempDir()

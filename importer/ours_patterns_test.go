@@ -72,7 +72,8 @@ func TestOurCSVRoundTripAnyKind(t *testing.T) {
 		for i, w := range rules {
 			g := res.Rules[i]
 			if g.Source != w.Source || g.Destination != w.Destination || g.StatusCode != w.StatusCode || g.MatchType != w.MatchType ||
-				g.Priority != w.Priority || g.Host != w.Host || g.PreservePath != w.PreservePath || g.PreserveQuery != w.PreserveQuery {
+				g.Priority != w.Priority || g.Host != w.Host || g.PreservePath != w.PreservePath || g.PreserveQuery != w.PreserveQuery ||
+				g.QueryAfterFragment != w.QueryAfterFragment {
 				rt.Fatalf("rule %d came back as %+v, want %+v", i, g, w)
 			}
 		}

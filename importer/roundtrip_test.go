@@ -108,6 +108,15 @@ func TestExportsRoundTrip(t *testing.T) {
 					rules[i].Destination = "/plain"
 				}
 			}
+		} else {
+			// Its own draws, so that the paths below are those of the
+			// projects without it.
+			rulemodel.WithQueryAfterFragment(rand.New(rand.NewPCG(seed, 29)), rules)
+			for i := range rules {
+				if rules[i].QueryAfterFragment {
+					compared["queryAfterFragment"]++
+				}
+			}
 		}
 		content, err := export.Build(rules, set)
 		if err != nil {
@@ -191,6 +200,9 @@ func TestExportsRoundTrip(t *testing.T) {
 		if compared[f] < 1000 {
 			t.Errorf("%s: only %d paths compared", f, compared[f])
 		}
+	}
+	if compared["queryAfterFragment"] == 0 {
+		t.Errorf("no project had a queryAfterFragment rule")
 	}
 	t.Logf("paths compared: %v", compared)
 }

@@ -51,7 +51,8 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 		return missingField("path")
 	}
 	rule, err := newRule(p.ID, &api.RuleCreate{Source: req.Path, Destination: req.Destination, StatusCode: req.StatusCode,
-		MatchType: req.MatchType, Priority: req.Priority, PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery, Host: req.Host})
+		MatchType: req.MatchType, Priority: req.Priority, PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery, Host: req.Host,
+		QueryAfterFragment: req.QueryAfterFragment})
 	if err != nil {
 		return err
 	}

@@ -113,6 +113,48 @@ func testRuleOptions(t *testing.T, open newStoreFunc) {
 	if page.Total != 2 || page.Rules[0].PreservePath == nil {
 		t.Fatalf("410 rules = %+v", page)
 	}
+
+	// queryAfterFragment: absent from a rule without it (the answer reads
+	// as before the option), true on one with it, kept by a PATCH that does
+	// not name it, refused where it does not apply, naming it.
+	var raw map[string]any
+	c.do("GET", fmt.Sprintf("%s/%d", rules, a.rule.ID), nil).want(t, 200).decode(t, &raw)
+	if _, ok := raw["queryAfterFragment"]; ok {
+		t.Fatalf("a rule without queryAfterFragment shows it: %v", raw)
+	}
+	var design struct {
+		ID                 int64
+		Destination        string
+		PreserveQuery      bool
+		QueryAfterFragment *bool
+	}
+	c.do("POST", rules, map[string]any{"source": "/design.html", "destination": "/documentation#design", "preserveQuery": true,
+		"queryAfterFragment": true}).want(t, 201).decode(t, &design)
+	if design.QueryAfterFragment == nil || !*design.QueryAfterFragment || !design.PreserveQuery {
+		t.Fatalf("created with queryAfterFragment = %+v", design)
+	}
+	qaf := fmt.Sprintf("%s/%d", rules, design.ID)
+	c.do("PATCH", qaf, map[string]any{"destination": "/documentation?v=2#design"}).want(t, 200).decode(t, &design)
+	if design.QueryAfterFragment == nil || !*design.QueryAfterFragment || design.Destination != "/documentation?v=2#design" {
+		t.Fatalf("after a PATCH of the destination = %+v, want queryAfterFragment kept", design)
+	}
+	for _, body := range []map[string]any{{"preserveQuery": false}, {"destination": "/documentation"}} {
+		r := c.do("PATCH", qaf, body).want(t, 400, "INVALID_INPUT")
+		if _, msg := r.errBody(t); !strings.Contains(msg, "queryAfterFragment") {
+			t.Fatalf("the refusal of %v under queryAfterFragment says %q", body, msg)
+		}
+	}
+	r = c.do("POST", rules, map[string]any{"source": "/q", "destination": "/d#f", "queryAfterFragment": true}).want(t, 400, "INVALID_INPUT")
+	if _, msg := r.errBody(t); !strings.Contains(msg, "queryAfterFragment") {
+		t.Fatalf("the refusal of queryAfterFragment without preserveQuery says %q", msg)
+	}
+	c.do("PATCH", qaf, map[string]any{"queryAfterFragment": false}).want(t, 200).decode(t, &raw)
+	if _, ok := raw["queryAfterFragment"]; ok {
+		t.Fatalf("after a PATCH of queryAfterFragment false the rule shows it: %v", raw)
+	}
+	if stored, err := e.store.FindRule(e.ctx, a.project.ID, design.ID); err != nil || stored.QueryAfterFragment || !stored.PreserveQuery {
+		t.Fatalf("stored = %+v (%v), want preserveQuery without queryAfterFragment", stored, err)
+	}
 }
 
 // TestProjectSettings: the project's PATCH sets caseSensitive and

@@ -90,6 +90,9 @@ func (c *Client) AddRuleFromMiss(ctx context.Context, r *redirects.Rule) error {
 	if r.Host != "" {
 		body.Host = &r.Host
 	}
+	if r.QueryAfterFragment {
+		body.QueryAfterFragment = &r.QueryAfterFragment
+	}
 	var j api.Rule
 	if err := c.do(ctx, "POST", insightProjectPath(r.ProjectID)+"/misses/rule", nil, body, "", &j); err != nil {
 		return err

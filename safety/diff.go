@@ -28,7 +28,7 @@ type RuleChange struct {
 	From RuleRef `json:"from"`
 	To   RuleRef `json:"to"`
 	// Fields names what changed: destination, statusCode, preservePath,
-	// preserveQuery, priority.
+	// preserveQuery, queryAfterFragment, priority.
 	Fields []string `json:"fields"`
 }
 
@@ -418,6 +418,9 @@ func changedFields(a, b *redirects.Rule) []string {
 	}
 	if a.PreserveQuery != b.PreserveQuery {
 		f = append(f, "preserveQuery")
+	}
+	if a.QueryAfterFragment != b.QueryAfterFragment {
+		f = append(f, "queryAfterFragment")
 	}
 	if a.MatchType != redirects.Exact && a.Priority != b.Priority {
 		f = append(f, "priority")

@@ -110,6 +110,11 @@ func FlattenChains(rules []redirects.Rule, opts LintOptions) ([]redirects.ChainF
 				reason, why = redirects.ChainInexpressible, fmt.Sprintf("the chain ends at %s on host %s and at %s on host %s, which one destination cannot say",
 					w.final, hostName(hs[0]), wk.final, hostName(hs[k]))
 			}
+			if reason == "" && (r.QueryAfterFragment || slices.ContainsFunc(wk.rules, func(j int32) bool { return x.rules[j].QueryAfterFragment })) {
+				// The query after a fragment is no query of the next
+				// request: the chain's answers are not one destination's.
+				reason, why = redirects.ChainInexpressible, "a rule on the chain puts the request's query after its destination's fragment (queryAfterFragment), so the next request on the chain is sent without it, which one destination cannot say"
+			}
 			if reason == "" && keepsQuery {
 				for _, j := range wk.rules {
 					if !x.rules[j].PreserveQuery {

@@ -66,7 +66,8 @@ type RuleRef = redirects.RuleRef
 // Ref returns the RuleRef of r.
 func Ref(r *redirects.Rule) RuleRef {
 	return RuleRef{ID: r.ID, MatchType: r.MatchType.String(), Source: r.Source, Destination: r.Destination,
-		StatusCode: r.StatusCode, Priority: r.Priority, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host}
+		StatusCode: r.StatusCode, Priority: r.Priority, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host,
+		QueryAfterFragment: r.QueryAfterFragment}
 }
 
 // Finding is one problem Lint found.

@@ -2,6 +2,8 @@ package safety
 
 import (
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"redirects"
@@ -31,6 +33,12 @@ func TestLintGeneratedOptions(t *testing.T) {
 // and holds every sample path's two answers to rulemodel.Lookup: a path in
 // Impact answers differently in the model, every other sample the same.
 func TestDiffIsTheOptionModel(t *testing.T) {
+	qaf := 0
+	defer func() {
+		if qaf == 0 {
+			t.Errorf("no rule was given queryAfterFragment")
+		}
+	}()
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 13))
 		sa, from := optProject(rng, 1+rng.IntN(12))
@@ -40,8 +48,17 @@ func TestDiffIsTheOptionModel(t *testing.T) {
 			if to[i].StatusCode != redirects.StatusGone && rng.IntN(3) == 0 {
 				to[i].PreserveQuery = !to[i].PreserveQuery
 			}
+			if to[i].PreserveQuery && strings.Contains(to[i].Destination, "#") && rng.IntN(2) == 0 {
+				to[i].QueryAfterFragment = true
+				qaf++
+			}
 		}
 		d := Diff(from, to, DiffOptions{MaxPaths: -1, From: sa, To: sb})
+		for _, c := range d.Changed {
+			if c.To.QueryAfterFragment && !slices.Contains(c.Fields, "queryAfterFragment") {
+				t.Fatalf("a change that sets queryAfterFragment names %v", c.Fields)
+			}
+		}
 		if (d.Settings != nil) != (sa != sb) {
 			t.Fatalf("settings %s -> %s: the change %+v", sa, sb, d.Settings)
 		}

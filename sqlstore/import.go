@@ -140,17 +140,18 @@ type storedShare struct {
 // (RuleAnswer) from u, the revision one more.
 func (sh *storedShare) updatedRow(id int64, u *redirects.Rule) *draftRow {
 	return &draftRow{
-		id:            id,
-		matchType:     sh.matchType,
-		host:          []byte(sh.host),
-		source:        []byte(sh.source),
-		destination:   []byte(u.Destination),
-		status:        int64(u.StatusCode),
-		priority:      int64(u.Priority),
-		created:       sh.created,
-		revision:      sh.rev + 1,
-		preservePath:  u.PreservePath,
-		preserveQuery: u.PreserveQuery,
+		id:                 id,
+		matchType:          sh.matchType,
+		host:               []byte(sh.host),
+		source:             []byte(sh.source),
+		destination:        []byte(u.Destination),
+		status:             int64(u.StatusCode),
+		priority:           int64(u.Priority),
+		created:            sh.created,
+		revision:           sh.rev + 1,
+		preservePath:       u.PreservePath,
+		preserveQuery:      u.PreserveQuery,
+		queryAfterFragment: u.QueryAfterFragment,
 	}
 }
 
@@ -547,17 +548,18 @@ type NewRules struct {
 func (n *NewRules) draftRow(k int) *draftRow {
 	r := n.Rule(k)
 	n.row = draftRow{
-		id:            n.FirstID + int64(k),
-		matchType:     r.MatchType,
-		host:          append(n.row.host[:0], r.Host...),
-		source:        append(n.row.source[:0], r.Source...),
-		destination:   append(n.row.destination[:0], r.Destination...),
-		status:        int64(r.StatusCode),
-		priority:      int64(r.Priority),
-		created:       n.CreatedAt,
-		revision:      1,
-		preservePath:  r.PreservePath,
-		preserveQuery: r.PreserveQuery,
+		id:                 n.FirstID + int64(k),
+		matchType:          r.MatchType,
+		host:               append(n.row.host[:0], r.Host...),
+		source:             append(n.row.source[:0], r.Source...),
+		destination:        append(n.row.destination[:0], r.Destination...),
+		status:             int64(r.StatusCode),
+		priority:           int64(r.Priority),
+		created:            n.CreatedAt,
+		revision:           1,
+		preservePath:       r.PreservePath,
+		preserveQuery:      r.PreserveQuery,
+		queryAfterFragment: r.QueryAfterFragment,
 	}
 	return &n.row
 }

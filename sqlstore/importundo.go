@@ -36,16 +36,21 @@ type draftRow struct {
 	revision      int64
 	preservePath  bool
 	preserveQuery bool
+	// queryAfterFragment is the rule's queryAfterFragment.
+	queryAfterFragment bool
 }
 
 // draftEncoding is the first byte of an encoded draft: the version of the
 // encoding below. Version 2 is written when a rule has a flag of
 // draftExtended, which version 1 does not know, so that a node that reads
 // only version 1 refuses the record instead of misreading it; a draft
-// without such rules is encoded exactly as before.
+// without such rules is encoded exactly as before. Version 3 is written when
+// a rule has queryAfterFragment (draftQueryAfterFragment), which versions 1
+// and 2 do not know.
 const (
-	draftEncoding         = 1
-	draftEncodingExtended = 2
+	draftEncoding                   = 1
+	draftEncodingExtended           = 2
+	draftEncodingQueryAfterFragment = 3
 )
 
 // The flags byte of a rule in the draft encoding.
@@ -58,16 +63,19 @@ const (
 	draftHost          = 32 // the host follows the destination
 	draftExtended      = draftPattern | draftRegex | draftHost
 	draftFlags         = draftStartsWith | draftPreservePath | draftPreserveQuery | draftExtended
+	// draftQueryAfterFragment is the rule's queryAfterFragment, known to
+	// version 3 only.
+	draftQueryAfterFragment = 64
 )
 
 // rowFlags returns the flags byte of r.
 func rowFlags(r *draftRow) byte {
-	return flagsOf(r.matchType, r.preservePath, r.preserveQuery, len(r.host) > 0)
+	return flagsOf(r.matchType, r.preservePath, r.preserveQuery, len(r.host) > 0, r.queryAfterFragment)
 }
 
 // flagsOf returns the flags byte of a rule of match type mt, with its
 // options and with or without a host.
-func flagsOf(mt redirects.MatchType, preservePath, preserveQuery, host bool) byte {
+func flagsOf(mt redirects.MatchType, preservePath, preserveQuery, host, queryAfterFragment bool) byte {
 	var flags byte
 	switch mt {
 	case redirects.StartsWith:
@@ -86,6 +94,9 @@ func flagsOf(mt redirects.MatchType, preservePath, preserveQuery, host bool) byt
 	if host {
 		flags |= draftHost
 	}
+	if queryAfterFragment {
+		flags |= draftQueryAfterFragment
+	}
 	return flags
 }
 
@@ -101,7 +112,7 @@ func appendRow(b []byte, r *draftRow) []byte {
 // its creation time in unix nanoseconds: the rule's strings are encoded
 // as they are, not copied into a draftRow first.
 func appendRule(b []byte, r *redirects.Rule, created int64) []byte {
-	flags := flagsOf(r.MatchType, r.PreservePath, r.PreserveQuery, r.Host != "")
+	flags := flagsOf(r.MatchType, r.PreservePath, r.PreserveQuery, r.Host != "", r.QueryAfterFragment)
 	return appendFieldsOf(b, r.ID, flags, r.Source, r.Destination, r.Host, int64(r.StatusCode), int64(r.Priority), created, r.Revision)
 }
 
@@ -126,12 +137,15 @@ func appendFieldsOf[T string | []byte](b []byte, id int64, flags byte, source, d
 
 // decodeRows reads an encoded draft back.
 func decodeRows(b []byte) ([]draftRow, error) {
-	if len(b) == 0 || (b[0] != draftEncoding && b[0] != draftEncodingExtended) {
+	if len(b) == 0 || b[0] < draftEncoding || b[0] > draftEncodingQueryAfterFragment {
 		return nil, errors.New("undo record: unknown draft encoding (written by a newer redirects?)")
 	}
 	known := byte(draftFlags &^ draftExtended)
-	if b[0] == draftEncodingExtended {
+	switch b[0] {
+	case draftEncodingExtended:
 		known = draftFlags
+	case draftEncodingQueryAfterFragment:
+		known = draftFlags | draftQueryAfterFragment
 	}
 	b = b[1:]
 	bad := errors.New("undo record: the draft encoding is cut short")
@@ -184,6 +198,7 @@ func decodeRows(b []byte) ([]draftRow, error) {
 			r.matchType = redirects.Regex
 		}
 		r.preservePath, r.preserveQuery = flags&draftPreservePath != 0, flags&draftPreserveQuery != 0
+		r.queryAfterFragment = flags&draftQueryAfterFragment != 0
 		r.source = bytesOf()
 		r.destination = bytesOf()
 		if flags&draftHost != 0 {
@@ -307,7 +322,7 @@ func (db *DB) scanDraftKeys(ctx context.Context, q querier, projectID, where str
 		key            string
 	)
 	dests := []any{&r.id, &r.revision, &mt, &host, &src, &dst, &r.status, &r.priority,
-		&r.preservePath, &r.preserveQuery, &r.created}
+		&r.preservePath, &r.preserveQuery, &r.queryAfterFragment, &r.created}
 	if withKey {
 		dests = append(dests, &key)
 	}
@@ -370,9 +385,11 @@ func (db *DB) snapshotDraft(ctx context.Context, q querier, projectID string, ke
 // hold frames one after the other, and decodes to their contents joined).
 type draftEncoder struct {
 	extended bool
-	buf      []byte
-	out      bytes.Buffer
-	z        io.WriteCloser
+	// qaf: some rule has queryAfterFragment (version 3).
+	qaf bool
+	buf []byte
+	out bytes.Buffer
+	z   io.WriteCloser
 }
 
 // draftChunk is the size of the buffer a draftEncoder compresses at once.
@@ -382,6 +399,9 @@ const draftChunk = 1 << 20
 func (e *draftEncoder) add(row []byte, flags byte) {
 	if flags&draftExtended != 0 {
 		e.extended = true
+	}
+	if flags&draftQueryAfterFragment != 0 {
+		e.qaf = true
 	}
 	if len(e.buf)+len(row) > draftChunk {
 		e.flush()
@@ -410,6 +430,9 @@ func (e *draftEncoder) compressed() []byte {
 	encoding := byte(draftEncoding)
 	if e.extended {
 		encoding = draftEncodingExtended
+	}
+	if e.qaf {
+		encoding = draftEncodingQueryAfterFragment
 	}
 	b := coding.ZstdBytes([]byte{encoding})
 	e.flush()
@@ -602,7 +625,7 @@ func (db *DB) insertDraftRows(ctx context.Context, tx *Tx, p *redirects.Project,
 			r := &batch[i]
 			rule := redirects.Rule{MatchType: r.matchType, Source: string(r.source)}
 			args = append(args, r.id, p.ID, r.revision, matchKey(p.Settings, &rule),
-				r.matchType.String(), string(r.host), rule.Source, string(r.destination), r.status, r.priority, r.preservePath, r.preserveQuery, r.created)
+				r.matchType.String(), string(r.host), rule.Source, string(r.destination), r.status, r.priority, r.preservePath, r.preserveQuery, r.queryAfterFragment, r.created)
 		}
 		stmt := full
 		if len(batch) < undoInsertBatch || full == nil {

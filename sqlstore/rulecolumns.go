@@ -37,6 +37,7 @@ var ruleFields = []ruleField{
 	{"priority", func(w *RuleRow) any { return &w.Rule.Priority }, func(r *redirects.Rule) any { return r.Priority }},
 	{"preserve_path", func(w *RuleRow) any { return &w.Rule.PreservePath }, func(r *redirects.Rule) any { return r.PreservePath }},
 	{"preserve_query", func(w *RuleRow) any { return &w.Rule.PreserveQuery }, func(r *redirects.Rule) any { return r.PreserveQuery }},
+	{"query_after_fragment", func(w *RuleRow) any { return &w.Rule.QueryAfterFragment }, func(r *redirects.Rule) any { return r.QueryAfterFragment }},
 }
 
 // ruleKeyFields is how many of ruleFields are the rule's key (match type,

@@ -44,6 +44,10 @@ func testImportUndoRandom(t *testing.T, e *env) {
 				r.PreservePath = rng.IntN(2) == 0
 			}
 			r.PreserveQuery = rng.IntN(4) == 0
+			if r.PreserveQuery && rng.IntN(3) == 0 {
+				r.Destination += "#f"
+				r.QueryAfterFragment = rng.IntN(2) == 0
+			}
 			return r
 		}
 
@@ -69,6 +73,9 @@ func testImportUndoRandom(t *testing.T, e *env) {
 		}
 		for k, r := range stored {
 			dest := "/edited"
+			if r.QueryAfterFragment {
+				dest += "#f"
+			}
 			if _, err := e.s.UpdateRule(e.ctx, p.ID, r.ID, redirects.RuleUpdate{Destination: &dest}); err != nil {
 				t.Fatalf("UpdateRule: %v", err)
 			}
@@ -106,6 +113,9 @@ func testImportUndoRandom(t *testing.T, e *env) {
 				}
 				if mode != redirects.ImportAppend && rng.IntN(2) == 0 {
 					r.Destination = dests[rng.IntN(len(dests))]
+					if r.QueryAfterFragment {
+						r.Destination += "#g"
+					}
 					if settings.CaseInsensitive && rng.IntN(2) == 0 && r.Source != "" {
 						r.Source = swapCase(r.Source)
 					}
@@ -134,6 +144,7 @@ func testImportUndoRandom(t *testing.T, e *env) {
 				want.Updated++
 				u := s
 				u.Destination, u.StatusCode, u.Priority, u.PreservePath, u.PreserveQuery = r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery
+				u.QueryAfterFragment = r.QueryAfterFragment
 				after[k] = u
 			}
 			if mode == redirects.ImportReplace {
@@ -198,7 +209,7 @@ func testImportUndoRandom(t *testing.T, e *env) {
 // the key (match type, host, source) and the row's own.
 func sameAnswerModel(a, b redirects.Rule) bool {
 	return a.Destination == b.Destination && a.StatusCode == b.StatusCode && a.Priority == b.Priority &&
-		a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery
+		a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery && a.QueryAfterFragment == b.QueryAfterFragment
 }
 
 // swapCase swaps the case of s's ASCII letters.

@@ -35,9 +35,9 @@ func wantDraft(t *testing.T, what string, got, want []redirects.Rule) {
 	wantRules(t, what, got, want)
 	for i := range min(len(got), len(want)) {
 		g, w := &got[i], &want[i]
-		if g.PreservePath != w.PreservePath || g.PreserveQuery != w.PreserveQuery || g.Revision != w.Revision {
-			t.Errorf("%s: rule %d (%q): options %t/%t revision %d, want %t/%t revision %d", what, g.ID, g.Source,
-				g.PreservePath, g.PreserveQuery, g.Revision, w.PreservePath, w.PreserveQuery, w.Revision)
+		if g.PreservePath != w.PreservePath || g.PreserveQuery != w.PreserveQuery || g.QueryAfterFragment != w.QueryAfterFragment || g.Revision != w.Revision {
+			t.Errorf("%s: rule %d (%q): options %t/%t/%t revision %d, want %t/%t/%t revision %d", what, g.ID, g.Source,
+				g.PreservePath, g.PreserveQuery, g.QueryAfterFragment, g.Revision, w.PreservePath, w.PreserveQuery, w.QueryAfterFragment, w.Revision)
 		}
 	}
 }
@@ -220,6 +220,8 @@ func testImportUndoLarge(t *testing.T, e *env) {
 	p := e.newProject()
 	rules := benchRules(100_000)
 	rules[7].PreservePath, rules[9].PreserveQuery = rules[7].MatchType == redirects.StartsWith, true
+	rules[11].Destination += "#f"
+	rules[11].PreserveQuery, rules[11].QueryAfterFragment = true, true
 	e.importRules(p.ID, rules, redirects.ImportAppend)
 	before := e.rules(p.ID)
 	e.clock.Add(time.Hour)
@@ -236,7 +238,8 @@ func testImportUndoLarge(t *testing.T, e *env) {
 	after := e.rules(p.ID)
 	wantRules(t, "the 100,000-rule draft after the undo", after, before)
 	for i := range min(len(after), len(before)) {
-		if after[i].PreservePath != before[i].PreservePath || after[i].PreserveQuery != before[i].PreserveQuery {
+		if after[i].PreservePath != before[i].PreservePath || after[i].PreserveQuery != before[i].PreserveQuery ||
+			after[i].QueryAfterFragment != before[i].QueryAfterFragment {
 			t.Fatalf("rule %d: options %t/%t, want %t/%t", after[i].ID, after[i].PreservePath, after[i].PreserveQuery,
 				before[i].PreservePath, before[i].PreserveQuery)
 		}

@@ -28,7 +28,8 @@ var optionTests = []struct {
 // times, IDs and revision.
 func sameStored(a, b redirects.Rule) bool {
 	return a.Source == b.Source && a.Destination == b.Destination && a.StatusCode == b.StatusCode &&
-		a.MatchType == b.MatchType && a.Priority == b.Priority && a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery
+		a.MatchType == b.MatchType && a.Priority == b.Priority && a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery &&
+		a.QueryAfterFragment == b.QueryAfterFragment
 }
 
 func testOptionsRoundTrip(t *testing.T, e *env) {
@@ -38,6 +39,7 @@ func testOptionsRoundTrip(t *testing.T, e *env) {
 		{Source: "/see", Destination: "/other?x=1#top", StatusCode: 303},
 		{Source: "/tmp", Destination: "https://ex.com", StatusCode: 307, PreserveQuery: true},
 		{Source: "/docs/", Destination: "/d/", StatusCode: 308, MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true},
+		{Source: "/design", Destination: "/doc?v=1#design", StatusCode: 301, MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true, QueryAfterFragment: true},
 	}
 	for i := range in {
 		r := in[i]
@@ -81,6 +83,8 @@ func testOptionsRoundTrip(t *testing.T, e *env) {
 		{Source: "/x", Destination: "/y", StatusCode: 410},
 		{Source: "/x", StatusCode: 410, PreserveQuery: true},
 		{Source: "/x", Destination: "/y#a#b", StatusCode: 301},
+		{Source: "/x", Destination: "/y#a", StatusCode: 301, QueryAfterFragment: true},
+		{Source: "/x", Destination: "/y", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true},
 	} {
 		bad.ProjectID = p.ID
 		wantCode(t, "AddRule(bad options)", e.s.AddRule(e.ctx, &bad), redirects.EINVALID)
@@ -119,6 +123,26 @@ func testOptionsUpdateKeeps(t *testing.T, e *env) {
 	if err != nil {
 		t.Errorf("UpdateRule(exact, preservePath false): %v", err)
 	}
+	// queryAfterFragment: kept by an update that does not name it, refused
+	// by one that would leave it without preserveQuery or a fragment.
+	q := &redirects.Rule{ProjectID: p.ID, Source: "/design", Destination: "/doc#design", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true}
+	if err := e.s.AddRule(e.ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	dest = "/doc?v=2#design"
+	got, err = e.s.UpdateRule(e.ctx, p.ID, q.ID, redirects.RuleUpdate{Destination: &dest})
+	if err != nil || !got.QueryAfterFragment || !got.PreserveQuery || got.Destination != dest {
+		t.Fatalf("UpdateRule(destination only) = %+v, %v; want queryAfterFragment kept", got, err)
+	}
+	_, err = e.s.UpdateRule(e.ctx, p.ID, q.ID, redirects.RuleUpdate{PreserveQuery: &off})
+	wantCode(t, "UpdateRule(preserveQuery false under queryAfterFragment)", err, redirects.EINVALID, "queryAfterFragment")
+	noFragment := "/doc"
+	_, err = e.s.UpdateRule(e.ctx, p.ID, q.ID, redirects.RuleUpdate{Destination: &noFragment})
+	wantCode(t, "UpdateRule(a destination without a fragment under queryAfterFragment)", err, redirects.EINVALID, "queryAfterFragment")
+	got, err = e.s.UpdateRule(e.ctx, p.ID, q.ID, redirects.RuleUpdate{QueryAfterFragment: &off})
+	if err != nil || got.QueryAfterFragment || !got.PreserveQuery {
+		t.Fatalf("UpdateRule(queryAfterFragment false) = %+v, %v", got, err)
+	}
 }
 
 // testOptionsImportRandom imports random rules using every option and
@@ -128,6 +152,7 @@ func testOptionsImportRandom(t *testing.T, e *env) {
 	for round := 0; round < 5; round++ {
 		p := e.newProject()
 		in := rulemodel.Rules(rng, 60, redirects.Settings{})
+		rulemodel.WithQueryAfterFragment(rng, in)
 		if _, err := e.s.ImportRules(e.ctx, p.ID, slices.Clone(in), false); err != nil {
 			t.Fatalf("ImportRules: %v", err)
 		}
@@ -148,6 +173,7 @@ func testOptionsImportRandom(t *testing.T, e *env) {
 				continue
 			}
 			r.PreserveQuery = !r.PreserveQuery
+			r.QueryAfterFragment = r.PreserveQuery && strings.Contains(r.Destination, "#")
 			if r.MatchType == redirects.StartsWith {
 				r.PreservePath = !r.PreservePath
 			}

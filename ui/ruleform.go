@@ -25,6 +25,8 @@ type ruleValues struct {
 	Source, Destination, Host   string
 	Status, Match, Priority     string
 	PreservePath, PreserveQuery bool
+	// QueryAfterFragment is the "query after the fragment" checkbox.
+	QueryAfterFragment bool
 	// SamplePath and SampleHost are the preview's request.
 	SamplePath, SampleHost string
 }
@@ -33,22 +35,23 @@ type ruleValues struct {
 func valuesOf(r *redirects.Rule) ruleValues {
 	return ruleValues{Source: r.Source, Destination: r.Destination, Host: r.Host,
 		Status: strconv.Itoa(r.StatusCode), Match: r.MatchType.String(), Priority: strconv.Itoa(r.Priority),
-		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery}
+		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, QueryAfterFragment: r.QueryAfterFragment}
 }
 
 // readValues reads the rule form's fields from a posted form.
 func readValues(r *http.Request) ruleValues {
 	return ruleValues{
-		Source:        strings.TrimSpace(r.PostFormValue("source")),
-		Destination:   strings.TrimSpace(r.PostFormValue("destination")),
-		Host:          strings.TrimSpace(r.PostFormValue("host")),
-		Status:        r.PostFormValue("status"),
-		Match:         r.PostFormValue("match"),
-		Priority:      strings.TrimSpace(r.PostFormValue("priority")),
-		PreservePath:  checked(r, "preserve-path"),
-		PreserveQuery: checked(r, "preserve-query"),
-		SamplePath:    strings.TrimSpace(r.PostFormValue("sample-path")),
-		SampleHost:    strings.TrimSpace(r.PostFormValue("sample-host")),
+		Source:             strings.TrimSpace(r.PostFormValue("source")),
+		Destination:        strings.TrimSpace(r.PostFormValue("destination")),
+		Host:               strings.TrimSpace(r.PostFormValue("host")),
+		Status:             r.PostFormValue("status"),
+		Match:              r.PostFormValue("match"),
+		Priority:           strings.TrimSpace(r.PostFormValue("priority")),
+		PreservePath:       checked(r, "preserve-path"),
+		PreserveQuery:      checked(r, "preserve-query"),
+		QueryAfterFragment: checked(r, "query-after-fragment"),
+		SamplePath:         strings.TrimSpace(r.PostFormValue("sample-path")),
+		SampleHost:         strings.TrimSpace(r.PostFormValue("sample-host")),
 	}
 }
 
@@ -114,7 +117,8 @@ func (fe formErrors) add(field, value, msg string, pos int) {
 // in the form's words (Rule.Validate checks the rest, in the API's).
 func ruleOf(v ruleValues, fe formErrors) *redirects.Rule {
 	rule := &redirects.Rule{Source: v.Source, Destination: v.Destination, Host: v.Host,
-		PreservePath: v.PreservePath, PreserveQuery: v.PreserveQuery, Priority: redirects.DefaultPriority}
+		PreservePath: v.PreservePath, PreserveQuery: v.PreserveQuery, QueryAfterFragment: v.QueryAfterFragment,
+		Priority: redirects.DefaultPriority}
 	var err error
 	if rule.StatusCode, err = strconv.Atoi(v.Status); err != nil || !redirects.ValidStatus(rule.StatusCode) {
 		fe.add("status", v.Status, "Status: choose one of 301, 302, 303, 307, 308, 410.", -1)
@@ -137,10 +141,14 @@ func ruleOf(v ruleValues, fe formErrors) *redirects.Rule {
 		}
 	}
 	switch {
-	case rule.StatusCode == redirects.StatusGone && (rule.PreservePath || rule.PreserveQuery):
+	case rule.StatusCode == redirects.StatusGone && (rule.PreservePath || rule.PreserveQuery || rule.QueryAfterFragment):
 		fe.add("options", "", "Options: a 410 (Gone) keeps nothing of the request. Uncheck them, or choose another status.", -1)
 	case rule.PreservePath && rule.MatchType != redirects.StartsWith:
 		fe.add("options", "", "Keep the rest of the path: only a starts_with rule has a rest to keep. Choose starts_with, or uncheck it. A pattern keeps the rest with a splat: /old/* → /new/:splat.", -1)
+	case rule.QueryAfterFragment && !rule.PreserveQuery:
+		fe.add("options", "", "Query after the fragment: it says where the kept query goes. Check Keep the query string too, or uncheck it.", -1)
+	case rule.QueryAfterFragment && !strings.Contains(rule.Destination, "#"):
+		fe.add("options", "", "Query after the fragment: the destination has no #fragment to put the query after. Add one, or uncheck it.", -1)
 	}
 	return rule
 }
@@ -151,6 +159,7 @@ var ruleFields = map[string]string{
 	"source": "source", "destination": "destination", "host": "host",
 	"statuscode": "status", "status": "status", "matchtype": "match", "match": "match",
 	"priority": "priority", "preservepath": "options", "preservequery": "options",
+	"queryafterfragment": "options",
 }
 
 var (

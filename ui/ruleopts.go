@@ -63,6 +63,9 @@ func optionWords(r redirects.Rule) []string {
 	if r.PreserveQuery {
 		out = append(out, "keeps query")
 	}
+	if r.QueryAfterFragment {
+		out = append(out, "query after fragment")
+	}
 	return out
 }
 

@@ -66,7 +66,7 @@ func TestRuleFormOptions(t *testing.T) {
 	e := newEnv(t)
 	rules := "/projects/" + e.project.ID + "/rules"
 	_, page := e.do("GET", rules, nil, true)
-	for _, want := range []string{`data-rule-form`, `name="preserve-path"`, `name="preserve-query"`, `data-option="path"`,
+	for _, want := range []string{`data-rule-form`, `name="preserve-path"`, `name="preserve-query"`, `name="query-after-fragment"`, `data-option="path"`,
 		`<option value="308">308 permanent, same method</option>`, `<option value="410">410 gone</option>`} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("the rules page lacks %q:\n%s", want, page)
@@ -81,6 +81,17 @@ func TestRuleFormOptions(t *testing.T) {
 	if r := e.rule(t, "/docs/"); r == nil || r.StatusCode != 308 || !r.PreservePath || !r.PreserveQuery || r.Destination != "/manual/#top" {
 		t.Fatalf("stored: %+v", r)
 	}
+	got = e.postFollow(t, rules, url.Values{"source": {"/design.html"}, "destination": {"/documentation#design"}, "status": {"301"}, "match": {"exact"},
+		"preserve-query": {"1"}, "query-after-fragment": {"1"}})
+	if f := flashText(got); f != "Added exact rule /design.html → /documentation#design (keeps query, query after fragment). Deploy to make it live." {
+		t.Fatalf("after adding a rule with queryAfterFragment: %q", f)
+	}
+	if r := e.rule(t, "/design.html"); r == nil || !r.PreserveQuery || !r.QueryAfterFragment {
+		t.Fatalf("stored: %+v", r)
+	}
+	if _, page := e.do("GET", rules+"/"+itoa(int(e.rule(t, "/design.html").ID))+"/edit", nil, true); !regexp.MustCompile(`id="query-after-fragment" name="query-after-fragment" value="1" checked`).MatchString(page) {
+		t.Fatalf("the edit form does not show queryAfterFragment:\n%s", page)
+	}
 	got = e.postFollow(t, rules, url.Values{"source": {"/retired"}, "destination": {""}, "status": {"410"}, "match": {"exact"}})
 	if f := flashText(got); f != "Added exact rule /retired → 410 Gone. Deploy to make it live." {
 		t.Fatalf("after adding a 410: %q", f)
@@ -94,6 +105,8 @@ func TestRuleFormOptions(t *testing.T) {
 		{url.Values{"source": {"/x"}, "destination": {""}, "status": {"410"}, "match": {"exact"}, "preserve-query": {"1"}}, "Options: a 410 (Gone) keeps nothing of the request. Uncheck them, or choose another status."},
 		{url.Values{"source": {"/x"}, "destination": {""}, "status": {"301"}, "match": {"exact"}}, "Destination: give a path starting with / or an http(s):// URL. Only a 410 (Gone) has none."},
 		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"304"}, "match": {"exact"}}, "Status: choose one of 301, 302, 303, 307, 308, 410."},
+		{url.Values{"source": {"/x"}, "destination": {"/y#f"}, "status": {"301"}, "match": {"exact"}, "query-after-fragment": {"1"}}, "Query after the fragment: it says where the kept query goes."},
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"301"}, "match": {"exact"}, "preserve-query": {"1"}, "query-after-fragment": {"1"}}, "Query after the fragment: the destination has no #fragment"},
 	} {
 		// A refused rule comes back in its form, the error beside the
 		// field and the summary above it (it was a flash message).

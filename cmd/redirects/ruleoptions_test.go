@@ -189,6 +189,48 @@ func TestRuleOptionsAddListUpdate(t *testing.T) {
 	}
 }
 
+// TestRuleQueryAfterFragmentCLI: rule add and rule update take
+// --query-after-fragment, the list shows it in its options cell and its
+// JSON, and a rule it does not apply to is refused naming the field.
+func TestRuleQueryAfterFragmentCLI(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	id := c.ok("rule", "add", "--project", p, "--source", "/design.html", "--destination", "/documentation#design",
+		"--preserve-query", "--query-after-fragment")
+	mustMatch(t, "rule ID", `^[1-9][0-9]*$`, id)
+	row := func() string {
+		t.Helper()
+		for _, line := range strings.Split(c.ok("rule", "list", "--project", p), "\n")[1:] {
+			if f := strings.Fields(line); len(f) == 7 && f[4] == "/design.html" {
+				return f[6]
+			}
+		}
+		t.Fatalf("rule list lacks /design.html")
+		return ""
+	}
+	if got := row(); got != "preserveQuery,queryAfterFragment" {
+		t.Fatalf("options cell = %q, want preserveQuery,queryAfterFragment", got)
+	}
+	var rules []map[string]any
+	c.jsonOf(&rules, "rule", "list", "--project", p, "--json")
+	for _, r := range rules {
+		if r["source"] == "/design.html" && r["queryAfterFragment"] != true {
+			t.Fatalf("rule list --json = %v, want queryAfterFragment true", r)
+		}
+	}
+	c.fail(1, "queryAfterFragment applies with preserveQuery only", "rule", "add", "--project", p, "--source", "/a", "--destination", "/b#f", "--query-after-fragment")
+	c.fail(1, "queryAfterFragment applies to a destination with a fragment only", "rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--preserve-query", "--query-after-fragment")
+	c.fail(1, "queryAfterFragment applies with preserveQuery only", "rule", "update", "--project", p, id, "--preserve-query=false")
+	c.ok("rule", "update", "--project", p, id, "--query-after-fragment=false")
+	if got := row(); got != "preserveQuery" {
+		t.Fatalf("after --query-after-fragment=false the options cell = %q", got)
+	}
+	c.ok("rule", "update", "--project", p, id, "--query-after-fragment")
+	if got := row(); got != "preserveQuery,queryAfterFragment" {
+		t.Fatalf("after --query-after-fragment the options cell = %q", got)
+	}
+}
+
 // TestRuleOptionsImport imports a file with the option columns in another
 // order, every status and a 410 without a destination; today's
 // four-column file as it always was; reports a bad file's lines naming the

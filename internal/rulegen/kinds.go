@@ -106,6 +106,7 @@ func AnyKind() *rapid.Generator[redirects.Rule] {
 		r.Destination = d.String()
 		r.PreservePath = r.MatchType == redirects.StartsWith && rapid.Bool().Draw(t, "preservePath")
 		r.PreserveQuery = rapid.Bool().Draw(t, "preserveQuery")
+		r.QueryAfterFragment = r.PreserveQuery && strings.Contains(r.Destination, "#") && rapid.Bool().Draw(t, "queryAfterFragment")
 		return r
 	})
 }

@@ -69,6 +69,20 @@ func withOptions(r redirects.Rule, dest, wire string) string {
 		}
 		path += rest
 	}
+	if r.QueryAfterFragment {
+		if query != "" {
+			path += "?" + query
+		}
+		path += fragment
+		switch {
+		case reqQuery == "":
+		case strings.Contains(r.Destination, "?"): // as written, not expanded
+			path += "&" + reqQuery
+		default:
+			path += "?" + reqQuery
+		}
+		return path
+	}
 	var qs []string
 	for _, q := range []string{query, reqQuery} {
 		if q != "" {

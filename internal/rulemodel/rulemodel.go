@@ -162,6 +162,24 @@ func Lookup(rules []redirects.Rule, s Settings, wire string) (Answer, bool) {
 		}
 	}
 	out := dpath + rest
+	if r.QueryAfterFragment {
+		// queryAfterFragment: the destination's own query stays where it
+		// is, and the request's follows the fragment as text, after '&'
+		// when the destination already holds a '?', '?' otherwise.
+		if dquery != "" {
+			out += "?" + dquery
+		}
+		out += frag
+		if reqQuery != "" {
+			if strings.Contains(r.Destination, "?") {
+				out += "&" + reqQuery
+			} else {
+				out += "?" + reqQuery
+			}
+		}
+		a.Destination = out
+		return a, true
+	}
 	var qs []string
 	if dquery != "" {
 		qs = append(qs, dquery)
@@ -261,6 +279,30 @@ func Rules(rng *rand.Rand, n int, s redirects.Settings) []redirects.Rule {
 		rules = append(rules, r)
 	}
 	return rules
+}
+
+// WithQueryAfterFragment gives queryAfterFragment at random to the rules
+// of a Project it applies to (preserveQuery and a destination with a
+// fragment), first putting a query before the fragment of some and a '?'
+// inside the fragment of others. It is apart from Project so that the
+// tests of the exports that cannot write the option keep Project's rules.
+func WithQueryAfterFragment(rng *rand.Rand, rules []redirects.Rule) {
+	for i := range rules {
+		r := &rules[i]
+		if !r.PreserveQuery || !strings.Contains(r.Destination, "#") || rng.IntN(2) == 0 {
+			continue
+		}
+		r.QueryAfterFragment = true
+		if rng.IntN(3) == 0 && !strings.Contains(r.Destination, "?") {
+			r.Destination = strings.Replace(r.Destination, "#", "?d=1#", 1)
+		}
+		if rng.IntN(4) == 0 {
+			r.Destination += "?in=frag"
+		}
+		if err := r.Validate(); err != nil {
+			panic("rulemodel: generated an invalid rule: " + err.Error())
+		}
+	}
 }
 
 func asciiLower(x string) string {

@@ -20,6 +20,7 @@
     }
     option(f, "path", !gone && prefix);
     option(f, "query", !gone);
+    option(f, "fragment", !gone);
     var box = f.querySelector("fieldset.options");
     if (box) box.hidden = gone;
   }

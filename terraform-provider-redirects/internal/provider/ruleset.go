@@ -234,7 +234,7 @@ func summarize(old, new []redirects.Rule) string {
 		case !ok:
 			added++
 		case o.Destination != r.Destination || o.StatusCode != r.StatusCode || o.Priority != r.Priority ||
-			o.PreservePath != r.PreservePath || o.PreserveQuery != r.PreserveQuery:
+			o.PreservePath != r.PreservePath || o.PreserveQuery != r.PreserveQuery || o.QueryAfterFragment != r.QueryAfterFragment:
 			changed++
 		}
 		delete(before, k)
