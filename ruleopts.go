@@ -344,7 +344,18 @@ func (r *Rule) checkQueryAfterFragment() error {
 	if strings.IndexByte(r.Destination, '#') < 0 {
 		return Errorf(EINVALID, "queryAfterFragment applies to a destination with a fragment only; destination %s has no '#'", quoteShort(r.Destination))
 	}
+	if EmptyQueryBeforeFragment(r.Destination) {
+		return Errorf(EINVALID, "queryAfterFragment does not apply to a destination whose query before its fragment is empty ('?#'): destination %s; remove the '?' or write a query", quoteShort(r.Destination))
+	}
 	return nil
+}
+
+// EmptyQueryBeforeFragment reports whether destination d has a '?' right
+// before its first '#' (an empty query): a queryAfterFragment rule would
+// drop that '?' where Apache and nginx keep it, so the option refuses it.
+func EmptyQueryBeforeFragment(d string) bool {
+	i := strings.IndexByte(d, '#')
+	return i > 0 && d[i-1] == '?' && strings.IndexByte(d[:i-1], '?') < 0
 }
 
 // UsesOptions reports whether r uses anything beyond docs/contract.md's basic rule: a

@@ -111,6 +111,12 @@ func TestRuleOptionsValidation(t *testing.T) {
 		{redirects.Rule{Source: "/a", StatusCode: 410, QueryAfterFragment: true}, "queryAfterFragment does not apply to statusCode 410"},
 		{redirects.Rule{Source: "/(a)", Destination: "/b#$1", StatusCode: 301, MatchType: redirects.Regex, PreserveQuery: true, QueryAfterFragment: true}, ""},
 		{redirects.Rule{Source: "/:a", Destination: "/b/:a", StatusCode: 301, MatchType: redirects.Pattern, PreserveQuery: true, QueryAfterFragment: true}, "queryAfterFragment applies to a destination with a fragment only"},
+		// An empty query before the fragment: Apache and nginx keep its '?'.
+		{redirects.Rule{Source: "/a", Destination: "/b?#f", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true}, "queryAfterFragment does not apply to a destination whose query before its fragment is empty"},
+		{redirects.Rule{Source: "/a", Destination: "/b?#f", StatusCode: 301, PreserveQuery: true}, ""},
+		{redirects.Rule{Source: "/a", Destination: "/b?x#f", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true}, ""},
+		{redirects.Rule{Source: "/a", Destination: "/b#f?", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true}, ""},
+		{redirects.Rule{Source: "/a", Destination: "/b??#f", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true}, ""},
 	} {
 		err := c.rule.Validate()
 		switch {

@@ -533,6 +533,12 @@ func (s *Sink) Rule(line int, r redirects.Rule) {
 		}
 		return
 	}
+	if r.QueryAfterFragment && redirects.EmptyQueryBeforeFragment(r.Destination) {
+		// The option refuses an empty query before the fragment: the rule
+		// puts the request's query before the fragment instead.
+		r.QueryAfterFragment = false
+		s.Note(line, "its platform appends the request's query after the URL's fragment and keeps the empty query before it (%s); here the request's query goes before the fragment", r.Destination)
+	}
 	s.held.add(line, r)
 	if n := len(s.ruled); n == 0 || int(s.ruled[n-1]) != line {
 		s.ruled = append(s.ruled, int32(line))

@@ -83,16 +83,19 @@ rewrite ^/c/(?!(ab)+x)(.*) /d/$2 permanent;
 // rule with queryAfterFragment does: such a line is as is, and so is one
 // ending in '?', which passes no query.
 func TestNginxRewriteFragmentQuery(t *testing.T) {
-	server := "absolute_redirect off;\nrewrite ^/a$ /b#c redirect;\nrewrite ^/d$ /e#f? redirect;\n"
+	// Line 5: an empty query before the fragment, whose '?' nginx keeps
+	// (/h?#i&k=v); the option refuses it, so the rule puts the query
+	// before the fragment: changed, noted.
+	server := "absolute_redirect off;\nrewrite ^/a$ /b#c redirect;\nrewrite ^/d$ /e#f? redirect;\nrewrite ^/g$ /h?#i redirect;\n"
 	res, err := Read(context.Background(), strings.NewReader("server {\n"+server+"}\n"), "nginx", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cl, _ := classes(res)
-	if cl[3] != AsIs || cl[4] != AsIs {
-		t.Errorf("lines 3 and 4: %q and %q, want as is and as is (%+v)", cl[3], cl[4], res.Lines)
+	if cl[3] != AsIs || cl[4] != AsIs || cl[5] != Changed {
+		t.Errorf("lines 3, 4 and 5: %q, %q and %q, want as is, as is and changed (%+v)", cl[3], cl[4], cl[5], res.Lines)
 	}
-	for p, want := range map[string]string{"/a?k=v": "/b#c?k=v", "/d?k=v": "/e#f", "/a": "/b#c"} {
+	for p, want := range map[string]string{"/a?k=v": "/b#c?k=v", "/d?k=v": "/e#f", "/a": "/b#c", "/g?k=v": "/h?k=v#i", "/g": "/h?#i"} {
 		if a, ok := lookupImported(t, res, redirects.Settings{}, "", p); !ok || a.target != want {
 			t.Errorf("the import answers %s with %+v %v, want %q", p, a, ok, want)
 		}
@@ -104,7 +107,7 @@ func TestNginxRewriteFragmentQuery(t *testing.T) {
 	servertest.WriteFile(t, conf, []byte(servertest.NginxConf(dir, "", []string{server}, []int{port})))
 	servertest.Check(t, bin, "-t", "-q", "-c", conf)
 	servertest.Start(t, []int{port}, bin, "-c", conf)
-	for p, want := range map[string]string{"/a?k=v": "/b#c?k=v", "/d?k=v": "/e#f"} {
+	for p, want := range map[string]string{"/a?k=v": "/b#c?k=v", "/d?k=v": "/e#f", "/g?k=v": "/h?#i&k=v", "/g": "/h?#i"} {
 		if _, loc := askRetry(t, port, "127.0.0.1", p); loc != want {
 			t.Errorf("nginx answers %s with %q, the test wants %q", p, loc, want)
 		}
