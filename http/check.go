@@ -88,7 +88,7 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 	} else {
 		d = lv.limiter.Take(ctx, u)
 	}
-	e.Metrics.limiter(d.Refused)
+	e.Metrics.limiter(r.Shard, d.Refused)
 	e.setLimitHeaders(w, &d, lookup)
 	switch d.Refused {
 	case redirects.QuotaExceeded:

@@ -174,7 +174,7 @@ func (e *Edge) serveNotFound(q *Req, w *Resp) func(*Resp) {
 
 // done records an answer in the metrics and, at debug level, the log.
 func (e *Edge) done(q *Req, w *Resp, ep endpoint, start time.Time) {
-	e.Metrics.observe(ep, w.Status, time.Since(start))
+	e.Metrics.observe(q.Shard, ep, w.Status, time.Since(start))
 	if e.Logger.Enabled(context.Background(), slog.LevelDebug) {
 		e.Logger.Debug("request", "method", q.Method, "path", q.Path, "status", w.Status,
 			"key", redactKey(q.APIKey), "duration", time.Since(start), "remote", q.RemoteAddr)

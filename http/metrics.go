@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,7 +39,7 @@ var endpointNames = [numEndpoints]string{"lookup", "export", "other"}
 var statuses = [...]int{200, 204, 304, 400, 401, 404, 405, 429, 500, 503}
 
 // latencyBuckets are the histogram's upper bounds in seconds.
-var latencyBuckets = []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1}
+var latencyBuckets = [...]float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1}
 
 // limiterDecisions names the label values of redirects_limiter_decisions_total,
 // indexed by redirects.Refusal.
@@ -49,16 +50,17 @@ var limiterDecisions = [...]string{
 }
 
 // Metrics counts what the edge does, for Prometheus, through client_golang.
-// Every child of a labelled metric the edge counts on its hot path is
-// resolved once, in NewMetrics, into a fixed array: counting an answer is an
-// index and an atomic add, without a label lookup, a lock or an allocation.
+// What the edge counts on every request (answers by endpoint and status,
+// their latency, the limiter's decisions) is counted in shards, one per
+// event loop (hotShard): counting an answer is an index and atomic adds on
+// the loop's own cache lines, without a label lookup, a lock, an
+// allocation or a cache line that the loops of other cores write too. A
+// scrape sums the shards (hotCollector).
 type Metrics struct {
 	registry *prometheus.Registry
 	// buildInfo is redirects_build_info, added to what registry gathers.
 	buildInfo *dto.MetricFamily
-	requests  [numEndpoints][len(statuses)]prometheus.Counter
-	latency   [numEndpoints]prometheus.Observer
-	limits    [len(limiterDecisions)]prometheus.Counter
+	shards    []hotShard
 	// fallback is 1 while a shared limiter has fallen back to per-node
 	// limits.
 	fallback prometheus.Gauge
@@ -83,20 +85,8 @@ type Metrics struct {
 // NewMetrics returns zeroed metrics on a registry of their own, with the Go
 // runtime's and the process's collectors.
 func NewMetrics() *Metrics {
-	m := &Metrics{registry: prometheus.NewRegistry(), buildInfo: buildInfoFamily(version.Get())}
-	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "redirects_requests_total",
-		Help: "Edge requests by endpoint and status.",
-	}, []string{"endpoint", "status"})
-	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "redirects_request_duration_seconds",
-		Help:    "Time to answer an edge request.",
-		Buckets: latencyBuckets,
-	}, []string{"endpoint"})
-	limits := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "redirects_limiter_decisions_total",
-		Help: "Limiter decisions on authenticated requests.",
-	}, []string{"decision"})
+	m := &Metrics{registry: prometheus.NewRegistry(), buildInfo: buildInfoFamily(version.Get()),
+		shards: make([]hotShard, runtime.GOMAXPROCS(0)+1)}
 	m.fallback = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "redirects_limiter_fallback",
 		Help: "1 while shared limits are unreachable and each node limits alone.",
@@ -116,15 +106,6 @@ func NewMetrics() *Metrics {
 		Help: "Entries the flushes wrote to the store: one per rule with hits, one per missed path.",
 	}, []string{"kind"})
 	m.flushRows = [2]prometheus.Counter{flushRows.WithLabelValues("hits"), flushRows.WithLabelValues("misses")}
-	for ep := range numEndpoints {
-		for i, s := range statuses {
-			m.requests[ep][i] = requests.WithLabelValues(endpointNames[ep], strconv.Itoa(s))
-		}
-		m.latency[ep] = latency.WithLabelValues(endpointNames[ep])
-	}
-	for i, name := range limiterDecisions {
-		m.limits[i] = limits.WithLabelValues(name)
-	}
 	sharedStat := func(name, help string, f func(SharedLimiterStats) uint64) prometheus.CounterFunc {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 {
 			if p := m.shared.Load(); p != nil {
@@ -133,7 +114,7 @@ func NewMetrics() *Metrics {
 			return 0
 		})
 	}
-	m.registry.MustRegister(requests, latency, limits, m.fallback, m.waiting, flushTime, flushRows,
+	m.registry.MustRegister(hotCollector{m}, m.fallback, m.waiting, flushTime, flushRows,
 		sharedStat("redirects_limiter_redis_round_trips_total",
 			"Round trips of the shared limiter to Redis (shares taken and given back).",
 			func(s SharedLimiterStats) uint64 { return s.RoundTrips }),
@@ -161,19 +142,122 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-// observe counts an answer. A status outside statuses counts in the
-// histogram only.
-func (m *Metrics) observe(ep endpoint, status int, d time.Duration) {
+// hotShard is one event loop's share of the counters the edge counts on
+// every request: a shard is written by its loop (and by the slow
+// functions the loop starts), and read by scrapes. Req.Shard picks it.
+type hotShard struct {
+	_        [64]byte // off the cache line of the shard before
+	requests [numEndpoints][len(statuses)]atomic.Uint64
+	// buckets counts answers by the first of latencyBuckets their time is
+	// at most; the last, those above every bound.
+	buckets [numEndpoints][len(latencyBuckets) + 1]atomic.Uint64
+	// sum is the answers' time in nanoseconds.
+	sum    [numEndpoints]atomic.Int64
+	limits [len(limiterDecisions)]atomic.Uint64
+}
+
+// shard returns the counters of Req.Shard i: 0 for the requests of no event
+// loop (net/http, the slow path), 1 + the loop's index for a loop's. Loops
+// beyond the shards made share them.
+func (m *Metrics) shard(i int) *hotShard { return &m.shards[uint(i)%uint(len(m.shards))] }
+
+// observe counts an answer in shard (Req.Shard). A status outside statuses
+// counts in the histogram only.
+func (m *Metrics) observe(shard int, ep endpoint, status int, d time.Duration) {
+	h := m.shard(shard)
 	for i, s := range statuses {
 		if s == status {
-			m.requests[ep][i].Inc()
+			h.requests[ep][i].Add(1)
 			break
 		}
 	}
-	m.latency[ep].Observe(d.Seconds())
+	// The bucket is Prometheus's: the first bound the time in seconds is
+	// at most.
+	sec := d.Seconds()
+	b := len(latencyBuckets)
+	for i, le := range latencyBuckets {
+		if sec <= le {
+			b = i
+			break
+		}
+	}
+	h.buckets[ep][b].Add(1)
+	h.sum[ep].Add(int64(d))
 }
 
-func (m *Metrics) limiter(r redirects.Refusal) { m.limits[r].Inc() }
+// limiter counts a limiter's decision in shard (Req.Shard).
+func (m *Metrics) limiter(shard int, r redirects.Refusal) { m.shard(shard).limits[r].Add(1) }
+
+// requestCount (of statuses[status]) and limitCount return the sums of the
+// shards' counters, as a scrape reports them.
+func (m *Metrics) requestCount(ep endpoint, status int) (n uint64) {
+	for i := range m.shards {
+		n += m.shards[i].requests[ep][status].Load()
+	}
+	return n
+}
+
+func (m *Metrics) limitCount(r redirects.Refusal) (n uint64) {
+	for i := range m.shards {
+		n += m.shards[i].limits[r].Load()
+	}
+	return n
+}
+
+var (
+	requestsDesc = prometheus.NewDesc("redirects_requests_total",
+		"Edge requests by endpoint and status.", []string{"endpoint", "status"}, nil)
+	latencyDesc = prometheus.NewDesc("redirects_request_duration_seconds",
+		"Time to answer an edge request.", []string{"endpoint"}, nil)
+	limitsDesc = prometheus.NewDesc("redirects_limiter_decisions_total",
+		"Limiter decisions on authenticated requests.", []string{"decision"}, nil)
+	statusLabels = func() (l [len(statuses)]string) {
+		for i, s := range statuses {
+			l[i] = strconv.Itoa(s)
+		}
+		return l
+	}()
+)
+
+// hotCollector reports the shards' counters summed: every (endpoint,
+// status) pair, every endpoint's latency histogram and every decision,
+// zero or not, as labelled metrics resolved in advance would.
+type hotCollector struct{ m *Metrics }
+
+func (c hotCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- requestsDesc
+	ch <- latencyDesc
+	ch <- limitsDesc
+}
+
+func (c hotCollector) Collect(ch chan<- prometheus.Metric) {
+	m := c.m
+	for ep := range numEndpoints {
+		for i := range statuses {
+			ch <- prometheus.MustNewConstMetric(requestsDesc, prometheus.CounterValue,
+				float64(m.requestCount(ep, i)), endpointNames[ep], statusLabels[i])
+		}
+		var counts [len(latencyBuckets) + 1]uint64
+		var sum int64
+		for i := range m.shards {
+			for b := range counts {
+				counts[b] += m.shards[i].buckets[ep][b].Load()
+			}
+			sum += m.shards[i].sum[ep].Load()
+		}
+		cumulative := make(map[float64]uint64, len(latencyBuckets))
+		var total uint64
+		for b, le := range latencyBuckets {
+			total += counts[b]
+			cumulative[le] = total
+		}
+		total += counts[len(latencyBuckets)]
+		ch <- prometheus.MustNewConstHistogram(latencyDesc, total, time.Duration(sum).Seconds(), cumulative, endpointNames[ep])
+	}
+	for r, name := range limiterDecisions {
+		ch <- prometheus.MustNewConstMetric(limitsDesc, prometheus.CounterValue, float64(m.limitCount(redirects.Refusal(r))), name)
+	}
+}
 
 // flushed counts a flush that took d and wrote hits and misses entries;
 // nil metrics count nothing.

@@ -3,7 +3,10 @@ package http
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"pgregory.net/rapid"
 
 	"redirects"
 	"redirects/edge"
@@ -46,7 +50,7 @@ func TestMetricsFamilies(t *testing.T) {
 	f.handle("GET", "/v1/lookup", f.lookupQuery("/a"), f.secret)
 	f.handle("GET", "/v1/lookup", f.lookupQuery("/a"), "")
 	f.handle("GET", "/nope", "", "")
-	m.observe(epOther, 299, time.Millisecond) // a status the edge never sends: histogram only
+	m.observe(0, epOther, 299, time.Millisecond) // a status the edge never sends: histogram only
 	m.SetLimiterFallback(true)
 
 	families := parseMetrics(t, m, f.catalog)
@@ -176,9 +180,9 @@ func TestMetricsWithoutEngineOrCatalog(t *testing.T) {
 func TestMetricsAllocs(t *testing.T) {
 	m := NewMetrics()
 	allocs := testing.AllocsPerRun(1000, func() {
-		m.observe(epLookup, 200, 150*time.Microsecond)
-		m.observe(epOther, 299, 2*time.Second)
-		m.limiter(redirects.RateLimitExceeded)
+		m.observe(1, epLookup, 200, 150*time.Microsecond)
+		m.observe(2, epOther, 299, 2*time.Second)
+		m.limiter(1, redirects.RateLimitExceeded)
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per answer counted", allocs)
@@ -217,12 +221,96 @@ func parseMetrics(t *testing.T, m *Metrics, catalog *edge.Catalog) map[string]*d
 	return families
 }
 
-// counterValue returns a counter's value.
-func counterValue(t *testing.T, c prometheus.Counter) uint64 {
-	t.Helper()
-	var m dto.Metric
-	if err := c.Write(&m); err != nil {
-		t.Fatal(err)
-	}
-	return uint64(m.GetCounter().GetValue())
+// TestHotMetricsAreClientGolangs holds the counters of the request path,
+// kept in a shard per event loop and summed at a scrape, to what
+// client_golang's own labelled counters and histogram report for the same
+// answers: every series, bucket, count and sum (the sum to a nanosecond a
+// answer). Times fall on and around the bucket bounds.
+func TestHotMetricsAreClientGolangs(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		m := NewMetrics()
+		ref := prometheus.NewRegistry()
+		requests := prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "redirects_requests_total", Help: "Edge requests by endpoint and status.",
+		}, []string{"endpoint", "status"})
+		latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "redirects_request_duration_seconds", Help: "Time to answer an edge request.",
+			Buckets: latencyBuckets[:],
+		}, []string{"endpoint"})
+		limits := prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "redirects_limiter_decisions_total", Help: "Limiter decisions on authenticated requests.",
+		}, []string{"decision"})
+		ref.MustRegister(requests, latency, limits)
+		for ep := range numEndpoints {
+			for _, st := range statuses {
+				requests.WithLabelValues(endpointNames[ep], strconv.Itoa(st))
+			}
+			latency.WithLabelValues(endpointNames[ep])
+		}
+		for _, name := range limiterDecisions {
+			limits.WithLabelValues(name)
+		}
+		var sum [numEndpoints]time.Duration
+		for range rapid.IntRange(0, 200).Draw(rt, "answers") {
+			shard := rapid.IntRange(0, 2*len(m.shards)).Draw(rt, "shard")
+			if rapid.Bool().Draw(rt, "decision") {
+				r := rapid.IntRange(0, len(limiterDecisions)-1).Draw(rt, "refusal")
+				m.limiter(shard, redirects.Refusal(r))
+				limits.WithLabelValues(limiterDecisions[r]).Inc()
+				continue
+			}
+			ep := endpoint(rapid.IntRange(0, int(numEndpoints)-1).Draw(rt, "endpoint"))
+			status := rapid.SampledFrom(append(statuses[:], 299, 418)).Draw(rt, "status")
+			bound := time.Duration(latencyBuckets[rapid.IntRange(0, len(latencyBuckets)-1).Draw(rt, "bound")] * 1e9)
+			d := max(0, bound+time.Duration(rapid.IntRange(-2, 2).Draw(rt, "off")))
+			if rapid.Bool().Draw(rt, "anywhere") {
+				d = time.Duration(rapid.Int64Range(0, int64(3*time.Second)).Draw(rt, "d"))
+			}
+			m.observe(shard, ep, status, d)
+			sum[ep] += d
+			if slices.Contains(statuses[:], status) {
+				requests.WithLabelValues(endpointNames[ep], strconv.Itoa(status)).Inc()
+			}
+			latency.WithLabelValues(endpointNames[ep]).Observe(d.Seconds())
+		}
+		want, err := ref.Gather()
+		if err != nil {
+			rt.Fatal(err)
+		}
+		got, err := m.registry.Gather()
+		if err != nil {
+			rt.Fatal(err)
+		}
+		byName := map[string]*dto.MetricFamily{}
+		for _, mf := range got {
+			byName[mf.GetName()] = mf
+		}
+		for _, w := range want {
+			g := byName[w.GetName()]
+			if g == nil {
+				rt.Fatalf("no %s", w.GetName())
+			}
+			// Sums are compared apart: client_golang adds seconds as
+			// floats, the shards nanoseconds as integers.
+			for i, s := range w.Metric {
+				if i >= len(g.Metric) {
+					rt.Fatalf("%s: %d series, want %d", w.GetName(), len(g.Metric), len(w.Metric))
+				}
+				if h := g.Metric[i].Histogram; h != nil {
+					ep := slices.Index(endpointNames[:], s.Label[0].GetValue())
+					if got, want := h.GetSampleSum(), sum[ep].Seconds(); math.Abs(got-want) > 1e-9*float64(h.GetSampleCount()+1) {
+						rt.Errorf("%s %s: sum %v, want %v", w.GetName(), s.Label[0].GetValue(), got, want)
+					}
+					h.SampleSum, s.Histogram.SampleSum = nil, nil
+					s.Histogram.CreatedTimestamp = nil
+				}
+				if s.Counter != nil {
+					s.Counter.CreatedTimestamp = nil
+				}
+			}
+			if gt, wt := g.String(), w.String(); gt != wt {
+				rt.Fatalf("%s differs:\n got %s\nwant %s", w.GetName(), gt, wt)
+			}
+		}
+	})
 }

@@ -58,7 +58,7 @@ func TestRouteHandlers(t *testing.T) {
 	count := func(ep endpoint, status int) uint64 {
 		for i, s := range statuses {
 			if s == status {
-				return counterValue(t, f.edge.Metrics.requests[ep][i])
+				return f.edge.Metrics.requestCount(ep, i)
 			}
 		}
 		t.Fatalf("status %d is not counted", status)
@@ -105,7 +105,7 @@ func TestReadyz(t *testing.T) {
 	check("loaded", 200, "ready\n")
 	e.SetReady(false)
 	check("shutting down", 503, "not ready: shutting down\n")
-	if n := counterValue(t, e.Metrics.requests[epOther][0]); n != 3 {
+	if n := e.Metrics.requestCount(epOther, 0); n != 3 {
 		t.Errorf("other 200s counted: %d, want 3 (the loaded stage's probes)", n)
 	}
 }
@@ -227,7 +227,7 @@ func TestBlockingLimiter(t *testing.T) {
 		{"/healthz", "", false},
 		{"/nope", "", false},
 	} {
-		allowed := counterValue(t, f.edge.Metrics.limits[redirects.NotRefused])
+		allowed := f.edge.Metrics.limitCount(redirects.NotRefused)
 		w := new(Resp)
 		slow := f.edge.Handle(&Req{Method: "GET", Path: tt.path, RawQuery: tt.query, APIKey: f.secret}, w)
 		if (slow != nil) != tt.slow {
@@ -236,7 +236,7 @@ func TestBlockingLimiter(t *testing.T) {
 		if slow == nil {
 			continue
 		}
-		if w.Status != 0 || counterValue(t, f.edge.Metrics.limits[redirects.NotRefused]) != allowed {
+		if w.Status != 0 || f.edge.Metrics.limitCount(redirects.NotRefused) != allowed {
 			t.Errorf("%s: answered or counted before the slow path ran", tt.path)
 		}
 		slow(w)

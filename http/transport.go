@@ -30,6 +30,9 @@ type Req struct {
 	AppliedVersion, Agent, UserAgent string
 	RemoteAddr                       string
 	Ctx                              context.Context
+	// Shard is the metrics' shard the request counts in (Metrics.shard): 1
+	// + the index of the event loop that read it, 0 for none.
+	Shard int
 	// offLoop marks a request already moved off the event loop, so Handle
 	// does not move it again.
 	offLoop bool

@@ -30,6 +30,10 @@ type Request struct {
 	// RemoteAddr is the peer's "ip:port", formatted once when the connection is accepted
 	// (one small allocation per connection, none per request). It stays valid after the call.
 	RemoteAddr string
+	// Loop is the index of the event loop that read the request, from 0 to
+	// the number of loops less one: a handler may keep per-loop state
+	// (counters on cache lines of their own) under it.
+	Loop int
 
 	hdr  [maxRequestHeaders]header
 	nhdr int

@@ -171,6 +171,7 @@ func Listen(cfg Config) (*Server, error) {
 			syscall.Close(lfd)
 			return nil, err
 		}
+		l.req.Loop = i
 		s.loops = append(s.loops, l)
 	}
 	for _, l := range s.loops {

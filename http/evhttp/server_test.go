@@ -904,3 +904,55 @@ func TestAllAddresses(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestRequestLoop checks that every request names the loop that read it:
+// the same loop for every request of a connection, each loop's index
+// from 0, and every loop used as connections are spread over them.
+func TestRequestLoop(t *testing.T) {
+	const loops = 3
+	var mu sync.Mutex
+	seen := map[string]map[int]bool{} // by client address
+	h := func(req *Request, resp *Response) func(*Response) {
+		mu.Lock()
+		if seen[req.RemoteAddr] == nil {
+			seen[req.RemoteAddr] = map[int]bool{}
+		}
+		seen[req.RemoteAddr][req.Loop] = true
+		mu.Unlock()
+		resp.Status = 204
+		return nil
+	}
+	s, _ := startServer(t, Config{Handler: h, Loops: loops})
+	used := map[int]bool{}
+	for range 2 * loops {
+		c, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(c)
+		for range 3 {
+			fmt.Fprintf(c, "GET /loop HTTP/1.1\r\nHost: x\r\n\r\n")
+			resp, err := http.ReadResponse(r, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		mu.Lock()
+		ls := seen[c.LocalAddr().String()]
+		mu.Unlock()
+		if len(ls) != 1 {
+			t.Fatalf("a connection's requests named loops %v, want one", ls)
+		}
+		for l := range ls {
+			if l < 0 || l >= loops {
+				t.Fatalf("loop %d of %d", l, loops)
+			}
+			used[l] = true
+		}
+		c.Close()
+	}
+	if len(used) != loops {
+		t.Errorf("requests named loops %v, want each of %d", used, loops)
+	}
+}
