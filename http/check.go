@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/subtle"
 	"net/http"
 	"time"
 	"unsafe"
@@ -52,12 +53,17 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 		return false
 	}
 	v := lv.catalog.View()
-	if !redirects.WellFormedKey(key) {
-		e.writeError(w, errInvalidKey)
-		return false
+	sum, ok := r.memo.digest(key)
+	if !ok {
+		if !redirects.WellFormedKey(key) {
+			e.writeError(w, errInvalidKey)
+			return false
+		}
+		// The key is hashed in place: converting it to []byte would allocate.
+		sum = sha256.Sum256(unsafe.Slice(unsafe.StringData(key), len(key)))
+		r.memo.keep(key, sum)
 	}
-	// The key is hashed in place: converting it to []byte would allocate.
-	k := v.Key(sha256.Sum256(unsafe.Slice(unsafe.StringData(key), len(key))))
+	k := v.Key(sum)
 	var ps *edge.Project
 	var org *redirects.Org
 	if k != nil && k.RevokedAt == nil {
@@ -74,7 +80,14 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	now := e.Clock.Now()
+	// One reading of the clock a request: the system clock's time is
+	// Handle's start (Clock.Now is time.Now().UTC()).
+	var now time.Time
+	if _, system := e.Clock.(redirects.SystemClock); system && !r.start.IsZero() {
+		now = r.start.UTC()
+	} else {
+		now = e.Clock.Now()
+	}
 	p.now, p.live, p.key = now, !k.Test, k.ID
 	u := redirects.Usage{Org: org, Test: k.Test, Lookup: lookup, Now: now}
 	var d redirects.Decision
@@ -129,4 +142,40 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 	}
 	p.lv, p.ps = lv, ps
 	return true
+}
+
+// keyMemo is an event loop's last well-formed API key and its SHA-256
+// digest: a loop's requests mostly carry the key of the request before,
+// whose digest is then compared for, not computed. The key is compared in
+// constant time, as a digest lookup would not leak it. The memo holds the
+// digest only: the catalog's view decides, on every request, what the
+// key is and whether it is revoked. A nil memo (net/http, the slow path)
+// keeps nothing.
+type keyMemo struct {
+	n   int
+	key [maxKeyLen]byte
+	sum [sha256.Size]byte
+}
+
+// maxKeyLen bounds the keys a memo keeps; a well-formed key is shorter.
+const maxKeyLen = 64
+
+// digest returns the digest of key if it is the memo's key.
+func (m *keyMemo) digest(key string) (sum [sha256.Size]byte, ok bool) {
+	if m == nil || m.n == 0 || len(key) != m.n {
+		return sum, false
+	}
+	if subtle.ConstantTimeCompare(m.key[:m.n], unsafe.Slice(unsafe.StringData(key), len(key))) != 1 {
+		return sum, false
+	}
+	return m.sum, true
+}
+
+// keep makes key, well-formed, and its digest the memo's.
+func (m *keyMemo) keep(key string, sum [sha256.Size]byte) {
+	if m == nil || len(key) > maxKeyLen {
+		return
+	}
+	m.n = copy(m.key[:], key)
+	m.sum = sum
 }

@@ -1,8 +1,11 @@
 package http
 
 import (
+	"slices"
 	"strconv"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"redirects"
 )
@@ -111,6 +114,49 @@ func TestCheckLimits(t *testing.T) {
 		}
 		if header(w, "X-Quota-Limit") != "" {
 			t.Errorf("an export answered quota headers")
+		}
+	})
+}
+
+// TestKeyMemoIsNoMemo holds an event loop's key memo to the edge without
+// one: a loop's requests, drawn from live, test, revoked, unknown,
+// malformed and nearly-equal keys of two projects, with keys revoked
+// along the way, answer exactly as the same requests with no memo
+// (net/http's, which hashes every key).
+func TestKeyMemoIsNoMemo(t *testing.T) {
+	f := newFixture(t, nil)
+	other := &redirects.Project{OrgID: f.org.ID, Name: "other"}
+	f.ok(f.db.CreateProject(f.ctx, other))
+	k, otherSecret := redirects.NewKey(other.ID, "", false, redirects.SystemClock{}.Now())
+	f.ok(f.db.CreateKey(f.ctx, k))
+	_, unknown := redirects.NewKey(f.project.ID, "", false, redirects.SystemClock{}.Now())
+	var secrets []string
+	for range 3 {
+		secrets = append(secrets, f.newKey(false), f.newKey(true))
+	}
+	f.refresh()
+	near := func(s string, c byte) string { return s[:len(s)-1] + string(c) }
+	keys := append(secrets, f.secret, otherSecret, unknown, "",
+		near(f.secret, '-'), near(f.secret, 'Z'), near(f.secret, 'a'), f.secret+"x", f.secret[:len(f.secret)-1])
+	rapid.Check(t, func(rt *rapid.T) {
+		memo := new(keyMemo)
+		for i := range rapid.IntRange(1, 60).Draw(rt, "requests") {
+			if len(secrets) > 0 && rapid.IntRange(0, 9).Draw(rt, "revoke") == 0 {
+				j := rapid.IntRange(0, len(secrets)-1).Draw(rt, "which")
+				_, err := f.db.RevokeKey(f.ctx, f.project.ID, secrets[j])
+				f.ok(err)
+				secrets = slices.Delete(secrets, j, j+1)
+				f.refresh()
+			}
+			key := rapid.SampledFrom(keys).Draw(rt, "key")
+			project := rapid.SampledFrom([]string{f.project.ID, other.ID}).Draw(rt, "project")
+			query := "project=" + project + "&path=" + rapid.SampledFrom([]string{"/a", "/b", "/c"}).Draw(rt, "path")
+			with := f.handleReq(&Req{Method: "GET", Path: "/v1/lookup", RawQuery: query, APIKey: key, Ctx: f.ctx, memo: memo})
+			without := f.handle("GET", "/v1/lookup", query, key)
+			if with.Status != without.Status || string(with.Body) != string(without.Body) {
+				rt.Fatalf("request %d (key %q, %s): with the memo %d %s, without %d %s",
+					i, key, query, with.Status, with.Body, without.Status, without.Body)
+			}
 		}
 	})
 }

@@ -84,6 +84,7 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
 	rt := route(q.Path)
 	start := time.Now()
+	q.start = start
 	var slow func(*Resp)
 	switch rt.handler {
 	case handleLookup:

@@ -19,6 +19,12 @@ func (e *Edge) serveEv(req *evhttp.Request, resp *evhttp.Response) func(*evhttp.
 			q.Agent, q.UserAgent = req.Header(redirects.AgentHeader), req.Header("User-Agent")
 		}
 	}
+	memo, _ := req.Local.(*keyMemo)
+	if memo == nil {
+		memo = new(keyMemo)
+		req.Local = memo
+	}
+	q.memo = memo
 	w := Resp{Scratch: resp.Scratch[:0]}
 	slow := e.Handle(&q, &w)
 	if slow == nil {

@@ -33,6 +33,11 @@ type Req struct {
 	// Shard is the metrics' shard the request counts in (Metrics.shard): 1
 	// + the index of the event loop that read it, 0 for none.
 	Shard int
+	// memo is the event loop's key memo (keyMemo), nil off the loops.
+	memo *keyMemo
+	// start is when Handle began: the limiter's time too, when the edge
+	// runs on the system clock.
+	start time.Time
 	// offLoop marks a request already moved off the event loop, so Handle
 	// does not move it again.
 	offLoop bool

@@ -34,6 +34,12 @@ type Request struct {
 	// the number of loops less one: a handler may keep per-loop state
 	// (counters on cache lines of their own) under it.
 	Loop int
+	// Local is the handler's own state for the loop: nil when the loop
+	// starts, then whatever the handler last stored in it, carried from
+	// one request of the loop to the next (the engine never reads or
+	// clears it). Only the loop's goroutine sees it: a slow function must
+	// not keep it.
+	Local any
 
 	hdr  [maxRequestHeaders]header
 	nhdr int
