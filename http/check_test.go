@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"testing"
@@ -157,6 +158,22 @@ func TestKeyMemoIsNoMemo(t *testing.T) {
 				rt.Fatalf("request %d (key %q, %s): with the memo %d %s, without %d %s",
 					i, key, query, with.Status, with.Body, without.Status, without.Body)
 			}
+		}
+	})
+}
+
+// TestEqualKeys holds equalKeys to bytes.Equal on random keys and on keys
+// that differ in one byte, anywhere.
+func TestEqualKeys(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		a := rapid.SliceOfN(rapid.Byte(), 0, maxKeyLen).Draw(rt, "a")
+		b := slices.Clone(a)
+		if len(b) > 0 && rapid.Bool().Draw(rt, "differ") {
+			i := rapid.IntRange(0, len(b)-1).Draw(rt, "at")
+			b[i] ^= byte(rapid.IntRange(1, 255).Draw(rt, "bits"))
+		}
+		if got, want := equalKeys(a, string(b)), bytes.Equal(a, b); got != want {
+			rt.Fatalf("equalKeys(%q, %q) = %v, want %v", a, b, got, want)
 		}
 	})
 }
