@@ -100,6 +100,9 @@ func VerifyPathsFor(rules []redirects.Rule, s redirects.Settings) []string {
 			if r.PreserveQuery {
 				paths = append(paths, p+probeQuery)
 			}
+			if r.MergeQuery {
+				paths = append(paths, p+mergeProbe(r.Destination))
+			}
 		}
 	}
 	slices.Sort(paths)
