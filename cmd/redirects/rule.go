@@ -186,9 +186,13 @@ const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per 
                  optional column, true or false: with preserveQuery, the
                  request's query goes after the destination's #fragment
                  (an empty cell, or a file without the column, is false)
+  mergeQuery     optional column, true or false: with preserveQuery, the
+                 request's query parameters are merged into the
+                 destination's query, its names keeping their values
+                 (an empty cell, or a file without the column, is false)
 
 The header names the columns, in any order; the optional ones (priority, id,
-preservePath, preserveQuery, host, queryAfterFragment) may be left out, so a file of the four columns
+preservePath, preserveQuery, host, queryAfterFragment, mergeQuery) may be left out, so a file of the four columns
 source,destination,statusCode,matchType is read as it always was. Case, and
 a UTF-8 byte order mark, do not matter. Blank lines are skipped. A field
 that holds a comma, a double quote or a line break is put in double quotes,
