@@ -229,6 +229,9 @@ func RuleAuditFields(r *Rule) map[string]any {
 	if r.QueryAfterFragment {
 		m["queryAfterFragment"] = true
 	}
+	if r.MergeQuery {
+		m["mergeQuery"] = true
+	}
 	if r.Host != "" {
 		m["host"] = r.Host
 	}

@@ -33,6 +33,8 @@ type RuleRef struct {
 	PreserveQuery bool `json:"preserveQuery,omitempty"`
 	// QueryAfterFragment is the rule's queryAfterFragment.
 	QueryAfterFragment bool `json:"queryAfterFragment,omitempty"`
+	// MergeQuery is the rule's mergeQuery.
+	MergeQuery bool `json:"mergeQuery,omitempty"`
 	// Host is the rule's host, "" for every host (docs/contract.md#hosts).
 	Host string `json:"host,omitempty"`
 }

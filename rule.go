@@ -100,6 +100,11 @@ type Rule struct {
 	// fragment, as Apache and nginx do, instead of joining it to the
 	// destination's query before the fragment.
 	QueryAfterFragment bool
+	// MergeQuery (with PreserveQuery, for a destination with a query)
+	// merges the request's query parameters into the destination's, as
+	// Vercel does: a request parameter whose name the destination's query
+	// holds is dropped, so the destination's value stands.
+	MergeQuery bool
 	// Host, when set, scopes the rule to lookups for that host
 	// (docs/contract.md#hosts): a host name, or "*." and a host name for
 	// its subdomains, stored as its host key. "" answers every host.

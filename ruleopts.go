@@ -198,7 +198,9 @@ func WireRest(wire string, n int) string {
 // destination's path part, the rest of the requested path, the query (the
 // destination's, '&', the request's; or either alone) and the fragment, or
 // with queryAfterFragment the destination's query, the fragment and then
-// the request's query (AppendAfterFragment). An absolute destination
+// the request's query (AppendAfterFragment), or with mergeQuery the
+// destination's query and the request's parameters it does not name
+// (AppendMergedQuery) before the fragment. An absolute destination
 // without a path gets the path "/" before a rest.
 func AppendTarget(b []byte, r *Rule, wire string, matched int) []byte {
 	if r.StatusCode == StatusGone {
@@ -210,6 +212,13 @@ func AppendTarget(b []byte, r *Rule, wire string, matched int) []byte {
 	}
 	if r.PreserveQuery {
 		reqQuery = RequestQuery(wire)
+	}
+	if r.MergeQuery && reqQuery != "" {
+		// No parameter to merge appends nothing.
+		_, query, _ := SplitDestination(r.Destination)
+		if p, _ := NextMergedParam(query, reqQuery); p == "" {
+			reqQuery = ""
+		}
 	}
 	if rest == "" && reqQuery == "" {
 		return append(b, r.Destination...)
@@ -229,6 +238,10 @@ func AppendTarget(b []byte, r *Rule, wire string, matched int) []byte {
 		}
 		b = append(b, fragment...)
 		return AppendAfterFragment(b, r.Destination, reqQuery)
+	}
+	if r.MergeQuery {
+		b = AppendMergedQuery(b, query, reqQuery)
+		return append(b, fragment...)
 	}
 	switch {
 	case query != "" && reqQuery != "":
@@ -262,6 +275,80 @@ func AppendAfterFragment(b []byte, dest, reqQuery string) []byte {
 		b = append(b, '?')
 	}
 	return append(b, reqQuery...)
+}
+
+// AppendMergedQuery appends to b the query of a mergeQuery answer
+// (docs/contract.md#rule-options), its '?' included: query (the
+// destination's, captures inserted, without its '?') and then, each after
+// '&', the parameters of the request's query reqQuery whose names query
+// does not hold, in the request's order, byte for byte. A parameter is a
+// non-empty piece of a query between '&'s (empty pieces of reqQuery are
+// dropped), its name its text before its first '=' (all of it without
+// one), compared byte for byte as written. With query empty it is the
+// kept parameters alone; with neither, nothing (no '?').
+func AppendMergedQuery(b []byte, query, reqQuery string) []byte {
+	sep := byte('?')
+	if query != "" {
+		b = append(b, '?')
+		b = append(b, query...)
+		sep = '&'
+	}
+	for reqQuery != "" {
+		var p string
+		p, reqQuery = NextMergedParam(query, reqQuery)
+		if p == "" {
+			break
+		}
+		b = append(b, sep)
+		b = append(b, p...)
+		sep = '&'
+	}
+	return b
+}
+
+// NextMergedParam returns the first parameter of the request's query
+// reqQuery that a mergeQuery answer keeps after the destination's query
+// query (AppendMergedQuery): a non-empty piece whose name query does not
+// hold; and what of reqQuery follows it. param is "" when none remains.
+func NextMergedParam(query, reqQuery string) (param, rest string) {
+	for reqQuery != "" {
+		p := reqQuery
+		if i := strings.IndexByte(reqQuery, '&'); i >= 0 {
+			p, reqQuery = reqQuery[:i], reqQuery[i+1:]
+		} else {
+			reqQuery = ""
+		}
+		if p != "" && !QueryHoldsName(query, ParamName(p)) {
+			return p, reqQuery
+		}
+	}
+	return "", ""
+}
+
+// ParamName returns the name of a query parameter p: its text before its
+// first '=', all of it without one, as written (nothing is decoded).
+func ParamName(p string) string {
+	if i := strings.IndexByte(p, '='); i >= 0 {
+		return p[:i]
+	}
+	return p
+}
+
+// QueryHoldsName reports whether query (without its '?') holds a
+// non-empty parameter named name, compared byte for byte.
+func QueryHoldsName(query, name string) bool {
+	for query != "" {
+		p := query
+		if i := strings.IndexByte(query, '&'); i >= 0 {
+			p, query = query[:i], query[i+1:]
+		} else {
+			query = ""
+		}
+		if p != "" && ParamName(p) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Target returns AppendTarget's destination as a string.
@@ -304,8 +391,8 @@ func (s Settings) Matches(r *Rule, p string) (matched int, ok bool) {
 // CheckOptions checks the fields of r that depend on each other: a 410 has
 // no destination and no option, every other status a destination;
 // preservePath is for starts_with rules only; queryAfterFragment goes with
-// preserveQuery and a destination with a fragment. The errors name the
-// field.
+// preserveQuery and a destination with a fragment; mergeQuery with
+// preserveQuery and a destination with a query. The errors name the field.
 func (r *Rule) CheckOptions() error {
 	if r.StatusCode == StatusGone {
 		switch {
@@ -317,10 +404,15 @@ func (r *Rule) CheckOptions() error {
 			return Errorf(EINVALID, "preserveQuery does not apply to statusCode 410 (Gone), which has no destination")
 		case r.QueryAfterFragment:
 			return Errorf(EINVALID, "queryAfterFragment does not apply to statusCode 410 (Gone), which has no destination")
+		case r.MergeQuery:
+			return Errorf(EINVALID, "mergeQuery does not apply to statusCode 410 (Gone), which has no destination")
 		}
 		return nil
 	}
 	if err := r.checkQueryAfterFragment(); err != nil {
+		return err
+	}
+	if err := r.checkMergeQuery(); err != nil {
 		return err
 	}
 	if r.PreservePath && r.MatchType != StartsWith {
@@ -350,6 +442,25 @@ func (r *Rule) checkQueryAfterFragment() error {
 	return nil
 }
 
+// checkMergeQuery refuses mergeQuery where it does not apply: without
+// preserveQuery, with queryAfterFragment, or on a destination whose query
+// (as written, before any capture is inserted) is empty or absent.
+func (r *Rule) checkMergeQuery() error {
+	if !r.MergeQuery {
+		return nil
+	}
+	if !r.PreserveQuery {
+		return Errorf(EINVALID, "mergeQuery applies with preserveQuery only: it says how the request's query joins the destination's, and this rule does not pass it on")
+	}
+	if r.QueryAfterFragment {
+		return Errorf(EINVALID, "mergeQuery and queryAfterFragment do not go together: mergeQuery joins the request's query to the destination's before the fragment, queryAfterFragment puts it after the fragment")
+	}
+	if _, query, _ := SplitDestination(r.Destination); query == "" {
+		return Errorf(EINVALID, "mergeQuery applies to a destination with a query only; destination %s has no query to merge the request's into (write one, as in /b?x=1)", quoteShort(r.Destination))
+	}
+	return nil
+}
+
 // EmptyQueryBeforeFragment reports whether destination d has a '?' right
 // before its first '#' (an empty query): a queryAfterFragment rule would
 // drop that '?' where Apache and nginx keep it, so the option refuses it.
@@ -359,10 +470,10 @@ func EmptyQueryBeforeFragment(d string) bool {
 }
 
 // UsesOptions reports whether r uses anything beyond docs/contract.md's basic rule: a
-// status other than 301 and 302, a fragment, preservePath, preserveQuery or
-// queryAfterFragment.
+// status other than 301 and 302, a fragment, preservePath, preserveQuery,
+// queryAfterFragment or mergeQuery.
 func (r *Rule) UsesOptions() bool {
-	return r.PreservePath || r.PreserveQuery || r.QueryAfterFragment || (r.StatusCode != 301 && r.StatusCode != 302) ||
+	return r.PreservePath || r.PreserveQuery || r.QueryAfterFragment || r.MergeQuery || (r.StatusCode != 301 && r.StatusCode != 302) ||
 		strings.IndexByte(r.Destination, '#') >= 0
 }
 

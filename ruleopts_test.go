@@ -62,6 +62,24 @@ func TestTargetMatchesModel(t *testing.T) {
 	}
 }
 
+// TestTargetMergeQueryMatchesModel holds the root package's mergeQuery
+// answers to the brute-force model on random projects and requests.
+func TestTargetMergeQueryMatchesModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 27))
+	for round := 0; round < 300; round++ {
+		s, rules := rulemodel.Project(rng, 1+rng.IntN(30))
+		rulemodel.WithMergeQuery(rng, rules)
+		for _, wire := range rulemodel.MergePaths(rng, rules, 60) {
+			want, wok := rulemodel.Lookup(rules, rulemodel.Of(s), wire)
+			got, dest, ok := rootLookup(rules, s, wire)
+			if ok != wok || (ok && (got != want.Rule || dest != want.Destination)) {
+				t.Fatalf("settings %v, path %q: root answers rule %d %q (%v), the model rule %d %q (%v)\nrules: %+v",
+					s, wire, got, dest, ok, want.Rule, want.Destination, wok, rules)
+			}
+		}
+	}
+}
+
 func TestTargetExamples(t *testing.T) {
 	for _, c := range []struct {
 		rule    redirects.Rule
@@ -84,6 +102,11 @@ func TestTargetExamples(t *testing.T) {
 		{redirects.Rule{Destination: "/b#f", PreserveQuery: true, QueryAfterFragment: true, StatusCode: 301}, "/a", 2, "/b#f"},
 		{redirects.Rule{Destination: "https://ex.com#f", MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true, QueryAfterFragment: true, StatusCode: 301}, "/x/a?q", 3, "https://ex.com/a#f?q"},
 		{redirects.Rule{Destination: "/d#f", MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true, QueryAfterFragment: true, StatusCode: 301}, "/x/a", 2, "/d/a#f"},
+		{redirects.Rule{Destination: "https://m.example/items?itemName=p.e", PreserveQuery: true, MergeQuery: true, StatusCode: 308}, "/a?itemName=x&a=1", 2, "https://m.example/items?itemName=p.e&a=1"},
+		{redirects.Rule{Destination: "/b?x=1&y#f", PreserveQuery: true, MergeQuery: true, StatusCode: 301}, "/a?y=2&&z&x&x=3&w=", 2, "/b?x=1&y&z&w=#f"},
+		{redirects.Rule{Destination: "/b?x=1", PreserveQuery: true, MergeQuery: true, StatusCode: 301}, "/a?x=2&", 2, "/b?x=1"},
+		{redirects.Rule{Destination: "/b?x=1", PreserveQuery: true, MergeQuery: true, StatusCode: 301}, "/a?%78=2&X=3", 2, "/b?x=1&%78=2&X=3"},
+		{redirects.Rule{Destination: "https://ex.com?x=1", MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true, MergeQuery: true, StatusCode: 301}, "/x/a?x=5", 3, "https://ex.com/a?x=1"},
 	} {
 		if got := redirects.Target(&c.rule, c.wire, c.matched); got != c.want {
 			t.Errorf("Target(%+v, %q, %d) = %q, want %q", c.rule, c.wire, c.matched, got, c.want)
@@ -117,6 +140,16 @@ func TestRuleOptionsValidation(t *testing.T) {
 		{redirects.Rule{Source: "/a", Destination: "/b?x#f", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true}, ""},
 		{redirects.Rule{Source: "/a", Destination: "/b#f?", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true}, ""},
 		{redirects.Rule{Source: "/a", Destination: "/b??#f", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true}, ""},
+		{redirects.Rule{Source: "/a", Destination: "/b?x=1", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, ""},
+		{redirects.Rule{Source: "/a", Destination: "/b?x=1", StatusCode: 301, MergeQuery: true}, "mergeQuery applies with preserveQuery only"},
+		{redirects.Rule{Source: "/a", Destination: "/b", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query only"},
+		{redirects.Rule{Source: "/a", Destination: "/b?", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query only"},
+		{redirects.Rule{Source: "/a", Destination: "/b?#x=1", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query only"},
+		{redirects.Rule{Source: "/a", StatusCode: 410, MergeQuery: true}, "mergeQuery does not apply to statusCode 410"},
+		{redirects.Rule{Source: "/a", Destination: "/b?x=1#f", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true, MergeQuery: true}, "mergeQuery and queryAfterFragment do not go together"},
+		{redirects.Rule{Source: "/:a", Destination: "/b?:a=1", StatusCode: 301, MatchType: redirects.Pattern, PreserveQuery: true, MergeQuery: true}, ""},
+		{redirects.Rule{Source: "/(a)", Destination: "/b?$1", StatusCode: 301, MatchType: redirects.Regex, PreserveQuery: true, MergeQuery: true}, ""},
+		{redirects.Rule{Source: "/:a", Destination: "/b/:a", StatusCode: 301, MatchType: redirects.Pattern, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query only"},
 	} {
 		err := c.rule.Validate()
 		switch {

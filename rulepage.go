@@ -314,6 +314,8 @@ type RuleUpdate struct {
 	// QueryAfterFragment, when set, changes the rule's queryAfterFragment;
 	// nil keeps it.
 	QueryAfterFragment *bool
+	// MergeQuery, when set, changes the rule's mergeQuery; nil keeps it.
+	MergeQuery *bool
 	// Host, when set, changes the host the rule is scoped to
 	// (docs/contract.md#hosts); a pointer to "" makes it answer every host.
 	Host *string
@@ -326,7 +328,7 @@ type RuleUpdate struct {
 // Empty reports whether u changes no field.
 func (u *RuleUpdate) Empty() bool {
 	return u.Source == nil && u.Destination == nil && u.StatusCode == nil && u.MatchType == nil && u.Priority == nil &&
-		u.PreservePath == nil && u.PreserveQuery == nil && u.QueryAfterFragment == nil && u.Host == nil
+		u.PreservePath == nil && u.PreserveQuery == nil && u.QueryAfterFragment == nil && u.MergeQuery == nil && u.Host == nil
 }
 
 // Apply changes r as u says. It neither validates r nor touches its revision.
@@ -354,6 +356,9 @@ func (u *RuleUpdate) Apply(r *Rule) {
 	}
 	if u.QueryAfterFragment != nil {
 		r.QueryAfterFragment = *u.QueryAfterFragment
+	}
+	if u.MergeQuery != nil {
+		r.MergeQuery = *u.MergeQuery
 	}
 	if u.Host != nil {
 		r.Host = *u.Host
@@ -387,6 +392,9 @@ func RuleChanges(cur, want *Rule) RuleUpdate {
 	}
 	if want.QueryAfterFragment != cur.QueryAfterFragment {
 		u.QueryAfterFragment = &want.QueryAfterFragment
+	}
+	if want.MergeQuery != cur.MergeQuery {
+		u.MergeQuery = &want.MergeQuery
 	}
 	if want.Host != cur.Host {
 		u.Host = &want.Host

@@ -129,6 +129,9 @@ func CompileChecked(rules []redirects.Rule, settings redirects.Settings) (*Snaps
 			if r.QueryAfterFragment {
 				e.flags |= flagQueryAfterFragment
 			}
+			if r.MergeQuery {
+				e.flags |= flagMergeQuery
+			}
 		}
 		if r.MatchType == redirects.StartsWith {
 			e.pathLen = len(redirects.WirePath(r.Source))
@@ -292,6 +295,9 @@ func (m Match) appendExpanded(b []byte, wire string, inJSON bool) []byte {
 	b = m.pm.AppendDestination(b)
 	mid := len(b)
 	rest, reqQuery := m.appended(wire)
+	if reqQuery != "" && m.flags&flagMergeQuery != 0 {
+		reqQuery = mergedParams(unsafeString(b[start:mid]), reqQuery)
+	}
 	if !inJSON && rest == "" && reqQuery == "" {
 		return b
 	}

@@ -143,6 +143,19 @@ var xRule = rapid.Custom(func(t *rapid.T) redirects.Rule {
 	r.PreserveQuery = rapid.IntRange(0, 2).Draw(t, "preserveQuery") == 0
 	r.PreservePath = r.MatchType == redirects.StartsWith && rapid.Bool().Draw(t, "preservePath")
 	r.QueryAfterFragment = r.PreserveQuery && strings.Contains(r.Destination, "#") && rapid.IntRange(0, 3).Draw(t, "queryAfterFragment") != 0
+	if r.PreserveQuery && !r.QueryAfterFragment && rapid.IntRange(0, 2).Draw(t, "mergeQuery") == 0 {
+		// A query to merge into, named by a capture at times: the names
+		// are the destination's after its captures are inserted.
+		path, q, frag := redirects.SplitDestination(r.Destination)
+		if q == "" {
+			q = rapid.SampledFrom([]string{"x=1", "id=9&lang=fr", "flag"}).Draw(t, "mergeInto")
+		}
+		if len(names) > 0 && rapid.Bool().Draw(t, "captureName") {
+			q += "&" + names[0] + "=c"
+		}
+		r.Destination = path + "?" + q + frag
+		r.MergeQuery = true
+	}
 	return r
 })
 
@@ -260,7 +273,7 @@ func xPath(t *rapid.T, rules []redirects.Rule) string {
 	}
 	p = rulemodel.Escape(p, rapid.IntRange(0, 3).Draw(t, "escape") == 0)
 	if rapid.IntRange(0, 2).Draw(t, "query") > 0 {
-		q := rapid.SliceOfN(rapid.SampledFrom([]string{"p=123", "p=12%33", "id=7", "id=a%20b", "flag", "empty=", "lang=en", "x=2"}), 1, 3).Draw(t, "params")
+		q := rapid.SliceOfN(rapid.SampledFrom([]string{"p=123", "p=12%33", "id=7", "id=a%20b", "flag", "empty=", "lang=en", "x=2", "", "7=w"}), 1, 3).Draw(t, "params")
 		p += "?" + strings.Join(q, "&")
 	}
 	if rapid.IntRange(0, 5).Draw(t, "fragment") == 0 {
@@ -342,6 +355,9 @@ func TestExtendedLookupMatchesModel(t *testing.T) {
 				if r.QueryAfterFragment {
 					seen["queryAfterFragment"]++
 				}
+				if r.MergeQuery {
+					seen["mergeQuery"]++
+				}
 			}
 		}
 	})
@@ -349,7 +365,7 @@ func TestExtendedLookupMatchesModel(t *testing.T) {
 	// queryAfterFragment is logged, not required: a run of 100 draws
 	// answers a few lookups with it (TestLookupMatchesRuleModel, on fixed
 	// seeds, requires it).
-	for _, k := range []string{"exact", "starts_with", "pattern", "regex", "host", "conditions", "computed", "literal", "extended", "miss"} {
+	for _, k := range []string{"exact", "starts_with", "pattern", "regex", "host", "conditions", "computed", "literal", "extended", "miss", "mergeQuery"} {
 		if seen[k] == 0 {
 			t.Errorf("no lookup was answered by %s: the generators stopped exercising it (%v)", k, seen)
 		}

@@ -86,10 +86,23 @@ func TestLookupHostDoesNotAllocate(t *testing.T) {
 	// A pattern rule that puts the request's query after its fragment.
 	qaf := redirects.Rule{ID: 100, Source: "/d/:page", Destination: "/manual/:page#top", MatchType: redirects.Pattern, StatusCode: 301,
 		Priority: 100, PreserveQuery: true, QueryAfterFragment: true}
+	// A host-scoped pattern rule that merges the request's query into its
+	// destination's, a capture naming one of its parameters.
+	mq := redirects.Rule{ID: 101, Source: "/:path*", Host: "vscode.example.com", Destination: "https://m.example/items?itemName=p.e&:path=1",
+		MatchType: redirects.Pattern, StatusCode: 308, Priority: 100, PreserveQuery: true, MergeQuery: true}
 	for _, st := range []redirects.Settings{{}, {CaseInsensitive: true, IgnoreTrailingSlash: true}} {
-		snap, err := engine.CompileChecked(append(extendedRules(), qaf), st)
+		snap, err := engine.CompileChecked(append(extendedRules(), qaf, mq), st)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for wire, want := range map[string]string{
+			"/a?itemName=x&&k=v&a=2": "https://m.example/items?itemName=p.e&a=1&k=v",
+			"/a?itemName=x&a":        "https://m.example/items?itemName=p.e&a=1",
+			"/a":                     "https://m.example/items?itemName=p.e&a=1",
+		} {
+			if m, ok := snap.LookupHost("vscode.example.com", wire); !ok || string(m.AppendTarget(nil, wire)) != want {
+				t.Fatalf("settings %v: %s on vscode.example.com answers %q (%v), want %s", st, wire, m.AppendTarget(nil, wire), ok, want)
+			}
 		}
 		if m, ok := snap.LookupHost("", "/d/intro?k=v"); !ok || string(m.AppendTarget(nil, "/d/intro?k=v")) != "/manual/intro#top?k=v" {
 			t.Fatalf("settings %v: /d/intro?k=v answers %q (%v), want /manual/intro#top?k=v", st, m.AppendTarget(nil, "/d/intro?k=v"), ok)
@@ -97,6 +110,8 @@ func TestLookupHostDoesNotAllocate(t *testing.T) {
 		buf := make([]byte, 0, 512)
 		for _, c := range []struct{ host, wire string }{
 			{"", "/d/intro?k=v"},
+			{"vscode.example.com", "/a?itemName=x&&k=v&a=2"},
+			{"vscode.example.com", "/a?itemName=x"},
 			{"", "/old"},
 			{"a.example.com", "/old"},
 			{"", "/blog/2024/x"},

@@ -147,6 +147,51 @@ func TestLookupMatchesRuleModel(t *testing.T) {
 	}
 }
 
+// TestLookupMergeQueryMatchesModel holds mergeQuery rules to the model on
+// random projects and on requests whose parameters the destinations name
+// and do not, repeated, empty and without '='.
+func TestLookupMergeQueryMatchesModel(t *testing.T) {
+	projects := 300
+	if testing.Short() {
+		projects = 50
+	}
+	seen := map[string]int{}
+	for seed := range projects {
+		rng := rand.New(rand.NewPCG(uint64(seed), 27))
+		st, rules := rulemodel.Project(rng, 1+rng.IntN(40))
+		rulemodel.WithMergeQuery(rng, rules)
+		snap := engine.CompileWith(rules, st)
+		for _, p := range rulemodel.MergePaths(rng, rules, 150) {
+			want, ok := checkAgainstModel(t, snap, rules, st, p)
+			if !ok || !rules[want.Rule].MergeQuery {
+				continue
+			}
+			r := rules[want.Rule]
+			seen["mergeQuery"]++
+			_, dq, _ := redirects.SplitDestination(r.Destination)
+			rq := redirects.RequestQuery(p)
+			switch {
+			case want.Destination == r.Destination && rq != "":
+				seen["every parameter dropped"]++
+			case strings.Contains(want.Destination, "?"+dq+"&"):
+				seen["merged"]++
+			}
+			for q := rq; q != ""; {
+				var piece string
+				piece, q, _ = strings.Cut(q, "&")
+				if piece != "" && redirects.QueryHoldsName(dq, redirects.ParamName(piece)) {
+					seen["a name the destination holds"]++
+				}
+			}
+		}
+	}
+	for _, k := range []string{"mergeQuery", "every parameter dropped", "merged", "a name the destination holds"} {
+		if seen[k] == 0 {
+			t.Errorf("the random projects never produced %q: %v", k, seen)
+		}
+	}
+}
+
 var t1 = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // TestLookupOptionsTable pins the contract's examples of computed answers
@@ -180,6 +225,14 @@ func TestLookupOptionsTable(t *testing.T) {
 			"/x?q", `{"destination":"/y#f?a=1&q","statusCode":302,"matchType":"exact"}`},
 		{"queryAfterFragment: no request query, as configured", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y#f", StatusCode: 308, MatchType: ex, PreserveQuery: true, QueryAfterFragment: true}},
 			"/x?", `{"destination":"/y#f","statusCode":308,"matchType":"exact"}`},
+		{"mergeQuery: the destination's value stands", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "https://m.example/items?itemName=p.e", StatusCode: 308, MatchType: ex, PreserveQuery: true, MergeQuery: true}},
+			"/x?itemName=x&a=1", `{"destination":"https://m.example/items?itemName=p.e&a=1","statusCode":308,"matchType":"exact"}`},
+		{"mergeQuery: the request's order, repeated names, empty pieces dropped, names as written", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y?a=1&b#f", StatusCode: 301, MatchType: sw, PreservePath: true, PreserveQuery: true, MergeQuery: true}},
+			"/x/r?z=1&&a=2&c&c=3&b=4&%61=5&A=6&#g", `{"destination":"/y/r?a=1&b&z=1&c&c=3&%61=5&A=6#f","statusCode":301,"matchType":"starts_with"}`},
+		{"mergeQuery: no parameter left, as configured", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y?a=1#f", StatusCode: 302, MatchType: ex, PreserveQuery: true, MergeQuery: true}},
+			"/x?a=2&&a", `{"destination":"/y?a=1#f","statusCode":302,"matchType":"exact"}`},
+		{"mergeQuery: JSON escapes the request's parameters", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y?a=1", StatusCode: 307, MatchType: ex, PreserveQuery: true, MergeQuery: true}},
+			"/x?q=\"&a=\\", `{"destination":"/y?a=1&q=\"","statusCode":307,"matchType":"exact"}`},
 		{"an empty destination query counts as none", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y?", StatusCode: 301, MatchType: ex, PreserveQuery: true}},
 			"/x?q", `{"destination":"/y?q","statusCode":301,"matchType":"exact"}`},
 		{"nothing to append: as configured", redirects.Settings{}, []rule{{ID: 1, Source: "/x", Destination: "/y?", StatusCode: 303, MatchType: sw, PreservePath: true, PreserveQuery: true}},
@@ -304,7 +357,7 @@ func withOptions(rules []redirects.Rule, rng *rand.Rand) []redirects.Rule {
 	for i := range rules {
 		r := &rules[i]
 		r.StatusCode = redirects.StatusCodes[rng.IntN(len(redirects.StatusCodes))]
-		r.PreservePath, r.PreserveQuery, r.QueryAfterFragment = false, false, false
+		r.PreservePath, r.PreserveQuery, r.QueryAfterFragment, r.MergeQuery = false, false, false, false
 		if r.StatusCode == redirects.StatusGone {
 			r.Destination = ""
 			continue

@@ -64,11 +64,12 @@ func TestLookupOptionsDoNotAllocate(t *testing.T) {
 		{ID: 2, Source: "/old/", Destination: "/new", StatusCode: 307, PreserveQuery: true},
 		{ID: 3, Source: "/gone", StatusCode: 410},
 		{ID: 4, Source: "/design", Destination: "/doc?d=1#design", StatusCode: 301, MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true, QueryAfterFragment: true},
+		{ID: 5, Source: "/vscode", Destination: "https://m.example/items?itemName=p.e#x", StatusCode: 308, MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true, MergeQuery: true},
 	}
 	buf := make([]byte, 0, 4096)
 	for _, s := range []redirects.Settings{{}, {CaseInsensitive: true}, {IgnoreTrailingSlash: true}, {CaseInsensitive: true, IgnoreTrailingSlash: true}} {
 		snap := engine.CompileWith(rules, s)
-		for _, wire := range []string{"/Docs/a/b?q=1", "/old/?utm=x", "/gone", "/design/x%20y?k=v#z"} {
+		for _, wire := range []string{"/Docs/a/b?q=1", "/old/?utm=x", "/gone", "/design/x%20y?k=v#z", "/vscode/a?itemName=x&&a=1#z", "/vscode?itemName=x"} {
 			if _, ok := snap.Lookup(wire); !ok {
 				t.Fatalf("settings %v: %q matched nothing", s, wire)
 			}

@@ -20,15 +20,20 @@ import (
 // corrupt). Version 4 is version 3's layout with one more flag,
 // queryAfterFragment, written only when some rule has it, so that a node
 // older than the option refuses the version instead of answering its
-// rules with the query before the fragment.
+// rules with the query before the fragment. Version 5 is version 4's
+// layout with one more flag, mergeQuery, written only when some rule has
+// it, so that a node older than the option refuses the version instead of
+// answering its rules with the request's query appended whole.
 const (
 	ruleEncodingVersion            = 1
 	ruleEncodingOptions            = 2
 	ruleEncodingPatterns           = 3
 	ruleEncodingQueryAfterFragment = 4
+	ruleEncodingMergeQuery         = 5
 	encPreservePath                = 1
 	encPreserveQuery               = 2
 	encQueryAfterFragment          = 4
+	encMergeQuery                  = 8
 	ruleEncodingFlagMask           = encPreservePath | encPreserveQuery
 )
 
@@ -41,9 +46,12 @@ func EncodeRules(rules []redirects.Rule) []byte {
 	}
 	version := byte(ruleEncodingVersion)
 	for i := range rules {
-		if rules[i].QueryAfterFragment {
-			version = ruleEncodingQueryAfterFragment
+		if rules[i].MergeQuery {
+			version = ruleEncodingMergeQuery
 			break
+		}
+		if rules[i].QueryAfterFragment {
+			version = max(version, ruleEncodingQueryAfterFragment)
 		}
 		if rules[i].Extended() {
 			version = max(version, ruleEncodingPatterns)
@@ -77,6 +85,9 @@ func EncodeRules(rules []redirects.Rule) []byte {
 			if r.QueryAfterFragment {
 				flags |= encQueryAfterFragment
 			}
+			if r.MergeQuery {
+				flags |= encMergeQuery
+			}
 			b = append(b, flags)
 		}
 		if version >= ruleEncodingPatterns {
@@ -96,10 +107,10 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 		return nil, bad
 	}
 	version := b[0]
-	if version > ruleEncodingQueryAfterFragment {
+	if version > ruleEncodingMergeQuery {
 		return nil, redirects.Errorf(redirects.EINTERNAL,
 			"stored rule snapshot of project %s has encoding version %d, which a newer redirects wrote; this node reads versions 1 to %d: upgrade it to read this version",
-			projectID, version, ruleEncodingQueryAfterFragment)
+			projectID, version, ruleEncodingMergeQuery)
 	}
 	if version < ruleEncodingVersion {
 		return nil, bad
@@ -112,6 +123,9 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 	mask := byte(ruleEncodingFlagMask)
 	if version >= ruleEncodingQueryAfterFragment {
 		mask |= encQueryAfterFragment
+	}
+	if version >= ruleEncodingMergeQuery {
+		mask |= encMergeQuery
 	}
 	maxType := redirects.StartsWith
 	if version >= ruleEncodingPatterns {
@@ -135,6 +149,7 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 			}
 			r.PreservePath, r.PreserveQuery = flags&encPreservePath != 0, flags&encPreserveQuery != 0
 			r.QueryAfterFragment = flags&encQueryAfterFragment != 0
+			r.MergeQuery = flags&encMergeQuery != 0
 		}
 		if version >= ruleEncodingPatterns {
 			r.Host = d.str()

@@ -85,11 +85,11 @@ func TestEncodeRulesPatterns(t *testing.T) {
 // snapshot is corrupt.
 func TestDecodeRulesNewerVersion(t *testing.T) {
 	b := engine.EncodeRules(encodedRules())
-	b[0] = 5
+	b[0] = 6
 	_, err := engine.DecodeRules("prj_x", b)
 	if redirects.ErrorCode(err) != redirects.EINTERNAL || !strings.Contains(err.Error(), "newer redirects") ||
 		!strings.Contains(err.Error(), "upgrade") || strings.Contains(err.Error(), "corrupt") {
-		t.Fatalf("DecodeRules of format 5 = %v, want an error that says a newer redirects wrote it and to upgrade", err)
+		t.Fatalf("DecodeRules of format 6 = %v, want an error that says a newer redirects wrote it and to upgrade", err)
 	}
 }
 
@@ -127,6 +127,48 @@ func TestEncodeRulesQueryAfterFragment(t *testing.T) {
 	}
 	if b := engine.EncodeRules(rules); b[0] != 3 {
 		t.Fatalf("format %d for pattern rules without queryAfterFragment, want 3", b[0])
+	}
+}
+
+// TestEncodeRulesMergeQuery: a version with a mergeQuery rule is written in
+// format 5 and reads back with every field; formats 2 to 4 with that flag
+// set are corrupt, so a node that reads format 4 never takes it for
+// another flag; versions without it keep their format.
+func TestEncodeRulesMergeQuery(t *testing.T) {
+	rules := encodedRules()
+	mq := redirects.Rule{ID: 8, ProjectID: "prj_x", MatchType: redirects.Pattern, Source: "/:path*", Destination: "https://ex.com/items?itemName=x",
+		StatusCode: 308, Priority: redirects.DefaultPriority, PreserveQuery: true, MergeQuery: true, Host: "vscode.excalidraw.com",
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)}
+	qaf := redirects.Rule{ID: 9, ProjectID: "prj_x", Source: "/design", Destination: "/doc#design",
+		StatusCode: 301, Priority: redirects.DefaultPriority, PreserveQuery: true, QueryAfterFragment: true,
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)}
+	for _, r := range []redirects.Rule{mq, qaf} {
+		if err := r.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, set := range [][]redirects.Rule{append(rules[:len(rules):len(rules)], mq), {mq}, {qaf, mq}, {mq, qaf}} {
+		b := engine.EncodeRules(set)
+		if b[0] != 5 {
+			t.Fatalf("format %d for a mergeQuery rule, want 5", b[0])
+		}
+		got, err := engine.DecodeRules("prj_x", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, set) {
+			t.Fatalf("round trip changed the rules:\n got %+v\nwant %+v", got, set)
+		}
+		for _, old := range []byte{2, 3, 4} {
+			b := append([]byte(nil), b...)
+			b[0] = old
+			if _, err := engine.DecodeRules("prj_x", b); err == nil || !strings.Contains(err.Error(), "corrupt") {
+				t.Fatalf("format %d with the mergeQuery flag: %v, want corrupt", old, err)
+			}
+		}
+	}
+	if b := engine.EncodeRules([]redirects.Rule{qaf}); b[0] != 4 {
+		t.Fatalf("format %d for a queryAfterFragment rule without mergeQuery, want 4", b[0])
 	}
 }
 

@@ -78,6 +78,9 @@ const (
 	// flagQueryAfterFragment is the rule's queryAfterFragment: the
 	// request's query goes after the destination's fragment.
 	flagQueryAfterFragment = 8
+	// flagMergeQuery is the rule's mergeQuery: the request's parameters
+	// the destination's query does not name join it.
+	flagMergeQuery = 16
 )
 
 // Match is the answer of Snapshot.Lookup: a small value that points into the
@@ -113,6 +116,9 @@ func (m Match) PreserveQuery() bool { return m.flags&flagPreserveQuery != 0 }
 // QueryAfterFragment returns the matched rule's queryAfterFragment.
 func (m Match) QueryAfterFragment() bool { return m.flags&flagQueryAfterFragment != 0 }
 
+// MergeQuery returns the matched rule's mergeQuery.
+func (m Match) MergeQuery() bool { return m.flags&flagMergeQuery != 0 }
+
 // Computed reports whether the answer to the requested path wire (in its
 // wire form, as Lookup was given it) differs from the destination as
 // configured: the rule keeps a rest of the path or a query that wire has.
@@ -137,8 +143,23 @@ func (m Match) appended(wire string) (rest, query string) {
 	}
 	if m.flags&flagPreserveQuery != 0 {
 		query = redirects.RequestQuery(wire)
+		if m.pm == nil && m.flags&flagMergeQuery != 0 {
+			query = mergedParams(m.dest, query)
+		}
 	}
 	return rest, query
+}
+
+// mergedParams returns reqQuery, the request's query, for a mergeQuery
+// rule with the destination dest (its captures expanded): "" when none of
+// its parameters joins dest's query, so that the answer is dest as
+// configured, reqQuery itself otherwise.
+func mergedParams(dest, reqQuery string) string {
+	_, query, _ := redirects.SplitDestination(dest)
+	if p, _ := redirects.NextMergedParam(query, reqQuery); p == "" {
+		return ""
+	}
+	return reqQuery
 }
 
 // AppendTarget appends the destination the lookup answers for the
@@ -223,6 +244,28 @@ func (m Match) appendComputed(b []byte, dest, rest, reqQuery string, inJSON bool
 			b = put(b, reqQuery)
 		}
 		return b
+	}
+	if m.flags&flagMergeQuery != 0 {
+		// The destination's query (dest's, its captures expanded), then
+		// the request's parameters it does not name
+		// (redirects.AppendMergedQuery).
+		sep := byte('?')
+		if query != "" {
+			b = append(b, '?')
+			b = put(b, query)
+			sep = '&'
+		}
+		for reqQuery != "" {
+			var p string
+			p, reqQuery = redirects.NextMergedParam(query, reqQuery)
+			if p == "" {
+				break
+			}
+			b = append(b, sep)
+			b = put(b, p)
+			sep = '&'
+		}
+		return put(b, fragment)
 	}
 	switch {
 	case query != "" && reqQuery != "":
@@ -692,6 +735,9 @@ func CompileWith(rules []redirects.Rule, settings redirects.Settings) *Snapshot 
 			flags |= flagPreserveQuery
 			if r.QueryAfterFragment {
 				flags |= flagQueryAfterFragment
+			}
+			if r.MergeQuery {
+				flags |= flagMergeQuery
 			}
 		}
 		if len(arena)-body != bodyLen(len(r.Destination), r.StatusCode, mt) {

@@ -19,6 +19,7 @@ import (
 //
 // where <match type> is exact, starts_with, pattern, regex or all, and
 // <condition> one of "statusCode <codes>", "preservePath", "preserveQuery",
+// "mergeQuery",
 // "a letter in the source", "a source ending in /", "a source longer than
 // 255 bytes", and for the extended rules (redirects.Rule.Extended) "any
 // source" (every rule of the match type), "a host", "query conditions",
@@ -116,6 +117,7 @@ func (s *sorted) declarations(format string) []string {
 				func(r *redirects.Rule) bool { return len(r.Source) > 1 && strings.HasSuffix(r.Source, "/") }, false})
 		}
 	}
+	ds = append(ds, s.mergeQueryDeclarations(format)...)
 	var lines []string
 	for _, d := range ds {
 		n, ex := 0, []string(nil)
@@ -229,6 +231,44 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 		{"exact", "query conditions", query, conds, true},
 		{"starts_with", "query conditions", query, conds, true},
 	}
+}
+
+// mergeQueryEffect is what the server formats answer for a mergeQuery rule:
+// they pass the request's query on as preserveQuery does, since neither
+// nginx nor HAProxy can drop the request's parameters of some names (and
+// its empty pieces) from $args or query and keep the rest in order.
+const mergeQueryEffect = "the request's query is appended whole after the destination's, its parameters that the destination's query names and its empty pieces too"
+
+// mergeQueryDeclarations returns the declarations of the mergeQuery rules
+// format holds: the nginx formats and the haproxy format write them as
+// preserveQuery rules (mergeQueryEffect); the HAProxy maps and the csv
+// file pass no query on, which their preserveQuery lines declare.
+func (s *sorted) mergeQueryDeclarations(format string) []declaration {
+	var mt string
+	switch format {
+	case "nginx", "haproxy":
+		mt = "all"
+	case "nginx-map-exact":
+		mt = "exact"
+	case "nginx-map-prefix":
+		mt = "starts_with"
+	default:
+		return nil
+	}
+	ds := []declaration{{mt, "mergeQuery", mergeQueryEffect, func(r *redirects.Rule) bool { return r.MergeQuery }, false}}
+	if s.chain != nil {
+		held := func(r *redirects.Rule) bool {
+			switch format {
+			case "nginx-map-exact":
+				return r.MergeQuery && r.MatchType == redirects.Exact
+			case "nginx-map-prefix":
+				return r.MergeQuery && r.MatchType != redirects.Exact
+			}
+			return r.MergeQuery
+		}
+		ds = append(ds, declaration{"all", "mergeQuery", mergeQueryEffect, held, true})
+	}
+	return ds
 }
 
 // plainEffect is the effect of the chain's residue for RE2 expressions

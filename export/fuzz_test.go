@@ -163,10 +163,13 @@ func FuzzRender(f *testing.F) {
 		f.Add(s[0], s[1], 308, true, 5, s[0]+"/x", s[1]+"#f", uint8(15))
 		f.Add(s[0], "", 410, false, 5, s[0]+"/", s[1]+"?q=1#f", uint8(6))
 		f.Add(s[0], s[1]+"#f", 307, true, 5, s[0]+"/x", s[1]+"?q=1#f", uint8(31))
+		f.Add(s[0], s[1]+"?k=1", 308, true, 5, s[0]+"/x", s[1]+"?q=1#f", uint8(8|32))
 	}
 	// opts: bit 0 caseSensitive false, bit 1 trailingSlash ignore, bit 2
 	// preservePath and bit 3 preserveQuery on the rules that take them,
-	// bit 4 queryAfterFragment on those with preserveQuery and a fragment.
+	// bit 4 queryAfterFragment on those with preserveQuery and a fragment,
+	// bit 5 mergeQuery on those with preserveQuery and a query, without
+	// queryAfterFragment.
 	f.Fuzz(func(t *testing.T, source, dest string, code int, prefix bool, priority int, source2, dest2 string, opts uint8) {
 		t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 		mt := redirects.Exact
@@ -189,6 +192,8 @@ func FuzzRender(f *testing.F) {
 				r.PreservePath = opts&4 != 0 && r.MatchType == redirects.StartsWith
 				r.PreserveQuery = opts&8 != 0
 				r.QueryAfterFragment = r.PreserveQuery && opts&16 != 0 && strings.Contains(r.Destination, "#")
+				_, q, _ := redirects.SplitDestination(r.Destination)
+				r.MergeQuery = r.PreserveQuery && opts&32 != 0 && !r.QueryAfterFragment && q != ""
 			}
 			if r.StatusCode == redirects.StatusGone && i > 0 {
 				r.Destination = ""

@@ -33,7 +33,7 @@ const (
 
 // csvColumns are the columns of an import file: the first four are
 // required, priority, id, the options and host optional.
-var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id", "preservePath", "preserveQuery", "host", "queryAfterFragment"}
+var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id", "preservePath", "preserveQuery", "host", "queryAfterFragment", "mergeQuery"}
 
 // The indexes of csvColumns.
 const (
@@ -47,6 +47,7 @@ const (
 	colPreserveQuery
 	colHost
 	colQueryAfterFragment
+	colMergeQuery
 	numColumns
 )
 
@@ -57,7 +58,7 @@ var columnNames = map[string]int{
 	"source": colSource, "destination": colDest, "statuscode": colStatus, "status": colStatus,
 	"matchtype": colMatch, "match": colMatch, "priority": colPriority, "id": colID,
 	"preservepath": colPreservePath, "preservequery": colPreserveQuery, "host": colHost,
-	"queryafterfragment": colQueryAfterFragment,
+	"queryafterfragment": colQueryAfterFragment, "mergequery": colMergeQuery,
 }
 
 // matchNames maps a match type, folded by foldName, to the match type:
@@ -159,8 +160,8 @@ func LineErrors(bad []LineError) error {
 
 // ReadRules reads an import file: CSV (RFC 4180) whose header names the
 // columns source, destination, statusCode and matchType, and optionally
-// priority, id, preservePath, preserveQuery, host and queryAfterFragment,
-// in any order. It
+// priority, id, preservePath, preserveQuery, host, queryAfterFragment and
+// mergeQuery, in any order. It
 // accepts
 // the files that spreadsheets and other tools write:
 //
@@ -176,8 +177,8 @@ func LineErrors(bad []LineError) error {
 //   - spaces around every value, which are dropped, and lines whose
 //     fields are all empty, which are skipped;
 //   - an empty priority, which is redirects.DefaultPriority;
-//   - preservePath, preserveQuery and queryAfterFragment as true or false
-//     in any case
+//   - preservePath, preserveQuery, queryAfterFragment and mergeQuery as
+//     true or false in any case
 //     (spreadsheets write TRUE and FALSE), an empty cell or a file
 //     without the column being false;
 //   - an empty destination, which a 410 (Gone) rule has and needs;
@@ -355,6 +356,10 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 		}
 		if rule.QueryAfterFragment, ok = parseBool(field(colQueryAfterFragment)); !ok {
 			fail("queryAfterFragment %s is not true or false (an empty cell is false)", excerpt(field(colQueryAfterFragment)))
+			continue
+		}
+		if rule.MergeQuery, ok = parseBool(field(colMergeQuery)); !ok {
+			fail("mergeQuery %s is not true or false (an empty cell is false)", excerpt(field(colMergeQuery)))
 			continue
 		}
 		if mt.Literal() {
@@ -748,13 +753,16 @@ const (
 	// qafHeader ends the header, after the host's, when a rule of the file
 	// has queryAfterFragment.
 	qafHeader = ",queryAfterFragment"
+	// mergeHeader follows queryAfterFragment's (or the host's, or the
+	// options') when a rule of the file has mergeQuery.
+	mergeHeader = ",mergeQuery"
 )
 
 // WriteCSV writes rules, in the order given, as an import file that ReadCSV
 // reads back: the header source,destination,statusCode,matchType,priority
 // (and preservePath,preserveQuery at the end when a rule uses either, and
-// host after them when a rule has one, and queryAfterFragment last when a
-// rule has it), then
+// host after them when a rule has one, then queryAfterFragment when a rule
+// has it, and mergeQuery last when a rule has it), then
 // one record per rule, fields quoted as in the csv export. Unlike the
 // export, it keeps each rule's priority and options, so a rule set
 // survives the round trip whole.
@@ -767,8 +775,8 @@ func WriteCSV(w io.Writer, rules []redirects.Rule) error {
 // after the priority, so the header is
 // source,destination,statusCode,matchType,priority,id, with
 // preservePath,preserveQuery at the end when a rule uses either, and host
-// after them when a rule has one, and queryAfterFragment last when a rule
-// has it. ReadRules reads it back (the id column is
+// after them when a rule has one, then queryAfterFragment when a rule has
+// it, and mergeQuery last when a rule has it. ReadRules reads it back (the id column is
 // ignored), so a draft exported and imported with replace deploys to the
 // same answers.
 //
@@ -782,11 +790,12 @@ func WriteDraftCSV(w io.Writer, rules []redirects.Rule) error {
 
 // writeRules writes WriteCSV's file, or with withID WriteDraftCSV's.
 func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
-	options, hosts, qaf := false, false, false
+	options, hosts, qaf, merge := false, false, false, false
 	for i := range rules {
 		options = options || rules[i].PreservePath || rules[i].PreserveQuery
 		hosts = hosts || rules[i].Host != ""
 		qaf = qaf || rules[i].QueryAfterFragment
+		merge = merge || rules[i].MergeQuery
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	header := importHeader
@@ -802,6 +811,9 @@ func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
 	}
 	if qaf {
 		bw.WriteString(qafHeader)
+	}
+	if merge {
+		bw.WriteString(mergeHeader)
 	}
 	bw.WriteString("\r\n")
 	var b []byte
@@ -827,6 +839,10 @@ func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
 		if qaf {
 			b = append(b, ',')
 			b = strconv.AppendBool(b, r.QueryAfterFragment)
+		}
+		if merge {
+			b = append(b, ',')
+			b = strconv.AppendBool(b, r.MergeQuery)
 		}
 		b = append(b, '\r', '\n')
 		if _, err := bw.Write(b); err != nil {

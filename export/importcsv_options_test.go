@@ -19,7 +19,7 @@ func sameRule(got, want redirects.Rule) bool {
 	return got.Source == want.Source && got.Destination == want.Destination && got.StatusCode == want.StatusCode &&
 		got.MatchType == want.MatchType && got.Priority == want.Priority &&
 		got.PreservePath == want.PreservePath && got.PreserveQuery == want.PreserveQuery &&
-		got.QueryAfterFragment == want.QueryAfterFragment
+		got.QueryAfterFragment == want.QueryAfterFragment && got.MergeQuery == want.MergeQuery
 }
 
 // TestDraftCSVRoundTripProperty writes random rule sets of the model's
@@ -35,6 +35,9 @@ func TestDraftCSVRoundTripProperty(t *testing.T) {
 		if rapid.Bool().Draw(t, "queryAfterFragment") {
 			rulemodel.WithQueryAfterFragment(rng, rules)
 		}
+		if rapid.Bool().Draw(t, "mergeQuery") {
+			rulemodel.WithMergeQuery(rng, rules)
+		}
 		if len(rules) > 0 && rapid.Bool().Draw(t, "comma") {
 			// A field that needs quoting.
 			i := rapid.IntRange(0, len(rules)-1).Draw(t, "commaRule")
@@ -42,10 +45,11 @@ func TestDraftCSVRoundTripProperty(t *testing.T) {
 				rules[i].Destination = "/a,b?q=1#x,y"
 			}
 		}
-		options, qaf := false, false
+		options, qaf, merge := false, false, false
 		for _, r := range rules {
 			options = options || r.PreservePath || r.PreserveQuery
 			qaf = qaf || r.QueryAfterFragment
+			merge = merge || r.MergeQuery
 		}
 		for _, w := range []struct {
 			name   string
@@ -66,6 +70,9 @@ func TestDraftCSVRoundTripProperty(t *testing.T) {
 			}
 			if qaf {
 				want += ",queryAfterFragment"
+			}
+			if merge {
+				want += ",mergeQuery"
 			}
 			if header != want {
 				t.Fatalf("%s: header %q, want %q", w.name, header, want)
@@ -124,6 +131,28 @@ func TestDraftCSVWithoutOptionsUnchanged(t *testing.T) {
 	if buf.String() != want {
 		t.Fatalf("WriteDraftCSV with queryAfterFragment =\n%q\nwant\n%q", buf.String(), want)
 	}
+	// mergeQuery adds its column after queryAfterFragment's, only when a
+	// rule has it.
+	rules[0].Destination, rules[0].MergeQuery = "/b?x=1", true
+	buf.Reset()
+	if err := export.WriteDraftCSV(&buf, rules); err != nil {
+		t.Fatal(err)
+	}
+	want = "source,destination,statusCode,matchType,priority,id,preservePath,preserveQuery,queryAfterFragment,mergeQuery\r\n/a,/b?x=1,301,exact,100,7,false,true,false,true\r\n" +
+		"/gone,,410,starts_with,5,9,false,false,false,false\r\n/c,/d#top,303,exact,100,11,false,true,true,false\r\n"
+	if buf.String() != want {
+		t.Fatalf("WriteDraftCSV with mergeQuery =\n%q\nwant\n%q", buf.String(), want)
+	}
+	rules[2].QueryAfterFragment = false
+	buf.Reset()
+	if err := export.WriteDraftCSV(&buf, rules); err != nil {
+		t.Fatal(err)
+	}
+	want = "source,destination,statusCode,matchType,priority,id,preservePath,preserveQuery,mergeQuery\r\n/a,/b?x=1,301,exact,100,7,false,true,true\r\n" +
+		"/gone,,410,starts_with,5,9,false,false,false\r\n/c,/d#top,303,exact,100,11,false,true,false\r\n"
+	if buf.String() != want {
+		t.Fatalf("WriteDraftCSV with mergeQuery alone =\n%q\nwant\n%q", buf.String(), want)
+	}
 }
 
 // TestReadRulesOptions reads the option columns in any order and case, an
@@ -163,6 +192,22 @@ func TestReadRulesOptions(t *testing.T) {
 		{"source,destination,statusCode,matchType,queryAfterFragment\n/a,/b#f,301,exact,yes\n", `queryAfterFragment "yes" is not true or false`},
 		{"source,destination,statusCode,matchType,queryAfterFragment\n/a,/b#f,301,exact,true\n", "queryAfterFragment applies with preserveQuery only"},
 		{"source,destination,statusCode,matchType,queryAfterFragment,preserveQuery\n/a,/b,301,exact,true,true\n", "queryAfterFragment applies to a destination with a fragment only"},
+	} {
+		_, _, bad, _ := export.ReadRules(strings.NewReader(tc.in), export.ReadOptions{})
+		if len(bad) != 1 || bad[0].Line != 2 || !strings.Contains(bad[0].Message, tc.says) {
+			t.Errorf("ReadRules(%q) bad lines %+v, want line 2 saying %q", tc.in, bad, tc.says)
+		}
+	}
+
+	mq := "source,destination,statusCode,matchType,Merge Query,preserveQuery\n/vscode,/items?itemName=a,308,exact,TRUE,true\n/a,/b?x=1,301,exact,,true\n"
+	rules, _, bad, err = export.ReadRules(strings.NewReader(mq), export.ReadOptions{})
+	if err != nil || bad != nil || len(rules) != 2 || !rules[0].MergeQuery || !rules[0].PreserveQuery || rules[1].MergeQuery {
+		t.Fatalf("mergeQuery column: %+v %+v %v", rules, bad, err)
+	}
+	for _, tc := range []struct{ in, says string }{
+		{"source,destination,statusCode,matchType,mergeQuery\n/a,/b?x=1,301,exact,yes\n", `mergeQuery "yes" is not true or false`},
+		{"source,destination,statusCode,matchType,mergeQuery\n/a,/b?x=1,301,exact,true\n", "mergeQuery applies with preserveQuery only"},
+		{"source,destination,statusCode,matchType,mergeQuery,preserveQuery\n/a,/b,301,exact,true,true\n", "mergeQuery applies to a destination with a query only"},
 	} {
 		_, _, bad, _ := export.ReadRules(strings.NewReader(tc.in), export.ReadOptions{})
 		if len(bad) != 1 || bad[0].Line != 2 || !strings.Contains(bad[0].Message, tc.says) {

@@ -18,19 +18,20 @@ type heldRule struct {
 	preservePath              bool
 	preserveQuery             bool
 	queryAfterFragment        bool
+	mergeQuery                bool
 }
 
 // hold returns r's held form at line; r is valid (Validate), so its status
 // and priority fit, and ReadFile refuses a line past math.MaxInt32.
 func hold(r *redirects.Rule, line int) heldRule {
 	return heldRule{r.Source, r.Destination, r.Host, int32(r.Priority), int32(line), int16(r.StatusCode), r.MatchType, r.PreservePath, r.PreserveQuery,
-		r.QueryAfterFragment}
+		r.QueryAfterFragment, r.MergeQuery}
 }
 
 func (h *heldRule) rule() redirects.Rule {
 	return redirects.Rule{Source: h.source, Destination: h.destination, Priority: int(h.priority), StatusCode: int(h.status),
 		MatchType: h.match, PreservePath: h.preservePath, PreserveQuery: h.preserveQuery, Host: h.host,
-		QueryAfterFragment: h.queryAfterFragment}
+		QueryAfterFragment: h.queryAfterFragment, MergeQuery: h.mergeQuery}
 }
 
 // heldChunk is how many rules one chunk of heldRules holds: 1 MiB.

@@ -54,7 +54,7 @@ func TestHeldRulesRoundTrip(t *testing.T) {
 			r := redirects.Rule{Source: "/a" + strconv.Itoa(rnd.IntN(100)), Destination: "/b" + strconv.Itoa(i), Host: []string{"", "h.example"}[rnd.IntN(2)],
 				Priority: rnd.IntN(2001) - 1000, StatusCode: redirects.StatusCodes[rnd.IntN(len(redirects.StatusCodes))],
 				MatchType: matches[rnd.IntN(len(matches))], PreservePath: rnd.IntN(2) == 0, PreserveQuery: rnd.IntN(2) == 0,
-				QueryAfterFragment: rnd.IntN(2) == 0}
+				QueryAfterFragment: rnd.IntN(2) == 0, MergeQuery: rnd.IntN(2) == 0}
 			h.add(hold(&r, i+2))
 			want = append(want, r)
 		}

@@ -32,12 +32,18 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 			s := f.open(engine)
 			client := &nethttp.Client{}
 			rng := rand.New(rand.NewPCG(26, uint64(len(engine))))
-			asked, matched := 0, 0
+			asked, matched, merged := 0, 0, 0
 			for round := 0; round < 12; round++ {
 				settings, rules := rulemodel.Project(rng, 1+rng.IntN(40))
 				// queryAfterFragment from draws of its own, so that the
 				// projects' other draws stay as they were.
 				rulemodel.WithQueryAfterFragment(rand.New(rand.NewPCG(uint64(round), 31)), rules)
+				// mergeQuery likewise, on every other round, with requests
+				// that carry the names its destinations hold.
+				merge := round%2 == 1
+				if merge {
+					rulemodel.WithMergeQuery(rand.New(rand.NewPCG(uint64(round), 37)), rules)
+				}
 				_, err := f.db.SetProjectSettings(f.ctx, f.project.ID, redirects.Settings{})
 				f.ok(err)
 				_, err = f.db.ImportRules(f.ctx, f.project.ID, slices.Clone(rules), true)
@@ -49,7 +55,11 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 				// times break ties as the engine's do.
 				stored, err := f.db.FindRules(f.ctx, f.project.ID)
 				f.ok(err)
-				for _, wire := range rulemodel.Paths(rng, stored, 80) {
+				paths := rulemodel.Paths(rng, stored, 80)
+				if merge {
+					paths = append(paths, rulemodel.MergePaths(rand.New(rand.NewPCG(uint64(round), 41)), stored, 80)...)
+				}
+				for _, wire := range paths {
 					want, wok := rulemodel.Lookup(stored, rulemodel.Of(settings), wire)
 					u := fmt.Sprintf("http://%s/v1/lookup?project=%s&version=%d&path=%s", s.Addr(), f.project.ID, version, url.QueryEscape(wire))
 					req, _ := nethttp.NewRequest("GET", u, nil)
@@ -68,6 +78,9 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 						continue
 					}
 					matched++
+					if stored[want.Rule].MergeQuery && redirects.RequestQuery(wire) != "" {
+						merged++
+					}
 					var got struct {
 						Destination string `json:"destination"`
 						StatusCode  int    `json:"statusCode"`
@@ -80,6 +93,9 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 						t.Fatalf("settings %v, path %q: %+v, the model answers %q %d (rule %+v)", settings, wire, got, want.Destination, want.Status, stored[want.Rule])
 					}
 				}
+			}
+			if merged == 0 {
+				t.Fatalf("no lookup with a query was answered by a mergeQuery rule")
 			}
 			if matched < asked/3 {
 				t.Fatalf("only %d of %d lookups matched: the generator does not exercise the rules", matched, asked)

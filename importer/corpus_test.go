@@ -55,13 +55,12 @@ var corpusFormats = map[string]string{
 // files below the file floor, each file's own.
 const (
 	corpusFileFloor  = 0.90
-	corpusLinesFloor = 0.99
+	corpusLinesFloor = 0.995
 	corpusAsksFloor  = 0.999
 )
 
 var corpusFileFloors = map[string]float64{
-	"nginx/h5bp.example.com.conf":   0,
-	"vercel/excalidraw.vercel.json": 0.5,
+	"nginx/h5bp.example.com.conf": 0,
 }
 
 type corpusFile struct {
@@ -465,6 +464,19 @@ func corpusAsks(rng *rand.Rand, f corpusFile, res *Result, defaultHost string) [
 			hosts = append(hosts, r.Host)
 		}
 	}
+	// A request that carries a parameter a mergeQuery rule's destination
+	// names (and one it does not), so that the merge is asked.
+	var merged []string
+	for _, r := range res.Rules {
+		if !r.MergeQuery || len(merged) >= 3 {
+			continue
+		}
+		_, q, _ := redirects.SplitDestination(r.Destination)
+		n, _, _ := strings.Cut(strings.Split(q, "&")[0], "=")
+		if n != "" && !strings.ContainsAny(n, ":$") && !slices.Contains(merged, n) {
+			merged = append(merged, n)
+		}
+	}
 	// The root and a path of no rule are asked of every file.
 	for _, s := range append([][2]string{{"", "/"}, {"", "/x/y"}}, corpusSources(rng, f, res)...) {
 		host, p := s[0], s[1]
@@ -475,6 +487,9 @@ func corpusAsks(rng *rand.Rand, f corpusFile, res *Result, defaultHost string) [
 		variants := []string{p, p + "?k=v", p + "/", strings.TrimSuffix(p, "/"), "/zz" + p, p + "-x"}
 		if p == "/" {
 			variants[3] = "/"
+		}
+		for _, n := range merged {
+			variants = append(variants, p+"?"+n+"=x&a=1", p+"?a=1&&"+n)
 		}
 		for _, v := range variants {
 			if v == "" || v == "/zz/" {

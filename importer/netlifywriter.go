@@ -161,6 +161,9 @@ func netlifyWriteLine(r *redirects.Rule, v *pattern.View, s redirects.Settings) 
 	if r.StatusCode != redirects.StatusGone && !r.PreserveQuery {
 		why = append(why, "Netlify passes the request's query on to the destination")
 	}
+	if r.MergeQuery {
+		why = append(why, "mergeQuery: Netlify does not document merging the request's query parameters into the destination's, so a parameter the destination names may be passed on there too")
+	}
 	if r.StatusCode == 307 {
 		why = append(why, "Netlify documents 307 as unsupported")
 	}

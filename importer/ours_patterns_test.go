@@ -73,7 +73,7 @@ func TestOurCSVRoundTripAnyKind(t *testing.T) {
 			g := res.Rules[i]
 			if g.Source != w.Source || g.Destination != w.Destination || g.StatusCode != w.StatusCode || g.MatchType != w.MatchType ||
 				g.Priority != w.Priority || g.Host != w.Host || g.PreservePath != w.PreservePath || g.PreserveQuery != w.PreserveQuery ||
-				g.QueryAfterFragment != w.QueryAfterFragment {
+				g.QueryAfterFragment != w.QueryAfterFragment || g.MergeQuery != w.MergeQuery {
 				rt.Fatalf("rule %d came back as %+v, want %+v", i, g, w)
 			}
 		}

@@ -52,6 +52,8 @@ func exportDeclared(format string, body []byte, ext bool) func(*redirects.Rule) 
 			test = func(r *redirects.Rule) bool { return r.PreservePath }
 		case c == "preserveQuery":
 			test = func(r *redirects.Rule) bool { return r.PreserveQuery }
+		case c == "mergeQuery":
+			test = func(r *redirects.Rule) bool { return r.MergeQuery }
 		case c == "a letter in the source":
 			test = func(r *redirects.Rule) bool { return hasLetter(r.Source) }
 		case c == "a source ending in /":
@@ -112,9 +114,15 @@ func TestExportsRoundTrip(t *testing.T) {
 			// Its own draws, so that the paths below are those of the
 			// projects without it.
 			rulemodel.WithQueryAfterFragment(rand.New(rand.NewPCG(seed, 29)), rules)
+			if seed%3 == 2 {
+				rulemodel.WithMergeQuery(rand.New(rand.NewPCG(seed, 31)), rules)
+			}
 			for i := range rules {
 				if rules[i].QueryAfterFragment {
 					compared["queryAfterFragment"]++
+				}
+				if rules[i].MergeQuery {
+					compared["mergeQuery"]++
 				}
 			}
 		}
@@ -203,6 +211,9 @@ func TestExportsRoundTrip(t *testing.T) {
 	}
 	if compared["queryAfterFragment"] == 0 {
 		t.Errorf("no project had a queryAfterFragment rule")
+	}
+	if compared["mergeQuery"] == 0 {
+		t.Errorf("no project had a mergeQuery rule")
 	}
 	t.Logf("paths compared: %v", compared)
 }

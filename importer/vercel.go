@@ -23,7 +23,9 @@ import (
 // (https://vercel.com/docs/project-configuration#redirects; routing-utils'
 // getTransformedRoutes and convertRedirects). A redirect is 308 unless
 // permanent is false (307) or statusCode names another; the request's
-// query is passed on, as Next.js documents for the same redirects.
+// query is passed on, as Next.js documents for the same redirects, merged
+// into a destination's own query (mergeQuery) as Next.js's
+// prepareDestination merges it.
 func init() {
 	Register(&Format{
 		Name:       "vercel",
@@ -440,8 +442,8 @@ func (vc *vcFile) entry(l vcLine) {
 		vals := vc.o.Placeholders[n]
 		sink.Note(line, "placeholder :%s expanded over %d values (%s): Vercel matches any value there", n, len(vals), strings.Join(vals, ", "))
 	}
-	if strings.Contains(dest, "?") {
-		sink.Note(line, "Vercel merges the request's query parameters into the destination's; here the request's query is appended after the destination's")
+	if vcEmptyDestQuery(dest) {
+		sink.Note(line, "Vercel merges the request's query parameters into the destination's; here the destination's query is empty, so the request's query is appended as it is")
 	}
 	noted := map[string]bool{}
 	note := func(format string, args ...any) {
@@ -517,7 +519,22 @@ func (vc *vcFile) rule(line int, r redirects.Rule, note func(string, ...any)) {
 			}
 		}
 	}
+	if _, q, _ := redirects.SplitDestination(r.Destination); r.PreserveQuery && q != "" {
+		// Vercel merges the request's query parameters into the
+		// destination's, a name the destination holds keeping its value
+		// (docs/migrate.md#vercel): mergeQuery.
+		r.MergeQuery = true
+	}
 	vc.sink.Rule(line, r)
+}
+
+// vcEmptyDestQuery reports whether destination d has a '?' and an empty
+// query after it, which mergeQuery does not take: the request's query is
+// passed on as preserveQuery passes it.
+func vcEmptyDestQuery(d string) bool {
+	_, q, _ := redirects.SplitDestination(d)
+	i, f := strings.IndexByte(d, '?'), strings.IndexByte(d, '#')
+	return q == "" && i >= 0 && (f < 0 || i < f)
 }
 
 // vcFormatURL gives an absolute destination without a path the path "/",
@@ -957,8 +974,8 @@ func (vc *vcFile) regexEntry(line int, pat *vcPattern, src, dest, host, conds st
 		}
 	}
 	d := vcRegexDest(dest, names)
-	if strings.Contains(dest, "?") {
-		vc.sink.Note(line, "Vercel merges the request's query parameters into the destination's; here the request's query is appended after the destination's")
+	if vcEmptyDestQuery(dest) {
+		vc.sink.Note(line, "Vercel merges the request's query parameters into the destination's; here the destination's query is empty, so the request's query is appended as it is")
 	}
 	source := expr
 	if conds != "" {

@@ -364,3 +364,46 @@ func TestVercelPatternsOneToOne(t *testing.T) {
 		"/t?page=home": "/u?page=home 308", "/t?page=about": "",
 	})
 }
+
+// TestVercelMergeQuery: a redirect whose destination has a query sets
+// mergeQuery, Vercel merging the request's parameters into it (a name the
+// destination holds keeping its value), and is as is without a note on
+// it; on a placeholder and a regex rule too, the destination's names
+// taken after its captures. A destination with an empty query is noted
+// and keeps preserveQuery alone.
+func TestVercelMergeQuery(t *testing.T) {
+	in := `{
+  "redirects": [
+    { "source": "/:path*", "has": [{ "type": "host", "value": "vscode.example.com" }],
+      "destination": "https://marketplace.example/items?itemName=pomdtr.excalidraw-editor" },
+    { "source": "/p/:id", "destination": "/q?id=:id&v=1" },
+    { "source": "/e", "destination": "/f?" },
+    { "source": "/g", "destination": "/h?x=1#top" }
+  ]
+}
+`
+	res, err := Read(context.Background(), strings.NewReader(in), "vercel", Options{Hosts: []string{"example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClasses(t, res, map[int]Class{3: AsIs, 5: AsIs, 6: Changed, 7: AsIs})
+	for _, r := range res.Rules {
+		if _, q, _ := redirects.SplitDestination(r.Destination); r.MergeQuery != (q != "") || !r.PreserveQuery {
+			t.Errorf("rule %+v: mergeQuery %v for a destination query %q", r, r.MergeQuery, q)
+		}
+	}
+	if n := notesOf(res, 3); strings.Contains(n, "merges") {
+		t.Errorf("line 3 notes %q", n)
+	}
+	if n := notesOf(res, 6); !strings.Contains(n, "the destination's query is empty") {
+		t.Errorf("line 6 notes %q", n)
+	}
+	wantAnswers(t, res, redirects.Settings{}, map[string]string{
+		"vscode.example.com /x?itemName=x&a=1":  "https://marketplace.example/items?itemName=pomdtr.excalidraw-editor&a=1 308",
+		"vscode.example.com /a/b?a=1&&itemName": "https://marketplace.example/items?itemName=pomdtr.excalidraw-editor&a=1 308",
+		"vscode.example.com /a":                 "https://marketplace.example/items?itemName=pomdtr.excalidraw-editor 308",
+		"/p/7?id=9&w=2&v=3":                     "/q?id=7&v=1&w=2 308",
+		"/e?k=v":                                "/f?k=v 308",
+		"/g?x=2&y=3":                            "/h?x=1&y=3#top 308",
+	})
+}

@@ -194,9 +194,13 @@ func vcRule(r *redirects.Rule, v *pattern.View, s redirects.Settings, n int) ([]
 	if s.CaseInsensitive && strings.ToLower(path) != strings.ToUpper(path) {
 		note(false, "Vercel compares sources case-sensitively: other spellings of %s are not redirected there", path)
 	}
-	if !r.PreserveQuery {
+	switch {
+	case !r.PreserveQuery:
 		note(false, "Vercel passes the request's query on to every redirect: this rule does not, here")
-	} else if strings.ContainsAny(r.Destination, "?#") {
+	case r.MergeQuery && !strings.Contains(r.Destination, "#"):
+		// Vercel merges the request's query into the destination's as
+		// mergeQuery does (docs/migrate.md#vercel).
+	case strings.ContainsAny(r.Destination, "?#"):
 		note(false, "Vercel merges the request's query into the destination's own query or fragment otherwise than this project does")
 	}
 	for i := range entries {

@@ -32,6 +32,11 @@ func TestVercelWriterProperty(t *testing.T) {
 	for seed := uint64(0); seed < 300; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 24))
 		set, rules := rulemodel.Project(rng, 14)
+		merge := seed%2 == 1
+		if merge {
+			// Draws of its own, so that the other drafts stay as they were.
+			rulemodel.WithMergeQuery(rand.New(rand.NewPCG(seed, 25)), rules)
+		}
 		var b bytes.Buffer
 		un, err := w.Write(&b, rules, set, nil)
 		if err != nil {
@@ -42,7 +47,11 @@ func TestVercelWriterProperty(t *testing.T) {
 			t.Fatalf("seed %d: the writer wrote invalid JSON: %v\n%s", seed, err, b.String())
 		}
 		var paths []string
-		for _, p := range rulemodel.Paths(rng, rules, 80) {
+		all := rulemodel.Paths(rng, rules, 80)
+		if merge {
+			all = append(all, rulemodel.MergePaths(rand.New(rand.NewPCG(seed, 26)), rules, 40)...)
+		}
+		for _, p := range all {
 			// Vercel matches the path as the client sent it: escaped
 			// spellings and bytes past ASCII are left out (docs/migrate.md).
 			if strings.ContainsAny(p, "%#") || strings.IndexFunc(p, func(r rune) bool { return r >= 0x80 }) >= 0 {
@@ -54,7 +63,7 @@ func TestVercelWriterProperty(t *testing.T) {
 		cases = append(cases, vercelCase{Config: cfg, Paths: paths})
 	}
 	ref := vercelRef(t, cases)
-	compared := 0
+	compared, merged := 0, 0
 	for i, d := range drafts {
 		ms := rulemodel.Of(d.set)
 		relaxed := rulemodel.Settings{CaseInsensitive: true, IgnoreTrailingSlash: true}
@@ -81,6 +90,9 @@ func TestVercelWriterProperty(t *testing.T) {
 			want := ref[i][k]
 			got, ok := rulemodel.Lookup(d.rules, ms, p)
 			compared++
+			if ok && hasQuery && d.rules[got.Rule].MergeQuery {
+				merged++
+			}
 			if ok != (want.Redirect >= 0) || ok && (got.Destination != want.Location || got.Status != want.Status) {
 				var b bytes.Buffer
 				w.Write(&b, d.rules, d.set, nil)
@@ -90,6 +102,9 @@ func TestVercelWriterProperty(t *testing.T) {
 	}
 	if compared < 1500 {
 		t.Errorf("only %d answers compared", compared)
+	}
+	if merged < 50 {
+		t.Errorf("only %d answers of a mergeQuery rule to a request with a query compared", merged)
 	}
 }
 

@@ -155,6 +155,54 @@ func testRuleOptions(t *testing.T, open newStoreFunc) {
 	if stored, err := e.store.FindRule(e.ctx, a.project.ID, design.ID); err != nil || stored.QueryAfterFragment || !stored.PreserveQuery {
 		t.Fatalf("stored = %+v (%v), want preserveQuery without queryAfterFragment", stored, err)
 	}
+
+	// mergeQuery: absent from a rule without it, true on one with it, kept
+	// by a PATCH that does not name it, refused where it does not apply,
+	// naming it; a refused PATCH changes nothing.
+	if _, ok := raw["mergeQuery"]; ok {
+		t.Fatalf("a rule without mergeQuery shows it: %v", raw)
+	}
+	var vscode struct {
+		ID            int64
+		Destination   string
+		PreserveQuery bool
+		MergeQuery    *bool
+	}
+	c.do("POST", rules, map[string]any{"source": "/vscode", "destination": "https://m.example/items?itemName=p.e", "statusCode": 308,
+		"preserveQuery": true, "mergeQuery": true}).want(t, 201).decode(t, &vscode)
+	if vscode.MergeQuery == nil || !*vscode.MergeQuery || !vscode.PreserveQuery {
+		t.Fatalf("created with mergeQuery = %+v", vscode)
+	}
+	mq := fmt.Sprintf("%s/%d", rules, vscode.ID)
+	c.do("PATCH", mq, map[string]any{"destination": "https://m.example/items?itemName=q#top"}).want(t, 200).decode(t, &vscode)
+	if vscode.MergeQuery == nil || !*vscode.MergeQuery || vscode.Destination != "https://m.example/items?itemName=q#top" {
+		t.Fatalf("after a PATCH of the destination = %+v, want mergeQuery kept", vscode)
+	}
+	for _, body := range []map[string]any{{"preserveQuery": false}, {"destination": "https://m.example/items"}, {"destination": "/i?#f"},
+		{"queryAfterFragment": true}} {
+		r := c.do("PATCH", mq, body).want(t, 400, "INVALID_INPUT")
+		if _, msg := r.errBody(t); !strings.Contains(msg, "mergeQuery") {
+			t.Fatalf("the refusal of %v under mergeQuery says %q", body, msg)
+		}
+	}
+	for _, body := range []map[string]any{{"source": "/m1", "destination": "/d?x=1", "mergeQuery": true},
+		{"source": "/m2", "destination": "/d", "preserveQuery": true, "mergeQuery": true},
+		{"source": "/m3", "statusCode": 410, "mergeQuery": true}} {
+		r = c.do("POST", rules, body).want(t, 400, "INVALID_INPUT")
+		if _, msg := r.errBody(t); !strings.Contains(msg, "mergeQuery") {
+			t.Fatalf("the refusal of %v says %q", body, msg)
+		}
+	}
+	if stored, err := e.store.FindRule(e.ctx, a.project.ID, vscode.ID); err != nil || !stored.MergeQuery || stored.Destination != "https://m.example/items?itemName=q#top" {
+		t.Fatalf("a refused PATCH changed the rule: %+v (%v)", stored, err)
+	}
+	c.do("PATCH", mq, map[string]any{"mergeQuery": false}).want(t, 200).decode(t, &raw)
+	if _, ok := raw["mergeQuery"]; ok {
+		t.Fatalf("after a PATCH of mergeQuery false the rule shows it: %v", raw)
+	}
+	if stored, err := e.store.FindRule(e.ctx, a.project.ID, vscode.ID); err != nil || stored.MergeQuery || !stored.PreserveQuery {
+		t.Fatalf("stored = %+v (%v), want preserveQuery without mergeQuery", stored, err)
+	}
 }
 
 // TestProjectSettings: the project's PATCH sets caseSensitive and

@@ -16,7 +16,8 @@ import (
 // rulesCSV answers the draft rules as CSV, in deployment order, with the
 // columns source,destination,statusCode,matchType,priority,id, and
 // preservePath,preserveQuery when a rule uses either, host when a rule has
-// one and queryAfterFragment when a rule has it (see export.WriteDraftCSV): the file that POST .../imports reads back. Sources
+// one, queryAfterFragment when a rule has it and mergeQuery when a rule has
+// it (see export.WriteDraftCSV): the file that POST .../imports reads back. Sources
 // start with '/' and destinations with '/' or http, so no cell can start a
 // spreadsheet formula.
 func (h *handler) rulesCSV(w http.ResponseWriter, r *http.Request) error {

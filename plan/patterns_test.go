@@ -57,7 +57,8 @@ func TestProjectFileRoundTripAnyKind(t *testing.T) {
 			got := d.Rules[i]
 			if got.Source != want.Source || got.Destination != want.Destination || got.StatusCode != want.StatusCode ||
 				got.MatchType != want.MatchType || got.Priority != want.Priority || got.Host != want.Host ||
-				got.PreservePath != want.PreservePath || got.PreserveQuery != want.PreserveQuery || got.QueryAfterFragment != want.QueryAfterFragment {
+				got.PreservePath != want.PreservePath || got.PreserveQuery != want.PreserveQuery || got.QueryAfterFragment != want.QueryAfterFragment ||
+				got.MergeQuery != want.MergeQuery {
 				rt.Fatalf("rule %d came back as %+v, want %+v\n%s", i, got, want, body)
 			}
 		}

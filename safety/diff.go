@@ -28,7 +28,7 @@ type RuleChange struct {
 	From RuleRef `json:"from"`
 	To   RuleRef `json:"to"`
 	// Fields names what changed: destination, statusCode, preservePath,
-	// preserveQuery, queryAfterFragment, priority.
+	// preserveQuery, queryAfterFragment, mergeQuery, priority.
 	Fields []string `json:"fields"`
 }
 
@@ -340,6 +340,11 @@ func samplePaths(a, b []*redirects.Rule, sa, sb redirects.Settings, seen []strin
 		if r.PreserveQuery {
 			below = append(below, r.Source+probeQuery)
 		}
+		if r.MergeQuery {
+			// A request that repeats the destination's parameters: a
+			// merge drops them, a plain preserveQuery appends them.
+			below = append(below, r.Source+mergeProbe(r.Destination))
+		}
 		if swap {
 			if q := swapCase(r.Source); q != r.Source {
 				below = append(below, q)
@@ -422,8 +427,19 @@ func changedFields(a, b *redirects.Rule) []string {
 	if a.QueryAfterFragment != b.QueryAfterFragment {
 		f = append(f, "queryAfterFragment")
 	}
+	if a.MergeQuery != b.MergeQuery {
+		f = append(f, "mergeQuery")
+	}
 	if a.MatchType != redirects.Exact && a.Priority != b.Priority {
 		f = append(f, "priority")
 	}
 	return f
+}
+
+// mergeProbe is the query of a request that tells a mergeQuery rule with
+// destination dest from the same rule without it: dest's own query, then
+// probeQuery's parameter.
+func mergeProbe(dest string) string {
+	_, q, _ := redirects.SplitDestination(dest)
+	return "?" + q + "&" + probeQuery[1:]
 }

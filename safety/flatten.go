@@ -115,6 +115,11 @@ func FlattenChains(rules []redirects.Rule, opts LintOptions) ([]redirects.ChainF
 				// request: the chain's answers are not one destination's.
 				reason, why = redirects.ChainInexpressible, "a rule on the chain puts the request's query after its destination's fragment (queryAfterFragment), so the next request on the chain is sent without it, which one destination cannot say"
 			}
+			if reason == "" && (r.MergeQuery || slices.ContainsFunc(wk.rules, func(j int32) bool { return x.rules[j].MergeQuery })) {
+				// Which of the request's parameters go on depends on
+				// their names: not one destination's answer.
+				reason, why = redirects.ChainInexpressible, "a rule on the chain merges the request's query into its destination's (mergeQuery), so which of the request's parameters the chain passes on depends on their names, which one destination cannot say"
+			}
 			if reason == "" && keepsQuery {
 				for _, j := range wk.rules {
 					if !x.rules[j].PreserveQuery {

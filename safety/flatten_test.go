@@ -463,3 +463,32 @@ func TestFlattenLeavesQueryAfterFragment(t *testing.T) {
 		}
 	}
 }
+
+// TestFlattenLeavesMergeQuery: a chain through a rule that merges the
+// request's query into its destination's is left alone, naming the option
+// (which parameters go on depends on their names), whichever rule of the
+// chain has it; the same chain without it is flattened.
+func TestFlattenLeavesMergeQuery(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	chain := func(first, second bool) []redirects.Rule {
+		return []redirects.Rule{
+			{ID: 1, Source: "/a", Destination: "/b?x=1", StatusCode: 301, PreserveQuery: true, MergeQuery: first, Priority: 100, CreatedAt: t0},
+			{ID: 2, Source: "/b", Destination: "/c?y=2", StatusCode: 301, PreserveQuery: true, MergeQuery: second, Priority: 100, CreatedAt: t0},
+			{ID: 3, Source: "/c", Destination: "/d", StatusCode: 301, PreserveQuery: true, Priority: 100, CreatedAt: t0},
+		}
+	}
+	fixes, left := FlattenChains(chain(false, false), LintOptions{})
+	if len(fixes) == 0 || len(left) != 0 {
+		t.Fatalf("without mergeQuery: fixes %+v, left %+v; want the chain flattened", fixes, left)
+	}
+	for _, c := range [][2]bool{{true, false}, {false, true}, {true, true}} {
+		fixes, left := FlattenChains(chain(c[0], c[1]), LintOptions{})
+		if slices.ContainsFunc(fixes, func(f redirects.ChainFix) bool { return f.Rule.ID == 1 }) {
+			t.Errorf("mergeQuery on %v: rule 1 flattened: %+v", c, fixes)
+		}
+		i := slices.IndexFunc(left, func(l redirects.ChainLeft) bool { return l.Rule.ID == 1 })
+		if i < 0 || left[i].Reason != redirects.ChainInexpressible || !strings.Contains(left[i].Message, "mergeQuery") {
+			t.Errorf("mergeQuery on %v: rule 1 left as %+v, want inexpressible naming the option", c, left)
+		}
+	}
+}

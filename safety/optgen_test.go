@@ -33,10 +33,13 @@ func TestLintGeneratedOptions(t *testing.T) {
 // and holds every sample path's two answers to rulemodel.Lookup: a path in
 // Impact answers differently in the model, every other sample the same.
 func TestDiffIsTheOptionModel(t *testing.T) {
-	qaf := 0
+	qaf, mq := 0, 0
 	defer func() {
 		if qaf == 0 {
 			t.Errorf("no rule was given queryAfterFragment")
+		}
+		if mq == 0 {
+			t.Errorf("no rule was given mergeQuery")
 		}
 	}()
 	for seed := range uint64(300) {
@@ -52,11 +55,18 @@ func TestDiffIsTheOptionModel(t *testing.T) {
 				to[i].QueryAfterFragment = true
 				qaf++
 			}
+			if _, q, _ := redirects.SplitDestination(to[i].Destination); to[i].PreserveQuery && !to[i].QueryAfterFragment && q != "" && rng.IntN(2) == 0 {
+				to[i].MergeQuery = true
+				mq++
+			}
 		}
 		d := Diff(from, to, DiffOptions{MaxPaths: -1, From: sa, To: sb})
 		for _, c := range d.Changed {
 			if c.To.QueryAfterFragment && !slices.Contains(c.Fields, "queryAfterFragment") {
 				t.Fatalf("a change that sets queryAfterFragment names %v", c.Fields)
+			}
+			if c.To.MergeQuery && !slices.Contains(c.Fields, "mergeQuery") {
+				t.Fatalf("a change that sets mergeQuery names %v", c.Fields)
 			}
 		}
 		if (d.Settings != nil) != (sa != sb) {

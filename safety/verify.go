@@ -65,7 +65,8 @@ func VerifyPaths(rules []redirects.Rule) []string {
 
 // VerifyPathsFor returns the paths Verify requests for rules under settings
 // s: every exact source and SamplePath of every starts_with source, each
-// also with the query "?q=1" for a preserveQuery rule, and each exact
+// also with the query "?q=1" for a preserveQuery rule (and with
+// mergeProbe's for a mergeQuery rule), and each exact
 // source's other spellings under s (its other trailing-slash form, its
 // letters' case swapped); each once, in byte order.
 func VerifyPathsFor(rules []redirects.Rule, s redirects.Settings) []string {
@@ -99,6 +100,9 @@ func VerifyPathsFor(rules []redirects.Rule, s redirects.Settings) []string {
 			paths = append(paths, p)
 			if r.PreserveQuery {
 				paths = append(paths, p+probeQuery)
+			}
+			if r.MergeQuery {
+				paths = append(paths, p+mergeProbe(r.Destination))
 			}
 		}
 	}

@@ -152,6 +152,7 @@ func (sh *storedShare) updatedRow(id int64, u *redirects.Rule) *draftRow {
 		preservePath:       u.PreservePath,
 		preserveQuery:      u.PreserveQuery,
 		queryAfterFragment: u.QueryAfterFragment,
+		mergeQuery:         u.MergeQuery,
 	}
 }
 
@@ -560,6 +561,7 @@ func (n *NewRules) draftRow(k int) *draftRow {
 		preservePath:       r.PreservePath,
 		preserveQuery:      r.PreserveQuery,
 		queryAfterFragment: r.QueryAfterFragment,
+		mergeQuery:         r.MergeQuery,
 	}
 	return &n.row
 }

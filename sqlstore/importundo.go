@@ -38,6 +38,8 @@ type draftRow struct {
 	preserveQuery bool
 	// queryAfterFragment is the rule's queryAfterFragment.
 	queryAfterFragment bool
+	// mergeQuery is the rule's mergeQuery.
+	mergeQuery bool
 }
 
 // draftEncoding is the first byte of an encoded draft: the version of the
@@ -46,11 +48,13 @@ type draftRow struct {
 // only version 1 refuses the record instead of misreading it; a draft
 // without such rules is encoded exactly as before. Version 3 is written when
 // a rule has queryAfterFragment (draftQueryAfterFragment), which versions 1
-// and 2 do not know.
+// and 2 do not know. Version 4 is written when a rule has mergeQuery
+// (draftMergeQuery), which versions 1 to 3 do not know.
 const (
 	draftEncoding                   = 1
 	draftEncodingExtended           = 2
 	draftEncodingQueryAfterFragment = 3
+	draftEncodingMergeQuery         = 4
 )
 
 // The flags byte of a rule in the draft encoding.
@@ -66,16 +70,18 @@ const (
 	// draftQueryAfterFragment is the rule's queryAfterFragment, known to
 	// version 3 only.
 	draftQueryAfterFragment = 64
+	// draftMergeQuery is the rule's mergeQuery, known to version 4 only.
+	draftMergeQuery = 128
 )
 
 // rowFlags returns the flags byte of r.
 func rowFlags(r *draftRow) byte {
-	return flagsOf(r.matchType, r.preservePath, r.preserveQuery, len(r.host) > 0, r.queryAfterFragment)
+	return flagsOf(r.matchType, r.preservePath, r.preserveQuery, len(r.host) > 0, r.queryAfterFragment, r.mergeQuery)
 }
 
 // flagsOf returns the flags byte of a rule of match type mt, with its
 // options and with or without a host.
-func flagsOf(mt redirects.MatchType, preservePath, preserveQuery, host, queryAfterFragment bool) byte {
+func flagsOf(mt redirects.MatchType, preservePath, preserveQuery, host, queryAfterFragment, mergeQuery bool) byte {
 	var flags byte
 	switch mt {
 	case redirects.StartsWith:
@@ -97,6 +103,9 @@ func flagsOf(mt redirects.MatchType, preservePath, preserveQuery, host, queryAft
 	if queryAfterFragment {
 		flags |= draftQueryAfterFragment
 	}
+	if mergeQuery {
+		flags |= draftMergeQuery
+	}
 	return flags
 }
 
@@ -112,7 +121,7 @@ func appendRow(b []byte, r *draftRow) []byte {
 // its creation time in unix nanoseconds: the rule's strings are encoded
 // as they are, not copied into a draftRow first.
 func appendRule(b []byte, r *redirects.Rule, created int64) []byte {
-	flags := flagsOf(r.MatchType, r.PreservePath, r.PreserveQuery, r.Host != "", r.QueryAfterFragment)
+	flags := flagsOf(r.MatchType, r.PreservePath, r.PreserveQuery, r.Host != "", r.QueryAfterFragment, r.MergeQuery)
 	return appendFieldsOf(b, r.ID, flags, r.Source, r.Destination, r.Host, int64(r.StatusCode), int64(r.Priority), created, r.Revision)
 }
 
@@ -137,7 +146,7 @@ func appendFieldsOf[T string | []byte](b []byte, id int64, flags byte, source, d
 
 // decodeRows reads an encoded draft back.
 func decodeRows(b []byte) ([]draftRow, error) {
-	if len(b) == 0 || b[0] < draftEncoding || b[0] > draftEncodingQueryAfterFragment {
+	if len(b) == 0 || b[0] < draftEncoding || b[0] > draftEncodingMergeQuery {
 		return nil, errors.New("undo record: unknown draft encoding (written by a newer redirects?)")
 	}
 	known := byte(draftFlags &^ draftExtended)
@@ -146,6 +155,8 @@ func decodeRows(b []byte) ([]draftRow, error) {
 		known = draftFlags
 	case draftEncodingQueryAfterFragment:
 		known = draftFlags | draftQueryAfterFragment
+	case draftEncodingMergeQuery:
+		known = draftFlags | draftQueryAfterFragment | draftMergeQuery
 	}
 	b = b[1:]
 	bad := errors.New("undo record: the draft encoding is cut short")
@@ -199,6 +210,7 @@ func decodeRows(b []byte) ([]draftRow, error) {
 		}
 		r.preservePath, r.preserveQuery = flags&draftPreservePath != 0, flags&draftPreserveQuery != 0
 		r.queryAfterFragment = flags&draftQueryAfterFragment != 0
+		r.mergeQuery = flags&draftMergeQuery != 0
 		r.source = bytesOf()
 		r.destination = bytesOf()
 		if flags&draftHost != 0 {
@@ -322,7 +334,7 @@ func (db *DB) scanDraftKeys(ctx context.Context, q querier, projectID, where str
 		key            string
 	)
 	dests := []any{&r.id, &r.revision, &mt, &host, &src, &dst, &r.status, &r.priority,
-		&r.preservePath, &r.preserveQuery, &r.queryAfterFragment, &r.created}
+		&r.preservePath, &r.preserveQuery, &r.queryAfterFragment, &r.mergeQuery, &r.created}
 	if withKey {
 		dests = append(dests, &key)
 	}
@@ -387,6 +399,8 @@ type draftEncoder struct {
 	extended bool
 	// qaf: some rule has queryAfterFragment (version 3).
 	qaf bool
+	// mq: some rule has mergeQuery (version 4).
+	mq  bool
 	buf []byte
 	out bytes.Buffer
 	z   io.WriteCloser
@@ -402,6 +416,9 @@ func (e *draftEncoder) add(row []byte, flags byte) {
 	}
 	if flags&draftQueryAfterFragment != 0 {
 		e.qaf = true
+	}
+	if flags&draftMergeQuery != 0 {
+		e.mq = true
 	}
 	if len(e.buf)+len(row) > draftChunk {
 		e.flush()
@@ -433,6 +450,9 @@ func (e *draftEncoder) compressed() []byte {
 	}
 	if e.qaf {
 		encoding = draftEncodingQueryAfterFragment
+	}
+	if e.mq {
+		encoding = draftEncodingMergeQuery
 	}
 	b := coding.ZstdBytes([]byte{encoding})
 	e.flush()
@@ -625,7 +645,7 @@ func (db *DB) insertDraftRows(ctx context.Context, tx *Tx, p *redirects.Project,
 			r := &batch[i]
 			rule := redirects.Rule{MatchType: r.matchType, Source: string(r.source)}
 			args = append(args, r.id, p.ID, r.revision, matchKey(p.Settings, &rule),
-				r.matchType.String(), string(r.host), rule.Source, string(r.destination), r.status, r.priority, r.preservePath, r.preserveQuery, r.queryAfterFragment, r.created)
+				r.matchType.String(), string(r.host), rule.Source, string(r.destination), r.status, r.priority, r.preservePath, r.preserveQuery, r.queryAfterFragment, r.mergeQuery, r.created)
 		}
 		stmt := full
 		if len(batch) < undoInsertBatch || full == nil {

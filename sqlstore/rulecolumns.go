@@ -38,6 +38,7 @@ var ruleFields = []ruleField{
 	{"preserve_path", func(w *RuleRow) any { return &w.Rule.PreservePath }, func(r *redirects.Rule) any { return r.PreservePath }},
 	{"preserve_query", func(w *RuleRow) any { return &w.Rule.PreserveQuery }, func(r *redirects.Rule) any { return r.PreserveQuery }},
 	{"query_after_fragment", func(w *RuleRow) any { return &w.Rule.QueryAfterFragment }, func(r *redirects.Rule) any { return r.QueryAfterFragment }},
+	{"merge_query", func(w *RuleRow) any { return &w.Rule.MergeQuery }, func(r *redirects.Rule) any { return r.MergeQuery }},
 }
 
 // ruleKeyFields is how many of ruleFields are the rule's key (match type,

@@ -48,6 +48,11 @@ func testImportUndoRandom(t *testing.T, e *env) {
 				r.Destination += "#f"
 				r.QueryAfterFragment = rng.IntN(2) == 0
 			}
+			if r.PreserveQuery && !r.QueryAfterFragment && rng.IntN(2) == 0 {
+				path, _, frag := redirects.SplitDestination(r.Destination)
+				r.Destination = path + "?m=1" + frag
+				r.MergeQuery = true
+			}
 			return r
 		}
 
@@ -75,6 +80,9 @@ func testImportUndoRandom(t *testing.T, e *env) {
 			dest := "/edited"
 			if r.QueryAfterFragment {
 				dest += "#f"
+			}
+			if r.MergeQuery {
+				dest += "?m=e"
 			}
 			if _, err := e.s.UpdateRule(e.ctx, p.ID, r.ID, redirects.RuleUpdate{Destination: &dest}); err != nil {
 				t.Fatalf("UpdateRule: %v", err)
@@ -116,6 +124,9 @@ func testImportUndoRandom(t *testing.T, e *env) {
 					if r.QueryAfterFragment {
 						r.Destination += "#g"
 					}
+					if r.MergeQuery {
+						r.Destination += "?m=2"
+					}
 					if settings.CaseInsensitive && rng.IntN(2) == 0 && r.Source != "" {
 						r.Source = swapCase(r.Source)
 					}
@@ -144,7 +155,7 @@ func testImportUndoRandom(t *testing.T, e *env) {
 				want.Updated++
 				u := s
 				u.Destination, u.StatusCode, u.Priority, u.PreservePath, u.PreserveQuery = r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery
-				u.QueryAfterFragment = r.QueryAfterFragment
+				u.QueryAfterFragment, u.MergeQuery = r.QueryAfterFragment, r.MergeQuery
 				after[k] = u
 			}
 			if mode == redirects.ImportReplace {
@@ -209,7 +220,8 @@ func testImportUndoRandom(t *testing.T, e *env) {
 // the key (match type, host, source) and the row's own.
 func sameAnswerModel(a, b redirects.Rule) bool {
 	return a.Destination == b.Destination && a.StatusCode == b.StatusCode && a.Priority == b.Priority &&
-		a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery && a.QueryAfterFragment == b.QueryAfterFragment
+		a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery && a.QueryAfterFragment == b.QueryAfterFragment &&
+		a.MergeQuery == b.MergeQuery
 }
 
 // swapCase swaps the case of s's ASCII letters.

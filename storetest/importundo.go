@@ -35,9 +35,9 @@ func wantDraft(t *testing.T, what string, got, want []redirects.Rule) {
 	wantRules(t, what, got, want)
 	for i := range min(len(got), len(want)) {
 		g, w := &got[i], &want[i]
-		if g.PreservePath != w.PreservePath || g.PreserveQuery != w.PreserveQuery || g.QueryAfterFragment != w.QueryAfterFragment || g.Revision != w.Revision {
-			t.Errorf("%s: rule %d (%q): options %t/%t/%t revision %d, want %t/%t/%t revision %d", what, g.ID, g.Source,
-				g.PreservePath, g.PreserveQuery, g.QueryAfterFragment, g.Revision, w.PreservePath, w.PreserveQuery, w.QueryAfterFragment, w.Revision)
+		if g.PreservePath != w.PreservePath || g.PreserveQuery != w.PreserveQuery || g.QueryAfterFragment != w.QueryAfterFragment || g.MergeQuery != w.MergeQuery || g.Revision != w.Revision {
+			t.Errorf("%s: rule %d (%q): options %t/%t/%t/%t revision %d, want %t/%t/%t/%t revision %d", what, g.ID, g.Source,
+				g.PreservePath, g.PreserveQuery, g.QueryAfterFragment, g.MergeQuery, g.Revision, w.PreservePath, w.PreserveQuery, w.QueryAfterFragment, w.MergeQuery, w.Revision)
 		}
 	}
 }
@@ -222,6 +222,8 @@ func testImportUndoLarge(t *testing.T, e *env) {
 	rules[7].PreservePath, rules[9].PreserveQuery = rules[7].MatchType == redirects.StartsWith, true
 	rules[11].Destination += "#f"
 	rules[11].PreserveQuery, rules[11].QueryAfterFragment = true, true
+	rules[13].Destination = "/merged?m=1"
+	rules[13].PreserveQuery, rules[13].MergeQuery = true, true
 	e.importRules(p.ID, rules, redirects.ImportAppend)
 	before := e.rules(p.ID)
 	e.clock.Add(time.Hour)
@@ -239,7 +241,7 @@ func testImportUndoLarge(t *testing.T, e *env) {
 	wantRules(t, "the 100,000-rule draft after the undo", after, before)
 	for i := range min(len(after), len(before)) {
 		if after[i].PreservePath != before[i].PreservePath || after[i].PreserveQuery != before[i].PreserveQuery ||
-			after[i].QueryAfterFragment != before[i].QueryAfterFragment {
+			after[i].QueryAfterFragment != before[i].QueryAfterFragment || after[i].MergeQuery != before[i].MergeQuery {
 			t.Fatalf("rule %d: options %t/%t, want %t/%t", after[i].ID, after[i].PreservePath, after[i].PreserveQuery,
 				before[i].PreservePath, before[i].PreserveQuery)
 		}

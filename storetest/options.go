@@ -29,7 +29,7 @@ var optionTests = []struct {
 func sameStored(a, b redirects.Rule) bool {
 	return a.Source == b.Source && a.Destination == b.Destination && a.StatusCode == b.StatusCode &&
 		a.MatchType == b.MatchType && a.Priority == b.Priority && a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery &&
-		a.QueryAfterFragment == b.QueryAfterFragment
+		a.QueryAfterFragment == b.QueryAfterFragment && a.MergeQuery == b.MergeQuery
 }
 
 func testOptionsRoundTrip(t *testing.T, e *env) {
@@ -40,6 +40,7 @@ func testOptionsRoundTrip(t *testing.T, e *env) {
 		{Source: "/tmp", Destination: "https://ex.com", StatusCode: 307, PreserveQuery: true},
 		{Source: "/docs/", Destination: "/d/", StatusCode: 308, MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true},
 		{Source: "/design", Destination: "/doc?v=1#design", StatusCode: 301, MatchType: redirects.StartsWith, PreservePath: true, PreserveQuery: true, QueryAfterFragment: true},
+		{Source: "/vscode", Destination: "https://m.example/items?itemName=p.e", StatusCode: 308, PreserveQuery: true, MergeQuery: true},
 	}
 	for i := range in {
 		r := in[i]
@@ -85,6 +86,10 @@ func testOptionsRoundTrip(t *testing.T, e *env) {
 		{Source: "/x", Destination: "/y#a#b", StatusCode: 301},
 		{Source: "/x", Destination: "/y#a", StatusCode: 301, QueryAfterFragment: true},
 		{Source: "/x", Destination: "/y", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true},
+		{Source: "/x", Destination: "/y?a=1", StatusCode: 301, MergeQuery: true},
+		{Source: "/x", Destination: "/y?#f", StatusCode: 301, PreserveQuery: true, MergeQuery: true},
+		{Source: "/x", Destination: "/y?a#f", StatusCode: 301, PreserveQuery: true, MergeQuery: true, QueryAfterFragment: true},
+		{Source: "/x", StatusCode: 410, MergeQuery: true},
 	} {
 		bad.ProjectID = p.ID
 		wantCode(t, "AddRule(bad options)", e.s.AddRule(e.ctx, &bad), redirects.EINVALID)
@@ -143,6 +148,32 @@ func testOptionsUpdateKeeps(t *testing.T, e *env) {
 	if err != nil || got.QueryAfterFragment || !got.PreserveQuery {
 		t.Fatalf("UpdateRule(queryAfterFragment false) = %+v, %v", got, err)
 	}
+	// mergeQuery: kept by an update that does not name it, refused by one
+	// that would leave it without preserveQuery or a destination query.
+	m := &redirects.Rule{ProjectID: p.ID, Source: "/vscode", Destination: "/items?itemName=a", StatusCode: 308, PreserveQuery: true, MergeQuery: true}
+	if err := e.s.AddRule(e.ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	dest = "/items?itemName=b#top"
+	got, err = e.s.UpdateRule(e.ctx, p.ID, m.ID, redirects.RuleUpdate{Destination: &dest})
+	if err != nil || !got.MergeQuery || !got.PreserveQuery || got.Destination != dest {
+		t.Fatalf("UpdateRule(destination only) = %+v, %v; want mergeQuery kept", got, err)
+	}
+	_, err = e.s.UpdateRule(e.ctx, p.ID, m.ID, redirects.RuleUpdate{PreserveQuery: &off})
+	wantCode(t, "UpdateRule(preserveQuery false under mergeQuery)", err, redirects.EINVALID, "mergeQuery")
+	noQuery := "/items#top"
+	_, err = e.s.UpdateRule(e.ctx, p.ID, m.ID, redirects.RuleUpdate{Destination: &noQuery})
+	wantCode(t, "UpdateRule(a destination without a query under mergeQuery)", err, redirects.EINVALID, "mergeQuery")
+	on := true
+	_, err = e.s.UpdateRule(e.ctx, p.ID, m.ID, redirects.RuleUpdate{QueryAfterFragment: &on})
+	wantCode(t, "UpdateRule(queryAfterFragment under mergeQuery)", err, redirects.EINVALID, "mergeQuery")
+	if stored, _ := e.s.FindRule(e.ctx, p.ID, m.ID); stored.Destination != dest || !stored.MergeQuery || !stored.PreserveQuery || stored.QueryAfterFragment {
+		t.Errorf("a refused update changed the rule: %+v", stored)
+	}
+	got, err = e.s.UpdateRule(e.ctx, p.ID, m.ID, redirects.RuleUpdate{MergeQuery: &off})
+	if err != nil || got.MergeQuery || !got.PreserveQuery {
+		t.Fatalf("UpdateRule(mergeQuery false) = %+v, %v", got, err)
+	}
 }
 
 // testOptionsImportRandom imports random rules using every option and
@@ -153,6 +184,7 @@ func testOptionsImportRandom(t *testing.T, e *env) {
 		p := e.newProject()
 		in := rulemodel.Rules(rng, 60, redirects.Settings{})
 		rulemodel.WithQueryAfterFragment(rng, in)
+		rulemodel.WithMergeQuery(rng, in)
 		if _, err := e.s.ImportRules(e.ctx, p.ID, slices.Clone(in), false); err != nil {
 			t.Fatalf("ImportRules: %v", err)
 		}
@@ -174,6 +206,8 @@ func testOptionsImportRandom(t *testing.T, e *env) {
 			}
 			r.PreserveQuery = !r.PreserveQuery
 			r.QueryAfterFragment = r.PreserveQuery && strings.Contains(r.Destination, "#")
+			_, query, _ := redirects.SplitDestination(r.Destination)
+			r.MergeQuery = r.PreserveQuery && !r.QueryAfterFragment && query != ""
 			if r.MatchType == redirects.StartsWith {
 				r.PreservePath = !r.PreservePath
 			}

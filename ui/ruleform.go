@@ -27,6 +27,8 @@ type ruleValues struct {
 	PreservePath, PreserveQuery bool
 	// QueryAfterFragment is the "query after the fragment" checkbox.
 	QueryAfterFragment bool
+	// MergeQuery is the "merge the query" checkbox.
+	MergeQuery bool
 	// SamplePath and SampleHost are the preview's request.
 	SamplePath, SampleHost string
 }
@@ -35,7 +37,8 @@ type ruleValues struct {
 func valuesOf(r *redirects.Rule) ruleValues {
 	return ruleValues{Source: r.Source, Destination: r.Destination, Host: r.Host,
 		Status: strconv.Itoa(r.StatusCode), Match: r.MatchType.String(), Priority: strconv.Itoa(r.Priority),
-		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, QueryAfterFragment: r.QueryAfterFragment}
+		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, QueryAfterFragment: r.QueryAfterFragment,
+		MergeQuery: r.MergeQuery}
 }
 
 // readValues reads the rule form's fields from a posted form.
@@ -50,6 +53,7 @@ func readValues(r *http.Request) ruleValues {
 		PreservePath:       checked(r, "preserve-path"),
 		PreserveQuery:      checked(r, "preserve-query"),
 		QueryAfterFragment: checked(r, "query-after-fragment"),
+		MergeQuery:         checked(r, "merge-query"),
 		SamplePath:         strings.TrimSpace(r.PostFormValue("sample-path")),
 		SampleHost:         strings.TrimSpace(r.PostFormValue("sample-host")),
 	}
@@ -118,7 +122,7 @@ func (fe formErrors) add(field, value, msg string, pos int) {
 func ruleOf(v ruleValues, fe formErrors) *redirects.Rule {
 	rule := &redirects.Rule{Source: v.Source, Destination: v.Destination, Host: v.Host,
 		PreservePath: v.PreservePath, PreserveQuery: v.PreserveQuery, QueryAfterFragment: v.QueryAfterFragment,
-		Priority: redirects.DefaultPriority}
+		MergeQuery: v.MergeQuery, Priority: redirects.DefaultPriority}
 	var err error
 	if rule.StatusCode, err = strconv.Atoi(v.Status); err != nil || !redirects.ValidStatus(rule.StatusCode) {
 		fe.add("status", v.Status, "Status: choose one of 301, 302, 303, 307, 308, 410.", -1)
@@ -141,7 +145,7 @@ func ruleOf(v ruleValues, fe formErrors) *redirects.Rule {
 		}
 	}
 	switch {
-	case rule.StatusCode == redirects.StatusGone && (rule.PreservePath || rule.PreserveQuery || rule.QueryAfterFragment):
+	case rule.StatusCode == redirects.StatusGone && (rule.PreservePath || rule.PreserveQuery || rule.QueryAfterFragment || rule.MergeQuery):
 		fe.add("options", "", "Options: a 410 (Gone) keeps nothing of the request. Uncheck them, or choose another status.", -1)
 	case rule.PreservePath && rule.MatchType != redirects.StartsWith:
 		fe.add("options", "", "Keep the rest of the path: only a starts_with rule has a rest to keep. Choose starts_with, or uncheck it. A pattern keeps the rest with a splat: /old/* → /new/:splat.", -1)
@@ -149,6 +153,12 @@ func ruleOf(v ruleValues, fe formErrors) *redirects.Rule {
 		fe.add("options", "", "Query after the fragment: it says where the kept query goes. Check Keep the query string too, or uncheck it.", -1)
 	case rule.QueryAfterFragment && !strings.Contains(rule.Destination, "#"):
 		fe.add("options", "", "Query after the fragment: the destination has no #fragment to put the query after. Add one, or uncheck it.", -1)
+	case rule.MergeQuery && !rule.PreserveQuery:
+		fe.add("options", "", "Merge the query: it says how the kept query joins the destination's. Check Keep the query string too, or uncheck it.", -1)
+	case rule.MergeQuery && rule.QueryAfterFragment:
+		fe.add("options", "", "Merge the query and Query after the fragment do not go together: the merged query stays before the #fragment. Uncheck one.", -1)
+	case rule.MergeQuery && !destinationHasQuery(rule.Destination):
+		fe.add("options", "", "Merge the query: the destination has no ?query to merge the request's into. Add one (/items?name=x), or uncheck it.", -1)
 	}
 	return rule
 }
@@ -159,7 +169,7 @@ var ruleFields = map[string]string{
 	"source": "source", "destination": "destination", "host": "host",
 	"statuscode": "status", "status": "status", "matchtype": "match", "match": "match",
 	"priority": "priority", "preservepath": "options", "preservequery": "options",
-	"queryafterfragment": "options",
+	"queryafterfragment": "options", "mergequery": "options",
 }
 
 var (
@@ -414,4 +424,11 @@ func (h *handler) regexCount(ctx context.Context, projectID string) int {
 		return -1
 	}
 	return pg.Total
+}
+
+// destinationHasQuery reports whether destination d has a non-empty query
+// (what mergeQuery merges into).
+func destinationHasQuery(d string) bool {
+	_, q, _ := redirects.SplitDestination(d)
+	return q != ""
 }

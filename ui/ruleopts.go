@@ -66,6 +66,9 @@ func optionWords(r redirects.Rule) []string {
 	if r.QueryAfterFragment {
 		out = append(out, "query after fragment")
 	}
+	if r.MergeQuery {
+		out = append(out, "merges query")
+	}
 	return out
 }
 

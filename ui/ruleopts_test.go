@@ -66,7 +66,7 @@ func TestRuleFormOptions(t *testing.T) {
 	e := newEnv(t)
 	rules := "/projects/" + e.project.ID + "/rules"
 	_, page := e.do("GET", rules, nil, true)
-	for _, want := range []string{`data-rule-form`, `name="preserve-path"`, `name="preserve-query"`, `name="query-after-fragment"`, `data-option="path"`,
+	for _, want := range []string{`data-rule-form`, `name="preserve-path"`, `name="preserve-query"`, `name="query-after-fragment"`, `name="merge-query"`, `data-option="path"`,
 		`<option value="308">308 permanent, same method</option>`, `<option value="410">410 gone</option>`} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("the rules page lacks %q:\n%s", want, page)
@@ -92,6 +92,17 @@ func TestRuleFormOptions(t *testing.T) {
 	if _, page := e.do("GET", rules+"/"+itoa(int(e.rule(t, "/design.html").ID))+"/edit", nil, true); !regexp.MustCompile(`id="query-after-fragment" name="query-after-fragment" value="1" checked`).MatchString(page) {
 		t.Fatalf("the edit form does not show queryAfterFragment:\n%s", page)
 	}
+	got = e.postFollow(t, rules, url.Values{"source": {"/vscode"}, "destination": {"https://m.example/items?itemName=p.e"}, "status": {"308"}, "match": {"exact"},
+		"preserve-query": {"1"}, "merge-query": {"1"}})
+	if f := flashText(got); f != "Added exact rule /vscode → https://m.example/items?itemName=p.e (keeps query, merges query). Deploy to make it live." {
+		t.Fatalf("after adding a rule with mergeQuery: %q", f)
+	}
+	if r := e.rule(t, "/vscode"); r == nil || !r.PreserveQuery || !r.MergeQuery {
+		t.Fatalf("stored: %+v", r)
+	}
+	if _, page := e.do("GET", rules+"/"+itoa(int(e.rule(t, "/vscode").ID))+"/edit", nil, true); !regexp.MustCompile(`id="merge-query" name="merge-query" value="1" checked`).MatchString(page) {
+		t.Fatalf("the edit form does not show mergeQuery:\n%s", page)
+	}
 	got = e.postFollow(t, rules, url.Values{"source": {"/retired"}, "destination": {""}, "status": {"410"}, "match": {"exact"}})
 	if f := flashText(got); f != "Added exact rule /retired → 410 Gone. Deploy to make it live." {
 		t.Fatalf("after adding a 410: %q", f)
@@ -107,6 +118,9 @@ func TestRuleFormOptions(t *testing.T) {
 		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"304"}, "match": {"exact"}}, "Status: choose one of 301, 302, 303, 307, 308, 410."},
 		{url.Values{"source": {"/x"}, "destination": {"/y#f"}, "status": {"301"}, "match": {"exact"}, "query-after-fragment": {"1"}}, "Query after the fragment: it says where the kept query goes."},
 		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"301"}, "match": {"exact"}, "preserve-query": {"1"}, "query-after-fragment": {"1"}}, "Query after the fragment: the destination has no #fragment"},
+		{url.Values{"source": {"/x"}, "destination": {"/y?a=1"}, "status": {"301"}, "match": {"exact"}, "merge-query": {"1"}}, "Merge the query: it says how the kept query joins the destination's."},
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"301"}, "match": {"exact"}, "preserve-query": {"1"}, "merge-query": {"1"}}, "Merge the query: the destination has no ?query"},
+		{url.Values{"source": {"/x"}, "destination": {"/y?a#f"}, "status": {"301"}, "match": {"exact"}, "preserve-query": {"1"}, "merge-query": {"1"}, "query-after-fragment": {"1"}}, "Merge the query and Query after the fragment do not go together"},
 	} {
 		// A refused rule comes back in its form, the error beside the
 		// field and the summary above it (it was a flash message).

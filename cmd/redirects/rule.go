@@ -22,7 +22,7 @@ var ruleCommands = []command{
 	{
 		name: "rule add",
 		synopsis: []string{
-			"--project P --source S --destination D [--status 301|302|303|307|308] [--match exact|starts_with|pattern|regex] [--host H] [--priority N] [--preserve-path] [--preserve-query] [--query-after-fragment]",
+			"--project P --source S --destination D [--status 301|302|303|307|308] [--match exact|starts_with|pattern|regex] [--host H] [--priority N] [--preserve-path] [--preserve-query] [--query-after-fragment] [--merge-query]",
 			"--project P --source S --status 410 [--match exact|starts_with|pattern|regex] [--host H] [--priority N]",
 		},
 		summary: "add one draft rule and print its ID",
@@ -83,7 +83,7 @@ var ruleCommands = []command{
 	},
 	{
 		name:     "rule update",
-		synopsis: []string{"--project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--host H] [--priority N] [--preserve-path[=false]] [--preserve-query[=false]] [--query-after-fragment[=false]] [--revision N]"},
+		synopsis: []string{"--project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--host H] [--priority N] [--preserve-path[=false]] [--preserve-query[=false]] [--query-after-fragment[=false]] [--merge-query[=false]] [--revision N]"},
 		summary:  "change a draft rule",
 		about: "Only the flags given change: --preserve-path=false turns that option off, --host= makes the\n" +
 			"rule answer every host again, and leaving a flag out keeps what the rule has. --status 410 also\n" +
@@ -130,7 +130,10 @@ the source to the destination's path: /docs/ -> https://docs.example.com/ answer
 https://docs.example.com/a/b. --preserve-query passes the request's query string on (after the
 destination's own, joined by &). --query-after-fragment (with --preserve-query, for a destination
 with a #fragment) puts the request's query after the fragment instead, as Apache and nginx do:
-/design.html -> /documentation#design answers /design.html?k=v with /documentation#design?k=v.`
+/design.html -> /documentation#design answers /design.html?k=v with /documentation#design?k=v.
+--merge-query (with --preserve-query, for a destination with a query) merges the request's query
+parameters into the destination's as Vercel does, a name the destination holds keeping its value:
+/x -> /items?itemName=a answers /x?itemName=b&k=v with /items?itemName=a&k=v.`
 
 // fromHelp is the part of rule import's help on --from.
 const fromHelp = `With --from the file is read in its own format: auto (which names the format it detected and
@@ -183,9 +186,13 @@ const csvFormat = `The file is CSV (RFC 4180): a header line, then one rule per 
                  optional column, true or false: with preserveQuery, the
                  request's query goes after the destination's #fragment
                  (an empty cell, or a file without the column, is false)
+  mergeQuery     optional column, true or false: with preserveQuery, the
+                 request's query parameters are merged into the
+                 destination's query, its names keeping their values
+                 (an empty cell, or a file without the column, is false)
 
 The header names the columns, in any order; the optional ones (priority, id,
-preservePath, preserveQuery, host, queryAfterFragment) may be left out, so a file of the four columns
+preservePath, preserveQuery, host, queryAfterFragment, mergeQuery) may be left out, so a file of the four columns
 source,destination,statusCode,matchType is read as it always was. Case, and
 a UTF-8 byte order mark, do not matter. Blank lines are skipped. A field
 that holds a comma, a double quote or a line break is put in double quotes,
@@ -216,6 +223,7 @@ func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
 	preservePath := fs.Bool("preserve-path", false, "append the rest of the requested path to the destination's path (starts_with rules only)")
 	preserveQuery := fs.Bool("preserve-query", false, "pass the request's query string on to the destination")
 	queryAfterFragment := fs.Bool("query-after-fragment", false, "put the passed-on query after the destination's #fragment, as Apache and nginx do (with --preserve-query)")
+	mergeQuery := fs.Bool("merge-query", false, "merge the request's query parameters into the destination's query, its names keeping their values, as Vercel does (with --preserve-query)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -232,7 +240,7 @@ func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
 		return err
 	}
 	r := &redirects.Rule{ProjectID: *project, Source: *source, Destination: *dest, StatusCode: *status, MatchType: mt, Priority: *priority,
-		PreservePath: *preservePath, PreserveQuery: *preserveQuery, QueryAfterFragment: *queryAfterFragment, Host: *host}
+		PreservePath: *preservePath, PreserveQuery: *preserveQuery, QueryAfterFragment: *queryAfterFragment, MergeQuery: *mergeQuery, Host: *host}
 	if err := r.Validate(); err != nil {
 		return err
 	}
@@ -399,8 +407,8 @@ func destinationCell(r *redirects.Rule) string {
 }
 
 // optionsCell is a rule's options in a table: "preservePath",
-// "preserveQuery", "queryAfterFragment", those it has joined by a comma,
-// or "-" for none.
+// "preserveQuery", "queryAfterFragment", "mergeQuery", those it has joined
+// by a comma, or "-" for none.
 func optionsCell(r *redirects.Rule) string {
 	var opts []string
 	if r.PreservePath {
@@ -411,6 +419,9 @@ func optionsCell(r *redirects.Rule) string {
 	}
 	if r.QueryAfterFragment {
 		opts = append(opts, "queryAfterFragment")
+	}
+	if r.MergeQuery {
+		opts = append(opts, "mergeQuery")
 	}
 	if len(opts) == 0 {
 		return "-"
@@ -430,6 +441,7 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 	preservePath := fs.Bool("preserve-path", false, "append the rest of the requested path (starts_with rules only); =false turns it off")
 	preserveQuery := fs.Bool("preserve-query", false, "pass the request's query string on; =false turns it off")
 	queryAfterFragment := fs.Bool("query-after-fragment", false, "put the passed-on query after the destination's #fragment (with --preserve-query); =false turns it off")
+	mergeQuery := fs.Bool("merge-query", false, "merge the request's query parameters into the destination's (with --preserve-query); =false turns it off")
 	revision := fs.Int64("revision", 0, "update only if the rule is still at this revision (see rule list --limit)")
 	pos, err := parse(fs, args, "RULE_ID")
 	if err != nil {
@@ -474,6 +486,9 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 	if isSet(fs, "query-after-fragment") {
 		u.QueryAfterFragment = queryAfterFragment
 	}
+	if isSet(fs, "merge-query") {
+		u.MergeQuery = mergeQuery
+	}
 	if *status == redirects.StatusGone {
 		// A 410 has no destination and no option: asking for one is
 		// asking for them gone, unless they are named (then Validate
@@ -491,9 +506,12 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 		if u.QueryAfterFragment == nil {
 			u.QueryAfterFragment = &off
 		}
+		if u.MergeQuery == nil {
+			u.MergeQuery = &off
+		}
 	}
 	if u.Empty() {
-		return usagef("rule update needs at least one of --source, --destination, --status, --match, --host, --priority, --preserve-path, --preserve-query, --query-after-fragment")
+		return usagef("rule update needs at least one of --source, --destination, --status, --match, --host, --priority, --preserve-path, --preserve-query, --query-after-fragment, --merge-query")
 	}
 	if *revision < 0 {
 		return redirects.Errorf(redirects.EINVALID, "revision %d is not a positive whole number", *revision)

@@ -231,6 +231,50 @@ func TestRuleQueryAfterFragmentCLI(t *testing.T) {
 	}
 }
 
+// TestRuleMergeQueryCLI: rule add and rule update take --merge-query, the
+// list shows it in its options cell and its JSON, and a rule it does not
+// apply to is refused naming the field.
+func TestRuleMergeQueryCLI(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	id := c.ok("rule", "add", "--project", p, "--source", "/vscode", "--destination", "https://m.example/items?itemName=p.e",
+		"--status", "308", "--preserve-query", "--merge-query")
+	mustMatch(t, "rule ID", `^[1-9][0-9]*$`, id)
+	row := func() string {
+		t.Helper()
+		for _, line := range strings.Split(c.ok("rule", "list", "--project", p), "\n")[1:] {
+			if f := strings.Fields(line); len(f) == 7 && f[4] == "/vscode" {
+				return f[6]
+			}
+		}
+		t.Fatalf("rule list lacks /vscode")
+		return ""
+	}
+	if got := row(); got != "preserveQuery,mergeQuery" {
+		t.Fatalf("options cell = %q, want preserveQuery,mergeQuery", got)
+	}
+	var rules []map[string]any
+	c.jsonOf(&rules, "rule", "list", "--project", p, "--json")
+	for _, r := range rules {
+		if r["source"] == "/vscode" && r["mergeQuery"] != true {
+			t.Fatalf("rule list --json = %v, want mergeQuery true", r)
+		}
+	}
+	c.fail(1, "mergeQuery applies with preserveQuery only", "rule", "add", "--project", p, "--source", "/a", "--destination", "/b?x=1", "--merge-query")
+	c.fail(1, "mergeQuery applies to a destination with a query only", "rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--preserve-query", "--merge-query")
+	c.fail(1, "mergeQuery and queryAfterFragment do not go together", "rule", "add", "--project", p, "--source", "/a", "--destination", "/b?x=1#f", "--preserve-query", "--merge-query", "--query-after-fragment")
+	c.fail(1, "mergeQuery applies with preserveQuery only", "rule", "update", "--project", p, id, "--preserve-query=false")
+	c.fail(1, "mergeQuery applies to a destination with a query only", "rule", "update", "--project", p, id, "--destination", "https://m.example/items")
+	c.ok("rule", "update", "--project", p, id, "--merge-query=false")
+	if got := row(); got != "preserveQuery" {
+		t.Fatalf("after --merge-query=false the options cell = %q", got)
+	}
+	c.ok("rule", "update", "--project", p, id, "--merge-query")
+	if got := row(); got != "preserveQuery,mergeQuery" {
+		t.Fatalf("after --merge-query the options cell = %q", got)
+	}
+}
+
 // TestRuleOptionsImport imports a file with the option columns in another
 // order, every status and a 410 without a destination; today's
 // four-column file as it always was; reports a bad file's lines naming the

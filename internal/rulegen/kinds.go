@@ -107,6 +107,7 @@ func AnyKind() *rapid.Generator[redirects.Rule] {
 		r.PreservePath = r.MatchType == redirects.StartsWith && rapid.Bool().Draw(t, "preservePath")
 		r.PreserveQuery = rapid.Bool().Draw(t, "preserveQuery")
 		r.QueryAfterFragment = r.PreserveQuery && strings.Contains(r.Destination, "#") && rapid.Bool().Draw(t, "queryAfterFragment")
+		r.MergeQuery = r.PreserveQuery && !r.QueryAfterFragment && strings.Contains(r.Destination, "?") && rapid.Bool().Draw(t, "mergeQuery")
 		return r
 	})
 }

@@ -55,6 +55,14 @@ func withOptions(r redirects.Rule, dest, wire string) string {
 	if !r.PreserveQuery {
 		reqQuery = ""
 	}
+	if r.MergeQuery && reqQuery != "" {
+		// No parameter joins the expanded destination's query: nothing
+		// is appended.
+		_, dq, _ := strings.Cut(strings.Split(dest, "#")[0], "?")
+		if MergedQuery(dq, reqQuery) == MergedQuery(dq, "") {
+			reqQuery = ""
+		}
+	}
 	if rest == "" && reqQuery == "" {
 		return dest
 	}
@@ -82,6 +90,10 @@ func withOptions(r redirects.Rule, dest, wire string) string {
 			path += "?" + reqQuery
 		}
 		return path
+	}
+	if r.MergeQuery {
+		// The destination's names after its captures are inserted.
+		return path + MergedQuery(query, reqQuery) + fragment
 	}
 	var qs []string
 	for _, q := range []string{query, reqQuery} {

@@ -141,6 +141,14 @@ func Lookup(rules []redirects.Rule, s Settings, wire string) (Answer, bool) {
 			}
 		}
 	}
+	if r.MergeQuery && reqQuery != "" {
+		// No parameter joins the destination's query (none at all, or
+		// every name the destination's): nothing is appended.
+		_, dq, _ := strings.Cut(strings.Split(r.Destination, "#")[0], "?")
+		if MergedQuery(dq, reqQuery) == MergedQuery(dq, "") {
+			reqQuery = ""
+		}
+	}
 	if rest == "" && reqQuery == "" {
 		a.Destination = r.Destination
 		return a, true
@@ -178,6 +186,10 @@ func Lookup(rules []redirects.Rule, s Settings, wire string) (Answer, bool) {
 			}
 		}
 		a.Destination = out
+		return a, true
+	}
+	if r.MergeQuery {
+		a.Destination = out + MergedQuery(dquery, reqQuery) + frag
 		return a, true
 	}
 	var qs []string
@@ -303,6 +315,86 @@ func WithQueryAfterFragment(rng *rand.Rand, rules []redirects.Rule) {
 			panic("rulemodel: generated an invalid rule: " + err.Error())
 		}
 	}
+}
+
+// MergedQuery is mergeQuery's query as docs/contract.md#rule-options words
+// it, '?' included: the destination's query dquery, then the request's
+// parameters (non-empty pieces between '&'s) whose names (the text before
+// the first '=') dquery's parameters do not have, in the request's order,
+// all joined by '&'; "" when that is empty.
+func MergedQuery(dquery, reqQuery string) string {
+	names := map[string]bool{}
+	for _, p := range strings.Split(dquery, "&") {
+		if p != "" {
+			name, _, _ := strings.Cut(p, "=")
+			names[name] = true
+		}
+	}
+	var parts []string
+	if dquery != "" {
+		parts = append(parts, dquery)
+	}
+	for _, p := range strings.Split(reqQuery, "&") {
+		name, _, _ := strings.Cut(p, "=")
+		if p != "" && !names[name] {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "?" + strings.Join(parts, "&")
+}
+
+// mergeQueries are the destination queries WithMergeQuery gives, their
+// names among the ones MergePaths' queries carry.
+var mergeQueries = []string{"utm=dest", "k=d&x=1", "b", "x=1", "k", "itemName=p.e&k=", "=v"}
+
+// WithMergeQuery gives mergeQuery at random to the rules of a Project it
+// may apply to (preserveQuery, no queryAfterFragment), first giving a query
+// to a destination without one (and sometimes replacing the one it has)
+// from names the requests of MergePaths carry. It is apart from Project so
+// that the tests of the exports that cannot write the option keep
+// Project's rules.
+func WithMergeQuery(rng *rand.Rand, rules []redirects.Rule) {
+	for i := range rules {
+		r := &rules[i]
+		if !r.PreserveQuery || r.QueryAfterFragment || r.StatusCode == redirects.StatusGone || rng.IntN(2) == 0 {
+			continue
+		}
+		r.MergeQuery = true
+		path, query, frag := redirects.SplitDestination(r.Destination)
+		if query == "" || rng.IntN(2) == 0 {
+			query = mergeQueries[rng.IntN(len(mergeQueries))]
+		}
+		r.Destination = path + "?" + query + frag
+		if err := r.Validate(); err != nil {
+			panic("rulemodel: generated an invalid rule: " + err.Error())
+		}
+	}
+}
+
+// mergeRequestQueries are the request queries MergePaths gives: names the
+// destinations of WithMergeQuery hold and do not, repeated, empty pieces,
+// a piece without '=' and one with an empty name.
+var mergeRequestQueries = []string{"?utm=1&b=%20", "?k=v#frag", "?itemName=x&a=1", "?a=1&&k=2&a=3&", "?k", "?=w&x=2&b=1",
+	"?&", "?", "?x=1&x=2&y", "?K=1&k=2", "?utm=1#f?k=2"}
+
+// MergePaths returns Paths' paths with, on most of them, a query drawn
+// from mergeRequestQueries in place of the one they had, for the rules of
+// WithMergeQuery.
+func MergePaths(rng *rand.Rand, rules []redirects.Rule, n int) []string {
+	out := Paths(rng, rules, n)
+	for i, p := range out {
+		if rng.IntN(4) == 0 {
+			continue
+		}
+		if j := strings.IndexAny(p, "?#"); j >= 0 {
+			p = p[:j]
+		}
+		out[i] = p + mergeRequestQueries[rng.IntN(len(mergeRequestQueries))]
+	}
+	return out
 }
 
 func asciiLower(x string) string {

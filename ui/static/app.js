@@ -21,6 +21,7 @@
     option(f, "path", !gone && prefix);
     option(f, "query", !gone);
     option(f, "fragment", !gone);
+    option(f, "merge", !gone);
     var box = f.querySelector("fieldset.options");
     if (box) box.hidden = gone;
   }

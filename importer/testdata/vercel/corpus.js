@@ -7,6 +7,16 @@
 // parameter (and, with a value, that value). Header and cookie conditions
 // never hold: the requests carry neither.
 //
+// The request's query joins the destination: merged into a destination's
+// own query as Next.js's prepareDestination merges it (the request's
+// parameters, overridden by the destination's: a parameter whose name the
+// destination's query holds is dropped) and as Vercel documents its
+// redirects to pass the query on; Vercel's proxy itself is not public. The
+// order (the destination's parameters, then the request's others in their
+// order, empty pieces dropped) is the one docs/contract.md gives mergeQuery,
+// which no platform answer here can check. A destination without a query
+// (or with an empty one) gets the request's query appended as text.
+//
 // stdin: [{"config": {vercel.json}, "asks": [{"wire": "/a?q", "host": "h"}, ...]}, ...]
 // stdout: one array per case, one answer per ask:
 //   {"redirect": index in config.redirects or -1, "location": "...", "status": 308}
@@ -32,6 +42,22 @@ function holds(c, host, query) {
       return match(query.has(c.key) ? query.get(c.key) : undefined);
   }
   return false;
+}
+
+// joinQuery passes the request's query on to the destination loc.
+function joinQuery(loc, query) {
+  const h = loc.indexOf('#');
+  const base = h >= 0 ? loc.slice(0, h) : loc;
+  const frag = h >= 0 ? loc.slice(h) : '';
+  const q = base.indexOf('?');
+  const dq = q >= 0 ? base.slice(q + 1) : '';
+  if (dq === '') {
+    return loc + (loc.includes('?') ? '&' : '?') + query;
+  }
+  const name = (p) => (p.includes('=') ? p.slice(0, p.indexOf('=')) : p);
+  const names = new Set(dq.split('&').filter((p) => p !== '').map(name));
+  const kept = query.split('&').filter((p) => p !== '' && !names.has(name(p)));
+  return base + kept.map((p) => '&' + p).join('') + frag;
 }
 
 function answer(routes, first, n, wire, host) {
@@ -62,7 +88,7 @@ function answer(routes, first, n, wire, host) {
       return v === undefined ? '' : v;
     });
     if (query !== '') {
-      loc += (loc.includes('?') ? '&' : '?') + query;
+      loc = joinQuery(loc, query);
     }
     if (hit.i >= first && hit.i < first + n) {
       return { redirect: hit.i - first, location: loc, status: hit.r.status };

@@ -3,7 +3,8 @@
 // each redirect's source with path-to-regexp 6.1.0) and a small model of
 // how Vercel's proxy runs the routes it makes: in order, the first whose
 // regular expression matches the request path answers, $1... and named
-// groups filled in its Location, the request's query passed on. The
+// groups filled in its Location, the request's query passed on (merged into
+// a Location's own query as corpus.js's joinQuery says). The
 // redirects that cleanUrls and trailingSlash add are followed as a client
 // would (up to 5 times).
 //
@@ -20,6 +21,25 @@
 'use strict';
 const { getTransformedRoutes } = require('@vercel/routing-utils');
 const querystring = require('querystring');
+
+// joinQuery passes the request's query on to the Location loc: merged
+// into loc's own query (the request's parameters whose names it does not
+// hold, in their order, empty pieces dropped, before the fragment), or
+// appended as text when loc has no query or an empty one (corpus.js).
+function joinQuery(loc, query) {
+  const h = loc.indexOf('#');
+  const base = h >= 0 ? loc.slice(0, h) : loc;
+  const frag = h >= 0 ? loc.slice(h) : '';
+  const q = base.indexOf('?');
+  const dq = q >= 0 ? base.slice(q + 1) : '';
+  if (dq === '') {
+    return loc + (loc.includes('?') ? '&' : '?') + query;
+  }
+  const name = (p) => (p.includes('=') ? p.slice(0, p.indexOf('=')) : p);
+  const names = new Set(dq.split('&').filter((p) => p !== '').map(name));
+  const kept = query.split('&').filter((p) => p !== '' && !names.has(name(p)));
+  return base + kept.map((p) => '&' + p).join('') + frag;
+}
 
 // matchHas returns the params a route's has conditions give, or null when
 // one does not hold.
@@ -84,7 +104,7 @@ function answer(routes, first, wire, host) {
       return v === undefined ? '' : v;
     });
     if (query !== '') {
-      loc += (loc.includes('?') ? '&' : '?') + query;
+      loc = joinQuery(loc, query);
     }
     if (hit.i >= first) {
       return { redirect: hit.i - first, location: loc, status: hit.r.status };

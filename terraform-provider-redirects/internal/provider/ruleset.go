@@ -234,7 +234,8 @@ func summarize(old, new []redirects.Rule) string {
 		case !ok:
 			added++
 		case o.Destination != r.Destination || o.StatusCode != r.StatusCode || o.Priority != r.Priority ||
-			o.PreservePath != r.PreservePath || o.PreserveQuery != r.PreserveQuery || o.QueryAfterFragment != r.QueryAfterFragment:
+			o.PreservePath != r.PreservePath || o.PreserveQuery != r.PreserveQuery || o.QueryAfterFragment != r.QueryAfterFragment ||
+			o.MergeQuery != r.MergeQuery:
 			changed++
 		}
 		delete(before, k)
