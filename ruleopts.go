@@ -444,7 +444,8 @@ func (r *Rule) checkQueryAfterFragment() error {
 
 // checkMergeQuery refuses mergeQuery where it does not apply: without
 // preserveQuery, with queryAfterFragment, or on a destination whose query
-// (as written, before any capture is inserted) is empty or absent.
+// (as written, before any capture is inserted) is absent or holds no
+// parameter (empty, or '&'s only).
 func (r *Rule) checkMergeQuery() error {
 	if !r.MergeQuery {
 		return nil
@@ -455,8 +456,8 @@ func (r *Rule) checkMergeQuery() error {
 	if r.QueryAfterFragment {
 		return Errorf(EINVALID, "mergeQuery and queryAfterFragment do not go together: mergeQuery joins the request's query to the destination's before the fragment, queryAfterFragment puts it after the fragment")
 	}
-	if _, query, _ := SplitDestination(r.Destination); query == "" {
-		return Errorf(EINVALID, "mergeQuery applies to a destination with a query only; destination %s has no query to merge the request's into (write one, as in /b?x=1)", quoteShort(r.Destination))
+	if _, query, _ := SplitDestination(r.Destination); strings.Trim(query, "&") == "" {
+		return Errorf(EINVALID, "mergeQuery applies to a destination with a query parameter only; destination %s has none to merge the request's query into (write one, as in /b?x=1)", quoteShort(r.Destination))
 	}
 	return nil
 }

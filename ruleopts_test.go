@@ -142,14 +142,16 @@ func TestRuleOptionsValidation(t *testing.T) {
 		{redirects.Rule{Source: "/a", Destination: "/b??#f", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true}, ""},
 		{redirects.Rule{Source: "/a", Destination: "/b?x=1", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, ""},
 		{redirects.Rule{Source: "/a", Destination: "/b?x=1", StatusCode: 301, MergeQuery: true}, "mergeQuery applies with preserveQuery only"},
-		{redirects.Rule{Source: "/a", Destination: "/b", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query only"},
-		{redirects.Rule{Source: "/a", Destination: "/b?", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query only"},
-		{redirects.Rule{Source: "/a", Destination: "/b?#x=1", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query only"},
+		{redirects.Rule{Source: "/a", Destination: "/b", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query parameter only"},
+		{redirects.Rule{Source: "/a", Destination: "/b?", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query parameter only"},
+		{redirects.Rule{Source: "/a", Destination: "/b?#x=1", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query parameter only"},
+		{redirects.Rule{Source: "/a", Destination: "/b?&&#x=1", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query parameter only"},
+		{redirects.Rule{Source: "/a", Destination: "/b?&x&", StatusCode: 301, PreserveQuery: true, MergeQuery: true}, ""},
 		{redirects.Rule{Source: "/a", StatusCode: 410, MergeQuery: true}, "mergeQuery does not apply to statusCode 410"},
 		{redirects.Rule{Source: "/a", Destination: "/b?x=1#f", StatusCode: 301, PreserveQuery: true, QueryAfterFragment: true, MergeQuery: true}, "mergeQuery and queryAfterFragment do not go together"},
 		{redirects.Rule{Source: "/:a", Destination: "/b?:a=1", StatusCode: 301, MatchType: redirects.Pattern, PreserveQuery: true, MergeQuery: true}, ""},
 		{redirects.Rule{Source: "/(a)", Destination: "/b?$1", StatusCode: 301, MatchType: redirects.Regex, PreserveQuery: true, MergeQuery: true}, ""},
-		{redirects.Rule{Source: "/:a", Destination: "/b/:a", StatusCode: 301, MatchType: redirects.Pattern, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query only"},
+		{redirects.Rule{Source: "/:a", Destination: "/b/:a", StatusCode: 301, MatchType: redirects.Pattern, PreserveQuery: true, MergeQuery: true}, "mergeQuery applies to a destination with a query parameter only"},
 	} {
 		err := c.rule.Validate()
 		switch {

@@ -207,7 +207,7 @@ func TestReadRulesOptions(t *testing.T) {
 	for _, tc := range []struct{ in, says string }{
 		{"source,destination,statusCode,matchType,mergeQuery\n/a,/b?x=1,301,exact,yes\n", `mergeQuery "yes" is not true or false`},
 		{"source,destination,statusCode,matchType,mergeQuery\n/a,/b?x=1,301,exact,true\n", "mergeQuery applies with preserveQuery only"},
-		{"source,destination,statusCode,matchType,mergeQuery,preserveQuery\n/a,/b,301,exact,true,true\n", "mergeQuery applies to a destination with a query only"},
+		{"source,destination,statusCode,matchType,mergeQuery,preserveQuery\n/a,/b,301,exact,true,true\n", "mergeQuery applies to a destination with a query parameter only"},
 	} {
 		_, _, bad, _ := export.ReadRules(strings.NewReader(tc.in), export.ReadOptions{})
 		if len(bad) != 1 || bad[0].Line != 2 || !strings.Contains(bad[0].Message, tc.says) {

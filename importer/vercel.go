@@ -519,7 +519,7 @@ func (vc *vcFile) rule(line int, r redirects.Rule, note func(string, ...any)) {
 			}
 		}
 	}
-	if _, q, _ := redirects.SplitDestination(r.Destination); r.PreserveQuery && q != "" {
+	if _, q, _ := redirects.SplitDestination(r.Destination); r.PreserveQuery && strings.Trim(q, "&") != "" {
 		// Vercel merges the request's query parameters into the
 		// destination's, a name the destination holds keeping its value
 		// (docs/migrate.md#vercel): mergeQuery.
@@ -528,13 +528,14 @@ func (vc *vcFile) rule(line int, r redirects.Rule, note func(string, ...any)) {
 	vc.sink.Rule(line, r)
 }
 
-// vcEmptyDestQuery reports whether destination d has a '?' and an empty
-// query after it, which mergeQuery does not take: the request's query is
-// passed on as preserveQuery passes it.
+// vcEmptyDestQuery reports whether destination d has a '?' and a query
+// after it that holds no parameter (empty, or '&'s only), which mergeQuery
+// does not take: the request's query is passed on as preserveQuery passes
+// it.
 func vcEmptyDestQuery(d string) bool {
 	_, q, _ := redirects.SplitDestination(d)
 	i, f := strings.IndexByte(d, '?'), strings.IndexByte(d, '#')
-	return q == "" && i >= 0 && (f < 0 || i < f)
+	return strings.Trim(q, "&") == "" && i >= 0 && (f < 0 || i < f)
 }
 
 // vcFormatURL gives an absolute destination without a path the path "/",

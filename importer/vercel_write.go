@@ -197,7 +197,7 @@ func vcRule(r *redirects.Rule, v *pattern.View, s redirects.Settings, n int) ([]
 	switch {
 	case !r.PreserveQuery:
 		note(false, "Vercel passes the request's query on to every redirect: this rule does not, here")
-	case r.MergeQuery && !strings.Contains(r.Destination, "#"):
+	case r.MergeQuery:
 		// Vercel merges the request's query into the destination's as
 		// mergeQuery does (docs/migrate.md#vercel).
 	case strings.ContainsAny(r.Destination, "?#"):

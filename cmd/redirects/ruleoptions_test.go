@@ -261,10 +261,10 @@ func TestRuleMergeQueryCLI(t *testing.T) {
 		}
 	}
 	c.fail(1, "mergeQuery applies with preserveQuery only", "rule", "add", "--project", p, "--source", "/a", "--destination", "/b?x=1", "--merge-query")
-	c.fail(1, "mergeQuery applies to a destination with a query only", "rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--preserve-query", "--merge-query")
+	c.fail(1, "mergeQuery applies to a destination with a query parameter only", "rule", "add", "--project", p, "--source", "/a", "--destination", "/b", "--preserve-query", "--merge-query")
 	c.fail(1, "mergeQuery and queryAfterFragment do not go together", "rule", "add", "--project", p, "--source", "/a", "--destination", "/b?x=1#f", "--preserve-query", "--merge-query", "--query-after-fragment")
 	c.fail(1, "mergeQuery applies with preserveQuery only", "rule", "update", "--project", p, id, "--preserve-query=false")
-	c.fail(1, "mergeQuery applies to a destination with a query only", "rule", "update", "--project", p, id, "--destination", "https://m.example/items")
+	c.fail(1, "mergeQuery applies to a destination with a query parameter only", "rule", "update", "--project", p, id, "--destination", "https://m.example/items")
 	c.ok("rule", "update", "--project", p, id, "--merge-query=false")
 	if got := row(); got != "preserveQuery" {
 		t.Fatalf("after --merge-query=false the options cell = %q", got)
