@@ -20,12 +20,18 @@ import (
 // corrupt). Version 4 is version 3's layout with one more flag,
 // queryAfterFragment, written only when some rule has it, so that a node
 // older than the option refuses the version instead of answering its
-// rules with the query before the fragment.
+// rules with the query before the fragment. Version 6 (5 is another
+// field's) is version 4's layout with, after each rule's host, its
+// exceptHosts: a count and the host keys, written only when some rule has
+// exceptHosts, so that a node older than the field refuses the version
+// instead of answering the excepted hosts.
 const (
 	ruleEncodingVersion            = 1
 	ruleEncodingOptions            = 2
 	ruleEncodingPatterns           = 3
 	ruleEncodingQueryAfterFragment = 4
+	ruleEncodingExceptHosts        = 6
+	ruleEncodingNewest             = ruleEncodingExceptHosts
 	encPreservePath                = 1
 	encPreserveQuery               = 2
 	encQueryAfterFragment          = 4
@@ -38,12 +44,18 @@ func EncodeRules(rules []redirects.Rule) []byte {
 	size := 1 + binary.MaxVarintLen64
 	for i := range rules {
 		size += len(rules[i].Source) + len(rules[i].Destination) + len(rules[i].Host) + 6*binary.MaxVarintLen64 + 3
+		for _, h := range rules[i].ExceptHosts {
+			size += len(h) + binary.MaxVarintLen64
+		}
 	}
 	version := byte(ruleEncodingVersion)
 	for i := range rules {
-		if rules[i].QueryAfterFragment {
-			version = ruleEncodingQueryAfterFragment
+		if len(rules[i].ExceptHosts) > 0 {
+			version = ruleEncodingExceptHosts
 			break
+		}
+		if rules[i].QueryAfterFragment {
+			version = max(version, ruleEncodingQueryAfterFragment)
 		}
 		if rules[i].Extended() {
 			version = max(version, ruleEncodingPatterns)
@@ -83,6 +95,13 @@ func EncodeRules(rules []redirects.Rule) []byte {
 			b = binary.AppendUvarint(b, uint64(len(r.Host)))
 			b = append(b, r.Host...)
 		}
+		if version >= ruleEncodingExceptHosts {
+			b = binary.AppendUvarint(b, uint64(len(r.ExceptHosts)))
+			for _, h := range r.ExceptHosts {
+				b = binary.AppendUvarint(b, uint64(len(h)))
+				b = append(b, h...)
+			}
+		}
 	}
 	return b
 }
@@ -96,10 +115,10 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 		return nil, bad
 	}
 	version := b[0]
-	if version > ruleEncodingQueryAfterFragment {
+	if version > ruleEncodingNewest {
 		return nil, redirects.Errorf(redirects.EINTERNAL,
 			"stored rule snapshot of project %s has encoding version %d, which a newer redirects wrote; this node reads versions 1 to %d: upgrade it to read this version",
-			projectID, version, ruleEncodingQueryAfterFragment)
+			projectID, version, ruleEncodingNewest)
 	}
 	if version < ruleEncodingVersion {
 		return nil, bad
@@ -138,6 +157,15 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 		}
 		if version >= ruleEncodingPatterns {
 			r.Host = d.str()
+		}
+		if version >= ruleEncodingExceptHosts {
+			k := d.uvarint()
+			if k > redirects.MaxExceptHosts {
+				return nil, bad
+			}
+			for range k {
+				r.ExceptHosts = append(r.ExceptHosts, d.str())
+			}
 		}
 		if d.err || r.MatchType > maxType {
 			return nil, bad

@@ -110,7 +110,7 @@ func TestReadRulesQuirks(t *testing.T) {
 			continue
 		}
 		for i := range w {
-			if rules[i] != w[i] {
+			if !rules[i].Equal(&w[i]) {
 				t.Errorf("%s: rule %d = %+v, want %+v", name, i, rules[i], w[i])
 			}
 		}

@@ -674,7 +674,7 @@ func (h *heldRules) set(i int, r redirects.Rule) {
 	if r.PreserveQuery {
 		c.flags |= heldPreserveQuery
 	}
-	if c.flags&heldOdd == 0 && c.rule() != r {
+	if got := c.rule(); c.flags&heldOdd == 0 && !got.Equal(&r) {
 		// A field c does not hold (a host, any field added to Rule
 		// since), or a value that does not fit.
 		c.flags |= heldOdd

@@ -251,7 +251,7 @@ func (e *env) rewriteDraft(projectID string, batch []redirects.Rule, opts redire
 			return nil, fmt.Errorf("rewrite given %d rules %v, FindRules has %d %v", len(draft), keysOf(draft), len(want), keysOf(want))
 		}
 		for i := range draft {
-			if draft[i] != want[i] {
+			if !draft[i].Equal(&want[i]) {
 				return nil, fmt.Errorf("rewrite given rule %+v at %d, FindRules has %+v", draft[i], i, want[i])
 			}
 		}

@@ -36,6 +36,10 @@ type Rule struct {
 	CreatedAt   time.Time
 	Kind        Kind
 	Host        string // "" for every host; "*.example.com" for its subdomains
+	// ExceptHosts (a rule without a host) are hosts, in Host's forms, the
+	// rule does not answer: a lookup for one of them goes on to the next
+	// rule.
+	ExceptHosts []string
 	Source      string
 	Destination string
 	Priority    int
@@ -46,6 +50,7 @@ type compiled struct {
 	index    int // in the rules given to Compile
 	kind     Kind
 	host     string // HostKey of the rule's host, "" for none
+	except   []string // HostKey of each host the rule does not answer
 	path     string // exact, starts_with: the source's path part
 	prefix   string // the literal text before the first placeholder or metacharacter
 	toks     []token
@@ -197,6 +202,16 @@ func compileRule(r *Rule, st Settings) (compiled, error) {
 			return c, err
 		}
 		c.host = h
+	}
+	for _, e := range r.ExceptHosts {
+		if r.Host != "" {
+			return c, errAt("exceptHosts", 0, "a rule with a host excepts no host")
+		}
+		h, err := RuleHost(e)
+		if err != nil {
+			return c, errAt("exceptHosts", 0, "%q is not a host name (or *.name)", e)
+		}
+		c.except = append(c.except, h)
 	}
 	var p *parsed
 	switch r.Kind {
