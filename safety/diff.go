@@ -422,6 +422,9 @@ func changedFields(a, b *redirects.Rule) []string {
 	if a.QueryAfterFragment != b.QueryAfterFragment {
 		f = append(f, "queryAfterFragment")
 	}
+	if !slices.Equal(a.ExceptHosts, b.ExceptHosts) {
+		f = append(f, "exceptHosts")
+	}
 	if a.MatchType != redirects.Exact && a.Priority != b.Priority {
 		f = append(f, "priority")
 	}

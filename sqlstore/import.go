@@ -152,6 +152,7 @@ func (sh *storedShare) updatedRow(id int64, u *redirects.Rule) *draftRow {
 		preservePath:       u.PreservePath,
 		preserveQuery:      u.PreserveQuery,
 		queryAfterFragment: u.QueryAfterFragment,
+		exceptHosts:        []byte(JoinHosts(u.ExceptHosts)),
 	}
 }
 
@@ -560,6 +561,7 @@ func (n *NewRules) draftRow(k int) *draftRow {
 		preservePath:       r.PreservePath,
 		preserveQuery:      r.PreserveQuery,
 		queryAfterFragment: r.QueryAfterFragment,
+		exceptHosts:        append(n.row.exceptHosts[:0], JoinHosts(r.ExceptHosts)...),
 	}
 	return &n.row
 }

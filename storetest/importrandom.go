@@ -48,6 +48,9 @@ func testImportUndoRandom(t *testing.T, e *env) {
 				r.Destination += "#f"
 				r.QueryAfterFragment = rng.IntN(2) == 0
 			}
+			if r.Host == "" && rng.IntN(4) == 0 {
+				r.ExceptHosts = [][]string{{"shop.example.com"}, {"*.example.com", "example.com"}}[rng.IntN(2)]
+			}
 			return r
 		}
 
@@ -145,6 +148,7 @@ func testImportUndoRandom(t *testing.T, e *env) {
 				u := s
 				u.Destination, u.StatusCode, u.Priority, u.PreservePath, u.PreserveQuery = r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery
 				u.QueryAfterFragment = r.QueryAfterFragment
+				u.ExceptHosts = r.ExceptHosts
 				after[k] = u
 			}
 			if mode == redirects.ImportReplace {
@@ -209,7 +213,8 @@ func testImportUndoRandom(t *testing.T, e *env) {
 // the key (match type, host, source) and the row's own.
 func sameAnswerModel(a, b redirects.Rule) bool {
 	return a.Destination == b.Destination && a.StatusCode == b.StatusCode && a.Priority == b.Priority &&
-		a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery && a.QueryAfterFragment == b.QueryAfterFragment
+		a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery && a.QueryAfterFragment == b.QueryAfterFragment &&
+		slices.Equal(a.ExceptHosts, b.ExceptHosts)
 }
 
 // swapCase swaps the case of s's ASCII letters.
