@@ -413,9 +413,9 @@ type draftEncoder struct {
 	qaf bool
 	// except: some rule has exceptHosts (version 5).
 	except bool
-	buf []byte
-	out bytes.Buffer
-	z   io.WriteCloser
+	buf    []byte
+	out    bytes.Buffer
+	z      io.WriteCloser
 }
 
 // draftChunk is the size of the buffer a draftEncoder compresses at once.

@@ -32,10 +32,10 @@ func (k Kind) String() string {
 // Rule is what the engine needs of a rule: its identity and age for the
 // order, its host, source and destination.
 type Rule struct {
-	ID          int64
-	CreatedAt   time.Time
-	Kind        Kind
-	Host        string // "" for every host; "*.example.com" for its subdomains
+	ID        int64
+	CreatedAt time.Time
+	Kind      Kind
+	Host      string // "" for every host; "*.example.com" for its subdomains
 	// ExceptHosts (a rule without a host) are hosts, in Host's forms, the
 	// rule does not answer: a lookup for one of them goes on to the next
 	// rule.
@@ -49,10 +49,10 @@ type Rule struct {
 type compiled struct {
 	index    int // in the rules given to Compile
 	kind     Kind
-	host     string // HostKey of the rule's host, "" for none
+	host     string   // HostKey of the rule's host, "" for none
 	except   []string // HostKey of each host the rule does not answer
-	path     string // exact, starts_with: the source's path part
-	prefix   string // the literal text before the first placeholder or metacharacter
+	path     string   // exact, starts_with: the source's path part
+	prefix   string   // the literal text before the first placeholder or metacharacter
 	toks     []token
 	cons     []*regexp.Regexp // per token: its constraint, compiled, or nil
 	re       *regexp.Regexp

@@ -14,10 +14,10 @@ import (
 // source that may end in query conditions, a destination that may insert
 // captures.
 type PatternRule struct {
-	ID          int64
-	CreatedAt   time.Time
-	Kind        string
-	Host        string
+	ID        int64
+	CreatedAt time.Time
+	Kind      string
+	Host      string
 	// ExceptHosts (a host-less rule) are the hosts it does not answer
 	// (docs/contract.md#hosts).
 	ExceptHosts []string
