@@ -113,6 +113,8 @@ type HitRule struct {
 	// QueryAfterFragment is the rule's queryAfterFragment option, left out
 	// when false.
 	QueryAfterFragment bool `json:"queryAfterFragment,omitempty"`
+	// ExceptHosts are the rule's exceptHosts, left out when none.
+	ExceptHosts []string `json:"exceptHosts,omitempty"`
 }
 
 // HitsQuery is the query of GET /projects/{project}/hits: with StaleSince
@@ -172,7 +174,7 @@ func HitsOf(rules []redirects.Rule, hits []redirects.RuleHits, staleSince time.T
 		r := &rules[i]
 		j := HitRule{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode, MatchType: r.MatchType.String(),
 			Priority: r.Priority, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery,
-			Host: r.Host, QueryAfterFragment: r.QueryAfterFragment}
+			Host: r.Host, QueryAfterFragment: r.QueryAfterFragment, ExceptHosts: r.ExceptHosts}
 		if h, ok := idx[r.HitKey()]; ok {
 			j.Hits = h.Hits
 			j.LastHit = ExactTime(h.LastHit)
@@ -197,7 +199,7 @@ func (h *Hits) RulesAndHits(projectID string) ([]redirects.Rule, []redirects.Rul
 		created, _ := time.Parse(time.RFC3339, j.CreatedAt)
 		rules = append(rules, redirects.Rule{ID: j.ID, ProjectID: projectID, Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode,
 			MatchType: mt, Priority: j.Priority, CreatedAt: created, PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host,
-			QueryAfterFragment: j.QueryAfterFragment})
+			QueryAfterFragment: j.QueryAfterFragment, ExceptHosts: j.ExceptHosts})
 		k := redirects.HitKey{MatchType: mt, Host: j.Host, Source: j.Source}
 		if j.LastHit == nil || seen[k] {
 			continue
@@ -271,6 +273,8 @@ type MissRule struct {
 	Host          *string `json:"host,omitempty"`
 	// QueryAfterFragment is the rule's queryAfterFragment option.
 	QueryAfterFragment *bool `json:"queryAfterFragment,omitempty"`
+	// ExceptHosts are the rule's exceptHosts.
+	ExceptHosts []string `json:"exceptHosts,omitempty"`
 }
 
 // Agents is the answer of GET /projects/{project}/agents: which servers

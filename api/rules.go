@@ -33,13 +33,17 @@ type Rule struct {
 	// QueryAfterFragment is the rule's queryAfterFragment option, left out
 	// when false (so a rule without it reads as before the option).
 	QueryAfterFragment bool `json:"queryAfterFragment,omitempty"`
+	// ExceptHosts are the hosts a rule without a host does not answer
+	// (docs/contract.md#hosts), left out when none.
+	ExceptHosts []string `json:"exceptHosts,omitempty"`
 }
 
 // RuleOf is r as the API shows it.
 func RuleOf(r *redirects.Rule) Rule {
 	return Rule{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
 		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: ruleTime(r.CreatedAt),
-		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host, QueryAfterFragment: r.QueryAfterFragment}
+		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host, QueryAfterFragment: r.QueryAfterFragment,
+		ExceptHosts: r.ExceptHosts}
 }
 
 // Rule returns j as a rule of project projectID.
@@ -47,7 +51,8 @@ func (j *Rule) Rule(projectID string) redirects.Rule {
 	mt, _ := redirects.ParseMatchType(j.MatchType)
 	return redirects.Rule{ID: j.ID, ProjectID: projectID, Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode,
 		MatchType: mt, Priority: j.Priority, Revision: j.Revision, CreatedAt: parseRuleTime(j.CreatedAt),
-		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host, QueryAfterFragment: j.QueryAfterFragment}
+		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host, QueryAfterFragment: j.QueryAfterFragment,
+		ExceptHosts: j.ExceptHosts}
 }
 
 // RuleHits is a rule of the rule list: the draft rule, its hits summed
@@ -136,12 +141,14 @@ type RuleFile struct {
 	Host          string `json:"host,omitempty"`
 	// QueryAfterFragment is the rule's queryAfterFragment option.
 	QueryAfterFragment bool `json:"queryAfterFragment,omitempty"`
+	// ExceptHosts are the rule's exceptHosts.
+	ExceptHosts []string `json:"exceptHosts,omitempty"`
 }
 
 // RuleFileOf is r as a project file holds it: the defaults left out.
 func RuleFileOf(r *redirects.Rule) RuleFile {
 	rf := RuleFile{Source: r.Source, Destination: r.Destination, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery,
-		Host: r.Host, QueryAfterFragment: r.QueryAfterFragment}
+		Host: r.Host, QueryAfterFragment: r.QueryAfterFragment, ExceptHosts: r.ExceptHosts}
 	if r.StatusCode != redirects.DefaultStatus {
 		rf.StatusCode = r.StatusCode
 	}
@@ -160,7 +167,7 @@ func RuleFileOf(r *redirects.Rule) RuleFile {
 func (rf RuleFile) Rule() (redirects.Rule, error) {
 	r := redirects.Rule{Source: rf.Source, Destination: rf.Destination, StatusCode: rf.StatusCode,
 		Priority: redirects.DefaultPriority, PreservePath: rf.PreservePath, PreserveQuery: rf.PreserveQuery, Host: rf.Host,
-		QueryAfterFragment: rf.QueryAfterFragment}
+		QueryAfterFragment: rf.QueryAfterFragment, ExceptHosts: rf.ExceptHosts}
 	if r.StatusCode == 0 {
 		r.StatusCode = redirects.DefaultStatus
 	}
@@ -195,6 +202,8 @@ type RuleCreate struct {
 	// QueryAfterFragment is the rule's queryAfterFragment option, false
 	// when left out.
 	QueryAfterFragment *bool `json:"queryAfterFragment,omitempty"`
+	// ExceptHosts are the rule's exceptHosts, none when left out.
+	ExceptHosts []string `json:"exceptHosts,omitempty"`
 }
 
 // RuleCreateOf is the body that adds r; a rule without a host sends none,
@@ -210,6 +219,10 @@ func RuleCreateOf(r *redirects.Rule) RuleCreate {
 		// Sent only when set, as the host: a server older than the option
 		// takes the body of a rule without it.
 		j.QueryAfterFragment = &r.QueryAfterFragment
+	}
+	if len(r.ExceptHosts) > 0 {
+		// Sent only when set, as the host.
+		j.ExceptHosts = r.ExceptHosts
 	}
 	return j
 }
@@ -245,6 +258,7 @@ func (j *RuleCreate) Rule(projectID string) (r *redirects.Rule, missing string, 
 	if j.QueryAfterFragment != nil {
 		r.QueryAfterFragment = *j.QueryAfterFragment
 	}
+	r.ExceptHosts = j.ExceptHosts
 	if j.MatchType != nil {
 		if r.MatchType, err = redirects.ParseMatchType(*j.MatchType); err != nil {
 			return nil, "", err
@@ -276,12 +290,16 @@ type RuleUpdate struct {
 	// QueryAfterFragment, when given, changes the rule's
 	// queryAfterFragment option.
 	QueryAfterFragment *bool `json:"queryAfterFragment,omitempty"`
+	// ExceptHosts, when given, changes the rule's exceptHosts; [] clears
+	// them.
+	ExceptHosts *[]string `json:"exceptHosts,omitempty"`
 }
 
 // RuleUpdateOf is the body of u.
 func RuleUpdateOf(u redirects.RuleUpdate) RuleUpdate {
 	j := RuleUpdate{Source: u.Source, Destination: u.Destination, StatusCode: u.StatusCode, Priority: u.Priority,
-		PreservePath: u.PreservePath, PreserveQuery: u.PreserveQuery, Host: u.Host, QueryAfterFragment: u.QueryAfterFragment}
+		PreservePath: u.PreservePath, PreserveQuery: u.PreserveQuery, Host: u.Host, QueryAfterFragment: u.QueryAfterFragment,
+		ExceptHosts: u.ExceptHosts}
 	if u.MatchType != nil {
 		mt := u.MatchType.String()
 		j.MatchType = &mt
@@ -296,7 +314,8 @@ func RuleUpdateOf(u redirects.RuleUpdate) RuleUpdate {
 // reads it with If-Match). Errors: EINVALID (the match type).
 func (j *RuleUpdate) Update() (redirects.RuleUpdate, error) {
 	u := redirects.RuleUpdate{Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode, Priority: j.Priority,
-		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host, QueryAfterFragment: j.QueryAfterFragment}
+		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host, QueryAfterFragment: j.QueryAfterFragment,
+		ExceptHosts: j.ExceptHosts}
 	if j.MatchType != nil {
 		mt, err := redirects.ParseMatchType(*j.MatchType)
 		if err != nil {

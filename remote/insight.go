@@ -93,6 +93,9 @@ func (c *Client) AddRuleFromMiss(ctx context.Context, r *redirects.Rule) error {
 	if r.QueryAfterFragment {
 		body.QueryAfterFragment = &r.QueryAfterFragment
 	}
+	if len(r.ExceptHosts) > 0 {
+		body.ExceptHosts = r.ExceptHosts
+	}
 	var j api.Rule
 	if err := c.do(ctx, "POST", insightProjectPath(r.ProjectID)+"/misses/rule", nil, body, "", &j); err != nil {
 		return err
