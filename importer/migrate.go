@@ -1218,35 +1218,46 @@ func hostsWord(n int) string {
 	return fmt.Sprintf("%d hosts", n)
 }
 
-// suggestHosts names the hosts rules are scoped to that declared lacks, or
-// returns nil when there are none.
+// suggestHosts names the hosts rules are scoped to, and those a host-less
+// rule's exceptHosts name (hosts the file's site answers on with other
+// rules: nginx's other server blocks), that declared lacks, or returns nil
+// when there are none.
 func suggestHosts(rules []redirects.Rule, declared []string) *HostSuggestion {
 	seen := map[string]bool{}
 	for _, h := range declared {
 		seen[strings.ToLower(h)] = true
 	}
 	var hosts []string
-	more := false
+	more, excepted := false, false
 	for i := range rules {
-		h := rules[i].Host
-		if h == "" || seen[h] || strings.HasPrefix(h, "*.") {
-			continue
+		for k, h := range append([]string{rules[i].Host}, rules[i].ExceptHosts...) {
+			if h == "" || seen[h] || strings.HasPrefix(h, "*.") {
+				continue
+			}
+			if len(hosts) == redirects.MaxProjectHosts {
+				more = true
+				break
+			}
+			if _, err := redirects.NormalizeHosts([]string{h}); err != nil {
+				continue
+			}
+			seen[h] = true
+			hosts = append(hosts, h)
+			excepted = excepted || k > 0
 		}
-		if len(hosts) == redirects.MaxProjectHosts {
-			more = true
+		if more {
 			break
 		}
-		if _, err := redirects.NormalizeHosts([]string{h}); err != nil {
-			continue
-		}
-		seen[h] = true
-		hosts = append(hosts, h)
 	}
 	if len(hosts) == 0 {
 		return nil
 	}
 	s := &HostSuggestion{Hosts: hosts, Declare: []string{}}
-	what := fmt.Sprintf("the file's rules answer on %s the project does not declare (%s)", hostsWord(len(hosts)), strings.Join(hosts, ", "))
+	verb := "answer on"
+	if excepted {
+		verb = "answer on or leave to other rules"
+	}
+	what := fmt.Sprintf("the file's rules %s %s the project does not declare (%s)", verb, hostsWord(len(hosts)), strings.Join(hosts, ", "))
 	if more {
 		what = fmt.Sprintf("the file's rules answer on more than %d hosts the project does not declare (the first: %s)", redirects.MaxProjectHosts, strings.Join(hosts, ", "))
 	}

@@ -221,7 +221,7 @@ type pmSet struct {
 func toModel(rules []redirects.Rule) []rulemodel.PatternRule {
 	out := make([]rulemodel.PatternRule, len(rules))
 	for i, r := range rules {
-		out[i] = rulemodel.PatternRule{ID: r.ID, CreatedAt: r.CreatedAt, Kind: r.MatchType.String(), Host: r.Host,
+		out[i] = rulemodel.PatternRule{ID: r.ID, CreatedAt: r.CreatedAt, Kind: r.MatchType.String(), Host: r.Host, ExceptHosts: r.ExceptHosts,
 			Source: r.Source, Destination: r.Destination, Priority: r.Priority}
 	}
 	return out
