@@ -33,7 +33,7 @@ const (
 
 // csvColumns are the columns of an import file: the first four are
 // required, priority, id, the options and host optional.
-var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id", "preservePath", "preserveQuery", "host", "queryAfterFragment"}
+var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id", "preservePath", "preserveQuery", "host", "queryAfterFragment", "exceptHosts"}
 
 // The indexes of csvColumns.
 const (
@@ -47,6 +47,7 @@ const (
 	colPreserveQuery
 	colHost
 	colQueryAfterFragment
+	colExceptHosts
 	numColumns
 )
 
@@ -57,7 +58,7 @@ var columnNames = map[string]int{
 	"source": colSource, "destination": colDest, "statuscode": colStatus, "status": colStatus,
 	"matchtype": colMatch, "match": colMatch, "priority": colPriority, "id": colID,
 	"preservepath": colPreservePath, "preservequery": colPreserveQuery, "host": colHost,
-	"queryafterfragment": colQueryAfterFragment,
+	"queryafterfragment": colQueryAfterFragment, "excepthosts": colExceptHosts,
 }
 
 // matchNames maps a match type, folded by foldName, to the match type:
@@ -159,8 +160,8 @@ func LineErrors(bad []LineError) error {
 
 // ReadRules reads an import file: CSV (RFC 4180) whose header names the
 // columns source, destination, statusCode and matchType, and optionally
-// priority, id, preservePath, preserveQuery, host and queryAfterFragment,
-// in any order. It
+// priority, id, preservePath, preserveQuery, host, queryAfterFragment and
+// exceptHosts (the hosts joined by spaces), in any order. It
 // accepts
 // the files that spreadsheets and other tools write:
 //
@@ -322,7 +323,7 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 			return rec[index[c]]
 		}
 		rule := redirects.Rule{Source: field(colSource), Destination: field(colDest), Priority: redirects.DefaultPriority,
-			Host: field(colHost)}
+			Host: field(colHost), ExceptHosts: hostList(field(colExceptHosts))}
 		status := field(colStatus)
 		code, err := strconv.Atoi(status)
 		if err != nil {
@@ -748,6 +749,10 @@ const (
 	// qafHeader ends the header, after the host's, when a rule of the file
 	// has queryAfterFragment.
 	qafHeader = ",queryAfterFragment"
+	// exceptHeader ends the header, after every other, when a rule of the
+	// file has exceptHosts: a cell holds them joined by a space, which no
+	// host key holds.
+	exceptHeader = ",exceptHosts"
 )
 
 // WriteCSV writes rules, in the order given, as an import file that ReadCSV
@@ -782,8 +787,9 @@ func WriteDraftCSV(w io.Writer, rules []redirects.Rule) error {
 
 // writeRules writes WriteCSV's file, or with withID WriteDraftCSV's.
 func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
-	options, hosts, qaf := false, false, false
+	options, hosts, qaf, except := false, false, false, false
 	for i := range rules {
+		except = except || len(rules[i].ExceptHosts) > 0
 		options = options || rules[i].PreservePath || rules[i].PreserveQuery
 		hosts = hosts || rules[i].Host != ""
 		qaf = qaf || rules[i].QueryAfterFragment
@@ -802,6 +808,9 @@ func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
 	}
 	if qaf {
 		bw.WriteString(qafHeader)
+	}
+	if except {
+		bw.WriteString(exceptHeader)
 	}
 	bw.WriteString("\r\n")
 	var b []byte
@@ -827,6 +836,10 @@ func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
 		if qaf {
 			b = append(b, ',')
 			b = strconv.AppendBool(b, r.QueryAfterFragment)
+		}
+		if except {
+			b = append(b, ',')
+			b = appendCSVField(b, strings.Join(r.ExceptHosts, " "))
 		}
 		b = append(b, '\r', '\n')
 		if _, err := bw.Write(b); err != nil {

@@ -45,7 +45,7 @@ func validRules(t *rapid.T) []redirects.Rule {
 func sameFileRule(a, b redirects.Rule) bool {
 	return a.Source == b.Source && a.Destination == b.Destination && a.StatusCode == b.StatusCode && a.MatchType == b.MatchType &&
 		a.Priority == b.Priority && a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery && a.Host == b.Host &&
-		a.QueryAfterFragment == b.QueryAfterFragment
+		a.QueryAfterFragment == b.QueryAfterFragment && slices.Equal(a.ExceptHosts, b.ExceptHosts)
 }
 
 // TestDraftCSVRoundTripAnyKind: random rules of every kind, host, query
@@ -72,9 +72,11 @@ func TestDraftCSVRoundTripAnyKind(t *testing.T) {
 			}
 			header, _, _ := strings.Cut(buf.String(), "\r\n")
 			qaf := slices.ContainsFunc(rules, func(r redirects.Rule) bool { return r.QueryAfterFragment })
-			h, hasQAF := strings.CutSuffix(header, ",queryAfterFragment")
-			if strings.HasSuffix(h, ",host") != hosts || hasQAF != qaf {
-				t.Fatalf("header %q with hosts %t, queryAfterFragment %t", header, hosts, qaf)
+			except := slices.ContainsFunc(rules, func(r redirects.Rule) bool { return len(r.ExceptHosts) > 0 })
+			h, hasExcept := strings.CutSuffix(header, ",exceptHosts")
+			h, hasQAF := strings.CutSuffix(h, ",queryAfterFragment")
+			if strings.HasSuffix(h, ",host") != hosts || hasQAF != qaf || hasExcept != except {
+				t.Fatalf("header %q with hosts %t, queryAfterFragment %t, exceptHosts %t", header, hosts, qaf, except)
 			}
 			got, _, err := export.ReadCSV(bytes.NewReader(buf.Bytes()))
 			if err != nil {
