@@ -22,7 +22,14 @@ func pmAfter(t *rapid.T, p pmSet) pmSet {
 	}
 	var rules []redirects.Rule
 	for _, r := range p.rules {
-		switch rapid.IntRange(0, 5).Draw(t, "fate") {
+		switch rapid.IntRange(0, 6).Draw(t, "fate") {
+		case 6:
+			if r.Host == "" {
+				r.ExceptHosts = nil
+				if rapid.Bool().Draw(t, "newExcept") {
+					r.ExceptHosts = pmExceptHosts(t)
+				}
+			}
 		case 0:
 			continue
 		case 1:
@@ -41,7 +48,7 @@ func pmAfter(t *rapid.T, p pmSet) pmSet {
 		r.ID, r.CreatedAt = n, t0.Add(time.Duration(n)*time.Minute)
 		rules = append(rules, r)
 	}
-	return pmSet{st, distinct(rules)}
+	return pmSet{st, withoutClashingExcept(distinct(rules), st)}
 }
 
 // distinct keeps the first rule of each identity (match type, host key,

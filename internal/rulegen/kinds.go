@@ -17,9 +17,9 @@ var (
 	kindHosts = []string{"", "", "example.com", "Old.Example.COM.", "*.example.org", "a.example.org:8443", "bücher.example", "xn--caf-dma.example"}
 	// kindExcept are exceptHosts entries, in every form a host is given.
 	kindExcept = []string{"example.com", "Old.Example.COM.", "*.example.org", "bücher.example", "b.example.net:8080"}
-	kindWords = []string{"docs", "Docs", "en", "guide", "v6", "x.html", "café", "a,b"}
-	kindConds = []string{"p=123", "id=:qid", "flag", "empty=", "a+b=c%20d"}
-	patterns  = []struct {
+	kindWords  = []string{"docs", "Docs", "en", "guide", "v6", "x.html", "café", "a,b"}
+	kindConds  = []string{"p=123", "id=:qid", "flag", "empty=", "a+b=c%20d"}
+	patterns   = []struct {
 		src   string
 		names []string
 	}{
