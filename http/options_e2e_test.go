@@ -32,12 +32,19 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 			s := f.open(engine)
 			client := &nethttp.Client{}
 			rng := rand.New(rand.NewPCG(26, uint64(len(engine))))
-			asked, matched := 0, 0
+			asked, matched, excepted := 0, 0, 0
 			for round := 0; round < 12; round++ {
 				settings, rules := rulemodel.Project(rng, 1+rng.IntN(40))
 				// queryAfterFragment from draws of its own, so that the
 				// projects' other draws stay as they were.
 				rulemodel.WithQueryAfterFragment(rand.New(rand.NewPCG(uint64(round), 31)), rules)
+				// exceptHosts and the lookups' hosts likewise.
+				hostRng := rand.New(rand.NewPCG(uint64(round), 37))
+				for i := range rules {
+					if hostRng.IntN(4) == 0 {
+						rules[i].ExceptHosts = [][]string{{"example.com"}, {"*.example.org", "example.net"}}[hostRng.IntN(2)]
+					}
+				}
 				_, err := f.db.SetProjectSettings(f.ctx, f.project.ID, redirects.Settings{})
 				f.ok(err)
 				_, err = f.db.ImportRules(f.ctx, f.project.ID, slices.Clone(rules), true)
@@ -50,8 +57,15 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 				stored, err := f.db.FindRules(f.ctx, f.project.ID)
 				f.ok(err)
 				for _, wire := range rulemodel.Paths(rng, stored, 80) {
+					host := []string{"", "example.com", "a.example.org", "example.net", "other.example"}[hostRng.IntN(5)]
 					want, wok := rulemodel.Lookup(stored, rulemodel.Of(settings), wire)
-					u := fmt.Sprintf("http://%s/v1/lookup?project=%s&version=%d&path=%s", s.Addr(), f.project.ID, version, url.QueryEscape(wire))
+					if a, ok := rulemodel.LookupRules(stored, rulemodel.Of(settings), host, wire); ok != wok || ok && a.Rule != want.Rule {
+						// An excepted host: the model of every kind says
+						// which rule answers instead.
+						excepted++
+						want, wok = a, ok
+					}
+					u := fmt.Sprintf("http://%s/v1/lookup?project=%s&version=%d&path=%s&host=%s", s.Addr(), f.project.ID, version, url.QueryEscape(wire), url.QueryEscape(host))
 					req, _ := nethttp.NewRequest("GET", u, nil)
 					req.Header.Set("X-API-Key", f.secret)
 					resp, err := client.Do(req)
@@ -83,6 +97,9 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 			}
 			if matched < asked/3 {
 				t.Fatalf("only %d of %d lookups matched: the generator does not exercise the rules", matched, asked)
+			}
+			if excepted == 0 {
+				t.Fatalf("no lookup was on a host a rule's exceptHosts leaves out: the generator does not exercise them")
 			}
 		})
 	}
