@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,6 +28,9 @@ type ruleValues struct {
 	PreservePath, PreserveQuery bool
 	// QueryAfterFragment is the "query after the fragment" checkbox.
 	QueryAfterFragment bool
+	// ExceptHosts is the "except on" field: hosts separated by commas or
+	// spaces.
+	ExceptHosts string
 	// SamplePath and SampleHost are the preview's request.
 	SamplePath, SampleHost string
 }
@@ -35,7 +39,8 @@ type ruleValues struct {
 func valuesOf(r *redirects.Rule) ruleValues {
 	return ruleValues{Source: r.Source, Destination: r.Destination, Host: r.Host,
 		Status: strconv.Itoa(r.StatusCode), Match: r.MatchType.String(), Priority: strconv.Itoa(r.Priority),
-		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, QueryAfterFragment: r.QueryAfterFragment}
+		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, QueryAfterFragment: r.QueryAfterFragment,
+		ExceptHosts: strings.Join(r.ExceptHosts, ", ")}
 }
 
 // readValues reads the rule form's fields from a posted form.
@@ -50,6 +55,7 @@ func readValues(r *http.Request) ruleValues {
 		PreservePath:       checked(r, "preserve-path"),
 		PreserveQuery:      checked(r, "preserve-query"),
 		QueryAfterFragment: checked(r, "query-after-fragment"),
+		ExceptHosts:        strings.TrimSpace(r.PostFormValue("except-hosts")),
 		SamplePath:         strings.TrimSpace(r.PostFormValue("sample-path")),
 		SampleHost:         strings.TrimSpace(r.PostFormValue("sample-host")),
 	}
@@ -118,7 +124,7 @@ func (fe formErrors) add(field, value, msg string, pos int) {
 func ruleOf(v ruleValues, fe formErrors) *redirects.Rule {
 	rule := &redirects.Rule{Source: v.Source, Destination: v.Destination, Host: v.Host,
 		PreservePath: v.PreservePath, PreserveQuery: v.PreserveQuery, QueryAfterFragment: v.QueryAfterFragment,
-		Priority: redirects.DefaultPriority}
+		ExceptHosts: hostWords(v.ExceptHosts), Priority: redirects.DefaultPriority}
 	var err error
 	if rule.StatusCode, err = strconv.Atoi(v.Status); err != nil || !redirects.ValidStatus(rule.StatusCode) {
 		fe.add("status", v.Status, "Status: choose one of 301, 302, 303, 307, 308, 410.", -1)
@@ -153,13 +159,23 @@ func ruleOf(v ruleValues, fe formErrors) *redirects.Rule {
 	return rule
 }
 
+// hostWords is the "except on" field's hosts: separated by commas or
+// spaces, none when empty.
+func hostWords(v string) []string {
+	hs := strings.FieldsFunc(v, func(c rune) bool { return c == ',' || c == ' ' || c == '\t' })
+	if len(hs) == 0 {
+		return nil
+	}
+	return hs
+}
+
 // ruleFields are the form fields a domain error can name by its first
 // word (Rule.Validate's messages start with the field's API name).
 var ruleFields = map[string]string{
 	"source": "source", "destination": "destination", "host": "host",
 	"statuscode": "status", "status": "status", "matchtype": "match", "match": "match",
 	"priority": "priority", "preservepath": "options", "preservequery": "options",
-	"queryafterfragment": "options",
+	"queryafterfragment": "options", "excepthosts": "except-hosts",
 }
 
 var (
@@ -175,6 +191,7 @@ var (
 func locate(err error, rule *redirects.Rule, v ruleValues, fe formErrors) bool {
 	msg := message(err)
 	word := strings.ToLower(strings.TrimRight(strings.Fields(msg + " x")[0], ":,"))
+	word, _, _ = strings.Cut(word, "[") // exceptHosts[1]: the list's field
 	var pe *pattern.Error
 	if !errors.As(err, &pe) {
 		pe = nil
@@ -192,7 +209,7 @@ func locate(err error, rule *redirects.Rule, v ruleValues, fe formErrors) bool {
 	if !ok {
 		return false
 	}
-	value := map[string]string{"source": v.Source, "destination": v.Destination, "host": v.Host,
+	value := map[string]string{"source": v.Source, "destination": v.Destination, "host": v.Host, "except-hosts": v.ExceptHosts,
 		"status": v.Status, "match": v.Match, "priority": v.Priority}[field]
 	pos := -1
 	switch {
@@ -284,6 +301,8 @@ func preview(v ruleValues, st redirects.Settings, fe formErrors) *rulePreview {
 			pv.Why = "This rule answers only requests for " + valid.Host + ": give a sample host."
 		case valid.Host != "" && !hostCovers(valid.Host, host):
 			pv.Why = "This rule answers only requests for " + valid.Host + ", not " + host + "."
+		case host != "" && slices.ContainsFunc(valid.ExceptHosts, func(e string) bool { return hostCovers(e, host) }):
+			pv.Why = "This rule answers every host but " + strings.Join(valid.ExceptHosts, ", ") + ", so not " + host + "."
 		default:
 			pv.Why = "The sample path does not match the source" + conditionsWord(&valid) + "."
 		}

@@ -66,6 +66,9 @@ func optionWords(r redirects.Rule) []string {
 	if r.QueryAfterFragment {
 		out = append(out, "query after fragment")
 	}
+	if len(r.ExceptHosts) > 0 {
+		out = append(out, "not on "+strings.Join(r.ExceptHosts, ", "))
+	}
 	return out
 }
 
