@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -234,7 +235,8 @@ func summarize(old, new []redirects.Rule) string {
 		case !ok:
 			added++
 		case o.Destination != r.Destination || o.StatusCode != r.StatusCode || o.Priority != r.Priority ||
-			o.PreservePath != r.PreservePath || o.PreserveQuery != r.PreserveQuery || o.QueryAfterFragment != r.QueryAfterFragment:
+			o.PreservePath != r.PreservePath || o.PreserveQuery != r.PreserveQuery || o.QueryAfterFragment != r.QueryAfterFragment ||
+			!slices.Equal(o.ExceptHosts, r.ExceptHosts):
 			changed++
 		}
 		delete(before, k)
