@@ -335,6 +335,11 @@ type Sink struct {
 	defaultsWhy string
 	// notes are the first notes of lines, shared by text (addNote).
 	notes map[string][]string
+	// siteHosts are hosts the file's site answers on that its rules name
+	// neither as a host nor as exceptHosts (nginx's default server block's
+	// own names, its rules answering every host): the hosts suggestion
+	// names them too.
+	siteHosts []string
 	// passes are lines of a first-match file that answer on their platform
 	// without a redirect (a rewrite, a proxy, a custom 404 page): a later
 	// line that matches their paths answers them here (handOffs).
@@ -1193,7 +1198,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		res.Suggest = &Suggestion{Settings: d, CaseSensitive: d.CaseSensitive(), TrailingSlash: d.TrailingSlash(),
 			Why: suggestWhy(f, o.Settings)}
 	}
-	res.SuggestHosts = suggestHosts(res.Rules, o.Hosts)
+	res.SuggestHosts = suggestHosts(res.Rules, sink.siteHosts, o.Hosts)
 	return nil
 }
 
@@ -1218,19 +1223,26 @@ func hostsWord(n int) string {
 	return fmt.Sprintf("%d hosts", n)
 }
 
-// suggestHosts names the hosts rules are scoped to, and those a host-less
+// suggestHosts names the hosts rules are scoped to, those a host-less
 // rule's exceptHosts name (hosts the file's site answers on with other
-// rules: nginx's other server blocks), that declared lacks, or returns nil
-// when there are none.
-func suggestHosts(rules []redirects.Rule, declared []string) *HostSuggestion {
+// rules: nginx's other server blocks) and the site's own hosts site, that
+// declared lacks, or returns nil when there are none.
+func suggestHosts(rules []redirects.Rule, site, declared []string) *HostSuggestion {
 	seen := map[string]bool{}
 	for _, h := range declared {
 		seen[strings.ToLower(h)] = true
 	}
 	var hosts []string
 	more, excepted := false, false
-	for i := range rules {
-		for k, h := range append([]string{rules[i].Host}, rules[i].ExceptHosts...) {
+	for i := range len(rules) + 1 {
+		var names []string
+		if i < len(rules) {
+			names = append([]string{rules[i].Host}, rules[i].ExceptHosts...)
+		} else {
+			// The site's own hosts last, after every rule's.
+			names = append([]string{""}, site...)
+		}
+		for k, h := range names {
 			if h == "" || seen[h] || strings.HasPrefix(h, "*.") {
 				continue
 			}
@@ -1243,7 +1255,7 @@ func suggestHosts(rules []redirects.Rule, declared []string) *HostSuggestion {
 			}
 			seen[h] = true
 			hosts = append(hosts, h)
-			excepted = excepted || k > 0
+			excepted = excepted || k > 0 && i < len(rules)
 		}
 		if more {
 			break

@@ -706,6 +706,9 @@ func (r *nginxReader) scopeHosts() {
 					// names, and requests without a host.
 					rule.Host, rule.ExceptHosts = "", except
 					r.sink.setRule(i, rule)
+					if i == sv.start {
+						r.sink.siteHosts = append(r.sink.siteHosts, hosts...)
+					}
 					continue
 				}
 				r.sink.Note(line, "in the default server block (line %d): nginx also answers the hosts no server block names with it; here only %s (%s)", sv.line, strings.Join(hosts, ", "), why)
