@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"redirects"
 )
@@ -70,5 +71,42 @@ func TestExceptHostsUpdate(t *testing.T) {
 	u.Apply(&r)
 	if err := r.Validate(); err == nil || !strings.Contains(err.Error(), "exceptHosts") {
 		t.Fatalf("an update setting a host on a rule with exceptHosts: %v, want a refusal naming exceptHosts", err)
+	}
+}
+
+// TestRuleEqualNamesEveryField: Rule.Equal tells apart two rules that
+// differ in any one field, so a field added to Rule and not to Equal fails
+// here (each field is set, one at a time, by reflection).
+func TestRuleEqualNamesEveryField(t *testing.T) {
+	typ := reflect.TypeOf(redirects.Rule{})
+	for i := range typ.NumField() {
+		var a, b redirects.Rule
+		f := reflect.ValueOf(&b).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("x")
+		case reflect.Int, reflect.Int64:
+			f.SetInt(1)
+		case reflect.Uint8:
+			f.SetUint(1)
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]string{"x"}))
+		case reflect.Struct: // CreatedAt
+			f.Set(reflect.ValueOf(time.Unix(1, 0)))
+		default:
+			t.Fatalf("field %s of kind %s: teach this test to set it", typ.Field(i).Name, f.Kind())
+		}
+		if a.Equal(&b) || b.Equal(&a) {
+			t.Errorf("Rule.Equal does not compare the field %s: add it", typ.Field(i).Name)
+		}
+		if !b.Equal(&b) {
+			t.Errorf("a rule with %s set is not Equal to itself", typ.Field(i).Name)
+		}
+	}
+	a, b := redirects.Rule{ExceptHosts: []string{}}, redirects.Rule{}
+	if !a.Equal(&b) {
+		t.Errorf("an empty exceptHosts list and none differ")
 	}
 }
