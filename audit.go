@@ -235,6 +235,9 @@ func RuleAuditFields(r *Rule) map[string]any {
 	if r.Host != "" {
 		m["host"] = r.Host
 	}
+	if len(r.ExceptHosts) > 0 {
+		m["exceptHosts"] = r.ExceptHosts
+	}
 	return m
 }
 

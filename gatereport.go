@@ -37,6 +37,8 @@ type RuleRef struct {
 	MergeQuery bool `json:"mergeQuery,omitempty"`
 	// Host is the rule's host, "" for every host (docs/contract.md#hosts).
 	Host string `json:"host,omitempty"`
+	// ExceptHosts is the rule's exceptHosts (docs/contract.md#hosts).
+	ExceptHosts []string `json:"exceptHosts,omitempty"`
 }
 
 // String names the rule for messages: rule 12 (starts_with /a), or with a

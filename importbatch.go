@@ -592,5 +592,5 @@ func sameAnswer(a, b Rule) bool {
 		r.ID, r.ProjectID, r.Revision, r.CreatedAt = 0, "", 0, time.Time{}
 		r.MatchType, r.Host, r.Source = Exact, "", ""
 	}
-	return a == b
+	return a.Equal(&b)
 }

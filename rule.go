@@ -2,6 +2,7 @@ package redirects
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +69,8 @@ const (
 	MaxPriority     = 1_000_000
 	DefaultPriority = 100
 	DefaultStatus   = 301
+	// MaxExceptHosts is the most entries a rule's exceptHosts holds.
+	MaxExceptHosts = 100
 )
 
 // Rule is a draft redirect rule of a project. Drafts are edited freely; a
@@ -109,14 +112,33 @@ type Rule struct {
 	// (docs/contract.md#hosts): a host name, or "*." and a host name for
 	// its subdomains, stored as its host key. "" answers every host.
 	Host string
+	// ExceptHosts (a rule without a host only) names the hosts the rule
+	// does not answer (docs/contract.md#hosts): each a host name or "*."
+	// and a host name, stored as its host key, in the order written, at
+	// most MaxExceptHosts. A lookup whose host key is one of them (or a
+	// subdomain of a "*." one) goes on to the next rule; a lookup without
+	// a host is answered. nil (or empty) excepts nothing.
+	ExceptHosts []string
+}
+
+// Equal reports whether r and o are the same rule, field for field, as ==
+// compared them before Rule held a slice (ExceptHosts): a nil and an empty
+// list are the same. It names every field, without reflection, as an
+// import compares every stored rule it matches (TestRuleEqualNamesEveryField
+// fails when a field is added to Rule and not here).
+func (r *Rule) Equal(o *Rule) bool {
+	return r.ID == o.ID && r.ProjectID == o.ProjectID && r.Source == o.Source && r.Destination == o.Destination &&
+		r.StatusCode == o.StatusCode && r.MatchType == o.MatchType && r.Priority == o.Priority && r.CreatedAt == o.CreatedAt &&
+		r.Revision == o.Revision && r.PreservePath == o.PreservePath && r.PreserveQuery == o.PreserveQuery &&
+		r.QueryAfterFragment == o.QueryAfterFragment && r.Host == o.Host && slices.Equal(r.ExceptHosts, o.ExceptHosts)
 }
 
 // Extended reports whether the rule uses what a literal rule does not: a
-// pattern or regex match type, a host, or query conditions in its source.
-// A version whose rules are all not extended answers and is stored exactly
-// as before pattern rules existed.
+// pattern or regex match type, a host, excepted hosts, or query conditions
+// in its source. A version whose rules are all not extended answers and is
+// stored exactly as before pattern rules existed.
 func (r *Rule) Extended() bool {
-	return !r.MatchType.Literal() || r.Host != "" || strings.IndexByte(r.Source, '?') >= 0
+	return !r.MatchType.Literal() || r.Host != "" || len(r.ExceptHosts) > 0 || strings.IndexByte(r.Source, '?') >= 0
 }
 
 // forbiddenSource lists the characters a source may not hold, besides
@@ -144,6 +166,9 @@ func (r *Rule) Validate() error {
 		return err
 	}
 	if err := r.normalizeHost(); err != nil {
+		return err
+	}
+	if err := r.normalizeExceptHosts(); err != nil {
 		return err
 	}
 	if !ValidStatus(r.StatusCode) {

@@ -319,6 +319,9 @@ type RuleUpdate struct {
 	// Host, when set, changes the host the rule is scoped to
 	// (docs/contract.md#hosts); a pointer to "" makes it answer every host.
 	Host *string
+	// ExceptHosts, when set, changes the rule's exceptHosts
+	// (docs/contract.md#hosts); a pointer to an empty list clears them.
+	ExceptHosts *[]string
 	// Revision, when not 0, is the revision the caller last read: the
 	// update is made only if the rule is still at that revision, and fails
 	// with EREVISION otherwise (optimistic concurrency).
@@ -328,7 +331,8 @@ type RuleUpdate struct {
 // Empty reports whether u changes no field.
 func (u *RuleUpdate) Empty() bool {
 	return u.Source == nil && u.Destination == nil && u.StatusCode == nil && u.MatchType == nil && u.Priority == nil &&
-		u.PreservePath == nil && u.PreserveQuery == nil && u.QueryAfterFragment == nil && u.MergeQuery == nil && u.Host == nil
+		u.PreservePath == nil && u.PreserveQuery == nil && u.QueryAfterFragment == nil && u.MergeQuery == nil && u.Host == nil &&
+		u.ExceptHosts == nil
 }
 
 // Apply changes r as u says. It neither validates r nor touches its revision.
@@ -362,6 +366,9 @@ func (u *RuleUpdate) Apply(r *Rule) {
 	}
 	if u.Host != nil {
 		r.Host = *u.Host
+	}
+	if u.ExceptHosts != nil {
+		r.ExceptHosts = slices.Clone(*u.ExceptHosts)
 	}
 }
 
@@ -398,6 +405,13 @@ func RuleChanges(cur, want *Rule) RuleUpdate {
 	}
 	if want.Host != cur.Host {
 		u.Host = &want.Host
+	}
+	if !slices.Equal(want.ExceptHosts, cur.ExceptHosts) {
+		hs := slices.Clone(want.ExceptHosts)
+		if hs == nil {
+			hs = []string{}
+		}
+		u.ExceptHosts = &hs
 	}
 	return u
 }

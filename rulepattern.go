@@ -3,6 +3,7 @@ package redirects
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -21,6 +22,7 @@ func (r *Rule) PatternRule() pattern.Rule {
 		CreatedAt:   r.CreatedAt,
 		Kind:        pattern.Kind(r.MatchType),
 		Host:        r.Host,
+		ExceptHosts: r.ExceptHosts,
 		Source:      r.Source,
 		Destination: r.Destination,
 		Priority:    r.Priority,
@@ -136,6 +138,41 @@ func (r *Rule) normalizeHost() error {
 	}
 	if h != r.Host {
 		r.Host = h
+	}
+	return nil
+}
+
+// normalizeExceptHosts checks r.ExceptHosts and puts each entry in its
+// host key form (docs/contract.md#hosts): only on a rule without a host,
+// each entry a host as a rule's host is, no two with the same key, at most
+// MaxExceptHosts. The order is kept as written; an empty list is stored as
+// none (nil).
+func (r *Rule) normalizeExceptHosts() error {
+	if len(r.ExceptHosts) == 0 {
+		r.ExceptHosts = nil
+		return nil
+	}
+	if r.Host != "" {
+		return Errorf(EINVALID, "exceptHosts applies to a rule without a host only; this rule's host is %s: a rule with a host answers that host alone", quoteShort(r.Host))
+	}
+	if len(r.ExceptHosts) > MaxExceptHosts {
+		return Errorf(EINVALID, "exceptHosts holds %d hosts, more than the limit of %d", len(r.ExceptHosts), MaxExceptHosts)
+	}
+	var keys []string
+	for i, h := range r.ExceptHosts {
+		k, err := pattern.RuleHost(h)
+		if err != nil {
+			return Errorf(EINVALID, "exceptHosts[%d] %s is not a host name (labels of letters, digits and '-' joined by '.', an IDN in either form, at most 253 bytes) nor \"*.\" and a host name", i, quoteShort(h))
+		}
+		for j, o := range keys {
+			if o == k {
+				return Errorf(EINVALID, "exceptHosts[%d] %s is exceptHosts[%d] again (host key %s)", i, quoteShort(h), j, k)
+			}
+		}
+		keys = append(keys, k)
+	}
+	if !slices.Equal(keys, r.ExceptHosts) {
+		r.ExceptHosts = keys
 	}
 	return nil
 }

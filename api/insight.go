@@ -115,6 +115,8 @@ type HitRule struct {
 	QueryAfterFragment bool `json:"queryAfterFragment,omitempty"`
 	// MergeQuery is the rule's mergeQuery option, left out when false.
 	MergeQuery bool `json:"mergeQuery,omitempty"`
+	// ExceptHosts are the rule's exceptHosts, left out when none.
+	ExceptHosts []string `json:"exceptHosts,omitempty"`
 }
 
 // HitsQuery is the query of GET /projects/{project}/hits: with StaleSince
@@ -174,7 +176,7 @@ func HitsOf(rules []redirects.Rule, hits []redirects.RuleHits, staleSince time.T
 		r := &rules[i]
 		j := HitRule{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode, MatchType: r.MatchType.String(),
 			Priority: r.Priority, CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery,
-			Host: r.Host, QueryAfterFragment: r.QueryAfterFragment, MergeQuery: r.MergeQuery}
+			Host: r.Host, QueryAfterFragment: r.QueryAfterFragment, MergeQuery: r.MergeQuery, ExceptHosts: r.ExceptHosts}
 		if h, ok := idx[r.HitKey()]; ok {
 			j.Hits = h.Hits
 			j.LastHit = ExactTime(h.LastHit)
@@ -199,7 +201,7 @@ func (h *Hits) RulesAndHits(projectID string) ([]redirects.Rule, []redirects.Rul
 		created, _ := time.Parse(time.RFC3339, j.CreatedAt)
 		rules = append(rules, redirects.Rule{ID: j.ID, ProjectID: projectID, Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode,
 			MatchType: mt, Priority: j.Priority, CreatedAt: created, PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host,
-			QueryAfterFragment: j.QueryAfterFragment, MergeQuery: j.MergeQuery})
+			QueryAfterFragment: j.QueryAfterFragment, MergeQuery: j.MergeQuery, ExceptHosts: j.ExceptHosts})
 		k := redirects.HitKey{MatchType: mt, Host: j.Host, Source: j.Source}
 		if j.LastHit == nil || seen[k] {
 			continue
@@ -275,6 +277,8 @@ type MissRule struct {
 	QueryAfterFragment *bool `json:"queryAfterFragment,omitempty"`
 	// MergeQuery is the rule's mergeQuery option.
 	MergeQuery *bool `json:"mergeQuery,omitempty"`
+	// ExceptHosts are the rule's exceptHosts.
+	ExceptHosts []string `json:"exceptHosts,omitempty"`
 }
 
 // Agents is the answer of GET /projects/{project}/agents: which servers

@@ -35,13 +35,17 @@ type Rule struct {
 	QueryAfterFragment bool `json:"queryAfterFragment,omitempty"`
 	// MergeQuery is the rule's mergeQuery option, left out when false.
 	MergeQuery bool `json:"mergeQuery,omitempty"`
+	// ExceptHosts are the hosts a rule without a host does not answer
+	// (docs/contract.md#hosts), left out when none.
+	ExceptHosts []string `json:"exceptHosts,omitempty"`
 }
 
 // RuleOf is r as the API shows it.
 func RuleOf(r *redirects.Rule) Rule {
 	return Rule{ID: r.ID, Source: r.Source, Destination: r.Destination, StatusCode: r.StatusCode,
 		MatchType: r.MatchType.String(), Priority: r.Priority, Revision: r.Revision, CreatedAt: ruleTime(r.CreatedAt),
-		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host, QueryAfterFragment: r.QueryAfterFragment, MergeQuery: r.MergeQuery}
+		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host, QueryAfterFragment: r.QueryAfterFragment, MergeQuery: r.MergeQuery,
+		ExceptHosts: r.ExceptHosts}
 }
 
 // Rule returns j as a rule of project projectID.
@@ -49,7 +53,8 @@ func (j *Rule) Rule(projectID string) redirects.Rule {
 	mt, _ := redirects.ParseMatchType(j.MatchType)
 	return redirects.Rule{ID: j.ID, ProjectID: projectID, Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode,
 		MatchType: mt, Priority: j.Priority, Revision: j.Revision, CreatedAt: parseRuleTime(j.CreatedAt),
-		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host, QueryAfterFragment: j.QueryAfterFragment, MergeQuery: j.MergeQuery}
+		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host, QueryAfterFragment: j.QueryAfterFragment, MergeQuery: j.MergeQuery,
+		ExceptHosts: j.ExceptHosts}
 }
 
 // RuleHits is a rule of the rule list: the draft rule, its hits summed
@@ -140,12 +145,14 @@ type RuleFile struct {
 	QueryAfterFragment bool `json:"queryAfterFragment,omitempty"`
 	// MergeQuery is the rule's mergeQuery option.
 	MergeQuery bool `json:"mergeQuery,omitempty"`
+	// ExceptHosts are the rule's exceptHosts.
+	ExceptHosts []string `json:"exceptHosts,omitempty"`
 }
 
 // RuleFileOf is r as a project file holds it: the defaults left out.
 func RuleFileOf(r *redirects.Rule) RuleFile {
 	rf := RuleFile{Source: r.Source, Destination: r.Destination, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery,
-		Host: r.Host, QueryAfterFragment: r.QueryAfterFragment, MergeQuery: r.MergeQuery}
+		Host: r.Host, QueryAfterFragment: r.QueryAfterFragment, MergeQuery: r.MergeQuery, ExceptHosts: r.ExceptHosts}
 	if r.StatusCode != redirects.DefaultStatus {
 		rf.StatusCode = r.StatusCode
 	}
@@ -164,7 +171,7 @@ func RuleFileOf(r *redirects.Rule) RuleFile {
 func (rf RuleFile) Rule() (redirects.Rule, error) {
 	r := redirects.Rule{Source: rf.Source, Destination: rf.Destination, StatusCode: rf.StatusCode,
 		Priority: redirects.DefaultPriority, PreservePath: rf.PreservePath, PreserveQuery: rf.PreserveQuery, Host: rf.Host,
-		QueryAfterFragment: rf.QueryAfterFragment, MergeQuery: rf.MergeQuery}
+		QueryAfterFragment: rf.QueryAfterFragment, MergeQuery: rf.MergeQuery, ExceptHosts: rf.ExceptHosts}
 	if r.StatusCode == 0 {
 		r.StatusCode = redirects.DefaultStatus
 	}
@@ -201,6 +208,8 @@ type RuleCreate struct {
 	QueryAfterFragment *bool `json:"queryAfterFragment,omitempty"`
 	// MergeQuery is the rule's mergeQuery option, false when left out.
 	MergeQuery *bool `json:"mergeQuery,omitempty"`
+	// ExceptHosts are the rule's exceptHosts, none when left out.
+	ExceptHosts []string `json:"exceptHosts,omitempty"`
 }
 
 // RuleCreateOf is the body that adds r; a rule without a host sends none,
@@ -219,6 +228,10 @@ func RuleCreateOf(r *redirects.Rule) RuleCreate {
 	}
 	if r.MergeQuery {
 		j.MergeQuery = &r.MergeQuery
+	}
+	if len(r.ExceptHosts) > 0 {
+		// Sent only when set, as the host.
+		j.ExceptHosts = r.ExceptHosts
 	}
 	return j
 }
@@ -257,6 +270,7 @@ func (j *RuleCreate) Rule(projectID string) (r *redirects.Rule, missing string, 
 	if j.MergeQuery != nil {
 		r.MergeQuery = *j.MergeQuery
 	}
+	r.ExceptHosts = j.ExceptHosts
 	if j.MatchType != nil {
 		if r.MatchType, err = redirects.ParseMatchType(*j.MatchType); err != nil {
 			return nil, "", err
@@ -290,12 +304,16 @@ type RuleUpdate struct {
 	QueryAfterFragment *bool `json:"queryAfterFragment,omitempty"`
 	// MergeQuery, when given, changes the rule's mergeQuery option.
 	MergeQuery *bool `json:"mergeQuery,omitempty"`
+	// ExceptHosts, when given, changes the rule's exceptHosts; [] clears
+	// them.
+	ExceptHosts *[]string `json:"exceptHosts,omitempty"`
 }
 
 // RuleUpdateOf is the body of u.
 func RuleUpdateOf(u redirects.RuleUpdate) RuleUpdate {
 	j := RuleUpdate{Source: u.Source, Destination: u.Destination, StatusCode: u.StatusCode, Priority: u.Priority,
-		PreservePath: u.PreservePath, PreserveQuery: u.PreserveQuery, Host: u.Host, QueryAfterFragment: u.QueryAfterFragment, MergeQuery: u.MergeQuery}
+		PreservePath: u.PreservePath, PreserveQuery: u.PreserveQuery, Host: u.Host, QueryAfterFragment: u.QueryAfterFragment, MergeQuery: u.MergeQuery,
+		ExceptHosts: u.ExceptHosts}
 	if u.MatchType != nil {
 		mt := u.MatchType.String()
 		j.MatchType = &mt
@@ -310,7 +328,8 @@ func RuleUpdateOf(u redirects.RuleUpdate) RuleUpdate {
 // reads it with If-Match). Errors: EINVALID (the match type).
 func (j *RuleUpdate) Update() (redirects.RuleUpdate, error) {
 	u := redirects.RuleUpdate{Source: j.Source, Destination: j.Destination, StatusCode: j.StatusCode, Priority: j.Priority,
-		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host, QueryAfterFragment: j.QueryAfterFragment, MergeQuery: j.MergeQuery}
+		PreservePath: j.PreservePath, PreserveQuery: j.PreserveQuery, Host: j.Host, QueryAfterFragment: j.QueryAfterFragment, MergeQuery: j.MergeQuery,
+		ExceptHosts: j.ExceptHosts}
 	if j.MatchType != nil {
 		mt, err := redirects.ParseMatchType(*j.MatchType)
 		if err != nil {

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,10 @@ var xt0 = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 var xWords = []string{"docs", "Docs", "en", "fr", "guide", "a", "b", "v6", "v7", "42", "x.html", "café", "A"}
 
 var xRuleHosts = []string{"", "", "", "", "example.com", "*.example.com", "a.example.com", "bücher.example"}
+
+// xExceptHosts are exceptHosts entries: names the lookups use, a wildcard
+// over some, a name in another form than the lookup's.
+var xExceptHosts = []string{"example.com", "*.example.com", "a.example.com", "Bücher.Example", "other.org", "*.a.example.com"}
 var xLookupHosts = []string{"", "", "example.com", "A.Example.COM", "b.a.example.com:8443", "example.com.", "x.example.com", "xn--bcher-kva.example", "other.org"}
 var xConditions = []string{"p=123", "id=:qid", "flag", "empty=", "lang=en"}
 
@@ -91,6 +96,8 @@ var xRule = rapid.Custom(func(t *rapid.T) redirects.Rule {
 	}
 	if h := rapid.SampledFrom(xRuleHosts).Draw(t, "host"); h != "" {
 		r.Host, _ = pattern.HostKey(h)
+	} else if rapid.IntRange(0, 2).Draw(t, "except") == 0 {
+		r.ExceptHosts = xDrawExceptHosts(t)
 	}
 	var names []string
 	switch kind {
@@ -159,6 +166,26 @@ var xRule = rapid.Custom(func(t *rapid.T) redirects.Rule {
 	return r
 })
 
+// xDrawExceptHosts draws a rule's exceptHosts: one to three distinct
+// entries, as host keys.
+func xDrawExceptHosts(t *rapid.T) []string {
+	hs := rapid.SliceOfNDistinct(rapid.SampledFrom(xExceptHosts), 1, 3, func(s string) string { return s }).Draw(t, "exceptHosts")
+	for i, h := range hs {
+		hs[i], _ = pattern.RuleHost(h)
+	}
+	return hs
+}
+
+// withoutExceptHosts is rules without their exceptHosts: where the answer
+// differs, an excepted host made the difference.
+func withoutExceptHosts(rules []redirects.Rule) []redirects.Rule {
+	out := slices.Clone(rules)
+	for i := range out {
+		out[i].ExceptHosts = nil
+	}
+	return out
+}
+
 // xKey is a rule's key (docs/contract.md#keys): a deployment holds one
 // rule per key, so the generator drops the later of two that share one.
 func xKey(r redirects.Rule, st redirects.Settings) string {
@@ -196,6 +223,10 @@ var xProject = rapid.Custom(func(t *rapid.T) xProj {
 		switch rapid.IntRange(0, 2).Draw(t, "twist") {
 		case 0:
 			r.Host = map[bool]string{true: "", false: "example.com"}[r.Host != ""]
+			r.ExceptHosts = nil
+			if r.Host == "" && rapid.Bool().Draw(t, "twinExcept") {
+				r.ExceptHosts = xDrawExceptHosts(t)
+			}
 		case 1:
 			switch {
 			case hasQ:
@@ -312,6 +343,9 @@ func TestExtendedLookupMatchesModel(t *testing.T) {
 			if ok != wantOK {
 				t.Fatalf("settings %v, host %q, path %q: found=%v, the model found=%v (%+v)", st, host, wire, ok, wantOK, want)
 			}
+			if noExcept, neOK := rulemodel.LookupRules(withoutExceptHosts(rules), rulemodel.Of(st), host, wire); neOK != wantOK || noExcept.Rule != want.Rule {
+				seen["excepted"]++
+			}
 			if !ok {
 				seen["miss"]++
 				continue
@@ -347,6 +381,9 @@ func TestExtendedLookupMatchesModel(t *testing.T) {
 			if r.Host != "" {
 				seen["host"]++
 			}
+			if len(r.ExceptHosts) > 0 {
+				seen["exceptHosts"]++
+			}
 			if strings.Contains(r.Source, "?") {
 				seen["conditions"]++
 			}
@@ -365,7 +402,7 @@ func TestExtendedLookupMatchesModel(t *testing.T) {
 	// queryAfterFragment is logged, not required: a run of 100 draws
 	// answers a few lookups with it (TestLookupMatchesRuleModel, on fixed
 	// seeds, requires it).
-	for _, k := range []string{"exact", "starts_with", "pattern", "regex", "host", "conditions", "computed", "literal", "extended", "miss", "mergeQuery"} {
+	for _, k := range []string{"exact", "starts_with", "pattern", "regex", "host", "exceptHosts", "excepted", "conditions", "computed", "literal", "extended", "miss", "mergeQuery"} {
 		if seen[k] == 0 {
 			t.Errorf("no lookup was answered by %s: the generators stopped exercising it (%v)", k, seen)
 		}

@@ -23,13 +23,19 @@ import (
 // rules with the query before the fragment. Version 5 is version 4's
 // layout with one more flag, mergeQuery, written only when some rule has
 // it, so that a node older than the option refuses the version instead of
-// answering its rules with the request's query appended whole.
+// answering its rules with the request's query appended whole. Version 6
+// is version 5's layout with, after each rule's host, its exceptHosts: a
+// count and the host keys, written only when some rule has exceptHosts,
+// so that a node older than the field refuses the version instead of
+// answering the excepted hosts.
 const (
 	ruleEncodingVersion            = 1
 	ruleEncodingOptions            = 2
 	ruleEncodingPatterns           = 3
 	ruleEncodingQueryAfterFragment = 4
 	ruleEncodingMergeQuery         = 5
+	ruleEncodingExceptHosts        = 6
+	ruleEncodingNewest             = ruleEncodingExceptHosts
 	encPreservePath                = 1
 	encPreserveQuery               = 2
 	encQueryAfterFragment          = 4
@@ -43,12 +49,18 @@ func EncodeRules(rules []redirects.Rule) []byte {
 	size := 1 + binary.MaxVarintLen64
 	for i := range rules {
 		size += len(rules[i].Source) + len(rules[i].Destination) + len(rules[i].Host) + 6*binary.MaxVarintLen64 + 3
+		for _, h := range rules[i].ExceptHosts {
+			size += len(h) + binary.MaxVarintLen64
+		}
 	}
 	version := byte(ruleEncodingVersion)
 	for i := range rules {
-		if rules[i].MergeQuery {
-			version = ruleEncodingMergeQuery
+		if len(rules[i].ExceptHosts) > 0 {
+			version = ruleEncodingExceptHosts
 			break
+		}
+		if rules[i].MergeQuery {
+			version = max(version, ruleEncodingMergeQuery)
 		}
 		if rules[i].QueryAfterFragment {
 			version = max(version, ruleEncodingQueryAfterFragment)
@@ -94,6 +106,13 @@ func EncodeRules(rules []redirects.Rule) []byte {
 			b = binary.AppendUvarint(b, uint64(len(r.Host)))
 			b = append(b, r.Host...)
 		}
+		if version >= ruleEncodingExceptHosts {
+			b = binary.AppendUvarint(b, uint64(len(r.ExceptHosts)))
+			for _, h := range r.ExceptHosts {
+				b = binary.AppendUvarint(b, uint64(len(h)))
+				b = append(b, h...)
+			}
+		}
 	}
 	return b
 }
@@ -107,10 +126,10 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 		return nil, bad
 	}
 	version := b[0]
-	if version > ruleEncodingMergeQuery {
+	if version > ruleEncodingNewest {
 		return nil, redirects.Errorf(redirects.EINTERNAL,
 			"stored rule snapshot of project %s has encoding version %d, which a newer redirects wrote; this node reads versions 1 to %d: upgrade it to read this version",
-			projectID, version, ruleEncodingMergeQuery)
+			projectID, version, ruleEncodingNewest)
 	}
 	if version < ruleEncodingVersion {
 		return nil, bad
@@ -153,6 +172,15 @@ func DecodeRules(projectID string, b []byte) ([]redirects.Rule, error) {
 		}
 		if version >= ruleEncodingPatterns {
 			r.Host = d.str()
+		}
+		if version >= ruleEncodingExceptHosts {
+			k := d.uvarint()
+			if k > redirects.MaxExceptHosts {
+				return nil, bad
+			}
+			for range k {
+				r.ExceptHosts = append(r.ExceptHosts, d.str())
+			}
 		}
 		if d.err || r.MatchType > maxType {
 			return nil, bad

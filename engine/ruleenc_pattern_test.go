@@ -85,11 +85,11 @@ func TestEncodeRulesPatterns(t *testing.T) {
 // snapshot is corrupt.
 func TestDecodeRulesNewerVersion(t *testing.T) {
 	b := engine.EncodeRules(encodedRules())
-	b[0] = 6
+	b[0] = 7
 	_, err := engine.DecodeRules("prj_x", b)
 	if redirects.ErrorCode(err) != redirects.EINTERNAL || !strings.Contains(err.Error(), "newer redirects") ||
 		!strings.Contains(err.Error(), "upgrade") || strings.Contains(err.Error(), "corrupt") {
-		t.Fatalf("DecodeRules of format 6 = %v, want an error that says a newer redirects wrote it and to upgrade", err)
+		t.Fatalf("DecodeRules of format 7 = %v, want an error that says a newer redirects wrote it and to upgrade", err)
 	}
 }
 
@@ -312,4 +312,49 @@ func decodeV2(projectID string, b []byte) ([]redirects.Rule, error) {
 		return nil, bad
 	}
 	return rules, nil
+}
+
+// TestEncodeRulesExceptHosts: a version with an exceptHosts rule is
+// written in format 6 and reads back with every field; versions without it
+// keep their format; a format before 6 does not read the hosts, so it finds
+// bytes left and calls the snapshot corrupt.
+func TestEncodeRulesExceptHosts(t *testing.T) {
+	rules := encodedRules()
+	ex := redirects.Rule{ID: 8, ProjectID: "prj_x", MatchType: redirects.Exact, Source: "/", Destination: "https://example.com/",
+		StatusCode: 301, Priority: redirects.DefaultPriority, ExceptHosts: []string{"Example.com.", "*.bücher.example"},
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)}
+	if err := ex.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"example.com", "*.xn--bcher-kva.example"}; !reflect.DeepEqual(ex.ExceptHosts, want) {
+		t.Fatalf("exceptHosts stored as %q, want %q", ex.ExceptHosts, want)
+	}
+	for _, set := range [][]redirects.Rule{append(rules[:len(rules):len(rules)], ex), {ex}, {rules[5], ex}} {
+		b := engine.EncodeRules(set)
+		if b[0] != 6 {
+			t.Fatalf("format %d for an exceptHosts rule, want 6", b[0])
+		}
+		got, err := engine.DecodeRules("prj_x", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, set) {
+			t.Fatalf("round trip changed the rules:\n got %+v\nwant %+v", got, set)
+		}
+		for n := 1; n < len(b); n++ {
+			if _, err := engine.DecodeRules("prj_x", b[:n]); err == nil || !strings.Contains(err.Error(), "corrupt") {
+				t.Fatalf("DecodeRules of %d of %d bytes = %v, want corrupt", n, len(b), err)
+			}
+		}
+		for _, old := range []byte{3, 4, 5} {
+			b := append([]byte(nil), b...)
+			b[0] = old
+			if _, err := engine.DecodeRules("prj_x", b); err == nil || !strings.Contains(err.Error(), "corrupt") {
+				t.Fatalf("format %d with exceptHosts: %v, want corrupt", old, err)
+			}
+		}
+	}
+	if b := engine.EncodeRules(rules); b[0] != 3 {
+		t.Fatalf("format %d for pattern rules without exceptHosts, want 3", b[0])
+	}
 }

@@ -43,12 +43,12 @@ func TestSortRules(t *testing.T) {
 		slices.SortStableFunc(want, func(a, b redirects.Rule) int { return engine.CompareRules(&a, &b) })
 		got := slices.Clone(rules)
 		engine.SortRules(got)
-		if !slices.Equal(got, want) {
+		if !slices.EqualFunc(got, want, func(a, b redirects.Rule) bool { return a.Equal(&b) }) {
 			t.Fatalf("set %d: SortRules differs from a stable sort by CompareRules", n)
 		}
 		again := slices.Clone(got)
 		engine.SortRules(again)
-		if !slices.Equal(again, want) {
+		if !slices.EqualFunc(again, want, func(a, b redirects.Rule) bool { return a.Equal(&b) }) {
 			t.Fatalf("set %d: SortRules changed rules that were in order", n)
 		}
 		exact, prefix := engine.SortOrder(rules)
@@ -56,7 +56,7 @@ func TestSortRules(t *testing.T) {
 			t.Fatalf("set %d: SortOrder returned %d+%d positions for %d rules", n, len(exact), len(prefix), len(rules))
 		}
 		for i, p := range append(exact, prefix...) {
-			if rules[p] != want[i] {
+			if !rules[p].Equal(&want[i]) {
 				t.Fatalf("set %d: SortOrder puts rule %d at %d, want %+v", n, p, i, want[i])
 			}
 		}

@@ -39,7 +39,7 @@ func TestCompileDoesNotModifyRules(t *testing.T) {
 	before := append([]redirects.Rule(nil), rules...)
 	engine.Compile(rules)
 	for i := range rules {
-		if rules[i] != before[i] {
+		if !rules[i].Equal(&before[i]) {
 			t.Fatalf("Compile changed rule %d: %+v, was %+v", i, rules[i], before[i])
 		}
 	}

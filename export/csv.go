@@ -14,10 +14,10 @@ func (s *sorted) csv() []byte {
 	}
 	// The extended rules the four columns can carry: pattern and regex
 	// rows with their matchType, query conditions in the source; a rule
-	// with a host has no column for it and is left out (the deploy report
-	// declares it).
+	// with a host (or exceptHosts) has no column for it and is left out
+	// (the deploy report declares it).
 	for _, r := range s.extd {
-		if r.rule.Host == "" {
+		if r.rule.Host == "" && len(r.rule.ExceptHosts) == 0 {
 			b = appendCSVFields(b, r.src, r.dst, r.code, r.mt)
 			b = append(b, '\r', '\n')
 		}

@@ -151,8 +151,10 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 		return nil
 	}
 	hasHost := func(r *redirects.Rule) bool { return r.Host != "" }
+	hasExcept := func(r *redirects.Rule) bool { return len(r.ExceptHosts) > 0 }
 	if format == "csv" {
-		return []declaration{{"all", "a host", "left out, the file has no host column", hasHost, true}}
+		return []declaration{{"all", "a host", "left out, the file has no host column", hasHost, true},
+			{"all", "exceptHosts", "left out, the file has no exceptHosts column", hasExcept, true}}
 	}
 	every := func(*redirects.Rule) bool { return true }
 	conds := func(r *redirects.Rule) bool { return strings.IndexByte(r.Source, '?') >= 0 }
@@ -228,6 +230,8 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 		{"regex", "any source", literal, every, true},
 		{"exact", "a host", hosts, hasHost, true},
 		{"starts_with", "a host", hosts, hasHost, true},
+		{"exact", "exceptHosts", hosts, hasExcept, true},
+		{"starts_with", "exceptHosts", hosts, hasExcept, true},
 		{"exact", "query conditions", query, conds, true},
 		{"starts_with", "query conditions", query, conds, true},
 	}

@@ -298,6 +298,27 @@ func haproxyLiteralACLs(c chainRule, v chainVariant, set redirects.Settings) ([]
 		}
 		common = append(common, "{ var(txn.redirects_host) -m str "+w+" }")
 	}
+	// exceptHosts: none of the hosts, nor a subdomain of a wildcard's
+	// name (a missing host, which matches nothing, is answered).
+	var exact []string
+	for _, h := range c.r.ExceptHosts {
+		if suffix, ok := strings.CutPrefix(h, "*"); ok {
+			w, ok := word(suffix)
+			if !ok {
+				return nil, false
+			}
+			common = append(common, "!{ var(txn.redirects_host) -m end "+w+" }")
+			continue
+		}
+		w, ok := word(h)
+		if !ok {
+			return nil, false
+		}
+		exact = append(exact, w)
+	}
+	if len(exact) > 0 {
+		common = append(common, "!{ var(txn.redirects_host) -m str "+strings.Join(exact, " ")+" }")
+	}
 	if v.query {
 		common = append(common, "{ query -m len 1: }")
 	}

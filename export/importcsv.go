@@ -33,7 +33,7 @@ const (
 
 // csvColumns are the columns of an import file: the first four are
 // required, priority, id, the options and host optional.
-var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id", "preservePath", "preserveQuery", "host", "queryAfterFragment", "mergeQuery"}
+var csvColumns = []string{"source", "destination", "statusCode", "matchType", "priority", "id", "preservePath", "preserveQuery", "host", "queryAfterFragment", "mergeQuery", "exceptHosts"}
 
 // The indexes of csvColumns.
 const (
@@ -48,6 +48,7 @@ const (
 	colHost
 	colQueryAfterFragment
 	colMergeQuery
+	colExceptHosts
 	numColumns
 )
 
@@ -58,7 +59,7 @@ var columnNames = map[string]int{
 	"source": colSource, "destination": colDest, "statuscode": colStatus, "status": colStatus,
 	"matchtype": colMatch, "match": colMatch, "priority": colPriority, "id": colID,
 	"preservepath": colPreservePath, "preservequery": colPreserveQuery, "host": colHost,
-	"queryafterfragment": colQueryAfterFragment, "mergequery": colMergeQuery,
+	"queryafterfragment": colQueryAfterFragment, "mergequery": colMergeQuery, "excepthosts": colExceptHosts,
 }
 
 // matchNames maps a match type, folded by foldName, to the match type:
@@ -161,7 +162,7 @@ func LineErrors(bad []LineError) error {
 // ReadRules reads an import file: CSV (RFC 4180) whose header names the
 // columns source, destination, statusCode and matchType, and optionally
 // priority, id, preservePath, preserveQuery, host, queryAfterFragment and
-// mergeQuery, in any order. It
+// mergeQuery and exceptHosts (the hosts joined by spaces), in any order. It
 // accepts
 // the files that spreadsheets and other tools write:
 //
@@ -323,7 +324,7 @@ func ReadFile(ctx context.Context, in io.Reader, opts ReadOptions) (*File, error
 			return rec[index[c]]
 		}
 		rule := redirects.Rule{Source: field(colSource), Destination: field(colDest), Priority: redirects.DefaultPriority,
-			Host: field(colHost)}
+			Host: field(colHost), ExceptHosts: hostList(field(colExceptHosts))}
 		status := field(colStatus)
 		code, err := strconv.Atoi(status)
 		if err != nil {
@@ -756,6 +757,10 @@ const (
 	// mergeHeader follows queryAfterFragment's (or the host's, or the
 	// options') when a rule of the file has mergeQuery.
 	mergeHeader = ",mergeQuery"
+	// exceptHeader ends the header, after every other, when a rule of the
+	// file has exceptHosts: a cell holds them joined by a space, which no
+	// host key holds.
+	exceptHeader = ",exceptHosts"
 )
 
 // WriteCSV writes rules, in the order given, as an import file that ReadCSV
@@ -790,8 +795,9 @@ func WriteDraftCSV(w io.Writer, rules []redirects.Rule) error {
 
 // writeRules writes WriteCSV's file, or with withID WriteDraftCSV's.
 func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
-	options, hosts, qaf, merge := false, false, false, false
+	options, hosts, qaf, merge, except := false, false, false, false, false
 	for i := range rules {
+		except = except || len(rules[i].ExceptHosts) > 0
 		options = options || rules[i].PreservePath || rules[i].PreserveQuery
 		hosts = hosts || rules[i].Host != ""
 		qaf = qaf || rules[i].QueryAfterFragment
@@ -814,6 +820,9 @@ func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
 	}
 	if merge {
 		bw.WriteString(mergeHeader)
+	}
+	if except {
+		bw.WriteString(exceptHeader)
 	}
 	bw.WriteString("\r\n")
 	var b []byte
@@ -843,6 +852,10 @@ func writeRules(w io.Writer, rules []redirects.Rule, withID bool) error {
 		if merge {
 			b = append(b, ',')
 			b = strconv.AppendBool(b, r.MergeQuery)
+		}
+		if except {
+			b = append(b, ',')
+			b = appendCSVField(b, strings.Join(r.ExceptHosts, " "))
 		}
 		b = append(b, '\r', '\n')
 		if _, err := bw.Write(b); err != nil {

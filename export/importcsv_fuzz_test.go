@@ -72,7 +72,7 @@ func FuzzReadFile(f *testing.F) {
 			t.Fatalf("the rules written back read as %d rules and %v (%v); want the %d", len(again.Rules), again.Bad, err, len(file.Rules))
 		}
 		for i := range again.Rules {
-			if again.Rules[i] != file.Rules[i] {
+			if !again.Rules[i].Equal(&file.Rules[i]) {
 				t.Fatalf("rule %d reads back as %+v; want %+v", i, again.Rules[i], file.Rules[i])
 			}
 		}

@@ -178,7 +178,7 @@ func TestReadRulesOptions(t *testing.T) {
 		t.Fatalf("read %d rules, want %d: %+v", len(rules), len(want), rules)
 	}
 	for i := range want {
-		if rules[i] != want[i] || lines[i] != i+2 {
+		if !rules[i].Equal(&want[i]) || lines[i] != i+2 {
 			t.Errorf("rule %d = %+v on line %d, want %+v on line %d", i, rules[i], lines[i], want[i], i+2)
 		}
 	}
@@ -218,7 +218,7 @@ func TestReadRulesOptions(t *testing.T) {
 	four := "source,destination,statusCode,matchType\n/a,/b,302,exact\n"
 	rules, _, bad, err = export.ReadRules(strings.NewReader(four), export.ReadOptions{})
 	if err != nil || bad != nil || len(rules) != 1 ||
-		rules[0] != (redirects.Rule{Source: "/a", Destination: "/b", StatusCode: 302, MatchType: redirects.Exact, Priority: 100}) {
+		!rules[0].Equal(&redirects.Rule{Source: "/a", Destination: "/b", StatusCode: 302, MatchType: redirects.Exact, Priority: 100}) {
 		t.Fatalf("four-column file: %+v %+v %v", rules, bad, err)
 	}
 }

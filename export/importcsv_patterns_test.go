@@ -45,7 +45,7 @@ func validRules(t *rapid.T) []redirects.Rule {
 func sameFileRule(a, b redirects.Rule) bool {
 	return a.Source == b.Source && a.Destination == b.Destination && a.StatusCode == b.StatusCode && a.MatchType == b.MatchType &&
 		a.Priority == b.Priority && a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery && a.Host == b.Host &&
-		a.QueryAfterFragment == b.QueryAfterFragment && a.MergeQuery == b.MergeQuery
+		a.QueryAfterFragment == b.QueryAfterFragment && a.MergeQuery == b.MergeQuery && slices.Equal(a.ExceptHosts, b.ExceptHosts)
 }
 
 // TestDraftCSVRoundTripAnyKind: random rules of every kind, host, query
@@ -73,10 +73,12 @@ func TestDraftCSVRoundTripAnyKind(t *testing.T) {
 			header, _, _ := strings.Cut(buf.String(), "\r\n")
 			qaf := slices.ContainsFunc(rules, func(r redirects.Rule) bool { return r.QueryAfterFragment })
 			mq := slices.ContainsFunc(rules, func(r redirects.Rule) bool { return r.MergeQuery })
-			h, hasMQ := strings.CutSuffix(header, ",mergeQuery")
+			except := slices.ContainsFunc(rules, func(r redirects.Rule) bool { return len(r.ExceptHosts) > 0 })
+			h, hasExcept := strings.CutSuffix(header, ",exceptHosts")
+			h, hasMQ := strings.CutSuffix(h, ",mergeQuery")
 			h, hasQAF := strings.CutSuffix(h, ",queryAfterFragment")
-			if strings.HasSuffix(h, ",host") != hosts || hasQAF != qaf || hasMQ != mq {
-				t.Fatalf("header %q with hosts %t, queryAfterFragment %t, mergeQuery %t", header, hosts, qaf, mq)
+			if strings.HasSuffix(h, ",host") != hosts || hasQAF != qaf || hasMQ != mq || hasExcept != except {
+				t.Fatalf("header %q with hosts %t, queryAfterFragment %t, mergeQuery %t, exceptHosts %t", header, hosts, qaf, mq, except)
 			}
 			got, _, err := export.ReadCSV(bytes.NewReader(buf.Bytes()))
 			if err != nil {

@@ -110,7 +110,7 @@ func TestReadRulesQuirks(t *testing.T) {
 			continue
 		}
 		for i := range w {
-			if rules[i] != w[i] {
+			if !rules[i].Equal(&w[i]) {
 				t.Errorf("%s: rule %d = %+v, want %+v", name, i, rules[i], w[i])
 			}
 		}
@@ -248,7 +248,7 @@ func TestReadRulesLongLines(t *testing.T) {
 	}
 	// The bad column's excerpt names its column.
 	_, _, bad, _ := export.ReadRules(strings.NewReader("source,destination,statusCode,matchType,"+strings.Repeat("n", 500)+"\n"), export.ReadOptions{})
-	if len(bad) != 1 || !strings.HasSuffix(bad[0].Message, "…\" (500 bytes) is not one of source, destination, statusCode, matchType, priority, id, preservePath, preserveQuery, host, queryAfterFragment, mergeQuery: it is column 5)") {
+	if len(bad) != 1 || !strings.HasSuffix(bad[0].Message, "…\" (500 bytes) is not one of source, destination, statusCode, matchType, priority, id, preservePath, preserveQuery, host, queryAfterFragment, mergeQuery, exceptHosts: it is column 5)") {
 		t.Errorf("a bad column: %+v", bad)
 	}
 }

@@ -230,7 +230,7 @@ func chainVariants(c chainRule, set redirects.Settings) []chainVariant {
 	out := make([]chainVariant, 0, len(vs))
 	for _, v := range vs {
 		b := []byte{'^'}
-		b = appendHostPattern(b, c.v.Host)
+		b = appendHostPattern(b, c.v.Host, c.r.ExceptHosts)
 		b = append(b, ' ')
 		b = appendPathPattern(b, c, set, names, v.rest)
 		b = appendQueryPattern(b, c.v.Conds, names, v.query)
@@ -295,9 +295,20 @@ func appendChainRule(b []byte, c chainRule, set redirects.Settings) []byte {
 }
 
 // appendHostPattern matches $host (lower-cased, without port or trailing
-// dot) against a rule's host key: any host, one host, or any subdomain.
-func appendHostPattern(b []byte, host string) []byte {
+// dot) against a rule's host key: any host, one host, or any subdomain;
+// any host but those of except (a rule's exceptHosts), which a negative
+// lookahead leaves out: the host, then the space before the path.
+func appendHostPattern(b []byte, host string, except []string) []byte {
 	switch {
+	case host == "" && len(except) > 0:
+		b = append(b, "(?!(?:"...)
+		for i, e := range except {
+			if i > 0 {
+				b = append(b, '|')
+			}
+			b = appendHostPattern(b, e, nil)
+		}
+		return append(b, ") )[^ ]*"...)
 	case host == "":
 		return append(b, "[^ ]*"...)
 	case strings.HasPrefix(host, "*."):

@@ -276,6 +276,8 @@ func declaredRules(t *testing.T, format string, body []byte, rules []redirects.R
 			match = func(*redirects.Rule) bool { return true }
 		case cond == "a host":
 			match = func(r *redirects.Rule) bool { return r.Host != "" }
+		case cond == "exceptHosts":
+			match = func(r *redirects.Rule) bool { return len(r.ExceptHosts) > 0 }
 		case cond == "query conditions":
 			match = func(r *redirects.Rule) bool { return strings.Contains(r.Source, "?") }
 		case cond == "a large RE2 expression":
@@ -322,7 +324,7 @@ func declaredMerge(declared map[*redirects.Rule]bool, r *redirects.Rule) bool {
 // rules, which compareOptions leaves out of the rules it holds (it holds a
 // file against the API of the literal rules alone).
 func extendedDeclaration(mt, cond string) bool {
-	return mt == "pattern" || mt == "regex" || cond == "a host" || cond == "query conditions"
+	return mt == "pattern" || mt == "regex" || cond == "a host" || cond == "exceptHosts" || cond == "query conditions"
 }
 
 // compareOptions sends every path to every case and holds each answer

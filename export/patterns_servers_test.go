@@ -170,8 +170,15 @@ func patternRules(rng *rand.Rand, literal []redirects.Rule, n int) []redirects.R
 				names = append(names, "qid")
 			}
 		}
-		if rng.IntN(3) == 0 || r.MatchType.Literal() && !strings.Contains(r.Source, "?") {
+		if rng.IntN(3) == 0 || r.MatchType.Literal() && !strings.Contains(r.Source, "?") && rng.IntN(3) > 0 {
 			r.Host = patternHosts[rng.IntN(len(patternHosts))]
+		} else if rng.IntN(3) == 0 || r.MatchType.Literal() && !strings.Contains(r.Source, "?") {
+			// A literal rule without a host nor conditions is extended by
+			// its exceptHosts.
+			r.ExceptHosts = []string{patternHosts[rng.IntN(len(patternHosts))]}
+			if h := patternHosts[rng.IntN(len(patternHosts))]; h != r.ExceptHosts[0] {
+				r.ExceptHosts = append(r.ExceptHosts, h)
+			}
 		}
 		if r.StatusCode != redirects.StatusGone {
 			r.Destination = patternDestination(rng, r.MatchType, names)
@@ -184,6 +191,13 @@ func patternRules(rng *rand.Rand, literal []redirects.Rule, n int) []redirects.R
 		}
 		key := r.MatchType.String() + " " + r.Host + " " + r.Source
 		if seen[key] {
+			continue
+		}
+		if len(r.ExceptHosts) > 0 && r.MatchType.Literal() && !strings.Contains(r.Source, "?") && slices.ContainsFunc(literal, func(l redirects.Rule) bool {
+			// exceptHosts is not part of a rule's key: this rule would
+			// clash with a literal one (under any settings).
+			return l.MatchType == r.MatchType && strings.EqualFold(strings.TrimSuffix(l.Source, "/"), strings.TrimSuffix(r.Source, "/"))
+		}) {
 			continue
 		}
 		if _, err := pattern.Compile([]pattern.Rule{r.PatternRule()}, pattern.Settings{}); err != nil {
@@ -487,7 +501,7 @@ func patternRequests(rng *rand.Rand, rules []redirects.Rule, literalPaths []stri
 }
 
 // tallyKinds are the kinds of extended rule a test must prove.
-var tallyKinds = []string{"pattern", "constraint", "regex", "host", "query conditions"}
+var tallyKinds = []string{"pattern", "constraint", "regex", "host", "query conditions", "exceptHosts", "excepted"}
 
 // checkTally fails a test in which some kind of extended rule answered no
 // request as the lookup API over its four projects: it proved nothing
@@ -597,6 +611,17 @@ func comparePatternsWith(t *testing.T, tally map[string]int, format string, set 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The rules without their exceptHosts: where they answer otherwise, an
+	// excepted host made the difference (the tally's "excepted").
+	noExcept := make([]pattern.Rule, len(rules))
+	for i := range rules {
+		noExcept[i] = rules[i].PatternRule()
+		noExcept[i].ExceptHosts = nil
+	}
+	noExceptSet, err := pattern.Compile(noExcept, set.PatternSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
 	client := &http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true, ResponseHeaderTimeout: time.Minute}
 	defer client.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -635,6 +660,12 @@ func comparePatternsWith(t *testing.T, tally map[string]int, format string, set 
 				kinds[extendedKind(&rules[w])]++
 			} else if w >= 0 && spec {
 				kinds["literal"]++
+			}
+			if w >= 0 && len(rules[w].ExceptHosts) > 0 {
+				kinds["exceptHosts"]++
+			}
+			if _, w2 := apiAnswer(t, noExceptSet, rules, model, host, q.path); w2 != w {
+				kinds["excepted"]++
 			}
 			continue
 		}

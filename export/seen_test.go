@@ -63,7 +63,7 @@ func TestHeldRulesRoundTrip(t *testing.T) {
 		}
 		for i := range want {
 			got := h.at(int32(i))
-			if got.rule() != want[i] || int(got.line) != i+2 {
+			if g, w := got.rule(), want[i]; !g.Equal(&w) || int(got.line) != i+2 {
 				t.Fatalf("rule %d: got %+v line %d, want %+v line %d", i, got.rule(), got.line, want[i], i+2)
 			}
 		}

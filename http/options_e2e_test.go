@@ -32,7 +32,7 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 			s := f.open(engine)
 			client := &nethttp.Client{}
 			rng := rand.New(rand.NewPCG(26, uint64(len(engine))))
-			asked, matched, merged := 0, 0, 0
+			asked, matched, merged, excepted := 0, 0, 0, 0
 			for round := 0; round < 12; round++ {
 				settings, rules := rulemodel.Project(rng, 1+rng.IntN(40))
 				// queryAfterFragment from draws of its own, so that the
@@ -43,6 +43,13 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 				merge := round%2 == 1
 				if merge {
 					rulemodel.WithMergeQuery(rand.New(rand.NewPCG(uint64(round), 37)), rules)
+				}
+				// exceptHosts and the lookups' hosts likewise.
+				hostRng := rand.New(rand.NewPCG(uint64(round), 43))
+				for i := range rules {
+					if hostRng.IntN(4) == 0 {
+						rules[i].ExceptHosts = [][]string{{"example.com"}, {"*.example.org", "example.net"}}[hostRng.IntN(2)]
+					}
 				}
 				_, err := f.db.SetProjectSettings(f.ctx, f.project.ID, redirects.Settings{})
 				f.ok(err)
@@ -60,8 +67,15 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 					paths = append(paths, rulemodel.MergePaths(rand.New(rand.NewPCG(uint64(round), 41)), stored, 80)...)
 				}
 				for _, wire := range paths {
+					host := []string{"", "example.com", "a.example.org", "example.net", "other.example"}[hostRng.IntN(5)]
 					want, wok := rulemodel.Lookup(stored, rulemodel.Of(settings), wire)
-					u := fmt.Sprintf("http://%s/v1/lookup?project=%s&version=%d&path=%s", s.Addr(), f.project.ID, version, url.QueryEscape(wire))
+					if a, ok := rulemodel.LookupRules(stored, rulemodel.Of(settings), host, wire); ok != wok || ok && a.Rule != want.Rule {
+						// An excepted host: the model of every kind says
+						// which rule answers instead.
+						excepted++
+						want, wok = a, ok
+					}
+					u := fmt.Sprintf("http://%s/v1/lookup?project=%s&version=%d&path=%s&host=%s", s.Addr(), f.project.ID, version, url.QueryEscape(wire), url.QueryEscape(host))
 					req, _ := nethttp.NewRequest("GET", u, nil)
 					req.Header.Set("X-API-Key", f.secret)
 					resp, err := client.Do(req)
@@ -99,6 +113,9 @@ func TestLookupOptionsOverHTTP(t *testing.T) {
 			}
 			if matched < asked/3 {
 				t.Fatalf("only %d of %d lookups matched: the generator does not exercise the rules", matched, asked)
+			}
+			if excepted == 0 {
+				t.Fatalf("no lookup was on a host a rule's exceptHosts leaves out: the generator does not exercise them")
 			}
 		})
 	}

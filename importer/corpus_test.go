@@ -60,7 +60,6 @@ const (
 )
 
 var corpusFileFloors = map[string]float64{
-	"nginx/h5bp.example.com.conf": 0,
 }
 
 type corpusFile struct {
@@ -1017,14 +1016,24 @@ func askNginx(t *testing.T, rs []*corpusRun) {
 			}
 		}
 		// A server block's rules answer its names only (docs/migrate.md):
-		// a file whose servers have names is asked on them, not on
-		// another host, which nginx's first server would answer.
+		// a file whose servers have names is asked on them, and (a sample
+		// of its paths) on a host no server names and without a host,
+		// which nginx's default server answers.
 		if len(hosts) > 0 {
 			var on []corpusAsk
 			seen := map[corpusAsk]bool{}
+			others := 0
 			for _, a := range r.asks {
-				for _, h := range hosts {
-					if b := (corpusAsk{Host: h, Wire: a.Wire}); a.Host == "127.0.0.1" && !seen[b] {
+				if a.Host != "127.0.0.1" {
+					continue
+				}
+				names := hosts
+				if others < corpusOtherHostAsks {
+					others++
+					names = append(slices.Clip(hosts), "undeclared.example", "")
+				}
+				for _, h := range names {
+					if b := (corpusAsk{Host: h, Wire: a.Wire}); !seen[b] {
 						seen[b] = true
 						on = append(on, b)
 					}
@@ -1045,6 +1054,10 @@ func askNginx(t *testing.T, rs []*corpusRun) {
 		}
 	}
 }
+
+// corpusOtherHostAsks is how many paths of an nginx file whose servers
+// have names are also asked on a host none names and without a host.
+const corpusOtherHostAsks = 40
 
 // askRetry asks a real server as askHost does, with the request written
 // as is, and tries again (up to five times) when the connection fails: a
@@ -1074,7 +1087,12 @@ func askRetryTLS(t *testing.T, port int, host, wire string, useTLS bool) (int, s
 			c = tls.Client(c, &tls.Config{ServerName: host, InsecureSkipVerify: true})
 		}
 		c.SetDeadline(time.Now().Add(10 * time.Second))
-		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", wire, host)
+		if host == "" {
+			// Without a host: HTTP/1.0, which needs no Host header.
+			fmt.Fprintf(c, "GET %s HTTP/1.0\r\n\r\n", wire)
+		} else {
+			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", wire, host)
+		}
 		var resp *http.Response
 		resp, err = http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {

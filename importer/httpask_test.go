@@ -32,7 +32,12 @@ func askHost(t *testing.T, port int, host, wire string) (int, string) {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", wire, host)
+	if host == "" {
+		// Without a host: HTTP/1.0, which needs no Host header.
+		fmt.Fprintf(c, "GET %s HTTP/1.0\r\n\r\n", wire)
+	} else {
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", wire, host)
+	}
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatalf("GET %s: %v", wire, err)

@@ -29,7 +29,7 @@ func lookupImported(t *testing.T, res *Result, set redirects.Settings, host, wir
 	m, ok := snap.LookupHost(host, wire)
 	prs := make([]rulemodel.PatternRule, len(res.Rules))
 	for i, r := range res.Rules {
-		prs[i] = rulemodel.PatternRule{ID: int64(i + 1), Kind: r.MatchType.String(), Host: r.Host, Source: r.Source,
+		prs[i] = rulemodel.PatternRule{ID: int64(i + 1), Kind: r.MatchType.String(), Host: r.Host, ExceptHosts: r.ExceptHosts, Source: r.Source,
 			Destination: r.Destination, Priority: r.Priority}
 	}
 	ma, mok := rulemodel.LookupPatterns(prs, rulemodel.Settings{CaseInsensitive: set.CaseInsensitive, IgnoreTrailingSlash: set.IgnoreTrailingSlash}, host, wire)

@@ -335,6 +335,11 @@ type Sink struct {
 	defaultsWhy string
 	// notes are the first notes of lines, shared by text (addNote).
 	notes map[string][]string
+	// siteHosts are hosts the file's site answers on that its rules name
+	// neither as a host nor as exceptHosts (nginx's default server block's
+	// own names, its rules answering every host): the hosts suggestion
+	// names them too.
+	siteHosts []string
 	// passes are lines of a first-match file that answer on their platform
 	// without a redirect (a rewrite, a proxy, a custom 404 page): a later
 	// line that matches their paths answers them here (handOffs).
@@ -674,7 +679,7 @@ func (h *heldRules) set(i int, r redirects.Rule) {
 	if r.PreserveQuery {
 		c.flags |= heldPreserveQuery
 	}
-	if c.flags&heldOdd == 0 && c.rule() != r {
+	if got := c.rule(); c.flags&heldOdd == 0 && !got.Equal(&r) {
 		// A field c does not hold (a host, any field added to Rule
 		// since), or a value that does not fit.
 		c.flags |= heldOdd
@@ -1193,7 +1198,7 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		res.Suggest = &Suggestion{Settings: d, CaseSensitive: d.CaseSensitive(), TrailingSlash: d.TrailingSlash(),
 			Why: suggestWhy(f, o.Settings)}
 	}
-	res.SuggestHosts = suggestHosts(res.Rules, o.Hosts)
+	res.SuggestHosts = suggestHosts(res.Rules, sink.siteHosts, o.Hosts)
 	return nil
 }
 
@@ -1218,35 +1223,53 @@ func hostsWord(n int) string {
 	return fmt.Sprintf("%d hosts", n)
 }
 
-// suggestHosts names the hosts rules are scoped to that declared lacks, or
-// returns nil when there are none.
-func suggestHosts(rules []redirects.Rule, declared []string) *HostSuggestion {
+// suggestHosts names the hosts rules are scoped to, those a host-less
+// rule's exceptHosts name (hosts the file's site answers on with other
+// rules: nginx's other server blocks) and the site's own hosts site, that
+// declared lacks, or returns nil when there are none.
+func suggestHosts(rules []redirects.Rule, site, declared []string) *HostSuggestion {
 	seen := map[string]bool{}
 	for _, h := range declared {
 		seen[strings.ToLower(h)] = true
 	}
 	var hosts []string
-	more := false
-	for i := range rules {
-		h := rules[i].Host
-		if h == "" || seen[h] || strings.HasPrefix(h, "*.") {
-			continue
+	more, excepted := false, false
+	for i := range len(rules) + 1 {
+		var names []string
+		if i < len(rules) {
+			names = append([]string{rules[i].Host}, rules[i].ExceptHosts...)
+		} else {
+			// The site's own hosts last, after every rule's.
+			names = append([]string{""}, site...)
 		}
-		if len(hosts) == redirects.MaxProjectHosts {
-			more = true
+		for k, h := range names {
+			if h == "" || seen[h] || strings.HasPrefix(h, "*.") {
+				continue
+			}
+			if len(hosts) == redirects.MaxProjectHosts {
+				more = true
+				break
+			}
+			if _, err := redirects.NormalizeHosts([]string{h}); err != nil {
+				continue
+			}
+			seen[h] = true
+			hosts = append(hosts, h)
+			excepted = excepted || k > 0 && i < len(rules)
+		}
+		if more {
 			break
 		}
-		if _, err := redirects.NormalizeHosts([]string{h}); err != nil {
-			continue
-		}
-		seen[h] = true
-		hosts = append(hosts, h)
 	}
 	if len(hosts) == 0 {
 		return nil
 	}
 	s := &HostSuggestion{Hosts: hosts, Declare: []string{}}
-	what := fmt.Sprintf("the file's rules answer on %s the project does not declare (%s)", hostsWord(len(hosts)), strings.Join(hosts, ", "))
+	verb := "answer on"
+	if excepted {
+		verb = "answer on or leave to other rules"
+	}
+	what := fmt.Sprintf("the file's rules %s %s the project does not declare (%s)", verb, hostsWord(len(hosts)), strings.Join(hosts, ", "))
 	if more {
 		what = fmt.Sprintf("the file's rules answer on more than %d hosts the project does not declare (the first: %s)", redirects.MaxProjectHosts, strings.Join(hosts, ", "))
 	}

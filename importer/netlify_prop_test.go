@@ -592,7 +592,7 @@ func engineAnswer(t *testing.T, res *Result, set redirects.Settings, host, wire 
 		}
 		prs := make([]rulemodel.PatternRule, len(res.Rules))
 		for i, r := range res.Rules {
-			prs[i] = rulemodel.PatternRule{Kind: r.MatchType.String(), Host: r.Host, Source: r.Source, Destination: r.Destination, Priority: r.Priority, ID: int64(i + 1)}
+			prs[i] = rulemodel.PatternRule{Kind: r.MatchType.String(), Host: r.Host, ExceptHosts: r.ExceptHosts, Source: r.Source, Destination: r.Destination, Priority: r.Priority, ID: int64(i + 1)}
 		}
 		c.res, c.set, c.snap, c.prs = res, set, snap, prs
 	}

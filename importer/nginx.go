@@ -300,6 +300,28 @@ type nginxReader struct {
 	// pending are the uses of maps defined further down: variable ->
 	// the line and status of the if's return.
 	pending map[string][2]int
+	// serverReturns are the lines of the returns in server blocks, noted
+	// once the file is read (noteServerReturns).
+	serverReturns []int
+}
+
+// noteServerReturns notes each return of a server block: it redirects
+// every path of the server, whatever port or scheme the server listens on,
+// unless every server block of the file listens with ssl only and on the
+// same ports, where the edge, behind TLS, answers what the file's servers
+// answer.
+func (r *nginxReader) noteServerReturns() {
+	uniform := len(r.spans) > 0
+	for _, sv := range r.spans {
+		if !sv.ssl || sv.plain || !slices.Equal(sv.portsOf(), r.spans[0].portsOf()) {
+			uniform = false
+		}
+	}
+	for _, line := range r.serverReturns {
+		if !uniform {
+			r.sink.Note(line, "a return in the server block redirects every path of the server: read as starts_with /, whatever port or scheme the server listens on")
+		}
+	}
 }
 
 func readNginx(in io.Reader, o *Options, sink *Sink) error {
@@ -364,6 +386,7 @@ func readNginx(in io.Reader, o *Options, sink *Sink) error {
 		sink.Bad(b.line, "the %s block is not closed", b.kind)
 	}
 	r.scopeHosts()
+	r.noteServerReturns()
 	r.finishMaps()
 	return nil
 }
@@ -548,6 +571,70 @@ type nginxServer struct {
 	dflt             bool
 	// ssl and plain: whether the server listens with ssl, and without.
 	ssl, plain bool
+	// ports are the ports it listens on (listenPort), "80" without a
+	// listen directive.
+	ports []string
+}
+
+// listenPort is the port of a listen directive's address, by which two
+// server blocks share a listen: "443" of "[::]:443", "443" and
+// "127.0.0.1:443"; "80" of an address without a port; a unix socket as
+// written.
+func listenPort(addr string) string {
+	if strings.HasPrefix(addr, "unix:") {
+		return addr
+	}
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 && !strings.HasSuffix(addr, "]") {
+		return addr[i+1:]
+	}
+	if addr != "" && strings.Trim(addr, "0123456789") == "" {
+		return addr
+	}
+	return "80"
+}
+
+// portsOf is sv's ports, "80" when it has no listen directive.
+func (sv *nginxServer) portsOf() []string {
+	if len(sv.ports) == 0 {
+		return []string{"80"}
+	}
+	return sv.ports
+}
+
+// defaultExcept returns the hosts the default server block d answers no
+// request for, as a rule's exceptHosts (docs/contract.md#hosts): the names
+// of every other server block that shares a port with it, or why they
+// cannot be (a name that is not a host or a leading wildcard, a block
+// without a name, which takes the requests without a host, one of d's own
+// names another block's wildcard covers, more than MaxExceptHosts).
+func (r *nginxReader) defaultExcept(d int, own []string) ([]string, string) {
+	var except []string
+	for k := range r.spans {
+		sv := &r.spans[k]
+		if k == d || !slices.ContainsFunc(sv.portsOf(), func(p string) bool { return slices.Contains(r.spans[d].portsOf(), p) }) {
+			continue
+		}
+		hosts, why := serverHosts(sv.names)
+		if why != "" {
+			return nil, fmt.Sprintf("server block %d (line %d): %s", k+1, sv.line, why)
+		}
+		for _, h := range hosts {
+			if !slices.Contains(except, h) && !slices.Contains(own, h) {
+				except = append(except, h)
+			}
+		}
+	}
+	for _, o := range own {
+		for _, e := range except {
+			if w, ok := strings.CutPrefix(e, "*"); ok && strings.HasSuffix(o, w) && o != e {
+				return nil, fmt.Sprintf("its name %s is a subdomain of another block's %s", o, e)
+			}
+		}
+	}
+	if len(except) > redirects.MaxExceptHosts {
+		return nil, fmt.Sprintf("the other server blocks name %d hosts, more than a rule's exceptHosts holds (%d)", len(except), redirects.MaxExceptHosts)
+	}
+	return except, ""
 }
 
 // serverHosts returns the host keys of a server block's names (a
@@ -613,7 +700,18 @@ func (r *nginxReader) scopeHosts() {
 		for i := sv.start; i < sv.end; i++ {
 			rule, line := r.sink.rule(i), r.sink.line(i)
 			if sv.dflt {
-				r.sink.Note(line, "in the default server block (line %d): nginx also answers the hosts no server block names with it; here only %s", sv.line, strings.Join(hosts, ", "))
+				except, why := r.defaultExcept(k, hosts)
+				if why == "" {
+					// nginx answers with it every host no other block
+					// names, and requests without a host.
+					rule.Host, rule.ExceptHosts = "", except
+					r.sink.setRule(i, rule)
+					if i == sv.start {
+						r.sink.siteHosts = append(r.sink.siteHosts, hosts...)
+					}
+					continue
+				}
+				r.sink.Note(line, "in the default server block (line %d): nginx also answers the hosts no server block names with it; here only %s (%s)", sv.line, strings.Join(hosts, ", "), why)
 			}
 			rule.Host = hosts[0]
 			r.sink.setRule(i, rule)
@@ -654,6 +752,9 @@ func (r *nginxReader) directive(w []nginxToken, raw string) {
 		if t != nil && t.kind == "server" && len(r.spans) > 0 {
 			sv := &r.spans[len(r.spans)-1]
 			ssl := false
+			if len(w) > 1 {
+				sv.ports = append(sv.ports, listenPort(w[1].text))
+			}
 			for _, n := range w[1:] {
 				if n.text == "default_server" || n.text == "default" {
 					sv.dflt = true
@@ -845,7 +946,7 @@ func (r *nginxReader) retServer(line, code int, url string) {
 	if code == 410 {
 		pp, pq = false, false
 	}
-	r.sink.Note(line, "a return in the server block redirects every path of the server: read as starts_with /, whatever port or scheme the server listens on")
+	r.serverReturns = append(r.serverReturns, line)
 	rule := redirects.Rule{Source: "/", MatchType: redirects.StartsWith, Destination: dst, StatusCode: code, PreservePath: pp, PreserveQuery: pq, Priority: r.nextRank()}
 	r.returnFragment(line, &rule, pp)
 	r.record(line, rule, true, "")

@@ -2,7 +2,9 @@ package importer
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,5 +86,105 @@ func TestNginxServerNamesAgainstNginx(t *testing.T) {
 	}
 	if answered < 20 {
 		t.Errorf("only %d of %d requests redirected: the sample does not exercise the rules", answered, compared)
+	}
+}
+
+// TestNginxDefaultServerExceptHosts: the default server block of a file of
+// several (the first, or listen ... default_server) answers every host the
+// other blocks do not name, and requests without a host: its rules are
+// host-less with exceptHosts, and answer as real nginx does on its names,
+// the other blocks' names (a wildcard's subdomains too), a host no block
+// names and no host. A block with a regular-expression name keeps the
+// default server's rules on its names, changed.
+func TestNginxDefaultServerExceptHosts(t *testing.T) {
+	bin := servertest.LookPath(t, "nginx")
+	for _, c := range []struct {
+		name   string
+		parts  []string
+		except []string
+	}{
+		{"first", []string{
+			"server_name www.example.com;\nlocation / { return 301 https://example.com$request_uri; }\n",
+			"server_name example.com;\nabsolute_redirect off;\nlocation = /x { return 302 /ex; }\n",
+			"server_name .b.example;\nabsolute_redirect off;\nlocation /old/ { return 301 /b-new/; }\n",
+		}, []string{"example.com", "b.example", "*.b.example"}},
+		{"default_server", []string{
+			"server_name a.example;\nabsolute_redirect off;\nlocation = /x { return 301 /ax; }\n",
+			"listen 127.0.0.1:PORT default_server;\nserver_name d.example;\nabsolute_redirect off;\nlocation /old/ { return 308 /d-new/; }\nlocation = /x { return 302 /dx; }\n",
+		}, []string{"a.example"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			port := servertest.FreePort(t)
+			var file strings.Builder
+			parts := make([]string, len(c.parts))
+			for i, p := range c.parts {
+				parts[i] = strings.ReplaceAll(p, "PORT", fmt.Sprint(port))
+				if strings.Contains(p, "listen") {
+					// NginxConf writes the listen of every block; this
+					// block's own is the default_server one.
+					parts[i] = strings.Replace(parts[i], "listen 127.0.0.1:"+fmt.Sprint(port)+" default_server;\n", "", 1)
+					file.WriteString("server {\n    listen 80 default_server;\n" + parts[i] + "}\n")
+					continue
+				}
+				file.WriteString("server {\n    listen 80;\n" + parts[i] + "}\n")
+			}
+			res, err := Read(context.Background(), strings.NewReader(file.String()), "nginx", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Changed != 0 || res.Skipped != 0 {
+				t.Fatalf("%d changed, %d skipped, want every line as is: %+v", res.Changed, res.Skipped, res.Lines)
+			}
+			n := 0
+			for _, r := range res.Rules {
+				if r.Host == "" {
+					n++
+					if !slices.Equal(r.ExceptHosts, c.except) {
+						t.Errorf("the default server's rule %s: exceptHosts %q, want %q", r.Source, r.ExceptHosts, c.except)
+					}
+				}
+			}
+			if n == 0 {
+				t.Fatalf("no host-less rule: %+v", res.Rules)
+			}
+			dir := t.TempDir()
+			conf := filepath.Join(dir, "nginx.conf")
+			ports := make([]int, len(parts))
+			for i := range ports {
+				ports[i] = port
+			}
+			cfg := servertest.NginxConf(dir, "", parts, ports)
+			if c.name == "default_server" {
+				// The second block's listen is the default one.
+				cfg = strings.Replace(cfg, fmt.Sprintf("listen 127.0.0.1:%d;\n        root %s/no-root;\n        server_name d.example", port, dir),
+					fmt.Sprintf("listen 127.0.0.1:%d default_server;\n        root %s/no-root;\n        server_name d.example", port, dir), 1)
+			}
+			servertest.WriteFile(t, conf, []byte(cfg))
+			servertest.Check(t, bin, "-t", "-q", "-c", conf)
+			servertest.Start(t, []int{port}, bin, "-c", conf)
+			answered, others := 0, 0
+			for _, host := range []string{"www.example.com", "example.com", "b.example", "x.b.example", "a.example", "d.example", "undeclared.example", ""} {
+				for _, p := range []string{"/", "/x", "/old/y?k=v", "/none"} {
+					code, loc := askHost(t, port, host, p)
+					if code < 300 || code > 399 {
+						code, loc = 0, ""
+					}
+					a, ok := lookupImported(t, res, redirects.Settings{}, host, p)
+					if !ok && code == 0 {
+						continue
+					}
+					if !ok || a.status != code || decodeLoose(a.target) != decodeLoose(loc) {
+						t.Errorf("%s on %q: nginx answers %d %q, the import %+v %v", p, host, code, loc, a, ok)
+					}
+					answered++
+					if host == "" || host == "undeclared.example" {
+						others++
+					}
+				}
+			}
+			if answered < 8 || others < 4 {
+				t.Errorf("%d requests redirected, %d of them on no host or an undeclared one: the sample does not exercise the default server", answered, others)
+			}
+		})
 	}
 }

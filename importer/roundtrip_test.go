@@ -54,6 +54,8 @@ func exportDeclared(format string, body []byte, ext bool) func(*redirects.Rule) 
 			test = func(r *redirects.Rule) bool { return r.PreserveQuery }
 		case c == "mergeQuery":
 			test = func(r *redirects.Rule) bool { return r.MergeQuery }
+		case c == "exceptHosts":
+			test = func(r *redirects.Rule) bool { return len(r.ExceptHosts) > 0 }
 		case c == "a letter in the source":
 			test = func(r *redirects.Rule) bool { return hasLetter(r.Source) }
 		case c == "a source ending in /":

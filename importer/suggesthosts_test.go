@@ -74,3 +74,19 @@ func TestSuggestHostsModel(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestHostsExceptHosts: the hosts a default server's rules leave to
+// the other server blocks (their exceptHosts) are the site's too, and are
+// suggested with the hosts rules are scoped to; wildcards are not.
+func TestSuggestHostsExceptHosts(t *testing.T) {
+	file := "server {\n listen 443 ssl;\n server_name www.example.com;\n return 301 https://example.com$request_uri;\n}\n" +
+		"server {\n listen 443 ssl;\n server_name example.com *.example.org;\n}\n"
+	res, err := Read(context.Background(), strings.NewReader(file), "nginx", Options{Hosts: []string{"www.example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.SuggestHosts
+	if got == nil || !slices.Equal(got.Hosts, []string{"example.com"}) || !strings.Contains(got.Why, "leave to other rules") {
+		t.Fatalf("suggestion %+v, want example.com, which the default server's rule leaves to another", got)
+	}
+}

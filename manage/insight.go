@@ -52,7 +52,7 @@ func (h *handler) missRule(w http.ResponseWriter, r *http.Request) error {
 	}
 	rule, err := newRule(p.ID, &api.RuleCreate{Source: req.Path, Destination: req.Destination, StatusCode: req.StatusCode,
 		MatchType: req.MatchType, Priority: req.Priority, PreservePath: req.PreservePath, PreserveQuery: req.PreserveQuery, Host: req.Host,
-		QueryAfterFragment: req.QueryAfterFragment, MergeQuery: req.MergeQuery})
+		QueryAfterFragment: req.QueryAfterFragment, MergeQuery: req.MergeQuery, ExceptHosts: req.ExceptHosts})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package manage
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,6 +203,41 @@ func testRuleOptions(t *testing.T, open newStoreFunc) {
 	}
 	if stored, err := e.store.FindRule(e.ctx, a.project.ID, vscode.ID); err != nil || stored.MergeQuery || !stored.PreserveQuery {
 		t.Fatalf("stored = %+v (%v), want preserveQuery without mergeQuery", stored, err)
+	}
+
+	// exceptHosts: absent from a rule without them, stored as host keys,
+	// kept by a PATCH that does not name them, cleared by [], refused on a
+	// rule with a host (a PATCH that gives one a host too), naming them.
+	if _, ok := raw["exceptHosts"]; ok {
+		t.Fatalf("a rule without exceptHosts shows them: %v", raw)
+	}
+	var def struct {
+		ID          int64
+		ExceptHosts []string
+	}
+	c.do("POST", rules, map[string]any{"source": "/", "matchType": "starts_with", "destination": "https://example.com/",
+		"exceptHosts": []string{"Example.COM", "*.example.com"}}).want(t, 201).decode(t, &def)
+	if want := []string{"example.com", "*.example.com"}; !slices.Equal(def.ExceptHosts, want) {
+		t.Fatalf("created with exceptHosts = %+v, want %q", def, want)
+	}
+	one = fmt.Sprintf("%s/%d", rules, def.ID)
+	c.do("PATCH", one, map[string]any{"destination": "https://example.com/x"}).want(t, 200).decode(t, &def)
+	if len(def.ExceptHosts) != 2 {
+		t.Fatalf("after a PATCH of the destination = %+v, want exceptHosts kept", def)
+	}
+	for _, body := range []map[string]any{{"host": "www.example.com"}, {"exceptHosts": []string{"a.example", "A.example."}}, {"exceptHosts": []string{"not a host"}}} {
+		r := c.do("PATCH", one, body).want(t, 400, "INVALID_INPUT")
+		if _, msg := r.errBody(t); !strings.Contains(msg, "exceptHosts") {
+			t.Fatalf("the refusal of %v says %q, want it to name exceptHosts", body, msg)
+		}
+	}
+	r = c.do("POST", rules, map[string]any{"source": "/h", "destination": "/d", "host": "example.org", "exceptHosts": []string{"example.com"}}).want(t, 400, "INVALID_INPUT")
+	if _, msg := r.errBody(t); !strings.Contains(msg, "exceptHosts") {
+		t.Fatalf("the refusal of exceptHosts on a rule with a host says %q", msg)
+	}
+	c.do("PATCH", one, map[string]any{"exceptHosts": []string{}}).want(t, 200).decode(t, &raw)
+	if _, ok := raw["exceptHosts"]; ok {
+		t.Fatalf("after a PATCH of exceptHosts [] the rule shows them: %v", raw)
 	}
 }
 

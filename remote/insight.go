@@ -96,6 +96,9 @@ func (c *Client) AddRuleFromMiss(ctx context.Context, r *redirects.Rule) error {
 	if r.MergeQuery {
 		body.MergeQuery = &r.MergeQuery
 	}
+	if len(r.ExceptHosts) > 0 {
+		body.ExceptHosts = r.ExceptHosts
+	}
 	var j api.Rule
 	if err := c.do(ctx, "POST", insightProjectPath(r.ProjectID)+"/misses/rule", nil, body, "", &j); err != nil {
 		return err

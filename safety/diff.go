@@ -235,20 +235,29 @@ func Diff(from, to []redirects.Rule, opts DiffOptions) DiffResult {
 const MaxHostLookups = 1 << 20
 
 // ruleHosts returns, sorted and each once, a host each host-scoped rule
-// of xa and xb answers on: its host key, or a wildcard's "www" subdomain.
+// of xa and xb answers on, and each host a rule's exceptHosts leaves out:
+// its host key, or a wildcard's "www" subdomain.
 func ruleHosts(xa, xb *index) []string {
 	var out []string
+	add := func(h string) {
+		switch {
+		case h == "":
+		case h[0] == '*':
+			out = append(out, "www"+h[1:])
+		default:
+			out = append(out, h)
+		}
+	}
 	for _, x := range []*index{xa, xb} {
 		if x.ext == nil {
 			continue
 		}
 		for _, h := range x.ext.host {
-			switch {
-			case h == "":
-			case h[0] == '*':
-				out = append(out, "www"+h[1:])
-			default:
-				out = append(out, h)
+			add(h)
+		}
+		for i := range x.rules {
+			for _, h := range x.rules[i].ExceptHosts {
+				add(h)
 			}
 		}
 	}
@@ -429,6 +438,9 @@ func changedFields(a, b *redirects.Rule) []string {
 	}
 	if a.MergeQuery != b.MergeQuery {
 		f = append(f, "mergeQuery")
+	}
+	if !slices.Equal(a.ExceptHosts, b.ExceptHosts) {
+		f = append(f, "exceptHosts")
 	}
 	if a.MatchType != redirects.Exact && a.Priority != b.Priority {
 		f = append(f, "priority")

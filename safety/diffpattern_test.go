@@ -2,6 +2,7 @@ package safety
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,14 @@ func pmAfter(t *rapid.T, p pmSet) pmSet {
 	}
 	var rules []redirects.Rule
 	for _, r := range p.rules {
-		switch rapid.IntRange(0, 5).Draw(t, "fate") {
+		switch rapid.IntRange(0, 6).Draw(t, "fate") {
+		case 6:
+			if r.Host == "" {
+				r.ExceptHosts = nil
+				if rapid.Bool().Draw(t, "newExcept") {
+					r.ExceptHosts = pmExceptHosts(t)
+				}
+			}
 		case 0:
 			continue
 		case 1:
@@ -41,7 +49,7 @@ func pmAfter(t *rapid.T, p pmSet) pmSet {
 		r.ID, r.CreatedAt = n, t0.Add(time.Duration(n)*time.Minute)
 		rules = append(rules, r)
 	}
-	return pmSet{st, distinct(rules)}
+	return pmSet{st, withoutClashingExcept(distinct(rules), st)}
 }
 
 // distinct keeps the first rule of each identity (match type, host key,
@@ -166,5 +174,20 @@ func TestDiffImpactIsTheModelWithPatterns(t *testing.T) {
 	t.Logf("impact rows checked: %d; differing requests: %d, of which by a change of settings alone: %d", rows, differ, bySettings)
 	if rows == 0 || differ == 0 {
 		t.Error("no impact row or differing request was checked: the generators stopped exercising the diff")
+	}
+}
+
+// TestDiffNamesExceptHosts: a change of a rule's exceptHosts alone is a
+// change that names the field, and its impact lists the excepted host.
+func TestDiffNamesExceptHosts(t *testing.T) {
+	from := []redirects.Rule{{ID: 1, MatchType: redirects.StartsWith, Source: "/", Destination: "https://example.com/", StatusCode: 301, Priority: 100, CreatedAt: t0}}
+	to := slices.Clone(from)
+	to[0].ExceptHosts = []string{"example.com"}
+	d := Diff(from, to, DiffOptions{MaxPaths: -1})
+	if len(d.Changed) != 1 || !slices.Equal(d.Changed[0].Fields, []string{"exceptHosts"}) {
+		t.Fatalf("changed %+v, want the rule with the field exceptHosts", d.Changed)
+	}
+	if !slices.ContainsFunc(d.Impact, func(p PathChange) bool { return p.Host == "example.com" && p.To.StatusCode == 0 }) {
+		t.Fatalf("impact %+v lacks a path on example.com that no longer redirects", d.Impact)
 	}
 }

@@ -367,6 +367,9 @@ func lintCovered(x *index) []Finding {
 			if hw := e.host[w]; hw != "" && hw != e.host[i] {
 				return
 			}
+			if !exceptCovers(&x.rules[w], r) {
+				return
+			}
 			if x.rank(w, int32(i)) < 0 && (best < 0 || x.rank(w, best) < 0) {
 				best = w
 			}
@@ -396,6 +399,35 @@ func lintCovered(x *index) []Finding {
 		})
 	}
 	return out
+}
+
+// exceptCovers reports whether rule w, for its exceptHosts, still answers
+// every host rule r answers (docs/contract.md#hosts): w has none; or r's
+// host is a name w does not except; or r has no host and excepts every
+// host w excepts. A wildcard r under a w with exceptHosts is not covered
+// (an entry may name one of its subdomains): a warning must hold for sure.
+func exceptCovers(w, r *redirects.Rule) bool {
+	if len(w.ExceptHosts) == 0 {
+		return true
+	}
+	switch h := r.Host; {
+	case h == "":
+		for _, e := range w.ExceptHosts {
+			if !slices.Contains(r.ExceptHosts, e) {
+				return false
+			}
+		}
+		return true
+	case h[0] == '*':
+		return false
+	default:
+		for _, e := range w.ExceptHosts {
+			if e == h || e[0] == '*' && strings.HasSuffix(h, e[1:]) {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // why says why rule w comes before rule l in the contract's order.
@@ -452,7 +484,7 @@ func lintDuplicates(x *index, skip map[int64]bool) []Finding {
 		}
 		wr := Ref(&x.rules[first])
 		for _, c := range g {
-			if c == first {
+			if c == first || !exceptCovers(&x.rules[first], &x.rules[c]) {
 				continue
 			}
 			r := &x.rules[c]

@@ -259,16 +259,26 @@ func hostProbes(x *index) []string {
 			out = append(out, h)
 		}
 	}
-	for _, k := range x.ext.host {
+	named := func(k string) {
 		if k == "" {
-			continue
+			return
 		}
 		if strings.HasPrefix(k, "*.") {
 			add("www" + k[1:])
 			add("flatten-probe-none" + k[1:])
-			continue
+			return
 		}
 		add(k)
+	}
+	for _, k := range x.ext.host {
+		named(k)
+	}
+	// The hosts a rule's exceptHosts leave out are probed as a rule's host
+	// is: the chain may end otherwise there.
+	for i := range x.rules {
+		for _, k := range x.rules[i].ExceptHosts {
+			named(k)
+		}
 	}
 	if len(out) == 0 {
 		return nil
@@ -279,7 +289,8 @@ func hostProbes(x *index) []string {
 
 // flattenHosts returns the hosts rule i's chain is followed on: its own
 // for a rule scoped to one host, the probes its wildcard matches, every
-// probe for a host-less rule, or just no host when no rule is scoped.
+// probe for a host-less rule but those its exceptHosts leave out, or just
+// no host when no rule is scoped.
 func flattenHosts(x *index, i int32, probes []string) []string {
 	if probes == nil {
 		h, _, _ := x.rep(i)
@@ -287,6 +298,14 @@ func flattenHosts(x *index, i int32, probes []string) []string {
 	}
 	k := x.ext.host[i]
 	switch {
+	case k == "" && len(x.rules[i].ExceptHosts) > 0:
+		var out []string
+		for _, p := range probes {
+			if !exceptedProbe(x.rules[i].ExceptHosts, p) {
+				out = append(out, p)
+			}
+		}
+		return out
 	case k == "":
 		return probes
 	case strings.HasPrefix(k, "*."):
@@ -299,6 +318,21 @@ func flattenHosts(x *index, i int32, probes []string) []string {
 		return out
 	}
 	return []string{k}
+}
+
+// exceptedProbe reports whether a probe host is one of except (a rule's
+// exceptHosts, host keys) or a subdomain of a wildcard among them; no host
+// ("") never is.
+func exceptedProbe(except []string, h string) bool {
+	if h == "" {
+		return false
+	}
+	for _, e := range except {
+		if e == h || strings.HasPrefix(e, "*.") && strings.HasSuffix(h, e[1:]) && len(h) > len(e)-1 {
+			return true
+		}
+	}
+	return false
 }
 
 // mayCapture reports whether dest, as rule r's destination, may hold a

@@ -67,7 +67,7 @@ type RuleRef = redirects.RuleRef
 func Ref(r *redirects.Rule) RuleRef {
 	return RuleRef{ID: r.ID, MatchType: r.MatchType.String(), Source: r.Source, Destination: r.Destination,
 		StatusCode: r.StatusCode, Priority: r.Priority, PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, Host: r.Host,
-		QueryAfterFragment: r.QueryAfterFragment, MergeQuery: r.MergeQuery}
+		QueryAfterFragment: r.QueryAfterFragment, MergeQuery: r.MergeQuery, ExceptHosts: r.ExceptHosts}
 }
 
 // Finding is one problem Lint found.

@@ -79,7 +79,7 @@ func (s *Service) UpdateRule(ctx context.Context, projectID string, id int64, u 
 		return nil, err
 	}
 	if u.Empty() {
-		return nil, redirects.Errorf(redirects.EINVALID, "an update needs at least one of source, destination, statusCode, matchType, priority, preservePath, preserveQuery, host, queryAfterFragment, mergeQuery")
+		return nil, redirects.Errorf(redirects.EINVALID, "an update needs at least one of source, destination, statusCode, matchType, priority, preservePath, preserveQuery, host, queryAfterFragment, mergeQuery, exceptHosts")
 	}
 	if u.Revision < 0 {
 		return nil, redirects.Errorf(redirects.EINVALID, "revision %d is not a positive whole number", u.Revision)

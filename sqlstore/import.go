@@ -153,6 +153,7 @@ func (sh *storedShare) updatedRow(id int64, u *redirects.Rule) *draftRow {
 		preserveQuery:      u.PreserveQuery,
 		queryAfterFragment: u.QueryAfterFragment,
 		mergeQuery:         u.MergeQuery,
+		exceptHosts:        []byte(JoinHosts(u.ExceptHosts)),
 	}
 }
 
@@ -562,6 +563,7 @@ func (n *NewRules) draftRow(k int) *draftRow {
 		preserveQuery:      r.PreserveQuery,
 		queryAfterFragment: r.QueryAfterFragment,
 		mergeQuery:         r.MergeQuery,
+		exceptHosts:        append(n.row.exceptHosts[:0], JoinHosts(r.ExceptHosts)...),
 	}
 	return &n.row
 }

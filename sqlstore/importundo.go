@@ -40,6 +40,9 @@ type draftRow struct {
 	queryAfterFragment bool
 	// mergeQuery is the rule's mergeQuery.
 	mergeQuery bool
+	// exceptHosts is the rule's exceptHosts as its column stores it
+	// (JoinHosts), empty for none.
+	exceptHosts []byte
 }
 
 // draftEncoding is the first byte of an encoded draft: the version of the
@@ -49,12 +52,18 @@ type draftRow struct {
 // without such rules is encoded exactly as before. Version 3 is written when
 // a rule has queryAfterFragment (draftQueryAfterFragment), which versions 1
 // and 2 do not know. Version 4 is written when a rule has mergeQuery
-// (draftMergeQuery), which versions 1 to 3 do not know.
+// (draftMergeQuery), which versions 1 to 3 do not know. Version 5 is
+// written when a rule has exceptHosts: such a rule (it has no host) is
+// written with the draftHost flag and, in the host's place, a space and
+// its exceptHosts as their column stores them (JoinHosts); a host key
+// never starts with a space, and no flag bit is spent on it.
 const (
 	draftEncoding                   = 1
 	draftEncodingExtended           = 2
 	draftEncodingQueryAfterFragment = 3
 	draftEncodingMergeQuery         = 4
+	draftEncodingExceptHosts        = 5
+	draftEncodingNewest             = draftEncodingExceptHosts
 )
 
 // The flags byte of a rule in the draft encoding.
@@ -76,11 +85,12 @@ const (
 
 // rowFlags returns the flags byte of r.
 func rowFlags(r *draftRow) byte {
-	return flagsOf(r.matchType, r.preservePath, r.preserveQuery, len(r.host) > 0, r.queryAfterFragment, r.mergeQuery)
+	return flagsOf(r.matchType, r.preservePath, r.preserveQuery, len(r.host) > 0 || len(r.exceptHosts) > 0, r.queryAfterFragment, r.mergeQuery)
 }
 
 // flagsOf returns the flags byte of a rule of match type mt, with its
-// options and with or without a host.
+// options and with or without a host (or exceptHosts, which take the
+// host's place).
 func flagsOf(mt redirects.MatchType, preservePath, preserveQuery, host, queryAfterFragment, mergeQuery bool) byte {
 	var flags byte
 	switch mt {
@@ -114,27 +124,32 @@ func flagsOf(mt redirects.MatchType, preservePath, preserveQuery, host, queryAft
 // the flags say so), status, priority, creation time and revision, as
 // varints.
 func appendRow(b []byte, r *draftRow) []byte {
-	return appendFieldsOf(b, r.id, rowFlags(r), r.source, r.destination, r.host, r.status, r.priority, r.created, r.revision)
+	return appendFieldsOf(b, r.id, rowFlags(r), r.source, r.destination, r.host, r.exceptHosts, r.status, r.priority, r.created, r.revision)
 }
 
 // appendRule is appendRow of a rule as a scan (RuleRow) reads it, with
 // its creation time in unix nanoseconds: the rule's strings are encoded
 // as they are, not copied into a draftRow first.
 func appendRule(b []byte, r *redirects.Rule, created int64) []byte {
-	flags := flagsOf(r.MatchType, r.PreservePath, r.PreserveQuery, r.Host != "", r.QueryAfterFragment, r.MergeQuery)
-	return appendFieldsOf(b, r.ID, flags, r.Source, r.Destination, r.Host, int64(r.StatusCode), int64(r.Priority), created, r.Revision)
+	flags := flagsOf(r.MatchType, r.PreservePath, r.PreserveQuery, r.Host != "" || len(r.ExceptHosts) > 0, r.QueryAfterFragment, r.MergeQuery)
+	return appendFieldsOf(b, r.ID, flags, r.Source, r.Destination, r.Host, JoinHosts(r.ExceptHosts), int64(r.StatusCode), int64(r.Priority), created, r.Revision)
 }
 
 // appendFieldsOf is the draft encoding of one rule's fields (see
 // appendRow), its text as strings or bytes.
-func appendFieldsOf[T string | []byte](b []byte, id int64, flags byte, source, destination, host T, status, priority, created, revision int64) []byte {
+func appendFieldsOf[T string | []byte, E string | []byte](b []byte, id int64, flags byte, source, destination, host T, except E, status, priority, created, revision int64) []byte {
 	b = binary.AppendUvarint(b, uint64(id))
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(len(source)))
 	b = append(b, source...)
 	b = binary.AppendUvarint(b, uint64(len(destination)))
 	b = append(b, destination...)
-	if flags&draftHost != 0 {
+	switch {
+	case len(except) > 0:
+		b = binary.AppendUvarint(b, uint64(1+len(except)))
+		b = append(b, ' ')
+		b = append(b, except...)
+	case flags&draftHost != 0:
 		b = binary.AppendUvarint(b, uint64(len(host)))
 		b = append(b, host...)
 	}
@@ -146,7 +161,7 @@ func appendFieldsOf[T string | []byte](b []byte, id int64, flags byte, source, d
 
 // decodeRows reads an encoded draft back.
 func decodeRows(b []byte) ([]draftRow, error) {
-	if len(b) == 0 || b[0] < draftEncoding || b[0] > draftEncodingMergeQuery {
+	if len(b) == 0 || b[0] < draftEncoding || b[0] > draftEncodingNewest {
 		return nil, errors.New("undo record: unknown draft encoding (written by a newer redirects?)")
 	}
 	known := byte(draftFlags &^ draftExtended)
@@ -155,9 +170,10 @@ func decodeRows(b []byte) ([]draftRow, error) {
 		known = draftFlags
 	case draftEncodingQueryAfterFragment:
 		known = draftFlags | draftQueryAfterFragment
-	case draftEncodingMergeQuery:
+	case draftEncodingMergeQuery, draftEncodingExceptHosts:
 		known = draftFlags | draftQueryAfterFragment | draftMergeQuery
 	}
+	exceptHosts := b[0] >= draftEncodingExceptHosts
 	b = b[1:]
 	bad := errors.New("undo record: the draft encoding is cut short")
 	uv := func() uint64 {
@@ -215,6 +231,12 @@ func decodeRows(b []byte) ([]draftRow, error) {
 		r.destination = bytesOf()
 		if flags&draftHost != 0 {
 			r.host = bytesOf()
+			if len(r.host) > 0 && r.host[0] == ' ' {
+				if !exceptHosts {
+					return nil, errors.New("undo record: a rule's exceptHosts are unknown to this draft encoding")
+				}
+				r.host, r.exceptHosts = nil, r.host[1:]
+			}
 		}
 		r.status = int64(uv())
 		r.priority = sv()
@@ -331,10 +353,11 @@ func (db *DB) scanDraftKeys(ctx context.Context, q querier, projectID, where str
 		r              draftRow
 		mt             int64
 		host, src, dst sql.RawBytes // valid until Next: fn uses them at once
+		except         sql.RawBytes
 		key            string
 	)
 	dests := []any{&r.id, &r.revision, &mt, &host, &src, &dst, &r.status, &r.priority,
-		&r.preservePath, &r.preserveQuery, &r.queryAfterFragment, &r.mergeQuery, &r.created}
+		&r.preservePath, &r.preserveQuery, &r.queryAfterFragment, &r.mergeQuery, &except, &r.created}
 	if withKey {
 		dests = append(dests, &key)
 	}
@@ -343,6 +366,7 @@ func (db *DB) scanDraftKeys(ctx context.Context, q querier, projectID, where str
 			return err
 		}
 		r.matchType, r.host, r.source, r.destination = ScanMatchType(mt), host, src, dst
+		r.exceptHosts = except
 		fn(&r, key)
 	}
 	return rows.Err()
@@ -362,7 +386,7 @@ func (db *DB) snapshotDraft(ctx context.Context, q querier, projectID string, ke
 	}
 	err := db.scanDraftKeys(ctx, q, projectID, "", nil, keys != nil, func(r *draftRow, key string) {
 		row = appendRow(row[:0], r)
-		enc.add(row, rowFlags(r))
+		enc.add(row, rowFlags(r), len(r.exceptHosts) > 0)
 		hi, lo := rowSum(row)
 		s.after.addSum(hi, lo)
 		s.rules++
@@ -400,17 +424,23 @@ type draftEncoder struct {
 	// qaf: some rule has queryAfterFragment (version 3).
 	qaf bool
 	// mq: some rule has mergeQuery (version 4).
-	mq  bool
-	buf []byte
-	out bytes.Buffer
-	z   io.WriteCloser
+	mq bool
+	// except: some rule has exceptHosts (version 5).
+	except bool
+	buf    []byte
+	out    bytes.Buffer
+	z      io.WriteCloser
 }
 
 // draftChunk is the size of the buffer a draftEncoder compresses at once.
 const draftChunk = 1 << 20
 
-// add appends the encoding of one rule, row, whose flags byte is flags.
-func (e *draftEncoder) add(row []byte, flags byte) {
+// add appends the encoding of one rule, row, whose flags byte is flags
+// and which has exceptHosts or not.
+func (e *draftEncoder) add(row []byte, flags byte, exceptHosts bool) {
+	if exceptHosts {
+		e.except = true
+	}
 	if flags&draftExtended != 0 {
 		e.extended = true
 	}
@@ -453,6 +483,9 @@ func (e *draftEncoder) compressed() []byte {
 	}
 	if e.mq {
 		encoding = draftEncodingMergeQuery
+	}
+	if e.except {
+		encoding = draftEncodingExceptHosts
 	}
 	b := coding.ZstdBytes([]byte{encoding})
 	e.flush()
@@ -645,7 +678,7 @@ func (db *DB) insertDraftRows(ctx context.Context, tx *Tx, p *redirects.Project,
 			r := &batch[i]
 			rule := redirects.Rule{MatchType: r.matchType, Source: string(r.source)}
 			args = append(args, r.id, p.ID, r.revision, matchKey(p.Settings, &rule),
-				r.matchType.String(), string(r.host), rule.Source, string(r.destination), r.status, r.priority, r.preservePath, r.preserveQuery, r.queryAfterFragment, r.mergeQuery, r.created)
+				r.matchType.String(), string(r.host), rule.Source, string(r.destination), r.status, r.priority, r.preservePath, r.preserveQuery, r.queryAfterFragment, r.mergeQuery, string(r.exceptHosts), r.created)
 		}
 		stmt := full
 		if len(batch) < undoInsertBatch || full == nil {

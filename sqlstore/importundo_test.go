@@ -199,7 +199,7 @@ func TestDraftEncodingQueryAfterFragment(t *testing.T) {
 		}
 		var enc draftEncoder
 		for i := range rows {
-			enc.add(appendRow(nil, &rows[i]), rowFlags(&rows[i]))
+			enc.add(appendRow(nil, &rows[i]), rowFlags(&rows[i]), false)
 		}
 		if got := enc.qaf; got != qaf {
 			t.Fatalf("the encoder saw queryAfterFragment %v, the draft has it %v", got, qaf)
@@ -254,7 +254,7 @@ func TestDraftEncodingMergeQuery(t *testing.T) {
 		}
 		var enc draftEncoder
 		for i := range rows {
-			enc.add(appendRow(nil, &rows[i]), rowFlags(&rows[i]))
+			enc.add(appendRow(nil, &rows[i]), rowFlags(&rows[i]), len(rows[i].exceptHosts) > 0)
 		}
 		if got := enc.mq; got != mq {
 			t.Fatalf("the encoder saw mergeQuery %v, the draft has it %v", got, mq)
@@ -284,6 +284,63 @@ func TestDraftEncodingMergeQuery(t *testing.T) {
 			for _, v := range []byte{draftEncoding, draftEncodingExtended, draftEncodingQueryAfterFragment} {
 				if _, err := decodeRows(append([]byte{v}, b[1:]...)); err == nil {
 					t.Fatalf("encoding %d took the mergeQuery flag, which it does not know", v)
+				}
+			}
+		}
+	}
+}
+
+// TestDraftEncodingExceptHosts: drafts with exceptHosts rules round-trip in
+// encoding 5, which the readers of encodings 2 to 4 refuse rather than
+// read as a host; the encoder writes 5 only for such drafts.
+func TestDraftEncodingExceptHosts(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	hosts := []string{"example.com", "*.example.com", "xn--bcher-kva.example", "a.b.example.org"}
+	for range 200 {
+		rows := randomRows(r, 1+r.IntN(30))
+		except := false
+		for i := range rows {
+			switch r.IntN(3) {
+			case 0:
+				var hs []string
+				for k := 1 + r.IntN(3); k > 0; k-- {
+					hs = append(hs, hosts[r.IntN(len(hosts))])
+				}
+				rows[i].exceptHosts = []byte(JoinHosts(hs))
+				except = true
+			case 1:
+				rows[i].host = []byte(hosts[r.IntN(len(hosts))])
+			}
+		}
+		var enc draftEncoder
+		for i := range rows {
+			enc.add(appendRow(nil, &rows[i]), rowFlags(&rows[i]), len(rows[i].exceptHosts) > 0)
+		}
+		if enc.except != except {
+			t.Fatalf("the encoder saw exceptHosts %v, the draft has them %v", enc.except, except)
+		}
+		b := []byte{draftEncodingExceptHosts}
+		for i := range rows {
+			b = appendRow(b, &rows[i])
+		}
+		got, err := decodeRows(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			for _, p := range []*[]byte{&got[i].source, &rows[i].source, &got[i].host, &rows[i].host, &got[i].exceptHosts, &rows[i].exceptHosts} {
+				if len(*p) == 0 {
+					*p = nil
+				}
+			}
+		}
+		if !reflect.DeepEqual(got, rows) {
+			t.Fatalf("decoded %+v, want %+v", got, rows)
+		}
+		if except {
+			for _, v := range []byte{draftEncodingExtended, draftEncodingQueryAfterFragment, draftEncodingMergeQuery} {
+				if _, err := decodeRows(append([]byte{v}, b[1:]...)); err == nil {
+					t.Fatalf("encoding %d took exceptHosts, which it does not know", v)
 				}
 			}
 		}

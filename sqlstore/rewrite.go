@@ -107,7 +107,7 @@ func (db *DB) readDraft(ctx context.Context, q querier, projectID string) (*read
 		}
 		w.Done()
 		row = appendRule(row[:0], &w.Rule, w.created)
-		enc.add(row, flagsOf(w.Rule.MatchType, w.Rule.PreservePath, w.Rule.PreserveQuery, w.Rule.Host != "", w.Rule.QueryAfterFragment, w.Rule.MergeQuery))
+		enc.add(row, flagsOf(w.Rule.MatchType, w.Rule.PreservePath, w.Rule.PreserveQuery, w.Rule.Host != "" || len(w.Rule.ExceptHosts) > 0, w.Rule.QueryAfterFragment, w.Rule.MergeQuery), len(w.Rule.ExceptHosts) > 0)
 		d.digest.addSum(rowSum(row))
 		d.rules = append(d.rules, w.Rule)
 	}

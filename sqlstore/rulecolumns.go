@@ -39,6 +39,9 @@ var ruleFields = []ruleField{
 	{"preserve_query", func(w *RuleRow) any { return &w.Rule.PreserveQuery }, func(r *redirects.Rule) any { return r.PreserveQuery }},
 	{"query_after_fragment", func(w *RuleRow) any { return &w.Rule.QueryAfterFragment }, func(r *redirects.Rule) any { return r.QueryAfterFragment }},
 	{"merge_query", func(w *RuleRow) any { return &w.Rule.MergeQuery }, func(r *redirects.Rule) any { return r.MergeQuery }},
+	// exceptHosts is stored as its host keys joined by a space (Done
+	// splits them).
+	{"except_hosts", func(w *RuleRow) any { return &w.exceptHosts }, func(r *redirects.Rule) any { return JoinHosts(r.ExceptHosts) }},
 }
 
 // ruleKeyFields is how many of ruleFields are the rule's key (match type,
@@ -75,6 +78,7 @@ func fieldColumns(fields []ruleField) Columns {
 type RuleRow struct {
 	Rule               redirects.Rule
 	matchType, created int64
+	exceptHosts        string
 	dests              []any
 }
 
@@ -93,6 +97,19 @@ func (w *RuleRow) Dests(lead ...any) []any {
 func (w *RuleRow) Done() {
 	w.Rule.MatchType = ScanMatchType(w.matchType)
 	w.Rule.CreatedAt = fromNanos(w.created)
+	w.Rule.ExceptHosts = SplitHosts(w.exceptHosts)
+}
+
+// JoinHosts is a list of host keys (a rule's exceptHosts) as one column
+// stores it: joined by a space, which no host key holds; "" for none.
+func JoinHosts(hosts []string) string { return strings.Join(hosts, " ") }
+
+// SplitHosts reverses JoinHosts: nil for "".
+func SplitHosts(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, " ")
 }
 
 // RuleValues appends the values of r's RuleColumns to dst, created (the

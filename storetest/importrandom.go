@@ -53,6 +53,9 @@ func testImportUndoRandom(t *testing.T, e *env) {
 				r.Destination = path + "?m=1" + frag
 				r.MergeQuery = true
 			}
+			if r.Host == "" && rng.IntN(4) == 0 {
+				r.ExceptHosts = [][]string{{"shop.example.com"}, {"*.example.com", "example.com"}}[rng.IntN(2)]
+			}
 			return r
 		}
 
@@ -156,6 +159,7 @@ func testImportUndoRandom(t *testing.T, e *env) {
 				u := s
 				u.Destination, u.StatusCode, u.Priority, u.PreservePath, u.PreserveQuery = r.Destination, r.StatusCode, r.Priority, r.PreservePath, r.PreserveQuery
 				u.QueryAfterFragment, u.MergeQuery = r.QueryAfterFragment, r.MergeQuery
+				u.ExceptHosts = r.ExceptHosts
 				after[k] = u
 			}
 			if mode == redirects.ImportReplace {
@@ -221,7 +225,7 @@ func testImportUndoRandom(t *testing.T, e *env) {
 func sameAnswerModel(a, b redirects.Rule) bool {
 	return a.Destination == b.Destination && a.StatusCode == b.StatusCode && a.Priority == b.Priority &&
 		a.PreservePath == b.PreservePath && a.PreserveQuery == b.PreserveQuery && a.QueryAfterFragment == b.QueryAfterFragment &&
-		a.MergeQuery == b.MergeQuery
+		a.MergeQuery == b.MergeQuery && slices.Equal(a.ExceptHosts, b.ExceptHosts)
 }
 
 // swapCase swaps the case of s's ASCII letters.
@@ -263,7 +267,7 @@ func (e *env) rewriteDraft(projectID string, batch []redirects.Rule, opts redire
 			return nil, fmt.Errorf("rewrite given %d rules %v, FindRules has %d %v", len(draft), keysOf(draft), len(want), keysOf(want))
 		}
 		for i := range draft {
-			if draft[i] != want[i] {
+			if !draft[i].Equal(&want[i]) {
 				return nil, fmt.Errorf("rewrite given rule %+v at %d, FindRules has %+v", draft[i], i, want[i])
 			}
 		}

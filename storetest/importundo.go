@@ -39,6 +39,9 @@ func wantDraft(t *testing.T, what string, got, want []redirects.Rule) {
 			t.Errorf("%s: rule %d (%q): options %t/%t/%t/%t revision %d, want %t/%t/%t/%t revision %d", what, g.ID, g.Source,
 				g.PreservePath, g.PreserveQuery, g.QueryAfterFragment, g.MergeQuery, g.Revision, w.PreservePath, w.PreserveQuery, w.QueryAfterFragment, w.MergeQuery, w.Revision)
 		}
+		if !slices.Equal(g.ExceptHosts, w.ExceptHosts) {
+			t.Errorf("%s: rule %d (%q): exceptHosts %q, want %q", what, g.ID, g.Source, g.ExceptHosts, w.ExceptHosts)
+		}
 	}
 }
 

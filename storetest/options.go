@@ -18,6 +18,7 @@ var optionTests = []struct {
 	{"Options/RoundTrip", testOptionsRoundTrip},
 	{"Options/UpdateKeepsWhatItDoesNotName", testOptionsUpdateKeeps},
 	{"Options/ImportRandom", testOptionsImportRandom},
+	{"Options/ExceptHostsRoundTrip", testExceptHostsRoundTrip},
 	{"Settings/SetAndClash", testSettingsClash},
 	{"Settings/WritesClash", testSettingsWritesClash},
 	{"Settings/ImportByKey", testSettingsImportByKey},

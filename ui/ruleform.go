@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -29,6 +30,9 @@ type ruleValues struct {
 	QueryAfterFragment bool
 	// MergeQuery is the "merge the query" checkbox.
 	MergeQuery bool
+	// ExceptHosts is the "except on" field: hosts separated by commas or
+	// spaces.
+	ExceptHosts string
 	// SamplePath and SampleHost are the preview's request.
 	SamplePath, SampleHost string
 }
@@ -38,7 +42,7 @@ func valuesOf(r *redirects.Rule) ruleValues {
 	return ruleValues{Source: r.Source, Destination: r.Destination, Host: r.Host,
 		Status: strconv.Itoa(r.StatusCode), Match: r.MatchType.String(), Priority: strconv.Itoa(r.Priority),
 		PreservePath: r.PreservePath, PreserveQuery: r.PreserveQuery, QueryAfterFragment: r.QueryAfterFragment,
-		MergeQuery: r.MergeQuery}
+		MergeQuery: r.MergeQuery, ExceptHosts: strings.Join(r.ExceptHosts, ", ")}
 }
 
 // readValues reads the rule form's fields from a posted form.
@@ -54,6 +58,7 @@ func readValues(r *http.Request) ruleValues {
 		PreserveQuery:      checked(r, "preserve-query"),
 		QueryAfterFragment: checked(r, "query-after-fragment"),
 		MergeQuery:         checked(r, "merge-query"),
+		ExceptHosts:        strings.TrimSpace(r.PostFormValue("except-hosts")),
 		SamplePath:         strings.TrimSpace(r.PostFormValue("sample-path")),
 		SampleHost:         strings.TrimSpace(r.PostFormValue("sample-host")),
 	}
@@ -122,7 +127,7 @@ func (fe formErrors) add(field, value, msg string, pos int) {
 func ruleOf(v ruleValues, fe formErrors) *redirects.Rule {
 	rule := &redirects.Rule{Source: v.Source, Destination: v.Destination, Host: v.Host,
 		PreservePath: v.PreservePath, PreserveQuery: v.PreserveQuery, QueryAfterFragment: v.QueryAfterFragment,
-		MergeQuery: v.MergeQuery, Priority: redirects.DefaultPriority}
+		MergeQuery: v.MergeQuery, ExceptHosts: hostWords(v.ExceptHosts), Priority: redirects.DefaultPriority}
 	var err error
 	if rule.StatusCode, err = strconv.Atoi(v.Status); err != nil || !redirects.ValidStatus(rule.StatusCode) {
 		fe.add("status", v.Status, "Status: choose one of 301, 302, 303, 307, 308, 410.", -1)
@@ -163,13 +168,23 @@ func ruleOf(v ruleValues, fe formErrors) *redirects.Rule {
 	return rule
 }
 
+// hostWords is the "except on" field's hosts: separated by commas or
+// spaces, none when empty.
+func hostWords(v string) []string {
+	hs := strings.FieldsFunc(v, func(c rune) bool { return c == ',' || c == ' ' || c == '\t' })
+	if len(hs) == 0 {
+		return nil
+	}
+	return hs
+}
+
 // ruleFields are the form fields a domain error can name by its first
 // word (Rule.Validate's messages start with the field's API name).
 var ruleFields = map[string]string{
 	"source": "source", "destination": "destination", "host": "host",
 	"statuscode": "status", "status": "status", "matchtype": "match", "match": "match",
 	"priority": "priority", "preservepath": "options", "preservequery": "options",
-	"queryafterfragment": "options", "mergequery": "options",
+	"queryafterfragment": "options", "mergequery": "options", "excepthosts": "except-hosts",
 }
 
 var (
@@ -185,6 +200,7 @@ var (
 func locate(err error, rule *redirects.Rule, v ruleValues, fe formErrors) bool {
 	msg := message(err)
 	word := strings.ToLower(strings.TrimRight(strings.Fields(msg + " x")[0], ":,"))
+	word, _, _ = strings.Cut(word, "[") // exceptHosts[1]: the list's field
 	var pe *pattern.Error
 	if !errors.As(err, &pe) {
 		pe = nil
@@ -202,7 +218,7 @@ func locate(err error, rule *redirects.Rule, v ruleValues, fe formErrors) bool {
 	if !ok {
 		return false
 	}
-	value := map[string]string{"source": v.Source, "destination": v.Destination, "host": v.Host,
+	value := map[string]string{"source": v.Source, "destination": v.Destination, "host": v.Host, "except-hosts": v.ExceptHosts,
 		"status": v.Status, "match": v.Match, "priority": v.Priority}[field]
 	pos := -1
 	switch {
@@ -294,6 +310,8 @@ func preview(v ruleValues, st redirects.Settings, fe formErrors) *rulePreview {
 			pv.Why = "This rule answers only requests for " + valid.Host + ": give a sample host."
 		case valid.Host != "" && !hostCovers(valid.Host, host):
 			pv.Why = "This rule answers only requests for " + valid.Host + ", not " + host + "."
+		case host != "" && slices.ContainsFunc(valid.ExceptHosts, func(e string) bool { return hostCovers(e, host) }):
+			pv.Why = "This rule answers every host but " + strings.Join(valid.ExceptHosts, ", ") + ", so not " + host + "."
 		default:
 			pv.Why = "The sample path does not match the source" + conditionsWord(&valid) + "."
 		}

@@ -69,6 +69,9 @@ func optionWords(r redirects.Rule) []string {
 	if r.MergeQuery {
 		out = append(out, "merges query")
 	}
+	if len(r.ExceptHosts) > 0 {
+		out = append(out, "not on "+strings.Join(r.ExceptHosts, ", "))
+	}
 	return out
 }
 

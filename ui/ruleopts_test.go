@@ -425,3 +425,40 @@ func TestDeployPageShowsExportReport(t *testing.T) {
 		t.Fatalf("the deploy's report %q differs from the page's %q (%v)", c.Report, want, err)
 	}
 }
+
+// TestRuleFormExceptHosts: the rule form takes the hosts a rule without a
+// host does not answer, the list shows them, the edit form shows them
+// again and clears them, and a refusal is shown beside the field.
+func TestRuleFormExceptHosts(t *testing.T) {
+	e := newEnv(t)
+	rules := "/projects/" + e.project.ID + "/rules"
+	_, page := e.do("GET", rules, nil, true)
+	if !strings.Contains(page, `name="except-hosts"`) {
+		t.Fatalf("the rules page lacks the except-hosts field:\n%s", page)
+	}
+	got := e.postFollow(t, rules, url.Values{"source": {"/"}, "destination": {"https://example.com/"}, "status": {"301"}, "match": {"starts_with"},
+		"except-hosts": {"Example.COM, *.example.org"}})
+	if f := flashText(got); f != "Added starts_with rule / → https://example.com/ (not on example.com, *.example.org). Deploy to make it live." {
+		t.Fatalf("after adding a rule with exceptHosts: %q", f)
+	}
+	r := e.rule(t, "/")
+	if r == nil || strings.Join(r.ExceptHosts, " ") != "example.com *.example.org" {
+		t.Fatalf("stored: %+v", r)
+	}
+	edit := rules + "/" + itoa(int(r.ID)) + "/edit"
+	if _, page := e.do("GET", edit, nil, true); !strings.Contains(page, `value="example.com, *.example.org"`) {
+		t.Fatalf("the edit form does not show exceptHosts:\n%s", page)
+	}
+	for _, c := range []struct {
+		v    url.Values
+		want string
+	}{
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"301"}, "match": {"exact"}, "host": {"a.example"}, "except-hosts": {"b.example"}}, "xceptHosts applies to a rule without a host only"},
+		{url.Values{"source": {"/x"}, "destination": {"/y"}, "status": {"301"}, "match": {"exact"}, "except-hosts": {"a.example, A.example."}}, "xceptHosts[1] \"A.example.\" is exceptHosts[0] again"},
+	} {
+		code, page, text := e.ruleFormPost(t, rules, c.v)
+		if code != 422 || !strings.Contains(text, c.want) || !strings.Contains(page, `except-hosts-error"`) {
+			t.Fatalf("%v: %d, want 422 with %q beside the field:\n%s", c.v, code, c.want, text)
+		}
+	}
+}

@@ -374,6 +374,12 @@ func (h *handler) ruleUpdate(w http.ResponseWriter, r *http.Request) error {
 	}
 	cmp := *want
 	cmp.Host = hostKeyOr(want.Host) // the host as stored, to compare
+	if len(want.ExceptHosts) > 0 {
+		cmp.ExceptHosts = make([]string, len(want.ExceptHosts))
+		for i, h := range want.ExceptHosts {
+			cmp.ExceptHosts[i] = hostKeyOr(h)
+		}
+	}
 	u := redirects.RuleChanges(cur, &cmp)
 	u.Revision = rev
 	if u.Host != nil {

@@ -22,7 +22,7 @@ var ruleCommands = []command{
 	{
 		name: "rule add",
 		synopsis: []string{
-			"--project P --source S --destination D [--status 301|302|303|307|308] [--match exact|starts_with|pattern|regex] [--host H] [--priority N] [--preserve-path] [--preserve-query] [--query-after-fragment] [--merge-query]",
+			"--project P --source S --destination D [--status 301|302|303|307|308] [--match exact|starts_with|pattern|regex] [--host H | --except-hosts H,...] [--priority N] [--preserve-path] [--preserve-query] [--query-after-fragment] [--merge-query]",
 			"--project P --source S --status 410 [--match exact|starts_with|pattern|regex] [--host H] [--priority N]",
 		},
 		summary: "add one draft rule and print its ID",
@@ -83,7 +83,7 @@ var ruleCommands = []command{
 	},
 	{
 		name:     "rule update",
-		synopsis: []string{"--project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--host H] [--priority N] [--preserve-path[=false]] [--preserve-query[=false]] [--query-after-fragment[=false]] [--merge-query[=false]] [--revision N]"},
+		synopsis: []string{"--project P RULE_ID [--source S] [--destination D] [--status N] [--match M] [--host H] [--except-hosts H,...] [--priority N] [--preserve-path[=false]] [--preserve-query[=false]] [--query-after-fragment[=false]] [--merge-query[=false]] [--revision N]"},
 		summary:  "change a draft rule",
 		about: "Only the flags given change: --preserve-path=false turns that option off, --host= makes the\n" +
 			"rule answer every host again, and leaving a flag out keeps what the rule has. --status 410 also\n" +
@@ -118,7 +118,9 @@ the destination inserts them by name: /:lang/docs/* -> /:lang/guide/:splat. --ma
 an RE2 expression matched against the whole path; the destination inserts $1..$9 and ${name}:
 ^/p/(\d+)$ -> /posts/$1. Any match type's source may end with query conditions:
 /index.php?p=:id -> /posts/:id. --host H scopes the rule to lookups for host H (*.example.com:
-any subdomain); without it the rule answers every host. A bad pattern or regex is refused
+any subdomain); without it the rule answers every host. --except-hosts a.example,*.b.example
+(a rule without --host only; at most 100) makes it answer every host but those, and lookups
+without a host too; --except-hosts= clears them. A bad pattern or regex is refused
 with the byte where it goes wrong. docs/contract.md#pattern-rules has the whole syntax.`
 
 // ruleOptionsHelp is the part of rule add's and rule update's help on the
@@ -219,6 +221,7 @@ func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
 	status := fs.Int("status", redirects.DefaultStatus, "301, 302, 303, 307, 308, or 410 (Gone: no destination)")
 	match := fs.String("match", "exact", "exact, starts_with, pattern or regex")
 	host := fs.String("host", "", "answer only lookups for this `HOST` (*.example.com: any subdomain); none: every host")
+	except := fs.String("except-hosts", "", "answer every host but these (comma-separated `HOSTS`, *.example.com: any subdomain); a rule without --host only")
 	priority := fs.Int("priority", redirects.DefaultPriority, "precedence of a starts_with rule, lower first (0..1000000)")
 	preservePath := fs.Bool("preserve-path", false, "append the rest of the requested path to the destination's path (starts_with rules only)")
 	preserveQuery := fs.Bool("preserve-query", false, "pass the request's query string on to the destination")
@@ -240,7 +243,8 @@ func (c *cmd) ruleAdd(ctx context.Context, args []string) error {
 		return err
 	}
 	r := &redirects.Rule{ProjectID: *project, Source: *source, Destination: *dest, StatusCode: *status, MatchType: mt, Priority: *priority,
-		PreservePath: *preservePath, PreserveQuery: *preserveQuery, QueryAfterFragment: *queryAfterFragment, MergeQuery: *mergeQuery, Host: *host}
+		PreservePath: *preservePath, PreserveQuery: *preserveQuery, QueryAfterFragment: *queryAfterFragment, MergeQuery: *mergeQuery, Host: *host,
+		ExceptHosts: hostList(*except)}
 	if err := r.Validate(); err != nil {
 		return err
 	}
@@ -406,9 +410,22 @@ func destinationCell(r *redirects.Rule) string {
 	return r.Destination
 }
 
+// hostList is the value of --except-hosts as a list: the hosts between
+// commas, spaces around them trimmed; none for an empty value.
+func hostList(v string) []string {
+	if strings.TrimSpace(v) == "" {
+		return nil
+	}
+	hs := strings.Split(v, ",")
+	for i := range hs {
+		hs[i] = strings.TrimSpace(hs[i])
+	}
+	return hs
+}
+
 // optionsCell is a rule's options in a table: "preservePath",
-// "preserveQuery", "queryAfterFragment", "mergeQuery", those it has joined
-// by a comma, or "-" for none.
+// "preserveQuery", "queryAfterFragment", "mergeQuery", "exceptHosts=" and
+// its hosts joined by '|', those it has joined by a comma, or "-" for none.
 func optionsCell(r *redirects.Rule) string {
 	var opts []string
 	if r.PreservePath {
@@ -422,6 +439,9 @@ func optionsCell(r *redirects.Rule) string {
 	}
 	if r.MergeQuery {
 		opts = append(opts, "mergeQuery")
+	}
+	if len(r.ExceptHosts) > 0 {
+		opts = append(opts, "exceptHosts="+strings.Join(r.ExceptHosts, "|"))
 	}
 	if len(opts) == 0 {
 		return "-"
@@ -437,6 +457,7 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 	status := fs.Int("status", 0, "new status: 301, 302, 303, 307, 308, or 410 (Gone: no destination)")
 	match := fs.String("match", "", "new match type: exact, starts_with, pattern or regex")
 	host := fs.String("host", "", "new `HOST` the rule answers only (*.example.com: any subdomain); --host= for every host")
+	except := fs.String("except-hosts", "", "new comma-separated `HOSTS` a rule without a host does not answer; --except-hosts= clears them")
 	priority := fs.Int("priority", 0, "new priority (0..1000000)")
 	preservePath := fs.Bool("preserve-path", false, "append the rest of the requested path (starts_with rules only); =false turns it off")
 	preserveQuery := fs.Bool("preserve-query", false, "pass the request's query string on; =false turns it off")
@@ -477,6 +498,13 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 	if isSet(fs, "host") {
 		u.Host = host
 	}
+	if isSet(fs, "except-hosts") {
+		hs := hostList(*except)
+		if hs == nil {
+			hs = []string{}
+		}
+		u.ExceptHosts = &hs
+	}
 	if isSet(fs, "preserve-path") {
 		u.PreservePath = preservePath
 	}
@@ -511,7 +539,7 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 		}
 	}
 	if u.Empty() {
-		return usagef("rule update needs at least one of --source, --destination, --status, --match, --host, --priority, --preserve-path, --preserve-query, --query-after-fragment, --merge-query")
+		return usagef("rule update needs at least one of --source, --destination, --status, --match, --host, --priority, --preserve-path, --preserve-query, --query-after-fragment, --merge-query, --except-hosts")
 	}
 	if *revision < 0 {
 		return redirects.Errorf(redirects.EINVALID, "revision %d is not a positive whole number", *revision)

@@ -488,3 +488,44 @@ func TestSettingsChangeInDiffExplainLookup(t *testing.T) {
 		t.Fatalf("version 1 answers /DOCS/a after version 2: %s", got)
 	}
 }
+
+// TestRuleExceptHostsCLI: rule add and rule update take --except-hosts,
+// the list shows them in its options cell and its JSON, --except-hosts=
+// clears them, and a rule with a host is refused naming the field.
+func TestRuleExceptHostsCLI(t *testing.T) {
+	c := newCLI(t)
+	_, p := c.setup()
+	id := c.ok("rule", "add", "--project", p, "--source", "/", "--match", "starts_with", "--destination", "https://example.com/",
+		"--except-hosts", "Example.COM, *.example.com")
+	mustMatch(t, "rule ID", `^[1-9][0-9]*$`, id)
+	row := func() string {
+		t.Helper()
+		for _, line := range strings.Split(c.ok("rule", "list", "--project", p), "\n")[1:] {
+			if f := strings.Fields(line); len(f) == 7 && f[4] == "/" {
+				return f[6]
+			}
+		}
+		t.Fatalf("rule list lacks /")
+		return ""
+	}
+	if got := row(); got != "exceptHosts=example.com|*.example.com" {
+		t.Fatalf("options cell = %q, want exceptHosts=example.com|*.example.com", got)
+	}
+	var rules []map[string]any
+	c.jsonOf(&rules, "rule", "list", "--project", p, "--json")
+	if len(rules) != 1 || fmt.Sprint(rules[0]["exceptHosts"]) != "[example.com *.example.com]" {
+		t.Fatalf("rule list --json = %v, want exceptHosts [example.com *.example.com]", rules)
+	}
+	c.fail(1, "exceptHosts applies to a rule without a host only", "rule", "add", "--project", p, "--source", "/a", "--destination", "/b",
+		"--host", "example.org", "--except-hosts", "example.com")
+	c.fail(1, "exceptHosts applies to a rule without a host only", "rule", "update", "--project", p, id, "--host", "example.org")
+	c.fail(1, "exceptHosts[1]", "rule", "update", "--project", p, id, "--except-hosts", "a.example,a.example.")
+	c.ok("rule", "update", "--project", p, id, "--except-hosts", "other.example")
+	if got := row(); got != "exceptHosts=other.example" {
+		t.Fatalf("after --except-hosts other.example the options cell = %q", got)
+	}
+	c.ok("rule", "update", "--project", p, id, "--except-hosts=")
+	if got := row(); got != "-" {
+		t.Fatalf("after --except-hosts= the options cell = %q", got)
+	}
+}

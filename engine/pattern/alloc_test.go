@@ -7,7 +7,8 @@ import (
 
 // TestPatternHitDoesNotAllocate: a hit of a pattern with placeholders, a
 // splat, a constraint, a host and a query condition, its destination
-// rendered into a buffer, allocates nothing once the Match has grown.
+// rendered into a buffer, allocates nothing once the Match has grown; so
+// does a hit of a rule with exceptHosts, or past one that excepts the host.
 func TestPatternHitDoesNotAllocate(t *testing.T) {
 	for _, st := range []Settings{{}, {CaseInsensitive: true, IgnoreTrailingSlash: true}} {
 		s, err := Compile([]Rule{
@@ -15,6 +16,9 @@ func TestPatternHitDoesNotAllocate(t *testing.T) {
 			{ID: 2, Kind: Pattern, Host: "*.example.com", Source: "/v/:version(v6|v7)/:page.html?ref=:ref", Destination: "https://example.com/:version/:page?from=:ref"},
 			{ID: 3, Kind: Exact, Source: "/index.php?p=123", Destination: "/post"},
 			{ID: 4, Kind: StartsWith, Source: "/old/", Destination: "/new/"},
+			{ID: 5, Kind: Exact, Source: "/", ExceptHosts: []string{"example.com", "*.example.org"}, Destination: "https://example.com/"},
+			{ID: 6, Kind: StartsWith, Source: "/x/", ExceptHosts: []string{"a.example.net"}, Destination: "/y/"},
+			{ID: 7, Kind: StartsWith, Source: "/x", Destination: "/z/"},
 		}, st)
 		if err != nil {
 			t.Fatal(err)
@@ -26,6 +30,9 @@ func TestPatternHitDoesNotAllocate(t *testing.T) {
 			{"docs.Example.com:443", "/v/v7/intro.html?ref=home", "https://example.com/v7/intro?from=home"},
 			{"", "/index.php?p=123", "/post"},
 			{"", "/old/x", "/new/"},
+			{"www.example.com", "/", "https://example.com/"},
+			{"a.example.net", "/x/z", "/z/"},
+			{"b.example.net", "/x/z", "/y/"},
 		} {
 			if !s.Lookup(c.host, c.wire, &m) || string(m.AppendDestination(buf[:0])) != c.want {
 				t.Fatalf("%+v: no hit or %q", c, m.AppendDestination(nil))

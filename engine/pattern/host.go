@@ -183,3 +183,17 @@ func hostMatches(rule string, host []byte) bool {
 	}
 	return string(host) == rule
 }
+
+// excepted says whether a lookup's host key is one a rule's exceptHosts
+// names (docs/contract.md#hosts); a lookup without a host never is.
+func excepted(except []string, host []byte, hasHost bool) bool {
+	if !hasHost {
+		return false
+	}
+	for _, e := range except {
+		if hostMatches(e, host) {
+			return true
+		}
+	}
+	return false
+}

@@ -86,6 +86,9 @@ func (s *Set) Lookup(host, wire string, m *Match) bool {
 			if c.host != "" && (!m.hasHost || !hostMatches(c.host, m.host)) {
 				continue
 			}
+			if len(c.except) > 0 && excepted(c.except, m.host, m.hasHost) {
+				continue
+			}
 			m.resetCaps(c.slots)
 			if m.condsHold(c) {
 				m.rank, m.view = rank, m.n
@@ -189,6 +192,9 @@ func (m *Match) resetCaps(n int) {
 // try says whether a non-exact rule matches the path or, under trailingSlash
 // ignore, its slash twin.
 func (m *Match) try(c *compiled) bool {
+	if len(c.except) > 0 && excepted(c.except, m.host, m.hasHost) {
+		return false
+	}
 	m.resetCaps(c.slots)
 	if len(c.conds) > 0 && !m.condsHold(c) {
 		return false

@@ -32,10 +32,14 @@ func (k Kind) String() string {
 // Rule is what the engine needs of a rule: its identity and age for the
 // order, its host, source and destination.
 type Rule struct {
-	ID          int64
-	CreatedAt   time.Time
-	Kind        Kind
-	Host        string // "" for every host; "*.example.com" for its subdomains
+	ID        int64
+	CreatedAt time.Time
+	Kind      Kind
+	Host      string // "" for every host; "*.example.com" for its subdomains
+	// ExceptHosts (a rule without a host) are hosts, in Host's forms, the
+	// rule does not answer: a lookup for one of them goes on to the next
+	// rule.
+	ExceptHosts []string
 	Source      string
 	Destination string
 	Priority    int
@@ -45,9 +49,10 @@ type Rule struct {
 type compiled struct {
 	index    int // in the rules given to Compile
 	kind     Kind
-	host     string // HostKey of the rule's host, "" for none
-	path     string // exact, starts_with: the source's path part
-	prefix   string // the literal text before the first placeholder or metacharacter
+	host     string   // HostKey of the rule's host, "" for none
+	except   []string // HostKey of each host the rule does not answer
+	path     string   // exact, starts_with: the source's path part
+	prefix   string   // the literal text before the first placeholder or metacharacter
 	toks     []token
 	cons     []*regexp.Regexp // per token: its constraint, compiled, or nil
 	re       *regexp.Regexp
@@ -197,6 +202,16 @@ func compileRule(r *Rule, st Settings) (compiled, error) {
 			return c, err
 		}
 		c.host = h
+	}
+	for _, e := range r.ExceptHosts {
+		if r.Host != "" {
+			return c, errAt("exceptHosts", 0, "a rule with a host excepts no host")
+		}
+		h, err := RuleHost(e)
+		if err != nil {
+			return c, errAt("exceptHosts", 0, "%q is not a host name (or *.name)", e)
+		}
+		c.except = append(c.except, h)
 	}
 	var p *parsed
 	switch r.Kind {

@@ -15,9 +15,11 @@ import (
 // query conditions of every form, one capturing.
 var (
 	kindHosts = []string{"", "", "example.com", "Old.Example.COM.", "*.example.org", "a.example.org:8443", "bücher.example", "xn--caf-dma.example"}
-	kindWords = []string{"docs", "Docs", "en", "guide", "v6", "x.html", "café", "a,b"}
-	kindConds = []string{"p=123", "id=:qid", "flag", "empty=", "a+b=c%20d"}
-	patterns  = []struct {
+	// kindExcept are exceptHosts entries, in every form a host is given.
+	kindExcept = []string{"example.com", "Old.Example.COM.", "*.example.org", "bücher.example", "b.example.net:8080"}
+	kindWords  = []string{"docs", "Docs", "en", "guide", "v6", "x.html", "café", "a,b"}
+	kindConds  = []string{"p=123", "id=:qid", "flag", "empty=", "a+b=c%20d"}
+	patterns   = []struct {
 		src   string
 		names []string
 	}{
@@ -40,7 +42,8 @@ var (
 	}
 )
 
-// AnyKind draws a rule of any match type, with or without a host, query
+// AnyKind draws a rule of any match type, with or without a host (or,
+// without one, exceptHosts), query
 // conditions, captures in its destination, any status (a 410 without a
 // destination), priority and the options its kind takes: the rules a
 // round trip through a file must give back as they were. It draws what
@@ -53,6 +56,9 @@ func AnyKind() *rapid.Generator[redirects.Rule] {
 			Host:       rapid.SampledFrom(kindHosts).Draw(t, "host"),
 			StatusCode: rapid.SampledFrom(redirects.StatusCodes).Draw(t, "status"),
 			Priority:   rapid.SampledFrom([]int{redirects.DefaultPriority, 0, 7, redirects.MaxPriority}).Draw(t, "priority"),
+		}
+		if r.Host == "" && rapid.IntRange(0, 3).Draw(t, "except") == 0 {
+			r.ExceptHosts = rapid.SliceOfNDistinct(rapid.SampledFrom(kindExcept), 1, 3, func(s string) string { return s }).Draw(t, "exceptHosts")
 		}
 		var names []string
 		switch r.MatchType {

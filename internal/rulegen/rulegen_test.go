@@ -27,7 +27,7 @@ func TestRules(t *testing.T) {
 		if err := r.Validate(); err != nil {
 			t.Fatalf("rule %d is invalid: %v", r.ID, err)
 		}
-		if *r != again[i] {
+		if !r.Equal(&again[i]) {
 			t.Fatalf("rule %d differs between two runs with the same seed: %+v, %+v", i, *r, again[i])
 		}
 		if r.ID != int64(i+1) {

@@ -14,7 +14,7 @@ import (
 func LookupRules(rules []redirects.Rule, s Settings, host, wire string) (Answer, bool) {
 	prs := make([]PatternRule, len(rules))
 	for i, r := range rules {
-		prs[i] = PatternRule{ID: r.ID, CreatedAt: r.CreatedAt, Kind: r.MatchType.String(), Host: r.Host, Source: r.Source, Destination: r.Destination, Priority: r.Priority}
+		prs[i] = PatternRule{ID: r.ID, CreatedAt: r.CreatedAt, Kind: r.MatchType.String(), Host: r.Host, ExceptHosts: r.ExceptHosts, Source: r.Source, Destination: r.Destination, Priority: r.Priority}
 	}
 	pa, ok := LookupPatterns(prs, s, host, wire)
 	if !ok {

@@ -14,10 +14,13 @@ import (
 // source that may end in query conditions, a destination that may insert
 // captures.
 type PatternRule struct {
-	ID          int64
-	CreatedAt   time.Time
-	Kind        string
-	Host        string
+	ID        int64
+	CreatedAt time.Time
+	Kind      string
+	Host      string
+	// ExceptHosts (a host-less rule) are the hosts it does not answer
+	// (docs/contract.md#hosts).
+	ExceptHosts []string
 	Source      string
 	Destination string
 	Priority    int
@@ -121,6 +124,9 @@ func LookupPatterns(rules []PatternRule, s Settings, host, wire string) (Pattern
 		if r.Host != "" && !hostMatch(HostKey(r.Host), hk) {
 			continue
 		}
+		if exceptedHost(r.ExceptHosts, hk) {
+			continue
+		}
 		pathSrc, conds := splitConditions(r)
 		qcaps, ok := conditionsHold(conds, query)
 		if !ok {
@@ -207,6 +213,19 @@ func hostOrder(h string) int {
 		return 1000 - len(HostKey(h))
 	}
 	return 0
+}
+
+// exceptedHost says whether the lookup's host key is one of a rule's
+// exceptHosts, as a rule's host would match it: a rule with exceptHosts
+// answers every lookup a host-less rule answers but those, and a lookup
+// without a host is never excepted.
+func exceptedHost(except []string, lookup string) bool {
+	for _, e := range except {
+		if hostMatch(HostKey(e), lookup) {
+			return true
+		}
+	}
+	return false
 }
 
 func hostMatch(rule, lookup string) bool {

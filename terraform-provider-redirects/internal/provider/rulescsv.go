@@ -91,7 +91,8 @@ func canonicalOrder(a, b redirects.Rule) int {
 	return cmp.Or(cmp.Compare(a.MatchType, b.MatchType), strings.Compare(a.Host, b.Host), strings.Compare(a.Source, b.Source),
 		cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.StatusCode, b.StatusCode), strings.Compare(a.Destination, b.Destination),
 		cmpBool(a.PreservePath, b.PreservePath), cmpBool(a.PreserveQuery, b.PreserveQuery), cmpBool(a.QueryAfterFragment, b.QueryAfterFragment),
-		cmpBool(a.MergeQuery, b.MergeQuery))
+		cmpBool(a.MergeQuery, b.MergeQuery),
+		slices.Compare(a.ExceptHosts, b.ExceptHosts))
 }
 
 func cmpBool(a, b bool) int {

@@ -196,3 +196,27 @@ func TestRulesCSVInvalid(t *testing.T) {
 }
 
 func stringValue(s string) basetypes.StringValue { return basetypes.NewStringValue(s) }
+
+// TestRulesCSVExceptHosts: the exceptHosts column (hosts separated by
+// spaces) is read, put in host key form, written last in the canonical
+// text, and a change of it alone is a change.
+func TestRulesCSVExceptHosts(t *testing.T) {
+	c, err := canonicalize("source,destination,statusCode,matchType,exceptHosts\n/,https://example.com/,301,starts_with,Example.COM *.example.org\n/a,/b,301,exact,\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "source,destination,statusCode,matchType,priority,exceptHosts\n/a,/b,301,exact,100,\n/,https://example.com/,301,starts_with,100,example.com *.example.org\n"
+	if c.Text != want {
+		t.Fatalf("canonical text:\n%s\nwant:\n%s", c.Text, want)
+	}
+	d, err := canonicalize("source,destination,statusCode,matchType,exceptHosts\n/,https://example.com/,301,starts_with,example.com\n/a,/b,301,exact,\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summarize(c.Rules, d.Rules); got != "0 added, 1 changed, 0 removed" {
+		t.Fatalf("summarize = %q, want one rule changed", got)
+	}
+	if _, err := canonicalize("source,destination,statusCode,matchType,host,exceptHosts\n/,/b,301,exact,a.example,b.example\n"); err == nil || !strings.Contains(err.Error(), "exceptHosts") {
+		t.Fatalf("a rule with a host and exceptHosts: %v, want a refusal naming exceptHosts", err)
+	}
+}

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -235,7 +236,8 @@ func summarize(old, new []redirects.Rule) string {
 			added++
 		case o.Destination != r.Destination || o.StatusCode != r.StatusCode || o.Priority != r.Priority ||
 			o.PreservePath != r.PreservePath || o.PreserveQuery != r.PreserveQuery || o.QueryAfterFragment != r.QueryAfterFragment ||
-			o.MergeQuery != r.MergeQuery:
+			o.MergeQuery != r.MergeQuery ||
+			!slices.Equal(o.ExceptHosts, r.ExceptHosts):
 			changed++
 		}
 		delete(before, k)
