@@ -130,7 +130,7 @@ func (r *Rule) Equal(o *Rule) bool {
 	return r.ID == o.ID && r.ProjectID == o.ProjectID && r.Source == o.Source && r.Destination == o.Destination &&
 		r.StatusCode == o.StatusCode && r.MatchType == o.MatchType && r.Priority == o.Priority && r.CreatedAt == o.CreatedAt &&
 		r.Revision == o.Revision && r.PreservePath == o.PreservePath && r.PreserveQuery == o.PreserveQuery &&
-		r.QueryAfterFragment == o.QueryAfterFragment && r.Host == o.Host && slices.Equal(r.ExceptHosts, o.ExceptHosts)
+		r.QueryAfterFragment == o.QueryAfterFragment && r.MergeQuery == o.MergeQuery && r.Host == o.Host && slices.Equal(r.ExceptHosts, o.ExceptHosts)
 }
 
 // Extended reports whether the rule uses what a literal rule does not: a

@@ -59,8 +59,7 @@ const (
 	corpusAsksFloor  = 0.999
 )
 
-var corpusFileFloors = map[string]float64{
-}
+var corpusFileFloors = map[string]float64{}
 
 type corpusFile struct {
 	folder, name, format string
