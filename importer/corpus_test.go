@@ -55,8 +55,8 @@ var corpusFormats = map[string]string{
 // files below the file floor, each file's own.
 const (
 	corpusFileFloor  = 0.90
-	corpusLinesFloor = 0.995
-	corpusAsksFloor  = 0.999
+	corpusLinesFloor = 0.998
+	corpusAsksFloor  = 0.9998
 )
 
 var corpusFileFloors = map[string]float64{}

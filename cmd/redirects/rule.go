@@ -517,27 +517,6 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 	if isSet(fs, "merge-query") {
 		u.MergeQuery = mergeQuery
 	}
-	if *status == redirects.StatusGone {
-		// A 410 has no destination and no option: asking for one is
-		// asking for them gone, unless they are named (then Validate
-		// refuses them, naming the field).
-		off, none := false, ""
-		if u.Destination == nil {
-			u.Destination = &none
-		}
-		if u.PreservePath == nil {
-			u.PreservePath = &off
-		}
-		if u.PreserveQuery == nil {
-			u.PreserveQuery = &off
-		}
-		if u.QueryAfterFragment == nil {
-			u.QueryAfterFragment = &off
-		}
-		if u.MergeQuery == nil {
-			u.MergeQuery = &off
-		}
-	}
 	if u.Empty() {
 		return usagef("rule update needs at least one of --source, --destination, --status, --match, --host, --priority, --preserve-path, --preserve-query, --query-after-fragment, --merge-query, --except-hosts")
 	}
@@ -547,6 +526,33 @@ func (c *cmd) ruleUpdate(ctx context.Context, args []string) error {
 	svc, err := c.services(ctx)
 	if err != nil {
 		return err
+	}
+	if *status == redirects.StatusGone {
+		// A 410 has no destination and no option: asking for one is
+		// asking for them gone, unless they are named (then Validate
+		// refuses them, naming the field). Only what the rule has is
+		// turned off, so that a server older than an option is not sent
+		// a field it does not know.
+		cur, err := svc.Rules.FindRule(ctx, *project, id)
+		if err != nil {
+			return err
+		}
+		off, none := false, ""
+		if u.Destination == nil && cur.Destination != "" {
+			u.Destination = &none
+		}
+		if u.PreservePath == nil && cur.PreservePath {
+			u.PreservePath = &off
+		}
+		if u.PreserveQuery == nil && cur.PreserveQuery {
+			u.PreserveQuery = &off
+		}
+		if u.QueryAfterFragment == nil && cur.QueryAfterFragment {
+			u.QueryAfterFragment = &off
+		}
+		if u.MergeQuery == nil && cur.MergeQuery {
+			u.MergeQuery = &off
+		}
 	}
 	r, err := svc.Rules.UpdateRule(ctx, *project, id, u)
 	if err != nil {
