@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // The cloudflare writer: a draft as a Cloudflare Bulk Redirect List CSV
@@ -70,6 +71,17 @@ func writeCloudflare(w io.Writer, rules []redirects.Rule, s redirects.Settings, 
 		host := host
 		if r.Host != "" {
 			host = r.Host
+		}
+		if len(r.ExceptHosts) > 0 {
+			// A rule for every host is written on one: one its
+			// exceptHosts leave to it.
+			h, ok := cloudflareHostFor(r, append(hosts, CloudflareHost))
+			if !ok {
+				out = append(out, Unexpressed{RuleID: r.ID, Source: r.Source, Dropped: true,
+					Reason: "its exceptHosts (" + strings.Join(r.ExceptHosts, ", ") + ") leave out every host this file could name in its source URL"})
+				continue
+			}
+			host = h
 		}
 		var why []string
 		if r.StatusCode == redirects.StatusGone {
@@ -148,6 +160,17 @@ func cloudflareExtended(r *redirects.Rule) string {
 		return "Cloudflare's include_subdomains takes the host itself too, which " + r.Host + " does not"
 	}
 	return ""
+}
+
+// cloudflareHostFor returns the first of hosts that rule r, which has
+// exceptHosts, answers (docs/contract.md#hosts).
+func cloudflareHostFor(r *redirects.Rule, hosts []string) (string, bool) {
+	for _, h := range hosts {
+		if !pattern.ExceptsHost(r.ExceptHosts, h) {
+			return h, true
+		}
+	}
+	return "", false
 }
 
 // isBareOrigin reports whether an absolute URL has no path (our

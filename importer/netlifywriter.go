@@ -151,6 +151,9 @@ func netlifyWriteLine(r *redirects.Rule, v *pattern.View, s redirects.Settings) 
 	if s.CaseInsensitive && hasASCIILetter(path) {
 		why = append(why, "Netlify compares paths case sensitively: "+path+" in other case is not redirected there")
 	}
+	if len(r.ExceptHosts) > 0 {
+		why = append(why, "Netlify's line answers every host of the site: its exceptHosts ("+strings.Join(r.ExceptHosts, ", ")+") are redirected there too")
+	}
 	if !s.IgnoreTrailingSlash && path != "/" {
 		if r.MatchType == redirects.Pattern {
 			why = append(why, "Netlify ignores a trailing slash: a path this pattern matches with its trailing '/' toggled is redirected there too")

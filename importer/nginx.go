@@ -593,6 +593,11 @@ func listenPort(addr string) string {
 	return "80"
 }
 
+// portSet is ports sorted, each once.
+func portSet(ports []string) []string {
+	return slices.Compact(slices.Sorted(slices.Values(ports)))
+}
+
 // portsOf is sv's ports, "80" when it has no listen directive.
 func (sv *nginxServer) portsOf() []string {
 	if len(sv.ports) == 0 {
@@ -603,16 +608,23 @@ func (sv *nginxServer) portsOf() []string {
 
 // defaultExcept returns the hosts the default server block d answers no
 // request for, as a rule's exceptHosts (docs/contract.md#hosts): the names
-// of every other server block that shares a port with it, or why they
-// cannot be (a name that is not a host or a leading wildcard, a block
-// without a name, which takes the requests without a host, one of d's own
-// names another block's wildcard covers, more than MaxExceptHosts).
+// of every other server block, or why they cannot be (a block that listens
+// on other ports than d, whose hosts d answers on its own ports, where a
+// rule answers every port; a name that is not a host or a leading
+// wildcard, a block without a name, which takes the requests without a
+// host, one of d's own names another block's wildcard covers, more than
+// MaxExceptHosts).
 func (r *nginxReader) defaultExcept(d int, own []string) ([]string, string) {
 	var except []string
+	ports := portSet(r.spans[d].portsOf())
 	for k := range r.spans {
 		sv := &r.spans[k]
-		if k == d || !slices.ContainsFunc(sv.portsOf(), func(p string) bool { return slices.Contains(r.spans[d].portsOf(), p) }) {
+		if k == d {
 			continue
+		}
+		if other := portSet(sv.portsOf()); !slices.Equal(other, ports) {
+			return nil, fmt.Sprintf("server block %d (line %d) listens on port %s, this one on %s, and a rule answers every port", k+1, sv.line,
+				strings.Join(other, ", "), strings.Join(ports, ", "))
 		}
 		hosts, why := serverHosts(sv.names)
 		if why != "" {

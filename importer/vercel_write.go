@@ -194,6 +194,9 @@ func vcRule(r *redirects.Rule, v *pattern.View, s redirects.Settings, n int) ([]
 	if s.CaseInsensitive && strings.ToLower(path) != strings.ToUpper(path) {
 		note(false, "Vercel compares sources case-sensitively: other spellings of %s are not redirected there", path)
 	}
+	if len(r.ExceptHosts) > 0 {
+		note(false, "the redirect answers every host of the deployment: its exceptHosts (%s) are redirected there too", strings.Join(r.ExceptHosts, ", "))
+	}
 	switch {
 	case !r.PreserveQuery:
 		note(false, "Vercel passes the request's query on to every redirect: this rule does not, here")

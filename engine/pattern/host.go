@@ -184,6 +184,15 @@ func hostMatches(rule string, host []byte) bool {
 	return string(host) == rule
 }
 
+// ExceptsHost reports whether exceptHosts (host keys, as a rule stores
+// them) leave out host, a host in any form a lookup takes
+// (docs/contract.md#hosts); a host that has no host key (empty or
+// malformed) never is.
+func ExceptsHost(except []string, host string) bool {
+	k, ok := HostKey(host)
+	return ok && k != "" && excepted(except, []byte(k), true)
+}
+
 // excepted says whether a lookup's host key is one a rule's exceptHosts
 // names (docs/contract.md#hosts); a lookup without a host never is.
 func excepted(except []string, host []byte, hasHost bool) bool {
