@@ -1,6 +1,7 @@
 package export
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,8 +24,8 @@ import (
 // "a letter in the source", "a source ending in /", "a source longer than
 // 255 bytes", and for the extended rules (redirects.Rule.Extended) "any
 // source" (every rule of the match type), "a host", "query conditions",
-// "a constraint inside a segment", "a large RE2 expression" and "a $ in
-// the destination"; "an
+// "a constraint inside a segment", "a large RE2 expression", "a long
+// expression" and "a $ in the destination"; "an
 // escaped request path" and "a constraint, for an escaped request path"
 // are about requests, not rules: the rule answers otherwise only a path
 // sent with an escape or a byte outside plainBytes (chainregex.go). The
@@ -118,7 +119,14 @@ func (s *sorted) declarations(format string) []string {
 		}
 	}
 	ds = append(ds, s.mergeQueryDeclarations(format)...)
-	var lines []string
+	// Declarations of the same rules, condition and effect, one about the
+	// literal rules and one about the extended ones, make one line.
+	type line struct {
+		head string
+		n    int
+		ex   []string
+	}
+	var lines []line
 	for _, d := range ds {
 		n, ex := 0, []string(nil)
 		recs := s.all
@@ -133,11 +141,22 @@ func (s *sorted) declarations(format string) []string {
 				}
 			}
 		}
-		if n > 0 {
-			lines = append(lines, declPrefix+d.mt+" rules with "+d.cond+": "+d.effect+" ("+countNoun(n, "rule")+", e.g. "+strings.Join(ex, ", ")+")")
+		if n == 0 {
+			continue
 		}
+		head := declPrefix + d.mt + " rules with " + d.cond + ": " + d.effect
+		if k := slices.IndexFunc(lines, func(l line) bool { return l.head == head }); k >= 0 {
+			lines[k].n += n
+			lines[k].ex = append(lines[k].ex, ex...)[:min(maxExamples, len(lines[k].ex)+len(ex))]
+			continue
+		}
+		lines = append(lines, line{head, n, ex})
 	}
-	return lines
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, l.head+" ("+countNoun(l.n, "rule")+", e.g. "+strings.Join(l.ex, ", ")+")")
+	}
+	return out
 }
 
 // extendedDeclarations returns the declarations of format for the
@@ -174,14 +193,46 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 		if server == "" {
 			server = "nginx"
 		}
-		leftOut, plain, large := map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}
+		// fits reports whether the server reads the strings the chain
+		// writes for c's rule.
+		fits, long := nginxStringsFit, "left out, its expression or answer is longer than the 4,096 bytes nginx reads as one string, and nginx would refuse the whole file"
+		if format == "haproxy" {
+			fits, long = haproxyStringsFit, "left out, its expression or answer is longer than regsub holds (HAProxy's tune.bufsize, 16,384 bytes by default), and HAProxy would refuse the whole file"
+		}
+		// written reports whether the file writes c's rule in its chain:
+		// nginx-map-exact's extended map holds the extended exact rules,
+		// nginx-map-prefix's the span prefixSpan names.
+		written := func(chainRule) bool { return true }
+		switch format {
+		case "nginx-map-exact":
+			written = func(c chainRule) bool { return c.r.Extended() }
+		case "nginx-map-prefix":
+			span := map[*redirects.Rule]bool{}
+			for _, c := range s.prefixSpan() {
+				span[c.r] = true
+			}
+			written = func(c chainRule) bool { return span[c.r] }
+		}
+		leftOut, plain, large, tooLong := map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}
+		// The literal rules (sorted.all) are copies of the chain's:
+		// tooLongLit holds those left out by their match type, source and
+		// destination.
+		tooLongLit := map[string]bool{}
+		litKey := func(r *redirects.Rule) string {
+			return r.MatchType.String() + "\x00" + r.Source + "\x00" + r.Destination
+		}
 		for _, c := range s.chain {
 			switch {
 			case !holds(c.r):
 			case ruleTooLarge(c.v, c.r.Source):
 				large[c.r] = true
-			case !nginxChainAnswers(c, s.set):
+			case !chainAnswers(c, s.set):
 				leftOut[c.r] = true
+			case written(c) && !fits(c, s.set):
+				tooLong[c.r] = true
+				if !c.r.Extended() {
+					tooLongLit[litKey(c.r)] = true
+				}
 			case c.v.Kind == pattern.Regex || hasConstraints(c.v.Pieces):
 				plain[c.r] = true
 			}
@@ -195,6 +246,8 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 			{"pattern", "a constraint, for an escaped request path", plainEffect(server), func(r *redirects.Rule) bool { return plain[r] }, true},
 			{"all", "a large RE2 expression", "left out, PCRE2 could refuse it as too large, and " + server + " the whole file with it",
 				func(r *redirects.Rule) bool { return large[r] }, true},
+			{"all", "a long expression", long, func(r *redirects.Rule) bool { return tooLong[r] }, true},
+			{"all", "a long expression", long, func(r *redirects.Rule) bool { return tooLongLit[litKey(r)] }, false},
 		}
 		if format != "haproxy" {
 			where := "a string of a server block"
@@ -202,12 +255,14 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 				where = "an nginx map value"
 			}
 			ds = append(ds, declaration{"regex", "a $ in the destination", "written %24, " + where + " cannot hold a literal $",
-				func(r *redirects.Rule) bool { return holds(r) && !leftOut[r] && strings.Contains(r.Destination, "$$") }, true})
+				func(r *redirects.Rule) bool {
+					return holds(r) && !leftOut[r] && !large[r] && !tooLong[r] && strings.Contains(r.Destination, "$$")
+				}, true})
 		}
 		if format == "haproxy" {
 			many := map[*redirects.Rule]bool{}
 			for _, c := range s.chain {
-				if nginxChainAnswers(c, s.set) && !haproxyChainAnswers(c, s.set) {
+				if chainAnswers(c, s.set) && haproxyStringsFit(c, s.set) && !haproxyGroupsFit(c, s.set) {
 					many[c.r] = true
 				}
 			}

@@ -34,14 +34,43 @@ const haproxyChainHead = `http-request set-var-fmt(txn.redirects_req) '%[req.hdr
 	`http-request set-var(txn.redirects_path) path,url_dec` + "\n"
 
 // haproxyChainAnswers reports whether the chain answers r as the lookup
-// API does: as nginx's, and with at most nine groups an answer inserts
-// (regsub has \1 to \9).
+// API does: the rules the chain answers (chainAnswers) with at most nine
+// groups an answer inserts (regsub has \1 to \9) and arguments regsub
+// holds (haproxyStringsFit).
 func haproxyChainAnswers(c chainRule, set redirects.Settings) bool {
-	if !nginxChainAnswers(c, set) {
-		return false
-	}
+	return chainAnswers(c, set) && haproxyGroupsFit(c, set) && haproxyStringsFit(c, set)
+}
+
+// haproxyGroupsFit reports whether each case of c's rule has at most nine
+// groups.
+func haproxyGroupsFit(c chainRule, set redirects.Settings) bool {
 	for _, v := range chainVariants(c, set) {
 		if _, ok := groupNumbers(v.re); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// maxHAProxyArg bounds an argument of regsub: HAProxy decodes it into a
+// buffer of tune.bufsize bytes (16384 by default) and refuses a longer one
+// ("too small buffer size to store decoded argument"), and the whole file
+// with it.
+const maxHAProxyArg = 16000
+
+// haproxyStringsFit reports whether the expression and the answer of each
+// case of c's rule that regsub writes (appendHAProxyChainVariant) are
+// arguments it holds (maxHAProxyArg). A case of a literal rule compares
+// words and writes no regsub; an ACL's expression has no such bound.
+func haproxyStringsFit(c chainRule, set redirects.Settings) bool {
+	for _, v := range chainVariants(c, set) {
+		if v.code == redirects.StatusGone {
+			continue
+		}
+		if _, ok := haproxyLiteralACLs(c, v, set); ok {
+			continue
+		}
+		if len(v.re) > maxHAProxyArg || answerLen(v) > maxHAProxyArg {
 			return false
 		}
 	}

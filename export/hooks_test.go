@@ -40,3 +40,17 @@ func SetHAProxySpecMax(n int) func() {
 	haproxySpecMax = n
 	return func() { haproxySpecMax = old }
 }
+
+// ChainTooLong reports whether format's chain (nginx's or, for
+// "haproxy", HAProxy's) leaves rule r out for the length of the strings it
+// would write (nginxStringsFit, haproxyStringsFit).
+func ChainTooLong(r redirects.Rule, set redirects.Settings, format string) bool {
+	chain := makeChain([]redirects.Rule{r}, set)
+	if len(chain) == 0 || !chainAnswers(chain[0], set) {
+		return false
+	}
+	if format == "haproxy" {
+		return !haproxyStringsFit(chain[0], set)
+	}
+	return !nginxStringsFit(chain[0], set)
+}

@@ -43,6 +43,20 @@ func (s *sorted) exactChain() []chainRule {
 // the last extended one the map formats answer, less those they leave out,
 // in the API's order.
 func (s *sorted) prefixChain() []chainRule {
+	var out []chainRule
+	for _, c := range s.prefixSpan() {
+		if nginxChainAnswers(c, s.set) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// prefixSpan returns the rules of the chain other than exact ones, up to
+// the last extended one the map formats answer, in the API's order: the
+// rules the extended map of nginx-map-prefix holds, and those of them it
+// leaves out (prefixChain).
+func (s *sorted) prefixSpan() []chainRule {
 	var rest []chainRule
 	for _, c := range s.chain {
 		if c.r.MatchType != redirects.Exact {
@@ -55,13 +69,7 @@ func (s *sorted) prefixChain() []chainRule {
 			last = i
 		}
 	}
-	var out []chainRule
-	for _, c := range rest[:last+1] {
-		if nginxChainAnswers(c, s.set) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return rest[:last+1]
 }
 
 // appendNginxExtendedMap appends "map "$host $request_uri" $<name>" with a

@@ -3,6 +3,7 @@ package export
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"redirects"
 	"redirects/engine/pattern"
@@ -42,6 +43,16 @@ import (
 type chainRule struct {
 	v pattern.View
 	r *redirects.Rule
+	// memo keeps the rule's cases under the chain's settings, which every
+	// writer and declaration asks for (chainVariants).
+	memo *chainMemo
+}
+
+// chainMemo holds a rule's cases, computed once.
+type chainMemo struct {
+	once sync.Once
+	set  redirects.Settings
+	vs   []chainVariant
 }
 
 // makeChain compiles rules with the pattern engine and returns them in the
@@ -60,17 +71,51 @@ func makeChain(rules []redirects.Rule, set redirects.Settings) []chainRule {
 	views := ps.Views()
 	out := make([]chainRule, len(views))
 	for i, v := range views {
-		out[i] = chainRule{v: v, r: &rules[v.Index]}
+		out[i] = chainRule{v: v, r: &rules[v.Index], memo: &chainMemo{set: set}}
 	}
 	return out
 }
 
-// nginxChainAnswers reports whether the chain answers c's rule as the
-// lookup API does, up to the residue declare.go names: every rule but
-// regex rules under trailingSlash ignore, pattern rules with a
-// constraint it cannot bound, and rules whose RE2 expressions PCRE2 could
-// refuse as too large (chainregex.go).
+// nginxChainAnswers reports whether nginx's chain answers c's rule as the
+// lookup API does, up to the residue declare.go names: every rule the
+// chain answers (chainAnswers) whose strings nginx can read
+// (nginxStringsFit).
 func nginxChainAnswers(c chainRule, set redirects.Settings) bool {
+	return chainAnswers(c, set) && nginxStringsFit(c, set)
+}
+
+// nginxStringsFit reports whether every expression and answer the nginx
+// chain writes for c's rule is a string nginx reads (maxNginxToken): the
+// chain writes each byte of a path as the byte or its escape ("(?:a|%61)"),
+// so a source of a few hundred bytes can pass the bound.
+func nginxStringsFit(c chainRule, set redirects.Settings) bool {
+	for _, v := range chainVariants(c, set) {
+		if len(v.re) > maxNginxToken || answerLen(v) > maxNginxToken {
+			return false
+		}
+	}
+	return true
+}
+
+// answerLen is the length of appendChainAnswer's text for v.
+func answerLen(v chainVariant) int {
+	n := 5 // "c301 "
+	for _, p := range v.answer {
+		if p.group != "" {
+			n += len(p.group) + 3
+		} else {
+			n += len(p.text) + 2*strings.Count(p.text, "$")
+		}
+	}
+	return n
+}
+
+// chainAnswers reports whether the chain (nginx's and HAProxy's) answers
+// c's rule as the lookup API does: every rule but regex rules under
+// trailingSlash ignore, pattern rules with a constraint it cannot bound,
+// and rules whose RE2 expressions PCRE2 could refuse as too large
+// (chainregex.go).
+func chainAnswers(c chainRule, set redirects.Settings) bool {
 	if ruleTooLarge(c.v, c.r.Source) {
 		return false
 	}
@@ -140,8 +185,17 @@ type chainPart struct{ text, group string }
 
 // chainVariants returns the cases of one rule's answer, the first that
 // applies answering, as appendNginxAnswer's: a rest and a query, a rest,
-// a query, neither.
+// a query, neither. They are computed once per rule of a chain (its memo,
+// under the chain's settings); the caller must not change them.
 func chainVariants(c chainRule, set redirects.Settings) []chainVariant {
+	if c.memo == nil || c.memo.set != set {
+		return buildChainVariants(c, set)
+	}
+	c.memo.once.Do(func() { c.memo.vs = buildChainVariants(c, set) })
+	return c.memo.vs
+}
+
+func buildChainVariants(c chainRule, set redirects.Settings) []chainVariant {
 	r := c.r
 	pp := r.PreservePath && r.MatchType == redirects.StartsWith && r.StatusCode != redirects.StatusGone
 	pq := r.PreserveQuery && r.StatusCode != redirects.StatusGone

@@ -282,6 +282,13 @@ func declaredRules(t *testing.T, format string, body []byte, rules []redirects.R
 			match = func(r *redirects.Rule) bool { return strings.Contains(r.Source, "?") }
 		case cond == "a large RE2 expression":
 			match = func(r *redirects.Rule) bool { return export.ChainTooLarge(*r) }
+		case cond == "a long expression":
+			// The declaration names no settings: a rule too long under
+			// the defaults or under both others (longer classes, a '/' more).
+			match = func(r *redirects.Rule) bool {
+				return export.ChainTooLong(*r, redirects.Settings{}, format) ||
+					export.ChainTooLong(*r, redirects.Settings{CaseInsensitive: true, IgnoreTrailingSlash: true}, format)
+			}
 		case cond == "a $ in the destination":
 			match = func(r *redirects.Rule) bool { return strings.Contains(r.Destination, "$$") }
 		case cond == "a constraint inside a segment":

@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -202,6 +203,97 @@ func checkLines(t *testing.T, format string, body []byte, shapes []*regexp.Regex
 	}
 }
 
+// TestChainLeavesLongExpressionsOut: a rule whose expression or answer is
+// longer than the server reads as one string (nginx: 4,096 bytes a token;
+// HAProxy: regsub's argument in tune.bufsize) is left out of the chain and
+// declared, so the server still loads the file; the chain writes each byte
+// of a path in about nine, so a source of 2,040 bytes is far over, and one
+// of 300 bytes is written.
+func TestChainLeavesLongExpressionsOut(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rules := []redirects.Rule{
+		// nginx: left out (about 18 kB); HAProxy: a literal rule, compared as a word.
+		{ID: 1, CreatedAt: t0, MatchType: redirects.Exact, Host: "example.com", Source: "/" + strings.Repeat("a", 2040), Destination: "/a", StatusCode: 301},
+		// nginx: left out (about 9 kB); HAProxy: written.
+		{ID: 2, CreatedAt: t0, MatchType: redirects.Pattern, Source: "/p/" + strings.Repeat("b", 1000) + "/:id", Destination: "/q/:id", StatusCode: 301},
+		// Both: left out (about 18 kB).
+		{ID: 3, CreatedAt: t0, MatchType: redirects.Pattern, Source: "/r/" + strings.Repeat("c", 2000) + "/:id", Destination: "/s/:id", StatusCode: 302},
+		// Both: written (about 2.7 kB).
+		{ID: 4, CreatedAt: t0, MatchType: redirects.Exact, Host: "example.com", Source: "/" + strings.Repeat("d", 300), Destination: "/d", StatusCode: 301},
+		{ID: 5, CreatedAt: t0, MatchType: redirects.Pattern, Source: "/ok/:id", Destination: "/fine/:id", StatusCode: 301},
+		// A literal rule: in the nginx format's chain, left out (about 9 kB);
+		// in nginx-map-exact's main map and in HAProxy's ACLs, as it is.
+		{ID: 6, CreatedAt: t0, MatchType: redirects.Exact, Source: "/" + strings.Repeat("e", 1000), Destination: "/e", StatusCode: 301},
+	}
+	const declared = "\n# Differs: all rules with a long expression: left out, its expression or answer is longer than "
+	for _, tc := range []struct {
+		format  string
+		n       int      // rules declared
+		present []string // text of the rules written
+		absent  []string // text of the rules left out
+	}{
+		{"nginx", 4, []string{strings.Repeat("(?:d|%64)", 300), "/fine/"}, []string{strings.Repeat("(?:a|%61)", 50), strings.Repeat("(?:b|%62)", 50), "/s/", strings.Repeat("(?:e|%65)", 50)}},
+		{"nginx-map-exact", 1, []string{strings.Repeat("(?:d|%64)", 300), strings.Repeat("e", 1000)}, []string{strings.Repeat("(?:a|%61)", 50), strings.Repeat("(?:e|%65)", 50)}},
+		{"nginx-map-prefix", 2, []string{"/fine/"}, []string{strings.Repeat("(?:b|%62)", 50), "/s/"}},
+		{"haproxy", 1, []string{strings.Repeat("e", 1000), strings.Repeat("a", 2040), strings.Repeat("(?:b|%62)", 1000), "/q/", strings.Repeat("d", 300), "/fine/"}, []string{"/s/"}},
+	} {
+		body, _ := export.BuildFormat(tc.format, rules, redirects.Settings{})
+		want := fmt.Sprintf("(%s, e.g. ", countRules(tc.n))
+		i := strings.Index(string(body), declared)
+		if i < 0 || !strings.Contains(string(body)[i:], want) {
+			t.Errorf("%s does not declare %s as too long:\n%.3000s", tc.format, countRules(tc.n), body)
+		}
+		for _, p := range tc.present {
+			if !strings.Contains(string(body), p) {
+				t.Errorf("%s left out a rule under the bound (%.40s...)", tc.format, p)
+			}
+		}
+		for _, p := range tc.absent {
+			if strings.Contains(string(body), p) {
+				t.Errorf("%s wrote a rule over the bound (%.40s...)", tc.format, p)
+			}
+		}
+		bin, err := exec.LookPath(strings.TrimSuffix(strings.TrimSuffix(tc.format, "-map-exact"), "-map-prefix"))
+		if err != nil {
+			continue
+		}
+		dir := plainTempDir(t)
+		switch tc.format {
+		case "nginx":
+			servertest.WriteFile(t, filepath.Join(dir, "redirects.conf"), body)
+			conf := servertest.NginxConf(dir, "", []string{export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet}, []int{servertest.FreePort(t)})
+			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+			servertest.Check(t, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+		case "haproxy":
+			cfg := filepath.Join(dir, "haproxy.cfg")
+			servertest.WriteFile(t, cfg, []byte(servertest.HAProxyHead+servertest.HAProxyFrontend("f", servertest.FreePort(t), dir, string(body))))
+			servertest.Check(t, bin, "-c", "-q", "-f", cfg)
+		default:
+			http, server := nginxMapLines(t, tc.format, body)
+			servertest.WriteFile(t, filepath.Join(dir, map[string]string{"nginx-map-exact": "redirects-exact.map", "nginx-map-prefix": "redirects-prefix.map"}[tc.format]), body)
+			conf := servertest.NginxConf(dir, http, []string{server}, []int{servertest.FreePort(t)})
+			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+			servertest.Check(t, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+		}
+	}
+	for _, r := range rules {
+		nginxLong, haproxyLong := r.ID <= 3 || r.ID == 6, r.ID == 3
+		if got := export.ChainTooLong(r, redirects.Settings{}, "nginx"); got != nginxLong {
+			t.Errorf("rule %d: ChainTooLong nginx = %v, want %v", r.ID, got, nginxLong)
+		}
+		if got := export.ChainTooLong(r, redirects.Settings{}, "haproxy"); got != haproxyLong {
+			t.Errorf("rule %d: ChainTooLong haproxy = %v, want %v", r.ID, got, haproxyLong)
+		}
+	}
+}
+
+func countRules(n int) string {
+	if n == 1 {
+		return "1 rule"
+	}
+	return fmt.Sprintf("%d rules", n)
+}
+
 // TestChainLeavesLargeExpressionsOut: an RE2 expression that PCRE2 would
 // compile past its size limit (bounded repeats are copies) is left out of
 // the nginx and haproxy chains and declared, so the servers still load the
@@ -236,6 +328,31 @@ func TestChainLeavesLargeExpressionsOut(t *testing.T) {
 			cfg := filepath.Join(dir, "haproxy.cfg")
 			servertest.WriteFile(t, cfg, []byte(servertest.HAProxyHead+servertest.HAProxyFrontend("f", servertest.FreePort(t), dir, string(body))))
 			servertest.Check(t, bin, "-c", "-q", "-f", cfg)
+		}
+	}
+}
+
+// TestDeclarationsOneLineEach: a condition that both literal and extended
+// rules meet (mergeQuery, a long expression) is declared on one line that
+// counts them all, not on a line for each kind.
+func TestDeclarationsOneLineEach(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rules := []redirects.Rule{
+		{ID: 1, CreatedAt: t0, MatchType: redirects.Exact, Source: "/m", Destination: "/n?a=1", StatusCode: 301, PreserveQuery: true, MergeQuery: true},
+		{ID: 2, CreatedAt: t0, MatchType: redirects.Pattern, Source: "/p/:id", Destination: "/q/:id?b=1", StatusCode: 301, PreserveQuery: true, MergeQuery: true},
+		{ID: 3, CreatedAt: t0, MatchType: redirects.Exact, Source: "/" + strings.Repeat("e", 1000), Destination: "/e", StatusCode: 301},
+		{ID: 4, CreatedAt: t0, MatchType: redirects.Exact, Host: "example.com", Source: "/" + strings.Repeat("f", 1000), Destination: "/f", StatusCode: 301},
+	}
+	body, _ := export.BuildFormat("nginx", rules, redirects.Settings{})
+	for _, cond := range []string{"mergeQuery", "a long expression"} {
+		head := "# Differs: all rules with " + cond + ": "
+		if n := strings.Count(string(body), head); n != 1 {
+			t.Errorf("%d lines declare %s, want 1:\n%.2000s", n, cond, body)
+			continue
+		}
+		i := strings.Index(string(body), head)
+		if l, _, _ := strings.Cut(string(body)[i:], "\n"); !strings.Contains(l, "(2 rules, e.g. ") {
+			t.Errorf("the line does not count both rules: %.300s", l)
 		}
 	}
 }

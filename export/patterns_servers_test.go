@@ -884,7 +884,7 @@ func extendedLines(body []byte) []byte {
 		sel, _, _ := strings.Cut(decl, ": ")
 		mt, cond, _ := strings.Cut(sel, " rules with ")
 		switch {
-		case extendedDeclaration(mt, cond), cond == "a large RE2 expression", cond == "a $ in the destination", cond == "a constraint inside a segment",
+		case extendedDeclaration(mt, cond), cond == "a large RE2 expression", cond == "a long expression", cond == "a $ in the destination", cond == "a constraint inside a segment",
 			cond == "mergeQuery":
 			out = append(out, line+"\n"...)
 		}
