@@ -44,7 +44,11 @@ func haproxyChainAnswers(c chainRule, set redirects.Settings) bool {
 // haproxyGroupsFit reports whether each case of c's rule has at most nine
 // groups.
 func haproxyGroupsFit(c chainRule, set redirects.Settings) bool {
-	for _, v := range chainVariants(c, set) {
+	return haproxyCases(c, set).groups
+}
+
+func haproxyVariantsGroupsFit(vs []chainVariant) bool {
+	for _, v := range vs {
 		if _, ok := groupNumbers(v.re); !ok {
 			return false
 		}
@@ -63,7 +67,11 @@ const maxHAProxyArg = 16000
 // arguments it holds (maxHAProxyArg). A case of a literal rule compares
 // words and writes no regsub; an ACL's expression has no such bound.
 func haproxyStringsFit(c chainRule, set redirects.Settings) bool {
-	for _, v := range chainVariants(c, set) {
+	return haproxyCases(c, set).fit
+}
+
+func haproxyVariantsFit(c chainRule, vs []chainVariant, set redirects.Settings) bool {
+	for _, v := range vs {
 		if v.code == redirects.StatusGone {
 			continue
 		}

@@ -125,7 +125,7 @@ func writeExtendedSnippet(h *strings.Builder, name string, n int, snippet string
 func countVariants(chain []chainRule, set redirects.Settings) int {
 	n := 0
 	for _, c := range chain {
-		n += len(chainVariants(c, set))
+		n += nginxCases(c, set, nil).cases
 	}
 	return n
 }

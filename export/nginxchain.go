@@ -43,16 +43,64 @@ import (
 type chainRule struct {
 	v pattern.View
 	r *redirects.Rule
-	// memo keeps the rule's cases under the chain's settings, which every
-	// writer and declaration asks for (chainVariants).
+	// memo keeps what the writers and declarations ask of the rule's
+	// cases under the chain's settings (chainMemo). The cases themselves
+	// are not kept: a chain is every rule of the project.
 	memo *chainMemo
 }
 
-// chainMemo holds a rule's cases, computed once.
+// chainMemo holds what is asked of a rule's cases, each part computed
+// once from one computation of the cases: for nginx whether it reads
+// their strings and how many there are (nginxCases), for HAProxy whether
+// regsub numbers their groups and holds their strings (haproxyCases).
 type chainMemo struct {
-	once sync.Once
-	set  redirects.Settings
-	vs   []chainVariant
+	set         redirects.Settings
+	nginxOnce   sync.Once
+	nginx       nginxCheck
+	haproxyOnce sync.Once
+	haproxy     haproxyCheck
+}
+
+// nginxCheck is what nginx's files ask of a rule's cases.
+type nginxCheck struct {
+	fit   bool // nginxStringsFit
+	cases int
+}
+
+// haproxyCheck is what the haproxy file asks of a rule's cases.
+type haproxyCheck struct {
+	groups, fit bool // haproxyGroupsFit, haproxyStringsFit
+}
+
+// nginxCases returns the nginx check of c's rule, once per rule of a
+// chain under its settings; vs, when not nil, are the rule's cases, which
+// a writer has at hand.
+func nginxCases(c chainRule, set redirects.Settings, vs []chainVariant) nginxCheck {
+	compute := func() nginxCheck {
+		if vs == nil {
+			vs = chainVariants(c, set)
+		}
+		return nginxCheck{fit: nginxVariantsFit(vs), cases: len(vs)}
+	}
+	if c.memo == nil || c.memo.set != set {
+		return compute()
+	}
+	c.memo.nginxOnce.Do(func() { c.memo.nginx = compute() })
+	return c.memo.nginx
+}
+
+// haproxyCases returns the haproxy check of c's rule, once per rule of a
+// chain under its settings.
+func haproxyCases(c chainRule, set redirects.Settings) haproxyCheck {
+	compute := func() haproxyCheck {
+		vs := chainVariants(c, set)
+		return haproxyCheck{groups: haproxyVariantsGroupsFit(vs), fit: haproxyVariantsFit(c, vs, set)}
+	}
+	if c.memo == nil || c.memo.set != set {
+		return compute()
+	}
+	c.memo.haproxyOnce.Do(func() { c.memo.haproxy = compute() })
+	return c.memo.haproxy
 }
 
 // makeChain compiles rules with the pattern engine and returns them in the
@@ -70,8 +118,10 @@ func makeChain(rules []redirects.Rule, set redirects.Settings) []chainRule {
 	}
 	views := ps.Views()
 	out := make([]chainRule, len(views))
+	memos := make([]chainMemo, len(views))
 	for i, v := range views {
-		out[i] = chainRule{v: v, r: &rules[v.Index], memo: &chainMemo{set: set}}
+		memos[i].set = set
+		out[i] = chainRule{v: v, r: &rules[v.Index], memo: &memos[i]}
 	}
 	return out
 }
@@ -89,7 +139,11 @@ func nginxChainAnswers(c chainRule, set redirects.Settings) bool {
 // chain writes each byte of a path as the byte or its escape ("(?:a|%61)"),
 // so a source of a few hundred bytes can pass the bound.
 func nginxStringsFit(c chainRule, set redirects.Settings) bool {
-	for _, v := range chainVariants(c, set) {
+	return nginxCases(c, set, nil).fit
+}
+
+func nginxVariantsFit(vs []chainVariant) bool {
+	for _, v := range vs {
 		if len(v.re) > maxNginxToken || answerLen(v) > maxNginxToken {
 			return false
 		}
@@ -129,30 +183,44 @@ func chainAnswers(c chainRule, set redirects.Settings) bool {
 }
 
 func (s *sorted) nginxChain() []byte {
-	var h strings.Builder
+	// The rules first, each rule's cases computed once: whether nginx
+	// reads their strings is known from them (nginxCases), and the count
+	// and the declarations of the opening comment read it.
+	// The body is written after room for the comment, which then goes
+	// right before it: no copy of the body (tens of megabytes at 100,000
+	// rules) unless the comment is longer than the room.
+	const room = 64 << 10
+	body := make([]byte, room, room+512+textSize(s.all, 300)+textSize(s.extd, 600))
+	body = append(body, "set $redirects_request \"$host $request_uri\";\nset $redirects_answer \"\";\n"...)
 	n := 0
 	for _, c := range s.chain {
-		if nginxChainAnswers(c, s.set) {
-			n++
+		if !chainAnswers(c, s.set) {
+			continue
 		}
+		vs := chainVariants(c, s.set)
+		if !nginxCases(c, s.set, vs).fit {
+			continue
+		}
+		n++
+		body = appendChainCases(body, vs)
 	}
+	// Named captures, not $1: nginx escapes a numbered capture in "set"
+	// when the request's path held an escape or a '+'.
+	body = append(body, NginxAnswerSnippet...)
+	body = append(body, '\n')
+	var h strings.Builder
 	h.WriteString("# nginx: " + countNoun(n, "redirect rule") + " for a server block (docs/exports.md).\n")
 	h.WriteString("# The project has rules with patterns, hosts or query conditions, so each rule is a server-level\n")
 	h.WriteString("# if over the request's host, path as sent and query, in the lookup API's order: the first that\n")
 	h.WriteString("# matches sets the answer, the lines at the end return it. They run before the server's locations.\n")
 	s.writeDeclarations(&h, "nginx")
-	b := make([]byte, 0, h.Len()+512+textSize(s.all, 300)+textSize(s.extd, 600))
-	b = append(b, h.String()...)
-	b = append(b, "set $redirects_request \"$host $request_uri\";\nset $redirects_answer \"\";\n"...)
-	for _, c := range s.chain {
-		if nginxChainAnswers(c, s.set) {
-			b = appendChainRule(b, c, s.set)
-		}
+	if h.Len() <= room {
+		copy(body[room-h.Len():room], h.String())
+		return body[room-h.Len():]
 	}
-	// Named captures, not $1: nginx escapes a numbered capture in "set"
-	// when the request's path held an escape or a '+'.
-	b = append(b, NginxAnswerSnippet...)
-	return append(b, '\n')
+	b := make([]byte, 0, h.Len()+len(body)-room)
+	b = append(b, h.String()...)
+	return append(b, body[room:]...)
 }
 
 // Byte classes of the request path as sent ($request_uri): segUnit is one
@@ -185,17 +253,8 @@ type chainPart struct{ text, group string }
 
 // chainVariants returns the cases of one rule's answer, the first that
 // applies answering, as appendNginxAnswer's: a rest and a query, a rest,
-// a query, neither. They are computed once per rule of a chain (its memo,
-// under the chain's settings); the caller must not change them.
+// a query, neither.
 func chainVariants(c chainRule, set redirects.Settings) []chainVariant {
-	if c.memo == nil || c.memo.set != set {
-		return buildChainVariants(c, set)
-	}
-	c.memo.once.Do(func() { c.memo.vs = buildChainVariants(c, set) })
-	return c.memo.vs
-}
-
-func buildChainVariants(c chainRule, set redirects.Settings) []chainVariant {
 	r := c.r
 	pp := r.PreservePath && r.MatchType == redirects.StartsWith && r.StatusCode != redirects.StatusGone
 	pq := r.PreserveQuery && r.StatusCode != redirects.StatusGone
@@ -336,9 +395,9 @@ func partsText(parts []chainPart) string {
 	return b.String()
 }
 
-// appendChainRule appends the ifs of one rule, one per chainVariant.
-func appendChainRule(b []byte, c chainRule, set redirects.Settings) []byte {
-	for _, v := range chainVariants(c, set) {
+// appendChainCases appends the nginx format's lines of a rule's cases.
+func appendChainCases(b []byte, vs []chainVariant) []byte {
+	for _, v := range vs {
 		b = append(b, "if ($redirects_request ~ \""...)
 		b = append(b, v.re...)
 		b = append(b, "\") { set $redirects_answer \""...)
