@@ -183,166 +183,102 @@ func TestDraftEncodingPatterns(t *testing.T) {
 	}
 }
 
-// TestDraftEncodingQueryAfterFragment: drafts with queryAfterFragment rules
-// round-trip in encoding 3, which the readers of encodings 1 and 2 refuse
-// rather than misread; the encoder writes 3 only for such drafts.
-func TestDraftEncodingQueryAfterFragment(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	for range 200 {
-		rows := randomRows(r, 1+r.IntN(30))
-		qaf := false
-		for i := range rows {
-			if r.IntN(3) == 0 {
-				rows[i].queryAfterFragment, rows[i].preserveQuery = true, true
-				qaf = true
-			}
-		}
-		var enc draftEncoder
-		for i := range rows {
-			enc.add(appendRow(nil, &rows[i]), rowFlags(&rows[i]), false)
-		}
-		if got := enc.qaf; got != qaf {
-			t.Fatalf("the encoder saw queryAfterFragment %v, the draft has it %v", got, qaf)
-		}
-		b := []byte{draftEncodingQueryAfterFragment}
-		for i := range rows {
-			b = appendRow(b, &rows[i])
-		}
-		got, err := decodeRows(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range got {
-			for _, p := range []*[]byte{&got[i].source, &rows[i].source} {
-				if *p == nil {
-					*p = []byte{}
-				}
-			}
-			if len(got[i].host) == 0 && len(rows[i].host) == 0 {
-				got[i].host, rows[i].host = nil, nil
-			}
-		}
-		if !reflect.DeepEqual(got, rows) {
-			t.Fatalf("decoded %+v, want %+v", got, rows)
-		}
-		if qaf {
-			for _, v := range []byte{draftEncoding, draftEncodingExtended} {
-				if _, err := decodeRows(append([]byte{v}, b[1:]...)); err == nil {
-					t.Fatalf("encoding %d took the queryAfterFragment flag, which it does not know", v)
-				}
-			}
-		}
-	}
-}
-
-// TestDraftEncodingMergeQuery: drafts with mergeQuery rules round-trip in
-// encoding 4, which the readers of encodings 1 to 3 refuse rather than
-// misread; the encoder writes 4 only for such drafts.
-func TestDraftEncodingMergeQuery(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 9))
-	for range 200 {
-		rows := randomRows(r, 1+r.IntN(30))
-		mq := false
-		for i := range rows {
-			switch r.IntN(4) {
-			case 0:
-				rows[i].mergeQuery, rows[i].preserveQuery = true, true
-				mq = true
-			case 1:
-				rows[i].queryAfterFragment, rows[i].preserveQuery = true, true
-			}
-		}
-		var enc draftEncoder
-		for i := range rows {
-			enc.add(appendRow(nil, &rows[i]), rowFlags(&rows[i]), len(rows[i].exceptHosts) > 0)
-		}
-		if got := enc.mq; got != mq {
-			t.Fatalf("the encoder saw mergeQuery %v, the draft has it %v", got, mq)
-		}
-		b := []byte{draftEncodingMergeQuery}
-		for i := range rows {
-			b = appendRow(b, &rows[i])
-		}
-		got, err := decodeRows(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range got {
-			for _, p := range []*[]byte{&got[i].source, &rows[i].source} {
-				if *p == nil {
-					*p = []byte{}
-				}
-			}
-			if len(got[i].host) == 0 && len(rows[i].host) == 0 {
-				got[i].host, rows[i].host = nil, nil
-			}
-		}
-		if !reflect.DeepEqual(got, rows) {
-			t.Fatalf("decoded %+v, want %+v", got, rows)
-		}
-		if mq {
-			for _, v := range []byte{draftEncoding, draftEncodingExtended, draftEncodingQueryAfterFragment} {
-				if _, err := decodeRows(append([]byte{v}, b[1:]...)); err == nil {
-					t.Fatalf("encoding %d took the mergeQuery flag, which it does not know", v)
-				}
-			}
-		}
-	}
-}
-
-// TestDraftEncodingExceptHosts: drafts with exceptHosts rules round-trip in
-// encoding 5, which the readers of encodings 2 to 4 refuse rather than
-// read as a host; the encoder writes 5 only for such drafts.
-func TestDraftEncodingExceptHosts(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 10))
+// TestDraftEncodingNewerFields: drafts with a rule field of a newer
+// encoding round-trip in it, which the readers of the encodings before it
+// refuse rather than misread; the encoder writes it only for drafts that
+// use the field. Each case draws random rows, gives the field to some
+// (with what it needs), and checks the three.
+func TestDraftEncodingNewerFields(t *testing.T) {
 	hosts := []string{"example.com", "*.example.com", "xn--bcher-kva.example", "a.b.example.org"}
-	for range 200 {
-		rows := randomRows(r, 1+r.IntN(30))
-		except := false
-		for i := range rows {
-			switch r.IntN(3) {
-			case 0:
-				var hs []string
-				for k := 1 + r.IntN(3); k > 0; k-- {
-					hs = append(hs, hosts[r.IntN(len(hosts))])
+	for _, tc := range []struct {
+		name     string
+		encoding byte
+		older    []byte
+		seed     uint64
+		// set gives row the field, or something else new, and reports
+		// whether it gave the field.
+		set func(r *rand.Rand, row *draftRow) bool
+		saw func(*draftEncoder) bool
+	}{
+		{"queryAfterFragment", draftEncodingQueryAfterFragment, []byte{draftEncoding, draftEncodingExtended}, 8,
+			func(r *rand.Rand, row *draftRow) bool {
+				if r.IntN(3) != 0 {
+					return false
 				}
-				rows[i].exceptHosts = []byte(JoinHosts(hs))
-				except = true
-			case 1:
-				rows[i].host = []byte(hosts[r.IntN(len(hosts))])
-			}
-		}
-		var enc draftEncoder
-		for i := range rows {
-			enc.add(appendRow(nil, &rows[i]), rowFlags(&rows[i]), len(rows[i].exceptHosts) > 0)
-		}
-		if enc.except != except {
-			t.Fatalf("the encoder saw exceptHosts %v, the draft has them %v", enc.except, except)
-		}
-		b := []byte{draftEncodingExceptHosts}
-		for i := range rows {
-			b = appendRow(b, &rows[i])
-		}
-		got, err := decodeRows(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range got {
-			for _, p := range []*[]byte{&got[i].source, &rows[i].source, &got[i].host, &rows[i].host, &got[i].exceptHosts, &rows[i].exceptHosts} {
-				if len(*p) == 0 {
-					*p = nil
+				row.queryAfterFragment, row.preserveQuery = true, true
+				return true
+			},
+			func(e *draftEncoder) bool { return e.qaf }},
+		{"mergeQuery", draftEncodingMergeQuery, []byte{draftEncoding, draftEncodingExtended, draftEncodingQueryAfterFragment}, 9,
+			func(r *rand.Rand, row *draftRow) bool {
+				switch r.IntN(4) {
+				case 0:
+					row.mergeQuery, row.preserveQuery = true, true
+					return true
+				case 1:
+					row.queryAfterFragment, row.preserveQuery = true, true
+				}
+				return false
+			},
+			func(e *draftEncoder) bool { return e.mq }},
+		{"exceptHosts", draftEncodingExceptHosts, []byte{draftEncodingExtended, draftEncodingQueryAfterFragment, draftEncodingMergeQuery}, 10,
+			func(r *rand.Rand, row *draftRow) bool {
+				switch r.IntN(3) {
+				case 0:
+					var hs []string
+					for k := 1 + r.IntN(3); k > 0; k-- {
+						hs = append(hs, hosts[r.IntN(len(hosts))])
+					}
+					row.exceptHosts = []byte(JoinHosts(hs))
+					return true
+				case 1:
+					row.host = []byte(hosts[r.IntN(len(hosts))])
+				}
+				return false
+			},
+			func(e *draftEncoder) bool { return e.except }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(7, tc.seed))
+			for range 200 {
+				rows := randomRows(r, 1+r.IntN(30))
+				uses := false
+				for i := range rows {
+					uses = tc.set(r, &rows[i]) || uses
+				}
+				var enc draftEncoder
+				for i := range rows {
+					enc.add(appendRow(nil, &rows[i]), rowFlags(&rows[i]), len(rows[i].exceptHosts) > 0)
+				}
+				if got := tc.saw(&enc); got != uses {
+					t.Fatalf("the encoder saw %s %v, the draft has it %v", tc.name, got, uses)
+				}
+				b := []byte{tc.encoding}
+				for i := range rows {
+					b = appendRow(b, &rows[i])
+				}
+				got, err := decodeRows(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range got {
+					for _, p := range []*[]byte{&got[i].source, &rows[i].source, &got[i].host, &rows[i].host, &got[i].exceptHosts, &rows[i].exceptHosts} {
+						if len(*p) == 0 {
+							*p = nil
+						}
+					}
+				}
+				if !reflect.DeepEqual(got, rows) {
+					t.Fatalf("decoded %+v, want %+v", got, rows)
+				}
+				if uses {
+					for _, v := range tc.older {
+						if _, err := decodeRows(append([]byte{v}, b[1:]...)); err == nil {
+							t.Fatalf("encoding %d took %s, which it does not know", v, tc.name)
+						}
+					}
 				}
 			}
-		}
-		if !reflect.DeepEqual(got, rows) {
-			t.Fatalf("decoded %+v, want %+v", got, rows)
-		}
-		if except {
-			for _, v := range []byte{draftEncodingExtended, draftEncodingQueryAfterFragment, draftEncodingMergeQuery} {
-				if _, err := decodeRows(append([]byte{v}, b[1:]...)); err == nil {
-					t.Fatalf("encoding %d took exceptHosts, which it does not know", v)
-				}
-			}
-		}
+		})
 	}
 }
