@@ -1052,6 +1052,10 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		// The rules kept, in file order.
 		rules     []redirects.Rule
 		ruleLines []int
+		// excepts holds the exceptHosts of a line's rule without a host
+		// that has them (nginx's default server block): it shadows no
+		// rule of a host it leaves out.
+		excepts = map[int][]string{}
 	)
 	if n := sink.numRules(); n > 0 {
 		rules, ruleLines = make([]redirects.Rule, 0, n), make([]int, 0, n)
@@ -1085,6 +1089,9 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 		// A strict reader has refused two rules of one key: its pattern,
 		// regex, host-scoped and conditioned rules are kept as they are.
 		winner := 0
+		// leaves reports whether the rule of line l, without a host, leaves
+		// r's host to other rules (its exceptHosts): it shadows nothing of r.
+		leaves := func(l int) bool { return r.Host != "" && pattern.ExceptsHost(excepts[l], r.Host) }
 		switch {
 		case f.Strict && r.Extended():
 		case !r.MatchType.Literal():
@@ -1116,18 +1123,22 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			}
 			// A lookup is made only where it may answer: without a host or
 			// conditions it would repeat the first.
-			if l, ok := exact[hostKey{"", key}]; ok {
+			if l, ok := exact[hostKey{"", key}]; ok && !leaves(l) {
 				winner = l
 			} else if l, ok := lookupIf(exact, r.Host != "", r.Host, key); ok {
 				winner = l
-			} else if l, ok := lookupIf(exact, conds && f.FirstMatch, "", pkey); ok {
+			} else if l, ok := lookupIf(exact, conds && f.FirstMatch, "", pkey); ok && !leaves(l) {
 				winner = l
 			} else if l, ok := lookupIf(exact, conds && f.FirstMatch && r.Host != "", r.Host, pkey); ok {
 				winner = l
 			} else if f.FirstMatch {
-				winner = coveringPrefix(set, prefixes, covers, path, true)
+				if winner = coveringPrefix(set, prefixes, covers, path, true); leaves(winner) {
+					winner = 0
+				}
 				if winner == 0 {
-					winner = earlierRe.covering(r.Host, path)
+					if winner = earlierRe.covering(r.Host, path); leaves(winner) {
+						winner = 0
+					}
 				}
 			}
 			if winner == 0 {
@@ -1138,7 +1149,9 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			if l, ok := hostPrefixes[src]; ok {
 				winner = l
 			} else if f.FirstMatch {
-				winner = coveringPrefix(set, prefixes, covers, r.Source, false)
+				if winner = coveringPrefix(set, prefixes, covers, r.Source, false); leaves(winner) {
+					winner = 0
+				}
 			}
 			if winner == 0 {
 				hostPrefixes[src] = line
@@ -1180,6 +1193,11 @@ func finish(ctx context.Context, f *Format, o *Options, sink *Sink, res *Result)
 			}
 			r.Priority = rank
 			rank++
+		}
+		if len(r.ExceptHosts) > 0 {
+			if _, ok := excepts[line]; !ok {
+				excepts[line] = r.ExceptHosts
+			}
 		}
 		rules = append(rules, rule)
 		ruleLines = append(ruleLines, line)

@@ -572,8 +572,9 @@ type nginxServer struct {
 	// ssl and plain: whether the server listens with ssl, and without.
 	ssl, plain bool
 	// ports are the ports it listens on (listenPort), "80" without a
-	// listen directive.
-	ports []string
+	// listen directive; addrs the addresses with their ports
+	// (listenAddr).
+	ports, addrs []string
 }
 
 // listenPort is the port of a listen directive's address, by which two
@@ -593,9 +594,40 @@ func listenPort(addr string) string {
 	return "80"
 }
 
+// listenAddr is a listen directive's address and port, by which nginx
+// picks the server blocks that may answer a connection: "*:80" of "80",
+// "*:80" and "0.0.0.0:80"; "127.0.0.1:80" of "127.0.0.1"; "[::]:443" as it
+// is; a unix socket as written. A connection to 127.0.0.2:80 is answered
+// by the blocks that listen on 127.0.0.2:80 if any, never by one on
+// 127.0.0.1:80.
+func listenAddr(addr string) string {
+	if strings.HasPrefix(addr, "unix:") {
+		return addr
+	}
+	port := listenPort(addr)
+	host := addr
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 && !strings.HasSuffix(addr, "]") {
+		host = addr[:i]
+	} else if addr == port {
+		host = ""
+	}
+	if host == "" || host == "*" || host == "0.0.0.0" {
+		host = "*"
+	}
+	return strings.ToLower(host) + ":" + port
+}
+
 // portSet is ports sorted, each once.
 func portSet(ports []string) []string {
 	return slices.Compact(slices.Sorted(slices.Values(ports)))
+}
+
+// addrsOf is sv's addresses, "*:80" when it has no listen directive.
+func (sv *nginxServer) addrsOf() []string {
+	if len(sv.addrs) == 0 {
+		return []string{"*:80"}
+	}
+	return sv.addrs
 }
 
 // portsOf is sv's ports, "80" when it has no listen directive.
@@ -609,22 +641,22 @@ func (sv *nginxServer) portsOf() []string {
 // defaultExcept returns the hosts the default server block d answers no
 // request for, as a rule's exceptHosts (docs/contract.md#hosts): the names
 // of every other server block, or why they cannot be (a block that listens
-// on other ports than d, whose hosts d answers on its own ports, where a
-// rule answers every port; a name that is not a host or a leading
+// on other addresses or ports than d, whose hosts d answers on its own,
+// where a rule answers every address and port; a name that is not a host or a leading
 // wildcard, a block without a name, which takes the requests without a
 // host, one of d's own names another block's wildcard covers, more than
 // MaxExceptHosts).
 func (r *nginxReader) defaultExcept(d int, own []string) ([]string, string) {
 	var except []string
-	ports := portSet(r.spans[d].portsOf())
+	addrs := portSet(r.spans[d].addrsOf())
 	for k := range r.spans {
 		sv := &r.spans[k]
 		if k == d {
 			continue
 		}
-		if other := portSet(sv.portsOf()); !slices.Equal(other, ports) {
-			return nil, fmt.Sprintf("server block %d (line %d) listens on port %s, this one on %s, and a rule answers every port", k+1, sv.line,
-				strings.Join(other, ", "), strings.Join(ports, ", "))
+		if other := portSet(sv.addrsOf()); !slices.Equal(other, addrs) {
+			return nil, fmt.Sprintf("server block %d (line %d) listens on %s, this one on %s, and a rule answers every address and port", k+1, sv.line,
+				strings.Join(other, ", "), strings.Join(addrs, ", "))
 		}
 		hosts, why := serverHosts(sv.names)
 		if why != "" {
@@ -766,6 +798,7 @@ func (r *nginxReader) directive(w []nginxToken, raw string) {
 			ssl := false
 			if len(w) > 1 {
 				sv.ports = append(sv.ports, listenPort(w[1].text))
+				sv.addrs = append(sv.addrs, listenAddr(w[1].text))
 			}
 			for _, n := range w[1:] {
 				if n.text == "default_server" || n.text == "default" {

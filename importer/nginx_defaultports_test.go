@@ -12,8 +12,10 @@ import (
 
 // TestNginxDefaultServerOtherPorts: a default server block takes the hosts
 // no other block names (exceptHosts) only when every block listens on its
-// ports: a block on another port answers its own names there, which a rule
-// (it answers every port) would hand to the default block. Such a file
+// addresses and ports: a block on another port or address answers its own
+// names there, and the names no block has (it is the default of its
+// address), which a rule (it answers every address and port) would hand to
+// the default block. Such a file
 // keeps each block's rules scoped to its names, the default block's
 // noted.
 func TestNginxDefaultServerOtherPorts(t *testing.T) {
@@ -56,6 +58,44 @@ server {
     location = /x { return 301 /y; }
 }
 `, map[string]string{"other.example /a": "301 https://example.com/a", "example.com /x": "301 /y", "example.com /a": "none"}},
+		{"the same port on two addresses", `server {
+    listen 127.0.0.1:80 default_server;
+    server_name a.example;
+    location = /p { return 301 /a; }
+}
+server {
+    listen 127.0.0.2:80;
+    server_name b.example;
+    location = /p { return 301 /b; }
+}
+`, map[string]string{"a.example /p": "301 /a", "b.example /p": "301 /b", "other.example /p": "none"}},
+		{"a port and an address with it", `server {
+    listen 80;
+    server_name a.example;
+    location = /p { return 301 /a; }
+}
+server {
+    listen 127.0.0.1:80;
+    server_name b.example;
+    location = /p { return 301 /b; }
+}
+`, map[string]string{"a.example /p": "301 /a", "b.example /p": "301 /b", "other.example /p": "none"}},
+		{"one address written three ways", `server {
+    listen 80;
+    server_name a.example;
+    location = /p { return 301 /a; }
+}
+server {
+    listen *:80;
+    server_name b.example;
+    location = /p { return 301 /b; }
+}
+server {
+    listen 0.0.0.0:80;
+    server_name c.example;
+    location = /p { return 301 /c; }
+}
+`, map[string]string{"a.example /p": "301 /a", "b.example /p": "301 /b", "other.example /p": "301 /a"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := Read(context.Background(), strings.NewReader(c.file), "nginx", Options{})

@@ -94,8 +94,9 @@ func TestNginxServerNamesAgainstNginx(t *testing.T) {
 // other blocks do not name, and requests without a host: its rules are
 // host-less with exceptHosts, and answer as real nginx does on its names,
 // the other blocks' names (a wildcard's subdomains too), a host no block
-// names and no host. A block with a regular-expression name keeps the
-// default server's rules on its names, changed.
+// names and no host, also where blocks have the same locations. A block
+// with a regular-expression name keeps the default server's rules on its
+// names, changed.
 func TestNginxDefaultServerExceptHosts(t *testing.T) {
 	bin := servertest.LookPath(t, "nginx")
 	for _, c := range []struct {
@@ -112,6 +113,13 @@ func TestNginxDefaultServerExceptHosts(t *testing.T) {
 			"server_name a.example;\nabsolute_redirect off;\nlocation = /x { return 301 /ax; }\n",
 			"listen 127.0.0.1:PORT default_server;\nserver_name d.example;\nabsolute_redirect off;\nlocation /old/ { return 308 /d-new/; }\nlocation = /x { return 302 /dx; }\n",
 		}, []string{"a.example"}},
+		// The same locations in the default block and in others: each
+		// block answers its own, the default one every other host.
+		{"same locations", []string{
+			"server_name a.example;\nabsolute_redirect off;\nlocation = /x { return 301 /ax; }\nlocation /old/ { return 301 /a-old/; }\n",
+			"server_name b.example;\nabsolute_redirect off;\nlocation = /x { return 302 /bx; }\nlocation /old/ { return 308 /b-old/; }\n",
+			"server_name .example.com;\nabsolute_redirect off;\nlocation = /x { return 307 /cx; }\n",
+		}, []string{"b.example", "example.com", "*.example.com"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			port := servertest.FreePort(t)
