@@ -108,20 +108,11 @@ func appendNginxAnswer(b []byte, r *redirects.Rule) []byte {
 	pp := r.PreservePath && r.MatchType == redirects.StartsWith
 	if pp || r.PreserveQuery {
 		path, query, fragment := redirects.SplitDestination(r.Destination)
-		skip := "^(?:%[0-9A-Fa-f]{2}|[^%?]){" + strconv.Itoa(len(r.Source)) + "}([^?]+)"
+		skip := skipSource(r.Source)
 		if pp && r.PreserveQuery {
 			b = append(b, "if ($request_uri ~ \""+skip+"[?](.+)\") { "...)
 			b = ret(b)
-			b = appendJoinPath(b, path)
-			if r.QueryAfterFragment {
-				b = append(b, "$1"...)
-				b = appendAfterFragment(b, r, query, fragment, "$2")
-			} else {
-				b = append(b, "$1?"...)
-				b = appendQueryAnd(b, query)
-				b = append(b, "$2"...)
-				b = append(b, fragment...)
-			}
+			b = appendRestQuery(b, r, path, query, fragment)
 			b = append(b, "; } "...)
 		}
 		if pp {
@@ -450,6 +441,29 @@ func (s *sorted) nginxMapPrefixExt() []byte {
 	return b
 }
 
+// skipSource is the expression over $request_uri that passes a prefix
+// source's length in bytes, each byte as sent or escaped, and captures the
+// rest of the path as $1.
+func skipSource(source string) string {
+	return "^(?:%[0-9A-Fa-f]{2}|[^%?]){" + strconv.Itoa(len(source)) + "}([^?]+)"
+}
+
+// appendRestQuery appends the answer of a prefix rule that keeps the rest
+// of the path ($1) and the query ($2): the destination's path, the rest,
+// the query joined to the destination's, and its fragment, or the query
+// after the fragment (queryAfterFragment).
+func appendRestQuery(b []byte, r *redirects.Rule, path, query, fragment string) []byte {
+	b = appendJoinPath(b, path)
+	if r.QueryAfterFragment {
+		b = append(b, "$1"...)
+		return appendAfterFragment(b, r, query, fragment, "$2")
+	}
+	b = append(b, "$1?"...)
+	b = appendQueryAnd(b, query)
+	b = append(b, "$2"...)
+	return append(b, fragment...)
+}
+
 // appendRuleMap appends the map that gives the destination the k-th rule
 // of nginx-map-prefix answers, a preservePath rule r, from $request_uri:
 // the request line's path as the client sent it and its query. Its
@@ -459,7 +473,7 @@ func (s *sorted) nginxMapPrefixExt() []byte {
 // configured. A map value may hold its expression's captures.
 func appendRuleMap(b []byte, k int, r *redirects.Rule) []byte {
 	path, query, fragment := redirects.SplitDestination(r.Destination)
-	skip := "^(?:%[0-9A-Fa-f]{2}|[^%?]){" + strconv.Itoa(len(r.Source)) + "}([^?]+)"
+	skip := skipSource(r.Source)
 	b = append(b, "map $request_uri $redirect_prefix_rule_"...)
 	b = strconv.AppendInt(b, int64(k), 10)
 	b = append(b, " {\n    default \""...)
@@ -467,16 +481,7 @@ func appendRuleMap(b []byte, k int, r *redirects.Rule) []byte {
 	b = append(b, "\";\n"...)
 	if r.PreserveQuery {
 		b = append(b, "    \"~"+skip+"[?](.+)\" \""...)
-		b = appendJoinPath(b, path)
-		if r.QueryAfterFragment {
-			b = append(b, "$1"...)
-			b = appendAfterFragment(b, r, query, fragment, "$2")
-		} else {
-			b = append(b, "$1?"...)
-			b = appendQueryAnd(b, query)
-			b = append(b, "$2"...)
-			b = append(b, fragment...)
-		}
+		b = appendRestQuery(b, r, path, query, fragment)
 		b = append(b, "\";\n"...)
 	}
 	b = append(b, "    \"~"+skip+"\" \""...)
