@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"redirects"
+	"redirects/engine/pattern"
 )
 
 // Flattening chains (docs/chains.md). A rule whose answer
@@ -301,7 +302,7 @@ func flattenHosts(x *index, i int32, probes []string) []string {
 	case k == "" && len(x.rules[i].ExceptHosts) > 0:
 		var out []string
 		for _, p := range probes {
-			if !exceptedProbe(x.rules[i].ExceptHosts, p) {
+			if !pattern.ExceptsHost(x.rules[i].ExceptHosts, p) {
 				out = append(out, p)
 			}
 		}
@@ -318,21 +319,6 @@ func flattenHosts(x *index, i int32, probes []string) []string {
 		return out
 	}
 	return []string{k}
-}
-
-// exceptedProbe reports whether a probe host is one of except (a rule's
-// exceptHosts, host keys) or a subdomain of a wildcard among them; no host
-// ("") never is.
-func exceptedProbe(except []string, h string) bool {
-	if h == "" {
-		return false
-	}
-	for _, e := range except {
-		if e == h || strings.HasPrefix(e, "*.") && strings.HasSuffix(h, e[1:]) && len(h) > len(e)-1 {
-			return true
-		}
-	}
-	return false
 }
 
 // mayCapture reports whether dest, as rule r's destination, may hold a
