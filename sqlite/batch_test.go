@@ -183,13 +183,19 @@ func TestFlushByRememberedIDs(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(33, 1))
-	// batch draws a flush's hits: 1 to 40 of 240 rules, in no order, a
-	// rule often named twice.
+	// batch draws a flush's hits: 1 to 40 of 240 rules, or half the time
+	// of the 20 of the first five sources (which the stores soon
+	// remember: their flushes are batches), in no order, a rule often
+	// named twice.
 	batch := func() []redirects.RuleHits {
 		var hits []redirects.RuleHits
+		sources := 60
+		if r.IntN(2) == 0 {
+			sources = 5
+		}
 		for range 1 + r.IntN(40) {
 			hits = append(hits, redirects.RuleHits{ProjectID: p.ID, MatchType: kinds[r.IntN(2)], Host: hosts[r.IntN(2)],
-				Source: fmt.Sprintf("/r/%d", r.IntN(60)), Hits: int64(r.IntN(5)), LastHit: time.Unix(int64(r.IntN(1000)), 0)})
+				Source: fmt.Sprintf("/r/%d", r.IntN(sources)), Hits: int64(r.IntN(5)), LastHit: time.Unix(int64(r.IntN(1000)), 0)})
 		}
 		return hits
 	}
@@ -205,6 +211,12 @@ func TestFlushByRememberedIDs(t *testing.T) {
 			model[k] = m
 		}
 	}
+	appended := 0
+	defer func() {
+		if appended == 0 {
+			t.Errorf("no flush appended a batch: the rounds never flushed rows a store remembers")
+		}
+	}()
 	for round := range 80 {
 		if r.IntN(4) == 0 {
 			// Both stores at once, as two nodes: SQLite runs one writer
@@ -232,7 +244,22 @@ func TestFlushByRememberedIDs(t *testing.T) {
 			}
 			count(hits)
 		}
-		check(fmt.Sprintf("round %d", round))
+		// A flush of rows a store remembers is a batch, folded by the
+		// read below.
+		var pending int
+		if err := a.write.QueryRowContext(ctx, `SELECT count(*) FROM rule_hit_batches`).Scan(&pending); err != nil {
+			t.Fatal(err)
+		}
+		if pending > 0 {
+			appended++
+		}
+		// Half the rounds are checked (a read, which folds the batches)
+		// before rows go away, the others after, with the batches still
+		// pending when the rows go and a flush in between.
+		early := r.IntN(2) == 0
+		if early {
+			check(fmt.Sprintf("round %d", round))
+		}
 		if r.IntN(5) == 0 {
 			// Rows go away behind both stores' backs.
 			n := r.IntN(60)
@@ -250,7 +277,23 @@ func TestFlushByRememberedIDs(t *testing.T) {
 					delete(model, k)
 				}
 			}
+			if !early {
+				// The flush after the delete writes the rows again
+				// (by key: the generation changed); the batches
+				// appended before the delete add nothing to them.
+				s := a
+				if r.IntN(2) == 0 {
+					s = b
+				}
+				hits := batch()
+				if err := s.AddHits(ctx, hits); err != nil {
+					t.Fatalf("round %d: AddHits after a delete: %v", round, err)
+				}
+				count(hits)
+			}
 			check(fmt.Sprintf("round %d, rows deleted", round))
+		} else if !early {
+			check(fmt.Sprintf("round %d", round))
 		}
 	}
 
@@ -284,4 +327,99 @@ func TestFlushByRememberedIDs(t *testing.T) {
 		model[redirects.HitKey{MatchType: redirects.Exact, Source: src}] = total{1, time.Unix(1, 0).UnixNano()}
 	}
 	check("after the flushes that followed the failed one")
+}
+
+// TestFlushBatchesAcrossDeletes walks the batches through the deletes
+// that make a flush go by key: a flush of remembered rows is one batch,
+// which a read folds; counts deleted while a batch naming them waits are
+// written again by the next flush, without the batch's entries; a key
+// deleted is inserted again with the hits that came after.
+func TestFlushBatchesAcrossDeletes(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "redirects.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	o := &redirects.Org{Name: "a", Tier: redirects.TierEnterprise}
+	if err := db.CreateOrg(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	p := &redirects.Project{OrgID: o.ID, Name: "p"}
+	if err := db.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	flush := func(hits map[string]int64) {
+		t.Helper()
+		var rows []redirects.RuleHits
+		for src, n := range hits {
+			rows = append(rows, redirects.RuleHits{ProjectID: p.ID, MatchType: redirects.Exact, Source: src, Hits: n, LastHit: time.Unix(n, 0)})
+		}
+		if err := db.AddHits(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pending := func() int {
+		t.Helper()
+		var n int
+		if err := db.write.QueryRowContext(ctx, `SELECT count(*) FROM rule_hit_batches`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	expect := func(when string, want map[string]int64) {
+		t.Helper()
+		got, err := db.FindHits(ctx, p.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int64{}
+		for _, h := range got {
+			seen[h.Source] = h.Hits
+		}
+		if fmt.Sprint(seen) != fmt.Sprint(want) {
+			t.Fatalf("%s: hits %v, want %v", when, seen, want)
+		}
+		if n := pending(); n != 0 {
+			t.Fatalf("%s: %d batches left after a read", when, n)
+		}
+	}
+	flush(map[string]int64{"/a": 1, "/b": 2})
+	if n := pending(); n != 0 {
+		t.Fatalf("a first flush appended %d batches; its rows are new, written by key", n)
+	}
+	flush(map[string]int64{"/a": 3, "/b": 4})
+	if n := pending(); n != 1 {
+		t.Fatalf("a flush of remembered rows left %d batches, want 1", n)
+	}
+	expect("after a batch", map[string]int64{"/a": 4, "/b": 6})
+
+	// /a's counts go while a batch naming it waits.
+	flush(map[string]int64{"/a": 5, "/b": 6})
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM rule_hit_counts WHERE id = (SELECT id FROM rule_hits WHERE source = '/a')`); err != nil {
+		t.Fatal(err)
+	}
+	flush(map[string]int64{"/a": 7})
+	if n := pending(); n != 0 {
+		t.Fatalf("the flush after a delete left %d batches: it should fold them first and go by key", n)
+	}
+	expect("after /a's counts went", map[string]int64{"/a": 7, "/b": 12})
+
+	// /b's key goes: its next hits make it again.
+	flush(map[string]int64{"/a": 1, "/b": 1})
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM rule_hits WHERE source = '/b'`); err != nil {
+		t.Fatal(err)
+	}
+	flush(map[string]int64{"/b": 2})
+	// The store forgot every id when the generation changed: /a goes by
+	// key once more, then both are a batch again.
+	flush(map[string]int64{"/a": 1, "/b": 3})
+	if n := pending(); n != 0 {
+		t.Fatalf("a flush of a row forgotten left %d batches, want none", n)
+	}
+	flush(map[string]int64{"/a": 1, "/b": 1})
+	if n := pending(); n != 1 {
+		t.Fatalf("a flush of rows remembered again left %d batches, want 1", n)
+	}
+	expect("after /b's key went", map[string]int64{"/a": 10, "/b": 6})
 }

@@ -30,15 +30,34 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 		// PostgreSQL: batches appended by id, folded now and then.
 		return db.addHitsByBatch(ctx, rows)
 	}
-	// SQLite, which remembers the ids of its rows (db.hitIDs), needs no
-	// order: its writer holds the whole database, and it writes a row at
-	// a time, so a rule named twice is added to twice; the sort was a
-	// tenth of its flush.
+	// SQLite, which remembers the ids of its rows (db.hitIDs): a flush
+	// whose every row it remembers is a batch (appendHitsByID). Otherwise
+	// it needs no order: its writer holds the whole database, and it
+	// writes a row at a time, so a rule named twice is added to twice;
+	// the sort was a tenth of its flush.
+	if done, err := db.appendHitsByID(ctx, rows); done {
+		return err
+	}
 	tx, err := db.beginWrite(ctx, "add hits")
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	// The generation tells whether a row went since this DB read its ids
+	// (then it forgets them all); a flush by key after a row went folds
+	// the pending batches first, so that none of their entries adds to a
+	// row this flush writes in place of one gone.
+	var gen int64
+	if err := tx.QueryRowContext(ctx, hitGenerationByID).Scan(&gen); err != nil {
+		return db.wrap("add hits", err)
+	}
+	m := &db.hitIDs
+	if !m.hasGen || gen != m.gen.token {
+		m.forget()
+		if err := db.foldBatchesByID(ctx, tx); err != nil {
+			return err
+		}
+	}
 	kept, err := db.keptHits(ctx, tx, rows)
 	if err != nil {
 		return err
@@ -51,6 +70,7 @@ func (db *DB) AddHits(ctx context.Context, hits []redirects.RuleHits) error {
 		return db.wrap("add hits", err)
 	}
 	db.rememberHitIDs(fresh)
+	m.gen, m.hasGen = hitGen{token: gen}, true
 	return nil
 }
 
