@@ -1,6 +1,7 @@
 package export
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -201,7 +202,11 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 		}
 		// written reports whether the file writes c's rule in its chain:
 		// nginx-map-exact's extended map holds the extended exact rules,
-		// nginx-map-prefix's the span prefixSpan names.
+		// nginx-map-prefix's the extended rules and the literal ones of
+		// the span prefixSpan names (a long extended rule ends no span:
+		// the span ends at the last one the map answers); the haproxy
+		// file writes the literal rules in docs/contract.md's shape
+		// (haproxySpecShaped) as ACLs, without a regsub.
 		written := func(chainRule) bool { return true }
 		switch format {
 		case "nginx-map-exact":
@@ -211,15 +216,26 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 			for _, c := range s.prefixSpan() {
 				span[c.r] = true
 			}
-			written = func(c chainRule) bool { return span[c.r] }
+			written = func(c chainRule) bool { return c.r.Extended() || span[c.r] }
+		case "haproxy":
+			if s.haproxySpec() {
+				written = func(c chainRule) bool { return !haproxySpecShaped(c.r) }
+			}
 		}
 		leftOut, plain, large, tooLong := map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}, map[*redirects.Rule]bool{}
 		// The literal rules (sorted.all) are copies of the chain's:
-		// tooLongLit holds those left out by their match type, source and
-		// destination.
+		// tooLongLit holds those left out by what their cases are made
+		// of (litKey).
 		tooLongLit := map[string]bool{}
 		litKey := func(r *redirects.Rule) string {
-			return r.MatchType.String() + "\x00" + r.Source + "\x00" + r.Destination
+			return fmt.Sprint(r.MatchType, "\x00", r.Source, "\x00", r.Destination, "\x00", r.StatusCode,
+				r.PreservePath, r.PreserveQuery, r.QueryAfterFragment, r.MergeQuery)
+		}
+		// In nginx-map-prefix a literal rule left out of the extended map
+		// is still in the main map, which nginx reads after it.
+		longLit := long
+		if format == "nginx-map-prefix" {
+			longLit = "left out of the extended map, which nginx reads first: an extended rule after it in the lookup API's order may answer its paths (its expression is longer than the 4,096 bytes nginx reads as one string)"
 		}
 		for _, c := range s.chain {
 			switch {
@@ -247,7 +263,7 @@ func (s *sorted) extendedDeclarations(format string) []declaration {
 			{"all", "a large RE2 expression", "left out, PCRE2 could refuse it as too large, and " + server + " the whole file with it",
 				func(r *redirects.Rule) bool { return large[r] }, true},
 			{"all", "a long expression", long, func(r *redirects.Rule) bool { return tooLong[r] }, true},
-			{"all", "a long expression", long, func(r *redirects.Rule) bool { return tooLongLit[litKey(r)] }, false},
+			{"all", "a long expression", longLit, func(r *redirects.Rule) bool { return tooLongLit[litKey(r)] }, false},
 		}
 		if format != "haproxy" {
 			where := "a string of a server block"

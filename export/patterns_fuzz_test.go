@@ -356,3 +356,25 @@ func TestDeclarationsOneLineEach(t *testing.T) {
 		}
 	}
 }
+
+// TestLongExpressionEdges: a long extended rule that is the last of
+// nginx-map-prefix's chain is declared (the chain ends before it), and a
+// long literal rule the haproxy file writes as an ACL in
+// docs/contract.md's shape, without a regsub, is written and not declared.
+func TestLongExpressionEdges(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	long := redirects.Rule{ID: 1, CreatedAt: t0, MatchType: redirects.Pattern, Source: "/p/" + strings.Repeat("b", 1000) + "/:id", Destination: "/q/:id", StatusCode: 301}
+	body, _ := export.BuildFormat("nginx-map-prefix", []redirects.Rule{long}, redirects.Settings{})
+	if !strings.Contains(string(body), "\n# Differs: all rules with a long expression: left out") {
+		t.Errorf("nginx-map-prefix does not declare its one long rule:\n%.2000s", body)
+	}
+	shaped := redirects.Rule{ID: 2, CreatedAt: t0, MatchType: redirects.StartsWith, Source: "/" + strings.Repeat("a", 2000), Destination: "/kept", StatusCode: 301, PreservePath: true}
+	short := redirects.Rule{ID: 3, CreatedAt: t0, MatchType: redirects.Pattern, Source: "/ok/:id", Destination: "/fine/:id", StatusCode: 301}
+	body, _ = export.BuildFormat("haproxy", []redirects.Rule{shaped, short}, redirects.Settings{})
+	if strings.Contains(string(body), "a long expression") {
+		t.Errorf("haproxy declares a rule it writes as an ACL:\n%.3000s", body)
+	}
+	if !strings.Contains(string(body), "location /kept%[path,bytes(2001)]") {
+		t.Errorf("haproxy did not write the long literal rule as an ACL:\n%.3000s", body)
+	}
+}

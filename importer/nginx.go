@@ -573,8 +573,8 @@ type nginxServer struct {
 	ssl, plain bool
 	// ports are the ports it listens on (listenPort), "80" without a
 	// listen directive; addrs the addresses with their ports
-	// (listenAddr).
-	ports, addrs []string
+	// (listenAddr); defaults those of its listens with default_server.
+	ports, addrs, defaults []string
 }
 
 // listenPort is the port of a listen directive's address, by which two
@@ -657,6 +657,29 @@ func (r *nginxReader) defaultExcept(d int, own []string) ([]string, string) {
 		if other := portSet(sv.addrsOf()); !slices.Equal(other, addrs) {
 			return nil, fmt.Sprintf("server block %d (line %d) listens on %s, this one on %s, and a rule answers every address and port", k+1, sv.line,
 				strings.Join(other, ", "), strings.Join(addrs, ", "))
+		}
+	}
+	// nginx picks the default server of each address and port: the block
+	// that says default_server there, else the first that listens there.
+	for _, a := range addrs {
+		dflt := -1
+		for k := range r.spans {
+			if slices.Contains(r.spans[k].defaults, a) {
+				dflt = k
+				break
+			}
+		}
+		if dflt < 0 {
+			dflt = slices.IndexFunc(r.spans, func(sv nginxServer) bool { return slices.Contains(sv.addrsOf(), a) })
+		}
+		if dflt != d {
+			return nil, fmt.Sprintf("server block %d (line %d) is the default server of %s, and a rule answers every address and port", dflt+1, r.spans[dflt].line, a)
+		}
+	}
+	for k := range r.spans {
+		sv := &r.spans[k]
+		if k == d {
+			continue
 		}
 		hosts, why := serverHosts(sv.names)
 		if why != "" {
@@ -803,6 +826,7 @@ func (r *nginxReader) directive(w []nginxToken, raw string) {
 			for _, n := range w[1:] {
 				if n.text == "default_server" || n.text == "default" {
 					sv.dflt = true
+					sv.defaults = append(sv.defaults, listenAddr(w[1].text))
 				}
 				if n.text == "ssl" {
 					ssl = true

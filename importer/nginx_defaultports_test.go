@@ -80,6 +80,32 @@ server {
     location = /p { return 301 /b; }
 }
 `, map[string]string{"a.example /p": "301 /a", "b.example /p": "301 /b", "other.example /p": "none"}},
+		{"a default server on one address of two", `server {
+    listen 127.0.0.1:80;
+    listen 127.0.0.2:80;
+    server_name b.example;
+    location = /p { return 301 /b; }
+}
+server {
+    listen 127.0.0.1:80 default_server;
+    listen 127.0.0.2:80;
+    server_name a.example;
+    location = /p { return 301 /a; }
+}
+`, map[string]string{"a.example /p": "301 /a", "b.example /p": "301 /b", "other.example /p": "none"}},
+		{"a default server on both addresses", `server {
+    listen 127.0.0.1:80;
+    listen 127.0.0.2:80;
+    server_name b.example;
+    location = /p { return 301 /b; }
+}
+server {
+    listen 127.0.0.1:80 default_server;
+    listen 127.0.0.2:80 default_server;
+    server_name a.example;
+    location = /p { return 301 /a; }
+}
+`, map[string]string{"a.example /p": "301 /a", "b.example /p": "301 /b", "other.example /p": "301 /a"}},
 		{"one address written three ways", `server {
     listen 80;
     server_name a.example;
