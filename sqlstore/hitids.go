@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"fmt"
 	"hash/maphash"
@@ -368,24 +369,9 @@ func (db *DB) foldBatchesByID(ctx context.Context, tx *Tx) error {
 	if err != nil {
 		return db.wrap("fold hits", err)
 	}
-	var sums []foldRow
-	var entries []byte
 	var last int64
-	for rows.Next() {
-		var n int
-		if err := rows.Scan(&last, &n, &entries); err != nil {
-			rows.Close()
-			return db.wrap("fold hits", err)
-		}
-		if sums, err = appendEntries(sums, n, entries, 0); err != nil {
-			rows.Close()
-			return db.wrap("fold hits", err)
-		}
-	}
-	if err := rows.Close(); err != nil {
-		return db.wrap("fold hits", err)
-	}
-	if err := rows.Err(); err != nil {
+	sums, err := readBatches(rows, 0, func(n *int, entries *sql.RawBytes) error { return rows.Scan(&last, n, entries) })
+	if err != nil {
 		return db.wrap("fold hits", err)
 	}
 	if len(sums) == 0 {

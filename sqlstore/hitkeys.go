@@ -359,23 +359,8 @@ func (db *DB) foldHits(ctx context.Context) error {
 	// (A map from row to sum cost twice the sort: a lookup per entry in
 	// a map of every row, scattered over memory.) The entries are read
 	// in place (RawBytes), not copied.
-	var sums []foldRow
-	var entries sql.RawBytes
-	for rows.Next() {
-		var n int
-		if err := rows.Scan(&n, &entries); err != nil {
-			rows.Close()
-			return db.wrap("fold hits", err)
-		}
-		if sums, err = appendEntries(sums, n, entries, pending); err != nil {
-			rows.Close()
-			return db.wrap("fold hits", err)
-		}
-	}
-	if err := rows.Close(); err != nil {
-		return db.wrap("fold hits", err)
-	}
-	if err := rows.Err(); err != nil {
+	sums, err := readBatches(rows, pending, func(n *int, entries *sql.RawBytes) error { return rows.Scan(n, entries) })
+	if err != nil {
 		return db.wrap("fold hits", err)
 	}
 	if len(sums) == 0 {
@@ -427,6 +412,29 @@ func (db *DB) foldHits(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// readBatches reads every batch of rows, each scanned by scan into its
+// number of entries and its entries (read in place, not copied), into one
+// slice of entries (appendEntries), and closes rows.
+func readBatches(rows *sql.Rows, pending int64, scan func(n *int, entries *sql.RawBytes) error) ([]foldRow, error) {
+	defer rows.Close()
+	var sums []foldRow
+	var entries sql.RawBytes
+	for rows.Next() {
+		var n int
+		if err := scan(&n, &entries); err != nil {
+			return nil, err
+		}
+		var err error
+		if sums, err = appendEntries(sums, n, entries, pending); err != nil {
+			return nil, err
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	return sums, rows.Err()
 }
 
 // appendEntries appends the n entries of a batch to sums, which it makes
