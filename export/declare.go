@@ -73,6 +73,9 @@ func (s *sorted) declarations(format string) []string {
 	letter := func(mt, effect string) {
 		ds = append(ds, declaration{mt, "a letter in the source", effect, func(r *redirects.Rule) bool { return hasLetter(r.Source) }, false})
 	}
+	longSkip := declaration{"starts_with", "preservePath and a source longer than 700 bytes",
+		"left out, PCRE2 compiles the count of bytes the rest of the path starts after as that many copies, and nginx refuses the expression and the file past about 790",
+		skipTooLong, false}
 	preservePath := declaration{"starts_with", "preservePath", "the rest of the path is not appended", func(r *redirects.Rule) bool { return r.PreservePath }, false}
 	preserveQuery := func(mt string) declaration {
 		return declaration{mt, "preserveQuery", "the request's query is not passed on", func(r *redirects.Rule) bool { return r.PreserveQuery }, false}
@@ -86,6 +89,11 @@ func (s *sorted) declarations(format string) []string {
 			ds = append(ds, declaration{"all", "a source longer than 255 bytes", "left out, nginx 1.22 mishandles longer location names",
 				func(r *redirects.Rule) bool { return len(r.Source) > maxNginxLocation }, false})
 		}
+		if !s.set.IsDefault() && s.chain == nil {
+			ds = append(ds, longSkip)
+		}
+	case "nginx-map-prefix":
+		ds = append(ds, longSkip)
 	case "nginx-map-exact":
 		statusAs301()
 		if !s.set.CaseInsensitive {

@@ -396,8 +396,27 @@ func haproxyLiteralACLs(c chainRule, v chainVariant, set redirects.Settings) ([]
 	for _, pa := range paths {
 		out = append(out, append(append([]string(nil), common...), pa))
 	}
+	// HAProxy reads at most 64 words a line and refuses the file past
+	// them ("too many words"): a case whose ACLs would take more (a rule
+	// with many exceptHosts) is the chain's expression instead.
+	words := len(strings.Fields("http-request redirect code 301 location 'x' if"))
+	for k, alt := range out {
+		if k > 0 {
+			words++ // ||
+		}
+		for _, a := range alt {
+			words += len(strings.Fields(a))
+		}
+	}
+	if words > maxHAProxyWords {
+		return nil, false
+	}
 	return out, true
 }
+
+// maxHAProxyWords bounds the words of a line of the haproxy file, under
+// HAProxy's 64 (MAX_LINE_ARGS).
+const maxHAProxyWords = 60
 
 // appendHAProxyLiteralVariant appends a literal rule's case: its answer's
 // text as a log-format location ('%' doubled, the query as %[query]),

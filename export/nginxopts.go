@@ -63,6 +63,9 @@ func (s *sorted) nginxExt() []byte {
 	}
 	b = append(b, "# Prefix redirects\n"...)
 	for _, r := range s.prefix {
+		if skipTooLong(r.rule) {
+			continue
+		}
 		b = append(b, kind...)
 		if s.set.IgnoreTrailingSlash && len(r.src) > 1 && r.src[len(r.src)-1] == '/' {
 			b = appendRegexpQuote(b, r.src[:len(r.src)-1])
@@ -404,12 +407,15 @@ func (s *sorted) nginxMapPrefixExt() []byte {
 	b = append(b, h.String()...)
 	b = appendArgsMap(b, "redirect_prefix_args", rules)
 	for k, r := range s.prefix {
-		if r.rule.PreservePath && r.code != redirects.StatusGone {
+		if r.rule.PreservePath && r.code != redirects.StatusGone && !skipTooLong(r.rule) {
 			b = appendRuleMap(b, k+1, r.rule)
 		}
 	}
 	b = append(b, "map $uri $redirect_prefix {\n    default \"\";\n"...)
 	for k, r := range s.prefix {
+		if skipTooLong(r.rule) {
+			continue
+		}
 		b = append(b, "    \"~"...)
 		if s.set.CaseInsensitive {
 			b = append(b, '*')
@@ -439,6 +445,18 @@ func (s *sorted) nginxMapPrefixExt() []byte {
 		b = appendNginxExtendedMap(b, "redirect_prefix_extended", ext, s.set)
 	}
 	return b
+}
+
+// maxSkipSource bounds the source of a preservePath rule the nginx
+// formats with options write: skipSource's count compiles in PCRE2 as
+// that many copies of its group, and past about 790 nginx refuses the
+// expression ("regular expression is too large"), and the whole file.
+const maxSkipSource = 700
+
+// skipTooLong reports whether r is a preservePath rule whose source is
+// over maxSkipSource: the formats leave it out, declared.
+func skipTooLong(r *redirects.Rule) bool {
+	return r.MatchType == redirects.StartsWith && r.PreservePath && r.StatusCode != redirects.StatusGone && len(r.Source) > maxSkipSource
 }
 
 // skipSource is the expression over $request_uri that passes a prefix

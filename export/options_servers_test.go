@@ -270,6 +270,8 @@ func declaredRules(t *testing.T, format string, body []byte, rules []redirects.R
 			}
 		case cond == "a source ending in /":
 			match = func(r *redirects.Rule) bool { return len(r.Source) > 1 && strings.HasSuffix(r.Source, "/") }
+		case cond == "preservePath and a source longer than 700 bytes":
+			match = func(r *redirects.Rule) bool { return r.PreservePath && len(r.Source) > 700 }
 		case cond == "a source longer than 255 bytes":
 			match = func(r *redirects.Rule) bool { return len(r.Source) > 255 }
 		case cond == "any source":

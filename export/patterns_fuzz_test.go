@@ -378,3 +378,81 @@ func TestLongExpressionEdges(t *testing.T) {
 		t.Errorf("haproxy did not write the long literal rule as an ACL:\n%.3000s", body)
 	}
 }
+
+// TestHAProxyManyExceptHosts: a literal rule with many exceptHosts, whose
+// ACLs would pass the 64 words HAProxy reads a line, is written as the
+// chain's expression instead, and haproxy -c loads the file.
+func TestHAProxyManyExceptHosts(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var exact, wild []string
+	for i := range 60 {
+		exact = append(exact, fmt.Sprintf("h%d.example", i))
+	}
+	for i := range 12 {
+		wild = append(wild, fmt.Sprintf("*.w%d.example", i))
+	}
+	rules := []redirects.Rule{
+		{ID: 1, CreatedAt: t0, MatchType: redirects.Exact, Source: "/a", Destination: "/x", StatusCode: 301, ExceptHosts: exact},
+		{ID: 2, CreatedAt: t0, MatchType: redirects.StartsWith, Source: "/b/", Destination: "/y", StatusCode: 302, ExceptHosts: wild},
+		{ID: 3, CreatedAt: t0, MatchType: redirects.Exact, Source: "/c", Destination: "/z", StatusCode: 301, ExceptHosts: exact[:3]},
+	}
+	body, _ := export.BuildFormat("haproxy", rules, redirects.Settings{})
+	for _, l := range strings.Split(string(body), "\n") {
+		if n := len(strings.Fields(l)); n > 60 && !strings.HasPrefix(l, "#") {
+			t.Errorf("a line of %d words: %.200s", n, l)
+		}
+	}
+	if !strings.Contains(string(body), "-m str 'h0.example' 'h1.example' 'h2.example' }") {
+		t.Errorf("the rule with three exceptHosts is not written with ACLs:\n%.3000s", body)
+	}
+	bin, err := exec.LookPath("haproxy")
+	if err != nil {
+		return
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "haproxy.cfg")
+	servertest.WriteFile(t, cfg, []byte(servertest.HAProxyHead+servertest.HAProxyFrontend("f", servertest.FreePort(t), dir, string(body))))
+	servertest.Check(t, bin, "-c", "-q", "-f", cfg)
+}
+
+// TestLongPreservePathSources: a preservePath rule whose source is over
+// 700 bytes is left out of nginx-map-prefix and of the nginx format with
+// options, and declared: the count of bytes its rest starts after
+// compiles in PCRE2 as that many copies, which nginx refuses past about
+// 790; nginx -t loads both files, and a rule of 600 bytes is written.
+func TestLongPreservePathSources(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rules := []redirects.Rule{
+		{ID: 1, CreatedAt: t0, MatchType: redirects.StartsWith, Source: "/" + strings.Repeat("a.", 1023) + "a", Destination: "/d", StatusCode: 301, PreservePath: true, PreserveQuery: true},
+		{ID: 2, CreatedAt: t0, MatchType: redirects.StartsWith, Source: "/" + strings.Repeat("b", 600), Destination: "/e", StatusCode: 301, PreservePath: true},
+	}
+	bin, err := exec.LookPath("nginx")
+	for _, tc := range []struct {
+		format string
+		set    redirects.Settings
+	}{{"nginx-map-prefix", redirects.Settings{}}, {"nginx", redirects.Settings{CaseInsensitive: true}}} {
+		body, _ := export.BuildFormat(tc.format, rules, tc.set)
+		if !strings.Contains(string(body), "\n# Differs: starts_with rules with preservePath and a source longer than 700 bytes: left out") ||
+			strings.Contains(string(body), "a\\.a\\.a\\.") {
+			t.Errorf("%s does not leave the long rule out, declared:\n%.1500s", tc.format, body)
+		}
+		if !strings.Contains(string(body), strings.Repeat("b", 600)) {
+			t.Errorf("%s left out the rule of 600 bytes", tc.format)
+		}
+		if err != nil {
+			continue
+		}
+		dir := plainTempDir(t)
+		if tc.format == "nginx" {
+			servertest.WriteFile(t, filepath.Join(dir, "redirects.conf"), body)
+			conf := servertest.NginxConf(dir, "", []string{export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet}, []int{servertest.FreePort(t)})
+			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+		} else {
+			http, server := nginxMapLines(t, tc.format, body)
+			servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), body)
+			conf := servertest.NginxConf(dir, http, []string{server}, []int{servertest.FreePort(t)})
+			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+		}
+		servertest.Check(t, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+	}
+}
