@@ -30,8 +30,9 @@ func (dialect) RowAtATime() bool { return true }
 // HitIDs is true: rule_hits.id is an AUTOINCREMENT key (migration 0018).
 func (dialect) HitIDs() bool { return true }
 
-// HitRows joins rule_hits' keys with their counts, which a flush rewrites
-// in a narrow table of their own (migration 0023).
+// HitRows joins rule_hits' keys with their counts, in a narrow table of
+// their own (migration 0023) that a fold of the flushes' batches
+// rewrites (migration 0029).
 func (dialect) HitRows() string { return `rule_hits JOIN rule_hit_counts USING (id)` }
 
 // RuleCountTriggers is false: rule_counts is kept by the writers of rules

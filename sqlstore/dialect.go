@@ -64,17 +64,20 @@ type Dialect interface {
 	// RowAtATime reports whether each argument list of RowArgs is one
 	// row's values, as they are.
 	RowAtATime() bool
-	// HitIDs reports whether AddHits updates rule_hits rows by an
-	// integer id it remembers, never reused, a row at a time (SQLite); the
-	// driver's connection then offers driver.ConnPrepareContext. Where it
-	// is false (PostgreSQL), AddHits appends the rows it remembers as a
-	// batch (rule_hit_batches, migration 0025) and FoldHits adds the
-	// batches to the counts.
+	// HitIDs reports whether AddHits knows rule_hits rows by an integer
+	// id it remembers, never reused, alone (SQLite): it appends the rows
+	// it remembers as a batch under the generation it read them in
+	// (rule_hit_batches, migration 0029), and writes the others by key a
+	// row at a time; the driver's connection then offers
+	// driver.ConnPrepareContext, and FindHits adds the pending batches to
+	// what it reads. Where it is false (PostgreSQL), rows are known by id
+	// and token, AddHits appends batches (migration 0025), and FindHits
+	// folds them first.
 	HitIDs() bool
 	// HitRows returns what a query reads rule_hits' rows from, each with
-	// its project_id, match_type, source, host, hits and last_hit: the
+	// its id, project_id, match_type, source, host, hits and last_hit: the
 	// key joined with its counts (SQLite, migration 0023; PostgreSQL,
-	// migration 0025, whose pending batches FindHits folds first).
+	// migration 0025).
 	HitRows() string
 	// RuleCountTriggers reports whether the schema's triggers keep
 	// rule_counts, the number of rules of each project (PostgreSQL's, once

@@ -281,6 +281,7 @@ const (
 	hitBatchesByID    = `SELECT seq, n, entries FROM rule_hit_batches ORDER BY seq`
 	hitTakenByID      = `DELETE FROM rule_hit_batches WHERE seq <= $1`
 	hitAnyBatchByID   = `SELECT EXISTS (SELECT 1 FROM rule_hit_batches)`
+	hitPendingByID    = `SELECT n, entries FROM rule_hit_batches`
 )
 
 // appendHitsByID appends hits as a batch when this DB remembers the id of
@@ -306,7 +307,10 @@ func (db *DB) appendHitsByID(ctx context.Context, hits []redirects.RuleHits) (do
 		}
 		b.add(hitRef{id: id}, h)
 	}
-	res, err := db.write.ExecContext(ctx, hitAppendByID, b.len(), b.entries, m.gen.token)
+	// Without ctx's cancellation: a statement that commits as ctx ends
+	// would be reported failed (the driver returns ctx's error), and the
+	// caller would flush the same hits again.
+	res, err := db.write.ExecContext(context.WithoutCancel(ctx), hitAppendByID, b.len(), b.entries, m.gen.token)
 	if err != nil {
 		return true, db.wrap("add hits", err)
 	}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 
@@ -142,34 +143,71 @@ func (db *DB) FindHits(ctx context.Context, projectID string, sources []string) 
 	if len(sources) > redirects.MaxRuleLimit {
 		return nil, redirects.Errorf(redirects.EINVALID, "hits of %d sources asked for at once; at most %d", len(sources), redirects.MaxRuleLimit)
 	}
-	// PostgreSQL's flushes leave batches that rule_hits does not count
-	// yet: they are folded into it first.
-	if err := db.FoldHits(ctx); err != nil {
-		return nil, err
+	if sources != nil && len(sources) == 0 {
+		return nil, nil
 	}
-	query, args := `SELECT match_type, host, source, hits, last_hit FROM `+db.d.HitRows()+` WHERE project_id = $1`, []any{projectID}
-	if sources != nil {
-		if len(sources) == 0 {
-			return nil, nil
+	query, args := `SELECT id, match_type, host, source, hits, last_hit FROM `+db.d.HitRows()+` WHERE project_id = $1`, []any{projectID}
+	for i, src := range sources {
+		if i == 0 {
+			query += ` AND source IN (` + placeholders(2, len(sources)) + `)`
 		}
-		query += ` AND source IN (` + placeholders(2, len(sources)) + `)`
-		for _, src := range sources {
-			args = append(args, src)
-		}
+		args = append(args, src)
 	}
-	rows, err := db.read.QueryContext(ctx, query+` ORDER BY match_type, source, host`, args...)
-	return collect(db, "find hits", rows, err, func(s scanner) (redirects.RuleHits, error) {
-		h := redirects.RuleHits{ProjectID: projectID}
-		var mt string
-		var last int64
-		if err := s.Scan(&mt, &h.Host, &h.Source, &h.Hits, &last); err != nil {
+	query += ` ORDER BY match_type, source, host`
+	scan := func(pending map[int64]foldRow) func(scanner) (redirects.RuleHits, error) {
+		return func(s scanner) (redirects.RuleHits, error) {
+			h := redirects.RuleHits{ProjectID: projectID}
+			var mt string
+			var id, last int64
+			if err := s.Scan(&id, &mt, &h.Host, &h.Source, &h.Hits, &last); err != nil {
+				return h, err
+			}
+			if p, ok := pending[id]; ok {
+				h.Hits += p.hits
+				last = max(last, p.last)
+			}
+			h.LastHit = fromNanos(last)
+			var err error
+			h.MatchType, err = redirects.ParseMatchType(mt)
 			return h, err
 		}
-		h.LastHit = fromNanos(last)
-		var err error
-		h.MatchType, err = redirects.ParseMatchType(mt)
-		return h, err
-	})
+	}
+	if !db.d.HitIDs() {
+		// PostgreSQL's flushes leave batches that rule_hits does not
+		// count yet: they are folded into it first.
+		if err := db.FoldHits(ctx); err != nil {
+			return nil, err
+		}
+		rows, err := db.read.QueryContext(ctx, query, args...)
+		return collect(db, "find hits", rows, err, scan(nil))
+	}
+	// SQLite's: a read does not fold them (a fold takes the write lock,
+	// which a deploy may hold for seconds, and readers never wait for
+	// it); it reads the pending batches and the counts in one read
+	// transaction and adds the batches' entries to their rows.
+	tx, err := db.beginRead(ctx, "find hits")
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, hitPendingByID)
+	if err != nil {
+		return nil, db.wrap("find hits", err)
+	}
+	entries, err := readBatches(rows, 0, func(n *int, entries *sql.RawBytes) error { return rows.Scan(n, entries) })
+	if err != nil {
+		return nil, db.wrap("find hits", err)
+	}
+	var pending map[int64]foldRow
+	if len(entries) > 0 {
+		entries = sumEntries(entries)
+		pending = make(map[int64]foldRow, len(entries))
+		for _, e := range entries {
+			pending[e.id] = e
+		}
+	}
+	rows, err = tx.QueryContext(ctx, query, args...)
+	return collect(db, "find hits", rows, err, scan(pending))
 }
 
 // AddMisses adds the misses edge nodes counted to the projects' totals and

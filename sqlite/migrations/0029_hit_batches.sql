@@ -1,9 +1,9 @@
 -- 0029_hit_batches: a flush of rows a store has flushed before appends one
 -- row to rule_hit_batches (the rows' ids, hits and last hits, 32 bytes an
--- entry, the format of PostgreSQL's 0025), instead of rewriting a row of
--- rule_hit_counts per rule; a fold adds the pending batches to
--- rule_hit_counts, each row once, before hits are read and when a million
--- entries wait. rule_hit_generation changes with every delete of a
+-- entry, the format of PostgreSQL's 0025, whose token is 0 here), instead
+-- of rewriting a row of rule_hit_counts per rule; a read of hits adds the
+-- pending batches to the counts it reads, and a fold adds them to
+-- rule_hit_counts, each row once, when a million entries wait. rule_hit_generation changes with every delete of a
 -- rule_hit_counts row (a delete of rule_hits rows deletes their counts:
 -- the foreign key cascades; a store remembers only rows that have counts;
 -- a second trigger, on rule_hits, doubled the trigger's cost in a
