@@ -253,28 +253,7 @@ func TestChainLeavesLongExpressionsOut(t *testing.T) {
 				t.Errorf("%s wrote a rule over the bound (%.40s...)", tc.format, p)
 			}
 		}
-		bin, err := exec.LookPath(strings.TrimSuffix(strings.TrimSuffix(tc.format, "-map-exact"), "-map-prefix"))
-		if err != nil {
-			continue
-		}
-		dir := plainTempDir(t)
-		switch tc.format {
-		case "nginx":
-			servertest.WriteFile(t, filepath.Join(dir, "redirects.conf"), body)
-			conf := servertest.NginxConf(dir, "", []string{export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet}, []int{servertest.FreePort(t)})
-			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
-			servertest.Check(t, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
-		case "haproxy":
-			cfg := filepath.Join(dir, "haproxy.cfg")
-			servertest.WriteFile(t, cfg, []byte(servertest.HAProxyHead+servertest.HAProxyFrontend("f", servertest.FreePort(t), dir, string(body))))
-			servertest.Check(t, bin, "-c", "-q", "-f", cfg)
-		default:
-			http, server := nginxMapLines(t, tc.format, body)
-			servertest.WriteFile(t, filepath.Join(dir, map[string]string{"nginx-map-exact": "redirects-exact.map", "nginx-map-prefix": "redirects-prefix.map"}[tc.format]), body)
-			conf := servertest.NginxConf(dir, http, []string{server}, []int{servertest.FreePort(t)})
-			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
-			servertest.Check(t, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
-		}
+		checkLoads(t, tc.format, body)
 	}
 	for _, r := range rules {
 		nginxLong, haproxyLong := r.ID <= 3 || r.ID == 6, r.ID == 3
@@ -405,14 +384,7 @@ func TestHAProxyManyExceptHosts(t *testing.T) {
 	if !strings.Contains(string(body), "-m str 'h0.example' 'h1.example' 'h2.example' }") {
 		t.Errorf("the rule with three exceptHosts is not written with ACLs:\n%.3000s", body)
 	}
-	bin, err := exec.LookPath("haproxy")
-	if err != nil {
-		return
-	}
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "haproxy.cfg")
-	servertest.WriteFile(t, cfg, []byte(servertest.HAProxyHead+servertest.HAProxyFrontend("f", servertest.FreePort(t), dir, string(body))))
-	servertest.Check(t, bin, "-c", "-q", "-f", cfg)
+	checkLoads(t, "haproxy", body)
 }
 
 // TestLongPreservePathSources: a preservePath rule whose source is over
@@ -426,7 +398,6 @@ func TestLongPreservePathSources(t *testing.T) {
 		{ID: 1, CreatedAt: t0, MatchType: redirects.StartsWith, Source: "/" + strings.Repeat("a.", 1023) + "a", Destination: "/d", StatusCode: 301, PreservePath: true, PreserveQuery: true},
 		{ID: 2, CreatedAt: t0, MatchType: redirects.StartsWith, Source: "/" + strings.Repeat("b", 600), Destination: "/e", StatusCode: 301, PreservePath: true},
 	}
-	bin, err := exec.LookPath("nginx")
 	for _, tc := range []struct {
 		format string
 		set    redirects.Settings
@@ -439,20 +410,40 @@ func TestLongPreservePathSources(t *testing.T) {
 		if !strings.Contains(string(body), strings.Repeat("b", 600)) {
 			t.Errorf("%s left out the rule of 600 bytes", tc.format)
 		}
-		if err != nil {
-			continue
-		}
-		dir := plainTempDir(t)
-		if tc.format == "nginx" {
-			servertest.WriteFile(t, filepath.Join(dir, "redirects.conf"), body)
-			conf := servertest.NginxConf(dir, "", []string{export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet}, []int{servertest.FreePort(t)})
-			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
-		} else {
-			http, server := nginxMapLines(t, tc.format, body)
-			servertest.WriteFile(t, filepath.Join(dir, "redirects-prefix.map"), body)
-			conf := servertest.NginxConf(dir, http, []string{server}, []int{servertest.FreePort(t)})
-			servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
-		}
-		servertest.Check(t, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
+		checkLoads(t, tc.format, body)
 	}
+}
+
+// checkLoads fails unless the real server loads body, a file of format:
+// nginx -t with the nginx format in a server block or a map format with
+// the lines its comment quotes, haproxy -c with the haproxy format in a
+// frontend. Without the server's binary it checks nothing.
+func checkLoads(t *testing.T, format string, body []byte) {
+	t.Helper()
+	server := "nginx"
+	if format == "haproxy" {
+		server = "haproxy"
+	}
+	bin, err := exec.LookPath(server)
+	if err != nil {
+		return
+	}
+	dir := plainTempDir(t)
+	switch format {
+	case "haproxy":
+		cfg := filepath.Join(dir, "haproxy.cfg")
+		servertest.WriteFile(t, cfg, []byte(servertest.HAProxyHead+servertest.HAProxyFrontend("f", servertest.FreePort(t), dir, string(body))))
+		servertest.Check(t, bin, "-c", "-q", "-f", cfg)
+		return
+	case "nginx":
+		servertest.WriteFile(t, filepath.Join(dir, "redirects.conf"), body)
+		conf := servertest.NginxConf(dir, "", []string{export.NginxAbsoluteRedirectSnippet + "\n" + export.NginxServerSnippet}, []int{servertest.FreePort(t)})
+		servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+	default:
+		http, server := nginxMapLines(t, format, body)
+		servertest.WriteFile(t, filepath.Join(dir, map[string]string{"nginx-map-exact": "redirects-exact.map", "nginx-map-prefix": "redirects-prefix.map"}[format]), body)
+		conf := servertest.NginxConf(dir, http, []string{server}, []int{servertest.FreePort(t)})
+		servertest.WriteFile(t, filepath.Join(dir, "nginx.conf"), []byte(conf))
+	}
+	servertest.Check(t, bin, "-t", "-q", "-p", dir, "-e", "stderr", "-c", filepath.Join(dir, "nginx.conf"))
 }

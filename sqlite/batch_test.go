@@ -336,19 +336,7 @@ func TestFlushByRememberedIDs(t *testing.T) {
 // deleted is inserted again with the hits that came after.
 func TestFlushBatchesAcrossDeletes(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "redirects.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	o := &redirects.Org{Name: "a", Tier: redirects.TierEnterprise}
-	if err := db.CreateOrg(ctx, o); err != nil {
-		t.Fatal(err)
-	}
-	p := &redirects.Project{OrgID: o.ID, Name: "p"}
-	if err := db.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	db, p := openProject(t, filepath.Join(t.TempDir(), "redirects.db"))
 	flush := func(hits map[string]int64) {
 		t.Helper()
 		var rows []redirects.RuleHits
@@ -438,19 +426,7 @@ func TestFlushBatchesAcrossDeletes(t *testing.T) {
 func TestFindHitsDoesNotWaitForWriters(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "redirects.db")
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	o := &redirects.Org{Name: "a", Tier: redirects.TierEnterprise}
-	if err := db.CreateOrg(ctx, o); err != nil {
-		t.Fatal(err)
-	}
-	p := &redirects.Project{OrgID: o.ID, Name: "p"}
-	if err := db.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	db, p := openProject(t, path)
 	hits := []redirects.RuleHits{{ProjectID: p.ID, MatchType: redirects.Exact, Source: "/a", Hits: 2, LastHit: time.Unix(5, 0)}}
 	for range 2 {
 		if err := db.AddHits(ctx, hits); err != nil {
@@ -483,19 +459,7 @@ func TestFindHitsDoesNotWaitForWriters(t *testing.T) {
 // (the edge gives a failed flush's hits back to the next).
 func TestFlushCancelledCountsOnce(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "redirects.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	o := &redirects.Org{Name: "a", Tier: redirects.TierEnterprise}
-	if err := db.CreateOrg(ctx, o); err != nil {
-		t.Fatal(err)
-	}
-	p := &redirects.Project{OrgID: o.ID, Name: "p"}
-	if err := db.CreateProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	db, p := openProject(t, filepath.Join(t.TempDir(), "redirects.db"))
 	hits := []redirects.RuleHits{{ProjectID: p.ID, MatchType: redirects.Exact, Source: "/a", Hits: 1, LastHit: time.Unix(5, 0)}}
 	if err := db.AddHits(ctx, hits); err != nil {
 		t.Fatal(err)
@@ -516,4 +480,25 @@ func TestFlushCancelledCountsOnce(t *testing.T) {
 		t.Fatalf("FindHits = %v, %v; want /a with %d hits (%d flushes failed)", got, err, want, failed)
 	}
 	t.Logf("%d of 1500 flushes failed", failed)
+}
+
+// openProject opens a store on path, closed when the test ends, with an
+// organization and a project.
+func openProject(t *testing.T, path string) (*DB, *redirects.Project) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	o := &redirects.Org{Name: "a", Tier: redirects.TierEnterprise}
+	if err := db.CreateOrg(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	p := &redirects.Project{OrgID: o.ID, Name: "p"}
+	if err := db.CreateProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	return db, p
 }
