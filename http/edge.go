@@ -83,8 +83,14 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // counts (limits, metrics) is counted once.
 func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
 	rt := route(q.Path)
-	start := time.Now()
-	q.start = start
+	// The event loops give the time they woke up for the request
+	// (evhttp.Request.Woke): one reading of the clock serves every request
+	// of a wake-up.
+	start := q.start
+	if start.IsZero() {
+		start = time.Now()
+		q.start = start
+	}
 	var slow func(*Resp)
 	switch rt.handler {
 	case handleLookup:

@@ -10,7 +10,8 @@ import (
 // allocation; answers that need the store finish on evhttp's slow path.
 func (e *Edge) serveEv(req *evhttp.Request, resp *evhttp.Response) func(*evhttp.Response) {
 	q := Req{Method: req.Method, Path: req.Path, RawQuery: req.RawQuery,
-		APIKey: req.Header("X-API-Key"), IfNoneMatch: req.Header("If-None-Match"), RemoteAddr: req.RemoteAddr, Shard: req.Loop + 1}
+		APIKey: req.Header("X-API-Key"), IfNoneMatch: req.Header("If-None-Match"), RemoteAddr: req.RemoteAddr, Shard: req.Loop + 1,
+		start: req.Woke}
 	// Only exports are encoded, so a lookup does not scan its headers for
 	// Accept-Encoding.
 	if req.Path == exportPath {

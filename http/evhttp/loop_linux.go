@@ -387,6 +387,7 @@ func (l *loop) complete(c *conn) {
 func (l *loop) tick() {
 	now := time.Now()
 	l.now = int64(now.Sub(l.base))
+	l.req.Woke = now
 	if sec := now.Unix(); sec != l.dateSec || l.date == nil {
 		l.dateSec = sec
 		b := append(l.dateBuf[:0], "Date: "...)

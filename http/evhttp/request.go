@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"time"
 	"unsafe"
 )
 
@@ -40,6 +41,13 @@ type Request struct {
 	// clears it). Only the loop's goroutine sees it: a slow function must
 	// not keep it.
 	Local any
+	// Woke is when the loop woke up for the events this request arrived
+	// with: the clock is read once per wake-up, not per request, so a
+	// handler may take it as the request's arrival rather than read the
+	// clock again (under load one wake-up serves many requests, and the
+	// later ones' answers then count the time the earlier ones took). It
+	// holds a monotonic reading; zero off the loops.
+	Woke time.Time
 
 	hdr  [maxRequestHeaders]header
 	nhdr int

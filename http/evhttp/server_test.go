@@ -956,3 +956,43 @@ func TestRequestLoop(t *testing.T) {
 		t.Errorf("requests named loops %v, want each of %d", used, loops)
 	}
 }
+
+// TestRequestWoke checks the time a request carries: the loop's wake-up
+// for it, so never before the request was sent nor after the handler ran,
+// and read again at every wake-up (a request sent later carries a later
+// time).
+func TestRequestWoke(t *testing.T) {
+	type seen struct{ woke, ran time.Time }
+	got := make(chan seen, 1)
+	h := func(req *Request, resp *Response) func(*Response) {
+		got <- seen{req.Woke, time.Now()}
+		resp.Status = 204
+		return nil
+	}
+	s, _ := startServer(t, Config{Handler: h})
+	c, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	var last time.Time
+	for i := range 3 {
+		sent := time.Now()
+		fmt.Fprintf(c, "GET /woke HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		g := <-got
+		if g.woke.IsZero() || g.woke.Before(sent) || g.woke.After(g.ran) {
+			t.Fatalf("request %d: Woke %v, want between its sending %v and its handler's run %v", i, g.woke, sent, g.ran)
+		}
+		if !last.IsZero() && !g.woke.After(last.Add(20*time.Millisecond)) {
+			t.Fatalf("request %d sent over 20 ms after the one before carries Woke %v, the one before %v", i, g.woke, last)
+		}
+		last = g.woke
+		time.Sleep(25 * time.Millisecond)
+	}
+}
