@@ -109,11 +109,15 @@ const hitTake = `DELETE FROM rule_hit_batches WHERE seq IN (SELECT seq FROM rule
 
 // hitFold adds summed batch entries to rule_hit_counts, each row once; a
 // row whose id or token no longer matches (its project deleted since the
-// batch was appended) takes nothing.
+// batch was appended) takes nothing. $5 and $6 are the least and the
+// greatest id of the entries: without them PostgreSQL joined the chunk's
+// entries, sorted, with the whole primary key from its first row, so a
+// fold of 100,000 rows in ten chunks read the index over half a million
+// rows, and the chunk of the greatest ids took about twice the first's time.
 const hitFold = `UPDATE rule_hit_counts AS r SET hits = r.hits + u.hits,
 		last_hit = CASE WHEN u.last_hit > r.last_hit THEN u.last_hit ELSE r.last_hit END
 	FROM (SELECT unnest($1::BIGINT[]) AS id, unnest($2::BIGINT[]) AS token, unnest($3::BIGINT[]) AS hits, unnest($4::BIGINT[]) AS last_hit) AS u
-	WHERE r.id = u.id AND r.token = u.token`
+	WHERE r.id = u.id AND r.token = u.token AND r.id BETWEEN $5 AND $6`
 
 // FoldEntries is how many batch entries may wait before the flush that
 // appends past it folds them. A reader of hits folds what is pending
@@ -374,7 +378,9 @@ func (db *DB) foldHits(ctx context.Context) error {
 		for _, r := range sums[start:min(start+hitArrayRows, len(sums))] {
 			ids, tokens, hits, last = append(ids, r.id), append(tokens, r.token), append(hits, r.hits), append(last, r.last)
 		}
-		res, err := tx.ExecContext(ctx, hitFold, ids, tokens, hits, last)
+		// sums are in id order: the chunk's ids lie between its first
+		// and its last.
+		res, err := tx.ExecContext(ctx, hitFold, ids, tokens, hits, last, ids[0], ids[len(ids)-1])
 		if err != nil {
 			return db.wrap("fold hits", err)
 		}
