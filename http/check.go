@@ -80,11 +80,13 @@ func (e *Edge) check(r *Req, w *Resp, lookup bool, p *passed) bool {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// One reading of the clock a request: the system clock's time is
-	// Handle's start (Clock.Now is time.Now().UTC()).
+	// No reading of the clock on the loops: the system clock's time is
+	// the request's start (Clock.Now is time.Now().UTC()), the event
+	// loop's wake-up that answers it (evhttp.Request.Woke), held to no
+	// earlier than the latest time the limiter was given (limitTime).
 	var now time.Time
 	if _, system := e.Clock.(redirects.SystemClock); system && !r.start.IsZero() {
-		now = r.start.UTC()
+		now = e.limitTime.notBefore(r.start).UTC()
 	} else {
 		now = e.Clock.Now()
 	}

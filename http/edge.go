@@ -24,6 +24,8 @@ type Edge struct {
 	live     atomic.Pointer[live]
 	stopping atomic.Bool
 	times    headerTimes
+	// limitTime is the latest request time the limiters were given.
+	limitTime latestTime
 
 	// quit is closed by SetReady(false): export long-polls answer at once.
 	quitMu sync.Mutex
@@ -113,7 +115,7 @@ func (e *Edge) Handle(q *Req, w *Resp) func(*Resp) {
 			APIKey: strings.Clone(q.APIKey), IfNoneMatch: strings.Clone(q.IfNoneMatch),
 			AcceptEncoding: strings.Clone(q.AcceptEncoding), RemoteAddr: strings.Clone(q.RemoteAddr),
 			AppliedVersion: strings.Clone(q.AppliedVersion), Agent: strings.Clone(q.Agent), UserAgent: strings.Clone(q.UserAgent),
-			Ctx: context.Background(), offLoop: true}
+			Ctx: context.Background(), offLoop: true, start: q.start}
 		return func(w *Resp) {
 			if slow := e.Handle(&held, w); slow != nil {
 				slow(w)

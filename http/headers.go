@@ -100,3 +100,30 @@ func (c *timeCache) get(at time.Time) string {
 	c.p.Store(v)
 	return v.v
 }
+
+// latestTime hands out request times that never go back: each event loop
+// gives its requests the time it woke up (evhttp.Request.Woke), so one
+// loop may answer a request with a time earlier, by the length of its
+// wake-up, than another loop's last, and a limiter that saw the later one
+// would count the earlier one in a window it already left
+// (docs/contract.md: a request counts when it arrives). notBefore costs
+// a load of the shared value, and a store only when a later time comes:
+// about once a wake-up per loop.
+type latestTime struct{ ns atomic.Int64 }
+
+// notBefore returns t, or the latest time handed out when that is later.
+func (l *latestTime) notBefore(t time.Time) time.Time {
+	n := t.UnixNano()
+	for {
+		last := l.ns.Load()
+		if n <= last {
+			if n == last {
+				return t
+			}
+			return time.Unix(0, last)
+		}
+		if l.ns.CompareAndSwap(last, n) {
+			return t
+		}
+	}
+}

@@ -80,7 +80,12 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 	minute := start.Unix()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if period != l.period {
+	// A request stamped before the month or the minute the limiter is in
+	// (it came on another event loop, or waited on a lock, while a later
+	// one was counted) counts in the current one: going back would start
+	// the earlier window from zero and then the current one again.
+	// Periods ("2006-01") compare as strings.
+	if period > l.period {
 		// A new month starts from zero; what is pending for the old one is
 		// still flushed under the old period's name.
 		l.movePending()
@@ -91,7 +96,7 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 		c = &orgCounts{used: l.stored[u.Org.ID]}
 		l.orgs[u.Org.ID] = c
 	}
-	if c.minute != minute {
+	if minute > c.minute {
 		c.minute, c.live, c.test, c.baseLive, c.baseTest = minute, 0, 0, 0, 0
 	}
 	n := &c.live

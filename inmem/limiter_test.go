@@ -159,3 +159,43 @@ func TestHandoverCountsWhatWasAdmitted(t *testing.T) {
 		t.Fatalf("handover after Unhand %+v, want the 3 and the 4 again", again)
 	}
 }
+
+// TestLimiterLateRequests checks requests stamped before the window the
+// limiter is in (another event loop's earlier wake-up, counted after a
+// later one): they count in the current minute and month, which they
+// neither empty nor take back, and the earlier window is not started
+// again.
+func TestLimiterLateRequests(t *testing.T) {
+	ctx := context.Background()
+	late := time.Date(2026, 1, 31, 23, 59, 59, 999e6, time.UTC) // January's last minute
+	early := late.Add(2 * time.Millisecond)                     // February's first
+	store := &usageStore{usage: map[string]map[string]int64{"2026-01": {"org_l": 50}}}
+	l, err := inmem.NewLimiter(ctx, store, late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := &redirects.Org{ID: "org_l", Tier: redirects.TierPro, RateLimitOverride: limitPtr(2), QuotaOverride: limitPtr(50)}
+	// January's quota is spent: the last minute of January refuses.
+	if d := l.Take(ctx, redirects.Usage{Org: org, Lookup: true, Now: late}); d.Refused != redirects.QuotaExceeded {
+		t.Fatalf("lookup over January's quota: %+v", d)
+	}
+	var admitted int
+	for i := range 20 {
+		now := early
+		if i%2 == 1 {
+			now = late
+		}
+		if d := l.Take(ctx, redirects.Usage{Org: org, Lookup: true, Now: now}); d.Refused == redirects.NotRefused {
+			admitted++
+		}
+	}
+	if admitted != 2 {
+		t.Fatalf("%d of 20 lookups at February's first minute and, late, January's last admitted, want 2 (the rate limit)", admitted)
+	}
+	if err := l.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if store.usage["2026-01"]["org_l"] != 50 || store.usage["2026-02"]["org_l"] != 2 {
+		t.Fatalf("usage %v, want January's 50 untouched and February 2", store.usage)
+	}
+}
