@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"redirects"
 	"redirects/edge"
@@ -63,6 +64,7 @@ func BenchmarkHandleLookup(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				var w Resp
+				q.start = time.Time{} // Handle reads the clock, as off the loops
 				if slow := e.Handle(&q, &w); slow != nil {
 					b.Fatal("a lookup took the slow path")
 				}

@@ -208,7 +208,7 @@ var (
 	requestsDesc = prometheus.NewDesc("redirects_requests_total",
 		"Edge requests by endpoint and status.", []string{"endpoint", "status"}, nil)
 	latencyDesc = prometheus.NewDesc("redirects_request_duration_seconds",
-		"Time to answer an edge request, from its arrival (evhttp: the event loop's wake-up for it).", []string{"endpoint"}, nil)
+		"Time to answer an edge request (evhttp: from the event loop's wake-up that answers it; net/http: from the handler's start).", []string{"endpoint"}, nil)
 	limitsDesc = prometheus.NewDesc("redirects_limiter_decisions_total",
 		"Limiter decisions on authenticated requests.", []string{"decision"}, nil)
 	statusLabels = func() (l [len(statuses)]string) {

@@ -234,7 +234,7 @@ func TestHotMetricsAreClientGolangs(t *testing.T) {
 			Name: "redirects_requests_total", Help: "Edge requests by endpoint and status.",
 		}, []string{"endpoint", "status"})
 		latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "redirects_request_duration_seconds", Help: "Time to answer an edge request, from its arrival (evhttp: the event loop's wake-up for it).",
+			Name: "redirects_request_duration_seconds", Help: "Time to answer an edge request (evhttp: from the event loop's wake-up that answers it; net/http: from the handler's start).",
 			Buckets: latencyBuckets[:],
 		}, []string{"endpoint"})
 		limits := prometheus.NewCounterVec(prometheus.CounterOpts{

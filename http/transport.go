@@ -35,11 +35,11 @@ type Req struct {
 	Shard int
 	// memo is the event loop's key memo (keyMemo), nil off the loops.
 	memo *keyMemo
-	// start is when the request arrived (the event loop's wake-up for it,
-	// evhttp.Request.Woke) or, where the transport does not say, when
-	// Handle began: the limiter's time too, when the edge runs on the
-	// system clock, and the start of the request's duration in the
-	// metrics.
+	// start is the event loop's wake-up that answers the request
+	// (evhttp.Request.Woke) or, where the transport does not say, when
+	// Handle began: the start of the request's duration in the metrics,
+	// and the limiter's time too (held to never go back: latestTime), when
+	// the edge runs on the system clock.
 	start time.Time
 	// offLoop marks a request already moved off the event loop, so Handle
 	// does not move it again.

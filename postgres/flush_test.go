@@ -298,3 +298,53 @@ func TestHitBatches(t *testing.T) {
 		t.Fatalf("%d batches and %d hits stored after the project's deletion and a fold, want none", batches, stored)
 	}
 }
+
+// TestFoldManyChunks folds batches naming more rows than one statement of
+// the fold carries (10,000), so every chunk's range of ids is used: each
+// row's hits are the sum of its flushes and its last hit the latest, and
+// none of the fold's entries is dropped.
+func TestFoldManyChunks(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	p := newProject(t, s)
+	const rows = 25_000
+	at := time.Unix(1_800_000_000, 0)
+	flush := func(round int64) {
+		t.Helper()
+		hits := make([]redirects.RuleHits, rows)
+		for i := range hits {
+			hits[i] = redirects.RuleHits{ProjectID: p.ID, MatchType: redirects.Exact, Source: fmt.Sprintf("/r/%05d", i),
+				Hits: int64(1 + i%5), LastHit: at.Add(time.Duration(round*rows+int64(i)) * time.Millisecond)}
+		}
+		if err := s.AddHits(ctx, hits); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first flush writes the rows by key, the next two append.
+	for round := range int64(3) {
+		flush(round)
+	}
+	if err := s.FoldHits(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.DroppedHitEntries(); n != 0 {
+		t.Fatalf("the fold dropped %d entries", n)
+	}
+	got, err := s.FindHits(ctx, p.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != rows {
+		t.Fatalf("%d rules with hits, want %d", len(got), rows)
+	}
+	for _, h := range got {
+		var i int
+		if _, err := fmt.Sscanf(h.Source, "/r/%05d", &i); err != nil {
+			t.Fatalf("source %q: %v", h.Source, err)
+		}
+		last := at.Add(time.Duration(2*rows+int64(i)) * time.Millisecond)
+		if h.Hits != 3*int64(1+i%5) || !h.LastHit.Equal(last) {
+			t.Fatalf("%s: %d hits, last %v; want %d, last %v", h.Source, h.Hits, h.LastHit, 3*(1+i%5), last)
+		}
+	}
+}

@@ -41,12 +41,16 @@ type Request struct {
 	// clears it). Only the loop's goroutine sees it: a slow function must
 	// not keep it.
 	Local any
-	// Woke is when the loop woke up for the events this request arrived
-	// with: the clock is read once per wake-up, not per request, so a
-	// handler may take it as the request's arrival rather than read the
-	// clock again (under load one wake-up serves many requests, and the
-	// later ones' answers then count the time the earlier ones took). It
-	// holds a monotonic reading; zero off the loops.
+	// Woke is the time of the loop's wake-up in which the handler is
+	// called: the one the request's bytes arrived in or, for a pipelined
+	// request left waiting (behind a slow function, or output the client
+	// had not taken), a later one. The clock is read once per wake-up,
+	// not per request, so a handler may take it as the request's start
+	// rather than read the clock again (under load one wake-up serves
+	// many requests, and the later ones' answers then count the time the
+	// earlier ones took). Two loops' times are not ordered: one loop may
+	// answer with a time earlier than another's last. It holds a
+	// monotonic reading; zero off the loops.
 	Woke time.Time
 
 	hdr  [maxRequestHeaders]header
