@@ -108,18 +108,25 @@ func (c *timeCache) get(at time.Time) string {
 // would count the earlier one in a window it already left
 // (docs/contract.md: a request counts when it arrives). notBefore costs
 // a load of the shared value, and a store only when a later time comes:
-// about once a wake-up per loop.
+// about once a wake-up per loop. A time more than maxLate before the
+// latest is the system clock set back, not a late loop: it is taken as
+// it is, and times go on from it (held, the limiters' minute would stand
+// still until the clock caught up).
 type latestTime struct{ ns atomic.Int64 }
 
-// notBefore returns t, or the latest time handed out when that is later.
+// maxLate is how far before the latest time a loop's time is held to it.
+const maxLate = int64(time.Second)
+
+// notBefore returns t, or the latest time handed out when that is later
+// by at most maxLate.
 func (l *latestTime) notBefore(t time.Time) time.Time {
 	n := t.UnixNano()
 	for {
 		last := l.ns.Load()
-		if n <= last {
-			if n == last {
-				return t
-			}
+		if n == last {
+			return t
+		}
+		if n < last && last-n <= maxLate {
 			return time.Unix(0, last)
 		}
 		if l.ns.CompareAndSwap(last, n) {

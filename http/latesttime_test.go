@@ -21,6 +21,18 @@ func TestLatestTimeNeverGoesBack(t *testing.T) {
 	if got := l.notBefore(base.Add(time.Second)); !got.Equal(base.Add(time.Second)) {
 		t.Fatalf("a later time gave %v", got)
 	}
+	// The clock set back by more than maxLate: taken as it is, and times
+	// go on from it.
+	back := base.Add(-time.Hour)
+	if got := l.notBefore(back); !got.Equal(back) {
+		t.Fatalf("a time an hour back gave %v, want it as it is", got)
+	}
+	if got := l.notBefore(back.Add(time.Millisecond)); !got.Equal(back.Add(time.Millisecond)) {
+		t.Fatalf("after the clock went back: %v", got)
+	}
+	if got := l.notBefore(base.Add(time.Second)); !got.Equal(base.Add(time.Second)) {
+		t.Fatalf("a later time gave %v", got)
+	}
 	// Two loops, each with times of its own that go up by steps while the
 	// other's lag: what each gets never goes back.
 	var wg sync.WaitGroup

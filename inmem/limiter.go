@@ -80,23 +80,26 @@ func (l *Limiter) Take(ctx context.Context, u redirects.Usage) redirects.Decisio
 	minute := start.Unix()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	// A request stamped before the month or the minute the limiter is in
-	// (it came on another event loop, or waited on a lock, while a later
-	// one was counted) counts in the current one: going back would start
-	// the earlier window from zero and then the current one again.
-	// Periods ("2006-01") compare as strings.
-	if period > l.period {
-		// A new month starts from zero; what is pending for the old one is
-		// still flushed under the old period's name.
-		l.movePending()
-		l.period, l.orgs, l.stored = period, map[string]*orgCounts{}, nil
+	// A request stamped in the minute before the one the limiter is in,
+	// or within a minute before its month (it came on another event loop,
+	// or waited on a lock, while a later one was counted), counts in the
+	// current one: going back would start the earlier window from zero
+	// and then the current one again. A time further back is the clock
+	// set back, and starts its window as a later one does.
+	if period != l.period {
+		if next, _ := redirects.BillingPeriod(u.Now.Add(time.Minute)); next != l.period {
+			// A new month starts from zero; what is pending for the old
+			// one is still flushed under the old period's name.
+			l.movePending()
+			l.period, l.orgs, l.stored = period, map[string]*orgCounts{}, nil
+		}
 	}
 	c := l.orgs[u.Org.ID]
 	if c == nil {
 		c = &orgCounts{used: l.stored[u.Org.ID]}
 		l.orgs[u.Org.ID] = c
 	}
-	if minute > c.minute {
+	if minute != c.minute && minute != c.minute-60 {
 		c.minute, c.live, c.test, c.baseLive, c.baseTest = minute, 0, 0, 0, 0
 	}
 	n := &c.live

@@ -199,3 +199,23 @@ func TestLimiterLateRequests(t *testing.T) {
 		t.Fatalf("usage %v, want January's 50 untouched and February 2", store.usage)
 	}
 }
+
+// TestLimiterClockSetBack checks a time further back than the minute
+// before: the system clock set back, whose minute starts from zero, as a
+// later one does (held to the later minute, the limit would refuse until
+// the clock caught up).
+func TestLimiterClockSetBack(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 10, 12, 30, 15, 0, time.UTC)
+	l, err := inmem.NewLimiter(ctx, &usageStore{usage: map[string]map[string]int64{}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := &redirects.Org{ID: "org_b", Tier: redirects.TierFree, RateLimitOverride: limitPtr(1)}
+	if d := l.Take(ctx, redirects.Usage{Org: org, Lookup: true, Now: now}); d.Refused != redirects.NotRefused {
+		t.Fatalf("first lookup: %+v", d)
+	}
+	if d := l.Take(ctx, redirects.Usage{Org: org, Lookup: true, Now: now.Add(-10 * time.Minute)}); d.Refused != redirects.NotRefused || d.RateRemaining != 0 {
+		t.Fatalf("lookup after the clock went back ten minutes: %+v, want admitted in a window of its own", d)
+	}
+}
